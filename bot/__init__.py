@@ -1,0 +1,1 @@
+"""The Discord bot and the terminal front-end over one game service."""

@@ -1,0 +1,101 @@
+"""Errors raised by the engine. They carry data, never prose for players.
+
+::
+
+    GomokuError
+    ├── InvalidPointError (also ValueError)     "z99", "h", off the board (.text)
+    ├── InvalidRecordError (also ValueError)    a move list, SGF or PSQ we cannot read (.text)
+    └── IllegalMoveError
+        ├── OccupiedPointError                  the point holds a stone (.point)
+        ├── OffBoardError                       outside this board (.point)
+        ├── ColumnFullError                     gravity games: the column is full (.column)
+        ├── ForbiddenMoveError                  renju 3-3 / 4-4 / overline for Black (.point, .reason)
+        └── GameOverError                       the game has already ended
+
+The bot adds ``GameServiceError`` and its children in ``bot/service.py``; the words players see
+live only in ``bot/errors.py``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.types import Point
+
+__all__ = [
+    "ColumnFullError",
+    "ForbiddenMoveError",
+    "GameOverError",
+    "GomokuError",
+    "IllegalMoveError",
+    "InvalidPointError",
+    "InvalidRecordError",
+    "OccupiedPointError",
+    "OffBoardError",
+]
+
+
+class GomokuError(Exception):
+    """Base of every error the engine raises."""
+
+
+class InvalidPointError(GomokuError, ValueError):
+    """Text that does not name a point."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(f"not a point: {text!r}")
+        self.text = text  # what was typed
+
+
+class InvalidRecordError(GomokuError, ValueError):
+    """A game record (move list, SGF, PSQ) that cannot be read."""
+
+    def __init__(self, text: str, detail: str = "") -> None:
+        super().__init__(f"cannot read record: {detail or text!r}")
+        self.text = text  # the offending fragment
+        self.detail = detail  # what was wrong with it
+
+
+class IllegalMoveError(GomokuError):
+    """A move the rules do not allow in this position."""
+
+
+class OccupiedPointError(IllegalMoveError):
+    """The point already holds a stone."""
+
+    def __init__(self, point: Point) -> None:
+        super().__init__(f"{point} is occupied")
+        self.point = point
+
+
+class OffBoardError(IllegalMoveError):
+    """The point lies outside the board."""
+
+    def __init__(self, point: Point) -> None:
+        super().__init__(f"{point!r} is off the board")
+        self.point = point
+
+
+class ColumnFullError(IllegalMoveError):
+    """Gravity games: no room left in the column."""
+
+    def __init__(self, column: int) -> None:
+        super().__init__(f"column {column} is full")
+        self.column = column  # 0-based column index
+
+
+class ForbiddenMoveError(IllegalMoveError):
+    """Renju: Black may not play here."""
+
+    def __init__(self, point: Point, reason: str) -> None:
+        super().__init__(f"{point} is forbidden for Black ({reason})")
+        self.point = point
+        self.reason = reason  # "overline", "double-four" or "double-three"
+
+
+class GameOverError(IllegalMoveError):
+    """The game has already ended."""
+
+    def __init__(self) -> None:
+        super().__init__("the game is over")

@@ -1,0 +1,1 @@
+"""Durable storage for games, challenges, settings and ratings."""
