@@ -5,10 +5,13 @@
     GomokuError
     ├── InvalidPointError (also ValueError)     "z99", "h", off the board (.text)
     ├── InvalidRecordError (also ValueError)    a move list, SGF or PSQ we cannot read (.text)
+    ├── UnsupportedBoardError (also ValueError) a size or game we do not play (.detail)
+    ├── NothingToUndoError                      undo on a board with no moves
     └── IllegalMoveError
         ├── OccupiedPointError                  the point holds a stone (.point)
         ├── OffBoardError                       outside this board (.point)
         ├── ColumnFullError                     gravity games: the column is full (.column)
+        ├── FloatingStoneError                  gravity games: not where the stone lands (.point, .landing)
         ├── ForbiddenMoveError                  renju 3-3 / 4-4 / overline for Black (.point, .reason)
         └── GameOverError                       the game has already ended
 
@@ -25,14 +28,17 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ColumnFullError",
+    "FloatingStoneError",
     "ForbiddenMoveError",
     "GameOverError",
     "GomokuError",
     "IllegalMoveError",
     "InvalidPointError",
     "InvalidRecordError",
+    "NothingToUndoError",
     "OccupiedPointError",
     "OffBoardError",
+    "UnsupportedBoardError",
 ]
 
 
@@ -55,6 +61,21 @@ class InvalidRecordError(GomokuError, ValueError):
         super().__init__(f"cannot read record: {detail or text!r}")
         self.text = text  # the offending fragment
         self.detail = detail  # what was wrong with it
+
+
+class UnsupportedBoardError(GomokuError, ValueError):
+    """A board size or game kind that is not offered."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"unsupported board: {detail}")
+        self.detail = detail  # what was asked for
+
+
+class NothingToUndoError(GomokuError):
+    """Undo on a board that has no moves to take back."""
+
+    def __init__(self) -> None:
+        super().__init__("no move to undo")
 
 
 class IllegalMoveError(GomokuError):
@@ -83,6 +104,15 @@ class ColumnFullError(IllegalMoveError):
     def __init__(self, column: int) -> None:
         super().__init__(f"column {column} is full")
         self.column = column  # 0-based column index
+
+
+class FloatingStoneError(IllegalMoveError):
+    """Gravity games: a stone must go to the lowest empty point of its column."""
+
+    def __init__(self, point: Point, landing: Point) -> None:
+        super().__init__(f"{point} is not where a stone lands; {landing} is")
+        self.point = point  # what was asked for
+        self.landing = landing  # where a stone in that column would land
 
 
 class ForbiddenMoveError(IllegalMoveError):
