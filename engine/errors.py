@@ -3,17 +3,17 @@
 ::
 
     GomokuError
-    ├── InvalidPointError (also ValueError)     "z99", "h", off the board (.text)
-    ├── InvalidRecordError (also ValueError)    a move list, SGF or PSQ we cannot read (.text)
+    ├── InvalidPointError (also ValueError)  "z99", "h", off the board (.text)
+    ├── InvalidRecordError (also ValueError) a move list, SGF or PSQ we cannot read (.text)
     ├── UnsupportedBoardError (also ValueError) a size or game we do not play (.detail)
-    ├── NothingToUndoError                      undo on a board with no moves
+    ├── NothingToUndoError                   undo on a board with no moves
     └── IllegalMoveError
-        ├── OccupiedPointError                  the point holds a stone (.point)
-        ├── OffBoardError                       outside this board (.point)
-        ├── ColumnFullError                     gravity games: the column is full (.column)
-        ├── FloatingStoneError                  gravity games: not where the stone lands (.point, .landing)
-        ├── ForbiddenMoveError                  renju 3-3 / 4-4 / overline for Black (.point, .reason)
-        └── GameOverError                       the game has already ended
+        ├── OccupiedPointError               the point holds a stone (.point)
+        ├── OffBoardError                    outside this board (.point)
+        ├── ColumnFullError                  gravity: the column is full (.column)
+        ├── FloatingStoneError               gravity: not the landing point (.point, .landing)
+        ├── ForbiddenMoveError               renju 3-3 / 4-4 / overline for Black (.point, .reason)
+        └── GameOverError                    the game has already ended
 
 The bot adds ``GameServiceError`` and its children in ``bot/service.py``; the words players see
 live only in ``bot/errors.py``.
