@@ -7,6 +7,7 @@ turn it is, the moves played (for undo and records), a Zobrist key, and the outc
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from collections.abc import Iterable, Iterator
 from functools import cache
@@ -530,3 +531,50 @@ class Board:
         for move in self._moves:
             board.play(_symmetry(move.point, size, symmetry))
         return board
+
+    # -- records (engine.records does the work) -------------------------------------------
+
+    def to_sgf(
+        self,
+        *,
+        black: str = "Black",
+        white: str = "White",
+        outcome: Outcome | None = None,
+        date: dt.date | None = None,
+    ) -> str:
+        """The game as SGF FF[4] GM[4] (see ``engine.records.to_sgf``)."""
+        from engine import records
+
+        return records.to_sgf(self, black=black, white=white, outcome=outcome, date=date)
+
+    @classmethod
+    def from_sgf(cls, text: str, *, rows_from_bottom: bool = False) -> Board:
+        """The board after an SGF game's main line (see ``engine.records.parse_sgf``).
+
+        Raises:
+            InvalidRecordError: for text that is not a Gomoku SGF game we can play through.
+        """
+        from engine import records
+
+        return records.from_sgf(text, rows_from_bottom=rows_from_bottom)
+
+    def to_psq(self) -> str:
+        """The game in Piskvork's PSQ format (see ``engine.records.to_psq``)."""
+        from engine import records
+
+        return records.to_psq(self)
+
+    @classmethod
+    def from_psq(cls, text: str, *, rule: Rule = Rule.FREESTYLE) -> Board:
+        """The board after a PSQ record's moves (see ``engine.records.from_psq``).
+
+        Raises:
+            InvalidRecordError: for text that is not a PSQ record we can play through.
+        """
+        from engine import records
+
+        return records.from_psq(text, rule=rule)
+
+    def move_text(self) -> str:
+        """The moves played as ``h8 i9 ...``."""
+        return format_moves(move.point for move in self._moves)
