@@ -1,0 +1,1092 @@
+"""A local fake of Discord's REST API and gateway for driving the real discord.py client.
+
+The fake listens on 127.0.0.1 (an ephemeral port). ``async with FakeDiscord() as fake`` starts it
+and points ``discord.http.Route.BASE`` and ``DiscordWebSocket.DEFAULT_GATEWAY`` at it; leaving the
+block restores them. A test then starts an unmodified ``commands.Bot`` with any token, and sends
+interactions the way Discord would::
+
+    reply = await fake.slash("gomoku start", user=alice, options={"level": "beginner"})
+    assert reply.ephemeral and "not your turn" in reply.content
+    reply = await fake.click(reply.message, "gomoku:12:resign", user=alice)
+
+What it checks like Discord does: the 3 s deadline for the first response (10062), answering an
+interaction twice (40060), message, embed and component limits (50035), the bot's own channel
+permissions (50013) and at most 25 autocomplete choices. What a test can inject: 429s with the
+headers discord.py needs (``rate_limit``), and any permission set for the bot per channel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+import yarl
+from aiohttp import BodyPartReader, web
+from discord.ext import commands
+
+from tests.fakediscord.model import (
+    ADMIN_PERMISSIONS,
+    EPHEMERAL,
+    LOADING,
+    PERMISSIONS,
+    Attachment,
+    FakeChannel,
+    FakeUser,
+    InteractionRecord,
+    Message,
+    RecordedRequest,
+    Reply,
+    snowflake,
+)
+
+__all__ = ["FakeDiscord", "FakeDiscordError"]
+
+Handler = Callable[["_Call"], Awaitable[web.StreamResponse]]
+
+OPTION_STRING, OPTION_INTEGER, OPTION_BOOLEAN, OPTION_USER = 3, 4, 5, 6
+OPTION_CHANNEL, OPTION_ROLE, OPTION_NUMBER = 7, 8, 10
+SUBCOMMAND, SUBCOMMAND_GROUP = 1, 2
+
+
+class FakeDiscordError(AssertionError):
+    """The test asked the fake for something real Discord would not send, or the bot was silent."""
+
+
+@dataclass(slots=True)
+class _Call:
+    request: web.Request
+    match: re.Match[str]
+    body: Any  # the JSON body (or payload_json of a multipart body)
+    files: list[tuple[str, bytes, str | None]]
+
+
+@dataclass(slots=True)
+class _RateLimit:
+    method: str
+    pattern: re.Pattern[str]
+    remaining: int
+    retry_after: float
+    scope: str
+
+
+class _Session:
+    """One gateway connection."""
+
+    def __init__(self, ws: web.WebSocketResponse) -> None:
+        self.ws = ws
+        self.seq = 0
+        self.session_id = secrets.token_hex(8)
+        self.ready = False
+
+    async def dispatch(self, event: str, data: Any) -> None:
+        self.seq += 1
+        await self.ws.send_str(json.dumps({"op": 0, "t": event, "s": self.seq, "d": data}))
+
+
+class FakeDiscord:
+    """A fake Discord server holding one guild, its channels, users and messages."""
+
+    def __init__(self, *, interaction_deadline: float = 3.0) -> None:
+        self.interaction_deadline = interaction_deadline  # Discord's 3 s for the first response
+        self.answer_timeout = 10.0  # how long helpers wait for the bot before failing the test
+        self.application_id = snowflake()
+        self.bot_user = FakeUser(snowflake(), "Gomoku", bot=True)
+        self.guild_id = snowflake()
+        self.owner = FakeUser(snowflake(), "owner", permissions=ADMIN_PERMISSIONS)
+        self.users: dict[int, FakeUser] = {self.owner.id: self.owner}
+        self.channels: dict[int, FakeChannel] = {}
+        self.messages: dict[int, Message] = {}
+        self.interactions: dict[int, InteractionRecord] = {}
+        self.requests: list[RecordedRequest] = []
+        self.global_commands: list[dict[str, Any]] = []
+        self.guild_commands: dict[int, list[dict[str, Any]]] = {}
+        self._command_ids: dict[tuple[str, int | None], int] = {}
+        self._rate_limits: list[_RateLimit] = []
+        self._sessions: list[_Session] = []
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self._saved: tuple[str, yarl.URL] | None = None
+        self.port = 0
+        self.default_channel = self.add_channel("general")
+        self._routes: list[tuple[str, re.Pattern[str], Handler]] = [
+            (method, re.compile(pattern), handler)
+            for method, pattern, handler in [
+                ("GET", r"/users/@me", self._get_me),
+                ("GET", r"/users/(?P<user>\d+)", self._get_user),
+                ("GET", r"/oauth2/applications/@me", self._get_application),
+                ("GET", r"/gateway(/bot)?", self._get_gateway),
+                ("PUT", r"/applications/\d+/commands", self._put_commands),
+                ("GET", r"/applications/\d+/commands", self._get_commands),
+                ("PUT", r"/applications/\d+/guilds/(?P<guild>\d+)/commands", self._put_commands),
+                ("GET", r"/applications/\d+/guilds/(?P<guild>\d+)/commands", self._get_commands),
+                ("POST", r"/interactions/(?P<id>\d+)/(?P<token>[^/]+)/callback", self._callback),
+                ("POST", r"/webhooks/\d+/(?P<token>[^/]+)", self._post_followup),
+                ("GET", r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)",
+                 self._get_webhook_message),
+                ("PATCH", r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)",
+                 self._patch_webhook_message),
+                ("DELETE", r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)",
+                 self._delete_webhook_message),
+                ("GET", r"/channels/(?P<channel>\d+)", self._get_channel),
+                ("GET", r"/channels/(?P<channel>\d+)/messages", self._list_messages),
+                ("POST", r"/channels/(?P<channel>\d+)/messages", self._post_message),
+                ("GET", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)", self._get_message),
+                ("PATCH", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)", self._patch_message),
+                ("DELETE", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)",
+                 self._delete_message),
+                ("GET", r"/guilds/(?P<guild>\d+)/members/(?P<user>\d+)", self._get_member),
+            ]
+        ]  # fmt: skip
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def __aenter__(self) -> FakeDiscord:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        """Listen on 127.0.0.1 and point discord.py at this fake."""
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/gateway-ws", self._gateway)
+        app.router.add_route("*", "/api/v10/{tail:.*}", self._handle)
+        self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        self._saved = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY)
+        discord.http.Route.BASE = self.api_url
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self.gateway_url)
+
+    async def close(self) -> None:
+        """Drop every connection, stop listening and restore discord.py's URLs."""
+        for session in list(self._sessions):
+            await session.ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self._saved is not None:
+            discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = self._saved
+            self._saved = None
+
+    @property
+    def api_url(self) -> str:
+        """The REST base URL (what ``Route.BASE`` becomes)."""
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        """The gateway websocket URL."""
+        return f"ws://127.0.0.1:{self.port}/gateway-ws"
+
+    @contextlib.asynccontextmanager
+    async def running(self, bot: commands.Bot, *, sync: bool = True) -> AsyncIterator[None]:
+        """Run ``bot`` against the fake until the block ends; ``sync`` registers its commands."""
+        task = asyncio.create_task(bot.start("fake-token"))
+        ready = asyncio.create_task(bot.wait_until_ready())
+        done, _ = await asyncio.wait({task, ready}, return_when=asyncio.FIRST_COMPLETED)
+        if task in done:
+            ready.cancel()
+            task.result()
+            raise FakeDiscordError("the bot stopped before it was ready")
+        if sync:
+            await bot.tree.sync()
+        try:
+            yield
+        finally:
+            await bot.close()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    # ------------------------------------------------------------------ world setup
+
+    def add_user(self, name: str, *, admin: bool = False, bot: bool = False) -> FakeUser:
+        """A new guild member."""
+        user = FakeUser(snowflake(), name, bot=bot)
+        if admin:
+            user.permissions = ADMIN_PERMISSIONS
+        self.users[user.id] = user
+        return user
+
+    def add_channel(self, name: str, *, bot_permissions: int | None = None) -> FakeChannel:
+        """A new text channel; ``bot_permissions`` defaults to what a well-invited bot has."""
+        channel = FakeChannel(snowflake(), self.guild_id, name, position=len(self.channels))
+        if bot_permissions is not None:
+            channel.bot_permissions = bot_permissions
+        self.channels[channel.id] = channel
+        return channel
+
+    def deny(self, channel: FakeChannel, *names: str) -> None:
+        """Take permissions (``"send_messages"``...) from the bot in ``channel``."""
+        for name in names:
+            channel.bot_permissions &= ~PERMISSIONS[name]
+
+    def rate_limit(
+        self,
+        method: str,
+        path_pattern: str,
+        *,
+        times: int = 1,
+        retry_after: float = 0.05,
+        scope: str = "user",
+    ) -> None:
+        """Answer the next ``times`` matching requests with 429 and Discord's headers."""
+        self._rate_limits.append(
+            _RateLimit(method.upper(), re.compile(path_pattern), times, retry_after, scope)
+        )
+
+    # ------------------------------------------------------------------ queries
+
+    def channel_messages(self, channel: FakeChannel | None = None) -> list[Message]:
+        """The visible (non-ephemeral, not deleted) messages of a channel, oldest first."""
+        channel = channel or self.default_channel
+        return [
+            m
+            for m in self.messages.values()
+            if m.channel_id == channel.id and not m.ephemeral and not m.deleted
+        ]
+
+    def requests_to(self, method: str, pattern: str) -> list[RecordedRequest]:
+        """Recorded requests whose method matches and path matches ``pattern``."""
+        regex = re.compile(pattern)
+        return [r for r in self.requests if r.method == method and regex.search(r.path)]
+
+    def commands(self) -> list[dict[str, Any]]:
+        """Every registered command: global ones, then this guild's."""
+        return self.global_commands + self.guild_commands.get(self.guild_id, [])
+
+    def command(self, name: str) -> dict[str, Any]:
+        """The registered top-level command called ``name``."""
+        for command in self.commands():
+            if command["name"] == name:
+                return command
+        raise FakeDiscordError(f"no command {name!r} registered (did the bot sync its tree?)")
+
+    async def wait_for(self, predicate: Callable[[], bool]) -> None:
+        """Wait until ``predicate()`` holds; it is re-checked after every request the bot makes."""
+        async with asyncio.timeout(self.answer_timeout), self._changed:
+            await self._changed.wait_for(predicate)
+
+    # ------------------------------------------------------------------ interactions
+
+    async def slash(
+        self,
+        command: str,
+        *,
+        user: FakeUser | None = None,
+        channel: FakeChannel | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> Reply:
+        """Invoke ``/command`` (``"gomoku start"``) and return the bot's answer."""
+        record = await self.send_slash(command, user=user, channel=channel, options=options)
+        return await self.answer(
+            record,
+        )
+
+    async def send_slash(
+        self,
+        command: str,
+        *,
+        user: FakeUser | None = None,
+        channel: FakeChannel | None = None,
+        options: dict[str, Any] | None = None,
+        focused: str | None = None,
+    ) -> InteractionRecord:
+        """Send a slash command (or, with ``focused``, an autocomplete) and return at once."""
+        names = command.split()
+        schema = self.command(names[0])
+        resolved: dict[str, dict[str, Any]] = {}
+        leaf, path = schema, []
+        for name in names[1:]:
+            sub = _find_option(leaf, name)
+            if sub is None or sub["type"] not in (SUBCOMMAND, SUBCOMMAND_GROUP):
+                raise FakeDiscordError(f"/{command}: no subcommand {name!r}")
+            path.append(sub)
+            leaf = sub
+        given = _build_options(leaf, options or {}, resolved, self, focused=focused)
+        for sub in reversed(path):
+            given = [{"type": sub["type"], "name": sub["name"], "options": given}]
+        data: dict[str, Any] = {
+            "id": schema["id"],
+            "name": schema["name"],
+            "type": 1,
+            "options": given,
+        }
+        if resolved:
+            data["resolved"] = resolved
+        if schema.get("guild_id"):
+            data["guild_id"] = schema["guild_id"]
+        kind = 4 if focused else 2
+        return await self._send_interaction(kind, data, user=user, channel=channel)
+
+    async def autocomplete(
+        self,
+        command: str,
+        focused: str,
+        *,
+        user: FakeUser | None = None,
+        channel: FakeChannel | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Type into option ``focused`` of ``/command``; returns the choices the bot offered."""
+        record = await self.send_slash(
+            command, user=user, channel=channel, options=options, focused=focused
+        )
+        reply = await self.answer(
+            record,
+        )
+        if reply.choices is None:
+            raise FakeDiscordError("autocomplete answered without choices")
+        return reply.choices
+
+    async def click(
+        self,
+        message: Message | int,
+        custom_id: str,
+        *,
+        user: FakeUser | None = None,
+    ) -> Reply:
+        """Press the button ``custom_id`` on ``message`` and return the bot's answer."""
+        record = await self.send_click(message, custom_id, user=user)
+        return await self.answer(
+            record,
+        )
+
+    async def send_click(
+        self, message: Message | int, custom_id: str, *, user: FakeUser | None = None
+    ) -> InteractionRecord:
+        """Press a button and return at once."""
+        stored = self.messages[message if isinstance(message, int) else message.id]
+        button = next((b for b in stored.buttons() if b.get("custom_id") == custom_id), None)
+        if button is None:
+            raise FakeDiscordError(f"message {stored.id} has no button {custom_id!r}")
+        if button.get("disabled"):
+            raise FakeDiscordError(f"button {custom_id!r} is disabled: Discord would not send it")
+        data = {"custom_id": custom_id, "component_type": 2}
+        channel = self.channels[stored.channel_id]
+        return await self._send_interaction(3, data, user=user, channel=channel, source=stored)
+
+    async def answer(self, record: InteractionRecord) -> Reply:
+        """Wait for the bot's visible answer to an interaction sent earlier."""
+        try:
+            async with asyncio.timeout(self.answer_timeout):
+                await record.answered.wait()
+        except TimeoutError:
+            raise FakeDiscordError(
+                f"no answer to interaction {record.id} (callback type {record.callback_type})"
+            ) from None
+        message = record.followups[-1] if record.followups else record.original
+        return Reply(record, message, record.choices)
+
+    async def _send_interaction(
+        self,
+        kind: int,
+        data: dict[str, Any],
+        *,
+        user: FakeUser | None,
+        channel: FakeChannel | None,
+        source: Message | None = None,
+    ) -> InteractionRecord:
+        user = user or self.owner
+        channel = channel or self.default_channel
+        interaction_id = snowflake()
+        token = f"itoken-{interaction_id}-{secrets.token_hex(8)}"
+        payload: dict[str, Any] = {
+            "id": str(interaction_id),
+            "application_id": str(self.application_id),
+            "type": kind,
+            "data": data,
+            "guild_id": str(self.guild_id),
+            "guild": {"id": str(self.guild_id), "locale": "en-US", "features": []},
+            "channel_id": str(channel.id),
+            "channel": channel.payload(),
+            "member": user.member_payload(with_permissions=True),
+            "token": token,
+            "version": 1,
+            "app_permissions": str(channel.bot_permissions),
+            "locale": "en-US",
+            "guild_locale": "en-US",
+            "entitlements": [],
+            "authorizing_integration_owners": {"0": str(self.guild_id)},
+            "context": 0,
+            "attachment_size_limit": 10 * 1024 * 1024,
+        }
+        if source is not None:
+            payload["message"] = source.payload(self.application_id)
+        record = InteractionRecord(
+            id=interaction_id,
+            token=token,
+            type=kind,
+            user=user,
+            channel=channel,
+            payload=payload,
+            sent_at=time.monotonic(),
+            source_message=source,
+        )
+        self.interactions[interaction_id] = record
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return record
+
+    async def dispatch(self, event: str, data: Any) -> None:
+        """Send a gateway event to every connected, identified bot."""
+        sessions = [s for s in self._sessions if s.ready and not s.ws.closed]
+        if not sessions:
+            raise FakeDiscordError(f"no bot is connected to receive {event}")
+        for session in sessions:
+            await session.dispatch(event, data)
+
+    # ------------------------------------------------------------------ gateway
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        session = _Session(ws)
+        self._sessions.append(session)
+        try:
+            await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41_250}})
+            async for frame in ws:
+                if frame.type != 1:  # aiohttp.WSMsgType.TEXT
+                    continue
+                message = json.loads(frame.data)
+                op = message.get("op")
+                if op == 1:
+                    await ws.send_json({"op": 11})
+                elif op == 2:
+                    await self._identify(session)
+                elif op == 6:
+                    session.ready = True
+                    await session.dispatch("RESUMED", {})
+        finally:
+            self._sessions.remove(session)
+        return ws
+
+    async def _identify(self, session: _Session) -> None:
+        await session.dispatch(
+            "READY",
+            {
+                "v": 10,
+                "user": {**self.bot_user.user_payload(), "verified": True, "mfa_enabled": False},
+                "guilds": [{"id": str(self.guild_id), "unavailable": True}],
+                "session_id": session.session_id,
+                "resume_gateway_url": self.gateway_url,
+                "shard": [0, 1],
+                "application": {"id": str(self.application_id), "flags": 0},
+                "private_channels": [],
+                "relationships": [],
+            },
+        )
+        members = [self.bot_user, *self.users.values()]
+        await session.dispatch(
+            "GUILD_CREATE",
+            {
+                "id": str(self.guild_id),
+                "name": "Fake Guild",
+                "unavailable": False,
+                "owner_id": str(self.owner.id),
+                "member_count": len(members),
+                "large": False,
+                "roles": [
+                    {
+                        "id": str(self.guild_id),
+                        "name": "@everyone",
+                        "permissions": str(PERMISSIONS["view_channel"]),
+                        "position": 0,
+                        "color": 0,
+                        "hoist": False,
+                        "managed": False,
+                        "mentionable": False,
+                        "flags": 0,
+                    }
+                ],
+                "channels": [c.payload() for c in self.channels.values()],
+                "members": [m.member_payload() for m in members],
+                "threads": [],
+                "emojis": [],
+                "stickers": [],
+                "features": [],
+                "voice_states": [],
+                "presences": [],
+                "stage_instances": [],
+                "guild_scheduled_events": [],
+                "joined_at": "2026-01-01T00:00:00.000000+00:00",
+                "preferred_locale": "en-US",
+            },
+        )
+        session.ready = True
+
+    # ------------------------------------------------------------------ REST plumbing
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        path = "/" + request.match_info["tail"]
+        body, files = await _read_body(request)
+        recorded = RecordedRequest(request.method, path, dict(request.query), body)
+        self.requests.append(recorded)
+        try:
+            limited = self._check_rate_limit(request.method, path)
+            if limited is not None:
+                response: web.StreamResponse = limited
+            else:
+                response = await self._route(request, path, body, files)
+            recorded.status = response.status
+            return response
+        finally:
+            async with self._changed:
+                self._changed.notify_all()
+
+    async def _route(
+        self,
+        request: web.Request,
+        path: str,
+        body: Any,
+        files: list[tuple[str, bytes, str | None]],
+    ) -> web.StreamResponse:
+        for method, pattern, handler in self._routes:
+            if method != request.method:
+                continue
+            match = pattern.fullmatch(path)
+            if match is not None:
+                return await handler(_Call(request, match, body, files))
+        return _error(404, 0, f"the fake does not implement {request.method} {path}")
+
+    def _check_rate_limit(self, method: str, path: str) -> web.Response | None:
+        for limit in self._rate_limits:
+            if limit.remaining > 0 and limit.method == method and limit.pattern.search(path):
+                limit.remaining -= 1
+                headers = {
+                    "Retry-After": str(max(1, round(limit.retry_after))),
+                    "X-RateLimit-Limit": "5",
+                    "X-RateLimit-Remaining": "0",
+                    "X-RateLimit-Reset-After": f"{limit.retry_after:.3f}",
+                    "X-RateLimit-Reset": f"{time.time() + limit.retry_after:.3f}",
+                    "X-RateLimit-Bucket": "fake-bucket",
+                    "X-RateLimit-Scope": limit.scope,
+                    "Via": "1.1 google",
+                }
+                body = {
+                    "message": "You are being rate limited.",
+                    "retry_after": limit.retry_after,
+                    "global": limit.scope == "global",
+                }
+                return _json(body, status=429, headers=headers)
+        return None
+
+    # ------------------------------------------------------------------ REST: identity
+
+    async def _get_me(self, call: _Call) -> web.Response:
+        return _json({**self.bot_user.user_payload(), "verified": True, "mfa_enabled": False})
+
+    async def _get_user(self, call: _Call) -> web.Response:
+        user = self.users.get(int(call.match["user"]))
+        if user is None:
+            return _error(404, 10013, "Unknown User")
+        return _json(user.user_payload())
+
+    async def _get_member(self, call: _Call) -> web.Response:
+        user = self.users.get(int(call.match["user"]))
+        if user is None:
+            return _error(404, 10007, "Unknown Member")
+        return _json(user.member_payload())
+
+    async def _get_application(self, call: _Call) -> web.Response:
+        return _json(
+            {
+                "id": str(self.application_id),
+                "name": self.bot_user.name,
+                "icon": None,
+                "description": "",
+                "bot_public": True,
+                "bot_require_code_grant": False,
+                "verify_key": "0" * 64,
+                "owner": self.owner.user_payload(),
+                "flags": 0,
+                "team": None,
+            }
+        )
+
+    async def _get_gateway(self, call: _Call) -> web.Response:
+        return _json(
+            {
+                "url": self.gateway_url,
+                "shards": 1,
+                "session_start_limit": {
+                    "total": 1000,
+                    "remaining": 1000,
+                    "reset_after": 0,
+                    "max_concurrency": 1,
+                },
+            }
+        )
+
+    # ------------------------------------------------------------------ REST: commands
+
+    async def _put_commands(self, call: _Call) -> web.Response:
+        guild = call.match.groupdict().get("guild")
+        guild_id = int(guild) if guild else None
+        stored = []
+        for command in call.body:
+            problem = _check_command(command)
+            if problem:
+                return _error(400, 50035, problem)
+            key = (command["name"], guild_id)
+            command_id = self._command_ids.setdefault(key, snowflake())
+            full = {
+                **command,
+                "id": str(command_id),
+                "application_id": str(self.application_id),
+                "version": str(snowflake()),
+                "type": command.get("type", 1),
+            }
+            if guild_id is not None:
+                full["guild_id"] = str(guild_id)
+            stored.append(full)
+        if guild_id is None:
+            self.global_commands = stored
+        else:
+            self.guild_commands[guild_id] = stored
+        return _json(stored)
+
+    async def _get_commands(self, call: _Call) -> web.Response:
+        guild = call.match.groupdict().get("guild")
+        commands_ = self.guild_commands.get(int(guild), []) if guild else self.global_commands
+        return _json(commands_)
+
+    # ------------------------------------------------------------------ REST: interactions
+
+    def _interaction_by_token(self, token: str) -> InteractionRecord | None:
+        for record in reversed(self.interactions.values()):
+            if record.token == token:
+                return record
+        return None
+
+    async def _callback(self, call: _Call) -> web.Response:
+        record = self.interactions.get(int(call.match["id"]))
+        if record is None or record.token != call.match["token"]:
+            return _error(404, 10062, "Unknown interaction")
+        if record.callback_type is not None:
+            return _error(400, 40060, "Interaction has already been acknowledged.")
+        now = time.monotonic()
+        if now - record.sent_at > self.interaction_deadline:
+            return _error(404, 10062, "Unknown interaction")
+        kind = call.body["type"]
+        data = call.body.get("data") or {}
+        resource: dict[str, Any] | None = None
+        if kind in (4, 5):
+            flags = int(data.get("flags", 0)) & EPHEMERAL
+            message = self._new_message(record.channel, flags=flags | (LOADING if kind == 5 else 0))
+            message.interaction_id = record.id
+            message.webhook_id = self.application_id
+            if kind == 4:
+                problem = _apply(message, data, call.files)
+                if problem:
+                    return _error(400, 50035, problem)
+            record.original = message
+            self.messages[message.id] = message
+            resource = {"type": kind, "message": message.payload(self.application_id)}
+        elif kind in (6, 7):
+            if record.source_message is None:
+                return _error(400, 40004, "no message to update")
+            record.original = record.source_message
+            if kind == 7:
+                problem = _apply(record.source_message, data, call.files, edit=True)
+                if problem:
+                    return _error(400, 50035, problem)
+                resource = {
+                    "type": kind,
+                    "message": record.source_message.payload(self.application_id),
+                }
+        elif kind == 8:
+            choices = data.get("choices", [])
+            if len(choices) > 25:
+                return _error(400, 50035, f"{len(choices)} autocomplete choices, at most 25")
+            record.choices = choices
+        elif kind == 9:
+            record.modal = data
+        else:
+            return _error(400, 50035, f"callback type {kind} not supported by the fake")
+        record.callback_type = kind
+        record.callback_at = now
+        record.acknowledged.set()
+        if kind in (4, 7, 8, 9):
+            record.answered.set()
+        interaction: dict[str, Any] = {
+            "id": str(record.id),
+            "type": record.type,
+            "response_message_loading": kind == 5,
+            "response_message_ephemeral": bool(
+                record.original is not None and record.original.ephemeral
+            ),
+        }
+        if record.original is not None:
+            interaction["response_message_id"] = str(record.original.id)
+        result: dict[str, Any] = {"interaction": interaction}
+        if resource is not None:
+            result["resource"] = resource
+        return _json(result)
+
+    async def _post_followup(self, call: _Call) -> web.Response:
+        record = self._interaction_by_token(call.match["token"])
+        if record is None or record.callback_type is None:
+            return _error(404, 10015, "Unknown Webhook")
+        original = record.original
+        body = call.body or {}
+        if record.callback_type == 5 and original is not None and original.loading:
+            # The first followup after a deferral fills in the "thinking..." message.
+            message = original
+            message.flags &= ~LOADING
+            problem = _apply(message, body, call.files, edit=True)
+        else:
+            flags = int(body.get("flags", 0)) & EPHEMERAL
+            message = self._new_message(record.channel, flags=flags)
+            message.webhook_id = self.application_id
+            problem = _apply(message, body, call.files)
+            if not problem:
+                self.messages[message.id] = message
+        if problem:
+            return _error(400, 50035, problem)
+        record.followups.append(message)
+        record.answered.set()
+        return _json(message.payload(self.application_id))
+
+    def _webhook_message(self, call: _Call) -> tuple[InteractionRecord | None, Message | None]:
+        record = self._interaction_by_token(call.match["token"])
+        if record is None:
+            return None, None
+        if call.match["id"] == "@original":
+            return record, record.original
+        message = self.messages.get(int(call.match["id"]))
+        return record, message
+
+    async def _get_webhook_message(self, call: _Call) -> web.Response:
+        _, message = self._webhook_message(call)
+        if message is None or message.deleted:
+            return _error(404, 10008, "Unknown Message")
+        return _json(message.payload(self.application_id))
+
+    async def _patch_webhook_message(self, call: _Call) -> web.Response:
+        record, message = self._webhook_message(call)
+        if record is None or message is None or message.deleted:
+            return _error(404, 10008, "Unknown Message")
+        message.flags &= ~LOADING
+        problem = _apply(message, call.body or {}, call.files, edit=True)
+        if problem:
+            return _error(400, 50035, problem)
+        if message is record.original:
+            record.answered.set()
+        return _json(message.payload(self.application_id))
+
+    async def _delete_webhook_message(self, call: _Call) -> web.Response:
+        _, message = self._webhook_message(call)
+        if message is None or message.deleted:
+            return _error(404, 10008, "Unknown Message")
+        message.deleted = True
+        return web.Response(status=204)
+
+    # ------------------------------------------------------------------ REST: channels
+
+    def _new_message(self, channel: FakeChannel, *, flags: int = 0) -> Message:
+        return Message(
+            id=snowflake(),
+            channel_id=channel.id,
+            guild_id=channel.guild_id,
+            author=self.bot_user,
+            flags=flags,
+        )
+
+    def _missing(self, channel: FakeChannel, *names: str) -> str | None:
+        for name in names:
+            if not channel.bot_permissions & PERMISSIONS[name]:
+                return name
+        return None
+
+    async def _get_channel(self, call: _Call) -> web.Response:
+        channel = self.channels.get(int(call.match["channel"]))
+        if channel is None:
+            return _error(404, 10003, "Unknown Channel")
+        return _json(channel.payload())
+
+    async def _list_messages(self, call: _Call) -> web.Response:
+        channel = self.channels.get(int(call.match["channel"]))
+        if channel is None:
+            return _error(404, 10003, "Unknown Channel")
+        limit = int(call.request.query.get("limit", "50"))
+        newest = list(reversed(self.channel_messages(channel)))[:limit]
+        return _json([m.payload(self.application_id) for m in newest])
+
+    async def _post_message(self, call: _Call) -> web.Response:
+        channel = self.channels.get(int(call.match["channel"]))
+        if channel is None:
+            return _error(404, 10003, "Unknown Channel")
+        needed = ["view_channel", "send_messages"]
+        if call.files:
+            needed.append("attach_files")
+        missing = self._missing(channel, *needed)
+        if missing:
+            return _error(403, 50013, f"Missing Permissions ({missing})")
+        message = self._new_message(channel)
+        problem = _apply(message, call.body or {}, call.files)
+        if problem:
+            return _error(400, 50035, problem)
+        if not channel.bot_permissions & PERMISSIONS["embed_links"]:
+            message.embeds = []  # Discord silently drops embeds without Embed Links
+        self.messages[message.id] = message
+        return _json(message.payload(self.application_id))
+
+    def _channel_message(self, call: _Call) -> Message | None:
+        message = self.messages.get(int(call.match["id"]))
+        if message is None or message.deleted:
+            return None
+        if message.channel_id != int(call.match["channel"]) or message.ephemeral:
+            return None
+        return message
+
+    async def _get_message(self, call: _Call) -> web.Response:
+        message = self._channel_message(call)
+        if message is None:
+            return _error(404, 10008, "Unknown Message")
+        return _json(message.payload(self.application_id))
+
+    async def _patch_message(self, call: _Call) -> web.Response:
+        message = self._channel_message(call)
+        if message is None:
+            return _error(404, 10008, "Unknown Message")
+        if message.author.id != self.bot_user.id:
+            return _error(403, 50005, "Cannot edit a message authored by another user")
+        problem = _apply(message, call.body or {}, call.files, edit=True)
+        if problem:
+            return _error(400, 50035, problem)
+        return _json(message.payload(self.application_id))
+
+    async def _delete_message(self, call: _Call) -> web.Response:
+        message = self._channel_message(call)
+        if message is None:
+            return _error(404, 10008, "Unknown Message")
+        message.deleted = True
+        return web.Response(status=204)
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _json(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    # discord.py decodes JSON only when Content-Type is exactly "application/json" (no charset).
+    return web.Response(
+        body=json.dumps(data).encode(),
+        status=status,
+        headers={**(headers or {}), "Content-Type": "application/json"},
+    )
+
+
+def _error(status: int, code: int, message: str) -> web.Response:
+    return _json({"code": code, "message": message}, status=status)
+
+
+async def _read_body(request: web.Request) -> tuple[Any, list[tuple[str, bytes, str | None]]]:
+    files: list[tuple[str, bytes, str | None]] = []
+    if not request.can_read_body:
+        return None, files
+    if request.content_type.startswith("multipart/"):
+        body: Any = None
+        reader = await request.multipart()
+        async for part in reader:
+            if not isinstance(part, BodyPartReader):
+                continue
+            data = await part.read()
+            if part.name == "payload_json":
+                body = json.loads(data)
+            else:
+                content_type = part.headers.get("Content-Type")
+                files.append((part.filename or "file", bytes(data), content_type))
+        return body, files
+    text = await request.text()
+    return (json.loads(text) if text else None), files
+
+
+def _find_option(schema: dict[str, Any], name: str) -> dict[str, Any] | None:
+    return next((o for o in schema.get("options", []) if o["name"] == name), None)
+
+
+def _build_options(
+    leaf: dict[str, Any],
+    given: dict[str, Any],
+    resolved: dict[str, dict[str, Any]],
+    fake: FakeDiscord,
+    *,
+    focused: str | None,
+) -> list[dict[str, Any]]:
+    """Type the given option values the way the Discord client does (it validates them too)."""
+    out = []
+    for name, value in given.items():
+        option = _find_option(leaf, name)
+        if option is None:
+            raise FakeDiscordError(f"/{leaf['name']} has no option {name!r}")
+        kind = option["type"]
+        entry: dict[str, Any] = {"name": name, "type": kind}
+        if name == focused:
+            entry["value"] = str(value)
+            entry["focused"] = True
+            out.append(entry)
+            continue
+        if kind == OPTION_USER:
+            user = value if isinstance(value, FakeUser) else fake.users[int(value)]
+            entry["value"] = str(user.id)
+            resolved.setdefault("users", {})[str(user.id)] = user.user_payload()
+            member = user.member_payload(with_permissions=True)
+            del member["user"]
+            resolved.setdefault("members", {})[str(user.id)] = member
+        elif kind == OPTION_CHANNEL:
+            channel = value if isinstance(value, FakeChannel) else fake.channels[int(value)]
+            entry["value"] = str(channel.id)
+            resolved.setdefault("channels", {})[str(channel.id)] = {
+                **channel.payload(),
+                "permissions": str(ADMIN_PERMISSIONS),
+            }
+        elif kind in (OPTION_INTEGER, OPTION_NUMBER):
+            number = int(value) if kind == OPTION_INTEGER else float(value)
+            low, high = option.get("min_value"), option.get("max_value")
+            if (low is not None and number < low) or (high is not None and number > high):
+                raise FakeDiscordError(f"{name}={number}: the Discord client would refuse it")
+            entry["value"] = number
+        elif kind == OPTION_BOOLEAN:
+            entry["value"] = bool(value)
+        else:
+            entry["value"] = str(value)
+        choices = option.get("choices")
+        if choices and entry["value"] not in [c["value"] for c in choices]:
+            raise FakeDiscordError(f"{name}={value!r} is not one of the offered choices")
+        out.append(entry)
+    missing = [
+        o["name"]
+        for o in leaf.get("options", [])
+        if o.get("required") and o["name"] not in given and o["type"] > SUBCOMMAND_GROUP
+    ]
+    if missing and focused is None:
+        raise FakeDiscordError(f"/{leaf['name']} needs {missing}: the client would not send it")
+    return out
+
+
+def _check_command(command: dict[str, Any]) -> str | None:
+    """Discord's registration limits: names, descriptions, option counts."""
+
+    def walk(node: dict[str, Any], depth: int) -> str | None:
+        name = node.get("name", "")
+        if not re.fullmatch(r"[-_\w]{1,32}", name) or name != name.lower():
+            return f"bad name {name!r}"
+        description = node.get("description", "")
+        if node.get("type", 1) in (1, 2, 3, 4, 5, 6, 7, 8, 10, 11) and not (
+            1 <= len(description) <= 100
+        ):
+            return f"{name}: description must be 1-100 characters, got {len(description)}"
+        options = node.get("options") or []
+        if len(options) > 25:
+            return f"{name}: more than 25 options"
+        if len(node.get("choices") or []) > 25:
+            return f"{name}: more than 25 choices"
+        if node.get("autocomplete") and node.get("choices"):
+            return f"{name}: autocomplete and choices together"
+        for option in options:
+            problem = walk(option, depth + 1)
+            if problem:
+                return problem
+        return None
+
+    return walk(command, 0)
+
+
+def _apply(
+    message: Message,
+    body: dict[str, Any],
+    files: list[tuple[str, bytes, str | None]],
+    *,
+    edit: bool = False,
+) -> str | None:
+    """Validate ``body`` against Discord's limits and write it into ``message``."""
+    problem = _check_message(body)
+    if problem:
+        return problem
+    if "content" in body:
+        message.content = body["content"] or ""
+    if "embeds" in body:
+        message.embeds = body["embeds"] or []
+    if "components" in body:
+        message.components = body["components"] or []
+    if "allowed_mentions" in body:
+        message.allowed_mentions = body["allowed_mentions"]
+    new_files = [Attachment(snowflake(), name, data, kind) for name, data, kind in files]
+    if "attachments" in body:
+        keep = {str(a.get("id")) for a in body["attachments"] or []}
+        message.attachments = [a for a in message.attachments if str(a.id) in keep] + new_files
+    else:
+        message.attachments = message.attachments + new_files
+    if "flags" in body and body["flags"] is not None:
+        # Only SUPPRESS_EMBEDS (4) may change after sending; EPHEMERAL is fixed at creation.
+        message.flags = (message.flags & ~4) | (int(body["flags"]) & 4)
+    if edit:
+        message.edits += 1
+        message.edited_timestamp = message.timestamp
+    elif not message.loading:
+        message.pinged_everyone = message.pings_everyone()
+        message.pinged_roles = message.pings_roles()
+    if not (message.content or message.embeds or message.attachments or message.components):
+        return "Cannot send an empty message"
+    return None
+
+
+def _check_message(body: dict[str, Any]) -> str | None:
+    content = body.get("content") or ""
+    if len(content) > 2000:
+        return f"content is {len(content)} code points, at most 2000"
+    embeds = body.get("embeds") or []
+    if len(embeds) > 10:
+        return f"{len(embeds)} embeds, at most 10"
+    total = 0
+    for embed in embeds:
+        description = embed.get("description") or ""
+        title = embed.get("title") or ""
+        if len(description) > 4096:
+            return f"embed description is {len(description)} characters, at most 4096"
+        if len(title) > 256:
+            return f"embed title is {len(title)} characters, at most 256"
+        fields = embed.get("fields") or []
+        if len(fields) > 25:
+            return "more than 25 embed fields"
+        total += len(description) + len(title)
+        for item in fields:
+            if len(item.get("name", "")) > 256 or len(item.get("value", "")) > 1024:
+                return "embed field too long"
+            total += len(item.get("name", "")) + len(item.get("value", ""))
+        total += len((embed.get("footer") or {}).get("text", ""))
+        total += len((embed.get("author") or {}).get("name", ""))
+    if total > 6000:
+        return f"embeds hold {total} characters, at most 6000"
+    rows = body.get("components") or []
+    if len(rows) > 5:
+        return f"{len(rows)} action rows, at most 5"
+    seen: set[str] = set()
+    for row in rows:
+        items = row.get("components") or []
+        if not 1 <= len(items) <= 5:
+            return f"an action row holds {len(items)} components, 1 to 5 allowed"
+        for item in items:
+            custom_id = item.get("custom_id")
+            if custom_id is not None:
+                if not 1 <= len(custom_id) <= 100:
+                    return f"custom_id {custom_id!r} must be 1-100 characters"
+                if custom_id in seen:
+                    return f"custom_id {custom_id!r} used twice"
+                seen.add(custom_id)
+            if len(item.get("label") or "") > 80:
+                return "button label over 80 characters"
+    return None
