@@ -1,0 +1,112 @@
+"""``python -m engine.pbrain``: the engine as a Gomocup protocol brain over stdin/stdout.
+
+Full strength by default (``engine.search.search`` with the time the manager allows);
+``--level NAME`` plays one of the bot's levels (``engine.levels.choose_move``) instead, which
+is how ``python -m engine match level:easy level:medium`` runs the ladder. ``--depth`` and
+``--nodes`` fix the search limits so that games repeat exactly. The protocol itself lives in
+``engine.protocol``; this module only wires the search to it and owns the pipes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from engine.board import Board
+from engine.protocol import Brain, MoveLimits, Searcher, Thought
+
+__all__ = ["level_searcher", "main", "position_seed", "run", "strongest_searcher"]
+
+WARM_UP_DEPTH = 2  # enough to load every compiled kernel before the first real move
+
+
+def strongest_searcher() -> Searcher:
+    """Full-strength search within the limits the manager allows."""
+    from engine.search import Limits, search
+
+    def think(board: Board, limits: MoveLimits) -> Thought:
+        result = search(
+            board, Limits(depth=limits.depth, nodes=limits.nodes, time_ms=limits.time_ms)
+        )
+        return Thought(result.move, result.score, result.depth, result.nodes, result.time_ms)
+
+    return think
+
+
+def position_seed(seed: int, board: Board) -> int:
+    """The seed for one move: fixed by the game's seed and the position, so games repeat."""
+    return (seed * 1_000_003 + board.key) % 2**63
+
+
+def level_searcher(level: str, seed: int) -> Searcher:
+    """One of the bot's levels; it keeps its own time, depth and noise presets.
+
+    Raises:
+        ValueError: for a name that is not a level.
+    """
+    from engine.levels import Level, choose_move
+
+    chosen = Level(level)
+
+    def think(board: Board, limits: MoveLimits) -> Thought:
+        result = choose_move(board, chosen, position_seed(seed, board))
+        return Thought(result.move, result.score, result.depth, result.nodes, result.time_ms)
+
+    return think
+
+
+def run(brain: Brain, stdin: TextIO, stdout: TextIO, warm_up: Searcher | None = None) -> None:
+    """Answer the manager line by line until END or the end of input."""
+    warmed = warm_up is None
+    while not brain.finished:
+        line = stdin.readline()
+        if not line:
+            return
+        if not warmed and line.strip().upper().startswith(("START", "RECTSTART")):
+            # Load the compiled search before answering OK, so the first move keeps its time.
+            warmed = True
+            try:
+                if warm_up is not None:
+                    warm_up(Board(15), MoveLimits(depth=WARM_UP_DEPTH, time_ms=2000))
+            except Exception as error:  # the first move will report the real failure
+                stdout.write(f"MESSAGE warm-up failed: {type(error).__name__}\n")
+                stdout.flush()
+        for answer in brain.handle(line):
+            stdout.write(answer + "\n")
+            stdout.flush()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.pbrain", description="Gomocup protocol brain on stdin/stdout."
+    )
+    parser.add_argument("--level", help="play as this level (beginner ... master)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the level's noise")
+    parser.add_argument("--depth", type=int, help="fixed search depth (deterministic)")
+    parser.add_argument("--nodes", type=int, help="fixed node limit (deterministic)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the brain; returns the process exit status."""
+    options = _parser().parse_args(argv)
+    if options.level is not None:
+        try:
+            searcher = level_searcher(options.level, options.seed)
+        except ValueError:
+            sys.stderr.write(f"unknown level {options.level!r}\n")
+            return 2
+    else:
+        searcher = strongest_searcher()
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")
+    brain = Brain(searcher, max_depth=options.depth, max_nodes=options.nodes)
+    run(brain, sys.stdin, sys.stdout, warm_up=searcher)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
