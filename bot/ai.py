@@ -1,0 +1,240 @@
+"""Running the engine's search off the event loop.
+
+``AIRunner`` is the seam: the service only awaits ``choose_move``. ``ProcessPoolRunner`` is the
+local implementation — a spawn-context ``ProcessPoolExecutor`` (discord.py runs a heartbeat
+thread, and forking a threaded process is unsafe) sized to the cores. A distributed runner
+(a task queue in front of many machines) can replace it without touching the service.
+
+Only compact, picklable data crosses the process boundary: the game kind, size, rule, the
+moves as ``(x, y)`` pairs, the level and a seed; the worker rebuilds the ``Board`` and calls
+``engine.levels.choose_move``. A worker that dies (``BrokenProcessPool``) or hangs past its
+level's time budget has its pool replaced and the move is retried once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, Protocol, Self
+
+from engine.board import Board
+from engine.types import Game, Point, Rule
+
+if TYPE_CHECKING:
+    from engine.levels import Level
+
+__all__ = ["AIError", "AIMove", "AIRequest", "AIRunner", "ProcessPoolRunner"]
+
+log = logging.getLogger(__name__)
+
+# A search can't be interrupted from outside the worker, so the level's own time budget is what
+# bounds it; this is the outer cap after which the worker counts as hung.
+_HANG_FACTOR: Final = 4.0
+_HANG_SLACK_S: Final = 10.0
+_DEFAULT_BUDGET_S: Final = 3.0
+
+
+class AIError(Exception):
+    """The AI could not produce a move (the pool failed twice, or the search raised)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class AIRequest:
+    """Everything a worker needs to rebuild the position: small and picklable."""
+
+    game: Game
+    size: int | None  # Gomoku's board size; None for the fixed-size games
+    rule: Rule
+    moves: tuple[tuple[int, int], ...]  # (x, y) of every move, Black first
+    level: Level
+    seed: int  # makes the level's noise reproducible
+
+    @classmethod
+    def from_board(cls, board: Board, level: Level, seed: int) -> Self:
+        """The request for the side to move in ``board``."""
+        return cls(
+            game=Game(board.game),
+            size=board.size if Game(board.game) is Game.GOMOKU else None,
+            rule=board.rule,
+            moves=tuple((m.point.x, m.point.y) for m in board.moves),
+            level=level,
+            seed=seed,
+        )
+
+    def board(self) -> Board:
+        """Rebuild the position."""
+        board = Board.for_game(self.game, size=self.size, rule=self.rule)
+        for x, y in self.moves:
+            board.play(Point(x, y))
+        return board
+
+
+@dataclass(frozen=True, slots=True)
+class AIMove:
+    """The move the AI chose, with what the search reports about it."""
+
+    point: Point
+    score: int  # from the mover's point of view
+    depth: int
+    nodes: int
+    time_ms: float  # search time inside the worker
+
+
+class AIRunner(Protocol):
+    """Chooses moves for the AI; ``ProcessPoolRunner`` is the local implementation."""
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        """The level's move for the side to move.
+
+        Raises:
+            AIError: no move could be produced.
+        """
+        ...
+
+    async def close(self) -> None:
+        """Release workers; pending searches are abandoned."""
+        ...
+
+
+def level_budget_s(level: Level) -> float:
+    """The level's time budget per move in seconds (the engine's preset when it has one)."""
+    from engine import levels
+
+    preset = getattr(levels, "PRESETS", None)
+    if isinstance(preset, dict) and level in preset:
+        time_ms = getattr(preset[level], "time_ms", None)
+        if isinstance(time_ms, int | float) and time_ms > 0:
+            return float(time_ms) / 1000.0
+    return _DEFAULT_BUDGET_S
+
+
+# ---------------------------------------------------------------- worker side (child process)
+
+
+def _warm_worker() -> None:
+    """Pool initializer: import the engine and search a tiny position once, so numba's
+    compile (or cache load) happens before the first real move."""
+    from engine.levels import Level, choose_move
+
+    board = Board.for_game(Game.GOMOKU, size=9)
+    board.play(Point(4, 4))
+    for level in Level:
+        choose_move(board, level, 0)
+
+
+def _search(request: AIRequest) -> AIMove:
+    """Worker entry point."""
+    from engine.levels import choose_move
+
+    result = choose_move(request.board(), request.level, request.seed)
+    return AIMove(
+        point=result.move,
+        score=int(result.score),
+        depth=int(result.depth),
+        nodes=int(result.nodes),
+        time_ms=float(result.time_ms),
+    )
+
+
+def _pid() -> int:
+    return os.getpid()
+
+
+# ---------------------------------------------------------------- event-loop side
+
+
+class ProcessPoolRunner:
+    """Searches in a spawn-context process pool; use ``async with ProcessPoolRunner.start()``.
+
+    ``workers`` defaults to the cores this process may use.
+    """
+
+    def __init__(self, workers: int | None = None, *, warm: bool = True) -> None:
+        self.workers = workers or len(os.sched_getaffinity(0)) or 1
+        self._warm = warm
+        self._pool = self._new_pool()
+        self._generation = 0  # bumps on every replacement so concurrent failures replace once
+        self.replacements = 0  # how many times a broken or hung pool was replaced
+
+    @classmethod
+    async def start(cls, workers: int | None = None, *, warm: bool = True) -> Self:
+        """A runner whose workers are already up (and warm, unless ``warm=False``)."""
+        runner = cls(workers, warm=warm)
+        await runner.warm_up()
+        return runner
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_warm_worker if self._warm else None,
+        )
+
+    async def warm_up(self) -> None:
+        """Start every worker now (each runs the warm-up initializer) rather than on the first
+        moves; concurrent submissions make the executor spawn one process each."""
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(loop.run_in_executor(self._pool, _pid) for _ in range(self.workers)))
+
+    def worker_pids(self) -> list[int]:
+        """The live workers' process ids (for tests and diagnostics)."""
+        processes = getattr(self._pool, "_processes", None) or {}
+        return list(processes)
+
+    def _replace_pool(self, generation: int) -> None:
+        if generation != self._generation:
+            return  # another caller already replaced it
+        self._generation += 1
+        self.replacements += 1
+        old = self._pool
+        self._pool = self._new_pool()
+        # Kill what may be hung: shutdown() alone would wait for a running search to finish.
+        for process in list((getattr(old, "_processes", None) or {}).values()):
+            process.kill()
+        old.shutdown(wait=False, cancel_futures=True)
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        """Search in a worker; on a dead or hung worker, replace the pool and retry once.
+
+        Raises:
+            AIError: it failed twice, or the search itself raised.
+        """
+        limit = level_budget_s(request.level) * _HANG_FACTOR + _HANG_SLACK_S
+        loop = asyncio.get_running_loop()
+        for attempt in (1, 2):
+            generation = self._generation
+            try:
+                future = loop.run_in_executor(self._pool, _search, request)
+                return await asyncio.wait_for(future, timeout=limit)
+            except (BrokenProcessPool, TimeoutError) as error:
+                log.warning("AI worker failed (attempt %d): %r; replacing the pool", attempt, error)
+                self._replace_pool(generation)
+                if attempt == 2:
+                    raise AIError(type(error).__name__) from error
+            except Exception as error:
+                # A bug in the search for this position: retrying would fail the same way.
+                log.exception("AI search raised on %r", request)
+                raise AIError(type(error).__name__) from error
+        raise AssertionError("unreachable")
+
+    async def close(self) -> None:
+        """Stop the workers (running searches are abandoned)."""
+        pool = self._pool
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.kill()
+        await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)

@@ -1,0 +1,359 @@
+"""Drawing games as text: emoji boards, compact code-block boards, status lines and cards.
+
+No rules live here: what is legal, forbidden or winning comes from the engine's ``Board``.
+Discord limits shape the output (DISCORD.md section 1): a message is at most 2000 code points;
+regional-indicator letters next to each other merge into flags (C+D draws the flag of Congo),
+so column headers are separated by zero-width spaces; a phone shows ~11-13 emoji per line, so
+a ``viewport`` draws only a window (9x9 by default) around the action.
+
+Emoji boards put column letters on top (regional indicators) and row numbers at the right end
+of each row, where plain digits cannot push the grid out of line. Stones are round, the last
+move is the square of its colour, a winning line is hearts and renju forbidden points carry a
+no-entry sign.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from engine.board import Board
+from engine.types import Color, Game, Point, Rule, Termination, column_letter
+
+if TYPE_CHECKING:
+    import discord
+
+    from bot.service import GameView
+    from storage.repository import Player
+
+__all__ = [
+    "MAX_MESSAGE",
+    "VIEWPORT",
+    "BoardStyle",
+    "Card",
+    "Theme",
+    "Window",
+    "compact_board",
+    "emoji_board",
+    "game_card",
+    "game_text",
+    "player_label",
+    "status_line",
+    "theme_for",
+    "window",
+]
+
+MAX_MESSAGE: Final = 2000  # Discord's message content limit, in code points
+VIEWPORT: Final = 9  # the phone-sized window's side
+ZWSP: Final = "\u200b"  # keeps regional-indicator headers from merging into flags
+_REGIONAL_A: Final = 0x1F1E6
+_KEYCAPS: Final = ("1️⃣", "2️⃣", "3️⃣", "4️⃣", "5️⃣", "6️⃣", "7️⃣", "8️⃣", "9️⃣", "🔟")
+
+
+class BoardStyle(enum.StrEnum):
+    """How a guild wants boards drawn."""
+
+    EMOJI = "emoji"  # one emoji per point; readable everywhere, wide on phones
+    COMPACT = "compact"  # monospace letters in a code block; fits phones at any size
+    PNG = "png"  # an image (bot.render_png); the message carries only the status
+
+
+@dataclass(frozen=True, slots=True)
+class Theme:
+    """The glyphs of one game's emoji board."""
+
+    black: str
+    white: str
+    empty: str
+    black_last: str  # the last move, when it was Black's
+    white_last: str
+    black_win: str  # a stone of Black's winning line
+    white_win: str
+    forbidden: str  # renju: a point Black may not play (shown while Black is to move)
+
+
+GOMOKU_THEME: Final = Theme("⚫", "⚪", "➕", "⬛", "⬜", "🖤", "🤍", "🚫")  # noqa: RUF001
+TICTACTOE_THEME: Final = Theme("❌", "⭕", "🟦", "❎", "🅾️", "🟥", "🟩", "🚫")
+GRAVITY_THEME: Final = Theme("🔴", "🟡", "⚫", "🟥", "🟨", "💥", "🌟", "🚫")
+
+
+def theme_for(game: Game) -> Theme:
+    """The emoji theme for ``game``."""
+    if game is Game.TICTACTOE:
+        return TICTACTOE_THEME
+    if game.has_gravity:
+        return GRAVITY_THEME
+    return GOMOKU_THEME
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A rectangle of the board: columns ``x0..x1`` and rows ``y0..y1``, inclusive."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+
+    @property
+    def columns(self) -> range:
+        """Visible columns, left to right."""
+        return range(self.x0, self.x1 + 1)
+
+    @property
+    def rows_top_down(self) -> range:
+        """Visible rows, top row first (as drawn)."""
+        return range(self.y1, self.y0 - 1, -1)
+
+    def __contains__(self, point: object) -> bool:
+        return (
+            isinstance(point, Point)
+            and self.x0 <= point.x <= self.x1
+            and self.y0 <= point.y <= self.y1
+        )
+
+
+def _clamp(low: int, value: int, high: int) -> int:
+    return max(low, min(value, high))
+
+
+def window(board: Board, side: int | None = VIEWPORT) -> Window:
+    """The ``side`` x ``side`` window around the action: centred on the last move (the centre
+    of the winning line when there is one), clamped inside the board. ``None`` or a side at
+    least the board's gives the whole board."""
+    width, height = board.width, board.height
+    if side is None or (side >= width and side >= height):
+        return Window(0, 0, width - 1, height - 1)
+    w, h = min(side, width), min(side, height)
+    if board.winning_line:
+        line = board.winning_line
+        cx = (line[0].x + line[-1].x) // 2
+        cy = (line[0].y + line[-1].y) // 2
+    elif board.last_move is not None:
+        cx, cy = board.last_move.point.x, board.last_move.point.y
+    else:
+        cx, cy = width // 2, height // 2
+    x0 = _clamp(0, cx - w // 2, width - w)
+    y0 = _clamp(0, cy - h // 2, height - h)
+    return Window(x0, y0, x0 + w - 1, y0 + h - 1)
+
+
+def _marks(
+    board: Board, forbidden: bool
+) -> tuple[Point | None, frozenset[Point], frozenset[Point]]:
+    last = board.last_move.point if board.last_move is not None else None
+    winning = frozenset(board.winning_line)
+    shows_forbidden = (
+        forbidden
+        and board.rule is Rule.RENJU
+        and board.outcome is None
+        and board.to_move is Color.BLACK
+    )
+    banned = frozenset(board.forbidden_points()) if shows_forbidden else frozenset()
+    return last, winning, banned
+
+
+def _regional(letter: str) -> str:
+    return chr(_REGIONAL_A + ord(letter) - ord("a"))
+
+
+def _column_header(board: Board, columns: Iterable[int]) -> str:
+    if board.gravity:
+        # Gravity moves are typed as column numbers, so the header shows those numbers.
+        return "".join(_KEYCAPS[x] if x < len(_KEYCAPS) else f"{x + 1}" for x in columns)
+    return ZWSP.join(_regional(column_letter(x)) for x in columns)
+
+
+def emoji_board(board: Board, *, viewport: int | None = None, forbidden: bool = True) -> str:
+    """The board (or a ``viewport``-sided window of it) as emoji lines, top row first.
+
+    Column letters head the board as regional indicators joined by zero-width spaces; row
+    numbers follow each row as plain digits, so they never disturb the grid's alignment.
+    Renju forbidden points are marked while Black is to move (unless ``forbidden=False``).
+    """
+    theme = theme_for(board.game)
+    view = window(board, viewport)
+    last, winning, banned = _marks(board, forbidden)
+    lines = [_column_header(board, view.columns)]
+    for y in view.rows_top_down:
+        cells = []
+        for x in view.columns:
+            point = Point(x, y)
+            stone = board[point]
+            if stone is None:
+                cells.append(theme.forbidden if point in banned else theme.empty)
+            elif point in winning:
+                cells.append(theme.black_win if stone is Color.BLACK else theme.white_win)
+            elif point == last:
+                cells.append(theme.black_last if stone is Color.BLACK else theme.white_last)
+            else:
+                cells.append(theme.black if stone is Color.BLACK else theme.white)
+        lines.append("".join(cells) + ("" if board.gravity else f" {y + 1}"))
+    return "\n".join(lines)
+
+
+def compact_board(board: Board, *, viewport: int | None = None, forbidden: bool = True) -> str:
+    """The board in a Markdown code block: ``X``/``O`` stones, ``.`` empty, ``[X]`` the last
+    move, ``*`` the winning line's stones, ``!`` renju points forbidden to Black."""
+    view = window(board, viewport)
+    last, winning, banned = _marks(board, forbidden)
+    symbols = ("X", "O")
+    columns = list(view.columns)
+    if board.gravity:
+        header = "   " + " ".join(f"{x + 1:<1}"[-1] for x in columns)
+    else:
+        header = "   " + " ".join(column_letter(x) for x in columns)
+    lines = [header]
+    for y in view.rows_top_down:
+        cells = []
+        for x in columns:
+            point = Point(x, y)
+            stone = board[point]
+            if stone is None:
+                cells.append("!" if point in banned else ".")
+            elif point in winning:
+                cells.append("*")
+            else:
+                cells.append(symbols[0] if stone is Color.BLACK else symbols[1])
+        row = " " + " ".join(cells) + " "
+        if last is not None and last in view and last.y == y:
+            # Swap the spaces around the last move for brackets: " X " -> "[X]".
+            i = 1 + 2 * (last.x - view.x0)
+            row = row[: i - 1] + "[" + row[i] + "]" + row[i + 2 :]
+        lines.append(f"{y + 1:>2}{row}{y + 1}".rstrip() if not board.gravity else f"  {row}")
+    lines.append(header)
+    return "```\n" + "\n".join(lines) + "\n```"
+
+
+# ---------------------------------------------------------------- status and cards
+
+
+def player_label(player: Player) -> str:
+    """A player as Discord text: a user mention, or the AI with its level."""
+    if player.level is not None:
+        return f"AI ({player.level})"
+    if player.user_id is not None:
+        return f"<@{player.user_id}>"
+    return "(deleted user)"
+
+
+_GAME_NAMES: Final = {
+    Game.GOMOKU: "Gomoku",
+    Game.TICTACTOE: "Tic-tac-toe",
+    Game.CONNECT4: "Connect Four",
+    Game.GRAVITY3: "Gravity three",
+}
+
+
+def game_title(view: GameView) -> str:
+    """``Gomoku 15x15 · renju`` / ``Connect Four``."""
+    if view.game is Game.GOMOKU:
+        return f"Gomoku {view.board.width}x{view.board.height} · {view.rule.value}"
+    return _GAME_NAMES[view.game]
+
+
+def _stone(board: Board, color: Color) -> str:
+    theme = theme_for(board.game)
+    return theme.black if color is Color.BLACK else theme.white
+
+
+def status_line(view: GameView, names: Callable[[Player], str] = player_label) -> str:
+    """One line: who plays what, and whose turn it is or how it ended."""
+    from bot.service import GameStatus
+
+    board = view.board
+    players = (
+        f"{_stone(board, Color.BLACK)} {names(view.black)} vs "
+        f"{_stone(board, Color.WHITE)} {names(view.white)}"
+    )
+    if view.status is GameStatus.PENDING:
+        return f"{players} · waiting for the challenge to be accepted"
+    if view.status is GameStatus.ACTIVE:
+        color = board.to_move
+        last = f" · last {board.last_move.point}" if board.last_move is not None else ""
+        verb = "thinking…" if view.is_ai_turn else "to move"
+        mover = f"{_stone(board, color)} {names(view.player(color))}"
+        return f"{players} · move {len(board.moves) + 1}{last} · {mover} {verb}"
+    outcome = view.outcome
+    if outcome is None or outcome.termination is Termination.ABANDONED:
+        return f"{players} · no result"
+    if outcome.winner is None:
+        return f"{players} · draw"
+    winner = f"{_stone(board, outcome.winner)} {names(view.player(outcome.winner))}"
+    how = {
+        Termination.FIVE: "wins",
+        Termination.RESIGN: "wins by resignation",
+        Termination.TIMEOUT: "wins on time",
+        Termination.FORBIDDEN: "wins (forbidden move)",
+    }.get(outcome.termination, "wins")
+    return f"{players} · {winner} {how}"
+
+
+def game_text(
+    view: GameView,
+    *,
+    style: BoardStyle = BoardStyle.EMOJI,
+    viewport: int | None = None,
+    names: Callable[[Player], str] = player_label,
+) -> str:
+    """A whole board message: title, status and the board in ``style`` (PNG: no board text),
+    within ``MAX_MESSAGE`` code points; a board too big for it falls back to the viewport."""
+    head = f"**{game_title(view)}**\n{status_line(view, names)}"
+    if style is BoardStyle.PNG:
+        return head
+    draw = compact_board if style is BoardStyle.COMPACT else emoji_board
+    text = f"{head}\n{draw(view.board, viewport=viewport)}"
+    if len(text) > MAX_MESSAGE:
+        text = f"{head}\n{draw(view.board, viewport=VIEWPORT)}"
+    return text[:MAX_MESSAGE]
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """An embed's content, free of discord.py (the front-end calls ``to_embed``)."""
+
+    title: str
+    description: str  # ≤ 4096 code points
+    colour: int  # 0xRRGGBB side bar
+    footer: str = ""
+
+    def to_embed(self) -> discord.Embed:
+        """The discord.py Embed."""
+        import discord
+
+        embed = discord.Embed(
+            title=self.title, description=self.description, colour=discord.Colour(self.colour)
+        )
+        if self.footer:
+            embed.set_footer(text=self.footer)
+        return embed
+
+
+_ACTIVE_COLOUR: Final = 0xD9A441  # wood
+_FINISHED_COLOUR: Final = 0x5865F2
+
+
+def game_card(
+    view: GameView,
+    *,
+    style: BoardStyle = BoardStyle.EMOJI,
+    viewport: int | None = None,
+    names: Callable[[Player], str] = player_label,
+) -> Card:
+    """The game as an embed: title, status and board (the board is omitted for PNG, which goes
+    in an attachment the embed can show with ``set_image(url="attachment://board.png")``)."""
+    from bot.service import GameStatus
+
+    status = status_line(view, names)
+    if style is BoardStyle.PNG:
+        description = status
+    else:
+        draw = compact_board if style is BoardStyle.COMPACT else emoji_board
+        description = f"{status}\n{draw(view.board, viewport=viewport)}"
+    footer = f"game {view.game_id}"
+    if view.board.moves:
+        footer += f" · {len(view.board.moves)} moves"
+    colour = _ACTIVE_COLOUR if view.status is not GameStatus.FINISHED else _FINISHED_COLOUR
+    return Card(game_title(view), description[:4096], colour, footer)

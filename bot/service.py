@@ -1,0 +1,1332 @@
+"""GameService: the bot's use-cases, free of Discord (the cogs and the terminal both call it).
+
+The service turns "user 42 plays h8 in channel 7" into engine and repository calls. It knows
+players and turns; the engine knows the rules; the repository keeps everything durable. It
+returns frozen views (``GameView``, ``MoveResult`` ...) that ``bot.render`` draws, and raises
+``GameServiceError`` subclasses (or the engine's ``IllegalMoveError`` subclasses) that
+``bot.errors.user_message`` turns into words.
+
+Errors::
+
+    GomokuError (engine.errors)
+    └── GameServiceError
+        ├── NoActiveGameError          no open game in this channel (.channel_id)
+        ├── NoSuchGameError            no game with this id (.game_id)
+        ├── GameExistsError            the channel already has a game (.channel_id, .game_id)
+        ├── GameNotActiveError         pending, finished or closed (.game_id, .status)
+        ├── NotAPlayerError            the user does not play in this game (.user_id, .game_id)
+        ├── NotYourTurnError           (.user_id, .game_id)
+        ├── AIThinkingError            it is the AI's turn; wait for its move (.game_id)
+        ├── ChallengeExpiredError      the challenge ran out before it was answered (.game_id)
+        ├── NotChallengedError         only the challenged user may accept (.user_id, .game_id)
+        ├── SelfChallengeError         a user challenged themself (.user_id)
+        ├── InvalidOptionError         an option out of range (.option, .value, .allowed)
+        ├── ChannelNotAllowedError     the guild plays in other channels (.channel_id)
+        ├── HintNotAllowedError        no hints in rated games (.game_id)
+        ├── NoMoveToUndoError          no move of the user's to take back (.game_id)
+        ├── UndoPendingError           an undo request already waits (.game_id)
+        ├── NoUndoRequestError         nothing to answer, or the game moved on (.game_id)
+        └── AIFailedError              the AI could not produce a move (.game_id)
+
+Concurrency: every action on one game takes that game's ``asyncio.Lock``, re-reads the game
+inside it and then writes through the repository's compare-and-set on the game's version.
+Two ``place`` calls at the same instant: the first is applied, the second sees the new
+position and fails with ``NotYourTurnError`` (same player) or ``OccupiedPointError`` (the
+opponent on the same point). The AI searches *outside* the lock; if the game changed while it
+thought (undo, resign, timeout), its move is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import weakref
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
+
+from bot.ai import AIError, AIRequest
+from engine.board import MAX_SIZE, MIN_SIZE, Board
+from engine.errors import GomokuError, IllegalMoveError, UnsupportedBoardError
+from engine.records import move_text, to_sgf
+from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
+from storage.repository import (
+    ChannelBusyError,
+    GameNotFoundError,
+    GameRecord,
+    GameStatus,
+    GuildSettings,
+    InvalidStatusError,
+    NewGame,
+    Player,
+    PlayerStats,
+    VersionConflictError,
+)
+
+if TYPE_CHECKING:
+    from engine.levels import Level
+
+    from bot.ai import AIRunner
+    from storage.repository import GameRepository
+
+__all__ = [
+    "DEFAULT_CHALLENGE_TTL",
+    "DEFAULT_LEVEL",
+    "HINT_LEVEL",
+    "AIFailedError",
+    "AIThinkingError",
+    "ChallengeExpired",
+    "ChallengeExpiredError",
+    "ChannelNotAllowedError",
+    "ColourChoice",
+    "Export",
+    "GameEnd",
+    "GameExistsError",
+    "GameNotActiveError",
+    "GameService",
+    "GameServiceError",
+    "GameStatus",
+    "GameView",
+    "HintNotAllowedError",
+    "HintView",
+    "InvalidOptionError",
+    "MoveResult",
+    "NoActiveGameError",
+    "NoMoveToUndoError",
+    "NoSuchGameError",
+    "NoUndoRequestError",
+    "NotAPlayerError",
+    "NotChallengedError",
+    "NotYourTurnError",
+    "Player",
+    "RatingChange",
+    "SelfChallengeError",
+    "TimeoutEvent",
+    "TurnWarning",
+    "UndoPendingError",
+    "UndoRequest",
+    "UndoResult",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LEVEL: Final = "medium"  # engine.levels.Level.MEDIUM, the bot's default opponent
+HINT_LEVEL: Final = "hard"  # hints search at this level
+DEFAULT_CHALLENGE_TTL: Final = timedelta(minutes=10)
+WARN_FRACTION: Final = 0.8  # warn the player to move when 80% of the turn time has gone
+MAX_TURN_SECONDS: Final = 30 * 24 * 3600
+BOARD_STYLES: Final = ("emoji", "compact", "image")  # bot.render.BoardStyle values
+_BOARD_CACHE: Final = 512  # positions kept between calls (by game id and version)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class GameServiceError(GomokuError):
+    """Base of the errors the service raises for a request it refuses."""
+
+
+class NoActiveGameError(GameServiceError):
+    """The channel has no pending or active game."""
+
+    def __init__(self, channel_id: int) -> None:
+        super().__init__(f"no active game in channel {channel_id}")
+        self.channel_id = channel_id
+
+
+class NoSuchGameError(GameServiceError):
+    """No game has this id (a stale button, a typo)."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"no game {game_id}")
+        self.game_id = game_id
+
+
+class GameExistsError(GameServiceError):
+    """The channel already has a pending or active game."""
+
+    def __init__(self, channel_id: int, game_id: int | None) -> None:
+        super().__init__(f"channel {channel_id} already has game {game_id}")
+        self.channel_id = channel_id
+        self.game_id = game_id  # the game in the way, when known
+
+
+class GameNotActiveError(GameServiceError):
+    """The game is not in a status that allows this (still a challenge, or already over)."""
+
+    def __init__(self, game_id: int, status: GameStatus) -> None:
+        super().__init__(f"game {game_id} is {status}")
+        self.game_id = game_id
+        self.status = status
+
+
+class NotAPlayerError(GameServiceError):
+    """The user does not play in this game (or is not the one who must answer)."""
+
+    def __init__(self, user_id: int, game_id: int) -> None:
+        super().__init__(f"user {user_id} does not play in game {game_id}")
+        self.user_id = user_id
+        self.game_id = game_id
+
+
+class NotYourTurnError(GameServiceError):
+    """The user plays in the game but it is the other side's turn."""
+
+    def __init__(self, user_id: int, game_id: int) -> None:
+        super().__init__(f"not user {user_id}'s turn in game {game_id}")
+        self.user_id = user_id
+        self.game_id = game_id
+
+
+class AIThinkingError(GameServiceError):
+    """It is the AI's turn: the request has to wait for its move."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"the AI is to move in game {game_id}")
+        self.game_id = game_id
+
+
+class ChallengeExpiredError(GameServiceError):
+    """The challenge was not answered in time."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"challenge {game_id} expired")
+        self.game_id = game_id
+
+
+class NotChallengedError(GameServiceError):
+    """Only the challenged user may accept (and only the two of them may decline)."""
+
+    def __init__(self, user_id: int, game_id: int) -> None:
+        super().__init__(f"user {user_id} was not challenged in game {game_id}")
+        self.user_id = user_id
+        self.game_id = game_id
+
+
+class SelfChallengeError(GameServiceError):
+    """A user challenged themself."""
+
+    def __init__(self, user_id: int) -> None:
+        super().__init__(f"user {user_id} challenged themself")
+        self.user_id = user_id
+
+
+class InvalidOptionError(GameServiceError, ValueError):
+    """A start or settings option is out of range."""
+
+    def __init__(self, option: str, value: object, allowed: str = "") -> None:
+        super().__init__(f"invalid {option}: {value!r} (allowed: {allowed})")
+        self.option = option  # "size", "rule", "level", "turn_time", "board_style", ...
+        self.value = value  # what was asked for
+        self.allowed = allowed  # what would be accepted, e.g. "5-20"
+
+
+class ChannelNotAllowedError(GameServiceError):
+    """The guild restricts games to other channels."""
+
+    def __init__(self, channel_id: int, allowed: frozenset[int] = frozenset()) -> None:
+        super().__init__(f"games are not allowed in channel {channel_id}")
+        self.channel_id = channel_id
+        self.allowed = allowed  # the channels where games are allowed
+
+
+class HintNotAllowedError(GameServiceError):
+    """Hints are refused in rated games."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"no hints in rated game {game_id}")
+        self.game_id = game_id
+
+
+class NoMoveToUndoError(GameServiceError):
+    """The user has no move on the board to take back."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"nothing to undo in game {game_id}")
+        self.game_id = game_id
+
+
+class UndoPendingError(GameServiceError):
+    """An undo request in this game is already waiting for the opponent."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"an undo request is pending in game {game_id}")
+        self.game_id = game_id
+
+
+class NoUndoRequestError(GameServiceError):
+    """No undo request to answer, or the game moved on since it was made."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"no undo request in game {game_id}")
+        self.game_id = game_id
+
+
+class AIFailedError(GameServiceError):
+    """The AI could not produce a move, even after a retry on a fresh worker."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"the AI failed in game {game_id}")
+        self.game_id = game_id
+
+
+# --------------------------------------------------------------------------- views
+
+
+class ColourChoice:
+    """The colour the starting user asks for (plain strings, so option parsing stays simple)."""
+
+    BLACK: Final = "black"  # the starter moves first
+    WHITE: Final = "white"  # the opponent (or the AI) moves first
+    RANDOM: Final = "random"  # a coin toss
+    ALL: Final = ("black", "white", "random")
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """One player's displayed rating before and after a rated game."""
+
+    user_id: int
+    before: int  # PlayerStats.display_rating before the game (1000 for a new player)
+    after: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class GameView:
+    """A snapshot of one game: its stored record and the position after its moves.
+
+    ``board`` is the service's own copy: treat it as read-only (``board.copy()`` to explore).
+    """
+
+    record: GameRecord
+    board: Board
+
+    @property
+    def game_id(self) -> int:
+        """The game's id (in button custom ids and exports)."""
+        return self.record.id
+
+    @property
+    def channel_id(self) -> int:
+        """The channel the game occupies."""
+        return self.record.channel_id
+
+    @property
+    def guild_id(self) -> int | None:
+        """The guild, None for the terminal."""
+        return self.record.guild_id
+
+    @property
+    def status(self) -> GameStatus:
+        """Pending, active, finished, or a closed challenge."""
+        return self.record.status
+
+    @property
+    def version(self) -> int:
+        """Bumps on every change of the game."""
+        return self.record.version
+
+    @property
+    def game(self) -> Game:
+        """Which game is being played."""
+        return self.record.game
+
+    @property
+    def rule(self) -> Rule:
+        """The five-in-a-row rule (freestyle for the small games)."""
+        return self.record.rule
+
+    @property
+    def black(self) -> Player:
+        """Who moves first."""
+        return self.record.black
+
+    @property
+    def white(self) -> Player:
+        """Who moves second."""
+        return self.record.white
+
+    @property
+    def rated(self) -> bool:
+        """Two people: ratings change at the end, no hints."""
+        return self.record.rated
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How it ended (None while pending or active, and for closed challenges)."""
+        return self.record.outcome
+
+    @property
+    def deadline(self) -> datetime | None:
+        """Challenge expiry (pending) or when the side to move runs out of time (active)."""
+        return self.record.deadline
+
+    @property
+    def is_active(self) -> bool:
+        """Being played."""
+        return self.record.status is GameStatus.ACTIVE
+
+    @property
+    def is_over(self) -> bool:
+        """Finished, or a challenge that was declined, withdrawn or expired."""
+        return not self.record.status.is_open
+
+    def player(self, color: Color) -> Player:
+        """The player of ``color``."""
+        return self.record.player(color)
+
+    @property
+    def to_move(self) -> Player | None:
+        """Who moves next; None unless the game is active."""
+        if self.record.status is not GameStatus.ACTIVE:
+            return None
+        return self.record.player(self.board.to_move)
+
+    @property
+    def is_ai_turn(self) -> bool:
+        """The game is active and the AI is to move: the front-end calls ``ai_reply``."""
+        player = self.to_move
+        return player is not None and player.is_ai
+
+    @property
+    def ai_level(self) -> str | None:
+        """The AI's level (an ``engine.levels.Level`` value) when the AI plays a side."""
+        for player in (self.black, self.white):
+            if player.level is not None:
+                return player.level
+        return None
+
+    @property
+    def humans(self) -> tuple[int, ...]:
+        """The user ids of the human players (one user may play both sides)."""
+        ids = (p.user_id for p in (self.black, self.white) if p.user_id is not None)
+        return tuple(dict.fromkeys(ids))
+
+    def color_of(self, user_id: int) -> Color | None:
+        """The colour ``user_id`` plays (the side to move if they play both), or None."""
+        if self.black.user_id == user_id and self.white.user_id == user_id:
+            return self.board.to_move
+        return self.record.color_of(user_id)
+
+    @property
+    def winner(self) -> Player | None:
+        """The winning player, or None (still playing, a draw, or abandoned)."""
+        if self.outcome is None or self.outcome.winner is None:
+            return None
+        return self.player(self.outcome.winner)
+
+    @property
+    def challenger(self) -> int | None:
+        """Who started the game (the challenger of a challenge)."""
+        return self.record.created_by
+
+    @property
+    def challenged(self) -> int | None:
+        """For a challenge: the user who must accept."""
+        others = [u for u in self.humans if u != self.record.created_by]
+        return others[0] if others else None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    """What a move did: the game after it, and whether the AI must answer next."""
+
+    game: GameView  # after the move; finished if it ended the game
+    move: Move  # the stone just placed
+    ratings: tuple[RatingChange, ...] = ()  # when this move finished a rated game
+
+    @property
+    def ai_due(self) -> bool:
+        """The AI is to move now: defer the reply, then ``await service.ai_reply(game_id)``."""
+        return self.game.is_ai_turn
+
+    @property
+    def finished(self) -> bool:
+        """The move ended the game (five, draw)."""
+        return self.game.status is GameStatus.FINISHED
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    """A game or challenge ended without a move: resign, timeout, decline, withdraw, expiry."""
+
+    game: GameView  # FINISHED with an outcome, or DECLINED/CANCELLED/EXPIRED
+    ratings: tuple[RatingChange, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class UndoRequest:
+    """A request to take back moves in a game against a person, waiting for consent."""
+
+    game: GameView
+    requester: int  # the user who asked
+    responder: int  # the user who must agree
+    moves: int  # how many moves will be taken back (1 or 2)
+
+
+@dataclass(frozen=True, slots=True)
+class UndoResult:
+    """Moves taken back."""
+
+    game: GameView  # after the undo
+    undone: tuple[Move, ...]  # the moves removed, last first
+
+
+@dataclass(frozen=True, slots=True)
+class HintView:
+    """The AI's suggestion for the side to move."""
+
+    game: GameView
+    point: Point  # the suggested move
+    score: int  # the search score for the side to move
+    depth: int  # how deep the search went
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """A game as files: SGF and the plain move list."""
+
+    game: GameView
+    sgf: str  # FF[4] GM[4] text
+    moves: str  # "h8 i9 h9 ..."
+    filename: str  # a safe file name, e.g. "gomoku-123.sgf"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnWarning:
+    """A player has used 80% of their turn time."""
+
+    game: GameView
+    user_id: int  # who must move
+    deadline: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeExpired:
+    """A challenge was not answered before its expiry."""
+
+    game: GameView  # EXPIRED
+
+
+TimeoutEvent: TypeAlias = TurnWarning | GameEnd | ChallengeExpired
+"""What ``tick`` reports: a warning, a game lost on time (``GameEnd``), an expired challenge."""
+
+_T = TypeVar("_T")
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _level(value: str) -> Level:
+    from engine.levels import Level
+
+    try:
+        return Level(value)
+    except ValueError:
+        allowed = ", ".join(level.value for level in Level)
+        raise InvalidOptionError("level", value, allowed) from None
+
+
+def _board_for(record: GameRecord, points: Sequence[Point] = ()) -> Board:
+    size = record.width if record.game is Game.GOMOKU else None
+    board = Board.for_game(record.game, size=size, rule=record.rule)
+    for point in points:
+        board.play(point)
+    return board
+
+
+@dataclass(frozen=True, slots=True)
+class _PendingUndo:
+    requester: int
+    responder: int
+    version: int  # the game's version when asked; any change cancels the request
+    count: int
+
+
+# --------------------------------------------------------------------------- the service
+
+
+@dataclass(eq=False)
+class GameService:
+    """The use-cases of the bot over a ``GameRepository`` and an ``AIRunner``.
+
+    One instance per process. It keeps only locks, a cache of positions, pending undo
+    requests and in-flight AI searches in memory; the rest is in the repository, so a restart
+    loses nothing but pending undo requests (which then have to be asked again).
+    """
+
+    repository: GameRepository
+    ai: AIRunner
+    clock: Callable[[], datetime] = _utcnow  # aware UTC; tests inject a fake clock
+    rng: random.Random = field(default_factory=random.Random)  # coin tosses and AI seeds
+    challenge_ttl: timedelta = DEFAULT_CHALLENGE_TTL
+    _locks: weakref.WeakValueDictionary[int, asyncio.Lock] = field(
+        default_factory=weakref.WeakValueDictionary, init=False, repr=False
+    )
+    _boards: OrderedDict[tuple[int, int], Board] = field(
+        default_factory=OrderedDict, init=False, repr=False
+    )
+    _undo: dict[int, _PendingUndo] = field(default_factory=dict, init=False, repr=False)
+    _thinking: dict[tuple[int, int], asyncio.Future[MoveResult | None]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+
+    # ---- plumbing
+
+    def _lock(self, game_id: int) -> asyncio.Lock:
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[game_id] = lock
+        return lock
+
+    def _remember(self, record: GameRecord, board: Board) -> GameView:
+        key = (record.id, record.version)
+        self._boards[key] = board
+        self._boards.move_to_end(key)
+        while len(self._boards) > _BOARD_CACHE:
+            self._boards.popitem(last=False)
+        return GameView(record, board.copy())
+
+    async def _view(self, game_id: int) -> GameView:
+        try:
+            record = await self.repository.get_game(game_id)
+            cached = self._boards.get((record.id, record.version))
+            if cached is not None:
+                return GameView(record, cached.copy())
+            snapshot = await self.repository.load_game(game_id)
+        except GameNotFoundError as error:
+            raise NoSuchGameError(game_id) from error
+        board = _board_for(snapshot.game, [move.point for move in snapshot.moves])
+        return self._remember(snapshot.game, board)
+
+    async def _open_view(self, channel_id: int, game_id: int | None = None) -> GameView:
+        record = await self.repository.open_game_in_channel(channel_id)
+        if record is None or (game_id is not None and record.id != game_id):
+            if game_id is not None:
+                view = await self._view(game_id)
+                raise GameNotActiveError(game_id, view.status)
+            raise NoActiveGameError(channel_id)
+        return await self._view(record.id)
+
+    async def _retrying(self, action: Callable[[], Awaitable[_T]]) -> _T:
+        """Run a read-validate-write ``action``; on a lost compare-and-set (another process
+        wrote), run it once more on fresh data so the loser gets the right refusal."""
+        try:
+            return await action()
+        except VersionConflictError:
+            return await action()
+
+    def _deadline(self, record: GameRecord, to_move: Color, now: datetime) -> datetime | None:
+        if record.turn_seconds is None or record.player(to_move).is_ai:
+            return None
+        return now + timedelta(seconds=record.turn_seconds)
+
+    async def _ratings_before(self, record: GameRecord) -> dict[int, int] | None:
+        if not record.rated:
+            return None
+        before: dict[int, int] = {}
+        for player in (record.black, record.white):
+            if player.user_id is not None:
+                stats = await self.repository.player_stats(player.user_id, record.game)
+                before[player.user_id] = stats.display_rating if stats else 1000
+        return before
+
+    async def _ratings_after(
+        self, record: GameRecord, before: dict[int, int] | None
+    ) -> tuple[RatingChange, ...]:
+        if before is None:
+            return ()
+        changes = []
+        for user_id, old in before.items():
+            stats = await self.repository.player_stats(user_id, record.game)
+            changes.append(RatingChange(user_id, old, stats.display_rating if stats else old))
+        return tuple(changes)
+
+    def _check_turn(self, view: GameView, user_id: int) -> Color:
+        if view.status is not GameStatus.ACTIVE:
+            raise GameNotActiveError(view.game_id, view.status)
+        color = view.color_of(user_id)
+        if color is None:
+            raise NotAPlayerError(user_id, view.game_id)
+        if color is not view.board.to_move:
+            if view.player(view.board.to_move).is_ai:
+                raise AIThinkingError(view.game_id)
+            raise NotYourTurnError(user_id, view.game_id)
+        return color
+
+    async def _apply(self, view: GameView, point: Point, color: Color) -> MoveResult:
+        """Play ``point`` on a fresh ``view`` (lock held) and store it."""
+        board = view.board.copy()
+        board.play(point)  # the engine's IllegalMoveError subclasses go to the caller
+        record = view.record
+        outcome = board.outcome
+        now = self.clock()
+        deadline = None if outcome is not None else self._deadline(record, board.to_move, now)
+        before = await self._ratings_before(record) if outcome is not None else None
+        try:
+            stored = await self.repository.append_move(
+                record.id, record.version, point, color, deadline=deadline, outcome=outcome
+            )
+        except InvalidStatusError as error:
+            raise GameNotActiveError(record.id, error.status) from error
+        self._undo.pop(record.id, None)
+        ratings = await self._ratings_after(stored, before)
+        return MoveResult(self._remember(stored, board), Move(point, color), ratings)
+
+    # ---- starting games
+
+    async def start(
+        self,
+        *,
+        channel_id: int,
+        guild_id: int | None,
+        user_id: int,
+        opponent: int | None = None,
+        game: Game = Game.GOMOKU,
+        rule: Rule | None = None,
+        level: str = DEFAULT_LEVEL,
+        size: int | None = None,
+        colour: str = ColourChoice.RANDOM,
+    ) -> GameView:
+        """Start a game in ``channel_id``.
+
+        Without ``opponent`` the user plays the AI at ``level`` at once: the view is ACTIVE,
+        and when the AI moves first ``view.is_ai_turn`` is true (call ``ai_reply``). With an
+        ``opponent`` (a user id; the front-end refuses bots) a challenge is made: the view is
+        PENDING until ``accept``/``decline`` or ``view.deadline`` (expiry, seen by ``tick``).
+
+        ``rule`` defaults to the guild's setting for Gomoku (the small games are freestyle
+        only); ``size`` applies to Gomoku only (5-20, default 15). ``colour`` is the starter's
+        wish: "black", "white" or "random" (a coin toss now, shown on the challenge).
+        Games between two people are rated; the turn time is the guild's setting.
+
+        Raises:
+            GameExistsError: the channel already has a pending or active game.
+            SelfChallengeError: ``opponent == user_id``.
+            InvalidOptionError: size, rule, level or colour not valid for ``game``.
+            ChannelNotAllowedError: the guild restricts games to other channels.
+        """
+        game = Game(game)
+        settings = await self.repository.guild_settings(guild_id) if guild_id is not None else None
+        if settings is not None and not settings.allows(channel_id):
+            raise ChannelNotAllowedError(channel_id, settings.allowed_channel_ids)
+        if rule is None:
+            rule = settings.default_rule if settings is not None else Rule.FREESTYLE
+            if game is not Game.GOMOKU:
+                rule = Rule.FREESTYLE
+        board = self._validate_board(game, rule, size)
+        if colour not in ColourChoice.ALL:
+            raise InvalidOptionError("colour", colour, ", ".join(ColourChoice.ALL))
+        if opponent == user_id:
+            raise SelfChallengeError(user_id)
+        me = Player.human(user_id)
+        other = Player.human(opponent) if opponent is not None else Player.ai(_level(level))
+        starter_black = (
+            colour == ColourChoice.BLACK
+            if colour != ColourChoice.RANDOM
+            else self.rng.random() < 0.5
+        )
+        black, white = (me, other) if starter_black else (other, me)
+        now = self.clock()
+        turn_seconds = settings.turn_seconds if settings is not None else None
+        pending = opponent is not None
+        deadline: datetime | None
+        if pending:
+            deadline = now + self.challenge_ttl
+        elif turn_seconds is not None and black.is_human:
+            deadline = now + timedelta(seconds=turn_seconds)
+        else:
+            deadline = None
+        new = NewGame(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            black=black,
+            white=white,
+            game=game,
+            width=board.width,
+            height=board.height,
+            rule=board.rule,
+            rated=pending,
+            status=GameStatus.PENDING if pending else GameStatus.ACTIVE,
+            deadline=deadline,
+            turn_seconds=turn_seconds,
+            created_by=user_id,
+        )
+        return await self._create(new, board)
+
+    async def start_local(
+        self,
+        *,
+        channel_id: int,
+        black: Player,
+        white: Player,
+        game: Game = Game.GOMOKU,
+        rule: Rule = Rule.FREESTYLE,
+        size: int | None = None,
+        replace_open: bool = True,
+    ) -> GameView:
+        """Start an unrated, clockless game with fixed sides at once (the terminal: one user
+        at both sides, two users at one keyboard, or the AI against the AI). With
+        ``replace_open`` an open game in the channel is ended first (abandoned).
+
+        Raises:
+            InvalidOptionError: size or rule not valid for ``game``.
+            GameExistsError: the channel has an open game and ``replace_open`` is false.
+        """
+        game = Game(game)
+        board = self._validate_board(game, rule, size)
+        for player in (black, white):
+            if player.level is not None:
+                _level(player.level)
+        if replace_open:
+            await self.abandon(channel_id)
+        new = NewGame(
+            guild_id=None,
+            channel_id=channel_id,
+            black=black,
+            white=white,
+            game=game,
+            width=board.width,
+            height=board.height,
+            rule=board.rule,
+            created_by=black.user_id if black.user_id is not None else white.user_id,
+        )
+        return await self._create(new, board)
+
+    async def _create(self, new: NewGame, board: Board) -> GameView:
+        try:
+            record = await self.repository.create_game(new)
+        except ChannelBusyError as error:
+            raise GameExistsError(error.channel_id, error.game_id) from error
+        return self._remember(record, board)
+
+    @staticmethod
+    def _validate_board(game: Game, rule: Rule, size: int | None) -> Board:
+        try:
+            rule = Rule(rule)
+        except ValueError:
+            raise InvalidOptionError("rule", rule, ", ".join(r.value for r in Rule)) from None
+        if game is not Game.GOMOKU and rule is not Rule.FREESTYLE:
+            raise InvalidOptionError("rule", rule, Rule.FREESTYLE.value)
+        if game is Game.GOMOKU and size is not None and not MIN_SIZE <= size <= MAX_SIZE:
+            raise InvalidOptionError("size", size, f"{MIN_SIZE}-{MAX_SIZE}")
+        try:
+            return Board.for_game(game, size=size, rule=rule)
+        except UnsupportedBoardError as error:
+            fixed = Board.for_game(game)
+            raise InvalidOptionError("size", size, f"{fixed.width}") from error
+
+    async def accept(self, game_id: int, user_id: int) -> GameView:
+        """The challenged user accepts: the game becomes ACTIVE with the colours it was
+        created with, and the first turn's clock starts.
+
+        Raises:
+            NoSuchGameError, NotChallengedError, ChallengeExpiredError,
+            GameNotActiveError: the challenge was already answered or withdrawn.
+        """
+
+        async def action() -> GameView:
+            view = await self._view(game_id)
+            if view.status is not GameStatus.PENDING:
+                if view.status is GameStatus.EXPIRED:
+                    raise ChallengeExpiredError(game_id)
+                raise GameNotActiveError(game_id, view.status)
+            if user_id not in view.humans or user_id == view.challenger:
+                raise NotChallengedError(user_id, game_id)
+            now = self.clock()
+            if view.deadline is not None and view.deadline <= now:
+                raise ChallengeExpiredError(game_id)
+            deadline = self._deadline(view.record, Color.BLACK, now)
+            record = await self.repository.accept_challenge(
+                game_id, view.version, deadline=deadline
+            )
+            return self._remember(record, view.board)
+
+        async with self._lock(game_id):
+            return await self._retrying(action)
+
+    async def decline(self, game_id: int, user_id: int) -> GameEnd:
+        """The challenged user declines (DECLINED) or the challenger withdraws (CANCELLED).
+
+        Raises:
+            NoSuchGameError, NotChallengedError (someone else),
+            GameNotActiveError: the challenge was already answered.
+        """
+
+        async def action() -> GameEnd:
+            view = await self._view(game_id)
+            if view.status is not GameStatus.PENDING:
+                raise GameNotActiveError(game_id, view.status)
+            if user_id not in view.humans:
+                raise NotChallengedError(user_id, game_id)
+            status = GameStatus.CANCELLED if user_id == view.challenger else GameStatus.DECLINED
+            record = await self.repository.close_challenge(game_id, view.version, status)
+            return GameEnd(self._remember(record, view.board))
+
+        async with self._lock(game_id):
+            return await self._retrying(action)
+
+    # ---- playing
+
+    async def place(
+        self, channel_id: int, user_id: int, point: Point, *, game_id: int | None = None
+    ) -> MoveResult:
+        """Play ``point`` for ``user_id`` in the channel's active game.
+
+        In gravity games ``point`` must be a column's landing point (see ``drop``). On a five
+        or a full board the game finishes (ratings updated for rated games,
+        ``result.ratings``). If the AI is to answer, ``result.ai_due`` is true: the caller
+        defers and awaits ``ai_reply``. ``game_id`` (from a button) guards against acting on
+        a newer game in the channel.
+
+        Raises:
+            NoActiveGameError, GameNotActiveError, NotAPlayerError, NotYourTurnError,
+            AIThinkingError, and the engine's IllegalMoveError subclasses (OccupiedPointError,
+            OffBoardError, ForbiddenMoveError, FloatingStoneError, ColumnFullError).
+        """
+        first = await self._open_view(channel_id, game_id)
+
+        async def action() -> MoveResult:
+            view = await self._view(first.game_id)
+            color = self._check_turn(view, user_id)
+            return await self._apply(view, point, color)
+
+        async with self._lock(first.game_id):
+            return await self._retrying(action)
+
+    async def drop(
+        self, channel_id: int, user_id: int, column: int, *, game_id: int | None = None
+    ) -> MoveResult:
+        """Gravity games: drop a stone in ``column`` (0-based); otherwise as ``place``.
+
+        Raises:
+            as ``place``; ColumnFullError for a full column, OffBoardError for no such
+            column; InvalidOptionError if the game has no gravity.
+        """
+        first = await self._open_view(channel_id, game_id)
+        if not first.board.gravity:
+            raise InvalidOptionError("column", column, "gravity games only")
+
+        async def action() -> MoveResult:
+            view = await self._view(first.game_id)
+            color = self._check_turn(view, user_id)
+            if not 0 <= column < view.board.width:
+                from engine.errors import OffBoardError
+
+                raise OffBoardError(Point(column, 0))
+            landing = view.board.landing_point(column)
+            if landing is None:
+                from engine.errors import ColumnFullError
+
+                raise ColumnFullError(column)
+            return await self._apply(view, landing, color)
+
+        async with self._lock(first.game_id):
+            return await self._retrying(action)
+
+    async def ai_reply(self, game_id: int) -> MoveResult | None:
+        """If the AI is to move in ``game_id``, search (in the pool, off the event loop) and
+        play its move. Returns None when the AI is not to move, or when the game changed while
+        it was thinking (the move is dropped). Concurrent calls for one position share one
+        search.
+
+        Raises:
+            NoSuchGameError.
+            AIFailedError: the search failed twice (the game stays as it was).
+        """
+        view = await self._view(game_id)
+        if not view.is_ai_turn:
+            return None
+        key = (game_id, view.version)
+        future = self._thinking.get(key)
+        if future is None:
+            future = asyncio.ensure_future(self._think_and_play(view))
+            self._thinking[key] = future
+            future.add_done_callback(lambda _: self._thinking.pop(key, None))
+        # shield: one caller giving up (a cancelled interaction) must not cancel the others.
+        return await asyncio.shield(future)
+
+    async def _think_and_play(self, view: GameView) -> MoveResult | None:
+        player = view.to_move
+        assert player is not None
+        assert player.level is not None
+        request = AIRequest.from_board(view.board, _level(player.level), self.rng.getrandbits(31))
+        try:
+            choice = await self.ai.choose_move(request)
+        except AIError as error:
+            raise AIFailedError(view.game_id) from error
+        async with self._lock(view.game_id):
+            fresh = await self._view(view.game_id)
+            if fresh.version != view.version:
+                log.info("dropping the AI move for game %d: it changed", view.game_id)
+                return None
+            try:
+                return await self._apply(fresh, choice.point, fresh.board.to_move)
+            except VersionConflictError:
+                return None  # another process wrote meanwhile: this move is stale
+            except IllegalMoveError as error:
+                log.error("the AI chose an illegal move %s in game %d", choice.point, view.game_id)
+                raise AIFailedError(view.game_id) from error
+
+    async def resign(self, channel_id: int, user_id: int, *, game_id: int | None = None) -> GameEnd:
+        """``user_id`` resigns the channel's active game; the opponent wins (rated games
+        update ratings). A user playing both sides resigns for the side to move.
+
+        Raises:
+            NoActiveGameError, GameNotActiveError, NotAPlayerError.
+        """
+        first = await self._open_view(channel_id, game_id)
+
+        async def action() -> GameEnd:
+            view = await self._view(first.game_id)
+            if view.status is not GameStatus.ACTIVE:
+                raise GameNotActiveError(view.game_id, view.status)
+            color = view.color_of(user_id)
+            if color is None:
+                raise NotAPlayerError(user_id, view.game_id)
+            return await self._finish(view, Outcome(Termination.RESIGN, color.opponent))
+
+        async with self._lock(first.game_id):
+            return await self._retrying(action)
+
+    async def _finish(self, view: GameView, outcome: Outcome) -> GameEnd:
+        before = await self._ratings_before(view.record)
+        record = await self.repository.finish_game(view.game_id, view.version, outcome)
+        self._undo.pop(view.game_id, None)
+        ratings = await self._ratings_after(record, before)
+        return GameEnd(self._remember(record, view.board), ratings)
+
+    async def abandon(self, channel_id: int) -> GameEnd | None:
+        """End the channel's open game without a result (a withdrawn challenge if pending);
+        None if there is none. For the terminal's "new" and for admins."""
+        record = await self.repository.open_game_in_channel(channel_id)
+        if record is None:
+            return None
+
+        async def action() -> GameEnd | None:
+            view = await self._view(record.id)
+            if view.status is GameStatus.PENDING:
+                closed = await self.repository.close_challenge(
+                    view.game_id, view.version, GameStatus.CANCELLED
+                )
+                return GameEnd(self._remember(closed, view.board))
+            if view.status is GameStatus.ACTIVE:
+                return await self._finish(view, Outcome(Termination.ABANDONED, None))
+            return None
+
+        async with self._lock(record.id):
+            return await self._retrying(action)
+
+    async def undo(self, channel_id: int, user_id: int) -> UndoResult | UndoRequest:
+        """Take back the user's last move (and the moves after it).
+
+        Against the AI, or with one user at both sides, it is immediate and returns an
+        ``UndoResult`` (against the AI: your last move and its reply). Against a person it
+        returns an ``UndoRequest`` that the opponent answers with ``answer_undo``.
+
+        Raises:
+            NoActiveGameError, GameNotActiveError, NotAPlayerError, NoMoveToUndoError,
+            UndoPendingError.
+        """
+        first = await self._open_view(channel_id)
+
+        async def action() -> UndoResult | UndoRequest:
+            view = await self._view(first.game_id)
+            if view.status is not GameStatus.ACTIVE:
+                raise GameNotActiveError(view.game_id, view.status)
+            if user_id not in view.humans:
+                raise NotAPlayerError(user_id, view.game_id)
+            moves = view.board.moves
+            both = view.black.user_id == view.white.user_id
+            mine = Color.BLACK if both else view.record.color_of(user_id)
+            if both:
+                count = 1 if moves else 0
+            else:
+                last = max((i for i, m in enumerate(moves) if m.color is mine), default=None)
+                count = 0 if last is None else len(moves) - last
+            if count == 0:
+                raise NoMoveToUndoError(view.game_id)
+            opponent = [u for u in view.humans if u != user_id]
+            if not opponent:
+                return await self._take_back(view, count)
+            pending = self._undo.get(view.game_id)
+            if pending is not None and pending.version == view.version:
+                raise UndoPendingError(view.game_id)
+            self._undo[view.game_id] = _PendingUndo(user_id, opponent[0], view.version, count)
+            return UndoRequest(view, user_id, opponent[0], count)
+
+        async with self._lock(first.game_id):
+            return await self._retrying(action)
+
+    async def _take_back(self, view: GameView, count: int) -> UndoResult:
+        board = view.board.copy()
+        undone = tuple(board.undo() for _ in range(count))
+        deadline = self._deadline(view.record, board.to_move, self.clock())
+        record = await self.repository.take_back(
+            view.game_id, view.version, count, deadline=deadline
+        )
+        self._undo.pop(view.game_id, None)
+        return UndoResult(self._remember(record, board), undone)
+
+    async def answer_undo(self, game_id: int, user_id: int, *, accept: bool) -> UndoResult | None:
+        """The opponent answers an undo request: the moves go (``UndoResult``) or the
+        request is dropped (None). The requester may withdraw with ``accept=False``.
+
+        Raises:
+            NoUndoRequestError: none pending, or the game moved on since it was asked.
+            NotAPlayerError: ``user_id`` may not answer it.
+        """
+        async with self._lock(game_id):
+            pending = self._undo.get(game_id)
+            if pending is None:
+                raise NoUndoRequestError(game_id)
+            view = await self._view(game_id)
+            if view.version != pending.version or view.status is not GameStatus.ACTIVE:
+                self._undo.pop(game_id, None)
+                raise NoUndoRequestError(game_id)
+            if user_id != pending.responder and not (user_id == pending.requester and not accept):
+                raise NotAPlayerError(user_id, game_id)
+            if not accept:
+                self._undo.pop(game_id, None)
+                return None
+            return await self._take_back(view, pending.count)
+
+    async def hint(self, channel_id: int, user_id: int) -> HintView:
+        """The AI's suggestion for the user, who must be to move (slow: defer first).
+
+        Raises:
+            NoActiveGameError, GameNotActiveError, NotAPlayerError, NotYourTurnError,
+            AIThinkingError, HintNotAllowedError, AIFailedError.
+        """
+        view = await self._open_view(channel_id)
+        self._check_turn(view, user_id)
+        if view.rated:
+            raise HintNotAllowedError(view.game_id)
+        request = AIRequest.from_board(view.board, _level(HINT_LEVEL), self.rng.getrandbits(31))
+        try:
+            choice = await self.ai.choose_move(request)
+        except AIError as error:
+            raise AIFailedError(view.game_id) from error
+        return HintView(view, choice.point, choice.score, choice.depth)
+
+    # ---- reading
+
+    async def board(self, channel_id: int) -> GameView:
+        """The channel's pending or active game.
+
+        Raises:
+            NoActiveGameError.
+        """
+        return await self._open_view(channel_id)
+
+    async def game(self, game_id: int) -> GameView:
+        """Any game by id.
+
+        Raises:
+            NoSuchGameError.
+        """
+        return await self._view(game_id)
+
+    async def export(self, channel_id: int, *, game_id: int | None = None) -> Export:
+        """SGF and move list of ``game_id``, else of the channel's open game.
+
+        Raises:
+            NoActiveGameError, NoSuchGameError.
+        """
+        view = await (self._view(game_id) if game_id is not None else self._open_view(channel_id))
+        names = {Color.BLACK: "Black", Color.WHITE: "White"}
+        for color in (Color.BLACK, Color.WHITE):
+            player = view.player(color)
+            if player.level is not None:
+                names[color] = f"AI {player.level}"
+            elif player.user_id is not None:
+                names[color] = str(player.user_id)
+        sgf = to_sgf(
+            view.board,
+            black=names[Color.BLACK],
+            white=names[Color.WHITE],
+            outcome=view.outcome,
+            date=view.record.created_at.date(),
+        )
+        return Export(view, sgf, move_text(view.board), f"{view.game.value}-{view.game_id}.sgf")
+
+    async def suggest_points(
+        self, channel_id: int, typed: str = "", *, limit: int = 25
+    ) -> list[Point]:
+        """Autocomplete for ``/place``: legal points of the channel's active game whose name
+        starts with ``typed`` (case and spaces ignored), nearest the recent moves first, at
+        most ``limit``. Returns [] when there is nothing to suggest; never raises for input."""
+        record = await self.repository.open_game_in_channel(channel_id)
+        if record is None or record.status is not GameStatus.ACTIVE:
+            return []
+        view = await self._view(record.id)
+        prefix = "".join(typed.lower().split()).lstrip("0")
+        recent = [move.point for move in view.board.moves[-6:]]
+        centre = Point(view.board.width // 2, view.board.height // 2)
+
+        def distance(point: Point) -> tuple[int, int, int]:
+            anchors = recent or [centre]
+            near = min(max(abs(point.x - a.x), abs(point.y - a.y)) for a in anchors)
+            return (near, point.y, point.x)
+
+        candidates = [p for p in view.board.legal_moves() if str(p).startswith(prefix)]
+        return sorted(candidates, key=distance)[:limit]
+
+    async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
+        """Remember which message shows the game's board (it does not change the version).
+
+        Raises:
+            NoSuchGameError.
+        """
+        try:
+            await self.repository.set_message(game_id, channel_id=channel_id, message_id=message_id)
+        except GameNotFoundError as error:
+            raise NoSuchGameError(game_id) from error
+
+    # ---- timeouts and start-up
+
+    async def tick(self, now: datetime | None = None) -> list[TimeoutEvent]:
+        """Enforce clocks at ``now`` (default: the injected clock): warn each player once at
+        80% of their turn time, end games whose deadline passed (the side to move loses on
+        time; ratings updated), and expire unanswered challenges. The bot's deadline task
+        calls it periodically and renders the events."""
+        now = now or self.clock()
+        events: list[TimeoutEvent] = []
+        for record in await self.repository.open_games():
+            if record.deadline is None:
+                continue
+            try:
+                event = await self._tick_game(record, now)
+            except (VersionConflictError, InvalidStatusError, GameNotFoundError):
+                continue  # it moved on while we looked; the next tick sees the new state
+            if event is not None:
+                events.append(event)
+        return events
+
+    def _warn_at(self, record: GameRecord) -> datetime | None:
+        if (
+            record.status is not GameStatus.ACTIVE
+            or record.deadline is None
+            or record.turn_seconds is None
+            or record.warning_sent
+        ):
+            return None
+        return record.deadline - timedelta(seconds=record.turn_seconds * (1 - WARN_FRACTION))
+
+    async def _tick_game(self, record: GameRecord, now: datetime) -> TimeoutEvent | None:
+        deadline = record.deadline
+        assert deadline is not None
+        warn_at = self._warn_at(record)
+        if deadline > now and (warn_at is None or warn_at > now):
+            return None
+        async with self._lock(record.id):
+            view = await self._view(record.id)
+            if view.version != record.version:
+                return None
+            if deadline <= now:
+                if view.status is GameStatus.PENDING:
+                    closed = await self.repository.close_challenge(
+                        view.game_id, view.version, GameStatus.EXPIRED
+                    )
+                    return ChallengeExpired(self._remember(closed, view.board))
+                if view.player(view.board.to_move).is_ai:
+                    return None  # the AI has no clock; resume() makes its move
+                loser = view.board.to_move
+                return await self._finish(view, Outcome(Termination.TIMEOUT, loser.opponent))
+            user_id = view.player(view.board.to_move).user_id
+            await self.repository.mark_warning_sent(view.game_id, view.version)
+            if user_id is None:
+                return None
+            return TurnWarning(view, user_id, deadline)
+
+    async def next_deadline(self) -> datetime | None:
+        """The earliest moment ``tick`` has something to do (a warning, a deadline or a
+        challenge expiry), or None; the deadline task can sleep until then."""
+        moments = []
+        for record in await self.repository.open_games():
+            if record.deadline is not None:
+                moments.append(record.deadline)
+            warn_at = self._warn_at(record)
+            if warn_at is not None:
+                moments.append(warn_at)
+        return min(moments, default=None)
+
+    async def resume(self) -> list[MoveResult]:
+        """At start-up: make every AI move that was due when the process stopped, all at once
+        (the pool bounds the parallelism). Returns the moves made."""
+        due = [
+            record.id
+            for record in await self.repository.open_games()
+            if record.status is GameStatus.ACTIVE and record.player(record.to_move).is_ai
+        ]
+        results = await asyncio.gather(*(self.ai_reply(i) for i in due), return_exceptions=True)
+        made: list[MoveResult] = []
+        for game_id, result in zip(due, results, strict=True):
+            if isinstance(result, BaseException):
+                log.error("resuming game %d failed: %r", game_id, result)
+            elif result is not None:
+                made.append(result)
+        return made
+
+    # ---- stats and settings
+
+    async def stats(
+        self, user_id: int, *, game: Game = Game.GOMOKU, guild_id: int | None = None
+    ) -> PlayerStats | None:
+        """A player's rating and record in rated games of ``game`` (None if never rated)."""
+        return await self.repository.player_stats(user_id, game, guild_id=guild_id)
+
+    async def leaderboard(
+        self, *, game: Game = Game.GOMOKU, guild_id: int | None = None, limit: int = 10
+    ) -> list[PlayerStats]:
+        """The best-rated players of a guild (or overall), best first."""
+        return await self.repository.leaderboard(game, guild_id=guild_id, limit=limit)
+
+    async def settings(self, guild_id: int) -> GuildSettings:
+        """The guild's settings (defaults when never set)."""
+        return await self.repository.guild_settings(guild_id)
+
+    async def update_settings(
+        self,
+        guild_id: int,
+        *,
+        default_rule: Rule | None = None,
+        turn_seconds: int | None = None,
+        clear_turn_time: bool = False,
+        board_style: str | None = None,
+        allowed_channel_ids: Sequence[int] | None = None,
+    ) -> GuildSettings:
+        """Change the given settings; the rest stay (admins only: the front-end checks).
+        ``clear_turn_time`` removes the clock; an empty ``allowed_channel_ids`` allows all.
+
+        Raises:
+            InvalidOptionError: a value out of range.
+        """
+        current = await self.repository.guild_settings(guild_id)
+        changes: dict[str, object] = {}
+        if default_rule is not None:
+            try:
+                changes["default_rule"] = Rule(default_rule)
+            except ValueError:
+                allowed = ", ".join(r.value for r in Rule)
+                raise InvalidOptionError("rule", default_rule, allowed) from None
+        if clear_turn_time:
+            changes["turn_seconds"] = None
+        elif turn_seconds is not None:
+            if not 10 <= turn_seconds <= MAX_TURN_SECONDS:
+                raise InvalidOptionError("turn_time", turn_seconds, f"10-{MAX_TURN_SECONDS}")
+            changes["turn_seconds"] = turn_seconds
+        if board_style is not None:
+            if board_style not in BOARD_STYLES:
+                raise InvalidOptionError("board_style", board_style, ", ".join(BOARD_STYLES))
+            changes["board_style"] = board_style
+        if allowed_channel_ids is not None:
+            changes["allowed_channel_ids"] = frozenset(allowed_channel_ids)
+        updated = replace(current, **changes)  # type: ignore[arg-type]
+        await self.repository.save_guild_settings(updated)
+        return updated

@@ -1,0 +1,82 @@
+"""The bot's configuration: the only module that reads ``os.environ`` (and ``.env``)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Self
+
+from dotenv import dotenv_values
+
+__all__ = ["InvalidSettingError", "Settings"]
+
+_LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+
+
+class InvalidSettingError(ValueError):
+    """An environment variable holds a value we cannot use."""
+
+    def __init__(self, name: str, value: str) -> None:
+        super().__init__(f"invalid {name}: {value!r}")
+        self.name = name  # the variable
+        self.value = value  # what it held
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Configuration from the environment (``.env`` fills in what the environment lacks)."""
+
+    discord_token: str | None = None  # DISCORD_TOKEN: None runs the terminal game instead
+    db_path: Path = Path("gomoku.sqlite3")  # GOMOKU_DB_PATH
+    dev_guild_id: int | None = None  # GOMOKU_DEV_GUILD_ID: sync commands to this guild at once
+    log_level: str = "INFO"  # LOG_LEVEL: a logging level name
+
+    @classmethod
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, *, dotenv: Path | None = Path(".env")
+    ) -> Self:
+        """Read the settings from ``environ`` (default ``os.environ``) over ``dotenv``'s file.
+
+        Variables already in the environment win over the file, as python-dotenv does by
+        default. Empty values count as unset.
+
+        Raises:
+            InvalidSettingError: GOMOKU_DEV_GUILD_ID is not a number, or LOG_LEVEL is unknown.
+        """
+        values: dict[str, str] = {}
+        if dotenv is not None and dotenv.is_file():
+            values.update({k: v for k, v in dotenv_values(dotenv).items() if v is not None})
+        values.update(os.environ if environ is None else environ)
+
+        def get(name: str) -> str | None:
+            value = values.get(name, "").strip()
+            return value or None
+
+        guild = get("GOMOKU_DEV_GUILD_ID")
+        if guild is not None and not guild.isdigit():
+            raise InvalidSettingError("GOMOKU_DEV_GUILD_ID", guild)
+        level = (get("LOG_LEVEL") or "INFO").upper()
+        if level not in _LOG_LEVELS:
+            raise InvalidSettingError("LOG_LEVEL", level)
+        return cls(
+            discord_token=get("DISCORD_TOKEN"),
+            db_path=Path(get("GOMOKU_DB_PATH") or "gomoku.sqlite3"),
+            dev_guild_id=int(guild) if guild is not None else None,
+            log_level=level,
+        )
+
+    @property
+    def log_level_number(self) -> int:
+        """``log_level`` as the logging module's number."""
+        return logging.getLevelNamesMapping()[self.log_level]
+
+    def __repr__(self) -> str:
+        # Never print the token (logs, tracebacks).
+        token = "set" if self.discord_token else None
+        return (
+            f"Settings(discord_token={token!r}, db_path={self.db_path!r}, "
+            f"dev_guild_id={self.dev_guild_id!r}, log_level={self.log_level!r})"
+        )
