@@ -47,6 +47,7 @@ Errors
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,6 +75,7 @@ __all__ = [
     "PlayerStats",
     "StorageError",
     "VersionConflictError",
+    "live_moves",
     "utc_now",
 ]
 
@@ -193,6 +195,8 @@ class NewGame:
             raise ValueError(f"a new game is pending or active, not {self.status}")
         if self.rated and not (self.black.is_human and self.white.is_human):
             raise ValueError("only games between two humans are rated")
+        if self.rated and self.black.user_id == self.white.user_id:
+            raise ValueError("a game against yourself is not rated")
         if not (1 <= self.width <= 26 and 1 <= self.height <= 26):
             raise ValueError(f"board {self.width}x{self.height} out of range")
         if self.turn_seconds is not None and self.turn_seconds <= 0:
@@ -348,6 +352,15 @@ class PlayerStats:
     def games(self) -> int:
         """Rated games played."""
         return self.wins + self.losses + self.draws
+
+
+def live_moves(history: Iterable[MoveRecord], ply: int) -> tuple[MoveRecord, ...]:
+    """The live moves of a game from its append-only history (rows in write order): for each
+    ply below ``ply``, the newest row written for it."""
+    latest: dict[int, MoveRecord] = {}
+    for move in history:
+        latest[move.ply] = move
+    return tuple(latest[p] for p in range(ply))
 
 
 # --------------------------------------------------------------------------------------------

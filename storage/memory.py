@@ -1,0 +1,401 @@
+"""``InMemoryGameRepository``: the ``GameRepository`` in dictionaries, for tests of the bot.
+
+It passes the same contract suite as the SQLite repository. No method awaits anything
+between reading and writing its state, so on one event loop every call is atomic, which
+is exactly the guarantee the SQLite transactions give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from engine.types import Color, Game, Outcome, Point, Termination
+from storage.ratings import new_stats, rate_game
+from storage.repository import (
+    CHALLENGE_CLOSINGS,
+    ChannelBusyError,
+    GameNotFoundError,
+    GameRecord,
+    GameSnapshot,
+    GameStatus,
+    GuildSettings,
+    InvalidStatusError,
+    MoveOrderError,
+    MoveRecord,
+    NewGame,
+    Player,
+    PlayerStats,
+    VersionConflictError,
+    live_moves,
+    utc_now,
+)
+
+__all__ = ["InMemoryGameRepository"]
+
+_OPEN = (GameStatus.PENDING, GameStatus.ACTIVE)
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    if value.utcoffset() is None:
+        raise ValueError(f"naive datetime {value!r}")
+    return value.astimezone(UTC)
+
+
+class InMemoryGameRepository:
+    """A ``GameRepository`` that lives in memory; ``clock`` supplies "now"."""
+
+    def __init__(self, *, clock: Callable[[], datetime] = utc_now) -> None:
+        """An empty store."""
+        self._clock = clock
+        self._games: dict[int, GameRecord] = {}
+        self._moves: dict[int, list[MoveRecord]] = {}
+        self._stats: dict[tuple[int | None, Game, int], PlayerStats] = {}
+        self._settings: dict[int, GuildSettings] = {}
+        self._next_id = 1
+
+    def _now(self) -> datetime:
+        now = _utc(self._clock())
+        assert now is not None
+        return now
+
+    async def close(self) -> None:
+        """Nothing to release."""
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _get(self, game_id: int) -> GameRecord:
+        try:
+            return self._games[game_id]
+        except KeyError:
+            raise GameNotFoundError(game_id) from None
+
+    def _checked(
+        self, game_id: int, expected_version: int, allowed: Iterable[GameStatus]
+    ) -> GameRecord:
+        game = self._get(game_id)
+        if game.version != expected_version:
+            raise VersionConflictError(game_id, expected_version, game.version)
+        if game.status not in allowed:
+            raise InvalidStatusError(game_id, game.status)
+        return game
+
+    def _store(self, game: GameRecord) -> GameRecord:
+        self._games[game.id] = game
+        return game
+
+    # --- games --------------------------------------------------------------------------
+
+    async def create_game(self, new: NewGame) -> GameRecord:
+        """Store a new game or challenge."""
+        busy = self._open_in(new.channel_id)
+        if busy is not None:
+            raise ChannelBusyError(new.channel_id, busy.id)
+        now = self._now()
+        game = GameRecord(
+            id=self._next_id,
+            guild_id=new.guild_id,
+            channel_id=new.channel_id,
+            game=new.game,
+            width=new.width,
+            height=new.height,
+            rule=new.rule,
+            black=new.black,
+            white=new.white,
+            status=new.status,
+            outcome=None,
+            rated=new.rated,
+            message_channel_id=None,
+            message_id=None,
+            deadline=_utc(new.deadline),
+            warning_sent=False,
+            turn_seconds=new.turn_seconds,
+            created_by=new.created_by,
+            created_at=now,
+            updated_at=now,
+            finished_at=None,
+            ply=0,
+            version=1,
+        )
+        self._next_id += 1
+        self._moves[game.id] = []
+        return self._store(game)
+
+    async def get_game(self, game_id: int) -> GameRecord:
+        """The game with this id."""
+        return self._get(game_id)
+
+    async def load_game(self, game_id: int) -> GameSnapshot:
+        """The game and its live moves."""
+        game = self._get(game_id)
+        return GameSnapshot(game, live_moves(self._moves[game_id], game.ply))
+
+    def _open_in(self, channel_id: int) -> GameRecord | None:
+        for game in self._games.values():
+            if game.channel_id == channel_id and game.status in _OPEN:
+                return game
+        return None
+
+    async def open_game_in_channel(self, channel_id: int) -> GameRecord | None:
+        """The pending or active game of a channel, if any."""
+        return self._open_in(channel_id)
+
+    async def open_games(self) -> list[GameRecord]:
+        """Every pending or active game, oldest first."""
+        return sorted((g for g in self._games.values() if g.status in _OPEN), key=lambda g: g.id)
+
+    async def games_due(self, now: datetime) -> list[GameRecord]:
+        """Open games whose deadline is at or before ``now``."""
+        due = [g for g in self._games.values() if g.deadline is not None and g.deadline <= now]
+        return sorted(due, key=lambda g: (g.deadline, g.id))
+
+    async def accept_challenge(
+        self, game_id: int, expected_version: int, *, deadline: datetime | None = None
+    ) -> GameRecord:
+        """PENDING -> ACTIVE."""
+        game = self._checked(game_id, expected_version, [GameStatus.PENDING])
+        return self._store(
+            replace(
+                game,
+                status=GameStatus.ACTIVE,
+                deadline=_utc(deadline),
+                warning_sent=False,
+                updated_at=self._now(),
+                version=game.version + 1,
+            )
+        )
+
+    async def close_challenge(
+        self, game_id: int, expected_version: int, status: GameStatus
+    ) -> GameRecord:
+        """PENDING -> DECLINED, CANCELLED or EXPIRED."""
+        if status not in CHALLENGE_CLOSINGS:
+            raise ValueError(f"a challenge closes as declined, cancelled or expired, not {status}")
+        game = self._checked(game_id, expected_version, [GameStatus.PENDING])
+        now = self._now()
+        return self._store(
+            replace(
+                game,
+                status=status,
+                deadline=None,
+                finished_at=now,
+                updated_at=now,
+                version=game.version + 1,
+            )
+        )
+
+    async def append_move(
+        self,
+        game_id: int,
+        expected_version: int,
+        point: Point,
+        color: Color,
+        *,
+        deadline: datetime | None = None,
+        outcome: Outcome | None = None,
+    ) -> GameRecord:
+        """Append a stone (compare-and-set); a final move finishes the game atomically."""
+        now = self._now()
+        deadline = _utc(deadline)
+        game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
+        if color is not game.to_move:
+            raise MoveOrderError(game_id, game.ply, "colour")
+        finished = outcome is not None
+        game = self._store(
+            replace(
+                game,
+                ply=game.ply + 1,
+                version=game.version + 1,
+                deadline=None if finished else deadline,
+                warning_sent=False,
+                updated_at=now,
+                status=GameStatus.FINISHED if finished else GameStatus.ACTIVE,
+                outcome=outcome,
+                finished_at=now if finished else None,
+            )
+        )
+        self._moves[game_id].append(
+            MoveRecord(game_id, game.ply - 1, point, color, now, seq=game.version)
+        )
+        if finished:
+            self._rate(game)
+        return game
+
+    async def take_back(
+        self,
+        game_id: int,
+        expected_version: int,
+        count: int = 1,
+        *,
+        deadline: datetime | None = None,
+    ) -> GameRecord:
+        """Take back the last ``count`` moves (compare-and-set); rows stay in the history."""
+        deadline = _utc(deadline)
+        game = self._get(game_id)
+        if game.version != expected_version:
+            raise VersionConflictError(game_id, expected_version, game.version)
+        if count >= 1:
+            game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
+        if not 1 <= count <= game.ply:
+            raise MoveOrderError(game_id, game.ply, "takeback")
+        return self._store(
+            replace(
+                game,
+                ply=game.ply - count,
+                version=game.version + 1,
+                deadline=deadline,
+                warning_sent=False,
+                updated_at=self._now(),
+            )
+        )
+
+    async def finish_game(
+        self, game_id: int, expected_version: int, outcome: Outcome
+    ) -> GameRecord:
+        """End an active game without a move; rated games update ratings atomically."""
+        game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
+        now = self._now()
+        game = self._store(
+            replace(
+                game,
+                status=GameStatus.FINISHED,
+                outcome=outcome,
+                deadline=None,
+                finished_at=now,
+                updated_at=now,
+                version=game.version + 1,
+            )
+        )
+        self._rate(game)
+        return game
+
+    def _rate(self, game: GameRecord) -> None:
+        outcome = game.outcome
+        black, white = game.black.user_id, game.white.user_id
+        if not game.rated or outcome is None or outcome.termination is Termination.ABANDONED:
+            return
+        if black is None or white is None:
+            return
+        at = game.finished_at or game.updated_at
+        for guild in [None] if game.guild_id is None else [None, game.guild_id]:
+            before = [
+                self._stats.get((guild, game.game, user)) or new_stats(user, game.game, guild)
+                for user in (black, white)
+            ]
+            for stats in rate_game(before[0], before[1], outcome.winner, at):
+                self._stats[(guild, game.game, stats.user_id)] = stats
+
+    async def set_deadline(
+        self, game_id: int, expected_version: int, deadline: datetime | None
+    ) -> GameRecord:
+        """Move an open game's deadline and clear the warning flag."""
+        game = self._checked(game_id, expected_version, _OPEN)
+        return self._store(
+            replace(
+                game,
+                deadline=_utc(deadline),
+                warning_sent=False,
+                updated_at=self._now(),
+                version=game.version + 1,
+            )
+        )
+
+    async def mark_warning_sent(self, game_id: int, expected_version: int) -> None:
+        """Record this turn's low-time warning (version unchanged)."""
+        game = self._checked(game_id, expected_version, _OPEN)
+        self._store(replace(game, warning_sent=True))
+
+    async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
+        """Remember the message showing the game (version unchanged)."""
+        game = self._get(game_id)
+        self._store(replace(game, message_channel_id=channel_id, message_id=message_id))
+
+    async def move_history(self, game_id: int) -> list[MoveRecord]:
+        """Every move row of the game in write order, taken back or not."""
+        self._get(game_id)
+        return list(self._moves[game_id])
+
+    # --- players ------------------------------------------------------------------------
+
+    async def user_games(
+        self,
+        user_id: int,
+        *,
+        guild_id: int | None = None,
+        limit: int = 20,
+        before_id: int | None = None,
+    ) -> list[GameRecord]:
+        """A user's finished games, newest first, ``limit`` per page."""
+        found = [
+            game
+            for game in self._games.values()
+            if game.status is GameStatus.FINISHED
+            and user_id in (game.black.user_id, game.white.user_id)
+            and (before_id is None or game.id < before_id)
+            and (guild_id is None or game.guild_id == guild_id)
+        ]
+        return sorted(found, key=lambda g: -g.id)[:limit]
+
+    async def player_stats(
+        self, user_id: int, game: Game = Game.GOMOKU, *, guild_id: int | None = None
+    ) -> PlayerStats | None:
+        """Rating and record in rated games of ``game``."""
+        return self._stats.get((guild_id, game, user_id))
+
+    async def leaderboard(
+        self,
+        game: Game = Game.GOMOKU,
+        *,
+        guild_id: int | None = None,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> list[PlayerStats]:
+        """Players by ordinal, best first."""
+        rows = [s for (g, kind, _), s in self._stats.items() if g == guild_id and kind is game]
+        rows.sort(key=lambda s: (-s.ordinal, s.user_id))
+        return rows[offset : offset + limit]
+
+    async def delete_user_data(self, user_id: int) -> int:
+        """Forget a user (see ``GameRepository.delete_user_data``)."""
+        now = self._now()
+        touched = 0
+        for game in list(self._games.values()):
+            seated = user_id in (game.black.user_id, game.white.user_id)
+            if not seated and game.created_by != user_id:
+                continue
+            touched += 1
+            if seated and game.status in _OPEN:
+                active = game.status is GameStatus.ACTIVE
+                game = replace(
+                    game,
+                    status=GameStatus.FINISHED if active else GameStatus.CANCELLED,
+                    outcome=Outcome(Termination.ABANDONED, None) if active else None,
+                    deadline=None,
+                    finished_at=now,
+                    updated_at=now,
+                    version=game.version + 1,
+                )
+            self._store(
+                replace(
+                    game,
+                    black=Player.DELETED if game.black.user_id == user_id else game.black,
+                    white=Player.DELETED if game.white.user_id == user_id else game.white,
+                    created_by=None if game.created_by == user_id else game.created_by,
+                )
+            )
+        for key in [key for key in self._stats if key[2] == user_id]:
+            del self._stats[key]
+        return touched
+
+    # --- guilds -------------------------------------------------------------------------
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        """The guild's settings, defaults if never saved."""
+        return self._settings.get(guild_id) or GuildSettings(guild_id)
+
+    async def save_guild_settings(self, settings: GuildSettings) -> None:
+        """Replace the guild's settings."""
+        self._settings[settings.guild_id] = settings

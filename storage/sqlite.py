@@ -1,0 +1,958 @@
+"""``SqliteGameRepository``: the ``GameRepository`` on one SQLite file. All SQL lives here.
+
+One aiosqlite connection serves the process. Every operation takes an ``asyncio.Lock``
+and runs in its own transaction (``BEGIN IMMEDIATE`` for writes), so writes are serialized
+and a reader never sees another coroutine's uncommitted work. Operations are shielded from
+cancellation: a cancelled caller never leaves a transaction half-done.
+
+Durability: WAL journal with ``synchronous=FULL`` by default, so an acknowledged move
+survives a killed process and a power cut; ``NORMAL`` keeps it through a killed process only
+(the WAL is in the OS cache) and is offered for benchmarks.
+
+Files: a database is ours when ``PRAGMA application_id`` is ``0x476D6B62`` ("Gmkb").
+``PRAGMA user_version`` counts the migrations applied (``storage/migrations/NNNN_*.sql``,
+each applied in one transaction). Anything else is refused before a byte is written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.resources
+import re
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from os import PathLike
+from pathlib import Path
+from typing import Any, Literal, Self, TypeVar
+
+import aiosqlite
+
+from engine.types import Color, Game, Outcome, Point, Rule, Termination
+from storage.ratings import new_stats, rate_game
+from storage.repository import (
+    CHALLENGE_CLOSINGS,
+    ChannelBusyError,
+    DatabaseTooNewError,
+    ForeignDatabaseError,
+    GameNotFoundError,
+    GameRecord,
+    GameSnapshot,
+    GameStatus,
+    GuildSettings,
+    InvalidStatusError,
+    MoveOrderError,
+    MoveRecord,
+    NewGame,
+    Player,
+    PlayerStats,
+    VersionConflictError,
+    live_moves,
+    utc_now,
+)
+
+__all__ = [
+    "APPLICATION_ID",
+    "LATEST_VERSION",
+    "MIGRATIONS",
+    "Migration",
+    "SqliteGameRepository",
+]
+
+APPLICATION_ID = 0x476D6B62  # "Gmkb" in the file header: this file is a gomoku-bot database
+_T = TypeVar("_T")
+_Db = aiosqlite.Connection
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+_NO_ID_LIMIT = 2**63 - 1
+_OVERALL = 0  # player_stats.scope for "every guild"
+
+
+# --------------------------------------------------------------------------------------------
+# Migrations
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One numbered schema step from ``storage/migrations``."""
+
+    version: int  # the user_version after it
+    name: str  # the file name
+    sql: str
+
+    @property
+    def script(self) -> str:
+        """The step as one transaction that also records its version (for ``executescript``)."""
+        return f"BEGIN IMMEDIATE;\n{self.sql}\nPRAGMA user_version = {self.version};\nCOMMIT;\n"
+
+    @property
+    def statements(self) -> list[str]:
+        """The step's SQL split into complete statements (triggers stay whole)."""
+        statements, pending = [], ""
+        for line in self.sql.splitlines(keepends=True):
+            pending += line
+            if sqlite3.complete_statement(pending):
+                statements.append(pending.strip())
+                pending = ""
+        if pending.strip() and not all(
+            part.strip().startswith("--") or not part.strip() for part in pending.splitlines()
+        ):
+            raise ValueError(f"{self.name}: incomplete statement at the end")
+        return statements
+
+
+def _load_migrations() -> tuple[Migration, ...]:
+    folder = importlib.resources.files("storage") / "migrations"
+    found = []
+    for entry in folder.iterdir():
+        match = re.fullmatch(r"(\d{4})_\w+\.sql", entry.name)
+        if match:
+            found.append(Migration(int(match.group(1)), entry.name, entry.read_text("utf-8")))
+    found.sort(key=lambda m: m.version)
+    if [m.version for m in found] != list(range(1, len(found) + 1)):
+        raise RuntimeError(f"migrations must be numbered 1..n: {[m.name for m in found]}")
+    return tuple(found)
+
+
+MIGRATIONS = _load_migrations()
+LATEST_VERSION = MIGRATIONS[-1].version
+
+
+# --------------------------------------------------------------------------------------------
+# Conversions (the only place rows become records)
+
+
+def _to_db_time(value: datetime | None) -> int | None:
+    if value is None:
+        return None
+    if value.utcoffset() is None:
+        raise ValueError(f"naive datetime {value!r}")
+    return (value - _EPOCH) // _MICROSECOND
+
+
+def _from_db_time(value: int | None) -> datetime | None:
+    return None if value is None else _EPOCH + value * _MICROSECOND
+
+
+def _time(value: int) -> datetime:
+    return _EPOCH + value * _MICROSECOND
+
+
+def _player(user_id: int | None, level: str | None) -> Player:
+    return Player(user_id=user_id, level=level)
+
+
+GAME_COLUMNS = (
+    "id, guild_id, channel_id, game, width, height, rule, black_user_id, black_level,"
+    " white_user_id, white_level, status, termination, winner, rated, message_channel_id,"
+    " message_id, deadline, warning_sent, turn_seconds, created_by, created_at, updated_at,"
+    " finished_at, ply, version"
+)
+
+
+def _game(row: Sequence[Any]) -> GameRecord:
+    termination, winner = row[12], row[13]
+    return GameRecord(
+        id=row[0],
+        guild_id=row[1],
+        channel_id=row[2],
+        game=Game(row[3]),
+        width=row[4],
+        height=row[5],
+        rule=Rule(row[6]),
+        black=_player(row[7], row[8]),
+        white=_player(row[9], row[10]),
+        status=GameStatus(row[11]),
+        outcome=None
+        if termination is None
+        else Outcome(Termination(termination), None if winner is None else Color(winner)),
+        rated=bool(row[14]),
+        message_channel_id=row[15],
+        message_id=row[16],
+        deadline=_from_db_time(row[17]),
+        warning_sent=bool(row[18]),
+        turn_seconds=row[19],
+        created_by=row[20],
+        created_at=_time(row[21]),
+        updated_at=_time(row[22]),
+        finished_at=_from_db_time(row[23]),
+        ply=row[24],
+        version=row[25],
+    )
+
+
+MOVE_COLUMNS = "game_id, ply, x, y, color, made_at, seq"
+
+
+def _move(row: Sequence[Any]) -> MoveRecord:
+    return MoveRecord(
+        game_id=row[0],
+        ply=row[1],
+        point=Point(row[2], row[3]),
+        color=Color(row[4]),
+        made_at=_time(row[5]),
+        seq=row[6],
+    )
+
+
+STATS_COLUMNS = (
+    "scope, game, user_id, mu, sigma, wins_black, wins_white, losses_black, losses_white,"
+    " draws_black, draws_white, streak, best_streak, updated_at"
+)
+
+
+def _stats(row: Sequence[Any]) -> PlayerStats:
+    return PlayerStats(
+        guild_id=None if row[0] == _OVERALL else row[0],
+        game=Game(row[1]),
+        user_id=row[2],
+        mu=row[3],
+        sigma=row[4],
+        wins_black=row[5],
+        wins_white=row[6],
+        losses_black=row[7],
+        losses_white=row[8],
+        draws_black=row[9],
+        draws_white=row[10],
+        streak=row[11],
+        best_streak=row[12],
+        updated_at=_time(row[13]),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Statements. Named here so a test can check each query the bot depends on uses an index.
+
+SQL_INSERT_GAME = f"""
+INSERT INTO games (guild_id, channel_id, game, width, height, rule, black_user_id, black_level,
+    white_user_id, white_level, status, rated, deadline, turn_seconds, created_by, created_at,
+    updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+RETURNING {GAME_COLUMNS}
+"""
+SQL_GET_GAME = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
+SQL_OPEN_GAME_IN_CHANNEL = (
+    f"SELECT {GAME_COLUMNS} FROM games WHERE channel_id = ? AND status IN ('pending', 'active')"
+)
+SQL_OPEN_GAMES = (
+    f"SELECT {GAME_COLUMNS} FROM games WHERE status IN ('pending', 'active') ORDER BY id"
+)
+SQL_GAMES_DUE = f"""
+SELECT {GAME_COLUMNS} FROM games
+WHERE deadline IS NOT NULL AND deadline <= ?
+ORDER BY deadline, id
+"""
+SQL_GAME_MOVES = f"SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = ? ORDER BY seq"
+SQL_USER_GAMES = f"""
+SELECT {GAME_COLUMNS} FROM (
+    SELECT * FROM (
+        SELECT * FROM games
+        WHERE black_user_id = :user AND id < :before AND status = 'finished'
+            AND (:guild IS NULL OR guild_id = :guild)
+        ORDER BY id DESC LIMIT :limit)
+    UNION
+    SELECT * FROM (
+        SELECT * FROM games
+        WHERE white_user_id = :user AND id < :before AND status = 'finished'
+            AND (:guild IS NULL OR guild_id = :guild)
+        ORDER BY id DESC LIMIT :limit)
+)
+ORDER BY id DESC LIMIT :limit
+"""
+SQL_PLAYER_STATS = (
+    f"SELECT {STATS_COLUMNS} FROM player_stats WHERE scope = ? AND game = ? AND user_id = ?"
+)
+SQL_LEADERBOARD = f"""
+SELECT {STATS_COLUMNS} FROM player_stats
+WHERE scope = ? AND game = ?
+ORDER BY ordinal DESC, user_id
+LIMIT ? OFFSET ?
+"""
+SQL_UPSERT_STATS = f"""
+INSERT OR REPLACE INTO player_stats ({STATS_COLUMNS}, ordinal)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+SQL_APPEND_MOVE = f"""
+UPDATE games SET
+    version = version + 1, ply = ply + 1, deadline = :deadline, warning_sent = 0,
+    updated_at = :now, status = :status, termination = :termination, winner = :winner,
+    finished_at = :finished_at
+WHERE id = :id AND version = :version AND status = 'active' AND ply % 2 = :parity
+RETURNING {GAME_COLUMNS}
+"""
+SQL_INSERT_MOVE = f"INSERT INTO moves ({MOVE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+SQL_TAKE_BACK = f"""
+UPDATE games SET
+    version = version + 1, ply = ply - :count, deadline = :deadline, warning_sent = 0,
+    updated_at = :now
+WHERE id = :id AND version = :version AND status = 'active' AND ply >= :count
+RETURNING {GAME_COLUMNS}
+"""
+SQL_INSERT_TAKEBACK = (
+    "INSERT INTO takebacks (game_id, seq, from_ply, to_ply, made_at) VALUES (?, ?, ?, ?, ?)"
+)
+SQL_FINISH = f"""
+UPDATE games SET
+    version = version + 1, status = 'finished', termination = :termination, winner = :winner,
+    deadline = NULL, finished_at = :now, updated_at = :now
+WHERE id = :id AND version = :version AND status = 'active'
+RETURNING {GAME_COLUMNS}
+"""
+SQL_ACCEPT = f"""
+UPDATE games SET version = version + 1, status = 'active', deadline = :deadline,
+    warning_sent = 0, updated_at = :now
+WHERE id = :id AND version = :version AND status = 'pending'
+RETURNING {GAME_COLUMNS}
+"""
+SQL_CLOSE_CHALLENGE = f"""
+UPDATE games SET version = version + 1, status = :status, deadline = NULL, finished_at = :now,
+    updated_at = :now
+WHERE id = :id AND version = :version AND status = 'pending'
+RETURNING {GAME_COLUMNS}
+"""
+SQL_SET_DEADLINE = f"""
+UPDATE games SET version = version + 1, deadline = :deadline, warning_sent = 0, updated_at = :now
+WHERE id = :id AND version = :version AND status IN ('pending', 'active')
+RETURNING {GAME_COLUMNS}
+"""
+SQL_MARK_WARNING = """
+UPDATE games SET warning_sent = 1
+WHERE id = :id AND version = :version AND status IN ('pending', 'active')
+RETURNING id
+"""
+SQL_SET_MESSAGE = (
+    "UPDATE games SET message_channel_id = ?, message_id = ? WHERE id = ? RETURNING id"
+)
+SQL_USER_GAME_IDS = """
+SELECT id FROM games WHERE black_user_id = :user
+UNION SELECT id FROM games WHERE white_user_id = :user
+UNION SELECT id FROM games WHERE created_by = :user
+"""
+SQL_ABANDON_USER_GAMES = """
+UPDATE games SET
+    version = version + 1,
+    status = CASE status WHEN 'active' THEN 'finished' ELSE 'cancelled' END,
+    termination = CASE status WHEN 'active' THEN 'abandoned' END,
+    winner = NULL, deadline = NULL, finished_at = :now, updated_at = :now
+WHERE status IN ('pending', 'active') AND (black_user_id = :user OR white_user_id = :user)
+"""
+SQL_FORGET_USER = (
+    "UPDATE games SET black_user_id = NULL WHERE black_user_id = :user",
+    "UPDATE games SET white_user_id = NULL WHERE white_user_id = :user",
+    "UPDATE games SET created_by = NULL WHERE created_by = :user",
+    "DELETE FROM player_stats WHERE user_id = :user",
+)
+SQL_GUILD_SETTINGS = (
+    "SELECT default_rule, turn_seconds, board_style FROM guild_settings WHERE guild_id = ?"
+)
+SQL_GUILD_CHANNELS = "SELECT channel_id FROM guild_allowed_channels WHERE guild_id = ?"
+SQL_SAVE_GUILD_SETTINGS = """
+INSERT INTO guild_settings (guild_id, default_rule, turn_seconds, board_style, updated_at)
+VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (guild_id) DO UPDATE SET default_rule = excluded.default_rule,
+    turn_seconds = excluded.turn_seconds, board_style = excluded.board_style,
+    updated_at = excluded.updated_at
+"""
+SQL_CLEAR_GUILD_CHANNELS = "DELETE FROM guild_allowed_channels WHERE guild_id = ?"
+SQL_ADD_GUILD_CHANNEL = "INSERT INTO guild_allowed_channels (guild_id, channel_id) VALUES (?, ?)"
+
+# The queries the bot runs on hot paths, with example parameters; tests check their plans.
+INDEXED_QUERIES: dict[str, tuple[str, Sequence[Any] | dict[str, Any]]] = {
+    "game by id": (SQL_GET_GAME, (1,)),
+    "open game of a channel": (SQL_OPEN_GAME_IN_CHANNEL, (1,)),
+    "games to resume": (SQL_OPEN_GAMES, ()),
+    "due deadlines": (SQL_GAMES_DUE, (0,)),
+    "moves of a game": (SQL_GAME_MOVES, (1,)),
+    "a player's recent games": (
+        SQL_USER_GAMES,
+        {"user": 1, "before": 10, "guild": None, "limit": 10},
+    ),
+    "a player's stats": (SQL_PLAYER_STATS, (0, "gomoku", 1)),
+    "a leaderboard": (SQL_LEADERBOARD, (0, "gomoku", 10, 0)),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Opening
+
+
+async def _scalar(db: _Db, sql: str) -> Any:
+    rows = list(await db.execute_fetchall(sql))
+    return rows[0][0]
+
+
+async def _check_identity(db: _Db, path: Path) -> int:
+    """The file's schema version, or raise if the file is not ours. Reads only."""
+    try:
+        application_id = await _scalar(db, "PRAGMA application_id")
+        version = await _scalar(db, "PRAGMA user_version")
+        objects = await _scalar(db, "SELECT count(*) FROM sqlite_schema")
+    except sqlite3.DatabaseError as error:  # "file is not a database", encrypted, ...
+        raise ForeignDatabaseError(path, str(error)) from error
+    if application_id == APPLICATION_ID:
+        if version > LATEST_VERSION:
+            raise DatabaseTooNewError(path, version, LATEST_VERSION)
+        return int(version)
+    if application_id == 0 and version == 0 and objects == 0:
+        return 0  # an empty database: ours to initialize
+    raise ForeignDatabaseError(
+        path, f"application_id={application_id:#x} user_version={version} objects={objects}"
+    )
+
+
+async def _migrate(db: _Db, path: Path) -> None:
+    """Apply the missing migrations, one transaction each. The version is read again inside
+    each transaction, so two processes opening a fresh file at once cannot both apply a step."""
+    while True:
+        await db.execute_fetchall("BEGIN IMMEDIATE")
+        try:
+            version = await _scalar(db, "PRAGMA user_version")
+            if version > LATEST_VERSION:
+                raise DatabaseTooNewError(path, version, LATEST_VERSION)
+            if version < LATEST_VERSION:
+                migration = MIGRATIONS[version]
+                for statement in migration.statements:
+                    await db.execute_fetchall(statement)
+                await db.execute_fetchall(f"PRAGMA user_version = {migration.version}")
+            await db.execute_fetchall("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                await db.execute_fetchall("ROLLBACK")
+            raise
+        if version == LATEST_VERSION:
+            return
+
+
+# --------------------------------------------------------------------------------------------
+# The repository
+
+
+class SqliteGameRepository:
+    """The durable ``GameRepository``. Open with ``async with SqliteGameRepository.open(p)``
+    (or ``await SqliteGameRepository.connect(p)`` … ``await repo.close()``)."""
+
+    def __init__(self, db: _Db, path: Path, clock: Callable[[], datetime]) -> None:
+        """Use ``open``/``connect``; this only wires an already prepared connection."""
+        self._db = db
+        self._path = path
+        self._clock = clock
+        self._lock = asyncio.Lock()
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self._path
+
+    @classmethod
+    async def connect(
+        cls,
+        path: str | PathLike[str],
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        synchronous: Literal["FULL", "NORMAL"] = "FULL",
+    ) -> Self:
+        """Open (creating or upgrading) the database at ``path``.
+
+        Raises:
+            ForeignDatabaseError: the file is not ours (it is left untouched).
+            DatabaseTooNewError: a newer version of the bot wrote it (left untouched).
+        """
+        path = Path(path)
+        if path.exists() and not path.is_file():
+            raise ForeignDatabaseError(path, "not a regular file")
+        db = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            # Connection settings write nothing; the identity check reads only. The journal
+            # mode is the first write to the file, so it waits until the file is known ours.
+            await db.execute_fetchall("PRAGMA busy_timeout = 5000")
+            await db.execute_fetchall("PRAGMA foreign_keys = ON")
+            await _check_identity(db, path)
+            await db.execute_fetchall("PRAGMA journal_mode = WAL")
+            await db.execute_fetchall(f"PRAGMA synchronous = {synchronous}")
+            await _migrate(db, path)
+        except BaseException:
+            await db.close()
+            raise
+        return cls(db, path, clock)
+
+    @classmethod
+    @asynccontextmanager
+    async def open(
+        cls,
+        path: str | PathLike[str],
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        synchronous: Literal["FULL", "NORMAL"] = "FULL",
+    ) -> AsyncIterator[Self]:
+        """``connect`` as an async context manager that closes the repository on exit."""
+        repo = await cls.connect(path, clock=clock, synchronous=synchronous)
+        try:
+            yield repo
+        finally:
+            await repo.close()
+
+    async def close(self) -> None:
+        """Wait for running operations, then close the connection."""
+        async with self._lock:
+            await self._db.close()
+
+    # --- plumbing -----------------------------------------------------------------------
+
+    async def _transaction(self, work: Callable[[_Db], Awaitable[_T]], *, write: bool) -> _T:
+        async with self._lock:
+            db = self._db
+            await db.execute_fetchall("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                result = await work(db)
+                await db.execute_fetchall("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    await db.execute_fetchall("ROLLBACK")
+                raise
+            return result
+
+    async def _run(self, work: Callable[[_Db], Awaitable[_T]], *, write: bool = True) -> _T:
+        # Shielded: if the caller is cancelled, the transaction still ends cleanly.
+        return await asyncio.shield(self._transaction(work, write=write))
+
+    def _now(self) -> int:
+        now = _to_db_time(self._clock())
+        assert now is not None
+        return now
+
+    @staticmethod
+    async def _rows(db: _Db, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
+        return list(await db.execute_fetchall(sql, params))
+
+    async def _cas_failed(self, db: _Db, game_id: int, expected_version: int) -> GameRecord:
+        """Why a compare-and-set matched no row: raise the matching error, or return the
+        game when version and existence were fine (the caller then checks status/order)."""
+        rows = await self._rows(db, SQL_GET_GAME, (game_id,))
+        if not rows:
+            raise GameNotFoundError(game_id)
+        game = _game(rows[0])
+        if game.version != expected_version:
+            raise VersionConflictError(game_id, expected_version, game.version)
+        return game
+
+    # --- games --------------------------------------------------------------------------
+
+    async def create_game(self, new: NewGame) -> GameRecord:
+        """Store a new game or challenge (see ``GameRepository.create_game``)."""
+
+        async def work(db: _Db) -> GameRecord:
+            now = self._now()
+            params = (
+                new.guild_id,
+                new.channel_id,
+                new.game.value,
+                new.width,
+                new.height,
+                new.rule.value,
+                new.black.user_id,
+                new.black.level,
+                new.white.user_id,
+                new.white.level,
+                new.status.value,
+                int(new.rated),
+                _to_db_time(new.deadline),
+                new.turn_seconds,
+                new.created_by,
+                now,
+                now,
+            )
+            try:
+                rows = await self._rows(db, SQL_INSERT_GAME, params)
+            except sqlite3.IntegrityError as error:
+                existing = await self._rows(db, SQL_OPEN_GAME_IN_CHANNEL, (new.channel_id,))
+                if not existing:
+                    raise
+                raise ChannelBusyError(new.channel_id, existing[0][0]) from error
+            return _game(rows[0])
+
+        return await self._run(work)
+
+    async def get_game(self, game_id: int) -> GameRecord:
+        """The game with this id."""
+
+        async def work(db: _Db) -> GameRecord:
+            rows = await self._rows(db, SQL_GET_GAME, (game_id,))
+            if not rows:
+                raise GameNotFoundError(game_id)
+            return _game(rows[0])
+
+        return await self._run(work, write=False)
+
+    async def load_game(self, game_id: int) -> GameSnapshot:
+        """The game and its live moves, read in one transaction."""
+
+        async def work(db: _Db) -> GameSnapshot:
+            rows = await self._rows(db, SQL_GET_GAME, (game_id,))
+            if not rows:
+                raise GameNotFoundError(game_id)
+            game = _game(rows[0])
+            history = [_move(row) for row in await self._rows(db, SQL_GAME_MOVES, (game_id,))]
+            return GameSnapshot(game, live_moves(history, game.ply))
+
+        return await self._run(work, write=False)
+
+    async def open_game_in_channel(self, channel_id: int) -> GameRecord | None:
+        """The pending or active game of a channel, if any."""
+
+        async def work(db: _Db) -> GameRecord | None:
+            rows = await self._rows(db, SQL_OPEN_GAME_IN_CHANNEL, (channel_id,))
+            return _game(rows[0]) if rows else None
+
+        return await self._run(work, write=False)
+
+    async def open_games(self) -> list[GameRecord]:
+        """Every pending or active game, oldest first."""
+
+        async def work(db: _Db) -> list[GameRecord]:
+            return [_game(row) for row in await self._rows(db, SQL_OPEN_GAMES)]
+
+        return await self._run(work, write=False)
+
+    async def games_due(self, now: datetime) -> list[GameRecord]:
+        """Open games whose deadline is at or before ``now``."""
+
+        async def work(db: _Db) -> list[GameRecord]:
+            rows = await self._rows(db, SQL_GAMES_DUE, (_to_db_time(now),))
+            return [_game(row) for row in rows]
+
+        return await self._run(work, write=False)
+
+    async def _cas(
+        self,
+        db: _Db,
+        sql: str,
+        game_id: int,
+        expected_version: int,
+        params: dict[str, Any],
+        allowed: Iterable[GameStatus],
+    ) -> GameRecord:
+        """Run a compare-and-set UPDATE … RETURNING; on no match raise the precise error."""
+        rows = await self._rows(db, sql, {"id": game_id, "version": expected_version, **params})
+        if rows:
+            return _game(rows[0])
+        game = await self._cas_failed(db, game_id, expected_version)
+        if game.status not in allowed:
+            raise InvalidStatusError(game_id, game.status)
+        raise AssertionError(f"compare-and-set on game {game_id} matched nothing")
+
+    async def accept_challenge(
+        self, game_id: int, expected_version: int, *, deadline: datetime | None = None
+    ) -> GameRecord:
+        """PENDING -> ACTIVE."""
+        params = {"deadline": _to_db_time(deadline), "now": self._now()}
+
+        async def work(db: _Db) -> GameRecord:
+            return await self._cas(
+                db, SQL_ACCEPT, game_id, expected_version, params, [GameStatus.PENDING]
+            )
+
+        return await self._run(work)
+
+    async def close_challenge(
+        self, game_id: int, expected_version: int, status: GameStatus
+    ) -> GameRecord:
+        """PENDING -> DECLINED, CANCELLED or EXPIRED."""
+        if status not in CHALLENGE_CLOSINGS:
+            raise ValueError(f"a challenge closes as declined, cancelled or expired, not {status}")
+        params = {"status": status.value, "now": self._now()}
+
+        async def work(db: _Db) -> GameRecord:
+            return await self._cas(
+                db, SQL_CLOSE_CHALLENGE, game_id, expected_version, params, [GameStatus.PENDING]
+            )
+
+        return await self._run(work)
+
+    async def append_move(
+        self,
+        game_id: int,
+        expected_version: int,
+        point: Point,
+        color: Color,
+        *,
+        deadline: datetime | None = None,
+        outcome: Outcome | None = None,
+    ) -> GameRecord:
+        """Append a stone (compare-and-set); a final move finishes the game atomically."""
+        now = self._now()
+        finished = outcome is not None
+        params = {
+            "deadline": None if finished else _to_db_time(deadline),
+            "now": now,
+            "status": GameStatus.FINISHED.value if finished else GameStatus.ACTIVE.value,
+            "termination": outcome.termination.value if outcome else None,
+            "winner": outcome.winner.value if outcome and outcome.winner else None,
+            "finished_at": now if finished else None,
+            "parity": 0 if color is Color.BLACK else 1,
+        }
+
+        async def work(db: _Db) -> GameRecord:
+            rows = await self._rows(
+                db, SQL_APPEND_MOVE, {"id": game_id, "version": expected_version, **params}
+            )
+            if not rows:
+                game = await self._cas_failed(db, game_id, expected_version)
+                if game.status is not GameStatus.ACTIVE:
+                    raise InvalidStatusError(game_id, game.status)
+                raise MoveOrderError(game_id, game.ply, "colour")
+            game = _game(rows[0])
+            await self._rows(
+                db,
+                SQL_INSERT_MOVE,
+                (game_id, game.ply - 1, point.x, point.y, color.value, now, game.version),
+            )
+            if finished:
+                await self._rate(db, game)
+            return game
+
+        return await self._run(work)
+
+    async def take_back(
+        self,
+        game_id: int,
+        expected_version: int,
+        count: int = 1,
+        *,
+        deadline: datetime | None = None,
+    ) -> GameRecord:
+        """Take back the last ``count`` moves (compare-and-set); rows stay in the history."""
+        now = self._now()
+        params = {"count": count, "deadline": _to_db_time(deadline), "now": now}
+
+        async def work(db: _Db) -> GameRecord:
+            if count < 1:
+                game = await self._cas_failed(db, game_id, expected_version)
+                raise MoveOrderError(game_id, game.ply, "takeback")
+            rows = await self._rows(
+                db, SQL_TAKE_BACK, {"id": game_id, "version": expected_version, **params}
+            )
+            if not rows:
+                game = await self._cas_failed(db, game_id, expected_version)
+                if game.status is not GameStatus.ACTIVE:
+                    raise InvalidStatusError(game_id, game.status)
+                raise MoveOrderError(game_id, game.ply, "takeback")
+            game = _game(rows[0])
+            await self._rows(
+                db, SQL_INSERT_TAKEBACK, (game_id, game.version, game.ply + count, game.ply, now)
+            )
+            return game
+
+        return await self._run(work)
+
+    async def finish_game(
+        self, game_id: int, expected_version: int, outcome: Outcome
+    ) -> GameRecord:
+        """End an active game without a move; rated games update ratings atomically."""
+        params = {
+            "termination": outcome.termination.value,
+            "winner": outcome.winner.value if outcome.winner else None,
+            "now": self._now(),
+        }
+
+        async def work(db: _Db) -> GameRecord:
+            game = await self._cas(
+                db, SQL_FINISH, game_id, expected_version, params, [GameStatus.ACTIVE]
+            )
+            await self._rate(db, game)
+            return game
+
+        return await self._run(work)
+
+    async def _rate(self, db: _Db, game: GameRecord) -> None:
+        """Update ratings and statistics for a game that just finished (if it counts)."""
+        outcome = game.outcome
+        black, white = game.black.user_id, game.white.user_id
+        if not game.rated or outcome is None or outcome.termination is Termination.ABANDONED:
+            return
+        if black is None or white is None:
+            return  # a seat was deleted on request; nobody left to rate
+        finished_at = game.finished_at or game.updated_at
+        scopes = [_OVERALL] if game.guild_id is None else [_OVERALL, game.guild_id]
+        for scope in scopes:
+            guild = None if scope == _OVERALL else scope
+            before = []
+            for user in (black, white):
+                rows = await self._rows(db, SQL_PLAYER_STATS, (scope, game.game.value, user))
+                before.append(_stats(rows[0]) if rows else new_stats(user, game.game, guild))
+            for stats in rate_game(before[0], before[1], outcome.winner, finished_at):
+                await self._rows(
+                    db,
+                    SQL_UPSERT_STATS,
+                    (
+                        scope,
+                        stats.game.value,
+                        stats.user_id,
+                        stats.mu,
+                        stats.sigma,
+                        stats.wins_black,
+                        stats.wins_white,
+                        stats.losses_black,
+                        stats.losses_white,
+                        stats.draws_black,
+                        stats.draws_white,
+                        stats.streak,
+                        stats.best_streak,
+                        _to_db_time(stats.updated_at),
+                        stats.ordinal,
+                    ),
+                )
+
+    async def set_deadline(
+        self, game_id: int, expected_version: int, deadline: datetime | None
+    ) -> GameRecord:
+        """Move an open game's deadline and clear the warning flag."""
+        params = {"deadline": _to_db_time(deadline), "now": self._now()}
+
+        async def work(db: _Db) -> GameRecord:
+            return await self._cas(
+                db,
+                SQL_SET_DEADLINE,
+                game_id,
+                expected_version,
+                params,
+                [GameStatus.PENDING, GameStatus.ACTIVE],
+            )
+
+        return await self._run(work)
+
+    async def mark_warning_sent(self, game_id: int, expected_version: int) -> None:
+        """Record this turn's low-time warning (version unchanged)."""
+
+        async def work(db: _Db) -> None:
+            rows = await self._rows(
+                db, SQL_MARK_WARNING, {"id": game_id, "version": expected_version}
+            )
+            if not rows:
+                game = await self._cas_failed(db, game_id, expected_version)
+                raise InvalidStatusError(game_id, game.status)
+
+        await self._run(work)
+
+    async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
+        """Remember the message showing the game (version unchanged)."""
+
+        async def work(db: _Db) -> None:
+            if not await self._rows(db, SQL_SET_MESSAGE, (channel_id, message_id, game_id)):
+                raise GameNotFoundError(game_id)
+
+        await self._run(work)
+
+    async def move_history(self, game_id: int) -> list[MoveRecord]:
+        """Every move row of the game in write order, taken back or not."""
+
+        async def work(db: _Db) -> list[MoveRecord]:
+            if not await self._rows(db, SQL_GET_GAME, (game_id,)):
+                raise GameNotFoundError(game_id)
+            return [_move(row) for row in await self._rows(db, SQL_GAME_MOVES, (game_id,))]
+
+        return await self._run(work, write=False)
+
+    # --- players ------------------------------------------------------------------------
+
+    async def user_games(
+        self,
+        user_id: int,
+        *,
+        guild_id: int | None = None,
+        limit: int = 20,
+        before_id: int | None = None,
+    ) -> list[GameRecord]:
+        """A user's finished games, newest first, ``limit`` per page."""
+        params = {
+            "user": user_id,
+            "guild": guild_id,
+            "limit": limit,
+            "before": _NO_ID_LIMIT if before_id is None else before_id,
+        }
+
+        async def work(db: _Db) -> list[GameRecord]:
+            return [_game(row) for row in await self._rows(db, SQL_USER_GAMES, params)]
+
+        return await self._run(work, write=False)
+
+    async def player_stats(
+        self, user_id: int, game: Game = Game.GOMOKU, *, guild_id: int | None = None
+    ) -> PlayerStats | None:
+        """Rating and record in rated games of ``game``."""
+        scope = _OVERALL if guild_id is None else guild_id
+
+        async def work(db: _Db) -> PlayerStats | None:
+            rows = await self._rows(db, SQL_PLAYER_STATS, (scope, game.value, user_id))
+            return _stats(rows[0]) if rows else None
+
+        return await self._run(work, write=False)
+
+    async def leaderboard(
+        self,
+        game: Game = Game.GOMOKU,
+        *,
+        guild_id: int | None = None,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> list[PlayerStats]:
+        """Players by ordinal, best first."""
+        scope = _OVERALL if guild_id is None else guild_id
+
+        async def work(db: _Db) -> list[PlayerStats]:
+            rows = await self._rows(db, SQL_LEADERBOARD, (scope, game.value, limit, offset))
+            return [_stats(row) for row in rows]
+
+        return await self._run(work, write=False)
+
+    async def delete_user_data(self, user_id: int) -> int:
+        """Forget a user (see ``GameRepository.delete_user_data``)."""
+        params = {"user": user_id, "now": self._now()}
+
+        async def work(db: _Db) -> int:
+            touched = len(await self._rows(db, SQL_USER_GAME_IDS, {"user": user_id}))
+            await self._rows(db, SQL_ABANDON_USER_GAMES, params)
+            for sql in SQL_FORGET_USER:
+                await self._rows(db, sql, {"user": user_id})
+            return touched
+
+        return await self._run(work)
+
+    # --- guilds -------------------------------------------------------------------------
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        """The guild's settings, defaults if never saved."""
+
+        async def work(db: _Db) -> GuildSettings:
+            rows = await self._rows(db, SQL_GUILD_SETTINGS, (guild_id,))
+            if not rows:
+                return GuildSettings(guild_id)
+            channels = await self._rows(db, SQL_GUILD_CHANNELS, (guild_id,))
+            return GuildSettings(
+                guild_id=guild_id,
+                default_rule=Rule(rows[0][0]),
+                turn_seconds=rows[0][1],
+                board_style=rows[0][2],
+                allowed_channel_ids=frozenset(row[0] for row in channels),
+            )
+
+        return await self._run(work, write=False)
+
+    async def save_guild_settings(self, settings: GuildSettings) -> None:
+        """Replace the guild's settings."""
+        params = (
+            settings.guild_id,
+            settings.default_rule.value,
+            settings.turn_seconds,
+            settings.board_style,
+            self._now(),
+        )
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_SAVE_GUILD_SETTINGS, params)
+            await self._rows(db, SQL_CLEAR_GUILD_CHANNELS, (settings.guild_id,))
+            for channel_id in sorted(settings.allowed_channel_ids):
+                await self._rows(db, SQL_ADD_GUILD_CHANNEL, (settings.guild_id, channel_id))
+
+        await self._run(work)
