@@ -222,7 +222,7 @@ def compact_board(board: Board, *, viewport: int | None = None, forbidden: bool 
             # Swap the spaces around the last move for brackets: " X " -> "[X]".
             i = 1 + 2 * (last.x - view.x0)
             row = row[: i - 1] + "[" + row[i] + "]" + row[i + 2 :]
-        lines.append(f"{y + 1:>2}{row}{y + 1}".rstrip() if not board.gravity else f"  {row}")
+        lines.append(f"{y + 1:>2}{row}{y + 1}" if not board.gravity else f"  {row}".rstrip())
     lines.append(header)
     return "```\n" + "\n".join(lines) + "\n```"
 

@@ -1,0 +1,172 @@
+"""The one table of words players see when something is refused.
+
+``user_message(error)`` turns an engine, service, AI or storage error into a short sentence
+for the player (Discord replies privately with it; the terminal prints it). Errors carry data,
+never prose; this module is the only place that phrases them. Text the user typed is never
+echoed raw: ``quote`` strips what could format, mention or break out of a code span.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Final
+
+from bot.ai import AIError
+from bot.service import (
+    AIFailedError,
+    AIThinkingError,
+    ChallengeExpiredError,
+    ChannelNotAllowedError,
+    GameExistsError,
+    GameNotActiveError,
+    HintNotAllowedError,
+    InvalidOptionError,
+    NoActiveGameError,
+    NoMoveToUndoError,
+    NoSuchGameError,
+    NotAPlayerError,
+    NotChallengedError,
+    NotYourTurnError,
+    NoUndoRequestError,
+    SelfChallengeError,
+    UndoPendingError,
+)
+from engine.errors import (
+    ColumnFullError,
+    FloatingStoneError,
+    ForbiddenMoveError,
+    GameOverError,
+    InvalidPointError,
+    InvalidRecordError,
+    NothingToUndoError,
+    OccupiedPointError,
+    OffBoardError,
+    UnsupportedBoardError,
+)
+from engine.types import Point, column_letter
+from storage.repository import (
+    ChannelBusyError,
+    GameNotFoundError,
+    GameStatus,
+    InvalidStatusError,
+    VersionConflictError,
+)
+
+__all__ = ["GENERIC_MESSAGE", "quote", "user_message"]
+
+GENERIC_MESSAGE: Final = "Something went wrong on our side. The game is unchanged; try again."
+_QUOTE_LIMIT: Final = 24
+
+_FORBIDDEN_SHAPES: Final = {
+    "overline": "an overline (six or more)",
+    "double-four": "a four-four",
+    "double-three": "a three-three",
+}
+
+_STATUS_WORDS: Final = {
+    GameStatus.PENDING: "still waiting for the challenge to be accepted",
+    GameStatus.FINISHED: "already over",
+    GameStatus.DECLINED: "a declined challenge",
+    GameStatus.CANCELLED: "a withdrawn challenge",
+    GameStatus.EXPIRED: "an expired challenge",
+}
+
+_OPTION_NAMES: Final = {
+    "size": "board size",
+    "rule": "rule",
+    "level": "level",
+    "colour": "colour",
+    "column": "column",
+    "turn_time": "turn time (seconds)",
+    "board_style": "board style",
+}
+
+
+def quote(text: str) -> str:
+    """User text made safe to show: printable characters only, no backticks, short, in a
+    code span (so mentions, links and markdown stay inert)."""
+    kept = "".join(
+        ch
+        for ch in text
+        if (ch != "`" and unicodedata.category(ch)[0] not in ("C", "Z")) or ch == " "
+    ).strip()
+    if len(kept) > _QUOTE_LIMIT:
+        kept = kept[: _QUOTE_LIMIT - 1] + "…"
+    return f"`{kept}`" if kept else "that"
+
+
+def _point(point: Point) -> str:
+    return f"**{point}**" if 0 <= point.x < 20 and point.y >= 0 else "That point"
+
+
+def user_message(error: BaseException) -> str | None:
+    """The sentence to show the player for ``error``, or None when it is not the player's
+    doing (the caller logs it and sends ``GENERIC_MESSAGE``)."""
+    match error:
+        # ---- the move itself
+        case InvalidPointError(text=text):
+            return f"{quote(text)} is not a point. Type a column letter and a row number, like h8."
+        case OccupiedPointError(point=point):
+            return f"{_point(point)} is already taken."
+        case OffBoardError():
+            return "That point is off the board."
+        case ColumnFullError(column=column):
+            return f"Column {column + 1} is full."
+        case FloatingStoneError(landing=landing):
+            return (
+                f"Stones drop to the bottom here: column {landing.x + 1} "
+                f"({column_letter(landing.x)}) takes its next stone at **{landing}**."
+            )
+        case ForbiddenMoveError(point=point, reason=reason):
+            shape = _FORBIDDEN_SHAPES.get(reason, reason)
+            return f"{_point(point)} is forbidden for Black under renju: it would make {shape}."
+        case GameOverError():
+            return "This game is already over."
+        case NothingToUndoError() | NoMoveToUndoError():
+            return "You have no move to take back."
+        case UnsupportedBoardError():
+            return "That board is not offered."
+        case InvalidRecordError():
+            return "That game record could not be read."
+        # ---- whose game, whose turn
+        case NoActiveGameError():
+            return "There is no game in this channel. Start one with /gomoku start."
+        case NoSuchGameError():
+            return "That game no longer exists."
+        case GameExistsError() | ChannelBusyError():
+            return "This channel already has a game. Finish it (or resign) first."
+        case GameNotActiveError(status=status) | InvalidStatusError(status=status):
+            return f"That game is {_STATUS_WORDS.get(status, 'not being played')}."
+        case NotAPlayerError():
+            return "You are not playing in this game."
+        case NotYourTurnError():
+            return "It's not your turn."
+        case AIThinkingError():
+            return "The AI is still thinking. Wait for its move."
+        # ---- challenges
+        case ChallengeExpiredError():
+            return "That challenge has expired. Start a new one with /gomoku start."
+        case NotChallengedError():
+            return "Only the challenged player can answer this challenge."
+        case SelfChallengeError():
+            return "You can't challenge yourself. Leave out the opponent to play the AI."
+        case ChannelNotAllowedError():
+            return "Games are not allowed in this channel. Ask an admin where to play."
+        case InvalidOptionError(option=option, allowed=allowed):
+            name = _OPTION_NAMES.get(option, "option")
+            return f"That {name} is not available" + (f" (choose {allowed})." if allowed else ".")
+        # ---- help and takebacks
+        case HintNotAllowedError():
+            return "Hints are off in rated games."
+        case UndoPendingError():
+            return "Your undo request is still waiting for your opponent."
+        case NoUndoRequestError():
+            return "There is no undo request to answer (the game has moved on)."
+        # ---- our side
+        case AIFailedError() | AIError():
+            return "The AI could not move just now. Nothing changed; try again."
+        case VersionConflictError():
+            return "The game changed at that same moment. Look at the board and try again."
+        case GameNotFoundError():
+            return "That game no longer exists."
+    return None

@@ -1,0 +1,612 @@
+"""GameService on the in-memory repository, with in-process AI runners behind the AIRunner seam.
+
+The real process pool is exercised in test_ai.py and test_service_sqlite.py; here the AI is a
+deterministic stand-in so that each test is about the service's own behaviour: turns, races,
+challenges, clocks, undo and the dropping of stale AI moves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bot.ai import AIError, AIMove, AIRequest
+from bot.service import (
+    AIFailedError,
+    AIThinkingError,
+    ChallengeExpired,
+    ChallengeExpiredError,
+    ChannelNotAllowedError,
+    GameEnd,
+    GameExistsError,
+    GameNotActiveError,
+    GameService,
+    HintNotAllowedError,
+    InvalidOptionError,
+    NoActiveGameError,
+    NoMoveToUndoError,
+    NotAPlayerError,
+    NotChallengedError,
+    NotYourTurnError,
+    NoUndoRequestError,
+    SelfChallengeError,
+    TurnWarning,
+    UndoPendingError,
+    UndoRequest,
+    UndoResult,
+)
+from engine.errors import (
+    ColumnFullError,
+    FloatingStoneError,
+    ForbiddenMoveError,
+    OccupiedPointError,
+)
+from engine.types import Color, Game, Point, Rule, Termination
+from storage.memory import InMemoryGameRepository
+from storage.repository import GameStatus, GuildSettings, Player
+
+ALICE, BOB, CAROL = 101, 202, 303
+GUILD, CHANNEL = 9, 77
+
+
+class Clock:
+    """A settable clock shared by the service and the repository."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+class NearestRunner:
+    """Plays the legal move nearest the centre (ties: lowest row, then column)."""
+
+    def __init__(self) -> None:
+        self.calls: list[AIRequest] = []
+        self.gate: asyncio.Event | None = None  # when set up, each search waits for it
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        self.calls.append(request)
+        if self.gate is not None:
+            await self.gate.wait()
+        board = request.board()
+        cx, cy = board.width // 2, board.height // 2
+        point = min(
+            board.legal_moves(), key=lambda p: (max(abs(p.x - cx), abs(p.y - cy)), p.y, p.x)
+        )
+        return AIMove(point, score=0, depth=1, nodes=1, time_ms=0.0)
+
+    async def close(self) -> None:
+        pass
+
+
+class FailingRunner:
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        raise AIError("BrokenProcessPool")
+
+    async def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def repo(clock: Clock) -> InMemoryGameRepository:
+    return InMemoryGameRepository(clock=clock)
+
+
+@pytest.fixture
+def runner() -> NearestRunner:
+    return NearestRunner()
+
+
+@pytest.fixture
+def service(repo: InMemoryGameRepository, runner: NearestRunner, clock: Clock) -> GameService:
+    import random
+
+    return GameService(repo, runner, clock=clock, rng=random.Random(1))
+
+
+async def start_pvp(service: GameService, *, rule: Rule = Rule.FREESTYLE, game: Game = Game.GOMOKU):
+    """Alice (Black) challenges Bob (White), Bob accepts."""
+    view = await service.start(
+        channel_id=CHANNEL,
+        guild_id=GUILD,
+        user_id=ALICE,
+        opponent=BOB,
+        colour="black",
+        rule=rule,
+        game=game,
+    )
+    return await service.accept(view.game_id, BOB)
+
+
+async def play(service: GameService, moves: str, users=(ALICE, BOB)):
+    result = None
+    for i, text in enumerate(moves.split()):
+        result = await service.place(CHANNEL, users[i % 2], Point.parse(text))
+    return result
+
+
+# ---------------------------------------------------------------- against the AI
+
+
+async def test_game_against_the_ai_alternates_user_and_ai(service: GameService) -> None:
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="black")
+    assert view.status is GameStatus.ACTIVE
+    assert not view.is_ai_turn
+    assert view.black == Player.human(ALICE)
+    assert view.white == Player.ai("medium")
+    assert not view.rated
+
+    result = await service.place(CHANNEL, ALICE, Point.parse("a1"))
+    assert result.ai_due
+    reply = await service.ai_reply(result.game.game_id)
+    assert reply is not None
+    assert reply.move.color is Color.WHITE
+    assert reply.move.point == Point(7, 7)  # the stand-in AI takes the centre
+    assert not reply.ai_due
+    assert [str(m.point) for m in reply.game.board.moves] == ["a1", "h8"]
+    # Nothing left for the AI to do.
+    assert await service.ai_reply(result.game.game_id) is None
+
+
+async def test_ai_moves_first_when_the_user_takes_white(service: GameService) -> None:
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
+    assert view.is_ai_turn
+    with pytest.raises(AIThinkingError):
+        await service.place(CHANNEL, ALICE, Point(0, 0))
+    reply = await service.ai_reply(view.game_id)
+    assert reply is not None
+    assert reply.move.color is Color.BLACK
+    assert reply.game.to_move == Player.human(ALICE)
+
+
+async def test_coin_toss_gives_both_colours(repo, runner, clock) -> None:
+    import random
+
+    seen = set()
+    for seed in range(12):
+        service = GameService(repo, runner, clock=clock, rng=random.Random(seed))
+        view = await service.start(channel_id=1000 + seed, guild_id=GUILD, user_id=ALICE)
+        seen.add(view.color_of(ALICE))
+    assert seen == {Color.BLACK, Color.WHITE}
+
+
+async def test_concurrent_ai_replies_share_one_search(service: GameService, runner) -> None:
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
+    runner.gate = asyncio.Event()
+    first = asyncio.create_task(service.ai_reply(view.game_id))
+    second = asyncio.create_task(service.ai_reply(view.game_id))
+    await asyncio.sleep(0)
+    runner.gate.set()
+    results = await asyncio.gather(first, second)
+    assert len(runner.calls) == 1
+    assert results[0] is results[1]
+    assert len((await service.board(CHANNEL)).board.moves) == 1
+
+
+async def test_ai_move_is_dropped_when_the_game_changed_while_it_thought(
+    service: GameService, runner
+) -> None:
+    await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="black")
+    result = await service.place(CHANNEL, ALICE, Point.parse("h8"))
+    runner.gate = asyncio.Event()
+    thinking = asyncio.create_task(service.ai_reply(result.game.game_id))
+    await asyncio.sleep(0)
+    undone = await service.undo(CHANNEL, ALICE)  # takes back h8 while the AI searches
+    assert isinstance(undone, UndoResult)
+    assert [str(m.point) for m in undone.undone] == ["h8"]
+    runner.gate.set()
+    assert await thinking is None
+    view = await service.board(CHANNEL)
+    assert view.board.moves == ()
+    assert view.version == undone.game.version
+
+
+async def test_ai_move_is_dropped_after_resign(service: GameService, runner) -> None:
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
+    runner.gate = asyncio.Event()
+    thinking = asyncio.create_task(service.ai_reply(view.game_id))
+    await asyncio.sleep(0)
+    end = await service.resign(CHANNEL, ALICE)
+    runner.gate.set()
+    assert await thinking is None
+    assert end.game.outcome is not None
+    assert end.game.outcome.termination is Termination.RESIGN
+    assert end.game.winner == Player.ai("medium")
+    assert end.game.board.moves == ()
+
+
+async def test_failing_ai_leaves_the_game_as_it_was(repo, clock) -> None:
+    service = GameService(repo, FailingRunner(), clock=clock)
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
+    with pytest.raises(AIFailedError):
+        await service.ai_reply(view.game_id)
+    after = await service.board(CHANNEL)
+    assert after.version == view.version
+    assert after.is_ai_turn
+
+
+async def test_undo_against_the_ai_takes_back_the_pair(service: GameService) -> None:
+    await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="black")
+    with pytest.raises(NoMoveToUndoError):
+        await service.undo(CHANNEL, ALICE)
+    for text in ("a1", "b2"):
+        result = await service.place(CHANNEL, ALICE, Point.parse(text))
+        await service.ai_reply(result.game.game_id)
+    undone = await service.undo(CHANNEL, ALICE)
+    assert isinstance(undone, UndoResult)
+    assert [m.color for m in undone.undone] == [Color.WHITE, Color.BLACK]
+    assert undone.undone[1].point == Point.parse("b2")
+    assert len(undone.game.board.moves) == 2
+    assert undone.game.board.to_move is Color.BLACK
+
+
+async def test_resume_makes_the_due_ai_move_after_a_restart(repo, runner, clock) -> None:
+    before = GameService(repo, runner, clock=clock)
+    view = await before.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
+    assert view.is_ai_turn
+    # The process "dies" here; a new service on the same store carries on.
+    after = GameService(repo, NearestRunner(), clock=clock)
+    made = await after.resume()
+    assert [r.game.game_id for r in made] == [view.game_id]
+    assert made[0].move.color is Color.BLACK
+    assert await after.resume() == []
+
+
+async def test_hint_for_a_game_against_the_ai(service: GameService) -> None:
+    await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="black")
+    hint = await service.hint(CHANNEL, ALICE)
+    assert hint.point == Point(7, 7)
+    assert hint.game.board.moves == ()  # a hint changes nothing
+
+
+async def test_hint_is_refused_in_rated_games(service: GameService) -> None:
+    await start_pvp(service)
+    with pytest.raises(HintNotAllowedError):
+        await service.hint(CHANNEL, ALICE)
+    with pytest.raises(NotYourTurnError):
+        await service.hint(CHANNEL, BOB)
+
+
+# ---------------------------------------------------------------- challenges and turns
+
+
+async def test_challenge_accepted_and_won_updates_ratings(service: GameService) -> None:
+    pending = await service.start(
+        channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB, colour="black"
+    )
+    assert pending.status is GameStatus.PENDING
+    assert pending.challenger == ALICE
+    assert pending.challenged == BOB
+    with pytest.raises(GameNotActiveError):
+        await service.place(CHANNEL, ALICE, Point(7, 7))
+    with pytest.raises(NotChallengedError):
+        await service.accept(pending.game_id, ALICE)
+    with pytest.raises(NotChallengedError):
+        await service.accept(pending.game_id, CAROL)
+    active = await service.accept(pending.game_id, BOB)
+    assert active.status is GameStatus.ACTIVE
+    assert active.rated
+
+    result = await play(service, "h8 a1 h9 a2 h10 a3 h11 a4 h12")
+    assert result is not None
+    assert result.finished
+    assert result.game.outcome is not None
+    assert result.game.outcome.termination is Termination.FIVE
+    assert result.game.winner == Player.human(ALICE)
+    assert set(result.game.board.winning_line) == {Point(7, y) for y in range(7, 12)}
+    changes = {c.user_id: c for c in result.ratings}
+    assert changes[ALICE].after > changes[ALICE].before
+    assert changes[BOB].after < changes[BOB].before
+    stats = await service.stats(ALICE, guild_id=GUILD)
+    assert stats is not None
+    assert stats.wins == 1
+    board = await service.leaderboard(guild_id=GUILD)
+    assert [s.user_id for s in board] == [ALICE, BOB]
+    # The channel is free again.
+    with pytest.raises(NoActiveGameError):
+        await service.board(CHANNEL)
+
+
+async def test_decline_and_withdraw(service: GameService) -> None:
+    pending = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
+    with pytest.raises(NotChallengedError):
+        await service.decline(pending.game_id, CAROL)
+    end = await service.decline(pending.game_id, BOB)
+    assert end.game.status is GameStatus.DECLINED
+    with pytest.raises(GameNotActiveError):
+        await service.accept(pending.game_id, BOB)
+
+    again = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
+    withdrawn = await service.decline(again.game_id, ALICE)
+    assert withdrawn.game.status is GameStatus.CANCELLED
+
+
+async def test_challenge_expires(service: GameService, clock: Clock) -> None:
+    pending = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
+    clock.advance(9 * 60)
+    assert await service.tick() == []
+    assert await service.next_deadline() == pending.deadline
+    clock.advance(61)
+    with pytest.raises(ChallengeExpiredError):
+        await service.accept(pending.game_id, BOB)
+    events = await service.tick()
+    assert len(events) == 1
+    assert isinstance(events[0], ChallengeExpired)
+    assert events[0].game.status is GameStatus.EXPIRED
+    with pytest.raises(ChallengeExpiredError):
+        await service.accept(pending.game_id, BOB)
+    assert await service.next_deadline() is None
+
+
+async def test_refusals_change_nothing(service: GameService) -> None:
+    with pytest.raises(NoActiveGameError):
+        await service.place(CHANNEL, ALICE, Point(7, 7))
+    with pytest.raises(SelfChallengeError):
+        await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=ALICE)
+    view = await start_pvp(service)
+    with pytest.raises(GameExistsError):
+        await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=CAROL)
+    with pytest.raises(NotYourTurnError):
+        await service.place(CHANNEL, BOB, Point(7, 7))
+    with pytest.raises(NotAPlayerError):
+        await service.place(CHANNEL, CAROL, Point(7, 7))
+    await service.place(CHANNEL, ALICE, Point(7, 7))
+    with pytest.raises(OccupiedPointError):
+        await service.place(CHANNEL, BOB, Point(7, 7))
+    with pytest.raises(NotAPlayerError):
+        await service.resign(CHANNEL, CAROL)
+    after = await service.board(CHANNEL)
+    assert after.version == view.version + 1
+    assert len(after.board.moves) == 1
+
+
+@pytest.mark.parametrize(
+    ("options", "option"),
+    [
+        ({"size": 4}, "size"),
+        ({"size": 21}, "size"),
+        ({"game": Game.CONNECT4, "size": 9}, "size"),
+        ({"game": Game.TICTACTOE, "rule": Rule.RENJU}, "rule"),
+        ({"level": "grandmaster"}, "level"),
+        ({"colour": "green"}, "colour"),
+    ],
+    ids=["size-4", "size-21", "connect4-size", "tictactoe-renju", "level", "colour"],
+)
+async def test_invalid_start_options(service: GameService, options, option) -> None:
+    with pytest.raises(InvalidOptionError) as caught:
+        await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, **options)
+    assert caught.value.option == option
+    with pytest.raises(NoActiveGameError):
+        await service.board(CHANNEL)
+
+
+async def test_renju_forbidden_point_is_refused(service: GameService) -> None:
+    await start_pvp(service, rule=Rule.RENJU)
+    # Black's stones on h8 i8 and h9 i10 (j10 empty): j8 ... a double-three at g9 below.
+    await play(service, "h8 a1 i8 a3 h10 a5 i9 a7")
+    view = await service.board(CHANNEL)
+    forbidden = view.board.forbidden_points()
+    assert forbidden, "the position should hold a forbidden point"
+    with pytest.raises(ForbiddenMoveError):
+        await service.place(CHANNEL, ALICE, forbidden[0])
+    assert (await service.board(CHANNEL)).version == view.version
+
+
+async def test_gravity_games_drop_and_refuse_floating_stones(service: GameService) -> None:
+    await start_pvp(service, game=Game.CONNECT4)
+    result = await service.drop(CHANNEL, ALICE, 3)
+    assert result.move.point == Point(3, 0)
+    with pytest.raises(FloatingStoneError):
+        await service.place(CHANNEL, BOB, Point(4, 3))
+    result = await service.place(CHANNEL, BOB, Point(3, 1))
+    assert result.move.color is Color.WHITE
+    for i in range(4):
+        await service.drop(CHANNEL, (ALICE, BOB)[i % 2], 3)
+    with pytest.raises(ColumnFullError):
+        await service.drop(CHANNEL, ALICE, 3)
+
+
+async def test_two_places_at_once_exactly_one_counts(service: GameService) -> None:
+    view = await start_pvp(service)
+    results = await asyncio.gather(
+        service.place(CHANNEL, ALICE, Point.parse("h8")),
+        service.place(CHANNEL, ALICE, Point.parse("h9")),
+        return_exceptions=True,
+    )
+    errors = [r for r in results if isinstance(r, BaseException)]
+    assert len(errors) == 1
+    assert isinstance(errors[0], NotYourTurnError)
+    after = await service.board(CHANNEL)
+    assert len(after.board.moves) == 1
+    assert after.version == view.version + 1
+
+
+async def test_same_point_at_once_in_a_hot_seat_game(service: GameService) -> None:
+    await service.start_local(
+        channel_id=CHANNEL, black=Player.human(ALICE), white=Player.human(ALICE)
+    )
+    results = await asyncio.gather(
+        service.place(CHANNEL, ALICE, Point.parse("h8")),
+        service.place(CHANNEL, ALICE, Point.parse("h8")),
+        return_exceptions=True,
+    )
+    errors = [r for r in results if isinstance(r, BaseException)]
+    assert [type(e) for e in errors] == [OccupiedPointError]
+    assert len((await service.board(CHANNEL)).board.moves) == 1
+
+
+async def test_stale_button_does_not_act_on_a_newer_game(service: GameService) -> None:
+    old = await start_pvp(service)
+    await service.resign(CHANNEL, BOB)
+    await start_pvp(service)
+    with pytest.raises(GameNotActiveError):
+        await service.place(CHANNEL, ALICE, Point(7, 7), game_id=old.game_id)
+    with pytest.raises(GameNotActiveError):
+        await service.resign(CHANNEL, ALICE, game_id=old.game_id)
+
+
+async def test_resign_finishes_a_rated_game(service: GameService) -> None:
+    await start_pvp(service)
+    end = await service.resign(CHANNEL, BOB)
+    assert isinstance(end, GameEnd)
+    assert end.game.winner == Player.human(ALICE)
+    assert {c.user_id for c in end.ratings} == {ALICE, BOB}
+
+
+# ---------------------------------------------------------------- undo between people
+
+
+async def test_undo_between_people_needs_consent(service: GameService) -> None:
+    await start_pvp(service)
+    await play(service, "h8 i9 h9")
+    request = await service.undo(CHANNEL, BOB)  # Bob's i9 and Alice's h9 after it
+    assert isinstance(request, UndoRequest)
+    assert (request.requester, request.responder, request.moves) == (BOB, ALICE, 2)
+    with pytest.raises(UndoPendingError):
+        await service.undo(CHANNEL, BOB)
+    with pytest.raises(NotAPlayerError):
+        await service.answer_undo(request.game.game_id, BOB, accept=True)
+    result = await service.answer_undo(request.game.game_id, ALICE, accept=True)
+    assert result is not None
+    assert [str(m.point) for m in result.game.board.moves] == ["h8"]
+    with pytest.raises(NoUndoRequestError):
+        await service.answer_undo(request.game.game_id, ALICE, accept=True)
+
+
+async def test_undo_request_goes_stale_when_a_move_is_made(service: GameService) -> None:
+    await start_pvp(service)
+    await play(service, "h8")
+    request = await service.undo(CHANNEL, ALICE)
+    assert isinstance(request, UndoRequest)
+    await service.place(CHANNEL, BOB, Point.parse("i9"))
+    with pytest.raises(NoUndoRequestError):
+        await service.answer_undo(request.game.game_id, BOB, accept=True)
+
+
+async def test_undo_request_declined(service: GameService) -> None:
+    await start_pvp(service)
+    await play(service, "h8")
+    request = await service.undo(CHANNEL, ALICE)
+    assert isinstance(request, UndoRequest)
+    assert await service.answer_undo(request.game.game_id, BOB, accept=False) is None
+    assert len((await service.board(CHANNEL)).board.moves) == 1
+
+
+# ---------------------------------------------------------------- clocks
+
+
+async def test_turn_clock_warns_at_80_percent_then_ends_the_game(
+    service: GameService, repo: InMemoryGameRepository, clock: Clock
+) -> None:
+    await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=100))
+    view = await start_pvp(service)
+    assert view.deadline == clock.now + timedelta(seconds=100)
+    clock.advance(79)
+    assert await service.tick() == []
+    clock.advance(2)
+    events = await service.tick()
+    assert len(events) == 1
+    assert isinstance(events[0], TurnWarning)
+    assert events[0].user_id == ALICE
+    assert await service.tick() == []  # warned once
+    # A move restarts the clock for the other player.
+    await service.place(CHANNEL, ALICE, Point(7, 7))
+    clock.advance(99)
+    assert [type(e) for e in await service.tick()] == [TurnWarning]
+    clock.advance(1)
+    events = await service.tick()
+    assert len(events) == 1
+    end = events[0]
+    assert isinstance(end, GameEnd)
+    assert end.game.outcome is not None
+    assert end.game.outcome.termination is Termination.TIMEOUT
+    assert end.game.winner == Player.human(ALICE)
+    assert {c.user_id for c in end.ratings} == {ALICE, BOB}
+    assert await service.tick() == []
+
+
+async def test_the_ai_has_no_clock(service, repo, clock) -> None:
+    await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=60))
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
+    assert view.deadline is None
+    reply = await service.ai_reply(view.game_id)
+    assert reply is not None
+    assert reply.game.deadline == clock.now + timedelta(seconds=60)
+
+
+# ---------------------------------------------------------------- reading, export, settings
+
+
+async def test_export_holds_every_move(service: GameService) -> None:
+    await start_pvp(service)
+    await play(service, "h8 i9 h9")
+    export = await service.export(CHANNEL)
+    assert export.moves == "h8 i9 h9"
+    assert "SZ[15]" in export.sgf
+    assert export.sgf.count(";B[") == 2
+    assert export.sgf.count(";W[") == 1
+    assert export.filename == f"gomoku-{export.game.game_id}.sgf"
+    # A finished game is exported by id.
+    await service.resign(CHANNEL, ALICE)
+    again = await service.export(CHANNEL, game_id=export.game.game_id)
+    assert "RE[W+R]" in again.sgf
+
+
+async def test_suggest_points(service: GameService) -> None:
+    assert await service.suggest_points(CHANNEL, "h") == []
+    await start_pvp(service)
+    await play(service, "h8")
+    near = await service.suggest_points(CHANNEL, "")
+    assert len(near) == 25
+    assert Point.parse("h8") not in near
+    assert all(max(abs(p.x - 7), abs(p.y - 7)) == 1 for p in near[:8])
+    assert {str(p) for p in await service.suggest_points(CHANNEL, "H1")} == {
+        "h1",
+        "h10",
+        "h11",
+        "h12",
+        "h13",
+        "h14",
+        "h15",
+    }
+    assert await service.suggest_points(CHANNEL, "zz") == []
+
+
+async def test_settings_update_and_channel_restriction(service: GameService) -> None:
+    settings = await service.update_settings(
+        GUILD, default_rule=Rule.RENJU, turn_seconds=3600, allowed_channel_ids=[CHANNEL]
+    )
+    assert settings.default_rule is Rule.RENJU
+    assert await service.settings(GUILD) == settings
+    with pytest.raises(ChannelNotAllowedError):
+        await service.start(channel_id=CHANNEL + 1, guild_id=GUILD, user_id=ALICE)
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE)
+    assert view.rule is Rule.RENJU
+    with pytest.raises(InvalidOptionError):
+        await service.update_settings(GUILD, turn_seconds=1)
+    with pytest.raises(InvalidOptionError):
+        await service.update_settings(GUILD, board_style="ascii-art")
+    cleared = await service.update_settings(GUILD, clear_turn_time=True, board_style="compact")
+    assert cleared.turn_seconds is None
+    assert cleared.board_style == "compact"
+    assert cleared.default_rule is Rule.RENJU
+
+
+async def test_message_id_is_remembered(service: GameService) -> None:
+    view = await start_pvp(service)
+    await service.set_message(view.game_id, channel_id=CHANNEL, message_id=555)
+    after = await service.game(view.game_id)
+    assert after.record.message_id == 555
+    assert after.version == view.version
