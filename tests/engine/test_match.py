@@ -1,0 +1,208 @@
+"""The match tool: Elo arithmetic, openings, and real engine subprocesses refereed by it.
+
+The engines here are tiny stand-ins (scripts that speak the protocol through
+``engine.protocol.Brain``) so that the referee is tested without the search's cost; one
+test plays the real ``level:`` engines."""
+
+from __future__ import annotations
+
+import math
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.board import Board
+from engine.match import (
+    EngineSpec,
+    MatchConfig,
+    Verdict,
+    elo_difference,
+    main,
+    parse_engine,
+    run_match,
+)
+from engine.openings import OPENINGS, openings
+from engine.records import from_sgf
+from engine.types import Rule
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_BRAIN = """
+import sys
+sys.path.insert(0, {root!r})
+from engine.pbrain import run
+from engine.protocol import Brain, Thought
+
+def think(board, limits):
+    centre = (board.size - 1) / 2
+    legal = board.legal_moves()
+    best = min(legal, key=lambda p: (abs(p.x - centre) + abs(p.y - centre), p))
+    return Thought(best, 1, 1, 10, 1.0)
+
+run(Brain(think), sys.stdin, sys.stdout)
+"""
+
+_LIAR = """
+import sys, time
+for line in sys.stdin:
+    word = line.split()[0].upper() if line.split() else ""
+    if word in ("START", "RESTART"):
+        print("OK", flush=True)
+    elif word in ("BEGIN", "TURN", "DONE"):
+        {action}
+"""
+
+
+def _standin() -> str:
+    return shlex.join([sys.executable, "-c", _BRAIN.format(root=str(ROOT))])
+
+
+def _liar(action: str) -> str:
+    return shlex.join([sys.executable, "-c", _LIAR.format(action=action)])
+
+
+def _spec(command: str, label: str) -> EngineSpec:
+    return EngineSpec(label, tuple(shlex.split(command)))
+
+
+# -- Elo -------------------------------------------------------------------------------
+
+
+def test_elo_of_known_scores() -> None:
+    assert elo_difference(5, 0, 5)[0] == 0
+    assert elo_difference(3, 0, 1)[0] == pytest.approx(190.85, abs=0.01)  # 75 %
+    _, bar = elo_difference(5, 0, 5)
+    # s = 0.5, sd 0.5, se 0.158, s +- 1.96 se = [0.19, 0.81] -> +-251.8 Elo
+    assert bar == pytest.approx(251.8, abs=0.5)
+    assert elo_difference(4, 0, 0) == (math.inf, math.inf)
+    assert elo_difference(0, 2, 0) == (0.0, 0.0)  # the formula sees no variance in all draws
+
+
+@given(st.integers(0, 50), st.integers(0, 50), st.integers(0, 50))
+def test_elo_is_antisymmetric_and_grows_with_wins(wins: int, draws: int, losses: int) -> None:
+    if wins + draws + losses == 0:
+        return
+    elo, bar = elo_difference(wins, draws, losses)
+    mirrored, mirrored_bar = elo_difference(losses, draws, wins)
+    assert elo == pytest.approx(-mirrored) or (math.isinf(elo) and math.isinf(mirrored))
+    assert bar == pytest.approx(mirrored_bar) or math.isinf(bar)
+    more, _ = elo_difference(wins + 1, draws, losses)
+    assert more > elo or math.isinf(elo)
+
+
+# -- openings --------------------------------------------------------------------------
+
+
+def test_openings_are_legal_short_and_distinct_under_every_rule() -> None:
+    seen = set()
+    for moves in openings(15):
+        assert 3 <= len(moves) <= 4
+        for rule in Rule:
+            board = Board.from_moves(moves, rule=rule)
+            assert board.outcome is None
+        key = frozenset(Board.from_moves(moves).transformed(symmetry).key for symmetry in range(8))
+        assert key not in seen, moves  # no opening is another one turned or mirrored
+        seen.add(key)
+    assert len(seen) == len(OPENINGS)
+
+
+@pytest.mark.parametrize("size", [20, 15, 7, 5])
+def test_openings_fit_the_board(size: int) -> None:
+    found = openings(size)
+    assert len(found) == len(OPENINGS) if size >= 7 else 1 <= len(found) < len(OPENINGS)
+    assert all(point.on_board(size, size) for moves in found for point in moves)
+
+
+# -- matches between real processes -------------------------------------------------------
+
+
+@pytest.mark.timeout(120)
+def test_match_is_deterministic_and_swaps_colours() -> None:
+    specs = (_spec(_standin(), "a"), _spec(_standin(), "b"))
+    config = MatchConfig(size=9, turn_ms=2000)
+    first = run_match(specs, games=4, config=config)
+    second = run_match(specs, games=4, config=config)
+    assert [g.board.moves for g in first.games] == [g.board.moves for g in second.games]
+    assert [g.black for g in first.games] == [0, 1, 0, 1]
+    assert [g.opening for g in first.games] == [0, 0, 1, 1]
+    # Identical engines from the same opening: the same game, so colours decide it.
+    assert first.games[0].board.moves == first.games[1].board.moves
+    for game in first.games:
+        assert game.verdict in (Verdict.FIVE, Verdict.DRAW)
+        if game.verdict is Verdict.FIVE:
+            outcome = game.board.outcome
+            assert outcome is not None
+            assert outcome.winner is not None
+            assert game.winner is not None
+    wins, draws, losses = first.wdl()
+    assert wins == losses  # the pairs cancel
+    assert wins + draws + losses == 4
+    assert first.stats[0].reports == first.stats[0].moves > 0
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("action", "verdict"),
+    [
+        ('print("7,7", flush=True)', Verdict.ILLEGAL),  # the same point again and again
+        ('print("hello", flush=True)', Verdict.ILLEGAL),
+        ('print("99,3", flush=True)', Verdict.ILLEGAL),
+        ('print("ERROR cannot", flush=True)', Verdict.ERROR),
+        ("sys.exit(0)", Verdict.CRASH),
+        ("time.sleep(30)", Verdict.TIMEOUT),
+    ],
+    ids=["occupied", "garbage", "off-board", "error", "crash", "timeout"],
+)
+def test_referee_gives_the_game_to_the_engine_that_behaves(action: str, verdict: Verdict) -> None:
+    specs = (_spec(_liar(action), "liar"), _spec(_standin(), "honest"))
+    config = MatchConfig(size=9, turn_ms=200, grace_ms=300)
+    result = run_match(specs, games=2, config=config)
+    assert [game.verdict for game in result.games] == [verdict, verdict]
+    assert [game.winner for game in result.games] == [1, 1]
+    assert result.wdl() == (0, 0, 2)
+
+
+@pytest.mark.timeout(120)
+def test_command_line_prints_the_score_and_writes_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            *("match", _standin(), _liar('print("hello", flush=True)'), "--games", "2"),
+            *("--size", "9", "--turn-ms", "500", "--sgf", str(tmp_path)),
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "W/D/L 2/0/0" in out
+    assert "Elo +inf" in out
+    records = sorted(tmp_path.glob("*.sgf"))
+    assert len(records) == 2
+    board = from_sgf(records[0].read_text())
+    assert len(board.moves) == len(openings(9)[0])  # the liar failed at once
+
+
+def test_parse_engine() -> None:
+    spec = parse_engine("level:hard", seed=4)
+    assert spec.argv[1:] == ("-m", "engine.pbrain", "--level", "hard", "--seed", "4")
+    assert parse_engine("./pbrain-x --fast 'a b'").argv == ("./pbrain-x", "--fast", "a b")
+    with pytest.raises(ValueError, match="empty"):
+        parse_engine("  ")
+
+
+def test_bad_options_exit_with_2() -> None:
+    assert main(["a", "b", "--size", "21"]) == 2
+
+
+@pytest.mark.timeout(240)
+def test_levels_play_a_real_match() -> None:
+    result = run_match(
+        (parse_engine("level:beginner"), parse_engine("level:easy")),
+        games=2,
+        config=MatchConfig(size=15, turn_ms=5000, grace_ms=5000),
+    )
+    assert all(game.verdict in (Verdict.FIVE, Verdict.DRAW) for game in result.games)
