@@ -205,7 +205,7 @@ class Board:
                 if line is not None and board._outcome is None:
                     board._outcome = Outcome(Termination.FIVE, color)
                     board._winning_line = line
-        if board._outcome is None and board.is_full():
+        if board._outcome is None and (board.is_full() or not board._can_move()):
             board._outcome = Outcome(Termination.DRAW, None)
         return board
 
@@ -394,14 +394,15 @@ class Board:
         if self._outcome is not None:
             raise GameOverError
         self._check_on_board(point)
-        if self[point] is not None:
-            raise OccupiedPointError(point)
         if self._gravity:
+            # In a gravity game a point names its column, so a full column says the most.
             landing = self.landing_point(point.x)
             if landing is None:
                 raise ColumnFullError(point.x)
             if landing != point:
                 raise FloatingStoneError(point, landing)
+        if self[point] is not None:
+            raise OccupiedPointError(point)
         if self._rule is Rule.RENJU and self._to_move is Color.BLACK:
             reason = self.forbidden_reason(point)
             if reason is not None:
@@ -464,8 +465,15 @@ class Board:
         if line is not None:
             self._outcome = Outcome(Termination.FIVE, color)
             self._winning_line = line
-        elif self.is_full():
+        elif self.is_full() or not self._can_move():
             self._outcome = Outcome(Termination.DRAW, None)
+
+    def _can_move(self) -> bool:
+        # Renju can leave Black with only forbidden points on a board that is not full;
+        # with no pass in the game, that ends it as a draw, like a full board.
+        if self._rule is not Rule.RENJU or self._to_move is not Color.BLACK:
+            return True
+        return rules.black_can_move(self._cells, self._width, self._height)
 
     def drop(self, column: int) -> Point:
         """Gravity games: drop the side to move's stone into ``column``; return where it landed.

@@ -19,6 +19,7 @@ __all__ = [
     "DIRECTIONS",
     "EMPTY",
     "WHITE",
+    "black_can_move",
     "forbidden_points",
     "forbidden_reason",
     "winning_run",
@@ -202,6 +203,19 @@ def _black_neighbours(cells: list[int], width: int, height: int, x: int, y: int)
                 if _stone(cells, width, height, x + sign * i * dx, y + sign * i * dy) == BLACK:
                     count += 1
     return count
+
+
+def black_can_move(cells: list[int], width: int, height: int) -> bool:
+    """Whether some empty point is not forbidden for Black (stops at the first one)."""
+    for y in range(height):
+        for x in range(width):
+            if cells[y * width + x] != EMPTY:
+                continue
+            if _black_neighbours(cells, width, height, x, y) < 4:
+                return True
+            if _forbidden(cells, width, height, x, y) is None:
+                return True
+    return False
 
 
 def forbidden_points(cells: list[int], width: int, height: int) -> list[tuple[Point, str]]:

@@ -1,0 +1,114 @@
+"""Slow, definition-by-definition checkers the engine is tested against.
+
+They work on a dict of stones and look at windows of consecutive points, a different
+formulation from the run counting in ``engine.rules``.
+"""
+
+from __future__ import annotations
+
+from engine import Color, Point, Rule
+
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+Stones = dict[Point, Color]
+
+
+def _on(point: Point, width: int, height: int) -> bool:
+    return 0 <= point.x < width and 0 <= point.y < height
+
+
+def _shift(point: Point, d: tuple[int, int], i: int) -> Point:
+    return Point(point.x + d[0] * i, point.y + d[1] * i)
+
+
+def windows(point: Point, length: int, width: int, height: int):
+    """Every window of ``length`` consecutive on-board points containing ``point``."""
+    for d in DIRECTIONS:
+        for start in range(-length + 1, 1):
+            cells = [_shift(point, d, start + i) for i in range(length)]
+            if all(_on(c, width, height) for c in cells):
+                yield d, cells
+
+
+def wins(stones: Stones, point: Point, width: int, height: int, k: int, rule: Rule) -> bool:
+    """Whether the stone on ``point`` completes a winning row, from RULES.md section 1."""
+    color = stones[point]
+    for d, cells in windows(point, k, width, height):
+        if any(stones.get(c) is not color for c in cells):
+            continue
+        before, after = _shift(cells[0], d, -1), _shift(cells[-1], d, 1)
+        longer = stones.get(before) is color or stones.get(after) is color
+        exact_only = rule is Rule.STANDARD or (rule is Rule.RENJU and color is Color.BLACK)
+        if exact_only and longer:
+            continue
+        if rule is Rule.CARO and not longer:
+            opponent = color.opponent
+            if stones.get(before) is opponent and stones.get(after) is opponent:
+                continue
+        return True
+    return False
+
+
+def _exact_five(stones: Stones, point: Point, size: int) -> bool:
+    for d, cells in windows(point, 5, size, size):
+        if all(stones.get(c) is Color.BLACK for c in cells):
+            ends = (_shift(cells[0], d, -1), _shift(cells[-1], d, 1))
+            if all(stones.get(e) is not Color.BLACK for e in ends):
+                return True
+    return False
+
+
+def forbidden(stones: Stones, point: Point, size: int) -> str | None:
+    """RULES.md section 2.2, clause by clause, for a black stone on the empty ``point``."""
+    stones = {**stones, point: Color.BLACK}
+    if _exact_five(stones, point, size):
+        return None
+    for _, cells in windows(point, 6, size, size):
+        if all(stones.get(c) is Color.BLACK for c in cells):
+            return "overline"
+    fours = 0
+    for d in DIRECTIONS:
+        found = set()
+        for wd, cells in windows(point, 5, size, size):
+            if wd != d:
+                continue
+            colors = [stones.get(c) for c in cells]
+            if colors.count(Color.BLACK) != 4 or Color.WHITE in colors:
+                continue
+            ends = (_shift(cells[0], d, -1), _shift(cells[-1], d, 1))
+            if any(stones.get(e) is Color.BLACK for e in ends):
+                continue  # filling the gap would make six, not five
+            found.add(frozenset(c for c in cells if stones.get(c) is Color.BLACK))
+        fours += len(found)
+    if fours >= 2:
+        return "double-four"
+    threes = 0
+    for d in DIRECTIONS:
+        if _has_three(stones, point, d, size):
+            threes += 1
+    return "double-three" if threes >= 2 else None
+
+
+def _has_three(stones: Stones, point: Point, d: tuple[int, int], size: int) -> bool:
+    for i in range(-4, 5):
+        q = _shift(point, d, i)
+        if i == 0 or not _on(q, size, size) or q in stones:
+            continue
+        with_q = {**stones, q: Color.BLACK}
+        if _exact_five(with_q, q, size):
+            continue
+        for wd, cells in windows(point, 6, size, size):
+            if wd != d or q not in cells:
+                continue
+            ends, middle = (cells[0], cells[-1]), cells[1:-1]
+            if point not in middle or q not in middle:
+                continue
+            if any(with_q.get(c) is not Color.BLACK for c in middle):
+                continue
+            if any(e in with_q for e in ends):
+                continue
+            beyond = (_shift(cells[0], d, -1), _shift(cells[-1], d, 1))
+            if any(with_q.get(b) is Color.BLACK for b in beyond):
+                continue
+            if forbidden(stones, q, size) is None:
+                return True
+    return False
