@@ -1,0 +1,406 @@
+"""``GomokuBot``: the discord.py client that hosts games over ``GameService``.
+
+Lifecycle: ``setup_hook`` opens the repository and the AI pool (unless the caller handed them
+in), builds the service, registers the buttons (``DynamicItem`` custom ids survive restarts),
+loads the commands, and starts two background tasks: one that resumes every open game (an AI
+move that was due when the process stopped is made now) and one that enforces turn
+deadlines. ``close`` stops the tasks, then closes what the bot opened.
+
+Showing a game: one message per game, edited move by move (``show_game``). It is posted anew
+when it is missing, when it is more than an hour old (Discord limits edits of old messages
+harder, error 30046) or when ``/gomoku board`` asks; the old one is deleted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+import random
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final
+
+import discord
+from discord.ext import commands
+
+from bot import render
+from bot.render_png import render_png
+from bot.reporting import GomokuTree, UserCooldown
+from bot.service import (
+    ChallengeExpired,
+    GameEnd,
+    GameService,
+    GameStatus,
+    GameView,
+    MoveResult,
+    RatingChange,
+    TurnWarning,
+)
+from bot.views import ACTIONS, game_buttons
+from engine.types import Point
+
+if TYPE_CHECKING:
+    from bot.ai import AIRunner
+    from bot.settings import Settings
+    from storage.repository import GameRepository
+
+__all__ = ["REPOST_AGE", "GomokuBot"]
+
+log = logging.getLogger(__name__)
+
+REPOST_AGE: Final = timedelta(hours=1)  # edits of older messages hit a stricter rate limit
+_OLD_MESSAGE_EDIT: Final = 30046  # Discord: too many edits to messages older than an hour
+MENTIONS: Final = discord.AllowedMentions(everyone=False, roles=False, users=True)
+_STYLES: Final = {
+    "emoji": render.BoardStyle.EMOJI,
+    "compact": render.BoardStyle.COMPACT,
+    "image": render.BoardStyle.PNG,
+}  # GuildSettings.board_style values
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class GomokuBot(commands.Bot):
+    """The bot. Build it with ``bot.app.create_bot``; tests may hand in parts (see __init__)."""
+
+    service: GameService
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        repository: GameRepository | None = None,
+        ai: AIRunner | None = None,
+        clock: Callable[[], datetime] = _utcnow,
+        rng: random.Random | None = None,
+        cooldown: UserCooldown | None = None,
+        deadline_poll: float = 30.0,
+        **options: Any,
+    ) -> None:
+        """``repository``/``ai`` given here are the caller's to close; those the bot opens
+        itself (from ``settings``) it closes. ``options`` go to ``commands.Bot``."""
+        intents = discord.Intents.none()
+        intents.guilds = True  # channels and the bot's own member: all slash commands need
+        options.setdefault("allowed_mentions", MENTIONS)
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            tree_cls=GomokuTree,
+            help_command=None,
+            **options,
+        )
+        self.settings = settings
+        self.clock = clock  # timezone-aware UTC; shared with the service
+        self.rng = rng or random.Random()
+        self.cooldown = cooldown or UserCooldown()
+        self.deadline_poll = deadline_poll  # longest sleep of the deadline task, in seconds
+        self._given_repository = repository
+        self._given_ai = ai
+        self._stack = contextlib.AsyncExitStack()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        self._show_locks: dict[int, asyncio.Lock] = {}
+        self._shown: dict[int, int] = {}  # game id -> the newest version drawn
+        self._styles: dict[int, render.BoardStyle] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def setup_hook(self) -> None:
+        """Open storage and the AI pool, build the service, register buttons and commands."""
+        repository = self._given_repository
+        if repository is None:
+            from storage.sqlite import SqliteGameRepository
+
+            repository = await self._stack.enter_async_context(
+                SqliteGameRepository.open(self.settings.db_path, clock=self.clock)
+            )
+        ai = self._given_ai
+        if ai is None:
+            from bot.ai import ProcessPoolRunner
+
+            ai = await ProcessPoolRunner.start()
+            self._stack.push_async_callback(ai.close)
+        self.service = GameService(repository, ai, clock=self.clock, rng=self.rng)
+        self.add_dynamic_items(*ACTIONS)
+        from bot.cogs import play
+
+        await play.setup(self)
+        if self.settings.dev_guild_id is not None:
+            guild = discord.Object(self.settings.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+        self._spawn(self._resume())
+        self._spawn(self._deadline_loop())
+
+    async def close(self) -> None:
+        """Stop the background tasks, disconnect, then close the repository and AI pool."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await super().close()
+        await self._stack.aclose()
+
+    def _spawn(self, coroutine: Any) -> None:
+        task: asyncio.Task[None] = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def wake_deadlines(self) -> None:
+        """A deadline may have moved (a move, a new challenge): re-plan the deadline task."""
+        self._wake.set()
+
+    # ------------------------------------------------------------------ showing games
+
+    async def board_style(self, guild_id: int | None) -> render.BoardStyle:
+        """The guild's board style (cached; ``forget_settings`` drops the cache)."""
+        if guild_id is None:
+            return render.BoardStyle.EMOJI
+        style = self._styles.get(guild_id)
+        if style is None:
+            settings = await self.service.settings(guild_id)
+            style = _STYLES.get(settings.board_style, render.BoardStyle.EMOJI)
+            self._styles[guild_id] = style
+        return style
+
+    def forget_settings(self, guild_id: int) -> None:
+        """Settings changed: read them again next time."""
+        self._styles.pop(guild_id, None)
+
+    async def board_message(
+        self, view: GameView, ratings: Sequence[RatingChange] = ()
+    ) -> dict[str, Any]:
+        """The keyword arguments that draw ``view`` (embed, buttons, mentions)."""
+        style = await self.board_style(view.guild_id)
+        embed = render.game_card(view, style=style).to_embed()
+        attachments: list[discord.File] = []
+        if style is render.BoardStyle.PNG:
+            # Pillow drawing is CPU work: keep it off the event loop.
+            png = await asyncio.to_thread(render_png, view.board)
+            attachments.append(discord.File(io.BytesIO(png), filename="board.png"))
+            embed.set_image(url="attachment://board.png")
+        for change in ratings:
+            embed.add_field(
+                name="Rating", value=f"<@{change.user_id}>: {change.before} → {change.after}"
+            )
+        content = ""
+        if view.status is GameStatus.PENDING:
+            # Ping the challenged user (creation pings, edits never do).
+            challenged = [p for p in view.humans if p != view.challenger]
+            content = " ".join(f"<@{user}>" for user in challenged)
+        buttons = game_buttons(view)
+        return {"content": content, "embed": embed, "view": buttons, "attachments": attachments}
+
+    async def show_game(
+        self,
+        view: GameView,
+        *,
+        interaction: discord.Interaction[Any] | None = None,
+        ratings: Sequence[RatingChange] = (),
+        repost: bool = False,
+    ) -> None:
+        """Draw ``view`` on its board message: edit it, or post it anew (see module doc).
+
+        ``interaction``: when it is a button on that very message (or the command whose
+        response is that message), the edit goes through the interaction token.
+        """
+        lock = self._show_locks.setdefault(view.game_id, asyncio.Lock())
+        async with lock:
+            if self._shown.get(view.game_id, -1) > view.version and not repost:
+                return  # a newer state is already on screen
+            self._shown[view.game_id] = view.version
+            message_args = await self.board_message(view, ratings)
+            message_id = view.record.message_id
+            too_old = message_id is not None and (
+                self.clock() - discord.utils.snowflake_time(message_id) > REPOST_AGE
+            )
+            if message_id is not None and not repost and not too_old:
+                try:
+                    await self._edit_board(view, message_id, message_args, interaction)
+                    return
+                except discord.NotFound:
+                    pass  # deleted by someone: post it again
+                except discord.HTTPException as error:
+                    if error.code != _OLD_MESSAGE_EDIT:
+                        raise
+            await self._post_board(view, message_args)
+
+    async def respond_with_board(
+        self, interaction: discord.Interaction[Any], view: GameView, *, replace: bool = False
+    ) -> None:
+        """Answer ``interaction`` with the board, which becomes the game's message.
+
+        After a ``defer(thinking=True)`` the deferred reply is filled in. ``replace`` deletes
+        the previous board message (``/gomoku board`` moves the board to the bottom).
+        """
+        lock = self._show_locks.setdefault(view.game_id, asyncio.Lock())
+        async with lock:
+            message_args = await self.board_message(view)
+            if interaction.response.is_done():
+                message = await interaction.edit_original_response(**message_args)
+                message_id = message.id
+            else:
+                callback = await interaction.response.send_message(**_for_send(message_args))
+                if callback.message_id is None:
+                    raise RuntimeError("Discord returned no message id for the board")
+                message_id = callback.message_id
+            interaction.extras["board_message_id"] = message_id
+            self._shown[view.game_id] = max(view.version, self._shown.get(view.game_id, -1))
+            await self.service.set_message(
+                view.game_id, channel_id=view.channel_id, message_id=message_id
+            )
+            old = view.record.message_id
+            if replace and old is not None and old != message_id:
+                channel = self.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
+                with contextlib.suppress(discord.HTTPException):
+                    await channel.get_partial_message(old).delete()
+
+    async def _edit_board(
+        self,
+        view: GameView,
+        message_id: int,
+        message_args: dict[str, Any],
+        interaction: discord.Interaction[Any] | None,
+    ) -> None:
+        # The board is this interaction's own message: a button on it, or the command whose
+        # response it is (the cog notes that in extras). The token edits it without REST.
+        if interaction is not None and (
+            (interaction.message is not None and interaction.message.id == message_id)
+            or interaction.extras.get("board_message_id") == message_id
+        ):
+            await interaction.edit_original_response(**message_args)
+            return
+        channel = self.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
+        await channel.get_partial_message(message_id).edit(**message_args)
+
+    async def _post_board(self, view: GameView, message_args: dict[str, Any]) -> None:
+        channel = self.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
+        message = await channel.send(**_for_send(message_args))
+        old = view.record.message_id
+        await self.service.set_message(
+            view.game_id, channel_id=view.channel_id, message_id=message.id
+        )
+        if old is not None:
+            with contextlib.suppress(discord.HTTPException):
+                await channel.get_partial_message(old).delete()
+
+    # ------------------------------------------------------------------ playing
+
+    async def play_move(
+        self,
+        interaction: discord.Interaction[Any],
+        *,
+        point: Point | None,
+        column: int | None,
+        game_id: int | None = None,
+    ) -> MoveResult:
+        """A move from ``/place`` or a board button: defer, play, redraw, let the AI answer.
+
+        A command is answered privately ("You played h8."); a button needs no words, the
+        board it sits on changes.
+        """
+        if interaction.channel_id is None:
+            raise RuntimeError("interaction without a channel")
+        is_command = interaction.type is discord.InteractionType.application_command
+        if is_command:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        else:
+            await interaction.response.defer()
+        user = interaction.user.id
+        channel_id = interaction.channel_id
+        if column is not None:
+            result = await self.service.drop(channel_id, user, column, game_id=game_id)
+        elif point is not None:
+            result = await self.service.place(channel_id, user, point, game_id=game_id)
+        else:
+            raise ValueError("a move needs a point or a column")
+        self.wake_deadlines()
+        await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
+        reply = result
+        if result.ai_due:
+            ai_result = await self.play_ai(result.game.game_id, interaction=interaction)
+            reply = ai_result or result
+        if is_command:
+            await interaction.edit_original_response(content=_move_summary(result, reply))
+        return reply
+
+    async def play_ai(
+        self, game_id: int, *, interaction: discord.Interaction[Any] | None = None
+    ) -> MoveResult | None:
+        """Let the AI move in ``game_id`` (searching off the event loop) and redraw."""
+        result = await self.service.ai_reply(game_id)
+        if result is not None:
+            self.wake_deadlines()
+            await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
+        return result
+
+    # ------------------------------------------------------------------ background tasks
+
+    async def _resume(self) -> None:
+        await self.wait_until_ready()
+        try:
+            results = await self.service.resume()
+        except Exception:
+            log.exception("resuming games failed")
+            return
+        for result in results:
+            try:
+                await self.show_game(result.game, ratings=result.ratings)
+            except discord.HTTPException:
+                log.exception("could not redraw game %s after resuming", result.game.game_id)
+
+    async def _deadline_loop(self) -> None:
+        await self.wait_until_ready()
+        while not self.is_closed():
+            try:
+                for event in await self.service.tick():
+                    await self._announce(event)
+                upcoming = await self.service.next_deadline()
+            except Exception:
+                log.exception("deadline task failed; retrying")
+                upcoming = None
+            delay = self.deadline_poll
+            if upcoming is not None:
+                delay = min(delay, max(0.0, (upcoming - self.clock()).total_seconds()))
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=delay)
+
+    async def _announce(self, event: TurnWarning | GameEnd | ChallengeExpired) -> None:
+        try:
+            if isinstance(event, TurnWarning):
+                channel = self.get_partial_messageable(
+                    event.game.channel_id, guild_id=event.game.guild_id
+                )
+                when = discord.utils.format_dt(event.deadline, "R")
+                await channel.send(
+                    f"<@{event.user_id}>, it is your move: your time runs out {when}.",
+                    allowed_mentions=discord.AllowedMentions(
+                        users=True, everyone=False, roles=False
+                    ),
+                )
+            elif isinstance(event, GameEnd):
+                await self.show_game(event.game, ratings=event.ratings)
+            else:
+                await self.show_game(event.game)
+        except discord.HTTPException:
+            log.exception("could not announce %r", type(event).__name__)
+
+
+def _for_send(message_args: dict[str, Any]) -> dict[str, Any]:
+    # Sending takes files=, editing takes attachments=; a missing view is left out, not None.
+    args = dict(message_args)
+    args["files"] = args.pop("attachments")
+    if args["view"] is None:
+        del args["view"]
+    return args
+
+
+def _move_summary(first: MoveResult, last: MoveResult) -> str:
+    text = f"You played **{str(first.move.point).upper()}**."
+    if last is not first:
+        text += f" The AI answered **{str(last.move.point).upper()}**."
+    return text

@@ -1,0 +1,1 @@
+"""Slash commands: ``/gomoku ...`` (play, stats, admin) and ``/place``; thin Discord adapters."""

@@ -1,0 +1,158 @@
+"""The one place where a failed interaction is answered: ``GomokuTree.on_error`` and ``report``.
+
+Every error of a slash command, an autocomplete or a button ends here. ``report`` asks
+``bot.errors.user_message`` for the words and answers privately (ephemeral), through the
+initial response when it is still free and through a followup otherwise. An error without
+words is a bug: it is logged with its traceback and the player sees one generic line, never
+the traceback or the exception text.
+
+The tree also runs the checks every command shares: a per-user cooldown (autocomplete is
+exempt: it fires on every keystroke) and, for commands that post in the channel, the bot's own
+channel permissions (``interaction.app_permissions``), named when one is missing.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import discord
+from discord import app_commands
+
+from bot.errors import GENERIC_MESSAGE, user_message
+
+if TYPE_CHECKING:
+    from bot.client import GomokuBot
+
+__all__ = [
+    "GomokuTree",
+    "UserCooldown",
+    "needs_channel_permissions",
+    "report",
+]
+
+log = logging.getLogger(__name__)
+
+
+T = TypeVar("T")
+
+# What the bot needs in a channel to host a game there: read it, post and edit the board
+# (an embed), and read the history so it can edit its own older messages.
+GAME_PERMISSIONS: Final = ("view_channel", "send_messages", "embed_links", "read_message_history")
+
+
+@dataclass(slots=True)
+class UserCooldown:
+    """A token bucket per user: ``rate`` commands per ``per`` seconds across all commands."""
+
+    rate: int = 5
+    per: float = 5.0
+    clock: Callable[[], float] = time.monotonic
+    _buckets: dict[int, app_commands.Cooldown] = field(default_factory=dict)
+
+    def hit(self, user_id: int) -> app_commands.Cooldown | None:
+        """Spend one token for ``user_id``; the exhausted bucket when the user must wait."""
+        now = self.clock()
+        if len(self._buckets) > 10_000:
+            # Forget users whose bucket is full again: they are indistinguishable from new ones.
+            self._buckets = {
+                uid: bucket
+                for uid, bucket in self._buckets.items()
+                if bucket.get_tokens(now) < bucket.rate
+            }
+        bucket = self._buckets.get(user_id)
+        if bucket is None:
+            bucket = self._buckets[user_id] = app_commands.Cooldown(self.rate, self.per)
+        if bucket.update_rate_limit(now) is not None:
+            return bucket
+        return None
+
+    def retry_after(self, bucket: app_commands.Cooldown) -> float:
+        """Seconds until ``bucket`` has a token again."""
+        return bucket.get_retry_after(self.clock())
+
+
+class GomokuTree(app_commands.CommandTree["GomokuBot"]):
+    """The command tree: shared checks before a command, one error handler after it."""
+
+    async def interaction_check(self, interaction: discord.Interaction[GomokuBot], /) -> bool:
+        """Apply the per-user cooldown to every command (not to autocomplete)."""
+        if interaction.type is discord.InteractionType.autocomplete:
+            return True
+        cooldown = interaction.client.cooldown
+        bucket = cooldown.hit(interaction.user.id)
+        if bucket is not None:
+            raise app_commands.CommandOnCooldown(bucket, cooldown.retry_after(bucket))
+        return True
+
+    async def on_error(
+        self, interaction: discord.Interaction[GomokuBot], error: app_commands.AppCommandError, /
+    ) -> None:
+        """Answer privately with the error's words (discord.py chains the real one with from)."""
+        await report(interaction, error.__cause__ or error)
+
+
+def needs_channel_permissions(*names: str) -> Callable[[T], T]:
+    """A check: the bot itself must hold ``names`` in the channel (else BotMissingPermissions)."""
+    wanted = names or GAME_PERMISSIONS
+
+    def predicate(interaction: discord.Interaction[Any]) -> bool:
+        have = interaction.app_permissions
+        missing = [name for name in wanted if not getattr(have, name)]
+        if missing:
+            raise app_commands.BotMissingPermissions(missing)
+        return True
+
+    return app_commands.check(predicate)
+
+
+async def report(interaction: discord.Interaction[Any], error: BaseException) -> None:
+    """Tell the user privately what went wrong; log what has no words (a bug)."""
+    message = user_message(error) or _discord_words(error)
+    if message is None:
+        command = interaction.command.qualified_name if interaction.command else None
+        log.error(
+            "unexpected error in %s (command %s, custom id %s)",
+            interaction.type.name,
+            command,
+            dict(interaction.data or {}).get("custom_id"),
+            exc_info=error,
+        )
+        message = GENERIC_MESSAGE
+    if interaction.type is discord.InteractionType.autocomplete:
+        return  # autocomplete can only answer with choices
+    mentions = discord.AllowedMentions.none()
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(message, ephemeral=True, allowed_mentions=mentions)
+        else:
+            await interaction.response.send_message(
+                message, ephemeral=True, allowed_mentions=mentions
+            )
+    except discord.HTTPException:
+        # The interaction expired or was answered elsewhere; nothing left to tell the user.
+        log.warning("could not report %r to user %s", error, interaction.user.id)
+
+
+def _permission_name(name: str) -> str:
+    return name.replace("_", " ").title().replace("Guild", "Server")
+
+
+def _discord_words(error: BaseException) -> str | None:
+    # Refusals that come from discord.py's command framework rather than the game. These
+    # belong in bot.errors.user_message's table; they live here until it covers them.
+    match error:
+        case app_commands.CommandOnCooldown(retry_after=retry_after):
+            return f"Slow down: you can use a command again in {max(1, round(retry_after))} s."
+        case app_commands.BotMissingPermissions(missing_permissions=missing):
+            names = ", ".join(_permission_name(name) for name in missing)
+            return f"I need the {names} permission in this channel to host a game here."
+        case app_commands.MissingPermissions(missing_permissions=missing):
+            names = ", ".join(_permission_name(name) for name in missing)
+            return f"You need the {names} permission for that."
+        case app_commands.NoPrivateMessage():
+            return "That only works in a server channel."
+    return None
