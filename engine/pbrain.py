@@ -21,6 +21,7 @@ from engine.protocol import Brain, MoveLimits, Searcher, Thought
 __all__ = ["level_searcher", "main", "position_seed", "run", "strongest_searcher"]
 
 WARM_UP_DEPTH = 2  # enough to load every compiled kernel before the first real move
+WARM_UP_MOVES = "h8 i9 h9 i8"  # not an empty board: that one may be answered from a book
 
 
 def strongest_searcher() -> Searcher:
@@ -70,7 +71,10 @@ def run(brain: Brain, stdin: TextIO, stdout: TextIO, warm_up: Searcher | None = 
             warmed = True
             try:
                 if warm_up is not None:
-                    warm_up(Board(15), MoveLimits(depth=WARM_UP_DEPTH, time_ms=2000))
+                    warm_up(
+                        Board.from_moves(WARM_UP_MOVES),
+                        MoveLimits(depth=WARM_UP_DEPTH, time_ms=2000),
+                    )
             except Exception as error:  # the first move will report the real failure
                 stdout.write(f"MESSAGE warm-up failed: {type(error).__name__}\n")
                 stdout.flush()
