@@ -57,7 +57,7 @@ class BoardStyle(enum.StrEnum):
 
     EMOJI = "emoji"  # one emoji per point; readable everywhere, wide on phones
     COMPACT = "compact"  # monospace letters in a code block; fits phones at any size
-    PNG = "png"  # an image (bot.render_png); the message carries only the status
+    IMAGE = "image"  # a PNG (bot.render_png); the message carries only the status
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,10 +121,11 @@ def _clamp(low: int, value: int, high: int) -> int:
 
 def window(board: Board, side: int | None = VIEWPORT) -> Window:
     """The ``side`` x ``side`` window around the action: centred on the last move (the centre
-    of the winning line when there is one), clamped inside the board. ``None`` or a side at
-    least the board's gives the whole board."""
+    of the winning line when there is one), clamped inside the board. ``None``, a side at
+    least the board's, or a gravity game gives the whole board."""
     width, height = board.width, board.height
-    if side is None or (side >= width and side >= height):
+    # Gravity boards are small, and a cut-off stack of stones would be unreadable.
+    if side is None or board.gravity or (side >= width and side >= height):
         return Window(0, 0, width - 1, height - 1)
     w, h = min(side, width), min(side, height)
     if board.winning_line:
@@ -301,7 +302,7 @@ def game_text(
     """A whole board message: title, status and the board in ``style`` (PNG: no board text),
     within ``MAX_MESSAGE`` code points; a board too big for it falls back to the viewport."""
     head = f"**{game_title(view)}**\n{status_line(view, names)}"
-    if style is BoardStyle.PNG:
+    if style is BoardStyle.IMAGE:
         return head
     draw = compact_board if style is BoardStyle.COMPACT else emoji_board
     text = f"{head}\n{draw(view.board, viewport=viewport)}"
@@ -347,7 +348,7 @@ def game_card(
     from bot.service import GameStatus
 
     status = status_line(view, names)
-    if style is BoardStyle.PNG:
+    if style is BoardStyle.IMAGE:
         description = status
     else:
         draw = compact_board if style is BoardStyle.COMPACT else emoji_board

@@ -1,0 +1,507 @@
+"""The terminal front-end: the same ``GameService`` and store as the Discord bot, in a shell.
+
+``python -m bot`` runs it when no ``DISCORD_TOKEN`` is set. Moves are typed as ``h8`` (column
+numbers such as ``4`` in the gravity games); everything else is a word command (``help``
+lists them). The console occupies one pseudo-channel of the store, so a game left open when
+the terminal closed is picked up again on the next start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, TextIO
+
+from bot.ai import AIError
+from bot.errors import GENERIC_MESSAGE, user_message
+from bot.render import compact_board, window
+from bot.service import (
+    DEFAULT_LEVEL,
+    GameService,
+    GameView,
+    MoveResult,
+    UndoRequest,
+)
+from engine.errors import GomokuError, InvalidPointError
+from engine.types import Color, Game, Point, Rule, Termination
+from storage.repository import Player, StorageError
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
+    from engine.board import Board
+
+__all__ = ["CONSOLE_CHANNEL", "Console", "NewGameOptions", "main", "parse_new", "stdin_lines"]
+
+CONSOLE_CHANNEL: Final = 1  # the store's pseudo-channel for terminal games (no guild)
+PLAYER_ONE: Final = 1  # the terminal's user ids; Discord ids are 17+ digit snowflakes
+PLAYER_TWO: Final = 2
+LEVELS: Final = ("beginner", "easy", "medium", "hard", "expert", "master")
+
+HELP: Final = """\
+Moves: type a point like h8 (gravity games: a column number like 4).
+Commands:
+  new [game] [size] [rule] [level|friend] [black|white]
+        start a new game, e.g. "new", "new renju hard white", "new 19 friend",
+        "new connect4", "new tictactoe friend"
+        games: gomoku tictactoe connect4 gravity3; rules: freestyle standard renju caro
+        levels: beginner easy medium hard expert master; "friend": two people here
+  undo      take back your last move (against the AI: your move and its reply)
+  hint      ask the AI for a move (also in two-player games here)
+  export [file]   print the game as SGF and a move list (or write the SGF to a file)
+  resign    give up this game
+  board     show the board again
+  help      this text
+  quit      leave (the game is saved; it continues next time)"""
+
+
+# ---------------------------------------------------------------- parsing "new"
+
+
+@dataclass(frozen=True, slots=True)
+class NewGameOptions:
+    """What ``new ...`` asked for."""
+
+    game: Game = Game.GOMOKU
+    size: int | None = None
+    rule: Rule = Rule.FREESTYLE
+    level: str | None = DEFAULT_LEVEL  # None: two people at this keyboard
+    colour: Color = Color.BLACK  # the (first) human's colour against the AI
+
+
+class OptionError(ValueError):
+    """A word in ``new ...`` that names nothing (carries the word)."""
+
+    def __init__(self, word: str) -> None:
+        super().__init__(word)
+        self.word = word
+
+
+_GAME_WORDS: Final = {
+    "gomoku": Game.GOMOKU,
+    "tictactoe": Game.TICTACTOE,
+    "tic-tac-toe": Game.TICTACTOE,
+    "ttt": Game.TICTACTOE,
+    "connect4": Game.CONNECT4,
+    "connectfour": Game.CONNECT4,
+    "c4": Game.CONNECT4,
+    "gravity3": Game.GRAVITY3,
+}
+_FRIEND_WORDS: Final = frozenset({"friend", "human", "2p", "pvp", "two"})
+
+
+def parse_new(words: list[str]) -> NewGameOptions:
+    """Parse the words after ``new`` in any order.
+
+    Raises:
+        OptionError: for a word that is no game, size, rule, level, colour or "friend".
+    """
+    game, size, rule = Game.GOMOKU, None, Rule.FREESTYLE
+    level: str | None = DEFAULT_LEVEL
+    colour = Color.BLACK
+    for raw in words:
+        word = raw.lower()
+        if word in _GAME_WORDS:
+            game = _GAME_WORDS[word]
+        elif word.isdigit():
+            size = int(word)
+        elif word.replace("x", "", 1).isdigit() and word.count("x") == 1:
+            side, _, other = word.partition("x")
+            if side != other:
+                raise OptionError(raw)
+            size = int(side)
+        elif word in {r.value for r in Rule}:
+            rule = Rule(word)
+        elif word in LEVELS:
+            level = word
+        elif word in ("ai", "computer", "bot"):
+            level = level or DEFAULT_LEVEL
+        elif word in _FRIEND_WORDS:
+            level = None
+        elif word in ("black", "x", "first"):
+            colour = Color.BLACK
+        elif word in ("white", "o", "second"):
+            colour = Color.WHITE
+        else:
+            raise OptionError(raw)
+    return NewGameOptions(game, size, rule, level, colour)
+
+
+# ---------------------------------------------------------------- drawing
+
+
+_RESET: Final = "\x1b[0m"
+_BLACK_STONE: Final = "\x1b[1;33m"  # bold yellow X
+_WHITE_STONE: Final = "\x1b[1;36m"  # bold cyan O
+_LAST: Final = "\x1b[7m"  # reverse video
+_WIN: Final = "\x1b[1;42;30m"  # black on green
+_FORBIDDEN: Final = "\x1b[31m"  # red
+_DIM: Final = "\x1b[2m"
+
+
+def ansi_board(board: Board) -> str:
+    """The whole board with ANSI colours: X/O stones, the last move reversed, the winning
+    line on green, renju points forbidden to Black as a red ``x``."""
+    view = window(board, None)
+    last = board.last_move.point if board.last_move is not None else None
+    winning = set(board.winning_line)
+    banned = (
+        set(board.forbidden_points())
+        if board.rule is Rule.RENJU and board.outcome is None and board.to_move is Color.BLACK
+        else set()
+    )
+    if board.gravity:
+        header = "   " + " ".join(str(x + 1) for x in view.columns)
+    else:
+        header = "   " + " ".join(str(Point(x, 0))[0] for x in view.columns)
+    lines = [_DIM + header + _RESET]
+    for y in view.rows_top_down:
+        cells = []
+        for x in view.columns:
+            point = Point(x, y)
+            stone = board[point]
+            if stone is None:
+                cells.append(f"{_FORBIDDEN}x{_RESET}" if point in banned else f"{_DIM}.{_RESET}")
+                continue
+            text = "X" if stone is Color.BLACK else "O"
+            style = _BLACK_STONE if stone is Color.BLACK else _WHITE_STONE
+            if point in winning:
+                style = _WIN
+            elif point == last:
+                style += _LAST
+            cells.append(f"{style}{text}{_RESET}")
+        label = "" if board.gravity else f"{y + 1:>2}"
+        right = "" if board.gravity else f" {y + 1}"
+        lines.append(f"{_DIM}{label:>2}{_RESET} " + " ".join(cells) + f"{_DIM}{right}{_RESET}")
+    lines.append(_DIM + header + _RESET)
+    return "\n".join(lines)
+
+
+def plain_board(board: Board) -> str:
+    """The whole board without colour (the compact style without its code fence)."""
+    return compact_board(board).removeprefix("```\n").removesuffix("\n```")
+
+
+def player_name(player: Player) -> str:
+    """A player as the terminal names them."""
+    if player.level is not None:
+        return f"AI ({player.level})"
+    if player.user_id == PLAYER_TWO:
+        return "Player 2"
+    if player.user_id == PLAYER_ONE:
+        return "Player 1"
+    return f"user {player.user_id}"
+
+
+# ---------------------------------------------------------------- the loop
+
+
+async def stdin_lines() -> AsyncIterator[str]:
+    """Lines from standard input without blocking the event loop; ends at EOF.
+
+    Pipes and terminals are read through the loop; a regular file (``< moves.txt``) with a
+    thread, which never blocks for long on a file.
+    """
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    except (ValueError, OSError):
+        while True:
+            line = await asyncio.to_thread(sys.stdin.readline)
+            if not line:
+                return
+            yield line
+        return
+    while True:
+        raw = await reader.readline()
+        if not raw:
+            return
+        yield raw.decode(errors="replace")
+
+
+class Console:
+    """One terminal session over a ``GameService``."""
+
+    def __init__(
+        self,
+        service: GameService,
+        output: TextIO,
+        *,
+        colour: bool | None = None,
+        channel_id: int = CONSOLE_CHANNEL,
+    ) -> None:
+        self.service = service
+        self.output = output
+        self.colour = output.isatty() if colour is None else colour
+        self.channel_id = channel_id
+        self.view: GameView | None = None
+
+    # ---- output
+
+    def say(self, text: str = "") -> None:
+        """Print a line (and flush: a pipe must see it before we wait for input)."""
+        self.output.write(text + "\n")
+        self.output.flush()
+
+    def show(self, view: GameView) -> None:
+        """Print the board and one status line."""
+        self.view = view
+        board = view.board
+        self.say(ansi_board(board) if self.colour else plain_board(board))
+        self.say(self.status(view))
+
+    def status(self, view: GameView) -> str:
+        """Who plays, whose turn, or how it ended."""
+        board = view.board
+        if view.game is Game.GOMOKU:
+            title = f"Gomoku {board.width}x{board.height} {view.rule.value}"
+        else:
+            title = view.game.value
+        sides = f"X {player_name(view.black)} vs O {player_name(view.white)}"
+        if view.is_active:
+            mover = view.to_move
+            assert mover is not None
+            symbol = "X" if board.to_move is Color.BLACK else "O"
+            last = f", last {board.last_move.point}" if board.last_move is not None else ""
+            hint = "column number" if board.gravity else "a point like h8"
+            action = "thinking..." if mover.is_ai else f"to move (type {hint})"
+            return (
+                f"{title}: {sides}. Move {len(board.moves) + 1}{last}. "
+                f"{symbol} {player_name(mover)} {action}"
+            )
+        outcome = view.outcome
+        if outcome is None or outcome.termination is Termination.ABANDONED:
+            result = "no result"
+        elif outcome.winner is None:
+            result = "a draw"
+        else:
+            how = {
+                Termination.RESIGN: " by resignation",
+                Termination.TIMEOUT: " on time",
+            }.get(outcome.termination, "")
+            result = f"{player_name(view.player(outcome.winner))} wins{how}"
+        return f"{title}: {sides}. Game over: {result}. Type 'new' to play again."
+
+    def error(self, error: BaseException) -> None:
+        """Print the player-facing words for ``error``."""
+        self.say(user_message(error) or GENERIC_MESSAGE)
+
+    # ---- session
+
+    async def begin(self) -> None:
+        """Pick up the open game of the console's channel, or start the default game."""
+        self.say("Gomoku in the terminal. Type 'help' for commands, 'quit' to leave.")
+        try:
+            view = await self.service.board(self.channel_id)
+        except GomokuError:
+            view = None
+        if view is not None and view.is_active:
+            self.say("Continuing the game you left.")
+            self.show(view)
+            await self._ai_turns(view)
+        else:
+            await self.new(NewGameOptions())
+
+    async def run(self, lines: AsyncIterator[str]) -> None:
+        """Read commands until EOF or ``quit``."""
+        await self.begin()
+        async for line in lines:
+            if not await self.handle(line):
+                break
+        self.say("Bye. Your game is saved.")
+
+    async def handle(self, line: str) -> bool:
+        """Act on one line; False means quit."""
+        words = line.strip().split()
+        if not words:
+            return True
+        command, args = words[0].lower(), words[1:]
+        try:
+            return await self._dispatch(command, args, line.strip())
+        except OptionError as error:
+            self.say(f"'{error.word}' is not a game, size, rule, level or colour. See 'help'.")
+        except (GomokuError, AIError) as error:
+            self.error(error)
+        except StorageError as error:
+            self.error(error)
+        return True
+
+    async def _dispatch(self, command: str, args: list[str], text: str) -> bool:
+        if command in ("quit", "exit", "q"):
+            return False
+        if command in ("help", "?"):
+            self.say(HELP)
+        elif command == "new":
+            await self.new(parse_new(args))
+        elif command == "board":
+            self.show(await self.service.board(self.channel_id))
+        elif command == "undo":
+            await self.undo()
+        elif command == "hint":
+            await self.hint()
+        elif command == "resign":
+            await self.resign()
+        elif command == "export":
+            await self.export(args[0] if args else None)
+        else:
+            await self.move(text)
+        return True
+
+    async def new(self, options: NewGameOptions) -> None:
+        """Start a game (ending the open one without a result)."""
+        one, two = Player.human(PLAYER_ONE), Player.human(PLAYER_TWO)
+        if options.level is None:
+            black, white = one, two
+        else:
+            ai = Player.ai(options.level)
+            black, white = (one, ai) if options.colour is Color.BLACK else (ai, one)
+        view = await self.service.start_local(
+            channel_id=self.channel_id,
+            black=black,
+            white=white,
+            game=options.game,
+            rule=options.rule,
+            size=options.size,
+        )
+        self.show(view)
+        await self._ai_turns(view)
+
+    def _mover(self, view: GameView) -> int:
+        """The user id acting now: whoever is to move (two people share the keyboard)."""
+        player = view.to_move
+        if player is not None and player.user_id is not None:
+            return player.user_id
+        return view.humans[0] if view.humans else PLAYER_ONE
+
+    async def _current(self) -> GameView:
+        return await self.service.board(self.channel_id)
+
+    async def move(self, text: str) -> None:
+        """A typed move: a point, or a column number in gravity games."""
+        view = await self._current()
+        user = self._mover(view)
+        cleaned = text.strip()
+        result: MoveResult
+        if view.board.gravity and cleaned.isdigit():
+            result = await self.service.drop(self.channel_id, user, int(cleaned) - 1)
+        elif cleaned.isdigit():
+            raise InvalidPointError(cleaned)
+        else:
+            try:
+                point = Point.parse(cleaned)
+            except InvalidPointError:
+                self.say(
+                    f"'{cleaned[:20]}' is not a move or a command. Type a point like h8, or 'help'."
+                )
+                return
+            result = await self.service.place(self.channel_id, user, point)
+        self.show(result.game)
+        await self._ai_turns(result.game)
+
+    async def _ai_turns(self, view: GameView) -> None:
+        while view.is_ai_turn:
+            result = await self.service.ai_reply(view.game_id)
+            if result is None:
+                return
+            self.say(f"{player_name(view.player(result.move.color))} plays {result.move.point}.")
+            self.show(result.game)
+            view = result.game
+
+    async def undo(self) -> None:
+        """Take back the last move(s); two people here agree by asking."""
+        view = await self._current()
+        answer = await self.service.undo(self.channel_id, self._last_mover(view))
+        if isinstance(answer, UndoRequest):
+            # Both players sit at this keyboard: asking is agreeing.
+            result = await self.service.answer_undo(
+                answer.game.game_id, answer.responder, accept=True
+            )
+            assert result is not None
+            answer_view, undone = result.game, result.undone
+        else:
+            answer_view, undone = answer.game, answer.undone
+        self.say("Took back " + ", ".join(str(m.point) for m in reversed(undone)) + ".")
+        self.show(answer_view)
+
+    @staticmethod
+    def _last_mover(view: GameView) -> int:
+        """Whose move an undo takes back: the human who moved last."""
+        for move in reversed(view.board.moves):
+            user = view.player(move.color).user_id
+            if user is not None:
+                return user
+        return view.humans[0] if view.humans else PLAYER_ONE
+
+    async def hint(self) -> None:
+        """Ask the AI for the side to move."""
+        view = await self._current()
+        self.say("Thinking...")
+        hint = await self.service.hint(self.channel_id, self._mover(view))
+        where = hint.point
+        if view.board.gravity:
+            self.say(f"Hint: column {where.x + 1}.")
+        else:
+            self.say(f"Hint: {where}.")
+
+    async def resign(self) -> None:
+        """Give up the current game."""
+        view = await self._current()
+        end = await self.service.resign(self.channel_id, self._mover(view))
+        self.show(end.game)
+
+    async def export(self, path: str | None) -> None:
+        """Print the SGF and move list, or write the SGF to ``path``."""
+        game_id = self.view.game_id if self.view is not None else None
+        export = await self.service.export(self.channel_id, game_id=game_id)
+        if path is None:
+            self.say(export.sgf.rstrip())
+            self.say(f"Moves: {export.moves or '(none)'}")
+            return
+        try:
+            await asyncio.to_thread(Path(path).write_text, export.sgf, encoding="utf-8")
+        except OSError as error:
+            self.say(f"Could not write {path}: {error.strerror}.")
+            return
+        self.say(f"Saved the game to {path} ({len(export.game.board.moves)} moves).")
+
+
+# ---------------------------------------------------------------- entry point
+
+
+async def main(
+    settings: Settings,
+    *,
+    lines: Callable[[], AsyncIterator[str]] = stdin_lines,
+    output: TextIO | None = None,
+    workers: int = 1,
+) -> None:
+    """Run a terminal session on the store at ``settings.db_path``."""
+    from bot.ai import ProcessPoolRunner
+    from storage.sqlite import SqliteGameRepository
+
+    out = output or sys.stdout
+    runner = ProcessPoolRunner(workers)
+    # Warm the worker in the background: the board is on screen while numba loads.
+    warming = asyncio.create_task(runner.warm_up())
+    try:
+        async with SqliteGameRepository.open(settings.db_path) as repository:
+            console = Console(GameService(repository, runner), out)
+            await console.run(lines())
+    finally:
+        warming.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await warming
+        await runner.close()
+
+
+def run(settings: Settings) -> int:
+    """``python -m bot`` without a token: play in the terminal. Ctrl-C and EOF leave cleanly."""
+    try:
+        asyncio.run(main(settings))
+    except KeyboardInterrupt:
+        sys.stdout.write("\nBye. Your game is saved.\n")
+    return 0

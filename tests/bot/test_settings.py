@@ -1,0 +1,80 @@
+"""Settings come from the environment, then .env; nothing else reads os.environ."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.settings import InvalidSettingError, Settings
+
+
+def test_defaults(tmp_path: Path) -> None:
+    settings = Settings.from_env({}, dotenv=tmp_path / "missing.env")
+    assert settings == Settings()
+    assert settings.discord_token is None
+    assert settings.db_path == Path("gomoku.sqlite3")
+    assert settings.log_level_number == logging.INFO
+
+
+def test_environment_wins_over_dotenv(tmp_path: Path) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text(
+        "DISCORD_TOKEN=from-file\nGOMOKU_DB_PATH=/data/g.sqlite3\nGOMOKU_DEV_GUILD_ID=42\n"
+        "LOG_LEVEL=debug\n"
+    )
+    settings = Settings.from_env({"DISCORD_TOKEN": "from-env"}, dotenv=dotenv)
+    assert settings.discord_token == "from-env"
+    assert settings.db_path == Path("/data/g.sqlite3")
+    assert settings.dev_guild_id == 42
+    assert settings.log_level == "DEBUG"
+
+
+def test_empty_values_count_as_unset(tmp_path: Path) -> None:
+    settings = Settings.from_env({"DISCORD_TOKEN": "  ", "GOMOKU_DB_PATH": ""}, dotenv=None)
+    assert settings.discord_token is None
+    assert settings.db_path == Path("gomoku.sqlite3")
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("GOMOKU_DEV_GUILD_ID", "my-guild"), ("LOG_LEVEL", "chatty")],
+    ids=["guild", "log-level"],
+)
+def test_bad_values_are_refused(name: str, value: str) -> None:
+    with pytest.raises(InvalidSettingError) as caught:
+        Settings.from_env({name: value}, dotenv=None)
+    assert caught.value.name == name
+
+
+def test_repr_hides_the_token() -> None:
+    settings = Settings(discord_token="super-secret")
+    assert "super-secret" not in repr(settings)
+    assert "super-secret" not in str(settings)
+
+
+def test_only_settings_reads_the_environment() -> None:
+    root = Path(__file__).resolve().parents[2] / "bot"
+    readers = [
+        path.name
+        for path in root.rglob("*.py")
+        if "os.environ" in path.read_text() or "getenv" in path.read_text()
+    ]
+    assert readers == ["settings.py"]
+
+
+def test_python_m_bot_reports_bad_configuration(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        env={"GOMOKU_DEV_GUILD_ID": "nope", "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "GOMOKU_DEV_GUILD_ID" in result.stderr
