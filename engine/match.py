@@ -75,8 +75,8 @@ class EngineSpec:
     argv: tuple[str, ...]  # the command line
 
 
-def parse_engine(text: str, *, seed: int = 0) -> EngineSpec:
-    """``level:NAME`` or a protocol engine's command line.
+def parse_engine(text: str, *, seed: int = 0, label: str | None = None) -> EngineSpec:
+    """``level:NAME`` or a protocol engine's command line; ``label`` names it in reports.
 
     Raises:
         ValueError: for an empty command line.
@@ -84,11 +84,11 @@ def parse_engine(text: str, *, seed: int = 0) -> EngineSpec:
     if text.startswith("level:"):
         name = text.removeprefix("level:")
         command = (sys.executable, "-m", "engine.pbrain", "--level", name, "--seed", str(seed))
-        return EngineSpec(text, command)
+        return EngineSpec(label or text, command)
     argv = tuple(shlex.split(text))
     if not argv:
         raise ValueError("empty engine command")
-    return EngineSpec(text, argv)
+    return EngineSpec(label or text, argv)
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,16 +313,17 @@ def play_game(
     *,
     number: int,
     opening: int,
+    moves: Sequence[Point],
     black: int,
     config: MatchConfig,
     stats: Sequence[EngineStats],
 ) -> GameResult:
-    """Play one game; ``black`` is the index of the engine that plays Black.
+    """Play one game from the opening ``moves``; ``black`` is the index of the engine that
+    plays Black (``opening`` is only recorded).
 
     Both engines must be ready (``prepare_engines``). An engine that timed out or crashed
     is left dead; the next ``prepare`` restarts it.
     """
-    moves = openings(config.size)[opening]
     board = Board.from_moves(moves, size=config.size, rule=config.rule)
     times = [0] * len(moves)
     informed = [False, False]
@@ -437,8 +438,11 @@ def run_match(
     records: Path | None = None,
     record_format: str = "sgf",
     log: Callable[[str], None] | None = None,
+    book: Sequence[Sequence[Point]] | None = None,
 ) -> MatchResult:
     """Play ``games`` games, each opening twice with colours swapped.
+
+    ``book`` replaces ``engine.openings`` (each entry: moves from Black's first).
 
     Raises:
         RuntimeError: when an engine cannot start a game at all (e.g. refuses the size).
@@ -446,7 +450,7 @@ def run_match(
     engines = (EngineProcess(specs[0]), EngineProcess(specs[1]))
     stats = (EngineStats(), EngineStats())
     results: list[GameResult] = []
-    count = len(openings(config.size))
+    chosen = list(openings(config.size) if book is None else book)
     try:
         for number in range(1, games + 1):
             for index, engine in enumerate(engines):
@@ -457,7 +461,8 @@ def run_match(
             game = play_game(
                 engines,
                 number=number,
-                opening=pair % count,
+                opening=pair % len(chosen),
+                moves=chosen[pair % len(chosen)],
                 black=second,
                 config=config,
                 stats=stats,
@@ -538,7 +543,7 @@ def report(result: MatchResult, config: MatchConfig) -> list[str]:
             f"{label}: {figures.moves} moves, mean {figures.total_ms / figures.moves:.0f} ms,"
             f" max {figures.max_ms:.0f} ms, {figures.over_turn} over {config.turn_ms} ms"
         )
-        if figures.reports and figures.search_ms > 0:
+        if figures.reports and figures.search_ms > 0 and figures.nodes > 0:
             line += (
                 f", mean depth {figures.depth / figures.reports:.1f},"
                 f" {figures.nodes / figures.search_ms:.0f}k nodes/s"
@@ -569,6 +574,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--nodes", type=int, help="send INFO max_node (fixed-node play)")
     parser.add_argument("--max-plies", type=int, help="adjudicate a draw after this many moves")
     parser.add_argument("--seed", type=int, default=0, help="seed of level:NAME engines")
+    parser.add_argument("--name1", help="what to call ENGINE1 in the report")
+    parser.add_argument("--name2", help="what to call ENGINE2 in the report")
     parser.add_argument("--sgf", type=Path, help="write each game as SGF into this folder")
     parser.add_argument("--psq", type=Path, help="write each game as PSQ into this folder")
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
@@ -594,8 +601,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_plies=options.max_plies,
     )
     specs = (
-        parse_engine(options.engine1, seed=options.seed),
-        parse_engine(options.engine2, seed=options.seed),
+        parse_engine(options.engine1, seed=options.seed, label=options.name1),
+        parse_engine(options.engine2, seed=options.seed, label=options.name2),
     )
     records, record_format = (options.psq, "psq") if options.psq else (options.sgf, "sgf")
 

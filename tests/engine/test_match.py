@@ -167,6 +167,19 @@ def test_referee_gives_the_game_to_the_engine_that_behaves(action: str, verdict:
 
 
 @pytest.mark.timeout(120)
+def test_renju_forbidden_move_loses() -> None:
+    # Black to move; h8 (Gomocup 7,7) is a double-three, which the liar plays.
+    book = [Board.from_moves("h9 a1 h10 a3 i8 a5 j8 a7").moves]
+    specs = (_spec(_liar('print("7,7", flush=True)'), "liar"), _spec(_standin(), "honest"))
+    config = MatchConfig(rule=Rule.RENJU, turn_ms=500)
+    result = run_match(specs, games=1, config=config, book=[[m.point for m in book[0]]])
+    (game,) = result.games
+    assert game.verdict is Verdict.FORBIDDEN
+    assert game.winner == 1
+    assert game.detail.endswith("double-three")
+
+
+@pytest.mark.timeout(120)
 def test_command_line_prints_the_score_and_writes_records(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
