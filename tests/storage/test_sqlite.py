@@ -1,0 +1,283 @@
+"""What only the SQLite repository promises: files, migrations, pragmas, plans, durability."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.types import Color, Outcome, Point, Termination
+from storage.repository import (
+    DatabaseRefusedError,
+    DatabaseTooNewError,
+    ForeignDatabaseError,
+    GameStatus,
+    GuildSettings,
+    Player,
+)
+from storage.sqlite import (
+    APPLICATION_ID,
+    INDEXED_QUERIES,
+    LATEST_VERSION,
+    MIGRATIONS,
+    SqliteGameRepository,
+)
+from tests.storage.conftest import ALICE, BOB, GUILD, FakeClock, new_game
+
+
+def schema(path: Path) -> list[tuple[Any, ...]]:
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name"
+        ).fetchall()
+
+
+def pragma(path: Path, name: str) -> Any:
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute(f"PRAGMA {name}").fetchone()[0]
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --- opening ------------------------------------------------------------------------------
+
+
+async def test_new_file_is_created_at_the_latest_version(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        assert repo.path == path
+    assert pragma(path, "application_id") == APPLICATION_ID
+    assert pragma(path, "user_version") == LATEST_VERSION == len(MIGRATIONS)
+    assert pragma(path, "journal_mode") == "wal"
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+async def test_empty_file_is_initialised(tmp_path: Path) -> None:
+    path = tmp_path / "empty.sqlite3"
+    path.touch()
+    async with SqliteGameRepository.open(path):
+        pass
+    assert pragma(path, "user_version") == LATEST_VERSION
+
+
+async def test_connection_settings(tmp_path: Path) -> None:
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        db = repo._db  # the settings are per connection; look at ours
+        values = {}
+        for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous"):
+            rows = list(await db.execute_fetchall(f"PRAGMA {name}"))
+            values[name] = rows[0][0]
+    assert values == {
+        "journal_mode": "wal",
+        "foreign_keys": 1,
+        "busy_timeout": 5000,
+        "synchronous": 2,
+    }
+
+
+def _other_app_db(path: Path) -> None:
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute("CREATE TABLE notes (body TEXT)")
+        db.execute("INSERT INTO notes VALUES ('keep me')")
+
+
+def _other_app_id(path: Path) -> None:
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute("PRAGMA application_id = 1234")
+
+
+def _ours_but_newer(path: Path) -> None:
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+
+
+@pytest.mark.parametrize(
+    ("make", "error"),
+    [
+        (lambda p: p.write_text("hello, I am a shopping list\n" * 100), ForeignDatabaseError),
+        (lambda p: p.write_bytes(os.urandom(8192)), ForeignDatabaseError),
+        (lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200), ForeignDatabaseError),
+        (_other_app_db, ForeignDatabaseError),
+        (_other_app_id, ForeignDatabaseError),
+        (_ours_but_newer, DatabaseTooNewError),
+    ],
+    ids=["text", "random-bytes", "bad-header", "other-app", "other-app-id", "newer"],
+)
+async def test_refuses_files_that_are_not_ours(tmp_path: Path, make: Any, error: type) -> None:
+    path = tmp_path / "x.sqlite3"
+    make(path)
+    before = digest(path)
+    with pytest.raises(error) as caught:
+        await SqliteGameRepository.connect(path)
+    assert isinstance(caught.value, DatabaseRefusedError)
+    assert caught.value.path == path
+    assert digest(path) == before  # never overwritten
+    wal = path.with_name(path.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+    if isinstance(caught.value, DatabaseTooNewError):
+        assert (caught.value.found, caught.value.supported) == (LATEST_VERSION + 1, LATEST_VERSION)
+
+
+async def test_refuses_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(ForeignDatabaseError):
+        await SqliteGameRepository.connect(tmp_path)
+
+
+# --- migrations ---------------------------------------------------------------------------
+
+
+def build_old_database(path: Path, version: int) -> None:
+    """A database as an older release left it: migrations 1..version, plus a finished game."""
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        for migration in MIGRATIONS[:version]:
+            db.executescript(migration.script)
+        if version >= 1:
+            db.execute(
+                "INSERT INTO games (id, guild_id, channel_id, game, width, height, rule,"
+                " black_user_id, white_user_id, status, termination, winner, rated,"
+                " created_at, updated_at, finished_at, ply, version)"
+                " VALUES (7, 500, 10, 'gomoku', 15, 15, 'renju', 1001, 1002, 'finished',"
+                " 'resign', 'white', 1, 1, 2, 2, 1, 3)"
+            )
+            db.execute(
+                "INSERT INTO moves (game_id, seq, ply, x, y, color, made_at)"
+                " VALUES (7, 2, 0, 7, 7, 'black', 1)"
+            )
+    assert pragma(path, "user_version") == version
+
+
+@pytest.mark.parametrize("version", range(LATEST_VERSION), ids=lambda v: f"from-v{v}")
+async def test_upgrades_from_every_earlier_version(tmp_path: Path, version: int) -> None:
+    fresh = tmp_path / "fresh.sqlite3"
+    async with SqliteGameRepository.open(fresh):
+        pass
+    old = tmp_path / "old.sqlite3"
+    build_old_database(old, version)
+    async with SqliteGameRepository.open(old) as repo:
+        if version >= 1:
+            snapshot = await repo.load_game(7)
+            assert snapshot.game.outcome == Outcome(Termination.RESIGN, Color.WHITE)
+            assert [m.point for m in snapshot.moves] == [Point(7, 7)]
+        # the upgraded file works for everything, including the newest tables
+        await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=60))
+        game = await repo.create_game(new_game(11, rated=True))
+        await repo.finish_game(game.id, game.version, Outcome(Termination.RESIGN, Color.BLACK))
+        assert await repo.player_stats(ALICE) is not None
+    assert pragma(old, "user_version") == LATEST_VERSION
+    assert schema(old) == schema(fresh)
+
+
+def test_migrations_are_numbered_and_split_cleanly() -> None:
+    assert [m.version for m in MIGRATIONS] == list(range(1, LATEST_VERSION + 1))
+    for migration in MIGRATIONS:
+        assert migration.name.startswith(f"{migration.version:04d}_")
+        assert all(sqlite3.complete_statement(s) for s in migration.statements)
+
+
+async def test_reopening_keeps_everything(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        game = await repo.create_game(new_game())
+        game = await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
+        before = await repo.load_game(game.id)
+    async with SqliteGameRepository.open(path) as repo:
+        assert await repo.load_game(game.id) == before
+        assert await repo.open_games() == [before.game]
+
+
+# --- the schema guards itself -------------------------------------------------------------
+
+
+async def test_moves_are_append_only_in_the_schema(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        game = await repo.create_game(new_game())
+        await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
+    with closing(sqlite3.connect(path)) as db:
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            db.execute("UPDATE moves SET x = 0")
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            db.execute("DELETE FROM moves")
+
+
+async def test_takebacks_are_recorded(tmp_path: Path, clock: FakeClock) -> None:
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path, clock=clock) as repo:
+        game = await repo.create_game(new_game())
+        for point in (Point(7, 7), Point(8, 8), Point(7, 8)):
+            game = await repo.append_move(game.id, game.version, point, game.to_move)
+        game = await repo.take_back(game.id, game.version, 2)
+    with closing(sqlite3.connect(path)) as db:
+        rows = db.execute("SELECT game_id, seq, from_ply, to_ply FROM takebacks").fetchall()
+    assert rows == [(game.id, game.version, 3, 1)]
+
+
+async def test_foreign_keys_are_enforced(tmp_path: Path) -> None:
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+            await repo._db.execute_fetchall("INSERT INTO moves VALUES (99, 1, 0, 0, 0, 'black', 0)")
+
+
+# --- the queries the bot depends on use indexes ------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(INDEXED_QUERIES))
+async def test_hot_queries_use_an_index(tmp_path: Path, name: str) -> None:
+    sql, params = INDEXED_QUERIES[name]
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        for channel in range(20):  # some rows, so the planner has something to plan for
+            await repo.create_game(new_game(channel))
+        plan = [
+            row[3] for row in await repo._db.execute_fetchall(f"EXPLAIN QUERY PLAN {sql}", params)
+        ]
+    scans = [step for step in plan if step.startswith("SCAN") and "USING" not in step]
+    # Scanning a subquery's small result (already bounded by LIMIT) is fine; tables are not.
+    assert [s for s in scans if not s.startswith(("SCAN (subquery", "SCAN unnamed"))] == [], plan
+
+
+# --- concurrency and cancellation ---------------------------------------------------------
+
+
+async def test_cancelled_caller_leaves_no_half_transaction(tmp_path: Path) -> None:
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        game = await repo.create_game(new_game(rated=True))
+        task = asyncio.create_task(
+            repo.append_move(
+                game.id, 1, Point(7, 7), Color.BLACK, outcome=Outcome(Termination.FIVE, Color.BLACK)
+            )
+        )
+        await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # The shielded write either happened whole (game, move and ratings) or not at all.
+        await repo.get_game(game.id)  # waits for the shielded transaction to finish
+        stored = await repo.get_game(game.id)
+        history = await repo.move_history(game.id)
+        stats = await repo.player_stats(ALICE)
+        assert (stored.status is GameStatus.FINISHED) == (len(history) == 1) == (stats is not None)
+        assert not repo._db.in_transaction
+
+
+async def test_two_connections_to_one_file_keep_compare_and_set(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as first, SqliteGameRepository.open(path) as second:
+        game = await first.create_game(new_game(white=Player.human(BOB)))
+        results = await asyncio.gather(
+            first.append_move(game.id, 1, Point(1, 1), Color.BLACK),
+            second.append_move(game.id, 1, Point(2, 2), Color.BLACK),
+            return_exceptions=True,
+        )
+        assert sorted(type(r).__name__ for r in results) == ["GameRecord", "VersionConflictError"]
+        assert len(await second.move_history(game.id)) == 1
