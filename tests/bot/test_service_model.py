@@ -1,0 +1,139 @@
+"""The service against a slow, obvious model of a two-player game.
+
+Random streams of moves and resignations from the two players and a bystander go through
+``GameService`` on the in-memory store; a plain ``Board`` plus three rules (only players act,
+only on their turn, only on legal points) predicts what must be accepted and which error every
+refusal must be. Every refusal must leave the stored game untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.ai import AIMove, AIRequest
+from bot.service import (
+    GameService,
+    GameView,
+    NoActiveGameError,
+    NotAPlayerError,
+    NotYourTurnError,
+)
+from engine.board import Board
+from engine.errors import ForbiddenMoveError, OccupiedPointError
+from engine.types import Color, Point, Rule, Termination
+from storage.memory import InMemoryGameRepository
+from storage.repository import GameStatus
+
+ALICE, BOB, CAROL = 1, 2, 3
+CHANNEL, SIZE = 5, 7
+
+
+class NoAI:
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        raise AssertionError("no AI in games between people")
+
+    async def close(self) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Place:
+    user: int
+    point: Point
+
+
+@dataclass(frozen=True)
+class Resign:
+    user: int
+
+
+MOVER = 0  # resolved to whoever is to move, so that games get played, not only refused
+users = st.sampled_from([MOVER, MOVER, MOVER, ALICE, BOB, CAROL])
+points = st.builds(Point, st.integers(0, SIZE - 1), st.integers(0, SIZE - 1))
+actions = st.lists(
+    # Resignations are rare (1 in 25) so that most games are played out to the board's end.
+    st.tuples(st.integers(0, 24), users, points).map(
+        lambda t: Resign(t[1]) if t[0] == 0 else Place(t[1], t[2])
+    ),
+    min_size=20,
+    max_size=100,
+)
+
+
+def expected_error(model: Board, over: bool, action: Place | Resign) -> type[Exception] | None:
+    if over:
+        return NoActiveGameError
+    if action.user not in (ALICE, BOB):
+        return NotAPlayerError
+    if isinstance(action, Resign):
+        return None
+    mover = ALICE if model.to_move is Color.BLACK else BOB
+    if action.user != mover:
+        return NotYourTurnError
+    if model[action.point] is not None:
+        return OccupiedPointError
+    if model.forbidden_reason(action.point) is not None and model.to_move is Color.BLACK:
+        return ForbiddenMoveError
+    return None
+
+
+async def run(stream: list[Place | Resign], rule: Rule) -> None:
+    repo = InMemoryGameRepository()
+    service = GameService(repo, NoAI(), rng=random.Random(0))
+    pending = await service.start(
+        channel_id=CHANNEL,
+        guild_id=None,
+        user_id=ALICE,
+        opponent=BOB,
+        size=SIZE,
+        rule=rule,
+        colour="black",
+    )
+    game_id = (await service.accept(pending.game_id, BOB)).game_id
+    model = Board.for_game("gomoku", size=SIZE, rule=rule)
+    over = False
+
+    async def act(action: Place | Resign) -> GameView:
+        """One action through the service; the game as stored after it."""
+        if isinstance(action, Place):
+            return (await service.place(CHANNEL, action.user, action.point)).game
+        return (await service.resign(CHANNEL, action.user)).game
+
+    for action in stream:
+        if action.user == MOVER:
+            mover = ALICE if model.to_move is Color.BLACK else BOB
+            action = Place(mover, action.point) if isinstance(action, Place) else Resign(mover)
+        before = await service.game(game_id)
+        expected = expected_error(model, over, action)
+        if expected is not None:
+            with pytest.raises(expected):
+                await act(action)
+            assert (await service.game(game_id)).version == before.version
+            continue
+        stored = await act(action)
+        if isinstance(action, Place):
+            model.play(action.point)
+            over = model.outcome is not None
+        else:
+            over = True
+            assert stored.outcome is not None
+            assert stored.outcome.termination is Termination.RESIGN
+            loser = Color.BLACK if action.user == ALICE else Color.WHITE
+            assert stored.outcome.winner is loser.opponent
+        assert [m.point for m in stored.board.moves] == [m.point for m in model.moves]
+        assert stored.version == before.version + 1
+        assert (stored.status is GameStatus.FINISHED) == over
+        if model.outcome is not None and isinstance(action, Place):
+            assert stored.outcome == model.outcome
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(actions, st.sampled_from([Rule.FREESTYLE, Rule.RENJU, Rule.STANDARD]))
+def test_service_agrees_with_the_model(stream: list[Place | Resign], rule: Rule) -> None:
+    asyncio.run(run(stream, rule))
