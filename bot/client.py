@@ -53,11 +53,6 @@ log = logging.getLogger(__name__)
 REPOST_AGE: Final = timedelta(hours=1)  # edits of older messages hit a stricter rate limit
 _OLD_MESSAGE_EDIT: Final = 30046  # Discord: too many edits to messages older than an hour
 MENTIONS: Final = discord.AllowedMentions(everyone=False, roles=False, users=True)
-_STYLES: Final = {
-    "emoji": render.BoardStyle.EMOJI,
-    "compact": render.BoardStyle.COMPACT,
-    "image": render.BoardStyle.PNG,
-}  # GuildSettings.board_style values
 
 
 def _utcnow() -> datetime:
@@ -162,7 +157,10 @@ class GomokuBot(commands.Bot):
         style = self._styles.get(guild_id)
         if style is None:
             settings = await self.service.settings(guild_id)
-            style = _STYLES.get(settings.board_style, render.BoardStyle.EMOJI)
+            try:
+                style = render.BoardStyle(settings.board_style)
+            except ValueError:
+                style = render.BoardStyle.EMOJI
             self._styles[guild_id] = style
         return style
 
@@ -177,7 +175,7 @@ class GomokuBot(commands.Bot):
         style = await self.board_style(view.guild_id)
         embed = render.game_card(view, style=style).to_embed()
         attachments: list[discord.File] = []
-        if style is render.BoardStyle.PNG:
+        if style is render.BoardStyle.IMAGE:
             # Pillow drawing is CPU work: keep it off the event loop.
             png = await asyncio.to_thread(render_png, view.board)
             attachments.append(discord.File(io.BytesIO(png), filename="board.png"))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Final
 import discord
 from discord import app_commands
 
+from engine.errors import InvalidPointError
 from engine.types import COLUMNS, Point
 
 if TYPE_CHECKING:
@@ -42,7 +43,13 @@ class Cell:
         match = _COLUMN_ONLY.fullmatch(text)
         if match is not None:
             return cls(None, COLUMNS.index(match.group(1).lower()))
-        return cls(Point.parse(text), None)
+        try:
+            return cls(Point.parse(text), None)
+        except ValueError as error:
+            # Point.parse lets letters past "t" through as a bare ValueError ("z9").
+            if isinstance(error, InvalidPointError):
+                raise
+            raise InvalidPointError(text) from error
 
 
 class PointTransformer(app_commands.Transformer["GomokuBot"]):

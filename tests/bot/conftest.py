@@ -1,0 +1,148 @@
+"""Fixtures for the Discord-level tests: a fake Discord, a settable clock, AI runners, bots.
+
+A bot here is the real ``GomokuBot`` on the real discord.py, connected to ``FakeDiscord`` on
+127.0.0.1. ``make_bot`` builds one on a SQLite file (a second call with the same file is "the
+bot after a restart"); ``bot`` is one already connected, with its commands registered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.ai import AIMove, AIRequest, ProcessPoolRunner
+from bot.app import create_bot
+from bot.client import GomokuBot
+from bot.reporting import UserCooldown
+from bot.settings import Settings
+from tests.fakediscord import FakeDiscord, FakeUser
+
+BotFactory = Callable[..., GomokuBot]
+
+
+class Clock:
+    """A settable UTC clock shared by the bot, its service and its repository.
+
+    It starts at the real time: message ids carry real timestamps, and the bot compares them
+    with this clock to decide when a board message is over an hour old.
+    """
+
+    def __init__(self) -> None:
+        self.offset = timedelta()
+
+    def __call__(self) -> datetime:
+        return datetime.now(UTC) + self.offset
+
+    def advance(self, **delta: float) -> None:
+        """Move time forward (``advance(hours=2)``)."""
+        self.offset += timedelta(**delta)
+
+
+class CentreRunner:
+    """An in-process stand-in for the AI pool: the empty point nearest the centre.
+
+    For tests about the Discord layer rather than the AI (the real pool is ``pool``).
+    """
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        self.calls += 1
+        board = request.board()
+        cx, cy = (board.width - 1) / 2, (board.height - 1) / 2
+        point = min(board.legal_moves(), key=lambda p: (abs(p.x - cx) + abs(p.y - cy), p.y, p.x))
+        return AIMove(point=point, score=0, depth=1, nodes=1, time_ms=0.0)
+
+    async def close(self) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def pool() -> Iterator[ProcessPoolRunner]:
+    """The real spawn-context process pool (one worker), shared by the tests that need it."""
+    runner = ProcessPoolRunner(workers=1)
+    yield runner
+    asyncio.run(runner.close())
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    """A fresh fake Discord with discord.py pointed at it.
+
+    On the way out it checks what must hold for every test: no message the bot sent pinged
+    @everyone, @here or a role.
+    """
+    async with FakeDiscord() as server:
+        yield server
+    loud = [m for m in server.messages.values() if m.pinged_everyone or m.pinged_roles]
+    assert loud == [], "the bot pinged everyone or a role"
+
+
+@pytest.fixture
+def clock() -> Clock:
+    """The bot's clock."""
+    return Clock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """The SQLite file of the bot under test."""
+    return tmp_path / "gomoku.sqlite3"
+
+
+@pytest.fixture
+def make_bot(db_path: Path, clock: Clock) -> BotFactory:
+    """Build (not connect) a bot on ``db_path``; keywords override the defaults."""
+
+    def factory(**options: Any) -> GomokuBot:
+        options.setdefault("ai", CentreRunner())
+        options.setdefault("clock", clock)
+        options.setdefault("rng", random.Random(7))
+        options.setdefault("cooldown", UserCooldown(rate=1000, per=1.0))
+        options.setdefault("guild_ready_timeout", 0.01)
+        options.setdefault("deadline_poll", 0.05)
+        return create_bot(Settings(db_path=db_path), **options)
+
+    return factory
+
+
+@pytest.fixture
+async def bot(fake: FakeDiscord, make_bot: BotFactory) -> AsyncIterator[GomokuBot]:
+    """A connected bot with its commands registered at the fake."""
+    instance = make_bot()
+    async with fake.running(instance):
+        yield instance
+
+
+@pytest.fixture
+def alice(fake: FakeDiscord) -> FakeUser:
+    """A player."""
+    return fake.add_user("alice")
+
+
+@pytest.fixture
+def bob(fake: FakeDiscord) -> FakeUser:
+    """Another player."""
+    return fake.add_user("bob")
+
+
+@contextlib.contextmanager
+def no_changes(fake: FakeDiscord) -> Iterator[None]:
+    """Assert that the block changed nothing anyone else sees in the channel."""
+    before = [(m.id, m.edits, m.deleted) for m in fake.channel_messages()]
+    yield
+    after = [(m.id, m.edits, m.deleted) for m in fake.channel_messages()]
+    visible_new = [m for m in fake.channel_messages() if m.id not in {i for i, _, _ in before}]
+    assert after[: len(before)] == before, "a visible message was edited or deleted"
+    assert visible_new == [], "a visible message was posted"
+
+
+__all__ = ["BotFactory", "CentreRunner", "Clock", "no_changes"]

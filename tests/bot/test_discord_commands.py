@@ -1,0 +1,68 @@
+"""The command tree as Discord sees it, and single commands through the real discord.py."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from discord import app_commands
+
+from bot.client import GomokuBot
+from bot.cogs.play import LEVELS
+from tests.fakediscord import FakeDiscord, FakeUser
+
+
+def _walk(node: dict[str, Any]) -> list[dict[str, Any]]:
+    nodes = [node]
+    for option in node.get("options", []):
+        nodes.extend(_walk(option))
+    return nodes
+
+
+async def test_registered_tree(fake: FakeDiscord, bot: GomokuBot) -> None:
+    gomoku = fake.command("gomoku")
+    subcommands = {o["name"] for o in gomoku["options"]}
+    assert subcommands == {
+        "start",
+        "board",
+        "resign",
+        "undo",
+        "hint",
+        "export",
+        "stats",
+        "leaderboard",
+        "settings",
+    }
+    place = fake.command("place")
+    (cell,) = place["options"]
+    assert cell["autocomplete"] is True
+    assert cell["required"] is True
+    for node in _walk(gomoku) + _walk(place):
+        assert 1 <= len(node["description"]) <= 100, node["name"]
+        assert node["description"] != "…", f"{node['name']} is not described"
+    start = next(o for o in gomoku["options"] if o["name"] == "start")
+    levels = next(o for o in start["options"] if o["name"] == "level")
+    assert [c["value"] for c in levels["choices"]] == list(LEVELS)
+
+
+def test_callback_docstrings_are_descriptions(bot: GomokuBot) -> None:
+    for command in bot.tree.walk_commands():
+        if isinstance(command, app_commands.Command):
+            doc = inspect.getdoc(command.callback) or ""
+            assert doc, command.qualified_name
+            assert len(doc) <= 100, command.qualified_name
+            assert command.description == doc
+
+
+def test_level_choices_match_the_engine() -> None:
+    from engine.levels import Level
+
+    assert tuple(level.value for level in Level) == LEVELS
+
+
+async def test_stats_for_a_new_player(fake: FakeDiscord, bot: GomokuBot, alice: FakeUser) -> None:
+    reply = await fake.slash("gomoku stats", user=alice)
+    assert reply.ephemeral
+    assert "no rated games" in reply.text()
+    board = await fake.slash("gomoku leaderboard", user=alice)
+    assert "No rated games" in board.text()

@@ -1,0 +1,189 @@
+"""Whole games through the real discord.py against the fake Discord."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.ai import ProcessPoolRunner
+from bot.client import GomokuBot
+from bot.service import GameView
+from engine.types import Game, Termination
+from storage.repository import GameStatus
+from tests.bot.conftest import BotFactory
+from tests.fakediscord import FakeDiscord, FakeUser, Message
+
+
+async def _game(bot: GomokuBot, fake: FakeDiscord, game_id: int | None = None) -> GameView:
+    if game_id is None:
+        return await bot.service.board(fake.default_channel.id)
+    return await bot.service.game(game_id)
+
+
+async def _ai_done(bot: GomokuBot, game_id: int) -> GameView:
+    # The AI answers after a button press has been acknowledged; wait for it to move.
+    async with asyncio.timeout(30):
+        while True:
+            view = await bot.service.game(game_id)
+            if not view.is_ai_turn:
+                return view
+            await asyncio.sleep(0.01)
+
+
+def _enabled(message: Message) -> list[str]:
+    return [b["custom_id"] for b in message.buttons() if not b.get("disabled")]
+
+
+async def test_gomoku_against_the_ai_to_the_end(
+    fake: FakeDiscord, make_bot: BotFactory, pool: ProcessPoolRunner, alice: FakeUser
+) -> None:
+    bot = make_bot(ai=pool)
+    async with fake.running(bot):
+        start = await fake.slash(
+            "gomoku start",
+            user=alice,
+            options={"level": "beginner", "size": 7, "colour": "black"},
+        )
+        assert not start.ephemeral
+        assert start.attachments[0].filename == "board.png"  # the default style is an image
+        assert start.message is not None
+        view = await _game(bot, fake)
+        game_id = view.game_id
+        assert view.record.message_id == start.message.id
+        for _ in range(30):
+            view = await bot.service.game(game_id)
+            if view.is_over:
+                break
+            choices = await fake.autocomplete("place", "cell", user=alice, options={"cell": ""})
+            assert 0 < len(choices) <= 25
+            move = await fake.slash("place", user=alice, options={"cell": choices[0]["value"]})
+            assert move.ephemeral
+            assert move.deferred
+            assert "You played" in move.content
+        assert view.status is GameStatus.FINISHED
+        assert view.outcome is not None
+        # One board message for the whole game, edited move by move.
+        boards = [m for m in fake.channel_messages() if m.embeds]
+        assert [m.id for m in boards] == [start.message.id]
+        assert boards[0].edits >= len(view.board.moves) // 2
+        assert "game" in boards[0].embeds[0]["footer"]["text"]
+
+
+async def test_tictactoe_with_buttons_against_the_ai(
+    fake: FakeDiscord, make_bot: BotFactory, pool: ProcessPoolRunner, alice: FakeUser
+) -> None:
+    bot = make_bot(ai=pool)
+    async with fake.running(bot):
+        start = await fake.slash(
+            "gomoku start",
+            user=alice,
+            options={"game": "tictactoe", "level": "beginner", "colour": "black"},
+        )
+        assert start.message is not None
+        board = start.message
+        game_id = (await _game(bot, fake)).game_id
+        assert len(board.buttons()) == 9
+        for _ in range(5):
+            view = await bot.service.game(game_id)
+            if view.is_over:
+                break
+            clicked = await fake.click(board, _enabled(board)[0], user=alice)
+            assert clicked.message is board  # the grid itself is edited
+            view = await _ai_done(bot, game_id)
+            await fake.wait_for(lambda: board.edits >= 1)
+        view = await bot.service.game(game_id)
+        assert view.is_over
+        assert view.game is Game.TICTACTOE
+        await fake.wait_for(lambda: _enabled(board) == [])  # a finished grid is all disabled
+        assert len([m for m in fake.channel_messages() if m.interaction_id is None]) == 0
+
+
+async def test_challenge_accepted_and_won_updates_ratings(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    start = await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black"}
+    )
+    assert start.message is not None
+    challenge = start.message
+    assert bob.mention in challenge.content
+    assert challenge.custom_ids() == [
+        f"gomoku:{(await _game(bot, fake)).game_id}:accept",
+        f"gomoku:{(await _game(bot, fake)).game_id}:decline",
+    ]
+    game_id = (await _game(bot, fake)).game_id
+    refused = await fake.click(challenge, f"gomoku:{game_id}:accept", user=alice)
+    assert refused.ephemeral
+    assert "Only the challenged player" in refused.content
+    accepted = await fake.click(challenge, f"gomoku:{game_id}:accept", user=bob)
+    assert accepted.message is challenge
+    assert challenge.buttons() == []  # gomoku is played with /place
+    for black, white in [("h8", "a1"), ("i8", "a2"), ("j8", "a3"), ("k8", "a4")]:
+        assert (
+            "You played" in (await fake.slash("place", user=alice, options={"cell": black})).content
+        )
+        assert (
+            "You played" in (await fake.slash("place", user=bob, options={"cell": white})).content
+        )
+    await fake.slash("place", user=alice, options={"cell": "l8"})
+    view = await bot.service.game(game_id)
+    assert view.outcome is not None
+    assert view.outcome.termination is Termination.FIVE
+    assert view.winner is not None
+    assert view.winner.user_id == alice.id
+    await fake.wait_for(lambda: "Rating" in challenge.text())
+    stats = await fake.slash("gomoku stats", user=bob, options={"user": alice})
+    assert "rating **" in stats.text()
+    assert "rating **1000**" not in stats.text()
+    board = await fake.slash("gomoku leaderboard", user=bob)
+    lines = board.text().splitlines()
+    assert str(alice.id) in lines[-2]  # best first: the winner, then the loser
+    assert str(bob.id) in lines[-1]
+
+
+async def test_restart_mid_game_carries_on_and_old_buttons_work(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, bob: FakeUser
+) -> None:
+    first = make_bot()
+    async with fake.running(first):
+        start = await fake.slash(
+            "gomoku start",
+            user=alice,
+            options={"opponent": bob, "game": "tictactoe", "colour": "black"},
+        )
+        assert start.message is not None
+        board = start.message
+        game_id = (await _game(first, fake)).game_id
+        await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
+        await fake.click(board, f"gomoku:{game_id}:cell:1:1", user=alice)
+    # A new process on the same database; the message and its buttons are from before.
+    second = make_bot()
+    async with fake.running(second):
+        reply = await fake.click(board, f"gomoku:{game_id}:cell:0:0", user=bob)
+        assert not reply.ephemeral
+        place = await fake.slash("place", user=alice, options={"cell": "c3"})
+        assert "You played **C3**" in place.content
+        view = await second.service.game(game_id)
+        assert [str(move.point) for move in view.board.moves] == ["b2", "a1", "c3"]
+        assert _enabled(board) == [
+            f"gomoku:{game_id}:cell:{x}:{y}"
+            for x, y in [(0, 2), (1, 2), (0, 1), (2, 1), (1, 0), (2, 0)]
+        ]
+
+
+async def test_two_simultaneous_places_count_once(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku start", user=alice, options={"opponent": bob, "colour": "black"})
+    game_id = (await _game(bot, fake)).game_id
+    challenge = fake.channel_messages()[-1]
+    await fake.click(challenge, f"gomoku:{game_id}:accept", user=bob)
+    first = await fake.send_slash("place", user=alice, options={"cell": "h8"})
+    second = await fake.send_slash("place", user=alice, options={"cell": "j10"})
+    replies = [await fake.answer(first), await fake.answer(second)]
+    assert all(reply.ephemeral for reply in replies)
+    played = [reply for reply in replies if "You played" in reply.content]
+    refused = [reply for reply in replies if "not your turn" in reply.content]
+    assert len(played) == 1
+    assert len(refused) == 1
+    view = await bot.service.game(game_id)
+    assert len(view.board.moves) == 1
