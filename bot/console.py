@@ -288,7 +288,8 @@ class Console:
 
     def error(self, error: BaseException) -> None:
         """Print the player-facing words for ``error``."""
-        self.say(user_message(error) or GENERIC_MESSAGE)
+        # The table speaks Discord markdown; a terminal shows it plain.
+        self.say((user_message(error) or GENERIC_MESSAGE).replace("**", ""))
 
     # ---- session
 
@@ -393,7 +394,7 @@ class Console:
         else:
             try:
                 point = Point.parse(cleaned)
-            except InvalidPointError:
+            except ValueError:  # InvalidPointError; also a plain ValueError for u..z today
                 self.say(
                     f"'{cleaned[:20]}' is not a move or a command. Type a point like h8, or 'help'."
                 )
