@@ -604,14 +604,21 @@ class GameService:
         board = _board_for(snapshot.game, [move.point for move in snapshot.moves])
         return self._remember(snapshot.game, board)
 
-    async def _open_view(self, channel_id: int, game_id: int | None = None) -> GameView:
+    async def _open_id(self, channel_id: int, game_id: int | None = None) -> int:
+        """The id of the channel's open game (which must be ``game_id`` when given)."""
         record = await self.repository.open_game_in_channel(channel_id)
         if record is None or (game_id is not None and record.id != game_id):
             if game_id is not None:
-                view = await self._view(game_id)
-                raise GameNotActiveError(game_id, view.status)
+                try:
+                    stale = await self.repository.get_game(game_id)
+                except GameNotFoundError as error:
+                    raise NoSuchGameError(game_id) from error
+                raise GameNotActiveError(game_id, stale.status)
             raise NoActiveGameError(channel_id)
-        return await self._view(record.id)
+        return record.id
+
+    async def _open_view(self, channel_id: int, game_id: int | None = None) -> GameView:
+        return await self._view(await self._open_id(channel_id, game_id))
 
     async def _retrying(self, action: Callable[[], Awaitable[_T]]) -> _T:
         """Run a read-validate-write ``action``; on a lost compare-and-set (another process
@@ -889,14 +896,14 @@ class GameService:
             AIThinkingError, and the engine's IllegalMoveError subclasses (OccupiedPointError,
             OffBoardError, ForbiddenMoveError, FloatingStoneError, ColumnFullError).
         """
-        first = await self._open_view(channel_id, game_id)
+        open_id = await self._open_id(channel_id, game_id)
 
         async def action() -> MoveResult:
-            view = await self._view(first.game_id)
+            view = await self._view(open_id)
             color = self._check_turn(view, user_id)
             return await self._apply(view, point, color)
 
-        async with self._lock(first.game_id):
+        async with self._lock(open_id):
             return await self._retrying(action)
 
     async def drop(
@@ -908,12 +915,12 @@ class GameService:
             as ``place``; ColumnFullError for a full column, OffBoardError for no such
             column; InvalidOptionError if the game has no gravity.
         """
-        first = await self._open_view(channel_id, game_id)
-        if not first.board.gravity:
-            raise InvalidOptionError("column", column, "gravity games only")
+        open_id = await self._open_id(channel_id, game_id)
 
         async def action() -> MoveResult:
-            view = await self._view(first.game_id)
+            view = await self._view(open_id)
+            if not view.board.gravity:
+                raise InvalidOptionError("column", column, "gravity games only")
             color = self._check_turn(view, user_id)
             if not 0 <= column < view.board.width:
                 from engine.errors import OffBoardError
@@ -926,7 +933,7 @@ class GameService:
                 raise ColumnFullError(column)
             return await self._apply(view, landing, color)
 
-        async with self._lock(first.game_id):
+        async with self._lock(open_id):
             return await self._retrying(action)
 
     async def ai_reply(self, game_id: int) -> MoveResult | None:
@@ -980,10 +987,10 @@ class GameService:
         Raises:
             NoActiveGameError, GameNotActiveError, NotAPlayerError.
         """
-        first = await self._open_view(channel_id, game_id)
+        open_id = await self._open_id(channel_id, game_id)
 
         async def action() -> GameEnd:
-            view = await self._view(first.game_id)
+            view = await self._view(open_id)
             if view.status is not GameStatus.ACTIVE:
                 raise GameNotActiveError(view.game_id, view.status)
             color = view.color_of(user_id)
@@ -991,7 +998,7 @@ class GameService:
                 raise NotAPlayerError(user_id, view.game_id)
             return await self._finish(view, Outcome(Termination.RESIGN, color.opponent))
 
-        async with self._lock(first.game_id):
+        async with self._lock(open_id):
             return await self._retrying(action)
 
     async def _finish(self, view: GameView, outcome: Outcome) -> GameEnd:
@@ -1033,10 +1040,10 @@ class GameService:
             NoActiveGameError, GameNotActiveError, NotAPlayerError, NoMoveToUndoError,
             UndoPendingError.
         """
-        first = await self._open_view(channel_id)
+        open_id = await self._open_id(channel_id)
 
         async def action() -> UndoResult | UndoRequest:
-            view = await self._view(first.game_id)
+            view = await self._view(open_id)
             if view.status is not GameStatus.ACTIVE:
                 raise GameNotActiveError(view.game_id, view.status)
             if user_id not in view.humans:
@@ -1060,7 +1067,7 @@ class GameService:
             self._undo[view.game_id] = _PendingUndo(user_id, opponent[0], view.version, count)
             return UndoRequest(view, user_id, opponent[0], count)
 
-        async with self._lock(first.game_id):
+        async with self._lock(open_id):
             return await self._retrying(action)
 
     async def _take_back(self, view: GameView, count: int) -> UndoResult:

@@ -610,3 +610,39 @@ async def test_message_id_is_remembered(service: GameService) -> None:
     after = await service.game(view.game_id)
     assert after.record.message_id == 555
     assert after.version == view.version
+
+
+class SlowWrites:
+    """Wraps a repository so every write first yields to the event loop: two services (two
+    bot processes on one database) then both read the same version before either writes."""
+
+    def __init__(self, inner: InMemoryGameRepository) -> None:
+        self.inner = inner
+        self.conflicts = 0
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+    async def append_move(self, *args, **kwargs):
+        await asyncio.sleep(0.01)
+        try:
+            return await self.inner.append_move(*args, **kwargs)
+        except Exception:
+            self.conflicts += 1
+            raise
+
+
+async def test_two_processes_racing_get_the_right_refusal(repo, clock) -> None:
+    shared = SlowWrites(repo)
+    one = GameService(shared, NearestRunner(), clock=clock)  # type: ignore[arg-type]
+    two = GameService(shared, NearestRunner(), clock=clock)  # type: ignore[arg-type]
+    await start_pvp(one)
+    results = await asyncio.gather(
+        one.place(CHANNEL, ALICE, Point.parse("h8")),
+        two.place(CHANNEL, ALICE, Point.parse("h9")),
+        return_exceptions=True,
+    )
+    assert shared.conflicts == 1  # the loser's compare-and-set failed ...
+    errors = [r for r in results if isinstance(r, BaseException)]
+    assert [type(e) for e in errors] == [NotYourTurnError]  # ... and it was told why
+    assert len((await one.board(CHANNEL)).board.moves) == 1
