@@ -229,6 +229,12 @@ class FakeDiscord:
         self.channels[channel.id] = channel
         return channel
 
+    async def create_channel(self, name: str, *, bot_permissions: int | None = None) -> FakeChannel:
+        """A new text channel while bots are connected: they hear CHANNEL_CREATE."""
+        channel = self.add_channel(name, bot_permissions=bot_permissions)
+        await self.dispatch("CHANNEL_CREATE", channel.payload())
+        return channel
+
     def deny(self, channel: FakeChannel, *names: str) -> None:
         """Take permissions (``"send_messages"``...) from the bot in ``channel``."""
         for name in names:

@@ -1,0 +1,240 @@
+"""Undo, resign, hint, export, board messages, settings, clocks and start-up resumption."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.ai import AIError, AIMove, AIRequest
+from bot.client import GomokuBot
+from storage.repository import GameStatus
+from tests.bot.conftest import BotFactory, CentreRunner, Clock
+from tests.fakediscord import FakeDiscord, FakeUser, Message
+
+
+async def _accepted(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, **options: object
+) -> tuple[int, Message]:
+    await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", **options}
+    )
+    board = fake.channel_messages()[-1]
+    game_id = (await bot.service.board(fake.default_channel.id)).game_id
+    await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
+    return game_id, board
+
+
+async def _moves(bot: GomokuBot, game_id: int) -> list[str]:
+    return [str(move.point) for move in (await bot.service.game(game_id)).board.moves]
+
+
+async def test_undo_against_the_ai_takes_back_the_pair(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+) -> None:
+    await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+    game_id = (await bot.service.board(fake.default_channel.id)).game_id
+    reply = await fake.slash("place", user=alice, options={"cell": "a1"})
+    assert "The AI answered **H8**" in reply.content
+    undo = await fake.slash("gomoku undo", user=alice)
+    assert undo.ephemeral
+    assert "Took back 2 moves" in undo.content
+    assert await _moves(bot, game_id) == []
+
+
+async def test_undo_against_a_person_needs_consent(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, _ = await _accepted(fake, bot, alice, bob)
+    await fake.slash("place", user=alice, options={"cell": "h8"})
+    request = await fake.slash("gomoku undo", user=alice)
+    assert not request.ephemeral
+    assert bob.mention in request.content
+    assert request.message is not None
+    mentions = request.message.allowed_mentions
+    assert mentions is not None
+    assert mentions["parse"] == []
+    assert [int(user) for user in mentions["users"]] == [bob.id]
+    own = await fake.click(request.message, f"gomoku:{game_id}:undo:yes", user=alice)
+    assert own.ephemeral
+    assert await _moves(bot, game_id) == ["h8"]
+    allowed = await fake.click(request.message, f"gomoku:{game_id}:undo:yes", user=bob)
+    assert allowed.message is request.message
+    assert "allowed" in request.message.content
+    assert request.message.buttons() == []
+    assert await _moves(bot, game_id) == []
+
+
+async def test_resign_asks_first(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, board = await _accepted(fake, bot, alice, bob)
+    confirm = await fake.slash("gomoku resign", user=bob)
+    assert confirm.ephemeral
+    assert (await bot.service.game(game_id)).is_active
+    assert confirm.message is not None
+    done = await fake.click(confirm.message, f"gomoku:{game_id}:resign", user=bob)
+    assert "resigned" in done.content
+    view = await bot.service.game(game_id)
+    assert view.status is GameStatus.FINISHED
+    assert view.winner is not None
+    assert view.winner.user_id == alice.id
+    await fake.wait_for(lambda: "resignation" in board.text())
+
+
+async def test_hint_and_export(fake: FakeDiscord, bot: GomokuBot, alice: FakeUser) -> None:
+    await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+    hint = await fake.slash("gomoku hint", user=alice)
+    assert hint.ephemeral
+    assert "suggests **H8**" in hint.content
+    await fake.slash("place", user=alice, options={"cell": "a1"})
+    export = await fake.slash("gomoku export", user=alice)
+    assert export.ephemeral
+    assert "a1 h8" in export.content
+    (sgf,) = export.attachments
+    assert sgf.filename.endswith(".sgf")
+    assert sgf.data.startswith(b"(;")
+    assert b"GM[4]" in sgf.data
+
+
+async def test_board_is_reposted_on_request_and_when_old(
+    fake: FakeDiscord, bot: GomokuBot, clock: Clock, alice: FakeUser
+) -> None:
+    start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+    assert start.message is not None
+    first = start.message
+    again = await fake.slash("gomoku board", user=alice)
+    assert not again.ephemeral
+    assert again.message is not None
+    await fake.wait_for(lambda: first.deleted)
+    game = await bot.service.board(fake.default_channel.id)
+    assert game.record.message_id == again.message.id
+    await fake.slash("place", user=alice, options={"cell": "a1"})
+    assert again.message.edits >= 1  # a fresh message is edited in place
+    clock.advance(hours=2)
+    await fake.slash("place", user=alice, options={"cell": "a2"})
+    await fake.wait_for(lambda: again.message is not None and again.message.deleted)
+    (current,) = [m for m in fake.channel_messages() if m.embeds]
+    assert current.id != again.message.id
+    assert current.interaction_id is None  # posted to the channel, not as a reply
+
+
+async def test_settings_change_the_board_style(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+) -> None:
+    reply = await fake.slash("gomoku settings", user=fake.owner, options={"style": "emoji"})
+    assert reply.ephemeral
+    assert "emoji" in reply.text()
+    start = await fake.slash("gomoku start", user=alice, options={"size": 9, "colour": "black"})
+    assert start.attachments == []
+    assert "➕" in start.text()
+    allowed = await fake.slash(
+        "gomoku settings", user=fake.owner, options={"channel": await fake.create_channel("games")}
+    )
+    assert "<#" in allowed.text()
+
+
+async def test_turn_clock_warns_then_ends_the_game(
+    fake: FakeDiscord, bot: GomokuBot, clock: Clock, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, board = await _accepted(fake, bot, alice, bob)
+    clock.advance(seconds=50)
+    bot.wake_deadlines()
+    await fake.wait_for(lambda: any(alice.mention in m.content for m in fake.channel_messages()))
+    warning = next(m for m in fake.channel_messages() if alice.mention in m.content)
+    assert warning.allowed_mentions is not None
+    assert warning.allowed_mentions.get("parse") == ["users"]
+    clock.advance(seconds=20)
+    bot.wake_deadlines()
+    await fake.wait_for(lambda: "on time" in board.text())
+    view = await bot.service.game(game_id)
+    assert view.winner is not None
+    assert view.winner.user_id == bob.id
+
+
+async def test_challenge_expires(
+    fake: FakeDiscord, bot: GomokuBot, clock: Clock, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku start", user=alice, options={"opponent": bob})
+    challenge = fake.channel_messages()[-1]
+    game_id = (await bot.service.board(fake.default_channel.id)).game_id
+    clock.advance(minutes=11)
+    bot.wake_deadlines()
+    await fake.wait_for(lambda: challenge.buttons() == [])
+    assert (await bot.service.game(game_id)).status is GameStatus.EXPIRED
+
+
+async def test_connect_four_columns(fake: FakeDiscord, bot: GomokuBot, alice: FakeUser) -> None:
+    start = await fake.slash(
+        "gomoku start", user=alice, options={"game": "connect4", "colour": "black"}
+    )
+    assert start.message is not None
+    board = start.message
+    game_id = (await bot.service.board(fake.default_channel.id)).game_id
+    assert [len(row["components"]) for row in board.components] == [4, 3]
+    await fake.click(board, f"gomoku:{game_id}:drop:0", user=alice)
+    await fake.wait_for(lambda: board.edits >= 2)
+    typed = await fake.slash("place", user=alice, options={"cell": "a"})
+    assert "You played **A2**" in typed.content
+    moves = await _moves(bot, game_id)
+    assert moves[0] == "a1"
+    assert moves[2] == "a2"
+
+
+async def test_autocomplete_suggests_matching_points(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+) -> None:
+    await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+    await fake.slash("place", user=alice, options={"cell": "a1"})
+    choices = await fake.autocomplete("place", "cell", user=alice, options={"cell": "h"})
+    assert 0 < len(choices) <= 25
+    assert all(choice["value"].startswith("h") for choice in choices)
+    assert "h8" not in [choice["value"] for choice in choices]  # the AI's stone is there
+    everything = await fake.autocomplete("place", "cell", user=alice, options={"cell": ""})
+    assert len(everything) == 25
+
+
+async def test_rate_limited_edits_are_retried(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, board = await _accepted(fake, bot, alice, bob)
+    fake.rate_limit("PATCH", r"/channels/\d+/messages/\d+", times=2, retry_after=0.02)
+    reply = await fake.slash("place", user=alice, options={"cell": "h8"})
+    assert "You played" in reply.content
+    statuses = [r.status for r in fake.requests_to("PATCH", r"/channels/\d+/messages/")]
+    assert statuses[-3:] == [429, 429, 200]
+    assert "H8" in board.text() or "h8" in board.text()
+
+
+class _StuckRunner(CentreRunner):
+    """Thinks until released, then fails: the process dies mid-search."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.started = asyncio.Event()
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        self.started.set()
+        await self.release.wait()
+        raise AIError("stopped")
+
+
+async def test_due_ai_move_is_made_after_a_restart(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    stuck = _StuckRunner()
+    first = make_bot(ai=stuck)
+    async with fake.running(first):
+        record = await fake.send_slash("gomoku start", user=alice, options={"colour": "white"})
+        await stuck.started.wait()
+        await fake.wait_for(lambda: record.original is not None and not record.original.loading)
+    stuck.release.set()
+    board = record.original
+    assert board is not None
+    edits = board.edits
+    second = make_bot()
+    async with fake.running(second):
+        await fake.wait_for(lambda: board.edits > edits)
+        view = await second.service.board(fake.default_channel.id)
+        assert [str(move.point) for move in view.board.moves] == ["h8"]
+        assert view.record.message_id == board.id
