@@ -1,0 +1,134 @@
+"""A Gomoku position in the kernels' array form, built from a ``Board``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine import _kernels as k
+from engine.board import Board
+from engine.evaluate import PatternTables, tables
+from engine.types import Color, Point
+
+_ZOBRIST = np.random.default_rng(20261121).integers(
+    0, 2**63, size=(3, (20 + 2 * k.PAD) ** 2), dtype=np.uint64
+)
+TT_SIZE = 1 << 20
+VTT_SIZE = 1 << 16
+
+
+class Position:
+    """Board arrays plus search buffers; ``st`` and ``sr`` are what the kernels take."""
+
+    def __init__(self, width: int, height: int, t: PatternTables) -> None:
+        """An empty position of the given size."""
+        self.width = width
+        self.height = height
+        self.stride = width + 2 * k.PAD
+        cells = self.stride * (height + 2 * k.PAD)
+        self.tables = t
+        b = np.full(cells, 3, dtype=np.int8)
+        for y in range(height):
+            start = (y + k.PAD) * self.stride + k.PAD
+            b[start : start + width] = 0
+        g = np.zeros(k.NG, dtype=np.int64)
+        g[k.G_W] = width
+        g[k.G_H] = height
+        g[k.G_S] = self.stride
+        g[k.G_RULE] = t.rule
+        g[k.G_HALF] = t.half
+        g[k.G_SIDE] = 1
+        cell = np.zeros((k.NROWS, cells), dtype=np.int32)
+        k.init_state(b, cell, g, t.pattern, t.value, t.threat)
+        self.b = b
+        self.cell = cell
+        self.g = g
+        self.hsh = np.zeros(1, dtype=np.uint64)
+        self.ms = np.zeros(cells + 8, dtype=np.int32)
+        self.tm = np.zeros(1, dtype=np.float64)
+        zob = _ZOBRIST[:, :cells].copy()
+        self.st = (
+            b,
+            cell,
+            g,
+            t.pattern,
+            t.value,
+            t.threat,
+            zob,
+            self.hsh,
+            self.ms,
+            t.maybe_forbidden,
+            t.score,
+            self.tm,
+        )
+        self._sr: tuple[Any, ...] | None = None
+
+    @classmethod
+    def from_board(cls, board: Board) -> Position:
+        """The position of a Gomoku ``board`` with its side to move."""
+        position = cls(board.width, board.height, tables(board.rule))
+        array = board.to_array()
+        for y, x in zip(*np.nonzero(array), strict=True):
+            position.g[k.G_SIDE] = int(array[y, x])
+            position.play_index(position.index(Point(int(x), int(y))))
+        position.g[k.G_SIDE] = 1 if board.to_move is Color.BLACK else 2
+        position.g[k.G_NMOVES] = 0  # setup stones are never taken back
+        position.g[k.G_NODES] = 0
+        return position
+
+    @property
+    def sr(self) -> tuple[Any, ...]:
+        """The search buffers (transposition tables, killers, history, move lists)."""
+        if self._sr is None:
+            cells = self.b.shape[0]
+            self._sr = (
+                np.zeros(TT_SIZE, dtype=np.uint64),
+                np.zeros(TT_SIZE, dtype=np.int64),
+                np.zeros((k.MAX_PLY, 2), dtype=np.int32),
+                np.zeros((2, cells), dtype=np.int32),
+                np.zeros((k.MAX_PLY, k.MAX_MOVES), dtype=np.int32),
+                np.zeros((k.MAX_PLY, k.MAX_MOVES), dtype=np.int32),
+                np.zeros((k.MAX_PLY, k.MAX_PLY), dtype=np.int32),
+                np.zeros(k.MAX_PLY, dtype=np.int64),
+                np.zeros(k.MAX_PLY, dtype=np.int32),
+                np.zeros(VTT_SIZE, dtype=np.uint64),
+                np.zeros(VTT_SIZE, dtype=np.int8),
+                np.zeros(k.MAX_MOVES, dtype=np.int32),
+            )
+        return self._sr
+
+    def index(self, point: Point) -> int:
+        """The kernels' index of ``point``."""
+        return (point.y + k.PAD) * self.stride + point.x + k.PAD
+
+    def point(self, index: int) -> Point:
+        """The point of a kernels' index."""
+        y, x = divmod(int(index), self.stride)
+        return Point(x - k.PAD, y - k.PAD)
+
+    @property
+    def side(self) -> Color:
+        """The side to move."""
+        return Color.BLACK if self.g[k.G_SIDE] == 1 else Color.WHITE
+
+    def play_index(self, index: int) -> None:
+        """Play the side to move on an empty index (no rule checks)."""
+        k.play(*self.st[:9], index)
+
+    def undo(self) -> None:
+        """Take back the last stone played here."""
+        k.undo(*self.st[:9])
+
+    def evaluate(self) -> int:
+        """The static evaluation from the side to move's view."""
+        return int(k.evaluate(self.g, self.hsh))
+
+    def threat(self, color: Color, point: Point) -> int:
+        """The threat class (``P4_*``) a stone of ``color`` on ``point`` would make."""
+        ci = 0 if color is Color.BLACK else 1
+        return int(self.tables.threat[ci, self.cell[k.R_CODE + ci, self.index(point)]])
+
+    def forbidden(self, point: Point) -> int:
+        """The renju verdict for Black on empty ``point``: 0 legal, 1 overline, 2 4-4, 3 3-3."""
+        return int(k.renju_forbidden(self.b, self.stride, self.index(point)))

@@ -1,0 +1,252 @@
+"""Alpha-beta search: ``search(board, limits) -> SearchResult``.
+
+Gomoku positions go to the numba kernels in ``engine._kernels``: a threat-space solver (VCF,
+then VCT) at the root, then PVS with iterative deepening, aspiration windows, a transposition
+table, killers and history, with forced-move generation (only blocks against a four, only
+defences and own fours against an open three) and a VCF probe at the leaves. The small games
+(tic-tac-toe, gravity three, Connect Four) go to an exact solver in ``engine._small``.
+
+Scores are from the side to move's view; a forced win in ``n`` plies is ``WIN - n``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from engine import _kernels as k
+from engine import _small
+from engine._position import Position
+from engine.board import Board
+from engine.errors import GameOverError
+from engine.types import Point
+
+__all__ = ["WIN", "Limits", "SearchOptions", "SearchResult", "is_win_score", "search"]
+
+WIN = k.WIN  # the score of a five on the board; forced wins are WIN - plies
+MAX_DEPTH = 60
+_TIME_SAFETY = 0.90  # share of the budget we aim to use; the kernels check the clock often
+_ROOT_VCF_DEPTH = 12  # attacking fours
+_ROOT_VCT_DEPTH = 5  # attacking fours and threes
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """When to stop: any of depth (plies), nodes, or wall-clock milliseconds."""
+
+    depth: int | None = None  # iterative deepening stops after this depth
+    nodes: int | None = None  # stop after about this many nodes (checked every 512)
+    time_ms: int | None = None  # return the best move found so far by then
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    """How a search plays: the knobs the levels turn (defaults are full strength)."""
+
+    width: int = 0  # candidates searched per node, best-ordered first (0 = all)
+    noise: int = 0  # amplitude of a deterministic per-position evaluation noise
+    seed: int = 0  # picks the noise
+    leaf_vcf: int = 3  # VCF depth (attacking fours) probed at the leaves (0 = off)
+    root_vct: bool = True  # look for a win by fours and threes before the main search
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The move chosen and what the search knows about it."""
+
+    move: Point  # the move to play
+    score: int  # from the side to move's view; |score| > WIN - 1000 is a forced result
+    depth: int  # the deepest completed iteration (0 for book or forced answers)
+    nodes: int  # positions visited
+    time_ms: float  # wall-clock time spent
+    pv: tuple[Point, ...]  # the expected line, starting with ``move``
+
+
+def is_win_score(score: int) -> bool:
+    """Whether a score says the side to move forces a win."""
+    return score > k.WIN_MIN
+
+
+def search(board: Board, limits: Limits, options: SearchOptions | None = None) -> SearchResult:
+    """Find the best move for the side to move.
+
+    With neither depth nor nodes nor time given, searches to depth 8. Deterministic for a
+    fixed depth or node limit.
+
+    Raises:
+        GameOverError: the game has ended (a five, a full board, or no legal move).
+    """
+    start = time.perf_counter()
+    options = options or SearchOptions()
+    if board.outcome is not None or board.is_full():
+        raise GameOverError()
+    if limits.depth is None and limits.nodes is None and limits.time_ms is None:
+        limits = Limits(depth=8)
+    deadline = None if limits.time_ms is None else start + limits.time_ms / 1000 * _TIME_SAFETY
+    if board.gravity or board.win_length != 5:
+        return _small.search(board, limits.depth, limits.nodes, deadline, start)
+    if not board.moves and not board.setup[0] and not board.setup[1]:
+        centre = Point(board.width // 2, board.height // 2)
+        return SearchResult(centre, 0, 0, 0, _elapsed(start), (centre,))
+    return _Searcher(board, limits, options, start, deadline).run()
+
+
+def _elapsed(start: float) -> float:
+    return (time.perf_counter() - start) * 1000
+
+
+class _Searcher:
+    def __init__(
+        self,
+        board: Board,
+        limits: Limits,
+        options: SearchOptions,
+        start: float,
+        deadline: float | None,
+    ) -> None:
+        self.board = board
+        self.limits = limits
+        self.options = options
+        self.start = start
+        self.deadline = deadline
+        self.pos = Position.from_board(board)
+        g = self.pos.g
+        g[k.G_WIDTH] = options.width
+        g[k.G_NOISE] = options.noise
+        g[k.G_SEED] = options.seed & 0x7FFFFFFF
+        g[k.G_VCF_DEPTH] = options.leaf_vcf
+        g[k.G_NODE_LIMIT] = limits.nodes or 0
+        g[k.G_TIMED] = 0 if deadline is None else 1
+        self.pos.tm[0] = deadline if deadline is not None else 0.0
+        g[k.G_NEXT_CHECK] = 0
+
+    def _result(self, move: int, score: int, depth: int, pv: list[int]) -> SearchResult:
+        pos = self.pos
+        points = tuple(pos.point(i) for i in pv) if pv else (pos.point(move),)
+        if points[0] != pos.point(move):
+            points = (pos.point(move),)
+        return SearchResult(
+            pos.point(move),
+            int(score),
+            depth,
+            int(pos.g[k.G_NODES]),
+            _elapsed(self.start),
+            points,
+        )
+
+    def _fallback(self) -> SearchResult:
+        # no candidate near the stones is playable (renju): any legal point will do
+        legal = self.board.legal_moves()
+        if not legal:
+            raise GameOverError()
+        centre = Point(self.board.width // 2, self.board.height // 2)
+        move = min(legal, key=lambda p: (abs(p.x - centre.x) + abs(p.y - centre.y), p))
+        return SearchResult(move, -k.WIN + 2, 0, 0, _elapsed(self.start), (move,))
+
+    def run(self) -> SearchResult:
+        pos = self.pos
+        st, sr = pos.st, pos.sr
+        g = pos.g
+        n = int(k.root_moves(st, sr))
+        rootm = sr[11]
+        if n == 0:
+            return self._fallback()
+        side = int(g[k.G_SIDE])
+        first = int(rootm[0])
+        # an immediate five
+        if g[k.G_P4 + (side - 1) * k.NP4 + k.P4_FIVE] > 0:
+            return self._result(first, k.WIN - 1, 1, [first])
+        if n == 1:
+            return self._result(first, int(k.evaluate(g, pos.hsh)), 0, [first])
+        tline = sr[8]
+        g[k.G_SELDEPTH] = 0
+        if k.threat_search(st, sr, side, _ROOT_VCF_DEPTH, False, 0):
+            move = int(tline[0])
+            return self._result(move, k.WIN - 2 * _ROOT_VCF_DEPTH - 1, 0, [move])
+        if self.options.root_vct and g[k.G_STOP] == 0:
+            saved = int(g[k.G_NODE_LIMIT])
+            budget = self._vct_budget()
+            if budget > 0:
+                g[k.G_NODE_LIMIT] = int(g[k.G_NODES]) + budget
+                found = k.threat_search(st, sr, side, _ROOT_VCT_DEPTH, True, 0)
+                stopped_by_budget = (
+                    g[k.G_STOP] != 0
+                    and (saved == 0 or g[k.G_NODES] < saved)
+                    and not self._out_of_time()
+                )
+                g[k.G_NODE_LIMIT] = saved
+                if stopped_by_budget:
+                    g[k.G_STOP] = 0
+                if found:
+                    move = int(tline[0])
+                    return self._result(move, k.WIN - 4 * _ROOT_VCT_DEPTH - 1, 0, [move])
+        return self._iterate(n)
+
+    def _out_of_time(self) -> bool:
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def _vct_budget(self) -> int:
+        limits = self.limits
+        budget = 200_000
+        if limits.nodes is not None:
+            budget = min(budget, limits.nodes // 5)
+        if limits.time_ms is not None:
+            budget = min(budget, limits.time_ms * 60)  # ~ a fifth of the time at 300k nodes/s
+        if limits.depth is not None and limits.nodes is None and limits.time_ms is None:
+            budget = min(budget, 20_000 * limits.depth)
+        return budget
+
+    def _iterate(self, n: int) -> SearchResult:
+        pos = self.pos
+        st, sr = pos.st, pos.sr
+        g = pos.g
+        rootm = sr[11]
+        pv_arr, pvlen = sr[6], sr[7]
+        max_depth = min(self.limits.depth or MAX_DEPTH, MAX_DEPTH)
+        best_move = int(rootm[0])
+        best_score = 0
+        best_pv: list[int] = [best_move]
+        done_depth = 0
+        score = 0
+        iteration_times: list[float] = []
+        for depth in range(1, max_depth + 1):
+            t0 = time.perf_counter()
+            if depth >= 3 and not is_win_score(abs(score)):
+                window = 60
+                alpha, beta = score - window, score + window
+                while True:
+                    g[k.G_BEST] = -1
+                    v = int(k.root_search(st, sr, n, depth, alpha, beta))
+                    if g[k.G_STOP] != 0:
+                        break
+                    if v <= alpha:
+                        alpha = max(-k.INF, alpha - window * 4)
+                    elif v >= beta:
+                        beta = min(k.INF, beta + window * 4)
+                    else:
+                        break
+                    window *= 4
+            else:
+                g[k.G_BEST] = -1
+                v = int(k.root_search(st, sr, n, depth, -k.INF, k.INF))
+            if g[k.G_STOP] != 0:
+                # keep a move of the unfinished iteration only if it beat the previous best
+                if g[k.G_BEST] >= 0 and g[k.G_SEARCHED] > 0 and v > best_score:
+                    best_move = int(g[k.G_BEST])
+                    best_score = v
+                    best_pv = [int(x) for x in pv_arr[0, : max(int(pvlen[0]), 1)]]
+                break
+            score = v
+            best_move = int(rootm[0])
+            best_score = v
+            best_pv = [int(x) for x in pv_arr[0, : max(int(pvlen[0]), 1)]]
+            done_depth = depth
+            iteration_times.append(time.perf_counter() - t0)
+            if is_win_score(abs(v)) and k.WIN - abs(v) <= depth:
+                break  # a proven result cannot change
+            if self.deadline is not None:
+                now = time.perf_counter()
+                # the next iteration usually costs a few times the last one
+                if now + 2.5 * iteration_times[-1] > self.deadline:
+                    break
+        return self._result(best_move, best_score, done_depth, best_pv)
