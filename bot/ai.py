@@ -121,14 +121,14 @@ def level_budget_s(level: Level) -> float:
 
 
 def _warm_worker() -> None:
-    """Pool initializer: import the engine and search a tiny position once, so numba's
-    compile (or cache load) happens before the first real move."""
-    from engine.levels import Level, choose_move
+    """Pool initializer: import the engine and run a shallow search once, so numba's compile
+    (or its cache load) happens now rather than in the first player's move."""
+    from engine.search import Limits, search
 
-    board = Board.for_game(Game.GOMOKU, size=9)
-    board.play(Point(4, 4))
-    for level in Level:
-        choose_move(board, level, 0)
+    board = Board.for_game(Game.GOMOKU)
+    board.play(Point(7, 7))
+    board.play(Point(8, 8))
+    search(board, Limits(depth=2))
 
 
 def _search(request: AIRequest) -> AIMove:
@@ -158,9 +158,12 @@ class ProcessPoolRunner:
     ``workers`` defaults to the cores this process may use.
     """
 
-    def __init__(self, workers: int | None = None, *, warm: bool = True) -> None:
+    def __init__(
+        self, workers: int | None = None, *, warm: bool = True, hang_after_s: float | None = None
+    ) -> None:
         self.workers = workers or len(os.sched_getaffinity(0)) or 1
         self._warm = warm
+        self._hang_after_s = hang_after_s  # None: the level's budget x4 + 10 s
         self._pool = self._new_pool()
         self._generation = 0  # bumps on every replacement so concurrent failures replace once
         self.replacements = 0  # how many times a broken or hung pool was replaced
@@ -214,7 +217,7 @@ class ProcessPoolRunner:
         Raises:
             AIError: it failed twice, or the search itself raised.
         """
-        limit = level_budget_s(request.level) * _HANG_FACTOR + _HANG_SLACK_S
+        limit = self._hang_after_s or level_budget_s(request.level) * _HANG_FACTOR + _HANG_SLACK_S
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
             generation = self._generation

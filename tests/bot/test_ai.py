@@ -1,0 +1,95 @@
+"""The real spawn-context process pool: moves come back legal, the event loop stays free, and a
+dead or hung worker is replaced (the move retried once)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import AsyncIterator
+
+import pytest
+from engine.levels import Level
+
+from bot.ai import AIError, AIRequest, ProcessPoolRunner
+from engine.board import Board
+from engine.types import Game, Point, Rule
+
+
+@pytest.fixture
+async def runner() -> AsyncIterator[ProcessPoolRunner]:
+    pool = await ProcessPoolRunner.start(workers=1)
+    yield pool
+    await pool.close()
+
+
+def test_request_rebuilds_the_position() -> None:
+    board = Board.from_moves("h8 i9 h9", rule=Rule.RENJU, size=15)
+    request = AIRequest.from_board(board, Level.EASY, seed=7)
+    assert request.moves == ((7, 7), (8, 8), (7, 8))
+    rebuilt = request.board()
+    assert rebuilt.same_position(board)
+    assert rebuilt.rule is Rule.RENJU
+    connect4 = Board.for_game(Game.CONNECT4)
+    connect4.drop(3)
+    assert AIRequest.from_board(connect4, Level.EASY, 0).board().same_position(connect4)
+
+
+@pytest.mark.parametrize(
+    ("game", "moves"),
+    [(Game.GOMOKU, "h8 i9 h9 i10"), (Game.TICTACTOE, "b2"), (Game.CONNECT4, "d1 d2")],
+    ids=["gomoku", "tictactoe", "connect4"],
+)
+async def test_moves_come_back_legal(runner: ProcessPoolRunner, game: Game, moves: str) -> None:
+    board = Board.for_game(game)
+    for text in moves.split():
+        board.play(Point.parse(text))
+    move = await runner.choose_move(AIRequest.from_board(board, Level.BEGINNER, seed=1))
+    assert board.is_legal(move.point)
+
+
+async def test_the_ai_blocks_an_open_four(runner: ProcessPoolRunner) -> None:
+    # White has h9 h10 h11 h12 with h8 taken by Black: White threatens h13; Black must block.
+    board = Board.from_moves("h8 h9 a1 h10 a3 h11 a5 h12")
+    move = await runner.choose_move(AIRequest.from_board(board, Level.MEDIUM, seed=3))
+    assert move.point == Point.parse("h13")
+
+
+async def test_the_event_loop_runs_while_the_ai_searches(runner: ProcessPoolRunner) -> None:
+    board = Board.from_moves("h8 i9 h9 i10 j8")
+    ticks = 0
+    search = asyncio.create_task(
+        runner.choose_move(AIRequest.from_board(board, Level.MEDIUM, seed=1))
+    )
+    while not search.done():
+        ticks += 1
+        await asyncio.sleep(0.01)
+    await search
+    assert ticks > 1  # the loop kept turning; the search did not run on it
+
+
+async def test_a_killed_worker_is_replaced_and_the_move_retried(
+    runner: ProcessPoolRunner,
+) -> None:
+    pids = runner.worker_pids()
+    assert len(pids) == 1
+    # Whether the executor notices the death before or after the next submit, the search
+    # fails with BrokenProcessPool either way; the runner must replace the pool and retry.
+    os.kill(pids[0], signal.SIGKILL)
+    board = Board.from_moves("h8")
+    move = await runner.choose_move(AIRequest.from_board(board, Level.BEGINNER, seed=1))
+    assert board.is_legal(move.point)
+    assert runner.replacements == 1
+    assert runner.worker_pids() != pids
+
+
+async def test_a_hung_worker_is_replaced_then_the_error_reported() -> None:
+    runner = ProcessPoolRunner(workers=1, warm=False, hang_after_s=0.05)
+    try:
+        board = Board.from_moves("h8 i9")
+        with pytest.raises(AIError) as caught:
+            await runner.choose_move(AIRequest.from_board(board, Level.MASTER, seed=1))
+        assert caught.value.detail == "TimeoutError"
+        assert runner.replacements == 2
+    finally:
+        await runner.close()
