@@ -634,8 +634,8 @@ class SlowWrites:
 
 async def test_two_processes_racing_get_the_right_refusal(repo, clock) -> None:
     shared = SlowWrites(repo)
-    one = GameService(shared, NearestRunner(), clock=clock)  # type: ignore[arg-type]
-    two = GameService(shared, NearestRunner(), clock=clock)  # type: ignore[arg-type]
+    one = GameService(shared, NearestRunner(), clock=clock)
+    two = GameService(shared, NearestRunner(), clock=clock)
     await start_pvp(one)
     results = await asyncio.gather(
         one.place(CHANNEL, ALICE, Point.parse("h8")),
