@@ -48,6 +48,7 @@ from storage.repository import (
     NewGame,
     Player,
     PlayerStats,
+    StorageError,
     VersionConflictError,
     live_moves,
     utc_now,
@@ -68,6 +69,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 _NO_ID_LIMIT = 2**63 - 1
 _OVERALL = 0  # player_stats.scope for "every guild"
+_MAX_BATCH = 64  # writes per group commit: bounds the wait of the first write in a batch
 
 
 # --------------------------------------------------------------------------------------------
@@ -429,6 +431,12 @@ async def _migrate(db: _Db, path: Path) -> None:
 # The repository
 
 
+@dataclass(frozen=True, slots=True)
+class _Write:
+    work: Callable[[_Db], Awaitable[Any]]
+    future: asyncio.Future[Any]
+
+
 class SqliteGameRepository:
     """The durable ``GameRepository``. Open with ``async with SqliteGameRepository.open(p)``
     (or ``await SqliteGameRepository.connect(p)`` … ``await repo.close()``)."""
@@ -438,7 +446,11 @@ class SqliteGameRepository:
         self._db = db
         self._path = path
         self._clock = clock
-        self._lock = asyncio.Lock()
+        self._lock = asyncio.Lock()  # one transaction at a time on the one connection
+        self._pending: list[_Write] = []  # writes waiting for the next group commit
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._writer = asyncio.create_task(self._write_loop(), name=f"sqlite writer {path}")
 
     @property
     def path(self) -> Path:
@@ -494,28 +506,99 @@ class SqliteGameRepository:
             await repo.close()
 
     async def close(self) -> None:
-        """Wait for running operations, then close the connection."""
-        async with self._lock:
-            await self._db.close()
+        """Finish the writes already asked for, then close the connection."""
+        if not self._closing:
+            self._closing = True
+            self._wake.set()
+            await self._writer
+            async with self._lock:
+                await self._db.close()
 
     # --- plumbing -----------------------------------------------------------------------
-
-    async def _transaction(self, work: Callable[[_Db], Awaitable[_T]], *, write: bool) -> _T:
-        async with self._lock:
-            db = self._db
-            await db.execute_fetchall("BEGIN IMMEDIATE" if write else "BEGIN")
-            try:
-                result = await work(db)
-                await db.execute_fetchall("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    await db.execute_fetchall("ROLLBACK")
-                raise
-            return result
+    #
+    # Writes are group-committed: callers queue their work and one writer task runs every
+    # write waiting at that moment inside one transaction, then commits once; nobody hears
+    # back before the commit is durable. Under load this turns one fsync per move into one
+    # per batch. A refused write (a StorageError: lost compare-and-set, busy channel, ...)
+    # by construction has written nothing, so it just reports its refusal; any other failure
+    # rolls the batch back and its writes are retried one by one. Reads run in their own
+    # transaction between batches.
 
     async def _run(self, work: Callable[[_Db], Awaitable[_T]], *, write: bool = True) -> _T:
-        # Shielded: if the caller is cancelled, the transaction still ends cleanly.
-        return await asyncio.shield(self._transaction(work, write=write))
+        if not write:
+            # Shielded: if the caller is cancelled, the transaction still ends cleanly.
+            return await asyncio.shield(self._read(work))
+        if self._closing:
+            raise RuntimeError("the repository is closed")
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        # A cancelled caller does not stop its write; retrieve the outcome so that asyncio
+        # does not log an error nobody was waiting for.
+        future.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self._pending.append(_Write(work, future))
+        self._wake.set()
+        result: _T = await asyncio.shield(future)
+        return result
+
+    async def _read(self, work: Callable[[_Db], Awaitable[_T]]) -> _T:
+        async with self._lock:
+            db = self._db
+            await db.execute_fetchall("BEGIN")
+            try:
+                return await work(db)
+            finally:
+                await db.execute_fetchall("ROLLBACK")
+
+    async def _write_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._pending:
+                batch, self._pending = self._pending[:_MAX_BATCH], self._pending[_MAX_BATCH:]
+                await self._commit(batch)
+            if self._closing:
+                return
+
+    async def _commit(self, batch: list[_Write]) -> None:
+        async with self._lock:
+            outcomes, failure = await self._attempt(batch)
+        if failure is not None and len(batch) > 1:
+            # Something other than a refusal failed, perhaps after writing: the whole batch
+            # was rolled back. Run each write alone so that only the culprit fails.
+            for write in batch:
+                await self._commit([write])
+            return
+        for write, (ok, value) in zip(batch, outcomes or [(False, failure)], strict=True):
+            if write.future.done():
+                continue
+            if ok:
+                write.future.set_result(value)
+            else:
+                write.future.set_exception(value)
+
+    async def _attempt(
+        self, batch: list[_Write]
+    ) -> tuple[list[tuple[bool, Any]], BaseException | None]:
+        """Run a batch in one transaction: each write's result or refusal, or else the
+        error that made the whole batch roll back."""
+        db = self._db
+        outcomes: list[tuple[bool, Any]] = []
+        try:
+            await db.execute_fetchall("BEGIN IMMEDIATE")
+            for write in batch:
+                try:
+                    outcomes.append((True, await write.work(db)))
+                except StorageError as refused:
+                    # Every write checks before it changes anything, so a refusal (a lost
+                    # compare-and-set, a busy channel...) has written nothing to undo.
+                    outcomes.append((False, refused))
+            await db.execute_fetchall("COMMIT")
+        except BaseException as error:
+            if db.in_transaction:
+                await db.execute_fetchall("ROLLBACK")
+            if not isinstance(error, Exception):
+                raise
+            return [], error
+        return outcomes, None
 
     def _now(self) -> int:
         now = _to_db_time(self._clock())

@@ -261,8 +261,9 @@ async def test_cancelled_caller_leaves_no_half_transaction(tmp_path: Path) -> No
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        # The shielded write either happened whole (game, move and ratings) or not at all.
-        await repo.get_game(game.id)  # waits for the shielded transaction to finish
+        # The write goes on without its caller; a later write is queued behind it.
+        await repo.set_message(game.id, channel_id=1, message_id=2)
+        # It happened whole (game, move and ratings at once) or not at all.
         stored = await repo.get_game(game.id)
         history = await repo.move_history(game.id)
         stats = await repo.player_stats(ALICE)
@@ -281,3 +282,25 @@ async def test_two_connections_to_one_file_keep_compare_and_set(tmp_path: Path) 
         )
         assert sorted(type(r).__name__ for r in results) == ["GameRecord", "VersionConflictError"]
         assert len(await second.move_history(game.id)) == 1
+
+
+async def test_an_unexpected_failure_fails_only_its_own_write(tmp_path: Path) -> None:
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        game = await repo.create_game(new_game(10))
+
+        async def broken(db: Any) -> None:
+            await db.execute_fetchall("UPDATE games SET rated = 1")  # writes, then fails
+            raise RuntimeError("boom")
+
+        # Queued in the same event-loop turn, the three land in one group commit.
+        results = await asyncio.gather(
+            repo.append_move(game.id, 1, Point(7, 7), Color.BLACK),
+            repo._run(broken),
+            repo.create_game(new_game(11)),
+            return_exceptions=True,
+        )
+        assert isinstance(results[1], RuntimeError)
+        assert [type(r).__name__ for r in results] == ["GameRecord", "RuntimeError", "GameRecord"]
+        assert len(await repo.move_history(game.id)) == 1
+        assert not (await repo.get_game(game.id)).rated  # the broken write left no trace
+        assert await repo.open_game_in_channel(11) is not None

@@ -1,0 +1,140 @@
+"""``python -m storage bench``: the storage benchmark (a measurement, not a test).
+
+200 rated games are played at once, 10,000 moves in all, through ``SqliteGameRepository``
+on a real file; each game's last move finishes it (and updates both ratings) in the same
+write. It prints the per-move write latency as callers see it (p50/p95, queueing behind
+the one connection included), the throughput, and the database size per 1,000 finished
+games. A second, single-game run shows the cost of one write without any queue.
+
+Options: ``--games N``, ``--moves N`` (total), ``--synchronous FULL|NORMAL``, ``--dir PATH``
+(where the temporary database lives; the default is the system temp directory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from engine.types import Outcome, Point, Termination
+from storage.repository import GameRecord, NewGame, Player
+from storage.sqlite import SqliteGameRepository
+
+
+def _percentile(sorted_values: Sequence[float], fraction: float) -> float:
+    index = min(len(sorted_values) - 1, round(fraction * (len(sorted_values) - 1)))
+    return sorted_values[index]
+
+
+async def _play(
+    repo: SqliteGameRepository, game: GameRecord, plies: int, seed: int, latencies: list[float]
+) -> None:
+    cells = [Point(x, y) for x in range(game.width) for y in range(game.height)]
+    random.Random(seed).shuffle(cells)
+    for ply in range(plies):
+        last = ply == plies - 1
+        started = time.perf_counter()
+        game = await repo.append_move(
+            game.id,
+            game.version,
+            cells[ply],
+            game.to_move,
+            outcome=Outcome(Termination.FIVE, game.to_move) if last else None,
+        )
+        latencies.append(time.perf_counter() - started)
+
+
+async def _run(
+    path: Path, games: int, moves: int, synchronous: Literal["FULL", "NORMAL"], first_channel: int
+) -> tuple[list[float], float, int]:
+    latencies: list[float] = []
+    async with SqliteGameRepository.open(path, synchronous=synchronous) as repo:
+        records = [
+            await repo.create_game(
+                NewGame(
+                    guild_id=1,
+                    channel_id=first_channel + i,
+                    black=Player.human(10_000 + 2 * i),
+                    white=Player.human(10_001 + 2 * i),
+                    rated=True,
+                )
+            )
+            for i in range(games)
+        ]
+        per_game = [moves // games + (i < moves % games) for i in range(games)]
+        started = time.perf_counter()
+        await asyncio.gather(
+            *(_play(repo, g, n, g.id, latencies) for g, n in zip(records, per_game, strict=True))
+        )
+        elapsed = time.perf_counter() - started
+        size = await _size(repo)
+    return latencies, elapsed, size
+
+
+async def _size(repo: SqliteGameRepository) -> int:
+    """Bytes in the database once the WAL is folded back into it."""
+    db = repo._db
+    await db.execute_fetchall("PRAGMA wal_checkpoint(TRUNCATE)")
+    pages = next(iter(await db.execute_fetchall("PRAGMA page_count")))[0]
+    page_size = next(iter(await db.execute_fetchall("PRAGMA page_size")))[0]
+    return int(pages * page_size)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+async def bench(
+    games: int, moves: int, synchronous: Literal["FULL", "NORMAL"], directory: str | None
+) -> None:
+    """Run the benchmark and print its figures."""
+    with tempfile.TemporaryDirectory(prefix="storage-bench-", dir=directory) as tmp:
+        empty = Path(tmp, "empty.sqlite3")
+        async with SqliteGameRepository.open(empty) as repo:
+            empty_size = await _size(repo)
+
+        path = Path(tmp, "bench.sqlite3")
+        latencies, elapsed, size = await _run(path, games, moves, synchronous, 1)
+        solo, solo_elapsed, _ = await _run(Path(tmp, "solo.sqlite3"), 1, 200, synchronous, 1)
+
+    latencies.sort()
+    solo.sort()
+    per_thousand = (size - empty_size) / games * 1000
+    print(f"storage bench: SQLite WAL, synchronous={synchronous}, one aiosqlite connection")
+    print(f"  {games} games at once, {len(latencies)} moves, each game's last move finishes it")
+    print(
+        f"  write latency (as callers see it): p50 {_ms(_percentile(latencies, 0.5))}"
+        f"  p95 {_ms(_percentile(latencies, 0.95))}  max {_ms(latencies[-1])}"
+    )
+    print(f"  throughput: {len(latencies) / elapsed:,.0f} moves/s ({elapsed:.2f} s in all)")
+    print(
+        f"  one game alone, {len(solo)} moves: p50 {_ms(statistics.median(solo))}"
+        f"  p95 {_ms(_percentile(solo, 0.95))}  ({len(solo) / solo_elapsed:,.0f} moves/s)"
+    )
+    print(
+        f"  database size: {size / 1e6:.2f} MB for {games} finished games of"
+        f" {len(latencies) / games:.0f} moves -> {per_thousand / 1e6:.2f} MB per 1,000 games"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The command line: ``python -m storage bench [options]``."""
+    parser = argparse.ArgumentParser(prog="python -m storage")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("bench", help="time concurrent move writes on a real file")
+    run.add_argument("--games", type=int, default=200)
+    run.add_argument("--moves", type=int, default=10_000)
+    run.add_argument("--synchronous", choices=["FULL", "NORMAL"], default="FULL")
+    run.add_argument("--dir", default=None, help="directory for the temporary database")
+    args = parser.parse_args(argv)
+    asyncio.run(bench(args.games, args.moves, args.synchronous, args.dir))
+
+
+if __name__ == "__main__":
+    main()
