@@ -1,0 +1,63 @@
+"""Play each level against the level below and print the README's ladder table.
+
+    nice -n 10 python tools/ladder.py --games 8 [--levels beginner,easy,...] [--turn-ms 4000]
+
+Every pair is a ``python -m engine match level:UPPER level:LOWER`` with the same settings;
+the bar the issue sets is a score of at least 75 % for the upper level.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import itertools
+
+from engine.match import MatchConfig, elo_difference, parse_engine, report, run_match
+
+LEVELS = ("beginner", "easy", "medium", "hard", "expert", "master")
+BAR = 0.75  # the score each level must reach against the level below
+
+
+def main() -> int:
+    """Run the ladder and print a Markdown table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--games", type=int, default=8)
+    parser.add_argument("--levels", default=",".join(LEVELS))
+    parser.add_argument("--turn-ms", type=int, default=4000)
+    parser.add_argument("--grace-ms", type=int, default=2000)
+    parser.add_argument("--size", type=int, default=15)
+    parser.add_argument("--seed", type=int, default=0)
+    options = parser.parse_args()
+    levels = options.levels.split(",")
+    config = MatchConfig(size=options.size, turn_ms=options.turn_ms, grace_ms=options.grace_ms)
+    rows = []
+    for lower, upper in itertools.pairwise(levels):
+        specs = (
+            parse_engine(f"level:{upper}", seed=options.seed),
+            parse_engine(f"level:{lower}", seed=options.seed),
+        )
+        result = run_match(specs, games=options.games, config=config, log=print)
+        for line in report(result, config):
+            print(line, flush=True)
+        wins, draws, losses = result.wdl()
+        score = (wins + draws / 2) / (wins + draws + losses)
+        elo, bar = elo_difference(wins, draws, losses)
+        verdict = "yes" if score >= BAR else "**no**"
+        rows.append(
+            f"| {upper} vs {lower} | {wins}/{draws}/{losses} | {100 * score:.0f}% |"
+            f" {elo:+.0f} ± {bar:.0f} | {verdict} |"
+        )
+    print()
+    print(f"| pair | W/D/L | score | Elo (95%) | ≥ {100 * BAR:.0f}% |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        print(row)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
