@@ -1,1 +1,53 @@
-"""Durable storage for games, challenges, settings and ratings."""
+"""Durable storage for games, challenges, settings and ratings.
+
+The bot codes against ``storage.repository`` (the ``GameRepository`` Protocol, its frozen
+records and errors); ``storage.sqlite.SqliteGameRepository`` is the durable implementation
+and ``storage.memory.InMemoryGameRepository`` the fake for tests. ``python -m storage bench``
+measures write latency, throughput and database size.
+"""
+
+from storage.memory import InMemoryGameRepository
+from storage.repository import (
+    ChannelBusyError,
+    DatabaseRefusedError,
+    DatabaseTooNewError,
+    ForeignDatabaseError,
+    GameNotFoundError,
+    GameRecord,
+    GameRepository,
+    GameSnapshot,
+    GameStatus,
+    GuildSettings,
+    InvalidStatusError,
+    MoveOrderError,
+    MoveRecord,
+    NewGame,
+    Player,
+    PlayerStats,
+    StorageError,
+    VersionConflictError,
+)
+from storage.sqlite import SqliteGameRepository
+
+__all__ = [
+    "ChannelBusyError",
+    "DatabaseRefusedError",
+    "DatabaseTooNewError",
+    "ForeignDatabaseError",
+    "GameNotFoundError",
+    "GameRecord",
+    "GameRepository",
+    "GameSnapshot",
+    "GameStatus",
+    "GuildSettings",
+    "InMemoryGameRepository",
+    "InvalidStatusError",
+    "MoveOrderError",
+    "MoveRecord",
+    "NewGame",
+    "Player",
+    "PlayerStats",
+    "SqliteGameRepository",
+    "StorageError",
+    "VersionConflictError",
+]
