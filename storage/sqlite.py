@@ -385,8 +385,8 @@ async def _scalar(db: _Db, sql: str) -> Any:
     return rows[0][0]
 
 
-async def _check_identity(db: _Db, path: Path) -> int:
-    """The file's schema version, or raise if the file is not ours. Reads only."""
+async def _check_identity(db: _Db, path: Path) -> None:
+    """Raise unless the file is ours (or empty); newer versions are refused. Reads only."""
     try:
         application_id = await _scalar(db, "PRAGMA application_id")
         version = await _scalar(db, "PRAGMA user_version")
@@ -396,9 +396,9 @@ async def _check_identity(db: _Db, path: Path) -> int:
     if application_id == APPLICATION_ID:
         if version > LATEST_VERSION:
             raise DatabaseTooNewError(path, version, LATEST_VERSION)
-        return int(version)
+        return
     if application_id == 0 and version == 0 and objects == 0:
-        return 0  # an empty database: ours to initialize
+        return  # an empty database: ours to initialize
     raise ForeignDatabaseError(
         path, f"application_id={application_id:#x} user_version={version} objects={objects}"
     )
