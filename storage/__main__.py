@@ -73,17 +73,8 @@ async def _run(
             *(_play(repo, g, n, g.id, latencies) for g, n in zip(records, per_game, strict=True))
         )
         elapsed = time.perf_counter() - started
-        size = await _size(repo)
+        size = await repo.checkpoint()
     return latencies, elapsed, size
-
-
-async def _size(repo: SqliteGameRepository) -> int:
-    """Bytes in the database once the WAL is folded back into it."""
-    db = repo._db
-    await db.execute_fetchall("PRAGMA wal_checkpoint(TRUNCATE)")
-    pages = next(iter(await db.execute_fetchall("PRAGMA page_count")))[0]
-    page_size = next(iter(await db.execute_fetchall("PRAGMA page_size")))[0]
-    return int(pages * page_size)
 
 
 def _ms(seconds: float) -> str:
@@ -97,7 +88,7 @@ async def bench(
     with tempfile.TemporaryDirectory(prefix="storage-bench-", dir=directory) as tmp:
         empty = Path(tmp, "empty.sqlite3")
         async with SqliteGameRepository.open(empty) as repo:
-            empty_size = await _size(repo)
+            empty_size = await repo.checkpoint()
 
         path = Path(tmp, "bench.sqlite3")
         latencies, elapsed, size = await _run(path, games, moves, synchronous, 1)

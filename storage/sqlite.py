@@ -514,6 +514,14 @@ class SqliteGameRepository:
             async with self._lock:
                 await self._db.close()
 
+    async def checkpoint(self) -> int:
+        """Fold the WAL back into the main file and return the database's size in bytes."""
+        async with self._lock:  # between transactions: a checkpoint cannot run inside one
+            await self._db.execute_fetchall("PRAGMA wal_checkpoint(TRUNCATE)")
+            pages = await _scalar(self._db, "PRAGMA page_count")
+            page_size = await _scalar(self._db, "PRAGMA page_size")
+        return int(pages * page_size)
+
     # --- plumbing -----------------------------------------------------------------------
     #
     # Writes are group-committed: callers queue their work and one writer task runs every

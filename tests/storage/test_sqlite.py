@@ -304,3 +304,14 @@ async def test_an_unexpected_failure_fails_only_its_own_write(tmp_path: Path) ->
         assert len(await repo.move_history(game.id)) == 1
         assert not (await repo.get_game(game.id)).rated  # the broken write left no trace
         assert await repo.open_game_in_channel(11) is not None
+
+
+async def test_checkpoint_folds_the_wal_into_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        for channel in range(30):
+            await repo.create_game(new_game(channel))
+        size = await repo.checkpoint()
+        wal = path.with_name(path.name + "-wal")
+        assert wal.stat().st_size == 0
+        assert size == path.stat().st_size > 0
