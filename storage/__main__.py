@@ -7,7 +7,9 @@ the one connection included), the throughput, and the database size per 1,000 fi
 games. A second, single-game run shows the cost of one write without any queue.
 
 Options: ``--games N``, ``--moves N`` (total), ``--synchronous FULL|NORMAL``, ``--dir PATH``
-(where the temporary database lives; the default is the system temp directory).
+(where the temporary database lives; the default is the system temp directory), and
+``--think-ms T``: a pause of T ms on average before each move, for latency at a realistic
+load instead of at saturation (where latency is just queue length / throughput).
 """
 
 from __future__ import annotations
@@ -33,11 +35,19 @@ def _percentile(sorted_values: Sequence[float], fraction: float) -> float:
 
 
 async def _play(
-    repo: SqliteGameRepository, game: GameRecord, plies: int, seed: int, latencies: list[float]
+    repo: SqliteGameRepository,
+    game: GameRecord,
+    plies: int,
+    seed: int,
+    think: float,
+    latencies: list[float],
 ) -> None:
+    rng = random.Random(seed)
     cells = [Point(x, y) for x in range(game.width) for y in range(game.height)]
-    random.Random(seed).shuffle(cells)
+    rng.shuffle(cells)
     for ply in range(plies):
+        if think:
+            await asyncio.sleep(rng.uniform(0, 2 * think))
         last = ply == plies - 1
         started = time.perf_counter()
         game = await repo.append_move(
@@ -51,7 +61,7 @@ async def _play(
 
 
 async def _run(
-    path: Path, games: int, moves: int, synchronous: Literal["FULL", "NORMAL"], first_channel: int
+    path: Path, games: int, moves: int, synchronous: Literal["FULL", "NORMAL"], think: float = 0
 ) -> tuple[list[float], float, int]:
     latencies: list[float] = []
     async with SqliteGameRepository.open(path, synchronous=synchronous) as repo:
@@ -59,7 +69,7 @@ async def _run(
             await repo.create_game(
                 NewGame(
                     guild_id=1,
-                    channel_id=first_channel + i,
+                    channel_id=1 + i,
                     black=Player.human(10_000 + 2 * i),
                     white=Player.human(10_001 + 2 * i),
                     rated=True,
@@ -70,7 +80,10 @@ async def _run(
         per_game = [moves // games + (i < moves % games) for i in range(games)]
         started = time.perf_counter()
         await asyncio.gather(
-            *(_play(repo, g, n, g.id, latencies) for g, n in zip(records, per_game, strict=True))
+            *(
+                _play(repo, g, n, g.id, think, latencies)
+                for g, n in zip(records, per_game, strict=True)
+            )
         )
         elapsed = time.perf_counter() - started
         size = await repo.checkpoint()
@@ -82,7 +95,11 @@ def _ms(seconds: float) -> str:
 
 
 async def bench(
-    games: int, moves: int, synchronous: Literal["FULL", "NORMAL"], directory: str | None
+    games: int,
+    moves: int,
+    synchronous: Literal["FULL", "NORMAL"],
+    directory: str | None,
+    think: float = 0,
 ) -> None:
     """Run the benchmark and print its figures."""
     with tempfile.TemporaryDirectory(prefix="storage-bench-", dir=directory) as tmp:
@@ -91,14 +108,19 @@ async def bench(
             empty_size = await repo.checkpoint()
 
         path = Path(tmp, "bench.sqlite3")
-        latencies, elapsed, size = await _run(path, games, moves, synchronous, 1)
-        solo, solo_elapsed, _ = await _run(Path(tmp, "solo.sqlite3"), 1, 200, synchronous, 1)
+        latencies, elapsed, size = await _run(path, games, moves, synchronous, think)
+        solo, solo_elapsed, _ = await _run(Path(tmp, "solo.sqlite3"), 1, 200, synchronous)
 
     latencies.sort()
     solo.sort()
     per_thousand = (size - empty_size) / games * 1000
     print(f"storage bench: SQLite WAL, synchronous={synchronous}, one aiosqlite connection")
     print(f"  {games} games at once, {len(latencies)} moves, each game's last move finishes it")
+    if think:
+        offered = games / think
+        print(f"  players think {think * 1000:.0f} ms on average: ~{offered:,.0f} moves/s offered")
+    else:
+        print("  no thinking: every game writes back to back (saturation; queueing dominates)")
     print(
         f"  write latency (as callers see it): p50 {_ms(_percentile(latencies, 0.5))}"
         f"  p95 {_ms(_percentile(latencies, 0.95))}  max {_ms(latencies[-1])}"
@@ -123,8 +145,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     run.add_argument("--moves", type=int, default=10_000)
     run.add_argument("--synchronous", choices=["FULL", "NORMAL"], default="FULL")
     run.add_argument("--dir", default=None, help="directory for the temporary database")
+    run.add_argument(
+        "--think-ms", type=float, default=0, help="mean pause before each move (0: none)"
+    )
     args = parser.parse_args(argv)
-    asyncio.run(bench(args.games, args.moves, args.synchronous, args.dir))
+    asyncio.run(bench(args.games, args.moves, args.synchronous, args.dir, args.think_ms / 1000))
 
 
 if __name__ == "__main__":
