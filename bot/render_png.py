@@ -10,6 +10,7 @@ no system fonts are needed.
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from PIL import Image, ImageDraw, ImageFont
 from engine.board import Board
 from engine.types import Color, Game, Point, Rule, column_letter
 
-__all__ = ["PngOptions", "render_png"]
+__all__ = ["PngOptions", "render_png", "render_png_async"]
 
 _WOOD: Final = (220, 179, 92)
 _LINE: Final = (60, 40, 20)
@@ -172,8 +173,15 @@ def render_png(board: Board, options: PngOptions | None = None) -> bytes:
         )
 
     out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
+    # Fast zlib: about 8 ms instead of 40 for optimize=True, for a ~20 kB file (a 15x15 board).
+    image.save(out, format="PNG", compress_level=1)
     return out.getvalue()
+
+
+async def render_png_async(board: Board, options: PngOptions | None = None) -> bytes:
+    """``render_png`` in a worker thread, so the event loop never waits on Pillow (~15 ms);
+    ``board`` is copied first, so the caller may keep using its own."""
+    return await asyncio.to_thread(render_png, board.copy(), options)
 
 
 def _draw_tictactoe_mark(

@@ -592,9 +592,11 @@ class GameService:
             self._boards.popitem(last=False)
         return GameView(record, board.copy())
 
-    async def _view(self, game_id: int) -> GameView:
+    async def _view(self, game_id: int, record: GameRecord | None = None) -> GameView:
+        """The game now (``record``: a just-read record to trust instead of reading again)."""
         try:
-            record = await self.repository.get_game(game_id)
+            if record is None:
+                record = await self.repository.get_game(game_id)
             cached = self._boards.get((record.id, record.version))
             if cached is not None:
                 return GameView(record, cached.copy())
@@ -604,8 +606,14 @@ class GameService:
         board = _board_for(snapshot.game, [move.point for move in snapshot.moves])
         return self._remember(snapshot.game, board)
 
-    async def _open_id(self, channel_id: int, game_id: int | None = None) -> int:
-        """The id of the channel's open game (which must be ``game_id`` when given)."""
+    async def _record(self, game_id: int) -> GameRecord:
+        try:
+            return await self.repository.get_game(game_id)
+        except GameNotFoundError as error:
+            raise NoSuchGameError(game_id) from error
+
+    async def _open_record(self, channel_id: int, game_id: int | None = None) -> GameRecord:
+        """The channel's open game (which must be ``game_id`` when given)."""
         record = await self.repository.open_game_in_channel(channel_id)
         if record is None or (game_id is not None and record.id != game_id):
             if game_id is not None:
@@ -615,18 +623,27 @@ class GameService:
                     raise NoSuchGameError(game_id) from error
                 raise GameNotActiveError(game_id, stale.status)
             raise NoActiveGameError(channel_id)
-        return record.id
+        return record
 
     async def _open_view(self, channel_id: int, game_id: int | None = None) -> GameView:
-        return await self._view(await self._open_id(channel_id, game_id))
+        record = await self._open_record(channel_id, game_id)
+        return await self._view(record.id, record)
 
-    async def _retrying(self, action: Callable[[], Awaitable[_T]]) -> _T:
-        """Run a read-validate-write ``action``; on a lost compare-and-set (another process
-        wrote), run it once more on fresh data so the loser gets the right refusal."""
-        try:
-            return await action()
-        except VersionConflictError:
-            return await action()
+    async def _locked(self, record: GameRecord, action: Callable[[GameView], Awaitable[_T]]) -> _T:
+        """Run a validate-then-write ``action`` on the game under its lock.
+
+        The first attempt trusts ``record`` (read just before) unless somebody held the lock
+        meanwhile; the write's compare-and-set catches anything that changed. After a lost
+        compare-and-set (another process wrote) it runs once more on freshly read data, so the
+        loser gets the refusal that fits the new position.
+        """
+        lock = self._lock(record.id)
+        trusted = None if lock.locked() else record
+        async with lock:
+            try:
+                return await action(await self._view(record.id, trusted))
+            except VersionConflictError:
+                return await action(await self._view(record.id))
 
     def _deadline(self, record: GameRecord, to_move: Color, now: datetime) -> datetime | None:
         if record.turn_seconds is None or record.player(to_move).is_ai:
@@ -837,8 +854,7 @@ class GameService:
             GameNotActiveError: the challenge was already answered or withdrawn.
         """
 
-        async def action() -> GameView:
-            view = await self._view(game_id)
+        async def action(view: GameView) -> GameView:
             if view.status is not GameStatus.PENDING:
                 if view.status is GameStatus.EXPIRED:
                     raise ChallengeExpiredError(game_id)
@@ -854,8 +870,7 @@ class GameService:
             )
             return self._remember(record, view.board)
 
-        async with self._lock(game_id):
-            return await self._retrying(action)
+        return await self._locked(await self._record(game_id), action)
 
     async def decline(self, game_id: int, user_id: int) -> GameEnd:
         """The challenged user declines (DECLINED) or the challenger withdraws (CANCELLED).
@@ -865,8 +880,7 @@ class GameService:
             GameNotActiveError: the challenge was already answered.
         """
 
-        async def action() -> GameEnd:
-            view = await self._view(game_id)
+        async def action(view: GameView) -> GameEnd:
             if view.status is not GameStatus.PENDING:
                 raise GameNotActiveError(game_id, view.status)
             if user_id not in view.humans:
@@ -875,8 +889,7 @@ class GameService:
             record = await self.repository.close_challenge(game_id, view.version, status)
             return GameEnd(self._remember(record, view.board))
 
-        async with self._lock(game_id):
-            return await self._retrying(action)
+        return await self._locked(await self._record(game_id), action)
 
     # ---- playing
 
@@ -896,15 +909,12 @@ class GameService:
             AIThinkingError, and the engine's IllegalMoveError subclasses (OccupiedPointError,
             OffBoardError, ForbiddenMoveError, FloatingStoneError, ColumnFullError).
         """
-        open_id = await self._open_id(channel_id, game_id)
 
-        async def action() -> MoveResult:
-            view = await self._view(open_id)
+        async def action(view: GameView) -> MoveResult:
             color = self._check_turn(view, user_id)
             return await self._apply(view, point, color)
 
-        async with self._lock(open_id):
-            return await self._retrying(action)
+        return await self._locked(await self._open_record(channel_id, game_id), action)
 
     async def drop(
         self, channel_id: int, user_id: int, column: int, *, game_id: int | None = None
@@ -915,10 +925,8 @@ class GameService:
             as ``place``; ColumnFullError for a full column, OffBoardError for no such
             column; InvalidOptionError if the game has no gravity.
         """
-        open_id = await self._open_id(channel_id, game_id)
 
-        async def action() -> MoveResult:
-            view = await self._view(open_id)
+        async def action(view: GameView) -> MoveResult:
             if not view.board.gravity:
                 raise InvalidOptionError("column", column, "gravity games only")
             color = self._check_turn(view, user_id)
@@ -933,8 +941,7 @@ class GameService:
                 raise ColumnFullError(column)
             return await self._apply(view, landing, color)
 
-        async with self._lock(open_id):
-            return await self._retrying(action)
+        return await self._locked(await self._open_record(channel_id, game_id), action)
 
     async def ai_reply(self, game_id: int) -> MoveResult | None:
         """If the AI is to move in ``game_id``, search (in the pool, off the event loop) and
@@ -987,10 +994,8 @@ class GameService:
         Raises:
             NoActiveGameError, GameNotActiveError, NotAPlayerError.
         """
-        open_id = await self._open_id(channel_id, game_id)
 
-        async def action() -> GameEnd:
-            view = await self._view(open_id)
+        async def action(view: GameView) -> GameEnd:
             if view.status is not GameStatus.ACTIVE:
                 raise GameNotActiveError(view.game_id, view.status)
             color = view.color_of(user_id)
@@ -998,8 +1003,7 @@ class GameService:
                 raise NotAPlayerError(user_id, view.game_id)
             return await self._finish(view, Outcome(Termination.RESIGN, color.opponent))
 
-        async with self._lock(open_id):
-            return await self._retrying(action)
+        return await self._locked(await self._open_record(channel_id, game_id), action)
 
     async def _finish(self, view: GameView, outcome: Outcome) -> GameEnd:
         before = await self._ratings_before(view.record)
@@ -1015,8 +1019,7 @@ class GameService:
         if record is None:
             return None
 
-        async def action() -> GameEnd | None:
-            view = await self._view(record.id)
+        async def action(view: GameView) -> GameEnd | None:
             if view.status is GameStatus.PENDING:
                 closed = await self.repository.close_challenge(
                     view.game_id, view.version, GameStatus.CANCELLED
@@ -1026,8 +1029,7 @@ class GameService:
                 return await self._finish(view, Outcome(Termination.ABANDONED, None))
             return None
 
-        async with self._lock(record.id):
-            return await self._retrying(action)
+        return await self._locked(record, action)
 
     async def undo(self, channel_id: int, user_id: int) -> UndoResult | UndoRequest:
         """Take back the user's last move (and the moves after it).
@@ -1040,10 +1042,8 @@ class GameService:
             NoActiveGameError, GameNotActiveError, NotAPlayerError, NoMoveToUndoError,
             UndoPendingError.
         """
-        open_id = await self._open_id(channel_id)
 
-        async def action() -> UndoResult | UndoRequest:
-            view = await self._view(open_id)
+        async def action(view: GameView) -> UndoResult | UndoRequest:
             if view.status is not GameStatus.ACTIVE:
                 raise GameNotActiveError(view.game_id, view.status)
             if user_id not in view.humans:
@@ -1067,8 +1067,7 @@ class GameService:
             self._undo[view.game_id] = _PendingUndo(user_id, opponent[0], view.version, count)
             return UndoRequest(view, user_id, opponent[0], count)
 
-        async with self._lock(open_id):
-            return await self._retrying(action)
+        return await self._locked(await self._open_record(channel_id), action)
 
     async def _take_back(self, view: GameView, count: int) -> UndoResult:
         board = view.board.copy()

@@ -1,0 +1,139 @@
+"""A load benchmark of GameService on SQLite, without AI thinking: many games in parallel, every
+``place`` timed, plus the time to render each resulting board.
+
+Run it for figures (it prints, it does not judge)::
+
+    .venv/bin/python -m tests.bot.test_service_bench [games] [moves_per_game] [think_s]
+
+The test below runs a tiny version so the benchmark keeps working; it asserts only results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.render import BoardStyle, game_text
+from bot.render_png import render_png_async
+from bot.service import GameService
+from engine.types import Point
+from storage.sqlite import SqliteGameRepository
+from tests.bot.test_service import NearestRunner
+
+
+@dataclass
+class Figures:
+    place_ms: list[float]
+    render_ms: list[float]
+    png_ms: list[float]
+    loop_lag_ms: list[float]
+    moves: int
+    seconds: float
+
+
+async def _game(
+    service: GameService, index: int, moves: int, figures: Figures, think_s: float
+) -> None:
+    channel = 10_000 + index
+    black, white = 2 * index + 1, 2 * index + 2
+    pending = await service.start(
+        channel_id=channel, guild_id=1, user_id=black, opponent=white, colour="black"
+    )
+    await service.accept(pending.game_id, white)
+    rng = random.Random(index)
+    # Stones scattered on a wide ring: nobody makes five, every move is a fresh point.
+    points = [Point(x, y) for x in range(15) for y in range(15)]
+    rng.shuffle(points)
+    for played, point in enumerate(points):
+        if played == moves:
+            break
+        user = (black, white)[played % 2]
+        if think_s:
+            await asyncio.sleep(rng.expovariate(1 / think_s))  # a player thinking
+        started = time.perf_counter()
+        result = await service.place(channel, user, point)
+        figures.place_ms.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        game_text(result.game, style=BoardStyle.EMOJI)
+        figures.render_ms.append((time.perf_counter() - started) * 1000)
+        if played % 10 == 0:
+            started = time.perf_counter()
+            await render_png_async(result.game.board)
+            figures.png_ms.append((time.perf_counter() - started) * 1000)
+        figures.moves += 1
+        if result.finished:
+            break
+
+
+async def _lag_probe(figures: Figures, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        started = time.perf_counter()
+        await asyncio.sleep(0.01)
+        figures.loop_lag_ms.append((time.perf_counter() - started) * 1000 - 10)
+
+
+async def run_bench(path: Path, games: int, moves: int, think_s: float = 0.0) -> Figures:
+    """Play ``games`` games of ``moves`` moves at once; players think ``think_s`` on average
+    (0: every game fires its next move at once, a saturation test)."""
+    figures = Figures([], [], [], [], 0, 0.0)
+    async with SqliteGameRepository.open(path) as repo:
+        service = GameService(repo, NearestRunner(), rng=random.Random(0))
+        stop = asyncio.Event()
+        probe = asyncio.create_task(_lag_probe(figures, stop))
+        started = time.perf_counter()
+        await asyncio.gather(*(_game(service, i, moves, figures, think_s) for i in range(games)))
+        figures.seconds = time.perf_counter() - started
+        stop.set()
+        await probe
+    return figures
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def report(figures: Figures, games: int, think_s: float) -> str:
+    lines = [
+        f"{games} games in parallel, players think {think_s:g} s on average: "
+        f"{figures.moves} moves in {figures.seconds:.2f} s "
+        f"({figures.moves / figures.seconds:.0f} moves/s)",
+        f"place (service + SQLite): p50 {statistics.median(figures.place_ms):.1f} ms, "
+        f"p95 {_pct(figures.place_ms, 0.95):.1f} ms, max {max(figures.place_ms):.1f} ms",
+        f"emoji board text: p50 {statistics.median(figures.render_ms):.2f} ms, "
+        f"p95 {_pct(figures.render_ms, 0.95):.2f} ms",
+        f"PNG board: p50 {statistics.median(figures.png_ms):.1f} ms, "
+        f"p95 {_pct(figures.png_ms, 0.95):.1f} ms",
+        f"event-loop lag: p95 {_pct(figures.loop_lag_ms, 0.95):.1f} ms, "
+        f"max {max(figures.loop_lag_ms, default=0):.1f} ms",
+    ]
+    return "\n".join(lines)
+
+
+async def test_bench_runs(tmp_path: Path) -> None:
+    figures = await run_bench(tmp_path / "bench.sqlite3", games=3, moves=6)
+    assert figures.moves == 18
+    assert len(figures.place_ms) == 18
+    print(report(figures, 3, 0.0))
+
+
+def main(argv: list[str]) -> None:
+    games = int(argv[0]) if argv else 200
+    moves = int(argv[1]) if len(argv) > 1 else 50
+    think_s = float(argv[2]) if len(argv) > 2 else 1.0
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "bench.sqlite3"
+        figures = asyncio.run(run_bench(path, games, moves, think_s))
+    print(report(figures, games, think_s))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
