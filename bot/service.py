@@ -67,9 +67,8 @@ from storage.repository import (
 )
 
 if TYPE_CHECKING:
-    from engine.levels import Level
-
     from bot.ai import AIRunner
+    from engine.levels import Level
     from storage.repository import GameRepository
 
 __all__ = [
@@ -1292,6 +1291,27 @@ class GameService:
     ) -> list[PlayerStats]:
         """The best-rated players of a guild (or overall), best first."""
         return await self.repository.leaderboard(game, guild_id=guild_id, limit=limit)
+
+    async def history(
+        self,
+        user_id: int,
+        *,
+        guild_id: int | None = None,
+        limit: int = 10,
+        before_id: int | None = None,
+    ) -> list[GameRecord]:
+        """A user's finished games, newest first; pass the last id seen as ``before_id`` for
+        the next page."""
+        return await self.repository.user_games(
+            user_id, guild_id=guild_id, limit=limit, before_id=before_id
+        )
+
+    async def forget_user(self, user_id: int) -> int:
+        """Delete a user's data on request (ratings, statistics; their seat in old games
+        becomes "deleted"; open games are abandoned). Returns how many games were touched."""
+        touched = await self.repository.delete_user_data(user_id)
+        self._boards.clear()  # cached views hold the old player records
+        return touched
 
     async def settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings (defaults when never set)."""

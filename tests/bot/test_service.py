@@ -646,3 +646,15 @@ async def test_two_processes_racing_get_the_right_refusal(repo, clock) -> None:
     errors = [r for r in results if isinstance(r, BaseException)]
     assert [type(e) for e in errors] == [NotYourTurnError]  # ... and it was told why
     assert len((await one.board(CHANNEL)).board.moves) == 1
+
+
+async def test_history_and_forgetting_a_user(service: GameService) -> None:
+    await start_pvp(service)
+    await service.resign(CHANNEL, BOB)
+    games = await service.history(ALICE)
+    assert len(games) == 1
+    assert games[0].black == Player.human(ALICE)
+    assert await service.forget_user(ALICE) == 1
+    assert await service.stats(ALICE) is None
+    forgotten = await service.game(games[0].id)
+    assert forgotten.black.is_deleted
