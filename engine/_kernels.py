@@ -50,6 +50,10 @@ G_SEARCHED = 40  # root moves completely searched in the current iteration
 G_NOISE = 41  # evaluation noise amplitude (levels)
 G_SEED = 42
 G_ROOT_N = 43
+# the constant 1, as an int64 read at run time: recursive kernels must always be called with
+# the argument types of their own recursive calls, or numba's disk cache crashes on load (a
+# literal 1 or an int32 from an int32 array each make another specialization)
+G_ONE = 44
 NG = 48
 
 RULE_FREESTYLE, RULE_STANDARD, RULE_RENJU, RULE_CARO = range(4)
@@ -75,13 +79,6 @@ def now() -> float:
     with numba.objmode(t="float64"):
         t = time.perf_counter()
     return t
-
-
-@njit
-def _i64(x: int) -> int:
-    # a literal argument typed as a plain int64: recursive kernels must always be called with
-    # the argument types of their own recursive calls, or numba's disk cache crashes on load
-    return x
 
 
 @njit
@@ -171,7 +168,7 @@ def play(
     p4t: I8Array,
     zob: U64Array,
     hsh: U64Array,
-    ms: I32Array,
+    ms: IntArray,
     p: int,
 ) -> None:
     """Put a stone of the side to move on ``p`` and pass the turn."""
@@ -216,7 +213,7 @@ def undo(
     p4t: I8Array,
     zob: U64Array,
     hsh: U64Array,
-    ms: I32Array,
+    ms: IntArray,
 ) -> None:
     """Take back the last stone."""
     g[G_NMOVES] -= 1
@@ -400,8 +397,9 @@ def is_forbidden(b: I8Array, g: IntArray, cell: I32Array, maybe: I8Array, p: int
         return False
     if maybe[cell[R_CODE, p]] == 0:
         return False
-    # int(): the same argument types as renju_forbidden's own recursive call (see _i64)
-    return renju_forbidden(b, int(g[G_S]), int(p)) != 0
+    # int64 arguments, as in renju_forbidden's own recursive call (see G_ONE); int()
+    # keeps an int32 an int32 in numba, so move buffers are int64 throughout
+    return renju_forbidden(b, g[G_S], p) != 0
 
 
 # --------------------------------------------------------------------------- search
@@ -412,7 +410,7 @@ def is_forbidden(b: I8Array, g: IntArray, cell: I32Array, maybe: I8Array, p: int
 
 @njit
 def _scan(
-    b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int, level: int, out: I32Array
+    b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int, level: int, out: IntArray
 ) -> int:
     # the empty points where side ci has a threat class >= level
     w = g[G_W]
@@ -452,7 +450,7 @@ def evaluate(g: IntArray, hsh: U64Array) -> int:
 
 
 @njit
-def _real_flex4(st: State, ci: int, buf: I32Array) -> int:
+def _real_flex4(st: State, ci: int, buf: IntArray) -> int:
     # how many points give side ci a straight four (renju: not counting Black's forbidden ones)
     b = st[0]
     cell = st[1]
@@ -472,7 +470,7 @@ def _real_flex4(st: State, ci: int, buf: I32Array) -> int:
 
 
 @njit
-def _defences(st: State, me: int, buf: I32Array) -> int:
+def _defences(st: State, me: int, buf: IntArray) -> int:
     # against an open three: our fours and the points where the opponent would make a four
     b = st[0]
     cell = st[1]
@@ -524,7 +522,7 @@ def _um(st: State) -> None:
 
 
 @njit
-def _sort(buf: I32Array, keys: I32Array, n: int) -> None:
+def _sort(buf: IntArray, keys: IntArray, n: int) -> None:
     # insertion sort by key, largest first (lists are short)
     for i in range(1, n):
         p = buf[i]
@@ -870,11 +868,11 @@ def root_search(st: State, sr: State, n: int, depth: int, alpha: int, beta: int)
         p = rootm[i]
         _mk(st, p)
         if i == 0:
-            v = -alphabeta(st, sr, newdepth, -beta, -alpha, _i64(1))
+            v = -alphabeta(st, sr, newdepth, -beta, -alpha, g[G_ONE])
         else:
-            v = -alphabeta(st, sr, newdepth, -alpha - 1, -alpha, _i64(1))
+            v = -alphabeta(st, sr, newdepth, -alpha - 1, -alpha, g[G_ONE])
             if v > alpha and v < beta and g[G_STOP] == 0:
-                v = -alphabeta(st, sr, newdepth, -beta, -alpha, _i64(1))
+                v = -alphabeta(st, sr, newdepth, -beta, -alpha, g[G_ONE])
         _um(st)
         if g[G_STOP] != 0:
             break

@@ -39,13 +39,14 @@ class Position:
         g[k.G_RULE] = t.rule
         g[k.G_HALF] = t.half
         g[k.G_SIDE] = 1
+        g[k.G_ONE] = 1
         cell = np.zeros((k.NROWS, cells), dtype=np.int32)
         k.init_state(b, cell, g, t.pattern, t.value, t.threat)
         self.b = b
         self.cell = cell
         self.g = g
         self.hsh = np.zeros(1, dtype=np.uint64)
-        self.ms = np.zeros(cells + 8, dtype=np.int32)
+        self.ms = np.zeros(cells + 8, dtype=np.int64)
         self.tm = np.zeros(1, dtype=np.float64)
         zob = _ZOBRIST[:, :cells].copy()
         self.st = (
@@ -85,16 +86,16 @@ class Position:
             self._sr = (
                 np.zeros(TT_SIZE, dtype=np.uint64),
                 np.zeros(TT_SIZE, dtype=np.int64),
-                np.zeros((k.MAX_PLY, 2), dtype=np.int32),
-                np.zeros((2, cells), dtype=np.int32),
-                np.zeros((k.MAX_PLY, k.MAX_MOVES), dtype=np.int32),
-                np.zeros((k.MAX_PLY, k.MAX_MOVES), dtype=np.int32),
-                np.zeros((k.MAX_PLY, k.MAX_PLY), dtype=np.int32),
+                np.zeros((k.MAX_PLY, 2), dtype=np.int64),
+                np.zeros((2, cells), dtype=np.int64),
+                np.zeros((k.MAX_PLY, k.MAX_MOVES), dtype=np.int64),
+                np.zeros((k.MAX_PLY, k.MAX_MOVES), dtype=np.int64),
+                np.zeros((k.MAX_PLY, k.MAX_PLY), dtype=np.int64),
                 np.zeros(k.MAX_PLY, dtype=np.int64),
-                np.zeros(k.MAX_PLY, dtype=np.int32),
+                np.zeros(k.MAX_PLY, dtype=np.int64),
                 np.zeros(VTT_SIZE, dtype=np.uint64),
-                np.zeros(VTT_SIZE, dtype=np.int8),
-                np.zeros(k.MAX_MOVES, dtype=np.int32),
+                np.zeros(VTT_SIZE, dtype=np.int64),
+                np.zeros(k.MAX_MOVES, dtype=np.int64),
             )
         return self._sr
 
@@ -132,3 +133,33 @@ class Position:
     def forbidden(self, point: Point) -> int:
         """The renju verdict for Black on empty ``point``: 0 legal, 1 overline, 2 4-4, 3 3-3."""
         return int(k.renju_forbidden(self.b, self.stride, self.index(point)))
+
+    def plausible(self, count: int) -> list[tuple[Point, int]]:
+        """The ``count`` best-looking points near the stones by shape alone (own shapes first,
+        the opponent's a little), best first, leaving out Black's renju-forbidden points."""
+        me = 0 if self.side is Color.BLACK else 1
+        op = 1 - me
+        near = (self.b == 0) & (self.cell[k.R_NEAR] > 0)
+        idx = np.nonzero(near)[0]
+        own = self.tables.score[me, self.cell[k.R_CODE + me, idx]]
+        theirs = self.tables.score[op, self.cell[k.R_CODE + op, idx]]
+        values = own.astype(np.int64) + theirs.astype(np.int64) // 3
+        order = np.lexsort((idx, -values))
+        found: list[tuple[Point, int]] = []
+        for i in order:
+            index = int(idx[i])
+            if me == 0 and self.g[k.G_RULE] == k.RULE_RENJU and self.forbidden_index(index):
+                continue
+            found.append((self.point(index), int(values[i])))
+            if len(found) >= count:
+                break
+        return found
+
+    def has_five_point(self, color: Color) -> bool:
+        """Whether ``color`` could make five with one stone (it has a four on the board)."""
+        ci = 0 if color is Color.BLACK else 1
+        return bool(self.g[k.G_P4 + ci * k.NP4 + k.P4_FIVE] > 0)
+
+    def forbidden_index(self, index: int) -> bool:
+        """Whether Black may not play ``index`` under renju (False under other rules)."""
+        return bool(k.is_forbidden(self.b, self.g, self.cell, self.tables.maybe_forbidden, index))

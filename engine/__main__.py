@@ -1,0 +1,31 @@
+"""``python -m engine bench`` (speed and node-count signature) and ``python -m engine match``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatch to a subcommand: ``bench`` or ``match``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    usage = "usage: python -m engine {bench,match} [options]"
+    if not args or args[0] in ("-h", "--help"):
+        print(usage)
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    if command == "bench":
+        from engine.bench import main as bench_main
+
+        return bench_main(rest)
+    if command == "match":
+        from engine.match import main as match_main  # the match tool lives in its own module
+
+        result: int = match_main(rest)
+        return result
+    print(usage, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

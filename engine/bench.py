@@ -1,0 +1,82 @@
+"""``python -m engine bench``: fixed positions searched to a fixed depth.
+
+The total node count is deterministic, a regression signal pinned by a test (rapfi's bench
+signature); nodes per second is the speed figure. Change the count on purpose only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.board import Board
+from engine.search import Limits, search
+from engine.types import Rule
+
+__all__ = ["POSITIONS", "BenchLine", "bench", "main"]
+
+DEFAULT_DEPTH = 8
+
+# (rule, moves): openings and middle games of 15x15 Gomoku, both sides to move
+POSITIONS: tuple[tuple[Rule, str], ...] = (
+    (Rule.FREESTYLE, "h8 i9 h9 i10 h10 h11"),
+    (Rule.FREESTYLE, "h8 i9 j8 i8 i7 j6 h7 g8 h6 h5"),
+    (Rule.FREESTYLE, "h8 h9 i8 i9 g8 j8 g9 g7 f10 e11 i10"),
+    (Rule.FREESTYLE, "h8 j9 i10 j10 j11 k12 h9 h10 i9 g9 i8 i7 k10"),
+    (Rule.STANDARD, "h8 i9 i8 g8 j7 k6 j9 j8 h10 k7"),
+    (Rule.RENJU, "h8 i9 j10 h9 h10 i10 i11 g9"),
+    (Rule.RENJU, "h8 h9 i9 g7 j10 k11 i10 i8 j8"),
+    (Rule.CARO, "h8 g9 i9 j10 i8 i7 j8 k8 h7"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchLine:
+    """One position's result."""
+
+    rule: Rule  # the rule it was searched under
+    moves: str  # the position as a move list
+    move: str  # the move found
+    score: int  # its score
+    nodes: int  # nodes searched
+    time_ms: float  # wall-clock time
+
+
+def bench(depth: int = DEFAULT_DEPTH) -> list[BenchLine]:
+    """Search every bench position to ``depth`` plies."""
+    lines = []
+    for rule, moves in POSITIONS:
+        board = Board.from_moves(moves, rule=rule)
+        result = search(board, Limits(depth=depth))
+        lines.append(
+            BenchLine(rule, moves, str(result.move), result.score, result.nodes, result.time_ms)
+        )
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the bench and print one line per position, then the totals."""
+    parser = argparse.ArgumentParser(prog="python -m engine bench", description=__doc__)
+    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="plies per position")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    warm = Board.from_moves("h8 i9", rule=Rule.FREESTYLE)
+    search(warm, Limits(depth=1))  # load the compiled kernels before timing anything
+    for rule in Rule:
+        search(Board.from_moves("h8 i9", rule=rule), Limits(depth=1))
+    warmup_ms = (time.perf_counter() - start) * 1000
+    lines = bench(args.depth)
+    total_nodes = sum(line.nodes for line in lines)
+    total_ms = sum(line.time_ms for line in lines)
+    for line in lines:
+        print(
+            f"{line.rule.value:9} {line.moves:48} -> {line.move:4} score {line.score:6} "
+            f"nodes {line.nodes:9} time {line.time_ms:8.1f} ms"
+        )
+    print(f"warm-up (load kernels, build tables): {warmup_ms:.0f} ms")
+    print(f"Total nodes: {total_nodes}")
+    print(f"Total time: {total_ms:.0f} ms")
+    print(f"Nodes/second: {total_nodes * 1000 / max(total_ms, 1e-9):.0f}")
+    return 0

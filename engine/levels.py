@@ -1,0 +1,123 @@
+"""Difficulty levels: presets of time, depth, nodes, candidate width and noise.
+
+``choose_move(board, level, seed)`` is all the bot's AI worker calls. The low levels are meant
+to be beaten by people: they search shallowly with noisy evaluation and, now and then, miss
+the opponent's threat and play a plausible shape-building move of their own instead (a human
+mistake, never a random move). Master is the full engine.
+
+Every level below master stops on a node budget, so it is deterministic for a seed; time is
+only the outer cap (master <= 3 s, medium <= 1 s per move).
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from dataclasses import dataclass
+
+from engine._position import Position
+from engine.board import Board
+from engine.errors import GameOverError
+from engine.search import Limits, SearchOptions, SearchResult, search
+
+__all__ = ["PRESETS", "Level", "Preset", "choose_move", "warm_up"]
+
+
+class Level(enum.StrEnum):
+    """How strongly the AI plays, weakest first."""
+
+    BEGINNER = "beginner"  # shallow, noisy, overlooks threats a third of the time
+    EASY = "easy"  # sees fours, sometimes misses open threes
+    MEDIUM = "medium"  # the bot's default: solid tactics, about half a second
+    HARD = "hard"  # deeper, threat-space search at the root
+    EXPERT = "expert"  # strong, about a second and a half
+    MASTER = "master"  # full strength, up to three seconds
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """What a level is made of."""
+
+    time_ms: int  # wall-clock cap per move
+    depth: int | None  # iterative-deepening limit (plies)
+    nodes: int | None  # node budget (None: time only)
+    width: int  # candidates searched per node (0 = all)
+    noise: int  # evaluation noise amplitude
+    miss: float  # chance of overlooking the opponent's threat (not a four)
+    leaf_vcf: int  # VCF depth probed at the leaves
+    root_vct: bool  # search for a win by threes and fours first
+    small_depth: int | None  # plies for tic-tac-toe and Connect Four (None: solve)
+
+
+PRESETS: dict[Level, Preset] = {
+    Level.BEGINNER: Preset(300, 2, 2_000, 8, 300, 0.35, 0, False, 1),
+    Level.EASY: Preset(500, 3, 6_000, 10, 150, 0.12, 0, False, 2),
+    Level.MEDIUM: Preset(900, 6, 60_000, 16, 40, 0.0, 2, False, 5),
+    Level.HARD: Preset(1500, 10, 250_000, 22, 0, 0.0, 3, True, 9),
+    Level.EXPERT: Preset(2000, 16, 600_000, 0, 0, 0.0, 3, True, 14),
+    Level.MASTER: Preset(2800, None, None, 0, 0, 0.0, 3, True, None),
+}
+
+
+def warm_up() -> None:
+    """Load the compiled kernels and build the pattern tables (for a worker's initializer)."""
+    from engine.types import Rule
+
+    for rule in Rule:
+        search(Board.from_moves("h8 i9", rule=rule), Limits(depth=1))
+    search(Board.for_game("tictactoe"), Limits(depth=1))
+
+
+def choose_move(board: Board, level: Level, seed: int) -> SearchResult:
+    """The move ``level`` plays here; deterministic for a seed (below master, and unless the
+    time cap cuts a search short).
+
+    Raises:
+        GameOverError: the game has ended.
+    """
+    if board.outcome is not None or board.is_full():
+        raise GameOverError()
+    preset = PRESETS[Level(level)]
+    rng = random.Random(seed * 1_000_003 + len(board.moves))
+    if board.gravity or board.win_length != 5:
+        return _small_move(board, preset, rng)
+    if preset.miss > 0 and board.moves and rng.random() < preset.miss:
+        mistake = _overlook(board, rng)
+        if mistake is not None:
+            return mistake
+    limits = Limits(depth=preset.depth, nodes=preset.nodes, time_ms=preset.time_ms)
+    options = SearchOptions(
+        width=preset.width,
+        noise=preset.noise,
+        seed=rng.randrange(1 << 30),
+        leaf_vcf=preset.leaf_vcf,
+        root_vct=preset.root_vct,
+    )
+    return search(board, limits, options)
+
+
+def _overlook(board: Board, rng: random.Random) -> SearchResult | None:
+    # a human slip: not noticing the opponent's open three (or a closed four-three) and going
+    # on with one's own plan: one of the best-looking moves by shape. Fours and fives are
+    # always seen, so the slip is never absurd.
+    position = Position.from_board(board)
+    if position.has_five_point(position.side) or position.has_five_point(position.side.opponent):
+        return None  # a four on the board, ours or theirs: everybody sees that
+    choices = position.plausible(3)
+    if not choices:
+        return None
+    weights = [3.0, 2.0, 1.0][: len(choices)]
+    point, _ = rng.choices(choices, weights=weights)[0]
+    return SearchResult(point, 0, 0, 0, 0.0, (point,))
+
+
+def _small_move(board: Board, preset: Preset, rng: random.Random) -> SearchResult:
+    # tic-tac-toe, gravity three, Connect Four: the exact solver, shallow for the low levels,
+    # with the same chance of a slip (a legal move next to the best one)
+    result = search(board, Limits(depth=preset.small_depth, time_ms=preset.time_ms))
+    if preset.miss > 0 and rng.random() < preset.miss:
+        legal = board.legal_moves()
+        near = [p for p in legal if abs(p.x - result.move.x) <= 1] or legal
+        point = rng.choice(sorted(near))
+        return SearchResult(point, 0, 0, result.nodes, result.time_ms, (point,))
+    return result
