@@ -121,14 +121,11 @@ def level_budget_s(level: Level) -> float:
 
 
 def _warm_worker() -> None:
-    """Pool initializer: import the engine and run a shallow search once, so numba's compile
-    (or its cache load) happens now rather than in the first player's move."""
-    from engine.search import Limits, search
+    """Pool initializer: import the engine and load its compiled kernels and tables now, so
+    numba's compile (or cache load) does not land in the first player's move."""
+    from engine.levels import warm_up
 
-    board = Board.for_game(Game.GOMOKU)
-    board.play(Point(7, 7))
-    board.play(Point(8, 8))
-    search(board, Limits(depth=2))
+    warm_up()
 
 
 def _search(request: AIRequest) -> AIMove:
