@@ -449,7 +449,8 @@ class SqliteGameRepository:
         self._lock = asyncio.Lock()  # one transaction at a time on the one connection
         self._pending: list[_Write] = []  # writes waiting for the next group commit
         self._wake = asyncio.Event()
-        self._closing = False
+        self._closing = False  # no new writes
+        self._closed = False  # the connection is closed
         self._writer = asyncio.create_task(self._write_loop(), name=f"sqlite writer {path}")
 
     @property
@@ -507,11 +508,14 @@ class SqliteGameRepository:
 
     async def close(self) -> None:
         """Finish the writes already asked for, then close the connection."""
-        if not self._closing:
-            self._closing = True
-            self._wake.set()
-            await self._writer
-            async with self._lock:
+        if self._closed:
+            return
+        self._closing = True
+        self._wake.set()
+        await asyncio.wait([self._writer])  # its own failure, if any, was reported to writers
+        async with self._lock:
+            if not self._closed:
+                self._closed = True
                 await self._db.close()
 
     async def checkpoint(self) -> int:
@@ -557,14 +561,25 @@ class SqliteGameRepository:
                 await db.execute_fetchall("ROLLBACK")
 
     async def _write_loop(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            while self._pending:
-                batch, self._pending = self._pending[:_MAX_BATCH], self._pending[_MAX_BATCH:]
-                await self._commit(batch)
-            if self._closing:
-                return
+        batch: list[_Write] = []
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                while self._pending:
+                    batch = self._pending[:_MAX_BATCH]
+                    self._pending = self._pending[_MAX_BATCH:]
+                    await self._commit(batch)
+                if self._closing:
+                    return
+        except BaseException:
+            # The writer is gone (cancelled with its loop, or a bug): nobody may wait forever.
+            self._closing = True
+            for write in batch + self._pending:
+                if not write.future.done():
+                    write.future.set_exception(RuntimeError("the repository's writer stopped"))
+            self._pending = []
+            raise
 
     async def _commit(self, batch: list[_Write]) -> None:
         async with self._lock:

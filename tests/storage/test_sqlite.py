@@ -315,3 +315,16 @@ async def test_checkpoint_folds_the_wal_into_the_file(tmp_path: Path) -> None:
         wal = path.with_name(path.name + "-wal")
         assert wal.stat().st_size == 0
         assert size == path.stat().st_size > 0
+
+
+async def test_no_writer_waits_forever_if_the_writer_dies(tmp_path: Path) -> None:
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        game = await repo.create_game(new_game())
+        repo._writer.cancel()
+        with pytest.raises((RuntimeError, asyncio.CancelledError)):
+            await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
+        with pytest.raises(RuntimeError, match="closed"):
+            await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
+        assert (await repo.get_game(game.id)).ply == 0  # reads still work
+        await repo.close()
+        assert repo._closed
