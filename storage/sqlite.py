@@ -1,9 +1,11 @@
 """``SqliteGameRepository``: the ``GameRepository`` on one SQLite file. All SQL lives here.
 
-One aiosqlite connection serves the process. Every operation takes an ``asyncio.Lock``
-and runs in its own transaction (``BEGIN IMMEDIATE`` for writes), so writes are serialized
-and a reader never sees another coroutine's uncommitted work. Operations are shielded from
-cancellation: a cancelled caller never leaves a transaction half-done.
+One aiosqlite connection serves the process, and an ``asyncio.Lock`` gives it to one
+transaction at a time, so a reader never sees another coroutine's uncommitted work. Writes
+are serialized through one writer task that group-commits: every write queued at that
+moment runs in one ``BEGIN IMMEDIATE`` transaction and one fsync, and each caller hears
+back only once the commit is durable. Operations are shielded from cancellation: a
+cancelled caller never leaves a transaction half-done.
 
 Durability: WAL journal with ``synchronous=FULL`` by default, so an acknowledged move
 survives a killed process and a power cut; ``NORMAL`` keeps it through a killed process only
