@@ -6,21 +6,22 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import Iterator
 
 import pytest
-from engine.levels import Level
 
 from bot.ai import AIError, AIRequest, ProcessPoolRunner
 from engine.board import Board
+from engine.levels import Level
 from engine.types import Game, Point, Rule
 
 
-@pytest.fixture
-async def runner() -> AsyncIterator[ProcessPoolRunner]:
-    pool = await ProcessPoolRunner.start(workers=1)
+@pytest.fixture(scope="module")
+def runner() -> Iterator[ProcessPoolRunner]:
+    """One warm worker for the module: the pool is not tied to an event loop."""
+    pool = ProcessPoolRunner(workers=1)
     yield pool
-    await pool.close()
+    asyncio.run(pool.close())
 
 
 def test_request_rebuilds_the_position() -> None:
@@ -71,15 +72,17 @@ async def test_the_event_loop_runs_while_the_ai_searches(runner: ProcessPoolRunn
 async def test_a_killed_worker_is_replaced_and_the_move_retried(
     runner: ProcessPoolRunner,
 ) -> None:
+    await runner.warm_up()
     pids = runner.worker_pids()
     assert len(pids) == 1
+    replaced = runner.replacements
     # Whether the executor notices the death before or after the next submit, the search
     # fails with BrokenProcessPool either way; the runner must replace the pool and retry.
     os.kill(pids[0], signal.SIGKILL)
     board = Board.from_moves("h8")
     move = await runner.choose_move(AIRequest.from_board(board, Level.BEGINNER, seed=1))
     assert board.is_legal(move.point)
-    assert runner.replacements == 1
+    assert runner.replacements == replaced + 1
     assert runner.worker_pids() != pids
 
 
