@@ -538,10 +538,8 @@ class SqliteGameRepository:
     # rolls the batch back and its writes are retried one by one. Reads run in their own
     # transaction between batches.
 
-    async def _run(self, work: Callable[[_Db], Awaitable[_T]], *, write: bool = True) -> _T:
-        if not write:
-            # Shielded: if the caller is cancelled, the transaction still ends cleanly.
-            return await asyncio.shield(self._read(work))
+    async def _run(self, work: Callable[[_Db], Awaitable[_T]]) -> _T:
+        """Queue a write for the next group commit and wait until it is durable."""
         if self._closing:
             raise RuntimeError("the repository is closed")
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -553,9 +551,17 @@ class SqliteGameRepository:
         result: _T = await asyncio.shield(future)
         return result
 
-    async def _read(self, work: Callable[[_Db], Awaitable[_T]]) -> _T:
+    async def _read(self, work: Callable[[_Db], Awaitable[_T]], *, snapshot: bool = False) -> _T:
+        """Run a read between write batches; ``snapshot`` wraps several statements in one
+        transaction so they agree with each other even if another process writes."""
+        # Shielded: if the caller is cancelled, the lock and any transaction end cleanly.
+        return await asyncio.shield(self._locked_read(work, snapshot))
+
+    async def _locked_read(self, work: Callable[[_Db], Awaitable[_T]], snapshot: bool) -> _T:
         async with self._lock:
             db = self._db
+            if not snapshot:
+                return await work(db)
             await db.execute_fetchall("BEGIN")
             try:
                 return await work(db)
@@ -691,7 +697,7 @@ class SqliteGameRepository:
                 raise GameNotFoundError(game_id)
             return _game(rows[0])
 
-        return await self._run(work, write=False)
+        return await self._read(work)
 
     async def load_game(self, game_id: int) -> GameSnapshot:
         """The game and its live moves, read in one transaction."""
@@ -704,7 +710,7 @@ class SqliteGameRepository:
             history = [_move(row) for row in await self._rows(db, SQL_GAME_MOVES, (game_id,))]
             return GameSnapshot(game, live_moves(history, game.ply))
 
-        return await self._run(work, write=False)
+        return await self._read(work, snapshot=True)
 
     async def open_game_in_channel(self, channel_id: int) -> GameRecord | None:
         """The pending or active game of a channel, if any."""
@@ -713,7 +719,7 @@ class SqliteGameRepository:
             rows = await self._rows(db, SQL_OPEN_GAME_IN_CHANNEL, (channel_id,))
             return _game(rows[0]) if rows else None
 
-        return await self._run(work, write=False)
+        return await self._read(work)
 
     async def open_games(self) -> list[GameRecord]:
         """Every pending or active game, oldest first."""
@@ -721,7 +727,7 @@ class SqliteGameRepository:
         async def work(db: _Db) -> list[GameRecord]:
             return [_game(row) for row in await self._rows(db, SQL_OPEN_GAMES)]
 
-        return await self._run(work, write=False)
+        return await self._read(work)
 
     async def games_due(self, now: datetime) -> list[GameRecord]:
         """Open games whose deadline is at or before ``now``."""
@@ -730,7 +736,7 @@ class SqliteGameRepository:
             rows = await self._rows(db, SQL_GAMES_DUE, (_to_db_time(now),))
             return [_game(row) for row in rows]
 
-        return await self._run(work, write=False)
+        return await self._read(work)
 
     async def _cas(
         self,
@@ -960,7 +966,7 @@ class SqliteGameRepository:
                 raise GameNotFoundError(game_id)
             return [_move(row) for row in await self._rows(db, SQL_GAME_MOVES, (game_id,))]
 
-        return await self._run(work, write=False)
+        return await self._read(work, snapshot=True)
 
     # --- players ------------------------------------------------------------------------
 
@@ -983,7 +989,7 @@ class SqliteGameRepository:
         async def work(db: _Db) -> list[GameRecord]:
             return [_game(row) for row in await self._rows(db, SQL_USER_GAMES, params)]
 
-        return await self._run(work, write=False)
+        return await self._read(work)
 
     async def player_stats(
         self, user_id: int, game: Game = Game.GOMOKU, *, guild_id: int | None = None
@@ -995,7 +1001,7 @@ class SqliteGameRepository:
             rows = await self._rows(db, SQL_PLAYER_STATS, (scope, game.value, user_id))
             return _stats(rows[0]) if rows else None
 
-        return await self._run(work, write=False)
+        return await self._read(work)
 
     async def leaderboard(
         self,
@@ -1012,7 +1018,7 @@ class SqliteGameRepository:
             rows = await self._rows(db, SQL_LEADERBOARD, (scope, game.value, limit, offset))
             return [_stats(row) for row in rows]
 
-        return await self._run(work, write=False)
+        return await self._read(work)
 
     async def delete_user_data(self, user_id: int) -> int:
         """Forget a user (see ``GameRepository.delete_user_data``)."""
@@ -1045,7 +1051,7 @@ class SqliteGameRepository:
                 allowed_channel_ids=frozenset(row[0] for row in channels),
             )
 
-        return await self._run(work, write=False)
+        return await self._read(work, snapshot=True)
 
     async def save_guild_settings(self, settings: GuildSettings) -> None:
         """Replace the guild's settings."""
