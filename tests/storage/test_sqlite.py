@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import enum
 import hashlib
 import os
 import sqlite3
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import storage.sqlite as sqlite_module
 from engine.types import Color, Outcome, Point, Termination
 from storage.repository import (
     DatabaseRefusedError,
@@ -26,6 +28,7 @@ from storage.sqlite import (
     INDEXED_QUERIES,
     LATEST_VERSION,
     MIGRATIONS,
+    Migration,
     SqliteGameRepository,
 )
 from tests.storage.conftest import ALICE, BOB, GUILD, FakeClock, new_game
@@ -328,3 +331,37 @@ async def test_no_writer_waits_forever_if_the_writer_dies(tmp_path: Path) -> Non
         assert (await repo.get_game(game.id)).ply == 0  # reads still work
         await repo.close()
         assert repo._closed
+
+
+async def test_a_failing_migration_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        game = await repo.create_game(new_game())
+    before = schema(path)
+    broken = Migration(
+        LATEST_VERSION + 1,
+        f"{LATEST_VERSION + 1:04d}_broken.sql",
+        "CREATE TABLE half_done (x INTEGER);\nDROP TABLE games;\nSELECT no_such_function();\n",
+    )
+    monkeypatch.setattr(sqlite_module, "MIGRATIONS", (*MIGRATIONS, broken))
+    monkeypatch.setattr(sqlite_module, "LATEST_VERSION", LATEST_VERSION + 1)
+    with pytest.raises(sqlite3.OperationalError, match="no_such_function"):
+        await SqliteGameRepository.connect(path)
+    monkeypatch.undo()
+    assert pragma(path, "user_version") == LATEST_VERSION
+    assert schema(path) == before  # neither the new table nor the drop survived
+    async with SqliteGameRepository.open(path) as repo:
+        assert await repo.get_game(game.id) == game
+
+
+async def test_ai_levels_given_as_enums_load_as_their_values(tmp_path: Path) -> None:
+    class Level(enum.StrEnum):
+        HARD = "hard"
+
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        game = await repo.create_game(new_game(white=Player.ai(Level.HARD)))
+        assert game.white == Player.ai("hard")
+        assert type(game.white.level) is str
+        assert await repo.get_game(game.id) == game
