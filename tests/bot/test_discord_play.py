@@ -19,6 +19,16 @@ async def _game(bot: GomokuBot, fake: FakeDiscord, game_id: int | None = None) -
     return await bot.service.game(game_id)
 
 
+async def _board_saved(bot: GomokuBot, fake: FakeDiscord) -> GameView:
+    # The reply goes out first (Discord gives it its id), then the bot stores that id.
+    async with asyncio.timeout(10):
+        while True:
+            view = await _game(bot, fake)
+            if view.record.message_id is not None:
+                return view
+            await asyncio.sleep(0.01)
+
+
 async def _ai_done(bot: GomokuBot, game_id: int) -> GameView:
     # The AI answers after a button press has been acknowledged; wait for it to move.
     async with asyncio.timeout(30):
@@ -46,7 +56,7 @@ async def test_gomoku_against_the_ai_to_the_end(
         assert not start.ephemeral
         assert start.attachments[0].filename == "board.png"  # the default style is an image
         assert start.message is not None
-        view = await _game(bot, fake)
+        view = await _board_saved(bot, fake)
         game_id = view.game_id
         assert view.record.message_id == start.message.id
         for _ in range(30):

@@ -1,0 +1,268 @@
+"""Load benchmark: many concurrent games through the real bot, against the fake Discord.
+
+Run it as ``python -m tests.bot.bench_load [--games 200] [--moves 8] [--level easy]``. It
+prints figures; it asserts nothing (timings on shared machines are noise, not verdicts).
+
+Layout, so that the measurements are the bot's own:
+
+* this process runs the bot exactly as in production (``create_bot``, a SQLite file, the
+  spawn-context AI pool with one worker per core) plus an event-loop lag probe;
+* a child process runs the fake Discord *and* the load driver, so their CPU is not the bot's.
+
+Half the games are between two people (challenge, accept, then alternating ``/place``), half
+against the AI (``/place`` with the first autocomplete suggestion, the AI answering). All start
+together and move with a small random pause, so the AI pool stays busy the whole time.
+
+What is measured (at the fake, from sending an event to seeing the bot's effect):
+
+* ``ack``: event -> the bot's first acknowledgement (defer or reply), every interaction;
+* ``place (people)``: event -> the complete answer of a ``/place`` between people;
+* ``place (vs AI, own move shown)``: event -> the board showing the player's move, i.e. the
+  handling of the command excluding the AI's thinking;
+* ``AI reply shown``: event -> the board showing the AI's answer (queueing and search included);
+
+and in this process: the event-loop lag (how late a 10 ms sleep wakes up) while it all runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import discord
+import yarl
+
+from bot.ai import ProcessPoolRunner
+from bot.app import create_bot
+from bot.reporting import UserCooldown
+from bot.settings import Settings
+
+
+@dataclass
+class Samples:
+    """Latencies in seconds, by what was measured."""
+
+    values: dict[str, list[float]] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
+
+    def add(self, name: str, seconds: float) -> None:
+        self.values.setdefault(name, []).append(seconds)
+
+    def fail(self, name: str) -> None:
+        self.failures[name] = self.failures.get(name, 0) + 1
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def _row(name: str, values: list[float]) -> str:
+    ms = [v * 1000 for v in values]
+    return (
+        f"{name:<34} n={len(ms):>5}  p50={statistics.median(ms):8.1f} ms  "
+        f"p95={_percentile(ms, 0.95):8.1f} ms  max={max(ms):8.1f} ms"
+    )
+
+
+# ---------------------------------------------------------------------- child: fake + driver
+
+
+def _driver(conn: Connection, games: int, moves: int, level: str, seed: int) -> None:
+    asyncio.run(_drive(conn, games, moves, level, seed))
+
+
+async def _drive(conn: Connection, games: int, moves: int, level: str, seed: int) -> None:
+    from tests.fakediscord import FakeDiscord, Message
+
+    fake = FakeDiscord()
+    fake.answer_timeout = 120.0
+    rng = random.Random(seed)
+    channels = [fake.default_channel] + [fake.add_channel(f"game-{i}") for i in range(games - 1)]
+    players = [(fake.add_user(f"b{i}"), fake.add_user(f"w{i}")) for i in range(games)]
+    samples = Samples()
+    await fake.start()
+    conn.send(fake.port)
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, conn.recv)  # the bot is connected and synced
+
+    def acked(record: Any) -> None:
+        if record.latency is not None:
+            samples.add("ack", record.latency)
+
+    async def pause() -> None:
+        await asyncio.sleep(rng.uniform(0.0, 0.05))
+
+    async def board_edit(board: Message, after: int, started: float, name: str) -> bool:
+        try:
+            await fake.wait_for(lambda: board.edits > after)
+        except TimeoutError:
+            samples.fail(name)
+            return False
+        samples.add(name, time.monotonic() - started)
+        return True
+
+    async def people(index: int) -> None:
+        black, white = players[index]
+        channel = channels[index]
+        start = await fake.slash(
+            "gomoku start",
+            user=black,
+            channel=channel,
+            options={"opponent": white, "colour": "black"},
+        )
+        acked(start.interaction)
+        board = start.message
+        assert board is not None
+        accept = next(c for c in board.custom_ids() if c.endswith(":accept"))
+        acked((await fake.click(board, accept, user=white)).interaction)
+        for turn in range(moves):
+            await pause()
+            user = black if turn % 2 == 0 else white
+            x, y = turn // 2 * 2, 0 if turn % 2 == 0 else 2  # gaps: nobody makes five
+            started = time.monotonic()
+            record = await fake.send_slash(
+                "place",
+                user=user,
+                channel=channel,
+                options={"cell": f"{'abcdefghijklmno'[x]}{y + 1}"},
+            )
+            reply = await fake.answer(record)
+            acked(record)
+            if "You played" in reply.content:
+                samples.add("place (people)", time.monotonic() - started)
+            else:
+                samples.fail("place (people)")
+
+    async def versus_ai(index: int) -> None:
+        user = players[index][0]
+        channel = channels[index]
+        start = await fake.slash(
+            "gomoku start", user=user, channel=channel, options={"level": level, "colour": "black"}
+        )
+        acked(start.interaction)
+        board = start.message
+        assert board is not None
+        for _ in range(moves // 2):
+            await pause()
+            choices = await fake.autocomplete(
+                "place", "cell", user=user, channel=channel, options={"cell": ""}
+            )
+            if not choices:
+                break
+            edits = board.edits
+            started = time.monotonic()
+            record = await fake.send_slash(
+                "place", user=user, channel=channel, options={"cell": choices[0]["value"]}
+            )
+            if not await board_edit(board, edits, started, "place (vs AI, own move shown)"):
+                continue
+            reply = await fake.answer(record)
+            acked(record)
+            if "AI answered" in reply.content:
+                samples.add("AI reply shown", time.monotonic() - started)
+            elif "You played" not in reply.content:
+                samples.fail("AI reply shown")
+
+    started = time.monotonic()
+    tasks = [people(i) if i % 2 == 0 else versus_ai(i) for i in range(games)]
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    errors = [repr(r) for r in results if isinstance(r, BaseException)]
+    elapsed = time.monotonic() - started
+    requests = len(fake.requests)
+    conn.send({"samples": samples, "errors": errors, "elapsed": elapsed, "requests": requests})
+    await fake.close()
+
+
+# ---------------------------------------------------------------------- parent: the bot
+
+
+async def _lag_probe(stop: asyncio.Event, lags: list[float], interval: float = 0.01) -> None:
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        before = loop.time()
+        await asyncio.sleep(interval)
+        lags.append(loop.time() - before - interval)
+
+
+async def _run(args: argparse.Namespace) -> int:
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    process = context.Process(
+        target=_driver, args=(child, args.games, args.moves, args.level, args.seed), daemon=True
+    )
+    process.start()
+    loop = asyncio.get_running_loop()
+    port = await loop.run_in_executor(None, parent.recv)
+    discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway-ws")
+    with tempfile.TemporaryDirectory() as tmp:
+        pool = await ProcessPoolRunner.start()
+        bot = create_bot(
+            Settings(db_path=Path(tmp) / "bench.sqlite3"),
+            ai=pool,
+            cooldown=UserCooldown(rate=10_000, per=1.0),
+            guild_ready_timeout=0.05,
+        )
+        await bot.login("bench-token")
+        runner = asyncio.create_task(bot.connect())
+        await bot.wait_until_ready()
+        await bot.tree.sync()
+        stop = asyncio.Event()
+        lags: list[float] = []
+        probe = asyncio.create_task(_lag_probe(stop, lags))
+        parent.send("go")
+        report = await loop.run_in_executor(None, parent.recv)
+        stop.set()
+        await probe
+        await bot.close()
+        with contextlib.suppress(asyncio.CancelledError):
+            await runner
+        await pool.close()
+    process.join(timeout=10)
+
+    samples: Samples = report["samples"]
+    cores = len(os.sched_getaffinity(0))
+    print(
+        f"{args.games} concurrent games ({args.games // 2} between people, "
+        f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
+        f"{cores} cores / {pool.workers} AI workers"
+    )
+    print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
+    for name in ("ack", "place (people)", "place (vs AI, own move shown)", "AI reply shown"):
+        if samples.values.get(name):
+            print(_row(name, samples.values[name]))
+    print(_row("event-loop lag (10 ms probe)", lags))
+    if samples.failures:
+        print(f"failures: {samples.failures}")
+    if report["errors"]:
+        print(f"{len(report['errors'])} games raised, first: {report['errors'][0]}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments and run the benchmark."""
+    parser = argparse.ArgumentParser(prog="python -m tests.bot.bench_load", description=__doc__)
+    parser.add_argument("--games", type=int, default=200, help="concurrent games")
+    parser.add_argument("--moves", type=int, default=8, help="moves per game")
+    parser.add_argument("--level", default="easy", help="AI level in the games against it")
+    parser.add_argument("--seed", type=int, default=1, help="pauses between moves")
+    args = parser.parse_args(argv)
+    return asyncio.run(_run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
