@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final, TextIO
 
 from bot.ai import AIError
 from bot.errors import GENERIC_MESSAGE, user_message
-from bot.render import compact_board, window
+from bot.render import compact_board, game_name, window
 from bot.service import (
     DEFAULT_LEVEL,
     GameService,
@@ -260,7 +260,7 @@ class Console:
         if view.game is Game.GOMOKU:
             title = f"Gomoku {board.width}x{board.height} {view.rule.value}"
         else:
-            title = view.game.value
+            title = game_name(view.game)
         sides = f"X {player_name(view.black)} vs O {player_name(view.white)}"
         if view.is_active:
             mover = view.to_move
@@ -307,13 +307,21 @@ class Console:
         else:
             await self.new(NewGameOptions())
 
+    def prompt(self) -> None:
+        """Show the input prompt (terminals only; a pipe gets clean lines)."""
+        if self.colour:
+            self.output.write("> ")
+            self.output.flush()
+
     async def run(self, lines: AsyncIterator[str]) -> None:
         """Read commands until EOF or ``quit``."""
         await self.begin()
+        self.prompt()
         async for line in lines:
             if not await self.handle(line):
                 break
-        self.say("Bye. Your game is saved.")
+            self.prompt()
+        self.say("Bye. Your game is saved." if not self.colour else "\nBye. Your game is saved.")
 
     async def handle(self, line: str) -> bool:
         """Act on one line; False means quit."""
@@ -400,15 +408,31 @@ class Console:
                 )
                 return
             result = await self.service.place(self.channel_id, user, point)
-        self.show(result.game)
+        if result.ai_due:
+            # One board per turn: the AI's reply follows at once.
+            self.view = result.game
+            self.say(
+                f"{player_name(result.game.player(result.move.color))} plays "
+                f"{self._where(result.game, result.move.point)}."
+            )
+        else:
+            self.show(result.game)
         await self._ai_turns(result.game)
+
+    @staticmethod
+    def _where(view: GameView, point: Point) -> str:
+        return f"column {point.x + 1}" if view.board.gravity else str(point)
 
     async def _ai_turns(self, view: GameView) -> None:
         while view.is_ai_turn:
+            mover = view.to_move
+            assert mover is not None
+            self.say(f"{player_name(mover)} is thinking...")
             result = await self.service.ai_reply(view.game_id)
             if result is None:
                 return
-            self.say(f"{player_name(view.player(result.move.color))} plays {result.move.point}.")
+            where = self._where(result.game, result.move.point)
+            self.say(f"{player_name(view.player(result.move.color))} plays {where}.")
             self.show(result.game)
             view = result.game
 
@@ -457,7 +481,9 @@ class Console:
     async def export(self, path: str | None) -> None:
         """Print the SGF and move list, or write the SGF to ``path``."""
         game_id = self.view.game_id if self.view is not None else None
-        export = await self.service.export(self.channel_id, game_id=game_id)
+        export = await self.service.export(
+            self.channel_id, game_id=game_id, player_names=player_name
+        )
         if path is None:
             self.say(export.sgf.rstrip())
             self.say(f"Moves: {export.moves or '(none)'}")

@@ -38,6 +38,7 @@ __all__ = [
     "compact_board",
     "emoji_board",
     "game_card",
+    "game_name",
     "game_text",
     "player_label",
     "status_line",
@@ -246,6 +247,11 @@ _GAME_NAMES: Final = {
     Game.CONNECT4: "Connect Four",
     Game.GRAVITY3: "Gravity three",
 }
+
+
+def game_name(game: Game) -> str:
+    """The game's name for people: ``Gomoku``, ``Connect Four`` ..."""
+    return _GAME_NAMES[game]
 
 
 def game_title(view: GameView) -> str:

@@ -930,9 +930,8 @@ class GameService:
                 raise InvalidOptionError("column", column, "gravity games only")
             color = self._check_turn(view, user_id)
             if not 0 <= column < view.board.width:
-                from engine.errors import OffBoardError
-
-                raise OffBoardError(Point(column, 0))
+                # Columns are numbered from 1 for players.
+                raise InvalidOptionError("column", column + 1, f"1-{view.board.width}")
             landing = view.board.landing_point(column)
             if landing is None:
                 from engine.errors import ColumnFullError
@@ -1137,8 +1136,15 @@ class GameService:
         """
         return await self._view(game_id)
 
-    async def export(self, channel_id: int, *, game_id: int | None = None) -> Export:
-        """SGF and move list of ``game_id``, else of the channel's open game.
+    async def export(
+        self,
+        channel_id: int,
+        *,
+        game_id: int | None = None,
+        player_names: Callable[[Player], str] | None = None,
+    ) -> Export:
+        """SGF and move list of ``game_id``, else of the channel's open game. ``player_names``
+        names the players in the SGF (default: the user id, or "AI <level>").
 
         Raises:
             NoActiveGameError, NoSuchGameError.
@@ -1147,7 +1153,9 @@ class GameService:
         names = {Color.BLACK: "Black", Color.WHITE: "White"}
         for color in (Color.BLACK, Color.WHITE):
             player = view.player(color)
-            if player.level is not None:
+            if player_names is not None:
+                names[color] = player_names(player)
+            elif player.level is not None:
                 names[color] = f"AI {player.level}"
             elif player.user_id is not None:
                 names[color] = str(player.user_id)

@@ -102,7 +102,7 @@ async def test_gravity_games_take_column_numbers() -> None:
     view = await service.board(CONSOLE_CHANNEL)
     assert view.game is Game.CONNECT4
     assert [str(m.point) for m in view.board.moves] == ["d1", "d2"]
-    assert "That point is off the board." in out
+    assert "That column is not available (choose 1-7)." in out
     assert "Stones drop to the bottom here" in out
 
 
