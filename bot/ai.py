@@ -17,6 +17,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -120,12 +121,15 @@ def level_budget_s(level: Level) -> float:
 # ---------------------------------------------------------------- worker side (child process)
 
 
-def _warm_worker() -> None:
-    """Pool initializer: import the engine and load its compiled kernels and tables now, so
-    numba's compile (or cache load) does not land in the first player's move."""
-    from engine.levels import warm_up
+def _init_worker(warm: bool) -> None:
+    """Pool initializer. Ctrl-C in a terminal reaches the whole process group: the workers
+    ignore it and let the parent shut them down. With ``warm``, load the engine's compiled
+    kernels and tables now, so numba's compile (or cache load) misses the first real move."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if warm:
+        from engine.levels import warm_up
 
-    warm_up()
+        warm_up()
 
 
 def _search(request: AIRequest) -> AIMove:
@@ -164,6 +168,7 @@ class ProcessPoolRunner:
         self._pool = self._new_pool()
         self._generation = 0  # bumps on every replacement so concurrent failures replace once
         self.replacements = 0  # how many times a broken or hung pool was replaced
+        self._closed = False
 
     @classmethod
     async def start(cls, workers: int | None = None, *, warm: bool = True) -> Self:
@@ -182,7 +187,8 @@ class ProcessPoolRunner:
         return ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_warm_worker if self._warm else None,
+            initializer=_init_worker,
+            initargs=(self._warm,),
         )
 
     async def warm_up(self) -> None:
@@ -217,11 +223,15 @@ class ProcessPoolRunner:
         limit = self._hang_after_s or level_budget_s(request.level) * _HANG_FACTOR + _HANG_SLACK_S
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
+            if self._closed:
+                raise AIError("closed")
             generation = self._generation
             try:
                 future = loop.run_in_executor(self._pool, _search, request)
                 return await asyncio.wait_for(future, timeout=limit)
             except (BrokenProcessPool, TimeoutError) as error:
+                if self._closed:
+                    raise AIError("closed") from error
                 log.warning("AI worker failed (attempt %d): %r; replacing the pool", attempt, error)
                 self._replace_pool(generation)
                 if attempt == 2:
@@ -233,7 +243,8 @@ class ProcessPoolRunner:
         raise AssertionError("unreachable")
 
     async def close(self) -> None:
-        """Stop the workers (running searches are abandoned)."""
+        """Stop the workers; running searches end with ``AIError`` and are not retried."""
+        self._closed = True
         pool = self._pool
         for process in list((getattr(pool, "_processes", None) or {}).values()):
             process.kill()

@@ -959,7 +959,15 @@ class GameService:
         if future is None:
             future = asyncio.ensure_future(self._think_and_play(view))
             self._thinking[key] = future
-            future.add_done_callback(lambda _: self._thinking.pop(key, None))
+
+            def forget(done: asyncio.Future[MoveResult | None]) -> None:
+                self._thinking.pop(key, None)
+                if not done.cancelled():
+                    # Mark it seen: every caller may have given up (a closed terminal, an
+                    # interaction that timed out), and the failure is theirs to report.
+                    done.exception()
+
+            future.add_done_callback(forget)
         # shield: one caller giving up (a cancelled interaction) must not cancel the others.
         return await asyncio.shield(future)
 
