@@ -445,8 +445,7 @@ def _converse(process: subprocess.Popen[str], lines: list[str]) -> list[str]:
 
 @pytest.mark.timeout(120)
 def test_real_pbrain_plays_a_short_game_over_pipes() -> None:
-    process = _pbrain("--depth", "2")
-    try:
+    with _pbrain("--depth", "2") as process:
         answers = _converse(
             process,
             [
@@ -465,8 +464,6 @@ def test_real_pbrain_plays_a_short_game_over_pipes() -> None:
             ],
         )
         assert process.wait(timeout=30) == 0
-    finally:
-        process.kill()
     assert answers[0] == "OK"
     assert answers[1].startswith('name="')
     moves = [a for a in answers if a[:1].isdigit()]
@@ -482,8 +479,8 @@ def test_real_pbrain_plays_a_short_game_over_pipes() -> None:
 
 @pytest.mark.timeout(120)
 def test_real_pbrain_rejects_bad_sizes_and_exits_at_end_of_input() -> None:
-    process = _pbrain("--depth", "1")
-    out, _ = process.communicate("START 21\nSTART 4\nSTART 5\nBEGIN\n", timeout=90)
+    with _pbrain("--depth", "1") as process:
+        out, _ = process.communicate("START 21\nSTART 4\nSTART 5\nBEGIN\n", timeout=90)
     lines = out.splitlines()
     assert lines[0].startswith("ERROR")
     assert lines[1].startswith("ERROR")
@@ -496,8 +493,8 @@ def test_real_pbrain_rejects_bad_sizes_and_exits_at_end_of_input() -> None:
 
 @pytest.mark.timeout(120)
 def test_real_pbrain_level_option() -> None:
-    process = _pbrain("--level", "beginner", "--seed", "3")
-    out, _ = process.communicate("START 15\nTURN 7,7\nEND\n", timeout=90)
+    with _pbrain("--level", "beginner", "--seed", "3") as process:
+        out, _ = process.communicate("START 15\nTURN 7,7\nEND\n", timeout=90)
     assert process.returncode == 0
     assert [line for line in out.splitlines() if line[:1].isdigit()]
     bad = subprocess.run(
