@@ -7,7 +7,7 @@ from typing import Any, TypeVar, cast
 
 import numba
 
-__all__ = ["njit"]
+__all__ = ["njit", "njit_inline"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -15,3 +15,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 def njit(fn: F) -> F:
     """Compile ``fn`` in nopython mode with an on-disk cache; the Python signature is kept."""
     return cast(F, numba.njit(cache=True)(fn))
+
+
+def njit_inline(fn: F) -> F:
+    """Like ``njit``, and inlined into its callers at numba's IR level (small hot helpers)."""
+    return cast(F, numba.njit(cache=True, inline="always")(fn))

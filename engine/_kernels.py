@@ -6,8 +6,9 @@ State lives in a few numpy arrays so numba can keep Python objects out of the ho
   a point ``(x, y)`` is index ``(y + PAD) * S + x + PAD`` with ``S = width + 2 * PAD``.
 * ``cell``: int32 rows per index: line keys (rows 0-3, one per direction), the pattern of each
   side in each direction (rows 4-11) and each side's pattern code (rows 12-13), all kept up to
-  date on play/undo for the points within ``half`` of the stone; row 14 counts stones in the
-  5x5 square around a point (candidates are points with a neighbour).
+  date on play/undo for the points within ``half`` of the stone (one cache line per point).
+* ``near``: stones in the 5x5 square around each point (candidates are points with one).
+* ``ev`` (in ``st``): per side and pattern code, ``value << 4 | threat class``.
 * ``g``: int64 scalars (``G_*``): geometry, rule, side to move, nodes, limits, the running
   evaluation of each side and each side's count of points per threat class.
 
@@ -23,7 +24,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from engine._jit import njit
+from engine._jit import njit, njit_inline
 
 PAD = 5
 MAX_PLY = 128
@@ -35,8 +36,7 @@ INF = 32000
 # cell rows
 R_PAT = 4
 R_CODE = 12
-R_NEAR = 14
-NROWS = 15
+NROWS = 16  # one 64-byte line per point
 
 # g slots
 G_W, G_H, G_S, G_RULE, G_HALF, G_SIDE, G_NMOVES, G_NODES = range(8)
@@ -54,6 +54,7 @@ G_ROOT_N = 43
 # the argument types of their own recursive calls, or numba's disk cache crashes on load (a
 # literal 1 or an int32 from an int32 array each make another specialization)
 G_ONE = 44
+G_PURE = 45  # plain alpha-beta: no threat pruning, extensions or tactical shortcuts (tests)
 NG = 48
 
 RULE_FREESTYLE, RULE_STANDARD, RULE_RENJU, RULE_CARO = range(4)
@@ -81,12 +82,12 @@ def now() -> float:
     return t
 
 
-@njit
+@njit_inline
 def _steps(s: int) -> tuple[int, int, int, int]:
     return (1, s, s + 1, s - 1)
 
 
-@njit
+@njit_inline
 def _shift(k: int, half: int) -> int:
     # bit offset of the point k steps away (k != 0) inside a line key
     return 2 * (k + half if k < 0 else k + half - 1)
@@ -124,38 +125,44 @@ def init_state(
                 for k in range(-half, half + 1):
                     if k != 0:
                         key |= int(b[p + k * st[d]]) << _shift(k, half)
-                cell[d, p] = key
+                cell[p, d] = key
                 for ci in range(2):
                     pat = pt[ci, key]
-                    cell[R_PAT + ci * 4 + d, p] = pat
-                    cell[R_CODE + ci, p] += pat * pw
+                    cell[p, R_PAT + ci * 4 + d] = pat
+                    cell[p, R_CODE + ci] += pat * pw
         pw *= 12
     for y in range(h):
         for x in range(w):
             p = (y + PAD) * s + x + PAD
             for ci in range(2):
-                code = cell[R_CODE + ci, p]
-                g[G_VAL + ci] += ev[ci, code]
-                g[G_P4 + ci * NP4 + p4t[ci, code]] += 1
+                pk = ev[ci, cell[p, R_CODE + ci]]
+                g[G_VAL + ci] += pk >> 4
+                g[G_P4 + ci * NP4 + (pk & 15)] += 1
 
 
-@njit
+@njit_inline
 def _update(
     cell: I32Array, g: IntArray, pt: U8Array, ev: I32Array, p4t: I8Array, q: int, d: int, pw: int
 ) -> None:
-    key = cell[d, q]
+    key = cell[q, d]
     for ci in range(2):
         new = pt[ci, key]
         row = R_PAT + ci * 4 + d
-        old = cell[row, q]
+        old = cell[q, row]
         if new != old:
-            cell[row, q] = new
-            oc = cell[R_CODE + ci, q]
+            cell[q, row] = new
+            oc = cell[q, R_CODE + ci]
             nc = oc + (np.int64(new) - old) * pw
-            cell[R_CODE + ci, q] = nc
-            g[G_VAL + ci] += ev[ci, nc] - ev[ci, oc]
-            g[G_P4 + ci * NP4 + p4t[ci, oc]] -= 1
-            g[G_P4 + ci * NP4 + p4t[ci, nc]] += 1
+            cell[q, R_CODE + ci] = nc
+            # ev holds value << 4 | threat class: one lookup per code instead of two
+            opk = ev[ci, oc]
+            npk = ev[ci, nc]
+            g[G_VAL + ci] += (npk >> 4) - (opk >> 4)
+            o4 = opk & 15
+            n4 = npk & 15
+            if o4 != n4:
+                g[G_P4 + ci * NP4 + o4] -= 1
+                g[G_P4 + ci * NP4 + n4] += 1
 
 
 @njit
@@ -169,6 +176,7 @@ def play(
     zob: U64Array,
     hsh: U64Array,
     ms: IntArray,
+    near: I32Array,
     p: int,
 ) -> None:
     """Put a stone of the side to move on ``p`` and pass the turn."""
@@ -177,9 +185,9 @@ def play(
     half = g[G_HALF]
     st = _steps(s)
     for ci in range(2):
-        code = cell[R_CODE + ci, p]
-        g[G_VAL + ci] -= ev[ci, code]
-        g[G_P4 + ci * NP4 + p4t[ci, code]] -= 1
+        pk = ev[ci, cell[p, R_CODE + ci]]
+        g[G_VAL + ci] -= pk >> 4
+        g[G_P4 + ci * NP4 + (pk & 15)] -= 1
     b[p] = c
     pw = 1
     for d in range(4):
@@ -188,13 +196,13 @@ def play(
             if k == 0:
                 continue
             q = p - k * sd
-            cell[d, q] += c << _shift(k, half)
+            cell[q, d] += c << _shift(k, half)
             if b[q] == 0:
                 _update(cell, g, pt, ev, p4t, q, d, pw)
         pw *= 12
     for dy in range(-2, 3):
         for dx in range(-2, 3):
-            cell[R_NEAR, p + dy * s + dx] += 1
+            near[p + dy * s + dx] += 1
     hsh[0] ^= zob[c - 1, p]
     hsh[0] ^= zob[2, 0]
     ms[g[G_NMOVES]] = p
@@ -214,6 +222,7 @@ def undo(
     zob: U64Array,
     hsh: U64Array,
     ms: IntArray,
+    near: I32Array,
 ) -> None:
     """Take back the last stone."""
     g[G_NMOVES] -= 1
@@ -231,17 +240,17 @@ def undo(
             if k == 0:
                 continue
             q = p - k * sd
-            cell[d, q] -= c << _shift(k, half)
+            cell[q, d] -= c << _shift(k, half)
             if b[q] == 0:
                 _update(cell, g, pt, ev, p4t, q, d, pw)
         pw *= 12
     for dy in range(-2, 3):
         for dx in range(-2, 3):
-            cell[R_NEAR, p + dy * s + dx] -= 1
+            near[p + dy * s + dx] -= 1
     for ci in range(2):
-        code = cell[R_CODE + ci, p]
-        g[G_VAL + ci] += ev[ci, code]
-        g[G_P4 + ci * NP4 + p4t[ci, code]] += 1
+        pk = ev[ci, cell[p, R_CODE + ci]]
+        g[G_VAL + ci] += pk >> 4
+        g[G_P4 + ci * NP4 + (pk & 15)] += 1
     hsh[0] ^= zob[c - 1, p]
     hsh[0] ^= zob[2, 0]
 
@@ -395,7 +404,7 @@ def is_forbidden(b: I8Array, g: IntArray, cell: I32Array, maybe: I8Array, p: int
     """Whether Black may not play ``p`` (renju only; a table flag skips most points)."""
     if g[G_RULE] != RULE_RENJU:
         return False
-    if maybe[cell[R_CODE, p]] == 0:
+    if maybe[cell[p, R_CODE]] == 0:
         return False
     # int64 arguments, as in renju_forbidden's own recursive call (see G_ONE); int()
     # keeps an int32 an int32 in numba, so move buffers are int64 throughout
@@ -404,7 +413,7 @@ def is_forbidden(b: I8Array, g: IntArray, cell: I32Array, maybe: I8Array, p: int
 
 # --------------------------------------------------------------------------- search
 
-# st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm)
+# st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
 
 
@@ -422,7 +431,7 @@ def _scan(
         base = (y + PAD) * s + PAD
         for x in range(w):
             p = base + x
-            if b[p] == 0 and p4t[ci, cell[row, p]] >= level:
+            if b[p] == 0 and p4t[ci, cell[p, row]] >= level:
                 out[n] = p
                 n += 1
     return n
@@ -464,7 +473,7 @@ def _real_flex4(st: State, ci: int, buf: IntArray) -> int:
     real = 0
     for i in range(m):
         p = buf[i]
-        if p4t[ci, cell[R_CODE, p]] == P4_FLEX4 and not is_forbidden(b, g, cell, maybe, p):
+        if p4t[ci, cell[p, R_CODE]] == P4_FLEX4 and not is_forbidden(b, g, cell, maybe, p):
             real += 1
     return real
 
@@ -486,7 +495,7 @@ def _defences(st: State, me: int, buf: IntArray) -> int:
         for x in range(w):
             p = base + x
             if b[p] == 0 and (
-                p4t[me, cell[R_CODE + me, p]] >= P4_B4 or p4t[op, cell[R_CODE + op, p]] >= P4_B4
+                p4t[me, cell[p, R_CODE + me]] >= P4_B4 or p4t[op, cell[p, R_CODE + op]] >= P4_B4
             ):
                 buf[n] = p
                 n += 1
@@ -504,7 +513,7 @@ def _mk(st: State, p: int) -> None:
     zob = st[6]
     hsh = st[7]
     ms = st[8]
-    play(b, cell, g, pt, ev, p4t, zob, hsh, ms, p)
+    play(b, cell, g, pt, ev, p4t, zob, hsh, ms, st[12], p)
 
 
 @njit
@@ -518,7 +527,7 @@ def _um(st: State) -> None:
     zob = st[6]
     hsh = st[7]
     ms = st[8]
-    undo(b, cell, g, pt, ev, p4t, zob, hsh, ms)
+    undo(b, cell, g, pt, ev, p4t, zob, hsh, ms, st[12])
 
 
 @njit
@@ -577,13 +586,13 @@ def threat_search(st: State, sr: State, attacker: int, depth: int, vct: bool, pl
             n = _scan(b, cell, g, p4t, op, P4_FIVE, buf)
             if n >= 2:
                 return False
-            if not vct and p4t[me, cell[R_CODE + me, buf[0]]] < P4_B4:
+            if not vct and p4t[me, cell[buf[0], R_CODE + me]] < P4_B4:
                 return False
             n = 1
         else:
             n = _scan(b, cell, g, p4t, me, P4_F3 if vct else P4_B4, buf)
             for i in range(n):
-                keys[i] = sc[me, cell[R_CODE + me, buf[i]]] + sc[op, cell[R_CODE + op, buf[i]]] // 2
+                keys[i] = sc[me, cell[buf[i], R_CODE + me]] + sc[op, cell[buf[i], R_CODE + op]] // 2
             _sort(buf, keys, n)
         for i in range(n):
             p = buf[i]
@@ -662,19 +671,22 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
     hist = sr[3]
     mbuf = sr[4]
     sbuf = sr[5]
+    near = st[12]
     side = g[G_SIDE]
     me = side - 1
     op = 1 - me
     buf = mbuf[ply]
     keys = sbuf[ply]
     restricted = False
-    if g[G_P4 + op * NP4 + P4_FIVE] > 0:
+    if g[G_PURE] != 0:
+        pass
+    elif g[G_P4 + op * NP4 + P4_FIVE] > 0:
         n = _scan(b, cell, g, p4t, op, P4_FIVE, buf)
         restricted = True
     elif g[G_P4 + op * NP4 + P4_FLEX4] > 0 and _real_flex4(st, op, buf) > 0:
         n = _defences(st, me, buf)
         restricted = True
-    else:
+    if not restricted:
         w = g[G_W]
         h = g[G_H]
         s = g[G_S]
@@ -683,7 +695,7 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
             base = (y + PAD) * s + PAD
             for x in range(w):
                 p = base + x
-                if b[p] == 0 and cell[R_NEAR, p] > 0:
+                if b[p] == 0 and near[p] > 0:
                     buf[n] = p
                     n += 1
     k0 = killers[ply, 0]
@@ -694,7 +706,7 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
         p = buf[i]
         if side == 1 and g[G_RULE] == RULE_RENJU and is_forbidden(b, g, cell, maybe, p):
             continue
-        key = sc[me, cell[R_CODE + me, p]] + (sc[op, cell[R_CODE + op, p]] * 3) // 4
+        key = sc[me, cell[p, R_CODE + me]] + (sc[op, cell[p, R_CODE + op]] * 3) // 4
         if p == ttmove:
             key += 1 << 28
         elif p == k0:
@@ -705,7 +717,6 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
         buf[m] = p
         keys[m] = key
         m += 1
-    _sort(buf, keys, m)
     return m, restricted
 
 
@@ -739,6 +750,10 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     if ply >= MAX_PLY - 4:
         return evaluate(g, hsh)
     opfive = g[G_P4 + op * NP4 + P4_FIVE]
+    if g[G_PURE] != 0:
+        opfive = 0
+        if depth <= 0:
+            return evaluate(g, hsh)
     if opfive >= 2:
         return -(WIN - ply - 1)
     if opfive == 0 and depth <= 0:
@@ -780,17 +795,29 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         if g[G_P4 + op * NP4 + P4_FIVE] > 0 or restricted:
             return -(WIN - ply - 1)  # every answer is forbidden (renju) or none exists
         return 0  # the board is full
+    n_all = n
     width = g[G_WIDTH]
     if width > 0 and not restricted and n > width:
         n = width
     buf = mbuf[ply]
+    keys = sr[5][ply]
     best = -INF
     bestmove = buf[0]
     alpha0 = alpha
     newdepth = depth if opfive > 0 else depth - 1
     for i in range(n):
-        p = buf[i]
-        tactical = p4t[me, cell[R_CODE + me, p]] >= P4_F3 or p4t[op, cell[R_CODE + op, p]] >= P4_F3
+        # pick the best remaining candidate: cut-offs come early, a full sort is wasted work
+        top = i
+        for j in range(i + 1, n_all):
+            if keys[j] > keys[top]:
+                top = j
+        p = buf[top]
+        buf[top] = buf[i]
+        buf[i] = p
+        kt = keys[top]
+        keys[top] = keys[i]
+        keys[i] = kt
+        tactical = p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_F3
         _mk(st, p)
         if i == 0:
             v = -alphabeta(st, sr, newdepth, -beta, -alpha, ply + 1)
@@ -840,6 +867,7 @@ def root_moves(st: State, sr: State) -> int:
     mbuf = sr[4]
     rootm = sr[11]
     n, _ = _generate(st, sr, 0, -1)
+    _sort(mbuf[0], sr[5][0], n)
     for i in range(n):
         rootm[i] = mbuf[0, i]
     return n
@@ -862,7 +890,7 @@ def root_search(st: State, sr: State, n: int, depth: int, alpha: int, beta: int)
     besti = 0
     side = g[G_SIDE]
     op = 2 - side
-    opfive = g[G_P4 + op * NP4 + P4_FIVE] > 0
+    opfive = g[G_P4 + op * NP4 + P4_FIVE] > 0 and g[G_PURE] == 0
     newdepth = depth if opfive else depth - 1
     for i in range(n):
         p = rootm[i]

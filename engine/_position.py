@@ -40,21 +40,22 @@ class Position:
         g[k.G_HALF] = t.half
         g[k.G_SIDE] = 1
         g[k.G_ONE] = 1
-        cell = np.zeros((k.NROWS, cells), dtype=np.int32)
-        k.init_state(b, cell, g, t.pattern, t.value, t.threat)
+        cell = np.zeros((cells, k.NROWS), dtype=np.int32)
+        k.init_state(b, cell, g, t.pattern, t.packed, t.threat)
         self.b = b
         self.cell = cell
         self.g = g
         self.hsh = np.zeros(1, dtype=np.uint64)
         self.ms = np.zeros(cells + 8, dtype=np.int64)
         self.tm = np.zeros(1, dtype=np.float64)
+        self.near = np.zeros(cells, dtype=np.int32)
         zob = _ZOBRIST[:, :cells].copy()
         self.st = (
             b,
             cell,
             g,
             t.pattern,
-            t.value,
+            t.packed,
             t.threat,
             zob,
             self.hsh,
@@ -62,6 +63,7 @@ class Position:
             t.maybe_forbidden,
             t.score,
             self.tm,
+            self.near,
         )
         self._sr: tuple[Any, ...] | None = None
 
@@ -115,11 +117,11 @@ class Position:
 
     def play_index(self, index: int) -> None:
         """Play the side to move on an empty index (no rule checks)."""
-        k.play(*self.st[:9], index)
+        k.play(*self.st[:9], self.near, index)
 
     def undo(self) -> None:
         """Take back the last stone played here."""
-        k.undo(*self.st[:9])
+        k.undo(*self.st[:9], self.near)
 
     def evaluate(self) -> int:
         """The static evaluation from the side to move's view."""
@@ -128,7 +130,7 @@ class Position:
     def threat(self, color: Color, point: Point) -> int:
         """The threat class (``P4_*``) a stone of ``color`` on ``point`` would make."""
         ci = 0 if color is Color.BLACK else 1
-        return int(self.tables.threat[ci, self.cell[k.R_CODE + ci, self.index(point)]])
+        return int(self.tables.threat[ci, self.cell[self.index(point), k.R_CODE + ci]])
 
     def forbidden(self, point: Point) -> int:
         """The renju verdict for Black on empty ``point``: 0 legal, 1 overline, 2 4-4, 3 3-3."""
@@ -139,10 +141,10 @@ class Position:
         the opponent's a little), best first, leaving out Black's renju-forbidden points."""
         me = 0 if self.side is Color.BLACK else 1
         op = 1 - me
-        near = (self.b == 0) & (self.cell[k.R_NEAR] > 0)
+        near = (self.b == 0) & (self.near > 0)
         idx = np.nonzero(near)[0]
-        own = self.tables.score[me, self.cell[k.R_CODE + me, idx]]
-        theirs = self.tables.score[op, self.cell[k.R_CODE + op, idx]]
+        own = self.tables.score[me, self.cell[idx, k.R_CODE + me]]
+        theirs = self.tables.score[op, self.cell[idx, k.R_CODE + op]]
         values = own.astype(np.int64) + theirs.astype(np.int64) // 3
         order = np.lexsort((idx, -values))
         found: list[tuple[Point, int]] = []

@@ -39,6 +39,7 @@ class PatternTables:
     pattern: npt.NDArray[np.uint8]  # [side, line key] -> pattern (NONE..FOUR_FOUR)
     threat: npt.NDArray[np.int8]  # [side, pattern code] -> threat class (P4_*)
     value: npt.NDArray[np.int32]  # [side, pattern code] -> evaluation of the point
+    packed: npt.NDArray[np.int32]  # [side, pattern code] -> value << 4 | threat class
     score: npt.NDArray[np.int32]  # [side, pattern code] -> move-ordering score
     maybe_forbidden: npt.NDArray[np.int8]  # [Black's pattern code] -> worth a renju check
 
@@ -51,12 +52,15 @@ def tables(rule: Rule) -> PatternTables:
     pattern = np.stack([_patterns.build_pattern_table(code, c, half) for c in (1, 2)])
     black = _patterns.build_code_tables(code == _patterns.RULE_RENJU)
     white = _patterns.build_code_tables(False)
+    threat = np.stack([black[0], white[0]])
+    value = np.stack([black[1], white[1]])
     return PatternTables(
         rule=code,
         half=half,
         pattern=pattern,
-        threat=np.stack([black[0], white[0]]),
-        value=np.stack([black[1], white[1]]),
+        threat=threat,
+        value=value,
+        packed=(value << 4) | threat.astype(np.int32),
         score=np.stack([black[2], white[2]]),
         maybe_forbidden=black[3],
     )

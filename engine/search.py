@@ -48,6 +48,7 @@ class SearchOptions:
     seed: int = 0  # picks the noise
     leaf_vcf: int = 3  # VCF depth (attacking fours) probed at the leaves (0 = off)
     root_vct: bool = True  # look for a win by fours and threes before the main search
+    exhaustive: bool = False  # plain alpha-beta over every candidate, no threat logic (tests)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +115,8 @@ class _Searcher:
         g[k.G_WIDTH] = options.width
         g[k.G_NOISE] = options.noise
         g[k.G_SEED] = options.seed & 0x7FFFFFFF
-        g[k.G_VCF_DEPTH] = options.leaf_vcf
+        g[k.G_VCF_DEPTH] = 0 if options.exhaustive else options.leaf_vcf
+        g[k.G_PURE] = int(options.exhaustive)
         g[k.G_NODE_LIMIT] = limits.nodes or 0
         g[k.G_TIMED] = 0 if deadline is None else 1
         self.pos.tm[0] = deadline if deadline is not None else 0.0
@@ -153,6 +155,8 @@ class _Searcher:
             return self._fallback()
         side = int(g[k.G_SIDE])
         first = int(rootm[0])
+        if self.options.exhaustive:
+            return self._iterate(n)
         # an immediate five
         if g[k.G_P4 + (side - 1) * k.NP4 + k.P4_FIVE] > 0:
             return self._result(first, k.WIN - 1, 1, [first])
