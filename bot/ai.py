@@ -169,6 +169,8 @@ class ProcessPoolRunner:
         self._generation = 0  # bumps on every replacement so concurrent failures replace once
         self.replacements = 0  # how many times a broken or hung pool was replaced
         self._closed = False
+        # The warm-up of the current pool, per event loop (tests run one pool across loops).
+        self._warming: tuple[int, asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
 
     @classmethod
     async def start(cls, workers: int | None = None, *, warm: bool = True) -> Self:
@@ -196,6 +198,16 @@ class ProcessPoolRunner:
         moves; concurrent submissions make the executor spawn one process each."""
         loop = asyncio.get_running_loop()
         await asyncio.gather(*(loop.run_in_executor(self._pool, _pid) for _ in range(self.workers)))
+
+    async def _ready(self) -> None:
+        """Wait until the current pool's workers are up and warm. Not timed: after a deploy,
+        numba may compile for a minute, and that is no hung search."""
+        loop = asyncio.get_running_loop()
+        warming = self._warming
+        if warming is None or warming[0] != self._generation or warming[1] is not loop:
+            future = asyncio.ensure_future(self.warm_up())
+            warming = self._warming = (self._generation, loop, future)
+        await asyncio.shield(warming[2])
 
     def worker_pids(self) -> list[int]:
         """The live workers' process ids (for tests and diagnostics)."""
@@ -227,6 +239,7 @@ class ProcessPoolRunner:
                 raise AIError("closed")
             generation = self._generation
             try:
+                await self._ready()
                 future = loop.run_in_executor(self._pool, _search, request)
                 return await asyncio.wait_for(future, timeout=limit)
             except (BrokenProcessPool, TimeoutError) as error:
