@@ -100,6 +100,8 @@ class GomokuBot(commands.Bot):
         self._wake = asyncio.Event()
         self._show_locks: dict[int, asyncio.Lock] = {}
         self._shown: dict[int, int] = {}  # game id -> the newest version drawn
+        # game id -> its board message, known here before the view from the store says so
+        self._board_ids: dict[int, int] = {}
         self._styles: dict[int, render.BoardStyle] = {}
 
     # ------------------------------------------------------------------ lifecycle
@@ -211,20 +213,20 @@ class GomokuBot(commands.Bot):
                 return  # a newer state is already on screen
             self._shown[view.game_id] = view.version
             message_args = await self.board_message(view, ratings)
-            message_id = view.record.message_id
+            message_id = self._board_ids.get(view.game_id, view.record.message_id)
             too_old = message_id is not None and (
                 self.clock() - discord.utils.snowflake_time(message_id) > REPOST_AGE
             )
+            edited = False
             if message_id is not None and not repost and not too_old:
-                try:
-                    await self._edit_board(view, message_id, message_args, interaction)
-                    return
-                except discord.NotFound:
-                    pass  # deleted by someone: post it again
-                except discord.HTTPException as error:
-                    if error.code != _OLD_MESSAGE_EDIT:
-                        raise
-            await self._post_board(view, message_args)
+                edited = await self._try_edit(view, message_id, message_args, interaction)
+            if not edited:
+                await self._post_board(view, message_args, old=message_id)
+        if view.is_over:
+            # Nothing will redraw a finished game except /gomoku board: forget its state.
+            self._show_locks.pop(view.game_id, None)
+            self._shown.pop(view.game_id, None)
+            self._board_ids.pop(view.game_id, None)
 
     async def respond_with_board(
         self, interaction: discord.Interaction[Any], view: GameView, *, replace: bool = False
@@ -246,15 +248,34 @@ class GomokuBot(commands.Bot):
                     raise RuntimeError("Discord returned no message id for the board")
                 message_id = callback.message_id
             interaction.extras["board_message_id"] = message_id
+            old = self._board_ids.get(view.game_id, view.record.message_id)
+            self._board_ids[view.game_id] = message_id
             self._shown[view.game_id] = max(view.version, self._shown.get(view.game_id, -1))
             await self.service.set_message(
                 view.game_id, channel_id=view.channel_id, message_id=message_id
             )
-            old = view.record.message_id
             if replace and old is not None and old != message_id:
                 channel = self.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
                 with contextlib.suppress(discord.HTTPException):
                     await channel.get_partial_message(old).delete()
+
+    async def _try_edit(
+        self,
+        view: GameView,
+        message_id: int,
+        message_args: dict[str, Any],
+        interaction: discord.Interaction[Any] | None,
+    ) -> bool:
+        """Edit the board message; False when it has to be posted anew instead."""
+        try:
+            await self._edit_board(view, message_id, message_args, interaction)
+        except discord.NotFound:
+            return False  # deleted by someone
+        except discord.HTTPException as error:
+            if error.code != _OLD_MESSAGE_EDIT:
+                raise
+            return False
+        return True
 
     async def _edit_board(
         self,
@@ -274,10 +295,12 @@ class GomokuBot(commands.Bot):
         channel = self.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
         await channel.get_partial_message(message_id).edit(**message_args)
 
-    async def _post_board(self, view: GameView, message_args: dict[str, Any]) -> None:
+    async def _post_board(
+        self, view: GameView, message_args: dict[str, Any], *, old: int | None
+    ) -> None:
         channel = self.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
         message = await channel.send(**_for_send(message_args))
-        old = view.record.message_id
+        self._board_ids[view.game_id] = message.id
         await self.service.set_message(
             view.game_id, channel_id=view.channel_id, message_id=message.id
         )

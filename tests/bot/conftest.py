@@ -67,8 +67,10 @@ class CentreRunner:
 
 @pytest.fixture(scope="session")
 def pool() -> Iterator[ProcessPoolRunner]:
-    """The real spawn-context process pool (one worker), shared by the tests that need it."""
+    """The real spawn-context process pool (one worker, warmed up), shared by the tests that
+    need it: starting a worker loads the engine's compiled kernels, which takes seconds."""
     runner = ProcessPoolRunner(workers=1)
+    asyncio.run(runner.warm_up())
     yield runner
     asyncio.run(runner.close())
 
