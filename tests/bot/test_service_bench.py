@@ -4,6 +4,7 @@
 Run it for figures (it prints, it does not judge)::
 
     .venv/bin/python -m tests.bot.test_service_bench [games] [moves_per_game] [think_s]
+    .venv/bin/python -m tests.bot.test_service_bench ai   # AI reply time per level, real pool
 
 The test below runs a tiny version so the benchmark keeps working; it asserts only results.
 """
@@ -125,7 +126,41 @@ async def test_bench_runs(tmp_path: Path) -> None:
     print(report(figures, 3, 0.0))
 
 
+AI_POSITIONS = (
+    "h8 i9 h9 i10 h10 i11 j8 g7",
+    "h8 h9 i8 g8 j8 k8 i9 i7 j10 k11",
+    "h8 i7 g9 j6 f10 e11 i8 g8 h7 h6 j9 k10 g6",
+    "h8 i9 j8 i8 i7 h6 j7 k7 j6 j5 g9 f10 k6 l5 h9",
+)
+
+
+async def ai_latency(workers: int = 1) -> str:
+    """Each level's reply time through the real pool (IPC included) against its budget."""
+    from bot.ai import AIRequest, ProcessPoolRunner
+    from engine.board import Board
+    from engine.levels import PRESETS, Level
+
+    lines = []
+    async with ProcessPoolRunner(workers) as runner:
+        await runner.warm_up()
+        for level in Level:
+            times = []
+            for seed, moves in enumerate(AI_POSITIONS):
+                request = AIRequest.from_board(Board.from_moves(moves), level, seed)
+                started = time.perf_counter()
+                await runner.choose_move(request)
+                times.append((time.perf_counter() - started) * 1000)
+            lines.append(
+                f"{level.value:>8}: median {statistics.median(times):6.0f} ms, "
+                f"max {max(times):6.0f} ms (budget {PRESETS[level].time_ms} ms)"
+            )
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["ai"]:
+        print(asyncio.run(ai_latency()))
+        return
     games = int(argv[0]) if argv else 200
     moves = int(argv[1]) if len(argv) > 1 else 50
     think_s = float(argv[2]) if len(argv) > 2 else 1.0
