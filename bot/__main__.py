@@ -18,11 +18,7 @@ def main() -> int:
     if settings.discord_token:
         from bot.app import run as run_bot
 
-        logging.basicConfig(
-            level=settings.log_level_number,
-            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        )
-        run_bot(settings)
+        run_bot(settings)  # it sets up discord.py's logging itself
         return 0
     from bot.console import run as run_console
 
