@@ -639,10 +639,20 @@ class GameService:
         lock = self._lock(record.id)
         trusted = None if lock.locked() else record
         async with lock:
+            view = await self._view(record.id, trusted)
             try:
-                return await action(await self._view(record.id, trusted))
+                return await action(view)
             except VersionConflictError:
                 return await action(await self._view(record.id))
+            except (GameServiceError, IllegalMoveError):
+                if trusted is None:
+                    raise
+                # A refusal must not rest on a record that went stale before the lock
+                # (say the opponent moved meanwhile and now it *is* this user's turn).
+                fresh = await self._view(record.id)
+                if fresh.version == view.version:
+                    raise
+                return await action(fresh)
 
     def _deadline(self, record: GameRecord, to_move: Color, now: datetime) -> datetime | None:
         if record.turn_seconds is None or record.player(to_move).is_ai:

@@ -658,3 +658,38 @@ async def test_history_and_forgetting_a_user(service: GameService) -> None:
     assert await service.stats(ALICE) is None
     forgotten = await service.game(games[0].id)
     assert forgotten.black.is_deleted
+
+
+class StaleReads:
+    """Returns the channel's game record, then lets the loop run before the caller sees it:
+    by then the record may be out of date."""
+
+    def __init__(self, inner: InMemoryGameRepository) -> None:
+        self.inner = inner
+        self.armed = asyncio.Event()  # the next read waits for this after reading
+        self.delay_next = False
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+    async def open_game_in_channel(self, channel_id: int):
+        record = await self.inner.open_game_in_channel(channel_id)
+        if self.delay_next:
+            self.delay_next = False
+            await self.armed.wait()
+        return record
+
+
+async def test_a_refusal_never_rests_on_a_stale_read(repo, clock) -> None:
+    stale = StaleReads(repo)
+    service = GameService(stale, NearestRunner(), clock=clock)
+    await start_pvp(service)
+    await service.place(CHANNEL, ALICE, Point.parse("h8"))
+    # Alice's next move is read while Bob is to move; Bob moves before she gets the lock.
+    stale.delay_next = True
+    alice = asyncio.create_task(service.place(CHANNEL, ALICE, Point.parse("h9")))
+    await asyncio.sleep(0)
+    await service.place(CHANNEL, BOB, Point.parse("a1"))
+    stale.armed.set()
+    result = await alice
+    assert [str(m.point) for m in result.game.board.moves] == ["h8", "a1", "h9"]
