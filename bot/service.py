@@ -1190,8 +1190,9 @@ class GameService:
         self, channel_id: int, typed: str = "", *, limit: int = 25
     ) -> list[Point]:
         """Autocomplete for ``/place``: legal points of the channel's active game whose name
-        starts with ``typed`` (case and spaces ignored), nearest the recent moves first, at
-        most ``limit``. Returns [] when there is nothing to suggest; never raises for input."""
+        starts with ``typed`` (case and spaces ignored; digits alone pick a row, or a column in
+        gravity games), nearest the recent moves first, at most ``limit``. Returns [] when
+        there is nothing to suggest; never raises for input."""
         record = await self.repository.open_game_in_channel(channel_id)
         if record is None or record.status is not GameStatus.ACTIVE:
             return []
@@ -1205,7 +1206,17 @@ class GameService:
             near = min(max(abs(point.x - a.x), abs(point.y - a.y)) for a in anchors)
             return (near, point.y, point.x)
 
-        candidates = [p for p in view.board.legal_moves() if str(p).startswith(prefix)]
+        if prefix.isdigit():
+            # Digits alone: a column number in gravity games, else a row.
+            def matches(p: Point) -> bool:
+                number = p.x + 1 if view.board.gravity else p.y + 1
+                return str(number).startswith(prefix)
+        else:
+
+            def matches(p: Point) -> bool:
+                return str(p).startswith(prefix)
+
+        candidates = [p for p in view.board.legal_moves() if matches(p)]
         return sorted(candidates, key=distance)[:limit]
 
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:

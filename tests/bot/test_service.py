@@ -582,6 +582,15 @@ async def test_suggest_points(service: GameService) -> None:
         "h15",
     }
     assert await service.suggest_points(CHANNEL, "zz") == []
+    row8 = await service.suggest_points(CHANNEL, "8")
+    assert {p.y for p in row8} == {7}
+    assert len(row8) == 14
+
+
+async def test_suggest_columns_in_gravity_games(service: GameService) -> None:
+    await start_pvp(service, game=Game.CONNECT4)
+    await service.drop(CHANNEL, ALICE, 3)
+    assert await service.suggest_points(CHANNEL, "4") == [Point(3, 1)]
 
 
 async def test_settings_update_and_channel_restriction(service: GameService) -> None:
