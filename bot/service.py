@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import re
 import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -1196,8 +1197,9 @@ class GameService:
         record = await self.repository.open_game_in_channel(channel_id)
         if record is None or record.status is not GameStatus.ACTIVE:
             return []
-        view = await self._view(record.id)
-        prefix = "".join(typed.lower().split()).lstrip("0")
+        view = await self._view(record.id, record)
+        # "H 08" -> "h8": the notation's leading zeros and spaces mean nothing.
+        prefix = re.sub(r"^([a-z]?)0+", r"\1", "".join(typed.lower().split()))
         recent = [move.point for move in view.board.moves[-6:]]
         centre = Point(view.board.width // 2, view.board.height // 2)
 

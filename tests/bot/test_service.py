@@ -582,7 +582,8 @@ async def test_suggest_points(service: GameService) -> None:
         "h15",
     }
     assert await service.suggest_points(CHANNEL, "zz") == []
-    row8 = await service.suggest_points(CHANNEL, "8")
+    assert [str(p) for p in await service.suggest_points(CHANNEL, "H 09")] == ["h9"]
+    row8 = await service.suggest_points(CHANNEL, "08")
     assert {p.y for p in row8} == {7}
     assert len(row8) == 14
 
