@@ -37,7 +37,6 @@ log = logging.getLogger(__name__)
 # bounds it; this is the outer cap after which the worker counts as hung.
 _HANG_FACTOR: Final = 4.0
 _HANG_SLACK_S: Final = 10.0
-_DEFAULT_BUDGET_S: Final = 3.0
 
 
 class AIError(Exception):
@@ -50,7 +49,8 @@ class AIError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class AIRequest:
-    """Everything a worker needs to rebuild the position: small and picklable."""
+    """Everything a worker needs to rebuild the position: small and picklable. (Bot games
+    start from the empty board, so set-up stones are not carried.)"""
 
     game: Game
     size: int | None  # Gomoku's board size; None for the fixed-size games
@@ -107,15 +107,10 @@ class AIRunner(Protocol):
 
 
 def level_budget_s(level: Level) -> float:
-    """The level's time budget per move in seconds (the engine's preset when it has one)."""
-    from engine import levels
+    """The level's time cap per move, in seconds."""
+    from engine.levels import PRESETS
 
-    preset = getattr(levels, "PRESETS", None)
-    if isinstance(preset, dict) and level in preset:
-        time_ms = getattr(preset[level], "time_ms", None)
-        if isinstance(time_ms, int | float) and time_ms > 0:
-            return float(time_ms) / 1000.0
-    return _DEFAULT_BUDGET_S
+    return PRESETS[level].time_ms / 1000.0
 
 
 # ---------------------------------------------------------------- worker side (child process)
