@@ -24,6 +24,7 @@ from bot.service import (
     GameService,
     GameView,
     MoveResult,
+    NoActiveGameError,
     UndoRequest,
 )
 from engine.errors import GomokuError, InvalidPointError
@@ -288,6 +289,9 @@ class Console:
 
     def error(self, error: BaseException) -> None:
         """Print the player-facing words for ``error``."""
+        if isinstance(error, NoActiveGameError):
+            self.say("No game is running. Type 'new' to start one.")
+            return
         # The table speaks Discord markdown; a terminal shows it plain.
         self.say((user_message(error) or GENERIC_MESSAGE).replace("**", ""))
 
@@ -347,7 +351,7 @@ class Console:
         elif command == "new":
             await self.new(parse_new(args))
         elif command == "board":
-            self.show(await self.service.board(self.channel_id))
+            await self.board()
         elif command == "undo":
             await self.undo()
         elif command == "hint":
@@ -359,6 +363,16 @@ class Console:
         else:
             await self.move(text)
         return True
+
+    async def board(self) -> None:
+        """Show the current game, or the one that just ended."""
+        try:
+            view = await self.service.board(self.channel_id)
+        except NoActiveGameError:
+            if self.view is None:
+                raise
+            view = await self.service.game(self.view.game_id)
+        self.show(view)
 
     async def new(self, options: NewGameOptions) -> None:
         """Start a game (ending the open one without a result)."""

@@ -52,9 +52,13 @@ async def session(
 
 
 async def test_two_players_play_to_a_win() -> None:
-    out, _ = await session(["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12", "quit"])
+    out, _ = await session(
+        ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12", "board", "undo", "quit"]
+    )
     assert "Continuing the game you left." in out
     assert "Player 1 wins" in out
+    assert out.count("Player 1 wins") == 2  # "board" shows the game that just ended
+    assert "No game is running. Type 'new' to start one." in out
     assert "[*]" in out  # the winning move, drawn in brackets on the winning line
     assert out.rstrip().endswith("Bye. Your game is saved.")
 
