@@ -13,7 +13,7 @@ from dotenv import dotenv_values
 
 __all__ = ["InvalidSettingError", "Settings"]
 
-_LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+_LOG_LEVELS = frozenset(logging.getLevelNamesMapping()) - {"NOTSET"}  # WARN and FATAL too
 
 
 class InvalidSettingError(ValueError):

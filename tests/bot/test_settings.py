@@ -50,6 +50,11 @@ def test_bad_values_are_refused(name: str, value: str) -> None:
     assert caught.value.name == name
 
 
+def test_log_level_names() -> None:
+    assert Settings.from_env({"LOG_LEVEL": "warn"}, dotenv=None).log_level_number == logging.WARN
+    assert Settings.from_env({"LOG_LEVEL": "Debug"}, dotenv=None).log_level == "DEBUG"
+
+
 def test_repr_hides_the_token() -> None:
     settings = Settings(discord_token="super-secret")
     assert "super-secret" not in repr(settings)
