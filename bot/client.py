@@ -146,9 +146,12 @@ class GomokuBot(commands.Bot):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def wake_deadlines(self) -> None:
-        """A deadline may have moved (a move, a new challenge): re-plan the deadline task."""
-        self._wake.set()
+    def wake_deadlines(self, view: GameView | None = None) -> None:
+        """Re-plan the deadline task: ``view`` got a new deadline (a move in a game with a
+        clock, a new challenge). Games without one don't wake it: every wake-up reads the
+        open games."""
+        if view is None or view.deadline is not None:
+            self._wake.set()
 
     # ------------------------------------------------------------------ showing games
 
@@ -318,17 +321,16 @@ class GomokuBot(commands.Bot):
         column: int | None,
         game_id: int | None = None,
     ) -> MoveResult:
-        """A move from ``/place`` or a board button: defer, play, redraw, let the AI answer.
+        """A move from ``/place`` or a board button: play, redraw, let the AI answer.
 
-        A command is answered privately ("You played h8."); a button needs no words, the
-        board it sits on changes.
+        A command is answered privately ("You played h8."), after deferring when the AI is
+        to answer; a button is acknowledged at once and needs no words: its board changes.
         """
         if interaction.channel_id is None:
             raise RuntimeError("interaction without a channel")
         is_command = interaction.type is discord.InteractionType.application_command
-        if is_command:
-            await interaction.response.defer(ephemeral=True, thinking=True)
-        else:
+        if not is_command:
+            # A button: acknowledge at once, the board it sits on is what changes.
             await interaction.response.defer()
         user = interaction.user.id
         channel_id = interaction.channel_id
@@ -338,12 +340,20 @@ class GomokuBot(commands.Bot):
             result = await self.service.place(channel_id, user, point, game_id=game_id)
         else:
             raise ValueError("a move needs a point or a column")
-        self.wake_deadlines()
+        self.wake_deadlines(result.game)
+        if is_command and not result.ai_due:
+            # No AI to wait for: answer straight away (one request instead of a deferral and
+            # an edit), then show the move on the board.
+            await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
+            await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
+            return result
+        if is_command:
+            # The AI answers next: defer now, its search may take seconds.
+            await interaction.response.defer(ephemeral=True, thinking=True)
         await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
         reply = result
         if result.ai_due:
-            ai_result = await self.play_ai(result.game.game_id, interaction=interaction)
-            reply = ai_result or result
+            reply = await self.play_ai(result.game.game_id, interaction=interaction) or result
         if is_command:
             await interaction.edit_original_response(content=_move_summary(result, reply))
         return reply
@@ -354,7 +364,7 @@ class GomokuBot(commands.Bot):
         """Let the AI move in ``game_id`` (searching off the event loop) and redraw."""
         result = await self.service.ai_reply(game_id)
         if result is not None:
-            self.wake_deadlines()
+            self.wake_deadlines(result.game)
             await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
         return result
 

@@ -106,7 +106,7 @@ class GomokuCog(
             size=size,
             colour=colour,
         )
-        self.bot.wake_deadlines()
+        self.bot.wake_deadlines(view)
         if view.is_ai_turn:
             await interaction.response.defer(thinking=True)
             await self.bot.respond_with_board(interaction, view)

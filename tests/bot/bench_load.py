@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
 import multiprocessing
 import os
 import random
@@ -81,11 +82,13 @@ def _row(name: str, values: list[float]) -> str:
 # ---------------------------------------------------------------------- child: fake + driver
 
 
-def _driver(conn: Connection, games: int, moves: int, level: str, seed: int) -> None:
-    asyncio.run(_drive(conn, games, moves, level, seed))
+def _driver(conn: Connection, games: int, moves: int, level: str, seed: int, think: float) -> None:
+    asyncio.run(_drive(conn, games, moves, level, seed, think))
 
 
-async def _drive(conn: Connection, games: int, moves: int, level: str, seed: int) -> None:
+async def _drive(
+    conn: Connection, games: int, moves: int, level: str, seed: int, think: float
+) -> None:
     from tests.fakediscord import FakeDiscord, Message
 
     fake = FakeDiscord()
@@ -104,7 +107,8 @@ async def _drive(conn: Connection, games: int, moves: int, level: str, seed: int
             samples.add("ack", record.latency)
 
     async def pause() -> None:
-        await asyncio.sleep(rng.uniform(0.0, 0.05))
+        # A player's thinking time: uniform around the mean, so the games drift apart.
+        await asyncio.sleep(rng.uniform(0.5 * think, 1.5 * think))
 
     async def board_edit(board: Message, after: int, started: float, name: str) -> bool:
         try:
@@ -202,7 +206,9 @@ async def _run(args: argparse.Namespace) -> int:
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe()
     process = context.Process(
-        target=_driver, args=(child, args.games, args.moves, args.level, args.seed), daemon=True
+        target=_driver,
+        args=(child, args.games, args.moves, args.level, args.seed, args.think),
+        daemon=True,
     )
     process.start()
     loop = asyncio.get_running_loop()
@@ -221,11 +227,19 @@ async def _run(args: argparse.Namespace) -> int:
         runner = asyncio.create_task(bot.connect())
         await bot.wait_until_ready()
         await bot.tree.sync()
+        for guild in bot.guilds:
+            await bot.service.update_settings(guild.id, board_style=args.style)
         stop = asyncio.Event()
         lags: list[float] = []
         probe = asyncio.create_task(_lag_probe(stop, lags))
+        profile = cProfile.Profile() if args.profile else None
+        if profile is not None:
+            profile.enable()
         parent.send("go")
         report = await loop.run_in_executor(None, parent.recv)
+        if profile is not None:
+            profile.disable()
+            profile.dump_stats(args.profile)
         stop.set()
         await probe
         await bot.close()
@@ -239,7 +253,8 @@ async def _run(args: argparse.Namespace) -> int:
     print(
         f"{args.games} concurrent games ({args.games // 2} between people, "
         f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
-        f"{cores} cores / {pool.workers} AI workers"
+        f"{cores} cores / {pool.workers} AI workers, {args.style} boards, "
+        f"players think {args.think:g} s on average"
     )
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
     for name in ("ack", "place (people)", "place (vs AI, own move shown)", "AI reply shown"):
@@ -260,6 +275,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=8, help="moves per game")
     parser.add_argument("--level", default="easy", help="AI level in the games against it")
     parser.add_argument("--seed", type=int, default=1, help="pauses between moves")
+    parser.add_argument(
+        "--think", type=float, default=2.0, help="mean seconds a player thinks (0: flat out)"
+    )
+    parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
+    parser.add_argument(
+        "--style", default="image", choices=["image", "emoji", "compact"], help="board style"
+    )
     args = parser.parse_args(argv)
     return asyncio.run(_run(args))
 

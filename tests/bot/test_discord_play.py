@@ -174,6 +174,7 @@ async def test_restart_mid_game_carries_on_and_old_buttons_work(
         assert "You played **C3**" in place.content
         view = await second.service.game(game_id)
         assert [str(move.point) for move in view.board.moves] == ["b2", "a1", "c3"]
+        await fake.wait_for(lambda: len(_enabled(board)) == 6)
         assert _enabled(board) == [
             f"gomoku:{game_id}:cell:{x}:{y}"
             for x, y in [(0, 2), (1, 2), (0, 1), (2, 1), (1, 0), (2, 0)]
