@@ -137,3 +137,87 @@ async def run(stream: list[Place | Resign], rule: Rule) -> None:
 @given(actions, st.sampled_from([Rule.FREESTYLE, Rule.RENJU, Rule.STANDARD]))
 def test_service_agrees_with_the_model(stream: list[Place | Resign], rule: Rule) -> None:
     asyncio.run(run(stream, rule))
+
+
+# ---------------------------------------------------------------- clocks against a model
+
+TURN = 100  # seconds per turn in the clock model
+
+
+@dataclass(frozen=True)
+class Wait:
+    seconds: int
+
+
+clock_steps = st.lists(
+    st.one_of(
+        st.builds(Wait, st.integers(0, 60)),
+        st.just("move"),
+        st.just("tick"),
+    ),
+    min_size=5,
+    max_size=60,
+)
+
+
+async def run_clock(steps: list[Wait | str]) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from bot.service import GameEnd, TurnWarning
+    from storage.repository import GuildSettings
+
+    now = [datetime(2026, 1, 1, tzinfo=UTC)]
+    repo = InMemoryGameRepository(clock=lambda: now[0])
+    await repo.save_guild_settings(GuildSettings(7, turn_seconds=TURN))
+    service = GameService(repo, NoAI(), clock=lambda: now[0], rng=random.Random(0))
+    pending = await service.start(
+        channel_id=CHANNEL, guild_id=7, user_id=ALICE, opponent=BOB, colour="black"
+    )
+    await service.accept(pending.game_id, BOB)
+    turn_start, warned, over, to_move = now[0], False, False, ALICE
+    free = iter(Point(x, y) for y in range(15) for x in range(15) if (x + y) % 3 == 0)
+    for step in steps:
+        if isinstance(step, Wait):
+            now[0] += timedelta(seconds=step.seconds)
+        elif step == "move":
+            if over:
+                with pytest.raises(NoActiveGameError):
+                    await service.place(CHANNEL, to_move, next(free))
+                continue
+            await service.place(CHANNEL, to_move, next(free))
+            turn_start, warned = now[0], False
+            to_move = BOB if to_move == ALICE else ALICE
+        else:
+            events = await service.tick()
+            elapsed = (now[0] - turn_start).total_seconds()
+            if over:
+                assert events == []
+            elif elapsed >= TURN:
+                assert len(events) == 1
+                end = events[0]
+                assert isinstance(end, GameEnd)
+                assert end.game.outcome is not None
+                assert end.game.outcome.termination is Termination.TIMEOUT
+                loser = Color.BLACK if to_move == ALICE else Color.WHITE
+                assert end.game.outcome.winner is loser.opponent
+                over = True
+            elif elapsed >= TURN * 0.8 and not warned:
+                assert len(events) == 1
+                warning = events[0]
+                assert isinstance(warning, TurnWarning)
+                assert warning.user_id == to_move
+                assert warning.deadline == turn_start + timedelta(seconds=TURN)
+                warned = True
+            else:
+                assert events == []
+        expected_next = None
+        if not over:
+            deadline = turn_start + timedelta(seconds=TURN)
+            expected_next = deadline if warned else deadline - timedelta(seconds=TURN * 0.2)
+        assert await service.next_deadline() == expected_next
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clock_steps)
+def test_clocks_agree_with_the_model(steps: list[Wait | str]) -> None:
+    asyncio.run(run_clock(steps))
