@@ -157,6 +157,12 @@ class Position:
                 break
         return found
 
+    def five_points(self, color: Color) -> list[int]:
+        """The indexes where ``color`` would make five now."""
+        ci = 0 if color is Color.BLACK else 1
+        threat = self.tables.threat[ci, self.cell[:, k.R_CODE + ci]]
+        return [int(i) for i in np.nonzero((self.b == 0) & (threat == k.P4_FIVE))[0]]
+
     def has_five_point(self, color: Color) -> bool:
         """Whether ``color`` could make five with one stone (it has a four on the board)."""
         ci = 0 if color is Color.BLACK else 1

@@ -159,7 +159,8 @@ class _Searcher:
             return self._iterate(n)
         # an immediate five
         if g[k.G_P4 + (side - 1) * k.NP4 + k.P4_FIVE] > 0:
-            return self._result(first, k.WIN - 1, 1, [first])
+            five = pos.five_points(pos.side)[0]
+            return self._result(five, k.WIN - 1, 1, [five])
         if n == 1:
             return self._result(first, int(k.evaluate(g, pos.hsh)), 0, [first])
         tline = sr[8]

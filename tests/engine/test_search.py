@@ -1,0 +1,209 @@
+"""engine.search: legality on any position, determinism, limits, and alpha-beta against a plain
+minimax oracle."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from engine._position import Position
+from engine.board import Board
+from engine.errors import GameOverError
+from engine.search import WIN, Limits, SearchOptions, SearchResult, is_win_score, search
+from engine.types import Color, Point, Rule
+
+SETTINGS = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@st.composite
+def positions(draw: st.DrawFn, sizes: tuple[int, int] = (7, 15), rules: tuple[Rule, ...] = tuple(Rule)) -> Board:
+    """A game played with random (legal) moves, not finished."""
+    size = draw(st.integers(*sizes))
+    rule = draw(st.sampled_from(rules))
+    board = Board(size, rule)
+    count = draw(st.integers(0, min(40, size * size - 1)))
+    centre = size // 2
+    spread = draw(st.integers(1, size // 2))
+    for _ in range(count):
+        x = draw(st.integers(max(0, centre - spread), min(size - 1, centre + spread)))
+        y = draw(st.integers(max(0, centre - spread), min(size - 1, centre + spread)))
+        point = Point(x, y)
+        if board.is_legal(point):
+            board.play(point)
+            if board.outcome is not None:
+                board.undo()
+                break
+    return board
+
+
+def test_empty_board_gets_the_centre() -> None:
+    result = search(Board(15), Limits(depth=4))
+    assert result.move == Point(7, 7)
+    assert result.pv == (Point(7, 7),)
+
+
+def test_finished_game_raises() -> None:
+    board = Board.from_moves("h8 a1 i8 a2 j8 a3 k8 a4 l8")
+    assert board.outcome is not None
+    with pytest.raises(GameOverError):
+        search(board, Limits(depth=2))
+
+
+def test_full_board_raises() -> None:
+    board = Board.for_game("tictactoe")
+    for text in "a1 b1 c1 b2 a2 a3 c2 c3 b3".split():
+        board.play(Point.parse(text))
+    assert board.is_full()
+    with pytest.raises(GameOverError):
+        search(board, Limits(depth=2))
+
+
+def test_takes_a_five() -> None:
+    board = Board.from_moves("h8 a1 i8 a2 j8 a3 k8 a5")
+    result = search(board, Limits(depth=4))
+    assert result.move in (Point.parse("g8"), Point.parse("l8"))
+    assert result.score == WIN - 1
+
+
+def test_blocks_a_four() -> None:
+    board = Board.from_moves("h8 a1 i8 a2 j8 a3 k8")
+    result = search(board, Limits(depth=4))
+    assert result.move in (Point.parse("g8"), Point.parse("l8"))
+
+
+def test_blocks_a_closed_four_at_its_only_point() -> None:
+    board = Board.from_moves("h8 g8 i8 a2 j8 a3 k8")
+    result = search(board, Limits(nodes=5000))
+    assert result.move == Point.parse("l8")
+
+
+def test_loses_against_two_fours_and_says_so() -> None:
+    # Black has two separate fours: White can block only one
+    board = Board.from_stones(
+        black=[Point.parse(t) for t in "c3 d3 e3 f3 c10 d10 e10 f10".split()],
+        white=[Point.parse(t) for t in "b3 b10 m1 k4 n7 l12 j14 a14".split()],
+        to_move=Color.WHITE,
+    )
+    result = search(board, Limits(depth=3))
+    assert result.score < -(WIN - 10)
+    assert board.is_legal(result.move)
+
+
+@given(positions())
+@SETTINGS
+def test_search_returns_an_empty_legal_point(board: Board) -> None:
+    result = search(board, Limits(nodes=1500))
+    assert board[result.move] is None
+    assert board.is_legal(result.move)
+    assert board.forbidden_reason(result.move) is None or board.to_move is Color.WHITE
+    assert result.pv[0] == result.move
+
+
+@given(positions(rules=(Rule.RENJU,)))
+@SETTINGS
+def test_renju_black_never_gets_a_forbidden_point(board: Board) -> None:
+    if board.to_move is Color.WHITE and board.legal_moves():
+        board.play(board.legal_moves()[0]) if board.outcome is None else None
+    assume(board.outcome is None and board.to_move is Color.BLACK)
+    result = search(board, Limits(nodes=1500))
+    assert board.forbidden_reason(result.move) is None
+    assert board.is_legal(result.move)
+
+
+@given(positions(sizes=(9, 15)))
+@settings(max_examples=10, deadline=None)
+def test_fixed_depth_and_nodes_are_deterministic(board: Board) -> None:
+    first = search(board, Limits(depth=3))
+    second = search(board, Limits(depth=3))
+    assert (first.move, first.score, first.nodes, first.pv) == (
+        second.move,
+        second.score,
+        second.nodes,
+        second.pv,
+    )
+    by_nodes = search(board, Limits(nodes=3000))
+    again = search(board, Limits(nodes=3000))
+    assert (by_nodes.move, by_nodes.score, by_nodes.nodes) == (again.move, again.score, again.nodes)
+
+
+def test_node_limit_is_respected() -> None:
+    board = Board.from_moves("h8 i9 h9 i10 g8 j11")
+    result = search(board, Limits(nodes=4000))
+    assert result.nodes <= 4000 + 600  # checked every 512 nodes
+    assert board.is_legal(result.move)
+
+
+def test_time_limit_returns_a_move() -> None:
+    board = Board.from_moves("h8 i9 h9 i10 g8 j11")
+    result = search(board, Limits(time_ms=200))
+    assert board.is_legal(result.move)
+    assert result.depth >= 1
+
+
+def test_depth_limit_is_the_completed_depth() -> None:
+    board = Board.from_moves("h8 i9 h9 i10 g8 j11 k8")
+    result = search(board, Limits(depth=3))
+    assert result.depth == 3
+
+
+# -- alpha-beta against plain minimax -------------------------------------------------------
+
+
+def _minimax(position: Position, depth: int, ply: int) -> int:
+    """The definition: best score over every candidate, static evaluation at the horizon."""
+    side = position.side
+    if position.has_five_point(side):
+        return WIN - ply
+    if depth == 0:
+        return position.evaluate()
+    candidates = [p for p, _ in position.plausible(10_000)]
+    if not candidates:
+        return 0
+    best = -(10**9)
+    for point in candidates:
+        position.play_index(position.index(point))
+        best = max(best, -_minimax(position, depth - 1, ply + 1))
+        position.undo()
+    return best
+
+
+@given(positions(sizes=(7, 7)), st.integers(1, 2))
+@settings(max_examples=40, deadline=None)
+def test_alpha_beta_equals_minimax_on_7x7(board: Board, depth: int) -> None:
+    position = Position.from_board(board)
+    assume(board.moves and not position.has_five_point(position.side))
+    result = search(board, Limits(depth=depth), SearchOptions(exhaustive=True))
+    assert result.score == _minimax(position, depth, 0)
+
+
+def test_win_scores_are_recognised() -> None:
+    assert is_win_score(WIN - 5)
+    assert not is_win_score(500)
+
+
+def test_result_is_frozen() -> None:
+    result = search(Board.from_moves("h8"), Limits(depth=1))
+    assert isinstance(result, SearchResult)
+    with pytest.raises(AttributeError):
+        result.score = 3  # type: ignore[misc]
+
+
+def test_fresh_process_loads_the_compiled_kernels() -> None:
+    # numba's disk cache once crashed on load (recursive kernels); a new process must work
+    code = (
+        "from engine.board import Board; from engine.search import search, Limits;"
+        "from engine.types import Rule;"
+        "b = Board.from_moves('h8 i9 h9 i10 h10', rule=Rule.RENJU);"
+        "print(search(b, Limits(depth=3)).move)"
+    )
+    for _ in range(2):
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=240
+        )
+        assert out.stdout.strip() in ("h11", "h7")
