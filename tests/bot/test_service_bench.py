@@ -5,6 +5,8 @@ Run it for figures (it prints, it does not judge)::
 
     .venv/bin/python -m tests.bot.test_service_bench [games] [moves_per_game] [think_s]
     .venv/bin/python -m tests.bot.test_service_bench ai   # AI reply time per level, real pool
+    .venv/bin/python -m tests.bot.test_service_bench busy [games] [level]
+        # games against the AI all searching at once: event-loop lag and place latency
 
 The test below runs a tiny version so the benchmark keeps working; it asserts only results.
 """
@@ -157,9 +159,67 @@ async def ai_latency(workers: int = 1) -> str:
     return "\n".join(lines)
 
 
+async def busy_pool(games: int, level: str) -> str:
+    """Many games against the AI with every worker searching; meanwhile people keep placing
+    stones in other games. Reports the loop's lag and the people's place latency."""
+    from bot.ai import ProcessPoolRunner
+
+    figures = Figures([], [], [], [], 0, 0.0)
+    ai_ms: list[float] = []
+    with tempfile.TemporaryDirectory() as folder:
+        async with (
+            SqliteGameRepository.open(Path(folder) / "busy.sqlite3") as repo,
+            ProcessPoolRunner() as runner,
+        ):
+            await runner.warm_up()
+            service = GameService(repo, runner, rng=random.Random(0))
+
+            async def against_ai(index: int) -> None:
+                channel = 50_000 + index
+                await service.start(
+                    channel_id=channel,
+                    guild_id=1,
+                    user_id=900 + index,
+                    level=level,
+                    colour="black",
+                )
+                for move in ("h8", "h9", "h10") if index % 2 else ("g7", "i7", "j9"):
+                    view = await service.board(channel)
+                    point = Point.parse(move)
+                    if not view.board.is_legal(point):
+                        point = view.board.legal_moves()[0]
+                    result = await service.place(channel, 900 + index, point)
+                    started = time.perf_counter()
+                    await service.ai_reply(result.game.game_id)
+                    ai_ms.append((time.perf_counter() - started) * 1000)
+
+            stop = asyncio.Event()
+            probe = asyncio.create_task(_lag_probe(figures, stop))
+            started = time.perf_counter()
+            people = asyncio.gather(*(_game(service, i, 20, figures, 0.5) for i in range(50)))
+            await asyncio.gather(*(against_ai(i) for i in range(games)), people)
+            figures.seconds = time.perf_counter() - started
+            stop.set()
+            await probe
+    return (
+        f"{games} games vs AI ({level}) on {runner.workers} workers + 50 games between people:\n"
+        f"AI reply incl. queueing: p50 {statistics.median(ai_ms):.0f} ms, "
+        f"p95 {_pct(ai_ms, 0.95):.0f} ms\n"
+        f"place: p50 {statistics.median(figures.place_ms):.1f} ms, "
+        f"p95 {_pct(figures.place_ms, 0.95):.1f} ms\n"
+        f"event-loop lag: p95 {_pct(figures.loop_lag_ms, 0.95):.1f} ms, "
+        f"max {max(figures.loop_lag_ms, default=0):.1f} ms"
+    )
+
+
 def main(argv: list[str]) -> None:
     if argv[:1] == ["ai"]:
         print(asyncio.run(ai_latency()))
+        return
+    if argv[:1] == ["busy"]:
+        games = int(argv[1]) if len(argv) > 1 else 20
+        level = argv[2] if len(argv) > 2 else "master"
+        print(asyncio.run(busy_pool(games, level)))
         return
     games = int(argv[0]) if argv else 200
     moves = int(argv[1]) if len(argv) > 1 else 50
