@@ -121,24 +121,25 @@ def _clamp(low: int, value: int, high: int) -> int:
 
 
 def window(board: Board, side: int | None = VIEWPORT) -> Window:
-    """The ``side`` x ``side`` window around the action: centred on the last move (the centre
-    of the winning line when there is one), clamped inside the board. ``None``, a side at
-    least the board's, or a gravity game gives the whole board."""
+    """The ``side`` x ``side`` window around the action: centred on the last few moves (on the
+    winning line when there is one), always holding the last move, clamped inside the board.
+    ``None``, a side at least the board's, or a gravity game gives the whole board."""
     width, height = board.width, board.height
     # Gravity boards are small, and a cut-off stack of stones would be unreadable.
     if side is None or board.gravity or (side >= width and side >= height):
         return Window(0, 0, width - 1, height - 1)
     w, h = min(side, width), min(side, height)
-    if board.winning_line:
-        line = board.winning_line
-        cx = (line[0].x + line[-1].x) // 2
-        cy = (line[0].y + line[-1].y) // 2
-    elif board.last_move is not None:
-        cx, cy = board.last_move.point.x, board.last_move.point.y
-    else:
-        cx, cy = width // 2, height // 2
+    recent = [move.point for move in board.moves[-4:]]
+    focus = list(board.winning_line) or recent or [Point(width // 2, height // 2)]
+    cx = round(sum(p.x for p in focus) / len(focus))
+    cy = round(sum(p.y for p in focus) / len(focus))
     x0 = _clamp(0, cx - w // 2, width - w)
     y0 = _clamp(0, cy - h // 2, height - h)
+    last = board.last_move.point if board.last_move is not None else None
+    if last is not None and not board.winning_line:
+        # Slide just enough to keep the last move in view.
+        x0 = _clamp(last.x - w + 1, x0, last.x)
+        y0 = _clamp(last.y - h + 1, y0, last.y)
     return Window(x0, y0, x0 + w - 1, y0 + h - 1)
 
 
