@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import io
 import logging
 import random
@@ -122,6 +123,9 @@ class GomokuBot(commands.Bot):
             ai = await ProcessPoolRunner.start()
             self._stack.push_async_callback(ai.close)
         self.service = GameService(repository, ai, clock=self.clock, rng=self.rng)
+        # The service imports the engine's levels (and so numba) on the first game against the
+        # AI: import them now rather than stall the event loop for a third of a second then.
+        await asyncio.to_thread(importlib.import_module, "engine.levels")
         self.add_dynamic_items(*ACTIONS)
         from bot.cogs import play
 

@@ -49,6 +49,7 @@ from bot.ai import ProcessPoolRunner
 from bot.app import create_bot
 from bot.reporting import UserCooldown
 from bot.settings import Settings
+from storage.sqlite import SqliteGameRepository
 
 
 @dataclass
@@ -122,6 +123,7 @@ async def _drive(
     async def people(index: int) -> None:
         black, white = players[index]
         channel = channels[index]
+        await pause()  # games start spread over the first seconds, as people arrive
         start = await fake.slash(
             "gomoku start",
             user=black,
@@ -154,6 +156,7 @@ async def _drive(
     async def versus_ai(index: int) -> None:
         user = players[index][0]
         channel = channels[index]
+        await pause()
         start = await fake.slash(
             "gomoku start", user=user, channel=channel, options={"level": level, "colour": "black"}
         )
@@ -217,8 +220,11 @@ async def _run(args: argparse.Namespace) -> int:
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway-ws")
     with tempfile.TemporaryDirectory() as tmp:
         pool = await ProcessPoolRunner.start()
+        path = Path(tmp) / "bench.sqlite3"
+        repository = await SqliteGameRepository.connect(path, synchronous=args.sync)
         bot = create_bot(
-            Settings(db_path=Path(tmp) / "bench.sqlite3"),
+            Settings(db_path=path),
+            repository=repository,
             ai=pool,
             cooldown=UserCooldown(rate=10_000, per=1.0),
             guild_ready_timeout=0.05,
@@ -246,6 +252,7 @@ async def _run(args: argparse.Namespace) -> int:
         with contextlib.suppress(asyncio.CancelledError):
             await runner
         await pool.close()
+        await repository.close()
     process.join(timeout=10)
 
     samples: Samples = report["samples"]
@@ -254,7 +261,7 @@ async def _run(args: argparse.Namespace) -> int:
         f"{args.games} concurrent games ({args.games // 2} between people, "
         f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
         f"{cores} cores / {pool.workers} AI workers, {args.style} boards, "
-        f"players think {args.think:g} s on average"
+        f"players think {args.think:g} s on average, SQLite synchronous={args.sync}"
     )
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
     for name in ("ack", "place (people)", "place (vs AI, own move shown)", "AI reply shown"):
@@ -277,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="pauses between moves")
     parser.add_argument(
         "--think", type=float, default=2.0, help="mean seconds a player thinks (0: flat out)"
+    )
+    parser.add_argument(
+        "--sync", default="FULL", choices=["FULL", "NORMAL"], help="SQLite synchronous mode"
     )
     parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
     parser.add_argument(
