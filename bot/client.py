@@ -130,12 +130,31 @@ class GomokuBot(commands.Bot):
         from bot.cogs import play
 
         await play.setup(self)
-        if self.settings.dev_guild_id is not None:
-            guild = discord.Object(self.settings.dev_guild_id)
-            self.tree.copy_global_to(guild=guild)
-            await self.tree.sync(guild=guild)
+        await self.sync_commands()
         self._spawn(self._resume())
         self._spawn(self._deadline_loop())
+
+    async def sync_commands(self) -> bool:
+        """Register the commands with Discord when what is registered differs from the code.
+
+        Registration is rate limited, so it happens only after a change (a deploy), not on
+        every start. With ``GOMOKU_DEV_GUILD_ID`` the commands go to that guild, where Discord
+        shows changes at once. Returns whether it registered anything.
+        """
+        guild_id = self.settings.dev_guild_id
+        guild = None if guild_id is None else discord.Object(guild_id)
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        assert self.application_id is not None  # known after login, before setup_hook
+        if guild is None:
+            registered = await self.http.get_global_commands(self.application_id)
+        else:
+            registered = await self.http.get_guild_commands(self.application_id, guild.id)
+        wanted = [command.to_dict(self.tree) for command in self.tree.get_commands(guild=guild)]
+        if _shape(wanted) == _shape(registered):
+            return False
+        await self.tree.sync(guild=guild)
+        return True
 
     async def close(self) -> None:
         """Stop the background tasks, disconnect, then close the repository and AI pool."""
@@ -423,6 +442,30 @@ class GomokuBot(commands.Bot):
                 await self.show_game(event.game)
         except discord.HTTPException:
             log.exception("could not announce %r", type(event).__name__)
+
+
+def _shape(commands: Sequence[Any]) -> list[Any]:
+    """What users see of a command list, comparable between code and Discord's copy."""
+
+    def option(node: Any) -> tuple[Any, ...]:
+        choices = tuple((c["name"], c["value"]) for c in node.get("choices") or ())
+        return (
+            node.get("type", 1),
+            node["name"],
+            node.get("description", ""),
+            bool(node.get("required", False)),
+            bool(node.get("autocomplete", False)),
+            choices,
+            node.get("min_value"),
+            node.get("max_value"),
+            tuple(option(child) for child in node.get("options") or ()),
+        )
+
+    def command(node: Any) -> tuple[Any, ...]:
+        permissions = node.get("default_member_permissions")
+        return (option(node), None if permissions is None else str(permissions))
+
+    return sorted(command(node) for node in commands)
 
 
 def _for_send(message_args: dict[str, Any]) -> dict[str, Any]:

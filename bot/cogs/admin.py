@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.service import BOARD_STYLES
+from bot.service import BOARD_STYLES, InvalidOptionError
 from engine.types import Rule
 from storage.repository import GuildSettings
 
@@ -65,7 +65,10 @@ class AdminCommands(commands.Cog):
             raise app_commands.NoPrivateMessage()
         changes: dict[str, Any] = {}
         if rule is not None:
-            changes["default_rule"] = Rule(rule)
+            try:
+                changes["default_rule"] = Rule(rule)
+            except ValueError:
+                raise InvalidOptionError("rule", rule) from None
         if turn_minutes == 0:
             changes["clear_turn_time"] = True
         elif turn_minutes is not None:

@@ -9,6 +9,7 @@ from discord import app_commands
 
 from bot.client import GomokuBot
 from bot.cogs.play import LEVELS
+from tests.bot.conftest import BotFactory
 from tests.fakediscord import FakeDiscord, FakeUser
 
 
@@ -66,3 +67,16 @@ async def test_stats_for_a_new_player(fake: FakeDiscord, bot: GomokuBot, alice: 
     assert "no rated games" in reply.text()
     board = await fake.slash("gomoku leaderboard", user=alice)
     assert "No rated games" in board.text()
+
+
+async def test_commands_are_registered_only_when_they_change(
+    fake: FakeDiscord, make_bot: BotFactory
+) -> None:
+    first = make_bot()
+    async with fake.running(first):
+        pass
+    assert len(fake.requests_to("PUT", r"/applications/\d+/commands")) == 1
+    second = make_bot()
+    async with fake.running(second):
+        assert await second.sync_commands() is False
+    assert len(fake.requests_to("PUT", r"/applications/\d+/commands")) == 1

@@ -130,7 +130,7 @@ async def fake() -> AsyncIterator[FakeDiscord]:
 @pytest.fixture
 async def toy(fake: FakeDiscord) -> AsyncIterator[ToyBot]:
     bot = ToyBot()
-    async with fake.running(bot):
+    async with fake.running(bot, sync=True):
         yield bot
 
 
@@ -188,7 +188,7 @@ async def test_buttons_survive_a_restart(fake: FakeDiscord, toy: ToyBot) -> None
     assert clicked.content == "poked 1"
     assert clicked.message is reply.message
     await toy.close()
-    async with fake.running(ToyBot()):
+    async with fake.running(ToyBot(), sync=True):
         again = await fake.click(reply.message, "toy:1:poke")
     assert again.content == "poked 2"
     assert reply.message.custom_ids() == ["toy:2:poke"]

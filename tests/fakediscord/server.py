@@ -193,7 +193,7 @@ class FakeDiscord:
         return f"ws://127.0.0.1:{self.port}/gateway-ws"
 
     @contextlib.asynccontextmanager
-    async def running(self, bot: commands.Bot, *, sync: bool = True) -> AsyncIterator[None]:
+    async def running(self, bot: commands.Bot, *, sync: bool = False) -> AsyncIterator[None]:
         """Run ``bot`` against the fake until the block ends; ``sync`` registers its commands."""
         task = asyncio.create_task(bot.start("fake-token"))
         ready = asyncio.create_task(bot.wait_until_ready())
