@@ -110,7 +110,7 @@ class Point:
             InvalidPointError: when the text is not a point (it carries the text).
         """
         match = _POINT_RE.fullmatch(text)
-        if match is None:
+        if match is None or match.group(1).lower() not in COLUMNS:
             raise InvalidPointError(text)
         return cls(COLUMNS.index(match.group(1).lower()), int(match.group(2)) - 1)
 

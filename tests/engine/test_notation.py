@@ -34,7 +34,9 @@ def test_corners_and_the_letter_i() -> None:
     assert str(Point(8, 0)) == "i1"
 
 
-@pytest.mark.parametrize("text", ["", "8h", "h", "hh", "h0", "h-1", "h100", "z", "h8x", "é5", "99"])
+@pytest.mark.parametrize(
+    "text", ["", "8h", "h", "hh", "h0", "h-1", "h100", "z", "z99", "u1", "h8x", "é5", "99"]
+)
 def test_bad_points_carry_the_text(text: str) -> None:
     with pytest.raises(InvalidPointError) as caught:
         Point.parse(text)
