@@ -78,6 +78,8 @@ class EngineSpec:
 def parse_engine(text: str, *, seed: int = 0, label: str | None = None) -> EngineSpec:
     """``level:NAME`` or a protocol engine's command line; ``label`` names it in reports.
 
+    A command starting with ``python`` runs under this interpreter.
+
     Raises:
         ValueError: for an empty command line.
     """
@@ -88,6 +90,9 @@ def parse_engine(text: str, *, seed: int = 0, label: str | None = None) -> Engin
     argv = tuple(shlex.split(text))
     if not argv:
         raise ValueError("empty engine command")
+    if argv[0] in ("python", "python3"):
+        # The interpreter running the match (the project's venv), not whatever PATH finds.
+        argv = (sys.executable, *argv[1:])
     return EngineSpec(label or text, argv)
 
 

@@ -203,6 +203,7 @@ def test_parse_engine() -> None:
     spec = parse_engine("level:hard", seed=4)
     assert spec.argv[1:] == ("-m", "engine.pbrain", "--level", "hard", "--seed", "4")
     assert parse_engine("./pbrain-x --fast 'a b'").argv == ("./pbrain-x", "--fast", "a b")
+    assert parse_engine("python -m engine.pbrain").argv == (sys.executable, "-m", "engine.pbrain")
     with pytest.raises(ValueError, match="empty"):
         parse_engine("  ")
 
