@@ -101,7 +101,11 @@ def needs_channel_permissions(*names: str) -> Callable[[T], T]:
 
     def predicate(interaction: discord.Interaction[Any]) -> bool:
         have = interaction.app_permissions
-        missing = [name for name in wanted if not getattr(have, name)]
+        needed = list(wanted)
+        if isinstance(interaction.channel, discord.Thread) and "send_messages" in needed:
+            # In a thread, posting is its own permission.
+            needed[needed.index("send_messages")] = "send_messages_in_threads"
+        missing = [name for name in needed if not getattr(have, name)]
         if missing:
             raise app_commands.BotMissingPermissions(missing)
         return True

@@ -167,3 +167,19 @@ async def test_unexpected_errors_leak_nothing(
     assert "Traceback" not in reply.content
     assert "went wrong" in reply.content
     assert "secret database path" in caplog.text  # the bug is logged for us
+
+
+async def test_games_in_threads_need_the_thread_permission(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    thread = fake.add_thread("gomoku")
+    fake.deny(thread, "send_messages")  # a thread needs Send Messages In Threads instead
+    bot = make_bot()
+    async with fake.running(bot):
+        start = await fake.slash("gomoku start", user=alice, channel=thread)
+        assert not start.ephemeral
+        fake.deny(thread, "send_messages_in_threads")
+        with no_changes(fake):
+            reply = await fake.slash("gomoku board", user=alice, channel=thread)
+        assert reply.ephemeral
+        assert "Send Messages In Threads" in reply.content

@@ -113,9 +113,33 @@ class FakeChannel:
     bot_permissions: int = BOT_DEFAULT_PERMISSIONS
     type: int = 0  # 0 text, 11 public thread
     position: int = 0
+    parent_id: int | None = None  # a thread's channel
+
+    @property
+    def is_thread(self) -> bool:
+        """Whether this is a thread."""
+        return self.type in (10, 11, 12)
 
     def payload(self) -> dict[str, Any]:
         """The channel object as the API returns it."""
+        if self.is_thread:
+            return {
+                "id": str(self.id),
+                "guild_id": str(self.guild_id),
+                "parent_id": str(self.parent_id),
+                "owner_id": str(self.guild_id),
+                "name": self.name,
+                "type": self.type,
+                "message_count": 0,
+                "member_count": 1,
+                "rate_limit_per_user": 0,
+                "thread_metadata": {
+                    "archived": False,
+                    "auto_archive_duration": 1440,
+                    "archive_timestamp": "2026-01-01T00:00:00.000000+00:00",
+                    "locked": False,
+                },
+            }
         return {
             "id": str(self.id),
             "guild_id": str(self.guild_id),

@@ -229,6 +229,15 @@ class FakeDiscord:
         self.channels[channel.id] = channel
         return channel
 
+    def add_thread(self, name: str, parent: FakeChannel | None = None) -> FakeChannel:
+        """A new public thread in ``parent`` (the bot inherits the parent's permissions)."""
+        parent = parent or self.default_channel
+        thread = FakeChannel(
+            snowflake(), self.guild_id, name, parent.bot_permissions, type=11, parent_id=parent.id
+        )
+        self.channels[thread.id] = thread
+        return thread
+
     async def create_channel(self, name: str, *, bot_permissions: int | None = None) -> FakeChannel:
         """A new text channel while bots are connected: they hear CHANNEL_CREATE."""
         channel = self.add_channel(name, bot_permissions=bot_permissions)
@@ -517,9 +526,9 @@ class FakeDiscord:
                         "flags": 0,
                     }
                 ],
-                "channels": [c.payload() for c in self.channels.values()],
+                "channels": [c.payload() for c in self.channels.values() if not c.is_thread],
                 "members": [m.member_payload() for m in members],
-                "threads": [],
+                "threads": [c.payload() for c in self.channels.values() if c.is_thread],
                 "emojis": [],
                 "stickers": [],
                 "features": [],
@@ -835,7 +844,8 @@ class FakeDiscord:
         channel = self.channels.get(int(call.match["channel"]))
         if channel is None:
             return _error(404, 10003, "Unknown Channel")
-        needed = ["view_channel", "send_messages"]
+        needed = ["view_channel"]
+        needed.append("send_messages_in_threads" if channel.is_thread else "send_messages")
         if call.files:
             needed.append("attach_files")
         missing = self._missing(channel, *needed)
