@@ -19,7 +19,7 @@ from engine import _small
 from engine._position import Position
 from engine.board import Board
 from engine.errors import GameOverError
-from engine.types import Point
+from engine.types import Color, Point
 
 __all__ = ["WIN", "Limits", "SearchOptions", "SearchResult", "is_win_score", "search"]
 
@@ -166,8 +166,8 @@ class _Searcher:
         tline = sr[8]
         g[k.G_SELDEPTH] = 0
         if k.threat_search(st, sr, side, _ROOT_VCF_DEPTH, False, 0):
-            move = int(tline[0])
-            return self._result(move, k.WIN - 2 * _ROOT_VCF_DEPTH - 1, 0, [move])
+            line = self._vcf_line([int(x) for x in tline])
+            return self._result(line[0], k.WIN - len(line), 0, line)
         if self.options.root_vct and g[k.G_STOP] == 0:
             saved = int(g[k.G_NODE_LIMIT])
             budget = self._vct_budget()
@@ -186,6 +186,26 @@ class _Searcher:
                     move = int(tline[0])
                     return self._result(move, k.WIN - 4 * _ROOT_VCT_DEPTH - 1, 0, [move])
         return self._iterate(n)
+
+    def _vcf_line(self, attacks: list[int]) -> list[int]:
+        # the attacker's fours are at even plies of tline; each reply is the one block
+        pos = Position.from_board(self.board)
+        attacker = pos.side
+        line: list[int] = []
+        for ply in range(0, len(attacks), 2):
+            move = attacks[ply]
+            line.append(move)
+            if pos.has_five_point(attacker) and move in pos.five_points(attacker):
+                break  # the five
+            pos.play_index(move)
+            blocks = pos.five_points(attacker)
+            if len(blocks) != 1:
+                break  # two fives to block: the win is on the board
+            if pos.side is Color.BLACK and pos.forbidden_index(blocks[0]):
+                break  # renju: Black may not block there
+            line.append(blocks[0])
+            pos.play_index(blocks[0])
+        return line
 
     def _out_of_time(self) -> bool:
         return self.deadline is not None and time.perf_counter() >= self.deadline

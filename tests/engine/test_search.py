@@ -16,13 +16,13 @@ from engine.errors import GameOverError
 from engine.search import WIN, Limits, SearchOptions, SearchResult, is_win_score, search
 from engine.types import Color, Point, Rule
 
-SETTINGS = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
-def positions(draw: st.DrawFn, sizes: tuple[int, int] = (7, 15), rules: tuple[Rule, ...] = tuple(Rule)) -> Board:
+def positions(
+    draw: st.DrawFn, sizes: tuple[int, int] = (7, 15), rules: tuple[Rule, ...] = tuple(Rule)
+) -> Board:
     """A game played with random (legal) moves, not finished."""
     size = draw(st.integers(*sizes))
     rule = draw(st.sampled_from(rules))
@@ -57,7 +57,7 @@ def test_finished_game_raises() -> None:
 
 def test_full_board_raises() -> None:
     board = Board.for_game("tictactoe")
-    for text in "a1 b1 c1 b2 a2 a3 c2 c3 b3".split():
+    for text in ["a1", "b1", "c1", "b2", "a2", "a3", "c2", "c3", "b3"]:
         board.play(Point.parse(text))
     assert board.is_full()
     with pytest.raises(GameOverError):
@@ -86,8 +86,8 @@ def test_blocks_a_closed_four_at_its_only_point() -> None:
 def test_loses_against_two_fours_and_says_so() -> None:
     # Black has two separate fours: White can block only one
     board = Board.from_stones(
-        black=[Point.parse(t) for t in "c3 d3 e3 f3 c10 d10 e10 f10".split()],
-        white=[Point.parse(t) for t in "b3 b10 m1 k4 n7 l12 j14 a14".split()],
+        black=[Point.parse(t) for t in ["c3", "d3", "e3", "f3", "c10", "d10", "e10", "f10"]],
+        white=[Point.parse(t) for t in ["b3", "b10", "m1", "k4", "n7", "l12", "j14", "a14"]],
         to_move=Color.WHITE,
     )
     result = search(board, Limits(depth=3))
