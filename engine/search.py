@@ -28,6 +28,8 @@ MAX_DEPTH = 60
 _TIME_SAFETY = 0.90  # share of the budget we aim to use; the kernels check the clock often
 _ROOT_VCF_DEPTH = 12  # attacking fours
 _ROOT_VCT_DEPTH = 5  # attacking fours and threes
+_SOLVED_CELLS = 16  # small boards up to this size are searched to the end
+_SMALL_DEFAULT_DEPTH = 12  # Connect Four plies when no limit is given
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +73,9 @@ def is_win_score(score: int) -> bool:
 def search(board: Board, limits: Limits, options: SearchOptions | None = None) -> SearchResult:
     """Find the best move for the side to move.
 
-    With neither depth nor nodes nor time given, searches to depth 8. Deterministic for a
-    fixed depth or node limit.
+    With neither depth nor nodes nor time given: Gomoku to depth 8, Connect Four to depth 12,
+    tic-tac-toe and gravity three to the end (perfect play). Deterministic for a fixed depth
+    or node limit.
 
     Raises:
         GameOverError: the game has ended (a five, a full board, or no legal move).
@@ -81,11 +84,16 @@ def search(board: Board, limits: Limits, options: SearchOptions | None = None) -
     options = options or SearchOptions()
     if board.outcome is not None or board.is_full():
         raise GameOverError()
-    if limits.depth is None and limits.nodes is None and limits.time_ms is None:
-        limits = Limits(depth=8)
+    unlimited = limits.depth is None and limits.nodes is None and limits.time_ms is None
     deadline = None if limits.time_ms is None else start + limits.time_ms / 1000 * _TIME_SAFETY
     if board.gravity or board.win_length != 5:
-        return _small.search(board, limits.depth, limits.nodes, deadline, start)
+        # tic-tac-toe and gravity three are solved outright; Connect Four needs a horizon
+        depth = limits.depth
+        if unlimited and board.width * board.height > _SOLVED_CELLS:
+            depth = _SMALL_DEFAULT_DEPTH
+        return _small.search(board, depth, limits.nodes, deadline, start)
+    if unlimited:
+        limits = Limits(depth=8)
     if not board.moves and not board.setup[0] and not board.setup[1]:
         centre = Point(board.width // 2, board.height // 2)
         return SearchResult(centre, 0, 0, 0, _elapsed(start), (centre,))
