@@ -1,0 +1,23 @@
+"""The bench signature: fixed positions to a fixed depth give a fixed node count.
+
+When a change to search or evaluation moves this number on purpose, update it in the same
+commit (rapfi does the same); when it moves by accident, something changed that should not.
+"""
+
+from __future__ import annotations
+
+from engine.bench import DEFAULT_DEPTH, bench, main
+
+BENCH_NODES = 4_379_228  # python -m engine bench (depth 7)
+
+
+def test_bench_signature() -> None:
+    lines = bench(DEFAULT_DEPTH)
+    assert sum(line.nodes for line in lines) == BENCH_NODES
+
+
+def test_bench_prints_the_totals(capsys) -> None:
+    assert main(["--depth", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Total nodes:" in out
+    assert "Nodes/second:" in out
