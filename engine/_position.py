@@ -136,16 +136,16 @@ class Position:
         """The renju verdict for Black on empty ``point``: 0 legal, 1 overline, 2 4-4, 3 3-3."""
         return int(k.renju_forbidden(self.b, self.stride, self.index(point)))
 
-    def plausible(self, count: int) -> list[tuple[Point, int]]:
-        """The ``count`` best-looking points near the stones by shape alone (own shapes first,
-        the opponent's a little), best first, leaving out Black's renju-forbidden points."""
+    def plausible(self, count: int, defence: int = 3) -> list[tuple[Point, int]]:
+        """The ``count`` best-looking points near the stones by shape alone (own shapes plus the
+        opponent's divided by ``defence``), best first, leaving out Black's forbidden points."""
         me = 0 if self.side is Color.BLACK else 1
         op = 1 - me
         near = (self.b == 0) & (self.near > 0)
         idx = np.nonzero(near)[0]
         own = self.tables.score[me, self.cell[idx, k.R_CODE + me]]
         theirs = self.tables.score[op, self.cell[idx, k.R_CODE + op]]
-        values = own.astype(np.int64) + theirs.astype(np.int64) // 3
+        values = own.astype(np.int64) + theirs.astype(np.int64) // defence
         order = np.lexsort((idx, -values))
         found: list[tuple[Point, int]] = []
         for i in order:

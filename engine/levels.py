@@ -50,11 +50,11 @@ class Preset:
 
 
 PRESETS: dict[Level, Preset] = {
-    Level.BEGINNER: Preset(300, 2, 2_000, 8, 300, 0.35, 0, False, 1),
-    Level.EASY: Preset(500, 3, 6_000, 10, 150, 0.12, 0, False, 2),
-    Level.MEDIUM: Preset(900, 6, 60_000, 16, 40, 0.0, 2, False, 5),
-    Level.HARD: Preset(1500, 10, 250_000, 22, 0, 0.0, 3, True, 9),
-    Level.EXPERT: Preset(2000, 16, 600_000, 0, 0, 0.0, 3, True, 14),
+    Level.BEGINNER: Preset(300, 2, 1_500, 6, 300, 0.35, 0, False, 1),
+    Level.EASY: Preset(500, 3, 5_000, 10, 150, 0.12, 0, False, 2),
+    Level.MEDIUM: Preset(900, 6, 20_000, 12, 60, 0.0, 1, False, 5),
+    Level.HARD: Preset(1500, 10, 80_000, 18, 15, 0.0, 2, True, 9),
+    Level.EXPERT: Preset(2000, 16, 300_000, 0, 0, 0.0, 3, True, 14),
     Level.MASTER: Preset(2800, None, None, 0, 0, 0.0, 3, True, None),
 }
 
@@ -103,7 +103,7 @@ def _overlook(board: Board, rng: random.Random) -> SearchResult | None:
     position = Position.from_board(board)
     if position.has_five_point(position.side) or position.has_five_point(position.side.opponent):
         return None  # a four on the board, ours or theirs: everybody sees that
-    choices = position.plausible(3)
+    choices = position.plausible(3, defence=256)  # the opponent's shapes barely register
     if not choices:
         return None
     weights = [3.0, 2.0, 1.0][: len(choices)]

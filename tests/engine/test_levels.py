@@ -1,0 +1,105 @@
+"""engine.levels: presets, legality, determinism, and the beginner's human-like slips."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.board import Board
+from engine.errors import GameOverError
+from engine.levels import PRESETS, Level, choose_move
+from engine.search import is_win_score
+from engine.types import Color, Point, Rule
+
+FAST_LEVELS = [Level.BEGINNER, Level.EASY, Level.MEDIUM]
+
+
+def test_levels_in_order_with_budgets() -> None:
+    assert [level.value for level in Level] == [
+        "beginner",
+        "easy",
+        "medium",
+        "hard",
+        "expert",
+        "master",
+    ]
+    assert set(PRESETS) == set(Level)
+    assert PRESETS[Level.MASTER].time_ms <= 3000
+    assert PRESETS[Level.MEDIUM].time_ms <= 1000
+    budgets = [PRESETS[level].nodes or 10**9 for level in Level]
+    assert budgets == sorted(budgets)
+
+
+@pytest.mark.parametrize("level", list(Level))
+@pytest.mark.parametrize(
+    ("game", "moves"),
+    [("gomoku", "h8 i9 h9"), ("tictactoe", "b2"), ("connect4", ""), ("gravity3", "")],
+)
+def test_every_level_plays_a_legal_move(level: Level, game: str, moves: str) -> None:
+    board = Board.for_game(game)
+    for text in moves.split():
+        board.play(Point.parse(text))
+    if level in (Level.EXPERT, Level.MASTER) and game == "gomoku":
+        pytest.skip("seconds per move; covered by the fast levels and the tactics suite")
+    result = choose_move(board, level, seed=1)
+    assert board.is_legal(result.move)
+
+
+@pytest.mark.parametrize("level", FAST_LEVELS)
+def test_renju_black_is_never_given_a_forbidden_point(level: Level) -> None:
+    # h8 would be a double-three for Black, and it is the obvious shape move
+    board = Board.from_stones(
+        black=[Point.parse(t) for t in ("f8", "g8", "h6", "h7")],
+        white=[Point.parse(t) for t in ("a1", "a3", "o15", "o13", "g9")],
+        rule=Rule.RENJU,
+    )
+    for seed in range(8):
+        result = choose_move(board, level, seed)
+        assert board.is_legal(result.move)
+
+
+@pytest.mark.parametrize("level", FAST_LEVELS)
+def test_same_seed_same_move(level: Level) -> None:
+    board = Board.from_moves("h8 i9 h9 i10 g8 j11 k8")
+    first = choose_move(board, level, seed=7)
+    second = choose_move(board, level, seed=7)
+    assert first.move == second.move
+
+
+@pytest.mark.parametrize("level", list(Level))
+def test_every_level_blocks_a_four(level: Level) -> None:
+    board = Board.from_moves("h8 g8 i8 a2 j8 a3 k8")
+    for seed in range(3 if level in (Level.EXPERT, Level.MASTER) else 12):
+        assert choose_move(board, level, seed).move == Point.parse("l8")
+
+
+def test_beginner_sometimes_overlooks_an_open_three_but_plays_near_the_stones() -> None:
+    board = Board.from_moves("h8 a1 h9 a2 h10")  # Black's open three; White (beginner) to move
+    blocks = {Point.parse(t) for t in ("h11", "h7", "h12", "h6")}
+    moves = [choose_move(board, Level.BEGINNER, seed).move for seed in range(40)]
+    assert any(move in blocks for move in moves)
+    assert any(move not in blocks for move in moves)
+    stones = [m.point for m in board.moves]
+    for move in moves:
+        assert min(max(abs(move.x - s.x), abs(move.y - s.y)) for s in stones) <= 2
+
+
+def test_master_takes_a_forced_win() -> None:
+    board = Board.from_moves("h8 g6 g9 i7 i9 j9 i8 j8 j10 g7 k9 g5 g4 j7 k11 l12 h7")
+    result = choose_move(board, Level.MASTER, seed=0)
+    assert is_win_score(result.score)
+
+
+def test_finished_game_raises() -> None:
+    board = Board.from_moves("h8 a1 i8 a2 j8 a3 k8 a4 l8")
+    with pytest.raises(GameOverError):
+        choose_move(board, Level.MEDIUM, seed=0)
+
+
+def test_small_games_levels_differ_only_by_slips() -> None:
+    board = Board.for_game("tictactoe")
+    board.play(Point.parse("a1"))
+    board.play(Point.parse("b1"))
+    board.play(Point.parse("a2"))  # X threatens a3
+    assert board.to_move is Color.WHITE
+    for level in (Level.MEDIUM, Level.MASTER):
+        assert choose_move(board, level, seed=3).move == Point.parse("a3")
