@@ -147,23 +147,62 @@ def _classify(
 
 
 @njit
+def _valid_side(cells: int, n: int) -> bool:
+    # off-board points (3) can only be a run at the far end of one side of a line
+    seen_wall = False
+    for i in range(n):
+        v = (cells >> (2 * i)) & 3
+        if v == 3:
+            seen_wall = True
+        elif seen_wall:
+            return False
+    return True
+
+
+@njit
 def build_pattern_table(rule: int, c: int, half: int) -> npt.NDArray[np.uint8]:
-    """The pattern of a stone of colour ``c`` (1 black, 2 white) for every line key."""
+    """The pattern of a stone of colour ``c`` (1 black, 2 white) for every line key.
+
+    Only keys a board can produce are classified (off-board points at the line ends), about
+    an eighth of them for the exact-five rules; the others stay NONE.
+    """
     nkeys = 1 << (4 * half)
+    side = 1 << (2 * half)
     out = np.zeros(nkeys, dtype=np.uint8)
-    own = np.zeros(nkeys, dtype=np.int8)
-    for key in range(nkeys):
-        k = 0
-        for i in range(2 * half):
-            if (key >> (2 * i)) & 3 == c:
-                k += 1
-        own[key] = k
-    line = np.zeros(2 * half + 1, dtype=np.int8)
+    # the near side (points -1..-half, stored high to low) and the far side (+1..+half)
+    left = np.zeros(side, dtype=np.int64)
+    right = np.zeros(side, dtype=np.int64)
+    nl = 0
+    nr = 0
+    for cells in range(side):
+        reversed_cells = 0
+        for i in range(half):
+            reversed_cells |= ((cells >> (2 * i)) & 3) << (2 * (half - 1 - i))
+        if _valid_side(reversed_cells, half):
+            left[nl] = cells
+            nl += 1
+        if _valid_side(cells, half):
+            right[nr] = cells
+            nr += 1
+    keys = np.empty(nl * nr, dtype=np.int64)
+    own = np.empty(nl * nr, dtype=np.int64)
+    n = 0
+    for i in range(nl):
+        for j in range(nr):
+            key = left[i] | (right[j] << (2 * half))
+            k = 0
+            for b in range(2 * half):
+                if (key >> (2 * b)) & 3 == c:
+                    k += 1
+            keys[n] = key
+            own[n] = -k
+            n += 1
     # a key's class depends on keys with one more own stone, so fill those first
-    for count in range(2 * half, -1, -1):
-        for key in range(nkeys):
-            if own[key] == count:
-                out[key] = _classify(key, line, out, c, rule, half)
+    order = np.argsort(own, kind="mergesort")
+    line = np.zeros(2 * half + 1, dtype=np.int8)
+    for idx in order:
+        key = keys[idx]
+        out[key] = _classify(key, line, out, c, rule, half)
     return out
 
 

@@ -161,6 +161,8 @@ class _Searcher:
         rootm = sr[11]
         if n == 0:
             return self._fallback()
+        if self._out_of_time():  # building the pattern tables took the whole budget
+            return self._result(int(rootm[0]), 0, 0, [int(rootm[0])])
         side = int(g[k.G_SIDE])
         first = int(rootm[0])
         if self.options.exhaustive:
