@@ -1,6 +1,7 @@
 """Load benchmark: many concurrent games through the real bot, against the fake Discord.
 
-Run it as ``python -m tests.bot.bench_load [--games 200] [--moves 8] [--level easy]``. It
+Run it as ``python -m tests.bot.bench_load [--games 200] [--moves 8] [--level easy]
+[--style image|emoji|compact] [--sync FULL|NORMAL] [--think 2.0]`` (``--help`` lists all). It
 prints figures; it asserts nothing (timings on shared machines are noise, not verdicts).
 
 Layout, so that the measurements are the bot's own:
@@ -10,8 +11,10 @@ Layout, so that the measurements are the bot's own:
 * a child process runs the fake Discord *and* the load driver, so their CPU is not the bot's.
 
 Half the games are between two people (challenge, accept, then alternating ``/place``), half
-against the AI (``/place`` with the first autocomplete suggestion, the AI answering). All start
-together and move with a small random pause, so the AI pool stays busy the whole time.
+against the AI (``/place`` with the first autocomplete suggestion, the AI answering). Games
+start spread over the first seconds and players think ``--think`` seconds on average (uniform
+from half to one and a half times that) before each move; ``--level medium`` keeps every AI
+worker searching all the time.
 
 What is measured (at the fake, from sending an event to seeing the bot's effect):
 
@@ -220,6 +223,9 @@ async def _run(args: argparse.Namespace) -> int:
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway-ws")
     with tempfile.TemporaryDirectory() as tmp:
         pool = await ProcessPoolRunner.start()
+        for pid in pool.worker_pids():
+            # An experiment knob: searches at a lower CPU priority than the event loop.
+            os.setpriority(os.PRIO_PROCESS, pid, args.nice)
         path = Path(tmp) / "bench.sqlite3"
         repository = await SqliteGameRepository.connect(path, synchronous=args.sync)
         bot = create_bot(
@@ -261,7 +267,8 @@ async def _run(args: argparse.Namespace) -> int:
         f"{args.games} concurrent games ({args.games // 2} between people, "
         f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
         f"{cores} cores / {pool.workers} AI workers, {args.style} boards, "
-        f"players think {args.think:g} s on average, SQLite synchronous={args.sync}"
+        f"players think {args.think:g} s on average, SQLite synchronous={args.sync}, "
+        f"AI workers at nice {args.nice}"
     )
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
     for name in ("ack", "place (people)", "place (vs AI, own move shown)", "AI reply shown"):
@@ -288,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sync", default="FULL", choices=["FULL", "NORMAL"], help="SQLite synchronous mode"
     )
+    parser.add_argument("--nice", type=int, default=0, help="niceness of the AI workers")
     parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
     parser.add_argument(
         "--style", default="image", choices=["image", "emoji", "compact"], help="board style"
