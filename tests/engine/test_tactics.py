@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.board import Board
-from engine.search import Limits, is_win_score, search
+from engine.search import WIN, Limits, is_win_score, search
 from engine.types import Color, Point, Rule
 
 NODES = 200_000  # well under a second at full speed
@@ -169,3 +169,25 @@ def test_defends_so_the_opponent_has_no_forced_win(moves: str) -> None:
     board.play(result.move)
     reply = search(board, Limits(nodes=NODES))
     assert not is_win_score(reply.score)
+
+
+@pytest.mark.parametrize(
+    ("rule", "wins"),
+    [(Rule.FREESTYLE, True), (Rule.STANDARD, False), (Rule.RENJU, False), (Rule.CARO, True)],
+)
+def test_an_overline_wins_only_where_the_rule_says(rule: Rule, wins: bool) -> None:
+    # Black d8 e8 f8 g8 . i8 (c8 is White's): h8 makes six
+    board = Board.from_stones(
+        black=_points("d8 e8 f8 g8 i8 c3"), white=_points("c8 a3 a5 o1 o3 o5"), rule=rule
+    )
+    result = search(board, Limits(depth=2))
+    assert (result.move == Point.parse("h8") and result.score == WIN - 1) == wins
+
+
+@pytest.mark.parametrize(("rule", "wins"), [(Rule.FREESTYLE, True), (Rule.CARO, False)])
+def test_caro_five_blocked_at_both_ends_does_not_win(rule: Rule, wins: bool) -> None:
+    board = Board.from_stones(
+        black=_points("d8 e8 f8 g8 c3 m3"), white=_points("c8 i8 a1 a3 o1 o3"), rule=rule
+    )
+    result = search(board, Limits(depth=2))
+    assert (result.move == Point.parse("h8") and result.score == WIN - 1) == wins
