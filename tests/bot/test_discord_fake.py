@@ -123,6 +123,7 @@ class ToyBot(commands.Bot):
 
 @pytest.fixture
 async def fake() -> AsyncIterator[FakeDiscord]:
+    # Not conftest's: the toy bot pings @everyone on purpose, to prove the fake notices.
     async with FakeDiscord() as server:
         yield server
 
