@@ -100,8 +100,10 @@ async def test_tictactoe_with_buttons_against_the_ai(
             assert clicked.message is board  # the grid itself is edited
             view = await _ai_done(bot, game_id)
             # The AI's stone is stored before the grid is redrawn: wait for the grid.
-            played = len(view.board.moves)
-            await fake.wait_for(lambda: view.is_over or 9 - len(_enabled(board)) == played)
+            over, played = view.is_over, len(view.board.moves)
+            await fake.wait_for(
+                lambda over=over, played=played: over or 9 - len(_enabled(board)) == played
+            )
         view = await bot.service.game(game_id)
         assert view.is_over
         assert view.game is Game.TICTACTOE
