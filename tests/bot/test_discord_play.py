@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from bot.ai import ProcessPoolRunner
 from bot.client import GomokuBot
@@ -41,6 +42,12 @@ async def _ai_done(bot: GomokuBot, game_id: int) -> GameView:
 
 def _enabled(message: Message) -> list[str]:
     return [b["custom_id"] for b in message.buttons() if not b.get("disabled")]
+
+
+def _grid_shows(board: Message, view: GameView) -> Callable[[], bool]:
+    # A stone is stored before the grid is redrawn: true once the grid has caught up.
+    played = len(view.board.moves)
+    return lambda: view.is_over or 9 - len(_enabled(board)) == played
 
 
 async def test_gomoku_against_the_ai_to_the_end(
@@ -99,11 +106,7 @@ async def test_tictactoe_with_buttons_against_the_ai(
             clicked = await fake.click(board, _enabled(board)[0], user=alice)
             assert clicked.message is board  # the grid itself is edited
             view = await _ai_done(bot, game_id)
-            # The AI's stone is stored before the grid is redrawn: wait for the grid.
-            over, played = view.is_over, len(view.board.moves)
-            await fake.wait_for(
-                lambda over=over, played=played: over or 9 - len(_enabled(board)) == played
-            )
+            await fake.wait_for(_grid_shows(board, view))
         view = await bot.service.game(game_id)
         assert view.is_over
         assert view.game is Game.TICTACTOE
