@@ -560,6 +560,7 @@ def report(result: MatchResult, config: MatchConfig) -> list[str]:
 def _signed(value: float, *, sign: bool = True) -> str:
     if math.isinf(value):
         return ("+" if value > 0 else "-") + "inf" if sign else "inf"
+    value = round(value) + 0.0  # no "-0"
     return f"{value:+.0f}" if sign else f"{value:.0f}"
 
 

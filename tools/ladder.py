@@ -46,6 +46,7 @@ def main() -> int:
         wins, draws, losses = result.wdl()
         score = (wins + draws / 2) / (wins + draws + losses)
         elo, bar = elo_difference(wins, draws, losses)
+        elo = round(elo) + 0.0  # no "-0"
         verdict = "yes" if score >= BAR else "**no**"
         rows.append(
             f"| {upper} vs {lower} | {wins}/{draws}/{losses} | {100 * score:.0f}% |"
