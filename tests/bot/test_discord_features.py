@@ -238,3 +238,15 @@ async def test_due_ai_move_is_made_after_a_restart(
         view = await second.service.board(fake.default_channel.id)
         assert [str(move.point) for move in view.board.moves] == ["h8"]
         assert view.record.message_id == board.id
+
+
+async def test_challenging_the_bot_plays_the_ai(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+) -> None:
+    start = await fake.slash(
+        "gomoku start", user=alice, options={"opponent": fake.bot_user, "colour": "black"}
+    )
+    assert start.custom_ids() == []  # no challenge to accept
+    view = await bot.service.board(fake.default_channel.id)
+    assert view.is_active
+    assert view.ai_level == "medium"
