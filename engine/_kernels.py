@@ -196,8 +196,11 @@ def play(
             if k == 0:
                 continue
             q = p - k * sd
+            bq = b[q]
+            if bq == 3:
+                continue  # off the board: its key is never read
             cell[q, d] += c << _shift(k, half)
-            if b[q] == 0:
+            if bq == 0:
                 _update(cell, g, pt, ev, p4t, q, d, pw)
         pw *= 12
     for dy in range(-2, 3):
@@ -240,8 +243,11 @@ def undo(
             if k == 0:
                 continue
             q = p - k * sd
+            bq = b[q]
+            if bq == 3:
+                continue  # off the board: its key is never read
             cell[q, d] -= c << _shift(k, half)
-            if b[q] == 0:
+            if bq == 0:
                 _update(cell, g, pt, ev, p4t, q, d, pw)
         pw *= 12
     for dy in range(-2, 3):
