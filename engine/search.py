@@ -45,7 +45,7 @@ class Limits:
 class SearchOptions:
     """How a search plays: the knobs the levels turn (defaults are full strength)."""
 
-    width: int = 0  # candidates searched per node, best-ordered first (0 = all)
+    width: int = 20  # candidates searched per node, best-ordered first (0 = all)
     noise: int = 0  # amplitude of a deterministic per-position evaluation noise
     seed: int = 0  # picks the noise
     leaf_vcf: int = 3  # VCF depth (attacking fours) probed at the leaves (0 = off)
@@ -120,7 +120,7 @@ class _Searcher:
         self.deadline = deadline
         self.pos = Position.from_board(board)
         g = self.pos.g
-        g[k.G_WIDTH] = options.width
+        g[k.G_WIDTH] = 0 if options.exhaustive else options.width
         g[k.G_NOISE] = options.noise
         g[k.G_SEED] = options.seed & 0x7FFFFFFF
         g[k.G_VCF_DEPTH] = 0 if options.exhaustive else options.leaf_vcf
