@@ -50,7 +50,7 @@ __all__ = [
     "run_match",
 ]
 
-START_TIMEOUT_S = 60.0  # first START: process start-up and compiled-code loading
+START_TIMEOUT_S = 120.0  # first START: process start-up and compiling (or loading) the kernels
 COMMAND_TIMEOUT_S = 10.0  # RESTART and friends
 Z_95 = 1.959963984540054  # two-sided 95 % quantile of the normal distribution
 

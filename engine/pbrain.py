@@ -12,13 +12,20 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from engine.board import Board
 from engine.protocol import Brain, MoveLimits, Searcher, Thought
 
-__all__ = ["level_searcher", "main", "position_seed", "run", "strongest_searcher"]
+__all__ = [
+    "level_searcher",
+    "main",
+    "position_seed",
+    "run",
+    "strongest_searcher",
+    "warm_up_for",
+]
 
 WARM_UP_DEPTH = 2  # enough to load every compiled kernel before the first real move
 WARM_UP_MOVES = "h8 i9 h9 i8"  # not an empty board: that one may be answered from a book
@@ -59,8 +66,27 @@ def level_searcher(level: str, seed: int) -> Searcher:
     return think
 
 
-def run(brain: Brain, stdin: TextIO, stdout: TextIO, warm_up: Searcher | None = None) -> None:
-    """Answer the manager line by line until END or the end of input."""
+def warm_up_for(searcher: Searcher) -> Callable[[], None]:
+    """Load every compiled kernel and pattern table, then let ``searcher`` think once.
+
+    Compiling (or loading the on-disk cache of) the numba kernels takes from a second to a
+    minute; paid at START it does not count against the first move.
+    """
+
+    def warm_up() -> None:
+        from engine.levels import warm_up as load_kernels
+
+        load_kernels()
+        searcher(Board.from_moves(WARM_UP_MOVES), MoveLimits(depth=WARM_UP_DEPTH, time_ms=2000))
+
+    return warm_up
+
+
+def run(
+    brain: Brain, stdin: TextIO, stdout: TextIO, warm_up: Callable[[], None] | None = None
+) -> None:
+    """Answer the manager line by line until END or the end of input; ``warm_up`` runs
+    before the first START is answered."""
     warmed = warm_up is None
     while not brain.finished:
         line = stdin.readline()
@@ -71,10 +97,7 @@ def run(brain: Brain, stdin: TextIO, stdout: TextIO, warm_up: Searcher | None = 
             warmed = True
             try:
                 if warm_up is not None:
-                    warm_up(
-                        Board.from_moves(WARM_UP_MOVES),
-                        MoveLimits(depth=WARM_UP_DEPTH, time_ms=2000),
-                    )
+                    warm_up()
             except Exception as error:  # the first move will report the real failure
                 stdout.write(f"MESSAGE warm-up failed: {type(error).__name__}\n")
                 stdout.flush()
@@ -108,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")
     brain = Brain(searcher, max_depth=options.depth, max_nodes=options.nodes)
-    run(brain, sys.stdin, sys.stdout, warm_up=searcher)
+    run(brain, sys.stdin, sys.stdout, warm_up=warm_up_for(searcher))
     return 0
 
 
