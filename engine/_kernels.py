@@ -508,7 +508,7 @@ def _defences(st: State, me: int, buf: IntArray) -> int:
     return n
 
 
-@njit
+@njit_inline
 def _mk(st: State, p: int) -> None:
     b = st[0]
     cell = st[1]
@@ -522,7 +522,7 @@ def _mk(st: State, p: int) -> None:
     play(b, cell, g, pt, ev, p4t, zob, hsh, ms, st[12], p)
 
 
-@njit
+@njit_inline
 def _um(st: State) -> None:
     b = st[0]
     cell = st[1]
@@ -726,26 +726,16 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
     return m, restricted
 
 
-@njit
-def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int) -> int:
-    """Principal-variation alpha-beta from the side to move's view."""
-    cell = st[1]
+NOT_LEAF = -INF - 1  # _static: the node must be searched
+
+
+@njit_inline
+def _static(st: State, sr: State, depth: int, ply: int) -> int:
+    # the value of a node that needs no move loop (a five, a lost position, the horizon), or
+    # NOT_LEAF; inlined into the parent so that leaves cost no recursive call
     g = st[2]
-    p4t = st[5]
     hsh = st[7]
-    tm = st[11]
-    ttk = sr[0]
-    ttv = sr[1]
-    killers = sr[2]
-    hist = sr[3]
     mbuf = sr[4]
-    pv = sr[6]
-    pvlen = sr[7]
-    pvlen[ply] = ply
-    if g[G_NODES] >= g[G_NEXT_CHECK]:
-        _check_limits(g, tm)
-    if g[G_STOP] != 0:
-        return 0
     side = g[G_SIDE]
     me = side - 1
     op = 1 - me
@@ -777,6 +767,36 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             if nb4 > 0 and threat_search(st, sr, side, vd, vd < 0, ply):
                 return int(WIN - ply - 2 * vd - 1)
         return evaluate(g, hsh)
+    return NOT_LEAF
+
+
+@njit
+def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int) -> int:
+    """Principal-variation alpha-beta from the side to move's view."""
+    cell = st[1]
+    g = st[2]
+    p4t = st[5]
+    hsh = st[7]
+    tm = st[11]
+    ttk = sr[0]
+    ttv = sr[1]
+    killers = sr[2]
+    hist = sr[3]
+    mbuf = sr[4]
+    pv = sr[6]
+    pvlen = sr[7]
+    pvlen[ply] = ply
+    if g[G_NODES] >= g[G_NEXT_CHECK]:
+        _check_limits(g, tm)
+    if g[G_STOP] != 0:
+        return 0
+    value = _static(st, sr, depth, ply)
+    if value != NOT_LEAF:
+        return value
+    side = g[G_SIDE]
+    me = side - 1
+    op = 1 - me
+    opfive = 0 if g[G_PURE] != 0 else g[G_P4 + op * NP4 + P4_FIVE]
     if depth < 0:
         depth = 0
     # transposition table
@@ -825,7 +845,13 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         keys[i] = kt
         tactical = p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_F3
         _mk(st, p)
-        if i == 0:
+        leaf = NOT_LEAF
+        if newdepth <= 0:
+            pvlen[ply + 1] = ply + 1
+            leaf = _static(st, sr, newdepth, ply + 1)
+        if leaf != NOT_LEAF:
+            v = -leaf  # exact: no re-search
+        elif i == 0:
             v = -alphabeta(st, sr, newdepth, -beta, -alpha, ply + 1)
         else:
             r = 0
