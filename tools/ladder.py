@@ -9,12 +9,12 @@ the bar the issue sets is a score of at least 75 % for the upper level.
 from __future__ import annotations
 
 import argparse
+import itertools
+import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import itertools
 
 from engine.match import MatchConfig, elo_difference, parse_engine, report, run_match
 
@@ -46,7 +46,7 @@ def main() -> int:
         wins, draws, losses = result.wdl()
         score = (wins + draws / 2) / (wins + draws + losses)
         elo, bar = elo_difference(wins, draws, losses)
-        elo = round(elo) + 0.0  # no "-0"
+        elo = elo if math.isinf(elo) else round(elo) + 0.0  # no "-0"
         verdict = "yes" if score >= BAR else "**no**"
         rows.append(
             f"| {upper} vs {lower} | {wins}/{draws}/{losses} | {100 * score:.0f}% |"
