@@ -4,9 +4,9 @@ State lives in a few numpy arrays so numba can keep Python objects out of the ho
 
 * ``b``: int8 cells of a board padded by ``PAD`` off-board points (value 3) on every side;
   a point ``(x, y)`` is index ``(y + PAD) * S + x + PAD`` with ``S = width + 2 * PAD``.
-* ``cell``: int32 rows per index: line keys (rows 0-3, one per direction), the pattern of each
-  side in each direction (rows 4-11) and each side's pattern code (rows 12-13), all kept up to
-  date on play/undo for the points within ``half`` of the stone (one cache line per point).
+* ``cell``: int32 ``[index, column]``: line keys (columns 0-3, one per direction), the pattern
+  of each side in each direction (4-11) and each side's pattern code (12-13), kept up to date
+  on play/undo for the points within ``half`` of the stone; one 64-byte line per point.
 * ``near``: stones in the 5x5 square around each point (candidates are points with one).
 * ``ev`` (in ``st``): per side and pattern code, ``value << 4 | threat class``.
 * ``g``: int64 scalars (``G_*``): geometry, rule, side to move, nodes, limits, the running
@@ -49,7 +49,6 @@ G_VCF_DEPTH = 39  # VCF depth at the leaves (0 = off)
 G_SEARCHED = 40  # root moves completely searched in the current iteration
 G_NOISE = 41  # evaluation noise amplitude (levels)
 G_SEED = 42
-G_ROOT_N = 43
 # the constant 1, as an int64 read at run time: recursive kernels must always be called with
 # the argument types of their own recursive calls, or numba's disk cache crashes on load (a
 # literal 1 or an int32 from an int32 array each make another specialization)
