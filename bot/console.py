@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final, TextIO
 
 from bot.ai import AIError
 from bot.errors import GENERIC_MESSAGE, user_message
-from bot.render import compact_board, game_name, window
+from bot.render import compact_board, forbidden_points, game_name, window
 from bot.service import (
     DEFAULT_LEVEL,
     GameService,
@@ -150,7 +150,7 @@ def ansi_board(board: Board) -> str:
     last = board.last_move.point if board.last_move is not None else None
     winning = set(board.winning_line)
     banned = (
-        set(board.forbidden_points())
+        forbidden_points(board)
         if board.rule is Rule.RENJU and board.outcome is None and board.to_move is Color.BLACK
         else set()
     )

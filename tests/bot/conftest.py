@@ -136,6 +136,22 @@ def bob(fake: FakeDiscord) -> FakeUser:
     return fake.add_user("bob")
 
 
+async def board_caught_up(fake: FakeDiscord, bot: GomokuBot, game_id: int) -> None:
+    """Wait until a board message shows the game's stored position: a move is answered before
+    its board is redrawn, so the redraw may still be on its way when the answer arrives."""
+    view = await bot.service.game(game_id)
+    footer = f"game {game_id}" + (f" · {len(view.board.moves)} moves" if view.board.moves else "")
+
+    def shown() -> bool:
+        return any(
+            embed.get("footer", {}).get("text") == footer
+            for message in fake.channel_messages()
+            for embed in message.embeds
+        )
+
+    await fake.wait_for(shown)
+
+
 @contextlib.contextmanager
 def no_changes(fake: FakeDiscord) -> Iterator[None]:
     """Assert that the block changed nothing anyone else sees in the channel."""
@@ -147,4 +163,4 @@ def no_changes(fake: FakeDiscord) -> Iterator[None]:
     assert visible_new == [], "a visible message was posted"
 
 
-__all__ = ["BotFactory", "CentreRunner", "Clock", "no_changes"]
+__all__ = ["BotFactory", "CentreRunner", "Clock", "board_caught_up", "no_changes"]

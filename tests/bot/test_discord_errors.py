@@ -8,7 +8,7 @@ import pytest
 
 from bot.client import GomokuBot
 from bot.reporting import UserCooldown
-from tests.bot.conftest import BotFactory, no_changes
+from tests.bot.conftest import BotFactory, board_caught_up, no_changes
 from tests.fakediscord import FakeDiscord, FakeUser
 
 
@@ -19,6 +19,7 @@ async def _challenge_accepted(
     game_id = (await bot.service.board(fake.default_channel.id)).game_id
     await fake.click(fake.channel_messages()[-1], f"gomoku:{game_id}:accept", user=bob)
     await fake.slash("place", user=alice, options={"cell": "h8"})
+    await board_caught_up(fake, bot, game_id)
     return game_id
 
 

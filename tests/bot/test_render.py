@@ -6,18 +6,21 @@ The oracle reads an emoji board back cell by cell and compares it with the engin
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from datetime import UTC, datetime
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot import render
 from bot.render import (
     MAX_MESSAGE,
     VIEWPORT,
     BoardStyle,
     compact_board,
     emoji_board,
+    forbidden_points,
     game_card,
     game_text,
     status_line,
@@ -207,6 +210,54 @@ def test_compact_board_marks_last_move_win_and_forbidden() -> None:
     assert forbidden
     assert compact_board(renju).count("!") == len(forbidden)
     assert "!" not in compact_board(renju, forbidden=False)
+
+
+@pytest.fixture
+def counted_forbidden(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the engine's forbidden-point searches; start with an empty cache."""
+    calls = [0]
+    engine_forbidden_points = Board.forbidden_points
+
+    def counting(board: Board) -> list[Point]:
+        calls[0] += 1
+        return engine_forbidden_points(board)
+
+    monkeypatch.setattr(Board, "forbidden_points", counting)
+    monkeypatch.setattr(render, "_forbidden", OrderedDict())
+    return calls
+
+
+def test_forbidden_points_are_worked_out_once_per_position(counted_forbidden: list[int]) -> None:
+    board = Board.from_moves("h8 a1 i8 a3 h10 a5 i9 a7", rule=Rule.RENJU)
+    j8 = Point.parse("j8")
+    assert forbidden_points(board) == {j8}
+    # Every style of the same position, and a copy of it, reuse the answer.
+    assert "🚫" in emoji_board(board)
+    assert "!" in compact_board(board)
+    assert forbidden_points(board.copy()) == {j8}
+    assert counted_forbidden == [1]
+
+
+def test_forbidden_points_follow_the_board_through_moves_and_undo(
+    counted_forbidden: list[int],
+) -> None:
+    board = Board.from_moves("h8 a1 i8 a3 h10 a5 i9 a7", rule=Rule.RENJU)
+    j8, i10 = Point.parse("j8"), Point.parse("i10")
+    assert forbidden_points(board) == {j8}
+    # The same Board object changes: a cache keyed on the object (or the game) would go stale.
+    board.play(Point.parse("o1"))
+    board.play(Point.parse("g8"))  # White blocks the three: j8 is allowed again
+    assert forbidden_points(board) == frozenset()
+    assert "!" not in compact_board(board)
+    board.play(Point.parse("j10"))
+    board.play(Point.parse("a9"))  # Black's j10 makes i10 a three-three
+    assert forbidden_points(board) == {i10}
+    for _ in range(4):
+        board.undo()
+    assert forbidden_points(board) == {j8}
+    assert counted_forbidden == [3]  # the undo went back to a position already known
+    freestyle = Board.from_moves("h8 a1 i8 a3 h10 a5 i9 a7")
+    assert forbidden_points(freestyle) == frozenset()
 
 
 def test_gravity_header_uses_column_numbers() -> None:

@@ -79,3 +79,23 @@ def test_small_games_render(game: Game) -> None:
     board.play(board.legal_moves()[0])
     image = open_png(render_png(board))
     assert image.size[0] > 200
+
+
+def test_drawing_leaves_the_shared_empty_board_untouched() -> None:
+    # Every render starts from one cached empty board per layout; stones must not stick to it.
+    played = Board.from_moves("h8 i9 h9 a1")
+    open_png(render_png(played, PngOptions(move_numbers=True)))
+    open_png(render_png(played))
+    empty = open_png(render_png(Board.for_game(Game.GOMOKU)))
+    for point in played.moves:
+        x, y = centre(played, point.point)
+        assert near(empty.getpixel((x + 8, y + 8)), (220, 179, 92))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("cell", [24, 36, 48], ids=lambda c: f"cell{c}")
+def test_the_layout_follows_the_cell_size(cell: int) -> None:
+    board = Board.from_moves("a1 o15")
+    image = open_png(render_png(board, PngOptions(cell=cell)))
+    assert image.size == (17 * cell, 17 * cell)
+    bx, by = centre(board, Point(0, 0), cell)
+    assert near(image.getpixel((bx + cell // 5, by + cell // 5)), (20, 20, 20))  # type: ignore[arg-type]
