@@ -103,3 +103,9 @@ def test_small_games_levels_differ_only_by_slips() -> None:
     assert board.to_move is Color.WHITE
     for level in (Level.MEDIUM, Level.MASTER):
         assert choose_move(board, level, seed=3).move == Point.parse("a3")
+
+
+def test_warm_up_loads_everything() -> None:
+    from engine.levels import warm_up
+
+    warm_up()  # a worker's initializer: compiled kernels and every rule's tables
