@@ -4,7 +4,9 @@ Lifecycle: ``setup_hook`` opens the repository and the AI pool (unless the calle
 in), builds the service, registers the buttons (``DynamicItem`` custom ids survive restarts),
 loads the commands, and starts two background tasks: one that resumes every open game (an AI
 move that was due when the process stopped is made now) and one that enforces turn
-deadlines. ``close`` stops the tasks, then closes what the bot opened.
+deadlines and, every ``resume_every`` seconds, resumes again (an AI move whose search failed
+twice is retried without a restart). ``close`` stops the tasks, then closes what the bot
+opened.
 
 Showing a game: one message per game, edited move by move (``show_game``). It is posted anew
 when it is missing, when it is more than an hour old (Discord limits edits of old messages
@@ -27,7 +29,7 @@ import discord
 from discord.ext import commands
 
 from bot import render
-from bot.render_png import render_png
+from bot.render_png import render_png_async
 from bot.reporting import GomokuTree, UserCooldown
 from bot.service import (
     ChallengeExpired,
@@ -36,6 +38,7 @@ from bot.service import (
     GameStatus,
     GameView,
     MoveResult,
+    OutOfTimeError,
     RatingChange,
     TurnWarning,
 )
@@ -75,6 +78,7 @@ class GomokuBot(commands.Bot):
         rng: random.Random | None = None,
         cooldown: UserCooldown | None = None,
         deadline_poll: float = 30.0,
+        resume_every: float = 60.0,
         **options: Any,
     ) -> None:
         """``repository``/``ai`` given here are the caller's to close; those the bot opens
@@ -94,6 +98,7 @@ class GomokuBot(commands.Bot):
         self.rng = rng or random.Random()
         self.cooldown = cooldown or UserCooldown()
         self.deadline_poll = deadline_poll  # longest sleep of the deadline task, in seconds
+        self.resume_every = resume_every  # seconds between the deadline task's resume() calls
         self._given_repository = repository
         self._given_ai = ai
         self._stack = contextlib.AsyncExitStack()
@@ -205,7 +210,7 @@ class GomokuBot(commands.Bot):
         attachments: list[discord.File] = []
         if style is render.BoardStyle.IMAGE:
             # Pillow drawing is CPU work: keep it off the event loop.
-            png = await asyncio.to_thread(render_png, view.board)
+            png = await render_png_async(view.board)
             attachments.append(discord.File(io.BytesIO(png), filename="board.png"))
             embed.set_image(url="attachment://board.png")
         for change in ratings:
@@ -357,12 +362,17 @@ class GomokuBot(commands.Bot):
             await interaction.response.defer()
         user = interaction.user.id
         channel_id = interaction.channel_id
-        if column is not None:
-            result = await self.service.drop(channel_id, user, column, game_id=game_id)
-        elif point is not None:
-            result = await self.service.place(channel_id, user, point, game_id=game_id)
-        else:
-            raise ValueError("a move needs a point or a column")
+        try:
+            if column is not None:
+                result = await self.service.drop(channel_id, user, column, game_id=game_id)
+            elif point is not None:
+                result = await self.service.place(channel_id, user, point, game_id=game_id)
+            else:
+                raise ValueError("a move needs a point or a column")
+        except OutOfTimeError as error:
+            # Too late: the move ended the game on time. Show that, then report the refusal.
+            await self.show_game(error.end.game, interaction=interaction, ratings=error.end.ratings)
+            raise
         self.wake_deadlines(result.game)
         if is_command and not result.ai_due:
             # No AI to wait for: answer straight away (one request instead of a deferral and
@@ -401,6 +411,7 @@ class GomokuBot(commands.Bot):
             log.exception("resuming games failed")
             return
         for result in results:
+            self.wake_deadlines(result.game)
             try:
                 await self.show_game(result.game, ratings=result.ratings)
             except discord.HTTPException:
@@ -408,17 +419,25 @@ class GomokuBot(commands.Bot):
 
     async def _deadline_loop(self) -> None:
         await self.wait_until_ready()
+        next_resume = self.clock() + timedelta(seconds=self.resume_every)
         while not self.is_closed():
             try:
                 for event in await self.service.tick():
                     await self._announce(event)
+                if self.clock() >= next_resume:
+                    # resume() skips searches in flight, so this only retries AI moves that
+                    # failed (their callers already told the players) or were never asked
+                    # for. Its own task: the clocks must not wait on the AI.
+                    next_resume = self.clock() + timedelta(seconds=self.resume_every)
+                    self._spawn(self._resume())
                 upcoming = await self.service.next_deadline()
             except Exception:
                 log.exception("deadline task failed; retrying")
                 upcoming = None
-            delay = self.deadline_poll
+            delay = min(self.deadline_poll, (next_resume - self.clock()).total_seconds())
             if upcoming is not None:
-                delay = min(delay, max(0.0, (upcoming - self.clock()).total_seconds()))
+                delay = min(delay, (upcoming - self.clock()).total_seconds())
+            delay = max(0.0, delay)
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=delay)

@@ -1,6 +1,7 @@
 """The one table of words players see when something is refused.
 
-``user_message(error)`` turns an engine, service, AI or storage error into a short sentence
+``user_message(error)`` turns an engine, service, AI or storage error, or a refusal of
+discord.py's command framework (cooldown, missing permissions, no DMs), into a short sentence
 for the player (Discord replies privately with it; the terminal prints it). Errors carry data,
 never prose; this module is the only place that phrases them. Text the user typed is never
 echoed raw: ``quote`` strips what could format, mention or break out of a code span.
@@ -9,6 +10,7 @@ echoed raw: ``quote`` strips what could format, mention or break out of a code s
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 from typing import Final
 
 from bot.ai import AIError
@@ -28,6 +30,7 @@ from bot.service import (
     NotChallengedError,
     NotYourTurnError,
     NoUndoRequestError,
+    OutOfTimeError,
     SelfChallengeError,
     UndoPendingError,
 )
@@ -143,6 +146,8 @@ def user_message(error: BaseException) -> str | None:
             return "It's not your turn."
         case AIThinkingError():
             return "The AI is still thinking. Wait for its move."
+        case OutOfTimeError():
+            return "Your time for this move had run out, so you lost the game on time."
         # ---- challenges
         case ChallengeExpiredError():
             return "That challenge has expired. Start a new one with /gomoku start."
@@ -169,4 +174,28 @@ def user_message(error: BaseException) -> str | None:
             return "The game changed at that same moment. Look at the board and try again."
         case GameNotFoundError():
             return "That game no longer exists."
+    if type(error).__module__.startswith("discord."):
+        return _discord_message(error)
+    return None
+
+
+def _permission_names(names: Iterable[str]) -> str:
+    return ", ".join(name.replace("_", " ").title().replace("Guild", "Server") for name in names)
+
+
+def _discord_message(error: BaseException) -> str | None:
+    # Refusals of discord.py's command framework rather than of the game. Imported here, not
+    # at the top: the terminal front-end uses this table too and never loads discord.py.
+    from discord import app_commands
+
+    match error:
+        case app_commands.CommandOnCooldown(retry_after=retry_after):
+            return f"Slow down: you can use a command again in {max(1, round(retry_after))} s."
+        case app_commands.BotMissingPermissions(missing_permissions=missing):
+            names = _permission_names(missing)
+            return f"I need the {names} permission in this channel to host a game here."
+        case app_commands.MissingPermissions(missing_permissions=missing):
+            return f"You need the {_permission_names(missing)} permission for that."
+        case app_commands.NoPrivateMessage():
+            return "That only works in a server channel."
     return None

@@ -115,7 +115,7 @@ def needs_channel_permissions(*names: str) -> Callable[[T], T]:
 
 async def report(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Tell the user privately what went wrong; log what has no words (a bug)."""
-    message = user_message(error) or _discord_words(error)
+    message = user_message(error)
     if message is None:
         command = interaction.command.qualified_name if interaction.command else None
         log.error(
@@ -139,24 +139,3 @@ async def report(interaction: discord.Interaction[Any], error: BaseException) ->
     except discord.HTTPException:
         # The interaction expired or was answered elsewhere; nothing left to tell the user.
         log.warning("could not report %r to user %s", error, interaction.user.id)
-
-
-def _permission_name(name: str) -> str:
-    return name.replace("_", " ").title().replace("Guild", "Server")
-
-
-def _discord_words(error: BaseException) -> str | None:
-    # Refusals that come from discord.py's command framework rather than the game. These
-    # belong in bot.errors.user_message's table; they live here until it covers them.
-    match error:
-        case app_commands.CommandOnCooldown(retry_after=retry_after):
-            return f"Slow down: you can use a command again in {max(1, round(retry_after))} s."
-        case app_commands.BotMissingPermissions(missing_permissions=missing):
-            names = ", ".join(_permission_name(name) for name in missing)
-            return f"I need the {names} permission in this channel to host a game here."
-        case app_commands.MissingPermissions(missing_permissions=missing):
-            names = ", ".join(_permission_name(name) for name in missing)
-            return f"You need the {names} permission for that."
-        case app_commands.NoPrivateMessage():
-            return "That only works in a server channel."
-    return None

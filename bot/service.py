@@ -26,6 +26,8 @@ Errors::
         ├── NoMoveToUndoError          no move of the user's to take back (.game_id)
         ├── UndoPendingError           an undo request already waits (.game_id)
         ├── NoUndoRequestError         nothing to answer, or the game moved on (.game_id)
+        ├── OutOfTimeError             the move came after the mover's deadline: the game
+        │                              ended, lost on time (.game_id, .user_id, .end)
         └── AIFailedError              the AI could not produce a move (.game_id)
 
 Concurrency: every action on one game takes that game's ``asyncio.Lock``, re-reads the game
@@ -50,6 +52,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
 
 from bot.ai import AIError, AIRequest
+from bot.render import forbidden_points
 from engine.board import MAX_SIZE, MIN_SIZE, Board
 from engine.errors import GomokuError, IllegalMoveError, UnsupportedBoardError
 from engine.records import move_text, to_sgf
@@ -101,6 +104,7 @@ __all__ = [
     "NotAPlayerError",
     "NotChallengedError",
     "NotYourTurnError",
+    "OutOfTimeError",
     "Player",
     "RatingChange",
     "SelfChallengeError",
@@ -263,6 +267,17 @@ class NoUndoRequestError(GameServiceError):
     def __init__(self, game_id: int) -> None:
         super().__init__(f"no undo request in game {game_id}")
         self.game_id = game_id
+
+
+class OutOfTimeError(GameServiceError):
+    """The move came after the mover's deadline (before the deadline task saw it): it was not
+    played, and the game ended as a loss on time for the mover."""
+
+    def __init__(self, user_id: int, end: GameEnd) -> None:
+        super().__init__(f"user {user_id} ran out of time in game {end.game.game_id}")
+        self.game_id = end.game.game_id
+        self.user_id = user_id  # who moved too late, and lost
+        self.end = end  # the finished game (Termination.TIMEOUT), for the front-end to show
 
 
 class AIFailedError(GameServiceError):
@@ -537,6 +552,22 @@ def _board_for(record: GameRecord, points: Sequence[Point] = ()) -> Board:
     for point in points:
         board.play(point)
     return board
+
+
+def _legal_points(board: Board) -> list[Point]:
+    """``board.legal_moves()``, with renju's forbidden points from the cache the renderers
+    share: autocomplete asks on every keystroke, always about the same few positions."""
+    if board.rule is Rule.RENJU and board.to_move is Color.BLACK and board.outcome is None:
+        banned = forbidden_points(board)
+        return [point for point in board if board[point] is None and point not in banned]
+    return board.legal_moves()
+
+
+def _played(result: MoveResult | GameEnd, user_id: int) -> MoveResult:
+    """A move's result, or the refusal of a move that came too late (it ended the game)."""
+    if isinstance(result, GameEnd):
+        raise OutOfTimeError(user_id, result)
+    return result
 
 
 @dataclass(frozen=True, slots=True)
@@ -918,13 +949,17 @@ class GameService:
             NoActiveGameError, GameNotActiveError, NotAPlayerError, NotYourTurnError,
             AIThinkingError, and the engine's IllegalMoveError subclasses (OccupiedPointError,
             OffBoardError, ForbiddenMoveError, FloatingStoneError, ColumnFullError).
+            OutOfTimeError: the user's deadline had passed; the game is now lost on time.
         """
 
-        async def action(view: GameView) -> MoveResult:
+        async def action(view: GameView) -> MoveResult | GameEnd:
             color = self._check_turn(view, user_id)
+            if self._is_late(view):
+                return await self._lose_on_time(view, color)
             return await self._apply(view, point, color)
 
-        return await self._locked(await self._open_record(channel_id, game_id), action)
+        result = await self._locked(await self._open_record(channel_id, game_id), action)
+        return _played(result, user_id)
 
     async def drop(
         self, channel_id: int, user_id: int, column: int, *, game_id: int | None = None
@@ -936,10 +971,12 @@ class GameService:
             column; InvalidOptionError if the game has no gravity.
         """
 
-        async def action(view: GameView) -> MoveResult:
+        async def action(view: GameView) -> MoveResult | GameEnd:
             if not view.board.gravity:
                 raise InvalidOptionError("column", column, "gravity games only")
             color = self._check_turn(view, user_id)
+            if self._is_late(view):
+                return await self._lose_on_time(view, color)
             if not 0 <= column < view.board.width:
                 # Columns are numbered from 1 for players.
                 raise InvalidOptionError("column", column + 1, f"1-{view.board.width}")
@@ -950,7 +987,8 @@ class GameService:
                 raise ColumnFullError(column)
             return await self._apply(view, landing, color)
 
-        return await self._locked(await self._open_record(channel_id, game_id), action)
+        result = await self._locked(await self._open_record(channel_id, game_id), action)
+        return _played(result, user_id)
 
     async def ai_reply(self, game_id: int) -> MoveResult | None:
         """If the AI is to move in ``game_id``, search (in the pool, off the event loop) and
@@ -1021,6 +1059,13 @@ class GameService:
             return await self._finish(view, Outcome(Termination.RESIGN, color.opponent))
 
         return await self._locked(await self._open_record(channel_id, game_id), action)
+
+    def _is_late(self, view: GameView) -> bool:
+        """The side to move's deadline has passed (the deadline task has not got to it yet)."""
+        return view.deadline is not None and view.deadline <= self.clock()
+
+    async def _lose_on_time(self, view: GameView, color: Color) -> GameEnd:
+        return await self._finish(view, Outcome(Termination.TIMEOUT, color.opponent))
 
     async def _finish(self, view: GameView, outcome: Outcome) -> GameEnd:
         before = await self._ratings_before(view.record)
@@ -1218,7 +1263,7 @@ class GameService:
             def matches(p: Point) -> bool:
                 return str(p).startswith(prefix)
 
-        candidates = [p for p in view.board.legal_moves() if matches(p)]
+        candidates = [p for p in _legal_points(view.board) if matches(p)]
         return sorted(candidates, key=distance)[:limit]
 
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
@@ -1301,12 +1346,16 @@ class GameService:
         return min(moments, default=None)
 
     async def resume(self) -> list[MoveResult]:
-        """At start-up: make every AI move that was due when the process stopped, all at once
-        (the pool bounds the parallelism). Returns the moves made."""
+        """Make every AI move that is due and not being searched already, all at once (the
+        pool bounds the parallelism): at start-up, the moves that were due when the process
+        stopped; later (the deadline task calls it now and then), moves whose search failed.
+        Safe to repeat. Returns the moves made."""
         due = [
             record.id
             for record in await self.repository.open_games()
-            if record.status is GameStatus.ACTIVE and record.player(record.to_move).is_ai
+            if record.status is GameStatus.ACTIVE
+            and record.player(record.to_move).is_ai
+            and (record.id, record.version) not in self._thinking
         ]
         results = await asyncio.gather(*(self.ai_reply(i) for i in due), return_exceptions=True)
         made: list[MoveResult] = []

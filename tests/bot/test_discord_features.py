@@ -250,3 +250,60 @@ async def test_challenging_the_bot_plays_the_ai(
     view = await bot.service.board(fake.default_channel.id)
     assert view.is_active
     assert view.ai_level == "medium"
+
+
+class _FlakyRunner(CentreRunner):
+    """Fails its first ``failures`` searches (a worker that died twice), then plays."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        if self.failures > 0:
+            self.failures -= 1
+            self.calls += 1
+            raise AIError("BrokenProcessPool")
+        return await super().choose_move(request)
+
+
+async def test_deadline_task_retries_a_failed_ai_move(
+    fake: FakeDiscord, make_bot: BotFactory, clock: Clock, alice: FakeUser
+) -> None:
+    runner = _FlakyRunner(failures=1)
+    bot = make_bot(ai=runner, resume_every=600.0)
+    async with fake.running(bot):
+        start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+        assert start.message is not None
+        board = start.message
+        reply = await fake.slash("place", user=alice, options={"cell": "a1"})
+        assert "The AI could not move" in reply.content
+        view = await bot.service.board(fake.default_channel.id)
+        assert view.is_ai_turn
+        assert runner.calls == 1
+        # Ten minutes on, the deadline task resumes the game: the AI moves without a restart.
+        clock.advance(minutes=11)
+        await fake.wait_for(lambda: "2 moves" in board.text())
+        view = await bot.service.board(fake.default_channel.id)
+        assert [str(move.point) for move in view.board.moves] == ["a1", "h8"]
+        assert runner.calls == 2
+
+
+async def test_a_move_after_the_deadline_loses_on_time(
+    fake: FakeDiscord, make_bot: BotFactory, clock: Clock, alice: FakeUser, bob: FakeUser
+) -> None:
+    # The deadline task sleeps through this test: the late move itself must end the game.
+    bot = make_bot(deadline_poll=3600.0)
+    async with fake.running(bot):
+        await fake.slash("gomoku settings", user=fake.owner, options={"turn_minutes": 1})
+        game_id, board = await _accepted(fake, bot, alice, bob)
+        await fake.slash("place", user=alice, options={"cell": "h8"})
+        clock.advance(seconds=61)
+        late = await fake.slash("place", user=bob, options={"cell": "i9"})
+        assert late.ephemeral
+        assert "lost the game on time" in late.content
+        assert "on time" in board.text()  # the board shows the end
+        view = await bot.service.game(game_id)
+        assert view.winner is not None
+        assert view.winner.user_id == alice.id
+        assert [str(move.point) for move in view.board.moves] == ["h8"]

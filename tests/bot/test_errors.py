@@ -5,11 +5,13 @@ from __future__ import annotations
 import inspect
 
 import pytest
+from discord import app_commands
 
 from bot import service
 from bot.ai import AIError
 from bot.errors import GENERIC_MESSAGE, quote, user_message
 from engine import errors as engine_errors
+from engine.board import Board
 from engine.errors import (
     ColumnFullError,
     FloatingStoneError,
@@ -31,6 +33,7 @@ from storage.repository import (
     InvalidStatusError,
     VersionConflictError,
 )
+from tests.bot.test_render import view_of
 
 H8 = Point(7, 7)
 
@@ -66,6 +69,7 @@ EXAMPLES: list[BaseException] = [
     service.NoMoveToUndoError(1),
     service.UndoPendingError(1),
     service.NoUndoRequestError(1),
+    service.OutOfTimeError(1, service.GameEnd(view_of(Board()))),
     service.AIFailedError(1),
     AIError("BrokenProcessPool"),
     VersionConflictError(1, 2, 3),
@@ -120,7 +124,38 @@ def test_point_errors_name_the_point() -> None:
 def test_unknown_errors_have_no_words() -> None:
     assert user_message(RuntimeError("boom")) is None
     assert user_message(KeyError("x")) is None
+    assert user_message(app_commands.CheckFailure("some other check")) is None
     assert GENERIC_MESSAGE
+
+
+def test_a_late_move_says_it_lost_on_time() -> None:
+    message = user_message(service.OutOfTimeError(1, service.GameEnd(view_of(Board()))))
+    assert message is not None
+    assert "on time" in message
+
+
+@pytest.mark.parametrize(
+    ("error", "words"),
+    [
+        (app_commands.CommandOnCooldown(app_commands.Cooldown(5, 5.0), 3.4), "again in 3 s."),
+        (app_commands.CommandOnCooldown(app_commands.Cooldown(5, 5.0), 0.2), "again in 1 s."),
+        (
+            app_commands.BotMissingPermissions(["embed_links", "send_messages_in_threads"]),
+            "I need the Embed Links, Send Messages In Threads permission in this channel",
+        ),
+        (
+            app_commands.MissingPermissions(["manage_guild"]),
+            "You need the Manage Server permission for that.",
+        ),
+        (app_commands.NoPrivateMessage(), "only works in a server channel."),
+    ],
+    ids=["cooldown", "cooldown-under-a-second", "bot-permissions", "user-permissions", "dm"],
+)
+def test_discord_refusals_have_words(error: app_commands.AppCommandError, words: str) -> None:
+    message = user_message(error)
+    assert message is not None
+    assert words in message
+    assert message[0].isupper()
 
 
 @pytest.mark.parametrize(

@@ -8,10 +8,12 @@ challenges, clocks, undo and the dropping of stale AI moves.
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot import render
 from bot.ai import AIError, AIMove, AIRequest
 from bot.service import (
     AIFailedError,
@@ -31,19 +33,21 @@ from bot.service import (
     NotChallengedError,
     NotYourTurnError,
     NoUndoRequestError,
+    OutOfTimeError,
     SelfChallengeError,
     TurnWarning,
     UndoPendingError,
     UndoRequest,
     UndoResult,
 )
+from engine.board import Board
 from engine.errors import (
     ColumnFullError,
     FloatingStoneError,
     ForbiddenMoveError,
     OccupiedPointError,
 )
-from engine.types import Color, Game, Point, Rule, Termination
+from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
 from storage.repository import GameStatus, GuildSettings, Player
 
@@ -92,6 +96,21 @@ class FailingRunner:
 
     async def close(self) -> None:
         pass
+
+
+class FlakyRunner(NearestRunner):
+    """Fails its first ``failures`` searches, then plays as NearestRunner."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        if self.failures > 0:
+            self.failures -= 1
+            self.calls.append(request)
+            raise AIError("BrokenProcessPool")
+        return await super().choose_move(request)
 
 
 @pytest.fixture
@@ -235,6 +254,30 @@ async def test_failing_ai_leaves_the_game_as_it_was(repo, clock) -> None:
     after = await service.board(CHANNEL)
     assert after.version == view.version
     assert after.is_ai_turn
+
+
+async def test_resume_retries_a_failed_ai_move(repo, clock) -> None:
+    runner = FlakyRunner(failures=1)
+    service = GameService(repo, runner, clock=clock)
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
+    with pytest.raises(AIFailedError):
+        await service.ai_reply(view.game_id)
+    made = await service.resume()  # what the deadline task does now and then
+    assert [r.move for r in made] == [Move(Point(7, 7), Color.BLACK)]
+    assert len(runner.calls) == 2
+    assert await service.resume() == []  # nothing due any more: safe to repeat
+
+
+async def test_resume_leaves_a_search_in_flight_alone(service: GameService, runner) -> None:
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
+    runner.gate = asyncio.Event()
+    thinking = asyncio.create_task(service.ai_reply(view.game_id))
+    await asyncio.sleep(0)
+    assert await service.resume() == []  # its caller will show the move
+    runner.gate.set()
+    result = await thinking
+    assert result is not None
+    assert len(runner.calls) == 1
 
 
 async def test_undo_against_the_ai_takes_back_the_pair(service: GameService) -> None:
@@ -537,6 +580,40 @@ async def test_turn_clock_warns_at_80_percent_then_ends_the_game(
     assert await service.tick() == []
 
 
+async def test_a_move_after_the_deadline_loses_on_time(
+    service: GameService, repo: InMemoryGameRepository, clock: Clock
+) -> None:
+    await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=100))
+    view = await start_pvp(service)
+    clock.advance(99)
+    await service.place(CHANNEL, ALICE, Point.parse("h8"))  # in time: played
+    clock.advance(100)  # Bob's deadline is now, and no tick has seen it yet
+    with pytest.raises(OutOfTimeError) as caught:
+        await service.place(CHANNEL, BOB, Point.parse("i9"))
+    error = caught.value
+    assert (error.game_id, error.user_id) == (view.game_id, BOB)
+    assert error.end.game.outcome == Outcome(Termination.TIMEOUT, Color.BLACK)
+    assert {c.user_id for c in error.end.ratings} == {ALICE, BOB}
+    stored = await service.game(view.game_id)
+    assert stored.status is GameStatus.FINISHED
+    assert stored.outcome == Outcome(Termination.TIMEOUT, Color.BLACK)
+    assert stored.board.moves == (Move(Point.parse("h8"), Color.BLACK),)  # i9 was not played
+    assert await service.tick() == []  # nothing left for the deadline task
+
+
+async def test_a_late_drop_loses_on_time(
+    service: GameService, repo: InMemoryGameRepository, clock: Clock
+) -> None:
+    await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=30))
+    view = await start_pvp(service, game=Game.CONNECT4)
+    clock.advance(31)
+    with pytest.raises(OutOfTimeError):
+        await service.drop(CHANNEL, ALICE, 3)
+    stored = await service.game(view.game_id)
+    assert stored.outcome == Outcome(Termination.TIMEOUT, Color.WHITE)
+    assert stored.board.moves == ()
+
+
 async def test_the_ai_has_no_clock(service, repo, clock) -> None:
     await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=60))
     view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
@@ -586,6 +663,36 @@ async def test_suggest_points(service: GameService) -> None:
     row8 = await service.suggest_points(CHANNEL, "08")
     assert {p.y for p in row8} == {7}
     assert len(row8) == 14
+
+
+async def test_suggestions_follow_renju_forbidden_points_move_by_move(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await start_pvp(service, rule=Rule.RENJU)
+    await play(service, "h8 a1 i8 a3 h10 a5 i9 a7")  # j8 would be Black's three-three
+    computed = 0
+    engine_forbidden_points = Board.forbidden_points
+
+    def counting(board: Board) -> list[Point]:
+        nonlocal computed
+        computed += 1
+        return engine_forbidden_points(board)
+
+    monkeypatch.setattr(Board, "forbidden_points", counting)
+    monkeypatch.setattr(render, "_forbidden", OrderedDict())  # other tests' positions out
+    j8, i10 = Point.parse("j8"), Point.parse("i10")
+    for typed in ("", "j", "j8", "i"):  # keystrokes of one /place: one position
+        assert j8 not in await service.suggest_points(CHANNEL, typed, limit=300)
+    assert computed == 1
+    # White blocks the three at g8: j8 is allowed again (a stale answer would still hide it).
+    await play(service, "o1 g8")
+    assert await service.suggest_points(CHANNEL, "j8") == [j8]
+    # Black's j10 makes i10 a three-three (a stale answer would offer it).
+    await play(service, "j10 a9")
+    assert await service.suggest_points(CHANNEL, "i10") == []
+    view = await service.board(CHANNEL)
+    assert engine_forbidden_points(view.board) == [i10]
+    assert computed == 3  # once per position
 
 
 async def test_suggest_columns_in_gravity_games(service: GameService) -> None:

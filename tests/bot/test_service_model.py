@@ -163,7 +163,7 @@ clock_steps = st.lists(
 async def run_clock(steps: list[Wait | str]) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from bot.service import GameEnd, TurnWarning
+    from bot.service import GameEnd, OutOfTimeError, TurnWarning
     from storage.repository import GuildSettings
 
     now = [datetime(2026, 1, 1, tzinfo=UTC)]
@@ -183,6 +183,16 @@ async def run_clock(steps: list[Wait | str]) -> None:
             if over:
                 with pytest.raises(NoActiveGameError):
                     await service.place(CHANNEL, to_move, next(free))
+                continue
+            if (now[0] - turn_start).total_seconds() >= TURN:
+                # Too late, and no tick saw it yet: the move ends the game, lost on time.
+                with pytest.raises(OutOfTimeError) as caught:
+                    await service.place(CHANNEL, to_move, next(free))
+                outcome = caught.value.end.game.outcome
+                assert outcome is not None
+                assert outcome.termination is Termination.TIMEOUT
+                assert outcome.winner is (Color.WHITE if to_move == ALICE else Color.BLACK)
+                over = True
                 continue
             await service.place(CHANNEL, to_move, next(free))
             turn_start, warned = now[0], False
