@@ -50,7 +50,9 @@ def position_seed(seed: int, board: Board) -> int:
 
 
 def level_searcher(level: str, seed: int) -> Searcher:
-    """One of the bot's levels; it keeps its own time, depth and noise presets.
+    """One of the bot's levels; it keeps its own time, depth and noise presets, whatever
+    time the manager allows (``choose_move`` takes no limits), so give it a turn time above
+    its preset's cap.
 
     Raises:
         ValueError: for a name that is not a level.
@@ -112,8 +114,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--level", help="play as this level (beginner ... master)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the level's noise")
-    parser.add_argument("--depth", type=int, help="fixed search depth (deterministic)")
-    parser.add_argument("--nodes", type=int, help="fixed node limit (deterministic)")
+    parser.add_argument("--depth", type=int, help="fixed search depth (full strength only)")
+    parser.add_argument("--nodes", type=int, help="fixed node limit (full strength only)")
     return parser
 
 
