@@ -4,9 +4,9 @@ Lifecycle: ``setup_hook`` opens the repository and the AI pool (unless the calle
 in), builds the service, registers the buttons (``DynamicItem`` custom ids survive restarts),
 loads the commands, and starts two background tasks: one that resumes every open game (an AI
 move that was due when the process stopped is made now) and one that enforces turn
-deadlines and, every ``resume_every`` seconds, resumes again (an AI move whose search failed
-twice is retried without a restart). ``close`` stops the tasks, then closes what the bot
-opened.
+deadlines and, every ``resume_every`` seconds, resumes the games idle that long (an AI move
+whose search failed twice is retried without a restart). ``close`` stops the tasks, then
+closes what the bot opened.
 
 Showing a game: one message per game, edited move by move (``show_game``). It is posted anew
 when it is missing, when it is more than an hour old (Discord limits edits of old messages
@@ -403,10 +403,10 @@ class GomokuBot(commands.Bot):
 
     # ------------------------------------------------------------------ background tasks
 
-    async def _resume(self) -> None:
+    async def _resume(self, idle_for: timedelta = timedelta(0)) -> None:
         await self.wait_until_ready()
         try:
-            results = await self.service.resume()
+            results = await self.service.resume(idle_for=idle_for)
         except Exception:
             log.exception("resuming games failed")
             return
@@ -425,11 +425,11 @@ class GomokuBot(commands.Bot):
                 for event in await self.service.tick():
                     await self._announce(event)
                 if self.clock() >= next_resume:
-                    # resume() skips searches in flight, so this only retries AI moves that
-                    # failed (their callers already told the players) or were never asked
+                    # Only games idle for a whole period, with no search in flight: AI moves
+                    # that failed (their callers already told the players) or were never asked
                     # for. Its own task: the clocks must not wait on the AI.
                     next_resume = self.clock() + timedelta(seconds=self.resume_every)
-                    self._spawn(self._resume())
+                    self._spawn(self._resume(idle_for=timedelta(seconds=self.resume_every)))
                 upcoming = await self.service.next_deadline()
             except Exception:
                 log.exception("deadline task failed; retrying")

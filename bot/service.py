@@ -1345,17 +1345,20 @@ class GameService:
                 moments.append(warn_at)
         return min(moments, default=None)
 
-    async def resume(self) -> list[MoveResult]:
+    async def resume(self, *, idle_for: timedelta = timedelta(0)) -> list[MoveResult]:
         """Make every AI move that is due and not being searched already, all at once (the
         pool bounds the parallelism): at start-up, the moves that were due when the process
         stopped; later (the deadline task calls it now and then), moves whose search failed.
-        Safe to repeat. Returns the moves made."""
+        ``idle_for``: only games unchanged for that long, so a retry never races the front-end
+        that is about to ask for the move itself. Safe to repeat. Returns the moves made."""
+        now = self.clock()
         due = [
             record.id
             for record in await self.repository.open_games()
             if record.status is GameStatus.ACTIVE
             and record.player(record.to_move).is_ai
             and (record.id, record.version) not in self._thinking
+            and now - record.updated_at >= idle_for
         ]
         results = await asyncio.gather(*(self.ai_reply(i) for i in due), return_exceptions=True)
         made: list[MoveResult] = []

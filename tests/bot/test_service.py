@@ -262,7 +262,11 @@ async def test_resume_retries_a_failed_ai_move(repo, clock) -> None:
     view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
     with pytest.raises(AIFailedError):
         await service.ai_reply(view.game_id)
-    made = await service.resume()  # what the deadline task does now and then
+    # What the deadline task does now and then: games idle for a minute.
+    assert await service.resume(idle_for=timedelta(minutes=1)) == []
+    assert len(runner.calls) == 1
+    clock.advance(60)
+    made = await service.resume(idle_for=timedelta(minutes=1))
     assert [r.move for r in made] == [Move(Point(7, 7), Color.BLACK)]
     assert len(runner.calls) == 2
     assert await service.resume() == []  # nothing due any more: safe to repeat
