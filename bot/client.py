@@ -370,8 +370,14 @@ class GomokuBot(commands.Bot):
             else:
                 raise ValueError("a move needs a point or a column")
         except OutOfTimeError as error:
-            # Too late: the move ended the game on time. Show that, then report the refusal.
-            await self.show_game(error.end.game, interaction=interaction, ratings=error.end.ratings)
+            # Too late: the move ended the game on time. Show that, then report the refusal
+            # (which the player must get even when the board cannot be redrawn).
+            try:
+                await self.show_game(
+                    error.end.game, interaction=interaction, ratings=error.end.ratings
+                )
+            except discord.HTTPException:
+                log.exception("could not show game %s, lost on time", error.game_id)
             raise
         self.wake_deadlines(result.game)
         if is_command and not result.ai_due:
