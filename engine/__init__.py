@@ -1,4 +1,11 @@
-"""Five-in-a-row engine: board, rules, records and search. Pure and synchronous."""
+"""Five-in-a-row engine: board, rules, records and search. Pure and synchronous.
+
+The search names (``Level``, ``Limits``, ``SearchOptions``, ``SearchResult``, ``choose_move``)
+load on first use: they bring numba, which the bot's own process never needs (its searches
+run in worker processes).
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from engine.board import MAX_SIZE, MIN_SIZE, Board
 from engine.errors import (
@@ -18,6 +25,28 @@ from engine.errors import (
 from engine.notation import format_moves, parse_moves, parse_point
 from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
 
+if TYPE_CHECKING:
+    from engine.levels import Level, choose_move
+    from engine.search import Limits, SearchOptions, SearchResult
+
+_LAZY = {
+    "Level": "engine.levels",
+    "choose_move": "engine.levels",
+    "Limits": "engine.search",
+    "SearchOptions": "engine.search",
+    "SearchResult": "engine.search",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
 __all__ = [
     "MAX_SIZE",
     "MIN_SIZE",
@@ -32,6 +61,8 @@ __all__ = [
     "IllegalMoveError",
     "InvalidPointError",
     "InvalidRecordError",
+    "Level",
+    "Limits",
     "Move",
     "NothingToUndoError",
     "OccupiedPointError",
@@ -39,8 +70,11 @@ __all__ = [
     "Outcome",
     "Point",
     "Rule",
+    "SearchOptions",
+    "SearchResult",
     "Termination",
     "UnsupportedBoardError",
+    "choose_move",
     "format_moves",
     "parse_moves",
     "parse_point",

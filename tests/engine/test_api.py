@@ -19,6 +19,17 @@ def test_engine_is_pure() -> None:
     assert result.stdout.strip() == "[]"
 
 
+def test_importing_the_engine_does_not_load_the_search() -> None:
+    """The bot's event-loop process imports the engine for boards; numba stays in workers."""
+    code = "import engine, sys; print('numba' in sys.modules); print(engine.Limits(depth=1))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    first, second = result.stdout.splitlines()
+    assert first == "False"
+    assert second.startswith("Limits(")
+
+
 def test_all_is_sorted_and_complete() -> None:
     # isort order, as ruff keeps it: CONSTANTS, then Classes, then functions.
     def kind(name: str) -> tuple[int, str]:
