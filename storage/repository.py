@@ -287,7 +287,7 @@ class GuildSettings:
     guild_id: int
     default_rule: Rule = Rule.FREESTYLE
     turn_seconds: int | None = None  # default time per turn; None = no clock
-    board_style: str = "image"  # how boards are shown; the renderer owns the values
+    board_style: str = "emoji"  # how boards are shown (emoji, compact or image); emoji by default
     allowed_channel_ids: frozenset[int] = field(default_factory=frozenset)  # empty = anywhere
 
     def __post_init__(self) -> None:

@@ -120,12 +120,13 @@ async def test_board_is_reposted_on_request_and_when_old(
 async def test_settings_change_the_board_style(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
 ) -> None:
-    reply = await fake.slash("gomoku settings", user=fake.owner, options={"style": "emoji"})
+    reply = await fake.slash("gomoku settings", user=fake.owner, options={"style": "image"})
     assert reply.ephemeral
-    assert "emoji" in reply.text()
+    assert "image" in reply.text()
     start = await fake.slash("gomoku start", user=alice, options={"size": 9, "colour": "black"})
-    assert start.attachments == []
-    assert "\N{HEAVY PLUS SIGN}" in start.text()  # the emoji board's empty point
+    assert start.attachments[0].filename == "board.png"
+    assert start.attachments[0].data.startswith(b"\x89PNG")
+    assert "\N{HEAVY PLUS SIGN}" not in start.text()  # no emoji board beside the image
     allowed = await fake.slash(
         "gomoku settings", user=fake.owner, options={"channel": await fake.create_channel("games")}
     )
