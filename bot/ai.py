@@ -27,7 +27,7 @@ from engine.board import Board
 from engine.types import Game, Point, Rule
 
 if TYPE_CHECKING:
-    from engine.levels import Level
+    from engine.types import Level
 
 __all__ = ["AIError", "AIMove", "AIRequest", "AIRunner", "ProcessPoolRunner"]
 

@@ -28,7 +28,7 @@ from bot.service import (
     UndoRequest,
 )
 from engine.errors import GomokuError, InvalidPointError
-from engine.types import Color, Game, Point, Rule, Termination
+from engine.types import Color, Game, Level, Point, Rule, Termination
 from storage.repository import Player, StorageError
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ __all__ = ["CONSOLE_CHANNEL", "Console", "NewGameOptions", "main", "parse_new", 
 CONSOLE_CHANNEL: Final = 1  # the store's pseudo-channel for terminal games (no guild)
 PLAYER_ONE: Final = 1  # the terminal's user ids; Discord ids are 17+ digit snowflakes
 PLAYER_TWO: Final = 2
-LEVELS: Final = ("beginner", "easy", "medium", "hard", "expert", "master")
+LEVELS: Final = tuple(level.value for level in Level)
 
 HELP: Final = """\
 Moves: type a point like h8 (gravity games: a column number like 4).

@@ -56,7 +56,7 @@ from bot.render import forbidden_points
 from engine.board import MAX_SIZE, MIN_SIZE, Board
 from engine.errors import GomokuError, IllegalMoveError, UnsupportedBoardError
 from engine.records import move_text, to_sgf
-from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
+from engine.types import Color, Game, Level, Move, Outcome, Point, Rule, Termination
 from storage.repository import (
     ChannelBusyError,
     GameNotFoundError,
@@ -72,7 +72,6 @@ from storage.repository import (
 
 if TYPE_CHECKING:
     from bot.ai import AIRunner
-    from engine.levels import Level
     from storage.repository import GameRepository
 
 __all__ = [
@@ -117,7 +116,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DEFAULT_LEVEL: Final = "medium"  # engine.levels.Level.MEDIUM, the bot's default opponent
+DEFAULT_LEVEL: Final = Level.MEDIUM.value  # the bot's default opponent
 HINT_LEVEL: Final = "hard"  # hints search at this level
 DEFAULT_CHALLENGE_TTL: Final = timedelta(minutes=10)
 WARN_FRACTION: Final = 0.8  # warn the player to move when 80% of the turn time has gone
@@ -408,7 +407,7 @@ class GameView:
 
     @property
     def ai_level(self) -> str | None:
-        """The AI's level (an ``engine.levels.Level`` value) when the AI plays a side."""
+        """The AI's level (an ``engine.Level`` value) when the AI plays a side."""
         for player in (self.black, self.white):
             if player.level is not None:
                 return player.level
@@ -537,8 +536,6 @@ def _utcnow() -> datetime:
 
 
 def _level(value: str) -> Level:
-    from engine.levels import Level
-
     try:
         return Level(value)
     except ValueError:

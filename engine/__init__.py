@@ -1,6 +1,6 @@
 """Five-in-a-row engine: board, rules, records and search. Pure and synchronous.
 
-The search names (``Level``, ``Limits``, ``SearchOptions``, ``SearchResult``, ``choose_move``)
+The search names (``Limits``, ``SearchOptions``, ``SearchResult``, ``choose_move``)
 load on first use: they bring numba, which the bot's own process never needs (its searches
 run in worker processes).
 """
@@ -23,14 +23,13 @@ from engine.errors import (
     UnsupportedBoardError,
 )
 from engine.notation import format_moves, parse_moves, parse_point
-from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
+from engine.types import Color, Game, Level, Move, Outcome, Point, Rule, Termination
 
 if TYPE_CHECKING:
-    from engine.levels import Level, choose_move
+    from engine.levels import choose_move
     from engine.search import Limits, SearchOptions, SearchResult
 
 _LAZY = {
-    "Level": "engine.levels",
     "choose_move": "engine.levels",
     "Limits": "engine.search",
     "SearchOptions": "engine.search",

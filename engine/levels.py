@@ -11,7 +11,6 @@ only the outer cap (master <= 3 s, medium <= 1 s per move).
 
 from __future__ import annotations
 
-import enum
 import random
 from dataclasses import dataclass
 
@@ -19,19 +18,9 @@ from engine._position import Position
 from engine.board import Board
 from engine.errors import GameOverError
 from engine.search import Limits, SearchOptions, SearchResult, search
+from engine.types import Level
 
 __all__ = ["PRESETS", "Level", "Preset", "choose_move", "warm_up"]
-
-
-class Level(enum.StrEnum):
-    """How strongly the AI plays, weakest first."""
-
-    BEGINNER = "beginner"  # shallow, noisy, overlooks threats a third of the time
-    EASY = "easy"  # sees fours, sometimes misses open threes
-    MEDIUM = "medium"  # the bot's default: solid tactics, about half a second
-    HARD = "hard"  # deeper, threat-space search at the root
-    EXPERT = "expert"  # strong, about a second and a half
-    MASTER = "master"  # full strength, up to three seconds
 
 
 @dataclass(frozen=True, slots=True)

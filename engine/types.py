@@ -9,7 +9,17 @@ from typing import Self
 
 from engine.errors import InvalidPointError
 
-__all__ = ["Color", "Game", "Move", "Outcome", "Point", "Rule", "Termination", "column_letter"]
+__all__ = [
+    "Color",
+    "Game",
+    "Level",
+    "Move",
+    "Outcome",
+    "Point",
+    "Rule",
+    "Termination",
+    "column_letter",
+]
 
 COLUMNS = "abcdefghijklmnopqrst"  # renju notation uses "i"; 20 letters cover Gomocup's 20x20
 
@@ -77,6 +87,17 @@ class Game(enum.StrEnum):
     def has_gravity(self) -> bool:
         """Whether a move names a column and the stone drops."""
         return self in (Game.CONNECT4, Game.GRAVITY3)
+
+
+class Level(enum.StrEnum):
+    """How strongly the AI plays, weakest first (``engine.levels`` holds what each one is)."""
+
+    BEGINNER = "beginner"  # shallow, noisy, overlooks threats a third of the time
+    EASY = "easy"  # sees fours, sometimes misses open threes
+    MEDIUM = "medium"  # the bot's default: solid tactics, well inside a second
+    HARD = "hard"  # deeper, threat-space search at the root
+    EXPERT = "expert"  # strong, a few hundred milliseconds
+    MASTER = "master"  # full strength, up to three seconds
 
 
 class Termination(enum.StrEnum):

@@ -26,7 +26,7 @@ from bot.service import (
 )
 from bot.transformers import Cell, PointTransformer
 from bot.views import resign_view, undo_view
-from engine.types import Game, Rule
+from engine.types import Game, Level, Rule
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot
@@ -43,7 +43,7 @@ _GAMES: Final = [
     app_commands.Choice(name="Gravity three (4x4)", value=Game.GRAVITY3.value),
 ]
 _RULES: Final = [app_commands.Choice(name=rule.value, value=rule.value) for rule in Rule]
-LEVELS: Final = ("beginner", "easy", "medium", "hard", "expert", "master")  # engine Level values
+LEVELS: Final = tuple(level.value for level in Level)
 _LEVELS: Final = [app_commands.Choice(name=level, value=level) for level in LEVELS]
 _COLOURS: Final = [app_commands.Choice(name=colour, value=colour) for colour in ColourChoice.ALL]
 _MOVE_LIST_LIMIT: Final = 1900  # leaves room for the code fence within Discord's 2000

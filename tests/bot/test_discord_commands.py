@@ -55,12 +55,6 @@ def test_callback_docstrings_are_descriptions(bot: GomokuBot) -> None:
             assert command.description == doc
 
 
-def test_level_choices_match_the_engine() -> None:
-    from engine.levels import Level
-
-    assert tuple(level.value for level in Level) == LEVELS
-
-
 async def test_stats_for_a_new_player(fake: FakeDiscord, bot: GomokuBot, alice: FakeUser) -> None:
     reply = await fake.slash("gomoku stats", user=alice)
     assert reply.ephemeral
