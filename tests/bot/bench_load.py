@@ -48,7 +48,7 @@ from typing import Any
 import discord
 import yarl
 
-from bot.ai import ProcessPoolRunner
+from bot.ai import WORKER_NICENESS, ProcessPoolRunner
 from bot.app import create_bot
 from bot.reporting import UserCooldown
 from bot.settings import Settings
@@ -223,9 +223,10 @@ async def _run(args: argparse.Namespace) -> int:
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway-ws")
     with tempfile.TemporaryDirectory() as tmp:
         pool = await ProcessPoolRunner.start()
-        for pid in pool.worker_pids():
-            # An experiment knob: searches at a lower CPU priority than the event loop.
-            os.setpriority(os.PRIO_PROCESS, pid, args.nice)
+        if args.nice is not None:
+            for pid in pool.worker_pids():
+                # An experiment knob: override the runner's own worker priority.
+                os.setpriority(os.PRIO_PROCESS, pid, args.nice)
         path = Path(tmp) / "bench.sqlite3"
         repository = await SqliteGameRepository.connect(path, synchronous=args.sync)
         bot = create_bot(
@@ -268,7 +269,7 @@ async def _run(args: argparse.Namespace) -> int:
         f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
         f"{cores} cores / {pool.workers} AI workers, {args.style} boards, "
         f"players think {args.think:g} s on average, SQLite synchronous={args.sync}, "
-        f"AI workers at nice {args.nice}"
+        f"AI workers at nice {WORKER_NICENESS if args.nice is None else args.nice}"
     )
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
     for name in ("ack", "place (people)", "place (vs AI, own move shown)", "AI reply shown"):
@@ -295,7 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sync", default="FULL", choices=["FULL", "NORMAL"], help="SQLite synchronous mode"
     )
-    parser.add_argument("--nice", type=int, default=0, help="niceness of the AI workers")
+    parser.add_argument(
+        "--nice", type=int, default=None, help="niceness of the AI workers (default: the runner's)"
+    )
     parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
     parser.add_argument(
         "--style", default="image", choices=["image", "emoji", "compact"], help="board style"

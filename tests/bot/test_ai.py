@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.ai import AIError, AIRequest, ProcessPoolRunner
+from bot.ai import WORKER_NICENESS, AIError, AIRequest, ProcessPoolRunner
 from engine.board import Board
 from engine.levels import Level
 from engine.types import Game, Point, Rule
@@ -54,6 +54,15 @@ async def test_the_ai_blocks_an_open_four(runner: ProcessPoolRunner) -> None:
     board = Board.from_moves("h8 h9 a1 h10 a3 h11 a5 h12")
     move = await runner.choose_move(AIRequest.from_board(board, Level.MEDIUM, seed=3))
     assert move.point == Point.parse("h13")
+
+
+async def test_workers_search_below_the_event_loop_priority(runner: ProcessPoolRunner) -> None:
+    await runner.warm_up()
+    pids = runner.worker_pids()
+    assert pids
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    for pid in pids:
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(ours + WORKER_NICENESS, 19)
 
 
 async def test_the_event_loop_runs_while_the_ai_searches(runner: ProcessPoolRunner) -> None:
