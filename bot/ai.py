@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol, Self
 
 from engine.board import Board
+from engine.levels import PRESETS
 from engine.types import Game, Point, Rule
 
 if TYPE_CHECKING:
@@ -108,8 +109,6 @@ class AIRunner(Protocol):
 
 def level_budget_s(level: Level) -> float:
     """The level's time cap per move, in seconds."""
-    from engine.levels import PRESETS
-
     return PRESETS[level].time_ms / 1000.0
 
 

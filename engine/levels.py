@@ -7,18 +7,23 @@ mistake, never a random move). Master is the full engine.
 
 Every level below master stops on a node budget, so it is deterministic for a seed; time is
 only the outer cap (master <= 3 s, medium <= 1 s per move).
+
+The presets are plain data the bot's own process reads (time budgets); the search and its
+compiled kernels load only in the functions that search, so reading a preset never loads numba.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from engine._position import Position
 from engine.board import Board
 from engine.errors import GameOverError
-from engine.search import Limits, SearchOptions, SearchResult, search
 from engine.types import Level
+
+if TYPE_CHECKING:
+    from engine.search import SearchResult
 
 __all__ = ["PRESETS", "Level", "Preset", "choose_move", "warm_up"]
 
@@ -50,6 +55,7 @@ PRESETS: dict[Level, Preset] = {
 
 def warm_up() -> None:
     """Load the compiled kernels and build the pattern tables (for a worker's initializer)."""
+    from engine.search import Limits, search
     from engine.types import Rule
 
     for rule in Rule:
@@ -64,6 +70,8 @@ def choose_move(board: Board, level: Level, seed: int) -> SearchResult:
     Raises:
         GameOverError: the game has ended.
     """
+    from engine.search import Limits, SearchOptions, search
+
     if board.outcome is not None or board.is_full():
         raise GameOverError()
     preset = PRESETS[Level(level)]
@@ -89,6 +97,9 @@ def _overlook(board: Board, rng: random.Random) -> SearchResult | None:
     # a human slip: not noticing the opponent's open three (or a closed four-three) and going
     # on with one's own plan: one of the best-looking moves by shape. Fours and fives are
     # always seen, so the slip is never absurd.
+    from engine._position import Position
+    from engine.search import SearchResult
+
     position = Position.from_board(board)
     if position.has_five_point(position.side) or position.has_five_point(position.side.opponent):
         return None  # a four on the board, ours or theirs: everybody sees that
@@ -103,6 +114,8 @@ def _overlook(board: Board, rng: random.Random) -> SearchResult | None:
 def _small_move(board: Board, preset: Preset, rng: random.Random) -> SearchResult:
     # tic-tac-toe, gravity three, Connect Four: the exact solver, shallow for the low levels,
     # with the same chance of a slip (a legal move next to the best one)
+    from engine.search import Limits, SearchResult, search
+
     result = search(board, Limits(depth=preset.small_depth, time_ms=preset.time_ms))
     if preset.miss > 0 and rng.random() < preset.miss:
         legal = board.legal_moves()
