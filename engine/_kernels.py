@@ -266,16 +266,7 @@ def undo(
 @njit
 def _exact_five_dir(b: I8Array, p: int, sd: int) -> bool:
     # black stone on p: exactly five black in a row through p along sd
-    n = 1
-    q = p - sd
-    while b[q] == 1:
-        n += 1
-        q -= sd
-    q = p + sd
-    while b[q] == 1:
-        n += 1
-        q += sd
-    return n == 5
+    return _run_len(b, p, sd) == 5
 
 
 @njit
