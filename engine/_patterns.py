@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from engine._jit import njit
+from engine._jit import njit_alloc
 
 NONE, B1, F1, B2, F2, B3, F3, B4, F4, FIVE, OVERLINE, FOUR_FOUR = range(12)
 NPAT = 12  # patterns per direction
@@ -57,7 +57,7 @@ _SCORE_DIR = np.array([0, 1, 2, 4, 10, 12, 30, 32, 120, 400, 0, 120], dtype=np.i
 _SCORE_P4 = np.array([0, 20, 60, 400, 700, 2500, 600, 1200, 8000, 30000, 200000], dtype=np.int32)
 
 
-@njit
+@njit_alloc
 def _is_five(line: npt.NDArray[np.int8], pos: int, c: int, rule: int, contain: int) -> bool:
     """Whether the stone of ``c`` on ``pos`` completes a five (by ``rule``) through ``contain``."""
     n = line.shape[0]
@@ -85,7 +85,7 @@ def _is_five(line: npt.NDArray[np.int8], pos: int, c: int, rule: int, contain: i
     return not (left == opp and right == opp)
 
 
-@njit
+@njit_alloc
 def _classify(
     key: int, line: npt.NDArray[np.int8], out: npt.NDArray[np.uint8], c: int, rule: int, half: int
 ) -> int:
@@ -146,7 +146,7 @@ def _classify(
     return best
 
 
-@njit
+@njit_alloc
 def _valid_side(cells: int, n: int) -> bool:
     # off-board points (3) can only be a run at the far end of one side of a line
     seen_wall = False
@@ -159,7 +159,7 @@ def _valid_side(cells: int, n: int) -> bool:
     return True
 
 
-@njit
+@njit_alloc
 def build_pattern_table(rule: int, c: int, half: int) -> npt.NDArray[np.uint8]:
     """The pattern of a stone of colour ``c`` (1 black, 2 white) for every line key.
 
@@ -206,7 +206,7 @@ def build_pattern_table(rule: int, c: int, half: int) -> npt.NDArray[np.uint8]:
     return out
 
 
-@njit
+@njit_alloc
 def build_code_tables(
     renju_black: bool,
 ) -> tuple[

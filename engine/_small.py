@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from engine._jit import njit
+from engine._jit import njit_alloc
 from engine._kernels import now
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ U64 = npt.NDArray[np.uint64]
 F64 = npt.NDArray[np.float64]
 
 
-@njit
+@njit_alloc
 def _wins(b: I8, w: int, h: int, kk: int, x: int, y: int) -> bool:
     c = b[y * w + x]
     for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
@@ -54,7 +54,7 @@ def _wins(b: I8, w: int, h: int, kk: int, x: int, y: int) -> bool:
     return False
 
 
-@njit
+@njit_alloc
 def _heuristic(b: I8, w: int, h: int, kk: int, side: int) -> int:
     # open windows of k points: more stones of one colour and none of the other is better
     score = 0
@@ -80,7 +80,7 @@ def _heuristic(b: I8, w: int, h: int, kk: int, side: int) -> int:
     return score
 
 
-@njit
+@njit_alloc
 def _moves(b: I8, w: int, h: int, grav: int, out: I64) -> int:
     # centre first: better cut-offs in every one of these games
     n = 0
@@ -114,7 +114,7 @@ def _moves(b: I8, w: int, h: int, grav: int, out: I64) -> int:
     return n
 
 
-@njit
+@njit_alloc
 def _negamax(
     b: I8,
     g: I64,
