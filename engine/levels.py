@@ -63,9 +63,12 @@ def warm_up() -> None:
     search(Board.for_game("tictactoe"), Limits(depth=1))
 
 
-def choose_move(board: Board, level: Level, seed: int) -> SearchResult:
+def choose_move(
+    board: Board, level: Level, seed: int, *, time_ms: int | None = None
+) -> SearchResult:
     """The move ``level`` plays here; deterministic for a seed (below master, and unless the
-    time cap cuts a search short).
+    time cap cuts a search short). ``time_ms`` lowers the level's own time cap (a protocol
+    manager's turn time); it never raises it.
 
     Raises:
         GameOverError: the game has ended.
@@ -75,14 +78,15 @@ def choose_move(board: Board, level: Level, seed: int) -> SearchResult:
     if board.outcome is not None or board.is_full():
         raise GameOverError()
     preset = PRESETS[Level(level)]
+    cap_ms = preset.time_ms if time_ms is None else max(1, min(preset.time_ms, time_ms))
     rng = random.Random(seed * 1_000_003 + len(board.moves))
     if board.gravity or board.win_length != 5:
-        return _small_move(board, preset, rng)
+        return _small_move(board, preset, rng, cap_ms)
     if preset.miss > 0 and board.moves and rng.random() < preset.miss:
         mistake = _overlook(board, rng)
         if mistake is not None:
             return mistake
-    limits = Limits(depth=preset.depth, nodes=preset.nodes, time_ms=preset.time_ms)
+    limits = Limits(depth=preset.depth, nodes=preset.nodes, time_ms=cap_ms)
     options = SearchOptions(
         width=preset.width,
         noise=preset.noise,
@@ -111,12 +115,12 @@ def _overlook(board: Board, rng: random.Random) -> SearchResult | None:
     return SearchResult(point, 0, 0, 0, 0.0, (point,))
 
 
-def _small_move(board: Board, preset: Preset, rng: random.Random) -> SearchResult:
+def _small_move(board: Board, preset: Preset, rng: random.Random, cap_ms: int) -> SearchResult:
     # tic-tac-toe, gravity three, Connect Four: the exact solver, shallow for the low levels,
     # with the same chance of a slip (a legal move next to the best one)
     from engine.search import Limits, SearchResult, search
 
-    result = search(board, Limits(depth=preset.small_depth, time_ms=preset.time_ms))
+    result = search(board, Limits(depth=preset.small_depth, time_ms=cap_ms))
     if preset.miss > 0 and rng.random() < preset.miss:
         legal = board.legal_moves()
         near = [p for p in legal if abs(p.x - result.move.x) <= 1] or legal

@@ -50,9 +50,8 @@ def position_seed(seed: int, board: Board) -> int:
 
 
 def level_searcher(level: str, seed: int) -> Searcher:
-    """One of the bot's levels; it keeps its own time, depth and noise presets, whatever
-    time the manager allows (``choose_move`` takes no limits), so give it a turn time above
-    its preset's cap.
+    """One of the bot's levels: its own depth, node and noise presets, and its own time cap
+    or the manager's turn time, whichever is shorter.
 
     Raises:
         ValueError: for a name that is not a level.
@@ -62,7 +61,7 @@ def level_searcher(level: str, seed: int) -> Searcher:
     chosen = Level(level)
 
     def think(board: Board, limits: MoveLimits) -> Thought:
-        result = choose_move(board, chosen, position_seed(seed, board))
+        result = choose_move(board, chosen, position_seed(seed, board), time_ms=limits.time_ms)
         return Thought(result.move, result.score, result.depth, result.nodes, result.time_ms)
 
     return think

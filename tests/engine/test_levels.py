@@ -7,7 +7,7 @@ import pytest
 from engine.board import Board
 from engine.errors import GameOverError
 from engine.levels import PRESETS, Level, choose_move
-from engine.search import is_win_score
+from engine.search import Limits, SearchOptions, SearchResult, is_win_score
 from engine.types import Color, Point, Rule
 
 FAST_LEVELS = [Level.BEGINNER, Level.EASY, Level.MEDIUM]
@@ -38,10 +38,28 @@ def test_every_level_plays_a_legal_move(level: Level, game: str, moves: str) -> 
     board = Board.for_game(game)
     for text in moves.split():
         board.play(Point.parse(text))
-    if level in (Level.EXPERT, Level.MASTER) and game == "gomoku":
-        pytest.skip("seconds per move; covered by the fast levels and the tactics suite")
-    result = choose_move(board, level, seed=1)
+    # the strong levels think for seconds; a manager's turn time shortens that
+    result = choose_move(board, level, seed=1, time_ms=300)
     assert board.is_legal(result.move)
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "preset"), (250, 250), (10**6, "preset")])
+def test_turn_time_only_ever_lowers_a_levels_cap(
+    monkeypatch: pytest.MonkeyPatch, given: int | None, expected: int | str
+) -> None:
+    import engine.search
+
+    seen: list[Limits] = []
+    real = engine.search.search
+
+    def spy(board: Board, limits: Limits, options: SearchOptions | None = None) -> SearchResult:
+        seen.append(limits)
+        return real(board, Limits(depth=1), options)
+
+    monkeypatch.setattr(engine.search, "search", spy)
+    choose_move(Board.from_moves("h8 i9 h9"), Level.MASTER, seed=1, time_ms=given)
+    cap = PRESETS[Level.MASTER].time_ms if expected == "preset" else expected
+    assert [limits.time_ms for limits in seen] == [cap]
 
 
 @pytest.mark.parametrize("level", FAST_LEVELS)
