@@ -14,15 +14,17 @@ from engine.types import Color, Point
 _ZOBRIST = np.random.default_rng(20261121).integers(
     0, 2**63, size=(3, (20 + 2 * k.PAD) ** 2), dtype=np.uint64
 )
-TT_SIZE = 1 << 20
+TT_SIZE = 1 << 20  # entries of 16 bytes: 16 MB
+MIN_TT_SIZE = 1 << 12
 VTT_SIZE = 1 << 16
 
 
 class Position:
     """Board arrays plus search buffers; ``st`` and ``sr`` are what the kernels take."""
 
-    def __init__(self, width: int, height: int, t: PatternTables) -> None:
-        """An empty position of the given size."""
+    def __init__(self, width: int, height: int, t: PatternTables, tt_size: int = TT_SIZE) -> None:
+        """An empty position of the given size; ``tt_size`` (a power of two) sizes the
+        transposition table."""
         self.width = width
         self.height = height
         self.stride = width + 2 * k.PAD
@@ -65,12 +67,13 @@ class Position:
             self.tm,
             self.near,
         )
+        self.tt_size = tt_size
         self._sr: tuple[Any, ...] | None = None
 
     @classmethod
-    def from_board(cls, board: Board) -> Position:
+    def from_board(cls, board: Board, tt_size: int = TT_SIZE) -> Position:
         """The position of a Gomoku ``board`` with its side to move."""
-        position = cls(board.width, board.height, tables(board.rule))
+        position = cls(board.width, board.height, tables(board.rule), tt_size)
         array = board.to_array()
         for y, x in zip(*np.nonzero(array), strict=True):
             position.g[k.G_SIDE] = int(array[y, x])
@@ -86,8 +89,8 @@ class Position:
         if self._sr is None:
             cells = self.b.shape[0]
             self._sr = (
-                np.zeros(TT_SIZE, dtype=np.uint64),
-                np.zeros(TT_SIZE, dtype=np.int64),
+                np.zeros(self.tt_size, dtype=np.uint64),
+                np.zeros(self.tt_size, dtype=np.int64),
                 np.zeros((k.MAX_PLY, 2), dtype=np.int64),
                 np.zeros((2, cells), dtype=np.int64),
                 np.zeros((k.MAX_PLY, k.MAX_MOVES), dtype=np.int64),

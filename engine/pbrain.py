@@ -37,7 +37,13 @@ def strongest_searcher() -> Searcher:
 
     def think(board: Board, limits: MoveLimits) -> Thought:
         result = search(
-            board, Limits(depth=limits.depth, nodes=limits.nodes, time_ms=limits.time_ms)
+            board,
+            Limits(
+                depth=limits.depth,
+                nodes=limits.nodes,
+                time_ms=limits.time_ms,
+                memory_bytes=limits.memory_bytes,
+            ),
         )
         return Thought(result.move, result.score, result.depth, result.nodes, result.time_ms)
 

@@ -27,6 +27,7 @@ No input makes it raise, and no answer is ever an illegal or forbidden move.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import time
 from collections.abc import Callable, Sequence
@@ -77,6 +78,7 @@ class MoveLimits:
     time_ms: int | None = None  # wall-clock budget for the search
     depth: int | None = None  # Yixin's INFO max_depth
     nodes: int | None = None  # Yixin's INFO max_node
+    memory_bytes: int | None = None  # INFO max_memory (the whole process)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +167,7 @@ class Brain:
         self._time = TimeControl()
         self._max_depth = max_depth  # fixed limits make play deterministic (INFO max_depth)
         self._max_nodes = max_nodes
-        self._max_memory = 0  # bytes, 0 = no limit (the search sizes its own tables)
+        self._max_memory = 0  # bytes, 0 = no limit; sizes the search's hash table
         self._game_type = 1
         self._folder = ""
         self._mode = _Mode.COMMAND
@@ -201,7 +203,9 @@ class Brain:
 
     def limits(self) -> MoveLimits:
         """The limits for the next search."""
-        return MoveLimits(self._time.budget_ms(), self._max_depth, self._max_nodes)
+        return MoveLimits(
+            self._time.budget_ms(), self._max_depth, self._max_nodes, self._max_memory or None
+        )
 
     # -- the one entry point ----------------------------------------------------------------
 
@@ -442,8 +446,8 @@ class Brain:
         spent_ms = (self._clock() - started) * 1000
         limits = self.limits()
         if limits.time_ms is not None:
-            limits = MoveLimits(
-                max(MIN_BUDGET_MS, int(limits.time_ms - spent_ms)), limits.depth, limits.nodes
+            limits = dataclasses.replace(
+                limits, time_ms=max(MIN_BUDGET_MS, int(limits.time_ms - spent_ms))
             )
         lines: list[str] = []
         try:

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 from engine import _kernels as k
 from engine import _small
-from engine._position import Position
+from engine._position import MIN_TT_SIZE, TT_SIZE, Position
 from engine.board import Board
 from engine.errors import GameOverError
 from engine.types import Color, Point
 
-__all__ = ["WIN", "Limits", "SearchOptions", "SearchResult", "is_win_score", "search"]
+__all__ = ["WIN", "Limits", "SearchOptions", "SearchResult", "is_win_score", "search", "tt_size"]
 
 WIN = k.WIN  # the score of a five on the board; forced wins are WIN - plies
 MAX_DEPTH = 60
@@ -30,6 +30,10 @@ _ROOT_VCF_DEPTH = 12  # attacking fours
 _ROOT_VCT_DEPTH = 5  # attacking fours and threes
 _SOLVED_CELLS = 16  # small boards up to this size are searched to the end
 _SMALL_DEFAULT_DEPTH = 12  # Connect Four plies when no limit is given
+# what a brain process holds before its first search (interpreter, numpy, numba, compiled
+# kernels, pattern tables): 182 MB resident after a first search, 17 MB of it its tables
+_BASE_MEMORY = 160 * 2**20
+_TT_ENTRY_BYTES = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +43,7 @@ class Limits:
     depth: int | None = None  # iterative deepening stops after this depth
     nodes: int | None = None  # stop after about this many nodes (checked every 512)
     time_ms: int | None = None  # return the best move found so far by then
+    memory_bytes: int | None = None  # the whole process's budget (Gomocup max_memory)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,19 @@ class SearchResult:
     nodes: int  # positions visited
     time_ms: float  # wall-clock time spent
     pv: tuple[Point, ...]  # the expected line, starting with ``move``
+
+
+def tt_size(memory_bytes: int | None) -> int:
+    """Transposition-table entries for a process memory budget: the largest power of two
+    that fits in half of what the budget leaves beyond the process's base, within
+    [``MIN_TT_SIZE``, ``TT_SIZE``]; the full size when there is no budget."""
+    if not memory_bytes:
+        return TT_SIZE
+    spare = (memory_bytes - _BASE_MEMORY) // 2
+    size = TT_SIZE
+    while size > MIN_TT_SIZE and size * _TT_ENTRY_BYTES > spare:
+        size //= 2
+    return size
 
 
 def is_win_score(score: int) -> bool:
@@ -118,7 +136,7 @@ class _Searcher:
         self.options = options
         self.start = start
         self.deadline = deadline
-        self.pos = Position.from_board(board)
+        self.pos = Position.from_board(board, tt_size(limits.memory_bytes))
         g = self.pos.g
         g[k.G_WIDTH] = 0 if options.exhaustive else options.width
         g[k.G_NOISE] = options.noise

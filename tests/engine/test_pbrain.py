@@ -305,6 +305,18 @@ def test_search_gets_the_budget_less_the_time_already_spent() -> None:
     assert seen == [MoveLimits(time_ms=800, depth=6, nodes=None)]
 
 
+@pytest.mark.parametrize(("given", "expected"), [("0", None), ("170000000", 170_000_000)])
+def test_max_memory_reaches_the_search(given: str, expected: int | None) -> None:
+    seen: list[MoveLimits] = []
+
+    def record(board: Board, limits: MoveLimits) -> Thought:
+        seen.append(limits)
+        return nearest_centre(board, limits)
+
+    play(Brain(record), "START 15", f"INFO max_memory {given}", "BEGIN")
+    assert [limits.memory_bytes for limits in seen] == [expected]
+
+
 # -- property: any command sequence ------------------------------------------------------------
 
 # Mostly points of a small board, so that games fill up, fives appear and renju bites.

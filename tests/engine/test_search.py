@@ -10,10 +10,18 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine._position import Position
+from engine._position import MIN_TT_SIZE, TT_SIZE, Position
 from engine.board import Board
 from engine.errors import GameOverError
-from engine.search import WIN, Limits, SearchOptions, SearchResult, is_win_score, search
+from engine.search import (
+    WIN,
+    Limits,
+    SearchOptions,
+    SearchResult,
+    is_win_score,
+    search,
+    tt_size,
+)
 from engine.types import Color, Point, Rule
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -179,6 +187,26 @@ def test_alpha_beta_equals_minimax_on_7x7(board: Board, depth: int) -> None:
     assume(board.moves and not position.has_five_point(position.side))
     result = search(board, Limits(depth=depth), SearchOptions(exhaustive=True))
     assert result.score == _minimax(position, depth, 0)
+
+
+@pytest.mark.parametrize(
+    ("memory", "entries"),
+    [
+        (None, TT_SIZE),
+        (0, TT_SIZE),
+        (350 * 2**20, TT_SIZE),
+        (170 * 2**20, 1 << 18),
+        (10**6, MIN_TT_SIZE),
+    ],
+)
+def test_memory_budget_sizes_the_hash_table(memory: int | None, entries: int) -> None:
+    assert tt_size(memory) == entries
+
+
+def test_search_within_a_small_memory_budget_still_plays() -> None:
+    board = Board.from_moves("h8 i9 h9 i10 h10")
+    small = search(board, Limits(depth=4, memory_bytes=10**6))
+    assert str(small.move) in {"h6", "h7", "h11", "h12"}  # Black's open three is stopped
 
 
 def test_win_scores_are_recognised() -> None:
