@@ -1,4 +1,5 @@
-"""``python -m engine bench`` (speed and node-count signature) and ``python -m engine match``."""
+"""``python -m engine bench`` (speed and node-count signature), ``python -m engine tactics``
+(time to solve the tactical suite) and ``python -m engine match``."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Dispatch to a subcommand: ``bench`` or ``match``."""
+    """Dispatch to a subcommand: ``bench``, ``tactics`` or ``match``."""
     args = list(sys.argv[1:] if argv is None else argv)
-    usage = "usage: python -m engine {bench,match} [options]"
+    usage = "usage: python -m engine {bench,tactics,match} [options]"
     if not args or args[0] in ("-h", "--help"):
         print(usage)
         return 0 if args else 2
@@ -18,6 +19,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from engine.bench import main as bench_main
 
         return bench_main(rest)
+    if command == "tactics":
+        from engine.tactics import main as tactics_main
+
+        return tactics_main(rest)
     if command == "match":
         from engine.match import main as match_main  # the match tool lives in its own module
 

@@ -7,29 +7,10 @@ import pytest
 
 from engine.board import Board
 from engine.search import WIN, Limits, is_win_score, search
+from engine.tactics import DEFENCES, THREE_WINS, VCF_WINS, Puzzle, solve
 from engine.types import Color, Point, Rule
 
 NODES = 200_000  # well under a second at full speed
-
-# positions where the side to move wins by continuous fours (from self-play; minimal depth)
-VCF_WINS = [
-    (
-        Rule.FREESTYLE,
-        "h8 f9 h11 h10 i10 j9 i11 i9 g11 j11 g9 e11 g8 g10 k9 f8 j10 h12 f10 j6 j8 h6 l10 m11",
-    ),
-    (Rule.FREESTYLE, "h8 g6 g9 i7 i9 j9 i8 j8 j10 g7 k9 g5 g4 j7 k11 l12 h7"),
-    (
-        Rule.RENJU,
-        "h8 j6 f8 i8 e8 d8 f7 g6 h7 h6 i6 e7 j5 g8 f6 f9 g7 i9 e5 d4 f4 f5 j7 i7 k8 l9 g4 h5 "
-        "d6 c7 h2 g3 h4 i4 k4 l3 k9 e9 f10 d9 c9 b6 a5 d11 d10 e10 c12 f11 g12",
-    ),
-    (
-        Rule.RENJU,
-        "h8 f9 i9 g7 h10 g11 k11 g10 h11 g8 g9 h7 i6 i7 j7 e7 f7 e10 d11 h9 j9 j10 i11 j12 j11 "
-        "l11 j8 j6 i12 i10 k8 l9 l8 i8 k7 l6 k5 k6 m8 n8 k10 k9 h13 g14 h5 g4 g6 e8 i4 j3 h14 "
-        "h12 e9 m6 n6 f11 e12",
-    ),
-]
 
 
 def _points(text: str) -> list[Point]:
@@ -91,9 +72,9 @@ def check_vcf_line(board: Board, line: tuple[Point, ...]) -> None:
     raise AssertionError("the line ends before the win")
 
 
-@pytest.mark.parametrize(("rule", "moves"), VCF_WINS, ids=[f"vcf{i}" for i in range(len(VCF_WINS))])
-def test_finds_the_vcf_win(rule: Rule, moves: str) -> None:
-    board = Board.from_moves(moves, rule=rule)
+@pytest.mark.parametrize("puzzle", VCF_WINS, ids=[f"vcf{i}" for i in range(len(VCF_WINS))])
+def test_finds_the_vcf_win(puzzle: Puzzle) -> None:
+    board = puzzle.board()
     result = search(board, Limits(nodes=NODES))
     assert is_win_score(result.score)
     assert board.is_legal(result.move)
@@ -103,20 +84,16 @@ def test_finds_the_vcf_win(rule: Rule, moves: str) -> None:
 
 @pytest.mark.parametrize("symmetry", range(8))
 def test_vcf_win_under_every_symmetry(symmetry: int) -> None:
-    board = Board.from_moves(VCF_WINS[1][1]).transformed(symmetry)
+    board = VCF_WINS[1].board().transformed(symmetry)
     result = search(board, Limits(nodes=NODES))
     assert is_win_score(result.score)
     check_vcf_line(board, result.pv)
 
 
-def test_finds_a_double_three_win_in_freestyle() -> None:
-    # h8 makes two open threes (f8 g8 h8 and h6 h7 h8): a win by threes, not by fours
-    board = Board.from_stones(
-        black=_points("f8 g8 h6 h7"),
-        white=_points("a1 a3 o15 o13"),
-    )
-    result = search(board, Limits(nodes=NODES))
-    assert result.move == Point.parse("h8")
+@pytest.mark.parametrize("puzzle", THREE_WINS)
+def test_finds_the_win_by_threes(puzzle: Puzzle) -> None:
+    result = search(puzzle.board(), Limits(nodes=NODES))
+    assert str(result.move) == puzzle.answer
     assert is_win_score(result.score)
 
 
@@ -145,30 +122,47 @@ def test_black_loses_when_the_only_block_is_forbidden() -> None:
     assert is_win_score(-result.score)
 
 
+FORCED_BLOCK = DEFENCES[0]
+
+
 @pytest.mark.parametrize("symmetry", range(8))
 def test_never_misses_the_only_block(symmetry: int) -> None:
-    base = Board.from_moves("h8 g8 i8 a2 j8 a3 k8")
-    board = base.transformed(symmetry)
-    block = Board.from_moves("h8 g8 i8 a2 j8 a3 k8 l8").transformed(symmetry).moves[-1].point
+    board = FORCED_BLOCK.board().transformed(symmetry)
+    after = Board.from_moves(f"{FORCED_BLOCK.moves} {FORCED_BLOCK.answer}")
+    block = after.transformed(symmetry).moves[-1].point
     result = search(board, Limits(nodes=2_000))
     assert result.move == block
 
 
-@pytest.mark.parametrize(
-    "moves",
-    [
-        "h8 a1 h9 a2 h10",  # open three in a column
-        "h8 a1 i9 a2 k11",  # split three on a diagonal
-        "h8 a1 i8 o15 j8 a3 h9 o13",  # three plus a two: a four-three next move
-    ],
-)
-def test_defends_so_the_opponent_has_no_forced_win(moves: str) -> None:
-    board = Board.from_moves(moves)
-    result = search(board, Limits(nodes=50_000))
-    assert not is_win_score(-result.score)
-    board.play(result.move)
-    reply = search(board, Limits(nodes=NODES))
-    assert not is_win_score(reply.score)
+@pytest.mark.parametrize("puzzle", DEFENCES, ids=[f"defence{i}" for i in range(len(DEFENCES))])
+def test_finds_the_only_saving_move(puzzle: Puzzle) -> None:
+    result = search(puzzle.board(), Limits(nodes=50_000))
+    assert str(result.move) == puzzle.answer
+
+
+@pytest.mark.parametrize("puzzle", DEFENCES[1:], ids=[f"defence{i + 1}" for i in range(7)])
+def test_every_other_move_loses(puzzle: Puzzle) -> None:
+    # what makes the puzzle one: near the stones, every move but the answer lets the opponent
+    # win, by a line of fours the oracle checks whenever the win is one (a four of our own
+    # only delays that, and the opponent's forced block ends the search early: left out)
+    board = puzzle.board()
+    stones = [move.point for move in board.moves]
+    near = [
+        point
+        for point in board.legal_moves()
+        if str(point) != puzzle.answer
+        and any(max(abs(point.x - s.x), abs(point.y - s.y)) <= 2 for s in stones)
+    ]
+    assert len(near) > 20
+    for point in near:
+        after = board.copy()
+        after.play(point)
+        if _completions(after, after.to_move.opponent, point):
+            continue
+        reply = search(after, Limits(nodes=NODES))
+        assert is_win_score(reply.score), point
+        if reply.depth == 0 and not _completions(after, after.to_move.opponent):
+            check_vcf_line(after, reply.pv)
 
 
 @pytest.mark.parametrize(
@@ -191,3 +185,9 @@ def test_caro_five_blocked_at_both_ends_does_not_win(rule: Rule, wins: bool) -> 
     )
     result = search(board, Limits(depth=2))
     assert (result.move == Point.parse("h8") and result.score == WIN - 1) == wins
+
+
+@pytest.mark.parametrize(("answer", "solved"), [("l8", True), ("g7", False)])
+def test_tactics_command_tells_a_miss(answer: str, solved: bool) -> None:
+    puzzle = Puzzle(Rule.FREESTYLE, FORCED_BLOCK.moves, answer=answer)
+    assert solve(puzzle, time_ms=500)[0] is solved

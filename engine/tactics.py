@@ -1,0 +1,169 @@
+"""The tactical suite: positions with a forced win by continuous fours (VCF), a win by threes,
+or a single saving move, and ``python -m engine tactics``, which times the search on each.
+
+The VCF and defence positions come from games between the levels (medium against hard,
+16 balanced openings per rule): the first position of a game where the side to move has a VCF
+(kept when the win takes at least two fours), or where only one move stops the opponent's.
+Every winning line is checked by a slow oracle that plays it out on ``Board``
+(``tests/engine/test_tactics.py``). The tests solve every position at a fixed node
+limit; this command reports the time each takes, against the issue's bar of one second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.board import Board
+from engine.types import Point, Rule
+
+__all__ = ["DEFENCES", "THREE_WINS", "VCF_WINS", "Puzzle", "main", "solve"]
+
+
+@dataclass(frozen=True, slots=True)
+class Puzzle:
+    """A position and what the side to move must find there."""
+
+    rule: Rule
+    moves: str  # the game so far, from the first move
+    answer: str | None = None  # the one right move, where only one is right
+
+    def board(self) -> Board:
+        """The position."""
+        return Board.from_moves(self.moves, rule=self.rule)
+
+
+F, R = Rule.FREESTYLE, Rule.RENJU
+
+VCF_WINS: tuple[Puzzle, ...] = (
+    Puzzle(
+        F, "h8 f9 h11 h10 i10 j9 i11 i9 g11 j11 g9 e11 g8 g10 k9 f8 j10 h12 f10 j6 j8 h6 l10 m11"
+    ),
+    Puzzle(F, "h8 g6 g9 i7 i9 j9 i8 j8 j10 g7 k9 g5 g4 j7 k11 l12 h7"),
+    Puzzle(F, "h8 g8 e5 f6 g9 e6 d6 f7 h9 f4 f5 d5 c4 h6 i7 f10 f9 e9 i6 d8"),
+    Puzzle(
+        F,
+        "h8 g7 i11 i7 f8 g8 g9 h10 f7 f9 h7 h6 g5 g11 f5 i5 f6 f4 e5 d5 e7 h4 d6 c5 d8 c9 i4 i9 "
+        "j8 f12 e13 j6 k7",
+    ),
+    Puzzle(F, "h8 f6 e6 e7 f7 g8 g4 g9 f5 d7 g5 h10 f8 g10 g7 f10 e10 g11 g12 e9 g3 g6 g2 g1 h12"),
+    Puzzle(
+        F, "h8 f7 j11 g6 i11 h7 k11 h11 j10 g7 i7 e8 d9 d7 e7 g8 i9 l12 i8 i10 i6 i5 m11 l11 g9"
+    ),
+    Puzzle(F, "h8 g8 h5 f7 f5 j5 h7 h6 e6 g7 g4 d7 f3 i6 e4 e7 c7 g6"),
+    Puzzle(
+        F,
+        "h8 g7 e9 i7 e7 i8 e8 e10 d8 j7 h7 i6 i5 h9 g10 h5 k8 k6 l5 j6 h6 j5 f8 g8 e6 e5 c8 b8 j4",
+    ),
+    Puzzle(F, "h8 f7 e5 f6 g9 g6 f8 e8 h5 h6 e6 e7 j6 i7 g5 f5 h7 e4 j5 d7 b7 c7 g7 f9 g10"),
+    Puzzle(
+        R,
+        "h8 j6 f8 i8 e8 d8 f7 g6 h7 h6 i6 e7 j5 g8 f6 f9 g7 i9 e5 d4 f4 f5 j7 i7 k8 l9 g4 h5 d6 c7 "
+        "h2 g3 h4 i4 k4 l3 k9 e9 f10 d9 c9 b6 a5 d11 d10 e10 c12 f11 g12",
+    ),
+    Puzzle(
+        R,
+        "h8 f9 i9 g7 h10 g11 k11 g10 h11 g8 g9 h7 i6 i7 j7 e7 f7 e10 d11 h9 j9 j10 i11 j12 j11 l11 "
+        "j8 j6 i12 i10 k8 l9 l8 i8 k7 l6 k5 k6 m8 n8 k10 k9 h13 g14 h5 g4 g6 e8 i4 j3 h14 h12 e9 "
+        "m6 n6 f11 e12",
+    ),
+    Puzzle(R, "h8 g7 g11 g9 h11 h7 f11 i11 g10 h10 f8 f7 e7 f9 d11 e11 g8 i8 d8 e8 e9"),
+    Puzzle(
+        R,
+        "h8 g8 e5 i9 e6 g9 g7 f9 h9 h7 i6 g11 d6 g10 g12 f6 f4 c7 e3 e4 g5 e10 d11 h6 g3 h2 f5 d5",
+    ),
+    Puzzle(R, "h8 f8 k5 f9 j6 g9 i9 e9 h9 h10 e7 f10 f7 g7 l4 i7 m3 n2 h6"),
+    Puzzle(R, "h8 f7 k5 e8 h5 e6 j5 i5 j6 i7 j7 j8 j4 j3 i6 k8 k6 h6"),
+    Puzzle(
+        R,
+        "h8 g7 i11 i7 f8 g8 g9 h10 f7 f9 h7 h6 g5 i5 g6 f5 e8 h5 i8 g4 k10 j9 k8 h4 l8 j8 d9 c10 "
+        "k7",
+    ),
+    Puzzle(R, "h8 f8 k6 f10 k5 f9 f7 f11 f12 e9 k8 k7 i8 g8 j7 h9 l5 m4 g9 j6 i6 h5 n5 j5"),
+    Puzzle(R, "h8 g8 j5 k5 k4 h7 l5 j7 g7 i9 j3 i2 j4 j2 l3 i6 k3 f9 e10 m3"),
+    Puzzle(R, "h8 g7 j11 i7 h9 h6 j8 g8 j9 j7 h7 i5 f8 g6"),
+    Puzzle(
+        R,
+        "h8 g8 h5 f7 f5 j5 h7 h6 e6 d7 e5 g5 g7 f6 e7 e4 i7 j6 j7 k7 i6 g4 i8 i9 j9 g6 k8 l9 h9",
+    ),
+    Puzzle(
+        R,
+        "h8 f6 e8 e7 h6 f8 g5 f7 f5 f9 f10 h7 g7 g9 h10 h9 i9 e9 d9 c5 d6 g8 j10 k11 i10 g10 e10 "
+        "g11 g12 f11 i8 i6 j5 i11 h11 j9 f4 e3",
+    ),
+    Puzzle(
+        R,
+        "h8 g7 f11 g6 g8 f8 h6 f7 h7 h5 e8 f9 f6 h9 g9 i4 j3 i7 i3 g4 i6 j5 h3 g3 g5 h4 f4 j6 i5 "
+        "k5 k3 l3 j4 l2 l4 k2 m4 j2 m2 m6 g11 e11 f12 k6 g12 g10 h12",
+    ),
+)
+"""Wins by continuous fours: 9 freestyle and 13 renju positions, two to six fours deep."""
+
+THREE_WINS: tuple[Puzzle, ...] = (
+    # h8 makes two open threes at once (f8 g8 h8 and h6 h7 h8); in renju it is forbidden
+    Puzzle(F, "f8 a1 g8 a3 h6 o15 h7 o13", answer="h8"),
+)
+"""Wins that need an open three: the search must find them before the fours run out."""
+
+DEFENCES: tuple[Puzzle, ...] = (
+    Puzzle(F, "h8 g8 i8 a2 j8 a3 k8", answer="l8"),  # a closed four: one block
+    Puzzle(F, "h8 f6 e6 g5 e7 e5 d5 f7 f8 d6 e9 e8 c7 h5", answer="g6"),
+    Puzzle(F, "h8 g7 j11 i7 g8 i8 i10 h9 j7 e9 j9 f9 g9 f8 h6 f7 j10 j8 j12 j13", answer="f10"),
+    Puzzle(F, "h8 f6 e8 e7 h6 d6 g5 f8 g9 f7 f5 c5 b4 c7 g7 f10 f9 c6", answer="g6"),
+    Puzzle(F, "h8 g7 f11 i7 i8 g8 g10 h9 f7 k9 f9 j9 i9 j8 h6 j7 f10 f8 f12 f13", answer="j10"),
+    Puzzle(R, "h8 f7 k5 e8 h5 g6 d9 g8 j5 i5 j6 g9 g7 e6 h9 f6 h6 h7 j7 d6 c6 c4 d5", answer="j8"),
+    Puzzle(
+        R,
+        "h8 f7 j11 f6 g9 g6 f8 e8 h5 e7 i7 j6 h6 h7 g5 j8 f5 d7 g7 i5 f4 e3 e11 f10 c7 e5 e6 d10 "
+        "c10 h10 g10 k7",
+        answer="g11",
+    ),
+    Puzzle(R, "h8 f7 e5 g5 i7 f6 e7 f8 f9 e9 k5 j6 e6 e4 f4 g7", answer="h6"),
+)
+"""One move saves the side to move from the opponent's VCF (the position may still be lost to
+a slower attack). Found like the VCF positions: every legal move was tried, and only
+``answer`` left the opponent no VCF."""
+
+
+def solve(puzzle: Puzzle, time_ms: int) -> tuple[bool, Point, float, int]:
+    """Search ``puzzle`` for ``time_ms``: (solved, the move, milliseconds, nodes)."""
+    from engine.search import Limits, is_win_score, search
+
+    board = puzzle.board()
+    started = time.perf_counter()
+    result = search(board, Limits(time_ms=time_ms))
+    elapsed = (time.perf_counter() - started) * 1000
+    if puzzle.answer is not None:
+        solved = str(result.move) == puzzle.answer
+    else:
+        solved = is_win_score(result.score)
+    return solved, result.move, elapsed, result.nodes
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Solve every puzzle within the time limit and print what each took."""
+    parser = argparse.ArgumentParser(
+        prog="python -m engine tactics", description="Time the search on the tactical suite."
+    )
+    parser.add_argument("--time-ms", type=int, default=1000, help="limit per position")
+    options = parser.parse_args(argv)
+    from engine.levels import warm_up
+
+    warm_up()  # compile or load the kernels before the first clock starts
+    groups = (("vcf", VCF_WINS), ("three", THREE_WINS), ("defence", DEFENCES))
+    failures = 0
+    for name, puzzles in groups:
+        times = []
+        for i, puzzle in enumerate(puzzles):
+            solved, move, elapsed, nodes = solve(puzzle, options.time_ms)
+            times.append(elapsed)
+            failures += not solved
+            print(
+                f"{name:7s} {i:2d} {puzzle.rule.value:9s} {'ok ' if solved else 'MISSED'} "
+                f"{move!s:4s} {elapsed:7.1f} ms {nodes:9d} nodes"
+            )
+        print(f"{name}: {len(puzzles)} positions, slowest {max(times):.1f} ms")
+    print(f"missed: {failures}")
+    return 1 if failures else 0
