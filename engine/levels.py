@@ -44,11 +44,11 @@ class Preset:
 
 
 PRESETS: dict[Level, Preset] = {
-    Level.BEGINNER: Preset(300, 2, 1_500, 6, 300, 0.35, 0, False, 1),
-    Level.EASY: Preset(500, 3, 5_000, 10, 150, 0.12, 0, False, 2),
-    Level.MEDIUM: Preset(900, 6, 12_000, 10, 100, 0.0, 1, False, 5),
-    Level.HARD: Preset(1500, 10, 60_000, 14, 15, 0.0, 2, True, 9),
-    Level.EXPERT: Preset(2000, 16, 150_000, 20, 0, 0.0, 3, True, 14),
+    Level.BEGINNER: Preset(300, 2, 600, 6, 300, 0.35, 0, False, 1),
+    Level.EASY: Preset(500, 3, 2_000, 10, 150, 0.12, 0, False, 2),
+    Level.MEDIUM: Preset(900, 6, 5_000, 10, 100, 0.0, 1, False, 5),
+    Level.HARD: Preset(1500, 10, 25_000, 14, 15, 0.0, 2, True, 9),
+    Level.EXPERT: Preset(2000, 16, 200_000, 20, 0, 0.0, 3, True, 14),
     Level.MASTER: Preset(2800, None, None, 20, 0, 0.0, 3, True, None),
 }
 

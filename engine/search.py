@@ -26,6 +26,7 @@ __all__ = ["WIN", "Limits", "SearchOptions", "SearchResult", "is_win_score", "se
 WIN = k.WIN  # the score of a five on the board; forced wins are WIN - plies
 MAX_DEPTH = 60
 _TIME_SAFETY = 0.90  # share of the budget we aim to use; the kernels check the clock often
+_ITERATION_GROWTH = 1.5  # start an iteration only if this many times the last one fits
 _ROOT_VCF_DEPTH = 12  # attacking fours
 _ROOT_VCT_DEPTH = 5  # attacking fours and threes
 _SOLVED_CELLS = 16  # small boards up to this size are searched to the end
@@ -300,6 +301,6 @@ class _Searcher:
             if self.deadline is not None:
                 now = time.perf_counter()
                 # the next iteration usually costs a few times the last one
-                if now + 2.5 * iteration_times[-1] > self.deadline:
+                if now + _ITERATION_GROWTH * iteration_times[-1] > self.deadline:
                     break
         return self._result(best_move, best_score, done_depth, best_pv)
