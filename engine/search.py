@@ -300,7 +300,8 @@ class _Searcher:
                 break  # a proven result cannot change
             if self.deadline is not None:
                 now = time.perf_counter()
-                # the next iteration usually costs a few times the last one
+                # the next iteration costs more than the last, but one cut short still
+                # searches the best move first and keeps a better one it finds
                 if now + _ITERATION_GROWTH * iteration_times[-1] > self.deadline:
                     break
         return self._result(best_move, best_score, done_depth, best_pv)

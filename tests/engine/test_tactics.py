@@ -187,7 +187,10 @@ def test_caro_five_blocked_at_both_ends_does_not_win(rule: Rule, wins: bool) -> 
     assert (result.move == Point.parse("h8") and result.score == WIN - 1) == wins
 
 
-@pytest.mark.parametrize(("answer", "solved"), [("l8", True), ("g7", False)])
-def test_tactics_command_tells_a_miss(answer: str, solved: bool) -> None:
-    puzzle = Puzzle(Rule.FREESTYLE, FORCED_BLOCK.moves, answer=answer)
+@pytest.mark.parametrize(
+    ("answer", "wins", "solved"), [("l8", False, True), ("g7", False, False), ("l8", True, False)]
+)
+def test_tactics_command_tells_a_miss(answer: str, wins: bool, solved: bool) -> None:
+    # the block is right, another move is not, and blocking is no win
+    puzzle = Puzzle(Rule.FREESTYLE, FORCED_BLOCK.moves, answer=answer, wins=wins)
     assert solve(puzzle, time_ms=500)[0] is solved
