@@ -194,6 +194,8 @@ async def _drive(
     elapsed = time.monotonic() - started
     requests = len(fake.requests)
     conn.send({"samples": samples, "errors": errors, "elapsed": elapsed, "requests": requests})
+    # Serve until the bot has shut down: the last moves' replies may still be on their way.
+    await loop.run_in_executor(None, conn.recv)
     await fake.close()
 
 
@@ -260,6 +262,7 @@ async def _run(args: argparse.Namespace) -> int:
             await runner
         await pool.close()
         await repository.close()
+    parent.send("closed")
     process.join(timeout=10)
 
     samples: Samples = report["samples"]
