@@ -68,8 +68,9 @@ async def test_workers_search_below_the_event_loop_priority(runner: ProcessPoolR
 async def test_the_event_loop_runs_while_the_ai_searches(runner: ProcessPoolRunner) -> None:
     board = Board.from_moves("h8 i9 h9 i10 j8")
     ticks = 0
+    # expert searches 200k nodes: a few hundred ms, many turns of a 10 ms loop
     search = asyncio.create_task(
-        runner.choose_move(AIRequest.from_board(board, Level.MEDIUM, seed=1))
+        runner.choose_move(AIRequest.from_board(board, Level.EXPERT, seed=1))
     )
     while not search.done():
         ticks += 1
