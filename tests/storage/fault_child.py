@@ -2,7 +2,8 @@
 
 Usage: ``python tests/storage/fault_child.py PATH SEED``. Four games are played at once; every
 write the repository acknowledged is written to stdout straight after it returns:
-``M game seq ply x y`` for a move, ``T game seq ply`` for a takeback to ``ply``.
+``M game seq ply x y`` for a move, ``T game seq ply`` for a takeback to ``ply``, ``F game seq``
+when a game is finished.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ async def player(repo: GameRepository, game: GameRecord, channels: list[int], se
     rng = random.Random(seed)
     while True:
         if game.ply >= MAX_PLY:
-            await repo.finish_game(game.id, game.version, Outcome(Termination.RESIGN, None))
+            done = await repo.finish_game(game.id, game.version, Outcome(Termination.RESIGN, None))
+            ack("F", done.id, done.version)
             channels[0] += 1
             game = await repo.create_game(
                 NewGame(

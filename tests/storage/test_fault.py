@@ -18,9 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 KILLS = 6
 
 
-def run_and_kill(path: Path, delay: float, seed: int) -> list[list[int]]:
+def run_and_kill(path: Path, delay: float, seed: int) -> list[tuple[str, list[int]]]:
     """Start the child, let it write for ``delay`` seconds after its first ack, SIGKILL it;
-    return the acknowledgements it printed (``M``: 1, ``T``: 0 as the first field)."""
+    return the acknowledgements it printed: the kind (``M``, ``T``, ``F``) and the numbers."""
     with subprocess.Popen(
         [sys.executable, str(CHILD), str(path), str(seed)],
         cwd=ROOT,
@@ -29,17 +29,20 @@ def run_and_kill(path: Path, delay: float, seed: int) -> list[list[int]]:
         text=True,
     ) as child:
         assert child.stdout is not None
+        assert child.stderr is not None
         first = child.stdout.readline()
         time.sleep(delay)
         child.send_signal(signal.SIGKILL)
-        rest, errors = child.communicate()
+        child.wait()
+        # read() and not communicate(): communicate() reads the pipe itself and would skip
+        # whatever readline() had already buffered past the first line (lost or torn acks)
+        rest = child.stdout.read()
+        errors = child.stderr.read()
     assert child.returncode == -signal.SIGKILL, errors
     assert first, errors
     lines = (first + rest).split("\n")
-    # Each ack is one write(2) of a short line, so only the last line can be cut off. Blank
-    # lines are not acks (one turned up once in CI-like runs under load; its source is unknown).
-    fields = [f for f in map(str.split, lines[:-1]) if f]
-    return [[1 if f[0] == "M" else 0, *map(int, f[1:])] for f in fields]
+    # Each ack is one write(2) of a short line, so only the last line can be cut off.
+    return [(f[0], [int(n) for n in f[1:]]) for f in map(str.split, lines[:-1])]
 
 
 def test_kill_9_loses_no_acknowledged_move(tmp_path: Path) -> None:
@@ -49,12 +52,13 @@ def test_kill_9_loses_no_acknowledged_move(tmp_path: Path) -> None:
     takebacks: set[tuple[int, int, int]] = set()  # game, seq, ply after
     last_seq: dict[int, int] = defaultdict(int)
     for _ in range(KILLS):
-        for kind, game, seq, *rest in run_and_kill(
+        for kind, (game, seq, *rest) in run_and_kill(
             path, rng.uniform(0.05, 0.5), rng.randrange(2**32)
         ):
-            if kind:
-                moves.add((game, seq, *rest))  # type: ignore[arg-type]
-            else:
+            if kind == "M":
+                ply, x, y = rest
+                moves.add((game, seq, ply, x, y))
+            elif kind == "T":
                 takebacks.add((game, seq, rest[0]))
             last_seq[game] = max(last_seq[game], seq)
 
