@@ -116,10 +116,10 @@ class GomokuBot(commands.Bot):
         """Open storage and the AI pool, build the service, register buttons and commands."""
         repository = self._given_repository
         if repository is None:
-            from storage.sqlite import SqliteGameRepository
+            from storage.opening import open_repository
 
             repository = await self._stack.enter_async_context(
-                SqliteGameRepository.open(self.settings.db_path, clock=self.clock)
+                open_repository(self.settings.db_path, self.settings.database_url, clock=self.clock)
             )
         ai = self._given_ai
         if ai is None:

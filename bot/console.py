@@ -520,16 +520,16 @@ async def main(
     output: TextIO | None = None,
     workers: int = 1,
 ) -> None:
-    """Run a terminal session on the store at ``settings.db_path``."""
+    """Run a terminal session on the store the settings name (``db_path`` by default)."""
     from bot.ai import ProcessPoolRunner
-    from storage.sqlite import SqliteGameRepository
+    from storage.opening import open_repository
 
     out = output or sys.stdout
     runner = ProcessPoolRunner(workers)
     # Warm the worker in the background: the board is on screen while numba loads.
     warming = asyncio.create_task(runner.warm_up())
     try:
-        async with SqliteGameRepository.open(settings.db_path) as repository:
+        async with open_repository(settings.db_path, settings.database_url) as repository:
             console = Console(GameService(repository, runner), out)
             await console.run(lines())
     finally:

@@ -11,6 +11,8 @@ from typing import Self
 
 from dotenv import dotenv_values
 
+from storage.opening import is_postgres_url, redact
+
 __all__ = ["InvalidSettingError", "Settings"]
 
 _LOG_LEVELS = frozenset(logging.getLevelNamesMapping()) - {"NOTSET"}  # WARN and FATAL too
@@ -31,6 +33,7 @@ class Settings:
 
     discord_token: str | None = None  # DISCORD_TOKEN: None runs the terminal game instead
     db_path: Path = Path("gomoku.sqlite3")  # GOMOKU_DB_PATH
+    database_url: str | None = None  # GOMOKU_DATABASE_URL: postgresql://… instead of db_path
     dev_guild_id: int | None = None  # GOMOKU_DEV_GUILD_ID: sync commands to this guild at once
     log_level: str = "INFO"  # LOG_LEVEL: a logging level name
 
@@ -44,7 +47,8 @@ class Settings:
         default. Empty values count as unset.
 
         Raises:
-            InvalidSettingError: GOMOKU_DEV_GUILD_ID is not a number, or LOG_LEVEL is unknown.
+            InvalidSettingError: GOMOKU_DEV_GUILD_ID is not a number, LOG_LEVEL is unknown, or
+                GOMOKU_DATABASE_URL is not a postgresql:// address.
         """
         values: dict[str, str] = {}
         if dotenv is not None and dotenv.is_file():
@@ -58,12 +62,16 @@ class Settings:
         guild = get("GOMOKU_DEV_GUILD_ID")
         if guild is not None and not guild.isdigit():
             raise InvalidSettingError("GOMOKU_DEV_GUILD_ID", guild)
+        url = get("GOMOKU_DATABASE_URL")
+        if url is not None and not is_postgres_url(url):
+            raise InvalidSettingError("GOMOKU_DATABASE_URL", redact(url))
         level = (get("LOG_LEVEL") or "INFO").upper()
         if level not in _LOG_LEVELS:
             raise InvalidSettingError("LOG_LEVEL", level)
         return cls(
             discord_token=get("DISCORD_TOKEN"),
             db_path=Path(get("GOMOKU_DB_PATH") or "gomoku.sqlite3"),
+            database_url=url,
             dev_guild_id=int(guild) if guild is not None else None,
             log_level=level,
         )
@@ -76,7 +84,8 @@ class Settings:
     def __repr__(self) -> str:
         # Never print the token (logs, tracebacks).
         token = "set" if self.discord_token else None
+        url = None if self.database_url is None else redact(self.database_url)
         return (
-            f"Settings(discord_token={token!r}, db_path={self.db_path!r}, "
+            f"Settings(discord_token={token!r}, db_path={self.db_path!r}, database_url={url!r}, "
             f"dev_guild_id={self.dev_guild_id!r}, log_level={self.log_level!r})"
         )

@@ -1,8 +1,10 @@
 """Durable storage for games, challenges, settings and ratings.
 
 The bot codes against ``storage.repository`` (the ``GameRepository`` Protocol, its frozen
-records and errors); ``storage.sqlite.SqliteGameRepository`` is the durable implementation
-and ``storage.memory.InMemoryGameRepository`` the fake for tests. ``python -m storage bench``
+records and errors); ``storage.sqlite.SqliteGameRepository`` is the durable implementation,
+``storage.postgres.PostgresGameRepository`` the same contract on PostgreSQL (the ``postgres``
+extra; ``storage.opening.open_repository`` picks one from the settings) and
+``storage.memory.InMemoryGameRepository`` the fake for tests. ``python -m storage bench``
 measures write latency, throughput and database size.
 """
 

@@ -420,15 +420,15 @@ class MoveOrderError(StorageError, ValueError):
 class DatabaseRefusedError(StorageError):
     """The file cannot be used as our database; it was left untouched."""
 
-    def __init__(self, path: Path, message: str) -> None:
+    def __init__(self, path: Path | str, message: str) -> None:
         super().__init__(f"{path}: {message}")
-        self.path = path
+        self.path = path  # the file, or a PostgreSQL database's address (no password)
 
 
 class ForeignDatabaseError(DatabaseRefusedError):
     """The file is not a gomoku-bot database (another program's, or not SQLite at all)."""
 
-    def __init__(self, path: Path, detail: str) -> None:
+    def __init__(self, path: Path | str, detail: str) -> None:
         super().__init__(path, f"not a gomoku-bot database ({detail})")
         self.detail = detail  # what gave it away
 
@@ -436,7 +436,7 @@ class ForeignDatabaseError(DatabaseRefusedError):
 class DatabaseTooNewError(DatabaseRefusedError):
     """The database was written by a newer version of the bot than this one."""
 
-    def __init__(self, path: Path, found: int, supported: int) -> None:
+    def __init__(self, path: Path | str, found: int, supported: int) -> None:
         super().__init__(path, f"schema version {found} is newer than {supported}")
         self.found = found  # the file's schema version
         self.supported = supported  # the newest this code knows

@@ -61,6 +61,22 @@ def test_repr_hides_the_token() -> None:
     assert "super-secret" not in str(settings)
 
 
+def test_a_postgresql_url_selects_postgres_and_its_password_stays_hidden() -> None:
+    url = "postgresql://gomoku:hunter2@db.internal:5432/gomoku"
+    settings = Settings.from_env({"GOMOKU_DATABASE_URL": url}, dotenv=None)
+    assert settings.database_url == url
+    assert Settings.from_env({}, dotenv=None).database_url is None
+    assert "hunter2" not in repr(settings)
+    assert "postgresql://gomoku:***@db.internal:5432/gomoku" in repr(settings)
+
+
+def test_a_database_url_that_is_not_postgresql_is_refused_without_its_password() -> None:
+    with pytest.raises(InvalidSettingError) as caught:
+        Settings.from_env({"GOMOKU_DATABASE_URL": "mysql://u:hunter2@h/db"}, dotenv=None)
+    assert caught.value.name == "GOMOKU_DATABASE_URL"
+    assert "hunter2" not in str(caught.value)
+
+
 def test_only_settings_reads_the_environment() -> None:
     root = Path(__file__).resolve().parents[2] / "bot"
     readers = [

@@ -10,6 +10,7 @@ import pytest
 
 from engine.types import Game, Rule
 from storage.memory import InMemoryGameRepository
+from storage.postgres import PostgresGameRepository
 from storage.repository import GameRepository, GameStatus, NewGame, Player
 from storage.sqlite import SqliteGameRepository
 
@@ -37,15 +38,19 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 async def repo(
     request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock
 ) -> AsyncIterator[GameRepository]:
     if request.param == "memory":
         yield InMemoryGameRepository(clock=clock)
-    else:
+    elif request.param == "sqlite":
         async with SqliteGameRepository.open(tmp_path / "t.sqlite3", clock=clock) as sqlite_repo:
             yield sqlite_repo
+    else:
+        url = request.getfixturevalue("postgres_url")
+        async with PostgresGameRepository.open(url, clock=clock) as postgres_repo:
+            yield postgres_repo
 
 
 ALICE, BOB, CAROL = 1001, 1002, 1003

@@ -1,21 +1,23 @@
 """The two repositories against each other: random operation sequences, identical answers.
 
-The in-memory repository is the obvious model (dictionaries, no SQL); every answer the
-SQLite repository gives, record or error, must be the same, and so must the final state.
+The in-memory repository is the obvious model (dictionaries, no SQL); every answer a durable
+repository (SQLite, PostgreSQL) gives, record or error, must be the same, and so must the
+final state.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine.types import Color, Game, Outcome, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
+from storage.postgres import PostgresGameRepository
 from storage.repository import (
     CHALLENGE_CLOSINGS,
     GameRecord,
@@ -165,12 +167,28 @@ async def state(repo: GameRepository, game_ids: range) -> Any:
     )
 
 
-@pytest.mark.parametrize("seed", range(6))
-async def test_sqlite_answers_like_the_model(tmp_path: Path, seed: int) -> None:
+@asynccontextmanager
+async def durable(kind: str, request: pytest.FixtureRequest, clock: SetClock) -> AsyncIterator[Any]:
+    if kind == "sqlite":
+        path = request.getfixturevalue("tmp_path") / "t.sqlite3"
+        async with SqliteGameRepository.open(path, clock=clock) as repo:
+            yield repo
+    else:
+        url = request.getfixturevalue("postgres_url")
+        async with PostgresGameRepository.open(url, clock=clock) as repo:
+            yield repo
+
+
+@pytest.mark.parametrize(
+    ("kind", "seed"), [("sqlite", seed) for seed in range(6)] + [("postgres", s) for s in range(4)]
+)
+async def test_durable_answers_like_the_model(
+    request: pytest.FixtureRequest, kind: str, seed: int
+) -> None:
     rng = random.Random(seed)
     clock = SetClock()
     model = InMemoryGameRepository(clock=clock)
-    async with SqliteGameRepository.open(tmp_path / "t.sqlite3", clock=clock) as sqlite:
+    async with durable(kind, request, clock) as durable_repo:
         created: list[int] = []
         for step in range(250):
             clock.now = START + timedelta(seconds=step)
@@ -179,9 +197,9 @@ async def test_sqlite_answers_like_the_model(tmp_path: Path, seed: int) -> None:
                 games.append(await model.get_game(rng.choice(created)))
             call = random_operation(rng, games, clock)
             expected = await outcome_of(call, model)
-            assert await outcome_of(call, sqlite) == expected, f"step {step}"
+            assert await outcome_of(call, durable_repo) == expected, f"step {step}"
             if expected[0] == "ok" and isinstance(expected[1], GameRecord):
                 created.append(expected[1].id)
         ids = range(1, max(created, default=0) + 2)
-        assert await state(sqlite, ids) == await state(model, ids)
+        assert await state(durable_repo, ids) == await state(model, ids)
         assert len(set(created)) > 10  # the run did build up some games

@@ -1,0 +1,907 @@
+"""``PostgresGameRepository``: the ``GameRepository`` on a PostgreSQL database (asyncpg).
+
+For a community that outgrows one SQLite file or one process: several bot processes (shards)
+share one database. Every operation is one transaction on a pooled connection. Writes that
+change a game are compare-and-set ``UPDATE … WHERE version = $n``: under READ COMMITTED the
+second of two racing writers waits for the first's row lock, re-reads the row, no longer
+matches and is told ``VersionConflictError``, exactly as on SQLite. Rating updates lock both
+players' rows (in user-id order, so two finishing games never deadlock). Operations are
+shielded from cancellation: a cancelled caller never leaves a transaction half-done.
+
+Schema: ``storage/migrations_postgres/NNNN_*.sql``, numbered as the SQLite migrations and
+applied one transaction each under an advisory lock (two processes starting on a fresh
+database do not both apply a step). The table ``gomoku_schema`` marks the database as ours
+and counts the migrations applied; a database with other tables and no such mark is
+refused before anything is written, and so is one written by a newer version.
+
+Select it with ``GOMOKU_DATABASE_URL=postgresql://user:password@host/dbname``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.resources
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeAlias, TypeVar
+
+import asyncpg
+
+from engine.types import Color, Game, Outcome, Point, Rule, Termination
+from storage.opening import redact
+from storage.ratings import new_stats, rate_game
+from storage.repository import (
+    CHALLENGE_CLOSINGS,
+    ChannelBusyError,
+    DatabaseTooNewError,
+    ForeignDatabaseError,
+    GameNotFoundError,
+    GameRecord,
+    GameSnapshot,
+    GameStatus,
+    GuildSettings,
+    InvalidStatusError,
+    MoveOrderError,
+    MoveRecord,
+    NewGame,
+    Player,
+    PlayerStats,
+    VersionConflictError,
+    live_moves,
+    utc_now,
+)
+
+__all__ = [
+    "APPLICATION_ID",
+    "LATEST_VERSION",
+    "MIGRATIONS",
+    "PgMigration",
+    "PostgresGameRepository",
+]
+
+APPLICATION_ID = 0x476D6B62  # "Gmkb", as in the SQLite file header
+_T = TypeVar("_T")
+if TYPE_CHECKING:  # generic only in the stubs
+    _Conn: TypeAlias = asyncpg.pool.PoolConnectionProxy[asyncpg.Record]
+else:
+    _Conn = asyncpg.pool.PoolConnectionProxy
+_Row = asyncpg.Record
+_Isolation = Literal["read_committed", "repeatable_read"]
+_NO_ID_LIMIT = 2**63 - 1
+_OVERALL = 0  # player_stats.scope for "every guild"
+_MIGRATION_LOCK = APPLICATION_ID  # pg_advisory_xact_lock key while migrating
+
+
+# --------------------------------------------------------------------------------------------
+# Migrations
+
+
+@dataclass(frozen=True, slots=True)
+class PgMigration:
+    """One numbered schema step from ``storage/migrations_postgres``."""
+
+    version: int  # the schema version after it (the same numbers as the SQLite steps)
+    name: str  # the file name
+    sql: str
+
+
+def _load_migrations() -> tuple[PgMigration, ...]:
+    folder = importlib.resources.files("storage") / "migrations_postgres"
+    found = []
+    for entry in folder.iterdir():
+        match = re.fullmatch(r"(\d{4})_\w+\.sql", entry.name)
+        if match:
+            found.append(PgMigration(int(match.group(1)), entry.name, entry.read_text("utf-8")))
+    found.sort(key=lambda m: m.version)
+    if [m.version for m in found] != list(range(1, len(found) + 1)):
+        raise RuntimeError(f"migrations must be numbered 1..n: {[m.name for m in found]}")
+    return tuple(found)
+
+
+MIGRATIONS = _load_migrations()
+LATEST_VERSION = MIGRATIONS[-1].version
+
+SQL_SCHEMA_TABLE = """
+CREATE TABLE IF NOT EXISTS gomoku_schema (
+    application_id  bigint  NOT NULL,
+    version         integer NOT NULL
+)
+"""
+
+
+async def _schema_version(conn: asyncpg.Connection[_Row], url: str) -> int:
+    """The migrations applied (0 for an empty database); raise unless the database is ours."""
+    marked = await conn.fetchval("SELECT to_regclass('gomoku_schema') IS NOT NULL")
+    if marked:
+        row = await conn.fetchrow("SELECT application_id, version FROM gomoku_schema")
+        if row is None or row["application_id"] != APPLICATION_ID:
+            raise ForeignDatabaseError(redact(url), "gomoku_schema holds another application")
+        version: int = row["version"]
+        if version > LATEST_VERSION:
+            raise DatabaseTooNewError(redact(url), version, LATEST_VERSION)
+        return version
+    tables = await conn.fetchval(
+        "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
+    )
+    if tables:
+        raise ForeignDatabaseError(redact(url), f"{tables} tables and no gomoku_schema")
+    return 0
+
+
+async def _migrate(conn: asyncpg.Connection[_Row], url: str) -> None:
+    """Apply the missing migrations, one transaction each, under an advisory lock."""
+    while True:
+        async with conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock($1)", _MIGRATION_LOCK)
+            version = await _schema_version(conn, url)
+            if version == LATEST_VERSION:
+                return
+            migration = MIGRATIONS[version]
+            await conn.execute(migration.sql)
+            if version == 0:
+                await conn.execute(SQL_SCHEMA_TABLE)
+                await conn.execute(
+                    "INSERT INTO gomoku_schema (application_id, version) VALUES ($1, $2)",
+                    APPLICATION_ID,
+                    migration.version,
+                )
+            else:
+                await conn.execute("UPDATE gomoku_schema SET version = $1", migration.version)
+
+
+# --------------------------------------------------------------------------------------------
+# Conversions (the only place rows become records)
+
+GAME_COLUMNS = (
+    "id, guild_id, channel_id, game, width, height, rule, black_user_id, black_level,"
+    " white_user_id, white_level, status, termination, winner, rated, message_channel_id,"
+    " message_id, deadline, warning_sent, turn_seconds, created_by, created_at, updated_at,"
+    " finished_at, ply, version"
+)
+
+
+def _game(row: _Row) -> GameRecord:
+    termination, winner = row[12], row[13]
+    return GameRecord(
+        id=row[0],
+        guild_id=row[1],
+        channel_id=row[2],
+        game=Game(row[3]),
+        width=row[4],
+        height=row[5],
+        rule=Rule(row[6]),
+        black=Player(user_id=row[7], level=row[8]),
+        white=Player(user_id=row[9], level=row[10]),
+        status=GameStatus(row[11]),
+        outcome=None
+        if termination is None
+        else Outcome(Termination(termination), None if winner is None else Color(winner)),
+        rated=row[14],
+        message_channel_id=row[15],
+        message_id=row[16],
+        deadline=row[17],
+        warning_sent=row[18],
+        turn_seconds=row[19],
+        created_by=row[20],
+        created_at=row[21],
+        updated_at=row[22],
+        finished_at=row[23],
+        ply=row[24],
+        version=row[25],
+    )
+
+
+MOVE_COLUMNS = "game_id, ply, x, y, color, made_at, seq"
+
+
+def _move(row: _Row) -> MoveRecord:
+    return MoveRecord(
+        game_id=row[0],
+        ply=row[1],
+        point=Point(row[2], row[3]),
+        color=Color(row[4]),
+        made_at=row[5],
+        seq=row[6],
+    )
+
+
+STATS_COLUMNS = (
+    "scope, game, user_id, mu, sigma, wins_black, wins_white, losses_black, losses_white,"
+    " draws_black, draws_white, streak, best_streak, updated_at"
+)
+
+
+def _stats(row: _Row) -> PlayerStats:
+    return PlayerStats(
+        guild_id=None if row[0] == _OVERALL else row[0],
+        game=Game(row[1]),
+        user_id=row[2],
+        mu=row[3],
+        sigma=row[4],
+        wins_black=row[5],
+        wins_white=row[6],
+        losses_black=row[7],
+        losses_white=row[8],
+        draws_black=row[9],
+        draws_white=row[10],
+        streak=row[11],
+        best_streak=row[12],
+        updated_at=row[13],
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Statements (the SQLite ones in PostgreSQL's dialect: $n parameters, booleans, timestamptz)
+
+SQL_INSERT_GAME = f"""
+INSERT INTO games (guild_id, channel_id, game, width, height, rule, black_user_id, black_level,
+    white_user_id, white_level, status, rated, deadline, turn_seconds, created_by, created_at,
+    updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+RETURNING {GAME_COLUMNS}
+"""
+SQL_GET_GAME = f"SELECT {GAME_COLUMNS} FROM games WHERE id = $1"
+SQL_OPEN_GAME_IN_CHANNEL = (
+    f"SELECT {GAME_COLUMNS} FROM games WHERE channel_id = $1 AND status IN ('pending', 'active')"
+)
+SQL_OPEN_GAMES = (
+    f"SELECT {GAME_COLUMNS} FROM games WHERE status IN ('pending', 'active') ORDER BY id"
+)
+SQL_GAMES_DUE = f"""
+SELECT {GAME_COLUMNS} FROM games
+WHERE deadline IS NOT NULL AND deadline <= $1
+ORDER BY deadline, id
+"""
+SQL_GAME_MOVES = f"SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 ORDER BY seq"
+SQL_USER_GAMES = f"""
+SELECT {GAME_COLUMNS} FROM (
+    (SELECT * FROM games
+     WHERE black_user_id = $1 AND id < $2 AND status = 'finished'
+         AND ($3::bigint IS NULL OR guild_id = $3)
+     ORDER BY id DESC LIMIT $4)
+    UNION
+    (SELECT * FROM games
+     WHERE white_user_id = $1 AND id < $2 AND status = 'finished'
+         AND ($3::bigint IS NULL OR guild_id = $3)
+     ORDER BY id DESC LIMIT $4)
+) AS mine
+ORDER BY id DESC LIMIT $4
+"""
+SQL_PLAYER_STATS = (
+    f"SELECT {STATS_COLUMNS} FROM player_stats WHERE scope = $1 AND game = $2 AND user_id = $3"
+)
+SQL_STATS_OF = f"""
+SELECT {STATS_COLUMNS} FROM player_stats
+WHERE scope = $1 AND game = $2 AND user_id = ANY($3::bigint[])
+"""
+# A player's ratings are read, changed and written back: one writer at a time per player.
+# Snowflake user ids never equal the migration lock's key.
+SQL_LOCK_PLAYER = "SELECT pg_advisory_xact_lock($1)"
+SQL_LEADERBOARD = f"""
+SELECT {STATS_COLUMNS} FROM player_stats
+WHERE scope = $1 AND game = $2
+ORDER BY ordinal DESC, user_id
+LIMIT $3 OFFSET $4
+"""
+SQL_UPSERT_STATS = f"""
+INSERT INTO player_stats ({STATS_COLUMNS}, ordinal)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+ON CONFLICT (scope, game, user_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,
+    wins_black = excluded.wins_black, wins_white = excluded.wins_white,
+    losses_black = excluded.losses_black, losses_white = excluded.losses_white,
+    draws_black = excluded.draws_black, draws_white = excluded.draws_white,
+    streak = excluded.streak, best_streak = excluded.best_streak,
+    updated_at = excluded.updated_at, ordinal = excluded.ordinal
+"""
+# $1 id, $2 version, then the statement's own parameters.
+SQL_APPEND_MOVE = f"""
+UPDATE games SET
+    version = version + 1, ply = ply + 1, deadline = $3, warning_sent = false,
+    updated_at = $4, status = $5, termination = $6, winner = $7, finished_at = $8
+WHERE id = $1 AND version = $2 AND status = 'active' AND ply % 2 = $9
+RETURNING {GAME_COLUMNS}
+"""
+SQL_INSERT_MOVE = f"INSERT INTO moves ({MOVE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+SQL_TAKE_BACK = f"""
+UPDATE games SET
+    version = version + 1, ply = ply - $3, deadline = $4, warning_sent = false, updated_at = $5
+WHERE id = $1 AND version = $2 AND status = 'active' AND ply >= $3
+RETURNING {GAME_COLUMNS}
+"""
+SQL_INSERT_TAKEBACK = (
+    "INSERT INTO takebacks (game_id, seq, from_ply, to_ply, made_at) VALUES ($1, $2, $3, $4, $5)"
+)
+SQL_FINISH = f"""
+UPDATE games SET
+    version = version + 1, status = 'finished', termination = $3, winner = $4,
+    deadline = NULL, finished_at = $5, updated_at = $5
+WHERE id = $1 AND version = $2 AND status = 'active'
+RETURNING {GAME_COLUMNS}
+"""
+SQL_ACCEPT = f"""
+UPDATE games SET version = version + 1, status = 'active', deadline = $3,
+    warning_sent = false, updated_at = $4
+WHERE id = $1 AND version = $2 AND status = 'pending'
+RETURNING {GAME_COLUMNS}
+"""
+SQL_CLOSE_CHALLENGE = f"""
+UPDATE games SET version = version + 1, status = $3, deadline = NULL, finished_at = $4,
+    updated_at = $4
+WHERE id = $1 AND version = $2 AND status = 'pending'
+RETURNING {GAME_COLUMNS}
+"""
+SQL_SET_DEADLINE = f"""
+UPDATE games SET version = version + 1, deadline = $3, warning_sent = false, updated_at = $4
+WHERE id = $1 AND version = $2 AND status IN ('pending', 'active')
+RETURNING {GAME_COLUMNS}
+"""
+SQL_MARK_WARNING = """
+UPDATE games SET warning_sent = true
+WHERE id = $1 AND version = $2 AND status IN ('pending', 'active')
+RETURNING id
+"""
+SQL_SET_MESSAGE = (
+    "UPDATE games SET message_channel_id = $1, message_id = $2 WHERE id = $3 RETURNING id"
+)
+SQL_USER_GAME_IDS = """
+SELECT id FROM games WHERE black_user_id = $1
+UNION SELECT id FROM games WHERE white_user_id = $1
+UNION SELECT id FROM games WHERE created_by = $1
+"""
+SQL_ABANDON_USER_GAMES = """
+UPDATE games SET
+    version = version + 1,
+    status = CASE status WHEN 'active' THEN 'finished' ELSE 'cancelled' END,
+    termination = CASE status WHEN 'active' THEN 'abandoned' END,
+    winner = NULL, deadline = NULL, finished_at = $2, updated_at = $2
+WHERE status IN ('pending', 'active') AND (black_user_id = $1 OR white_user_id = $1)
+"""
+SQL_FORGET_USER = (
+    "UPDATE games SET black_user_id = NULL WHERE black_user_id = $1",
+    "UPDATE games SET white_user_id = NULL WHERE white_user_id = $1",
+    "UPDATE games SET created_by = NULL WHERE created_by = $1",
+    "DELETE FROM player_stats WHERE user_id = $1",
+)
+SQL_GUILD_SETTINGS = (
+    "SELECT default_rule, turn_seconds, board_style FROM guild_settings WHERE guild_id = $1"
+)
+SQL_GUILD_CHANNELS = "SELECT channel_id FROM guild_allowed_channels WHERE guild_id = $1"
+SQL_SAVE_GUILD_SETTINGS = """
+INSERT INTO guild_settings (guild_id, default_rule, turn_seconds, board_style, updated_at)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (guild_id) DO UPDATE SET default_rule = excluded.default_rule,
+    turn_seconds = excluded.turn_seconds, board_style = excluded.board_style,
+    updated_at = excluded.updated_at
+"""
+SQL_CLEAR_GUILD_CHANNELS = "DELETE FROM guild_allowed_channels WHERE guild_id = $1"
+SQL_ADD_GUILD_CHANNEL = "INSERT INTO guild_allowed_channels (guild_id, channel_id) VALUES ($1, $2)"
+
+
+# --------------------------------------------------------------------------------------------
+# The repository
+
+
+class PostgresGameRepository:
+    """The ``GameRepository`` on PostgreSQL. Open with
+    ``async with PostgresGameRepository.open(url)`` (or ``connect`` … ``close``)."""
+
+    def __init__(self, pool: asyncpg.Pool, url: str, clock: Callable[[], datetime]) -> None:
+        """Use ``open``/``connect``; this only wires an already migrated pool."""
+        self._pool = pool
+        self._url = url
+        self._clock = clock
+        self._tasks: set[asyncio.Task[Any]] = set()  # shielded operations still running
+        self._closing = False
+
+    @property
+    def url(self) -> str:
+        """The database's address, without its password."""
+        return redact(self._url)
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        min_size: int = 1,
+        max_size: int = 10,
+    ) -> Self:
+        """Open (creating or upgrading the schema of) the database at ``url``.
+
+        Raises:
+            ForeignDatabaseError: the database holds someone else's tables (left untouched).
+            DatabaseTooNewError: a newer version of the bot wrote it (left untouched).
+            OSError, asyncpg.PostgresError: the server cannot be reached or refused us.
+        """
+        conn = await asyncpg.connect(url)
+        try:
+            await _migrate(conn, url)
+        finally:
+            await conn.close()
+        pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size)
+        return cls(pool, url, clock)
+
+    @classmethod
+    @asynccontextmanager
+    async def open(
+        cls, url: str, *, clock: Callable[[], datetime] = utc_now, max_size: int = 10
+    ) -> AsyncIterator[Self]:
+        """``connect`` as an async context manager that closes the repository on exit."""
+        repo = await cls.connect(url, clock=clock, max_size=max_size)
+        try:
+            yield repo
+        finally:
+            await repo.close()
+
+    async def close(self) -> None:
+        """Let the operations already started finish, then close the pool."""
+        if self._closing:
+            return
+        self._closing = True
+        if self._tasks:
+            await asyncio.wait(set(self._tasks))
+        await self._pool.close()
+
+    # --- plumbing -----------------------------------------------------------------------
+
+    async def _run(
+        self, work: Callable[[_Conn], Awaitable[_T]], *, isolation: _Isolation = "read_committed"
+    ) -> _T:
+        """Run ``work`` in one transaction; a cancelled caller does not stop it."""
+        if self._closing:
+            raise RuntimeError("the repository is closed")
+        task = asyncio.ensure_future(self._transaction(work, isolation))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        # A cancelled caller does not stop its write; retrieve the outcome so that asyncio
+        # does not log an error nobody was waiting for.
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return await asyncio.shield(task)
+
+    async def _transaction(
+        self, work: Callable[[_Conn], Awaitable[_T]], isolation: _Isolation
+    ) -> _T:
+        async with self._pool.acquire() as conn, conn.transaction(isolation=isolation):
+            return await work(conn)
+
+    async def _read(self, work: Callable[[_Conn], Awaitable[_T]], *, snapshot: bool = False) -> _T:
+        """A read; ``snapshot`` makes its statements agree with each other."""
+        return await self._run(work, isolation="repeatable_read" if snapshot else "read_committed")
+
+    def _now(self) -> datetime:
+        return self._clock()
+
+    @staticmethod
+    async def _cas_failed(conn: _Conn, game_id: int, expected_version: int) -> GameRecord:
+        """Why a compare-and-set matched no row: raise the matching error, or return the
+        game when version and existence were fine (the caller then checks status/order)."""
+        row = await conn.fetchrow(SQL_GET_GAME, game_id)
+        if row is None:
+            raise GameNotFoundError(game_id)
+        game = _game(row)
+        if game.version != expected_version:
+            raise VersionConflictError(game_id, expected_version, game.version)
+        return game
+
+    async def _cas(
+        self,
+        conn: _Conn,
+        sql: str,
+        game_id: int,
+        expected_version: int,
+        params: Sequence[Any],
+        allowed: Iterable[GameStatus],
+    ) -> GameRecord:
+        """Run a compare-and-set UPDATE … RETURNING; on no match raise the precise error."""
+        row = await conn.fetchrow(sql, game_id, expected_version, *params)
+        if row is not None:
+            return _game(row)
+        game = await self._cas_failed(conn, game_id, expected_version)
+        if game.status not in allowed:
+            raise InvalidStatusError(game_id, game.status)
+        raise AssertionError(f"compare-and-set on game {game_id} matched nothing")
+
+    # --- games --------------------------------------------------------------------------
+
+    async def create_game(self, new: NewGame) -> GameRecord:
+        """Store a new game or challenge (see ``GameRepository.create_game``)."""
+        now = self._now()
+        params = (
+            new.guild_id,
+            new.channel_id,
+            new.game.value,
+            new.width,
+            new.height,
+            new.rule.value,
+            new.black.user_id,
+            new.black.level,
+            new.white.user_id,
+            new.white.level,
+            new.status.value,
+            new.rated,
+            new.deadline,
+            new.turn_seconds,
+            new.created_by,
+            now,
+        )
+
+        async def work(conn: _Conn) -> GameRecord:
+            # Look first, so a refused game does not use up an id (ids then match SQLite's);
+            # the unique index still settles a race between two processes.
+            busy = await conn.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, new.channel_id)
+            if busy is not None:
+                raise ChannelBusyError(new.channel_id, busy[0])
+            try:
+                async with conn.transaction():
+                    row = await conn.fetchrow(SQL_INSERT_GAME, *params)
+            except asyncpg.UniqueViolationError as error:
+                busy = await conn.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, new.channel_id)
+                raise ChannelBusyError(new.channel_id, busy[0] if busy else None) from error
+            assert row is not None
+            return _game(row)
+
+        return await self._run(work)
+
+    async def get_game(self, game_id: int) -> GameRecord:
+        """The game with this id."""
+
+        async def work(conn: _Conn) -> GameRecord:
+            row = await conn.fetchrow(SQL_GET_GAME, game_id)
+            if row is None:
+                raise GameNotFoundError(game_id)
+            return _game(row)
+
+        return await self._read(work)
+
+    async def load_game(self, game_id: int) -> GameSnapshot:
+        """The game and its live moves, read in one snapshot."""
+
+        async def work(conn: _Conn) -> GameSnapshot:
+            row = await conn.fetchrow(SQL_GET_GAME, game_id)
+            if row is None:
+                raise GameNotFoundError(game_id)
+            game = _game(row)
+            history = [_move(r) for r in await conn.fetch(SQL_GAME_MOVES, game_id)]
+            return GameSnapshot(game, live_moves(history, game.ply))
+
+        return await self._read(work, snapshot=True)
+
+    async def open_game_in_channel(self, channel_id: int) -> GameRecord | None:
+        """The pending or active game of a channel, if any."""
+
+        async def work(conn: _Conn) -> GameRecord | None:
+            row = await conn.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, channel_id)
+            return None if row is None else _game(row)
+
+        return await self._read(work)
+
+    async def open_games(self) -> list[GameRecord]:
+        """Every pending or active game, oldest first."""
+
+        async def work(conn: _Conn) -> list[GameRecord]:
+            return [_game(row) for row in await conn.fetch(SQL_OPEN_GAMES)]
+
+        return await self._read(work)
+
+    async def games_due(self, now: datetime) -> list[GameRecord]:
+        """Open games whose deadline is at or before ``now``."""
+
+        async def work(conn: _Conn) -> list[GameRecord]:
+            return [_game(row) for row in await conn.fetch(SQL_GAMES_DUE, now)]
+
+        return await self._read(work)
+
+    async def accept_challenge(
+        self, game_id: int, expected_version: int, *, deadline: datetime | None = None
+    ) -> GameRecord:
+        """PENDING -> ACTIVE."""
+        params = (deadline, self._now())
+
+        async def work(conn: _Conn) -> GameRecord:
+            return await self._cas(
+                conn, SQL_ACCEPT, game_id, expected_version, params, [GameStatus.PENDING]
+            )
+
+        return await self._run(work)
+
+    async def close_challenge(
+        self, game_id: int, expected_version: int, status: GameStatus
+    ) -> GameRecord:
+        """PENDING -> DECLINED, CANCELLED or EXPIRED."""
+        if status not in CHALLENGE_CLOSINGS:
+            raise ValueError(f"a challenge closes as declined, cancelled or expired, not {status}")
+        params = (status.value, self._now())
+
+        async def work(conn: _Conn) -> GameRecord:
+            return await self._cas(
+                conn, SQL_CLOSE_CHALLENGE, game_id, expected_version, params, [GameStatus.PENDING]
+            )
+
+        return await self._run(work)
+
+    async def append_move(
+        self,
+        game_id: int,
+        expected_version: int,
+        point: Point,
+        color: Color,
+        *,
+        deadline: datetime | None = None,
+        outcome: Outcome | None = None,
+    ) -> GameRecord:
+        """Append a stone (compare-and-set); a final move finishes the game atomically."""
+        now = self._now()
+        finished = outcome is not None
+        params = (
+            None if finished else deadline,
+            now,
+            GameStatus.FINISHED.value if finished else GameStatus.ACTIVE.value,
+            outcome.termination.value if outcome else None,
+            outcome.winner.value if outcome and outcome.winner else None,
+            now if finished else None,
+            0 if color is Color.BLACK else 1,
+        )
+
+        async def work(conn: _Conn) -> GameRecord:
+            row = await conn.fetchrow(SQL_APPEND_MOVE, game_id, expected_version, *params)
+            if row is None:
+                game = await self._cas_failed(conn, game_id, expected_version)
+                if game.status is not GameStatus.ACTIVE:
+                    raise InvalidStatusError(game_id, game.status)
+                raise MoveOrderError(game_id, game.ply, "colour")
+            game = _game(row)
+            await conn.execute(
+                SQL_INSERT_MOVE,
+                game_id,
+                game.ply - 1,
+                point.x,
+                point.y,
+                color.value,
+                now,
+                game.version,
+            )
+            if finished:
+                await self._rate(conn, game)
+            return game
+
+        return await self._run(work)
+
+    async def take_back(
+        self,
+        game_id: int,
+        expected_version: int,
+        count: int = 1,
+        *,
+        deadline: datetime | None = None,
+    ) -> GameRecord:
+        """Take back the last ``count`` moves (compare-and-set); rows stay in the history."""
+        now = self._now()
+
+        async def work(conn: _Conn) -> GameRecord:
+            if count < 1:
+                game = await self._cas_failed(conn, game_id, expected_version)
+                raise MoveOrderError(game_id, game.ply, "takeback")
+            row = await conn.fetchrow(
+                SQL_TAKE_BACK, game_id, expected_version, count, deadline, now
+            )
+            if row is None:
+                game = await self._cas_failed(conn, game_id, expected_version)
+                if game.status is not GameStatus.ACTIVE:
+                    raise InvalidStatusError(game_id, game.status)
+                raise MoveOrderError(game_id, game.ply, "takeback")
+            game = _game(row)
+            await conn.execute(
+                SQL_INSERT_TAKEBACK, game_id, game.version, game.ply + count, game.ply, now
+            )
+            return game
+
+        return await self._run(work)
+
+    async def finish_game(
+        self, game_id: int, expected_version: int, outcome: Outcome
+    ) -> GameRecord:
+        """End an active game without a move; rated games update ratings atomically."""
+        params = (
+            outcome.termination.value,
+            outcome.winner.value if outcome.winner else None,
+            self._now(),
+        )
+
+        async def work(conn: _Conn) -> GameRecord:
+            game = await self._cas(
+                conn, SQL_FINISH, game_id, expected_version, params, [GameStatus.ACTIVE]
+            )
+            await self._rate(conn, game)
+            return game
+
+        return await self._run(work)
+
+    async def _rate(self, conn: _Conn, game: GameRecord) -> None:
+        """Update ratings and statistics for a game that just finished (if it counts)."""
+        outcome = game.outcome
+        black, white = game.black.user_id, game.white.user_id
+        if not game.rated or outcome is None or outcome.termination is Termination.ABANDONED:
+            return
+        if black is None or white is None:
+            return  # a seat was deleted on request; nobody left to rate
+        finished_at = game.finished_at or game.updated_at
+        # Another process finishing a game of the same player waits here rather than
+        # overwriting this update; locks are taken in user-id order, so never a deadlock.
+        # Each READ COMMITTED statement after the lock sees the other's committed rows.
+        for user in sorted({black, white}):
+            await conn.execute(SQL_LOCK_PLAYER, user)
+        scopes = [_OVERALL] if game.guild_id is None else [_OVERALL, game.guild_id]
+        for scope in scopes:
+            guild = None if scope == _OVERALL else scope
+            rows = await conn.fetch(SQL_STATS_OF, scope, game.game.value, [black, white])
+            found = {row["user_id"]: _stats(row) for row in rows}
+            before = [found.get(u) or new_stats(u, game.game, guild) for u in (black, white)]
+            for stats in rate_game(before[0], before[1], outcome.winner, finished_at):
+                await conn.execute(
+                    SQL_UPSERT_STATS,
+                    scope,
+                    stats.game.value,
+                    stats.user_id,
+                    stats.mu,
+                    stats.sigma,
+                    stats.wins_black,
+                    stats.wins_white,
+                    stats.losses_black,
+                    stats.losses_white,
+                    stats.draws_black,
+                    stats.draws_white,
+                    stats.streak,
+                    stats.best_streak,
+                    stats.updated_at,
+                    stats.ordinal,
+                )
+
+    async def set_deadline(
+        self, game_id: int, expected_version: int, deadline: datetime | None
+    ) -> GameRecord:
+        """Move an open game's deadline and clear the warning flag."""
+        params = (deadline, self._now())
+
+        async def work(conn: _Conn) -> GameRecord:
+            return await self._cas(
+                conn,
+                SQL_SET_DEADLINE,
+                game_id,
+                expected_version,
+                params,
+                [GameStatus.PENDING, GameStatus.ACTIVE],
+            )
+
+        return await self._run(work)
+
+    async def mark_warning_sent(self, game_id: int, expected_version: int) -> None:
+        """Record this turn's low-time warning (version unchanged)."""
+
+        async def work(conn: _Conn) -> None:
+            if await conn.fetchrow(SQL_MARK_WARNING, game_id, expected_version) is None:
+                game = await self._cas_failed(conn, game_id, expected_version)
+                raise InvalidStatusError(game_id, game.status)
+
+        await self._run(work)
+
+    async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
+        """Remember the message showing the game (version unchanged)."""
+
+        async def work(conn: _Conn) -> None:
+            if await conn.fetchrow(SQL_SET_MESSAGE, channel_id, message_id, game_id) is None:
+                raise GameNotFoundError(game_id)
+
+        await self._run(work)
+
+    async def move_history(self, game_id: int) -> list[MoveRecord]:
+        """Every move row of the game in write order, taken back or not."""
+
+        async def work(conn: _Conn) -> list[MoveRecord]:
+            if await conn.fetchrow(SQL_GET_GAME, game_id) is None:
+                raise GameNotFoundError(game_id)
+            return [_move(row) for row in await conn.fetch(SQL_GAME_MOVES, game_id)]
+
+        return await self._read(work, snapshot=True)
+
+    # --- players ------------------------------------------------------------------------
+
+    async def user_games(
+        self,
+        user_id: int,
+        *,
+        guild_id: int | None = None,
+        limit: int = 20,
+        before_id: int | None = None,
+    ) -> list[GameRecord]:
+        """A user's finished games, newest first, ``limit`` per page."""
+        before = _NO_ID_LIMIT if before_id is None else before_id
+
+        async def work(conn: _Conn) -> list[GameRecord]:
+            rows = await conn.fetch(SQL_USER_GAMES, user_id, before, guild_id, limit)
+            return [_game(row) for row in rows]
+
+        return await self._read(work)
+
+    async def player_stats(
+        self, user_id: int, game: Game = Game.GOMOKU, *, guild_id: int | None = None
+    ) -> PlayerStats | None:
+        """Rating and record in rated games of ``game``."""
+        scope = _OVERALL if guild_id is None else guild_id
+
+        async def work(conn: _Conn) -> PlayerStats | None:
+            row = await conn.fetchrow(SQL_PLAYER_STATS, scope, game.value, user_id)
+            return None if row is None else _stats(row)
+
+        return await self._read(work)
+
+    async def leaderboard(
+        self,
+        game: Game = Game.GOMOKU,
+        *,
+        guild_id: int | None = None,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> list[PlayerStats]:
+        """Players by ordinal, best first."""
+        scope = _OVERALL if guild_id is None else guild_id
+
+        async def work(conn: _Conn) -> list[PlayerStats]:
+            rows = await conn.fetch(SQL_LEADERBOARD, scope, game.value, limit, offset)
+            return [_stats(row) for row in rows]
+
+        return await self._read(work)
+
+    async def delete_user_data(self, user_id: int) -> int:
+        """Forget a user (see ``GameRepository.delete_user_data``)."""
+        now = self._now()
+
+        async def work(conn: _Conn) -> int:
+            touched = len(await conn.fetch(SQL_USER_GAME_IDS, user_id))
+            await conn.execute(SQL_ABANDON_USER_GAMES, user_id, now)
+            for sql in SQL_FORGET_USER:
+                await conn.execute(sql, user_id)
+            return touched
+
+        return await self._run(work)
+
+    # --- guilds -------------------------------------------------------------------------
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        """The guild's settings, defaults if never saved."""
+
+        async def work(conn: _Conn) -> GuildSettings:
+            row = await conn.fetchrow(SQL_GUILD_SETTINGS, guild_id)
+            if row is None:
+                return GuildSettings(guild_id)
+            channels = await conn.fetch(SQL_GUILD_CHANNELS, guild_id)
+            return GuildSettings(
+                guild_id=guild_id,
+                default_rule=Rule(row[0]),
+                turn_seconds=row[1],
+                board_style=row[2],
+                allowed_channel_ids=frozenset(r[0] for r in channels),
+            )
+
+        return await self._read(work, snapshot=True)
+
+    async def save_guild_settings(self, settings: GuildSettings) -> None:
+        """Replace the guild's settings."""
+        params = (
+            settings.guild_id,
+            settings.default_rule.value,
+            settings.turn_seconds,
+            settings.board_style,
+            self._now(),
+        )
+
+        async def work(conn: _Conn) -> None:
+            await conn.execute(SQL_SAVE_GUILD_SETTINGS, *params)
+            await conn.execute(SQL_CLEAR_GUILD_CHANNELS, settings.guild_id)
+            for channel_id in sorted(settings.allowed_channel_ids):
+                await conn.execute(SQL_ADD_GUILD_CHANNEL, settings.guild_id, channel_id)
+
+        await self._run(work)
