@@ -1,4 +1,5 @@
-"""``python -m storage bench``: the storage benchmark (a measurement, not a test).
+"""``python -m storage bench``: the storage benchmark (a measurement, not a test), and
+``python -m storage copy SRC DST``: SQLite file to PostgreSQL (see ``storage.copy``).
 
 200 rated games are played at once, 10,000 moves in all, through ``SqliteGameRepository``
 on a real file; each game's last move finishes it (and updates both ratings) in the same
@@ -18,6 +19,7 @@ import argparse
 import asyncio
 import random
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -137,7 +139,7 @@ async def bench(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """The command line: ``python -m storage bench [options]``."""
+    """The command line: ``python -m storage bench [options]`` or ``copy SRC DST``."""
     parser = argparse.ArgumentParser(prog="python -m storage")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("bench", help="time concurrent move writes on a real file")
@@ -148,8 +150,40 @@ def main(argv: Sequence[str] | None = None) -> None:
     run.add_argument(
         "--think-ms", type=float, default=0, help="mean pause before each move (0: none)"
     )
+    copy = commands.add_parser(
+        "copy", help="copy a SQLite database into an empty PostgreSQL one and verify it"
+    )
+    copy.add_argument("source", type=Path, help="the SQLite file (stop the bot first)")
+    copy.add_argument("target", help="postgresql://user:password@host/database")
     args = parser.parse_args(argv)
+    if args.command == "copy":
+        sys.exit(_copy(args.source, args.target))
     asyncio.run(bench(args.games, args.moves, args.synchronous, args.dir, args.think_ms / 1000))
+
+
+def _copy(source: Path, target: str) -> int:
+    from storage.copy import copy_database
+    from storage.opening import is_postgres_url, redact
+    from storage.repository import StorageError
+
+    if not is_postgres_url(target):
+        sys.stderr.write(
+            f"copy: the target must be a postgresql:// address, not {redact(target)}\n"
+        )
+        return 2
+    try:
+        report = copy_database(source, target)
+    except (StorageError, OSError) as error:
+        sys.stderr.write(f"copy failed: {error}\n")
+        return 1
+    for table, count in report.rows.items():
+        print(f"  {table}: {count:,} rows copied and compared")
+    print(
+        f"verified through the repository: {report.games_verified:,} games with their moves,"
+        f" {report.guilds_verified:,} guilds' settings, {report.ratings_verified:,} ratings"
+    )
+    print(f"copied {source} -> {redact(target)}")
+    return 0
 
 
 if __name__ == "__main__":
