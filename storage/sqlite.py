@@ -1,7 +1,9 @@
 """``SqliteGameRepository``: the ``GameRepository`` on one SQLite file. All SQL lives here.
 
-One aiosqlite connection serves the process, and an ``asyncio.Lock`` gives it to one
-transaction at a time, so a reader never sees another coroutine's uncommitted work. Writes
+One aiosqlite connection writes, and an ``asyncio.Lock`` gives it to one transaction at a
+time, so a reader never sees another coroutine's uncommitted work. Reads share it by default;
+``readers_count`` opens read-only connections beside it instead (WAL: a reader never waits
+for the writer's commit), an option ``bench_load --readers`` measures. Writes
 are serialized through one writer task that group-commits: every write queued at that
 moment runs in one ``BEGIN IMMEDIATE`` transaction and one fsync, and each caller hears
 back only once the commit is durable. Operations are shielded from cancellation: a
@@ -443,12 +445,28 @@ class SqliteGameRepository:
     """The durable ``GameRepository``. Open with ``async with SqliteGameRepository.open(p)``
     (or ``await SqliteGameRepository.connect(p)`` … ``await repo.close()``)."""
 
-    def __init__(self, db: _Db, path: Path, clock: Callable[[], datetime]) -> None:
-        """Use ``open``/``connect``; this only wires an already prepared connection."""
+    def __init__(
+        self,
+        db: _Db,
+        path: Path,
+        clock: Callable[[], datetime],
+        readers: Sequence[_Db] = (),
+    ) -> None:
+        """Use ``open``/``connect``; this only wires already prepared connections (the
+        writer's, and any read-only ones: without them reads share the writer's)."""
         self._db = db
         self._path = path
         self._clock = clock
-        self._lock = asyncio.Lock()  # one transaction at a time on the one connection
+        self._lock = asyncio.Lock()  # one transaction at a time on the writer's connection
+        # Idle read-only connections. In WAL mode a reader never waits for the writer, so
+        # reads are not queued behind a group commit and its fsync (under load that queue
+        # was most of a command's latency).
+        self._all_readers = tuple(readers)
+        self._readers: asyncio.Queue[_Db] = asyncio.Queue()
+        for reader in readers:
+            self._readers.put_nowait(reader)
+        self._reading = 0  # reads holding a reader
+        self._reads_done = asyncio.Event()
         self._pending: list[_Write] = []  # writes waiting for the next group commit
         self._wake = asyncio.Event()
         self._closing = False  # no new writes
@@ -467,8 +485,10 @@ class SqliteGameRepository:
         *,
         clock: Callable[[], datetime] = utc_now,
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
+        readers_count: int = 0,
     ) -> Self:
-        """Open (creating or upgrading) the database at ``path``.
+        """Open (creating or upgrading) the database at ``path``, with ``readers_count``
+        read-only connections beside the writer's (0: reads share the writer's).
 
         Raises:
             ForeignDatabaseError: the file is not ours (it is left untouched).
@@ -490,7 +510,19 @@ class SqliteGameRepository:
         except BaseException:
             await db.close()
             raise
-        return cls(db, path, clock)
+        readers: list[_Db] = []
+        try:
+            for _ in range(readers_count):
+                reader = await aiosqlite.connect(path, isolation_level=None)
+                readers.append(reader)
+                await reader.execute_fetchall("PRAGMA busy_timeout = 5000")
+                await reader.execute_fetchall("PRAGMA query_only = ON")
+        except BaseException:
+            for reader in readers:
+                await reader.close()
+            await db.close()
+            raise
+        return cls(db, path, clock, readers)
 
     @classmethod
     @asynccontextmanager
@@ -500,9 +532,12 @@ class SqliteGameRepository:
         *,
         clock: Callable[[], datetime] = utc_now,
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
+        readers_count: int = 0,
     ) -> AsyncIterator[Self]:
         """``connect`` as an async context manager that closes the repository on exit."""
-        repo = await cls.connect(path, clock=clock, synchronous=synchronous)
+        repo = await cls.connect(
+            path, clock=clock, synchronous=synchronous, readers_count=readers_count
+        )
         try:
             yield repo
         finally:
@@ -518,6 +553,11 @@ class SqliteGameRepository:
         async with self._lock:
             if not self._closed:
                 self._closed = True
+                while self._reading:  # let the reads still running finish
+                    self._reads_done.clear()
+                    await self._reads_done.wait()
+                for reader in self._all_readers:
+                    await reader.close()
                 await self._db.close()
 
     async def checkpoint(self) -> int:
@@ -558,15 +598,32 @@ class SqliteGameRepository:
         return await asyncio.shield(self._locked_read(work, snapshot))
 
     async def _locked_read(self, work: Callable[[_Db], Awaitable[_T]], snapshot: bool) -> _T:
-        async with self._lock:
-            db = self._db
-            if not snapshot:
-                return await work(db)
-            await db.execute_fetchall("BEGIN")
+        if not self._all_readers:
+            async with self._lock:
+                return await self._read_on(self._db, work, snapshot)
+        if self._closed:
+            raise RuntimeError("the repository is closed")
+        self._reading += 1
+        try:
+            reader = await self._readers.get()
             try:
-                return await work(db)
+                return await self._read_on(reader, work, snapshot)
             finally:
-                await db.execute_fetchall("ROLLBACK")
+                self._readers.put_nowait(reader)
+        finally:
+            self._reading -= 1
+            if not self._reading:
+                self._reads_done.set()
+
+    @staticmethod
+    async def _read_on(db: _Db, work: Callable[[_Db], Awaitable[_T]], snapshot: bool) -> _T:
+        if not snapshot:
+            return await work(db)
+        await db.execute_fetchall("BEGIN")
+        try:
+            return await work(db)
+        finally:
+            await db.execute_fetchall("ROLLBACK")
 
     async def _write_loop(self) -> None:
         batch: list[_Write] = []

@@ -130,8 +130,11 @@ class PostgresServer:
                 stderr=subprocess.STDOUT,
                 user=self._user,
             )
-        deadline = time.monotonic() + 30
-        while not (self.root / ".s.PGSQL.5432").exists():
+        # The socket appears before the server accepts connections ("starting up"):
+        # pg_isready says when it does.
+        deadline = time.monotonic() + 60
+        ready = [str(self.binaries / "pg_isready"), "-q", "-h", str(self.root), "-U", "postgres"]
+        while subprocess.run(ready, check=False).returncode != 0:
             if self._process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"PostgreSQL did not start:\n{self.log.read_text()}")
             time.sleep(0.05)

@@ -230,7 +230,9 @@ async def _run(args: argparse.Namespace) -> int:
                 # An experiment knob: override the runner's own worker priority.
                 os.setpriority(os.PRIO_PROCESS, pid, args.nice)
         path = Path(tmp) / "bench.sqlite3"
-        repository = await SqliteGameRepository.connect(path, synchronous=args.sync)
+        repository = await SqliteGameRepository.connect(
+            path, synchronous=args.sync, readers_count=args.readers
+        )
         bot = create_bot(
             Settings(db_path=path),
             repository=repository,
@@ -271,7 +273,8 @@ async def _run(args: argparse.Namespace) -> int:
         f"{args.games} concurrent games ({args.games // 2} between people, "
         f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
         f"{cores} cores / {pool.workers} AI workers, {args.style} boards, "
-        f"players think {args.think:g} s on average, SQLite synchronous={args.sync}, "
+        f"players think {args.think:g} s on average, SQLite synchronous={args.sync} "
+        f"with {args.readers} readers, "
         f"AI workers at nice {WORKER_NICENESS if args.nice is None else args.nice}"
     )
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
@@ -301,6 +304,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--nice", type=int, default=None, help="niceness of the AI workers (default: the runner's)"
+    )
+    parser.add_argument(
+        "--readers",
+        type=int,
+        default=2,
+        help="SQLite read-only connections (0: reads share the writer's)",
     )
     parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
     parser.add_argument(
