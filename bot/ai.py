@@ -30,7 +30,15 @@ from engine.types import Game, Point, Rule
 if TYPE_CHECKING:
     from engine.types import Level
 
-__all__ = ["WORKER_NICENESS", "AIError", "AIMove", "AIRequest", "AIRunner", "ProcessPoolRunner"]
+__all__ = [
+    "WORKER_NICENESS",
+    "AIError",
+    "AIMove",
+    "AIRequest",
+    "AIRunner",
+    "AIUnavailableError",
+    "ProcessPoolRunner",
+]
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +54,11 @@ class AIError(Exception):
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
         self.detail = detail
+
+
+class AIUnavailableError(AIError):
+    """The AI's workers cannot be reached (a distributed runner's queue is down): no search
+    was started."""
 
 
 @dataclass(frozen=True, slots=True)

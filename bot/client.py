@@ -122,6 +122,11 @@ class GomokuBot(commands.Bot):
                 open_repository(self.settings.db_path, self.settings.database_url, clock=self.clock)
             )
         ai = self._given_ai
+        if ai is None and self.settings.ai_queue_url:
+            from bot.queue_ai import QueueRunner
+
+            ai = await QueueRunner.connect(self.settings.ai_queue_url)
+            self._stack.push_async_callback(ai.close)
         if ai is None:
             from bot.ai import ProcessPoolRunner
 

@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Final
 
-from bot.ai import AIError
+from bot.ai import AIError, AIUnavailableError
 from bot.service import (
     AIFailedError,
     AIThinkingError,
@@ -102,6 +102,11 @@ def _point(point: Point) -> str:
     return f"**{point}**" if 0 <= point.x < 20 and point.y >= 0 else "That point"
 
 
+def _workers_unreachable(error: BaseException) -> bool:
+    """An AI failure because its queue is down (said apart: waiting helps, retrying now not)."""
+    return isinstance(error, AIUnavailableError) or isinstance(error.__cause__, AIUnavailableError)
+
+
 def user_message(error: BaseException) -> str | None:
     """The sentence to show the player for ``error``, or None when it is not the player's
     doing (the caller logs it and sends ``GENERIC_MESSAGE``)."""
@@ -168,6 +173,8 @@ def user_message(error: BaseException) -> str | None:
         case NoUndoRequestError():
             return "There is no undo request to answer (the game has moved on)."
         # ---- our side
+        case AIFailedError() | AIError() if _workers_unreachable(error):
+            return "The AI's workers can't be reached right now. Nothing changed; try again soon."
         case AIFailedError() | AIError():
             return "The AI could not move just now. Nothing changed; try again."
         case VersionConflictError():

@@ -34,6 +34,7 @@ class Settings:
     discord_token: str | None = None  # DISCORD_TOKEN: None runs the terminal game instead
     db_path: Path = Path("gomoku.sqlite3")  # GOMOKU_DB_PATH
     database_url: str | None = None  # GOMOKU_DATABASE_URL: postgresql://… instead of db_path
+    ai_queue_url: str | None = None  # GOMOKU_AI_QUEUE_URL: redis://… sends searches to workers
     dev_guild_id: int | None = None  # GOMOKU_DEV_GUILD_ID: sync commands to this guild at once
     log_level: str = "INFO"  # LOG_LEVEL: a logging level name
 
@@ -48,7 +49,8 @@ class Settings:
 
         Raises:
             InvalidSettingError: GOMOKU_DEV_GUILD_ID is not a number, LOG_LEVEL is unknown, or
-                GOMOKU_DATABASE_URL is not a postgresql:// address.
+                GOMOKU_DATABASE_URL is not a postgresql:// address, or GOMOKU_AI_QUEUE_URL
+                not a redis://, rediss:// or unix:// one.
         """
         values: dict[str, str] = {}
         if dotenv is not None and dotenv.is_file():
@@ -65,6 +67,9 @@ class Settings:
         url = get("GOMOKU_DATABASE_URL")
         if url is not None and not is_postgres_url(url):
             raise InvalidSettingError("GOMOKU_DATABASE_URL", redact(url))
+        queue = get("GOMOKU_AI_QUEUE_URL")
+        if queue is not None and not queue.startswith(("redis://", "rediss://", "unix://")):
+            raise InvalidSettingError("GOMOKU_AI_QUEUE_URL", redact(queue))
         level = (get("LOG_LEVEL") or "INFO").upper()
         if level not in _LOG_LEVELS:
             raise InvalidSettingError("LOG_LEVEL", level)
@@ -72,6 +77,7 @@ class Settings:
             discord_token=get("DISCORD_TOKEN"),
             db_path=Path(get("GOMOKU_DB_PATH") or "gomoku.sqlite3"),
             database_url=url,
+            ai_queue_url=queue,
             dev_guild_id=int(guild) if guild is not None else None,
             log_level=level,
         )
@@ -85,7 +91,9 @@ class Settings:
         # Never print the token (logs, tracebacks).
         token = "set" if self.discord_token else None
         url = None if self.database_url is None else redact(self.database_url)
+        queue = None if self.ai_queue_url is None else redact(self.ai_queue_url)
         return (
             f"Settings(discord_token={token!r}, db_path={self.db_path!r}, database_url={url!r}, "
+            f"ai_queue_url={queue!r}, "
             f"dev_guild_id={self.dev_guild_id!r}, log_level={self.log_level!r})"
         )

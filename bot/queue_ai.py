@@ -1,0 +1,206 @@
+"""The AI on a distributed task queue: ``QueueRunner`` sends searches to workers on any
+machine through arq (a well-kept asyncio task queue) on Redis or Valkey.
+
+It is an ``AIRunner`` like the local ``ProcessPoolRunner``; the service cannot tell them apart.
+Workers are started with ``python -m bot.worker --redis URL`` (one search at a time each: run
+one per core). Select it with ``GOMOKU_AI_QUEUE_URL=redis://host:6379/0``.
+
+* Requests and results travel as JSON (never pickle: whoever can write to Redis must not be
+  able to run code in the bot or the workers).
+* A worker killed mid-search: arq cannot tell, so the runner gives each search its level's
+  time budget x4 + 10 s (as the local pool does) and then enqueues it again, once; any idle
+  worker takes it. arq itself never re-runs it (``max_tries=1`` in the worker), so a search
+  never runs twice on its own.
+* A result that arrives for a position that moved on is the service's to drop (it compares
+  the game's version before playing the AI's move).
+* Redis unreachable: ``AIUnavailableError`` at once, and the service leaves the game as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any, Final, Self
+
+from bot.ai import AIError, AIMove, AIRequest, AIUnavailableError, level_budget_s
+from engine.types import Game, Point, Rule
+
+if TYPE_CHECKING:
+    from arq.connections import ArqRedis
+
+__all__ = [
+    "QUEUE_NAME",
+    "SEARCH_FUNCTION",
+    "QueueRunner",
+    "decode_move",
+    "decode_request",
+    "dumps",
+    "encode_move",
+    "encode_request",
+    "loads",
+]
+
+log = logging.getLogger(__name__)
+
+QUEUE_NAME: Final = "gomoku:ai"
+SEARCH_FUNCTION: Final = "search"
+_HANG_FACTOR: Final = 4.0
+_HANG_SLACK_S: Final = 10.0
+_POLL_S: Final = 0.02  # how often the runner looks for a result (arq's default is 0.5 s)
+
+
+# --- the wire format (JSON, shared with bot.worker) ---------------------------------------
+
+
+def dumps(value: Any) -> bytes:
+    """arq's job serializer."""
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def loads(data: bytes) -> Any:
+    """arq's job deserializer."""
+    return json.loads(data)
+
+
+def encode_request(request: AIRequest) -> dict[str, Any]:
+    """An ``AIRequest`` as plain JSON values."""
+    return {
+        "game": request.game.value,
+        "size": request.size,
+        "rule": request.rule.value,
+        "moves": [list(move) for move in request.moves],
+        "level": str(request.level),
+        "seed": request.seed,
+    }
+
+
+def decode_request(data: dict[str, Any]) -> AIRequest:
+    """The inverse of ``encode_request``."""
+    from engine.types import Level
+
+    return AIRequest(
+        game=Game(data["game"]),
+        size=data["size"],
+        rule=Rule(data["rule"]),
+        moves=tuple((int(x), int(y)) for x, y in data["moves"]),
+        level=Level(data["level"]),
+        seed=int(data["seed"]),
+    )
+
+
+def encode_move(move: AIMove) -> dict[str, Any]:
+    """An ``AIMove`` as plain JSON values."""
+    return {
+        "x": move.point.x,
+        "y": move.point.y,
+        "score": move.score,
+        "depth": move.depth,
+        "nodes": move.nodes,
+        "time_ms": move.time_ms,
+    }
+
+
+def decode_move(data: dict[str, Any]) -> AIMove:
+    """The inverse of ``encode_move``."""
+    return AIMove(
+        point=Point(int(data["x"]), int(data["y"])),
+        score=int(data["score"]),
+        depth=int(data["depth"]),
+        nodes=int(data["nodes"]),
+        time_ms=float(data["time_ms"]),
+    )
+
+
+# --- the bot's side -----------------------------------------------------------------------
+
+
+class QueueRunner:
+    """An ``AIRunner`` that enqueues searches for ``bot.worker`` processes.
+    Open with ``await QueueRunner.connect(url)``; ``close()`` when done."""
+
+    def __init__(self, redis: ArqRedis, *, hang_after_s: float | None = None) -> None:
+        """Use ``connect``; this only wires an open arq pool."""
+        self._redis = redis
+        self._hang_after_s = hang_after_s  # None: the level's budget x4 + 10 s
+        self.retries = 0  # searches enqueued again after a worker went silent
+        self._closed = False
+
+    @classmethod
+    async def connect(cls, url: str, *, hang_after_s: float | None = None) -> Self:
+        """Connect to the queue at ``url`` (``redis://``, ``rediss://`` or ``unix://``).
+
+        Raises:
+            AIUnavailableError: Redis cannot be reached.
+        """
+        from arq import create_pool
+        from arq.connections import RedisSettings
+
+        settings = RedisSettings.from_dsn(url)
+        settings.conn_retries = 0  # a queue that is down is said at once, not after 5 s
+        try:
+            redis = await create_pool(
+                settings,
+                job_serializer=dumps,
+                job_deserializer=loads,
+                default_queue_name=QUEUE_NAME,
+            )
+        except (OSError, ConnectionError) as error:
+            raise AIUnavailableError(f"queue unreachable: {type(error).__name__}") from error
+        except Exception as error:  # redis-py's ConnectionError is no OSError
+            raise AIUnavailableError(f"queue unreachable: {type(error).__name__}") from error
+        return cls(redis, hang_after_s=hang_after_s)
+
+    async def queue_depth(self) -> int:
+        """Searches waiting for a worker (and being searched)."""
+        return int(await self._redis.zcard(QUEUE_NAME))
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        """Enqueue the search and wait for a worker's answer; if none comes within the
+        level's budget x4 + 10 s (a worker died), enqueue it once more.
+
+        Raises:
+            AIUnavailableError: the queue cannot be reached.
+            AIError: no answer twice, or the search itself failed.
+        """
+        limit = self._hang_after_s or level_budget_s(request.level) * _HANG_FACTOR + _HANG_SLACK_S
+        payload = encode_request(request)
+        for attempt in (1, 2):
+            if self._closed:
+                raise AIError("closed")
+            try:
+                job = await self._redis.enqueue_job(
+                    SEARCH_FUNCTION, payload, _expires=limit * 2 + _HANG_SLACK_S
+                )
+                if job is None:  # only for a duplicate job id, which we never give
+                    raise AIError("not enqueued")
+                result = await job.result(timeout=limit, poll_delay=_POLL_S)
+            except TimeoutError as error:
+                log.warning("no AI worker answered within %.1f s (attempt %d)", limit, attempt)
+                if attempt == 2:
+                    raise AIError("no worker answered") from error
+                self.retries += 1
+                continue
+            except AIError:
+                raise
+            except (OSError, ConnectionError) as error:
+                raise AIUnavailableError(type(error).__name__) from error
+            except Exception as error:
+                if _is_redis_error(error):
+                    raise AIUnavailableError(type(error).__name__) from error
+                log.error("AI search failed on a worker: %r", error)
+                raise AIError(type(error).__name__) from error
+            return decode_move(result)
+        raise AssertionError("unreachable")
+
+    async def close(self) -> None:
+        """Disconnect; searches already queued are left to the workers (their results are
+        kept briefly and then expire)."""
+        self._closed = True
+        await self._redis.aclose()
+
+
+def _is_redis_error(error: BaseException) -> bool:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return isinstance(error, RedisConnectionError | RedisTimeoutError)

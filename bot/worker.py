@@ -1,0 +1,91 @@
+"""``python -m bot.worker``: an AI worker for the distributed queue (see ``bot.queue_ai``).
+
+Runs on any machine that reaches the Redis/Valkey server at ``--redis`` (default:
+``GOMOKU_AI_QUEUE_URL``) and searches one position at a time; start one per core. It searches
+at nice 10 like the local pool's workers, so a worker beside the bot never slows commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from bot.ai import _HANG_FACTOR, _HANG_SLACK_S, WORKER_NICENESS, _search, level_budget_s
+from bot.queue_ai import (
+    QUEUE_NAME,
+    SEARCH_FUNCTION,
+    decode_request,
+    dumps,
+    encode_move,
+    loads,
+)
+from bot.settings import InvalidSettingError, Settings
+
+__all__ = ["main", "search"]
+
+log = logging.getLogger(__name__)
+
+
+async def search(ctx: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    """The job: rebuild the position, search it (in a thread, so the worker's event loop
+    keeps its Redis bookkeeping going), and answer with the move."""
+    del ctx
+    request = decode_request(payload)
+    move = await asyncio.to_thread(_search, request)
+    return encode_move(move)
+
+
+def _job_timeout_s() -> float:
+    from engine.levels import PRESETS
+
+    return max(level_budget_s(level) for level in PRESETS) * _HANG_FACTOR + _HANG_SLACK_S
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse arguments, warm the engine, then serve jobs until SIGINT/SIGTERM."""
+    parser = argparse.ArgumentParser(prog="python -m bot.worker", description=__doc__)
+    parser.add_argument("--redis", help="redis://host:6379/0 (default: GOMOKU_AI_QUEUE_URL)")
+    parser.add_argument("--nice", type=int, default=WORKER_NICENESS, help="search priority")
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+    except InvalidSettingError as error:
+        sys.stderr.write(f"Configuration error: {error}\n")
+        return 2
+    url = args.redis or settings.ai_queue_url
+    if not url:
+        sys.stderr.write("python -m bot.worker needs --redis URL or GOMOKU_AI_QUEUE_URL\n")
+        return 2
+    logging.basicConfig(level=settings.log_level_number)
+
+    from arq.connections import RedisSettings
+    from arq.worker import Worker, func
+
+    from engine.levels import warm_up
+
+    if args.nice > 0:
+        os.nice(args.nice)
+    warm_up()  # numba's kernels load before the first job, not during it
+    worker = Worker(
+        functions=[func(search, name=SEARCH_FUNCTION, max_tries=1)],
+        redis_settings=RedisSettings.from_dsn(url),
+        queue_name=QUEUE_NAME,
+        max_jobs=1,  # one search per process: a search uses a whole core
+        job_timeout=_job_timeout_s(),
+        keep_result=60,
+        poll_delay=0.02,
+        job_serializer=dumps,
+        job_deserializer=loads,
+        handle_signals=True,
+    )
+    worker.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

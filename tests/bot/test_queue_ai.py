@@ -1,0 +1,205 @@
+"""The AI on the task queue: a real Redis server, real ``python -m bot.worker`` processes.
+
+Workers take a few seconds to start (numba loads its kernels), so the tests share them where
+they can and keep to the cases the queue adds: a search there and back, a worker killed
+mid-search, a result for a game that moved on, and a queue that is down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from bot.ai import AIRequest, AIUnavailableError
+from bot.errors import user_message
+from bot.queue_ai import QUEUE_NAME, QueueRunner, decode_move, encode_move, encode_request
+from bot.service import AIFailedError, GameService
+from engine.board import Board
+from engine.types import Game, Level, Point, Rule
+from storage.memory import InMemoryGameRepository
+from tests.redis_server import RedisServer
+
+CHANNEL, GUILD, ALICE = 10, 500, 1001
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+class Workers:
+    """``python -m bot.worker`` processes against one server; all killed at the end."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def start(self) -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bot.worker", "--redis", self.url, "--nice", "0"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.processes.append(process)
+        return process
+
+    def stop(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def workers(redis_server: RedisServer) -> Iterator[Workers]:
+    started = Workers(redis_server.url)
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+async def until(condition, within: float = 60.0) -> None:
+    deadline = time.monotonic() + within
+    while not await condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.Redis.from_url(redis_server.url)
+    yield client
+    await client.aclose()
+
+
+def request_for(moves: str, level: Level, seed: int = 7) -> AIRequest:
+    board = Board.for_game(Game.GOMOKU, size=15, rule=Rule.FREESTYLE)
+    for text in moves.split():
+        board.play(Point.parse(text))
+    return AIRequest.from_board(board, level, seed)
+
+
+def test_requests_and_moves_travel_as_json() -> None:
+    request = request_for("h8 i9 h9", Level.HARD)
+    from bot.queue_ai import decode_request, dumps, loads
+
+    assert decode_request(loads(dumps(encode_request(request)))) == request
+    move = decode_move(loads(dumps(encode_move(decode_move(
+        {"x": 3, "y": 4, "score": -5, "depth": 6, "nodes": 70, "time_ms": 1.5}
+    )))))  # fmt: skip
+    assert (move.point, move.score, move.nodes) == (Point(3, 4), -5, 70)
+
+
+async def test_a_search_goes_to_a_worker_and_back_and_a_killed_worker_is_replaced(
+    workers: Workers, redis: aioredis.Redis
+) -> None:
+    first = workers.start()
+    runner = await QueueRunner.connect(workers.url, hang_after_s=12)
+    try:
+        # There and back: a legal move for the position.
+        request = request_for("h8 i9 h9", Level.EASY)
+        move = await runner.choose_move(request)
+        assert move.point not in {Point.parse(p) for p in ("h8", "i9", "h9")}
+        assert move.nodes > 0
+        assert runner.retries == 0
+
+        # Killed mid-search: the master searches for seconds; kill its worker once it has
+        # taken the job, and a second worker answers instead.
+        searching = asyncio.create_task(runner.choose_move(request_for("h8 i9", Level.MASTER)))
+
+        async def taken() -> bool:
+            return bool(await redis.keys("arq:in-progress:*"))
+
+        await until(taken)
+        second = workers.start()
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        move = await searching
+        assert move.point not in {Point.parse("h8"), Point.parse("i9")}
+        assert runner.retries == 1
+        assert second.poll() is None
+    finally:
+        await runner.close()
+
+
+async def test_a_queue_that_is_down_is_a_clear_answer_and_the_game_is_unchanged(
+    redis_server: RedisServer,
+) -> None:
+    with pytest.raises(AIUnavailableError):
+        await QueueRunner.connect(f"unix://{redis_server.root}/nothing-here.sock")
+
+    runner = await QueueRunner.connect(redis_server.url, hang_after_s=5)
+    repo = InMemoryGameRepository()
+    service = GameService(repo, runner, rng=random.Random(1))
+    try:
+        view = await service.start(
+            channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white"
+        )
+        redis_server.stop()  # the queue goes down while a game waits for the AI
+        with pytest.raises(AIFailedError) as caught:
+            await service.ai_reply(view.game_id)
+        message = user_message(caught.value)
+        assert message is not None
+        assert "can't be reached" in message
+        after = await service.board(CHANNEL)
+        assert after.version == view.version
+        assert after.board.moves == ()
+        assert after.is_ai_turn
+    finally:
+        await runner.close()
+
+
+async def test_a_result_for_a_game_that_moved_on_is_dropped(
+    workers: Workers, redis: aioredis.Redis
+) -> None:
+    """No worker yet: the search waits in the queue while the player resigns; then a worker
+    answers, and the service drops the move."""
+    runner = await QueueRunner.connect(workers.url, hang_after_s=60)
+    service = GameService(InMemoryGameRepository(), runner, rng=random.Random(1))
+    try:
+        view = await service.start(
+            channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white"
+        )
+        thinking = asyncio.create_task(service.ai_reply(view.game_id))
+
+        async def queued() -> bool:
+            return bool(await redis.zcard(QUEUE_NAME))
+
+        await until(queued)
+        end = await service.resign(CHANNEL, ALICE)
+        workers.start()
+        assert await thinking is None
+        assert end.game.board.moves == ()  # the AI's late move was not played
+        assert (await runner.queue_depth()) == 0
+    finally:
+        await runner.close()
+
+
+def test_python_m_bot_worker_without_a_queue_says_so() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "GOMOKU_AI_QUEUE_URL"}
+    result = subprocess.run(
+        [sys.executable, "-m", "bot.worker"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd="/",
+    )
+    assert result.returncode == 2
+    assert "GOMOKU_AI_QUEUE_URL" in result.stderr
