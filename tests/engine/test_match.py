@@ -1,7 +1,7 @@
 """The match tool: Elo arithmetic, openings, and real engine subprocesses refereed by it.
 
 The engines here are tiny stand-ins (scripts that speak the protocol through
-``engine.protocol.Brain``) so that the referee is tested without the search's cost; one
+``engine.gomocup.protocol.Brain``) so that the referee is tested without the search's cost; one
 test plays the real ``level:`` engines."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.board import Board
-from engine.match import (
+from engine.gomocup.match import (
     EngineSpec,
     MatchConfig,
     Verdict,
@@ -25,7 +25,7 @@ from engine.match import (
     parse_engine,
     run_match,
 )
-from engine.openings import OPENINGS, openings
+from engine.gomocup.openings import OPENINGS, openings
 from engine.records import from_sgf
 from engine.types import Rule
 
@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 _BRAIN = """
 import sys
 sys.path.insert(0, {root!r})
-from engine.pbrain import run
-from engine.protocol import Brain, Thought
+from engine.gomocup.pbrain import run
+from engine.gomocup.protocol import Brain, Thought
 
 def think(board, limits):
     centre = (board.size - 1) / 2

@@ -2,7 +2,7 @@
 
 An engine is ``level:NAME`` (``python -m engine.pbrain --level NAME`` in a subprocess) or any
 command line that speaks the protocol (``python -m engine.pbrain``, a real pbrain binary).
-Each opening of ``engine.openings`` is played twice with the colours swapped. The referee is
+Each opening of ``engine.gomocup.openings`` is played twice with the colours swapped. The referee is
 our own ``Board``: a five wins, a full board draws, and an engine that plays an occupied or
 off-board point, a renju-forbidden point, answers ``ERROR``, goes silent past its turn time
 plus a grace period, or dies loses that game. It prints W/D/L from ENGINE1's side and the
@@ -32,8 +32,8 @@ from pathlib import Path
 
 from engine.board import MAX_SIZE, MIN_SIZE, Board
 from engine.errors import ForbiddenMoveError, IllegalMoveError
-from engine.openings import openings
-from engine.protocol import gomocup_to_point, point_to_gomocup
+from engine.gomocup.openings import openings
+from engine.gomocup.protocol import gomocup_to_point, point_to_gomocup
 from engine.records import to_psq, to_sgf
 from engine.types import Color, Outcome, Point, Rule, Termination
 
@@ -447,7 +447,7 @@ def run_match(
 ) -> MatchResult:
     """Play ``games`` games, each opening twice with colours swapped.
 
-    ``book`` replaces ``engine.openings`` (each entry: moves from Black's first).
+    ``book`` replaces ``engine.gomocup.openings`` (each entry: moves from Black's first).
 
     Raises:
         RuntimeError: when an engine cannot start a game at all (e.g. refuses the size).
