@@ -234,3 +234,15 @@ def test_fresh_process_loads_the_compiled_kernels() -> None:
             [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=240
         )
         assert out.stdout.strip() in ("h11", "h7")
+
+
+def test_a_kept_table_carries_what_the_last_search_learned() -> None:
+    board = Board.from_moves("h8 i9 h9 h10 g8 i8")
+    cold = search(board, Limits(depth=6), SearchOptions(keep_tt=True))
+    warm = search(board, Limits(depth=6), SearchOptions(keep_tt=True))
+    fresh = search(board, Limits(depth=6))
+    assert warm.move == cold.move == fresh.move
+    assert warm.nodes < cold.nodes // 2  # the same position again: mostly table hits
+    assert fresh.nodes == cold.nodes  # a search that does not ask gets empty tables
+    renju = search(Board.from_moves("h8 i9 h9 h10 g8 i8", rule=Rule.RENJU), Limits(depth=6))
+    assert renju.nodes > warm.nodes  # nor does another rule share them
