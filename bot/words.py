@@ -133,12 +133,12 @@ def welcome_text(mention: Mention) -> str:
 # ---------------------------------------------------------------- endings, threads
 
 
-def end_reason_words(reason: str | None, ended_by: str | None, idle: str | None) -> str:
-    """Why a game has no result: ``ended by @mod``, ``no move for 7 days``, ``replaced``."""
+def end_reason_words(reason: str | None, ended_by: str | None) -> str:
+    """Why a game has no result: ``ended by @mod``, ``no move for too long``, ``replaced``."""
     if reason == "moderator":
         return f"ended by {ended_by}" if ended_by else "ended by a moderator"
     if reason == "idle":
-        return f"no move for {idle}" if idle else "ended for want of moves"
+        return "no move for too long"
     if reason == "replaced":
         return "replaced by a new game"
     return ""

@@ -103,6 +103,7 @@ class FakeDiscord:
         self.owner = FakeUser(snowflake(), "owner", permissions=ADMIN_PERMISSIONS)
         self.users: dict[int, FakeUser] = {self.owner.id: self.owner}
         self.channels: dict[int, FakeChannel] = {}
+        self.roles: dict[int, str] = {}  # role id -> name, besides @everyone
         self.messages: dict[int, Message] = {}
         self.interactions: dict[int, InteractionRecord] = {}
         self.requests: list[RecordedRequest] = []
@@ -220,6 +221,12 @@ class FakeDiscord:
             user.permissions = ADMIN_PERMISSIONS
         self.users[user.id] = user
         return user
+
+    def add_role(self, name: str) -> int:
+        """A new role (no permissions of its own); give it to a user via ``user.roles``."""
+        role_id = snowflake()
+        self.roles[role_id] = name
+        return role_id
 
     def add_channel(self, name: str, *, bot_permissions: int | None = None) -> FakeChannel:
         """A new text channel; ``bot_permissions`` defaults to what a well-invited bot has."""
@@ -524,7 +531,21 @@ class FakeDiscord:
                         "managed": False,
                         "mentionable": False,
                         "flags": 0,
-                    }
+                    },
+                    *(
+                        {
+                            "id": str(role_id),
+                            "name": name,
+                            "permissions": "0",
+                            "position": 1,
+                            "color": 0,
+                            "hoist": False,
+                            "managed": False,
+                            "mentionable": False,
+                            "flags": 0,
+                        }
+                        for role_id, name in self.roles.items()
+                    ),
                 ],
                 "channels": [c.payload() for c in self.channels.values() if not c.is_thread],
                 "members": [m.member_payload() for m in members],
