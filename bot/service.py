@@ -1333,6 +1333,22 @@ class GameService:
         candidates = [p for p in _legal_points(view.board) if matches(p)]
         return sorted(candidates, key=distance)[:limit]
 
+    async def move_to_thread(self, game_id: int, thread_id: int, *, parent_channel_id: int) -> None:
+        """Host the open game in ``thread_id`` off ``parent_channel_id`` (which is then free).
+
+        Raises:
+            NoSuchGameError, GameExistsError (the thread has a game),
+            GameNotActiveError (the game is over).
+        """
+        try:
+            await self.repository.move_game(game_id, thread_id, parent_channel_id=parent_channel_id)
+        except GameNotFoundError as error:
+            raise NoSuchGameError(game_id) from error
+        except ChannelBusyError as error:
+            raise GameExistsError(thread_id, error.game_id) from error
+        except InvalidStatusError as error:
+            raise GameNotActiveError(game_id, error.status) from error
+
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
         """Remember which message shows the game's board (it does not change the version).
 

@@ -157,14 +157,17 @@ REPLACE_BUTTON: Final = "Replace it"
 REPLACED: Final = "The old game ended; here is the new one."
 
 
+SOMEONE: Final = "a player"  # a member whose name could not be read
+
+
 def thread_name(black: str, white: str, game: str, game_id: int) -> str:
     """A game thread's name (Discord allows 100 characters)."""
     return f"{black} vs {white} · {game} #{game_id}"[:100]
 
 
-def thread_started(players: str, thread_mention: str) -> str:
-    """The parent channel's line when a game starts in its thread."""
-    return f"{players}: a new game in {thread_mention}."
+def thread_started(players: str) -> str:
+    """The parent channel's line when a game starts (its thread opens from this line)."""
+    return f"{players}: a new game, in the thread below."
 
 
 def thread_ended(players: str, result: str, thread_mention: str) -> str:

@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import threads
 from bot.cogs.admin import AdminCog
 from bot.cogs.history import ACTIONS as HISTORY_ACTIONS
 from bot.cogs.history import HistoryCommands
@@ -119,6 +120,7 @@ class GomokuCog(
 
     async def _begin(self, interaction: Interaction, options: dict[str, Any]) -> None:
         assert interaction.channel_id is not None
+        in_thread = await threads.uses_threads(interaction)
         view = await self.bot.service.start(
             channel_id=interaction.channel_id,
             guild_id=interaction.guild_id,
@@ -126,7 +128,11 @@ class GomokuCog(
             **options,
         )
         self.bot.wake_deadlines(view)
-        if view.is_ai_turn:
+        if in_thread:
+            view = await threads.host_in_thread(interaction, view)
+            if view.is_ai_turn:
+                await self.bot.play_ai(view.game_id)
+        elif view.is_ai_turn:
             await interaction.response.defer(thinking=True)
             await self.bot.respond_with_board(interaction, view)
             await self.bot.play_ai(view.game_id, interaction=interaction)

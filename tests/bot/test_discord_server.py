@@ -311,3 +311,47 @@ async def test_forget_me_leaves_no_trace_of_the_user(
     assert "Done" in prompt.message.content
     assert _tables_holding(db_path, alice.id) == []
     assert (await bot.service.game(game_id)).black.is_deleted
+
+
+# ---------------------------------------------------------------- threads
+
+
+async def test_a_game_in_its_own_thread_from_start_to_archive(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
+    general = fake.default_channel
+    start = await fake.slash("gomoku start", user=alice, options={"opponent": bob})
+    assert start.message is not None
+    assert "a new game" in start.content
+    # The thread opens and the board goes in it after the command's answer.
+    await fake.wait_for(
+        lambda: any(c.is_thread and fake.channel_messages(c) for c in fake.channels.values())
+    )
+    (thread,) = [c for c in fake.channels.values() if c.is_thread]
+    assert thread.parent_id == general.id
+    assert thread.starter_message_id == start.message.id
+    assert thread.name.startswith(("alice vs bob", "bob vs alice"))
+    view = await bot.service.board(thread.id)
+    assert view.record.parent_channel_id == general.id
+    board = fake.channel_messages(thread)[-1]
+    await fake.click(board, f"gomoku:{view.game_id}:accept", user=bob)
+    # The channel is free for another game meanwhile.
+    await fake.slash("gomoku start", user=fake.owner)
+    confirm = await fake.slash("gomoku resign", user=alice, channel=thread)
+    assert confirm.message is not None
+    await fake.click(confirm.message, f"gomoku:{view.game_id}:resign", user=alice)
+    await fake.wait_for(lambda: thread.archived)
+    lines = [m.text() for m in fake.channel_messages(general)]
+    assert any("resignation" in line and f"<#{thread.id}>" in line for line in lines)
+
+
+async def test_missing_thread_permissions_are_named(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+) -> None:
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
+    fake.deny(fake.default_channel, "create_public_threads")
+    refused = await fake.slash("gomoku start", user=alice)
+    assert refused.ephemeral
+    assert "Create Public Threads" in refused.content
+    assert [c for c in fake.channels.values() if c.is_thread] == []
