@@ -1113,7 +1113,9 @@ class GameService:
         ended_by: int | None = None,
         end_reason: str | None = None,
     ) -> GameEnd:
-        before = await self._ratings_before(view.record)
+        # A game without a result changes no rating: there is nothing to show for it.
+        rated = outcome.termination is not Termination.ABANDONED
+        before = await self._ratings_before(view.record) if rated else None
         record = await self.repository.finish_game(
             view.game_id, view.version, outcome, ended_by=ended_by, end_reason=end_reason
         )
