@@ -14,7 +14,7 @@ from bot.render_png import PngOptions, render_png
 from bot.service import GameView, NoSuchGameError
 from engine.board import Board
 from engine.types import Game
-from storage.repository import GameRecord, GameStatus, ResultCount
+from storage.repository import GameRecord, GameStatus
 
 if TYPE_CHECKING:
     from bot.service import GameService
@@ -27,7 +27,6 @@ __all__ = [
     "history_page",
     "latest_game",
     "position",
-    "results",
     "visible_game",
 ]
 
@@ -100,11 +99,6 @@ def position(view: GameView, ply: int) -> GameView:
     for move in moves[:ply]:
         board.play(move.point)
     return GameView(view.record, board)
-
-
-async def results(service: GameService, user_id: int, *, guild_id: int | None) -> list[ResultCount]:
-    """How the user's finished games went, by game kind, rule and opponent level."""
-    return await service.repository.user_results(user_id, guild_id=guild_id)
 
 
 def animation(view: GameView, *, frame_ms: int = FRAME_MS) -> bytes:

@@ -69,6 +69,7 @@ from storage.repository import (
     NewGame,
     Player,
     PlayerStats,
+    ResultCount,
     StoredUndo,
     VersionConflictError,
 )
@@ -1480,10 +1481,23 @@ class GameService:
         return await self.repository.player_stats(user_id, game, guild_id=guild_id)
 
     async def leaderboard(
-        self, *, game: Game = Game.GOMOKU, guild_id: int | None = None, limit: int = 10
+        self,
+        *,
+        game: Game = Game.GOMOKU,
+        guild_id: int | None = None,
+        limit: int = 10,
+        min_games: int = 0,
     ) -> list[PlayerStats]:
-        """The best-rated players of a guild (or overall), best first."""
-        return await self.repository.leaderboard(game, guild_id=guild_id, limit=limit)
+        """The best-rated players of a guild (or overall) with at least ``min_games`` rated
+        games, best first."""
+        return await self.repository.leaderboard(
+            game, guild_id=guild_id, limit=limit, min_games=min_games
+        )
+
+    async def results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:
+        """How a user's finished games went (every game, rated or not), one line per game
+        kind, rule and opponent level (None: people)."""
+        return await self.repository.user_results(user_id, guild_id=guild_id)
 
     async def history(
         self,

@@ -8,13 +8,14 @@ Only ``/gomoku start`` in a plain channel makes a thread; in a thread the game s
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import discord
 from discord import app_commands
 
 from bot import render, words
-from bot.service import GameView, Player
+from bot.names import display_name
+from bot.service import GameView
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot
@@ -47,21 +48,6 @@ def _players(view: GameView) -> str:
     return f"{render.player_label(view.black)} vs {render.player_label(view.white)}"
 
 
-async def _name(interaction: discord.Interaction[Any], player: Player) -> str:
-    if player.level is not None:
-        return f"AI {player.level}"
-    if player.user_id == interaction.user.id:
-        return interaction.user.display_name
-    guild = interaction.guild
-    if guild is None or player.user_id is None:
-        return words.SOMEONE
-    try:
-        member = guild.get_member(player.user_id) or await guild.fetch_member(player.user_id)
-    except discord.HTTPException:
-        return words.SOMEONE
-    return member.display_name
-
-
 async def host_in_thread(interaction: discord.Interaction[GomokuBot], view: GameView) -> GameView:
     """Answer the start command with the channel's line, open a thread from it, move the game
     there and draw its board in it. Returns the game as it now stands."""
@@ -74,8 +60,8 @@ async def host_in_thread(interaction: discord.Interaction[GomokuBot], view: Game
     if callback.message_id is None:
         raise RuntimeError("Discord returned no message id for the start line")
     name = words.thread_name(
-        await _name(interaction, view.black),
-        await _name(interaction, view.white),
+        await display_name(interaction, view.black),
+        await display_name(interaction, view.white),
         render.game_name(view.game),
         view.game_id,
     )

@@ -157,7 +157,8 @@ REPLACE_BUTTON: Final = "Replace it"
 REPLACED: Final = "The old game ended; here is the new one."
 
 
-SOMEONE: Final = "a player"  # a member whose name could not be read
+SOMEONE: Final = "a former member"  # a member whose name could not be read
+DELETED_USER: Final = "deleted user"  # the seat of a user who had their data deleted
 
 
 def thread_name(black: str, white: str, game: str, game_id: int) -> str:

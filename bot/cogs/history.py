@@ -21,6 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import history, render, words
+from bot.names import display_name
 from bot.service import GameView, NoActiveGameError, Player
 from bot.views import GameItem
 from engine.types import Game, Termination
@@ -201,26 +202,7 @@ ACTIONS: Final = (HistoryButton, ReplayButton)
 
 async def display_names(interaction: Interaction, view: GameView) -> dict[Player, str]:
     """The players' display names in this server (an AI by its level); never an id."""
-    names: dict[Player, str] = {}
-    for player in (view.black, view.white):
-        if player.level is not None:
-            names[player] = f"AI {player.level}"
-        elif player.user_id is None:
-            names[player] = "deleted user"
-        else:
-            names[player] = await _display_name(interaction, player.user_id)
-    return names
-
-
-async def _display_name(interaction: Interaction, user_id: int) -> str:
-    guild = interaction.guild
-    try:
-        if guild is not None:
-            member = guild.get_member(user_id) or await guild.fetch_member(user_id)
-            return member.display_name
-        return (await interaction.client.fetch_user(user_id)).display_name
-    except discord.HTTPException:
-        return "a former member"
+    return {player: await display_name(interaction, player) for player in (view.black, view.white)}
 
 
 # ---------------------------------------------------------------- commands

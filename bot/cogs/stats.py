@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from bot import render, words
 from bot.cogs.play_choices import GAMES
+from bot.service import InvalidOptionError
 from engine.types import Game
 from storage.repository import PlayerStats, ResultCount
 
@@ -86,7 +87,7 @@ class StatsCommands(commands.Cog):
         target = user or interaction.user
         service = interaction.client.service
         guild_id = interaction.guild_id
-        results = await service.repository.user_results(target.id, guild_id=guild_id)
+        results = await service.results(target.id, guild_id=guild_id)
         ratings = [
             stats
             for game in Game
@@ -108,11 +109,9 @@ class StatsCommands(commands.Cog):
         try:
             kind = Game(game)
         except ValueError:
-            from bot.service import InvalidOptionError
-
             raise InvalidOptionError("game", game) from None
-        rows = await interaction.client.service.repository.leaderboard(
-            kind, guild_id=interaction.guild_id, min_games=MIN_LEADERBOARD_GAMES
+        rows = await interaction.client.service.leaderboard(
+            game=kind, guild_id=interaction.guild_id, min_games=MIN_LEADERBOARD_GAMES
         )
         await interaction.response.send_message(
             embed=leaderboard_embed(kind, rows), allowed_mentions=discord.AllowedMentions.none()
