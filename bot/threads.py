@@ -65,7 +65,14 @@ async def host_in_thread(interaction: discord.Interaction[GomokuBot], view: Game
         render.game_name(view.game),
         view.game_id,
     )
-    thread = await channel.get_partial_message(callback.message_id).create_thread(name=name)
+    try:
+        thread = await channel.get_partial_message(callback.message_id).create_thread(name=name)
+    except discord.HTTPException:
+        # The permissions were there a moment ago; whatever refused the thread, the game is
+        # made and the players wait: host it in the channel after all.
+        log.warning("could not open a thread for game %s; it stays in the channel", view.game_id)
+        await bot.show_game(view)
+        return view
     await bot.service.move_to_thread(view.game_id, thread.id, parent_channel_id=channel.id)
     moved = await bot.service.game(view.game_id)
     await bot.show_game(moved)

@@ -14,6 +14,7 @@ from typing import Final
 from engine.types import Game, Level, Rule
 
 __all__ = [
+    "COLOUR_CHOICES",
     "GAME_CHOICES",
     "LEVEL_CHOICES",
     "LEVEL_WORDS",
@@ -60,6 +61,11 @@ RULE_CHOICES: Final = {
     Rule.STANDARD: "Standard: exactly five wins",
     Rule.RENJU: "Renju: Black may not make 3-3, 4-4 or overlines",
     Rule.CARO: "Caro: a five blocked at both ends does not win",
+}
+COLOUR_CHOICES: Final = {
+    "black": "Black: you move first",
+    "white": "White: your opponent moves first",
+    "random": "Random: a coin toss (default)",
 }
 GAME_CHOICES: Final = {
     Game.GOMOKU: "Gomoku (five in a row)",

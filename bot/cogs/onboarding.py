@@ -73,6 +73,8 @@ class HelpCommands(commands.Cog):
 def _welcome_channel(guild: discord.Guild) -> discord.TextChannel | None:
     """The system channel, else the first text channel where the bot may post."""
     me = guild.me
+    if me is None:
+        return None
     candidates = [guild.system_channel] if guild.system_channel else []
     candidates += sorted(guild.text_channels, key=lambda c: c.position)
     for channel in candidates:

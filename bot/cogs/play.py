@@ -19,7 +19,7 @@ from bot.cogs.history import ACTIONS as HISTORY_ACTIONS
 from bot.cogs.history import HistoryCommands
 from bot.cogs.moderation import ModerationCommands, offer_replacement
 from bot.cogs.onboarding import HelpCommands, Onboarding
-from bot.cogs.play_choices import GAMES, RULES
+from bot.cogs.play_choices import COLOURS, GAMES, RULES
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
 from bot.cogs.stats import StatsCommands
 from bot.reporting import needs_channel_permissions
@@ -47,7 +47,7 @@ _GAMES: Final = GAMES
 _RULES: Final = RULES
 LEVELS: Final = tuple(level.value for level in Level)
 _LEVELS: Final = LEVEL_CHOICES
-_COLOURS: Final = [app_commands.Choice(name=colour, value=colour) for colour in ColourChoice.ALL]
+_COLOURS: Final = COLOURS
 
 
 def _choice(kind: type[E], option: str, value: str) -> E:

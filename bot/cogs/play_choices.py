@@ -9,7 +9,7 @@ from discord import app_commands
 from bot import words
 from engine.types import Game, Level, Rule
 
-__all__ = ["GAMES", "LEVELS", "RULES"]
+__all__ = ["COLOURS", "GAMES", "LEVELS", "RULES"]
 
 GAMES: Final = [
     app_commands.Choice(name=words.GAME_CHOICES[game], value=game.value) for game in Game
@@ -19,4 +19,7 @@ RULES: Final = [
 ]
 LEVELS: Final = [
     app_commands.Choice(name=words.LEVEL_CHOICES[level], value=level.value) for level in Level
+]
+COLOURS: Final = [
+    app_commands.Choice(name=name, value=value) for value, name in words.COLOUR_CHOICES.items()
 ]

@@ -355,3 +355,17 @@ async def test_missing_thread_permissions_are_named(
     assert refused.ephemeral
     assert "Create Public Threads" in refused.content
     assert [c for c in fake.channels.values() if c.is_thread] == []
+
+
+async def test_option_choices_are_described(fake: FakeDiscord, bot: GomokuBot) -> None:
+    start = next(o for o in fake.command("gomoku")["options"] if o["name"] == "start")
+    for name, values in [
+        ("level", ["beginner", "easy", "medium", "hard", "expert", "master"]),
+        ("rule", ["freestyle", "standard", "renju", "caro"]),
+        ("colour", ["black", "white", "random"]),
+        ("game", ["gomoku", "tictactoe", "connect4", "gravity3"]),
+    ]:
+        option = next(o for o in start["options"] if o["name"] == name)
+        assert [c["value"] for c in option["choices"]] == values
+        for choice in option["choices"]:
+            assert len(choice["name"]) > len(choice["value"]), choice  # more than the bare word
