@@ -114,7 +114,7 @@ def random_operation(
             game_id, version, Outcome(termination, winner), ended_by=ended_by, end_reason=reason
         )
     if kind == "thread":
-        thread = rng.choice(CHANNELS + [20, 21])
+        thread = rng.choice([*CHANNELS, 20, 21])
         return lambda repo: repo.move_game(game_id, thread, parent_channel_id=10)
     if kind == "undo":
         request = StoredUndo(game_id, rng.choice(USERS), rng.choice(USERS), version, 1, later)
