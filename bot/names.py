@@ -16,7 +16,7 @@ __all__ = ["display_name"]
 async def display_name(interaction: discord.Interaction[Any], player: Player) -> str:
     """``player``'s display name as seen from ``interaction``'s server."""
     if player.level is not None:
-        return f"AI {player.level}"
+        return words.ai_name(player.level)
     if player.user_id is None:
         return words.DELETED_USER
     if player.user_id == interaction.user.id:

@@ -163,6 +163,13 @@ REPLACE_BUTTON: Final = "Replace it"
 REPLACED: Final = "The old game ended; here is the new one."
 
 
+def ai_name(level: str) -> str:
+    """The AI as a player's name in files and thread titles: ``AI medium``."""
+    return f"AI {level}"
+
+
+NO_MOVES: Final = "(no moves)"  # an export of a game nobody moved in yet
+
 SOMEONE: Final = "a former member"  # a member whose name could not be read
 DELETED_USER: Final = "deleted user"  # the seat of a user who had their data deleted
 
@@ -250,6 +257,28 @@ def leaderboard_empty(min_games: int) -> str:
 def leaderboard_footer(min_games: int) -> str:
     """Who counts."""
     return f"Players with at least {min_games} rated games; games against the AI never count."
+
+
+# ---------------------------------------------------------------- settings card
+
+SETTING_THREADS: Final = "Game threads"
+SETTING_MODERATOR: Final = "Moderator role"
+SETTING_IDLE: Final = "Idle games end after"
+
+
+def on_off(value: bool) -> str:
+    """A switch's state."""
+    return "on" if value else "off"
+
+
+def moderator_role(role_mention: str | None) -> str:
+    """Who may end games besides Manage Messages."""
+    return role_mention or "Manage Messages only"
+
+
+def idle_times(people: timedelta, ai: timedelta) -> str:
+    """The idle times of a server."""
+    return f"{duration(people)} between people, {duration(ai)} against the AI"
 
 
 # ---------------------------------------------------------------- privacy

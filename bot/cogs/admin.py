@@ -40,13 +40,16 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
     embed.add_field(name="Turn time", value=turn)
     embed.add_field(name="Board style", value=settings.board_style)
     embed.add_field(name="Games allowed in", value=channels, inline=False)
-    embed.add_field(name="Game threads", value="on" if settings.use_threads else "off")
+    embed.add_field(name=words.SETTING_THREADS, value=words.on_off(settings.use_threads))
     role = settings.moderator_role_id
-    embed.add_field(name="Moderator role", value=f"<@&{role}>" if role else "Manage Messages only")
     embed.add_field(
-        name="Idle games end after",
-        value=f"{words.duration(idle_time(settings, against_ai=False))} between people, "
-        f"{words.duration(idle_time(settings, against_ai=True))} against the AI",
+        name=words.SETTING_MODERATOR, value=words.moderator_role(f"<@&{role}>" if role else None)
+    )
+    embed.add_field(
+        name=words.SETTING_IDLE,
+        value=words.idle_times(
+            idle_time(settings, against_ai=False), idle_time(settings, against_ai=True)
+        ),
         inline=False,
     )
     return embed

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
-from typing import TYPE_CHECKING, Any, Final, Self, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Self, TypeAlias, cast
 
 import discord
 from discord import app_commands
@@ -48,7 +48,7 @@ _STEPS: Final = {"first": "⏮", "prev": "◀", "next": "▶", "last": "⏭"}
 
 
 def _bot(interaction: discord.Interaction[Any]) -> GomokuBot:
-    return interaction.client  # type: ignore[no-any-return]
+    return cast("GomokuBot", interaction.client)
 
 
 # ---------------------------------------------------------------- history
@@ -267,7 +267,7 @@ class HistoryCommands(commands.Cog):
             interaction.channel_id, game_id=view.game_id, player_names=names.__getitem__
         )
         gif = await asyncio.to_thread(history.animation, export.game)
-        moves = export.moves or "(no moves)"
+        moves = export.moves or words.NO_MOVES
         if len(moves) > _MOVE_LIST_LIMIT:
             moves = moves[: _MOVE_LIST_LIMIT - 1] + "…"
         stem = export.filename.removesuffix(".sgf")

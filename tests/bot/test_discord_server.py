@@ -369,3 +369,26 @@ async def test_option_choices_are_described(fake: FakeDiscord, bot: GomokuBot) -
         assert [c["value"] for c in option["choices"]] == values
         for choice in option["choices"]:
             assert len(choice["name"]) > len(choice["value"]), choice  # more than the bare word
+
+
+async def test_settings_for_threads_moderators_and_idle_times(
+    fake: FakeDiscord, bot: GomokuBot
+) -> None:
+    role = fake.add_role("referee")
+    reply = await fake.slash(
+        "gomoku-admin settings",
+        user=fake.owner,
+        options={"threads": True, "idle_hours": 48, "idle_ai_hours": 2},
+    )
+    text = reply.text()
+    assert "Game threads\non" in text
+    assert "2 days between people, 2 hours against the AI" in text
+    settings = await bot.service.settings(fake.guild_id)
+    assert (settings.use_threads, settings.idle_human_seconds) == (True, 48 * 3600)
+    await bot.service.update_settings(fake.guild_id, moderator_role_id=role)
+    reply = await fake.slash("gomoku-admin settings", user=fake.owner)
+    assert f"<@&{role}>" in reply.text()  # shown, never pinged (the fixture checks)
+    reply = await fake.slash(
+        "gomoku-admin settings", user=fake.owner, options={"no_moderator_role": True}
+    )
+    assert "Manage Messages only" in reply.text()
