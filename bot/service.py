@@ -1513,6 +1513,15 @@ class GameService:
             user_id, guild_id=guild_id, limit=limit, before_id=before_id
         )
 
+    async def open_games_of(self, user_id: int) -> list[GameView]:
+        """The pending and active games ``user_id`` plays in (to redraw after ``forget_user``
+        ends them)."""
+        return [
+            await self._view(record.id, record)
+            for record in await self.repository.open_games()
+            if user_id in (record.black.user_id, record.white.user_id)
+        ]
+
     async def forget_user(self, user_id: int) -> int:
         """Delete a user's data on request (ratings, statistics; their seat in old games
         becomes "deleted"; open games are abandoned). Returns how many games were touched."""

@@ -6,6 +6,7 @@ messages in the channel, or who hold the role the server chose (``/gomoku-admin 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -20,7 +21,9 @@ from bot.service import GameExistsError, NoActiveGameError
 if TYPE_CHECKING:
     from bot.client import GomokuBot
 
-__all__ = ["ModerationCommands", "ReplaceOffer", "offer_replacement"]
+__all__ = ["ForgetPrompt", "ModerationCommands", "ReplaceOffer", "offer_replacement"]
+
+log = logging.getLogger(__name__)
 
 Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
 
@@ -98,8 +101,17 @@ class ForgetPrompt(_Owned):
     async def confirm(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
         """Delete the user's data."""
         self.stop()
-        touched = await interaction.client.service.forget_user(interaction.user.id)
+        bot = interaction.client
+        service = bot.service
+        playing = await service.open_games_of(interaction.user.id)
+        touched = await service.forget_user(interaction.user.id)
         await interaction.response.edit_message(content=words.forgotten(touched), view=None)
+        for view in playing:
+            # Their open games ended without a result: show that where they are played.
+            try:
+                await bot.show_game(await service.game(view.game_id))
+            except discord.HTTPException:
+                log.warning("could not redraw game %s after forget-me", view.game_id)
 
     @discord.ui.button(label=words.FORGET_CANCEL, style=discord.ButtonStyle.secondary)
     async def cancel(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:

@@ -301,6 +301,8 @@ async def test_forget_me_leaves_no_trace_of_the_user(
     await fake.slash("gomoku undo", user=alice)
     await bot.service.resign(fake.default_channel.id, bob.id)
     await _finished_ai_game(fake, bot, alice)
+    playing = await _start_ai(fake, bot, alice)
+    await fake.slash("place", user=alice, options={"cell": "a1"})
     assert _tables_holding(db_path, alice.id)
     prompt: Reply = await fake.slash("gomoku forget-me", user=alice)
     assert prompt.ephemeral
@@ -311,6 +313,14 @@ async def test_forget_me_leaves_no_trace_of_the_user(
     assert "Done" in prompt.message.content
     assert _tables_holding(db_path, alice.id) == []
     assert (await bot.service.game(game_id)).black.is_deleted
+    # The open game ended without a result, and its board says so.
+    assert (await bot.service.game(playing)).status is GameStatus.FINISHED
+    await fake.wait_for(
+        lambda: any(
+            f"game {playing}" in m.text() and "no result" in m.text()
+            for m in fake.channel_messages()
+        )
+    )
 
 
 # ---------------------------------------------------------------- threads
