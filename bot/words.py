@@ -160,7 +160,6 @@ REPLACE_OFFER: Final = (
     "The old game ends without a result."
 )
 REPLACE_BUTTON: Final = "Replace it"
-REPLACED: Final = "The old game ended; here is the new one."
 
 
 def ai_name(level: str) -> str:

@@ -67,9 +67,10 @@ class ReplaceOffer(_Owned):
     @discord.ui.button(label=words.REPLACE_BUTTON, style=discord.ButtonStyle.primary)
     async def replace(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
         """End the old game and start the new one."""
+        # The prompt keeps its button: a second press is refused in words ("already over")
+        # rather than failing silently on a stopped view.
         bot = interaction.client
         end = await bot.service.replace_ai_game(self.old_game_id, interaction.user.id)
-        self.stop()
         await bot.show_game(end.game)
         await self.start(interaction)
 

@@ -116,6 +116,10 @@ async def test_a_new_ai_game_offers_to_replace_the_old_one(
     assert new.ai_level == "easy"
     replaced = await bot.service.game(old)
     assert (replaced.record.end_reason, replaced.record.ended_by) == ("replaced", alice.id)
+    again = await fake.click(offer.message, button, user=alice)
+    assert again.ephemeral
+    assert "already over" in again.content
+    assert (await bot.service.board(fake.default_channel.id)).game_id == new.game_id
 
 
 # ---------------------------------------------------------------- help and onboarding
