@@ -253,6 +253,10 @@ class GomokuBot(commands.Bot):
                 edited = await self._try_edit(view, message_id, message_args, interaction)
             if not edited:
                 await self._post_board(view, message_args, old=message_id)
+        if view.is_over and view.record.parent_channel_id is not None:
+            from bot.threads import close_thread
+
+            await close_thread(self, view)
         if view.is_over:
             # Nothing will redraw a finished game except /gomoku board: forget its state.
             self._show_locks.pop(view.game_id, None)
