@@ -35,6 +35,7 @@ from storage.opening import redact
 from storage.ratings import new_stats, rate_game
 from storage.repository import (
     CHALLENGE_CLOSINGS,
+    END_REASONS,
     ChannelBusyError,
     DatabaseTooNewError,
     ForeignDatabaseError,
@@ -49,6 +50,8 @@ from storage.repository import (
     NewGame,
     Player,
     PlayerStats,
+    ResultCount,
+    StoredUndo,
     VersionConflictError,
     live_moves,
     utc_now,
@@ -96,8 +99,11 @@ def _load_migrations() -> tuple[PgMigration, ...]:
         if match:
             found.append(PgMigration(int(match.group(1)), entry.name, entry.read_text("utf-8")))
     found.sort(key=lambda m: m.version)
-    if [m.version for m in found] != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"migrations must be numbered 1..n: {[m.name for m in found]}")
+    # As for SQLite: a reserved number may be missing for a while; each step applies once,
+    # in order, and gomoku_schema.version names the last applied.
+    versions = [m.version for m in found]
+    if not versions or versions[0] != 1 or len(set(versions)) != len(versions):
+        raise RuntimeError(f"migrations must be numbered from 1, once each: {versions}")
     return tuple(found)
 
 
@@ -139,7 +145,7 @@ async def _migrate(conn: asyncpg.Connection[_Row], url: str) -> None:
             version = await _schema_version(conn, url)
             if version == LATEST_VERSION:
                 return
-            migration = MIGRATIONS[version]
+            migration = next(m for m in MIGRATIONS if m.version > version)
             await conn.execute(migration.sql)
             if version == 0:
                 await conn.execute(SQL_SCHEMA_TABLE)
@@ -159,7 +165,7 @@ GAME_COLUMNS = (
     "id, guild_id, channel_id, game, width, height, rule, black_user_id, black_level,"
     " white_user_id, white_level, status, termination, winner, rated, message_channel_id,"
     " message_id, deadline, warning_sent, turn_seconds, created_by, created_at, updated_at,"
-    " finished_at, ply, version"
+    " finished_at, ply, version, ended_by, end_reason, parent_channel_id"
 )
 
 
@@ -191,6 +197,9 @@ def _game(row: _Row) -> GameRecord:
         finished_at=row[23],
         ply=row[24],
         version=row[25],
+        ended_by=row[26],
+        end_reason=row[27],
+        parent_channel_id=row[28],
     )
 
 
@@ -283,8 +292,9 @@ SQL_LOCK_PLAYER = "SELECT pg_advisory_xact_lock($1)"
 SQL_LEADERBOARD = f"""
 SELECT {STATS_COLUMNS} FROM player_stats
 WHERE scope = $1 AND game = $2
+    AND wins_black + wins_white + losses_black + losses_white + draws_black + draws_white >= $3
 ORDER BY ordinal DESC, user_id
-LIMIT $3 OFFSET $4
+LIMIT $4 OFFSET $5
 """
 SQL_UPSERT_STATS = f"""
 INSERT INTO player_stats ({STATS_COLUMNS}, ordinal)
@@ -317,7 +327,7 @@ SQL_INSERT_TAKEBACK = (
 SQL_FINISH = f"""
 UPDATE games SET
     version = version + 1, status = 'finished', termination = $3, winner = $4,
-    deadline = NULL, finished_at = $5, updated_at = $5
+    deadline = NULL, finished_at = $5, updated_at = $5, ended_by = $6, end_reason = $7
 WHERE id = $1 AND version = $2 AND status = 'active'
 RETURNING {GAME_COLUMNS}
 """
@@ -346,10 +356,47 @@ RETURNING id
 SQL_SET_MESSAGE = (
     "UPDATE games SET message_channel_id = $1, message_id = $2 WHERE id = $3 RETURNING id"
 )
+SQL_MOVE_GAME = """
+UPDATE games SET channel_id = $2, parent_channel_id = $3
+WHERE id = $1 AND status IN ('pending', 'active')
+RETURNING id
+"""
+SQL_SAVE_UNDO = """
+INSERT INTO undo_requests (game_id, requester, responder, version, moves, made_at)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (game_id) DO UPDATE SET requester = excluded.requester,
+    responder = excluded.responder, version = excluded.version, moves = excluded.moves,
+    made_at = excluded.made_at
+"""
+SQL_GET_UNDO = (
+    "SELECT game_id, requester, responder, version, moves, made_at FROM undo_requests"
+    " WHERE game_id = $1"
+)
+SQL_DROP_UNDO = "DELETE FROM undo_requests WHERE game_id = $1"
+# One row per (kind, rule, opponent level, result) of a user's finished games, as either
+# colour; the two halves use the per-colour indexes.
+SQL_USER_RESULTS = """
+SELECT game, rule, opponent_level, result, count(*) FROM (
+    SELECT game, rule, white_level AS opponent_level,
+        CASE WHEN winner = 'black' THEN 'wins' WHEN winner = 'white' THEN 'losses'
+             WHEN termination = 'draw' THEN 'draws' ELSE 'unfinished' END AS result
+    FROM games
+    WHERE black_user_id = $1 AND status = 'finished' AND ($2::bigint IS NULL OR guild_id = $2)
+    UNION ALL
+    SELECT game, rule, black_level,
+        CASE WHEN winner = 'white' THEN 'wins' WHEN winner = 'black' THEN 'losses'
+             WHEN termination = 'draw' THEN 'draws' ELSE 'unfinished' END
+    FROM games
+    WHERE white_user_id = $1 AND status = 'finished' AND ($2::bigint IS NULL OR guild_id = $2)
+        AND black_user_id IS DISTINCT FROM $1
+) AS mine
+GROUP BY game, rule, opponent_level, result
+"""
 SQL_USER_GAME_IDS = """
 SELECT id FROM games WHERE black_user_id = $1
 UNION SELECT id FROM games WHERE white_user_id = $1
 UNION SELECT id FROM games WHERE created_by = $1
+UNION SELECT id FROM games WHERE ended_by = $1
 """
 SQL_ABANDON_USER_GAMES = """
 UPDATE games SET
@@ -363,18 +410,26 @@ SQL_FORGET_USER = (
     "UPDATE games SET black_user_id = NULL WHERE black_user_id = $1",
     "UPDATE games SET white_user_id = NULL WHERE white_user_id = $1",
     "UPDATE games SET created_by = NULL WHERE created_by = $1",
+    "UPDATE games SET ended_by = NULL WHERE ended_by = $1",
     "DELETE FROM player_stats WHERE user_id = $1",
+    "DELETE FROM undo_requests WHERE requester = $1",
+    "DELETE FROM undo_requests WHERE responder = $1",
 )
-SQL_GUILD_SETTINGS = (
-    "SELECT default_rule, turn_seconds, board_style FROM guild_settings WHERE guild_id = $1"
-)
+SQL_GUILD_SETTINGS = """
+SELECT default_rule, turn_seconds, board_style, use_threads, moderator_role_id,
+    idle_human_seconds, idle_ai_seconds
+FROM guild_settings WHERE guild_id = $1
+"""
 SQL_GUILD_CHANNELS = "SELECT channel_id FROM guild_allowed_channels WHERE guild_id = $1"
 SQL_SAVE_GUILD_SETTINGS = """
-INSERT INTO guild_settings (guild_id, default_rule, turn_seconds, board_style, updated_at)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO guild_settings (guild_id, default_rule, turn_seconds, board_style, updated_at,
+    use_threads, moderator_role_id, idle_human_seconds, idle_ai_seconds)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 ON CONFLICT (guild_id) DO UPDATE SET default_rule = excluded.default_rule,
     turn_seconds = excluded.turn_seconds, board_style = excluded.board_style,
-    updated_at = excluded.updated_at
+    updated_at = excluded.updated_at, use_threads = excluded.use_threads,
+    moderator_role_id = excluded.moderator_role_id,
+    idle_human_seconds = excluded.idle_human_seconds, idle_ai_seconds = excluded.idle_ai_seconds
 """
 SQL_CLEAR_GUILD_CHANNELS = "DELETE FROM guild_allowed_channels WHERE guild_id = $1"
 SQL_ADD_GUILD_CHANNEL = "INSERT INTO guild_allowed_channels (guild_id, channel_id) VALUES ($1, $2)"
@@ -702,13 +757,23 @@ class PostgresGameRepository:
         return await self._run(work)
 
     async def finish_game(
-        self, game_id: int, expected_version: int, outcome: Outcome
+        self,
+        game_id: int,
+        expected_version: int,
+        outcome: Outcome,
+        *,
+        ended_by: int | None = None,
+        end_reason: str | None = None,
     ) -> GameRecord:
         """End an active game without a move; rated games update ratings atomically."""
+        if end_reason is not None and end_reason not in END_REASONS:
+            raise ValueError(f"unknown end reason {end_reason!r}")
         params = (
             outcome.termination.value,
             outcome.winner.value if outcome.winner else None,
             self._now(),
+            ended_by,
+            end_reason,
         )
 
         async def work(conn: _Conn) -> GameRecord:
@@ -719,6 +784,26 @@ class PostgresGameRepository:
             return game
 
         return await self._run(work)
+
+    async def move_game(self, game_id: int, channel_id: int, *, parent_channel_id: int) -> None:
+        """Move an open game into a thread (version unchanged)."""
+
+        async def work(conn: _Conn) -> None:
+            try:
+                async with conn.transaction():
+                    moved = await conn.fetchrow(
+                        SQL_MOVE_GAME, game_id, channel_id, parent_channel_id
+                    )
+            except asyncpg.UniqueViolationError as error:
+                busy = await conn.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, channel_id)
+                raise ChannelBusyError(channel_id, busy[0] if busy else None) from error
+            if moved is None:
+                row = await conn.fetchrow(SQL_GET_GAME, game_id)
+                if row is None:
+                    raise GameNotFoundError(game_id)
+                raise InvalidStatusError(game_id, _game(row).status)
+
+        await self._run(work)
 
     async def _rate(self, conn: _Conn, game: GameRecord) -> None:
         """Update ratings and statistics for a game that just finished (if it counts)."""
@@ -807,6 +892,41 @@ class PostgresGameRepository:
 
         return await self._read(work, snapshot=True)
 
+    async def save_undo_request(self, request: StoredUndo) -> None:
+        """Store the game's undo request, replacing any older one."""
+
+        async def work(conn: _Conn) -> None:
+            if await conn.fetchrow(SQL_GET_GAME, request.game_id) is None:
+                raise GameNotFoundError(request.game_id)
+            await conn.execute(
+                SQL_SAVE_UNDO,
+                request.game_id,
+                request.requester,
+                request.responder,
+                request.version,
+                request.moves,
+                request.made_at,
+            )
+
+        await self._run(work)
+
+    async def undo_request(self, game_id: int) -> StoredUndo | None:
+        """The game's stored undo request, if any."""
+
+        async def work(conn: _Conn) -> StoredUndo | None:
+            row = await conn.fetchrow(SQL_GET_UNDO, game_id)
+            return None if row is None else StoredUndo(*row)
+
+        return await self._read(work)
+
+    async def drop_undo_request(self, game_id: int) -> None:
+        """Forget the game's undo request."""
+
+        async def work(conn: _Conn) -> None:
+            await conn.execute(SQL_DROP_UNDO, game_id)
+
+        await self._run(work)
+
     # --- players ------------------------------------------------------------------------
 
     async def user_games(
@@ -845,13 +965,30 @@ class PostgresGameRepository:
         guild_id: int | None = None,
         limit: int = 10,
         offset: int = 0,
+        min_games: int = 0,
     ) -> list[PlayerStats]:
         """Players by ordinal, best first."""
         scope = _OVERALL if guild_id is None else guild_id
 
         async def work(conn: _Conn) -> list[PlayerStats]:
-            rows = await conn.fetch(SQL_LEADERBOARD, scope, game.value, limit, offset)
+            rows = await conn.fetch(SQL_LEADERBOARD, scope, game.value, min_games, limit, offset)
             return [_stats(row) for row in rows]
+
+        return await self._read(work)
+
+    async def user_results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:
+        """How the user's finished games went, by game kind, rule and opponent level."""
+
+        async def work(conn: _Conn) -> list[ResultCount]:
+            lines: dict[tuple[Game, Rule, str], dict[str, int]] = {}
+            for kind, rule, level, result, count in await conn.fetch(
+                SQL_USER_RESULTS, user_id, guild_id
+            ):
+                lines.setdefault((Game(kind), Rule(rule), level or ""), {})[result] = count
+            return [
+                ResultCount(kind, rule, level or None, **counts)
+                for (kind, rule, level), counts in sorted(lines.items())
+            ]
 
         return await self._read(work)
 
@@ -884,6 +1021,10 @@ class PostgresGameRepository:
                 turn_seconds=row[1],
                 board_style=row[2],
                 allowed_channel_ids=frozenset(r[0] for r in channels),
+                use_threads=row[3],
+                moderator_role_id=row[4],
+                idle_human_seconds=row[5],
+                idle_ai_seconds=row[6],
             )
 
         return await self._read(work, snapshot=True)
@@ -896,6 +1037,10 @@ class PostgresGameRepository:
             settings.turn_seconds,
             settings.board_style,
             self._now(),
+            settings.use_threads,
+            settings.moderator_role_id,
+            settings.idle_human_seconds,
+            settings.idle_ai_seconds,
         )
 
         async def work(conn: _Conn) -> None:
