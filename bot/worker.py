@@ -65,7 +65,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from arq.connections import RedisSettings
     from arq.worker import Worker, func
-
     from engine.levels import warm_up
 
     if args.nice > 0:
