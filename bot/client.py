@@ -48,6 +48,7 @@ from engine.types import Point
 if TYPE_CHECKING:
     from bot.ai import AIRunner
     from bot.settings import Settings
+    from bot.shards import ShardSpec
     from storage.repository import GameRepository
 
 __all__ = ["REPOST_AGE", "GomokuBot"]
@@ -82,7 +83,10 @@ class GomokuBot(commands.Bot):
         **options: Any,
     ) -> None:
         """``repository``/``ai`` given here are the caller's to close; those the bot opens
-        itself (from ``settings``) it closes. ``options`` go to ``commands.Bot``."""
+        itself (from ``settings``) it closes. ``owned_shards`` (a ``bot.shards.ShardSpec``) limits
+        the games it resumes and times to its shards' guilds; ``create_bot`` passes the same
+        to discord.py. ``options`` go to ``commands.Bot``."""
+        self.owned_shards: ShardSpec | None = options.pop("owned_shards", None)
         intents = discord.Intents.none()
         intents.guilds = True  # channels and the bot's own member: all slash commands need
         options.setdefault("allowed_mentions", MENTIONS)
@@ -121,6 +125,10 @@ class GomokuBot(commands.Bot):
             repository = await self._stack.enter_async_context(
                 open_repository(self.settings.db_path, self.settings.database_url, clock=self.clock)
             )
+        if self.owned_shards is not None:
+            from bot.shards import OwnedGames
+
+            repository = OwnedGames.wrap(repository, self.owned_shards)
         ai = self._given_ai
         if ai is None and self.settings.ai_queue_url:
             from bot.queue_ai import QueueRunner

@@ -41,7 +41,7 @@ async def search(ctx: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]
 
 
 def _job_timeout_s() -> float:
-    from engine.levels import PRESETS
+    from engine.search.levels import PRESETS
 
     return max(level_budget_s(level) for level in PRESETS) * _HANG_FACTOR + _HANG_SLACK_S
 
@@ -65,7 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from arq.connections import RedisSettings
     from arq.worker import Worker, func
-    from engine.levels import warm_up
+
+    from engine.search.levels import warm_up
 
     if args.nice > 0:
         os.nice(args.nice)

@@ -1,0 +1,102 @@
+"""Shards across processes: two bot processes (two services, each with its own connection
+pool) on one PostgreSQL database; each resumes, times and moves for its own guilds only."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import pytest
+
+from bot.service import GameService
+from bot.shards import OwnedGames, ShardSpec, shard_of
+from storage.postgres import PostgresGameRepository
+from storage.repository import GameStatus, NewGame, Player
+from tests.bot.test_service import ALICE, BOB, Clock, NearestRunner
+
+# Discord puts a guild on shard (id >> 22) % count: one guild for each of two shards.
+GUILD_ON_0, GUILD_ON_1 = (2 << 22) | 5, (3 << 22) | 5
+
+
+def test_shard_ranges_parse() -> None:
+    assert ShardSpec.parse("0-3", 8).shard_ids == {0, 1, 2, 3}
+    assert ShardSpec.parse("1,4-5", 8).shard_ids == {1, 4, 5}
+    for bad, count in [("0-8", 8), ("3-1", 8), ("x", 8), ("", 8), ("0", 0)]:
+        with pytest.raises(ValueError):  # noqa: PT011 - each message names its own problem
+            ShardSpec.parse(bad, count)
+    assert (shard_of(GUILD_ON_0, 2), shard_of(GUILD_ON_1, 2)) == (0, 1)
+    spec = ShardSpec.parse("0", 2)
+    assert spec.owns(GUILD_ON_0)
+    assert not spec.owns(GUILD_ON_1)
+    assert spec.owns(None)  # terminal games go with shard 0
+
+
+def test_python_m_bot_refuses_bad_shards() -> None:
+    for args in (["--shards", "0-3"], ["--shards", "5", "--shard-count", "2"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "bot", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            cwd="/",
+        )
+        assert result.returncode == 2
+        assert "Configuration error" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+async def test_each_process_resumes_and_times_only_its_own_guilds(postgres_url: str) -> None:
+    clock = Clock()
+    async with (
+        PostgresGameRepository.open(postgres_url, clock=clock) as shared,
+        PostgresGameRepository.open(postgres_url, clock=clock) as other_pool,
+    ):
+        # Left by a stopped deployment: in each guild, a game where the AI is to move and a
+        # game between people whose clock ran out.
+        ai_games, timed_games = {}, {}
+        for channel, guild in ((10, GUILD_ON_0), (20, GUILD_ON_1)):
+            ai_games[guild] = await shared.create_game(
+                NewGame(guild, channel, black=Player.ai("medium"), white=Player.human(ALICE))
+            )
+            timed_games[guild] = await shared.create_game(
+                NewGame(
+                    guild,
+                    channel + 1,
+                    black=Player.human(ALICE),
+                    white=Player.human(BOB),
+                    deadline=clock.now,
+                    turn_seconds=60,
+                )
+            )
+        clock.advance(1)
+        runners = NearestRunner(), NearestRunner()
+        processes = [
+            GameService(
+                OwnedGames.wrap(repo, ShardSpec.parse(str(shard), 2)),
+                runner,
+                clock=clock,
+                rng=random.Random(shard),
+            )
+            for shard, (repo, runner) in enumerate(zip((shared, other_pool), runners, strict=True))
+        ]
+
+        # Both start at once; each makes the due AI move of its own guild, and only that.
+        for process in processes:
+            made = await process.resume()
+            assert len(made) == 1
+        for process in processes:
+            assert await process.resume() == []
+        assert [len(r.calls) for r in runners] == [1, 1]
+        for guild, game in ai_games.items():
+            assert (await shared.get_game(game.id)).ply == 1, guild
+
+        # Clocks: each process ends its own guild's game on time, never the other's.
+        first = await processes[0].tick()
+        assert [e.game.game_id for e in first] == [timed_games[GUILD_ON_0].id]
+        assert (await shared.get_game(timed_games[GUILD_ON_1].id)).status is GameStatus.ACTIVE
+        second = await processes[1].tick()
+        assert [e.game.game_id for e in second] == [timed_games[GUILD_ON_1].id]
+        for game in timed_games.values():
+            assert (await shared.get_game(game.id)).status is GameStatus.FINISHED
