@@ -140,6 +140,12 @@ class GomokuBot(commands.Bot):
 
             ai = await ProcessPoolRunner.start()
             self._stack.push_async_callback(ai.close)
+        if self.settings.metrics_port is not None:
+            from bot import metrics
+
+            metrics.serve(self.settings.metrics_port)
+            metrics.watch(self)
+            ai = metrics.MeteredRunner(ai)
         self.service = GameService(repository, ai, clock=self.clock, rng=self.rng)
         # The service imports the engine's levels (and so numba) on the first game against the
         # AI: import them now rather than stall the event loop for a third of a second then.

@@ -92,6 +92,7 @@ class GomokuTree(app_commands.CommandTree["GomokuBot"]):
         self, interaction: discord.Interaction[GomokuBot], error: app_commands.AppCommandError, /
     ) -> None:
         """Answer privately with the error's words (discord.py chains the real one with from)."""
+        interaction.client.dispatch("app_command_failure", interaction)  # for bot.metrics
         await report(interaction, error.__cause__ or error)
 
 

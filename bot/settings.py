@@ -35,6 +35,7 @@ class Settings:
     db_path: Path = Path("gomoku.sqlite3")  # GOMOKU_DB_PATH
     database_url: str | None = None  # GOMOKU_DATABASE_URL: postgresql://… instead of db_path
     ai_queue_url: str | None = None  # GOMOKU_AI_QUEUE_URL: redis://… sends searches to workers
+    metrics_port: int | None = None  # GOMOKU_METRICS_PORT: serve Prometheus metrics there
     dev_guild_id: int | None = None  # GOMOKU_DEV_GUILD_ID: sync commands to this guild at once
     log_level: str = "INFO"  # LOG_LEVEL: a logging level name
 
@@ -50,7 +51,7 @@ class Settings:
         Raises:
             InvalidSettingError: GOMOKU_DEV_GUILD_ID is not a number, LOG_LEVEL is unknown, or
                 GOMOKU_DATABASE_URL is not a postgresql:// address, or GOMOKU_AI_QUEUE_URL
-                not a redis://, rediss:// or unix:// one.
+                not a redis://, rediss:// or unix:// one, or GOMOKU_METRICS_PORT no port.
         """
         values: dict[str, str] = {}
         if dotenv is not None and dotenv.is_file():
@@ -70,6 +71,9 @@ class Settings:
         queue = get("GOMOKU_AI_QUEUE_URL")
         if queue is not None and not queue.startswith(("redis://", "rediss://", "unix://")):
             raise InvalidSettingError("GOMOKU_AI_QUEUE_URL", redact(queue))
+        metrics = get("GOMOKU_METRICS_PORT")
+        if metrics is not None and not (metrics.isdigit() and 0 < int(metrics) < 65536):
+            raise InvalidSettingError("GOMOKU_METRICS_PORT", metrics)
         level = (get("LOG_LEVEL") or "INFO").upper()
         if level not in _LOG_LEVELS:
             raise InvalidSettingError("LOG_LEVEL", level)
@@ -78,6 +82,7 @@ class Settings:
             db_path=Path(get("GOMOKU_DB_PATH") or "gomoku.sqlite3"),
             database_url=url,
             ai_queue_url=queue,
+            metrics_port=int(metrics) if metrics is not None else None,
             dev_guild_id=int(guild) if guild is not None else None,
             log_level=level,
         )
@@ -94,6 +99,6 @@ class Settings:
         queue = None if self.ai_queue_url is None else redact(self.ai_queue_url)
         return (
             f"Settings(discord_token={token!r}, db_path={self.db_path!r}, database_url={url!r}, "
-            f"ai_queue_url={queue!r}, "
+            f"ai_queue_url={queue!r}, metrics_port={self.metrics_port!r}, "
             f"dev_guild_id={self.dev_guild_id!r}, log_level={self.log_level!r})"
         )

@@ -40,6 +40,29 @@ async def search(ctx: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]
     return encode_move(move)
 
 
+_HEALTH_EVERY_S = 30  # how often a worker reports in (arq's health-check key)
+
+
+async def _check(url: str) -> int:
+    """Whether a worker on this queue reported in within the last health-check period."""
+    from arq.connections import RedisSettings, create_pool
+    from arq.constants import health_check_key_suffix
+
+    try:
+        redis = await create_pool(RedisSettings.from_dsn(url))
+    except Exception as error:  # redis-py's connection errors are not OSError
+        sys.stderr.write(f"unhealthy: {type(error).__name__}\n")
+        return 1
+    try:
+        report = await redis.get(QUEUE_NAME + health_check_key_suffix)
+    finally:
+        await redis.aclose()
+    if report is None:
+        sys.stderr.write("unhealthy: no worker reported in\n")
+        return 1
+    return 0
+
+
 def _job_timeout_s() -> float:
     from engine.search.levels import PRESETS
 
@@ -51,6 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.worker", description=__doc__)
     parser.add_argument("--redis", help="redis://host:6379/0 (default: GOMOKU_AI_QUEUE_URL)")
     parser.add_argument("--nice", type=int, default=WORKER_NICENESS, help="search priority")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 0 if some worker reported in lately (health)"
+    )
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()
@@ -62,6 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("python -m bot.worker needs --redis URL or GOMOKU_AI_QUEUE_URL\n")
         return 2
     logging.basicConfig(level=settings.log_level_number)
+    if args.check:
+        return asyncio.run(_check(url))
 
     from arq.connections import RedisSettings
     from arq.worker import Worker, func
@@ -82,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         job_serializer=dumps,
         job_deserializer=loads,
         handle_signals=True,
+        health_check_interval=_HEALTH_EVERY_S,
     )
     worker.run()
     return 0

@@ -87,6 +87,15 @@ async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
     await client.aclose()
 
 
+def check(url: str) -> int:
+    return subprocess.run(
+        [sys.executable, "-m", "bot.worker", "--check", "--redis", url],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    ).returncode
+
+
 def request_for(moves: str, level: Level, seed: int = 7) -> AIRequest:
     board = Board.for_game(Game.GOMOKU, size=15, rule=Rule.FREESTYLE)
     for text in moves.split():
@@ -117,6 +126,7 @@ async def test_a_search_goes_to_a_worker_and_back_and_a_killed_worker_is_replace
         assert move.point not in {Point.parse(p) for p in ("h8", "i9", "h9")}
         assert move.nodes > 0
         assert runner.retries == 0
+        assert check(workers.url) == 0  # the container health check: a worker reported in
 
         # Killed mid-search: the master searches for seconds; kill its worker once it has
         # taken the job, and a second worker answers instead.
@@ -181,6 +191,7 @@ async def test_a_result_for_a_game_that_moved_on_is_dropped(
             return bool(await redis.zcard(QUEUE_NAME))
 
         await until(queued)
+        assert check(workers.url) == 1  # no worker has reported in: unhealthy
         end = await service.resign(CHANNEL, ALICE)
         workers.start()
         assert await thinking is None

@@ -1,0 +1,113 @@
+"""Prometheus metrics (the ``metrics`` extra): commands, their latency, AI searches and the
+AI's queue depth, served at ``http://HOST:GOMOKU_METRICS_PORT/metrics``; ``gomoku_up`` is 1
+while the bot is connected to Discord (``python -m bot.health`` checks it).
+
+Nothing here is imported unless ``GOMOKU_METRICS_PORT`` is set: the default bot needs no
+prometheus-client.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Final
+
+import discord
+from discord.ext import commands
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+
+from bot.ai import AIError, AIMove, AIRequest
+
+if TYPE_CHECKING:
+    from bot.ai import AIRunner
+
+__all__ = ["COMMANDS", "UP", "MeteredRunner", "record_command", "serve", "watch"]
+
+_LATENCY_BUCKETS: Final = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+UP = Gauge("gomoku_up", "1 while the bot is connected to Discord and serving")
+COMMANDS = Counter("gomoku_commands_total", "Slash commands handled", ["command", "outcome"])
+COMMAND_SECONDS = Histogram(
+    "gomoku_command_seconds",
+    "From the interaction's creation at Discord to the command's end",
+    ["command"],
+    buckets=_LATENCY_BUCKETS,
+)
+SEARCHES = Counter("gomoku_ai_searches_total", "AI searches asked for", ["level", "outcome"])
+SEARCH_SECONDS = Histogram(
+    "gomoku_ai_search_seconds",
+    "An AI move as the bot waits for it (queueing included)",
+    ["level"],
+    buckets=_LATENCY_BUCKETS,
+)
+SEARCHES_WAITING = Gauge(
+    "gomoku_ai_queue_depth", "AI searches asked for and not answered yet (queued or running)"
+)
+
+
+def serve(port: int, address: str = "0.0.0.0") -> None:
+    """Serve ``/metrics`` from a background thread."""
+    start_http_server(port, addr=address)
+
+
+def record_command(command: str, outcome: str, seconds: float) -> None:
+    """Count one command (``outcome`` "ok" or "error") and its latency."""
+    COMMANDS.labels(command, outcome).inc()
+    COMMAND_SECONDS.labels(command).observe(max(0.0, seconds))
+
+
+def _command_name(interaction: discord.Interaction[Any]) -> str:
+    command = interaction.command
+    return command.qualified_name if command is not None else "component"
+
+
+def watch(bot: commands.Bot) -> None:
+    """Count ``bot``'s commands and follow its connection to Discord."""
+
+    async def completed(interaction: discord.Interaction[Any], command: Any) -> None:
+        age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        record_command(_command_name(interaction), "ok", age)
+
+    async def failed(interaction: discord.Interaction[Any]) -> None:
+        age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        record_command(_command_name(interaction), "error", age)
+
+    async def up() -> None:
+        UP.set(1)
+
+    async def down() -> None:
+        UP.set(0)
+
+    bot.add_listener(completed, "on_app_command_completion")
+    bot.add_listener(failed, "on_app_command_failure")
+    bot.add_listener(up, "on_ready")
+    bot.add_listener(up, "on_resumed")
+    bot.add_listener(down, "on_disconnect")
+
+
+class MeteredRunner:
+    """An ``AIRunner`` that counts and times the searches of the runner it wraps."""
+
+    def __init__(self, inner: AIRunner) -> None:
+        self._inner = inner
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        """The inner runner's move, counted and timed."""
+        level = str(request.level)
+        started = time.perf_counter()
+        SEARCHES_WAITING.inc()
+        outcome = "error"
+        try:
+            move = await self._inner.choose_move(request)
+            outcome = "ok"
+            return move
+        except AIError:
+            outcome = "failed"
+            raise
+        finally:
+            SEARCHES_WAITING.dec()
+            SEARCHES.labels(level, outcome).inc()
+            SEARCH_SECONDS.labels(level).observe(time.perf_counter() - started)
+
+    async def close(self) -> None:
+        """Close the inner runner."""
+        await self._inner.close()
