@@ -1,8 +1,10 @@
-"""Shards across processes: two bot processes (two services, each with its own connection
-pool) on one PostgreSQL database; each resumes, times and moves for its own guilds only."""
+"""Shards across processes: two bot processes (each with its own connection pool, AI runner
+and shard) on one PostgreSQL database; each resumes, times and moves for its own guilds only.
+The processes are the real bot in one test process, against a fake Discord serving two shards."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import subprocess
 import sys
@@ -13,7 +15,10 @@ from bot.service import GameService
 from bot.shards import OwnedGames, ShardSpec, shard_of
 from storage.postgres import PostgresGameRepository
 from storage.repository import GameStatus, NewGame, Player
+from tests.bot.conftest import BotFactory, CentreRunner
+from tests.bot.conftest import Clock as BotClock
 from tests.bot.test_service import ALICE, BOB, Clock, NearestRunner
+from tests.fakediscord import FakeDiscord
 
 # Discord puts a guild on shard (id >> 22) % count: one guild for each of two shards.
 GUILD_ON_0, GUILD_ON_1 = (2 << 22) | 5, (3 << 22) | 5
@@ -100,3 +105,57 @@ async def test_each_process_resumes_and_times_only_its_own_guilds(postgres_url: 
         assert [e.game.game_id for e in second] == [timed_games[GUILD_ON_1].id]
         for game in timed_games.values():
             assert (await shared.get_game(game.id)).status is GameStatus.FINISHED
+
+
+async def test_two_shard_processes_against_one_discord_split_the_guilds(
+    fake: FakeDiscord, make_bot: BotFactory, clock: BotClock, postgres_url: str
+) -> None:
+    """Two bots, one per shard of two, on one PostgreSQL database, against a fake Discord
+    that gives its guild to one shard: each resumes only its own guilds' games, and the
+    guild's commands reach only its owner."""
+    owner = fake.shard_of_guild(2)
+    elsewhere = ((4 + 1 - owner) << 22) | 7  # a guild on the other shard
+    alice = fake.add_user("alice")
+    async with (
+        PostgresGameRepository.open(postgres_url, clock=clock) as first,
+        PostgresGameRepository.open(postgres_url, clock=clock) as second,
+    ):
+        # Left by a stopped deployment: the AI is to move in a game of each shard's guild.
+        here = await first.create_game(
+            NewGame(
+                fake.guild_id,
+                fake.default_channel.id,
+                black=Player.ai("easy"),
+                white=Player.human(alice.id),
+            )
+        )
+        there = await first.create_game(
+            NewGame(elsewhere, 424242, black=Player.ai("easy"), white=Player.human(4242))
+        )
+        runners = [CentreRunner(), CentreRunner()]
+        bots = [
+            make_bot(repository=repo, ai=runner, shards=ShardSpec(frozenset({shard}), 2))
+            for shard, (repo, runner) in enumerate(zip((first, second), runners, strict=True))
+        ]
+        async with fake.running(bots[0], sync=True), fake.running(bots[1]):
+            assert sorted(len(b.guilds) for b in bots) == [0, 1]
+            assert len(bots[owner].guilds) == 1
+
+            async def resumed() -> bool:
+                plies = [(await first.get_game(g.id)).ply for g in (here, there)]
+                return plies == [1, 1]
+
+            deadline = asyncio.get_running_loop().time() + 30
+            while not await resumed():
+                assert asyncio.get_running_loop().time() < deadline, "not resumed"
+                await asyncio.sleep(0.05)
+            assert [r.calls for r in runners] == [1, 1]  # each AI move made once, by its owner
+
+            record = await fake.send_slash(
+                "place", user=alice, channel=fake.default_channel, options={"cell": "a1"}
+            )
+            reply = await fake.answer(record)
+            assert "You played" in reply.content
+            await fake.wait_for(lambda: runners[owner].calls == 2)
+            assert runners[1 - owner].calls == 1  # the other process never saw the command
+            assert (await second.get_game(here.id)).ply == 3

@@ -85,6 +85,7 @@ class _Session:
         self.seq = 0
         self.session_id = secrets.token_hex(8)
         self.ready = False
+        self.shard = (0, 1)  # (shard id, shard count) from IDENTIFY
 
     async def dispatch(self, event: str, data: Any) -> None:
         self.seq += 1
@@ -465,9 +466,20 @@ class FakeDiscord:
         await self.dispatch("INTERACTION_CREATE", payload)
         return record
 
+    def shard_of_guild(self, shard_count: int) -> int:
+        """The shard Discord gives the fake's guild when a bot runs ``shard_count`` shards."""
+        return (self.guild_id >> 22) % shard_count
+
+    def _holds_guild(self, session: _Session) -> bool:
+        shard_id, shard_count = session.shard
+        return self.shard_of_guild(shard_count) == shard_id
+
     async def dispatch(self, event: str, data: Any) -> None:
-        """Send a gateway event to every connected, identified bot."""
-        sessions = [s for s in self._sessions if s.ready and not s.ws.closed]
+        """Send a gateway event to every connected, identified bot session that holds the
+        guild (with shards, only the one shard Discord gives it)."""
+        sessions = [
+            s for s in self._sessions if s.ready and not s.ws.closed and self._holds_guild(s)
+        ]
         if not sessions:
             raise FakeDiscordError(f"no bot is connected to receive {event}")
         for session in sessions:
@@ -490,6 +502,8 @@ class FakeDiscord:
                 if op == 1:
                     await ws.send_json({"op": 11})
                 elif op == 2:
+                    shard = (message.get("d") or {}).get("shard") or [0, 1]
+                    session.shard = (int(shard[0]), int(shard[1]))
                     await self._identify(session)
                 elif op == 6:
                     session.ready = True
@@ -504,15 +518,20 @@ class FakeDiscord:
             {
                 "v": 10,
                 "user": {**self.bot_user.user_payload(), "verified": True, "mfa_enabled": False},
-                "guilds": [{"id": str(self.guild_id), "unavailable": True}],
+                "guilds": [{"id": str(self.guild_id), "unavailable": True}]
+                if self._holds_guild(session)
+                else [],
                 "session_id": session.session_id,
                 "resume_gateway_url": self.gateway_url,
-                "shard": [0, 1],
+                "shard": list(session.shard),
                 "application": {"id": str(self.application_id), "flags": 0},
                 "private_channels": [],
                 "relationships": [],
             },
         )
+        if not self._holds_guild(session):
+            session.ready = True  # a shard without the guild: nothing more to send
+            return
         members = [self.bot_user, *self.users.values()]
         await session.dispatch(
             "GUILD_CREATE",
