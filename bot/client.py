@@ -348,8 +348,14 @@ class GomokuBot(commands.Bot):
         point: Point | None,
         column: int | None,
         game_id: int | None = None,
+        version: int | None = None,
+        letter: bool = False,
+        typed: bool = False,
     ) -> MoveResult:
         """A move from ``/place`` or a board button: play, redraw, let the AI answer.
+
+        ``version``: a tap panel's (a stale panel is refused); ``typed``/``letter``: how
+        ``/place`` was written, which each kind of game checks against its one notation.
 
         A command is answered privately ("You played h8."), after deferring when the AI is
         to answer; a button is acknowledged at once and needs no words: its board changes.
@@ -364,9 +370,13 @@ class GomokuBot(commands.Bot):
         channel_id = interaction.channel_id
         try:
             if column is not None:
-                result = await self.service.drop(channel_id, user, column, game_id=game_id)
+                result = await self.service.drop(
+                    channel_id, user, column, game_id=game_id, letter=letter
+                )
             elif point is not None:
-                result = await self.service.place(channel_id, user, point, game_id=game_id)
+                result = await self.service.place(
+                    channel_id, user, point, game_id=game_id, version=version, points_only=typed
+                )
             else:
                 raise ValueError("a move needs a point or a column")
         except OutOfTimeError as error:
@@ -503,7 +513,8 @@ def _for_send(message_args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _move_summary(first: MoveResult, last: MoveResult) -> str:
-    text = f"You played **{str(first.move.point).upper()}**."
+    board = first.game.board
+    text = f"You played **{render.move_name(board, first.move.point)}**."
     if last is not first:
-        text += f" The AI answered **{str(last.move.point).upper()}**."
+        text += f" The AI answered **{render.move_name(board, last.move.point)}**."
     return text

@@ -43,6 +43,7 @@ __all__ = [
     "game_card",
     "game_name",
     "game_text",
+    "move_name",
     "player_label",
     "status_line",
     "theme_for",
@@ -265,6 +266,11 @@ def compact_board(board: Board, *, viewport: int | None = None, forbidden: bool 
 # ---------------------------------------------------------------- status and cards
 
 
+def move_name(board: Board, point: Point) -> str:
+    """A move as players write it: ``H8``, or ``column 4`` in gravity games."""
+    return f"column {point.x + 1}" if board.gravity else str(point).upper()
+
+
 def player_label(player: Player) -> str:
     """A player as Discord text: a user mention, or the AI with its level."""
     if player.level is not None:
@@ -312,7 +318,11 @@ def status_line(view: GameView, names: Callable[[Player], str] = player_label) -
         return f"{players} · waiting for the challenge to be accepted"
     if view.status is GameStatus.ACTIVE:
         color = board.to_move
-        last = f" · last {board.last_move.point}" if board.last_move is not None else ""
+        last = ""
+        if board.last_move is not None:
+            point = board.last_move.point
+            # Gravity games name a move by its column number, as their header and buttons do.
+            last = f" · last {move_name(board, point) if board.gravity else point}"
         verb = "thinking…" if view.is_ai_turn else "to move"
         mover = f"{_stone(board, color)} {names(view.player(color))}"
         return f"{players} · move {len(board.moves) + 1}{last} · {mover} {verb}"

@@ -183,14 +183,16 @@ class PlaceCog(commands.Cog):
         self.bot = bot
 
     @app_commands.command(name="place")
-    @app_commands.describe(cell="Where to play, like H8 (gravity games: a column letter)")
+    @app_commands.describe(cell="Where to play, like H8 (Connect Four: a column number, like 4)")
     @app_commands.guild_only()
     @needs_channel_permissions()
     async def place(
         self, interaction: Interaction, cell: app_commands.Transform[Cell, PointTransformer]
     ) -> None:
         """Play a move in this channel's game."""
-        await self.bot.play_move(interaction, point=cell.point, column=cell.column)
+        await self.bot.play_move(
+            interaction, point=cell.point, column=cell.column, letter=cell.letter, typed=True
+        )
 
 
 async def setup(bot: GomokuBot) -> None:

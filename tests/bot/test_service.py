@@ -619,12 +619,41 @@ async def test_a_late_drop_loses_on_time(
 
 
 async def test_the_ai_has_no_clock(service, repo, clock) -> None:
+    # The guild's clock is for games between people, unless it asks for AI games too.
     await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=60))
     view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
     assert view.deadline is None
     reply = await service.ai_reply(view.game_id)
     assert reply is not None
+    assert reply.game.deadline is None
+    await service.resign(CHANNEL, ALICE)
+    await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=60, ai_clock=True))
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
+    assert view.deadline is None  # the AI moves first, and has no clock
+    reply = await service.ai_reply(view.game_id)
+    assert reply is not None
     assert reply.game.deadline == clock.now + timedelta(seconds=60)
+
+
+async def test_a_new_clock_reaches_open_games_from_their_next_turn(service, clock) -> None:
+    people = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
+    await service.accept(people.game_id, BOB)
+    ai = await service.start(channel_id=CHANNEL + 1, guild_id=GUILD, user_id=ALICE, colour="black")
+    await service.update_settings(GUILD, turn_seconds=120)
+    black = (await service.game(people.game_id)).black.user_id
+    assert black is not None
+    assert (await service.game(people.game_id)).deadline is None  # this turn stays unclocked
+    moved = await service.place(CHANNEL, black, Point(7, 7))
+    assert moved.game.deadline == clock.now + timedelta(seconds=120)
+    mine = await service.place(CHANNEL + 1, ALICE, Point(7, 7))
+    reply = await service.ai_reply(mine.game.game_id)
+    assert reply is not None
+    assert reply.game.deadline is None  # AI games only with ai_clock
+    await service.update_settings(GUILD, ai_clock=True)
+    mine = await service.place(CHANNEL + 1, ALICE, Point(8, 8))
+    reply = await service.ai_reply(ai.game_id)
+    assert reply is not None
+    assert reply.game.deadline == clock.now + timedelta(seconds=120)
 
 
 # ---------------------------------------------------------------- reading, export, settings
