@@ -42,6 +42,7 @@ from bot.service import (
     RatingChange,
     TurnWarning,
 )
+from bot.turns import TurnPings, finish_interrupted_replies, remember_reply
 from bot.views import ACTIONS, game_buttons
 from engine.types import Point
 
@@ -109,6 +110,7 @@ class GomokuBot(commands.Bot):
         # game id -> its board message, known here before the view from the store says so
         self._board_ids: dict[int, int] = {}
         self._styles: dict[int, render.BoardStyle] = {}
+        self.turn_pings = TurnPings()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -200,13 +202,16 @@ class GomokuBot(commands.Bot):
     def forget_settings(self, guild_id: int) -> None:
         """Settings changed: read them again next time."""
         self._styles.pop(guild_id, None)
+        self.turn_pings.forget_settings(guild_id)
 
     async def board_message(
         self, view: GameView, ratings: Sequence[RatingChange] = ()
     ) -> dict[str, Any]:
         """The keyword arguments that draw ``view`` (embed, buttons, mentions)."""
         style = await self.board_style(view.guild_id)
-        embed = render.game_card(view, style=style).to_embed()
+        # The public board must fit a phone in portrait: large boards show a window of it.
+        viewport = render.phone_viewport(view.board, style)
+        embed = render.game_card(view, style=style, viewport=viewport).to_embed()
         attachments: list[discord.File] = []
         if style is render.BoardStyle.IMAGE:
             # Pillow drawing is CPU work: keep it off the event loop.
@@ -253,6 +258,7 @@ class GomokuBot(commands.Bot):
                 edited = await self._try_edit(view, message_id, message_args, interaction)
             if not edited:
                 await self._post_board(view, message_args, old=message_id)
+        await self.turn_pings.update(self, view)
         if view.is_over:
             # Nothing will redraw a finished game except /gomoku board: forget its state.
             self._show_locks.pop(view.game_id, None)
@@ -396,15 +402,23 @@ class GomokuBot(commands.Bot):
             await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
             await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
             return result
+        pending = None
         if is_command:
-            # The AI answers next: defer now, its search may take seconds.
-            await interaction.response.defer(ephemeral=True, thinking=True)
-        await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
-        reply = result
-        if result.ai_due:
-            reply = await self.play_ai(result.game.game_id, interaction=interaction) or result
-        if is_command:
-            await interaction.edit_original_response(content=_move_summary(result, reply))
+            # The AI answers next: defer now, its search may take seconds. The reply is noted
+            # in storage until it is filled in, so that a restart can still fill it in.
+            callback = await interaction.response.defer(ephemeral=True, thinking=True)
+            message_id = None if callback is None else callback.message_id
+            pending = await remember_reply(self, interaction, result.game.game_id, message_id)
+        try:
+            await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
+            reply = result
+            if result.ai_due:
+                reply = await self.play_ai(result.game.game_id, interaction=interaction) or result
+            if is_command:
+                await interaction.edit_original_response(content=_move_summary(result, reply))
+        finally:
+            if pending is not None:
+                await self.service.repository.drop_pending_reply(pending.token)
         return reply
 
     async def play_ai(
@@ -432,6 +446,11 @@ class GomokuBot(commands.Bot):
                 await self.show_game(result.game, ratings=result.ratings)
             except discord.HTTPException:
                 log.exception("could not redraw game %s after resuming", result.game.game_id)
+        if idle_for == timedelta(0):
+            try:
+                await finish_interrupted_replies(self)
+            except Exception:
+                log.exception("finishing interrupted replies failed")
 
     async def _deadline_loop(self) -> None:
         await self.wait_until_ready()
@@ -468,7 +487,7 @@ class GomokuBot(commands.Bot):
                 await channel.send(
                     f"<@{event.user_id}>, it is your move: your time runs out {when}.",
                     allowed_mentions=discord.AllowedMentions(
-                        users=True, everyone=False, roles=False
+                        users=[discord.Object(event.user_id)], everyone=False, roles=False
                     ),
                 )
             elif isinstance(event, GameEnd):

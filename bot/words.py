@@ -12,8 +12,10 @@ from engine.types import Color
 
 __all__ = [
     "MOVE_LABEL",
+    "NO_GAME_TO_SHOW",
     "PLAY_AGAIN_LABEL",
     "REMATCH_LABEL",
+    "RESTARTED",
     "VIEW_NAMES",
     "colour_name",
     "panel_after_move",
@@ -27,6 +29,7 @@ __all__ = [
 MOVE_LABEL: Final = "Move"  # the public board's button that opens the tap panel
 REMATCH_LABEL: Final = "Rematch"  # a finished game between people
 PLAY_AGAIN_LABEL: Final = "Play again"  # a finished game against the AI
+NO_GAME_TO_SHOW: Final = "There is no game in this channel to show."
 RESTARTED: Final = "The bot restarted while the AI was thinking; here is the board now."
 
 VIEW_NAMES: Final = {

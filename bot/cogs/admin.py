@@ -32,6 +32,8 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
     embed.add_field(name="Default rule", value=settings.default_rule.value)
     embed.add_field(name="Turn time", value=turn)
     embed.add_field(name="Board style", value=settings.board_style)
+    embed.add_field(name="Turn pings", value="on" if settings.turn_pings else "off")
+    embed.add_field(name="Clock in AI games", value="on" if settings.ai_clock else "off")
     embed.add_field(name="Games allowed in", value=channels, inline=False)
     return embed
 
@@ -46,6 +48,8 @@ class AdminCommands(commands.Cog):
         style="How boards are drawn",
         channel="Allow games in this channel (again: disallow it)",
         anywhere="Allow games in every channel again",
+        pings="Ping the player to move in games between people (default on)",
+        ai_clock="Apply the turn time to games against the AI too (default off)",
     )
     @app_commands.choices(rule=_RULES, style=_STYLES)
     @app_commands.checks.has_permissions(manage_guild=True)
@@ -57,6 +61,8 @@ class AdminCommands(commands.Cog):
         style: str | None = None,
         channel: discord.TextChannel | None = None,
         anywhere: bool = False,
+        pings: bool | None = None,
+        ai_clock: bool | None = None,
     ) -> None:
         """Change this server's game settings (needs Manage Server)."""
         service = interaction.client.service
@@ -81,6 +87,10 @@ class AdminCommands(commands.Cog):
             if channel is not None:
                 allowed.symmetric_difference_update({channel.id})
             changes["allowed_channel_ids"] = sorted(allowed)
+        if pings is not None:
+            changes["turn_pings"] = pings
+        if ai_clock is not None:
+            changes["ai_clock"] = ai_clock
         updated = await service.update_settings(guild_id, **changes)
         interaction.client.forget_settings(guild_id)
         await interaction.response.send_message(

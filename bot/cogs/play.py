@@ -14,10 +14,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import render, words
 from bot.cogs.admin import AdminCommands
 from bot.cogs.stats import StatsCommands
+from bot.render_png import render_png_async
 from bot.reporting import needs_channel_permissions
 from bot.service import (
+    BOARD_VIEWS,
     DEFAULT_LEVEL,
     ColourChoice,
     InvalidOptionError,
@@ -46,6 +49,10 @@ _RULES: Final = [app_commands.Choice(name=rule.value, value=rule.value) for rule
 LEVELS: Final = tuple(level.value for level in Level)
 _LEVELS: Final = [app_commands.Choice(name=level, value=level) for level in LEVELS]
 _COLOURS: Final = [app_commands.Choice(name=colour, value=colour) for colour in ColourChoice.ALL]
+_VIEWS: Final = [
+    app_commands.Choice(name=f"{view}: {words.VIEW_NAMES[view]}", value=view)
+    for view in BOARD_VIEWS
+]
 _MOVE_LIST_LIMIT: Final = 1900  # leaves room for the code fence within Discord's 2000
 
 
@@ -121,6 +128,38 @@ class GomokuCog(
         assert interaction.channel_id is not None
         view = await self.bot.service.board(interaction.channel_id)
         await self.bot.respond_with_board(interaction, view, replace=True)
+
+    @app_commands.command(name="view")
+    @app_commands.describe(style="How your private boards show the game (default: phone)")
+    @app_commands.choices(style=_VIEWS)
+    async def view(self, interaction: Interaction, style: str | None = None) -> None:
+        """Choose how you see boards privately, and see this channel's game that way."""
+        assert interaction.channel_id is not None
+        service = self.bot.service
+        if style is not None:
+            await service.set_board_view(interaction.user.id, style)
+        chosen = await service.board_view(interaction.user.id)
+        text = words.view_saved(chosen)
+        record = await service.repository.open_game_in_channel(interaction.channel_id)
+        files: list[discord.File] = []
+        if record is None:
+            text += "\n" + words.NO_GAME_TO_SHOW
+        else:
+            game = await service.game(record.id)
+            text += f"\n{render.status_line(game)}"
+            if chosen == "image":
+                png = await render_png_async(game.board)
+                files.append(discord.File(io.BytesIO(png), filename="board.png"))
+            else:
+                viewport = None if chosen == "full" else render.VIEWPORT
+                text += "\n" + render.emoji_board(game.board, viewport=viewport)
+                text += render.window_note(game.board, viewport)
+        await interaction.response.send_message(
+            text[: render.MAX_MESSAGE],
+            files=files,
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
 
     @app_commands.command(name="resign")
     async def resign(self, interaction: Interaction) -> None:

@@ -33,6 +33,7 @@ async def test_registered_tree(fake: FakeDiscord, bot: GomokuBot) -> None:
         "stats",
         "leaderboard",
         "settings",
+        "view",
     }
     place = fake.command("place")
     (cell,) = place["options"]

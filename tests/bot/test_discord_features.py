@@ -140,10 +140,12 @@ async def test_turn_clock_warns_then_ends_the_game(
     game_id, board = await _accepted(fake, bot, alice, bob)
     clock.advance(seconds=50)
     bot.wake_deadlines()
-    await fake.wait_for(lambda: any(alice.mention in m.content for m in fake.channel_messages()))
-    warning = next(m for m in fake.channel_messages() if alice.mention in m.content)
+    await fake.wait_for(lambda: any("time runs out" in m.content for m in fake.channel_messages()))
+    warning = next(m for m in fake.channel_messages() if "time runs out" in m.content)
+    assert alice.mention in warning.content
     assert warning.allowed_mentions is not None
-    assert warning.allowed_mentions.get("parse") == ["users"]
+    assert [str(u) for u in warning.allowed_mentions["users"]] == [str(alice.id)]  # only her
+    assert not warning.allowed_mentions.get("parse")
     clock.advance(seconds=20)
     bot.wake_deadlines()
     await fake.wait_for(lambda: "on time" in board.text())
