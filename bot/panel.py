@@ -63,12 +63,19 @@ def threats(board: Board, length: int) -> list[Point]:
     return sorted(found, key=lambda p: (max(abs(p.x - last.x), abs(p.y - last.y)), p.y, p.x))
 
 
-def focus(board: Board) -> Point:
-    """Where the panel opens: a five to make or stop, a four, the last moves, the centre."""
+def _threat(board: Board) -> Point | None:
     for length in (board.win_length, board.win_length - 1):
         found = threats(board, length)
         if found:
             return found[0]
+    return None
+
+
+def focus(board: Board) -> Point:
+    """Where the panel opens: a five to make or stop, a four, the last moves, the centre."""
+    threat = _threat(board)
+    if threat is not None:
+        return threat
     recent = [move.point for move in board.moves[-2:]]
     if not recent:
         return Point(board.width // 2, board.height // 2)
@@ -87,9 +94,16 @@ def panel_window(board: Board, x0: int, y0: int) -> Window:
 
 
 def centred(board: Board) -> Window:
-    """The window around ``focus``."""
+    """The window around ``focus``; without a threat it always holds the last move."""
     centre = focus(board)
-    return panel_window(board, centre.x - PANEL // 2, centre.y - PANEL // 2)
+    window = panel_window(board, centre.x - PANEL // 2, centre.y - PANEL // 2)
+    last = board.last_move
+    if last is None or last.point in window or _threat(board) is not None:
+        return window
+    # Slide just enough to bring the last move in (the two last moves were far apart).
+    x0 = max(last.point.x - (window.x1 - window.x0), min(window.x0, last.point.x))
+    y0 = max(last.point.y - (window.y1 - window.y0), min(window.y0, last.point.y))
+    return panel_window(board, x0, y0)
 
 
 def pan(board: Board, window: Window, direction: Pan) -> Window:

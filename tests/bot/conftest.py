@@ -152,7 +152,8 @@ async def board_caught_up(fake: FakeDiscord, bot: GomokuBot, game_id: int) -> No
 
     await fake.wait_for(shown)
     mover = view.to_move
-    if view.is_active and len(view.humans) == 2 and mover is not None:
+    pings = view.guild_id is not None and (await bot.service.settings(view.guild_id)).turn_pings
+    if pings and view.is_active and len(view.humans) == 2 and mover is not None:
         # Between people the player to move is pinged after the board is drawn: wait for it.
         ping = f"<@{mover.user_id}>, your move"
 
