@@ -133,9 +133,10 @@ async def test_against_the_ai_by_taps_on_a_20x20_board_with_no_pings(
     assert not _arrow(panel, "u").get("disabled")
     for text in ["a1", "b1", "c1", "d1"]:
         reply = await _tap(fake, start.message, game_id, alice, text)
-        assert reply.message is not None
+        back = reply.message
+        assert back is not None
         # Against the AI the panel comes straight back for the next move, where the action is.
-        await fake.wait_for(lambda: bool(_taps(reply.message)))  # type: ignore[arg-type]
+        await fake.wait_for(lambda back=back: bool(_taps(back)))  # type: ignore[misc]
     # Black has four on row 1: the panel opens on the winning point.
     panel = await _open(fake, start.message, game_id, alice)
     assert Point(4, 0) in _taps(panel)
@@ -189,7 +190,7 @@ async def test_renju_forbidden_points_are_disabled_for_black(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
     game_id, board = await _challenge(fake, bot, alice, bob, rule="renju")
-    moves = "g8 a1 h8 a3 i9 a5 i10 a7".split()
+    moves = ["g8", "a1", "h8", "a3", "i9", "a5", "i10", "a7"]
     for index, text in enumerate(moves):
         user = alice if index % 2 == 0 else bob
         await fake.slash("place", user=user, options={"cell": text})

@@ -46,7 +46,7 @@ def test_the_public_emoji_board_fits_a_phone(size: int) -> None:
     board = _board(size)
     card = game_card(view_of(board), viewport=phone_viewport(board, BoardStyle.EMOJI))
     lines = card.description.split("\n")
-    grid = [line for line in lines if re.fullmatch(r"[⚫⚪➕⬛⬜]+ \d+", line)]
+    grid = [line for line in lines if re.fullmatch(r"[⚫⚪➕⬛⬜]+ \d+", line)]  # noqa: RUF001
     header = next(line for line in lines if line and 0x1F1E6 <= ord(line[0]) <= 0x1F1FF)
     assert grid, card.description
     assert len(grid) == min(size, 9)
