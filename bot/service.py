@@ -1266,11 +1266,12 @@ class GameService:
         (``view.is_ai_turn`` when the AI now moves first). The turn time is the guild's now.
 
         Raises:
-            NoSuchGameError, NotAPlayerError, RematchError (the game is not finished),
+            NoSuchGameError, NotAPlayerError, RematchError (the game is not finished, or a
+            player's data was deleted),
             GameExistsError (the channel has an open game), ChannelNotAllowedError.
         """
         old = (await self._view(game_id)).record
-        if old.status is not GameStatus.FINISHED:
+        if old.status is not GameStatus.FINISHED or old.black.is_deleted or old.white.is_deleted:
             raise RematchError(game_id)
         humans = [p.user_id for p in (old.black, old.white) if p.user_id is not None]
         if user_id not in humans:

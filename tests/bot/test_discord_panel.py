@@ -350,3 +350,25 @@ async def test_a_reply_left_thinking_by_a_restart_is_filled_in(
         assert view.board[Point(4, 4)] is Color.BLACK
         assert len(view.board.moves) == 2  # the AI's move was made on start-up
         assert await second.service.repository.pending_replies() == []
+
+
+async def test_a_panel_opened_before_a_restart_still_plays(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    first = make_bot()
+    async with fake.running(first):
+        start = await fake.slash(
+            "gomoku start", user=alice, options={"size": 15, "colour": "black"}
+        )
+        assert start.message is not None
+        game_id = (await first.service.board(fake.default_channel.id)).game_id
+        panel = await _open(fake, start.message, game_id, alice)
+    second = make_bot()
+    async with fake.running(second):
+        # The buttons carry everything in their custom ids: the new process rebuilds them.
+        await fake.click(panel, _arrow(panel, "r")["custom_id"], user=alice)
+        assert Point.parse("k8") in _taps(panel)
+        played = await fake.click(panel, _taps(panel)[Point.parse("k8")]["custom_id"], user=alice)
+        assert played.ephemeral
+        view = await second.service.game(game_id)
+        assert view.board[Point.parse("k8")] is Color.BLACK
