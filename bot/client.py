@@ -49,7 +49,7 @@ from engine.types import Point
 if TYPE_CHECKING:
     from bot.ai import AIRunner
     from bot.settings import Settings
-    from storage.repository import GameRepository
+    from storage.repository import GameRepository, PendingReply
 
 __all__ = ["REPOST_AGE", "GomokuBot"]
 
@@ -402,13 +402,16 @@ class GomokuBot(commands.Bot):
             await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
             await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
             return result
-        pending = None
+        pending: asyncio.Task[PendingReply | None] | None = None
         if is_command:
             # The AI answers next: defer now, its search may take seconds. The reply is noted
-            # in storage until it is filled in, so that a restart can still fill it in.
+            # in storage until it is filled in, so that a restart can still fill it in; the
+            # write runs beside the redraw rather than before it.
             callback = await interaction.response.defer(ephemeral=True, thinking=True)
             message_id = None if callback is None else callback.message_id
-            pending = await remember_reply(self, interaction, result.game.game_id, message_id)
+            pending = asyncio.create_task(
+                remember_reply(self, interaction, result.game.game_id, message_id)
+            )
         try:
             await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
             reply = result
@@ -417,8 +420,9 @@ class GomokuBot(commands.Bot):
             if is_command:
                 await interaction.edit_original_response(content=_move_summary(result, reply))
         finally:
-            if pending is not None:
-                await self.service.repository.drop_pending_reply(pending.token)
+            saved = None if pending is None else await pending
+            if saved is not None:
+                await self.service.repository.drop_pending_reply(saved.token)
         return reply
 
     async def play_ai(

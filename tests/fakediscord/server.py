@@ -10,7 +10,8 @@ interactions the way Discord would::
     reply = await fake.click(reply.message, "gomoku:12:resign", user=alice)
 
 What it checks like Discord does: the 3 s deadline for the first response (10062), answering an
-interaction twice (40060), message, embed and component limits (50035), the bot's own channel
+interaction twice (40060), message, embed and component limits (50035; Components V2 layout
+messages too: no content or embeds, at most 40 components, rows of 1-5), the bot's own channel
 permissions (50013) and at most 25 autocomplete choices. What a test can inject: 429s with the
 headers discord.py needs (``rate_limit``), and any permission set for the bot per channel.
 """
