@@ -42,6 +42,7 @@ from bot.service import (
     RatingChange,
     TurnWarning,
 )
+from bot.turns import TurnPings, finish_interrupted_replies, remember_reply
 from bot.views import ACTIONS, game_buttons
 from engine.types import Point
 
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from bot.ai import AIRunner
     from bot.settings import Settings
     from bot.shards import ShardSpec
-    from storage.repository import GameRepository
+    from storage.repository import GameRepository, PendingReply
 
 __all__ = ["REPOST_AGE", "GomokuBot"]
 
@@ -113,6 +114,7 @@ class GomokuBot(commands.Bot):
         # game id -> its board message, known here before the view from the store says so
         self._board_ids: dict[int, int] = {}
         self._styles: dict[int, render.BoardStyle] = {}
+        self.turn_pings = TurnPings()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -219,13 +221,16 @@ class GomokuBot(commands.Bot):
     def forget_settings(self, guild_id: int) -> None:
         """Settings changed: read them again next time."""
         self._styles.pop(guild_id, None)
+        self.turn_pings.forget_settings(guild_id)
 
     async def board_message(
         self, view: GameView, ratings: Sequence[RatingChange] = ()
     ) -> dict[str, Any]:
         """The keyword arguments that draw ``view`` (embed, buttons, mentions)."""
         style = await self.board_style(view.guild_id)
-        embed = render.game_card(view, style=style).to_embed()
+        # The public board must fit a phone in portrait: large boards show a window of it.
+        viewport = render.phone_viewport(view.board, style)
+        embed = render.game_card(view, style=style, viewport=viewport).to_embed()
         attachments: list[discord.File] = []
         if style is render.BoardStyle.IMAGE:
             # Pillow drawing is CPU work: keep it off the event loop.
@@ -276,6 +281,7 @@ class GomokuBot(commands.Bot):
             from bot.threads import close_thread
 
             await close_thread(self, view)
+        await self.turn_pings.update(self, view)
         if view.is_over:
             # Nothing will redraw a finished game except /gomoku board: forget its state.
             self._show_locks.pop(view.game_id, None)
@@ -371,8 +377,14 @@ class GomokuBot(commands.Bot):
         point: Point | None,
         column: int | None,
         game_id: int | None = None,
+        version: int | None = None,
+        letter: bool = False,
+        typed: bool = False,
     ) -> MoveResult:
         """A move from ``/place`` or a board button: play, redraw, let the AI answer.
+
+        ``version``: a tap panel's (a stale panel is refused); ``typed``/``letter``: how
+        ``/place`` was written, which each kind of game checks against its one notation.
 
         A command is answered privately ("You played h8."), after deferring when the AI is
         to answer; a button is acknowledged at once and needs no words: its board changes.
@@ -387,9 +399,13 @@ class GomokuBot(commands.Bot):
         channel_id = interaction.channel_id
         try:
             if column is not None:
-                result = await self.service.drop(channel_id, user, column, game_id=game_id)
+                result = await self.service.drop(
+                    channel_id, user, column, game_id=game_id, letter=letter
+                )
             elif point is not None:
-                result = await self.service.place(channel_id, user, point, game_id=game_id)
+                result = await self.service.place(
+                    channel_id, user, point, game_id=game_id, version=version, points_only=typed
+                )
             else:
                 raise ValueError("a move needs a point or a column")
         except OutOfTimeError as error:
@@ -409,15 +425,27 @@ class GomokuBot(commands.Bot):
             await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
             await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
             return result
+        pending: asyncio.Task[PendingReply | None] | None = None
         if is_command:
-            # The AI answers next: defer now, its search may take seconds.
-            await interaction.response.defer(ephemeral=True, thinking=True)
-        await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
-        reply = result
-        if result.ai_due:
-            reply = await self.play_ai(result.game.game_id, interaction=interaction) or result
-        if is_command:
-            await interaction.edit_original_response(content=_move_summary(result, reply))
+            # The AI answers next: defer now, its search may take seconds. The reply is noted
+            # in storage until it is filled in, so that a restart can still fill it in; the
+            # write runs beside the redraw rather than before it.
+            callback = await interaction.response.defer(ephemeral=True, thinking=True)
+            message_id = None if callback is None else callback.message_id
+            pending = asyncio.create_task(
+                remember_reply(self, interaction, result.game.game_id, message_id)
+            )
+        try:
+            await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
+            reply = result
+            if result.ai_due:
+                reply = await self.play_ai(result.game.game_id, interaction=interaction) or result
+            if is_command:
+                await interaction.edit_original_response(content=_move_summary(result, reply))
+        finally:
+            saved = None if pending is None else await pending
+            if saved is not None:
+                await self.service.repository.drop_pending_reply(saved.token)
         return reply
 
     async def play_ai(
@@ -445,6 +473,11 @@ class GomokuBot(commands.Bot):
                 await self.show_game(result.game, ratings=result.ratings)
             except discord.HTTPException:
                 log.exception("could not redraw game %s after resuming", result.game.game_id)
+        if idle_for == timedelta(0):
+            try:
+                await finish_interrupted_replies(self)
+            except Exception:
+                log.exception("finishing interrupted replies failed")
 
     async def _deadline_loop(self) -> None:
         await self.wait_until_ready()
@@ -481,7 +514,7 @@ class GomokuBot(commands.Bot):
                 await channel.send(
                     f"<@{event.user_id}>, it is your move: your time runs out {when}.",
                     allowed_mentions=discord.AllowedMentions(
-                        users=True, everyone=False, roles=False
+                        users=[discord.Object(event.user_id)], everyone=False, roles=False
                     ),
                 )
             elif isinstance(event, GameEnd):
@@ -526,7 +559,8 @@ def _for_send(message_args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _move_summary(first: MoveResult, last: MoveResult) -> str:
-    text = f"You played **{str(first.move.point).upper()}**."
+    board = first.game.board
+    text = f"You played **{render.move_name(board, first.move.point)}**."
     if last is not first:
-        text += f" The AI answered **{str(last.move.point).upper()}**."
+        text += f" The AI answered **{render.move_name(board, last.move.point)}**."
     return text

@@ -27,12 +27,15 @@ from bot.service import (
     NoMoveToUndoError,
     NoSuchGameError,
     NotAPlayerError,
+    NotationError,
     NotChallengedError,
     NotReplaceableError,
     NotYourTurnError,
     NoUndoRequestError,
     OutOfTimeError,
+    RematchError,
     SelfChallengeError,
+    StalePanelError,
     UndoPendingError,
 )
 from engine.errors import (
@@ -47,7 +50,7 @@ from engine.errors import (
     OffBoardError,
     UnsupportedBoardError,
 )
-from engine.types import Point, column_letter
+from engine.types import Point
 from storage.repository import (
     ChannelBusyError,
     GameNotFoundError,
@@ -86,6 +89,7 @@ _OPTION_NAMES: Final = {
     "idle_human": "idle time between people (seconds)",
     "idle_ai": "idle time against the AI (seconds)",
     "game": "game",
+    "board_view": "board view",
 }
 
 
@@ -125,10 +129,18 @@ def user_message(error: BaseException) -> str | None:
         case ColumnFullError(column=column):
             return f"Column {column + 1} is full."
         case FloatingStoneError(landing=landing):
+            return f"Stones drop to the bottom here: name the column, like /place {landing.x + 1}."
+        case NotationError(game=game, width=width) if game.has_gravity:
+            return f"Columns are numbered here: type one from 1 to {width}, like /place 4."
+        case NotationError():
+            return "A move needs a column letter and a row number, like /place h8."
+        case StalePanelError():
             return (
-                f"Stones drop to the bottom here: column {landing.x + 1} "
-                f"({column_letter(landing.x)}) takes its next stone at **{landing}**."
+                "The game has moved on since this panel was drawn, so that tap was not played. "
+                "Press Move on the board for a fresh panel."
             )
+        case RematchError():
+            return "Only a finished game can be played again."
         case ForbiddenMoveError(point=point, reason=reason):
             shape = _FORBIDDEN_SHAPES.get(reason, reason)
             return f"{_point(point)} is forbidden for Black under renju: it would make {shape}."

@@ -30,6 +30,13 @@ Errors::
         │                              (.user_id, .game_id)
         ├── OutOfTimeError             the move came after the mover's deadline: the game
         │                              ended, lost on time (.game_id, .user_id, .end)
+        ├── StalePanelError            a tap on a panel drawn before the game moved on
+        │                              (.game_id, .version)
+        ├── NotationError              a move written the way the other kind of game writes
+        │                              them: a column in Gomoku, a point in Connect Four
+        │                              (.game, .width, .typed_column)
+        ├── RematchError               no rematch of this game: not finished, or the
+        │                              channel is busy (.game_id)
         └── AIFailedError              the AI could not produce a move (.game_id)
 
 Concurrency: every action on one game takes that game's ``asyncio.Lock``, re-reads the game
@@ -110,10 +117,13 @@ __all__ = [
     "NotChallengedError",
     "NotReplaceableError",
     "NotYourTurnError",
+    "NotationError",
     "OutOfTimeError",
     "Player",
     "RatingChange",
+    "RematchError",
     "SelfChallengeError",
+    "StalePanelError",
     "TimeoutEvent",
     "TurnWarning",
     "UndoPendingError",
@@ -133,6 +143,8 @@ BOARD_STYLES: Final = ("emoji", "compact", "image")  # bot.render.BoardStyle val
 DEFAULT_IDLE_HUMAN: Final = timedelta(days=7)  # a game between people with no move this long ends
 DEFAULT_IDLE_AI: Final = timedelta(days=1)  # the same against the AI
 MAX_IDLE_SECONDS: Final = 90 * 24 * 3600
+BOARD_VIEWS: Final = ("full", "phone", "image")  # how a user sees boards in private panels
+DEFAULT_VIEW: Final = "phone"
 _BOARD_CACHE: Final = 512  # positions kept between calls (by game id and version)
 _ABANDONED: Final = Outcome(Termination.ABANDONED, None)
 
@@ -297,6 +309,34 @@ class NotReplaceableError(GameServiceError):
     def __init__(self, user_id: int, game_id: int) -> None:
         super().__init__(f"user {user_id} may not replace game {game_id}")
         self.user_id = user_id
+        self.game_id = game_id
+
+
+class StalePanelError(GameServiceError):
+    """A tap on a private panel drawn for an older position of the game."""
+
+    def __init__(self, game_id: int, version: int) -> None:
+        super().__init__(f"panel of game {game_id} at version {version} is stale")
+        self.game_id = game_id
+        self.version = version  # the version the panel was drawn for
+
+
+class NotationError(GameServiceError):
+    """A move in the other notation: a lone column in a point game, or a point (or a column
+    letter) where the gravity game numbers its columns."""
+
+    def __init__(self, game: Game, width: int, *, typed_column: bool) -> None:
+        super().__init__(f"{game} moves are not written that way")
+        self.game = game
+        self.width = width  # the board's columns (gravity: the numbers 1..width)
+        self.typed_column = typed_column  # a column alone was given (else a point)
+
+
+class RematchError(GameServiceError):
+    """A rematch was asked of a game that did not finish."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"no rematch of game {game_id}")
         self.game_id = game_id
 
 
@@ -572,6 +612,14 @@ def _board_for(record: GameRecord, points: Sequence[Point] = ()) -> Board:
     return board
 
 
+def _turn_seconds(settings: GuildSettings | None, *, people: bool) -> int | None:
+    """The clock of a new game: the guild's turn time between people, and against the AI only
+    where the guild asked for that too."""
+    if settings is None or not (people or settings.ai_clock):
+        return None
+    return settings.turn_seconds
+
+
 def _legal_points(board: Board) -> list[Point]:
     """``board.legal_moves()``, with renju's forbidden points from the cache the renderers
     share: autocomplete asks on every keystroke, always about the same few positions."""
@@ -837,8 +885,8 @@ class GameService:
         )
         black, white = (me, other) if starter_black else (other, me)
         now = self.clock()
-        turn_seconds = settings.turn_seconds if settings is not None else None
         pending = opponent is not None
+        turn_seconds = _turn_seconds(settings, people=pending)
         deadline: datetime | None
         if pending:
             deadline = now + self.challenge_ttl
@@ -974,7 +1022,14 @@ class GameService:
     # ---- playing
 
     async def place(
-        self, channel_id: int, user_id: int, point: Point, *, game_id: int | None = None
+        self,
+        channel_id: int,
+        user_id: int,
+        point: Point,
+        *,
+        game_id: int | None = None,
+        version: int | None = None,
+        points_only: bool = False,
     ) -> MoveResult:
         """Play ``point`` for ``user_id`` in the channel's active game.
 
@@ -989,10 +1044,17 @@ class GameService:
             AIThinkingError, and the engine's IllegalMoveError subclasses (OccupiedPointError,
             OffBoardError, ForbiddenMoveError, FloatingStoneError, ColumnFullError).
             OutOfTimeError: the user's deadline had passed; the game is now lost on time.
+            StalePanelError: ``version`` (a panel's) is not the game's any more.
+            NotationError: ``points_only`` (a typed move) in a gravity game, which numbers
+            its columns instead.
         """
 
         async def action(view: GameView) -> MoveResult | GameEnd:
+            if points_only and view.board.gravity:
+                raise NotationError(view.game, view.board.width, typed_column=False)
             color = self._check_turn(view, user_id)
+            if version is not None and view.version != version:
+                raise StalePanelError(view.game_id, version)
             if self._is_late(view):
                 return await self._lose_on_time(view, color)
             return await self._apply(view, point, color)
@@ -1001,18 +1063,25 @@ class GameService:
         return _played(result, user_id)
 
     async def drop(
-        self, channel_id: int, user_id: int, column: int, *, game_id: int | None = None
+        self,
+        channel_id: int,
+        user_id: int,
+        column: int,
+        *,
+        game_id: int | None = None,
+        letter: bool = False,
     ) -> MoveResult:
         """Gravity games: drop a stone in ``column`` (0-based); otherwise as ``place``.
 
         Raises:
             as ``place``; ColumnFullError for a full column, OffBoardError for no such
-            column; InvalidOptionError if the game has no gravity.
+            column; NotationError if the game has no gravity, or the column was typed as a
+            ``letter`` (gravity games number their columns).
         """
 
         async def action(view: GameView) -> MoveResult | GameEnd:
-            if not view.board.gravity:
-                raise InvalidOptionError("column", column, "gravity games only")
+            if not view.board.gravity or letter:
+                raise NotationError(view.game, view.board.width, typed_column=True)
             color = self._check_turn(view, user_id)
             if self._is_late(view):
                 return await self._lose_on_time(view, color)
@@ -1253,6 +1322,66 @@ class GameService:
             raise AIFailedError(view.game_id) from error
         return HintView(view, choice.point, choice.score, choice.depth)
 
+    async def panel(self, game_id: int, user_id: int) -> GameView:
+        """The game, for ``user_id`` to open their tap-to-play panel: only the player to move
+        gets one.
+
+        Raises:
+            NoSuchGameError, GameNotActiveError, NotAPlayerError, NotYourTurnError,
+            AIThinkingError.
+        """
+        view = await self._view(game_id)
+        self._check_turn(view, user_id)
+        return view
+
+    async def rematch(self, game_id: int, user_id: int) -> GameView:
+        """A finished game again, same options, colours swapped. Against a person it is a
+        challenge the other player accepts (``accept``); against the AI it starts at once
+        (``view.is_ai_turn`` when the AI now moves first). The turn time is the guild's now.
+
+        Raises:
+            NoSuchGameError, NotAPlayerError, RematchError (the game is not finished, or a
+            player's data was deleted),
+            GameExistsError (the channel has an open game), ChannelNotAllowedError.
+        """
+        old = (await self._view(game_id)).record
+        if old.status is not GameStatus.FINISHED or old.black.is_deleted or old.white.is_deleted:
+            raise RematchError(game_id)
+        humans = [p.user_id for p in (old.black, old.white) if p.user_id is not None]
+        if user_id not in humans:
+            raise NotAPlayerError(user_id, game_id)
+        settings = None
+        if old.guild_id is not None:
+            settings = await self.repository.guild_settings(old.guild_id)
+            if not settings.allows(old.channel_id):
+                raise ChannelNotAllowedError(old.channel_id, settings.allowed_channel_ids)
+        black, white = old.white, old.black
+        pending = len(set(humans)) == 2
+        turn_seconds = _turn_seconds(settings, people=pending)
+        now = self.clock()
+        deadline: datetime | None = None
+        if pending:
+            deadline = now + self.challenge_ttl
+        elif turn_seconds is not None and black.is_human:
+            deadline = now + timedelta(seconds=turn_seconds)
+        board = _board_for(old)
+        new = NewGame(
+            guild_id=old.guild_id,
+            channel_id=old.channel_id,
+            black=black,
+            white=white,
+            game=old.game,
+            width=old.width,
+            height=old.height,
+            rule=old.rule,
+            rated=old.rated,
+            status=GameStatus.PENDING if pending else GameStatus.ACTIVE,
+            deadline=deadline,
+            turn_seconds=turn_seconds,
+            created_by=user_id,
+        )
+        return await self._create(new, board)
+
     # ---- reading
 
     async def board(self, channel_id: int) -> GameView:
@@ -1300,7 +1429,11 @@ class GameService:
             outcome=view.outcome,
             date=view.record.created_at.date(),
         )
-        return Export(view, sgf, move_text(view.board), f"{view.game.value}-{view.game_id}.sgf")
+        moves = move_text(view.board)
+        if view.board.gravity:
+            # Gravity games name a move by its column number, here as everywhere.
+            moves = " ".join(str(move.point.x + 1) for move in view.board.moves)
+        return Export(view, sgf, moves, f"{view.game.value}-{view.game_id}.sgf")
 
     async def suggest_points(
         self, channel_id: int, typed: str = "", *, limit: int = 25
@@ -1309,9 +1442,24 @@ class GameService:
         starts with ``typed`` (case and spaces ignored; digits alone pick a row, or a column in
         gravity games), nearest the recent moves first, at most ``limit``. Returns [] when
         there is nothing to suggest; never raises for input."""
+        return (await self._suggest(channel_id, typed, limit))[1]
+
+    async def suggest_moves(
+        self, channel_id: int, typed: str = "", *, limit: int = 25
+    ) -> list[str]:
+        """``suggest_points`` as the player types them: ``h8``, or a column number (``4``) in
+        gravity games."""
+        board, points = await self._suggest(channel_id, typed, limit)
+        if board is not None and board.gravity:
+            return [str(point.x + 1) for point in points]
+        return [str(point) for point in points]
+
+    async def _suggest(
+        self, channel_id: int, typed: str, limit: int
+    ) -> tuple[Board | None, list[Point]]:
         record = await self.repository.open_game_in_channel(channel_id)
         if record is None or record.status is not GameStatus.ACTIVE:
-            return []
+            return None, []
         view = await self._view(record.id, record)
         # "H 08" -> "h8": the notation's leading zeros and spaces mean nothing.
         prefix = re.sub(r"^([a-z]?)0+", r"\1", "".join(typed.lower().split()))
@@ -1334,7 +1482,7 @@ class GameService:
                 return str(p).startswith(prefix)
 
         candidates = [p for p in _legal_points(view.board) if matches(p)]
-        return sorted(candidates, key=distance)[:limit]
+        return view.board, sorted(candidates, key=distance)[:limit]
 
     async def move_to_thread(self, game_id: int, thread_id: int, *, parent_channel_id: int) -> None:
         """Host the open game in ``thread_id`` off ``parent_channel_id`` (which is then free).
@@ -1529,6 +1677,21 @@ class GameService:
         self._boards.clear()  # cached views hold the old player records
         return touched
 
+    async def board_view(self, user_id: int) -> str:
+        """How ``user_id`` sees boards in private panels (one of ``BOARD_VIEWS``)."""
+        chosen = await self.repository.user_view(user_id)
+        return chosen if chosen in BOARD_VIEWS else DEFAULT_VIEW
+
+    async def set_board_view(self, user_id: int, view: str) -> None:
+        """Remember how ``user_id`` wants to see boards.
+
+        Raises:
+            InvalidOptionError: not one of ``BOARD_VIEWS``.
+        """
+        if view not in BOARD_VIEWS:
+            raise InvalidOptionError("board_view", view, ", ".join(BOARD_VIEWS))
+        await self.repository.save_user_view(user_id, view)
+
     async def settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings (defaults when never set)."""
         return await self.repository.guild_settings(guild_id)
@@ -1547,10 +1710,13 @@ class GameService:
         clear_moderator_role: bool = False,
         idle_human_seconds: int | None = None,
         idle_ai_seconds: int | None = None,
+        turn_pings: bool | None = None,
+        ai_clock: bool | None = None,
     ) -> GuildSettings:
         """Change the given settings; the rest stay (admins only: the front-end checks).
         ``clear_turn_time`` removes the clock; an empty ``allowed_channel_ids`` allows all;
         ``clear_moderator_role`` leaves ending games to Manage Messages alone.
+        A new turn time (or ``ai_clock``) reaches the guild's open games from their next turn.
 
         Raises:
             InvalidOptionError: a value out of range.
@@ -1586,6 +1752,14 @@ class GameService:
                 if not 60 <= seconds <= MAX_IDLE_SECONDS:
                     raise InvalidOptionError(option, seconds, f"60-{MAX_IDLE_SECONDS}")
                 changes[f"{option}_seconds"] = seconds
+        if turn_pings is not None:
+            changes["turn_pings"] = turn_pings
+        if ai_clock is not None:
+            changes["ai_clock"] = ai_clock
         updated = replace(current, **changes)  # type: ignore[arg-type]
         await self.repository.save_guild_settings(updated)
+        if (updated.turn_seconds, updated.ai_clock) != (current.turn_seconds, current.ai_clock):
+            await self.repository.set_open_turn_seconds(
+                guild_id, updated.turn_seconds, ai_games=updated.ai_clock
+            )
         return updated

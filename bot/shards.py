@@ -6,8 +6,8 @@ games of their guilds.
 holds it, so commands already reach the right process; what a process does *by itself* (resume
 games after a restart, enforce clocks and challenge expiry, make due AI moves) must also stay
 with the owner, or two processes would each make the same AI move or end the same game. The
-service finds that work through ``open_games`` and ``games_due``; ``OwnedGames`` narrows those
-two to the process's guilds and passes everything else through.
+service finds that work through ``open_games``, ``games_due`` and ``pending_replies``;
+``OwnedGames`` narrows those to the process's guilds and passes everything else through.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Self, cast
 
+from storage.repository import GameNotFoundError
+
 if TYPE_CHECKING:
-    from storage.repository import GameRecord, GameRepository
+    from storage.repository import GameRecord, GameRepository, PendingReply
 
 __all__ = ["OwnedGames", "ShardSpec", "shard_of"]
 
@@ -91,3 +93,15 @@ class OwnedGames:
     async def games_due(self, now: datetime) -> list[GameRecord]:
         """This process's games whose deadline has come."""
         return [g for g in await self._inner.games_due(now) if self.shards.owns(g.guild_id)]
+
+    async def pending_replies(self) -> list[PendingReply]:
+        """The interrupted replies of this process's games (finished at start-up)."""
+        replies = []
+        for reply in await self._inner.pending_replies():
+            try:
+                game = await self._inner.get_game(reply.game_id)
+            except GameNotFoundError:
+                continue
+            if self.shards.owns(game.guild_id):
+                replies.append(reply)
+        return replies

@@ -1,5 +1,6 @@
 """Words players read outside refusals: help, the welcome, level and rule descriptions,
-history, replay, stats, moderation and privacy lines (refusals live in ``bot.errors``).
+history, replay, stats, moderation and privacy lines, and the phone-play surfaces (the tap
+panel, turn pings, rematches, views). Refusals live in ``bot.errors``.
 
 Kept in one module, free of discord.py, so a later translation touches one place. Functions
 take what varies (names, counts, command mentions) and return finished sentences.
@@ -11,19 +12,32 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Final
 
-from engine.types import Game, Level, Rule
+from engine.types import Color, Game, Level, Rule
 
 __all__ = [
     "COLOUR_CHOICES",
     "GAME_CHOICES",
     "LEVEL_CHOICES",
     "LEVEL_WORDS",
+    "MOVE_LABEL",
+    "NO_GAME_TO_SHOW",
+    "PLAY_AGAIN_LABEL",
+    "REMATCH_LABEL",
+    "RESTARTED",
     "RULE_CHOICES",
     "RULE_WORDS",
+    "VIEW_NAMES",
+    "colour_name",
     "duration",
     "end_reason_words",
     "help_sections",
+    "panel_after_move",
+    "panel_heading",
+    "panel_window_line",
+    "turn_ping",
+    "view_saved",
     "welcome_text",
+    "window_line",
 ]
 
 Mention = Callable[[str], str]  # "gomoku start" -> "</gomoku start:123>" (or "/gomoku start")
@@ -93,7 +107,8 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
     play = "\n".join(
         [
             f"{mention('gomoku start')} play the AI, or name an opponent to challenge them",
-            f"{mention('place')} `cell:H8` put a stone (autocomplete suggests points)",
+            f"{mention('place')} `cell:H8` put a stone (autocomplete suggests points), or tap "
+            f"**Move** on the board · {mention('gomoku view')} how you see boards",
             f"{mention('gomoku board')} show the board again · {mention('gomoku undo')} "
             f"take back · {mention('gomoku hint')} a suggestion · "
             f"{mention('gomoku resign')} give up",
@@ -298,3 +313,58 @@ def forgotten(games: int) -> str:
         f"Done: your data is deleted. {games} game record{'s' if games != 1 else ''} "
         "stay without your name."
     )
+
+
+# ---------------------------------------------------------------- phone play
+
+MOVE_LABEL: Final = "Move"  # the public board's button that opens the tap panel
+REMATCH_LABEL: Final = "Rematch"  # a finished game between people
+PLAY_AGAIN_LABEL: Final = "Play again"  # a finished game against the AI
+NO_GAME_TO_SHOW: Final = "There is no game in this channel to show."
+RESTARTED: Final = "The bot restarted while the AI was thinking; here is the board now."
+
+VIEW_NAMES: Final = {
+    "full": "the whole board in emoji",
+    "phone": "a phone-sized window around the action",
+    "image": "a picture of the whole board",
+}
+
+
+def colour_name(color: Color) -> str:
+    """``Black`` / ``White``."""
+    return "Black" if color is Color.BLACK else "White"
+
+
+def panel_heading(title: str, stone: str, color: Color) -> str:
+    """The panel's first line."""
+    return f"**{title}** · your move, {stone} {colour_name(color)}"
+
+
+def panel_window_line(columns: str, rows: str) -> str:
+    """What the buttons show, and how to use them."""
+    return f"Buttons: columns {columns}, rows {rows}. Tap a point to play; arrows move the window."
+
+
+def window_line(columns: str, rows: str, width: int, height: int) -> str:
+    """Under a public board that shows only part of a large board."""
+    return f"Showing columns {columns}, rows {rows} of {width}x{height} · /gomoku view for more"
+
+
+def panel_after_move(point: str, waiting_for: str | None, over: bool) -> str:
+    """The panel after its tap was played: the move, and who is to move now."""
+    text = f"You played **{point}**."
+    if over:
+        return text + " The game is over; the board shows the result."
+    if waiting_for is not None:
+        return text + f" Now it is {waiting_for}'s move."
+    return text
+
+
+def turn_ping(user_id: int, game_name: str) -> str:
+    """The short message that tells the player to move it is their turn."""
+    return f"<@{user_id}>, your move in {game_name}."
+
+
+def view_saved(view: str) -> str:
+    """The answer to ``/gomoku view``."""
+    return f"Your private boards now show {VIEW_NAMES.get(view, view)}. Here is the game:"

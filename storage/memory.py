@@ -27,6 +27,7 @@ from storage.repository import (
     MoveOrderError,
     MoveRecord,
     NewGame,
+    PendingReply,
     Player,
     PlayerStats,
     ResultCount,
@@ -60,6 +61,8 @@ class InMemoryGameRepository:
         self._stats: dict[tuple[int | None, Game, int], PlayerStats] = {}
         self._settings: dict[int, GuildSettings] = {}
         self._undo: dict[int, StoredUndo] = {}
+        self._views: dict[int, str] = {}
+        self._replies: dict[str, PendingReply] = {}
         self._next_id = 1
 
     def _now(self) -> datetime:
@@ -466,6 +469,9 @@ class InMemoryGameRepository:
         for game_id, undo in list(self._undo.items()):
             if user_id in (undo.requester, undo.responder):
                 del self._undo[game_id]
+        self._views.pop(user_id, None)
+        for token in [t for t, r in self._replies.items() if r.user_id == user_id]:
+            del self._replies[token]
         return touched
 
     # --- guilds -------------------------------------------------------------------------
@@ -477,3 +483,42 @@ class InMemoryGameRepository:
     async def save_guild_settings(self, settings: GuildSettings) -> None:
         """Replace the guild's settings."""
         self._settings[settings.guild_id] = settings
+
+    async def set_open_turn_seconds(
+        self, guild_id: int, turn_seconds: int | None, *, ai_games: bool
+    ) -> int:
+        """New turn time for the guild's open games, from their next turn."""
+        changed = 0
+        for game in list(self._games.values()):
+            if game.guild_id != guild_id or game.status not in _OPEN:
+                continue
+            against_ai = game.black.is_ai or game.white.is_ai
+            seconds = turn_seconds if ai_games or not against_ai else None
+            if game.turn_seconds != seconds:
+                self._store(replace(game, turn_seconds=seconds))
+                changed += 1
+        return changed
+
+    # --- users --------------------------------------------------------------------------
+
+    async def user_view(self, user_id: int) -> str | None:
+        """The user's board view, None if never chosen."""
+        return self._views.get(user_id)
+
+    async def save_user_view(self, user_id: int, view: str) -> None:
+        """Remember the user's board view."""
+        self._views[user_id] = view
+
+    # --- replies to finish --------------------------------------------------------------
+
+    async def save_pending_reply(self, reply: PendingReply) -> None:
+        """Remember a deferred reply."""
+        self._replies[reply.token] = reply
+
+    async def pending_replies(self) -> list[PendingReply]:
+        """Every reply still waiting, oldest first."""
+        return sorted(self._replies.values(), key=lambda r: r.created_at)
+
+    async def drop_pending_reply(self, token: str) -> None:
+        """Forget a reply."""
+        self._replies.pop(token, None)

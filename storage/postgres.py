@@ -48,6 +48,7 @@ from storage.repository import (
     MoveOrderError,
     MoveRecord,
     NewGame,
+    PendingReply,
     Player,
     PlayerStats,
     ResultCount,
@@ -414,23 +415,53 @@ SQL_FORGET_USER = (
     "DELETE FROM player_stats WHERE user_id = $1",
     "DELETE FROM undo_requests WHERE requester = $1",
     "DELETE FROM undo_requests WHERE responder = $1",
+    "DELETE FROM user_settings WHERE user_id = $1",
+    "DELETE FROM pending_replies WHERE user_id = $1",
 )
 SQL_GUILD_SETTINGS = """
 SELECT default_rule, turn_seconds, board_style, use_threads, moderator_role_id,
-    idle_human_seconds, idle_ai_seconds
+    idle_human_seconds, idle_ai_seconds, turn_pings, ai_clock
 FROM guild_settings WHERE guild_id = $1
 """
 SQL_GUILD_CHANNELS = "SELECT channel_id FROM guild_allowed_channels WHERE guild_id = $1"
 SQL_SAVE_GUILD_SETTINGS = """
 INSERT INTO guild_settings (guild_id, default_rule, turn_seconds, board_style, updated_at,
-    use_threads, moderator_role_id, idle_human_seconds, idle_ai_seconds)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    use_threads, moderator_role_id, idle_human_seconds, idle_ai_seconds, turn_pings, ai_clock)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 ON CONFLICT (guild_id) DO UPDATE SET default_rule = excluded.default_rule,
     turn_seconds = excluded.turn_seconds, board_style = excluded.board_style,
     updated_at = excluded.updated_at, use_threads = excluded.use_threads,
     moderator_role_id = excluded.moderator_role_id,
-    idle_human_seconds = excluded.idle_human_seconds, idle_ai_seconds = excluded.idle_ai_seconds
+    idle_human_seconds = excluded.idle_human_seconds, idle_ai_seconds = excluded.idle_ai_seconds,
+    turn_pings = excluded.turn_pings, ai_clock = excluded.ai_clock
 """
+SQL_SET_OPEN_TURN_SECONDS = """
+UPDATE games SET turn_seconds = CASE
+        WHEN $3 OR (black_level IS NULL AND white_level IS NULL) THEN $2::integer
+    END
+WHERE guild_id = $1 AND status IN ('pending', 'active')
+    AND turn_seconds IS DISTINCT FROM CASE
+        WHEN $3 OR (black_level IS NULL AND white_level IS NULL) THEN $2::integer
+    END
+"""
+SQL_USER_VIEW = "SELECT board_view FROM user_settings WHERE user_id = $1"
+SQL_SAVE_USER_VIEW = """
+INSERT INTO user_settings (user_id, board_view, updated_at) VALUES ($1, $2, $3)
+ON CONFLICT (user_id) DO UPDATE SET board_view = excluded.board_view,
+    updated_at = excluded.updated_at
+"""
+SQL_SAVE_PENDING_REPLY = """
+INSERT INTO pending_replies (token, game_id, application_id, message_id, user_id, created_at)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (token) DO UPDATE SET game_id = excluded.game_id,
+    application_id = excluded.application_id, message_id = excluded.message_id,
+    user_id = excluded.user_id, created_at = excluded.created_at
+"""
+SQL_PENDING_REPLIES = (
+    "SELECT token, game_id, application_id, message_id, user_id, created_at"
+    ' FROM pending_replies ORDER BY created_at, token COLLATE "C"'
+)
+SQL_DROP_PENDING_REPLY = "DELETE FROM pending_replies WHERE token = $1"
 SQL_CLEAR_GUILD_CHANNELS = "DELETE FROM guild_allowed_channels WHERE guild_id = $1"
 SQL_ADD_GUILD_CHANNEL = "INSERT INTO guild_allowed_channels (guild_id, channel_id) VALUES ($1, $2)"
 
@@ -1025,6 +1056,8 @@ class PostgresGameRepository:
                 moderator_role_id=row[4],
                 idle_human_seconds=row[5],
                 idle_ai_seconds=row[6],
+                turn_pings=row[7],
+                ai_clock=row[8],
             )
 
         return await self._read(work, snapshot=True)
@@ -1041,6 +1074,8 @@ class PostgresGameRepository:
             settings.moderator_role_id,
             settings.idle_human_seconds,
             settings.idle_ai_seconds,
+            settings.turn_pings,
+            settings.ai_clock,
         )
 
         async def work(conn: _Conn) -> None:
@@ -1048,5 +1083,70 @@ class PostgresGameRepository:
             await conn.execute(SQL_CLEAR_GUILD_CHANNELS, settings.guild_id)
             for channel_id in sorted(settings.allowed_channel_ids):
                 await conn.execute(SQL_ADD_GUILD_CHANNEL, settings.guild_id, channel_id)
+
+        await self._run(work)
+
+    async def set_open_turn_seconds(
+        self, guild_id: int, turn_seconds: int | None, *, ai_games: bool
+    ) -> int:
+        """New turn time for the guild's open games, from their next turn."""
+
+        async def work(conn: _Conn) -> int:
+            status = await conn.execute(SQL_SET_OPEN_TURN_SECONDS, guild_id, turn_seconds, ai_games)
+            return int(status.rsplit(" ", 1)[-1])  # "UPDATE n"
+
+        return await self._run(work)
+
+    # --- users --------------------------------------------------------------------------
+
+    async def user_view(self, user_id: int) -> str | None:
+        """The user's board view, None if never chosen."""
+
+        async def work(conn: _Conn) -> str | None:
+            view = await conn.fetchval(SQL_USER_VIEW, user_id)
+            return None if view is None else str(view)
+
+        return await self._read(work)
+
+    async def save_user_view(self, user_id: int, view: str) -> None:
+        """Remember the user's board view."""
+        now = self._now()
+
+        async def work(conn: _Conn) -> None:
+            await conn.execute(SQL_SAVE_USER_VIEW, user_id, view, now)
+
+        await self._run(work)
+
+    # --- replies to finish --------------------------------------------------------------
+
+    async def save_pending_reply(self, reply: PendingReply) -> None:
+        """Remember a deferred reply."""
+
+        async def work(conn: _Conn) -> None:
+            await conn.execute(
+                SQL_SAVE_PENDING_REPLY,
+                reply.token,
+                reply.game_id,
+                reply.application_id,
+                reply.message_id,
+                reply.user_id,
+                reply.created_at,
+            )
+
+        await self._run(work)
+
+    async def pending_replies(self) -> list[PendingReply]:
+        """Every reply still waiting, oldest first."""
+
+        async def work(conn: _Conn) -> list[PendingReply]:
+            return [PendingReply(*row) for row in await conn.fetch(SQL_PENDING_REPLIES)]
+
+        return await self._read(work)
+
+    async def drop_pending_reply(self, token: str) -> None:
+        """Forget a reply."""
+
+        async def work(conn: _Conn) -> None:
+            await conn.execute(SQL_DROP_PENDING_REPLY, token)
 
         await self._run(work)

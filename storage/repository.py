@@ -72,6 +72,7 @@ __all__ = [
     "MoveOrderError",
     "MoveRecord",
     "NewGame",
+    "PendingReply",
     "Player",
     "PlayerStats",
     "ResultCount",
@@ -301,6 +302,8 @@ class GuildSettings:
     idle_human_seconds: int | None = None  # a game between people with no move this long
     # ends by itself; None = DEFAULT_IDLE_HUMAN
     idle_ai_seconds: int | None = None  # the same against the AI; None = DEFAULT_IDLE_AI
+    turn_pings: bool = True  # ping the player to move in games between people
+    ai_clock: bool = False  # the turn time applies to games against the AI too
 
     def __post_init__(self) -> None:
         if self.turn_seconds is not None and self.turn_seconds <= 0:
@@ -314,6 +317,22 @@ class GuildSettings:
     def allows(self, channel_id: int) -> bool:
         """Whether games may be played in ``channel_id``."""
         return not self.allowed_channel_ids or channel_id in self.allowed_channel_ids
+
+
+@dataclass(frozen=True, slots=True)
+class PendingReply:
+    """A deferred ("thinking...") interaction reply that the AI's move will fill in; kept so
+    that a restart can still answer it while its token lives (15 minutes)."""
+
+    token: str  # the interaction token (a secret: never logged)
+    game_id: int
+    application_id: int
+    message_id: int  # the reply message
+    user_id: int  # who is waiting
+    created_at: datetime
+
+    def __post_init__(self) -> None:
+        _require_aware("created_at", self.created_at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -706,4 +725,36 @@ class GameRepository(Protocol):
 
     async def save_guild_settings(self, settings: GuildSettings) -> None:
         """Replace the guild's settings."""
+        ...
+
+    async def set_open_turn_seconds(
+        self, guild_id: int, turn_seconds: int | None, *, ai_games: bool
+    ) -> int:
+        """Give the guild's open games a new turn time (None: no clock), used from their next
+        turn; games against the AI only with ``ai_games`` (else they lose their clock).
+        Does not bump versions or move current deadlines. Returns the games changed."""
+        ...
+
+    # --- users --------------------------------------------------------------------------
+
+    async def user_view(self, user_id: int) -> str | None:
+        """How the user wants boards drawn in their private panels (None: never chose)."""
+        ...
+
+    async def save_user_view(self, user_id: int, view: str) -> None:
+        """Remember the user's board view (``delete_user_data`` forgets it)."""
+        ...
+
+    # --- replies to finish --------------------------------------------------------------
+
+    async def save_pending_reply(self, reply: PendingReply) -> None:
+        """Remember a deferred reply until ``drop_pending_reply``."""
+        ...
+
+    async def pending_replies(self) -> list[PendingReply]:
+        """Every reply still waiting, oldest first."""
+        ...
+
+    async def drop_pending_reply(self, token: str) -> None:
+        """Forget a reply (answered, or too old to answer); unknown tokens are ignored."""
         ...

@@ -51,6 +51,7 @@ from storage.repository import (
     MoveOrderError,
     MoveRecord,
     NewGame,
+    PendingReply,
     Player,
     PlayerStats,
     ResultCount,
@@ -397,23 +398,51 @@ SQL_FORGET_USER = (
     "DELETE FROM player_stats WHERE user_id = :user",
     "DELETE FROM undo_requests WHERE requester = :user",
     "DELETE FROM undo_requests WHERE responder = :user",
+    "DELETE FROM user_settings WHERE user_id = :user",
+    "DELETE FROM pending_replies WHERE user_id = :user",
 )
 SQL_GUILD_SETTINGS = """
 SELECT default_rule, turn_seconds, board_style, use_threads, moderator_role_id,
-    idle_human_seconds, idle_ai_seconds
+    idle_human_seconds, idle_ai_seconds, turn_pings, ai_clock
 FROM guild_settings WHERE guild_id = ?
 """
 SQL_GUILD_CHANNELS = "SELECT channel_id FROM guild_allowed_channels WHERE guild_id = ?"
 SQL_SAVE_GUILD_SETTINGS = """
 INSERT INTO guild_settings (guild_id, default_rule, turn_seconds, board_style, updated_at,
-    use_threads, moderator_role_id, idle_human_seconds, idle_ai_seconds)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    use_threads, moderator_role_id, idle_human_seconds, idle_ai_seconds, turn_pings, ai_clock)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (guild_id) DO UPDATE SET default_rule = excluded.default_rule,
     turn_seconds = excluded.turn_seconds, board_style = excluded.board_style,
     updated_at = excluded.updated_at, use_threads = excluded.use_threads,
     moderator_role_id = excluded.moderator_role_id,
-    idle_human_seconds = excluded.idle_human_seconds, idle_ai_seconds = excluded.idle_ai_seconds
+    idle_human_seconds = excluded.idle_human_seconds, idle_ai_seconds = excluded.idle_ai_seconds,
+    turn_pings = excluded.turn_pings, ai_clock = excluded.ai_clock
 """
+SQL_SET_OPEN_TURN_SECONDS = """
+UPDATE games SET turn_seconds = CASE
+        WHEN :ai_games OR (black_level IS NULL AND white_level IS NULL) THEN :seconds
+    END
+WHERE guild_id = :guild AND status IN ('pending', 'active')
+    AND turn_seconds IS NOT CASE
+        WHEN :ai_games OR (black_level IS NULL AND white_level IS NULL) THEN :seconds
+    END
+"""
+SQL_USER_VIEW = "SELECT board_view FROM user_settings WHERE user_id = ?"
+SQL_SAVE_USER_VIEW = """
+INSERT INTO user_settings (user_id, board_view, updated_at) VALUES (?, ?, ?)
+ON CONFLICT (user_id) DO UPDATE SET board_view = excluded.board_view,
+    updated_at = excluded.updated_at
+"""
+SQL_SAVE_PENDING_REPLY = """
+INSERT OR REPLACE INTO pending_replies
+    (token, game_id, application_id, message_id, user_id, created_at)
+VALUES (?, ?, ?, ?, ?, ?)
+"""
+SQL_PENDING_REPLIES = (
+    "SELECT token, game_id, application_id, message_id, user_id, created_at"
+    " FROM pending_replies ORDER BY created_at, token"
+)
+SQL_DROP_PENDING_REPLY = "DELETE FROM pending_replies WHERE token = ?"
 SQL_CLEAR_GUILD_CHANNELS = "DELETE FROM guild_allowed_channels WHERE guild_id = ?"
 SQL_ADD_GUILD_CHANNEL = "INSERT INTO guild_allowed_channels (guild_id, channel_id) VALUES (?, ?)"
 
@@ -1247,6 +1276,8 @@ class SqliteGameRepository:
                 moderator_role_id=row[4],
                 idle_human_seconds=row[5],
                 idle_ai_seconds=row[6],
+                turn_pings=bool(row[7]),
+                ai_clock=bool(row[8]),
             )
 
         return await self._read(work, snapshot=True)
@@ -1263,6 +1294,8 @@ class SqliteGameRepository:
             settings.moderator_role_id,
             settings.idle_human_seconds,
             settings.idle_ai_seconds,
+            int(settings.turn_pings),
+            int(settings.ai_clock),
         )
 
         async def work(db: _Db) -> None:
@@ -1270,5 +1303,74 @@ class SqliteGameRepository:
             await self._rows(db, SQL_CLEAR_GUILD_CHANNELS, (settings.guild_id,))
             for channel_id in sorted(settings.allowed_channel_ids):
                 await self._rows(db, SQL_ADD_GUILD_CHANNEL, (settings.guild_id, channel_id))
+
+        await self._run(work)
+
+    async def set_open_turn_seconds(
+        self, guild_id: int, turn_seconds: int | None, *, ai_games: bool
+    ) -> int:
+        """New turn time for the guild's open games, from their next turn."""
+        params = {"guild": guild_id, "seconds": turn_seconds, "ai_games": int(ai_games)}
+
+        async def work(db: _Db) -> int:
+            cursor = await db.execute(SQL_SET_OPEN_TURN_SECONDS, params)
+            return cursor.rowcount
+
+        return await self._run(work)
+
+    # --- users --------------------------------------------------------------------------
+
+    async def user_view(self, user_id: int) -> str | None:
+        """The user's board view, None if never chosen."""
+
+        async def work(db: _Db) -> str | None:
+            rows = await self._rows(db, SQL_USER_VIEW, (user_id,))
+            return str(rows[0][0]) if rows else None
+
+        return await self._read(work)
+
+    async def save_user_view(self, user_id: int, view: str) -> None:
+        """Remember the user's board view."""
+        params = (user_id, view, self._now())
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_SAVE_USER_VIEW, params)
+
+        await self._run(work)
+
+    # --- replies to finish --------------------------------------------------------------
+
+    async def save_pending_reply(self, reply: PendingReply) -> None:
+        """Remember a deferred reply."""
+        params = (
+            reply.token,
+            reply.game_id,
+            reply.application_id,
+            reply.message_id,
+            reply.user_id,
+            _to_db_time(reply.created_at),
+        )
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_SAVE_PENDING_REPLY, params)
+
+        await self._run(work)
+
+    async def pending_replies(self) -> list[PendingReply]:
+        """Every reply still waiting, oldest first."""
+
+        async def work(db: _Db) -> list[PendingReply]:
+            rows = await self._rows(db, SQL_PENDING_REPLIES)
+            return [
+                PendingReply(row[0], row[1], row[2], row[3], row[4], _time(row[5])) for row in rows
+            ]
+
+        return await self._read(work)
+
+    async def drop_pending_reply(self, token: str) -> None:
+        """Forget a reply."""
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_DROP_PENDING_REPLY, (token,))
 
         await self._run(work)

@@ -39,6 +39,8 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
     embed.add_field(name="Default rule", value=settings.default_rule.value)
     embed.add_field(name="Turn time", value=turn)
     embed.add_field(name="Board style", value=settings.board_style)
+    embed.add_field(name="Turn pings", value="on" if settings.turn_pings else "off")
+    embed.add_field(name="Clock in AI games", value="on" if settings.ai_clock else "off")
     embed.add_field(name="Games allowed in", value=channels, inline=False)
     embed.add_field(name=words.SETTING_THREADS, value=words.on_off(settings.use_threads))
     role = settings.moderator_role_id
@@ -70,6 +72,8 @@ class AdminCommands(commands.Cog):
         no_moderator_role="Leave ending games to Manage Messages alone",
         idle_hours="Games between people end after this many hours without a move",
         idle_ai_hours="Games against the AI end after this many hours without a move",
+        pings="Ping the player to move in games between people (default on)",
+        ai_clock="Apply the turn time to games against the AI too (default off)",
     )
     @app_commands.choices(rule=_RULES, style=_STYLES)
     @app_commands.checks.has_permissions(manage_guild=True)
@@ -86,6 +90,8 @@ class AdminCommands(commands.Cog):
         no_moderator_role: bool = False,
         idle_hours: app_commands.Range[int, 1, 2160] | None = None,
         idle_ai_hours: app_commands.Range[int, 1, 2160] | None = None,
+        pings: bool | None = None,
+        ai_clock: bool | None = None,
     ) -> None:
         """Change this server's game settings (needs Manage Server)."""
         service = interaction.client.service
@@ -120,6 +126,10 @@ class AdminCommands(commands.Cog):
             changes["idle_human_seconds"] = idle_hours * 3600
         if idle_ai_hours is not None:
             changes["idle_ai_seconds"] = idle_ai_hours * 3600
+        if pings is not None:
+            changes["turn_pings"] = pings
+        if ai_clock is not None:
+            changes["ai_clock"] = ai_clock
         updated = await service.update_settings(guild_id, **changes)
         interaction.client.forget_settings(guild_id)
         await interaction.response.send_message(

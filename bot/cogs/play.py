@@ -6,6 +6,7 @@ the engine, the refusals in the service, the words for refusals in ``bot.errors`
 
 from __future__ import annotations
 
+import io
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
@@ -13,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import threads
+from bot import render, threads, words
 from bot.cogs.admin import AdminCog
 from bot.cogs.history import ACTIONS as HISTORY_ACTIONS
 from bot.cogs.history import HistoryCommands
@@ -22,8 +23,10 @@ from bot.cogs.onboarding import HelpCommands, Onboarding
 from bot.cogs.play_choices import COLOURS, GAMES, RULES
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
 from bot.cogs.stats import StatsCommands
+from bot.render_png import render_png_async
 from bot.reporting import needs_channel_permissions
 from bot.service import (
+    BOARD_VIEWS,
     DEFAULT_LEVEL,
     ColourChoice,
     GameExistsError,
@@ -48,6 +51,10 @@ _RULES: Final = RULES
 LEVELS: Final = tuple(level.value for level in Level)
 _LEVELS: Final = LEVEL_CHOICES
 _COLOURS: Final = COLOURS
+_VIEWS: Final = [
+    app_commands.Choice(name=f"{view}: {words.VIEW_NAMES[view]}", value=view)
+    for view in BOARD_VIEWS
+]
 
 
 def _choice(kind: type[E], option: str, value: str) -> E:
@@ -147,6 +154,38 @@ class GomokuCog(
         view = await self.bot.service.board(interaction.channel_id)
         await self.bot.respond_with_board(interaction, view, replace=True)
 
+    @app_commands.command(name="view")
+    @app_commands.describe(style="How your private boards show the game (default: phone)")
+    @app_commands.choices(style=_VIEWS)
+    async def view(self, interaction: Interaction, style: str | None = None) -> None:
+        """Choose how you see boards privately, and see this channel's game that way."""
+        assert interaction.channel_id is not None
+        service = self.bot.service
+        if style is not None:
+            await service.set_board_view(interaction.user.id, style)
+        chosen = await service.board_view(interaction.user.id)
+        text = words.view_saved(chosen)
+        record = await service.repository.open_game_in_channel(interaction.channel_id)
+        files: list[discord.File] = []
+        if record is None:
+            text += "\n" + words.NO_GAME_TO_SHOW
+        else:
+            game = await service.game(record.id)
+            text += f"\n{render.status_line(game)}"
+            if chosen == "image":
+                png = await render_png_async(game.board)
+                files.append(discord.File(io.BytesIO(png), filename="board.png"))
+            else:
+                viewport = None if chosen == "full" else render.VIEWPORT
+                text += "\n" + render.emoji_board(game.board, viewport=viewport)
+                text += render.window_note(game.board, viewport)
+        await interaction.response.send_message(
+            text[: render.MAX_MESSAGE],
+            files=files,
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
     @app_commands.command(name="resign")
     async def resign(self, interaction: Interaction) -> None:
         """Resign this channel's game (asks you to confirm)."""
@@ -194,14 +233,16 @@ class PlaceCog(commands.Cog):
         self.bot = bot
 
     @app_commands.command(name="place")
-    @app_commands.describe(cell="Where to play, like H8 (gravity games: a column letter)")
+    @app_commands.describe(cell="Where to play, like H8 (Connect Four: a column number, like 4)")
     @app_commands.guild_only()
     @needs_channel_permissions()
     async def place(
         self, interaction: Interaction, cell: app_commands.Transform[Cell, PointTransformer]
     ) -> None:
         """Play a move in this channel's game."""
-        await self.bot.play_move(interaction, point=cell.point, column=cell.column)
+        await self.bot.play_move(
+            interaction, point=cell.point, column=cell.column, letter=cell.letter, typed=True
+        )
 
 
 async def setup(bot: GomokuBot) -> None:

@@ -144,10 +144,12 @@ async def test_turn_clock_warns_then_ends_the_game(
     game_id, board = await _accepted(fake, bot, alice, bob)
     clock.advance(seconds=50)
     bot.wake_deadlines()
-    await fake.wait_for(lambda: any(alice.mention in m.content for m in fake.channel_messages()))
-    warning = next(m for m in fake.channel_messages() if alice.mention in m.content)
+    await fake.wait_for(lambda: any("time runs out" in m.content for m in fake.channel_messages()))
+    warning = next(m for m in fake.channel_messages() if "time runs out" in m.content)
+    assert alice.mention in warning.content
     assert warning.allowed_mentions is not None
-    assert warning.allowed_mentions.get("parse") == ["users"]
+    assert [str(u) for u in warning.allowed_mentions["users"]] == [str(alice.id)]  # only her
+    assert not warning.allowed_mentions.get("parse")
     clock.advance(seconds=20)
     bot.wake_deadlines()
     await fake.wait_for(lambda: "on time" in board.text())
@@ -178,8 +180,8 @@ async def test_connect_four_columns(fake: FakeDiscord, bot: GomokuBot, alice: Fa
     assert [len(row["components"]) for row in board.components] == [4, 3]
     await fake.click(board, f"gomoku:{game_id}:drop:0", user=alice)
     await fake.wait_for(lambda: board.edits >= 2)
-    typed = await fake.slash("place", user=alice, options={"cell": "a"})
-    assert "You played **A2**" in typed.content
+    typed = await fake.slash("place", user=alice, options={"cell": "1"})
+    assert "You played **column 1**" in typed.content
     moves = await _moves(bot, game_id)
     assert moves[0] == "a1"
     assert moves[2] == "a2"
@@ -251,7 +253,7 @@ async def test_challenging_the_bot_plays_the_ai(
     start = await fake.slash(
         "gomoku start", user=alice, options={"opponent": fake.bot_user, "colour": "black"}
     )
-    assert start.custom_ids() == []  # no challenge to accept
+    assert start.custom_ids() == ["gomoku:1:move"]  # no challenge to accept, a game to play
     view = await bot.service.board(fake.default_channel.id)
     assert view.is_active
     assert view.ai_level == "medium"

@@ -25,7 +25,7 @@ from engine.errors import (
     OffBoardError,
     UnsupportedBoardError,
 )
-from engine.types import Point
+from engine.types import Game, Point
 from storage.repository import (
     ChannelBusyError,
     GameNotFoundError,
@@ -64,6 +64,10 @@ EXAMPLES: list[BaseException] = [
     service.NotChallengedError(1, 2),
     service.SelfChallengeError(1),
     service.InvalidOptionError("size", 30, "5-20"),
+    service.StalePanelError(1, 3),
+    service.NotationError(Game.CONNECT4, 7, typed_column=False),
+    service.NotationError(Game.GOMOKU, 15, typed_column=True),
+    service.RematchError(1),
     service.InvalidOptionError("mystery", 1),
     service.ChannelNotAllowedError(1),
     service.HintNotAllowedError(1),
@@ -119,7 +123,7 @@ def test_point_errors_name_the_point() -> None:
     assert "three-three" in forbidden
     floating = user_message(FloatingStoneError(Point(3, 4), Point(3, 1)))
     assert floating is not None
-    assert "d2" in floating
+    assert "/place 4" in floating  # gravity games name columns by number
 
 
 def test_unknown_errors_have_no_words() -> None:
