@@ -37,6 +37,7 @@ import multiprocessing
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -48,10 +49,11 @@ from typing import Any
 import discord
 import yarl
 
-from bot.ai import WORKER_NICENESS, ProcessPoolRunner
+from bot.ai import WORKER_NICENESS, AIRunner, ProcessPoolRunner
 from bot.app import create_bot
 from bot.reporting import UserCooldown
 from bot.settings import Settings
+from storage.repository import GameRepository
 from storage.sqlite import SqliteGameRepository
 
 
@@ -223,20 +225,55 @@ async def _run(args: argparse.Namespace) -> int:
     port = await loop.run_in_executor(None, parent.recv)
     discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway-ws")
-    with tempfile.TemporaryDirectory() as tmp:
-        pool = await ProcessPoolRunner.start()
-        if args.nice is not None:
-            for pid in pool.worker_pids():
-                # An experiment knob: override the runner's own worker priority.
-                os.setpriority(os.PRIO_PROCESS, pid, args.nice)
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as servers:
+        ai: AIRunner
+        if args.queue_workers:
+            # The AI on the task queue: a real Redis and that many `python -m bot.worker`s.
+            from bot.queue_ai import QueueRunner
+            from tests.redis_server import RedisServer
+
+            redis = RedisServer()
+            redis.start()
+            servers.callback(redis.stop)
+            workers = [
+                subprocess.Popen(  # noqa: ASYNC220 - started once, before the load
+                    [sys.executable, "-m", "bot.worker", "--redis", redis.url]
+                )
+                for _ in range(args.queue_workers)
+            ]
+            for worker in workers:
+                servers.callback(worker.wait)
+                servers.callback(worker.terminate)
+            ai = await QueueRunner.connect(redis.url)
+            ai_workers = f"{args.queue_workers} queue workers"
+        else:
+            pool = await ProcessPoolRunner.start()
+            if args.nice is not None:
+                for pid in pool.worker_pids():
+                    # An experiment knob: override the runner's own worker priority.
+                    os.setpriority(os.PRIO_PROCESS, pid, args.nice)
+            ai = pool
+            ai_workers = f"{pool.workers} AI workers"
         path = Path(tmp) / "bench.sqlite3"
-        repository = await SqliteGameRepository.connect(
-            path, synchronous=args.sync, readers_count=args.readers
-        )
+        repository: GameRepository
+        if args.postgres:
+            from storage.postgres import PostgresGameRepository
+            from tests.postgres_server import PostgresServer
+
+            postgres = PostgresServer()
+            postgres.start()
+            servers.callback(postgres.stop)
+            repository = await PostgresGameRepository.connect(postgres.create_database())
+            store = "PostgreSQL (fsync off)"
+        else:
+            repository = await SqliteGameRepository.connect(
+                path, synchronous=args.sync, readers_count=args.readers
+            )
+            store = f"SQLite synchronous={args.sync} with {args.readers} readers"
         bot = create_bot(
             Settings(db_path=path),
             repository=repository,
-            ai=pool,
+            ai=ai,
             cooldown=UserCooldown(rate=10_000, per=1.0),
             guild_ready_timeout=0.05,
         )
@@ -262,7 +299,7 @@ async def _run(args: argparse.Namespace) -> int:
         await bot.close()
         with contextlib.suppress(asyncio.CancelledError):
             await runner
-        await pool.close()
+        await ai.close()
         await repository.close()
     parent.send("closed")
     process.join(timeout=10)
@@ -272,9 +309,8 @@ async def _run(args: argparse.Namespace) -> int:
     print(
         f"{args.games} concurrent games ({args.games // 2} between people, "
         f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
-        f"{cores} cores / {pool.workers} AI workers, {args.style} boards, "
-        f"players think {args.think:g} s on average, SQLite synchronous={args.sync} "
-        f"with {args.readers} readers, "
+        f"{cores} cores / {ai_workers}, {args.style} boards, "
+        f"players think {args.think:g} s on average, {store}, "
         f"AI workers at nice {WORKER_NICENESS if args.nice is None else args.nice}"
     )
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
@@ -308,8 +344,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--readers",
         type=int,
-        default=2,
+        default=0,
         help="SQLite read-only connections (0: reads share the writer's)",
+    )
+    parser.add_argument(
+        "--postgres", action="store_true", help="store on a PostgreSQL server started for the run"
+    )
+    parser.add_argument(
+        "--queue-workers",
+        type=int,
+        default=0,
+        help="the AI on the task queue with this many workers (0: the local process pool)",
     )
     parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
     parser.add_argument(
