@@ -18,8 +18,14 @@ from engine.errors import (
     InvalidPointError,
     InvalidRecordError,
     NothingToUndoError,
+    NotOfferedError,
     OccupiedPointError,
     OffBoardError,
+    OfferCountError,
+    OpeningError,
+    OpeningStepError,
+    OutsideOpeningAreaError,
+    SymmetricOfferError,
     UnsupportedBoardError,
 )
 from engine.notation import format_moves, parse_moves, parse_point
@@ -27,13 +33,14 @@ from engine.types import Color, Game, Level, Move, Outcome, Point, Rule, Termina
 
 if TYPE_CHECKING:
     from engine.levels import choose_move
-    from engine.search import Limits, SearchOptions, SearchResult
+    from engine.search import Limits, SearchOptions, SearchResult, is_win_score
 
 _LAZY = {
     "choose_move": "engine.levels",
     "Limits": "engine.search",
     "SearchOptions": "engine.search",
     "SearchResult": "engine.search",
+    "is_win_score": "engine.search",
 }
 
 
@@ -63,18 +70,25 @@ __all__ = [
     "Level",
     "Limits",
     "Move",
+    "NotOfferedError",
     "NothingToUndoError",
     "OccupiedPointError",
     "OffBoardError",
+    "OfferCountError",
+    "OpeningError",
+    "OpeningStepError",
     "Outcome",
+    "OutsideOpeningAreaError",
     "Point",
     "Rule",
     "SearchOptions",
     "SearchResult",
+    "SymmetricOfferError",
     "Termination",
     "UnsupportedBoardError",
     "choose_move",
     "format_moves",
+    "is_win_score",
     "parse_moves",
     "parse_point",
 ]
