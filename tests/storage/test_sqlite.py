@@ -58,7 +58,7 @@ async def test_new_file_is_created_at_the_latest_version(tmp_path: Path) -> None
     async with SqliteGameRepository.open(path) as repo:
         assert repo.path == path
     assert pragma(path, "application_id") == APPLICATION_ID
-    assert pragma(path, "user_version") == LATEST_VERSION == len(MIGRATIONS)
+    assert pragma(path, "user_version") == LATEST_VERSION == MIGRATIONS[-1].version
     assert pragma(path, "journal_mode") == "wal"
     with closing(sqlite3.connect(path)) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -139,12 +139,13 @@ async def test_refuses_a_directory(tmp_path: Path) -> None:
 # --- migrations ---------------------------------------------------------------------------
 
 
-def build_old_database(path: Path, version: int) -> None:
-    """A database as an older release left it: migrations 1..version, plus a finished game."""
+def build_old_database(path: Path, count: int) -> None:
+    """A database as an older release left it: the first ``count`` migrations, plus a
+    finished game."""
     with closing(sqlite3.connect(path, isolation_level=None)) as db:
-        for migration in MIGRATIONS[:version]:
+        for migration in MIGRATIONS[:count]:
             db.executescript(migration.script)
-        if version >= 1:
+        if count >= 1:
             db.execute(
                 "INSERT INTO games (id, guild_id, channel_id, game, width, height, rule,"
                 " black_user_id, white_user_id, status, termination, winner, rated,"
@@ -156,10 +157,10 @@ def build_old_database(path: Path, version: int) -> None:
                 "INSERT INTO moves (game_id, seq, ply, x, y, color, made_at)"
                 " VALUES (7, 2, 0, 7, 7, 'black', 1)"
             )
-    assert pragma(path, "user_version") == version
+    assert pragma(path, "user_version") == (MIGRATIONS[count - 1].version if count else 0)
 
 
-@pytest.mark.parametrize("version", range(LATEST_VERSION), ids=lambda v: f"from-v{v}")
+@pytest.mark.parametrize("version", range(len(MIGRATIONS)), ids=lambda v: f"from-v{v}")
 async def test_upgrades_from_every_earlier_version(tmp_path: Path, version: int) -> None:
     fresh = tmp_path / "fresh.sqlite3"
     async with SqliteGameRepository.open(fresh):
@@ -181,7 +182,9 @@ async def test_upgrades_from_every_earlier_version(tmp_path: Path, version: int)
 
 
 def test_migrations_are_numbered_and_split_cleanly() -> None:
-    assert [m.version for m in MIGRATIONS] == list(range(1, LATEST_VERSION + 1))
+    versions = [m.version for m in MIGRATIONS]
+    assert versions[0] == 1
+    assert versions == sorted(set(versions))
     for migration in MIGRATIONS:
         assert migration.name.startswith(f"{migration.version:04d}_")
         assert all(sqlite3.complete_statement(s) for s in migration.statements)
