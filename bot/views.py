@@ -14,6 +14,7 @@ Custom ids (all under Discord's 100 characters)::
     gomoku:<game>:undo:yes | gomoku:<game>:undo:no      the opponent answers an undo request
     gomoku:<game>:cell:<x>:<y>                          tic-tac-toe grid
     gomoku:<game>:drop:<column>                         gravity games
+    gomoku:<game>:open:<black|white|two|offer|1..8>     an opening rule's choices
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from typing import TYPE_CHECKING, Any, Final, Self, cast
 import discord
 from discord import app_commands
 
+from bot.opening_words import CHOICE_LABELS
 from bot.reporting import report
 from bot.service import GameStatus, GameView
+from engine.opening_rules import SOOSORV_MOST, Choice, Phase
 from engine.types import Color, Game, Point, column_letter
 
 if TYPE_CHECKING:
@@ -36,6 +39,7 @@ __all__ = [
     "ChallengeButton",
     "ColumnButton",
     "GridButton",
+    "OpeningButton",
     "ResignButton",
     "UndoButton",
     "challenge_view",
@@ -274,8 +278,65 @@ class ColumnButton(
         )
 
 
-ACTIONS: Final = (ChallengeButton, ResignButton, UndoButton, GridButton, ColumnButton)
+class OpeningButton(
+    GameItem,
+    discord.ui.DynamicItem[Button],
+    template=r"gomoku:(?P<game>\d+):open:(?P<word>black|white|two|offer|[1-8])",
+):
+    """A choice in an opening rule: take a colour, place two more, offer ten fifth moves,
+    or (Soosõrv) the number of fifth moves Black must offer."""
+
+    def __init__(self, game_id: int, word: str) -> None:
+        label = CHOICE_LABELS[Choice(word)] if not word.isdigit() else word
+        style = discord.ButtonStyle.primary if not word.isdigit() else discord.ButtonStyle.secondary
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"gomoku:{game_id}:open:{word}")
+        )
+        self.game_id = game_id
+        self.word = word
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild from ``gomoku:<game>:open:<word>``."""
+        return cls(int(match["game"]), match["word"])
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Take the step; redraw; let the AI take its steps."""
+        bot = _bot(interaction)
+        await interaction.response.defer()
+        result = await bot.service.opening_choice(self.game_id, interaction.user.id, self.word)
+        bot.wake_deadlines(result.game)
+        await bot.show_game(result.game, interaction=interaction)
+        if result.ai_due:
+            await bot.play_ai(self.game_id)
+
+
+ACTIONS: Final = (
+    ChallengeButton,
+    ResignButton,
+    UndoButton,
+    GridButton,
+    ColumnButton,
+    OpeningButton,
+)
 """Every dynamic item, for ``bot.add_dynamic_items``."""
+
+
+def _opening_buttons(view: GameView) -> discord.ui.View | None:
+    opening = view.opening
+    assert opening is not None
+    if opening.phase is Phase.CHOOSE:
+        return _view([OpeningButton(view.game_id, c.value) for c in opening.choices()])
+    if opening.phase is Phase.DECLARE:
+        numbers = range(1, SOOSORV_MOST + 1)
+        return _view([OpeningButton(view.game_id, str(n)) for n in numbers], per_row=4)
+    return None
 
 
 def _view(items: list[discord.ui.Item[Any]], *, per_row: int = 5) -> discord.ui.View:
@@ -309,6 +370,8 @@ def game_buttons(view: GameView) -> discord.ui.View | None:
     """
     if view.status is GameStatus.PENDING:
         return challenge_view(view.game_id)
+    if view.in_opening:
+        return _opening_buttons(view)
     board = view.board
     over = view.status is not GameStatus.ACTIVE
     if view.game is Game.TICTACTOE:

@@ -8,7 +8,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.opening_words import OPENING_CHOICES, RULE_NAMES
 from bot.service import BOARD_STYLES, InvalidOptionError
+from engine.opening_rules import OpeningRule
 from engine.types import Rule
 from storage.repository import GuildSettings
 
@@ -19,6 +21,10 @@ __all__ = ["AdminCommands", "settings_embed"]
 
 _RULES: Final = [app_commands.Choice(name=rule.value, value=rule.value) for rule in Rule]
 _STYLES: Final = [app_commands.Choice(name=style, value=style) for style in BOARD_STYLES]
+_OPENINGS: Final = [
+    app_commands.Choice(name="None: the challenger decides", value="none"),
+    *(app_commands.Choice(name=name[:100], value=value) for name, value in OPENING_CHOICES),
+]
 
 
 def settings_embed(settings: GuildSettings) -> discord.Embed:
@@ -32,6 +38,11 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
     embed.add_field(name="Default rule", value=settings.default_rule.value)
     embed.add_field(name="Turn time", value=turn)
     embed.add_field(name="Board style", value=settings.board_style)
+    opening = settings.rated_opening
+    embed.add_field(
+        name="Rated games open with",
+        value=RULE_NAMES[OpeningRule(opening)] if opening is not None else "no opening rule",
+    )
     embed.add_field(name="Games allowed in", value=channels, inline=False)
     return embed
 
@@ -46,8 +57,9 @@ class AdminCommands(commands.Cog):
         style="How boards are drawn",
         channel="Allow games in this channel (again: disallow it)",
         anywhere="Allow games in every channel again",
+        rated_opening="Opening rule for rated games that name none (swap, swap2, renju ones)",
     )
-    @app_commands.choices(rule=_RULES, style=_STYLES)
+    @app_commands.choices(rule=_RULES, style=_STYLES, rated_opening=_OPENINGS)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def settings(
         self,
@@ -57,6 +69,7 @@ class AdminCommands(commands.Cog):
         style: str | None = None,
         channel: discord.TextChannel | None = None,
         anywhere: bool = False,
+        rated_opening: str | None = None,
     ) -> None:
         """Change this server's game settings (needs Manage Server)."""
         service = interaction.client.service
@@ -81,6 +94,8 @@ class AdminCommands(commands.Cog):
             if channel is not None:
                 allowed.symmetric_difference_update({channel.id})
             changes["allowed_channel_ids"] = sorted(allowed)
+        if rated_opening is not None:
+            changes["rated_opening"] = rated_opening
         updated = await service.update_settings(guild_id, **changes)
         interaction.client.forget_settings(guild_id)
         await interaction.response.send_message(

@@ -16,6 +16,7 @@ from discord.ext import commands
 
 from bot.cogs.admin import AdminCommands
 from bot.cogs.stats import StatsCommands
+from bot.opening_words import OPENING_CHOICES
 from bot.reporting import needs_channel_permissions
 from bot.service import (
     DEFAULT_LEVEL,
@@ -46,6 +47,7 @@ _RULES: Final = [app_commands.Choice(name=rule.value, value=rule.value) for rule
 LEVELS: Final = tuple(level.value for level in Level)
 _LEVELS: Final = [app_commands.Choice(name=level, value=level) for level in LEVELS]
 _COLOURS: Final = [app_commands.Choice(name=colour, value=colour) for colour in ColourChoice.ALL]
+_OPENINGS: Final = [app_commands.Choice(name=name, value=value) for name, value in OPENING_CHOICES]
 _MOVE_LIST_LIMIT: Final = 1900  # leaves room for the code fence within Discord's 2000
 
 
@@ -78,8 +80,11 @@ class GomokuCog(
         level="AI strength when playing the AI (default medium)",
         size="Gomoku board size, 5 to 20 (default 15)",
         colour="Your colour; black moves first (default: a coin toss)",
+        opening="Opening rule (Gomoku): with one, colour black means you start the opening",
     )
-    @app_commands.choices(game=_GAMES, rule=_RULES, level=_LEVELS, colour=_COLOURS)
+    @app_commands.choices(
+        game=_GAMES, rule=_RULES, level=_LEVELS, colour=_COLOURS, opening=_OPENINGS
+    )
     @needs_channel_permissions()
     async def start(
         self,
@@ -90,6 +95,7 @@ class GomokuCog(
         level: str = DEFAULT_LEVEL,
         size: app_commands.Range[int, 5, 20] | None = None,
         colour: str = ColourChoice.RANDOM,
+        opening: str | None = None,
     ) -> None:
         """Start a game against the AI, or challenge someone."""
         assert interaction.channel_id is not None  # guild_only
@@ -105,6 +111,7 @@ class GomokuCog(
             level=level,
             size=size,
             colour=colour,
+            opening=opening,
         )
         self.bot.wake_deadlines(view)
         if view.is_ai_turn:
