@@ -816,7 +816,7 @@ class GameService:
             raise GameNotActiveError(record.id, error.status) from error
         self._undo.pop(record.id, None)
         ratings = await self._ratings_after(stored, before)
-        return MoveResult(self._remember(stored, board), Move(point, color), ratings)
+        return MoveResult(self._remember(stored, board, view.opening), Move(point, color), ratings)
 
     # ---- opening rules
 
@@ -1064,7 +1064,7 @@ class GameService:
             record = await self.repository.accept_challenge(
                 game_id, view.version, deadline=deadline
             )
-            return self._remember(record, view.board)
+            return self._remember(record, view.board, view.opening)
 
         return await self._locked(await self._record(game_id), action)
 
@@ -1083,7 +1083,7 @@ class GameService:
                 raise NotChallengedError(user_id, game_id)
             status = GameStatus.CANCELLED if user_id == view.challenger else GameStatus.DECLINED
             record = await self.repository.close_challenge(game_id, view.version, status)
-            return GameEnd(self._remember(record, view.board))
+            return GameEnd(self._remember(record, view.board, view.opening))
 
         return await self._locked(await self._record(game_id), action)
 
@@ -1247,7 +1247,7 @@ class GameService:
         record = await self.repository.finish_game(view.game_id, view.version, outcome)
         self._undo.pop(view.game_id, None)
         ratings = await self._ratings_after(record, before)
-        return GameEnd(self._remember(record, view.board), ratings)
+        return GameEnd(self._remember(record, view.board, view.opening), ratings)
 
     async def abandon(self, channel_id: int) -> GameEnd | None:
         """End the channel's open game without a result (a withdrawn challenge if pending);
@@ -1261,7 +1261,7 @@ class GameService:
                 closed = await self.repository.close_challenge(
                     view.game_id, view.version, GameStatus.CANCELLED
                 )
-                return GameEnd(self._remember(closed, view.board))
+                return GameEnd(self._remember(closed, view.board, view.opening))
             if view.status is GameStatus.ACTIVE:
                 return await self._finish(view, Outcome(Termination.ABANDONED, None))
             return None
@@ -1316,7 +1316,7 @@ class GameService:
             view.game_id, view.version, count, deadline=deadline
         )
         self._undo.pop(view.game_id, None)
-        return UndoResult(self._remember(record, board), undone)
+        return UndoResult(self._remember(record, board, view.opening), undone)
 
     async def answer_undo(self, game_id: int, user_id: int, *, accept: bool) -> UndoResult | None:
         """The opponent answers an undo request: the moves go (``UndoResult``) or the
@@ -1500,7 +1500,7 @@ class GameService:
                     closed = await self.repository.close_challenge(
                         view.game_id, view.version, GameStatus.EXPIRED
                     )
-                    return ChallengeExpired(self._remember(closed, view.board))
+                    return ChallengeExpired(self._remember(closed, view.board, view.opening))
                 if view.player(view.acting_color).is_ai:
                     return None  # the AI has no clock; resume() makes its move
                 loser = view.acting_color
