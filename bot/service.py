@@ -1441,7 +1441,12 @@ class GameService:
             def matches(p: Point) -> bool:
                 return str(p).startswith(prefix)
 
-        candidates = [p for p in _legal_points(view.board) if matches(p)]
+        # during an opening: the points its step accepts (central squares, offers to pick)
+        if view.in_opening and view.opening is not None:
+            legal = view.opening.legal_points()
+        else:
+            legal = _legal_points(view.board)
+        candidates = [p for p in legal if matches(p)]
         return sorted(candidates, key=distance)[:limit]
 
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
