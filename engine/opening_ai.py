@@ -24,9 +24,9 @@ from engine.opening_rules import Choice, Opening, OpeningRule, Phase
 from engine.types import Color, Level, Point
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
-__all__ = ["is_forced_win", "opening_step"]
+__all__ = ["is_forced_win", "main", "opening_step"]
 
 _JUDGE = Level.MEDIUM  # candidates are judged with this level's search (about 20 ms each)
 _CHECK = Level.HARD  # the forced-win check: root VCF (12 plies) and VCT (5) at a fixed budget
@@ -42,7 +42,7 @@ _NOISE = {
 _CLOSE = 150  # swap2: a position this close to even is worth placing two more stones
 _STRONG = 250  # Taraguchi: Black this far ahead offers ten fifth moves instead of one
 _OFFER_COST = 60  # Soosõrv: what each extra fifth move offered is worth to White
-_SHARE = 0.7  # stop judging candidates after this share of the time budget
+_SHARE = 0.5  # stop judging candidates after this share of the time budget (one more may run)
 
 
 def is_forced_win(board: Board) -> bool:
@@ -92,7 +92,9 @@ class _Decider:
         self.board = opening.board
         self.level = level
         self.rng = rng
-        self.deadline = time.perf_counter() + budget_ms / 1000 * _SHARE
+        started = time.perf_counter()
+        self.deadline = started + budget_ms / 1000 * _SHARE
+        self.cap = started + budget_ms / 1000  # no single search runs past the budget
         self.seed = rng.randrange(1 << 30)
 
     # -- judging --------------------------------------------------------------------------
@@ -106,7 +108,8 @@ class _Decider:
 
         if board.outcome is not None:
             return 10**6 if board.outcome.winner is Color.BLACK else -(10**6)
-        score = choose_move(board, _JUDGE, self.seed).score
+        left_ms = int((self.cap - time.perf_counter()) * 1000)
+        score = choose_move(board, _JUDGE, self.seed, time_ms=max(10, left_ms)).score
         black = score if board.to_move is Color.BLACK else -score
         noise = _NOISE[self.level]
         return black + (round(self.rng.gauss(0, noise)) if noise else 0)
@@ -208,6 +211,38 @@ class _Decider:
         return [point for _, point in ranked]
 
 
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m engine.opening_ai``: the AI plays both seats of each opening rule and the
+    command prints every step with its time, and whether the threat search finds a forced
+    win in the position the opening ends with."""
+    import argparse
+
+    from engine.types import Rule
+
+    parser = argparse.ArgumentParser(prog="python -m engine.opening_ai", description=main.__doc__)
+    parser.add_argument("--rule", choices=[r.value for r in OpeningRule], action="append")
+    parser.add_argument("--level", choices=[lv.value for lv in Level], default="medium")
+    parser.add_argument("--seeds", type=int, default=2, help="openings per rule")
+    options = parser.parse_args(argv)
+    level = Level(options.level)
+    for rule in [OpeningRule(r) for r in options.rule or list(OpeningRule)]:
+        for seed in range(options.seeds):
+            board_rule = Rule.RENJU if rule.is_renju else Rule.FREESTYLE
+            opening = Opening.start(rule, board_rule=board_rule)
+            times = []
+            while not opening.is_done:
+                started = time.perf_counter()
+                word = opening_step(opening, level, seed)
+                times.append((time.perf_counter() - started) * 1000)
+                opening = opening.step(word)
+            forced = "forced win" if is_forced_win(opening.board) else "no forced win"
+            print(
+                f"{rule.value:<12} {level.value:<8} seed {seed}: {opening} | {forced} | "
+                f"steps {len(times)}, max {max(times):.0f} ms, total {sum(times):.0f} ms"
+            )
+    return 0
+
+
 def _centre(board: Board) -> Point:
     return Point(board.width // 2, board.height // 2)
 
@@ -233,3 +268,7 @@ def _candidates(opening: Opening) -> list[Point]:
     stones = [m.point for m in opening.board.moves] or [_centre(opening.board)]
     close = [p for p in legal if _distance(p, stones) <= 2]
     return close or legal
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
