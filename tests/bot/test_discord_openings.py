@@ -187,15 +187,20 @@ async def test_swap2_against_the_ai_in_each_role(
         assert len(after.board.moves) == len(view.board.moves) + 2
 
 
-async def test_taraguchi_against_the_ai(
-    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+@pytest.mark.parametrize(
+    ("opening", "colour"),
+    [("taraguchi10", "black"), ("soosorv8", "white")],
+    ids=["taraguchi, alice first", "soosorv, the AI first"],
+)
+async def test_renju_openings_against_the_ai(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, opening: str, colour: str
 ) -> None:
     bot = make_bot(ai=OpeningRunner())
     async with fake.running(bot):
         options: dict[str, object] = {
             "rule": Rule.RENJU.value,
-            "opening": "taraguchi10",
-            "colour": "black",
+            "opening": opening,
+            "colour": colour,
             "level": "beginner",
         }
         view = await _open_against_ai(fake, bot, alice, options)
@@ -203,6 +208,8 @@ async def test_taraguchi_against_the_ai(
         assert view.opening.is_done
         assert str(view.board.moves[0].point) == "h8"
         assert len(view.board.moves) >= 5
+        starter = view.seat_player(Seat.FIRST)
+        assert (starter.user_id == alice.id) == (colour == "black")
 
 
 async def test_a_restart_in_the_middle_of_an_opening_carries_on(
