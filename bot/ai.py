@@ -7,7 +7,7 @@ thread, and forking a threaded process is unsafe) sized to the cores. A distribu
 
 Only compact, picklable data crosses the process boundary: the game kind, size, rule, the
 moves as ``(x, y)`` pairs, the level and a seed; the worker rebuilds the ``Board`` and calls
-``engine.levels.choose_move``. A worker that dies (``BrokenProcessPool``) or hangs past its
+``engine.search.levels.choose_move``. A worker that dies (``BrokenProcessPool``) or hangs past its
 level's time budget has its pool replaced and the move is retried once.
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol, Self
 
 from engine.board import Board
-from engine.levels import PRESETS
+from engine.search.levels import PRESETS
 from engine.types import Game, Point, Rule
 
 if TYPE_CHECKING:
@@ -128,14 +128,14 @@ def _init_worker(warm: bool, niceness: int) -> None:
     if niceness > 0:
         os.nice(niceness)
     if warm:
-        from engine.levels import warm_up
+        from engine.search.levels import warm_up
 
         warm_up()
 
 
 def _search(request: AIRequest) -> AIMove:
     """Worker entry point."""
-    from engine.levels import choose_move
+    from engine.search.levels import choose_move
 
     if request.opening is not None:
         return _opening_step(request)
@@ -150,11 +150,11 @@ def _search(request: AIRequest) -> AIMove:
 
 
 def _opening_step(request: AIRequest) -> AIMove:
-    """The AI's step in an opening rule (``engine.opening_ai.opening_step``)."""
+    """The AI's step in an opening rule (``engine.search.opening_ai.opening_step``)."""
     import time
 
-    from engine.opening_ai import opening_step
     from engine.opening_rules import Opening, OpeningRule
+    from engine.search.opening_ai import opening_step
 
     assert request.opening is not None
     rule, steps = request.opening

@@ -131,7 +131,7 @@ class GomokuBot(commands.Bot):
         self.service = GameService(repository, ai, clock=self.clock, rng=self.rng)
         # The service imports the engine's levels (and so numba) on the first game against the
         # AI: import them now rather than stall the event loop for a third of a second then.
-        await asyncio.to_thread(importlib.import_module, "engine.levels")
+        await asyncio.to_thread(importlib.import_module, "engine.search.levels")
         self.add_dynamic_items(*ACTIONS)
         from bot.cogs import play
 
@@ -254,6 +254,10 @@ class GomokuBot(commands.Bot):
                 edited = await self._try_edit(view, message_id, message_args, interaction)
             if not edited:
                 await self._post_board(view, message_args, old=message_id)
+        if view.is_over and view.record.parent_channel_id is not None:
+            from bot.threads import close_thread
+
+            await close_thread(self, view)
         if view.is_over:
             # Nothing will redraw a finished game except /gomoku board: forget its state.
             self._show_locks.pop(view.game_id, None)

@@ -29,6 +29,7 @@ from bot.service import (
     NoSuchGameError,
     NotAPlayerError,
     NotChallengedError,
+    NotReplaceableError,
     NotYourTurnError,
     NoUndoRequestError,
     OutOfTimeError,
@@ -85,6 +86,9 @@ _OPTION_NAMES: Final = {
     "turn_time": "turn time (seconds)",
     "board_style": "board style",
     "opening": "opening rule",
+    "idle_human": "idle time between people (seconds)",
+    "idle_ai": "idle time against the AI (seconds)",
+    "game": "game",
 }
 
 
@@ -147,6 +151,8 @@ def user_message(error: BaseException) -> str | None:
             return f"That game is {_STATUS_WORDS.get(status, 'not being played')}."
         case NotAPlayerError():
             return "You are not playing in this game."
+        case NotReplaceableError():
+            return "Only your own game against the AI can be replaced."
         case NotYourTurnError():
             return "It's not your turn."
         case AIThinkingError():

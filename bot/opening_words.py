@@ -25,11 +25,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHOICE_LABELS",
+    "NO_OPENING",
     "OPENING_CHOICES",
     "RULE_NAMES",
     "choice_summary",
     "error_message",
     "opening_status",
+    "rated_opening_field",
 ]
 
 RULE_NAMES: Final = {
@@ -46,6 +48,15 @@ OPENING_CHOICES: Final = (
     ("Soosõrv-8 (renju)", OpeningRule.SOOSORV8.value),
     ("Taraguchi-10 (renju)", OpeningRule.TARAGUCHI10.value),
 )
+
+NO_OPENING: Final = "None: the challenger decides"  # the settings option that clears it
+
+
+def rated_opening_field(rule: str | None) -> tuple[str, str]:
+    """The settings card's field (name, value) for the opening of rated games."""
+    value = RULE_NAMES[OpeningRule(rule)] if rule is not None else "no opening rule"
+    return "Rated games open with", value
+
 
 CHOICE_LABELS: Final = {
     Choice.BLACK: "Take Black",

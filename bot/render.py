@@ -327,7 +327,13 @@ def status_line(view: GameView, names: Callable[[Player], str] = player_label) -
         return f"{players} · move {len(board.moves) + 1}{last} · {mover} {verb}"
     outcome = view.outcome
     if outcome is None or outcome.termination is Termination.ABANDONED:
-        return f"{players} · no result"
+        from bot.words import end_reason_words
+        from storage.repository import Player as Seat
+
+        record = view.record
+        by = None if record.ended_by is None else names(Seat.human(record.ended_by))
+        why = end_reason_words(record.end_reason, by)
+        return f"{players} · no result" + (f" ({why})" if why else "")
     if outcome.winner is None:
         return f"{players} · draw"
     winner = f"{_stone(board, outcome.winner)} {names(view.player(outcome.winner))}"

@@ -26,6 +26,8 @@ Errors::
         ├── NoMoveToUndoError          no move of the user's to take back (.game_id)
         ├── UndoPendingError           an undo request already waits (.game_id)
         ├── NoUndoRequestError         nothing to answer, or the game moved on (.game_id)
+        ├── NotReplaceableError        the game in the way is not the user's own AI game
+        │                              (.user_id, .game_id)
         ├── OutOfTimeError             the move came after the mover's deadline: the game
         │                              ended, lost on time (.game_id, .user_id, .end)
         └── AIFailedError              the AI could not produce a move (.game_id)
@@ -75,6 +77,8 @@ from storage.repository import (
     NewGame,
     Player,
     PlayerStats,
+    ResultCount,
+    StoredUndo,
     VersionConflictError,
 )
 
@@ -84,6 +88,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_CHALLENGE_TTL",
+    "DEFAULT_IDLE_AI",
+    "DEFAULT_IDLE_HUMAN",
     "DEFAULT_LEVEL",
     "HINT_LEVEL",
     "AIFailedError",
@@ -110,6 +116,7 @@ __all__ = [
     "NoUndoRequestError",
     "NotAPlayerError",
     "NotChallengedError",
+    "NotReplaceableError",
     "NotYourTurnError",
     "OutOfTimeError",
     "Player",
@@ -120,6 +127,7 @@ __all__ = [
     "UndoPendingError",
     "UndoRequest",
     "UndoResult",
+    "idle_time",
 ]
 
 log = logging.getLogger(__name__)
@@ -130,7 +138,11 @@ DEFAULT_CHALLENGE_TTL: Final = timedelta(minutes=10)
 WARN_FRACTION: Final = 0.8  # warn the player to move when 80% of the turn time has gone
 MAX_TURN_SECONDS: Final = 30 * 24 * 3600
 BOARD_STYLES: Final = ("emoji", "compact", "image")  # bot.render.BoardStyle values
+DEFAULT_IDLE_HUMAN: Final = timedelta(days=7)  # a game between people with no move this long ends
+DEFAULT_IDLE_AI: Final = timedelta(days=1)  # the same against the AI
+MAX_IDLE_SECONDS: Final = 90 * 24 * 3600
 _BOARD_CACHE: Final = 512  # positions kept between calls (by game id and version)
+_ABANDONED: Final = Outcome(Termination.ABANDONED, None)
 
 
 # --------------------------------------------------------------------------- errors
@@ -285,6 +297,15 @@ class OutOfTimeError(GameServiceError):
         self.game_id = end.game.game_id
         self.user_id = user_id  # who moved too late, and lost
         self.end = end  # the finished game (Termination.TIMEOUT), for the front-end to show
+
+
+class NotReplaceableError(GameServiceError):
+    """Only a player's own game against the AI can be replaced by a new one."""
+
+    def __init__(self, user_id: int, game_id: int) -> None:
+        super().__init__(f"user {user_id} may not replace game {game_id}")
+        self.user_id = user_id
+        self.game_id = game_id
 
 
 class AIFailedError(GameServiceError):
@@ -640,12 +661,35 @@ def _played(result: MoveResult | GameEnd, user_id: int) -> MoveResult:
     return result
 
 
-@dataclass(frozen=True, slots=True)
-class _PendingUndo:
-    requester: int
-    responder: int
-    version: int  # the game's version when asked; any change cancels the request
-    count: int
+class _IdleTimes:
+    """When open games end by themselves for want of moves, reading each guild's settings
+    once per pass over the open games."""
+
+    def __init__(self, repository: GameRepository) -> None:
+        self._repository = repository
+        self._settings: dict[int, GuildSettings] = {}
+
+    async def ends_at(self, record: GameRecord) -> datetime | None:
+        """When ``record`` ends as idle; None for challenges (they expire on their own) and
+        terminal games (no guild: the player is at the keyboard)."""
+        if record.status is not GameStatus.ACTIVE or record.guild_id is None:
+            return None
+        settings = self._settings.get(record.guild_id)
+        if settings is None:
+            settings = await self._repository.guild_settings(record.guild_id)
+            self._settings[record.guild_id] = settings
+        return record.updated_at + idle_time(
+            settings, against_ai=record.black.is_ai or record.white.is_ai
+        )
+
+
+def idle_time(settings: GuildSettings, *, against_ai: bool) -> timedelta:
+    """How long a game of the guild may sit without a move before it ends by itself."""
+    if against_ai:
+        seconds, default = settings.idle_ai_seconds, DEFAULT_IDLE_AI
+    else:
+        seconds, default = settings.idle_human_seconds, DEFAULT_IDLE_HUMAN
+    return default if seconds is None else timedelta(seconds=seconds)
 
 
 # --------------------------------------------------------------------------- the service
@@ -655,9 +699,9 @@ class _PendingUndo:
 class GameService:
     """The use-cases of the bot over a ``GameRepository`` and an ``AIRunner``.
 
-    One instance per process. It keeps only locks, a cache of positions, pending undo
-    requests and in-flight AI searches in memory; the rest is in the repository, so a restart
-    loses nothing but pending undo requests (which then have to be asked again).
+    One instance per process. It keeps only locks, a cache of positions and in-flight AI
+    searches in memory; the rest (undo requests included) is in the repository, so a restart
+    loses nothing.
     """
 
     repository: GameRepository
@@ -671,7 +715,6 @@ class GameService:
     _boards: OrderedDict[tuple[int, int], tuple[Board, Opening | None]] = field(
         default_factory=OrderedDict, init=False, repr=False
     )
-    _undo: dict[int, _PendingUndo] = field(default_factory=dict, init=False, repr=False)
     _thinking: dict[tuple[int, int], asyncio.Future[MoveResult | None]] = field(
         default_factory=dict, init=False, repr=False
     )
@@ -814,7 +857,6 @@ class GameService:
             )
         except InvalidStatusError as error:
             raise GameNotActiveError(record.id, error.status) from error
-        self._undo.pop(record.id, None)
         ratings = await self._ratings_after(stored, before)
         return MoveResult(self._remember(stored, board, view.opening), Move(point, color), ratings)
 
@@ -854,7 +896,6 @@ class GameService:
                 )
         except InvalidStatusError as error:
             raise GameNotActiveError(record.id, error.status) from error
-        self._undo.pop(record.id, None)
         last = after.board.moves[-1]
         game = self._remember(stored, after.board.copy(), after)
         return MoveResult(game, last, step=None if placed else word)
@@ -1242,16 +1283,29 @@ class GameService:
     async def _lose_on_time(self, view: GameView, color: Color) -> GameEnd:
         return await self._finish(view, Outcome(Termination.TIMEOUT, color.opponent))
 
-    async def _finish(self, view: GameView, outcome: Outcome) -> GameEnd:
-        before = await self._ratings_before(view.record)
-        record = await self.repository.finish_game(view.game_id, view.version, outcome)
-        self._undo.pop(view.game_id, None)
+    async def _finish(
+        self,
+        view: GameView,
+        outcome: Outcome,
+        *,
+        ended_by: int | None = None,
+        end_reason: str | None = None,
+    ) -> GameEnd:
+        # A game without a result changes no rating: there is nothing to show for it.
+        rated = outcome.termination is not Termination.ABANDONED
+        before = await self._ratings_before(view.record) if rated else None
+        record = await self.repository.finish_game(
+            view.game_id, view.version, outcome, ended_by=ended_by, end_reason=end_reason
+        )
         ratings = await self._ratings_after(record, before)
         return GameEnd(self._remember(record, view.board, view.opening), ratings)
 
-    async def abandon(self, channel_id: int) -> GameEnd | None:
+    async def abandon(
+        self, channel_id: int, *, ended_by: int | None = None, reason: str | None = None
+    ) -> GameEnd | None:
         """End the channel's open game without a result (a withdrawn challenge if pending);
-        None if there is none. For the terminal's "new" and for admins."""
+        None if there is none. For the terminal's "new" and for moderators (``ended_by``,
+        ``reason`` "moderator": who may is the front-end's decision, as for settings)."""
         record = await self.repository.open_game_in_channel(channel_id)
         if record is None:
             return None
@@ -1263,10 +1317,28 @@ class GameService:
                 )
                 return GameEnd(self._remember(closed, view.board, view.opening))
             if view.status is GameStatus.ACTIVE:
-                return await self._finish(view, Outcome(Termination.ABANDONED, None))
+                return await self._finish(view, _ABANDONED, ended_by=ended_by, end_reason=reason)
             return None
 
         return await self._locked(record, action)
+
+    async def replace_ai_game(self, game_id: int, user_id: int) -> GameEnd:
+        """End ``user_id``'s own game against the AI without a result, so a new one can take
+        its channel (recorded as replaced by them).
+
+        Raises:
+            NoSuchGameError, GameNotActiveError,
+            NotReplaceableError: not a game between this user and the AI.
+        """
+
+        async def action(view: GameView) -> GameEnd:
+            if view.status is not GameStatus.ACTIVE:
+                raise GameNotActiveError(game_id, view.status)
+            if view.humans != (user_id,) or view.ai_level is None:
+                raise NotReplaceableError(user_id, game_id)
+            return await self._finish(view, _ABANDONED, ended_by=user_id, end_reason="replaced")
+
+        return await self._locked(await self._record(game_id), action)
 
     async def undo(self, channel_id: int, user_id: int) -> UndoResult | UndoRequest:
         """Take back the user's last move (and the moves after it).
@@ -1300,10 +1372,12 @@ class GameService:
             opponent = [u for u in view.humans if u != user_id]
             if not opponent:
                 return await self._take_back(view, count)
-            pending = self._undo.get(view.game_id)
+            pending = await self.repository.undo_request(view.game_id)
             if pending is not None and pending.version == view.version:
                 raise UndoPendingError(view.game_id)
-            self._undo[view.game_id] = _PendingUndo(user_id, opponent[0], view.version, count)
+            await self.repository.save_undo_request(
+                StoredUndo(view.game_id, user_id, opponent[0], view.version, count, self.clock())
+            )
             return UndoRequest(view, user_id, opponent[0], count)
 
         return await self._locked(await self._open_record(channel_id), action)
@@ -1315,7 +1389,6 @@ class GameService:
         record = await self.repository.take_back(
             view.game_id, view.version, count, deadline=deadline
         )
-        self._undo.pop(view.game_id, None)
         return UndoResult(self._remember(record, board, view.opening), undone)
 
     async def answer_undo(self, game_id: int, user_id: int, *, accept: bool) -> UndoResult | None:
@@ -1327,19 +1400,19 @@ class GameService:
             NotAPlayerError: ``user_id`` may not answer it.
         """
         async with self._lock(game_id):
-            pending = self._undo.get(game_id)
+            pending = await self.repository.undo_request(game_id)
             if pending is None:
                 raise NoUndoRequestError(game_id)
             view = await self._view(game_id)
             if view.version != pending.version or view.status is not GameStatus.ACTIVE:
-                self._undo.pop(game_id, None)
+                await self.repository.drop_undo_request(game_id)
                 raise NoUndoRequestError(game_id)
             if user_id != pending.responder and not (user_id == pending.requester and not accept):
                 raise NotAPlayerError(user_id, game_id)
+            await self.repository.drop_undo_request(game_id)
             if not accept:
-                self._undo.pop(game_id, None)
                 return None
-            return await self._take_back(view, pending.count)
+            return await self._take_back(view, pending.moves)
 
     async def hint(self, channel_id: int, user_id: int) -> HintView:
         """The AI's suggestion for the user, who must be to move (slow: defer first).
@@ -1385,7 +1458,8 @@ class GameService:
         player_names: Callable[[Player], str] | None = None,
     ) -> Export:
         """SGF and move list of ``game_id``, else of the channel's open game. ``player_names``
-        names the players in the SGF (default: the user id, or "AI <level>").
+        names the players in the SGF (default: "Black"/"White", or "AI <level>"; user ids
+        never appear in an export).
 
         Raises:
             NoActiveGameError, NoSuchGameError.
@@ -1398,8 +1472,6 @@ class GameService:
                 names[color] = player_names(player)
             elif player.level is not None:
                 names[color] = f"AI {player.level}"
-            elif player.user_id is not None:
-                names[color] = str(player.user_id)
         sgf = to_sgf(
             view.board,
             black=names[Color.BLACK],
@@ -1449,6 +1521,22 @@ class GameService:
         candidates = [p for p in legal if matches(p)]
         return sorted(candidates, key=distance)[:limit]
 
+    async def move_to_thread(self, game_id: int, thread_id: int, *, parent_channel_id: int) -> None:
+        """Host the open game in ``thread_id`` off ``parent_channel_id`` (which is then free).
+
+        Raises:
+            NoSuchGameError, GameExistsError (the thread has a game),
+            GameNotActiveError (the game is over).
+        """
+        try:
+            await self.repository.move_game(game_id, thread_id, parent_channel_id=parent_channel_id)
+        except GameNotFoundError as error:
+            raise NoSuchGameError(game_id) from error
+        except ChannelBusyError as error:
+            raise GameExistsError(thread_id, error.game_id) from error
+        except InvalidStatusError as error:
+            raise GameNotActiveError(game_id, error.status) from error
+
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
         """Remember which message shows the game's board (it does not change the version).
 
@@ -1469,16 +1557,29 @@ class GameService:
         calls it periodically and renders the events."""
         now = now or self.clock()
         events: list[TimeoutEvent] = []
+        idle = _IdleTimes(self.repository)
         for record in await self.repository.open_games():
-            if record.deadline is None:
-                continue
             try:
-                event = await self._tick_game(record, now)
+                idle_at = await idle.ends_at(record)
+                if idle_at is not None and idle_at <= now:
+                    event: TimeoutEvent | None = await self._end_idle(record)
+                elif record.deadline is None:
+                    continue
+                else:
+                    event = await self._tick_game(record, now)
             except (VersionConflictError, InvalidStatusError, GameNotFoundError):
                 continue  # it moved on while we looked; the next tick sees the new state
             if event is not None:
                 events.append(event)
         return events
+
+    async def _end_idle(self, record: GameRecord) -> GameEnd | None:
+        """End a game nobody moved in for the guild's idle time, without a result."""
+        async with self._lock(record.id):
+            view = await self._view(record.id)
+            if view.version != record.version or view.status is not GameStatus.ACTIVE:
+                return None
+            return await self._finish(view, _ABANDONED, end_reason="idle")
 
     def _warn_at(self, record: GameRecord) -> datetime | None:
         if (
@@ -1520,9 +1621,13 @@ class GameService:
         """The earliest moment ``tick`` has something to do (a warning, a deadline or a
         challenge expiry), or None; the deadline task can sleep until then."""
         moments = []
+        idle = _IdleTimes(self.repository)
         for record in await self.repository.open_games():
             if record.deadline is not None:
                 moments.append(record.deadline)
+            idle_at = await idle.ends_at(record)
+            if idle_at is not None:
+                moments.append(idle_at)
             warn_at = self._warn_at(record)
             if warn_at is not None:
                 moments.append(warn_at)
@@ -1562,10 +1667,23 @@ class GameService:
         return await self.repository.player_stats(user_id, game, guild_id=guild_id)
 
     async def leaderboard(
-        self, *, game: Game = Game.GOMOKU, guild_id: int | None = None, limit: int = 10
+        self,
+        *,
+        game: Game = Game.GOMOKU,
+        guild_id: int | None = None,
+        limit: int = 10,
+        min_games: int = 0,
     ) -> list[PlayerStats]:
-        """The best-rated players of a guild (or overall), best first."""
-        return await self.repository.leaderboard(game, guild_id=guild_id, limit=limit)
+        """The best-rated players of a guild (or overall) with at least ``min_games`` rated
+        games, best first."""
+        return await self.repository.leaderboard(
+            game, guild_id=guild_id, limit=limit, min_games=min_games
+        )
+
+    async def results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:
+        """How a user's finished games went (every game, rated or not), one line per game
+        kind, rule and opponent level (None: people)."""
+        return await self.repository.user_results(user_id, guild_id=guild_id)
 
     async def history(
         self,
@@ -1580,6 +1698,15 @@ class GameService:
         return await self.repository.user_games(
             user_id, guild_id=guild_id, limit=limit, before_id=before_id
         )
+
+    async def open_games_of(self, user_id: int) -> list[GameView]:
+        """The pending and active games ``user_id`` plays in (to redraw after ``forget_user``
+        ends them)."""
+        return [
+            await self._view(record.id, record)
+            for record in await self.repository.open_games()
+            if user_id in (record.black.user_id, record.white.user_id)
+        ]
 
     async def forget_user(self, user_id: int) -> int:
         """Delete a user's data on request (ratings, statistics; their seat in old games
@@ -1601,10 +1728,16 @@ class GameService:
         clear_turn_time: bool = False,
         board_style: str | None = None,
         allowed_channel_ids: Sequence[int] | None = None,
+        use_threads: bool | None = None,
+        moderator_role_id: int | None = None,
+        clear_moderator_role: bool = False,
+        idle_human_seconds: int | None = None,
+        idle_ai_seconds: int | None = None,
         rated_opening: str | None = None,
     ) -> GuildSettings:
         """Change the given settings; the rest stay (admins only: the front-end checks).
-        ``clear_turn_time`` removes the clock; an empty ``allowed_channel_ids`` allows all.
+        ``clear_turn_time`` removes the clock; an empty ``allowed_channel_ids`` allows all;
+        ``clear_moderator_role`` leaves ending games to Manage Messages alone;
         ``rated_opening``: an ``OpeningRule`` value for rated games, or "none".
 
         Raises:
@@ -1630,6 +1763,17 @@ class GameService:
             changes["board_style"] = board_style
         if allowed_channel_ids is not None:
             changes["allowed_channel_ids"] = frozenset(allowed_channel_ids)
+        if use_threads is not None:
+            changes["use_threads"] = use_threads
+        if clear_moderator_role:
+            changes["moderator_role_id"] = None
+        elif moderator_role_id is not None:
+            changes["moderator_role_id"] = moderator_role_id
+        for option, seconds in (("idle_human", idle_human_seconds), ("idle_ai", idle_ai_seconds)):
+            if seconds is not None:
+                if not 60 <= seconds <= MAX_IDLE_SECONDS:
+                    raise InvalidOptionError(option, seconds, f"60-{MAX_IDLE_SECONDS}")
+                changes[f"{option}_seconds"] = seconds
         if rated_opening is not None:
             allowed = ", ".join(["none", *(r.value for r in OpeningRule)])
             if rated_opening != "none" and rated_opening not in set(OpeningRule):

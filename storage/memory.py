@@ -7,14 +7,16 @@ is exactly the guarantee the SQLite transactions give.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from engine.types import Color, Game, Outcome, Point, Termination
+from engine.types import Color, Game, Outcome, Point, Rule, Termination
 from storage.ratings import new_stats, rate_game
 from storage.repository import (
     CHALLENGE_CLOSINGS,
+    END_REASONS,
     ChannelBusyError,
     GameNotFoundError,
     GameOpening,
@@ -28,6 +30,8 @@ from storage.repository import (
     NewGame,
     Player,
     PlayerStats,
+    ResultCount,
+    StoredUndo,
     VersionConflictError,
     live_moves,
     utc_now,
@@ -57,6 +61,7 @@ class InMemoryGameRepository:
         self._stats: dict[tuple[int | None, Game, int], PlayerStats] = {}
         self._settings: dict[int, GuildSettings] = {}
         self._openings: dict[int, GameOpening] = {}
+        self._undo: dict[int, StoredUndo] = {}
         self._next_id = 1
 
     def _now(self) -> datetime:
@@ -290,9 +295,17 @@ class InMemoryGameRepository:
         )
 
     async def finish_game(
-        self, game_id: int, expected_version: int, outcome: Outcome
+        self,
+        game_id: int,
+        expected_version: int,
+        outcome: Outcome,
+        *,
+        ended_by: int | None = None,
+        end_reason: str | None = None,
     ) -> GameRecord:
         """End an active game without a move; rated games update ratings atomically."""
+        if end_reason is not None and end_reason not in END_REASONS:
+            raise ValueError(f"unknown end reason {end_reason!r}")
         game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
         now = self._now()
         game = self._store(
@@ -304,10 +317,22 @@ class InMemoryGameRepository:
                 finished_at=now,
                 updated_at=now,
                 version=game.version + 1,
+                ended_by=ended_by,
+                end_reason=end_reason,
             )
         )
         self._rate(game)
         return game
+
+    async def move_game(self, game_id: int, channel_id: int, *, parent_channel_id: int) -> None:
+        """Move an open game into a thread (version unchanged)."""
+        game = self._get(game_id)
+        if game.status not in _OPEN:
+            raise InvalidStatusError(game_id, game.status)
+        busy = self._open_in(channel_id)
+        if busy is not None and busy.id != game_id:
+            raise ChannelBusyError(channel_id, busy.id)
+        self._store(replace(game, channel_id=channel_id, parent_channel_id=parent_channel_id))
 
     def _rate(self, game: GameRecord) -> None:
         outcome = game.outcome
@@ -355,6 +380,21 @@ class InMemoryGameRepository:
         self._get(game_id)
         return list(self._moves[game_id])
 
+    async def save_undo_request(self, request: StoredUndo) -> None:
+        """Store the game's undo request, replacing any older one."""
+        self._get(request.game_id)
+        made_at = _utc(request.made_at)
+        assert made_at is not None
+        self._undo[request.game_id] = replace(request, made_at=made_at)
+
+    async def undo_request(self, game_id: int) -> StoredUndo | None:
+        """The game's stored undo request, if any."""
+        return self._undo.get(game_id)
+
+    async def drop_undo_request(self, game_id: int) -> None:
+        """Forget the game's undo request."""
+        self._undo.pop(game_id, None)
+
     # --- players ------------------------------------------------------------------------
 
     async def user_games(
@@ -389,11 +429,45 @@ class InMemoryGameRepository:
         guild_id: int | None = None,
         limit: int = 10,
         offset: int = 0,
+        min_games: int = 0,
     ) -> list[PlayerStats]:
         """Players by ordinal, best first."""
-        rows = [s for (g, kind, _), s in self._stats.items() if g == guild_id and kind is game]
+        rows = [
+            s
+            for (g, kind, _), s in self._stats.items()
+            if g == guild_id and kind is game and s.games >= min_games
+        ]
         rows.sort(key=lambda s: (-s.ordinal, s.user_id))
         return rows[offset : offset + limit]
+
+    async def user_results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:
+        """How the user's finished games went, by game kind, rule and opponent level."""
+        tally: Counter[tuple[Game, Rule, str, str]] = Counter()
+        for game in self._games.values():
+            color = game.color_of(user_id)
+            if game.status is not GameStatus.FINISHED or color is None:
+                continue
+            if guild_id is not None and game.guild_id != guild_id:
+                continue
+            outcome = game.outcome
+            assert outcome is not None
+            if outcome.winner is color:
+                result = "wins"
+            elif outcome.winner is not None:
+                result = "losses"
+            elif outcome.termination is Termination.DRAW:
+                result = "draws"
+            else:
+                result = "unfinished"
+            level = game.player(color.opponent).level or ""
+            tally[(game.game, game.rule, level, result)] += 1
+        lines: dict[tuple[Game, Rule, str], dict[str, int]] = {}
+        for (kind, rule, level, result), count in tally.items():
+            lines.setdefault((kind, rule, level), {})[result] = count
+        return [
+            ResultCount(kind, rule, level or None, **counts)
+            for (kind, rule, level), counts in sorted(lines.items())
+        ]
 
     async def delete_user_data(self, user_id: int) -> int:
         """Forget a user (see ``GameRepository.delete_user_data``)."""
@@ -401,7 +475,7 @@ class InMemoryGameRepository:
         touched = 0
         for game in list(self._games.values()):
             seated = user_id in (game.black.user_id, game.white.user_id)
-            if not seated and game.created_by != user_id:
+            if not seated and user_id not in (game.created_by, game.ended_by):
                 continue
             touched += 1
             if seated and game.status in _OPEN:
@@ -421,10 +495,14 @@ class InMemoryGameRepository:
                     black=Player.DELETED if game.black.user_id == user_id else game.black,
                     white=Player.DELETED if game.white.user_id == user_id else game.white,
                     created_by=None if game.created_by == user_id else game.created_by,
+                    ended_by=None if game.ended_by == user_id else game.ended_by,
                 )
             )
         for key in [key for key in self._stats if key[2] == user_id]:
             del self._stats[key]
+        for game_id, undo in list(self._undo.items()):
+            if user_id in (undo.requester, undo.responder):
+                del self._undo[game_id]
         return touched
 
     # --- guilds -------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Playing: ``/gomoku start|board|resign|undo|hint|export`` and ``/place <cell>``.
+"""Playing: ``/gomoku start|board|resign|undo|hint`` and ``/place <cell>``.
 
 Each command: transform the input, make one service call, render, respond. The rules live in
 the engine, the refusals in the service, the words for refusals in ``bot.errors``.
@@ -6,21 +6,28 @@ the engine, the refusals in the service, the words for refusals in ``bot.errors`
 
 from __future__ import annotations
 
-import io
 from enum import StrEnum
-from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.admin import AdminCommands
+from bot import threads
+from bot.cogs.admin import AdminCog
+from bot.cogs.history import ACTIONS as HISTORY_ACTIONS
+from bot.cogs.history import HistoryCommands
+from bot.cogs.moderation import ModerationCommands, offer_replacement
+from bot.cogs.onboarding import HelpCommands, Onboarding
+from bot.cogs.play_choices import COLOURS, GAMES, RULES
+from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
 from bot.cogs.stats import StatsCommands
 from bot.opening_words import OPENING_CHOICES
 from bot.reporting import needs_channel_permissions
 from bot.service import (
     DEFAULT_LEVEL,
     ColourChoice,
+    GameExistsError,
     InvalidOptionError,
     NotAPlayerError,
     UndoResult,
@@ -37,18 +44,12 @@ __all__ = ["LEVELS", "GomokuCog", "PlaceCog", "setup"]
 Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
 E = TypeVar("E", bound=StrEnum)
 
-_GAMES: Final = [
-    app_commands.Choice(name="Gomoku (five in a row)", value=Game.GOMOKU.value),
-    app_commands.Choice(name="Tic-tac-toe", value=Game.TICTACTOE.value),
-    app_commands.Choice(name="Connect Four", value=Game.CONNECT4.value),
-    app_commands.Choice(name="Gravity three (4x4)", value=Game.GRAVITY3.value),
-]
-_RULES: Final = [app_commands.Choice(name=rule.value, value=rule.value) for rule in Rule]
+_GAMES: Final = GAMES
+_RULES: Final = RULES
 LEVELS: Final = tuple(level.value for level in Level)
-_LEVELS: Final = [app_commands.Choice(name=level, value=level) for level in LEVELS]
-_COLOURS: Final = [app_commands.Choice(name=colour, value=colour) for colour in ColourChoice.ALL]
+_LEVELS: Final = LEVEL_CHOICES
+_COLOURS: Final = COLOURS
 _OPENINGS: Final = [app_commands.Choice(name=name, value=value) for name, value in OPENING_CHOICES]
-_MOVE_LIST_LIMIT: Final = 1900  # leaves room for the code fence within Discord's 2000
 
 
 def _choice(kind: type[E], option: str, value: str) -> E:
@@ -62,12 +63,15 @@ def _choice(kind: type[E], option: str, value: str) -> E:
 @app_commands.guild_only()
 class GomokuCog(
     StatsCommands,
-    AdminCommands,
+    HistoryCommands,
+    ModerationCommands,
+    HelpCommands,
     commands.GroupCog,
     group_name="gomoku",
     group_description="Play Gomoku, tic-tac-toe and Connect Four",
 ):
-    """The ``/gomoku`` group; stats and settings come from their mixins."""
+    """The ``/gomoku`` group; stats, history, moderation and help come from their mixins
+    (settings are in ``/gomoku-admin``, ``bot.cogs.admin.AdminCog``)."""
 
     def __init__(self, bot: GomokuBot) -> None:
         self.bot = bot
@@ -101,20 +105,41 @@ class GomokuCog(
         assert interaction.channel_id is not None  # guild_only
         # Any bot as opponent means "play me": other bots cannot press buttons.
         opponent_id = None if opponent is None or opponent.bot else opponent.id
+        options = {
+            "opponent": opponent_id,
+            "game": _choice(Game, "game", game),
+            "rule": None if rule is None else _choice(Rule, "rule", rule),
+            "level": level,
+            "size": size,
+            "colour": colour,
+            "opening": opening,
+        }
+
+        async def begin(target: Interaction) -> None:
+            await self._begin(target, options)
+
+        try:
+            await begin(interaction)
+        except GameExistsError as error:
+            # The player's own game against the AI in the way: offer to replace it.
+            if opponent_id is not None or not await offer_replacement(interaction, error, begin):
+                raise
+
+    async def _begin(self, interaction: Interaction, options: dict[str, Any]) -> None:
+        assert interaction.channel_id is not None
+        in_thread = await threads.uses_threads(interaction)
         view = await self.bot.service.start(
             channel_id=interaction.channel_id,
             guild_id=interaction.guild_id,
             user_id=interaction.user.id,
-            opponent=opponent_id,
-            game=_choice(Game, "game", game),
-            rule=None if rule is None else _choice(Rule, "rule", rule),
-            level=level,
-            size=size,
-            colour=colour,
-            opening=opening,
+            **options,
         )
         self.bot.wake_deadlines(view)
-        if view.is_ai_turn:
+        if in_thread:
+            view = await threads.host_in_thread(interaction, view)
+            if view.is_ai_turn:
+                await self.bot.play_ai(view.game_id)
+        elif view.is_ai_turn:
             await interaction.response.defer(thinking=True)
             await self.bot.respond_with_board(interaction, view)
             await self.bot.play_ai(view.game_id, interaction=interaction)
@@ -168,20 +193,6 @@ class GomokuCog(
             content=f"The AI suggests **{str(hint.point).upper()}**."
         )
 
-    @app_commands.command(name="export")
-    async def export(self, interaction: Interaction) -> None:
-        """Download this channel's game as an SGF file with its move list."""
-        assert interaction.channel_id is not None
-        export = await self.bot.service.export(interaction.channel_id)
-        moves = export.moves or "(no moves)"
-        if len(moves) > _MOVE_LIST_LIMIT:
-            moves = moves[: _MOVE_LIST_LIMIT - 1] + "…"
-        await interaction.response.send_message(
-            f"```\n{moves}\n```",
-            file=discord.File(io.BytesIO(export.sgf.encode()), filename=export.filename),
-            ephemeral=True,
-        )
-
 
 class PlaceCog(commands.Cog):
     """``/place``: the one top-level command, so a move is quick to type."""
@@ -204,3 +215,6 @@ async def setup(bot: GomokuBot) -> None:
     """Add the commands to ``bot``."""
     await bot.add_cog(GomokuCog(bot))
     await bot.add_cog(PlaceCog(bot))
+    await bot.add_cog(AdminCog(bot))
+    await bot.add_cog(Onboarding(bot))
+    bot.add_dynamic_items(*HISTORY_ACTIONS)

@@ -36,7 +36,7 @@ IN_GAME_CASES: list[tuple[str, str, dict[str, Any], str]] = [
     ("bob", "gomoku hint", {}, "Hints are off"),
     ("bob", "gomoku undo", {}, "no move to take back"),
     ("carol", "gomoku resign", {}, "not playing"),
-    ("carol", "gomoku settings", {"style": "emoji"}, "Manage Server"),
+    ("carol", "gomoku-admin settings", {"style": "emoji"}, "Manage Server"),
 ]
 
 

@@ -89,7 +89,9 @@ async def test_hint_and_export(fake: FakeDiscord, bot: GomokuBot, alice: FakeUse
     export = await fake.slash("gomoku export", user=alice)
     assert export.ephemeral
     assert "a1 h8" in export.content
-    (sgf,) = export.attachments
+    sgf, gif = export.attachments
+    assert gif.filename.endswith(".gif")
+    assert gif.data.startswith(b"GIF8")
     assert sgf.filename.endswith(".sgf")
     assert sgf.data.startswith(b"(;")
     assert b"GM[4]" in sgf.data
@@ -120,7 +122,7 @@ async def test_board_is_reposted_on_request_and_when_old(
 async def test_settings_change_the_board_style(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
 ) -> None:
-    reply = await fake.slash("gomoku settings", user=fake.owner, options={"style": "image"})
+    reply = await fake.slash("gomoku-admin settings", user=fake.owner, options={"style": "image"})
     assert reply.ephemeral
     assert "image" in reply.text()
     start = await fake.slash("gomoku start", user=alice, options={"size": 9, "colour": "black"})
@@ -128,7 +130,9 @@ async def test_settings_change_the_board_style(
     assert start.attachments[0].data.startswith(b"\x89PNG")
     assert "\N{HEAVY PLUS SIGN}" not in start.text()  # no emoji board beside the image
     allowed = await fake.slash(
-        "gomoku settings", user=fake.owner, options={"channel": await fake.create_channel("games")}
+        "gomoku-admin settings",
+        user=fake.owner,
+        options={"channel": await fake.create_channel("games")},
     )
     assert "<#" in allowed.text()
 
@@ -136,7 +140,7 @@ async def test_settings_change_the_board_style(
 async def test_turn_clock_warns_then_ends_the_game(
     fake: FakeDiscord, bot: GomokuBot, clock: Clock, alice: FakeUser, bob: FakeUser
 ) -> None:
-    await fake.slash("gomoku settings", user=fake.owner, options={"turn_minutes": 1})
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
     game_id, board = await _accepted(fake, bot, alice, bob)
     clock.advance(seconds=50)
     bot.wake_deadlines()
@@ -296,7 +300,7 @@ async def test_a_move_after_the_deadline_loses_on_time(
     # The deadline task sleeps through this test: the late move itself must end the game.
     bot = make_bot(deadline_poll=3600.0)
     async with fake.running(bot):
-        await fake.slash("gomoku settings", user=fake.owner, options={"turn_minutes": 1})
+        await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
         game_id, board = await _accepted(fake, bot, alice, bob)
         await fake.slash("place", user=alice, options={"cell": "h8"})
         clock.advance(seconds=61)

@@ -153,9 +153,7 @@ async def test_challenge_accepted_and_won_updates_ratings(
     assert "rating **" in stats.text()
     assert "rating **1000**" not in stats.text()
     board = await fake.slash("gomoku leaderboard", user=bob)
-    lines = board.text().splitlines()
-    assert str(alice.id) in lines[-2]  # best first: the winner, then the loser
-    assert str(bob.id) in lines[-1]
+    assert "Nobody here has played 3 rated games" in board.text()  # one game is too few
 
 
 async def test_restart_mid_game_carries_on_and_old_buttons_work(

@@ -57,6 +57,7 @@ EXAMPLES: list[BaseException] = [
     service.GameNotActiveError(1, GameStatus.PENDING),
     service.GameNotActiveError(1, GameStatus.EXPIRED),
     service.NotAPlayerError(1, 2),
+    service.NotReplaceableError(1, 2),
     service.NotYourTurnError(1, 2),
     service.AIThinkingError(1),
     service.ChallengeExpiredError(1),

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Level, Rule
-from engine.opening_ai import is_forced_win, opening_step
 from engine.opening_rules import Opening, OpeningRule, Phase
+from engine.search.opening_ai import is_forced_win, opening_step
 from tests.scale import examples
 
 

@@ -14,8 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.board import Board
-from engine.opening_rules import Opening
-from engine.protocol import (
+from engine.gomocup.protocol import (
     ABOUT,
     Brain,
     MoveLimits,
@@ -26,6 +25,7 @@ from engine.protocol import (
     gomocup_to_point,
     point_to_gomocup,
 )
+from engine.opening_rules import Opening
 from engine.types import Color, Point, Rule
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -26,6 +26,7 @@ PERMISSIONS = {
     "mention_everyone": 1 << 17,
     "use_external_emojis": 1 << 18,
     "use_application_commands": 1 << 31,
+    "create_public_threads": 1 << 35,
     "send_messages_in_threads": 1 << 38,
 }
 BOT_DEFAULT_PERMISSIONS = sum(
@@ -38,6 +39,7 @@ BOT_DEFAULT_PERMISSIONS = sum(
         "read_message_history",
         "add_reactions",
         "use_external_emojis",
+        "create_public_threads",
         "send_messages_in_threads",
     )
 )
@@ -114,6 +116,8 @@ class FakeChannel:
     type: int = 0  # 0 text, 11 public thread
     position: int = 0
     parent_id: int | None = None  # a thread's channel
+    archived: bool = False  # a thread that was archived
+    starter_message_id: int | None = None  # the message a thread was created from
 
     @property
     def is_thread(self) -> bool:
@@ -134,7 +138,7 @@ class FakeChannel:
                 "member_count": 1,
                 "rate_limit_per_user": 0,
                 "thread_metadata": {
-                    "archived": False,
+                    "archived": self.archived,
                     "auto_archive_duration": 1440,
                     "archive_timestamp": "2026-01-01T00:00:00.000000+00:00",
                     "locked": False,

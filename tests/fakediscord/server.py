@@ -103,6 +103,7 @@ class FakeDiscord:
         self.owner = FakeUser(snowflake(), "owner", permissions=ADMIN_PERMISSIONS)
         self.users: dict[int, FakeUser] = {self.owner.id: self.owner}
         self.channels: dict[int, FakeChannel] = {}
+        self.roles: dict[int, str] = {}  # role id -> name, besides @everyone
         self.messages: dict[int, Message] = {}
         self.interactions: dict[int, InteractionRecord] = {}
         self.requests: list[RecordedRequest] = []
@@ -136,6 +137,9 @@ class FakeDiscord:
                 ("DELETE", r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)",
                  self._delete_webhook_message),
                 ("GET", r"/channels/(?P<channel>\d+)", self._get_channel),
+                ("PATCH", r"/channels/(?P<channel>\d+)", self._patch_channel),
+                ("POST", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)/threads",
+                 self._create_thread),
                 ("GET", r"/channels/(?P<channel>\d+)/messages", self._list_messages),
                 ("POST", r"/channels/(?P<channel>\d+)/messages", self._post_message),
                 ("GET", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)", self._get_message),
@@ -220,6 +224,12 @@ class FakeDiscord:
             user.permissions = ADMIN_PERMISSIONS
         self.users[user.id] = user
         return user
+
+    def add_role(self, name: str) -> int:
+        """A new role (no permissions of its own); give it to a user via ``user.roles``."""
+        role_id = snowflake()
+        self.roles[role_id] = name
+        return role_id
 
     def add_channel(self, name: str, *, bot_permissions: int | None = None) -> FakeChannel:
         """A new text channel; ``bot_permissions`` defaults to what a well-invited bot has."""
@@ -524,7 +534,21 @@ class FakeDiscord:
                         "managed": False,
                         "mentionable": False,
                         "flags": 0,
-                    }
+                    },
+                    *(
+                        {
+                            "id": str(role_id),
+                            "name": name,
+                            "permissions": "0",
+                            "position": 1,
+                            "color": 0,
+                            "hoist": False,
+                            "managed": False,
+                            "mentionable": False,
+                            "flags": 0,
+                        }
+                        for role_id, name in self.roles.items()
+                    ),
                 ],
                 "channels": [c.payload() for c in self.channels.values() if not c.is_thread],
                 "members": [m.member_payload() for m in members],
@@ -831,6 +855,41 @@ class FakeDiscord:
         if channel is None:
             return _error(404, 10003, "Unknown Channel")
         return _json(channel.payload())
+
+    async def _patch_channel(self, call: _Call) -> web.Response:
+        channel = self.channels.get(int(call.match["channel"]))
+        if channel is None:
+            return _error(404, 10003, "Unknown Channel")
+        if "archived" in call.body:
+            if not channel.is_thread:
+                return _error(400, 50024, "Cannot execute action on this channel type")
+            channel.archived = bool(call.body["archived"])
+        if "name" in call.body:
+            channel.name = str(call.body["name"])
+        return _json(channel.payload())
+
+    async def _create_thread(self, call: _Call) -> web.Response:
+        parent = self.channels.get(int(call.match["channel"]))
+        starter = self.messages.get(int(call.match["id"]))
+        if parent is None or starter is None or starter.channel_id != parent.id:
+            return _error(404, 10008, "Unknown Message")
+        missing = self._missing(parent, "create_public_threads")
+        if missing is not None:
+            return _error(403, 50013, f"Missing Permissions: {missing}")
+        name = str(call.body.get("name", ""))
+        if not 1 <= len(name) <= 100:
+            return _error(400, 50035, "Invalid Form Body: name")
+        thread = FakeChannel(
+            snowflake(),
+            parent.guild_id,
+            name,
+            parent.bot_permissions,
+            type=11,
+            parent_id=parent.id,
+            starter_message_id=starter.id,
+        )
+        self.channels[thread.id] = thread
+        return _json(thread.payload())
 
     async def _list_messages(self, call: _Call) -> web.Response:
         channel = self.channels.get(int(call.match["channel"]))

@@ -1,10 +1,10 @@
 """``python -m engine.pbrain``: the engine as a Gomocup protocol brain over stdin/stdout.
 
-Full strength by default (``engine.search.search`` with the time the manager allows);
-``--level NAME`` plays one of the bot's levels (``engine.levels.choose_move``) instead, which
+Full strength by default (``engine.search.alphabeta.search`` with the time the manager allows);
+``--level NAME`` plays one of the bot's levels (``engine.search.levels.choose_move``) instead, which
 is how ``python -m engine match level:easy level:medium`` runs the ladder. ``--depth`` and
 ``--nodes`` fix the search limits so that games repeat exactly. The protocol itself lives in
-``engine.protocol``; this module only wires the search to it and owns the pipes.
+``engine.gomocup.protocol``; this module only wires the search to it and owns the pipes.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from engine.board import Board
+from engine.gomocup.protocol import Brain, MoveLimits, Opener, Searcher, Thought
 from engine.opening_rules import Opening
-from engine.protocol import Brain, MoveLimits, Opener, Searcher, Thought
 
 __all__ = [
     "level_opener",
@@ -35,7 +35,11 @@ WARM_UP_MOVES = "h8 i9 h9 i8"  # not an empty board: that one may be answered fr
 
 def strongest_searcher() -> Searcher:
     """Full-strength search within the limits the manager allows."""
-    from engine.search import Limits, search
+    from engine.search.alphabeta import Limits, SearchOptions, search
+
+    # the transposition table carries over from move to move (and game to game: its keys
+    # are whole positions)
+    options = SearchOptions(keep_tt=True)
 
     def think(board: Board, limits: MoveLimits) -> Thought:
         result = search(
@@ -46,6 +50,7 @@ def strongest_searcher() -> Searcher:
                 time_ms=limits.time_ms,
                 memory_bytes=limits.memory_bytes,
             ),
+            options,
         )
         return Thought(result.move, result.score, result.depth, result.nodes, result.time_ms)
 
@@ -64,7 +69,7 @@ def level_searcher(level: str, seed: int) -> Searcher:
     Raises:
         ValueError: for a name that is not a level.
     """
-    from engine.levels import Level, choose_move
+    from engine.search.levels import Level, choose_move
 
     chosen = Level(level)
 
@@ -82,7 +87,7 @@ def level_opener(level: str, seed: int) -> Opener:
     Raises:
         ValueError: for a name that is not a level.
     """
-    from engine.opening_ai import opening_step
+    from engine.search.opening_ai import opening_step
     from engine.types import Level
 
     chosen = Level(level)
@@ -103,7 +108,7 @@ def warm_up_for(searcher: Searcher) -> Callable[[], None]:
     """
 
     def warm_up() -> None:
-        from engine.levels import warm_up as load_kernels
+        from engine.search.levels import warm_up as load_kernels
 
         load_kernels()
         searcher(Board.from_moves(WARM_UP_MOVES), MoveLimits(depth=WARM_UP_DEPTH, time_ms=2000))

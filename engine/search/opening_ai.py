@@ -8,9 +8,9 @@ prefers, placing two more stones when the position is close, declaring and offer
 moves in renju, and picking the offer that is worst for Black. Lower levels judge with noise,
 so they sometimes choose the worse colour, as people do.
 
-Searches go through ``engine.choose_move`` (a fixed node budget per level, so a decision is
-reproducible for a seed); the level's time budget is an outer cap: candidates are judged until
-most of it is spent.
+Searches go through ``engine.search.levels.choose_move`` (a fixed node budget per level, so
+a decision is reproducible for a seed); the level's time budget is an outer cap: candidates are
+judged until half of it is spent, and no single search runs past it.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ def is_forced_win(board: Board) -> bool:
     The side to move is searched directly; the other side by its score (a forced loss for
     the side to move shows as a lost score).
     """
-    from engine import choose_move, is_win_score
+    from engine.search.alphabeta import is_win_score
+    from engine.search.levels import choose_move
 
     if board.outcome is not None:
         return True
@@ -67,7 +68,7 @@ def opening_step(opening: Opening, level: Level, seed: int, *, time_ms: int | No
         OpeningStepError: the opening is over.
     """
     from engine.errors import OpeningStepError
-    from engine.levels import PRESETS
+    from engine.search.levels import PRESETS
 
     level = Level(level)
     budget = PRESETS[level].time_ms if time_ms is None else min(time_ms, PRESETS[level].time_ms)
@@ -104,7 +105,7 @@ class _Decider:
 
     def judge(self, board: Board) -> int:
         """The search's score from Black's view, with the level's noise."""
-        from engine import choose_move
+        from engine.search.levels import choose_move
 
         if board.outcome is not None:
             return 10**6 if board.outcome.winner is Color.BLACK else -(10**6)
@@ -212,14 +213,16 @@ class _Decider:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m engine.opening_ai``: the AI plays both seats of each opening rule and the
+    """``python -m engine.search.opening_ai``: the AI plays both seats of each opening rule and the
     command prints every step with its time, and whether the threat search finds a forced
     win in the position the opening ends with."""
     import argparse
 
     from engine.types import Rule
 
-    parser = argparse.ArgumentParser(prog="python -m engine.opening_ai", description=main.__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.search.opening_ai", description=main.__doc__
+    )
     parser.add_argument("--rule", choices=[r.value for r in OpeningRule], action="append")
     parser.add_argument("--level", choices=[lv.value for lv in Level], default="medium")
     parser.add_argument("--seeds", type=int, default=2, help="openings per rule")
