@@ -59,6 +59,8 @@ class AIRequest:
     moves: tuple[tuple[int, int], ...]  # (x, y) of every move, Black first
     level: Level
     seed: int  # makes the level's noise reproducible
+    # during an opening rule: (rule, steps so far as words); the worker answers a step
+    opening: tuple[str, tuple[str, ...]] | None = None
 
     @classmethod
     def from_board(cls, board: Board, level: Level, seed: int) -> Self:
@@ -84,11 +86,12 @@ class AIRequest:
 class AIMove:
     """The move the AI chose, with what the search reports about it."""
 
-    point: Point
+    point: Point  # the move (for an opening step that is not a stone: the last stone)
     score: int  # from the mover's point of view
     depth: int
     nodes: int
     time_ms: float  # search time inside the worker
+    step: str | None = None  # the answer to an opening step (a point, a choice, a number)
 
 
 class AIRunner(Protocol):
@@ -134,6 +137,8 @@ def _search(request: AIRequest) -> AIMove:
     """Worker entry point."""
     from engine.search.levels import choose_move
 
+    if request.opening is not None:
+        return _opening_step(request)
     result = choose_move(request.board(), request.level, request.seed)
     return AIMove(
         point=result.move,
@@ -142,6 +147,34 @@ def _search(request: AIRequest) -> AIMove:
         nodes=int(result.nodes),
         time_ms=float(result.time_ms),
     )
+
+
+def _opening_step(request: AIRequest) -> AIMove:
+    """The AI's step in an opening rule (``engine.search.opening_ai.opening_step``)."""
+    import time
+
+    from engine.opening_rules import Opening, OpeningRule
+    from engine.search.opening_ai import opening_step
+
+    assert request.opening is not None
+    rule, steps = request.opening
+    board = request.board()
+    opening = Opening.replay(OpeningRule(rule), steps, size=board.size, board_rule=board.rule)
+    started = time.perf_counter()
+    word = opening_step(opening, request.level, request.seed)
+    last = board.last_move
+    point = Point.parse(word) if word[:1].isalpha() and word not in _CHOICE_WORDS else None
+    return AIMove(
+        point=point or (last.point if last is not None else Point(0, 0)),
+        score=0,
+        depth=0,
+        nodes=0,
+        time_ms=(time.perf_counter() - started) * 1000,
+        step=word,
+    )
+
+
+_CHOICE_WORDS: Final = frozenset({"black", "white", "two", "offer"})
 
 
 def _pid() -> int:

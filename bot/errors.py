@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from bot.ai import AIError
+from bot.opening_words import error_message as opening_message
 from bot.service import (
     AIFailedError,
     AIThinkingError,
@@ -48,6 +49,7 @@ from engine.errors import (
     NothingToUndoError,
     OccupiedPointError,
     OffBoardError,
+    OpeningError,
     UnsupportedBoardError,
 )
 from engine.types import Point
@@ -86,6 +88,7 @@ _OPTION_NAMES: Final = {
     "column": "column",
     "turn_time": "turn time (seconds)",
     "board_style": "board style",
+    "opening": "opening rule",
     "idle_human": "idle time between people (seconds)",
     "idle_ai": "idle time against the AI (seconds)",
     "game": "game",
@@ -147,6 +150,8 @@ def user_message(error: BaseException) -> str | None:
             return "That board is not offered."
         case InvalidRecordError():
             return "That game record could not be read."
+        case OpeningError():
+            return opening_message(error)
         # ---- whose game, whose turn
         case NoActiveGameError():
             return "There is no game in this channel. Start one with /gomoku start."

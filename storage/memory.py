@@ -19,6 +19,7 @@ from storage.repository import (
     END_REASONS,
     ChannelBusyError,
     GameNotFoundError,
+    GameOpening,
     GameRecord,
     GameSnapshot,
     GameStatus,
@@ -60,6 +61,7 @@ class InMemoryGameRepository:
         self._moves: dict[int, list[MoveRecord]] = {}
         self._stats: dict[tuple[int | None, Game, int], PlayerStats] = {}
         self._settings: dict[int, GuildSettings] = {}
+        self._openings: dict[int, GameOpening] = {}
         self._undo: dict[int, StoredUndo] = {}
         self._views: dict[int, str] = {}
         self._replies: dict[str, PendingReply] = {}
@@ -130,6 +132,8 @@ class InMemoryGameRepository:
         )
         self._next_id += 1
         self._moves[game.id] = []
+        if new.opening is not None:
+            self._openings[game.id] = GameOpening(game.id, new.opening)
         return self._store(game)
 
     async def get_game(self, game_id: int) -> GameRecord:
@@ -231,6 +235,39 @@ class InMemoryGameRepository:
         if finished:
             self._rate(game)
         return game
+
+    async def game_opening(self, game_id: int) -> GameOpening | None:
+        """The game's opening rule and steps, None without one."""
+        self._get(game_id)
+        return self._openings.get(game_id)
+
+    async def record_opening_step(
+        self,
+        game_id: int,
+        expected_version: int,
+        step: str,
+        *,
+        black: Player,
+        white: Player,
+        deadline: datetime | None = None,
+    ) -> GameRecord:
+        """Append an opening step and seat the players (compare-and-set)."""
+        game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
+        opening = self._openings.get(game_id)
+        if opening is None:
+            raise ValueError(f"game {game_id} has no opening rule")
+        self._openings[game_id] = replace(opening, steps=(*opening.steps, step))
+        return self._store(
+            replace(
+                game,
+                black=black,
+                white=white,
+                deadline=_utc(deadline),
+                warning_sent=False,
+                updated_at=self._now(),
+                version=game.version + 1,
+            )
+        )
 
     async def take_back(
         self,

@@ -63,6 +63,7 @@ __all__ = [
     "DatabaseTooNewError",
     "ForeignDatabaseError",
     "GameNotFoundError",
+    "GameOpening",
     "GameRecord",
     "GameRepository",
     "GameSnapshot",
@@ -194,6 +195,7 @@ class NewGame:
     deadline: datetime | None = None  # challenge expiry (PENDING) or first turn's deadline
     turn_seconds: int | None = None  # time per turn; None = no clock
     created_by: int | None = None  # the user who started it (the challenger)
+    opening: str | None = None  # an opening rule (``engine.opening_rules.OpeningRule`` value)
 
     def __post_init__(self) -> None:
         if self.status not in (GameStatus.PENDING, GameStatus.ACTIVE):
@@ -289,6 +291,20 @@ class GameSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class GameOpening:
+    """The opening rule a game started with and its steps that are not stones.
+
+    Stones are ordinary moves; each other step (a choice, a number of fifth moves, a
+    fifth-move offer) is stored as ``"<stones on the board>:<word>"`` so the opening can be
+    replayed by interleaving the two.
+    """
+
+    game_id: int
+    rule: str  # an ``engine.opening_rules.OpeningRule`` value
+    steps: tuple[str, ...] = ()  # "3:two", "5:white", in the order taken
+
+
+@dataclass(frozen=True, slots=True)
 class GuildSettings:
     """Per-guild preferences; a guild that never saved any gets ``GuildSettings(guild_id)``."""
 
@@ -304,6 +320,7 @@ class GuildSettings:
     idle_ai_seconds: int | None = None  # the same against the AI; None = DEFAULT_IDLE_AI
     turn_pings: bool = True  # ping the player to move in games between people
     ai_clock: bool = False  # the turn time applies to games against the AI too
+    rated_opening: str | None = None  # opening rule for rated games that name none
 
     def __post_init__(self) -> None:
         if self.turn_seconds is not None and self.turn_seconds <= 0:
@@ -591,6 +608,33 @@ class GameRepository(Protocol):
             VersionConflictError: another writer won the race; nothing was written.
             InvalidStatusError: the game is not active.
             MoveOrderError: ``color`` is not the side to move.
+        """
+        ...
+
+    async def game_opening(self, game_id: int) -> GameOpening | None:
+        """The game's opening rule and its steps so far (None: the game has no opening rule).
+
+        Raises:
+            GameNotFoundError.
+        """
+        ...
+
+    async def record_opening_step(
+        self,
+        game_id: int,
+        expected_version: int,
+        step: str,
+        *,
+        black: Player,
+        white: Player,
+        deadline: datetime | None = None,
+    ) -> GameRecord:
+        """Append a non-stone step (``"<ply>:<word>"``) to an active game's opening and seat
+        the players (a colour choice may swap them), in one compare-and-set.
+
+        Raises:
+            VersionConflictError, GameNotFoundError, InvalidStatusError (not active),
+            ValueError: the game has no opening rule.
         """
         ...
 

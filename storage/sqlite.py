@@ -41,6 +41,7 @@ from storage.repository import (
     DatabaseTooNewError,
     ForeignDatabaseError,
     GameNotFoundError,
+    GameOpening,
     GameRecord,
     GameSnapshot,
     GameStatus,
@@ -441,6 +442,26 @@ SQL_PENDING_REPLIES = (
     " FROM pending_replies ORDER BY created_at, token"
 )
 SQL_DROP_PENDING_REPLY = "DELETE FROM pending_replies WHERE token = ?"
+SQL_INSERT_OPENING = "INSERT INTO game_openings (game_id, rule) VALUES (?, ?)"
+SQL_GAME_OPENING = "SELECT rule, steps FROM game_openings WHERE game_id = ?"
+SQL_OPENING_STEP = f"""
+UPDATE games SET
+    version = version + 1, black_user_id = :black_user, black_level = :black_level,
+    white_user_id = :white_user, white_level = :white_level, deadline = :deadline,
+    warning_sent = 0, updated_at = :now
+WHERE id = :id AND version = :version AND status = 'active'
+    AND EXISTS (SELECT 1 FROM game_openings WHERE game_id = :id)
+RETURNING {GAME_COLUMNS}
+"""
+SQL_APPEND_OPENING_STEP = """
+UPDATE game_openings SET steps = ltrim(steps || ' ' || :step) WHERE game_id = :id
+"""
+SQL_GUILD_OPENING = "SELECT rated_opening FROM guild_openings WHERE guild_id = ?"
+SQL_SAVE_GUILD_OPENING = """
+INSERT INTO guild_openings (guild_id, rated_opening) VALUES (?, ?)
+ON CONFLICT (guild_id) DO UPDATE SET rated_opening = excluded.rated_opening
+"""
+SQL_CLEAR_GUILD_OPENING = "DELETE FROM guild_openings WHERE guild_id = ?"
 SQL_CLEAR_GUILD_CHANNELS = "DELETE FROM guild_allowed_channels WHERE guild_id = ?"
 SQL_ADD_GUILD_CHANNEL = "INSERT INTO guild_allowed_channels (guild_id, channel_id) VALUES (?, ?)"
 
@@ -767,7 +788,10 @@ class SqliteGameRepository:
                 if not existing:
                     raise
                 raise ChannelBusyError(new.channel_id, existing[0][0]) from error
-            return _game(rows[0])
+            game = _game(rows[0])
+            if new.opening is not None:
+                await self._rows(db, SQL_INSERT_OPENING, (game.id, new.opening))
+            return game
 
         return await self._run(work)
 
@@ -908,6 +932,53 @@ class SqliteGameRepository:
             if finished:
                 await self._rate(db, game)
             return game
+
+        return await self._run(work)
+
+    async def game_opening(self, game_id: int) -> GameOpening | None:
+        """The game's opening rule and steps, None without one."""
+
+        async def work(db: _Db) -> GameOpening | None:
+            rows = await self._rows(db, SQL_GAME_OPENING, (game_id,))
+            if not rows:
+                if not await self._rows(db, SQL_GET_GAME, (game_id,)):
+                    raise GameNotFoundError(game_id)
+                return None
+            return GameOpening(game_id, rows[0][0], tuple(rows[0][1].split()))
+
+        return await self._read(work)
+
+    async def record_opening_step(
+        self,
+        game_id: int,
+        expected_version: int,
+        step: str,
+        *,
+        black: Player,
+        white: Player,
+        deadline: datetime | None = None,
+    ) -> GameRecord:
+        """Append an opening step and seat the players (compare-and-set)."""
+        params = {
+            "black_user": black.user_id,
+            "black_level": black.level,
+            "white_user": white.user_id,
+            "white_level": white.level,
+            "deadline": _to_db_time(deadline),
+            "now": self._now(),
+        }
+
+        async def work(db: _Db) -> GameRecord:
+            rows = await self._rows(
+                db, SQL_OPENING_STEP, {"id": game_id, "version": expected_version, **params}
+            )
+            if not rows:
+                game = await self._cas_failed(db, game_id, expected_version)
+                if game.status is not GameStatus.ACTIVE:
+                    raise InvalidStatusError(game_id, game.status)
+                raise ValueError(f"game {game_id} has no opening rule")
+            await self._rows(db, SQL_APPEND_OPENING_STEP, {"id": game_id, "step": step})
+            return _game(rows[0])
 
         return await self._run(work)
 
@@ -1208,8 +1279,10 @@ class SqliteGameRepository:
             if not rows:
                 return GuildSettings(guild_id)
             channels = await self._rows(db, SQL_GUILD_CHANNELS, (guild_id,))
+            opening = await self._rows(db, SQL_GUILD_OPENING, (guild_id,))
             row = rows[0]
             return GuildSettings(
+                rated_opening=opening[0][0] if opening else None,
                 guild_id=guild_id,
                 default_rule=Rule(row[0]),
                 turn_seconds=row[1],
@@ -1246,6 +1319,12 @@ class SqliteGameRepository:
             await self._rows(db, SQL_CLEAR_GUILD_CHANNELS, (settings.guild_id,))
             for channel_id in sorted(settings.allowed_channel_ids):
                 await self._rows(db, SQL_ADD_GUILD_CHANNEL, (settings.guild_id, channel_id))
+            if settings.rated_opening is None:
+                await self._rows(db, SQL_CLEAR_GUILD_OPENING, (settings.guild_id,))
+            else:
+                await self._rows(
+                    db, SQL_SAVE_GUILD_OPENING, (settings.guild_id, settings.rated_opening)
+                )
 
         await self._run(work)
 
