@@ -172,6 +172,7 @@ HARD_DEFENCES: tuple[Puzzle, ...] = (
     Puzzle(F, "h8 f8 k6 g9 k8 g7 e7 e9", answer="h6", wins=False),
     Puzzle(F, "h8 g7 f11 i7 h11 h7 j7 g8 g9 i6", answer="f9", wins=False),
     Puzzle(F, "h8 g7 f11 i7 h7 h6 g5 f7 h9 g6 g10", answer="i8", wins=False),
+    Puzzle(F, "h8 g7 i11 f7 i8 g8 g9 f10 f9 i9 h9 h10 g10 f11 j7 k6 j8", answer="j9", wins=False),
     Puzzle(
         R,
         "h8 g7 e9 g8 g9 f10 f9 h9 f7 d9 e10 f6 i11 e7 e12 e11 g5 d6 c6 e5 d7 e8 j12 d4 c3 h10",
@@ -181,12 +182,11 @@ HARD_DEFENCES: tuple[Puzzle, ...] = (
     Puzzle(R, "h8 g7 f11 i8 h7 h6 f8 i6 i7 j6 k6 g6 f6 g4", answer="g3", wins=False),
 )
 """One move saves the side to move from a forced win, by fours or by threes, in positions from
-master's lost games against PentaZen 0.4.17 and Rapfi 0.43 (classical; the two renju ones
-against Rapfi), found by
-``tools/harvest_defences.py``: the opponent, given a free move, wins; after every legal move
-near the stones but ``answer`` the search proves the opponent's win; after ``answer`` it finds
-none, and a search of the position does not call it lost. Positions whose answer is the only
-move the search may consider (a block of a four) are left out."""
+master's lost games against PentaZen 0.4.17 and Rapfi 0.43 classical (the two renju ones
+against Rapfi), found by ``tools/harvest_defences.py``: the opponent, given a free move, wins;
+after every legal move near the stones but ``answer`` the search proves the opponent's win;
+after ``answer`` it finds none, and a search of the position does not call it lost. Positions
+whose answer is the only move the search may consider (a block of a four) are left out."""
 
 
 def solve(puzzle: Puzzle, time_ms: int) -> tuple[bool, Point, float, int]:
