@@ -60,6 +60,7 @@ class InMemoryGameRepository:
         self._stats: dict[tuple[int | None, Game, int], PlayerStats] = {}
         self._settings: dict[int, GuildSettings] = {}
         self._undo: dict[int, StoredUndo] = {}
+        self._reviews: dict[int, str] = {}
         self._next_id = 1
 
     def _now(self) -> datetime:
@@ -357,6 +358,15 @@ class InMemoryGameRepository:
     async def drop_undo_request(self, game_id: int) -> None:
         """Forget the game's undo request."""
         self._undo.pop(game_id, None)
+
+    async def save_review(self, game_id: int, data: str) -> None:
+        """Store the game's review, replacing any older one."""
+        self._get(game_id)
+        self._reviews[game_id] = data
+
+    async def review(self, game_id: int) -> str | None:
+        """The game's stored review, if any."""
+        return self._reviews.get(game_id)
 
     # --- players ------------------------------------------------------------------------
 

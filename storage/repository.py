@@ -654,6 +654,18 @@ class GameRepository(Protocol):
         """Forget the game's undo request (answered or withdrawn); no error if none."""
         ...
 
+    async def save_review(self, game_id: int, data: str) -> None:
+        """Store the game's review (opaque text, JSON by the bot), replacing any older one.
+
+        Raises:
+            GameNotFoundError: no such game.
+        """
+        ...
+
+    async def review(self, game_id: int) -> str | None:
+        """The game's stored review, if any."""
+        ...
+
     # --- players ------------------------------------------------------------------------
 
     async def user_games(

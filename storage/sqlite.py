@@ -354,6 +354,8 @@ SQL_GET_UNDO = (
     " WHERE game_id = ?"
 )
 SQL_DROP_UNDO = "DELETE FROM undo_requests WHERE game_id = ?"
+SQL_SAVE_REVIEW = "INSERT OR REPLACE INTO game_reviews (game_id, data, made_at) VALUES (?, ?, ?)"
+SQL_GET_REVIEW = "SELECT data FROM game_reviews WHERE game_id = ?"
 # One row per (kind, rule, opponent level, result) of a user's finished games, as either
 # colour; the two halves use the per-colour indexes.
 SQL_USER_RESULTS = """
@@ -1087,6 +1089,26 @@ class SqliteGameRepository:
             await self._rows(db, SQL_DROP_UNDO, (game_id,))
 
         await self._run(work)
+
+    async def save_review(self, game_id: int, data: str) -> None:
+        """Store the game's review, replacing any older one."""
+        params = (game_id, data, _to_db_time(self._clock()))
+
+        async def work(db: _Db) -> None:
+            if not await self._rows(db, SQL_GET_GAME, (game_id,)):
+                raise GameNotFoundError(game_id)
+            await self._rows(db, SQL_SAVE_REVIEW, params)
+
+        await self._run(work)
+
+    async def review(self, game_id: int) -> str | None:
+        """The game's stored review, if any."""
+
+        async def work(db: _Db) -> str | None:
+            rows = await self._rows(db, SQL_GET_REVIEW, (game_id,))
+            return str(rows[0][0]) if rows else None
+
+        return await self._read(work)
 
     # --- players ------------------------------------------------------------------------
 
