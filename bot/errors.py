@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from bot.ai import AIError
+from bot.review import NotReviewableError, ReviewUnavailableError
 from bot.service import (
     AIFailedError,
     AIThinkingError,
@@ -173,7 +174,11 @@ def user_message(error: BaseException) -> str | None:
             return "Your undo request is still waiting for your opponent."
         case NoUndoRequestError():
             return "There is no undo request to answer (the game has moved on)."
+        case NotReviewableError(game_id=game_id):
+            return f"Game {game_id} cannot be reviewed: only finished Gomoku games with moves can."
         # ---- our side
+        case ReviewUnavailableError():
+            return "Reviews need the engine, and this bot runs without it."
         case AIFailedError() | AIError():
             return "The AI could not move just now. Nothing changed; try again."
         case VersionConflictError():

@@ -48,8 +48,10 @@ __all__ = [
     "ReviewUnavailableError",
     "Reviewer",
     "Step",
+    "check_reviewable",
     "find_marks",
     "graph_png",
+    "stored_review",
 ]
 
 FORMAT: Final = 1
@@ -289,15 +291,26 @@ Progress = Callable[[int, int], Awaitable[None]]  # (positions done, positions i
 class Reviewer:
     """Runs reviews one at a time (a second waits for the first), storing each."""
 
-    def __init__(self, repository: GameRepository, analyser: Analyser) -> None:
+    def __init__(
+        self,
+        repository: GameRepository,
+        analyser: Analyser,
+        *,
+        progress_every_s: float = PROGRESS_EVERY_S,
+    ) -> None:
         self.repository = repository
         self.analyser = analyser
+        self.progress_every_s = progress_every_s
         self._lock = asyncio.Lock()
+
+    @property
+    def busy(self) -> bool:
+        """A review is running (the next one waits)."""
+        return self._lock.locked()
 
     async def stored(self, view: GameView) -> Review | None:
         """The game's stored review of the current format, if any."""
-        text = await self.repository.review(view.game_id)
-        return None if text is None else Review.from_json(text)
+        return await stored_review(self.repository, view.game_id)
 
     async def review(self, view: GameView, progress: Progress | None = None) -> Review:
         """The game's review: the stored one, or a new one (stored when complete).
@@ -346,7 +359,7 @@ class Reviewer:
                 break
             analyses.append(await self.analyser.analyse(request(moves[:i])))
             now = time.monotonic()
-            if progress is not None and now - last_progress >= PROGRESS_EVERY_S:
+            if progress is not None and now - last_progress >= self.progress_every_s:
                 last_progress = now
                 await progress(i + 1, positions)
         steps = tuple(None if a is None else Step.of(a) for a in analyses)
@@ -367,6 +380,12 @@ class Reviewer:
         winner = None if outcome is None else outcome.winner
         marks, turning = find_marks(moves, steps, winner, refutations.get)
         return Review(view.game_id, steps, marks, turning, complete, time.monotonic() - started)
+
+
+async def stored_review(repository: GameRepository, game_id: int) -> Review | None:
+    """The game's stored review of the current format, if any."""
+    text = await repository.review(game_id)
+    return None if text is None else Review.from_json(text)
 
 
 def check_reviewable(view: GameView) -> None:

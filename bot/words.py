@@ -103,6 +103,7 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
         [
             f"{mention('gomoku history')} your finished games · {mention('gomoku replay')} "
             f"step through one · {mention('gomoku export')} SGF, move list and animation",
+            f"{mention('gomoku review')} where a game was won and lost, by the engine",
             f"{mention('gomoku stats')} records and ratings · "
             f"{mention('gomoku leaderboard')} the best players here",
             f"{mention('gomoku forget-me')} delete your data",
@@ -298,3 +299,71 @@ def forgotten(games: int) -> str:
         f"Done: your data is deleted. {games} game record{'s' if games != 1 else ''} "
         "stay without your name."
     )
+
+
+# ---------------------------------------------------------------- reviews (issue 12)
+
+
+def review_title(game_id: int) -> str:
+    """The review's heading."""
+    return f"Review of game {game_id}"
+
+
+def review_progress(game_id: int, done: int, total: int) -> str:
+    """While the engine goes through the game."""
+    return f"The engine is reviewing game {game_id}: position {done} of {total}…"
+
+
+def review_waiting(game_id: int) -> str:
+    """While another review has the engine."""
+    return f"Game {game_id} is queued: the engine is reviewing another game first…"
+
+
+_PROOFS: Final = {"vcf": "by fours (VCF)", "vct": "by threats (VCT)", "search": "by force"}
+
+
+def proof_words(proof: str | None) -> str:
+    """How a forced win goes: ``by fours (VCF)``."""
+    return _PROOFS.get(proof or "", "by force")
+
+
+def mark_line(ply: int, kind: str, colour: str, played: str, better: str, proof: str | None) -> str:
+    """One marked move of a review (``kind``: blunder or missed_win)."""
+    side = colour.capitalize()
+    if kind == "missed_win":
+        return (
+            f"**{ply}. {played}** — missed win: {side} wins {proof_words(proof)} with **{better}**."
+        )
+    return (
+        f"**{ply}. {played}** — blunder: the opponent now wins {proof_words(proof)}; "
+        f"**{better}** held."
+    )
+
+
+def turning_point(ply: int, played: str) -> str:
+    """The review's turning point."""
+    return f"Turning point: move {ply} ({played})."
+
+
+REVIEW_NO_MARKS: Final = "No blunders or missed wins found: a clean game at this depth."
+REVIEW_UNFINISHED: Final = (
+    "The engine ran out of time before the end of the game: the last moves are not reviewed."
+)
+REVIEW_GRAPH: Final = (
+    "Graph: above the line Black is better, below White; the edges are forced wins. "
+    "Red dots are blunders, orange missed wins, the blue line the turning point."
+)
+REVIEW_REPLAY: Final = "Replay the marks"
+
+
+def review_step(side: str, verdict: str, proof: str | None, best: str) -> str:
+    """The engine's view of the position a replay shows (``side`` is to move)."""
+    who = side.capitalize()
+    if verdict == "win":
+        return f"{who} to move wins {proof_words(proof)}: **{best}**."
+    if verdict == "loss":
+        return f"{who} to move is lost; the most stubborn move is **{best}**."
+    return f"{who} to move; the engine suggests **{best}**."
+
+
+REVIEW_FIELD: Final = "Engine"

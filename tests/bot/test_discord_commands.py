@@ -37,6 +37,7 @@ async def test_registered_tree(fake: FakeDiscord, bot: GomokuBot) -> None:
         "end",
         "forget-me",
         "help",
+        "review",
     }
     admin = fake.command("gomoku-admin")
     assert {o["name"] for o in admin["options"]} == {"settings"}
