@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from bot.ai import AIError
+from bot.puzzles import NoPuzzleError
 from bot.review import NotReviewableError, ReviewUnavailableError
 from bot.service import (
     AIFailedError,
@@ -174,6 +175,8 @@ def user_message(error: BaseException) -> str | None:
             return "Your undo request is still waiting for your opponent."
         case NoUndoRequestError():
             return "There is no undo request to answer (the game has moved on)."
+        case NoPuzzleError():
+            return "You have no puzzle going: /gomoku puzzle gives you one."
         case NotReviewableError(game_id=game_id):
             return f"Game {game_id} cannot be reviewed: only finished Gomoku games with moves can."
         # ---- our side

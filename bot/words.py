@@ -104,6 +104,8 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
             f"{mention('gomoku history')} your finished games · {mention('gomoku replay')} "
             f"step through one · {mention('gomoku export')} SGF, move list and animation",
             f"{mention('gomoku review')} where a game was won and lost, by the engine",
+            f"{mention('gomoku puzzle')} find a forced win · {mention('gomoku solve')} "
+            f"play it · {mention('gomoku puzzles')} the best solvers",
             f"{mention('gomoku stats')} records and ratings · "
             f"{mention('gomoku leaderboard')} the best players here",
             f"{mention('gomoku forget-me')} delete your data",
@@ -367,3 +369,45 @@ def review_step(side: str, verdict: str, proof: str | None, best: str) -> str:
 
 
 REVIEW_FIELD: Final = "Engine"
+
+
+# ---------------------------------------------------------------- puzzles (issue 12)
+
+
+def puzzle_title(origin: tuple[str, int, int], side: str) -> str:
+    """A puzzle's heading (``origin``: ``bot.puzzles.Puzzle.origin``)."""
+    kind, game_id, number = origin
+    where = f"from game {game_id}, move {number + 1}" if kind == "game" else f"#{number + 1}"
+    return f"Puzzle {where}: {side.capitalize()} to play and win"
+
+
+PUZZLE_HOW: Final = (
+    "Play your moves with /gomoku solve; the engine defends. Any winning line counts."
+)
+
+
+def puzzle_answered(played: str, reply: str) -> str:
+    """The solver's move and the engine's defence."""
+    return f"You played **{played}**; the engine answered **{reply}**. Still winning: go on."
+
+
+def puzzle_solved(rating: int, streak: int) -> str:
+    """Solved."""
+    return f"Solved! Puzzle rating {rating}, {streak} in a row."
+
+
+def puzzle_failed(rating: int, answer: str) -> str:
+    """The win is gone."""
+    return (
+        f"The forced win is gone. One winning start was **{answer}**. "
+        f"Puzzle rating {rating}; /gomoku puzzle gives the next one."
+    )
+
+
+PUZZLE_BOARD_TITLE: Final = "Puzzle solvers"
+PUZZLE_BOARD_EMPTY: Final = "Nobody here has finished a puzzle yet."
+
+
+def puzzle_board_line(rank: int, user_id: int, rating: int, solved: int, best: int) -> str:
+    """One line of the puzzle leaderboard."""
+    return f"{rank}. <@{user_id}> · {rating} · {solved} solved · best run {best}"

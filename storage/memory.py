@@ -29,6 +29,7 @@ from storage.repository import (
     NewGame,
     Player,
     PlayerStats,
+    PuzzlePlayer,
     ResultCount,
     StoredUndo,
     VersionConflictError,
@@ -61,6 +62,7 @@ class InMemoryGameRepository:
         self._settings: dict[int, GuildSettings] = {}
         self._undo: dict[int, StoredUndo] = {}
         self._reviews: dict[int, str] = {}
+        self._puzzles: dict[tuple[int, int], PuzzlePlayer] = {}
         self._next_id = 1
 
     def _now(self) -> datetime:
@@ -362,11 +364,35 @@ class InMemoryGameRepository:
     async def save_review(self, game_id: int, data: str) -> None:
         """Store the game's review, replacing any older one."""
         self._get(game_id)
-        self._reviews[game_id] = data
+        self._reviews.pop(game_id, None)
+        self._reviews[game_id] = data  # dicts keep insertion order: the newest last
 
     async def review(self, game_id: int) -> str | None:
         """The game's stored review, if any."""
         return self._reviews.get(game_id)
+
+    async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
+        """(game id, review) of the guild's reviewed games, the newest review first."""
+        rows = [
+            (game_id, data)
+            for game_id, data in reversed(self._reviews.items())
+            if self._get(game_id).guild_id == guild_id
+        ]
+        return rows[:limit]
+
+    async def puzzle_player(self, guild_id: int, user_id: int) -> PuzzlePlayer | None:
+        """The user's puzzle record in the guild, if any."""
+        return self._puzzles.get((guild_id, user_id))
+
+    async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
+        """Store the user's puzzle record."""
+        self._puzzles[player.guild_id, player.user_id] = player
+
+    async def puzzle_leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzlePlayer]:
+        """The guild's best puzzle solvers."""
+        rows = [p for (g, _), p in self._puzzles.items() if g == guild_id and p.solved + p.failed]
+        rows.sort(key=lambda p: (-p.rating, -p.solved, p.user_id))
+        return rows[:limit]
 
     # --- players ------------------------------------------------------------------------
 
@@ -476,6 +502,8 @@ class InMemoryGameRepository:
         for game_id, undo in list(self._undo.items()):
             if user_id in (undo.requester, undo.responder):
                 del self._undo[game_id]
+        for seat in [seat for seat in self._puzzles if seat[1] == user_id]:
+            del self._puzzles[seat]
         return touched
 
     # --- guilds -------------------------------------------------------------------------

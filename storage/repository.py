@@ -390,6 +390,20 @@ class ResultCount:
 
 
 @dataclass(frozen=True, slots=True)
+class PuzzlePlayer:
+    """A puzzle solver in one guild: rating, runs and the attempt in progress."""
+
+    guild_id: int
+    user_id: int
+    rating: int = 1200
+    streak: int = 0  # puzzles solved in a row now
+    best_streak: int = 0
+    solved: int = 0
+    failed: int = 0
+    attempt: str | None = None  # the puzzle in progress (opaque text, JSON by the bot)
+
+
+@dataclass(frozen=True, slots=True)
 class StoredUndo:
     """An undo request waiting for the opponent; stale once the game's version moved on."""
 
@@ -664,6 +678,23 @@ class GameRepository(Protocol):
 
     async def review(self, game_id: int) -> str | None:
         """The game's stored review, if any."""
+        ...
+
+    async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
+        """(game id, review) of the guild's reviewed games, the newest review first."""
+        ...
+
+    async def puzzle_player(self, guild_id: int, user_id: int) -> PuzzlePlayer | None:
+        """The user's puzzle record in the guild, if any."""
+        ...
+
+    async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
+        """Store the user's puzzle record, replacing the old one."""
+        ...
+
+    async def puzzle_leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzlePlayer]:
+        """The guild's best puzzle solvers by rating (then by puzzles solved), with at least
+        one puzzle finished."""
         ...
 
     # --- players ------------------------------------------------------------------------

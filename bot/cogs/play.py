@@ -21,6 +21,7 @@ from bot.cogs.moderation import ModerationCommands, offer_replacement
 from bot.cogs.onboarding import HelpCommands, Onboarding
 from bot.cogs.play_choices import COLOURS, GAMES, RULES
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
+from bot.cogs.puzzles import PuzzleCommands
 from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
 from bot.reporting import needs_channel_permissions
@@ -66,6 +67,7 @@ class GomokuCog(
     ModerationCommands,
     HelpCommands,
     ReviewCommands,
+    PuzzleCommands,
     commands.GroupCog,
     group_name="gomoku",
     group_description="Play Gomoku, tic-tac-toe and Connect Four",

@@ -6,3 +6,20 @@ CREATE TABLE game_reviews (
     data       TEXT NOT NULL,
     made_at    INTEGER NOT NULL
 ) STRICT;
+
+-- Puzzle solvers per server (issue 12): a rating against the puzzles (each puzzle counts as a
+-- fixed-strength opponent), the run of puzzles solved in a row, and the attempt in progress
+-- (JSON from bot/puzzles.py; NULL when none).
+CREATE TABLE puzzle_players (
+    guild_id     INTEGER NOT NULL,
+    user_id      INTEGER NOT NULL,
+    rating       INTEGER NOT NULL,
+    streak       INTEGER NOT NULL DEFAULT 0 CHECK (streak >= 0),
+    best_streak  INTEGER NOT NULL DEFAULT 0 CHECK (best_streak >= 0),
+    solved       INTEGER NOT NULL DEFAULT 0 CHECK (solved >= 0),
+    failed       INTEGER NOT NULL DEFAULT 0 CHECK (failed >= 0),
+    attempt      TEXT,
+    PRIMARY KEY (guild_id, user_id)
+) STRICT;
+CREATE INDEX puzzle_players_by_rating ON puzzle_players (guild_id, rating DESC);
+CREATE INDEX puzzle_players_by_user ON puzzle_players (user_id);

@@ -38,6 +38,9 @@ async def test_registered_tree(fake: FakeDiscord, bot: GomokuBot) -> None:
         "forget-me",
         "help",
         "review",
+        "puzzle",
+        "solve",
+        "puzzles",
     }
     admin = fake.command("gomoku-admin")
     assert {o["name"] for o in admin["options"]} == {"settings"}

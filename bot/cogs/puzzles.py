@@ -1,0 +1,166 @@
+"""``/gomoku puzzle``, ``/gomoku solve <cell>`` and ``/gomoku puzzles``: puzzles from the
+server's reviewed games (their missed wins), then the built-in set (``bot.puzzles``), in order
+(a member's n-th puzzle is the n-th of that list); one attempt at a time per member and
+server, kept in storage so it survives a restart; a rating (Elo against a fixed puzzle
+strength), runs and a leaderboard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import render, words
+from bot.puzzles import Attempt, NoPuzzleError, Progress, Puzzle, builtin, from_review, play
+from bot.review import Analyser, Review, ReviewUnavailableError
+from engine.notation import format_moves, parse_moves, parse_point
+from storage.repository import PuzzlePlayer
+
+if TYPE_CHECKING:
+    from bot.client import GomokuBot
+
+__all__ = ["PuzzleCommands", "rated", "server_puzzles"]
+
+Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
+
+_COLOUR: Final = 0x2ECC71
+PUZZLE_RATING: Final = 1500  # every puzzle counts as an opponent of this strength
+_K: Final = 32
+
+
+def rated(player: PuzzlePlayer, solved: bool) -> PuzzlePlayer:
+    """``player`` after finishing a puzzle (Elo against ``PUZZLE_RATING``)."""
+    expected = 1 / (1 + 10 ** ((PUZZLE_RATING - player.rating) / 400))
+    rating = player.rating + round(_K * ((1.0 if solved else 0.0) - expected))
+    streak = player.streak + 1 if solved else 0
+    return replace(
+        player,
+        rating=rating,
+        streak=streak,
+        best_streak=max(player.best_streak, streak),
+        solved=player.solved + solved,
+        failed=player.failed + (not solved),
+        attempt=None,
+    )
+
+
+def _dump(attempt: Attempt) -> str:
+    return json.dumps(
+        {
+            "puzzle": attempt.puzzle.to_json(),
+            "played": format_moves(attempt.played),
+            "progress": attempt.progress.value,
+        }
+    )
+
+
+def _load(text: str) -> Attempt:
+    data = json.loads(text)
+    return Attempt(
+        Puzzle.from_json(data["puzzle"]),
+        tuple(parse_moves(data["played"])),
+        Progress(data["progress"]),
+    )
+
+
+def _embed(attempt: Attempt, note: str) -> discord.Embed:
+    puzzle = attempt.puzzle
+    embed = discord.Embed(
+        title=words.puzzle_title(puzzle.origin, puzzle.solver.value),
+        description=f"{render.emoji_board(attempt.board())}\n{note}",
+        colour=_COLOUR,
+    )
+    return embed
+
+
+async def server_puzzles(bot: GomokuBot, guild_id: int) -> list[Puzzle]:
+    """The missed wins of the server's reviewed games, the newest review first."""
+    found: list[Puzzle] = []
+    for game_id, text in await bot.service.repository.guild_reviews(guild_id):
+        review = Review.from_json(text)
+        if review is not None:
+            found.extend(from_review(await bot.service.game(game_id), review))
+    return found
+
+
+class PuzzleCommands(commands.Cog):
+    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
+
+    _puzzle_locks: dict[tuple[int, int], asyncio.Lock] | None = None
+
+    def _lock(self, guild_id: int, user_id: int) -> asyncio.Lock:
+        if self._puzzle_locks is None:
+            self._puzzle_locks = {}
+        return self._puzzle_locks.setdefault((guild_id, user_id), asyncio.Lock())
+
+    @app_commands.command(name="puzzle")
+    async def puzzle(self, interaction: Interaction) -> None:
+        """A position with a forced win to find (or the one you are solving)."""
+        assert interaction.guild_id is not None
+        repository = interaction.client.service.repository
+        guild, user = interaction.guild_id, interaction.user.id
+        async with self._lock(guild, user):
+            player = await repository.puzzle_player(guild, user) or PuzzlePlayer(guild, user)
+            if player.attempt is not None:
+                attempt = _load(player.attempt)
+            else:
+                puzzles = [*await server_puzzles(interaction.client, guild), *builtin()]
+                done = player.solved + player.failed
+                attempt = Attempt(puzzles[done % len(puzzles)])
+                await repository.save_puzzle_player(replace(player, attempt=_dump(attempt)))
+        await interaction.response.send_message(
+            embed=_embed(attempt, words.PUZZLE_HOW), ephemeral=True
+        )
+
+    @app_commands.command(name="solve")
+    @app_commands.describe(cell="Your move in the puzzle, like H8")
+    async def solve(self, interaction: Interaction, cell: str) -> None:
+        """Play a move in your puzzle; the engine defends."""
+        assert interaction.guild_id is not None
+        bot = interaction.client
+        point = parse_point(cell)
+        analyser = bot.service.ai
+        if not isinstance(analyser, Analyser):
+            raise ReviewUnavailableError()
+        guild, user = interaction.guild_id, interaction.user.id
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        async with self._lock(guild, user):
+            repository = bot.service.repository
+            player = await repository.puzzle_player(guild, user)
+            if player is None or player.attempt is None:
+                raise NoPuzzleError()
+            attempt = await play(_load(player.attempt), point, analyser)
+            if attempt.progress is Progress.GOING:
+                player = replace(player, attempt=_dump(attempt))
+                note = words.puzzle_answered(str(point), str(attempt.played[-1]))
+            else:
+                player = rated(player, attempt.progress is Progress.SOLVED)
+                if attempt.progress is Progress.SOLVED:
+                    note = words.puzzle_solved(player.rating, player.streak)
+                else:
+                    note = words.puzzle_failed(player.rating, str(attempt.puzzle.answer))
+            await repository.save_puzzle_player(player)
+        await interaction.edit_original_response(embed=_embed(attempt, note))
+
+    @app_commands.command(name="puzzles")
+    async def puzzles(self, interaction: Interaction) -> None:
+        """The best puzzle solvers in this server."""
+        assert interaction.guild_id is not None
+        rows = await interaction.client.service.repository.puzzle_leaderboard(interaction.guild_id)
+        lines = [
+            words.puzzle_board_line(i + 1, p.user_id, p.rating, p.solved, p.best_streak)
+            for i, p in enumerate(rows)
+        ]
+        embed = discord.Embed(
+            title=words.PUZZLE_BOARD_TITLE,
+            description="\n".join(lines) or words.PUZZLE_BOARD_EMPTY,
+            colour=_COLOUR,
+        )
+        kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
+        await interaction.response.send_message(embed=embed, **kwargs)
