@@ -411,3 +411,18 @@ PUZZLE_BOARD_EMPTY: Final = "Nobody here has finished a puzzle yet."
 def puzzle_board_line(rank: int, user_id: int, rating: int, solved: int, best: int) -> str:
     """One line of the puzzle leaderboard."""
     return f"{rank}. <@{user_id}> · {rating} · {solved} solved · best run {best}"
+
+
+def daily_title(day: str) -> str:
+    """The daily puzzle's heading."""
+    return f"Puzzle of the day, {day}"
+
+
+DAILY_HOW: Final = "Try it with /gomoku puzzle daily:True, then /gomoku solve."
+
+
+def daily_channel_set(channel_mention: str | None) -> str:
+    """After /gomoku daily-puzzle."""
+    if channel_mention is None:
+        return "No more daily puzzles here."
+    return f"A puzzle will be posted in {channel_mention} every day."

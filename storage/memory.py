@@ -63,6 +63,7 @@ class InMemoryGameRepository:
         self._undo: dict[int, StoredUndo] = {}
         self._reviews: dict[int, str] = {}
         self._puzzles: dict[tuple[int, int], PuzzlePlayer] = {}
+        self._daily: dict[int, tuple[int, str | None]] = {}  # guild -> (channel, last day)
         self._next_id = 1
 
     def _now(self) -> datetime:
@@ -370,6 +371,25 @@ class InMemoryGameRepository:
     async def review(self, game_id: int) -> str | None:
         """The game's stored review, if any."""
         return self._reviews.get(game_id)
+
+    async def set_daily_puzzle_channel(self, guild_id: int, channel_id: int | None) -> None:
+        """Post the daily puzzle in ``channel_id`` (None: stop)."""
+        if channel_id is None:
+            self._daily.pop(guild_id, None)
+        else:
+            self._daily[guild_id] = (channel_id, self._daily.get(guild_id, (0, None))[1])
+
+    async def daily_puzzle_channels(self) -> list[tuple[int, int, str | None]]:
+        """(guild, channel, last day posted) of every guild with a daily puzzle."""
+        return [(guild, channel, day) for guild, (channel, day) in sorted(self._daily.items())]
+
+    async def claim_daily_puzzle(self, guild_id: int, day: str) -> bool:
+        """Mark ``day`` posted for the guild; False if it was already."""
+        found = self._daily.get(guild_id)
+        if found is None or found[1] == day:
+            return False
+        self._daily[guild_id] = (found[0], day)
+        return True
 
     async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
         """(game id, review) of the guild's reviewed games, the newest review first."""

@@ -688,6 +688,19 @@ class GameRepository(Protocol):
         """The user's puzzle record in the guild, if any."""
         ...
 
+    async def set_daily_puzzle_channel(self, guild_id: int, channel_id: int | None) -> None:
+        """Post the daily puzzle in ``channel_id`` (None: stop); the last posted day stays."""
+        ...
+
+    async def daily_puzzle_channels(self) -> list[tuple[int, int, str | None]]:
+        """(guild, channel, last day posted) of every guild with a daily puzzle."""
+        ...
+
+    async def claim_daily_puzzle(self, guild_id: int, day: str) -> bool:
+        """Mark ``day`` posted for the guild; False if it was already (compare-and-set, so
+        of two callers on one day only one posts)."""
+        ...
+
     async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
         """Store the user's puzzle record, replacing the old one."""
         ...

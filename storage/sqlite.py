@@ -357,6 +357,17 @@ SQL_GET_UNDO = (
 SQL_DROP_UNDO = "DELETE FROM undo_requests WHERE game_id = ?"
 SQL_SAVE_REVIEW = "INSERT OR REPLACE INTO game_reviews (game_id, data, made_at) VALUES (?, ?, ?)"
 SQL_GET_REVIEW = "SELECT data FROM game_reviews WHERE game_id = ?"
+SQL_SET_DAILY = """
+INSERT INTO daily_puzzles (guild_id, channel_id) VALUES (?, ?)
+ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id
+"""
+SQL_STOP_DAILY = "DELETE FROM daily_puzzles WHERE guild_id = ?"
+SQL_DAILY_CHANNELS = "SELECT guild_id, channel_id, last_day FROM daily_puzzles ORDER BY guild_id"
+SQL_CLAIM_DAILY = """
+UPDATE daily_puzzles SET last_day = :day
+WHERE guild_id = :guild AND (last_day IS NULL OR last_day != :day)
+RETURNING guild_id
+"""
 SQL_GUILD_REVIEWS = """
 SELECT r.game_id, r.data FROM game_reviews r JOIN games g ON g.id = r.game_id
 WHERE g.guild_id = ? ORDER BY r.made_at DESC, r.game_id DESC LIMIT ?
@@ -1128,6 +1139,34 @@ class SqliteGameRepository:
             return str(rows[0][0]) if rows else None
 
         return await self._read(work)
+
+    async def set_daily_puzzle_channel(self, guild_id: int, channel_id: int | None) -> None:
+        """Post the daily puzzle in ``channel_id`` (None: stop)."""
+
+        async def work(db: _Db) -> None:
+            if channel_id is None:
+                await self._rows(db, SQL_STOP_DAILY, (guild_id,))
+            else:
+                await self._rows(db, SQL_SET_DAILY, (guild_id, channel_id))
+
+        await self._run(work)
+
+    async def daily_puzzle_channels(self) -> list[tuple[int, int, str | None]]:
+        """(guild, channel, last day posted) of every guild with a daily puzzle."""
+
+        async def work(db: _Db) -> list[tuple[int, int, str | None]]:
+            rows = await self._rows(db, SQL_DAILY_CHANNELS, ())
+            return [(int(g), int(c), None if d is None else str(d)) for g, c, d in rows]
+
+        return await self._read(work)
+
+    async def claim_daily_puzzle(self, guild_id: int, day: str) -> bool:
+        """Mark ``day`` posted for the guild; False if it was already."""
+
+        async def work(db: _Db) -> bool:
+            return bool(await self._rows(db, SQL_CLAIM_DAILY, {"guild": guild_id, "day": day}))
+
+        return await self._run(work)
 
     async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
         """(game id, review) of the guild's reviewed games, the newest review first."""

@@ -8,8 +8,11 @@ strength), runs and a leaderboard.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 from dataclasses import replace
+from datetime import date
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import discord
@@ -25,9 +28,10 @@ from storage.repository import PuzzlePlayer
 if TYPE_CHECKING:
     from bot.client import GomokuBot
 
-__all__ = ["PuzzleCommands", "rated", "server_puzzles"]
+__all__ = ["DailyPuzzle", "PuzzleCommands", "daily_puzzle", "post_due", "rated", "server_puzzles"]
 
 Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
+log = logging.getLogger(__name__)
 
 _COLOUR: Final = 0x2ECC71
 PUZZLE_RATING: Final = 1500  # every puzzle counts as an opponent of this strength
@@ -89,6 +93,71 @@ async def server_puzzles(bot: GomokuBot, guild_id: int) -> list[Puzzle]:
     return found
 
 
+def daily_puzzle(day: date) -> Puzzle:
+    """The day's puzzle: the built-in set in turn, the same for every server."""
+    puzzles = builtin()
+    return puzzles[day.toordinal() % len(puzzles)]
+
+
+async def post_due(bot: GomokuBot) -> int:
+    """Post today's puzzle in every chosen channel that has not had it; how many were posted.
+    The day is claimed in storage first, so a restart or a second caller never posts twice."""
+    repository = bot.service.repository
+    day = bot.clock().date()
+    posted = 0
+    for guild_id, channel_id, last in await repository.daily_puzzle_channels():
+        if last == day.isoformat() or not await repository.claim_daily_puzzle(
+            guild_id, day.isoformat()
+        ):
+            continue
+        attempt = Attempt(daily_puzzle(day))
+        embed = _embed(attempt, words.DAILY_HOW)
+        embed.title = words.daily_title(day.isoformat())
+        try:
+            channel = bot.get_channel(channel_id) or await bot.fetch_channel(channel_id)
+            assert isinstance(channel, discord.abc.Messageable)
+            await channel.send(embed=embed, allowed_mentions=discord.AllowedMentions.none())
+            posted += 1
+        except (discord.HTTPException, AssertionError):
+            log.warning("daily puzzle: cannot post in channel %s of guild %s", channel_id, guild_id)
+    return posted
+
+
+class DailyPuzzle(commands.Cog):
+    """Posts the daily puzzle: on start, when a channel is chosen, and on every poll (the
+    bot's ``deadline_poll``), so the first poll after midnight UTC posts the new day's."""
+
+    def __init__(self, bot: GomokuBot) -> None:
+        self.bot = bot
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+
+    async def cog_load(self) -> None:
+        """Start polling."""
+        self._task = asyncio.create_task(self._loop())
+
+    async def cog_unload(self) -> None:
+        """Stop polling."""
+        if self._task is not None:
+            self._task.cancel()
+
+    @commands.Cog.listener()
+    async def on_daily_puzzle_channel(self) -> None:
+        """A channel was chosen: post now rather than at the next poll."""
+        self._wake.set()
+
+    async def _loop(self) -> None:
+        await self.bot.wait_until_ready()
+        while not self.bot.is_closed():
+            try:
+                await post_due(self.bot)
+            except Exception:
+                log.exception("daily puzzle: posting failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self.bot.deadline_poll)
+            self._wake.clear()
+
+
 class PuzzleCommands(commands.Cog):
     """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
 
@@ -100,14 +169,19 @@ class PuzzleCommands(commands.Cog):
         return self._puzzle_locks.setdefault((guild_id, user_id), asyncio.Lock())
 
     @app_commands.command(name="puzzle")
-    async def puzzle(self, interaction: Interaction) -> None:
+    @app_commands.describe(daily="Play today's puzzle (it replaces the one you are solving)")
+    async def puzzle(self, interaction: Interaction, daily: bool = False) -> None:
         """A position with a forced win to find (or the one you are solving)."""
         assert interaction.guild_id is not None
-        repository = interaction.client.service.repository
+        bot = interaction.client
+        repository = bot.service.repository
         guild, user = interaction.guild_id, interaction.user.id
         async with self._lock(guild, user):
             player = await repository.puzzle_player(guild, user) or PuzzlePlayer(guild, user)
-            if player.attempt is not None:
+            if daily:
+                attempt = Attempt(daily_puzzle(bot.clock().date()))
+                await repository.save_puzzle_player(replace(player, attempt=_dump(attempt)))
+            elif player.attempt is not None:
                 attempt = _load(player.attempt)
             else:
                 puzzles = [*await server_puzzles(interaction.client, guild), *builtin()]
@@ -147,6 +221,22 @@ class PuzzleCommands(commands.Cog):
                     note = words.puzzle_failed(player.rating, str(attempt.puzzle.answer))
             await repository.save_puzzle_player(player)
         await interaction.edit_original_response(embed=_embed(attempt, note))
+
+    @app_commands.command(name="daily-puzzle")
+    @app_commands.describe(channel="Where to post it (leave empty to stop)")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def daily_puzzle_channel(
+        self, interaction: Interaction, channel: discord.TextChannel | None = None
+    ) -> None:
+        """Post a puzzle in a channel every day (Manage Server)."""
+        assert interaction.guild_id is not None
+        repository = interaction.client.service.repository
+        await repository.set_daily_puzzle_channel(
+            interaction.guild_id, None if channel is None else channel.id
+        )
+        mention = None if channel is None else channel.mention
+        await interaction.response.send_message(words.daily_channel_set(mention), ephemeral=True)
+        interaction.client.dispatch("daily_puzzle_channel")  # post today's now, if not yet
 
     @app_commands.command(name="puzzles")
     async def puzzles(self, interaction: Interaction) -> None:

@@ -23,3 +23,11 @@ CREATE TABLE puzzle_players (
 ) STRICT;
 CREATE INDEX puzzle_players_by_rating ON puzzle_players (guild_id, rating DESC);
 CREATE INDEX puzzle_players_by_user ON puzzle_players (user_id);
+
+-- The daily puzzle (issue 12): the channel a server chose for it and the last day (UTC,
+-- YYYY-MM-DD) one was posted there, so a restart never posts a day's puzzle twice.
+CREATE TABLE daily_puzzles (
+    guild_id    INTEGER PRIMARY KEY,
+    channel_id  INTEGER NOT NULL,
+    last_day    TEXT
+) STRICT;

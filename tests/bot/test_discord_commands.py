@@ -41,6 +41,7 @@ async def test_registered_tree(fake: FakeDiscord, bot: GomokuBot) -> None:
         "puzzle",
         "solve",
         "puzzles",
+        "daily-puzzle",
     }
     admin = fake.command("gomoku-admin")
     assert {o["name"] for o in admin["options"]} == {"settings"}

@@ -1,16 +1,20 @@
 """Puzzles through the real discord.py against the fake Discord, with the real process pool:
 a puzzle solved by another winning line than the stored one, a move that lets the win go
-fails it, the rating, run and leaderboard follow, and an attempt survives a restart."""
+fails it, the rating, run and leaderboard follow, an attempt survives a restart, and the daily
+puzzle is posted once a day, restart or not."""
 
 from __future__ import annotations
+
+import asyncio
 
 from bot.ai import ProcessPoolRunner
 from bot.cogs.puzzles import _dump
 from bot.puzzles import Attempt
 from storage.repository import PuzzlePlayer
-from tests.bot.conftest import BotFactory
+from tests.bot.conftest import BotFactory, Clock
 from tests.bot.test_puzzles import THREE
 from tests.fakediscord import FakeDiscord, FakeUser
+from tests.fakediscord.model import Message
 
 
 async def test_puzzles_solve_fail_rate_and_survive_a_restart(
@@ -76,3 +80,37 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
     async with fake.running(second):
         again = await fake.slash("gomoku puzzle", user=alice)
         assert again.embeds[0]["title"] == title  # the same attempt after a restart
+
+
+async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
+    fake: FakeDiscord, make_bot: BotFactory, clock: Clock, alice: FakeUser
+) -> None:
+    def posts() -> list[Message]:
+        return [m for m in fake.channel_messages() if "Puzzle of the day" in m.text()]
+
+    first = make_bot()
+    async with fake.running(first):
+        options = {"channel": fake.default_channel}
+        refused = await fake.slash("gomoku daily-puzzle", user=alice, options=options)
+        assert refused.ephemeral
+        assert "Manage Server" in refused.content
+        assert posts() == []
+        chosen = await fake.slash("gomoku daily-puzzle", user=fake.owner, options=options)
+        assert chosen.ephemeral
+        await fake.wait_for(lambda: len(posts()) == 1)
+        assert "/gomoku puzzle daily:True" in posts()[0].text()
+    second = make_bot()
+    async with fake.running(second):
+        for _ in range(5):  # several polls of the restarted bot: nothing new today
+            await asyncio.sleep(second.deadline_poll * 2)
+        assert len(posts()) == 1
+        today = await fake.slash("gomoku puzzle", user=alice, options={"daily": True})
+        assert "to play and win" in today.text()
+        clock.advance(days=1)
+        await fake.wait_for(lambda: len(posts()) == 2)
+        await asyncio.sleep(second.deadline_poll * 4)
+        assert len(posts()) == 2
+        await fake.slash("gomoku daily-puzzle", user=fake.owner)  # stop
+        clock.advance(days=1)
+        await asyncio.sleep(second.deadline_poll * 4)
+        assert len(posts()) == 2

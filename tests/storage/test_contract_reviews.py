@@ -52,3 +52,18 @@ async def test_a_guilds_reviews_newest_first(repo: GameRepository) -> None:
     assert await repo.guild_reviews(GUILD) == [(first.id, "a"), (second.id, "b")]
     assert await repo.guild_reviews(GUILD, limit=1) == [(first.id, "a")]
     assert await repo.guild_reviews(GUILD + 2) == []
+
+
+async def test_the_daily_puzzle_is_claimed_once_a_day(repo: GameRepository) -> None:
+    assert await repo.daily_puzzle_channels() == []
+    assert not await repo.claim_daily_puzzle(GUILD, "2026-01-01")  # no channel chosen
+    await repo.set_daily_puzzle_channel(GUILD, 77)
+    assert await repo.daily_puzzle_channels() == [(GUILD, 77, None)]
+    assert await repo.claim_daily_puzzle(GUILD, "2026-01-01")
+    assert not await repo.claim_daily_puzzle(GUILD, "2026-01-01")
+    await repo.set_daily_puzzle_channel(GUILD, 78)  # another channel: the day stays claimed
+    assert await repo.daily_puzzle_channels() == [(GUILD, 78, "2026-01-01")]
+    assert not await repo.claim_daily_puzzle(GUILD, "2026-01-01")
+    assert await repo.claim_daily_puzzle(GUILD, "2026-01-02")
+    await repo.set_daily_puzzle_channel(GUILD, None)
+    assert await repo.daily_puzzle_channels() == []
