@@ -15,7 +15,7 @@ from typing import Final
 
 from bot.ai import AIError
 from bot.puzzles import NoPuzzleError
-from bot.review import NotReviewableError, ReviewUnavailableError
+from bot.review import NoGameToReviewError, NotReviewableError, ReviewUnavailableError
 from bot.service import (
     AIFailedError,
     AIThinkingError,
@@ -177,6 +177,8 @@ def user_message(error: BaseException) -> str | None:
             return "There is no undo request to answer (the game has moved on)."
         case NoPuzzleError():
             return "You have no puzzle going: /gomoku puzzle gives you one."
+        case NoGameToReviewError():
+            return "You have no finished game here to review. Name one: /gomoku review game:12"
         case NotReviewableError(game_id=game_id):
             return f"Game {game_id} cannot be reviewed: only finished Gomoku games with moves can."
         # ---- our side

@@ -43,6 +43,7 @@ __all__ = [
     "Analyser",
     "Mark",
     "MarkKind",
+    "NoGameToReviewError",
     "NotReviewableError",
     "Review",
     "ReviewUnavailableError",
@@ -67,6 +68,10 @@ class NotReviewableError(Exception):
     def __init__(self, game_id: int) -> None:
         super().__init__(game_id)
         self.game_id = game_id
+
+
+class NoGameToReviewError(Exception):
+    """``/gomoku review`` without a game, from a user with no finished game here."""
 
 
 class ReviewUnavailableError(Exception):

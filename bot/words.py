@@ -113,7 +113,8 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
     )
     moderate = (
         f"{mention('gomoku end')} ends this channel's game without a result (Manage Messages "
-        f"or the server's moderator role) · {mention('gomoku-admin settings')} server settings"
+        f"or the server's moderator role) · {mention('gomoku-admin settings')} server settings "
+        f"· {mention('gomoku daily-puzzle')} a puzzle a day in a channel (Manage Server)"
     )
     levels = "\n".join(f"**{level.value}**: {LEVEL_WORDS[level]}" for level in Level)
     rules = "\n".join(f"**{rule.value}**: {RULE_WORDS[rule]}" for rule in Rule)

@@ -20,13 +20,14 @@ from bot import history, words
 from bot.cogs.history import ReplayButton
 from bot.review import (
     Analyser,
+    NoGameToReviewError,
     Review,
     Reviewer,
     ReviewUnavailableError,
     check_reviewable,
     stored_review,
 )
-from bot.service import GameView, NoSuchGameError
+from bot.service import GameView
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot
@@ -108,7 +109,7 @@ class ReviewCommands(commands.Cog):
                 service, interaction.user.id, guild_id=interaction.guild_id
             )
             if latest is None:
-                raise NoSuchGameError(0)
+                raise NoGameToReviewError()
             view = latest
         check_reviewable(view)
         stored = await stored_review(service.repository, view.game_id)

@@ -73,4 +73,13 @@ async def test_review_of_a_finished_game_marks_replays_and_is_stored(
         assert "21. o15" in again.text()
         refused = await fake.slash("gomoku review", user=alice, options={"game": game_id + 50})
         assert refused.ephemeral
-        assert "no longer exists" in refused.content or "no game" in refused.content.lower()
+        assert "no longer exists" in refused.content
+        newcomer = fake.add_user("dave")
+        nothing = await fake.slash("gomoku review", user=newcomer)
+        assert nothing.ephemeral
+        assert "no finished game here" in nothing.content
+        await fake.slash("gomoku start", user=alice, options={"game": "tictactoe"})
+        small = (await second.service.board(fake.default_channel.id)).game_id
+        await second.service.resign(fake.default_channel.id, alice.id)
+        other = await fake.slash("gomoku review", user=alice, options={"game": small})
+        assert f"Game {small} cannot be reviewed" in other.content
