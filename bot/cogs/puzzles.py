@@ -115,10 +115,11 @@ async def post_due(bot: GomokuBot) -> int:
         embed.title = words.daily_title(day.isoformat())
         try:
             channel = bot.get_channel(channel_id) or await bot.fetch_channel(channel_id)
-            assert isinstance(channel, discord.abc.Messageable)
+            if not isinstance(channel, discord.abc.Messageable):
+                raise TypeError(type(channel).__name__)
             await channel.send(embed=embed, allowed_mentions=discord.AllowedMentions.none())
             posted += 1
-        except (discord.HTTPException, AssertionError):
+        except (discord.HTTPException, TypeError):
             log.warning("daily puzzle: cannot post in channel %s of guild %s", channel_id, guild_id)
     return posted
 
