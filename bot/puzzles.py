@@ -1,6 +1,6 @@
-"""Puzzles: a position where the side to move forces a win; the solver plays it out against
-the engine. Free of discord.py. (The ``/gomoku puzzle`` command, ratings, streaks and the daily
-puzzle are not built yet; this is the part they stand on.)
+"""Puzzles: a position where the side to move forces a win, and the solver plays it out
+against the engine; or one where only one move stops the opponent's forced win, and the solver
+must find it. Free of discord.py (``bot.cogs.puzzles`` holds the commands).
 
 A puzzle is solved when the solver's five is on the board: any winning line counts, not one
 stored answer. After each of the solver's moves the engine answers with its most stubborn
@@ -56,8 +56,9 @@ class Puzzle:
     rule: Rule
     size: int
     moves: tuple[Point, ...]
-    proof: str  # how the engine proved the win: vcf or vct
+    proof: str  # how the engine proved the win: vcf or vct (for a defence: the threat's)
     answer: Point  # the engine's first winning move (a hint; other wins count too)
+    defend: bool = False  # find the one move that stops the opponent's forced win instead
 
     def board(self) -> Board:
         """The position."""
@@ -88,6 +89,7 @@ class Puzzle:
             "moves": format_moves(self.moves),
             "proof": self.proof,
             "answer": str(self.answer),
+            **({"defend": True} if self.defend else {}),
         }
 
     @classmethod
@@ -100,6 +102,7 @@ class Puzzle:
             tuple(parse_moves(str(data["moves"]))),
             str(data["proof"]),
             parse_moves(str(data["answer"]))[0],
+            bool(data.get("defend", False)),
         )
 
 
@@ -132,7 +135,8 @@ class Attempt:
 
 
 async def play(attempt: Attempt, move: Point, analyser: Analyser) -> Attempt:
-    """The solver plays ``move``; the engine answers while the win is still forced.
+    """The solver plays ``move``; the engine answers while the win is still forced. A
+    defence puzzle ends at once: solved when the opponent has no forced win after ``move``.
 
     Raises:
         GameOverError: the attempt is over already.
@@ -155,6 +159,10 @@ async def play(attempt: Attempt, move: Point, analyser: Analyser) -> Attempt:
         return AnalysisRequest(board.width, board.rule, moves, NODES)
 
     defence = await analyser.analyse(request(played))
+    if attempt.puzzle.defend:
+        if defence.won:  # the threat goes through: show how
+            return Attempt(attempt.puzzle, (*played, defence.best), Progress.FAILED)
+        return Attempt(attempt.puzzle, played, Progress.SOLVED)
     if defence.won:
         # the defender wins now: the solver's move threw the win away (and its answer shows it)
         return Attempt(attempt.puzzle, (*played, defence.best), Progress.FAILED)
@@ -249,6 +257,27 @@ def suite() -> list[Puzzle]:
     return found
 
 
+def defences() -> list[Puzzle]:
+    """The tactical suite's single saving moves (``engine.gomocup.tactics.DEFENCES``), kept
+    where the engine agrees: after the answer the opponent has no forced win it can prove."""
+    from engine.gomocup.tactics import DEFENCES
+    from engine.search.analysis import analyse
+
+    found = []
+    for number, position in enumerate(DEFENCES):
+        board = position.board()
+        assert position.answer is not None
+        answer = parse_moves(position.answer)[0]
+        after = board.copy()
+        after.play(answer)
+        if analyse(after, nodes=NODES).won:
+            continue
+        moves = tuple(m.point for m in board.moves)
+        key = f"builtin:defence:{number}"
+        found.append(Puzzle(key, position.rule, 15, moves, "vcf", answer, defend=True))
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m bot.puzzles generate [--out FILE]``: write the built-in set."""
     parser = argparse.ArgumentParser(prog="python -m bot.puzzles")
@@ -256,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default=None, help="the data file (default: the package's)")
     options = parser.parse_args(argv)
     puzzles = [p for rule in (Rule.FREESTYLE, Rule.RENJU) for p in generate(rule)]
-    puzzles += suite()
+    puzzles += suite() + defences()
     text = json.dumps([p.to_json() for p in puzzles], indent=1) + "\n"
     out = options.out or str(importlib.resources.files("bot") / "data" / _DATA)
     with open(out, "w", encoding="utf-8") as file:

@@ -375,11 +375,25 @@ REVIEW_FIELD: Final = "Engine"
 # ---------------------------------------------------------------- puzzles (issue 12)
 
 
-def puzzle_title(origin: tuple[str, int, int], side: str) -> str:
+def puzzle_title(origin: tuple[str, int, int], side: str, *, defend: bool = False) -> str:
     """A puzzle's heading (``origin``: ``bot.puzzles.Puzzle.origin``)."""
     kind, game_id, number = origin
     where = f"from game {game_id}, move {number + 1}" if kind == "game" else f"#{number + 1}"
-    return f"Puzzle {where}: {side.capitalize()} to play and win"
+    task = "find the one move that holds" if defend else "play and win"
+    return f"Puzzle {where}: {side.capitalize()} to {task}"
+
+
+def puzzle_held(rating: int, streak: int) -> str:
+    """A defence puzzle solved."""
+    return f"Held! That was the one move. Puzzle rating {rating}, {streak} in a row."
+
+
+def puzzle_broke(rating: int, answer: str, reply: str) -> str:
+    """A defence puzzle failed."""
+    return (
+        f"The attack goes through (it goes on with **{reply}**). The move that held was "
+        f"**{answer}**. Puzzle rating {rating}."
+    )
 
 
 PUZZLE_HOW: Final = (

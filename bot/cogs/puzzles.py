@@ -76,7 +76,7 @@ def _load(text: str) -> Attempt:
 def _embed(attempt: Attempt, note: str) -> discord.Embed:
     puzzle = attempt.puzzle
     embed = discord.Embed(
-        title=words.puzzle_title(puzzle.origin, puzzle.solver.value),
+        title=words.puzzle_title(puzzle.origin, puzzle.solver.value, defend=puzzle.defend),
         description=f"{render.emoji_board(attempt.board())}\n{note}",
         colour=_COLOUR,
     )
@@ -216,7 +216,12 @@ class PuzzleCommands(commands.Cog):
                 note = words.puzzle_answered(str(point), str(attempt.played[-1]))
             else:
                 player = rated(player, attempt.progress is Progress.SOLVED)
-                if attempt.progress is Progress.SOLVED:
+                answer = str(attempt.puzzle.answer)
+                if attempt.puzzle.defend and attempt.progress is Progress.SOLVED:
+                    note = words.puzzle_held(player.rating, player.streak)
+                elif attempt.puzzle.defend:
+                    note = words.puzzle_broke(player.rating, answer, str(attempt.played[-1]))
+                elif attempt.progress is Progress.SOLVED:
                     note = words.puzzle_solved(player.rating, player.streak)
                 else:
                     note = words.puzzle_failed(player.rating, str(attempt.puzzle.answer))

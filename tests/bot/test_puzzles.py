@@ -53,6 +53,28 @@ async def test_a_move_that_lets_the_win_go_fails() -> None:
     assert attempt.played[0] == _p("a15")
 
 
+# only g6 stops White's five-in-waiting (engine.gomocup.tactics.DEFENCES[1])
+HOLD = Puzzle(
+    "test:hold",
+    Rule.FREESTYLE,
+    15,
+    tuple(parse_moves("h8 f6 e6 g5 e7 e5 d5 f7 f8 d6 e9 e8 c7 h5")),
+    "vcf",
+    parse_moves("g6")[0],
+    defend=True,
+)
+
+
+async def test_a_defence_puzzle_is_solved_by_the_one_move_and_failed_by_another() -> None:
+    held = await play(Attempt(HOLD), _p("g6"), InProcess())
+    assert held.progress is Progress.SOLVED
+    assert held.played == (_p("g6"),)
+    broken = await play(Attempt(HOLD), _p("a1"), InProcess())
+    assert broken.progress is Progress.FAILED
+    assert broken.played == (_p("a1"), _p("g6"))  # and how the attack goes on
+    assert Puzzle.from_json(HOLD.to_json()) == HOLD
+
+
 async def test_an_illegal_move_changes_nothing() -> None:
     attempt = Attempt(THREE)
     with pytest.raises(OccupiedPointError):
@@ -64,11 +86,16 @@ def test_the_builtin_set_is_proven() -> None:
     puzzles = builtin()
     assert len(puzzles) >= 4
     assert {p.rule for p in puzzles} == {Rule.FREESTYLE, Rule.RENJU}
+    assert any(p.defend for p in puzzles)
     assert len({p.key for p in puzzles}) == len(puzzles)
     for puzzle in puzzles[:: max(1, len(puzzles) // 3)]:
-        result = analyse(puzzle.board(), nodes=60_000)
-        assert result.won
         assert puzzle.board().is_legal(puzzle.answer)
+        if puzzle.defend:
+            after = puzzle.board()
+            after.play(puzzle.answer)
+            assert not analyse(after, nodes=60_000).won
+        else:
+            assert analyse(puzzle.board(), nodes=60_000).won
 
 
 async def test_a_reviewed_missed_win_becomes_a_puzzle() -> None:
