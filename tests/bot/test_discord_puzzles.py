@@ -105,7 +105,7 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
             await asyncio.sleep(second.deadline_poll * 2)
         assert len(posts()) == 1
         today = await fake.slash("gomoku puzzle", user=alice, options={"daily": True})
-        assert "to play and win" in today.text()
+        assert "Puzzle #" in today.text()  # a built-in one, whichever the day gives
         clock.advance(days=1)
         await fake.wait_for(lambda: len(posts()) == 2)
         await asyncio.sleep(second.deadline_poll * 4)
