@@ -28,15 +28,18 @@ from engine.search.levels import PRESETS
 from engine.types import Game, Point, Rule
 
 if TYPE_CHECKING:
+    from engine.search.analysis import Analysis
     from engine.types import Level
 
 __all__ = [
+    "REVIEW_NICENESS",
     "WORKER_NICENESS",
     "AIError",
     "AIMove",
     "AIRequest",
     "AIRunner",
     "AIUnavailableError",
+    "AnalysisRequest",
     "ProcessPoolRunner",
 ]
 
@@ -72,6 +75,8 @@ class AIRequest:
     moves: tuple[tuple[int, int], ...]  # (x, y) of every move, Black first
     level: Level
     seed: int  # makes the level's noise reproducible
+    # during an opening rule: (rule, steps so far as words); the worker answers a step
+    opening: tuple[str, tuple[str, ...]] | None = None
 
     @classmethod
     def from_board(cls, board: Board, level: Level, seed: int) -> Self:
@@ -94,14 +99,33 @@ class AIRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class AnalysisRequest:
+    """A Gomoku position to analyse (``engine.search.analysis.analyse``) and its budget."""
+
+    size: int
+    rule: Rule
+    moves: tuple[tuple[int, int], ...]  # (x, y) of every move, Black first
+    nodes: int
+    time_ms: int | None = None  # a cap on top of the nodes (makes the answer machine-bound)
+
+    def board(self) -> Board:
+        """Rebuild the position."""
+        board = Board(self.size, self.rule)
+        for x, y in self.moves:
+            board.play(Point(x, y))
+        return board
+
+
+@dataclass(frozen=True, slots=True)
 class AIMove:
     """The move the AI chose, with what the search reports about it."""
 
-    point: Point
+    point: Point  # the move (for an opening step that is not a stone: the last stone)
     score: int  # from the mover's point of view
     depth: int
     nodes: int
     time_ms: float  # search time inside the worker
+    step: str | None = None  # the answer to an opening step (a point, a choice, a number)
 
 
 class AIRunner(Protocol):
@@ -147,6 +171,8 @@ def _search(request: AIRequest) -> AIMove:
     """Worker entry point."""
     from engine.search.levels import choose_move
 
+    if request.opening is not None:
+        return _opening_step(request)
     result = choose_move(request.board(), request.level, request.seed)
     return AIMove(
         point=result.move,
@@ -155,6 +181,41 @@ def _search(request: AIRequest) -> AIMove:
         nodes=int(result.nodes),
         time_ms=float(result.time_ms),
     )
+
+
+def _opening_step(request: AIRequest) -> AIMove:
+    """The AI's step in an opening rule (``engine.search.opening_ai.opening_step``)."""
+    import time
+
+    from engine.opening_rules import Opening, OpeningRule
+    from engine.search.opening_ai import opening_step
+
+    assert request.opening is not None
+    rule, steps = request.opening
+    board = request.board()
+    opening = Opening.replay(OpeningRule(rule), steps, size=board.size, board_rule=board.rule)
+    started = time.perf_counter()
+    word = opening_step(opening, request.level, request.seed)
+    last = board.last_move
+    point = Point.parse(word) if word[:1].isalpha() and word not in _CHOICE_WORDS else None
+    return AIMove(
+        point=point or (last.point if last is not None else Point(0, 0)),
+        score=0,
+        depth=0,
+        nodes=0,
+        time_ms=(time.perf_counter() - started) * 1000,
+        step=word,
+    )
+
+
+_CHOICE_WORDS: Final = frozenset({"black", "white", "two", "offer"})
+
+
+def _analyse(request: AnalysisRequest) -> Analysis:
+    """Worker entry point for reviews."""
+    from engine.search.analysis import analyse
+
+    return analyse(request.board(), nodes=request.nodes, time_ms=request.time_ms)
 
 
 def _pid() -> int:
@@ -167,6 +228,10 @@ def _pid() -> int:
 # With the searches at the event loop's priority, 200 games with both cores searching gave
 # /place p95 152 ms; at nice 10, 18 ms (python -m tests.bot.bench_load --level medium).
 WORKER_NICENESS = 10
+# Reviews run in a worker of their own, below the live searches: the kernel gives the cores to
+# the moves of games being played first, and a review only takes what they leave.
+REVIEW_NICENESS = 19
+_REVIEW_HANG_S: Final = 60.0
 
 
 class ProcessPoolRunner:
@@ -191,6 +256,7 @@ class ProcessPoolRunner:
         self._generation = 0  # bumps on every replacement so concurrent failures replace once
         self.replacements = 0  # how many times a broken or hung pool was replaced
         self._closed = False
+        self._review_pool: ProcessPoolExecutor | None = None  # started by the first review
         # The warm-up of the current pool, per event loop (tests run one pool across loops).
         self._warming: tuple[int, asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
 
@@ -277,9 +343,45 @@ class ProcessPoolRunner:
                 raise AIError(type(error).__name__) from error
         raise AssertionError("unreachable")
 
+    async def analyse(self, request: AnalysisRequest) -> Analysis:
+        """Analyse a position in the review worker (one process, at ``REVIEW_NICENESS``).
+
+        Raises:
+            AIError: the worker died or hung (the review worker is then replaced), or the
+                analysis raised.
+        """
+        if self._closed:
+            raise AIError("closed")
+        if self._review_pool is None:
+            self._review_pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(self._warm, REVIEW_NICENESS),
+            )
+        pool = self._review_pool
+        future = asyncio.get_running_loop().run_in_executor(pool, _analyse, request)
+        try:
+            return await asyncio.wait_for(future, timeout=_REVIEW_HANG_S)
+        except (BrokenProcessPool, TimeoutError) as error:
+            log.warning("review worker failed: %r; replacing it", error)
+            self._stop_review_pool()
+            raise AIError(type(error).__name__) from error
+        except Exception as error:
+            log.exception("analysis raised on %r", request)
+            raise AIError(type(error).__name__) from error
+
+    def _stop_review_pool(self) -> None:
+        pool, self._review_pool = self._review_pool, None
+        if pool is not None:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+
     async def close(self) -> None:
         """Stop the workers; running searches end with ``AIError`` and are not retried."""
         self._closed = True
+        self._stop_review_pool()
         pool = self._pool
         for process in list((getattr(pool, "_processes", None) or {}).values()):
             process.kill()

@@ -29,6 +29,7 @@ import discord
 from discord.ext import commands
 
 from bot import render
+from bot.opening_words import choice_summary
 from bot.render_png import render_png_async
 from bot.reporting import GomokuTree, UserCooldown
 from bot.service import (
@@ -561,6 +562,8 @@ def _for_send(message_args: dict[str, Any]) -> dict[str, Any]:
 def _move_summary(first: MoveResult, last: MoveResult) -> str:
     board = first.game.board
     text = f"You played **{render.move_name(board, first.move.point)}**."
-    if last is not first:
+    if last is not first and last.step is not None:
+        text += " " + choice_summary(last.step, ai=True)  # an opening choice, not a stone
+    elif last is not first:
         text += f" The AI answered **{render.move_name(board, last.move.point)}**."
     return text

@@ -14,6 +14,9 @@ from collections.abc import Iterable
 from typing import Final
 
 from bot.ai import AIError, AIUnavailableError
+from bot.opening_words import error_message as opening_message
+from bot.puzzles import NoPuzzleError
+from bot.review import NoGameToReviewError, NotReviewableError, ReviewUnavailableError
 from bot.service import (
     AIFailedError,
     AIThinkingError,
@@ -48,6 +51,7 @@ from engine.errors import (
     NothingToUndoError,
     OccupiedPointError,
     OffBoardError,
+    OpeningError,
     UnsupportedBoardError,
 )
 from engine.types import Point
@@ -86,6 +90,7 @@ _OPTION_NAMES: Final = {
     "column": "column",
     "turn_time": "turn time (seconds)",
     "board_style": "board style",
+    "opening": "opening rule",
     "idle_human": "idle time between people (seconds)",
     "idle_ai": "idle time against the AI (seconds)",
     "game": "game",
@@ -152,6 +157,8 @@ def user_message(error: BaseException) -> str | None:
             return "That board is not offered."
         case InvalidRecordError():
             return "That game record could not be read."
+        case OpeningError():
+            return opening_message(error)
         # ---- whose game, whose turn
         case NoActiveGameError():
             return "There is no game in this channel. Start one with /gomoku start."
@@ -190,9 +197,17 @@ def user_message(error: BaseException) -> str | None:
             return "Your undo request is still waiting for your opponent."
         case NoUndoRequestError():
             return "There is no undo request to answer (the game has moved on)."
+        case NoPuzzleError():
+            return "You have no puzzle going: /gomoku puzzle gives you one."
+        case NoGameToReviewError():
+            return "You have no finished game here to review. Name one: /gomoku review game:12"
+        case NotReviewableError(game_id=game_id):
+            return f"Game {game_id} cannot be reviewed: only finished Gomoku games with moves can."
         # ---- our side
         case AIFailedError() | AIError() if _workers_unreachable(error):
             return "The AI's workers can't be reached right now. Nothing changed; try again soon."
+        case ReviewUnavailableError():
+            return "Reviews need the engine, and this bot runs without it."
         case AIFailedError() | AIError():
             return "The AI could not move just now. Nothing changed; try again."
         case VersionConflictError():

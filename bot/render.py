@@ -322,7 +322,12 @@ def game_name(game: Game) -> str:
 def game_title(view: GameView) -> str:
     """``Gomoku 15x15 · renju`` / ``Connect Four``."""
     if view.game is Game.GOMOKU:
-        return f"Gomoku {view.board.width}x{view.board.height} · {view.rule.value}"
+        title = f"Gomoku {view.board.width}x{view.board.height} · {view.rule.value}"
+        if view.opening is not None:
+            from bot.opening_words import RULE_NAMES
+
+            title += f" · {RULE_NAMES[view.opening.rule]} opening"
+        return title
     return _GAME_NAMES[view.game]
 
 
@@ -342,6 +347,10 @@ def status_line(view: GameView, names: Callable[[Player], str] = player_label) -
     )
     if view.status is GameStatus.PENDING:
         return f"{players} · waiting for the challenge to be accepted"
+    if view.status is GameStatus.ACTIVE and view.in_opening:
+        from bot.opening_words import opening_status
+
+        return f"{players} · {opening_status(view, names)}"
     if view.status is GameStatus.ACTIVE:
         color = board.to_move
         last = ""

@@ -63,12 +63,20 @@ from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
 from bot.ai import AIError, AIRequest
 from bot.render import forbidden_points
 from engine.board import MAX_SIZE, MIN_SIZE, Board
-from engine.errors import GomokuError, IllegalMoveError, UnsupportedBoardError
+from engine.errors import (
+    GomokuError,
+    IllegalMoveError,
+    OpeningError,
+    OpeningStepError,
+    UnsupportedBoardError,
+)
+from engine.opening_rules import Opening, OpeningRule, Seat
 from engine.records import move_text, to_sgf
 from engine.types import Color, Game, Level, Move, Outcome, Point, Rule, Termination
 from storage.repository import (
     ChannelBusyError,
     GameNotFoundError,
+    GameOpening,
     GameRecord,
     GameStatus,
     GuildSettings,
@@ -378,6 +386,32 @@ class GameView:
 
     record: GameRecord
     board: Board
+    opening: Opening | None = None  # the opening rule's state, when the game has one
+
+    @property
+    def in_opening(self) -> bool:
+        """The game is active and its opening rule is still settling the colours."""
+        return (
+            self.opening is not None
+            and not self.opening.is_done
+            and self.record.status is GameStatus.ACTIVE
+        )
+
+    @property
+    def acting_color(self) -> Color:
+        """The colour of whoever acts next: the side to move, or during an opening the
+        colour the person whose step it is holds now."""
+        if self.in_opening:
+            assert self.opening is not None
+            actor = self.opening.actor
+            assert actor is not None
+            return self.opening.color_of(actor)
+        return self.board.to_move
+
+    def seat_player(self, seat: Seat) -> Player:
+        """The player in an opening's ``seat`` (first: who started the opening)."""
+        assert self.opening is not None
+        return self.record.player(self.opening.color_of(seat))
 
     @property
     def game_id(self) -> int:
@@ -458,7 +492,7 @@ class GameView:
         """Who moves next; None unless the game is active."""
         if self.record.status is not GameStatus.ACTIVE:
             return None
-        return self.record.player(self.board.to_move)
+        return self.record.player(self.acting_color)
 
     @property
     def is_ai_turn(self) -> bool:
@@ -483,7 +517,7 @@ class GameView:
     def color_of(self, user_id: int) -> Color | None:
         """The colour ``user_id`` plays (the side to move if they play both), or None."""
         if self.black.user_id == user_id and self.white.user_id == user_id:
-            return self.board.to_move
+            return self.acting_color
         return self.record.color_of(user_id)
 
     @property
@@ -510,8 +544,9 @@ class MoveResult:
     """What a move did: the game after it, and whether the AI must answer next."""
 
     game: GameView  # after the move; finished if it ended the game
-    move: Move  # the stone just placed
+    move: Move  # the stone just placed (after an opening choice: the last stone)
     ratings: tuple[RatingChange, ...] = ()  # when this move finished a rated game
+    step: str | None = None  # an opening step that placed no stone ("white", "two", "3")
 
     @property
     def ai_due(self) -> bool:
@@ -620,6 +655,44 @@ def _turn_seconds(settings: GuildSettings | None, *, people: bool) -> int | None
     return settings.turn_seconds
 
 
+def _opening_text(view: GameView, names: dict[Color, str]) -> str | None:
+    """The opening for a record: rule, steps, and who started it ("first")."""
+    if view.opening is None:
+        return None
+    first = names[view.opening.color_of(Seat.FIRST)]
+    return f"{view.opening.rule.value}: {view.opening} (first: {first})"
+
+
+def _check_opening(game: Game, board: Board, opening: str) -> None:
+    """Refuse an opening rule the game cannot have."""
+    try:
+        rule = OpeningRule(opening)
+    except ValueError:
+        allowed = ", ".join(r.value for r in OpeningRule)
+        raise InvalidOptionError("opening", opening, allowed) from None
+    if game is not Game.GOMOKU:
+        raise InvalidOptionError("opening", opening, "Gomoku only")
+    if rule.is_renju and (board.rule is not Rule.RENJU or board.size != 15):
+        raise InvalidOptionError("opening", opening, "the renju rule on 15x15")
+
+
+def _replay_opening(stored: GameOpening, record: GameRecord, points: Sequence[Point]) -> Opening:
+    """The opening's state: its stored steps interleaved with the game's first moves (each
+    step is stored with the number of stones on the board when it was taken)."""
+    opening = Opening.start(OpeningRule(stored.rule), size=record.width, board_rule=record.rule)
+    steps = [step.partition(":") for step in stored.steps]
+    stones = iter(points)
+    while not opening.is_done:
+        if steps and int(steps[0][0]) == len(opening.board.moves):
+            opening = opening.step(steps.pop(0)[2])
+            continue
+        point = next(stones, None)
+        if point is None:
+            break
+        opening = opening.step(str(point))
+    return opening
+
+
 def _legal_points(board: Board) -> list[Point]:
     """``board.legal_moves()``, with renju's forbidden points from the cache the renderers
     share: autocomplete asks on every keystroke, always about the same few positions."""
@@ -687,7 +760,7 @@ class GameService:
     _locks: weakref.WeakValueDictionary[int, asyncio.Lock] = field(
         default_factory=weakref.WeakValueDictionary, init=False, repr=False
     )
-    _boards: OrderedDict[tuple[int, int], Board] = field(
+    _boards: OrderedDict[tuple[int, int], tuple[Board, Opening | None]] = field(
         default_factory=OrderedDict, init=False, repr=False
     )
     _thinking: dict[tuple[int, int], asyncio.Future[MoveResult | None]] = field(
@@ -703,13 +776,15 @@ class GameService:
             self._locks[game_id] = lock
         return lock
 
-    def _remember(self, record: GameRecord, board: Board) -> GameView:
+    def _remember(
+        self, record: GameRecord, board: Board, opening: Opening | None = None
+    ) -> GameView:
         key = (record.id, record.version)
-        self._boards[key] = board
+        self._boards[key] = (board, opening)
         self._boards.move_to_end(key)
         while len(self._boards) > _BOARD_CACHE:
             self._boards.popitem(last=False)
-        return GameView(record, board.copy())
+        return GameView(record, board.copy(), opening)
 
     async def _view(self, game_id: int, record: GameRecord | None = None) -> GameView:
         """The game now (``record``: a just-read record to trust instead of reading again)."""
@@ -718,12 +793,15 @@ class GameService:
                 record = await self.repository.get_game(game_id)
             cached = self._boards.get((record.id, record.version))
             if cached is not None:
-                return GameView(record, cached.copy())
+                return GameView(record, cached[0].copy(), cached[1])
             snapshot = await self.repository.load_game(game_id)
+            stored = await self.repository.game_opening(game_id)
         except GameNotFoundError as error:
             raise NoSuchGameError(game_id) from error
-        board = _board_for(snapshot.game, [move.point for move in snapshot.moves])
-        return self._remember(snapshot.game, board)
+        points = [move.point for move in snapshot.moves]
+        board = _board_for(snapshot.game, points)
+        opening = None if stored is None else _replay_opening(stored, snapshot.game, points)
+        return self._remember(snapshot.game, board, opening)
 
     async def _record(self, game_id: int) -> GameRecord:
         try:
@@ -806,8 +884,8 @@ class GameService:
         color = view.color_of(user_id)
         if color is None:
             raise NotAPlayerError(user_id, view.game_id)
-        if color is not view.board.to_move:
-            if view.player(view.board.to_move).is_ai:
+        if color is not view.acting_color:
+            if view.player(view.acting_color).is_ai:
                 raise AIThinkingError(view.game_id)
             raise NotYourTurnError(user_id, view.game_id)
         return color
@@ -828,7 +906,66 @@ class GameService:
         except InvalidStatusError as error:
             raise GameNotActiveError(record.id, error.status) from error
         ratings = await self._ratings_after(stored, before)
-        return MoveResult(self._remember(stored, board), Move(point, color), ratings)
+        return MoveResult(self._remember(stored, board, view.opening), Move(point, color), ratings)
+
+    # ---- opening rules
+
+    async def _opening_step(self, view: GameView, word: str) -> MoveResult:
+        """Take one opening step on a fresh ``view`` (lock held; the turn already checked)
+        and store it: a stone as a move, anything else as an opening step with the seats."""
+        opening = view.opening
+        if opening is None or not view.in_opening:
+            raise OpeningStepError("done", word)
+        after = opening.step(word)  # OpeningError / IllegalMoveError go to the caller
+        record = view.record
+        players = {seat: view.seat_player(seat) for seat in Seat}
+        black, white = players[after.black], players[after.black.other]
+        if after.is_done:
+            following = black if after.board.to_move is Color.BLACK else white
+        else:
+            actor = after.actor
+            assert actor is not None
+            following = players[actor]
+        now = self.clock()
+        deadline = None
+        if record.turn_seconds is not None and following.is_human:
+            deadline = now + timedelta(seconds=record.turn_seconds)
+        placed = len(after.board.moves) > len(opening.board.moves)
+        try:
+            if placed:
+                move = after.board.moves[-1]
+                stored = await self.repository.append_move(
+                    record.id, record.version, move.point, move.color, deadline=deadline
+                )
+            else:
+                step = f"{len(opening.board.moves)}:{word}"
+                stored = await self.repository.record_opening_step(
+                    record.id, record.version, step, black=black, white=white, deadline=deadline
+                )
+        except InvalidStatusError as error:
+            raise GameNotActiveError(record.id, error.status) from error
+        last = after.board.moves[-1]
+        game = self._remember(stored, after.board.copy(), after)
+        return MoveResult(game, last, step=None if placed else word)
+
+    async def opening_choice(self, game_id: int, user_id: int, word: str) -> MoveResult:
+        """An opening choice from a button: ``word`` is a ``Choice`` value ("black",
+        "white", "two", "offer") or Soosõrv's number of fifth moves ("1".."8").
+
+        Raises:
+            NoSuchGameError, GameNotActiveError, NotAPlayerError, NotYourTurnError,
+            AIThinkingError, OpeningError (not this step now, or out of range),
+            OutOfTimeError.
+        """
+
+        async def action(view: GameView) -> MoveResult | GameEnd:
+            color = self._check_turn(view, user_id)
+            if self._is_late(view):
+                return await self._lose_on_time(view, color)
+            return await self._opening_step(view, word)
+
+        result = await self._locked(await self._record(game_id), action)
+        return _played(result, user_id)
 
     # ---- starting games
 
@@ -844,6 +981,7 @@ class GameService:
         level: str = DEFAULT_LEVEL,
         size: int | None = None,
         colour: str = ColourChoice.RANDOM,
+        opening: str | None = None,
     ) -> GameView:
         """Start a game in ``channel_id``.
 
@@ -856,6 +994,11 @@ class GameService:
         only); ``size`` applies to Gomoku only (5-20, default 15). ``colour`` is the starter's
         wish: "black", "white" or "random" (a coin toss now, shown on the challenge).
         Games between two people are rated; the turn time is the guild's setting.
+
+        ``opening`` (Gomoku only) is an opening rule (``OpeningRule`` value: swap, swap2,
+        soosorv8, taraguchi10; the renju ones need the renju rule on 15x15). Then ``colour``
+        says who starts the opening: "black" the starter, "white" the opponent. Rated games
+        without one get the guild's ``rated_opening``.
 
         Raises:
             GameExistsError: the channel already has a pending or active game.
@@ -874,6 +1017,14 @@ class GameService:
         board = self._validate_board(game, rule, size)
         if colour not in ColourChoice.ALL:
             raise InvalidOptionError("colour", colour, ", ".join(ColourChoice.ALL))
+        if opening is None and opponent is not None and settings is not None:
+            fits = settings.rated_opening is not None and (
+                not OpeningRule(settings.rated_opening).is_renju
+                or (board.rule is Rule.RENJU and board.size == 15)
+            )
+            opening = settings.rated_opening if fits and game is Game.GOMOKU else None
+        if opening is not None:
+            _check_opening(game, board, opening)
         if opponent == user_id:
             raise SelfChallengeError(user_id)
         me = Player.human(user_id)
@@ -908,6 +1059,7 @@ class GameService:
             deadline=deadline,
             turn_seconds=turn_seconds,
             created_by=user_id,
+            opening=opening,
         )
         return await self._create(new, board)
 
@@ -955,7 +1107,12 @@ class GameService:
             record = await self.repository.create_game(new)
         except ChannelBusyError as error:
             raise GameExistsError(error.channel_id, error.game_id) from error
-        return self._remember(record, board)
+        opening = None
+        if new.opening is not None:
+            opening = Opening.start(
+                OpeningRule(new.opening), size=board.size, board_rule=board.rule
+            )
+        return self._remember(record, board, opening)
 
     @staticmethod
     def _validate_board(game: Game, rule: Rule, size: int | None) -> Board:
@@ -996,7 +1153,7 @@ class GameService:
             record = await self.repository.accept_challenge(
                 game_id, view.version, deadline=deadline
             )
-            return self._remember(record, view.board)
+            return self._remember(record, view.board, view.opening)
 
         return await self._locked(await self._record(game_id), action)
 
@@ -1015,7 +1172,7 @@ class GameService:
                 raise NotChallengedError(user_id, game_id)
             status = GameStatus.CANCELLED if user_id == view.challenger else GameStatus.DECLINED
             record = await self.repository.close_challenge(game_id, view.version, status)
-            return GameEnd(self._remember(record, view.board))
+            return GameEnd(self._remember(record, view.board, view.opening))
 
         return await self._locked(await self._record(game_id), action)
 
@@ -1057,6 +1214,8 @@ class GameService:
                 raise StalePanelError(view.game_id, version)
             if self._is_late(view):
                 return await self._lose_on_time(view, color)
+            if view.in_opening:
+                return await self._opening_step(view, str(point))
             return await self._apply(view, point, color)
 
         result = await self._locked(await self._open_record(channel_id, game_id), action)
@@ -1129,10 +1288,26 @@ class GameService:
         return await asyncio.shield(future)
 
     async def _think_and_play(self, view: GameView) -> MoveResult | None:
+        result = await self._ai_once(view)
+        # An opening may give the AI several steps in a row (three stones, "two more" and
+        # two stones), and ending it may leave the AI to make the next move.
+        was_opening = view.in_opening
+        while result is not None and was_opening and result.game.is_ai_turn:
+            was_opening = result.game.in_opening
+            following = await self._ai_once(result.game)
+            if following is None:
+                break
+            result = following
+        return result
+
+    async def _ai_once(self, view: GameView) -> MoveResult | None:
         player = view.to_move
         assert player is not None
         assert player.level is not None
         request = AIRequest.from_board(view.board, _level(player.level), self.rng.getrandbits(31))
+        if view.in_opening:
+            assert view.opening is not None
+            request = replace(request, opening=(view.opening.rule.value, view.opening.log))
         try:
             choice = await self.ai.choose_move(request)
         except AIError as error:
@@ -1143,10 +1318,12 @@ class GameService:
                 log.info("dropping the AI move for game %d: it changed", view.game_id)
                 return None
             try:
+                if fresh.in_opening:
+                    return await self._opening_step(fresh, choice.step or str(choice.point))
                 return await self._apply(fresh, choice.point, fresh.board.to_move)
             except VersionConflictError:
                 return None  # another process wrote meanwhile: this move is stale
-            except IllegalMoveError as error:
+            except (IllegalMoveError, OpeningError) as error:
                 log.error("the AI chose an illegal move %s in game %d", choice.point, view.game_id)
                 raise AIFailedError(view.game_id) from error
 
@@ -1190,7 +1367,7 @@ class GameService:
             view.game_id, view.version, outcome, ended_by=ended_by, end_reason=end_reason
         )
         ratings = await self._ratings_after(record, before)
-        return GameEnd(self._remember(record, view.board), ratings)
+        return GameEnd(self._remember(record, view.board, view.opening), ratings)
 
     async def abandon(
         self, channel_id: int, *, ended_by: int | None = None, reason: str | None = None
@@ -1207,7 +1384,7 @@ class GameService:
                 closed = await self.repository.close_challenge(
                     view.game_id, view.version, GameStatus.CANCELLED
                 )
-                return GameEnd(self._remember(closed, view.board))
+                return GameEnd(self._remember(closed, view.board, view.opening))
             if view.status is GameStatus.ACTIVE:
                 return await self._finish(view, _ABANDONED, ended_by=ended_by, end_reason=reason)
             return None
@@ -1257,7 +1434,9 @@ class GameService:
             else:
                 last = max((i for i, m in enumerate(moves) if m.color is mine), default=None)
                 count = 0 if last is None else len(moves) - last
-            if count == 0:
+            opening_stones = len(view.opening.board.moves) if view.opening is not None else 0
+            if count == 0 or len(moves) - count < opening_stones:
+                # an opening's stones are settled by its rule, never taken back
                 raise NoMoveToUndoError(view.game_id)
             opponent = [u for u in view.humans if u != user_id]
             if not opponent:
@@ -1279,7 +1458,7 @@ class GameService:
         record = await self.repository.take_back(
             view.game_id, view.version, count, deadline=deadline
         )
-        return UndoResult(self._remember(record, board), undone)
+        return UndoResult(self._remember(record, board, view.opening), undone)
 
     async def answer_undo(self, game_id: int, user_id: int, *, accept: bool) -> UndoResult | None:
         """The opponent answers an undo request: the moves go (``UndoResult``) or the
@@ -1313,7 +1492,7 @@ class GameService:
         """
         view = await self._open_view(channel_id)
         self._check_turn(view, user_id)
-        if view.rated:
+        if view.rated or view.in_opening:
             raise HintNotAllowedError(view.game_id)
         request = AIRequest.from_board(view.board, _level(HINT_LEVEL), self.rng.getrandbits(31))
         try:
@@ -1428,6 +1607,7 @@ class GameService:
             white=names[Color.WHITE],
             outcome=view.outcome,
             date=view.record.created_at.date(),
+            opening=_opening_text(view, names),
         )
         moves = move_text(view.board)
         if view.board.gravity:
@@ -1481,7 +1661,12 @@ class GameService:
             def matches(p: Point) -> bool:
                 return str(p).startswith(prefix)
 
-        candidates = [p for p in _legal_points(view.board) if matches(p)]
+        # during an opening: the points its step accepts (central squares, offers to pick)
+        if view.in_opening and view.opening is not None:
+            legal = view.opening.legal_points()
+        else:
+            legal = _legal_points(view.board)
+        candidates = [p for p in legal if matches(p)]
         return view.board, sorted(candidates, key=distance)[:limit]
 
     async def move_to_thread(self, game_id: int, thread_id: int, *, parent_channel_id: int) -> None:
@@ -1569,12 +1754,12 @@ class GameService:
                     closed = await self.repository.close_challenge(
                         view.game_id, view.version, GameStatus.EXPIRED
                     )
-                    return ChallengeExpired(self._remember(closed, view.board))
-                if view.player(view.board.to_move).is_ai:
+                    return ChallengeExpired(self._remember(closed, view.board, view.opening))
+                if view.player(view.acting_color).is_ai:
                     return None  # the AI has no clock; resume() makes its move
-                loser = view.board.to_move
+                loser = view.acting_color
                 return await self._finish(view, Outcome(Termination.TIMEOUT, loser.opponent))
-            user_id = view.player(view.board.to_move).user_id
+            user_id = view.player(view.acting_color).user_id
             await self.repository.mark_warning_sent(view.game_id, view.version)
             if user_id is None:
                 return None
@@ -1607,7 +1792,8 @@ class GameService:
             record.id
             for record in await self.repository.open_games()
             if record.status is GameStatus.ACTIVE
-            and record.player(record.to_move).is_ai
+            # an opening may give the AI the step whatever colour it holds: ai_reply checks
+            and (record.black.is_ai or record.white.is_ai)
             and (record.id, record.version) not in self._thinking
             and now - record.updated_at >= idle_for
         ]
@@ -1712,10 +1898,12 @@ class GameService:
         idle_ai_seconds: int | None = None,
         turn_pings: bool | None = None,
         ai_clock: bool | None = None,
+        rated_opening: str | None = None,
     ) -> GuildSettings:
         """Change the given settings; the rest stay (admins only: the front-end checks).
         ``clear_turn_time`` removes the clock; an empty ``allowed_channel_ids`` allows all;
-        ``clear_moderator_role`` leaves ending games to Manage Messages alone.
+        ``clear_moderator_role`` leaves ending games to Manage Messages alone;
+        ``rated_opening``: an ``OpeningRule`` value for rated games, or "none".
         A new turn time (or ``ai_clock``) reaches the guild's open games from their next turn.
 
         Raises:
@@ -1756,6 +1944,11 @@ class GameService:
             changes["turn_pings"] = turn_pings
         if ai_clock is not None:
             changes["ai_clock"] = ai_clock
+        if rated_opening is not None:
+            allowed = ", ".join(["none", *(r.value for r in OpeningRule)])
+            if rated_opening != "none" and rated_opening not in set(OpeningRule):
+                raise InvalidOptionError("opening", rated_opening, allowed)
+            changes["rated_opening"] = None if rated_opening == "none" else rated_opening
         updated = replace(current, **changes)  # type: ignore[arg-type]
         await self.repository.save_guild_settings(updated)
         if (updated.turn_seconds, updated.ai_clock) != (current.turn_seconds, current.ai_clock):

@@ -18,6 +18,7 @@ Custom ids (all under Discord's 100 characters)::
     gomoku:<game>:tap:<x>:<y>:<version>                 a point of the panel
     gomoku:<game>:pan:<l|u|d|r|c>:<x0>:<y0>:<version>   the panel's arrows
     gomoku:<game>:rematch                               a finished game, again
+    gomoku:<game>:open:<black|white|two|offer|1..8>     an opening rule's choices
 
 The tap panel (``panel_message``) is a private Components V2 message (``ui.LayoutView``: up to
 40 components, so a 5x5 grid of points fits beside a row of arrows). Its buttons carry the
@@ -35,9 +36,11 @@ import discord
 from discord import app_commands
 
 from bot import panel, render, words
+from bot.opening_words import CHOICE_LABELS
 from bot.render_png import render_png_async
 from bot.reporting import report
 from bot.service import GameStatus, GameView
+from engine.opening_rules import SOOSORV_MOST, Choice, Phase
 from engine.types import Color, Game, Point, column_letter
 
 if TYPE_CHECKING:
@@ -49,6 +52,7 @@ __all__ = [
     "ColumnButton",
     "GridButton",
     "MoveButton",
+    "OpeningButton",
     "PanButton",
     "RematchButton",
     "ResignButton",
@@ -460,6 +464,45 @@ class RematchButton(
             await bot.respond_with_board(interaction, view)
 
 
+class OpeningButton(
+    GameItem,
+    discord.ui.DynamicItem[Button],
+    template=r"gomoku:(?P<game>\d+):open:(?P<word>black|white|two|offer|[1-8])",
+):
+    """A choice in an opening rule: take a colour, place two more, offer ten fifth moves,
+    or (Soosõrv) the number of fifth moves Black must offer."""
+
+    def __init__(self, game_id: int, word: str) -> None:
+        label = CHOICE_LABELS[Choice(word)] if not word.isdigit() else word
+        style = discord.ButtonStyle.primary if not word.isdigit() else discord.ButtonStyle.secondary
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"gomoku:{game_id}:open:{word}")
+        )
+        self.game_id = game_id
+        self.word = word
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild from ``gomoku:<game>:open:<word>``."""
+        return cls(int(match["game"]), match["word"])
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Take the step; redraw; let the AI take its steps."""
+        bot = _bot(interaction)
+        await interaction.response.defer()
+        result = await bot.service.opening_choice(self.game_id, interaction.user.id, self.word)
+        bot.wake_deadlines(result.game)
+        await bot.show_game(result.game, interaction=interaction)
+        if result.ai_due:
+            await bot.play_ai(self.game_id)
+
+
 ACTIONS: Final = (
     ChallengeButton,
     ResignButton,
@@ -470,8 +513,20 @@ ACTIONS: Final = (
     TapButton,
     PanButton,
     RematchButton,
+    OpeningButton,
 )
 """Every dynamic item, for ``bot.add_dynamic_items``."""
+
+
+def _opening_buttons(view: GameView) -> discord.ui.View | None:
+    opening = view.opening
+    assert opening is not None
+    if opening.phase is Phase.CHOOSE:
+        return _view([OpeningButton(view.game_id, c.value) for c in opening.choices()])
+    if opening.phase is Phase.DECLARE:
+        numbers = range(1, SOOSORV_MOST + 1)
+        return _view([OpeningButton(view.game_id, str(n)) for n in numbers], per_row=4)
+    return None
 
 
 def _view(items: list[discord.ui.Item[Any]], *, per_row: int = 5) -> discord.ui.View:
@@ -505,6 +560,8 @@ def game_buttons(view: GameView) -> discord.ui.View | None:
     """
     if view.status is GameStatus.PENDING:
         return challenge_view(view.game_id)
+    if view.in_opening:
+        return _opening_buttons(view)
     board = view.board
     over = view.status is not GameStatus.ACTIVE
     rematch: list[discord.ui.Item[Any]] = []

@@ -19,6 +19,7 @@ from storage.repository import (
     END_REASONS,
     ChannelBusyError,
     GameNotFoundError,
+    GameOpening,
     GameRecord,
     GameSnapshot,
     GameStatus,
@@ -30,6 +31,7 @@ from storage.repository import (
     PendingReply,
     Player,
     PlayerStats,
+    PuzzlePlayer,
     ResultCount,
     StoredUndo,
     VersionConflictError,
@@ -60,9 +62,13 @@ class InMemoryGameRepository:
         self._moves: dict[int, list[MoveRecord]] = {}
         self._stats: dict[tuple[int | None, Game, int], PlayerStats] = {}
         self._settings: dict[int, GuildSettings] = {}
+        self._openings: dict[int, GameOpening] = {}
         self._undo: dict[int, StoredUndo] = {}
         self._views: dict[int, str] = {}
         self._replies: dict[str, PendingReply] = {}
+        self._reviews: dict[int, str] = {}
+        self._puzzles: dict[tuple[int, int], PuzzlePlayer] = {}
+        self._daily: dict[int, tuple[int, str | None]] = {}  # guild -> (channel, last day)
         self._next_id = 1
 
     def _now(self) -> datetime:
@@ -130,6 +136,8 @@ class InMemoryGameRepository:
         )
         self._next_id += 1
         self._moves[game.id] = []
+        if new.opening is not None:
+            self._openings[game.id] = GameOpening(game.id, new.opening)
         return self._store(game)
 
     async def get_game(self, game_id: int) -> GameRecord:
@@ -231,6 +239,39 @@ class InMemoryGameRepository:
         if finished:
             self._rate(game)
         return game
+
+    async def game_opening(self, game_id: int) -> GameOpening | None:
+        """The game's opening rule and steps, None without one."""
+        self._get(game_id)
+        return self._openings.get(game_id)
+
+    async def record_opening_step(
+        self,
+        game_id: int,
+        expected_version: int,
+        step: str,
+        *,
+        black: Player,
+        white: Player,
+        deadline: datetime | None = None,
+    ) -> GameRecord:
+        """Append an opening step and seat the players (compare-and-set)."""
+        game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
+        opening = self._openings.get(game_id)
+        if opening is None:
+            raise ValueError(f"game {game_id} has no opening rule")
+        self._openings[game_id] = replace(opening, steps=(*opening.steps, step))
+        return self._store(
+            replace(
+                game,
+                black=black,
+                white=white,
+                deadline=_utc(deadline),
+                warning_sent=False,
+                updated_at=self._now(),
+                version=game.version + 1,
+            )
+        )
 
     async def take_back(
         self,
@@ -361,6 +402,58 @@ class InMemoryGameRepository:
         """Forget the game's undo request."""
         self._undo.pop(game_id, None)
 
+    async def save_review(self, game_id: int, data: str) -> None:
+        """Store the game's review, replacing any older one."""
+        self._get(game_id)
+        self._reviews.pop(game_id, None)
+        self._reviews[game_id] = data  # dicts keep insertion order: the newest last
+
+    async def review(self, game_id: int) -> str | None:
+        """The game's stored review, if any."""
+        return self._reviews.get(game_id)
+
+    async def set_daily_puzzle_channel(self, guild_id: int, channel_id: int | None) -> None:
+        """Post the daily puzzle in ``channel_id`` (None: stop)."""
+        if channel_id is None:
+            self._daily.pop(guild_id, None)
+        else:
+            self._daily[guild_id] = (channel_id, self._daily.get(guild_id, (0, None))[1])
+
+    async def daily_puzzle_channels(self) -> list[tuple[int, int, str | None]]:
+        """(guild, channel, last day posted) of every guild with a daily puzzle."""
+        return [(guild, channel, day) for guild, (channel, day) in sorted(self._daily.items())]
+
+    async def claim_daily_puzzle(self, guild_id: int, day: str) -> bool:
+        """Mark ``day`` posted for the guild; False if it was already."""
+        found = self._daily.get(guild_id)
+        if found is None or found[1] == day:
+            return False
+        self._daily[guild_id] = (found[0], day)
+        return True
+
+    async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
+        """(game id, review) of the guild's reviewed games, the newest review first."""
+        rows = [
+            (game_id, data)
+            for game_id, data in reversed(self._reviews.items())
+            if self._get(game_id).guild_id == guild_id
+        ]
+        return rows[:limit]
+
+    async def puzzle_player(self, guild_id: int, user_id: int) -> PuzzlePlayer | None:
+        """The user's puzzle record in the guild, if any."""
+        return self._puzzles.get((guild_id, user_id))
+
+    async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
+        """Store the user's puzzle record."""
+        self._puzzles[player.guild_id, player.user_id] = player
+
+    async def puzzle_leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzlePlayer]:
+        """The guild's best puzzle solvers."""
+        rows = [p for (g, _), p in self._puzzles.items() if g == guild_id and p.solved + p.failed]
+        rows.sort(key=lambda p: (-p.rating, -p.solved, p.user_id))
+        return rows[:limit]
+
     # --- players ------------------------------------------------------------------------
 
     async def user_games(
@@ -472,6 +565,8 @@ class InMemoryGameRepository:
         self._views.pop(user_id, None)
         for token in [t for t, r in self._replies.items() if r.user_id == user_id]:
             del self._replies[token]
+        for seat in [seat for seat in self._puzzles if seat[1] == user_id]:
+            del self._puzzles[seat]
         return touched
 
     # --- guilds -------------------------------------------------------------------------

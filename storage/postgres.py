@@ -40,6 +40,7 @@ from storage.repository import (
     DatabaseTooNewError,
     ForeignDatabaseError,
     GameNotFoundError,
+    GameOpening,
     GameRecord,
     GameSnapshot,
     GameStatus,
@@ -51,6 +52,7 @@ from storage.repository import (
     PendingReply,
     Player,
     PlayerStats,
+    PuzzlePlayer,
     ResultCount,
     StoredUndo,
     VersionConflictError,
@@ -417,7 +419,63 @@ SQL_FORGET_USER = (
     "DELETE FROM undo_requests WHERE responder = $1",
     "DELETE FROM user_settings WHERE user_id = $1",
     "DELETE FROM pending_replies WHERE user_id = $1",
+    "DELETE FROM puzzle_players WHERE user_id = $1",
 )
+SQL_SAVE_REVIEW = """
+INSERT INTO game_reviews (game_id, data, made_at) VALUES ($1, $2, $3)
+ON CONFLICT (game_id) DO UPDATE SET data = excluded.data, made_at = excluded.made_at
+"""
+SQL_GET_REVIEW = "SELECT data FROM game_reviews WHERE game_id = $1"
+SQL_SET_DAILY = """
+INSERT INTO daily_puzzles (guild_id, channel_id) VALUES ($1, $2)
+ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id
+"""
+SQL_STOP_DAILY = "DELETE FROM daily_puzzles WHERE guild_id = $1"
+SQL_DAILY_CHANNELS = "SELECT guild_id, channel_id, last_day FROM daily_puzzles ORDER BY guild_id"
+SQL_CLAIM_DAILY = """
+UPDATE daily_puzzles SET last_day = $2
+WHERE guild_id = $1 AND (last_day IS NULL OR last_day != $2)
+RETURNING guild_id
+"""
+SQL_GUILD_REVIEWS = """
+SELECT r.game_id, r.data FROM game_reviews r JOIN games g ON g.id = r.game_id
+WHERE g.guild_id = $1 ORDER BY r.made_at DESC, r.game_id DESC LIMIT $2
+"""
+_PUZZLE_COLUMNS = "guild_id, user_id, rating, streak, best_streak, solved, failed, attempt"
+SQL_GET_PUZZLE_PLAYER = (
+    f"SELECT {_PUZZLE_COLUMNS} FROM puzzle_players WHERE guild_id = $1 AND user_id = $2"
+)
+SQL_SAVE_PUZZLE_PLAYER = f"""
+INSERT INTO puzzle_players ({_PUZZLE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+ON CONFLICT (guild_id, user_id) DO UPDATE SET rating = excluded.rating,
+    streak = excluded.streak, best_streak = excluded.best_streak, solved = excluded.solved,
+    failed = excluded.failed, attempt = excluded.attempt
+"""
+SQL_PUZZLE_LEADERBOARD = f"""
+SELECT {_PUZZLE_COLUMNS} FROM puzzle_players
+WHERE guild_id = $1 AND solved + failed > 0
+ORDER BY rating DESC, solved DESC, user_id
+LIMIT $2
+"""
+SQL_INSERT_OPENING = "INSERT INTO game_openings (game_id, rule) VALUES ($1, $2)"
+SQL_GAME_OPENING = "SELECT rule, steps FROM game_openings WHERE game_id = $1"
+SQL_OPENING_STEP = f"""
+UPDATE games SET
+    version = version + 1, black_user_id = $3, black_level = $4,
+    white_user_id = $5, white_level = $6, deadline = $7, warning_sent = false, updated_at = $8
+WHERE id = $1 AND version = $2 AND status = 'active'
+    AND EXISTS (SELECT 1 FROM game_openings WHERE game_id = $1)
+RETURNING {GAME_COLUMNS}
+"""
+SQL_APPEND_OPENING_STEP = """
+UPDATE game_openings SET steps = ltrim(steps || ' ' || $2) WHERE game_id = $1
+"""
+SQL_GUILD_OPENING = "SELECT rated_opening FROM guild_openings WHERE guild_id = $1"
+SQL_SAVE_GUILD_OPENING = """
+INSERT INTO guild_openings (guild_id, rated_opening) VALUES ($1, $2)
+ON CONFLICT (guild_id) DO UPDATE SET rated_opening = excluded.rated_opening
+"""
+SQL_CLEAR_GUILD_OPENING = "DELETE FROM guild_openings WHERE guild_id = $1"
 SQL_GUILD_SETTINGS = """
 SELECT default_rule, turn_seconds, board_style, use_threads, moderator_role_id,
     idle_human_seconds, idle_ai_seconds, turn_pings, ai_clock
@@ -628,7 +686,10 @@ class PostgresGameRepository:
                 busy = await conn.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, new.channel_id)
                 raise ChannelBusyError(new.channel_id, busy[0] if busy else None) from error
             assert row is not None
-            return _game(row)
+            game = _game(row)
+            if new.opening is not None:
+                await conn.execute(SQL_INSERT_OPENING, game.id, new.opening)
+            return game
 
         return await self._run(work)
 
@@ -1046,7 +1107,9 @@ class PostgresGameRepository:
             if row is None:
                 return GuildSettings(guild_id)
             channels = await conn.fetch(SQL_GUILD_CHANNELS, guild_id)
+            opening = await conn.fetchval(SQL_GUILD_OPENING, guild_id)
             return GuildSettings(
+                rated_opening=opening,
                 guild_id=guild_id,
                 default_rule=Rule(row[0]),
                 turn_seconds=row[1],
@@ -1083,6 +1146,12 @@ class PostgresGameRepository:
             await conn.execute(SQL_CLEAR_GUILD_CHANNELS, settings.guild_id)
             for channel_id in sorted(settings.allowed_channel_ids):
                 await conn.execute(SQL_ADD_GUILD_CHANNEL, settings.guild_id, channel_id)
+            if settings.rated_opening is None:
+                await conn.execute(SQL_CLEAR_GUILD_OPENING, settings.guild_id)
+            else:
+                await conn.execute(
+                    SQL_SAVE_GUILD_OPENING, settings.guild_id, settings.rated_opening
+                )
 
         await self._run(work)
 
@@ -1150,3 +1219,136 @@ class PostgresGameRepository:
             await conn.execute(SQL_DROP_PENDING_REPLY, token)
 
         await self._run(work)
+
+    # --- openings, reviews and puzzles ----------------------------------------------------
+
+    async def game_opening(self, game_id: int) -> GameOpening | None:
+        """The game's opening rule and steps, None without one."""
+
+        async def work(conn: _Conn) -> GameOpening | None:
+            row = await conn.fetchrow(SQL_GAME_OPENING, game_id)
+            if row is None:
+                if await conn.fetchrow(SQL_GET_GAME, game_id) is None:
+                    raise GameNotFoundError(game_id)
+                return None
+            return GameOpening(game_id, row[0], tuple(row[1].split()))
+
+        return await self._read(work, snapshot=True)
+
+    async def record_opening_step(
+        self,
+        game_id: int,
+        expected_version: int,
+        step: str,
+        *,
+        black: Player,
+        white: Player,
+        deadline: datetime | None = None,
+    ) -> GameRecord:
+        """Append an opening step and seat the players (compare-and-set)."""
+        params = (black.user_id, black.level, white.user_id, white.level, deadline, self._now())
+
+        async def work(conn: _Conn) -> GameRecord:
+            row = await conn.fetchrow(SQL_OPENING_STEP, game_id, expected_version, *params)
+            if row is None:
+                game = await self._cas_failed(conn, game_id, expected_version)
+                if game.status is not GameStatus.ACTIVE:
+                    raise InvalidStatusError(game_id, game.status)
+                raise ValueError(f"game {game_id} has no opening rule")
+            await conn.execute(SQL_APPEND_OPENING_STEP, game_id, step)
+            return _game(row)
+
+        return await self._run(work)
+
+    async def save_review(self, game_id: int, data: str) -> None:
+        """Store the game's review, replacing any older one."""
+        now = self._now()
+
+        async def work(conn: _Conn) -> None:
+            if await conn.fetchrow(SQL_GET_GAME, game_id) is None:
+                raise GameNotFoundError(game_id)
+            await conn.execute(SQL_SAVE_REVIEW, game_id, data, now)
+
+        await self._run(work)
+
+    async def review(self, game_id: int) -> str | None:
+        """The game's stored review, if any."""
+
+        async def work(conn: _Conn) -> str | None:
+            data = await conn.fetchval(SQL_GET_REVIEW, game_id)
+            return None if data is None else str(data)
+
+        return await self._read(work)
+
+    async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
+        """(game id, review) of the guild's reviewed games, the newest review first."""
+
+        async def work(conn: _Conn) -> list[tuple[int, str]]:
+            rows = await conn.fetch(SQL_GUILD_REVIEWS, guild_id, limit)
+            return [(int(row[0]), str(row[1])) for row in rows]
+
+        return await self._read(work)
+
+    async def set_daily_puzzle_channel(self, guild_id: int, channel_id: int | None) -> None:
+        """Post the daily puzzle in ``channel_id`` (None: stop)."""
+
+        async def work(conn: _Conn) -> None:
+            if channel_id is None:
+                await conn.execute(SQL_STOP_DAILY, guild_id)
+            else:
+                await conn.execute(SQL_SET_DAILY, guild_id, channel_id)
+
+        await self._run(work)
+
+    async def daily_puzzle_channels(self) -> list[tuple[int, int, str | None]]:
+        """(guild, channel, last day posted) of every guild with a daily puzzle."""
+
+        async def work(conn: _Conn) -> list[tuple[int, int, str | None]]:
+            rows = await conn.fetch(SQL_DAILY_CHANNELS)
+            return [(int(g), int(c), None if d is None else str(d)) for g, c, d in rows]
+
+        return await self._read(work)
+
+    async def claim_daily_puzzle(self, guild_id: int, day: str) -> bool:
+        """Mark ``day`` posted for the guild; False if it was already."""
+
+        async def work(conn: _Conn) -> bool:
+            return await conn.fetchrow(SQL_CLAIM_DAILY, guild_id, day) is not None
+
+        return await self._run(work)
+
+    async def puzzle_player(self, guild_id: int, user_id: int) -> PuzzlePlayer | None:
+        """The user's puzzle record in the guild, if any."""
+
+        async def work(conn: _Conn) -> PuzzlePlayer | None:
+            row = await conn.fetchrow(SQL_GET_PUZZLE_PLAYER, guild_id, user_id)
+            return None if row is None else PuzzlePlayer(*row)
+
+        return await self._read(work)
+
+    async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
+        """Store the user's puzzle record."""
+
+        async def work(conn: _Conn) -> None:
+            await conn.execute(
+                SQL_SAVE_PUZZLE_PLAYER,
+                player.guild_id,
+                player.user_id,
+                player.rating,
+                player.streak,
+                player.best_streak,
+                player.solved,
+                player.failed,
+                player.attempt,
+            )
+
+        await self._run(work)
+
+    async def puzzle_leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzlePlayer]:
+        """The guild's best puzzle solvers."""
+
+        async def work(conn: _Conn) -> list[PuzzlePlayer]:
+            rows = await conn.fetch(SQL_PUZZLE_LEADERBOARD, guild_id, limit)
+            return [PuzzlePlayer(*row) for row in rows]
+
+        return await self._read(work)

@@ -63,6 +63,7 @@ __all__ = [
     "DatabaseTooNewError",
     "ForeignDatabaseError",
     "GameNotFoundError",
+    "GameOpening",
     "GameRecord",
     "GameRepository",
     "GameSnapshot",
@@ -194,6 +195,7 @@ class NewGame:
     deadline: datetime | None = None  # challenge expiry (PENDING) or first turn's deadline
     turn_seconds: int | None = None  # time per turn; None = no clock
     created_by: int | None = None  # the user who started it (the challenger)
+    opening: str | None = None  # an opening rule (``engine.opening_rules.OpeningRule`` value)
 
     def __post_init__(self) -> None:
         if self.status not in (GameStatus.PENDING, GameStatus.ACTIVE):
@@ -289,6 +291,20 @@ class GameSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class GameOpening:
+    """The opening rule a game started with and its steps that are not stones.
+
+    Stones are ordinary moves; each other step (a choice, a number of fifth moves, a
+    fifth-move offer) is stored as ``"<stones on the board>:<word>"`` so the opening can be
+    replayed by interleaving the two.
+    """
+
+    game_id: int
+    rule: str  # an ``engine.opening_rules.OpeningRule`` value
+    steps: tuple[str, ...] = ()  # "3:two", "5:white", in the order taken
+
+
+@dataclass(frozen=True, slots=True)
 class GuildSettings:
     """Per-guild preferences; a guild that never saved any gets ``GuildSettings(guild_id)``."""
 
@@ -304,6 +320,7 @@ class GuildSettings:
     idle_ai_seconds: int | None = None  # the same against the AI; None = DEFAULT_IDLE_AI
     turn_pings: bool = True  # ping the player to move in games between people
     ai_clock: bool = False  # the turn time applies to games against the AI too
+    rated_opening: str | None = None  # opening rule for rated games that name none
 
     def __post_init__(self) -> None:
         if self.turn_seconds is not None and self.turn_seconds <= 0:
@@ -406,6 +423,20 @@ class ResultCount:
     def games(self) -> int:
         """Games counted in this line."""
         return self.wins + self.losses + self.draws + self.unfinished
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzlePlayer:
+    """A puzzle solver in one guild: rating, runs and the attempt in progress."""
+
+    guild_id: int
+    user_id: int
+    rating: int = 1200
+    streak: int = 0  # puzzles solved in a row now
+    best_streak: int = 0
+    solved: int = 0
+    failed: int = 0
+    attempt: str | None = None  # the puzzle in progress (opaque text, JSON by the bot)
 
 
 @dataclass(frozen=True, slots=True)
@@ -594,6 +625,33 @@ class GameRepository(Protocol):
         """
         ...
 
+    async def game_opening(self, game_id: int) -> GameOpening | None:
+        """The game's opening rule and its steps so far (None: the game has no opening rule).
+
+        Raises:
+            GameNotFoundError.
+        """
+        ...
+
+    async def record_opening_step(
+        self,
+        game_id: int,
+        expected_version: int,
+        step: str,
+        *,
+        black: Player,
+        white: Player,
+        deadline: datetime | None = None,
+    ) -> GameRecord:
+        """Append a non-stone step (``"<ply>:<word>"``) to an active game's opening and seat
+        the players (a colour choice may swap them), in one compare-and-set.
+
+        Raises:
+            VersionConflictError, GameNotFoundError, InvalidStatusError (not active),
+            ValueError: the game has no opening rule.
+        """
+        ...
+
     async def take_back(
         self,
         game_id: int,
@@ -671,6 +729,48 @@ class GameRepository(Protocol):
 
     async def drop_undo_request(self, game_id: int) -> None:
         """Forget the game's undo request (answered or withdrawn); no error if none."""
+        ...
+
+    async def save_review(self, game_id: int, data: str) -> None:
+        """Store the game's review (opaque text, JSON by the bot), replacing any older one.
+
+        Raises:
+            GameNotFoundError: no such game.
+        """
+        ...
+
+    async def review(self, game_id: int) -> str | None:
+        """The game's stored review, if any."""
+        ...
+
+    async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
+        """(game id, review) of the guild's reviewed games, the newest review first."""
+        ...
+
+    async def puzzle_player(self, guild_id: int, user_id: int) -> PuzzlePlayer | None:
+        """The user's puzzle record in the guild, if any."""
+        ...
+
+    async def set_daily_puzzle_channel(self, guild_id: int, channel_id: int | None) -> None:
+        """Post the daily puzzle in ``channel_id`` (None: stop); the last posted day stays."""
+        ...
+
+    async def daily_puzzle_channels(self) -> list[tuple[int, int, str | None]]:
+        """(guild, channel, last day posted) of every guild with a daily puzzle."""
+        ...
+
+    async def claim_daily_puzzle(self, guild_id: int, day: str) -> bool:
+        """Mark ``day`` posted for the guild; False if it was already (compare-and-set, so
+        of two callers on one day only one posts)."""
+        ...
+
+    async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
+        """Store the user's puzzle record, replacing the old one."""
+        ...
+
+    async def puzzle_leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzlePlayer]:
+        """The guild's best puzzle solvers by rating (then by puzzles solved), with at least
+        one puzzle finished."""
         ...
 
     # --- players ------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from bot import words
 from bot.cogs.play_choices import RULES
+from bot.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_field
 from bot.service import BOARD_STYLES, InvalidOptionError, idle_time
 from engine.types import Rule
 from storage.repository import GuildSettings
@@ -26,6 +27,10 @@ __all__ = ["AdminCog", "AdminCommands", "settings_embed"]
 
 _RULES: Final = RULES
 _STYLES: Final = [app_commands.Choice(name=style, value=style) for style in BOARD_STYLES]
+_OPENINGS: Final = [
+    app_commands.Choice(name=NO_OPENING, value="none"),
+    *(app_commands.Choice(name=name[:100], value=value) for name, value in OPENING_CHOICES),
+]
 
 
 def settings_embed(settings: GuildSettings) -> discord.Embed:
@@ -41,6 +46,8 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
     embed.add_field(name="Board style", value=settings.board_style)
     embed.add_field(name="Turn pings", value="on" if settings.turn_pings else "off")
     embed.add_field(name="Clock in AI games", value="on" if settings.ai_clock else "off")
+    name, value = rated_opening_field(settings.rated_opening)
+    embed.add_field(name=name, value=value)
     embed.add_field(name="Games allowed in", value=channels, inline=False)
     embed.add_field(name=words.SETTING_THREADS, value=words.on_off(settings.use_threads))
     role = settings.moderator_role_id
@@ -74,8 +81,9 @@ class AdminCommands(commands.Cog):
         idle_ai_hours="Games against the AI end after this many hours without a move",
         pings="Ping the player to move in games between people (default on)",
         ai_clock="Apply the turn time to games against the AI too (default off)",
+        rated_opening="Opening rule for rated games that name none (swap, swap2, renju ones)",
     )
-    @app_commands.choices(rule=_RULES, style=_STYLES)
+    @app_commands.choices(rule=_RULES, style=_STYLES, rated_opening=_OPENINGS)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def settings(
         self,
@@ -92,6 +100,7 @@ class AdminCommands(commands.Cog):
         idle_ai_hours: app_commands.Range[int, 1, 2160] | None = None,
         pings: bool | None = None,
         ai_clock: bool | None = None,
+        rated_opening: str | None = None,
     ) -> None:
         """Change this server's game settings (needs Manage Server)."""
         service = interaction.client.service
@@ -130,6 +139,8 @@ class AdminCommands(commands.Cog):
             changes["turn_pings"] = pings
         if ai_clock is not None:
             changes["ai_clock"] = ai_clock
+        if rated_opening is not None:
+            changes["rated_opening"] = rated_opening
         updated = await service.update_settings(guild_id, **changes)
         interaction.client.forget_settings(guild_id)
         await interaction.response.send_message(

@@ -22,7 +22,10 @@ from bot.cogs.moderation import ModerationCommands, offer_replacement
 from bot.cogs.onboarding import HelpCommands, Onboarding
 from bot.cogs.play_choices import COLOURS, GAMES, RULES
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
+from bot.cogs.puzzles import DailyPuzzle, PuzzleCommands
+from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
+from bot.opening_words import OPENING_CHOICES
 from bot.render_png import render_png_async
 from bot.reporting import needs_channel_permissions
 from bot.service import (
@@ -55,6 +58,7 @@ _VIEWS: Final = [
     app_commands.Choice(name=f"{view}: {words.VIEW_NAMES[view]}", value=view)
     for view in BOARD_VIEWS
 ]
+_OPENINGS: Final = [app_commands.Choice(name=name, value=value) for name, value in OPENING_CHOICES]
 
 
 def _choice(kind: type[E], option: str, value: str) -> E:
@@ -71,6 +75,8 @@ class GomokuCog(
     HistoryCommands,
     ModerationCommands,
     HelpCommands,
+    ReviewCommands,
+    PuzzleCommands,
     commands.GroupCog,
     group_name="gomoku",
     group_description="Play Gomoku, tic-tac-toe and Connect Four",
@@ -89,8 +95,11 @@ class GomokuCog(
         level="AI strength when playing the AI (default medium)",
         size="Gomoku board size, 5 to 20 (default 15)",
         colour="Your colour; black moves first (default: a coin toss)",
+        opening="Opening rule (Gomoku): with one, colour black means you start the opening",
     )
-    @app_commands.choices(game=_GAMES, rule=_RULES, level=_LEVELS, colour=_COLOURS)
+    @app_commands.choices(
+        game=_GAMES, rule=_RULES, level=_LEVELS, colour=_COLOURS, opening=_OPENINGS
+    )
     @needs_channel_permissions()
     async def start(
         self,
@@ -101,6 +110,7 @@ class GomokuCog(
         level: str = DEFAULT_LEVEL,
         size: app_commands.Range[int, 5, 20] | None = None,
         colour: str = ColourChoice.RANDOM,
+        opening: str | None = None,
     ) -> None:
         """Start a game against the AI, or challenge someone."""
         assert interaction.channel_id is not None  # guild_only
@@ -113,6 +123,7 @@ class GomokuCog(
             "level": level,
             "size": size,
             "colour": colour,
+            "opening": opening,
         }
 
         async def begin(target: Interaction) -> None:
@@ -251,4 +262,5 @@ async def setup(bot: GomokuBot) -> None:
     await bot.add_cog(PlaceCog(bot))
     await bot.add_cog(AdminCog(bot))
     await bot.add_cog(Onboarding(bot))
+    await bot.add_cog(DailyPuzzle(bot))
     bot.add_dynamic_items(*HISTORY_ACTIONS)

@@ -16,9 +16,11 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from engine.board import Board
-from engine.gomocup.protocol import Brain, MoveLimits, Searcher, Thought
+from engine.gomocup.protocol import Brain, MoveLimits, Opener, Searcher, Thought
+from engine.opening_rules import Opening
 
 __all__ = [
+    "level_opener",
     "level_searcher",
     "main",
     "position_seed",
@@ -76,6 +78,26 @@ def level_searcher(level: str, seed: int) -> Searcher:
         return Thought(result.move, result.score, result.depth, result.nodes, result.time_ms)
 
     return think
+
+
+def level_opener(level: str, seed: int) -> Opener:
+    """The AI's opening steps (SWAP2BOARD) at ``level`` (master for full strength), within
+    the manager's turn time.
+
+    Raises:
+        ValueError: for a name that is not a level.
+    """
+    from engine.search.opening_ai import opening_step
+    from engine.types import Level
+
+    chosen = Level(level)
+
+    def step(opening: Opening, limits: MoveLimits) -> str:
+        return opening_step(
+            opening, chosen, position_seed(seed, opening.board), time_ms=limits.time_ms
+        )
+
+    return step
 
 
 def warm_up_for(searcher: Searcher) -> Callable[[], None]:
@@ -142,7 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         searcher = strongest_searcher()
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")
-    brain = Brain(searcher, max_depth=options.depth, max_nodes=options.nodes)
+    opener = level_opener(options.level or "master", options.seed)
+    brain = Brain(searcher, max_depth=options.depth, max_nodes=options.nodes, opener=opener)
     run(brain, sys.stdin, sys.stdout, warm_up=warm_up_for(searcher))
     return 0
 

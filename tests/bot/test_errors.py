@@ -77,6 +77,14 @@ EXAMPLES: list[BaseException] = [
     service.OutOfTimeError(1, service.GameEnd(view_of(Board()))),
     service.AIFailedError(1),
     AIError("BrokenProcessPool"),
+    engine_errors.OpeningError(),
+    engine_errors.OpeningStepError("choose", "place h8"),
+    engine_errors.OpeningStepError("done", "black"),
+    engine_errors.OutsideOpeningAreaError(Point(9, 9), 5),
+    engine_errors.OutsideOpeningAreaError(Point(9, 9), 1),
+    engine_errors.OfferCountError(9, 8),
+    engine_errors.SymmetricOfferError(Point(7, 9), Point(9, 7)),
+    engine_errors.NotOfferedError(Point(0, 0)),
     VersionConflictError(1, 2, 3),
     ChannelBusyError(1, 2),
     InvalidStatusError(1, GameStatus.FINISHED),
@@ -181,3 +189,13 @@ def test_user_text_is_never_echoed_raw(typed: str) -> None:
     assert "\n" not in message
     assert "\u202e" not in message
     assert len(shown) <= 26
+
+
+def test_opening_refusals_name_the_points() -> None:
+    message = user_message(engine_errors.SymmetricOfferError(Point(7, 9), Point(9, 7)))
+    assert message is not None
+    assert "h10" in message
+    assert "j8" in message
+    centre = user_message(engine_errors.OutsideOpeningAreaError(Point(9, 9), 1))
+    assert centre is not None
+    assert "centre" in centre
