@@ -90,6 +90,11 @@ class MeteredRunner:
     def __init__(self, inner: AIRunner) -> None:
         self._inner = inner
 
+    def __getattr__(self, name: str) -> Any:
+        # What the wrapped runner offers beyond choose_move (a review's ``analyse``) stays
+        # reachable, and a check for it still sees whether the inner runner has it.
+        return getattr(self._inner, name)
+
     async def choose_move(self, request: AIRequest) -> AIMove:
         """The inner runner's move, counted and timed."""
         level = str(request.level)

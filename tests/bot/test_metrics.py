@@ -40,6 +40,17 @@ async def test_searches_are_counted_timed_and_leave_the_queue() -> None:
     assert sample("gomoku_ai_queue_depth") == 0
 
 
+def test_a_metered_pool_can_still_review_and_a_metered_queue_cannot() -> None:
+    from bot.review import Analyser
+
+    class Pool(NearestRunner):
+        async def analyse(self, request: object) -> object:
+            return request
+
+    assert isinstance(metrics.MeteredRunner(Pool()), Analyser)
+    assert not isinstance(metrics.MeteredRunner(NearestRunner()), Analyser)
+
+
 def test_commands_are_counted_by_outcome() -> None:
     before = sample("gomoku_commands_total", command="place", outcome="error")
     metrics.record_command("place", "error", 0.02)
