@@ -7,7 +7,7 @@ thread, and forking a threaded process is unsafe) sized to the cores. A distribu
 
 Only compact, picklable data crosses the process boundary: the game kind, size, rule, the
 moves as ``(x, y)`` pairs, the level and a seed; the worker rebuilds the ``Board`` and calls
-``engine.levels.choose_move``. A worker that dies (``BrokenProcessPool``) or hangs past its
+``engine.search.levels.choose_move``. A worker that dies (``BrokenProcessPool``) or hangs past its
 level's time budget has its pool replaced and the move is retried once.
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol, Self
 
 from engine.board import Board
-from engine.levels import PRESETS
+from engine.search.levels import PRESETS
 from engine.types import Game, Point, Rule
 
 if TYPE_CHECKING:
@@ -125,14 +125,14 @@ def _init_worker(warm: bool, niceness: int) -> None:
     if niceness > 0:
         os.nice(niceness)
     if warm:
-        from engine.levels import warm_up
+        from engine.search.levels import warm_up
 
         warm_up()
 
 
 def _search(request: AIRequest) -> AIMove:
     """Worker entry point."""
-    from engine.levels import choose_move
+    from engine.search.levels import choose_move
 
     result = choose_move(request.board(), request.level, request.seed)
     return AIMove(

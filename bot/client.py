@@ -130,7 +130,7 @@ class GomokuBot(commands.Bot):
         self.service = GameService(repository, ai, clock=self.clock, rng=self.rng)
         # The service imports the engine's levels (and so numba) on the first game against the
         # AI: import them now rather than stall the event loop for a third of a second then.
-        await asyncio.to_thread(importlib.import_module, "engine.levels")
+        await asyncio.to_thread(importlib.import_module, "engine.search.levels")
         self.add_dynamic_items(*ACTIONS)
         from bot.cogs import play
 

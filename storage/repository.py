@@ -124,7 +124,7 @@ class Player:
     DELETED: ClassVar[Player]  # the seat of a user whose data was deleted
 
     user_id: int | None = None  # Discord user id of a human player
-    level: str | None = None  # an ``engine.levels.Level`` value ("medium") for the AI
+    level: str | None = None  # an ``engine.search.levels.Level`` value ("medium") for the AI
 
     def __post_init__(self) -> None:
         if self.user_id is not None and self.level is not None:
@@ -140,7 +140,7 @@ class Player:
 
     @classmethod
     def ai(cls, level: str) -> Self:
-        """The bot playing at ``level`` (an ``engine.levels.Level`` or its value)."""
+        """The bot playing at ``level`` (an ``engine.search.levels.Level`` or its value)."""
         return cls(level=level)
 
     @property

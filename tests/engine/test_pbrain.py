@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.board import Board
-from engine.protocol import (
+from engine.gomocup.protocol import (
     ABOUT,
     Brain,
     MoveLimits,

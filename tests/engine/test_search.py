@@ -1,5 +1,5 @@
-"""engine.search: legality on any position, determinism, limits, and alpha-beta against a plain
-minimax oracle."""
+"""engine.search.alphabeta: legality on any position, determinism, limits, and alpha-beta
+against a plain minimax oracle."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine._position import MIN_TT_SIZE, TT_SIZE, Position
 from engine.board import Board
 from engine.errors import GameOverError
-from engine.search import (
+from engine.search._position import MIN_TT_SIZE, TT_SIZE, Position
+from engine.search.alphabeta import (
     WIN,
     Limits,
     SearchOptions,
@@ -224,7 +224,7 @@ def test_result_is_frozen() -> None:
 def test_fresh_process_loads_the_compiled_kernels() -> None:
     # numba's disk cache once crashed on load (recursive kernels); a new process must work
     code = (
-        "from engine.board import Board; from engine.search import search, Limits;"
+        "from engine.board import Board; from engine.search.alphabeta import search, Limits;"
         "from engine.types import Rule;"
         "b = Board.from_moves('h8 i9 h9 i10 h10', rule=Rule.RENJU);"
         "print(search(b, Limits(depth=3)).move)"

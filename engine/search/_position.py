@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from engine import _kernels as k
 from engine.board import Board
-from engine.evaluate import PatternTables, tables
+from engine.search import _kernels as k
+from engine.search.evaluate import PatternTables, tables
 from engine.types import Color, Point
 
 _ZOBRIST = np.random.default_rng(20261121).integers(

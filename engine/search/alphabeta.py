@@ -1,10 +1,10 @@
 """Alpha-beta search: ``search(board, limits) -> SearchResult``.
 
-Gomoku positions go to the numba kernels in ``engine._kernels``: a threat-space solver (VCF,
+Gomoku positions go to the numba kernels in ``engine.search._kernels``: a threat-space solver (VCF,
 then VCT) at the root, then PVS with iterative deepening, aspiration windows, a transposition
 table, killers and history, with forced-move generation (only blocks against a four, only
 defences and own fours against an open three) and a VCF probe at the leaves. The small games
-(tic-tac-toe, gravity three, Connect Four) go to an exact solver in ``engine._small``.
+(tic-tac-toe, gravity three, Connect Four) go to an exact solver in ``engine.search._small``.
 
 Scores are from the side to move's view; a forced win in ``n`` plies is ``WIN - n``.
 """
@@ -14,11 +14,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from engine import _kernels as k
-from engine import _small
-from engine._position import MIN_TT_SIZE, TT_SIZE, Position
 from engine.board import Board
 from engine.errors import GameOverError
+from engine.search import _kernels as k
+from engine.search import _small
+from engine.search._position import MIN_TT_SIZE, TT_SIZE, Position
 from engine.types import Color, Point
 
 __all__ = ["WIN", "Limits", "SearchOptions", "SearchResult", "is_win_score", "search", "tt_size"]

@@ -23,7 +23,7 @@ from engine.errors import GameOverError
 from engine.types import Level
 
 if TYPE_CHECKING:
-    from engine.search import SearchResult
+    from engine.search.alphabeta import SearchResult
 
 __all__ = ["PRESETS", "Level", "Preset", "choose_move", "warm_up"]
 
@@ -55,7 +55,7 @@ PRESETS: dict[Level, Preset] = {
 
 def warm_up() -> None:
     """Load the compiled kernels and build the pattern tables (for a worker's initializer)."""
-    from engine.search import Limits, search
+    from engine.search.alphabeta import Limits, search
     from engine.types import Rule
 
     for rule in Rule:
@@ -73,7 +73,7 @@ def choose_move(
     Raises:
         GameOverError: the game has ended.
     """
-    from engine.search import Limits, SearchOptions, search
+    from engine.search.alphabeta import Limits, SearchOptions, search
 
     if board.outcome is not None or board.is_full():
         raise GameOverError()
@@ -101,8 +101,8 @@ def _overlook(board: Board, rng: random.Random) -> SearchResult | None:
     # a human slip: not noticing the opponent's open three (or a closed four-three) and going
     # on with one's own plan: one of the best-looking moves by shape. Fours and fives are
     # always seen, so the slip is never absurd.
-    from engine._position import Position
-    from engine.search import SearchResult
+    from engine.search._position import Position
+    from engine.search.alphabeta import SearchResult
 
     position = Position.from_board(board)
     if position.has_five_point(position.side) or position.has_five_point(position.side.opponent):
@@ -118,7 +118,7 @@ def _overlook(board: Board, rng: random.Random) -> SearchResult | None:
 def _small_move(board: Board, preset: Preset, rng: random.Random, cap_ms: int) -> SearchResult:
     # tic-tac-toe, gravity three, Connect Four: the exact solver, shallow for the low levels,
     # with the same chance of a slip (a legal move next to the best one)
-    from engine.search import Limits, SearchResult, search
+    from engine.search.alphabeta import Limits, SearchResult, search
 
     result = search(board, Limits(depth=preset.small_depth, time_ms=cap_ms))
     if preset.miss > 0 and rng.random() < preset.miss:

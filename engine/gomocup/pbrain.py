@@ -1,10 +1,10 @@
 """``python -m engine.pbrain``: the engine as a Gomocup protocol brain over stdin/stdout.
 
-Full strength by default (``engine.search.search`` with the time the manager allows);
-``--level NAME`` plays one of the bot's levels (``engine.levels.choose_move``) instead, which
+Full strength by default (``engine.search.alphabeta.search`` with the time the manager allows);
+``--level NAME`` plays one of the bot's levels (``engine.search.levels.choose_move``) instead, which
 is how ``python -m engine match level:easy level:medium`` runs the ladder. ``--depth`` and
 ``--nodes`` fix the search limits so that games repeat exactly. The protocol itself lives in
-``engine.protocol``; this module only wires the search to it and owns the pipes.
+``engine.gomocup.protocol``; this module only wires the search to it and owns the pipes.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from engine.board import Board
-from engine.protocol import Brain, MoveLimits, Searcher, Thought
+from engine.gomocup.protocol import Brain, MoveLimits, Searcher, Thought
 
 __all__ = [
     "level_searcher",
@@ -33,7 +33,7 @@ WARM_UP_MOVES = "h8 i9 h9 i8"  # not an empty board: that one may be answered fr
 
 def strongest_searcher() -> Searcher:
     """Full-strength search within the limits the manager allows."""
-    from engine.search import Limits, search
+    from engine.search.alphabeta import Limits, search
 
     def think(board: Board, limits: MoveLimits) -> Thought:
         result = search(
@@ -62,7 +62,7 @@ def level_searcher(level: str, seed: int) -> Searcher:
     Raises:
         ValueError: for a name that is not a level.
     """
-    from engine.levels import Level, choose_move
+    from engine.search.levels import Level, choose_move
 
     chosen = Level(level)
 
@@ -81,7 +81,7 @@ def warm_up_for(searcher: Searcher) -> Callable[[], None]:
     """
 
     def warm_up() -> None:
-        from engine.levels import warm_up as load_kernels
+        from engine.search.levels import warm_up as load_kernels
 
         load_kernels()
         searcher(Board.from_moves(WARM_UP_MOVES), MoveLimits(depth=WARM_UP_DEPTH, time_ms=2000))

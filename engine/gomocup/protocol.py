@@ -1,7 +1,7 @@
 """The Gomocup ("piskvork") protocol as a pure state machine, without any I/O.
 
 ``Brain.handle(line)`` takes one line from the manager and returns the lines to answer;
-``engine.pbrain`` runs it over stdin/stdout with the real search. Keeping the protocol apart
+``engine.gomocup.pbrain`` runs it over stdin/stdout with the real search. Keeping the protocol apart
 from the pipes lets tests drive every command sequence in-process.
 
 Gomocup coordinates are ``X,Y`` 0-based with ``0,0`` at the **top**-left; ours count rows
