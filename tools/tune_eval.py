@@ -2,7 +2,7 @@
 
     python tools/tune_eval.py gen --minutes 5 --workers 16 --out games.npz
     python tools/tune_eval.py features games.npz --out positions.npz
-    python tools/tune_eval.py train positions.npz --out engine/data/eval_weights.json
+    python tools/tune_eval.py train positions.npz --out engine/search/data/eval_weights.json
     python tools/tune_eval.py duel new.json hand --level hard --matches 16
 
 ``gen`` plays fast self-play games (node-limited searches with evaluation noise, from the
@@ -27,8 +27,6 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import itertools
-import json
-import math
 import multiprocessing
 import os
 import random
@@ -41,27 +39,17 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import _kernels as k
-from engine import _patterns
-from engine._position import Position
 from engine.board import Board
-from engine.evaluate import WEIGHTS_ENV, hand_weights, load_weights, tables, weights
-from engine.openings import openings
-from engine.search import Limits, SearchOptions, search
+from engine.gomocup.openings import openings
+from engine.search import Limits, SearchOptions, search, tune
+from engine.search._position import Position
+from engine.search.evaluate import WEIGHTS_ENV, hand_weights, load_weights, tables, weights
 from engine.types import Color, Point, Rule
 
 SIZE = 15
 MAX_PLIES = 160  # a draw after this many moves
 FIRST_PLY = 5  # positions from this many stones on
-NFEAT = _patterns.NPAT + _patterns.NP4  # pattern counts, then threat-class counts
-# weights the data cannot tell (never on a quiet freestyle board, or fixed to remove the
-# redundancy of "every point has four patterns and one class"): kept at their old values
-FIXED_PATTERN = (_patterns.NONE, _patterns.FIVE, _patterns.OVERLINE, _patterns.FOUR_FOUR)
-FIXED_THREAT = (_patterns.P4_NONE, _patterns.P4_FIVE)
 SMALL_TT = 160 * 2**20 + 2 * 16 * 2**16  # a memory budget that gives a 64k-entry table
-
-F32 = npt.NDArray[np.float32]
-F64 = npt.NDArray[np.float64]
 
 
 # --------------------------------------------------------------------------- games
@@ -132,7 +120,7 @@ def _save_games(out: str, flat: list[int], lengths: list[int], results: list[int
 
 def gen(minutes: float, workers: int, out: Path, seed: int) -> None:
     """Play games on ``workers`` processes for ``minutes`` and merge them into ``out``."""
-    from engine.levels import warm_up
+    from engine.search.levels import warm_up
 
     warm_up()  # compile every kernel once, before forking (and for the duel's brains)
     deadline = time.time() + minutes * 60
@@ -159,30 +147,6 @@ def gen(minutes: float, workers: int, out: Path, seed: int) -> None:
 # --------------------------------------------------------------------------- features
 
 
-def position_features(pos: Position) -> tuple[npt.NDArray[np.int32], int]:
-    """The counts per side (``[side, NFEAT]``) of an engine position, and its evaluation
-    by the kernels (the check that counts times weights is the evaluation)."""
-    empty = np.nonzero(pos.b == 0)[0]
-    counts = np.zeros((2, NFEAT), dtype=np.int32)
-    threat = pos.tables.threat
-    for ci in range(2):
-        pats = pos.cell[empty, k.R_PAT + ci * 4 : k.R_PAT + ci * 4 + 4].ravel()
-        counts[ci, : _patterns.NPAT] = np.bincount(pats, minlength=_patterns.NPAT)
-        classes = threat[ci, pos.cell[empty, k.R_CODE + ci]]
-        counts[ci, _patterns.NPAT :] = np.bincount(classes, minlength=_patterns.NP4)
-    return counts, int(k.evaluate(pos.g, pos.hsh))
-
-
-def _quiet(pos: Position) -> bool:
-    g = pos.g
-    me = int(g[k.G_SIDE]) - 1
-    op = 1 - me
-    if g[k.G_P4 + k.P4_FIVE] > 0 or g[k.G_P4 + k.NP4 + k.P4_FIVE] > 0:
-        return False
-    fours = sum(int(g[k.G_P4 + op * k.NP4 + c]) for c in range(k.P4_B4, k.NP4))
-    return not (g[k.G_P4 + me * k.NP4 + k.P4_FLEX4] > 0 and fours == 0)
-
-
 def _feature_worker(job: tuple[str, int, int]) -> dict[str, npt.NDArray[np.generic]]:
     games, first, last = job
     data = np.load(games)
@@ -202,22 +166,22 @@ def _feature_worker(job: tuple[str, int, int]) -> dict[str, npt.NDArray[np.gener
         pos = Position(SIZE, SIZE, t, tt_size=16)
         for ply, m in enumerate(game):
             pos.play_index(pos.index(Point(int(m) % SIZE, int(m) // SIZE)))
-            if ply + 1 < FIRST_PLY or ply + 1 == length or not _quiet(pos):
+            if ply + 1 < FIRST_PLY or ply + 1 == length or not tune.quiet(pos):
                 continue
             key = int(pos.hsh[0])
             if key in seen:
                 continue
             seen.add(key)
-            counts, ev = position_features(pos)
-            mover = int(pos.g[k.G_SIDE]) - 1
+            counts = tune.position_counts(pos)
+            mover = 0 if pos.side is Color.BLACK else 1
             rows.append(counts)
             keys.append(key)
             movers.append(mover)
             ys.append((1 + result * (1 if mover == 0 else -1)) / 2)
             game_ids.append(gi)
-            evals.append(ev)
+            evals.append(pos.evaluate())
     return {
-        "counts": np.array(rows, dtype=np.int16).reshape(-1, 2, NFEAT),
+        "counts": np.array(rows, dtype=np.int16).reshape(-1, 2, tune.NFEAT),
         "key": np.array(keys, dtype=np.uint64),
         "mover": np.array(movers, dtype=np.int8),
         "y": np.array(ys, dtype=np.float32),
@@ -246,164 +210,62 @@ def features(games: Path, out: Path, workers: int) -> None:
 # --------------------------------------------------------------------------- training
 
 
-def design(counts: npt.NDArray[np.int16], mover: npt.NDArray[np.int8]) -> F32:
-    """Rows ``x`` with ``eval = x @ theta``, ``theta`` = Black's weights then White's."""
-    n = len(mover)
-    x = np.zeros((n, 2 * NFEAT), dtype=np.float32)
-    for side in range(2):
-        mine = mover == side
-        cols = slice(side * NFEAT, (side + 1) * NFEAT)
-        x[mine, cols] = 1.25 * counts[mine, side]
-        x[~mine, cols] = -counts[~mine, side].astype(np.float32)
-    return x
-
-
-def theta_of(w_pattern: npt.NDArray[np.int32], w_threat: npt.NDArray[np.int32]) -> F64:
-    """The parameter vector of a weights pair."""
-    return np.concatenate([np.concatenate([w_pattern[s], w_threat[s]]) for s in range(2)]).astype(
-        np.float64
-    )
-
-
-def loss(z: F64, y: F64, scale: float) -> float:
-    """Mean logistic loss of evaluations ``z`` against outcomes ``y`` at ``scale`` K."""
-    p = 1 / (1 + np.exp(-np.clip(z / scale, -40, 40)))
-    eps = 1e-9
-    return float(-np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps)))
-
-
-def fit_scale(z: F64, y: F64) -> float:
-    """The K that minimises the loss of fixed evaluations (golden-section on log K)."""
-    lo, hi = math.log(10.0), math.log(20000.0)
-    r = (math.sqrt(5) - 1) / 2
-    a, b = hi - r * (hi - lo), lo + r * (hi - lo)
-    for _ in range(60):
-        if loss(z, y, math.exp(a)) < loss(z, y, math.exp(b)):
-            hi = b
-        else:
-            lo = a
-        a, b = hi - r * (hi - lo), lo + r * (hi - lo)
-    return math.exp((lo + hi) / 2)
-
-
-def newton(
-    x: F32, y: F64, scale: float, theta0: F64, free: npt.NDArray[np.bool_], ridge: F64
-) -> F64:
-    """Minimise ``loss(x @ theta) + sum(ridge * (theta - theta0)**2)`` over the free entries."""
-    theta = theta0.copy()
-    xf = x[:, free].astype(np.float64)
-    n = len(y)
-    steps = 0
-    for steps in range(1, 51):  # noqa: B007 (reported below)
-        z = xf @ theta[free] + x[:, ~free] @ theta[~free]
-        p = 1 / (1 + np.exp(-np.clip(z / scale, -40, 40)))
-        grad = xf.T @ (p - y) / (n * scale) + 2 * ridge[free] * (theta[free] - theta0[free])
-        wgt = p * (1 - p) / (n * scale * scale)
-        hess = (xf * wgt[:, None]).T @ xf + np.diag(2 * ridge[free])
-        delta = np.linalg.solve(hess, grad)
-        theta[free] -= delta
-        if float(np.max(np.abs(delta))) < 1e-3:
-            break
-    print(f"  newton: {steps} steps")
-    return theta
-
-
 def train(positions: Path, out: Path, ridge_weight: float, holdout: float) -> None:
     """Fit both sides' weights; print the losses; write the weights file."""
     t0 = time.perf_counter()
     data = np.load(positions)
     counts, mover, y = data["counts"], data["mover"], data["y"].astype(np.float64)
     game = data["game"]
-    x = design(counts, mover)
-    hand = hand_weights()
-    theta_hand = theta_of(hand.pattern, hand.threat)
-    # the kernels' evaluation must be the counts times the weights the data was made with
+    x = tune.design(counts, mover)
+    xd = x.astype(np.float64)
     ref = weights()
     if str(data["weights"]) == ref.source and len(y):
-        z_ref = x.astype(np.float64) @ theta_of(ref.pattern, ref.threat)
-        worst = float(np.max(np.abs(z_ref - data["ev"])))
+        # the model's evaluation against the kernels', for the weights the data was made with
+        worst = float(np.max(np.abs(xd @ tune.theta_of(ref) - data["ev"])))
         print(f"check: counts x weights against the kernels' evaluation, worst gap {worst:.2f}")
-    valid = (game.astype(np.int64) * 2654435761 % 1000) < holdout * 1000
+    valid = (game.astype(np.int64) * 2654435761 % 1000) < holdout * 1000  # by game
     tr = ~valid
-    z_hand = x.astype(np.float64) @ theta_hand
-    scale = fit_scale(z_hand[tr], y[tr])
+    theta_hand = tune.theta_of(hand_weights())
+    z_hand = xd @ theta_hand
+    scale = tune.fit_scale(z_hand[tr], y[tr])
     print(f"{len(y)} positions ({int(tr.sum())} train, {int(valid.sum())} held out)")
     print(f"K (hand-set values): {scale:.1f}")
-    print(
-        f"hand-set loss: train {loss(z_hand[tr], y[tr], scale):.5f}, held out "
-        f"{loss(z_hand[valid], y[valid], scale):.5f}"
-    )
-    free = np.ones(2 * NFEAT, dtype=bool)
-    for s in range(2):
-        for pat in FIXED_PATTERN:
-            free[s * NFEAT + pat] = False
-        for cls in FIXED_THREAT:
-            free[s * NFEAT + _patterns.NPAT + cls] = False
+    loss_hand = (tune.loss(z_hand[tr], y[tr], scale), tune.loss(z_hand[valid], y[valid], scale))
+    print(f"hand-set loss: train {loss_hand[0]:.5f}, held out {loss_hand[1]:.5f}")
     # the pull towards the hand-set values, relative to each value's size: it decides only
     # where the data is thin (a pattern seen in a few hundred positions)
     ridge = ridge_weight / np.maximum(np.abs(theta_hand), 10.0) ** 2
-    theta = newton(x[tr], y[tr], scale, theta_hand, free, ridge)
-    rounded = np.round(theta)
-    z_new = x.astype(np.float64) @ rounded
+    theta, steps = tune.fit(x[tr], y[tr], scale, theta_hand, ridge)
+    z_new = xd @ np.round(theta)
+    loss_new = (tune.loss(z_new[tr], y[tr], scale), tune.loss(z_new[valid], y[valid], scale))
     print(
-        f"fitted loss:   train {loss(z_new[tr], y[tr], scale):.5f}, held out "
-        f"{loss(z_new[valid], y[valid], scale):.5f}"
+        f"fitted loss ({steps} Newton steps): train {loss_new[0]:.5f}, held out {loss_new[1]:.5f}"
     )
-    print(f"K refitted to the new values: {fit_scale(z_new[tr], y[tr]):.1f}")
+    print(f"K refitted to the new values: {tune.fit_scale(z_new[tr], y[tr]):.1f}")
     names = ["NONE", "B1", "F1", "B2", "F2", "B3", "F3", "B4", "F4", "FIVE", "OVERLINE", "4x4"]
     classes = ["none", "two", "two+", "F3", "F3+", "F3F3", "B4", "B4+", "B4F3", "flex4", "five"]
-    used = (counts > 0).sum(axis=0)
+    seen = (counts > 0).sum(axis=0)
     for s, side in enumerate(("black", "white")):
         print(
-            f"{side}: "
+            f"{side} (old->new, positions with one): "
             + ", ".join(
-                f"{name} {int(theta_hand[s * NFEAT + i])}->{int(rounded[s * NFEAT + i])}"
-                f" ({int(used[s, i])})"
+                f"{name} {int(theta_hand[s * tune.NFEAT + i])}->{round(theta[s * tune.NFEAT + i])}"
+                f" ({int(seen[s, i])})"
                 for i, name in enumerate(names + classes)
             )
         )
     elapsed = time.perf_counter() - t0
-    doc = {
-        "about": (
-            "Evaluation values fitted to self-play outcomes by tools/tune_eval.py "
-            f"(logistic loss, K {scale:.0f}, {int(tr.sum())} positions): per side, a value "
-            "per line pattern (NONE B1 F1 B2 F2 B3 F3 B4 F4 FIVE OVERLINE FOUR_FOUR) and per "
-            "threat class (P4_NONE .. P4_FIVE)."
-        ),
-        "fit": {
-            "positions": int(tr.sum()),
-            "held_out": int(valid.sum()),
-            "K": round(scale, 1),
-            "loss_hand": round(loss(z_hand[valid], y[valid], scale), 5),
-            "loss_fitted": round(loss(z_new[valid], y[valid], scale), 5),
-            "seconds": round(elapsed, 1),
-        },
+    info: dict[str, float | int] = {
+        "positions": int(tr.sum()),
+        "held_out": int(valid.sum()),
+        "K": round(scale, 1),
+        "loss_hand": round(loss_hand[1], 5),
+        "loss_fitted": round(loss_new[1], 5),
     }
-    for s, side in enumerate(("black", "white")):
-        doc[side] = {
-            "pattern": [int(v) for v in rounded[s * NFEAT : s * NFEAT + _patterns.NPAT]],
-            "threat": [int(v) for v in rounded[s * NFEAT + _patterns.NPAT : (s + 1) * NFEAT]],
-        }
-    text = json.dumps(doc, indent=2)
+    text = tune.weights_json(theta, info)
     load_weights(text, str(out))  # what the engine will accept
-    out.write_text(_compact(text) + "\n")
+    out.write_text(text)
     print(f"wrote {out} in {elapsed:.1f} s")
-
-
-def _compact(text: str) -> str:
-    # one line per list of numbers
-    doc = json.loads(text)
-    lines = ["{"]
-    items = list(doc.items())
-    for i, (key, value) in enumerate(items):
-        end = "," if i < len(items) - 1 else ""
-        if isinstance(value, dict) and all(isinstance(v, list) for v in value.values()):
-            inner = ",\n".join(f'    "{kk}": {json.dumps(vv)}' for kk, vv in value.items())
-            lines.append(f'  "{key}": {{\n{inner}\n  }}{end}')
-        else:
-            lines.append(f'  "{key}": {json.dumps(value)}{end}')
-    lines.append("}")
-    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- duel
@@ -412,7 +274,7 @@ def _compact(text: str) -> str:
 def duel(first: str, second: str, level: str, matches: int, seed: int, games: int) -> None:
     """``matches`` matches of 32 games (16 openings, both colours) at once, level ``level``
     with ``first``'s weights against ``second``'s; W-D-L from ``first``'s side."""
-    from engine.match import EngineSpec, MatchConfig, elo_difference, run_match
+    from engine.gomocup.match import EngineSpec, MatchConfig, elo_difference, run_match
 
     def spec(chosen: str, label: str, s: int) -> EngineSpec:
         argv = ("env", f"{WEIGHTS_ENV}={chosen}", sys.executable, "-m", "engine.pbrain")
@@ -456,7 +318,7 @@ def main() -> int:
     p.add_argument("--workers", type=int, default=2)
     p = sub.add_parser("train", help="fit the weights")
     p.add_argument("positions", type=Path, nargs="+")
-    p.add_argument("--out", type=Path, default=Path("eval_weights.json"))
+    p.add_argument("--out", type=Path, default=Path("engine/search/data/eval_weights.json"))
     p.add_argument("--ridge", type=float, default=1e-4)
     p.add_argument("--holdout", type=float, default=0.1)
     p = sub.add_parser("duel", help="weights file against weights file, by match")

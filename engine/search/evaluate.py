@@ -4,10 +4,11 @@ The tables are built once per rule by the numba builders in ``engine.search._pat
 tenth of a second for the exact-five rules) and kept for the life of the process. This module
 knows nothing of search.
 
-The evaluation's values come from ``engine/data/eval_weights.json``: per side, a value for each
-line pattern and each threat class, fitted to game outcomes by ``tools/tune_eval.py``. The
-environment variable ``GOMOKU_EVAL_WEIGHTS`` names another weights file, or ``hand`` for the
-hand-set values the fit started from (for matches between the two).
+The evaluation's values come from ``engine/search/data/eval_weights.json``: per side, a value
+for each line pattern and each threat class, fitted to game outcomes by ``tools/tune_eval.py``
+(the model: ``engine.search.tune``). The environment variable ``GOMOKU_EVAL_WEIGHTS`` names
+another weights file, or ``hand`` for the hand-set values the fit started from (for matches
+between the two).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["PatternTables", "Weights", "evaluate", "load_weights", "tables", "weights"]
 
 WEIGHTS_ENV = "GOMOKU_EVAL_WEIGHTS"
+_PACKAGED = "engine/search/data/eval_weights.json"
 _MAX_WEIGHT = 1 << 20  # a point's value is packed as value << 4 into an int32
 
 _RULE_CODES = {
@@ -104,8 +106,8 @@ def weights() -> Weights:
     if chosen:
         with open(chosen, encoding="utf-8") as file:
             return load_weights(file.read(), chosen)
-    packaged = resources.files("engine").joinpath("data", "eval_weights.json")
-    return load_weights(packaged.read_text(encoding="utf-8"), "engine/data/eval_weights.json")
+    packaged = resources.files("engine.search").joinpath("data", "eval_weights.json")
+    return load_weights(packaged.read_text(encoding="utf-8"), _PACKAGED)
 
 
 @functools.cache
