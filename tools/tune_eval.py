@@ -278,7 +278,14 @@ def train(positions: Path, out: Path, ridge_weight: float, holdout: float) -> No
 
 
 def duel(
-    first: str, second: str, level: str, matches: int, seed: int, games: int, rule: Rule
+    first: str,
+    second: str,
+    level: str,
+    matches: int,
+    seed: int,
+    games: int,
+    rule: Rule,
+    turn_ms: int,
 ) -> None:
     """``matches`` matches of 32 games (16 openings, both colours) at once, level ``level``
     with ``first``'s weights against ``second``'s; W-D-L from ``first``'s side."""
@@ -288,7 +295,7 @@ def duel(
         argv = ("env", f"{WEIGHTS_ENV}={chosen}", sys.executable, "-m", "engine.pbrain")
         return EngineSpec(label, (*argv, "--level", level, "--seed", str(s)))
 
-    config = MatchConfig(rule=rule, turn_ms=5000, grace_ms=5000)
+    config = MatchConfig(rule=rule, turn_ms=turn_ms, grace_ms=max(2000, turn_ms))
     book = openings(SIZE)
 
     def one(i: int) -> tuple[int, int, int]:
@@ -336,6 +343,7 @@ def main() -> int:
     p.add_argument("--matches", type=int, default=2)
     p.add_argument("--games", type=int, default=0, help="games per match (0: 32)")
     p.add_argument("--rule", choices=[rule.value for rule in Rule], default="freestyle")
+    p.add_argument("--turn-ms", type=int, default=5000, help="time per move (master's limit)")
     p.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if args.command == "gen":
@@ -353,6 +361,7 @@ def main() -> int:
             args.seed,
             args.games,
             Rule(args.rule),
+            args.turn_ms,
         )
     return 0
 
