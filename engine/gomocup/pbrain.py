@@ -33,7 +33,11 @@ WARM_UP_MOVES = "h8 i9 h9 i8"  # not an empty board: that one may be answered fr
 
 def strongest_searcher() -> Searcher:
     """Full-strength search within the limits the manager allows."""
-    from engine.search.alphabeta import Limits, search
+    from engine.search.alphabeta import Limits, SearchOptions, search
+
+    # the transposition table carries over from move to move (and game to game: its keys
+    # are whole positions)
+    options = SearchOptions(keep_tt=True)
 
     def think(board: Board, limits: MoveLimits) -> Thought:
         result = search(
@@ -44,6 +48,7 @@ def strongest_searcher() -> Searcher:
                 time_ms=limits.time_ms,
                 memory_bytes=limits.memory_bytes,
             ),
+            options,
         )
         return Thought(result.move, result.score, result.depth, result.nodes, result.time_ms)
 

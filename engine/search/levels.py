@@ -41,6 +41,8 @@ class Preset:
     leaf_vcf: int  # VCF depth probed at the leaves
     root_vct: bool  # search for a win by threes and fours first
     small_depth: int | None  # plies for tic-tac-toe and Connect Four (None: solve)
+    defence: bool = False  # root moves limited to those that stop a proven forced win
+    keep_tt: bool = False  # reuse the worker's transposition table from its last search
 
 
 PRESETS: dict[Level, Preset] = {
@@ -49,7 +51,7 @@ PRESETS: dict[Level, Preset] = {
     Level.MEDIUM: Preset(900, 6, 5_000, 10, 100, 0.0, 1, False, 5),
     Level.HARD: Preset(1500, 10, 25_000, 14, 15, 0.0, 2, True, 9),
     Level.EXPERT: Preset(2000, 16, 200_000, 20, 0, 0.0, 3, True, 14),
-    Level.MASTER: Preset(2800, None, None, 20, 0, 0.0, 3, True, None),
+    Level.MASTER: Preset(2800, None, None, 20, 0, 0.0, 3, True, None, True, True),
 }
 
 
@@ -93,6 +95,8 @@ def choose_move(
         seed=rng.randrange(1 << 30),
         leaf_vcf=preset.leaf_vcf,
         root_vct=preset.root_vct,
+        root_defence=preset.defence,
+        keep_tt=preset.keep_tt,
     )
     return search(board, limits, options)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engine.gomocup.bench import DEFAULT_DEPTH, bench, main
 
-BENCH_NODES = 1_129_002  # python -m engine bench (depth 7), the learned evaluation weights
+BENCH_NODES = 1_003_279  # the root defence (issue 9) and the learned evaluation weights
 
 
 def test_bench_signature() -> None:
@@ -21,3 +21,12 @@ def test_bench_prints_the_totals(capsys) -> None:
     out = capsys.readouterr().out
     assert "Total nodes:" in out
     assert "Nodes/second:" in out
+
+
+def test_warm_says_what_it_does(capsys) -> None:
+    from engine.__main__ import main as engine_main
+
+    assert engine_main(["warm"]) == 0
+    first, second = capsys.readouterr().out.splitlines()
+    assert first.startswith("Compiling the engine's search kernels")
+    assert second.startswith("Engine ready (")
