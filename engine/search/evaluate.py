@@ -4,11 +4,13 @@ The tables are built once per rule by the numba builders in ``engine.search._pat
 tenth of a second for the exact-five rules) and kept for the life of the process. This module
 knows nothing of search.
 
-The evaluation's values come from ``engine/search/data/eval_weights.json``: per side, a value
-for each line pattern and each threat class, fitted to game outcomes by ``tools/tune_eval.py``
-(the model: ``engine.search.tune``). The environment variable ``GOMOKU_EVAL_WEIGHTS`` names
-another weights file, or ``hand`` for the hand-set values the fit started from (for matches
-between the two).
+The evaluation's values are, per side, a value for each line pattern and each threat class.
+By default they are the hand-set ones. ``engine/search/data/eval_weights.json`` holds values
+fitted to game outcomes by ``tools/tune_eval.py`` (the model: ``engine.search.tune``); they win
+at the node-limited levels but proved no gain at master and squeeze the level ladder below its
+75% steps, so they are not the default until the presets are re-spaced around them. The
+environment variable ``GOMOKU_EVAL_WEIGHTS`` picks ``learned`` (the packaged file), ``hand``,
+or names another weights file (for matches between them).
 """
 
 from __future__ import annotations
@@ -98,12 +100,12 @@ def load_weights(text: str, source: str = "") -> Weights:
 
 @functools.cache
 def weights() -> Weights:
-    """The weights this process evaluates with: ``$GOMOKU_EVAL_WEIGHTS`` (a file, or ``hand``),
-    else the package's learned ones."""
+    """The weights this process evaluates with: ``$GOMOKU_EVAL_WEIGHTS`` (``learned``, a file,
+    or ``hand``), else the hand-set ones."""
     chosen = os.environ.get(WEIGHTS_ENV, "")
-    if chosen == "hand":
+    if chosen in ("", "hand"):
         return hand_weights()
-    if chosen:
+    if chosen != "learned":
         with open(chosen, encoding="utf-8") as file:
             return load_weights(file.read(), chosen)
     packaged = resources.files("engine.search").joinpath("data", "eval_weights.json")
