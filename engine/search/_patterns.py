@@ -49,9 +49,10 @@ RULE_FREESTYLE, RULE_STANDARD, RULE_RENJU, RULE_CARO = range(4)
 ) = range(11)
 NP4 = 11
 
-# Per-direction values summed into the static evaluation of an empty point.
-_EVAL_DIR = np.array([0, 2, 4, 8, 20, 24, 60, 60, 160, 400, 0, 160], dtype=np.int32)
-_EVAL_P4 = np.array([0, 0, 10, 20, 40, 150, 60, 100, 350, 700, 1200], dtype=np.int32)
+# The hand-set evaluation (before the learned weights of ``engine/data/eval_weights.json``):
+# per-direction values summed into the value of an empty point, plus one per threat class.
+HAND_EVAL_DIR = np.array([0, 2, 4, 8, 20, 24, 60, 60, 160, 400, 0, 160], dtype=np.int32)
+HAND_EVAL_P4 = np.array([0, 0, 10, 20, 40, 150, 60, 100, 350, 700, 1200], dtype=np.int32)
 # Move-ordering score of a point for its own side; the defence score is a fraction of it.
 _SCORE_DIR = np.array([0, 1, 2, 4, 10, 12, 30, 32, 120, 400, 0, 120], dtype=np.int32)
 _SCORE_P4 = np.array([0, 20, 60, 400, 700, 2500, 600, 1200, 8000, 30000, 200000], dtype=np.int32)
@@ -209,10 +210,16 @@ def build_pattern_table(rule: int, c: int, half: int) -> npt.NDArray[np.uint8]:
 @njit_alloc
 def build_code_tables(
     renju_black: bool,
+    eval_dir: npt.NDArray[np.int32],
+    eval_p4: npt.NDArray[np.int32],
 ) -> tuple[
     npt.NDArray[np.int8], npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8]
 ]:
-    """Threat class, evaluation, ordering score and maybe-forbidden flag per pattern code."""
+    """Threat class, evaluation, ordering score and maybe-forbidden flag per pattern code.
+
+    A code's evaluation is ``eval_dir`` summed over its four patterns plus ``eval_p4`` of its
+    threat class (arrays, not module constants, so a learned set needs no recompiling).
+    """
     p4 = np.zeros(NCODE, dtype=np.int8)
     ev = np.zeros(NCODE, dtype=np.int32)
     sc = np.zeros(NCODE, dtype=np.int32)
@@ -227,7 +234,7 @@ def build_code_tables(
             pat = rest % NPAT
             rest //= NPAT
             cnt[pat] += 1
-            ev_sum += _EVAL_DIR[pat]
+            ev_sum += eval_dir[pat]
             sc_sum += _SCORE_DIR[pat]
         fours = cnt[B4] + cnt[F4] + 2 * cnt[FOUR_FOUR]
         minor = cnt[B3] + cnt[F2]
@@ -257,6 +264,6 @@ def build_code_tables(
         if renju_black and cnt[FIVE] == 0 and shape:
             maybe[code] = 1
         p4[code] = cls
-        ev[code] = ev_sum + _EVAL_P4[cls]
+        ev[code] = ev_sum + eval_p4[cls]
         sc[code] = sc_sum + _SCORE_P4[cls]
     return p4, ev, sc, maybe

@@ -3,12 +3,23 @@
 The tables are built once per rule by the numba builders in ``engine.search._patterns`` (about a
 tenth of a second for the exact-five rules) and kept for the life of the process. This module
 knows nothing of search.
+
+The evaluation's values are, per side, a value for each line pattern and each threat class.
+By default they are the hand-set ones. ``engine/search/data/eval_weights.json`` holds values
+fitted to game outcomes by ``tools/tune_eval.py`` (the model: ``engine.search.tune``); they win
+at the node-limited levels but proved no gain at master and squeeze the level ladder below its
+75% steps, so they are not the default until the presets are re-spaced around them. The
+environment variable ``GOMOKU_EVAL_WEIGHTS`` picks ``learned`` (the packaged file), ``hand``,
+or names another weights file (for matches between them).
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import os
 from dataclasses import dataclass
+from importlib import resources
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,7 +31,11 @@ from engine.types import Color, Rule
 if TYPE_CHECKING:
     from engine.board import Board
 
-__all__ = ["PatternTables", "evaluate", "tables"]
+__all__ = ["PatternTables", "Weights", "evaluate", "load_weights", "tables", "weights"]
+
+WEIGHTS_ENV = "GOMOKU_EVAL_WEIGHTS"
+_PACKAGED = "engine/search/data/eval_weights.json"
+_MAX_WEIGHT = 1 << 20  # a point's value is packed as value << 4 into an int32
 
 _RULE_CODES = {
     Rule.FREESTYLE: _patterns.RULE_FREESTYLE,
@@ -44,14 +59,68 @@ class PatternTables:
     maybe_forbidden: npt.NDArray[np.int8]  # [Black's pattern code] -> worth a renju check
 
 
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The evaluation's values (index 0 Black, 1 White)."""
+
+    pattern: npt.NDArray[np.int32]  # [side, pattern] -> value of one direction's pattern
+    threat: npt.NDArray[np.int32]  # [side, threat class] -> value of a point's class
+    source: str  # where they came from, for reports
+
+
+def hand_weights() -> Weights:
+    """The hand-set values, the same for both sides."""
+    return Weights(
+        np.stack([_patterns.HAND_EVAL_DIR] * 2),
+        np.stack([_patterns.HAND_EVAL_P4] * 2),
+        "hand",
+    )
+
+
+def load_weights(text: str, source: str = "") -> Weights:
+    """Weights from the JSON text of a weights file.
+
+    Raises:
+        ValueError: the text is not a weights file (shapes, integers, range).
+    """
+    data = json.loads(text)
+    rows: list[list[list[int]]] = [[], []]
+    for side in ("black", "white"):
+        for i, (key, size) in enumerate((("pattern", _patterns.NPAT), ("threat", _patterns.NP4))):
+            values = data[side][key]
+            if len(values) != size or not all(
+                isinstance(v, int) and abs(v) < _MAX_WEIGHT for v in values
+            ):
+                raise ValueError(f"{source}: {side}.{key} needs {size} integers")
+            rows[i].append(values)
+    return Weights(
+        np.array(rows[0], dtype=np.int32), np.array(rows[1], dtype=np.int32), source or "json"
+    )
+
+
+@functools.cache
+def weights() -> Weights:
+    """The weights this process evaluates with: ``$GOMOKU_EVAL_WEIGHTS`` (``learned``, a file,
+    or ``hand``), else the hand-set ones."""
+    chosen = os.environ.get(WEIGHTS_ENV, "")
+    if chosen in ("", "hand"):
+        return hand_weights()
+    if chosen != "learned":
+        with open(chosen, encoding="utf-8") as file:
+            return load_weights(file.read(), chosen)
+    packaged = resources.files("engine.search").joinpath("data", "eval_weights.json")
+    return load_weights(packaged.read_text(encoding="utf-8"), _PACKAGED)
+
+
 @functools.cache
 def tables(rule: Rule) -> PatternTables:
     """The tables of ``rule``, built on first use."""
     code = _RULE_CODES[Rule(rule)]
     half = 4 if code == _patterns.RULE_FREESTYLE else 5
     pattern = np.stack([_patterns.build_pattern_table(code, c, half) for c in (1, 2)])
-    black = _patterns.build_code_tables(code == _patterns.RULE_RENJU)
-    white = _patterns.build_code_tables(False)
+    w = weights()
+    black = _patterns.build_code_tables(code == _patterns.RULE_RENJU, w.pattern[0], w.threat[0])
+    white = _patterns.build_code_tables(False, w.pattern[1], w.threat[1])
     threat = np.stack([black[0], white[0]])
     value = np.stack([black[1], white[1]])
     return PatternTables(

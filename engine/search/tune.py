@@ -1,0 +1,169 @@
+"""The evaluation as a model to fit: pattern counts, the logistic loss, Newton's method.
+
+The static evaluation of a position is linear in its weights: every empty point of a side is
+worth the sum of its four line patterns' values plus its threat class's value, and the
+evaluation is ``(5 * mine - 4 * theirs) // 4`` of those sums. So a position is a row of
+counts (per side: how many of each pattern and of each class its empty points have), and
+fitting the weights to game outcomes is a logistic regression, ``P(win) = sigmoid(eval / K)``
+("Texel tuning"). ``tools/tune_eval.py`` makes the games and writes the weights file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.search import _kernels as k
+from engine.search import _patterns
+from engine.search._position import Position
+from engine.search.evaluate import Weights
+
+__all__ = [
+    "NFEAT",
+    "design",
+    "fit",
+    "fit_scale",
+    "free_mask",
+    "loss",
+    "position_counts",
+    "quiet",
+    "theta_of",
+    "weights_json",
+]
+
+NFEAT = _patterns.NPAT + _patterns.NP4  # per side: pattern counts, then threat-class counts
+# weights the data cannot tell: never on a quiet freestyle board (fives, renju shapes), or
+# fixed to remove the redundancy of "every point has four patterns and one class"
+FIXED_PATTERN = (_patterns.NONE, _patterns.FIVE, _patterns.OVERLINE, _patterns.FOUR_FOUR)
+FIXED_THREAT = (_patterns.P4_NONE, _patterns.P4_FIVE)
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+I32 = npt.NDArray[np.int32]
+
+
+def position_counts(pos: Position) -> I32:
+    """``[side, NFEAT]``: each side's pattern counts (its empty points, four directions each)
+    and threat-class counts (one per empty point)."""
+    empty = np.nonzero(pos.b == 0)[0]
+    counts = np.zeros((2, NFEAT), dtype=np.int32)
+    threat = pos.tables.threat
+    for ci in range(2):
+        pats = pos.cell[empty, k.R_PAT + ci * 4 : k.R_PAT + ci * 4 + 4].ravel()
+        counts[ci, : _patterns.NPAT] = np.bincount(pats, minlength=_patterns.NPAT)
+        classes = threat[ci, pos.cell[empty, k.R_CODE + ci]]
+        counts[ci, _patterns.NPAT :] = np.bincount(classes, minlength=_patterns.NP4)
+    return counts
+
+
+def quiet(pos: Position) -> bool:
+    """Whether the search would evaluate this position statically: no four on the board, and
+    no straight four to come for the side to move that the opponent cannot meet with a four
+    (the search scores that as a win)."""
+    g = pos.g
+    me = int(g[k.G_SIDE]) - 1
+    op = 1 - me
+    if g[k.G_P4 + k.P4_FIVE] > 0 or g[k.G_P4 + k.NP4 + k.P4_FIVE] > 0:
+        return False
+    fours = sum(int(g[k.G_P4 + op * k.NP4 + c]) for c in range(k.P4_B4, k.NP4))
+    return not (g[k.G_P4 + me * k.NP4 + k.P4_FLEX4] > 0 and fours == 0)
+
+
+def design(counts: npt.NDArray[np.integer], mover: npt.NDArray[np.integer]) -> F32:
+    """Rows ``x`` of ``[n, side, NFEAT]`` counts with ``evaluation = x @ theta_of(weights)``
+    for side to move ``mover`` (0 Black, 1 White), up to the kernels' rounding."""
+    n = len(mover)
+    x = np.zeros((n, 2 * NFEAT), dtype=np.float32)
+    for side in range(2):
+        mine = mover == side
+        cols = slice(side * NFEAT, (side + 1) * NFEAT)
+        x[mine, cols] = 1.25 * counts[mine, side]
+        x[~mine, cols] = -counts[~mine, side].astype(np.float32)
+    return x
+
+
+def theta_of(weights: Weights) -> F64:
+    """The parameter vector of weights: Black's patterns and classes, then White's."""
+    parts = [np.concatenate([weights.pattern[s], weights.threat[s]]) for s in range(2)]
+    return np.concatenate(parts).astype(np.float64)
+
+
+def free_mask() -> npt.NDArray[np.bool_]:
+    """The entries of ``theta`` that the fit may change."""
+    free = np.ones(2 * NFEAT, dtype=bool)
+    for s in range(2):
+        for pat in FIXED_PATTERN:
+            free[s * NFEAT + pat] = False
+        for cls in FIXED_THREAT:
+            free[s * NFEAT + _patterns.NPAT + cls] = False
+    return free
+
+
+def _sigmoid(z: F64) -> F64:
+    result: F64 = 1 / (1 + np.exp(-np.clip(z, -40, 40)))
+    return result
+
+
+def loss(z: F64, y: F64, scale: float) -> float:
+    """Mean logistic loss of evaluations ``z`` against outcomes ``y`` (1 win, 0.5 draw, 0 loss,
+    for the side to move) at scale ``K``."""
+    p = _sigmoid(z / scale)
+    eps = 1e-9
+    return float(-np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps)))
+
+
+def fit_scale(z: F64, y: F64) -> float:
+    """The ``K`` that minimises the loss of fixed evaluations (golden section on log K)."""
+    lo, hi = math.log(10.0), math.log(20000.0)
+    r = (math.sqrt(5) - 1) / 2
+    for _ in range(60):
+        a, b = hi - r * (hi - lo), lo + r * (hi - lo)
+        if loss(z, y, math.exp(a)) < loss(z, y, math.exp(b)):
+            hi = b
+        else:
+            lo = a
+    return math.exp((lo + hi) / 2)
+
+
+def fit(x: F32, y: F64, scale: float, theta0: F64, ridge: F64) -> tuple[F64, int]:
+    """Minimise ``loss(x @ theta) + sum(ridge * (theta - theta0)**2)`` by Newton's method over
+    the free entries (the loss is convex in ``theta``); returns ``theta`` and the steps taken."""
+    free = free_mask()
+    theta = theta0.copy()
+    xf = x[:, free].astype(np.float64)
+    fixed = x[:, ~free].astype(np.float64) @ theta0[~free]
+    n = len(y)
+    steps = 0
+    while steps < 50:
+        steps += 1
+        p = _sigmoid((xf @ theta[free] + fixed) / scale)
+        pull = 2 * ridge[free]
+        grad = xf.T @ (p - y) / (n * scale) + pull * (theta[free] - theta0[free])
+        weight = p * (1 - p) / (n * scale * scale)
+        hess = (xf * weight[:, None]).T @ xf + np.diag(pull)
+        delta = np.linalg.solve(hess, grad)
+        theta[free] -= delta
+        if float(np.max(np.abs(delta))) < 1e-3:
+            break
+    return theta, steps
+
+
+def weights_json(theta: F64, fit_info: dict[str, float | int]) -> str:
+    """The weights file for ``theta`` (rounded to integers), one line per list."""
+    about = (
+        "Evaluation values fitted to self-play outcomes by tools/tune_eval.py (logistic loss): "
+        "per side, a value per line pattern (NONE B1 F1 B2 F2 B3 F3 B4 F4 FIVE OVERLINE "
+        "FOUR_FOUR) and per threat class (P4_NONE .. P4_FIVE); see engine/search/tune.py."
+    )
+    lines = ["{", f'  "about": {json.dumps(about)},', f'  "fit": {json.dumps(fit_info)},']
+    for s, side in enumerate(("black", "white")):
+        values = [int(v) for v in np.round(theta[s * NFEAT : (s + 1) * NFEAT])]
+        lines.append(f'  "{side}": {{')
+        lines.append(f'    "pattern": {json.dumps(values[: _patterns.NPAT])},')
+        lines.append(f'    "threat": {json.dumps(values[_patterns.NPAT :])}')
+        lines.append("  }," if s == 0 else "  }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,370 @@
+"""Fit the evaluation's values to game outcomes (logistic "Texel" tuning), and test the fit.
+
+    python tools/tune_eval.py gen --minutes 3.4 --workers 16 --out games.npz
+    python tools/tune_eval.py features games.npz --out positions.npz --workers 16
+    python tools/tune_eval.py train positions.npz --out engine/search/data/eval_weights.json
+    python tools/tune_eval.py duel engine/search/data/eval_weights.json hand --level hard \
+        --matches 16
+
+(The packaged weights came from exactly these commands on a 16-core machine: 8193 games,
+155501 positions, the fit itself takes seconds. On the 2-core development machine one worker
+plays about two games a second.)
+
+``gen`` plays fast self-play games (node-limited searches with evaluation noise, from the
+match openings turned by a random symmetry plus a few random stones) and keeps their moves
+and results. ``features`` replays them and keeps the quiet positions: no four on the board
+(the search never evaluates those) and no straight four to come for the side to move that
+the opponent cannot answer with a four (the search scores those as wins). For each it counts,
+per side, the empty points' line patterns (four directions) and threat classes: the
+evaluation is exactly these counts times the weights, ``(5 * mine - 4 * theirs) / 4``.
+``train`` fits the weights of both sides by Newton's method on the logistic loss of the
+outcome, ``sigmoid(eval / K)``, with K fitted to the hand-set values first so that the new
+values keep the old units (the levels' noise, the search's windows), and a light pull
+towards the hand-set values for the rarely seen patterns. ``duel`` plays the engine with one
+weights file against the engine with another (``hand`` for the hand-set values), through
+``python -m engine match``'s machinery, many matches at once.
+
+The games are freestyle 15x15 only; the other rules use the same weights (a duel under renju
+at level medium: 44-0-20 for the learned ones).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import itertools
+import multiprocessing
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.board import Board
+from engine.gomocup.openings import openings
+from engine.search import Limits, SearchOptions, search, tune
+from engine.search._position import Position
+from engine.search.evaluate import WEIGHTS_ENV, hand_weights, load_weights, tables, weights
+from engine.types import Color, Point, Rule
+
+SIZE = 15
+MAX_PLIES = 160  # a draw after this many moves
+FIRST_PLY = 5  # positions from this many stones on
+SMALL_TT = 160 * 2**20 + 2 * 16 * 2**16  # a memory budget that gives a 64k-entry table
+
+
+# --------------------------------------------------------------------------- games
+
+
+def _symmetry(point: Point, s: int) -> Point:
+    x, y = point.x, point.y
+    if s & 1:
+        x = SIZE - 1 - x
+    if s & 2:
+        y = SIZE - 1 - y
+    if s & 4:
+        x, y = y, x
+    return Point(x, y)
+
+
+def play_game(rng: random.Random) -> tuple[list[int], int]:
+    """One self-play game: its moves (``y * SIZE + x``) and Black's result (1, 0, -1)."""
+    book = openings(SIZE)
+    turn = rng.randrange(8)
+    moves = [_symmetry(p, turn) for p in rng.choice(book)]
+    board = Board.from_moves(moves, size=SIZE, rule=Rule.FREESTYLE)
+    for _ in range(rng.choice((0, 0, 1, 2))):
+        while True:
+            point = Point(rng.randrange(4, SIZE - 4), rng.randrange(4, SIZE - 4))
+            if board[point] is None:
+                board.play(point)
+                break
+    players = [
+        (rng.choice((2_000, 5_000, 12_000, 25_000)), rng.choice((0, 10, 25, 50))) for _ in range(2)
+    ]
+    while board.outcome is None and len(board.moves) < MAX_PLIES and not board.is_full():
+        nodes, noise = players[0 if board.to_move is Color.BLACK else 1]
+        options = SearchOptions(width=14, noise=noise, seed=rng.randrange(1 << 30), leaf_vcf=2)
+        result = search(board, Limits(nodes=nodes, memory_bytes=SMALL_TT), options)
+        board.play(result.move)
+    points = [move.point for move in board.moves]
+    winner = board.outcome.winner if board.outcome is not None else None
+    score = 0 if winner is None else (1 if winner is Color.BLACK else -1)
+    return [p.y * SIZE + p.x for p in points], score
+
+
+def _gen_worker(job: tuple[int, float, str]) -> str:
+    seed, deadline, out = job
+    rng = random.Random(seed)
+    flat: list[int] = []
+    lengths: list[int] = []
+    results: list[int] = []
+    while time.time() < deadline:
+        moves, score = play_game(rng)
+        flat.extend(moves)
+        lengths.append(len(moves))
+        results.append(score)
+        if len(results) % 20 == 0:
+            _save_games(out, flat, lengths, results)
+    _save_games(out, flat, lengths, results)
+    return out
+
+
+def _save_games(out: str, flat: list[int], lengths: list[int], results: list[int]) -> None:
+    np.savez(
+        out,
+        moves=np.array(flat, dtype=np.int16),
+        lengths=np.array(lengths, dtype=np.int32),
+        results=np.array(results, dtype=np.int8),
+    )
+
+
+def gen(minutes: float, workers: int, out: Path, seed: int) -> None:
+    """Play games on ``workers`` processes for ``minutes`` and merge them into ``out``."""
+    from engine.search.levels import warm_up
+
+    warm_up()  # compile every kernel once, before forking (and for the duel's brains)
+    deadline = time.time() + minutes * 60
+    parts = [(seed * 1000 + i, deadline, f"{out}.part{i}.npz") for i in range(workers)]
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        files = pool.map(_gen_worker, parts)
+    data = [np.load(f) for f in files]
+    np.savez(
+        out,
+        moves=np.concatenate([d["moves"] for d in data]),
+        lengths=np.concatenate([d["lengths"] for d in data]),
+        results=np.concatenate([d["results"] for d in data]),
+    )
+    for f in files:
+        os.remove(f)
+    results = np.concatenate([d["results"] for d in data])
+    lengths = np.concatenate([d["lengths"] for d in data])
+    print(
+        f"{len(results)} games, {int(lengths.sum())} moves; Black won {int((results > 0).sum())}, "
+        f"White {int((results < 0).sum())}, drawn {int((results == 0).sum())}"
+    )
+
+
+# --------------------------------------------------------------------------- features
+
+
+def _feature_worker(job: tuple[str, int, int]) -> dict[str, npt.NDArray[np.generic]]:
+    games, first, last = job
+    data = np.load(games)
+    moves, lengths, results = data["moves"], data["lengths"], data["results"]
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    t = tables(Rule.FREESTYLE)
+    seen: set[int] = set()
+    rows: list[npt.NDArray[np.int32]] = []
+    keys: list[int] = []
+    movers: list[int] = []
+    ys: list[float] = []
+    game_ids: list[int] = []
+    evals: list[int] = []
+    for gi in range(first, last):
+        length, result = int(lengths[gi]), int(results[gi])
+        game = moves[starts[gi] : starts[gi] + length]
+        pos = Position(SIZE, SIZE, t, tt_size=16)
+        for ply, m in enumerate(game):
+            pos.play_index(pos.index(Point(int(m) % SIZE, int(m) // SIZE)))
+            if ply + 1 < FIRST_PLY or ply + 1 == length or not tune.quiet(pos):
+                continue
+            key = int(pos.hsh[0])
+            if key in seen:
+                continue
+            seen.add(key)
+            counts = tune.position_counts(pos)
+            mover = 0 if pos.side is Color.BLACK else 1
+            rows.append(counts)
+            keys.append(key)
+            movers.append(mover)
+            ys.append((1 + result * (1 if mover == 0 else -1)) / 2)
+            game_ids.append(gi)
+            evals.append(pos.evaluate())
+    return {
+        "counts": np.array(rows, dtype=np.int16).reshape(-1, 2, tune.NFEAT),
+        "key": np.array(keys, dtype=np.uint64),
+        "mover": np.array(movers, dtype=np.int8),
+        "y": np.array(ys, dtype=np.float32),
+        "game": np.array(game_ids, dtype=np.int32),
+        "ev": np.array(evals, dtype=np.int32),
+    }
+
+
+def features(games: Path, out: Path, workers: int) -> None:
+    """Replay the games and keep each distinct quiet position's counts and outcome."""
+    ngames = len(np.load(games)["lengths"])
+    bounds = np.linspace(0, ngames, 4 * workers + 1).astype(int)
+    jobs = [(str(games), int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+    tables(Rule.FREESTYLE)
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        parts = pool.map(_feature_worker, jobs)
+    merged = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+    _, first = np.unique(merged.pop("key"), return_index=True)
+    keep = np.sort(first)
+    np.savez_compressed(
+        out, **{name: value[keep] for name, value in merged.items()}, weights=weights().source
+    )
+    print(f"{len(keep)} positions from {ngames} games")
+
+
+# --------------------------------------------------------------------------- training
+
+
+def train(positions: Path, out: Path, ridge_weight: float, holdout: float) -> None:
+    """Fit both sides' weights; print the losses; write the weights file."""
+    t0 = time.perf_counter()
+    data = np.load(positions)
+    counts, mover, y = data["counts"], data["mover"], data["y"].astype(np.float64)
+    game = data["game"]
+    x = tune.design(counts, mover)
+    xd = x.astype(np.float64)
+    ref = weights()
+    if str(data["weights"]) == ref.source and len(y):
+        # the model's evaluation against the kernels', for the weights the data was made with
+        worst = float(np.max(np.abs(xd @ tune.theta_of(ref) - data["ev"])))
+        print(f"check: counts x weights against the kernels' evaluation, worst gap {worst:.2f}")
+    valid = (game.astype(np.int64) * 2654435761 % 1000) < holdout * 1000  # by game
+    tr = ~valid
+    theta_hand = tune.theta_of(hand_weights())
+    z_hand = xd @ theta_hand
+    scale = tune.fit_scale(z_hand[tr], y[tr])
+    print(f"{len(y)} positions ({int(tr.sum())} train, {int(valid.sum())} held out)")
+    print(f"K (hand-set values): {scale:.1f}")
+    loss_hand = (tune.loss(z_hand[tr], y[tr], scale), tune.loss(z_hand[valid], y[valid], scale))
+    print(f"hand-set loss: train {loss_hand[0]:.5f}, held out {loss_hand[1]:.5f}")
+    # the pull towards the hand-set values, relative to each value's size: it decides only
+    # where the data is thin (a pattern seen in a few hundred positions)
+    ridge = ridge_weight / np.maximum(np.abs(theta_hand), 10.0) ** 2
+    theta, steps = tune.fit(x[tr], y[tr], scale, theta_hand, ridge)
+    z_new = xd @ np.round(theta)
+    loss_new = (tune.loss(z_new[tr], y[tr], scale), tune.loss(z_new[valid], y[valid], scale))
+    print(
+        f"fitted loss ({steps} Newton steps): train {loss_new[0]:.5f}, held out {loss_new[1]:.5f}"
+    )
+    print(f"K refitted to the new values: {tune.fit_scale(z_new[tr], y[tr]):.1f}")
+    names = ["NONE", "B1", "F1", "B2", "F2", "B3", "F3", "B4", "F4", "FIVE", "OVERLINE", "4x4"]
+    classes = ["none", "two", "two+", "F3", "F3+", "F3F3", "B4", "B4+", "B4F3", "flex4", "five"]
+    seen = (counts > 0).sum(axis=0)
+    for s, side in enumerate(("black", "white")):
+        print(
+            f"{side} (old->new, positions with one): "
+            + ", ".join(
+                f"{name} {int(theta_hand[s * tune.NFEAT + i])}->{round(theta[s * tune.NFEAT + i])}"
+                f" ({int(seen[s, i])})"
+                for i, name in enumerate(names + classes)
+            )
+        )
+    elapsed = time.perf_counter() - t0
+    info: dict[str, float | int] = {
+        "positions": int(tr.sum()),
+        "held_out": int(valid.sum()),
+        "K": round(scale, 1),
+        "loss_hand": round(loss_hand[1], 5),
+        "loss_fitted": round(loss_new[1], 5),
+    }
+    text = tune.weights_json(theta, info)
+    load_weights(text, str(out))  # what the engine will accept
+    out.write_text(text)
+    print(f"wrote {out} in {elapsed:.1f} s")
+
+
+# --------------------------------------------------------------------------- duel
+
+
+def duel(
+    first: str,
+    second: str,
+    level: str,
+    matches: int,
+    seed: int,
+    games: int,
+    rule: Rule,
+    turn_ms: int,
+) -> None:
+    """``matches`` matches of 32 games (16 openings, both colours) at once, level ``level``
+    with ``first``'s weights against ``second``'s; W-D-L from ``first``'s side."""
+    from engine.gomocup.match import EngineSpec, MatchConfig, elo_difference, run_match
+
+    def spec(chosen: str, label: str, s: int) -> EngineSpec:
+        argv = ("env", f"{WEIGHTS_ENV}={chosen}", sys.executable, "-m", "engine.pbrain")
+        return EngineSpec(label, (*argv, "--level", level, "--seed", str(s)))
+
+    config = MatchConfig(rule=rule, turn_ms=turn_ms, grace_ms=max(2000, turn_ms))
+    book = openings(SIZE)
+
+    def one(i: int) -> tuple[int, int, int]:
+        specs = (spec(first, "first", seed + i), spec(second, "second", seed + 1000 + i))
+        result = run_match(specs, games=games or 2 * len(book), config=config)
+        wins = sum(1 for g in result.games if g.winner == 0)
+        losses = sum(1 for g in result.games if g.winner == 1)
+        return wins, len(result.games) - wins - losses, losses
+
+    w = d = lo = 0
+    with concurrent.futures.ThreadPoolExecutor(matches) as pool:
+        for wins, draws, losses in pool.map(one, range(matches)):
+            w, d, lo = w + wins, d + draws, lo + losses
+            elo, err = elo_difference(w, d, lo)
+            score = (w + d / 2) / max(1, w + d + lo)
+            print(
+                f"{first} vs {second}, level {level}, {rule.value}: {w}-{d}-{lo} (W-D-L), "
+                f"score {score:.1%}, Elo {elo:+.0f} +/- {err:.0f}",
+                flush=True,
+            )
+
+
+def main() -> int:
+    """Parse the subcommand and run it."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("gen", help="play self-play games")
+    p.add_argument("--minutes", type=float, default=5.0)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", type=Path, default=Path("games.npz"))
+    p = sub.add_parser("features", help="count the patterns of the quiet positions")
+    p.add_argument("games", type=Path)
+    p.add_argument("--out", type=Path, default=Path("positions.npz"))
+    p.add_argument("--workers", type=int, default=2)
+    p = sub.add_parser("train", help="fit the weights")
+    p.add_argument("positions", type=Path, nargs="+")
+    p.add_argument("--out", type=Path, default=Path("engine/search/data/eval_weights.json"))
+    p.add_argument("--ridge", type=float, default=1e-4)
+    p.add_argument("--holdout", type=float, default=0.1)
+    p = sub.add_parser("duel", help="weights file against weights file, by match")
+    p.add_argument("first")
+    p.add_argument("second")
+    p.add_argument("--level", default="hard")
+    p.add_argument("--matches", type=int, default=2)
+    p.add_argument("--games", type=int, default=0, help="games per match (0: 32)")
+    p.add_argument("--rule", choices=[rule.value for rule in Rule], default="freestyle")
+    p.add_argument("--turn-ms", type=int, default=5000, help="time per move (master's limit)")
+    p.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.command == "gen":
+        gen(args.minutes, args.workers, args.out, args.seed)
+    elif args.command == "features":
+        features(args.games, args.out, args.workers)
+    elif args.command == "train":
+        train(args.positions[0], args.out, args.ridge, args.holdout)
+    else:
+        duel(
+            args.first,
+            args.second,
+            args.level,
+            args.matches,
+            args.seed,
+            args.games,
+            Rule(args.rule),
+            args.turn_ms,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
