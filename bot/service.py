@@ -100,9 +100,11 @@ __all__ = [
     "NoMoveToUndoError",
     "NoSuchGameError",
     "NoUndoRequestError",
+    "NotAGravityGameError",
     "NotAPlayerError",
     "NotChallengedError",
     "NotYourTurnError",
+    "OtherChannelError",
     "OutOfTimeError",
     "Player",
     "RatingChange",
@@ -112,6 +114,7 @@ __all__ = [
     "UndoPendingError",
     "UndoRequest",
     "UndoResult",
+    "UnknownButtonError",
 ]
 
 log = logging.getLogger(__name__)
@@ -164,6 +167,26 @@ class GameNotActiveError(GameServiceError):
         super().__init__(f"game {game_id} is {status}")
         self.game_id = game_id
         self.status = status
+
+
+class OtherChannelError(GameServiceError):
+    """A button of a game that is open, but in another channel than the one pressed in."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"game {game_id} is open in another channel")
+        self.game_id = game_id
+
+
+class UnknownButtonError(GameServiceError):
+    """A button whose custom id names no action (forged, or from a removed feature)."""
+
+
+class NotAGravityGameError(GameServiceError):
+    """A column drop (a column button) in a game without gravity."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"game {game_id} has no gravity")
+        self.game_id = game_id
 
 
 class NotAPlayerError(GameServiceError):
@@ -649,6 +672,8 @@ class GameService:
                     stale = await self.repository.get_game(game_id)
                 except GameNotFoundError as error:
                     raise NoSuchGameError(game_id) from error
+                if stale.status in (GameStatus.PENDING, GameStatus.ACTIVE):
+                    raise OtherChannelError(game_id)
                 raise GameNotActiveError(game_id, stale.status)
             raise NoActiveGameError(channel_id)
         return record
@@ -965,12 +990,12 @@ class GameService:
 
         Raises:
             as ``place``; ColumnFullError for a full column, OffBoardError for no such
-            column; InvalidOptionError if the game has no gravity.
+            column; NotAGravityGameError if the game has no gravity.
         """
 
         async def action(view: GameView) -> MoveResult | GameEnd:
             if not view.board.gravity:
-                raise InvalidOptionError("column", column, "gravity games only")
+                raise NotAGravityGameError(view.game_id)
             color = self._check_turn(view, user_id)
             if self._is_late(view):
                 return await self._lose_on_time(view, color)

@@ -23,7 +23,10 @@ if TYPE_CHECKING:
 __all__ = ["MAX_CHOICES", "Cell", "PointTransformer"]
 
 MAX_CHOICES: Final = 25  # Discord refuses more autocomplete choices
-_COLUMN_ONLY: Final = re.compile(r"\s*([a-t])\s*", re.IGNORECASE)
+_ECHO_LIMIT: Final = 100  # of a non-text value, only this much is kept for the reply
+# ASCII: with Unicode case folding, [a-t] would also match U+017F (long s), U+0131 (dotless i)
+# and U+212A (Kelvin sign), which are no column letters.
+_COLUMN_ONLY: Final = re.compile(r"\s*([a-t])\s*", re.IGNORECASE | re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +60,16 @@ class PointTransformer(app_commands.Transformer["GomokuBot"]):
 
     async def transform(self, interaction: discord.Interaction[GomokuBot], value: str, /) -> Cell:
         """Parse what was typed (errors reach ``report`` chained under TransformerError)."""
+        if not isinstance(value, str):
+            # Discord sends a string for a string option; a forged request may not.
+            raise InvalidPointError(str(value)[:_ECHO_LIMIT])
         return Cell.parse(value)
 
     async def autocomplete(  # type: ignore[override]
         self, interaction: discord.Interaction[GomokuBot], value: str, /
     ) -> list[app_commands.Choice[str]]:
         """Up to 25 legal points of this channel's game that start with what was typed."""
-        if interaction.channel_id is None:
+        if interaction.channel_id is None or not isinstance(value, str):
             return []
         points = await interaction.client.service.suggest_points(
             interaction.channel_id, value.strip(), limit=MAX_CHOICES

@@ -14,6 +14,10 @@ Custom ids (all under Discord's 100 characters)::
     gomoku:<game>:undo:yes | gomoku:<game>:undo:no      the opponent answers an undo request
     gomoku:<game>:cell:<x>:<y>                          tic-tac-toe grid
     gomoku:<game>:drop:<column>                         gravity games
+
+Numbers in ids are ASCII digits of bounded length (a game id fits SQLite's 64-bit integer, a
+coordinate two digits), so rebuilding an item never fails. Any other ``gomoku:`` id (a forged
+one, or one of a removed feature) is answered by ``UnknownButton`` with a sentence.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import discord
 from discord import app_commands
 
 from bot.reporting import report
-from bot.service import GameStatus, GameView
+from bot.service import GameStatus, GameView, UnknownButtonError
 from engine.types import Color, Game, Point, column_letter
 
 if TYPE_CHECKING:
@@ -38,6 +42,7 @@ __all__ = [
     "GridButton",
     "ResignButton",
     "UndoButton",
+    "UnknownButton",
     "challenge_view",
     "game_buttons",
     "resign_view",
@@ -52,6 +57,15 @@ _EMPTY_LABEL: Final = "\u200b"  # a button needs a label or an emoji; this one d
 
 def _bot(interaction: discord.Interaction[Any]) -> GomokuBot:
     return cast("GomokuBot", interaction.client)
+
+
+async def _edit(interaction: discord.Interaction[Any], **changes: Any) -> None:
+    # The button's message: edited by the response, or after a deferral (a slow write) by
+    # editing the original response.
+    if interaction.response.is_done():
+        await interaction.edit_original_response(**changes)
+    else:
+        await interaction.response.edit_message(**changes)
 
 
 class GameItem:
@@ -78,7 +92,7 @@ class GameItem:
 class ChallengeButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>\d+):(?P<action>accept|decline)",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):(?P<action>accept|decline)",
 ):
     """Accept or decline a challenge (the challenger may withdraw with Decline)."""
 
@@ -118,7 +132,7 @@ class ChallengeButton(
 
 
 class ResignButton(
-    GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P<game>\d+):resign"
+    GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P<game>[0-9]{1,18}):resign"
 ):
     """Confirms ``/gomoku resign``."""
 
@@ -148,17 +162,18 @@ class ResignButton(
         bot = _bot(interaction)
         if interaction.channel_id is None:
             return
-        end = await bot.service.resign(
-            interaction.channel_id, interaction.user.id, game_id=self.game_id
+        end = await bot.in_time(
+            interaction,
+            bot.service.resign(interaction.channel_id, interaction.user.id, game_id=self.game_id),
         )
-        await interaction.response.edit_message(content="You resigned.", view=None)
+        await _edit(interaction, content="You resigned.", view=None)
         await bot.show_game(end.game, ratings=end.ratings)
 
 
 class UndoButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>\d+):undo:(?P<answer>yes|no)",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):undo:(?P<answer>yes|no)",
 ):
     """The opponent's answer to an undo request."""
 
@@ -188,11 +203,12 @@ class UndoButton(
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Answer the request; on yes the moves go and the board is redrawn."""
         bot = _bot(interaction)
-        result = await bot.service.answer_undo(
-            self.game_id, interaction.user.id, accept=self.accept
+        result = await bot.in_time(
+            interaction,
+            bot.service.answer_undo(self.game_id, interaction.user.id, accept=self.accept),
         )
         text = f"Undo {'allowed' if result is not None else 'refused'}."
-        await interaction.response.edit_message(content=text, view=None)
+        await _edit(interaction, content=text, view=None)
         if result is not None:
             await bot.show_game(result.game)
 
@@ -200,7 +216,7 @@ class UndoButton(
 class GridButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>\d+):cell:(?P<x>\d+):(?P<y>\d+)",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):cell:(?P<x>[0-9]{1,2}):(?P<y>[0-9]{1,2})",
 ):
     """One square of the tic-tac-toe grid."""
 
@@ -240,7 +256,9 @@ class GridButton(
 
 
 class ColumnButton(
-    GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P<game>\d+):drop:(?P<column>\d+)"
+    GameItem,
+    discord.ui.DynamicItem[Button],
+    template=r"gomoku:(?P<game>[0-9]{1,18}):drop:(?P<column>[0-9]{1,2})",
 ):
     """Drop a stone into one column of a gravity game."""
 
@@ -274,7 +292,42 @@ class ColumnButton(
         )
 
 
-ACTIONS: Final = (ChallengeButton, ResignButton, UndoButton, GridButton, ColumnButton)
+_KNOWN: Final = (ChallengeButton, ResignButton, UndoButton, GridButton, ColumnButton)
+
+
+def _unknown_template(known: tuple[type[Any], ...]) -> str:
+    # discord.py runs every item whose template matches, so this one must match exactly the
+    # ``gomoku:`` ids that no other item does.
+    patterns = "|".join(
+        re.sub(r"\(\?P<\w+>", "(?:", cls.__discord_ui_compiled_template__.pattern) for cls in known
+    )
+    return rf"(?!(?:{patterns})\Z)gomoku:[\s\S]*"
+
+
+class UnknownButton(GameItem, discord.ui.DynamicItem[Button], template=_unknown_template(_KNOWN)):
+    """Any ``gomoku:`` custom id no other button understands: say so instead of failing."""
+
+    def __init__(self, custom_id: str) -> None:
+        super().__init__(discord.ui.Button(label="?", custom_id=custom_id[:100]))
+        self.game_id = 0
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Keep the id as it came."""
+        return cls(match.string)
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Refuse, privately."""
+        raise UnknownButtonError()
+
+
+ACTIONS: Final = (*_KNOWN, UnknownButton)
 """Every dynamic item, for ``bot.add_dynamic_items``."""
 
 

@@ -9,8 +9,11 @@ measures write latency, throughput and database size.
 from storage.memory import InMemoryGameRepository
 from storage.repository import (
     ChannelBusyError,
+    CorruptDatabaseError,
+    DatabaseLockedError,
     DatabaseRefusedError,
     DatabaseTooNewError,
+    DiskFullError,
     ForeignDatabaseError,
     GameNotFoundError,
     GameRecord,
@@ -24,6 +27,7 @@ from storage.repository import (
     NewGame,
     Player,
     PlayerStats,
+    ReadOnlyDatabaseError,
     StorageError,
     VersionConflictError,
 )
@@ -31,8 +35,11 @@ from storage.sqlite import SqliteGameRepository
 
 __all__ = [
     "ChannelBusyError",
+    "CorruptDatabaseError",
+    "DatabaseLockedError",
     "DatabaseRefusedError",
     "DatabaseTooNewError",
+    "DiskFullError",
     "ForeignDatabaseError",
     "GameNotFoundError",
     "GameRecord",
@@ -47,6 +54,7 @@ __all__ = [
     "NewGame",
     "Player",
     "PlayerStats",
+    "ReadOnlyDatabaseError",
     "SqliteGameRepository",
     "StorageError",
     "VersionConflictError",

@@ -95,7 +95,7 @@ class GomokuCog(
         assert interaction.channel_id is not None  # guild_only
         # Any bot as opponent means "play me": other bots cannot press buttons.
         opponent_id = None if opponent is None or opponent.bot else opponent.id
-        view = await self.bot.service.start(
+        start = self.bot.service.start(
             channel_id=interaction.channel_id,
             guild_id=interaction.guild_id,
             user_id=interaction.user.id,
@@ -106,8 +106,9 @@ class GomokuCog(
             size=size,
             colour=colour,
         )
+        view = await self.bot.in_time(interaction, start, thinking=True)
         self.bot.wake_deadlines(view)
-        if view.is_ai_turn:
+        if view.is_ai_turn and not interaction.response.is_done():
             await interaction.response.defer(thinking=True)
             await self.bot.respond_with_board(interaction, view)
             await self.bot.play_ai(view.game_id, interaction=interaction)
