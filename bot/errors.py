@@ -191,7 +191,7 @@ def user_message(error: BaseException) -> str | None:
             return "The game changed at that same moment. Look at the board and try again."
         case GameNotFoundError():
             return "That game no longer exists."
-    if type(error).__module__.startswith("discord."):
+    if type(error).__module__.startswith(("discord.", "bot.reporting")):
         return _discord_message(error)
     return None
 
@@ -205,7 +205,11 @@ def _discord_message(error: BaseException) -> str | None:
     # at the top: the terminal front-end uses this table too and never loads discord.py.
     from discord import app_commands
 
+    from bot.reporting import MalformedOptionsError
+
     match error:
+        case MalformedOptionsError():
+            return "That command came with options it does not take. Pick it from the menu."
         case app_commands.CommandOnCooldown(retry_after=retry_after):
             return f"Slow down: you can use a command again in {max(1, round(retry_after))} s."
         case app_commands.BotMissingPermissions(missing_permissions=missing):

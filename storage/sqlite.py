@@ -422,7 +422,8 @@ async def _check_integrity(db: _Db, path: Path) -> None:
     rows = list(await db.execute_fetchall("PRAGMA quick_check(1)"))
     first = str(rows[0][0]) if rows else "no answer"
     if first != "ok":
-        raise CorruptDatabaseError(path, first)
+        # "*** in database main ***\nPage 5: btreeInitPage() returns error code 11": one line
+        raise CorruptDatabaseError(path, " ".join(first.split())[:200])
 
 
 async def _check_writable(db: _Db) -> None:
@@ -449,6 +450,8 @@ def _preflight(path: Path) -> None:
     folder = path.parent
     if not folder.is_dir():
         raise ReadOnlyDatabaseError(path, f"the folder {folder} does not exist")
+    if os.statvfs(folder).f_flag & os.ST_RDONLY:
+        raise ReadOnlyDatabaseError(path, "the filesystem is mounted read-only")
     if path.exists() and not os.access(path, os.R_OK | os.W_OK):
         raise ReadOnlyDatabaseError(path, "the file is not writable for this user")
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -566,11 +569,11 @@ class SqliteGameRepository:
         *,
         clock: Callable[[], datetime] = utc_now,
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
-        lock_wait_s: float = LOCK_WAIT_S,
+        lock_wait_s: float | None = None,
     ) -> Self:
         """Open (creating or upgrading) the database at ``path``, after checking that the
         file is ours, undamaged (``PRAGMA quick_check``) and writable. A lock held by another
-        process is waited out for up to ``lock_wait_s`` seconds.
+        process is waited out for up to ``lock_wait_s`` seconds (default ``LOCK_WAIT_S``).
 
         Raises:
             ForeignDatabaseError: the file is not ours (it is left untouched).
@@ -582,6 +585,8 @@ class SqliteGameRepository:
             DatabaseRefusedError: any other SQLite error while opening.
         """
         path = Path(path)
+        if lock_wait_s is None:
+            lock_wait_s = LOCK_WAIT_S
         _preflight(path)
         started = time.monotonic()
         delay = 0.05
@@ -638,7 +643,7 @@ class SqliteGameRepository:
         *,
         clock: Callable[[], datetime] = utc_now,
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
-        lock_wait_s: float = LOCK_WAIT_S,
+        lock_wait_s: float | None = None,
     ) -> AsyncIterator[Self]:
         """``connect`` as an async context manager that closes the repository on exit."""
         repo = await cls.connect(
