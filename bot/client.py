@@ -42,7 +42,7 @@ from bot.service import (
     RatingChange,
     TurnWarning,
 )
-from bot.views import ACTIONS, game_buttons
+from bot.views import ACTIONS, game_buttons, unknown_button
 from engine.types import Point
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ class GomokuBot(commands.Bot):
         # The service imports the engine's levels (and so numba) on the first game against the
         # AI: import them now rather than stall the event loop for a third of a second then.
         await asyncio.to_thread(importlib.import_module, "engine.levels")
-        self.add_dynamic_items(*ACTIONS)
+        self.add_dynamic_items(*ACTIONS, unknown_button(ACTIONS))
         from bot.cogs import play
 
         await play.setup(self)

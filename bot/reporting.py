@@ -122,7 +122,13 @@ class MalformedOptionsError(app_commands.CheckFailure):
     nothing): no Discord client sends that, but a forged request can."""
 
 
-_RESOLVED: Final = {6: ("users",), 7: ("channels",), 8: ("roles",), 9: ("users", "roles")}
+_RESOLVED: Final = {
+    6: ("users",),
+    7: ("channels",),
+    8: ("roles",),
+    9: ("users", "roles"),
+    11: ("attachments",),
+}
 _LONGEST_STRING: Final = 6000  # Discord's own cap on a string option
 
 

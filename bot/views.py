@@ -17,7 +17,7 @@ Custom ids (all under Discord's 100 characters)::
 
 Numbers in ids are ASCII digits of bounded length (a game id fits SQLite's 64-bit integer, a
 coordinate two digits), so rebuilding an item never fails. Any other ``gomoku:`` id (a forged
-one, or one of a removed feature) is answered by ``UnknownButton`` with a sentence.
+one, or one of a removed feature) is answered with a sentence by ``unknown_button``.
 """
 
 from __future__ import annotations
@@ -42,11 +42,11 @@ __all__ = [
     "GridButton",
     "ResignButton",
     "UndoButton",
-    "UnknownButton",
     "challenge_view",
     "game_buttons",
     "resign_view",
     "undo_view",
+    "unknown_button",
 ]
 
 Button = discord.ui.Button[Any]
@@ -292,7 +292,8 @@ class ColumnButton(
         )
 
 
-_KNOWN: Final = (ChallengeButton, ResignButton, UndoButton, GridButton, ColumnButton)
+ACTIONS: Final = (ChallengeButton, ResignButton, UndoButton, GridButton, ColumnButton)
+"""Every dynamic item, for ``bot.add_dynamic_items`` (with ``unknown_button(ACTIONS)``)."""
 
 
 def _unknown_template(known: tuple[type[Any], ...]) -> str:
@@ -304,31 +305,36 @@ def _unknown_template(known: tuple[type[Any], ...]) -> str:
     return rf"(?!(?:{patterns})\Z)gomoku:[\s\S]*"
 
 
-class UnknownButton(GameItem, discord.ui.DynamicItem[Button], template=_unknown_template(_KNOWN)):
-    """Any ``gomoku:`` custom id no other button understands: say so instead of failing."""
+def unknown_button(known: tuple[type[Any], ...]) -> type[discord.ui.DynamicItem[Button]]:
+    """The item answering every ``gomoku:`` id that none of ``known`` takes (discord.py runs
+    each item whose template matches, so it must not match theirs). Built at registration
+    from the items registered, so a new button never finds its ids answered twice."""
 
-    def __init__(self, custom_id: str) -> None:
-        super().__init__(discord.ui.Button(label="?", custom_id=custom_id[:100]))
-        self.game_id = 0
+    class UnknownButton(
+        GameItem, discord.ui.DynamicItem[Button], template=_unknown_template(known)
+    ):
+        """Any ``gomoku:`` custom id no other button understands: say so instead of failing."""
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        """Keep the id as it came."""
-        return cls(match.string)
+        def __init__(self, custom_id: str) -> None:
+            super().__init__(discord.ui.Button(label="?", custom_id=custom_id[:100]))
+            self.game_id = 0
 
-    async def act(self, interaction: discord.Interaction[Any]) -> None:
-        """Refuse, privately."""
-        raise UnknownButtonError()
+        @classmethod
+        async def from_custom_id(
+            cls,
+            interaction: discord.Interaction[Any],
+            item: discord.ui.Item[Any],
+            match: re.Match[str],
+            /,
+        ) -> Self:
+            """Keep the id as it came."""
+            return cls(match.string)
 
+        async def act(self, interaction: discord.Interaction[Any]) -> None:
+            """Refuse, privately."""
+            raise UnknownButtonError()
 
-ACTIONS: Final = (*_KNOWN, UnknownButton)
-"""Every dynamic item, for ``bot.add_dynamic_items``."""
+    return UnknownButton
 
 
 def _view(items: list[discord.ui.Item[Any]], *, per_row: int = 5) -> discord.ui.View:

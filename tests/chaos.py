@@ -40,6 +40,8 @@ from tests.fakediscord import FakeChannel, FakeDiscord, FakeDiscordError, FakeUs
 __all__ = ["ChaosReport", "chaos"]
 
 FAMILY = len(os.sched_getaffinity(0)) + 1  # AI workers (one per core) and the tracker
+# What a player's call ends with once the bot is gone: no answer, no connection to send on.
+GONE = (FakeDiscordError, TimeoutError, ConnectionError)
 COLUMNS = "abcdefghijklmno"
 PLAYED = re.compile(r"You played \*\*([A-Z]+\d+)\*\*")
 
@@ -237,7 +239,7 @@ class Chaos:
         """Every table plays; returns when the bot is gone (each player's call fails)."""
 
         async def guarded(table: Table) -> None:
-            with contextlib.suppress(FakeDiscordError, TimeoutError):
+            with contextlib.suppress(*GONE):
                 await self.play(table)
 
         await asyncio.gather(*(guarded(table) for table in self.tables))
@@ -261,7 +263,7 @@ class Chaos:
                 await self._check_ai_made(due_before)
                 if index == 1 or not any(self.stored_moves()):
                     for table in self.tables:
-                        with contextlib.suppress(FakeDiscordError, TimeoutError):
+                        with contextlib.suppress(*GONE):
                             await self._start(table)
                 play = asyncio.create_task(self.players())
                 await asyncio.sleep(self.rng.uniform(0.5, 4.0))

@@ -17,6 +17,16 @@ from typing import Any
 import pytest
 
 from bot.client import GomokuBot
+from bot.views import (
+    ACTIONS,
+    ChallengeButton,
+    ColumnButton,
+    GridButton,
+    ResignButton,
+    UndoButton,
+    unknown_button,
+)
+from engine.types import Point
 from tests.bot.test_console import session
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.fuzz import fuzz
@@ -73,6 +83,24 @@ async def test_buttons_with_any_id_answer(
     assert reply.content.endswith(".")
     assert "Something went wrong" not in reply.content
     no_tracebacks(caplog)
+
+
+def test_the_unknown_button_takes_only_what_no_other_button_does() -> None:
+    unknown = unknown_button(ACTIONS).__discord_ui_compiled_template__
+    made = [
+        ChallengeButton(12, True),
+        ChallengeButton(12, False),
+        ResignButton(12),
+        UndoButton(12, True),
+        GridButton(12, Point(2, 1)),
+        ColumnButton(12, 6),
+    ]
+    assert {type(item) for item in made} == set(ACTIONS)
+    for item in made:
+        assert unknown.fullmatch(item.custom_id) is None, item.custom_id
+    for forged in ("gomoku:12:cell:100:1", "gomoku:1:accept:", "gomoku:" + "9" * 19 + ":resign"):
+        assert unknown.fullmatch(forged) is not None
+        assert not any(c.__discord_ui_compiled_template__.fullmatch(forged) for c in ACTIONS)
 
 
 @pytest.mark.parametrize(
