@@ -12,7 +12,9 @@ import asyncio
 import contextlib
 import logging
 import re
+import signal
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -574,13 +576,18 @@ async def main(
     from storage.sqlite import SqliteGameRepository
 
     out = output or sys.stdout
+    stop = asyncio.Event()
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM ends the session as the end of input does: the move under way is finished,
+        # then everything is closed in order (no cancellation cutting a close in half).
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     runner = ProcessPoolRunner(workers)
     # Warm the worker in the background: the board is on screen while numba loads.
     warming = asyncio.create_task(runner.warm_up())
     try:
         async with SqliteGameRepository.open(settings.db_path) as repository:
             console = Console(GameService(repository, runner), out)
-            await console.run(lines())
+            await console.run(_until(lines(), stop))
     finally:
         warming.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -588,8 +595,27 @@ async def main(
         await runner.close()
 
 
+async def _until(lines: AsyncIterator[str], stop: asyncio.Event) -> AsyncIterator[str]:
+    """``lines`` until ``stop`` is set (then as if the input had ended)."""
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        while True:
+            line = asyncio.ensure_future(anext(lines, None))
+            await asyncio.wait({line, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if not line.done():
+                line.cancel()
+                return
+            text = line.result()
+            if text is None:
+                return
+            yield text
+    finally:
+        stopped.cancel()
+
+
 def run(settings: Settings) -> int:
-    """``python -m bot`` without a token: play in the terminal. Ctrl-C and EOF leave cleanly."""
+    """``python -m bot`` without a token: play in the terminal. Ctrl-C, SIGTERM and EOF leave
+    cleanly (exit 0)."""
     try:
         asyncio.run(main(settings))
     except KeyboardInterrupt:
