@@ -244,7 +244,9 @@ async def _answer(fake: FakeDiscord, record: Any, within: float) -> str | None:
     try:
         reply = await fake.answer(record)
     except FakeDiscordError:
-        return None
+        # A button acknowledged by a deferred update needs no words when its move was
+        # played: the board changes (here it sat on a planted message, not the board).
+        return "" if record.callback_type == 6 else None
     return reply.content
 
 

@@ -81,8 +81,16 @@ class AdminCommands(commands.Cog):
             if channel is not None:
                 allowed.symmetric_difference_update({channel.id})
             changes["allowed_channel_ids"] = sorted(allowed)
-        updated = await service.update_settings(guild_id, **changes)
+        updated = await interaction.client.in_time(
+            interaction,
+            service.update_settings(guild_id, **changes),
+            ephemeral=True,
+            thinking=True,
+        )
         interaction.client.forget_settings(guild_id)
+        if interaction.response.is_done():  # deferred: the write was slow
+            await interaction.edit_original_response(embed=settings_embed(updated))
+            return
         await interaction.response.send_message(
             embed=settings_embed(updated),
             ephemeral=True,

@@ -139,18 +139,35 @@ class GomokuCog(
     async def undo(self, interaction: Interaction) -> None:
         """Take back your last move (against a person they must agree)."""
         assert interaction.channel_id is not None
-        outcome = await self.bot.service.undo(interaction.channel_id, interaction.user.id)
+        outcome = await self.bot.in_time(
+            interaction,
+            self.bot.service.undo(interaction.channel_id, interaction.user.id),
+            ephemeral=True,
+            thinking=True,
+        )
+        deferred = interaction.response.is_done()  # privately: the write was slow
         if isinstance(outcome, UndoResult):
-            await interaction.response.send_message(
-                f"Took back {len(outcome.undone)} moves.", ephemeral=True
-            )
+            text = f"Took back {len(outcome.undone)} moves."
+            if deferred:
+                await interaction.edit_original_response(content=text)
+            else:
+                await interaction.response.send_message(text, ephemeral=True)
             await self.bot.show_game(outcome.game)
             return
-        await interaction.response.send_message(
-            f"<@{outcome.responder}>, <@{outcome.requester}> asks to take back their last move.",
-            view=undo_view(outcome.game.game_id),
-            allowed_mentions=discord.AllowedMentions(users=[discord.Object(outcome.responder)]),
+        content = (
+            f"<@{outcome.responder}>, <@{outcome.requester}> asks to take back their last move."
         )
+        view = undo_view(outcome.game.game_id)
+        mentions = discord.AllowedMentions(users=[discord.Object(outcome.responder)])
+        if not deferred:
+            await interaction.response.send_message(content, view=view, allowed_mentions=mentions)
+            return
+        # The request is for the opponent to see: into the channel, not the private reply.
+        channel = self.bot.get_partial_messageable(
+            interaction.channel_id, guild_id=interaction.guild_id
+        )
+        await channel.send(content, view=view, allowed_mentions=mentions)
+        await interaction.delete_original_response()
 
     @app_commands.command(name="hint")
     async def hint(self, interaction: Interaction) -> None:

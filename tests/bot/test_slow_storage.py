@@ -23,6 +23,7 @@ from tests.bot.conftest import BotFactory
 from tests.fakediscord import FakeDiscord, FakeUser
 
 HOLD_S = 3.5  # longer than Discord's 3 s, shorter than the 5 s busy timeout
+SHORT_HOLD_S = 2.0  # long enough that a write is still waiting when the bot must defer
 
 
 @contextmanager
@@ -107,3 +108,58 @@ async def test_a_fast_move_is_still_one_request(
     assert "You played **A1**" in reply.content
     assert record.callback_type == 4  # answered outright, no deferral
     await asyncio.sleep(0)
+
+
+async def _people_game(fake: FakeDiscord, alice: FakeUser, bob: FakeUser) -> None:
+    board = (
+        await fake.slash("gomoku start", user=alice, options={"opponent": bob, "colour": "black"})
+    ).message
+    assert board is not None
+    await fake.click(board, next(c for c in board.custom_ids() if c.endswith(":accept")), user=bob)
+
+
+async def test_other_writes_during_a_held_lock_are_acknowledged_too(
+    fake: FakeDiscord, sqlite_bot: GomokuBot, db_path: Path, alice: FakeUser, bob: FakeUser
+) -> None:
+    admin = fake.add_user("admin", admin=True)
+    await _people_game(fake, alice, bob)
+    await fake.slash("place", user=alice, options={"cell": "a1"})
+    acknowledged = []
+
+    # An undo request (in memory today: answered at once; were it stored, the private
+    # deferral would give way to the public request).
+    with write_lock_held(db_path, SHORT_HOLD_S):
+        record = await fake.send_slash("gomoku undo", user=alice)
+        await fake.wait_for(
+            lambda: any("asks to take back" in m.content for m in fake.channel_messages())
+        )
+    assert record.latency is not None
+    assert record.latency < fake.interaction_deadline
+
+    # Settings.
+    with write_lock_held(db_path, SHORT_HOLD_S):
+        record = await fake.send_slash("gomoku settings", user=admin, options={"style": "compact"})
+        reply = await fake.answer(record)
+    assert reply.embeds
+    acknowledged.append(record)
+
+    # The resign confirmation button.
+    confirm = await fake.slash("gomoku resign", user=alice)
+    assert confirm.message is not None
+    resign = next(c for c in confirm.message.custom_ids() if c.endswith(":resign"))
+    with write_lock_held(db_path, SHORT_HOLD_S):
+        record = await fake.send_click(confirm.message, resign, user=alice)
+        await fake.wait_for(lambda: "You resigned" in (confirm.message.content or ""))
+    acknowledged.append(record)
+
+    # A new game.
+    with write_lock_held(db_path, SHORT_HOLD_S):
+        record = await fake.send_slash("gomoku start", user=alice)
+        reply = await fake.answer(record)
+    assert reply.embeds
+    acknowledged.append(record)
+
+    for record in acknowledged:
+        assert record.latency is not None
+        assert record.latency < fake.interaction_deadline
+        assert record.deferred, record.payload["data"]
