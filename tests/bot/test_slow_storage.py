@@ -144,12 +144,12 @@ async def test_other_writes_during_a_held_lock_are_acknowledged_too(
     acknowledged.append(record)
 
     # The resign confirmation button.
-    confirm = await fake.slash("gomoku resign", user=alice)
-    assert confirm.message is not None
-    resign = next(c for c in confirm.message.custom_ids() if c.endswith(":resign"))
+    prompt = (await fake.slash("gomoku resign", user=alice)).message
+    assert prompt is not None
+    resign = next(c for c in prompt.custom_ids() if c.endswith(":resign"))
     with write_lock_held(db_path, SHORT_HOLD_S):
-        record = await fake.send_click(confirm.message, resign, user=alice)
-        await fake.wait_for(lambda: "You resigned" in (confirm.message.content or ""))
+        record = await fake.send_click(prompt, resign, user=alice)
+        await fake.wait_for(lambda: "You resigned" in prompt.content)
     acknowledged.append(record)
 
     # A new game.
