@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import io
 import logging
+import os
 import random
 import sys
 import tempfile
@@ -331,6 +332,9 @@ async def fuzz_terminal(inputs: int, seed: int, report: FuzzReport) -> None:
     rng = random.Random(seed)
     handler = _Tracebacks()
     logging.getLogger().addHandler(handler)
+    here = Path.cwd()
+    scratch = tempfile.TemporaryDirectory()
+    os.chdir(scratch.name)  # "export <name>" writes files: into a scratch folder
     try:
         service = GameService(InMemoryGameRepository(), CentreRunner())
         console = Console(service, io.StringIO(), colour=False)
@@ -365,6 +369,8 @@ async def fuzz_terminal(inputs: int, seed: int, report: FuzzReport) -> None:
                 report.note("long stdin line", "unanswered", size)
         console.output = io.StringIO()
     finally:
+        os.chdir(here)
+        scratch.cleanup()
         logging.getLogger().removeHandler(handler)
 
 

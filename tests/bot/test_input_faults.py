@@ -176,7 +176,10 @@ async def test_a_second_accept_and_another_channels_button(
     ],
     ids=["new-superscript", "new-5000-digits", "new-square", "export-nul", "sup", "nul", "long"],
 )
-async def test_terminal_lines_answer(line: str, caplog: pytest.LogCaptureFixture) -> None:
+async def test_terminal_lines_answer(
+    line: str, caplog: pytest.LogCaptureFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # "export <name>" writes the file here
     out, _ = await session(["new connect4 friend", line, "board", "quit"], friend=False)
     assert out.rstrip().endswith("Bye. Your game is saved.")
     assert "Something went wrong" not in out
