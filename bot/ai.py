@@ -7,7 +7,7 @@ thread, and forking a threaded process is unsafe) sized to the cores. A distribu
 
 Only compact, picklable data crosses the process boundary: the game kind, size, rule, the
 moves as ``(x, y)`` pairs, the level and a seed; the worker rebuilds the ``Board`` and calls
-``engine.levels.choose_move``. A worker that dies (``BrokenProcessPool``) or hangs past its
+``engine.search.levels.choose_move``. A worker that dies (``BrokenProcessPool``) or hangs past its
 level's time budget has its pool replaced and the move is retried once.
 """
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol, Self
 
 from engine.board import Board
-from engine.levels import PRESETS
+from engine.search.levels import PRESETS
 from engine.types import Game, Point, Rule
 
 if TYPE_CHECKING:
@@ -64,6 +64,8 @@ class AIRequest:
     moves: tuple[tuple[int, int], ...]  # (x, y) of every move, Black first
     level: Level
     seed: int  # makes the level's noise reproducible
+    # during an opening rule: (rule, steps so far as words); the worker answers a step
+    opening: tuple[str, tuple[str, ...]] | None = None
 
     @classmethod
     def from_board(cls, board: Board, level: Level, seed: int) -> Self:
@@ -89,11 +91,12 @@ class AIRequest:
 class AIMove:
     """The move the AI chose, with what the search reports about it."""
 
-    point: Point
+    point: Point  # the move (for an opening step that is not a stone: the last stone)
     score: int  # from the mover's point of view
     depth: int
     nodes: int
     time_ms: float  # search time inside the worker
+    step: str | None = None  # the answer to an opening step (a point, a choice, a number)
 
 
 class AIRunner(Protocol):
@@ -155,15 +158,17 @@ def _init_worker(warm: bool, niceness: int, parent: int) -> None:
     if niceness > 0:
         os.nice(niceness)
     if warm:
-        from engine.levels import warm_up
+        from engine.search.levels import warm_up
 
         warm_up()
 
 
 def _search(request: AIRequest) -> AIMove:
     """Worker entry point."""
-    from engine.levels import choose_move
+    from engine.search.levels import choose_move
 
+    if request.opening is not None:
+        return _opening_step(request)
     result = choose_move(request.board(), request.level, request.seed)
     return AIMove(
         point=result.move,
@@ -172,6 +177,34 @@ def _search(request: AIRequest) -> AIMove:
         nodes=int(result.nodes),
         time_ms=float(result.time_ms),
     )
+
+
+def _opening_step(request: AIRequest) -> AIMove:
+    """The AI's step in an opening rule (``engine.search.opening_ai.opening_step``)."""
+    import time
+
+    from engine.opening_rules import Opening, OpeningRule
+    from engine.search.opening_ai import opening_step
+
+    assert request.opening is not None
+    rule, steps = request.opening
+    board = request.board()
+    opening = Opening.replay(OpeningRule(rule), steps, size=board.size, board_rule=board.rule)
+    started = time.perf_counter()
+    word = opening_step(opening, request.level, request.seed)
+    last = board.last_move
+    point = Point.parse(word) if word[:1].isalpha() and word not in _CHOICE_WORDS else None
+    return AIMove(
+        point=point or (last.point if last is not None else Point(0, 0)),
+        score=0,
+        depth=0,
+        nodes=0,
+        time_ms=(time.perf_counter() - started) * 1000,
+        step=word,
+    )
+
+
+_CHOICE_WORDS: Final = frozenset({"black", "white", "two", "offer"})
 
 
 def _pid() -> int:

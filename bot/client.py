@@ -29,6 +29,7 @@ import discord
 from discord.ext import commands
 
 from bot import render
+from bot.opening_words import choice_summary
 from bot.render_png import render_png_async
 from bot.reporting import GomokuTree, UserCooldown
 from bot.service import (
@@ -42,13 +43,14 @@ from bot.service import (
     RatingChange,
     TurnWarning,
 )
+from bot.turns import TurnPings, finish_interrupted_replies, remember_reply
 from bot.views import ACTIONS, game_buttons, unknown_button
 from engine.types import Point
 
 if TYPE_CHECKING:
     from bot.ai import AIRunner
     from bot.settings import Settings
-    from storage.repository import GameRepository
+    from storage.repository import GameRepository, PendingReply
 
 __all__ = ["ACK_AFTER", "REPOST_AGE", "GomokuBot"]
 
@@ -60,6 +62,7 @@ MENTIONS: Final = discord.AllowedMentions(everyone=False, roles=False, users=Tru
 # Discord wants a first answer within 3 s of the event; this leaves room for the gateway's
 # delivery and for a loaded event loop.
 ACK_AFTER: Final = 1.5
+DEFERRAL: Final = "deferral"  # interaction.extras: the callback of in_time's deferral
 T = TypeVar("T")
 
 
@@ -109,6 +112,8 @@ class GomokuBot(commands.Bot):
         self._given_ai = ai
         self._stack = contextlib.AsyncExitStack()
         self._shutdown: asyncio.Future[None] | None = None
+        self._known_items: list[type[discord.ui.DynamicItem[Any]]] = []
+        self._unknown_item: type[discord.ui.DynamicItem[Any]] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._wake = asyncio.Event()
         self._show_locks: dict[int, asyncio.Lock] = {}
@@ -116,6 +121,7 @@ class GomokuBot(commands.Bot):
         # game id -> its board message, known here before the view from the store says so
         self._board_ids: dict[int, int] = {}
         self._styles: dict[int, render.BoardStyle] = {}
+        self.turn_pings = TurnPings()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -137,8 +143,8 @@ class GomokuBot(commands.Bot):
         self.service = GameService(repository, ai, clock=self.clock, rng=self.rng)
         # The service imports the engine's levels (and so numba) on the first game against the
         # AI: import them now rather than stall the event loop for a third of a second then.
-        await asyncio.to_thread(importlib.import_module, "engine.levels")
-        self.add_dynamic_items(*ACTIONS, unknown_button(ACTIONS))
+        await asyncio.to_thread(importlib.import_module, "engine.search.levels")
+        self.add_dynamic_items(*ACTIONS)
         from bot.cogs import play
 
         await play.setup(self)
@@ -182,6 +188,16 @@ class GomokuBot(commands.Bot):
         await super().close()
         await self._stack.aclose()
 
+    def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        """Register button items (any cog may); the item that answers every other
+        ``gomoku:`` id is rebuilt each time to leave all the registered ones alone."""
+        super().add_dynamic_items(*items)
+        self._known_items.extend(items)
+        if self._unknown_item is not None:
+            super().remove_dynamic_items(self._unknown_item)
+        self._unknown_item = unknown_button(tuple(self._known_items))
+        super().add_dynamic_items(self._unknown_item)
+
     def _spawn(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
@@ -207,7 +223,8 @@ class GomokuBot(commands.Bot):
         done, _ = await asyncio.wait({task}, timeout=self.ack_after)
         if not done:
             try:
-                await interaction.response.defer(ephemeral=ephemeral, thinking=thinking)
+                deferral = await interaction.response.defer(ephemeral=ephemeral, thinking=thinking)
+                interaction.extras[DEFERRAL] = deferral
             except discord.HTTPException:
                 # Too late already (the event reached us late): the work goes on regardless.
                 log.warning("could not acknowledge interaction %s in time", interaction.id)
@@ -239,13 +256,16 @@ class GomokuBot(commands.Bot):
     def forget_settings(self, guild_id: int) -> None:
         """Settings changed: read them again next time."""
         self._styles.pop(guild_id, None)
+        self.turn_pings.forget_settings(guild_id)
 
     async def board_message(
         self, view: GameView, ratings: Sequence[RatingChange] = ()
     ) -> dict[str, Any]:
         """The keyword arguments that draw ``view`` (embed, buttons, mentions)."""
         style = await self.board_style(view.guild_id)
-        embed = render.game_card(view, style=style).to_embed()
+        # The public board must fit a phone in portrait: large boards show a window of it.
+        viewport = render.phone_viewport(view.board, style)
+        embed = render.game_card(view, style=style, viewport=viewport).to_embed()
         attachments: list[discord.File] = []
         if style is render.BoardStyle.IMAGE:
             # Pillow drawing is CPU work: keep it off the event loop.
@@ -292,6 +312,11 @@ class GomokuBot(commands.Bot):
                 edited = await self._try_edit(view, message_id, message_args, interaction)
             if not edited:
                 await self._post_board(view, message_args, old=message_id)
+        if view.is_over and view.record.parent_channel_id is not None:
+            from bot.threads import close_thread
+
+            await close_thread(self, view)
+        await self.turn_pings.update(self, view)
         if view.is_over:
             # Nothing will redraw a finished game except /gomoku board: forget its state.
             self._show_locks.pop(view.game_id, None)
@@ -387,8 +412,14 @@ class GomokuBot(commands.Bot):
         point: Point | None,
         column: int | None,
         game_id: int | None = None,
+        version: int | None = None,
+        letter: bool = False,
+        typed: bool = False,
     ) -> MoveResult:
         """A move from ``/place`` or a board button: play, redraw, let the AI answer.
+
+        ``version``: a tap panel's (a stale panel is refused); ``typed``/``letter``: how
+        ``/place`` was written, which each kind of game checks against its one notation.
 
         A command is answered privately ("You played h8."), after deferring when the AI is
         to answer or the write is slow (``in_time``); a button is acknowledged at once and
@@ -404,9 +435,11 @@ class GomokuBot(commands.Bot):
         user = interaction.user.id
         channel_id = interaction.channel_id
         if column is not None:
-            move = self.service.drop(channel_id, user, column, game_id=game_id)
+            move = self.service.drop(channel_id, user, column, game_id=game_id, letter=letter)
         elif point is not None:
-            move = self.service.place(channel_id, user, point, game_id=game_id)
+            move = self.service.place(
+                channel_id, user, point, game_id=game_id, version=version, points_only=typed
+            )
         else:
             raise ValueError("a move needs a point or a column")
         try:
@@ -429,15 +462,35 @@ class GomokuBot(commands.Bot):
             await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
             await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
             return result
-        if is_command and not interaction.response.is_done():
-            # The AI answers next: defer now, its search may take seconds.
-            await interaction.response.defer(ephemeral=True, thinking=True)
-        await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
-        reply = result
-        if ai is not None:
-            reply = await ai or result
+        pending: asyncio.Task[PendingReply | None] | None = None
         if is_command:
-            await interaction.edit_original_response(content=_move_summary(result, reply))
+            # The AI answers next: defer now (unless a slow write already did), its search may
+            # take seconds. The reply is noted in storage until it is filled in, so that a
+            # restart can still fill it in; the write runs beside the redraw, not before it.
+            if interaction.response.is_done():
+                callback = interaction.extras.get(DEFERRAL)
+            else:
+                callback = await interaction.response.defer(ephemeral=True, thinking=True)
+            message_id = None if callback is None else callback.message_id
+            if ai is not None:
+                pending = asyncio.create_task(
+                    remember_reply(self, interaction, result.game.game_id, message_id)
+                )
+        shutting_down = False
+        try:
+            await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
+            reply = result
+            if ai is not None:
+                reply = await ai or result
+            if is_command:
+                await interaction.edit_original_response(content=_move_summary(result, reply))
+        except asyncio.CancelledError:
+            shutting_down = True  # the noted reply stays: the next start fills it in
+            raise
+        finally:
+            saved = None if pending is None else await pending
+            if saved is not None and not shutting_down:
+                await self.service.repository.drop_pending_reply(saved.token)
         return reply
 
     def _start_ai(
@@ -479,6 +532,11 @@ class GomokuBot(commands.Bot):
                 await self.show_game(result.game, ratings=result.ratings)
             except discord.HTTPException:
                 log.exception("could not redraw game %s after resuming", result.game.game_id)
+        if idle_for == timedelta(0):
+            try:
+                await finish_interrupted_replies(self)
+            except Exception:
+                log.exception("finishing interrupted replies failed")
 
     async def _deadline_loop(self) -> None:
         await self.wait_until_ready()
@@ -515,7 +573,7 @@ class GomokuBot(commands.Bot):
                 await channel.send(
                     f"<@{event.user_id}>, it is your move: your time runs out {when}.",
                     allowed_mentions=discord.AllowedMentions(
-                        users=True, everyone=False, roles=False
+                        users=[discord.Object(event.user_id)], everyone=False, roles=False
                     ),
                 )
             elif isinstance(event, GameEnd):
@@ -560,7 +618,10 @@ def _for_send(message_args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _move_summary(first: MoveResult, last: MoveResult) -> str:
-    text = f"You played **{str(first.move.point).upper()}**."
-    if last is not first:
-        text += f" The AI answered **{str(last.move.point).upper()}**."
+    board = first.game.board
+    text = f"You played **{render.move_name(board, first.move.point)}**."
+    if last is not first and last.step is not None:
+        text += " " + choice_summary(last.step, ai=True)  # an opening choice, not a stone
+    elif last is not first:
+        text += f" The AI answered **{render.move_name(board, last.move.point)}**."
     return text

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from bot.ai import AIError
+from bot.opening_words import error_message as opening_message
 from bot.service import (
     AIFailedError,
     AIThinkingError,
@@ -26,14 +27,17 @@ from bot.service import (
     NoActiveGameError,
     NoMoveToUndoError,
     NoSuchGameError,
-    NotAGravityGameError,
     NotAPlayerError,
+    NotationError,
     NotChallengedError,
+    NotReplaceableError,
     NotYourTurnError,
     NoUndoRequestError,
     OtherChannelError,
     OutOfTimeError,
+    RematchError,
     SelfChallengeError,
+    StalePanelError,
     UndoPendingError,
     UnknownButtonError,
 )
@@ -47,9 +51,10 @@ from engine.errors import (
     NothingToUndoError,
     OccupiedPointError,
     OffBoardError,
+    OpeningError,
     UnsupportedBoardError,
 )
-from engine.types import Point, column_letter
+from engine.types import Point
 from storage.repository import (
     ChannelBusyError,
     CorruptDatabaseError,
@@ -93,6 +98,11 @@ _OPTION_NAMES: Final = {
     "column": "column",
     "turn_time": "turn time (seconds)",
     "board_style": "board style",
+    "opening": "opening rule",
+    "idle_human": "idle time between people (seconds)",
+    "idle_ai": "idle time against the AI (seconds)",
+    "game": "game",
+    "board_view": "board view",
 }
 
 
@@ -127,10 +137,18 @@ def user_message(error: BaseException) -> str | None:
         case ColumnFullError(column=column):
             return f"Column {column + 1} is full."
         case FloatingStoneError(landing=landing):
+            return f"Stones drop to the bottom here: name the column, like /place {landing.x + 1}."
+        case NotationError(game=game, width=width) if game.has_gravity:
+            return f"Columns are numbered here: type one from 1 to {width}, like /place 4."
+        case NotationError():
+            return "A move needs a column letter and a row number, like /place h8."
+        case StalePanelError():
             return (
-                f"Stones drop to the bottom here: column {landing.x + 1} "
-                f"({column_letter(landing.x)}) takes its next stone at **{landing}**."
+                "The game has moved on since this panel was drawn, so that tap was not played. "
+                "Press Move on the board for a fresh panel."
             )
+        case RematchError():
+            return "Only a finished game can be played again."
         case ForbiddenMoveError(point=point, reason=reason):
             shape = _FORBIDDEN_SHAPES.get(reason, reason)
             return f"{_point(point)} is forbidden for Black under renju: it would make {shape}."
@@ -142,6 +160,8 @@ def user_message(error: BaseException) -> str | None:
             return "That board is not offered."
         case InvalidRecordError():
             return "That game record could not be read."
+        case OpeningError():
+            return opening_message(error)
         # ---- whose game, whose turn
         case NoActiveGameError():
             return "There is no game in this channel. Start one with /gomoku start."
@@ -155,10 +175,10 @@ def user_message(error: BaseException) -> str | None:
             return "That button belongs to a game in another channel."
         case UnknownButtonError():
             return "That button no longer works. Use /gomoku board for a fresh board."
-        case NotAGravityGameError():
-            return "Column buttons are for Connect Four and gravity three. Use /place here."
         case NotAPlayerError():
             return "You are not playing in this game."
+        case NotReplaceableError():
+            return "Only your own game against the AI can be replaced."
         case NotYourTurnError():
             return "It's not your turn."
         case AIThinkingError():

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from storage.repository import Player
 
 __all__ = [
+    "COMPACT_PHONE",
     "MAX_MESSAGE",
     "VIEWPORT",
     "BoardStyle",
@@ -43,14 +44,18 @@ __all__ = [
     "game_card",
     "game_name",
     "game_text",
+    "move_name",
+    "phone_viewport",
     "player_label",
     "status_line",
     "theme_for",
     "window",
+    "window_note",
 ]
 
 MAX_MESSAGE: Final = 2000  # Discord's message content limit, in code points
 VIEWPORT: Final = 9  # the phone-sized window's side
+COMPACT_PHONE: Final = 15  # columns of a compact (code block) board a phone shows unwrapped
 ZWSP: Final = "\u200b"  # keeps regional-indicator headers from merging into flags
 _REGIONAL_A: Final = 0x1F1E6
 _FORBIDDEN_CACHE: Final = 1024  # renju positions whose forbidden points are kept
@@ -201,6 +206,28 @@ def _column_header(board: Board, columns: Iterable[int]) -> str:
     return ZWSP.join(_regional(column_letter(x)) for x in columns)
 
 
+def phone_viewport(board: Board, style: BoardStyle) -> int | None:
+    """The window side that keeps a public board within a phone's width in portrait (about
+    11 emoji a row in an embed, DISCORD.md section 1), or None for the whole board."""
+    if style is BoardStyle.IMAGE or board.gravity:
+        return None
+    side = VIEWPORT if style is BoardStyle.EMOJI else COMPACT_PHONE
+    return side if board.width > side or board.height > side else None
+
+
+def window_note(board: Board, viewport: int | None) -> str:
+    """Under a board drawn as a window: which part of how large a board it shows."""
+    if viewport is None or board.gravity or (viewport >= board.width and viewport >= board.height):
+        return ""
+    from bot import words
+
+    view = window(board, viewport)
+    columns = f"{column_letter(view.x0)}-{column_letter(view.x1)}"
+    return "\n" + words.window_line(
+        columns, f"{view.y0 + 1}-{view.y1 + 1}", board.width, board.height
+    )
+
+
 def emoji_board(board: Board, *, viewport: int | None = None, forbidden: bool = True) -> str:
     """The board (or a ``viewport``-sided window of it) as emoji lines, top row first.
 
@@ -265,6 +292,11 @@ def compact_board(board: Board, *, viewport: int | None = None, forbidden: bool 
 # ---------------------------------------------------------------- status and cards
 
 
+def move_name(board: Board, point: Point) -> str:
+    """A move as players write it: ``H8``, or ``column 4`` in gravity games."""
+    return f"column {point.x + 1}" if board.gravity else str(point).upper()
+
+
 def player_label(player: Player) -> str:
     """A player as Discord text: a user mention, or the AI with its level."""
     if player.level is not None:
@@ -290,7 +322,12 @@ def game_name(game: Game) -> str:
 def game_title(view: GameView) -> str:
     """``Gomoku 15x15 · renju`` / ``Connect Four``."""
     if view.game is Game.GOMOKU:
-        return f"Gomoku {view.board.width}x{view.board.height} · {view.rule.value}"
+        title = f"Gomoku {view.board.width}x{view.board.height} · {view.rule.value}"
+        if view.opening is not None:
+            from bot.opening_words import RULE_NAMES
+
+            title += f" · {RULE_NAMES[view.opening.rule]} opening"
+        return title
     return _GAME_NAMES[view.game]
 
 
@@ -310,15 +347,29 @@ def status_line(view: GameView, names: Callable[[Player], str] = player_label) -
     )
     if view.status is GameStatus.PENDING:
         return f"{players} · waiting for the challenge to be accepted"
+    if view.status is GameStatus.ACTIVE and view.in_opening:
+        from bot.opening_words import opening_status
+
+        return f"{players} · {opening_status(view, names)}"
     if view.status is GameStatus.ACTIVE:
         color = board.to_move
-        last = f" · last {board.last_move.point}" if board.last_move is not None else ""
+        last = ""
+        if board.last_move is not None:
+            point = board.last_move.point
+            # Gravity games name a move by its column number, as their header and buttons do.
+            last = f" · last {move_name(board, point) if board.gravity else point}"
         verb = "thinking…" if view.is_ai_turn else "to move"
         mover = f"{_stone(board, color)} {names(view.player(color))}"
         return f"{players} · move {len(board.moves) + 1}{last} · {mover} {verb}"
     outcome = view.outcome
     if outcome is None or outcome.termination is Termination.ABANDONED:
-        return f"{players} · no result"
+        from bot.words import end_reason_words
+        from storage.repository import Player as Seat
+
+        record = view.record
+        by = None if record.ended_by is None else names(Seat.human(record.ended_by))
+        why = end_reason_words(record.end_reason, by)
+        return f"{players} · no result" + (f" ({why})" if why else "")
     if outcome.winner is None:
         return f"{players} · draw"
     winner = f"{_stone(board, outcome.winner)} {names(view.player(outcome.winner))}"
@@ -391,7 +442,8 @@ def game_card(
         description = status
     else:
         draw = compact_board if style is BoardStyle.COMPACT else emoji_board
-        description = f"{status}\n{draw(view.board, viewport=viewport)}"
+        note = window_note(view.board, viewport)
+        description = f"{status}\n{draw(view.board, viewport=viewport)}{note}"
     footer = f"game {view.game_id}"
     if view.board.moves:
         footer += f" · {len(view.board.moves)} moves"

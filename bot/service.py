@@ -26,8 +26,17 @@ Errors::
         ├── NoMoveToUndoError          no move of the user's to take back (.game_id)
         ├── UndoPendingError           an undo request already waits (.game_id)
         ├── NoUndoRequestError         nothing to answer, or the game moved on (.game_id)
+        ├── NotReplaceableError        the game in the way is not the user's own AI game
+        │                              (.user_id, .game_id)
         ├── OutOfTimeError             the move came after the mover's deadline: the game
         │                              ended, lost on time (.game_id, .user_id, .end)
+        ├── StalePanelError            a tap on a panel drawn before the game moved on
+        │                              (.game_id, .version)
+        ├── NotationError              a move written the way the other kind of game writes
+        │                              them: a column in Gomoku, a point in Connect Four
+        │                              (.game, .width, .typed_column)
+        ├── RematchError               no rematch of this game: not finished, or the
+        │                              channel is busy (.game_id)
         └── AIFailedError              the AI could not produce a move (.game_id)
 
 Concurrency: every action on one game takes that game's ``asyncio.Lock``, re-reads the game
@@ -54,12 +63,20 @@ from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
 from bot.ai import AIError, AIRequest
 from bot.render import forbidden_points
 from engine.board import MAX_SIZE, MIN_SIZE, Board
-from engine.errors import GomokuError, IllegalMoveError, UnsupportedBoardError
+from engine.errors import (
+    GomokuError,
+    IllegalMoveError,
+    OpeningError,
+    OpeningStepError,
+    UnsupportedBoardError,
+)
+from engine.opening_rules import Opening, OpeningRule, Seat
 from engine.records import move_text, to_sgf
 from engine.types import Color, Game, Level, Move, Outcome, Point, Rule, Termination
 from storage.repository import (
     ChannelBusyError,
     GameNotFoundError,
+    GameOpening,
     GameRecord,
     GameStatus,
     GuildSettings,
@@ -67,6 +84,8 @@ from storage.repository import (
     NewGame,
     Player,
     PlayerStats,
+    ResultCount,
+    StoredUndo,
     VersionConflictError,
 )
 
@@ -76,6 +95,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_CHALLENGE_TTL",
+    "DEFAULT_IDLE_AI",
+    "DEFAULT_IDLE_HUMAN",
     "DEFAULT_LEVEL",
     "HINT_LEVEL",
     "AIFailedError",
@@ -100,21 +121,25 @@ __all__ = [
     "NoMoveToUndoError",
     "NoSuchGameError",
     "NoUndoRequestError",
-    "NotAGravityGameError",
     "NotAPlayerError",
     "NotChallengedError",
+    "NotReplaceableError",
     "NotYourTurnError",
+    "NotationError",
     "OtherChannelError",
     "OutOfTimeError",
     "Player",
     "RatingChange",
+    "RematchError",
     "SelfChallengeError",
+    "StalePanelError",
     "TimeoutEvent",
     "TurnWarning",
     "UndoPendingError",
     "UndoRequest",
     "UndoResult",
     "UnknownButtonError",
+    "idle_time",
 ]
 
 log = logging.getLogger(__name__)
@@ -125,7 +150,13 @@ DEFAULT_CHALLENGE_TTL: Final = timedelta(minutes=10)
 WARN_FRACTION: Final = 0.8  # warn the player to move when 80% of the turn time has gone
 MAX_TURN_SECONDS: Final = 30 * 24 * 3600
 BOARD_STYLES: Final = ("emoji", "compact", "image")  # bot.render.BoardStyle values
+DEFAULT_IDLE_HUMAN: Final = timedelta(days=7)  # a game between people with no move this long ends
+DEFAULT_IDLE_AI: Final = timedelta(days=1)  # the same against the AI
+MAX_IDLE_SECONDS: Final = 90 * 24 * 3600
+BOARD_VIEWS: Final = ("full", "phone", "image")  # how a user sees boards in private panels
+DEFAULT_VIEW: Final = "phone"
 _BOARD_CACHE: Final = 512  # positions kept between calls (by game id and version)
+_ABANDONED: Final = Outcome(Termination.ABANDONED, None)
 
 
 # --------------------------------------------------------------------------- errors
@@ -179,14 +210,6 @@ class OtherChannelError(GameServiceError):
 
 class UnknownButtonError(GameServiceError):
     """A button whose custom id names no action (forged, or from a removed feature)."""
-
-
-class NotAGravityGameError(GameServiceError):
-    """A column drop (a column button) in a game without gravity."""
-
-    def __init__(self, game_id: int) -> None:
-        super().__init__(f"game {game_id} has no gravity")
-        self.game_id = game_id
 
 
 class NotAPlayerError(GameServiceError):
@@ -302,6 +325,43 @@ class OutOfTimeError(GameServiceError):
         self.end = end  # the finished game (Termination.TIMEOUT), for the front-end to show
 
 
+class NotReplaceableError(GameServiceError):
+    """Only a player's own game against the AI can be replaced by a new one."""
+
+    def __init__(self, user_id: int, game_id: int) -> None:
+        super().__init__(f"user {user_id} may not replace game {game_id}")
+        self.user_id = user_id
+        self.game_id = game_id
+
+
+class StalePanelError(GameServiceError):
+    """A tap on a private panel drawn for an older position of the game."""
+
+    def __init__(self, game_id: int, version: int) -> None:
+        super().__init__(f"panel of game {game_id} at version {version} is stale")
+        self.game_id = game_id
+        self.version = version  # the version the panel was drawn for
+
+
+class NotationError(GameServiceError):
+    """A move in the other notation: a lone column in a point game, or a point (or a column
+    letter) where the gravity game numbers its columns."""
+
+    def __init__(self, game: Game, width: int, *, typed_column: bool) -> None:
+        super().__init__(f"{game} moves are not written that way")
+        self.game = game
+        self.width = width  # the board's columns (gravity: the numbers 1..width)
+        self.typed_column = typed_column  # a column alone was given (else a point)
+
+
+class RematchError(GameServiceError):
+    """A rematch was asked of a game that did not finish."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"no rematch of game {game_id}")
+        self.game_id = game_id
+
+
 class AIFailedError(GameServiceError):
     """The AI could not produce a move, even after a retry on a fresh worker."""
 
@@ -340,6 +400,32 @@ class GameView:
 
     record: GameRecord
     board: Board
+    opening: Opening | None = None  # the opening rule's state, when the game has one
+
+    @property
+    def in_opening(self) -> bool:
+        """The game is active and its opening rule is still settling the colours."""
+        return (
+            self.opening is not None
+            and not self.opening.is_done
+            and self.record.status is GameStatus.ACTIVE
+        )
+
+    @property
+    def acting_color(self) -> Color:
+        """The colour of whoever acts next: the side to move, or during an opening the
+        colour the person whose step it is holds now."""
+        if self.in_opening:
+            assert self.opening is not None
+            actor = self.opening.actor
+            assert actor is not None
+            return self.opening.color_of(actor)
+        return self.board.to_move
+
+    def seat_player(self, seat: Seat) -> Player:
+        """The player in an opening's ``seat`` (first: who started the opening)."""
+        assert self.opening is not None
+        return self.record.player(self.opening.color_of(seat))
 
     @property
     def game_id(self) -> int:
@@ -420,7 +506,7 @@ class GameView:
         """Who moves next; None unless the game is active."""
         if self.record.status is not GameStatus.ACTIVE:
             return None
-        return self.record.player(self.board.to_move)
+        return self.record.player(self.acting_color)
 
     @property
     def is_ai_turn(self) -> bool:
@@ -445,7 +531,7 @@ class GameView:
     def color_of(self, user_id: int) -> Color | None:
         """The colour ``user_id`` plays (the side to move if they play both), or None."""
         if self.black.user_id == user_id and self.white.user_id == user_id:
-            return self.board.to_move
+            return self.acting_color
         return self.record.color_of(user_id)
 
     @property
@@ -472,8 +558,9 @@ class MoveResult:
     """What a move did: the game after it, and whether the AI must answer next."""
 
     game: GameView  # after the move; finished if it ended the game
-    move: Move  # the stone just placed
+    move: Move  # the stone just placed (after an opening choice: the last stone)
     ratings: tuple[RatingChange, ...] = ()  # when this move finished a rated game
+    step: str | None = None  # an opening step that placed no stone ("white", "two", "3")
 
     @property
     def ai_due(self) -> bool:
@@ -574,6 +661,52 @@ def _board_for(record: GameRecord, points: Sequence[Point] = ()) -> Board:
     return board
 
 
+def _turn_seconds(settings: GuildSettings | None, *, people: bool) -> int | None:
+    """The clock of a new game: the guild's turn time between people, and against the AI only
+    where the guild asked for that too."""
+    if settings is None or not (people or settings.ai_clock):
+        return None
+    return settings.turn_seconds
+
+
+def _opening_text(view: GameView, names: dict[Color, str]) -> str | None:
+    """The opening for a record: rule, steps, and who started it ("first")."""
+    if view.opening is None:
+        return None
+    first = names[view.opening.color_of(Seat.FIRST)]
+    return f"{view.opening.rule.value}: {view.opening} (first: {first})"
+
+
+def _check_opening(game: Game, board: Board, opening: str) -> None:
+    """Refuse an opening rule the game cannot have."""
+    try:
+        rule = OpeningRule(opening)
+    except ValueError:
+        allowed = ", ".join(r.value for r in OpeningRule)
+        raise InvalidOptionError("opening", opening, allowed) from None
+    if game is not Game.GOMOKU:
+        raise InvalidOptionError("opening", opening, "Gomoku only")
+    if rule.is_renju and (board.rule is not Rule.RENJU or board.size != 15):
+        raise InvalidOptionError("opening", opening, "the renju rule on 15x15")
+
+
+def _replay_opening(stored: GameOpening, record: GameRecord, points: Sequence[Point]) -> Opening:
+    """The opening's state: its stored steps interleaved with the game's first moves (each
+    step is stored with the number of stones on the board when it was taken)."""
+    opening = Opening.start(OpeningRule(stored.rule), size=record.width, board_rule=record.rule)
+    steps = [step.partition(":") for step in stored.steps]
+    stones = iter(points)
+    while not opening.is_done:
+        if steps and int(steps[0][0]) == len(opening.board.moves):
+            opening = opening.step(steps.pop(0)[2])
+            continue
+        point = next(stones, None)
+        if point is None:
+            break
+        opening = opening.step(str(point))
+    return opening
+
+
 def _legal_points(board: Board) -> list[Point]:
     """``board.legal_moves()``, with renju's forbidden points from the cache the renderers
     share: autocomplete asks on every keystroke, always about the same few positions."""
@@ -590,12 +723,35 @@ def _played(result: MoveResult | GameEnd, user_id: int) -> MoveResult:
     return result
 
 
-@dataclass(frozen=True, slots=True)
-class _PendingUndo:
-    requester: int
-    responder: int
-    version: int  # the game's version when asked; any change cancels the request
-    count: int
+class _IdleTimes:
+    """When open games end by themselves for want of moves, reading each guild's settings
+    once per pass over the open games."""
+
+    def __init__(self, repository: GameRepository) -> None:
+        self._repository = repository
+        self._settings: dict[int, GuildSettings] = {}
+
+    async def ends_at(self, record: GameRecord) -> datetime | None:
+        """When ``record`` ends as idle; None for challenges (they expire on their own) and
+        terminal games (no guild: the player is at the keyboard)."""
+        if record.status is not GameStatus.ACTIVE or record.guild_id is None:
+            return None
+        settings = self._settings.get(record.guild_id)
+        if settings is None:
+            settings = await self._repository.guild_settings(record.guild_id)
+            self._settings[record.guild_id] = settings
+        return record.updated_at + idle_time(
+            settings, against_ai=record.black.is_ai or record.white.is_ai
+        )
+
+
+def idle_time(settings: GuildSettings, *, against_ai: bool) -> timedelta:
+    """How long a game of the guild may sit without a move before it ends by itself."""
+    if against_ai:
+        seconds, default = settings.idle_ai_seconds, DEFAULT_IDLE_AI
+    else:
+        seconds, default = settings.idle_human_seconds, DEFAULT_IDLE_HUMAN
+    return default if seconds is None else timedelta(seconds=seconds)
 
 
 # --------------------------------------------------------------------------- the service
@@ -605,9 +761,9 @@ class _PendingUndo:
 class GameService:
     """The use-cases of the bot over a ``GameRepository`` and an ``AIRunner``.
 
-    One instance per process. It keeps only locks, a cache of positions, pending undo
-    requests and in-flight AI searches in memory; the rest is in the repository, so a restart
-    loses nothing but pending undo requests (which then have to be asked again).
+    One instance per process. It keeps only locks, a cache of positions and in-flight AI
+    searches in memory; the rest (undo requests included) is in the repository, so a restart
+    loses nothing.
     """
 
     repository: GameRepository
@@ -618,10 +774,9 @@ class GameService:
     _locks: weakref.WeakValueDictionary[int, asyncio.Lock] = field(
         default_factory=weakref.WeakValueDictionary, init=False, repr=False
     )
-    _boards: OrderedDict[tuple[int, int], Board] = field(
+    _boards: OrderedDict[tuple[int, int], tuple[Board, Opening | None]] = field(
         default_factory=OrderedDict, init=False, repr=False
     )
-    _undo: dict[int, _PendingUndo] = field(default_factory=dict, init=False, repr=False)
     _thinking: dict[tuple[int, int], asyncio.Future[MoveResult | None]] = field(
         default_factory=dict, init=False, repr=False
     )
@@ -635,13 +790,15 @@ class GameService:
             self._locks[game_id] = lock
         return lock
 
-    def _remember(self, record: GameRecord, board: Board) -> GameView:
+    def _remember(
+        self, record: GameRecord, board: Board, opening: Opening | None = None
+    ) -> GameView:
         key = (record.id, record.version)
-        self._boards[key] = board
+        self._boards[key] = (board, opening)
         self._boards.move_to_end(key)
         while len(self._boards) > _BOARD_CACHE:
             self._boards.popitem(last=False)
-        return GameView(record, board.copy())
+        return GameView(record, board.copy(), opening)
 
     async def _view(self, game_id: int, record: GameRecord | None = None) -> GameView:
         """The game now (``record``: a just-read record to trust instead of reading again)."""
@@ -650,12 +807,15 @@ class GameService:
                 record = await self.repository.get_game(game_id)
             cached = self._boards.get((record.id, record.version))
             if cached is not None:
-                return GameView(record, cached.copy())
+                return GameView(record, cached[0].copy(), cached[1])
             snapshot = await self.repository.load_game(game_id)
+            stored = await self.repository.game_opening(game_id)
         except GameNotFoundError as error:
             raise NoSuchGameError(game_id) from error
-        board = _board_for(snapshot.game, [move.point for move in snapshot.moves])
-        return self._remember(snapshot.game, board)
+        points = [move.point for move in snapshot.moves]
+        board = _board_for(snapshot.game, points)
+        opening = None if stored is None else _replay_opening(stored, snapshot.game, points)
+        return self._remember(snapshot.game, board, opening)
 
     async def _record(self, game_id: int) -> GameRecord:
         try:
@@ -740,8 +900,8 @@ class GameService:
         color = view.color_of(user_id)
         if color is None:
             raise NotAPlayerError(user_id, view.game_id)
-        if color is not view.board.to_move:
-            if view.player(view.board.to_move).is_ai:
+        if color is not view.acting_color:
+            if view.player(view.acting_color).is_ai:
                 raise AIThinkingError(view.game_id)
             raise NotYourTurnError(user_id, view.game_id)
         return color
@@ -761,9 +921,67 @@ class GameService:
             )
         except InvalidStatusError as error:
             raise GameNotActiveError(record.id, error.status) from error
-        self._undo.pop(record.id, None)
         ratings = await self._ratings_after(stored, before)
-        return MoveResult(self._remember(stored, board), Move(point, color), ratings)
+        return MoveResult(self._remember(stored, board, view.opening), Move(point, color), ratings)
+
+    # ---- opening rules
+
+    async def _opening_step(self, view: GameView, word: str) -> MoveResult:
+        """Take one opening step on a fresh ``view`` (lock held; the turn already checked)
+        and store it: a stone as a move, anything else as an opening step with the seats."""
+        opening = view.opening
+        if opening is None or not view.in_opening:
+            raise OpeningStepError("done", word)
+        after = opening.step(word)  # OpeningError / IllegalMoveError go to the caller
+        record = view.record
+        players = {seat: view.seat_player(seat) for seat in Seat}
+        black, white = players[after.black], players[after.black.other]
+        if after.is_done:
+            following = black if after.board.to_move is Color.BLACK else white
+        else:
+            actor = after.actor
+            assert actor is not None
+            following = players[actor]
+        now = self.clock()
+        deadline = None
+        if record.turn_seconds is not None and following.is_human:
+            deadline = now + timedelta(seconds=record.turn_seconds)
+        placed = len(after.board.moves) > len(opening.board.moves)
+        try:
+            if placed:
+                move = after.board.moves[-1]
+                stored = await self.repository.append_move(
+                    record.id, record.version, move.point, move.color, deadline=deadline
+                )
+            else:
+                step = f"{len(opening.board.moves)}:{word}"
+                stored = await self.repository.record_opening_step(
+                    record.id, record.version, step, black=black, white=white, deadline=deadline
+                )
+        except InvalidStatusError as error:
+            raise GameNotActiveError(record.id, error.status) from error
+        last = after.board.moves[-1]
+        game = self._remember(stored, after.board.copy(), after)
+        return MoveResult(game, last, step=None if placed else word)
+
+    async def opening_choice(self, game_id: int, user_id: int, word: str) -> MoveResult:
+        """An opening choice from a button: ``word`` is a ``Choice`` value ("black",
+        "white", "two", "offer") or Soosõrv's number of fifth moves ("1".."8").
+
+        Raises:
+            NoSuchGameError, GameNotActiveError, NotAPlayerError, NotYourTurnError,
+            AIThinkingError, OpeningError (not this step now, or out of range),
+            OutOfTimeError.
+        """
+
+        async def action(view: GameView) -> MoveResult | GameEnd:
+            color = self._check_turn(view, user_id)
+            if self._is_late(view):
+                return await self._lose_on_time(view, color)
+            return await self._opening_step(view, word)
+
+        result = await self._locked(await self._record(game_id), action)
+        return _played(result, user_id)
 
     # ---- starting games
 
@@ -779,6 +997,7 @@ class GameService:
         level: str = DEFAULT_LEVEL,
         size: int | None = None,
         colour: str = ColourChoice.RANDOM,
+        opening: str | None = None,
     ) -> GameView:
         """Start a game in ``channel_id``.
 
@@ -791,6 +1010,11 @@ class GameService:
         only); ``size`` applies to Gomoku only (5-20, default 15). ``colour`` is the starter's
         wish: "black", "white" or "random" (a coin toss now, shown on the challenge).
         Games between two people are rated; the turn time is the guild's setting.
+
+        ``opening`` (Gomoku only) is an opening rule (``OpeningRule`` value: swap, swap2,
+        soosorv8, taraguchi10; the renju ones need the renju rule on 15x15). Then ``colour``
+        says who starts the opening: "black" the starter, "white" the opponent. Rated games
+        without one get the guild's ``rated_opening``.
 
         Raises:
             GameExistsError: the channel already has a pending or active game.
@@ -809,6 +1033,14 @@ class GameService:
         board = self._validate_board(game, rule, size)
         if colour not in ColourChoice.ALL:
             raise InvalidOptionError("colour", colour, ", ".join(ColourChoice.ALL))
+        if opening is None and opponent is not None and settings is not None:
+            fits = settings.rated_opening is not None and (
+                not OpeningRule(settings.rated_opening).is_renju
+                or (board.rule is Rule.RENJU and board.size == 15)
+            )
+            opening = settings.rated_opening if fits and game is Game.GOMOKU else None
+        if opening is not None:
+            _check_opening(game, board, opening)
         if opponent == user_id:
             raise SelfChallengeError(user_id)
         me = Player.human(user_id)
@@ -820,8 +1052,8 @@ class GameService:
         )
         black, white = (me, other) if starter_black else (other, me)
         now = self.clock()
-        turn_seconds = settings.turn_seconds if settings is not None else None
         pending = opponent is not None
+        turn_seconds = _turn_seconds(settings, people=pending)
         deadline: datetime | None
         if pending:
             deadline = now + self.challenge_ttl
@@ -843,6 +1075,7 @@ class GameService:
             deadline=deadline,
             turn_seconds=turn_seconds,
             created_by=user_id,
+            opening=opening,
         )
         return await self._create(new, board)
 
@@ -890,7 +1123,12 @@ class GameService:
             record = await self.repository.create_game(new)
         except ChannelBusyError as error:
             raise GameExistsError(error.channel_id, error.game_id) from error
-        return self._remember(record, board)
+        opening = None
+        if new.opening is not None:
+            opening = Opening.start(
+                OpeningRule(new.opening), size=board.size, board_rule=board.rule
+            )
+        return self._remember(record, board, opening)
 
     @staticmethod
     def _validate_board(game: Game, rule: Rule, size: int | None) -> Board:
@@ -931,7 +1169,7 @@ class GameService:
             record = await self.repository.accept_challenge(
                 game_id, view.version, deadline=deadline
             )
-            return self._remember(record, view.board)
+            return self._remember(record, view.board, view.opening)
 
         return await self._locked(await self._record(game_id), action)
 
@@ -950,14 +1188,21 @@ class GameService:
                 raise NotChallengedError(user_id, game_id)
             status = GameStatus.CANCELLED if user_id == view.challenger else GameStatus.DECLINED
             record = await self.repository.close_challenge(game_id, view.version, status)
-            return GameEnd(self._remember(record, view.board))
+            return GameEnd(self._remember(record, view.board, view.opening))
 
         return await self._locked(await self._record(game_id), action)
 
     # ---- playing
 
     async def place(
-        self, channel_id: int, user_id: int, point: Point, *, game_id: int | None = None
+        self,
+        channel_id: int,
+        user_id: int,
+        point: Point,
+        *,
+        game_id: int | None = None,
+        version: int | None = None,
+        points_only: bool = False,
     ) -> MoveResult:
         """Play ``point`` for ``user_id`` in the channel's active game.
 
@@ -972,30 +1217,46 @@ class GameService:
             AIThinkingError, and the engine's IllegalMoveError subclasses (OccupiedPointError,
             OffBoardError, ForbiddenMoveError, FloatingStoneError, ColumnFullError).
             OutOfTimeError: the user's deadline had passed; the game is now lost on time.
+            StalePanelError: ``version`` (a panel's) is not the game's any more.
+            NotationError: ``points_only`` (a typed move) in a gravity game, which numbers
+            its columns instead.
         """
 
         async def action(view: GameView) -> MoveResult | GameEnd:
+            if points_only and view.board.gravity:
+                raise NotationError(view.game, view.board.width, typed_column=False)
             color = self._check_turn(view, user_id)
+            if version is not None and view.version != version:
+                raise StalePanelError(view.game_id, version)
             if self._is_late(view):
                 return await self._lose_on_time(view, color)
+            if view.in_opening:
+                return await self._opening_step(view, str(point))
             return await self._apply(view, point, color)
 
         result = await self._locked(await self._open_record(channel_id, game_id), action)
         return _played(result, user_id)
 
     async def drop(
-        self, channel_id: int, user_id: int, column: int, *, game_id: int | None = None
+        self,
+        channel_id: int,
+        user_id: int,
+        column: int,
+        *,
+        game_id: int | None = None,
+        letter: bool = False,
     ) -> MoveResult:
         """Gravity games: drop a stone in ``column`` (0-based); otherwise as ``place``.
 
         Raises:
             as ``place``; ColumnFullError for a full column, OffBoardError for no such
-            column; NotAGravityGameError if the game has no gravity.
+            column; NotationError if the game has no gravity, or the column was typed as a
+            ``letter`` (gravity games number their columns).
         """
 
         async def action(view: GameView) -> MoveResult | GameEnd:
-            if not view.board.gravity:
-                raise NotAGravityGameError(view.game_id)
+            if not view.board.gravity or letter:
+                raise NotationError(view.game, view.board.width, typed_column=True)
             color = self._check_turn(view, user_id)
             if self._is_late(view):
                 return await self._lose_on_time(view, color)
@@ -1043,10 +1304,26 @@ class GameService:
         return await asyncio.shield(future)
 
     async def _think_and_play(self, view: GameView) -> MoveResult | None:
+        result = await self._ai_once(view)
+        # An opening may give the AI several steps in a row (three stones, "two more" and
+        # two stones), and ending it may leave the AI to make the next move.
+        was_opening = view.in_opening
+        while result is not None and was_opening and result.game.is_ai_turn:
+            was_opening = result.game.in_opening
+            following = await self._ai_once(result.game)
+            if following is None:
+                break
+            result = following
+        return result
+
+    async def _ai_once(self, view: GameView) -> MoveResult | None:
         player = view.to_move
         assert player is not None
         assert player.level is not None
         request = AIRequest.from_board(view.board, _level(player.level), self.rng.getrandbits(31))
+        if view.in_opening:
+            assert view.opening is not None
+            request = replace(request, opening=(view.opening.rule.value, view.opening.log))
         try:
             choice = await self.ai.choose_move(request)
         except AIError as error:
@@ -1057,10 +1334,12 @@ class GameService:
                 log.info("dropping the AI move for game %d: it changed", view.game_id)
                 return None
             try:
+                if fresh.in_opening:
+                    return await self._opening_step(fresh, choice.step or str(choice.point))
                 return await self._apply(fresh, choice.point, fresh.board.to_move)
             except VersionConflictError:
                 return None  # another process wrote meanwhile: this move is stale
-            except IllegalMoveError as error:
+            except (IllegalMoveError, OpeningError) as error:
                 log.error("the AI chose an illegal move %s in game %d", choice.point, view.game_id)
                 raise AIFailedError(view.game_id) from error
 
@@ -1089,16 +1368,29 @@ class GameService:
     async def _lose_on_time(self, view: GameView, color: Color) -> GameEnd:
         return await self._finish(view, Outcome(Termination.TIMEOUT, color.opponent))
 
-    async def _finish(self, view: GameView, outcome: Outcome) -> GameEnd:
-        before = await self._ratings_before(view.record)
-        record = await self.repository.finish_game(view.game_id, view.version, outcome)
-        self._undo.pop(view.game_id, None)
+    async def _finish(
+        self,
+        view: GameView,
+        outcome: Outcome,
+        *,
+        ended_by: int | None = None,
+        end_reason: str | None = None,
+    ) -> GameEnd:
+        # A game without a result changes no rating: there is nothing to show for it.
+        rated = outcome.termination is not Termination.ABANDONED
+        before = await self._ratings_before(view.record) if rated else None
+        record = await self.repository.finish_game(
+            view.game_id, view.version, outcome, ended_by=ended_by, end_reason=end_reason
+        )
         ratings = await self._ratings_after(record, before)
-        return GameEnd(self._remember(record, view.board), ratings)
+        return GameEnd(self._remember(record, view.board, view.opening), ratings)
 
-    async def abandon(self, channel_id: int) -> GameEnd | None:
+    async def abandon(
+        self, channel_id: int, *, ended_by: int | None = None, reason: str | None = None
+    ) -> GameEnd | None:
         """End the channel's open game without a result (a withdrawn challenge if pending);
-        None if there is none. For the terminal's "new" and for admins."""
+        None if there is none. For the terminal's "new" and for moderators (``ended_by``,
+        ``reason`` "moderator": who may is the front-end's decision, as for settings)."""
         record = await self.repository.open_game_in_channel(channel_id)
         if record is None:
             return None
@@ -1108,12 +1400,30 @@ class GameService:
                 closed = await self.repository.close_challenge(
                     view.game_id, view.version, GameStatus.CANCELLED
                 )
-                return GameEnd(self._remember(closed, view.board))
+                return GameEnd(self._remember(closed, view.board, view.opening))
             if view.status is GameStatus.ACTIVE:
-                return await self._finish(view, Outcome(Termination.ABANDONED, None))
+                return await self._finish(view, _ABANDONED, ended_by=ended_by, end_reason=reason)
             return None
 
         return await self._locked(record, action)
+
+    async def replace_ai_game(self, game_id: int, user_id: int) -> GameEnd:
+        """End ``user_id``'s own game against the AI without a result, so a new one can take
+        its channel (recorded as replaced by them).
+
+        Raises:
+            NoSuchGameError, GameNotActiveError,
+            NotReplaceableError: not a game between this user and the AI.
+        """
+
+        async def action(view: GameView) -> GameEnd:
+            if view.status is not GameStatus.ACTIVE:
+                raise GameNotActiveError(game_id, view.status)
+            if view.humans != (user_id,) or view.ai_level is None:
+                raise NotReplaceableError(user_id, game_id)
+            return await self._finish(view, _ABANDONED, ended_by=user_id, end_reason="replaced")
+
+        return await self._locked(await self._record(game_id), action)
 
     async def undo(self, channel_id: int, user_id: int) -> UndoResult | UndoRequest:
         """Take back the user's last move (and the moves after it).
@@ -1140,15 +1450,19 @@ class GameService:
             else:
                 last = max((i for i, m in enumerate(moves) if m.color is mine), default=None)
                 count = 0 if last is None else len(moves) - last
-            if count == 0:
+            opening_stones = len(view.opening.board.moves) if view.opening is not None else 0
+            if count == 0 or len(moves) - count < opening_stones:
+                # an opening's stones are settled by its rule, never taken back
                 raise NoMoveToUndoError(view.game_id)
             opponent = [u for u in view.humans if u != user_id]
             if not opponent:
                 return await self._take_back(view, count)
-            pending = self._undo.get(view.game_id)
+            pending = await self.repository.undo_request(view.game_id)
             if pending is not None and pending.version == view.version:
                 raise UndoPendingError(view.game_id)
-            self._undo[view.game_id] = _PendingUndo(user_id, opponent[0], view.version, count)
+            await self.repository.save_undo_request(
+                StoredUndo(view.game_id, user_id, opponent[0], view.version, count, self.clock())
+            )
             return UndoRequest(view, user_id, opponent[0], count)
 
         return await self._locked(await self._open_record(channel_id), action)
@@ -1160,8 +1474,7 @@ class GameService:
         record = await self.repository.take_back(
             view.game_id, view.version, count, deadline=deadline
         )
-        self._undo.pop(view.game_id, None)
-        return UndoResult(self._remember(record, board), undone)
+        return UndoResult(self._remember(record, board, view.opening), undone)
 
     async def answer_undo(self, game_id: int, user_id: int, *, accept: bool) -> UndoResult | None:
         """The opponent answers an undo request: the moves go (``UndoResult``) or the
@@ -1172,19 +1485,19 @@ class GameService:
             NotAPlayerError: ``user_id`` may not answer it.
         """
         async with self._lock(game_id):
-            pending = self._undo.get(game_id)
+            pending = await self.repository.undo_request(game_id)
             if pending is None:
                 raise NoUndoRequestError(game_id)
             view = await self._view(game_id)
             if view.version != pending.version or view.status is not GameStatus.ACTIVE:
-                self._undo.pop(game_id, None)
+                await self.repository.drop_undo_request(game_id)
                 raise NoUndoRequestError(game_id)
             if user_id != pending.responder and not (user_id == pending.requester and not accept):
                 raise NotAPlayerError(user_id, game_id)
+            await self.repository.drop_undo_request(game_id)
             if not accept:
-                self._undo.pop(game_id, None)
                 return None
-            return await self._take_back(view, pending.count)
+            return await self._take_back(view, pending.moves)
 
     async def hint(self, channel_id: int, user_id: int) -> HintView:
         """The AI's suggestion for the user, who must be to move (slow: defer first).
@@ -1195,7 +1508,7 @@ class GameService:
         """
         view = await self._open_view(channel_id)
         self._check_turn(view, user_id)
-        if view.rated:
+        if view.rated or view.in_opening:
             raise HintNotAllowedError(view.game_id)
         request = AIRequest.from_board(view.board, _level(HINT_LEVEL), self.rng.getrandbits(31))
         try:
@@ -1203,6 +1516,66 @@ class GameService:
         except AIError as error:
             raise AIFailedError(view.game_id) from error
         return HintView(view, choice.point, choice.score, choice.depth)
+
+    async def panel(self, game_id: int, user_id: int) -> GameView:
+        """The game, for ``user_id`` to open their tap-to-play panel: only the player to move
+        gets one.
+
+        Raises:
+            NoSuchGameError, GameNotActiveError, NotAPlayerError, NotYourTurnError,
+            AIThinkingError.
+        """
+        view = await self._view(game_id)
+        self._check_turn(view, user_id)
+        return view
+
+    async def rematch(self, game_id: int, user_id: int) -> GameView:
+        """A finished game again, same options, colours swapped. Against a person it is a
+        challenge the other player accepts (``accept``); against the AI it starts at once
+        (``view.is_ai_turn`` when the AI now moves first). The turn time is the guild's now.
+
+        Raises:
+            NoSuchGameError, NotAPlayerError, RematchError (the game is not finished, or a
+            player's data was deleted),
+            GameExistsError (the channel has an open game), ChannelNotAllowedError.
+        """
+        old = (await self._view(game_id)).record
+        if old.status is not GameStatus.FINISHED or old.black.is_deleted or old.white.is_deleted:
+            raise RematchError(game_id)
+        humans = [p.user_id for p in (old.black, old.white) if p.user_id is not None]
+        if user_id not in humans:
+            raise NotAPlayerError(user_id, game_id)
+        settings = None
+        if old.guild_id is not None:
+            settings = await self.repository.guild_settings(old.guild_id)
+            if not settings.allows(old.channel_id):
+                raise ChannelNotAllowedError(old.channel_id, settings.allowed_channel_ids)
+        black, white = old.white, old.black
+        pending = len(set(humans)) == 2
+        turn_seconds = _turn_seconds(settings, people=pending)
+        now = self.clock()
+        deadline: datetime | None = None
+        if pending:
+            deadline = now + self.challenge_ttl
+        elif turn_seconds is not None and black.is_human:
+            deadline = now + timedelta(seconds=turn_seconds)
+        board = _board_for(old)
+        new = NewGame(
+            guild_id=old.guild_id,
+            channel_id=old.channel_id,
+            black=black,
+            white=white,
+            game=old.game,
+            width=old.width,
+            height=old.height,
+            rule=old.rule,
+            rated=old.rated,
+            status=GameStatus.PENDING if pending else GameStatus.ACTIVE,
+            deadline=deadline,
+            turn_seconds=turn_seconds,
+            created_by=user_id,
+        )
+        return await self._create(new, board)
 
     # ---- reading
 
@@ -1230,7 +1603,8 @@ class GameService:
         player_names: Callable[[Player], str] | None = None,
     ) -> Export:
         """SGF and move list of ``game_id``, else of the channel's open game. ``player_names``
-        names the players in the SGF (default: the user id, or "AI <level>").
+        names the players in the SGF (default: "Black"/"White", or "AI <level>"; user ids
+        never appear in an export).
 
         Raises:
             NoActiveGameError, NoSuchGameError.
@@ -1243,16 +1617,19 @@ class GameService:
                 names[color] = player_names(player)
             elif player.level is not None:
                 names[color] = f"AI {player.level}"
-            elif player.user_id is not None:
-                names[color] = str(player.user_id)
         sgf = to_sgf(
             view.board,
             black=names[Color.BLACK],
             white=names[Color.WHITE],
             outcome=view.outcome,
             date=view.record.created_at.date(),
+            opening=_opening_text(view, names),
         )
-        return Export(view, sgf, move_text(view.board), f"{view.game.value}-{view.game_id}.sgf")
+        moves = move_text(view.board)
+        if view.board.gravity:
+            # Gravity games name a move by its column number, here as everywhere.
+            moves = " ".join(str(move.point.x + 1) for move in view.board.moves)
+        return Export(view, sgf, moves, f"{view.game.value}-{view.game_id}.sgf")
 
     async def suggest_points(
         self, channel_id: int, typed: str = "", *, limit: int = 25
@@ -1261,9 +1638,24 @@ class GameService:
         starts with ``typed`` (case and spaces ignored; digits alone pick a row, or a column in
         gravity games), nearest the recent moves first, at most ``limit``. Returns [] when
         there is nothing to suggest; never raises for input."""
+        return (await self._suggest(channel_id, typed, limit))[1]
+
+    async def suggest_moves(
+        self, channel_id: int, typed: str = "", *, limit: int = 25
+    ) -> list[str]:
+        """``suggest_points`` as the player types them: ``h8``, or a column number (``4``) in
+        gravity games."""
+        board, points = await self._suggest(channel_id, typed, limit)
+        if board is not None and board.gravity:
+            return [str(point.x + 1) for point in points]
+        return [str(point) for point in points]
+
+    async def _suggest(
+        self, channel_id: int, typed: str, limit: int
+    ) -> tuple[Board | None, list[Point]]:
         record = await self.repository.open_game_in_channel(channel_id)
         if record is None or record.status is not GameStatus.ACTIVE:
-            return []
+            return None, []
         view = await self._view(record.id, record)
         # "H 08" -> "h8": the notation's leading zeros and spaces mean nothing.
         prefix = re.sub(r"^([a-z]?)0+", r"\1", "".join(typed.lower().split()))
@@ -1285,8 +1677,29 @@ class GameService:
             def matches(p: Point) -> bool:
                 return str(p).startswith(prefix)
 
-        candidates = [p for p in _legal_points(view.board) if matches(p)]
-        return sorted(candidates, key=distance)[:limit]
+        # during an opening: the points its step accepts (central squares, offers to pick)
+        if view.in_opening and view.opening is not None:
+            legal = view.opening.legal_points()
+        else:
+            legal = _legal_points(view.board)
+        candidates = [p for p in legal if matches(p)]
+        return view.board, sorted(candidates, key=distance)[:limit]
+
+    async def move_to_thread(self, game_id: int, thread_id: int, *, parent_channel_id: int) -> None:
+        """Host the open game in ``thread_id`` off ``parent_channel_id`` (which is then free).
+
+        Raises:
+            NoSuchGameError, GameExistsError (the thread has a game),
+            GameNotActiveError (the game is over).
+        """
+        try:
+            await self.repository.move_game(game_id, thread_id, parent_channel_id=parent_channel_id)
+        except GameNotFoundError as error:
+            raise NoSuchGameError(game_id) from error
+        except ChannelBusyError as error:
+            raise GameExistsError(thread_id, error.game_id) from error
+        except InvalidStatusError as error:
+            raise GameNotActiveError(game_id, error.status) from error
 
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
         """Remember which message shows the game's board (it does not change the version).
@@ -1308,16 +1721,29 @@ class GameService:
         calls it periodically and renders the events."""
         now = now or self.clock()
         events: list[TimeoutEvent] = []
+        idle = _IdleTimes(self.repository)
         for record in await self.repository.open_games():
-            if record.deadline is None:
-                continue
             try:
-                event = await self._tick_game(record, now)
+                idle_at = await idle.ends_at(record)
+                if idle_at is not None and idle_at <= now:
+                    event: TimeoutEvent | None = await self._end_idle(record)
+                elif record.deadline is None:
+                    continue
+                else:
+                    event = await self._tick_game(record, now)
             except (VersionConflictError, InvalidStatusError, GameNotFoundError):
                 continue  # it moved on while we looked; the next tick sees the new state
             if event is not None:
                 events.append(event)
         return events
+
+    async def _end_idle(self, record: GameRecord) -> GameEnd | None:
+        """End a game nobody moved in for the guild's idle time, without a result."""
+        async with self._lock(record.id):
+            view = await self._view(record.id)
+            if view.version != record.version or view.status is not GameStatus.ACTIVE:
+                return None
+            return await self._finish(view, _ABANDONED, end_reason="idle")
 
     def _warn_at(self, record: GameRecord) -> datetime | None:
         if (
@@ -1344,12 +1770,12 @@ class GameService:
                     closed = await self.repository.close_challenge(
                         view.game_id, view.version, GameStatus.EXPIRED
                     )
-                    return ChallengeExpired(self._remember(closed, view.board))
-                if view.player(view.board.to_move).is_ai:
+                    return ChallengeExpired(self._remember(closed, view.board, view.opening))
+                if view.player(view.acting_color).is_ai:
                     return None  # the AI has no clock; resume() makes its move
-                loser = view.board.to_move
+                loser = view.acting_color
                 return await self._finish(view, Outcome(Termination.TIMEOUT, loser.opponent))
-            user_id = view.player(view.board.to_move).user_id
+            user_id = view.player(view.acting_color).user_id
             await self.repository.mark_warning_sent(view.game_id, view.version)
             if user_id is None:
                 return None
@@ -1359,9 +1785,13 @@ class GameService:
         """The earliest moment ``tick`` has something to do (a warning, a deadline or a
         challenge expiry), or None; the deadline task can sleep until then."""
         moments = []
+        idle = _IdleTimes(self.repository)
         for record in await self.repository.open_games():
             if record.deadline is not None:
                 moments.append(record.deadline)
+            idle_at = await idle.ends_at(record)
+            if idle_at is not None:
+                moments.append(idle_at)
             warn_at = self._warn_at(record)
             if warn_at is not None:
                 moments.append(warn_at)
@@ -1378,7 +1808,8 @@ class GameService:
             record.id
             for record in await self.repository.open_games()
             if record.status is GameStatus.ACTIVE
-            and record.player(record.to_move).is_ai
+            # an opening may give the AI the step whatever colour it holds: ai_reply checks
+            and (record.black.is_ai or record.white.is_ai)
             and (record.id, record.version) not in self._thinking
             and now - record.updated_at >= idle_for
         ]
@@ -1400,10 +1831,23 @@ class GameService:
         return await self.repository.player_stats(user_id, game, guild_id=guild_id)
 
     async def leaderboard(
-        self, *, game: Game = Game.GOMOKU, guild_id: int | None = None, limit: int = 10
+        self,
+        *,
+        game: Game = Game.GOMOKU,
+        guild_id: int | None = None,
+        limit: int = 10,
+        min_games: int = 0,
     ) -> list[PlayerStats]:
-        """The best-rated players of a guild (or overall), best first."""
-        return await self.repository.leaderboard(game, guild_id=guild_id, limit=limit)
+        """The best-rated players of a guild (or overall) with at least ``min_games`` rated
+        games, best first."""
+        return await self.repository.leaderboard(
+            game, guild_id=guild_id, limit=limit, min_games=min_games
+        )
+
+    async def results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:
+        """How a user's finished games went (every game, rated or not), one line per game
+        kind, rule and opponent level (None: people)."""
+        return await self.repository.user_results(user_id, guild_id=guild_id)
 
     async def history(
         self,
@@ -1419,12 +1863,36 @@ class GameService:
             user_id, guild_id=guild_id, limit=limit, before_id=before_id
         )
 
+    async def open_games_of(self, user_id: int) -> list[GameView]:
+        """The pending and active games ``user_id`` plays in (to redraw after ``forget_user``
+        ends them)."""
+        return [
+            await self._view(record.id, record)
+            for record in await self.repository.open_games()
+            if user_id in (record.black.user_id, record.white.user_id)
+        ]
+
     async def forget_user(self, user_id: int) -> int:
         """Delete a user's data on request (ratings, statistics; their seat in old games
         becomes "deleted"; open games are abandoned). Returns how many games were touched."""
         touched = await self.repository.delete_user_data(user_id)
         self._boards.clear()  # cached views hold the old player records
         return touched
+
+    async def board_view(self, user_id: int) -> str:
+        """How ``user_id`` sees boards in private panels (one of ``BOARD_VIEWS``)."""
+        chosen = await self.repository.user_view(user_id)
+        return chosen if chosen in BOARD_VIEWS else DEFAULT_VIEW
+
+    async def set_board_view(self, user_id: int, view: str) -> None:
+        """Remember how ``user_id`` wants to see boards.
+
+        Raises:
+            InvalidOptionError: not one of ``BOARD_VIEWS``.
+        """
+        if view not in BOARD_VIEWS:
+            raise InvalidOptionError("board_view", view, ", ".join(BOARD_VIEWS))
+        await self.repository.save_user_view(user_id, view)
 
     async def settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings (defaults when never set)."""
@@ -1439,9 +1907,20 @@ class GameService:
         clear_turn_time: bool = False,
         board_style: str | None = None,
         allowed_channel_ids: Sequence[int] | None = None,
+        use_threads: bool | None = None,
+        moderator_role_id: int | None = None,
+        clear_moderator_role: bool = False,
+        idle_human_seconds: int | None = None,
+        idle_ai_seconds: int | None = None,
+        turn_pings: bool | None = None,
+        ai_clock: bool | None = None,
+        rated_opening: str | None = None,
     ) -> GuildSettings:
         """Change the given settings; the rest stay (admins only: the front-end checks).
-        ``clear_turn_time`` removes the clock; an empty ``allowed_channel_ids`` allows all.
+        ``clear_turn_time`` removes the clock; an empty ``allowed_channel_ids`` allows all;
+        ``clear_moderator_role`` leaves ending games to Manage Messages alone;
+        ``rated_opening``: an ``OpeningRule`` value for rated games, or "none".
+        A new turn time (or ``ai_clock``) reaches the guild's open games from their next turn.
 
         Raises:
             InvalidOptionError: a value out of range.
@@ -1466,6 +1945,30 @@ class GameService:
             changes["board_style"] = board_style
         if allowed_channel_ids is not None:
             changes["allowed_channel_ids"] = frozenset(allowed_channel_ids)
+        if use_threads is not None:
+            changes["use_threads"] = use_threads
+        if clear_moderator_role:
+            changes["moderator_role_id"] = None
+        elif moderator_role_id is not None:
+            changes["moderator_role_id"] = moderator_role_id
+        for option, seconds in (("idle_human", idle_human_seconds), ("idle_ai", idle_ai_seconds)):
+            if seconds is not None:
+                if not 60 <= seconds <= MAX_IDLE_SECONDS:
+                    raise InvalidOptionError(option, seconds, f"60-{MAX_IDLE_SECONDS}")
+                changes[f"{option}_seconds"] = seconds
+        if turn_pings is not None:
+            changes["turn_pings"] = turn_pings
+        if ai_clock is not None:
+            changes["ai_clock"] = ai_clock
+        if rated_opening is not None:
+            allowed = ", ".join(["none", *(r.value for r in OpeningRule)])
+            if rated_opening != "none" and rated_opening not in set(OpeningRule):
+                raise InvalidOptionError("opening", rated_opening, allowed)
+            changes["rated_opening"] = None if rated_opening == "none" else rated_opening
         updated = replace(current, **changes)  # type: ignore[arg-type]
         await self.repository.save_guild_settings(updated)
+        if (updated.turn_seconds, updated.ai_clock) != (current.turn_seconds, current.ai_clock):
+            await self.repository.set_open_turn_seconds(
+                guild_id, updated.turn_seconds, ai_games=updated.ai_clock
+            )
         return updated

@@ -25,8 +25,9 @@ __all__ = ["MAX_CHOICES", "Cell", "PointTransformer"]
 MAX_CHOICES: Final = 25  # Discord refuses more autocomplete choices
 _ECHO_LIMIT: Final = 100  # of a non-text value, only this much is kept for the reply
 # ASCII: with Unicode case folding, [a-t] would also match U+017F (long s), U+0131 (dotless i)
-# and U+212A (Kelvin sign), which are no column letters.
+# and U+212A (Kelvin sign), which are no column letters; \d would take Arabic-Indic digits.
 _COLUMN_ONLY: Final = re.compile(r"\s*([a-t])\s*", re.IGNORECASE | re.ASCII)
+_COLUMN_NUMBER: Final = re.compile(r"\s*([0-9]{1,2})\s*", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,18 +35,22 @@ class Cell:
     """What a player typed: a point (``h8``), or only a column (``d``) for gravity games."""
 
     point: Point | None  # set for "h8"
-    column: int | None  # set for a lone column letter, 0-based
+    column: int | None  # set for a column number ("4": gravity games) or a lone letter, 0-based
+    letter: bool = False  # the column was typed as a letter (which no game takes alone)
 
     @classmethod
     def parse(cls, text: str) -> Cell:
-        """``h8``/``H 8`` -> a point; ``d`` -> column 3.
+        """``h8``/``H 8`` -> a point; ``4`` -> column 3; ``d`` -> column 3, as a letter.
 
         Raises:
-            InvalidPointError: neither form (it carries the text).
+            InvalidPointError: none of these forms (it carries the text).
         """
+        number = _COLUMN_NUMBER.fullmatch(text)
+        if number is not None:
+            return cls(None, int(number.group(1)) - 1)
         match = _COLUMN_ONLY.fullmatch(text)
         if match is not None:
-            return cls(None, COLUMNS.index(match.group(1).lower()))
+            return cls(None, COLUMNS.index(match.group(1).lower()), letter=True)
         try:
             return cls(Point.parse(text), None)
         except ValueError as error:
@@ -71,8 +76,8 @@ class PointTransformer(app_commands.Transformer["GomokuBot"]):
         """Up to 25 legal points of this channel's game that start with what was typed."""
         if interaction.channel_id is None or not isinstance(value, str):
             return []
-        points = await interaction.client.service.suggest_points(
+        names = await interaction.client.service.suggest_moves(
             interaction.channel_id, value.strip(), limit=MAX_CHOICES
         )
-        names = [str(point) for point in points[:MAX_CHOICES]]
+        names = names[:MAX_CHOICES]
         return [app_commands.Choice(name=name.upper(), value=name) for name in names]

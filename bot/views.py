@@ -14,6 +14,16 @@ Custom ids (all under Discord's 100 characters)::
     gomoku:<game>:undo:yes | gomoku:<game>:undo:no      the opponent answers an undo request
     gomoku:<game>:cell:<x>:<y>                          tic-tac-toe grid
     gomoku:<game>:drop:<column>                         gravity games
+    gomoku:<game>:move                                  opens the private tap panel
+    gomoku:<game>:tap:<x>:<y>:<version>                 a point of the panel
+    gomoku:<game>:pan:<l|u|d|r|c>:<x0>:<y0>:<version>   the panel's arrows
+    gomoku:<game>:rematch                               a finished game, again
+    gomoku:<game>:open:<black|white|two|offer|1..8>     an opening rule's choices
+
+The tap panel (``panel_message``) is a private Components V2 message (``ui.LayoutView``: up to
+40 components, so a 5x5 grid of points fits beside a row of arrows). Its buttons carry the
+game's version: a tap on a panel drawn before the game moved on is refused
+(``StalePanelError``) and changes nothing.
 
 Numbers in ids are ASCII digits of bounded length (a game id fits SQLite's 64-bit integer, a
 coordinate two digits), so rebuilding an item never fails. Any other ``gomoku:`` id (a forged
@@ -22,14 +32,19 @@ one, or one of a removed feature) is answered with a sentence by ``unknown_butto
 
 from __future__ import annotations
 
+import io
 import re
 from typing import TYPE_CHECKING, Any, Final, Self, cast
 
 import discord
 from discord import app_commands
 
+from bot import panel, render, words
+from bot.opening_words import CHOICE_LABELS
+from bot.render_png import render_png_async
 from bot.reporting import report
 from bot.service import GameStatus, GameView, UnknownButtonError
+from engine.opening_rules import SOOSORV_MOST, Choice, Phase
 from engine.types import Color, Game, Point, column_letter
 
 if TYPE_CHECKING:
@@ -40,10 +55,16 @@ __all__ = [
     "ChallengeButton",
     "ColumnButton",
     "GridButton",
+    "MoveButton",
+    "OpeningButton",
+    "PanButton",
+    "RematchButton",
     "ResignButton",
+    "TapButton",
     "UndoButton",
     "challenge_view",
     "game_buttons",
+    "panel_message",
     "resign_view",
     "undo_view",
     "unknown_button",
@@ -265,7 +286,7 @@ class ColumnButton(
     def __init__(self, game_id: int, column: int, *, full: bool = False) -> None:
         super().__init__(
             discord.ui.Button(
-                label=column_letter(column).upper(),
+                label=str(column + 1),  # gravity games number their columns 1..width
                 style=discord.ButtonStyle.secondary,
                 disabled=full,
                 custom_id=f"gomoku:{game_id}:drop:{column}",
@@ -292,8 +313,229 @@ class ColumnButton(
         )
 
 
-ACTIONS: Final = (ChallengeButton, ResignButton, UndoButton, GridButton, ColumnButton)
-"""Every dynamic item, for ``bot.add_dynamic_items`` (with ``unknown_button(ACTIONS)``)."""
+class MoveButton(
+    GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P<game>[0-9]{1,18}):move"
+):
+    """On the public board: opens the tap panel for the player to move (privately)."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=words.MOVE_LABEL,
+                emoji="\N{WHITE UP POINTING INDEX}",
+                style=discord.ButtonStyle.primary,
+                custom_id=f"gomoku:{game_id}:move",
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild from ``gomoku:<game>:move``."""
+        return cls(int(match["game"]))
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Only the player to move gets a panel; the rest are told why not."""
+        bot = _bot(interaction)
+        view = await bot.service.panel(self.game_id, interaction.user.id)
+        message = await panel_message(bot, view, interaction.user.id, panel.centred(view.board))
+        await interaction.response.send_message(ephemeral=True, **_for_send(message))
+
+
+class TapButton(
+    GameItem,
+    discord.ui.DynamicItem[Button],
+    template=r"gomoku:(?P<game>[0-9]{1,18}):tap:(?P<x>[0-9]{1,2}):(?P<y>[0-9]{1,2}):(?P<version>[0-9]{1,18})",
+):
+    """A point of the tap panel: plays there, if the game is still where the panel saw it."""
+
+    def __init__(self, game_id: int, point: Point, version: int, **button: Any) -> None:
+        super().__init__(
+            discord.ui.Button(
+                custom_id=f"gomoku:{game_id}:tap:{point.x}:{point.y}:{version}", **button
+            )
+        )
+        self.game_id = game_id
+        self.point = point
+        self.version = version
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild from ``gomoku:<game>:tap:<x>:<y>:<version>``."""
+        point = Point(int(match["x"]), int(match["y"]))
+        return cls(int(match["game"]), point, int(match["version"]))
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Play the point; then the panel shows the next turn (or what happened)."""
+        bot = _bot(interaction)
+        user = interaction.user.id
+        await bot.play_move(
+            interaction, point=self.point, column=None, game_id=self.game_id, version=self.version
+        )
+        view = await bot.service.game(self.game_id)
+        if view.to_move is not None and view.color_of(user) is view.board.to_move:
+            # Against the AI (or oneself) it is this player's turn again: a fresh panel.
+            message = await panel_message(bot, view, user, panel.centred(view.board))
+            await interaction.edit_original_response(**message)
+            return
+        waiting = view.to_move
+        text = words.panel_after_move(
+            str(self.point).upper(),
+            None if waiting is None else render.player_label(waiting),
+            view.is_over,
+        )
+        await interaction.edit_original_response(
+            view=_text_panel(text), attachments=[], allowed_mentions=discord.AllowedMentions.none()
+        )
+
+
+class PanButton(
+    GameItem,
+    discord.ui.DynamicItem[Button],
+    template=r"gomoku:(?P<game>[0-9]{1,18}):pan:(?P<dir>[ludrc]):(?P<x>[0-9]{1,2}):(?P<y>[0-9]{1,2}):(?P<version>[0-9]{1,18})",
+):
+    """An arrow of the tap panel: the same panel, its window moved."""
+
+    def __init__(
+        self, game_id: int, direction: panel.Pan, window: render.Window, version: int, **button: Any
+    ) -> None:
+        custom_id = f"gomoku:{game_id}:pan:{direction}:{window.x0}:{window.y0}:{version}"
+        super().__init__(discord.ui.Button(custom_id=custom_id, **button))
+        self.game_id = game_id
+        self.direction = direction
+        self.origin = (window.x0, window.y0)
+        self.version = version
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild from ``gomoku:<game>:pan:<direction>:<x0>:<y0>:<version>``."""
+        x0, y0 = int(match["x"]), int(match["y"])
+        window = render.Window(x0, y0, x0, y0)  # only the corner matters
+        return cls(int(match["game"]), panel.Pan(match["dir"]), window, int(match["version"]))
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Redraw the panel one step over (refused once the game moved on)."""
+        bot = _bot(interaction)
+        view = await bot.service.panel(self.game_id, interaction.user.id)
+        if view.version != self.version:
+            from bot.service import StalePanelError
+
+            raise StalePanelError(self.game_id, self.version)
+        here = panel.panel_window(view.board, *self.origin)
+        there = panel.pan(view.board, here, self.direction)
+        message = await panel_message(bot, view, interaction.user.id, there)
+        await interaction.response.edit_message(**message)
+
+
+class RematchButton(
+    GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P<game>[0-9]{1,18}):rematch"
+):
+    """Under a finished game: the same game again, colours swapped."""
+
+    def __init__(self, game_id: int, *, against_ai: bool = False) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=words.PLAY_AGAIN_LABEL if against_ai else words.REMATCH_LABEL,
+                style=discord.ButtonStyle.success,
+                custom_id=f"gomoku:{game_id}:rematch",
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild from ``gomoku:<game>:rematch``."""
+        return cls(int(match["game"]))
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Start the new game (or challenge), posted as this button's answer."""
+        bot = _bot(interaction)
+        view = await bot.service.rematch(self.game_id, interaction.user.id)
+        bot.wake_deadlines(view)
+        if view.is_ai_turn:
+            await interaction.response.defer(thinking=True)
+            await bot.respond_with_board(interaction, view)
+            await bot.play_ai(view.game_id, interaction=interaction)
+        else:
+            await bot.respond_with_board(interaction, view)
+
+
+class OpeningButton(
+    GameItem,
+    discord.ui.DynamicItem[Button],
+    template=r"gomoku:(?P<game>[0-9]{1,18}):open:(?P<word>black|white|two|offer|[1-8])",
+):
+    """A choice in an opening rule: take a colour, place two more, offer ten fifth moves,
+    or (Soosõrv) the number of fifth moves Black must offer."""
+
+    def __init__(self, game_id: int, word: str) -> None:
+        label = CHOICE_LABELS[Choice(word)] if not word.isdigit() else word
+        style = discord.ButtonStyle.primary if not word.isdigit() else discord.ButtonStyle.secondary
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"gomoku:{game_id}:open:{word}")
+        )
+        self.game_id = game_id
+        self.word = word
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild from ``gomoku:<game>:open:<word>``."""
+        return cls(int(match["game"]), match["word"])
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Take the step; redraw; let the AI take its steps."""
+        bot = _bot(interaction)
+        await interaction.response.defer()
+        result = await bot.service.opening_choice(self.game_id, interaction.user.id, self.word)
+        bot.wake_deadlines(result.game)
+        await bot.show_game(result.game, interaction=interaction)
+        if result.ai_due:
+            await bot.play_ai(self.game_id)
+
+
+ACTIONS: Final = (
+    ChallengeButton,
+    ResignButton,
+    UndoButton,
+    GridButton,
+    ColumnButton,
+    MoveButton,
+    TapButton,
+    PanButton,
+    RematchButton,
+    OpeningButton,
+)
+"""Every dynamic item of this module, for ``bot.add_dynamic_items``."""
 
 
 def _unknown_template(known: tuple[type[Any], ...]) -> str:
@@ -337,6 +579,17 @@ def unknown_button(known: tuple[type[Any], ...]) -> type[discord.ui.DynamicItem[
     return UnknownButton
 
 
+def _opening_buttons(view: GameView) -> discord.ui.View | None:
+    opening = view.opening
+    assert opening is not None
+    if opening.phase is Phase.CHOOSE:
+        return _view([OpeningButton(view.game_id, c.value) for c in opening.choices()])
+    if opening.phase is Phase.DECLARE:
+        numbers = range(1, SOOSORV_MOST + 1)
+        return _view([OpeningButton(view.game_id, str(n)) for n in numbers], per_row=4)
+    return None
+
+
 def _view(items: list[discord.ui.Item[Any]], *, per_row: int = 5) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for index, item in enumerate(items):
@@ -368,8 +621,14 @@ def game_buttons(view: GameView) -> discord.ui.View | None:
     """
     if view.status is GameStatus.PENDING:
         return challenge_view(view.game_id)
+    if view.in_opening:
+        return _opening_buttons(view)
     board = view.board
     over = view.status is not GameStatus.ACTIVE
+    rematch: list[discord.ui.Item[Any]] = []
+    if view.status is GameStatus.FINISHED and view.humans:
+        against_ai = view.black.is_ai or view.white.is_ai
+        rematch.append(RematchButton(view.game_id, against_ai=against_ai))
     if view.game is Game.TICTACTOE:
         items: list[discord.ui.Item[Any]] = []
         for y in reversed(range(board.height)):
@@ -379,13 +638,119 @@ def game_buttons(view: GameView) -> discord.ui.View | None:
                 button = GridButton(view.game_id, point, mark=_MARKS[stone] if stone else None)
                 button.item.disabled = button.item.disabled or over
                 items.append(button)
-        return _view(items, per_row=board.width)
+        return _view(items + rematch, per_row=board.width)
     if view.game.has_gravity:
         if over:
-            return None
+            return _view(rematch) if rematch else None
         columns: list[discord.ui.Item[Any]] = [
             ColumnButton(view.game_id, x, full=board.landing_point(x) is None)
             for x in range(board.width)
         ]
         return _view(columns, per_row=4 if board.width > 5 else 5)
-    return None
+    if view.status is GameStatus.ACTIVE:
+        return _view([MoveButton(view.game_id)])
+    return _view(rematch) if rematch else None
+
+
+# ---------------------------------------------------------------------- the tap panel
+
+_ARROWS: Final = (
+    (panel.Pan.LEFT, "\N{LEFTWARDS BLACK ARROW}"),
+    (panel.Pan.UP, "\N{UPWARDS BLACK ARROW}"),
+    (panel.Pan.DOWN, "\N{DOWNWARDS BLACK ARROW}"),
+    (panel.Pan.RIGHT, "\N{BLACK RIGHTWARDS ARROW}"),
+    (panel.Pan.CENTRE, "\N{DIRECT HIT}"),
+)
+
+
+def _span(values: range, name: Any) -> str:
+    return f"{name(values[0])}-{name(values[-1])}"
+
+
+def _text_panel(text: str) -> discord.ui.LayoutView:
+    layout = discord.ui.LayoutView(timeout=None)
+    layout.add_item(discord.ui.TextDisplay(text))
+    return layout
+
+
+def _for_send(message: dict[str, Any]) -> dict[str, Any]:
+    # Sending takes files=, editing takes attachments=.
+    args = dict(message)
+    args["files"] = args.pop("attachments")
+    return args
+
+
+async def panel_message(
+    bot: GomokuBot, view: GameView, user_id: int, window: render.Window
+) -> dict[str, Any]:
+    """The private panel of ``view`` for ``user_id`` (the player to move) showing ``window``:
+    the board in the user's chosen view, 5x5 point buttons (empty points play, stones and
+    renju points forbidden to Black are disabled), and arrows. Keyword arguments for an
+    edit (``view``, ``attachments``, ``allowed_mentions``)."""
+    board = view.board
+    theme = render.theme_for(board.game)
+    color = board.to_move
+    stone = theme.black if color is Color.BLACK else theme.white
+    board_view = await bot.service.board_view(user_id)
+    layout = discord.ui.LayoutView(timeout=None)
+    files: list[discord.File] = []
+    lines = [words.panel_heading(render.game_title(view), stone, color)]
+    if board_view == "image":
+        png = await render_png_async(board)
+        files.append(discord.File(io.BytesIO(png), filename="board.png"))
+    else:
+        viewport = None if board_view == "full" else render.VIEWPORT
+        lines.append(render.emoji_board(board, viewport=viewport))
+    lines.append(
+        words.panel_window_line(
+            _span(window.columns, column_letter), _span(range(window.y0, window.y1 + 1), _row)
+        )
+    )
+    layout.add_item(discord.ui.TextDisplay("\n".join(lines)))
+    if files:
+        layout.add_item(discord.ui.MediaGallery(discord.MediaGalleryItem("attachment://board.png")))
+    banned = render.forbidden_points(board) if color is Color.BLACK else frozenset()
+    last = board.last_move.point if board.last_move is not None else None
+    for y in window.rows_top_down:
+        row: discord.ui.ActionRow[Any] = discord.ui.ActionRow()
+        for x in window.columns:
+            point = Point(x, y)
+            stone_here = board[point]
+            button: dict[str, Any]
+            if stone_here is not None:
+                glyph = (
+                    (theme.black_last if stone_here is Color.BLACK else theme.white_last)
+                    if point == last
+                    else (theme.black if stone_here is Color.BLACK else theme.white)
+                )
+                button = {"emoji": glyph, "disabled": True}
+            elif point in banned:
+                button = {"emoji": theme.forbidden, "disabled": True}
+            else:
+                button = {"label": str(point).upper(), "style": discord.ButtonStyle.secondary}
+            row.add_item(TapButton(view.game_id, point, view.version, **button))
+        layout.add_item(row)
+    arrows: discord.ui.ActionRow[Any] = discord.ui.ActionRow()
+    for direction, emoji in _ARROWS:
+        moved = panel.can_pan(board, window, direction)
+        arrows.add_item(
+            PanButton(
+                view.game_id,
+                direction,
+                window,
+                view.version,
+                emoji=emoji,
+                style=discord.ButtonStyle.primary,
+                disabled=not moved,
+            )
+        )
+    layout.add_item(arrows)
+    return {
+        "view": layout,
+        "attachments": files,
+        "allowed_mentions": discord.AllowedMentions.none(),
+    }
+
+
+def _row(y: int) -> str:
+    return str(y + 1)

@@ -1,5 +1,10 @@
 """Five-in-a-row engine: board, rules, records and search. Pure and synchronous.
 
+Three layers, imported one way only: this package's own modules are the rules core (board,
+rules, notation, records, types, errors); ``engine.search`` is the numba search built on them;
+``engine.gomocup`` holds the tools around the search (the Gomocup protocol brain, the match
+referee, openings, the tactical suite, the bench).
+
 The search names (``Limits``, ``SearchOptions``, ``SearchResult``, ``choose_move``)
 load on first use: they bring numba, which the bot's own process never needs (its searches
 run in worker processes).
@@ -18,22 +23,28 @@ from engine.errors import (
     InvalidPointError,
     InvalidRecordError,
     NothingToUndoError,
+    NotOfferedError,
     OccupiedPointError,
     OffBoardError,
+    OfferCountError,
+    OpeningError,
+    OpeningStepError,
+    OutsideOpeningAreaError,
+    SymmetricOfferError,
     UnsupportedBoardError,
 )
 from engine.notation import format_moves, parse_moves, parse_point
 from engine.types import Color, Game, Level, Move, Outcome, Point, Rule, Termination
 
 if TYPE_CHECKING:
-    from engine.levels import choose_move
-    from engine.search import Limits, SearchOptions, SearchResult
+    from engine.search.alphabeta import Limits, SearchOptions, SearchResult
+    from engine.search.levels import choose_move
 
 _LAZY = {
-    "choose_move": "engine.levels",
-    "Limits": "engine.search",
-    "SearchOptions": "engine.search",
-    "SearchResult": "engine.search",
+    "choose_move": "engine.search.levels",
+    "Limits": "engine.search.alphabeta",
+    "SearchOptions": "engine.search.alphabeta",
+    "SearchResult": "engine.search.alphabeta",
 }
 
 
@@ -63,14 +74,20 @@ __all__ = [
     "Level",
     "Limits",
     "Move",
+    "NotOfferedError",
     "NothingToUndoError",
     "OccupiedPointError",
     "OffBoardError",
+    "OfferCountError",
+    "OpeningError",
+    "OpeningStepError",
     "Outcome",
+    "OutsideOpeningAreaError",
     "Point",
     "Rule",
     "SearchOptions",
     "SearchResult",
+    "SymmetricOfferError",
     "Termination",
     "UnsupportedBoardError",
     "choose_move",

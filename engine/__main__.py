@@ -16,15 +16,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0 if args else 2
     command, rest = args[0], args[1:]
     if command == "bench":
-        from engine.bench import main as bench_main
+        from engine.gomocup.bench import main as bench_main
 
         return bench_main(rest)
     if command == "tactics":
-        from engine.tactics import main as tactics_main
+        from engine.gomocup.tactics import main as tactics_main
 
         return tactics_main(rest)
     if command == "match":
-        from engine.match import main as match_main  # the match tool lives in its own module
+        from engine.gomocup.match import (
+            main as match_main,  # the match tool lives in its own module
+        )
 
         result: int = match_main(rest)
         return result

@@ -7,6 +7,13 @@
     ├── InvalidRecordError (also ValueError) a move list, SGF or PSQ we cannot read (.text)
     ├── UnsupportedBoardError (also ValueError) a size or game we do not play (.detail)
     ├── NothingToUndoError                   undo on a board with no moves
+    ├── OpeningError                         a step the opening rule does not allow now
+    │   ├── OpeningStepError                 not this kind of step now (.expected, .given)
+    │   ├── OutsideOpeningAreaError          outside the central square allowed (.point, .area)
+    │   ├── OfferCountError                  renju: more or fewer fifth moves (.count, .most)
+    │   ├── SymmetricOfferError              renju: a fifth move symmetric to another (.point,
+    │   │                                    .twin)
+    │   └── NotOfferedError                  renju: picking a fifth move not offered (.point)
     └── IllegalMoveError
         ├── OccupiedPointError               the point holds a stone (.point)
         ├── OffBoardError                    outside this board (.point)
@@ -35,9 +42,15 @@ __all__ = [
     "IllegalMoveError",
     "InvalidPointError",
     "InvalidRecordError",
+    "NotOfferedError",
     "NothingToUndoError",
     "OccupiedPointError",
     "OffBoardError",
+    "OfferCountError",
+    "OpeningError",
+    "OpeningStepError",
+    "OutsideOpeningAreaError",
+    "SymmetricOfferError",
     "UnsupportedBoardError",
 ]
 
@@ -76,6 +89,54 @@ class NothingToUndoError(GomokuError):
 
     def __init__(self) -> None:
         super().__init__("no move to undo")
+
+
+class OpeningError(GomokuError):
+    """A step that the opening rule (swap, swap2, Soosõrv, Taraguchi) does not allow now."""
+
+
+class OpeningStepError(OpeningError):
+    """The opening waits for another kind of step (a stone, a choice, a number, a pick)."""
+
+    def __init__(self, expected: str, given: str) -> None:
+        super().__init__(f"the opening expects {expected}, not {given}")
+        self.expected = expected  # an ``engine.opening_rules.Phase`` value, or "nothing"
+        self.given = given  # what was tried: "place", "choose black", "declare 3" ...
+
+
+class OutsideOpeningAreaError(OpeningError):
+    """Renju openings: this stone must lie inside a central square."""
+
+    def __init__(self, point: Point, area: int) -> None:
+        super().__init__(f"{point} is outside the central {area}x{area} square")
+        self.point = point
+        self.area = area  # the side of the central square (3, 5, 7 or 9)
+
+
+class OfferCountError(OpeningError):
+    """Soosõrv: the number of fifth moves declared is out of range."""
+
+    def __init__(self, count: int, most: int) -> None:
+        super().__init__(f"{count} fifth moves: declare 1 to {most}")
+        self.count = count  # what was declared
+        self.most = most  # the rule's N
+
+
+class SymmetricOfferError(OpeningError):
+    """Renju: a fifth-move offer that mirrors one already offered."""
+
+    def __init__(self, point: Point, twin: Point) -> None:
+        super().__init__(f"{point} is symmetric to the offer {twin}")
+        self.point = point
+        self.twin = twin  # the offer it mirrors
+
+
+class NotOfferedError(OpeningError):
+    """Renju: White picks a fifth move that Black did not offer."""
+
+    def __init__(self, point: Point) -> None:
+        super().__init__(f"{point} was not offered")
+        self.point = point
 
 
 class IllegalMoveError(GomokuError):

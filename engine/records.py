@@ -70,11 +70,14 @@ def to_sgf(
     outcome: Outcome | None = None,
     date: dt.date | None = None,
     event: str | None = None,
+    opening: str | None = None,
 ) -> str:
     """The game as SGF FF[4] GM[4], rows from the top as the spec says.
 
     ``outcome`` overrides the board's own (for resignations and timeouts, which the board
     does not know). The rule goes in ``RU`` by name, with the Gomocup number in a comment.
+    ``opening`` (an opening rule and its steps, "swap2: h8 i9 j7 two g9 k9 white") goes in
+    ``GC``; its stones are the first moves, so any viewer replays them.
     """
     width, height = board.width, board.height
     size = str(width) if width == height else f"{width}:{height}"
@@ -95,6 +98,8 @@ def to_sgf(
         props.append(("DT", date.isoformat()))
     if event:
         props.append(("EV", event))
+    if opening:
+        props.append(("GC", f"opening {opening}"))
     result = _sgf_result(outcome or board.outcome)
     if result is not None:
         props.append(("RE", result))

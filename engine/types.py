@@ -90,7 +90,7 @@ class Game(enum.StrEnum):
 
 
 class Level(enum.StrEnum):
-    """How strongly the AI plays, weakest first (``engine.levels`` holds what each one is)."""
+    """How strongly the AI plays, weakest first (``engine.search.levels`` says what each is)."""
 
     BEGINNER = "beginner"  # shallow, noisy, overlooks threats a third of the time
     EASY = "easy"  # sees fours, sometimes misses open threes

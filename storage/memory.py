@@ -7,16 +7,19 @@ is exactly the guarantee the SQLite transactions give.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from engine.types import Color, Game, Outcome, Point, Termination
+from engine.types import Color, Game, Outcome, Point, Rule, Termination
 from storage.ratings import new_stats, rate_game
 from storage.repository import (
     CHALLENGE_CLOSINGS,
+    END_REASONS,
     ChannelBusyError,
     GameNotFoundError,
+    GameOpening,
     GameRecord,
     GameSnapshot,
     GameStatus,
@@ -25,8 +28,11 @@ from storage.repository import (
     MoveOrderError,
     MoveRecord,
     NewGame,
+    PendingReply,
     Player,
     PlayerStats,
+    ResultCount,
+    StoredUndo,
     VersionConflictError,
     live_moves,
     utc_now,
@@ -55,6 +61,10 @@ class InMemoryGameRepository:
         self._moves: dict[int, list[MoveRecord]] = {}
         self._stats: dict[tuple[int | None, Game, int], PlayerStats] = {}
         self._settings: dict[int, GuildSettings] = {}
+        self._openings: dict[int, GameOpening] = {}
+        self._undo: dict[int, StoredUndo] = {}
+        self._views: dict[int, str] = {}
+        self._replies: dict[str, PendingReply] = {}
         self._next_id = 1
 
     def _now(self) -> datetime:
@@ -122,6 +132,8 @@ class InMemoryGameRepository:
         )
         self._next_id += 1
         self._moves[game.id] = []
+        if new.opening is not None:
+            self._openings[game.id] = GameOpening(game.id, new.opening)
         return self._store(game)
 
     async def get_game(self, game_id: int) -> GameRecord:
@@ -224,6 +236,39 @@ class InMemoryGameRepository:
             self._rate(game)
         return game
 
+    async def game_opening(self, game_id: int) -> GameOpening | None:
+        """The game's opening rule and steps, None without one."""
+        self._get(game_id)
+        return self._openings.get(game_id)
+
+    async def record_opening_step(
+        self,
+        game_id: int,
+        expected_version: int,
+        step: str,
+        *,
+        black: Player,
+        white: Player,
+        deadline: datetime | None = None,
+    ) -> GameRecord:
+        """Append an opening step and seat the players (compare-and-set)."""
+        game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
+        opening = self._openings.get(game_id)
+        if opening is None:
+            raise ValueError(f"game {game_id} has no opening rule")
+        self._openings[game_id] = replace(opening, steps=(*opening.steps, step))
+        return self._store(
+            replace(
+                game,
+                black=black,
+                white=white,
+                deadline=_utc(deadline),
+                warning_sent=False,
+                updated_at=self._now(),
+                version=game.version + 1,
+            )
+        )
+
     async def take_back(
         self,
         game_id: int,
@@ -253,9 +298,17 @@ class InMemoryGameRepository:
         )
 
     async def finish_game(
-        self, game_id: int, expected_version: int, outcome: Outcome
+        self,
+        game_id: int,
+        expected_version: int,
+        outcome: Outcome,
+        *,
+        ended_by: int | None = None,
+        end_reason: str | None = None,
     ) -> GameRecord:
         """End an active game without a move; rated games update ratings atomically."""
+        if end_reason is not None and end_reason not in END_REASONS:
+            raise ValueError(f"unknown end reason {end_reason!r}")
         game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
         now = self._now()
         game = self._store(
@@ -267,10 +320,22 @@ class InMemoryGameRepository:
                 finished_at=now,
                 updated_at=now,
                 version=game.version + 1,
+                ended_by=ended_by,
+                end_reason=end_reason,
             )
         )
         self._rate(game)
         return game
+
+    async def move_game(self, game_id: int, channel_id: int, *, parent_channel_id: int) -> None:
+        """Move an open game into a thread (version unchanged)."""
+        game = self._get(game_id)
+        if game.status not in _OPEN:
+            raise InvalidStatusError(game_id, game.status)
+        busy = self._open_in(channel_id)
+        if busy is not None and busy.id != game_id:
+            raise ChannelBusyError(channel_id, busy.id)
+        self._store(replace(game, channel_id=channel_id, parent_channel_id=parent_channel_id))
 
     def _rate(self, game: GameRecord) -> None:
         outcome = game.outcome
@@ -318,6 +383,21 @@ class InMemoryGameRepository:
         self._get(game_id)
         return list(self._moves[game_id])
 
+    async def save_undo_request(self, request: StoredUndo) -> None:
+        """Store the game's undo request, replacing any older one."""
+        self._get(request.game_id)
+        made_at = _utc(request.made_at)
+        assert made_at is not None
+        self._undo[request.game_id] = replace(request, made_at=made_at)
+
+    async def undo_request(self, game_id: int) -> StoredUndo | None:
+        """The game's stored undo request, if any."""
+        return self._undo.get(game_id)
+
+    async def drop_undo_request(self, game_id: int) -> None:
+        """Forget the game's undo request."""
+        self._undo.pop(game_id, None)
+
     # --- players ------------------------------------------------------------------------
 
     async def user_games(
@@ -352,11 +432,45 @@ class InMemoryGameRepository:
         guild_id: int | None = None,
         limit: int = 10,
         offset: int = 0,
+        min_games: int = 0,
     ) -> list[PlayerStats]:
         """Players by ordinal, best first."""
-        rows = [s for (g, kind, _), s in self._stats.items() if g == guild_id and kind is game]
+        rows = [
+            s
+            for (g, kind, _), s in self._stats.items()
+            if g == guild_id and kind is game and s.games >= min_games
+        ]
         rows.sort(key=lambda s: (-s.ordinal, s.user_id))
         return rows[offset : offset + limit]
+
+    async def user_results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:
+        """How the user's finished games went, by game kind, rule and opponent level."""
+        tally: Counter[tuple[Game, Rule, str, str]] = Counter()
+        for game in self._games.values():
+            color = game.color_of(user_id)
+            if game.status is not GameStatus.FINISHED or color is None:
+                continue
+            if guild_id is not None and game.guild_id != guild_id:
+                continue
+            outcome = game.outcome
+            assert outcome is not None
+            if outcome.winner is color:
+                result = "wins"
+            elif outcome.winner is not None:
+                result = "losses"
+            elif outcome.termination is Termination.DRAW:
+                result = "draws"
+            else:
+                result = "unfinished"
+            level = game.player(color.opponent).level or ""
+            tally[(game.game, game.rule, level, result)] += 1
+        lines: dict[tuple[Game, Rule, str], dict[str, int]] = {}
+        for (kind, rule, level, result), count in tally.items():
+            lines.setdefault((kind, rule, level), {})[result] = count
+        return [
+            ResultCount(kind, rule, level or None, **counts)
+            for (kind, rule, level), counts in sorted(lines.items())
+        ]
 
     async def delete_user_data(self, user_id: int) -> int:
         """Forget a user (see ``GameRepository.delete_user_data``)."""
@@ -364,7 +478,7 @@ class InMemoryGameRepository:
         touched = 0
         for game in list(self._games.values()):
             seated = user_id in (game.black.user_id, game.white.user_id)
-            if not seated and game.created_by != user_id:
+            if not seated and user_id not in (game.created_by, game.ended_by):
                 continue
             touched += 1
             if seated and game.status in _OPEN:
@@ -384,10 +498,17 @@ class InMemoryGameRepository:
                     black=Player.DELETED if game.black.user_id == user_id else game.black,
                     white=Player.DELETED if game.white.user_id == user_id else game.white,
                     created_by=None if game.created_by == user_id else game.created_by,
+                    ended_by=None if game.ended_by == user_id else game.ended_by,
                 )
             )
         for key in [key for key in self._stats if key[2] == user_id]:
             del self._stats[key]
+        for game_id, undo in list(self._undo.items()):
+            if user_id in (undo.requester, undo.responder):
+                del self._undo[game_id]
+        self._views.pop(user_id, None)
+        for token in [t for t, r in self._replies.items() if r.user_id == user_id]:
+            del self._replies[token]
         return touched
 
     # --- guilds -------------------------------------------------------------------------
@@ -399,3 +520,42 @@ class InMemoryGameRepository:
     async def save_guild_settings(self, settings: GuildSettings) -> None:
         """Replace the guild's settings."""
         self._settings[settings.guild_id] = settings
+
+    async def set_open_turn_seconds(
+        self, guild_id: int, turn_seconds: int | None, *, ai_games: bool
+    ) -> int:
+        """New turn time for the guild's open games, from their next turn."""
+        changed = 0
+        for game in list(self._games.values()):
+            if game.guild_id != guild_id or game.status not in _OPEN:
+                continue
+            against_ai = game.black.is_ai or game.white.is_ai
+            seconds = turn_seconds if ai_games or not against_ai else None
+            if game.turn_seconds != seconds:
+                self._store(replace(game, turn_seconds=seconds))
+                changed += 1
+        return changed
+
+    # --- users --------------------------------------------------------------------------
+
+    async def user_view(self, user_id: int) -> str | None:
+        """The user's board view, None if never chosen."""
+        return self._views.get(user_id)
+
+    async def save_user_view(self, user_id: int, view: str) -> None:
+        """Remember the user's board view."""
+        self._views[user_id] = view
+
+    # --- replies to finish --------------------------------------------------------------
+
+    async def save_pending_reply(self, reply: PendingReply) -> None:
+        """Remember a deferred reply."""
+        self._replies[reply.token] = reply
+
+    async def pending_replies(self) -> list[PendingReply]:
+        """Every reply still waiting, oldest first."""
+        return sorted(self._replies.values(), key=lambda r: r.created_at)
+
+    async def drop_pending_reply(self, token: str) -> None:
+        """Forget a reply."""
+        self._replies.pop(token, None)

@@ -57,11 +57,13 @@ from engine.types import Color, Game, Outcome, Point, Rule
 
 __all__ = [
     "CHALLENGE_CLOSINGS",
+    "END_REASONS",
     "ChannelBusyError",
     "DatabaseRefusedError",
     "DatabaseTooNewError",
     "ForeignDatabaseError",
     "GameNotFoundError",
+    "GameOpening",
     "GameRecord",
     "GameRepository",
     "GameSnapshot",
@@ -71,9 +73,12 @@ __all__ = [
     "MoveOrderError",
     "MoveRecord",
     "NewGame",
+    "PendingReply",
     "Player",
     "PlayerStats",
+    "ResultCount",
     "StorageError",
+    "StoredUndo",
     "VersionConflictError",
     "live_moves",
     "utc_now",
@@ -111,6 +116,7 @@ class GameStatus(enum.StrEnum):
 
 
 CHALLENGE_CLOSINGS = frozenset({GameStatus.DECLINED, GameStatus.CANCELLED, GameStatus.EXPIRED})
+END_REASONS = frozenset({"moderator", "idle", "replaced"})  # GameRecord.end_reason values
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +130,7 @@ class Player:
     DELETED: ClassVar[Player]  # the seat of a user whose data was deleted
 
     user_id: int | None = None  # Discord user id of a human player
-    level: str | None = None  # an ``engine.levels.Level`` value ("medium") for the AI
+    level: str | None = None  # an ``engine.search.levels.Level`` value ("medium") for the AI
 
     def __post_init__(self) -> None:
         if self.user_id is not None and self.level is not None:
@@ -140,7 +146,7 @@ class Player:
 
     @classmethod
     def ai(cls, level: str) -> Self:
-        """The bot playing at ``level`` (an ``engine.levels.Level`` or its value)."""
+        """The bot playing at ``level`` (an ``engine.search.levels.Level`` or its value)."""
         return cls(level=level)
 
     @property
@@ -189,6 +195,7 @@ class NewGame:
     deadline: datetime | None = None  # challenge expiry (PENDING) or first turn's deadline
     turn_seconds: int | None = None  # time per turn; None = no clock
     created_by: int | None = None  # the user who started it (the challenger)
+    opening: str | None = None  # an opening rule (``engine.opening_rules.OpeningRule`` value)
 
     def __post_init__(self) -> None:
         if self.status not in (GameStatus.PENDING, GameStatus.ACTIVE):
@@ -231,6 +238,9 @@ class GameRecord:
     finished_at: datetime | None  # when it left the open statuses
     ply: int  # number of live moves; the side to move follows from it
     version: int  # bumped by every change of game state; the compare-and-set token
+    ended_by: int | None = None  # who ended it without a result (a moderator, a replacement)
+    end_reason: str | None = None  # "moderator", "idle" or "replaced" (see ``END_REASONS``)
+    parent_channel_id: int | None = None  # the channel a game hosted in a thread hangs off
 
     @property
     def size(self) -> int:
@@ -281,6 +291,20 @@ class GameSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class GameOpening:
+    """The opening rule a game started with and its steps that are not stones.
+
+    Stones are ordinary moves; each other step (a choice, a number of fifth moves, a
+    fifth-move offer) is stored as ``"<stones on the board>:<word>"`` so the opening can be
+    replayed by interleaving the two.
+    """
+
+    game_id: int
+    rule: str  # an ``engine.opening_rules.OpeningRule`` value
+    steps: tuple[str, ...] = ()  # "3:two", "5:white", in the order taken
+
+
+@dataclass(frozen=True, slots=True)
 class GuildSettings:
     """Per-guild preferences; a guild that never saved any gets ``GuildSettings(guild_id)``."""
 
@@ -289,15 +313,43 @@ class GuildSettings:
     turn_seconds: int | None = None  # default time per turn; None = no clock
     board_style: str = "emoji"  # how boards are shown (emoji, compact or image); emoji by default
     allowed_channel_ids: frozenset[int] = field(default_factory=frozenset)  # empty = anywhere
+    use_threads: bool = False  # host each game in its own thread off the channel
+    moderator_role_id: int | None = None  # may end games, besides Manage Messages
+    idle_human_seconds: int | None = None  # a game between people with no move this long
+    # ends by itself; None = DEFAULT_IDLE_HUMAN
+    idle_ai_seconds: int | None = None  # the same against the AI; None = DEFAULT_IDLE_AI
+    turn_pings: bool = True  # ping the player to move in games between people
+    ai_clock: bool = False  # the turn time applies to games against the AI too
+    rated_opening: str | None = None  # opening rule for rated games that name none
 
     def __post_init__(self) -> None:
         if self.turn_seconds is not None and self.turn_seconds <= 0:
             raise ValueError(f"turn_seconds must be positive, got {self.turn_seconds}")
+        for name in ("idle_human_seconds", "idle_ai_seconds"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"{name} must be positive, got {value}")
         object.__setattr__(self, "allowed_channel_ids", frozenset(self.allowed_channel_ids))
 
     def allows(self, channel_id: int) -> bool:
         """Whether games may be played in ``channel_id``."""
         return not self.allowed_channel_ids or channel_id in self.allowed_channel_ids
+
+
+@dataclass(frozen=True, slots=True)
+class PendingReply:
+    """A deferred ("thinking...") interaction reply that the AI's move will fill in; kept so
+    that a restart can still answer it while its token lives (15 minutes)."""
+
+    token: str  # the interaction token (a secret: never logged)
+    game_id: int
+    application_id: int
+    message_id: int  # the reply message
+    user_id: int  # who is waiting
+    created_at: datetime
+
+    def __post_init__(self) -> None:
+        _require_aware("created_at", self.created_at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,6 +404,37 @@ class PlayerStats:
     def games(self) -> int:
         """Rated games played."""
         return self.wins + self.losses + self.draws
+
+
+@dataclass(frozen=True, slots=True)
+class ResultCount:
+    """How a user's finished games of one kind went, by opponent: every game counts here,
+    rated or not (``PlayerStats`` holds ratings, which only games between people change)."""
+
+    game: Game
+    rule: Rule
+    opponent_level: str | None  # the AI's level, or None for games against people
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0  # drawn games (a full board)
+    unfinished: int = 0  # abandoned, or ended without a result
+
+    @property
+    def games(self) -> int:
+        """Games counted in this line."""
+        return self.wins + self.losses + self.draws + self.unfinished
+
+
+@dataclass(frozen=True, slots=True)
+class StoredUndo:
+    """An undo request waiting for the opponent; stale once the game's version moved on."""
+
+    game_id: int
+    requester: int  # the user who asked
+    responder: int  # the user who must agree
+    version: int  # the game's version when asked
+    moves: int  # how many moves would go
+    made_at: datetime
 
 
 def live_moves(history: Iterable[MoveRecord], ply: int) -> tuple[MoveRecord, ...]:
@@ -561,6 +644,33 @@ class GameRepository(Protocol):
         """
         ...
 
+    async def game_opening(self, game_id: int) -> GameOpening | None:
+        """The game's opening rule and its steps so far (None: the game has no opening rule).
+
+        Raises:
+            GameNotFoundError.
+        """
+        ...
+
+    async def record_opening_step(
+        self,
+        game_id: int,
+        expected_version: int,
+        step: str,
+        *,
+        black: Player,
+        white: Player,
+        deadline: datetime | None = None,
+    ) -> GameRecord:
+        """Append a non-stone step (``"<ply>:<word>"``) to an active game's opening and seat
+        the players (a colour choice may swap them), in one compare-and-set.
+
+        Raises:
+            VersionConflictError, GameNotFoundError, InvalidStatusError (not active),
+            ValueError: the game has no opening rule.
+        """
+        ...
+
     async def take_back(
         self,
         game_id: int,
@@ -577,12 +687,32 @@ class GameRepository(Protocol):
         ...
 
     async def finish_game(
-        self, game_id: int, expected_version: int, outcome: Outcome
+        self,
+        game_id: int,
+        expected_version: int,
+        outcome: Outcome,
+        *,
+        ended_by: int | None = None,
+        end_reason: str | None = None,
     ) -> GameRecord:
         """End an active game without a move (resign, timeout, abandoned, agreed draw).
 
         A rated game with a result (anything but ``Termination.ABANDONED``) updates both
-        players' ratings and statistics in the same transaction.
+        players' ratings and statistics in the same transaction. ``ended_by``/``end_reason``
+        record who ended a game without a result, and why (one of ``END_REASONS``).
+
+        Raises:
+            ValueError: ``end_reason`` is not one of ``END_REASONS``.
+        """
+        ...
+
+    async def move_game(self, game_id: int, channel_id: int, *, parent_channel_id: int) -> None:
+        """Move an open game into ``channel_id`` (its thread off ``parent_channel_id``), which
+        frees the parent channel (does not bump the version).
+
+        Raises:
+            ChannelBusyError: ``channel_id`` already has an open game.
+            InvalidStatusError: the game is no longer open.
         """
         ...
 
@@ -606,6 +736,18 @@ class GameRepository(Protocol):
 
     async def move_history(self, game_id: int) -> list[MoveRecord]:
         """Every move row ever written for the game, taken back or not, in write order."""
+        ...
+
+    async def save_undo_request(self, request: StoredUndo) -> None:
+        """Store the game's undo request, replacing any older one."""
+        ...
+
+    async def undo_request(self, game_id: int) -> StoredUndo | None:
+        """The game's stored undo request (maybe stale: compare its version), if any."""
+        ...
+
+    async def drop_undo_request(self, game_id: int) -> None:
+        """Forget the game's undo request (answered or withdrawn); no error if none."""
         ...
 
     # --- players ------------------------------------------------------------------------
@@ -635,14 +777,21 @@ class GameRepository(Protocol):
         guild_id: int | None = None,
         limit: int = 10,
         offset: int = 0,
+        min_games: int = 0,
     ) -> list[PlayerStats]:
-        """Players by ``ordinal``, best first (ties by user id); guild_id None = overall."""
+        """Players by ``ordinal``, best first (ties by user id); guild_id None = overall.
+        Players with fewer than ``min_games`` rated games are left out."""
+        ...
+
+    async def user_results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:
+        """How the user's finished games went, one line per game kind, rule and opponent
+        level (None: people), sorted by those; rated or not. ``guild_id`` restricts."""
         ...
 
     async def delete_user_data(self, user_id: int) -> int:
-        """Forget a user: drop their ratings and statistics, abandon their open games and
-        replace them with ``Player.DELETED`` in every game. Returns the games touched.
-        Opponents' ratings are left as they are."""
+        """Forget a user: drop their ratings, statistics and undo requests, abandon their open
+        games and replace them with ``Player.DELETED`` in every game (and as who started or
+        ended one). Returns the games touched. Opponents' ratings are left as they are."""
         ...
 
     # --- guilds -------------------------------------------------------------------------
@@ -653,4 +802,36 @@ class GameRepository(Protocol):
 
     async def save_guild_settings(self, settings: GuildSettings) -> None:
         """Replace the guild's settings."""
+        ...
+
+    async def set_open_turn_seconds(
+        self, guild_id: int, turn_seconds: int | None, *, ai_games: bool
+    ) -> int:
+        """Give the guild's open games a new turn time (None: no clock), used from their next
+        turn; games against the AI only with ``ai_games`` (else they lose their clock).
+        Does not bump versions or move current deadlines. Returns the games changed."""
+        ...
+
+    # --- users --------------------------------------------------------------------------
+
+    async def user_view(self, user_id: int) -> str | None:
+        """How the user wants boards drawn in their private panels (None: never chose)."""
+        ...
+
+    async def save_user_view(self, user_id: int, view: str) -> None:
+        """Remember the user's board view (``delete_user_data`` forgets it)."""
+        ...
+
+    # --- replies to finish --------------------------------------------------------------
+
+    async def save_pending_reply(self, reply: PendingReply) -> None:
+        """Remember a deferred reply until ``drop_pending_reply``."""
+        ...
+
+    async def pending_replies(self) -> list[PendingReply]:
+        """Every reply still waiting, oldest first."""
+        ...
+
+    async def drop_pending_reply(self, token: str) -> None:
+        """Forget a reply (answered, or too old to answer); unknown tokens are ignored."""
         ...

@@ -39,6 +39,7 @@ from engine.types import Color, Game, Outcome, Point, Rule, Termination
 from storage.ratings import new_stats, rate_game
 from storage.repository import (
     CHALLENGE_CLOSINGS,
+    END_REASONS,
     ChannelBusyError,
     CorruptDatabaseError,
     DatabaseLockedError,
@@ -47,6 +48,7 @@ from storage.repository import (
     DiskFullError,
     ForeignDatabaseError,
     GameNotFoundError,
+    GameOpening,
     GameRecord,
     GameSnapshot,
     GameStatus,
@@ -55,10 +57,13 @@ from storage.repository import (
     MoveOrderError,
     MoveRecord,
     NewGame,
+    PendingReply,
     Player,
     PlayerStats,
     ReadOnlyDatabaseError,
+    ResultCount,
     StorageError,
+    StoredUndo,
     VersionConflictError,
     live_moves,
     utc_now,
@@ -127,8 +132,11 @@ def _load_migrations() -> tuple[Migration, ...]:
         if match:
             found.append(Migration(int(match.group(1)), entry.name, entry.read_text("utf-8")))
     found.sort(key=lambda m: m.version)
-    if [m.version for m in found] != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"migrations must be numbered 1..n: {[m.name for m in found]}")
+    # Numbers are reserved per change being written in parallel, so one may be missing for a
+    # while; each file still applies once, in order, and user_version names the last applied.
+    versions = [m.version for m in found]
+    if not versions or versions[0] != 1 or len(set(versions)) != len(versions):
+        raise RuntimeError(f"migrations must be numbered from 1, once each: {versions}")
     return tuple(found)
 
 
@@ -164,7 +172,7 @@ GAME_COLUMNS = (
     "id, guild_id, channel_id, game, width, height, rule, black_user_id, black_level,"
     " white_user_id, white_level, status, termination, winner, rated, message_channel_id,"
     " message_id, deadline, warning_sent, turn_seconds, created_by, created_at, updated_at,"
-    " finished_at, ply, version"
+    " finished_at, ply, version, ended_by, end_reason, parent_channel_id"
 )
 
 
@@ -196,6 +204,9 @@ def _game(row: Sequence[Any]) -> GameRecord:
         finished_at=_from_db_time(row[23]),
         ply=row[24],
         version=row[25],
+        ended_by=row[26],
+        end_reason=row[27],
+        parent_channel_id=row[28],
     )
 
 
@@ -283,6 +294,7 @@ SQL_PLAYER_STATS = (
 SQL_LEADERBOARD = f"""
 SELECT {STATS_COLUMNS} FROM player_stats
 WHERE scope = ? AND game = ?
+    AND wins_black + wins_white + losses_black + losses_white + draws_black + draws_white >= ?
 ORDER BY ordinal DESC, user_id
 LIMIT ? OFFSET ?
 """
@@ -312,7 +324,8 @@ SQL_INSERT_TAKEBACK = (
 SQL_FINISH = f"""
 UPDATE games SET
     version = version + 1, status = 'finished', termination = :termination, winner = :winner,
-    deadline = NULL, finished_at = :now, updated_at = :now
+    deadline = NULL, finished_at = :now, updated_at = :now, ended_by = :ended_by,
+    end_reason = :end_reason
 WHERE id = :id AND version = :version AND status = 'active'
 RETURNING {GAME_COLUMNS}
 """
@@ -341,10 +354,44 @@ RETURNING id
 SQL_SET_MESSAGE = (
     "UPDATE games SET message_channel_id = ?, message_id = ? WHERE id = ? RETURNING id"
 )
+SQL_MOVE_GAME = """
+UPDATE games SET channel_id = :channel, parent_channel_id = :parent
+WHERE id = :id AND status IN ('pending', 'active')
+RETURNING id
+"""
+SQL_SAVE_UNDO = """
+INSERT OR REPLACE INTO undo_requests (game_id, requester, responder, version, moves, made_at)
+VALUES (?, ?, ?, ?, ?, ?)
+"""
+SQL_GET_UNDO = (
+    "SELECT game_id, requester, responder, version, moves, made_at FROM undo_requests"
+    " WHERE game_id = ?"
+)
+SQL_DROP_UNDO = "DELETE FROM undo_requests WHERE game_id = ?"
+# One row per (kind, rule, opponent level, result) of a user's finished games, as either
+# colour; the two halves use the per-colour indexes.
+SQL_USER_RESULTS = """
+SELECT game, rule, opponent_level, result, count(*) FROM (
+    SELECT game, rule, white_level AS opponent_level,
+        CASE WHEN winner = 'black' THEN 'wins' WHEN winner = 'white' THEN 'losses'
+             WHEN termination = 'draw' THEN 'draws' ELSE 'unfinished' END AS result
+    FROM games
+    WHERE black_user_id = :user AND status = 'finished' AND (:guild IS NULL OR guild_id = :guild)
+    UNION ALL
+    SELECT game, rule, black_level,
+        CASE WHEN winner = 'white' THEN 'wins' WHEN winner = 'black' THEN 'losses'
+             WHEN termination = 'draw' THEN 'draws' ELSE 'unfinished' END
+    FROM games
+    WHERE white_user_id = :user AND status = 'finished' AND (:guild IS NULL OR guild_id = :guild)
+        AND black_user_id IS NOT :user
+)
+GROUP BY game, rule, opponent_level, result
+"""
 SQL_USER_GAME_IDS = """
 SELECT id FROM games WHERE black_user_id = :user
 UNION SELECT id FROM games WHERE white_user_id = :user
 UNION SELECT id FROM games WHERE created_by = :user
+UNION SELECT id FROM games WHERE ended_by = :user
 """
 SQL_ABANDON_USER_GAMES = """
 UPDATE games SET
@@ -358,19 +405,75 @@ SQL_FORGET_USER = (
     "UPDATE games SET black_user_id = NULL WHERE black_user_id = :user",
     "UPDATE games SET white_user_id = NULL WHERE white_user_id = :user",
     "UPDATE games SET created_by = NULL WHERE created_by = :user",
+    "UPDATE games SET ended_by = NULL WHERE ended_by = :user",
     "DELETE FROM player_stats WHERE user_id = :user",
+    "DELETE FROM undo_requests WHERE requester = :user",
+    "DELETE FROM undo_requests WHERE responder = :user",
+    "DELETE FROM user_settings WHERE user_id = :user",
+    "DELETE FROM pending_replies WHERE user_id = :user",
 )
-SQL_GUILD_SETTINGS = (
-    "SELECT default_rule, turn_seconds, board_style FROM guild_settings WHERE guild_id = ?"
-)
+SQL_GUILD_SETTINGS = """
+SELECT default_rule, turn_seconds, board_style, use_threads, moderator_role_id,
+    idle_human_seconds, idle_ai_seconds, turn_pings, ai_clock
+FROM guild_settings WHERE guild_id = ?
+"""
 SQL_GUILD_CHANNELS = "SELECT channel_id FROM guild_allowed_channels WHERE guild_id = ?"
 SQL_SAVE_GUILD_SETTINGS = """
-INSERT INTO guild_settings (guild_id, default_rule, turn_seconds, board_style, updated_at)
-VALUES (?, ?, ?, ?, ?)
+INSERT INTO guild_settings (guild_id, default_rule, turn_seconds, board_style, updated_at,
+    use_threads, moderator_role_id, idle_human_seconds, idle_ai_seconds, turn_pings, ai_clock)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (guild_id) DO UPDATE SET default_rule = excluded.default_rule,
     turn_seconds = excluded.turn_seconds, board_style = excluded.board_style,
+    updated_at = excluded.updated_at, use_threads = excluded.use_threads,
+    moderator_role_id = excluded.moderator_role_id,
+    idle_human_seconds = excluded.idle_human_seconds, idle_ai_seconds = excluded.idle_ai_seconds,
+    turn_pings = excluded.turn_pings, ai_clock = excluded.ai_clock
+"""
+SQL_SET_OPEN_TURN_SECONDS = """
+UPDATE games SET turn_seconds = CASE
+        WHEN :ai_games OR (black_level IS NULL AND white_level IS NULL) THEN :seconds
+    END
+WHERE guild_id = :guild AND status IN ('pending', 'active')
+    AND turn_seconds IS NOT CASE
+        WHEN :ai_games OR (black_level IS NULL AND white_level IS NULL) THEN :seconds
+    END
+"""
+SQL_USER_VIEW = "SELECT board_view FROM user_settings WHERE user_id = ?"
+SQL_SAVE_USER_VIEW = """
+INSERT INTO user_settings (user_id, board_view, updated_at) VALUES (?, ?, ?)
+ON CONFLICT (user_id) DO UPDATE SET board_view = excluded.board_view,
     updated_at = excluded.updated_at
 """
+SQL_SAVE_PENDING_REPLY = """
+INSERT OR REPLACE INTO pending_replies
+    (token, game_id, application_id, message_id, user_id, created_at)
+VALUES (?, ?, ?, ?, ?, ?)
+"""
+SQL_PENDING_REPLIES = (
+    "SELECT token, game_id, application_id, message_id, user_id, created_at"
+    " FROM pending_replies ORDER BY created_at, token"
+)
+SQL_DROP_PENDING_REPLY = "DELETE FROM pending_replies WHERE token = ?"
+SQL_INSERT_OPENING = "INSERT INTO game_openings (game_id, rule) VALUES (?, ?)"
+SQL_GAME_OPENING = "SELECT rule, steps FROM game_openings WHERE game_id = ?"
+SQL_OPENING_STEP = f"""
+UPDATE games SET
+    version = version + 1, black_user_id = :black_user, black_level = :black_level,
+    white_user_id = :white_user, white_level = :white_level, deadline = :deadline,
+    warning_sent = 0, updated_at = :now
+WHERE id = :id AND version = :version AND status = 'active'
+    AND EXISTS (SELECT 1 FROM game_openings WHERE game_id = :id)
+RETURNING {GAME_COLUMNS}
+"""
+SQL_APPEND_OPENING_STEP = """
+UPDATE game_openings SET steps = ltrim(steps || ' ' || :step) WHERE game_id = :id
+"""
+SQL_GUILD_OPENING = "SELECT rated_opening FROM guild_openings WHERE guild_id = ?"
+SQL_SAVE_GUILD_OPENING = """
+INSERT INTO guild_openings (guild_id, rated_opening) VALUES (?, ?)
+ON CONFLICT (guild_id) DO UPDATE SET rated_opening = excluded.rated_opening
+"""
+SQL_CLEAR_GUILD_OPENING = "DELETE FROM guild_openings WHERE guild_id = ?"
 SQL_CLEAR_GUILD_CHANNELS = "DELETE FROM guild_allowed_channels WHERE guild_id = ?"
 SQL_ADD_GUILD_CHANNEL = "INSERT INTO guild_allowed_channels (guild_id, channel_id) VALUES (?, ?)"
 
@@ -386,7 +489,8 @@ INDEXED_QUERIES: dict[str, tuple[str, Sequence[Any] | dict[str, Any]]] = {
         {"user": 1, "before": 10, "guild": None, "limit": 10},
     ),
     "a player's stats": (SQL_PLAYER_STATS, (0, "gomoku", 1)),
-    "a leaderboard": (SQL_LEADERBOARD, (0, "gomoku", 10, 0)),
+    "a leaderboard": (SQL_LEADERBOARD, (0, "gomoku", 0, 10, 0)),
+    "a player's results": (SQL_USER_RESULTS, {"user": 1, "guild": None}),
 }
 
 
@@ -518,7 +622,7 @@ async def _migrate(db: _Db, path: Path) -> None:
             if version > LATEST_VERSION:
                 raise DatabaseTooNewError(path, version, LATEST_VERSION)
             if version < LATEST_VERSION:
-                migration = MIGRATIONS[version]
+                migration = next(m for m in MIGRATIONS if m.version > version)
                 for statement in migration.statements:
                     await db.execute_fetchall(statement)
                 await db.execute_fetchall(f"PRAGMA user_version = {migration.version}")
@@ -830,7 +934,10 @@ class SqliteGameRepository:
                 if not existing:
                     raise
                 raise ChannelBusyError(new.channel_id, existing[0][0]) from error
-            return _game(rows[0])
+            game = _game(rows[0])
+            if new.opening is not None:
+                await self._rows(db, SQL_INSERT_OPENING, (game.id, new.opening))
+            return game
 
         return await self._run(work)
 
@@ -974,6 +1081,53 @@ class SqliteGameRepository:
 
         return await self._run(work)
 
+    async def game_opening(self, game_id: int) -> GameOpening | None:
+        """The game's opening rule and steps, None without one."""
+
+        async def work(db: _Db) -> GameOpening | None:
+            rows = await self._rows(db, SQL_GAME_OPENING, (game_id,))
+            if not rows:
+                if not await self._rows(db, SQL_GET_GAME, (game_id,)):
+                    raise GameNotFoundError(game_id)
+                return None
+            return GameOpening(game_id, rows[0][0], tuple(rows[0][1].split()))
+
+        return await self._read(work)
+
+    async def record_opening_step(
+        self,
+        game_id: int,
+        expected_version: int,
+        step: str,
+        *,
+        black: Player,
+        white: Player,
+        deadline: datetime | None = None,
+    ) -> GameRecord:
+        """Append an opening step and seat the players (compare-and-set)."""
+        params = {
+            "black_user": black.user_id,
+            "black_level": black.level,
+            "white_user": white.user_id,
+            "white_level": white.level,
+            "deadline": _to_db_time(deadline),
+            "now": self._now(),
+        }
+
+        async def work(db: _Db) -> GameRecord:
+            rows = await self._rows(
+                db, SQL_OPENING_STEP, {"id": game_id, "version": expected_version, **params}
+            )
+            if not rows:
+                game = await self._cas_failed(db, game_id, expected_version)
+                if game.status is not GameStatus.ACTIVE:
+                    raise InvalidStatusError(game_id, game.status)
+                raise ValueError(f"game {game_id} has no opening rule")
+            await self._rows(db, SQL_APPEND_OPENING_STEP, {"id": game_id, "step": step})
+            return _game(rows[0])
+
+        return await self._run(work)
+
     async def take_back(
         self,
         game_id: int,
@@ -1007,13 +1161,23 @@ class SqliteGameRepository:
         return await self._run(work)
 
     async def finish_game(
-        self, game_id: int, expected_version: int, outcome: Outcome
+        self,
+        game_id: int,
+        expected_version: int,
+        outcome: Outcome,
+        *,
+        ended_by: int | None = None,
+        end_reason: str | None = None,
     ) -> GameRecord:
         """End an active game without a move; rated games update ratings atomically."""
+        if end_reason is not None and end_reason not in END_REASONS:
+            raise ValueError(f"unknown end reason {end_reason!r}")
         params = {
             "termination": outcome.termination.value,
             "winner": outcome.winner.value if outcome.winner else None,
             "now": self._now(),
+            "ended_by": ended_by,
+            "end_reason": end_reason,
         }
 
         async def work(db: _Db) -> GameRecord:
@@ -1024,6 +1188,24 @@ class SqliteGameRepository:
             return game
 
         return await self._run(work)
+
+    async def move_game(self, game_id: int, channel_id: int, *, parent_channel_id: int) -> None:
+        """Move an open game into a thread (version unchanged)."""
+        params = {"id": game_id, "channel": channel_id, "parent": parent_channel_id}
+
+        async def work(db: _Db) -> None:
+            try:
+                moved = await self._rows(db, SQL_MOVE_GAME, params)
+            except sqlite3.IntegrityError as error:
+                busy = await self._rows(db, SQL_OPEN_GAME_IN_CHANNEL, (channel_id,))
+                raise ChannelBusyError(channel_id, busy[0][0] if busy else None) from error
+            if not moved:
+                rows = await self._rows(db, SQL_GET_GAME, (game_id,))
+                if not rows:
+                    raise GameNotFoundError(game_id)
+                raise InvalidStatusError(game_id, _game(rows[0]).status)
+
+        await self._run(work)
 
     async def _rate(self, db: _Db, game: GameRecord) -> None:
         """Update ratings and statistics for a game that just finished (if it counts)."""
@@ -1114,6 +1296,44 @@ class SqliteGameRepository:
 
         return await self._read(work, snapshot=True)
 
+    async def save_undo_request(self, request: StoredUndo) -> None:
+        """Store the game's undo request, replacing any older one."""
+        params = (
+            request.game_id,
+            request.requester,
+            request.responder,
+            request.version,
+            request.moves,
+            _to_db_time(request.made_at),
+        )
+
+        async def work(db: _Db) -> None:
+            if not await self._rows(db, SQL_GET_GAME, (request.game_id,)):
+                raise GameNotFoundError(request.game_id)
+            await self._rows(db, SQL_SAVE_UNDO, params)
+
+        await self._run(work)
+
+    async def undo_request(self, game_id: int) -> StoredUndo | None:
+        """The game's stored undo request, if any."""
+
+        async def work(db: _Db) -> StoredUndo | None:
+            rows = await self._rows(db, SQL_GET_UNDO, (game_id,))
+            if not rows:
+                return None
+            game, requester, responder, version, moves, made_at = rows[0]
+            return StoredUndo(game, requester, responder, version, moves, _time(made_at))
+
+        return await self._read(work)
+
+    async def drop_undo_request(self, game_id: int) -> None:
+        """Forget the game's undo request."""
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_DROP_UNDO, (game_id,))
+
+        await self._run(work)
+
     # --- players ------------------------------------------------------------------------
 
     async def user_games(
@@ -1156,13 +1376,29 @@ class SqliteGameRepository:
         guild_id: int | None = None,
         limit: int = 10,
         offset: int = 0,
+        min_games: int = 0,
     ) -> list[PlayerStats]:
         """Players by ordinal, best first."""
         scope = _OVERALL if guild_id is None else guild_id
+        params = (scope, game.value, min_games, limit, offset)
 
         async def work(db: _Db) -> list[PlayerStats]:
-            rows = await self._rows(db, SQL_LEADERBOARD, (scope, game.value, limit, offset))
-            return [_stats(row) for row in rows]
+            return [_stats(row) for row in await self._rows(db, SQL_LEADERBOARD, params)]
+
+        return await self._read(work)
+
+    async def user_results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:
+        """How the user's finished games went, by game kind, rule and opponent level."""
+        params = {"user": user_id, "guild": guild_id}
+
+        async def work(db: _Db) -> list[ResultCount]:
+            lines: dict[tuple[Game, Rule, str], dict[str, int]] = {}
+            for kind, rule, level, result, count in await self._rows(db, SQL_USER_RESULTS, params):
+                lines.setdefault((Game(kind), Rule(rule), level or ""), {})[result] = count
+            return [
+                ResultCount(kind, rule, level or None, **counts)
+                for (kind, rule, level), counts in sorted(lines.items())
+            ]
 
         return await self._read(work)
 
@@ -1189,12 +1425,21 @@ class SqliteGameRepository:
             if not rows:
                 return GuildSettings(guild_id)
             channels = await self._rows(db, SQL_GUILD_CHANNELS, (guild_id,))
+            opening = await self._rows(db, SQL_GUILD_OPENING, (guild_id,))
+            row = rows[0]
             return GuildSettings(
+                rated_opening=opening[0][0] if opening else None,
                 guild_id=guild_id,
-                default_rule=Rule(rows[0][0]),
-                turn_seconds=rows[0][1],
-                board_style=rows[0][2],
+                default_rule=Rule(row[0]),
+                turn_seconds=row[1],
+                board_style=row[2],
                 allowed_channel_ids=frozenset(row[0] for row in channels),
+                use_threads=bool(row[3]),
+                moderator_role_id=row[4],
+                idle_human_seconds=row[5],
+                idle_ai_seconds=row[6],
+                turn_pings=bool(row[7]),
+                ai_clock=bool(row[8]),
             )
 
         return await self._read(work, snapshot=True)
@@ -1207,6 +1452,12 @@ class SqliteGameRepository:
             settings.turn_seconds,
             settings.board_style,
             self._now(),
+            int(settings.use_threads),
+            settings.moderator_role_id,
+            settings.idle_human_seconds,
+            settings.idle_ai_seconds,
+            int(settings.turn_pings),
+            int(settings.ai_clock),
         )
 
         async def work(db: _Db) -> None:
@@ -1214,5 +1465,80 @@ class SqliteGameRepository:
             await self._rows(db, SQL_CLEAR_GUILD_CHANNELS, (settings.guild_id,))
             for channel_id in sorted(settings.allowed_channel_ids):
                 await self._rows(db, SQL_ADD_GUILD_CHANNEL, (settings.guild_id, channel_id))
+            if settings.rated_opening is None:
+                await self._rows(db, SQL_CLEAR_GUILD_OPENING, (settings.guild_id,))
+            else:
+                await self._rows(
+                    db, SQL_SAVE_GUILD_OPENING, (settings.guild_id, settings.rated_opening)
+                )
+
+        await self._run(work)
+
+    async def set_open_turn_seconds(
+        self, guild_id: int, turn_seconds: int | None, *, ai_games: bool
+    ) -> int:
+        """New turn time for the guild's open games, from their next turn."""
+        params = {"guild": guild_id, "seconds": turn_seconds, "ai_games": int(ai_games)}
+
+        async def work(db: _Db) -> int:
+            cursor = await db.execute(SQL_SET_OPEN_TURN_SECONDS, params)
+            return cursor.rowcount
+
+        return await self._run(work)
+
+    # --- users --------------------------------------------------------------------------
+
+    async def user_view(self, user_id: int) -> str | None:
+        """The user's board view, None if never chosen."""
+
+        async def work(db: _Db) -> str | None:
+            rows = await self._rows(db, SQL_USER_VIEW, (user_id,))
+            return str(rows[0][0]) if rows else None
+
+        return await self._read(work)
+
+    async def save_user_view(self, user_id: int, view: str) -> None:
+        """Remember the user's board view."""
+        params = (user_id, view, self._now())
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_SAVE_USER_VIEW, params)
+
+        await self._run(work)
+
+    # --- replies to finish --------------------------------------------------------------
+
+    async def save_pending_reply(self, reply: PendingReply) -> None:
+        """Remember a deferred reply."""
+        params = (
+            reply.token,
+            reply.game_id,
+            reply.application_id,
+            reply.message_id,
+            reply.user_id,
+            _to_db_time(reply.created_at),
+        )
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_SAVE_PENDING_REPLY, params)
+
+        await self._run(work)
+
+    async def pending_replies(self) -> list[PendingReply]:
+        """Every reply still waiting, oldest first."""
+
+        async def work(db: _Db) -> list[PendingReply]:
+            rows = await self._rows(db, SQL_PENDING_REPLIES)
+            return [
+                PendingReply(row[0], row[1], row[2], row[3], row[4], _time(row[5])) for row in rows
+            ]
+
+        return await self._read(work)
+
+    async def drop_pending_reply(self, token: str) -> None:
+        """Forget a reply."""
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_DROP_PENDING_REPLY, (token,))
 
         await self._run(work)

@@ -16,8 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.board import Board
-from engine.openings import OPENINGS, openings
-from engine.search import Limits, is_win_score, search
+from engine.gomocup.openings import OPENINGS, openings
+from engine.search.alphabeta import Limits, is_win_score, search
 from engine.types import Rule
 
 

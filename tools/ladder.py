@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.match import MatchConfig, elo_difference, parse_engine, report, run_match
+from engine.gomocup.match import MatchConfig, elo_difference, parse_engine, report, run_match
 
 LEVELS = ("beginner", "easy", "medium", "hard", "expert", "master")
 BAR = 0.75  # the score each level must reach against the level below

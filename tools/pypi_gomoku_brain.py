@@ -18,7 +18,7 @@ period decides whether they are late):
 * ``gomoku-terminal:LEVEL`` (PyPI ``gomoku-terminal``, ``gomoku.ai.GomokuAI``): win/block
   checks then minimax with alpha-beta over 15-20 candidates, LEVEL easy / medium / hard.
 
-The protocol side is ours (``engine.protocol.Brain``), so the adapter inherits its checks:
+The protocol side is ours (``engine.gomocup.protocol.Brain``), so the adapter inherits its checks:
 a move the AI proposes that is not legal is replaced by a safe legal one (and reported in a
 MESSAGE line, which the match log keeps).
 """
@@ -36,8 +36,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.board import Board
-from engine.pbrain import run
-from engine.protocol import Brain, MoveLimits, Thought
+from engine.gomocup.pbrain import run
+from engine.gomocup.protocol import Brain, MoveLimits, Thought
 from engine.types import Color, Point
 
 

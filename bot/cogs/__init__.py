@@ -1,1 +1,2 @@
-"""Slash commands: ``/gomoku ...`` (play, stats, admin) and ``/place``; thin Discord adapters."""
+"""Slash commands, thin Discord adapters: ``/gomoku ...`` (play, history, stats, moderation,
+help), ``/gomoku-admin settings`` and ``/place``."""

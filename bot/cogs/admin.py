@@ -1,4 +1,9 @@
-"""``/gomoku settings``: a guild's default rule, turn time, board style and allowed channels."""
+"""``/gomoku-admin settings``: a guild's default rule, turn time, board style, allowed
+channels, game threads, moderator role and idle times.
+
+The admin commands are their own top-level group so that ``default_permissions`` (which
+Discord applies to top-level commands only) hides them from members who cannot use them.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +13,24 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.service import BOARD_STYLES, InvalidOptionError
+from bot import words
+from bot.cogs.play_choices import RULES
+from bot.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_field
+from bot.service import BOARD_STYLES, InvalidOptionError, idle_time
 from engine.types import Rule
 from storage.repository import GuildSettings
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot
 
-__all__ = ["AdminCommands", "settings_embed"]
+__all__ = ["AdminCog", "AdminCommands", "settings_embed"]
 
-_RULES: Final = [app_commands.Choice(name=rule.value, value=rule.value) for rule in Rule]
+_RULES: Final = RULES
 _STYLES: Final = [app_commands.Choice(name=style, value=style) for style in BOARD_STYLES]
+_OPENINGS: Final = [
+    app_commands.Choice(name=NO_OPENING, value="none"),
+    *(app_commands.Choice(name=name[:100], value=value) for name, value in OPENING_CHOICES),
+]
 
 
 def settings_embed(settings: GuildSettings) -> discord.Embed:
@@ -32,7 +44,23 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
     embed.add_field(name="Default rule", value=settings.default_rule.value)
     embed.add_field(name="Turn time", value=turn)
     embed.add_field(name="Board style", value=settings.board_style)
+    embed.add_field(name="Turn pings", value="on" if settings.turn_pings else "off")
+    embed.add_field(name="Clock in AI games", value="on" if settings.ai_clock else "off")
+    name, value = rated_opening_field(settings.rated_opening)
+    embed.add_field(name=name, value=value)
     embed.add_field(name="Games allowed in", value=channels, inline=False)
+    embed.add_field(name=words.SETTING_THREADS, value=words.on_off(settings.use_threads))
+    role = settings.moderator_role_id
+    embed.add_field(
+        name=words.SETTING_MODERATOR, value=words.moderator_role(f"<@&{role}>" if role else None)
+    )
+    embed.add_field(
+        name=words.SETTING_IDLE,
+        value=words.idle_times(
+            idle_time(settings, against_ai=False), idle_time(settings, against_ai=True)
+        ),
+        inline=False,
+    )
     return embed
 
 
@@ -46,8 +74,16 @@ class AdminCommands(commands.Cog):
         style="How boards are drawn",
         channel="Allow games in this channel (again: disallow it)",
         anywhere="Allow games in every channel again",
+        threads="Host each game in its own thread off the channel",
+        moderator_role="This role may end games too (besides Manage Messages)",
+        no_moderator_role="Leave ending games to Manage Messages alone",
+        idle_hours="Games between people end after this many hours without a move",
+        idle_ai_hours="Games against the AI end after this many hours without a move",
+        pings="Ping the player to move in games between people (default on)",
+        ai_clock="Apply the turn time to games against the AI too (default off)",
+        rated_opening="Opening rule for rated games that name none (swap, swap2, renju ones)",
     )
-    @app_commands.choices(rule=_RULES, style=_STYLES)
+    @app_commands.choices(rule=_RULES, style=_STYLES, rated_opening=_OPENINGS)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def settings(
         self,
@@ -57,6 +93,14 @@ class AdminCommands(commands.Cog):
         style: str | None = None,
         channel: discord.TextChannel | None = None,
         anywhere: bool = False,
+        threads: bool | None = None,
+        moderator_role: discord.Role | None = None,
+        no_moderator_role: bool = False,
+        idle_hours: app_commands.Range[int, 1, 2160] | None = None,
+        idle_ai_hours: app_commands.Range[int, 1, 2160] | None = None,
+        pings: bool | None = None,
+        ai_clock: bool | None = None,
+        rated_opening: str | None = None,
     ) -> None:
         """Change this server's game settings (needs Manage Server)."""
         service = interaction.client.service
@@ -81,6 +125,22 @@ class AdminCommands(commands.Cog):
             if channel is not None:
                 allowed.symmetric_difference_update({channel.id})
             changes["allowed_channel_ids"] = sorted(allowed)
+        if threads is not None:
+            changes["use_threads"] = threads
+        if no_moderator_role:
+            changes["clear_moderator_role"] = True
+        elif moderator_role is not None:
+            changes["moderator_role_id"] = moderator_role.id
+        if idle_hours is not None:
+            changes["idle_human_seconds"] = idle_hours * 3600
+        if idle_ai_hours is not None:
+            changes["idle_ai_seconds"] = idle_ai_hours * 3600
+        if pings is not None:
+            changes["turn_pings"] = pings
+        if ai_clock is not None:
+            changes["ai_clock"] = ai_clock
+        if rated_opening is not None:
+            changes["rated_opening"] = rated_opening
         updated = await interaction.client.in_time(
             interaction,
             service.update_settings(guild_id, **changes),
@@ -96,3 +156,18 @@ class AdminCommands(commands.Cog):
             ephemeral=True,
             allowed_mentions=discord.AllowedMentions.none(),
         )
+
+
+@app_commands.guild_only()
+@app_commands.default_permissions(manage_guild=True)
+class AdminCog(
+    AdminCommands,
+    commands.GroupCog,
+    group_name="gomoku-admin",
+    group_description="Server settings for Gomoku (admins)",
+):
+    """``/gomoku-admin``: hidden from members without Manage Server (a server can change who
+    sees it in Server Settings, Integrations); the check inside still applies."""
+
+    def __init__(self, bot: GomokuBot) -> None:
+        self.bot = bot

@@ -1,4 +1,4 @@
-"""Playing: ``/gomoku start|board|resign|undo|hint|export`` and ``/place <cell>``.
+"""Playing: ``/gomoku start|board|resign|undo|hint`` and ``/place <cell>``.
 
 Each command: transform the input, make one service call, render, respond. The rules live in
 the engine, the refusals in the service, the words for refusals in ``bot.errors``.
@@ -8,18 +8,29 @@ from __future__ import annotations
 
 import io
 from enum import StrEnum
-from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.admin import AdminCommands
+from bot import render, threads, words
+from bot.cogs.admin import AdminCog
+from bot.cogs.history import ACTIONS as HISTORY_ACTIONS
+from bot.cogs.history import HistoryCommands
+from bot.cogs.moderation import ModerationCommands, offer_replacement
+from bot.cogs.onboarding import HelpCommands, Onboarding
+from bot.cogs.play_choices import COLOURS, GAMES, RULES
+from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
 from bot.cogs.stats import StatsCommands
+from bot.opening_words import OPENING_CHOICES
+from bot.render_png import render_png_async
 from bot.reporting import needs_channel_permissions
 from bot.service import (
+    BOARD_VIEWS,
     DEFAULT_LEVEL,
     ColourChoice,
+    GameExistsError,
     InvalidOptionError,
     NotAPlayerError,
     UndoResult,
@@ -36,17 +47,16 @@ __all__ = ["LEVELS", "GomokuCog", "PlaceCog", "setup"]
 Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
 E = TypeVar("E", bound=StrEnum)
 
-_GAMES: Final = [
-    app_commands.Choice(name="Gomoku (five in a row)", value=Game.GOMOKU.value),
-    app_commands.Choice(name="Tic-tac-toe", value=Game.TICTACTOE.value),
-    app_commands.Choice(name="Connect Four", value=Game.CONNECT4.value),
-    app_commands.Choice(name="Gravity three (4x4)", value=Game.GRAVITY3.value),
-]
-_RULES: Final = [app_commands.Choice(name=rule.value, value=rule.value) for rule in Rule]
+_GAMES: Final = GAMES
+_RULES: Final = RULES
 LEVELS: Final = tuple(level.value for level in Level)
-_LEVELS: Final = [app_commands.Choice(name=level, value=level) for level in LEVELS]
-_COLOURS: Final = [app_commands.Choice(name=colour, value=colour) for colour in ColourChoice.ALL]
-_MOVE_LIST_LIMIT: Final = 1900  # leaves room for the code fence within Discord's 2000
+_LEVELS: Final = LEVEL_CHOICES
+_COLOURS: Final = COLOURS
+_VIEWS: Final = [
+    app_commands.Choice(name=f"{view}: {words.VIEW_NAMES[view]}", value=view)
+    for view in BOARD_VIEWS
+]
+_OPENINGS: Final = [app_commands.Choice(name=name, value=value) for name, value in OPENING_CHOICES]
 
 
 def _choice(kind: type[E], option: str, value: str) -> E:
@@ -60,12 +70,15 @@ def _choice(kind: type[E], option: str, value: str) -> E:
 @app_commands.guild_only()
 class GomokuCog(
     StatsCommands,
-    AdminCommands,
+    HistoryCommands,
+    ModerationCommands,
+    HelpCommands,
     commands.GroupCog,
     group_name="gomoku",
     group_description="Play Gomoku, tic-tac-toe and Connect Four",
 ):
-    """The ``/gomoku`` group; stats and settings come from their mixins."""
+    """The ``/gomoku`` group; stats, history, moderation and help come from their mixins
+    (settings are in ``/gomoku-admin``, ``bot.cogs.admin.AdminCog``)."""
 
     def __init__(self, bot: GomokuBot) -> None:
         self.bot = bot
@@ -78,8 +91,11 @@ class GomokuCog(
         level="AI strength when playing the AI (default medium)",
         size="Gomoku board size, 5 to 20 (default 15)",
         colour="Your colour; black moves first (default: a coin toss)",
+        opening="Opening rule (Gomoku): with one, colour black means you start the opening",
     )
-    @app_commands.choices(game=_GAMES, rule=_RULES, level=_LEVELS, colour=_COLOURS)
+    @app_commands.choices(
+        game=_GAMES, rule=_RULES, level=_LEVELS, colour=_COLOURS, opening=_OPENINGS
+    )
     @needs_channel_permissions()
     async def start(
         self,
@@ -90,26 +106,54 @@ class GomokuCog(
         level: str = DEFAULT_LEVEL,
         size: app_commands.Range[int, 5, 20] | None = None,
         colour: str = ColourChoice.RANDOM,
+        opening: str | None = None,
     ) -> None:
         """Start a game against the AI, or challenge someone."""
         assert interaction.channel_id is not None  # guild_only
         # Any bot as opponent means "play me": other bots cannot press buttons.
         opponent_id = None if opponent is None or opponent.bot else opponent.id
+        options = {
+            "opponent": opponent_id,
+            "game": _choice(Game, "game", game),
+            "rule": None if rule is None else _choice(Rule, "rule", rule),
+            "level": level,
+            "size": size,
+            "colour": colour,
+            "opening": opening,
+        }
+
+        async def begin(target: Interaction) -> None:
+            await self._begin(target, options)
+
+        try:
+            await begin(interaction)
+        except GameExistsError as error:
+            # The player's own game against the AI in the way: offer to replace it.
+            if opponent_id is not None or not await offer_replacement(interaction, error, begin):
+                raise
+
+    async def _begin(self, interaction: Interaction, options: dict[str, Any]) -> None:
+        assert interaction.channel_id is not None
+        in_thread = await threads.uses_threads(interaction)
         start = self.bot.service.start(
             channel_id=interaction.channel_id,
             guild_id=interaction.guild_id,
             user_id=interaction.user.id,
-            opponent=opponent_id,
-            game=_choice(Game, "game", game),
-            rule=None if rule is None else _choice(Rule, "rule", rule),
-            level=level,
-            size=size,
-            colour=colour,
+            **options,
         )
-        view = await self.bot.in_time(interaction, start, thinking=True)
+        if in_thread:
+            # The thread's announcement is the first response: no deferral may come first.
+            view = await start
+        else:
+            view = await self.bot.in_time(interaction, start, thinking=True)
         self.bot.wake_deadlines(view)
-        if view.is_ai_turn and not interaction.response.is_done():
-            await interaction.response.defer(thinking=True)
+        if in_thread:
+            view = await threads.host_in_thread(interaction, view)
+            if view.is_ai_turn:
+                await self.bot.play_ai(view.game_id)
+        elif view.is_ai_turn:
+            if not interaction.response.is_done():
+                await interaction.response.defer(thinking=True)
             await self.bot.respond_with_board(interaction, view)
             await self.bot.play_ai(view.game_id, interaction=interaction)
         else:
@@ -122,6 +166,38 @@ class GomokuCog(
         assert interaction.channel_id is not None
         view = await self.bot.service.board(interaction.channel_id)
         await self.bot.respond_with_board(interaction, view, replace=True)
+
+    @app_commands.command(name="view")
+    @app_commands.describe(style="How your private boards show the game (default: phone)")
+    @app_commands.choices(style=_VIEWS)
+    async def view(self, interaction: Interaction, style: str | None = None) -> None:
+        """Choose how you see boards privately, and see this channel's game that way."""
+        assert interaction.channel_id is not None
+        service = self.bot.service
+        if style is not None:
+            await service.set_board_view(interaction.user.id, style)
+        chosen = await service.board_view(interaction.user.id)
+        text = words.view_saved(chosen)
+        record = await service.repository.open_game_in_channel(interaction.channel_id)
+        files: list[discord.File] = []
+        if record is None:
+            text += "\n" + words.NO_GAME_TO_SHOW
+        else:
+            game = await service.game(record.id)
+            text += f"\n{render.status_line(game)}"
+            if chosen == "image":
+                png = await render_png_async(game.board)
+                files.append(discord.File(io.BytesIO(png), filename="board.png"))
+            else:
+                viewport = None if chosen == "full" else render.VIEWPORT
+                text += "\n" + render.emoji_board(game.board, viewport=viewport)
+                text += render.window_note(game.board, viewport)
+        await interaction.response.send_message(
+            text[: render.MAX_MESSAGE],
+            files=files,
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
 
     @app_commands.command(name="resign")
     async def resign(self, interaction: Interaction) -> None:
@@ -179,20 +255,6 @@ class GomokuCog(
             content=f"The AI suggests **{str(hint.point).upper()}**."
         )
 
-    @app_commands.command(name="export")
-    async def export(self, interaction: Interaction) -> None:
-        """Download this channel's game as an SGF file with its move list."""
-        assert interaction.channel_id is not None
-        export = await self.bot.service.export(interaction.channel_id)
-        moves = export.moves or "(no moves)"
-        if len(moves) > _MOVE_LIST_LIMIT:
-            moves = moves[: _MOVE_LIST_LIMIT - 1] + "…"
-        await interaction.response.send_message(
-            f"```\n{moves}\n```",
-            file=discord.File(io.BytesIO(export.sgf.encode()), filename=export.filename),
-            ephemeral=True,
-        )
-
 
 class PlaceCog(commands.Cog):
     """``/place``: the one top-level command, so a move is quick to type."""
@@ -201,17 +263,22 @@ class PlaceCog(commands.Cog):
         self.bot = bot
 
     @app_commands.command(name="place")
-    @app_commands.describe(cell="Where to play, like H8 (gravity games: a column letter)")
+    @app_commands.describe(cell="Where to play, like H8 (Connect Four: a column number, like 4)")
     @app_commands.guild_only()
     @needs_channel_permissions()
     async def place(
         self, interaction: Interaction, cell: app_commands.Transform[Cell, PointTransformer]
     ) -> None:
         """Play a move in this channel's game."""
-        await self.bot.play_move(interaction, point=cell.point, column=cell.column)
+        await self.bot.play_move(
+            interaction, point=cell.point, column=cell.column, letter=cell.letter, typed=True
+        )
 
 
 async def setup(bot: GomokuBot) -> None:
     """Add the commands to ``bot``."""
     await bot.add_cog(GomokuCog(bot))
     await bot.add_cog(PlaceCog(bot))
+    await bot.add_cog(AdminCog(bot))
+    await bot.add_cog(Onboarding(bot))
+    bot.add_dynamic_items(*HISTORY_ACTIONS)

@@ -1,4 +1,8 @@
-"""``/gomoku stats [user]`` and ``/gomoku leaderboard``: ratings and records, read-only."""
+"""``/gomoku stats [user]`` and ``/gomoku leaderboard [game]``: records and ratings, read-only.
+
+Records count every finished game, by game kind, rule and opponent (each AI level apart);
+ratings and leaderboards come from games between people only (AI games are never rated).
+"""
 
 from __future__ import annotations
 
@@ -9,38 +13,60 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from storage.repository import PlayerStats
+from bot import render, words
+from bot.cogs.play_choices import GAMES
+from bot.service import InvalidOptionError
+from engine.types import Game
+from storage.repository import PlayerStats, ResultCount
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot
 
-__all__ = ["StatsCommands", "leaderboard_embed", "stats_embed"]
+__all__ = ["MIN_LEADERBOARD_GAMES", "StatsCommands", "leaderboard_embed", "stats_embed"]
 
 _COLOUR: Final = 0x5865F2
+MIN_LEADERBOARD_GAMES: Final = 3  # rated games a player needs to appear on a leaderboard
 
 
-def stats_embed(user_id: int, stats: PlayerStats | None) -> discord.Embed:
-    """A player's card: rating, record by colour, streaks."""
-    embed = discord.Embed(title="Gomoku stats", colour=_COLOUR)
-    if stats is None or stats.games == 0:
-        embed.description = f"<@{user_id}> has no rated games yet."
+def _kind(line: ResultCount) -> str:
+    name = render.game_name(line.game)
+    return f"{name} · {line.rule.value}" if line.game is Game.GOMOKU else name
+
+
+def stats_embed(
+    user_id: int, results: Sequence[ResultCount], ratings: Sequence[PlayerStats]
+) -> discord.Embed:
+    """A player's card: a field per game kind and rule, one line per opponent, and ratings."""
+    embed = discord.Embed(title=words.STATS_TITLE, colour=_COLOUR)
+    if not results:
+        embed.description = f"<@{user_id}> {words.STATS_EMPTY}"
         return embed
-    embed.description = f"<@{user_id}> · rating **{stats.display_rating}**"
-    embed.add_field(name="Games", value=str(stats.games))
-    embed.add_field(
-        name="Won / lost / drawn", value=f"{stats.wins} / {stats.losses} / {stats.draws}"
-    )
-    embed.add_field(name="As black", value=f"{stats.wins_black} won, {stats.losses_black} lost")
-    embed.add_field(name="As white", value=f"{stats.wins_white} won, {stats.losses_white} lost")
-    embed.add_field(name="Streak", value=f"{stats.streak:+d} (best {stats.best_streak})")
+    embed.description = f"<@{user_id}>"
+    fields: dict[str, list[str]] = {}
+    for line in results:
+        opponent = words.VS_PEOPLE if line.opponent_level is None else line.opponent_level
+        record = words.record_line(line.wins, line.losses, line.draws, line.unfinished)
+        fields.setdefault(_kind(line), []).append(f"{opponent}: {record}")
+    for name, lines in list(fields.items())[:24]:
+        embed.add_field(name=name, value="\n".join(lines)[:1024], inline=False)
+    rated = [
+        words.rating_line(
+            render.game_name(row.game), row.display_rating, row.games, row.streak, row.best_streak
+        )
+        for row in ratings
+        if row.games
+    ]
+    if rated:
+        embed.add_field(name=words.RATING_TITLE, value="\n".join(rated), inline=False)
     return embed
 
 
-def leaderboard_embed(rows: Sequence[PlayerStats]) -> discord.Embed:
+def leaderboard_embed(game: Game, rows: Sequence[PlayerStats]) -> discord.Embed:
     """The best-rated players, one line each."""
-    embed = discord.Embed(title="Gomoku leaderboard", colour=_COLOUR)
+    embed = discord.Embed(title=words.leaderboard_title(render.game_name(game)), colour=_COLOUR)
+    embed.set_footer(text=words.leaderboard_footer(MIN_LEADERBOARD_GAMES))
     if not rows:
-        embed.description = "No rated games have been played here yet."
+        embed.description = words.leaderboard_empty(MIN_LEADERBOARD_GAMES)
         return embed
     embed.description = "\n".join(
         f"{rank}. <@{row.user_id}> · **{row.display_rating}** · {row.wins}-{row.losses}-{row.draws}"
@@ -57,19 +83,36 @@ class StatsCommands(commands.Cog):
     async def stats(
         self, interaction: discord.Interaction[GomokuBot], user: discord.User | None = None
     ) -> None:
-        """Show a player's rating and record in rated games."""
+        """Show a player's record against people and each AI level, and their ratings."""
         target = user or interaction.user
-        stats = await interaction.client.service.stats(target.id, guild_id=interaction.guild_id)
-        embed = stats_embed(target.id, stats)
+        service = interaction.client.service
+        guild_id = interaction.guild_id
+        results = await service.results(target.id, guild_id=guild_id)
+        ratings = [
+            stats
+            for game in Game
+            if (stats := await service.stats(target.id, game=game, guild_id=guild_id))
+        ]
         await interaction.response.send_message(
-            embed=embed, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+            embed=stats_embed(target.id, results, ratings),
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     @app_commands.command(name="leaderboard")
-    async def leaderboard(self, interaction: discord.Interaction[GomokuBot]) -> None:
+    @app_commands.describe(game="Which game (default Gomoku)")
+    @app_commands.choices(game=GAMES)
+    async def leaderboard(
+        self, interaction: discord.Interaction[GomokuBot], game: str = Game.GOMOKU.value
+    ) -> None:
         """Show the best-rated players of this server."""
-        rows = await interaction.client.service.leaderboard(guild_id=interaction.guild_id)
-        embed = leaderboard_embed(rows)
+        try:
+            kind = Game(game)
+        except ValueError:
+            raise InvalidOptionError("game", game) from None
+        rows = await interaction.client.service.leaderboard(
+            game=kind, guild_id=interaction.guild_id, min_games=MIN_LEADERBOARD_GAMES
+        )
         await interaction.response.send_message(
-            embed=embed, allowed_mentions=discord.AllowedMentions.none()
+            embed=leaderboard_embed(kind, rows), allowed_mentions=discord.AllowedMentions.none()
         )

@@ -138,7 +138,8 @@ def bob(fake: FakeDiscord) -> FakeUser:
 
 async def board_caught_up(fake: FakeDiscord, bot: GomokuBot, game_id: int) -> None:
     """Wait until a board message shows the game's stored position: a move is answered before
-    its board is redrawn, so the redraw may still be on its way when the answer arrives."""
+    its board is redrawn, so the redraw may still be on its way when the answer arrives (and,
+    between people, until the player to move has been pinged)."""
     view = await bot.service.game(game_id)
     footer = f"game {game_id}" + (f" · {len(view.board.moves)} moves" if view.board.moves else "")
 
@@ -150,6 +151,18 @@ async def board_caught_up(fake: FakeDiscord, bot: GomokuBot, game_id: int) -> No
         )
 
     await fake.wait_for(shown)
+    mover = view.to_move
+    pings = view.guild_id is not None and (await bot.service.settings(view.guild_id)).turn_pings
+    if pings and view.is_active and len(view.humans) == 2 and mover is not None:
+        # Between people the player to move is pinged after the board is drawn: wait for it.
+        ping = f"<@{mover.user_id}>, your move"
+
+        def pinged() -> bool:
+            return any(
+                m.content.startswith(ping) and not m.deleted for m in fake.channel_messages()
+            )
+
+        await fake.wait_for(pinged)
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ import pytest
 
 from bot.ai import WORKER_NICENESS, AIError, AIRequest, ProcessPoolRunner
 from engine.board import Board
-from engine.levels import Level
+from engine.search.levels import Level
 from engine.types import Game, Point, Rule
 
 

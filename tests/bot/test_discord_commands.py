@@ -32,8 +32,18 @@ async def test_registered_tree(fake: FakeDiscord, bot: GomokuBot) -> None:
         "export",
         "stats",
         "leaderboard",
-        "settings",
+        "history",
+        "replay",
+        "end",
+        "forget-me",
+        "help",
+        "view",
     }
+    admin = fake.command("gomoku-admin")
+    assert {o["name"] for o in admin["options"]} == {"settings"}
+    # Members without Manage Server do not see the admin commands; everyone sees the rest.
+    assert str(admin["default_member_permissions"]) == str(1 << 5)
+    assert gomoku.get("default_member_permissions") is None
     place = fake.command("place")
     (cell,) = place["options"]
     assert cell["autocomplete"] is True
@@ -58,9 +68,9 @@ def test_callback_docstrings_are_descriptions(bot: GomokuBot) -> None:
 async def test_stats_for_a_new_player(fake: FakeDiscord, bot: GomokuBot, alice: FakeUser) -> None:
     reply = await fake.slash("gomoku stats", user=alice)
     assert reply.ephemeral
-    assert "no rated games" in reply.text()
+    assert "has not finished a game yet" in reply.text()
     board = await fake.slash("gomoku leaderboard", user=alice)
-    assert "No rated games" in board.text()
+    assert "Nobody here has played 3 rated games" in board.text()
 
 
 async def test_commands_are_registered_only_when_they_change(

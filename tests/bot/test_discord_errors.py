@@ -36,7 +36,7 @@ IN_GAME_CASES: list[tuple[str, str, dict[str, Any], str]] = [
     ("bob", "gomoku hint", {}, "Hints are off"),
     ("bob", "gomoku undo", {}, "no move to take back"),
     ("carol", "gomoku resign", {}, "not playing"),
-    ("carol", "gomoku settings", {"style": "emoji"}, "Manage Server"),
+    ("carol", "gomoku-admin settings", {"style": "emoji"}, "Manage Server"),
 ]
 
 
@@ -117,6 +117,7 @@ async def test_stale_and_foreign_buttons(
     board = fake.channel_messages()[-1]
     game_id = (await bot.service.board(fake.default_channel.id)).game_id
     await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
+    await board_caught_up(fake, bot, game_id)
     with no_changes(fake):
         reply = await fake.click(board, f"gomoku:{game_id}:cell:1:1", user=bob)
     assert reply.ephemeral

@@ -89,7 +89,9 @@ async def test_hint_and_export(fake: FakeDiscord, bot: GomokuBot, alice: FakeUse
     export = await fake.slash("gomoku export", user=alice)
     assert export.ephemeral
     assert "a1 h8" in export.content
-    (sgf,) = export.attachments
+    sgf, gif = export.attachments
+    assert gif.filename.endswith(".gif")
+    assert gif.data.startswith(b"GIF8")
     assert sgf.filename.endswith(".sgf")
     assert sgf.data.startswith(b"(;")
     assert b"GM[4]" in sgf.data
@@ -120,7 +122,7 @@ async def test_board_is_reposted_on_request_and_when_old(
 async def test_settings_change_the_board_style(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
 ) -> None:
-    reply = await fake.slash("gomoku settings", user=fake.owner, options={"style": "image"})
+    reply = await fake.slash("gomoku-admin settings", user=fake.owner, options={"style": "image"})
     assert reply.ephemeral
     assert "image" in reply.text()
     start = await fake.slash("gomoku start", user=alice, options={"size": 9, "colour": "black"})
@@ -128,7 +130,9 @@ async def test_settings_change_the_board_style(
     assert start.attachments[0].data.startswith(b"\x89PNG")
     assert "\N{HEAVY PLUS SIGN}" not in start.text()  # no emoji board beside the image
     allowed = await fake.slash(
-        "gomoku settings", user=fake.owner, options={"channel": await fake.create_channel("games")}
+        "gomoku-admin settings",
+        user=fake.owner,
+        options={"channel": await fake.create_channel("games")},
     )
     assert "<#" in allowed.text()
 
@@ -136,14 +140,16 @@ async def test_settings_change_the_board_style(
 async def test_turn_clock_warns_then_ends_the_game(
     fake: FakeDiscord, bot: GomokuBot, clock: Clock, alice: FakeUser, bob: FakeUser
 ) -> None:
-    await fake.slash("gomoku settings", user=fake.owner, options={"turn_minutes": 1})
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
     game_id, board = await _accepted(fake, bot, alice, bob)
     clock.advance(seconds=50)
     bot.wake_deadlines()
-    await fake.wait_for(lambda: any(alice.mention in m.content for m in fake.channel_messages()))
-    warning = next(m for m in fake.channel_messages() if alice.mention in m.content)
+    await fake.wait_for(lambda: any("time runs out" in m.content for m in fake.channel_messages()))
+    warning = next(m for m in fake.channel_messages() if "time runs out" in m.content)
+    assert alice.mention in warning.content
     assert warning.allowed_mentions is not None
-    assert warning.allowed_mentions.get("parse") == ["users"]
+    assert [str(u) for u in warning.allowed_mentions["users"]] == [str(alice.id)]  # only her
+    assert not warning.allowed_mentions.get("parse")
     clock.advance(seconds=20)
     bot.wake_deadlines()
     await fake.wait_for(lambda: "on time" in board.text())
@@ -174,8 +180,8 @@ async def test_connect_four_columns(fake: FakeDiscord, bot: GomokuBot, alice: Fa
     assert [len(row["components"]) for row in board.components] == [4, 3]
     await fake.click(board, f"gomoku:{game_id}:drop:0", user=alice)
     await fake.wait_for(lambda: board.edits >= 2)
-    typed = await fake.slash("place", user=alice, options={"cell": "a"})
-    assert "You played **A2**" in typed.content
+    typed = await fake.slash("place", user=alice, options={"cell": "1"})
+    assert "You played **column 1**" in typed.content
     moves = await _moves(bot, game_id)
     assert moves[0] == "a1"
     assert moves[2] == "a2"
@@ -247,7 +253,7 @@ async def test_challenging_the_bot_plays_the_ai(
     start = await fake.slash(
         "gomoku start", user=alice, options={"opponent": fake.bot_user, "colour": "black"}
     )
-    assert start.custom_ids() == []  # no challenge to accept
+    assert start.custom_ids() == ["gomoku:1:move"]  # no challenge to accept, a game to play
     view = await bot.service.board(fake.default_channel.id)
     assert view.is_active
     assert view.ai_level == "medium"
@@ -296,7 +302,7 @@ async def test_a_move_after_the_deadline_loses_on_time(
     # The deadline task sleeps through this test: the late move itself must end the game.
     bot = make_bot(deadline_poll=3600.0)
     async with fake.running(bot):
-        await fake.slash("gomoku settings", user=fake.owner, options={"turn_minutes": 1})
+        await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
         game_id, board = await _accepted(fake, bot, alice, bob)
         await fake.slash("place", user=alice, options={"cell": "h8"})
         clock.advance(seconds=61)

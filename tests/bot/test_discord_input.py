@@ -24,14 +24,22 @@ def test_every_point_name_parses_back(point: Point, upper: bool, pad: str) -> No
 
 @given(st.sampled_from(COLUMNS), st.booleans())
 def test_a_lone_letter_is_a_column(letter: str, upper: bool) -> None:
-    assert Cell.parse(letter.upper() if upper else letter) == Cell(None, COLUMNS.index(letter))
+    parsed = Cell.parse(letter.upper() if upper else letter)
+    assert parsed == Cell(None, COLUMNS.index(letter), letter=True)
+
+
+@given(st.integers(1, 99), st.sampled_from(["", " "]))
+def test_a_lone_number_is_a_column(number: int, pad: str) -> None:
+    assert Cell.parse(f"{pad}{number}{pad}") == Cell(None, number - 1)
 
 
 def _oracle(text: str) -> Cell | None:
     # The slow, obvious reading: strip spaces, a board letter, then an optional number 1-99.
     squeezed = text.strip(" \t\n\r\x0b\x0c").lower()
     if len(squeezed) == 1 and squeezed in COLUMNS:
-        return Cell(None, COLUMNS.index(squeezed))
+        return Cell(None, COLUMNS.index(squeezed), letter=True)
+    if 1 <= len(squeezed) <= 2 and squeezed.isascii() and squeezed.isdigit():
+        return Cell(None, int(squeezed) - 1)
     letter, rest = squeezed[:1], squeezed[1:].strip(" \t\n\r\x0b\x0c").lstrip("0")
     if letter not in COLUMNS or not letter or not rest.isascii() or not rest.isdigit():
         return None

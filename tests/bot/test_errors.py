@@ -25,7 +25,7 @@ from engine.errors import (
     OffBoardError,
     UnsupportedBoardError,
 )
-from engine.types import Point
+from engine.types import Game, Point
 from storage.repository import (
     ChannelBusyError,
     GameNotFoundError,
@@ -58,15 +58,19 @@ EXAMPLES: list[BaseException] = [
     service.GameNotActiveError(1, GameStatus.EXPIRED),
     service.GameNotActiveError(1, GameStatus.ACTIVE),
     service.OtherChannelError(1),
-    service.NotAGravityGameError(1),
     service.UnknownButtonError(),
     service.NotAPlayerError(1, 2),
+    service.NotReplaceableError(1, 2),
     service.NotYourTurnError(1, 2),
     service.AIThinkingError(1),
     service.ChallengeExpiredError(1),
     service.NotChallengedError(1, 2),
     service.SelfChallengeError(1),
     service.InvalidOptionError("size", 30, "5-20"),
+    service.StalePanelError(1, 3),
+    service.NotationError(Game.CONNECT4, 7, typed_column=False),
+    service.NotationError(Game.GOMOKU, 15, typed_column=True),
+    service.RematchError(1),
     service.InvalidOptionError("mystery", 1),
     service.ChannelNotAllowedError(1),
     service.HintNotAllowedError(1),
@@ -76,6 +80,14 @@ EXAMPLES: list[BaseException] = [
     service.OutOfTimeError(1, service.GameEnd(view_of(Board()))),
     service.AIFailedError(1),
     AIError("BrokenProcessPool"),
+    engine_errors.OpeningError(),
+    engine_errors.OpeningStepError("choose", "place h8"),
+    engine_errors.OpeningStepError("done", "black"),
+    engine_errors.OutsideOpeningAreaError(Point(9, 9), 5),
+    engine_errors.OutsideOpeningAreaError(Point(9, 9), 1),
+    engine_errors.OfferCountError(9, 8),
+    engine_errors.SymmetricOfferError(Point(7, 9), Point(9, 7)),
+    engine_errors.NotOfferedError(Point(0, 0)),
     VersionConflictError(1, 2, 3),
     ChannelBusyError(1, 2),
     InvalidStatusError(1, GameStatus.FINISHED),
@@ -122,7 +134,7 @@ def test_point_errors_name_the_point() -> None:
     assert "three-three" in forbidden
     floating = user_message(FloatingStoneError(Point(3, 4), Point(3, 1)))
     assert floating is not None
-    assert "d2" in floating
+    assert "/place 4" in floating  # gravity games name columns by number
 
 
 def test_an_active_game_is_never_called_not_played() -> None:
@@ -135,13 +147,6 @@ def test_an_active_game_is_never_called_not_played() -> None:
         message = user_message(error)
         assert message is not None
         assert "not being played" not in message
-
-
-def test_a_column_button_on_gomoku_does_not_ask_for_gravity_games() -> None:
-    message = user_message(service.NotAGravityGameError(1))
-    assert message is not None
-    assert "choose" not in message
-    assert "/place" in message
 
 
 def test_unknown_errors_have_no_words() -> None:
@@ -199,3 +204,13 @@ def test_user_text_is_never_echoed_raw(typed: str) -> None:
     assert "\n" not in message
     assert "\u202e" not in message
     assert len(shown) <= 26
+
+
+def test_opening_refusals_name_the_points() -> None:
+    message = user_message(engine_errors.SymmetricOfferError(Point(7, 9), Point(9, 7)))
+    assert message is not None
+    assert "h10" in message
+    assert "j8" in message
+    centre = user_message(engine_errors.OutsideOpeningAreaError(Point(9, 9), 1))
+    assert centre is not None
+    assert "centre" in centre

@@ -13,7 +13,7 @@ def test_the_bot_process_does_not_load_the_search() -> None:
         "from engine import Level\n"
         "assert bot.cogs.play.LEVELS == tuple(level.value for level in Level)\n"
         "assert level_budget_s(Level.MASTER) > level_budget_s(Level.BEGINNER)  # the runner's\n"
-        "print('numba' in sys.modules, 'engine.search' in sys.modules)\n"
+        "print('numba' in sys.modules, 'engine.search.alphabeta' in sys.modules)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

@@ -34,7 +34,9 @@ from bot.service import (
     NotYourTurnError,
     NoUndoRequestError,
     OutOfTimeError,
+    RematchError,
     SelfChallengeError,
+    StalePanelError,
     TurnWarning,
     UndoPendingError,
     UndoRequest,
@@ -619,12 +621,41 @@ async def test_a_late_drop_loses_on_time(
 
 
 async def test_the_ai_has_no_clock(service, repo, clock) -> None:
+    # The guild's clock is for games between people, unless it asks for AI games too.
     await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=60))
     view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
     assert view.deadline is None
     reply = await service.ai_reply(view.game_id)
     assert reply is not None
+    assert reply.game.deadline is None
+    await service.resign(CHANNEL, ALICE)
+    await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=60, ai_clock=True))
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
+    assert view.deadline is None  # the AI moves first, and has no clock
+    reply = await service.ai_reply(view.game_id)
+    assert reply is not None
     assert reply.game.deadline == clock.now + timedelta(seconds=60)
+
+
+async def test_a_new_clock_reaches_open_games_from_their_next_turn(service, clock) -> None:
+    people = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
+    await service.accept(people.game_id, BOB)
+    ai = await service.start(channel_id=CHANNEL + 1, guild_id=GUILD, user_id=ALICE, colour="black")
+    await service.update_settings(GUILD, turn_seconds=120)
+    black = (await service.game(people.game_id)).black.user_id
+    assert black is not None
+    assert (await service.game(people.game_id)).deadline is None  # this turn stays unclocked
+    moved = await service.place(CHANNEL, black, Point(7, 7))
+    assert moved.game.deadline == clock.now + timedelta(seconds=120)
+    mine = await service.place(CHANNEL + 1, ALICE, Point(7, 7))
+    reply = await service.ai_reply(mine.game.game_id)
+    assert reply is not None
+    assert reply.game.deadline is None  # AI games only with ai_clock
+    await service.update_settings(GUILD, ai_clock=True)
+    mine = await service.place(CHANNEL + 1, ALICE, Point(8, 8))
+    reply = await service.ai_reply(ai.game_id)
+    assert reply is not None
+    assert reply.game.deadline == clock.now + timedelta(seconds=120)
 
 
 # ---------------------------------------------------------------- reading, export, settings
@@ -814,3 +845,54 @@ async def test_a_refusal_never_rests_on_a_stale_read(repo, clock) -> None:
     stale.armed.set()
     result = await alice
     assert [str(m.point) for m in result.game.board.moves] == ["h8", "a1", "h9"]
+
+
+# ---------------------------------------------------------------- phone play (issue 10)
+
+
+async def test_rematch_needs_a_finished_game_and_a_player(service) -> None:
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
+    await service.accept(view.game_id, BOB)
+    with pytest.raises(RematchError):
+        await service.rematch(view.game_id, ALICE)
+    await service.resign(CHANNEL, BOB)
+    with pytest.raises(NotAPlayerError):
+        await service.rematch(view.game_id, CAROL)
+    again = await service.rematch(view.game_id, ALICE)
+    assert again.status is GameStatus.PENDING
+    assert (again.black, again.white) == (view.white, view.black)
+    assert again.challenged == BOB
+    with pytest.raises(GameExistsError):
+        await service.rematch(view.game_id, BOB)  # the channel is busy with the rematch
+
+
+async def test_no_rematch_against_a_deleted_player(service) -> None:
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
+    await service.accept(view.game_id, BOB)
+    await service.resign(CHANNEL, BOB)
+    await service.forget_user(BOB)
+    with pytest.raises(RematchError):
+        await service.rematch(view.game_id, ALICE)
+
+
+async def test_a_panel_tap_on_an_old_version_changes_nothing(service) -> None:
+    view = await service.start(
+        channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB, colour="black"
+    )
+    view = await service.accept(view.game_id, BOB)
+    await service.place(CHANNEL, ALICE, Point(7, 7), version=view.version)
+    moved = await service.place(CHANNEL, BOB, Point(8, 8))
+    with pytest.raises(StalePanelError):
+        await service.place(CHANNEL, ALICE, Point(9, 9), version=view.version)
+    assert (await service.game(view.game_id)).version == moved.game.version
+    assert (await service.panel(view.game_id, ALICE)).version == moved.game.version
+    with pytest.raises(NotYourTurnError):
+        await service.panel(view.game_id, BOB)
+
+
+async def test_board_views_are_remembered_and_checked(service) -> None:
+    assert await service.board_view(ALICE) == "phone"
+    await service.set_board_view(ALICE, "image")
+    assert await service.board_view(ALICE) == "image"
+    with pytest.raises(InvalidOptionError):
+        await service.set_board_view(ALICE, "hologram")

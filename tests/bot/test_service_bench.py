@@ -140,7 +140,7 @@ async def ai_latency(workers: int = 1) -> str:
     """Each level's reply time through the real pool (IPC included) against its budget."""
     from bot.ai import AIRequest, ProcessPoolRunner
     from engine.board import Board
-    from engine.levels import PRESETS, Level
+    from engine.search.levels import PRESETS, Level
 
     lines = []
     async with ProcessPoolRunner(workers) as runner:

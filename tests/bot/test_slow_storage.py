@@ -138,7 +138,9 @@ async def test_other_writes_during_a_held_lock_are_acknowledged_too(
 
     # Settings.
     with write_lock_held(db_path, SHORT_HOLD_S):
-        record = await fake.send_slash("gomoku settings", user=admin, options={"style": "compact"})
+        record = await fake.send_slash(
+            "gomoku-admin settings", user=admin, options={"style": "compact"}
+        )
         reply = await fake.answer(record)
     assert reply.embeds
     acknowledged.append(record)

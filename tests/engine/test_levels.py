@@ -1,4 +1,4 @@
-"""engine.levels: presets, legality, determinism, and the beginner's human-like slips."""
+"""engine.search.levels: presets, legality, determinism, and the beginner's human-like slips."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 
 from engine.board import Board
 from engine.errors import GameOverError
-from engine.levels import PRESETS, Level, choose_move
-from engine.search import Limits, SearchOptions, SearchResult, is_win_score
+from engine.search.alphabeta import Limits, SearchOptions, SearchResult, is_win_score
+from engine.search.levels import PRESETS, Level, choose_move
 from engine.types import Color, Point, Rule
 
 FAST_LEVELS = [Level.BEGINNER, Level.EASY, Level.MEDIUM]
@@ -47,16 +47,16 @@ def test_every_level_plays_a_legal_move(level: Level, game: str, moves: str) -> 
 def test_turn_time_only_ever_lowers_a_levels_cap(
     monkeypatch: pytest.MonkeyPatch, given: int | None, expected: int | str
 ) -> None:
-    import engine.search
+    import engine.search.alphabeta
 
     seen: list[Limits] = []
-    real = engine.search.search
+    real = engine.search.alphabeta.search
 
     def spy(board: Board, limits: Limits, options: SearchOptions | None = None) -> SearchResult:
         seen.append(limits)
         return real(board, Limits(depth=1), options)
 
-    monkeypatch.setattr(engine.search, "search", spy)
+    monkeypatch.setattr(engine.search.alphabeta, "search", spy)
     choose_move(Board.from_moves("h8 i9 h9"), Level.MASTER, seed=1, time_ms=given)
     cap = PRESETS[Level.MASTER].time_ms if expected == "preset" else expected
     assert [limits.time_ms for limits in seen] == [cap]
@@ -124,6 +124,6 @@ def test_small_games_levels_differ_only_by_slips() -> None:
 
 
 def test_warm_up_loads_everything() -> None:
-    from engine.levels import warm_up
+    from engine.search.levels import warm_up
 
     warm_up()  # a worker's initializer: compiled kernels and every rule's tables

@@ -1,7 +1,7 @@
 """The match tool: Elo arithmetic, openings, and real engine subprocesses refereed by it.
 
 The engines here are tiny stand-ins (scripts that speak the protocol through
-``engine.protocol.Brain``) so that the referee is tested without the search's cost; one
+``engine.gomocup.protocol.Brain``) so that the referee is tested without the search's cost; one
 test plays the real ``level:`` engines."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.board import Board
-from engine.match import (
+from engine.gomocup.match import (
     EngineSpec,
     MatchConfig,
     Verdict,
@@ -25,7 +25,7 @@ from engine.match import (
     parse_engine,
     run_match,
 )
-from engine.openings import OPENINGS, openings
+from engine.gomocup.openings import OPENINGS, openings
 from engine.records import from_sgf
 from engine.types import Rule
 
@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 _BRAIN = """
 import sys
 sys.path.insert(0, {root!r})
-from engine.pbrain import run
-from engine.protocol import Brain, Thought
+from engine.gomocup.pbrain import run
+from engine.gomocup.protocol import Brain, Thought
 
 def think(board, limits):
     centre = (board.size - 1) / 2
@@ -125,8 +125,10 @@ def test_match_is_deterministic_and_swaps_colours() -> None:
     specs = (_spec(_standin(), "a"), _spec(_standin(), "b"))
     config = MatchConfig(size=9, turn_ms=2000)
     first = run_match(specs, games=4, config=config)
-    second = run_match(specs, games=4, config=config)
+    second = run_match(specs, games=4, config=config, jobs=3)  # in parallel: the same games
+    assert [g.number for g in second.games] == [1, 2, 3, 4]
     assert [g.board.moves for g in first.games] == [g.board.moves for g in second.games]
+    assert second.stats[0].moves == first.stats[0].moves
     assert [g.black for g in first.games] == [0, 1, 0, 1]
     assert [g.opening for g in first.games] == [0, 0, 1, 1]
     # Identical engines from the same opening: the same game, so colours decide it.
@@ -164,6 +166,20 @@ def test_referee_gives_the_game_to_the_engine_that_behaves(action: str, verdict:
     assert [game.verdict for game in result.games] == [verdict, verdict]
     assert [game.winner for game in result.games] == [1, 1]
     assert result.wdl() == (0, 0, 2)
+
+
+@pytest.mark.timeout(120)
+def test_the_match_clock_runs_out_before_the_turn_time() -> None:
+    # 0.6 s a move is well inside the 3 s turn, but the 0.9 s game clock allows one such move
+    # (the first has 0.5 s to spare for a loaded machine; lateness only makes the second later)
+    slow = "time.sleep(0.6); n = globals().get('n', 0) + 1; globals()['n'] = n; print(f'{n},0')"
+    specs = (_spec(_liar(slow + "; sys.stdout.flush()"), "slow"), _spec(_standin(), "honest"))
+    config = MatchConfig(size=9, turn_ms=3000, grace_ms=200, match_ms=900)
+    assert "INFO timeout_match 900" in config.info_lines()
+    result = run_match(specs, games=2, config=config)
+    assert [game.verdict for game in result.games] == [Verdict.TIMEOUT, Verdict.TIMEOUT]
+    assert result.wdl() == (0, 0, 2)
+    assert result.stats[0].moves == 2  # one move each game, the second one ran out
 
 
 @pytest.mark.timeout(120)

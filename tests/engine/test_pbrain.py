@@ -14,16 +14,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.board import Board
-from engine.protocol import (
+from engine.gomocup.protocol import (
     ABOUT,
     Brain,
     MoveLimits,
+    Opener,
     Thought,
     TimeControl,
     fallback_move,
     gomocup_to_point,
     point_to_gomocup,
 )
+from engine.opening_rules import Opening
 from engine.types import Color, Point, Rule
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -518,3 +520,94 @@ def test_real_pbrain_level_option() -> None:
         check=False,
     )
     assert bad.returncode == 2
+
+
+# -- SWAP2BOARD (the swap2 opening) ------------------------------------------------------------
+
+
+def scripted(*words: str) -> Opener:
+    """An opener that takes the given steps in order (checking the phase it is asked in)."""
+    queue = list(words)
+
+    def step(opening: Opening, limits: MoveLimits) -> str:
+        assert limits.time_ms is not None
+        return queue.pop(0)
+
+    return step
+
+
+def swap2(brain: Brain, *stones: str) -> list[str]:
+    return play(brain, "SWAP2BOARD", *stones, "DONE")
+
+
+def test_swap2board_without_an_opener_is_an_error() -> None:
+    brain = Brain(nearest_centre)
+    play(brain, "START 15")
+    assert swap2(brain, "7,7", "8,7", "9,9") == ["ERROR SWAP2BOARD is not supported"]
+
+
+def test_swap2board_case_1_places_three_stones_in_gomocup_coordinates() -> None:
+    brain = Brain(nearest_centre, opener=scripted("h8", "i8", "j6"))
+    play(brain, "START 15")
+    assert swap2(brain) == ["7,7 8,7 9,9"]
+
+
+@pytest.mark.parametrize(
+    ("steps", "answer"),
+    [(("black",), ["SWAP"]), (("two", "h7", "h9"), ["7,8 7,6"])],
+    ids=["swap", "two more"],
+)
+def test_swap2board_case_2_answers_swap_or_two_stones(
+    steps: tuple[str, ...], answer: list[str]
+) -> None:
+    brain = Brain(nearest_centre, opener=scripted(*steps))
+    play(brain, "START 15")
+    assert swap2(brain, "7,7", "8,7", "9,9") == answer
+
+
+def test_swap2board_staying_white_plays_the_next_move_by_search() -> None:
+    brain = Brain(nearest_centre, opener=scripted("white"))
+    play(brain, "START 15")
+    answers = swap2(brain, "7,7", "8,7", "9,9")
+    assert answers[0].startswith("MESSAGE depth")
+    assert answers[1] == "6,7"  # nearest the centre, not taken: g8
+    brain = Brain(nearest_centre, opener=scripted("white"))
+    play(brain, "START 15")
+    assert moves_of(swap2(brain, "7,7", "8,7", "9,9", "7,8", "7,6")) == ["6,7"]
+    brain = Brain(nearest_centre, opener=scripted("black"))
+    play(brain, "START 15")
+    assert swap2(brain, "7,7", "8,7", "9,9", "7,8", "7,6") == ["SWAP"]
+
+
+@pytest.mark.parametrize(
+    "stones",
+    [("7,7",), ("7,7", "8,7", "9,9", "1,1"), ("7,7", "7,7", "9,9"), ("7,7", "7,x", "9,9")],
+    ids=["one", "four", "twice", "garbage"],
+)
+def test_swap2board_with_a_wrong_block_is_an_error(stones: tuple[str, ...]) -> None:
+    brain = Brain(nearest_centre, opener=scripted())
+    play(brain, "START 15")
+    answers = swap2(brain, *stones)
+    assert answers
+    assert all(a.startswith("ERROR") for a in answers)
+    assert brain.handle("ABOUT") == [ABOUT]  # back to commands
+
+
+@pytest.mark.timeout(180)
+def test_real_pbrain_answers_swap2board() -> None:
+    with _pbrain("--level", "beginner", "--seed", "3") as process:
+        out, _ = process.communicate(
+            "START 15\nSWAP2BOARD\nDONE\nSWAP2BOARD\n7,7\n8,7\n9,9\nDONE\nEND\n", timeout=150
+        )
+    lines = [line for line in out.splitlines() if not line.startswith("MESSAGE")]
+    assert lines[0] == "OK"
+    first = [tuple(int(n) for n in pair.split(",")) for pair in lines[1].split()]
+    assert len(set(first)) == 3
+    assert all(0 <= n < 15 for pair in first for n in pair)
+    answer = lines[2]
+    assert answer == "SWAP" or 1 <= len(answer.split()) <= 2
+    taken = {(7, 7), (8, 7), (9, 9)}
+    if answer != "SWAP":
+        for pair in answer.split():
+            point = tuple(int(n) for n in pair.split(","))
+            assert point not in taken

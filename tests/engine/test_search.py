@@ -1,5 +1,5 @@
-"""engine.search: legality on any position, determinism, limits, and alpha-beta against a plain
-minimax oracle."""
+"""engine.search.alphabeta: legality on any position, determinism, limits, and alpha-beta
+against a plain minimax oracle."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine._position import MIN_TT_SIZE, TT_SIZE, Position
 from engine.board import Board
 from engine.errors import GameOverError
-from engine.search import (
+from engine.search._position import MIN_TT_SIZE, TT_SIZE, Position
+from engine.search.alphabeta import (
     WIN,
     Limits,
     SearchOptions,
@@ -224,7 +224,7 @@ def test_result_is_frozen() -> None:
 def test_fresh_process_loads_the_compiled_kernels() -> None:
     # numba's disk cache once crashed on load (recursive kernels); a new process must work
     code = (
-        "from engine.board import Board; from engine.search import search, Limits;"
+        "from engine.board import Board; from engine.search.alphabeta import search, Limits;"
         "from engine.types import Rule;"
         "b = Board.from_moves('h8 i9 h9 i10 h10', rule=Rule.RENJU);"
         "print(search(b, Limits(depth=3)).move)"
@@ -234,3 +234,15 @@ def test_fresh_process_loads_the_compiled_kernels() -> None:
             [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=240
         )
         assert out.stdout.strip() in ("h11", "h7")
+
+
+def test_a_kept_table_carries_what_the_last_search_learned() -> None:
+    board = Board.from_moves("h8 i9 h9 h10 g8 i8")
+    cold = search(board, Limits(depth=6), SearchOptions(keep_tt=True))
+    warm = search(board, Limits(depth=6), SearchOptions(keep_tt=True))
+    fresh = search(board, Limits(depth=6))
+    assert warm.move == cold.move == fresh.move
+    assert warm.nodes < cold.nodes // 2  # the same position again: mostly table hits
+    assert fresh.nodes == cold.nodes  # a search that does not ask gets empty tables
+    renju = search(Board.from_moves("h8 i9 h9 h10 g8 i8", rule=Rule.RENJU), Limits(depth=6))
+    assert renju.nodes > warm.nodes  # nor does another rule share them

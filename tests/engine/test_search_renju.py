@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from engine._position import Position
 from engine.board import Board
 from engine.errors import GomokuError
+from engine.search._position import Position
 from engine.types import Color, Point, Rule
 
 REASONS = {0: None, 1: "overline", 2: "double-four", 3: "double-three"}

@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from engine.board import Board
-from engine.search import Limits, search
+from engine.search.alphabeta import Limits, search
 from engine.types import Color, Point
 
 

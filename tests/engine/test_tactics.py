@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine.board import Board
-from engine.search import WIN, Limits, is_win_score, search
-from engine.tactics import DEFENCES, THREE_WINS, VCF_WINS, Puzzle, solve
+from engine.gomocup.tactics import DEFENCES, THREE_WINS, VCF_WINS, Puzzle, solve
+from engine.search.alphabeta import WIN, Limits, is_win_score, search
 from engine.types import Color, Point, Rule
 
 NODES = 200_000  # well under a second at full speed

@@ -11,6 +11,7 @@ from typing import Any
 DISCORD_EPOCH_MS = 1_420_070_400_000
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
+COMPONENTS_V2 = 1 << 15  # IS_COMPONENTS_V2: layout components, no content or embeds
 
 # Permission bits the fake knows by name (Discord's documented values).
 PERMISSIONS = {
@@ -26,6 +27,7 @@ PERMISSIONS = {
     "mention_everyone": 1 << 17,
     "use_external_emojis": 1 << 18,
     "use_application_commands": 1 << 31,
+    "create_public_threads": 1 << 35,
     "send_messages_in_threads": 1 << 38,
 }
 BOT_DEFAULT_PERMISSIONS = sum(
@@ -38,6 +40,7 @@ BOT_DEFAULT_PERMISSIONS = sum(
         "read_message_history",
         "add_reactions",
         "use_external_emojis",
+        "create_public_threads",
         "send_messages_in_threads",
     )
 )
@@ -114,6 +117,8 @@ class FakeChannel:
     type: int = 0  # 0 text, 11 public thread
     position: int = 0
     parent_id: int | None = None  # a thread's channel
+    archived: bool = False  # a thread that was archived
+    starter_message_id: int | None = None  # the message a thread was created from
 
     @property
     def is_thread(self) -> bool:
@@ -134,7 +139,7 @@ class FakeChannel:
                 "member_count": 1,
                 "rate_limit_per_user": 0,
                 "thread_metadata": {
-                    "archived": False,
+                    "archived": self.archived,
                     "auto_archive_duration": 1440,
                     "archive_timestamp": "2026-01-01T00:00:00.000000+00:00",
                     "locked": False,
@@ -209,27 +214,37 @@ class Message:
         """Whether it is still a deferred "thinking..." placeholder."""
         return bool(self.flags & LOADING)
 
+    @property
+    def layout(self) -> bool:
+        """Whether it is a Components V2 message (text lives in Text Display components)."""
+        return bool(self.flags & COMPONENTS_V2)
+
     def buttons(self) -> list[dict[str, Any]]:
-        """Every button of every action row, in order."""
-        return [
-            item
-            for row in self.components
-            for item in row.get("components", [])
-            if item.get("type") == 2
-        ]
+        """Every button of every action row, in order (rows nested in containers too)."""
+        return [item for item in walk_components(self.components) if item.get("type") == 2]
 
     def custom_ids(self) -> list[str]:
         """The custom ids of all interactive components."""
         return [
-            item["custom_id"]
-            for row in self.components
-            for item in row.get("components", [])
-            if "custom_id" in item
+            item["custom_id"] for item in walk_components(self.components) if "custom_id" in item
+        ]
+
+    def button_rows(self) -> list[list[dict[str, Any]]]:
+        """The buttons row by row (the tap panel's grid, top row first)."""
+        return [
+            [item for item in row["components"] if item.get("type") == 2]
+            for row in walk_components(self.components)
+            if row.get("type") == 1
         ]
 
     def text(self) -> str:
         """Content plus every embed's title, description, fields and footer, for assertions."""
         parts = [self.content]
+        parts.extend(
+            item.get("content", "")
+            for item in walk_components(self.components)
+            if item.get("type") == 10
+        )
         for embed in self.embeds:
             parts.append(embed.get("title", ""))
             parts.append(embed.get("description", ""))
@@ -278,6 +293,15 @@ class Message:
             data["webhook_id"] = str(self.webhook_id)
             data["application_id"] = str(application_id)
         return data
+
+
+def walk_components(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every component, depth first: rows, what they hold, and what containers hold."""
+    found: list[dict[str, Any]] = []
+    for item in components:
+        found.append(item)
+        found.extend(walk_components(item.get("components") or []))
+    return found
 
 
 def _parses(allowed: dict[str, Any] | None, kind: str) -> bool:

@@ -10,7 +10,8 @@ interactions the way Discord would::
     reply = await fake.click(reply.message, "gomoku:12:resign", user=alice)
 
 What it checks like Discord does: the 3 s deadline for the first response (10062), answering an
-interaction twice (40060), message, embed and component limits (50035), the bot's own channel
+interaction twice (40060), message, embed and component limits (50035; Components V2 layout
+messages too: no content or embeds, at most 40 components, rows of 1-5), the bot's own channel
 permissions (50013) and at most 25 autocomplete choices. What a test can inject: 429s with the
 headers discord.py needs (``rate_limit``), and any permission set for the bot per channel.
 """
@@ -25,7 +26,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import discord
 import yarl
@@ -34,6 +35,7 @@ from discord.ext import commands
 
 from tests.fakediscord.model import (
     ADMIN_PERMISSIONS,
+    COMPONENTS_V2,
     EPHEMERAL,
     LOADING,
     PERMISSIONS,
@@ -45,6 +47,7 @@ from tests.fakediscord.model import (
     RecordedRequest,
     Reply,
     snowflake,
+    walk_components,
 )
 
 __all__ = ["FakeDiscord", "FakeDiscordError"]
@@ -103,6 +106,7 @@ class FakeDiscord:
         self.owner = FakeUser(snowflake(), "owner", permissions=ADMIN_PERMISSIONS)
         self.users: dict[int, FakeUser] = {self.owner.id: self.owner}
         self.channels: dict[int, FakeChannel] = {}
+        self.roles: dict[int, str] = {}  # role id -> name, besides @everyone
         self.messages: dict[int, Message] = {}
         self.interactions: dict[int, InteractionRecord] = {}
         self.requests: list[RecordedRequest] = []
@@ -136,6 +140,9 @@ class FakeDiscord:
                 ("DELETE", r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)",
                  self._delete_webhook_message),
                 ("GET", r"/channels/(?P<channel>\d+)", self._get_channel),
+                ("PATCH", r"/channels/(?P<channel>\d+)", self._patch_channel),
+                ("POST", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)/threads",
+                 self._create_thread),
                 ("GET", r"/channels/(?P<channel>\d+)/messages", self._list_messages),
                 ("POST", r"/channels/(?P<channel>\d+)/messages", self._post_message),
                 ("GET", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)", self._get_message),
@@ -220,6 +227,12 @@ class FakeDiscord:
             user.permissions = ADMIN_PERMISSIONS
         self.users[user.id] = user
         return user
+
+    def add_role(self, name: str) -> int:
+        """A new role (no permissions of its own); give it to a user via ``user.roles``."""
+        role_id = snowflake()
+        self.roles[role_id] = name
+        return role_id
 
     def add_channel(self, name: str, *, bot_permissions: int | None = None) -> FakeChannel:
         """A new text channel; ``bot_permissions`` defaults to what a well-invited bot has."""
@@ -569,7 +582,21 @@ class FakeDiscord:
                         "managed": False,
                         "mentionable": False,
                         "flags": 0,
-                    }
+                    },
+                    *(
+                        {
+                            "id": str(role_id),
+                            "name": name,
+                            "permissions": "0",
+                            "position": 1,
+                            "color": 0,
+                            "hoist": False,
+                            "managed": False,
+                            "mentionable": False,
+                            "flags": 0,
+                        }
+                        for role_id, name in self.roles.items()
+                    ),
                 ],
                 "channels": [c.payload() for c in self.channels.values() if not c.is_thread],
                 "members": [m.member_payload() for m in members],
@@ -744,7 +771,7 @@ class FakeDiscord:
         data = call.body.get("data") or {}
         resource: dict[str, Any] | None = None
         if kind in (4, 5):
-            flags = int(data.get("flags", 0)) & EPHEMERAL
+            flags = int(data.get("flags", 0)) & (EPHEMERAL | COMPONENTS_V2)
             message = self._new_message(record.channel, flags=flags | (LOADING if kind == 5 else 0))
             message.interaction_id = record.id
             message.webhook_id = self.application_id
@@ -808,7 +835,7 @@ class FakeDiscord:
             message.flags &= ~LOADING
             problem = _apply(message, body, call.files, edit=True)
         else:
-            flags = int(body.get("flags", 0)) & EPHEMERAL
+            flags = int(body.get("flags", 0)) & (EPHEMERAL | COMPONENTS_V2)
             message = self._new_message(record.channel, flags=flags)
             message.webhook_id = self.application_id
             problem = _apply(message, body, call.files)
@@ -876,6 +903,41 @@ class FakeDiscord:
         if channel is None:
             return _error(404, 10003, "Unknown Channel")
         return _json(channel.payload())
+
+    async def _patch_channel(self, call: _Call) -> web.Response:
+        channel = self.channels.get(int(call.match["channel"]))
+        if channel is None:
+            return _error(404, 10003, "Unknown Channel")
+        if "archived" in call.body:
+            if not channel.is_thread:
+                return _error(400, 50024, "Cannot execute action on this channel type")
+            channel.archived = bool(call.body["archived"])
+        if "name" in call.body:
+            channel.name = str(call.body["name"])
+        return _json(channel.payload())
+
+    async def _create_thread(self, call: _Call) -> web.Response:
+        parent = self.channels.get(int(call.match["channel"]))
+        starter = self.messages.get(int(call.match["id"]))
+        if parent is None or starter is None or starter.channel_id != parent.id:
+            return _error(404, 10008, "Unknown Message")
+        missing = self._missing(parent, "create_public_threads")
+        if missing is not None:
+            return _error(403, 50013, f"Missing Permissions: {missing}")
+        name = str(call.body.get("name", ""))
+        if not 1 <= len(name) <= 100:
+            return _error(400, 50035, "Invalid Form Body: name")
+        thread = FakeChannel(
+            snowflake(),
+            parent.guild_id,
+            name,
+            parent.bot_permissions,
+            type=11,
+            parent_id=parent.id,
+            starter_message_id=starter.id,
+        )
+        self.channels[thread.id] = thread
+        return _json(thread.payload())
 
     async def _list_messages(self, call: _Call) -> web.Response:
         channel = self.channels.get(int(call.match["channel"]))
@@ -1074,7 +1136,12 @@ def _apply(
     edit: bool = False,
 ) -> str | None:
     """Validate ``body`` against Discord's limits and write it into ``message``."""
-    problem = _check_message(body)
+    if not edit and body.get("flags") is not None:
+        message.flags |= int(body["flags"]) & COMPONENTS_V2
+    if edit and body.get("flags") is not None and int(body["flags"]) & COMPONENTS_V2:
+        # A message may become a layout message by an edit, never go back.
+        message.flags |= COMPONENTS_V2
+    problem = _check_message(body, layout=message.layout)
     if problem:
         return problem
     if "content" in body:
@@ -1105,7 +1172,20 @@ def _apply(
     return None
 
 
-def _check_message(body: dict[str, Any]) -> str | None:
+_LAYOUT_TOP: Final = {
+    1,
+    9,
+    10,
+    12,
+    13,
+    14,
+    17,
+}  # row, section, text, gallery, file, separator, container
+
+
+def _check_message(body: dict[str, Any], *, layout: bool = False) -> str | None:
+    if layout:
+        return _check_layout(body)
     content = body.get("content") or ""
     if len(content) > 2000:
         return f"content is {len(content)} code points, at most 2000"
@@ -1150,4 +1230,35 @@ def _check_message(body: dict[str, Any]) -> str | None:
                 seen.add(custom_id)
             if len(item.get("label") or "") > 80:
                 return "button label over 80 characters"
+    return None
+
+
+def _check_layout(body: dict[str, Any]) -> str | None:
+    """A Components V2 message: no content or embeds, at most 40 components in all, rows of
+    1-5 items, unique custom ids, text displays within 4000 characters together."""
+    if body.get("content") or body.get("embeds"):
+        return "content and embeds cannot be used with IS_COMPONENTS_V2"
+    top = body.get("components") or []
+    for item in top:
+        if item.get("type") not in _LAYOUT_TOP:
+            return f"component type {item.get('type')} cannot be top-level"
+    everything = walk_components(top)
+    if len(everything) > 40:
+        return f"{len(everything)} components, at most 40"
+    text = sum(len(item.get("content", "")) for item in everything if item.get("type") == 10)
+    if text > 4000:
+        return f"text displays hold {text} characters, at most 4000"
+    seen: set[str] = set()
+    for item in everything:
+        if item.get("type") == 1 and not 1 <= len(item.get("components") or []) <= 5:
+            return "an action row holds 1 to 5 components"
+        custom_id = item.get("custom_id")
+        if custom_id is not None:
+            if not 1 <= len(custom_id) <= 100:
+                return f"custom_id {custom_id!r} must be 1-100 characters"
+            if custom_id in seen:
+                return f"custom_id {custom_id!r} used twice"
+            seen.add(custom_id)
+        if item.get("type") == 2 and not (item.get("label") or item.get("emoji")):
+            return "a button needs a label or an emoji"
     return None

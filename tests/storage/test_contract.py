@@ -505,3 +505,67 @@ async def test_guild_settings_round_trip(repo: GameRepository) -> None:
     await repo.save_guild_settings(narrower)
     assert await repo.guild_settings(GUILD) == narrower
     assert await repo.guild_settings(GUILD + 1) == GuildSettings(GUILD + 1)
+
+
+async def test_rated_opening_setting_round_trip(repo: GameRepository) -> None:
+    settings = GuildSettings(GUILD, rated_opening="swap2")
+    await repo.save_guild_settings(settings)
+    assert await repo.guild_settings(GUILD) == settings
+    await repo.save_guild_settings(replace(settings, rated_opening=None))
+    assert (await repo.guild_settings(GUILD)).rated_opening is None
+
+
+# --- opening rules ------------------------------------------------------------------------
+
+
+async def test_a_game_without_an_opening_rule_has_none(repo: GameRepository) -> None:
+    game = await repo.create_game(new_game())
+    assert await repo.game_opening(game.id) is None
+    with pytest.raises(ValueError, match="no opening"):
+        await repo.record_opening_step(
+            game.id, game.version, "0:black", black=game.black, white=game.white
+        )
+    assert await repo.get_game(game.id) == game
+    with pytest.raises(GameNotFoundError):
+        await repo.game_opening(999)
+
+
+async def test_opening_steps_swap_seats_in_one_compare_and_set(
+    repo: GameRepository, clock: FakeClock
+) -> None:
+    game = await repo.create_game(replace(new_game(), opening="swap2"))
+    opening = await repo.game_opening(game.id)
+    assert opening is not None
+    assert (opening.rule, opening.steps) == ("swap2", ())
+    game = await play(repo, game, H8, I9, H9)
+    deadline = START + timedelta(minutes=5)
+    swapped = await repo.record_opening_step(
+        game.id, game.version, "3:black", black=game.white, white=game.black, deadline=deadline
+    )
+    assert (swapped.black, swapped.white) == (Player.human(BOB), Player.human(ALICE))
+    assert swapped.version == game.version + 1
+    assert swapped.deadline == deadline
+    assert swapped.ply == 3
+    opening = await repo.game_opening(game.id)
+    assert opening is not None
+    assert opening.steps == ("3:black",)
+    # a stale version changes nothing
+    with pytest.raises(VersionConflictError):
+        await repo.record_opening_step(
+            game.id, game.version, "3:white", black=game.black, white=game.white
+        )
+    assert await repo.game_opening(game.id) == opening
+    assert await repo.get_game(game.id) == swapped
+    # still the stored colours: the next stone is White's
+    after = await repo.append_move(swapped.id, swapped.version, I10, Color.WHITE)
+    assert after.ply == 4
+
+
+async def test_opening_steps_need_an_active_game(repo: GameRepository) -> None:
+    game = await repo.create_game(
+        replace(new_game(status=GameStatus.PENDING), opening="soosorv8", rule=Rule.RENJU)
+    )
+    with pytest.raises(InvalidStatusError):
+        await repo.record_opening_step(
+            game.id, game.version, "0:black", black=game.black, white=game.white
+        )

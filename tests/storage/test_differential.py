@@ -24,6 +24,7 @@ from storage.repository import (
     GuildSettings,
     NewGame,
     Player,
+    StoredUndo,
 )
 from storage.sqlite import SqliteGameRepository
 
@@ -69,8 +70,8 @@ def random_operation(
         version -= rng.choice([1, -1])  # stale or from the future: a conflict
     kind = rng.choices(
         ["create", "move", "takeback", "finish", "accept", "close", "deadline", "warn",
-         "message", "due", "delete", "settings"],
-        weights=[12, 40, 6, 5, 5, 3, 3, 3, 2, 3, 1, 2],
+         "message", "due", "delete", "settings", "thread", "undo", "undo-drop"],
+        weights=[12, 40, 6, 5, 5, 3, 3, 3, 2, 3, 1, 2, 2, 2, 1],
     )[0]  # fmt: skip
     if kind == "create" or game is None:
         black, white = random_player(rng), random_player(rng)
@@ -107,7 +108,19 @@ def random_operation(
     if kind == "finish":
         termination = rng.choice(list(Termination))
         winner = rng.choice([Color.BLACK, Color.WHITE, None])
-        return lambda repo: repo.finish_game(game_id, version, Outcome(termination, winner))
+        ended_by = rng.choice([None, *USERS])
+        reason = rng.choice([None, "moderator", "idle", "replaced", "nonsense"])
+        return lambda repo: repo.finish_game(
+            game_id, version, Outcome(termination, winner), ended_by=ended_by, end_reason=reason
+        )
+    if kind == "thread":
+        thread = rng.choice([*CHANNELS, 20, 21])
+        return lambda repo: repo.move_game(game_id, thread, parent_channel_id=10)
+    if kind == "undo":
+        request = StoredUndo(game_id, rng.choice(USERS), rng.choice(USERS), version, 1, later)
+        return lambda repo: repo.save_undo_request(request)
+    if kind == "undo-drop":
+        return lambda repo: repo.drop_undo_request(game_id)
     if kind == "accept":
         return lambda repo: repo.accept_challenge(game_id, version, deadline=later)
     if kind == "close":
@@ -130,6 +143,10 @@ def random_operation(
         default_rule=rng.choice(list(Rule)),
         turn_seconds=rng.choice([None, 30, 90]),
         allowed_channel_ids=frozenset(rng.sample(CHANNELS, rng.randrange(3))),
+        use_threads=rng.random() < 0.5,
+        moderator_role_id=rng.choice([None, 77]),
+        idle_human_seconds=rng.choice([None, 3600]),
+        idle_ai_seconds=rng.choice([None, 600]),
     )
     return lambda repo: repo.save_guild_settings(settings)
 
@@ -140,16 +157,19 @@ async def state(repo: GameRepository, game_ids: range) -> Any:
     for game_id in game_ids:
         snapshots.append(await outcome_of(lambda r: r.load_game(game_id), repo))  # noqa: B023
         snapshots.append(await outcome_of(lambda r: r.move_history(game_id), repo))  # noqa: B023
+        snapshots.append(await repo.undo_request(game_id))
     boards: list[Any] = []
     for game in Game:
         for guild in GUILDS:
             boards.append(await repo.leaderboard(game, guild_id=guild, limit=100))
+            boards.append(await repo.leaderboard(game, guild_id=guild, min_games=2))
             for user in USERS:
                 boards.append(await repo.player_stats(user, game, guild_id=guild))
     histories: list[Any] = []
     for user in USERS:
         for guild in GUILDS:
             histories.append(await repo.user_games(user, guild_id=guild, limit=7))
+            histories.append(await repo.user_results(user, guild_id=guild))
             page = await repo.user_games(user, guild_id=guild, limit=3)
             if page:
                 histories.append(

@@ -59,7 +59,7 @@ async def test_new_file_is_created_at_the_latest_version(tmp_path: Path) -> None
     async with SqliteGameRepository.open(path) as repo:
         assert repo.path == path
     assert pragma(path, "application_id") == APPLICATION_ID
-    assert pragma(path, "user_version") == LATEST_VERSION == len(MIGRATIONS)
+    assert pragma(path, "user_version") == LATEST_VERSION == MIGRATIONS[-1].version
     assert pragma(path, "journal_mode") == "wal"
     with closing(sqlite3.connect(path)) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -145,7 +145,7 @@ async def test_refuses_a_directory(tmp_path: Path) -> None:
 def build_old_database(path: Path, version: int) -> None:
     """A database as an older release left it: migrations 1..version, plus a finished game."""
     with closing(sqlite3.connect(path, isolation_level=None)) as db:
-        for migration in MIGRATIONS[:version]:
+        for migration in (m for m in MIGRATIONS if m.version <= version):
             db.executescript(migration.script)
         if version >= 1:
             db.execute(
@@ -162,7 +162,9 @@ def build_old_database(path: Path, version: int) -> None:
     assert pragma(path, "user_version") == version
 
 
-@pytest.mark.parametrize("version", range(LATEST_VERSION), ids=lambda v: f"from-v{v}")
+@pytest.mark.parametrize(
+    "version", [0] + [m.version for m in MIGRATIONS[:-1]], ids=lambda v: f"from-v{v}"
+)
 async def test_upgrades_from_every_earlier_version(tmp_path: Path, version: int) -> None:
     fresh = tmp_path / "fresh.sqlite3"
     async with SqliteGameRepository.open(fresh):
@@ -184,7 +186,10 @@ async def test_upgrades_from_every_earlier_version(tmp_path: Path, version: int)
 
 
 def test_migrations_are_numbered_and_split_cleanly() -> None:
-    assert [m.version for m in MIGRATIONS] == list(range(1, LATEST_VERSION + 1))
+    versions = [m.version for m in MIGRATIONS]
+    # Numbers are reserved per issue, so one may be absent until its branch lands.
+    assert versions[0] == 1
+    assert versions == sorted(set(versions))
     for migration in MIGRATIONS:
         assert migration.name.startswith(f"{migration.version:04d}_")
         assert all(sqlite3.complete_statement(s) for s in migration.statements)

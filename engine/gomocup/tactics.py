@@ -146,7 +146,7 @@ a slower attack). Found like the VCF positions: every legal move was tried, and 
 
 def solve(puzzle: Puzzle, time_ms: int) -> tuple[bool, Point, float, int]:
     """Search ``puzzle`` for ``time_ms``: (solved, the move, milliseconds, nodes)."""
-    from engine.search import Limits, is_win_score, search
+    from engine.search.alphabeta import Limits, is_win_score, search
 
     board = puzzle.board()
     started = time.perf_counter()
@@ -165,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--time-ms", type=int, default=1000, help="limit per position")
     options = parser.parse_args(argv)
-    from engine.levels import warm_up
+    from engine.search.levels import warm_up
 
     warm_up()  # compile or load the kernels before the first clock starts
     groups = (("vcf", VCF_WINS), ("three", THREE_WINS), ("defence", DEFENCES))

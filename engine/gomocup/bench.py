@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.board import Board
-from engine.search import Limits, search
+from engine.search.alphabeta import Limits, search
 from engine.types import Rule
 
 __all__ = ["POSITIONS", "BenchLine", "bench", "main"]

@@ -12,7 +12,7 @@ State lives in a few numpy arrays so numba can keep Python objects out of the ho
 * ``g``: int64 scalars (``G_*``): geometry, rule, side to move, nodes, limits, the running
   evaluation of each side and each side's count of points per threat class.
 
-Everything here is an implementation detail of ``engine.search``.
+Everything here is an implementation detail of ``engine.search.alphabeta``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from engine._jit import njit, njit_inline
+from engine.search._jit import njit, njit_inline
 
 PAD = 5
 MAX_PLY = 128

@@ -2,7 +2,7 @@
 
 An engine is ``level:NAME`` (``python -m engine.pbrain --level NAME`` in a subprocess) or any
 command line that speaks the protocol (``python -m engine.pbrain``, a real pbrain binary).
-Each opening of ``engine.openings`` is played twice with the colours swapped. The referee is
+Each opening of ``engine.gomocup.openings`` is played twice with the colours swapped. The referee is
 our own ``Board``: a five wins, a full board draws, and an engine that plays an occupied or
 off-board point, a renju-forbidden point, answers ``ERROR``, goes silent past its turn time
 plus a grace period, or dies loses that game. It prints W/D/L from ENGINE1's side and the
@@ -32,8 +32,8 @@ from pathlib import Path
 
 from engine.board import MAX_SIZE, MIN_SIZE, Board
 from engine.errors import ForbiddenMoveError, IllegalMoveError
-from engine.openings import openings
-from engine.protocol import gomocup_to_point, point_to_gomocup
+from engine.gomocup.openings import openings
+from engine.gomocup.protocol import UNLIMITED_MS, gomocup_to_point, point_to_gomocup
 from engine.records import to_psq, to_sgf
 from engine.types import Color, Outcome, Point, Rule, Termination
 
@@ -220,13 +220,19 @@ class MatchConfig:
     depth: int | None = None  # INFO max_depth (Yixin extension) when set
     nodes: int | None = None  # INFO max_node (Yixin extension) when set
     max_plies: int | None = None  # adjudicate a draw after this many moves
+    match_ms: int | None = None  # INFO timeout_match: each engine's time for a whole game
 
     def info_lines(self) -> list[str]:
-        """The INFO commands sent before each game."""
+        """The INFO commands sent before each game.
+
+        Without ``match_ms`` the game has no overall clock ("timeout_match 0"), which some
+        engines read literally as no time at all; with it they get a real match clock and a
+        ``time_left`` before every move, as a Gomocup manager sends them.
+        """
         lines = [
             f"INFO timeout_turn {self.turn_ms}",
-            "INFO timeout_match 0",
-            "INFO time_left 2147483647",
+            f"INFO timeout_match {self.match_ms or 0}",
+            f"INFO time_left {self.match_ms or UNLIMITED_MS}",
             "INFO max_memory 0",
             "INFO game_type 1",
             f"INFO rule {self.rule.gomocup_code}",
@@ -250,6 +256,17 @@ class EngineStats:
     search_ms: float = 0.0  # sum of MESSAGE "time"
     depth: int = 0  # sum of MESSAGE "depth"
     reports: int = 0  # MESSAGE depth lines seen
+
+    def add(self, other: EngineStats) -> None:
+        """Fold in another worker's figures for the same engine."""
+        self.moves += other.moves
+        self.total_ms += other.total_ms
+        self.max_ms = max(self.max_ms, other.max_ms)
+        self.over_turn += other.over_turn
+        self.nodes += other.nodes
+        self.search_ms += other.search_ms
+        self.depth += other.depth
+        self.reports += other.reports
 
 
 @dataclass(slots=True)
@@ -332,6 +349,7 @@ def play_game(
     board = Board.from_moves(moves, size=config.size, rule=config.rule)
     times = [0] * len(moves)
     informed = [False, False]
+    used_ms = [0.0, 0.0]  # each engine's clock, when the match has one
 
     def finish(verdict: Verdict, winner: int | None, detail: str = "") -> GameResult:
         return GameResult(number, opening, black, verdict, winner, board, times, detail)
@@ -342,6 +360,11 @@ def play_game(
         side = board.to_move
         index = black if side is Color.BLACK else 1 - black
         engine = engines[index]
+        wait_ms = float(config.turn_ms)
+        if config.match_ms is not None:
+            left_ms = config.match_ms - used_ms[index]
+            wait_ms = min(wait_ms, max(left_ms, 0.0))
+            engine.send(f"INFO time_left {max(int(left_ms), 0)}")
         if informed[index]:
             last = board.last_move
             assert last is not None  # the other engine has moved since
@@ -358,7 +381,8 @@ def play_game(
         informed[index] = True
         if not sent:
             return finish(Verdict.CRASH, 1 - index, "broken pipe")
-        answer = engine.answer((config.turn_ms + config.grace_ms) / 1000)
+        answer = engine.answer((wait_ms + config.grace_ms) / 1000)
+        used_ms[index] += answer.elapsed_ms
         figures = stats[index]
         _record_message(figures, answer.messages)
         if answer.kind == "timeout":
@@ -444,43 +468,79 @@ def run_match(
     record_format: str = "sgf",
     log: Callable[[str], None] | None = None,
     book: Sequence[Sequence[Point]] | None = None,
+    jobs: int = 1,
 ) -> MatchResult:
     """Play ``games`` games, each opening twice with colours swapped.
 
-    ``book`` replaces ``engine.openings`` (each entry: moves from Black's first).
+    ``book`` replaces ``engine.gomocup.openings`` (each entry: moves from Black's first).
+    ``jobs`` games run at the same time, each pair of engines in its own processes (a game
+    keeps about one core busy: its two engines take turns); game ``n`` is the same game
+    whatever ``jobs`` is, and the results come back in game order.
 
     Raises:
         RuntimeError: when an engine cannot start a game at all (e.g. refuses the size).
     """
-    engines = (EngineProcess(specs[0]), EngineProcess(specs[1]))
-    stats = (EngineStats(), EngineStats())
-    results: list[GameResult] = []
     chosen = list(openings(config.size) if book is None else book)
-    try:
-        for number in range(1, games + 1):
-            for index, engine in enumerate(engines):
-                problem = _prepare(engine, config, fresh_start=number == 1)
-                if problem is not None:
-                    raise RuntimeError(f"{specs[index].label} cannot start: {problem}")
-            pair, second = divmod(number - 1, 2)
-            game = play_game(
-                engines,
-                number=number,
-                opening=pair % len(chosen),
-                moves=chosen[pair % len(chosen)],
-                black=second,
-                config=config,
-                stats=stats,
-            )
-            results.append(game)
-            if records is not None:
-                _write_record(records, game, specs, record_format, config)
-            if log is not None:
-                log(_describe(game, specs))
-    finally:
-        for engine in engines:
-            engine.close()
-    return MatchResult((specs[0].label, specs[1].label), results, stats)
+    numbers: queue.Queue[int] = queue.Queue()
+    for number in range(1, games + 1):
+        numbers.put(number)
+    results: dict[int, GameResult] = {}
+    stats = (EngineStats(), EngineStats())
+    failures: list[RuntimeError] = []
+    lock = threading.Lock()
+
+    def worker() -> None:
+        engines = (EngineProcess(specs[0]), EngineProcess(specs[1]))
+        mine = (EngineStats(), EngineStats())
+        fresh = True
+        try:
+            while not failures:
+                try:
+                    number = numbers.get_nowait()
+                except queue.Empty:
+                    return
+                for index, engine in enumerate(engines):
+                    problem = _prepare(engine, config, fresh_start=fresh)
+                    if problem is not None:
+                        raise RuntimeError(f"{specs[index].label} cannot start: {problem}")
+                fresh = False
+                pair, second = divmod(number - 1, 2)
+                game = play_game(
+                    engines,
+                    number=number,
+                    opening=pair % len(chosen),
+                    moves=chosen[pair % len(chosen)],
+                    black=second,
+                    config=config,
+                    stats=mine,
+                )
+                with lock:
+                    results[number] = game
+                    if records is not None:
+                        _write_record(records, game, specs, record_format, config)
+                    if log is not None:
+                        log(_describe(game, specs))
+        except RuntimeError as error:
+            failures.append(error)
+        finally:
+            for engine in engines:
+                engine.close()
+            with lock:
+                for total, part in zip(stats, mine, strict=True):
+                    total.add(part)
+
+    if jobs <= 1:
+        worker()
+    else:
+        threads = [threading.Thread(target=worker, daemon=True) for _ in range(min(jobs, games))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    if failures:
+        raise failures[0]
+    ordered = [results[number] for number in sorted(results)]
+    return MatchResult((specs[0].label, specs[1].label), ordered, stats)
 
 
 def _describe(game: GameResult, specs: Sequence[EngineSpec]) -> str:
@@ -533,7 +593,8 @@ def report(result: MatchResult, config: MatchConfig) -> list[str]:
     first, second = result.labels
     lines = [
         f"{first} vs {second}: {games} games, {config.rule.value} {config.size}x{config.size},"
-        f" {config.turn_ms} ms/move",
+        f" {config.turn_ms} ms/move"
+        + (f", {config.match_ms} ms/game" if config.match_ms is not None else ""),
         f"W/D/L {wins}/{draws}/{losses}  score {100 * score:.1f}%"
         f"  Elo {_signed(elo)} +- {_signed(bar, sign=False)} (95%)",
     ]
@@ -579,6 +640,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--depth", type=int, help="send INFO max_depth (fixed-depth play)")
     parser.add_argument("--nodes", type=int, help="send INFO max_node (fixed-node play)")
     parser.add_argument("--max-plies", type=int, help="adjudicate a draw after this many moves")
+    parser.add_argument(
+        "--match-ms",
+        type=int,
+        help="each engine's clock for a whole game (real timeout_match and time_left)",
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="games played at the same time")
     parser.add_argument("--seed", type=int, default=0, help="seed of level:NAME engines")
     parser.add_argument("--name1", help="what to call ENGINE1 in the report")
     parser.add_argument("--name2", help="what to call ENGINE2 in the report")
@@ -594,8 +661,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["match"]:
         args = args[1:]
     options = _parser().parse_args(args)
-    if not MIN_SIZE <= options.size <= MAX_SIZE or options.games < 1 or options.turn_ms < 0:
-        print("error: need 5 <= --size <= 20, --games >= 1, --turn-ms >= 0", file=sys.stderr)
+    if (
+        not MIN_SIZE <= options.size <= MAX_SIZE
+        or options.games < 1
+        or options.turn_ms < 0
+        or options.jobs < 1
+        or (options.match_ms is not None and options.match_ms <= 0)
+    ):
+        print(
+            "error: need 5 <= --size <= 20, --games >= 1, --turn-ms >= 0, --jobs >= 1,"
+            " --match-ms > 0",
+            file=sys.stderr,
+        )
         return 2
     config = MatchConfig(
         size=options.size,
@@ -605,6 +682,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         depth=options.depth,
         nodes=options.nodes,
         max_plies=options.max_plies,
+        match_ms=options.match_ms,
     )
     specs = (
         parse_engine(options.engine1, seed=options.seed, label=options.name1),
@@ -624,6 +702,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             records=records,
             record_format=record_format,
             log=log,
+            jobs=options.jobs,
         )
     except (RuntimeError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -1,7 +1,7 @@
 """The Gomocup ("piskvork") protocol as a pure state machine, without any I/O.
 
 ``Brain.handle(line)`` takes one line from the manager and returns the lines to answer;
-``engine.pbrain`` runs it over stdin/stdout with the real search. Keeping the protocol apart
+``engine.gomocup.pbrain`` runs it over stdin/stdout with the real search. Keeping the protocol apart
 from the pipes lets tests drive every command sequence in-process.
 
 Gomocup coordinates are ``X,Y`` 0-based with ``0,0`` at the **top**-left; ours count rows
@@ -19,6 +19,10 @@ Commands (case-insensitive; the manager's protocol, plastovicka.github.io protoc
     TAKEBACK x,y              OK
     ABOUT                     name="...", version="...", author="...", country="..."
     YXSHOWFORBID              FORBID XXYYXXYY... .  (renju points Black may not play)
+    SWAP2BOARD ... DONE       the swap2 opening (protocol 2022-12-20; RULES.md 3.1): no
+                              stones: "x,y x,y x,y"; three: "SWAP", the 4th "x,y", or the
+                              4th and 5th "x,y x,y"; five: "SWAP" or the 6th "x,y"
+                              (ERROR when the brain has no ``opener``)
     END                       stop
 
 Anything the brain cannot do gets ``ERROR <what>``; an unknown command ``UNKNOWN <word>``.
@@ -34,7 +38,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from engine.board import MAX_SIZE, MIN_SIZE, Board
-from engine.errors import IllegalMoveError
+from engine.errors import GomokuError, IllegalMoveError
+from engine.opening_rules import Choice, Opening, OpeningRule, Phase
 from engine.types import Color, Point, Rule
 
 __all__ = [
@@ -42,6 +47,7 @@ __all__ = [
     "UNLIMITED_MS",
     "Brain",
     "MoveLimits",
+    "Opener",
     "Searcher",
     "Thought",
     "TimeControl",
@@ -95,6 +101,9 @@ class Thought:
 Searcher = Callable[[Board, MoveLimits], Thought]
 """Chooses a move for the side to move; the brain checks that it is legal before playing it."""
 
+Opener = Callable[[Opening, MoveLimits], str]
+"""Takes the brain's next step in an opening (a word ``Opening.step`` takes)."""
+
 
 @dataclass(slots=True)
 class TimeControl:
@@ -126,6 +135,7 @@ class _Mode(enum.Enum):
     BOARD = "board"  # a BOARD line or DONE
     YXBOARD = "yxboard"  # a YXBOARD line or DONE
     SKIP = "skip"  # lines of a block we cannot handle, up to DONE
+    SWAP2 = "swap2"  # a SWAP2BOARD line ("x,y") or DONE
 
 
 @dataclass(slots=True)
@@ -155,8 +165,11 @@ class Brain:
         about: str = ABOUT,
         max_depth: int | None = None,
         max_nodes: int | None = None,
+        opener: Opener | None = None,
     ) -> None:
         self._searcher = searcher
+        self._opener = opener  # None: SWAP2BOARD is answered with ERROR
+        self._swap2: list[Point] = []  # the stones of a SWAP2BOARD block so far
         self._clock = clock
         self._about = about
         self._board: Board | None = None
@@ -246,7 +259,8 @@ class Brain:
                 self._setup = _Setup()
                 return []
             case "SWAP2BOARD":
-                self._mode = _Mode.SKIP
+                self._mode = _Mode.SKIP if self._opener is None else _Mode.SWAP2
+                self._swap2 = []
                 return []
             case "DONE":
                 return ["ERROR DONE without BOARD"]
@@ -395,8 +409,18 @@ class Brain:
             mode, self._mode = self._mode, _Mode.COMMAND
             if mode is _Mode.SKIP:
                 return ["ERROR SWAP2BOARD is not supported"]
+            if mode is _Mode.SWAP2:
+                return self._finish_swap2(started)
             return self._finish_board(think=mode is _Mode.BOARD, started=started)
         if self._mode is _Mode.SKIP:
+            return []
+        if self._mode is _Mode.SWAP2 and _looks_like_coordinates(text):
+            point = self._parse_point(text) if self._board is not None else None
+            if point is None and self._board is not None:
+                self._mode = _Mode.SKIP  # the rest of the block is ignored; DONE answers
+                return [f"ERROR bad SWAP2BOARD line {_clip(text)}"]
+            if point is not None:
+                self._swap2.append(point)
             return []
         if not _looks_like_coordinates(text):
             # A command inside a block means the block was cut short: drop it and obey.
@@ -432,6 +456,58 @@ class Brain:
         self._board = _position(setup, own_color, self._size, self._rule)
         self._blocked = frozenset(setup.blocked)
         return self._think(started) if think else []
+
+    # -- the swap2 opening ------------------------------------------------------------------
+
+    def _finish_swap2(self, started: float) -> list[str]:
+        if self._board is None:
+            return ["ERROR no game started: send START first"]
+        stones, self._swap2 = self._swap2, []
+        if len(stones) not in (0, 3, 5):
+            return ["ERROR SWAP2BOARD takes 0, 3 or 5 stones"]
+        words = [str(point) for point in stones]
+        if len(stones) == 5:
+            words.insert(3, Choice.TWO.value)
+        try:
+            opening = Opening.replay(
+                OpeningRule.SWAP2, words, size=self._size, board_rule=self._rule
+            )
+        except GomokuError:
+            return ["ERROR SWAP2BOARD stones are not a legal opening"]
+        return self._open(opening, started)
+
+    def _open(self, opening: Opening, started: float) -> list[str]:
+        # Our steps until the other side's turn: three stones (case 1), a choice and maybe
+        # two stones (case 2), a choice (case 3). Taking Black is "SWAP"; taking White means
+        # we play the next move at once, found by the normal search.
+        assert self._opener is not None  # only SWAP2 mode gets here
+        actor = opening.actor
+        placed: list[Point] = []
+        calls = 3 if opening.phase is Phase.PLACE else 1
+        limits = self.limits()
+        if limits.time_ms is not None:
+            spent = int((self._clock() - started) * 1000)
+            share = max(MIN_BUDGET_MS, (limits.time_ms - spent) // calls)
+            limits = dataclasses.replace(limits, time_ms=share)
+        while opening.actor is actor and not opening.is_done:
+            word = self._opener(opening, limits)
+            before = len(opening.board.moves)
+            opening = opening.step(word)
+            if len(opening.board.moves) > before:
+                placed.append(opening.board.moves[-1].point)
+            if word == Choice.BLACK.value:
+                return ["SWAP"]
+            if word == Choice.WHITE.value:
+                return self._reply_as_white(opening.board, started)
+        return [" ".join("{},{}".format(*point_to_gomocup(p, self._size)) for p in placed)]
+
+    def _reply_as_white(self, board: Board, started: float) -> list[str]:
+        saved = self._board
+        self._board = board.copy()
+        try:
+            return self._think(started)
+        finally:
+            self._board = saved
 
     # -- thinking ---------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Static evaluation: the pattern tables of each rule and a position's score.
 
-The tables are built once per rule by the numba builders in ``engine._patterns`` (about a
+The tables are built once per rule by the numba builders in ``engine.search._patterns`` (about a
 tenth of a second for the exact-five rules) and kept for the life of the process. This module
 knows nothing of search.
 """
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from engine import _patterns
+from engine.search import _patterns
 from engine.types import Color, Rule
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def tables(rule: Rule) -> PatternTables:
 
 def evaluate(board: Board) -> int:
     """The static evaluation of a Gomoku position from the side to move's view."""
-    from engine._position import Position  # built on these tables
+    from engine.search._position import Position  # built on these tables
 
     return Position.from_board(board).evaluate()
 

@@ -1,10 +1,10 @@
 """``python -m engine.pbrain``: the engine as a Gomocup protocol brain over stdin/stdout.
 
-Full strength by default (``engine.search.search`` with the time the manager allows);
-``--level NAME`` plays one of the bot's levels (``engine.levels.choose_move``) instead, which
+Full strength by default (``engine.search.alphabeta.search`` with the time the manager allows);
+``--level NAME`` plays one of the bot's levels (``engine.search.levels.choose_move``) instead, which
 is how ``python -m engine match level:easy level:medium`` runs the ladder. ``--depth`` and
 ``--nodes`` fix the search limits so that games repeat exactly. The protocol itself lives in
-``engine.protocol``; this module only wires the search to it and owns the pipes.
+``engine.gomocup.protocol``; this module only wires the search to it and owns the pipes.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from engine.board import Board
-from engine.protocol import Brain, MoveLimits, Searcher, Thought
+from engine.gomocup.protocol import Brain, MoveLimits, Opener, Searcher, Thought
+from engine.opening_rules import Opening
 
 __all__ = [
+    "level_opener",
     "level_searcher",
     "main",
     "position_seed",
@@ -33,7 +35,11 @@ WARM_UP_MOVES = "h8 i9 h9 i8"  # not an empty board: that one may be answered fr
 
 def strongest_searcher() -> Searcher:
     """Full-strength search within the limits the manager allows."""
-    from engine.search import Limits, search
+    from engine.search.alphabeta import Limits, SearchOptions, search
+
+    # the transposition table carries over from move to move (and game to game: its keys
+    # are whole positions)
+    options = SearchOptions(keep_tt=True)
 
     def think(board: Board, limits: MoveLimits) -> Thought:
         result = search(
@@ -44,6 +50,7 @@ def strongest_searcher() -> Searcher:
                 time_ms=limits.time_ms,
                 memory_bytes=limits.memory_bytes,
             ),
+            options,
         )
         return Thought(result.move, result.score, result.depth, result.nodes, result.time_ms)
 
@@ -62,7 +69,7 @@ def level_searcher(level: str, seed: int) -> Searcher:
     Raises:
         ValueError: for a name that is not a level.
     """
-    from engine.levels import Level, choose_move
+    from engine.search.levels import Level, choose_move
 
     chosen = Level(level)
 
@@ -73,6 +80,26 @@ def level_searcher(level: str, seed: int) -> Searcher:
     return think
 
 
+def level_opener(level: str, seed: int) -> Opener:
+    """The AI's opening steps (SWAP2BOARD) at ``level`` (master for full strength), within
+    the manager's turn time.
+
+    Raises:
+        ValueError: for a name that is not a level.
+    """
+    from engine.search.opening_ai import opening_step
+    from engine.types import Level
+
+    chosen = Level(level)
+
+    def step(opening: Opening, limits: MoveLimits) -> str:
+        return opening_step(
+            opening, chosen, position_seed(seed, opening.board), time_ms=limits.time_ms
+        )
+
+    return step
+
+
 def warm_up_for(searcher: Searcher) -> Callable[[], None]:
     """Load every compiled kernel and pattern table, then let ``searcher`` think once.
 
@@ -81,7 +108,7 @@ def warm_up_for(searcher: Searcher) -> Callable[[], None]:
     """
 
     def warm_up() -> None:
-        from engine.levels import warm_up as load_kernels
+        from engine.search.levels import warm_up as load_kernels
 
         load_kernels()
         searcher(Board.from_moves(WARM_UP_MOVES), MoveLimits(depth=WARM_UP_DEPTH, time_ms=2000))
@@ -137,7 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         searcher = strongest_searcher()
     if isinstance(sys.stdin, io.TextIOWrapper):
         sys.stdin.reconfigure(errors="replace")
-    brain = Brain(searcher, max_depth=options.depth, max_nodes=options.nodes)
+    opener = level_opener(options.level or "master", options.seed)
+    brain = Brain(searcher, max_depth=options.depth, max_nodes=options.nodes, opener=opener)
     run(brain, sys.stdin, sys.stdout, warm_up=warm_up_for(searcher))
     return 0
 

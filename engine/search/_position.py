@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from engine import _kernels as k
 from engine.board import Board
-from engine.evaluate import PatternTables, tables
+from engine.search import _kernels as k
+from engine.search.evaluate import PatternTables, tables
 from engine.types import Color, Point
 
 _ZOBRIST = np.random.default_rng(20261121).integers(
@@ -18,13 +18,28 @@ TT_SIZE = 1 << 20  # entries of 16 bytes: 16 MB
 MIN_TT_SIZE = 1 << 12
 VTT_SIZE = 1 << 16
 
+# Search buffers kept from one search to the next by searches that ask for it (the protocol
+# brain and the master level): the transposition tables are keyed by the full Zobrist hash,
+# so what an earlier search proved about a position still holds when it comes up again.
+# The key holds the rule too: the hash does not, and a position's value depends on it.
+_KEPT: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+
 
 class Position:
     """Board arrays plus search buffers; ``st`` and ``sr`` are what the kernels take."""
 
-    def __init__(self, width: int, height: int, t: PatternTables, tt_size: int = TT_SIZE) -> None:
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        t: PatternTables,
+        tt_size: int = TT_SIZE,
+        *,
+        keep: bool = False,
+    ) -> None:
         """An empty position of the given size; ``tt_size`` (a power of two) sizes the
-        transposition table."""
+        transposition table; with ``keep`` the search buffers are this process's kept ones
+        (the tables of earlier searches, killers cleared and history aged)."""
         self.width = width
         self.height = height
         self.stride = width + 2 * k.PAD
@@ -68,12 +83,13 @@ class Position:
             self.near,
         )
         self.tt_size = tt_size
+        self.keep = keep
         self._sr: tuple[Any, ...] | None = None
 
     @classmethod
-    def from_board(cls, board: Board, tt_size: int = TT_SIZE) -> Position:
-        """The position of a Gomoku ``board`` with its side to move."""
-        position = cls(board.width, board.height, tables(board.rule), tt_size)
+    def from_board(cls, board: Board, tt_size: int = TT_SIZE, *, keep: bool = False) -> Position:
+        """The position of a Gomoku ``board`` with its side to move (``keep``: see above)."""
+        position = cls(board.width, board.height, tables(board.rule), tt_size, keep=keep)
         array = board.to_array()
         for y, x in zip(*np.nonzero(array), strict=True):
             position.g[k.G_SIDE] = int(array[y, x])
@@ -88,6 +104,14 @@ class Position:
         """The search buffers (transposition tables, killers, history, move lists)."""
         if self._sr is None:
             cells = self.b.shape[0]
+            key = (cells, self.tt_size, int(self.g[k.G_RULE]))
+            kept = _KEPT.get(key) if self.keep else None
+            if kept is not None:
+                killers, history = kept[2], kept[3]
+                killers[:] = 0  # they belong to the last position's plies
+                history //= 8  # a hint, fading
+                self._sr = kept
+                return kept
             self._sr = (
                 np.zeros(self.tt_size, dtype=np.uint64),
                 np.zeros(self.tt_size, dtype=np.int64),
@@ -102,6 +126,9 @@ class Position:
                 np.zeros(VTT_SIZE, dtype=np.int64),
                 np.zeros(k.MAX_MOVES, dtype=np.int64),
             )
+            if self.keep:
+                _KEPT.clear()  # one set of tables per process
+                _KEPT[key] = self._sr
         return self._sr
 
     def index(self, point: Point) -> int:

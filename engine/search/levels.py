@@ -23,7 +23,7 @@ from engine.errors import GameOverError
 from engine.types import Level
 
 if TYPE_CHECKING:
-    from engine.search import SearchResult
+    from engine.search.alphabeta import SearchResult
 
 __all__ = ["PRESETS", "Level", "Preset", "choose_move", "warm_up"]
 
@@ -41,6 +41,8 @@ class Preset:
     leaf_vcf: int  # VCF depth probed at the leaves
     root_vct: bool  # search for a win by threes and fours first
     small_depth: int | None  # plies for tic-tac-toe and Connect Four (None: solve)
+    defence: bool = False  # root moves limited to those that stop a proven forced win
+    keep_tt: bool = False  # reuse the worker's transposition table from its last search
 
 
 PRESETS: dict[Level, Preset] = {
@@ -49,13 +51,13 @@ PRESETS: dict[Level, Preset] = {
     Level.MEDIUM: Preset(900, 6, 5_000, 10, 100, 0.0, 1, False, 5),
     Level.HARD: Preset(1500, 10, 25_000, 14, 15, 0.0, 2, True, 9),
     Level.EXPERT: Preset(2000, 16, 200_000, 20, 0, 0.0, 3, True, 14),
-    Level.MASTER: Preset(2800, None, None, 20, 0, 0.0, 3, True, None),
+    Level.MASTER: Preset(2800, None, None, 20, 0, 0.0, 3, True, None, True, True),
 }
 
 
 def warm_up() -> None:
     """Load the compiled kernels and build the pattern tables (for a worker's initializer)."""
-    from engine.search import Limits, search
+    from engine.search.alphabeta import Limits, search
     from engine.types import Rule
 
     for rule in Rule:
@@ -73,7 +75,7 @@ def choose_move(
     Raises:
         GameOverError: the game has ended.
     """
-    from engine.search import Limits, SearchOptions, search
+    from engine.search.alphabeta import Limits, SearchOptions, search
 
     if board.outcome is not None or board.is_full():
         raise GameOverError()
@@ -93,6 +95,8 @@ def choose_move(
         seed=rng.randrange(1 << 30),
         leaf_vcf=preset.leaf_vcf,
         root_vct=preset.root_vct,
+        root_defence=preset.defence,
+        keep_tt=preset.keep_tt,
     )
     return search(board, limits, options)
 
@@ -101,8 +105,8 @@ def _overlook(board: Board, rng: random.Random) -> SearchResult | None:
     # a human slip: not noticing the opponent's open three (or a closed four-three) and going
     # on with one's own plan: one of the best-looking moves by shape. Fours and fives are
     # always seen, so the slip is never absurd.
-    from engine._position import Position
-    from engine.search import SearchResult
+    from engine.search._position import Position
+    from engine.search.alphabeta import SearchResult
 
     position = Position.from_board(board)
     if position.has_five_point(position.side) or position.has_five_point(position.side.opponent):
@@ -118,7 +122,7 @@ def _overlook(board: Board, rng: random.Random) -> SearchResult | None:
 def _small_move(board: Board, preset: Preset, rng: random.Random, cap_ms: int) -> SearchResult:
     # tic-tac-toe, gravity three, Connect Four: the exact solver, shallow for the low levels,
     # with the same chance of a slip (a legal move next to the best one)
-    from engine.search import Limits, SearchResult, search
+    from engine.search.alphabeta import Limits, SearchResult, search
 
     result = search(board, Limits(depth=preset.small_depth, time_ms=cap_ms))
     if preset.miss > 0 and rng.random() < preset.miss:

@@ -1,10 +1,10 @@
 """Alpha-beta search: ``search(board, limits) -> SearchResult``.
 
-Gomoku positions go to the numba kernels in ``engine._kernels``: a threat-space solver (VCF,
+Gomoku positions go to the numba kernels in ``engine.search._kernels``: a threat-space solver (VCF,
 then VCT) at the root, then PVS with iterative deepening, aspiration windows, a transposition
 table, killers and history, with forced-move generation (only blocks against a four, only
 defences and own fours against an open three) and a VCF probe at the leaves. The small games
-(tic-tac-toe, gravity three, Connect Four) go to an exact solver in ``engine._small``.
+(tic-tac-toe, gravity three, Connect Four) go to an exact solver in ``engine.search._small``.
 
 Scores are from the side to move's view; a forced win in ``n`` plies is ``WIN - n``.
 """
@@ -14,21 +14,26 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from engine import _kernels as k
-from engine import _small
-from engine._position import MIN_TT_SIZE, TT_SIZE, Position
 from engine.board import Board
 from engine.errors import GameOverError
+from engine.search import _kernels as k
+from engine.search import _small
+from engine.search._position import MIN_TT_SIZE, TT_SIZE, Position
 from engine.types import Color, Point
 
 __all__ = ["WIN", "Limits", "SearchOptions", "SearchResult", "is_win_score", "search", "tt_size"]
 
 WIN = k.WIN  # the score of a five on the board; forced wins are WIN - plies
 MAX_DEPTH = 60
-_TIME_SAFETY = 0.90  # share of the budget we aim to use; the kernels check the clock often
-_ITERATION_GROWTH = 1.5  # start an iteration only if this many times the last one fits
+# Time: the hard limit stops the search wherever it is (the kernels check the clock every few
+# hundred nodes, and the protocol's budget already keeps its own margin below the turn time);
+# the soft limit is the share of the budget after which no new iteration starts. An iteration
+# cut short still searches the previous best move first and keeps a move that beats it.
+_TIME_SAFETY = 0.97  # hard limit, as a share of the budget
+_SOFT_TIME = 0.6  # soft limit: start another iteration only before this share is gone
 _ROOT_VCF_DEPTH = 12  # attacking fours
 _ROOT_VCT_DEPTH = 5  # attacking fours and threes
+_DEFENCE_VCT_DEPTH = 4  # the opponent's threat sequences the root defence looks for
 _SOLVED_CELLS = 16  # small boards up to this size are searched to the end
 _SMALL_DEFAULT_DEPTH = 12  # Connect Four plies when no limit is given
 # what a brain process holds before its first search (interpreter, numpy, numba, compiled
@@ -56,6 +61,8 @@ class SearchOptions:
     seed: int = 0  # picks the noise
     leaf_vcf: int = 3  # VCF depth (attacking fours) probed at the leaves (0 = off)
     root_vct: bool = True  # look for a win by fours and threes before the main search
+    root_defence: bool = True  # keep only root moves that stop the opponent's forced win
+    keep_tt: bool = False  # reuse this process's transposition table from the last search
     exhaustive: bool = False  # plain alpha-beta over every candidate, no threat logic (tests)
 
 
@@ -137,7 +144,10 @@ class _Searcher:
         self.options = options
         self.start = start
         self.deadline = deadline
-        self.pos = Position.from_board(board, tt_size(limits.memory_bytes))
+        self.soft_deadline = (
+            None if limits.time_ms is None else start + limits.time_ms / 1000 * _SOFT_TIME
+        )
+        self.pos = Position.from_board(board, tt_size(limits.memory_bytes), keep=options.keep_tt)
         g = self.pos.g
         g[k.G_WIDTH] = 0 if options.exhaustive else options.width
         g[k.G_NOISE] = options.noise
@@ -214,7 +224,87 @@ class _Searcher:
                 if found:
                     move = int(tline[0])
                     return self._result(move, k.WIN - 4 * _ROOT_VCT_DEPTH - 1, 0, [move])
+        if self.options.root_defence and g[k.G_STOP] == 0:
+            n = self._defend(n)
+            if n == 1:
+                only = int(rootm[0])
+                return self._result(only, int(k.evaluate(g, pos.hsh)), 0, [only])
         return self._iterate(n)
+
+    def _probe(self, attacker: int, vct: bool, depth: int, budget: int) -> bool:
+        # a threat-space search for ``attacker`` within ``budget`` nodes; running out of nodes
+        # (not time) answers "no threat found" and lets the search go on
+        g = self.pos.g
+        saved = int(g[k.G_NODE_LIMIT])
+        g[k.G_NODE_LIMIT] = int(g[k.G_NODES]) + budget
+        if saved:
+            g[k.G_NODE_LIMIT] = min(int(g[k.G_NODE_LIMIT]), saved)
+        found = bool(k.threat_search(self.pos.st, self.pos.sr, attacker, depth, vct, 0))
+        stopped_by_budget = (
+            g[k.G_STOP] != 0 and (saved == 0 or g[k.G_NODES] < saved) and not self._out_of_time()
+        )
+        g[k.G_NODE_LIMIT] = saved
+        if stopped_by_budget:
+            g[k.G_STOP] = 0
+            return False
+        return found and g[k.G_STOP] == 0
+
+    def _defend(self, n: int) -> int:
+        """Threat-based root moves: if the opponent, given a free move, would win by fours
+        (or by fours and threes, found within a small budget), keep only the root moves after
+        which that win is gone. The search's horizon is too short to see most such lines;
+        a move is dropped only on a proof, and if every move loses all are kept."""
+        pos = self.pos
+        st, sr = pos.st, pos.sr
+        g = pos.g
+        rootm = sr[11]
+        side = int(g[k.G_SIDE])
+        opp = 3 - side
+        if g[k.G_P4 + (opp - 1) * k.NP4 + k.P4_FIVE] > 0:
+            return n  # a four to block: the candidates are the blocks already
+        per_move, null_budget = self._defence_budget(n)
+        if per_move <= 0:
+            return n
+        zob, hsh = st[6], st[7]
+        g[k.G_SIDE] = opp  # a free move for the opponent
+        hsh[0] ^= zob[2, 0]
+        vct = False
+        threat = self._probe(opp, False, _ROOT_VCF_DEPTH, null_budget)
+        if not threat and g[k.G_STOP] == 0:
+            vct = True
+            threat = self._probe(opp, True, _DEFENCE_VCT_DEPTH, null_budget)
+        g[k.G_SIDE] = side
+        hsh[0] ^= zob[2, 0]
+        if not threat or g[k.G_STOP] != 0:
+            return n
+        depth = _DEFENCE_VCT_DEPTH if vct else _ROOT_VCF_DEPTH
+        keep: list[int] = []
+        for i in range(n):
+            move = int(rootm[i])
+            pos.play_index(move)
+            refuted = self._probe(opp, vct, depth, per_move)
+            pos.undo()
+            if g[k.G_STOP] != 0:
+                return n  # out of time: no verdict on the rest
+            if not refuted:
+                keep.append(move)
+        if not keep:
+            return n
+        for i, move in enumerate(keep):
+            rootm[i] = move
+        return len(keep)
+
+    def _defence_budget(self, n: int) -> tuple[int, int]:
+        # (nodes for each root move's probe, nodes for the free-move probe)
+        limits = self.limits
+        total = 300_000
+        if limits.nodes is not None:
+            total = min(total, limits.nodes // 5)
+        if limits.time_ms is not None:
+            total = min(total, limits.time_ms * 100)  # ~ a sixth of the time at 600k nodes/s
+        if limits.depth is not None and limits.nodes is None and limits.time_ms is None:
+            total = min(total, 20_000 * limits.depth)
+        return total // (2 * max(n, 1)), total // 4
 
     def _vcf_line(self, attacks: list[int]) -> list[int]:
         # the attacker's fours are at even plies of tline; each reply is the one block
@@ -262,9 +352,7 @@ class _Searcher:
         best_pv: list[int] = [best_move]
         done_depth = 0
         score = 0
-        iteration_times: list[float] = []
         for depth in range(1, max_depth + 1):
-            t0 = time.perf_counter()
             if depth >= 3 and not is_win_score(abs(score)):
                 window = 60
                 alpha, beta = score - window, score + window
@@ -295,13 +383,8 @@ class _Searcher:
             best_score = v
             best_pv = [int(x) for x in pv_arr[0, : max(int(pvlen[0]), 1)]]
             done_depth = depth
-            iteration_times.append(time.perf_counter() - t0)
             if is_win_score(abs(v)) and k.WIN - abs(v) <= depth:
                 break  # a proven result cannot change
-            if self.deadline is not None:
-                now = time.perf_counter()
-                # the next iteration costs more than the last, but one cut short still
-                # searches the best move first and keeps a better one it finds
-                if now + _ITERATION_GROWTH * iteration_times[-1] > self.deadline:
-                    break
+            if self.soft_deadline is not None and time.perf_counter() > self.soft_deadline:
+                break  # the next iteration would mostly run into the hard limit
         return self._result(best_move, best_score, done_depth, best_pv)

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from engine._jit import njit_alloc
-from engine._kernels import now
+from engine.search._jit import njit_alloc
+from engine.search._kernels import now
 
 if TYPE_CHECKING:
     from engine.board import Board
-    from engine.search import SearchResult
+    from engine.search.alphabeta import SearchResult
 
 WIN = 30000
 WIN_MIN = WIN - 1000
@@ -223,7 +223,7 @@ def search(
     board: Board, depth: int | None, nodes: int | None, deadline: float | None, start: float
 ) -> SearchResult:
     """Search a small game; solved outright when no limit is given."""
-    from engine.search import SearchResult  # search imports this module
+    from engine.search.alphabeta import SearchResult  # search imports this module
     from engine.types import Color, Point
 
     w, h = board.width, board.height

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from engine._jit import njit_alloc
+from engine.search._jit import njit_alloc
 
 NONE, B1, F1, B2, F2, B3, F3, B4, F4, FIVE, OVERLINE, FOUR_FOUR = range(12)
 NPAT = 12  # patterns per direction

@@ -1,0 +1,280 @@
+"""``/gomoku history [user]``, ``/gomoku replay <game>`` and ``/gomoku export [game]``.
+
+History pages and replay steps are buttons whose custom ids carry everything
+(``DynamicItem``), so they keep working after a restart::
+
+    gomoku:history:<user>:<page>                        a page of a user's finished games
+    gomoku:<game>:replay:<first|prev|next|last>:<ply>   step from the position after <ply>
+
+Exports name players by their display name in the server; user ids never appear in a file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from typing import TYPE_CHECKING, Any, Final, Self, TypeAlias, cast
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import history, render, words
+from bot.names import display_name
+from bot.service import GameView, NoActiveGameError, Player
+from bot.views import GameItem
+from engine.types import Game, Termination
+from storage.repository import GameRecord
+
+if TYPE_CHECKING:
+    from bot.client import GomokuBot
+
+__all__ = [
+    "HistoryButton",
+    "HistoryCommands",
+    "ReplayButton",
+    "display_names",
+    "history_message",
+    "replay_message",
+]
+
+Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
+Button = discord.ui.Button[Any]
+
+_COLOUR: Final = 0x5865F2
+_MOVE_LIST_LIMIT: Final = 1900  # leaves room for the code fence within Discord's 2000
+_STEPS: Final = {"first": "⏮", "prev": "◀", "next": "▶", "last": "⏭"}
+
+
+def _bot(interaction: discord.Interaction[Any]) -> GomokuBot:
+    return cast("GomokuBot", interaction.client)
+
+
+# ---------------------------------------------------------------- history
+
+
+def _history_line(record: GameRecord, user_id: int) -> str:
+    view_names = f"{render.player_label(record.black)} vs {render.player_label(record.white)}"
+    outcome = record.outcome
+    color = record.color_of(user_id)
+    won = None if outcome is None or outcome.winner is None else outcome.winner is color
+    draw = outcome is not None and outcome.termination is Termination.DRAW
+    result = words.result_word(won=won, draw=draw)
+    kind = render.game_name(record.game)
+    if record.game is Game.GOMOKU:
+        kind += f" {record.rule.value}"
+    when = discord.utils.format_dt(record.finished_at or record.updated_at, "d")
+    return f"`{record.id}` {when} {kind} · {view_names} · **{result}**"
+
+
+def history_message(page: history.HistoryPage) -> dict[str, Any]:
+    """The keyword arguments of a history page: an embed and Newer/Older buttons."""
+    embed = discord.Embed(title=words.HISTORY_TITLE, colour=_COLOUR)
+    lines = [_history_line(record, page.user_id) for record in page.games]
+    embed.description = f"<@{page.user_id}>\n" + ("\n".join(lines) or words.HISTORY_EMPTY)
+    embed.set_footer(text=words.history_footer(page.page))
+    view = discord.ui.View(timeout=None)
+    user, number = page.user_id, page.page
+    view.add_item(HistoryButton(user, number - 1, label=words.NEWER, enabled=number > 0))
+    view.add_item(HistoryButton(user, number + 1, label=words.OLDER, enabled=page.has_more))
+    return {"embed": embed, "view": view}
+
+
+class HistoryButton(
+    GameItem,
+    discord.ui.DynamicItem[Button],
+    template=r"gomoku:history:(?P<user>\d+):(?P<page>\d+)",
+):
+    """Newer / Older: show another page of the same user's history."""
+
+    def __init__(
+        self, user_id: int, page: int, *, label: str = words.OLDER, enabled: bool = True
+    ) -> None:
+        page = max(0, page)
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"gomoku:history:{user_id}:{page}",
+                disabled=not enabled,
+            )
+        )
+        self.game_id = 0  # not about one game
+        self.user_id = user_id
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild from ``gomoku:history:<user>:<page>``."""
+        return cls(int(match["user"]), int(match["page"]))
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Redraw the message with the page."""
+        page = await history.history_page(
+            _bot(interaction).service,
+            self.user_id,
+            guild_id=interaction.guild_id,
+            page=self.page,
+        )
+        await interaction.response.edit_message(**history_message(page))
+
+
+# ---------------------------------------------------------------- replay
+
+
+def replay_message(view: GameView, ply: int, style: render.BoardStyle) -> dict[str, Any]:
+    """The keyword arguments of a replay step: the board after ``ply`` moves and ⏮ ◀ ▶ ⏭."""
+    total = len(view.board.moves)
+    ply = max(0, min(ply, total))
+    shown = history.position(view, ply)
+    if style is render.BoardStyle.IMAGE:
+        style = render.BoardStyle.EMOJI  # one message, no attachment to swap at every step
+    embed = render.game_card(shown, style=style).to_embed()
+    embed.set_footer(text=words.replay_footer(view.game_id, ply, total))
+    buttons = discord.ui.View(timeout=None)
+    for action in _STEPS:
+        buttons.add_item(ReplayButton(view.game_id, action, ply, total=total))
+    return {"embed": embed, "view": buttons, "allowed_mentions": discord.AllowedMentions.none()}
+
+
+def _target(action: str, ply: int, total: int) -> int:
+    return {"first": 0, "prev": ply - 1, "next": ply + 1, "last": total}[action]
+
+
+class ReplayButton(
+    GameItem,
+    discord.ui.DynamicItem[Button],
+    template=r"gomoku:(?P<game>\d+):replay:(?P<action>first|prev|next|last):(?P<ply>\d+)",
+):
+    """One step of a replay; the id says where the replay stands, so no state is kept."""
+
+    def __init__(self, game_id: int, action: str, ply: int, *, total: int | None = None) -> None:
+        disabled = False
+        if total is not None:
+            target = _target(action, ply, total)
+            disabled = target == ply or not 0 <= target <= total
+        super().__init__(
+            discord.ui.Button(
+                emoji=_STEPS[action],
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"gomoku:{game_id}:replay:{action}:{ply}",
+                disabled=disabled,
+            )
+        )
+        self.game_id = game_id
+        self.action = action
+        self.ply = ply
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild from ``gomoku:<game>:replay:<action>:<ply>``."""
+        return cls(int(match["game"]), match["action"], int(match["ply"]))
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Show the position the button leads to."""
+        bot = _bot(interaction)
+        view = await history.visible_game(
+            bot.service, self.game_id, user_id=interaction.user.id, guild_id=interaction.guild_id
+        )
+        ply = _target(self.action, self.ply, len(view.board.moves))
+        style = await bot.board_style(view.guild_id)
+        await interaction.response.edit_message(**replay_message(view, ply, style))
+
+
+ACTIONS: Final = (HistoryButton, ReplayButton)
+
+
+# ---------------------------------------------------------------- names for exports
+
+
+async def display_names(interaction: Interaction, view: GameView) -> dict[Player, str]:
+    """The players' display names in this server (an AI by its level); never an id."""
+    return {player: await display_name(interaction, player) for player in (view.black, view.white)}
+
+
+# ---------------------------------------------------------------- commands
+
+
+class HistoryCommands(commands.Cog):
+    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
+
+    @app_commands.command(name="history")
+    @app_commands.describe(user="Whose games to list (default: yours)")
+    async def history(self, interaction: Interaction, user: discord.User | None = None) -> None:
+        """List finished games in this server, newest first, with their ids."""
+        target = user or interaction.user
+        page = await history.history_page(
+            interaction.client.service, target.id, guild_id=interaction.guild_id
+        )
+        await interaction.response.send_message(
+            **history_message(page), ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    @app_commands.command(name="replay")
+    @app_commands.describe(game="The game's id (see /gomoku history)", move="Start at this move")
+    async def replay(
+        self,
+        interaction: Interaction,
+        game: app_commands.Range[int, 1],
+        move: app_commands.Range[int, 0] = 0,
+    ) -> None:
+        """Step through a game move by move."""
+        bot = interaction.client
+        view = await history.visible_game(
+            bot.service, game, user_id=interaction.user.id, guild_id=interaction.guild_id
+        )
+        style = await bot.board_style(view.guild_id)
+        await interaction.response.send_message(**replay_message(view, move, style), ephemeral=True)
+
+    @app_commands.command(name="export")
+    @app_commands.describe(game="The game's id (default: this channel's game, else your last)")
+    async def export(
+        self, interaction: Interaction, game: app_commands.Range[int, 1] | None = None
+    ) -> None:
+        """Download a game as SGF, its move list and an animation."""
+        assert interaction.channel_id is not None
+        service = interaction.client.service
+        if game is not None:
+            view = await history.visible_game(
+                service, game, user_id=interaction.user.id, guild_id=interaction.guild_id
+            )
+        else:
+            try:
+                view = await service.board(interaction.channel_id)
+            except NoActiveGameError:
+                latest = await history.latest_game(
+                    service, interaction.user.id, guild_id=interaction.guild_id
+                )
+                if latest is None:
+                    raise
+                view = latest
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        names = await display_names(interaction, view)
+        export = await service.export(
+            interaction.channel_id, game_id=view.game_id, player_names=names.__getitem__
+        )
+        gif = await asyncio.to_thread(history.animation, export.game)
+        moves = export.moves or words.NO_MOVES
+        if len(moves) > _MOVE_LIST_LIMIT:
+            moves = moves[: _MOVE_LIST_LIMIT - 1] + "…"
+        stem = export.filename.removesuffix(".sgf")
+        await interaction.edit_original_response(
+            content=f"```\n{moves}\n```",
+            attachments=[
+                discord.File(io.BytesIO(export.sgf.encode()), filename=export.filename),
+                discord.File(io.BytesIO(gif), filename=f"{stem}.gif"),
+            ],
+        )

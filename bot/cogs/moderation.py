@@ -1,0 +1,149 @@
+"""``/gomoku end`` for moderators, the offer to replace one's own AI game, and ``forget-me``.
+
+Who may end a game is decided here, like who may change settings: members who can manage
+messages in the channel, or who hold the role the server chose (``/gomoku-admin settings``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import words
+from bot.reporting import report
+from bot.service import GameExistsError, NoActiveGameError
+
+if TYPE_CHECKING:
+    from bot.client import GomokuBot
+
+__all__ = ["ForgetPrompt", "ModerationCommands", "ReplaceOffer", "offer_replacement"]
+
+log = logging.getLogger(__name__)
+
+Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
+
+
+async def _may_moderate(interaction: Interaction) -> bool:
+    if interaction.permissions.manage_messages:
+        return True
+    if interaction.guild_id is None or not isinstance(interaction.user, discord.Member):
+        return False
+    settings = await interaction.client.service.settings(interaction.guild_id)
+    role = settings.moderator_role_id
+    return role is not None and any(r.id == role for r in interaction.user.roles)
+
+
+class _Owned(discord.ui.View):
+    """A private prompt's buttons: only the user it was made for may press them."""
+
+    def __init__(self, owner: int) -> None:
+        super().__init__(timeout=600)
+        self.owner = owner
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        return interaction.user.id == self.owner
+
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: Exception, item: Any, /
+    ) -> None:
+        await report(interaction, error)
+
+
+class ReplaceOffer(_Owned):
+    """ "Replace it": end the user's own AI game, then start the new one as asked."""
+
+    def __init__(
+        self, owner: int, old_game_id: int, start: Callable[[Interaction], Awaitable[None]]
+    ) -> None:
+        super().__init__(owner)
+        self.old_game_id = old_game_id
+        self.start = start
+
+    @discord.ui.button(label=words.REPLACE_BUTTON, style=discord.ButtonStyle.primary)
+    async def replace(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
+        """End the old game and start the new one."""
+        # The prompt keeps its button: a second press is refused in words ("already over")
+        # rather than failing silently on a stopped view.
+        bot = interaction.client
+        end = await bot.service.replace_ai_game(self.old_game_id, interaction.user.id)
+        await bot.show_game(end.game)
+        await self.start(interaction)
+
+
+async def offer_replacement(
+    interaction: Interaction,
+    error: GameExistsError,
+    start: Callable[[Interaction], Awaitable[None]],
+) -> bool:
+    """When the game in the way is the user's own game against the AI, offer to replace it
+    (privately) and return True; otherwise False (the caller reports the refusal)."""
+    if error.game_id is None:
+        return False
+    view = await interaction.client.service.game(error.game_id)
+    if not view.is_active or view.humans != (interaction.user.id,) or view.ai_level is None:
+        return False
+    await interaction.response.send_message(
+        words.REPLACE_OFFER,
+        view=ReplaceOffer(interaction.user.id, view.game_id, start),
+        ephemeral=True,
+    )
+    return True
+
+
+class ForgetPrompt(_Owned):
+    """The confirmation of ``/gomoku forget-me``."""
+
+    @discord.ui.button(label=words.FORGET_BUTTON, style=discord.ButtonStyle.danger)
+    async def confirm(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
+        """Delete the user's data."""
+        self.stop()
+        bot = interaction.client
+        service = bot.service
+        playing = await service.open_games_of(interaction.user.id)
+        touched = await service.forget_user(interaction.user.id)
+        await interaction.response.edit_message(content=words.forgotten(touched), view=None)
+        for view in playing:
+            # Their open games ended without a result: show that where they are played.
+            try:
+                await bot.show_game(await service.game(view.game_id))
+            except discord.HTTPException:
+                log.warning("could not redraw game %s after forget-me", view.game_id)
+
+    @discord.ui.button(label=words.FORGET_CANCEL, style=discord.ButtonStyle.secondary)
+    async def cancel(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
+        """Keep everything."""
+        self.stop()
+        await interaction.response.edit_message(content=words.FORGET_KEPT, view=None)
+
+
+class ModerationCommands(commands.Cog):
+    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
+
+    @app_commands.command(name="end")
+    async def end(self, interaction: Interaction) -> None:
+        """End this channel's game without a result (moderators)."""
+        assert interaction.channel_id is not None
+        if not await _may_moderate(interaction):
+            raise app_commands.MissingPermissions(["manage_messages"])
+        bot = interaction.client
+        end = await bot.service.abandon(
+            interaction.channel_id, ended_by=interaction.user.id, reason="moderator"
+        )
+        if end is None:
+            raise NoActiveGameError(interaction.channel_id)
+        await interaction.response.send_message(
+            words.ended_by_moderator(end.game.game_id), ephemeral=True
+        )
+        await bot.show_game(end.game)
+
+    @app_commands.command(name="forget-me")
+    async def forget_me(self, interaction: Interaction) -> None:
+        """Delete your data from the bot (asks you to confirm)."""
+        await interaction.response.send_message(
+            words.FORGET_CONFIRM, view=ForgetPrompt(interaction.user.id), ephemeral=True
+        )

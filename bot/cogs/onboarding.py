@@ -1,0 +1,107 @@
+"""``/gomoku help`` with clickable command mentions, and a welcome when the bot joins a server.
+
+Command mentions (``</gomoku start:ID>``) need the ids Discord gave the registered commands;
+they are read once from Discord and kept (a deploy that re-registers restarts the bot).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Final, TypeAlias
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import words
+
+if TYPE_CHECKING:
+    from bot.client import GomokuBot
+
+__all__ = ["HelpCommands", "Onboarding", "command_mentions"]
+
+log = logging.getLogger(__name__)
+
+Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
+
+_COLOUR: Final = 0xD9A441
+_ids: dict[int, dict[str, int]] = {}  # bot user id -> top-level command name -> id
+
+
+async def command_mentions(bot: GomokuBot) -> words.Mention:
+    """``mention("gomoku start")`` -> ``</gomoku start:ID>``; plain ``/name`` if unknown."""
+    assert bot.user is not None
+    ids = _ids.get(bot.user.id)
+    if ids is None:
+        guild_id = bot.settings.dev_guild_id
+        guild = None if guild_id is None else discord.Object(guild_id)
+        try:
+            registered = await bot.tree.fetch_commands(guild=guild)
+        except discord.HTTPException:
+            log.warning("could not read the command ids; help shows plain names")
+            registered = []
+        ids = {command.name: command.id for command in registered}
+        if ids:
+            _ids[bot.user.id] = ids
+
+    def mention(name: str) -> str:
+        command_id = ids.get(name.split()[0])
+        return f"</{name}:{command_id}>" if command_id else f"`/{name}`"
+
+    return mention
+
+
+def help_embed(mention: words.Mention) -> discord.Embed:
+    """The help card."""
+    embed = discord.Embed(title=words.HELP_TITLE, colour=_COLOUR)
+    for title, text in words.help_sections(mention):
+        embed.add_field(name=title, value=text[:1024], inline=False)
+    embed.set_footer(text=words.HELP_FOOTER)
+    return embed
+
+
+class HelpCommands(commands.Cog):
+    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
+
+    @app_commands.command(name="help")
+    async def help(self, interaction: Interaction) -> None:
+        """How to play: the commands, the AI levels and the rules."""
+        mention = await command_mentions(interaction.client)
+        await interaction.response.send_message(embed=help_embed(mention), ephemeral=True)
+
+
+def _welcome_channel(guild: discord.Guild) -> discord.TextChannel | None:
+    """The system channel, else the first text channel where the bot may post."""
+    me = guild.me
+    if me is None:
+        return None
+    candidates = [guild.system_channel] if guild.system_channel else []
+    candidates += sorted(guild.text_channels, key=lambda c: c.position)
+    for channel in candidates:
+        if channel is None:
+            continue
+        permissions = channel.permissions_for(me)
+        if permissions.view_channel and permissions.send_messages:
+            return channel
+    return None
+
+
+class Onboarding(commands.Cog):
+    """A short welcome, once, when the bot is added to a server."""
+
+    def __init__(self, bot: GomokuBot) -> None:
+        self.bot = bot
+
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        """Say hello where the bot may post; stay silent where it may not."""
+        channel = _welcome_channel(guild)
+        if channel is None:
+            return
+        mention = await command_mentions(self.bot)
+        try:
+            await channel.send(
+                words.welcome_text(mention), allowed_mentions=discord.AllowedMentions.none()
+            )
+        except discord.HTTPException:
+            log.warning("could not welcome guild %s", guild.id)

@@ -1,0 +1,25 @@
+"""The option choices of the commands, named for people (``bot.words`` holds the words)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from discord import app_commands
+
+from bot import words
+from engine.types import Game, Level, Rule
+
+__all__ = ["COLOURS", "GAMES", "LEVELS", "RULES"]
+
+GAMES: Final = [
+    app_commands.Choice(name=words.GAME_CHOICES[game], value=game.value) for game in Game
+]
+RULES: Final = [
+    app_commands.Choice(name=words.RULE_CHOICES[rule], value=rule.value) for rule in Rule
+]
+LEVELS: Final = [
+    app_commands.Choice(name=words.LEVEL_CHOICES[level], value=level.value) for level in Level
+]
+COLOURS: Final = [
+    app_commands.Choice(name=name, value=value) for value, name in words.COLOUR_CHOICES.items()
+]

@@ -1,0 +1,96 @@
+"""Games in their own threads (a guild setting): the start message in the channel becomes the
+thread's starter, the board lives in the thread, and the thread is archived when the game
+ends. The channel gets one line at the start and one at the end.
+
+Only ``/gomoku start`` in a plain channel makes a thread; in a thread the game stays there.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Final
+
+import discord
+from discord import app_commands
+
+from bot import render, words
+from bot.names import display_name
+from bot.service import GameView
+
+if TYPE_CHECKING:
+    from bot.client import GomokuBot
+
+__all__ = ["THREAD_PERMISSIONS", "close_thread", "host_in_thread", "uses_threads"]
+
+log = logging.getLogger(__name__)
+
+# What the bot needs in the channel to host a game in a thread off it.
+THREAD_PERMISSIONS: Final = ("create_public_threads", "send_messages_in_threads")
+
+
+async def uses_threads(interaction: discord.Interaction[GomokuBot]) -> bool:
+    """Whether a game started here goes into its own thread; checked before the game is made,
+    so a missing permission refuses the start (named) and leaves nothing behind."""
+    channel = interaction.channel
+    if interaction.guild_id is None or not isinstance(channel, discord.TextChannel):
+        return False
+    settings = await interaction.client.service.settings(interaction.guild_id)
+    if not settings.use_threads:
+        return False
+    have = interaction.app_permissions
+    missing = [name for name in THREAD_PERMISSIONS if not getattr(have, name)]
+    if missing:
+        raise app_commands.BotMissingPermissions(missing)
+    return True
+
+
+def _players(view: GameView) -> str:
+    return f"{render.player_label(view.black)} vs {render.player_label(view.white)}"
+
+
+async def host_in_thread(interaction: discord.Interaction[GomokuBot], view: GameView) -> GameView:
+    """Answer the start command with the channel's line, open a thread from it, move the game
+    there and draw its board in it. Returns the game as it now stands."""
+    bot = interaction.client
+    channel = interaction.channel
+    assert isinstance(channel, discord.TextChannel)
+    callback = await interaction.response.send_message(
+        words.thread_started(_players(view)), allowed_mentions=discord.AllowedMentions.none()
+    )
+    if callback.message_id is None:
+        raise RuntimeError("Discord returned no message id for the start line")
+    name = words.thread_name(
+        await display_name(interaction, view.black),
+        await display_name(interaction, view.white),
+        render.game_name(view.game),
+        view.game_id,
+    )
+    try:
+        thread = await channel.get_partial_message(callback.message_id).create_thread(name=name)
+    except discord.HTTPException:
+        # The permissions were there a moment ago; whatever refused the thread, the game is
+        # made and the players wait: host it in the channel after all.
+        log.warning("could not open a thread for game %s; it stays in the channel", view.game_id)
+        await bot.show_game(view)
+        return view
+    await bot.service.move_to_thread(view.game_id, thread.id, parent_channel_id=channel.id)
+    moved = await bot.service.game(view.game_id)
+    await bot.show_game(moved)
+    return moved
+
+
+async def close_thread(bot: GomokuBot, view: GameView) -> None:
+    """The game in a thread ended: one line in the channel, then archive the thread."""
+    parent = view.record.parent_channel_id
+    if parent is None:
+        return
+    channel = bot.get_partial_messageable(parent, guild_id=view.guild_id)
+    result = render.status_line(view).split(" · ")[-1]
+    try:
+        await channel.send(
+            words.thread_ended(_players(view), result, f"<#{view.channel_id}>"),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        await bot.http.edit_channel(view.channel_id, archived=True)
+    except discord.HTTPException:
+        log.warning("could not close the thread of game %s", view.game_id)

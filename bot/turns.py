@@ -1,0 +1,137 @@
+"""Telling players what they are waiting for: turn pings, and replies a restart interrupted.
+
+Turn pings: a board edit notifies nobody, so in a game between two people the player to move
+gets one short message that mentions only them. The previous ping of that game is deleted
+first, so a channel holds at most one per game; a finished game's last ping goes too. A guild
+turns them off with ``/gomoku-admin settings pings:False``. Games against the AI never ping: its
+answer edits the player's own reply. Ping ids live in memory: after a restart the old ping
+stays until the game's next move, when a new one is sent and the old one is left.
+
+Interrupted replies: a ``/place`` against the AI defers ("thinking...") and fills the reply in
+when the AI has moved. The reply's token is stored (``PendingReply``) until then, so that a
+process that stopped in between can still fill it in on start-up, within the token's
+15 minutes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Final
+
+import discord
+
+from bot import render, words
+from storage.repository import GameStatus, PendingReply
+
+if TYPE_CHECKING:
+    from bot.client import GomokuBot
+    from bot.service import GameView
+
+__all__ = ["TOKEN_LIFE", "TurnPings", "finish_interrupted_replies", "remember_reply"]
+
+log = logging.getLogger(__name__)
+
+TOKEN_LIFE: Final = timedelta(minutes=15)  # Discord: an interaction token's life
+
+
+def _pinged_user(view: GameView) -> int | None:
+    """Who a ping for ``view`` goes to: the player to move in a game between two people."""
+    if view.status is not GameStatus.ACTIVE or len(view.humans) != 2:
+        return None
+    player = view.to_move
+    return None if player is None else player.user_id
+
+
+class TurnPings:
+    """The newest ping of each game, and the guilds that turned pings off."""
+
+    def __init__(self) -> None:
+        self._pings: dict[int, tuple[int, int]] = {}  # game id -> (message id, version)
+        self._enabled: dict[int, bool] = {}  # guild id -> turn_pings, cached
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def forget_settings(self, guild_id: int) -> None:
+        """The guild's settings changed."""
+        self._enabled.pop(guild_id, None)
+
+    async def _allowed(self, bot: GomokuBot, guild_id: int | None) -> bool:
+        if guild_id is None:
+            return False
+        enabled = self._enabled.get(guild_id)
+        if enabled is None:
+            enabled = (await bot.service.settings(guild_id)).turn_pings
+            self._enabled[guild_id] = enabled
+        return enabled
+
+    async def update(self, bot: GomokuBot, view: GameView) -> None:
+        """After ``view`` was drawn: ping its player to move (once per version), replacing
+        the game's previous ping; a game that ended loses its ping."""
+        lock = self._locks.setdefault(view.game_id, asyncio.Lock())
+        async with lock:
+            previous = self._pings.get(view.game_id)
+            if previous is not None and previous[1] >= view.version:
+                return  # this position (or a newer one) was already announced
+            user_id = _pinged_user(view)
+            wanted = user_id is not None and await self._allowed(bot, view.guild_id)
+            channel = bot.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
+            if previous is not None:
+                del self._pings[view.game_id]
+                with contextlib.suppress(discord.HTTPException):
+                    await channel.get_partial_message(previous[0]).delete()
+            if wanted and user_id is not None:
+                try:
+                    message = await channel.send(
+                        words.turn_ping(user_id, render.game_title(view)),
+                        allowed_mentions=discord.AllowedMentions(
+                            everyone=False, roles=False, users=[discord.Object(user_id)]
+                        ),
+                    )
+                except discord.HTTPException:
+                    log.warning("could not ping the player to move in game %s", view.game_id)
+                else:
+                    self._pings[view.game_id] = (message.id, view.version)
+        if view.is_over:
+            self._locks.pop(view.game_id, None)
+
+
+async def remember_reply(
+    bot: GomokuBot, interaction: discord.Interaction[Any], game_id: int, message_id: int | None
+) -> PendingReply | None:
+    """Store the deferred reply of ``interaction`` until the AI's move fills it in."""
+    if message_id is None or bot.application_id is None:
+        return None
+    reply = PendingReply(
+        token=interaction.token,
+        game_id=game_id,
+        application_id=bot.application_id,
+        message_id=message_id,
+        user_id=interaction.user.id,
+        created_at=bot.clock(),
+    )
+    await bot.service.repository.save_pending_reply(reply)
+    return reply
+
+
+async def finish_interrupted_replies(bot: GomokuBot) -> int:
+    """On start-up: fill in every reply the last process left "thinking..." (while its token
+    lives) with a short note that the board shows the game now; forget them all. Returns how
+    many were filled in."""
+    repository = bot.service.repository
+    done = 0
+    for reply in await repository.pending_replies():
+        if bot.clock() - reply.created_at < TOKEN_LIFE:
+            webhook = discord.Webhook.partial(reply.application_id, reply.token, client=bot)
+            try:
+                await webhook.edit_message(
+                    reply.message_id,
+                    content=words.RESTARTED,
+                    allowed_mentions=discord.AllowedMentions.none(),
+                )
+                done += 1
+            except discord.HTTPException:
+                log.warning("could not fill in an interrupted reply of game %s", reply.game_id)
+        await repository.drop_pending_reply(reply.token)
+    return done
