@@ -4,13 +4,14 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+WARM := $(VENV)/.warm
 
 .PHONY: run test lint bench clean
 
-run: $(STAMP)
+run: $(WARM)
 	$(BIN)/python -m bot
 
-test: $(STAMP)
+test: $(WARM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -20,7 +21,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-bench: $(STAMP)
+bench: $(WARM)
 	$(BIN)/python -m engine bench
 
 $(BIN)/python:
@@ -29,6 +30,12 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $(STAMP)
+
+# numba compiles the search on first use (about half a minute) and caches it beside the
+# sources: do it here, with a progress line, rather than on the first AI move.
+$(WARM): $(STAMP) $(wildcard engine/search/*.py)
+	$(BIN)/python -m engine warm
+	touch $(WARM)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

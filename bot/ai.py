@@ -32,9 +32,19 @@ from engine.search.levels import PRESETS
 from engine.types import Game, Point, Rule
 
 if TYPE_CHECKING:
+    from engine.search.analysis import Analysis
     from engine.types import Level
 
-__all__ = ["WORKER_NICENESS", "AIError", "AIMove", "AIRequest", "AIRunner", "ProcessPoolRunner"]
+__all__ = [
+    "REVIEW_NICENESS",
+    "WORKER_NICENESS",
+    "AIError",
+    "AIMove",
+    "AIRequest",
+    "AIRunner",
+    "AnalysisRequest",
+    "ProcessPoolRunner",
+]
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +92,24 @@ class AIRequest:
     def board(self) -> Board:
         """Rebuild the position."""
         board = Board.for_game(self.game, size=self.size, rule=self.rule)
+        for x, y in self.moves:
+            board.play(Point(x, y))
+        return board
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisRequest:
+    """A Gomoku position to analyse (``engine.search.analysis.analyse``) and its budget."""
+
+    size: int
+    rule: Rule
+    moves: tuple[tuple[int, int], ...]  # (x, y) of every move, Black first
+    nodes: int
+    time_ms: int | None = None  # a cap on top of the nodes (makes the answer machine-bound)
+
+    def board(self) -> Board:
+        """Rebuild the position."""
+        board = Board(self.size, self.rule)
         for x, y in self.moves:
             board.play(Point(x, y))
         return board
@@ -207,6 +235,13 @@ def _opening_step(request: AIRequest) -> AIMove:
 _CHOICE_WORDS: Final = frozenset({"black", "white", "two", "offer"})
 
 
+def _analyse(request: AnalysisRequest) -> Analysis:
+    """Worker entry point for reviews."""
+    from engine.search.analysis import analyse
+
+    return analyse(request.board(), nodes=request.nodes, time_ms=request.time_ms)
+
+
 def _pid() -> int:
     return os.getpid()
 
@@ -217,6 +252,10 @@ def _pid() -> int:
 # With the searches at the event loop's priority, 200 games with both cores searching gave
 # /place p95 152 ms; at nice 10, 18 ms (python -m tests.bot.bench_load --level medium).
 WORKER_NICENESS = 10
+# Reviews run in a worker of their own, below the live searches: the kernel gives the cores to
+# the moves of games being played first, and a review only takes what they leave.
+REVIEW_NICENESS = 19
+_REVIEW_HANG_S: Final = 60.0
 
 
 class ProcessPoolRunner:
@@ -241,6 +280,7 @@ class ProcessPoolRunner:
         self._generation = 0  # bumps on every replacement so concurrent failures replace once
         self.replacements = 0  # how many times a broken or hung pool was replaced
         self._closed = False
+        self._review_pool: ProcessPoolExecutor | None = None  # started by the first review
         # The warm-up of the current pool, per event loop (tests run one pool across loops).
         self._warming: tuple[int, asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
 
@@ -327,9 +367,45 @@ class ProcessPoolRunner:
                 raise AIError(type(error).__name__) from error
         raise AssertionError("unreachable")
 
+    async def analyse(self, request: AnalysisRequest) -> Analysis:
+        """Analyse a position in the review worker (one process, at ``REVIEW_NICENESS``).
+
+        Raises:
+            AIError: the worker died or hung (the review worker is then replaced), or the
+                analysis raised.
+        """
+        if self._closed:
+            raise AIError("closed")
+        if self._review_pool is None:
+            self._review_pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(self._warm, REVIEW_NICENESS, os.getpid()),
+            )
+        pool = self._review_pool
+        future = asyncio.get_running_loop().run_in_executor(pool, _analyse, request)
+        try:
+            return await asyncio.wait_for(future, timeout=_REVIEW_HANG_S)
+        except (BrokenProcessPool, TimeoutError) as error:
+            log.warning("review worker failed: %r; replacing it", error)
+            self._stop_review_pool()
+            raise AIError(type(error).__name__) from error
+        except Exception as error:
+            log.exception("analysis raised on %r", request)
+            raise AIError(type(error).__name__) from error
+
+    def _stop_review_pool(self) -> None:
+        pool, self._review_pool = self._review_pool, None
+        if pool is not None:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+
     async def close(self) -> None:
         """Stop the workers; running searches end with ``AIError`` and are not retried."""
         self._closed = True
+        self._stop_review_pool()
         pool = self._pool
         for process in list((getattr(pool, "_processes", None) or {}).values()):
             process.kill()

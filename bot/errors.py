@@ -15,6 +15,8 @@ from typing import Final
 
 from bot.ai import AIError
 from bot.opening_words import error_message as opening_message
+from bot.puzzles import NoPuzzleError
+from bot.review import NoGameToReviewError, NotReviewableError, ReviewUnavailableError
 from bot.service import (
     AIFailedError,
     AIThinkingError,
@@ -204,7 +206,15 @@ def user_message(error: BaseException) -> str | None:
             return "Your undo request is still waiting for your opponent."
         case NoUndoRequestError():
             return "There is no undo request to answer (the game has moved on)."
+        case NoPuzzleError():
+            return "You have no puzzle going: /gomoku puzzle gives you one."
+        case NoGameToReviewError():
+            return "You have no finished game here to review. Name one: /gomoku review game:12"
+        case NotReviewableError(game_id=game_id):
+            return f"Game {game_id} cannot be reviewed: only finished Gomoku games with moves can."
         # ---- our side
+        case ReviewUnavailableError():
+            return "Reviews need the engine, and this bot runs without it."
         case AIFailedError() | AIError():
             return "The AI could not move just now. Nothing changed; try again."
         case VersionConflictError():

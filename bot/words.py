@@ -118,6 +118,9 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
         [
             f"{mention('gomoku history')} your finished games · {mention('gomoku replay')} "
             f"step through one · {mention('gomoku export')} SGF, move list and animation",
+            f"{mention('gomoku review')} where a game was won and lost, by the engine",
+            f"{mention('gomoku puzzle')} find a forced win · {mention('gomoku solve')} "
+            f"play it · {mention('gomoku puzzles')} the best solvers",
             f"{mention('gomoku stats')} records and ratings · "
             f"{mention('gomoku leaderboard')} the best players here",
             f"{mention('gomoku forget-me')} delete your data",
@@ -125,7 +128,8 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
     )
     moderate = (
         f"{mention('gomoku end')} ends this channel's game without a result (Manage Messages "
-        f"or the server's moderator role) · {mention('gomoku-admin settings')} server settings"
+        f"or the server's moderator role) · {mention('gomoku-admin settings')} server settings "
+        f"· {mention('gomoku daily-puzzle')} a puzzle a day in a channel (Manage Server)"
     )
     levels = "\n".join(f"**{level.value}**: {LEVEL_WORDS[level]}" for level in Level)
     rules = "\n".join(f"**{rule.value}**: {RULE_WORDS[rule]}" for rule in Rule)
@@ -368,3 +372,142 @@ def turn_ping(user_id: int, game_name: str) -> str:
 def view_saved(view: str) -> str:
     """The answer to ``/gomoku view``."""
     return f"Your private boards now show {VIEW_NAMES.get(view, view)}. Here is the game:"
+
+
+# ---------------------------------------------------------------- reviews (issue 12)
+
+
+def review_title(game_id: int) -> str:
+    """The review's heading."""
+    return f"Review of game {game_id}"
+
+
+def review_progress(game_id: int, done: int, total: int) -> str:
+    """While the engine goes through the game."""
+    return f"The engine is reviewing game {game_id}: position {done} of {total}…"
+
+
+def review_waiting(game_id: int) -> str:
+    """While another review has the engine."""
+    return f"Game {game_id} is queued: the engine is reviewing another game first…"
+
+
+_PROOFS: Final = {"vcf": "by fours (VCF)", "vct": "by threats (VCT)", "search": "by force"}
+
+
+def proof_words(proof: str | None) -> str:
+    """How a forced win goes: ``by fours (VCF)``."""
+    return _PROOFS.get(proof or "", "by force")
+
+
+def mark_line(ply: int, kind: str, colour: str, played: str, better: str, proof: str | None) -> str:
+    """One marked move of a review (``kind``: blunder or missed_win)."""
+    side = colour.capitalize()
+    if kind == "missed_win":
+        return (
+            f"**{ply}. {played}** — missed win: {side} wins {proof_words(proof)} with **{better}**."
+        )
+    return (
+        f"**{ply}. {played}** — blunder: the opponent now wins {proof_words(proof)}; "
+        f"**{better}** held."
+    )
+
+
+def turning_point(ply: int, played: str) -> str:
+    """The review's turning point."""
+    return f"Turning point: move {ply} ({played})."
+
+
+REVIEW_NO_MARKS: Final = "No blunders or missed wins found: a clean game at this depth."
+REVIEW_UNFINISHED: Final = (
+    "The engine ran out of time before the end of the game: the last moves are not reviewed."
+)
+REVIEW_GRAPH: Final = (
+    "Graph: above the line Black is better, below White; the edges are forced wins. "
+    "Red dots are blunders, orange missed wins, the blue line the turning point."
+)
+REVIEW_REPLAY: Final = "Replay the marks"
+
+
+def review_step(side: str, verdict: str, proof: str | None, best: str) -> str:
+    """The engine's view of the position a replay shows (``side`` is to move)."""
+    who = side.capitalize()
+    if verdict == "win":
+        return f"{who} to move wins {proof_words(proof)}: **{best}**."
+    if verdict == "loss":
+        return f"{who} to move is lost; the most stubborn move is **{best}**."
+    return f"{who} to move; the engine suggests **{best}**."
+
+
+REVIEW_FIELD: Final = "Engine"
+
+
+# ---------------------------------------------------------------- puzzles (issue 12)
+
+
+def puzzle_title(origin: tuple[str, int, int], side: str, *, defend: bool = False) -> str:
+    """A puzzle's heading (``origin``: ``bot.puzzles.Puzzle.origin``)."""
+    kind, game_id, number = origin
+    where = f"from game {game_id}, move {number + 1}" if kind == "game" else f"#{number + 1}"
+    task = "find the one move that holds" if defend else "play and win"
+    return f"Puzzle {where}: {side.capitalize()} to {task}"
+
+
+def puzzle_held(rating: int, streak: int) -> str:
+    """A defence puzzle solved."""
+    return f"Held! That was the one move. Puzzle rating {rating}, {streak} in a row."
+
+
+def puzzle_broke(rating: int, answer: str, reply: str) -> str:
+    """A defence puzzle failed."""
+    return (
+        f"The attack goes through (it goes on with **{reply}**). The move that held was "
+        f"**{answer}**. Puzzle rating {rating}."
+    )
+
+
+PUZZLE_HOW: Final = (
+    "Play your moves with /gomoku solve; the engine defends. Any winning line counts."
+)
+
+
+def puzzle_answered(played: str, reply: str) -> str:
+    """The solver's move and the engine's defence."""
+    return f"You played **{played}**; the engine answered **{reply}**. Still winning: go on."
+
+
+def puzzle_solved(rating: int, streak: int) -> str:
+    """Solved."""
+    return f"Solved! Puzzle rating {rating}, {streak} in a row."
+
+
+def puzzle_failed(rating: int, answer: str) -> str:
+    """The win is gone."""
+    return (
+        f"The forced win is gone. One winning start was **{answer}**. "
+        f"Puzzle rating {rating}; /gomoku puzzle gives the next one."
+    )
+
+
+PUZZLE_BOARD_TITLE: Final = "Puzzle solvers"
+PUZZLE_BOARD_EMPTY: Final = "Nobody here has finished a puzzle yet."
+
+
+def puzzle_board_line(rank: int, user_id: int, rating: int, solved: int, best: int) -> str:
+    """One line of the puzzle leaderboard."""
+    return f"{rank}. <@{user_id}> · {rating} · {solved} solved · best run {best}"
+
+
+def daily_title(day: str) -> str:
+    """The daily puzzle's heading."""
+    return f"Puzzle of the day, {day}"
+
+
+DAILY_HOW: Final = "Try it with /gomoku puzzle daily:True, then /gomoku solve."
+
+
+def daily_channel_set(channel_mention: str | None) -> str:
+    """After /gomoku daily-puzzle."""
+    if channel_mention is None:
+        return "No more daily puzzles here."
+    return f"A puzzle will be posted in {channel_mention} every day."

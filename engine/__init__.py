@@ -5,7 +5,8 @@ rules, notation, records, types, errors); ``engine.search`` is the numba search 
 ``engine.gomocup`` holds the tools around the search (the Gomocup protocol brain, the match
 referee, openings, the tactical suite, the bench).
 
-The search names (``Limits``, ``SearchOptions``, ``SearchResult``, ``choose_move``)
+The search names (``Limits``, ``SearchOptions``, ``SearchResult``, ``choose_move``,
+``analyse``, ``Analysis``)
 load on first use: they bring numba, which the bot's own process never needs (its searches
 run in worker processes).
 """
@@ -38,9 +39,12 @@ from engine.types import Color, Game, Level, Move, Outcome, Point, Rule, Termina
 
 if TYPE_CHECKING:
     from engine.search.alphabeta import Limits, SearchOptions, SearchResult
+    from engine.search.analysis import Analysis, analyse
     from engine.search.levels import choose_move
 
 _LAZY = {
+    "Analysis": "engine.search.analysis",
+    "analyse": "engine.search.analysis",
     "choose_move": "engine.search.levels",
     "Limits": "engine.search.alphabeta",
     "SearchOptions": "engine.search.alphabeta",
@@ -60,6 +64,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "MAX_SIZE",
     "MIN_SIZE",
+    "Analysis",
     "Board",
     "Color",
     "ColumnFullError",
@@ -90,6 +95,7 @@ __all__ = [
     "SymmetricOfferError",
     "Termination",
     "UnsupportedBoardError",
+    "analyse",
     "choose_move",
     "format_moves",
     "parse_moves",

@@ -31,6 +31,7 @@ from storage.repository import (
     PendingReply,
     Player,
     PlayerStats,
+    PuzzlePlayer,
     ResultCount,
     StoredUndo,
     VersionConflictError,
@@ -65,6 +66,9 @@ class InMemoryGameRepository:
         self._undo: dict[int, StoredUndo] = {}
         self._views: dict[int, str] = {}
         self._replies: dict[str, PendingReply] = {}
+        self._reviews: dict[int, str] = {}
+        self._puzzles: dict[tuple[int, int], PuzzlePlayer] = {}
+        self._daily: dict[int, tuple[int, str | None]] = {}  # guild -> (channel, last day)
         self._next_id = 1
 
     def _now(self) -> datetime:
@@ -398,6 +402,58 @@ class InMemoryGameRepository:
         """Forget the game's undo request."""
         self._undo.pop(game_id, None)
 
+    async def save_review(self, game_id: int, data: str) -> None:
+        """Store the game's review, replacing any older one."""
+        self._get(game_id)
+        self._reviews.pop(game_id, None)
+        self._reviews[game_id] = data  # dicts keep insertion order: the newest last
+
+    async def review(self, game_id: int) -> str | None:
+        """The game's stored review, if any."""
+        return self._reviews.get(game_id)
+
+    async def set_daily_puzzle_channel(self, guild_id: int, channel_id: int | None) -> None:
+        """Post the daily puzzle in ``channel_id`` (None: stop)."""
+        if channel_id is None:
+            self._daily.pop(guild_id, None)
+        else:
+            self._daily[guild_id] = (channel_id, self._daily.get(guild_id, (0, None))[1])
+
+    async def daily_puzzle_channels(self) -> list[tuple[int, int, str | None]]:
+        """(guild, channel, last day posted) of every guild with a daily puzzle."""
+        return [(guild, channel, day) for guild, (channel, day) in sorted(self._daily.items())]
+
+    async def claim_daily_puzzle(self, guild_id: int, day: str) -> bool:
+        """Mark ``day`` posted for the guild; False if it was already."""
+        found = self._daily.get(guild_id)
+        if found is None or found[1] == day:
+            return False
+        self._daily[guild_id] = (found[0], day)
+        return True
+
+    async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
+        """(game id, review) of the guild's reviewed games, the newest review first."""
+        rows = [
+            (game_id, data)
+            for game_id, data in reversed(self._reviews.items())
+            if self._get(game_id).guild_id == guild_id
+        ]
+        return rows[:limit]
+
+    async def puzzle_player(self, guild_id: int, user_id: int) -> PuzzlePlayer | None:
+        """The user's puzzle record in the guild, if any."""
+        return self._puzzles.get((guild_id, user_id))
+
+    async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
+        """Store the user's puzzle record."""
+        self._puzzles[player.guild_id, player.user_id] = player
+
+    async def puzzle_leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzlePlayer]:
+        """The guild's best puzzle solvers."""
+        rows = [p for (g, _), p in self._puzzles.items() if g == guild_id and p.solved + p.failed]
+        rows.sort(key=lambda p: (-p.rating, -p.solved, p.user_id))
+        return rows[:limit]
+
     # --- players ------------------------------------------------------------------------
 
     async def user_games(
@@ -509,6 +565,8 @@ class InMemoryGameRepository:
         self._views.pop(user_id, None)
         for token in [t for t, r in self._replies.items() if r.user_id == user_id]:
             del self._replies[token]
+        for seat in [seat for seat in self._puzzles if seat[1] == user_id]:
+            del self._puzzles[seat]
         return touched
 
     # --- guilds -------------------------------------------------------------------------

@@ -426,6 +426,20 @@ class ResultCount:
 
 
 @dataclass(frozen=True, slots=True)
+class PuzzlePlayer:
+    """A puzzle solver in one guild: rating, runs and the attempt in progress."""
+
+    guild_id: int
+    user_id: int
+    rating: int = 1200
+    streak: int = 0  # puzzles solved in a row now
+    best_streak: int = 0
+    solved: int = 0
+    failed: int = 0
+    attempt: str | None = None  # the puzzle in progress (opaque text, JSON by the bot)
+
+
+@dataclass(frozen=True, slots=True)
 class StoredUndo:
     """An undo request waiting for the opponent; stale once the game's version moved on."""
 
@@ -748,6 +762,48 @@ class GameRepository(Protocol):
 
     async def drop_undo_request(self, game_id: int) -> None:
         """Forget the game's undo request (answered or withdrawn); no error if none."""
+        ...
+
+    async def save_review(self, game_id: int, data: str) -> None:
+        """Store the game's review (opaque text, JSON by the bot), replacing any older one.
+
+        Raises:
+            GameNotFoundError: no such game.
+        """
+        ...
+
+    async def review(self, game_id: int) -> str | None:
+        """The game's stored review, if any."""
+        ...
+
+    async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
+        """(game id, review) of the guild's reviewed games, the newest review first."""
+        ...
+
+    async def puzzle_player(self, guild_id: int, user_id: int) -> PuzzlePlayer | None:
+        """The user's puzzle record in the guild, if any."""
+        ...
+
+    async def set_daily_puzzle_channel(self, guild_id: int, channel_id: int | None) -> None:
+        """Post the daily puzzle in ``channel_id`` (None: stop); the last posted day stays."""
+        ...
+
+    async def daily_puzzle_channels(self) -> list[tuple[int, int, str | None]]:
+        """(guild, channel, last day posted) of every guild with a daily puzzle."""
+        ...
+
+    async def claim_daily_puzzle(self, guild_id: int, day: str) -> bool:
+        """Mark ``day`` posted for the guild; False if it was already (compare-and-set, so
+        of two callers on one day only one posts)."""
+        ...
+
+    async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
+        """Store the user's puzzle record, replacing the old one."""
+        ...
+
+    async def puzzle_leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzlePlayer]:
+        """The guild's best puzzle solvers by rating (then by puzzles solved), with at least
+        one puzzle finished."""
         ...
 
     # --- players ------------------------------------------------------------------------

@@ -60,6 +60,7 @@ from storage.repository import (
     PendingReply,
     Player,
     PlayerStats,
+    PuzzlePlayer,
     ReadOnlyDatabaseError,
     ResultCount,
     StorageError,
@@ -368,6 +369,36 @@ SQL_GET_UNDO = (
     " WHERE game_id = ?"
 )
 SQL_DROP_UNDO = "DELETE FROM undo_requests WHERE game_id = ?"
+SQL_SAVE_REVIEW = "INSERT OR REPLACE INTO game_reviews (game_id, data, made_at) VALUES (?, ?, ?)"
+SQL_GET_REVIEW = "SELECT data FROM game_reviews WHERE game_id = ?"
+SQL_SET_DAILY = """
+INSERT INTO daily_puzzles (guild_id, channel_id) VALUES (?, ?)
+ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id
+"""
+SQL_STOP_DAILY = "DELETE FROM daily_puzzles WHERE guild_id = ?"
+SQL_DAILY_CHANNELS = "SELECT guild_id, channel_id, last_day FROM daily_puzzles ORDER BY guild_id"
+SQL_CLAIM_DAILY = """
+UPDATE daily_puzzles SET last_day = :day
+WHERE guild_id = :guild AND (last_day IS NULL OR last_day != :day)
+RETURNING guild_id
+"""
+SQL_GUILD_REVIEWS = """
+SELECT r.game_id, r.data FROM game_reviews r JOIN games g ON g.id = r.game_id
+WHERE g.guild_id = ? ORDER BY r.made_at DESC, r.game_id DESC LIMIT ?
+"""
+_PUZZLE_COLUMNS = "guild_id, user_id, rating, streak, best_streak, solved, failed, attempt"
+SQL_GET_PUZZLE_PLAYER = (
+    f"SELECT {_PUZZLE_COLUMNS} FROM puzzle_players WHERE guild_id = ? AND user_id = ?"
+)
+SQL_SAVE_PUZZLE_PLAYER = (
+    f"INSERT OR REPLACE INTO puzzle_players ({_PUZZLE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+SQL_PUZZLE_LEADERBOARD = f"""
+SELECT {_PUZZLE_COLUMNS} FROM puzzle_players
+WHERE guild_id = ? AND solved + failed > 0
+ORDER BY rating DESC, solved DESC, user_id
+LIMIT ?
+"""
 # One row per (kind, rule, opponent level, result) of a user's finished games, as either
 # colour; the two halves use the per-colour indexes.
 SQL_USER_RESULTS = """
@@ -411,6 +442,7 @@ SQL_FORGET_USER = (
     "DELETE FROM undo_requests WHERE responder = :user",
     "DELETE FROM user_settings WHERE user_id = :user",
     "DELETE FROM pending_replies WHERE user_id = :user",
+    "DELETE FROM puzzle_players WHERE user_id = :user",
 )
 SQL_GUILD_SETTINGS = """
 SELECT default_rule, turn_seconds, board_style, use_threads, moderator_role_id,
@@ -1333,6 +1365,99 @@ class SqliteGameRepository:
             await self._rows(db, SQL_DROP_UNDO, (game_id,))
 
         await self._run(work)
+
+    async def save_review(self, game_id: int, data: str) -> None:
+        """Store the game's review, replacing any older one."""
+        params = (game_id, data, _to_db_time(self._clock()))
+
+        async def work(db: _Db) -> None:
+            if not await self._rows(db, SQL_GET_GAME, (game_id,)):
+                raise GameNotFoundError(game_id)
+            await self._rows(db, SQL_SAVE_REVIEW, params)
+
+        await self._run(work)
+
+    async def review(self, game_id: int) -> str | None:
+        """The game's stored review, if any."""
+
+        async def work(db: _Db) -> str | None:
+            rows = await self._rows(db, SQL_GET_REVIEW, (game_id,))
+            return str(rows[0][0]) if rows else None
+
+        return await self._read(work)
+
+    async def set_daily_puzzle_channel(self, guild_id: int, channel_id: int | None) -> None:
+        """Post the daily puzzle in ``channel_id`` (None: stop)."""
+
+        async def work(db: _Db) -> None:
+            if channel_id is None:
+                await self._rows(db, SQL_STOP_DAILY, (guild_id,))
+            else:
+                await self._rows(db, SQL_SET_DAILY, (guild_id, channel_id))
+
+        await self._run(work)
+
+    async def daily_puzzle_channels(self) -> list[tuple[int, int, str | None]]:
+        """(guild, channel, last day posted) of every guild with a daily puzzle."""
+
+        async def work(db: _Db) -> list[tuple[int, int, str | None]]:
+            rows = await self._rows(db, SQL_DAILY_CHANNELS, ())
+            return [(int(g), int(c), None if d is None else str(d)) for g, c, d in rows]
+
+        return await self._read(work)
+
+    async def claim_daily_puzzle(self, guild_id: int, day: str) -> bool:
+        """Mark ``day`` posted for the guild; False if it was already."""
+
+        async def work(db: _Db) -> bool:
+            return bool(await self._rows(db, SQL_CLAIM_DAILY, {"guild": guild_id, "day": day}))
+
+        return await self._run(work)
+
+    async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
+        """(game id, review) of the guild's reviewed games, the newest review first."""
+
+        async def work(db: _Db) -> list[tuple[int, str]]:
+            rows = await self._rows(db, SQL_GUILD_REVIEWS, (guild_id, limit))
+            return [(int(game_id), str(data)) for game_id, data in rows]
+
+        return await self._read(work)
+
+    async def puzzle_player(self, guild_id: int, user_id: int) -> PuzzlePlayer | None:
+        """The user's puzzle record in the guild, if any."""
+
+        async def work(db: _Db) -> PuzzlePlayer | None:
+            rows = await self._rows(db, SQL_GET_PUZZLE_PLAYER, (guild_id, user_id))
+            return PuzzlePlayer(*rows[0]) if rows else None
+
+        return await self._read(work)
+
+    async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
+        """Store the user's puzzle record."""
+        params = (
+            player.guild_id,
+            player.user_id,
+            player.rating,
+            player.streak,
+            player.best_streak,
+            player.solved,
+            player.failed,
+            player.attempt,
+        )
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_SAVE_PUZZLE_PLAYER, params)
+
+        await self._run(work)
+
+    async def puzzle_leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzlePlayer]:
+        """The guild's best puzzle solvers."""
+
+        async def work(db: _Db) -> list[PuzzlePlayer]:
+            rows = await self._rows(db, SQL_PUZZLE_LEADERBOARD, (guild_id, limit))
+            return [PuzzlePlayer(*row) for row in rows]
+
+        return await self._read(work)
 
     # --- players ------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from discord.ext import commands
 
 from bot import history, render, words
 from bot.names import display_name
+from bot.review import Review, stored_review
 from bot.service import GameView, NoActiveGameError, Player
 from bot.views import GameItem
 from engine.types import Game, Termination
@@ -129,8 +130,11 @@ class HistoryButton(
 # ---------------------------------------------------------------- replay
 
 
-def replay_message(view: GameView, ply: int, style: render.BoardStyle) -> dict[str, Any]:
-    """The keyword arguments of a replay step: the board after ``ply`` moves and ⏮ ◀ ▶ ⏭."""
+def replay_message(
+    view: GameView, ply: int, style: render.BoardStyle, review: Review | None = None
+) -> dict[str, Any]:
+    """The keyword arguments of a replay step: the board after ``ply`` moves and ⏮ ◀ ▶ ⏭
+    (with a ``review``, the engine's mark on the move just shown and its view of the position)."""
     total = len(view.board.moves)
     ply = max(0, min(ply, total))
     shown = history.position(view, ply)
@@ -138,10 +142,32 @@ def replay_message(view: GameView, ply: int, style: render.BoardStyle) -> dict[s
         style = render.BoardStyle.EMOJI  # one message, no attachment to swap at every step
     embed = render.game_card(shown, style=style).to_embed()
     embed.set_footer(text=words.replay_footer(view.game_id, ply, total))
+    if review is not None:
+        embed.add_field(name=words.REVIEW_FIELD, value=_review_words(review, ply), inline=False)
     buttons = discord.ui.View(timeout=None)
     for action in _STEPS:
         buttons.add_item(ReplayButton(view.game_id, action, ply, total=total))
     return {"embed": embed, "view": buttons, "allowed_mentions": discord.AllowedMentions.none()}
+
+
+def _review_words(review: Review, ply: int) -> str:
+    lines = []
+    mark = review.mark_at(ply)
+    if mark is not None:
+        lines.append(
+            words.mark_line(
+                mark.ply,
+                mark.kind.value,
+                mark.color.value,
+                str(mark.played),
+                str(mark.better),
+                mark.proof,
+            )
+        )
+    step = review.steps[ply] if ply < len(review.steps) else None
+    if step is not None:
+        lines.append(words.review_step(step.side.value, step.verdict, step.proof, str(step.best)))
+    return "\n".join(lines) or "—"
 
 
 def _target(action: str, ply: int, total: int) -> int:
@@ -191,7 +217,11 @@ class ReplayButton(
         )
         ply = _target(self.action, self.ply, len(view.board.moves))
         style = await bot.board_style(view.guild_id)
-        await interaction.response.edit_message(**replay_message(view, ply, style))
+        review = await stored_review(bot.service.repository, view.game_id)
+        message = replay_message(view, ply, style, review)
+        if interaction.message is not None and interaction.message.attachments:
+            message["attachments"] = []  # from a review's reply: the graph gives way to the board
+        await interaction.response.edit_message(**message)
 
 
 ACTIONS: Final = (HistoryButton, ReplayButton)
@@ -237,7 +267,10 @@ class HistoryCommands(commands.Cog):
             bot.service, game, user_id=interaction.user.id, guild_id=interaction.guild_id
         )
         style = await bot.board_style(view.guild_id)
-        await interaction.response.send_message(**replay_message(view, move, style), ephemeral=True)
+        review = await stored_review(bot.service.repository, view.game_id)
+        await interaction.response.send_message(
+            **replay_message(view, move, style, review), ephemeral=True
+        )
 
     @app_commands.command(name="export")
     @app_commands.describe(game="The game's id (default: this channel's game, else your last)")

@@ -22,6 +22,8 @@ from bot.cogs.moderation import ModerationCommands, offer_replacement
 from bot.cogs.onboarding import HelpCommands, Onboarding
 from bot.cogs.play_choices import COLOURS, GAMES, RULES
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
+from bot.cogs.puzzles import DailyPuzzle, PuzzleCommands
+from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
 from bot.opening_words import OPENING_CHOICES
 from bot.render_png import render_png_async
@@ -73,6 +75,8 @@ class GomokuCog(
     HistoryCommands,
     ModerationCommands,
     HelpCommands,
+    ReviewCommands,
+    PuzzleCommands,
     commands.GroupCog,
     group_name="gomoku",
     group_description="Play Gomoku, tic-tac-toe and Connect Four",
@@ -281,4 +285,5 @@ async def setup(bot: GomokuBot) -> None:
     await bot.add_cog(PlaceCog(bot))
     await bot.add_cog(AdminCog(bot))
     await bot.add_cog(Onboarding(bot))
+    await bot.add_cog(DailyPuzzle(bot))
     bot.add_dynamic_items(*HISTORY_ACTIONS)

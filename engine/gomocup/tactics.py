@@ -1,5 +1,7 @@
 """The tactical suite: positions with a forced win by continuous fours (VCF), a win by threes,
-or a single saving move, and ``python -m engine tactics``, which times the search on each.
+or a single saving move (against a VCF, or, harder, against a win by fours and threes from
+master's lost games against anchor engines), and ``python -m engine tactics``, which times
+the search on each.
 
 The VCF and defence positions come from games between the levels (medium against hard,
 16 balanced openings per rule): the first position of a game where the side to move has a VCF
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from engine.board import Board
 from engine.types import Point, Rule
 
-__all__ = ["DEFENCES", "THREE_WINS", "VCF_WINS", "Puzzle", "main", "solve"]
+__all__ = ["DEFENCES", "HARD_DEFENCES", "THREE_WINS", "VCF_WINS", "Puzzle", "main", "solve"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +146,49 @@ a slower attack). Found like the VCF positions: every legal move was tried, and 
 ``answer`` left the opponent no VCF."""
 
 
+HARD_DEFENCES: tuple[Puzzle, ...] = (
+    Puzzle(
+        F,
+        "h8 f7 e5 g7 h7 h6 f8 g6 g8 e8 h5 f9 d7 g5 i7 g9 d9 j8 i6 g4 g3",
+        answer="i9",
+        wins=False,
+    ),
+    Puzzle(F, "h8 g7 g11 i8 i7 g9 h6 h9 g6 f9 e9 g10", answer="f11", wins=False),
+    Puzzle(
+        F,
+        "h8 g8 e5 h7 i7 i6 f9 j5 k4 j6 j4 h4 h6 i5 g3 g5 h5 f6 i3 g6 g7 f5",
+        answer="e4",
+        wins=False,
+    ),
+    Puzzle(
+        F,
+        "h8 g7 i11 f8 h6 g9 k9 g8 g6 e7 d6 f7 h7 h9 e6 f6 f9 d8 c9 e9 h4 h5",
+        answer="f10",
+        wins=False,
+    ),
+    Puzzle(F, "h8 f7 j11 g7 j9 g6 g5 h7", answer="e7", wins=False),
+    Puzzle(F, "h8 g7 e9 g9 g8 i8 d8 e8 e7 c7 c9", answer="b10", wins=False),
+    Puzzle(F, "h8 f8 k5 g9 h10 g7 j8 g8 g10 h6", answer="i5", wins=False),
+    Puzzle(F, "h8 f8 k6 g9 k8 g7 e7 e9", answer="h6", wins=False),
+    Puzzle(F, "h8 g7 f11 i7 h11 h7 j7 g8 g9 i6", answer="f9", wins=False),
+    Puzzle(F, "h8 g7 f11 i7 h7 h6 g5 f7 h9 g6 g10", answer="i8", wins=False),
+    Puzzle(F, "h8 g7 i11 f7 i8 g8 g9 f10 f9 i9 h9 h10 g10 f11 j7 k6 j8", answer="j9", wins=False),
+    Puzzle(
+        R,
+        "h8 g7 e9 g8 g9 f10 f9 h9 f7 d9 e10 f6 i11 e7 e12 e11 g5 d6 c6 e5 d7 e8 j12 d4 c3 h10",
+        answer="f4",
+        wins=False,
+    ),
+    Puzzle(R, "h8 g7 f11 i8 h7 h6 f8 i6 i7 j6 k6 g6 f6 g4", answer="g3", wins=False),
+)
+"""One move saves the side to move from a forced win, by fours or by threes, in positions from
+master's lost games against PentaZen 0.4.17 and Rapfi 0.43 classical (the two renju ones
+against Rapfi), found by ``tools/harvest_defences.py``: the opponent, given a free move, wins;
+after every legal move near the stones but ``answer`` the search proves the opponent's win;
+after ``answer`` it finds none, and a search of the position does not call it lost. Positions
+whose answer is the only move the search may consider (a block of a four) are left out."""
+
+
 def solve(puzzle: Puzzle, time_ms: int) -> tuple[bool, Point, float, int]:
     """Search ``puzzle`` for ``time_ms``: (solved, the move, milliseconds, nodes)."""
     from engine.search.alphabeta import Limits, is_win_score, search
@@ -168,7 +213,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from engine.search.levels import warm_up
 
     warm_up()  # compile or load the kernels before the first clock starts
-    groups = (("vcf", VCF_WINS), ("three", THREE_WINS), ("defence", DEFENCES))
+    groups = (
+        ("vcf", VCF_WINS),
+        ("three", THREE_WINS),
+        ("defence", DEFENCES),
+        ("hard", HARD_DEFENCES),
+    )
     failures = 0
     for name, puzzles in groups:
         times = []

@@ -40,6 +40,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -52,6 +53,7 @@ from bot.ai import WORKER_NICENESS, ProcessPoolRunner
 from bot.app import create_bot
 from bot.reporting import UserCooldown
 from bot.settings import Settings
+from engine.types import Rule
 from storage.sqlite import SqliteGameRepository
 
 
@@ -210,6 +212,33 @@ async def _lag_probe(stop: asyncio.Event, lags: list[float], interval: float = 0
         lags.append(loop.time() - before - interval)
 
 
+async def _reviews(
+    pool: ProcessPoolRunner,
+    repository: SqliteGameRepository,
+    stop: asyncio.Event,
+    times: list[float],
+) -> Coroutine[Any, Any, None]:
+    """Store copies of a 40-move game and return a loop that reviews them one after another
+    (``/gomoku review``'s work, in the pool's review worker) until ``stop``."""
+    from bot.review import Reviewer
+    from bot.service import GameView
+    from tests.bot.bench_review import play_game, store_game
+
+    board = await play_game(pool, 40, Rule.FREESTYLE)  # also starts the review worker
+    records = [await store_game(repository, board, channel_id=-1 - i) for i in range(100)]
+    reviewer = Reviewer(repository, pool)
+
+    async def loop() -> None:
+        for record in records:
+            if stop.is_set():
+                return
+            started = time.perf_counter()
+            await reviewer.review(GameView(record, board))
+            times.append(time.perf_counter() - started)
+
+    return loop()
+
+
 async def _run(args: argparse.Namespace) -> int:
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe()
@@ -246,6 +275,10 @@ async def _run(args: argparse.Namespace) -> int:
             await bot.service.update_settings(guild.id, board_style=args.style)
         stop = asyncio.Event()
         lags: list[float] = []
+        reviews: list[float] = []
+        reviewing = None
+        if args.review:
+            reviewing = asyncio.create_task(await _reviews(pool, repository, stop, reviews))
         probe = asyncio.create_task(_lag_probe(stop, lags))
         profile = cProfile.Profile() if args.profile else None
         if profile is not None:
@@ -257,6 +290,10 @@ async def _run(args: argparse.Namespace) -> int:
             profile.dump_stats(args.profile)
         stop.set()
         await probe
+        if reviewing is not None:
+            reviewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reviewing
         await bot.close()
         with contextlib.suppress(asyncio.CancelledError):
             await runner
@@ -279,6 +316,8 @@ async def _run(args: argparse.Namespace) -> int:
         if samples.values.get(name):
             print(_row(name, samples.values[name]))
     print(_row("event-loop lag (10 ms probe)", lags))
+    if reviews:
+        print(_row("review of a 40-move game, back to back", reviews))
     if samples.failures:
         print(f"failures: {samples.failures}")
     if report["errors"]:
@@ -303,6 +342,11 @@ def main(argv: list[str] | None = None) -> int:
         "--nice", type=int, default=None, help="niceness of the AI workers (default: the runner's)"
     )
     parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
+    parser.add_argument(
+        "--review",
+        action="store_true",
+        help="review a 40-move game after another in the AI pool while the games run",
+    )
     parser.add_argument(
         "--style", default="image", choices=["image", "emoji", "compact"], help="board style"
     )

@@ -38,6 +38,11 @@ async def test_registered_tree(fake: FakeDiscord, bot: GomokuBot) -> None:
         "forget-me",
         "help",
         "view",
+        "review",
+        "puzzle",
+        "solve",
+        "puzzles",
+        "daily-puzzle",
     }
     admin = fake.command("gomoku-admin")
     assert {o["name"] for o in admin["options"]} == {"settings"}

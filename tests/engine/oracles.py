@@ -6,7 +6,9 @@ formulation from the run counting in ``engine.rules``.
 
 from __future__ import annotations
 
-from engine import Color, Point, Rule
+from collections.abc import Iterable
+
+from engine import Board, Color, Point, Rule
 
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 Stones = dict[Point, Color]
@@ -112,3 +114,78 @@ def _has_three(stones: Stones, point: Point, d: tuple[int, int], size: int) -> b
             if forbidden(stones, q, size) is None:
                 return True
     return False
+
+
+def _fives_for(board: Board, color: Color, points: Iterable[Point]) -> list[Point]:
+    """The empty points among ``points`` where ``color`` would win at once: each tried on a
+    copy of the board with ``color`` to move (the rules' own legality and win)."""
+    found = []
+    for point in points:
+        if not board.on_board(point) or board[point] is not None:
+            continue
+        trial = board.copy()
+        if trial.to_move is not color:
+            continue
+        if not trial.is_legal(point):
+            continue
+        trial.play(point)
+        if trial.outcome is not None and trial.outcome.winner is color:
+            found.append(point)
+    return found
+
+
+def _window_points(board: Board, color: Color, need: int) -> set[Point]:
+    """Empty points in some five-window holding ``need`` stones of ``color`` and none of the
+    other side: where a move makes a four (``need`` 3) or a five (``need`` 4)."""
+    points: set[Point] = set()
+    size = board.width
+    for y in range(size):
+        for x in range(size):
+            for dx, dy in DIRECTIONS:
+                cells = [Point(x + dx * i, y + dy * i) for i in range(5)]
+                if not all(_on(c, size, board.height) for c in cells):
+                    continue
+                colors = [board[c] for c in cells]
+                if colors.count(color) == need and colors.count(color.opponent) == 0:
+                    points.update(c for c in cells if board[c] is None)
+    return points
+
+
+def has_vcf(board: Board, fours: int) -> bool:
+    """Whether the side to move wins with at most ``fours`` continuous fours (a five on the
+    board counts as none), by trying every four and the one block: exhaustive and slow."""
+    attacker = board.to_move
+    if _fives_for(board, attacker, _window_points(board, attacker, 4)):
+        return True
+    if fours <= 0:
+        return False
+    defender = attacker.opponent
+    for move in sorted(_window_points(board, attacker, 3), key=lambda p: (p.y, p.x)):
+        if not board.is_legal(move):
+            continue
+        after = board.copy()
+        after.play(move)
+        if after.outcome is not None:
+            continue  # no five from three stones; a draw by a full board
+        if _fives_for(after, defender, _window_points(after, defender, 4)):
+            continue  # the defender completes its own five first
+        blocks = _fives_for(_passed(after), attacker, _window_points(after, attacker, 4))
+        if not blocks:
+            continue  # not a four
+        if len(blocks) >= 2 or not after.is_legal(blocks[0]):
+            return True  # two fives to stop, or (renju) the block is forbidden
+        after.play(blocks[0])
+        if after.outcome is None and has_vcf(after, fours - 1):
+            return True
+    return False
+
+
+def _passed(board: Board) -> Board:
+    """``board`` with the other side to move (a pass), to ask where the mover threatens five."""
+    return Board.from_stones(
+        board.stones(Color.BLACK),
+        board.stones(Color.WHITE),
+        size=board.width,
+        rule=board.rule,
+        to_move=board.to_move.opponent,
+    )

@@ -21,3 +21,12 @@ def test_bench_prints_the_totals(capsys) -> None:
     out = capsys.readouterr().out
     assert "Total nodes:" in out
     assert "Nodes/second:" in out
+
+
+def test_warm_says_what_it_does(capsys) -> None:
+    from engine.__main__ import main as engine_main
+
+    assert engine_main(["warm"]) == 0
+    first, second = capsys.readouterr().out.splitlines()
+    assert first.startswith("Compiling the engine's search kernels")
+    assert second.startswith("Engine ready (")

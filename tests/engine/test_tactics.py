@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.board import Board
-from engine.gomocup.tactics import DEFENCES, THREE_WINS, VCF_WINS, Puzzle, solve
+from engine.gomocup.tactics import DEFENCES, HARD_DEFENCES, THREE_WINS, VCF_WINS, Puzzle, solve
 from engine.search.alphabeta import WIN, Limits, is_win_score, search
 from engine.types import Color, Point, Rule
 
@@ -140,8 +140,37 @@ def test_finds_the_only_saving_move(puzzle: Puzzle) -> None:
     assert str(result.move) == puzzle.answer
 
 
+# the renju position the search does not solve yet (its answer g3 is found neither within
+# these nodes nor within a second): strict, so that solving it is noticed
+NOT_YET_SOLVED = len(HARD_DEFENCES) - 1
+
+
 @pytest.mark.parametrize(
-    "puzzle", DEFENCES[1:], ids=[f"defence{i}" for i in range(1, len(DEFENCES))]
+    "puzzle",
+    [
+        pytest.param(
+            puzzle,
+            id=f"hard{i}",
+            marks=[pytest.mark.xfail(strict=True, reason="not solved yet")]
+            if i == NOT_YET_SOLVED
+            else [],
+        )
+        for i, puzzle in enumerate(HARD_DEFENCES)
+    ],
+)
+def test_finds_the_only_move_against_a_threat_sequence(puzzle: Puzzle) -> None:
+    result = search(puzzle.board(), Limits(nodes=NODES))
+    assert str(result.move) == puzzle.answer
+    assert not is_win_score(-result.score)
+
+
+HARD_IDS = [f"hard{i}" for i in range(len(HARD_DEFENCES))]
+
+
+@pytest.mark.parametrize(
+    "puzzle",
+    DEFENCES[1:] + HARD_DEFENCES,
+    ids=[f"defence{i}" for i in range(1, len(DEFENCES))] + HARD_IDS,
 )
 def test_every_other_move_loses(puzzle: Puzzle) -> None:
     # what makes the puzzle one: near the stones, every move but the answer lets the opponent
@@ -164,8 +193,10 @@ def test_every_other_move_loses(puzzle: Puzzle) -> None:
             continue
         reply = search(after, Limits(nodes=NODES))
         assert is_win_score(reply.score), point
-        if reply.depth == 0:  # a win found by the root's VCF: its line, checked
+        if reply.depth == 0 and len(reply.pv) > 1:  # the root's VCF: its line, checked
             check_vcf_line(after, reply.pv)
+        # (a win by threes found at the root comes as its first move only: the threat-space
+        # search's own proof, which the VCF and three-win tests above check)
 
 
 @pytest.mark.parametrize(

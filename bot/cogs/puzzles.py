@@ -1,0 +1,262 @@
+"""``/gomoku puzzle``, ``/gomoku solve <cell>`` and ``/gomoku puzzles``: puzzles from the
+server's reviewed games (their missed wins), then the built-in set (``bot.puzzles``), in order
+(a member's n-th puzzle is the n-th of that list); one attempt at a time per member and
+server, kept in storage so it survives a restart; a rating (Elo against a fixed puzzle
+strength), runs and a leaderboard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from dataclasses import replace
+from datetime import date
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import render, words
+from bot.puzzles import Attempt, NoPuzzleError, Progress, Puzzle, builtin, from_review, play
+from bot.review import Analyser, Review, ReviewUnavailableError
+from engine.notation import format_moves, parse_moves, parse_point
+from storage.repository import PuzzlePlayer
+
+if TYPE_CHECKING:
+    from bot.client import GomokuBot
+
+__all__ = ["DailyPuzzle", "PuzzleCommands", "daily_puzzle", "post_due", "rated", "server_puzzles"]
+
+Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
+log = logging.getLogger(__name__)
+
+_COLOUR: Final = 0x2ECC71
+PUZZLE_RATING: Final = 1500  # every puzzle counts as an opponent of this strength
+_K: Final = 32
+
+
+def rated(player: PuzzlePlayer, solved: bool) -> PuzzlePlayer:
+    """``player`` after finishing a puzzle (Elo against ``PUZZLE_RATING``)."""
+    expected = 1 / (1 + 10 ** ((PUZZLE_RATING - player.rating) / 400))
+    rating = player.rating + round(_K * ((1.0 if solved else 0.0) - expected))
+    streak = player.streak + 1 if solved else 0
+    return replace(
+        player,
+        rating=rating,
+        streak=streak,
+        best_streak=max(player.best_streak, streak),
+        solved=player.solved + solved,
+        failed=player.failed + (not solved),
+        attempt=None,
+    )
+
+
+def _dump(attempt: Attempt) -> str:
+    return json.dumps(
+        {
+            "puzzle": attempt.puzzle.to_json(),
+            "played": format_moves(attempt.played),
+            "progress": attempt.progress.value,
+        }
+    )
+
+
+def _load(text: str) -> Attempt:
+    data = json.loads(text)
+    return Attempt(
+        Puzzle.from_json(data["puzzle"]),
+        tuple(parse_moves(data["played"])),
+        Progress(data["progress"]),
+    )
+
+
+def _embed(attempt: Attempt, note: str) -> discord.Embed:
+    puzzle = attempt.puzzle
+    embed = discord.Embed(
+        title=words.puzzle_title(puzzle.origin, puzzle.solver.value, defend=puzzle.defend),
+        description=f"{render.emoji_board(attempt.board())}\n{note}",
+        colour=_COLOUR,
+    )
+    return embed
+
+
+async def server_puzzles(bot: GomokuBot, guild_id: int) -> list[Puzzle]:
+    """The missed wins of the server's reviewed games, the newest review first."""
+    found: list[Puzzle] = []
+    for game_id, text in await bot.service.repository.guild_reviews(guild_id):
+        review = Review.from_json(text)
+        if review is not None:
+            found.extend(from_review(await bot.service.game(game_id), review))
+    return found
+
+
+def daily_puzzle(day: date) -> Puzzle:
+    """The day's puzzle: the built-in set in turn, the same for every server."""
+    puzzles = builtin()
+    return puzzles[day.toordinal() % len(puzzles)]
+
+
+async def post_due(bot: GomokuBot) -> int:
+    """Post today's puzzle in every chosen channel that has not had it; how many were posted.
+    The day is claimed in storage first, so a restart or a second caller never posts twice."""
+    repository = bot.service.repository
+    day = bot.clock().date()
+    posted = 0
+    for guild_id, channel_id, last in await repository.daily_puzzle_channels():
+        if last == day.isoformat() or not await repository.claim_daily_puzzle(
+            guild_id, day.isoformat()
+        ):
+            continue
+        attempt = Attempt(daily_puzzle(day))
+        embed = _embed(attempt, words.DAILY_HOW)
+        embed.title = words.daily_title(day.isoformat())
+        try:
+            channel = bot.get_channel(channel_id) or await bot.fetch_channel(channel_id)
+            if not isinstance(channel, discord.abc.Messageable):
+                raise TypeError(type(channel).__name__)
+            await channel.send(embed=embed, allowed_mentions=discord.AllowedMentions.none())
+            posted += 1
+        except (discord.HTTPException, TypeError):
+            log.warning("daily puzzle: cannot post in channel %s of guild %s", channel_id, guild_id)
+    return posted
+
+
+class DailyPuzzle(commands.Cog):
+    """Posts the daily puzzle: on start, when a channel is chosen, and on every poll (the
+    bot's ``deadline_poll``), so the first poll after midnight UTC posts the new day's."""
+
+    def __init__(self, bot: GomokuBot) -> None:
+        self.bot = bot
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+
+    async def cog_load(self) -> None:
+        """Start polling."""
+        self._task = asyncio.create_task(self._loop())
+
+    async def cog_unload(self) -> None:
+        """Stop polling."""
+        if self._task is not None:
+            self._task.cancel()
+
+    @commands.Cog.listener()
+    async def on_daily_puzzle_channel(self) -> None:
+        """A channel was chosen: post now rather than at the next poll."""
+        self._wake.set()
+
+    async def _loop(self) -> None:
+        await self.bot.wait_until_ready()
+        while not self.bot.is_closed():
+            try:
+                await post_due(self.bot)
+            except Exception:
+                log.exception("daily puzzle: posting failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self.bot.deadline_poll)
+            self._wake.clear()
+
+
+class PuzzleCommands(commands.Cog):
+    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
+
+    _puzzle_locks: dict[tuple[int, int], asyncio.Lock] | None = None
+
+    def _lock(self, guild_id: int, user_id: int) -> asyncio.Lock:
+        if self._puzzle_locks is None:
+            self._puzzle_locks = {}
+        return self._puzzle_locks.setdefault((guild_id, user_id), asyncio.Lock())
+
+    @app_commands.command(name="puzzle")
+    @app_commands.describe(daily="Play today's puzzle (it replaces the one you are solving)")
+    async def puzzle(self, interaction: Interaction, daily: bool = False) -> None:
+        """A position with a forced win to find (or the one you are solving)."""
+        assert interaction.guild_id is not None
+        bot = interaction.client
+        repository = bot.service.repository
+        guild, user = interaction.guild_id, interaction.user.id
+        async with self._lock(guild, user):
+            player = await repository.puzzle_player(guild, user) or PuzzlePlayer(guild, user)
+            if daily:
+                attempt = Attempt(daily_puzzle(bot.clock().date()))
+                await repository.save_puzzle_player(replace(player, attempt=_dump(attempt)))
+            elif player.attempt is not None:
+                attempt = _load(player.attempt)
+            else:
+                puzzles = [*await server_puzzles(interaction.client, guild), *builtin()]
+                done = player.solved + player.failed
+                attempt = Attempt(puzzles[done % len(puzzles)])
+                await repository.save_puzzle_player(replace(player, attempt=_dump(attempt)))
+        await interaction.response.send_message(
+            embed=_embed(attempt, words.PUZZLE_HOW), ephemeral=True
+        )
+
+    @app_commands.command(name="solve")
+    @app_commands.describe(cell="Your move in the puzzle, like H8")
+    async def solve(self, interaction: Interaction, cell: str) -> None:
+        """Play a move in your puzzle; the engine defends."""
+        assert interaction.guild_id is not None
+        bot = interaction.client
+        point = parse_point(cell)
+        analyser = bot.service.ai
+        if not isinstance(analyser, Analyser):
+            raise ReviewUnavailableError()
+        guild, user = interaction.guild_id, interaction.user.id
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        async with self._lock(guild, user):
+            repository = bot.service.repository
+            player = await repository.puzzle_player(guild, user)
+            if player is None or player.attempt is None:
+                raise NoPuzzleError()
+            attempt = await play(_load(player.attempt), point, analyser)
+            if attempt.progress is Progress.GOING:
+                player = replace(player, attempt=_dump(attempt))
+                note = words.puzzle_answered(str(point), str(attempt.played[-1]))
+            else:
+                player = rated(player, attempt.progress is Progress.SOLVED)
+                answer = str(attempt.puzzle.answer)
+                if attempt.puzzle.defend and attempt.progress is Progress.SOLVED:
+                    note = words.puzzle_held(player.rating, player.streak)
+                elif attempt.puzzle.defend:
+                    note = words.puzzle_broke(player.rating, answer, str(attempt.played[-1]))
+                elif attempt.progress is Progress.SOLVED:
+                    note = words.puzzle_solved(player.rating, player.streak)
+                else:
+                    note = words.puzzle_failed(player.rating, str(attempt.puzzle.answer))
+            await repository.save_puzzle_player(player)
+        await interaction.edit_original_response(embed=_embed(attempt, note))
+
+    @app_commands.command(name="daily-puzzle")
+    @app_commands.describe(channel="Where to post it (leave empty to stop)")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def daily_puzzle_channel(
+        self, interaction: Interaction, channel: discord.TextChannel | None = None
+    ) -> None:
+        """Post a puzzle in a channel every day (Manage Server)."""
+        assert interaction.guild_id is not None
+        repository = interaction.client.service.repository
+        await repository.set_daily_puzzle_channel(
+            interaction.guild_id, None if channel is None else channel.id
+        )
+        mention = None if channel is None else channel.mention
+        await interaction.response.send_message(words.daily_channel_set(mention), ephemeral=True)
+        interaction.client.dispatch("daily_puzzle_channel")  # post today's now, if not yet
+
+    @app_commands.command(name="puzzles")
+    async def puzzles(self, interaction: Interaction) -> None:
+        """The best puzzle solvers in this server."""
+        assert interaction.guild_id is not None
+        rows = await interaction.client.service.repository.puzzle_leaderboard(interaction.guild_id)
+        lines = [
+            words.puzzle_board_line(i + 1, p.user_id, p.rating, p.solved, p.best_streak)
+            for i, p in enumerate(rows)
+        ]
+        embed = discord.Embed(
+            title=words.PUZZLE_BOARD_TITLE,
+            description="\n".join(lines) or words.PUZZLE_BOARD_EMPTY,
+            colour=_COLOUR,
+        )
+        kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
+        await interaction.response.send_message(embed=embed, **kwargs)

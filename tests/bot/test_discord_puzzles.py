@@ -1,0 +1,116 @@
+"""Puzzles through the real discord.py against the fake Discord, with the real process pool:
+a puzzle solved by another winning line than the stored one, a move that lets the win go
+fails it, the rating, run and leaderboard follow, an attempt survives a restart, and the daily
+puzzle is posted once a day, restart or not."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.ai import ProcessPoolRunner
+from bot.cogs.puzzles import _dump
+from bot.puzzles import Attempt
+from storage.repository import PuzzlePlayer
+from tests.bot.conftest import BotFactory, Clock
+from tests.bot.test_puzzles import THREE
+from tests.fakediscord import FakeDiscord, FakeUser
+from tests.fakediscord.model import Message
+
+
+async def test_puzzles_solve_fail_rate_and_survive_a_restart(
+    fake: FakeDiscord, make_bot: BotFactory, pool: ProcessPoolRunner, alice: FakeUser
+) -> None:
+    fake.answer_timeout = 120.0  # the review worker starts cold, on a shared machine
+    first = make_bot(ai=pool)
+    async with fake.running(first):
+        repository = first.service.repository
+        none = await fake.slash("gomoku solve", user=alice, options={"cell": "h8"})
+        assert none.ephemeral
+        assert "no puzzle going" in none.content
+        # the stored answer is e8; i8 makes the other open four
+        assert str(THREE.answer) == "e8"
+        await repository.save_puzzle_player(
+            PuzzlePlayer(fake.guild_id, alice.id, attempt=_dump(Attempt(THREE)))
+        )
+        shown = await fake.slash("gomoku puzzle", user=alice)
+        assert "Black to play and win" in shown.text()
+        going = await fake.slash("gomoku solve", user=alice, options={"cell": "i8"})
+        await fake.wait_for(lambda: "engine answered" in going.text() or "gone" in going.text())
+        assert "Still winning" in going.text()
+        player = await repository.puzzle_player(fake.guild_id, alice.id)
+        assert player is not None
+        assert player.attempt is not None
+        reply = [p for p in ("e8", "j8") if f"answered **{p}**" in going.text()]
+        assert reply, going.text()
+        five = "j8" if reply[0] == "e8" else "e8"
+        solved = await fake.slash("gomoku solve", user=alice, options={"cell": five})
+        await fake.wait_for(lambda: "Solved" in solved.text())
+        player = await repository.puzzle_player(fake.guild_id, alice.id)
+        assert player is not None
+        assert (player.solved, player.streak, player.attempt) == (1, 1, None)
+        assert player.rating > 1200
+        # a move that lets the win go
+        await repository.save_puzzle_player(
+            PuzzlePlayer(
+                fake.guild_id,
+                alice.id,
+                rating=player.rating,
+                streak=1,
+                best_streak=1,
+                solved=1,
+                attempt=_dump(Attempt(THREE)),
+            )
+        )
+        wrong = await fake.slash("gomoku solve", user=alice, options={"cell": "a15"})
+        await fake.wait_for(lambda: "gone" in wrong.text())
+        assert "**e8**" in wrong.text()  # one winning start is shown
+        failed = await repository.puzzle_player(fake.guild_id, alice.id)
+        assert failed is not None
+        assert (failed.failed, failed.streak, failed.best_streak) == (1, 0, 1)
+        assert failed.rating < player.rating
+        board = await fake.slash("gomoku puzzles", user=alice)
+        assert f"<@{alice.id}>" in board.text()
+        assert board.message is not None
+        mentions = board.message.allowed_mentions
+        assert mentions is not None
+        assert mentions.get("parse") == []  # the leaderboard pings nobody
+        new = await fake.slash("gomoku puzzle", user=alice)
+        title = new.embeds[0]["title"]
+    second = make_bot(ai=pool)
+    async with fake.running(second):
+        again = await fake.slash("gomoku puzzle", user=alice)
+        assert again.embeds[0]["title"] == title  # the same attempt after a restart
+
+
+async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
+    fake: FakeDiscord, make_bot: BotFactory, clock: Clock, alice: FakeUser
+) -> None:
+    def posts() -> list[Message]:
+        return [m for m in fake.channel_messages() if "Puzzle of the day" in m.text()]
+
+    first = make_bot()
+    async with fake.running(first):
+        options = {"channel": fake.default_channel}
+        refused = await fake.slash("gomoku daily-puzzle", user=alice, options=options)
+        assert refused.ephemeral
+        assert "Manage Server" in refused.content
+        assert posts() == []
+        chosen = await fake.slash("gomoku daily-puzzle", user=fake.owner, options=options)
+        assert chosen.ephemeral
+        await fake.wait_for(lambda: len(posts()) == 1)
+        assert "/gomoku puzzle daily:True" in posts()[0].text()
+    second = make_bot()
+    async with fake.running(second):
+        for _ in range(5):  # several polls of the restarted bot: nothing new today
+            await asyncio.sleep(second.deadline_poll * 2)
+        assert len(posts()) == 1
+        today = await fake.slash("gomoku puzzle", user=alice, options={"daily": True})
+        assert "Puzzle #" in today.text()  # a built-in one, whichever the day gives
+        clock.advance(days=1)
+        await fake.wait_for(lambda: len(posts()) == 2)
+        await asyncio.sleep(second.deadline_poll * 4)
+        assert len(posts()) == 2
+        await fake.slash("gomoku daily-puzzle", user=fake.owner)  # stop
+        clock.advance(days=1)
+        await asyncio.sleep(second.deadline_poll * 4)
+        assert len(posts()) == 2

@@ -1,0 +1,117 @@
+"""Puzzles on the real engine (in-process): any winning line solves, a move that lets the win
+go fails, an illegal move changes nothing; the built-in set and a review's missed wins are
+positions the engine proves won."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.puzzles import Attempt, Progress, Puzzle, builtin, from_review, play
+from bot.review import Reviewer
+from bot.service import GameView
+from engine.board import Board
+from engine.errors import GameOverError, OccupiedPointError
+from engine.notation import parse_moves
+from engine.search.analysis import analyse
+from engine.types import Color, Point, Rule
+from storage.memory import InMemoryGameRepository
+from tests.bot.bench_review import store_game
+from tests.bot.test_review import InProcess, planted_game
+
+# Black's open three f8 g8 h8: e8 and i8 both make an open four
+THREE = Puzzle(
+    "test:three",
+    Rule.FREESTYLE,
+    15,
+    tuple(parse_moves("f8 a1 g8 a3 h8 o15")),
+    "vcf",
+    parse_moves("e8")[0],
+)
+
+
+def _p(text: str) -> Point:
+    return parse_moves(text)[0]
+
+
+async def test_another_winning_line_than_the_stored_one_solves() -> None:
+    analyser = InProcess()
+    other = _p("i8") if THREE.answer == _p("e8") else _p("e8")
+    attempt = await play(Attempt(THREE), other, analyser)
+    assert attempt.progress is Progress.GOING
+    assert len(attempt.played) == 2  # the engine answered
+    board = attempt.board()
+    five = next(p for p in parse_moves("d8 e8 i8 j8") if board.is_legal(p) and _wins(board, p))
+    attempt = await play(attempt, five, analyser)
+    assert attempt.progress is Progress.SOLVED
+    with pytest.raises(GameOverError):
+        await play(attempt, _p("a15"), analyser)
+
+
+async def test_a_move_that_lets_the_win_go_fails() -> None:
+    attempt = await play(Attempt(THREE), _p("a15"), InProcess())
+    assert attempt.progress is Progress.FAILED
+    assert attempt.played[0] == _p("a15")
+
+
+# only g6 stops White's five-in-waiting (engine.gomocup.tactics.DEFENCES[1])
+HOLD = Puzzle(
+    "test:hold",
+    Rule.FREESTYLE,
+    15,
+    tuple(parse_moves("h8 f6 e6 g5 e7 e5 d5 f7 f8 d6 e9 e8 c7 h5")),
+    "vcf",
+    parse_moves("g6")[0],
+    defend=True,
+)
+
+
+async def test_a_defence_puzzle_is_solved_by_the_one_move_and_failed_by_another() -> None:
+    held = await play(Attempt(HOLD), _p("g6"), InProcess())
+    assert held.progress is Progress.SOLVED
+    assert held.played == (_p("g6"),)
+    broken = await play(Attempt(HOLD), _p("a1"), InProcess())
+    assert broken.progress is Progress.FAILED
+    assert broken.played == (_p("a1"), _p("g6"))  # and how the attack goes on
+    assert Puzzle.from_json(HOLD.to_json()) == HOLD
+
+
+async def test_an_illegal_move_changes_nothing() -> None:
+    attempt = Attempt(THREE)
+    with pytest.raises(OccupiedPointError):
+        await play(attempt, _p("f8"), InProcess())
+    assert attempt.played == ()
+
+
+def test_the_builtin_set_is_proven() -> None:
+    puzzles = builtin()
+    assert len(puzzles) >= 4
+    assert {p.rule for p in puzzles} == {Rule.FREESTYLE, Rule.RENJU}
+    assert any(p.defend for p in puzzles)
+    assert len({p.key for p in puzzles}) == len(puzzles)
+    for puzzle in puzzles[:: max(1, len(puzzles) // 3)]:
+        assert puzzle.board().is_legal(puzzle.answer)
+        if puzzle.defend:
+            after = puzzle.board()
+            after.play(puzzle.answer)
+            assert not analyse(after, nodes=60_000).won
+        else:
+            assert analyse(puzzle.board(), nodes=60_000).won
+
+
+async def test_a_reviewed_missed_win_becomes_a_puzzle() -> None:
+    board = planted_game()
+    repo = InMemoryGameRepository()
+    record = await store_game(repo, board)
+    view = GameView(record, board)
+    review = await Reviewer(repo, InProcess()).review(view)
+    puzzles = from_review(view, review)
+    missed = next(p for p in puzzles if len(p.moves) == 17)
+    assert missed.solver is Color.WHITE
+    assert missed.proof == "vcf"
+    assert str(missed.answer) == "h6"
+
+
+def _wins(board: Board, point: Point) -> bool:
+    trial = board.copy()
+    trial.play(point)
+    return trial.outcome is not None and trial.outcome.winner is Color.BLACK

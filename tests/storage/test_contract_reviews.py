@@ -1,0 +1,69 @@
+"""Contract for stored reviews and puzzle players (issue 12), run on both repositories."""
+
+from __future__ import annotations
+
+import pytest
+
+from storage.repository import GameNotFoundError, GameRepository, PuzzlePlayer
+from tests.storage.conftest import ALICE, BOB, CAROL, GUILD, new_game
+
+
+async def test_a_review_is_stored_and_replaced(repo: GameRepository) -> None:
+    game = await repo.create_game(new_game())
+    assert await repo.review(game.id) is None
+    await repo.save_review(game.id, '{"format": 1}')
+    assert await repo.review(game.id) == '{"format": 1}'
+    await repo.save_review(game.id, '{"format": 2}')
+    assert await repo.review(game.id) == '{"format": 2}'
+
+
+async def test_a_review_of_no_game_is_refused(repo: GameRepository) -> None:
+    with pytest.raises(GameNotFoundError):
+        await repo.save_review(999, "{}")
+    assert await repo.review(999) is None
+
+
+async def test_puzzle_players_are_kept_per_guild_and_ranked(repo: GameRepository) -> None:
+    assert await repo.puzzle_player(GUILD, ALICE) is None
+    alice = PuzzlePlayer(GUILD, ALICE, rating=1250, streak=2, best_streak=3, solved=5, failed=1)
+    await repo.save_puzzle_player(alice)
+    await repo.save_puzzle_player(PuzzlePlayer(GUILD, BOB, rating=1300, solved=1))
+    await repo.save_puzzle_player(PuzzlePlayer(GUILD, CAROL, attempt='{"key": "x"}'))  # none yet
+    await repo.save_puzzle_player(PuzzlePlayer(GUILD + 1, CAROL, rating=2000, solved=9))
+    assert await repo.puzzle_player(GUILD, ALICE) == alice
+    assert await repo.puzzle_player(GUILD + 1, ALICE) is None
+    board = await repo.puzzle_leaderboard(GUILD)
+    assert [p.user_id for p in board] == [BOB, ALICE]  # Carol has finished none here
+    assert [p.user_id for p in await repo.puzzle_leaderboard(GUILD, limit=1)] == [BOB]
+    carol = await repo.puzzle_player(GUILD, CAROL)
+    assert carol is not None
+    assert carol.attempt == '{"key": "x"}'
+    await repo.delete_user_data(ALICE)
+    assert await repo.puzzle_player(GUILD, ALICE) is None
+
+
+async def test_a_guilds_reviews_newest_first(repo: GameRepository) -> None:
+    first = await repo.create_game(new_game(channel_id=1))
+    second = await repo.create_game(new_game(channel_id=2))
+    elsewhere = await repo.create_game(new_game(channel_id=3, guild_id=GUILD + 1))
+    await repo.save_review(second.id, "b")
+    await repo.save_review(first.id, "a")
+    await repo.save_review(elsewhere.id, "c")
+    assert await repo.guild_reviews(GUILD) == [(first.id, "a"), (second.id, "b")]
+    assert await repo.guild_reviews(GUILD, limit=1) == [(first.id, "a")]
+    assert await repo.guild_reviews(GUILD + 2) == []
+
+
+async def test_the_daily_puzzle_is_claimed_once_a_day(repo: GameRepository) -> None:
+    assert await repo.daily_puzzle_channels() == []
+    assert not await repo.claim_daily_puzzle(GUILD, "2026-01-01")  # no channel chosen
+    await repo.set_daily_puzzle_channel(GUILD, 77)
+    assert await repo.daily_puzzle_channels() == [(GUILD, 77, None)]
+    assert await repo.claim_daily_puzzle(GUILD, "2026-01-01")
+    assert not await repo.claim_daily_puzzle(GUILD, "2026-01-01")
+    await repo.set_daily_puzzle_channel(GUILD, 78)  # another channel: the day stays claimed
+    assert await repo.daily_puzzle_channels() == [(GUILD, 78, "2026-01-01")]
+    assert not await repo.claim_daily_puzzle(GUILD, "2026-01-01")
+    assert await repo.claim_daily_puzzle(GUILD, "2026-01-02")
+    await repo.set_daily_puzzle_channel(GUILD, None)
+    assert await repo.daily_puzzle_channels() == []

@@ -1,0 +1,146 @@
+"""Find "one saving move" positions for the tactical suite in match records.
+
+    python tools/harvest_defences.py RECORDS... [--name master] [--rule freestyle] [--nodes N]
+
+RECORDS are PSQ files written by ``python -m engine match ... --psq DIR`` (folders are read
+whole). In each game the engine called ``--name`` lost, the tool walks back from the end to
+the engine's last move that did not yet lose, and looks at the position after it: the
+engine's next move there lost; the search may prove the loss only late, so the engine's
+turns before it are examined too (up to ``LOOK_BACK``). A position is kept when the
+opponent, given a free move, would force a win, and exactly one of the legal moves near the
+stones leaves the opponent without a forced win (each checked by a search of ``--nodes``
+nodes for the opponent; the survivor again with four times as many). Prints one ``Puzzle``
+line per position found, ready for ``engine/gomocup/tactics.py``;
+``tests/engine/test_tactics.py`` re-checks every one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.board import Board
+from engine.records import from_psq
+from engine.search.alphabeta import Limits, is_win_score, search
+from engine.types import Color, Point, Rule
+
+LOOK_BACK = 4  # the engine's turns before its losing move that are examined
+
+
+def _records(paths: list[Path]) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(path.glob("*.psq"))
+        else:
+            yield path
+
+
+def _names(text: str) -> list[str]:
+    # to_psq writes the players' names after the moves, Black's first
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return [line for line in lines[1:] if "," not in line][:2]
+
+
+def _opponent_wins(board: Board, nodes: int) -> bool:
+    """Whether the side to move forces a win (by the search's proof)."""
+    if board.outcome is not None:
+        return board.outcome.winner is not None
+    return is_win_score(search(board, Limits(nodes=nodes)).score)
+
+
+def _free_move(board: Board) -> Board:
+    """The position with the other side to move."""
+    return Board.from_stones(
+        black=board.stones(Color.BLACK),
+        white=board.stones(Color.WHITE),
+        size=board.size,
+        rule=board.rule,
+        to_move=board.to_move.opponent,
+    )
+
+
+def _survivors(board: Board, nodes: int, enough: int = 2) -> list[Point]:
+    stones = [move.point for move in board.moves]
+    near = [
+        point
+        for point in board.legal_moves()
+        if any(max(abs(point.x - s.x), abs(point.y - s.y)) <= 2 for s in stones)
+    ]
+    alive: list[Point] = []
+    for point in near:
+        after = board.copy()
+        after.play(point)
+        if after.outcome is not None and after.outcome.winner is not None:
+            return []  # the side to move wins at once: no defence puzzle
+        if not _opponent_wins(after, nodes):
+            alive.append(point)
+            if len(alive) >= enough:
+                break
+    return alive
+
+
+def harvest(text: str, name: str, rule: Rule, nodes: int) -> str | None:
+    """The puzzle line of one game, or None."""
+    names = _names(text)
+    final = from_psq(text, rule=rule)
+    if name not in names or final.outcome is None or final.outcome.winner is None:
+        return None
+    color = Color.BLACK if names.index(name) == 0 else Color.WHITE
+    if final.outcome.winner is color:
+        return None
+    moves = [move.point for move in final.moves]
+    # the engine's moves, last first: find the first (from the end) that did not lose
+    plies = [i for i, move in enumerate(final.moves) if move.color is color]
+    losing: int | None = None
+    for ply in reversed(plies):
+        after = Board.from_moves(moves[: ply + 1], rule=rule)
+        if not _opponent_wins(after, nodes):
+            break
+        losing = ply
+    if losing is None:
+        return None
+    # the search may see the loss only late: look at the engine's last few turns before it
+    for ply in [p for p in reversed(plies) if p <= losing][:LOOK_BACK]:
+        if ply < 8:
+            break
+        board = Board.from_moves(moves[:ply], rule=rule)
+        if _opponent_wins(board, nodes) or not _opponent_wins(_free_move(board), nodes):
+            continue  # won for us, or nothing to defend against
+        alive = _survivors(board, nodes)
+        if len(alive) != 1:
+            continue
+        after = board.copy()
+        after.play(alive[0])
+        if not _opponent_wins(after, 4 * nodes):
+            return _line(rule, moves[:ply], alive[0])
+    return None
+
+
+def _line(rule: Rule, moves: list[Point], answer: Point) -> str:
+    played = " ".join(str(point) for point in moves)
+    letter = {Rule.FREESTYLE: "F", Rule.RENJU: "R"}.get(rule, f"Rule.{rule.name}")
+    return f'Puzzle({letter}, "{played}", answer="{answer}", wins=False),'
+
+
+def main() -> int:
+    """Print the puzzles found."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("records", nargs="+", type=Path)
+    parser.add_argument("--name", default="master", help="the engine whose losses to study")
+    parser.add_argument("--rule", choices=[rule.value for rule in Rule], default="freestyle")
+    parser.add_argument("--nodes", type=int, default=100_000)
+    options = parser.parse_args()
+    for path in _records(options.records):
+        line = harvest(path.read_text(), options.name, Rule(options.rule), options.nodes)
+        print(f"# {path}: {'found' if line else '-'}", file=sys.stderr, flush=True)
+        if line:
+            print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
