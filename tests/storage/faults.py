@@ -90,7 +90,7 @@ def write_lock_held(path: Path, seconds: float) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def tiny_filesystem(where: Path, size_kib: int = 512) -> Iterator[Path | None]:
+def tiny_filesystem(where: Path, size_kib: int = 4096) -> Iterator[Path | None]:
     """A tmpfs of ``size_kib`` mounted at ``where`` (a real full disk, a real read-only
     filesystem), or None where mounting is not allowed (not root, no CAP_SYS_ADMIN)."""
     where.mkdir(parents=True, exist_ok=True)
