@@ -14,10 +14,14 @@ level's time budget has its pool replaced and the move is retried once.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import multiprocessing
 import os
 import signal
+import sys
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -49,6 +53,7 @@ log = logging.getLogger(__name__)
 # bounds it; this is the outer cap after which the worker counts as hung.
 _HANG_FACTOR: Final = 4.0
 _HANG_SLACK_S: Final = 10.0
+_PR_SET_PDEATHSIG: Final = 1  # from <linux/prctl.h>
 
 
 class AIError(Exception):
@@ -152,13 +157,38 @@ def level_budget_s(level: Level) -> float:
 # ---------------------------------------------------------------- worker side (child process)
 
 
-def _init_worker(warm: bool, niceness: int) -> None:
-    """Pool initializer. Ctrl-C in a terminal reaches the whole process group: the workers
-    ignore it and let the parent shut them down. Searches run ``niceness`` below the event
-    loop, so commands keep their latency while every core searches. With ``warm``, load the
-    engine's compiled kernels and tables now, so numba's compile (or cache load) misses the
-    first real move."""
+def _die_with_parent(parent: int) -> None:
+    """End this worker when the bot process ends, however it ends (kill -9 included).
+
+    A worker blocks reading its task queue, whose write end the other workers hold too, so
+    it would never see the parent go; and the resource tracker lives as long as any worker
+    holds its pipe. Linux: the kernel sends SIGKILL when the parent dies (PR_SET_PDEATHSIG).
+    Elsewhere: a thread watches for the parent's exit."""
+    if sys.platform == "linux":
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+            if os.getppid() != parent:
+                os._exit(1)  # the parent died before the request took effect
+            return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent watch", daemon=True).start()
+
+
+def _init_worker(warm: bool, niceness: int, parent: int) -> None:
+    """Pool initializer. The worker dies with ``parent`` (``_die_with_parent``). Ctrl-C in a
+    terminal reaches the whole process group: the workers ignore it and let the parent shut
+    them down, as they do SIGTERM sent to the group. Searches run ``niceness`` below the
+    event loop, so commands keep their latency while every core searches. With ``warm``, load
+    the engine's compiled kernels and tables now, so numba's compile (or cache load) misses
+    the first real move."""
+    _die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if niceness > 0:
         os.nice(niceness)
     if warm:
@@ -278,7 +308,7 @@ class ProcessPoolRunner:
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_init_worker,
-            initargs=(self._warm, self._niceness),
+            initargs=(self._warm, self._niceness, os.getpid()),
         )
 
     async def warm_up(self) -> None:
@@ -357,7 +387,7 @@ class ProcessPoolRunner:
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(self._warm, REVIEW_NICENESS),
+                initargs=(self._warm, REVIEW_NICENESS, os.getpid()),
             )
         pool = self._review_pool
         future = asyncio.get_running_loop().run_in_executor(pool, _analyse, request)

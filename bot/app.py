@@ -1,18 +1,23 @@
-"""Building and running the Discord bot: ``create_bot(settings)`` and ``run(settings)``."""
+"""Building and running the Discord bot: ``create_bot(settings)``, ``serve`` and ``run``."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import signal
 from typing import Any
 
 import discord
 from discord.ext import commands
 
 from bot.client import GomokuBot
+from bot.logs import protect
 from bot.settings import Settings
 from bot.shards import ShardSpec
 
-__all__ = ["create_bot", "run"]
+__all__ = ["create_bot", "run", "serve"]
+
+log = logging.getLogger(__name__)
 
 
 class ShardedGomokuBot(GomokuBot, commands.AutoShardedBot):
@@ -34,11 +39,52 @@ def create_bot(settings: Settings, *, shards: ShardSpec | None = None, **options
     )
 
 
+async def serve(settings: Settings, shards: ShardSpec | None = None, **options: Any) -> None:
+    """Open the database, connect, and serve until SIGTERM or SIGINT, then shut down cleanly:
+    the bot disconnects, the AI pool stops, queued writes are committed, the database is closed.
+
+    The database (``GOMOKU_DATABASE_URL``'s PostgreSQL, else the SQLite file) is opened, and a
+    SQLite file checked (identity, ``quick_check``, a write), before the bot connects, so a
+    storage fault stops the start with its own error
+    (``storage.repository.DatabaseRefusedError``) and nothing reaches Discord.
+    """
+    from storage.opening import open_repository
+
+    token = settings.discord_token
+    if not token:
+        raise ValueError("serve() needs DISCORD_TOKEN")
+    async with open_repository(settings.db_path, settings.database_url) as repository:
+        bot = create_bot(settings, shards=shards, repository=repository, **options)
+        loop = asyncio.get_running_loop()
+        stopping: list[asyncio.Task[None]] = []
+
+        def stop(signum: int) -> None:
+            if not stopping:
+                log.info("%s: shutting down", signal.Signals(signum).name)
+                stopping.append(asyncio.create_task(bot.close()))
+
+        signals = (signal.SIGTERM, signal.SIGINT)
+        for signum in signals:
+            loop.add_signal_handler(signum, stop, signum)
+        try:
+            async with bot:
+                await bot.start(token)
+        finally:
+            for signum in signals:
+                loop.remove_signal_handler(signum)
+            await bot.close()  # the whole close, not only discord.py's part of it
+
+
 def run(settings: Settings, shards: ShardSpec | None = None) -> None:
-    """Connect to Discord and serve until interrupted (needs ``settings.discord_token``)."""
+    """Connect to Discord and serve until SIGTERM or SIGINT (needs ``settings.discord_token``);
+    with ``shards``, only those shards.
+
+    Raises:
+        DatabaseRefusedError: the database cannot be used (see ``serve``).
+    """
     if not settings.discord_token:
         raise ValueError("run() needs DISCORD_TOKEN")
-    bot = create_bot(settings, shards=shards)
     discord.utils.setup_logging(level=settings.log_level_number, root=True)
     logging.getLogger("discord.http").setLevel(max(settings.log_level_number, logging.INFO))
-    bot.run(settings.discord_token, log_handler=None)
+    protect(settings.discord_token)
+    asyncio.run(serve(settings))

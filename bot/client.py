@@ -21,9 +21,9 @@ import importlib
 import io
 import logging
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import discord
 from discord.ext import commands
@@ -44,7 +44,7 @@ from bot.service import (
     TurnWarning,
 )
 from bot.turns import TurnPings, finish_interrupted_replies, remember_reply
-from bot.views import ACTIONS, game_buttons
+from bot.views import ACTIONS, game_buttons, unknown_button
 from engine.types import Point
 
 if TYPE_CHECKING:
@@ -53,13 +53,18 @@ if TYPE_CHECKING:
     from bot.shards import ShardSpec
     from storage.repository import GameRepository, PendingReply
 
-__all__ = ["REPOST_AGE", "GomokuBot"]
+__all__ = ["ACK_AFTER", "REPOST_AGE", "GomokuBot"]
 
 log = logging.getLogger(__name__)
 
 REPOST_AGE: Final = timedelta(hours=1)  # edits of older messages hit a stricter rate limit
 _OLD_MESSAGE_EDIT: Final = 30046  # Discord: too many edits to messages older than an hour
 MENTIONS: Final = discord.AllowedMentions(everyone=False, roles=False, users=True)
+# Discord wants a first answer within 3 s of the event; this leaves room for the gateway's
+# delivery and for a loaded event loop.
+ACK_AFTER: Final = 1.5
+DEFERRAL: Final = "deferral"  # interaction.extras: the callback of in_time's deferral
+T = TypeVar("T")
 
 
 def _utcnow() -> datetime:
@@ -82,6 +87,7 @@ class GomokuBot(commands.Bot):
         cooldown: UserCooldown | None = None,
         deadline_poll: float = 30.0,
         resume_every: float = 60.0,
+        ack_after: float = ACK_AFTER,
         **options: Any,
     ) -> None:
         """``repository``/``ai`` given here are the caller's to close; those the bot opens
@@ -105,10 +111,14 @@ class GomokuBot(commands.Bot):
         self.cooldown = cooldown or UserCooldown()
         self.deadline_poll = deadline_poll  # longest sleep of the deadline task, in seconds
         self.resume_every = resume_every  # seconds between the deadline task's resume() calls
+        self.ack_after = ack_after  # a write slower than this is answered by a deferral first
         self._given_repository = repository
         self._given_ai = ai
         self._stack = contextlib.AsyncExitStack()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._shutdown: asyncio.Future[None] | None = None
+        self._known_items: list[type[discord.ui.DynamicItem[Any]]] = []
+        self._unknown_item: type[discord.ui.DynamicItem[Any]] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._wake = asyncio.Event()
         self._show_locks: dict[int, asyncio.Lock] = {}
         self._shown: dict[int, int] = {}  # game id -> the newest version drawn
@@ -184,17 +194,60 @@ class GomokuBot(commands.Bot):
         return True
 
     async def close(self) -> None:
-        """Stop the background tasks, disconnect, then close the repository and AI pool."""
+        """Stop the background tasks, disconnect, then close the repository and AI pool.
+        Any number of callers (a signal, ``async with``) share the one shutdown."""
+        if self._shutdown is None:
+            self._shutdown = asyncio.ensure_future(self._shut_down())
+        await asyncio.shield(self._shutdown)
+
+    async def _shut_down(self) -> None:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await super().close()
         await self._stack.aclose()
 
-    def _spawn(self, coroutine: Any) -> None:
-        task: asyncio.Task[None] = asyncio.create_task(coroutine)
+    def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None:
+        """Register button items (any cog may); the item that answers every other
+        ``gomoku:`` id is rebuilt each time to leave all the registered ones alone."""
+        super().add_dynamic_items(*items)
+        self._known_items.extend(items)
+        if self._unknown_item is not None:
+            super().remove_dynamic_items(self._unknown_item)
+        self._unknown_item = unknown_button(tuple(self._known_items))
+        super().add_dynamic_items(self._unknown_item)
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        task = asyncio.create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def in_time(
+        self,
+        interaction: discord.Interaction[Any],
+        work: Awaitable[T],
+        *,
+        ephemeral: bool = False,
+        thinking: bool = False,
+    ) -> T:
+        """Await ``work`` (a service call that writes), acknowledging ``interaction`` with a
+        deferral if it takes longer than ``ack_after`` seconds. A database busy for seconds
+        (another process holding a write lock) then delays the answer instead of losing it
+        to Discord's 3 s deadline after the write has landed. A fast call costs nothing: the
+        caller answers in one request as before, and checks ``response.is_done()``."""
+        task = asyncio.ensure_future(work)
+        if interaction.response.is_done():
+            return await task
+        done, _ = await asyncio.wait({task}, timeout=self.ack_after)
+        if not done:
+            try:
+                deferral = await interaction.response.defer(ephemeral=ephemeral, thinking=thinking)
+                interaction.extras[DEFERRAL] = deferral
+            except discord.HTTPException:
+                # Too late already (the event reached us late): the work goes on regardless.
+                log.warning("could not acknowledge interaction %s in time", interaction.id)
+        return await task
 
     def wake_deadlines(self, view: GameView | None = None) -> None:
         """Re-plan the deadline task: ``view`` got a new deadline (a move in a game with a
@@ -388,7 +441,9 @@ class GomokuBot(commands.Bot):
         ``/place`` was written, which each kind of game checks against its one notation.
 
         A command is answered privately ("You played h8."), after deferring when the AI is
-        to answer; a button is acknowledged at once and needs no words: its board changes.
+        to answer or the write is slow (``in_time``); a button is acknowledged at once and
+        needs no words: its board changes. The AI's reply starts as soon as the move is
+        stored, in its own task: it is made even if answering the player fails.
         """
         if interaction.channel_id is None:
             raise RuntimeError("interaction without a channel")
@@ -398,17 +453,16 @@ class GomokuBot(commands.Bot):
             await interaction.response.defer()
         user = interaction.user.id
         channel_id = interaction.channel_id
+        if column is not None:
+            move = self.service.drop(channel_id, user, column, game_id=game_id, letter=letter)
+        elif point is not None:
+            move = self.service.place(
+                channel_id, user, point, game_id=game_id, version=version, points_only=typed
+            )
+        else:
+            raise ValueError("a move needs a point or a column")
         try:
-            if column is not None:
-                result = await self.service.drop(
-                    channel_id, user, column, game_id=game_id, letter=letter
-                )
-            elif point is not None:
-                result = await self.service.place(
-                    channel_id, user, point, game_id=game_id, version=version, points_only=typed
-                )
-            else:
-                raise ValueError("a move needs a point or a column")
+            result = await self.in_time(interaction, move, ephemeral=True, thinking=True)
         except OutOfTimeError as error:
             # Too late: the move ended the game on time. Show that, then report the refusal
             # (which the player must get even when the board cannot be redrawn).
@@ -420,7 +474,8 @@ class GomokuBot(commands.Bot):
                 log.exception("could not show game %s, lost on time", error.game_id)
             raise
         self.wake_deadlines(result.game)
-        if is_command and not result.ai_due:
+        ai = self._start_ai(result.game.game_id, interaction) if result.ai_due else None
+        if is_command and ai is None and not interaction.response.is_done():
             # No AI to wait for: answer straight away (one request instead of a deferral and
             # an edit), then show the move on the board.
             await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
@@ -428,26 +483,48 @@ class GomokuBot(commands.Bot):
             return result
         pending: asyncio.Task[PendingReply | None] | None = None
         if is_command:
-            # The AI answers next: defer now, its search may take seconds. The reply is noted
-            # in storage until it is filled in, so that a restart can still fill it in; the
-            # write runs beside the redraw rather than before it.
-            callback = await interaction.response.defer(ephemeral=True, thinking=True)
+            # The AI answers next: defer now (unless a slow write already did), its search may
+            # take seconds. The reply is noted in storage until it is filled in, so that a
+            # restart can still fill it in; the write runs beside the redraw, not before it.
+            if interaction.response.is_done():
+                callback = interaction.extras.get(DEFERRAL)
+            else:
+                callback = await interaction.response.defer(ephemeral=True, thinking=True)
             message_id = None if callback is None else callback.message_id
-            pending = asyncio.create_task(
-                remember_reply(self, interaction, result.game.game_id, message_id)
-            )
+            if ai is not None:
+                pending = asyncio.create_task(
+                    remember_reply(self, interaction, result.game.game_id, message_id)
+                )
+        shutting_down = False
         try:
             await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
             reply = result
-            if result.ai_due:
-                reply = await self.play_ai(result.game.game_id, interaction=interaction) or result
+            if ai is not None:
+                reply = await ai or result
             if is_command:
                 await interaction.edit_original_response(content=_move_summary(result, reply))
+        except asyncio.CancelledError:
+            shutting_down = True  # the noted reply stays: the next start fills it in
+            raise
         finally:
             saved = None if pending is None else await pending
-            if saved is not None:
+            if saved is not None and not shutting_down:
                 await self.service.repository.drop_pending_reply(saved.token)
         return reply
+
+    def _start_ai(
+        self, game_id: int, interaction: discord.Interaction[Any] | None
+    ) -> asyncio.Task[MoveResult | None]:
+        task = self._spawn(self.play_ai(game_id, interaction=interaction))
+
+        def done(task: asyncio.Task[MoveResult | None]) -> None:
+            # Its caller may be gone (its answer failed); a failed AI move is retried by the
+            # idle resume, and here it is at least on record.
+            if not task.cancelled() and task.exception() is not None:
+                log.warning("AI move in game %s failed: %r", game_id, task.exception())
+
+        task.add_done_callback(done)
+        return task
 
     async def play_ai(
         self, game_id: int, *, interaction: discord.Interaction[Any] | None = None

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import re
+import signal
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +40,8 @@ if TYPE_CHECKING:
     from engine.board import Board
 
 __all__ = ["CONSOLE_CHANNEL", "Console", "NewGameOptions", "main", "parse_new", "stdin_lines"]
+
+log = logging.getLogger(__name__)
 
 CONSOLE_CHANNEL: Final = 1  # the store's pseudo-channel for terminal games (no guild)
 PLAYER_ONE: Final = 1  # the terminal's user ids; Discord ids are 17+ digit snowflakes
@@ -92,6 +98,12 @@ _GAME_WORDS: Final = {
     "gravity3": Game.GRAVITY3,
 }
 _FRIEND_WORDS: Final = frozenset({"friend", "human", "2p", "pvp", "two"})
+# ASCII digits, a few of them: str.isdigit() also accepts "²" and "٣", which int() refuses or
+# reads, and int() refuses more than 4,300 digits.
+_NUMBER: Final = re.compile(r"[0-9]{1,6}")
+_SQUARE: Final = re.compile(r"([0-9]{1,6})x([0-9]{1,6})")
+LINE_LIMIT: Final = 4096  # longer input lines are refused whole (no command is this long)
+TOO_LONG: Final = "\x00too long"  # what stdin_lines yields for such a line
 
 
 def parse_new(words: list[str]) -> NewGameOptions:
@@ -107,11 +119,11 @@ def parse_new(words: list[str]) -> NewGameOptions:
         word = raw.lower()
         if word in _GAME_WORDS:
             game = _GAME_WORDS[word]
-        elif word.isdigit():
+        elif _NUMBER.fullmatch(word):
             size = int(word)
-        elif word.replace("x", "", 1).isdigit() and word.count("x") == 1:
-            side, _, other = word.partition("x")
-            if side != other:
+        elif square := _SQUARE.fullmatch(word):
+            side, other = square.groups()
+            if int(side) != int(other):
                 raise OptionError(raw)
             size = int(side)
         elif word in {r.value for r in Rule}:
@@ -204,24 +216,50 @@ async def stdin_lines() -> AsyncIterator[str]:
     """Lines from standard input without blocking the event loop; ends at EOF.
 
     Pipes and terminals are read through the loop; a regular file (``< moves.txt``) with a
-    thread, which never blocks for long on a file.
+    thread, which never blocks for long on a file. A line longer than ``LINE_LIMIT`` comes
+    as ``TOO_LONG``, whatever its length: it is skipped, not held in memory.
     """
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
+    reader = asyncio.StreamReader(limit=LINE_LIMIT)
     try:
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     except (ValueError, OSError):
         while True:
-            line = await asyncio.to_thread(sys.stdin.readline)
+            line = await asyncio.to_thread(sys.stdin.readline, LINE_LIMIT + 1)
             if not line:
                 return
+            if len(line) > LINE_LIMIT and not line.endswith("\n"):
+                while (rest := await asyncio.to_thread(sys.stdin.readline, LINE_LIMIT)) and (
+                    not rest.endswith("\n")
+                ):
+                    pass
+                line = TOO_LONG
             yield line
         return
+    async for line in _limited_lines(reader):
+        yield line
+
+
+async def _limited_lines(reader: asyncio.StreamReader) -> AsyncIterator[str]:
+    """Lines of ``reader``; one over its limit is drained and comes as ``TOO_LONG``."""
+    skipping = False
     while True:
-        raw = await reader.readline()
-        if not raw:
-            return
-        yield raw.decode(errors="replace")
+        try:
+            raw = await reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as error:
+            raw = error.partial  # the last line had no newline; b"" at EOF
+            if not raw:
+                return
+        except asyncio.LimitOverrunError as error:
+            # The data stays buffered: drop what was looked at and go on to the newline.
+            await reader.readexactly(error.consumed)
+            skipping = True
+            continue
+        if skipping:
+            skipping = False
+            yield TOO_LONG
+        else:
+            yield raw.decode(errors="replace")
 
 
 class Console:
@@ -329,6 +367,10 @@ class Console:
 
     async def handle(self, line: str) -> bool:
         """Act on one line; False means quit."""
+        if line == TOO_LONG or len(line) > LINE_LIMIT:
+            self.say("That line is too long to be a move or a command. See 'help'.")
+            return True
+        line = line.replace("\x00", "")  # no command needs one, and paths refuse them
         words = line.strip().split()
         if not words:
             return True
@@ -336,10 +378,14 @@ class Console:
         try:
             return await self._dispatch(command, args, line.strip())
         except OptionError as error:
-            self.say(f"'{error.word}' is not a game, size, rule, level or colour. See 'help'.")
+            word = _quoted(error.word)
+            self.say(f"{word} is not a game, size, rule, level or colour. See 'help'.")
         except (GomokuError, AIError) as error:
             self.error(error)
         except StorageError as error:
+            self.error(error)
+        except Exception as error:  # a bug: the session goes on, the traceback goes to the log
+            log.exception("terminal command %r failed", command)
             self.error(error)
         return True
 
@@ -409,17 +455,16 @@ class Console:
         user = self._mover(view)
         cleaned = text.strip()
         result: MoveResult
-        if view.board.gravity and cleaned.isdigit():
+        if view.board.gravity and _NUMBER.fullmatch(cleaned):
             result = await self.service.drop(self.channel_id, user, int(cleaned) - 1)
-        elif cleaned.isdigit():
+        elif _NUMBER.fullmatch(cleaned):
             raise InvalidPointError(cleaned)
         else:
             try:
                 point = Point.parse(cleaned)
             except ValueError:  # InvalidPointError; also a plain ValueError for u..z today
-                self.say(
-                    f"'{cleaned[:20]}' is not a move or a command. Type a point like h8, or 'help'."
-                )
+                shown = _quoted(cleaned)
+                self.say(f"{shown} is not a move or a command. Type a point like h8, or 'help'.")
                 return
             result = await self.service.place(self.channel_id, user, point)
         if result.ai_due:
@@ -505,9 +550,15 @@ class Console:
         try:
             await asyncio.to_thread(Path(path).write_text, export.sgf, encoding="utf-8")
         except OSError as error:
-            self.say(f"Could not write {path}: {error.strerror}.")
+            self.say(f"Could not write {_quoted(path)}: {error.strerror}.")
             return
         self.say(f"Saved the game to {path} ({len(export.game.board.moves)} moves).")
+
+
+def _quoted(text: str) -> str:
+    # User text shown back: printable and short (a terminal would obey escape sequences).
+    kept = "".join(ch for ch in text if ch.isprintable())[:20]
+    return f"'{kept}'"
 
 
 # ---------------------------------------------------------------- entry point
@@ -525,13 +576,18 @@ async def main(
     from storage.opening import open_repository
 
     out = output or sys.stdout
+    stop = asyncio.Event()
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM ends the session as the end of input does: the move under way is finished,
+        # then everything is closed in order (no cancellation cutting a close in half).
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     runner = ProcessPoolRunner(workers)
     # Warm the worker in the background: the board is on screen while numba loads.
     warming = asyncio.create_task(runner.warm_up())
     try:
         async with open_repository(settings.db_path, settings.database_url) as repository:
             console = Console(GameService(repository, runner), out)
-            await console.run(lines())
+            await console.run(_until(lines(), stop))
     finally:
         warming.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -539,8 +595,27 @@ async def main(
         await runner.close()
 
 
+async def _until(lines: AsyncIterator[str], stop: asyncio.Event) -> AsyncIterator[str]:
+    """``lines`` until ``stop`` is set (then as if the input had ended)."""
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        while True:
+            line = asyncio.ensure_future(anext(lines, None))
+            await asyncio.wait({line, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if not line.done():
+                line.cancel()
+                return
+            text = line.result()
+            if text is None:
+                return
+            yield text
+    finally:
+        stopped.cancel()
+
+
 def run(settings: Settings) -> int:
-    """``python -m bot`` without a token: play in the terminal. Ctrl-C and EOF leave cleanly."""
+    """``python -m bot`` without a token: play in the terminal. Ctrl-C, SIGTERM and EOF leave
+    cleanly (exit 0)."""
     try:
         asyncio.run(main(settings))
     except KeyboardInterrupt:

@@ -35,11 +35,13 @@ from bot.service import (
     NotReplaceableError,
     NotYourTurnError,
     NoUndoRequestError,
+    OtherChannelError,
     OutOfTimeError,
     RematchError,
     SelfChallengeError,
     StalePanelError,
     UndoPendingError,
+    UnknownButtonError,
 )
 from engine.errors import (
     ColumnFullError,
@@ -57,13 +59,20 @@ from engine.errors import (
 from engine.types import Point
 from storage.repository import (
     ChannelBusyError,
+    CorruptDatabaseError,
+    DatabaseLockedError,
+    DatabaseRefusedError,
+    DatabaseTooNewError,
+    DiskFullError,
+    ForeignDatabaseError,
     GameNotFoundError,
     GameStatus,
     InvalidStatusError,
+    ReadOnlyDatabaseError,
     VersionConflictError,
 )
 
-__all__ = ["GENERIC_MESSAGE", "quote", "user_message"]
+__all__ = ["GENERIC_MESSAGE", "quote", "startup_message", "user_message"]
 
 GENERIC_MESSAGE: Final = "Something went wrong on our side. The game is unchanged; try again."
 _QUOTE_LIMIT: Final = 24
@@ -75,6 +84,7 @@ _FORBIDDEN_SHAPES: Final = {
 }
 
 _STATUS_WORDS: Final = {
+    GameStatus.ACTIVE: "already under way (the challenge was accepted)",
     GameStatus.PENDING: "still waiting for the challenge to be accepted",
     GameStatus.FINISHED: "already over",
     GameStatus.DECLINED: "a declined challenge",
@@ -168,6 +178,10 @@ def user_message(error: BaseException) -> str | None:
             return "This channel already has a game. Finish it (or resign) first."
         case GameNotActiveError(status=status) | InvalidStatusError(status=status):
             return f"That game is {_STATUS_WORDS.get(status, 'not being played')}."
+        case OtherChannelError():
+            return "That button belongs to a game in another channel."
+        case UnknownButtonError():
+            return "That button no longer works. Use /gomoku board for a fresh board."
         case NotAPlayerError():
             return "You are not playing in this game."
         case NotReplaceableError():
@@ -214,7 +228,7 @@ def user_message(error: BaseException) -> str | None:
             return "The game changed at that same moment. Look at the board and try again."
         case GameNotFoundError():
             return "That game no longer exists."
-    if type(error).__module__.startswith("discord."):
+    if type(error).__module__.startswith(("discord.", "bot.reporting")):
         return _discord_message(error)
     return None
 
@@ -228,7 +242,11 @@ def _discord_message(error: BaseException) -> str | None:
     # at the top: the terminal front-end uses this table too and never loads discord.py.
     from discord import app_commands
 
+    from bot.reporting import MalformedOptionsError
+
     match error:
+        case MalformedOptionsError():
+            return "That command came with options it does not take. Pick it from the menu."
         case app_commands.CommandOnCooldown(retry_after=retry_after):
             return f"Slow down: you can use a command again in {max(1, round(retry_after))} s."
         case app_commands.BotMissingPermissions(missing_permissions=missing):
@@ -239,3 +257,42 @@ def _discord_message(error: BaseException) -> str | None:
         case app_commands.NoPrivateMessage():
             return "That only works in a server channel."
     return None
+
+
+def startup_message(error: DatabaseRefusedError) -> str:
+    """One line for the operator when the database cannot be used at start (stderr).
+
+    Each fault names itself and what to do; only a file that is not ours is called that, so
+    nobody is invited to delete a database that is merely locked, full or damaged.
+    """
+    path = error.path
+    match error:
+        case ForeignDatabaseError(detail=detail):
+            return (
+                f"{path} is not a gomoku-bot database ({detail}). It was left untouched; "
+                "point GOMOKU_DB_PATH at another file."
+            )
+        case DatabaseTooNewError(found=found, supported=supported):
+            return (
+                f"{path} was written by a newer gomoku-bot (schema {found}, this one knows "
+                f"{supported}). Upgrade the bot; the file was left untouched."
+            )
+        case CorruptDatabaseError(detail=detail):
+            return (
+                f"{path} is damaged ({detail}); refusing to run on it. Stop every process using "
+                f"it, keep a copy, then restore a backup or salvage it with "
+                f'sqlite3 {path} ".recover" | sqlite3 recovered.sqlite3'
+            )
+        case ReadOnlyDatabaseError(detail=detail):
+            return (
+                f"{path} cannot be written ({detail}). Check the permissions of the file and "
+                "its folder, and that the filesystem is not mounted read-only."
+            )
+        case DiskFullError(detail=detail):
+            return f"No room to write {path} ({detail}). Free some disk space and start again."
+        case DatabaseLockedError(waited_s=waited):
+            return (
+                f"{path} stayed locked by another process for {waited:.0f} s. Is another bot or "
+                "a sqlite3 shell using it? Stop it and start again."
+            )
+    return f"{path} cannot be used: {error}."

@@ -14,6 +14,7 @@ channel permissions (``interaction.app_permissions``), named when one is missing
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GomokuTree",
+    "MalformedOptionsError",
     "UserCooldown",
     "needs_channel_permissions",
     "report",
@@ -79,7 +81,12 @@ class GomokuTree(app_commands.CommandTree["GomokuBot"]):
     """The command tree: shared checks before a command, one error handler after it."""
 
     async def interaction_check(self, interaction: discord.Interaction[GomokuBot], /) -> bool:
-        """Apply the per-user cooldown to every command (not to autocomplete)."""
+        """Refuse options that do not fit the command; apply the per-user cooldown to every
+        command (not to autocomplete)."""
+        if not self._options_fit(interaction):
+            if interaction.type is discord.InteractionType.autocomplete:
+                return False  # it can only answer with choices; there are none for this
+            raise MalformedOptionsError()
         if interaction.type is discord.InteractionType.autocomplete:
             return True
         cooldown = interaction.client.cooldown
@@ -88,12 +95,99 @@ class GomokuTree(app_commands.CommandTree["GomokuBot"]):
             raise app_commands.CommandOnCooldown(bucket, cooldown.retry_after(bucket))
         return True
 
+    def _options_fit(self, interaction: discord.Interaction[GomokuBot]) -> bool:
+        data: Any = interaction.data or {}
+        name = data.get("name")
+        if data.get("type", 1) != 1:
+            return True  # context menus: none registered, discord.py refuses them itself
+        command = self.get_command(name) if isinstance(name, str) else None
+        if command is None and interaction.guild is not None and isinstance(name, str):
+            command = self.get_command(name, guild=interaction.guild)
+        if command is None:
+            return False
+        resolved = data.get("resolved") or {}
+        return isinstance(resolved, dict) and _options_fit(
+            command, data.get("options", []), resolved
+        )
+
     async def on_error(
         self, interaction: discord.Interaction[GomokuBot], error: app_commands.AppCommandError, /
     ) -> None:
         """Answer privately with the error's words (discord.py chains the real one with from)."""
         interaction.client.dispatch("app_command_failure", interaction)  # for bot.metrics
         await report(interaction, error.__cause__ or error)
+
+
+class MalformedOptionsError(app_commands.CheckFailure):
+    """A command whose options do not fit its declaration (a type, a name, a reference to
+    nothing): no Discord client sends that, but a forged request can."""
+
+
+_RESOLVED: Final = {
+    6: ("users",),
+    7: ("channels",),
+    8: ("roles",),
+    9: ("users", "roles"),
+    11: ("attachments",),
+}
+_LONGEST_STRING: Final = 6000  # Discord's own cap on a string option
+
+
+def _options_fit(command: Any, options: Any, resolved: dict[str, Any]) -> bool:
+    """Whether ``options`` (the raw payload) has the names, types and values ``command``
+    declares: discord.py trusts the payload, and a mismatch would end in its traceback."""
+    if not isinstance(options, list):
+        return False
+    if isinstance(command, app_commands.Group):
+        if len(options) != 1 or not isinstance(options[0], dict):
+            return False
+        option = options[0]
+        name = option.get("name")
+        sub = command.get_command(name) if isinstance(name, str) else None
+        if sub is None or option.get("type") not in (1, 2):
+            return False
+        return _options_fit(sub, option.get("options", []), resolved)
+    if not isinstance(command, app_commands.Command):
+        return False
+    parameters = {parameter.display_name: parameter for parameter in command.parameters}
+    given = [option.get("name") for option in options if isinstance(option, dict)]
+    focused = any(isinstance(option, dict) and option.get("focused") for option in options)
+    required = {name for name, parameter in parameters.items() if parameter.required}
+    if len(set(given)) != len(given) or not (focused or required <= set(given)):
+        return False  # a repeated option, or a required one missing (autocomplete may)
+    for option in options:
+        if not isinstance(option, dict):
+            return False
+        parameter = parameters.get(option.get("name"))  # type: ignore[arg-type]
+        if parameter is None or option.get("type") != parameter.type.value:
+            return False
+        value = option.get("value")
+        if option.get("focused"):
+            if not isinstance(value, str):
+                return False
+        elif not _value_fits(parameter.type.value, value, resolved):
+            return False
+    return True
+
+
+def _value_fits(kind: int, value: Any, resolved: dict[str, Any]) -> bool:
+    if kind == 3:
+        return isinstance(value, str) and len(value) <= _LONGEST_STRING
+    if kind == 4:
+        return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**53
+    if kind == 5:
+        return isinstance(value, bool)
+    if kind == 10:
+        return (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        )
+    if kind in _RESOLVED:
+        key = str(value) if isinstance(value, str | int) and not isinstance(value, bool) else None
+        return key is not None and any(
+            isinstance(resolved.get(part), dict) and key in resolved[part]
+            for part in _RESOLVED[kind]
+        )
+    return False
 
 
 def needs_channel_permissions(*names: str) -> Callable[[T], T]:

@@ -126,6 +126,7 @@ __all__ = [
     "NotReplaceableError",
     "NotYourTurnError",
     "NotationError",
+    "OtherChannelError",
     "OutOfTimeError",
     "Player",
     "RatingChange",
@@ -137,6 +138,7 @@ __all__ = [
     "UndoPendingError",
     "UndoRequest",
     "UndoResult",
+    "UnknownButtonError",
     "idle_time",
 ]
 
@@ -196,6 +198,18 @@ class GameNotActiveError(GameServiceError):
         super().__init__(f"game {game_id} is {status}")
         self.game_id = game_id
         self.status = status
+
+
+class OtherChannelError(GameServiceError):
+    """A button of a game that is open, but in another channel than the one pressed in."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"game {game_id} is open in another channel")
+        self.game_id = game_id
+
+
+class UnknownButtonError(GameServiceError):
+    """A button whose custom id names no action (forged, or from a removed feature)."""
 
 
 class NotAPlayerError(GameServiceError):
@@ -818,6 +832,8 @@ class GameService:
                     stale = await self.repository.get_game(game_id)
                 except GameNotFoundError as error:
                     raise NoSuchGameError(game_id) from error
+                if stale.status in (GameStatus.PENDING, GameStatus.ACTIVE):
+                    raise OtherChannelError(game_id)
                 raise GameNotActiveError(game_id, stale.status)
             raise NoActiveGameError(channel_id)
         return record

@@ -23,8 +23,11 @@ if TYPE_CHECKING:
 __all__ = ["MAX_CHOICES", "Cell", "PointTransformer"]
 
 MAX_CHOICES: Final = 25  # Discord refuses more autocomplete choices
-_COLUMN_ONLY: Final = re.compile(r"\s*([a-t])\s*", re.IGNORECASE)
-_COLUMN_NUMBER: Final = re.compile(r"\s*(\d{1,2})\s*")
+_ECHO_LIMIT: Final = 100  # of a non-text value, only this much is kept for the reply
+# ASCII: with Unicode case folding, [a-t] would also match U+017F (long s), U+0131 (dotless i)
+# and U+212A (Kelvin sign), which are no column letters; \d would take Arabic-Indic digits.
+_COLUMN_ONLY: Final = re.compile(r"\s*([a-t])\s*", re.IGNORECASE | re.ASCII)
+_COLUMN_NUMBER: Final = re.compile(r"\s*([0-9]{1,2})\s*", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +65,16 @@ class PointTransformer(app_commands.Transformer["GomokuBot"]):
 
     async def transform(self, interaction: discord.Interaction[GomokuBot], value: str, /) -> Cell:
         """Parse what was typed (errors reach ``report`` chained under TransformerError)."""
+        if not isinstance(value, str):
+            # Discord sends a string for a string option; a forged request may not.
+            raise InvalidPointError(str(value)[:_ECHO_LIMIT])
         return Cell.parse(value)
 
     async def autocomplete(  # type: ignore[override]
         self, interaction: discord.Interaction[GomokuBot], value: str, /
     ) -> list[app_commands.Choice[str]]:
         """Up to 25 legal points of this channel's game that start with what was typed."""
-        if interaction.channel_id is None:
+        if interaction.channel_id is None or not isinstance(value, str):
             return []
         names = await interaction.client.service.suggest_moves(
             interaction.channel_id, value.strip(), limit=MAX_CHOICES

@@ -24,6 +24,10 @@ The tap panel (``panel_message``) is a private Components V2 message (``ui.Layou
 40 components, so a 5x5 grid of points fits beside a row of arrows). Its buttons carry the
 game's version: a tap on a panel drawn before the game moved on is refused
 (``StalePanelError``) and changes nothing.
+
+Numbers in ids are ASCII digits of bounded length (a game id fits SQLite's 64-bit integer, a
+coordinate two digits), so rebuilding an item never fails. Any other ``gomoku:`` id (a forged
+one, or one of a removed feature) is answered with a sentence by ``unknown_button``.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from bot import panel, render, words
 from bot.opening_words import CHOICE_LABELS
 from bot.render_png import render_png_async
 from bot.reporting import report
-from bot.service import GameStatus, GameView
+from bot.service import GameStatus, GameView, UnknownButtonError
 from engine.opening_rules import SOOSORV_MOST, Choice, Phase
 from engine.types import Color, Game, Point, column_letter
 
@@ -63,6 +67,7 @@ __all__ = [
     "panel_message",
     "resign_view",
     "undo_view",
+    "unknown_button",
 ]
 
 Button = discord.ui.Button[Any]
@@ -73,6 +78,15 @@ _EMPTY_LABEL: Final = "\u200b"  # a button needs a label or an emoji; this one d
 
 def _bot(interaction: discord.Interaction[Any]) -> GomokuBot:
     return cast("GomokuBot", interaction.client)
+
+
+async def _edit(interaction: discord.Interaction[Any], **changes: Any) -> None:
+    # The button's message: edited by the response, or after a deferral (a slow write) by
+    # editing the original response.
+    if interaction.response.is_done():
+        await interaction.edit_original_response(**changes)
+    else:
+        await interaction.response.edit_message(**changes)
 
 
 class GameItem:
@@ -99,7 +113,7 @@ class GameItem:
 class ChallengeButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>\d+):(?P<action>accept|decline)",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):(?P<action>accept|decline)",
 ):
     """Accept or decline a challenge (the challenger may withdraw with Decline)."""
 
@@ -139,7 +153,7 @@ class ChallengeButton(
 
 
 class ResignButton(
-    GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P<game>\d+):resign"
+    GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P<game>[0-9]{1,18}):resign"
 ):
     """Confirms ``/gomoku resign``."""
 
@@ -169,17 +183,18 @@ class ResignButton(
         bot = _bot(interaction)
         if interaction.channel_id is None:
             return
-        end = await bot.service.resign(
-            interaction.channel_id, interaction.user.id, game_id=self.game_id
+        end = await bot.in_time(
+            interaction,
+            bot.service.resign(interaction.channel_id, interaction.user.id, game_id=self.game_id),
         )
-        await interaction.response.edit_message(content="You resigned.", view=None)
+        await _edit(interaction, content="You resigned.", view=None)
         await bot.show_game(end.game, ratings=end.ratings)
 
 
 class UndoButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>\d+):undo:(?P<answer>yes|no)",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):undo:(?P<answer>yes|no)",
 ):
     """The opponent's answer to an undo request."""
 
@@ -209,11 +224,12 @@ class UndoButton(
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Answer the request; on yes the moves go and the board is redrawn."""
         bot = _bot(interaction)
-        result = await bot.service.answer_undo(
-            self.game_id, interaction.user.id, accept=self.accept
+        result = await bot.in_time(
+            interaction,
+            bot.service.answer_undo(self.game_id, interaction.user.id, accept=self.accept),
         )
         text = f"Undo {'allowed' if result is not None else 'refused'}."
-        await interaction.response.edit_message(content=text, view=None)
+        await _edit(interaction, content=text, view=None)
         if result is not None:
             await bot.show_game(result.game)
 
@@ -221,7 +237,7 @@ class UndoButton(
 class GridButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>\d+):cell:(?P<x>\d+):(?P<y>\d+)",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):cell:(?P<x>[0-9]{1,2}):(?P<y>[0-9]{1,2})",
 ):
     """One square of the tic-tac-toe grid."""
 
@@ -261,7 +277,9 @@ class GridButton(
 
 
 class ColumnButton(
-    GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P<game>\d+):drop:(?P<column>\d+)"
+    GameItem,
+    discord.ui.DynamicItem[Button],
+    template=r"gomoku:(?P<game>[0-9]{1,18}):drop:(?P<column>[0-9]{1,2})",
 ):
     """Drop a stone into one column of a gravity game."""
 
@@ -295,7 +313,9 @@ class ColumnButton(
         )
 
 
-class MoveButton(GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P<game>\d+):move"):
+class MoveButton(
+    GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P<game>[0-9]{1,18}):move"
+):
     """On the public board: opens the tap panel for the player to move (privately)."""
 
     def __init__(self, game_id: int) -> None:
@@ -331,7 +351,7 @@ class MoveButton(GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P
 class TapButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>\d+):tap:(?P<x>\d+):(?P<y>\d+):(?P<version>\d+)",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):tap:(?P<x>[0-9]{1,2}):(?P<y>[0-9]{1,2}):(?P<version>[0-9]{1,18})",
 ):
     """A point of the tap panel: plays there, if the game is still where the panel saw it."""
 
@@ -384,7 +404,7 @@ class TapButton(
 class PanButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>\d+):pan:(?P<dir>[ludrc]):(?P<x>\d+):(?P<y>\d+):(?P<version>\d+)",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):pan:(?P<dir>[ludrc]):(?P<x>[0-9]{1,2}):(?P<y>[0-9]{1,2}):(?P<version>[0-9]{1,18})",
 ):
     """An arrow of the tap panel: the same panel, its window moved."""
 
@@ -426,7 +446,7 @@ class PanButton(
 
 
 class RematchButton(
-    GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P<game>\d+):rematch"
+    GameItem, discord.ui.DynamicItem[Button], template=r"gomoku:(?P<game>[0-9]{1,18}):rematch"
 ):
     """Under a finished game: the same game again, colours swapped."""
 
@@ -467,7 +487,7 @@ class RematchButton(
 class OpeningButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>\d+):open:(?P<word>black|white|two|offer|[1-8])",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):open:(?P<word>black|white|two|offer|[1-8])",
 ):
     """A choice in an opening rule: take a colour, place two more, offer ten fifth moves,
     or (Soosõrv) the number of fifth moves Black must offer."""
@@ -515,7 +535,48 @@ ACTIONS: Final = (
     RematchButton,
     OpeningButton,
 )
-"""Every dynamic item, for ``bot.add_dynamic_items``."""
+"""Every dynamic item of this module, for ``bot.add_dynamic_items``."""
+
+
+def _unknown_template(known: tuple[type[Any], ...]) -> str:
+    # discord.py runs every item whose template matches, so this one must match exactly the
+    # ``gomoku:`` ids that no other item does.
+    patterns = "|".join(
+        re.sub(r"\(\?P<\w+>", "(?:", cls.__discord_ui_compiled_template__.pattern) for cls in known
+    )
+    return rf"(?!(?:{patterns})\Z)gomoku:[\s\S]*"
+
+
+def unknown_button(known: tuple[type[Any], ...]) -> type[discord.ui.DynamicItem[Button]]:
+    """The item answering every ``gomoku:`` id that none of ``known`` takes (discord.py runs
+    each item whose template matches, so it must not match theirs). Built at registration
+    from the items registered, so a new button never finds its ids answered twice."""
+
+    class UnknownButton(
+        GameItem, discord.ui.DynamicItem[Button], template=_unknown_template(known)
+    ):
+        """Any ``gomoku:`` custom id no other button understands: say so instead of failing."""
+
+        def __init__(self, custom_id: str) -> None:
+            super().__init__(discord.ui.Button(label="?", custom_id=custom_id[:100]))
+            self.game_id = 0
+
+        @classmethod
+        async def from_custom_id(
+            cls,
+            interaction: discord.Interaction[Any],
+            item: discord.ui.Item[Any],
+            match: re.Match[str],
+            /,
+        ) -> Self:
+            """Keep the id as it came."""
+            return cls(match.string)
+
+        async def act(self, interaction: discord.Interaction[Any]) -> None:
+            """Refuse, privately."""
+            raise UnknownButtonError()
+
+    return UnknownButton
 
 
 def _opening_buttons(view: GameView) -> discord.ui.View | None:

@@ -11,8 +11,11 @@ measures write latency, throughput and database size.
 from storage.memory import InMemoryGameRepository
 from storage.repository import (
     ChannelBusyError,
+    CorruptDatabaseError,
+    DatabaseLockedError,
     DatabaseRefusedError,
     DatabaseTooNewError,
+    DiskFullError,
     ForeignDatabaseError,
     GameNotFoundError,
     GameRecord,
@@ -26,6 +29,7 @@ from storage.repository import (
     NewGame,
     Player,
     PlayerStats,
+    ReadOnlyDatabaseError,
     StorageError,
     VersionConflictError,
 )
@@ -33,8 +37,11 @@ from storage.sqlite import SqliteGameRepository
 
 __all__ = [
     "ChannelBusyError",
+    "CorruptDatabaseError",
+    "DatabaseLockedError",
     "DatabaseRefusedError",
     "DatabaseTooNewError",
+    "DiskFullError",
     "ForeignDatabaseError",
     "GameNotFoundError",
     "GameRecord",
@@ -49,6 +56,7 @@ __all__ = [
     "NewGame",
     "Player",
     "PlayerStats",
+    "ReadOnlyDatabaseError",
     "SqliteGameRepository",
     "StorageError",
     "VersionConflictError",

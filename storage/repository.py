@@ -539,6 +539,39 @@ class DatabaseTooNewError(DatabaseRefusedError):
         self.supported = supported  # the newest this code knows
 
 
+class CorruptDatabaseError(DatabaseRefusedError):
+    """The file is a SQLite database, ours or not, whose pages are damaged (truncated,
+    overwritten); running on it would spread the damage."""
+
+    def __init__(self, path: Path, detail: str) -> None:
+        super().__init__(path, f"damaged ({detail})")
+        self.detail = detail  # SQLite's first complaint
+
+
+class ReadOnlyDatabaseError(DatabaseRefusedError):
+    """The file, its folder or its filesystem cannot be written (or the folder is missing)."""
+
+    def __init__(self, path: Path, detail: str) -> None:
+        super().__init__(path, f"cannot be written ({detail})")
+        self.detail = detail  # what refused: the file, the folder, SQLite
+
+
+class DiskFullError(DatabaseRefusedError):
+    """No room to write: the disk (or the database's size limit) is full."""
+
+    def __init__(self, path: Path, detail: str) -> None:
+        super().__init__(path, f"no room to write ({detail})")
+        self.detail = detail
+
+
+class DatabaseLockedError(DatabaseRefusedError):
+    """Another process held the database locked for the whole time we waited."""
+
+    def __init__(self, path: Path, waited_s: float) -> None:
+        super().__init__(path, f"locked by another process for {waited_s:.0f} s")
+        self.waited_s = waited_s  # how long we retried
+
+
 # --------------------------------------------------------------------------------------------
 # The contract
 

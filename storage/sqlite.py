@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import importlib.resources
+import logging
+import os
 import re
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -40,7 +43,11 @@ from storage.repository import (
     CHALLENGE_CLOSINGS,
     END_REASONS,
     ChannelBusyError,
+    CorruptDatabaseError,
+    DatabaseLockedError,
+    DatabaseRefusedError,
     DatabaseTooNewError,
+    DiskFullError,
     ForeignDatabaseError,
     GameNotFoundError,
     GameOpening,
@@ -56,6 +63,7 @@ from storage.repository import (
     Player,
     PlayerStats,
     PuzzlePlayer,
+    ReadOnlyDatabaseError,
     ResultCount,
     StorageError,
     StoredUndo,
@@ -67,12 +75,16 @@ from storage.repository import (
 __all__ = [
     "APPLICATION_ID",
     "LATEST_VERSION",
+    "LOCK_WAIT_S",
     "MIGRATIONS",
     "Migration",
     "SqliteGameRepository",
 ]
 
 APPLICATION_ID = 0x476D6B62  # "Gmkb" in the file header: this file is a gomoku-bot database
+LOCK_WAIT_S = 30.0  # how long opening waits out another process's lock before giving up
+_BUSY_TIMEOUT_MS = 5000  # how long a statement waits for a lock once running
+log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 _Db = aiosqlite.Connection
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -525,23 +537,113 @@ async def _scalar(db: _Db, sql: str) -> Any:
     return rows[0][0]
 
 
-async def _check_identity(db: _Db, path: Path) -> None:
-    """Raise unless the file is ours (or empty); newer versions are refused. Reads only."""
-    try:
-        application_id = await _scalar(db, "PRAGMA application_id")
-        version = await _scalar(db, "PRAGMA user_version")
-        objects = await _scalar(db, "SELECT count(*) FROM sqlite_schema")
-    except sqlite3.DatabaseError as error:  # "file is not a database", encrypted, ...
-        raise ForeignDatabaseError(path, str(error)) from error
+async def _check_identity(db: _Db, path: Path) -> bool:
+    """Raise unless the file is ours (or empty); newer versions are refused. Reads only.
+    Returns whether the file is new (empty)."""
+    application_id = await _scalar(db, "PRAGMA application_id")
+    version = await _scalar(db, "PRAGMA user_version")
+    objects = await _scalar(db, "SELECT count(*) FROM sqlite_schema")
     if application_id == APPLICATION_ID:
         if version > LATEST_VERSION:
             raise DatabaseTooNewError(path, version, LATEST_VERSION)
-        return
+        return False
     if application_id == 0 and version == 0 and objects == 0:
-        return  # an empty database: ours to initialize
+        return True  # an empty database: ours to initialize
     raise ForeignDatabaseError(
         path, f"application_id={application_id:#x} user_version={version} objects={objects}"
     )
+
+
+async def _check_integrity(db: _Db, path: Path) -> None:
+    """``PRAGMA quick_check``: damaged pages would answer errors at random later, and every
+    write would spread the damage."""
+    rows = list(await db.execute_fetchall("PRAGMA quick_check(1)"))
+    first = str(rows[0][0]) if rows else "no answer"
+    if first != "ok":
+        # "*** in database main ***\nPage 5: btreeInitPage() returns error code 11": one line
+        raise CorruptDatabaseError(path, " ".join(first.split())[:200])
+
+
+async def _check_writable(db: _Db) -> None:
+    """Write one page for real: a read-only file or filesystem and a full disk show up now,
+    at start, rather than as refused moves later. Rewriting ``user_version`` with its own
+    value changes nothing but still commits the header page (a WAL frame)."""
+    version = await _scalar(db, "PRAGMA user_version")
+    await db.execute_fetchall("BEGIN IMMEDIATE")
+    try:
+        await db.execute_fetchall(f"PRAGMA user_version = {int(version)}")
+        await db.execute_fetchall("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            await db.execute_fetchall("ROLLBACK")
+        raise
+
+
+def _preflight(path: Path) -> None:
+    """What the filesystem says before SQLite is asked (SQLite would open a read-only file
+    read-only and fail only at the first write). Root passes these checks; the write probe
+    after opening still catches a read-only filesystem."""
+    if path.exists() and not path.is_file():
+        raise ForeignDatabaseError(path, "not a regular file")
+    folder = path.parent
+    if not folder.is_dir():
+        raise ReadOnlyDatabaseError(path, f"the folder {folder} does not exist")
+    if os.statvfs(folder).f_flag & os.ST_RDONLY:
+        raise ReadOnlyDatabaseError(path, "the filesystem is mounted read-only")
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        raise ReadOnlyDatabaseError(path, "the file is not writable for this user")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        # The journal (-wal, -shm) lives beside the file.
+        raise ReadOnlyDatabaseError(path, f"the folder {folder} is not writable for this user")
+
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
+
+
+def _is_locked(error: sqlite3.Error) -> bool:
+    return getattr(error, "sqlite_errorcode", 0) & 0xFF in (_BUSY, _LOCKED)
+
+
+def _classify(path: Path, error: sqlite3.Error) -> DatabaseRefusedError | None:
+    """The start-up fault behind a SQLite error (by its primary result code); None for an
+    error that says nothing about the file (SQL that fails, a misuse)."""
+    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+    detail = str(error)
+    if code == _READONLY:
+        return ReadOnlyDatabaseError(path, detail)
+    if code == _FULL:
+        return DiskFullError(path, detail)
+    if code == _CORRUPT:
+        return CorruptDatabaseError(path, detail)
+    if code == _NOTADB:
+        # A SQLite header on a file SQLite can't read is damage; anything else is a stranger.
+        try:
+            with path.open("rb") as file:
+                header = file.read(len(_SQLITE_MAGIC))
+        except OSError:
+            header = b""
+        if header == _SQLITE_MAGIC:
+            return CorruptDatabaseError(path, detail)
+        return ForeignDatabaseError(path, detail)
+    if code == _CANTOPEN:
+        return ReadOnlyDatabaseError(path, detail)
+    if code == _IOERR:
+        if _free_bytes(path.parent) < _LOW_SPACE:
+            return DiskFullError(path, detail)
+        return DatabaseRefusedError(path, f"{getattr(error, 'sqlite_errorname', 'I/O')}: {detail}")
+    return None
+
+
+_LOW_SPACE = 1 << 20  # an I/O error with less than this free is a full disk
+
+
+def _free_bytes(folder: Path) -> int:
+    try:
+        stats = os.statvfs(folder)
+    except OSError:
+        return 1 << 62
+    return stats.f_bavail * stats.f_frsize
 
 
 async def _migrate(db: _Db, path: Path) -> None:
@@ -622,27 +724,70 @@ class SqliteGameRepository:
         clock: Callable[[], datetime] = utc_now,
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
         readers_count: int = 0,
+        lock_wait_s: float | None = None,
     ) -> Self:
-        """Open (creating or upgrading) the database at ``path``, with ``readers_count``
-        read-only connections beside the writer's (0: reads share the writer's).
+        """Open (creating or upgrading) the database at ``path``, after checking that the
+        file is ours, undamaged (``PRAGMA quick_check``) and writable, with ``readers_count``
+        read-only connections beside the writer's (0: reads share the writer's). A lock held
+        by another process is waited out for up to ``lock_wait_s`` seconds (default
+        ``LOCK_WAIT_S``).
 
         Raises:
             ForeignDatabaseError: the file is not ours (it is left untouched).
             DatabaseTooNewError: a newer version of the bot wrote it (left untouched).
+            CorruptDatabaseError: its pages are damaged (left untouched).
+            ReadOnlyDatabaseError: the file, folder or filesystem cannot be written.
+            DiskFullError: there is no room to write.
+            DatabaseLockedError: still locked after ``lock_wait_s``.
+            DatabaseRefusedError: any other SQLite error while opening.
         """
         path = Path(path)
-        if path.exists() and not path.is_file():
-            raise ForeignDatabaseError(path, "not a regular file")
+        if lock_wait_s is None:
+            lock_wait_s = LOCK_WAIT_S
+        _preflight(path)
+        started = time.monotonic()
+        delay = 0.05
+        while True:
+            try:
+                return await cls._connect_once(path, clock, synchronous, lock_wait_s, readers_count)
+            except sqlite3.Error as error:
+                waited = time.monotonic() - started
+                if not _is_locked(error):
+                    fault = _classify(path, error)
+                    if fault is None:
+                        raise  # a bug (a bad migration, say), not the file's state
+                    raise fault from error
+                if waited >= lock_wait_s:
+                    raise DatabaseLockedError(path, waited) from error
+                log.warning("%s is locked by another process; waiting (%.0f s)", path, waited)
+                await asyncio.sleep(min(delay, max(0.0, lock_wait_s - waited)))
+                delay = min(delay * 2, 2.0)
+
+    @classmethod
+    async def _connect_once(
+        cls,
+        path: Path,
+        clock: Callable[[], datetime],
+        synchronous: Literal["FULL", "NORMAL"],
+        lock_wait_s: float,
+        readers_count: int,
+    ) -> Self:
         db = await aiosqlite.connect(path, isolation_level=None)
         try:
             # Connection settings write nothing; the identity check reads only. The journal
             # mode is the first write to the file, so it waits until the file is known ours.
-            await db.execute_fetchall("PRAGMA busy_timeout = 5000")
+            # While opening, a lock is waited on in short steps (connect retries them).
+            step_ms = max(1, min(_BUSY_TIMEOUT_MS, int(lock_wait_s * 1000) // 4))
+            await db.execute_fetchall(f"PRAGMA busy_timeout = {step_ms}")
             await db.execute_fetchall("PRAGMA foreign_keys = ON")
-            await _check_identity(db, path)
+            new = await _check_identity(db, path)
+            if not new:
+                await _check_integrity(db, path)
             await db.execute_fetchall("PRAGMA journal_mode = WAL")
             await db.execute_fetchall(f"PRAGMA synchronous = {synchronous}")
             await _migrate(db, path)
+            await _check_writable(db)
+            await db.execute_fetchall(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
         except BaseException:
             await db.close()
             raise
@@ -669,10 +814,15 @@ class SqliteGameRepository:
         clock: Callable[[], datetime] = utc_now,
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
         readers_count: int = 0,
+        lock_wait_s: float | None = None,
     ) -> AsyncIterator[Self]:
         """``connect`` as an async context manager that closes the repository on exit."""
         repo = await cls.connect(
-            path, clock=clock, synchronous=synchronous, readers_count=readers_count
+            path,
+            clock=clock,
+            synchronous=synchronous,
+            readers_count=readers_count,
+            lock_wait_s=lock_wait_s,
         )
         try:
             yield repo

@@ -141,8 +141,16 @@ class AdminCommands(commands.Cog):
             changes["ai_clock"] = ai_clock
         if rated_opening is not None:
             changes["rated_opening"] = rated_opening
-        updated = await service.update_settings(guild_id, **changes)
+        updated = await interaction.client.in_time(
+            interaction,
+            service.update_settings(guild_id, **changes),
+            ephemeral=True,
+            thinking=True,
+        )
         interaction.client.forget_settings(guild_id)
+        if interaction.response.is_done():  # deferred: the write was slow
+            await interaction.edit_original_response(embed=settings_embed(updated))
+            return
         await interaction.response.send_message(
             embed=settings_embed(updated),
             ephemeral=True,

@@ -139,19 +139,25 @@ class GomokuCog(
     async def _begin(self, interaction: Interaction, options: dict[str, Any]) -> None:
         assert interaction.channel_id is not None
         in_thread = await threads.uses_threads(interaction)
-        view = await self.bot.service.start(
+        start = self.bot.service.start(
             channel_id=interaction.channel_id,
             guild_id=interaction.guild_id,
             user_id=interaction.user.id,
             **options,
         )
+        if in_thread:
+            # The thread's announcement is the first response: no deferral may come first.
+            view = await start
+        else:
+            view = await self.bot.in_time(interaction, start, thinking=True)
         self.bot.wake_deadlines(view)
         if in_thread:
             view = await threads.host_in_thread(interaction, view)
             if view.is_ai_turn:
                 await self.bot.play_ai(view.game_id)
         elif view.is_ai_turn:
-            await interaction.response.defer(thinking=True)
+            if not interaction.response.is_done():
+                await interaction.response.defer(thinking=True)
             await self.bot.respond_with_board(interaction, view)
             await self.bot.play_ai(view.game_id, interaction=interaction)
         else:
@@ -213,18 +219,35 @@ class GomokuCog(
     async def undo(self, interaction: Interaction) -> None:
         """Take back your last move (against a person they must agree)."""
         assert interaction.channel_id is not None
-        outcome = await self.bot.service.undo(interaction.channel_id, interaction.user.id)
+        outcome = await self.bot.in_time(
+            interaction,
+            self.bot.service.undo(interaction.channel_id, interaction.user.id),
+            ephemeral=True,
+            thinking=True,
+        )
+        deferred = interaction.response.is_done()  # privately: the write was slow
         if isinstance(outcome, UndoResult):
-            await interaction.response.send_message(
-                f"Took back {len(outcome.undone)} moves.", ephemeral=True
-            )
+            text = f"Took back {len(outcome.undone)} moves."
+            if deferred:
+                await interaction.edit_original_response(content=text)
+            else:
+                await interaction.response.send_message(text, ephemeral=True)
             await self.bot.show_game(outcome.game)
             return
-        await interaction.response.send_message(
-            f"<@{outcome.responder}>, <@{outcome.requester}> asks to take back their last move.",
-            view=undo_view(outcome.game.game_id),
-            allowed_mentions=discord.AllowedMentions(users=[discord.Object(outcome.responder)]),
+        content = (
+            f"<@{outcome.responder}>, <@{outcome.requester}> asks to take back their last move."
         )
+        view = undo_view(outcome.game.game_id)
+        mentions = discord.AllowedMentions(users=[discord.Object(outcome.responder)])
+        if not deferred:
+            await interaction.response.send_message(content, view=view, allowed_mentions=mentions)
+            return
+        # The request is for the opponent to see: into the channel, not the private reply.
+        channel = self.bot.get_partial_messageable(
+            interaction.channel_id, guild_id=interaction.guild_id
+        )
+        await channel.send(content, view=view, allowed_mentions=mentions)
+        await interaction.delete_original_response()
 
     @app_commands.command(name="hint")
     async def hint(self, interaction: Interaction) -> None:

@@ -56,6 +56,9 @@ EXAMPLES: list[BaseException] = [
     service.GameNotActiveError(1, GameStatus.FINISHED),
     service.GameNotActiveError(1, GameStatus.PENDING),
     service.GameNotActiveError(1, GameStatus.EXPIRED),
+    service.GameNotActiveError(1, GameStatus.ACTIVE),
+    service.OtherChannelError(1),
+    service.UnknownButtonError(),
     service.NotAPlayerError(1, 2),
     service.NotReplaceableError(1, 2),
     service.NotYourTurnError(1, 2),
@@ -132,6 +135,18 @@ def test_point_errors_name_the_point() -> None:
     floating = user_message(FloatingStoneError(Point(3, 4), Point(3, 1)))
     assert floating is not None
     assert "/place 4" in floating  # gravity games name columns by number
+
+
+def test_an_active_game_is_never_called_not_played() -> None:
+    # A second Accept, an accept on a game already started: the game is being played.
+    for error in (
+        service.GameNotActiveError(1, GameStatus.ACTIVE),
+        InvalidStatusError(1, GameStatus.ACTIVE),
+        service.OtherChannelError(1),
+    ):
+        message = user_message(error)
+        assert message is not None
+        assert "not being played" not in message
 
 
 def test_unknown_errors_have_no_words() -> None:

@@ -288,6 +288,23 @@ class FakeDiscord:
             if m.channel_id == channel.id and not m.ephemeral and not m.deleted
         ]
 
+    def connected(self) -> bool:
+        """Whether a bot is connected and identified (it can receive interactions)."""
+        return any(s.ready and not s.ws.closed for s in self._sessions)
+
+    def plant_button(self, custom_id: str, channel: FakeChannel | None = None) -> Message:
+        """A message from the bot carrying one button with ``custom_id``, as an older version
+        of the bot (or a forger) might have left: for ``send_click`` with any id."""
+        message = self._new_message(channel or self.default_channel)
+        message.components = [
+            {
+                "type": 1,
+                "components": [{"type": 2, "style": 2, "label": "?", "custom_id": custom_id}],
+            }
+        ]
+        self.messages[message.id] = message
+        return message
+
     def requests_to(self, method: str, pattern: str) -> list[RecordedRequest]:
         """Recorded requests whose method matches and path matches ``pattern``."""
         regex = re.compile(pattern)
@@ -360,6 +377,34 @@ class FakeDiscord:
             data["guild_id"] = schema["guild_id"]
         kind = 4 if focused else 2
         return await self._send_interaction(kind, data, user=user, channel=channel)
+
+    async def send_forged_slash(
+        self,
+        command: str,
+        options: list[dict[str, Any]],
+        *,
+        user: FakeUser | None = None,
+        channel: FakeChannel | None = None,
+    ) -> InteractionRecord:
+        """A slash command whose option entries go out exactly as given, unchecked (any
+        type, any value, unknown names): what a modified client could send."""
+        names = command.split()
+        schema = self.command(names[0])
+        leaf, path = schema, []
+        for name in names[1:]:
+            sub = _find_option(leaf, name)
+            if sub is None:
+                raise FakeDiscordError(f"/{command}: no subcommand {name!r}")
+            path.append(sub)
+            leaf = sub
+        given = options
+        for sub in reversed(path):
+            given = [{"type": sub["type"], "name": sub["name"], "options": given}]
+        data: dict[str, Any] = {"id": schema["id"], "name": schema["name"], "type": 1}
+        data["options"] = given
+        if schema.get("guild_id"):
+            data["guild_id"] = schema["guild_id"]
+        return await self._send_interaction(2, data, user=user, channel=channel)
 
     async def autocomplete(
         self,

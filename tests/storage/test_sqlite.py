@@ -16,6 +16,7 @@ import pytest
 import storage.sqlite as sqlite_module
 from engine.types import Color, Outcome, Point, Termination
 from storage.repository import (
+    CorruptDatabaseError,
     DatabaseRefusedError,
     DatabaseTooNewError,
     ForeignDatabaseError,
@@ -109,14 +110,16 @@ def _ours_but_newer(path: Path) -> None:
     [
         (lambda p: p.write_text("hello, I am a shopping list\n" * 100), ForeignDatabaseError),
         (lambda p: p.write_bytes(os.urandom(8192)), ForeignDatabaseError),
-        (lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200), ForeignDatabaseError),
+        # A SQLite header on a file SQLite cannot read: damage, not a stranger (whose owner
+        # might be invited to delete it).
+        (lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200), CorruptDatabaseError),
         (_other_app_db, ForeignDatabaseError),
         (_other_app_id, ForeignDatabaseError),
         (_ours_but_newer, DatabaseTooNewError),
     ],
     ids=["text", "random-bytes", "bad-header", "other-app", "other-app-id", "newer"],
 )
-async def test_refuses_files_that_are_not_ours(tmp_path: Path, make: Any, error: type) -> None:
+async def test_refuses_files_that_are_not_usable(tmp_path: Path, make: Any, error: type) -> None:
     path = tmp_path / "x.sqlite3"
     make(path)
     before = digest(path)

@@ -1,0 +1,168 @@
+"""The real bot process (``python -m bot``) against a fake Discord in the calling process.
+
+``python -m tests.botprocess PORT`` points discord.py at the fake on 127.0.0.1:PORT and runs
+``bot.__main__.main()`` unchanged: its settings from the environment, its logging, its signal
+handling, its AI pool and its SQLite file. ``BotProcess`` starts one and lists its descendant
+processes from /proc (Linux), so a test can kill it and look for anything left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import discord
+import yarl
+
+if TYPE_CHECKING:
+    from tests.fakediscord import FakeDiscord
+
+ROOT = Path(__file__).resolve().parents[1]
+
+__all__ = ["BotProcess", "alive", "descendants"]
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent pid, start time) of ``pid``, or None when it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2 :].split()
+    return fields[0], int(fields[1]), int(fields[19])
+
+
+def descendants(pid: int) -> dict[int, int]:
+    """Every live descendant of ``pid``: pid -> start time (to tell a reused pid apart)."""
+    children: dict[int, list[int]] = {}
+    starts: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = _stat(int(entry.name))
+            if stat is not None and stat[0] != "Z":
+                children.setdefault(stat[1], []).append(int(entry.name))
+                starts[int(entry.name)] = stat[2]
+    found: dict[int, int] = {}
+    stack = [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found[child] = starts[child]
+            stack.append(child)
+    return found
+
+
+def alive(processes: dict[int, int]) -> list[int]:
+    """Which of ``processes`` (from ``descendants``) still run (zombies count as gone)."""
+    left = []
+    for pid, start in processes.items():
+        stat = _stat(pid)
+        if stat is not None and stat[0] != "Z" and stat[2] == start:
+            left.append(pid)
+    return left
+
+
+class BotProcess:
+    """``python -m bot`` as a child process, connected to the fake Discord on ``port``."""
+
+    def __init__(
+        self, port: int, db_path: Path, *, log_level: str = "WARNING", token: str = "fake-token"
+    ) -> None:
+        env = {
+            **os.environ,
+            "DISCORD_TOKEN": token,
+            "GOMOKU_DB_PATH": str(db_path),
+            "LOG_LEVEL": log_level,
+            "PYTHONUNBUFFERED": "1",
+        }
+        env.pop("GOMOKU_DEV_GUILD_ID", None)
+        self.stderr_path = db_path.with_name(db_path.name + f".{time.monotonic_ns()}.stderr")
+        self._stderr = self.stderr_path.open("wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.botprocess", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._stderr,
+        )
+        self.family: dict[int, int] = {}  # every descendant seen so far
+
+    @property
+    def pid(self) -> int:
+        """The bot's process id."""
+        return self.process.pid
+
+    def note_family(self) -> dict[int, int]:
+        """Record the current descendants (AI workers, the resource tracker)."""
+        self.family.update(descendants(self.pid))
+        return self.family
+
+    async def wait_ready(
+        self, fake: FakeDiscord, *, workers: int = 0, within: float = 120.0
+    ) -> None:
+        """Until the bot is connected to ``fake`` and ``workers`` descendants run."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"the bot exited with {self.process.returncode}: {self.errors()}"
+                )
+            if fake.connected() and len(self.note_family()) >= workers:
+                return
+            await asyncio.sleep(0.05)
+        raise TimeoutError(f"the bot did not get ready: {self.errors()}")
+
+    def errors(self) -> str:
+        """What the bot wrote to stderr."""
+        self._stderr.flush()
+        return self.stderr_path.read_text(errors="replace")
+
+    def kill(self) -> None:
+        """SIGKILL, then reap."""
+        self.note_family()
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def terminate(self, timeout: float = 60.0) -> int:
+        """SIGTERM and wait for the exit status."""
+        self.note_family()
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout)
+
+    async def leftovers(self, grace: float = 5.0) -> list[int]:
+        """Descendants still running ``grace`` seconds after the bot ended (none is right)."""
+        deadline = time.monotonic() + grace
+        while (left := alive(self.family)) and time.monotonic() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.05)  # polling /proc: there is nothing to wait on
+        return left
+
+    def close(self) -> None:
+        """Make sure nothing of it runs any more (also after a failed test)."""
+        with contextlib.suppress(ProcessLookupError):
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+        for pid in alive(self.family):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self._stderr.close()
+
+
+def main(port: int) -> int:
+    """Point discord.py at the fake, then run the bot's own ``main``."""
+    discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway-ws")
+    from bot.__main__ import main as bot_main
+
+    return bot_main([])  # the fake's port is ours, not the bot's
+
+
+if __name__ == "__main__":
+    sys.exit(main(int(sys.argv[1])))

@@ -1,0 +1,99 @@
+"""Each storage fault at start is named as what it is, and the file is never touched.
+
+A damaged file used to be called "not a gomoku-bot database" (inviting an operator to delete
+it), or to open and then fail at every move; a lock held at start gave up after 5 s."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+import storage.sqlite as sqlite_module
+from storage.repository import (
+    CorruptDatabaseError,
+    DatabaseLockedError,
+    DiskFullError,
+    ReadOnlyDatabaseError,
+)
+from storage.sqlite import SqliteGameRepository
+from tests.storage.faults import (
+    fill,
+    garble,
+    played_database,
+    remount_read_only,
+    tiny_filesystem,
+    truncate,
+    write_lock_held,
+)
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("damage", [truncate, garble], ids=["truncated", "garbage-pages"])
+async def test_a_damaged_file_is_refused_untouched(
+    tmp_path: Path, damage: Callable[[Path], None]
+) -> None:
+    path = tmp_path / "g.sqlite3"
+    await played_database(path)
+    damage(path)
+    before = digest(path)
+    with pytest.raises(CorruptDatabaseError):
+        await SqliteGameRepository.connect(path)
+    assert digest(path) == before
+
+
+async def test_a_lock_is_waited_out(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite3"
+    await played_database(path, games=1, moves=1)
+    with write_lock_held(path, 1.0):
+        repo = await SqliteGameRepository.connect(path, lock_wait_s=10.0)
+    await repo.close()
+
+
+async def test_a_lock_held_too_long_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite3"
+    await played_database(path, games=1, moves=1)
+    with write_lock_held(path, 1.0), pytest.raises(DatabaseLockedError) as caught:
+        await SqliteGameRepository.connect(path, lock_wait_s=0.5)
+    assert caught.value.waited_s >= 0.5
+
+
+def test_sqlite_saying_full_is_a_full_disk(tmp_path: Path) -> None:
+    # PRAGMA max_page_count makes SQLite itself answer SQLITE_FULL, as on a full disk.
+    path = tmp_path / "g.sqlite3"
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute("CREATE TABLE t (x BLOB)")
+        db.execute("PRAGMA max_page_count = 3")
+        with pytest.raises(sqlite3.OperationalError) as caught:
+            db.execute("INSERT INTO t VALUES (zeroblob(20000))")
+    assert isinstance(sqlite_module._classify(path, caught.value), DiskFullError)
+
+
+async def test_a_full_filesystem_and_a_read_only_one(tmp_path: Path) -> None:
+    with tiny_filesystem(tmp_path / "mnt") as folder:
+        if folder is None:
+            pytest.skip("mounting a tmpfs needs root")
+        path = folder / "g.sqlite3"
+        await played_database(path, games=2, moves=5)
+        fill(folder)
+        with pytest.raises(DiskFullError):
+            await SqliteGameRepository.connect(path)
+        with pytest.raises(DiskFullError):
+            await SqliteGameRepository.connect(folder / "new.sqlite3")
+        (folder / "filler").unlink()
+        (folder / "new.sqlite3").unlink(missing_ok=True)
+        remount_read_only(folder)
+        with pytest.raises(ReadOnlyDatabaseError, match="read-only"):
+            await SqliteGameRepository.connect(path)
+
+
+async def test_a_missing_folder_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ReadOnlyDatabaseError, match="does not exist"):
+        await SqliteGameRepository.connect(tmp_path / "nowhere" / "g.sqlite3")
