@@ -474,10 +474,13 @@ class RematchButton(
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Start the new game (or challenge), posted as this button's answer."""
         bot = _bot(interaction)
-        view = await bot.service.rematch(self.game_id, interaction.user.id)
+        view = await bot.in_time(
+            interaction, bot.service.rematch(self.game_id, interaction.user.id), thinking=True
+        )
         bot.wake_deadlines(view)
         if view.is_ai_turn:
-            await interaction.response.defer(thinking=True)
+            if not interaction.response.is_done():
+                await interaction.response.defer(thinking=True)
             await bot.respond_with_board(interaction, view)
             await bot.play_ai(view.game_id, interaction=interaction)
         else:

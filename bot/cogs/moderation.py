@@ -131,14 +131,21 @@ class ModerationCommands(commands.Cog):
         if not await _may_moderate(interaction):
             raise app_commands.MissingPermissions(["manage_messages"])
         bot = interaction.client
-        end = await bot.service.abandon(
-            interaction.channel_id, ended_by=interaction.user.id, reason="moderator"
+        end = await bot.in_time(
+            interaction,
+            bot.service.abandon(
+                interaction.channel_id, ended_by=interaction.user.id, reason="moderator"
+            ),
+            ephemeral=True,
+            thinking=True,
         )
         if end is None:
             raise NoActiveGameError(interaction.channel_id)
-        await interaction.response.send_message(
-            words.ended_by_moderator(end.game.game_id), ephemeral=True
-        )
+        text = words.ended_by_moderator(end.game.game_id)
+        if interaction.response.is_done():  # privately deferred: the write was slow
+            await interaction.edit_original_response(content=text)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
         await bot.show_game(end.game)
 
     @app_commands.command(name="forget-me")

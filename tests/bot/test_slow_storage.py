@@ -165,3 +165,20 @@ async def test_other_writes_during_a_held_lock_are_acknowledged_too(
         assert record.latency is not None
         assert record.latency < fake.interaction_deadline
         assert record.deferred, record.payload["data"]
+
+
+async def test_a_moderator_ends_a_game_during_a_held_lock(
+    fake: FakeDiscord, sqlite_bot: GomokuBot, db_path: Path, alice: FakeUser, bob: FakeUser
+) -> None:
+    moderator = fake.add_user("mod", admin=True)
+    await _people_game(fake, alice, bob)
+    with write_lock_held(db_path, SHORT_HOLD_S):
+        record = await fake.send_slash("gomoku end", user=moderator)
+        reply = await fake.answer(record)
+    assert record.latency is not None
+    assert record.latency < fake.interaction_deadline
+    assert record.deferred
+    assert reply.ephemeral
+    assert "ended without a result" in reply.content
+    channel = fake.default_channel.id
+    assert await sqlite_bot.service.repository.open_game_in_channel(channel) is None
