@@ -20,7 +20,7 @@ import argparse
 import enum
 import importlib.resources
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -41,6 +41,7 @@ __all__ = [
     "builtin",
     "from_review",
     "main",
+    "next_puzzle",
     "play",
 ]
 
@@ -172,6 +173,16 @@ async def play(attempt: Attempt, move: Point, analyser: Analyser) -> Attempt:
         return Attempt(attempt.puzzle, played, Progress.FAILED)
     still = await analyser.analyse(request(played))
     return Attempt(attempt.puzzle, played, Progress.GOING if still.won else Progress.FAILED)
+
+
+def next_puzzle(puzzles: Sequence[Puzzle], seen: Collection[str], finished: int) -> Puzzle:
+    """The first of ``puzzles`` the member has not finished (``seen``: their keys), so new
+    puzzles arriving ahead in the list neither repeat nor skip any; once every one is seen,
+    they come round again in turn (``finished``: how many the member has finished)."""
+    for puzzle in puzzles:
+        if puzzle.key not in seen:
+            return puzzle
+    return puzzles[finished % len(puzzles)]
 
 
 def builtin() -> tuple[Puzzle, ...]:

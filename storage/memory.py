@@ -68,6 +68,7 @@ class InMemoryGameRepository:
         self._replies: dict[str, PendingReply] = {}
         self._reviews: dict[int, str] = {}
         self._puzzles: dict[tuple[int, int], PuzzlePlayer] = {}
+        self._seen: dict[tuple[int, int], set[str]] = {}
         self._daily: dict[int, tuple[int, str | None]] = {}  # guild -> (channel, last day)
         self._next_id = 1
 
@@ -454,6 +455,14 @@ class InMemoryGameRepository:
         rows.sort(key=lambda p: (-p.rating, -p.solved, p.user_id))
         return rows[:limit]
 
+    async def puzzles_seen(self, guild_id: int, user_id: int) -> frozenset[str]:
+        """The keys of the puzzles the user has finished in the guild."""
+        return frozenset(self._seen.get((guild_id, user_id), ()))
+
+    async def mark_puzzle_seen(self, guild_id: int, user_id: int, key: str) -> None:
+        """Remember that the user finished puzzle ``key`` in the guild."""
+        self._seen.setdefault((guild_id, user_id), set()).add(key)
+
     # --- players ------------------------------------------------------------------------
 
     async def user_games(
@@ -567,6 +576,8 @@ class InMemoryGameRepository:
             del self._replies[token]
         for seat in [seat for seat in self._puzzles if seat[1] == user_id]:
             del self._puzzles[seat]
+        for seat in [seat for seat in self._seen if seat[1] == user_id]:
+            del self._seen[seat]
         return touched
 
     # --- guilds -------------------------------------------------------------------------

@@ -420,6 +420,7 @@ SQL_FORGET_USER = (
     "DELETE FROM user_settings WHERE user_id = $1",
     "DELETE FROM pending_replies WHERE user_id = $1",
     "DELETE FROM puzzle_players WHERE user_id = $1",
+    "DELETE FROM puzzle_seen WHERE user_id = $1",
 )
 SQL_SAVE_REVIEW = """
 INSERT INTO game_reviews (game_id, data, made_at) VALUES ($1, $2, $3)
@@ -451,6 +452,11 @@ ON CONFLICT (guild_id, user_id) DO UPDATE SET rating = excluded.rating,
     streak = excluded.streak, best_streak = excluded.best_streak, solved = excluded.solved,
     failed = excluded.failed, attempt = excluded.attempt
 """
+SQL_PUZZLES_SEEN = "SELECT puzzle_key FROM puzzle_seen WHERE guild_id = $1 AND user_id = $2"
+SQL_MARK_PUZZLE_SEEN = (
+    "INSERT INTO puzzle_seen (guild_id, user_id, puzzle_key) VALUES ($1, $2, $3)"
+    " ON CONFLICT DO NOTHING"
+)
 SQL_PUZZLE_LEADERBOARD = f"""
 SELECT {_PUZZLE_COLUMNS} FROM puzzle_players
 WHERE guild_id = $1 AND solved + failed > 0
@@ -1352,3 +1358,20 @@ class PostgresGameRepository:
             return [PuzzlePlayer(*row) for row in rows]
 
         return await self._read(work)
+
+    async def puzzles_seen(self, guild_id: int, user_id: int) -> frozenset[str]:
+        """The keys of the puzzles the user has finished in the guild."""
+
+        async def work(conn: _Conn) -> frozenset[str]:
+            rows = await conn.fetch(SQL_PUZZLES_SEEN, guild_id, user_id)
+            return frozenset(str(row[0]) for row in rows)
+
+        return await self._read(work)
+
+    async def mark_puzzle_seen(self, guild_id: int, user_id: int, key: str) -> None:
+        """Remember that the user finished puzzle ``key`` in the guild."""
+
+        async def work(conn: _Conn) -> None:
+            await conn.execute(SQL_MARK_PUZZLE_SEEN, guild_id, user_id, key)
+
+        await self._run(work)

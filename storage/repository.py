@@ -806,6 +806,14 @@ class GameRepository(Protocol):
         one puzzle finished."""
         ...
 
+    async def puzzles_seen(self, guild_id: int, user_id: int) -> frozenset[str]:
+        """The keys of the puzzles the user has finished (solved or failed) in the guild."""
+        ...
+
+    async def mark_puzzle_seen(self, guild_id: int, user_id: int, key: str) -> None:
+        """Remember that the user finished puzzle ``key`` in the guild (again: no change)."""
+        ...
+
     # --- players ------------------------------------------------------------------------
 
     async def user_games(

@@ -395,6 +395,10 @@ SQL_GET_PUZZLE_PLAYER = (
 SQL_SAVE_PUZZLE_PLAYER = (
     f"INSERT OR REPLACE INTO puzzle_players ({_PUZZLE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
+SQL_PUZZLES_SEEN = "SELECT puzzle_key FROM puzzle_seen WHERE guild_id = ? AND user_id = ?"
+SQL_MARK_PUZZLE_SEEN = (
+    "INSERT OR IGNORE INTO puzzle_seen (guild_id, user_id, puzzle_key) VALUES (?, ?, ?)"
+)
 SQL_PUZZLE_LEADERBOARD = f"""
 SELECT {_PUZZLE_COLUMNS} FROM puzzle_players
 WHERE guild_id = ? AND solved + failed > 0
@@ -445,6 +449,7 @@ SQL_FORGET_USER = (
     "DELETE FROM user_settings WHERE user_id = :user",
     "DELETE FROM pending_replies WHERE user_id = :user",
     "DELETE FROM puzzle_players WHERE user_id = :user",
+    "DELETE FROM puzzle_seen WHERE user_id = :user",
 )
 SQL_GUILD_SETTINGS = """
 SELECT default_rule, turn_seconds, board_style, use_threads, moderator_role_id,
@@ -1519,6 +1524,23 @@ class SqliteGameRepository:
             return [PuzzlePlayer(*row) for row in rows]
 
         return await self._read(work)
+
+    async def puzzles_seen(self, guild_id: int, user_id: int) -> frozenset[str]:
+        """The keys of the puzzles the user has finished in the guild."""
+
+        async def work(db: _Db) -> frozenset[str]:
+            rows = await self._rows(db, SQL_PUZZLES_SEEN, (guild_id, user_id))
+            return frozenset(str(row[0]) for row in rows)
+
+        return await self._read(work)
+
+    async def mark_puzzle_seen(self, guild_id: int, user_id: int, key: str) -> None:
+        """Remember that the user finished puzzle ``key`` in the guild."""
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_MARK_PUZZLE_SEEN, (guild_id, user_id, key))
+
+        await self._run(work)
 
     # --- players ------------------------------------------------------------------------
 

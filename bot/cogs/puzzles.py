@@ -1,8 +1,8 @@
 """``/gomoku puzzle``, ``/gomoku solve <cell>`` and ``/gomoku puzzles``: puzzles from the
-server's reviewed games (their missed wins), then the built-in set (``bot.puzzles``), in order
-(a member's n-th puzzle is the n-th of that list); one attempt at a time per member and
-server, kept in storage so it survives a restart; a rating (Elo against a fixed puzzle
-strength), runs and a leaderboard.
+server's reviewed games (their missed wins), then the built-in set (``bot.puzzles``): a member
+gets the first of that list they have not finished yet (the finished ones are stored per
+member and server); one attempt at a time per member and server, kept in storage so it
+survives a restart; a rating (Elo against a fixed puzzle strength), runs and a leaderboard.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import zlib
 from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
@@ -20,7 +21,16 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import render, words
-from bot.puzzles import Attempt, NoPuzzleError, Progress, Puzzle, builtin, from_review, play
+from bot.puzzles import (
+    Attempt,
+    NoPuzzleError,
+    Progress,
+    Puzzle,
+    builtin,
+    from_review,
+    next_puzzle,
+    play,
+)
 from bot.review import Analyser, Review, ReviewUnavailableError
 from engine.notation import format_moves, parse_moves, parse_point
 from storage.repository import PuzzlePlayer
@@ -93,10 +103,13 @@ async def server_puzzles(bot: GomokuBot, guild_id: int) -> list[Puzzle]:
     return found
 
 
-def daily_puzzle(day: date) -> Puzzle:
-    """The day's puzzle: the built-in set in turn, the same for every server."""
+def daily_puzzle(day: date, guild_id: int) -> Puzzle:
+    """The day's puzzle for the server: the built-in set in turn, each server starting at its
+    own place (a stable hash of its id: Python's ``hash`` of a str changes per process), so
+    servers do not all post the same one and a restart keeps the server's."""
     puzzles = builtin()
-    return puzzles[day.toordinal() % len(puzzles)]
+    offset = zlib.crc32(str(guild_id).encode("ascii"))
+    return puzzles[(day.toordinal() + offset) % len(puzzles)]
 
 
 async def post_due(bot: GomokuBot) -> int:
@@ -110,9 +123,9 @@ async def post_due(bot: GomokuBot) -> int:
             guild_id, day.isoformat()
         ):
             continue
-        attempt = Attempt(daily_puzzle(day))
+        attempt = Attempt(daily_puzzle(day, guild_id))
         embed = _embed(attempt, words.DAILY_HOW)
-        embed.title = words.daily_title(day.isoformat())
+        embed.title = words.daily_title(day.isoformat(), defend=attempt.puzzle.defend)
         try:
             channel = bot.get_channel(channel_id) or await bot.fetch_channel(channel_id)
             if not isinstance(channel, discord.abc.Messageable):
@@ -180,14 +193,14 @@ class PuzzleCommands(commands.Cog):
         async with self._lock(guild, user):
             player = await repository.puzzle_player(guild, user) or PuzzlePlayer(guild, user)
             if daily:
-                attempt = Attempt(daily_puzzle(bot.clock().date()))
+                attempt = Attempt(daily_puzzle(bot.clock().date(), guild))
                 await repository.save_puzzle_player(replace(player, attempt=_dump(attempt)))
             elif player.attempt is not None:
                 attempt = _load(player.attempt)
             else:
                 puzzles = [*await server_puzzles(interaction.client, guild), *builtin()]
-                done = player.solved + player.failed
-                attempt = Attempt(puzzles[done % len(puzzles)])
+                seen = await repository.puzzles_seen(guild, user)
+                attempt = Attempt(next_puzzle(puzzles, seen, player.solved + player.failed))
                 await repository.save_puzzle_player(replace(player, attempt=_dump(attempt)))
         await interaction.response.send_message(
             embed=_embed(attempt, words.PUZZLE_HOW), ephemeral=True
@@ -215,6 +228,7 @@ class PuzzleCommands(commands.Cog):
                 player = replace(player, attempt=_dump(attempt))
                 note = words.puzzle_answered(str(point), str(attempt.played[-1]))
             else:
+                await repository.mark_puzzle_seen(guild, user, attempt.puzzle.key)
                 player = rated(player, attempt.progress is Progress.SOLVED)
                 answer = str(attempt.puzzle.answer)
                 if attempt.puzzle.defend and attempt.progress is Progress.SOLVED:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.puzzles import Attempt, Progress, Puzzle, builtin, from_review, play
+from bot.puzzles import Attempt, Progress, Puzzle, builtin, from_review, next_puzzle, play
 from bot.review import Reviewer
 from bot.service import GameView
 from engine.board import Board
@@ -96,6 +96,19 @@ def test_the_builtin_set_is_proven() -> None:
             assert not analyse(after, nodes=60_000).won
         else:
             assert analyse(puzzle.board(), nodes=60_000).won
+
+
+def test_the_next_puzzle_is_the_first_not_finished_whatever_arrives_ahead() -> None:
+    puzzles = builtin()[:4]
+    keys = [p.key for p in puzzles]
+    assert next_puzzle(puzzles, set(), 0) == puzzles[0]
+    assert next_puzzle(puzzles, {keys[0], keys[2]}, 2) == puzzles[1]
+    # a new puzzle (a review) arrives at the head: it comes next, and nothing seen repeats
+    arrived = [THREE, *puzzles]
+    assert next_puzzle(arrived, {keys[0], keys[1]}, 2) == THREE
+    assert next_puzzle(arrived, {keys[0], keys[1], THREE.key}, 3) == puzzles[2]
+    # every one finished: they come round again in turn
+    assert next_puzzle(puzzles, set(keys), 5) == puzzles[1]
 
 
 async def test_a_reviewed_missed_win_becomes_a_puzzle() -> None:

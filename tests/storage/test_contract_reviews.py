@@ -67,3 +67,19 @@ async def test_the_daily_puzzle_is_claimed_once_a_day(repo: GameRepository) -> N
     assert await repo.claim_daily_puzzle(GUILD, "2026-01-02")
     await repo.set_daily_puzzle_channel(GUILD, None)
     assert await repo.daily_puzzle_channels() == []
+
+
+async def test_the_puzzles_a_member_finished_are_kept_per_guild(repo: GameRepository) -> None:
+    assert await repo.puzzles_seen(GUILD, ALICE) == frozenset()
+    await repo.mark_puzzle_seen(GUILD, ALICE, "builtin:suite:0")
+    await repo.mark_puzzle_seen(GUILD, ALICE, "game:7:12")
+    await repo.mark_puzzle_seen(GUILD, ALICE, "game:7:12")  # again: no change, no error
+    await repo.mark_puzzle_seen(GUILD + 1, ALICE, "builtin:suite:1")
+    await repo.mark_puzzle_seen(GUILD, BOB, "builtin:suite:2")
+    assert await repo.puzzles_seen(GUILD, ALICE) == {"builtin:suite:0", "game:7:12"}
+    assert await repo.puzzles_seen(GUILD + 1, ALICE) == {"builtin:suite:1"}
+    assert await repo.puzzles_seen(GUILD, BOB) == {"builtin:suite:2"}
+    await repo.delete_user_data(ALICE)
+    assert await repo.puzzles_seen(GUILD, ALICE) == frozenset()
+    assert await repo.puzzles_seen(GUILD + 1, ALICE) == frozenset()
+    assert await repo.puzzles_seen(GUILD, BOB) == {"builtin:suite:2"}
