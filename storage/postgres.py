@@ -457,6 +457,20 @@ SQL_MARK_PUZZLE_SEEN = (
     "INSERT INTO puzzle_seen (guild_id, user_id, puzzle_key) VALUES ($1, $2, $3)"
     " ON CONFLICT DO NOTHING"
 )
+SQL_UNSEARCHED_GAMES = """
+SELECT g.id FROM games g
+WHERE g.status = 'finished' AND g.game = 'gomoku' AND g.guild_id IS NOT NULL AND g.ply > 0
+    AND NOT EXISTS (SELECT 1 FROM game_puzzles p WHERE p.game_id = g.id)
+ORDER BY g.finished_at DESC, g.id DESC LIMIT $1
+"""
+SQL_SAVE_GAME_PUZZLES = """
+INSERT INTO game_puzzles (game_id, data, made_at) VALUES ($1, $2, $3)
+ON CONFLICT (game_id) DO UPDATE SET data = excluded.data, made_at = excluded.made_at
+"""
+SQL_GUILD_GAME_PUZZLES = """
+SELECT p.game_id, p.data FROM game_puzzles p JOIN games g ON g.id = p.game_id
+WHERE g.guild_id = $1 ORDER BY p.game_id DESC LIMIT $2
+"""
 SQL_PUZZLE_LEADERBOARD = f"""
 SELECT {_PUZZLE_COLUMNS} FROM puzzle_players
 WHERE guild_id = $1 AND solved + failed > 0
@@ -1375,3 +1389,31 @@ class PostgresGameRepository:
             await conn.execute(SQL_MARK_PUZZLE_SEEN, guild_id, user_id, key)
 
         await self._run(work)
+
+    async def unsearched_games(self, limit: int = 1) -> list[int]:
+        """Finished Gomoku games in a guild, with moves, not yet searched for puzzles."""
+
+        async def work(conn: _Conn) -> list[int]:
+            return [int(row[0]) for row in await conn.fetch(SQL_UNSEARCHED_GAMES, limit)]
+
+        return await self._read(work)
+
+    async def save_game_puzzles(self, game_id: int, data: str) -> None:
+        """Store the puzzles found in the game."""
+        now = self._now()
+
+        async def work(conn: _Conn) -> None:
+            if await conn.fetchrow(SQL_GET_GAME, game_id) is None:
+                raise GameNotFoundError(game_id)
+            await conn.execute(SQL_SAVE_GAME_PUZZLES, game_id, data, now)
+
+        await self._run(work)
+
+    async def guild_game_puzzles(self, guild_id: int, limit: int = 50) -> list[tuple[int, str]]:
+        """(game id, puzzles) of the guild's searched games, the newest game first."""
+
+        async def work(conn: _Conn) -> list[tuple[int, str]]:
+            rows = await conn.fetch(SQL_GUILD_GAME_PUZZLES, guild_id, limit)
+            return [(int(row[0]), str(row[1])) for row in rows]
+
+        return await self._read(work)

@@ -814,6 +814,24 @@ class GameRepository(Protocol):
         """Remember that the user finished puzzle ``key`` in the guild (again: no change)."""
         ...
 
+    async def unsearched_games(self, limit: int = 1) -> list[int]:
+        """Finished Gomoku games in a guild, with moves, that have no ``save_game_puzzles``
+        yet: the newest finished first."""
+        ...
+
+    async def save_game_puzzles(self, game_id: int, data: str) -> None:
+        """Store the puzzles found in the game (opaque text, JSON by the bot; may say none),
+        replacing any older.
+
+        Raises:
+            GameNotFoundError: no such game.
+        """
+        ...
+
+    async def guild_game_puzzles(self, guild_id: int, limit: int = 50) -> list[tuple[int, str]]:
+        """(game id, puzzles) of the guild's searched games, the newest game first."""
+        ...
+
     # --- players ------------------------------------------------------------------------
 
     async def user_games(

@@ -399,6 +399,19 @@ SQL_PUZZLES_SEEN = "SELECT puzzle_key FROM puzzle_seen WHERE guild_id = ? AND us
 SQL_MARK_PUZZLE_SEEN = (
     "INSERT OR IGNORE INTO puzzle_seen (guild_id, user_id, puzzle_key) VALUES (?, ?, ?)"
 )
+SQL_UNSEARCHED_GAMES = """
+SELECT g.id FROM games g
+WHERE g.status = 'finished' AND g.game = 'gomoku' AND g.guild_id IS NOT NULL AND g.ply > 0
+    AND NOT EXISTS (SELECT 1 FROM game_puzzles p WHERE p.game_id = g.id)
+ORDER BY g.finished_at DESC, g.id DESC LIMIT ?
+"""
+SQL_SAVE_GAME_PUZZLES = (
+    "INSERT OR REPLACE INTO game_puzzles (game_id, data, made_at) VALUES (?, ?, ?)"
+)
+SQL_GUILD_GAME_PUZZLES = """
+SELECT p.game_id, p.data FROM game_puzzles p JOIN games g ON g.id = p.game_id
+WHERE g.guild_id = ? ORDER BY p.game_id DESC LIMIT ?
+"""
 SQL_PUZZLE_LEADERBOARD = f"""
 SELECT {_PUZZLE_COLUMNS} FROM puzzle_players
 WHERE guild_id = ? AND solved + failed > 0
@@ -1541,6 +1554,34 @@ class SqliteGameRepository:
             await self._rows(db, SQL_MARK_PUZZLE_SEEN, (guild_id, user_id, key))
 
         await self._run(work)
+
+    async def unsearched_games(self, limit: int = 1) -> list[int]:
+        """Finished Gomoku games in a guild, with moves, not yet searched for puzzles."""
+
+        async def work(db: _Db) -> list[int]:
+            return [int(row[0]) for row in await self._rows(db, SQL_UNSEARCHED_GAMES, (limit,))]
+
+        return await self._read(work)
+
+    async def save_game_puzzles(self, game_id: int, data: str) -> None:
+        """Store the puzzles found in the game."""
+        params = (game_id, data, _to_db_time(self._clock()))
+
+        async def work(db: _Db) -> None:
+            if not await self._rows(db, SQL_GET_GAME, (game_id,)):
+                raise GameNotFoundError(game_id)
+            await self._rows(db, SQL_SAVE_GAME_PUZZLES, params)
+
+        await self._run(work)
+
+    async def guild_game_puzzles(self, guild_id: int, limit: int = 50) -> list[tuple[int, str]]:
+        """(game id, puzzles) of the guild's searched games, the newest game first."""
+
+        async def work(db: _Db) -> list[tuple[int, str]]:
+            rows = await self._rows(db, SQL_GUILD_GAME_PUZZLES, (guild_id, limit))
+            return [(int(game_id), str(data)) for game_id, data in rows]
+
+        return await self._read(work)
 
     # --- players ------------------------------------------------------------------------
 

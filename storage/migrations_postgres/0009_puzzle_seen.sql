@@ -7,3 +7,12 @@ CREATE TABLE puzzle_seen (
     PRIMARY KEY (guild_id, user_id, puzzle_key)
 );
 CREATE INDEX puzzle_seen_by_user ON puzzle_seen (user_id);
+
+-- Puzzles found in a server's own finished Gomoku games (JSON list from bot/puzzles.py,
+-- empty when none: the row also says the game was searched).
+CREATE TABLE game_puzzles (
+    game_id  bigint PRIMARY KEY REFERENCES games (id),
+    data     text   NOT NULL,
+    made_at  timestamptz NOT NULL
+);
+CREATE INDEX games_finished_at ON games (finished_at) WHERE status = 'finished';
