@@ -1,5 +1,7 @@
 """``/gomoku puzzle``, ``/gomoku solve <cell>`` and ``/gomoku puzzles``: puzzles from the
-server's reviewed games (their missed wins), then the built-in set (``bot.puzzles``): a member
+server's reviewed games (their missed wins), then those found in its finished games (where
+the winner's forced win began: ``PuzzleSearch`` looks at one finished game at a time in the
+background, in the AI pool's review worker), then the built-in set (``bot.puzzles``): a member
 gets the first of that list they have not finished yet (the finished ones are stored per
 member and server); one attempt at a time per member and server, kept in storage so it
 survives a restart; a rating (Elo against a fixed puzzle strength), runs and a leaderboard.
@@ -21,12 +23,14 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import render, words
+from bot.ai import AIError
 from bot.puzzles import (
     Attempt,
     NoPuzzleError,
     Progress,
     Puzzle,
     builtin,
+    from_game,
     from_review,
     next_puzzle,
     play,
@@ -38,7 +42,16 @@ from storage.repository import PuzzlePlayer
 if TYPE_CHECKING:
     from bot.client import GomokuBot
 
-__all__ = ["DailyPuzzle", "PuzzleCommands", "daily_puzzle", "post_due", "rated", "server_puzzles"]
+__all__ = [
+    "DailyPuzzle",
+    "PuzzleCommands",
+    "PuzzleSearch",
+    "daily_puzzle",
+    "post_due",
+    "rated",
+    "search_due",
+    "server_puzzles",
+]
 
 Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
 log = logging.getLogger(__name__)
@@ -94,13 +107,39 @@ def _embed(attempt: Attempt, note: str) -> discord.Embed:
 
 
 async def server_puzzles(bot: GomokuBot, guild_id: int) -> list[Puzzle]:
-    """The missed wins of the server's reviewed games, the newest review first."""
-    found: list[Puzzle] = []
-    for game_id, text in await bot.service.repository.guild_reviews(guild_id):
+    """The missed wins of the server's reviewed games, the newest review first, then the
+    puzzles found in its finished games, the newest game first (each position once)."""
+    found: dict[str, Puzzle] = {}
+    repository = bot.service.repository
+    for game_id, text in await repository.guild_reviews(guild_id):
         review = Review.from_json(text)
         if review is not None:
-            found.extend(from_review(await bot.service.game(game_id), review))
-    return found
+            for puzzle in from_review(await bot.service.game(game_id), review):
+                found.setdefault(puzzle.key, puzzle)
+    for _, text in await repository.guild_game_puzzles(guild_id):
+        for item in json.loads(text):
+            puzzle = Puzzle.from_json(item)
+            found.setdefault(puzzle.key, puzzle)
+    return list(found.values())
+
+
+async def search_due(bot: GomokuBot) -> int | None:
+    """Search the newest finished game not yet searched for puzzles and store what it gives
+    (even nothing, so it is searched once); the game's id, or None when there was none or
+    the AI cannot analyse. A game the engine failed on is tried again on the next call."""
+    analyser = bot.service.ai
+    if not isinstance(analyser, Analyser):
+        return None
+    repository = bot.service.repository
+    for game_id in await repository.unsearched_games(limit=1):
+        try:
+            puzzles = await from_game(await bot.service.game(game_id), analyser)
+        except AIError:
+            log.warning("puzzle search: the engine failed on game %s; trying again later", game_id)
+            return None
+        await repository.save_game_puzzles(game_id, json.dumps([p.to_json() for p in puzzles]))
+        return game_id
+    return None
 
 
 def daily_puzzle(day: date, guild_id: int) -> Puzzle:
@@ -170,6 +209,35 @@ class DailyPuzzle(commands.Cog):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self.bot.deadline_poll)
             self._wake.clear()
+
+
+class PuzzleSearch(commands.Cog):
+    """Searches the server's finished games for puzzles, one game every ``every`` seconds,
+    so the review worker stays free for reviews and puzzle answers most of the time."""
+
+    every: float = 60.0
+
+    def __init__(self, bot: GomokuBot) -> None:
+        self.bot = bot
+        self._task: asyncio.Task[None] | None = None
+
+    async def cog_load(self) -> None:
+        """Start searching."""
+        self._task = asyncio.create_task(self._loop())
+
+    async def cog_unload(self) -> None:
+        """Stop searching."""
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _loop(self) -> None:
+        await self.bot.wait_until_ready()
+        while not self.bot.is_closed():
+            await asyncio.sleep(self.every)
+            try:
+                await search_due(self.bot)
+            except Exception:
+                log.exception("puzzle search failed")
 
 
 class PuzzleCommands(commands.Cog):

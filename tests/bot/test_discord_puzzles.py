@@ -7,14 +7,18 @@ server's its own; a member gets the puzzles they have not finished, restart or n
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import date
 
+import pytest
+
 from bot.ai import ProcessPoolRunner
-from bot.cogs.puzzles import _dump, _load, daily_puzzle
+from bot.cogs.puzzles import PuzzleSearch, _dump, _load, daily_puzzle
 from bot.puzzles import Attempt, builtin
 from storage.repository import PuzzlePlayer
+from tests.bot.bench_review import store_game
 from tests.bot.conftest import BotFactory, Clock
-from tests.bot.test_puzzles import THREE
+from tests.bot.test_puzzles import THREE, finished_with_a_vcf
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
 
@@ -166,3 +170,29 @@ async def test_a_member_gets_the_puzzles_they_have_not_finished_across_a_restart
         assert other is not None
         assert other.attempt is not None
         assert _load(other.attempt).puzzle == puzzles[0]
+
+
+async def test_a_finished_game_of_the_server_becomes_its_puzzle(
+    fake: FakeDiscord,
+    make_bot: BotFactory,
+    pool: ProcessPoolRunner,
+    alice: FakeUser,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake.answer_timeout = 120.0  # the review worker starts cold, on a shared machine
+    monkeypatch.setattr(PuzzleSearch, "every", 0.05)
+    bot = make_bot(ai=pool)
+    async with fake.running(bot):
+        repository = bot.service.repository
+        board = finished_with_a_vcf()
+        game = await store_game(repository, board, fake.default_channel.id, fake.guild_id)
+        for _ in range(600):  # the background search, in the review worker
+            if await repository.unsearched_games() == []:
+                break
+            await asyncio.sleep(0.1)
+        ((game_id, text),) = await repository.guild_game_puzzles(fake.guild_id)
+        assert game_id == game.id
+        assert len(json.loads(text)) == 1
+        shown = await fake.slash("gomoku puzzle", user=alice)
+        assert f"Puzzle from game {game.id}" in shown.embeds[0]["title"]
+        assert "Black to play and win" in shown.embeds[0]["title"]
