@@ -126,7 +126,9 @@ async def server_puzzles(bot: GomokuBot, guild_id: int) -> list[Puzzle]:
 async def search_due(bot: GomokuBot) -> int | None:
     """Search the newest finished game not yet searched for puzzles and store what it gives
     (even nothing, so it is searched once); the game's id, or None when there was none or
-    the AI cannot analyse. A game the engine failed on is tried again on the next call."""
+    the AI cannot analyse. A game the engine could not reach (``AIError``: a worker died, the
+    queue is down) is tried again on the next call; one the search itself fails on is stored
+    as giving none, so it cannot hold up the games finished before it."""
     analyser = bot.service.ai
     if not isinstance(analyser, Analyser):
         return None
@@ -137,6 +139,9 @@ async def search_due(bot: GomokuBot) -> int | None:
         except AIError:
             log.warning("puzzle search: the engine failed on game %s; trying again later", game_id)
             return None
+        except Exception:
+            log.exception("puzzle search: game %s cannot be searched; skipped", game_id)
+            puzzles = []
         await repository.save_game_puzzles(game_id, json.dumps([p.to_json() for p in puzzles]))
         return game_id
     return None

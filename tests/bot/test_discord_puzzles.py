@@ -12,12 +12,13 @@ from datetime import date
 
 import pytest
 
-from bot.ai import ProcessPoolRunner
-from bot.cogs.puzzles import PuzzleSearch, _dump, _load, daily_puzzle
+from bot.ai import AIError, AnalysisRequest, ProcessPoolRunner
+from bot.cogs.puzzles import PuzzleSearch, _dump, _load, daily_puzzle, search_due
 from bot.puzzles import Attempt, builtin
+from engine.search.analysis import Analysis
 from storage.repository import PuzzlePlayer
 from tests.bot.bench_review import store_game
-from tests.bot.conftest import BotFactory, Clock
+from tests.bot.conftest import BotFactory, CentreRunner, Clock
 from tests.bot.test_puzzles import THREE, finished_with_a_vcf
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
@@ -196,3 +197,28 @@ async def test_a_finished_game_of_the_server_becomes_its_puzzle(
         shown = await fake.slash("gomoku puzzle", user=alice)
         assert f"Puzzle from game {game.id}" in shown.embeds[0]["title"]
         assert "Black to play and win" in shown.embeds[0]["title"]
+
+
+class Failing(CentreRunner):
+    """Moves as ``CentreRunner``; analyses fail: first as a dead worker, then as a bug."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[Exception] = [AIError("worker died"), RuntimeError("bug")]
+
+    async def analyse(self, request: AnalysisRequest) -> Analysis:
+        raise self.errors.pop(0)
+
+
+async def test_a_game_the_search_fails_on_is_tried_again_or_skipped(
+    fake: FakeDiscord, make_bot: BotFactory
+) -> None:
+    bot = make_bot(ai=Failing())
+    async with fake.running(bot):
+        repository = bot.service.repository
+        game = await store_game(repository, finished_with_a_vcf(), 1, fake.guild_id)
+        assert await search_due(bot) is None  # the worker died: again later
+        assert await repository.unsearched_games() == [game.id]
+        assert await search_due(bot) == game.id  # a bug: skipped, not retried forever
+        assert await repository.guild_game_puzzles(fake.guild_id) == [(game.id, "[]")]
+        assert await search_due(bot) is None  # nothing left
