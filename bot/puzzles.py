@@ -10,8 +10,9 @@ the review worker (``bot.review.Analyser``), so an attempt is deterministic.
 
 Where puzzles come from: the built-in set (``bot/data/puzzles.json``, made by
 ``python -m bot.puzzles generate``: the engine's own games from fixed openings, and the
-engine's tactical suite), and a server's own reviewed games (every missed win in a stored
-review is a position with a forced win: ``from_review``).
+engine's tactical suite), a server's own reviewed games (every missed win in a stored
+review is a position with a forced win: ``from_review``), and a server's own finished games
+(where the winner's forced win began: ``from_game``, searched once per game in the background).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import argparse
 import enum
 import importlib.resources
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -39,12 +40,15 @@ __all__ = [
     "Progress",
     "Puzzle",
     "builtin",
+    "from_game",
     "from_review",
     "main",
+    "next_puzzle",
     "play",
 ]
 
 NODES: Final = 60_000  # the same budget as a review: what a review proved, a puzzle proves
+SEARCH_BACK: Final = 4  # the winner's last turns searched in a finished game (one analysis each)
 _DATA: Final = "puzzles.json"
 
 
@@ -174,6 +178,16 @@ async def play(attempt: Attempt, move: Point, analyser: Analyser) -> Attempt:
     return Attempt(attempt.puzzle, played, Progress.GOING if still.won else Progress.FAILED)
 
 
+def next_puzzle(puzzles: Sequence[Puzzle], seen: Collection[str], finished: int) -> Puzzle:
+    """The first of ``puzzles`` the member has not finished (``seen``: their keys), so new
+    puzzles arriving ahead in the list neither repeat nor skip any; once every one is seen,
+    they come round again in turn (``finished``: how many the member has finished)."""
+    for puzzle in puzzles:
+        if puzzle.key not in seen:
+            return puzzle
+    return puzzles[finished % len(puzzles)]
+
+
 def builtin() -> tuple[Puzzle, ...]:
     """The built-in set, for servers without reviewed games yet."""
     text = (importlib.resources.files("bot") / "data" / _DATA).read_text("utf-8")
@@ -201,6 +215,39 @@ def from_review(view: GameView, review: Review) -> list[Puzzle]:
             )
         )
     return found
+
+
+async def from_game(view: GameView, analyser: Analyser) -> list[Puzzle]:
+    """Where the winner's forced win began in a finished game, as a puzzle (none if the game
+    has no winner or the engine proves no win there). The winner's last ``SEARCH_BACK`` turns
+    are analysed from the end back while the engine proves a win, so a game costs a few
+    analyses, not a review; the earliest proven position that takes more than one move wins."""
+    from bot.ai import AnalysisRequest
+
+    outcome = view.record.outcome
+    if outcome is None or outcome.winner is None:
+        return []
+    moves = tuple(m.point for m in view.board.moves)
+    first = 0 if outcome.winner is Color.BLACK else 1
+    turns = [ply for ply in range(len(moves), -1, -1) if ply % 2 == first][:SEARCH_BACK]
+    found: Puzzle | None = None
+    for ply in turns:
+        board = Board(view.board.width, view.rule)
+        for point in moves[:ply]:
+            board.play(point)
+        if board.outcome is not None:
+            continue
+        request = AnalysisRequest(
+            board.width, view.rule, tuple((p.x, p.y) for p in moves[:ply]), NODES
+        )
+        result = await analyser.analyse(request)
+        if not (result.won and result.proof in ("vcf", "vct")):
+            break
+        board.play(result.best)
+        if board.outcome is None:  # a five at once is no puzzle
+            key = f"game:{view.game_id}:{ply}"
+            found = Puzzle(key, view.rule, board.width, moves[:ply], result.proof, result.best)
+    return [] if found is None else [found]
 
 
 # ---------------------------------------------------------------- the generator

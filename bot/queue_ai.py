@@ -1,5 +1,6 @@
-"""The AI on a distributed task queue: ``QueueRunner`` sends searches to workers on any
-machine through arq (a well-kept asyncio task queue) on Redis or Valkey.
+"""The AI on a distributed task queue: ``QueueRunner`` sends searches (and the analyses of
+reviews and puzzles) to workers on any machine through arq (a well-kept asyncio task queue)
+on Redis or Valkey.
 
 It is an ``AIRunner`` like the local ``ProcessPoolRunner``; the service cannot tell them apart.
 Workers are started with ``python -m bot.worker --redis URL`` (one search at a time each: run
@@ -14,6 +15,9 @@ one per core). Select it with ``GOMOKU_AI_QUEUE_URL=redis://host:6379/0``.
 * A result that arrives for a position that moved on is the service's to drop (it compares
   the game's version before playing the AI's move).
 * Redis unreachable: ``AIUnavailableError`` at once, and the service leaves the game as it was.
+* Analyses (``analyse``, for reviews and puzzles) share the queue with the moves, first come
+  first served: each is capped by its node budget (and the review's time cap), so a move
+  waits behind at most one analysis per worker.
 """
 
 from __future__ import annotations
@@ -22,19 +26,34 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any, Final, Self
 
-from bot.ai import AIError, AIMove, AIRequest, AIUnavailableError, level_budget_s
-from engine.types import Game, Point, Rule
+from bot.ai import (
+    _REVIEW_HANG_S,
+    AIError,
+    AIMove,
+    AIRequest,
+    AIUnavailableError,
+    AnalysisRequest,
+    level_budget_s,
+)
+from engine.types import Color, Game, Point, Rule
 
 if TYPE_CHECKING:
     from arq.connections import ArqRedis
 
+    from engine.search.analysis import Analysis
+
 __all__ = [
+    "ANALYSE_FUNCTION",
     "QUEUE_NAME",
     "SEARCH_FUNCTION",
     "QueueRunner",
+    "decode_analysis",
+    "decode_analysis_request",
     "decode_move",
     "decode_request",
     "dumps",
+    "encode_analysis",
+    "encode_analysis_request",
     "encode_move",
     "encode_request",
     "loads",
@@ -44,6 +63,7 @@ log = logging.getLogger(__name__)
 
 QUEUE_NAME: Final = "gomoku:ai"
 SEARCH_FUNCTION: Final = "search"
+ANALYSE_FUNCTION: Final = "analyse"
 _HANG_FACTOR: Final = 4.0
 _HANG_SLACK_S: Final = 10.0
 _POLL_S: Final = 0.02  # how often the runner looks for a result (arq's default is 0.5 s)
@@ -111,6 +131,72 @@ def decode_move(data: dict[str, Any]) -> AIMove:
     )
 
 
+def encode_analysis_request(request: AnalysisRequest) -> dict[str, Any]:
+    """An ``AnalysisRequest`` as plain JSON values."""
+    return {
+        "size": request.size,
+        "rule": request.rule.value,
+        "moves": [list(move) for move in request.moves],
+        "nodes": request.nodes,
+        "time_ms": request.time_ms,
+    }
+
+
+def decode_analysis_request(data: dict[str, Any]) -> AnalysisRequest:
+    """The inverse of ``encode_analysis_request``."""
+    return AnalysisRequest(
+        size=int(data["size"]),
+        rule=Rule(data["rule"]),
+        moves=tuple((int(x), int(y)) for x, y in data["moves"]),
+        nodes=int(data["nodes"]),
+        time_ms=None if data["time_ms"] is None else int(data["time_ms"]),
+    )
+
+
+def _points(points: tuple[Point, ...]) -> list[list[int]]:
+    return [[p.x, p.y] for p in points]
+
+
+def _unpoints(data: list[list[int]]) -> tuple[Point, ...]:
+    return tuple(Point(int(x), int(y)) for x, y in data)
+
+
+def encode_analysis(analysis: Analysis) -> dict[str, Any]:
+    """An ``engine.search.analysis.Analysis`` as plain JSON values."""
+    return {
+        "side": analysis.side.value,
+        "verdict": analysis.verdict.value,
+        "proof": None if analysis.proof is None else analysis.proof.value,
+        "score": analysis.score,
+        "best": _points((analysis.best,))[0],
+        "line": _points(analysis.line),
+        "nodes": analysis.nodes,
+        "others": [
+            {"move": _points((o.move,))[0], "score": o.score, "line": _points(o.line)}
+            for o in analysis.others
+        ],
+    }
+
+
+def decode_analysis(data: dict[str, Any]) -> Analysis:
+    """The inverse of ``encode_analysis``."""
+    from engine.search.analysis import Analysis, Line, Proof, Verdict
+
+    return Analysis(
+        side=Color(data["side"]),
+        verdict=Verdict(data["verdict"]),
+        proof=None if data["proof"] is None else Proof(data["proof"]),
+        score=int(data["score"]),
+        best=_unpoints([data["best"]])[0],
+        line=_unpoints(data["line"]),
+        nodes=int(data["nodes"]),
+        others=tuple(
+            Line(_unpoints([o["move"]])[0], int(o["score"]), _unpoints(o["line"]))
+            for o in data["others"]
+        ),
+    )
+
+
 # --- the bot's side -----------------------------------------------------------------------
 
 
@@ -163,13 +249,28 @@ class QueueRunner:
             AIError: no answer twice, or the search itself failed.
         """
         limit = self._hang_after_s or level_budget_s(request.level) * _HANG_FACTOR + _HANG_SLACK_S
-        payload = encode_request(request)
+        return decode_move(await self._job(SEARCH_FUNCTION, encode_request(request), limit))
+
+    async def analyse(self, request: AnalysisRequest) -> Analysis:
+        """Analyse a position on a worker (a review's or a puzzle's), waiting as the local
+        review worker does, and enqueue it once more if no answer comes.
+
+        Raises:
+            AIUnavailableError: the queue cannot be reached.
+            AIError: no answer twice, or the analysis itself failed.
+        """
+        limit = self._hang_after_s or _REVIEW_HANG_S
+        payload = encode_analysis_request(request)
+        return decode_analysis(await self._job(ANALYSE_FUNCTION, payload, limit))
+
+    async def _job(self, function: str, payload: dict[str, Any], limit: float) -> Any:
+        """Enqueue ``function(payload)`` and wait ``limit`` seconds for its result, twice."""
         for attempt in (1, 2):
             if self._closed:
                 raise AIError("closed")
             try:
                 job = await self._redis.enqueue_job(
-                    SEARCH_FUNCTION, payload, _expires=limit * 2 + _HANG_SLACK_S
+                    function, payload, _expires=limit * 2 + _HANG_SLACK_S
                 )
                 if job is None:  # only for a duplicate job id, which we never give
                     raise AIError("not enqueued")
@@ -187,9 +288,9 @@ class QueueRunner:
             except Exception as error:
                 if _is_redis_error(error):
                     raise AIUnavailableError(type(error).__name__) from error
-                log.error("AI search failed on a worker: %r", error)
+                log.error("AI %s failed on a worker: %r", function, error)
                 raise AIError(type(error).__name__) from error
-            return decode_move(result)
+            return result
         raise AssertionError("unreachable")
 
     async def close(self) -> None:

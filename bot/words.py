@@ -498,9 +498,10 @@ def puzzle_board_line(rank: int, user_id: int, rating: int, solved: int, best: i
     return f"{rank}. <@{user_id}> · {rating} · {solved} solved · best run {best}"
 
 
-def daily_title(day: str) -> str:
-    """The daily puzzle's heading."""
-    return f"Puzzle of the day, {day}"
+def daily_title(day: str, *, defend: bool) -> str:
+    """The daily puzzle's heading: whether it is a win to find or the one move that holds."""
+    task = "find the one move that holds" if defend else "play and win"
+    return f"Puzzle of the day, {day}: {task}"
 
 
 DAILY_HOW: Final = "Try it with /gomoku puzzle daily:True, then /gomoku solve."

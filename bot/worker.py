@@ -15,18 +15,29 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from bot.ai import _HANG_FACTOR, _HANG_SLACK_S, WORKER_NICENESS, _search, level_budget_s
+from bot.ai import (
+    _HANG_FACTOR,
+    _HANG_SLACK_S,
+    _REVIEW_HANG_S,
+    WORKER_NICENESS,
+    _analyse,
+    _search,
+    level_budget_s,
+)
 from bot.queue_ai import (
+    ANALYSE_FUNCTION,
     QUEUE_NAME,
     SEARCH_FUNCTION,
+    decode_analysis_request,
     decode_request,
     dumps,
+    encode_analysis,
     encode_move,
     loads,
 )
 from bot.settings import InvalidSettingError, Settings
 
-__all__ = ["main", "search"]
+__all__ = ["analyse", "main", "search"]
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +49,13 @@ async def search(ctx: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]
     request = decode_request(payload)
     move = await asyncio.to_thread(_search, request)
     return encode_move(move)
+
+
+async def analyse(ctx: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    """The job of reviews and puzzles: analyse the position (in a thread, as ``search``)."""
+    del ctx
+    request = decode_analysis_request(payload)
+    return encode_analysis(await asyncio.to_thread(_analyse, request))
 
 
 _HEALTH_EVERY_S = 30  # how often a worker reports in (arq's health-check key)
@@ -66,7 +84,8 @@ async def _check(url: str) -> int:
 def _job_timeout_s() -> float:
     from engine.search.levels import PRESETS
 
-    return max(level_budget_s(level) for level in PRESETS) * _HANG_FACTOR + _HANG_SLACK_S
+    longest = max(level_budget_s(level) for level in PRESETS) * _HANG_FACTOR + _HANG_SLACK_S
+    return max(longest, _REVIEW_HANG_S)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -100,7 +119,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.nice(args.nice)
     warm_up()  # numba's kernels load before the first job, not during it
     worker = Worker(
-        functions=[func(search, name=SEARCH_FUNCTION, max_tries=1)],
+        functions=[
+            func(search, name=SEARCH_FUNCTION, max_tries=1),
+            func(analyse, name=ANALYSE_FUNCTION, max_tries=1),
+        ],
         redis_settings=RedisSettings.from_dsn(url),
         queue_name=QUEUE_NAME,
         max_jobs=1,  # one search per process: a search uses a whole core

@@ -68,6 +68,8 @@ class InMemoryGameRepository:
         self._replies: dict[str, PendingReply] = {}
         self._reviews: dict[int, str] = {}
         self._puzzles: dict[tuple[int, int], PuzzlePlayer] = {}
+        self._seen: dict[tuple[int, int], set[str]] = {}
+        self._game_puzzles: dict[int, str] = {}
         self._daily: dict[int, tuple[int, str | None]] = {}  # guild -> (channel, last day)
         self._next_id = 1
 
@@ -454,6 +456,42 @@ class InMemoryGameRepository:
         rows.sort(key=lambda p: (-p.rating, -p.solved, p.user_id))
         return rows[:limit]
 
+    async def puzzles_seen(self, guild_id: int, user_id: int) -> frozenset[str]:
+        """The keys of the puzzles the user has finished in the guild."""
+        return frozenset(self._seen.get((guild_id, user_id), ()))
+
+    async def mark_puzzle_seen(self, guild_id: int, user_id: int, key: str) -> None:
+        """Remember that the user finished puzzle ``key`` in the guild."""
+        self._seen.setdefault((guild_id, user_id), set()).add(key)
+
+    async def unsearched_games(self, limit: int = 1) -> list[int]:
+        """Finished Gomoku games in a guild, with moves, not yet searched for puzzles."""
+        found = [
+            g
+            for g in self._games.values()
+            if g.status is GameStatus.FINISHED
+            and g.game is Game.GOMOKU
+            and g.guild_id is not None
+            and g.ply > 0
+            and g.id not in self._game_puzzles
+        ]
+        found.sort(key=lambda g: (g.finished_at or g.updated_at, g.id), reverse=True)
+        return [g.id for g in found[:limit]]
+
+    async def save_game_puzzles(self, game_id: int, data: str) -> None:
+        """Store the puzzles found in the game."""
+        self._get(game_id)
+        self._game_puzzles[game_id] = data
+
+    async def guild_game_puzzles(self, guild_id: int, limit: int = 50) -> list[tuple[int, str]]:
+        """(game id, puzzles) of the guild's searched games, the newest game first."""
+        rows = [
+            (game_id, data)
+            for game_id, data in sorted(self._game_puzzles.items(), reverse=True)
+            if self._get(game_id).guild_id == guild_id
+        ]
+        return rows[:limit]
+
     # --- players ------------------------------------------------------------------------
 
     async def user_games(
@@ -567,6 +605,8 @@ class InMemoryGameRepository:
             del self._replies[token]
         for seat in [seat for seat in self._puzzles if seat[1] == user_id]:
             del self._puzzles[seat]
+        for seat in [seat for seat in self._seen if seat[1] == user_id]:
+            del self._seen[seat]
         return touched
 
     # --- guilds -------------------------------------------------------------------------

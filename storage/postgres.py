@@ -420,6 +420,7 @@ SQL_FORGET_USER = (
     "DELETE FROM user_settings WHERE user_id = $1",
     "DELETE FROM pending_replies WHERE user_id = $1",
     "DELETE FROM puzzle_players WHERE user_id = $1",
+    "DELETE FROM puzzle_seen WHERE user_id = $1",
 )
 SQL_SAVE_REVIEW = """
 INSERT INTO game_reviews (game_id, data, made_at) VALUES ($1, $2, $3)
@@ -450,6 +451,25 @@ INSERT INTO puzzle_players ({_PUZZLE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $
 ON CONFLICT (guild_id, user_id) DO UPDATE SET rating = excluded.rating,
     streak = excluded.streak, best_streak = excluded.best_streak, solved = excluded.solved,
     failed = excluded.failed, attempt = excluded.attempt
+"""
+SQL_PUZZLES_SEEN = "SELECT puzzle_key FROM puzzle_seen WHERE guild_id = $1 AND user_id = $2"
+SQL_MARK_PUZZLE_SEEN = (
+    "INSERT INTO puzzle_seen (guild_id, user_id, puzzle_key) VALUES ($1, $2, $3)"
+    " ON CONFLICT DO NOTHING"
+)
+SQL_UNSEARCHED_GAMES = """
+SELECT g.id FROM games g
+WHERE g.status = 'finished' AND g.game = 'gomoku' AND g.guild_id IS NOT NULL AND g.ply > 0
+    AND NOT EXISTS (SELECT 1 FROM game_puzzles p WHERE p.game_id = g.id)
+ORDER BY g.finished_at DESC, g.id DESC LIMIT $1
+"""
+SQL_SAVE_GAME_PUZZLES = """
+INSERT INTO game_puzzles (game_id, data, made_at) VALUES ($1, $2, $3)
+ON CONFLICT (game_id) DO UPDATE SET data = excluded.data, made_at = excluded.made_at
+"""
+SQL_GUILD_GAME_PUZZLES = """
+SELECT p.game_id, p.data FROM game_puzzles p JOIN games g ON g.id = p.game_id
+WHERE g.guild_id = $1 ORDER BY p.game_id DESC LIMIT $2
 """
 SQL_PUZZLE_LEADERBOARD = f"""
 SELECT {_PUZZLE_COLUMNS} FROM puzzle_players
@@ -1350,5 +1370,50 @@ class PostgresGameRepository:
         async def work(conn: _Conn) -> list[PuzzlePlayer]:
             rows = await conn.fetch(SQL_PUZZLE_LEADERBOARD, guild_id, limit)
             return [PuzzlePlayer(*row) for row in rows]
+
+        return await self._read(work)
+
+    async def puzzles_seen(self, guild_id: int, user_id: int) -> frozenset[str]:
+        """The keys of the puzzles the user has finished in the guild."""
+
+        async def work(conn: _Conn) -> frozenset[str]:
+            rows = await conn.fetch(SQL_PUZZLES_SEEN, guild_id, user_id)
+            return frozenset(str(row[0]) for row in rows)
+
+        return await self._read(work)
+
+    async def mark_puzzle_seen(self, guild_id: int, user_id: int, key: str) -> None:
+        """Remember that the user finished puzzle ``key`` in the guild."""
+
+        async def work(conn: _Conn) -> None:
+            await conn.execute(SQL_MARK_PUZZLE_SEEN, guild_id, user_id, key)
+
+        await self._run(work)
+
+    async def unsearched_games(self, limit: int = 1) -> list[int]:
+        """Finished Gomoku games in a guild, with moves, not yet searched for puzzles."""
+
+        async def work(conn: _Conn) -> list[int]:
+            return [int(row[0]) for row in await conn.fetch(SQL_UNSEARCHED_GAMES, limit)]
+
+        return await self._read(work)
+
+    async def save_game_puzzles(self, game_id: int, data: str) -> None:
+        """Store the puzzles found in the game."""
+        now = self._now()
+
+        async def work(conn: _Conn) -> None:
+            if await conn.fetchrow(SQL_GET_GAME, game_id) is None:
+                raise GameNotFoundError(game_id)
+            await conn.execute(SQL_SAVE_GAME_PUZZLES, game_id, data, now)
+
+        await self._run(work)
+
+    async def guild_game_puzzles(self, guild_id: int, limit: int = 50) -> list[tuple[int, str]]:
+        """(game id, puzzles) of the guild's searched games, the newest game first."""
+
+        async def work(conn: _Conn) -> list[tuple[int, str]]:
+            rows = await conn.fetch(SQL_GUILD_GAME_PUZZLES, guild_id, limit)
+            return [(int(row[0]), str(row[1])) for row in rows]
 
         return await self._read(work)

@@ -806,6 +806,32 @@ class GameRepository(Protocol):
         one puzzle finished."""
         ...
 
+    async def puzzles_seen(self, guild_id: int, user_id: int) -> frozenset[str]:
+        """The keys of the puzzles the user has finished (solved or failed) in the guild."""
+        ...
+
+    async def mark_puzzle_seen(self, guild_id: int, user_id: int, key: str) -> None:
+        """Remember that the user finished puzzle ``key`` in the guild (again: no change)."""
+        ...
+
+    async def unsearched_games(self, limit: int = 1) -> list[int]:
+        """Finished Gomoku games in a guild, with moves, that have no ``save_game_puzzles``
+        yet: the newest finished first."""
+        ...
+
+    async def save_game_puzzles(self, game_id: int, data: str) -> None:
+        """Store the puzzles found in the game (opaque text, JSON by the bot; may say none),
+        replacing any older.
+
+        Raises:
+            GameNotFoundError: no such game.
+        """
+        ...
+
+    async def guild_game_puzzles(self, guild_id: int, limit: int = 50) -> list[tuple[int, str]]:
+        """(game id, puzzles) of the guild's searched games, the newest game first."""
+        ...
+
     # --- players ------------------------------------------------------------------------
 
     async def user_games(

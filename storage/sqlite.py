@@ -395,6 +395,23 @@ SQL_GET_PUZZLE_PLAYER = (
 SQL_SAVE_PUZZLE_PLAYER = (
     f"INSERT OR REPLACE INTO puzzle_players ({_PUZZLE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
+SQL_PUZZLES_SEEN = "SELECT puzzle_key FROM puzzle_seen WHERE guild_id = ? AND user_id = ?"
+SQL_MARK_PUZZLE_SEEN = (
+    "INSERT OR IGNORE INTO puzzle_seen (guild_id, user_id, puzzle_key) VALUES (?, ?, ?)"
+)
+SQL_UNSEARCHED_GAMES = """
+SELECT g.id FROM games g
+WHERE g.status = 'finished' AND g.game = 'gomoku' AND g.guild_id IS NOT NULL AND g.ply > 0
+    AND NOT EXISTS (SELECT 1 FROM game_puzzles p WHERE p.game_id = g.id)
+ORDER BY g.finished_at DESC, g.id DESC LIMIT ?
+"""
+SQL_SAVE_GAME_PUZZLES = (
+    "INSERT OR REPLACE INTO game_puzzles (game_id, data, made_at) VALUES (?, ?, ?)"
+)
+SQL_GUILD_GAME_PUZZLES = """
+SELECT p.game_id, p.data FROM game_puzzles p JOIN games g ON g.id = p.game_id
+WHERE g.guild_id = ? ORDER BY p.game_id DESC LIMIT ?
+"""
 SQL_PUZZLE_LEADERBOARD = f"""
 SELECT {_PUZZLE_COLUMNS} FROM puzzle_players
 WHERE guild_id = ? AND solved + failed > 0
@@ -445,6 +462,7 @@ SQL_FORGET_USER = (
     "DELETE FROM user_settings WHERE user_id = :user",
     "DELETE FROM pending_replies WHERE user_id = :user",
     "DELETE FROM puzzle_players WHERE user_id = :user",
+    "DELETE FROM puzzle_seen WHERE user_id = :user",
 )
 SQL_GUILD_SETTINGS = """
 SELECT default_rule, turn_seconds, board_style, use_threads, moderator_role_id,
@@ -1517,6 +1535,51 @@ class SqliteGameRepository:
         async def work(db: _Db) -> list[PuzzlePlayer]:
             rows = await self._rows(db, SQL_PUZZLE_LEADERBOARD, (guild_id, limit))
             return [PuzzlePlayer(*row) for row in rows]
+
+        return await self._read(work)
+
+    async def puzzles_seen(self, guild_id: int, user_id: int) -> frozenset[str]:
+        """The keys of the puzzles the user has finished in the guild."""
+
+        async def work(db: _Db) -> frozenset[str]:
+            rows = await self._rows(db, SQL_PUZZLES_SEEN, (guild_id, user_id))
+            return frozenset(str(row[0]) for row in rows)
+
+        return await self._read(work)
+
+    async def mark_puzzle_seen(self, guild_id: int, user_id: int, key: str) -> None:
+        """Remember that the user finished puzzle ``key`` in the guild."""
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_MARK_PUZZLE_SEEN, (guild_id, user_id, key))
+
+        await self._run(work)
+
+    async def unsearched_games(self, limit: int = 1) -> list[int]:
+        """Finished Gomoku games in a guild, with moves, not yet searched for puzzles."""
+
+        async def work(db: _Db) -> list[int]:
+            return [int(row[0]) for row in await self._rows(db, SQL_UNSEARCHED_GAMES, (limit,))]
+
+        return await self._read(work)
+
+    async def save_game_puzzles(self, game_id: int, data: str) -> None:
+        """Store the puzzles found in the game."""
+        params = (game_id, data, _to_db_time(self._clock()))
+
+        async def work(db: _Db) -> None:
+            if not await self._rows(db, SQL_GET_GAME, (game_id,)):
+                raise GameNotFoundError(game_id)
+            await self._rows(db, SQL_SAVE_GAME_PUZZLES, params)
+
+        await self._run(work)
+
+    async def guild_game_puzzles(self, guild_id: int, limit: int = 50) -> list[tuple[int, str]]:
+        """(game id, puzzles) of the guild's searched games, the newest game first."""
+
+        async def work(db: _Db) -> list[tuple[int, str]]:
+            rows = await self._rows(db, SQL_GUILD_GAME_PUZZLES, (guild_id, limit))
+            return [(int(game_id), str(data)) for game_id, data in rows]
 
         return await self._read(work)
 

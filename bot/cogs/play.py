@@ -22,7 +22,7 @@ from bot.cogs.moderation import ModerationCommands, offer_replacement
 from bot.cogs.onboarding import HelpCommands, Onboarding
 from bot.cogs.play_choices import COLOURS, GAMES, RULES
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
-from bot.cogs.puzzles import DailyPuzzle, PuzzleCommands
+from bot.cogs.puzzles import DailyPuzzle, PuzzleCommands, PuzzleSearch
 from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
 from bot.opening_words import OPENING_CHOICES
@@ -286,4 +286,5 @@ async def setup(bot: GomokuBot) -> None:
     await bot.add_cog(AdminCog(bot))
     await bot.add_cog(Onboarding(bot))
     await bot.add_cog(DailyPuzzle(bot))
+    await bot.add_cog(PuzzleSearch(bot))
     bot.add_dynamic_items(*HISTORY_ACTIONS)

@@ -1,8 +1,10 @@
 """``/gomoku puzzle``, ``/gomoku solve <cell>`` and ``/gomoku puzzles``: puzzles from the
-server's reviewed games (their missed wins), then the built-in set (``bot.puzzles``), in order
-(a member's n-th puzzle is the n-th of that list); one attempt at a time per member and
-server, kept in storage so it survives a restart; a rating (Elo against a fixed puzzle
-strength), runs and a leaderboard.
+server's reviewed games (their missed wins), then those found in its finished games (where
+the winner's forced win began: ``PuzzleSearch`` looks at one finished game at a time in the
+background, in the AI pool's review worker), then the built-in set (``bot.puzzles``): a member
+gets the first of that list they have not finished yet (the finished ones are stored per
+member and server); one attempt at a time per member and server, kept in storage so it
+survives a restart; a rating (Elo against a fixed puzzle strength), runs and a leaderboard.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import zlib
 from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
@@ -20,7 +23,18 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import render, words
-from bot.puzzles import Attempt, NoPuzzleError, Progress, Puzzle, builtin, from_review, play
+from bot.ai import AIError
+from bot.puzzles import (
+    Attempt,
+    NoPuzzleError,
+    Progress,
+    Puzzle,
+    builtin,
+    from_game,
+    from_review,
+    next_puzzle,
+    play,
+)
 from bot.review import Analyser, Review, ReviewUnavailableError
 from engine.notation import format_moves, parse_moves, parse_point
 from storage.repository import PuzzlePlayer
@@ -28,7 +42,16 @@ from storage.repository import PuzzlePlayer
 if TYPE_CHECKING:
     from bot.client import GomokuBot
 
-__all__ = ["DailyPuzzle", "PuzzleCommands", "daily_puzzle", "post_due", "rated", "server_puzzles"]
+__all__ = [
+    "DailyPuzzle",
+    "PuzzleCommands",
+    "PuzzleSearch",
+    "daily_puzzle",
+    "post_due",
+    "rated",
+    "search_due",
+    "server_puzzles",
+]
 
 Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
 log = logging.getLogger(__name__)
@@ -84,19 +107,53 @@ def _embed(attempt: Attempt, note: str) -> discord.Embed:
 
 
 async def server_puzzles(bot: GomokuBot, guild_id: int) -> list[Puzzle]:
-    """The missed wins of the server's reviewed games, the newest review first."""
-    found: list[Puzzle] = []
-    for game_id, text in await bot.service.repository.guild_reviews(guild_id):
+    """The missed wins of the server's reviewed games, the newest review first, then the
+    puzzles found in its finished games, the newest game first (each position once)."""
+    found: dict[str, Puzzle] = {}
+    repository = bot.service.repository
+    for game_id, text in await repository.guild_reviews(guild_id):
         review = Review.from_json(text)
         if review is not None:
-            found.extend(from_review(await bot.service.game(game_id), review))
-    return found
+            for puzzle in from_review(await bot.service.game(game_id), review):
+                found.setdefault(puzzle.key, puzzle)
+    for _, text in await repository.guild_game_puzzles(guild_id):
+        for item in json.loads(text):
+            puzzle = Puzzle.from_json(item)
+            found.setdefault(puzzle.key, puzzle)
+    return list(found.values())
 
 
-def daily_puzzle(day: date) -> Puzzle:
-    """The day's puzzle: the built-in set in turn, the same for every server."""
+async def search_due(bot: GomokuBot) -> int | None:
+    """Search the newest finished game not yet searched for puzzles and store what it gives
+    (even nothing, so it is searched once); the game's id, or None when there was none or
+    the AI cannot analyse. A game the engine could not reach (``AIError``: a worker died, the
+    queue is down) is tried again on the next call; one the search itself fails on is stored
+    as giving none, so it cannot hold up the games finished before it."""
+    analyser = bot.service.ai
+    if not isinstance(analyser, Analyser):
+        return None
+    repository = bot.service.repository
+    for game_id in await repository.unsearched_games(limit=1):
+        try:
+            puzzles = await from_game(await bot.service.game(game_id), analyser)
+        except AIError:
+            log.warning("puzzle search: the engine failed on game %s; trying again later", game_id)
+            return None
+        except Exception:
+            log.exception("puzzle search: game %s cannot be searched; skipped", game_id)
+            puzzles = []
+        await repository.save_game_puzzles(game_id, json.dumps([p.to_json() for p in puzzles]))
+        return game_id
+    return None
+
+
+def daily_puzzle(day: date, guild_id: int) -> Puzzle:
+    """The day's puzzle for the server: the built-in set in turn, each server starting at its
+    own place (a stable hash of its id: Python's ``hash`` of a str changes per process), so
+    servers do not all post the same one and a restart keeps the server's."""
     puzzles = builtin()
-    return puzzles[day.toordinal() % len(puzzles)]
+    offset = zlib.crc32(str(guild_id).encode("ascii"))
+    return puzzles[(day.toordinal() + offset) % len(puzzles)]
 
 
 async def post_due(bot: GomokuBot) -> int:
@@ -110,9 +167,9 @@ async def post_due(bot: GomokuBot) -> int:
             guild_id, day.isoformat()
         ):
             continue
-        attempt = Attempt(daily_puzzle(day))
+        attempt = Attempt(daily_puzzle(day, guild_id))
         embed = _embed(attempt, words.DAILY_HOW)
-        embed.title = words.daily_title(day.isoformat())
+        embed.title = words.daily_title(day.isoformat(), defend=attempt.puzzle.defend)
         try:
             channel = bot.get_channel(channel_id) or await bot.fetch_channel(channel_id)
             if not isinstance(channel, discord.abc.Messageable):
@@ -159,6 +216,35 @@ class DailyPuzzle(commands.Cog):
             self._wake.clear()
 
 
+class PuzzleSearch(commands.Cog):
+    """Searches the server's finished games for puzzles, one game every ``every`` seconds,
+    so the review worker stays free for reviews and puzzle answers most of the time."""
+
+    every: float = 60.0
+
+    def __init__(self, bot: GomokuBot) -> None:
+        self.bot = bot
+        self._task: asyncio.Task[None] | None = None
+
+    async def cog_load(self) -> None:
+        """Start searching."""
+        self._task = asyncio.create_task(self._loop())
+
+    async def cog_unload(self) -> None:
+        """Stop searching."""
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _loop(self) -> None:
+        await self.bot.wait_until_ready()
+        while not self.bot.is_closed():
+            await asyncio.sleep(self.every)
+            try:
+                await search_due(self.bot)
+            except Exception:
+                log.exception("puzzle search failed")
+
+
 class PuzzleCommands(commands.Cog):
     """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
 
@@ -180,14 +266,14 @@ class PuzzleCommands(commands.Cog):
         async with self._lock(guild, user):
             player = await repository.puzzle_player(guild, user) or PuzzlePlayer(guild, user)
             if daily:
-                attempt = Attempt(daily_puzzle(bot.clock().date()))
+                attempt = Attempt(daily_puzzle(bot.clock().date(), guild))
                 await repository.save_puzzle_player(replace(player, attempt=_dump(attempt)))
             elif player.attempt is not None:
                 attempt = _load(player.attempt)
             else:
                 puzzles = [*await server_puzzles(interaction.client, guild), *builtin()]
-                done = player.solved + player.failed
-                attempt = Attempt(puzzles[done % len(puzzles)])
+                seen = await repository.puzzles_seen(guild, user)
+                attempt = Attempt(next_puzzle(puzzles, seen, player.solved + player.failed))
                 await repository.save_puzzle_player(replace(player, attempt=_dump(attempt)))
         await interaction.response.send_message(
             embed=_embed(attempt, words.PUZZLE_HOW), ephemeral=True
@@ -215,6 +301,7 @@ class PuzzleCommands(commands.Cog):
                 player = replace(player, attempt=_dump(attempt))
                 note = words.puzzle_answered(str(point), str(attempt.played[-1]))
             else:
+                await repository.mark_puzzle_seen(guild, user, attempt.puzzle.key)
                 player = rated(player, attempt.progress is Progress.SOLVED)
                 answer = str(attempt.puzzle.answer)
                 if attempt.puzzle.defend and attempt.progress is Progress.SOLVED:

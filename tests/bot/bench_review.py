@@ -45,12 +45,14 @@ async def play_game(runner: ProcessPoolRunner, moves: int, rule: Rule) -> Board:
     return longest
 
 
-async def store_game(repo: GameRepository, board: Board, channel_id: int = 1) -> GameRecord:
+async def store_game(
+    repo: GameRepository, board: Board, channel_id: int = 1, guild_id: int = 1
+) -> GameRecord:
     """Store ``board`` as a finished game between two people (resigned by the side to move
     when no five ended it)."""
     record = await repo.create_game(
         NewGame(
-            guild_id=1,
+            guild_id=guild_id,
             channel_id=channel_id,
             black=Player.human(1),
             white=Player.human(2),

@@ -1,18 +1,25 @@
 """Puzzles through the real discord.py against the fake Discord, with the real process pool:
 a puzzle solved by another winning line than the stored one, a move that lets the win go
 fails it, the rating, run and leaderboard follow, an attempt survives a restart, and the daily
-puzzle is posted once a day, restart or not."""
+puzzle is posted once a day, restart or not, saying whether it is a win or a hold, and each
+server's its own; a member gets the puzzles they have not finished, restart or not."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+from datetime import date
 
-from bot.ai import ProcessPoolRunner
-from bot.cogs.puzzles import _dump
-from bot.puzzles import Attempt
+import pytest
+
+from bot.ai import AIError, AnalysisRequest, ProcessPoolRunner
+from bot.cogs.puzzles import PuzzleSearch, _dump, _load, daily_puzzle, search_due
+from bot.puzzles import Attempt, builtin
+from engine.search.analysis import Analysis
 from storage.repository import PuzzlePlayer
-from tests.bot.conftest import BotFactory, Clock
-from tests.bot.test_puzzles import THREE
+from tests.bot.bench_review import store_game
+from tests.bot.conftest import BotFactory, CentreRunner, Clock
+from tests.bot.test_puzzles import THREE, finished_with_a_vcf
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
 
@@ -48,6 +55,7 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
         player = await repository.puzzle_player(fake.guild_id, alice.id)
         assert player is not None
         assert (player.solved, player.streak, player.attempt) == (1, 1, None)
+        assert await repository.puzzles_seen(fake.guild_id, alice.id) == {THREE.key}
         assert player.rating > 1200
         # a move that lets the win go
         await repository.save_puzzle_player(
@@ -68,6 +76,7 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
         assert failed is not None
         assert (failed.failed, failed.streak, failed.best_streak) == (1, 0, 1)
         assert failed.rating < player.rating
+        assert await repository.puzzles_seen(fake.guild_id, alice.id) == {THREE.key}
         board = await fake.slash("gomoku puzzles", user=alice)
         assert f"<@{alice.id}>" in board.text()
         assert board.message is not None
@@ -88,6 +97,9 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
     def posts() -> list[Message]:
         return [m for m in fake.channel_messages() if "Puzzle of the day" in m.text()]
 
+    def task(day: date) -> str:
+        return "holds" if daily_puzzle(day, fake.guild_id).defend else "play and win"
+
     first = make_bot()
     async with fake.running(first):
         options = {"channel": fake.default_channel}
@@ -99,6 +111,7 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
         assert chosen.ephemeral
         await fake.wait_for(lambda: len(posts()) == 1)
         assert "/gomoku puzzle daily:True" in posts()[0].text()
+        assert task(clock().date()) in posts()[0].embeds[0]["title"]
     second = make_bot()
     async with fake.running(second):
         for _ in range(5):  # several polls of the restarted bot: nothing new today
@@ -106,11 +119,106 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
         assert len(posts()) == 1
         today = await fake.slash("gomoku puzzle", user=alice, options={"daily": True})
         assert "Puzzle #" in today.text()  # a built-in one, whichever the day gives
+        player = await second.service.repository.puzzle_player(fake.guild_id, alice.id)
+        assert player is not None
+        assert player.attempt is not None
+        assert _load(player.attempt).puzzle == daily_puzzle(clock().date(), fake.guild_id)
         clock.advance(days=1)
         await fake.wait_for(lambda: len(posts()) == 2)
+        assert task(clock().date()) in posts()[1].embeds[0]["title"]
         await asyncio.sleep(second.deadline_poll * 4)
         assert len(posts()) == 2
         await fake.slash("gomoku daily-puzzle", user=fake.owner)  # stop
         clock.advance(days=1)
         await asyncio.sleep(second.deadline_poll * 4)
         assert len(posts()) == 2
+
+
+def test_servers_do_not_all_get_the_same_daily_puzzle() -> None:
+    day = date(2026, 11, 22)
+    assert daily_puzzle(day, 1) == daily_puzzle(day, 1)  # stable: a restart keeps it
+    assert len({daily_puzzle(day, guild).key for guild in range(1, 20)}) > 1
+    ring = [p.key for p in builtin()]
+    for guild in (1, 2, 3):  # each server goes round the whole set, one a day
+        keys = [
+            daily_puzzle(date.fromordinal(day.toordinal() + n), guild).key for n in range(len(ring))
+        ]
+        assert sorted(keys) == sorted(ring)
+
+
+async def test_a_member_gets_the_puzzles_they_have_not_finished_across_a_restart(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, bob: FakeUser
+) -> None:
+    puzzles = builtin()
+    unseen = next(p for p in reversed(puzzles) if p.defend)
+    first = make_bot()
+    async with fake.running(first):
+        for puzzle in puzzles:
+            if puzzle is not unseen:
+                await first.service.repository.mark_puzzle_seen(fake.guild_id, alice.id, puzzle.key)
+    second = make_bot()
+    async with fake.running(second):
+        shown = await fake.slash("gomoku puzzle", user=alice)
+        assert shown.ephemeral
+        assert "find the one move that holds" in shown.embeds[0]["title"]
+        player = await second.service.repository.puzzle_player(fake.guild_id, alice.id)
+        assert player is not None
+        assert player.attempt is not None
+        assert _load(player.attempt).puzzle == unseen
+        # another member has finished none: the first of the list
+        await fake.slash("gomoku puzzle", user=bob)
+        other = await second.service.repository.puzzle_player(fake.guild_id, bob.id)
+        assert other is not None
+        assert other.attempt is not None
+        assert _load(other.attempt).puzzle == puzzles[0]
+
+
+async def test_a_finished_game_of_the_server_becomes_its_puzzle(
+    fake: FakeDiscord,
+    make_bot: BotFactory,
+    pool: ProcessPoolRunner,
+    alice: FakeUser,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake.answer_timeout = 120.0  # the review worker starts cold, on a shared machine
+    monkeypatch.setattr(PuzzleSearch, "every", 0.05)
+    bot = make_bot(ai=pool)
+    async with fake.running(bot):
+        repository = bot.service.repository
+        board = finished_with_a_vcf()
+        game = await store_game(repository, board, fake.default_channel.id, fake.guild_id)
+        for _ in range(600):  # the background search, in the review worker
+            if await repository.unsearched_games() == []:
+                break
+            await asyncio.sleep(0.1)
+        ((game_id, text),) = await repository.guild_game_puzzles(fake.guild_id)
+        assert game_id == game.id
+        assert len(json.loads(text)) == 1
+        shown = await fake.slash("gomoku puzzle", user=alice)
+        assert f"Puzzle from game {game.id}" in shown.embeds[0]["title"]
+        assert "Black to play and win" in shown.embeds[0]["title"]
+
+
+class Failing(CentreRunner):
+    """Moves as ``CentreRunner``; analyses fail: first as a dead worker, then as a bug."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[Exception] = [AIError("worker died"), RuntimeError("bug")]
+
+    async def analyse(self, request: AnalysisRequest) -> Analysis:
+        raise self.errors.pop(0)
+
+
+async def test_a_game_the_search_fails_on_is_tried_again_or_skipped(
+    fake: FakeDiscord, make_bot: BotFactory
+) -> None:
+    bot = make_bot(ai=Failing())
+    async with fake.running(bot):
+        repository = bot.service.repository
+        game = await store_game(repository, finished_with_a_vcf(), 1, fake.guild_id)
+        assert await search_due(bot) is None  # the worker died: again later
+        assert await repository.unsearched_games() == [game.id]
+        assert await search_due(bot) == game.id  # a bug: skipped, not retried forever
+        assert await repository.guild_game_puzzles(fake.guild_id) == [(game.id, "[]")]
+        assert await search_due(bot) is None  # nothing left

@@ -307,7 +307,8 @@ async def test_forget_me_leaves_no_trace_of_the_user(
     await _finished_ai_game(fake, bot, alice)
     playing = await _start_ai(fake, bot, alice)
     await fake.slash("place", user=alice, options={"cell": "a1"})
-    assert _tables_holding(db_path, alice.id)
+    await bot.service.repository.mark_puzzle_seen(fake.guild_id, alice.id, "builtin:suite:0")
+    assert "puzzle_seen.user_id" in _tables_holding(db_path, alice.id)
     prompt: Reply = await fake.slash("gomoku forget-me", user=alice)
     assert prompt.ephemeral
     assert "Finished games stay" in prompt.content

@@ -6,7 +6,17 @@ from __future__ import annotations
 
 import pytest
 
-from bot.puzzles import Attempt, Progress, Puzzle, builtin, from_review, play
+from bot.puzzles import (
+    SEARCH_BACK,
+    Attempt,
+    Progress,
+    Puzzle,
+    builtin,
+    from_game,
+    from_review,
+    next_puzzle,
+    play,
+)
 from bot.review import Reviewer
 from bot.service import GameView
 from engine.board import Board
@@ -96,6 +106,53 @@ def test_the_builtin_set_is_proven() -> None:
             assert not analyse(after, nodes=60_000).won
         else:
             assert analyse(puzzle.board(), nodes=60_000).won
+
+
+def test_the_next_puzzle_is_the_first_not_finished_whatever_arrives_ahead() -> None:
+    puzzles = builtin()[:4]
+    keys = [p.key for p in puzzles]
+    assert next_puzzle(puzzles, set(), 0) == puzzles[0]
+    assert next_puzzle(puzzles, {keys[0], keys[2]}, 2) == puzzles[1]
+    # a new puzzle (a review) arrives at the head: it comes next, and nothing seen repeats
+    arrived = [THREE, *puzzles]
+    assert next_puzzle(arrived, {keys[0], keys[1]}, 2) == THREE
+    assert next_puzzle(arrived, {keys[0], keys[1], THREE.key}, 3) == puzzles[2]
+    # every one finished: they come round again in turn
+    assert next_puzzle(puzzles, set(keys), 5) == puzzles[1]
+
+
+def finished_with_a_vcf() -> Board:
+    """Black makes an open three (f8 g8 h8), then an open four (e8), then five (i8)."""
+    board = Board(15, Rule.FREESTYLE)
+    for point in parse_moves("f8 a1 g8 a3 h8 o15 e8 a5 i8"):
+        board.play(point)
+    return board
+
+
+async def test_where_a_finished_games_forced_win_began_becomes_a_puzzle() -> None:
+    board = finished_with_a_vcf()
+    assert board.outcome is not None
+    assert board.outcome.winner is Color.BLACK
+    view = GameView(await store_game(InMemoryGameRepository(), board), board)
+    engine = InProcess()
+    (puzzle,) = await from_game(view, engine)
+    assert engine.calls <= SEARCH_BACK
+    assert puzzle.solver is Color.BLACK
+    assert len(puzzle.moves) <= 6  # at the open three or before it, not the open four
+    assert puzzle.key == f"game:{view.game_id}:{len(puzzle.moves)}"
+    assert puzzle.moves == tuple(m.point for m in board.moves)[: len(puzzle.moves)]
+    assert analyse(puzzle.board(), nodes=60_000).won
+    assert not _wins(puzzle.board(), puzzle.answer)  # more than a five at once
+
+
+async def test_a_finished_game_without_a_proven_win_gives_none() -> None:
+    board = Board(15, Rule.FREESTYLE)
+    for point in parse_moves("h8 i9"):
+        board.play(point)
+    view = GameView(await store_game(InMemoryGameRepository(), board), board)  # Black resigns
+    engine = InProcess()
+    assert await from_game(view, engine) == []
+    assert engine.calls == 1  # White's one turn
 
 
 async def test_a_reviewed_missed_win_becomes_a_puzzle() -> None:

@@ -19,9 +19,22 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import redis.asyncio as aioredis
 
-from bot.ai import AIRequest, AIUnavailableError
+from bot.ai import AIRequest, AIUnavailableError, AnalysisRequest
 from bot.errors import user_message
-from bot.queue_ai import QUEUE_NAME, QueueRunner, decode_move, encode_move, encode_request
+from bot.queue_ai import (
+    QUEUE_NAME,
+    QueueRunner,
+    decode_analysis,
+    decode_analysis_request,
+    decode_move,
+    dumps,
+    encode_analysis,
+    encode_analysis_request,
+    encode_move,
+    encode_request,
+    loads,
+)
+from bot.review import Analyser
 from bot.service import AIFailedError, GameService
 from engine.board import Board
 from engine.types import Game, Level, Point, Rule
@@ -114,6 +127,26 @@ def test_requests_and_moves_travel_as_json() -> None:
     assert (move.point, move.score, move.nodes) == (Point(3, 4), -5, 70)
 
 
+# Black's open three f8 g8 h8 (the puzzle tests' THREE): a proven win with a line
+THREE = AnalysisRequest(
+    15, Rule.FREESTYLE, ((5, 7), (0, 0), (6, 7), (0, 2), (7, 7), (14, 14)), 60_000
+)
+
+
+def test_analyses_travel_as_json() -> None:
+    from engine.search.analysis import analyse
+
+    assert decode_analysis_request(loads(dumps(encode_analysis_request(THREE)))) == THREE
+    capped = AnalysisRequest(15, Rule.RENJU, (), 1_000, time_ms=50)
+    assert decode_analysis_request(loads(dumps(encode_analysis_request(capped)))) == capped
+    for result in (
+        analyse(THREE.board(), nodes=THREE.nodes),
+        analyse(THREE.board(), nodes=2_000, multipv=3),
+        analyse(AnalysisRequest(15, Rule.FREESTYLE, ((7, 7),), 2_000).board(), nodes=2_000),
+    ):
+        assert decode_analysis(loads(dumps(encode_analysis(result)))) == result
+
+
 async def test_a_search_goes_to_a_worker_and_back_and_a_killed_worker_is_replaced(
     workers: Workers, redis: aioredis.Redis
 ) -> None:
@@ -127,6 +160,15 @@ async def test_a_search_goes_to_a_worker_and_back_and_a_killed_worker_is_replace
         assert move.nodes > 0
         assert runner.retries == 0
         assert check(workers.url) == 0  # the container health check: a worker reported in
+
+        # An analysis there and back (reviews and puzzles on the queue): the same answer as
+        # in this process, the budget being nodes only.
+        from engine.search.analysis import analyse
+
+        assert isinstance(runner, Analyser)
+        analysed = await runner.analyse(THREE)
+        assert analysed == analyse(THREE.board(), nodes=THREE.nodes)
+        assert analysed.won
 
         # Killed mid-search: the master searches for seconds; kill its worker once it has
         # taken the job, and a second worker answers instead.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from storage.repository import GameNotFoundError, GameRepository, PuzzlePlayer
+from engine.types import Color, Game, Outcome, Point, Termination
+from storage.repository import GameNotFoundError, GameRepository, GameStatus, PuzzlePlayer
 from tests.storage.conftest import ALICE, BOB, CAROL, GUILD, new_game
 
 
@@ -67,3 +68,57 @@ async def test_the_daily_puzzle_is_claimed_once_a_day(repo: GameRepository) -> N
     assert await repo.claim_daily_puzzle(GUILD, "2026-01-02")
     await repo.set_daily_puzzle_channel(GUILD, None)
     assert await repo.daily_puzzle_channels() == []
+
+
+async def test_the_puzzles_a_member_finished_are_kept_per_guild(repo: GameRepository) -> None:
+    assert await repo.puzzles_seen(GUILD, ALICE) == frozenset()
+    await repo.mark_puzzle_seen(GUILD, ALICE, "builtin:suite:0")
+    await repo.mark_puzzle_seen(GUILD, ALICE, "game:7:12")
+    await repo.mark_puzzle_seen(GUILD, ALICE, "game:7:12")  # again: no change, no error
+    await repo.mark_puzzle_seen(GUILD + 1, ALICE, "builtin:suite:1")
+    await repo.mark_puzzle_seen(GUILD, BOB, "builtin:suite:2")
+    assert await repo.puzzles_seen(GUILD, ALICE) == {"builtin:suite:0", "game:7:12"}
+    assert await repo.puzzles_seen(GUILD + 1, ALICE) == {"builtin:suite:1"}
+    assert await repo.puzzles_seen(GUILD, BOB) == {"builtin:suite:2"}
+    await repo.delete_user_data(ALICE)
+    assert await repo.puzzles_seen(GUILD, ALICE) == frozenset()
+    assert await repo.puzzles_seen(GUILD + 1, ALICE) == frozenset()
+    assert await repo.puzzles_seen(GUILD, BOB) == {"builtin:suite:2"}
+
+
+async def _finished(
+    repo: GameRepository, channel: int, *, guild_id: int | None = GUILD, game: Game = Game.GOMOKU
+) -> int:
+    """A game with one move, then resigned."""
+    record = await repo.create_game(new_game(channel, guild_id=guild_id, game=game))
+    record = await repo.append_move(record.id, record.version, Point(7, 7), Color.BLACK)
+    win = Outcome(Termination.RESIGN, Color.BLACK)
+    done = await repo.finish_game(record.id, record.version, win)
+    return done.id
+
+
+async def test_finished_games_are_searched_for_puzzles_once(repo: GameRepository) -> None:
+    assert await repo.unsearched_games() == []
+    first = await _finished(repo, 1)
+    second = await _finished(repo, 2)
+    await _finished(repo, 3, game=Game.TICTACTOE)  # not Gomoku
+    await _finished(repo, 4, guild_id=None)  # the terminal's
+    await repo.create_game(new_game(5))  # still going
+    empty = await repo.create_game(new_game(6))  # finished without a move
+    await repo.finish_game(empty.id, empty.version, Outcome(Termination.RESIGN, Color.WHITE))
+    await repo.create_game(new_game(7, status=GameStatus.PENDING))
+    assert await repo.unsearched_games(limit=5) == [second, first]  # the newest first
+    assert await repo.unsearched_games() == [second]
+    await repo.save_game_puzzles(second, "[]")  # searched, nothing found
+    assert await repo.unsearched_games(limit=5) == [first]
+    await repo.save_game_puzzles(first, '[{"key": "game"}]')
+    assert await repo.unsearched_games(limit=5) == []
+    elsewhere = await _finished(repo, 8, guild_id=GUILD + 1)
+    await repo.save_game_puzzles(elsewhere, "[1]")
+    assert await repo.guild_game_puzzles(GUILD) == [(second, "[]"), (first, '[{"key": "game"}]')]
+    assert await repo.guild_game_puzzles(GUILD, limit=1) == [(second, "[]")]
+    assert await repo.guild_game_puzzles(GUILD + 1) == [(elsewhere, "[1]")]
+    await repo.save_game_puzzles(second, "[2]")  # replaced
+    assert (await repo.guild_game_puzzles(GUILD))[0] == (second, "[2]")
+    with pytest.raises(GameNotFoundError):
+        await repo.save_game_puzzles(999, "[]")
