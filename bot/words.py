@@ -283,6 +283,8 @@ def leaderboard_footer(min_games: int) -> str:
 SETTING_THREADS: Final = "Game threads"
 SETTING_MODERATOR: Final = "Moderator role"
 SETTING_IDLE: Final = "Idle games end after"
+SETTING_PINGS: Final = "Turn pings"
+SETTING_AI_CLOCK: Final = "Clock in AI games"
 
 
 def on_off(value: bool) -> str:
