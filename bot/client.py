@@ -27,8 +27,10 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import discord
 from discord.ext import commands
+from discord.http import Route
 
-from bot import render
+from bot import i18n, render, words
+from bot.i18n import _, number
 from bot.opening_words import choice_summary
 from bot.render_png import render_png_async
 from bot.reporting import GomokuTree, UserCooldown
@@ -63,6 +65,7 @@ MENTIONS: Final = discord.AllowedMentions(everyone=False, roles=False, users=Tru
 # Discord wants a first answer within 3 s of the event; this leaves room for the gateway's
 # delivery and for a loaded event loop.
 ACK_AFTER: Final = 1.5
+_LANGUAGE_CACHE: Final = 50_000  # users whose chosen language is kept in memory
 DEFERRAL: Final = "deferral"  # interaction.extras: the callback of in_time's deferral
 T = TypeVar("T")
 
@@ -125,6 +128,9 @@ class GomokuBot(commands.Bot):
         # game id -> its board message, known here before the view from the store says so
         self._board_ids: dict[int, int] = {}
         self._styles: dict[int, render.BoardStyle] = {}
+        # guild id -> the language it chose (None: Discord's); user id -> theirs
+        self._guild_languages: dict[int, str | None] = {}
+        self._user_languages: dict[int, str | None] = {}
         self.turn_pings = TurnPings()
 
     # ------------------------------------------------------------------ lifecycle
@@ -167,6 +173,7 @@ class GomokuBot(commands.Bot):
         from bot.cogs import play
 
         await play.setup(self)
+        await self.tree.set_translator(i18n.command_translator())
         await self.sync_commands()
         self._spawn(self._resume())
         self._spawn(self._deadline_loop())
@@ -183,11 +190,24 @@ class GomokuBot(commands.Bot):
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
         assert self.application_id is not None  # known after login, before setup_hook
+        # Discord leaves the translations out of its copy unless asked for them.
         if guild is None:
-            registered = await self.http.get_global_commands(self.application_id)
+            route = Route("GET", "/applications/{app}/commands", app=self.application_id)
         else:
-            registered = await self.http.get_guild_commands(self.application_id, guild.id)
-        wanted = [command.to_dict(self.tree) for command in self.tree.get_commands(guild=guild)]
+            route = Route(
+                "GET",
+                "/applications/{app}/guilds/{guild}/commands",
+                app=self.application_id,
+                guild=guild.id,
+            )
+        registered = await self.http.request(route, params={"with_localizations": "true"})
+        translator = self.tree.translator
+        wanted = [
+            await command.get_translated_payload(self.tree, translator)
+            if translator is not None
+            else command.to_dict(self.tree)
+            for command in self.tree.get_commands(guild=guild)
+        ]
         if _shape(wanted) == _shape(registered):
             return False
         await self.tree.sync(guild=guild)
@@ -239,7 +259,7 @@ class GomokuBot(commands.Bot):
         task = asyncio.ensure_future(work)
         if interaction.response.is_done():
             return await task
-        done, _ = await asyncio.wait({task}, timeout=self.ack_after)
+        done, _pending = await asyncio.wait({task}, timeout=self.ack_after)
         if not done:
             try:
                 deferral = await interaction.response.defer(ephemeral=ephemeral, thinking=thinking)
@@ -272,9 +292,44 @@ class GomokuBot(commands.Bot):
             self._styles[guild_id] = style
         return style
 
+    async def enter(self, interaction: discord.Interaction[Any]) -> None:
+        """Set the language of everything said in answer to ``interaction``: the user's own
+        choice, else their Discord client's; and note the server's Discord language for
+        public messages. Called before any command or button does anything."""
+        user_id = interaction.user.id
+        if user_id not in self._user_languages:
+            if len(self._user_languages) >= _LANGUAGE_CACHE:
+                self._user_languages.clear()  # members seen long ago are read again
+            self._user_languages[user_id] = await self.service.language(user_id)
+        chosen = self._user_languages[user_id]
+        language = chosen or i18n.from_discord(interaction.locale) or i18n.DEFAULT
+        i18n.set_current(language, server=i18n.from_discord(interaction.guild_locale))
+
+    def forget_language(self, user_id: int) -> None:
+        """The user chose another language: read it again next time."""
+        self._user_languages.pop(user_id, None)
+
+    async def server_language(self, guild_id: int | None) -> str:
+        """The language of ``guild_id``'s public messages: the one its admins chose, else
+        the server's language in Discord, else English."""
+        if guild_id is not None:
+            if guild_id not in self._guild_languages:
+                settings = await self.service.settings(guild_id)
+                self._guild_languages[guild_id] = settings.language
+            chosen = self._guild_languages[guild_id]
+            if chosen is not None:
+                return chosen
+            guild = self.get_guild(guild_id)
+            if guild is not None:
+                found = i18n.from_discord(guild.preferred_locale)
+                if found is not None:
+                    return found
+        return i18n.server_hint() or i18n.DEFAULT
+
     def forget_settings(self, guild_id: int) -> None:
         """Settings changed: read them again next time."""
         self._styles.pop(guild_id, None)
+        self._guild_languages.pop(guild_id, None)
         self.turn_pings.forget_settings(guild_id)
 
     async def board_message(
@@ -293,7 +348,8 @@ class GomokuBot(commands.Bot):
             embed.set_image(url="attachment://board.png")
         for change in ratings:
             embed.add_field(
-                name="Rating", value=f"<@{change.user_id}>: {change.before} → {change.after}"
+                name=_("Rating"),
+                value=f"<@{change.user_id}>: {number(change.before)} → {number(change.after)}",
             )
         content = ""
         if view.status is GameStatus.PENDING:
@@ -316,6 +372,17 @@ class GomokuBot(commands.Bot):
         ``interaction``: when it is a button on that very message (or the command whose
         response is that message), the edit goes through the interaction token.
         """
+        with i18n.using(await self.server_language(view.guild_id)):  # the board is public
+            await self._show_game(view, interaction=interaction, ratings=ratings, repost=repost)
+
+    async def _show_game(
+        self,
+        view: GameView,
+        *,
+        interaction: discord.Interaction[Any] | None,
+        ratings: Sequence[RatingChange],
+        repost: bool,
+    ) -> None:
         lock = self._show_locks.setdefault(view.game_id, asyncio.Lock())
         async with lock:
             if self._shown.get(view.game_id, -1) > view.version and not repost:
@@ -352,7 +419,8 @@ class GomokuBot(commands.Bot):
         """
         lock = self._show_locks.setdefault(view.game_id, asyncio.Lock())
         async with lock:
-            message_args = await self.board_message(view)
+            with i18n.using(await self.server_language(view.guild_id)):  # the board is public
+                message_args = await self.board_message(view)
             if interaction.response.is_done():
                 message = await interaction.edit_original_response(**message_args)
                 message_id = message.id
@@ -589,8 +657,10 @@ class GomokuBot(commands.Bot):
                     event.game.channel_id, guild_id=event.game.guild_id
                 )
                 when = discord.utils.format_dt(event.deadline, "R")
+                with i18n.using(await self.server_language(event.game.guild_id)):
+                    text = words.turn_warning(event.user_id, when)
                 await channel.send(
-                    f"<@{event.user_id}>, it is your move: your time runs out {when}.",
+                    text,
                     allowed_mentions=discord.AllowedMentions(
                         users=[discord.Object(event.user_id)], everyone=False, roles=False
                     ),
@@ -606,9 +676,17 @@ class GomokuBot(commands.Bot):
 def _shape(commands: Sequence[Any]) -> list[Any]:
     """What users see of a command list, comparable between code and Discord's copy."""
 
+    def localised(node: Any, key: str) -> tuple[Any, ...]:
+        return tuple(sorted((node.get(key) or {}).items()))
+
     def option(node: Any) -> tuple[Any, ...]:
-        choices = tuple((c["name"], c["value"]) for c in node.get("choices") or ())
+        choices = tuple(
+            (c["name"], c["value"], localised(c, "name_localizations"))
+            for c in node.get("choices") or ()
+        )
         return (
+            localised(node, "name_localizations"),
+            localised(node, "description_localizations"),
             node.get("type", 1),
             node["name"],
             node.get("description", ""),
@@ -638,9 +716,14 @@ def _for_send(message_args: dict[str, Any]) -> dict[str, Any]:
 
 def _move_summary(first: MoveResult, last: MoveResult) -> str:
     board = first.game.board
-    text = f"You played **{render.move_name(board, first.move.point)}**."
+    played = render.move_name(board, first.move.point)
     if last is not first and last.step is not None:
-        text += " " + choice_summary(last.step, ai=True)  # an opening choice, not a stone
-    elif last is not first:
-        text += f" The AI answered **{render.move_name(board, last.move.point)}**."
-    return text
+        # an opening choice, not a stone
+        return _("You played **{move}**. {choice}").format(
+            move=played, choice=choice_summary(last.step, ai=True)
+        )
+    if last is not first:
+        return _("You played **{move}**. The AI answered **{reply}**.").format(
+            move=played, reply=render.move_name(board, last.move.point)
+        )
+    return _("You played **{move}**.").format(move=played)

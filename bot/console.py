@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
 from bot.ai import AIError
-from bot.errors import GENERIC_MESSAGE, user_message
+from bot.errors import generic_message, user_message
+from bot.i18n import N_, _, from_system, ngettext, set_current
 from bot.render import compact_board, forbidden_points, game_name, window
 from bot.service import (
     DEFAULT_LEVEL,
@@ -48,7 +49,9 @@ PLAYER_ONE: Final = 1  # the terminal's user ids; Discord ids are 17+ digit snow
 PLAYER_TWO: Final = 2
 LEVELS: Final = tuple(level.value for level in Level)
 
-HELP: Final = """\
+# The command words (new, undo, ...) stay English in every language: only their
+# explanations are translated.
+HELP: Final = N_("""\
 Moves: type a point like h8 (gravity games: a column number like 4).
 Commands:
   new [game] [size] [rule] [level|friend] [black|white]
@@ -62,7 +65,7 @@ Commands:
   resign    give up this game
   board     show the board again
   help      this text
-  quit      leave (the game is saved; it continues next time)"""
+  quit      leave (the game is saved; it continues next time)""")
 
 
 # ---------------------------------------------------------------- parsing "new"
@@ -201,12 +204,14 @@ def plain_board(board: Board) -> str:
 def player_name(player: Player) -> str:
     """A player as the terminal names them."""
     if player.level is not None:
-        return f"AI ({player.level})"
+        from bot.words import level_name
+
+        return _("AI ({level})").format(level=level_name(player.level))
     if player.user_id == PLAYER_TWO:
-        return "Player 2"
+        return _("Player 2")
     if player.user_id == PLAYER_ONE:
-        return "Player 1"
-    return f"user {player.user_id}"
+        return _("Player 1")
+    return _("user {id}").format(id=player.user_id)
 
 
 # ---------------------------------------------------------------- the loop
@@ -297,53 +302,74 @@ class Console:
         """Who plays, whose turn, or how it ended."""
         board = view.board
         if view.game is Game.GOMOKU:
-            title = f"Gomoku {board.width}x{board.height} {view.rule.value}"
+            from bot.words import rule_name
+
+            title = _("Gomoku {width}x{height} {rule}").format(
+                width=board.width, height=board.height, rule=rule_name(view.rule)
+            )
         else:
             title = game_name(view.game)
-        sides = f"X {player_name(view.black)} vs O {player_name(view.white)}"
+        sides = _("X {black} vs O {white}").format(
+            black=player_name(view.black), white=player_name(view.white)
+        )
         if view.is_active:
             mover = view.to_move
             assert mover is not None
             symbol = "X" if board.to_move is Color.BLACK else "O"
-            last = f", last {board.last_move.point}" if board.last_move is not None else ""
-            hint = "column number" if board.gravity else "a point like h8"
-            action = "thinking..." if mover.is_ai else f"to move (type {hint})"
-            return (
-                f"{title}: {sides}. Move {len(board.moves) + 1}{last}. "
-                f"{symbol} {player_name(mover)} {action}"
+            last = (
+                _(", last {point}").format(point=board.last_move.point)
+                if board.last_move is not None
+                else ""
+            )
+            if mover.is_ai:
+                action = _("thinking...")
+            elif board.gravity:
+                action = _("to move (type column number)")
+            else:
+                action = _("to move (type a point like h8)")
+            return _("{title}: {sides}. Move {number}{last}. {symbol} {player} {action}").format(
+                title=title,
+                sides=sides,
+                number=len(board.moves) + 1,
+                last=last,
+                symbol=symbol,
+                player=player_name(mover),
+                action=action,
             )
         outcome = view.outcome
         if outcome is None or outcome.termination is Termination.ABANDONED:
-            result = "no result"
+            result = _("no result")
         elif outcome.winner is None:
-            result = "a draw"
+            result = _("a draw")
         else:
-            how = {
-                Termination.RESIGN: " by resignation",
-                Termination.TIMEOUT: " on time",
-            }.get(outcome.termination, "")
-            result = f"{player_name(view.player(outcome.winner))} wins{how}"
-        return f"{title}: {sides}. Game over: {result}. Type 'new' to play again."
+            winner = player_name(view.player(outcome.winner))
+            result = {
+                Termination.RESIGN: _("{player} wins by resignation"),
+                Termination.TIMEOUT: _("{player} wins on time"),
+            }.get(outcome.termination, _("{player} wins")).format(player=winner)
+        return _("{title}: {sides}. Game over: {result}. Type 'new' to play again.").format(
+            title=title, sides=sides, result=result
+        )
 
     def error(self, error: BaseException) -> None:
         """Print the player-facing words for ``error``."""
         if isinstance(error, NoActiveGameError):
-            self.say("No game is running. Type 'new' to start one.")
+            self.say(_("No game is running. Type 'new' to start one."))
             return
         # The table speaks Discord markdown; a terminal shows it plain.
-        self.say((user_message(error) or GENERIC_MESSAGE).replace("**", ""))
+        self.say((user_message(error) or generic_message()).replace("**", ""))
 
     # ---- session
 
     async def begin(self) -> None:
         """Pick up the open game of the console's channel, or start the default game."""
-        self.say("Gomoku in the terminal. Type 'help' for commands, 'quit' to leave.")
+        self.say(_("Gomoku in the terminal. Type 'help' for commands, 'quit' to leave."))
         try:
             view = await self.service.board(self.channel_id)
         except GomokuError:
             view = None
         if view is not None and view.is_active:
-            self.say("Continuing the game you left.")
+            self.say(_("Continuing the game you left."))
             self.show(view)
             await self._ai_turns(view)
         else:
@@ -363,12 +389,13 @@ class Console:
             if not await self.handle(line):
                 break
             self.prompt()
-        self.say("Bye. Your game is saved." if not self.colour else "\nBye. Your game is saved.")
+        bye = _("Bye. Your game is saved.")
+        self.say(bye if not self.colour else "\n" + bye)
 
     async def handle(self, line: str) -> bool:
         """Act on one line; False means quit."""
         if line == TOO_LONG or len(line) > LINE_LIMIT:
-            self.say("That line is too long to be a move or a command. See 'help'.")
+            self.say(_("That line is too long to be a move or a command. See 'help'."))
             return True
         line = line.replace("\x00", "")  # no command needs one, and paths refuse them
         words = line.strip().split()
@@ -379,7 +406,11 @@ class Console:
             return await self._dispatch(command, args, line.strip())
         except OptionError as error:
             word = _quoted(error.word)
-            self.say(f"{word} is not a game, size, rule, level or colour. See 'help'.")
+            self.say(
+                _("{word} is not a game, size, rule, level or colour. See 'help'.").format(
+                    word=word
+                )
+            )
         except (GomokuError, AIError) as error:
             self.error(error)
         except StorageError as error:
@@ -393,7 +424,7 @@ class Console:
         if command in ("quit", "exit", "q"):
             return False
         if command in ("help", "?"):
-            self.say(HELP)
+            self.say(_(HELP))
         elif command == "new":
             await self.new(parse_new(args))
         elif command == "board":
@@ -464,15 +495,21 @@ class Console:
                 point = Point.parse(cleaned)
             except ValueError:  # InvalidPointError; also a plain ValueError for u..z today
                 shown = _quoted(cleaned)
-                self.say(f"{shown} is not a move or a command. Type a point like h8, or 'help'.")
+                self.say(
+                    _("{text} is not a move or a command. Type a point like h8, or 'help'.").format(
+                        text=shown
+                    )
+                )
                 return
             result = await self.service.place(self.channel_id, user, point)
         if result.ai_due:
             # One board per turn: the AI's reply follows at once.
             self.view = result.game
             self.say(
-                f"{player_name(result.game.player(result.move.color))} plays "
-                f"{self._where(result.game, result.move.point)}."
+                _("{player} plays {move}.").format(
+                    player=player_name(result.game.player(result.move.color)),
+                    move=self._where(result.game, result.move.point),
+                )
             )
         else:
             self.show(result.game)
@@ -480,18 +517,24 @@ class Console:
 
     @staticmethod
     def _where(view: GameView, point: Point) -> str:
-        return f"column {point.x + 1}" if view.board.gravity else str(point)
+        if view.board.gravity:
+            return _("column {column}").format(column=point.x + 1)
+        return str(point)
 
     async def _ai_turns(self, view: GameView) -> None:
         while view.is_ai_turn:
             mover = view.to_move
             assert mover is not None
-            self.say(f"{player_name(mover)} is thinking...")
+            self.say(_("{player} is thinking...").format(player=player_name(mover)))
             result = await self.service.ai_reply(view.game_id)
             if result is None:
                 return
             where = self._where(result.game, result.move.point)
-            self.say(f"{player_name(view.player(result.move.color))} plays {where}.")
+            self.say(
+                _("{player} plays {move}.").format(
+                    player=player_name(view.player(result.move.color)), move=where
+                )
+            )
             self.show(result.game)
             view = result.game
 
@@ -508,7 +551,8 @@ class Console:
             answer_view, undone = result.game, result.undone
         else:
             answer_view, undone = answer.game, answer.undone
-        self.say("Took back " + ", ".join(str(m.point) for m in reversed(undone)) + ".")
+        points = _(", ").join(str(m.point) for m in reversed(undone))
+        self.say(_("Took back {points}.").format(points=points))
         self.show(answer_view)
 
     @staticmethod
@@ -523,13 +567,13 @@ class Console:
     async def hint(self) -> None:
         """Ask the AI for the side to move."""
         view = await self._current()
-        self.say("Thinking...")
+        self.say(_("Thinking..."))
         hint = await self.service.hint(self.channel_id, self._mover(view))
         where = hint.point
         if view.board.gravity:
-            self.say(f"Hint: column {where.x + 1}.")
+            self.say(_("Hint: column {column}.").format(column=where.x + 1))
         else:
-            self.say(f"Hint: {where}.")
+            self.say(_("Hint: {point}.").format(point=where))
 
     async def resign(self) -> None:
         """Give up the current game."""
@@ -545,14 +589,25 @@ class Console:
         )
         if path is None:
             self.say(export.sgf.rstrip())
-            self.say(f"Moves: {export.moves or '(none)'}")
+            self.say(_("Moves: {moves}").format(moves=export.moves or _("(none)")))
             return
         try:
             await asyncio.to_thread(Path(path).write_text, export.sgf, encoding="utf-8")
         except OSError as error:
-            self.say(f"Could not write {_quoted(path)}: {error.strerror}.")
+            self.say(
+                _("Could not write {path}: {reason}.").format(
+                    path=_quoted(path), reason=error.strerror
+                )
+            )
             return
-        self.say(f"Saved the game to {path} ({len(export.game.board.moves)} moves).")
+        count = len(export.game.board.moves)
+        self.say(
+            ngettext(
+                "Saved the game to {path} ({count} move).",
+                "Saved the game to {path} ({count} moves).",
+                count,
+            ).format(path=path, count=count)
+        )
 
 
 def _quoted(text: str) -> str:
@@ -615,9 +670,10 @@ async def _until(lines: AsyncIterator[str], stop: asyncio.Event) -> AsyncIterato
 
 def run(settings: Settings) -> int:
     """``python -m bot`` without a token: play in the terminal. Ctrl-C, SIGTERM and EOF leave
-    cleanly (exit 0)."""
+    cleanly (exit 0). Speaks the system's language (LC_ALL, LC_MESSAGES, LANG)."""
+    set_current(from_system(settings.system_locale))  # before the loop: its tasks copy this
     try:
         asyncio.run(main(settings))
     except KeyboardInterrupt:
-        sys.stdout.write("\nBye. Your game is saved.\n")
+        sys.stdout.write("\n" + _("Bye. Your game is saved.") + "\n")
     return 0

@@ -2,7 +2,8 @@
 
 ``user_message(error)`` turns an engine, service, AI or storage error, or a refusal of
 discord.py's command framework (cooldown, missing permissions, no DMs), into a short sentence
-for the player (Discord replies privately with it; the terminal prints it). Errors carry data,
+for the player in the current language (``bot.i18n``; Discord replies privately with it,
+the terminal prints it). Errors carry data,
 never prose; this module is the only place that phrases them. Text the user typed is never
 echoed raw: ``quote`` strips what could format, mention or break out of a code span.
 """
@@ -14,6 +15,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from bot.ai import AIError, AIUnavailableError
+from bot.i18n import N_, _, number
 from bot.opening_words import error_message as opening_message
 from bot.puzzles import NoPuzzleError
 from bot.review import NoGameToReviewError, NotReviewableError, ReviewUnavailableError
@@ -72,40 +74,45 @@ from storage.repository import (
     VersionConflictError,
 )
 
-__all__ = ["GENERIC_MESSAGE", "quote", "startup_message", "user_message"]
+__all__ = ["generic_message", "quote", "startup_message", "user_message"]
 
-GENERIC_MESSAGE: Final = "Something went wrong on our side. The game is unchanged; try again."
 _QUOTE_LIMIT: Final = 24
 
 _FORBIDDEN_SHAPES: Final = {
-    "overline": "an overline (six or more)",
-    "double-four": "a four-four",
-    "double-three": "a three-three",
+    "overline": N_("an overline (six or more)"),
+    "double-four": N_("a four-four"),
+    "double-three": N_("a three-three"),
 }
 
 _STATUS_WORDS: Final = {
-    GameStatus.ACTIVE: "already under way (the challenge was accepted)",
-    GameStatus.PENDING: "still waiting for the challenge to be accepted",
-    GameStatus.FINISHED: "already over",
-    GameStatus.DECLINED: "a declined challenge",
-    GameStatus.CANCELLED: "a withdrawn challenge",
-    GameStatus.EXPIRED: "an expired challenge",
+    GameStatus.ACTIVE: N_("That game is already under way (the challenge was accepted)."),
+    GameStatus.PENDING: N_("That game is still waiting for the challenge to be accepted."),
+    GameStatus.FINISHED: N_("That game is already over."),
+    GameStatus.DECLINED: N_("That game is a declined challenge."),
+    GameStatus.CANCELLED: N_("That game is a withdrawn challenge."),
+    GameStatus.EXPIRED: N_("That game is an expired challenge."),
 }
 
 _OPTION_NAMES: Final = {
-    "size": "board size",
-    "rule": "rule",
-    "level": "level",
-    "colour": "colour",
-    "column": "column",
-    "turn_time": "turn time (seconds)",
-    "board_style": "board style",
-    "opening": "opening rule",
-    "idle_human": "idle time between people (seconds)",
-    "idle_ai": "idle time against the AI (seconds)",
-    "game": "game",
-    "board_view": "board view",
+    "size": N_("That board size is not available"),
+    "rule": N_("That rule is not available"),
+    "level": N_("That level is not available"),
+    "colour": N_("That colour is not available"),
+    "column": N_("That column is not available"),
+    "turn_time": N_("That turn time (seconds) is not available"),
+    "board_style": N_("That board style is not available"),
+    "opening": N_("That opening rule is not available"),
+    "idle_human": N_("That idle time between people (seconds) is not available"),
+    "idle_ai": N_("That idle time against the AI (seconds) is not available"),
+    "game": N_("That game is not available"),
+    "board_view": N_("That board view is not available"),
+    "language": N_("That language is not available"),
 }
+
+
+def generic_message() -> str:
+    """What a player reads when something failed that is not their doing."""
+    return _("Something went wrong on our side. The game is unchanged; try again.")
 
 
 def quote(text: str) -> str:
@@ -118,11 +125,11 @@ def quote(text: str) -> str:
     ).strip()
     if len(kept) > _QUOTE_LIMIT:
         kept = kept[: _QUOTE_LIMIT - 1] + "…"
-    return f"`{kept}`" if kept else "that"
+    return f"`{kept}`" if kept else _("that")
 
 
 def _point(point: Point) -> str:
-    return f"**{point}**" if 0 <= point.x < 20 and point.y >= 0 else "That point"
+    return f"**{point}**" if 0 <= point.x < 20 and point.y >= 0 else _("That point")
 
 
 def _workers_unreachable(error: BaseException) -> bool:
@@ -131,110 +138,152 @@ def _workers_unreachable(error: BaseException) -> bool:
 
 
 def user_message(error: BaseException) -> str | None:
-    """The sentence to show the player for ``error``, or None when it is not the player's
-    doing (the caller logs it and sends ``GENERIC_MESSAGE``)."""
+    """The sentence to show the player for ``error``, in the current language, or None when
+    it is not the player's doing (the caller logs it and sends ``generic_message()``)."""
     match error:
         # ---- the move itself
         case InvalidPointError(text=text):
-            return f"{quote(text)} is not a point. Type a column letter and a row number, like h8."
+            return _(
+                "{text} is not a point. Type a column letter and a row number, like h8."
+            ).format(text=quote(text))
         case OccupiedPointError(point=point):
-            return f"{_point(point)} is already taken."
+            return _("{point} is already taken.").format(point=_point(point))
         case OffBoardError():
-            return "That point is off the board."
+            return _("That point is off the board.")
         case ColumnFullError(column=column):
-            return f"Column {column + 1} is full."
+            return _("Column {column} is full.").format(column=column + 1)
         case FloatingStoneError(landing=landing):
-            return f"Stones drop to the bottom here: name the column, like /place {landing.x + 1}."
+            return _(
+                "Stones drop to the bottom here: name the column, like /place {column}."
+            ).format(column=landing.x + 1)
         case NotationError(game=game, width=width) if game.has_gravity:
-            return f"Columns are numbered here: type one from 1 to {width}, like /place 4."
+            return _(
+                "Columns are numbered here: type one from 1 to {width}, like /place 4."
+            ).format(width=width)
         case NotationError():
-            return "A move needs a column letter and a row number, like /place h8."
+            return _("A move needs a column letter and a row number, like /place h8.")
         case StalePanelError():
-            return (
+            return _(
                 "The game has moved on since this panel was drawn, so that tap was not played. "
                 "Press Move on the board for a fresh panel."
             )
         case RematchError():
-            return "Only a finished game can be played again."
+            return _("Only a finished game can be played again.")
         case ForbiddenMoveError(point=point, reason=reason):
-            shape = _FORBIDDEN_SHAPES.get(reason, reason)
-            return f"{_point(point)} is forbidden for Black under renju: it would make {shape}."
+            shape = _(_FORBIDDEN_SHAPES[reason]) if reason in _FORBIDDEN_SHAPES else reason
+            return _("{point} is forbidden for Black under renju: it would make {shape}.").format(
+                point=_point(point), shape=shape
+            )
         case GameOverError():
-            return "This game is already over."
+            return _("This game is already over.")
         case NothingToUndoError() | NoMoveToUndoError():
-            return "You have no move to take back."
+            return _("You have no move to take back.")
         case UnsupportedBoardError():
-            return "That board is not offered."
+            return _("That board is not offered.")
         case InvalidRecordError():
-            return "That game record could not be read."
+            return _("That game record could not be read.")
         case OpeningError():
             return opening_message(error)
         # ---- whose game, whose turn
         case NoActiveGameError():
-            return "There is no game in this channel. Start one with /gomoku start."
+            return _("There is no game in this channel. Start one with /gomoku start.")
         case NoSuchGameError():
-            return "That game no longer exists."
+            return _("That game no longer exists.")
         case GameExistsError() | ChannelBusyError():
-            return "This channel already has a game. Finish it (or resign) first."
+            return _("This channel already has a game. Finish it (or resign) first.")
         case GameNotActiveError(status=status) | InvalidStatusError(status=status):
-            return f"That game is {_STATUS_WORDS.get(status, 'not being played')}."
+            if status in _STATUS_WORDS:
+                return _(_STATUS_WORDS[status])
+            return _("That game is not being played.")
         case OtherChannelError():
-            return "That button belongs to a game in another channel."
+            return _("That button belongs to a game in another channel.")
         case UnknownButtonError():
-            return "That button no longer works. Use /gomoku board for a fresh board."
+            return _("That button no longer works. Use /gomoku board for a fresh board.")
         case NotAPlayerError():
-            return "You are not playing in this game."
+            return _("You are not playing in this game.")
         case NotReplaceableError():
-            return "Only your own game against the AI can be replaced."
+            return _("Only your own game against the AI can be replaced.")
         case NotYourTurnError():
-            return "It's not your turn."
+            return _("It's not your turn.")
         case AIThinkingError():
-            return "The AI is still thinking. Wait for its move."
+            return _("The AI is still thinking. Wait for its move.")
         case OutOfTimeError():
-            return "Your time for this move had run out, so you lost the game on time."
+            return _("Your time for this move had run out, so you lost the game on time.")
         # ---- challenges
         case ChallengeExpiredError():
-            return "That challenge has expired. Start a new one with /gomoku start."
+            return _("That challenge has expired. Start a new one with /gomoku start.")
         case NotChallengedError():
-            return "Only the challenged player can answer this challenge."
+            return _("Only the challenged player can answer this challenge.")
         case SelfChallengeError():
-            return "You can't challenge yourself. Leave out the opponent to play the AI."
+            return _("You can't challenge yourself. Leave out the opponent to play the AI.")
         case ChannelNotAllowedError():
-            return "Games are not allowed in this channel. Ask an admin where to play."
+            return _("Games are not allowed in this channel. Ask an admin where to play.")
         case InvalidOptionError(option=option, allowed=allowed):
-            name = _OPTION_NAMES.get(option, "option")
-            return f"That {name} is not available" + (f" (choose {allowed})." if allowed else ".")
+            refused = (
+                _(_OPTION_NAMES[option])
+                if option in _OPTION_NAMES
+                else _("That option is not available")
+            )
+            if allowed:
+                # ``allowed`` is a list of values, or a few words marked in bot.service
+                return _("{refused} (choose {allowed}).").format(
+                    refused=refused, allowed=_(str(allowed))
+                )
+            return _("{refused}.").format(refused=refused)
         # ---- help and takebacks
         case HintNotAllowedError():
-            return "Hints are off in rated games."
+            return _("Hints are off in rated games.")
         case UndoPendingError():
-            return "Your undo request is still waiting for your opponent."
+            return _("Your undo request is still waiting for your opponent.")
         case NoUndoRequestError():
-            return "There is no undo request to answer (the game has moved on)."
+            return _("There is no undo request to answer (the game has moved on).")
         case NoPuzzleError():
-            return "You have no puzzle going: /gomoku puzzle gives you one."
+            return _("You have no puzzle going: /gomoku puzzle gives you one.")
         case NoGameToReviewError():
-            return "You have no finished game here to review. Name one: /gomoku review game:12"
+            return _("You have no finished game here to review. Name one: /gomoku review game:12")
         case NotReviewableError(game_id=game_id):
-            return f"Game {game_id} cannot be reviewed: only finished Gomoku games with moves can."
+            return _(
+                "Game {game_id} cannot be reviewed: only finished Gomoku games with moves can."
+            ).format(game_id=game_id)
         # ---- our side
         case AIFailedError() | AIError() if _workers_unreachable(error):
-            return "The AI's workers can't be reached right now. Nothing changed; try again soon."
+            return _(
+                "The AI's workers can't be reached right now. Nothing changed; try again soon."
+            )
         case ReviewUnavailableError():
-            return "Reviews need the engine, and this bot runs without it."
+            return _("Reviews need the engine, and this bot runs without it.")
         case AIFailedError() | AIError():
-            return "The AI could not move just now. Nothing changed; try again."
+            return _("The AI could not move just now. Nothing changed; try again.")
         case VersionConflictError():
-            return "The game changed at that same moment. Look at the board and try again."
+            return _("The game changed at that same moment. Look at the board and try again.")
         case GameNotFoundError():
-            return "That game no longer exists."
+            return _("That game no longer exists.")
     if type(error).__module__.startswith(("discord.", "bot.reporting")):
         return _discord_message(error)
     return None
 
 
+_PERMISSIONS: Final = {
+    "view_channel": N_("View Channel"),
+    "send_messages": N_("Send Messages"),
+    "send_messages_in_threads": N_("Send Messages In Threads"),
+    "embed_links": N_("Embed Links"),
+    "attach_files": N_("Attach Files"),
+    "read_message_history": N_("Read Message History"),
+    "create_public_threads": N_("Create Public Threads"),
+    "manage_threads": N_("Manage Threads"),
+    "manage_messages": N_("Manage Messages"),
+    "manage_guild": N_("Manage Server"),
+}
+
+
 def _permission_names(names: Iterable[str]) -> str:
-    return ", ".join(name.replace("_", " ").title().replace("Guild", "Server") for name in names)
+    return _(", ").join(
+        _(_PERMISSIONS[name])
+        if name in _PERMISSIONS
+        else name.replace("_", " ").title().replace("Guild", "Server")
+        for name in names
+    )
 
 
 def _discord_message(error: BaseException) -> str | None:
@@ -246,16 +295,22 @@ def _discord_message(error: BaseException) -> str | None:
 
     match error:
         case MalformedOptionsError():
-            return "That command came with options it does not take. Pick it from the menu."
+            return _("That command came with options it does not take. Pick it from the menu.")
         case app_commands.CommandOnCooldown(retry_after=retry_after):
-            return f"Slow down: you can use a command again in {max(1, round(retry_after))} s."
+            seconds = max(1, round(retry_after))
+            return _("Slow down: you can use a command again in {seconds} s.").format(
+                seconds=number(seconds)
+            )
         case app_commands.BotMissingPermissions(missing_permissions=missing):
-            names = _permission_names(missing)
-            return f"I need the {names} permission in this channel to host a game here."
+            return _("I need the {names} permission in this channel to host a game here.").format(
+                names=_permission_names(missing)
+            )
         case app_commands.MissingPermissions(missing_permissions=missing):
-            return f"You need the {_permission_names(missing)} permission for that."
+            return _("You need the {names} permission for that.").format(
+                names=_permission_names(missing)
+            )
         case app_commands.NoPrivateMessage():
-            return "That only works in a server channel."
+            return _("That only works in a server channel.")
     return None
 
 

@@ -18,7 +18,7 @@ async def display_name(interaction: discord.Interaction[Any], player: Player) ->
     if player.level is not None:
         return words.ai_name(player.level)
     if player.user_id is None:
-        return words.DELETED_USER
+        return words.deleted_user()
     if player.user_id == interaction.user.id:
         return interaction.user.display_name
     try:
@@ -29,4 +29,4 @@ async def display_name(interaction: discord.Interaction[Any], player: Player) ->
         user: discord.User = await interaction.client.fetch_user(player.user_id)
         return user.display_name
     except discord.HTTPException:
-        return words.SOMEONE
+        return words.someone()

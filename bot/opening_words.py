@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
+from bot.i18n import N_, _, pgettext
 from engine.errors import (
     NotOfferedError,
     OfferCountError,
@@ -28,6 +29,7 @@ __all__ = [
     "NO_OPENING",
     "OPENING_CHOICES",
     "RULE_NAMES",
+    "choice_label",
     "choice_summary",
     "error_message",
     "opening_status",
@@ -41,31 +43,56 @@ RULE_NAMES: Final = {
     OpeningRule.TARAGUCHI10: "Taraguchi-10",
 }
 
-# the /gomoku start option (name shown, value stored)
+# the /gomoku start option (name shown, value stored; the command picker translates names)
 OPENING_CHOICES: Final = (
-    ("Swap: first places 3 stones, the other picks a colour", OpeningRule.SWAP.value),
-    ("Swap2: like swap, or place 2 more and let the first pick", OpeningRule.SWAP2.value),
-    ("Soosõrv-8 (renju)", OpeningRule.SOOSORV8.value),
-    ("Taraguchi-10 (renju)", OpeningRule.TARAGUCHI10.value),
+    (N_("Swap: first places 3 stones, the other picks a colour"), OpeningRule.SWAP.value),
+    (N_("Swap2: like swap, or place 2 more and let the first pick"), OpeningRule.SWAP2.value),
+    (N_("Soosõrv-8 (renju)"), OpeningRule.SOOSORV8.value),
+    (N_("Taraguchi-10 (renju)"), OpeningRule.TARAGUCHI10.value),
 )
 
-NO_OPENING: Final = "None: the challenger decides"  # the settings option that clears it
+NO_OPENING: Final = N_("None: the challenger decides")  # the settings option that clears it
 
 
 def rated_opening_field(rule: str | None) -> tuple[str, str]:
     """The settings card's field (name, value) for the opening of rated games."""
-    value = RULE_NAMES[OpeningRule(rule)] if rule is not None else "no opening rule"
-    return "Rated games open with", value
+    value = RULE_NAMES[OpeningRule(rule)] if rule is not None else _("no opening rule")
+    return _("Rated games open with"), value
 
 
 CHOICE_LABELS: Final = {
-    Choice.BLACK: "Take Black",
-    Choice.WHITE: "Take White",
-    Choice.TWO: "Place two more",
-    Choice.OFFER: "Offer ten fifth moves",
+    Choice.BLACK: N_("Take Black"),
+    Choice.WHITE: N_("Take White"),
+    Choice.TWO: N_("Place two more"),
+    Choice.OFFER: N_("Offer ten fifth moves"),
 }
 
-_ORDINALS: Final = ("first", "second", "third", "fourth", "fifth", "sixth")
+
+def choice_label(choice: Choice) -> str:
+    """An opening choice's button label, in the current language."""
+    return _(CHOICE_LABELS[choice])
+
+
+def _choice_words(choice: Choice) -> str:
+    # The same choice inside a sentence ("You chose: take white."); some languages capitalise
+    # neither, so it has its own entry rather than a lower-cased label.
+    return {
+        Choice.BLACK: pgettext("opening choice", "take Black"),
+        Choice.WHITE: pgettext("opening choice", "take White"),
+        Choice.TWO: pgettext("opening choice", "place two more"),
+        Choice.OFFER: pgettext("opening choice", "offer ten fifth moves"),
+    }[choice]
+
+
+def _ordinal(index: int) -> str:
+    return (
+        pgettext("stone", "first"),
+        pgettext("stone", "second"),
+        pgettext("stone", "third"),
+        pgettext("stone", "fourth"),
+        pgettext("stone", "fifth"),
+        pgettext("stone", "sixth"),
+    )[index]
 
 
 def _stones_due(view: GameView) -> tuple[int, int]:
@@ -91,68 +118,88 @@ def opening_status(view: GameView, names: Callable[[Player], str]) -> str:
     match opening.phase:
         case Phase.PLACE:
             number, run = _stones_due(view)
-            stone = _ORDINALS[len(opening.board.moves)]
-            colour = "black" if len(opening.board.moves) % 2 == 0 else "white"
+            stone = _ordinal(len(opening.board.moves))
+            colour = _("black") if len(opening.board.moves) % 2 == 0 else _("white")
             where = ""
             if opening.area is not None:
                 where = (
-                    " at the centre"
+                    _(" at the centre")
                     if opening.area == 1
-                    else (f" inside the central {opening.area}x{opening.area}")
+                    else _(" inside the central {area}x{area}").format(area=opening.area)
                 )
-            count = f" ({number} of {run})" if run > 1 else ""
-            return (
-                f"{rule} opening · {who} places the {stone} stone ({colour}){where}{count} "
+            count = _(" ({number} of {run})").format(number=number, run=run) if run > 1 else ""
+            return _(
+                "{rule} opening · {player} places the {stone} stone ({colour}){where}{count} "
                 "with /place"
-            )
+            ).format(rule=rule, player=who, stone=stone, colour=colour, where=where, count=count)
         case Phase.CHOOSE:
-            options = ", ".join(CHOICE_LABELS[c].lower() for c in opening.choices())
-            return f"{rule} opening · {who} chooses: {options}"
+            options = _(", ").join(_choice_words(c) for c in opening.choices())
+            return _("{rule} opening · {player} chooses: {options}").format(
+                rule=rule, player=who, options=options
+            )
         case Phase.DECLARE:
-            return f"{rule} opening · {who} declares how many fifth moves Black must offer (1-8)"
+            return _(
+                "{rule} opening · {player} declares how many fifth moves Black must offer (1-8)"
+            ).format(rule=rule, player=who)
         case Phase.OFFER:
-            offered = ", ".join(str(p) for p in opening.offers) or "none yet"
-            return (
-                f"{rule} opening · {who} offers fifth move {len(opening.offers) + 1} of "
-                f"{opening.offer_count} with /place (offered: {offered})"
+            offered = _(", ").join(str(p) for p in opening.offers) or _("none yet")
+            return _(
+                "{rule} opening · {player} offers fifth move {number} of {count} with /place "
+                "(offered: {offered})"
+            ).format(
+                rule=rule,
+                player=who,
+                number=len(opening.offers) + 1,
+                count=opening.offer_count,
+                offered=offered,
             )
         case Phase.PICK:
-            offered = ", ".join(str(p) for p in opening.offers)
-            return f"{rule} opening · {who} picks the fifth move with /place from: {offered}"
-    return f"{rule} opening"
+            offered = _(", ").join(str(p) for p in opening.offers)
+            return _(
+                "{rule} opening · {player} picks the fifth move with /place from: {offered}"
+            ).format(rule=rule, player=who, offered=offered)
+    return _("{rule} opening").format(rule=rule)
 
 
 def choice_summary(step: str, *, ai: bool) -> str:
     """A choice told in the reply ("You took White." / "The AI chose: place two more.")."""
     try:
-        label = CHOICE_LABELS[Choice(step)].lower()
+        label = _choice_words(Choice(step))
     except ValueError:
-        label = f"{step} fifth moves"
-    return f"The AI chose: {label}." if ai else f"You chose: {label}."
+        label = _("{count} fifth moves").format(count=step)
+    if ai:
+        return _("The AI chose: {choice}.").format(choice=label)
+    return _("You chose: {choice}.").format(choice=label)
 
 
 def error_message(error: OpeningError) -> str:
     """The refusal of an opening step."""
     match error:
         case OpeningStepError(expected="done"):
-            return "The opening is over; play on with /place."
+            return _("The opening is over; play on with /place.")
         case OpeningStepError(expected=expected):
             wanted = {
-                "place": "a stone (use /place)",
-                "choose": "a choice (use the buttons)",
-                "declare": "the number of fifth moves (use the buttons)",
-                "offer": "a fifth-move offer (use /place)",
-                "pick": "one of the offered fifth moves (use /place)",
-            }.get(expected, "another step")
-            return f"The opening waits for {wanted}."
+                "place": _("The opening waits for a stone (use /place)."),
+                "choose": _("The opening waits for a choice (use the buttons)."),
+                "declare": _("The opening waits for the number of fifth moves (use the buttons)."),
+                "offer": _("The opening waits for a fifth-move offer (use /place)."),
+                "pick": _("The opening waits for one of the offered fifth moves (use /place)."),
+            }
+            return wanted.get(expected) or _("The opening waits for another step.")
         case OutsideOpeningAreaError(area=1):
-            return "This stone must go at the centre of the board (h8)."
+            return _("This stone must go at the centre of the board (h8).")
         case OutsideOpeningAreaError(point=point, area=area):
-            return f"**{point}** is outside the central {area}x{area} square this stone must use."
+            return _(
+                "**{point}** is outside the central {area}x{area} square this stone must use."
+            ).format(point=point, area=area)
         case OfferCountError(most=most):
-            return f"Declare between 1 and {most} fifth moves."
+            return _("Declare between 1 and {most} fifth moves.").format(most=most)
         case SymmetricOfferError(point=point, twin=twin):
-            return f"**{point}** mirrors the offer **{twin}**; offer a different fifth move."
+            return _(
+                "**{point}** mirrors the offer **{twin}**; offer a different fifth move."
+            ).format(point=point, twin=twin)
         case NotOfferedError(point=point):
-            return f"**{point}** was not offered; pick one of the offered fifth moves."
-    return "That step is not allowed in this opening."
+            return _("**{point}** was not offered; pick one of the offered fifth moves.").format(
+                point=point
+            )
+    return _("That step is not allowed in this opening.")

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from bot.i18n import _, ngettext, number
 from engine.board import Board
 from engine.types import Color, Game, Point, Rule, Termination, column_letter
 
@@ -294,41 +295,43 @@ def compact_board(board: Board, *, viewport: int | None = None, forbidden: bool 
 
 def move_name(board: Board, point: Point) -> str:
     """A move as players write it: ``H8``, or ``column 4`` in gravity games."""
-    return f"column {point.x + 1}" if board.gravity else str(point).upper()
+    if board.gravity:
+        return _("column {column}").format(column=point.x + 1)
+    return str(point).upper()
 
 
 def player_label(player: Player) -> str:
     """A player as Discord text: a user mention, or the AI with its level."""
     if player.level is not None:
-        return f"AI ({player.level})"
+        from bot.words import level_name
+
+        return _("AI ({level})").format(level=level_name(player.level))
     if player.user_id is not None:
         return f"<@{player.user_id}>"
-    return "(deleted user)"
-
-
-_GAME_NAMES: Final = {
-    Game.GOMOKU: "Gomoku",
-    Game.TICTACTOE: "Tic-tac-toe",
-    Game.CONNECT4: "Connect Four",
-    Game.GRAVITY3: "Gravity three",
-}
+    return _("(deleted user)")
 
 
 def game_name(game: Game) -> str:
     """The game's name for people: ``Gomoku``, ``Connect Four`` ..."""
-    return _GAME_NAMES[game]
+    from bot.words import game_name as name
+
+    return name(game)
 
 
 def game_title(view: GameView) -> str:
     """``Gomoku 15x15 · renju`` / ``Connect Four``."""
     if view.game is Game.GOMOKU:
-        title = f"Gomoku {view.board.width}x{view.board.height} · {view.rule.value}"
+        from bot.words import rule_name
+
+        title = _("Gomoku {width}x{height} · {rule}").format(
+            width=view.board.width, height=view.board.height, rule=rule_name(view.rule)
+        )
         if view.opening is not None:
             from bot.opening_words import RULE_NAMES
 
-            title += f" · {RULE_NAMES[view.opening.rule]} opening"
+            title += _(" · {opening} opening").format(opening=RULE_NAMES[view.opening.rule])
         return title
-    return _GAME_NAMES[view.game]
+    return game_name(view.game)
 
 
 def _stone(board: Board, color: Color) -> str:
@@ -341,12 +344,12 @@ def status_line(view: GameView, names: Callable[[Player], str] = player_label) -
     from bot.service import GameStatus
 
     board = view.board
-    players = (
-        f"{_stone(board, Color.BLACK)} {names(view.black)} vs "
-        f"{_stone(board, Color.WHITE)} {names(view.white)}"
+    players = _("{black} vs {white}").format(
+        black=f"{_stone(board, Color.BLACK)} {names(view.black)}",
+        white=f"{_stone(board, Color.WHITE)} {names(view.white)}",
     )
     if view.status is GameStatus.PENDING:
-        return f"{players} · waiting for the challenge to be accepted"
+        return _("{players} · waiting for the challenge to be accepted").format(players=players)
     if view.status is GameStatus.ACTIVE and view.in_opening:
         from bot.opening_words import opening_status
 
@@ -357,10 +360,17 @@ def status_line(view: GameView, names: Callable[[Player], str] = player_label) -
         if board.last_move is not None:
             point = board.last_move.point
             # Gravity games name a move by its column number, as their header and buttons do.
-            last = f" · last {move_name(board, point) if board.gravity else point}"
-        verb = "thinking…" if view.is_ai_turn else "to move"
+            last = _(" · last {move}").format(
+                move=move_name(board, point) if board.gravity else point
+            )
         mover = f"{_stone(board, color)} {names(view.player(color))}"
-        return f"{players} · move {len(board.moves) + 1}{last} · {mover} {verb}"
+        if view.is_ai_turn:
+            return _("{players} · move {number}{last} · {player} thinking…").format(
+                players=players, number=len(board.moves) + 1, last=last, player=mover
+            )
+        return _("{players} · move {number}{last} · {player} to move").format(
+            players=players, number=len(board.moves) + 1, last=last, player=mover
+        )
     outcome = view.outcome
     if outcome is None or outcome.termination is Termination.ABANDONED:
         from bot.words import end_reason_words
@@ -369,17 +379,18 @@ def status_line(view: GameView, names: Callable[[Player], str] = player_label) -
         record = view.record
         by = None if record.ended_by is None else names(Seat.human(record.ended_by))
         why = end_reason_words(record.end_reason, by)
-        return f"{players} · no result" + (f" ({why})" if why else "")
+        if why:
+            return _("{players} · no result ({why})").format(players=players, why=why)
+        return _("{players} · no result").format(players=players)
     if outcome.winner is None:
-        return f"{players} · draw"
+        return _("{players} · draw").format(players=players)
     winner = f"{_stone(board, outcome.winner)} {names(view.player(outcome.winner))}"
     how = {
-        Termination.FIVE: "wins",
-        Termination.RESIGN: "wins by resignation",
-        Termination.TIMEOUT: "wins on time",
-        Termination.FORBIDDEN: "wins (forbidden move)",
-    }.get(outcome.termination, "wins")
-    return f"{players} · {winner} {how}"
+        Termination.RESIGN: _("{players} · {winner} wins by resignation"),
+        Termination.TIMEOUT: _("{players} · {winner} wins on time"),
+        Termination.FORBIDDEN: _("{players} · {winner} wins (forbidden move)"),
+    }.get(outcome.termination) or _("{players} · {winner} wins")
+    return how.format(players=players, winner=winner)
 
 
 def game_text(
@@ -444,8 +455,11 @@ def game_card(
         draw = compact_board if style is BoardStyle.COMPACT else emoji_board
         note = window_note(view.board, viewport)
         description = f"{status}\n{draw(view.board, viewport=viewport)}{note}"
-    footer = f"game {view.game_id}"
-    if view.board.moves:
-        footer += f" · {len(view.board.moves)} moves"
+    moves = len(view.board.moves)
+    footer = _("game {game_id}").format(game_id=view.game_id)
+    if moves:
+        footer = ngettext(
+            "game {game_id} · {count} move", "game {game_id} · {count} moves", moves
+        ).format(game_id=view.game_id, count=number(moves))
     colour = _ACTIVE_COLOUR if view.status is not GameStatus.FINISHED else _FINISHED_COLOUR
     return Card(game_title(view), description[:4096], colour, footer)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import discord
 from discord import app_commands
 
-from bot.errors import GENERIC_MESSAGE, user_message
+from bot.errors import generic_message, user_message
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot
@@ -82,7 +82,8 @@ class GomokuTree(app_commands.CommandTree["GomokuBot"]):
 
     async def interaction_check(self, interaction: discord.Interaction[GomokuBot], /) -> bool:
         """Refuse options that do not fit the command; apply the per-user cooldown to every
-        command (not to autocomplete)."""
+        command (not to autocomplete). First of all, the language of the answer."""
+        await interaction.client.enter(interaction)
         if not self._options_fit(interaction):
             if interaction.type is discord.InteractionType.autocomplete:
                 return False  # it can only answer with choices; there are none for this
@@ -220,7 +221,7 @@ async def report(interaction: discord.Interaction[Any], error: BaseException) ->
             dict(interaction.data or {}).get("custom_id"),
             exc_info=error,
         )
-        message = GENERIC_MESSAGE
+        message = generic_message()
     if interaction.type is discord.InteractionType.autocomplete:
         return  # autocomplete can only answer with choices
     mentions = discord.AllowedMentions.none()

@@ -61,6 +61,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
 
 from bot.ai import AIError, AIRequest
+from bot.i18n import LANGUAGES, N_
 from bot.render import forbidden_points
 from engine.board import MAX_SIZE, MIN_SIZE, Board
 from engine.errors import (
@@ -685,9 +686,9 @@ def _check_opening(game: Game, board: Board, opening: str) -> None:
         allowed = ", ".join(r.value for r in OpeningRule)
         raise InvalidOptionError("opening", opening, allowed) from None
     if game is not Game.GOMOKU:
-        raise InvalidOptionError("opening", opening, "Gomoku only")
+        raise InvalidOptionError("opening", opening, N_("Gomoku only"))
     if rule.is_renju and (board.rule is not Rule.RENJU or board.size != 15):
-        raise InvalidOptionError("opening", opening, "the renju rule on 15x15")
+        raise InvalidOptionError("opening", opening, N_("the renju rule on 15x15"))
 
 
 def _replay_opening(stored: GameOpening, record: GameRecord, points: Sequence[Point]) -> Opening:
@@ -1894,6 +1895,21 @@ class GameService:
             raise InvalidOptionError("board_view", view, ", ".join(BOARD_VIEWS))
         await self.repository.save_user_view(user_id, view)
 
+    async def language(self, user_id: int) -> str | None:
+        """The language ``user_id`` chose for replies (None: their Discord locale)."""
+        chosen = await self.repository.user_language(user_id)
+        return chosen if chosen in LANGUAGES else None
+
+    async def set_language(self, user_id: int, language: str | None) -> None:
+        """Remember the language ``user_id`` wants replies in; None follows Discord again.
+
+        Raises:
+            InvalidOptionError: not one of ``bot.i18n.LANGUAGES``.
+        """
+        if language is not None and language not in LANGUAGES:
+            raise InvalidOptionError("language", language, ", ".join(LANGUAGES))
+        await self.repository.save_user_language(user_id, language)
+
     async def settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings (defaults when never set)."""
         return await self.repository.guild_settings(guild_id)
@@ -1915,11 +1931,14 @@ class GameService:
         turn_pings: bool | None = None,
         ai_clock: bool | None = None,
         rated_opening: str | None = None,
+        language: str | None = None,
     ) -> GuildSettings:
         """Change the given settings; the rest stay (admins only: the front-end checks).
         ``clear_turn_time`` removes the clock; an empty ``allowed_channel_ids`` allows all;
         ``clear_moderator_role`` leaves ending games to Manage Messages alone;
-        ``rated_opening``: an ``OpeningRule`` value for rated games, or "none".
+        ``rated_opening``: an ``OpeningRule`` value for rated games, or "none";
+        ``language``: one of ``bot.i18n.LANGUAGES`` for public messages, or "discord" (follow
+        the server's Discord language).
         A new turn time (or ``ai_clock``) reaches the guild's open games from their next turn.
 
         Raises:
@@ -1965,6 +1984,10 @@ class GameService:
             if rated_opening != "none" and rated_opening not in set(OpeningRule):
                 raise InvalidOptionError("opening", rated_opening, allowed)
             changes["rated_opening"] = None if rated_opening == "none" else rated_opening
+        if language is not None:
+            if language != "discord" and language not in LANGUAGES:
+                raise InvalidOptionError("language", language, ", ".join(["discord", *LANGUAGES]))
+            changes["language"] = None if language == "discord" else language
         updated = replace(current, **changes)  # type: ignore[arg-type]
         await self.repository.save_guild_settings(updated)
         if (updated.turn_seconds, updated.ai_clock) != (current.turn_seconds, current.ai_clock):

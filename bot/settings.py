@@ -38,6 +38,7 @@ class Settings:
     metrics_port: int | None = None  # GOMOKU_METRICS_PORT: serve Prometheus metrics there
     dev_guild_id: int | None = None  # GOMOKU_DEV_GUILD_ID: sync commands to this guild at once
     log_level: str = "INFO"  # LOG_LEVEL: a logging level name
+    system_locale: str | None = None  # LC_ALL, else LC_MESSAGES, else LANG: the terminal's
 
     @classmethod
     def from_env(
@@ -85,6 +86,7 @@ class Settings:
             metrics_port=int(metrics) if metrics is not None else None,
             dev_guild_id=int(guild) if guild is not None else None,
             log_level=level,
+            system_locale=get("LC_ALL") or get("LC_MESSAGES") or get("LANG"),
         )
 
     @property

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 import discord
 from discord import app_commands
 
-from bot import render, words
+from bot import i18n, render, words
 from bot.names import display_name
 from bot.service import GameView
 
@@ -45,7 +45,7 @@ async def uses_threads(interaction: discord.Interaction[GomokuBot]) -> bool:
 
 
 def _players(view: GameView) -> str:
-    return f"{render.player_label(view.black)} vs {render.player_label(view.white)}"
+    return words.versus(render.player_label(view.black), render.player_label(view.white))
 
 
 async def host_in_thread(interaction: discord.Interaction[GomokuBot], view: GameView) -> GameView:
@@ -54,17 +54,16 @@ async def host_in_thread(interaction: discord.Interaction[GomokuBot], view: Game
     bot = interaction.client
     channel = interaction.channel
     assert isinstance(channel, discord.TextChannel)
+    black = await display_name(interaction, view.black)
+    white = await display_name(interaction, view.white)
+    with i18n.using(await bot.server_language(view.guild_id)):  # the channel's line is public
+        line = words.thread_started(_players(view))
+        name = words.thread_name(black, white, render.game_name(view.game), view.game_id)
     callback = await interaction.response.send_message(
-        words.thread_started(_players(view)), allowed_mentions=discord.AllowedMentions.none()
+        line, allowed_mentions=discord.AllowedMentions.none()
     )
     if callback.message_id is None:
         raise RuntimeError("Discord returned no message id for the start line")
-    name = words.thread_name(
-        await display_name(interaction, view.black),
-        await display_name(interaction, view.white),
-        render.game_name(view.game),
-        view.game_id,
-    )
     try:
         thread = await channel.get_partial_message(callback.message_id).create_thread(name=name)
     except discord.HTTPException:

@@ -127,7 +127,7 @@ async def finish_interrupted_replies(bot: GomokuBot) -> int:
             try:
                 await webhook.edit_message(
                     reply.message_id,
-                    content=words.RESTARTED,
+                    content=words.restarted(),
                     allowed_mentions=discord.AllowedMentions.none(),
                 )
                 done += 1

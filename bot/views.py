@@ -40,7 +40,8 @@ import discord
 from discord import app_commands
 
 from bot import panel, render, words
-from bot.opening_words import CHOICE_LABELS
+from bot.i18n import _
+from bot.opening_words import choice_label
 from bot.render_png import render_png_async
 from bot.reporting import report
 from bot.service import GameStatus, GameView, UnknownButtonError
@@ -97,6 +98,7 @@ class GameItem:
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Run ``act`` under the user's cooldown; answer any error privately."""
         try:
+            await _bot(interaction).enter(interaction)
             cooldown = _bot(interaction).cooldown
             bucket = cooldown.hit(interaction.user.id)
             if bucket is not None:
@@ -122,7 +124,9 @@ class ChallengeButton(
         style = discord.ButtonStyle.success if accept else discord.ButtonStyle.secondary
         super().__init__(
             discord.ui.Button(
-                label=action.capitalize(), style=style, custom_id=f"gomoku:{game_id}:{action}"
+                label=_("Accept") if accept else _("Decline"),
+                style=style,
+                custom_id=f"gomoku:{game_id}:{action}",
             )
         )
         self.game_id = game_id
@@ -160,7 +164,7 @@ class ResignButton(
     def __init__(self, game_id: int) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Resign",
+                label=_("Resign"),
                 style=discord.ButtonStyle.danger,
                 custom_id=f"gomoku:{game_id}:resign",
             )
@@ -187,7 +191,7 @@ class ResignButton(
             interaction,
             bot.service.resign(interaction.channel_id, interaction.user.id, game_id=self.game_id),
         )
-        await _edit(interaction, content="You resigned.", view=None)
+        await _edit(interaction, content=_("You resigned."), view=None)
         await bot.show_game(end.game, ratings=end.ratings)
 
 
@@ -202,7 +206,7 @@ class UndoButton(
         answer = "yes" if accept else "no"
         super().__init__(
             discord.ui.Button(
-                label="Allow" if accept else "Refuse",
+                label=_("Allow") if accept else _("Refuse"),
                 style=discord.ButtonStyle.primary if accept else discord.ButtonStyle.secondary,
                 custom_id=f"gomoku:{game_id}:undo:{answer}",
             )
@@ -228,7 +232,7 @@ class UndoButton(
             interaction,
             bot.service.answer_undo(self.game_id, interaction.user.id, accept=self.accept),
         )
-        text = f"Undo {'allowed' if result is not None else 'refused'}."
+        text = _("Undo allowed.") if result is not None else _("Undo refused.")
         await _edit(interaction, content=text, view=None)
         if result is not None:
             await bot.show_game(result.game)
@@ -321,7 +325,7 @@ class MoveButton(
     def __init__(self, game_id: int) -> None:
         super().__init__(
             discord.ui.Button(
-                label=words.MOVE_LABEL,
+                label=words.move_label(),
                 emoji="\N{WHITE UP POINTING INDEX}",
                 style=discord.ButtonStyle.primary,
                 custom_id=f"gomoku:{game_id}:move",
@@ -453,7 +457,7 @@ class RematchButton(
     def __init__(self, game_id: int, *, against_ai: bool = False) -> None:
         super().__init__(
             discord.ui.Button(
-                label=words.PLAY_AGAIN_LABEL if against_ai else words.REMATCH_LABEL,
+                label=words.play_again_label() if against_ai else words.rematch_label(),
                 style=discord.ButtonStyle.success,
                 custom_id=f"gomoku:{game_id}:rematch",
             )
@@ -496,7 +500,7 @@ class OpeningButton(
     or (Soosõrv) the number of fifth moves Black must offer."""
 
     def __init__(self, game_id: int, word: str) -> None:
-        label = CHOICE_LABELS[Choice(word)] if not word.isdigit() else word
+        label = choice_label(Choice(word)) if not word.isdigit() else word
         style = discord.ButtonStyle.primary if not word.isdigit() else discord.ButtonStyle.secondary
         super().__init__(
             discord.ui.Button(label=label, style=style, custom_id=f"gomoku:{game_id}:open:{word}")

@@ -2,102 +2,168 @@
 history, replay, stats, moderation and privacy lines, and the phone-play surfaces (the tap
 panel, turn pings, rematches, views). Refusals live in ``bot.errors``.
 
-Kept in one module, free of discord.py, so a later translation touches one place. Functions
-take what varies (names, counts, command mentions) and return finished sentences.
+Kept in one module, free of discord.py. Every sentence goes through the catalogues
+(``bot.i18n``): functions take what varies (names, counts, command mentions) and return
+finished sentences in the current language; fixed words are ``later(...)`` callables, so they
+are translated when read, not when imported. The choice tables (``LEVEL_CHOICES`` ...) hold
+English ids for the slash-command picker (``bot.i18n`` translates them there) and are read
+through ``_`` elsewhere.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Final
+from typing import Final, Literal
 
+from babel.units import format_unit
+
+from bot.i18n import N_, _, current, ngettext, number, pgettext
 from engine.types import Color, Game, Level, Rule
 
 __all__ = [
     "COLOUR_CHOICES",
     "GAME_CHOICES",
+    "LANGUAGE_FOLLOW",
     "LEVEL_CHOICES",
     "LEVEL_WORDS",
-    "MOVE_LABEL",
-    "NO_GAME_TO_SHOW",
-    "PLAY_AGAIN_LABEL",
-    "REMATCH_LABEL",
-    "RESTARTED",
     "RULE_CHOICES",
     "RULE_WORDS",
+    "SERVER_LANGUAGE_FOLLOW",
     "VIEW_NAMES",
     "colour_name",
     "duration",
     "end_reason_words",
+    "game_name",
     "help_sections",
+    "later",
+    "level_name",
+    "move_label",
+    "no_game_to_show",
     "panel_after_move",
     "panel_heading",
     "panel_window_line",
+    "play_again_label",
+    "rematch_label",
+    "restarted",
+    "rule_name",
     "turn_ping",
     "view_saved",
     "welcome_text",
     "window_line",
 ]
 
+
+def later(message: str) -> Callable[[], str]:
+    """A fixed sentence, translated each time it is read (into the reader's language)."""
+    return lambda: _(message)
+
+
 Mention = Callable[[str], str]  # "gomoku start" -> "</gomoku start:123>" (or "/gomoku start")
 
 # Levels by what was measured (README, "The engine": 32 games a step, every step 86-88%
 # against the level below, about +330 Elo).
 LEVEL_WORDS: Final = {
-    Level.BEGINNER: "overlooks your threats a third of the time: for learning the game",
-    Level.EASY: "sees fours, can miss an open three; beats beginner 7 games in 8",
-    Level.MEDIUM: "the default: solid tactics; beats easy 7 games in 8",
-    Level.HARD: "threat search at the root; beats medium 7 games in 8",
-    Level.EXPERT: "strong; beats hard 7 games in 8",
+    Level.BEGINNER: N_("overlooks your threats a third of the time: for learning the game"),
+    Level.EASY: N_("sees fours, can miss an open three; beats beginner 7 games in 8"),
+    Level.MEDIUM: N_("the default: solid tactics; beats easy 7 games in 8"),
+    Level.HARD: N_("threat search at the root; beats medium 7 games in 8"),
+    Level.EXPERT: N_("strong; beats hard 7 games in 8"),
     # Wine 2.1 (AIWine), 128 games at 500 ms a move: 58/2/68 (README, "Against Gomocup engines")
-    Level.MASTER: "full strength, up to 3 s a move; beats expert 6 games in 7, and at half a "
-    "second a move scores 46% against the Gomocup engine Wine 2.1",
+    Level.MASTER: N_(
+        "full strength, up to 3 s a move; beats expert 6 games in 7, and at half a "
+        "second a move scores 46% against the Gomocup engine Wine 2.1"
+    ),
 }
 
 RULE_WORDS: Final = {
-    Rule.FREESTYLE: "five or more in a row wins",
-    Rule.STANDARD: "exactly five wins; six or more does not",
-    Rule.RENJU: "Black may not make 3-3, 4-4 or six in a row (marked on the board); fairer",
-    Rule.CARO: "a five blocked at both ends by the opponent does not win",
+    Rule.FREESTYLE: N_("five or more in a row wins"),
+    Rule.STANDARD: N_("exactly five wins; six or more does not"),
+    Rule.RENJU: N_("Black may not make 3-3, 4-4 or six in a row (marked on the board); fairer"),
+    Rule.CARO: N_("a five blocked at both ends by the opponent does not win"),
 }
 
 # Option choices as shown in the command picker (Discord allows 100 characters).
 LEVEL_CHOICES: Final = {
-    Level.BEGINNER: "Beginner: misses threats, for learning",
-    Level.EASY: "Easy: beats beginner 7 games in 8",
-    Level.MEDIUM: "Medium (default): beats easy 7 games in 8",
-    Level.HARD: "Hard: beats medium 7 games in 8",
-    Level.EXPERT: "Expert: beats hard 7 games in 8",
-    Level.MASTER: "Master: full strength, up to 3 s a move",
+    Level.BEGINNER: N_("Beginner: misses threats, for learning"),
+    Level.EASY: N_("Easy: beats beginner 7 games in 8"),
+    Level.MEDIUM: N_("Medium (default): beats easy 7 games in 8"),
+    Level.HARD: N_("Hard: beats medium 7 games in 8"),
+    Level.EXPERT: N_("Expert: beats hard 7 games in 8"),
+    Level.MASTER: N_("Master: full strength, up to 3 s a move"),
 }
 RULE_CHOICES: Final = {
-    Rule.FREESTYLE: "Freestyle: five or more in a row wins",
-    Rule.STANDARD: "Standard: exactly five wins",
-    Rule.RENJU: "Renju: Black may not make 3-3, 4-4 or overlines",
-    Rule.CARO: "Caro: a five blocked at both ends does not win",
+    Rule.FREESTYLE: N_("Freestyle: five or more in a row wins"),
+    Rule.STANDARD: N_("Standard: exactly five wins"),
+    Rule.RENJU: N_("Renju: Black may not make 3-3, 4-4 or overlines"),
+    Rule.CARO: N_("Caro: a five blocked at both ends does not win"),
 }
 COLOUR_CHOICES: Final = {
-    "black": "Black: you move first",
-    "white": "White: your opponent moves first",
-    "random": "Random: a coin toss (default)",
+    "black": N_("Black: you move first"),
+    "white": N_("White: your opponent moves first"),
+    "random": N_("Random: a coin toss (default)"),
 }
 GAME_CHOICES: Final = {
-    Game.GOMOKU: "Gomoku (five in a row)",
-    Game.TICTACTOE: "Tic-tac-toe",
-    Game.CONNECT4: "Connect Four",
-    Game.GRAVITY3: "Gravity three (4x4)",
+    Game.GOMOKU: N_("Gomoku (five in a row)"),
+    Game.TICTACTOE: N_("Tic-tac-toe"),
+    Game.CONNECT4: N_("Connect Four"),
+    Game.GRAVITY3: N_("Gravity three (4x4)"),
 }
+
+
+def level_name(level: Level | str) -> str:
+    """An AI level's name: ``beginner`` ... ``master``."""
+    names = {
+        "beginner": pgettext("level", "beginner"),
+        "easy": pgettext("level", "easy"),
+        "medium": pgettext("level", "medium"),
+        "hard": pgettext("level", "hard"),
+        "expert": pgettext("level", "expert"),
+        "master": pgettext("level", "master"),
+    }
+    value = level.value if isinstance(level, Level) else level
+    return names.get(value, value)
+
+
+def rule_name(rule: Rule) -> str:
+    """A rule's name: ``freestyle``, ``standard``, ``renju``, ``caro``."""
+    return {
+        Rule.FREESTYLE: pgettext("rule", "freestyle"),
+        Rule.STANDARD: pgettext("rule", "standard"),
+        Rule.RENJU: pgettext("rule", "renju"),
+        Rule.CARO: pgettext("rule", "caro"),
+    }[rule]
+
+
+def game_name(game: Game) -> str:
+    """A game's name: ``Gomoku``, ``Tic-tac-toe``, ``Connect Four``, ``Gravity three``."""
+    return {
+        Game.GOMOKU: _("Gomoku"),
+        Game.TICTACTOE: _("Tic-tac-toe"),
+        Game.CONNECT4: _("Connect Four"),
+        Game.GRAVITY3: _("Gravity three"),
+    }[game]
+
+
+_UNITS: Final = (("day", 86400), ("hour", 3600), ("minute", 60))
+
+
+def _unit(count: int, unit: str, length: Literal["short", "long"] = "long") -> str:
+    # CLDR gives Chinese, Japanese and Korean no long form of some units (Babel then
+    # prints the unit's id): the short form reads naturally there.
+    text = format_unit(count, f"duration-{unit}", length=length, locale=current())
+    if "duration-" in text:
+        text = format_unit(count, f"duration-{unit}", length="short", locale=current())
+    return text
 
 
 def duration(span: timedelta) -> str:
-    """``7 days``, ``1 day``, ``3 hours``, ``20 minutes``."""
+    """``7 days``, ``1 day``, ``3 hours``, ``20 minutes`` (``7天``, ``3時間`` ...)."""
     seconds = int(span.total_seconds())
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+    for unit, size in _UNITS:
         if (seconds >= size and seconds % size == 0) or seconds >= size * 2:
-            count = seconds // size
-            return f"{count} {unit}{'s' if count != 1 else ''}"
-    return f"{seconds} seconds"
+            return _unit(seconds // size, unit)
+    return _unit(seconds, "second")
 
 
 # ---------------------------------------------------------------- help and welcome
@@ -107,53 +173,84 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
     """``/gomoku help``: (title, text) pairs, each within an embed field's 1024 characters."""
     play = "\n".join(
         [
-            f"{mention('gomoku start')} play the AI, or name an opponent to challenge them",
-            f"{mention('place')} `cell:H8` put a stone (autocomplete suggests points), or tap "
-            f"**Move** on the board · {mention('gomoku view')} how you see boards",
-            f"{mention('gomoku board')} show the board again · {mention('gomoku undo')} "
-            f"take back · {mention('gomoku hint')} a suggestion · "
-            f"{mention('gomoku resign')} give up",
+            _("{start} play the AI, or name an opponent to challenge them").format(
+                start=mention("gomoku start")
+            ),
+            _(
+                "{place} `cell:H8` put a stone (autocomplete suggests points), or tap "
+                "**Move** on the board · {view} how you see boards"
+            ).format(place=mention("place"), view=mention("gomoku view")),
+            _(
+                "{board} show the board again · {undo} take back · {hint} a suggestion · "
+                "{resign} give up"
+            ).format(
+                board=mention("gomoku board"),
+                undo=mention("gomoku undo"),
+                hint=mention("gomoku hint"),
+                resign=mention("gomoku resign"),
+            ),
+            _("{language} the language the bot speaks to you").format(
+                language=mention("gomoku language")
+            ),
         ]
     )
     look = "\n".join(
         [
-            f"{mention('gomoku history')} your finished games · {mention('gomoku replay')} "
-            f"step through one · {mention('gomoku export')} SGF, move list and animation",
-            f"{mention('gomoku review')} where a game was won and lost, by the engine",
-            f"{mention('gomoku puzzle')} find a forced win · {mention('gomoku solve')} "
-            f"play it · {mention('gomoku puzzles')} the best solvers",
-            f"{mention('gomoku stats')} records and ratings · "
-            f"{mention('gomoku leaderboard')} the best players here",
-            f"{mention('gomoku forget-me')} delete your data",
+            _(
+                "{history} your finished games · {replay} step through one · "
+                "{export} SGF, move list and animation"
+            ).format(
+                history=mention("gomoku history"),
+                replay=mention("gomoku replay"),
+                export=mention("gomoku export"),
+            ),
+            _("{review} where a game was won and lost, by the engine").format(
+                review=mention("gomoku review")
+            ),
+            _("{puzzle} find a forced win · {solve} play it · {puzzles} the best solvers").format(
+                puzzle=mention("gomoku puzzle"),
+                solve=mention("gomoku solve"),
+                puzzles=mention("gomoku puzzles"),
+            ),
+            _("{stats} records and ratings · {leaderboard} the best players here").format(
+                stats=mention("gomoku stats"), leaderboard=mention("gomoku leaderboard")
+            ),
+            _("{forget} delete your data").format(forget=mention("gomoku forget-me")),
         ]
     )
-    moderate = (
-        f"{mention('gomoku end')} ends this channel's game without a result (Manage Messages "
-        f"or the server's moderator role) · {mention('gomoku-admin settings')} server settings "
-        f"· {mention('gomoku daily-puzzle')} a puzzle a day in a channel (Manage Server)"
+    moderate = _(
+        "{end} ends this channel's game without a result (Manage Messages or the server's "
+        "moderator role) · {settings} server settings · {daily} a puzzle a day in a channel "
+        "(Manage Server)"
+    ).format(
+        end=mention("gomoku end"),
+        settings=mention("gomoku-admin settings"),
+        daily=mention("gomoku daily-puzzle"),
     )
-    levels = "\n".join(f"**{level.value}**: {LEVEL_WORDS[level]}" for level in Level)
-    rules = "\n".join(f"**{rule.value}**: {RULE_WORDS[rule]}" for rule in Rule)
+    levels = "\n".join(f"**{level_name(level)}**: {_(LEVEL_WORDS[level])}" for level in Level)
+    rules = "\n".join(f"**{rule_name(rule)}**: {_(RULE_WORDS[rule])}" for rule in Rule)
     return [
-        ("Play", play),
-        ("Look back", look),
-        ("Moderators", moderate),
-        ("AI levels (measured, each against the one below)", levels),
-        ("Gomoku rules", rules),
+        (_("Play"), play),
+        (_("Look back"), look),
+        (_("Moderators"), moderate),
+        (_("AI levels (measured, each against the one below)"), levels),
+        (_("Gomoku rules"), rules),
     ]
 
 
-HELP_TITLE: Final = "Gomoku: five in a row against the AI or each other"
-HELP_FOOTER: Final = "Points are named like h8: column letter, row number from the bottom."
+help_title: Final = later(N_("Gomoku: five in a row against the AI or each other"))
+help_footer: Final = later(
+    N_("Points are named like h8: column letter, row number from the bottom.")
+)
 
 
 def welcome_text(mention: Mention) -> str:
     """The short note posted once when the bot joins a server."""
-    return (
-        "Hello! I host Gomoku (five in a row), tic-tac-toe and Connect Four. "
-        f"Start a game against the AI with {mention('gomoku start')}, or name someone to "
-        f"challenge them. {mention('gomoku help')} explains the rest."
-    )
+    return _(
+        "Hello! I host Gomoku (five in a row), tic-tac-toe and Connect Four. Start a game "
+        "against the AI with {start}, or name someone to challenge them. {help} explains the "
+        "rest."
+    ).format(start=mention("gomoku start"), help=mention("gomoku help"))
 
 
 # ---------------------------------------------------------------- endings, threads
@@ -162,219 +259,310 @@ def welcome_text(mention: Mention) -> str:
 def end_reason_words(reason: str | None, ended_by: str | None) -> str:
     """Why a game has no result: ``ended by @mod``, ``no move for too long``, ``replaced``."""
     if reason == "moderator":
-        return f"ended by {ended_by}" if ended_by else "ended by a moderator"
+        if ended_by:
+            return _("ended by {moderator}").format(moderator=ended_by)
+        return _("ended by a moderator")
     if reason == "idle":
-        return "no move for too long"
+        return _("no move for too long")
     if reason == "replaced":
-        return "replaced by a new game"
+        return _("replaced by a new game")
     return ""
 
 
 def ended_by_moderator(game_id: int) -> str:
     """The moderator's private confirmation."""
-    return f"Game {game_id} ended without a result."
+    return _("Game {game_id} ended without a result.").format(game_id=game_id)
 
 
-REPLACE_OFFER: Final = (
-    "You already have a game against the AI in this channel. Replace it with a new one? "
-    "The old game ends without a result."
+replace_offer: Final = later(
+    N_(
+        "You already have a game against the AI in this channel. Replace it with a new one? "
+        "The old game ends without a result."
+    )
 )
-REPLACE_BUTTON: Final = "Replace it"
+replace_button: Final = later(N_("Replace it"))
 
 
 def ai_name(level: str) -> str:
     """The AI as a player's name in files and thread titles: ``AI medium``."""
-    return f"AI {level}"
+    return _("AI {level}").format(level=level_name(level))
 
 
-NO_MOVES: Final = "(no moves)"  # an export of a game nobody moved in yet
+no_moves: Final = later(N_("(no moves)"))  # an export of a game nobody moved in yet
 
-SOMEONE: Final = "a former member"  # a member whose name could not be read
-DELETED_USER: Final = "deleted user"  # the seat of a user who had their data deleted
+someone: Final = later(N_("a former member"))  # a member whose name could not be read
+deleted_user: Final = later(N_("deleted user"))  # the seat of a user who deleted their data
 
 
 def thread_name(black: str, white: str, game: str, game_id: int) -> str:
     """A game thread's name (Discord allows 100 characters)."""
-    return f"{black} vs {white} · {game} #{game_id}"[:100]
+    return _("{black} vs {white} · {game} #{game_id}").format(
+        black=black, white=white, game=game, game_id=game_id
+    )[:100]
 
 
 def thread_started(players: str) -> str:
     """The parent channel's line when a game starts (its thread opens from this line)."""
-    return f"{players}: a new game, in the thread below."
+    return _("{players}: a new game, in the thread below.").format(players=players)
 
 
 def thread_ended(players: str, result: str, thread_mention: str) -> str:
     """The parent channel's line when the game in a thread ends."""
-    return f"{players}: {result} ({thread_mention})."
+    return _("{players}: {result} ({thread}).").format(
+        players=players, result=result, thread=thread_mention
+    )
 
 
 # ---------------------------------------------------------------- history, replay, stats
 
-HISTORY_TITLE: Final = "Finished games"
-HISTORY_EMPTY: Final = "No finished games yet."
-OLDER: Final = "Older"
-NEWER: Final = "Newer"
+history_title: Final = later(N_("Finished games"))
+history_empty: Final = later(N_("No finished games yet."))
+older: Final = later(N_("Older"))
+newer: Final = later(N_("Newer"))
 
 
 def result_word(*, won: bool | None, draw: bool) -> str:
     """A finished game from one player's side: ``won``, ``lost``, ``draw``, ``no result``."""
     if draw:
-        return "draw"
+        return _("draw")
     if won is None:
-        return "no result"
-    return "won" if won else "lost"
+        return _("no result")
+    return _("won") if won else _("lost")
 
 
 def history_footer(page: int) -> str:
     """Which page of the history this is."""
-    return f"page {page + 1}"
+    return _("page {page}").format(page=number(page + 1))
 
 
 def replay_footer(game_id: int, ply: int, total: int) -> str:
     """Where in the game the replay stands."""
-    return f"game {game_id} · move {ply} of {total}"
+    return _("game {game_id} · move {ply} of {total}").format(
+        game_id=game_id, ply=number(ply), total=number(total)
+    )
 
 
-STATS_TITLE: Final = "Stats"
-STATS_EMPTY: Final = "has not finished a game yet."
-RATING_TITLE: Final = "Ratings (games between people)"
-VS_PEOPLE: Final = "vs people"
+stats_title: Final = later(N_("Stats"))
+stats_empty: Final = later(N_("has not finished a game yet."))
+rating_title: Final = later(N_("Ratings (games between people)"))
+vs_people: Final = later(N_("vs people"))
 
 
 def record_line(wins: int, losses: int, draws: int, unfinished: int) -> str:
     """``3 wins, 1 loss, 0 draws`` (and unfinished games when there are any)."""
-
-    def plural(count: int, word: str, words: str) -> str:
-        return f"{count} {word if count == 1 else words}"
-
-    text = f"{plural(wins, 'win', 'wins')}, {plural(losses, 'loss', 'losses')}"
+    parts = [
+        ngettext("{count} win", "{count} wins", wins).format(count=number(wins)),
+        ngettext("{count} loss", "{count} losses", losses).format(count=number(losses)),
+    ]
     if draws:
-        text += f", {plural(draws, 'draw', 'draws')}"
+        parts.append(ngettext("{count} draw", "{count} draws", draws).format(count=number(draws)))
     if unfinished:
-        text += f", {unfinished} without a result"
-    return text
+        parts.append(
+            ngettext("{count} without a result", "{count} without a result", unfinished).format(
+                count=number(unfinished)
+            )
+        )
+    return _(", ").join(parts)
 
 
 def rating_line(game: str, rating: int, games: int, streak: int, best: int) -> str:
     """``Gomoku: rating **1138** · 1 game · streak +1 (best 1)``."""
-    return (
-        f"{game}: rating **{rating}** · {games} game{'s' if games != 1 else ''} · "
-        f"streak {streak:+d} (best {best})"
+    return ngettext(
+        "{game}: rating **{rating}** · {count} game · streak {streak} (best {best})",
+        "{game}: rating **{rating}** · {count} games · streak {streak} (best {best})",
+        games,
+    ).format(
+        game=game,
+        rating=number(rating),
+        count=number(games),
+        streak=f"{streak:+d}",
+        best=number(best),
     )
 
 
 def leaderboard_title(game: str) -> str:
     """The leaderboard's title."""
-    return f"{game} leaderboard"
+    return _("{game} leaderboard").format(game=game)
 
 
 def leaderboard_empty(min_games: int) -> str:
     """Nobody qualifies yet."""
-    return f"Nobody here has played {min_games} rated games of this yet."
+    return ngettext(
+        "Nobody here has played {count} rated game of this yet.",
+        "Nobody here has played {count} rated games of this yet.",
+        min_games,
+    ).format(count=number(min_games))
 
 
 def leaderboard_footer(min_games: int) -> str:
     """Who counts."""
-    return f"Players with at least {min_games} rated games; games against the AI never count."
+    return ngettext(
+        "Players with at least {count} rated game; games against the AI never count.",
+        "Players with at least {count} rated games; games against the AI never count.",
+        min_games,
+    ).format(count=number(min_games))
 
 
 # ---------------------------------------------------------------- settings card
 
-SETTING_THREADS: Final = "Game threads"
-SETTING_MODERATOR: Final = "Moderator role"
-SETTING_IDLE: Final = "Idle games end after"
-SETTING_PINGS: Final = "Turn pings"
-SETTING_AI_CLOCK: Final = "Clock in AI games"
+settings_title: Final = later(N_("Gomoku settings"))
+setting_rule: Final = later(N_("Default rule"))
+setting_turn: Final = later(N_("Turn time"))
+setting_style: Final = later(N_("Board style"))
+setting_channels: Final = later(N_("Games allowed in"))
+setting_language: Final = later(N_("Language"))
+setting_threads: Final = later(N_("Game threads"))
+setting_moderator: Final = later(N_("Moderator role"))
+setting_idle: Final = later(N_("Idle games end after"))
+setting_pings: Final = later(N_("Turn pings"))
+setting_ai_clock: Final = later(N_("Clock in AI games"))
+no_clock: Final = later(N_("no clock"))
+any_channel: Final = later(N_("any channel"))
+
+
+def turn_minutes(minutes: int) -> str:
+    """A turn time on the settings card: ``5 min``."""
+    return _unit(minutes, "minute", "short")
+
+
+def board_style_name(style: str) -> str:
+    """A board style's name (``emoji``, ``compact``, ``image``)."""
+    return {
+        "emoji": pgettext("board style", "emoji"),
+        "compact": pgettext("board style", "compact"),
+        "image": pgettext("board style", "image"),
+    }.get(style, style)
 
 
 def on_off(value: bool) -> str:
     """A switch's state."""
-    return "on" if value else "off"
+    return _("on") if value else _("off")
 
 
 def moderator_role(role_mention: str | None) -> str:
     """Who may end games besides Manage Messages."""
-    return role_mention or "Manage Messages only"
+    return role_mention or _("Manage Messages only")
 
 
 def idle_times(people: timedelta, ai: timedelta) -> str:
     """The idle times of a server."""
-    return f"{duration(people)} between people, {duration(ai)} against the AI"
+    return _("{people} between people, {ai} against the AI").format(
+        people=duration(people), ai=duration(ai)
+    )
+
+
+def server_language(name: str | None) -> str:
+    """The settings card's language: the one chosen, or Discord's server language."""
+    return name or _(SERVER_LANGUAGE_FOLLOW)
+
+
+# ---------------------------------------------------------------- languages
+
+
+def language_saved(name: str) -> str:
+    """The answer to ``/gomoku language``."""
+    return _("I will speak {language} to you from now on.").format(language=name)
+
+
+language_cleared: Final = later(N_("I will follow your Discord language again."))
+LANGUAGE_FOLLOW: Final = N_("Follow my Discord language")  # a command choice (translated there)
+SERVER_LANGUAGE_FOLLOW: Final = N_("The server's language in Discord")  # the admin choice
 
 
 # ---------------------------------------------------------------- privacy
 
-FORGET_CONFIRM: Final = (
-    "Delete your data? Your ratings, statistics and pending requests go for good, and your "
-    "open games end without a result. Finished games stay, with your seat shown as a "
-    "deleted user, so your opponents keep their records. This cannot be undone."
+forget_confirm: Final = later(
+    N_(
+        "Delete your data? Your ratings, statistics and pending requests go for good, and "
+        "your open games end without a result. Finished games stay, with your seat shown as "
+        "a deleted user, so your opponents keep their records. This cannot be undone."
+    )
 )
-FORGET_BUTTON: Final = "Delete my data"
-FORGET_CANCEL: Final = "Keep it"
-FORGET_KEPT: Final = "Nothing was deleted."
+forget_button: Final = later(N_("Delete my data"))
+forget_cancel: Final = later(N_("Keep it"))
+forget_kept: Final = later(N_("Nothing was deleted."))
 
 
 def forgotten(games: int) -> str:
     """After the deletion."""
-    return (
-        f"Done: your data is deleted. {games} game record{'s' if games != 1 else ''} "
-        "stay without your name."
-    )
+    return ngettext(
+        "Done: your data is deleted. {count} game record stays without your name.",
+        "Done: your data is deleted. {count} game records stay without your name.",
+        games,
+    ).format(count=number(games))
 
 
 # ---------------------------------------------------------------- phone play
 
-MOVE_LABEL: Final = "Move"  # the public board's button that opens the tap panel
-REMATCH_LABEL: Final = "Rematch"  # a finished game between people
-PLAY_AGAIN_LABEL: Final = "Play again"  # a finished game against the AI
-NO_GAME_TO_SHOW: Final = "There is no game in this channel to show."
-RESTARTED: Final = "The bot restarted while the AI was thinking; here is the board now."
+move_label: Final = later(N_("Move"))  # the public board's button that opens the tap panel
+rematch_label: Final = later(N_("Rematch"))  # a finished game between people
+play_again_label: Final = later(N_("Play again"))  # a finished game against the AI
+no_game_to_show: Final = later(N_("There is no game in this channel to show."))
+restarted: Final = later(N_("The bot restarted while the AI was thinking; here is the board now."))
 
 VIEW_NAMES: Final = {
-    "full": "the whole board in emoji",
-    "phone": "a phone-sized window around the action",
-    "image": "a picture of the whole board",
+    "full": N_("the whole board in emoji"),
+    "phone": N_("a phone-sized window around the action"),
+    "image": N_("a picture of the whole board"),
 }
 
 
 def colour_name(color: Color) -> str:
     """``Black`` / ``White``."""
-    return "Black" if color is Color.BLACK else "White"
+    return _("Black") if color is Color.BLACK else _("White")
 
 
 def panel_heading(title: str, stone: str, color: Color) -> str:
     """The panel's first line."""
-    return f"**{title}** · your move, {stone} {colour_name(color)}"
+    return _("**{title}** · your move, {stone} {colour}").format(
+        title=title, stone=stone, colour=colour_name(color)
+    )
 
 
 def panel_window_line(columns: str, rows: str) -> str:
     """What the buttons show, and how to use them."""
-    return f"Buttons: columns {columns}, rows {rows}. Tap a point to play; arrows move the window."
+    return _(
+        "Buttons: columns {columns}, rows {rows}. Tap a point to play; arrows move the window."
+    ).format(columns=columns, rows=rows)
 
 
 def window_line(columns: str, rows: str, width: int, height: int) -> str:
     """Under a public board that shows only part of a large board."""
-    return f"Showing columns {columns}, rows {rows} of {width}x{height} · /gomoku view for more"
+    return _(
+        "Showing columns {columns}, rows {rows} of {width}x{height} · /gomoku view for more"
+    ).format(columns=columns, rows=rows, width=width, height=height)
 
 
 def panel_after_move(point: str, waiting_for: str | None, over: bool) -> str:
     """The panel after its tap was played: the move, and who is to move now."""
-    text = f"You played **{point}**."
     if over:
-        return text + " The game is over; the board shows the result."
+        return _("You played **{point}**. The game is over; the board shows the result.").format(
+            point=point
+        )
     if waiting_for is not None:
-        return text + f" Now it is {waiting_for}'s move."
-    return text
+        return _("You played **{point}**. Now it is {player}'s move.").format(
+            point=point, player=waiting_for
+        )
+    return _("You played **{point}**.").format(point=point)
 
 
 def turn_ping(user_id: int, game_name: str) -> str:
     """The short message that tells the player to move it is their turn."""
-    return f"<@{user_id}>, your move in {game_name}."
+    return _("{player}, your move in {game}.").format(player=f"<@{user_id}>", game=game_name)
+
+
+def turn_warning(user_id: int, when: str) -> str:
+    """A clock about to run out (``when``: Discord's relative timestamp, which each reader's
+    client shows in their own language)."""
+    return _("{player}, it is your move: your time runs out {when}.").format(
+        player=f"<@{user_id}>", when=when
+    )
 
 
 def view_saved(view: str) -> str:
     """The answer to ``/gomoku view``."""
-    return f"Your private boards now show {VIEW_NAMES.get(view, view)}. Here is the game:"
+    shown = _(VIEW_NAMES[view]) if view in VIEW_NAMES else view
+    return _("Your private boards now show {view}. Here is the game:").format(view=shown)
 
 
 # ---------------------------------------------------------------- reviews (issue 12)
@@ -382,67 +570,81 @@ def view_saved(view: str) -> str:
 
 def review_title(game_id: int) -> str:
     """The review's heading."""
-    return f"Review of game {game_id}"
+    return _("Review of game {game_id}").format(game_id=game_id)
 
 
 def review_progress(game_id: int, done: int, total: int) -> str:
     """While the engine goes through the game."""
-    return f"The engine is reviewing game {game_id}: position {done} of {total}…"
+    return _("The engine is reviewing game {game_id}: position {done} of {total}…").format(
+        game_id=game_id, done=number(done), total=number(total)
+    )
 
 
 def review_waiting(game_id: int) -> str:
     """While another review has the engine."""
-    return f"Game {game_id} is queued: the engine is reviewing another game first…"
-
-
-_PROOFS: Final = {"vcf": "by fours (VCF)", "vct": "by threats (VCT)", "search": "by force"}
+    return _("Game {game_id} is queued: the engine is reviewing another game first…").format(
+        game_id=game_id
+    )
 
 
 def proof_words(proof: str | None) -> str:
     """How a forced win goes: ``by fours (VCF)``."""
-    return _PROOFS.get(proof or "", "by force")
+    if proof == "vcf":
+        return _("by fours (VCF)")
+    if proof == "vct":
+        return _("by threats (VCT)")
+    return _("by force")
+
+
+def side_name(colour: str) -> str:
+    """``black``/``white`` (a colour's value) as a capitalised side: ``Black``."""
+    return colour_name(Color.WHITE if colour.lower() == "white" else Color.BLACK)
 
 
 def mark_line(ply: int, kind: str, colour: str, played: str, better: str, proof: str | None) -> str:
     """One marked move of a review (``kind``: blunder or missed_win)."""
-    side = colour.capitalize()
     if kind == "missed_win":
-        return (
-            f"**{ply}. {played}** — missed win: {side} wins {proof_words(proof)} with **{better}**."
+        return _("**{ply}. {played}** — missed win: {side} wins {proof} with **{better}**.").format(
+            ply=ply, played=played, side=side_name(colour), proof=proof_words(proof), better=better
         )
-    return (
-        f"**{ply}. {played}** — blunder: the opponent now wins {proof_words(proof)}; "
-        f"**{better}** held."
-    )
+    return _(
+        "**{ply}. {played}** — blunder: the opponent now wins {proof}; **{better}** held."
+    ).format(ply=ply, played=played, proof=proof_words(proof), better=better)
 
 
 def turning_point(ply: int, played: str) -> str:
     """The review's turning point."""
-    return f"Turning point: move {ply} ({played})."
+    return _("Turning point: move {ply} ({played}).").format(ply=ply, played=played)
 
 
-REVIEW_NO_MARKS: Final = "No blunders or missed wins found: a clean game at this depth."
-REVIEW_UNFINISHED: Final = (
-    "The engine ran out of time before the end of the game: the last moves are not reviewed."
+review_no_marks: Final = later(N_("No blunders or missed wins found: a clean game at this depth."))
+review_unfinished: Final = later(
+    N_("The engine ran out of time before the end of the game: the last moves are not reviewed.")
 )
-REVIEW_GRAPH: Final = (
-    "Graph: above the line Black is better, below White; the edges are forced wins. "
-    "Red dots are blunders, orange missed wins, the blue line the turning point."
+review_graph: Final = later(
+    N_(
+        "Graph: above the line Black is better, below White; the edges are forced wins. "
+        "Red dots are blunders, orange missed wins, the blue line the turning point."
+    )
 )
-REVIEW_REPLAY: Final = "Replay the marks"
+review_replay: Final = later(N_("Replay the marks"))
 
 
 def review_step(side: str, verdict: str, proof: str | None, best: str) -> str:
     """The engine's view of the position a replay shows (``side`` is to move)."""
-    who = side.capitalize()
+    who = side_name(side)
     if verdict == "win":
-        return f"{who} to move wins {proof_words(proof)}: **{best}**."
+        return _("{side} to move wins {proof}: **{best}**.").format(
+            side=who, proof=proof_words(proof), best=best
+        )
     if verdict == "loss":
-        return f"{who} to move is lost; the most stubborn move is **{best}**."
-    return f"{who} to move; the engine suggests **{best}**."
+        return _("{side} to move is lost; the most stubborn move is **{best}**.").format(
+            side=who, best=best
+        )
+    return _("{side} to move; the engine suggests **{best}**.").format(side=who, best=best)
 
 
-REVIEW_FIELD: Final = "Engine"
+review_field: Final = later(N_("Engine"))
 
 
 # ---------------------------------------------------------------- puzzles (issue 12)
@@ -450,68 +652,121 @@ REVIEW_FIELD: Final = "Engine"
 
 def puzzle_title(origin: tuple[str, int, int], side: str, *, defend: bool = False) -> str:
     """A puzzle's heading (``origin``: ``bot.puzzles.Puzzle.origin``)."""
-    kind, game_id, number = origin
-    where = f"from game {game_id}, move {number + 1}" if kind == "game" else f"#{number + 1}"
-    task = "find the one move that holds" if defend else "play and win"
-    return f"Puzzle {where}: {side.capitalize()} to {task}"
+    kind, game_id, number_ = origin
+    who = side_name(side)
+    if kind == "game":
+        if defend:
+            return _(
+                "Puzzle from game {game_id}, move {move}: {side} to find the one move that holds"
+            ).format(game_id=game_id, move=number_ + 1, side=who)
+        return _("Puzzle from game {game_id}, move {move}: {side} to play and win").format(
+            game_id=game_id, move=number_ + 1, side=who
+        )
+    if defend:
+        return _("Puzzle #{number}: {side} to find the one move that holds").format(
+            number=number_ + 1, side=who
+        )
+    return _("Puzzle #{number}: {side} to play and win").format(number=number_ + 1, side=who)
 
 
 def puzzle_held(rating: int, streak: int) -> str:
     """A defence puzzle solved."""
-    return f"Held! That was the one move. Puzzle rating {rating}, {streak} in a row."
+    return _("Held! That was the one move. Puzzle rating {rating}, {streak} in a row.").format(
+        rating=number(rating), streak=number(streak)
+    )
 
 
 def puzzle_broke(rating: int, answer: str, reply: str) -> str:
     """A defence puzzle failed."""
-    return (
-        f"The attack goes through (it goes on with **{reply}**). The move that held was "
-        f"**{answer}**. Puzzle rating {rating}."
-    )
+    return _(
+        "The attack goes through (it goes on with **{reply}**). The move that held was "
+        "**{answer}**. Puzzle rating {rating}."
+    ).format(reply=reply, answer=answer, rating=number(rating))
 
 
-PUZZLE_HOW: Final = (
-    "Play your moves with /gomoku solve; the engine defends. Any winning line counts."
+puzzle_how: Final = later(
+    N_("Play your moves with /gomoku solve; the engine defends. Any winning line counts.")
 )
 
 
 def puzzle_answered(played: str, reply: str) -> str:
     """The solver's move and the engine's defence."""
-    return f"You played **{played}**; the engine answered **{reply}**. Still winning: go on."
+    return _(
+        "You played **{played}**; the engine answered **{reply}**. Still winning: go on."
+    ).format(played=played, reply=reply)
 
 
 def puzzle_solved(rating: int, streak: int) -> str:
     """Solved."""
-    return f"Solved! Puzzle rating {rating}, {streak} in a row."
+    return _("Solved! Puzzle rating {rating}, {streak} in a row.").format(
+        rating=number(rating), streak=number(streak)
+    )
 
 
 def puzzle_failed(rating: int, answer: str) -> str:
     """The win is gone."""
-    return (
-        f"The forced win is gone. One winning start was **{answer}**. "
-        f"Puzzle rating {rating}; /gomoku puzzle gives the next one."
-    )
+    return _(
+        "The forced win is gone. One winning start was **{answer}**. Puzzle rating {rating}; "
+        "/gomoku puzzle gives the next one."
+    ).format(answer=answer, rating=number(rating))
 
 
-PUZZLE_BOARD_TITLE: Final = "Puzzle solvers"
-PUZZLE_BOARD_EMPTY: Final = "Nobody here has finished a puzzle yet."
+puzzle_board_title: Final = later(N_("Puzzle solvers"))
+puzzle_board_empty: Final = later(N_("Nobody here has finished a puzzle yet."))
 
 
 def puzzle_board_line(rank: int, user_id: int, rating: int, solved: int, best: int) -> str:
     """One line of the puzzle leaderboard."""
-    return f"{rank}. <@{user_id}> · {rating} · {solved} solved · best run {best}"
+    return _("{rank}. {player} · {rating} · {solved} solved · best run {best}").format(
+        rank=rank,
+        player=f"<@{user_id}>",
+        rating=number(rating),
+        solved=number(solved),
+        best=number(best),
+    )
 
 
 def daily_title(day: str, *, defend: bool) -> str:
     """The daily puzzle's heading: whether it is a win to find or the one move that holds."""
-    task = "find the one move that holds" if defend else "play and win"
-    return f"Puzzle of the day, {day}: {task}"
+    if defend:
+        return _("Puzzle of the day, {day}: find the one move that holds").format(day=day)
+    return _("Puzzle of the day, {day}: play and win").format(day=day)
 
 
-DAILY_HOW: Final = "Try it with /gomoku puzzle daily:True, then /gomoku solve."
+daily_how: Final = later(N_("Try it with /gomoku puzzle daily:True, then /gomoku solve."))
 
 
 def daily_channel_set(channel_mention: str | None) -> str:
     """After /gomoku daily-puzzle."""
     if channel_mention is None:
-        return "No more daily puzzles here."
-    return f"A puzzle will be posted in {channel_mention} every day."
+        return _("No more daily puzzles here.")
+    return _("A puzzle will be posted in {channel} every day.").format(channel=channel_mention)
+
+
+# ---------------------------------------------------------------- commands' answers
+
+resign_confirm: Final = later(N_("Resign this game? Your opponent wins."))
+
+
+def took_back(count: int) -> str:
+    """After an undo against the AI (or one the opponent allowed)."""
+    return ngettext("Took back {count} move.", "Took back {count} moves.", count).format(
+        count=number(count)
+    )
+
+
+def undo_request(responder: int, requester: int) -> str:
+    """The public request to the opponent."""
+    return _("{responder}, {requester} asks to take back their last move.").format(
+        responder=f"<@{responder}>", requester=f"<@{requester}>"
+    )
+
+
+def hint_reply(point: str) -> str:
+    """The answer to ``/gomoku hint``."""
+    return _("The AI suggests **{point}**.").format(point=point)
+
+
+def versus(black: str, white: str) -> str:
+    """Two players: ``@a vs @b``."""
+    return _("{black} vs {white}").format(black=black, white=white)

@@ -65,6 +65,7 @@ class InMemoryGameRepository:
         self._openings: dict[int, GameOpening] = {}
         self._undo: dict[int, StoredUndo] = {}
         self._views: dict[int, str] = {}
+        self._languages: dict[int, str] = {}
         self._replies: dict[str, PendingReply] = {}
         self._reviews: dict[int, str] = {}
         self._puzzles: dict[tuple[int, int], PuzzlePlayer] = {}
@@ -601,6 +602,7 @@ class InMemoryGameRepository:
             if user_id in (undo.requester, undo.responder):
                 del self._undo[game_id]
         self._views.pop(user_id, None)
+        self._languages.pop(user_id, None)
         for token in [t for t, r in self._replies.items() if r.user_id == user_id]:
             del self._replies[token]
         for seat in [seat for seat in self._puzzles if seat[1] == user_id]:
@@ -643,6 +645,17 @@ class InMemoryGameRepository:
     async def save_user_view(self, user_id: int, view: str) -> None:
         """Remember the user's board view."""
         self._views[user_id] = view
+
+    async def user_language(self, user_id: int) -> str | None:
+        """The user's language, None if never chosen."""
+        return self._languages.get(user_id)
+
+    async def save_user_language(self, user_id: int, language: str | None) -> None:
+        """Remember (or with None forget) the user's language."""
+        if language is None:
+            self._languages.pop(user_id, None)
+        else:
+            self._languages[user_id] = language
 
     # --- replies to finish --------------------------------------------------------------
 

@@ -418,6 +418,7 @@ SQL_FORGET_USER = (
     "DELETE FROM undo_requests WHERE requester = $1",
     "DELETE FROM undo_requests WHERE responder = $1",
     "DELETE FROM user_settings WHERE user_id = $1",
+    "DELETE FROM user_languages WHERE user_id = $1",
     "DELETE FROM pending_replies WHERE user_id = $1",
     "DELETE FROM puzzle_players WHERE user_id = $1",
     "DELETE FROM puzzle_seen WHERE user_id = $1",
@@ -491,6 +492,19 @@ SQL_APPEND_OPENING_STEP = """
 UPDATE game_openings SET steps = ltrim(steps || ' ' || $2) WHERE game_id = $1
 """
 SQL_GUILD_OPENING = "SELECT rated_opening FROM guild_openings WHERE guild_id = $1"
+SQL_GUILD_LANGUAGE = "SELECT language FROM guild_languages WHERE guild_id = $1"
+SQL_SAVE_GUILD_LANGUAGE = """
+INSERT INTO guild_languages (guild_id, language) VALUES ($1, $2)
+ON CONFLICT (guild_id) DO UPDATE SET language = excluded.language
+"""
+SQL_CLEAR_GUILD_LANGUAGE = "DELETE FROM guild_languages WHERE guild_id = $1"
+SQL_USER_LANGUAGE = "SELECT language FROM user_languages WHERE user_id = $1"
+SQL_SAVE_USER_LANGUAGE = """
+INSERT INTO user_languages (user_id, language, updated_at) VALUES ($1, $2, $3)
+ON CONFLICT (user_id) DO UPDATE SET language = excluded.language,
+    updated_at = excluded.updated_at
+"""
+SQL_CLEAR_USER_LANGUAGE = "DELETE FROM user_languages WHERE user_id = $1"
 SQL_SAVE_GUILD_OPENING = """
 INSERT INTO guild_openings (guild_id, rated_opening) VALUES ($1, $2)
 ON CONFLICT (guild_id) DO UPDATE SET rated_opening = excluded.rated_opening
@@ -1128,8 +1142,10 @@ class PostgresGameRepository:
                 return GuildSettings(guild_id)
             channels = await conn.fetch(SQL_GUILD_CHANNELS, guild_id)
             opening = await conn.fetchval(SQL_GUILD_OPENING, guild_id)
+            language = await conn.fetchval(SQL_GUILD_LANGUAGE, guild_id)
             return GuildSettings(
                 rated_opening=opening,
+                language=language,
                 guild_id=guild_id,
                 default_rule=Rule(row[0]),
                 turn_seconds=row[1],
@@ -1172,6 +1188,10 @@ class PostgresGameRepository:
                 await conn.execute(
                     SQL_SAVE_GUILD_OPENING, settings.guild_id, settings.rated_opening
                 )
+            if settings.language is None:
+                await conn.execute(SQL_CLEAR_GUILD_LANGUAGE, settings.guild_id)
+            else:
+                await conn.execute(SQL_SAVE_GUILD_LANGUAGE, settings.guild_id, settings.language)
 
         await self._run(work)
 
@@ -1203,6 +1223,27 @@ class PostgresGameRepository:
 
         async def work(conn: _Conn) -> None:
             await conn.execute(SQL_SAVE_USER_VIEW, user_id, view, now)
+
+        await self._run(work)
+
+    async def user_language(self, user_id: int) -> str | None:
+        """The user's language, None if never chosen."""
+
+        async def work(conn: _Conn) -> str | None:
+            language = await conn.fetchval(SQL_USER_LANGUAGE, user_id)
+            return None if language is None else str(language)
+
+        return await self._read(work)
+
+    async def save_user_language(self, user_id: int, language: str | None) -> None:
+        """Remember (or with None forget) the user's language."""
+        now = self._now()
+
+        async def work(conn: _Conn) -> None:
+            if language is None:
+                await conn.execute(SQL_CLEAR_USER_LANGUAGE, user_id)
+            else:
+                await conn.execute(SQL_SAVE_USER_LANGUAGE, user_id, language, now)
 
         await self._run(work)
 

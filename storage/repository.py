@@ -321,6 +321,7 @@ class GuildSettings:
     turn_pings: bool = True  # ping the player to move in games between people
     ai_clock: bool = False  # the turn time applies to games against the AI too
     rated_opening: str | None = None  # opening rule for rated games that name none
+    language: str | None = None  # public messages' language (bot.i18n); None: Discord's
 
     def __post_init__(self) -> None:
         if self.turn_seconds is not None and self.turn_seconds <= 0:
@@ -902,6 +903,14 @@ class GameRepository(Protocol):
 
     async def save_user_view(self, user_id: int, view: str) -> None:
         """Remember the user's board view (``delete_user_data`` forgets it)."""
+        ...
+
+    async def user_language(self, user_id: int) -> str | None:
+        """The language the user chose for replies (None: follow their Discord locale)."""
+        ...
+
+    async def save_user_language(self, user_id: int, language: str | None) -> None:
+        """Remember the user's language; None forgets it (``delete_user_data`` does too)."""
         ...
 
     # --- replies to finish --------------------------------------------------------------

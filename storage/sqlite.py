@@ -460,6 +460,7 @@ SQL_FORGET_USER = (
     "DELETE FROM undo_requests WHERE requester = :user",
     "DELETE FROM undo_requests WHERE responder = :user",
     "DELETE FROM user_settings WHERE user_id = :user",
+    "DELETE FROM user_languages WHERE user_id = :user",
     "DELETE FROM pending_replies WHERE user_id = :user",
     "DELETE FROM puzzle_players WHERE user_id = :user",
     "DELETE FROM puzzle_seen WHERE user_id = :user",
@@ -526,6 +527,19 @@ INSERT INTO guild_openings (guild_id, rated_opening) VALUES (?, ?)
 ON CONFLICT (guild_id) DO UPDATE SET rated_opening = excluded.rated_opening
 """
 SQL_CLEAR_GUILD_OPENING = "DELETE FROM guild_openings WHERE guild_id = ?"
+SQL_GUILD_LANGUAGE = "SELECT language FROM guild_languages WHERE guild_id = ?"
+SQL_SAVE_GUILD_LANGUAGE = """
+INSERT INTO guild_languages (guild_id, language) VALUES (?, ?)
+ON CONFLICT (guild_id) DO UPDATE SET language = excluded.language
+"""
+SQL_CLEAR_GUILD_LANGUAGE = "DELETE FROM guild_languages WHERE guild_id = ?"
+SQL_USER_LANGUAGE = "SELECT language FROM user_languages WHERE user_id = ?"
+SQL_SAVE_USER_LANGUAGE = """
+INSERT INTO user_languages (user_id, language, updated_at) VALUES (?, ?, ?)
+ON CONFLICT (user_id) DO UPDATE SET language = excluded.language,
+    updated_at = excluded.updated_at
+"""
+SQL_CLEAR_USER_LANGUAGE = "DELETE FROM user_languages WHERE user_id = ?"
 SQL_CLEAR_GUILD_CHANNELS = "DELETE FROM guild_allowed_channels WHERE guild_id = ?"
 SQL_ADD_GUILD_CHANNEL = "INSERT INTO guild_allowed_channels (guild_id, channel_id) VALUES (?, ?)"
 
@@ -1675,9 +1689,11 @@ class SqliteGameRepository:
                 return GuildSettings(guild_id)
             channels = await self._rows(db, SQL_GUILD_CHANNELS, (guild_id,))
             opening = await self._rows(db, SQL_GUILD_OPENING, (guild_id,))
+            language = await self._rows(db, SQL_GUILD_LANGUAGE, (guild_id,))
             row = rows[0]
             return GuildSettings(
                 rated_opening=opening[0][0] if opening else None,
+                language=language[0][0] if language else None,
                 guild_id=guild_id,
                 default_rule=Rule(row[0]),
                 turn_seconds=row[1],
@@ -1720,6 +1736,12 @@ class SqliteGameRepository:
                 await self._rows(
                     db, SQL_SAVE_GUILD_OPENING, (settings.guild_id, settings.rated_opening)
                 )
+            if settings.language is None:
+                await self._rows(db, SQL_CLEAR_GUILD_LANGUAGE, (settings.guild_id,))
+            else:
+                await self._rows(
+                    db, SQL_SAVE_GUILD_LANGUAGE, (settings.guild_id, settings.language)
+                )
 
         await self._run(work)
 
@@ -1752,6 +1774,27 @@ class SqliteGameRepository:
 
         async def work(db: _Db) -> None:
             await self._rows(db, SQL_SAVE_USER_VIEW, params)
+
+        await self._run(work)
+
+    async def user_language(self, user_id: int) -> str | None:
+        """The user's language, None if never chosen."""
+
+        async def work(db: _Db) -> str | None:
+            rows = await self._rows(db, SQL_USER_LANGUAGE, (user_id,))
+            return str(rows[0][0]) if rows else None
+
+        return await self._read(work)
+
+    async def save_user_language(self, user_id: int, language: str | None) -> None:
+        """Remember (or with None forget) the user's language."""
+        now = self._now()
+
+        async def work(db: _Db) -> None:
+            if language is None:
+                await self._rows(db, SQL_CLEAR_USER_LANGUAGE, (user_id,))
+            else:
+                await self._rows(db, SQL_SAVE_USER_LANGUAGE, (user_id, language, now))
 
         await self._run(work)
 

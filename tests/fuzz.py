@@ -34,7 +34,7 @@ from typing import Any
 
 from bot.app import create_bot
 from bot.console import Console, _limited_lines
-from bot.errors import GENERIC_MESSAGE
+from bot.errors import generic_message
 from bot.reporting import UserCooldown
 from bot.service import GameService
 from bot.settings import Settings
@@ -310,7 +310,7 @@ async def fuzz_discord(inputs: int, seed: int, report: FuzzReport) -> None:
                             report.ignored += 1
                         elif content is None:
                             report.note(kind, "unanswered", value)
-                        elif content == GENERIC_MESSAGE:
+                        elif content == generic_message():
                             report.note(kind, "generic", value)
                         if len(handler.records) > before:
                             report.note(kind, "tracebacks", value)

@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import words
+from bot import i18n, words
 from bot.cogs.play_choices import RULES
 from bot.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_field
 from bot.service import BOARD_STYLES, InvalidOptionError, idle_time
@@ -27,6 +27,10 @@ __all__ = ["AdminCog", "AdminCommands", "settings_embed"]
 
 _RULES: Final = RULES
 _STYLES: Final = [app_commands.Choice(name=style, value=style) for style in BOARD_STYLES]
+_LANGUAGES: Final = [
+    app_commands.Choice(name=words.SERVER_LANGUAGE_FOLLOW, value="discord"),
+    *(app_commands.Choice(name=i18n.LANGUAGE_NAMES[code], value=code) for code in i18n.LANGUAGES),
+]
 _OPENINGS: Final = [
     app_commands.Choice(name=NO_OPENING, value="none"),
     *(app_commands.Choice(name=name[:100], value=value) for name, value in OPENING_CHOICES),
@@ -35,27 +39,33 @@ _OPENINGS: Final = [
 
 def settings_embed(settings: GuildSettings) -> discord.Embed:
     """The guild's settings as a card."""
-    embed = discord.Embed(title="Gomoku settings", colour=0x5865F2)
-    turn = "no clock" if settings.turn_seconds is None else f"{settings.turn_seconds // 60} min"
+    embed = discord.Embed(title=words.settings_title(), colour=0x5865F2)
+    turn = (
+        words.no_clock()
+        if settings.turn_seconds is None
+        else words.turn_minutes(settings.turn_seconds // 60)
+    )
     channels = (
         " ".join(f"<#{channel}>" for channel in sorted(settings.allowed_channel_ids))
-        or "any channel"
+        or words.any_channel()
     )
-    embed.add_field(name="Default rule", value=settings.default_rule.value)
-    embed.add_field(name="Turn time", value=turn)
-    embed.add_field(name="Board style", value=settings.board_style)
-    embed.add_field(name=words.SETTING_PINGS, value=words.on_off(settings.turn_pings))
-    embed.add_field(name=words.SETTING_AI_CLOCK, value=words.on_off(settings.ai_clock))
+    embed.add_field(name=words.setting_rule(), value=words.rule_name(settings.default_rule))
+    embed.add_field(name=words.setting_turn(), value=turn)
+    embed.add_field(name=words.setting_style(), value=words.board_style_name(settings.board_style))
+    embed.add_field(name=words.setting_pings(), value=words.on_off(settings.turn_pings))
+    embed.add_field(name=words.setting_ai_clock(), value=words.on_off(settings.ai_clock))
     name, value = rated_opening_field(settings.rated_opening)
     embed.add_field(name=name, value=value)
-    embed.add_field(name="Games allowed in", value=channels, inline=False)
-    embed.add_field(name=words.SETTING_THREADS, value=words.on_off(settings.use_threads))
+    embed.add_field(name=words.setting_channels(), value=channels, inline=False)
+    language = i18n.LANGUAGE_NAMES.get(settings.language or "")
+    embed.add_field(name=words.setting_language(), value=words.server_language(language))
+    embed.add_field(name=words.setting_threads(), value=words.on_off(settings.use_threads))
     role = settings.moderator_role_id
     embed.add_field(
-        name=words.SETTING_MODERATOR, value=words.moderator_role(f"<@&{role}>" if role else None)
+        name=words.setting_moderator(), value=words.moderator_role(f"<@&{role}>" if role else None)
     )
     embed.add_field(
-        name=words.SETTING_IDLE,
+        name=words.setting_idle(),
         value=words.idle_times(
             idle_time(settings, against_ai=False), idle_time(settings, against_ai=True)
         ),
@@ -82,8 +92,9 @@ class AdminCommands(commands.Cog):
         pings="Ping the player to move in games between people (default on)",
         ai_clock="Apply the turn time to games against the AI too (default off)",
         rated_opening="Opening rule for rated games that name none (swap, swap2, renju ones)",
+        language="Language of boards, results and pings here (default: the server's Discord one)",
     )
-    @app_commands.choices(rule=_RULES, style=_STYLES, rated_opening=_OPENINGS)
+    @app_commands.choices(rule=_RULES, style=_STYLES, rated_opening=_OPENINGS, language=_LANGUAGES)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def settings(
         self,
@@ -101,6 +112,7 @@ class AdminCommands(commands.Cog):
         pings: bool | None = None,
         ai_clock: bool | None = None,
         rated_opening: str | None = None,
+        language: str | None = None,
     ) -> None:
         """Change this server's game settings (needs Manage Server)."""
         service = interaction.client.service
@@ -141,6 +153,8 @@ class AdminCommands(commands.Cog):
             changes["ai_clock"] = ai_clock
         if rated_opening is not None:
             changes["rated_opening"] = rated_opening
+        if language is not None:
+            changes["language"] = language
         updated = await interaction.client.in_time(
             interaction,
             service.update_settings(guild_id, **changes),

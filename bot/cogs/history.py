@@ -56,7 +56,7 @@ def _bot(interaction: discord.Interaction[Any]) -> GomokuBot:
 
 
 def _history_line(record: GameRecord, user_id: int) -> str:
-    view_names = f"{render.player_label(record.black)} vs {render.player_label(record.white)}"
+    view_names = words.versus(render.player_label(record.black), render.player_label(record.white))
     outcome = record.outcome
     color = record.color_of(user_id)
     won = None if outcome is None or outcome.winner is None else outcome.winner is color
@@ -64,21 +64,21 @@ def _history_line(record: GameRecord, user_id: int) -> str:
     result = words.result_word(won=won, draw=draw)
     kind = render.game_name(record.game)
     if record.game is Game.GOMOKU:
-        kind += f" {record.rule.value}"
+        kind += f" {words.rule_name(record.rule)}"
     when = discord.utils.format_dt(record.finished_at or record.updated_at, "d")
     return f"`{record.id}` {when} {kind} · {view_names} · **{result}**"
 
 
 def history_message(page: history.HistoryPage) -> dict[str, Any]:
     """The keyword arguments of a history page: an embed and Newer/Older buttons."""
-    embed = discord.Embed(title=words.HISTORY_TITLE, colour=_COLOUR)
+    embed = discord.Embed(title=words.history_title(), colour=_COLOUR)
     lines = [_history_line(record, page.user_id) for record in page.games]
-    embed.description = f"<@{page.user_id}>\n" + ("\n".join(lines) or words.HISTORY_EMPTY)
+    embed.description = f"<@{page.user_id}>\n" + ("\n".join(lines) or words.history_empty())
     embed.set_footer(text=words.history_footer(page.page))
     view = discord.ui.View(timeout=None)
     user, number = page.user_id, page.page
-    view.add_item(HistoryButton(user, number - 1, label=words.NEWER, enabled=number > 0))
-    view.add_item(HistoryButton(user, number + 1, label=words.OLDER, enabled=page.has_more))
+    view.add_item(HistoryButton(user, number - 1, label=words.newer(), enabled=number > 0))
+    view.add_item(HistoryButton(user, number + 1, label=words.older(), enabled=page.has_more))
     return {"embed": embed, "view": view}
 
 
@@ -90,12 +90,12 @@ class HistoryButton(
     """Newer / Older: show another page of the same user's history."""
 
     def __init__(
-        self, user_id: int, page: int, *, label: str = words.OLDER, enabled: bool = True
+        self, user_id: int, page: int, *, label: str | None = None, enabled: bool = True
     ) -> None:
         page = max(0, page)
         super().__init__(
             discord.ui.Button(
-                label=label,
+                label=label or words.older(),
                 style=discord.ButtonStyle.secondary,
                 custom_id=f"gomoku:history:{user_id}:{page}",
                 disabled=not enabled,
@@ -143,7 +143,7 @@ def replay_message(
     embed = render.game_card(shown, style=style).to_embed()
     embed.set_footer(text=words.replay_footer(view.game_id, ply, total))
     if review is not None:
-        embed.add_field(name=words.REVIEW_FIELD, value=_review_words(review, ply), inline=False)
+        embed.add_field(name=words.review_field(), value=_review_words(review, ply), inline=False)
     buttons = discord.ui.View(timeout=None)
     for action in _STEPS:
         buttons.add_item(ReplayButton(view.game_id, action, ply, total=total))
@@ -300,7 +300,7 @@ class HistoryCommands(commands.Cog):
             interaction.channel_id, game_id=view.game_id, player_names=names.__getitem__
         )
         gif = await asyncio.to_thread(history.animation, export.game)
-        moves = export.moves or words.NO_MOVES
+        moves = export.moves or words.no_moves()
         if len(moves) > _MOVE_LIST_LIMIT:
             moves = moves[: _MOVE_LIST_LIMIT - 1] + "…"
         stem = export.filename.removesuffix(".sgf")

@@ -46,6 +46,7 @@ class _Owned(discord.ui.View):
         self.owner = owner
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        await interaction.client.enter(interaction)
         return interaction.user.id == self.owner
 
     async def on_error(
@@ -63,8 +64,9 @@ class ReplaceOffer(_Owned):
         super().__init__(owner)
         self.old_game_id = old_game_id
         self.start = start
+        self.replace.label = words.replace_button()  # in the reader's language, not import's
 
-    @discord.ui.button(label=words.REPLACE_BUTTON, style=discord.ButtonStyle.primary)
+    @discord.ui.button(label="Replace it", style=discord.ButtonStyle.primary)
     async def replace(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
         """End the old game and start the new one."""
         # The prompt keeps its button: a second press is refused in words ("already over")
@@ -88,7 +90,7 @@ async def offer_replacement(
     if not view.is_active or view.humans != (interaction.user.id,) or view.ai_level is None:
         return False
     await interaction.response.send_message(
-        words.REPLACE_OFFER,
+        words.replace_offer(),
         view=ReplaceOffer(interaction.user.id, view.game_id, start),
         ephemeral=True,
     )
@@ -98,7 +100,13 @@ async def offer_replacement(
 class ForgetPrompt(_Owned):
     """The confirmation of ``/gomoku forget-me``."""
 
-    @discord.ui.button(label=words.FORGET_BUTTON, style=discord.ButtonStyle.danger)
+    def __init__(self, owner: int) -> None:
+        super().__init__(owner)
+        # The decorators' labels are fixed at import; these follow the reader's language.
+        self.confirm.label = words.forget_button()
+        self.cancel.label = words.forget_cancel()
+
+    @discord.ui.button(label="Delete my data", style=discord.ButtonStyle.danger)
     async def confirm(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
         """Delete the user's data."""
         self.stop()
@@ -114,11 +122,11 @@ class ForgetPrompt(_Owned):
             except discord.HTTPException:
                 log.warning("could not redraw game %s after forget-me", view.game_id)
 
-    @discord.ui.button(label=words.FORGET_CANCEL, style=discord.ButtonStyle.secondary)
+    @discord.ui.button(label="Keep it", style=discord.ButtonStyle.secondary)
     async def cancel(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
         """Keep everything."""
         self.stop()
-        await interaction.response.edit_message(content=words.FORGET_KEPT, view=None)
+        await interaction.response.edit_message(content=words.forget_kept(), view=None)
 
 
 class ModerationCommands(commands.Cog):
@@ -152,5 +160,5 @@ class ModerationCommands(commands.Cog):
     async def forget_me(self, interaction: Interaction) -> None:
         """Delete your data from the bot (asks you to confirm)."""
         await interaction.response.send_message(
-            words.FORGET_CONFIRM, view=ForgetPrompt(interaction.user.id), ephemeral=True
+            words.forget_confirm(), view=ForgetPrompt(interaction.user.id), ephemeral=True
         )

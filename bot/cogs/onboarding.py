@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import words
+from bot import i18n, words
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot
@@ -53,10 +53,10 @@ async def command_mentions(bot: GomokuBot) -> words.Mention:
 
 def help_embed(mention: words.Mention) -> discord.Embed:
     """The help card."""
-    embed = discord.Embed(title=words.HELP_TITLE, colour=_COLOUR)
+    embed = discord.Embed(title=words.help_title(), colour=_COLOUR)
     for title, text in words.help_sections(mention):
         embed.add_field(name=title, value=text[:1024], inline=False)
-    embed.set_footer(text=words.HELP_FOOTER)
+    embed.set_footer(text=words.help_footer())
     return embed
 
 
@@ -99,9 +99,9 @@ class Onboarding(commands.Cog):
         if channel is None:
             return
         mention = await command_mentions(self.bot)
+        with i18n.using(await self.bot.server_language(guild.id)):
+            text = words.welcome_text(mention)
         try:
-            await channel.send(
-                words.welcome_text(mention), allowed_mentions=discord.AllowedMentions.none()
-            )
+            await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException:
             log.warning("could not welcome guild %s", guild.id)

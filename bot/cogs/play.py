@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import render, threads, words
+from bot import i18n, render, threads, words
 from bot.cogs.admin import AdminCog
 from bot.cogs.history import ACTIONS as HISTORY_ACTIONS
 from bot.cogs.history import HistoryCommands
@@ -59,6 +59,11 @@ _VIEWS: Final = [
     for view in BOARD_VIEWS
 ]
 _OPENINGS: Final = [app_commands.Choice(name=name, value=value) for name, value in OPENING_CHOICES]
+# Each language by its own name (never translated), then "follow Discord".
+_LANGUAGES: Final = [
+    *(app_commands.Choice(name=i18n.LANGUAGE_NAMES[code], value=code) for code in i18n.LANGUAGES),
+    app_commands.Choice(name=words.LANGUAGE_FOLLOW, value="discord"),
+]
 
 
 def _choice(kind: type[E], option: str, value: str) -> E:
@@ -185,7 +190,7 @@ class GomokuCog(
         record = await service.repository.open_game_in_channel(interaction.channel_id)
         files: list[discord.File] = []
         if record is None:
-            text += "\n" + words.NO_GAME_TO_SHOW
+            text += "\n" + words.no_game_to_show()
         else:
             game = await service.game(record.id)
             text += f"\n{render.status_line(game)}"
@@ -203,6 +208,21 @@ class GomokuCog(
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
+    @app_commands.command(name="language")
+    @app_commands.describe(language="The language I speak to you in (default: your Discord one)")
+    @app_commands.choices(language=_LANGUAGES)
+    async def language(self, interaction: Interaction, language: str) -> None:
+        """Choose the language the bot speaks to you in."""
+        chosen = None if language == "discord" else language
+        await self.bot.service.set_language(interaction.user.id, chosen)
+        self.bot.forget_language(interaction.user.id)
+        await self.bot.enter(interaction)  # this answer already in the new language
+        if chosen is None:
+            text = words.language_cleared()
+        else:
+            text = words.language_saved(i18n.LANGUAGE_NAMES[chosen])
+        await interaction.response.send_message(text, ephemeral=True)
+
     @app_commands.command(name="resign")
     async def resign(self, interaction: Interaction) -> None:
         """Resign this channel's game (asks you to confirm)."""
@@ -211,7 +231,7 @@ class GomokuCog(
         if interaction.user.id not in view.humans:
             raise NotAPlayerError(interaction.user.id, view.game_id)
         await interaction.response.send_message(
-            "Resign this game? Your opponent wins.", view=resign_view(view.game_id), ephemeral=True
+            words.resign_confirm(), view=resign_view(view.game_id), ephemeral=True
         )
 
     @app_commands.command(name="undo")
@@ -227,17 +247,17 @@ class GomokuCog(
         )
         deferred = interaction.response.is_done()  # privately: the write was slow
         if isinstance(outcome, UndoResult):
-            text = f"Took back {len(outcome.undone)} moves."
+            text = words.took_back(len(outcome.undone))
             if deferred:
                 await interaction.edit_original_response(content=text)
             else:
                 await interaction.response.send_message(text, ephemeral=True)
             await self.bot.show_game(outcome.game)
             return
-        content = (
-            f"<@{outcome.responder}>, <@{outcome.requester}> asks to take back their last move."
-        )
-        view = undo_view(outcome.game.game_id)
+        # The request is for the opponent: in the server's language, like the board.
+        with i18n.using(await self.bot.server_language(interaction.guild_id)):
+            content = words.undo_request(outcome.responder, outcome.requester)
+            view = undo_view(outcome.game.game_id)
         mentions = discord.AllowedMentions(users=[discord.Object(outcome.responder)])
         if not deferred:
             await interaction.response.send_message(content, view=view, allowed_mentions=mentions)
@@ -255,9 +275,7 @@ class GomokuCog(
         assert interaction.channel_id is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
         hint = await self.bot.service.hint(interaction.channel_id, interaction.user.id)
-        await interaction.edit_original_response(
-            content=f"The AI suggests **{str(hint.point).upper()}**."
-        )
+        await interaction.edit_original_response(content=words.hint_reply(str(hint.point).upper()))
 
 
 class PlaceCog(commands.Cog):

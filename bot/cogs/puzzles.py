@@ -22,7 +22,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import render, words
+from bot import i18n, render, words
 from bot.ai import AIError
 from bot.puzzles import (
     Attempt,
@@ -168,8 +168,9 @@ async def post_due(bot: GomokuBot) -> int:
         ):
             continue
         attempt = Attempt(daily_puzzle(day, guild_id))
-        embed = _embed(attempt, words.DAILY_HOW)
-        embed.title = words.daily_title(day.isoformat(), defend=attempt.puzzle.defend)
+        with i18n.using(await bot.server_language(guild_id)):
+            embed = _embed(attempt, words.daily_how())
+            embed.title = words.daily_title(day.isoformat(), defend=attempt.puzzle.defend)
         try:
             channel = bot.get_channel(channel_id) or await bot.fetch_channel(channel_id)
             if not isinstance(channel, discord.abc.Messageable):
@@ -276,7 +277,7 @@ class PuzzleCommands(commands.Cog):
                 attempt = Attempt(next_puzzle(puzzles, seen, player.solved + player.failed))
                 await repository.save_puzzle_player(replace(player, attempt=_dump(attempt)))
         await interaction.response.send_message(
-            embed=_embed(attempt, words.PUZZLE_HOW), ephemeral=True
+            embed=_embed(attempt, words.puzzle_how()), ephemeral=True
         )
 
     @app_commands.command(name="solve")
@@ -341,8 +342,8 @@ class PuzzleCommands(commands.Cog):
             for i, p in enumerate(rows)
         ]
         embed = discord.Embed(
-            title=words.PUZZLE_BOARD_TITLE,
-            description="\n".join(lines) or words.PUZZLE_BOARD_EMPTY,
+            title=words.puzzle_board_title(),
+            description="\n".join(lines) or words.puzzle_board_empty(),
             colour=_COLOUR,
         )
         kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}

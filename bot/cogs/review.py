@@ -55,21 +55,21 @@ def review_message(view: GameView, review: Review) -> dict[str, Any]:
         for mark in review.marks[:_MARKS_SHOWN]
     ]
     if not lines:
-        lines.append(words.REVIEW_NO_MARKS)
+        lines.append(words.review_no_marks())
     if review.turning is not None and 0 < review.turning <= len(moves):
         lines.append(words.turning_point(review.turning, str(moves[review.turning - 1].point)))
     if not review.complete:
-        lines.append(words.REVIEW_UNFINISHED)
+        lines.append(words.review_unfinished())
     embed = discord.Embed(
         title=words.review_title(view.game_id), description="\n".join(lines), colour=_COLOUR
     )
     filename = f"review-{view.game_id}.png"
     embed.set_image(url=f"attachment://{filename}")
-    embed.set_footer(text=words.REVIEW_GRAPH)
+    embed.set_footer(text=words.review_graph())
     buttons = discord.ui.View(timeout=None)
     first = review.marks[0].ply if review.marks else review.turning or 1
     start = ReplayButton(view.game_id, "next", max(first - 1, 0), total=len(moves))
-    start.item.label = words.REVIEW_REPLAY
+    start.item.label = words.review_replay()
     buttons.add_item(start)
     return {"embed": embed, "view": buttons, "filename": filename}
 

@@ -30,21 +30,25 @@ MIN_LEADERBOARD_GAMES: Final = 3  # rated games a player needs to appear on a le
 
 def _kind(line: ResultCount) -> str:
     name = render.game_name(line.game)
-    return f"{name} · {line.rule.value}" if line.game is Game.GOMOKU else name
+    return f"{name} · {words.rule_name(line.rule)}" if line.game is Game.GOMOKU else name
 
 
 def stats_embed(
     user_id: int, results: Sequence[ResultCount], ratings: Sequence[PlayerStats]
 ) -> discord.Embed:
     """A player's card: a field per game kind and rule, one line per opponent, and ratings."""
-    embed = discord.Embed(title=words.STATS_TITLE, colour=_COLOUR)
+    embed = discord.Embed(title=words.stats_title(), colour=_COLOUR)
     if not results:
-        embed.description = f"<@{user_id}> {words.STATS_EMPTY}"
+        embed.description = f"<@{user_id}> {words.stats_empty()}"
         return embed
     embed.description = f"<@{user_id}>"
     fields: dict[str, list[str]] = {}
     for line in results:
-        opponent = words.VS_PEOPLE if line.opponent_level is None else line.opponent_level
+        opponent = (
+            words.vs_people()
+            if line.opponent_level is None
+            else words.level_name(line.opponent_level)
+        )
         record = words.record_line(line.wins, line.losses, line.draws, line.unfinished)
         fields.setdefault(_kind(line), []).append(f"{opponent}: {record}")
     for name, lines in list(fields.items())[:24]:
@@ -57,7 +61,7 @@ def stats_embed(
         if row.games
     ]
     if rated:
-        embed.add_field(name=words.RATING_TITLE, value="\n".join(rated), inline=False)
+        embed.add_field(name=words.rating_title(), value="\n".join(rated), inline=False)
     return embed
 
 

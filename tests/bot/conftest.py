@@ -141,7 +141,8 @@ async def board_caught_up(fake: FakeDiscord, bot: GomokuBot, game_id: int) -> No
     its board is redrawn, so the redraw may still be on its way when the answer arrives (and,
     between people, until the player to move has been pinged)."""
     view = await bot.service.game(game_id)
-    footer = f"game {game_id}" + (f" · {len(view.board.moves)} moves" if view.board.moves else "")
+    moves = len(view.board.moves)
+    footer = f"game {game_id}" + (f" · {moves} move{'s' if moves != 1 else ''}" if moves else "")
 
     def shown() -> bool:
         return any(

@@ -43,6 +43,7 @@ async def test_registered_tree(fake: FakeDiscord, bot: GomokuBot) -> None:
         "solve",
         "puzzles",
         "daily-puzzle",
+        "language",
     }
     admin = fake.command("gomoku-admin")
     assert {o["name"] for o in admin["options"]} == {"settings"}

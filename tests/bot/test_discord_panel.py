@@ -240,7 +240,7 @@ async def test_play_again_against_the_ai(
     new = await bot.service.game((await bot.service.board(fake.default_channel.id)).game_id)
     assert new.white.user_id == alice.id  # colours swapped: the AI opens
     assert new.black.level == "easy"
-    await fake.wait_for(lambda: "1 moves" in again.message.text())  # type: ignore[union-attr]
+    await fake.wait_for(lambda: "1 move" in again.message.text())  # type: ignore[union-attr]
     assert (await bot.service.game(new.game_id)).to_move == new.white
 
 

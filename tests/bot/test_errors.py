@@ -9,7 +9,7 @@ from discord import app_commands
 
 from bot import service
 from bot.ai import AIError
-from bot.errors import GENERIC_MESSAGE, quote, user_message
+from bot.errors import generic_message, quote, user_message
 from engine import errors as engine_errors
 from engine.board import Board
 from engine.errors import (
@@ -153,7 +153,7 @@ def test_unknown_errors_have_no_words() -> None:
     assert user_message(RuntimeError("boom")) is None
     assert user_message(KeyError("x")) is None
     assert user_message(app_commands.CheckFailure("some other check")) is None
-    assert GENERIC_MESSAGE
+    assert generic_message()
 
 
 def test_a_late_move_says_it_lost_on_time() -> None:

@@ -70,6 +70,7 @@ class FakeUser:
     bot: bool = False
     permissions: int = MEMBER_DEFAULT_PERMISSIONS  # guild-level permissions as a member
     roles: list[int] = field(default_factory=list)
+    locale: str = "en-US"  # the language of their Discord client (interaction.locale)
 
     @property
     def mention(self) -> str:

@@ -104,6 +104,7 @@ class FakeDiscord:
         self.application_id = snowflake()
         self.bot_user = FakeUser(snowflake(), "Gomoku", bot=True)
         self.guild_id = snowflake()
+        self.guild_locale = "en-US"  # the server's language (guild_locale, preferred_locale)
         self.owner = FakeUser(snowflake(), "owner", permissions=ADMIN_PERMISSIONS)
         self.users: dict[int, FakeUser] = {self.owner.id: self.owner}
         self.channels: dict[int, FakeChannel] = {}
@@ -314,10 +315,11 @@ class FakeDiscord:
         """Every registered command: global ones, then this guild's."""
         return self.global_commands + self.guild_commands.get(self.guild_id, [])
 
-    def command(self, name: str) -> dict[str, Any]:
-        """The registered top-level command called ``name``."""
+    def command(self, name: str, locale: str | None = None) -> dict[str, Any]:
+        """The registered top-level command called ``name`` (in ``locale``, as a client set
+        to that language shows it, when given)."""
         for command in self.commands():
-            if command["name"] == name:
+            if _named(command, name, locale):
                 return command
         raise FakeDiscordError(f"no command {name!r} registered (did the bot sync its tree?)")
 
@@ -351,18 +353,22 @@ class FakeDiscord:
         options: dict[str, Any] | None = None,
         focused: str | None = None,
     ) -> InteractionRecord:
-        """Send a slash command (or, with ``focused``, an autocomplete) and return at once."""
+        """Send a slash command (or, with ``focused``, an autocomplete) and return at once.
+        Names (command, subcommand, options) may be given as the user's client shows them
+        in their language (``user.locale``); the interaction carries the registered ones, as
+        Discord's does."""
+        locale = (user or self.owner).locale
         names = command.split()
-        schema = self.command(names[0])
+        schema = self.command(names[0], locale)
         resolved: dict[str, dict[str, Any]] = {}
         leaf, path = schema, []
         for name in names[1:]:
-            sub = _find_option(leaf, name)
+            sub = _find_option(leaf, name, locale)
             if sub is None or sub["type"] not in (SUBCOMMAND, SUBCOMMAND_GROUP):
                 raise FakeDiscordError(f"/{command}: no subcommand {name!r}")
             path.append(sub)
             leaf = sub
-        given = _build_options(leaf, options or {}, resolved, self, focused=focused)
+        given = _build_options(leaf, options or {}, resolved, self, focused=focused, locale=locale)
         for sub in reversed(path):
             given = [{"type": sub["type"], "name": sub["name"], "options": given}]
         data: dict[str, Any] = {
@@ -484,15 +490,15 @@ class FakeDiscord:
             "type": kind,
             "data": data,
             "guild_id": str(self.guild_id),
-            "guild": {"id": str(self.guild_id), "locale": "en-US", "features": []},
+            "guild": {"id": str(self.guild_id), "locale": self.guild_locale, "features": []},
             "channel_id": str(channel.id),
             "channel": channel.payload(),
             "member": user.member_payload(with_permissions=True),
             "token": token,
             "version": 1,
             "app_permissions": str(channel.bot_permissions),
-            "locale": "en-US",
-            "guild_locale": "en-US",
+            "locale": user.locale,
+            "guild_locale": self.guild_locale,
             "entitlements": [],
             "authorizing_integration_owners": {"0": str(self.guild_id)},
             "context": 0,
@@ -628,7 +634,7 @@ class FakeDiscord:
                 "stage_instances": [],
                 "guild_scheduled_events": [],
                 "joined_at": "2026-01-01T00:00:00.000000+00:00",
-                "preferred_locale": "en-US",
+                "preferred_locale": self.guild_locale,
             },
         )
         session.ready = True
@@ -1056,8 +1062,17 @@ async def _read_body(request: web.Request) -> tuple[Any, list[tuple[str, bytes, 
     return (json.loads(text) if text else None), files
 
 
-def _find_option(schema: dict[str, Any], name: str) -> dict[str, Any] | None:
-    return next((o for o in schema.get("options", []) if o["name"] == name), None)
+def _named(node: dict[str, Any], name: str, locale: str | None) -> bool:
+    """Whether ``node`` is called ``name``, or ``name`` in ``locale``'s translation."""
+    if node["name"] == name:
+        return True
+    return locale is not None and (node.get("name_localizations") or {}).get(locale) == name
+
+
+def _find_option(
+    schema: dict[str, Any], name: str, locale: str | None = None
+) -> dict[str, Any] | None:
+    return next((o for o in schema.get("options", []) if _named(o, name, locale)), None)
 
 
 def _build_options(
@@ -1067,13 +1082,17 @@ def _build_options(
     fake: FakeDiscord,
     *,
     focused: str | None,
+    locale: str | None = None,
 ) -> list[dict[str, Any]]:
     """Type the given option values the way the Discord client does (it validates them too)."""
     out = []
-    for name, value in given.items():
-        option = _find_option(leaf, name)
+    for typed, value in given.items():
+        option = _find_option(leaf, typed, locale)
         if option is None:
-            raise FakeDiscordError(f"/{leaf['name']} has no option {name!r}")
+            raise FakeDiscordError(f"/{leaf['name']} has no option {typed!r}")
+        name = option["name"]  # the registered name, whatever language it was typed in
+        if focused == typed:
+            focused = name
         kind = option["type"]
         entry: dict[str, Any] = {"name": name, "type": kind}
         if name == focused:
@@ -1109,10 +1128,11 @@ def _build_options(
         if choices and entry["value"] not in [c["value"] for c in choices]:
             raise FakeDiscordError(f"{name}={value!r} is not one of the offered choices")
         out.append(entry)
+    sent = {entry["name"] for entry in out}
     missing = [
         o["name"]
         for o in leaf.get("options", [])
-        if o.get("required") and o["name"] not in given and o["type"] > SUBCOMMAND_GROUP
+        if o.get("required") and o["name"] not in sent and o["type"] > SUBCOMMAND_GROUP
     ]
     if missing and focused is None:
         raise FakeDiscordError(f"/{leaf['name']} needs {missing}: the client would not send it")
@@ -1122,15 +1142,33 @@ def _build_options(
 def _check_command(command: dict[str, Any]) -> str | None:
     """Discord's registration limits: names, descriptions, option counts."""
 
+    def localisations(node: dict[str, Any], key: str) -> dict[str, str]:
+        found = node.get(key) or {}
+        return found if isinstance(found, dict) else {"?": "not a dict"}
+
     def walk(node: dict[str, Any], depth: int) -> str | None:
         name = node.get("name", "")
-        if not re.fullmatch(r"[-_\w]{1,32}", name) or name != name.lower():
-            return f"bad name {name!r}"
+        names = [name, *localisations(node, "name_localizations").values()]
+        for shown in names:
+            if not re.fullmatch(r"[-_\w]{1,32}", shown) or shown != shown.lower():
+                return f"bad name {shown!r}"
+        for locale in [
+            *localisations(node, "name_localizations"),
+            *localisations(node, "description_localizations"),
+        ]:
+            if locale not in DISCORD_LOCALES:
+                return f"{name}: unknown locale {locale!r}"
         description = node.get("description", "")
-        if node.get("type", 1) in (1, 2, 3, 4, 5, 6, 7, 8, 10, 11) and not (
-            1 <= len(description) <= 100
-        ):
-            return f"{name}: description must be 1-100 characters, got {len(description)}"
+        descriptions = [description, *localisations(node, "description_localizations").values()]
+        for shown in descriptions:
+            if node.get("type", 1) in (1, 2, 3, 4, 5, 6, 7, 8, 10, 11) and not (
+                1 <= len(shown) <= 100
+            ):
+                return f"{name}: description must be 1-100 characters, got {len(shown)}"
+        for choice in node.get("choices") or []:
+            for shown in [choice["name"], *localisations(choice, "name_localizations").values()]:
+                if not 1 <= len(shown) <= 100:
+                    return f"{name}: choice names must be 1-100 characters: {shown!r}"
         options = node.get("options") or []
         if len(options) > 25:
             return f"{name}: more than 25 options"
@@ -1190,6 +1228,8 @@ def _apply(
         return "Cannot send an empty message"
     return None
 
+
+DISCORD_LOCALES: Final = frozenset(locale.value for locale in discord.Locale)
 
 _LAYOUT_TOP: Final = {
     1,
