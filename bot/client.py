@@ -30,7 +30,7 @@ from discord.ext import commands
 from discord.http import Route
 
 from bot import i18n, render, words
-from bot.i18n import _, number
+from bot.i18n import _
 from bot.opening_words import choice_summary
 from bot.render_png import render_png_async
 from bot.reporting import GomokuTree, UserCooldown
@@ -349,7 +349,7 @@ class GomokuBot(commands.Bot):
         for change in ratings:
             embed.add_field(
                 name=_("Rating"),
-                value=f"<@{change.user_id}>: {number(change.before)} → {number(change.after)}",
+                value=f"<@{change.user_id}>: {change.before} → {change.after}",
             )
         content = ""
         if view.status is GameStatus.PENDING:

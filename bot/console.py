@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Final, TextIO
 
 from bot.ai import AIError
 from bot.errors import generic_message, user_message
-from bot.i18n import N_, _, from_system, ngettext, set_current
+from bot.i18n import N_, _, from_system, ngettext, set_current, using
 from bot.render import compact_board, forbidden_points, game_name, window
 from bot.service import (
     DEFAULT_LEVEL,
@@ -626,8 +626,11 @@ async def main(
     output: TextIO | None = None,
     workers: int = 1,
 ) -> None:
-    """Run a terminal session on the store the settings name (``db_path`` by default)."""
+    """Run a terminal session on the store the settings name (``db_path`` by default), in
+    the system's language (LC_ALL, LC_MESSAGES, LANG)."""
     from bot.ai import ProcessPoolRunner
+
+    set_current(from_system(settings.system_locale))  # this task's language, and its children's
     from storage.opening import open_repository
 
     out = output or sys.stdout
@@ -670,10 +673,10 @@ async def _until(lines: AsyncIterator[str], stop: asyncio.Event) -> AsyncIterato
 
 def run(settings: Settings) -> int:
     """``python -m bot`` without a token: play in the terminal. Ctrl-C, SIGTERM and EOF leave
-    cleanly (exit 0). Speaks the system's language (LC_ALL, LC_MESSAGES, LANG)."""
-    set_current(from_system(settings.system_locale))  # before the loop: its tasks copy this
+    cleanly (exit 0)."""
     try:
         asyncio.run(main(settings))
     except KeyboardInterrupt:
-        sys.stdout.write("\n" + _("Bye. Your game is saved.") + "\n")
+        with using(from_system(settings.system_locale)):
+            sys.stdout.write("\n" + _("Bye. Your game is saved.") + "\n")
     return 0

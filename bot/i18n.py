@@ -212,9 +212,10 @@ def _babel_locale() -> str:
     return _current.get()
 
 
-def number(value: float) -> str:
-    """``value`` as the current language writes numbers (``1,138``)."""
-    return format_decimal(value, locale=_babel_locale())
+def number(value: float, *, grouped: bool = True) -> str:
+    """``value`` as the current language writes numbers (``12,345``); ratings are written
+    ungrouped (``1138``), as players write them."""
+    return format_decimal(value, locale=_babel_locale(), group_separator=grouped)
 
 
 def duration(span: timedelta, *, threshold: float = 1.0) -> str:

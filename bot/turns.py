@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import discord
 
-from bot import render, words
+from bot import i18n, render, words
 from storage.repository import GameStatus, PendingReply
 
 if TYPE_CHECKING:
@@ -124,10 +124,16 @@ async def finish_interrupted_replies(bot: GomokuBot) -> int:
     for reply in await repository.pending_replies():
         if bot.clock() - reply.created_at < TOKEN_LIFE:
             webhook = discord.Webhook.partial(reply.application_id, reply.token, client=bot)
+            language = await bot.service.language(reply.user_id)  # their choice, else
+            if language is None:  # the server's (their client's is not known here)
+                guild_id = (await bot.service.game(reply.game_id)).guild_id
+                language = await bot.server_language(guild_id)
+            with i18n.using(language):
+                text = words.restarted()
             try:
                 await webhook.edit_message(
                     reply.message_id,
-                    content=words.restarted(),
+                    content=text,
                     allowed_mentions=discord.AllowedMentions.none(),
                 )
                 done += 1

@@ -373,7 +373,7 @@ def rating_line(game: str, rating: int, games: int, streak: int, best: int) -> s
         games,
     ).format(
         game=game,
-        rating=number(rating),
+        rating=number(rating, grouped=False),
         count=number(games),
         streak=f"{streak:+d}",
         best=number(best),
@@ -672,7 +672,7 @@ def puzzle_title(origin: tuple[str, int, int], side: str, *, defend: bool = Fals
 def puzzle_held(rating: int, streak: int) -> str:
     """A defence puzzle solved."""
     return _("Held! That was the one move. Puzzle rating {rating}, {streak} in a row.").format(
-        rating=number(rating), streak=number(streak)
+        rating=number(rating, grouped=False), streak=number(streak)
     )
 
 
@@ -681,7 +681,7 @@ def puzzle_broke(rating: int, answer: str, reply: str) -> str:
     return _(
         "The attack goes through (it goes on with **{reply}**). The move that held was "
         "**{answer}**. Puzzle rating {rating}."
-    ).format(reply=reply, answer=answer, rating=number(rating))
+    ).format(reply=reply, answer=answer, rating=number(rating, grouped=False))
 
 
 puzzle_how: Final = later(
@@ -699,7 +699,7 @@ def puzzle_answered(played: str, reply: str) -> str:
 def puzzle_solved(rating: int, streak: int) -> str:
     """Solved."""
     return _("Solved! Puzzle rating {rating}, {streak} in a row.").format(
-        rating=number(rating), streak=number(streak)
+        rating=number(rating, grouped=False), streak=number(streak)
     )
 
 
@@ -708,7 +708,7 @@ def puzzle_failed(rating: int, answer: str) -> str:
     return _(
         "The forced win is gone. One winning start was **{answer}**. Puzzle rating {rating}; "
         "/gomoku puzzle gives the next one."
-    ).format(answer=answer, rating=number(rating))
+    ).format(answer=answer, rating=number(rating, grouped=False))
 
 
 puzzle_board_title: Final = later(N_("Puzzle solvers"))
@@ -720,7 +720,7 @@ def puzzle_board_line(rank: int, user_id: int, rating: int, solved: int, best: i
     return _("{rank}. {player} · {rating} · {solved} solved · best run {best}").format(
         rank=rank,
         player=f"<@{user_id}>",
-        rating=number(rating),
+        rating=number(rating, grouped=False),
         solved=number(solved),
         best=number(best),
     )

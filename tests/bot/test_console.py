@@ -140,8 +140,13 @@ def test_ansi_board_colours_the_marks() -> None:
 
 def test_python_m_bot_plays_in_the_terminal(tmp_path: Path) -> None:
     """``make run`` without a token: the real entry point, a SQLite file, a real AI pool."""
-    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISCORD_TOKEN", "LC_ALL", "LC_MESSAGES", "LANGUAGE")
+    }
     env["GOMOKU_DB_PATH"] = str(tmp_path / "console.sqlite3")
+    env["LANG"] = "C.UTF-8"  # English
     run = subprocess.run(
         [sys.executable, "-m", "bot"],
         input="new friend 9\ne5\nd4\nboard\nquit\n",
@@ -156,11 +161,11 @@ def test_python_m_bot_plays_in_the_terminal(tmp_path: Path) -> None:
     assert "Gomoku 9x9 freestyle" in run.stdout
     assert "Move 3, last d4" in run.stdout
     assert run.stdout.rstrip().endswith("Bye. Your game is saved.")
-    # The game is in the database: a second start continues it.
+    # The game is in the database: a second start continues it, in the system's language.
     again = subprocess.run(
         [sys.executable, "-m", "bot"],
-        input="",
-        env=env,
+        input="board\n",
+        env={**env, "LANG": "zh_CN.UTF-8"},
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -168,4 +173,8 @@ def test_python_m_bot_plays_in_the_terminal(tmp_path: Path) -> None:
         check=False,
     )
     assert again.returncode == 0, again.stderr
-    assert "Continuing the game you left." in again.stdout
+    assert "继续你上次离开的对局。" in again.stdout
+    assert "五子棋 9x9 无禁手" in again.stdout
+    assert "第 3 手" in again.stdout
+    assert "上一手 d4" in again.stdout
+    assert again.stdout.rstrip().endswith("再见。你的对局已保存。")

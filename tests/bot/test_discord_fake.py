@@ -234,3 +234,31 @@ async def test_answering_late_or_twice_fails_like_discord(fake: FakeDiscord, toy
     await fake.wait_for(lambda: bool(fake.requests_to("POST", rf"/interactions/{record.id}/")))
     assert fake.requests_to("POST", rf"/interactions/{record.id}/")[0].status == 404
     assert record.callback_type is None
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"name_localizations": {"ja": "Start"}}, "bad name 'Start'"),
+        ({"name_localizations": {"ja": "二 語"}}, "bad name"),
+        ({"name_localizations": {"xx": "x"}}, "unknown locale 'xx'"),
+        ({"description_localizations": {"ko": "가" * 101}}, "1-100 characters"),
+    ],
+    ids=["upper-case", "space", "locale", "long-description"],
+)
+def test_the_fake_checks_localisations_as_discord_does(
+    change: dict[str, Any], problem: str
+) -> None:
+    from tests.fakediscord.server import _check_command
+
+    command = {"name": "gomoku", "description": "Play", "type": 1, "options": []}
+    assert _check_command(command) is None
+    assert problem in (_check_command({**command, **change}) or "")
+    twins = {
+        **command,
+        "options": [
+            {"name": "a", "description": "x", "type": 1, "name_localizations": {"ja": "同じ"}},
+            {"name": "b", "description": "x", "type": 1, "name_localizations": {"ja": "同じ"}},
+        ],
+    }
+    assert "share a name in ja" in (_check_command(twins) or "")

@@ -1176,6 +1176,14 @@ def _check_command(command: dict[str, Any]) -> str | None:
             return f"{name}: more than 25 choices"
         if node.get("autocomplete") and node.get("choices"):
             return f"{name}: autocomplete and choices together"
+        languages = {"", *(k for o in options for k in localisations(o, "name_localizations"))}
+        for language in languages:
+            # Options and subcommands are told apart by name, in every language too.
+            names_there = [
+                localisations(o, "name_localizations").get(language, o["name"]) for o in options
+            ]
+            if len(set(names_there)) != len(names_there):
+                return f"{name}: two options share a name in {language or 'the default'}"
         for option in options:
             problem = walk(option, depth + 1)
             if problem:
