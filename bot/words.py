@@ -13,9 +13,10 @@ through ``_`` elsewhere.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Final, Literal
 
+from babel.dates import format_date
 from babel.units import format_unit
 
 from bot.i18n import N_, _, current, ngettext, number, pgettext
@@ -724,6 +725,11 @@ def puzzle_board_line(rank: int, user_id: int, rating: int, solved: int, best: i
         solved=number(solved),
         best=number(best),
     )
+
+
+def day_name(day: date) -> str:
+    """A calendar day as the language writes it: ``November 22, 2026``, ``2026年11月22日``."""
+    return format_date(day, format="long", locale=current())
 
 
 def daily_title(day: str, *, defend: bool) -> str:

@@ -170,7 +170,7 @@ async def post_due(bot: GomokuBot) -> int:
         attempt = Attempt(daily_puzzle(day, guild_id))
         with i18n.using(await bot.server_language(guild_id)):
             embed = _embed(attempt, words.daily_how())
-            embed.title = words.daily_title(day.isoformat(), defend=attempt.puzzle.defend)
+            embed.title = words.daily_title(words.day_name(day), defend=attempt.puzzle.defend)
         try:
             channel = bot.get_channel(channel_id) or await bot.fetch_channel(channel_id)
             if not isinstance(channel, discord.abc.Messageable):

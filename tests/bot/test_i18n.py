@@ -11,7 +11,7 @@ import asyncio
 import re
 import string
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -225,20 +225,22 @@ def test_the_terminal_follows_the_system_locale(value: str, language: str) -> No
 
 
 @pytest.mark.parametrize(
-    ("language", "count", "days", "minutes"),
+    ("language", "count", "days", "minutes", "day"),
     [
-        ("en", "12,345", "7 days", "1 hour"),
-        ("zh_Hans", "12,345", "7天", "1小时"),
-        ("zh_Hant", "12,345", "7 天", "1 小時"),
-        ("ja", "12,345", "7 日", "1 時間"),
-        ("ko", "12,345", "7일", "1시간"),
+        ("en", "12,345", "7 days", "1 hour", "November 22, 2026"),
+        ("zh_Hans", "12,345", "7天", "1小时", "2026年11月22日"),
+        ("zh_Hant", "12,345", "7 天", "1 小時", "2026年11月22日"),
+        ("ja", "12,345", "7 日", "1 時間", "2026年11月22日"),
+        ("ko", "12,345", "7일", "1시간", "2026년 11월 22일"),
     ],
 )
-def test_numbers_and_spans_follow_the_language(
-    language: str, count: str, days: str, minutes: str
+def test_numbers_dates_and_spans_follow_the_language(
+    language: str, count: str, days: str, minutes: str, day: str
 ) -> None:
     with i18n.using(language):
         assert i18n.number(12345) == count
+        assert i18n.number(1138, grouped=False) == "1138"  # ratings
+        assert words.day_name(date(2026, 11, 22)) == day
         assert words.duration(timedelta(days=7)) == days
         assert words.duration(timedelta(minutes=60)) == minutes
         assert "duration" not in words.duration(timedelta(seconds=30))
