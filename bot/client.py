@@ -173,6 +173,7 @@ class GomokuBot(commands.Bot):
         from bot.cogs import play
 
         await play.setup(self)
+        await asyncio.to_thread(i18n.load_all)
         await self.tree.set_translator(i18n.command_translator())
         await self.sync_commands()
         self._spawn(self._resume())
