@@ -90,3 +90,13 @@ async def test_commands_are_registered_only_when_they_change(
     async with fake.running(second):
         assert await second.sync_commands() is False
     assert len(fake.requests_to("PUT", r"/applications/\d+/commands")) == 1
+    # A changed translation is a change too: Discord's copy is compared with its
+    # translations (asked for with with_localizations).
+    gets = fake.requests_to("GET", r"/applications/\d+/commands")
+    assert gets
+    assert all(r.query.get("with_localizations") == "true" for r in gets)
+    fake.global_commands[0]["description_localizations"] = {"ja": "古い訳"}
+    third = make_bot()
+    async with fake.running(third):
+        pass
+    assert len(fake.requests_to("PUT", r"/applications/\d+/commands")) == 2
