@@ -66,7 +66,7 @@ class ReplaceOffer(_Owned):
         self.start = start
         self.replace.label = words.replace_button()  # in the reader's language, not import's
 
-    @discord.ui.button(label="Replace it", style=discord.ButtonStyle.primary)
+    @discord.ui.button(label="…", style=discord.ButtonStyle.primary)  # set in __init__
     async def replace(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
         """End the old game and start the new one."""
         # The prompt keeps its button: a second press is refused in words ("already over")
@@ -106,7 +106,7 @@ class ForgetPrompt(_Owned):
         self.confirm.label = words.forget_button()
         self.cancel.label = words.forget_cancel()
 
-    @discord.ui.button(label="Delete my data", style=discord.ButtonStyle.danger)
+    @discord.ui.button(label="…", style=discord.ButtonStyle.danger)  # set in __init__
     async def confirm(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
         """Delete the user's data."""
         self.stop()
@@ -122,7 +122,7 @@ class ForgetPrompt(_Owned):
             except discord.HTTPException:
                 log.warning("could not redraw game %s after forget-me", view.game_id)
 
-    @discord.ui.button(label="Keep it", style=discord.ButtonStyle.secondary)
+    @discord.ui.button(label="…", style=discord.ButtonStyle.secondary)  # set in __init__
     async def cancel(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
         """Keep everything."""
         self.stop()

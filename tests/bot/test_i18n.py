@@ -6,6 +6,7 @@ shows English, the current language follows the reader, numbers and spans follow
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import re
 import string
@@ -243,3 +244,52 @@ def test_numbers_dates_and_spans_follow_the_language(
         assert words.duration(timedelta(minutes=60)) == minutes
         assert "duration" not in words.duration(timedelta(seconds=30))
         assert "duration" not in words.turn_minutes(5)
+
+
+_SAYS = {  # what discord.py shows to people, by keyword or as the first argument
+    "send": ("content",),
+    "send_message": ("content",),
+    "edit_message": ("content",),
+    "edit_original_response": ("content",),
+    "Embed": ("title", "description"),
+    "add_field": ("name", "value"),
+    "set_footer": ("text",),
+    "Button": ("label",),
+    "button": ("label",),
+    "create_thread": ("name",),
+}
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def _literal_words(node: ast.expr) -> str | None:
+    """The letters written literally in ``node`` (a string or f-string), if any."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value if _WORD.search(node.value) else None
+    if isinstance(node, ast.JoinedStr):
+        text = "".join(str(v.value) for v in node.values if isinstance(v, ast.Constant))
+        return text if _WORD.search(text) else None
+    return None
+
+
+def test_nothing_shown_on_discord_is_written_outside_the_catalogues() -> None:
+    # A sentence typed straight into a message, embed, button or thread name would reach
+    # every reader in English and never reach the catalogues: words come from bot.words,
+    # bot.errors, bot.opening_words (or _() where they are used).
+    found: list[str] = []
+    for path in sorted((Path(__file__).resolve().parents[2] / "bot").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name not in _SAYS:
+                continue
+            shown = [k.value for k in node.keywords if k.arg in _SAYS[name]]
+            if "content" in _SAYS[name] and node.args:
+                shown.append(node.args[0])
+            found.extend(
+                f"{path.name}:{node.lineno} {text!r}"
+                for text in map(_literal_words, shown)
+                if text is not None
+            )
+    assert found == []
