@@ -1531,7 +1531,8 @@ class GameService:
         return view
 
     async def rematch(self, game_id: int, user_id: int) -> GameView:
-        """A finished game again, same options, colours swapped. Against a person it is a
+        """A finished game again, same options (its opening rule too), colours swapped (with
+        an opening rule: the other player starts the opening). Against a person it is a
         challenge the other player accepts (``accept``); against the AI it starts at once
         (``view.is_ai_turn`` when the AI now moves first). The turn time is the guild's now.
 
@@ -1540,7 +1541,8 @@ class GameService:
             player's data was deleted),
             GameExistsError (the channel has an open game), ChannelNotAllowedError.
         """
-        old = (await self._view(game_id)).record
+        previous = await self._view(game_id)
+        old = previous.record
         if old.status is not GameStatus.FINISHED or old.black.is_deleted or old.white.is_deleted:
             raise RematchError(game_id)
         humans = [p.user_id for p in (old.black, old.white) if p.user_id is not None]
@@ -1552,6 +1554,13 @@ class GameService:
             if not settings.allows(old.channel_id):
                 raise ChannelNotAllowedError(old.channel_id, settings.allowed_channel_ids)
         black, white = old.white, old.black
+        opening = None
+        if previous.opening is not None:
+            # The opening may have swapped the colours: the rematch's opening is started by
+            # whoever did not start the last one (a new game's Black seat starts its opening).
+            opening = previous.opening.rule.value
+            black = previous.seat_player(Seat.SECOND)
+            white = previous.seat_player(Seat.FIRST)
         pending = len(set(humans)) == 2
         turn_seconds = _turn_seconds(settings, people=pending)
         now = self.clock()
@@ -1575,6 +1584,7 @@ class GameService:
             deadline=deadline,
             turn_seconds=turn_seconds,
             created_by=user_id,
+            opening=opening,
         )
         return await self._create(new, board)
 

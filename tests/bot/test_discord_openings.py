@@ -258,6 +258,44 @@ async def test_a_restart_in_the_middle_of_an_opening_carries_on(
         assert view.to_move.user_id == bob.id
 
 
+async def test_a_rematch_keeps_the_opening_and_the_other_player_starts_it(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    start = await fake.slash(
+        "gomoku start",
+        user=alice,
+        options={"opponent": bob, "colour": "black", "opening": "swap"},
+    )
+    assert start.message is not None
+    game_id = (await _view(bot, fake)).game_id
+    await fake.click(start.message, f"gomoku:{game_id}:accept", user=bob)
+    for cell in ("h8", "i9", "j7"):
+        await fake.slash("place", user=alice, options={"cell": cell})
+    choices = [f"gomoku:{game_id}:open:{w}" for w in ("black", "white")]
+    await _wait_buttons(fake, bot, game_id, choices)
+    await fake.click(_board(fake, game_id), choices[0], user=bob)  # bob takes Black
+    view = await _view(bot, fake)
+    assert (view.black.user_id, view.white.user_id) == (bob.id, alice.id)
+    resign = await fake.slash("gomoku resign", user=alice)
+    await fake.click(resign.message or 0, f"gomoku:{game_id}:resign", user=alice)
+    rematch_id = f"gomoku:{game_id}:rematch"
+    await fake.wait_for(lambda: rematch_id in _board(fake, game_id).custom_ids())
+    rematch = await fake.click(_board(fake, game_id), rematch_id, user=alice)
+    assert rematch.message is not None
+    new = await _view(bot, fake)
+    assert new.opening is not None
+    assert new.opening.rule.value == "swap"
+    # alice started the last opening, so bob starts this one, whatever colours it ended in
+    assert new.seat_player(Seat.FIRST).user_id == bob.id
+    accepted = await fake.click(rematch.message, f"gomoku:{new.game_id}:accept", user=bob)
+    assert not accepted.ephemeral, accepted.content
+    await fake.wait_for(lambda: "Swap opening" in _board(fake, new.game_id).text())
+    refused = await fake.slash("place", user=alice, options={"cell": "h8"})
+    assert "not your turn" in refused.content
+    assert "You played" in (await fake.slash("place", user=bob, options={"cell": "h8"})).content
+    assert (await _view(bot, fake)).in_opening
+
+
 async def test_the_pool_answers_an_opening_step(pool: ProcessPoolRunner) -> None:
     # the real worker process: the opening travels in the request and a choice comes back
     from engine.board import Board
