@@ -59,13 +59,21 @@ async def host_in_thread(interaction: discord.Interaction[GomokuBot], view: Game
     with i18n.using(await bot.server_language(view.guild_id)):  # the channel's line is public
         line = words.thread_started(_players(view))
         name = words.thread_name(black, white, render.game_name(view.game), view.game_id)
-    callback = await interaction.response.send_message(
-        line, allowed_mentions=discord.AllowedMentions.none()
-    )
-    if callback.message_id is None:
+    if interaction.response.is_done():
+        # Publicly deferred (the "replace your game" offer's slow write): the line fills it in.
+        message = await interaction.edit_original_response(
+            content=line, allowed_mentions=discord.AllowedMentions.none()
+        )
+        message_id: int | None = message.id
+    else:
+        callback = await interaction.response.send_message(
+            line, allowed_mentions=discord.AllowedMentions.none()
+        )
+        message_id = callback.message_id
+    if message_id is None:
         raise RuntimeError("Discord returned no message id for the start line")
     try:
-        thread = await channel.get_partial_message(callback.message_id).create_thread(name=name)
+        thread = await channel.get_partial_message(message_id).create_thread(name=name)
     except discord.HTTPException:
         # The permissions were there a moment ago; whatever refused the thread, the game is
         # made and the players wait: host it in the channel after all.

@@ -72,7 +72,12 @@ class ReplaceOffer(_Owned):
         # The prompt keeps its button: a second press is refused in words ("already over")
         # rather than failing silently on a stopped view.
         bot = interaction.client
-        end = await bot.service.replace_ai_game(self.old_game_id, interaction.user.id)
+        # A slow write defers publicly with "thinking": the new game's board fills it in.
+        end = await bot.in_time(
+            interaction,
+            bot.service.replace_ai_game(self.old_game_id, interaction.user.id),
+            thinking=True,
+        )
         await bot.show_game(end.game)
         await self.start(interaction)
 
@@ -113,8 +118,11 @@ class ForgetPrompt(_Owned):
         bot = interaction.client
         service = bot.service
         playing = await service.open_games_of(interaction.user.id)
-        touched = await service.forget_user(interaction.user.id)
-        await interaction.response.edit_message(content=words.forgotten(touched), view=None)
+        touched = await bot.in_time(interaction, service.forget_user(interaction.user.id))
+        if interaction.response.is_done():  # deferred: the write was slow
+            await interaction.edit_original_response(content=words.forgotten(touched), view=None)
+        else:
+            await interaction.response.edit_message(content=words.forgotten(touched), view=None)
         for view in playing:
             # Their open games ended without a result: show that where they are played.
             try:

@@ -325,11 +325,19 @@ class PuzzleCommands(commands.Cog):
         """Post a puzzle in a channel every day (Manage Server)."""
         assert interaction.guild_id is not None
         repository = interaction.client.service.repository
-        await repository.set_daily_puzzle_channel(
-            interaction.guild_id, None if channel is None else channel.id
+        await interaction.client.in_time(
+            interaction,
+            repository.set_daily_puzzle_channel(
+                interaction.guild_id, None if channel is None else channel.id
+            ),
+            ephemeral=True,
+            thinking=True,
         )
-        mention = None if channel is None else channel.mention
-        await interaction.response.send_message(words.daily_channel_set(mention), ephemeral=True)
+        text = words.daily_channel_set(None if channel is None else channel.mention)
+        if interaction.response.is_done():  # privately deferred: the write was slow
+            await interaction.edit_original_response(content=text)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
         interaction.client.dispatch("daily_puzzle_channel")  # post today's now, if not yet
 
     @app_commands.command(name="puzzles")

@@ -182,3 +182,61 @@ async def test_a_moderator_ends_a_game_during_a_held_lock(
     assert "ended without a result" in reply.content
     channel = fake.default_channel.id
     assert await sqlite_bot.service.repository.open_game_in_channel(channel) is None
+
+
+async def test_replace_forget_me_and_the_daily_puzzle_during_a_held_lock(
+    fake: FakeDiscord, sqlite_bot: GomokuBot, db_path: Path, alice: FakeUser
+) -> None:
+    acknowledged = []
+    channel = fake.default_channel.id
+
+    # The offer to replace one's own game against the AI.
+    await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+    old = (await sqlite_bot.service.board(channel)).game_id
+    options = {"level": "easy", "colour": "black"}  # alice moves first: the AI writes nothing
+    offer = (await fake.slash("gomoku start", user=alice, options=options)).message
+    assert offer is not None
+    (replace,) = offer.custom_ids()
+    with write_lock_held(db_path, SHORT_HOLD_S):
+        record = await fake.send_click(offer, replace, user=alice)
+        reply = await fake.answer(record)
+    assert reply.embeds  # the new game's board filled in the deferred answer
+    new = await sqlite_bot.service.board(channel)
+    assert new.game_id != old
+    acknowledged.append(record)
+    # The board's message id is stored after the answer: let that write land before the next
+    # lock (taking it blocks the event loop, so a write the bot had begun could not finish).
+    assert reply.message is not None
+    message_id = reply.message.id
+    async with asyncio.timeout(10):
+        while True:
+            if (await sqlite_bot.service.game(new.game_id)).record.message_id == message_id:
+                break
+            await asyncio.sleep(0.02)
+
+    # The daily puzzle's channel.
+    with write_lock_held(db_path, SHORT_HOLD_S):
+        record = await fake.send_slash(
+            "gomoku daily-puzzle", user=fake.owner, options={"channel": fake.default_channel}
+        )
+        reply = await fake.answer(record)
+    assert reply.ephemeral
+    assert f"<#{channel}>" in reply.content
+    acknowledged.append(record)
+    await fake.wait_for(
+        lambda: any("Puzzle of the day" in m.text() for m in fake.channel_messages())
+    )
+
+    # The forget-me confirmation.
+    prompt = (await fake.slash("gomoku forget-me", user=alice)).message
+    assert prompt is not None
+    (delete,) = [b["custom_id"] for b in prompt.buttons() if b["label"] == "Delete my data"]
+    with write_lock_held(db_path, SHORT_HOLD_S):
+        record = await fake.send_click(prompt, delete, user=alice)
+        await fake.wait_for(lambda: "Done" in prompt.content)
+    acknowledged.append(record)
+
+    for record in acknowledged:
+        assert record.latency is not None
+        assert record.latency < fake.interaction_deadline
+        assert record.deferred, record.payload["data"]
