@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import argparse
 import enum
+import functools
 import importlib.resources
 import json
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 from engine.board import Board
@@ -44,6 +45,7 @@ __all__ = [
     "from_review",
     "main",
     "next_puzzle",
+    "numbered",
     "play",
 ]
 
@@ -63,6 +65,9 @@ class Puzzle:
     proof: str  # how the engine proved the win: vcf or vct (for a defence: the threat's)
     answer: Point  # the engine's first winning move (a hint; other wins count too)
     defend: bool = False  # find the one move that stops the opponent's forced win instead
+    # A built-in puzzle's number, shown in its title: unique in the set, and kept by the
+    # generator for keys it had before (keys alone repeat numbers: "renju:4", "suite:4").
+    number: int | None = None
 
     def board(self) -> Board:
         """The position."""
@@ -73,11 +78,14 @@ class Puzzle:
 
     @property
     def origin(self) -> tuple[str, int, int]:
-        """Where it comes from: ("game", game id, ply) or ("builtin", 0, number)."""
+        """Where it comes from: ("game", game id, ply) or ("builtin", 0, its number)."""
         parts = self.key.split(":")
         if parts[0] == "game":
             return ("game", int(parts[1]), int(parts[2]))
-        return ("builtin", 0, int(parts[-1]) if parts[-1].isdigit() else 0)
+        if self.number is not None:
+            return ("builtin", 0, self.number)
+        # A built-in puzzle no longer in the set (an attempt stored before it was regenerated).
+        return ("builtin", 0, int(parts[-1]) + 1 if parts[-1].isdigit() else 0)
 
     @property
     def solver(self) -> Color:
@@ -88,6 +96,7 @@ class Puzzle:
         """The data file's form."""
         return {
             "key": self.key,
+            **({"number": self.number} if self.number is not None else {}),
             "rule": self.rule.value,
             "size": self.size,
             "moves": format_moves(self.moves),
@@ -98,15 +107,21 @@ class Puzzle:
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Puzzle:
-        """From the data file's form."""
+        """From the data file's form. A built-in puzzle stored without its number (an attempt
+        saved before numbers were kept) gets the set's number for its key."""
+        key = str(data["key"])
+        number = data.get("number")
+        if number is None and key.startswith("builtin:"):
+            number = _builtin_numbers().get(key)
         return cls(
-            str(data["key"]),
+            key,
             Rule(str(data["rule"])),
             int(str(data["size"])),
             tuple(parse_moves(str(data["moves"]))),
             str(data["proof"]),
             parse_moves(str(data["answer"]))[0],
             bool(data.get("defend", False)),
+            None if number is None else int(str(number)),
         )
 
 
@@ -192,6 +207,25 @@ def builtin() -> tuple[Puzzle, ...]:
     """The built-in set, for servers without reviewed games yet."""
     text = (importlib.resources.files("bot") / "data" / _DATA).read_text("utf-8")
     return tuple(Puzzle.from_json(item) for item in json.loads(text))
+
+
+@functools.cache
+def _builtin_numbers() -> dict[str, int]:
+    return {p.key: p.number for p in builtin() if p.number is not None}
+
+
+def numbered(puzzles: Sequence[Puzzle], before: Mapping[str, int]) -> list[Puzzle]:
+    """``puzzles`` with their title numbers: a key the set had ``before`` keeps its number,
+    a new one gets the next number unused (so a title, once seen, always means one puzzle)."""
+    following = max(before.values(), default=0)
+    out = []
+    for puzzle in puzzles:
+        number = before.get(puzzle.key)
+        if number is None:
+            following += 1
+            number = following
+        out.append(replace(puzzle, number=number))
+    return out
 
 
 def from_review(view: GameView, review: Review) -> list[Puzzle]:
@@ -333,6 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(argv)
     puzzles = [p for rule in (Rule.FREESTYLE, Rule.RENJU) for p in generate(rule)]
     puzzles += suite() + defences()
+    puzzles = numbered(puzzles, {p.key: p.number for p in builtin() if p.number is not None})
     text = json.dumps([p.to_json() for p in puzzles], indent=1) + "\n"
     out = options.out or str(importlib.resources.files("bot") / "data" / _DATA)
     with open(out, "w", encoding="utf-8") as file:

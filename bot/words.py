@@ -665,9 +665,9 @@ def puzzle_title(origin: tuple[str, int, int], side: str, *, defend: bool = Fals
         )
     if defend:
         return _("Puzzle #{number}: {side} to find the one move that holds").format(
-            number=number_ + 1, side=who
+            number=number_, side=who
         )
-    return _("Puzzle #{number}: {side} to play and win").format(number=number_ + 1, side=who)
+    return _("Puzzle #{number}: {side} to play and win").format(number=number_, side=who)
 
 
 def puzzle_held(rating: int, streak: int) -> str:

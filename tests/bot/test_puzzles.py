@@ -4,8 +4,11 @@ positions the engine proves won."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from bot import words
 from bot.puzzles import (
     SEARCH_BACK,
     Attempt,
@@ -15,6 +18,7 @@ from bot.puzzles import (
     from_game,
     from_review,
     next_puzzle,
+    numbered,
     play,
 )
 from bot.review import Reviewer
@@ -106,6 +110,26 @@ def test_the_builtin_set_is_proven() -> None:
             assert not analyse(after, nodes=60_000).won
         else:
             assert analyse(puzzle.board(), nodes=60_000).won
+
+
+def test_builtin_titles_have_unique_numbers_that_stay_put() -> None:
+    puzzles = builtin()
+    titles = [words.puzzle_title(p.origin, p.solver.value, defend=p.defend) for p in puzzles]
+    numbers = [int(re.fullmatch(r"Puzzle #(\d+): .*", t)[1]) for t in titles]  # type: ignore[index]
+    assert sorted(numbers) == list(range(1, len(puzzles) + 1))
+    by_key = {p.key: p.number or 0 for p in puzzles}
+    # keys share their last part ("renju:4", "suite:4"); the titles do not
+    assert (by_key["builtin:renju:4"], by_key["builtin:suite:4"]) == (4, 9)
+    # an attempt stored before numbers were kept gets the same title
+    old_form = {k: v for k, v in puzzles[8].to_json().items() if k != "number"}
+    assert Puzzle.from_json(old_form) == puzzles[8]
+    # regenerating keeps every number a key had and gives new keys new numbers
+    new = Puzzle("builtin:suite:99", Rule.FREESTYLE, 15, (), "vcf", _p("h8"))
+    again = numbered([new, *reversed(puzzles[1:])], by_key)  # one dropped, order changed
+    assert {p.key: p.number for p in again} == {
+        **{k: n for k, n in by_key.items() if k != puzzles[0].key},
+        new.key: len(puzzles) + 1,
+    }
 
 
 def test_the_next_puzzle_is_the_first_not_finished_whatever_arrives_ahead() -> None:
