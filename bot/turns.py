@@ -4,8 +4,8 @@ Turn pings: a board edit notifies nobody, so in a game between two people the pl
 gets one short message that mentions only them. The previous ping of that game is deleted
 first, so a channel holds at most one per game; a finished game's last ping goes too. A guild
 turns them off with ``/gomoku-admin settings pings:False``. Games against the AI never ping: its
-answer edits the player's own reply. Ping ids live in memory: after a restart the old ping
-stays until the game's next move, when a new one is sent and the old one is left.
+answer edits the player's own reply. Each game's newest ping is stored (``TurnPing``), so a
+restarted bot still deletes it when the next one replaces it or the game ends.
 
 Interrupted replies: a ``/place`` against the AI defers ("thinking...") and fills the reply in
 when the AI has moved. The reply's token is stored (``PendingReply``) until then, so that a
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 import discord
 
 from bot import i18n, render, words
-from storage.repository import GameStatus, PendingReply
+from storage.repository import GameStatus, PendingReply, TurnPing
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot
@@ -49,7 +49,8 @@ class TurnPings:
     """The newest ping of each game, and the guilds that turned pings off."""
 
     def __init__(self) -> None:
-        self._pings: dict[int, tuple[int, int]] = {}  # game id -> (message id, version)
+        # game id -> its ping; a game missing here has its stored ping (if any) read once
+        self._pings: dict[int, TurnPing | None] = {}
         self._enabled: dict[int, bool] = {}  # guild id -> turn_pings, cached
         self._locks: dict[int, asyncio.Lock] = {}
 
@@ -70,17 +71,25 @@ class TurnPings:
         """After ``view`` was drawn: ping its player to move (once per version), replacing
         the game's previous ping; a game that ended loses its ping."""
         lock = self._locks.setdefault(view.game_id, asyncio.Lock())
+        repository = bot.service.repository
         async with lock:
-            previous = self._pings.get(view.game_id)
-            if previous is not None and previous[1] >= view.version:
+            if view.game_id in self._pings:
+                previous = self._pings[view.game_id]
+            else:  # the first look at this game since start: a ping the last process sent
+                previous = await repository.turn_ping(view.game_id)
+                self._pings[view.game_id] = previous
+            if previous is not None and previous.version >= view.version:
                 return  # this position (or a newer one) was already announced
             user_id = _pinged_user(view)
             wanted = user_id is not None and await self._allowed(bot, view.guild_id)
             channel = bot.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
             if previous is not None:
-                del self._pings[view.game_id]
+                self._pings[view.game_id] = None
+                old = bot.get_partial_messageable(previous.channel_id, guild_id=view.guild_id)
                 with contextlib.suppress(discord.HTTPException):
-                    await channel.get_partial_message(previous[0]).delete()
+                    await old.get_partial_message(previous.message_id).delete()
+                if not wanted:
+                    await repository.drop_turn_ping(view.game_id)
             if wanted and user_id is not None:
                 try:
                     message = await channel.send(
@@ -91,10 +100,15 @@ class TurnPings:
                     )
                 except discord.HTTPException:
                     log.warning("could not ping the player to move in game %s", view.game_id)
+                    if previous is not None:
+                        await repository.drop_turn_ping(view.game_id)
                 else:
-                    self._pings[view.game_id] = (message.id, view.version)
+                    ping = TurnPing(view.game_id, view.channel_id, message.id, view.version)
+                    self._pings[view.game_id] = ping
+                    await repository.save_turn_ping(ping)
         if view.is_over:
             self._locks.pop(view.game_id, None)
+            self._pings.pop(view.game_id, None)
 
 
 async def remember_reply(

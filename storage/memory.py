@@ -34,6 +34,7 @@ from storage.repository import (
     PuzzlePlayer,
     ResultCount,
     StoredUndo,
+    TurnPing,
     VersionConflictError,
     live_moves,
     utc_now,
@@ -67,6 +68,7 @@ class InMemoryGameRepository:
         self._views: dict[int, str] = {}
         self._languages: dict[int, str] = {}
         self._replies: dict[str, PendingReply] = {}
+        self._pings: dict[int, TurnPing] = {}
         self._reviews: dict[int, str] = {}
         self._puzzles: dict[tuple[int, int], PuzzlePlayer] = {}
         self._seen: dict[tuple[int, int], set[str]] = {}
@@ -670,3 +672,17 @@ class InMemoryGameRepository:
     async def drop_pending_reply(self, token: str) -> None:
         """Forget a reply."""
         self._replies.pop(token, None)
+
+    # --- turn pings ---------------------------------------------------------------------
+
+    async def turn_ping(self, game_id: int) -> TurnPing | None:
+        """The game's stored ping."""
+        return self._pings.get(game_id)
+
+    async def save_turn_ping(self, ping: TurnPing) -> None:
+        """Keep the game's ping."""
+        self._pings[ping.game_id] = ping
+
+    async def drop_turn_ping(self, game_id: int) -> None:
+        """Forget the game's ping."""
+        self._pings.pop(game_id, None)

@@ -55,6 +55,7 @@ from storage.repository import (
     PuzzlePlayer,
     ResultCount,
     StoredUndo,
+    TurnPing,
     VersionConflictError,
     live_moves,
     utc_now,
@@ -554,6 +555,13 @@ SQL_PENDING_REPLIES = (
     ' FROM pending_replies ORDER BY created_at, token COLLATE "C"'
 )
 SQL_DROP_PENDING_REPLY = "DELETE FROM pending_replies WHERE token = $1"
+SQL_TURN_PING = "SELECT channel_id, message_id, version FROM turn_pings WHERE game_id = $1"
+SQL_SAVE_TURN_PING = """
+INSERT INTO turn_pings (game_id, channel_id, message_id, version) VALUES ($1, $2, $3, $4)
+ON CONFLICT (game_id) DO UPDATE SET channel_id = excluded.channel_id,
+    message_id = excluded.message_id, version = excluded.version
+"""
+SQL_DROP_TURN_PING = "DELETE FROM turn_pings WHERE game_id = $1"
 SQL_CLEAR_GUILD_CHANNELS = "DELETE FROM guild_allowed_channels WHERE guild_id = $1"
 SQL_ADD_GUILD_CHANNEL = "INSERT INTO guild_allowed_channels (guild_id, channel_id) VALUES ($1, $2)"
 
@@ -1278,6 +1286,35 @@ class PostgresGameRepository:
 
         async def work(conn: _Conn) -> None:
             await conn.execute(SQL_DROP_PENDING_REPLY, token)
+
+        await self._run(work)
+
+    # --- turn pings ---------------------------------------------------------------------
+
+    async def turn_ping(self, game_id: int) -> TurnPing | None:
+        """The game's stored ping."""
+
+        async def work(conn: _Conn) -> TurnPing | None:
+            row = await conn.fetchrow(SQL_TURN_PING, game_id)
+            return None if row is None else TurnPing(game_id, row[0], row[1], row[2])
+
+        return await self._read(work)
+
+    async def save_turn_ping(self, ping: TurnPing) -> None:
+        """Keep the game's ping."""
+
+        async def work(conn: _Conn) -> None:
+            await conn.execute(
+                SQL_SAVE_TURN_PING, ping.game_id, ping.channel_id, ping.message_id, ping.version
+            )
+
+        await self._run(work)
+
+    async def drop_turn_ping(self, game_id: int) -> None:
+        """Forget the game's ping."""
+
+        async def work(conn: _Conn) -> None:
+            await conn.execute(SQL_DROP_TURN_PING, game_id)
 
         await self._run(work)
 

@@ -79,6 +79,7 @@ __all__ = [
     "ResultCount",
     "StorageError",
     "StoredUndo",
+    "TurnPing",
     "VersionConflictError",
     "live_moves",
     "utc_now",
@@ -351,6 +352,17 @@ class PendingReply:
 
     def __post_init__(self) -> None:
         _require_aware("created_at", self.created_at)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPing:
+    """A game's newest "your move" message, kept so that a restarted bot still deletes it
+    when the next ping replaces it or the game ends."""
+
+    game_id: int
+    channel_id: int  # where it was sent (a game may move into a thread later)
+    message_id: int
+    version: int  # the game's version it announced
 
 
 @dataclass(frozen=True, slots=True)
@@ -925,4 +937,18 @@ class GameRepository(Protocol):
 
     async def drop_pending_reply(self, token: str) -> None:
         """Forget a reply (answered, or too old to answer); unknown tokens are ignored."""
+        ...
+
+    # --- turn pings ---------------------------------------------------------------------
+
+    async def turn_ping(self, game_id: int) -> TurnPing | None:
+        """The game's stored ping (None: none kept)."""
+        ...
+
+    async def save_turn_ping(self, ping: TurnPing) -> None:
+        """Keep ``ping`` as its game's ping, replacing the one kept before."""
+        ...
+
+    async def drop_turn_ping(self, game_id: int) -> None:
+        """Forget the game's ping (deleted, none to send); a game without one is ignored."""
         ...

@@ -67,6 +67,7 @@ from storage.repository import (
     ResultCount,
     StorageError,
     StoredUndo,
+    TurnPing,
     VersionConflictError,
     live_moves,
     utc_now,
@@ -507,6 +508,13 @@ SQL_PENDING_REPLIES = (
     " FROM pending_replies ORDER BY created_at, token"
 )
 SQL_DROP_PENDING_REPLY = "DELETE FROM pending_replies WHERE token = ?"
+SQL_TURN_PING = "SELECT channel_id, message_id, version FROM turn_pings WHERE game_id = ?"
+SQL_SAVE_TURN_PING = """
+INSERT INTO turn_pings (game_id, channel_id, message_id, version) VALUES (?, ?, ?, ?)
+ON CONFLICT (game_id) DO UPDATE SET channel_id = excluded.channel_id,
+    message_id = excluded.message_id, version = excluded.version
+"""
+SQL_DROP_TURN_PING = "DELETE FROM turn_pings WHERE game_id = ?"
 SQL_INSERT_OPENING = "INSERT INTO game_openings (game_id, rule) VALUES (?, ?)"
 SQL_GAME_OPENING = "SELECT rule, steps FROM game_openings WHERE game_id = ?"
 SQL_OPENING_STEP = f"""
@@ -1832,5 +1840,33 @@ class SqliteGameRepository:
 
         async def work(db: _Db) -> None:
             await self._rows(db, SQL_DROP_PENDING_REPLY, (token,))
+
+        await self._run(work)
+
+    # --- turn pings ---------------------------------------------------------------------
+
+    async def turn_ping(self, game_id: int) -> TurnPing | None:
+        """The game's stored ping."""
+
+        async def work(db: _Db) -> TurnPing | None:
+            rows = await self._rows(db, SQL_TURN_PING, (game_id,))
+            return TurnPing(game_id, rows[0][0], rows[0][1], rows[0][2]) if rows else None
+
+        return await self._read(work)
+
+    async def save_turn_ping(self, ping: TurnPing) -> None:
+        """Keep the game's ping."""
+        params = (ping.game_id, ping.channel_id, ping.message_id, ping.version)
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_SAVE_TURN_PING, params)
+
+        await self._run(work)
+
+    async def drop_turn_ping(self, game_id: int) -> None:
+        """Forget the game's ping."""
+
+        async def work(db: _Db) -> None:
+            await self._rows(db, SQL_DROP_TURN_PING, (game_id,))
 
         await self._run(work)

@@ -352,6 +352,39 @@ async def test_a_reply_left_thinking_by_a_restart_is_filled_in(
         assert await second.service.repository.pending_replies() == []
 
 
+async def test_a_ping_sent_before_a_restart_is_deleted_after_it(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, bob: FakeUser
+) -> None:
+    def live() -> list[Message]:
+        return [m for m in _pings(fake) if not m.deleted]
+
+    first = make_bot()
+    async with fake.running(first):
+        game_id, _board = await _challenge(fake, first, alice, bob, size=9)
+        await fake.slash("place", user=alice, options={"cell": "a1"})
+        await board_caught_up(fake, first, game_id)
+        (before,) = live()
+        assert before.content.startswith(bob.mention)
+    second = make_bot()
+    async with fake.running(second):
+        await fake.slash("place", user=bob, options={"cell": "a9"})
+        await board_caught_up(fake, second, game_id)
+        assert before.deleted  # the last process's ping, replaced by this one's
+        (after,) = live()
+        assert after.content.startswith(alice.mention)
+    third = make_bot()
+    async with fake.running(third):
+        resign = await fake.slash("gomoku resign", user=alice)
+        await fake.click(resign.message or 0, f"gomoku:{game_id}:resign", user=alice)
+        await fake.wait_for(lambda: after.deleted)  # the game is over: no ping is left
+        assert live() == []
+        async with asyncio.timeout(5):  # and its row goes right after the message
+            while True:
+                if await third.service.repository.turn_ping(game_id) is None:
+                    break
+                await asyncio.sleep(0.02)
+
+
 async def test_a_panel_opened_before_a_restart_still_plays(
     fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
 ) -> None:

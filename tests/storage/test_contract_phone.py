@@ -1,12 +1,20 @@
 """Contract tests for the phone-play additions (issue 10): guild ping and AI-clock settings,
-turn times of open games, users' board views, replies to finish after a restart."""
+turn times of open games, users' board views, replies to finish after a restart, and the
+turn pings a restart must still delete."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from engine.types import Color, Outcome, Termination
-from storage.repository import GameRepository, GameStatus, GuildSettings, PendingReply, Player
+from storage.repository import (
+    GameRepository,
+    GameStatus,
+    GuildSettings,
+    PendingReply,
+    Player,
+    TurnPing,
+)
 from tests.storage.conftest import ALICE, BOB, GUILD, START, new_game
 
 
@@ -62,3 +70,23 @@ async def test_pending_replies_round_trip(repo: GameRepository) -> None:
     assert await repo.pending_replies() == [second]
     await repo.delete_user_data(BOB)
     assert await repo.pending_replies() == []
+
+
+async def test_turn_pings_one_per_game_replaced_and_dropped(repo: GameRepository) -> None:
+    first = await repo.create_game(new_game(1))
+    second = await repo.create_game(new_game(2))
+    assert await repo.turn_ping(first.id) is None
+    ping = TurnPing(first.id, 1, 9_000_000_000_000_000_001, 2)  # snowflakes need 64 bits
+    await repo.save_turn_ping(ping)
+    other = TurnPing(second.id, 2, 77, 1)
+    await repo.save_turn_ping(other)
+    assert await repo.turn_ping(first.id) == ping
+    newer = TurnPing(first.id, 3, 78, 3)  # the next ping replaces it (even in another channel)
+    await repo.save_turn_ping(newer)
+    assert await repo.turn_ping(first.id) == newer
+    await repo.drop_turn_ping(first.id)
+    await repo.drop_turn_ping(first.id)  # nothing left: ignored
+    assert await repo.turn_ping(first.id) is None
+    assert await repo.turn_ping(second.id) == other
+    await repo.delete_user_data(ALICE)  # no user id is kept: forget-me leaves it
+    assert await repo.turn_ping(second.id) == other
