@@ -490,6 +490,15 @@ class Console:
             result = await self.service.drop(self.channel_id, user, int(cleaned) - 1)
         elif _NUMBER.fullmatch(cleaned):
             raise InvalidPointError(cleaned)
+        elif view.board.gravity:
+            # A point names the landing square too, but these games speak columns everywhere.
+            self.say(
+                _(
+                    "{text} is not a column. Type a column number from 1 to {width}, like 4, "
+                    "or 'help'."
+                ).format(text=_quoted(cleaned), width=view.board.width)
+            )
+            return
         else:
             try:
                 point = Point.parse(cleaned)

@@ -102,12 +102,17 @@ async def test_against_the_ai_with_hint_undo_export_and_resign(tmp_path: Path) -
 
 
 async def test_gravity_games_take_column_numbers() -> None:
-    out, service = await session(["new connect4 friend", "4", "4", "9", "d5", "quit"])
+    out, service = await session(["new connect4 friend", "4", "4", "9", "d3", "d5", "quit"])
     view = await service.board(CONSOLE_CHANNEL)
     assert view.game is Game.CONNECT4
+    # d3 is where a stone in column 4 would land, but a point is refused all the same
     assert [str(m.point) for m in view.board.moves] == ["d1", "d2"]
     assert "That column is not available (choose 1-7)." in out
-    assert "Stones drop to the bottom here" in out
+    for point in ("d3", "d5"):
+        expected = (
+            f"'{point}' is not a column. Type a column number from 1 to 7, like 4, or 'help'."
+        )
+        assert expected in out
 
 
 async def test_eof_leaves_cleanly_and_the_game_is_kept() -> None:
