@@ -150,3 +150,19 @@ async def test_running_out_of_time_in_an_opening_loses_for_whoever_had_to_act(
     assert ended.winner is not None
     assert ended.winner.user_id == ALICE
     assert ended.outcome.winner is Color.BLACK
+
+
+async def test_playing_the_ai_again_keeps_the_opening_and_the_ai_starts_it(
+    service: GameService,
+) -> None:
+    view = await service.start(
+        channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="black", opening="swap2"
+    )
+    assert view.seat_player(Seat.FIRST).user_id == ALICE
+    await service.resign(CHANNEL, ALICE)
+    again = await service.rematch(view.game_id, ALICE)
+    assert again.opening is not None
+    assert again.opening.rule.value == "swap2"
+    assert again.in_opening
+    assert again.seat_player(Seat.FIRST).level is not None  # the AI places the first stones
+    assert again.is_ai_turn
