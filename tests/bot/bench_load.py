@@ -192,12 +192,22 @@ async def _drive(
                 samples.fail("AI reply shown")
 
     started = time.monotonic()
+    cpu = time.process_time()
     tasks = [people(i) if i % 2 == 0 else versus_ai(i) for i in range(games)]
     results = await asyncio.gather(*tasks, return_exceptions=True)
     errors = [repr(r) for r in results if isinstance(r, BaseException)]
     elapsed = time.monotonic() - started
     requests = len(fake.requests)
-    conn.send({"samples": samples, "errors": errors, "elapsed": elapsed, "requests": requests})
+    cpu = time.process_time() - cpu
+    conn.send(
+        {
+            "samples": samples,
+            "errors": errors,
+            "elapsed": elapsed,
+            "requests": requests,
+            "cpu": cpu,
+        }
+    )
     # Serve until the bot has shut down: the last moves' replies may still be on their way.
     await loop.run_in_executor(None, conn.recv)
     await fake.close()
@@ -295,10 +305,8 @@ async def _run(args: argparse.Namespace) -> int:
             repository = await PostgresGameRepository.connect(postgres.create_database())
             store = "PostgreSQL (fsync off)"
         else:
-            repository = await SqliteGameRepository.connect(
-                path, synchronous=args.sync, readers_count=args.readers
-            )
-            store = f"SQLite synchronous={args.sync} with {args.readers} readers"
+            repository = await SqliteGameRepository.connect(path, synchronous=args.sync)
+            store = f"SQLite synchronous={args.sync}"
         bot = create_bot(
             Settings(db_path=path),
             repository=repository,
@@ -325,7 +333,9 @@ async def _run(args: argparse.Namespace) -> int:
         if profile is not None:
             profile.enable()
         parent.send("go")
+        cpu = time.process_time()
         report = await loop.run_in_executor(None, parent.recv)
+        cpu = time.process_time() - cpu
         if profile is not None:
             profile.disable()
             profile.dump_stats(args.profile)
@@ -353,6 +363,12 @@ async def _run(args: argparse.Namespace) -> int:
         f"AI workers at nice {WORKER_NICENESS if args.nice is None else args.nice}"
     )
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
+    # A saturated fake would measure itself: its CPU is shown beside the bot's.
+    print(
+        f"CPU: the bot {cpu:.1f} s ({cpu / report['elapsed']:.0%} of a core), "
+        f"the fake Discord and players {report['cpu']:.1f} s "
+        f"({report['cpu'] / report['elapsed']:.0%})"
+    )
     for name in ("ack", "place (people)", "place (vs AI, own move shown)", "AI reply shown"):
         if samples.values.get(name):
             print(_row(name, samples.values[name]))
@@ -381,12 +397,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--nice", type=int, default=None, help="niceness of the AI workers (default: the runner's)"
-    )
-    parser.add_argument(
-        "--readers",
-        type=int,
-        default=0,
-        help="SQLite read-only connections (0: reads share the writer's)",
     )
     parser.add_argument(
         "--postgres", action="store_true", help="store on a PostgreSQL server started for the run"
