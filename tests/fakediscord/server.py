@@ -292,6 +292,10 @@ class FakeDiscord:
         """Whether a bot is connected and identified (it can receive interactions)."""
         return any(s.ready and not s.ws.closed for s in self._sessions)
 
+    def connected_shards(self) -> list[tuple[int, int]]:
+        """(shard id, shard count) of every connected, identified gateway session."""
+        return sorted(s.shard for s in self._sessions if s.ready and not s.ws.closed)
+
     def plant_button(self, custom_id: str, channel: FakeChannel | None = None) -> Message:
         """A message from the bot carrying one button with ``custom_id``, as an older version
         of the bot (or a forger) might have left: for ``send_click`` with any id."""
@@ -638,7 +642,14 @@ class FakeDiscord:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
         body, files = await _read_body(request)
-        recorded = RecordedRequest(request.method, path, dict(request.query), body)
+        authorization = request.headers.get("Authorization", "")
+        recorded = RecordedRequest(
+            request.method,
+            path,
+            dict(request.query),
+            body,
+            token=authorization.removeprefix("Bot ") or None,
+        )
         self.requests.append(recorded)
         try:
             limited = self._check_rate_limit(request.method, path)
