@@ -98,12 +98,13 @@ class _Session:
 class FakeDiscord:
     """A fake Discord server holding one guild, its channels, users and messages."""
 
-    def __init__(self, *, interaction_deadline: float = 3.0) -> None:
+    def __init__(self, *, interaction_deadline: float = 3.0, guild_id: int | None = None) -> None:
+        """``guild_id``: the guild's (to put it on a chosen shard); a new snowflake if None."""
         self.interaction_deadline = interaction_deadline  # Discord's 3 s for the first response
         self.answer_timeout = 10.0  # how long helpers wait for the bot before failing the test
         self.application_id = snowflake()
         self.bot_user = FakeUser(snowflake(), "Gomoku", bot=True)
-        self.guild_id = snowflake()
+        self.guild_id = snowflake() if guild_id is None else guild_id
         self.owner = FakeUser(snowflake(), "owner", permissions=ADMIN_PERMISSIONS)
         self.users: dict[int, FakeUser] = {self.owner.id: self.owner}
         self.channels: dict[int, FakeChannel] = {}
