@@ -104,7 +104,7 @@ class FakeDiscord:
         self.answer_timeout = 10.0  # how long helpers wait for the bot before failing the test
         self.application_id = snowflake()
         self.bot_user = FakeUser(snowflake(), "Gomoku", bot=True)
-        self.guild_id = snowflake() if guild_id is None else guild_id
+        self.guild_id = snowflake()
         self.owner = FakeUser(snowflake(), "owner", permissions=ADMIN_PERMISSIONS)
         self.users: dict[int, FakeUser] = {self.owner.id: self.owner}
         self.channels: dict[int, FakeChannel] = {}
@@ -121,6 +121,8 @@ class FakeDiscord:
         self._runner: web.AppRunner | None = None
         self._saved: tuple[str, yarl.URL] | None = None
         self.port = 0
+        if guild_id is not None:
+            self.guild_id = guild_id  # before the first channel takes the guild's id
         self.default_channel = self.add_channel("general")
         self._routes: list[tuple[str, re.Pattern[str], Handler]] = [
             (method, re.compile(pattern), handler)
