@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from engine.types import Level
 
 __all__ = [
+    "HANG_SLACK_S",
+    "REVIEW_HANG_S",
     "REVIEW_NICENESS",
     "WORKER_NICENESS",
     "AIError",
@@ -45,14 +47,18 @@ __all__ = [
     "AIUnavailableError",
     "AnalysisRequest",
     "ProcessPoolRunner",
+    "hang_limit_s",
+    "level_budget_s",
+    "run_analysis",
+    "run_search",
 ]
 
 log = logging.getLogger(__name__)
 
 # A search can't be interrupted from outside the worker, so the level's own time budget is what
-# bounds it; this is the outer cap after which the worker counts as hung.
+# bounds it; this is the outer cap after which the worker counts as hung (``hang_limit_s``).
 _HANG_FACTOR: Final = 4.0
-_HANG_SLACK_S: Final = 10.0
+HANG_SLACK_S: Final = 10.0
 _PR_SET_PDEATHSIG: Final = 1  # from <linux/prctl.h>
 
 
@@ -154,6 +160,11 @@ def level_budget_s(level: Level) -> float:
     return PRESETS[level].time_ms / 1000.0
 
 
+def hang_limit_s(level: Level) -> float:
+    """How long a search at ``level`` may take before its worker counts as dead or hung."""
+    return level_budget_s(level) * _HANG_FACTOR + HANG_SLACK_S
+
+
 # ---------------------------------------------------------------- worker side (child process)
 
 
@@ -197,8 +208,9 @@ def _init_worker(warm: bool, niceness: int, parent: int) -> None:
         warm_up()
 
 
-def _search(request: AIRequest) -> AIMove:
-    """Worker entry point."""
+def run_search(request: AIRequest) -> AIMove:
+    """What a worker runs for ``request`` (a pool's process, a queue worker): the move, or
+    the answer to an opening step. Loads the search on first use."""
     from engine.search.levels import choose_move
 
     if request.opening is not None:
@@ -241,8 +253,8 @@ def _opening_step(request: AIRequest) -> AIMove:
 _CHOICE_WORDS: Final = frozenset({"black", "white", "two", "offer"})
 
 
-def _analyse(request: AnalysisRequest) -> Analysis:
-    """Worker entry point for reviews."""
+def run_analysis(request: AnalysisRequest) -> Analysis:
+    """What a worker runs for a review's or a puzzle's ``request``."""
     from engine.search.analysis import analyse
 
     return analyse(request.board(), nodes=request.nodes, time_ms=request.time_ms)
@@ -261,7 +273,7 @@ WORKER_NICENESS = 10
 # Reviews run in a worker of their own, below the live searches: the kernel gives the cores to
 # the moves of games being played first, and a review only takes what they leave.
 REVIEW_NICENESS = 19
-_REVIEW_HANG_S: Final = 60.0
+REVIEW_HANG_S: Final = 60.0  # how long an analysis may take before its worker counts as hung
 
 
 class ProcessPoolRunner:
@@ -350,7 +362,7 @@ class ProcessPoolRunner:
         Raises:
             AIError: it failed twice, or the search itself raised.
         """
-        limit = self._hang_after_s or level_budget_s(request.level) * _HANG_FACTOR + _HANG_SLACK_S
+        limit = self._hang_after_s or hang_limit_s(request.level)
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
             if self._closed:
@@ -358,7 +370,7 @@ class ProcessPoolRunner:
             generation = self._generation
             try:
                 await self._ready()
-                future = loop.run_in_executor(self._pool, _search, request)
+                future = loop.run_in_executor(self._pool, run_search, request)
                 return await asyncio.wait_for(future, timeout=limit)
             except (BrokenProcessPool, TimeoutError) as error:
                 if self._closed:
@@ -390,9 +402,9 @@ class ProcessPoolRunner:
                 initargs=(self._warm, REVIEW_NICENESS, os.getpid()),
             )
         pool = self._review_pool
-        future = asyncio.get_running_loop().run_in_executor(pool, _analyse, request)
+        future = asyncio.get_running_loop().run_in_executor(pool, run_analysis, request)
         try:
-            return await asyncio.wait_for(future, timeout=_REVIEW_HANG_S)
+            return await asyncio.wait_for(future, timeout=REVIEW_HANG_S)
         except (BrokenProcessPool, TimeoutError) as error:
             log.warning("review worker failed: %r; replacing it", error)
             self._stop_review_pool()

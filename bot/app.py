@@ -87,4 +87,4 @@ def run(settings: Settings, shards: ShardSpec | None = None) -> None:
     discord.utils.setup_logging(level=settings.log_level_number, root=True)
     logging.getLogger("discord.http").setLevel(max(settings.log_level_number, logging.INFO))
     protect(settings.discord_token)
-    asyncio.run(serve(settings))
+    asyncio.run(serve(settings, shards))

@@ -27,13 +27,14 @@ import logging
 from typing import TYPE_CHECKING, Any, Final, Self
 
 from bot.ai import (
-    _REVIEW_HANG_S,
+    HANG_SLACK_S,
+    REVIEW_HANG_S,
     AIError,
     AIMove,
     AIRequest,
     AIUnavailableError,
     AnalysisRequest,
-    level_budget_s,
+    hang_limit_s,
 )
 from engine.types import Color, Game, Point, Rule
 
@@ -64,8 +65,6 @@ log = logging.getLogger(__name__)
 QUEUE_NAME: Final = "gomoku:ai"
 SEARCH_FUNCTION: Final = "search"
 ANALYSE_FUNCTION: Final = "analyse"
-_HANG_FACTOR: Final = 4.0
-_HANG_SLACK_S: Final = 10.0
 _POLL_S: Final = 0.02  # how often the runner looks for a result (arq's default is 0.5 s)
 
 
@@ -248,7 +247,7 @@ class QueueRunner:
             AIUnavailableError: the queue cannot be reached.
             AIError: no answer twice, or the search itself failed.
         """
-        limit = self._hang_after_s or level_budget_s(request.level) * _HANG_FACTOR + _HANG_SLACK_S
+        limit = self._hang_after_s or hang_limit_s(request.level)
         return decode_move(await self._job(SEARCH_FUNCTION, encode_request(request), limit))
 
     async def analyse(self, request: AnalysisRequest) -> Analysis:
@@ -259,7 +258,7 @@ class QueueRunner:
             AIUnavailableError: the queue cannot be reached.
             AIError: no answer twice, or the analysis itself failed.
         """
-        limit = self._hang_after_s or _REVIEW_HANG_S
+        limit = self._hang_after_s or REVIEW_HANG_S
         payload = encode_analysis_request(request)
         return decode_analysis(await self._job(ANALYSE_FUNCTION, payload, limit))
 
@@ -270,7 +269,7 @@ class QueueRunner:
                 raise AIError("closed")
             try:
                 job = await self._redis.enqueue_job(
-                    function, payload, _expires=limit * 2 + _HANG_SLACK_S
+                    function, payload, _expires=limit * 2 + HANG_SLACK_S
                 )
                 if job is None:  # only for a duplicate job id, which we never give
                     raise AIError("not enqueued")

@@ -156,7 +156,10 @@ DEFAULT_IDLE_AI: Final = timedelta(days=1)  # the same against the AI
 MAX_IDLE_SECONDS: Final = 90 * 24 * 3600
 BOARD_VIEWS: Final = ("full", "phone", "image")  # how a user sees boards in private panels
 DEFAULT_VIEW: Final = "phone"
-_BOARD_CACHE: Final = 512  # positions kept between calls (by game id and version)
+# Games whose newest position is kept between calls: one entry a game, not a version (a
+# cache by version held 512 positions, fewer games than 500 concurrent ones, and every move
+# read its game back).
+_BOARD_CACHE: Final = 4096
 _ABANDONED: Final = Outcome(Termination.ABANDONED, None)
 
 
@@ -775,7 +778,7 @@ class GameService:
     _locks: weakref.WeakValueDictionary[int, asyncio.Lock] = field(
         default_factory=weakref.WeakValueDictionary, init=False, repr=False
     )
-    _boards: OrderedDict[tuple[int, int], tuple[Board, Opening | None]] = field(
+    _boards: OrderedDict[int, tuple[int, Board, Opening | None]] = field(
         default_factory=OrderedDict, init=False, repr=False
     )
     _thinking: dict[tuple[int, int], asyncio.Future[MoveResult | None]] = field(
@@ -794,9 +797,10 @@ class GameService:
     def _remember(
         self, record: GameRecord, board: Board, opening: Opening | None = None
     ) -> GameView:
-        key = (record.id, record.version)
-        self._boards[key] = (board, opening)
-        self._boards.move_to_end(key)
+        known = self._boards.get(record.id)
+        if known is None or known[0] <= record.version:
+            self._boards[record.id] = (record.version, board, opening)
+            self._boards.move_to_end(record.id)
         while len(self._boards) > _BOARD_CACHE:
             self._boards.popitem(last=False)
         return GameView(record, board.copy(), opening)
@@ -806,9 +810,9 @@ class GameService:
         try:
             if record is None:
                 record = await self.repository.get_game(game_id)
-            cached = self._boards.get((record.id, record.version))
-            if cached is not None:
-                return GameView(record, cached[0].copy(), cached[1])
+            cached = self._boards.get(record.id)
+            if cached is not None and cached[0] == record.version:
+                return GameView(record, cached[1].copy(), cached[2])
             snapshot = await self.repository.load_game(game_id)
             stored = await self.repository.game_opening(game_id)
         except GameNotFoundError as error:

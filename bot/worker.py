@@ -15,15 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from bot.ai import (
-    _HANG_FACTOR,
-    _HANG_SLACK_S,
-    _REVIEW_HANG_S,
-    WORKER_NICENESS,
-    _analyse,
-    _search,
-    level_budget_s,
-)
+from bot.ai import REVIEW_HANG_S, WORKER_NICENESS, hang_limit_s, run_analysis, run_search
 from bot.queue_ai import (
     ANALYSE_FUNCTION,
     QUEUE_NAME,
@@ -47,7 +39,7 @@ async def search(ctx: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]
     keeps its Redis bookkeeping going), and answer with the move."""
     del ctx
     request = decode_request(payload)
-    move = await asyncio.to_thread(_search, request)
+    move = await asyncio.to_thread(run_search, request)
     return encode_move(move)
 
 
@@ -55,7 +47,7 @@ async def analyse(ctx: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any
     """The job of reviews and puzzles: analyse the position (in a thread, as ``search``)."""
     del ctx
     request = decode_analysis_request(payload)
-    return encode_analysis(await asyncio.to_thread(_analyse, request))
+    return encode_analysis(await asyncio.to_thread(run_analysis, request))
 
 
 _HEALTH_EVERY_S = 30  # how often a worker reports in (arq's health-check key)
@@ -84,8 +76,7 @@ async def _check(url: str) -> int:
 def _job_timeout_s() -> float:
     from engine.search.levels import PRESETS
 
-    longest = max(level_budget_s(level) for level in PRESETS) * _HANG_FACTOR + _HANG_SLACK_S
-    return max(longest, _REVIEW_HANG_S)
+    return max(max(hang_limit_s(level) for level in PRESETS), REVIEW_HANG_S)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,9 +1,10 @@
 """``SqliteGameRepository``: the ``GameRepository`` on one SQLite file. All SQL lives here.
 
-One aiosqlite connection writes, and an ``asyncio.Lock`` gives it to one transaction at a
-time, so a reader never sees another coroutine's uncommitted work. Reads share it by default;
-``readers_count`` opens read-only connections beside it instead (WAL: a reader never waits
-for the writer's commit), an option ``bench_load --readers`` measures. Writes
+One aiosqlite connection reads and writes. Each transaction (a read, or a group commit) is
+one function run on the connection's thread, whose queue runs them one at a time in order:
+no other coroutine's statements can come between a transaction's, so a reader never sees
+uncommitted work, and no ``asyncio.Lock`` is held across the hops (under load a lock held
+while the loop got round to the waiting coroutine was most of a command's latency). Writes
 are serialized through one writer task that group-commits: every write queued at that
 moment runs in one ``BEGIN IMMEDIATE`` transaction and one fsync, and each caller hears
 back only once the commit is durable. Operations are shielded from cancellation: a
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from os import PathLike
 from pathlib import Path
-from typing import Any, Literal, Self, TypeVar
+from typing import Any, Literal, Protocol, Self, TypeVar
 
 import aiosqlite
 
@@ -87,12 +88,88 @@ LOCK_WAIT_S = 30.0  # how long opening waits out another process's lock before g
 _BUSY_TIMEOUT_MS = 5000  # how long a statement waits for a lock once running
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
-_Db = aiosqlite.Connection
+_Connection = aiosqlite.Connection
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 _NO_ID_LIMIT = 2**63 - 1
 _OVERALL = 0  # player_stats.scope for "every guild"
 _MAX_BATCH = 64  # writes per group commit: bounds the wait of the first write in a batch
+
+
+class _Cursor(Protocol):
+    @property
+    def rowcount(self) -> int: ...
+
+
+class _Db(Protocol):
+    """What SQL work sees of a connection: aiosqlite's, or ``_Direct`` in its own thread."""
+
+    async def execute_fetchall(self, sql: str, parameters: Any = ..., /) -> Iterable[Any]: ...
+
+    async def execute(self, sql: str, parameters: Any = ..., /) -> _Cursor: ...
+
+    @property
+    def in_transaction(self) -> bool: ...
+
+
+class _Direct:
+    """The sqlite3 connection seen from aiosqlite's thread, with aiosqlite's calls: each
+    coroutine returns without suspending, so ``_drive`` runs a whole unit of work (a group
+    commit's transaction, a read) in one hop to the thread instead of one hop per statement.
+    Under load every hop waited for the event loop to hand over the GIL, and a batch's dozens
+    of statements made a move's write take hundreds of milliseconds."""
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    async def execute_fetchall(self, sql: str, parameters: Any = (), /) -> list[Any]:
+        return self._conn.execute(sql, parameters).fetchall()
+
+    async def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        return self._conn.execute(sql, parameters)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._conn.in_transaction
+
+
+def _drive(work: Awaitable[_T]) -> _T:
+    """Run to completion a coroutine that only awaits ``_Direct`` (never suspends)."""
+    steps = work.__await__()
+    try:
+        steps.send(None)
+    except StopIteration as done:
+        result: _T = done.value
+        return result
+    steps.close()
+    raise RuntimeError("SQL work awaited something other than its connection")
+
+
+async def _in_thread(connection: _Connection, work: Callable[[_Db], Awaitable[_T]]) -> _T:
+    """Run ``work`` on ``connection``'s own thread in one hop (see ``_Direct``)."""
+
+    def run() -> _T:
+        return _drive(work(_Direct(connection._conn)))
+
+    # aiosqlite has no public call for "run this on the connection's thread"; ``_execute``
+    # is how its own methods do it (0.17 to 0.22), and the contract suite runs through it.
+    execute: Callable[[Callable[[], _T]], Awaitable[_T]] = connection._execute
+    return await execute(run)
+
+
+def _in_snapshot(work: Callable[[_Db], Awaitable[_T]]) -> Callable[[_Db], Awaitable[_T]]:
+    """``work`` inside one read transaction."""
+
+    async def read(db: _Db) -> _T:
+        await db.execute_fetchall("BEGIN")
+        try:
+            return await work(db)
+        finally:
+            await db.execute_fetchall("ROLLBACK")
+
+    return read
 
 
 # --------------------------------------------------------------------------------------------
@@ -725,26 +802,14 @@ class SqliteGameRepository:
 
     def __init__(
         self,
-        db: _Db,
+        db: _Connection,
         path: Path,
         clock: Callable[[], datetime],
-        readers: Sequence[_Db] = (),
     ) -> None:
-        """Use ``open``/``connect``; this only wires already prepared connections (the
-        writer's, and any read-only ones: without them reads share the writer's)."""
+        """Use ``open``/``connect``; this only wires an already prepared connection."""
         self._db = db
         self._path = path
         self._clock = clock
-        self._lock = asyncio.Lock()  # one transaction at a time on the writer's connection
-        # Idle read-only connections. In WAL mode a reader never waits for the writer, so
-        # reads are not queued behind a group commit and its fsync (under load that queue
-        # was most of a command's latency).
-        self._all_readers = tuple(readers)
-        self._readers: asyncio.Queue[_Db] = asyncio.Queue()
-        for reader in readers:
-            self._readers.put_nowait(reader)
-        self._reading = 0  # reads holding a reader
-        self._reads_done = asyncio.Event()
         self._pending: list[_Write] = []  # writes waiting for the next group commit
         self._wake = asyncio.Event()
         self._closing = False  # no new writes
@@ -763,12 +828,10 @@ class SqliteGameRepository:
         *,
         clock: Callable[[], datetime] = utc_now,
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
-        readers_count: int = 0,
         lock_wait_s: float | None = None,
     ) -> Self:
         """Open (creating or upgrading) the database at ``path``, after checking that the
-        file is ours, undamaged (``PRAGMA quick_check``) and writable, with ``readers_count``
-        read-only connections beside the writer's (0: reads share the writer's). A lock held
+        file is ours, undamaged (``PRAGMA quick_check``) and writable. A lock held
         by another process is waited out for up to ``lock_wait_s`` seconds (default
         ``LOCK_WAIT_S``).
 
@@ -789,7 +852,7 @@ class SqliteGameRepository:
         delay = 0.05
         while True:
             try:
-                return await cls._connect_once(path, clock, synchronous, lock_wait_s, readers_count)
+                return await cls._connect_once(path, clock, synchronous, lock_wait_s)
             except sqlite3.Error as error:
                 waited = time.monotonic() - started
                 if not _is_locked(error):
@@ -810,7 +873,6 @@ class SqliteGameRepository:
         clock: Callable[[], datetime],
         synchronous: Literal["FULL", "NORMAL"],
         lock_wait_s: float,
-        readers_count: int,
     ) -> Self:
         db = await aiosqlite.connect(path, isolation_level=None)
         try:
@@ -831,19 +893,7 @@ class SqliteGameRepository:
         except BaseException:
             await db.close()
             raise
-        readers: list[_Db] = []
-        try:
-            for _ in range(readers_count):
-                reader = await aiosqlite.connect(path, isolation_level=None)
-                readers.append(reader)
-                await reader.execute_fetchall("PRAGMA busy_timeout = 5000")
-                await reader.execute_fetchall("PRAGMA query_only = ON")
-        except BaseException:
-            for reader in readers:
-                await reader.close()
-            await db.close()
-            raise
-        return cls(db, path, clock, readers)
+        return cls(db, path, clock)
 
     @classmethod
     @asynccontextmanager
@@ -853,7 +903,6 @@ class SqliteGameRepository:
         *,
         clock: Callable[[], datetime] = utc_now,
         synchronous: Literal["FULL", "NORMAL"] = "FULL",
-        readers_count: int = 0,
         lock_wait_s: float | None = None,
     ) -> AsyncIterator[Self]:
         """``connect`` as an async context manager that closes the repository on exit."""
@@ -861,7 +910,6 @@ class SqliteGameRepository:
             path,
             clock=clock,
             synchronous=synchronous,
-            readers_count=readers_count,
             lock_wait_s=lock_wait_s,
         )
         try:
@@ -876,23 +924,22 @@ class SqliteGameRepository:
         self._closing = True
         self._wake.set()
         await asyncio.wait([self._writer])  # its own failure, if any, was reported to writers
-        async with self._lock:
-            if not self._closed:
-                self._closed = True
-                while self._reading:  # let the reads still running finish
-                    self._reads_done.clear()
-                    await self._reads_done.wait()
-                for reader in self._all_readers:
-                    await reader.close()
-                await self._db.close()
+        if not self._closed:
+            self._closed = True
+            await self._db.close()  # after the reads already queued on its thread
 
     async def checkpoint(self) -> int:
         """Fold the WAL back into the main file and return the database's size in bytes."""
-        async with self._lock:  # between transactions: a checkpoint cannot run inside one
-            await self._db.execute_fetchall("PRAGMA wal_checkpoint(TRUNCATE)")
-            pages = await _scalar(self._db, "PRAGMA page_count")
-            page_size = await _scalar(self._db, "PRAGMA page_size")
-        return int(pages * page_size)
+
+        async def work(db: _Db) -> int:
+            await db.execute_fetchall("PRAGMA wal_checkpoint(TRUNCATE)")
+            return int(
+                await _scalar(db, "PRAGMA page_count") * await _scalar(db, "PRAGMA page_size")
+            )
+
+        # Between transactions (a checkpoint cannot run inside one): the thread runs one
+        # unit of work at a time.
+        return await _in_thread(self._db, work)
 
     # --- plumbing -----------------------------------------------------------------------
     #
@@ -918,38 +965,15 @@ class SqliteGameRepository:
         return result
 
     async def _read(self, work: Callable[[_Db], Awaitable[_T]], *, snapshot: bool = False) -> _T:
-        """Run a read between write batches; ``snapshot`` wraps several statements in one
-        transaction so they agree with each other even if another process writes."""
-        # Shielded: if the caller is cancelled, the lock and any transaction end cleanly.
-        return await asyncio.shield(self._locked_read(work, snapshot))
-
-    async def _locked_read(self, work: Callable[[_Db], Awaitable[_T]], snapshot: bool) -> _T:
-        if not self._all_readers:
-            async with self._lock:
-                return await self._read_on(self._db, work, snapshot)
+        """Run a read between write batches (on the connection's thread); ``snapshot``
+        wraps several statements in one transaction so they agree with each other even if
+        another process writes."""
         if self._closed:
             raise RuntimeError("the repository is closed")
-        self._reading += 1
-        try:
-            reader = await self._readers.get()
-            try:
-                return await self._read_on(reader, work, snapshot)
-            finally:
-                self._readers.put_nowait(reader)
-        finally:
-            self._reading -= 1
-            if not self._reading:
-                self._reads_done.set()
-
-    @staticmethod
-    async def _read_on(db: _Db, work: Callable[[_Db], Awaitable[_T]], snapshot: bool) -> _T:
-        if not snapshot:
-            return await work(db)
-        await db.execute_fetchall("BEGIN")
-        try:
-            return await work(db)
-        finally:
-            await db.execute_fetchall("ROLLBACK")
+        if snapshot:
+            work = _in_snapshot(work)
+        # Shielded: a cancelled caller's read still runs whole on the thread.
+        return await asyncio.shield(_in_thread(self._db, work))
 
     async def _write_loop(self) -> None:
         batch: list[_Write] = []
@@ -973,8 +997,7 @@ class SqliteGameRepository:
             raise
 
     async def _commit(self, batch: list[_Write]) -> None:
-        async with self._lock:
-            outcomes, failure = await self._attempt(batch)
+        outcomes, failure = await _in_thread(self._db, lambda db: self._attempt(db, batch))
         if failure is not None and len(batch) > 1:
             # Something other than a refusal failed, perhaps after writing: the whole batch
             # was rolled back. Run each write alone so that only the culprit fails.
@@ -989,12 +1012,12 @@ class SqliteGameRepository:
             else:
                 write.future.set_exception(value)
 
+    @staticmethod
     async def _attempt(
-        self, batch: list[_Write]
+        db: _Db, batch: list[_Write]
     ) -> tuple[list[tuple[bool, Any]], BaseException | None]:
         """Run a batch in one transaction: each write's result or refusal, or else the
         error that made the whole batch roll back."""
-        db = self._db
         outcomes: list[tuple[bool, Any]] = []
         try:
             await db.execute_fetchall("BEGIN IMMEDIATE")

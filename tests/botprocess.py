@@ -1,9 +1,10 @@
 """The real bot process (``python -m bot``) against a fake Discord in the calling process.
 
-``python -m tests.botprocess PORT`` points discord.py at the fake on 127.0.0.1:PORT and runs
-``bot.__main__.main()`` unchanged: its settings from the environment, its logging, its signal
-handling, its AI pool and its SQLite file. ``BotProcess`` starts one and lists its descendant
-processes from /proc (Linux), so a test can kill it and look for anything left behind.
+``python -m tests.botprocess PORT [ARGS...]`` points discord.py at the fake on 127.0.0.1:PORT
+and runs ``bot.__main__.main(ARGS)`` unchanged: its settings from the environment, its
+logging, its signal handling, its AI pool and its database. ``BotProcess`` starts one and
+lists its descendant processes from /proc (Linux), so a test can kill it and look for
+anything left behind.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -72,20 +74,29 @@ class BotProcess:
     """``python -m bot`` as a child process, connected to the fake Discord on ``port``."""
 
     def __init__(
-        self, port: int, db_path: Path, *, log_level: str = "WARNING", token: str = "fake-token"
+        self,
+        port: int,
+        db_path: Path,
+        *,
+        log_level: str = "WARNING",
+        token: str = "fake-token",
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
     ) -> None:
+        """``args``: ``python -m bot``'s (``--shards``...); ``env``: more settings."""
         env = {
             **os.environ,
             "DISCORD_TOKEN": token,
             "GOMOKU_DB_PATH": str(db_path),
             "LOG_LEVEL": log_level,
             "PYTHONUNBUFFERED": "1",
+            **(env or {}),
         }
         env.pop("GOMOKU_DEV_GUILD_ID", None)
         self.stderr_path = db_path.with_name(db_path.name + f".{time.monotonic_ns()}.stderr")
         self._stderr = self.stderr_path.open("wb")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.botprocess", str(port)],
+            [sys.executable, "-m", "tests.botprocess", str(port), *args],
             cwd=ROOT,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -155,14 +166,14 @@ class BotProcess:
         self._stderr.close()
 
 
-def main(port: int) -> int:
-    """Point discord.py at the fake, then run the bot's own ``main``."""
+def main(port: int, args: Sequence[str] = ()) -> int:
+    """Point discord.py at the fake, then run the bot's own ``main`` with ``args``."""
     discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway-ws")
     from bot.__main__ import main as bot_main
 
-    return bot_main([])  # the fake's port is ours, not the bot's
+    return bot_main(list(args))  # the fake's port is ours, not the bot's
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1])))
+    sys.exit(main(int(sys.argv[1]), sys.argv[2:]))

@@ -25,6 +25,12 @@ What is measured (at the fake, from sending an event to seeing the bot's effect)
 * ``AI reply shown``: event -> the board showing the AI's answer (queueing and search included);
 
 and in this process: the event-loop lag (how late a 10 ms sleep wakes up) while it all runs.
+
+``--shard-processes N --postgres [--queue-workers K]`` runs the bot as a cluster instead: N
+bot processes (``python -m bot --shards i --shard-count N``'s bot), one shard each, on one
+PostgreSQL database, the AI on K queue workers (else a local pool in each process). Each bot
+process has its own fake Discord and players, in a process of their own, whose one guild is
+on that shard, and 1/N of the games: what Discord would send each shard's process.
 """
 
 from __future__ import annotations
@@ -90,16 +96,30 @@ def _row(name: str, values: list[float]) -> str:
 # ---------------------------------------------------------------------- child: fake + driver
 
 
-def _driver(conn: Connection, games: int, moves: int, level: str, seed: int, think: float) -> None:
-    asyncio.run(_drive(conn, games, moves, level, seed, think))
+def _driver(
+    conn: Connection,
+    games: int,
+    moves: int,
+    level: str,
+    seed: int,
+    think: float,
+    guild_id: int | None = None,
+) -> None:
+    asyncio.run(_drive(conn, games, moves, level, seed, think, guild_id))
 
 
 async def _drive(
-    conn: Connection, games: int, moves: int, level: str, seed: int, think: float
+    conn: Connection,
+    games: int,
+    moves: int,
+    level: str,
+    seed: int,
+    think: float,
+    guild_id: int | None,
 ) -> None:
     from tests.fakediscord import FakeDiscord, Message
 
-    fake = FakeDiscord()
+    fake = FakeDiscord(guild_id=guild_id)
     fake.answer_timeout = 120.0
     rng = random.Random(seed)
     channels = [fake.default_channel] + [fake.add_channel(f"game-{i}") for i in range(games - 1)]
@@ -192,18 +212,37 @@ async def _drive(
                 samples.fail("AI reply shown")
 
     started = time.monotonic()
+    cpu = time.process_time()
     tasks = [people(i) if i % 2 == 0 else versus_ai(i) for i in range(games)]
     results = await asyncio.gather(*tasks, return_exceptions=True)
     errors = [repr(r) for r in results if isinstance(r, BaseException)]
     elapsed = time.monotonic() - started
     requests = len(fake.requests)
-    conn.send({"samples": samples, "errors": errors, "elapsed": elapsed, "requests": requests})
+    cpu = time.process_time() - cpu
+    conn.send(
+        {
+            "samples": samples,
+            "errors": errors,
+            "elapsed": elapsed,
+            "requests": requests,
+            "cpu": cpu,
+        }
+    )
     # Serve until the bot has shut down: the last moves' replies may still be on their way.
     await loop.run_in_executor(None, conn.recv)
     await fake.close()
 
 
 # ---------------------------------------------------------------------- parent: the bot
+
+
+def _cpu_wait_s() -> float:
+    """Seconds this process's main thread has waited for a CPU while ready to run (Linux's
+    schedstat; 0 elsewhere): on a shared machine, the part of the latency that is not ours."""
+    try:
+        return int(Path("/proc/thread-self/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 async def _lag_probe(stop: asyncio.Event, lags: list[float], interval: float = 0.01) -> None:
@@ -295,10 +334,8 @@ async def _run(args: argparse.Namespace) -> int:
             repository = await PostgresGameRepository.connect(postgres.create_database())
             store = "PostgreSQL (fsync off)"
         else:
-            repository = await SqliteGameRepository.connect(
-                path, synchronous=args.sync, readers_count=args.readers
-            )
-            store = f"SQLite synchronous={args.sync} with {args.readers} readers"
+            repository = await SqliteGameRepository.connect(path, synchronous=args.sync)
+            store = f"SQLite synchronous={args.sync}"
         bot = create_bot(
             Settings(db_path=path),
             repository=repository,
@@ -311,7 +348,9 @@ async def _run(args: argparse.Namespace) -> int:
         await bot.wait_until_ready()
         await bot.tree.sync()
         for guild in bot.guilds:
-            await bot.service.update_settings(guild.id, board_style=args.style)
+            await bot.service.update_settings(
+                guild.id, board_style=args.style, turn_pings=not args.no_turn_pings
+            )
         stop = asyncio.Event()
         lags: list[float] = []
         reviews: list[float] = []
@@ -325,7 +364,9 @@ async def _run(args: argparse.Namespace) -> int:
         if profile is not None:
             profile.enable()
         parent.send("go")
+        cpu, waited = time.process_time(), _cpu_wait_s()
         report = await loop.run_in_executor(None, parent.recv)
+        cpu, waited = time.process_time() - cpu, _cpu_wait_s() - waited
         if profile is not None:
             profile.disable()
             profile.dump_stats(args.profile)
@@ -350,9 +391,16 @@ async def _run(args: argparse.Namespace) -> int:
         f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
         f"{cores} cores / {ai_workers}, {args.style} boards, "
         f"players think {args.think:g} s on average, {store}, "
+        f"turn pings {'off' if args.no_turn_pings else 'on'}, "
         f"AI workers at nice {WORKER_NICENESS if args.nice is None else args.nice}"
     )
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
+    # A saturated fake would measure itself: its CPU is shown beside the bot's.
+    print(
+        f"CPU: the bot {cpu:.1f} s ({cpu / report['elapsed']:.0%} of a core; its event loop "
+        f"waited {waited:.1f} s for a core), the fake Discord and players {report['cpu']:.1f} s "
+        f"({report['cpu'] / report['elapsed']:.0%})"
+    )
     for name in ("ack", "place (people)", "place (vs AI, own move shown)", "AI reply shown"):
         if samples.values.get(name):
             print(_row(name, samples.values[name]))
@@ -363,6 +411,200 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"failures: {samples.failures}")
     if report["errors"]:
         print(f"{len(report['errors'])} games raised, first: {report['errors'][0]}")
+    return 0
+
+
+# ---------------------------------------------------------------------- shard processes
+
+
+def _guild_on(shard: int, shard_count: int) -> int:
+    """A guild id that Discord puts on ``shard`` of ``shard_count``."""
+    return ((1000 * shard_count + shard) << 22) | 5
+
+
+def _shard_bot(
+    conn: Connection,
+    port: int,
+    shard: int,
+    shard_count: int,
+    database_url: str,
+    queue_url: str | None,
+    style: str,
+) -> None:
+    asyncio.run(_serve_shard(conn, port, shard, shard_count, database_url, queue_url, style))
+
+
+async def _serve_shard(
+    conn: Connection,
+    port: int,
+    shard: int,
+    shard_count: int,
+    database_url: str,
+    queue_url: str | None,
+    style: str,
+) -> None:
+    """One bot process running ``shard``, connected to its own fake (whose one guild is on
+    that shard): what ``python -m bot --shards N --shard-count M`` runs, plus a lag probe."""
+    from bot.shards import ShardSpec
+    from storage.postgres import PostgresGameRepository
+
+    discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway-ws")
+    loop = asyncio.get_running_loop()
+    repository = await PostgresGameRepository.connect(database_url)
+    ai: AIRunner
+    if queue_url is not None:
+        from bot.queue_ai import QueueRunner
+
+        ai = await QueueRunner.connect(queue_url)
+    else:
+        ai = await ProcessPoolRunner.start()
+    bot = create_bot(
+        Settings(),
+        shards=ShardSpec(frozenset({shard}), shard_count),
+        repository=repository,
+        ai=ai,
+        cooldown=UserCooldown(rate=10_000, per=1.0),
+        guild_ready_timeout=0.05,
+    )
+    await bot.login("bench-token")
+    runner = asyncio.create_task(bot.connect())
+    await bot.wait_until_ready()
+    await bot.tree.sync()
+    for guild in bot.guilds:
+        await bot.service.update_settings(guild.id, board_style=style)
+    conn.send("ready")
+    await loop.run_in_executor(None, conn.recv)  # go
+    stop = asyncio.Event()
+    lags: list[float] = []
+    probe = asyncio.create_task(_lag_probe(stop, lags))
+    cpu = time.process_time()
+    await loop.run_in_executor(None, conn.recv)  # stop
+    cpu = time.process_time() - cpu
+    stop.set()
+    await probe
+    await bot.close()
+    with contextlib.suppress(asyncio.CancelledError):
+        await runner
+    await ai.close()
+    await repository.close()
+    conn.send({"lags": lags, "cpu": cpu})
+
+
+async def _run_cluster(args: argparse.Namespace) -> int:
+    """``--shard-processes N``: N bot processes, one shard each, on one PostgreSQL database
+    (and the AI on the task queue with ``--queue-workers``, else a local pool in each). Each
+    has its own fake Discord and players in a process of their own, its guild on its shard,
+    and 1/N of the games: what Discord would send each shard's process."""
+    from tests.postgres_server import PostgresServer
+
+    if not args.postgres:
+        raise SystemExit("--shard-processes needs --postgres (the processes share a database)")
+    context = multiprocessing.get_context("spawn")
+    loop = asyncio.get_running_loop()
+    count = args.shard_processes
+
+    async def recv(conn: Connection) -> Any:
+        return await loop.run_in_executor(None, conn.recv)
+
+    with contextlib.ExitStack() as servers:
+        postgres = PostgresServer()
+        postgres.start()
+        servers.callback(postgres.stop)
+        database_url = postgres.create_database()
+        queue_url = None
+        if args.queue_workers:
+            from tests.redis_server import RedisServer
+
+            redis = RedisServer()
+            redis.start()
+            servers.callback(redis.stop)
+            queue_url = redis.url
+            for _ in range(args.queue_workers):
+                worker = subprocess.Popen(  # noqa: ASYNC220 - started once, before the load
+                    [sys.executable, "-m", "bot.worker", "--redis", redis.url]
+                )
+                servers.callback(worker.wait)
+                servers.callback(worker.terminate)
+        drivers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
+        bots: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
+        for shard in range(count):
+            games = args.games // count + (1 if shard < args.games % count else 0)
+            parent, child = context.Pipe()
+            driver = context.Process(
+                target=_driver,
+                args=(
+                    child,
+                    games,
+                    args.moves,
+                    args.level,
+                    args.seed + shard,
+                    args.think,
+                    _guild_on(shard, count),
+                ),
+                daemon=True,
+            )
+            driver.start()
+            drivers.append((driver, parent))
+        for shard, (_, driver_conn) in enumerate(drivers):
+            port = await recv(driver_conn)
+            parent, child = context.Pipe()
+            # Not a daemon: a local AI pool is its children.
+            bot = context.Process(
+                target=_shard_bot,
+                args=(child, port, shard, count, database_url, queue_url, args.style),
+            )
+            bot.start()
+            bots.append((bot, parent))
+        for _, bot_conn in bots:
+            if await recv(bot_conn) != "ready":
+                raise RuntimeError("a bot process did not start")
+        for _, conn in drivers + bots:
+            conn.send("go")
+        reports = [await recv(conn) for _, conn in drivers]
+        for _, bot_conn in bots:
+            bot_conn.send("stop")
+        bot_reports = [await recv(conn) for _, conn in bots]
+        for process, conn in drivers:
+            conn.send("closed")
+            process.join(timeout=10)
+        for process, _ in bots:
+            process.join(timeout=30)
+
+    elapsed = max(r["elapsed"] for r in reports)
+    samples = Samples()
+    for report in reports:
+        for name, values in report["samples"].values.items():
+            samples.values.setdefault(name, []).extend(values)
+        for name, failed in report["samples"].failures.items():
+            samples.failures[name] = samples.failures.get(name, 0) + failed
+    cores = len(os.sched_getaffinity(0))
+    ai_workers = (
+        f"{args.queue_workers} queue workers" if args.queue_workers else "a local AI pool each"
+    )
+    print(
+        f"{args.games} concurrent games ({args.games // 2} between people, "
+        f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
+        f"{cores} cores, {count} shard processes / {ai_workers}, {args.style} boards, "
+        f"players think {args.think:g} s on average, PostgreSQL (fsync off)"
+    )
+    requests = sum(r["requests"] for r in reports)
+    print(f"wall time {elapsed:.1f} s, {requests} HTTP requests from the bots")
+    bots_cpu = ", ".join(f"{r['cpu']:.1f} s ({r['cpu'] / elapsed:.0%})" for r in bot_reports)
+    fakes_cpu = sum(r["cpu"] for r in reports)
+    print(
+        f"CPU: the bots {bots_cpu}; the fakes and players {fakes_cpu:.1f} s "
+        f"({fakes_cpu / elapsed:.0%} of a core)"
+    )
+    for name in ("ack", "place (people)", "place (vs AI, own move shown)", "AI reply shown"):
+        if samples.values.get(name):
+            print(_row(name, samples.values[name]))
+    print(_row("event-loop lag (10 ms probe)", [lag for r in bot_reports for lag in r["lags"]]))
+    if samples.failures:
+        print(f"failures: {samples.failures}")
+    errors = [e for r in reports for e in r["errors"]]
+    if errors:
+        print(f"{len(errors)} games raised, first: {errors[0]}")
     return 0
 
 
@@ -383,12 +625,6 @@ def main(argv: list[str] | None = None) -> int:
         "--nice", type=int, default=None, help="niceness of the AI workers (default: the runner's)"
     )
     parser.add_argument(
-        "--readers",
-        type=int,
-        default=0,
-        help="SQLite read-only connections (0: reads share the writer's)",
-    )
-    parser.add_argument(
         "--postgres", action="store_true", help="store on a PostgreSQL server started for the run"
     )
     parser.add_argument(
@@ -396,6 +632,12 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=0,
         help="the AI on the task queue with this many workers (0: the local process pool)",
+    )
+    parser.add_argument(
+        "--shard-processes",
+        type=int,
+        default=0,
+        help="run the bot as this many shard processes on PostgreSQL (needs --postgres)",
     )
     parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
     parser.add_argument(
@@ -406,7 +648,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--style", default="image", choices=["image", "emoji", "compact"], help="board style"
     )
+    parser.add_argument(
+        "--no-turn-pings",
+        action="store_true",
+        help="the guild's turn pings off (each move between people then sends two fewer requests)",
+    )
     args = parser.parse_args(argv)
+    if args.shard_processes:
+        return asyncio.run(_run_cluster(args))
     return asyncio.run(_run(args))
 
 

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from bot.ai import AIMove, AIRequest, ProcessPoolRunner, _opening_step
+from bot.ai import AIMove, AIRequest, ProcessPoolRunner, run_search
 from bot.client import GomokuBot
 from bot.service import GameView
 from engine.opening_rules import Phase, Seat
@@ -23,7 +23,7 @@ class OpeningRunner(CentreRunner):
     async def choose_move(self, request: AIRequest) -> AIMove:
         if request.opening is not None:
             self.calls += 1
-            return await asyncio.to_thread(_opening_step, request)
+            return await asyncio.to_thread(run_search, request)
         return await super().choose_move(request)
 
 

@@ -1,6 +1,7 @@
 """Shards across processes: two bot processes (each with its own connection pool, AI runner
 and shard) on one PostgreSQL database; each resumes, times and moves for its own guilds only.
-The processes are the real bot in one test process, against a fake Discord serving two shards."""
+Two bots in the test process, then two real ``python -m bot`` processes, against a fake
+Discord serving two shards."""
 
 from __future__ import annotations
 
@@ -8,16 +9,20 @@ import asyncio
 import random
 import subprocess
 import sys
+import time
+from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
 from bot.service import GameService
 from bot.shards import OwnedGames, ShardSpec, shard_of
 from storage.postgres import PostgresGameRepository
-from storage.repository import GameStatus, NewGame, Player
+from storage.repository import GameStatus, NewGame, Player, utc_now
 from tests.bot.conftest import BotFactory, CentreRunner
 from tests.bot.conftest import Clock as BotClock
 from tests.bot.test_service import ALICE, BOB, Clock, NearestRunner
+from tests.botprocess import BotProcess
 from tests.fakediscord import FakeDiscord
 
 # Discord puts a guild on shard (id >> 22) % count: one guild for each of two shards.
@@ -159,3 +164,87 @@ async def test_two_shard_processes_against_one_discord_split_the_guilds(
             await fake.wait_for(lambda: runners[owner].calls == 2)
             assert runners[1 - owner].calls == 1  # the other process never saw the command
             assert (await second.get_game(here.id)).ply == 3
+
+
+async def test_two_bot_processes_each_run_their_shard_on_one_database(
+    fake: FakeDiscord, tmp_path: Path, postgres_url: str
+) -> None:
+    """Two real ``python -m bot --shards N --shard-count 2`` processes on one PostgreSQL
+    database, against a fake Discord serving both shards: each resumes, times and moves for
+    its own shard's guild only, and a guild's command reaches only its owner."""
+    owner = fake.shard_of_guild(2)
+    guilds = {owner: fake.guild_id, 1 - owner: ((4 + 1 - owner) << 22) | 7}
+    assert shard_of(guilds[1 - owner], 2) == 1 - owner
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    # Left by a stopped deployment, in each shard's guild: a game where the AI is to move,
+    # and a game between people whose clock ran out.
+    ai_games, timed_games = {}, {}
+    async with PostgresGameRepository.open(postgres_url) as db:
+        for shard, guild in guilds.items():
+            ai_channel = fake.default_channel if shard == owner else fake.add_channel("other")
+            ai_games[shard] = await db.create_game(
+                NewGame(
+                    guild, ai_channel.id, black=Player.ai("beginner"), white=Player.human(alice.id)
+                )
+            )
+            timed_games[shard] = await db.create_game(
+                NewGame(
+                    guild,
+                    fake.add_channel(f"timed-{shard}").id,
+                    black=Player.human(alice.id),
+                    white=Player.human(bob.id),
+                    deadline=utc_now() - timedelta(seconds=1),
+                    turn_seconds=60,
+                )
+            )
+        bots = [
+            BotProcess(
+                fake.port,
+                tmp_path / f"unused-{shard}.sqlite3",
+                token=f"token-{shard}",
+                args=["--shards", str(shard), "--shard-count", "2"],
+                env={"GOMOKU_DATABASE_URL": postgres_url},
+            )
+            for shard in (0, 1)
+        ]
+        try:
+
+            async def settled() -> bool:
+                for bot in bots:
+                    if bot.process.poll() is not None:
+                        raise AssertionError(f"a bot exited: {bot.errors()}")
+                ai = [(await db.get_game(g.id)).ply for g in ai_games.values()]
+                timed = [(await db.get_game(g.id)).status for g in timed_games.values()]
+                return ai == [1, 1] and timed == [GameStatus.FINISHED] * 2
+
+            deadline = time.monotonic() + 60
+            while not (fake.connected_shards() == [(0, 2), (1, 2)] and await settled()):
+                assert time.monotonic() < deadline, [b.errors() for b in bots]
+                await asyncio.sleep(0.05)
+
+            # Every board of a shard's games came from that shard's process, and only once
+            # (the AI's move, the loss on time): the other process never touched them.
+            for shard in (0, 1):
+                for game in (ai_games[shard], timed_games[shard]):
+                    posts = fake.requests_to("POST", rf"/channels/{game.channel_id}/messages$")
+                    assert [p.token for p in posts] == [f"token-{shard}"], game
+
+            # A command in the fake's guild reaches its owner only, which lets the AI answer.
+            reply = await fake.slash("place", user=alice, options={"cell": "a1"})
+            assert "You played" in reply.content
+            while (await db.get_game(ai_games[owner].id)).ply < 3:
+                assert time.monotonic() < deadline, bots[owner].errors()
+                await asyncio.sleep(0.05)
+            channels = {g.channel_id for g in (*ai_games.values(), *timed_games.values())}
+            for request in fake.requests:
+                for shard in (0, 1):
+                    mine = {g.channel_id for g in (ai_games[shard], timed_games[shard])}
+                    if request.token == f"token-{shard}":
+                        touched = {c for c in channels if f"/channels/{c}/" in request.path}
+                        assert touched <= mine, request
+            for bot in bots:
+                assert bot.terminate() == 0, bot.errors()
+                assert "Traceback" not in bot.errors()
+        finally:
+            for bot in bots:
+                bot.close()

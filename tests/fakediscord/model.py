@@ -321,6 +321,7 @@ class RecordedRequest:
     query: dict[str, str]
     json: Any
     status: int = 200
+    token: str | None = None  # the Authorization header's token: which bot process sent it
 
 
 @dataclass(slots=True)

@@ -98,7 +98,8 @@ class _Session:
 class FakeDiscord:
     """A fake Discord server holding one guild, its channels, users and messages."""
 
-    def __init__(self, *, interaction_deadline: float = 3.0) -> None:
+    def __init__(self, *, interaction_deadline: float = 3.0, guild_id: int | None = None) -> None:
+        """``guild_id``: the guild's (to put it on a chosen shard); a new snowflake if None."""
         self.interaction_deadline = interaction_deadline  # Discord's 3 s for the first response
         self.answer_timeout = 10.0  # how long helpers wait for the bot before failing the test
         self.application_id = snowflake()
@@ -121,6 +122,8 @@ class FakeDiscord:
         self._runner: web.AppRunner | None = None
         self._saved: tuple[str, yarl.URL] | None = None
         self.port = 0
+        if guild_id is not None:
+            self.guild_id = guild_id  # before the first channel takes the guild's id
         self.default_channel = self.add_channel("general")
         self._routes: list[tuple[str, re.Pattern[str], Handler]] = [
             (method, re.compile(pattern), handler)
@@ -292,6 +295,10 @@ class FakeDiscord:
     def connected(self) -> bool:
         """Whether a bot is connected and identified (it can receive interactions)."""
         return any(s.ready and not s.ws.closed for s in self._sessions)
+
+    def connected_shards(self) -> list[tuple[int, int]]:
+        """(shard id, shard count) of every connected, identified gateway session."""
+        return sorted(s.shard for s in self._sessions if s.ready and not s.ws.closed)
 
     def plant_button(self, custom_id: str, channel: FakeChannel | None = None) -> Message:
         """A message from the bot carrying one button with ``custom_id``, as an older version
@@ -644,7 +651,14 @@ class FakeDiscord:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
         body, files = await _read_body(request)
-        recorded = RecordedRequest(request.method, path, dict(request.query), body)
+        authorization = request.headers.get("Authorization", "")
+        recorded = RecordedRequest(
+            request.method,
+            path,
+            dict(request.query),
+            body,
+            token=authorization.removeprefix("Bot ") or None,
+        )
         self.requests.append(recorded)
         try:
             limited = self._check_rate_limit(request.method, path)
