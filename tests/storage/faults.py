@@ -70,19 +70,30 @@ def too_new(path: Path) -> None:
 @contextlib.contextmanager
 def write_lock_held(path: Path, seconds: float) -> Iterator[None]:
     """Another connection holds ``BEGIN IMMEDIATE`` on ``path`` for ``seconds`` (in a thread,
-    as another process would: the caller's event loop stays free)."""
+    as another process would: the caller's event loop stays free).
+
+    Blocking the caller until the lock is taken is safe only while nothing else writes: a
+    writer mid-transaction would make ``BEGIN IMMEDIATE`` wait out its busy timeout. So the
+    wait is bounded, and a lock that could not be taken fails the test instead of hanging it.
+    """
     taken = threading.Event()
+    failed: list[BaseException] = []
 
     def hold() -> None:
-        with closing(sqlite3.connect(path, isolation_level=None)) as db:
-            db.execute("BEGIN IMMEDIATE")
-            taken.set()
-            time.sleep(seconds)
-            db.execute("ROLLBACK")
+        try:
+            with closing(sqlite3.connect(path, isolation_level=None, timeout=4.0)) as db:
+                db.execute("BEGIN IMMEDIATE")
+                taken.set()
+                time.sleep(seconds)
+                db.execute("ROLLBACK")
+        except sqlite3.Error as error:
+            failed.append(error)
 
     thread = threading.Thread(target=hold)
     thread.start()
-    taken.wait()
+    if not taken.wait(timeout=8.0):
+        thread.join()
+        raise AssertionError(f"could not take the write lock on {path}: {failed}")
     try:
         yield
     finally:
