@@ -62,17 +62,17 @@ def later(message: str) -> Callable[[], str]:
 
 Mention = Callable[[str], str]  # "gomoku start" -> "</gomoku start:123>" (or "/gomoku start")
 
-# Levels by what was measured (README, "The engine": 32 games a step, every step 86-88%
-# against the level below, about +330 Elo).
+# Levels by what was measured (README, "The engine": 128 games a step, 76-78% against the
+# level below, about +200 Elo; master against expert 32 games).
 LEVEL_WORDS: Final = {
-    Level.BEGINNER: N_("overlooks your threats a third of the time: for learning the game"),
-    Level.EASY: N_("sees fours, can miss an open three; beats beginner 7 games in 8"),
-    Level.MEDIUM: N_("the default: solid tactics; beats easy 7 games in 8"),
-    Level.HARD: N_("threat search at the root; beats medium 7 games in 8"),
-    Level.EXPERT: N_("strong; beats hard 7 games in 8"),
-    # Wine 2.1 (AIWine), 128 games at 500 ms a move: 58/2/68 (README, "Against Gomocup engines")
+    Level.BEGINNER: N_("overlooks your threats half the time: for learning the game"),
+    Level.EASY: N_("sees fours, often misses an open three; beats beginner 3 games in 4"),
+    Level.MEDIUM: N_("the default: solid tactics, the odd slip; beats easy 3 games in 4"),
+    Level.HARD: N_("threat search at the root; beats medium 3 games in 4"),
+    Level.EXPERT: N_("strong; beats hard 3 games in 4"),
+    # Wine 2.1, 128 games at 500 ms a move: 58/2/68, with the hand-set evaluation (README)
     Level.MASTER: N_(
-        "full strength, up to 3 s a move; beats expert 6 games in 7, and at half a "
+        "full strength, up to 3 s a move; beats expert 7 games in 8, and at half a "
         "second a move scores 46% against the Gomocup engine Wine 2.1"
     ),
 }
@@ -87,10 +87,10 @@ RULE_WORDS: Final = {
 # Option choices as shown in the command picker (Discord allows 100 characters).
 LEVEL_CHOICES: Final = {
     Level.BEGINNER: N_("Beginner: misses threats, for learning"),
-    Level.EASY: N_("Easy: beats beginner 7 games in 8"),
-    Level.MEDIUM: N_("Medium (default): beats easy 7 games in 8"),
-    Level.HARD: N_("Hard: beats medium 7 games in 8"),
-    Level.EXPERT: N_("Expert: beats hard 7 games in 8"),
+    Level.EASY: N_("Easy: beats beginner 3 games in 4"),
+    Level.MEDIUM: N_("Medium (default): beats easy 3 games in 4"),
+    Level.HARD: N_("Hard: beats medium 3 games in 4"),
+    Level.EXPERT: N_("Expert: beats hard 3 games in 4"),
     Level.MASTER: N_("Master: full strength, up to 3 s a move"),
 }
 RULE_CHOICES: Final = {

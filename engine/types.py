@@ -92,9 +92,9 @@ class Game(enum.StrEnum):
 class Level(enum.StrEnum):
     """How strongly the AI plays, weakest first (``engine.search.levels`` says what each is)."""
 
-    BEGINNER = "beginner"  # shallow, noisy, overlooks threats a third of the time
+    BEGINNER = "beginner"  # shallow, noisy, overlooks threats about half the time
     EASY = "easy"  # sees fours, sometimes misses open threes
-    MEDIUM = "medium"  # the bot's default: solid tactics, well inside a second
+    MEDIUM = "medium"  # the bot's default: solid tactics, rare slips, well inside a second
     HARD = "hard"  # deeper, threat-space search at the root
     EXPERT = "expert"  # strong, a few hundred milliseconds
     MASTER = "master"  # full strength, up to three seconds

@@ -1,9 +1,12 @@
 """Play each level against the level below and print the README's ladder table.
 
     nice -n 10 python tools/ladder.py --games 8 [--levels beginner,easy,...] [--turn-ms 4000]
+        [--seeds 11,12,13,14]
 
-Every pair is a ``python -m engine match level:UPPER level:LOWER`` with the same settings;
-the bar the issue sets is a score of at least 75 % for the upper level.
+Every pair is a ``python -m engine match level:UPPER level:LOWER`` with the same settings, once
+per level seed (``--seeds``; the games of one seed repeat exactly below master, so more games
+need more seeds), the results summed; the bar the issue sets is a score of at least 75 % for
+the upper level.
 """
 
 from __future__ import annotations
@@ -31,19 +34,24 @@ def main() -> int:
     parser.add_argument("--grace-ms", type=int, default=2000)
     parser.add_argument("--size", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", help="comma-separated level seeds (instead of --seed)")
     options = parser.parse_args()
     levels = options.levels.split(",")
+    seeds = [int(s) for s in options.seeds.split(",")] if options.seeds else [options.seed]
     config = MatchConfig(size=options.size, turn_ms=options.turn_ms, grace_ms=options.grace_ms)
     rows = []
     for lower, upper in itertools.pairwise(levels):
-        specs = (
-            parse_engine(f"level:{upper}", seed=options.seed),
-            parse_engine(f"level:{lower}", seed=options.seed),
-        )
-        result = run_match(specs, games=options.games, config=config, log=print)
-        for line in report(result, config):
-            print(line, flush=True)
-        wins, draws, losses = result.wdl()
+        wins = draws = losses = 0
+        for seed in seeds:
+            specs = (
+                parse_engine(f"level:{upper}", seed=seed),
+                parse_engine(f"level:{lower}", seed=seed),
+            )
+            result = run_match(specs, games=options.games, config=config, log=print)
+            for line in report(result, config):
+                print(line, flush=True)
+            w, d, losing = result.wdl()
+            wins, draws, losses = wins + w, draws + d, losses + losing
         score = (wins + draws / 2) / (wins + draws + losses)
         elo, bar = elo_difference(wins, draws, losses)
         elo = elo if math.isinf(elo) else round(elo) + 0.0  # no "-0"

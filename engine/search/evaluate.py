@@ -5,12 +5,11 @@ tenth of a second for the exact-five rules) and kept for the life of the process
 knows nothing of search.
 
 The evaluation's values are, per side, a value for each line pattern and each threat class.
-By default they are the hand-set ones. ``engine/search/data/eval_weights.json`` holds values
-fitted to game outcomes by ``tools/tune_eval.py`` (the model: ``engine.search.tune``); they win
-at the node-limited levels but proved no gain at master and squeeze the level ladder below its
-75% steps, so they are not the default until the presets are re-spaced around them. The
-environment variable ``GOMOKU_EVAL_WEIGHTS`` picks ``learned`` (the packaged file), ``hand``,
-or names another weights file (for matches between them).
+By default they are the learned ones of ``engine/search/data/eval_weights.json``, fitted to
+game outcomes by ``tools/tune_eval.py`` (the model: ``engine.search.tune``); the level presets
+are spaced around them. The environment variable ``GOMOKU_EVAL_WEIGHTS`` picks ``hand`` (the
+hand-set values of ``engine.search._patterns``), ``learned``, or names another weights file
+(for matches between them).
 """
 
 from __future__ import annotations
@@ -100,12 +99,12 @@ def load_weights(text: str, source: str = "") -> Weights:
 
 @functools.cache
 def weights() -> Weights:
-    """The weights this process evaluates with: ``$GOMOKU_EVAL_WEIGHTS`` (``learned``, a file,
-    or ``hand``), else the hand-set ones."""
+    """The weights this process evaluates with: ``$GOMOKU_EVAL_WEIGHTS`` (``hand``, a file, or
+    ``learned``), else the learned ones."""
     chosen = os.environ.get(WEIGHTS_ENV, "")
-    if chosen in ("", "hand"):
+    if chosen == "hand":
         return hand_weights()
-    if chosen != "learned":
+    if chosen not in ("", "learned"):
         with open(chosen, encoding="utf-8") as file:
             return load_weights(file.read(), chosen)
     packaged = resources.files("engine.search").joinpath("data", "eval_weights.json")

@@ -136,7 +136,7 @@ async def test_help_mentions_resolve_to_the_registered_commands(
     assert f"</gomoku start:{gomoku}>" in text
     assert f"</place:{place}>" in text
     assert f"</gomoku-admin settings:{admin}>" in text
-    assert "beats easy 7 games in 8" in text  # levels by their measured strength
+    assert "beats easy 3 games in 4" in text  # levels by their measured strength
     assert "renju" in text
 
 

@@ -40,9 +40,9 @@ def test_the_packaged_weights_load() -> None:
     assert loaded.pattern.shape == (2, _patterns.NPAT)
     assert loaded.threat.shape == (2, _patterns.NP4)
     assert loaded.pattern.dtype == np.int32
-    if WEIGHTS_ENV not in os.environ:  # the hand-set values stay the default
-        assert np.array_equal(weights().pattern, hand_weights().pattern)
-        assert np.array_equal(weights().threat, hand_weights().threat)
+    if WEIGHTS_ENV not in os.environ:  # the learned values are the default
+        assert np.array_equal(weights().pattern, loaded.pattern)
+        assert np.array_equal(weights().threat, loaded.threat)
 
 
 @pytest.mark.parametrize("side", [0, 1])
@@ -92,9 +92,9 @@ def _source_under(value: str) -> str:
 
 def test_the_environment_picks_the_weights(tmp_path: Path) -> None:
     assert _source_under("hand") == "hand 700"
-    assert _source_under("") == "hand 700"
     learned = load_weights(PACKAGED.read_text(), "file")
     assert _source_under("learned").split()[1] == str(learned.threat[0, 9])
+    assert _source_under("") == _source_under("learned")
     data = json.loads(PACKAGED.read_text())
     data["black"]["threat"][9] = 555
     chosen = tmp_path / "w.json"
