@@ -63,7 +63,7 @@ def later(message: str) -> Callable[[], str]:
 Mention = Callable[[str], str]  # "gomoku start" -> "</gomoku start:123>" (or "/gomoku start")
 
 # Levels by what was measured (README, "The engine": 128 games a step, 76-78% against the
-# level below, about +200 Elo; master against expert 32 games).
+# level below, about +200 Elo; master against expert 84% over 64 games).
 LEVEL_WORDS: Final = {
     Level.BEGINNER: N_("overlooks your threats half the time: for learning the game"),
     Level.EASY: N_("sees fours, often misses an open three; beats beginner 3 games in 4"),
@@ -72,7 +72,7 @@ LEVEL_WORDS: Final = {
     Level.EXPERT: N_("strong; beats hard 3 games in 4"),
     # Wine 2.1, 128 games at 500 ms a move: 58/2/68, with the hand-set evaluation (README)
     Level.MASTER: N_(
-        "full strength, up to 3 s a move; beats expert 7 games in 8, and at half a "
+        "full strength, up to 3 s a move; beats expert 5 games in 6, and at half a "
         "second a move scores 46% against the Gomocup engine Wine 2.1"
     ),
 }
