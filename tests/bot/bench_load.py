@@ -58,8 +58,10 @@ import yarl
 
 from bot.ai import WORKER_NICENESS, AIRunner, ProcessPoolRunner
 from bot.app import create_bot
+from bot.client import GomokuBot
 from bot.reporting import UserCooldown
 from bot.settings import Settings
+from bot.shards import ShardSpec
 from engine.types import Rule
 from storage.repository import GameRepository
 from storage.sqlite import SqliteGameRepository
@@ -336,21 +338,13 @@ async def _run(args: argparse.Namespace) -> int:
         else:
             repository = await SqliteGameRepository.connect(path, synchronous=args.sync)
             store = f"SQLite synchronous={args.sync}"
-        bot = create_bot(
+        bot, runner = await _ready_bot(
             Settings(db_path=path),
-            repository=repository,
-            ai=ai,
-            cooldown=UserCooldown(rate=10_000, per=1.0),
-            guild_ready_timeout=0.05,
+            repository,
+            ai,
+            style=args.style,
+            pings=not args.no_turn_pings,
         )
-        await bot.login("bench-token")
-        runner = asyncio.create_task(bot.connect())
-        await bot.wait_until_ready()
-        await bot.tree.sync()
-        for guild in bot.guilds:
-            await bot.service.update_settings(
-                guild.id, board_style=args.style, turn_pings=not args.no_turn_pings
-            )
         stop = asyncio.Event()
         lags: list[float] = []
         reviews: list[float] = []
@@ -414,6 +408,34 @@ async def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _ready_bot(
+    settings: Settings,
+    repository: GameRepository,
+    ai: AIRunner,
+    *,
+    style: str,
+    pings: bool,
+    shards: ShardSpec | None = None,
+) -> tuple[GomokuBot, asyncio.Task[None]]:
+    """The bot connected to the fake, its commands synced and every guild set to ``style``
+    boards with turn pings ``pings`` (one process, or one shard process of a cluster)."""
+    bot = create_bot(
+        settings,
+        shards=shards,
+        repository=repository,
+        ai=ai,
+        cooldown=UserCooldown(rate=10_000, per=1.0),
+        guild_ready_timeout=0.05,
+    )
+    await bot.login("bench-token")
+    runner = asyncio.create_task(bot.connect())
+    await bot.wait_until_ready()
+    await bot.tree.sync()
+    for guild in bot.guilds:
+        await bot.service.update_settings(guild.id, board_style=style, turn_pings=pings)
+    return bot, runner
+
+
 # ---------------------------------------------------------------------- shard processes
 
 
@@ -430,8 +452,9 @@ def _shard_bot(
     database_url: str,
     queue_url: str | None,
     style: str,
+    pings: bool,
 ) -> None:
-    asyncio.run(_serve_shard(conn, port, shard, shard_count, database_url, queue_url, style))
+    asyncio.run(_serve_shard(conn, port, shard, shard_count, database_url, queue_url, style, pings))
 
 
 async def _serve_shard(
@@ -442,10 +465,10 @@ async def _serve_shard(
     database_url: str,
     queue_url: str | None,
     style: str,
+    pings: bool,
 ) -> None:
     """One bot process running ``shard``, connected to its own fake (whose one guild is on
     that shard): what ``python -m bot --shards N --shard-count M`` runs, plus a lag probe."""
-    from bot.shards import ShardSpec
     from storage.postgres import PostgresGameRepository
 
     discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
@@ -459,20 +482,14 @@ async def _serve_shard(
         ai = await QueueRunner.connect(queue_url)
     else:
         ai = await ProcessPoolRunner.start()
-    bot = create_bot(
+    bot, runner = await _ready_bot(
         Settings(),
+        repository,
+        ai,
+        style=style,
+        pings=pings,
         shards=ShardSpec(frozenset({shard}), shard_count),
-        repository=repository,
-        ai=ai,
-        cooldown=UserCooldown(rate=10_000, per=1.0),
-        guild_ready_timeout=0.05,
     )
-    await bot.login("bench-token")
-    runner = asyncio.create_task(bot.connect())
-    await bot.wait_until_ready()
-    await bot.tree.sync()
-    for guild in bot.guilds:
-        await bot.service.update_settings(guild.id, board_style=style)
     conn.send("ready")
     await loop.run_in_executor(None, conn.recv)  # go
     stop = asyncio.Event()
@@ -552,7 +569,16 @@ async def _run_cluster(args: argparse.Namespace) -> int:
             # Not a daemon: a local AI pool is its children.
             bot = context.Process(
                 target=_shard_bot,
-                args=(child, port, shard, count, database_url, queue_url, args.style),
+                args=(
+                    child,
+                    port,
+                    shard,
+                    count,
+                    database_url,
+                    queue_url,
+                    args.style,
+                    not args.no_turn_pings,
+                ),
             )
             bot.start()
             bots.append((bot, parent))
@@ -586,6 +612,7 @@ async def _run_cluster(args: argparse.Namespace) -> int:
         f"{args.games} concurrent games ({args.games // 2} between people, "
         f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
         f"{cores} cores, {count} shard processes / {ai_workers}, {args.style} boards, "
+        f"turn pings {'off' if args.no_turn_pings else 'on'}, "
         f"players think {args.think:g} s on average, PostgreSQL (fsync off)"
     )
     requests = sum(r["requests"] for r in reports)
