@@ -30,7 +30,6 @@ from discord.ext import commands
 from discord.http import Route
 
 from bot import i18n, render, words
-from bot.i18n import _
 from bot.opening_words import choice_summary
 from bot.render_png import render_png_async
 from bot.reporting import GomokuTree, UserCooldown
@@ -349,7 +348,7 @@ class GomokuBot(commands.Bot):
             embed.set_image(url="attachment://board.png")
         for change in ratings:
             embed.add_field(
-                name=_("Rating"),
+                name=words.rating_field(),
                 value=f"<@{change.user_id}>: {change.before} → {change.after}",
             )
         content = ""
@@ -720,11 +719,7 @@ def _move_summary(first: MoveResult, last: MoveResult) -> str:
     played = render.move_name(board, first.move.point)
     if last is not first and last.step is not None:
         # an opening choice, not a stone
-        return _("You played **{move}**. {choice}").format(
-            move=played, choice=choice_summary(last.step, ai=True)
-        )
+        return words.move_summary(played, choice=choice_summary(last.step, ai=True))
     if last is not first:
-        return _("You played **{move}**. The AI answered **{reply}**.").format(
-            move=played, reply=render.move_name(board, last.move.point)
-        )
-    return _("You played **{move}**.").format(move=played)
+        return words.move_summary(played, reply=render.move_name(board, last.move.point))
+    return words.move_summary(played)

@@ -40,7 +40,6 @@ import discord
 from discord import app_commands
 
 from bot import panel, render, words
-from bot.i18n import _
 from bot.opening_words import choice_label
 from bot.render_png import render_png_async
 from bot.reporting import report
@@ -124,7 +123,7 @@ class ChallengeButton(
         style = discord.ButtonStyle.success if accept else discord.ButtonStyle.secondary
         super().__init__(
             discord.ui.Button(
-                label=_("Accept") if accept else _("Decline"),
+                label=words.challenge_label(accept=accept),
                 style=style,
                 custom_id=f"gomoku:{game_id}:{action}",
             )
@@ -164,7 +163,7 @@ class ResignButton(
     def __init__(self, game_id: int) -> None:
         super().__init__(
             discord.ui.Button(
-                label=_("Resign"),
+                label=words.resign_label(),
                 style=discord.ButtonStyle.danger,
                 custom_id=f"gomoku:{game_id}:resign",
             )
@@ -191,7 +190,7 @@ class ResignButton(
             interaction,
             bot.service.resign(interaction.channel_id, interaction.user.id, game_id=self.game_id),
         )
-        await _edit(interaction, content=_("You resigned."), view=None)
+        await _edit(interaction, content=words.resigned(), view=None)
         await bot.show_game(end.game, ratings=end.ratings)
 
 
@@ -206,7 +205,7 @@ class UndoButton(
         answer = "yes" if accept else "no"
         super().__init__(
             discord.ui.Button(
-                label=_("Allow") if accept else _("Refuse"),
+                label=words.undo_answer_label(accept=accept),
                 style=discord.ButtonStyle.primary if accept else discord.ButtonStyle.secondary,
                 custom_id=f"gomoku:{game_id}:undo:{answer}",
             )
@@ -232,7 +231,7 @@ class UndoButton(
             interaction,
             bot.service.answer_undo(self.game_id, interaction.user.id, accept=self.accept),
         )
-        text = _("Undo allowed.") if result is not None else _("Undo refused.")
+        text = words.undo_answered(allowed=result is not None)
         await _edit(interaction, content=text, view=None)
         if result is not None:
             await bot.show_game(result.game)

@@ -32,6 +32,7 @@ __all__ = [
     "RULE_WORDS",
     "SERVER_LANGUAGE_FOLLOW",
     "VIEW_NAMES",
+    "challenge_label",
     "colour_name",
     "duration",
     "end_reason_words",
@@ -40,15 +41,21 @@ __all__ = [
     "later",
     "level_name",
     "move_label",
+    "move_summary",
     "no_game_to_show",
     "panel_after_move",
     "panel_heading",
     "panel_window_line",
     "play_again_label",
+    "rating_field",
     "rematch_label",
+    "resign_label",
+    "resigned",
     "restarted",
     "rule_name",
     "turn_ping",
+    "undo_answer_label",
+    "undo_answered",
     "view_saved",
     "welcome_text",
     "window_line",
@@ -752,6 +759,36 @@ def daily_channel_set(channel_mention: str | None) -> str:
 # ---------------------------------------------------------------- commands' answers
 
 resign_confirm: Final = later(N_("Resign this game? Your opponent wins."))
+resign_label: Final = later(N_("Resign"))
+resigned: Final = later(N_("You resigned."))
+rating_field: Final = later(N_("Rating"))  # the result card's field, one per rated player
+
+
+def challenge_label(*, accept: bool) -> str:
+    """The challenge's two buttons."""
+    return _("Accept") if accept else _("Decline")
+
+
+def undo_answer_label(*, accept: bool) -> str:
+    """The two buttons under an undo request."""
+    return _("Allow") if accept else _("Refuse")
+
+
+def undo_answered(*, allowed: bool) -> str:
+    """What the opponent sees after answering an undo request."""
+    return _("Undo allowed.") if allowed else _("Undo refused.")
+
+
+def move_summary(move: str, *, reply: str | None = None, choice: str | None = None) -> str:
+    """The private answer to a ``/place``: the move, and the AI's answer (a stone, or an
+    opening ``choice``) when it came at once."""
+    if choice is not None:
+        return _("You played **{move}**. {choice}").format(move=move, choice=choice)
+    if reply is not None:
+        return _("You played **{move}**. The AI answered **{reply}**.").format(
+            move=move, reply=reply
+        )
+    return _("You played **{move}**.").format(move=move)
 
 
 def took_back(count: int) -> str:
