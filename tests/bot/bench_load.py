@@ -444,17 +444,9 @@ def _guild_on(shard: int, shard_count: int) -> int:
     return ((1000 * shard_count + shard) << 22) | 5
 
 
-def _shard_bot(
-    conn: Connection,
-    port: int,
-    shard: int,
-    shard_count: int,
-    database_url: str,
-    queue_url: str | None,
-    style: str,
-    pings: bool,
-) -> None:
-    asyncio.run(_serve_shard(conn, port, shard, shard_count, database_url, queue_url, style, pings))
+def _shard_bot(*args: Any) -> None:
+    """A shard process's entry point: ``_serve_shard(*args)`` on its own event loop."""
+    asyncio.run(_serve_shard(*args))
 
 
 async def _serve_shard(
