@@ -215,7 +215,12 @@ async def test_two_bot_processes_each_run_their_shard_on_one_database(
                         raise AssertionError(f"a bot exited: {bot.errors()}")
                 ai = [(await db.get_game(g.id)).ply for g in ai_games.values()]
                 timed = [(await db.get_game(g.id)).status for g in timed_games.values()]
-                return ai == [1, 1] and timed == [GameStatus.FINISHED] * 2
+                # The board is posted after the write that changed the game: wait for it too.
+                posted = all(
+                    fake.requests_to("POST", rf"/channels/{g.channel_id}/messages$")
+                    for g in (*ai_games.values(), *timed_games.values())
+                )
+                return ai == [1, 1] and timed == [GameStatus.FINISHED] * 2 and posted
 
             deadline = time.monotonic() + 60
             while not (fake.connected_shards() == [(0, 2), (1, 2)] and await settled()):
