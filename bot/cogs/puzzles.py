@@ -264,21 +264,29 @@ class PuzzleCommands(commands.Cog):
         bot = interaction.client
         repository = bot.service.repository
         guild, user = interaction.guild_id, interaction.user.id
-        async with self._lock(guild, user):
-            player = await repository.puzzle_player(guild, user) or PuzzlePlayer(guild, user)
-            if daily:
-                attempt = Attempt(daily_puzzle(bot.clock().date(), guild))
+
+        async def choose() -> Attempt:
+            async with self._lock(guild, user):
+                player = await repository.puzzle_player(guild, user) or PuzzlePlayer(guild, user)
+                if daily:
+                    attempt = Attempt(daily_puzzle(bot.clock().date(), guild))
+                elif player.attempt is not None:
+                    return _load(player.attempt)
+                else:
+                    puzzles = [*await server_puzzles(bot, guild), *builtin()]
+                    seen = await repository.puzzles_seen(guild, user)
+                    attempt = Attempt(next_puzzle(puzzles, seen, player.solved + player.failed))
                 await repository.save_puzzle_player(replace(player, attempt=_dump(attempt)))
-            elif player.attempt is not None:
-                attempt = _load(player.attempt)
-            else:
-                puzzles = [*await server_puzzles(interaction.client, guild), *builtin()]
-                seen = await repository.puzzles_seen(guild, user)
-                attempt = Attempt(next_puzzle(puzzles, seen, player.solved + player.failed))
-                await repository.save_puzzle_player(replace(player, attempt=_dump(attempt)))
-        await interaction.response.send_message(
-            embed=_embed(attempt, words.puzzle_how()), ephemeral=True
-        )
+                return attempt
+
+        # the new attempt is written before the answer, so a slow write defers the answer
+        # (privately) rather than missing Discord's deadline
+        attempt = await bot.in_time(interaction, choose(), ephemeral=True, thinking=True)
+        embed = _embed(attempt, words.puzzle_how())
+        if interaction.response.is_done():
+            await interaction.edit_original_response(embed=embed)
+        else:
+            await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @app_commands.command(name="solve")
     @app_commands.describe(cell="Your move in the puzzle, like H8")

@@ -218,3 +218,20 @@ async def test_replace_forget_me_and_the_daily_puzzle_during_a_held_lock(
         assert record.latency is not None
         assert record.latency < fake.interaction_deadline
         assert record.deferred, (record.latency, record.payload["data"])
+
+
+async def test_a_new_puzzle_during_a_held_lock_is_acknowledged_and_shown(
+    fake: FakeDiscord, sqlite_bot: GomokuBot, db_path: Path, alice: FakeUser
+) -> None:
+    guild = fake.default_channel.guild_id
+    with write_lock_held(db_path, SHORT_HOLD_S):
+        record = await fake.send_slash("gomoku puzzle", user=alice)
+        reply = await fake.answer(record)
+    assert reply.ephemeral
+    assert reply.embeds  # the puzzle, filled into the private deferral
+    assert record.latency is not None
+    assert record.latency < fake.interaction_deadline
+    assert record.deferred
+    player = await sqlite_bot.service.repository.puzzle_player(guild, alice.id)
+    assert player is not None
+    assert player.attempt is not None  # the attempt was stored
