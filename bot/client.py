@@ -65,6 +65,9 @@ MENTIONS: Final = discord.AllowedMentions(everyone=False, roles=False, users=Tru
 # delivery and for a loaded event loop.
 ACK_AFTER: Final = 1.5
 _LANGUAGE_CACHE: Final = 50_000  # users whose chosen language is kept in memory
+# A member's choice is stored by the process that served /gomoku language; other shard
+# processes see it once their copy is this old.
+LANGUAGE_TTL: Final = timedelta(seconds=60)
 DEFERRAL: Final = "deferral"  # interaction.extras: the callback of in_time's deferral
 T = TypeVar("T")
 
@@ -129,7 +132,7 @@ class GomokuBot(commands.Bot):
         self._styles: dict[int, render.BoardStyle] = {}
         # guild id -> the language it chose (None: Discord's); user id -> theirs
         self._guild_languages: dict[int, str | None] = {}
-        self._user_languages: dict[int, str | None] = {}
+        self._user_languages: dict[int, tuple[str | None, datetime]] = {}  # + when read
         self.turn_pings = TurnPings()
 
     # ------------------------------------------------------------------ lifecycle
@@ -297,11 +300,14 @@ class GomokuBot(commands.Bot):
         choice, else their Discord client's; and note the server's Discord language for
         public messages. Called before any command or button does anything."""
         user_id = interaction.user.id
-        if user_id not in self._user_languages:
+        now = self.clock()
+        cached = self._user_languages.get(user_id)
+        if cached is None or now - cached[1] >= LANGUAGE_TTL:
             if len(self._user_languages) >= _LANGUAGE_CACHE:
                 self._user_languages.clear()  # members seen long ago are read again
-            self._user_languages[user_id] = await self.service.language(user_id)
-        chosen = self._user_languages[user_id]
+            cached = (await self.service.language(user_id), now)
+            self._user_languages[user_id] = cached
+        chosen = cached[0]
         language = chosen or i18n.from_discord(interaction.locale) or i18n.DEFAULT
         i18n.set_current(language, server=i18n.from_discord(interaction.guild_locale))
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from bot import i18n, render
-from bot.client import GomokuBot
-from tests.bot.conftest import BotFactory, board_caught_up
+from bot.client import LANGUAGE_TTL, GomokuBot
+from tests.bot.conftest import BotFactory, Clock, board_caught_up
 from tests.fakediscord import FakeDiscord, FakeUser, Message
 
 # Words that stay as they are in every language: notation, file formats, engine names.
@@ -149,3 +149,20 @@ async def test_replies_follow_the_reader_and_boards_the_server(
         assert _CJK.search(again.text()) is not None  # alice: still her client's Chinese
         english = await fake.slash("place", user=bob, options={"cell": "h8"})
         assert "already taken" in english.text()
+
+
+async def test_a_choice_stored_by_another_shard_process_reaches_this_one_within_a_minute(
+    fake: FakeDiscord, make_bot: BotFactory, clock: Clock, alice: FakeUser
+) -> None:
+    bot = make_bot()
+    async with fake.running(bot):
+        before = await fake.slash("place", user=alice, options={"cell": "h8"})
+        assert _CJK.search(before.text()) is None  # no game here; alice reads English
+        # Another process (the shard of another server) stores her choice in the shared
+        # database; this process's copy is still fresh, so it answers as before.
+        await bot.service.set_language(alice.id, "ja")
+        cached = await fake.slash("place", user=alice, options={"cell": "h8"})
+        assert cached.text() == before.text()
+        clock.advance(seconds=LANGUAGE_TTL.total_seconds())
+        after = await fake.slash("place", user=alice, options={"cell": "h8"})
+        _assert_in_language(after.message, "the choice read again")
