@@ -307,7 +307,7 @@ async def _run(args: argparse.Namespace) -> int:
             servers.callback(redis.stop)
             workers = [
                 subprocess.Popen(  # noqa: ASYNC220 - started once, before the load
-                    [sys.executable, "-m", "bot.worker", "--redis", redis.url]
+                    [sys.executable, "-m", "bot.worker", "--redis", redis.url, *_idle_flag(args)]
                 )
                 for _ in range(args.queue_workers)
             ]
@@ -317,7 +317,7 @@ async def _run(args: argparse.Namespace) -> int:
             ai = await QueueRunner.connect(redis.url)
             ai_workers = f"{args.queue_workers} queue workers"
         else:
-            pool = await ProcessPoolRunner.start()
+            pool = await ProcessPoolRunner.start(idle=not args.no_idle)
             if args.nice is not None:
                 for pid in pool.worker_pids():
                     # An experiment knob: override the runner's own worker priority.
@@ -387,6 +387,7 @@ async def _run(args: argparse.Namespace) -> int:
         f"players think {args.think:g} s on average, {store}, "
         f"turn pings {'off' if args.no_turn_pings else 'on'}, "
         f"AI workers at nice {WORKER_NICENESS if args.nice is None else args.nice}"
+        f"{'' if args.no_idle else ' in the idle class'}"
     )
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
     # A saturated fake would measure itself: its CPU is shown beside the bot's.
@@ -531,7 +532,7 @@ async def _run_cluster(args: argparse.Namespace) -> int:
             queue_url = redis.url
             for _ in range(args.queue_workers):
                 worker = subprocess.Popen(  # noqa: ASYNC220 - started once, before the load
-                    [sys.executable, "-m", "bot.worker", "--redis", redis.url]
+                    [sys.executable, "-m", "bot.worker", "--redis", redis.url, *_idle_flag(args)]
                 )
                 servers.callback(worker.wait)
                 servers.callback(worker.terminate)
@@ -627,6 +628,10 @@ async def _run_cluster(args: argparse.Namespace) -> int:
     return 0
 
 
+def _idle_flag(args: argparse.Namespace) -> list[str]:
+    return ["--no-idle"] if args.no_idle else []
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments and run the benchmark."""
     parser = argparse.ArgumentParser(prog="python -m tests.bot.bench_load", description=__doc__)
@@ -657,6 +662,11 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=0,
         help="run the bot as this many shard processes on PostgreSQL (needs --postgres)",
+    )
+    parser.add_argument(
+        "--no-idle",
+        action="store_true",
+        help="AI workers in the normal scheduling class (default: the idle class, Linux)",
     )
     parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
     parser.add_argument(
