@@ -66,6 +66,7 @@ MENTIONS: Final = discord.AllowedMentions(everyone=False, roles=False, users=Tru
 ACK_AFTER: Final = 1.5
 _LANGUAGE_CACHE: Final = 50_000  # users whose chosen language is kept in memory
 DEFERRAL: Final = "deferral"  # interaction.extras: the callback of in_time's deferral
+_PING_DRAIN_S: Final = 5.0  # how long shutting down waits for the turn pings under way
 T = TypeVar("T")
 
 
@@ -224,6 +225,8 @@ class GomokuBot(commands.Bot):
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        # A ping sent but not yet stored would be left in its channel after a restart.
+        await self.turn_pings.drain(within_s=_PING_DRAIN_S)
         await super().close()
         await self._stack.aclose()
 
@@ -402,7 +405,7 @@ class GomokuBot(commands.Bot):
             from bot.threads import close_thread
 
             await close_thread(self, view)
-        await self.turn_pings.update(self, view)
+        self.turn_pings.announce(self, view)  # in its own task: nothing here waits for it
         if view.is_over:
             # Nothing will redraw a finished game except /gomoku board: forget its state.
             self._show_locks.pop(view.game_id, None)
