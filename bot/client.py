@@ -30,6 +30,7 @@ from discord.ext import commands
 from discord.http import Route
 
 from bot import i18n, render, words
+from bot.admission import StartAdmission
 from bot.opening_words import choice_summary
 from bot.render_png import render_png_async
 from bot.reporting import GomokuTree, UserCooldown
@@ -132,6 +133,7 @@ class GomokuBot(commands.Bot):
         self._guild_languages: dict[int, str | None] = {}
         self._user_languages: dict[int, str | None] = {}
         self.turn_pings = TurnPings()
+        self.start_admission = StartAdmission()
 
     # ------------------------------------------------------------------ lifecycle
 
