@@ -22,9 +22,10 @@ from engine.errors import GomokuError
 
 __all__ = ["RUNNING_STARTS", "WAITING_STARTS", "StartAdmission", "StartsBusyError"]
 
-RUNNING_STARTS: Final = 16  # starts worked on at once; each holds a few storage round trips
-# Starts waiting beyond those: at the ~100 starts a second one process manages on two cores
-# (bench_load), about ten seconds of queue, well inside an interaction token's 15 minutes.
+RUNNING_STARTS: Final = 64  # starts worked on at once; each waits mostly on storage and Discord
+# Starts waiting beyond those: at the 30-40 starts a second one process managed in a burst of
+# 2,000 on a shared two-core machine (bench_load), under a minute of queue, well inside an
+# interaction token's 15 minutes.
 WAITING_STARTS: Final = 1000
 
 
