@@ -1007,13 +1007,18 @@ class SqliteGameRepository:
             work = _in_snapshot(work)
         if inline and self._reader is not None:
             try:
-                return _drive(work(_Direct(self._reader)))
+                found = _drive(work(_Direct(self._reader)))
             except sqlite3.OperationalError as error:
                 if not _is_locked(error):
                     raise
                 if self._reader.in_transaction:
                     self._reader.rollback()
                 # Busy (WAL recovery, a checkpoint's moment): wait on the thread instead.
+            else:
+                # Still a turn of the loop, as a read always was: a caller polling the store
+                # in a loop must let the tasks it waits for run.
+                await asyncio.sleep(0)
+                return found
         # Shielded: a cancelled caller's read still runs whole on the thread.
         return await asyncio.shield(_in_thread(self._db, work))
 
