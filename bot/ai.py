@@ -49,6 +49,7 @@ __all__ = [
     "ProcessPoolRunner",
     "hang_limit_s",
     "level_budget_s",
+    "lower_priority",
     "run_analysis",
     "run_search",
 ]
@@ -190,18 +191,37 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent watch", daemon=True).start()
 
 
-def _init_worker(warm: bool, niceness: int, parent: int) -> None:
+def lower_priority(niceness: int, *, idle: bool = True) -> bool:
+    """Put this process (a search worker) below the event loop: ``niceness`` up and, with
+    ``idle``, the kernel's idle class (``SCHED_IDLE``, Linux). Returns whether it is idle.
+
+    Niceness only weighs the shares: at nice 10 a search still ran when the event loop woke
+    and waited for it (about 2 s of a 24 s run at 500 games). An idle-class process gets a
+    core only when nothing else of ours wants it, and gives it up the moment the loop wakes;
+    the cost is that the searches slow down whenever anything else keeps the cores busy.
+    Where the class is missing, niceness alone stays."""
+    if niceness > 0:
+        os.nice(niceness)
+    if not idle or not hasattr(os, "sched_setscheduler"):
+        return False
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except OSError:
+        return False
+    return True
+
+
+def _init_worker(warm: bool, niceness: int, parent: int, idle: bool = True) -> None:
     """Pool initializer. The worker dies with ``parent`` (``_die_with_parent``). Ctrl-C in a
     terminal reaches the whole process group: the workers ignore it and let the parent shut
-    them down, as they do SIGTERM sent to the group. Searches run ``niceness`` below the
-    event loop, so commands keep their latency while every core searches. With ``warm``, load
-    the engine's compiled kernels and tables now, so numba's compile (or cache load) misses
-    the first real move."""
+    them down, as they do SIGTERM sent to the group. Searches run below the event loop
+    (``lower_priority``), so commands keep their latency while every core searches. With
+    ``warm``, load the engine's compiled kernels and tables now, so numba's compile (or cache
+    load) misses the first real move."""
     _die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    if niceness > 0:
-        os.nice(niceness)
+    lower_priority(niceness, idle=idle)
     if warm:
         from engine.search.levels import warm_up
 
@@ -268,10 +288,11 @@ def _pid() -> int:
 
 
 # With the searches at the event loop's priority, 200 games with both cores searching gave
-# /place p95 152 ms; at nice 10, 18 ms (python -m tests.bot.bench_load --level medium).
+# /place p95 152 ms; at nice 10, 18 ms (python -m tests.bot.bench_load --level medium). They
+# also run in the idle class (``lower_priority``), where niceness no longer weighs.
 WORKER_NICENESS = 10
-# Reviews run in a worker of their own, below the live searches: the kernel gives the cores to
-# the moves of games being played first, and a review only takes what they leave.
+# Reviews run in a worker of their own, in the idle class like the live searches (so the
+# kernel no longer orders the two; both take only what the event loop leaves).
 REVIEW_NICENESS = 19
 REVIEW_HANG_S: Final = 60.0  # how long an analysis may take before its worker counts as hung
 
@@ -289,10 +310,12 @@ class ProcessPoolRunner:
         warm: bool = True,
         hang_after_s: float | None = None,
         niceness: int = WORKER_NICENESS,
+        idle: bool = True,
     ) -> None:
         self.workers = workers or len(os.sched_getaffinity(0)) or 1
         self._warm = warm
         self._niceness = niceness
+        self._idle = idle  # the workers in the idle class (``lower_priority``)
         self._hang_after_s = hang_after_s  # None: the level's budget x4 + 10 s
         self._pool = self._new_pool()
         self._generation = 0  # bumps on every replacement so concurrent failures replace once
@@ -303,9 +326,11 @@ class ProcessPoolRunner:
         self._warming: tuple[int, asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
 
     @classmethod
-    async def start(cls, workers: int | None = None, *, warm: bool = True) -> Self:
+    async def start(
+        cls, workers: int | None = None, *, warm: bool = True, idle: bool = True
+    ) -> Self:
         """A runner whose workers are already up (and warm, unless ``warm=False``)."""
-        runner = cls(workers, warm=warm)
+        runner = cls(workers, warm=warm, idle=idle)
         await runner.warm_up()
         return runner
 
@@ -320,7 +345,7 @@ class ProcessPoolRunner:
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_init_worker,
-            initargs=(self._warm, self._niceness, os.getpid()),
+            initargs=(self._warm, self._niceness, os.getpid(), self._idle),
         )
 
     async def warm_up(self) -> None:
@@ -399,7 +424,7 @@ class ProcessPoolRunner:
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(self._warm, REVIEW_NICENESS, os.getpid()),
+                initargs=(self._warm, REVIEW_NICENESS, os.getpid(), self._idle),
             )
         pool = self._review_pool
         future = asyncio.get_running_loop().run_in_executor(pool, run_analysis, request)

@@ -30,6 +30,7 @@ from discord.ext import commands
 from discord.http import Route
 
 from bot import i18n, render, words
+from bot.admission import StartAdmission
 from bot.opening_words import choice_summary
 from bot.render_png import render_png_async
 from bot.reporting import GomokuTree, UserCooldown
@@ -69,6 +70,7 @@ _LANGUAGE_CACHE: Final = 50_000  # users whose chosen language is kept in memory
 # processes see it once their copy is this old.
 LANGUAGE_TTL: Final = timedelta(seconds=60)
 DEFERRAL: Final = "deferral"  # interaction.extras: the callback of in_time's deferral
+_PING_DRAIN_S: Final = 5.0  # how long shutting down waits for the turn pings under way
 T = TypeVar("T")
 
 
@@ -134,6 +136,7 @@ class GomokuBot(commands.Bot):
         self._guild_languages: dict[int, str | None] = {}
         self._user_languages: dict[int, tuple[str | None, datetime]] = {}  # + when read
         self.turn_pings = TurnPings()
+        self.start_admission = StartAdmission()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -227,6 +230,8 @@ class GomokuBot(commands.Bot):
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        # A ping sent but not yet stored would be left in its channel after a restart.
+        await self.turn_pings.drain(within_s=_PING_DRAIN_S)
         await super().close()
         await self._stack.aclose()
 
@@ -408,7 +413,7 @@ class GomokuBot(commands.Bot):
             from bot.threads import close_thread
 
             await close_thread(self, view)
-        await self.turn_pings.update(self, view)
+        self.turn_pings.announce(self, view)  # in its own task: nothing here waits for it
         if view.is_over:
             # Nothing will redraw a finished game except /gomoku board: forget its state.
             self._show_locks.pop(view.game_id, None)

@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Final
 
+from bot.admission import StartsBusyError
 from bot.ai import AIError, AIUnavailableError
 from bot.i18n import N_, _, number
 from bot.opening_words import error_message as opening_message
@@ -189,6 +190,8 @@ def user_message(error: BaseException) -> str | None:
             return _("There is no game in this channel. Start one with /gomoku start.")
         case NoSuchGameError():
             return _("That game no longer exists.")
+        case StartsBusyError():
+            return _("Many games are starting right now. Try again in a few seconds.")
         case GameExistsError() | ChannelBusyError():
             return _("This channel already has a game. Finish it (or resign) first.")
         case GameNotActiveError(status=status) | InvalidStatusError(status=status):

@@ -5,7 +5,12 @@ gets one short message that mentions only them. The previous ping of that game i
 first, so a channel holds at most one per game; a finished game's last ping goes too. A guild
 turns them off with ``/gomoku-admin settings pings:False``. Games against the AI never ping: its
 answer edits the player's own reply. Each game's newest ping is stored (``TurnPing``), so a
-restarted bot still deletes it when the next one replaces it or the game ends.
+restarted bot still deletes it when the next one replaces it or the game ends. Pings are sent
+after the board is drawn, by one task per game that nothing waits for: a command's answer and
+its board never wait on a ping, and a turn that comes while the game's last ping is still on its
+way replaces any older turn not yet announced (at most one delete and one post per turn, and
+none for a turn nobody will see). Shutting down lets the pings under way finish first, so each
+one that was sent is also stored.
 
 Interrupted replies: a ``/place`` against the AI defers ("thinking...") and fills the reply in
 when the AI has moved. The reply's token is stored (``PendingReply``) until then, so that a
@@ -52,7 +57,9 @@ class TurnPings:
         # game id -> its ping; a game missing here has its stored ping (if any) read once
         self._pings: dict[int, TurnPing | None] = {}
         self._enabled: dict[int, bool] = {}  # guild id -> turn_pings, cached
-        self._locks: dict[int, asyncio.Lock] = {}
+        # game id -> the newest view not yet announced, and the language to announce it in
+        self._wanted: dict[int, tuple[GameView, str]] = {}
+        self._senders: dict[int, asyncio.Task[None]] = {}  # game id -> its sending task
 
     def forget_settings(self, guild_id: int) -> None:
         """The guild's settings changed."""
@@ -67,47 +74,84 @@ class TurnPings:
             self._enabled[guild_id] = enabled
         return enabled
 
-    async def update(self, bot: GomokuBot, view: GameView) -> None:
-        """After ``view`` was drawn: ping its player to move (once per version), replacing
-        the game's previous ping; a game that ended loses its ping."""
-        lock = self._locks.setdefault(view.game_id, asyncio.Lock())
-        repository = bot.service.repository
-        async with lock:
-            if view.game_id in self._pings:
-                previous = self._pings[view.game_id]
-            else:  # the first look at this game since start: a ping the last process sent
-                previous = await repository.turn_ping(view.game_id)
-                self._pings[view.game_id] = previous
-            if previous is not None and previous.version >= view.version:
-                return  # this position (or a newer one) was already announced
-            user_id = _pinged_user(view)
-            wanted = user_id is not None and await self._allowed(bot, view.guild_id)
-            channel = bot.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
-            if previous is not None:
-                self._pings[view.game_id] = None
-                old = bot.get_partial_messageable(previous.channel_id, guild_id=view.guild_id)
-                with contextlib.suppress(discord.HTTPException):
-                    await old.get_partial_message(previous.message_id).delete()
-                if not wanted:
-                    await repository.drop_turn_ping(view.game_id)
-            if wanted and user_id is not None:
+    def announce(self, bot: GomokuBot, view: GameView) -> None:
+        """After ``view`` was drawn: have its player to move pinged (``update``) by the game's
+        sending task, started if none runs. Returns at once; a newer view of the game replaces
+        an older one still waiting."""
+        waiting = self._wanted.get(view.game_id)
+        if waiting is not None and waiting[0].version >= view.version:
+            return
+        self._wanted[view.game_id] = (view, i18n.current())  # the board's: the server's
+        if view.game_id not in self._senders:
+            self._senders[view.game_id] = asyncio.create_task(self._send(bot, view.game_id))
+
+    async def _send(self, bot: GomokuBot, game_id: int) -> None:
+        try:
+            while (wanted := self._wanted.pop(game_id, None)) is not None:
+                view, language = wanted
                 try:
-                    message = await channel.send(
-                        words.turn_ping(user_id, render.game_title(view)),
-                        allowed_mentions=discord.AllowedMentions(
-                            everyone=False, roles=False, users=[discord.Object(user_id)]
-                        ),
-                    )
-                except discord.HTTPException:
-                    log.warning("could not ping the player to move in game %s", view.game_id)
-                    if previous is not None:
-                        await repository.drop_turn_ping(view.game_id)
-                else:
-                    ping = TurnPing(view.game_id, view.channel_id, message.id, view.version)
-                    self._pings[view.game_id] = ping
-                    await repository.save_turn_ping(ping)
+                    with i18n.using(language):
+                        await self.update(bot, view)
+                except Exception:
+                    # Nobody awaits this task: a failure is logged, and the next turn tries anew.
+                    log.exception("turn ping of game %s failed", game_id)
+        finally:
+            del self._senders[game_id]
+
+    def pending(self) -> int:
+        """Games whose ping is being sent or waits to be (for tests and diagnostics)."""
+        return len(self._senders)
+
+    async def drain(self, within_s: float) -> None:
+        """Let the pings under way finish (``within_s`` seconds at most; the rest are cancelled),
+        so that each ping sent is stored before the process stops."""
+        senders = list(self._senders.values())
+        if not senders:
+            return
+        _done, late = await asyncio.wait(senders, timeout=within_s)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*late, return_exceptions=True)
+
+    async def update(self, bot: GomokuBot, view: GameView) -> None:
+        """Ping ``view``'s player to move (once per version), replacing the game's previous
+        ping; a game that ended loses its ping. One game's updates run one at a time (its
+        sending task), in the language of the server's public messages."""
+        repository = bot.service.repository
+        if view.game_id in self._pings:
+            previous = self._pings[view.game_id]
+        else:  # the first look at this game since start: a ping the last process sent
+            previous = await repository.turn_ping(view.game_id)
+            self._pings[view.game_id] = previous
+        if previous is not None and previous.version >= view.version:
+            return  # this position (or a newer one) was already announced
+        user_id = _pinged_user(view)
+        wanted = user_id is not None and await self._allowed(bot, view.guild_id)
+        channel = bot.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
+        if previous is not None:
+            self._pings[view.game_id] = None
+            old = bot.get_partial_messageable(previous.channel_id, guild_id=view.guild_id)
+            with contextlib.suppress(discord.HTTPException):
+                await old.get_partial_message(previous.message_id).delete()
+            if not wanted:
+                await repository.drop_turn_ping(view.game_id)
+        if wanted and user_id is not None:
+            try:
+                message = await channel.send(
+                    words.turn_ping(user_id, render.game_title(view)),
+                    allowed_mentions=discord.AllowedMentions(
+                        everyone=False, roles=False, users=[discord.Object(user_id)]
+                    ),
+                )
+            except discord.HTTPException:
+                log.warning("could not ping the player to move in game %s", view.game_id)
+                if previous is not None:
+                    await repository.drop_turn_ping(view.game_id)
+            else:
+                ping = TurnPing(view.game_id, view.channel_id, message.id, view.version)
+                self._pings[view.game_id] = ping
+                await repository.save_turn_ping(ping)
         if view.is_over:
-            self._locks.pop(view.game_id, None)
             self._pings.pop(view.game_id, None)
 
 

@@ -2,7 +2,8 @@
 
 Runs on any machine that reaches the Redis/Valkey server at ``--redis`` (default:
 ``GOMOKU_AI_QUEUE_URL``) and searches one position at a time; start one per core. It searches
-at nice 10 like the local pool's workers, so a worker beside the bot never slows commands.
+at nice 10 in the idle class like the local pool's workers (``bot.ai.lower_priority``), so a
+worker beside the bot never slows commands; ``--no-idle`` keeps it in the normal class.
 """
 
 from __future__ import annotations
@@ -10,12 +11,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from bot.ai import REVIEW_HANG_S, WORKER_NICENESS, hang_limit_s, run_analysis, run_search
+from bot.ai import (
+    REVIEW_HANG_S,
+    WORKER_NICENESS,
+    hang_limit_s,
+    lower_priority,
+    run_analysis,
+    run_search,
+)
 from bot.queue_ai import (
     ANALYSE_FUNCTION,
     QUEUE_NAME,
@@ -85,6 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--redis", help="redis://host:6379/0 (default: GOMOKU_AI_QUEUE_URL)")
     parser.add_argument("--nice", type=int, default=WORKER_NICENESS, help="search priority")
     parser.add_argument(
+        "--no-idle",
+        action="store_true",
+        help="search in the normal scheduling class (default: the idle class, Linux)",
+    )
+    parser.add_argument(
         "--check", action="store_true", help="exit 0 if some worker reported in lately (health)"
     )
     args = parser.parse_args(argv)
@@ -106,8 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from engine.search.levels import warm_up
 
-    if args.nice > 0:
-        os.nice(args.nice)
+    lower_priority(args.nice, idle=not args.no_idle)
     warm_up()  # numba's kernels load before the first job, not during it
     worker = Worker(
         functions=[

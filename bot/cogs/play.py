@@ -138,35 +138,40 @@ class GomokuCog(
             await begin(interaction)
         except GameExistsError as error:
             # The player's own game against the AI in the way: offer to replace it.
-            if opponent_id is not None or not await offer_replacement(interaction, error, begin):
+            # (An answer already under way, a deferral, cannot become the offer.)
+            if (
+                opponent_id is not None
+                or interaction.response.is_done()
+                or not await offer_replacement(interaction, error, begin)
+            ):
                 raise
 
     async def _begin(self, interaction: Interaction, options: dict[str, Any]) -> None:
         assert interaction.channel_id is not None
         in_thread = await threads.uses_threads(interaction)
-        start = self.bot.service.start(
-            channel_id=interaction.channel_id,
-            guild_id=interaction.guild_id,
-            user_id=interaction.user.id,
-            **options,
-        )
-        if in_thread:
-            # The thread's announcement is the first response: no deferral may come first.
-            view = await start
-        else:
-            view = await self.bot.in_time(interaction, start, thinking=True)
-        self.bot.wake_deadlines(view)
-        if in_thread:
-            view = await threads.host_in_thread(interaction, view)
-            if view.is_ai_turn:
-                await self.bot.play_ai(view.game_id)
-        elif view.is_ai_turn:
-            if not interaction.response.is_done():
-                await interaction.response.defer(thinking=True)
-            await self.bot.respond_with_board(interaction, view)
-            await self.bot.play_ai(view.game_id, interaction=interaction)
-        else:
-            await self.bot.respond_with_board(interaction, view)
+        # A burst of starts is admitted a few at a time (bot.admission); the AI's first move
+        # is made after the start has let go of its turn.
+        async with self.bot.start_admission.admit(interaction, may_defer=not in_thread):
+            start = self.bot.service.start(
+                channel_id=interaction.channel_id,
+                guild_id=interaction.guild_id,
+                user_id=interaction.user.id,
+                **options,
+            )
+            if in_thread:
+                # The thread's announcement is the first response: no deferral may come first.
+                view = await start
+            else:
+                view = await self.bot.in_time(interaction, start, thinking=True)
+            self.bot.wake_deadlines(view)
+            if in_thread:
+                view = await threads.host_in_thread(interaction, view)
+            else:
+                if view.is_ai_turn and not interaction.response.is_done():
+                    await interaction.response.defer(thinking=True)
+                await self.bot.respond_with_board(interaction, view)
+        if view.is_ai_turn:
+            await self.bot.play_ai(view.game_id, interaction=None if in_thread else interaction)
 
     @app_commands.command(name="board")
     @needs_channel_permissions()

@@ -81,6 +81,15 @@ class Samples:
         self.failures[name] = self.failures.get(name, 0) + 1
 
 
+_ROWS = (
+    "ack",
+    "start (board shown)",
+    "place (people)",
+    "place (vs AI, own move shown)",
+    "AI reply shown",
+)
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
@@ -106,8 +115,9 @@ def _driver(
     seed: int,
     think: float,
     guild_id: int | None = None,
+    ramp: float | None = None,
 ) -> None:
-    asyncio.run(_drive(conn, games, moves, level, seed, think, guild_id))
+    asyncio.run(_drive(conn, games, moves, level, seed, think, guild_id, ramp))
 
 
 async def _drive(
@@ -118,8 +128,9 @@ async def _drive(
     seed: int,
     think: float,
     guild_id: int | None,
+    ramp: float | None,
 ) -> None:
-    from tests.fakediscord import FakeDiscord, Message
+    from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Message, Reply
 
     fake = FakeDiscord(guild_id=guild_id)
     fake.answer_timeout = 120.0
@@ -140,6 +151,26 @@ async def _drive(
         # A player's thinking time: uniform around the mean, so the games drift apart.
         await asyncio.sleep(rng.uniform(0.5 * think, 1.5 * think))
 
+    async def arrive() -> None:
+        # Games start spread over the first seconds, as people arrive (over ``ramp`` s).
+        if ramp is None:
+            await pause()
+        else:
+            await asyncio.sleep(rng.uniform(0, ramp))
+
+    async def start_game(user: FakeUser, channel: FakeChannel, options: dict[str, Any]) -> Reply:
+        # A start refused because too many are starting (no board) is tried again, as a
+        # player would, after a pause; each try counts.
+        while True:
+            started = time.monotonic()
+            start = await fake.slash("gomoku start", user=user, channel=channel, options=options)
+            acked(start.interaction)
+            if start.message is not None and start.message.embeds:
+                samples.add("start (board shown)", time.monotonic() - started)
+                return start
+            samples.fail("start refused, tried again")
+            await pause()
+
     async def board_edit(board: Message, after: int, started: float, name: str) -> bool:
         try:
             await fake.wait_for(lambda: board.edits > after)
@@ -152,14 +183,8 @@ async def _drive(
     async def people(index: int) -> None:
         black, white = players[index]
         channel = channels[index]
-        await pause()  # games start spread over the first seconds, as people arrive
-        start = await fake.slash(
-            "gomoku start",
-            user=black,
-            channel=channel,
-            options={"opponent": white, "colour": "black"},
-        )
-        acked(start.interaction)
+        await arrive()
+        start = await start_game(black, channel, {"opponent": white, "colour": "black"})
         board = start.message
         assert board is not None
         accept = next(c for c in board.custom_ids() if c.endswith(":accept"))
@@ -185,11 +210,8 @@ async def _drive(
     async def versus_ai(index: int) -> None:
         user = players[index][0]
         channel = channels[index]
-        await pause()
-        start = await fake.slash(
-            "gomoku start", user=user, channel=channel, options={"level": level, "colour": "black"}
-        )
-        acked(start.interaction)
+        await arrive()
+        start = await start_game(user, channel, {"level": level, "colour": "black"})
         board = start.message
         assert board is not None
         for _ in range(moves // 2):
@@ -287,7 +309,7 @@ async def _run(args: argparse.Namespace) -> int:
     parent, child = context.Pipe()
     process = context.Process(
         target=_driver,
-        args=(child, args.games, args.moves, args.level, args.seed, args.think),
+        args=(child, args.games, args.moves, args.level, args.seed, args.think, None, args.ramp),
         daemon=True,
     )
     process.start()
@@ -307,7 +329,7 @@ async def _run(args: argparse.Namespace) -> int:
             servers.callback(redis.stop)
             workers = [
                 subprocess.Popen(  # noqa: ASYNC220 - started once, before the load
-                    [sys.executable, "-m", "bot.worker", "--redis", redis.url]
+                    [sys.executable, "-m", "bot.worker", "--redis", redis.url, *_idle_flag(args)]
                 )
                 for _ in range(args.queue_workers)
             ]
@@ -317,7 +339,7 @@ async def _run(args: argparse.Namespace) -> int:
             ai = await QueueRunner.connect(redis.url)
             ai_workers = f"{args.queue_workers} queue workers"
         else:
-            pool = await ProcessPoolRunner.start()
+            pool = await ProcessPoolRunner.start(idle=not args.no_idle)
             if args.nice is not None:
                 for pid in pool.worker_pids():
                     # An experiment knob: override the runner's own worker priority.
@@ -384,9 +406,10 @@ async def _run(args: argparse.Namespace) -> int:
         f"{args.games} concurrent games ({args.games // 2} between people, "
         f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
         f"{cores} cores / {ai_workers}, {args.style} boards, "
-        f"players think {args.think:g} s on average, {store}, "
+        f"players think {args.think:g} s on average{_arrivals(args)}, {store}, "
         f"turn pings {'off' if args.no_turn_pings else 'on'}, "
         f"AI workers at nice {WORKER_NICENESS if args.nice is None else args.nice}"
+        f"{'' if args.no_idle else ' in the idle class'}"
     )
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
     # A saturated fake would measure itself: its CPU is shown beside the bot's.
@@ -395,7 +418,7 @@ async def _run(args: argparse.Namespace) -> int:
         f"waited {waited:.1f} s for a core), the fake Discord and players {report['cpu']:.1f} s "
         f"({report['cpu'] / report['elapsed']:.0%})"
     )
-    for name in ("ack", "place (people)", "place (vs AI, own move shown)", "AI reply shown"):
+    for name in _ROWS:
         if samples.values.get(name):
             print(_row(name, samples.values[name]))
     print(_row("event-loop lag (10 ms probe)", lags))
@@ -531,7 +554,7 @@ async def _run_cluster(args: argparse.Namespace) -> int:
             queue_url = redis.url
             for _ in range(args.queue_workers):
                 worker = subprocess.Popen(  # noqa: ASYNC220 - started once, before the load
-                    [sys.executable, "-m", "bot.worker", "--redis", redis.url]
+                    [sys.executable, "-m", "bot.worker", "--redis", redis.url, *_idle_flag(args)]
                 )
                 servers.callback(worker.wait)
                 servers.callback(worker.terminate)
@@ -550,6 +573,7 @@ async def _run_cluster(args: argparse.Namespace) -> int:
                     args.seed + shard,
                     args.think,
                     _guild_on(shard, count),
+                    args.ramp,
                 ),
                 daemon=True,
             )
@@ -605,7 +629,7 @@ async def _run_cluster(args: argparse.Namespace) -> int:
         f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
         f"{cores} cores, {count} shard processes / {ai_workers}, {args.style} boards, "
         f"turn pings {'off' if args.no_turn_pings else 'on'}, "
-        f"players think {args.think:g} s on average, PostgreSQL (fsync off)"
+        f"players think {args.think:g} s on average{_arrivals(args)}, PostgreSQL (fsync off)"
     )
     requests = sum(r["requests"] for r in reports)
     print(f"wall time {elapsed:.1f} s, {requests} HTTP requests from the bots")
@@ -615,7 +639,7 @@ async def _run_cluster(args: argparse.Namespace) -> int:
         f"CPU: the bots {bots_cpu}; the fakes and players {fakes_cpu:.1f} s "
         f"({fakes_cpu / elapsed:.0%} of a core)"
     )
-    for name in ("ack", "place (people)", "place (vs AI, own move shown)", "AI reply shown"):
+    for name in _ROWS:
         if samples.values.get(name):
             print(_row(name, samples.values[name]))
     print(_row("event-loop lag (10 ms probe)", [lag for r in bot_reports for lag in r["lags"]]))
@@ -627,6 +651,14 @@ async def _run_cluster(args: argparse.Namespace) -> int:
     return 0
 
 
+def _arrivals(args: argparse.Namespace) -> str:
+    return "" if args.ramp is None else f", games start over {args.ramp:g} s"
+
+
+def _idle_flag(args: argparse.Namespace) -> list[str]:
+    return ["--no-idle"] if args.no_idle else []
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments and run the benchmark."""
     parser = argparse.ArgumentParser(prog="python -m tests.bot.bench_load", description=__doc__)
@@ -636,6 +668,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="pauses between moves")
     parser.add_argument(
         "--think", type=float, default=2.0, help="mean seconds a player thinks (0: flat out)"
+    )
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=None,
+        help="games start uniformly over this many seconds (default: one thinking pause)",
     )
     parser.add_argument(
         "--sync", default="FULL", choices=["FULL", "NORMAL"], help="SQLite synchronous mode"
@@ -657,6 +695,11 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=0,
         help="run the bot as this many shard processes on PostgreSQL (needs --postgres)",
+    )
+    parser.add_argument(
+        "--no-idle",
+        action="store_true",
+        help="AI workers in the normal scheduling class (default: the idle class, Linux)",
     )
     parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
     parser.add_argument(

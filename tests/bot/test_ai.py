@@ -65,6 +65,20 @@ async def test_workers_search_below_the_event_loop_priority(runner: ProcessPoolR
         assert os.getpriority(os.PRIO_PROCESS, pid) == min(ours + WORKER_NICENESS, 19)
 
 
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="the idle class is Linux's")
+async def test_workers_search_in_the_idle_class_unless_told_not_to(
+    runner: ProcessPoolRunner,
+) -> None:
+    await runner.warm_up()
+    assert {os.sched_getscheduler(pid) for pid in runner.worker_pids()} == {os.SCHED_IDLE}
+    normal = ProcessPoolRunner(1, warm=False, idle=False)
+    try:
+        await normal.warm_up()
+        assert [os.sched_getscheduler(pid) for pid in normal.worker_pids()] == [os.SCHED_OTHER]
+    finally:
+        await normal.close()
+
+
 async def test_the_event_loop_runs_while_the_ai_searches(runner: ProcessPoolRunner) -> None:
     board = Board.from_moves("h8 i9 h9 i10 j8")
     ticks = 0

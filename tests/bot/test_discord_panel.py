@@ -349,7 +349,11 @@ async def test_a_reply_left_thinking_by_a_restart_is_filled_in(
         view = await second.service.board(fake.default_channel.id)
         assert view.board[Point(4, 4)] is Color.BLACK
         assert len(view.board.moves) == 2  # the AI's move was made on start-up
-        assert await second.service.repository.pending_replies() == []
+        async with asyncio.timeout(5):  # and the noted reply goes right after the edit
+            while True:
+                if await second.service.repository.pending_replies() == []:
+                    break
+                await asyncio.sleep(0.02)
 
 
 async def test_a_ping_sent_before_a_restart_is_deleted_after_it(
@@ -405,3 +409,37 @@ async def test_a_panel_opened_before_a_restart_still_plays(
         assert played.ephemeral
         view = await second.service.game(game_id)
         assert view.board[Point.parse("k8")] is Color.BLACK
+
+
+async def test_turns_that_come_while_a_ping_is_on_its_way_are_announced_once_by_the_newest(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, _board = await _challenge(fake, bot, alice, bob, size=9)
+    posts = r"/channels/\d+/messages$"
+    before = len(fake.requests_to("POST", posts))
+    release = fake.hold("POST", posts)  # Discord slow to take the next ping
+    for user, cell in [(alice, "a1"), (bob, "a9"), (alice, "b1")]:
+        reply = await fake.slash("place", user=user, options={"cell": cell})
+        assert "You played" in reply.text()  # answered while the ping waits
+    await fake.wait_for(lambda: len(fake.requests_to("POST", posts)) == before + 1)
+    footer = f"game {game_id} · 3 moves"
+    await fake.wait_for(
+        lambda: any(
+            e.get("footer", {}).get("text") == footer
+            for m in fake.channel_messages()
+            for e in m.embeds
+        )
+    )
+    release.set()
+    await bot.turn_pings.drain(within_s=5.0)
+    assert bot.turn_pings.pending() == 0
+    sent = fake.requests_to("POST", posts)[before:]
+    # bob's ping for a1 was on its way; of the two turns after it only the newest is
+    # announced (alice's turn after a9 had passed before it could be): bob again, for b1.
+    assert [r.json["content"].split(",")[0] for r in sent] == [bob.mention, bob.mention]
+    live = [m for m in _pings(fake) if not m.deleted]
+    assert [m.content.split(",")[0] for m in live] == [bob.mention]
+    stored = await bot.service.repository.turn_ping(game_id)
+    assert stored is not None
+    assert stored.message_id == live[0].id
+    assert stored.version == (await bot.service.game(game_id)).version

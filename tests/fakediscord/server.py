@@ -117,6 +117,7 @@ class FakeDiscord:
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
         self._command_ids: dict[tuple[str, int | None], int] = {}
         self._rate_limits: list[_RateLimit] = []
+        self._holds: list[tuple[str, re.Pattern[str], asyncio.Event]] = []
         self._sessions: list[_Session] = []
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -280,6 +281,13 @@ class FakeDiscord:
         self._rate_limits.append(
             _RateLimit(method.upper(), re.compile(path_pattern), times, retry_after, scope)
         )
+
+    def hold(self, method: str, path_pattern: str) -> asyncio.Event:
+        """Keep matching requests waiting (recorded, not yet answered) until the returned
+        event is set: a slow Discord, for as long as a test needs."""
+        release = asyncio.Event()
+        self._holds.append((method.upper(), re.compile(path_pattern), release))
+        return release
 
     # ------------------------------------------------------------------ queries
 
@@ -661,6 +669,11 @@ class FakeDiscord:
         )
         self.requests.append(recorded)
         try:
+            for method, pattern, release in self._holds:
+                if method == request.method and pattern.search(path):
+                    async with self._changed:
+                        self._changed.notify_all()  # the request is in: tests may look
+                    await release.wait()
             limited = self._check_rate_limit(request.method, path)
             if limited is not None:
                 response: web.StreamResponse = limited

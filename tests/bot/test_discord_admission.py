@@ -1,0 +1,58 @@
+"""A burst of game starts (``bot.admission``): starts beyond the running ones are acknowledged
+at once and answered when their turn comes; beyond the waiting room they are refused, in
+words, with nothing made."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from bot.admission import StartAdmission
+from bot.client import GomokuBot
+from bot.service import GameView
+from tests.fakediscord import FakeDiscord, FakeUser
+
+
+async def test_starts_beyond_the_running_ones_wait_acknowledged_and_beyond_the_queue_are_refused(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    admission = StartAdmission(running=1, waiting=1)
+    bot.start_admission = admission
+    entered, go_on = asyncio.Event(), asyncio.Event()
+    real_start = bot.service.start
+
+    async def slow_start(**options: Any) -> GameView:
+        # The first start stays in its slot until the test lets it go on.
+        entered.set()
+        await go_on.wait()
+        return await real_start(**options)
+
+    monkeypatch.setattr(bot.service, "start", slow_start)
+    bob, carol = fake.add_user("bob"), fake.add_user("carol")
+    second, third = fake.add_channel("second"), fake.add_channel("third")
+    first_start = await fake.send_slash("gomoku start", user=alice, options={"colour": "black"})
+    async with asyncio.timeout(10):
+        await entered.wait()
+    waiting = await fake.send_slash(
+        "gomoku start", user=bob, channel=second, options={"colour": "black"}
+    )
+    await fake.wait_for(lambda: waiting.callback_type is not None)
+    assert waiting.callback_type == 5  # "thinking...": acknowledged, its answer to come
+    assert admission.waiting == 1
+    refused = await fake.slash("gomoku start", user=carol, channel=third)
+    assert refused.ephemeral
+    assert refused.text() == "Many games are starting right now. Try again in a few seconds."
+    assert admission.refused == 1
+    assert await bot.service.repository.open_game_in_channel(third.id) is None
+    go_on.set()
+    for record, channel in [(first_start, fake.default_channel), (waiting, second)]:
+        reply = await fake.answer(record)
+        assert reply.message is not None
+        assert reply.message.embeds  # the board
+        assert await bot.service.repository.open_game_in_channel(channel.id) is not None
+    assert admission.waiting == 0
+    again = await fake.slash("gomoku start", user=carol, channel=third)  # room again
+    assert again.message is not None
+    assert again.message.embeds
