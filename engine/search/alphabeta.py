@@ -34,15 +34,17 @@ _SOFT_TIME = 0.6  # soft limit: start another iteration only before this share i
 _ROOT_VCF_DEPTH = 12  # attacking fours
 _ROOT_VCT_DEPTH = 5  # attacking fours and threes
 _DEFENCE_VCT_DEPTH = 4  # the opponent's threat sequences the root defence looks for
-# selectivity (``SearchOptions.selective``, master's): late quiet moves are skipped, and quiet
+# selectivity (``SearchOptions.selective``, master's): late quiet moves are skipped, and calm
 # nodes near the horizon are cut by their static value. The evaluation gives the side to move
 # a tempo worth about 650 (the best quiet move's value is typically that much below the static
-# value of the node it is played from), hence the wide margin above beta and the narrow one
-# below alpha. Chosen among a few settings by fixed-node self-play against the search without.
+# value of the node it is played from), hence the wide margin above beta; below alpha a calm
+# node whose static value (tempo included) is already there is razored, which still runs the
+# leaf's VCF probe. Chosen among a few settings by fixed-node self-play and the hard defences
+# of the tactics suite (razoring margins of 200 and 400 a ply each lost one of them).
 _SELECT = k.SEL_LMP | k.SEL_FUTILITY
 _LMP_BASE = 3  # quiet moves searched at remaining depth d: _LMP_BASE + d * d
 _FUTILITY_MARGIN = 800  # above beta, per ply of depth, in evaluation units
-_RAZOR_MARGIN = 200  # below alpha, per ply of depth
+_RAZOR_MARGIN = 0  # below alpha, per ply of depth
 _SOLVED_CELLS = 16  # small boards up to this size are searched to the end
 _SMALL_DEFAULT_DEPTH = 12  # Connect Four plies when no limit is given
 # what a brain process holds before its first search (interpreter, numpy, numba, compiled
