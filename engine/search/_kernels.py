@@ -54,7 +54,15 @@ G_SEED = 42
 # literal 1 or an int32 from an int32 array each make another specialization)
 G_ONE = 44
 G_PURE = 45  # plain alpha-beta: no threat pruning, extensions or tactical shortcuts (tests)
-NG = 48
+# selectivity of the full-strength search (0 = off: the levels below master search as before)
+G_SELECT = 48  # SEL_* bits
+G_LMP = 49  # quiet moves searched at a node of depth d: G_LMP + d * d, then the rest are skipped
+G_FUTILITY = 50  # reverse futility margin per ply of depth (above beta)
+G_RAZOR = 51  # razoring margin per ply of depth (below alpha)
+NG = 56
+
+SEL_LMP = 1  # late quiet moves are not searched at all
+SEL_FUTILITY = 2  # reverse futility and razoring at depth 1-2 in calm positions
 
 RULE_FREESTYLE, RULE_STANDARD, RULE_RENJU, RULE_CARO = range(4)
 NONE, B1, F1, B2, F2, B3, F3, B4, F4, FIVE, OVERLINE, FOUR_FOUR = range(12)
@@ -720,6 +728,30 @@ NOT_LEAF = -INF - 1  # _static: the node must be searched
 
 
 @njit_inline
+def _calm(g: IntArray) -> bool:
+    # no win pending for either side: no five to block or make, no point that makes a straight
+    # four (an open three on the board), a four-three or a double three; the static value of
+    # such a position says little, so the selective cuts leave it to the full search
+    for ci in range(2):
+        base = G_P4 + ci * NP4
+        if (
+            g[base + P4_F3_F3] > 0
+            or g[base + P4_B4_F3] > 0
+            or g[base + P4_FLEX4] > 0
+            or g[base + P4_FIVE] > 0
+        ):
+            return False
+    return True
+
+
+@njit_inline
+def _tactical(cell: I32Array, p4t: I8Array, me: int, op: int, p: int) -> bool:
+    # what late-move pruning never skips: our five, four or open three, and the points where
+    # the opponent would make a five or a four (the blocks of their fours and threes)
+    return bool(p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_B4)
+
+
+@njit_inline
 def _static(st: State, sr: State, depth: int, ply: int) -> int:
     # the value of a node that needs no move loop (a five, a lost position, the horizon), or
     # NOT_LEAF; inlined into the parent so that leaves cost no recursive call
@@ -806,6 +838,20 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                 return tscore
             if tflag == TT_UPPER and tscore <= alpha:
                 return tscore
+    select = g[G_SELECT]
+    calm = False
+    if select != 0 and opfive == 0 and beta - alpha == 1:
+        calm = _calm(g)
+    if calm and (select & SEL_FUTILITY) != 0 and depth <= 2:
+        # far above beta, a quiet position stays there (reverse futility); far below alpha,
+        # only a threat could save it, and the leaf's own VCF probe looks for one (razoring)
+        e = evaluate(g, hsh)
+        if e - g[G_FUTILITY] * depth >= beta:
+            return e
+        if e + g[G_RAZOR] * depth <= alpha:
+            v = _static(st, sr, 0, ply)
+            if v <= alpha:
+                return v
     n, restricted = _generate(st, sr, ply, ttmove)
     if n == 0:
         if g[G_P4 + op * NP4 + P4_FIVE] > 0 or restricted:
@@ -815,6 +861,9 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     width = g[G_WIDTH]
     if width > 0 and not restricted and n > width:
         n = width
+    late = n
+    if (select & SEL_LMP) != 0 and not restricted and opfive == 0:
+        late = g[G_LMP] + depth * depth
     buf = mbuf[ply]
     keys = sr[5][ply]
     best = -INF
@@ -834,6 +883,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         keys[top] = keys[i]
         keys[i] = kt
         tactical = p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_F3
+        if i >= late and not _tactical(cell, p4t, me, op, p):
+            continue  # SEL_LMP: a late quiet move near the horizon
         _mk(st, p)
         leaf = NOT_LEAF
         if newdepth <= 0:

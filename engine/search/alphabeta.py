@@ -34,6 +34,17 @@ _SOFT_TIME = 0.6  # soft limit: start another iteration only before this share i
 _ROOT_VCF_DEPTH = 12  # attacking fours
 _ROOT_VCT_DEPTH = 5  # attacking fours and threes
 _DEFENCE_VCT_DEPTH = 4  # the opponent's threat sequences the root defence looks for
+# selectivity (``SearchOptions.selective``, master's): late quiet moves are skipped, and calm
+# nodes near the horizon are cut by their static value. The evaluation gives the side to move
+# a tempo worth about 650 (the best quiet move's value is typically that much below the static
+# value of the node it is played from), hence the wide margin above beta; below alpha a calm
+# node whose static value (tempo included) is already there is razored, which still runs the
+# leaf's VCF probe. Chosen among a few settings by fixed-node self-play and the hard defences
+# of the tactics suite (razoring margins of 200 and 400 a ply each lost one of them).
+_SELECT = k.SEL_LMP | k.SEL_FUTILITY
+_LMP_BASE = 3  # quiet moves searched at remaining depth d: _LMP_BASE + d * d
+_FUTILITY_MARGIN = 800  # above beta, per ply of depth, in evaluation units
+_RAZOR_MARGIN = 0  # below alpha, per ply of depth
 _SOLVED_CELLS = 16  # small boards up to this size are searched to the end
 _SMALL_DEFAULT_DEPTH = 12  # Connect Four plies when no limit is given
 # what a brain process holds before its first search (interpreter, numpy, numba, compiled
@@ -63,6 +74,7 @@ class SearchOptions:
     root_vct: bool = True  # look for a win by fours and threes before the main search
     root_defence: bool = True  # keep only root moves that stop the opponent's forced win
     keep_tt: bool = False  # reuse this process's transposition table from the last search
+    selective: bool = True  # prune late quiet moves and hopeless quiet nodes near the horizon
     exhaustive: bool = False  # plain alpha-beta over every candidate, no threat logic (tests)
 
 
@@ -154,6 +166,11 @@ class _Searcher:
         g[k.G_SEED] = options.seed & 0x7FFFFFFF
         g[k.G_VCF_DEPTH] = 0 if options.exhaustive else options.leaf_vcf
         g[k.G_PURE] = int(options.exhaustive)
+        if options.selective and not options.exhaustive:
+            g[k.G_SELECT] = _SELECT
+            g[k.G_LMP] = _LMP_BASE
+            g[k.G_FUTILITY] = _FUTILITY_MARGIN
+            g[k.G_RAZOR] = _RAZOR_MARGIN
         g[k.G_NODE_LIMIT] = limits.nodes or 0
         g[k.G_TIMED] = 0 if deadline is None else 1
         self.pos.tm[0] = deadline if deadline is not None else 0.0

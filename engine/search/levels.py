@@ -43,6 +43,7 @@ class Preset:
     small_depth: int | None  # plies for tic-tac-toe and Connect Four (None: solve)
     defence: bool = False  # root moves limited to those that stop a proven forced win
     keep_tt: bool = False  # reuse the worker's transposition table from its last search
+    selective: bool = False  # master's selectivity (the ladder below was measured without it)
 
 
 # Spaced, with the learned evaluation, so that each level scores at least 75% against the one
@@ -55,7 +56,7 @@ PRESETS: dict[Level, Preset] = {
     Level.MEDIUM: Preset(900, 6, 2_000, 10, 150, 0.06, 1, False, 5),
     Level.HARD: Preset(1500, 10, 8_000, 12, 15, 0.0, 2, True, 9),
     Level.EXPERT: Preset(2000, 16, 120_000, 14, 0, 0.0, 3, True, 14),
-    Level.MASTER: Preset(2800, None, None, 20, 0, 0.0, 3, True, None, True, True),
+    Level.MASTER: Preset(2800, None, None, 20, 0, 0.0, 3, True, None, True, True, True),
 }
 
 
@@ -101,6 +102,7 @@ def choose_move(
         root_vct=preset.root_vct,
         root_defence=preset.defence,
         keep_tt=preset.keep_tt,
+        selective=preset.selective,
     )
     return search(board, limits, options)
 
