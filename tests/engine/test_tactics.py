@@ -143,6 +143,10 @@ def test_finds_the_only_saving_move(puzzle: Puzzle) -> None:
 # the renju position the search does not solve yet (its answer g3 is found neither within
 # these nodes nor within a second): strict, so that solving it is noticed
 NOT_YET_SOLVED = len(HARD_DEFENCES) - 1
+# answers that save from the game's attack but only delay the loss: a slower win for the
+# opponent follows (the search at main 129d176 proves it too, with 1M nodes; the local VCF
+# of issue 9b sees it within these), so only the move is checked
+LOST_ANYWAY = (1, 8)
 
 
 @pytest.mark.parametrize(
@@ -161,7 +165,8 @@ NOT_YET_SOLVED = len(HARD_DEFENCES) - 1
 def test_finds_the_only_move_against_a_threat_sequence(puzzle: Puzzle) -> None:
     result = search(puzzle.board(), Limits(nodes=NODES))
     assert str(result.move) == puzzle.answer
-    assert not is_win_score(-result.score)
+    if HARD_DEFENCES.index(puzzle) not in LOST_ANYWAY:
+        assert not is_win_score(-result.score)
 
 
 HARD_IDS = [f"hard{i}" for i in range(len(HARD_DEFENCES))]
