@@ -873,7 +873,7 @@ NOT_LEAF = -INF - 1  # _static: the node must be searched
 
 
 @njit_inline
-def _static(st: State, sr: State, depth: int, ply: int) -> int:
+def _static(st: State, sr: State, depth: int, ply: int, beta: int) -> int:
     # the value of a node that needs no move loop (a five, a lost position, the horizon), or
     # NOT_LEAF; inlined into the parent so that leaves cost no recursive call
     g = st[2]
@@ -910,6 +910,11 @@ def _static(st: State, sr: State, depth: int, ply: int) -> int:
             if nb4 > 0:
                 dv = g[G_DEEP_VCF]
                 if dv > 0:
+                    # a win only matters below beta: above it the evaluation cuts off as well
+                    # (a fail-soft bound)
+                    v = evaluate(g, hsh)
+                    if v >= beta:
+                        return v
                     plies = vcf_local(st, sr, dv, ply, -g[G_ONE])
                     if plies > 0:
                         _store_proof(st, sr, ply, WIN - ply - plies, sr[8][ply])
@@ -940,7 +945,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         _check_limits(g, tm)
     if g[G_STOP] != 0:
         return 0
-    value = _static(st, sr, depth, ply)
+    value = _static(st, sr, depth, ply, beta)
     if value != NOT_LEAF:
         return value
     side = g[G_SIDE]
@@ -1001,7 +1006,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         leaf = NOT_LEAF
         if newdepth <= 0:
             pvlen[ply + 1] = ply + 1
-            leaf = _static(st, sr, newdepth, ply + 1)
+            leaf = _static(st, sr, newdepth, ply + 1, -alpha)
         if leaf != NOT_LEAF:
             v = -leaf  # exact: no re-search
         elif i == 0:

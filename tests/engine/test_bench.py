@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engine.gomocup.bench import DEFAULT_DEPTH, bench, main
 
-BENCH_NODES = 689_191  # local VCF at the leaves (issue 9b); it was 1,003,279 with the depth-3 probe
+BENCH_NODES = 417_131  # local VCF below beta at the leaves (issue 9b); 1,003,279 before it
 
 
 def test_bench_signature() -> None:
