@@ -140,27 +140,15 @@ def test_finds_the_only_saving_move(puzzle: Puzzle) -> None:
     assert str(result.move) == puzzle.answer
 
 
-# the renju position the search does not solve yet (its answer g3 is found neither within
-# these nodes nor within a second): strict, so that solving it is noticed
-NOT_YET_SOLVED = len(HARD_DEFENCES) - 1
 # answers that save from the game's attack but only delay the loss: a slower win for the
-# opponent follows (the search at main 129d176 proves it too, with 1M nodes; the local VCF
-# of issue 9b sees it within these), so only the move is checked
-LOST_ANYWAY = (1, 6, 8)
+# opponent follows (the search at main 129d176 proves it too, with 1M nodes; master's local
+# VCF of issue 9b sees it within these nodes), so only the move is checked. The last (renju
+# g3) was the strict xfail until issue 9b: main never found g3 within 600k nodes.
+LOST_ANYWAY = (1, 6, 8, 12)
 
 
 @pytest.mark.parametrize(
-    "puzzle",
-    [
-        pytest.param(
-            puzzle,
-            id=f"hard{i}",
-            marks=[pytest.mark.xfail(strict=True, reason="not solved yet")]
-            if i == NOT_YET_SOLVED
-            else [],
-        )
-        for i, puzzle in enumerate(HARD_DEFENCES)
-    ],
+    "puzzle", HARD_DEFENCES, ids=[f"hard{i}" for i in range(len(HARD_DEFENCES))]
 )
 def test_finds_the_only_move_against_a_threat_sequence(puzzle: Puzzle) -> None:
     result = search(puzzle.board(), Limits(nodes=NODES))
