@@ -54,10 +54,8 @@ G_SEED = 42
 # literal 1 or an int32 from an int32 array each make another specialization)
 G_ONE = 44
 G_PURE = 45  # plain alpha-beta: no threat pruning, extensions or tactical shortcuts (tests)
-G_DEEP_VCF = 46  # attacking fours of the local VCF (vcf_local) at leaves and frontier (0 = off)
-G_VCF_FRONTIER = 47  # interior nodes up to this depth try the mover's local VCF first
-G_VCF_DEFEND = 48  # interior nodes keep only the moves that may stop the opponent's VCF (fours)
-NG = 52
+G_DEEP_VCF = 46  # attacking fours of the local VCF (vcf_local) at the leaves (0 = off)
+NG = 48
 
 RULE_FREESTYLE, RULE_STANDARD, RULE_RENJU, RULE_CARO = range(4)
 NONE, B1, F1, B2, F2, B3, F3, B4, F4, FIVE, OVERLINE, FOUR_FOUR = range(12)
@@ -757,74 +755,6 @@ def _store_proof(st: State, sr: State, ply: int, score: int, move: int) -> None:
 
 
 @njit
-def _has_four_move(g: IntArray, ci: int) -> bool:
-    nb4 = 0
-    for c4 in range(P4_B4, NP4):
-        nb4 += g[G_P4 + ci * NP4 + c4]
-    return nb4 > 0
-
-
-@njit
-def _frontier(st: State, sr: State, depth: int, ply: int) -> int:
-    # an interior node near the horizon: the mover's deep local VCF, whose proof ends the node
-    # (NOT_LEAF when none is found or the option is off)
-    g = st[2]
-    me = g[G_SIDE] - 1
-    if (
-        depth > g[G_VCF_FRONTIER]
-        or g[G_DEEP_VCF] <= 0
-        or g[G_P4 + (1 - me) * NP4 + P4_FIVE] > 0
-        or not _has_four_move(g, me)
-    ):
-        return NOT_LEAF
-    plies = vcf_local(st, sr, g[G_DEEP_VCF], ply, -g[G_ONE])
-    if plies <= 0:
-        return NOT_LEAF
-    score = WIN - ply - plies
-    _store_proof(st, sr, ply, score, sr[8][ply])
-    return score
-
-
-@njit
-def _vcf_defence(st: State, sr: State, ply: int, n: int) -> int:
-    # if the opponent, given a free move, would win by fours, a quiet move elsewhere loses:
-    # keep our own fours and the points of its line (its fours and the blocks), a heuristic
-    # cut (a move off the line may still turn a forced block into a four of ours)
-    cell = st[1]
-    g = st[2]
-    p4t = st[5]
-    zob = st[6]
-    hsh = st[7]
-    side = g[G_SIDE]
-    me = side - 1
-    if not _has_four_move(g, 1 - me):
-        return n
-    g[G_SIDE] = 3 - side
-    hsh[0] ^= zob[2, 0]
-    plies = vcf_local(st, sr, g[G_VCF_DEFEND], ply + 1, -g[G_ONE])
-    g[G_SIDE] = side
-    hsh[0] ^= zob[2, 0]
-    if plies <= 0 or g[G_STOP] != 0:
-        return n
-    tline = sr[8]
-    buf = sr[4][ply]
-    keys = sr[5][ply]
-    m = 0
-    for i in range(n):
-        p = buf[i]
-        keep = p4t[me, cell[p, R_CODE + me]] >= P4_B4
-        j = ply + 1
-        while not keep and j < ply + 1 + plies:
-            keep = tline[j] == p
-            j += 1
-        if keep:
-            buf[m] = p
-            keys[m] = keys[i]
-            m += 1
-    return m if m > 0 else n
-
-
-@njit
 def _tt_slot(ttk: U64Array, h: np.uint64) -> int:
     return int(h & np.uint64(ttk.shape[0] - 1))
 
@@ -1011,16 +941,11 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                 return tscore
             if tflag == TT_UPPER and tscore <= alpha:
                 return tscore
-    value = _frontier(st, sr, depth, ply)
-    if value != NOT_LEAF:
-        return value
     n, restricted = _generate(st, sr, ply, ttmove)
     if n == 0:
         if g[G_P4 + op * NP4 + P4_FIVE] > 0 or restricted:
             return -(WIN - ply - 1)  # every answer is forbidden (renju) or none exists
         return 0  # the board is full
-    if not restricted and g[G_VCF_DEFEND] > 0:
-        n = _vcf_defence(st, sr, ply, n)
     n_all = n
     width = g[G_WIDTH]
     if width > 0 and not restricted and n > width:

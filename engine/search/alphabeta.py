@@ -61,13 +61,9 @@ class SearchOptions:
     noise: int = 0  # amplitude of a deterministic per-position evaluation noise
     seed: int = 0  # picks the noise
     leaf_vcf: int = 3  # VCF depth (attacking fours) probed at the leaves (0 = off)
-    # deeper, local VCF (fours near the last one) in place of the leaves' probe, and tried by
-    # interior nodes up to ``vcf_frontier`` plies from the horizon; proofs enter the table
+    # deeper, local VCF (fours along the last four's lines) in place of the leaves' probe,
+    # probed only below beta; its proofs enter the transposition table (0 = the probe above)
     deep_vcf: int = 8
-    vcf_frontier: int = 0
-    # interior nodes: when the opponent would win by fours (within this many), keep only our
-    # fours and the points of its line (0 = off)
-    vcf_defence: int = 0
     root_vct: bool = True  # look for a win by fours and threes before the main search
     root_defence: bool = True  # keep only root moves that stop the opponent's forced win
     keep_tt: bool = False  # reuse this process's transposition table from the last search
@@ -163,8 +159,6 @@ class _Searcher:
         g[k.G_VCF_DEPTH] = 0 if options.exhaustive else options.leaf_vcf
         g[k.G_PURE] = int(options.exhaustive)
         g[k.G_DEEP_VCF] = 0 if options.exhaustive else options.deep_vcf
-        g[k.G_VCF_FRONTIER] = options.vcf_frontier
-        g[k.G_VCF_DEFEND] = 0 if options.exhaustive else options.vcf_defence
         g[k.G_NODE_LIMIT] = limits.nodes or 0
         g[k.G_TIMED] = 0 if deadline is None else 1
         self.pos.tm[0] = deadline if deadline is not None else 0.0

@@ -44,7 +44,6 @@ class Preset:
     defence: bool = False  # root moves limited to those that stop a proven forced win
     keep_tt: bool = False  # reuse the worker's transposition table from its last search
     deep_vcf: int = 0  # local VCF depth in place of the leaves' probe (0: the leaf_vcf probe)
-    vcf_frontier: int = 0  # interior nodes this near the horizon try the mover's VCF first
 
 
 # Spaced, with the learned evaluation, so that each level scores at least 75% against the one
@@ -57,9 +56,7 @@ PRESETS: dict[Level, Preset] = {
     Level.MEDIUM: Preset(900, 6, 2_000, 10, 150, 0.06, 1, False, 5),
     Level.HARD: Preset(1500, 10, 8_000, 12, 15, 0.0, 2, True, 9),
     Level.EXPERT: Preset(2000, 16, 120_000, 14, 0, 0.0, 3, True, 14),
-    Level.MASTER: Preset(
-        2800, None, None, 20, 0, 0.0, 3, True, None, True, True, deep_vcf=8, vcf_frontier=0
-    ),
+    Level.MASTER: Preset(2800, None, None, 20, 0, 0.0, 3, True, None, True, True, deep_vcf=8),
 }
 
 
@@ -106,7 +103,6 @@ def choose_move(
         root_defence=preset.defence,
         keep_tt=preset.keep_tt,
         deep_vcf=preset.deep_vcf,
-        vcf_frontier=preset.vcf_frontier,
     )
     return search(board, limits, options)
 
