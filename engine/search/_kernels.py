@@ -54,6 +54,7 @@ G_SEED = 42
 # literal 1 or an int32 from an int32 array each make another specialization)
 G_ONE = 44
 G_PURE = 45  # plain alpha-beta: no threat pruning, extensions or tactical shortcuts (tests)
+G_DEEP_VCF = 46  # attacking fours of the local VCF (vcf_local) at the leaves (0 = off)
 # selectivity of the full-strength search (0 = off: the levels below master search as before)
 G_SELECT = 48  # SEL_* bits
 G_LMP = 49  # quiet moves searched at a node of depth d: G_LMP + d * d, then the rest are skipped
@@ -640,6 +641,128 @@ def threat_search(st: State, sr: State, attacker: int, depth: int, vct: bool, pl
 
 
 @njit
+def vcf_local(st: State, sr: State, depth: int, ply: int, last: int) -> int:
+    """A VCF for the side to move within ``depth`` attacking fours, every four after the first
+    within four points of the attacker's previous one on its lines (the lines a continuous-four
+    attack lives on, as strong engines restrict it; this loses completeness, never soundness).
+    Returns the plies up to and including the five (0: none found); the attacker's moves and
+    the forced blocks are stored in ``tline`` from ``ply`` on. ``last`` is the previous four
+    (-1: none, every four is tried)."""
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    p4t = st[5]
+    hsh = st[7]
+    maybe = st[9]
+    sc = st[10]
+    tm = st[11]
+    mbuf = sr[4]
+    sbuf = sr[5]
+    tline = sr[8]
+    vttk = sr[9]
+    vttd = sr[10]
+    if g[G_NODES] >= g[G_NEXT_CHECK]:
+        _check_limits(g, tm)
+    if g[G_STOP] != 0 or ply >= MAX_PLY - 4:
+        return 0
+    side = g[G_SIDE]
+    me = side - 1
+    op = 1 - me
+    buf = mbuf[ply]
+    keys = sbuf[ply]
+    if g[G_P4 + me * NP4 + P4_FIVE] > 0:
+        _scan(b, cell, g, p4t, me, P4_FIVE, buf)
+        tline[ply] = buf[0]
+        return 1
+    opfive = g[G_P4 + op * NP4 + P4_FIVE]
+    if opfive == 0 and g[G_P4 + me * NP4 + P4_FLEX4] > 0:
+        # a straight four (or four-four) when the defender cannot make five: two fives next
+        n = _scan(b, cell, g, p4t, me, P4_FLEX4, buf)
+        for i in range(n):
+            if p4t[me, cell[buf[i], R_CODE + me]] == P4_FLEX4 and not (
+                side == 1 and is_forbidden(b, g, cell, maybe, buf[i])
+            ):
+                tline[ply] = buf[i]
+                return 3
+    if depth <= 0 or opfive >= 2:
+        return 0
+    slot = np.int64(hsh[0] ^ np.uint64(0x2F6B3A1D)) & (vttk.shape[0] - 1)
+    tag = hsh[0] ^ np.uint64(0xC3C3) ^ (np.uint64(last + 1) * np.uint64(0x9E3779B97F4A7C15))
+    if vttk[slot] == tag and vttd[slot] >= depth:
+        return 0
+    if opfive == 1:
+        # block the defender's four, and only with a four of our own
+        _scan(b, cell, g, p4t, op, P4_FIVE, buf)
+        if p4t[me, cell[buf[0], R_CODE + me]] < P4_B4:
+            return 0
+        n = 1
+    else:
+        n = 0
+        if last < 0:
+            n = _scan(b, cell, g, p4t, me, P4_B4, buf)
+        else:
+            sts = _steps(g[G_S])
+            for d in range(4):
+                for k in range(-4, 5):
+                    q = last + k * sts[d]
+                    if k != 0 and b[q] == 0 and p4t[me, cell[q, R_CODE + me]] >= P4_B4:
+                        buf[n] = q
+                        n += 1
+        for i in range(n):
+            keys[i] = sc[me, cell[buf[i], R_CODE + me]] + sc[op, cell[buf[i], R_CODE + op]] // 2
+        _sort(buf, keys, n)
+    for i in range(n):
+        p = buf[i]
+        if side == 1 and is_forbidden(b, g, cell, maybe, p):
+            continue
+        _mk(st, p)
+        # the defender to move: it has no five (we had none to leave it), so it must block ours
+        won = 0
+        nf = g[G_P4 + me * NP4 + P4_FIVE]
+        if nf >= 2:
+            won = 3
+        elif nf == 1:
+            dbuf = mbuf[ply + 1]
+            _scan(b, cell, g, p4t, me, P4_FIVE, dbuf)
+            q = dbuf[0]
+            if side == 2 and is_forbidden(b, g, cell, maybe, q):
+                won = 3  # renju: Black may not block there
+            else:
+                _mk(st, q)
+                r = vcf_local(st, sr, depth - 1, ply + 2, p)
+                _um(st)
+                if r > 0:
+                    tline[ply + 1] = q
+                    won = r + 2
+        _um(st)
+        if won > 0:
+            tline[ply] = p
+            return won
+        if g[G_STOP] != 0:
+            return 0
+    vttk[slot] = tag
+    vttd[slot] = depth
+    return 0
+
+
+@njit
+def _store_proof(st: State, sr: State, ply: int, score: int, move: int) -> None:
+    # a proven win goes into the main table as a lower bound of any depth, so that no later
+    # visit of this position (a deeper iteration, a transposition) searches it again
+    ttk = sr[0]
+    ttv = sr[1]
+    h = st[7][0]
+    slot = _tt_slot(ttk, h)
+    ttk[slot] = h
+    ttv[slot] = (
+        (np.int64(_to_tt(score, ply)) << 32)
+        | (np.int64(move + 1) << 16)
+        | (np.int64(255) << 8)
+        | TT_LOWER
+    )
+
+
+@njit
 def _tt_slot(ttk: U64Array, h: np.uint64) -> int:
     return int(h & np.uint64(ttk.shape[0] - 1))
 
@@ -752,7 +875,7 @@ def _tactical(cell: I32Array, p4t: I8Array, me: int, op: int, p: int) -> bool:
 
 
 @njit_inline
-def _static(st: State, sr: State, depth: int, ply: int) -> int:
+def _static(st: State, sr: State, depth: int, ply: int, beta: int) -> int:
     # the value of a node that needs no move loop (a five, a lost position, the horizon), or
     # NOT_LEAF; inlined into the parent so that leaves cost no recursive call
     g = st[2]
@@ -786,8 +909,20 @@ def _static(st: State, sr: State, depth: int, ply: int) -> int:
             nb4 = 0
             for c4 in range(P4_B4, NP4):
                 nb4 += g[G_P4 + me * NP4 + c4]
-            if nb4 > 0 and threat_search(st, sr, side, vd, vd < 0, ply):
-                return int(WIN - ply - 2 * vd - 1)
+            if nb4 > 0:
+                dv = g[G_DEEP_VCF]
+                if dv > 0:
+                    # a win only matters below beta: above it the evaluation cuts off as well
+                    # (a fail-soft bound)
+                    v = evaluate(g, hsh)
+                    if v >= beta:
+                        return v
+                    plies = vcf_local(st, sr, dv, ply, -g[G_ONE])
+                    if plies > 0:
+                        _store_proof(st, sr, ply, WIN - ply - plies, sr[8][ply])
+                        return WIN - ply - plies
+                elif threat_search(st, sr, side, vd, vd < 0, ply):
+                    return int(WIN - ply - 2 * vd - 1)
         return evaluate(g, hsh)
     return NOT_LEAF
 
@@ -812,7 +947,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         _check_limits(g, tm)
     if g[G_STOP] != 0:
         return 0
-    value = _static(st, sr, depth, ply)
+    value = _static(st, sr, depth, ply, beta)
     if value != NOT_LEAF:
         return value
     side = g[G_SIDE]
@@ -849,7 +984,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         if e - g[G_FUTILITY] * depth >= beta:
             return e
         if e + g[G_RAZOR] * depth <= alpha:
-            v = _static(st, sr, 0, ply)
+            v = _static(st, sr, 0, ply, beta)
             if v <= alpha:
                 return v
     n, restricted = _generate(st, sr, ply, ttmove)
@@ -889,7 +1024,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         leaf = NOT_LEAF
         if newdepth <= 0:
             pvlen[ply + 1] = ply + 1
-            leaf = _static(st, sr, newdepth, ply + 1)
+            leaf = _static(st, sr, newdepth, ply + 1, -alpha)
         if leaf != NOT_LEAF:
             v = -leaf  # exact: no re-search
         elif i == 0:

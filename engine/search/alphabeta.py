@@ -3,7 +3,8 @@
 Gomoku positions go to the numba kernels in ``engine.search._kernels``: a threat-space solver (VCF,
 then VCT) at the root, then PVS with iterative deepening, aspiration windows, a transposition
 table, killers and history, with forced-move generation (only blocks against a four, only
-defences and own fours against an open three) and a VCF probe at the leaves. The small games
+defences and own fours against an open three) and a VCF probe at the leaves (at full strength
+a deeper one along the lines of the last four, whose proofs enter the table). The small games
 (tic-tac-toe, gravity three, Connect Four) go to an exact solver in ``engine.search._small``.
 
 Scores are from the side to move's view; a forced win in ``n`` plies is ``WIN - n``.
@@ -71,6 +72,9 @@ class SearchOptions:
     noise: int = 0  # amplitude of a deterministic per-position evaluation noise
     seed: int = 0  # picks the noise
     leaf_vcf: int = 3  # VCF depth (attacking fours) probed at the leaves (0 = off)
+    # deeper, local VCF (fours along the last four's lines) in place of the leaves' probe,
+    # probed only below beta; its proofs enter the transposition table (0 = the probe above)
+    deep_vcf: int = 8
     root_vct: bool = True  # look for a win by fours and threes before the main search
     root_defence: bool = True  # keep only root moves that stop the opponent's forced win
     keep_tt: bool = False  # reuse this process's transposition table from the last search
@@ -166,6 +170,7 @@ class _Searcher:
         g[k.G_SEED] = options.seed & 0x7FFFFFFF
         g[k.G_VCF_DEPTH] = 0 if options.exhaustive else options.leaf_vcf
         g[k.G_PURE] = int(options.exhaustive)
+        g[k.G_DEEP_VCF] = 0 if options.exhaustive else options.deep_vcf
         if options.selective and not options.exhaustive:
             g[k.G_SELECT] = _SELECT
             g[k.G_LMP] = _LMP_BASE

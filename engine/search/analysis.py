@@ -28,6 +28,10 @@ _SCORE_SCALE = 600.0  # the evaluation's score at which a side is about three ti
 # few tens of thousands of nodes never fill the full 16 MB one, and clearing it costs time
 _PROBE_MEMORY = 162 * 2**20
 _MAIN_MEMORY = 168 * 2**20
+# the leaves' depth-3 VCF probe, not master's deeper local one (issue 9b): reviews and puzzles
+# were calibrated with it, and with the deeper probe a defence puzzle's answer that only delays
+# the loss (builtin defence 1, g6) is seen as lost within the puzzle's budget
+_OPTIONS = SearchOptions(deep_vcf=0)
 
 
 class Verdict(enum.StrEnum):
@@ -115,14 +119,16 @@ def analyse(
     vcf = search(
         board,
         Limits(depth=1, nodes=probe_nodes, time_ms=time_ms, memory_bytes=_PROBE_MEMORY),
-        SearchOptions(root_vct=False, root_defence=False),
+        SearchOptions(root_vct=False, root_defence=False, deep_vcf=0),
     )
     spent = vcf.nodes
     if is_win_score(vcf.score) and (vcf.depth == 0 or vcf.score == WIN - 1):
         main = _verdict(vcf, side, spent, Proof.VCF)
     else:
         rest = max(nodes - spent, 1)
-        result = search(board, Limits(nodes=rest, time_ms=time_ms, memory_bytes=_MAIN_MEMORY))
+        result = search(
+            board, Limits(nodes=rest, time_ms=time_ms, memory_bytes=_MAIN_MEMORY), _OPTIONS
+        )
         spent += result.nodes
         main = _verdict(result, side, spent, None)
     if multipv <= 1:
@@ -157,7 +163,7 @@ def _others(board: Board, main: Analysis, count: int, nodes: int) -> tuple[Line,
             score = WIN - 1 if after.outcome.winner is board.to_move else 0
             tried.append(Line(point, score, (point,)))
             continue
-        reply = search(after, Limits(nodes=share, memory_bytes=_MAIN_MEMORY))
+        reply = search(after, Limits(nodes=share, memory_bytes=_MAIN_MEMORY), _OPTIONS)
         tried.append(Line(point, _back(reply.score), (point, *reply.pv)))
     tried.sort(key=lambda line: (-line.score, line.move.y, line.move.x))
     return tuple(tried[:count])
@@ -179,7 +185,9 @@ def _shallow(board: Board, point: Point) -> int:
         return WIN
     return _back(
         search(
-            after, Limits(depth=1, memory_bytes=_PROBE_MEMORY), SearchOptions(root_vct=False)
+            after,
+            Limits(depth=1, memory_bytes=_PROBE_MEMORY),
+            SearchOptions(root_vct=False, deep_vcf=0),
         ).score
     )
 

@@ -44,6 +44,7 @@ class Preset:
     defence: bool = False  # root moves limited to those that stop a proven forced win
     keep_tt: bool = False  # reuse the worker's transposition table from its last search
     selective: bool = False  # master's selectivity (the ladder below was measured without it)
+    deep_vcf: int = 0  # local VCF depth in place of the leaves' probe (0: the leaf_vcf probe)
 
 
 # Spaced, with the learned evaluation, so that each level scores at least 75% against the one
@@ -56,7 +57,9 @@ PRESETS: dict[Level, Preset] = {
     Level.MEDIUM: Preset(900, 6, 2_000, 10, 150, 0.06, 1, False, 5),
     Level.HARD: Preset(1500, 10, 8_000, 12, 15, 0.0, 2, True, 9),
     Level.EXPERT: Preset(2000, 16, 120_000, 14, 0, 0.0, 3, True, 14),
-    Level.MASTER: Preset(2800, None, None, 20, 0, 0.0, 3, True, None, True, True, True),
+    Level.MASTER: Preset(
+        2800, None, None, 20, 0, 0.0, 3, True, None, True, True, selective=True, deep_vcf=8
+    ),
 }
 
 
@@ -103,6 +106,7 @@ def choose_move(
         root_defence=preset.defence,
         keep_tt=preset.keep_tt,
         selective=preset.selective,
+        deep_vcf=preset.deep_vcf,
     )
     return search(board, limits, options)
 

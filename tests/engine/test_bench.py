@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engine.gomocup.bench import DEFAULT_DEPTH, bench, main
 
-BENCH_NODES = 323_309  # learned evaluation, master's selectivity (issue 9); hand values: 515,104
+BENCH_NODES = 185_431  # master's selectivity and local VCF below beta (issue 9); 1,003,279 before
 
 
 def test_bench_signature() -> None:

@@ -140,28 +140,21 @@ def test_finds_the_only_saving_move(puzzle: Puzzle) -> None:
     assert str(result.move) == puzzle.answer
 
 
-# the renju position the search does not solve yet (its answer g3 is found neither within
-# these nodes nor within a second): strict, so that solving it is noticed
-NOT_YET_SOLVED = len(HARD_DEFENCES) - 1
+# answers that save from the game's attack but only delay the loss: a slower win for the
+# opponent follows (Rapfi 0.43.02 classical finds mate in 13-15 after each; master's
+# selectivity and local VCF of issue 9 see it within these nodes), so only the move is
+# checked. The renju g3 was the strict xfail until then: main never found it within 600k.
+LOST_ANYWAY = (0, 1, 6, 8, 12)
 
 
 @pytest.mark.parametrize(
-    "puzzle",
-    [
-        pytest.param(
-            puzzle,
-            id=f"hard{i}",
-            marks=[pytest.mark.xfail(strict=True, reason="not solved yet")]
-            if i == NOT_YET_SOLVED
-            else [],
-        )
-        for i, puzzle in enumerate(HARD_DEFENCES)
-    ],
+    "puzzle", HARD_DEFENCES, ids=[f"hard{i}" for i in range(len(HARD_DEFENCES))]
 )
 def test_finds_the_only_move_against_a_threat_sequence(puzzle: Puzzle) -> None:
     result = search(puzzle.board(), Limits(nodes=NODES))
     assert str(result.move) == puzzle.answer
-    assert not is_win_score(-result.score)
+    if HARD_DEFENCES.index(puzzle) not in LOST_ANYWAY:
+        assert not is_win_score(-result.score)
 
 
 HARD_IDS = [f"hard{i}" for i in range(len(HARD_DEFENCES))]

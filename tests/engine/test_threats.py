@@ -1,0 +1,117 @@
+"""Threat-space search inside the tree (issue 9b): the local VCF's claims against the slow
+oracle that plays on ``Board`` itself, its proofs in the transposition table, and the option
+gate that keeps the levels below master playing as before."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.board import Board
+from engine.gomocup.bench import POSITIONS
+from engine.gomocup.tactics import VCF_WINS, Puzzle
+from engine.search import _kernels as k
+from engine.search._position import Position
+from engine.search.alphabeta import Limits, SearchOptions, search
+from engine.search.levels import PRESETS, Level
+from engine.types import Point, Rule
+from tests.engine.oracles import _passed, has_vcf
+from tests.engine.test_tactics import check_vcf_line
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+OLD_BENCH_NODES = 1_003_279  # the bench at depth 7 before the local VCF (main 129d176)
+
+
+@st.composite
+def crowded(draw: st.DrawFn) -> Board:
+    """A small board with many stones near the centre, so that fours (and VCFs) are common;
+    no five on it."""
+    size = draw(st.integers(7, 11))
+    rule = draw(st.sampled_from(tuple(Rule)))
+    board = Board(size, rule)
+    count = draw(st.integers(6, 26))
+    for _ in range(count):
+        x = draw(st.integers(1, size - 2))
+        y = draw(st.integers(1, size - 2))
+        point = Point(x, y)
+        if board.is_legal(point):
+            board.play(point)
+            if board.outcome is not None:
+                board.undo()
+    return board
+
+
+def _vcf(board: Board, fours: int) -> tuple[int, tuple[Point, ...]]:
+    # the kernel's local VCF from a fresh position: (plies to the five, the line)
+    pos = Position.from_board(board)
+    plies = int(k.vcf_local(pos.st, pos.sr, fours, 0, -1))
+    return plies, tuple(pos.point(int(i)) for i in pos.sr[8][:plies])
+
+
+@SETTINGS
+@given(crowded(), st.integers(0, 3))
+def test_a_local_vcf_is_a_real_forced_win(board: Board, fours: int) -> None:
+    plies, line = _vcf(board, fours)
+    if plies == 0:
+        return
+    assert plies % 2 == 1
+    used = plies // 2  # attacking fours before the five
+    assert used <= fours + 1  # a straight four at the end is taken at any depth
+    assert has_vcf(board, used)
+    if not has_vcf(_passed(board), 0):  # the line checker wants no four of the defender's
+        check_vcf_line(board, line)
+
+
+@SETTINGS
+@given(crowded())
+def test_a_win_by_one_four_is_never_missed(board: Board) -> None:
+    # the first four is chosen from the whole board, so a one-four win is always seen
+    if has_vcf(board, 1):
+        assert _vcf(board, 1)[0] > 0
+
+
+@pytest.mark.parametrize("puzzle", VCF_WINS[:6], ids=[f"vcf{i}" for i in range(6)])
+def test_finds_the_suites_vcfs_with_a_checked_line(puzzle: Puzzle) -> None:
+    board = puzzle.board()
+    plies, line = _vcf(board, 12)
+    assert plies > 0
+    check_vcf_line(board, line)
+
+
+def _proofs(board: Board, options: SearchOptions) -> int:
+    # table entries holding a proven win as a lower bound of any depth after a search of
+    # ``board`` (the process's kept table, which ``keep_tt`` leaves readable; a board size
+    # other than the last kept one's starts a fresh table)
+    search(board, Limits(depth=7), options)
+    ttk, ttv = Position.from_board(board, keep=True).sr[:2]
+    used = ttk != 0
+    depth = (ttv >> 8) & 0xFF
+    flag = ttv & 0x3
+    score = ttv >> 32
+    return int(((depth == 255) & (flag == k.TT_LOWER) & (score > k.WIN_MIN) & used).sum())
+
+
+def test_leaf_proofs_land_in_the_table_as_lower_bounds_of_any_depth() -> None:
+    moves = POSITIONS[4][1]  # a middle game with fours to make on both sides
+    assert _proofs(Board.from_moves(moves, size=16), SearchOptions(keep_tt=True, deep_vcf=0)) == 0
+    assert _proofs(Board.from_moves(moves, size=17), SearchOptions(keep_tt=True)) > 0
+
+
+def test_the_option_off_is_the_old_search_node_for_node() -> None:
+    # the levels below master search with the local VCF off: exactly the search they had
+    old = SearchOptions(deep_vcf=0, selective=False)
+    total = sum(
+        search(Board.from_moves(moves, rule=rule), Limits(depth=7), old).nodes
+        for rule, moves in POSITIONS
+    )
+    assert total == OLD_BENCH_NODES
+
+
+def test_only_master_uses_the_tree_threat_search() -> None:
+    for level in Level:
+        preset = PRESETS[level]
+        if level is Level.MASTER:
+            assert preset.deep_vcf == SearchOptions().deep_vcf > 0
+        else:
+            assert preset.deep_vcf == 0
