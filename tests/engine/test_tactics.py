@@ -140,21 +140,17 @@ def test_finds_the_only_saving_move(puzzle: Puzzle) -> None:
     assert str(result.move) == puzzle.answer
 
 
-# answers that save from the game's attack but only delay the loss: a slower win for the
-# opponent follows (Rapfi 0.43.02 classical finds mate in 13-15 after each; master's
-# selectivity and local VCF of issue 9 see it within these nodes), so only the move is
-# checked. The renju g3 was the strict xfail until then: main never found it within 600k.
-LOST_ANYWAY = (0, 1, 6, 8, 12)
-
-
+# Each answer is the one move that stops the game's attack (the oracle below checks that every
+# other near move loses to fours), not a saving move: Rapfi 0.43.02 classical (1 s) finds a
+# slower win for the attacker after every one of them, mate in 11-19 plies. So only the move is
+# checked; a search deep enough to see the slower win scores it as lost, rightly (master with
+# its selectivity and local VCF sees it for hard0, 1, 6, 8 and 12 within these nodes).
 @pytest.mark.parametrize(
     "puzzle", HARD_DEFENCES, ids=[f"hard{i}" for i in range(len(HARD_DEFENCES))]
 )
 def test_finds_the_only_move_against_a_threat_sequence(puzzle: Puzzle) -> None:
     result = search(puzzle.board(), Limits(nodes=NODES))
     assert str(result.move) == puzzle.answer
-    if HARD_DEFENCES.index(puzzle) not in LOST_ANYWAY:
-        assert not is_win_score(-result.score)
 
 
 HARD_IDS = [f"hard{i}" for i in range(len(HARD_DEFENCES))]
