@@ -77,11 +77,12 @@ LEVEL_WORDS: Final = {
     Level.MEDIUM: N_("the default: solid tactics, the odd slip; beats easy 3 games in 4"),
     Level.HARD: N_("threat search at the root; beats medium 3 games in 4"),
     Level.EXPERT: N_("strong; beats hard 3 games in 4"),
-    # Wine 2.1, 64 games at 300 ms a move on a 2-core machine: 29/0/35 (README, the learned
-    # evaluation; with the hand-set one at 500 ms on 16 cores 58/2/68 over 128 games)
+    # Wine 2.1, 96 games at 300 ms a move on a 2-core machine: 68/0/28 (README, master's
+    # selectivity and local VCF of issue 9; before them 29/0/35 over 64). Expert: measured
+    # against the master before them (54/0/10)
     Level.MASTER: N_(
         "full strength, up to 3 s a move; beats expert 5 games in 6, and at 0.3 s a "
-        "move scores 45% against the Gomocup engine Wine 2.1"
+        "move scores 71% against the Gomocup engine Wine 2.1"
     ),
 }
 
