@@ -17,13 +17,20 @@ import pytest
 
 from bot.client import GomokuBot
 from tests.bot.conftest import BotFactory
-from tests.fakediscord import FakeDiscord, FakeUser
+from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord
 from tests.storage.faults import write_lock_held
 
 HOLD_S = 3.5  # longer than Discord's 3 s, shorter than the 5 s busy timeout
 SHORT_HOLD_S = (
     2.5  # a write still waits at the 1.5 s deferral, with 1 s to spare on a loaded machine
 )
+
+
+def _deferred_in_time(fake: FakeDiscord, record: InteractionRecord) -> None:
+    """Acknowledged within Discord's deadline, by a deferral: the write was still waiting."""
+    assert record.latency is not None
+    assert record.latency < fake.interaction_deadline, record.payload["data"]
+    assert record.deferred, (record.latency, record.payload["data"])
 
 
 @pytest.fixture
@@ -59,9 +66,7 @@ async def test_a_move_during_a_held_write_lock_is_acknowledged_and_answered(
         record = await fake.send_slash("place", user=alice, options={"cell": "a1"})
         reply = await fake.answer(record)
         answered_after = time.monotonic() - started
-    assert record.latency is not None
-    assert record.latency < fake.interaction_deadline  # acknowledged in time
-    assert record.deferred  # by a deferral: the write was still waiting
+    _deferred_in_time(fake, record)
     assert answered_after >= HOLD_S - 0.5  # the answer came once the write had landed
     assert "You played **A1**" in reply.content
     view = await sqlite_bot.service.board(fake.default_channel.id)
@@ -140,9 +145,7 @@ async def test_other_writes_during_a_held_lock_are_acknowledged_too(
     acknowledged.append(record)
 
     for record in acknowledged:
-        assert record.latency is not None
-        assert record.latency < fake.interaction_deadline
-        assert record.deferred, (record.latency, record.payload["data"])
+        _deferred_in_time(fake, record)
 
 
 async def test_a_moderator_ends_a_game_during_a_held_lock(
@@ -153,9 +156,7 @@ async def test_a_moderator_ends_a_game_during_a_held_lock(
     with write_lock_held(db_path, SHORT_HOLD_S):
         record = await fake.send_slash("gomoku end", user=moderator)
         reply = await fake.answer(record)
-    assert record.latency is not None
-    assert record.latency < fake.interaction_deadline
-    assert record.deferred
+    _deferred_in_time(fake, record)
     assert reply.ephemeral
     assert "ended without a result" in reply.content
     channel = fake.default_channel.id
@@ -215,9 +216,7 @@ async def test_replace_forget_me_and_the_daily_puzzle_during_a_held_lock(
     acknowledged.append(record)
 
     for record in acknowledged:
-        assert record.latency is not None
-        assert record.latency < fake.interaction_deadline
-        assert record.deferred, (record.latency, record.payload["data"])
+        _deferred_in_time(fake, record)
 
 
 async def test_a_new_puzzle_during_a_held_lock_is_acknowledged_and_shown(
@@ -229,9 +228,7 @@ async def test_a_new_puzzle_during_a_held_lock_is_acknowledged_and_shown(
         reply = await fake.answer(record)
     assert reply.ephemeral
     assert reply.embeds  # the puzzle, filled into the private deferral
-    assert record.latency is not None
-    assert record.latency < fake.interaction_deadline
-    assert record.deferred
+    _deferred_in_time(fake, record)
     player = await sqlite_bot.service.repository.puzzle_player(guild, alice.id)
     assert player is not None
     assert player.attempt is not None  # the attempt was stored
