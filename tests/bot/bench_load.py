@@ -57,7 +57,7 @@ import discord
 import yarl
 
 from bot.ai import WORKER_NICENESS, AIRunner, ProcessPoolRunner
-from bot.app import create_bot
+from bot.app import create_bot, process_runner
 from bot.client import GomokuBot
 from bot.reporting import UserCooldown
 from bot.settings import Settings
@@ -409,7 +409,10 @@ async def _run(args: argparse.Namespace) -> int:
         f"players think {args.think:g} s on average{_arrivals(args)}, {store}, "
         f"turn pings {'off' if args.no_turn_pings else 'on'}, "
         f"AI workers at nice {WORKER_NICENESS if args.nice is None else args.nice}"
-        f"{'' if args.no_idle else ' in the idle class'}"
+        f"{'' if args.no_idle else ' in the idle class'}, "
+        f"{type(loop).__module__.split('.')[0]} event loop, JSON by "
+        f"{'orjson' if discord.utils.HAS_ORJSON else 'json'}, "
+        f"GIL switch interval {sys.getswitchinterval() * 1000:g} ms"
     )
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
     # A saturated fake would measure itself: its CPU is shown beside the bot's.
@@ -715,10 +718,20 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the guild's turn pings off (each move between people then sends two fewer requests)",
     )
+    parser.add_argument(
+        "--loop",
+        default="bot",
+        choices=["bot", "asyncio"],
+        help="the bot's process as `python -m bot` runs it (uvloop where installed, a short "
+        "GIL switch interval), or asyncio's own loop and Python's default interval",
+    )
     args = parser.parse_args(argv)
     if args.shard_processes:
         return asyncio.run(_run_cluster(args))
-    return asyncio.run(_run(args))
+    if args.loop == "asyncio":
+        return asyncio.run(_run(args))
+    with process_runner() as runner:
+        return runner.run(_run(args))
 
 
 if __name__ == "__main__":
