@@ -423,7 +423,14 @@ class Board:
         if self._gravity:
             landings = (self.landing_point(column) for column in range(self._width))
             return [point for point in landings if point is not None]
-        empty = [point for point in self if self[point] is None]
+        # By index (row by row from the bottom, as iterating the board goes), without a Point
+        # for every occupied cell: the bot asks on every autocomplete keystroke.
+        width = self._width
+        empty = [
+            Point(index % width, index // width)
+            for index, stone in enumerate(self._cells)
+            if stone == rules.EMPTY
+        ]
         if self._rule is Rule.RENJU and self._to_move is Color.BLACK:
             forbidden = set(self.forbidden_points())
             return [point for point in empty if point not in forbidden]

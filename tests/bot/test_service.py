@@ -8,6 +8,7 @@ challenges, clocks, undo and the dropping of stale AI moves.
 from __future__ import annotations
 
 import asyncio
+import random
 from collections import OrderedDict
 from datetime import UTC, datetime, timedelta
 
@@ -896,3 +897,26 @@ async def test_board_views_are_remembered_and_checked(service) -> None:
     assert await service.board_view(ALICE) == "image"
     with pytest.raises(InvalidOptionError):
         await service.set_board_view(ALICE, "hologram")
+
+
+async def test_suggestions_are_ordered_by_distance_to_the_last_moves_then_row_then_column(
+    service: GameService,
+) -> None:
+    # The slow definition: every legal point, nearest (in king moves) to any of the last six
+    # moves first (to the centre before any move), then by row, then by column.
+    await start_pvp(service)
+
+    def expected(board: Board) -> list[Point]:
+        anchors = [m.point for m in board.moves[-6:]] or [Point(7, 7)]
+        return sorted(
+            board.legal_moves(),
+            key=lambda p: (min(max(abs(p.x - a.x), abs(p.y - a.y)) for a in anchors), p.y, p.x),
+        )
+
+    rng = random.Random(5)
+    for turn in range(14):
+        board = (await service.board(CHANNEL)).board
+        assert await service.suggest_points(CHANNEL, "", limit=300) == expected(board)
+        assert await service.suggest_points(CHANNEL, "") == expected(board)[:25]
+        nearby = [p for p in board.legal_moves() if abs(p.x - 7) < 4 and abs(p.y - 7) < 4]
+        await service.place(CHANNEL, (ALICE, BOB)[turn % 2], rng.choice(nearby))

@@ -260,3 +260,23 @@ def test_diagram() -> None:
         " 1 X . . . .",
         "   a b c d e",
     ]
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(5, 15), st.sampled_from(list(Rule)))
+@settings(max_examples=60)
+def test_legal_moves_are_the_empty_points_in_board_order(seed: int, size: int, rule_: Rule) -> None:
+    # The slow definition: every point, row by row from the bottom, that is empty and (for
+    # Black under renju) not forbidden.
+    rng = random.Random(seed)
+    board = Board(size, rule_)
+    for _ in range(rng.randint(0, size * 2)):
+        if board.outcome is not None:
+            break
+        board.play(rng.choice(board.legal_moves()))
+    forbidden = (
+        set(board.forbidden_points())
+        if rule_ is Rule.RENJU and board.to_move is Color.BLACK
+        else set()
+    )
+    expected = [p for p in board if board[p] is None and p not in forbidden]
+    assert board.legal_moves() == ([] if board.outcome is not None else expected)
