@@ -35,8 +35,9 @@ import os
 import re
 import sqlite3
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from os import PathLike
@@ -101,6 +102,7 @@ _MICROSECOND = timedelta(microseconds=1)
 _NO_ID_LIMIT = 2**63 - 1
 _OVERALL = 0  # player_stats.scope for "every guild"
 _MAX_BATCH = 64  # writes per group commit: bounds the wait of the first write in a batch
+_BATCHES_PER_HOP = 4  # group commits per hop to the thread before reads queued there run
 
 
 class _Cursor(Protocol):
@@ -833,7 +835,7 @@ class SqliteGameRepository:
         self._reader = reader
         self._path = path
         self._clock = clock
-        self._pending: list[_Write] = []  # writes waiting for the next group commit
+        self._pending: deque[_Write] = deque()  # writes waiting for a group commit
         self._wake = asyncio.Event()
         self._closing = False  # no new writes
         self._closed = False  # the connection is closed
@@ -1023,34 +1025,63 @@ class SqliteGameRepository:
         return await asyncio.shield(_in_thread(self._db, work))
 
     async def _write_loop(self) -> None:
-        batch: list[_Write] = []
+        loop = asyncio.get_running_loop()
+        # aiosqlite's own way onto its thread, as in ``_in_thread``.
+        execute: Callable[[Callable[[], None]], Awaitable[None]] = self._db._execute
         try:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
                 while self._pending:
-                    batch = self._pending[:_MAX_BATCH]
-                    self._pending = self._pending[_MAX_BATCH:]
-                    await self._commit(batch)
+                    await execute(lambda: self._drain(loop))
                 if self._closing:
                     return
         except BaseException:
             # The writer is gone (cancelled with its loop, or a bug): nobody may wait forever.
+            # (A batch already taken by the thread is still settled by it.)
             self._closing = True
-            for write in batch + self._pending:
+            while self._pending:
+                write = self._pending.popleft()
                 if not write.future.done():
                     write.future.set_exception(RuntimeError("the repository's writer stopped"))
-            self._pending = []
             raise
 
-    async def _commit(self, batch: list[_Write]) -> None:
-        outcomes, failure = await _in_thread(self._db, lambda db: self._attempt(db, batch))
-        if failure is not None and len(batch) > 1:
-            # Something other than a refusal failed, perhaps after writing: the whole batch
-            # was rolled back. Run each write alone so that only the culprit fails.
-            for write in batch:
-                await self._commit([write])
-            return
+    def _drain(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On the connection's thread: commit the queued writes, batch after batch (a few,
+        so that reads queued on the thread get their turn), and hand each batch's outcomes to
+        the loop as soon as it is durable. Under load a batch used to wait for the writer
+        task's turn of a busy loop before it could start, and its callers for another."""
+        db = _Direct(self._db._conn)
+        for _ in range(_BATCHES_PER_HOP):
+            batch: list[_Write] = []
+            while self._pending and len(batch) < _MAX_BATCH:
+                batch.append(self._pending.popleft())  # atomic, as the loop's appends are
+            if not batch:
+                return
+            outcomes, failure = _drive(self._attempt(db, batch))
+            if failure is not None and len(batch) > 1:
+                # Something other than a refusal failed, perhaps after writing: the whole
+                # batch was rolled back. Run each write alone so that only the culprit fails.
+                for write in batch:
+                    alone, failed = _drive(self._attempt(db, [write]))
+                    self._hand_back(loop, [write], alone, failed)
+            else:
+                self._hand_back(loop, batch, outcomes, failure)
+
+    def _hand_back(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        batch: list[_Write],
+        outcomes: list[tuple[bool, Any]],
+        failure: BaseException | None,
+    ) -> None:
+        with suppress(RuntimeError):  # the loop is closed: nobody is left to tell
+            loop.call_soon_threadsafe(self._settle, batch, outcomes, failure)
+
+    @staticmethod
+    def _settle(
+        batch: list[_Write], outcomes: list[tuple[bool, Any]], failure: BaseException | None
+    ) -> None:
         for write, (ok, value) in zip(batch, outcomes or [(False, failure)], strict=True):
             if write.future.done():
                 continue
