@@ -153,7 +153,18 @@ class Judge:
             self._started = False
             self._engine.close()
             raise JudgeError(f"the judge gave no move ({answer.kind})")
-        return Opinion(_parse_point(answer.text, self.size), parse_eval(answer.messages))
+        move = _parse_point(answer.text, self.size)
+        value = parse_eval(answer.messages)
+        if value is None and move is not None and self._wins(moves, move):
+            value = Eval(0, 1)  # engines often play a five without a word
+        return Opinion(move, value)
+
+    def _wins(self, moves: Sequence[Point], move: Point) -> bool:
+        board = Board.from_moves(moves, size=self.size, rule=self.rule)
+        if not board.is_legal(move):
+            return False
+        board.play(move)
+        return board.outcome is not None and board.outcome.winner is not None
 
     def close(self) -> None:
         """Stop the judge's process."""

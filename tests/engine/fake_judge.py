@@ -4,8 +4,9 @@
 
 After ``BOARD`` with STONES stones it prints ``MESSAGE Depth 3-3 | Eval EVAL | ...`` the way
 Rapfi does (EVAL like ``-250`` or ``+M7``, from the side to move's view; ``+0`` when not
-scripted), then plays the first empty point in reading order. It writes the stone count of
-every position it was asked about to the file named by ``FAKE_JUDGE_LOG``, if set.
+scripted), then plays the first empty point in reading order; EVAL ``playX,Y`` plays X,Y
+and says nothing. It writes the stone count of every position it was asked about to the file
+named by ``FAKE_JUDGE_LOG``, if set.
 """
 
 from __future__ import annotations
@@ -30,11 +31,15 @@ def main() -> None:
                     with open(log, "a", encoding="utf-8") as out:
                         out.write(f"{len(stones)}\n")
                 value = evals.get(str(len(stones)), "+0")
-                print(f"MESSAGE Depth 3-3 | Eval {value} | Time 1ms | H8", flush=True)
                 move = next(
                     (x, y) for y in range(size) for x in range(size) if (x, y) not in stones
                 )
-                print(f"MESSAGE Speed 1K | Depth 3-3 | Eval {value} | Node 1K", flush=True)
+                if value.startswith("play"):  # "play7,7": that move, and no evaluation
+                    x, y = value[4:].split(",")
+                    move = (int(x), int(y))
+                else:
+                    print(f"MESSAGE Depth 3-3 | Eval {value} | Time 1ms | H8", flush=True)
+                    print(f"MESSAGE Speed 1K | Depth 3-3 | Eval {value} | Node 1K", flush=True)
                 print(f"{move[0]},{move[1]}", flush=True)
             else:
                 x, y, _ = (int(part) for part in line.split(","))

@@ -154,3 +154,12 @@ def test_the_worst_move_is_the_biggest_fall_with_mates_beyond_any_score() -> Non
     assert j.biggest_drop(judged) == 2
     assert j.biggest_drop(_judged(("+10", "-900"), ("-900", "-1000"))) == 0
     assert j.biggest_drop(_judged((None, None))) is None
+
+
+def test_a_five_played_without_a_word_counts_as_mate_in_one() -> None:
+    # after White's last move Black's h12 (7,3) makes five; the fake says nothing about it
+    spec = _spec("3=+20", "5=-M5", "4=+M5", "7=-M3", "8=play7,3")
+    with j.Judge(spec, turn_ms=10, size=15, rule=Rule.FREESTYLE) as judge:
+        judged = j.judge_game(judge, _game(), Color.WHITE, threshold=2000)
+    assert judged[3].after == j.Eval(0, -1)
+    assert j.losing_move(judged, 2000) == 1
