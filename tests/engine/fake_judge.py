@@ -35,8 +35,8 @@ def main() -> None:
                     (x, y) for y in range(size) for x in range(size) if (x, y) not in stones
                 )
                 if value.startswith("play"):  # "play7,7": that move, and no evaluation
-                    x, y = value[4:].split(",")
-                    move = (int(x), int(y))
+                    column, row = value[4:].split(",")
+                    move = (int(column), int(row))
                 else:
                     print(f"MESSAGE Depth 3-3 | Eval {value} | Time 1ms | H8", flush=True)
                     print(f"MESSAGE Speed 1K | Depth 3-3 | Eval {value} | Node 1K", flush=True)
