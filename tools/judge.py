@@ -17,7 +17,8 @@ number, the move played, the judge's move there, and the evaluation before and a
 (mate distances in plies). With ``--classify`` it also says what the opponent had after the
 losing move, by this project's threat search: a win by fours (VCF) or by fours and threes
 (VCT) of so many attacking moves, or neither (a quiet mistake), or that the player threw
-away a win it had.
+away a win it had. With ``--recheck 70000,250000`` this project's search is given the position
+before the losing move with those node budgets, and the judge says what its move is worth.
 
 ``--moves`` asks the judge about one position; ``--tactics`` asks it about the tactics suite's
 hard defences, after each answer (the attacker to move): a forced win there means the answer
@@ -386,6 +387,17 @@ def classify(game: Game, judged: Sequence[Judged], index: int, threshold: int) -
     return "quiet (no VCT within depth 9)"
 
 
+def recheck(judge: Judge, game: Game, item: Judged, nodes: int) -> tuple[Point, Eval | None]:
+    """This project's full-strength search of the position before ``item`` with ``nodes``
+    nodes: its move, and the judge's evaluation after it from the player's side (a move the
+    player would find with more time is a loss to time, not to knowledge)."""
+    from engine.search.alphabeta import Limits, search
+
+    move = search(game.board(item.ply), Limits(nodes=nodes)).move
+    opinion = judge.ask((*game.moves[: item.ply], move))
+    return move, None if opinion.eval is None else opinion.eval.negated()
+
+
 # -- the command line ----------------------------------------------------------------------
 
 
@@ -406,7 +418,14 @@ def _show_eval(value: Eval | None) -> str:
 
 
 def report_game(
-    judge: Judge, game: Game, player: Color, *, threshold: int, trace: bool, classify_it: bool
+    judge: Judge,
+    game: Game,
+    player: Color,
+    *,
+    threshold: int,
+    trace: bool,
+    classify_it: bool,
+    recheck_nodes: Sequence[int] = (),
 ) -> list[str]:
     """The lines printed for one game."""
     judged = judge_game(judge, game, player, threshold=threshold)
@@ -439,6 +458,9 @@ def report_game(
         if classify_it:
             line += f"  [{classify(game, judged, index, threshold)}]"
         lines.append(line)
+        for nodes in recheck_nodes:
+            move, value = recheck(judge, game, item, nodes)
+            lines.append(f"    searched with {nodes // 1000}k nodes: {move} ({_show_eval(value)})")
     for i in wasted_wins(judged, threshold):
         if i != index:
             item = judged[i]
@@ -493,6 +515,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lost", type=int, default=2000, help="judge score counted as lost")
     parser.add_argument("--trace", action="store_true", help="print every judged move")
     parser.add_argument("--classify", action="store_true", help="name the losing move's kind")
+    parser.add_argument(
+        "--recheck",
+        default="",
+        help="node counts (70000,250000) this project's search is given at the losing move",
+    )
     parser.add_argument("--moves", help="judge the position after these moves (h8 i9 ...)")
     parser.add_argument("--tactics", action="store_true", help="judge the hard defences")
     options = parser.parse_args(argv)
@@ -529,6 +556,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     threshold=options.lost,
                     trace=options.trace,
                     classify_it=options.classify,
+                    recheck_nodes=[int(part) for part in options.recheck.split(",") if part],
                 ):
                     print(line, flush=True)
         print(f"judged {losses} games")

@@ -121,11 +121,16 @@ def test_the_command_line_reports_the_losing_move_of_a_lost_record(
     won = Board.from_moves("h8 a1 h9 a2 h10 a3 h11 a4 b9 a5")
     (tmp_path / "game0002.psq").write_text(to_psq(won, names=["wine", "python -m engine.pbrain"]))
     fake = f"{sys.executable} {FAKE} 3=+20 5=-M5 4=+M5 7=-M3 8=+M1"
-    code = j.main([str(tmp_path), "--judge", fake, "--cwd", str(tmp_path), "--turn-ms", "10"])
+    folder = str(tmp_path)
+    args = [folder, "--judge", fake, "--cwd", folder, "--turn-ms", "10", "--recheck", "2000"]
+    code = j.main(args)
     out = capsys.readouterr().out
     assert code == 0
     assert "game0001.psq: white lost in 9 moves" in out
     assert "LOST move 4 a2 (judge a15) before +20 after -M5" in out
+    # the search's move after "h8 a1 h9", whatever it is, leaves 4 stones: +M5 for Black
+    assert "    searched with 2k nodes: " in out
+    assert out.split("searched with 2k nodes: ")[1].split("\n")[0].endswith("(-M5)")
     assert "game0002" not in out  # a won game is not judged without --all
     assert "judged 1 games" in out
 
