@@ -73,6 +73,7 @@ class EngineSpec:
 
     label: str  # what the report calls it
     argv: tuple[str, ...]  # the command line
+    cwd: str | None = None  # its working directory (some engines read files beside them)
 
 
 def parse_engine(text: str, *, seed: int = 0, label: str | None = None) -> EngineSpec:
@@ -129,6 +130,7 @@ class EngineProcess:
         self._lines = queue.Queue()
         process = subprocess.Popen(
             self.spec.argv,
+            cwd=self.spec.cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -35,6 +35,10 @@ _SOFT_TIME = 0.6  # soft limit: start another iteration only before this share i
 _ROOT_VCF_DEPTH = 12  # attacking fours
 _ROOT_VCT_DEPTH = 5  # attacking fours and threes
 _DEFENCE_VCT_DEPTH = 4  # the opponent's threat sequences the root defence looks for
+# master's deeper root VCT (``SearchOptions.deep_root_vct``): Rapfi judged several of master's
+# lost games against Wine 2.1 thrown away from a forced win, some of them a win by threes 7-9
+# attacking moves deep; its budget, in units of the shallow probe's
+_DEEP_VCT_BUDGET = 2
 # selectivity (``SearchOptions.selective``, master's): late quiet moves are skipped, and calm
 # nodes near the horizon are cut by their static value. The evaluation gives the side to move
 # a tempo worth about 650 (the best quiet move's value is typically that much below the static
@@ -76,6 +80,8 @@ class SearchOptions:
     # probed only below beta; its proofs enter the transposition table (0 = the probe above)
     deep_vcf: int = 8
     root_vct: bool = True  # look for a win by fours and threes before the main search
+    # then, when that finds none, a deeper one (attacking moves) with a larger budget (0: none)
+    deep_root_vct: int = 7
     root_defence: bool = True  # keep only root moves that stop the opponent's forced win
     keep_tt: bool = False  # reuse this process's transposition table from the last search
     selective: bool = True  # prune late quiet moves and hopeless quiet nodes near the horizon
@@ -246,6 +252,15 @@ class _Searcher:
                 if found:
                     move = int(tline[0])
                     return self._result(move, k.WIN - 4 * _ROOT_VCT_DEPTH - 1, 0, [move])
+            deeper = self.options.deep_root_vct
+            if (
+                deeper > _ROOT_VCT_DEPTH
+                and budget > 0
+                and g[k.G_STOP] == 0
+                and self._probe(side, True, deeper, budget * _DEEP_VCT_BUDGET)
+            ):
+                move = int(tline[0])
+                return self._result(move, k.WIN - 4 * deeper - 1, 0, [move])
         if self.options.root_defence and g[k.G_STOP] == 0:
             n = self._defend(n)
             if n == 1:

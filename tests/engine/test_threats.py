@@ -13,7 +13,7 @@ from engine.gomocup.bench import POSITIONS
 from engine.gomocup.tactics import VCF_WINS, Puzzle
 from engine.search import _kernels as k
 from engine.search._position import Position
-from engine.search.alphabeta import Limits, SearchOptions, search
+from engine.search.alphabeta import Limits, SearchOptions, is_win_score, search
 from engine.search.levels import PRESETS, Level
 from engine.types import Point, Rule
 from tests.engine.oracles import _passed, has_vcf
@@ -100,7 +100,7 @@ def test_leaf_proofs_land_in_the_table_as_lower_bounds_of_any_depth() -> None:
 
 def test_the_option_off_is_the_old_search_node_for_node() -> None:
     # the levels below master search with the local VCF off: exactly the search they had
-    old = SearchOptions(deep_vcf=0, selective=False)
+    old = SearchOptions(deep_vcf=0, selective=False, deep_root_vct=0)
     total = sum(
         search(Board.from_moves(moves, rule=rule), Limits(depth=7), old).nodes
         for rule, moves in POSITIONS
@@ -115,3 +115,27 @@ def test_only_master_uses_the_tree_threat_search() -> None:
             assert preset.deep_vcf == SearchOptions().deep_vcf > 0
         else:
             assert preset.deep_vcf == 0
+
+
+# Master against Wine 2.1 (300 ms a move), Black to move: Rapfi 0.43.02 classical, asked by
+# tools/judge.py at 500 ms, plays e5 and reports +M15 here; master played i7 (Rapfi: +393) and
+# later lost. A win by threes 7 attacking moves deep, beyond the root VCT's 5.
+THROWN_AWAY = "h8 f6 e6 f7 f5 d7 g5 f9 h5 i5 h6 h7"
+
+
+def test_the_deeper_root_vct_finds_the_win_master_threw_away() -> None:
+    board = Board.from_moves(THROWN_AWAY)
+    deep = search(board, Limits(depth=4), SearchOptions(deep_root_vct=7))
+    assert str(deep.move) == "e5"
+    assert is_win_score(deep.score)
+    shallow = search(board, Limits(depth=4), SearchOptions(deep_root_vct=0))
+    assert not is_win_score(shallow.score)  # the old search: i7, as in the game
+
+
+def test_only_master_looks_deeper_for_threats_at_the_root() -> None:
+    for level in Level:
+        preset = PRESETS[level]
+        if level is Level.MASTER:
+            assert preset.deep_root_vct == SearchOptions().deep_root_vct > 0
+        else:
+            assert preset.deep_root_vct == 0
