@@ -42,8 +42,11 @@ _DEFENCE_VCT_DEPTH = 4  # the opponent's threat sequences the root defence looks
 # node whose static value (tempo included) is already there is razored, which still runs the
 # leaf's VCF probe. Chosen among a few settings by fixed-node self-play and the hard defences
 # of the tactics suite (razoring margins of 200 and 400 a ply each lost one of them).
-_SELECT = k.SEL_LMP | k.SEL_FUTILITY
+_SELECT = k.SEL_LMP | k.SEL_FUTILITY | k.SEL_LMR | k.SEL_MATE
 _LMP_BASE = 3  # quiet moves searched at remaining depth d: _LMP_BASE + d * d
+# late-move reductions (k.SEL_LMR): ln(depth) * ln(move number) * _LMR_SCALE / 100 plies, a
+# ply less at PV nodes, for killers and for moves making or stopping a three; fours never
+_LMR_SCALE = 100
 _FUTILITY_MARGIN = 800  # above beta, per ply of depth, in evaluation units
 _RAZOR_MARGIN = 0  # below alpha, per ply of depth
 _SOLVED_CELLS = 16  # small boards up to this size are searched to the end
@@ -176,6 +179,7 @@ class _Searcher:
             g[k.G_LMP] = _LMP_BASE
             g[k.G_FUTILITY] = _FUTILITY_MARGIN
             g[k.G_RAZOR] = _RAZOR_MARGIN
+            g[k.G_LMR] = _LMR_SCALE
         g[k.G_NODE_LIMIT] = limits.nodes or 0
         g[k.G_TIMED] = 0 if deadline is None else 1
         self.pos.tm[0] = deadline if deadline is not None else 0.0
