@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engine.gomocup.bench import DEFAULT_DEPTH, bench, main
 
-BENCH_NODES = 124_304  # master with late-move reductions (scale 150) and mate-distance pruning; 185,431 before
+BENCH_NODES = 124_304  # master with late-move reductions and mate pruning; 185,431 before
 
 
 def test_bench_signature() -> None:
