@@ -17,6 +17,7 @@ Everything here is an implementation detail of ``engine.search.alphabeta``.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -60,10 +61,13 @@ G_SELECT = 48  # SEL_* bits
 G_LMP = 49  # quiet moves searched at a node of depth d: G_LMP + d * d, then the rest are skipped
 G_FUTILITY = 50  # reverse futility margin per ply of depth (above beta)
 G_RAZOR = 51  # razoring margin per ply of depth (below alpha)
+G_LMR = 52  # SEL_LMR: reduction = ln(depth) * ln(move number) * G_LMR / 100 plies
 NG = 56
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring at depth 1-2 in calm positions
+SEL_LMR = 4  # late-move reductions growing with depth and move number (_reduction)
+SEL_MATE = 8  # mate-distance pruning, and proven results cut off at PV nodes too
 
 RULE_FREESTYLE, RULE_STANDARD, RULE_RENJU, RULE_CARO = range(4)
 NONE, B1, F1, B2, F2, B3, F3, B4, F4, FIVE, OVERLINE, FOUR_FOUR = range(12)
@@ -927,6 +931,22 @@ def _static(st: State, sr: State, depth: int, ply: int, beta: int) -> int:
     return NOT_LEAF
 
 
+@njit_inline
+def _reduction(
+    g: IntArray, cell: I32Array, p4t: I8Array, me: int, op: int, p: int, depth: int, i: int
+) -> float:
+    # SEL_LMR: the plies a late move loses, before the node's own adjustments. A move that
+    # makes a four is never reduced (the reply is forced, so its line is cheap and decisive);
+    # one that makes an open three or takes the opponent's three point loses a ply less
+    own = p4t[me, cell[p, R_CODE + me]]
+    if own >= P4_B4:
+        return 0.0
+    r: float = math.log(depth) * math.log(i + 1) * g[G_LMR] / 100
+    if own >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_F3:
+        r -= 1.0
+    return r
+
+
 @njit
 def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int) -> int:
     """Principal-variation alpha-beta from the side to move's view."""
@@ -956,6 +976,18 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     opfive = 0 if g[G_PURE] != 0 else g[G_P4 + op * NP4 + P4_FIVE]
     if depth < 0:
         depth = 0
+    select = g[G_SELECT]
+    mate = (select & SEL_MATE) != 0
+    if mate:
+        # no line from here ends sooner than a five made now or one the opponent makes next
+        if beta > WIN - ply:
+            beta = WIN - ply
+            if alpha >= beta:
+                return beta
+        if alpha < -(WIN - ply - 1):
+            alpha = -(WIN - ply - 1)
+            if alpha >= beta:
+                return alpha
     # transposition table
     h = hsh[0]
     slot = _tt_slot(ttk, h)
@@ -966,14 +998,14 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         tdepth = np.int64((data >> 8) & 0xFF)
         tflag = np.int64(data & 0x3)
         tscore = _from_tt(int(data >> 32), ply)
-        if tdepth >= depth and beta - alpha == 1:
+        # a proven result holds at any window (SEL_MATE): a PV node may take it as well
+        if tdepth >= depth and (beta - alpha == 1 or (mate and abs(tscore) > WIN_MIN)):
             if tflag == TT_EXACT:
                 return tscore
             if tflag == TT_LOWER and tscore >= beta:
                 return tscore
             if tflag == TT_UPPER and tscore <= alpha:
                 return tscore
-    select = g[G_SELECT]
     calm = False
     if select != 0 and opfive == 0 and beta - alpha == 1:
         calm = _calm(g)
@@ -1005,6 +1037,10 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     bestmove = buf[0]
     alpha0 = alpha
     newdepth = depth if opfive > 0 else depth - 1
+    lmr = (select & SEL_LMR) != 0 and not restricted and newdepth >= 2
+    pvnode = beta - alpha > 1
+    k0 = killers[ply, 0]
+    k1 = killers[ply, 1]
     for i in range(n):
         # pick the best remaining candidate: cut-offs come early, a full sort is wasted work
         top = i
@@ -1031,7 +1067,15 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             v = -alphabeta(st, sr, newdepth, -beta, -alpha, ply + 1)
         else:
             r = 0
-            if depth >= 3 and i >= 4 and not tactical and not restricted:
+            if lmr:
+                x = _reduction(g, cell, p4t, me, op, p, depth, i)
+                if pvnode:
+                    x -= 1.0
+                if p in (k0, k1):
+                    x -= 1.0
+                if x >= 1.0:
+                    r = min(int(x), newdepth - 1)  # never below depth 1: moves, not a leaf
+            elif depth >= 3 and i >= 4 and not tactical and not restricted:
                 r = 1 if i < 12 else 2
             v = -alphabeta(st, sr, newdepth - r, -alpha - 1, -alpha, ply + 1)
             if v > alpha and (r > 0 or v < beta):

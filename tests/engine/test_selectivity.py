@@ -215,3 +215,147 @@ def test_selectivity_searches_fewer_nodes_to_the_same_depth() -> None:
     full = search(board, Limits(depth=6), SearchOptions(selective=False))
     selective = search(board, Limits(depth=6), SearchOptions())
     assert selective.nodes < full.nodes
+
+
+# -- late-move reductions and mate-distance pruning (SEL_LMR, SEL_MATE) ---------------------
+
+
+@given(crowded())
+@SETTINGS
+def test_no_move_that_makes_a_four_is_ever_reduced(board: Board) -> None:
+    # a four forces its reply, so its line is searched to full depth however late it comes
+    position = Position.from_board(board)
+    g, cell, p4t = position.g, position.st[1], position.st[5]
+    g[k.G_LMR] = 400  # far more than master's scale: only the exemption can give 0
+    mover = board.to_move
+    me = 0 if mover is Color.BLACK else 1
+    stones = _stones(board)
+    for y in range(SIZE):
+        for x in range(SIZE):
+            p = Point(x, y)
+            if p not in stones and _makes_four_or_more(stones, mover, p):
+                index = position.index(p)
+                for depth, i in ((3, 1), (8, 19), (40, 399)):
+                    assert k._reduction(g, cell, p4t, me, 1 - me, index, depth, i) == 0.0, p
+
+
+def test_reductions_grow_with_depth_and_move_number() -> None:
+    position = Position.from_board(Board.from_moves("h8"))
+    g, cell, p4t = position.g, position.st[1], position.st[5]
+    g[k.G_LMR] = 100
+    quiet = position.index(Point(0, 0))  # nothing near it: no pattern of either side
+
+    def r(depth: int, i: int) -> float:
+        return float(k._reduction(g, cell, p4t, 1, 0, quiet, depth, i))
+
+    assert r(3, 1) < 1.0  # the second move at depth 3 keeps its depth
+    assert r(3, 4) < r(3, 12) < r(8, 12)
+
+
+def _minimax(position: Position, depth: int, ply: int) -> int:
+    """The definition: best score over every candidate, static evaluation at the horizon."""
+    side = position.side
+    if position.has_five_point(side):
+        return k.WIN - ply
+    if depth == 0:
+        return position.evaluate()
+    candidates = [p for p, _ in position.plausible(10_000)]
+    if not candidates:
+        return 0
+    best = -(10**9)
+    for point in candidates:
+        position.play_index(position.index(point))
+        best = max(best, -_minimax(position, depth - 1, ply + 1))
+        position.undo()
+    return best
+
+
+WINDOWS = [
+    (-k.INF, k.INF),
+    (-k.WIN + 1, -k.WIN + 3),
+    (-k.WIN + 2, k.WIN - 2),
+    (k.WIN - 3, k.WIN - 1),
+    (k.WIN - 4, k.WIN - 2),
+    (k.WIN - 2, k.WIN),
+    (k.WIN - 1, k.INF),
+    (-k.INF, -k.WIN + 1),
+    (-k.WIN + 2, -k.WIN + 4),
+    (-100, 100),
+    (0, 1),
+]
+
+
+@st.composite
+def dense7(draw: st.DrawFn) -> Board:
+    """A 7x7 freestyle game of random moves, unfinished, often with fours on the board."""
+    board = Board(7, Rule.FREESTYLE)
+    for _ in range(draw(st.integers(6, 24))):
+        point = Point(draw(st.integers(0, 6)), draw(st.integers(0, 6)))
+        if board[point] is None:
+            board.play(point)
+            if board.outcome is not None:
+                board.undo()
+                break
+    return board
+
+
+def _check_mate_pruning(board: Board, depth: int, window: tuple[int, int]) -> None:
+    # plain alpha-beta with only SEL_MATE against minimax: inside the window the value is
+    # exact, outside it a bound on the right side
+    position = Position.from_board(board)
+    truth = _minimax(Position.from_board(board), depth, 0)
+    g = position.g
+    g[k.G_PURE] = 1
+    g[k.G_WIDTH] = 0
+    g[k.G_VCF_DEPTH] = 0
+    g[k.G_SELECT] = k.SEL_MATE
+    alpha, beta = window
+    v = int(k.alphabeta(position.st, position.sr, depth, alpha, beta, 0))
+    if v <= alpha:
+        assert truth <= alpha, (v, truth)
+    elif v >= beta:
+        assert truth >= beta, (v, truth)
+    else:
+        assert v == truth
+
+
+# windows that lie on or beyond the mate scores of a short win or loss: where the pruning acts
+MATES = [
+    "b4 a1 c4 a7 d4 g1",  # Black to move makes an open four: a five in 2 plies
+    "a1 b4 a7 c4 g1 d4 g7 e4",  # Black to move faces an open four: lost in 1
+    "a1 b4 a7 c4 g1 d4 g7",  # White to move makes an open four
+]
+
+
+@pytest.mark.parametrize("moves", MATES)
+@pytest.mark.parametrize("window", WINDOWS)
+@pytest.mark.parametrize("depth", [1, 2])
+def test_mate_distance_pruning_keeps_short_wins_exact(
+    moves: str, window: tuple[int, int], depth: int
+) -> None:
+    _check_mate_pruning(Board.from_moves(moves, size=7), depth, window)
+
+
+@given(dense7(), st.integers(1, 2), st.sampled_from(WINDOWS))
+@SETTINGS
+def test_mate_distance_pruning_keeps_every_window_exact(
+    board: Board, depth: int, window: tuple[int, int]
+) -> None:
+    if board.moves and not Position.from_board(board).has_five_point(board.to_move):
+        _check_mate_pruning(board, depth, window)
+
+
+def test_reductions_and_mate_pruning_search_fewer_nodes_to_the_same_depth(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import engine.search.alphabeta
+
+    board = Board.from_moves("h8 i9 h9 i10 h10 h11 g9 f10 g10")
+    with_them = search(board, Limits(depth=8))
+    monkeypatch.setattr(
+        engine.search.alphabeta,
+        "_SELECT",
+        engine.search.alphabeta._SELECT & ~(k.SEL_LMR | k.SEL_MATE),
+    )
+    without = search(board, Limits(depth=8))
+    assert with_them.nodes < without.nodes
