@@ -46,7 +46,12 @@ _DEEP_VCT_BUDGET = 2
 # node whose static value (tempo included) is already there is razored, which still runs the
 # leaf's VCF probe. Chosen among a few settings by fixed-node self-play and the hard defences
 # of the tactics suite (razoring margins of 200 and 400 a ply each lost one of them).
-_SELECT = k.SEL_LMP | k.SEL_FUTILITY | k.SEL_LMR | k.SEL_MATE
+_SELECT = k.SEL_LMP | k.SEL_FUTILITY
+# Late-move reductions and mate-distance pruning (k.SEL_LMR, k.SEL_MATE) are built and tested
+# but off: they won at fixed nodes (below) and master reached a ply deeper, yet at 500 ms a move
+# on 16 cores, beside main, they lost ground (README, "issue 9, fourth round"). A tuning run
+# (SPRT by time, not by nodes) decides whether they come back.
+_SELECT_TRIED = k.SEL_LMR | k.SEL_MATE
 _LMP_BASE = 3  # quiet moves searched at remaining depth d: _LMP_BASE + d * d
 # late-move reductions (k.SEL_LMR): ln(depth) * ln(move number) * _LMR_SCALE / 100 plies, a
 # ply less at PV nodes, for killers and for moves making or stopping a three; fours never.
@@ -85,8 +90,9 @@ class SearchOptions:
     # probed only below beta; its proofs enter the transposition table (0 = the probe above)
     deep_vcf: int = 8
     root_vct: bool = True  # look for a win by fours and threes before the main search
-    # then, when that finds none, a deeper one (attacking moves) with a larger budget (0: none)
-    deep_root_vct: int = 7
+    # then, when that finds none, a deeper one (attacking moves) with a larger budget (0: none;
+    # off for every level: neutral or worse by match, README "issue 9, fourth round")
+    deep_root_vct: int = 0
     root_defence: bool = True  # keep only root moves that stop the opponent's forced win
     keep_tt: bool = False  # reuse this process's transposition table from the last search
     selective: bool = True  # prune late quiet moves and hopeless quiet nodes near the horizon

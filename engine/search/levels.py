@@ -72,7 +72,6 @@ PRESETS: dict[Level, Preset] = {
         True,
         selective=True,
         deep_vcf=8,
-        deep_root_vct=7,
     ),
 }
 

@@ -351,11 +351,11 @@ def test_reductions_and_mate_pruning_search_fewer_nodes_to_the_same_depth(
     import engine.search.alphabeta
 
     board = Board.from_moves("h8 i9 h9 i10 h10 h11 g9 f10 g10")
-    with_them = search(board, Limits(depth=8))
+    without = search(board, Limits(depth=8))
     monkeypatch.setattr(
         engine.search.alphabeta,
         "_SELECT",
-        engine.search.alphabeta._SELECT & ~(k.SEL_LMR | k.SEL_MATE),
+        engine.search.alphabeta._SELECT | engine.search.alphabeta._SELECT_TRIED,
     )
-    without = search(board, Limits(depth=8))
+    with_them = search(board, Limits(depth=8))
     assert with_them.nodes < without.nodes
