@@ -8,8 +8,8 @@ while the loop got round to the waiting coroutine was most of a command's latenc
 are serialized through one writer task that group-commits: every write queued at that
 moment runs in one ``BEGIN IMMEDIATE`` transaction and one fsync, and each caller hears
 back only once the commit is durable. One hop to the thread commits up to four batches in a
-row, each handed back to the loop as soon as it is durable. Operations are shielded from cancellation: a
-cancelled caller never leaves a transaction half-done.
+row, each handed back to the loop as soon as it is durable. Operations are shielded from
+cancellation: a cancelled caller never leaves a transaction half-done.
 
 Small point reads (a game, a channel's open game, settings, a stored ping: what every command
 asks) run inline on the event loop through a second, query-only connection: in WAL mode a
