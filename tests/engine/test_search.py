@@ -24,6 +24,8 @@ from engine.search.alphabeta import (
 )
 from engine.types import Color, Point, Rule
 
+from .search_oracles import minimax
+
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -162,31 +164,13 @@ def test_depth_limit_is_the_completed_depth() -> None:
 # -- alpha-beta against plain minimax -------------------------------------------------------
 
 
-def _minimax(position: Position, depth: int, ply: int) -> int:
-    """The definition: best score over every candidate, static evaluation at the horizon."""
-    side = position.side
-    if position.has_five_point(side):
-        return WIN - ply
-    if depth == 0:
-        return position.evaluate()
-    candidates = [p for p, _ in position.plausible(10_000)]
-    if not candidates:
-        return 0
-    best = -(10**9)
-    for point in candidates:
-        position.play_index(position.index(point))
-        best = max(best, -_minimax(position, depth - 1, ply + 1))
-        position.undo()
-    return best
-
-
 @given(positions(sizes=(7, 7)), st.integers(1, 2))
 @settings(max_examples=40, deadline=None)
 def test_alpha_beta_equals_minimax_on_7x7(board: Board, depth: int) -> None:
     position = Position.from_board(board)
     assume(board.moves and not position.has_five_point(position.side))
     result = search(board, Limits(depth=depth), SearchOptions(exhaustive=True))
-    assert result.score == _minimax(position, depth, 0)
+    assert result.score == minimax(position, depth, 0)
 
 
 @pytest.mark.parametrize(

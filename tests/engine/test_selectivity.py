@@ -4,6 +4,8 @@ exactly as before."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,6 +18,7 @@ from engine.search.levels import PRESETS, Level, choose_move, warm_up
 from engine.types import Color, Point, Rule
 
 from .oracles import DIRECTIONS, Stones, wins
+from .search_oracles import minimax
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SIZE = 9
@@ -24,9 +27,16 @@ SIZE = 9
 @st.composite
 def crowded(draw: st.DrawFn) -> Board:
     """A freestyle 9x9 game of random moves, unfinished, dense enough for threes and fours."""
-    board = Board(SIZE, Rule.FREESTYLE)
-    for _ in range(draw(st.integers(4, 30))):
-        point = Point(draw(st.integers(1, SIZE - 2)), draw(st.integers(1, SIZE - 2)))
+    return _random_game(draw, SIZE, st.integers(4, 30), st.integers(1, SIZE - 2))
+
+
+def _random_game(
+    draw: st.DrawFn, size: int, moves: st.SearchStrategy[int], coordinate: st.SearchStrategy[int]
+) -> Board:
+    """Random moves on an empty freestyle board, stopping before one would end the game."""
+    board = Board(size, Rule.FREESTYLE)
+    for _ in range(draw(moves)):
+        point = Point(draw(coordinate), draw(coordinate))
         if board[point] is None:
             board.play(point)
             if board.outcome is not None:
@@ -106,6 +116,19 @@ def _makes_three_or_more(stones: Stones, color: Color, p: Point) -> bool:
         del stones[p]
 
 
+def _mover(board: Board) -> tuple[Color, int, Stones]:
+    """The side to move, its kernel index (0 = black) and the stones on the board."""
+    mover = board.to_move
+    return mover, 0 if mover is Color.BLACK else 1, _stones(board)
+
+
+def _empty_points(stones: Stones) -> Iterator[Point]:
+    for y in range(SIZE):
+        for x in range(SIZE):
+            if Point(x, y) not in stones:
+                yield Point(x, y)
+
+
 @given(crowded())
 @SETTINGS
 def test_no_move_that_makes_a_three_or_stops_a_four_is_ever_cut(board: Board) -> None:
@@ -114,18 +137,10 @@ def test_no_move_that_makes_a_three_or_stops_a_four_is_ever_cut(board: Board) ->
     # four (the blocks of their fours and threes), is always searched
     position = Position.from_board(board)
     cell, p4t = position.st[1], position.st[5]
-    mover = board.to_move
-    me = 0 if mover is Color.BLACK else 1
-    stones = _stones(board)
-    for y in range(SIZE):
-        for x in range(SIZE):
-            p = Point(x, y)
-            if p in stones:
-                continue
-            if _makes_three_or_more(stones, mover, p) or _makes_four_or_more(
-                stones, mover.opponent, p
-            ):
-                assert k._tactical(cell, p4t, me, 1 - me, position.index(p)), p
+    mover, me, stones = _mover(board)
+    for p in _empty_points(stones):
+        if _makes_three_or_more(stones, mover, p) or _makes_four_or_more(stones, mover.opponent, p):
+            assert k._tactical(cell, p4t, me, 1 - me, position.index(p)), p
 
 
 @given(crowded())
@@ -227,16 +242,12 @@ def test_no_move_that_makes_a_four_is_ever_reduced(board: Board) -> None:
     position = Position.from_board(board)
     g, cell, p4t = position.g, position.st[1], position.st[5]
     g[k.G_LMR] = 400  # far more than master's scale: only the exemption can give 0
-    mover = board.to_move
-    me = 0 if mover is Color.BLACK else 1
-    stones = _stones(board)
-    for y in range(SIZE):
-        for x in range(SIZE):
-            p = Point(x, y)
-            if p not in stones and _makes_four_or_more(stones, mover, p):
-                index = position.index(p)
-                for depth, i in ((3, 1), (8, 19), (40, 399)):
-                    assert k._reduction(g, cell, p4t, me, 1 - me, index, depth, i) == 0.0, p
+    mover, me, stones = _mover(board)
+    for p in _empty_points(stones):
+        if _makes_four_or_more(stones, mover, p):
+            index = position.index(p)
+            for depth, i in ((3, 1), (8, 19), (40, 399)):
+                assert k._reduction(g, cell, p4t, me, 1 - me, index, depth, i) == 0.0, p
 
 
 def test_reductions_grow_with_depth_and_move_number() -> None:
@@ -250,24 +261,6 @@ def test_reductions_grow_with_depth_and_move_number() -> None:
 
     assert r(3, 1) < 1.0  # the second move at depth 3 keeps its depth
     assert r(3, 4) < r(3, 12) < r(8, 12)
-
-
-def _minimax(position: Position, depth: int, ply: int) -> int:
-    """The definition: best score over every candidate, static evaluation at the horizon."""
-    side = position.side
-    if position.has_five_point(side):
-        return k.WIN - ply
-    if depth == 0:
-        return position.evaluate()
-    candidates = [p for p, _ in position.plausible(10_000)]
-    if not candidates:
-        return 0
-    best = -(10**9)
-    for point in candidates:
-        position.play_index(position.index(point))
-        best = max(best, -_minimax(position, depth - 1, ply + 1))
-        position.undo()
-    return best
 
 
 WINDOWS = [
@@ -288,22 +281,14 @@ WINDOWS = [
 @st.composite
 def dense7(draw: st.DrawFn) -> Board:
     """A 7x7 freestyle game of random moves, unfinished, often with fours on the board."""
-    board = Board(7, Rule.FREESTYLE)
-    for _ in range(draw(st.integers(6, 24))):
-        point = Point(draw(st.integers(0, 6)), draw(st.integers(0, 6)))
-        if board[point] is None:
-            board.play(point)
-            if board.outcome is not None:
-                board.undo()
-                break
-    return board
+    return _random_game(draw, 7, st.integers(6, 24), st.integers(0, 6))
 
 
 def _check_mate_pruning(board: Board, depth: int, window: tuple[int, int]) -> None:
     # plain alpha-beta with only SEL_MATE against minimax: inside the window the value is
     # exact, outside it a bound on the right side
     position = Position.from_board(board)
-    truth = _minimax(Position.from_board(board), depth, 0)
+    truth = minimax(Position.from_board(board), depth, 0)
     g = position.g
     g[k.G_PURE] = 1
     g[k.G_WIDTH] = 0
