@@ -45,7 +45,6 @@ class Preset:
     keep_tt: bool = False  # reuse the worker's transposition table from its last search
     selective: bool = False  # master's selectivity (the ladder below was measured without it)
     deep_vcf: int = 0  # local VCF depth in place of the leaves' probe (0: the leaf_vcf probe)
-    deep_root_vct: int = 0  # master's deeper root VCT (0: none; see SearchOptions)
 
 
 # Spaced, with the learned evaluation, so that each level scores at least 75% against the one
@@ -59,19 +58,7 @@ PRESETS: dict[Level, Preset] = {
     Level.HARD: Preset(1500, 10, 8_000, 12, 15, 0.0, 2, True, 9),
     Level.EXPERT: Preset(2000, 16, 120_000, 14, 0, 0.0, 3, True, 14),
     Level.MASTER: Preset(
-        2800,
-        None,
-        None,
-        20,
-        0,
-        0.0,
-        3,
-        True,
-        None,
-        True,
-        True,
-        selective=True,
-        deep_vcf=8,
+        2800, None, None, 20, 0, 0.0, 3, True, None, True, True, selective=True, deep_vcf=8
     ),
 }
 
@@ -120,7 +107,6 @@ def choose_move(
         keep_tt=preset.keep_tt,
         selective=preset.selective,
         deep_vcf=preset.deep_vcf,
-        deep_root_vct=preset.deep_root_vct,
     )
     return search(board, limits, options)
 
