@@ -1027,14 +1027,12 @@ class SqliteGameRepository:
 
     async def _write_loop(self) -> None:
         loop = asyncio.get_running_loop()
-        # aiosqlite's own way onto its thread, as in ``_in_thread``.
-        execute: Callable[[Callable[[], None]], Awaitable[None]] = self._db._execute
         try:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
                 while self._pending:
-                    await execute(lambda: self._drain(loop))
+                    await _in_thread(self._db, lambda db: self._drain(db, loop))
                 if self._closing:
                     return
         except BaseException:
@@ -1047,24 +1045,23 @@ class SqliteGameRepository:
                     write.future.set_exception(RuntimeError("the repository's writer stopped"))
             raise
 
-    def _drain(self, loop: asyncio.AbstractEventLoop) -> None:
+    async def _drain(self, db: _Db, loop: asyncio.AbstractEventLoop) -> None:
         """On the connection's thread: commit the queued writes, batch after batch (a few,
         so that reads queued on the thread get their turn), and hand each batch's outcomes to
         the loop as soon as it is durable. Under load a batch used to wait for the writer
         task's turn of a busy loop before it could start, and its callers for another."""
-        db = _Direct(self._db._conn)
         for _ in range(_BATCHES_PER_HOP):
             batch: list[_Write] = []
             while self._pending and len(batch) < _MAX_BATCH:
                 batch.append(self._pending.popleft())  # atomic, as the loop's appends are
             if not batch:
                 return
-            outcomes, failure = _drive(self._attempt(db, batch))
+            outcomes, failure = await self._attempt(db, batch)
             if failure is not None and len(batch) > 1:
                 # Something other than a refusal failed, perhaps after writing: the whole
                 # batch was rolled back. Run each write alone so that only the culprit fails.
                 for write in batch:
-                    alone, failed = _drive(self._attempt(db, [write]))
+                    alone, failed = await self._attempt(db, [write])
                     self._hand_back(loop, [write], alone, failed)
             else:
                 self._hand_back(loop, batch, outcomes, failure)
