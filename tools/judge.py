@@ -37,9 +37,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.board import Board
-from engine.gomocup.match import EngineProcess, EngineSpec, parse_engine
+from engine.gomocup.match import EngineProcess, EngineSpec, MatchConfig, parse_engine, parse_move
 from engine.gomocup.openings import openings
-from engine.gomocup.protocol import gomocup_to_point, point_to_gomocup
+from engine.gomocup.protocol import point_to_gomocup
 from engine.notation import parse_point
 from engine.records import from_psq, parse_sgf
 from engine.types import Color, Point, Rule
@@ -126,13 +126,8 @@ class Judge:
         answer = self._engine.answer(START_TIMEOUT_S)
         if answer.kind != "line" or answer.text.split(" ", 1)[0].upper() != "OK":
             raise JudgeError(f"the judge did not start: {answer.text or answer.kind}")
-        self._engine.send(
-            f"INFO timeout_turn {self.turn_ms}",
-            "INFO timeout_match 0",
-            "INFO time_left 2147483647",
-            "INFO max_memory 0",
-            f"INFO rule {self.rule.gomocup_code}",
-        )
+        config = MatchConfig(size=self.size, rule=self.rule, turn_ms=self.turn_ms)
+        self._engine.send(*config.info_lines())
         self._started = True
 
     def ask(self, moves: Sequence[Point]) -> Opinion:
@@ -154,7 +149,7 @@ class Judge:
             self._started = False
             self._engine.close()
             raise JudgeError(f"the judge gave no move ({answer.kind})")
-        move = _parse_point(answer.text, self.size)
+        move = parse_move(answer.text, self.size)
         value = parse_eval(answer.messages)
         if value is None and move is not None and self._wins(moves, move):
             value = Eval(0, 1)  # engines often play a five without a word
@@ -171,16 +166,6 @@ class Judge:
         """Stop the judge's process."""
         self._engine.close()
         self._started = False
-
-
-def _parse_point(text: str, size: int) -> Point | None:
-    parts = text.split(",")
-    if len(parts) != 2 or not all(part.strip().isdigit() for part in parts):
-        return None
-    x, y = (int(part) for part in parts)
-    if not (0 <= x < size and 0 <= y < size):
-        return None
-    return gomocup_to_point(x, y, size)
 
 
 # -- where a game was lost -----------------------------------------------------------------

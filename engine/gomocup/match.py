@@ -285,7 +285,8 @@ class GameResult:
     detail: str = ""  # the offending answer, for illegal moves and errors
 
 
-def _parse_move(text: str, size: int) -> Point | None:
+def parse_move(text: str, size: int) -> Point | None:
+    """An engine's ``x,y`` answer as a point on a ``size`` board (None: not a point on it)."""
     parts = text.split(",")
     if len(parts) != 2:
         return None
@@ -400,7 +401,7 @@ def play_game(
         word = answer.text.split(" ", 1)[0].upper()
         if word in ("ERROR", "UNKNOWN"):
             return finish(Verdict.ERROR, 1 - index, answer.text[:80])
-        point = _parse_move(answer.text, config.size)
+        point = parse_move(answer.text, config.size)
         if point is None:
             return finish(Verdict.ILLEGAL, 1 - index, answer.text[:80])
         try:
