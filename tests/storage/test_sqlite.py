@@ -33,6 +33,7 @@ from storage.sqlite import (
     SqliteGameRepository,
 )
 from tests.storage.conftest import ALICE, BOB, GUILD, FakeClock, new_game
+from tests.storage.faults import write_lock_held
 
 
 def schema(path: Path) -> list[tuple[Any, ...]]:
@@ -80,12 +81,23 @@ async def test_connection_settings(tmp_path: Path) -> None:
         for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous"):
             rows = list(await db.execute_fetchall(f"PRAGMA {name}"))
             values[name] = rows[0][0]
+        # The writer's: it never waits for a lock on the event loop.
+        writes = {
+            name: repo._writes.execute(f"PRAGMA {name}").fetchone()[0]
+            for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")
+        }
     assert values == {
         "journal_mode": "wal",
         "foreign_keys": 1,
         "busy_timeout": 5000,
         "synchronous": 2,
     }
+    assert writes == {**values, "busy_timeout": 0}
+
+
+async def test_normal_synchronous_mode_reaches_the_writer(tmp_path: Path) -> None:
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3", synchronous="NORMAL") as repo:
+        assert repo._writes.execute("PRAGMA synchronous").fetchone()[0] == 1
 
 
 def _other_app_db(path: Path) -> None:
@@ -238,6 +250,12 @@ async def test_foreign_keys_are_enforced(tmp_path: Path) -> None:
         with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
             await repo._db.execute_fetchall("INSERT INTO moves VALUES (99, 1, 0, 0, 0, 'black', 0)")
 
+        async def orphan(db: Any) -> None:
+            await db.execute_fetchall("INSERT INTO moves VALUES (99, 1, 0, 0, 0, 'black', 0)")
+
+        with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+            await repo._run(orphan)  # the way every write goes
+
 
 # --- the queries the bot depends on use indexes ------------------------------------------
 
@@ -280,6 +298,7 @@ async def test_cancelled_caller_leaves_no_half_transaction(tmp_path: Path) -> No
         stats = await repo.player_stats(ALICE)
         assert (stored.status is GameStatus.FINISHED) == (len(history) == 1) == (stats is not None)
         assert not repo._db.in_transaction
+        assert not repo._writes.in_transaction
 
 
 async def test_two_connections_to_one_file_keep_compare_and_set(tmp_path: Path) -> None:
@@ -315,6 +334,45 @@ async def test_an_unexpected_failure_fails_only_its_own_write(tmp_path: Path) ->
         assert len(await repo.move_history(game.id)) == 1
         assert not (await repo.get_game(game.id)).rated  # the broken write left no trace
         assert await repo.open_game_in_channel(11) is not None
+
+
+async def test_a_write_waits_for_another_process_lock_off_the_event_loop(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        game = await repo.create_game(new_game())
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticker = asyncio.create_task(tick())
+        with write_lock_held(path, 0.5):
+            stored = await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
+        ticker.cancel()
+        assert stored.ply == 1
+        assert len(await repo.move_history(game.id)) == 1
+        # The loop kept running while the write waited for the lock (blocked, it would not
+        # have ticked at all until the lock went).
+        assert ticks >= 10
+        # ...and the writer is back to never waiting on the loop.
+        assert repo._writes.execute("PRAGMA busy_timeout").fetchone()[0] == 0
+
+
+async def test_writes_queued_while_a_commit_is_on_its_thread_land_in_the_next_batch(
+    tmp_path: Path,
+) -> None:
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        first = asyncio.create_task(repo.create_game(new_game(1)))
+        await asyncio.sleep(0)  # the writer takes it and starts committing
+        later = [asyncio.create_task(repo.create_game(new_game(c))) for c in range(2, 12)]
+        games = await asyncio.gather(first, *later)
+        assert sorted(g.channel_id for g in games) == list(range(1, 12))
+        for game in games:
+            assert await repo.get_game(game.id) == game
+        assert not repo._writes.in_transaction
 
 
 async def test_checkpoint_folds_the_wal_into_the_file(tmp_path: Path) -> None:
