@@ -264,18 +264,29 @@ class GomokuBot(commands.Bot):
         (another process holding a write lock) then delays the answer instead of losing it
         to Discord's 3 s deadline after the write has landed. A fast call costs nothing: the
         caller answers in one request as before, and checks ``response.is_done()``."""
-        task = asyncio.ensure_future(work)
         if interaction.response.is_done():
-            return await task
-        done, _pending = await asyncio.wait({task}, timeout=self.ack_after)
-        if not done:
+            return await work
+
+        async def defer() -> None:
             try:
                 deferral = await interaction.response.defer(ephemeral=ephemeral, thinking=thinking)
                 interaction.extras[DEFERRAL] = deferral
             except discord.HTTPException:
                 # Too late already (the event reached us late): the work goes on regardless.
                 log.warning("could not acknowledge interaction %s in time", interaction.id)
-        return await task
+
+        # The work runs in this task and a timer starts the deferral beside it: a task for the
+        # work and asyncio.wait cost two more turns of a loop that, under load, is slow to turn.
+        deferring: list[asyncio.Task[None]] = []
+        timer = asyncio.get_running_loop().call_later(
+            self.ack_after, lambda: deferring.append(asyncio.ensure_future(defer()))
+        )
+        try:
+            return await work
+        finally:
+            timer.cancel()
+            if deferring:
+                await deferring[0]  # the caller answers next: only after the deferral did
 
     def wake_deadlines(self, view: GameView | None = None) -> None:
         """Re-plan the deadline task: ``view`` got a new deadline (a move in a game with a
