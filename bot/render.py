@@ -239,21 +239,27 @@ def emoji_board(board: Board, *, viewport: int | None = None, forbidden: bool = 
     theme = theme_for(board.game)
     view = window(board, viewport)
     last, winning, banned = _marks(board, forbidden)
-    lines = [_column_header(board, view.columns)]
-    for y in view.rows_top_down:
-        cells = []
-        for x in view.columns:
-            point = Point(x, y)
-            stone = board[point]
-            if stone is None:
-                cells.append(theme.forbidden if point in banned else theme.empty)
-            elif point in winning:
-                cells.append(theme.black_win if stone is Color.BLACK else theme.white_win)
+    # Every cell that is not an empty point, by (x, y): most cells are empty, and a lookup per
+    # cell is a fraction of asking the board about a Point per cell (every board, every move).
+    glyphs = {(point.x, point.y): theme.forbidden for point in banned}
+    for color, plain, latest, won in (
+        (Color.BLACK, theme.black, theme.black_last, theme.black_win),
+        (Color.WHITE, theme.white, theme.white_last, theme.white_win),
+    ):
+        for point in board.stones(color):
+            key = (point.x, point.y)
+            if point in winning:
+                glyphs[key] = won
             elif point == last:
-                cells.append(theme.black_last if stone is Color.BLACK else theme.white_last)
+                glyphs[key] = latest
             else:
-                cells.append(theme.black if stone is Color.BLACK else theme.white)
-        lines.append("".join(cells) + ("" if board.gravity else f" {y + 1}"))
+                glyphs[key] = plain
+    empty = theme.empty
+    columns = view.columns
+    lines = [_column_header(board, columns)]
+    for y in view.rows_top_down:
+        row = "".join(glyphs.get((x, y), empty) for x in columns)
+        lines.append(row if board.gravity else f"{row} {y + 1}")
     return "\n".join(lines)
 
 

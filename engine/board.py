@@ -50,6 +50,14 @@ _COLOR = {rules.BLACK: Color.BLACK, rules.WHITE: Color.WHITE}
 
 
 @cache
+def _points(width: int, height: int) -> tuple[Point, ...]:
+    """Every point of a ``width`` x ``height`` board by cell index (row by row from the
+    bottom). Points are immutable, and making one costs more than looking it up: the bot
+    lists empty points on every autocomplete keystroke and draws every board cell by cell."""
+    return tuple(Point(x, y) for y in range(height) for x in range(width))
+
+
+@cache
 def _zobrist(cells: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     """Random 64-bit keys per cell and colour, plus the side-to-move key; fixed per size."""
     rng = random.Random(0x9E3779B97F4A7C15 ^ cells)
@@ -307,14 +315,13 @@ class Board:
 
     def __iter__(self) -> Iterator[Point]:
         """Every point, row by row from the bottom."""
-        for y in range(self._height):
-            for x in range(self._width):
-                yield Point(x, y)
+        return iter(_points(self._width, self._height))
 
     def stones(self, color: Color) -> list[Point]:
         """The points that hold ``color``'s stones."""
         stone = _STONE[color]
-        return [point for point in self if self._cells[point.y * self._width + point.x] == stone]
+        points = _points(self._width, self._height)
+        return [points[index] for index, held in enumerate(self._cells) if held == stone]
 
     def is_full(self) -> bool:
         """Whether no empty point is left."""
@@ -423,14 +430,10 @@ class Board:
         if self._gravity:
             landings = (self.landing_point(column) for column in range(self._width))
             return [point for point in landings if point is not None]
-        # By index (row by row from the bottom, as iterating the board goes), without a Point
-        # for every occupied cell: the bot asks on every autocomplete keystroke.
-        width = self._width
-        empty = [
-            Point(index % width, index // width)
-            for index, stone in enumerate(self._cells)
-            if stone == rules.EMPTY
-        ]
+        # By index (row by row from the bottom, as iterating the board goes), with no new
+        # Point: the bot asks on every autocomplete keystroke.
+        points = _points(self._width, self._height)
+        empty = [points[index] for index, stone in enumerate(self._cells) if stone == rules.EMPTY]
         if self._rule is Rule.RENJU and self._to_move is Color.BLACK:
             forbidden = set(self.forbidden_points())
             return [point for point in empty if point not in forbidden]
