@@ -90,6 +90,31 @@ _ROWS = (
 )
 
 
+_CALLBACKS = {4: "message", 5: "deferral", 6: "deferred update", 7: "update", 8: "autocomplete"}
+
+
+def _route(method: str, path: str, body: Any) -> str:
+    """A request as its route (ids and tokens left out); interaction callbacks by type."""
+    parts = path.strip("/").split("/")
+    if parts[0] in ("interactions", "webhooks") and len(parts) > 2:
+        parts[2] = "{token}"  # interaction and webhook tokens
+    route = "/".join("{id}" if part.isdigit() else part for part in parts)
+    if route.endswith("/callback") and isinstance(body, dict):
+        kind = int(body.get("type", 0))
+        route += f" ({_CALLBACKS.get(kind, kind)})"
+    return f"{method} /{route}"
+
+
+def _route_rows(routes: dict[str, int], interactions: int) -> list[str]:
+    """The requests by route, most first, and each route's count per interaction."""
+    rows = [f"HTTP requests per interaction (of {interactions}, autocompletes included):"]
+    for route, count in sorted(routes.items(), key=lambda item: -item[1]):
+        rows.append(f"  {count / interactions:5.2f}  {count:>6}  {route}")
+    total = sum(routes.values())
+    rows.append(f"  {total / interactions:5.2f}  {total:>6}  in all")
+    return rows
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
@@ -243,12 +268,18 @@ async def _drive(
     elapsed = time.monotonic() - started
     requests = len(fake.requests)
     cpu = time.process_time() - cpu
+    routes: dict[str, int] = {}
+    for request in fake.requests:
+        route = _route(request.method, request.path, request.json)
+        routes[route] = routes.get(route, 0) + 1
     conn.send(
         {
             "samples": samples,
             "errors": errors,
             "elapsed": elapsed,
             "requests": requests,
+            "routes": routes,
+            "interactions": len(fake.interactions),
             "cpu": cpu,
         }
     )
@@ -431,6 +462,8 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"failures: {samples.failures}")
     if report["errors"]:
         print(f"{len(report['errors'])} games raised, first: {report['errors'][0]}")
+    if args.routes:
+        print("\n".join(_route_rows(report["routes"], report["interactions"])))
     return 0
 
 
@@ -651,6 +684,12 @@ async def _run_cluster(args: argparse.Namespace) -> int:
     errors = [e for r in reports for e in r["errors"]]
     if errors:
         print(f"{len(errors)} games raised, first: {errors[0]}")
+    if args.routes:
+        routes: dict[str, int] = {}
+        for report in reports:
+            for route, count in report["routes"].items():
+                routes[route] = routes.get(route, 0) + count
+        print("\n".join(_route_rows(routes, sum(r["interactions"] for r in reports))))
     return 0
 
 
@@ -705,6 +744,11 @@ def main(argv: list[str] | None = None) -> int:
         help="AI workers in the normal scheduling class (default: the idle class, Linux)",
     )
     parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
+    parser.add_argument(
+        "--routes",
+        action="store_true",
+        help="print the bot's HTTP requests by route, per interaction (the request mix)",
+    )
     parser.add_argument(
         "--review",
         action="store_true",
