@@ -112,6 +112,7 @@ class FakeDiscord:
         self.roles: dict[int, str] = {}  # role id -> name, besides @everyone
         self.messages: dict[int, Message] = {}
         self.interactions: dict[int, InteractionRecord] = {}
+        self._by_token: dict[str, InteractionRecord] = {}
         self.requests: list[RecordedRequest] = []
         self.global_commands: list[dict[str, Any]] = []
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
@@ -119,7 +120,8 @@ class FakeDiscord:
         self._rate_limits: list[_RateLimit] = []
         self._holds: list[tuple[str, re.Pattern[str], asyncio.Event]] = []
         self._sessions: list[_Session] = []
-        self._changed = asyncio.Condition()
+        # wait_for's predicates, each with the future its caller awaits
+        self._waiters: dict[int, tuple[Callable[[], bool], asyncio.Future[None]]] = {}
         self._runner: web.AppRunner | None = None
         self._saved: tuple[str, yarl.URL] | None = None
         self.port = 0
@@ -340,8 +342,29 @@ class FakeDiscord:
 
     async def wait_for(self, predicate: Callable[[], bool]) -> None:
         """Wait until ``predicate()`` holds; it is re-checked after every request the bot makes."""
-        async with asyncio.timeout(self.answer_timeout), self._changed:
-            await self._changed.wait_for(predicate)
+        if predicate():
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        key = id(future)
+        self._waiters[key] = (predicate, future)
+        try:
+            async with asyncio.timeout(self.answer_timeout):
+                await future
+        finally:
+            del self._waiters[key]
+
+    def _changed(self) -> None:
+        # The predicates are checked here, in the request's handler, and only the waiters
+        # whose predicate holds wake (a Condition woke all of them after every request: the
+        # load benchmark has hundreds waiting).
+        for predicate, future in list(self._waiters.values()):
+            if future.done():
+                continue
+            try:
+                if predicate():
+                    future.set_result(None)
+            except Exception as error:  # the test's own predicate failed: its waiter hears
+                future.set_exception(error)
 
     # ------------------------------------------------------------------ interactions
 
@@ -532,6 +555,7 @@ class FakeDiscord:
             source_message=source,
         )
         self.interactions[interaction_id] = record
+        self._by_token[token] = record
         await self.dispatch("INTERACTION_CREATE", payload)
         return record
 
@@ -671,8 +695,7 @@ class FakeDiscord:
         try:
             for method, pattern, release in self._holds:
                 if method == request.method and pattern.search(path):
-                    async with self._changed:
-                        self._changed.notify_all()  # the request is in: tests may look
+                    self._changed()  # the request is in: tests may look
                     await release.wait()
             limited = self._check_rate_limit(request.method, path)
             if limited is not None:
@@ -682,8 +705,7 @@ class FakeDiscord:
             recorded.status = response.status
             return response
         finally:
-            async with self._changed:
-                self._changed.notify_all()
+            self._changed()
 
     async def _route(
         self,
@@ -805,10 +827,7 @@ class FakeDiscord:
     # ------------------------------------------------------------------ REST: interactions
 
     def _interaction_by_token(self, token: str) -> InteractionRecord | None:
-        for record in reversed(self.interactions.values()):
-            if record.token == token:
-                return record
-        return None
+        return self._by_token.get(token)
 
     async def _callback(self, call: _Call) -> web.Response:
         record = self.interactions.get(int(call.match["id"]))
