@@ -388,14 +388,18 @@ class GomokuBot(commands.Bot):
         interaction: discord.Interaction[Any] | None = None,
         ratings: Sequence[RatingChange] = (),
         repost: bool = False,
+        pinged: int | None = None,
     ) -> None:
         """Draw ``view`` on its board message: edit it, or post it anew (see module doc).
 
         ``interaction``: when it is a button on that very message (or the command whose
-        response is that message), the edit goes through the interaction token.
+        response is that message), the edit goes through the interaction token. ``pinged``:
+        the message that already told the player to move (``bot.turns``).
         """
         with i18n.using(await self.server_language(view.guild_id)):  # the board is public
-            await self._show_game(view, interaction=interaction, ratings=ratings, repost=repost)
+            await self._show_game(
+                view, interaction=interaction, ratings=ratings, repost=repost, pinged=pinged
+            )
 
     async def _show_game(
         self,
@@ -404,6 +408,7 @@ class GomokuBot(commands.Bot):
         interaction: discord.Interaction[Any] | None,
         ratings: Sequence[RatingChange],
         repost: bool,
+        pinged: int | None = None,
     ) -> None:
         lock = self._show_locks.setdefault(view.game_id, asyncio.Lock())
         async with lock:
@@ -424,7 +429,8 @@ class GomokuBot(commands.Bot):
             from bot.threads import close_thread
 
             await close_thread(self, view)
-        self.turn_pings.announce(self, view)  # in its own task: nothing here waits for it
+        # In its own task: nothing here waits for it.
+        self.turn_pings.announce(self, view, sent=pinged)
         if view.is_over:
             # Nothing will redraw a finished game except /gomoku board: forget its state.
             self._show_locks.pop(view.game_id, None)
@@ -531,9 +537,11 @@ class GomokuBot(commands.Bot):
         ``/place`` was written, which each kind of game checks against its one notation.
 
         A command is answered privately ("You played h8."), after deferring when the AI is
-        to answer or the write is slow (``in_time``); a button is acknowledged at once and
-        needs no words: its board changes. The AI's reply starts as soon as the move is
-        stored, in its own task: it is made even if answering the player fails.
+        to answer or the write is slow (``in_time``); between people with pings on, at once
+        and publicly with the ping of the player to move (``_answer_move``). A button is
+        acknowledged at once and needs no words: its board changes. The AI's reply starts as
+        soon as the move is stored, in its own task: it is made even if answering the player
+        fails.
         """
         if interaction.channel_id is None:
             raise RuntimeError("interaction without a channel")
@@ -567,9 +575,12 @@ class GomokuBot(commands.Bot):
         ai = self._start_ai(result.game.game_id, interaction) if result.ai_due else None
         if is_command and ai is None and not interaction.response.is_done():
             # No AI to wait for: answer straight away (one request instead of a deferral and
-            # an edit), then show the move on the board.
-            await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
-            await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
+            # an edit), then show the move on the board. Between people the answer is public
+            # and pings the player to move: it is the turn's ping (bot.turns).
+            pinged = await self._answer_move(interaction, result)
+            await self.show_game(
+                result.game, interaction=interaction, ratings=result.ratings, pinged=pinged
+            )
             return result
         pending: asyncio.Task[PendingReply | None] | None = None
         if is_command:
@@ -601,6 +612,28 @@ class GomokuBot(commands.Bot):
             if saved is not None and not shutting_down:
                 await self.service.repository.drop_pending_reply(saved.token)
         return reply
+
+    async def _answer_move(
+        self, interaction: discord.Interaction[Any], result: MoveResult
+    ) -> int | None:
+        """Answer a ``/place`` that needs no deferral: privately, or, when the move leaves
+        another person to move and pings are on, publicly with the ping. Returns the ping's
+        message id, if the answer is one."""
+        view = result.game
+        user_id = await self.turn_pings.ping_target(self, view)
+        if user_id is None or user_id == interaction.user.id:
+            await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
+            return None
+        with i18n.using(await self.server_language(view.guild_id)):  # public, like the board
+            text = f"{words.turn_ping(user_id, render.game_title(view))}\n"
+            text += _move_summary(result, result)
+        callback = await interaction.response.send_message(
+            text,
+            allowed_mentions=discord.AllowedMentions(
+                everyone=False, roles=False, users=[discord.Object(user_id)]
+            ),
+        )
+        return callback.message_id
 
     def _start_ai(
         self, game_id: int, interaction: discord.Interaction[Any] | None

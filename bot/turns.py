@@ -12,6 +12,12 @@ way replaces any older turn not yet announced (at most one delete and one post p
 none for a turn nobody will see). Shutting down lets the pings under way finish first, so each
 one that was sent is also stored.
 
+A ``/place`` between people answered at once is itself the ping (``ping_target``, then
+``announce(..., sent=...)``): its public answer mentions the player to move and becomes the
+game's ping, so a move costs no ping post of its own (three requests instead of four: the
+answer, the board's edit, the old ping's deletion). The pinged player gets the same
+notification; the mover sees the answer in the channel instead of privately.
+
 Interrupted replies: a ``/place`` against the AI defers ("thinking...") and fills the reply in
 when the AI has moved. The reply's token is stored (``PendingReply``) until then, so that a
 process that stopped in between can still fill it in on start-up, within the token's
@@ -57,9 +63,14 @@ class TurnPings:
         # game id -> its ping; a game missing here has its stored ping (if any) read once
         self._pings: dict[int, TurnPing | None] = {}
         self._enabled: dict[int, bool] = {}  # guild id -> turn_pings, cached
-        # game id -> the newest view not yet announced, and the language to announce it in
-        self._wanted: dict[int, tuple[GameView, str]] = {}
+        # game id -> the newest view not yet announced, the language to announce it in, and
+        # the message already sent as its ping (a /place answer), if any
+        self._wanted: dict[int, tuple[GameView, str, int | None]] = {}
+        # game id -> pings sent as answers for turns a newer one replaced before they were
+        # taken up: (channel id, message id), each still to be deleted
+        self._superseded: dict[int, list[tuple[int, int]]] = {}
         self._senders: dict[int, asyncio.Task[None]] = {}  # game id -> its sending task
+        self._targets: dict[int, int] = {}  # game id -> whom its ping mentions (this process's)
 
     def forget_settings(self, guild_id: int) -> None:
         """The guild's settings changed."""
@@ -74,24 +85,42 @@ class TurnPings:
             self._enabled[guild_id] = enabled
         return enabled
 
-    def announce(self, bot: GomokuBot, view: GameView) -> None:
+    async def ping_target(self, bot: GomokuBot, view: GameView) -> int | None:
+        """Who a ping for ``view`` would mention (None: no ping, the game or its server wants
+        none)."""
+        user_id = _pinged_user(view)
+        if user_id is None or not await self._allowed(bot, view.guild_id):
+            return None
+        return user_id
+
+    def announce(self, bot: GomokuBot, view: GameView, *, sent: int | None = None) -> None:
         """After ``view`` was drawn: have its player to move pinged (``update``) by the game's
         sending task, started if none runs. Returns at once; a newer view of the game replaces
-        an older one still waiting."""
+        an older one still waiting. ``sent``: the message that already pinged them (a
+        ``/place`` answer, in the view's channel), which becomes the game's ping."""
         waiting = self._wanted.get(view.game_id)
         if waiting is not None and waiting[0].version >= view.version:
+            self._supersede(view.game_id, view.channel_id, sent)
             return
-        self._wanted[view.game_id] = (view, i18n.current())  # the board's: the server's
+        if waiting is not None:
+            self._supersede(view.game_id, waiting[0].channel_id, waiting[2])
+        self._wanted[view.game_id] = (view, i18n.current(), sent)  # the board's: the server's
         if view.game_id not in self._senders:
             self._senders[view.game_id] = asyncio.create_task(self._send(bot, view.game_id))
+
+    def _supersede(self, game_id: int, channel_id: int, sent: int | None) -> None:
+        if sent is not None:
+            self._superseded.setdefault(game_id, []).append((channel_id, sent))
 
     async def _send(self, bot: GomokuBot, game_id: int) -> None:
         try:
             while (wanted := self._wanted.pop(game_id, None)) is not None:
-                view, language = wanted
+                view, language, sent = wanted
                 try:
+                    for channel_id, message_id in self._superseded.pop(game_id, []):
+                        await _delete(bot, view, channel_id, message_id)
                     with i18n.using(language):
-                        await self.update(bot, view)
+                        await self.update(bot, view, sent=sent)
                 except Exception:
                     # Nobody awaits this task: a failure is logged, and the next turn tries anew.
                     log.exception("turn ping of game %s failed", game_id)
@@ -113,10 +142,11 @@ class TurnPings:
             task.cancel()
         await asyncio.gather(*late, return_exceptions=True)
 
-    async def update(self, bot: GomokuBot, view: GameView) -> None:
+    async def update(self, bot: GomokuBot, view: GameView, *, sent: int | None = None) -> None:
         """Ping ``view``'s player to move (once per version), replacing the game's previous
-        ping; a game that ended loses its ping. One game's updates run one at a time (its
-        sending task), in the language of the server's public messages."""
+        ping; a game that ended loses its ping. ``sent``: the message that already pinged
+        them, stored as the ping instead of posting one. One game's updates run one at a time
+        (its sending task), in the language of the server's public messages."""
         repository = bot.service.repository
         if view.game_id in self._pings:
             previous = self._pings[view.game_id]
@@ -124,18 +154,38 @@ class TurnPings:
             previous = await repository.turn_ping(view.game_id)
             self._pings[view.game_id] = previous
         if previous is not None and previous.version >= view.version:
+            if sent is not None:  # a newer position was already announced
+                await _delete(bot, view, view.channel_id, sent)
             return  # this position (or a newer one) was already announced
         user_id = _pinged_user(view)
-        wanted = user_id is not None and await self._allowed(bot, view.guild_id)
+        wanted = sent is not None or (
+            user_id is not None and await self._allowed(bot, view.guild_id)
+        )
+        told = self._targets.get(view.game_id)
+        if (
+            wanted
+            and sent is None
+            and previous is not None
+            and user_id is not None
+            and told == user_id
+        ):
+            # The player it told is to act again (an opening's next step): it still says so,
+            # and a new one would notify the one who just acted.
+            return
         channel = bot.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
         if previous is not None:
             self._pings[view.game_id] = None
-            old = bot.get_partial_messageable(previous.channel_id, guild_id=view.guild_id)
-            with contextlib.suppress(discord.HTTPException):
-                await old.get_partial_message(previous.message_id).delete()
+            await _delete(bot, view, previous.channel_id, previous.message_id)
             if not wanted:
                 await repository.drop_turn_ping(view.game_id)
-        if wanted and user_id is not None:
+        self._targets.pop(view.game_id, None)
+        if sent is not None:
+            ping = TurnPing(view.game_id, view.channel_id, sent, view.version)
+            self._pings[view.game_id] = ping
+            if user_id is not None:
+                self._targets[view.game_id] = user_id
+            await repository.save_turn_ping(ping)
+        elif wanted and user_id is not None:
             try:
                 message = await channel.send(
                     words.turn_ping(user_id, render.game_title(view)),
@@ -150,9 +200,17 @@ class TurnPings:
             else:
                 ping = TurnPing(view.game_id, view.channel_id, message.id, view.version)
                 self._pings[view.game_id] = ping
+                self._targets[view.game_id] = user_id
                 await repository.save_turn_ping(ping)
         if view.is_over:
             self._pings.pop(view.game_id, None)
+            self._targets.pop(view.game_id, None)
+
+
+async def _delete(bot: GomokuBot, view: GameView, channel_id: int, message_id: int) -> None:
+    channel = bot.get_partial_messageable(channel_id, guild_id=view.guild_id)
+    with contextlib.suppress(discord.HTTPException):
+        await channel.get_partial_message(message_id).delete()
 
 
 async def remember_reply(

@@ -155,13 +155,17 @@ async def board_caught_up(fake: FakeDiscord, bot: GomokuBot, game_id: int) -> No
     mover = view.to_move
     pings = view.guild_id is not None and (await bot.service.settings(view.guild_id)).turn_pings
     if pings and view.is_active and len(view.humans) == 2 and mover is not None:
-        # Between people the player to move is pinged after the board is drawn: wait for it.
+        # Between people the player to move is pinged (by the answer to a /place, or after
+        # the board is drawn) and the previous ping goes: wait for both.
         ping = f"<@{mover.user_id}>, your move"
 
         def pinged() -> bool:
-            return any(
-                m.content.startswith(ping) and not m.deleted for m in fake.channel_messages()
-            )
+            live = [
+                m.content
+                for m in fake.channel_messages()
+                if ">, your move" in m.content and not m.deleted
+            ]
+            return len(live) == 1 and live[0].startswith(ping)
 
         await fake.wait_for(pinged)
 

@@ -287,8 +287,10 @@ async def test_pings_can_be_turned_off(
 ) -> None:
     await fake.slash("gomoku-admin settings", user=fake.owner, options={"pings": False})
     game_id, _ = await _challenge(fake, bot, alice, bob)
-    await fake.slash("place", user=alice, options={"cell": "h8"})
-    await fake.slash("place", user=bob, options={"cell": "h9"})
+    for user, cell in [(alice, "h8"), (bob, "h9")]:
+        reply = await fake.slash("place", user=user, options={"cell": cell})
+        assert reply.ephemeral  # the answer pings nobody: it stays private
+        assert f"You played **{cell.upper()}**" in reply.content
     await board_caught_up(fake, bot, game_id)
     assert _pings(fake) == []
 
@@ -417,11 +419,14 @@ async def test_turns_that_come_while_a_ping_is_on_its_way_are_announced_once_by_
     game_id, _board = await _challenge(fake, bot, alice, bob, size=9)
     posts = r"/channels/\d+/messages$"
     before = len(fake.requests_to("POST", posts))
-    release = fake.hold("POST", posts)  # Discord slow to take the next ping
+    # Discord slow to take the old ping away: the pings of the next turns queue behind it.
+    release = fake.hold("DELETE", r"/channels/\d+/messages/\d+$")
+    replies = []
     for user, cell in [(alice, "a1"), (bob, "a9"), (alice, "b1")]:
         reply = await fake.slash("place", user=user, options={"cell": cell})
-        assert "You played" in reply.text()  # answered while the ping waits
-    await fake.wait_for(lambda: len(fake.requests_to("POST", posts)) == before + 1)
+        assert "You played" in reply.text()  # answered while the old ping waits
+        assert reply.message is not None
+        replies.append(reply.message)
     footer = f"game {game_id} · 3 moves"
     await fake.wait_for(
         lambda: any(
@@ -433,13 +438,36 @@ async def test_turns_that_come_while_a_ping_is_on_its_way_are_announced_once_by_
     release.set()
     await bot.turn_pings.drain(within_s=5.0)
     assert bot.turn_pings.pending() == 0
-    sent = fake.requests_to("POST", posts)[before:]
-    # bob's ping for a1 was on its way; of the two turns after it only the newest is
-    # announced (alice's turn after a9 had passed before it could be): bob again, for b1.
-    assert [r.json["content"].split(",")[0] for r in sent] == [bob.mention, bob.mention]
+    # Each answer pinged the player to move: no ping was posted besides them.
+    assert len(fake.requests_to("POST", posts)) == before
+    assert [m.content.split(",")[0] for m in replies] == [bob.mention, alice.mention, bob.mention]
+    # Only the newest is left; the one for a9, overtaken while the first waited, went too.
     live = [m for m in _pings(fake) if not m.deleted]
-    assert [m.content.split(",")[0] for m in live] == [bob.mention]
+    assert [m.id for m in live] == [replies[-1].id]
     stored = await bot.service.repository.turn_ping(game_id)
     assert stored is not None
     assert stored.message_id == live[0].id
     assert stored.version == (await bot.service.game(game_id)).version
+
+
+async def test_a_player_who_acts_again_keeps_the_ping_that_told_them(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, _board = await _challenge(fake, bot, alice, bob, opening="swap2")
+    (first,) = [m for m in _pings(fake) if not m.deleted]  # alice places the first stones
+    assert first.content.startswith(alice.mention)
+    posts = r"/channels/\d+/messages$"
+    posted = len(fake.requests_to("POST", posts))
+    for cell in ("h8", "i9"):
+        reply = await fake.slash("place", user=alice, options={"cell": cell})
+        assert reply.ephemeral  # she acts again next: her answer pings nobody
+        await board_caught_up(fake, bot, game_id)
+    await bot.turn_pings.drain(within_s=5.0)
+    # The ping that told her still says so; she is not notified of her own turn again.
+    assert not first.deleted
+    assert len(fake.requests_to("POST", posts)) == posted
+    reply = await fake.slash("place", user=alice, options={"cell": "j7"})
+    assert not reply.ephemeral  # bob chooses next: the answer is his ping
+    assert reply.content.startswith(f"{bob.mention}, your move")
+    await board_caught_up(fake, bot, game_id)
+    assert first.deleted

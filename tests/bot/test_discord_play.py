@@ -199,10 +199,18 @@ async def test_two_simultaneous_places_count_once(
     first = await fake.send_slash("place", user=alice, options={"cell": "h8"})
     second = await fake.send_slash("place", user=alice, options={"cell": "j10"})
     replies = [await fake.answer(first), await fake.answer(second)]
-    assert all(reply.ephemeral for reply in replies)
     played = [reply for reply in replies if "You played" in reply.content]
     refused = [reply for reply in replies if "not your turn" in reply.content]
     assert len(played) == 1
     assert len(refused) == 1
+    assert refused[0].ephemeral
+    # The move's answer is public: it is the ping of the player to move, and only of them.
+    assert not played[0].ephemeral
+    assert played[0].content.startswith(f"{bob.mention}, your move")
+    assert played[0].message is not None
+    mentions = played[0].message.allowed_mentions
+    assert mentions is not None
+    assert [str(u) for u in mentions["users"]] == [str(bob.id)]
+    assert not mentions.get("parse")
     view = await bot.service.game(game_id)
     assert len(view.board.moves) == 1
