@@ -21,10 +21,11 @@ __all__ = ["SWITCH_INTERVAL_S", "create_bot", "loop_factory", "process_runner", 
 
 log = logging.getLogger(__name__)
 
-# The bot's event loop shares the GIL with SQLite's thread (group commits) and the AI pool's
-# feeder and manager threads. Each statement SQLite runs gives the GIL up and must get it
-# back from a busy loop, which by default takes up to 5 ms: under load (bench_load, 500
-# games) a move's durable write then waited 51 ms at the median instead of 15.
+# The bot's event loop shares the GIL with SQLite's threads (the group commit's COMMIT, reads
+# on aiosqlite's thread) and the AI pool's feeder and manager threads. Each statement such a
+# thread runs gives the GIL up and must get it back from a busy loop, which by default takes
+# up to 5 ms: under load (bench_load, 500 games, when a group commit's every statement ran on
+# SQLite's thread) a move's durable write then waited 51 ms at the median instead of 15.
 SWITCH_INTERVAL_S: Final = 0.0005
 
 
