@@ -625,8 +625,9 @@ class GomokuBot(commands.Bot):
             await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
             return None
         with i18n.using(await self.server_language(view.guild_id)):  # public, like the board
+            played = render.move_name(result.game.board, result.move.point)
             text = f"{words.turn_ping(user_id, render.game_title(view))}\n"
-            text += _move_summary(result, result)
+            text += words.played_by(interaction.user.id, played)
         callback = await interaction.response.send_message(
             text,
             allowed_mentions=discord.AllowedMentions(

@@ -562,6 +562,11 @@ def panel_after_move(point: str, waiting_for: str | None, over: bool) -> str:
     return _("You played **{point}**.").format(point=point)
 
 
+def played_by(user_id: int, point: str) -> str:
+    """Under a public turn ping: the move that made it (the mover is named, not pinged)."""
+    return _("{player} played **{point}**.").format(player=f"<@{user_id}>", point=point)
+
+
 def turn_ping(user_id: int, game_name: str) -> str:
     """The short message that tells the player to move it is their turn."""
     return _("{player}, your move in {game}.").format(player=f"<@{user_id}>", game=game_name)

@@ -227,7 +227,7 @@ async def _drive(
             )
             reply = await fake.answer(record)
             acked(record)
-            if "You played" in reply.content:
+            if "played **" in reply.content:
                 samples.add("place (people)", time.monotonic() - started)
             else:
                 samples.fail("place (people)")
@@ -257,7 +257,7 @@ async def _drive(
             acked(record)
             if "AI answered" in reply.content:
                 samples.add("AI reply shown", time.monotonic() - started)
-            elif "You played" not in reply.content:
+            elif "played **" not in reply.content:
                 samples.fail("AI reply shown")
 
     started = time.monotonic()

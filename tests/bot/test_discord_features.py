@@ -181,7 +181,7 @@ async def test_connect_four_columns(fake: FakeDiscord, bot: GomokuBot, alice: Fa
     await fake.click(board, f"gomoku:{game_id}:drop:0", user=alice)
     await fake.wait_for(lambda: board.edits >= 2)
     typed = await fake.slash("place", user=alice, options={"cell": "1"})
-    assert "You played **column 1**" in typed.content
+    assert "played **column 1**" in typed.content
     moves = await _moves(bot, game_id)
     assert moves[0] == "a1"
     assert moves[2] == "a2"
@@ -206,7 +206,7 @@ async def test_rate_limited_edits_are_retried(
     _, board = await _accepted(fake, bot, alice, bob)
     fake.rate_limit("PATCH", r"/channels/\d+/messages/\d+", times=2, retry_after=0.02)
     reply = await fake.slash("place", user=alice, options={"cell": "h8"})
-    assert "You played" in reply.content
+    assert "played **" in reply.content
     await fake.wait_for(lambda: "last h8" in board.text())
     statuses = [r.status for r in fake.requests_to("PATCH", r"/channels/\d+/messages/")]
     assert statuses[-3:] == [429, 429, 200]

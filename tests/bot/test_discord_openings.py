@@ -66,7 +66,7 @@ async def _step_as(fake: FakeDiscord, bot: GomokuBot, user: FakeUser) -> None:
         point = opening.legal_points()[0]
         reply = await fake.slash("place", user=user, options={"cell": str(point)})
         assert reply.ephemeral
-        assert "You played" in reply.content
+        assert "played **" in reply.content
         return
     word = "2" if opening.phase is Phase.DECLARE else opening.choices()[-1].value
     custom_id = f"gomoku:{view.game_id}:open:{word}"
@@ -112,7 +112,7 @@ async def test_a_whole_swap2_game_between_people(
     assert "not your turn" in refused.content
     for cell in ("h8", "i9", "j7"):
         assert (
-            "You played" in (await fake.slash("place", user=alice, options={"cell": cell})).content
+            "played **" in (await fake.slash("place", user=alice, options={"cell": cell})).content
         )
     choices = [f"gomoku:{game_id}:open:{w}" for w in ("black", "white", "two")]
     await _wait_buttons(fake, bot, game_id, choices)
@@ -130,7 +130,7 @@ async def test_a_whole_swap2_game_between_people(
     await fake.click(board, choices[2], user=bob)
     await fake.wait_for(lambda: board.custom_ids() == [])
     for cell in ("g9", "k9"):
-        assert "You played" in (await fake.slash("place", user=bob, options={"cell": cell})).content
+        assert "played **" in (await fake.slash("place", user=bob, options={"cell": cell})).content
     await _wait_buttons(fake, bot, game_id, [choices[0], choices[1]])
     outsider = await fake.click(board, choices[1], user=bob)
     assert outsider.ephemeral
@@ -147,10 +147,10 @@ async def test_a_whole_swap2_game_between_people(
     )
     for white, black in [("a15", "b2"), ("a14", "b3"), ("a13", "b4"), ("a12", "b5")]:
         assert (
-            "You played" in (await fake.slash("place", user=alice, options={"cell": white})).content
+            "played **" in (await fake.slash("place", user=alice, options={"cell": white})).content
         )
         assert (
-            "You played" in (await fake.slash("place", user=bob, options={"cell": black})).content
+            "played **" in (await fake.slash("place", user=bob, options={"cell": black})).content
         )
     await fake.slash("place", user=alice, options={"cell": "a11"})
     view = await bot.service.game(game_id)
@@ -187,7 +187,7 @@ async def test_swap2_against_the_ai_in_each_role(
         assert view.to_move.user_id == alice.id
         point = next(p for p in view.board.legal_moves() if p.x == 0)
         reply = await fake.slash("place", user=alice, options={"cell": str(point)})
-        assert "You played" in reply.content
+        assert "played **" in reply.content
         after = await _settled(bot, fake)
         assert len(after.board.moves) == len(view.board.moves) + 2
 
@@ -292,7 +292,7 @@ async def test_a_rematch_keeps_the_opening_and_the_other_player_starts_it(
     await fake.wait_for(lambda: "Swap opening" in _board(fake, new.game_id).text())
     refused = await fake.slash("place", user=alice, options={"cell": "h8"})
     assert "not your turn" in refused.content
-    assert "You played" in (await fake.slash("place", user=bob, options={"cell": "h8"})).content
+    assert "played **" in (await fake.slash("place", user=bob, options={"cell": "h8"})).content
     assert (await _view(bot, fake)).in_opening
 
 

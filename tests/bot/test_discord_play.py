@@ -76,7 +76,7 @@ async def test_gomoku_against_the_ai_to_the_end(
             move = await fake.slash("place", user=alice, options={"cell": choices[0]["value"]})
             assert move.ephemeral
             assert move.deferred
-            assert "You played" in move.content
+            assert "played **" in move.content
         assert view.status is GameStatus.FINISHED
         assert view.outcome is not None
         # One board message for the whole game, edited move by move.
@@ -139,10 +139,10 @@ async def test_challenge_accepted_and_won_updates_ratings(
     assert challenge.custom_ids() == [f"gomoku:{game_id}:move"]
     for black, white in [("h8", "a1"), ("i8", "a2"), ("j8", "a3"), ("k8", "a4")]:
         assert (
-            "You played" in (await fake.slash("place", user=alice, options={"cell": black})).content
+            "played **" in (await fake.slash("place", user=alice, options={"cell": black})).content
         )
         assert (
-            "You played" in (await fake.slash("place", user=bob, options={"cell": white})).content
+            "played **" in (await fake.slash("place", user=bob, options={"cell": white})).content
         )
     await fake.slash("place", user=alice, options={"cell": "l8"})
     view = await bot.service.game(game_id)
@@ -179,7 +179,7 @@ async def test_restart_mid_game_carries_on_and_old_buttons_work(
         reply = await fake.click(board, f"gomoku:{game_id}:cell:0:0", user=bob)
         assert not reply.ephemeral
         place = await fake.slash("place", user=alice, options={"cell": "c3"})
-        assert "You played **C3**" in place.content
+        assert "played **C3**" in place.content
         view = await second.service.game(game_id)
         assert [str(move.point) for move in view.board.moves] == ["b2", "a1", "c3"]
         await fake.wait_for(lambda: len(_enabled(board)) == 6)
@@ -199,7 +199,7 @@ async def test_two_simultaneous_places_count_once(
     first = await fake.send_slash("place", user=alice, options={"cell": "h8"})
     second = await fake.send_slash("place", user=alice, options={"cell": "j10"})
     replies = [await fake.answer(first), await fake.answer(second)]
-    played = [reply for reply in replies if "You played" in reply.content]
+    played = [reply for reply in replies if "played **" in reply.content]
     refused = [reply for reply in replies if "not your turn" in reply.content]
     assert len(played) == 1
     assert len(refused) == 1
@@ -207,6 +207,9 @@ async def test_two_simultaneous_places_count_once(
     # The move's answer is public: it is the ping of the player to move, and only of them.
     assert not played[0].ephemeral
     assert played[0].content.startswith(f"{bob.mention}, your move")
+    # It names the mover (who is not pinged): "You played" would read as the pinged player's.
+    assert f"{alice.mention} played **" in played[0].content
+    assert "You played" not in played[0].content
     assert played[0].message is not None
     mentions = played[0].message.allowed_mentions
     assert mentions is not None

@@ -35,7 +35,7 @@ async def test_sigterm_exits_0_commits_and_leaves_nothing(
             "gomoku start", user=alice, options={"level": "beginner", "colour": "black"}
         )
         reply = await fake.slash("place", user=alice, options={"cell": "h8"})
-        assert "You played **H8**" in reply.content
+        assert "played **H8**" in reply.content
         status = bot.terminate()
         assert status == 0, bot.errors()
         assert await bot.leftovers() == [], "processes outlived the bot"

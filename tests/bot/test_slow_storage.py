@@ -68,7 +68,7 @@ async def test_a_move_during_a_held_write_lock_is_acknowledged_and_answered(
         answered_after = time.monotonic() - started
     _deferred_in_time(fake, record)
     assert answered_after >= HOLD_S - 0.5  # the answer came once the write had landed
-    assert "You played **A1**" in reply.content
+    assert "played **A1**" in reply.content
     view = await sqlite_bot.service.board(fake.default_channel.id)
     if opponent == "ai":
         # The AI answered at once, not after the idle resume (60 s here).
@@ -88,7 +88,7 @@ async def test_a_fast_move_is_still_one_request(
     await fake.click(board, next(c for c in board.custom_ids() if c.endswith(":accept")), user=bob)
     record = await fake.send_slash("place", user=alice, options={"cell": "a1"})
     reply = await fake.answer(record)
-    assert "You played **A1**" in reply.content
+    assert "played **A1**" in reply.content
     assert record.callback_type == 4  # answered outright, no deferral
     await asyncio.sleep(0)
 
