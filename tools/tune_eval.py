@@ -1,14 +1,19 @@
 """Fit the evaluation's values to game outcomes (logistic "Texel" tuning), and test the fit.
 
     python tools/tune_eval.py gen --minutes 3.4 --workers 16 --out games.npz
+    python tools/tune_eval.py gen --minutes 27 --workers 2 --seed 7 --out games7.npz
     python tools/tune_eval.py features games.npz --out positions.npz --workers 16
-    python tools/tune_eval.py train positions.npz --out engine/search/data/eval_weights.json
+    python tools/tune_eval.py features games7.npz --out positions7.npz
+    python tools/tune_eval.py train positions.npz positions7.npz --scale 1226.3 --mine 7 \
+        --out engine/search/data/eval_weights.json
     python tools/tune_eval.py duel engine/search/data/eval_weights.json hand --level hard \
         --matches 16
 
-(The packaged weights came from exactly these commands on a 16-core machine: 8193 games,
-155501 positions, the fit itself takes seconds. On the 2-core development machine one worker
-plays about two games a second.)
+(The packaged weights came from exactly these commands: the first set of games on a 16-core
+machine, 8193 games and 155501 positions, the second on the shared 2-core machine, 4059
+games and 75136 positions; the fit takes under a minute. On the 2-core machine one worker
+plays one or two games a second. The first round's weights, 23 values a side and mine = 5,
+came from the first set alone with ``--multiset-ridge 0``.)
 
 ``gen`` plays fast self-play games (node-limited searches with evaluation noise, from the
 match openings turned by a random symmetry plus a few random stones) and keeps their moves
@@ -17,11 +22,15 @@ and results. ``features`` replays them and keeps the quiet positions: no four on
 the opponent cannot answer with a four (the search scores those as wins). For each it counts,
 per side, the empty points' line patterns (four directions) and threat classes, and the
 multisets of each point's four patterns: the evaluation is exactly these counts times the
-weights, ``(5 * mine - 4 * theirs) / 4``.
+weights, ``(mine * ours - 4 * theirs) / 4``.
 ``train`` fits the weights of both sides by Newton's method on the logistic loss of the
-outcome, ``sigmoid(eval / K)``, with K fitted to the hand-set values first so that the new
-values keep the old units (the levels' noise, the search's windows), and a light pull
-towards the hand-set values for the rarely seen patterns. ``duel`` plays the engine with one
+outcome, ``sigmoid(eval / K)``, with K fitted to the hand-set values first (or given with
+``--scale``: the packaged weights keep the first round's K, so their units stay those the
+levels' noise and the search's windows were set in), and a light pull towards the hand-set
+values for the rarely seen patterns; then, on top of those values, a correction per multiset
+of a point's four patterns, pulled towards zero by ``--multiset-ridge`` (chosen by held-out
+loss). ``--mine`` sets how much the side to move's points count: ``(mine * ours - 4 *
+theirs) / 4``, 5 before the second round. ``duel`` plays the engine with one
 weights file against the engine with another (``hand`` for the hand-set values), through
 ``python -m engine match``'s machinery, many matches at once.
 
@@ -247,6 +256,7 @@ def train(
     holdout: float,
     multiset_ridge: float,
     mine: int,
+    fixed_scale: float = 0.0,
 ) -> None:
     """Fit both sides' weights; print the losses; write the weights file."""
     t0 = time.perf_counter()
@@ -278,9 +288,9 @@ def train(
     # K is fitted to the hand-set values as the engine has always mixed them (mine = 5), so the
     # new values keep the units the search's windows and the levels' noise are set in
     z_hand = tune.design(counts, mover).astype(np.float64) @ theta_hand
-    scale = tune.fit_scale(z_hand[tr], y[tr])
+    scale = fixed_scale or tune.fit_scale(z_hand[tr], y[tr])
     print(f"{len(y)} positions ({int(tr.sum())} train, {int(valid.sum())} held out)")
-    print(f"K (hand-set values): {scale:.1f}")
+    print(f"K ({'given' if fixed_scale else 'hand-set values'}): {scale:.1f}")
     loss_hand = (tune.loss(z_hand[tr], y[tr], scale), tune.loss(z_hand[valid], y[valid], scale))
     print(f"hand-set loss: train {loss_hand[0]:.5f}, held out {loss_hand[1]:.5f}")
     # the pull towards the hand-set values, relative to each value's size: it decides only
@@ -410,6 +420,12 @@ def main() -> int:
     p.add_argument(
         "--mine", type=int, default=5, help="evaluate (MINE * ours - 4 * theirs) / 4 (5: as ever)"
     )
+    p.add_argument(
+        "--scale",
+        type=float,
+        default=0.0,
+        help="K, given (for labels sharper than game outcomes); 0: fit it to the hand-set values",
+    )
     p = sub.add_parser("duel", help="weights file against weights file, by match")
     p.add_argument("first")
     p.add_argument("second")
@@ -425,7 +441,15 @@ def main() -> int:
     elif args.command == "features":
         features(args.games, args.out, args.workers)
     elif args.command == "train":
-        train(args.positions, args.out, args.ridge, args.holdout, args.multiset_ridge, args.mine)
+        train(
+            args.positions,
+            args.out,
+            args.ridge,
+            args.holdout,
+            args.multiset_ridge,
+            args.mine,
+            args.scale,
+        )
     else:
         duel(
             args.first,

@@ -197,21 +197,33 @@ def fit_scale(z: F64, y: F64) -> float:
 
 def fit(x: F32, y: F64, scale: float, theta0: F64, ridge: F64) -> tuple[F64, int]:
     """Minimise ``loss(x @ theta) + sum(ridge * (theta - theta0)**2)`` by Newton's method over
-    the free entries (the loss is convex in ``theta``); returns ``theta`` and the steps taken."""
+    the free entries (the loss is convex in ``theta``); returns ``theta`` and the steps taken.
+    A step that would raise the objective is halved until it does not (far from the optimum,
+    as when the evaluation's mix changes, a full step can overshoot into saturation)."""
     free = free_mask()
     theta = theta0.copy()
     xf = x[:, free].astype(np.float64)
     fixed = x[:, ~free].astype(np.float64) @ theta0[~free]
     n = len(y)
+    pull = 2 * ridge[free]
+
+    def objective(t: F64) -> float:
+        penalty = float(np.sum(ridge[free] * (t - theta0[free]) ** 2))
+        return loss(xf @ t + fixed, y, scale) + penalty
+
     steps = 0
     while steps < 50:
         steps += 1
         p = _sigmoid((xf @ theta[free] + fixed) / scale)
-        pull = 2 * ridge[free]
         grad = xf.T @ (p - y) / (n * scale) + pull * (theta[free] - theta0[free])
         weight = p * (1 - p) / (n * scale * scale)
         hess = (xf * weight[:, None]).T @ xf + np.diag(pull)
         delta = np.linalg.solve(hess, grad)
+        now = objective(theta[free])
+        for _ in range(20):
+            if objective(theta[free] - delta) <= now:
+                break
+            delta /= 2
         theta[free] -= delta
         if float(np.max(np.abs(delta))) < 1e-3:
             break
