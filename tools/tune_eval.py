@@ -1,19 +1,22 @@
 """Fit the evaluation's values to game outcomes (logistic "Texel" tuning), and test the fit.
 
     python tools/tune_eval.py gen --minutes 3.4 --workers 16 --out games.npz
-    python tools/tune_eval.py gen --minutes 27 --workers 2 --seed 7 --out games7.npz
     python tools/tune_eval.py features games.npz --out positions.npz --workers 16
-    python tools/tune_eval.py features games7.npz --out positions7.npz
-    python tools/tune_eval.py train positions.npz positions7.npz --scale 1226.3 --mine 7 \
+    python tools/tune_eval.py train positions.npz --multiset-ridge 0 \
         --out engine/search/data/eval_weights.json
     python tools/tune_eval.py duel engine/search/data/eval_weights.json hand --level hard \
         --matches 16
 
-(The packaged weights came from exactly these commands: the first set of games on a 16-core
-machine, 8193 games and 155501 positions, the second on the shared 2-core machine, 4059
-games and 75136 positions; the fit takes under a minute. On the 2-core machine one worker
-plays one or two games a second. The first round's weights, 23 values a side and mine = 5,
-came from the first set alone with ``--multiset-ridge 0``.)
+(The packaged weights came from exactly these commands on a 16-core machine: 8193 games,
+155501 positions, the fit itself takes seconds. On the 2-core development machine one worker
+plays one or two games a second.) The fifth round's candidate with multiset corrections and
+mine = 7, ``engine/search/data/eval_weights_multiset.json`` (not the default: README), added
+4059 games from the 2-core machine to those:
+
+    python tools/tune_eval.py gen --minutes 27 --workers 2 --seed 7 --out games7.npz
+    python tools/tune_eval.py features games7.npz --out positions7.npz
+    python tools/tune_eval.py train positions.npz positions7.npz --scale 1226.3 --mine 7 \
+        --out engine/search/data/eval_weights_multiset.json
 
 ``gen`` plays fast self-play games (node-limited searches with evaluation noise, from the
 match openings turned by a random symmetry plus a few random stones) and keeps their moves
@@ -25,12 +28,12 @@ multisets of each point's four patterns: the evaluation is exactly these counts 
 weights, ``(mine * ours - 4 * theirs) / 4``.
 ``train`` fits the weights of both sides by Newton's method on the logistic loss of the
 outcome, ``sigmoid(eval / K)``, with K fitted to the hand-set values first (or given with
-``--scale``: the packaged weights keep the first round's K, so their units stay those the
-levels' noise and the search's windows were set in), and a light pull towards the hand-set
+``--scale``: the fifth round's candidate keeps the first round's K, so its units stay those
+the levels' noise and the search's windows were set in), and a light pull towards the hand-set
 values for the rarely seen patterns; then, on top of those values, a correction per multiset
 of a point's four patterns, pulled towards zero by ``--multiset-ridge`` (chosen by held-out
 loss). ``--mine`` sets how much the side to move's points count: ``(mine * ours - 4 *
-theirs) / 4``, 5 before the second round. ``duel`` plays the engine with one
+theirs) / 4``, 5 unless given. ``duel`` plays the engine with one
 weights file against the engine with another (``hand`` for the hand-set values), through
 ``python -m engine match``'s machinery, many matches at once.
 

@@ -31,6 +31,7 @@ from engine.types import Color, Point, Rule
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PACKAGED = Path(__file__).parents[2] / "engine" / "search" / "data" / "eval_weights.json"
+CANDIDATE = PACKAGED.with_name("eval_weights_multiset.json")
 
 
 def _point_value(side: int, pattern: int) -> int:
@@ -46,6 +47,19 @@ def test_the_packaged_weights_load() -> None:
     if WEIGHTS_ENV not in os.environ:  # the learned values are the default
         assert np.array_equal(weights().pattern, loaded.pattern)
         assert np.array_equal(weights().threat, loaded.threat)
+
+
+def test_the_candidate_with_multiset_corrections_loads_and_is_used() -> None:
+    # the fifth round's candidate (not the default): corrections and mine reach the tables
+    candidate = load_weights(CANDIDATE.read_text(), "candidate")
+    assert candidate.mine == 7
+    assert np.count_nonzero(candidate.multiset) > 500
+    built = build_tables(Rule.FREESTYLE, candidate)
+    assert built.mine == 7
+    for ci in range(2):
+        plain = _patterns.build_code_tables(False, candidate.pattern[ci], candidate.threat[ci])
+        added = built.value[ci] - plain[1]
+        assert np.array_equal(added, candidate.multiset[ci][_patterns.code_multisets()])
 
 
 @pytest.mark.parametrize("side", [0, 1])
