@@ -2,25 +2,38 @@
 
     python tools/tune_eval.py gen --minutes 3.4 --workers 16 --out games.npz
     python tools/tune_eval.py features games.npz --out positions.npz --workers 16
-    python tools/tune_eval.py train positions.npz --out engine/search/data/eval_weights.json
+    python tools/tune_eval.py train positions.npz --multiset-ridge 0 \
+        --out engine/search/data/eval_weights.json
     python tools/tune_eval.py duel engine/search/data/eval_weights.json hand --level hard \
         --matches 16
 
 (The packaged weights came from exactly these commands on a 16-core machine: 8193 games,
 155501 positions, the fit itself takes seconds. On the 2-core development machine one worker
-plays about two games a second.)
+plays one or two games a second.) The fifth round's candidate with multiset corrections and
+mine = 7, ``engine/search/data/eval_weights_multiset.json`` (not the default: README), added
+4059 games from the 2-core machine to those:
+
+    python tools/tune_eval.py gen --minutes 27 --workers 2 --seed 7 --out games7.npz
+    python tools/tune_eval.py features games7.npz --out positions7.npz
+    python tools/tune_eval.py train positions.npz positions7.npz --scale 1226.3 --mine 7 \
+        --out engine/search/data/eval_weights_multiset.json
 
 ``gen`` plays fast self-play games (node-limited searches with evaluation noise, from the
 match openings turned by a random symmetry plus a few random stones) and keeps their moves
 and results. ``features`` replays them and keeps the quiet positions: no four on the board
 (the search never evaluates those) and no straight four to come for the side to move that
 the opponent cannot answer with a four (the search scores those as wins). For each it counts,
-per side, the empty points' line patterns (four directions) and threat classes: the
-evaluation is exactly these counts times the weights, ``(5 * mine - 4 * theirs) / 4``.
+per side, the empty points' line patterns (four directions) and threat classes, and the
+multisets of each point's four patterns: the evaluation is exactly these counts times the
+weights, ``(mine * ours - 4 * theirs) / 4``.
 ``train`` fits the weights of both sides by Newton's method on the logistic loss of the
-outcome, ``sigmoid(eval / K)``, with K fitted to the hand-set values first so that the new
-values keep the old units (the levels' noise, the search's windows), and a light pull
-towards the hand-set values for the rarely seen patterns. ``duel`` plays the engine with one
+outcome, ``sigmoid(eval / K)``, with K fitted to the hand-set values first (or given with
+``--scale``: the fifth round's candidate keeps the first round's K, so its units stay those
+the levels' noise and the search's windows were set in), and a light pull towards the hand-set
+values for the rarely seen patterns; then, on top of those values, a correction per multiset
+of a point's four patterns, pulled towards zero by ``--multiset-ridge`` (chosen by held-out
+loss). ``--mine`` sets how much the side to move's points count: ``(mine * ours - 4 *
+theirs) / 4``, 5 unless given. ``duel`` plays the engine with one
 weights file against the engine with another (``hand`` for the hand-set values), through
 ``python -m engine match``'s machinery, many matches at once.
 
@@ -39,6 +52,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -166,6 +180,8 @@ def _feature_worker(job: tuple[str, int, int]) -> dict[str, npt.NDArray[np.gener
     ys: list[float] = []
     game_ids: list[int] = []
     evals: list[int] = []
+    multiset_cols: list[npt.NDArray[np.intp]] = []
+    multiset_vals: list[npt.NDArray[np.int32]] = []
     for gi in range(first, last):
         length, result = int(lengths[gi]), int(results[gi])
         game = moves[starts[gi] : starts[gi] + length]
@@ -186,6 +202,9 @@ def _feature_worker(job: tuple[str, int, int]) -> dict[str, npt.NDArray[np.gener
             ys.append((1 + result * (1 if mover == 0 else -1)) / 2)
             game_ids.append(gi)
             evals.append(pos.evaluate())
+            flat = tune.multiset_counts(pos).ravel()
+            multiset_cols.append(np.nonzero(flat)[0])
+            multiset_vals.append(flat[multiset_cols[-1]])
     return {
         "counts": np.array(rows, dtype=np.int16).reshape(-1, 2, tune.NFEAT),
         "key": np.array(keys, dtype=np.uint64),
@@ -193,6 +212,10 @@ def _feature_worker(job: tuple[str, int, int]) -> dict[str, npt.NDArray[np.gener
         "y": np.array(ys, dtype=np.float32),
         "game": np.array(game_ids, dtype=np.int32),
         "ev": np.array(evals, dtype=np.int32),
+        # the multiset counts, sparse: how many nonzero columns each position has, and those
+        "m_len": np.array([len(c) for c in multiset_cols], dtype=np.int32),
+        "m_col": np.concatenate([np.zeros(0, np.intp), *multiset_cols]).astype(np.int16),
+        "m_val": np.concatenate([np.zeros(0, np.int32), *multiset_vals]).astype(np.int16),
     }
 
 
@@ -207,35 +230,70 @@ def features(games: Path, out: Path, workers: int) -> None:
     merged = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
     _, first = np.unique(merged.pop("key"), return_index=True)
     keep = np.sort(first)
-    np.savez_compressed(
-        out, **{name: value[keep] for name, value in merged.items()}, weights=weights().source
-    )
+    flat = np.repeat(np.isin(np.arange(len(merged["m_len"])), keep), merged["m_len"])
+    sparse = {name: merged.pop(name)[flat] for name in ("m_col", "m_val")}
+    kept: dict[str, Any] = {name: value[keep] for name, value in merged.items()} | sparse
+    np.savez_compressed(out, **kept, weights=weights().source)
     print(f"{len(keep)} positions from {ngames} games")
 
 
 # --------------------------------------------------------------------------- training
 
 
-def train(positions: Path, out: Path, ridge_weight: float, holdout: float) -> None:
+def _load_positions(files: list[Path]) -> dict[str, npt.NDArray[Any]]:
+    # several feature files as one; game ids are kept apart per file (the held-out split is
+    # by game), and the multiset counts only where every file has them
+    parts = [dict(np.load(f)) for f in files]
+    for i, part in enumerate(parts):
+        part["game"] = part["game"].astype(np.int64) + i * 10_000_000
+    names = set.intersection(*(set(part) for part in parts)) - {"weights"}
+    data = {name: np.concatenate([part[name] for part in parts]) for name in names}
+    data["weights"] = parts[0]["weights"] if len(parts) == 1 else np.array("mixed")
+    return data
+
+
+def train(
+    positions: list[Path],
+    out: Path,
+    ridge_weight: float,
+    holdout: float,
+    multiset_ridge: float,
+    mine: int,
+    fixed_scale: float = 0.0,
+) -> None:
     """Fit both sides' weights; print the losses; write the weights file."""
     t0 = time.perf_counter()
-    data = np.load(positions)
+    data = _load_positions(positions)
     counts, mover, y = data["counts"], data["mover"], data["y"].astype(np.float64)
     game = data["game"]
-    x = tune.design(counts, mover)
+    x = tune.design(counts, mover, mine)
     xd = x.astype(np.float64)
+    multiset = multiset_ridge > 0 and "m_len" in data
+    if multiset:
+        row = np.repeat(np.arange(len(y)), data["m_len"])
+        col = data["m_col"].astype(np.int64)
+        columns = np.nonzero(np.bincount(col, minlength=2 * tune.NMULTI))[0]  # those ever seen
+        xm = tune.multiset_design(row, col, data["m_val"], mover, columns, mine)
     ref = weights()
     if str(data["weights"]) == ref.source and len(y):
         # the model's evaluation against the kernels', for the weights the data was made with
-        worst = float(np.max(np.abs(xd @ tune.theta_of(ref) - data["ev"])))
+        model = tune.design(counts, mover, ref.mine).astype(np.float64) @ tune.theta_of(ref)
+        if multiset:
+            model += (
+                tune.multiset_design(row, col, data["m_val"], mover, columns, ref.mine)
+                @ tune.residual_of(ref)[columns]
+            )
+        worst = float(np.max(np.abs(model - data["ev"])))
         print(f"check: counts x weights against the kernels' evaluation, worst gap {worst:.2f}")
     valid = (game.astype(np.int64) * 2654435761 % 1000) < holdout * 1000  # by game
     tr = ~valid
     theta_hand = tune.theta_of(hand_weights())
-    z_hand = xd @ theta_hand
-    scale = tune.fit_scale(z_hand[tr], y[tr])
+    # K is fitted to the hand-set values as the engine has always mixed them (mine = 5), so the
+    # new values keep the units the search's windows and the levels' noise are set in
+    z_hand = tune.design(counts, mover).astype(np.float64) @ theta_hand
+    scale = fixed_scale or tune.fit_scale(z_hand[tr], y[tr])
     print(f"{len(y)} positions ({int(tr.sum())} train, {int(valid.sum())} held out)")
-    print(f"K (hand-set values): {scale:.1f}")
+    print(f"K ({'given' if fixed_scale else 'hand-set values'}): {scale:.1f}")
     loss_hand = (tune.loss(z_hand[tr], y[tr], scale), tune.loss(z_hand[valid], y[valid], scale))
     print(f"hand-set loss: train {loss_hand[0]:.5f}, held out {loss_hand[1]:.5f}")
     # the pull towards the hand-set values, relative to each value's size: it decides only
@@ -260,7 +318,6 @@ def train(positions: Path, out: Path, ridge_weight: float, holdout: float) -> No
                 for i, name in enumerate(names + classes)
             )
         )
-    elapsed = time.perf_counter() - t0
     info: dict[str, float | int] = {
         "positions": int(tr.sum()),
         "held_out": int(valid.sum()),
@@ -268,7 +325,28 @@ def train(positions: Path, out: Path, ridge_weight: float, holdout: float) -> No
         "loss_hand": round(loss_hand[1], 5),
         "loss_fitted": round(loss_new[1], 5),
     }
-    text = tune.weights_json(theta, info)
+    residual = None
+    if multiset:
+        # the multiset corrections on top of the rounded structured values, each pulled
+        # towards zero: where the data is thin a point keeps its patterns' and class's value
+        r, steps = tune.fit_residual(xm[tr], y[tr], scale, z_new[tr], multiset_ridge)
+        residual = np.zeros(2 * tune.NMULTI)
+        residual[columns] = np.round(r)
+        z_multi = z_new + xm.astype(np.float64) @ residual[columns]
+        loss_multi = (
+            tune.loss(z_multi[tr], y[tr], scale),
+            tune.loss(z_multi[valid], y[valid], scale),
+        )
+        print(
+            f"with multiset corrections ({len(columns)} seen, ridge {multiset_ridge:g}, {steps} "
+            f"Newton steps): train {loss_multi[0]:.5f}, held out {loss_multi[1]:.5f}; "
+            f"largest {int(np.abs(residual).max())}, rms {float(np.sqrt(np.mean(r**2))):.1f}"
+        )
+        info |= {"multiset_ridge": multiset_ridge, "loss_multiset": round(loss_multi[1], 5)}
+    elapsed = time.perf_counter() - t0
+    if mine != 5:
+        info["mine"] = mine
+    text = tune.weights_json(theta, info, residual, mine)
     load_weights(text, str(out))  # what the engine will accept
     out.write_text(text)
     print(f"wrote {out} in {elapsed:.1f} s")
@@ -336,6 +414,21 @@ def main() -> int:
     p.add_argument("--out", type=Path, default=Path("engine/search/data/eval_weights.json"))
     p.add_argument("--ridge", type=float, default=1e-4)
     p.add_argument("--holdout", type=float, default=0.1)
+    p.add_argument(
+        "--multiset-ridge",
+        type=float,
+        default=1e-8,
+        help="pull of the multiset corrections towards zero (0: fit none)",
+    )
+    p.add_argument(
+        "--mine", type=int, default=5, help="evaluate (MINE * ours - 4 * theirs) / 4 (5: as ever)"
+    )
+    p.add_argument(
+        "--scale",
+        type=float,
+        default=0.0,
+        help="K, given (for labels sharper than game outcomes); 0: fit it to the hand-set values",
+    )
     p = sub.add_parser("duel", help="weights file against weights file, by match")
     p.add_argument("first")
     p.add_argument("second")
@@ -351,7 +444,15 @@ def main() -> int:
     elif args.command == "features":
         features(args.games, args.out, args.workers)
     elif args.command == "train":
-        train(args.positions[0], args.out, args.ridge, args.holdout)
+        train(
+            args.positions,
+            args.out,
+            args.ridge,
+            args.holdout,
+            args.multiset_ridge,
+            args.mine,
+            args.scale,
+        )
     else:
         duel(
             args.first,

@@ -62,6 +62,7 @@ G_LMP = 49  # quiet moves searched at a node of depth d: G_LMP + d * d, then the
 G_FUTILITY = 50  # reverse futility margin per ply of depth (above beta)
 G_RAZOR = 51  # razoring margin per ply of depth (below alpha)
 G_LMR = 52  # SEL_LMR: reduction = ln(depth) * ln(move number) * G_LMR / 100 plies
+G_MINE = 53  # the evaluation is (G_MINE * mine - 4 * theirs) // 4 (the weights' "mine")
 NG = 56
 
 SEL_LMP = 1  # late quiet moves are not searched at all
@@ -459,7 +460,7 @@ def _check_limits(g: IntArray, tm: F64Array) -> None:
 def evaluate(g: IntArray, hsh: U64Array) -> int:
     """Static evaluation from the side to move's view (plus the level's noise, if any)."""
     me = g[G_SIDE] - 1
-    v = int((5 * g[G_VAL + me] - 4 * g[G_VAL + 1 - me]) // 4)
+    v = int((g[G_MINE] * g[G_VAL + me] - 4 * g[G_VAL + 1 - me]) // 4)
     amp = g[G_NOISE]
     if amp > 0:
         x = (hsh[0] ^ np.uint64(g[G_SEED])) * np.uint64(0x9E3779B97F4A7C15)

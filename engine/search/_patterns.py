@@ -22,6 +22,8 @@ code tables give its threat class (``P4_*``), its evaluation and its move-orderi
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import numpy.typing as npt
 
@@ -30,6 +32,11 @@ from engine.search._jit import njit_alloc
 NONE, B1, F1, B2, F2, B3, F3, B4, F4, FIVE, OVERLINE, FOUR_FOUR = range(12)
 NPAT = 12  # patterns per direction
 NCODE = NPAT**4  # combined pattern codes of one point
+# The codes' multisets of four patterns, in this order (sorted tuples, lexicographic): a
+# point's threat class and its value depend only on which patterns it has, not on which
+# direction holds which, so the learned evaluation has a value per multiset, not per code.
+MULTISETS = tuple(itertools.combinations_with_replacement(range(NPAT), 4))
+NMULTI = len(MULTISETS)  # 1365
 
 RULE_FREESTYLE, RULE_STANDARD, RULE_RENJU, RULE_CARO = range(4)
 
@@ -267,3 +274,14 @@ def build_code_tables(
         ev[code] = ev_sum + eval_p4[cls]
         sc[code] = sc_sum + _SCORE_P4[cls]
     return p4, ev, sc, maybe
+
+
+def code_multisets() -> npt.NDArray[np.int32]:
+    """``[code] -> index in MULTISETS`` of its four patterns."""
+    codes = np.arange(NCODE)
+    digits = np.sort(np.stack([(codes // NPAT**d) % NPAT for d in range(4)], axis=1), axis=1)
+    lookup = np.zeros(NCODE, dtype=np.int32)
+    for i, multiset in enumerate(MULTISETS):
+        lookup[sum(p * NPAT**d for d, p in enumerate(multiset))] = i
+    result: npt.NDArray[np.int32] = lookup[digits @ (NPAT ** np.arange(4))]
+    return result

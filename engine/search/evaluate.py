@@ -4,12 +4,16 @@ The tables are built once per rule by the numba builders in ``engine.search._pat
 tenth of a second for the exact-five rules) and kept for the life of the process. This module
 knows nothing of search.
 
-The evaluation's values are, per side, a value for each line pattern and each threat class.
-By default they are the learned ones of ``engine/search/data/eval_weights.json``, fitted to
-game outcomes by ``tools/tune_eval.py`` (the model: ``engine.search.tune``); the level presets
-are spaced around them. The environment variable ``GOMOKU_EVAL_WEIGHTS`` picks ``hand`` (the
-hand-set values of ``engine.search._patterns``), ``learned``, or names another weights file
-(for matches between them).
+The evaluation's values are, per side, a value for each line pattern and each threat class,
+and optionally a correction per multiset of a point's four patterns (``multiset``, in the order
+of ``_patterns.MULTISETS``, added to the value the patterns and class give) and the weight of
+the side to move's sum (``mine``: the evaluation is ``(mine * ours - 4 * theirs) // 4``, 5
+unless a file says otherwise). By default they are the learned ones of
+``engine/search/data/eval_weights.json``, fitted to game outcomes by ``tools/tune_eval.py``
+(the model: ``engine.search.tune``); the level presets are spaced around them. The
+environment variable ``GOMOKU_EVAL_WEIGHTS`` picks ``hand`` (the hand-set values of
+``engine.search._patterns``), ``learned``, or names another weights file (for matches
+between them).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -30,11 +34,20 @@ from engine.types import Color, Rule
 if TYPE_CHECKING:
     from engine.board import Board
 
-__all__ = ["PatternTables", "Weights", "evaluate", "load_weights", "tables", "weights"]
+__all__ = [
+    "PatternTables",
+    "Weights",
+    "build_tables",
+    "evaluate",
+    "load_weights",
+    "tables",
+    "weights",
+]
 
 WEIGHTS_ENV = "GOMOKU_EVAL_WEIGHTS"
 _PACKAGED = "engine/search/data/eval_weights.json"
 _MAX_WEIGHT = 1 << 20  # a point's value is packed as value << 4 into an int32
+_MAX_MINE = 8  # the side to move's sum counts at most twice
 
 _RULE_CODES = {
     Rule.FREESTYLE: _patterns.RULE_FREESTYLE,
@@ -56,6 +69,7 @@ class PatternTables:
     packed: npt.NDArray[np.int32]  # [side, pattern code] -> value << 4 | threat class
     score: npt.NDArray[np.int32]  # [side, pattern code] -> move-ordering score
     maybe_forbidden: npt.NDArray[np.int8]  # [Black's pattern code] -> worth a renju check
+    mine: int  # the evaluation is (mine * side to move's sum - 4 * the other's) // 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +79,13 @@ class Weights:
     pattern: npt.NDArray[np.int32]  # [side, pattern] -> value of one direction's pattern
     threat: npt.NDArray[np.int32]  # [side, threat class] -> value of a point's class
     source: str  # where they came from, for reports
+    # [side, multiset] -> added to the value of a point with those four patterns (zeros: none)
+    multiset: npt.NDArray[np.int32] = field(
+        default_factory=lambda: np.zeros((2, _patterns.NMULTI), dtype=np.int32)
+    )
+    # the side to move's points count mine / 4 times, the other side's once: the evaluation
+    # is (mine * ours - 4 * theirs) // 4, a tempo that grows with the position
+    mine: int = 5
 
 
 def hand_weights() -> Weights:
@@ -76,24 +97,43 @@ def hand_weights() -> Weights:
     )
 
 
+_SHAPES = (("pattern", _patterns.NPAT), ("threat", _patterns.NP4))
+
+
 def load_weights(text: str, source: str = "") -> Weights:
-    """Weights from the JSON text of a weights file.
+    """Weights from the JSON text of a weights file (``multiset`` may be absent: files from
+    before it evaluate as they did).
 
     Raises:
-        ValueError: the text is not a weights file (shapes, integers, range).
+        ValueError: the text is not a weights file (JSON, keys, shapes, integers, range).
     """
-    data = json.loads(text)
-    rows: list[list[list[int]]] = [[], []]
-    for side in ("black", "white"):
-        for i, (key, size) in enumerate((("pattern", _patterns.NPAT), ("threat", _patterns.NP4))):
-            values = data[side][key]
-            if len(values) != size or not all(
-                isinstance(v, int) and abs(v) < _MAX_WEIGHT for v in values
+    try:
+        data = json.loads(text)
+        sides = [data[side] for side in ("black", "white")]
+        rows = [[side[key] for side in sides] for key, _ in _SHAPES]
+        multiset = [side.get("multiset", [0] * _patterns.NMULTI) for side in sides]
+        mine = data.get("mine", 5)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"{source}: not a weights file ({exc!r})") from None
+    for (key, size), values in [
+        *zip(_SHAPES, rows, strict=True),
+        (("multiset", _patterns.NMULTI), multiset),
+    ]:
+        for side, row in zip(("black", "white"), values, strict=True):
+            if not (
+                isinstance(row, list)
+                and len(row) == size
+                and all(type(v) is int and abs(v) < _MAX_WEIGHT for v in row)
             ):
                 raise ValueError(f"{source}: {side}.{key} needs {size} integers")
-            rows[i].append(values)
+    if type(mine) is not int or not 4 <= mine <= _MAX_MINE:
+        raise ValueError(f"{source}: mine needs an integer from 4 to {_MAX_MINE}")
     return Weights(
-        np.array(rows[0], dtype=np.int32), np.array(rows[1], dtype=np.int32), source or "json"
+        np.array(rows[0], dtype=np.int32),
+        np.array(rows[1], dtype=np.int32),
+        source or "json",
+        np.array(multiset, dtype=np.int32),
+        mine,
     )
 
 
@@ -113,15 +153,19 @@ def weights() -> Weights:
 
 @functools.cache
 def tables(rule: Rule) -> PatternTables:
-    """The tables of ``rule``, built on first use."""
+    """The tables of ``rule`` with this process's weights, built on first use."""
+    return build_tables(rule, weights())
+
+
+def build_tables(rule: Rule, w: Weights) -> PatternTables:
+    """The tables of ``rule`` evaluating with ``w``."""
     code = _RULE_CODES[Rule(rule)]
     half = 4 if code == _patterns.RULE_FREESTYLE else 5
     pattern = np.stack([_patterns.build_pattern_table(code, c, half) for c in (1, 2)])
-    w = weights()
     black = _patterns.build_code_tables(code == _patterns.RULE_RENJU, w.pattern[0], w.threat[0])
     white = _patterns.build_code_tables(False, w.pattern[1], w.threat[1])
     threat = np.stack([black[0], white[0]])
-    value = np.stack([black[1], white[1]])
+    value = np.stack([black[1], white[1]]) + w.multiset[:, _patterns.code_multisets()]
     return PatternTables(
         rule=code,
         half=half,
@@ -131,6 +175,7 @@ def tables(rule: Rule) -> PatternTables:
         packed=(value << 4) | threat.astype(np.int32),
         score=np.stack([black[2], white[2]]),
         maybe_forbidden=black[3],
+        mine=w.mine,
     )
 
 

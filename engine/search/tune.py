@@ -1,11 +1,16 @@
 """The evaluation as a model to fit: pattern counts, the logistic loss, Newton's method.
 
 The static evaluation of a position is linear in its weights: every empty point of a side is
-worth the sum of its four line patterns' values plus its threat class's value, and the
-evaluation is ``(5 * mine - 4 * theirs) // 4`` of those sums. So a position is a row of
-counts (per side: how many of each pattern and of each class its empty points have), and
-fitting the weights to game outcomes is a logistic regression, ``P(win) = sigmoid(eval / K)``
-("Texel tuning"). ``tools/tune_eval.py`` makes the games and writes the weights file.
+worth the sum of its four line patterns' values plus its threat class's value plus the
+correction of its multiset of four patterns, and the evaluation is
+``(mine * ours - 4 * theirs) // 4`` of those sums (``mine`` = 5 unless the weights say
+otherwise). So a position is a row of counts (per side: how many of each pattern and of each
+class its empty points have, and how many of each multiset), and fitting the weights to game
+outcomes is a logistic regression, ``P(win) = sigmoid(eval / K)`` ("Texel tuning"). The
+pattern and class values are fitted first; the multiset corrections then fit what they
+leave, each pulled towards zero (that is, towards the value its patterns and class give) by a
+ridge, so a rarely seen multiset keeps about its structured value. ``tools/tune_eval.py``
+makes the games and writes the weights file.
 """
 
 from __future__ import annotations
@@ -23,18 +28,25 @@ from engine.search.evaluate import Weights
 
 __all__ = [
     "NFEAT",
+    "NMULTI",
+    "STRUCTURE",
     "design",
     "fit",
+    "fit_residual",
     "fit_scale",
     "free_mask",
     "loss",
+    "multiset_counts",
+    "multiset_design",
     "position_counts",
     "quiet",
+    "residual_of",
     "theta_of",
     "weights_json",
 ]
 
 NFEAT = _patterns.NPAT + _patterns.NP4  # per side: pattern counts, then threat-class counts
+NMULTI = _patterns.NMULTI  # per side: multiset corrections
 # weights the data cannot tell: never on a quiet freestyle board (fives, renju shapes), or
 # fixed to remove the redundancy of "every point has four patterns and one class"
 FIXED_PATTERN = (_patterns.NONE, _patterns.FIVE, _patterns.OVERLINE, _patterns.FOUR_FOUR)
@@ -59,6 +71,33 @@ def position_counts(pos: Position) -> I32:
     return counts
 
 
+def _structure() -> I32:
+    # each multiset's pattern counts and threat class (the class depends on the multiset only)
+    zeros = np.zeros(max(_patterns.NPAT, _patterns.NP4), dtype=np.int32)
+    classes = _patterns.build_code_tables(False, zeros, zeros)[0]
+    rows = np.zeros((NMULTI, NFEAT), dtype=np.int32)
+    for i, multiset in enumerate(_patterns.MULTISETS):
+        for pat in multiset:
+            rows[i, pat] += 1
+        code = sum(pat * _patterns.NPAT**d for d, pat in enumerate(multiset))
+        rows[i, _patterns.NPAT + classes[code]] = 1
+    return rows
+
+
+STRUCTURE = _structure()  # [multiset, NFEAT]: its pattern counts, then its class (one-hot)
+
+
+def multiset_counts(pos: Position) -> I32:
+    """``[side, NMULTI]``: how many of each side's empty points have each multiset of patterns
+    (``multiset_counts(pos) @ STRUCTURE == position_counts(pos)``)."""
+    empty = np.nonzero(pos.b == 0)[0]
+    which = _patterns.code_multisets()
+    counts = np.zeros((2, NMULTI), dtype=np.int32)
+    for ci in range(2):
+        counts[ci] = np.bincount(which[pos.cell[empty, k.R_CODE + ci]], minlength=NMULTI)
+    return counts
+
+
 def quiet(pos: Position) -> bool:
     """Whether the search would evaluate this position statically: no four on the board, and
     no straight four to come for the side to move that the opponent cannot meet with a four
@@ -72,17 +111,45 @@ def quiet(pos: Position) -> bool:
     return not (g[k.G_P4 + me * k.NP4 + k.P4_FLEX4] > 0 and fours == 0)
 
 
-def design(counts: npt.NDArray[np.integer], mover: npt.NDArray[np.integer]) -> F32:
+def design(counts: npt.NDArray[np.integer], mover: npt.NDArray[np.integer], mine: int = 5) -> F32:
     """Rows ``x`` of ``[n, side, NFEAT]`` counts with ``evaluation = x @ theta_of(weights)``
-    for side to move ``mover`` (0 Black, 1 White), up to the kernels' rounding."""
+    for side to move ``mover`` (0 Black, 1 White) and the weights' ``mine``, up to the
+    kernels' rounding."""
     n = len(mover)
     x = np.zeros((n, 2 * NFEAT), dtype=np.float32)
     for side in range(2):
-        mine = mover == side
+        ours = mover == side
         cols = slice(side * NFEAT, (side + 1) * NFEAT)
-        x[mine, cols] = 1.25 * counts[mine, side]
-        x[~mine, cols] = -counts[~mine, side].astype(np.float32)
+        x[ours, cols] = mine / 4 * counts[ours, side]
+        x[~ours, cols] = -counts[~ours, side].astype(np.float32)
     return x
+
+
+def multiset_design(
+    row: npt.NDArray[np.integer],
+    col: npt.NDArray[np.integer],
+    val: npt.NDArray[np.integer],
+    mover: npt.NDArray[np.integer],
+    columns: npt.NDArray[np.integer],
+    mine: int = 5,
+) -> F32:
+    """Dense rows for the multiset corrections ``columns`` (``side * NMULTI + multiset``) of
+    positions given as sparse counts (position ``row``, column ``col``, count ``val``), with
+    ``evaluation = design(...) @ theta + multiset_design(...) @ residual_of(w)[columns]``."""
+    where = np.full(2 * NMULTI, -1, dtype=np.int64)
+    where[columns] = np.arange(len(columns))
+    x = np.zeros((len(mover), len(columns)), dtype=np.float32)
+    j = where[col]
+    keep = j >= 0
+    r = row[keep]
+    ours = mover[r] == col[keep] // NMULTI
+    x[r, j[keep]] = np.where(ours, mine / 4, -1.0) * val[keep]
+    return x
+
+
+def residual_of(weights: Weights) -> F64:
+    """The multiset corrections of weights: Black's, then White's."""
+    return weights.multiset.ravel().astype(np.float64)
 
 
 def theta_of(weights: Weights) -> F64:
@@ -130,40 +197,108 @@ def fit_scale(z: F64, y: F64) -> float:
 
 def fit(x: F32, y: F64, scale: float, theta0: F64, ridge: F64) -> tuple[F64, int]:
     """Minimise ``loss(x @ theta) + sum(ridge * (theta - theta0)**2)`` by Newton's method over
-    the free entries (the loss is convex in ``theta``); returns ``theta`` and the steps taken."""
+    the free entries (the loss is convex in ``theta``); returns ``theta`` and the steps taken.
+    A step that would raise the objective is halved until it does not (far from the optimum,
+    as when the evaluation's mix changes, a full step can overshoot into saturation)."""
     free = free_mask()
     theta = theta0.copy()
     xf = x[:, free].astype(np.float64)
     fixed = x[:, ~free].astype(np.float64) @ theta0[~free]
     n = len(y)
+    pull = 2 * ridge[free]
+
+    def objective(t: F64) -> float:
+        penalty = float(np.sum(ridge[free] * (t - theta0[free]) ** 2))
+        return loss(xf @ t + fixed, y, scale) + penalty
+
     steps = 0
     while steps < 50:
         steps += 1
         p = _sigmoid((xf @ theta[free] + fixed) / scale)
-        pull = 2 * ridge[free]
         grad = xf.T @ (p - y) / (n * scale) + pull * (theta[free] - theta0[free])
         weight = p * (1 - p) / (n * scale * scale)
         hess = (xf * weight[:, None]).T @ xf + np.diag(pull)
         delta = np.linalg.solve(hess, grad)
+        now = objective(theta[free])
+        for _ in range(20):
+            if objective(theta[free] - delta) <= now:
+                break
+            delta /= 2
         theta[free] -= delta
         if float(np.max(np.abs(delta))) < 1e-3:
             break
     return theta, steps
 
 
-def weights_json(theta: F64, fit_info: dict[str, float | int]) -> str:
-    """The weights file for ``theta`` (rounded to integers), one line per list."""
+def fit_residual(
+    x: F32, y: F64, scale: float, z0: F64, ridge: float, steps: int = 30
+) -> tuple[F64, int]:
+    """Minimise ``loss(z0 + x @ r) + ridge * sum(r**2)`` by Newton's method from ``r = 0``
+    (convex); returns ``r`` and the steps taken. The Hessian is summed in blocks of rows, so
+    ``x`` may be large."""
+    n, m = x.shape
+    r = np.zeros(m)
+    done = 0
+    block = max(1, 2**25 // max(1, m))  # rows per block: about 256 MB of float64
+    while done < steps:
+        done += 1
+        z = z0 + _blocks_dot(x, r, block)
+        p = _sigmoid(z / scale)
+        grad = 2 * ridge * r
+        hess = np.diag(np.full(m, 2 * ridge))
+        for a in range(0, n, block):
+            xb = x[a : a + block].astype(np.float64)
+            pb = p[a : a + block]
+            grad += xb.T @ (pb - y[a : a + block]) / (n * scale)
+            hess += (xb * (pb * (1 - pb) / (n * scale * scale))[:, None]).T @ xb
+        delta = np.linalg.solve(hess, grad)
+        r -= delta
+        if float(np.max(np.abs(delta))) < 1e-2:
+            break
+    return r, done
+
+
+def _blocks_dot(x: F32, r: F64, block: int) -> F64:
+    return np.concatenate(
+        [x[a : a + block].astype(np.float64) @ r for a in range(0, len(x), block)]
+    )
+
+
+def weights_json(
+    theta: F64, fit_info: dict[str, float | int], residual: F64 | None = None, mine: int = 5
+) -> str:
+    """The weights file for ``theta`` and the multiset corrections ``residual`` (rounded to
+    integers; none when absent or all zero), one line per list."""
     about = (
         "Evaluation values fitted to self-play outcomes by tools/tune_eval.py (logistic loss): "
         "per side, a value per line pattern (NONE B1 F1 B2 F2 B3 F3 B4 F4 FIVE OVERLINE "
-        "FOUR_FOUR) and per threat class (P4_NONE .. P4_FIVE); see engine/search/tune.py."
+        "FOUR_FOUR) and per threat class (P4_NONE .. P4_FIVE)"
     )
+    rounded = None if residual is None else np.round(residual).astype(np.int64)
+    if rounded is not None and rounded.any():
+        about += (
+            ", plus a correction per multiset of a point's four patterns (in the order of "
+            "itertools.combinations_with_replacement(range(12), 4))"
+        )
+    else:
+        rounded = None
+    if mine != 5:
+        about += f"; the evaluation is ({mine} * mine - 4 * theirs) / 4"
+    about += "; see engine/search/tune.py."
     lines = ["{", f'  "about": {json.dumps(about)},', f'  "fit": {json.dumps(fit_info)},']
+    if mine != 5:
+        lines.append(f'  "mine": {int(mine)},')
     for s, side in enumerate(("black", "white")):
         values = [int(v) for v in np.round(theta[s * NFEAT : (s + 1) * NFEAT])]
         lines.append(f'  "{side}": {{')
         lines.append(f'    "pattern": {json.dumps(values[: _patterns.NPAT])},')
-        lines.append(f'    "threat": {json.dumps(values[_patterns.NPAT :])}')
+        lines.append(
+            f'    "threat": {json.dumps(values[_patterns.NPAT :])}'
+            + ("," if rounded is not None else "")
+        )
+        if rounded is not None:
+            part = rounded[s * NMULTI : (s + 1) * NMULTI]
+            lines.append(f'    "multiset": {json.dumps([int(v) for v in part])}')
         lines.append("  }," if s == 0 else "  }")
     lines.append("}")
     return "\n".join(lines) + "\n"
