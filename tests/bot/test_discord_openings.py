@@ -149,9 +149,7 @@ async def test_a_whole_swap2_game_between_people(
         assert (
             "played **" in (await fake.slash("place", user=alice, options={"cell": white})).content
         )
-        assert (
-            "played **" in (await fake.slash("place", user=bob, options={"cell": black})).content
-        )
+        assert "played **" in (await fake.slash("place", user=bob, options={"cell": black})).content
     await fake.slash("place", user=alice, options={"cell": "a11"})
     view = await bot.service.game(game_id)
     assert view.outcome is not None

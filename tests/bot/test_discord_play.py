@@ -141,9 +141,7 @@ async def test_challenge_accepted_and_won_updates_ratings(
         assert (
             "played **" in (await fake.slash("place", user=alice, options={"cell": black})).content
         )
-        assert (
-            "played **" in (await fake.slash("place", user=bob, options={"cell": white})).content
-        )
+        assert "played **" in (await fake.slash("place", user=bob, options={"cell": white})).content
     await fake.slash("place", user=alice, options={"cell": "l8"})
     view = await bot.service.game(game_id)
     assert view.outcome is not None
