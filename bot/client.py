@@ -584,25 +584,23 @@ class GomokuBot(commands.Bot):
             return result
         pending: asyncio.Task[PendingReply | None] | None = None
         if is_command:
-            # The AI answers next: defer now (unless a slow write already did), its search may
-            # take seconds. The reply is noted in storage until it is filled in, so that a
-            # restart can still fill it in; the write runs beside the redraw, not before it.
-            if interaction.response.is_done():
-                callback = interaction.extras.get(DEFERRAL)
-            else:
-                callback = await interaction.response.defer(ephemeral=True, thinking=True)
-            message_id = None if callback is None else callback.message_id
-            if ai is not None:
-                pending = asyncio.create_task(
-                    remember_reply(self, interaction, result.game.game_id, message_id)
-                )
+            # The AI answers next: defer (unless a slow write already did), its search may take
+            # seconds. The deferral goes out beside the board's redraw, not before it, so the
+            # player sees their stone a round trip sooner. The reply is noted in storage until
+            # it is filled in, so that a restart can still fill it in.
+            pending = asyncio.create_task(
+                self._defer_reply(interaction, result.game.game_id, remember=ai is not None)
+            )
         shutting_down = False
         try:
             await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
             reply = result
             if ai is not None:
                 reply = await ai or result
-            if is_command:
+            if pending is not None:
+                # A fast AI must not fill in a reply not yet deferred; shielded, so that a
+                # shutdown here still leaves the reply noted for the next start.
+                await asyncio.shield(pending)
                 await interaction.edit_original_response(content=_move_summary(result, reply))
         except asyncio.CancelledError:
             shutting_down = True  # the noted reply stays: the next start fills it in
@@ -612,6 +610,20 @@ class GomokuBot(commands.Bot):
             if saved is not None and not shutting_down:
                 await self.service.repository.drop_pending_reply(saved.token)
         return reply
+
+    async def _defer_reply(
+        self, interaction: discord.Interaction[Any], game_id: int, *, remember: bool
+    ) -> PendingReply | None:
+        """Defer ``interaction``'s reply (unless a slow write already did) and, when the AI is
+        to fill it in (``remember``), note it in storage until then."""
+        if interaction.response.is_done():
+            callback = interaction.extras.get(DEFERRAL)
+        else:
+            callback = await interaction.response.defer(ephemeral=True, thinking=True)
+        if not remember:
+            return None
+        message_id = None if callback is None else callback.message_id
+        return await remember_reply(self, interaction, game_id, message_id)
 
     async def _answer_move(
         self, interaction: discord.Interaction[Any], result: MoveResult

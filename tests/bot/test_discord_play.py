@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from bot.ai import ProcessPoolRunner
+from bot.ai import AIMove, AIRequest, ProcessPoolRunner
 from bot.client import GomokuBot
 from bot.service import GameView
 from engine.types import Game, Termination
 from storage.repository import GameStatus
-from tests.bot.conftest import BotFactory
+from tests.bot.conftest import BotFactory, CentreRunner
 from tests.fakediscord import FakeDiscord, FakeUser, Message
 
 
@@ -84,6 +84,46 @@ async def test_gomoku_against_the_ai_to_the_end(
         assert [m.id for m in boards] == [start.message.id]
         assert boards[0].edits >= len(view.board.moves) // 2
         assert "game" in boards[0].embeds[0]["footer"]["text"]
+
+
+class _GatedRunner(CentreRunner):
+    """Answers only once the test opens the gate: the AI's own board edit cannot come first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        await self.gate.wait()
+        return await super().choose_move(request)
+
+
+async def test_a_move_against_the_ai_shows_on_the_board_before_its_deferral_is_back(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    ai = _GatedRunner()
+    bot = make_bot(ai=ai)
+    async with fake.running(bot):
+        start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+        assert start.message is not None
+        game_id = (await _board_saved(bot, fake)).game_id
+        board = fake.messages[start.message.id]
+        # A slow Discord on the deferral ("thinking..."): the board does not wait for it.
+        release = fake.hold("POST", r"/interactions/\d+/[^/]+/callback")
+        record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
+        await fake.wait_for(lambda: "last h8" in board.text())
+        assert record.callback_type is None  # the deferral is still on its way
+        release.set()
+        ai.gate.set()
+        reply = await fake.answer(record)
+        assert reply.deferred
+        assert "You played **H8**. The AI answered **" in reply.content
+        assert len((await bot.service.game(game_id)).board.moves) == 2
+        async with asyncio.timeout(10):  # the noted reply is dropped once it is filled in
+            while True:
+                if not await bot.service.repository.pending_replies():
+                    break
+                await asyncio.sleep(0.01)
 
 
 async def test_tictactoe_with_buttons_against_the_ai(
