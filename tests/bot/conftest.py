@@ -65,6 +65,21 @@ class CentreRunner:
         pass
 
 
+class GatedRunner(CentreRunner):
+    """A ``CentreRunner`` that thinks until the test sets ``release`` (``started``: a search
+    has begun)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.started = asyncio.Event()
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        self.started.set()
+        await self.release.wait()
+        return await super().choose_move(request)
+
+
 @pytest.fixture(scope="session")
 def pool() -> Iterator[ProcessPoolRunner]:
     """The real spawn-context process pool (one worker, warmed up), shared by the tests that

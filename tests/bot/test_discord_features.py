@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.ai import AIError, AIMove, AIRequest
 from bot.client import GomokuBot
 from storage.repository import GameStatus
-from tests.bot.conftest import BotFactory, CentreRunner, Clock
+from tests.bot.conftest import BotFactory, CentreRunner, Clock, GatedRunner
 from tests.fakediscord import FakeDiscord, FakeUser, Message
 
 
@@ -212,17 +210,11 @@ async def test_rate_limited_edits_are_retried(
     assert statuses[-3:] == [429, 429, 200]
 
 
-class _StuckRunner(CentreRunner):
+class _StuckRunner(GatedRunner):
     """Thinks until released, then fails: the process dies mid-search."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.release = asyncio.Event()
-        self.started = asyncio.Event()
-
     async def choose_move(self, request: AIRequest) -> AIMove:
-        self.started.set()
-        await self.release.wait()
+        await super().choose_move(request)
         raise AIError("stopped")
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from bot.ai import AIMove, AIRequest, ProcessPoolRunner
+from bot.ai import ProcessPoolRunner
 from bot.client import GomokuBot
 from bot.service import GameView
 from engine.types import Game, Termination
 from storage.repository import GameStatus
-from tests.bot.conftest import BotFactory, CentreRunner
+from tests.bot.conftest import BotFactory, GatedRunner
 from tests.fakediscord import FakeDiscord, FakeUser, Message
 
 
@@ -86,22 +86,10 @@ async def test_gomoku_against_the_ai_to_the_end(
         assert "game" in boards[0].embeds[0]["footer"]["text"]
 
 
-class _GatedRunner(CentreRunner):
-    """Answers only once the test opens the gate: the AI's own board edit cannot come first."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.gate = asyncio.Event()
-
-    async def choose_move(self, request: AIRequest) -> AIMove:
-        await self.gate.wait()
-        return await super().choose_move(request)
-
-
 async def test_a_move_against_the_ai_shows_on_the_board_before_its_deferral_is_back(
     fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
 ) -> None:
-    ai = _GatedRunner()
+    ai = GatedRunner()
     bot = make_bot(ai=ai)
     async with fake.running(bot):
         start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
@@ -114,7 +102,7 @@ async def test_a_move_against_the_ai_shows_on_the_board_before_its_deferral_is_b
         await fake.wait_for(lambda: "last h8" in board.text())
         assert record.callback_type is None  # the deferral is still on its way
         release.set()
-        ai.gate.set()
+        ai.release.set()
         reply = await fake.answer(record)
         assert reply.deferred
         assert "You played **H8**. The AI answered **" in reply.content
