@@ -47,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -105,10 +106,10 @@ def _route(method: str, path: str, body: Any) -> str:
     return f"{method} /{route}"
 
 
-def _route_rows(routes: dict[str, int], interactions: int) -> list[str]:
+def _route_rows(routes: Counter[str], interactions: int) -> list[str]:
     """The requests by route, most first, and each route's count per interaction."""
     rows = [f"HTTP requests per interaction (of {interactions}, autocompletes included):"]
-    for route, count in sorted(routes.items(), key=lambda item: -item[1]):
+    for route, count in routes.most_common():
         rows.append(f"  {count / interactions:5.2f}  {count:>6}  {route}")
     total = sum(routes.values())
     rows.append(f"  {total / interactions:5.2f}  {total:>6}  in all")
@@ -268,10 +269,7 @@ async def _drive(
     elapsed = time.monotonic() - started
     requests = len(fake.requests)
     cpu = time.process_time() - cpu
-    routes: dict[str, int] = {}
-    for request in fake.requests:
-        route = _route(request.method, request.path, request.json)
-        routes[route] = routes.get(route, 0) + 1
+    routes = Counter(_route(r.method, r.path, r.json) for r in fake.requests)
     conn.send(
         {
             "samples": samples,
@@ -685,10 +683,7 @@ async def _run_cluster(args: argparse.Namespace) -> int:
     if errors:
         print(f"{len(errors)} games raised, first: {errors[0]}")
     if args.routes:
-        routes: dict[str, int] = {}
-        for report in reports:
-            for route, count in report["routes"].items():
-                routes[route] = routes.get(route, 0) + count
+        routes = sum((Counter(r["routes"]) for r in reports), Counter[str]())
         print("\n".join(_route_rows(routes, sum(r["interactions"] for r in reports))))
     return 0
 
