@@ -16,6 +16,7 @@ from storage.repository import (
     ForeignDatabaseError,
     GameRepository,
     Player,
+    TurnPing,
     VersionConflictError,
 )
 from storage.sqlite import MIGRATIONS as SQLITE_MIGRATIONS
@@ -141,3 +142,24 @@ async def test_ratings_from_two_processes_are_not_lost(postgres_url: str) -> Non
     assert in_guild is not None
     assert (stats.wins, in_guild.wins) == (games, games)
     assert stats.streak == games
+
+
+async def test_a_move_and_the_reads_around_it_are_one_round_trip_each(postgres_url: str) -> None:
+    """A pooled connection is held for each round trip, so under load the round trips bound
+    how many operations a pool completes: a move is one statement (no BEGIN, no COMMIT), and
+    returning a connection to the pool sends nothing."""
+    async with PostgresGameRepository.open(postgres_url, max_size=1) as repo:
+        game = await repo.create_game(new_game())
+        sent: list[str] = []
+        async with repo._pool.acquire() as conn:  # the pool's only connection
+            conn.add_query_logger(lambda record: sent.append(record.query))
+        moved = await repo.append_move(game.id, game.version, Point(7, 7), game.to_move)
+        assert await repo.get_game(game.id) == moved
+        assert await repo.open_game_in_channel(game.channel_id) == moved
+        await repo.save_turn_ping(TurnPing(game.id, game.channel_id, 99, moved.version))
+        await repo.drop_turn_ping(game.id)
+        assert len(sent) == 5, sent
+        with pytest.raises(VersionConflictError):  # the stale move changes nothing
+            await repo.append_move(game.id, game.version, Point(8, 8), game.to_move)
+        assert [(m.ply, m.point) for m in await repo.move_history(game.id)] == [(0, Point(7, 7))]
+        assert await repo.get_game(game.id) == moved
