@@ -69,6 +69,10 @@ _LANGUAGE_CACHE: Final = 50_000  # users whose chosen language is kept in memory
 # A member's choice is stored by the process that served /gomoku language; other shard
 # processes see it once their copy is this old.
 LANGUAGE_TTL: Final = timedelta(seconds=60)
+# The longest an interaction waits for its member's stored language before anything else
+# happens: a database queueing a burst must not cost the answer its 3 s. Past it the answer
+# goes in the language known before (else the Discord client's); the read lands for the next.
+LANGUAGE_WAIT: Final = 1.0
 DEFERRAL: Final = "deferral"  # interaction.extras: the callback of in_time's deferral
 _PING_DRAIN_S: Final = 5.0  # how long shutting down waits for the turn pings under way
 T = TypeVar("T")
@@ -119,6 +123,7 @@ class GomokuBot(commands.Bot):
         self.deadline_poll = deadline_poll  # longest sleep of the deadline task, in seconds
         self.resume_every = resume_every  # seconds between the deadline task's resume() calls
         self.ack_after = ack_after  # a write slower than this is answered by a deferral first
+        self.language_wait = LANGUAGE_WAIT
         self._given_repository = repository
         self._given_ai = ai
         self._stack = contextlib.AsyncExitStack()
@@ -135,6 +140,7 @@ class GomokuBot(commands.Bot):
         # guild id -> the language it chose (None: Discord's); user id -> theirs
         self._guild_languages: dict[int, str | None] = {}
         self._user_languages: dict[int, tuple[str | None, datetime]] = {}  # + when read
+        self._language_reads: dict[int, asyncio.Future[str | None]] = {}  # under way
         self.turn_pings = TurnPings()
         self.start_admission = StartAdmission()
 
@@ -316,16 +322,36 @@ class GomokuBot(commands.Bot):
         choice, else their Discord client's; and note the server's Discord language for
         public messages. Called before any command or button does anything."""
         user_id = interaction.user.id
-        now = self.clock()
         cached = self._user_languages.get(user_id)
-        if cached is None or now - cached[1] >= LANGUAGE_TTL:
-            if len(self._user_languages) >= _LANGUAGE_CACHE:
-                self._user_languages.clear()  # members seen long ago are read again
-            cached = (await self.service.language(user_id), now)
-            self._user_languages[user_id] = cached
-        chosen = cached[0]
+        if cached is None or self.clock() - cached[1] >= LANGUAGE_TTL:
+            read = self._language_reads.get(user_id) or self._read_language(user_id)
+            try:
+                chosen = await asyncio.wait_for(asyncio.shield(read), self.language_wait)
+            except TimeoutError:
+                log.info("language of user %s not read in time", user_id)
+                chosen = None if cached is None else cached[0]
+        else:
+            chosen = cached[0]
         language = chosen or i18n.from_discord(interaction.locale) or i18n.DEFAULT
         i18n.set_current(language, server=i18n.from_discord(interaction.guild_locale))
+
+    def _read_language(self, user_id: int) -> asyncio.Future[str | None]:
+        """Read ``user_id``'s chosen language into the cache, once however many interactions
+        of theirs wait for it."""
+        started = self.clock()
+        read = asyncio.ensure_future(self.service.language(user_id))
+        self._language_reads[user_id] = read
+
+        def landed(done: asyncio.Future[str | None]) -> None:
+            self._language_reads.pop(user_id, None)
+            if done.cancelled() or done.exception() is not None:
+                return  # said to the interactions waiting for it; the next one reads again
+            if len(self._user_languages) >= _LANGUAGE_CACHE:
+                self._user_languages.clear()  # members seen long ago are read again
+            self._user_languages[user_id] = (done.result(), started)
+
+        read.add_done_callback(landed)
+        return read
 
     def forget_language(self, user_id: int) -> None:
         """The user chose another language: read it again next time."""

@@ -4,6 +4,7 @@ language and public ones in the server's; a member's own choice."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -166,3 +167,34 @@ async def test_a_choice_stored_by_another_shard_process_reaches_this_one_within_
         clock.advance(seconds=LANGUAGE_TTL.total_seconds())
         after = await fake.slash("place", user=alice, options={"cell": "h8"})
         _assert_in_language(after.message, "the choice read again")
+
+
+async def test_a_language_slow_to_read_costs_no_answer_and_lands_for_the_next(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database queueing a burst must not hold an interaction past Discord's 3 s before
+    anything is said: the first answer goes in her Discord client's language, and the read,
+    made once, serves the next."""
+    bot = make_bot()
+    bot.language_wait = 0.05
+    async with fake.running(bot):
+        await bot.service.set_language(alice.id, "ja")
+        stored = bot.service.repository.user_language
+        release = asyncio.Event()
+        reads: list[int] = []
+
+        async def slow(user_id: int) -> str | None:
+            reads.append(user_id)
+            await release.wait()
+            return await stored(user_id)
+
+        monkeypatch.setattr(bot.service.repository, "user_language", slow)
+        first = await fake.slash("place", user=alice, options={"cell": "h8"})
+        assert first.message is not None
+        assert _CJK.search(first.text()) is None  # English, her client's language
+        release.set()
+        await bot._language_reads[alice.id]  # still under way: the answer did not wait for it
+        assert bot._user_languages[alice.id][0] == "ja"
+        after = await fake.slash("place", user=alice, options={"cell": "h8"})
+        _assert_in_language(after.message, "the language read late")
+        assert reads == [alice.id]
