@@ -7,6 +7,7 @@ points near the recent moves, matching what was typed); at most 25, as Discord a
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
 __all__ = ["MAX_CHOICES", "Cell", "PointTransformer"]
 
 MAX_CHOICES: Final = 25  # Discord refuses more autocomplete choices
+# Suggestions not found in this long are not given at all: an autocomplete cannot be
+# deferred, and one answered past Discord's 3 s (a database queueing a burst) is lost anyway.
+SUGGEST_WAIT: Final = 1.5
 _ECHO_LIMIT: Final = 100  # of a non-text value, only this much is kept for the reply
 # ASCII: with Unicode case folding, [a-t] would also match U+017F (long s), U+0131 (dotless i)
 # and U+212A (Kelvin sign), which are no column letters; \d would take Arabic-Indic digits.
@@ -76,8 +80,14 @@ class PointTransformer(app_commands.Transformer["GomokuBot"]):
         """Up to 25 legal points of this channel's game that start with what was typed."""
         if interaction.channel_id is None or not isinstance(value, str):
             return []
-        names = await interaction.client.service.suggest_moves(
-            interaction.channel_id, value.strip(), limit=MAX_CHOICES
-        )
+        try:
+            names = await asyncio.wait_for(
+                interaction.client.service.suggest_moves(
+                    interaction.channel_id, value.strip(), limit=MAX_CHOICES
+                ),
+                SUGGEST_WAIT,
+            )
+        except TimeoutError:
+            return []  # the player types the point instead
         names = names[:MAX_CHOICES]
         return [app_commands.Choice(name=name.upper(), value=name) for name in names]

@@ -245,7 +245,8 @@ async def _drive(
             choices = await fake.autocomplete(
                 "place", "cell", user=user, channel=channel, options={"cell": ""}
             )
-            if not choices:
+            if not choices:  # none found in time: a player would type the point instead
+                samples.fail("suggestions")
                 break
             edits = board.edits
             started = time.monotonic()

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
+
+from bot import transformers
 from bot.ai import AIError, AIMove, AIRequest
 from bot.client import GomokuBot
-from storage.repository import GameStatus
+from storage.repository import GameRecord, GameStatus
 from tests.bot.conftest import BotFactory, CentreRunner, Clock, GatedRunner
 from tests.fakediscord import FakeDiscord, FakeUser, Message
 
@@ -196,6 +201,27 @@ async def test_autocomplete_suggests_matching_points(
     assert "h8" not in [choice["value"] for choice in choices]  # the AI's stone is there
     everything = await fake.autocomplete("place", "cell", user=alice, options={"cell": ""})
     assert len(everything) == 25
+
+
+async def test_suggestions_slow_to_find_are_answered_with_none_in_time(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An autocomplete cannot be deferred: one that would miss Discord's 3 s answers with no
+    choices (the player types the point) instead of never."""
+    await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+    release = asyncio.Event()
+    stored = bot.service.repository.open_game_in_channel
+
+    async def slow(channel_id: int) -> GameRecord | None:
+        await release.wait()
+        return await stored(channel_id)
+
+    monkeypatch.setattr(transformers, "SUGGEST_WAIT", 0.05)
+    monkeypatch.setattr(bot.service.repository, "open_game_in_channel", slow)
+    assert await fake.autocomplete("place", "cell", user=alice, options={"cell": "h"}) == []
+    release.set()
+    choices = await fake.autocomplete("place", "cell", user=alice, options={"cell": "h"})
+    assert 0 < len(choices) <= 25
 
 
 async def test_rate_limited_edits_are_retried(
