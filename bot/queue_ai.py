@@ -9,9 +9,10 @@ one per core). Select it with ``GOMOKU_AI_QUEUE_URL=redis://host:6379/0``.
 * Requests and results travel as JSON (never pickle: whoever can write to Redis must not be
   able to run code in the bot or the workers).
 * A worker killed mid-search: arq cannot tell, so the runner gives each search its level's
-  time budget x4 + 10 s (as the local pool does) and then enqueues it again, once; any idle
-  worker takes it. arq itself never re-runs it (``max_tries=1`` in the worker), so a search
-  never runs twice on its own.
+  time budget x4 + 10 s (as the local pool does) from when a worker took it, and then
+  enqueues it again, once; any idle worker takes it. Time spent queued for a free worker is
+  no sign of a dead one: a search waits for one up to ``QUEUE_PATIENCE_S``. arq itself
+  never re-runs it (``max_tries=1`` in the worker), so a search never runs twice on its own.
 * A result that arrives for a position that moved on is the service's to drop (it compares
   the game's version before playing the AI's move).
 * Redis unreachable: ``AIUnavailableError`` at once, and the service leaves the game as it was.
@@ -22,6 +23,7 @@ one per core). Select it with ``GOMOKU_AI_QUEUE_URL=redis://host:6379/0``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import TYPE_CHECKING, Any, Final, Self
@@ -40,6 +42,7 @@ from engine.types import Color, Game, Point, Rule
 
 if TYPE_CHECKING:
     from arq.connections import ArqRedis
+    from arq.jobs import Job
 
     from engine.search.analysis import Analysis
 
@@ -66,6 +69,15 @@ QUEUE_NAME: Final = "gomoku:ai"
 SEARCH_FUNCTION: Final = "search"
 ANALYSE_FUNCTION: Final = "analyse"
 _POLL_S: Final = 0.02  # how often the runner looks for a result (arq's default is 0.5 s)
+# A search not back within the first window is a long one or a queued one: looking ten times
+# a second is enough, and hundreds of them waiting at 50 looks a second each kept the bot
+# busy talking to Redis (bench_load, 1,000 games on two workers).
+_FIRST_WINDOW_S: Final = 1.0  # also how often a queued search is asked whether it was taken
+_SLOW_POLL_S: Final = 0.1
+# How long a search may wait for a free worker (not taken by any) before the player is told
+# the AI is unavailable. Waiting is no sign of a dead worker: enqueuing it again would only
+# lengthen the queue that holds it.
+QUEUE_PATIENCE_S: Final = 120.0
 
 
 # --- the wire format (JSON, shared with bot.worker) ---------------------------------------
@@ -269,11 +281,11 @@ class QueueRunner:
                 raise AIError("closed")
             try:
                 job = await self._redis.enqueue_job(
-                    function, payload, _expires=limit * 2 + HANG_SLACK_S
+                    function, payload, _expires=QUEUE_PATIENCE_S + limit + HANG_SLACK_S
                 )
                 if job is None:  # only for a duplicate job id, which we never give
                     raise AIError("not enqueued")
-                result = await job.result(timeout=limit, poll_delay=_POLL_S)
+                result = await _result(job, limit)
             except TimeoutError as error:
                 log.warning("no AI worker answered within %.1f s (attempt %d)", limit, attempt)
                 if attempt == 2:
@@ -297,6 +309,33 @@ class QueueRunner:
         kept briefly and then expire)."""
         self._closed = True
         await self._redis.aclose()
+
+
+async def _result(job: Job, limit: float) -> Any:
+    """``job``'s result. TimeoutError once a worker has held it ``limit`` seconds without an
+    answer (killed or hung), or once it has waited ``QUEUE_PATIENCE_S`` in all; the time it
+    spends queued for a free worker does not count toward ``limit``."""
+    from arq.jobs import JobStatus
+
+    clock = asyncio.get_running_loop().time
+    enqueued = clock()
+    taken: float | None = None  # when it was first seen out of the queue (within a window)
+    poll = _POLL_S
+    while True:
+        try:
+            return await job.result(timeout=_FIRST_WINDOW_S, poll_delay=poll)
+        except TimeoutError:
+            pass
+        poll = _SLOW_POLL_S
+        now = clock()
+        if now - enqueued >= QUEUE_PATIENCE_S:
+            raise TimeoutError
+        if taken is None:
+            if await job.status() is JobStatus.queued:
+                continue
+            taken = now
+        if now - taken >= limit:
+            raise TimeoutError
 
 
 def _is_redis_error(error: BaseException) -> bool:

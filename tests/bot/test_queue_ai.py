@@ -185,6 +185,26 @@ async def test_a_search_goes_to_a_worker_and_back_and_a_killed_worker_is_replace
         assert move.point not in {Point.parse("h8"), Point.parse("i9")}
         assert runner.retries == 1
         assert second.poll() is None
+
+        # Queued behind the busy worker is not hung: a search that waits for a free worker
+        # longer than its own hang limit is not enqueued again (that would only lengthen the
+        # queue that holds it).
+        patient = await QueueRunner.connect(workers.url, hang_after_s=1.0)
+        try:
+            held = len(await redis.keys("arq:in-progress:*"))  # the killed worker's stays
+            busy = asyncio.create_task(runner.choose_move(request_for("h8 i9 h10", Level.MASTER)))
+
+            async def busy_taken() -> bool:
+                return len(await redis.keys("arq:in-progress:*")) > held
+
+            await until(busy_taken)
+            queued_at = time.monotonic()
+            move = await patient.choose_move(request_for("h8 i9 h9", Level.EASY))
+            assert time.monotonic() - queued_at > 1.0  # it did wait past its limit
+            assert patient.retries == 0
+            await busy
+        finally:
+            await patient.close()
     finally:
         await runner.close()
 
