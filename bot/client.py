@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from bot.ai import AIRunner
     from bot.settings import Settings
     from bot.shards import ShardSpec
-    from storage.repository import GameRepository, PendingReply
+    from storage.repository import GameRepository, GuildSettings, PendingReply
 
 __all__ = ["ACK_AFTER", "REPOST_AGE", "GomokuBot"]
 
@@ -136,10 +136,11 @@ class GomokuBot(commands.Bot):
         self._shown: dict[int, int] = {}  # game id -> the newest version drawn
         # game id -> its board message, known here before the view from the store says so
         self._board_ids: dict[int, int] = {}
-        self._styles: dict[int, render.BoardStyle] = {}
-        # guild id -> the language it chose (None: Discord's); user id -> theirs
-        self._guild_languages: dict[int, str | None] = {}
-        self._user_languages: dict[int, tuple[str | None, datetime]] = {}  # + when read
+        # guild id -> its settings, and the reads of them under way (guild_settings)
+        self._settings: dict[int, GuildSettings] = {}
+        self._settings_reads: dict[int, asyncio.Future[GuildSettings]] = {}
+        # user id -> the language they chose (None: Discord's), and when it was read
+        self._user_languages: dict[int, tuple[str | None, datetime]] = {}
         self._language_reads: dict[int, asyncio.Future[str | None]] = {}  # under way
         self.turn_pings = TurnPings()
         self.start_admission = StartAdmission()
@@ -303,19 +304,38 @@ class GomokuBot(commands.Bot):
 
     # ------------------------------------------------------------------ showing games
 
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        """The guild's settings, kept until ``forget_settings``: they change only through a
+        command of that guild, which its shard's process (this one) serves and which forgets
+        them. Reads of a guild not kept yet share one: a burst of starts in a guild asked the
+        database the same question hundreds of times before any of them could answer."""
+        kept = self._settings.get(guild_id)
+        if kept is not None:
+            return kept
+        read = self._settings_reads.get(guild_id)
+        if read is None:
+            read = asyncio.ensure_future(self.service.settings(guild_id))
+            self._settings_reads[guild_id] = read
+
+            def landed(done: asyncio.Future[GuildSettings]) -> None:
+                if self._settings_reads.get(guild_id) is not done:
+                    return  # forgotten while under way: it may hold the old settings
+                del self._settings_reads[guild_id]
+                if not done.cancelled() and done.exception() is None:
+                    self._settings[guild_id] = done.result()
+
+            read.add_done_callback(landed)
+        return await asyncio.shield(read)
+
     async def board_style(self, guild_id: int | None) -> render.BoardStyle:
-        """The guild's board style (cached; ``forget_settings`` drops the cache)."""
+        """The guild's board style."""
         if guild_id is None:
             return render.BoardStyle.EMOJI
-        style = self._styles.get(guild_id)
-        if style is None:
-            settings = await self.service.settings(guild_id)
-            try:
-                style = render.BoardStyle(settings.board_style)
-            except ValueError:
-                style = render.BoardStyle.EMOJI
-            self._styles[guild_id] = style
-        return style
+        settings = await self.guild_settings(guild_id)
+        try:
+            return render.BoardStyle(settings.board_style)
+        except ValueError:
+            return render.BoardStyle.EMOJI
 
     async def enter(self, interaction: discord.Interaction[Any]) -> None:
         """Set the language of everything said in answer to ``interaction``: the user's own
@@ -361,10 +381,7 @@ class GomokuBot(commands.Bot):
         """The language of ``guild_id``'s public messages: the one its admins chose, else
         the server's language in Discord, else English."""
         if guild_id is not None:
-            if guild_id not in self._guild_languages:
-                settings = await self.service.settings(guild_id)
-                self._guild_languages[guild_id] = settings.language
-            chosen = self._guild_languages[guild_id]
+            chosen = (await self.guild_settings(guild_id)).language
             if chosen is not None:
                 return chosen
             guild = self.get_guild(guild_id)
@@ -376,8 +393,8 @@ class GomokuBot(commands.Bot):
 
     def forget_settings(self, guild_id: int) -> None:
         """Settings changed: read them again next time."""
-        self._styles.pop(guild_id, None)
-        self._guild_languages.pop(guild_id, None)
+        self._settings.pop(guild_id, None)
+        self._settings_reads.pop(guild_id, None)
         self.turn_pings.forget_settings(guild_id)
 
     async def board_message(

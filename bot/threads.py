@@ -34,7 +34,7 @@ async def uses_threads(interaction: discord.Interaction[GomokuBot]) -> bool:
     channel = interaction.channel
     if interaction.guild_id is None or not isinstance(channel, discord.TextChannel):
         return False
-    settings = await interaction.client.service.settings(interaction.guild_id)
+    settings = await interaction.client.guild_settings(interaction.guild_id)
     if not settings.use_threads:
         return False
     have = interaction.app_permissions

@@ -12,6 +12,7 @@ import pytest
 from bot.admission import StartAdmission
 from bot.client import GomokuBot
 from bot.service import GameView
+from storage.repository import GuildSettings
 from tests.fakediscord import FakeDiscord, FakeUser
 
 
@@ -56,3 +57,37 @@ async def test_starts_beyond_the_running_ones_wait_acknowledged_and_beyond_the_q
     again = await fake.slash("gomoku start", user=carol, channel=third)  # room again
     assert again.message is not None
     assert again.message.embeds
+
+
+async def test_a_burst_of_starts_in_a_guild_reads_its_settings_once(
+    fake: FakeDiscord, bot: GomokuBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every start first asks whether the guild hosts games in threads: before anything
+    answers them, a burst of starts shares one read of the guild's settings (kept until a
+    settings command forgets them) instead of queueing hundreds on the database."""
+    reads: list[int] = []
+    asked, release = asyncio.Event(), asyncio.Event()
+    stored = bot.service.settings
+
+    async def slow(guild_id: int) -> GuildSettings:
+        reads.append(guild_id)
+        asked.set()
+        await release.wait()
+        return await stored(guild_id)
+
+    monkeypatch.setattr(bot.service, "settings", slow)
+    starts = []
+    for n in range(3):
+        user, channel = fake.add_user(f"player{n}"), fake.add_channel(f"table{n}")
+        starts.append(await fake.send_slash("gomoku start", user=user, channel=channel))
+    async with asyncio.timeout(10):
+        await asked.wait()
+    release.set()
+    for start in starts:
+        reply = await fake.answer(start)
+        assert reply.message is not None
+        assert reply.message.embeds  # the board
+    assert reads == [fake.guild_id]
+    bot.forget_settings(fake.guild_id)
+    await fake.slash("gomoku start", user=fake.add_user("late"), channel=fake.add_channel("late"))
+    assert reads == [fake.guild_id, fake.guild_id]
