@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from bot.shards import ShardSpec
     from storage.repository import GameRepository, PendingReply
 
-__all__ = ["ACK_AFTER", "REPOST_AGE", "GomokuBot"]
+__all__ = ["ACK_AFTER", "AI_REPLY_WAIT", "REPOST_AGE", "GomokuBot"]
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,10 @@ MENTIONS: Final = discord.AllowedMentions(everyone=False, roles=False, users=Tru
 # Discord wants a first answer within 3 s of the event; this leaves room for the gateway's
 # delivery and for a loaded event loop.
 ACK_AFTER: Final = 1.5
+# A /place against the AI waits this long for the AI's answer before it defers ("thinking..."):
+# the easy levels answer well within it even under load, in one message instead of a
+# deferral, its edit and the reply's note in storage (two writes) until then.
+AI_REPLY_WAIT: Final = 0.5
 _LANGUAGE_CACHE: Final = 50_000  # users whose chosen language is kept in memory
 # A member's choice is stored by the process that served /gomoku language; other shard
 # processes see it once their copy is this old.
@@ -96,6 +100,7 @@ class GomokuBot(commands.Bot):
         deadline_poll: float = 30.0,
         resume_every: float = 60.0,
         ack_after: float = ACK_AFTER,
+        ai_reply_wait: float = AI_REPLY_WAIT,
         freeze_heap: bool = False,
         **options: Any,
     ) -> None:
@@ -123,6 +128,7 @@ class GomokuBot(commands.Bot):
         self.deadline_poll = deadline_poll  # longest sleep of the deadline task, in seconds
         self.resume_every = resume_every  # seconds between the deadline task's resume() calls
         self.ack_after = ack_after  # a write slower than this is answered by a deferral first
+        self.ai_reply_wait = ai_reply_wait  # an AI slower than this: the /place is deferred
         self.freeze_heap = freeze_heap
         self._given_repository = repository
         self._given_ai = ai
@@ -553,15 +559,18 @@ class GomokuBot(commands.Bot):
         ``version``: a tap panel's (a stale panel is refused); ``typed``/``letter``: how
         ``/place`` was written, which each kind of game checks against its one notation.
 
-        A command is answered privately ("You played h8."), after deferring when the AI is
-        to answer or the write is slow (``in_time``); between people with pings on, at once
-        and publicly with the ping of the player to move (``_answer_move``). A button is
+        A command is answered privately ("You played h8."), after deferring when the write is
+        slow (``in_time``) or the AI takes longer than ``ai_reply_wait`` to answer (a quicker
+        AI's answer is in the one reply: "You played h8. The AI answered i9."); between
+        people with pings on, at once and publicly with the ping of the player to move
+        (``_answer_move``). A button is
         acknowledged at once and needs no words: its board changes. The AI's reply starts as
         soon as the move is stored, in its own task: it is made even if answering the player
         fails.
         """
         if interaction.channel_id is None:
             raise RuntimeError("interaction without a channel")
+        started = asyncio.get_running_loop().time()
         is_command = interaction.type is discord.InteractionType.application_command
         if not is_command:
             # A button: acknowledge at once, the board it sits on is what changes.
@@ -599,31 +608,62 @@ class GomokuBot(commands.Bot):
                 result.game, interaction=interaction, ratings=result.ratings, pinged=pinged
             )
             return result
-        pending: asyncio.Task[PendingReply | None] | None = None
-        if is_command:
-            # The AI answers next: defer (unless a slow write already did), its search may take
-            # seconds. The deferral goes out beside the board's redraw, not before it, so the
-            # player sees their stone a round trip sooner. The reply is noted in storage until
-            # it is filled in, so that a restart can still fill it in.
-            pending = asyncio.create_task(
-                self._defer_reply(interaction, result.game.game_id, remember=ai is not None)
-            )
+        game_id = result.game.game_id
+        # The deferral of the reply (its task), once there is one: the reply is noted in
+        # storage until it is filled in, so that a restart can still fill it in.
+        pending: list[asyncio.Task[PendingReply | None]] = []
+
+        def defer() -> None:
+            reply = self._defer_reply(interaction, game_id, remember=ai is not None)
+            pending.append(asyncio.ensure_future(reply))
+
+        waiting: asyncio.TimerHandle | None = None
+        if is_command and interaction.response.is_done():
+            defer()  # a slow write deferred already: note the reply if the AI is to fill it in
+        elif is_command:
+            # The AI answers next. A quick answer is the reply itself, one message; a search
+            # that takes longer is deferred then (the board shows the player's stone meanwhile).
+            # Either way the deferral goes out beside the board's redraw, not before it, so the
+            # player sees their stone a round trip sooner. The wait counts from the command's
+            # start: a write that took long leaves less of it.
+            loop = asyncio.get_running_loop()
+            delay = max(0.0, self.ai_reply_wait - (loop.time() - started))
+            waiting = loop.call_later(delay, defer)
         shutting_down = False
         try:
             await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
             reply = result
             if ai is not None:
                 reply = await ai or result
-            if pending is not None:
+            if waiting is not None:
+                waiting.cancel()
+            if pending:
                 # A fast AI must not fill in a reply not yet deferred; shielded, so that a
                 # shutdown here still leaves the reply noted for the next start.
-                await asyncio.shield(pending)
+                await asyncio.shield(pending[0])
                 await interaction.edit_original_response(content=_move_summary(result, reply))
+            elif is_command:
+                await interaction.response.send_message(
+                    _move_summary(result, reply), ephemeral=True
+                )
         except asyncio.CancelledError:
-            shutting_down = True  # the noted reply stays: the next start fills it in
+            shutting_down = True  # a noted reply stays: the next start fills it in
+            if waiting is not None:
+                waiting.cancel()
+            if is_command and not pending and not interaction.response.is_done():
+                # Stopping before the AI answered and before any deferral: nothing would
+                # answer the command, so say what was played (the board shows it already).
+                with contextlib.suppress(discord.HTTPException):
+                    await asyncio.shield(
+                        interaction.response.send_message(
+                            _move_summary(result, result), ephemeral=True
+                        )
+                    )
             raise
         finally:
-            saved = None if pending is None else await pending
+            if waiting is not None:
+                waiting.cancel()
+            saved = None if not pending else await pending[0]
             if saved is not None and not shutting_down:
                 await self.service.repository.drop_pending_reply(saved.token)
         return reply

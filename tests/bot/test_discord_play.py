@@ -75,7 +75,6 @@ async def test_gomoku_against_the_ai_to_the_end(
             assert 0 < len(choices) <= 25
             move = await fake.slash("place", user=alice, options={"cell": choices[0]["value"]})
             assert move.ephemeral
-            assert move.deferred
             assert "played **" in move.content
         assert view.status is GameStatus.FINISHED
         assert view.outcome is not None
@@ -86,32 +85,77 @@ async def test_gomoku_against_the_ai_to_the_end(
         assert "game" in boards[0].embeds[0]["footer"]["text"]
 
 
-async def test_a_move_against_the_ai_shows_on_the_board_before_its_deferral_is_back(
+async def _pending_replies_gone(bot: GomokuBot) -> None:
+    async with asyncio.timeout(10):  # the noted reply is dropped once it is filled in
+        while await bot.service.repository.pending_replies():
+            await asyncio.sleep(0.01)
+
+
+async def test_a_quick_ai_answer_is_the_reply_itself_and_the_board_shows_the_move_first(
     fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
 ) -> None:
     ai = GatedRunner()
-    bot = make_bot(ai=ai)
+    bot = make_bot(ai=ai, ai_reply_wait=30.0)  # "quick": within the wait, however slow the test
     async with fake.running(bot):
         start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
         assert start.message is not None
         game_id = (await _board_saved(bot, fake)).game_id
         board = fake.messages[start.message.id]
-        # A slow Discord on the deferral ("thinking..."): the board does not wait for it.
+        # A slow Discord on the answer: the board does not wait for it.
         release = fake.hold("POST", r"/interactions/\d+/[^/]+/callback")
         record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
         await fake.wait_for(lambda: "last h8" in board.text())
-        assert record.callback_type is None  # the deferral is still on its way
+        assert record.callback_type is None  # nothing answered the command yet
         release.set()
+        ai.release.set()
+        reply = await fake.answer(record)
+        # One message: no deferral ("thinking..."), no edit of it, no reply noted in storage.
+        assert reply.ephemeral
+        assert not reply.deferred
+        assert "You played **H8**. The AI answered **" in reply.content
+        assert fake.requests_to("PATCH", rf"/webhooks/\d+/{record.token}/messages/@original") == []
+        assert await bot.service.repository.pending_replies() == []
+        assert len((await bot.service.game(game_id)).board.moves) == 2
+
+
+async def test_a_slow_ai_answer_fills_in_a_deferred_reply_noted_until_then(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    ai = GatedRunner()
+    bot = make_bot(ai=ai, ai_reply_wait=0.05)
+    async with fake.running(bot):
+        start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+        assert start.message is not None
+        board = fake.messages[start.message.id]
+        record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
+        await fake.wait_for(lambda: record.callback_type is not None)
+        assert record.callback_type == 5  # "thinking...", while the AI still thinks
+        assert "last h8" in board.text()  # the stone showed before the deferral
+        async with asyncio.timeout(10):  # noted, so that a restart could still fill it in
+            while not await bot.service.repository.pending_replies():
+                await asyncio.sleep(0.01)
         ai.release.set()
         reply = await fake.answer(record)
         assert reply.deferred
         assert "You played **H8**. The AI answered **" in reply.content
-        assert len((await bot.service.game(game_id)).board.moves) == 2
-        async with asyncio.timeout(10):  # the noted reply is dropped once it is filled in
-            while True:
-                if not await bot.service.repository.pending_replies():
-                    break
-                await asyncio.sleep(0.01)
+        await _pending_replies_gone(bot)
+
+
+async def test_stopping_while_the_ai_thinks_still_answers_the_move(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    ai = GatedRunner()
+    bot = make_bot(ai=ai, ai_reply_wait=30.0)
+    async with fake.running(bot):
+        await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+        record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
+        await ai.started.wait()
+        assert record.callback_type is None
+    # The bot stopped before the AI answered and before any deferral: the command is still
+    # answered (else Discord says the application did not respond), with the move played.
+    reply = await fake.answer(record)
+    assert reply.ephemeral
+    assert reply.content == "You played **H8**."
 
 
 async def test_tictactoe_with_buttons_against_the_ai(
