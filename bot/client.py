@@ -523,7 +523,10 @@ class GomokuBot(commands.Bot):
             (interaction.message is not None and interaction.message.id == message_id)
             or interaction.extras.get("board_message_id") == message_id
         ):
-            await interaction.edit_original_response(**message_args)
+            if interaction.response.is_done():
+                await interaction.edit_original_response(**message_args)
+            else:  # a button on the board, not yet answered: the redraw is its answer
+                await interaction.response.edit_message(**message_args)
             return
         channel = self.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
         await channel.get_partial_message(message_id).edit(**message_args)
@@ -553,6 +556,7 @@ class GomokuBot(commands.Bot):
         version: int | None = None,
         letter: bool = False,
         typed: bool = False,
+        on_board: bool = False,
     ) -> MoveResult:
         """A move from ``/place`` or a board button: play, redraw, let the AI answer.
 
@@ -566,14 +570,17 @@ class GomokuBot(commands.Bot):
         (``_answer_move``). A button is
         acknowledged at once and needs no words: its board changes. The AI's reply starts as
         soon as the move is stored, in its own task: it is made even if answering the player
-        fails.
+        fails. ``on_board``: the button sits on the board message itself (a grid square, a
+        column), so the board's redraw is the button's answer, in its own callback (one
+        request instead of a deferral and an edit); it is deferred only when the write is slow.
         """
         if interaction.channel_id is None:
             raise RuntimeError("interaction without a channel")
         started = asyncio.get_running_loop().time()
         is_command = interaction.type is discord.InteractionType.application_command
-        if not is_command:
-            # A button: acknowledge at once, the board it sits on is what changes.
+        if not is_command and not on_board:
+            # A tap on the private panel: acknowledge at once, the public board is what
+            # changes (by an edit of its own) and the panel after that.
             await interaction.response.defer()
         user = interaction.user.id
         channel_id = interaction.channel_id
@@ -586,7 +593,9 @@ class GomokuBot(commands.Bot):
         else:
             raise ValueError("a move needs a point or a column")
         try:
-            result = await self.in_time(interaction, move, ephemeral=True, thinking=True)
+            result = await self.in_time(
+                interaction, move, ephemeral=is_command, thinking=is_command
+            )
         except OutOfTimeError as error:
             # Too late: the move ended the game on time. Show that, then report the refusal
             # (which the player must get even when the board cannot be redrawn).
@@ -632,6 +641,10 @@ class GomokuBot(commands.Bot):
         shutting_down = False
         try:
             await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
+            if not is_command and not interaction.response.is_done():
+                # The board was drawn elsewhere (posted anew, or a newer state came first):
+                # the button still needs its answer.
+                await interaction.response.defer()
             reply = result
             if ai is not None:
                 reply = await ai or result

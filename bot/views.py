@@ -275,7 +275,7 @@ class GridButton(
         if interaction.channel_id is None:
             return
         await _bot(interaction).play_move(
-            interaction, point=self.point, column=None, game_id=self.game_id
+            interaction, point=self.point, column=None, game_id=self.game_id, on_board=True
         )
 
 
@@ -312,7 +312,7 @@ class ColumnButton(
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Drop the stone."""
         await _bot(interaction).play_move(
-            interaction, point=None, column=self.column, game_id=self.game_id
+            interaction, point=None, column=self.column, game_id=self.game_id, on_board=True
         )
 
 

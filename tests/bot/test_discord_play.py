@@ -11,7 +11,7 @@ from bot.service import GameView
 from engine.types import Game, Termination
 from storage.repository import GameStatus
 from tests.bot.conftest import BotFactory, GatedRunner
-from tests.fakediscord import FakeDiscord, FakeUser, Message
+from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord, Message
 
 
 async def _game(bot: GomokuBot, fake: FakeDiscord, game_id: int | None = None) -> GameView:
@@ -87,7 +87,9 @@ async def test_gomoku_against_the_ai_to_the_end(
 
 async def _pending_replies_gone(bot: GomokuBot) -> None:
     async with asyncio.timeout(10):  # the noted reply is dropped once it is filled in
-        while await bot.service.repository.pending_replies():
+        while True:
+            if not await bot.service.repository.pending_replies():
+                break
             await asyncio.sleep(0.01)
 
 
@@ -132,7 +134,9 @@ async def test_a_slow_ai_answer_fills_in_a_deferred_reply_noted_until_then(
         assert record.callback_type == 5  # "thinking...", while the AI still thinks
         assert "last h8" in board.text()  # the stone showed before the deferral
         async with asyncio.timeout(10):  # noted, so that a restart could still fill it in
-            while not await bot.service.repository.pending_replies():
+            while True:
+                if await bot.service.repository.pending_replies():
+                    break
                 await asyncio.sleep(0.01)
         ai.release.set()
         reply = await fake.answer(record)
@@ -186,6 +190,68 @@ async def test_tictactoe_with_buttons_against_the_ai(
         # A finished grid is all disabled; only "Play again" is left to press.
         await fake.wait_for(lambda: _enabled(board) == [f"gomoku:{game_id}:rematch"])
         assert len([m for m in fake.channel_messages() if m.interaction_id is None]) == 0
+
+
+async def _tictactoe(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> tuple[Message, int]:
+    start = await fake.slash(
+        "gomoku start",
+        user=alice,
+        options={"opponent": bob, "game": "tictactoe", "colour": "black"},
+    )
+    assert start.message is not None
+    game_id = (await _game(bot, fake)).game_id
+    await fake.click(start.message, f"gomoku:{game_id}:accept", user=bob)
+    return start.message, game_id
+
+
+def _own_requests(fake: FakeDiscord, record: InteractionRecord) -> list[str]:
+    """The requests that answered ``record``: its callbacks, and its token's webhook calls."""
+    return [
+        f"{r.method} {r.path}"
+        for r in fake.requests
+        if f"/interactions/{record.id}/" in r.path or f"/{record.token}/" in r.path
+    ]
+
+
+async def test_a_square_tapped_on_the_board_is_answered_by_the_boards_redraw(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    board, game_id = await _tictactoe(fake, bot, alice, bob)
+    edits = board.edits
+    reply = await fake.click(board, f"gomoku:{game_id}:cell:1:1", user=alice)
+    record = reply.interaction
+    # One request: the tap's own callback redraws the board (no deferral, then no edit).
+    assert record.callback_type == 7
+    assert _own_requests(fake, record) == [
+        f"POST /interactions/{record.id}/{record.token}/callback"
+    ]
+    assert reply.message is board
+    assert board.edits == edits + 1
+    square = next(b for b in board.buttons() if b["custom_id"] == f"gomoku:{game_id}:cell:1:1")
+    assert square["label"] == "X"
+    assert square.get("disabled")
+    view = await bot.service.game(game_id)
+    assert [str(move.point) for move in view.board.moves] == ["b2"]
+    # The next tap is answered the same way, with both marks on the board.
+    second = await fake.click(board, f"gomoku:{game_id}:cell:0:0", user=bob)
+    assert second.interaction.callback_type == 7
+    assert len(_enabled(board)) == 7
+    assert len(_own_requests(fake, record)) == 1  # nothing came after for the first tap
+
+
+async def test_a_refused_tap_on_the_board_is_answered_privately_and_changes_nothing(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    board, game_id = await _tictactoe(fake, bot, alice, bob)
+    edits = board.edits
+    reply = await fake.click(board, f"gomoku:{game_id}:cell:1:1", user=bob)  # alice's turn
+    assert reply.ephemeral
+    assert "not your turn" in reply.content
+    assert reply.interaction.callback_type == 4  # one request, not a deferral and a follow-up
+    assert board.edits == edits
+    assert len((await bot.service.game(game_id)).board.moves) == 0
 
 
 async def test_challenge_accepted_and_won_updates_ratings(
