@@ -271,8 +271,12 @@ async def test_challenge_accepted_and_won_updates_ratings(
     refused = await fake.click(challenge, f"gomoku:{game_id}:accept", user=alice)
     assert refused.ephemeral
     assert "Only the challenged player" in refused.content
+    assert refused.interaction.callback_type == 4  # one private message, no deferral first
     accepted = await fake.click(challenge, f"gomoku:{game_id}:accept", user=bob)
     assert accepted.message is challenge
+    # The challenge's redraw as the game is the button's own answer: one request.
+    assert accepted.interaction.callback_type == 7
+    assert len(_own_requests(fake, accepted.interaction)) == 1
     # Gomoku is played with /place or through the private panel the Move button opens.
     assert challenge.custom_ids() == [f"gomoku:{game_id}:move"]
     for black, white in [("h8", "a1"), ("i8", "a2"), ("j8", "a3"), ("k8", "a4")]:
