@@ -62,6 +62,7 @@ async def serve(settings: Settings, shards: ShardSpec | None = None, **options: 
     token = settings.discord_token
     if not token:
         raise ValueError("serve() needs DISCORD_TOKEN")
+    options.setdefault("freeze_heap", True)  # this process is the bot's alone
     async with open_repository(settings.db_path, settings.database_url) as repository:
         bot = create_bot(settings, shards=shards, repository=repository, **options)
         loop = asyncio.get_running_loop()

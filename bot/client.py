@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import io
 import logging
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
     from bot.shards import ShardSpec
     from storage.repository import GameRepository, GuildSettings, PendingReply
 
-__all__ = ["ACK_AFTER", "REPOST_AGE", "GomokuBot"]
+__all__ = ["ACK_AFTER", "AI_REPLY_WAIT", "REPOST_AGE", "GomokuBot"]
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,10 @@ MENTIONS: Final = discord.AllowedMentions(everyone=False, roles=False, users=Tru
 # Discord wants a first answer within 3 s of the event; this leaves room for the gateway's
 # delivery and for a loaded event loop.
 ACK_AFTER: Final = 1.5
+# A /place against the AI waits this long for the AI's answer before it defers ("thinking..."):
+# the easy levels answer well within it even under load, in one message instead of a
+# deferral, its edit and the reply's note in storage (two writes) until then.
+AI_REPLY_WAIT: Final = 0.5
 _LANGUAGE_CACHE: Final = 50_000  # users whose chosen language is kept in memory
 # A member's choice is stored by the process that served /gomoku language; other shard
 # processes see it once their copy is this old.
@@ -99,12 +104,16 @@ class GomokuBot(commands.Bot):
         deadline_poll: float = 30.0,
         resume_every: float = 60.0,
         ack_after: float = ACK_AFTER,
+        ai_reply_wait: float = AI_REPLY_WAIT,
+        freeze_heap: bool = False,
         **options: Any,
     ) -> None:
         """``repository``/``ai`` given here are the caller's to close; those the bot opens
         itself (from ``settings``) it closes. ``owned_shards`` (a ``bot.shards.ShardSpec``) limits
         the games it resumes and times to its shards' guilds; ``create_bot`` passes the same
-        to discord.py. ``options`` go to ``commands.Bot``."""
+        to discord.py. ``freeze_heap``: once ready, move everything start-up built out of the
+        garbage collector's sight (``gc.freeze``; the bot's own process only, see
+        ``_freeze_heap``). ``options`` go to ``commands.Bot``."""
         self.owned_shards: ShardSpec | None = options.pop("owned_shards", None)
         intents = discord.Intents.none()
         intents.guilds = True  # channels and the bot's own member: all slash commands need
@@ -123,7 +132,9 @@ class GomokuBot(commands.Bot):
         self.deadline_poll = deadline_poll  # longest sleep of the deadline task, in seconds
         self.resume_every = resume_every  # seconds between the deadline task's resume() calls
         self.ack_after = ack_after  # a write slower than this is answered by a deferral first
-        self.language_wait = LANGUAGE_WAIT
+        self.language_wait = LANGUAGE_WAIT  # the longest an interaction waits for it
+        self.ai_reply_wait = ai_reply_wait  # an AI slower than this: the /place is deferred
+        self.freeze_heap = freeze_heap
         self._given_repository = repository
         self._given_ai = ai
         self._stack = contextlib.AsyncExitStack()
@@ -190,6 +201,18 @@ class GomokuBot(commands.Bot):
         await self.sync_commands()
         self._spawn(self._resume())
         self._spawn(self._deadline_loop())
+        if self.freeze_heap:
+            self._spawn(self._freeze_heap())
+
+    async def _freeze_heap(self) -> None:
+        # A full collection walks every object the process holds: with numba, the engine,
+        # the catalogues and discord.py's caches that took 60-110 ms under bench_load at 500
+        # games, a stall of every command in flight, four to seven times a run. What exists
+        # once the bot is ready lives as long as the process: frozen, collections skip it
+        # (15-20 ms each then). Garbage is collected first so that none is frozen.
+        await self.wait_until_ready()
+        gc.collect()
+        gc.freeze()
 
     async def sync_commands(self) -> bool:
         """Register the commands with Discord when what is registered differs from the code.
@@ -543,7 +566,10 @@ class GomokuBot(commands.Bot):
             (interaction.message is not None and interaction.message.id == message_id)
             or interaction.extras.get("board_message_id") == message_id
         ):
-            await interaction.edit_original_response(**message_args)
+            if interaction.response.is_done():
+                await interaction.edit_original_response(**message_args)
+            else:  # a button on the board, not yet answered: the redraw is its answer
+                await interaction.response.edit_message(**message_args)
             return
         channel = self.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
         await channel.get_partial_message(message_id).edit(**message_args)
@@ -573,24 +599,31 @@ class GomokuBot(commands.Bot):
         version: int | None = None,
         letter: bool = False,
         typed: bool = False,
+        on_board: bool = False,
     ) -> MoveResult:
         """A move from ``/place`` or a board button: play, redraw, let the AI answer.
 
         ``version``: a tap panel's (a stale panel is refused); ``typed``/``letter``: how
         ``/place`` was written, which each kind of game checks against its one notation.
 
-        A command is answered privately ("You played h8."), after deferring when the AI is
-        to answer or the write is slow (``in_time``); between people with pings on, at once
-        and publicly with the ping of the player to move (``_answer_move``). A button is
+        A command is answered privately ("You played h8."), after deferring when the write is
+        slow (``in_time``) or the AI takes longer than ``ai_reply_wait`` to answer (a quicker
+        AI's answer is in the one reply: "You played h8. The AI answered i9."); between
+        people with pings on, at once and publicly with the ping of the player to move
+        (``_answer_move``). A button is
         acknowledged at once and needs no words: its board changes. The AI's reply starts as
         soon as the move is stored, in its own task: it is made even if answering the player
-        fails.
+        fails. ``on_board``: the button sits on the board message itself (a grid square, a
+        column), so the board's redraw is the button's answer, in its own callback (one
+        request instead of a deferral and an edit); it is deferred only when the write is slow.
         """
         if interaction.channel_id is None:
             raise RuntimeError("interaction without a channel")
+        started = asyncio.get_running_loop().time()
         is_command = interaction.type is discord.InteractionType.application_command
-        if not is_command:
-            # A button: acknowledge at once, the board it sits on is what changes.
+        if not is_command and not on_board:
+            # A tap on the private panel: acknowledge at once, the public board is what
+            # changes (by an edit of its own) and the panel after that.
             await interaction.response.defer()
         user = interaction.user.id
         channel_id = interaction.channel_id
@@ -603,7 +636,9 @@ class GomokuBot(commands.Bot):
         else:
             raise ValueError("a move needs a point or a column")
         try:
-            result = await self.in_time(interaction, move, ephemeral=True, thinking=True)
+            result = await self.in_time(
+                interaction, move, ephemeral=is_command, thinking=is_command
+            )
         except OutOfTimeError as error:
             # Too late: the move ended the game on time. Show that, then report the refusal
             # (which the player must get even when the board cannot be redrawn).
@@ -625,31 +660,66 @@ class GomokuBot(commands.Bot):
                 result.game, interaction=interaction, ratings=result.ratings, pinged=pinged
             )
             return result
-        pending: asyncio.Task[PendingReply | None] | None = None
-        if is_command:
-            # The AI answers next: defer (unless a slow write already did), its search may take
-            # seconds. The deferral goes out beside the board's redraw, not before it, so the
-            # player sees their stone a round trip sooner. The reply is noted in storage until
-            # it is filled in, so that a restart can still fill it in.
-            pending = asyncio.create_task(
-                self._defer_reply(interaction, result.game.game_id, remember=ai is not None)
-            )
+        game_id = result.game.game_id
+        # The deferral of the reply (its task), once there is one: the reply is noted in
+        # storage until it is filled in, so that a restart can still fill it in.
+        pending: list[asyncio.Task[PendingReply | None]] = []
+
+        def defer() -> None:
+            reply = self._defer_reply(interaction, game_id, remember=ai is not None)
+            pending.append(asyncio.ensure_future(reply))
+
+        waiting: asyncio.TimerHandle | None = None
+        if is_command and interaction.response.is_done():
+            defer()  # a slow write deferred already: note the reply if the AI is to fill it in
+        elif is_command:
+            # The AI answers next. A quick answer is the reply itself, one message; a search
+            # that takes longer is deferred then (the board shows the player's stone meanwhile).
+            # Either way the deferral goes out beside the board's redraw, not before it, so the
+            # player sees their stone a round trip sooner. The wait counts from the command's
+            # start: a write that took long leaves less of it.
+            loop = asyncio.get_running_loop()
+            delay = max(0.0, self.ai_reply_wait - (loop.time() - started))
+            waiting = loop.call_later(delay, defer)
         shutting_down = False
         try:
             await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
+            if not is_command and not interaction.response.is_done():
+                # The board was drawn elsewhere (posted anew, or a newer state came first):
+                # the button still needs its answer.
+                await interaction.response.defer()
             reply = result
             if ai is not None:
                 reply = await ai or result
-            if pending is not None:
+            if waiting is not None:
+                waiting.cancel()
+            if pending:
                 # A fast AI must not fill in a reply not yet deferred; shielded, so that a
                 # shutdown here still leaves the reply noted for the next start.
-                await asyncio.shield(pending)
+                await asyncio.shield(pending[0])
                 await interaction.edit_original_response(content=_move_summary(result, reply))
+            elif is_command:
+                await interaction.response.send_message(
+                    _move_summary(result, reply), ephemeral=True
+                )
         except asyncio.CancelledError:
-            shutting_down = True  # the noted reply stays: the next start fills it in
+            shutting_down = True  # a noted reply stays: the next start fills it in
+            if waiting is not None:
+                waiting.cancel()
+            if is_command and not pending and not interaction.response.is_done():
+                # Stopping before the AI answered and before any deferral: nothing would
+                # answer the command, so say what was played (the board shows it already).
+                with contextlib.suppress(discord.HTTPException):
+                    await asyncio.shield(
+                        interaction.response.send_message(
+                            _move_summary(result, result), ephemeral=True
+                        )
+                    )
             raise
         finally:
-            saved = None if pending is None else await pending
+            if waiting is not None:
+                waiting.cancel()
+            saved = None if not pending else await pending[0]
             if saved is not None and not shutting_down:
                 await self.service.repository.drop_pending_reply(saved.token)
         return reply

@@ -145,12 +145,17 @@ class ChallengeButton(
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Accept (the game starts) or decline (the challenge closes); redraw the message."""
         bot = _bot(interaction)
-        await interaction.response.defer()
+        user_id = interaction.user.id
         if self.accept:
-            view = await bot.service.accept(self.game_id, interaction.user.id)
+            view = await bot.in_time(interaction, bot.service.accept(self.game_id, user_id))
         else:
-            view = (await bot.service.decline(self.game_id, interaction.user.id)).game
+            end = await bot.in_time(interaction, bot.service.decline(self.game_id, user_id))
+            view = end.game
+        # The challenge is the board message: its redraw answers the button (one request),
+        # unless a slow write deferred it or the board had to be drawn elsewhere.
         await bot.show_game(view, interaction=interaction)
+        if not interaction.response.is_done():
+            await interaction.response.defer()
         if view.is_ai_turn:
             await bot.play_ai(view.game_id)
 
@@ -275,7 +280,7 @@ class GridButton(
         if interaction.channel_id is None:
             return
         await _bot(interaction).play_move(
-            interaction, point=self.point, column=None, game_id=self.game_id
+            interaction, point=self.point, column=None, game_id=self.game_id, on_board=True
         )
 
 
@@ -312,7 +317,7 @@ class ColumnButton(
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Drop the stone."""
         await _bot(interaction).play_move(
-            interaction, point=None, column=self.column, game_id=self.game_id
+            interaction, point=None, column=self.column, game_id=self.game_id, on_board=True
         )
 
 

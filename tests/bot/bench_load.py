@@ -39,6 +39,7 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
+import gc
 import multiprocessing
 import os
 import random
@@ -299,6 +300,21 @@ def _cpu_wait_s() -> float:
         return 0.0
 
 
+class _GcTimer:
+    """A ``gc.callbacks`` entry timing every collection by generation: a collection stops
+    the event loop, and one under many commands in flight delays them all."""
+
+    def __init__(self) -> None:
+        self.pauses: list[list[float]] = [[], [], []]
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.pauses[info["generation"]].append(time.perf_counter() - self._started)
+
+
 async def _lag_probe(stop: asyncio.Event, lags: list[float], interval: float = 0.01) -> None:
     loop = asyncio.get_running_loop()
     while not stop.is_set():
@@ -406,6 +422,9 @@ async def _run(args: argparse.Namespace) -> int:
                 raise SystemExit("--review needs the local pool (not --queue-workers)")
             reviewing = asyncio.create_task(await _reviews(ai, repository, stop, reviews))
         probe = asyncio.create_task(_lag_probe(stop, lags))
+        collections = _GcTimer() if args.gc else None
+        if collections is not None:
+            gc.callbacks.append(collections)
         profile = cProfile.Profile() if args.profile else None
         if profile is not None:
             profile.enable()
@@ -416,6 +435,8 @@ async def _run(args: argparse.Namespace) -> int:
         if profile is not None:
             profile.disable()
             profile.dump_stats(args.profile)
+        if collections is not None:
+            gc.callbacks.remove(collections)
         stop.set()
         await probe
         if reviewing is not None:
@@ -457,6 +478,10 @@ async def _run(args: argparse.Namespace) -> int:
     print(_row("event-loop lag (10 ms probe)", lags))
     if reviews:
         print(_row("review of a 40-move game, back to back", reviews))
+    if collections is not None:
+        for generation, pauses in enumerate(collections.pauses):
+            if pauses:
+                print(_row(f"gc gen {generation} ({sum(pauses) * 1000:.0f} ms in all)", pauses))
     if samples.failures:
         print(f"failures: {samples.failures}")
     if report["errors"]:
@@ -484,6 +509,7 @@ async def _ready_bot(
         ai=ai,
         cooldown=UserCooldown(rate=10_000, per=1.0),
         guild_ready_timeout=0.05,
+        freeze_heap=True,  # as serve() runs it
     )
     await bot.login("bench-token")
     runner = asyncio.create_task(bot.connect())
@@ -738,6 +764,9 @@ def main(argv: list[str] | None = None) -> int:
         "--no-idle",
         action="store_true",
         help="AI workers in the normal scheduling class (default: the idle class, Linux)",
+    )
+    parser.add_argument(
+        "--gc", action="store_true", help="time the bot process's garbage collections"
     )
     parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
     parser.add_argument(

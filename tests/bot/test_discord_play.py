@@ -11,7 +11,7 @@ from bot.service import GameView
 from engine.types import Game, Termination
 from storage.repository import GameStatus
 from tests.bot.conftest import BotFactory, GatedRunner
-from tests.fakediscord import FakeDiscord, FakeUser, Message
+from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord, Message
 
 
 async def _game(bot: GomokuBot, fake: FakeDiscord, game_id: int | None = None) -> GameView:
@@ -75,7 +75,6 @@ async def test_gomoku_against_the_ai_to_the_end(
             assert 0 < len(choices) <= 25
             move = await fake.slash("place", user=alice, options={"cell": choices[0]["value"]})
             assert move.ephemeral
-            assert move.deferred
             assert "played **" in move.content
         assert view.status is GameStatus.FINISHED
         assert view.outcome is not None
@@ -86,32 +85,81 @@ async def test_gomoku_against_the_ai_to_the_end(
         assert "game" in boards[0].embeds[0]["footer"]["text"]
 
 
-async def test_a_move_against_the_ai_shows_on_the_board_before_its_deferral_is_back(
+async def _pending_replies_gone(bot: GomokuBot) -> None:
+    async with asyncio.timeout(10):  # the noted reply is dropped once it is filled in
+        while True:
+            if not await bot.service.repository.pending_replies():
+                break
+            await asyncio.sleep(0.01)
+
+
+async def test_a_quick_ai_answer_is_the_reply_itself_and_the_board_shows_the_move_first(
     fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
 ) -> None:
     ai = GatedRunner()
-    bot = make_bot(ai=ai)
+    bot = make_bot(ai=ai, ai_reply_wait=30.0)  # "quick": within the wait, however slow the test
     async with fake.running(bot):
         start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
         assert start.message is not None
         game_id = (await _board_saved(bot, fake)).game_id
         board = fake.messages[start.message.id]
-        # A slow Discord on the deferral ("thinking..."): the board does not wait for it.
+        # A slow Discord on the answer: the board does not wait for it.
         release = fake.hold("POST", r"/interactions/\d+/[^/]+/callback")
         record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
         await fake.wait_for(lambda: "last h8" in board.text())
-        assert record.callback_type is None  # the deferral is still on its way
+        assert record.callback_type is None  # nothing answered the command yet
         release.set()
+        ai.release.set()
+        reply = await fake.answer(record)
+        # One message: no deferral ("thinking..."), no edit of it, no reply noted in storage.
+        assert reply.ephemeral
+        assert not reply.deferred
+        assert "You played **H8**. The AI answered **" in reply.content
+        assert fake.requests_to("PATCH", rf"/webhooks/\d+/{record.token}/messages/@original") == []
+        assert await bot.service.repository.pending_replies() == []
+        assert len((await bot.service.game(game_id)).board.moves) == 2
+
+
+async def test_a_slow_ai_answer_fills_in_a_deferred_reply_noted_until_then(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    ai = GatedRunner()
+    bot = make_bot(ai=ai, ai_reply_wait=0.05)
+    async with fake.running(bot):
+        start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+        assert start.message is not None
+        board = fake.messages[start.message.id]
+        record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
+        await fake.wait_for(lambda: record.callback_type is not None)
+        assert record.callback_type == 5  # "thinking...", while the AI still thinks
+        assert "last h8" in board.text()  # the stone showed before the deferral
+        async with asyncio.timeout(10):  # noted, so that a restart could still fill it in
+            while True:
+                if await bot.service.repository.pending_replies():
+                    break
+                await asyncio.sleep(0.01)
         ai.release.set()
         reply = await fake.answer(record)
         assert reply.deferred
         assert "You played **H8**. The AI answered **" in reply.content
-        assert len((await bot.service.game(game_id)).board.moves) == 2
-        async with asyncio.timeout(10):  # the noted reply is dropped once it is filled in
-            while True:
-                if not await bot.service.repository.pending_replies():
-                    break
-                await asyncio.sleep(0.01)
+        await _pending_replies_gone(bot)
+
+
+async def test_stopping_while_the_ai_thinks_still_answers_the_move(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    ai = GatedRunner()
+    bot = make_bot(ai=ai, ai_reply_wait=30.0)
+    async with fake.running(bot):
+        await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+        record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
+        await ai.started.wait()
+        assert record.callback_type is None
+    # The bot stopped before the AI answered and before any deferral: the command is still
+    # answered (else Discord says the application did not respond), with the move played.
+    reply = await fake.answer(record)
+    assert reply.ephemeral
+    assert reply.content == "You played **H8**."
 
 
 async def test_tictactoe_with_buttons_against_the_ai(
@@ -144,6 +192,68 @@ async def test_tictactoe_with_buttons_against_the_ai(
         assert len([m for m in fake.channel_messages() if m.interaction_id is None]) == 0
 
 
+async def _tictactoe(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> tuple[Message, int]:
+    start = await fake.slash(
+        "gomoku start",
+        user=alice,
+        options={"opponent": bob, "game": "tictactoe", "colour": "black"},
+    )
+    assert start.message is not None
+    game_id = (await _game(bot, fake)).game_id
+    await fake.click(start.message, f"gomoku:{game_id}:accept", user=bob)
+    return start.message, game_id
+
+
+def _own_requests(fake: FakeDiscord, record: InteractionRecord) -> list[str]:
+    """The requests that answered ``record``: its callbacks, and its token's webhook calls."""
+    return [
+        f"{r.method} {r.path}"
+        for r in fake.requests
+        if f"/interactions/{record.id}/" in r.path or f"/{record.token}/" in r.path
+    ]
+
+
+async def test_a_square_tapped_on_the_board_is_answered_by_the_boards_redraw(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    board, game_id = await _tictactoe(fake, bot, alice, bob)
+    edits = board.edits
+    reply = await fake.click(board, f"gomoku:{game_id}:cell:1:1", user=alice)
+    record = reply.interaction
+    # One request: the tap's own callback redraws the board (no deferral, then no edit).
+    assert record.callback_type == 7
+    assert _own_requests(fake, record) == [
+        f"POST /interactions/{record.id}/{record.token}/callback"
+    ]
+    assert reply.message is board
+    assert board.edits == edits + 1
+    square = next(b for b in board.buttons() if b["custom_id"] == f"gomoku:{game_id}:cell:1:1")
+    assert square["label"] == "X"
+    assert square.get("disabled")
+    view = await bot.service.game(game_id)
+    assert [str(move.point) for move in view.board.moves] == ["b2"]
+    # The next tap is answered the same way, with both marks on the board.
+    second = await fake.click(board, f"gomoku:{game_id}:cell:0:0", user=bob)
+    assert second.interaction.callback_type == 7
+    assert len(_enabled(board)) == 7
+    assert len(_own_requests(fake, record)) == 1  # nothing came after for the first tap
+
+
+async def test_a_refused_tap_on_the_board_is_answered_privately_and_changes_nothing(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    board, game_id = await _tictactoe(fake, bot, alice, bob)
+    edits = board.edits
+    reply = await fake.click(board, f"gomoku:{game_id}:cell:1:1", user=bob)  # alice's turn
+    assert reply.ephemeral
+    assert "not your turn" in reply.content
+    assert reply.interaction.callback_type == 4  # one request, not a deferral and a follow-up
+    assert board.edits == edits
+    assert len((await bot.service.game(game_id)).board.moves) == 0
+
+
 async def test_challenge_accepted_and_won_updates_ratings(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
@@ -161,8 +271,12 @@ async def test_challenge_accepted_and_won_updates_ratings(
     refused = await fake.click(challenge, f"gomoku:{game_id}:accept", user=alice)
     assert refused.ephemeral
     assert "Only the challenged player" in refused.content
+    assert refused.interaction.callback_type == 4  # one private message, no deferral first
     accepted = await fake.click(challenge, f"gomoku:{game_id}:accept", user=bob)
     assert accepted.message is challenge
+    # The challenge's redraw as the game is the button's own answer: one request.
+    assert accepted.interaction.callback_type == 7
+    assert len(_own_requests(fake, accepted.interaction)) == 1
     # Gomoku is played with /place or through the private panel the Move button opens.
     assert challenge.custom_ids() == [f"gomoku:{game_id}:move"]
     for black, white in [("h8", "a1"), ("i8", "a2"), ("j8", "a3"), ("k8", "a4")]:

@@ -1,15 +1,23 @@
 """The bot process's event loop: uvloop where it is installed, asyncio's own where it is not
-(Windows, or an install without it), and the same bot either way."""
+(Windows, or an install without it), and the same bot either way; and its heap, frozen out of
+the garbage collector's sight once the bot is ready."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from bot.app import SWITCH_INTERVAL_S, loop_factory, process_runner
+import bot.app
+from bot.app import SWITCH_INTERVAL_S, loop_factory, process_runner, serve
+from bot.settings import Settings
+from tests.bot.conftest import BotFactory
+from tests.fakediscord import FakeDiscord
 
 
 @pytest.fixture(autouse=True)
@@ -37,3 +45,59 @@ def test_without_uvloop_it_runs_on_asyncios_own_loop(monkeypatch: pytest.MonkeyP
     assert loop_factory() is None
     with process_runner() as runner:
         assert runner.run(_loop_module()).startswith("asyncio")
+
+
+@pytest.fixture
+async def _thawed() -> AsyncIterator[None]:
+    # A frozen heap would stay frozen for every later test in this process: thaw it again.
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
+
+
+async def _settled() -> None:
+    # The freeze runs in a task of its own once the bot is ready: let the bot's tasks run.
+    for _ in range(500):
+        if gc.get_freeze_count():
+            return
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.usefixtures("_thawed")
+async def test_a_bot_told_to_freeze_its_heap_does_so_once_ready(
+    fake: FakeDiscord, make_bot: BotFactory
+) -> None:
+    instance = make_bot(freeze_heap=True)
+    async with fake.running(instance):
+        await _settled()
+        assert gc.get_freeze_count() > 0
+        # What start-up built (the service, say) is out of the collector's generations.
+        assert not any(tracked is instance.service for tracked in gc.get_objects())
+
+
+@pytest.mark.usefixtures("_thawed")
+async def test_a_bot_in_a_shared_process_leaves_the_heap_alone(
+    fake: FakeDiscord, make_bot: BotFactory
+) -> None:
+    instance = make_bot()
+    async with fake.running(instance):
+        await asyncio.sleep(0.1)  # the time a freeze would have had
+        assert gc.get_freeze_count() == 0
+
+
+async def test_serve_runs_the_bot_with_a_frozen_heap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: dict[str, Any] = {}
+
+    class BuiltError(Exception):
+        pass
+
+    def create_bot(settings: Settings, **options: Any) -> Any:
+        seen.update(options)
+        raise BuiltError
+
+    monkeypatch.setattr(bot.app, "create_bot", create_bot)
+    with pytest.raises(BuiltError):
+        await serve(Settings(discord_token="never-used", db_path=tmp_path / "gomoku.sqlite3"))
+    assert seen["freeze_heap"] is True

@@ -232,3 +232,28 @@ async def test_a_new_puzzle_during_a_held_lock_is_acknowledged_and_shown(
     player = await sqlite_bot.service.repository.puzzle_player(guild, alice.id)
     assert player is not None
     assert player.attempt is not None  # the attempt was stored
+
+
+async def test_a_square_tapped_during_a_held_write_lock_is_acknowledged_then_drawn(
+    fake: FakeDiscord, sqlite_bot: GomokuBot, db_path: Path, alice: FakeUser, bob: FakeUser
+) -> None:
+    start = await fake.slash(
+        "gomoku start",
+        user=alice,
+        options={"opponent": bob, "game": "tictactoe", "colour": "black"},
+    )
+    board = start.message
+    assert board is not None
+    game_id = (await sqlite_bot.service.board(fake.default_channel.id)).game_id
+    await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
+    with write_lock_held(db_path, SHORT_HOLD_S):
+        record = await fake.send_click(board, f"gomoku:{game_id}:cell:1:1", user=alice)
+        await fake.wait_for(lambda: record.callback_type is not None)
+    # A slow write: the tap is deferred in time (not answered by the redraw), then the board
+    # is drawn through the tap's token.
+    _deferred_in_time(fake, record)
+    assert record.callback_type == 6
+    await fake.wait_for(
+        lambda: any(b.get("label") == "X" for b in board.buttons() if b.get("disabled"))
+    )
+    assert fake.requests_to("PATCH", rf"/webhooks/\d+/{record.token}/messages/@original")
