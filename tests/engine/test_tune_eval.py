@@ -133,3 +133,11 @@ def test_a_prior_with_multiset_corrections_is_refused(tmp_path: Path, positions:
     prior.write_text(tune.weights_json(tune.theta_of(hand_weights()), {}, residual))
     with pytest.raises(SystemExit, match="multiset"):
         te.train([positions], tmp_path / "o.json", [1.0], 0.5, 0, 5, 0, str(prior))
+
+
+def test_the_candidate_fitted_to_anchor_games_loads() -> None:
+    path = Path(te.__file__).parents[1] / "engine" / "search" / "data" / "eval_weights_anchor.json"
+    fitted = load_weights(path.read_text(), str(path))
+    assert fitted.mine == 5
+    assert not fitted.multiset.any()
+    assert fitted.threat[0, -1] == 1200  # a five's value is fixed, as in every weights file
