@@ -18,6 +18,21 @@ mine = 7, ``engine/search/data/eval_weights_multiset.json`` (not the default: RE
     python tools/tune_eval.py train positions.npz positions7.npz --scale 1226.3 --mine 7 \
         --out engine/search/data/eval_weights_multiset.json
 
+Master's own games against the anchor engines (``python -m engine match ... --psq DIR``) are
+fitted the same way, from a prior's values rather than the hand-set ones:
+
+    python tools/tune_eval.py psq DIR... --out anchor_games.npz
+    python tools/tune_eval.py features anchor_games.npz --out anchor_positions.npz
+    python tools/tune_eval.py train anchor_positions.npz --prior learned --scale 1226.3 \
+        --ridge 1e-5 1e-4 1e-3 1e-2 1e-1 --holdout 0.2 --multiset-ridge 0 --out candidate.json
+
+``psq`` keeps the records that end in a five (or a full board): a loss on time says nothing
+about who stood better. ``train --prior`` starts from and pulls towards those values (``hand``,
+``learned``, or a file), so a few hundred games move only what they must; several ``--ridge``
+weights are chosen among by cross-validation over whole training games, and the held-out games'
+loss and share of winners called are printed for the hand-set, packaged, prior and fitted
+values alike.
+
 ``gen`` plays fast self-play games (node-limited searches with evaluation noise, from the
 match openings turned by a random symmetry plus a few random stones) and keeps their moves
 and results. ``features`` replays them and keeps the quiet positions: no four on the board
@@ -51,6 +66,7 @@ import os
 import random
 import sys
 import time
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +79,14 @@ from engine.board import Board
 from engine.gomocup.openings import openings
 from engine.search import Limits, SearchOptions, search, tune
 from engine.search._position import Position
-from engine.search.evaluate import WEIGHTS_ENV, hand_weights, load_weights, tables, weights
+from engine.search.evaluate import (
+    WEIGHTS_ENV,
+    Weights,
+    hand_weights,
+    load_weights,
+    tables,
+    weights,
+)
 from engine.types import Color, Point, Rule
 
 SIZE = 15
@@ -164,6 +187,65 @@ def gen(minutes: float, workers: int, out: Path, seed: int) -> None:
     )
 
 
+def _psq_files(paths: list[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        files.extend(sorted(path.glob("*.psq")) if path.is_dir() else [path])
+    return files
+
+
+def games_from_psq(paths: list[Path]) -> tuple[dict[str, npt.NDArray[Any]], int]:
+    """The games of PSQ records (files, or folders of them) in ``gen``'s form: moves, lengths
+    and Black's result, 1 a five by Black, -1 by White, 0 a full board. A record that ends
+    otherwise (a loss on time, a crash, an illegal move) says nothing about its positions and
+    is left out; returns the games and how many records were left out."""
+    from engine.errors import InvalidRecordError
+    from engine.records import from_psq
+
+    flat: list[int] = []
+    lengths: list[int] = []
+    results: list[int] = []
+    skipped = 0
+    for file in _psq_files(paths):
+        try:
+            board = from_psq(file.read_text(encoding="utf-8"), rule=Rule.FREESTYLE)
+        except InvalidRecordError:
+            board = None
+        if board is None or board.width != SIZE:
+            skipped += 1
+            continue
+        if board.outcome is not None and board.outcome.winner is not None:
+            score = 1 if board.outcome.winner is Color.BLACK else -1
+        elif board.is_full():
+            score = 0
+        else:
+            skipped += 1
+            continue
+        flat.extend(move.point.y * SIZE + move.point.x for move in board.moves)
+        lengths.append(len(board.moves))
+        results.append(score)
+    games: dict[str, npt.NDArray[Any]] = {
+        "moves": np.array(flat, dtype=np.int16),
+        "lengths": np.array(lengths, dtype=np.int32),
+        "results": np.array(results, dtype=np.int8),
+    }
+    return games, skipped
+
+
+def psq(paths: list[Path], out: Path) -> None:
+    """Turn PSQ match records into a games file for ``features``."""
+    games, skipped = games_from_psq(paths)
+    _save_games(
+        str(out), games["moves"].tolist(), games["lengths"].tolist(), games["results"].tolist()
+    )
+    results = games["results"]
+    print(
+        f"{len(results)} games, {int(games['lengths'].sum())} moves ({skipped} records left out: "
+        f"no five and no full board); Black won {int((results > 0).sum())}, "
+        f"White {int((results < 0).sum())}, drawn {int((results == 0).sum())}"
+    )
+
+
 # --------------------------------------------------------------------------- features
 
 
@@ -252,16 +334,30 @@ def _load_positions(files: list[Path]) -> dict[str, npt.NDArray[Any]]:
     return data
 
 
+def named_weights(name: str) -> Weights:
+    """``hand``, ``learned`` (the packaged file, whatever ``$GOMOKU_EVAL_WEIGHTS`` says) or a
+    weights file."""
+    if name == "hand":
+        return hand_weights()
+    if name == "learned":
+        packaged = resources.files("engine.search").joinpath("data", "eval_weights.json")
+        return load_weights(packaged.read_text(encoding="utf-8"), "learned")
+    return load_weights(Path(name).read_text(encoding="utf-8"), name)
+
+
 def train(
     positions: list[Path],
     out: Path,
-    ridge_weight: float,
+    ridges: list[float],
     holdout: float,
     multiset_ridge: float,
     mine: int,
     fixed_scale: float = 0.0,
+    prior: str = "hand",
 ) -> None:
-    """Fit both sides' weights; print the losses; write the weights file."""
+    """Fit both sides' weights, starting from and pulled towards ``prior``'s (the ridge chosen
+    by cross-validation over the training games when there are several); print the held-out
+    losses of the hand-set, packaged, prior and fitted values; write the weights file."""
     t0 = time.perf_counter()
     data = _load_positions(positions)
     counts, mover, y = data["counts"], data["mover"], data["y"].astype(np.float64)
@@ -287,33 +383,56 @@ def train(
         print(f"check: counts x weights against the kernels' evaluation, worst gap {worst:.2f}")
     valid = (game.astype(np.int64) * 2654435761 % 1000) < holdout * 1000  # by game
     tr = ~valid
+    start = named_weights(prior)
+    if start.multiset.any():
+        sys.exit(f"{prior}: a prior with multiset corrections is not supported")
+    theta0 = tune.theta_of(start)
     theta_hand = tune.theta_of(hand_weights())
     # K is fitted to the hand-set values as the engine has always mixed them (mine = 5), so the
     # new values keep the units the search's windows and the levels' noise are set in
     z_hand = tune.design(counts, mover).astype(np.float64) @ theta_hand
     scale = fixed_scale or tune.fit_scale(z_hand[tr], y[tr])
-    print(f"{len(y)} positions ({int(tr.sum())} train, {int(valid.sum())} held out)")
-    print(f"K ({'given' if fixed_scale else 'hand-set values'}): {scale:.1f}")
-    loss_hand = (tune.loss(z_hand[tr], y[tr], scale), tune.loss(z_hand[valid], y[valid], scale))
-    print(f"hand-set loss: train {loss_hand[0]:.5f}, held out {loss_hand[1]:.5f}")
-    # the pull towards the hand-set values, relative to each value's size: it decides only
-    # where the data is thin (a pattern seen in a few hundred positions)
-    ridge = ridge_weight / np.maximum(np.abs(theta_hand), 10.0) ** 2
-    theta, steps = tune.fit(x[tr], y[tr], scale, theta_hand, ridge)
-    z_new = xd @ np.round(theta)
-    loss_new = (tune.loss(z_new[tr], y[tr], scale), tune.loss(z_new[valid], y[valid], scale))
     print(
-        f"fitted loss ({steps} Newton steps): train {loss_new[0]:.5f}, held out {loss_new[1]:.5f}"
+        f"{len(y)} positions ({int(tr.sum())} train, {int(valid.sum())} held out) from "
+        f"{len(np.unique(game))} games ({len(np.unique(game[valid]))} held out)"
     )
+    print(f"K ({'given' if fixed_scale else 'hand-set values'}): {scale:.1f}")
+    # the pull towards the prior's values, relative to each value's size: with little data it
+    # moves only what the data insists on (a pattern seen in a few hundred positions keeps
+    # about its value)
+    ridge_weight = ridges[0]
+    if len(ridges) > 1:
+        ridge_weight, cv = tune.choose_ridge(x[tr], y[tr], game[tr], scale, theta0, ridges)
+        print(
+            "ridge by 5-fold cross-validation over the training games: "
+            + ", ".join(f"{r:g} {c:.5f}" for r, c in zip(ridges, cv, strict=True))
+            + f"; chosen {ridge_weight:g}"
+        )
+    theta, steps = tune.fit(x[tr], y[tr], scale, theta0, tune.relative_ridge(theta0, ridge_weight))
+    z_new = xd @ np.round(theta)
+    print(f"fitted towards {prior}'s values ({steps} Newton steps, ridge {ridge_weight:g})")
+    # every candidate on the same held-out games, each with its own mix
+    rivals = {"hand": hand_weights(), "learned": named_weights("learned")}
+    rivals.setdefault(prior, start)
+    held: dict[str, tuple[float, float, float]] = {}
+    for name, w in rivals.items():
+        z = tune.design(counts, mover, w.mine).astype(np.float64) @ tune.theta_of(w)
+        held[name] = _figures(z, y, tr, valid, scale)
+    held["fitted"] = _figures(z_new, y, tr, valid, scale)
+    for name, (train_loss, held_loss, right) in held.items():
+        print(
+            f"{name:>8}: loss train {train_loss:.5f}, held out {held_loss:.5f}; "
+            f"held-out winner called {right:.1%}"
+        )
     print(f"K refitted to the new values: {tune.fit_scale(z_new[tr], y[tr]):.1f}")
     names = ["NONE", "B1", "F1", "B2", "F2", "B3", "F3", "B4", "F4", "FIVE", "OVERLINE", "4x4"]
     classes = ["none", "two", "two+", "F3", "F3+", "F3F3", "B4", "B4+", "B4F3", "flex4", "five"]
     seen = (counts > 0).sum(axis=0)
     for s, side in enumerate(("black", "white")):
         print(
-            f"{side} (old->new, positions with one): "
+            f"{side} ({prior}->new, positions with one): "
             + ", ".join(
-                f"{name} {int(theta_hand[s * tune.NFEAT + i])}->{round(theta[s * tune.NFEAT + i])}"
+                f"{name} {int(theta0[s * tune.NFEAT + i])}->{round(theta[s * tune.NFEAT + i])}"
                 f" ({int(seen[s, i])})"
                 for i, name in enumerate(names + classes)
             )
@@ -322,9 +441,11 @@ def train(
         "positions": int(tr.sum()),
         "held_out": int(valid.sum()),
         "K": round(scale, 1),
-        "loss_hand": round(loss_hand[1], 5),
-        "loss_fitted": round(loss_new[1], 5),
+        "loss_hand": round(held["hand"][1], 5),
+        "loss_fitted": round(held["fitted"][1], 5),
     }
+    if prior != "hand":
+        info |= {"loss_prior": round(held[prior][1], 5), "ridge": ridge_weight}
     residual = None
     if multiset:
         # the multiset corrections on top of the rounded structured values, each pulled
@@ -350,6 +471,21 @@ def train(
     load_weights(text, str(out))  # what the engine will accept
     out.write_text(text)
     print(f"wrote {out} in {elapsed:.1f} s")
+
+
+def _figures(
+    z: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    tr: npt.NDArray[np.bool_],
+    valid: npt.NDArray[np.bool_],
+    scale: float,
+) -> tuple[float, float, float]:
+    # training loss, held-out loss, held-out share of winners called
+    return (
+        tune.loss(z[tr], y[tr], scale),
+        tune.loss(z[valid], y[valid], scale),
+        tune.accuracy(z[valid], y[valid]),
+    )
 
 
 # --------------------------------------------------------------------------- duel
@@ -405,6 +541,9 @@ def main() -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=Path, default=Path("games.npz"))
+    p = sub.add_parser("psq", help="turn PSQ match records into a games file")
+    p.add_argument("records", type=Path, nargs="+", help="PSQ files or folders of them")
+    p.add_argument("--out", type=Path, default=Path("games.npz"))
     p = sub.add_parser("features", help="count the patterns of the quiet positions")
     p.add_argument("games", type=Path)
     p.add_argument("--out", type=Path, default=Path("positions.npz"))
@@ -412,7 +551,18 @@ def main() -> int:
     p = sub.add_parser("train", help="fit the weights")
     p.add_argument("positions", type=Path, nargs="+")
     p.add_argument("--out", type=Path, default=Path("engine/search/data/eval_weights.json"))
-    p.add_argument("--ridge", type=float, default=1e-4)
+    p.add_argument(
+        "--ridge",
+        type=float,
+        nargs="+",
+        default=[1e-4],
+        help="pull towards the prior's values; several: chosen by cross-validation",
+    )
+    p.add_argument(
+        "--prior",
+        default="hand",
+        help="values the fit starts from and is pulled towards: hand, learned or a file",
+    )
     p.add_argument("--holdout", type=float, default=0.1)
     p.add_argument(
         "--multiset-ridge",
@@ -441,6 +591,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.command == "gen":
         gen(args.minutes, args.workers, args.out, args.seed)
+    elif args.command == "psq":
+        psq(args.records, args.out)
     elif args.command == "features":
         features(args.games, args.out, args.workers)
     elif args.command == "train":
@@ -452,6 +604,7 @@ def main() -> int:
             args.multiset_ridge,
             args.mine,
             args.scale,
+            args.prior,
         )
     else:
         duel(

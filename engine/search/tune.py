@@ -30,6 +30,8 @@ __all__ = [
     "NFEAT",
     "NMULTI",
     "STRUCTURE",
+    "accuracy",
+    "choose_ridge",
     "design",
     "fit",
     "fit_residual",
@@ -40,6 +42,7 @@ __all__ = [
     "multiset_design",
     "position_counts",
     "quiet",
+    "relative_ridge",
     "residual_of",
     "theta_of",
     "weights_json",
@@ -182,6 +185,16 @@ def loss(z: F64, y: F64, scale: float) -> float:
     return float(-np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps)))
 
 
+def accuracy(z: F64, y: F64) -> float:
+    """The share of decided games whose winner the evaluation's sign calls (a zero counts
+    half; drawn games are left out)."""
+    decided = y != 0.5
+    if not decided.any():
+        return 0.0
+    right = np.where(z[decided] == 0, 0.5, (z[decided] > 0) == (y[decided] > 0.5))
+    return float(np.mean(right))
+
+
 def fit_scale(z: F64, y: F64) -> float:
     """The ``K`` that minimises the loss of fixed evaluations (golden section on log K)."""
     lo, hi = math.log(10.0), math.log(20000.0)
@@ -228,6 +241,42 @@ def fit(x: F32, y: F64, scale: float, theta0: F64, ridge: F64) -> tuple[F64, int
         if float(np.max(np.abs(delta))) < 1e-3:
             break
     return theta, steps
+
+
+def relative_ridge(theta0: F64, weight: float) -> F64:
+    """A pull towards ``theta0`` relative to each value's size (at least 10): the penalty is
+    ``weight * sum(((theta - theta0) / size)**2)``, so a large value may move as far, in
+    proportion, as a small one."""
+    result: F64 = weight / np.maximum(np.abs(theta0), 10.0) ** 2
+    return result
+
+
+def choose_ridge(
+    x: F32,
+    y: F64,
+    groups: npt.NDArray[np.integer],
+    scale: float,
+    theta0: F64,
+    candidates: list[float],
+    folds: int = 5,
+) -> tuple[float, list[float]]:
+    """The weight of ``relative_ridge`` towards ``theta0`` with the least loss over
+    ``folds``-fold cross-validation that keeps each group (a game) whole; returns it and each
+    candidate's mean held-out loss (every fold's positions counted alike)."""
+    fold = groups.astype(np.int64) * 2654435761 % 1_000_003 % folds
+    xd = x.astype(np.float64)
+    losses = []
+    for weight in candidates:
+        ridge = relative_ridge(theta0, weight)
+        total = 0.0
+        for f in range(folds):
+            out = fold == f
+            if not out.any() or out.all():
+                continue
+            theta, _ = fit(x[~out], y[~out], scale, theta0, ridge)
+            total += loss(xd[out] @ theta, y[out], scale) * int(out.sum())
+        losses.append(total / len(y))
+    return candidates[int(np.argmin(losses))], losses
 
 
 def fit_residual(

@@ -1,0 +1,143 @@
+"""tools/tune_eval.py on match records: PSQ games become training positions labelled from the
+side to move, and the fit is pulled towards a prior's values (an endless pull keeps them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.board import Board
+from engine.notation import parse_moves
+from engine.records import to_psq
+from engine.search import tune
+from engine.search.evaluate import hand_weights, load_weights
+from engine.types import Point
+from tools import tune_eval as te
+
+# quiet openings, then five in a row on the h file: Black's in the first, White's in the second
+BLACK_WINS = "h8 a15 j10 o1 c3 o15 m4 b13 e12 n10 h9 a1 h10 a2 h11 a3 h12"
+WHITE_WINS = "a15 h8 o1 j10 o15 b13 c3 n10 m4 h9 e12 h10 a1 h11 a3 h12"
+UNFINISHED = "h8 h9 j10 g7"  # a loss on time: the board says nothing of who was winning
+NAMES = ["env PYTHONPATH=. python -m engine.pbrain", "/tmp/anchors/bin/pbrain-wine"]
+
+
+def _write(folder: Path, *games: str) -> None:
+    folder.mkdir(exist_ok=True)
+    for i, moves in enumerate(games):
+        board = Board.from_moves(moves)
+        (folder / f"game{i + 1:04d}.psq").write_text(to_psq(board, names=NAMES))
+
+
+def test_psq_records_become_games_and_unfinished_ones_are_left_out(tmp_path: Path) -> None:
+    _write(tmp_path / "a", BLACK_WINS, UNFINISHED)
+    _write(tmp_path / "b", WHITE_WINS)
+    (tmp_path / "b" / "notes.txt").write_text("not a record")
+    games, skipped = te.games_from_psq([tmp_path / "a", tmp_path / "b" / "game0001.psq"])
+    assert skipped == 1
+    assert games["results"].tolist() == [1, -1]
+    assert games["lengths"].tolist() == [17, 16]
+    played = [Point(int(m) % 15, int(m) // 15) for m in games["moves"]]
+    assert played == [*parse_moves(BLACK_WINS), *parse_moves(WHITE_WINS)]
+
+
+def test_every_position_is_labelled_by_the_outcome_for_its_side_to_move(tmp_path: Path) -> None:
+    _write(tmp_path, BLACK_WINS, WHITE_WINS)
+    te.psq([tmp_path], tmp_path / "games.npz")
+    rows = te._feature_worker((str(tmp_path / "games.npz"), 0, 2))
+    winner = {0: 0, 1: 1}  # game -> the winner's side (0 Black, 1 White)
+    assert set(rows["game"].tolist()) == {0, 1}
+    assert set(rows["mover"].tolist()) == {0, 1}  # both colours' positions
+    for game, mover, y in zip(rows["game"], rows["mover"], rows["y"], strict=True):
+        assert y == (1.0 if mover == winner[int(game)] else 0.0)
+
+
+def _planted(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    rng = np.random.default_rng(seed)
+    counts = rng.poisson(3.0, size=(n, 2, tune.NFEAT)).astype(np.int16)
+    mover = rng.integers(0, 2, size=n).astype(np.int8)
+    x = tune.design(counts, mover)
+    truth = tune.theta_of(hand_weights()) * 0.3 + np.where(
+        tune.free_mask(), rng.normal(0, 30, size=2 * tune.NFEAT), 0.0
+    )
+    scale = 300.0
+    p = 1 / (1 + np.exp(-(x.astype(np.float64) @ truth) / scale))
+    y = (rng.random(n) < p).astype(np.float64)
+    return x, y, truth, scale
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.integers(0, 2**16))
+def test_an_endless_pull_keeps_the_prior_and_a_stronger_pull_stays_closer(seed: int) -> None:
+    x, y, _, scale = _planted(2_000, seed)
+    prior = tune.theta_of(hand_weights())
+    kept, _ = tune.fit(x, y, scale, prior, tune.relative_ridge(prior, 1e15))
+    assert np.max(np.abs(kept - prior)) < 1e-6
+    gaps = []
+    for weight in (1e-5, 1e-3, 1e-1):
+        theta, _ = tune.fit(x, y, scale, prior, tune.relative_ridge(prior, weight))
+        gaps.append(float(np.sum(((theta - prior) / np.maximum(np.abs(prior), 10)) ** 2)))
+    assert gaps[0] > gaps[1] > gaps[2]
+
+
+def test_the_ridge_is_relative_to_each_values_size() -> None:
+    prior = np.array([0.0, 5.0, -20.0, 400.0])
+    assert tune.relative_ridge(prior, 2.0).tolist() == [0.02, 0.02, 0.005, 2.0 / 160_000]
+
+
+def test_cross_validation_pulls_weakly_to_a_wrong_prior_and_hard_to_the_truth() -> None:
+    x, y, truth, scale = _planted(6_000, 3)
+    games = np.arange(len(y)) // 20  # positions of a game are held out together
+    candidates = [1e-5, 1e-2, 10.0]
+    wrong = np.where(tune.free_mask(), 0.0, truth)
+    assert tune.choose_ridge(x, y, games, scale, wrong, candidates)[0] == 1e-5
+    best, losses = tune.choose_ridge(x, y, games, scale, truth, candidates)
+    assert best == 10.0
+    assert losses == sorted(losses, reverse=True)
+
+
+def test_accuracy_counts_decided_games_and_half_for_a_zero() -> None:
+    z = np.array([10.0, -3.0, 0.0, 5.0, 7.0])
+    y = np.array([1.0, 1.0, 0.0, 0.5, 0.0])
+    assert tune.accuracy(z, y) == pytest.approx((1 + 0 + 0.5 + 0) / 4)
+    assert tune.accuracy(z[3:4], y[3:4]) == 0.0
+
+
+@pytest.fixture(scope="module")
+def positions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("records")
+    _write(folder, BLACK_WINS, WHITE_WINS)
+    te.psq([folder], folder / "games.npz")
+    te.features(folder / "games.npz", folder / "positions.npz", workers=1)
+    return folder / "positions.npz"
+
+
+def test_train_with_an_endless_pull_writes_the_prior(tmp_path: Path, positions: Path) -> None:
+    prior = tmp_path / "prior.json"
+    theta = tune.theta_of(hand_weights()) + np.where(tune.free_mask(), 7, 0)
+    prior.write_text(tune.weights_json(theta, {}))
+    out = tmp_path / "fitted.json"
+    te.train([positions], out, [1e15], 0.5, 0.0, 5, 1226.3, str(prior))
+    fitted = load_weights(out.read_text(), "fitted")
+    assert np.array_equal(tune.theta_of(fitted), theta)
+    assert json.loads(out.read_text())["fit"]["K"] == 1226.3
+
+
+def test_a_prior_with_multiset_corrections_is_refused(tmp_path: Path, positions: Path) -> None:
+    prior = tmp_path / "prior.json"
+    residual = np.ones(2 * tune.NMULTI)
+    prior.write_text(tune.weights_json(tune.theta_of(hand_weights()), {}, residual))
+    with pytest.raises(SystemExit, match="multiset"):
+        te.train([positions], tmp_path / "o.json", [1.0], 0.5, 0, 5, 0, str(prior))
+
+
+def test_the_candidate_fitted_to_anchor_games_loads() -> None:
+    path = Path(te.__file__).parents[1] / "engine" / "search" / "data" / "eval_weights_anchor.json"
+    fitted = load_weights(path.read_text(), str(path))
+    assert fitted.mine == 5
+    assert not fitted.multiset.any()
+    assert fitted.threat[0, -1] == 1200  # a five's value is fixed, as in every weights file
