@@ -69,10 +69,10 @@ QUEUE_NAME: Final = "gomoku:ai"
 SEARCH_FUNCTION: Final = "search"
 ANALYSE_FUNCTION: Final = "analyse"
 _POLL_S: Final = 0.02  # how often the runner looks for a result (arq's default is 0.5 s)
-# A search not back within the first window is a long one or a queued one: looking ten times
+# A search not back within its first window is a long one or a queued one: looking ten times
 # a second is enough, and hundreds of them waiting at 50 looks a second each kept the bot
 # busy talking to Redis (bench_load, 1,000 games on two workers).
-_FIRST_WINDOW_S: Final = 1.0  # also how often a queued search is asked whether it was taken
+_WINDOW_S: Final = 1.0  # also how often a queued search is asked whether it was taken
 _SLOW_POLL_S: Final = 0.1
 # How long a search may wait for a free worker (not taken by any) before the player is told
 # the AI is unavailable. Waiting is no sign of a dead worker: enqueuing it again would only
@@ -323,7 +323,7 @@ async def _result(job: Job, limit: float) -> Any:
     poll = _POLL_S
     while True:
         try:
-            return await job.result(timeout=_FIRST_WINDOW_S, poll_delay=poll)
+            return await job.result(timeout=_WINDOW_S, poll_delay=poll)
         except TimeoutError:
             pass
         poll = _SLOW_POLL_S
