@@ -52,6 +52,11 @@ __all__ = [
 
 START_TIMEOUT_S = 120.0  # first START: process start-up and compiling (or loading) the kernels
 COMMAND_TIMEOUT_S = 10.0  # RESTART and friends
+# The least time between an engine's answer and the next command it is sent, as a manager's
+# own latency gives it. Rapfi 0.43 prints its move a moment before it reads commands again,
+# and drops an "INFO" that comes in between ("ERROR Unknown command: TIME_LEFT"): without
+# this pause an opponent that answers at once won such games on that error.
+SETTLE_MS = 30
 Z_95 = 1.959963984540054  # two-sided 95 % quantile of the normal distribution
 
 
@@ -110,10 +115,12 @@ class Answer:
 class EngineProcess:
     """A protocol engine in a subprocess, read by a thread so that reads can time out."""
 
-    def __init__(self, spec: EngineSpec) -> None:
+    def __init__(self, spec: EngineSpec, settle_ms: int = SETTLE_MS) -> None:
         self.spec = spec
+        self.settle_ms = settle_ms  # the least time between an answer and the next command
         self._process: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
+        self._answered = 0.0  # time.monotonic() of the last answer
 
     @property
     def alive(self) -> bool:
@@ -154,6 +161,9 @@ class EngineProcess:
         process = self._process
         if process is None or process.stdin is None:
             return False
+        pause = self._answered + self.settle_ms / 1000 - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
         try:
             for line in lines:
                 process.stdin.write(line + "\n")
@@ -179,6 +189,7 @@ class EngineProcess:
             if not line or word in ("MESSAGE", "DEBUG", "SUGGEST"):
                 messages.append(line)
                 continue
+            self._answered = time.monotonic()
             return Answer("line", line, tuple(messages), _ms_since(started))
 
     def close(self) -> None:
@@ -223,6 +234,7 @@ class MatchConfig:
     nodes: int | None = None  # INFO max_node (Yixin extension) when set
     max_plies: int | None = None  # adjudicate a draw after this many moves
     match_ms: int | None = None  # INFO timeout_match: each engine's time for a whole game
+    settle_ms: int = SETTLE_MS  # between an engine's answer and the next command to it
 
     def info_lines(self) -> list[str]:
         """The INFO commands sent before each game.
@@ -493,7 +505,10 @@ def run_match(
     lock = threading.Lock()
 
     def worker() -> None:
-        engines = (EngineProcess(specs[0]), EngineProcess(specs[1]))
+        engines = (
+            EngineProcess(specs[0], config.settle_ms),
+            EngineProcess(specs[1], config.settle_ms),
+        )
         mine = (EngineStats(), EngineStats())
         fresh = True
         try:

@@ -56,6 +56,32 @@ for line in sys.stdin:
         {action}
 """
 
+# Reads commands again only a while after each move it prints, and answers what comes sooner
+# as an unknown command, as Rapfi 0.43 does with an INFO that follows its move too closely.
+_SLOW_TO_SETTLE = """
+import sys, time
+sys.path.insert(0, {root!r})
+from engine.gomocup.protocol import Brain, Thought
+
+def think(board, limits):
+    centre = (board.size - 1) / 2
+    legal = board.legal_moves()
+    best = min(legal, key=lambda p: (abs(p.x - centre) + abs(p.y - centre), p))
+    return Thought(best, 1, 1, 10, 1.0)
+
+brain = Brain(think)
+moved = 0.0
+for line in sys.stdin:
+    if time.monotonic() - moved < {busy_s}:
+        word = (line.split()[1:2] or line.split())[0]  # Rapfi drops "INFO" and reads the key
+        print("ERROR Unknown command: " + word.upper(), flush=True)
+        continue
+    for answer in brain.handle(line):
+        print(answer, flush=True)
+        if answer[:1].isdigit():
+            moved = time.monotonic()
+"""
+
 
 def _standin() -> str:
     return shlex.join([sys.executable, "-c", _BRAIN.format(root=str(ROOT))])
@@ -180,6 +206,19 @@ def test_the_match_clock_runs_out_before_the_turn_time() -> None:
     assert [game.verdict for game in result.games] == [Verdict.TIMEOUT, Verdict.TIMEOUT]
     assert result.wdl() == (0, 0, 2)
     assert result.stats[0].moves == 2  # one move each game, the second one ran out
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("settle_ms", "verdict"), [(300, Verdict.FIVE), (0, Verdict.ERROR)])
+def test_an_engine_gets_time_to_settle_after_its_move(settle_ms: int, verdict: Verdict) -> None:
+    slow = shlex.join([sys.executable, "-c", _SLOW_TO_SETTLE.format(root=str(ROOT), busy_s=0.2)])
+    specs = (_spec(slow, "slow"), _spec(_standin(), "quick"))
+    config = MatchConfig(size=9, turn_ms=2000, match_ms=60_000, settle_ms=settle_ms)
+    (game,) = run_match(specs, games=1, config=config).games
+    assert game.verdict is verdict, game.detail
+    if verdict is Verdict.ERROR:
+        assert game.detail == "ERROR Unknown command: TIME_LEFT"
 
 
 @pytest.mark.timeout(120)
