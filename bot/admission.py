@@ -46,15 +46,12 @@ class StartAdmission:
         self.refused = 0  # since start-up (diagnostics)
 
     @contextlib.asynccontextmanager
-    async def admit(
-        self, interaction: discord.Interaction[Any], *, may_defer: bool = True
-    ) -> AsyncIterator[None]:
+    async def admit(self, interaction: discord.Interaction[Any]) -> AsyncIterator[None]:
         """Hold a slot for the start ``interaction`` inside the block. With every slot taken
-        the interaction is deferred (``thinking``) before waiting; ``may_defer=False`` (its
-        first response must be something else, a thread's announcement) or a full queue
-        refuses it instead: ``StartsBusyError``."""
+        the interaction is deferred (``thinking``) before waiting; with a full queue it is
+        refused instead: ``StartsBusyError``."""
         if self._slots.locked():
-            if not may_defer or self.waiting >= self.limit_waiting:
+            if self.waiting >= self.limit_waiting:
                 self.refused += 1
                 raise StartsBusyError
             self.waiting += 1

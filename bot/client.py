@@ -483,12 +483,10 @@ class GomokuBot(commands.Bot):
             self._shown[view.game_id] = view.version
             message_args = await self.board_message(view, ratings)
             message_id = self._board_ids.get(view.game_id, view.record.message_id)
-            too_old = message_id is not None and (
-                self.clock() - discord.utils.snowflake_time(message_id) > REPOST_AGE
-            )
+            target = None if repost else self._board_target(view)
             edited = False
-            if message_id is not None and not repost and not too_old:
-                edited = await self._try_edit(view, message_id, message_args, interaction)
+            if target is not None:
+                edited = await self._try_edit(view, target, message_args, interaction)
             if not edited:
                 await self._post_board(view, message_args, old=message_id)
         if view.is_over and view.record.parent_channel_id is not None:
@@ -502,6 +500,37 @@ class GomokuBot(commands.Bot):
             self._show_locks.pop(view.game_id, None)
             self._shown.pop(view.game_id, None)
             self._board_ids.pop(view.game_id, None)
+
+    async def answer_with_board(
+        self,
+        interaction: discord.Interaction[Any],
+        view: GameView,
+        *,
+        ratings: Sequence[RatingChange] = (),
+    ) -> None:
+        """Draw ``view`` as the answer to ``interaction``, a button on the game's board: the
+        redraw of that message is the button's answer, in its own callback (one request).
+        When the board is another message (posted anew, an older copy clicked) or is to be
+        posted anew, the button is acknowledged first and the board drawn after: Discord's
+        3 s must not wait on the requests of a redraw that cannot answer it."""
+        if not interaction.response.is_done():
+            target = self._board_target(view)
+            if target is None or not _answers_on(interaction, target):
+                await interaction.response.defer()
+        await self.show_game(view, interaction=interaction, ratings=ratings)
+        if not interaction.response.is_done():
+            # Nothing was drawn: a newer state of the game was on screen already.
+            await interaction.response.defer()
+
+    def _board_target(self, view: GameView) -> int | None:
+        """The message that ``show_game`` edits to draw ``view``; None when it posts the board
+        anew (there is none yet, or it is over ``REPOST_AGE`` old)."""
+        message_id = self._board_ids.get(view.game_id, view.record.message_id)
+        if message_id is None:
+            return None
+        if self.clock() - discord.utils.snowflake_time(message_id) > REPOST_AGE:
+            return None
+        return message_id
 
     async def respond_with_board(
         self, interaction: discord.Interaction[Any], view: GameView, *, replace: bool = False
@@ -560,12 +589,8 @@ class GomokuBot(commands.Bot):
         message_args: dict[str, Any],
         interaction: discord.Interaction[Any] | None,
     ) -> None:
-        # The board is this interaction's own message: a button on it, or the command whose
-        # response it is (the cog notes that in extras). The token edits it without REST.
-        if interaction is not None and (
-            (interaction.message is not None and interaction.message.id == message_id)
-            or interaction.extras.get("board_message_id") == message_id
-        ):
+        # The board is this interaction's own message: the token edits it without REST.
+        if interaction is not None and _answers_on(interaction, message_id):
             if interaction.response.is_done():
                 await interaction.edit_original_response(**message_args)
             else:  # a button on the board, not yet answered: the redraw is its answer
@@ -683,11 +708,10 @@ class GomokuBot(commands.Bot):
             waiting = loop.call_later(delay, defer)
         shutting_down = False
         try:
-            await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
-            if not is_command and not interaction.response.is_done():
-                # The board was drawn elsewhere (posted anew, or a newer state came first):
-                # the button still needs its answer.
-                await interaction.response.defer()
+            if on_board:
+                await self.answer_with_board(interaction, result.game, ratings=result.ratings)
+            else:
+                await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
             reply = result
             if ai is not None:
                 reply = await ai or result
@@ -852,6 +876,14 @@ class GomokuBot(commands.Bot):
                 await self.show_game(event.game)
         except discord.HTTPException:
             log.exception("could not announce %r", type(event).__name__)
+
+
+def _answers_on(interaction: discord.Interaction[Any], message_id: int) -> bool:
+    """Whether ``message_id`` is ``interaction``'s own message: a button on it, or the command
+    whose response it is (``respond_with_board`` notes that in extras)."""
+    return (
+        interaction.message is not None and interaction.message.id == message_id
+    ) or interaction.extras.get("board_message_id") == message_id
 
 
 def _shape(commands: Sequence[Any]) -> list[Any]:

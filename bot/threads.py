@@ -8,6 +8,7 @@ Only ``/gomoku start`` in a plain channel makes a thread; in a thread the game s
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 import discord
@@ -20,7 +21,14 @@ from bot.service import GameView
 if TYPE_CHECKING:
     from bot.client import GomokuBot
 
-__all__ = ["THREAD_PERMISSIONS", "close_thread", "host_in_thread", "uses_threads"]
+__all__ = [
+    "THREAD_PERMISSIONS",
+    "Announcement",
+    "announcement",
+    "close_thread",
+    "host_in_thread",
+    "uses_threads",
+]
 
 log = logging.getLogger(__name__)
 
@@ -48,19 +56,36 @@ def _players(view: GameView) -> str:
     return words.versus(render.player_label(view.black), render.player_label(view.white))
 
 
-async def host_in_thread(interaction: discord.Interaction[GomokuBot], view: GameView) -> GameView:
+@dataclass(frozen=True, slots=True)
+class Announcement:
+    """What a game hosted in a thread is announced with."""
+
+    line: str  # the channel's line, the start command's answer and the thread's starter
+    name: str  # the thread's
+
+
+async def announcement(interaction: discord.Interaction[GomokuBot], view: GameView) -> Announcement:
+    """The channel's line and the thread's name for ``view`` (the players' names in them
+    cost a request each when the member is not cached)."""
+    black = await display_name(interaction, view.black)
+    white = await display_name(interaction, view.white)
+    with i18n.using(await interaction.client.server_language(view.guild_id)):  # public
+        line = words.thread_started(_players(view))
+        name = words.thread_name(black, white, render.game_name(view.game), view.game_id)
+    return Announcement(line, name)
+
+
+async def host_in_thread(
+    interaction: discord.Interaction[GomokuBot], view: GameView, announced: Announcement
+) -> GameView:
     """Answer the start command with the channel's line, open a thread from it, move the game
     there and draw its board in it. Returns the game as it now stands."""
     bot = interaction.client
     channel = interaction.channel
     assert isinstance(channel, discord.TextChannel)
-    black = await display_name(interaction, view.black)
-    white = await display_name(interaction, view.white)
-    with i18n.using(await bot.server_language(view.guild_id)):  # the channel's line is public
-        line = words.thread_started(_players(view))
-        name = words.thread_name(black, white, render.game_name(view.game), view.game_id)
+    line, name = announced.line, announced.name
     if interaction.response.is_done():
-        # Publicly deferred (the "replace your game" offer's slow write): the line fills it in.
+        # Publicly deferred (a slow write or name, a queued start): the line fills it in.
         message = await interaction.edit_original_response(
             content=line, allowed_mentions=discord.AllowedMentions.none()
         )

@@ -152,10 +152,8 @@ class ChallengeButton(
             end = await bot.in_time(interaction, bot.service.decline(self.game_id, user_id))
             view = end.game
         # The challenge is the board message: its redraw answers the button (one request),
-        # unless a slow write deferred it or the board had to be drawn elsewhere.
-        await bot.show_game(view, interaction=interaction)
-        if not interaction.response.is_done():
-            await interaction.response.defer()
+        # unless a slow write deferred it or the board is drawn elsewhere.
+        await bot.answer_with_board(interaction, view)
         if view.is_ai_turn:
             await bot.play_ai(view.game_id)
 

@@ -33,6 +33,7 @@ from bot.service import (
     DEFAULT_LEVEL,
     ColourChoice,
     GameExistsError,
+    GameView,
     InvalidOptionError,
     NotAPlayerError,
     UndoResult,
@@ -151,7 +152,7 @@ class GomokuCog(
         in_thread = await threads.uses_threads(interaction)
         # A burst of starts is admitted a few at a time (bot.admission); the AI's first move
         # is made after the start has let go of its turn.
-        async with self.bot.start_admission.admit(interaction, may_defer=not in_thread):
+        async with self.bot.start_admission.admit(interaction):
             start = self.bot.service.start(
                 channel_id=interaction.channel_id,
                 guild_id=interaction.guild_id,
@@ -159,14 +160,20 @@ class GomokuCog(
                 **options,
             )
             if in_thread:
-                # The thread's announcement is the first response: no deferral may come first.
-                view = await start
+                # The answer is the channel's line, which needs the players' names besides
+                # the write: a slow one of either is acknowledged in time ("thinking...",
+                # which the line then fills in), the board is drawn in the thread after.
+                async def made_and_announced() -> tuple[GameView, threads.Announcement]:
+                    made = await start
+                    return made, await threads.announcement(interaction, made)
+
+                work = made_and_announced()
+                view, announced = await self.bot.in_time(interaction, work, thinking=True)
+                self.bot.wake_deadlines(view)
+                view = await threads.host_in_thread(interaction, view, announced)
             else:
                 view = await self.bot.in_time(interaction, start, thinking=True)
-            self.bot.wake_deadlines(view)
-            if in_thread:
-                view = await threads.host_in_thread(interaction, view)
-            else:
+                self.bot.wake_deadlines(view)
                 if view.is_ai_turn and not interaction.response.is_done():
                     await interaction.response.defer(thinking=True)
                 await self.bot.respond_with_board(interaction, view)

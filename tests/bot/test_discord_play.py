@@ -298,6 +298,56 @@ async def test_challenge_accepted_and_won_updates_ratings(
     assert "Nobody here has played 3 rated games" in board.text()  # one game is too few
 
 
+async def _posted_again_slowly(fake: FakeDiscord, user: FakeUser) -> tuple[Message, asyncio.Event]:
+    """``/gomoku board`` posts the board again, and Discord is slow to delete the old copy,
+    which holds the game's redraws until it is gone (the copy stays clickable meanwhile).
+    Returns the new board and the event that lets the deletion through."""
+    deletes = r"/channels/\d+/messages/\d+$"
+    release = fake.hold("DELETE", deletes)
+    again = await fake.slash("gomoku board", user=user)
+    assert again.message is not None
+    await fake.wait_for(lambda: bool(fake.requests_to("DELETE", deletes)))
+    return again.message, release
+
+
+async def test_an_accept_on_an_older_copy_of_the_challenge_is_acknowledged_before_the_redraw(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    start = await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black"}
+    )
+    assert start.message is not None
+    old = start.message
+    game_id = (await _board_saved(bot, fake)).game_id
+    board, release = await _posted_again_slowly(fake, alice)
+    accept = await fake.send_click(old, f"gomoku:{game_id}:accept", user=bob)
+    # The board is another message: the button is acknowledged at once, not after that
+    # message's redraw (which waits for the deletion).
+    await fake.wait_for(lambda: accept.callback_type is not None)
+    assert accept.callback_type == 6
+    assert not old.deleted
+    assert board.custom_ids() == [f"gomoku:{game_id}:accept", f"gomoku:{game_id}:decline"]
+    release.set()
+    await fake.wait_for(lambda: board.custom_ids() == [f"gomoku:{game_id}:move"])
+    assert old.deleted
+    assert (await bot.service.game(game_id)).is_active
+
+
+async def test_a_tap_on_an_older_copy_of_the_board_is_acknowledged_before_the_redraw(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    old, game_id = await _tictactoe(fake, bot, alice, bob)
+    board, release = await _posted_again_slowly(fake, alice)
+    tap = await fake.send_click(old, f"gomoku:{game_id}:cell:1:1", user=alice)
+    await fake.wait_for(lambda: tap.callback_type is not None)
+    assert tap.callback_type == 6
+    assert len(_enabled(board)) == 9  # not redrawn yet
+    release.set()
+    await fake.wait_for(lambda: len(_enabled(board)) == 8)
+    assert old.deleted
+    assert [str(m.point) for m in (await bot.service.game(game_id)).board.moves] == ["b2"]
+
+
 async def test_restart_mid_game_carries_on_and_old_buttons_work(
     fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, bob: FakeUser
 ) -> None:

@@ -8,8 +8,12 @@ import asyncio
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from bot.client import GomokuBot
+from bot.service import GameView
 from engine.types import Termination
 from storage.repository import GameStatus
 from tests.bot.conftest import BotFactory, Clock
@@ -361,6 +365,55 @@ async def test_a_game_in_its_own_thread_from_start_to_archive(
     await fake.wait_for(lambda: thread.archived)
     lines = [m.text() for m in fake.channel_messages(general)]
     assert any("resignation" in line and f"<#{thread.id}>" in line for line in lines)
+
+
+@pytest.mark.parametrize("slow", ["write", "name"])
+async def test_a_start_in_a_thread_is_acknowledged_while_its_announcement_waits(
+    fake: FakeDiscord,
+    bot: GomokuBot,
+    alice: FakeUser,
+    bob: FakeUser,
+    monkeypatch: pytest.MonkeyPatch,
+    slow: str,
+) -> None:
+    """The answer is the channel's line, which needs the game's write and the players' names
+    (a member not cached is fetched): a slow one is acknowledged ("thinking...") within
+    Discord's 3 s, and the line fills that in."""
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
+    members = r"/guilds/\d+/members/\d+$"
+    release = asyncio.Event()
+    held = asyncio.Event()
+    if slow == "write":
+        stored = bot.service.start
+
+        async def slow_start(**options: Any) -> GameView:
+            held.set()
+            await release.wait()
+            return await stored(**options)
+
+        monkeypatch.setattr(bot.service, "start", slow_start)
+    else:
+        release = fake.hold("GET", members)
+    record = await fake.send_slash("gomoku start", user=alice, options={"opponent": bob})
+    if slow == "write":
+        async with asyncio.timeout(10):
+            await held.wait()
+    else:
+        await fake.wait_for(lambda: bool(fake.requests_to("GET", members)))
+    await fake.wait_for(lambda: record.callback_type is not None)
+    assert record.callback_type == 5
+    assert [c for c in fake.channels.values() if c.is_thread] == []  # still held
+    release.set()
+    start = await fake.answer(record)
+    assert not start.ephemeral
+    assert "a new game" in start.content
+    assert start.message is not None
+    await fake.wait_for(
+        lambda: any(c.is_thread and fake.channel_messages(c) for c in fake.channels.values())
+    )
+    (thread,) = [c for c in fake.channels.values() if c.is_thread]
+    assert thread.starter_message_id == start.message.id
+    assert thread.name.startswith(("alice vs bob", "bob vs alice"))
 
 
 async def test_missing_thread_permissions_are_named(
