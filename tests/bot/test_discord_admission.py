@@ -91,3 +91,39 @@ async def test_a_burst_of_starts_in_a_guild_reads_its_settings_once(
     bot.forget_settings(fake.guild_id)
     await fake.slash("gomoku start", user=fake.add_user("late"), channel=fake.add_channel("late"))
     assert reads == [fake.guild_id, fake.guild_id]
+
+
+async def test_a_start_in_a_thread_waits_for_its_turn_acknowledged_too(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The answer of a start in a thread is the channel's line, which fills in the deferral
+    ("thinking...") of a start that waited: it waits like any other, not refused."""
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
+    admission = StartAdmission(running=1, waiting=1)
+    bot.start_admission = admission
+    entered, go_on = asyncio.Event(), asyncio.Event()
+    real_start = bot.service.start
+
+    async def slow_start(**options: Any) -> GameView:
+        entered.set()
+        await go_on.wait()
+        return await real_start(**options)
+
+    monkeypatch.setattr(bot.service, "start", slow_start)
+    first = await fake.send_slash("gomoku start", user=alice, options={"colour": "black"})
+    async with asyncio.timeout(10):
+        await entered.wait()
+    second = fake.add_channel("second")
+    waiting = await fake.send_slash(
+        "gomoku start", user=fake.add_user("bob"), channel=second, options={"colour": "black"}
+    )
+    await fake.wait_for(lambda: waiting.callback_type is not None)
+    assert waiting.callback_type == 5
+    assert admission.waiting == 1
+    go_on.set()
+    for record in (first, waiting):
+        reply = await fake.answer(record)
+        assert not reply.ephemeral
+        assert "a new game" in reply.content
+    await fake.wait_for(lambda: len([c for c in fake.channels.values() if c.is_thread]) == 2)
+    assert admission.refused == 0
