@@ -112,12 +112,21 @@ class Chaos:
         with closing(sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)) as db:
             yield db
 
+    def _rows(self, sql: str) -> list[tuple[int, ...]]:
+        """``sql``'s rows; none while the bot has not made the file or its tables yet."""
+        if not self.path.exists():
+            return []
+        with self._db() as db:
+            # A bot killed while starting on a fresh file (or being read mid-start) leaves
+            # it with no tables: the first migration sets user_version in the transaction
+            # that makes them, so 0 means none. Past it, a missing table is a real fault.
+            if db.execute("PRAGMA user_version").fetchone()[0] == 0:
+                return []
+            return db.execute(sql).fetchall()
+
     def stored_moves(self) -> set[tuple[int, int, int]]:
         """(game, x, y) of every move in the file."""
-        if not self.path.exists():
-            return set()
-        with self._db() as db:
-            return set(db.execute("SELECT game_id, x, y FROM moves"))
+        return {(game, x, y) for game, x, y in self._rows("SELECT game_id, x, y FROM moves")}
 
     def latest_game(self, channel_id: int) -> int:
         """The channel's newest game: the one a move just acknowledged there went into (a
@@ -130,20 +139,16 @@ class Chaos:
 
     def ai_due(self) -> dict[int, int]:
         """Games against the AI where the AI is to move: game id -> its ply now."""
-        if not self.path.exists():
-            return {}
-        with self._db() as db:
-            rows = db.execute(
-                "SELECT id, ply FROM games WHERE status = 'active' AND ("
-                " (black_level IS NOT NULL AND ply % 2 = 0)"
-                " OR (white_level IS NOT NULL AND ply % 2 = 1))"
-            ).fetchall()
-        return dict(rows)
+        rows = self._rows(
+            "SELECT id, ply FROM games WHERE status = 'active' AND ("
+            " (black_level IS NOT NULL AND ply % 2 = 0)"
+            " OR (white_level IS NOT NULL AND ply % 2 = 1))"
+        )
+        return {game: ply for game, ply in rows}
 
     def plies(self) -> dict[int, int]:
         """Every game's ply."""
-        with self._db() as db:
-            return dict(db.execute("SELECT id, ply FROM games"))
+        return {game: ply for game, ply in self._rows("SELECT id, ply FROM games")}
 
     def integrity(self) -> bool:
         """``PRAGMA integrity_check`` says ok (a missing file is fine: killed before it)."""

@@ -4,7 +4,15 @@ then stopped with SIGTERM."""
 
 from __future__ import annotations
 
-from tests.chaos import chaos
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from storage.sqlite import SqliteGameRepository
+from tests.chaos import Chaos, chaos
+from tests.fakediscord import FakeDiscord
 
 
 async def test_two_kills_lose_nothing_and_leave_nothing() -> None:
@@ -13,3 +21,29 @@ async def test_two_kills_lose_nothing_and_leave_nothing() -> None:
     assert report.problems == []
     assert report.ok
     assert report.acknowledged > 0
+
+
+def _reader(path: Path) -> Chaos:
+    return Chaos(FakeDiscord(), path, games=2, level="beginner", seed=1)
+
+
+def test_a_file_killed_before_its_tables_were_made_reads_as_empty(tmp_path: Path) -> None:
+    # What a kill during the first start leaves: the file and its journal mode, no tables.
+    path = tmp_path / "chaos.sqlite3"
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA journal_mode = WAL")
+    reader = _reader(path)
+    assert reader.stored_moves() == set()
+    assert reader.ai_due() == {}
+    assert reader.plies() == {}
+
+
+async def test_a_table_missing_from_a_made_file_is_still_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "chaos.sqlite3"
+    async with SqliteGameRepository.open(path):
+        pass
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("DROP TABLE moves")
+        db.commit()
+    with pytest.raises(sqlite3.OperationalError, match="no such table: moves"):
+        _reader(path).stored_moves()
