@@ -11,8 +11,10 @@ one per core). Select it with ``GOMOKU_AI_QUEUE_URL=redis://host:6379/0``.
 * A worker killed mid-search: arq cannot tell, so the runner gives each search its level's
   time budget x4 + 10 s (as the local pool does) from when a worker took it, and then
   enqueues it again, once; any idle worker takes it. Time spent queued for a free worker is
-  no sign of a dead one: a search waits for one up to ``QUEUE_PATIENCE_S``. arq itself
-  never re-runs it (``max_tries=1`` in the worker), so a search never runs twice on its own.
+  no sign of a dead one: a search waits for one up to ``QUEUE_PATIENCE_S``, and one that no
+  worker took by then is taken out of the queue and answered as ``AIUnavailableError`` (no
+  copy left behind for a worker to search for nobody). arq itself never re-runs it
+  (``max_tries=1`` in the worker), so a search never runs twice on its own.
 * A result that arrives for a position that moved on is the service's to drop (it compares
   the game's version before playing the AI's move).
 * Redis unreachable: ``AIUnavailableError`` at once, and the service leaves the game as it was.
@@ -74,9 +76,10 @@ _POLL_S: Final = 0.02  # how often the runner looks for a result (arq's default 
 # busy talking to Redis (bench_load, 1,000 games on two workers).
 _WINDOW_S: Final = 1.0  # also how often a queued search is asked whether it was taken
 _SLOW_POLL_S: Final = 0.1
-# How long a search may wait for a free worker (not taken by any) before the player is told
-# the AI is unavailable. Waiting is no sign of a dead worker: enqueuing it again would only
-# lengthen the queue that holds it.
+# How long a search may wait for a free worker (not taken by any) before it is withdrawn and
+# the player told the AI is unavailable. Waiting is no sign of a dead worker: enqueuing it
+# again would only lengthen the queue that holds it (and left in it, a worker would search it
+# for nobody, while the queue is at its longest).
 QUEUE_PATIENCE_S: Final = 120.0
 
 
@@ -256,7 +259,8 @@ class QueueRunner:
         level's budget x4 + 10 s (a worker died), enqueue it once more.
 
         Raises:
-            AIUnavailableError: the queue cannot be reached.
+            AIUnavailableError: the queue cannot be reached, or no worker took the search
+                within ``QUEUE_PATIENCE_S``.
             AIError: no answer twice, or the search itself failed.
         """
         limit = self._hang_after_s or hang_limit_s(request.level)
@@ -267,7 +271,8 @@ class QueueRunner:
         review worker does, and enqueue it once more if no answer comes.
 
         Raises:
-            AIUnavailableError: the queue cannot be reached.
+            AIUnavailableError: the queue cannot be reached, or no worker took the search
+                within ``QUEUE_PATIENCE_S``.
             AIError: no answer twice, or the analysis itself failed.
         """
         limit = self._hang_after_s or REVIEW_HANG_S
@@ -285,7 +290,7 @@ class QueueRunner:
                 )
                 if job is None:  # only for a duplicate job id, which we never give
                     raise AIError("not enqueued")
-                result = await _result(job, limit)
+                result = await _result(self._redis, job, limit)
             except TimeoutError as error:
                 log.warning("no AI worker answered within %.1f s (attempt %d)", limit, attempt)
                 if attempt == 2:
@@ -311,10 +316,13 @@ class QueueRunner:
         await self._redis.aclose()
 
 
-async def _result(job: Job, limit: float) -> Any:
+async def _result(redis: ArqRedis, job: Job, limit: float) -> Any:
     """``job``'s result. TimeoutError once a worker has held it ``limit`` seconds without an
-    answer (killed or hung), or once it has waited ``QUEUE_PATIENCE_S`` in all; the time it
-    spends queued for a free worker does not count toward ``limit``."""
+    answer (killed or hung); the time it spends queued for a free worker does not count.
+
+    Raises:
+        AIUnavailableError: no worker took it within ``QUEUE_PATIENCE_S`` (it is withdrawn).
+    """
     from arq.jobs import JobStatus
 
     clock = asyncio.get_running_loop().time
@@ -328,14 +336,29 @@ async def _result(job: Job, limit: float) -> Any:
             pass
         poll = _SLOW_POLL_S
         now = clock()
-        if now - enqueued >= QUEUE_PATIENCE_S:
-            raise TimeoutError
         if taken is None:
             if await job.status() is JobStatus.queued:
-                continue
+                if now - enqueued < QUEUE_PATIENCE_S:
+                    continue
+                if await _withdraw(redis, job):
+                    log.warning("no AI worker took a search in %.0f s: withdrawn", now - enqueued)
+                    raise AIUnavailableError(f"no worker took the search in {now - enqueued:.0f} s")
+                # A worker took it at the last moment: from now on it is a taken search.
             taken = now
         if now - taken >= limit:
             raise TimeoutError
+
+
+async def _withdraw(redis: ArqRedis, job: Job) -> bool:
+    """Take ``job`` out of the queue unless a worker has taken it: True if it was still there.
+    Its definition goes too, so that a worker which picked it at that very moment finds it
+    expired instead of searching for nobody."""
+    from arq.constants import job_key_prefix
+
+    if not await redis.zrem(QUEUE_NAME, job.job_id):
+        return False
+    await redis.delete(job_key_prefix + job.job_id)
+    return True
 
 
 def _is_redis_error(error: BaseException) -> bool:

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import redis.asyncio as aioredis
 
+from bot import queue_ai
 from bot.ai import AIRequest, AIUnavailableError, AnalysisRequest
 from bot.errors import user_message
 from bot.queue_ai import (
@@ -232,6 +233,23 @@ async def test_a_queue_that_is_down_is_a_clear_answer_and_the_game_is_unchanged(
         assert after.version == view.version
         assert after.board.moves == ()
         assert after.is_ai_turn
+    finally:
+        await runner.close()
+
+
+async def test_a_search_no_worker_takes_in_time_is_withdrawn_not_enqueued_again(
+    redis_server: RedisServer, redis: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No worker at all: the search waits out its patience in the queue. Enqueued again it
+    # would wait as long once more, and the copy left behind would be searched for nobody.
+    monkeypatch.setattr(queue_ai, "QUEUE_PATIENCE_S", 1.5)
+    runner = await QueueRunner.connect(redis_server.url, hang_after_s=1.0)
+    try:
+        with pytest.raises(AIUnavailableError):
+            await runner.choose_move(request_for("h8 i9 h9", Level.EASY))
+        assert runner.retries == 0
+        assert await redis.zcard(QUEUE_NAME) == 0
+        assert await redis.keys("arq:job:*") == []
     finally:
         await runner.close()
 
