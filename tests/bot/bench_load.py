@@ -25,6 +25,9 @@ What is measured (at the fake, from sending an event to seeing the bot's effect)
 * ``AI reply shown``: event -> the board showing the AI's answer (queueing and search included);
 
 and in this process: the event-loop lag (how late a 10 ms sleep wakes up) while it all runs.
+Games still running ``--deadline`` seconds (600) after they began are stopped and counted
+among the failures by what each was waiting for ("unfinished at the deadline (AI reply
+shown)"), so that a stuck game costs its figures, not the summary.
 
 ``--shard-processes N --postgres [--queue-workers K]`` runs the bot as a cluster instead: N
 bot processes (``python -m bot --shards i --shard-count N``'s bot), one shard each, on one
@@ -61,12 +64,19 @@ import yarl
 from bot.ai import WORKER_NICENESS, AIRunner, ProcessPoolRunner
 from bot.app import create_bot, process_runner
 from bot.client import GomokuBot
+from bot.queue_ai import QueueRunner
 from bot.reporting import UserCooldown
 from bot.settings import Settings
 from bot.shards import ShardSpec
 from engine.types import Rule
 from storage.repository import GameRepository
 from storage.sqlite import SqliteGameRepository
+
+# A run stops its games this long after they begin and prints what it has (--deadline): a
+# game's waits add up one after another (each up to the fake's 120 s answer timeout), so one
+# stuck game would otherwise hold back the whole summary.
+DEADLINE_S = 600.0
+_STOP_WAIT_S = 60.0  # how long a shard process may take to stop and send its figures
 
 
 @dataclass
@@ -143,8 +153,18 @@ def _driver(
     think: float,
     guild_id: int | None = None,
     ramp: float | None = None,
+    deadline: float = DEADLINE_S,
 ) -> None:
-    asyncio.run(_drive(conn, games, moves, level, seed, think, guild_id, ramp))
+    asyncio.run(_drive(conn, games, moves, level, seed, think, guild_id, ramp, deadline))
+
+
+def _refused(record: Any) -> bool:
+    """Whether the bot answered ``record``, a ``/place``, with something other than the move
+    (a refusal, an error): no board edit is coming for it."""
+    if not record.answered.is_set():
+        return False
+    message = record.followups[-1] if record.followups else record.original
+    return message is None or "played **" not in message.content
 
 
 async def _drive(
@@ -156,6 +176,7 @@ async def _drive(
     think: float,
     guild_id: int | None,
     ramp: float | None,
+    deadline: float,
 ) -> None:
     from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Message, Reply
 
@@ -165,6 +186,9 @@ async def _drive(
     channels = [fake.default_channel] + [fake.add_channel(f"game-{i}") for i in range(games - 1)]
     players = [(fake.add_user(f"b{i}"), fake.add_user(f"w{i}")) for i in range(games)]
     samples = Samples()
+    # What each game waits for now: a game still running at the deadline counts as missing
+    # that (a game's waits add up one after another, each up to the fake's answer timeout).
+    waiting: dict[int, str] = {}
     await fake.start()
     conn.send(fake.port)
     loop = asyncio.get_running_loop()
@@ -198,10 +222,14 @@ async def _drive(
             samples.fail("start refused, tried again")
             await pause()
 
-    async def board_edit(board: Message, after: int, started: float, name: str) -> bool:
-        try:
-            await fake.wait_for(lambda: board.edits > after)
-        except TimeoutError:
+    async def board_edit(
+        board: Message, after: int, started: float, name: str, record: Any
+    ) -> bool:
+        # Until the board shows the move, or the move's answer says it was not played (then
+        # no edit is coming, and the game goes on without waiting out the timeout for one).
+        with contextlib.suppress(TimeoutError):
+            await fake.wait_for(lambda: board.edits > after or _refused(record))
+        if board.edits <= after:
             samples.fail(name)
             return False
         samples.add(name, time.monotonic() - started)
@@ -211,13 +239,16 @@ async def _drive(
         black, white = players[index]
         channel = channels[index]
         await arrive()
+        waiting[index] = "start (board shown)"
         start = await start_game(black, channel, {"opponent": white, "colour": "black"})
         board = start.message
         assert board is not None
         accept = next(c for c in board.custom_ids() if c.endswith(":accept"))
+        waiting[index] = "accept"
         acked((await fake.click(board, accept, user=white)).interaction)
         for turn in range(moves):
             await pause()
+            waiting[index] = "place (people)"
             user = black if turn % 2 == 0 else white
             x, y = turn // 2 * 2, 0 if turn % 2 == 0 else 2  # gaps: nobody makes five
             started = time.monotonic()
@@ -238,11 +269,13 @@ async def _drive(
         user = players[index][0]
         channel = channels[index]
         await arrive()
+        waiting[index] = "start (board shown)"
         start = await start_game(user, channel, {"level": level, "colour": "black"})
         board = start.message
         assert board is not None
         for _ in range(moves // 2):
             await pause()
+            waiting[index] = "suggestions"
             choices = await fake.autocomplete(
                 "place", "cell", user=user, channel=channel, options={"cell": ""}
             )
@@ -251,11 +284,14 @@ async def _drive(
                 break
             edits = board.edits
             started = time.monotonic()
+            name = "place (vs AI, own move shown)"
+            waiting[index] = name
             record = await fake.send_slash(
                 "place", user=user, channel=channel, options={"cell": choices[0]["value"]}
             )
-            if not await board_edit(board, edits, started, "place (vs AI, own move shown)"):
+            if not await board_edit(board, edits, started, name, record):
                 continue
+            waiting[index] = "AI reply shown"
             reply = await fake.answer(record)
             acked(record)
             if "AI answered" in reply.content:
@@ -265,9 +301,18 @@ async def _drive(
 
     started = time.monotonic()
     cpu = time.process_time()
-    tasks = [people(i) if i % 2 == 0 else versus_ai(i) for i in range(games)]
+    tasks = [asyncio.create_task(people(i) if i % 2 == 0 else versus_ai(i)) for i in range(games)]
+    _, running = await asyncio.wait(tasks, timeout=deadline)
+    for index, task in enumerate(tasks):
+        if task in running:
+            task.cancel()
+            samples.fail(f"unfinished at the deadline ({waiting.get(index, 'arriving')})")
     results = await asyncio.gather(*tasks, return_exceptions=True)
-    errors = [repr(r) for r in results if isinstance(r, BaseException)]
+    errors = [
+        repr(r)
+        for r in results
+        if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError)
+    ]
     elapsed = time.monotonic() - started
     requests = len(fake.requests)
     cpu = time.process_time() - cpu
@@ -355,7 +400,17 @@ async def _run(args: argparse.Namespace) -> int:
     parent, child = context.Pipe()
     process = context.Process(
         target=_driver,
-        args=(child, args.games, args.moves, args.level, args.seed, args.think, None, args.ramp),
+        args=(
+            child,
+            args.games,
+            args.moves,
+            args.level,
+            args.seed,
+            args.think,
+            None,
+            args.ramp,
+            args.deadline,
+        ),
         daemon=True,
     )
     process.start()
@@ -367,7 +422,6 @@ async def _run(args: argparse.Namespace) -> int:
         ai: AIRunner
         if args.queue_workers:
             # The AI on the task queue: a real Redis and that many `python -m bot.worker`s.
-            from bot.queue_ai import QueueRunner
             from tests.redis_server import RedisServer
 
             redis = RedisServer()
@@ -446,6 +500,7 @@ async def _run(args: argparse.Namespace) -> int:
         await bot.close()
         with contextlib.suppress(asyncio.CancelledError):
             await runner
+        retries = ai.retries if isinstance(ai, QueueRunner) else None
         await ai.close()
         await repository.close()
     parent.send("closed")
@@ -461,11 +516,13 @@ async def _run(args: argparse.Namespace) -> int:
         f"turn pings {'off' if args.no_turn_pings else 'on'}, "
         f"AI workers at nice {WORKER_NICENESS if args.nice is None else args.nice}"
         f"{'' if args.no_idle else ' in the idle class'}, "
-        f"{type(loop).__module__.split('.')[0]} event loop, JSON by "
+        f"{_loop_name(loop)} event loop, JSON by "
         f"{'orjson' if discord.utils.HAS_ORJSON else 'json'}, "
         f"GIL switch interval {sys.getswitchinterval() * 1000:g} ms"
     )
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
+    if retries is not None:
+        print(f"searches enqueued again: {retries}")
     # A saturated fake would measure itself: its CPU is shown beside the bot's.
     print(
         f"CPU: the bot {cpu:.1f} s ({cpu / report['elapsed']:.0%} of a core; its event loop "
@@ -528,9 +585,15 @@ def _guild_on(shard: int, shard_count: int) -> int:
     return ((1000 * shard_count + shard) << 22) | 5
 
 
-def _shard_bot(*args: Any) -> None:
-    """A shard process's entry point: ``_serve_shard(*args)`` on its own event loop."""
-    asyncio.run(_serve_shard(*args))
+def _shard_bot(loop: str, *args: Any) -> None:
+    """A shard process's entry point: ``_serve_shard(*args)`` run as ``python -m bot`` runs
+    its process (``bot.app.process_runner``: uvloop, the short GIL switch interval), or with
+    ``loop="asyncio"`` on asyncio's own loop and Python's default interval."""
+    if loop == "asyncio":
+        asyncio.run(_serve_shard(*args))
+        return
+    with process_runner() as runner:
+        runner.run(_serve_shard(*args))
 
 
 async def _serve_shard(
@@ -553,8 +616,6 @@ async def _serve_shard(
     repository = await PostgresGameRepository.connect(database_url)
     ai: AIRunner
     if queue_url is not None:
-        from bot.queue_ai import QueueRunner
-
         ai = await QueueRunner.connect(queue_url)
     else:
         ai = await ProcessPoolRunner.start()
@@ -579,9 +640,18 @@ async def _serve_shard(
     await bot.close()
     with contextlib.suppress(asyncio.CancelledError):
         await runner
+    retries = ai.retries if isinstance(ai, QueueRunner) else 0
     await ai.close()
     await repository.close()
-    conn.send({"lags": lags, "cpu": cpu})
+    conn.send(
+        {
+            "lags": lags,
+            "cpu": cpu,
+            "loop": _loop_name(loop),
+            "switch_ms": sys.getswitchinterval() * 1000,
+            "retries": retries,
+        }
+    )
 
 
 async def _run_cluster(args: argparse.Namespace) -> int:
@@ -635,6 +705,7 @@ async def _run_cluster(args: argparse.Namespace) -> int:
                     args.think,
                     _guild_on(shard, count),
                     args.ramp,
+                    args.deadline,
                 ),
                 daemon=True,
             )
@@ -647,6 +718,7 @@ async def _run_cluster(args: argparse.Namespace) -> int:
             bot = context.Process(
                 target=_shard_bot,
                 args=(
+                    args.loop,
                     child,
                     port,
                     shard,
@@ -667,7 +739,15 @@ async def _run_cluster(args: argparse.Namespace) -> int:
         reports = [await recv(conn) for _, conn in drivers]
         for _, bot_conn in bots:
             bot_conn.send("stop")
-        bot_reports = [await recv(conn) for _, conn in bots]
+        bot_reports = []
+        for process, bot_conn in bots:
+            # A bot process that does not stop in time (or died) costs its own figures, not
+            # the run's.
+            if await loop.run_in_executor(None, bot_conn.poll, _STOP_WAIT_S):
+                with contextlib.suppress(EOFError):
+                    bot_reports.append(bot_conn.recv())
+            else:
+                process.kill()
         for process, conn in drivers:
             conn.send("closed")
             process.join(timeout=10)
@@ -685,15 +765,26 @@ async def _run_cluster(args: argparse.Namespace) -> int:
     ai_workers = (
         f"{args.queue_workers} queue workers" if args.queue_workers else "a local AI pool each"
     )
+    loops = sorted(
+        {f"{r['loop']} event loop, GIL switch interval {r['switch_ms']:g} ms" for r in bot_reports}
+    )
     print(
         f"{args.games} concurrent games ({args.games // 2} between people, "
         f"{args.games - args.games // 2} vs the AI at {args.level}), {args.moves} moves each, "
         f"{cores} cores, {count} shard processes / {ai_workers}, {args.style} boards, "
         f"turn pings {'off' if args.no_turn_pings else 'on'}, "
-        f"players think {args.think:g} s on average{_arrivals(args)}, PostgreSQL (fsync off)"
+        f"players think {args.think:g} s on average{_arrivals(args)}, PostgreSQL (fsync off), "
+        f"{'; '.join(loops) or 'no bot process reported'}"
     )
     requests = sum(r["requests"] for r in reports)
     print(f"wall time {elapsed:.1f} s, {requests} HTTP requests from the bots")
+    if len(bot_reports) < count:
+        print(
+            f"{count - len(bot_reports)} bot processes sent no figures (died, or killed "
+            f"when not stopped in {_STOP_WAIT_S:g} s)"
+        )
+    if args.queue_workers:
+        print(f"searches enqueued again: {sum(r['retries'] for r in bot_reports)}")
     bots_cpu = ", ".join(f"{r['cpu']:.1f} s ({r['cpu'] / elapsed:.0%})" for r in bot_reports)
     fakes_cpu = sum(r["cpu"] for r in reports)
     print(
@@ -713,6 +804,11 @@ async def _run_cluster(args: argparse.Namespace) -> int:
         routes = sum((Counter(r["routes"]) for r in reports), Counter[str]())
         print("\n".join(_route_rows(routes, sum(r["interactions"] for r in reports))))
     return 0
+
+
+def _loop_name(loop: asyncio.AbstractEventLoop) -> str:
+    """``uvloop`` or ``asyncio``: the package of ``loop``'s class."""
+    return type(loop).__module__.split(".")[0]
 
 
 def _arrivals(args: argparse.Namespace) -> str:
@@ -738,6 +834,13 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         default=None,
         help="games start uniformly over this many seconds (default: one thinking pause)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        default=DEADLINE_S,
+        help="seconds after the games begin at which the ones still running are stopped and "
+        "counted as unfinished, by what each waited for (default %(default)g)",
     )
     parser.add_argument(
         "--sync", default="FULL", choices=["FULL", "NORMAL"], help="SQLite synchronous mode"
@@ -791,11 +894,14 @@ def main(argv: list[str] | None = None) -> int:
         "--loop",
         default="bot",
         choices=["bot", "asyncio"],
-        help="the bot's process as `python -m bot` runs it (uvloop where installed, a short "
-        "GIL switch interval), or asyncio's own loop and Python's default interval",
+        help="the bot's process (each shard process's with --shard-processes) as `python -m "
+        "bot` runs it (uvloop where installed, a short GIL switch interval), or asyncio's own "
+        "loop and Python's default interval",
     )
     args = parser.parse_args(argv)
     if args.shard_processes:
+        # This process only starts the others and gathers their figures: the bots' processes
+        # run as --loop says (_shard_bot).
         return asyncio.run(_run_cluster(args))
     if args.loop == "asyncio":
         return asyncio.run(_run(args))
