@@ -79,6 +79,7 @@ LANGUAGE_TTL: Final = timedelta(seconds=60)
 # goes in the language known before (else the Discord client's); the read lands for the next.
 LANGUAGE_WAIT: Final = 1.0
 DEFERRAL: Final = "deferral"  # interaction.extras: the callback of in_time's deferral
+_ARRIVED: Final = "arrived"  # interaction.extras: the event loop's time when it reached enter()
 _PING_DRAIN_S: Final = 5.0  # how long shutting down waits for the turn pings under way
 T = TypeVar("T")
 
@@ -290,10 +291,11 @@ class GomokuBot(commands.Bot):
         thinking: bool = False,
     ) -> T:
         """Await ``work`` (a service call that writes), acknowledging ``interaction`` with a
-        deferral if it takes longer than ``ack_after`` seconds. A database busy for seconds
-        (another process holding a write lock) then delays the answer instead of losing it
-        to Discord's 3 s deadline after the write has landed. A fast call costs nothing: the
-        caller answers in one request as before, and checks ``response.is_done()``."""
+        deferral if it is not done ``ack_after`` seconds after the interaction arrived. A
+        database busy for seconds (another process holding a write lock) then delays the
+        answer instead of losing it to Discord's 3 s deadline after the write has landed. A
+        fast call costs nothing: the caller answers in one request as before, and checks
+        ``response.is_done()``."""
         if interaction.response.is_done():
             return await work
 
@@ -307,9 +309,14 @@ class GomokuBot(commands.Bot):
 
         # The work runs in this task and a timer starts the deferral beside it: a task for the
         # work and asyncio.wait cost two more turns of a loop that, under load, is slow to turn.
+        # Discord's 3 s run from the event, so the time the interaction already spent here (its
+        # member's language, read for a newcomer: up to language_wait) comes off the timer's.
+        loop = asyncio.get_running_loop()
+        waited = loop.time() - interaction.extras.get(_ARRIVED, loop.time())
         deferring: list[asyncio.Task[None]] = []
-        timer = asyncio.get_running_loop().call_later(
-            self.ack_after, lambda: deferring.append(asyncio.ensure_future(defer()))
+        timer = loop.call_later(
+            max(0.0, self.ack_after - waited),
+            lambda: deferring.append(asyncio.ensure_future(defer())),
         )
         try:
             return await work
@@ -364,6 +371,7 @@ class GomokuBot(commands.Bot):
         """Set the language of everything said in answer to ``interaction``: the user's own
         choice, else their Discord client's; and note the server's Discord language for
         public messages. Called before any command or button does anything."""
+        interaction.extras.setdefault(_ARRIVED, asyncio.get_running_loop().time())
         user_id = interaction.user.id
         cached = self._user_languages.get(user_id)
         if cached is None or self.clock() - cached[1] >= LANGUAGE_TTL:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.client import GomokuBot
+from bot.service import GameView
 from tests.bot.conftest import BotFactory
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord
 from tests.storage.faults import write_lock_held
@@ -257,3 +258,48 @@ async def test_a_square_tapped_during_a_held_write_lock_is_acknowledged_then_dra
         lambda: any(b.get("label") == "X" for b in board.buttons() if b.get("disabled"))
     )
     assert fake.requests_to("PATCH", rf"/webhooks/\d+/{record.token}/messages/@original")
+
+
+async def test_the_wait_before_a_deferral_counts_from_the_event_not_from_the_write(
+    fake: FakeDiscord,
+    bot: GomokuBot,
+    alice: FakeUser,
+    bob: FakeUser,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A newcomer's first interaction reads their language before anything else. When that
+    took 2 of Discord's 3 s, the slow write after it is deferred at once, not 1.5 s later."""
+    start = await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black"}
+    )
+    assert start.message is not None
+    game_id = (await bot.service.board(fake.default_channel.id)).game_id
+    bot.language_wait = 30.0  # the language read ends when this test says
+    reading, read = asyncio.Event(), asyncio.Event()
+    writing, written = asyncio.Event(), asyncio.Event()
+    language, accept = bot.service.language, bot.service.accept
+
+    async def slow_language(user_id: int) -> str | None:
+        reading.set()
+        await read.wait()
+        return await language(user_id)
+
+    async def slow_accept(game: int, user_id: int) -> GameView:
+        writing.set()
+        await written.wait()
+        return await accept(game, user_id)
+
+    monkeypatch.setattr(bot.service, "language", slow_language)
+    monkeypatch.setattr(bot.service, "accept", slow_accept)
+    record = await fake.send_click(start.message, f"gomoku:{game_id}:accept", user=bob)
+    async with asyncio.timeout(10):
+        await reading.wait()
+    await asyncio.sleep(2.0)
+    read.set()
+    async with asyncio.timeout(10):
+        await writing.wait()
+    await fake.wait_for(lambda: record.callback_type is not None)
+    _deferred_in_time(fake, record)
+    written.set()
+    await fake.answer(record)
+    assert (await bot.service.game(game_id)).is_active
