@@ -70,25 +70,23 @@ def later(message: str) -> Callable[[], str]:
 Mention = Callable[[str], str]  # "gomoku start" -> "</gomoku start:123>" (or "/gomoku start")
 
 # Levels by what was measured (README, "The engine": 128 games a step, 76-78% against the
-# level below, about +200 Elo; master against expert 84% over 64 games). Against Wine 2.1 at
-# 500 ms a move on 16 cores, 64 games each: expert 15/0/49, hard and medium 6/0/58.
+# level below, about +200 Elo). Against Wine 2.1 at 500 ms a move, 64 games each (issue 9's
+# seventh round): expert 38/0/26 and hard 4/0/60 on a 2-core machine (they stop on node
+# budgets), master (engine.pbrain) 49/1/14 on 16 cores; master against expert 27/0/5.
 LEVEL_WORDS: Final = {
     Level.BEGINNER: N_("overlooks your threats half the time: for learning the game"),
     Level.EASY: N_("sees fours, often misses an open three; beats beginner 3 games in 4"),
     Level.MEDIUM: N_("the default: solid tactics, the odd slip; beats easy 3 games in 4"),
     Level.HARD: N_(
-        "threat search at the root; beats medium 3 games in 4, and about 1 game in 10 against "
+        "threat search at the root; beats medium 3 games in 4, and about 1 game in 16 against "
         "Wine 2.1"
     ),
     Level.EXPERT: N_(
-        "strong; beats hard 3 games in 4, and about 1 game in 4 against the Gomocup engine Wine 2.1"
+        "strong; beats hard 3 games in 4, and wins 3 games in 5 against the Gomocup engine Wine 2.1"
     ),
-    # Wine 2.1, 96 games at 300 ms a move on a 2-core machine: 68/0/28 (README, master's
-    # selectivity and local VCF of issue 9; before them 29/0/35 over 64); at 500 ms on 16 cores
-    # 81/1/46. Expert: 54/0/10 against the master before them, 27/0/5 against this one
     Level.MASTER: N_(
-        "full strength, up to 3 s a move; beats expert 5 games in 6, and at 0.3 s a "
-        "move scores 71% against the Gomocup engine Wine 2.1"
+        "full strength, up to 3 s a move; beats expert 5 games in 6, and at 0.5 s a "
+        "move beats the Gomocup engine Wine 2.1 3 games in 4"
     ),
 }
 
