@@ -185,6 +185,23 @@ async def board_caught_up(fake: FakeDiscord, bot: GomokuBot, game_id: int) -> No
         await fake.wait_for(pinged)
 
 
+class HeldStarts:
+    """``bot.service.start`` held at its door: ``entered`` is set once a start waits there,
+    and every start goes on once ``go_on`` is set."""
+
+    def __init__(self, bot: GomokuBot, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.entered = asyncio.Event()
+        self.go_on = asyncio.Event()
+        real = bot.service.start
+
+        async def start(**options: Any) -> Any:
+            self.entered.set()
+            await self.go_on.wait()
+            return await real(**options)
+
+        monkeypatch.setattr(bot.service, "start", start)
+
+
 @contextlib.contextmanager
 def no_changes(fake: FakeDiscord) -> Iterator[None]:
     """Assert that the block changed nothing anyone else sees in the channel."""
@@ -196,4 +213,4 @@ def no_changes(fake: FakeDiscord) -> Iterator[None]:
     assert visible_new == [], "a visible message was posted"
 
 
-__all__ = ["BotFactory", "CentreRunner", "Clock", "board_caught_up", "no_changes"]
+__all__ = ["BotFactory", "CentreRunner", "Clock", "HeldStarts", "board_caught_up", "no_changes"]

@@ -5,14 +5,13 @@ words, with nothing made."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
 
 from bot.admission import StartAdmission
 from bot.client import GomokuBot
-from bot.service import GameView
 from storage.repository import GuildSettings
+from tests.bot.conftest import HeldStarts
 from tests.fakediscord import FakeDiscord, FakeUser
 
 
@@ -21,16 +20,9 @@ async def test_starts_beyond_the_running_ones_wait_acknowledged_and_beyond_the_q
 ) -> None:
     admission = StartAdmission(running=1, waiting=1)
     bot.start_admission = admission
-    entered, go_on = asyncio.Event(), asyncio.Event()
-    real_start = bot.service.start
-
-    async def slow_start(**options: Any) -> GameView:
-        # The first start stays in its slot until the test lets it go on.
-        entered.set()
-        await go_on.wait()
-        return await real_start(**options)
-
-    monkeypatch.setattr(bot.service, "start", slow_start)
+    # The first start stays in its slot until the test lets it go on.
+    held = HeldStarts(bot, monkeypatch)
+    entered, go_on = held.entered, held.go_on
     bob, carol = fake.add_user("bob"), fake.add_user("carol")
     second, third = fake.add_channel("second"), fake.add_channel("third")
     first_start = await fake.send_slash("gomoku start", user=alice, options={"colour": "black"})
@@ -101,15 +93,8 @@ async def test_a_start_in_a_thread_waits_for_its_turn_acknowledged_too(
     await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
     admission = StartAdmission(running=1, waiting=1)
     bot.start_admission = admission
-    entered, go_on = asyncio.Event(), asyncio.Event()
-    real_start = bot.service.start
-
-    async def slow_start(**options: Any) -> GameView:
-        entered.set()
-        await go_on.wait()
-        return await real_start(**options)
-
-    monkeypatch.setattr(bot.service, "start", slow_start)
+    held = HeldStarts(bot, monkeypatch)
+    entered, go_on = held.entered, held.go_on
     first = await fake.send_slash("gomoku start", user=alice, options={"colour": "black"})
     async with asyncio.timeout(10):
         await entered.wait()

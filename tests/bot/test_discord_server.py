@@ -8,15 +8,13 @@ import asyncio
 import sqlite3
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bot.client import GomokuBot
-from bot.service import GameView
 from engine.types import Termination
 from storage.repository import GameStatus
-from tests.bot.conftest import BotFactory, Clock
+from tests.bot.conftest import BotFactory, Clock, HeldStarts
 from tests.fakediscord import FakeDiscord, FakeUser, Reply
 
 
@@ -381,23 +379,15 @@ async def test_a_start_in_a_thread_is_acknowledged_while_its_announcement_waits(
     Discord's 3 s, and the line fills that in."""
     await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
     members = r"/guilds/\d+/members/\d+$"
-    release = asyncio.Event()
-    held = asyncio.Event()
     if slow == "write":
-        stored = bot.service.start
-
-        async def slow_start(**options: Any) -> GameView:
-            held.set()
-            await release.wait()
-            return await stored(**options)
-
-        monkeypatch.setattr(bot.service, "start", slow_start)
+        held = HeldStarts(bot, monkeypatch)
+        release = held.go_on
     else:
         release = fake.hold("GET", members)
     record = await fake.send_slash("gomoku start", user=alice, options={"opponent": bob})
     if slow == "write":
         async with asyncio.timeout(10):
-            await held.wait()
+            await held.entered.wait()
     else:
         await fake.wait_for(lambda: bool(fake.requests_to("GET", members)))
     await fake.wait_for(lambda: record.callback_type is not None)

@@ -31,8 +31,9 @@ from engine.types import Rule
 
 ROOT = Path(__file__).resolve().parents[2]
 
-_BRAIN = """
-import sys
+# A stand-in engine: it plays the legal point nearest the centre.
+_THINKER = """
+import sys, time
 sys.path.insert(0, {root!r})
 from engine.gomocup.pbrain import run
 from engine.gomocup.protocol import Brain, Thought
@@ -42,9 +43,9 @@ def think(board, limits):
     legal = board.legal_moves()
     best = min(legal, key=lambda p: (abs(p.x - centre) + abs(p.y - centre), p))
     return Thought(best, 1, 1, 10, 1.0)
-
-run(Brain(think), sys.stdin, sys.stdout)
 """
+
+_BRAIN = _THINKER + "run(Brain(think), sys.stdin, sys.stdout)\n"
 
 _LIAR = """
 import sys, time
@@ -58,17 +59,9 @@ for line in sys.stdin:
 
 # Reads commands again only a while after each move it prints, and answers what comes sooner
 # as an unknown command, as Rapfi 0.43 does with an INFO that follows its move too closely.
-_SLOW_TO_SETTLE = """
-import sys, time
-sys.path.insert(0, {root!r})
-from engine.gomocup.protocol import Brain, Thought
-
-def think(board, limits):
-    centre = (board.size - 1) / 2
-    legal = board.legal_moves()
-    best = min(legal, key=lambda p: (abs(p.x - centre) + abs(p.y - centre), p))
-    return Thought(best, 1, 1, 10, 1.0)
-
+_SLOW_TO_SETTLE = (
+    _THINKER
+    + """
 brain = Brain(think)
 moved = 0.0
 for line in sys.stdin:
@@ -81,6 +74,7 @@ for line in sys.stdin:
         if answer[:1].isdigit():
             moved = time.monotonic()
 """
+)
 
 
 def _standin() -> str:
