@@ -197,7 +197,7 @@ def test_levels_pass_their_selectivity_to_the_search(
 
 
 # (move, score, depth, nodes) each level below master chose with seed 7 with the shipped
-# evaluation (fitted to master's games against the anchors in issue 9's seventh round): the
+# evaluation (fitted to master's games against the anchors in issue 9's sixth round): the
 # ladder was measured with exactly these searches (they stop on node budgets, so the figures
 # do not depend on the machine)
 BEFORE = {
