@@ -4,14 +4,16 @@ Each match game starts from one of these positions; ``python -m engine match`` p
 opening twice with the colours swapped, so whatever advantage an opening gives one side is
 given to both engines in turn. An opening is three stones played as moves (Black, White,
 Black; White to move), written as offsets ``dx,dy`` from the centre of the board, so one
-list serves every size from 7x7 up.
+list serves every size from 9x9 up (53 of them fit 7x7).
 
-How they were chosen (``tools/check_openings.py`` re-scores them): every 3-stone opening
-with White within 2 points of the centre stone and Black's second stone within 3, up to the
-8 symmetries (151 of them), was searched by the engine to depth 6; the 36 closest to 0 were
-searched again to depth 8, and the 16 with the smallest sum of both scores kept. At that
-time their depth-8 scores for White lay between -171 and +139 (in the evaluation's units),
-against -460..-810 at depth 6 for close openings such as ``h8 i9 f9``.
+How they were chosen (``python tools/check_openings.py --choose 64 --depths 9,10`` chooses
+them again, the same ones): every 3-stone opening with White within 2 points of the centre
+stone and Black's second stone within 4, up to the 8 symmetries (251 of them), was searched
+by the engine to depths 9 and 10, and the 64 whose larger score lay closest to 0 kept: within
+-281..+274 (in the evaluation's units) at both depths. The 16 of the first set (depth 8 alone,
+Black's second stone within 3) made matches replay the same few games: each opening came back
+every 32 games and about one game in 20 repeated another exactly. Openings whose stones lie 4
+points from the centre do not fit a 7x7 board and are left out there.
 """
 
 from __future__ import annotations
@@ -23,22 +25,70 @@ __all__ = ["OPENINGS", "opening_board", "openings"]
 
 # Offsets from the centre, Black first; dy counts upwards like our rows.
 OPENINGS: tuple[str, ...] = (
-    "0,0 -1,-1 -1,3",
-    "0,0 -1,0 -3,-3",
-    "0,0 -2,0 3,-3",
-    "0,0 -2,-1 3,-3",
-    "0,0 -1,-1 1,3",
-    "0,0 -2,0 3,-2",
-    "0,0 -2,-2 -3,-2",
-    "0,0 -1,0 2,-3",
-    "0,0 -2,-1 2,3",
-    "0,0 -1,-1 2,3",
-    "0,0 -2,-1 -3,-2",
-    "0,0 -1,0 0,-3",
+    "0,0 -2,-1 -3,2",
+    "0,0 -2,-2 1,2",
+    "0,0 -2,0 -4,0",
+    "0,0 -2,0 0,-3",
+    "0,0 -2,0 -2,-3",
+    "0,0 -2,-1 2,1",
+    "0,0 -2,-1 -2,2",
+    "0,0 -1,0 1,-3",
+    "0,0 -1,0 1,-2",
+    "0,0 -2,-1 0,-3",
     "0,0 -1,-1 -3,1",
-    "0,0 -2,-1 -3,-3",
+    "0,0 -2,0 3,0",
+    "0,0 -1,0 -1,-3",
+    "0,0 -2,-1 2,-1",
+    "0,0 -2,0 -4,-1",
+    "0,0 -2,-2 -2,-1",
+    "0,0 -1,-1 0,3",
+    "0,0 -2,-2 0,3",
+    "0,0 -1,-1 1,2",
+    "0,0 -2,0 1,-1",
+    "0,0 -1,0 2,-2",
+    "0,0 -1,0 -2,-3",
+    "0,0 -2,-2 -3,1",
+    "0,0 -2,-1 1,2",
+    "0,0 -1,-1 -2,2",
+    "0,0 -1,0 -3,-2",
+    "0,0 -2,-1 1,-3",
+    "0,0 -2,-1 -4,-1",
+    "0,0 -1,0 -3,-3",
+    "0,0 -2,-1 2,0",
+    "0,0 -1,0 -3,0",
+    "0,0 -2,-1 -3,0",
+    "0,0 -1,0 -2,0",
+    "0,0 -2,0 -3,-1",
+    "0,0 -2,-2 -3,-1",
+    "0,0 -1,-1 -3,-2",
+    "0,0 -2,-2 -3,-2",
     "0,0 -2,-2 -3,0",
-    "0,0 -1,-1 -2,3",
+    "0,0 -2,0 3,-1",
+    "0,0 -2,-1 0,3",
+    "0,0 -1,0 2,0",
+    "0,0 -2,0 1,-2",
+    "0,0 -1,-1 -1,3",
+    "0,0 -1,-1 -4,-2",
+    "0,0 -1,-1 -4,0",
+    "0,0 -2,-2 -4,-2",
+    "0,0 -1,-1 -3,-1",
+    "0,0 -1,-1 -2,-2",
+    "0,0 -1,0 0,-3",
+    "0,0 -1,-1 -1,2",
+    "0,0 -2,-2 -2,2",
+    "0,0 -2,-2 -3,2",
+    "0,0 -1,0 0,-4",
+    "0,0 -2,-2 2,2",
+    "0,0 -2,0 0,-1",
+    "0,0 -1,0 -4,-2",
+    "0,0 -2,-2 -1,-1",
+    "0,0 -1,0 -2,-4",
+    "0,0 -1,-1 -1,1",
+    "0,0 -1,-1 0,1",
+    "0,0 -2,-1 -4,-2",
+    "0,0 -2,-1 -2,-3",
+    "0,0 -2,-2 -4,-1",
+    "0,0 -1,-1 -3,0",
 )
 
 

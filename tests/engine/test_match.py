@@ -130,10 +130,10 @@ def test_openings_are_legal_short_and_distinct_under_every_rule() -> None:
     assert len(seen) == len(OPENINGS)
 
 
-@pytest.mark.parametrize("size", [20, 15, 7, 5])
+@pytest.mark.parametrize("size", [20, 15, 9, 7, 5])
 def test_openings_fit_the_board(size: int) -> None:
     found = openings(size)
-    assert len(found) == len(OPENINGS) if size >= 7 else 1 <= len(found) < len(OPENINGS)
+    assert len(found) == len(OPENINGS) if size >= 9 else 1 <= len(found) < len(OPENINGS)
     assert all(point.on_board(size, size) for moves in found for point in moves)
 
 
