@@ -32,16 +32,16 @@ from engine.types import Point, Rule
 
 Offsets = tuple[tuple[int, int], ...]
 
-_SYMMETRIES = (
-    lambda x, y: (x, y),
-    lambda x, y: (-y, x),
-    lambda x, y: (-x, -y),
-    lambda x, y: (y, -x),
-    lambda x, y: (-x, y),
-    lambda x, y: (x, -y),
-    lambda x, y: (y, x),
-    lambda x, y: (-y, -x),
-)
+
+def _turned(x: int, y: int, symmetry: int) -> tuple[int, int]:
+    # the 8 rotations and reflections of the board about its centre
+    if symmetry & 4:
+        x, y = y, x
+    if symmetry & 2:
+        x = -x
+    if symmetry & 1:
+        y = -y
+    return x, y
 
 
 def candidates(white_radius: int, black_radius: int) -> list[Offsets]:
@@ -55,9 +55,7 @@ def candidates(white_radius: int, black_radius: int) -> list[Offsets]:
                     if (wx, wy) == (0, 0) or (bx, by) in ((0, 0), (wx, wy)):
                         continue
                     stones = ((0, 0), (wx, wy), (bx, by))
-                    canonical = min(
-                        tuple(turn(x, y) for x, y in stones) for turn in _SYMMETRIES
-                    )
+                    canonical = min(tuple(_turned(x, y, k) for x, y in stones) for k in range(8))
                     if canonical not in seen:
                         seen.add(canonical)
                         found.append(canonical)

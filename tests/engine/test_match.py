@@ -27,7 +27,7 @@ from engine.gomocup.match import (
 )
 from engine.gomocup.openings import OPENINGS, openings
 from engine.records import from_sgf
-from engine.types import Rule
+from engine.types import Point, Rule
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -128,6 +128,29 @@ def test_openings_are_legal_short_and_distinct_under_every_rule() -> None:
         assert key not in seen, moves  # no opening is another one turned or mirrored
         seen.add(key)
     assert len(seen) == len(OPENINGS)
+
+
+def test_the_chooser_sees_every_opening_once_up_to_symmetry() -> None:
+    from tools.check_openings import candidates
+
+    def key(stones: tuple[tuple[int, int], ...]) -> frozenset[object]:
+        moves = [Point(7 + dx, 7 + dy) for dx, dy in stones]
+        return frozenset(Board.from_moves(moves).transformed(s).key for s in range(8))
+
+    for white, black in ((1, 2), (2, 3), (2, 4)):
+        found = candidates(white, black)
+        every = {
+            key(((0, 0), (wx, wy), (bx, by)))
+            for wx in range(-white, white + 1)
+            for wy in range(-white, white + 1)
+            for bx in range(-black, black + 1)
+            for by in range(-black, black + 1)
+            if (wx, wy) != (0, 0) and (bx, by) not in ((0, 0), (wx, wy))
+        }
+        assert len({key(stones) for stones in found}) == len(found) == len(every)
+    # the shipped set is a choice among them: White within 2, Black's second stone within 4
+    shipped = {key(tuple((p.x - 7, p.y - 7) for p in moves)) for moves in openings(15)}
+    assert shipped <= {key(stones) for stones in candidates(2, 4)}
 
 
 @pytest.mark.parametrize("size", [20, 15, 9, 7, 5])
