@@ -42,6 +42,7 @@ __all__ = [
     "EngineSpec",
     "GameResult",
     "MatchConfig",
+    "Sprt",
     "Verdict",
     "elo_difference",
     "main",
@@ -451,6 +452,96 @@ def elo_difference(wins: int, draws: int, losses: int) -> tuple[float, float]:
     return _elo(score), (high - low) / 2
 
 
+# Each outcome value a pair of games can have gets this much of a game besides what was
+# played, so that a hypothesis whose mean lies beyond every observed pair (all won, say) still
+# has a likelihood: the regularisation fishtest's GSPRT uses.
+_PRIOR_PAIRS = 1e-3
+_PAIR_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Sprt:
+    """A sequential probability ratio test: is ENGINE1 ``elo1`` stronger (H1) rather than
+    ``elo0`` (H0)? Errors of the first and second kind at most ``alpha`` and ``beta``.
+
+    The test counts pairs of games (one opening, both colours) as one sample scoring 0, 1/4,
+    ... 1 for ENGINE1: the pair shares its opening, so its two games are not independent. The
+    log-likelihood ratio is the generalised one (Van den Bergh's GSPRT, as in fishtest): each
+    hypothesis' most likely distribution of pair scores whose mean is that hypothesis' score.
+    """
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def bounds(self) -> tuple[float, float]:
+        """The LLR below which H0 is accepted and above which H1 is."""
+        return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
+
+    def llr(self, games: Sequence[GameResult]) -> float:
+        """The log-likelihood ratio of H1 against H0 after the complete pairs in ``games``."""
+        return pair_llr(_pair_counts(games), expected_score(self.elo0), expected_score(self.elo1))
+
+    def verdict(self, games: Sequence[GameResult]) -> str | None:
+        """ "H1" or "H0" once the LLR has left its bounds, else None."""
+        low, high = self.bounds()
+        value = self.llr(games)
+        return "H1" if value >= high else "H0" if value <= low else None
+
+
+def expected_score(elo: float) -> float:
+    """The score an Elo difference predicts (logistic model)."""
+    return 1 / (1 + 10 ** (-elo / 400))
+
+
+def _pair_counts(games: Sequence[GameResult]) -> list[float]:
+    by_pair: dict[int, list[float]] = {}
+    for game in games:
+        score = 0.5 if game.winner is None else 1.0 - game.winner
+        by_pair.setdefault((game.number - 1) // 2, []).append(score)
+    counts = [0.0] * len(_PAIR_VALUES)
+    for scores in by_pair.values():
+        if len(scores) == 2:
+            counts[round(2 * sum(scores))] += 1
+    return counts
+
+
+def pair_llr(counts: Sequence[float], s0: float, s1: float) -> float:
+    """log L(s1) - log L(s0): ``counts[i]`` pairs scored ``i / 4``, and each side's likelihood
+    is that of the most likely distribution of pair scores with mean ``s``."""
+    regular = [count + _PRIOR_PAIRS for count in counts]
+    return _max_log_likelihood(regular, s1) - _max_log_likelihood(regular, s0)
+
+
+def _max_log_likelihood(counts: Sequence[float], mean: float) -> float:
+    # The maximum of sum n_i log p_i over distributions p with sum p_i a_i = mean is at
+    # p_i = f_i / (1 + lam (a_i - mean)), where lam makes that mean come out: the sum below
+    # falls as lam grows, between the poles where some 1 + lam d_i reaches 0. Values never
+    # scored get no probability, so ``mean`` must lie strictly between the lowest and the
+    # highest value scored (``pair_llr``'s prior sees to that).
+    total = sum(counts)
+    seen = [
+        (count / total, value - mean)
+        for count, value in zip(counts, _PAIR_VALUES, strict=True)
+        if count > 0
+    ]
+    low = -1 / max(d for _, d in seen)
+    high = -1 / min(d for _, d in seen)
+
+    def slope(lam: float) -> float:
+        return sum(f * d / (1 + lam * d) for f, d in seen)
+
+    for _ in range(200):
+        middle = (low + high) / 2
+        if slope(middle) > 0:
+            low = middle
+        else:
+            high = middle
+    lam = (low + high) / 2
+    return total * sum(f * math.log(f / (1 + lam * d)) for f, d in seen)
+
+
 def _elo(score: float) -> float:
     if score <= 0:
         return -math.inf
@@ -484,13 +575,15 @@ def run_match(
     log: Callable[[str], None] | None = None,
     book: Sequence[Sequence[Point]] | None = None,
     jobs: int = 1,
+    sprt: Sprt | None = None,
 ) -> MatchResult:
     """Play ``games`` games, each opening twice with colours swapped.
 
     ``book`` replaces ``engine.gomocup.openings`` (each entry: moves from Black's first).
     ``jobs`` games run at the same time, each pair of engines in its own processes (a game
     keeps about one core busy: its two engines take turns); game ``n`` is the same game
-    whatever ``jobs`` is, and the results come back in game order.
+    whatever ``jobs`` is, and the results come back in game order. With ``sprt``, no game
+    starts once the test has decided; the games already under way are played out.
 
     Raises:
         RuntimeError: when an engine cannot start a game at all (e.g. refuses the size).
@@ -538,6 +631,10 @@ def run_match(
                         _write_record(records, game, specs, record_format, config)
                     if log is not None:
                         log(_describe(game, specs))
+                    if sprt is not None and sprt.verdict(list(results.values())):
+                        with contextlib.suppress(queue.Empty):
+                            while True:
+                                numbers.get_nowait()
         except RuntimeError as error:
             failures.append(error)
         finally:
@@ -602,8 +699,8 @@ def _write_record(
     (folder / f"game{game.number:04d}.{record_format}").write_text(text, encoding="utf-8")
 
 
-def report(result: MatchResult, config: MatchConfig) -> list[str]:
-    """The summary lines: W/D/L, Elo, how games ended, and each engine's timing."""
+def report(result: MatchResult, config: MatchConfig, sprt: Sprt | None = None) -> list[str]:
+    """The summary lines: W/D/L, Elo, the SPRT's state, how games ended, each engine's timing."""
     wins, draws, losses = result.wdl()
     games = wins + draws + losses
     elo, bar = elo_difference(wins, draws, losses)
@@ -616,6 +713,18 @@ def report(result: MatchResult, config: MatchConfig) -> list[str]:
         f"W/D/L {wins}/{draws}/{losses}  score {100 * score:.1f}%"
         f"  Elo {_signed(elo)} +- {_signed(bar, sign=False)} (95%)",
     ]
+    if sprt is not None:
+        low, high = sprt.bounds()
+        verdict = sprt.verdict(result.games)
+        outcome = {
+            "H1": f"H1 accepted: {first} is stronger by {_signed(sprt.elo1, sign=False)} Elo",
+            "H0": f"H0 accepted: {first} is not stronger by {_signed(sprt.elo1, sign=False)} Elo",
+        }.get(verdict or "", "no decision yet")
+        lines.append(
+            f"SPRT elo0 {_signed(sprt.elo0)} elo1 {_signed(sprt.elo1)}"
+            f" (alpha {sprt.alpha}, beta {sprt.beta}): LLR {sprt.llr(result.games):+.2f}"
+            f" in [{low:+.2f}, {high:+.2f}], {outcome}"
+        )
     endings: dict[str, int] = {}
     for game in result.games:
         endings[game.verdict.value] = endings.get(game.verdict.value, 0) + 1
@@ -664,6 +773,12 @@ def _parser() -> argparse.ArgumentParser:
         help="each engine's clock for a whole game (real timeout_match and time_left)",
     )
     parser.add_argument("--jobs", type=int, default=1, help="games played at the same time")
+    parser.add_argument(
+        "--sprt",
+        metavar="ELO0,ELO1",
+        help="stop once an SPRT (alpha = beta = 0.05, over pairs of games) decides whether"
+        " ENGINE1 is ELO1 stronger rather than ELO0; --games is then the most to play",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of level:NAME engines")
     parser.add_argument("--name1", help="what to call ENGINE1 in the report")
     parser.add_argument("--name2", help="what to call ENGINE2 in the report")
@@ -679,6 +794,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["match"]:
         args = args[1:]
     options = _parser().parse_args(args)
+    sprt = _parse_sprt(options.sprt) if options.sprt else None
+    if options.sprt and sprt is None:
+        print(
+            "error: --sprt takes two Elo values, the first below the second: 0,10", file=sys.stderr
+        )
+        return 2
     if (
         not MIN_SIZE <= options.size <= MAX_SIZE
         or options.games < 1
@@ -721,13 +842,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             record_format=record_format,
             log=log,
             jobs=options.jobs,
+            sprt=sprt,
         )
     except (RuntimeError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    for line in report(result, config):
+    for line in report(result, config, sprt):
         print(line)
     return 0
+
+
+def _parse_sprt(text: str) -> Sprt | None:
+    try:
+        elo0, elo1 = (float(part) for part in text.split(","))
+    except ValueError:
+        return None
+    return Sprt(elo0, elo1) if elo0 < elo1 else None
 
 
 if __name__ == "__main__":

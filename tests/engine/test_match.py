@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,13 @@ from engine.board import Board
 from engine.gomocup.match import (
     EngineSpec,
     MatchConfig,
+    Sprt,
     Verdict,
+    _max_log_likelihood,
     elo_difference,
+    expected_score,
     main,
+    pair_llr,
     parse_engine,
     run_match,
 )
@@ -282,6 +287,96 @@ def test_parse_engine() -> None:
 
 def test_bad_options_exit_with_2() -> None:
     assert main(["a", "b", "--size", "21"]) == 2
+    assert main(["a", "b", "--sprt", "10,0"]) == 2
+    assert main(["a", "b", "--sprt", "ten"]) == 2
+
+
+# -- SPRT ----------------------------------------------------------------------------------
+
+
+def _ternary_max(f: Callable[[float], float], low: float, high: float) -> float:
+    for _ in range(300):
+        a, b = low + (high - low) / 3, high - (high - low) / 3
+        if f(a) < f(b):
+            low = a
+        else:
+            high = b
+    return f((low + high) / 2)
+
+
+@given(
+    st.integers(1, 40),
+    st.integers(1, 40),
+    st.integers(1, 40),
+    st.floats(0.02, 0.98),
+)
+def test_the_likelihood_is_maximised_like_a_brute_force_search(
+    lost: int, split: int, won: int, mean: float
+) -> None:
+    # pairs that scored only 0, 1/2 or 1: the distributions with this mean are one line,
+    # p(0) = t, p(1) = t + 2 mean - 1, p(1/2) = the rest, on which the likelihood is concave
+    def log_likelihood(t: float) -> float:
+        p = (t, 2 - 2 * mean - 2 * t, t + 2 * mean - 1)
+        if min(p) <= 0:
+            return -math.inf
+        return lost * math.log(p[0]) + split * math.log(p[1]) + won * math.log(p[2])
+
+    best = _ternary_max(log_likelihood, max(0.0, 1 - 2 * mean), 1 - mean)
+    found = _max_log_likelihood([lost, 0, split, 0, won], mean)
+    assert found == pytest.approx(best, rel=1e-6, abs=1e-6)
+
+
+@given(
+    st.lists(st.integers(0, 30), min_size=5, max_size=5),
+    st.lists(st.floats(0.01, 1.0), min_size=5, max_size=5),
+    st.floats(0.05, 0.95),
+)
+def test_no_distribution_with_the_mean_is_more_likely(
+    counts: list[int], weights: list[float], mean: float
+) -> None:
+    # any distribution of pair scores with this mean: weights, then mixed with a certain 0 or
+    # 1 until the mean comes out
+    total = sum(weights)
+    p = [w / total for w in weights]
+    values = (0.0, 0.25, 0.5, 0.75, 1.0)
+    m = sum(q * v for q, v in zip(p, values, strict=True))
+    end = 1.0 if mean > m else 0.0
+    share = (mean - m) / (end - m)
+    p = [(1 - share) * q for q in p]
+    p[int(end) * 4] += share
+    regular = [c + 1e-3 for c in counts]
+    other = sum(n * math.log(q) for n, q in zip(regular, p, strict=True))
+    assert other <= _max_log_likelihood(regular, mean) + 1e-9
+
+
+def test_an_llr_is_near_its_normal_approximation_and_decides_by_its_bounds() -> None:
+    counts = [10, 20, 40, 25, 12]  # pairs scoring 0, 1/4, 1/2, 3/4, 1
+    scores = [i / 4 for i, n in enumerate(counts) for _ in range(n)]
+    s0, s1 = expected_score(0), expected_score(10)
+    mean = sum(scores) / len(scores)
+    variance = sum((x - mean) ** 2 for x in scores) / len(scores)
+    approximation = len(scores) * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
+    assert pair_llr(counts, s0, s1) == pytest.approx(approximation, rel=0.02)
+    assert Sprt(0, 10).bounds() == pytest.approx((-2.944, 2.944), abs=1e-3)
+
+
+@pytest.mark.timeout(240)
+def test_an_sprt_stops_the_match_once_it_has_decided(capsys: pytest.CaptureFixture[str]) -> None:
+    # every pair won: each adds log(s1 / s0) or so, and the 12th crosses log(19) = 2.94
+    sprt = Sprt(0, 100)
+    llrs = [pair_llr([0, 0, 0, 0, n], 0.5, expected_score(100)) for n in range(1, 20)]
+    decisive = next(n for n, llr in enumerate(llrs, start=1) if llr >= sprt.bounds()[1])
+    assert decisive == 12
+    code = main(
+        [
+            *("match", _standin(), _liar('print("hello", flush=True)'), "--games", "60"),
+            *("--size", "9", "--turn-ms", "500", "--sprt", "0,100"),
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert f"W/D/L {2 * decisive}/0/0" in out
+    assert "H1 accepted: " in out
 
 
 @pytest.mark.timeout(240)
