@@ -576,10 +576,12 @@ def run_match(
     book: Sequence[Sequence[Point]] | None = None,
     jobs: int = 1,
     sprt: Sprt | None = None,
+    first_opening: int = 0,
 ) -> MatchResult:
     """Play ``games`` games, each opening twice with colours swapped.
 
-    ``book`` replaces ``engine.gomocup.openings`` (each entry: moves from Black's first).
+    ``book`` replaces ``engine.gomocup.openings`` (each entry: moves from Black's first); the
+    first pair of games plays opening ``first_opening``, the next the one after it, and so on.
     ``jobs`` games run at the same time, each pair of engines in its own processes (a game
     keeps about one core busy: its two engines take turns); game ``n`` is the same game
     whatever ``jobs`` is, and the results come back in game order. With ``sprt``, no game
@@ -616,6 +618,7 @@ def run_match(
                         raise RuntimeError(f"{specs[index].label} cannot start: {problem}")
                 fresh = False
                 pair, second = divmod(number - 1, 2)
+                pair += first_opening
                 game = play_game(
                     engines,
                     number=number,
@@ -774,6 +777,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--jobs", type=int, default=1, help="games played at the same time")
     parser.add_argument(
+        "--first-opening",
+        type=int,
+        default=0,
+        metavar="K",
+        help="start from opening K (the same openings in another order: short runs see others)",
+    )
+    parser.add_argument(
         "--sprt",
         metavar="ELO0,ELO1",
         help="stop once an SPRT (alpha = beta = 0.05, over pairs of games) decides whether"
@@ -843,6 +853,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             log=log,
             jobs=options.jobs,
             sprt=sprt,
+            first_opening=options.first_opening,
         )
     except (RuntimeError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -276,6 +276,20 @@ def test_command_line_prints_the_score_and_writes_records(
     assert len(board.moves) == len(openings(9)[0])  # the liar failed at once
 
 
+@pytest.mark.timeout(120)
+def test_a_match_can_start_from_a_later_opening() -> None:
+    result = run_match(
+        (_spec(_standin(), "honest"), _spec(_liar('print("hello", flush=True)'), "liar")),
+        games=4,
+        config=MatchConfig(size=9, turn_ms=500),
+        first_opening=len(openings(9)) - 1,
+    )
+    assert [game.opening for game in result.games] == [len(openings(9)) - 1] * 2 + [0, 0]
+    assert [game.board.moves[:3] for game in result.games][::2] == [
+        Board.from_moves(moves, size=9).moves for moves in (openings(9)[-1], openings(9)[0])
+    ]
+
+
 def test_parse_engine() -> None:
     spec = parse_engine("level:hard", seed=4)
     assert spec.argv[1:] == ("-m", "engine.pbrain", "--level", "hard", "--seed", "4")
