@@ -17,8 +17,9 @@ from __future__ import annotations
 import enum
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Final
 
 from bot.i18n import _, ngettext, number
@@ -200,11 +201,17 @@ def _regional(letter: str) -> str:
     return chr(_REGIONAL_A + ord(letter) - ord("a"))
 
 
-def _column_header(board: Board, columns: Iterable[int]) -> str:
-    if board.gravity:
+def _column_header(board: Board, columns: range) -> str:
+    return _header(board.gravity, columns.start, columns.stop)
+
+
+@cache
+def _header(gravity: bool, start: int, stop: int) -> str:
+    """The header over columns ``start`` to ``stop - 1``: the same few windows on every board."""
+    if gravity:
         # Gravity moves are typed as column numbers, so the header shows those numbers.
-        return "".join(_KEYCAPS[x] if x < len(_KEYCAPS) else f"{x + 1}" for x in columns)
-    return ZWSP.join(_regional(column_letter(x)) for x in columns)
+        return "".join(_KEYCAPS[x] if x < len(_KEYCAPS) else f"{x + 1}" for x in range(start, stop))
+    return ZWSP.join(_regional(column_letter(x)) for x in range(start, stop))
 
 
 def phone_viewport(board: Board, style: BoardStyle) -> int | None:
@@ -239,26 +246,28 @@ def emoji_board(board: Board, *, viewport: int | None = None, forbidden: bool = 
     theme = theme_for(board.game)
     view = window(board, viewport)
     last, winning, banned = _marks(board, forbidden)
-    # Every cell that is not an empty point, by (x, y): most cells are empty, and a lookup per
-    # cell is a fraction of asking the board about a Point per cell (every board, every move).
-    glyphs = {(point.x, point.y): theme.forbidden for point in banned}
-    for color, plain, latest, won in (
-        (Color.BLACK, theme.black, theme.black_last, theme.black_win),
-        (Color.WHITE, theme.white, theme.white_last, theme.white_win),
-    ):
-        for point in board.stones(color):
-            key = (point.x, point.y)
-            if point in winning:
-                glyphs[key] = won
-            elif point == last:
-                glyphs[key] = latest
-            else:
-                glyphs[key] = plain
-    empty = theme.empty
-    columns = view.columns
-    lines = [_column_header(board, columns)]
+    # Rows are drawn from the board's rows (one call each, not a lookup per point: every
+    # board, every move), then the few points drawn otherwise are set by (x, y): renju
+    # forbidden points, the last move, the winning line (over the last move).
+    special = {(point.x, point.y): theme.forbidden for point in banned}
+    marked = [(last, theme.black_last, theme.white_last)] if last is not None else []
+    marked += [(point, theme.black_win, theme.white_win) for point in winning]
+    for point, black, white in marked:
+        stone = board[point]
+        if stone is not None:
+            special[(point.x, point.y)] = black if stone is Color.BLACK else white
+    empty, black, white = theme.empty, theme.black, theme.white
+    x0, x1 = view.x0, view.x1
+    lines = [_column_header(board, view.columns)]
     for y in view.rows_top_down:
-        row = "".join(glyphs.get((x, y), empty) for x in columns)
+        cells = [
+            empty if stone is None else black if stone is Color.BLACK else white
+            for stone in board.row(y)[x0 : x1 + 1]
+        ]
+        for (x, row_y), glyph in special.items():
+            if row_y == y and x0 <= x <= x1:
+                cells[x - x0] = glyph
+        row = "".join(cells)
         lines.append(row if board.gravity else f"{row} {y + 1}")
     return "\n".join(lines)
 

@@ -75,6 +75,9 @@ class BoardAgainstModel(RuleBasedStateMachine):
     def matches_the_model(self) -> None:
         for point in self.board:
             assert self.board[point] is self.stones.get(point)
+        for y in range(self.board.height):
+            row = self.board.row(y)
+            assert row == tuple(self.stones.get(Point(x, y)) for x in range(self.board.width))
         assert [m.point for m in self.board.moves] == self.history
         assert self.board.to_move is (Color.BLACK if len(self.history) % 2 == 0 else Color.WHITE)
         assert self.board.key == self.keys[-1]
@@ -231,6 +234,17 @@ def test_from_stones_sets_up_any_position() -> None:
         board.undo()
     with pytest.raises(OccupiedPointError):
         Board.from_stones([Point(1, 1)], [Point(1, 1)])
+
+
+def test_rows_read_left_to_right_and_stop_at_the_edges() -> None:
+    board = Board.for_game(Game.CONNECT4)
+    board.drop(0)
+    board.drop(6)
+    assert board.row(0) == (Color.BLACK, None, None, None, None, None, Color.WHITE)
+    assert board.row(5) == (None,) * 7
+    for y in (-1, 6):
+        with pytest.raises(IndexError):
+            board.row(y)
 
 
 def test_from_stones_with_a_five_is_finished() -> None:
