@@ -13,6 +13,7 @@ channel permissions (``interaction.app_permissions``), named when one is missing
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
@@ -150,25 +151,35 @@ def _options_fit(command: Any, options: Any, resolved: dict[str, Any]) -> bool:
         return _options_fit(sub, option.get("options", []), resolved)
     if not isinstance(command, app_commands.Command):
         return False
-    parameters = {parameter.display_name: parameter for parameter in command.parameters}
+    kinds, required = _signature(command)
     given = [option.get("name") for option in options if isinstance(option, dict)]
     focused = any(isinstance(option, dict) and option.get("focused") for option in options)
-    required = {name for name, parameter in parameters.items() if parameter.required}
     if len(set(given)) != len(given) or not (focused or required <= set(given)):
         return False  # a repeated option, or a required one missing (autocomplete may)
     for option in options:
         if not isinstance(option, dict):
             return False
-        parameter = parameters.get(option.get("name"))  # type: ignore[arg-type]
-        if parameter is None or option.get("type") != parameter.type.value:
+        kind = kinds.get(option.get("name"))  # type: ignore[arg-type]
+        if kind is None or option.get("type") != kind:
             return False
         value = option.get("value")
         if option.get("focused"):
             if not isinstance(value, str):
                 return False
-        elif not _value_fits(parameter.type.value, value, resolved):
+        elif not _value_fits(kind, value, resolved):
             return False
     return True
+
+
+@functools.cache
+def _signature(
+    command: app_commands.Command[Any, ..., Any],
+) -> tuple[dict[str, int], frozenset[str]]:
+    """``command``'s option types by name and its required options: read once per command
+    (discord.py builds its parameter list anew on every look, and every command looks)."""
+    parameters = command.parameters
+    kinds = {parameter.display_name: parameter.type.value for parameter in parameters}
+    return kinds, frozenset(p.display_name for p in parameters if p.required)
 
 
 def _value_fits(kind: int, value: Any, resolved: dict[str, Any]) -> bool:
