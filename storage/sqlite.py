@@ -28,6 +28,7 @@ each applied in one transaction). Anything else is refused before a byte is writ
 from __future__ import annotations
 
 import asyncio
+import enum
 import importlib.resources
 import logging
 import os
@@ -40,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from os import PathLike
 from pathlib import Path
 from typing import Any, Literal, Protocol, Self, TypeVar
@@ -281,8 +283,33 @@ def _time(value: int) -> datetime:
     return _EPOCH + value * _MICROSECOND
 
 
+@lru_cache(maxsize=4096)
 def _player(user_id: int | None, level: str | None) -> Player:
+    # Players are frozen: the seats of the games being played are made once, not per read.
     return Player(user_id=user_id, level=level)
+
+
+_E = TypeVar("_E", bound=enum.Enum)
+
+
+def _members(kind: type[_E]) -> Callable[[Any], _E]:
+    """``kind(value)`` for a stored value, by a dict lookup (an enum's own call costs a
+    microsecond, and every game read makes four of them); unknown values still go to
+    ``kind`` to be refused as before."""
+    by_value = {member.value: member for member in kind}
+
+    def member(value: Any) -> _E:
+        found = by_value.get(value)
+        return kind(value) if found is None else found
+
+    return member
+
+
+_GAME = _members(Game)
+_RULE = _members(Rule)
+_STATUS = _members(GameStatus)
+_TERMINATION = _members(Termination)
+_COLOR = _members(Color)
 
 
 GAME_COLUMNS = (
@@ -299,16 +326,16 @@ def _game(row: Sequence[Any]) -> GameRecord:
         id=row[0],
         guild_id=row[1],
         channel_id=row[2],
-        game=Game(row[3]),
+        game=_GAME(row[3]),
         width=row[4],
         height=row[5],
-        rule=Rule(row[6]),
+        rule=_RULE(row[6]),
         black=_player(row[7], row[8]),
         white=_player(row[9], row[10]),
-        status=GameStatus(row[11]),
+        status=_STATUS(row[11]),
         outcome=None
         if termination is None
-        else Outcome(Termination(termination), None if winner is None else Color(winner)),
+        else Outcome(_TERMINATION(termination), None if winner is None else _COLOR(winner)),
         rated=bool(row[14]),
         message_channel_id=row[15],
         message_id=row[16],
