@@ -22,9 +22,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
+from bot import words
 from bot.i18n import _, ngettext, number
 from engine.board import Board
 from engine.types import Color, Game, Point, Rule, Termination, column_letter
+from storage.repository import GameStatus
 
 if TYPE_CHECKING:
     import discord
@@ -225,11 +227,18 @@ def phone_viewport(board: Board, style: BoardStyle) -> int | None:
 
 def window_note(board: Board, viewport: int | None) -> str:
     """Under a board drawn as a window: which part of how large a board it shows."""
-    if viewport is None or board.gravity or (viewport >= board.width and viewport >= board.height):
+    if not _is_cut(board, viewport):
         return ""
-    from bot import words
+    return _note(board, window(board, viewport))
 
-    view = window(board, viewport)
+
+def _is_cut(board: Board, viewport: int | None) -> bool:
+    return not (
+        viewport is None or board.gravity or (viewport >= board.width and viewport >= board.height)
+    )
+
+
+def _note(board: Board, view: Window) -> str:
     columns = f"{column_letter(view.x0)}-{column_letter(view.x1)}"
     return "\n" + words.window_line(
         columns, f"{view.y0 + 1}-{view.y1 + 1}", board.width, board.height
@@ -243,8 +252,11 @@ def emoji_board(board: Board, *, viewport: int | None = None, forbidden: bool = 
     numbers follow each row as plain digits, so they never disturb the grid's alignment.
     Renju forbidden points are marked while Black is to move (unless ``forbidden=False``).
     """
+    return _emoji_lines(board, window(board, viewport), forbidden)
+
+
+def _emoji_lines(board: Board, view: Window, forbidden: bool) -> str:
     theme = theme_for(board.game)
-    view = window(board, viewport)
     last, winning, banned = _marks(board, forbidden)
     # Rows are drawn from the board's rows (one call each, not a lookup per point: every
     # board, every move), then the few points drawn otherwise are set by (x, y): renju
@@ -318,9 +330,7 @@ def move_name(board: Board, point: Point) -> str:
 def player_label(player: Player) -> str:
     """A player as Discord text: a user mention, or the AI with its level."""
     if player.level is not None:
-        from bot.words import level_name
-
-        return _("AI ({level})").format(level=level_name(player.level))
+        return _("AI ({level})").format(level=words.level_name(player.level))
     if player.user_id is not None:
         return f"<@{player.user_id}>"
     return _("(deleted user)")
@@ -328,18 +338,14 @@ def player_label(player: Player) -> str:
 
 def game_name(game: Game) -> str:
     """The game's name for people: ``Gomoku``, ``Connect Four`` ..."""
-    from bot.words import game_name as name
-
-    return name(game)
+    return words.game_name(game)
 
 
 def game_title(view: GameView) -> str:
     """``Gomoku 15x15 · renju`` / ``Connect Four``."""
     if view.game is Game.GOMOKU:
-        from bot.words import rule_name
-
         title = _("Gomoku {width}x{height} · {rule}").format(
-            width=view.board.width, height=view.board.height, rule=rule_name(view.rule)
+            width=view.board.width, height=view.board.height, rule=words.rule_name(view.rule)
         )
         if view.opening is not None:
             from bot.opening_words import RULE_NAMES
@@ -356,8 +362,6 @@ def _stone(board: Board, color: Color) -> str:
 
 def status_line(view: GameView, names: Callable[[Player], str] = player_label) -> str:
     """One line: who plays what, and whose turn it is or how it ended."""
-    from bot.service import GameStatus
-
     board = view.board
     players = _("{black} vs {white}").format(
         black=f"{_stone(board, Color.BLACK)} {names(view.black)}",
@@ -461,15 +465,17 @@ def game_card(
 ) -> Card:
     """The game as an embed: title, status and board (the board is omitted for PNG, which goes
     in an attachment the embed can show with ``set_image(url="attachment://board.png")``)."""
-    from bot.service import GameStatus
-
     status = status_line(view, names)
+    board = view.board
     if style is BoardStyle.IMAGE:
         description = status
+    elif style is BoardStyle.COMPACT:
+        note = window_note(board, viewport)
+        description = f"{status}\n{compact_board(board, viewport=viewport)}{note}"
     else:
-        draw = compact_board if style is BoardStyle.COMPACT else emoji_board
-        note = window_note(view.board, viewport)
-        description = f"{status}\n{draw(view.board, viewport=viewport)}{note}"
+        area = window(board, viewport)  # one window for the board and its note
+        note = _note(board, area) if _is_cut(board, viewport) else ""
+        description = f"{status}\n{_emoji_lines(board, area, forbidden=True)}{note}"
     moves = len(view.board.moves)
     footer = _("game {game_id}").format(game_id=view.game_id)
     if moves:

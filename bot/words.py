@@ -125,28 +125,34 @@ GAME_CHOICES: Final = {
 }
 
 
+# Each name is translated when asked for, not all of them: every board drawn names its rule,
+# and its AI's level.
+_LEVEL_NAMES: Final[dict[str, Callable[[], str]]] = {
+    "beginner": lambda: pgettext("level", "beginner"),
+    "easy": lambda: pgettext("level", "easy"),
+    "medium": lambda: pgettext("level", "medium"),
+    "hard": lambda: pgettext("level", "hard"),
+    "expert": lambda: pgettext("level", "expert"),
+    "master": lambda: pgettext("level", "master"),
+}
+_RULE_NAMES: Final[dict[Rule, Callable[[], str]]] = {
+    Rule.FREESTYLE: lambda: pgettext("rule", "freestyle"),
+    Rule.STANDARD: lambda: pgettext("rule", "standard"),
+    Rule.RENJU: lambda: pgettext("rule", "renju"),
+    Rule.CARO: lambda: pgettext("rule", "caro"),
+}
+
+
 def level_name(level: Level | str) -> str:
     """An AI level's name: ``beginner`` ... ``master``."""
-    names = {
-        "beginner": pgettext("level", "beginner"),
-        "easy": pgettext("level", "easy"),
-        "medium": pgettext("level", "medium"),
-        "hard": pgettext("level", "hard"),
-        "expert": pgettext("level", "expert"),
-        "master": pgettext("level", "master"),
-    }
     value = level.value if isinstance(level, Level) else level
-    return names.get(value, value)
+    name = _LEVEL_NAMES.get(value)
+    return value if name is None else name()
 
 
 def rule_name(rule: Rule) -> str:
     """A rule's name: ``freestyle``, ``standard``, ``renju``, ``caro``."""
-    return {
-        Rule.FREESTYLE: pgettext("rule", "freestyle"),
-        Rule.STANDARD: pgettext("rule", "standard"),
-        Rule.RENJU: pgettext("rule", "renju"),
-        Rule.CARO: pgettext("rule", "caro"),
-    }[rule]
+    return _RULE_NAMES[rule]()
 
 
 def game_name(game: Game) -> str:
