@@ -843,7 +843,8 @@ class GomokuBot(commands.Bot):
         next_resume = self.clock() + timedelta(seconds=self.resume_every)
         while not self.is_closed():
             try:
-                for event in await self.service.tick():
+                events, upcoming = await self.service.tick_and_plan()
+                for event in events:
                     await self._announce(event)
                 if self.clock() >= next_resume:
                     # Only games idle for a whole period, with no search in flight: AI moves
@@ -851,7 +852,6 @@ class GomokuBot(commands.Bot):
                     # for. Its own task: the clocks must not wait on the AI.
                     next_resume = self.clock() + timedelta(seconds=self.resume_every)
                     self._spawn(self._resume(idle_for=timedelta(seconds=self.resume_every)))
-                upcoming = await self.service.next_deadline()
             except Exception:
                 log.exception("deadline task failed; retrying")
                 upcoming = None

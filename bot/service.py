@@ -1748,10 +1748,24 @@ class GameService:
         80% of their turn time, end games whose deadline passed (the side to move loses on
         time; ratings updated), and expire unanswered challenges. The bot's deadline task
         calls it periodically and renders the events."""
-        now = now or self.clock()
+        events, _records = await self._tick(now or self.clock())
+        return events
+
+    async def tick_and_plan(self) -> tuple[list[TimeoutEvent], datetime | None]:
+        """``tick``, then ``next_deadline``: the deadline task's pass. The open games are read
+        once when the tick changed none of them (most passes: every new challenge and every
+        move in a game with a clock wakes the task, and each read makes a record per open
+        game); after a change they are read again."""
+        events, records = await self._tick(self.clock())
+        if events:
+            records = await self.repository.open_games()
+        return events, await self._next_deadline(records)
+
+    async def _tick(self, now: datetime) -> tuple[list[TimeoutEvent], list[GameRecord]]:
         events: list[TimeoutEvent] = []
         idle = _IdleTimes(self.repository)
-        for record in await self.repository.open_games():
+        records = await self.repository.open_games()
+        for record in records:
             try:
                 idle_at = await idle.ends_at(record)
                 if idle_at is not None and idle_at <= now:
@@ -1764,7 +1778,7 @@ class GameService:
                 continue  # it moved on while we looked; the next tick sees the new state
             if event is not None:
                 events.append(event)
-        return events
+        return events, records
 
     async def _end_idle(self, record: GameRecord) -> GameEnd | None:
         """End a game nobody moved in for the guild's idle time, without a result."""
@@ -1813,9 +1827,12 @@ class GameService:
     async def next_deadline(self) -> datetime | None:
         """The earliest moment ``tick`` has something to do (a warning, a deadline or a
         challenge expiry), or None; the deadline task can sleep until then."""
+        return await self._next_deadline(await self.repository.open_games())
+
+    async def _next_deadline(self, records: Sequence[GameRecord]) -> datetime | None:
         moments = []
         idle = _IdleTimes(self.repository)
-        for record in await self.repository.open_games():
+        for record in records:
             if record.deadline is not None:
                 moments.append(record.deadline)
             idle_at = await idle.ends_at(record)

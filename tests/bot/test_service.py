@@ -383,6 +383,23 @@ async def test_decline_and_withdraw(service: GameService) -> None:
     assert withdrawn.game.status is GameStatus.CANCELLED
 
 
+async def test_the_deadline_pass_plans_from_the_games_its_tick_left(
+    service: GameService, clock: Clock
+) -> None:
+    first = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
+    clock.advance(60)
+    second = await service.start(
+        channel_id=CHANNEL + 1, guild_id=GUILD, user_id=CAROL, opponent=BOB
+    )
+    clock.advance(8 * 60)
+    assert await service.tick_and_plan() == ([], first.deadline)
+    clock.advance(61)
+    events, upcoming = await service.tick_and_plan()
+    assert [(type(e), e.game.game_id) for e in events] == [(ChallengeExpired, first.game_id)]
+    assert upcoming == second.deadline  # read again: the expired challenge has no deadline
+    assert await service.next_deadline() == second.deadline
+
+
 async def test_challenge_expires(service: GameService, clock: Clock) -> None:
     pending = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
     clock.advance(9 * 60)
