@@ -842,6 +842,9 @@ class GomokuBot(commands.Bot):
         await self.wait_until_ready()
         next_resume = self.clock() + timedelta(seconds=self.resume_every)
         while not self.is_closed():
+            # Cleared before the pass reads the games: a wake-up during the pass (a move, a
+            # challenge) starts another one at once instead of being lost.
+            self._wake.clear()
             try:
                 events, upcoming = await self.service.tick_and_plan()
                 for event in events:
@@ -859,7 +862,6 @@ class GomokuBot(commands.Bot):
             if upcoming is not None:
                 delay = min(delay, (upcoming - self.clock()).total_seconds())
             delay = max(0.0, delay)
-            self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=delay)
 

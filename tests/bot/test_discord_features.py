@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 
 import pytest
 
 from bot import transformers
 from bot.ai import AIError, AIMove, AIRequest
 from bot.client import GomokuBot
+from bot.service import GameService, TimeoutEvent
 from storage.repository import GameRecord, GameStatus
 from tests.bot.conftest import BotFactory, CentreRunner, Clock, GatedRunner
 from tests.fakediscord import FakeDiscord, FakeUser, Message
@@ -312,6 +314,33 @@ async def test_deadline_task_retries_a_failed_ai_move(
         view = await bot.service.board(fake.default_channel.id)
         assert [str(move.point) for move in view.board.moves] == ["a1", "h8"]
         assert runner.calls == 2
+
+
+async def test_a_wake_up_during_a_deadline_pass_starts_another(
+    fake: FakeDiscord, make_bot: BotFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The deadline task sleeps for an hour unless woken: a deadline set while a pass was
+    # reading the games (a move, a challenge) must not wait for the next poll.
+    bot = make_bot(deadline_poll=3600.0)
+    passes = 0
+    plan = GameService.tick_and_plan
+
+    async def woken_during(service: GameService) -> tuple[list[TimeoutEvent], datetime | None]:
+        nonlocal passes
+        passes += 1
+        planned = await plan(service)
+        if passes == 1:
+            bot.wake_deadlines()
+        return planned
+
+    monkeypatch.setattr(GameService, "tick_and_plan", woken_during)
+    async with fake.running(bot):
+        for _ in range(300):
+            if passes >= 2:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)
+        assert passes == 2
 
 
 async def test_a_move_after_the_deadline_loses_on_time(
