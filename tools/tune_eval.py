@@ -66,6 +66,7 @@ import os
 import random
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,7 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.board import Board
+from engine.gomocup.match import EngineSpec, parse_engine
 from engine.gomocup.openings import openings
 from engine.search import Limits, SearchOptions, search, tune
 from engine.search._position import Position
@@ -249,6 +251,67 @@ def psq(paths: list[Path], out: Path) -> None:
 # --------------------------------------------------------------------------- features
 
 
+def _quiet_positions(
+    moves: npt.NDArray[Any],
+    lengths: npt.NDArray[Any],
+    starts: npt.NDArray[Any],
+    games: Iterable[int],
+    t: Any,
+) -> Iterator[tuple[int, Position, int]]:
+    # each game's quiet positions from FIRST_PLY stones on, before its last move: the game,
+    # the position (the same object, played on) and how many moves made it
+    for gi in games:
+        length = int(lengths[gi])
+        game = moves[starts[gi] : starts[gi] + length]
+        pos = Position(SIZE, SIZE, t, tt_size=16)
+        for ply, m in enumerate(game):
+            pos.play_index(pos.index(Point(int(m) % SIZE, int(m) // SIZE)))
+            if ply + 1 >= FIRST_PLY and ply + 1 < length and tune.quiet(pos):
+                yield gi, pos, ply + 1
+
+
+class _Rows:
+    """The feature rows of positions, as ``features`` writes them."""
+
+    def __init__(self) -> None:
+        self.counts: list[npt.NDArray[np.int32]] = []
+        self.keys: list[int] = []
+        self.movers: list[int] = []
+        self.ys: list[float] = []
+        self.games: list[int] = []
+        self.evals: list[int] = []
+        self.multiset_cols: list[npt.NDArray[np.intp]] = []
+        self.multiset_vals: list[npt.NDArray[np.int32]] = []
+
+    def add(self, pos: Position, game: int, result: int) -> None:
+        """Position ``pos`` of game ``game``, which Black's ``result`` ended."""
+        mover = 0 if pos.side is Color.BLACK else 1
+        self.counts.append(tune.position_counts(pos))
+        self.keys.append(int(pos.hsh[0]))
+        self.movers.append(mover)
+        self.ys.append((1 + result * (1 if mover == 0 else -1)) / 2)
+        self.games.append(game)
+        self.evals.append(pos.evaluate())
+        flat = tune.multiset_counts(pos).ravel()
+        self.multiset_cols.append(np.nonzero(flat)[0])
+        self.multiset_vals.append(flat[self.multiset_cols[-1]])
+
+    def arrays(self) -> dict[str, npt.NDArray[np.generic]]:
+        """The rows as arrays; ``y`` is the side to move's outcome (1, 0.5, 0)."""
+        return {
+            "counts": np.array(self.counts, dtype=np.int16).reshape(-1, 2, tune.NFEAT),
+            "key": np.array(self.keys, dtype=np.uint64),
+            "mover": np.array(self.movers, dtype=np.int8),
+            "y": np.array(self.ys, dtype=np.float32),
+            "game": np.array(self.games, dtype=np.int32),
+            "ev": np.array(self.evals, dtype=np.int32),
+            # the multiset counts, sparse: how many nonzero columns each position has, and those
+            "m_len": np.array([len(c) for c in self.multiset_cols], dtype=np.int32),
+            "m_col": np.concatenate([np.zeros(0, np.intp), *self.multiset_cols]).astype(np.int16),
+            "m_val": np.concatenate([np.zeros(0, np.int32), *self.multiset_vals]).astype(np.int16),
+        }
+
+
 def _feature_worker(job: tuple[str, int, int]) -> dict[str, npt.NDArray[np.generic]]:
     games, first, last = job
     data = np.load(games)
@@ -256,49 +319,13 @@ def _feature_worker(job: tuple[str, int, int]) -> dict[str, npt.NDArray[np.gener
     starts = np.concatenate([[0], np.cumsum(lengths)])
     t = tables(Rule.FREESTYLE)
     seen: set[int] = set()
-    rows: list[npt.NDArray[np.int32]] = []
-    keys: list[int] = []
-    movers: list[int] = []
-    ys: list[float] = []
-    game_ids: list[int] = []
-    evals: list[int] = []
-    multiset_cols: list[npt.NDArray[np.intp]] = []
-    multiset_vals: list[npt.NDArray[np.int32]] = []
-    for gi in range(first, last):
-        length, result = int(lengths[gi]), int(results[gi])
-        game = moves[starts[gi] : starts[gi] + length]
-        pos = Position(SIZE, SIZE, t, tt_size=16)
-        for ply, m in enumerate(game):
-            pos.play_index(pos.index(Point(int(m) % SIZE, int(m) // SIZE)))
-            if ply + 1 < FIRST_PLY or ply + 1 == length or not tune.quiet(pos):
-                continue
-            key = int(pos.hsh[0])
-            if key in seen:
-                continue
+    rows = _Rows()
+    for gi, pos, _plies in _quiet_positions(moves, lengths, starts, range(first, last), t):
+        key = int(pos.hsh[0])
+        if key not in seen:
             seen.add(key)
-            counts = tune.position_counts(pos)
-            mover = 0 if pos.side is Color.BLACK else 1
-            rows.append(counts)
-            keys.append(key)
-            movers.append(mover)
-            ys.append((1 + result * (1 if mover == 0 else -1)) / 2)
-            game_ids.append(gi)
-            evals.append(pos.evaluate())
-            flat = tune.multiset_counts(pos).ravel()
-            multiset_cols.append(np.nonzero(flat)[0])
-            multiset_vals.append(flat[multiset_cols[-1]])
-    return {
-        "counts": np.array(rows, dtype=np.int16).reshape(-1, 2, tune.NFEAT),
-        "key": np.array(keys, dtype=np.uint64),
-        "mover": np.array(movers, dtype=np.int8),
-        "y": np.array(ys, dtype=np.float32),
-        "game": np.array(game_ids, dtype=np.int32),
-        "ev": np.array(evals, dtype=np.int32),
-        # the multiset counts, sparse: how many nonzero columns each position has, and those
-        "m_len": np.array([len(c) for c in multiset_cols], dtype=np.int32),
-        "m_col": np.concatenate([np.zeros(0, np.intp), *multiset_cols]).astype(np.int16),
-        "m_val": np.concatenate([np.zeros(0, np.int32), *multiset_vals]).astype(np.int16),
-    }
+            rows.add(pos, gi, int(results[gi]))
+    return rows.arrays()
 
 
 def features(games: Path, out: Path, workers: int) -> None:
@@ -317,6 +344,98 @@ def features(games: Path, out: Path, workers: int) -> None:
     kept: dict[str, Any] = {name: value[keep] for name, value in merged.items()} | sparse
     np.savez_compressed(out, **kept, weights=weights().source)
     print(f"{len(keep)} positions from {ngames} games")
+
+
+MATE = 30000  # a judge's forced result, in its own units (beyond every score it prints)
+CLIP = 3000  # judge scores beyond this are as good as won (or lost) for the winning chance
+
+
+def label(
+    games: Path,
+    out: Path,
+    judge: EngineSpec,
+    turn_ms: int,
+    count: int,
+    seed: int,
+    jobs: int,
+) -> None:
+    """Ask an outside engine (the judge) about ``count`` of the games' distinct quiet
+    positions, chosen at random; write them as ``features`` does, with the judge's score
+    (``judge``, its side to move's view, a forced result as +-MATE; ``plies``, the stones on
+    the board), the game's outcome
+    (``outcome``) and as ``y`` the judge's winning chance: sigmoid(score / S), the scale S
+    fitted to the games' outcomes. A stronger engine's searched opinion of a position says
+    more about it than the result of one game played from it by weaker ones."""
+    from tools.judge import Judge, JudgeError
+
+    data = np.load(games)
+    moves, lengths, results = data["moves"], data["lengths"], data["results"]
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    t = tables(Rule.FREESTYLE)
+    seen: set[int] = set()
+    chosen: list[tuple[int, int]] = []
+    for gi, pos, plies in _quiet_positions(moves, lengths, starts, range(len(lengths)), t):
+        if int(pos.hsh[0]) not in seen:
+            seen.add(int(pos.hsh[0]))
+            chosen.append((gi, plies))
+    random.Random(seed).shuffle(chosen)
+    chosen = chosen[:count]
+    print(
+        f"{len(seen)} distinct quiet positions in {len(lengths)} games; asking about {len(chosen)}"
+    )
+
+    def points(gi: int, plies: int) -> list[Point]:
+        game = moves[starts[gi] : starts[gi] + plies]
+        return [Point(int(m) % SIZE, int(m) // SIZE) for m in game]
+
+    scores: dict[int, int] = {}
+    t0 = time.perf_counter()
+
+    def ask(part: int) -> None:
+        with Judge(judge, turn_ms=turn_ms, size=SIZE, rule=Rule.FREESTYLE) as asked:
+            for i in range(part, len(chosen), jobs):
+                try:
+                    opinion = asked.ask(points(*chosen[i]))
+                except JudgeError as error:
+                    print(f"position {i}: {error}")
+                    continue
+                value = opinion.eval
+                if value is not None:
+                    mate = value.mate
+                    scores[i] = value.score if mate is None else (MATE if mate > 0 else -MATE)
+                if part == 0 and len(scores) % 500 < jobs:
+                    print(f"{len(scores)} asked, {time.perf_counter() - t0:.0f} s", flush=True)
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        list(pool.map(ask, range(jobs)))
+    rows = _Rows()
+    judged: list[int] = []
+    asked: list[int] = []
+    for i, (gi, plies) in enumerate(chosen):
+        if i in scores:
+            asked.append(plies)
+            pos = Position(SIZE, SIZE, t, tt_size=16)
+            for point in points(gi, plies):
+                pos.play_index(pos.index(point))
+            rows.add(pos, gi, int(results[gi]))
+            judged.append(scores[i])
+    arrays: dict[str, Any] = rows.arrays()
+    del arrays["key"]
+    outcome = arrays["y"].astype(np.float64)
+    score = np.clip(np.array(judged, dtype=np.float64), -CLIP, CLIP)
+    scale = tune.fit_scale(score, outcome)
+    arrays["judge"] = np.array(judged, dtype=np.int32)
+    arrays["plies"] = np.array(asked, dtype=np.int16)
+    arrays["outcome"] = outcome.astype(np.float32)
+    arrays["y"] = (1 / (1 + np.exp(-score / scale))).astype(np.float32)
+    np.savez_compressed(out, **arrays, weights=weights().source)
+    forced = int(np.sum(np.abs(arrays["judge"]) >= MATE))
+    own = arrays["ev"].astype(np.float64)
+    print(
+        f"{len(judged)} positions ({forced} forced results) from {len(np.unique(arrays['game']))}"
+        f" games; S {scale:.1f}: the judge calls {tune.accuracy(score, outcome):.1%} of the"
+        f" winners, the engine's own evaluation {tune.accuracy(own, outcome):.1%}"
+    )
 
 
 # --------------------------------------------------------------------------- training
@@ -503,7 +622,7 @@ def duel(
 ) -> None:
     """``matches`` matches of 32 games (16 openings, both colours) at once, level ``level``
     with ``first``'s weights against ``second``'s; W-D-L from ``first``'s side."""
-    from engine.gomocup.match import EngineSpec, MatchConfig, elo_difference, run_match
+    from engine.gomocup.match import MatchConfig, elo_difference, run_match
 
     def spec(chosen: str, label: str, s: int) -> EngineSpec:
         argv = ("env", f"{WEIGHTS_ENV}={chosen}", sys.executable, "-m", "engine.pbrain")
@@ -548,6 +667,15 @@ def main() -> int:
     p.add_argument("games", type=Path)
     p.add_argument("--out", type=Path, default=Path("positions.npz"))
     p.add_argument("--workers", type=int, default=2)
+    p = sub.add_parser("label", help="a judge engine's opinion of the quiet positions")
+    p.add_argument("games", type=Path)
+    p.add_argument("--judge", required=True, help="the judge's command line (Gomocup protocol)")
+    p.add_argument("--cwd", help="the judge's working directory")
+    p.add_argument("--turn-ms", type=int, default=150, help="the judge's time a position")
+    p.add_argument("--positions", type=int, default=16000)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="judges asked at the same time")
+    p.add_argument("--out", type=Path, default=Path("labelled.npz"))
     p = sub.add_parser("train", help="fit the weights")
     p.add_argument("positions", type=Path, nargs="+")
     p.add_argument("--out", type=Path, default=Path("engine/search/data/eval_weights.json"))
@@ -595,6 +723,10 @@ def main() -> int:
         psq(args.records, args.out)
     elif args.command == "features":
         features(args.games, args.out, args.workers)
+    elif args.command == "label":
+        spec = parse_engine(args.judge, label="judge")
+        judge = EngineSpec(spec.label, spec.argv, args.cwd)
+        label(args.games, args.out, judge, args.turn_ms, args.positions, args.seed, args.jobs)
     elif args.command == "train":
         train(
             args.positions,

@@ -4,6 +4,7 @@ side to move, and the fit is pulled towards a prior's values (an endless pull ke
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.board import Board
+from engine.gomocup.match import EngineSpec
 from engine.notation import parse_moves
 from engine.records import to_psq
 from engine.search import tune
@@ -105,6 +107,26 @@ def test_accuracy_counts_decided_games_and_half_for_a_zero() -> None:
     y = np.array([1.0, 1.0, 0.0, 0.5, 0.0])
     assert tune.accuracy(z, y) == pytest.approx((1 + 0 + 0.5 + 0) / 4)
     assert tune.accuracy(z[3:4], y[3:4]) == 0.0
+
+
+def test_a_judge_labels_quiet_positions_with_its_winning_chance(tmp_path: Path) -> None:
+    _write(tmp_path, BLACK_WINS, WHITE_WINS)
+    te.psq([tmp_path], tmp_path / "games.npz")
+    fake = Path(__file__).with_name("fake_judge.py")
+    judge = EngineSpec("judge", (sys.executable, str(fake), "6=+400", "7=-M5", "8=-250"))
+    te.label(tmp_path / "games.npz", tmp_path / "l.npz", judge, 200, 1000, seed=3, jobs=2)
+    labelled = dict(np.load(tmp_path / "l.npz"))
+    every = te._feature_worker((str(tmp_path / "games.npz"), 0, 2))
+    assert len(labelled["y"]) == len(every["y"])  # all of them, each once
+    expected = {6: 400, 7: -te.MATE, 8: -250}
+    for plies, judged, y in zip(labelled["plies"], labelled["judge"], labelled["y"], strict=True):
+        assert judged == expected.get(int(plies), 0)
+        assert (y > 0.5) == (judged > 0)
+        assert (y < 0.5) == (judged < 0)
+    # the side to move's outcome, as features labels it, rides along
+    assert sorted(labelled["outcome"].tolist()) == sorted(every["y"].tolist())
+    te.train([tmp_path / "l.npz"], tmp_path / "w.json", [1.0], 0.5, 0, 5, 1226.3, "learned")
+    assert load_weights((tmp_path / "w.json").read_text(), "fitted").mine == 5
 
 
 @pytest.fixture(scope="module")
