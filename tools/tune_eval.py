@@ -26,6 +26,14 @@ fitted the same way, from a prior's values rather than the hand-set ones:
     python tools/tune_eval.py train anchor_positions.npz --prior learned --scale 1226.3 \
         --ridge 1e-5 1e-4 1e-3 1e-2 1e-1 --holdout 0.2 --multiset-ridge 0 --out candidate.json
 
+Or labelled by a stronger engine's search instead of the games' outcomes (issue 9's eighth
+round: Rapfi 0.43 classical, 150 ms a position, 16,000 positions in 35 minutes on one core):
+
+    python tools/tune_eval.py label anchor_games.npz --judge ./pbrain-rapfi --cwd RAPFI_DIR \
+        --turn-ms 150 --positions 16000 --out labelled.npz
+    python tools/tune_eval.py train labelled.npz --prior learned --scale 1226.3 \
+        --ridge 1e-4 1e-3 1e-2 1e-1 --holdout 0.2 --multiset-ridge 0 --out candidate.json
+
 ``psq`` keeps the records that end in a five (or a full board): a loss on time says nothing
 about who stood better. ``train --prior`` starts from and pulls towards those values (``hand``,
 ``learned``, or a file), so a few hundred games move only what they must; several ``--ridge``
