@@ -27,7 +27,8 @@ fitted the same way, from a prior's values rather than the hand-set ones:
         --ridge 1e-5 1e-4 1e-3 1e-2 1e-1 --holdout 0.2 --multiset-ridge 0 --out candidate.json
 
 Or labelled by a stronger engine's search instead of the games' outcomes (issue 9's eighth
-round: Rapfi 0.43 classical, 150 ms a position, 16,000 positions in 35 minutes on one core):
+round: Rapfi 0.43 classical, 150 ms a position; 16,000 positions took 35 minutes on one core
+with a first, scratch version of this step):
 
     python tools/tune_eval.py label anchor_games.npz --judge ./pbrain-rapfi --cwd RAPFI_DIR \
         --turn-ms 150 --positions 16000 --out labelled.npz
