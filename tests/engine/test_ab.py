@@ -1,0 +1,147 @@
+"""tools/ab.py: alternating rounds of engine versions against an anchor, compared slot by slot.
+
+The arms and the anchor are the match tests' stand-ins: a brain that plays the legal point
+nearest the centre, and one that answers every move with garbage (it loses each game at once).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.engine.test_match import _liar, _standin
+from tools import ab
+
+
+def _game(arm: str, opening: int, colour: str, score: float) -> ab.Game:
+    return ab.Game(arm, 1, opening, colour, score, "five", 20)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b"]),
+            st.integers(0, 3),
+            st.sampled_from(["black", "white"]),
+            st.sampled_from([0.0, 0.5, 1.0]),
+        ),
+        max_size=40,
+    )
+)
+def test_the_paired_difference_is_the_mean_over_shared_slots(
+    rows: list[tuple[str, int, str, float]],
+) -> None:
+    games = [_game(*row) for row in rows]
+    result = ab.paired(games, "b", "a")
+    # the oracle: every slot spelt out, both arms' scores listed by hand
+    differences = []
+    for opening in range(4):
+        for colour in ("black", "white"):
+            a = [s for arm, o, c, s in rows if (arm, o, c) == ("a", opening, colour)]
+            b = [s for arm, o, c, s in rows if (arm, o, c) == ("b", opening, colour)]
+            if a and b:
+                differences.append(sum(b) / len(b) - sum(a) / len(a))
+    assert result.slots == len(differences)
+    if not differences:
+        assert math.isnan(result.difference)
+        return
+    assert result.difference == pytest.approx(sum(differences) / len(differences))
+    if len(differences) > 1:
+        mean = sum(differences) / len(differences)
+        variance = sum((d - mean) ** 2 for d in differences) / (len(differences) - 1)
+        assert result.standard_error == pytest.approx(math.sqrt(variance / len(differences)))
+    else:
+        assert math.isnan(result.standard_error)
+
+
+def test_a_slot_replayed_counts_once() -> None:
+    # a won twice on one slot and once lost on another; b drew both: the slots weigh alike
+    games = [
+        _game("a", 0, "black", 1.0),
+        _game("a", 0, "black", 1.0),
+        _game("a", 1, "white", 0.0),
+        _game("b", 0, "black", 0.5),
+        _game("b", 1, "white", 0.5),
+    ]
+    result = ab.paired(games, "b", "a")
+    assert (result.difference, result.slots) == (0.0, 2)
+    assert result.standard_error == pytest.approx(statistics.stdev([-0.5, 0.5]) / math.sqrt(2))
+
+
+@pytest.mark.timeout(240)
+def test_rounds_alternate_the_arms_and_turn_the_openings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = ab.main(
+        [
+            *("run", str(tmp_path), "--anchor", _standin(), "--anchor-name", "centre"),
+            *("--arm", f"good={_standin()}", "--arm", f"bad={_liar('print(1, flush=True)')}"),
+            *("--rounds", "2", "--games", "4", "--size", "9", "--turn-ms", "2000", "--jobs", "2"),
+        ]
+    )
+    assert code == 0
+    games = ab.load(tmp_path / ab.GAMES_FILE)
+    assert [(g.arm, g.round) for g in games] == [
+        *[("good", 1)] * 4,
+        *[("bad", 1)] * 4,
+        *[("good", 2)] * 4,
+        *[("bad", 2)] * 4,
+    ]
+    # round 1 starts at opening 0, round 2 at opening 2 (turned on by games / 2)
+    assert [g.opening for g in games if g.arm == "good"] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert [g.colour for g in games[:4]] == ["black", "white", "black", "white"]
+    assert {(g.score, g.ending) for g in games if g.arm == "bad"} == {(0.0, "illegal")}
+    # the same engine as the anchor: each opening's game repeats, so the colours share it
+    good = [g.score for g in games if g.arm == "good"]
+    assert sum(good) == 4
+    out = capsys.readouterr().out
+    assert "round 2, bad, from opening 2:" in out
+    assert "good: 8 games, W/D/L 4/0/4, 50.0%" in out
+    assert "bad: 8 games, W/D/L 0/0/8, 0.0%" in out
+    assert "bad - good: -50.0 points over 8 shared slots" in out
+    # the report reads the file again, here with the other arm as the base
+    assert ab.main(["report", str(tmp_path), "--base", "bad"]) == 0
+    assert "good - bad: +50.0 points over 8 shared slots" in capsys.readouterr().out
+    assert all(
+        set(json.loads(line)) >= {"arm", "opening", "colour", "score"}
+        for line in (tmp_path / ab.GAMES_FILE).read_text().splitlines()
+    )
+
+
+def test_weights_and_folders_reach_the_arm_command(tmp_path: Path) -> None:
+    options = ab._parser().parse_args(
+        [
+            *("run", str(tmp_path), "--anchor", "anchor-engine"),
+            *("--arm", "cand=python -m engine.pbrain", "--weights", "cand=w.json"),
+            *("--cwd", f"cand={tmp_path}"),
+        ]
+    )
+    spec = ab._arm_specs(options)["cand"]
+    assert spec.argv[:2] == ("env", f"GOMOKU_EVAL_WEIGHTS={Path('w.json').resolve()}")
+    assert spec.argv[2:] == (sys.executable, "-m", "engine.pbrain")
+    assert spec.cwd == str(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--weights", "ghost=w.json"], ["--cwd", "noequals"], ["--games", "3"]],
+    ids=["unknown-arm", "not-named", "odd-games"],
+)
+def test_bad_options_are_refused(
+    extra: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = ab.main(["run", str(tmp_path), "--anchor", "x", "--arm", "a=y", *extra])
+    assert code in (1, 2)
+    assert "error:" in capsys.readouterr().err
+    assert not (tmp_path / ab.GAMES_FILE).exists()
+
+
+def test_a_report_of_nothing(tmp_path: Path) -> None:
+    assert ab.summary(ab.load(tmp_path / ab.GAMES_FILE)) == ["no games yet"]

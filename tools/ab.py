@@ -1,0 +1,278 @@
+"""Compare versions of an engine (arms) by alternating short matches against one anchor.
+
+    python tools/ab.py run OUT --anchor CMD [--anchor-cwd DIR] --arm NAME=CMD [--arm ...]
+        [--weights NAME=FILE] [--cwd NAME=DIR] [--rounds 4] [--start 1] [--games 32]
+        [--turn-ms 500] [--match-ms N] [--grace-ms 1000] [--jobs 2] [--rule freestyle]
+    python tools/ab.py report OUT [--base NAME]
+
+``run`` plays, round after round, one ``--games`` match of every arm against the anchor (as
+``python -m engine match`` does). On a shared machine the load drifts; runs that take turns
+spread the drift over every arm, where one long match per arm would give it to one of them.
+In a round every arm starts from the same opening, turned on by games / 2 each round, so that
+4 rounds of 32 games play each of the 64 openings with both colours. ``--weights`` runs an
+arm with ``GOMOKU_EVAL_WEIGHTS`` set (values from a file); ``--cwd`` runs it in another
+folder, e.g. a git worktree holding a version of the code. Every game is appended to
+``OUT/games.jsonl`` as it ends, so a stopped run goes on with ``--start``.
+
+``report`` prints each arm's W/D/L, its score as Black and as White, and beside the base arm
+(``--base``, default the first) the paired difference: for each slot (an opening and the arm's
+colour) both played, the arm's mean score there minus the base's, averaged over those slots,
+with the standard error of that mean. The slot, not the game, is the unit: the same engines
+from the same opening replay much the same game, so two games on one slot are far from
+independent, and the openings differ more than the engines do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import statistics
+import sys
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.gomocup.match import (
+    EngineSpec,
+    MatchConfig,
+    MatchResult,
+    elo_difference,
+    parse_engine,
+    report,
+    run_match,
+)
+from engine.gomocup.openings import openings
+from engine.types import Rule
+
+GAMES_FILE = "games.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One game of an arm against the anchor, from the arm's side."""
+
+    arm: str
+    round: int
+    opening: int
+    colour: str  # "black" or "white": the arm's
+    score: float  # 1 won, 0.5 drawn, 0 lost
+    ending: str  # how it ended (engine.gomocup.match.Verdict)
+    plies: int
+
+
+@dataclass(frozen=True, slots=True)
+class Paired:
+    """An arm against the base arm, slot by slot."""
+
+    difference: float  # mean over the shared slots of (arm's mean score - base's)
+    standard_error: float  # of that mean (nan with fewer than two slots)
+    slots: int
+
+
+def games_of(result: MatchResult, arm: str, round_number: int) -> list[Game]:
+    """The match's games from ENGINE1's (the arm's) side."""
+    return [
+        Game(
+            arm=arm,
+            round=round_number,
+            opening=game.opening,
+            colour="black" if game.black == 0 else "white",
+            score={None: 0.5, 0: 1.0}.get(game.winner, 0.0),
+            ending=game.verdict.value,
+            plies=len(game.board.moves),
+        )
+        for game in result.games
+    ]
+
+
+def load(path: Path) -> list[Game]:
+    """The games written to ``path`` (one JSON object a line)."""
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [Game(**json.loads(line)) for line in lines if line.strip()]
+
+
+def _slots(games: Iterable[Game]) -> dict[tuple[int, str], list[float]]:
+    slots: dict[tuple[int, str], list[float]] = defaultdict(list)
+    for game in games:
+        slots[(game.opening, game.colour)].append(game.score)
+    return slots
+
+
+def paired(games: Sequence[Game], arm: str, base: str) -> Paired:
+    """``arm`` against ``base`` over the slots both played."""
+    mine = _slots(g for g in games if g.arm == arm)
+    theirs = _slots(g for g in games if g.arm == base)
+    differences = [
+        statistics.fmean(scores) - statistics.fmean(theirs[slot])
+        for slot, scores in mine.items()
+        if slot in theirs
+    ]
+    if not differences:
+        return Paired(math.nan, math.nan, 0)
+    error = math.nan
+    if len(differences) > 1:
+        error = statistics.stdev(differences) / math.sqrt(len(differences))
+    return Paired(statistics.fmean(differences), error, len(differences))
+
+
+def _score(games: Sequence[Game]) -> str:
+    if not games:
+        return "-"
+    return f"{100 * statistics.fmean(g.score for g in games):.1f}% ({len(games)})"
+
+
+def summary(games: Sequence[Game], base: str | None = None) -> list[str]:
+    """The report's lines: every arm's figures, then each arm beside ``base``."""
+    arms = list(dict.fromkeys(g.arm for g in games))
+    if not arms:
+        return ["no games yet"]
+    base = base or arms[0]
+    lines = []
+    for arm in arms:
+        own = [g for g in games if g.arm == arm]
+        wins = sum(1 for g in own if g.score == 1)
+        losses = sum(1 for g in own if g.score == 0)
+        draws = len(own) - wins - losses
+        elo, bar = elo_difference(wins, draws, losses)
+        score = statistics.fmean(g.score for g in own)
+        lines.append(
+            f"{arm}: {len(own)} games, W/D/L {wins}/{draws}/{losses}, {100 * score:.1f}%,"
+            f" Elo {elo:+.0f} +- {bar:.0f};"
+            f" as Black {_score([g for g in own if g.colour == 'black'])},"
+            f" as White {_score([g for g in own if g.colour == 'white'])}"
+        )
+    for arm in arms:
+        if arm == base:
+            continue
+        result = paired(games, arm, base)
+        if result.slots == 0:
+            lines.append(f"{arm} - {base}: no slot played by both")
+            continue
+        lines.append(
+            f"{arm} - {base}: {100 * result.difference:+.1f} points over {result.slots} shared"
+            f" slots, standard error {100 * result.standard_error:.1f}"
+        )
+    return lines
+
+
+def _named(pairs: Sequence[str], what: str) -> dict[str, str]:
+    named = {}
+    for text in pairs:
+        name, sep, value = text.partition("=")
+        if not sep or not name or not value:
+            raise ValueError(f"{what} takes NAME=VALUE, not {text!r}")
+        named[name] = value
+    return named
+
+
+def _arm_specs(options: argparse.Namespace) -> dict[str, EngineSpec]:
+    commands = _named(options.arm, "--arm")
+    weights = _named(options.weights, "--weights")
+    folders = _named(options.cwd, "--cwd")
+    unknown = (set(weights) | set(folders)) - set(commands)
+    if unknown:
+        raise ValueError(f"no --arm named {', '.join(sorted(unknown))}")
+    specs = {}
+    for name, command in commands.items():
+        spec = parse_engine(command, label=name)
+        if name in weights:
+            path = Path(weights[name]).resolve()
+            spec = dataclasses.replace(
+                spec, argv=("env", f"GOMOKU_EVAL_WEIGHTS={path}", *spec.argv)
+            )
+        if name in folders:
+            spec = dataclasses.replace(spec, cwd=str(Path(folders[name]).resolve()))
+        specs[name] = spec
+    return specs
+
+
+def run(options: argparse.Namespace) -> int:
+    """Play the rounds, appending every game to OUT/games.jsonl."""
+    arms = _arm_specs(options)
+    anchor = parse_engine(options.anchor, label=options.anchor_name)
+    if options.anchor_cwd:
+        anchor = dataclasses.replace(anchor, cwd=str(Path(options.anchor_cwd).resolve()))
+    config = MatchConfig(
+        size=options.size,
+        rule=Rule(options.rule),
+        turn_ms=options.turn_ms,
+        grace_ms=options.grace_ms,
+        match_ms=options.match_ms,
+    )
+    book = openings(options.size)
+    options.out.mkdir(parents=True, exist_ok=True)
+    path = options.out / GAMES_FILE
+    for round_number in range(options.start, options.start + options.rounds):
+        first = (round_number - 1) * (options.games // 2) % len(book)
+        for name, spec in arms.items():
+            result = run_match(
+                (spec, anchor),
+                games=options.games,
+                config=config,
+                jobs=options.jobs,
+                first_opening=first,
+            )
+            with path.open("a", encoding="utf-8") as out:
+                for game in games_of(result, name, round_number):
+                    out.write(json.dumps(dataclasses.asdict(game)) + "\n")
+            print(f"round {round_number}, {name}, from opening {first}:", flush=True)
+            for line in report(result, config):
+                print("  " + line, flush=True)
+    for line in summary(load(path), options.base):
+        print(line)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    play = commands.add_parser("run", help="play alternating rounds")
+    play.add_argument("out", type=Path, help="folder for games.jsonl")
+    play.add_argument("--anchor", required=True, help="the opponent's command line")
+    play.add_argument("--anchor-name", default="anchor")
+    play.add_argument("--anchor-cwd", help="the opponent's working directory")
+    play.add_argument("--arm", action="append", default=[], help="NAME=COMMAND", required=True)
+    play.add_argument("--weights", action="append", default=[], help="NAME=FILE")
+    play.add_argument("--cwd", action="append", default=[], help="NAME=FOLDER")
+    play.add_argument("--rounds", type=int, default=4)
+    play.add_argument("--start", type=int, default=1, help="the first round's number")
+    play.add_argument("--games", type=int, default=32, help="games per arm and round (even)")
+    play.add_argument("--turn-ms", type=int, default=500)
+    play.add_argument("--match-ms", type=int, help="each engine's clock for a whole game")
+    play.add_argument("--grace-ms", type=int, default=1000)
+    play.add_argument("--jobs", type=int, default=2)
+    play.add_argument("--size", type=int, default=15)
+    play.add_argument("--rule", choices=[rule.value for rule in Rule], default="freestyle")
+    play.add_argument("--base", help="the arm the others are compared with (default: first)")
+    show = commands.add_parser("report", help="summarise OUT/games.jsonl")
+    show.add_argument("out", type=Path)
+    show.add_argument("--base", help="the arm the others are compared with (default: first)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run or report; returns the exit status."""
+    options = _parser().parse_args(argv)
+    if options.command == "report":
+        for line in summary(load(options.out / GAMES_FILE), options.base):
+            print(line)
+        return 0
+    if options.games < 2 or options.games % 2 or options.rounds < 1 or options.jobs < 1:
+        print("error: need an even --games >= 2, --rounds >= 1, --jobs >= 1", file=sys.stderr)
+        return 2
+    try:
+        return run(options)
+    except (ValueError, RuntimeError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
