@@ -9,8 +9,10 @@ and optionally a correction per multiset of a point's four patterns (``multiset`
 of ``_patterns.MULTISETS``, added to the value the patterns and class give) and the weight of
 the side to move's sum (``mine``: the evaluation is ``(mine * ours - 4 * theirs) // 4``, 5
 unless a file says otherwise). By default they are the learned ones of
-``engine/search/data/eval_weights.json``, fitted to game outcomes by ``tools/tune_eval.py``
-(the model: ``engine.search.tune``); the level presets are spaced around them. The
+``engine/search/data/eval_weights.json``, fitted by ``tools/tune_eval.py`` (the model:
+``engine.search.tune``) to a judge engine's opinion of quiet positions of master's games;
+``eval_weights_outcomes.json`` beside it holds the earlier values fitted to those games'
+outcomes. The level presets are spaced around the defaults. The
 environment variable ``GOMOKU_EVAL_WEIGHTS`` picks ``hand`` (the hand-set values of
 ``engine.search._patterns``), ``learned``, or names another weights file (for matches
 between them).

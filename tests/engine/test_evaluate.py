@@ -32,7 +32,7 @@ from engine.types import Color, Point, Rule
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PACKAGED = Path(__file__).parents[2] / "engine" / "search" / "data" / "eval_weights.json"
 CANDIDATE = PACKAGED.with_name("eval_weights_multiset.json")
-JUDGED = PACKAGED.with_name("eval_weights_judged.json")
+OUTCOMES = PACKAGED.with_name("eval_weights_outcomes.json")
 
 
 def _point_value(side: int, pattern: int) -> int:
@@ -50,19 +50,22 @@ def test_the_packaged_weights_load() -> None:
         assert np.array_equal(weights().threat, loaded.threat)
 
 
-def test_the_candidate_fitted_to_a_judges_opinion_loads_and_is_used() -> None:
-    # the eighth round's candidate (not the default): the shipped values moved towards Rapfi's
-    # opinion, at the shipped tempo and without multiset corrections
-    judged = load_weights(JUDGED.read_text(), "judged")
-    shipped = load_weights(PACKAGED.read_text(), "shipped")
-    assert judged.mine == shipped.mine == 5
+def test_the_default_is_fitted_to_a_judges_opinion_and_reaches_the_tables() -> None:
+    # since the ninth round: the sixth round's values (fitted to game outcomes, kept beside
+    # it) moved towards Rapfi's opinion, at the same tempo and without multiset corrections
+    judged = load_weights(PACKAGED.read_text(), "judged")
+    previous = load_weights(OUTCOMES.read_text(), "outcomes")
+    assert judged.mine == previous.mine == 5
     assert not judged.multiset.any()
-    assert not np.array_equal(judged.threat, shipped.threat)
-    assert judged.threat[0, -1] == judged.threat[1, -1] == 1200
+    assert not previous.multiset.any()
+    assert not np.array_equal(judged.threat, previous.threat)
+    assert judged.threat[0, -1] == judged.threat[1, -1] == previous.threat[0, -1] == 1200
     built = build_tables(Rule.FREESTYLE, judged)
     for ci in range(2):
         plain = _patterns.build_code_tables(False, judged.pattern[ci], judged.threat[ci])
         assert np.array_equal(built.value[ci], plain[1])
+    if WEIGHTS_ENV not in os.environ:
+        assert np.array_equal(tables(Rule.FREESTYLE).value, built.value)
 
 
 def test_the_candidate_with_multiset_corrections_loads_and_is_used() -> None:
