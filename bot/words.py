@@ -69,24 +69,25 @@ def later(message: str) -> Callable[[], str]:
 
 Mention = Callable[[str], str]  # "gomoku start" -> "</gomoku start:123>" (or "/gomoku start")
 
-# Levels by what was measured (README, "The engine": 128 games a step, 76-78% against the
-# level below, about +200 Elo). Against Wine 2.1 at 500 ms a move, 64 games each (issue 9's
-# seventh round): expert 38/0/26 and hard 4/0/60 on a 2-core machine (they stop on node
-# budgets), master (engine.pbrain) 49/1/14 on 16 cores; master against expert 27/0/5.
+# Levels by what was measured (README, "The engine"), with the 64 match openings and the
+# values fitted to a judge's opinion (issue 9's ninth round, 2-core machine): against the level
+# below 128 games a step, 72-91% (hard against medium 92/0/36, 72%); master against expert
+# 27/0/5. Against Wine 2.1 at 500 ms a move, 64 games each: hard 11/0/53, expert 25/0/39,
+# master (engine.pbrain) 44/2/18.
 LEVEL_WORDS: Final = {
     Level.BEGINNER: N_("overlooks your threats half the time: for learning the game"),
     Level.EASY: N_("sees fours, often misses an open three; beats beginner 3 games in 4"),
     Level.MEDIUM: N_("the default: solid tactics, the odd slip; beats easy 3 games in 4"),
     Level.HARD: N_(
-        "threat search at the root; beats medium 3 games in 4, and about 1 game in 16 against "
+        "threat search at the root; beats medium 3 games in 4, and about 1 game in 6 against "
         "Wine 2.1"
     ),
     Level.EXPERT: N_(
-        "strong; beats hard 3 games in 4, and wins 3 games in 5 against the Gomocup engine Wine 2.1"
+        "strong; beats hard 3 games in 4, and wins 2 games in 5 against the Gomocup engine Wine 2.1"
     ),
     Level.MASTER: N_(
         "full strength, up to 3 s a move; beats expert 5 games in 6, and at 0.5 s a "
-        "move beats the Gomocup engine Wine 2.1 3 games in 4"
+        "move beats the Gomocup engine Wine 2.1 7 games in 10"
     ),
 }
 
