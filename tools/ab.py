@@ -47,6 +47,7 @@ from engine.gomocup.match import (
     run_match,
 )
 from engine.gomocup.openings import openings
+from engine.search.evaluate import WEIGHTS_ENV
 from engine.types import Rule
 
 GAMES_FILE = "games.jsonl"
@@ -184,9 +185,7 @@ def _arm_specs(options: argparse.Namespace) -> dict[str, EngineSpec]:
         spec = parse_engine(command, label=name)
         if name in weights:
             path = Path(weights[name]).resolve()
-            spec = dataclasses.replace(
-                spec, argv=("env", f"GOMOKU_EVAL_WEIGHTS={path}", *spec.argv)
-            )
+            spec = dataclasses.replace(spec, argv=("env", f"{WEIGHTS_ENV}={path}", *spec.argv))
         if name in folders:
             spec = dataclasses.replace(spec, cwd=str(Path(folders[name]).resolve()))
         specs[name] = spec
