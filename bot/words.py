@@ -69,24 +69,25 @@ def later(message: str) -> Callable[[], str]:
 
 Mention = Callable[[str], str]  # "gomoku start" -> "</gomoku start:123>" (or "/gomoku start")
 
-# Levels by what was measured (README, "The engine"), with the 64 match openings and the
-# values fitted to a judge's opinion (issue 9's ninth round, 2-core machine): against the level
-# below 128 games a step, 72-91% (hard against medium 92/0/36, 72%); master against expert
-# 27/0/5. Against Wine 2.1 at 500 ms a move, 64 games each: hard 11/0/53, expert 25/0/39,
-# master (engine.pbrain) 44/2/18.
+# Levels by what was measured (README, "The engine"): the ladder on all 64 match openings with
+# issue 9's tenth-round presets, 2-core machine: each level against the one below 77-84% (256
+# games a step; expert against hard 128), master against expert 49/0/15. Against Wine 2.1 at
+# 500 ms a move, all 64 openings: hard 30/0/98, expert 67/1/60; master (engine.pbrain) 44/2/18
+# on openings 0-31 (the ninth round; 75.0% on all 64 on a 16-core machine before it).
 LEVEL_WORDS: Final = {
     Level.BEGINNER: N_("overlooks your threats half the time: for learning the game"),
     Level.EASY: N_("sees fours, often misses an open three; beats beginner 3 games in 4"),
     Level.MEDIUM: N_("the default: solid tactics, the odd slip; beats easy 3 games in 4"),
     Level.HARD: N_(
-        "threat search at the root; beats medium 3 games in 4, and about 1 game in 6 against "
+        "threat search at the root; beats medium 5 games in 6, and about 1 game in 4 against "
         "Wine 2.1"
     ),
     Level.EXPERT: N_(
-        "strong; beats hard 3 games in 4, and wins 2 games in 5 against the Gomocup engine Wine 2.1"
+        "strong; beats hard 4 games in 5, and wins about half its games against the Gomocup "
+        "engine Wine 2.1"
     ),
     Level.MASTER: N_(
-        "full strength, up to 3 s a move; beats expert 5 games in 6, and at 0.5 s a "
+        "full strength, up to 3 s a move; beats expert 3 games in 4, and at 0.5 s a "
         "move beats the Gomocup engine Wine 2.1 7 games in 10"
     ),
 }
