@@ -71,7 +71,7 @@ Mention = Callable[[str], str]  # "gomoku start" -> "</gomoku start:123>" (or "/
 
 # Levels by what was measured (README, "The engine"): the ladder on all 64 match openings with
 # issue 9's tenth-round presets, 2-core machine: each level against the one below 77-84% (256
-# games a step; expert against hard 128), master against expert 49/0/15. Against Wine 2.1 at
+# games a step; expert against hard 128), master against expert 106/0/22. Against Wine 2.1 at
 # 500 ms a move, all 64 openings: hard 30/0/98, expert 67/1/60; master (engine.pbrain) 44/2/18
 # on openings 0-31 (the ninth round; 75.0% on all 64 on a 16-core machine before it).
 LEVEL_WORDS: Final = {
@@ -87,7 +87,7 @@ LEVEL_WORDS: Final = {
         "engine Wine 2.1"
     ),
     Level.MASTER: N_(
-        "full strength, up to 3 s a move; beats expert 3 games in 4, and at 0.5 s a "
+        "full strength, up to 3 s a move; beats expert 4 games in 5, and at 0.5 s a "
         "move beats the Gomocup engine Wine 2.1 7 games in 10"
     ),
 }
