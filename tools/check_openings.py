@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.board import Board
-from engine.gomocup.openings import OPENINGS, openings
+from engine.gomocup.openings import OPENINGS, offsets, openings
 from engine.search.alphabeta import Limits, is_win_score, search
 from engine.types import Point, Rule
 
@@ -44,6 +44,16 @@ def _turned(x: int, y: int, symmetry: int) -> tuple[int, int]:
     return x, y
 
 
+def canonical(stones: Offsets) -> Offsets:
+    """One opening of each class of 8 symmetric copies (the least of them)."""
+    return min(tuple(_turned(x, y, k) for x, y in stones) for k in range(8))
+
+
+def turned(stones: Offsets, symmetry: int) -> Offsets:
+    """``stones`` turned by one of the 8 symmetries (0: as they are)."""
+    return tuple(_turned(x, y, symmetry) for x, y in stones)
+
+
 def candidates(white_radius: int, black_radius: int) -> list[Offsets]:
     """Every opening Black (0,0), White, Black within the radii, one per symmetry class."""
     seen: set[Offsets] = set()
@@ -54,12 +64,18 @@ def candidates(white_radius: int, black_radius: int) -> list[Offsets]:
                 for by in range(-black_radius, black_radius + 1):
                     if (wx, wy) == (0, 0) or (bx, by) in ((0, 0), (wx, wy)):
                         continue
-                    stones = ((0, 0), (wx, wy), (bx, by))
-                    canonical = min(tuple(_turned(x, y, k) for x, y in stones) for k in range(8))
-                    if canonical not in seen:
-                        seen.add(canonical)
-                        found.append(canonical)
+                    first = canonical(((0, 0), (wx, wy), (bx, by)))
+                    if first not in seen:
+                        seen.add(first)
+                        found.append(first)
     return sorted(found)
+
+
+def unused(white_radius: int = 2, black_radius: int = 4) -> list[Offsets]:
+    """The candidates that are not (up to symmetry) one of the match openings: positions to
+    learn from that a match against the openings does not replay."""
+    used = {canonical(tuple(offsets(text))) for text in OPENINGS}
+    return [stones for stones in candidates(white_radius, black_radius) if stones not in used]
 
 
 def _board(stones: Offsets, size: int, rule: Rule) -> Board:

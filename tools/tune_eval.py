@@ -35,6 +35,15 @@ with a first, scratch version of this step):
     python tools/tune_eval.py train labelled.npz --prior learned --scale 1226.3 \
         --ridge 1e-4 1e-3 1e-2 1e-1 --holdout 0.2 --multiset-ridge 0 --out candidate.json
 
+Positions of 3 to 10 stones, judged the same way, come from lines walked from the three-stone
+openings that are not match openings (issue 9's eleventh round: 8,996 quiet positions from 374
+lines, 17 minutes with two judges on the 2-core machine), and values fitted to them alone:
+
+    python tools/tune_eval.py opening --judge ./pbrain-rapfi --cwd RAPFI_DIR --turn-ms 150 \
+        --lines 2 --jobs 2 --out opening.npz
+    python tools/tune_eval.py train opening.npz --prior learned --scale 1226.3 --ridge 1e-5 \
+        --holdout 0.2 --multiset-ridge 0 --mine 6 --min-seen 50 --out opening.json
+
 ``psq`` keeps the records that end in a five (or a full board): a loss on time says nothing
 about who stood better. ``train --prior`` starts from and pulls towards those values (``hand``,
 ``learned``, or a file), so a few hundred games move only what they must; several ``--ridge``
@@ -447,6 +456,124 @@ def label(
     )
 
 
+JUDGE_SCALE = 515.6  # S of the ninth round's ``label`` run (Rapfi's units), for ``opening``
+OPENING_STEPS = 4  # White's turns a line of ``opening`` walks (plies 3, 5, 7 and 9)
+OPENING_TRIES = 7  # other White moves judged beside the judge's own at each of them
+
+
+def _near(stones: list[Point], reach: int = 2) -> list[Point]:
+    taken = set(stones)
+    found = {
+        Point(p.x + dx, p.y + dy)
+        for p in stones
+        for dx in range(-reach, reach + 1)
+        for dy in range(-reach, reach + 1)
+    }
+    return sorted(q for q in found if q.on_board(SIZE, SIZE) and q not in taken)
+
+
+def opening(
+    out: Path,
+    judge: EngineSpec,
+    turn_ms: int,
+    lines: int,
+    seed: int,
+    jobs: int,
+    first: int = 0,
+) -> None:
+    """Positions of 3 to 10 stones judged by an outside engine, for the opening values.
+
+    Each line starts from a three-stone opening that is not one of the match openings (so a
+    match against them measures the values on positions they were not fitted to), turned by
+    a random symmetry. At each of White's first ``OPENING_STEPS`` turns the judge is asked
+    about the position, about the position after its own move and after ``OPENING_TRIES``
+    random moves within two points of the stones (good and bad answers: the values must tell
+    them apart); the line goes on with the judge's move or, half the time, one of the random
+    ones, and Black answers with the judge's move. Labels are the judge's winning chance for
+    the side to move, sigmoid(score / ``JUDGE_SCALE``); ``game`` is the line, so ``train``
+    holds out whole lines. ``first``: only so many of the openings (0: all 187)."""
+    from tools.check_openings import turned, unused
+    from tools.judge import Judge, JudgeError, Opinion
+
+    starts = unused()[: first or None]
+    work = [(stones, line) for stones in starts for line in range(lines)]
+    random.Random(seed).shuffle(work)
+    print(f"{len(starts)} openings outside the match set, {len(work)} lines", flush=True)
+    found: dict[int, tuple[int, list[Point], int]] = {}  # hash -> line, moves, judge score
+    t = tables(Rule.FREESTYLE)
+    t0 = time.perf_counter()
+
+    def keep(index: int, moves: list[Point], opinion: Opinion) -> bool:
+        value = opinion.eval
+        if value is None:
+            return False
+        pos = Position(SIZE, SIZE, t, tt_size=16)
+        for point in moves:
+            pos.play_index(pos.index(point))
+        score = value.score if value.mate is None else (MATE if value.mate > 0 else -MATE)
+        if tune.quiet(pos):
+            found.setdefault(int(pos.hsh[0]), (index, moves, score))
+        return value.mate is None
+
+    def walk(part: int) -> None:
+        with Judge(judge, turn_ms=turn_ms, size=SIZE, rule=Rule.FREESTYLE) as asked:
+            for index in range(part, len(work), jobs):
+                stones, _ = work[index]
+                rng = random.Random(seed * 1_000_003 + index)
+                centre = SIZE // 2
+                moves = [
+                    Point(centre + dx, centre + dy) for dx, dy in turned(stones, rng.randrange(8))
+                ]
+                try:
+                    for _ in range(OPENING_STEPS):
+                        root = asked.ask(moves)
+                        if not keep(index, moves, root) or root.move is None:
+                            break
+                        tries = rng.sample(_near(moves), OPENING_TRIES)
+                        if root.move not in tries:
+                            tries.append(root.move)
+                        answers = {move: asked.ask([*moves, move]) for move in tries}
+                        for move, answer in answers.items():
+                            keep(index, [*moves, move], answer)
+                        white = root.move if rng.random() < 0.5 else rng.choice(tries)
+                        reply = answers[white]
+                        if reply.move is None or reply.eval is None or reply.eval.mate is not None:
+                            break
+                        moves = [*moves, white, reply.move]
+                except JudgeError as error:
+                    print(f"line {index}: {error}", flush=True)
+                if part == 0 and index % 50 < jobs:
+                    print(
+                        f"line {index}: {len(found)} positions, {time.perf_counter() - t0:.0f} s",
+                        flush=True,
+                    )
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        list(pool.map(walk, range(jobs)))
+    rows = _Rows()
+    judged: list[int] = []
+    plies: list[int] = []
+    for index, moves, score in found.values():
+        pos = Position(SIZE, SIZE, t, tt_size=16)
+        for point in moves:
+            pos.play_index(pos.index(point))
+        rows.add(pos, index, 0)
+        judged.append(score)
+        plies.append(len(moves))
+    arrays: dict[str, Any] = rows.arrays()
+    del arrays["key"]
+    clipped = np.clip(np.array(judged, dtype=np.float64), -CLIP, CLIP)
+    arrays["judge"] = np.array(judged, dtype=np.int32)
+    arrays["plies"] = np.array(plies, dtype=np.int16)
+    arrays["y"] = (1 / (1 + np.exp(-clipped / JUDGE_SCALE))).astype(np.float32)
+    np.savez_compressed(out, **arrays, weights=weights().source)
+    forced = int(np.sum(np.abs(arrays["judge"]) >= MATE))
+    print(
+        f"{len(judged)} quiet positions ({forced} forced results) from {len(work)} lines in "
+        f"{time.perf_counter() - t0:.0f} s"
+    )
+
+
 # --------------------------------------------------------------------------- training
 
 
@@ -482,6 +609,7 @@ def train(
     mine: int,
     fixed_scale: float = 0.0,
     prior: str = "hand",
+    min_seen: int = 0,
 ) -> None:
     """Fit both sides' weights, starting from and pulled towards ``prior``'s (the ridge chosen
     by cross-validation over the training games when there are several); print the held-out
@@ -537,6 +665,11 @@ def train(
             + f"; chosen {ridge_weight:g}"
         )
     theta, steps = tune.fit(x[tr], y[tr], scale, theta0, tune.relative_ridge(theta0, ridge_weight))
+    seen = (counts > 0).sum(axis=0)
+    # a value met in a handful of positions (a four-three among openings) says nothing: the
+    # fit would move it wherever its few positions' other values leave room
+    rare = seen.ravel() < min_seen
+    theta[rare] = theta0[rare]
     z_new = xd @ np.round(theta)
     print(f"fitted towards {prior}'s values ({steps} Newton steps, ridge {ridge_weight:g})")
     # every candidate on the same held-out games, each with its own mix
@@ -555,7 +688,6 @@ def train(
     print(f"K refitted to the new values: {tune.fit_scale(z_new[tr], y[tr]):.1f}")
     names = ["NONE", "B1", "F1", "B2", "F2", "B3", "F3", "B4", "F4", "FIVE", "OVERLINE", "4x4"]
     classes = ["none", "two", "two+", "F3", "F3+", "F3F3", "B4", "B4+", "B4F3", "flex4", "five"]
-    seen = (counts > 0).sum(axis=0)
     for s, side in enumerate(("black", "white")):
         print(
             f"{side} ({prior}->new, positions with one): "
@@ -685,6 +817,15 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=1, help="judges asked at the same time")
     p.add_argument("--out", type=Path, default=Path("labelled.npz"))
+    p = sub.add_parser("opening", help="judged positions of 3 to 10 stones, for opening values")
+    p.add_argument("--judge", required=True, help="the judge's command line (Gomocup protocol)")
+    p.add_argument("--cwd", help="the judge's working directory")
+    p.add_argument("--turn-ms", type=int, default=150, help="the judge's time a position")
+    p.add_argument("--lines", type=int, default=2, help="lines walked from each opening")
+    p.add_argument("--openings", type=int, default=0, help="the first N openings only (0: all)")
+    p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--jobs", type=int, default=1, help="judges asked at the same time")
+    p.add_argument("--out", type=Path, default=Path("opening.npz"))
     p = sub.add_parser("train", help="fit the weights")
     p.add_argument("positions", type=Path, nargs="+")
     p.add_argument("--out", type=Path, default=Path("engine/search/data/eval_weights.json"))
@@ -716,6 +857,12 @@ def main() -> int:
         default=0.0,
         help="K, given (for labels sharper than game outcomes); 0: fit it to the hand-set values",
     )
+    p.add_argument(
+        "--min-seen",
+        type=int,
+        default=0,
+        help="values met in fewer positions than this keep the prior's",
+    )
     p = sub.add_parser("duel", help="weights file against weights file, by match")
     p.add_argument("first")
     p.add_argument("second")
@@ -736,6 +883,10 @@ def main() -> int:
         spec = parse_engine(args.judge, label="judge")
         judge = EngineSpec(spec.label, spec.argv, args.cwd)
         label(args.games, args.out, judge, args.turn_ms, args.positions, args.seed, args.jobs)
+    elif args.command == "opening":
+        spec = parse_engine(args.judge, label="judge")
+        judge = EngineSpec(spec.label, spec.argv, args.cwd)
+        opening(args.out, judge, args.turn_ms, args.lines, args.seed, args.jobs, args.openings)
     elif args.command == "train":
         train(
             args.positions,
@@ -746,6 +897,7 @@ def main() -> int:
             args.mine,
             args.scale,
             args.prior,
+            args.min_seen,
         )
     else:
         duel(

@@ -21,7 +21,7 @@ from __future__ import annotations
 from engine.board import Board
 from engine.types import Point, Rule
 
-__all__ = ["OPENINGS", "opening_board", "openings"]
+__all__ = ["OPENINGS", "offsets", "opening_board", "openings"]
 
 # Offsets from the centre, Black first; dy counts upwards like our rows.
 OPENINGS: tuple[str, ...] = (
@@ -92,7 +92,8 @@ OPENINGS: tuple[str, ...] = (
 )
 
 
-def _offsets(text: str) -> list[tuple[int, int]]:
+def offsets(text: str) -> list[tuple[int, int]]:
+    """An opening's line of ``OPENINGS`` as ``(dx, dy)`` offsets from the centre."""
     pairs = []
     for item in text.split():
         dx, dy = item.split(",")
@@ -106,7 +107,7 @@ def openings(size: int = 15) -> list[tuple[Point, ...]]:
     centre = size // 2
     found = []
     for text in OPENINGS:
-        points = tuple(Point(centre + dx, centre + dy) for dx, dy in _offsets(text))
+        points = tuple(Point(centre + dx, centre + dy) for dx, dy in offsets(text))
         if all(point.on_board(size, size) for point in points):
             found.append(points)
     return found or [()]

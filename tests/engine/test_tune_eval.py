@@ -165,3 +165,50 @@ def test_the_values_fitted_to_anchor_games_load() -> None:
     assert fitted.mine == 5
     assert not fitted.multiset.any()
     assert fitted.threat[0, -1] == 1200  # a five's value is fixed, as in every weights file
+
+
+def test_the_opening_lines_start_outside_the_match_openings() -> None:
+    from engine.gomocup.openings import OPENINGS, offsets
+    from tools.check_openings import candidates, canonical, unused
+
+    used = {canonical(tuple(offsets(text))) for text in OPENINGS}
+    assert len(used) == len(OPENINGS)
+    left = unused()
+    assert len(left) == len(candidates(2, 4)) - len(OPENINGS)
+    assert not used & set(left)
+
+
+def test_opening_walks_judged_lines_of_white_turns(tmp_path: Path) -> None:
+    fake = Path(__file__).with_name("fake_judge.py")
+    # scripted by stone count; the judge answers with the first empty point in reading order
+    # (a corner, far from the fight), and a forced result at 7 stones ends every line there
+    judge = EngineSpec("judge", (sys.executable, str(fake), "4=+300", "6=-200", "7=+M3"))
+    te.opening(tmp_path / "o.npz", judge, 100, lines=1, seed=2, jobs=2, first=3)
+    data = dict(np.load(tmp_path / "o.npz"))
+    plies = data["plies"].tolist()
+    assert set(plies) == {3, 4, 5, 6, 7}
+    assert set(data["game"].tolist()) == {0, 1, 2}  # one line from each of 3 openings
+    expected = {4: 300, 6: -200, 7: te.MATE}
+    for count, judged, y in zip(plies, data["judge"], data["y"], strict=True):
+        assert judged == expected.get(count, 0)
+        assert y == pytest.approx(1 / (1 + np.exp(-min(judged, te.CLIP) / te.JUDGE_SCALE)))
+    # at each White turn: the position itself, then the judge's answer and 7 other moves
+    assert plies.count(3) == plies.count(5) == plies.count(7) == 3
+    assert 3 * 7 <= plies.count(4) <= 3 * 8
+    assert 3 * 7 <= plies.count(6) <= 3 * 8
+
+
+def test_values_met_in_too_few_positions_keep_the_priors(tmp_path: Path, positions: Path) -> None:
+    data = dict(np.load(positions))
+    seen = (data["counts"] > 0).sum(axis=0).ravel()
+    some = int(np.max(seen[(seen > 0) & (seen < seen.max())]))  # a value met in some positions
+    out, kept = tmp_path / "free.json", tmp_path / "kept.json"
+    te.train([positions], out, [1e-6], 0.5, 0.0, 5, 1226.3, "learned")
+    te.train([positions], kept, [1e-6], 0.5, 0.0, 5, 1226.3, "learned", min_seen=some + 1)
+    prior = tune.theta_of(te.named_weights("learned"))
+    free = tune.theta_of(load_weights(out.read_text(), "free"))
+    rare = tune.theta_of(load_weights(kept.read_text(), "kept"))
+    moved = free != prior
+    assert moved.any()  # the fit moves values when it may
+    assert np.array_equal(rare[seen <= some], prior[seen <= some])
+    assert np.array_equal(rare[seen > some], free[seen > some])
