@@ -44,14 +44,14 @@ def _turned(x: int, y: int, symmetry: int) -> tuple[int, int]:
     return x, y
 
 
-def canonical(stones: Offsets) -> Offsets:
-    """One opening of each class of 8 symmetric copies (the least of them)."""
-    return min(tuple(_turned(x, y, k) for x, y in stones) for k in range(8))
-
-
 def turned(stones: Offsets, symmetry: int) -> Offsets:
     """``stones`` turned by one of the 8 symmetries (0: as they are)."""
     return tuple(_turned(x, y, symmetry) for x, y in stones)
+
+
+def canonical(stones: Offsets) -> Offsets:
+    """One opening of each class of 8 symmetric copies (the least of them)."""
+    return min(turned(stones, k) for k in range(8))
 
 
 def candidates(white_radius: int, black_radius: int) -> list[Offsets]:

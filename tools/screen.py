@@ -120,30 +120,36 @@ def judge_after(
         for line in cache.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             known[row["m"]] = row["score"]
-    ask = sorted({_key(moves) for moves in todo} - set(known))
+    ask = [moves for moves in dict.fromkeys(todo) if _key(moves) not in known]
     lock = threading.Lock()
+    saved = None if cache is None else cache.open("a", encoding="utf-8")
 
     def part(first: int) -> None:
         with Judge(spec, turn_ms=turn_ms, size=size, rule=rule) as judge:
-            for i in range(first, len(ask), jobs):
-                moves = [Point(*map(int, item.split(","))) for item in ask[i].split()]
+            for moves in ask[first::jobs]:
                 try:
-                    value = judge.ask(moves).eval
+                    value = judge.ask(_points(moves)).eval
                 except JudgeError as error:
-                    print(f"{ask[i]}: {error}", file=sys.stderr)
+                    print(f"{_key(moves)}: {error}", file=sys.stderr)
                     continue
                 score = None
                 if value is not None:  # the judge speaks for the side to move: negate
-                    score = -value.score if value.mate is None else math.copysign(CLIP, -value.mate)
+                    score = (
+                        -value.score if value.mate is None else (-CLIP if value.mate > 0 else CLIP)
+                    )
                 with lock:
-                    known[ask[i]] = None if score is None else int(score)
-                    if cache is not None:
-                        with cache.open("a", encoding="utf-8") as out:
-                            out.write(json.dumps({"m": ask[i], "score": known[ask[i]]}) + "\n")
+                    known[_key(moves)] = score
+                    if saved is not None:
+                        saved.write(json.dumps({"m": _key(moves), "score": score}) + "\n")
+                        saved.flush()  # a stopped run keeps what it was told
 
-    if ask:
-        with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-            list(pool.map(part, range(jobs)))
+    try:
+        if ask:
+            with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+                list(pool.map(part, range(jobs)))
+    finally:
+        if saved is not None:
+            saved.close()
     return known
 
 
@@ -205,9 +211,11 @@ def run(options: argparse.Namespace) -> int:
     if options.engine:
         spec = parse_engine(options.engine, label="engine")
         spec = EngineSpec(spec.label, spec.argv, options.engine_cwd)
-        picked = engine_moves(todo, spec, options.turn_ms, options.size, rule, options.jobs)
+        picked: Sequence[tuple[int, int] | None] = engine_moves(
+            todo, spec, options.turn_ms, options.size, rule, options.jobs
+        )
     else:
-        picked = list(our_moves(todo, options.nodes, options.size, rule))
+        picked = our_moves(todo, options.nodes, options.size, rule)
     after = [(*moves, move) for moves, move in zip(todo, picked, strict=True) if move is not None]
     judge = parse_engine(options.judge, label="judge")
     judge = EngineSpec(judge.label, judge.argv, options.cwd)
