@@ -47,13 +47,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.board import Board
 from engine.gomocup.match import parse_engine
 from engine.gomocup.openings import openings
+from engine.search import _kernels as k
+from engine.search._patterns import NP4, NPAT
+from engine.search._position import Position
 from engine.types import Color, Point, Rule
 from tools.judge import Judge, JudgeError, read_games
 
 Moves = tuple[tuple[int, int], ...]
 TOPS = (1, 5, 10, 20)
-NP4 = 11  # threat classes (engine.search._patterns.P4_*)
-NPAT = 12  # line patterns
 NEAR = 10  # distance buckets: (distance up to 5 - 1) * 2 + on a line
 TABLES = (("threat", NP4 * NP4), ("line", NPAT * NPAT), ("near", NEAR * NEAR))
 
@@ -139,9 +140,6 @@ class Candidates:
 def candidates(rows: Sequence[Mapping[str, Any]], size: int, rule: Rule) -> Candidates:
     """The candidates of each row's position where the judge's move is one of them and
     neither side can make five at once (there the move is forced)."""
-    from engine.search import _kernels as k
-    from engine.search._position import Position
-
     parts: dict[str, list[npt.NDArray[np.int64]]] = {
         key: [] for key in ("position", "threat", "line", "near", "hand")
     }
