@@ -92,6 +92,7 @@ def gather(options: argparse.Namespace) -> int:
     spec = replace(parse_engine(options.judge), cwd=options.cwd)
     lock = threading.Lock()
     jobs = options.jobs
+    saved = out.open("a", encoding="utf-8")
 
     def part(first: int) -> None:
         with Judge(spec, turn_ms=options.turn_ms, size=options.size, rule=rule) as judge:
@@ -104,10 +105,11 @@ def gather(options: argparse.Namespace) -> int:
                 if move is None:
                     continue
                 row = {"m": [list(p) for p in moves], "b": [move.x, move.y]}
-                with lock, out.open("a", encoding="utf-8") as file:
-                    file.write(json.dumps(row) + "\n")  # a stopped run keeps what it was told
+                with lock:
+                    saved.write(json.dumps(row) + "\n")
+                    saved.flush()  # a stopped run keeps what it was told
 
-    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+    with saved, concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         list(pool.map(part, range(jobs)))
     return 0
 
