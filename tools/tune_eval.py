@@ -44,6 +44,18 @@ lines, 17 minutes with two judges on the 2-core machine), and values fitted to t
     python tools/tune_eval.py train opening.npz --prior learned --scale 1226.3 --ridge 1e-5 \
         --holdout 0.2 --multiset-ridge 0 --mine 6 --min-seen 50 --out opening.json
 
+An evaluation network over the packaged values (issue 9's thirteenth round: the default,
+for master's freestyle search), fitted to both judged sets at once, 24,996 positions:
+
+    python tools/tune_eval.py net labelled.npz opening.npz --prior learned --hidden 16 \
+        --epochs 40 --holdout 0.2 --scale 1000 --out engine/search/data/eval_weights.json
+
+``net`` fits one layer of ReLU units (``engine.search.tune.fit_net``) to the judge's winning
+chances, over what the kernels already keep up to date: each side's threat-class counts and
+its sum of point values. The sums are linear; what the network adds is how they combine (an
+open three is worth much more to the side to move than to the side that must answer it, and
+little beside the opponent's four).
+
 ``psq`` keeps the records that end in a five (or a full board): a loss on time says nothing
 about who stood better. ``train --prior`` starts from and pulls towards those values (``hand``,
 ``learned``, or a file), so a few hundred games move only what they must; several ``--ridge``
@@ -627,7 +639,7 @@ def train(
         columns = np.nonzero(np.bincount(col, minlength=2 * tune.NMULTI))[0]  # those ever seen
         xm = tune.multiset_design(row, col, data["m_val"], mover, columns, mine)
     ref = weights()
-    if str(data["weights"]) == ref.source and len(y):
+    if str(data["weights"]) == ref.source and len(y) and ref.net is None:
         # the model's evaluation against the kernels', for the weights the data was made with
         model = tune.design(counts, mover, ref.mine).astype(np.float64) @ tune.theta_of(ref)
         if multiset:
@@ -731,6 +743,61 @@ def train(
     load_weights(text, str(out))  # what the engine will accept
     out.write_text(text)
     print(f"wrote {out} in {elapsed:.1f} s")
+
+
+def net(
+    positions: list[Path],
+    out: Path,
+    prior: str,
+    hidden: int,
+    epochs: int,
+    holdout: float,
+    scale: float,
+    seed: int,
+) -> None:
+    """Fit the evaluation network over ``prior``'s values to the judge's winning chances of
+    ``positions``; print the held-out losses of the linear evaluation and the network; write
+    ``prior``'s values with the network as a weights file."""
+    t0 = time.perf_counter()
+    data = _load_positions(positions)
+    counts, mover, y = data["counts"], data["mover"], data["y"].astype(np.float64)
+    game = data["game"]
+    valid = (game.astype(np.int64) * 2654435761 % 1000) < holdout * 1000  # by game
+    base = named_weights(prior)
+    x = tune.net_inputs(counts, mover, base)
+    print(
+        f"{len(y)} positions ({int((~valid).sum())} train, {int(valid.sum())} held out) from "
+        f"{len(np.unique(game))} games"
+    )
+    linear = tune.design(counts, mover, base.mine).astype(np.float64) @ tune.theta_of(base)
+    k_linear = tune.fit_scale(linear[~valid], y[~valid])
+    print(
+        f"{prior} values, linear (K {k_linear:.0f}): held out "
+        f"{tune.loss(linear[valid], y[valid], k_linear):.5f}"
+    )
+    fitted, epoch, history = tune.fit_net(x, y, valid, hidden, epochs, seed, scale=scale)
+    print(
+        "network held-out loss by epoch: "
+        + " ".join(f"{h:.4f}" for h in history)
+        + f"; kept epoch {epoch + 1}"
+    )
+    logits = tune.net_logits(fitted, x)
+    held = tune.loss(logits[valid], y[valid], 1.0)
+    print(
+        f"network, {hidden} units: train {tune.loss(logits[~valid], y[~valid], 1.0):.5f}, "
+        f"held out {held:.5f}"
+    )
+    info = {
+        "positions": int((~valid).sum()),
+        "held_out": int(valid.sum()),
+        "loss_linear": round(tune.loss(linear[valid], y[valid], k_linear), 5),
+        "loss_net": round(held, 5),
+        "epoch": epoch + 1,
+    }
+    text = tune.net_json(tune.theta_of(base), base.mine, fitted, info, prior)
+    load_weights(text, str(out))  # what the engine will accept
+    out.write_text(text)
+    print(f"wrote {out} in {time.perf_counter() - t0:.1f} s")
 
 
 def _figures(
@@ -863,6 +930,15 @@ def main() -> int:
         default=0,
         help="values met in fewer positions than this keep the prior's",
     )
+    p = sub.add_parser("net", help="fit the evaluation network over a set of values")
+    p.add_argument("positions", type=Path, nargs="+")
+    p.add_argument("--out", type=Path, default=Path("eval_weights_net.json"))
+    p.add_argument("--prior", default="learned", help="the values under it: learned or a file")
+    p.add_argument("--hidden", type=int, default=16, help="hidden units")
+    p.add_argument("--epochs", type=int, default=40)
+    p.add_argument("--holdout", type=float, default=0.2)
+    p.add_argument("--scale", type=float, default=1000.0, help="evaluation units a logit")
+    p.add_argument("--seed", type=int, default=0)
     p = sub.add_parser("duel", help="weights file against weights file, by match")
     p.add_argument("first")
     p.add_argument("second")
@@ -898,6 +974,17 @@ def main() -> int:
             args.scale,
             args.prior,
             args.min_seen,
+        )
+    elif args.command == "net":
+        net(
+            args.positions,
+            args.out,
+            args.prior,
+            args.hidden,
+            args.epochs,
+            args.holdout,
+            args.scale,
+            args.seed,
         )
     else:
         duel(

@@ -63,7 +63,24 @@ G_FUTILITY = 50  # reverse futility margin per ply of depth (above beta)
 G_RAZOR = 51  # razoring margin per ply of depth (below alpha)
 G_LMR = 52  # SEL_LMR: reduction = ln(depth) * ln(move number) * G_LMR / 100 plies
 G_MINE = 53  # the evaluation is (G_MINE * mine - 4 * theirs) // 4 (the weights' "mine")
-NG = 56
+# the evaluation network (0 hidden units: the linear evaluation above). Its inputs are the
+# side to move's threat-class counts, the other side's, both sides' linear sums and whether
+# Black is to move; each hidden unit is a row of G_NET_W: NET_IN input weights and a bias in
+# units of 2 ** -NET_SHIFT, then its output weight
+G_NET = 54  # hidden units
+G_NET_OUT = 55  # the output's bias, in evaluation units
+G_NET_W = 56
+NET_IN = 2 * 11 + 3
+NET_ROW = NET_IN + 2
+NET_MAX = 32
+NET_SHIFT = 24
+NET_CLIP = 20000  # below WIN_MIN: a network's opinion is never a proof
+NET_OUT_SHIFT = 8  # output weights in units of 2 ** -NET_OUT_SHIFT evaluation units
+# a hidden unit's value is held below 2 ** 32 (256 in logits); with the loader's bounds on the
+# weights (|input weight| < 64, |bias| < 1024, |output weight| < 2 ** 16 evaluation units) no
+# sum overflows
+NET_HIDDEN_MAX = 1 << 32
+NG = G_NET_W + NET_MAX * NET_ROW
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring at depth 1-2 in calm positions
@@ -456,11 +473,33 @@ def _check_limits(g: IntArray, tm: F64Array) -> None:
         g[G_STOP] = 1
 
 
+@njit_inline
+def _network(g: IntArray, me: int) -> int:
+    op = 1 - me
+    mine = G_P4 + me * NP4
+    theirs = G_P4 + op * NP4
+    black = 1 if me == 0 else 0
+    acc = 0
+    for i in range(g[G_NET]):
+        row = G_NET_W + i * NET_ROW
+        h = g[row + NET_IN] + g[row + 2 * NP4 + 2] * black
+        for j in range(NP4):
+            h += g[row + j] * g[mine + j] + g[row + NP4 + j] * g[theirs + j]
+        h += g[row + 2 * NP4] * g[G_VAL + me] + g[row + 2 * NP4 + 1] * g[G_VAL + op]
+        if h > 0:
+            acc += min(h, NET_HIDDEN_MAX) * g[row + NET_IN + 1]
+    v = (acc >> (NET_SHIFT + NET_OUT_SHIFT)) + g[G_NET_OUT]
+    return int(min(max(v, -NET_CLIP), NET_CLIP))
+
+
 @njit
 def evaluate(g: IntArray, hsh: U64Array) -> int:
     """Static evaluation from the side to move's view (plus the level's noise, if any)."""
     me = g[G_SIDE] - 1
-    v = int((g[G_MINE] * g[G_VAL + me] - 4 * g[G_VAL + 1 - me]) // 4)
+    if g[G_NET] > 0:
+        v = _network(g, me)
+    else:
+        v = int((g[G_MINE] * g[G_VAL + me] - 4 * g[G_VAL + 1 - me]) // 4)
     amp = g[G_NOISE]
     if amp > 0:
         x = (hsh[0] ^ np.uint64(g[G_SEED])) * np.uint64(0x9E3779B97F4A7C15)

@@ -97,6 +97,9 @@ class SearchOptions:
     keep_tt: bool = False  # reuse this process's transposition table from the last search
     selective: bool = True  # prune late quiet moves and hopeless quiet nodes near the horizon
     exhaustive: bool = False  # plain alpha-beta over every candidate, no threat logic (tests)
+    # evaluate with the weights' network where they have one (freestyle); off, the sums alone
+    # (the levels below master were spaced without it)
+    network: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +191,8 @@ class _Searcher:
         g[k.G_VCF_DEPTH] = 0 if options.exhaustive else options.leaf_vcf
         g[k.G_PURE] = int(options.exhaustive)
         g[k.G_DEEP_VCF] = 0 if options.exhaustive else options.deep_vcf
+        if not options.network:
+            g[k.G_NET] = 0
         if options.selective and not options.exhaustive:
             g[k.G_SELECT] = _SELECT
             g[k.G_LMP] = _LMP_BASE

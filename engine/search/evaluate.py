@@ -25,11 +25,12 @@ import json
 import os
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.search import _kernels as k
 from engine.search import _patterns
 from engine.types import Color, Rule
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from engine.board import Board
 
 __all__ = [
+    "Network",
     "PatternTables",
     "Weights",
     "build_tables",
@@ -72,6 +74,7 @@ class PatternTables:
     score: npt.NDArray[np.int32]  # [side, pattern code] -> move-ordering score
     maybe_forbidden: npt.NDArray[np.int8]  # [Black's pattern code] -> worth a renju check
     mine: int  # the evaluation is (mine * side to move's sum - 4 * the other's) // 4
+    net: npt.NDArray[np.int64]  # the g slots from G_NET on: the network (zeros: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +91,19 @@ class Weights:
     # the side to move's points count mine / 4 times, the other side's once: the evaluation
     # is (mine * ours - 4 * theirs) // 4, a tempo that grows with the position
     mine: int = 5
+    net: Network | None = None  # the evaluation network over the sums (None: the sums alone)
+
+
+@dataclass(frozen=True, slots=True)
+class Network:
+    """The evaluation network (``engine.search._kernels._network``): one layer of ReLU units
+    over the inputs ``engine.search.tune.net_inputs`` describes, its output a logit."""
+
+    w1: npt.NDArray[np.float64]  # [unit, input]
+    b1: npt.NDArray[np.float64]  # [unit]
+    w2: npt.NDArray[np.float64]  # [unit]: the logit a unit's value adds
+    b2: float
+    scale: float  # evaluation units a logit
 
 
 def hand_weights() -> Weights:
@@ -115,6 +131,9 @@ def load_weights(text: str, source: str = "") -> Weights:
         rows = [[side[key] for side in sides] for key, _ in _SHAPES]
         multiset = [side.get("multiset", [0] * _patterns.NMULTI) for side in sides]
         mine = data.get("mine", 5)
+        net = data.get("net")
+        if net is not None:
+            net = _check_net(net)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{source}: not a weights file ({exc!r})") from None
     for (key, size), values in [
@@ -136,7 +155,54 @@ def load_weights(text: str, source: str = "") -> Weights:
         source or "json",
         np.array(multiset, dtype=np.int32),
         mine,
+        net,
     )
+
+
+def _check_net(net: dict[str, Any]) -> Network:
+    # the bounds keep the kernels' fixed-point sums inside 64 bits (engine.search._kernels)
+    w1 = np.array(net["w1"], dtype=np.float64)
+    hidden = w1.shape[0] if w1.ndim == 2 else 0
+    if w1.shape != (hidden, k.NET_IN) or not 0 < hidden <= k.NET_MAX:
+        raise ValueError(f"w1 needs 1 to {k.NET_MAX} rows of {k.NET_IN}")
+    out = Network(
+        w1,
+        np.array(net["b1"], dtype=np.float64).reshape(hidden),
+        np.array(net["w2"], dtype=np.float64).reshape(hidden),
+        float(net["b2"]),
+        float(net.get("scale", 1000)),
+    )
+    for key, values, limit in (
+        ("w1", out.w1, 64.0),
+        ("b1", out.b1, 1024.0),
+        ("b2", out.b2, 1024.0),
+    ):
+        if not np.all(np.abs(values) < limit):
+            raise ValueError(f"the network's {key} must be finite and below {limit:g}")
+    if not 1 <= out.scale <= 1 << 14:
+        raise ValueError("the network's scale must be from 1 to 16384")
+    if not np.all(np.abs(out.w2 * out.scale) < 1 << 16):
+        raise ValueError("the network's w2 times its scale must be below 2 ** 16")
+    return out
+
+
+def net_slots(net: Network | None) -> npt.NDArray[np.int64]:
+    """The g slots from ``G_NET`` on for ``net`` (all zeros for none): the weights in the
+    kernels' fixed point."""
+    slots = np.zeros(k.NG - k.G_NET, dtype=np.int64)
+    if net is None:
+        return slots
+    hidden = len(net.b1)
+    unit = float(1 << k.NET_SHIFT)
+    slots[0] = hidden
+    slots[1] = round(net.b2 * net.scale)
+    rows = np.zeros((hidden, k.NET_ROW), dtype=np.int64)
+    rows[:, : k.NET_IN] = np.round(net.w1 * unit)
+    rows[:, k.NET_IN] = np.round(net.b1 * unit)
+    rows[:, k.NET_IN + 1] = np.round(net.w2 * net.scale * (1 << k.NET_OUT_SHIFT))
+    start = k.G_NET_W - k.G_NET
+    slots[start : start + rows.size] = rows.reshape(-1)
+    return slots
 
 
 @functools.cache
@@ -178,6 +244,8 @@ def build_tables(rule: Rule, w: Weights) -> PatternTables:
         score=np.stack([black[2], white[2]]),
         maybe_forbidden=black[3],
         mine=w.mine,
+        # fitted to freestyle positions alone: the other rules evaluate by the sums
+        net=net_slots(w.net if code == _patterns.RULE_FREESTYLE else None),
     )
 
 

@@ -45,6 +45,7 @@ class Preset:
     keep_tt: bool = False  # reuse the worker's transposition table from its last search
     selective: bool = False  # late-move pruning and futility cuts (master's and hard's)
     deep_vcf: int = 0  # local VCF depth in place of the leaves' probe (0: the leaf_vcf probe)
+    network: bool = False  # the evaluation network (master's; the others were spaced without it)
 
 
 # Spaced, with the learned evaluation, so that each level scores at least 75% against the one
@@ -61,7 +62,20 @@ PRESETS: dict[Level, Preset] = {
     Level.HARD: Preset(1500, 10, 16_000, 12, 0, 0.0, 2, True, 9, selective=True),
     Level.EXPERT: Preset(2000, 16, 200_000, 14, 0, 0.0, 3, True, 14),
     Level.MASTER: Preset(
-        2800, None, None, 20, 0, 0.0, 3, True, None, True, True, selective=True, deep_vcf=8
+        2800,
+        None,
+        None,
+        20,
+        0,
+        0.0,
+        3,
+        True,
+        None,
+        True,
+        True,
+        selective=True,
+        deep_vcf=8,
+        network=True,
     ),
 }
 
@@ -110,6 +124,7 @@ def choose_move(
         keep_tt=preset.keep_tt,
         selective=preset.selective,
         deep_vcf=preset.deep_vcf,
+        network=preset.network,
     )
     return search(board, limits, options)
 

@@ -24,9 +24,10 @@ import numpy.typing as npt
 from engine.search import _kernels as k
 from engine.search import _patterns
 from engine.search._position import Position
-from engine.search.evaluate import Weights
+from engine.search.evaluate import Network, Weights
 
 __all__ = [
+    "NET_IN",
     "NFEAT",
     "NMULTI",
     "STRUCTURE",
@@ -34,12 +35,16 @@ __all__ = [
     "choose_ridge",
     "design",
     "fit",
+    "fit_net",
     "fit_residual",
     "fit_scale",
     "free_mask",
     "loss",
     "multiset_counts",
     "multiset_design",
+    "net_inputs",
+    "net_json",
+    "net_logits",
     "position_counts",
     "quiet",
     "relative_ridge",
@@ -50,6 +55,7 @@ __all__ = [
 
 NFEAT = _patterns.NPAT + _patterns.NP4  # per side: pattern counts, then threat-class counts
 NMULTI = _patterns.NMULTI  # per side: multiset corrections
+NET_IN = k.NET_IN  # the evaluation network's inputs (net_inputs)
 # weights the data cannot tell: never on a quiet freestyle board (fives, renju shapes), or
 # fixed to remove the redundancy of "every point has four patterns and one class"
 FIXED_PATTERN = (_patterns.NONE, _patterns.FIVE, _patterns.OVERLINE, _patterns.FOUR_FOUR)
@@ -313,6 +319,104 @@ def _blocks_dot(x: F32, r: F64, block: int) -> F64:
     )
 
 
+def net_inputs(
+    counts: npt.NDArray[np.integer], mover: npt.NDArray[np.integer], weights: Weights
+) -> F64:
+    """``[n, NET_IN]``: the evaluation network's inputs for ``[n, side, NFEAT]`` counts with
+    side to move ``mover``, as the kernels read them (``engine.search._kernels._network``):
+    the side to move's threat-class counts, the other side's, each side's sum of its points'
+    values under ``weights`` and whether Black is to move."""
+    if weights.multiset.any():
+        raise ValueError("the network's inputs need values without multiset corrections")
+    table = np.concatenate([weights.pattern, weights.threat], axis=1).astype(np.float64)
+    sums = np.einsum("nsf,sf->ns", counts.astype(np.float64), table)
+    rows = np.arange(len(mover))
+    ours = np.asarray(mover, dtype=np.int64)
+    return np.concatenate(
+        [
+            counts[rows, ours, _patterns.NPAT :],
+            counts[rows, 1 - ours, _patterns.NPAT :],
+            sums[rows, ours, None],
+            sums[rows, 1 - ours, None],
+            (ours == 0)[:, None],
+        ],
+        axis=1,
+        dtype=np.float64,
+    )
+
+
+def net_logits(net: Network, x: F64) -> F64:
+    """The network's logit for each row of inputs ``x`` (in floating point: the kernels round
+    the weights to fixed point)."""
+    hidden = np.maximum(x @ net.w1.T + net.b1, 0.0)
+    return np.asarray(hidden @ net.w2 + net.b2, dtype=np.float64)
+
+
+def fit_net(
+    x: F64,
+    y: F64,
+    valid: npt.NDArray[np.bool_],
+    hidden: int,
+    epochs: int = 40,
+    seed: int = 0,
+    rate: float = 3e-3,
+    decay: float = 1e-4,
+    scale: float = 1000.0,
+) -> tuple[Network, int, list[float]]:
+    """A network of ``hidden`` ReLU units fitted to winning chances ``y`` by the logistic loss
+    (Adam, batches of 256, weight decay ``decay``) on the rows outside ``valid``, stopped at the
+    epoch with the lowest loss on ``valid``; its weights read the raw inputs (the inputs'
+    standardisation is folded into the first layer), ``scale`` evaluation units a logit. Also
+    returns that epoch and each epoch's held-out loss."""
+    rng = np.random.default_rng(seed)
+    train = np.nonzero(~valid)[0]
+    mean = x[train].mean(axis=0)
+    spread = x[train].std(axis=0)
+    spread[spread < 1e-6] = 1.0  # an input that never varies reads 0 once centred
+    z = (x - mean) / spread
+    n_in = x.shape[1]
+    params = [
+        rng.normal(0.0, 1 / math.sqrt(n_in), (n_in, hidden)),
+        np.zeros(hidden),
+        rng.normal(0.0, 1 / math.sqrt(hidden), hidden),
+        np.zeros(1),
+    ]
+    first = [np.zeros_like(p) for p in params]
+    second = [np.zeros_like(p) for p in params]
+    best: tuple[float, list[F64], int] = (math.inf, [p.copy() for p in params], -1)
+    history: list[float] = []
+    step = 0
+    for epoch in range(epochs):
+        order = rng.permutation(train)
+        for start in range(0, len(order), 256):
+            batch = order[start : start + 256]
+            pre = z[batch] @ params[0] + params[1]
+            act = np.maximum(pre, 0.0)
+            p = _sigmoid(act @ params[2] + params[3][0])
+            dz = (p - y[batch]) / len(batch)
+            dpre = np.outer(dz, params[2]) * (pre > 0)
+            grads = [
+                z[batch].T @ dpre + decay * params[0],
+                dpre.sum(axis=0),
+                act.T @ dz + decay * params[2],
+                np.array([dz.sum()]),
+            ]
+            step += 1
+            for i, grad in enumerate(grads):
+                first[i] = 0.9 * first[i] + 0.1 * grad
+                second[i] = 0.999 * second[i] + 0.001 * grad * grad
+                corrected = first[i] / (1 - 0.9**step)
+                params[i] -= rate * corrected / (np.sqrt(second[i] / (1 - 0.999**step)) + 1e-8)
+        act = np.maximum(z[valid] @ params[0] + params[1], 0.0)
+        held = loss(act @ params[2] + params[3][0], y[valid], 1.0) if valid.any() else 0.0
+        history.append(held)
+        if held < best[0] or not valid.any():
+            best = (held, [p.copy() for p in params], epoch)
+    w1, b1, w2, b2 = best[1]
+    net = Network((w1 / spread[:, None]).T, b1 - (mean / spread) @ w1, w2, float(b2[0]), scale)
+    return net, best[2], history
+
+
 def weights_json(
     theta: F64, fit_info: dict[str, float | int], residual: F64 | None = None, mine: int = 5
 ) -> str:
@@ -349,5 +453,43 @@ def weights_json(
             part = rounded[s * NMULTI : (s + 1) * NMULTI]
             lines.append(f'    "multiset": {json.dumps([int(v) for v in part])}')
         lines.append("  }," if s == 0 else "  }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def net_json(
+    theta: F64, mine: int, net: Network, fit_info: dict[str, float | int], prior: str
+) -> str:
+    """The weights file for the values ``theta`` (named ``prior`` in its about line) with the
+    evaluation network ``net``, one line per list."""
+    text = weights_json(theta, fit_info, None, mine)
+    data = json.loads(text)
+    data["about"] = (
+        "Per side, a value per line pattern (NONE B1 F1 B2 F2 B3 F3 B4 F4 FIVE OVERLINE "
+        f"FOUR_FOUR) and per threat class (P4_NONE .. P4_FIVE), the prior's ({prior}); and an "
+        "evaluation network over them, fitted by tools/tune_eval.py net to a judge's winning "
+        "chances (fit: its held-out loss and the linear evaluation's). Its inputs: the side "
+        "to move's threat-class counts, the other side's, both sides' sums of their points' "
+        "values and whether Black is to move; 'scale' evaluation units a logit. See "
+        "engine/search/tune.py and engine/search/_kernels.py."
+    )
+    rows = net.w1
+    lines = text.rstrip().splitlines()[:-1]  # all but the closing brace
+    lines[1] = f'  "about": {json.dumps(data["about"])},'
+    lines[-1] = "  },"
+    lines.append('  "net": {')
+    lines.append(f'    "scale": {net.scale},')
+    lines.append('    "w1": [')
+    lines += [
+        "      " + json.dumps([float(f"{v:.6g}") for v in row]) + ("," if i < len(rows) - 1 else "")
+        for i, row in enumerate(rows)
+    ]
+    lines.append("    ],")
+    for key, row in (("b1", net.b1), ("w2", net.w2)):
+        values = [float(f"{v:.6g}") for v in row]
+        lines.append(f'    "{key}": {json.dumps(values)},')
+    bias = float(f"{net.b2:.6g}")
+    lines.append(f'    "b2": {bias}')
+    lines.append("  }")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -212,3 +212,21 @@ def test_values_met_in_too_few_positions_keep_the_priors(tmp_path: Path, positio
     assert (free[rare_but_met] != prior[rare_but_met]).any()  # the free fit moves them
     assert np.array_equal(rare[seen <= some], prior[seen <= some])
     assert np.array_equal(rare[seen > some], free[seen > some])
+
+
+def test_net_writes_the_values_with_a_network_the_engine_takes(
+    tmp_path: Path, positions: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "net.json"
+    te.net([positions], out, "learned", hidden=4, epochs=3, holdout=0.5, scale=800.0, seed=0)
+    fitted = load_weights(out.read_text(), "net")
+    assert fitted.net is not None
+    assert fitted.net.w1.shape == (4, tune.NET_IN)
+    assert fitted.net.scale == 800.0
+    learned = te.named_weights("learned")
+    assert np.array_equal(tune.theta_of(fitted), tune.theta_of(learned))
+    fit = json.loads(out.read_text())["fit"]
+    assert fit["epoch"] in (1, 2, 3)
+    printed = capsys.readouterr().out
+    assert f"held out {fit['loss_net']:.5f}" in printed
+    assert f"held out {fit['loss_linear']:.5f}" in printed
