@@ -78,7 +78,8 @@ NET_CLIP = 20000  # below WIN_MIN: a network's opinion is never a proof
 NET_OUT_SHIFT = 8  # output weights in units of 2 ** -NET_OUT_SHIFT evaluation units
 # a hidden unit's value is held below 2 ** 32 (256 in logits); with the loader's bounds on the
 # weights (|input weight| < 64, |bias| < 1024, |output weight| < 2 ** 16 evaluation units) no
-# sum overflows
+# sum overflows while the sides' sums of values stay below 2 ** 27 (the learned values' stay
+# below 2 ** 16)
 NET_HIDDEN_MAX = 1 << 32
 NG = G_NET_W + NET_MAX * NET_ROW
 

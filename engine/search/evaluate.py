@@ -12,7 +12,9 @@ unless a file says otherwise). By default they are the learned ones of
 ``engine/search/data/eval_weights.json``, fitted by ``tools/tune_eval.py`` (the model:
 ``engine.search.tune``) to a judge engine's opinion of quiet positions of master's games;
 ``eval_weights_outcomes.json`` beside it holds the earlier values fitted to those games'
-outcomes. The level presets are spaced around the defaults. The
+outcomes. A file may also carry an evaluation network over the sums (``"net"``, ``Network``):
+the packaged one does, for freestyle, and master searches with it (the kernels' ``_network``;
+``tools/tune_eval.py net`` fits it). The level presets are spaced around the sums. The
 environment variable ``GOMOKU_EVAL_WEIGHTS`` picks ``hand`` (the hand-set values of
 ``engine.search._patterns``), ``learned``, or names another weights file (for matches
 between them).

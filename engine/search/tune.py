@@ -11,6 +11,10 @@ pattern and class values are fitted first; the multiset corrections then fit wha
 leave, each pulled towards zero (that is, towards the value its patterns and class give) by a
 ridge, so a rarely seen multiset keeps about its structured value. ``tools/tune_eval.py``
 makes the games and writes the weights file.
+
+The evaluation network (``fit_net``) is not linear: one layer of ReLU units over
+``net_inputs`` (each side's threat-class counts and its sum of values, from the same counts),
+fitted by Adam on the same loss with the logit as its output.
 """
 
 from __future__ import annotations
