@@ -188,7 +188,7 @@ def _check_net(net: dict[str, Any]) -> Network:
     return out
 
 
-def net_slots(net: Network | None) -> npt.NDArray[np.int64]:
+def _net_slots(net: Network | None) -> npt.NDArray[np.int64]:
     """The g slots from ``G_NET`` on for ``net`` (all zeros for none): the weights in the
     kernels' fixed point."""
     slots = np.zeros(k.NG - k.G_NET, dtype=np.int64)
@@ -247,7 +247,7 @@ def build_tables(rule: Rule, w: Weights) -> PatternTables:
         maybe_forbidden=black[3],
         mine=w.mine,
         # fitted to freestyle positions alone: the other rules evaluate by the sums
-        net=net_slots(w.net if code == _patterns.RULE_FREESTYLE else None),
+        net=_net_slots(w.net if code == _patterns.RULE_FREESTYLE else None),
     )
 
 

@@ -467,8 +467,7 @@ def net_json(
     """The weights file for the values ``theta`` (named ``prior`` in its about line) with the
     evaluation network ``net``, one line per list."""
     text = weights_json(theta, fit_info, None, mine)
-    data = json.loads(text)
-    data["about"] = (
+    about = (
         "Per side, a value per line pattern (NONE B1 F1 B2 F2 B3 F3 B4 F4 FIVE OVERLINE "
         f"FOUR_FOUR) and per threat class (P4_NONE .. P4_FIVE), the prior's ({prior}); and an "
         "evaluation network over them, fitted by tools/tune_eval.py net to a judge's winning "
@@ -479,7 +478,7 @@ def net_json(
     )
     rows = net.w1
     lines = text.rstrip().splitlines()[:-1]  # all but the closing brace
-    lines[1] = f'  "about": {json.dumps(data["about"])},'
+    lines[1] = f'  "about": {json.dumps(about)},'
     lines[-1] = "  },"
     lines.append('  "net": {')
     lines.append(f'    "scale": {net.scale},')
