@@ -42,7 +42,7 @@ EXIT_DATABASE: Final = 16  # any other SQLite failure while opening
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Start the right front-end for the configuration."""
-    from bot.errors import startup_message
+    from bot.text.refusals import startup_message
 
     parser = argparse.ArgumentParser(prog="python -m bot", description=__doc__)
     parser.add_argument("--shards", help="run only these shards, e.g. 0-3 (with --shard-count)")
@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "Configuration error: shards need DISCORD_TOKEN (the terminal has none)\n"
             )
             return EXIT_CONFIG
-        from bot.console import run as run_console
+        from bot.terminal import run as run_console
 
         # The terminal is for playing: only warnings and errors go to stderr.
         logging.basicConfig(level=max(settings.log_level_number, logging.WARNING))

@@ -30,12 +30,8 @@ import discord
 from discord.ext import commands
 from discord.http import Route
 
-from bot import i18n, render, words
-from bot.admission import StartAdmission
-from bot.opening_words import choice_summary
-from bot.render_png import render_png_async
-from bot.reporting import GomokuTree, UserCooldown
-from bot.service import (
+from bot.core.admission import StartAdmission
+from bot.core.service import (
     ChallengeExpired,
     GameEnd,
     GameService,
@@ -46,12 +42,16 @@ from bot.service import (
     RatingChange,
     TurnWarning,
 )
+from bot.reporting import GomokuTree, UserCooldown
+from bot.text import i18n, render, words
+from bot.text.opening_words import choice_summary
+from bot.text.render_png import render_png_async
 from bot.turns import TurnPings, finish_interrupted_replies, remember_reply
 from bot.views import ACTIONS, game_buttons, unknown_button
 from engine.types import Point
 
 if TYPE_CHECKING:
-    from bot.ai import AIRunner
+    from bot.core.ai import AIRunner
     from bot.settings import Settings
     from bot.shards import ShardSpec
     from storage.repository import GameRepository, GuildSettings, PendingReply
@@ -174,12 +174,12 @@ class GomokuBot(commands.Bot):
             repository = OwnedGames.wrap(repository, self.owned_shards)
         ai = self._given_ai
         if ai is None and self.settings.ai_queue_url:
-            from bot.queue_ai import QueueRunner
+            from bot.core.queue_ai import QueueRunner
 
             ai = await QueueRunner.connect(self.settings.ai_queue_url)
             self._stack.push_async_callback(ai.close)
         if ai is None:
-            from bot.ai import ProcessPoolRunner
+            from bot.core.ai import ProcessPoolRunner
 
             ai = await ProcessPoolRunner.start()
             self._stack.push_async_callback(ai.close)

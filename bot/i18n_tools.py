@@ -1,4 +1,4 @@
-"""``python -m bot.i18n extract|init|check``: keep the catalogues in step with the sources.
+"""``python -m bot.i18n_tools extract|init|check``: keep the catalogues in step with the sources.
 
 ``extract`` runs Babel's Python extractor over the package (the mapping is ``[tool.babel]`` in
 pyproject.toml; keywords ``_``, ``N_``, ``ngettext``, ``pgettext``, ``npgettext``), adds every
@@ -21,13 +21,21 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po, write_po
 
-from bot.i18n import COMMAND_NAME, DEFAULT, DOMAIN, LANGUAGE_NAMES, LANGUAGES, TEMPLATE, po_path
+from bot.text.i18n import (
+    COMMAND_NAME,
+    DEFAULT,
+    DOMAIN,
+    LANGUAGE_NAMES,
+    LANGUAGES,
+    TEMPLATE,
+    po_path,
+)
 
 __all__ = ["command_messages", "main", "missing", "source_catalog"]
 
 ROOT = Path(__file__).resolve().parent.parent
 _HEADER_COMMENT = (
-    "# Messages of gomoku-bot. Edit the .po files; regenerate with python -m bot.i18n."
+    "# Messages of gomoku-bot. Edit the .po files; regenerate with python -m bot.i18n_tools."
 )
 
 
@@ -180,7 +188,7 @@ def check() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line."""
-    parser = argparse.ArgumentParser(prog="python -m bot.i18n")
+    parser = argparse.ArgumentParser(prog="python -m bot.i18n_tools")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("extract", help="sources -> gomoku.pot -> every .po")
     new = sub.add_parser("init", help="a new language's catalogue from the template")
@@ -195,3 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         return check()
     sys.stdout.flush()
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -15,10 +15,10 @@ import discord
 from discord.ext import commands
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
-from bot.ai import AIError, AIMove, AIRequest
+from bot.core.ai import AIError, AIMove, AIRequest
 
 if TYPE_CHECKING:
-    from bot.ai import AIRunner
+    from bot.core.ai import AIRunner
 
 __all__ = ["COMMANDS", "UP", "MeteredRunner", "record_command", "serve", "watch"]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import discord
 
-from bot import words
+from bot.text import words
 from storage.repository import Player
 
 __all__ = ["display_name"]

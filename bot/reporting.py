@@ -1,7 +1,7 @@
 """The one place where a failed interaction is answered: ``GomokuTree.on_error`` and ``report``.
 
 Every error of a slash command, an autocomplete or a button ends here. ``report`` asks
-``bot.errors.user_message`` for the words and answers privately (ephemeral), through the
+``bot.text.refusals.user_message`` for the words and answers privately (ephemeral), through the
 initial response when it is still free and through a followup otherwise. An error without
 words is a bug: it is logged with its traceback and the player sees one generic line, never
 the traceback or the exception text.
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import discord
 from discord import app_commands
 
-from bot.errors import generic_message, user_message
+from bot.text.refusals import generic_message, user_message
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Final
 import discord
 from discord import app_commands
 
-from bot import i18n, render, words
+from bot.core.service import GameView
 from bot.names import display_name
-from bot.service import GameView
+from bot.text import i18n, render, words
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot

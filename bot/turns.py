@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 import discord
 
-from bot import i18n, render, words
+from bot.text import i18n, render, words
 from storage.repository import GameStatus, PendingReply, TurnPing
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot
-    from bot.service import GameView
+    from bot.core.service import GameView
 
 __all__ = ["TOKEN_LIFE", "TurnPings", "finish_interrupted_replies", "remember_reply"]
 

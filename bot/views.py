@@ -39,11 +39,11 @@ from typing import TYPE_CHECKING, Any, Final, Self, cast
 import discord
 from discord import app_commands
 
-from bot import panel, render, words
-from bot.opening_words import choice_label
-from bot.render_png import render_png_async
+from bot.core.service import GameStatus, GameView, UnknownButtonError
 from bot.reporting import report
-from bot.service import GameStatus, GameView, UnknownButtonError
+from bot.text import panel, render, words
+from bot.text.opening_words import choice_label
+from bot.text.render_png import render_png_async
 from engine.opening_rules import SOOSORV_MOST, Choice, Phase
 from engine.types import Color, Game, Point, column_letter
 
@@ -442,7 +442,7 @@ class PanButton(
         bot = _bot(interaction)
         view = await bot.service.panel(self.game_id, interaction.user.id)
         if view.version != self.version:
-            from bot.service import StalePanelError
+            from bot.core.service import StalePanelError
 
             raise StalePanelError(self.game_id, self.version)
         here = panel.panel_window(view.board, *self.origin)

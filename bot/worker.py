@@ -1,8 +1,8 @@
-"""``python -m bot.worker``: an AI worker for the distributed queue (see ``bot.queue_ai``).
+"""``python -m bot.worker``: an AI worker for the distributed queue (see ``bot.core.queue_ai``).
 
 Runs on any machine that reaches the Redis/Valkey server at ``--redis`` (default:
 ``GOMOKU_AI_QUEUE_URL``) and searches one position at a time; start one per core. It searches
-at nice 10 in the idle class like the local pool's workers (``bot.ai.lower_priority``), so a
+at nice 10 in the idle class like the local pool's workers (``bot.core.ai.lower_priority``), so a
 worker beside the bot never slows commands; ``--no-idle`` keeps it in the normal class.
 """
 
@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from bot.ai import (
+from bot.core.ai import (
     REVIEW_HANG_S,
     WORKER_NICENESS,
     hang_limit_s,
@@ -23,7 +23,7 @@ from bot.ai import (
     run_analysis,
     run_search,
 )
-from bot.queue_ai import (
+from bot.core.queue_ai import (
     ANALYSE_FUNCTION,
     QUEUE_NAME,
     SEARCH_FUNCTION,

@@ -22,7 +22,7 @@
         ├── ForbiddenMoveError               renju 3-3 / 4-4 / overline for Black (.point, .reason)
         └── GameOverError                    the game has already ended
 
-The bot adds ``GameServiceError`` and its children in ``bot/service.py``; the words players see
+The bot adds ``GameServiceError`` and its children in ``bot/core/service``; the words players see
 live only in ``bot/errors.py``.
 """
 

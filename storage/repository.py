@@ -322,7 +322,7 @@ class GuildSettings:
     turn_pings: bool = True  # ping the player to move in games between people
     ai_clock: bool = False  # the turn time applies to games against the AI too
     rated_opening: str | None = None  # opening rule for rated games that name none
-    language: str | None = None  # public messages' language (bot.i18n); None: Discord's
+    language: str | None = None  # public messages' language (bot.text.i18n); None: Discord's
 
     def __post_init__(self) -> None:
         if self.turn_seconds is not None and self.turn_seconds <= 0:

@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from bot.app import create_bot
-from bot.console import Console, _limited_lines
-from bot.errors import generic_message
+from bot.core.service import GameService
 from bot.reporting import UserCooldown
-from bot.service import GameService
 from bot.settings import Settings
+from bot.terminal import Console, _limited_lines
+from bot.text.refusals import generic_message
 from storage.memory import InMemoryGameRepository
 from tests.bot.conftest import CentreRunner
 from tests.fakediscord import FakeDiscord, FakeDiscordError, FakeUser

@@ -13,10 +13,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import i18n, words
 from bot.cogs.play_choices import RULES
-from bot.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_field
-from bot.service import BOARD_STYLES, InvalidOptionError, idle_time
+from bot.core.service import BOARD_STYLES, InvalidOptionError, idle_time
+from bot.text import i18n, words
+from bot.text.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_field
 from engine.types import Rule
 from storage.repository import GuildSettings
 

@@ -20,10 +20,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import history, render, words
+from bot.core.review import Review, stored_review
+from bot.core.service import GameView, NoActiveGameError, Player
 from bot.names import display_name
-from bot.review import Review, stored_review
-from bot.service import GameView, NoActiveGameError, Player
+from bot.text import history, render, words
 from bot.views import GameItem
 from engine.types import Game, Termination
 from storage.repository import GameRecord

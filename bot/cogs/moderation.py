@@ -14,9 +14,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import words
+from bot.core.service import GameExistsError, NoActiveGameError
 from bot.reporting import report
-from bot.service import GameExistsError, NoActiveGameError
+from bot.text import words
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot

@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import i18n, words
+from bot.text import i18n, words
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot

@@ -1,7 +1,7 @@
 """Playing: ``/gomoku start|board|resign|undo|hint`` and ``/place <cell>``.
 
 Each command: transform the input, make one service call, render, respond. The rules live in
-the engine, the refusals in the service, the words for refusals in ``bot.errors``.
+the engine, the refusals in the service, the words for refusals in ``bot.text.refusals``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import i18n, render, threads, words
+from bot import threads
 from bot.cogs.admin import AdminCog
 from bot.cogs.history import ACTIONS as HISTORY_ACTIONS
 from bot.cogs.history import HistoryCommands
@@ -25,10 +25,7 @@ from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
 from bot.cogs.puzzles import DailyPuzzle, PuzzleCommands, PuzzleSearch
 from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
-from bot.opening_words import OPENING_CHOICES
-from bot.render_png import render_png_async
-from bot.reporting import needs_channel_permissions
-from bot.service import (
+from bot.core.service import (
     BOARD_VIEWS,
     DEFAULT_LEVEL,
     ColourChoice,
@@ -38,6 +35,10 @@ from bot.service import (
     NotAPlayerError,
     UndoResult,
 )
+from bot.reporting import needs_channel_permissions
+from bot.text import i18n, render, words
+from bot.text.opening_words import OPENING_CHOICES
+from bot.text.render_png import render_png_async
 from bot.transformers import Cell, PointTransformer
 from bot.views import resign_view, undo_view
 from engine.types import Game, Level, Rule
@@ -150,7 +151,7 @@ class GomokuCog(
     async def _begin(self, interaction: Interaction, options: dict[str, Any]) -> None:
         assert interaction.channel_id is not None
         in_thread = await threads.uses_threads(interaction)
-        # A burst of starts is admitted a few at a time (bot.admission); the AI's first move
+        # A burst of starts is admitted a few at a time (bot.core.admission); the AI's first move
         # is made after the start has let go of its turn.
         async with self.bot.start_admission.admit(interaction):
             start = self.bot.service.start(

@@ -1,4 +1,4 @@
-"""The option choices of the commands, named for people (``bot.words`` holds the words)."""
+"""The option choices of the commands, named for people (``bot.text.words`` holds the words)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Final
 
 from discord import app_commands
 
-from bot import words
+from bot.text import words
 from engine.types import Game, Level, Rule
 
 __all__ = ["COLOURS", "GAMES", "LEVELS", "RULES"]

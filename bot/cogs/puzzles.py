@@ -1,7 +1,7 @@
 """``/gomoku puzzle``, ``/gomoku solve <cell>`` and ``/gomoku puzzles``: puzzles from the
 server's reviewed games (their missed wins), then those found in its finished games (where
 the winner's forced win began: ``PuzzleSearch`` looks at one finished game at a time in the
-background, in the AI pool's review worker), then the built-in set (``bot.puzzles``): a member
+background, in the AI pool's review worker), then the built-in set (``bot.core.puzzles``): a member
 gets the first of that list they have not finished yet (the finished ones are stored per
 member and server); one attempt at a time per member and server, kept in storage so it
 survives a restart; a rating (Elo against a fixed puzzle strength), runs and a leaderboard.
@@ -22,9 +22,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import i18n, render, words
-from bot.ai import AIError
-from bot.puzzles import (
+from bot.core.ai import AIError
+from bot.core.puzzles import (
     Attempt,
     NoPuzzleError,
     Progress,
@@ -35,7 +34,8 @@ from bot.puzzles import (
     next_puzzle,
     play,
 )
-from bot.review import Analyser, Review, ReviewUnavailableError
+from bot.core.review import Analyser, Review, ReviewUnavailableError
+from bot.text import i18n, render, words
 from engine.notation import format_moves, parse_moves, parse_point
 from storage.repository import PuzzlePlayer
 

@@ -1,6 +1,6 @@
 """``/gomoku review [game]``: the engine's marks on a finished game, a graph, and the replay.
 
-The reply is private and edited as the engine goes through the game (``bot.review``); a stored
+The reply is private and edited as the engine goes through the game (``bot.core.review``); a stored
 review answers at once. Its button opens the replay (``bot.cogs.history``) just after the
 first mark; the replay shows the engine's view at every step of a reviewed game.
 """
@@ -16,9 +16,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import history, words
 from bot.cogs.history import ReplayButton
-from bot.review import (
+from bot.core.review import (
     Analyser,
     NoGameToReviewError,
     Review,
@@ -27,7 +26,8 @@ from bot.review import (
     check_reviewable,
     stored_review,
 )
-from bot.service import GameView
+from bot.core.service import GameView
+from bot.text import history, words
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot
@@ -139,6 +139,6 @@ class ReviewCommands(commands.Cog):
 
 
 def _graph(review: Review) -> bytes:
-    from bot.review import graph_png
+    from bot.core.review import graph_png
 
     return graph_png(review)

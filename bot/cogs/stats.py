@@ -13,9 +13,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import render, words
 from bot.cogs.play_choices import GAMES
-from bot.service import InvalidOptionError
+from bot.core.service import InvalidOptionError
+from bot.text import render, words
 from engine.types import Game
 from storage.repository import PlayerStats, ResultCount
 

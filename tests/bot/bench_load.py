@@ -61,10 +61,10 @@ from typing import Any
 import discord
 import yarl
 
-from bot.ai import WORKER_NICENESS, AIRunner, ProcessPoolRunner
 from bot.app import create_bot, process_runner
 from bot.client import GomokuBot
-from bot.queue_ai import QueueRunner
+from bot.core.ai import WORKER_NICENESS, AIRunner, ProcessPoolRunner
+from bot.core.queue_ai import QueueRunner
 from bot.reporting import UserCooldown
 from bot.settings import Settings
 from bot.shards import ShardSpec
@@ -376,8 +376,8 @@ async def _reviews(
 ) -> Coroutine[Any, Any, None]:
     """Store copies of a 40-move game and return a loop that reviews them one after another
     (``/gomoku review``'s work, in the pool's review worker) until ``stop``."""
-    from bot.review import Reviewer
-    from bot.service import GameView
+    from bot.core.review import Reviewer
+    from bot.core.service import GameView
     from tests.bot.bench_review import play_game, store_game
 
     board = await play_game(pool, 40, Rule.FREESTYLE)  # also starts the review worker

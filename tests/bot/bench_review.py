@@ -14,9 +14,9 @@ import asyncio
 import statistics
 import time
 
-from bot.ai import AnalysisRequest, ProcessPoolRunner
-from bot.review import NODES, Reviewer
-from bot.service import GameView
+from bot.core.ai import AnalysisRequest, ProcessPoolRunner
+from bot.core.review import NODES, Reviewer
+from bot.core.service import GameView
 from engine.board import Board
 from engine.notation import parse_moves
 from engine.types import Color, Outcome, Rule, Termination

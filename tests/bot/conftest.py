@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from bot.ai import AIMove, AIRequest, ProcessPoolRunner
 from bot.app import create_bot
 from bot.client import GomokuBot
+from bot.core.ai import AIMove, AIRequest, ProcessPoolRunner
 from bot.reporting import UserCooldown
 from bot.settings import Settings
 from tests.fakediscord import FakeDiscord, FakeUser

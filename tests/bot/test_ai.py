@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.ai import WORKER_NICENESS, AIError, AIRequest, ProcessPoolRunner
+from bot.core.ai import WORKER_NICENESS, AIError, AIRequest, ProcessPoolRunner
 from engine.board import Board
 from engine.search.levels import Level
 from engine.types import Game, Point, Rule

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.console import (
+from bot.core.service import GameService
+from bot.terminal import (
     CONSOLE_CHANNEL,
     PLAYER_ONE,
     PLAYER_TWO,
@@ -22,7 +23,6 @@ from bot.console import (
     ansi_board,
     parse_new,
 )
-from bot.service import GameService
 from engine.types import Color, Game, Rule
 from storage.memory import InMemoryGameRepository
 from storage.repository import Player

@@ -1,4 +1,4 @@
-"""A burst of game starts (``bot.admission``): starts beyond the running ones are acknowledged
+"""A burst of game starts (``bot.core.admission``): starts beyond the running ones are acknowledged
 at once and answered when their turn comes; beyond the waiting room they are refused, in
 words, with nothing made."""
 
@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from bot.admission import StartAdmission
 from bot.client import GomokuBot
+from bot.core.admission import StartAdmission
 from storage.repository import GuildSettings
 from tests.bot.conftest import HeldStarts
 from tests.fakediscord import FakeDiscord, FakeUser

@@ -8,9 +8,9 @@ from datetime import datetime
 import pytest
 
 from bot import transformers
-from bot.ai import AIError, AIMove, AIRequest
 from bot.client import GomokuBot
-from bot.service import GameService, TimeoutEvent
+from bot.core.ai import AIError, AIMove, AIRequest
+from bot.core.service import GameService, TimeoutEvent
 from storage.repository import GameRecord, GameStatus
 from tests.bot.conftest import BotFactory, CentreRunner, Clock, GatedRunner
 from tests.fakediscord import FakeDiscord, FakeUser, Message

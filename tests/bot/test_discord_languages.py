@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from bot import i18n, render
 from bot.client import LANGUAGE_TTL, GomokuBot
+from bot.text import i18n, render
 from tests.bot.conftest import BotFactory, Clock, board_caught_up
 from tests.fakediscord import FakeDiscord, FakeUser, Message
 

@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
-from bot.ai import AIMove, AIRequest, ProcessPoolRunner, run_search
 from bot.client import GomokuBot
-from bot.service import GameView
+from bot.core.ai import AIMove, AIRequest, ProcessPoolRunner, run_search
+from bot.core.service import GameView
 from engine.opening_rules import Phase, Seat
 from engine.types import Level, Point, Rule, Termination
 from tests.bot.conftest import BotFactory, CentreRunner, board_caught_up, no_changes

@@ -7,8 +7,8 @@ import asyncio
 import re
 from typing import Any
 
-from bot.ai import AIMove, AIRequest
 from bot.client import GomokuBot
+from bot.core.ai import AIMove, AIRequest
 from engine.board import Board
 from engine.types import Color, Point, Rule, Termination
 from storage.repository import GameStatus

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from bot.ai import ProcessPoolRunner
 from bot.client import GomokuBot
-from bot.service import GameView
+from bot.core.ai import ProcessPoolRunner
+from bot.core.service import GameView
 from engine.types import Game, Termination
 from storage.repository import GameStatus
 from tests.bot.conftest import BotFactory, GatedRunner

@@ -12,9 +12,9 @@ from datetime import date
 
 import pytest
 
-from bot.ai import AIError, AnalysisRequest, ProcessPoolRunner
 from bot.cogs.puzzles import PuzzleSearch, _dump, _load, daily_puzzle, search_due
-from bot.puzzles import Attempt, builtin
+from bot.core.ai import AIError, AnalysisRequest, ProcessPoolRunner
+from bot.core.puzzles import Attempt, builtin
 from engine.search.analysis import Analysis
 from storage.repository import PuzzlePlayer
 from tests.bot.bench_review import store_game

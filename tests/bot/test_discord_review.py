@@ -4,9 +4,9 @@ the graph; the replay shows the marks; after a restart the stored review answers
 
 from __future__ import annotations
 
-from bot.ai import ProcessPoolRunner
 from bot.client import GomokuBot
 from bot.cogs.review import ReviewCommands
+from bot.core.ai import ProcessPoolRunner
 from tests.bot.conftest import BotFactory
 from tests.bot.test_review import planted_game
 from tests.fakediscord import FakeDiscord, FakeUser

@@ -7,9 +7,9 @@ import inspect
 import pytest
 from discord import app_commands
 
-from bot import service
-from bot.ai import AIError
-from bot.errors import generic_message, quote, user_message
+from bot.core import service
+from bot.core.ai import AIError
+from bot.text.refusals import generic_message, quote, user_message
 from engine import errors as engine_errors
 from engine.board import Board
 from engine.errors import (

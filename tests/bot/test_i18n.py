@@ -1,7 +1,7 @@
 """Languages (issue 15): the catalogues are complete and consistent, a missing translation
 shows English, the current language follows the reader, numbers and spans follow the locale.
 
-``REQUIRED`` in ``bot.i18n`` lists every language that must be complete: nothing is skipped.
+``REQUIRED`` in ``bot.text.i18n`` lists every language that must be complete: nothing is skipped.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from babel.messages.pofile import read_po, write_po
 from discord import Locale, app_commands
 from discord.app_commands import TranslationContext, TranslationContextLocation
 
-from bot import i18n, words
-from bot.errors import user_message
-from bot.i18n import COMMAND_NAME, LANGUAGES, REQUIRED, TEMPLATE, po_path
+from bot.core.service import NotYourTurnError
 from bot.i18n_tools import missing, source_catalog
-from bot.service import NotYourTurnError
 from bot.settings import Settings
+from bot.text import i18n, words
+from bot.text.i18n import COMMAND_NAME, LANGUAGES, REQUIRED, TEMPLATE, po_path
+from bot.text.refusals import user_message
 from engine.errors import OccupiedPointError
 from engine.types import Point
 
@@ -38,7 +38,7 @@ def _read(path: Path, language: str | None = None) -> Catalog:
 
 def _catalogue(language: str) -> Catalog:
     path = po_path(language)
-    assert path.is_file(), f"{language} is REQUIRED: python -m bot.i18n init {language}"
+    assert path.is_file(), f"{language} is REQUIRED: python -m bot.i18n_tools init {language}"
     return _read(path, language)
 
 
@@ -58,11 +58,11 @@ def template() -> Catalog:
 
 def test_template_holds_every_word_of_the_sources(template: Catalog) -> None:
     # Extracted afresh from bot/ and the command tree: a new sentence nobody ran
-    # `python -m bot.i18n extract` for fails here, as does one left in the template.
+    # `python -m bot.i18n_tools extract` for fails here, as does one left in the template.
     fresh = {_key(m) for m in source_catalog() if m.id}
     stored = {_key(m) for m in template if m.id}
-    assert fresh - stored == set(), "run: python -m bot.i18n extract"
-    assert stored - fresh == set(), "run: python -m bot.i18n extract"
+    assert fresh - stored == set(), "run: python -m bot.i18n_tools extract"
+    assert stored - fresh == set(), "run: python -m bot.i18n_tools extract"
 
 
 def test_required_languages_are_every_language_but_english() -> None:
@@ -74,7 +74,9 @@ def test_required_languages_are_every_language_but_english() -> None:
 def test_catalogue_translates_every_id(language: str, template: Catalog) -> None:
     catalogue = _catalogue(language)
     ids = {_key(m) for m in catalogue if m.id}
-    assert {_key(m) for m in template if m.id} - ids == set(), "run: python -m bot.i18n extract"
+    assert {_key(m) for m in template if m.id} - ids == set(), (
+        "run: python -m bot.i18n_tools extract"
+    )
     assert missing(catalogue) == [], f"{language}: untranslated or fuzzy entries"
 
 
@@ -273,8 +275,8 @@ def _literal_words(node: ast.expr) -> str | None:
 
 def test_nothing_shown_on_discord_is_written_outside_the_catalogues() -> None:
     # A sentence typed straight into a message, embed, button or thread name would reach
-    # every reader in English and never reach the catalogues: words come from bot.words,
-    # bot.errors, bot.opening_words (or _() where they are used).
+    # every reader in English and never reach the catalogues: words come from bot.text.words,
+    # bot.text.refusals, bot.text.opening_words (or _() where they are used).
     found: list[str] = []
     for path in sorted((Path(__file__).resolve().parents[2] / "bot").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):

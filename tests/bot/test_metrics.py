@@ -10,7 +10,7 @@ import pytest
 from prometheus_client import REGISTRY, start_http_server
 
 from bot import health, metrics
-from bot.ai import AIError, AIRequest
+from bot.core.ai import AIError, AIRequest
 from bot.settings import InvalidSettingError, Settings
 from engine.board import Board
 from engine.types import Game, Level, Rule
@@ -41,7 +41,7 @@ async def test_searches_are_counted_timed_and_leave_the_queue() -> None:
 
 
 def test_a_metered_pool_can_still_review_and_a_metered_queue_cannot() -> None:
-    from bot.review import Analyser
+    from bot.core.review import Analyser
 
     class Pool(NearestRunner):
         async def analyse(self, request: object) -> object:

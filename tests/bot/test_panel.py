@@ -1,4 +1,4 @@
-"""The tap panel's window (bot.panel): where it opens and how it pans, on the smallest and the
+"""The tap panel's window (bot.text.panel): where it opens and how it pans, on the smallest and the
 largest boards."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.panel import PANEL, Pan, can_pan, centred, focus, pan, panel_window
-from bot.render import Window
+from bot.text.panel import PANEL, Pan, can_pan, centred, focus, pan, panel_window
+from bot.text.render import Window
 from engine.board import Board
 from engine.types import Game, Point, Rule
 

@@ -8,8 +8,8 @@ import sys
 
 def test_the_bot_process_does_not_load_the_search() -> None:
     code = (
-        "import sys, bot.app, bot.console, bot.cogs.play, bot.service\n"
-        "from bot.ai import level_budget_s\n"
+        "import sys, bot.app, bot.terminal, bot.cogs.play, bot.core.service\n"
+        "from bot.core.ai import level_budget_s\n"
         "from engine import Level\n"
         "assert bot.cogs.play.LEVELS == tuple(level.value for level in Level)\n"
         "assert level_budget_s(Level.MASTER) > level_budget_s(Level.BEGINNER)  # the runner's\n"

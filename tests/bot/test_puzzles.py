@@ -8,8 +8,7 @@ import re
 
 import pytest
 
-from bot import words
-from bot.puzzles import (
+from bot.core.puzzles import (
     SEARCH_BACK,
     Attempt,
     Progress,
@@ -21,8 +20,9 @@ from bot.puzzles import (
     numbered,
     play,
 )
-from bot.review import Reviewer
-from bot.service import GameView
+from bot.core.review import Reviewer
+from bot.core.service import GameView
+from bot.text import words
 from engine.board import Board
 from engine.errors import GameOverError, OccupiedPointError
 from engine.notation import parse_moves

@@ -19,10 +19,9 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import redis.asyncio as aioredis
 
-from bot import queue_ai
-from bot.ai import AIRequest, AIUnavailableError, AnalysisRequest
-from bot.errors import user_message
-from bot.queue_ai import (
+from bot.core import queue_ai
+from bot.core.ai import AIRequest, AIUnavailableError, AnalysisRequest
+from bot.core.queue_ai import (
     QUEUE_NAME,
     QueueRunner,
     decode_analysis,
@@ -35,8 +34,9 @@ from bot.queue_ai import (
     encode_request,
     loads,
 )
-from bot.review import Analyser
-from bot.service import AIFailedError, GameService
+from bot.core.review import Analyser
+from bot.core.service import AIFailedError, GameService
+from bot.text.refusals import user_message
 from engine.board import Board
 from engine.types import Game, Level, Point, Rule
 from storage.memory import InMemoryGameRepository
@@ -119,7 +119,7 @@ def request_for(moves: str, level: Level, seed: int = 7) -> AIRequest:
 
 def test_requests_and_moves_travel_as_json() -> None:
     request = request_for("h8 i9 h9", Level.HARD)
-    from bot.queue_ai import decode_request, dumps, loads
+    from bot.core.queue_ai import decode_request, dumps, loads
 
     assert decode_request(loads(dumps(encode_request(request)))) == request
     move = decode_move(loads(dumps(encode_move(decode_move(

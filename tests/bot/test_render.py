@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot import render
-from bot.render import (
+from bot.core.service import GameView
+from bot.text import render
+from bot.text.render import (
     MAX_MESSAGE,
     VIEWPORT,
     BoardStyle,
@@ -27,7 +28,6 @@ from bot.render import (
     theme_for,
     window,
 )
-from bot.service import GameView
 from engine.board import Board
 from engine.types import Color, Game, Point, Rule
 from storage.repository import GameRecord, GameStatus, Player

@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from bot.render import BoardStyle, game_card, phone_viewport
+from bot.text.render import BoardStyle, game_card, phone_viewport
 from engine.board import Board
 from engine.types import Game, Point, Rule
 from tests.bot.test_render import view_of

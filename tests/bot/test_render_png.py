@@ -7,7 +7,7 @@ import io
 import pytest
 from PIL import Image
 
-from bot.render_png import PngOptions, render_png
+from bot.text.render_png import PngOptions, render_png
 from engine.board import Board
 from engine.types import Game, Point, Rule
 

@@ -4,9 +4,9 @@ the turning point is the loser's blunder. The review is stored and read back unc
 
 from __future__ import annotations
 
-from bot.ai import AnalysisRequest
-from bot.review import MarkKind, Review, Reviewer, graph_png
-from bot.service import GameView
+from bot.core.ai import AnalysisRequest
+from bot.core.review import MarkKind, Review, Reviewer, graph_png
+from bot.core.service import GameView
 from engine.board import Board
 from engine.gomocup.tactics import VCF_WINS
 from engine.search.analysis import Analysis, analyse

@@ -14,9 +14,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot import render
-from bot.ai import AIError, AIMove, AIRequest
-from bot.service import (
+from bot.core.ai import AIError, AIMove, AIRequest
+from bot.core.service import (
     AIFailedError,
     AIThinkingError,
     ChallengeExpired,
@@ -43,6 +42,7 @@ from bot.service import (
     UndoRequest,
     UndoResult,
 )
+from bot.text import render
 from engine.board import Board
 from engine.errors import (
     ColumnFullError,

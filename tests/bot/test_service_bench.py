@@ -22,9 +22,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.render import BoardStyle, game_text
-from bot.render_png import render_png_async
-from bot.service import GameService
+from bot.core.service import GameService
+from bot.text.render import BoardStyle, game_text
+from bot.text.render_png import render_png_async
 from engine.types import Point
 from storage.sqlite import SqliteGameRepository
 from tests.bot.test_service import NearestRunner
@@ -138,7 +138,7 @@ AI_POSITIONS = (
 
 async def ai_latency(workers: int = 1) -> str:
     """Each level's reply time through the real pool (IPC included) against its budget."""
-    from bot.ai import AIRequest, ProcessPoolRunner
+    from bot.core.ai import AIRequest, ProcessPoolRunner
     from engine.board import Board
     from engine.search.levels import PRESETS, Level
 
@@ -162,7 +162,7 @@ async def ai_latency(workers: int = 1) -> str:
 async def busy_pool(games: int, level: str) -> str:
     """Many games against the AI with every worker searching; meanwhile people keep placing
     stones in other games. Reports the loop's lag and the people's place latency."""
-    from bot.ai import ProcessPoolRunner
+    from bot.core.ai import ProcessPoolRunner
 
     figures = Figures([], [], [], [], 0, 0.0)
     ai_ms: list[float] = []

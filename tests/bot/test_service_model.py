@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.ai import AIMove, AIRequest
-from bot.service import (
+from bot.core.ai import AIMove, AIRequest
+from bot.core.service import (
     GameService,
     GameView,
     NoActiveGameError,
@@ -163,7 +163,7 @@ clock_steps = st.lists(
 async def run_clock(steps: list[Wait | str]) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from bot.service import GameEnd, OutOfTimeError, TurnWarning
+    from bot.core.service import GameEnd, OutOfTimeError, TurnWarning
     from storage.repository import GuildSettings
 
     now = [datetime(2026, 1, 1, tzinfo=UTC)]

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from bot.service import (
+from bot.core.service import (
     GameService,
     HintNotAllowedError,
     InvalidOptionError,

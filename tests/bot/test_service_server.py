@@ -11,8 +11,7 @@ from io import BytesIO
 import pytest
 from PIL import Image
 
-from bot import history
-from bot.service import (
+from bot.core.service import (
     DEFAULT_IDLE_AI,
     DEFAULT_IDLE_HUMAN,
     GameEnd,
@@ -22,6 +21,7 @@ from bot.service import (
     NotReplaceableError,
     UndoRequest,
 )
+from bot.text import history
 from engine.types import Point, Termination
 from storage.memory import InMemoryGameRepository
 from storage.repository import GameStatus

@@ -8,8 +8,8 @@ import asyncio
 import random
 from pathlib import Path
 
-from bot.ai import ProcessPoolRunner
-from bot.service import GameService, NotYourTurnError
+from bot.core.ai import ProcessPoolRunner
+from bot.core.service import GameService, NotYourTurnError
 from engine.types import Color, Point, Termination
 from storage.repository import GameStatus, Player
 from storage.sqlite import SqliteGameRepository

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import GameService
+from bot.core.service import GameService
 from bot.shards import OwnedGames, ShardSpec, shard_of
 from storage.postgres import PostgresGameRepository
 from storage.repository import GameStatus, NewGame, Player, utc_now

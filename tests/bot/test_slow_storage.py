@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.client import GomokuBot
-from bot.service import GameView
+from bot.core.service import GameView
 from tests.bot.conftest import BotFactory
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord
 from tests.storage.faults import write_lock_held

@@ -21,8 +21,8 @@ import pytest
 import storage.sqlite as sqlite_module
 from bot.__main__ import EXIT_CODES
 from bot.app import serve
-from bot.errors import startup_message
 from bot.settings import Settings
+from bot.text.refusals import startup_message
 from storage.repository import (
     CorruptDatabaseError,
     DatabaseLockedError,

@@ -1,12 +1,12 @@
 """Words players read outside refusals: help, the welcome, level and rule descriptions,
 history, replay, stats, moderation and privacy lines, and the phone-play surfaces (the tap
-panel, turn pings, rematches, views). Refusals live in ``bot.errors``.
+panel, turn pings, rematches, views). Refusals live in ``bot.text.refusals``.
 
 Kept in one module, free of discord.py. Every sentence goes through the catalogues
-(``bot.i18n``): functions take what varies (names, counts, command mentions) and return
+(``bot.text.i18n``): functions take what varies (names, counts, command mentions) and return
 finished sentences in the current language; fixed words are ``later(...)`` callables, so they
 are translated when read, not when imported. The choice tables (``LEVEL_CHOICES`` ...) hold
-English ids for the slash-command picker (``bot.i18n`` translates them there) and are read
+English ids for the slash-command picker (``bot.text.i18n`` translates them there) and are read
 through ``_`` elsewhere.
 """
 
@@ -19,7 +19,7 @@ from typing import Final, Literal
 from babel.dates import format_date
 from babel.units import format_unit
 
-from bot.i18n import N_, _, current, ngettext, number, pgettext
+from bot.text.i18n import N_, _, current, ngettext, number, pgettext
 from engine.types import Color, Game, Level, Rule
 
 __all__ = [
@@ -678,7 +678,7 @@ review_field: Final = later(N_("Engine"))
 
 
 def puzzle_title(origin: tuple[str, int, int], side: str, *, defend: bool = False) -> str:
-    """A puzzle's heading (``origin``: ``bot.puzzles.Puzzle.origin``)."""
+    """A puzzle's heading (``origin``: ``bot.core.puzzles.Puzzle.origin``)."""
     kind, game_id, number_ = origin
     who = side_name(side)
     if kind == "game":

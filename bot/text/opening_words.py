@@ -1,6 +1,6 @@
 """Every word players read about opening rules (swap, swap2, Soosõrv-8, Taraguchi-10).
 
-A sibling of ``bot.errors``: button labels, the opening's status line under a board, the
+A sibling of ``bot.text.refusals``: button labels, the opening's status line under a board, the
 refusals of opening steps, and how an AI's choice is told. Nothing here decides anything.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from bot.i18n import N_, _, pgettext
+from bot.text.i18n import N_, _, pgettext
 from engine.errors import (
     NotOfferedError,
     OfferCountError,
@@ -21,7 +21,7 @@ from engine.errors import (
 from engine.opening_rules import Choice, OpeningRule, Phase
 
 if TYPE_CHECKING:
-    from bot.service import GameView
+    from bot.core.service import GameView
     from storage.repository import Player
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 ``user_message(error)`` turns an engine, service, AI or storage error, or a refusal of
 discord.py's command framework (cooldown, missing permissions, no DMs), into a short sentence
-for the player in the current language (``bot.i18n``; Discord replies privately with it,
+for the player in the current language (``bot.text.i18n``; Discord replies privately with it,
 the terminal prints it). Errors carry data,
 never prose; this module is the only place that phrases them. Text the user typed is never
 echoed raw: ``quote`` strips what could format, mention or break out of a code span.
@@ -14,13 +14,11 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Final
 
-from bot.admission import StartsBusyError
-from bot.ai import AIError, AIUnavailableError
-from bot.i18n import N_, _, number
-from bot.opening_words import error_message as opening_message
-from bot.puzzles import NoPuzzleError
-from bot.review import NoGameToReviewError, NotReviewableError, ReviewUnavailableError
-from bot.service import (
+from bot.core.admission import StartsBusyError
+from bot.core.ai import AIError, AIUnavailableError
+from bot.core.puzzles import NoPuzzleError
+from bot.core.review import NoGameToReviewError, NotReviewableError, ReviewUnavailableError
+from bot.core.service import (
     AIFailedError,
     AIThinkingError,
     ChallengeExpiredError,
@@ -46,6 +44,8 @@ from bot.service import (
     UndoPendingError,
     UnknownButtonError,
 )
+from bot.text.i18n import N_, _, number
+from bot.text.opening_words import error_message as opening_message
 from engine.errors import (
     ColumnFullError,
     FloatingStoneError,

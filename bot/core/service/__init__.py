@@ -2,9 +2,9 @@
 
 The service turns "user 42 plays h8 in channel 7" into engine and repository calls. It knows
 players and turns; the engine knows the rules; the repository keeps everything durable. It
-returns frozen views (``GameView``, ``MoveResult`` ...) that ``bot.render`` draws, and raises
+returns frozen views (``GameView``, ``MoveResult`` ...) that ``bot.text.render`` draws, and raises
 ``GameServiceError`` subclasses (or the engine's ``IllegalMoveError`` subclasses) that
-``bot.errors.user_message`` turns into words.
+``bot.text.refusals.user_message`` turns into words.
 
 Errors::
 
@@ -62,9 +62,9 @@ from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
 
 import numpy as np
 
-from bot.ai import AIError, AIRequest
-from bot.i18n import LANGUAGES, N_
-from bot.render import forbidden_points
+from bot.core.ai import AIError, AIRequest
+from bot.text.i18n import LANGUAGES, N_
+from bot.text.render import forbidden_points
 from engine.board import MAX_SIZE, MIN_SIZE, Board
 from engine.errors import (
     GomokuError,
@@ -93,7 +93,7 @@ from storage.repository import (
 )
 
 if TYPE_CHECKING:
-    from bot.ai import AIRunner
+    from bot.core.ai import AIRunner
     from storage.repository import GameRepository
 
 __all__ = [
@@ -152,7 +152,7 @@ HINT_LEVEL: Final = "hard"  # hints search at this level
 DEFAULT_CHALLENGE_TTL: Final = timedelta(minutes=10)
 WARN_FRACTION: Final = 0.8  # warn the player to move when 80% of the turn time has gone
 MAX_TURN_SECONDS: Final = 30 * 24 * 3600
-BOARD_STYLES: Final = ("emoji", "compact", "image")  # bot.render.BoardStyle values
+BOARD_STYLES: Final = ("emoji", "compact", "image")  # bot.text.render.BoardStyle values
 DEFAULT_IDLE_HUMAN: Final = timedelta(days=7)  # a game between people with no move this long ends
 DEFAULT_IDLE_AI: Final = timedelta(days=1)  # the same against the AI
 MAX_IDLE_SECONDS: Final = 90 * 24 * 3600
@@ -1949,7 +1949,7 @@ class GameService:
         """Remember the language ``user_id`` wants replies in; None follows Discord again.
 
         Raises:
-            InvalidOptionError: not one of ``bot.i18n.LANGUAGES``.
+            InvalidOptionError: not one of ``bot.text.i18n.LANGUAGES``.
         """
         if language is not None and language not in LANGUAGES:
             raise InvalidOptionError("language", language, ", ".join(LANGUAGES))
@@ -1982,7 +1982,7 @@ class GameService:
         ``clear_turn_time`` removes the clock; an empty ``allowed_channel_ids`` allows all;
         ``clear_moderator_role`` leaves ending games to Manage Messages alone;
         ``rated_opening``: an ``OpeningRule`` value for rated games, or "none";
-        ``language``: one of ``bot.i18n.LANGUAGES`` for public messages, or "discord" (follow
+        ``language``: one of ``bot.text.i18n.LANGUAGES`` for public messages, or "discord" (follow
         the server's Discord language).
         A new turn time (or ``ai_clock``) reaches the guild's open games from their next turn.
 

@@ -10,14 +10,14 @@ import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from bot.render_png import PngOptions, render_png
-from bot.service import GameView, NoSuchGameError
+from bot.core.service import GameView, NoSuchGameError
+from bot.text.render_png import PngOptions, render_png
 from engine.board import Board
 from engine.types import Game
 from storage.repository import GameRecord, GameStatus
 
 if TYPE_CHECKING:
-    from bot.service import GameService
+    from bot.core.service import GameService
 
 __all__ = [
     "FRAME_MS",

@@ -6,10 +6,10 @@ A puzzle is solved when the solver's five is on the board: any winning line coun
 stored answer. After each of the solver's moves the engine answers with its most stubborn
 defence (its best move in the lost position), then checks that the solver still has a proven
 win; if not, the attempt has failed. Every check is an ``analyse`` at a fixed node budget in
-the review worker (``bot.review.Analyser``), so an attempt is deterministic.
+the review worker (``bot.core.review.Analyser``), so an attempt is deterministic.
 
 Where puzzles come from: the built-in set (``bot/data/puzzles.json``, made by
-``python -m bot.puzzles generate``: the engine's own games from fixed openings, and the
+``python -m bot.core.puzzles generate``: the engine's own games from fixed openings, and the
 engine's tactical suite), a server's own reviewed games (every missed win in a stored
 review is a position with a forced win: ``from_review``), and a server's own finished games
 (where the winner's forced win began: ``from_game``, searched once per game in the background).
@@ -31,8 +31,8 @@ from engine.notation import format_moves, parse_moves
 from engine.types import Color, Point, Rule
 
 if TYPE_CHECKING:
-    from bot.review import Analyser, Review
-    from bot.service import GameView
+    from bot.core.review import Analyser, Review
+    from bot.core.service import GameView
 
 __all__ = [
     "NODES",
@@ -161,7 +161,7 @@ async def play(attempt: Attempt, move: Point, analyser: Analyser) -> Attempt:
         GameOverError: the attempt is over already.
         IllegalMoveError: ``move`` is not legal there (nothing changes).
     """
-    from bot.ai import AnalysisRequest
+    from bot.core.ai import AnalysisRequest
     from engine.errors import GameOverError
 
     if attempt.progress is not Progress.GOING:
@@ -230,7 +230,7 @@ def numbered(puzzles: Sequence[Puzzle], before: Mapping[str, int]) -> list[Puzzl
 
 def from_review(view: GameView, review: Review) -> list[Puzzle]:
     """The missed wins of a reviewed game, as puzzles (the position before each)."""
-    from bot.review import MarkKind
+    from bot.core.review import MarkKind
 
     moves = tuple(m.point for m in view.board.moves)
     found = []
@@ -256,7 +256,7 @@ async def from_game(view: GameView, analyser: Analyser) -> list[Puzzle]:
     has no winner or the engine proves no win there). The winner's last ``SEARCH_BACK`` turns
     are analysed from the end back while the engine proves a win, so a game costs a few
     analyses, not a review; the earliest proven position that takes more than one move wins."""
-    from bot.ai import AnalysisRequest
+    from bot.core.ai import AnalysisRequest
 
     outcome = view.record.outcome
     if outcome is None or outcome.winner is None:
@@ -360,8 +360,8 @@ def defences() -> list[Puzzle]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m bot.puzzles generate [--out FILE]``: write the built-in set."""
-    parser = argparse.ArgumentParser(prog="python -m bot.puzzles")
+    """``python -m bot.core.puzzles generate [--out FILE]``: write the built-in set."""
+    parser = argparse.ArgumentParser(prog="python -m bot.core.puzzles")
     parser.add_argument("command", choices=["generate"])
     parser.add_argument("--out", default=None, help="the data file (default: the package's)")
     options = parser.parse_args(argv)

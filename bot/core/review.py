@@ -32,8 +32,8 @@ from engine.board import Board
 from engine.types import Color, Game, Point
 
 if TYPE_CHECKING:
-    from bot.ai import AnalysisRequest
-    from bot.service import GameView
+    from bot.core.ai import AnalysisRequest
+    from bot.core.service import GameView
     from engine.search.analysis import Analysis
     from storage.repository import GameRepository
 
@@ -80,7 +80,7 @@ class ReviewUnavailableError(Exception):
 
 @runtime_checkable
 class Analyser(Protocol):
-    """What a review needs from the AI pool (``bot.ai.ProcessPoolRunner`` is one)."""
+    """What a review needs from the AI pool (``bot.core.ai.ProcessPoolRunner`` is one)."""
 
     async def analyse(self, request: AnalysisRequest) -> Analysis:
         """The analysis of one position."""
@@ -337,7 +337,7 @@ class Reviewer:
         return review
 
     async def _run(self, view: GameView, progress: Progress | None) -> Review:
-        from bot.ai import AnalysisRequest
+        from bot.core.ai import AnalysisRequest
 
         board = view.board
         moves = tuple(m.point for m in board.moves)

@@ -10,9 +10,9 @@ they are used, so they follow the reader, not the import.
 Catalogues are ``bot/locale/<language>/LC_MESSAGES/gomoku.po`` (sources, read at first use and
 compiled in memory; no ``.mo`` is kept), made from the template ``bot/locale/gomoku.pot``::
 
-    python -m bot.i18n extract          # sources and command tree -> gomoku.pot, update each .po
-    python -m bot.i18n init <language>  # a new language's empty catalogue (a Babel locale id)
-    python -m bot.i18n check            # what each catalogue still lacks
+    python -m bot.i18n_tools extract          # sources, commands -> gomoku.pot, update each .po
+    python -m bot.i18n_tools init <language>  # a new language's empty catalogue (a Babel locale id)
+    python -m bot.i18n_tools check            # what each catalogue still lacks
 
 Slash commands (names, descriptions, options, choices) are translated by ``command_translator()``
 from the same catalogues; names under the context ``command name``. Discord's locale codes map
@@ -69,7 +69,7 @@ __all__ = [
 ]
 
 DOMAIN: Final = "gomoku"
-LOCALE_DIR: Final = Path(__file__).parent / "locale"
+LOCALE_DIR: Final = Path(__file__).parent.parent / "locale"
 TEMPLATE: Final = LOCALE_DIR / f"{DOMAIN}.pot"
 DEFAULT: Final = "en"  # the sources' language
 # Every language the bot speaks; each must have a complete catalogue (tests/bot/test_i18n.py).
@@ -273,9 +273,3 @@ def command_text(message: str, language: str, *, is_name: bool) -> str | None:
     catalogue = translations(language)
     found = catalogue.pgettext(COMMAND_NAME, message) if is_name else catalogue.gettext(message)
     return None if found == message else found
-
-
-if __name__ == "__main__":
-    from bot.i18n_tools import main
-
-    raise SystemExit(main())

@@ -30,7 +30,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any, Final, Self
 
-from bot.ai import (
+from bot.core.ai import (
     HANG_SLACK_S,
     REVIEW_HANG_S,
     AIError,

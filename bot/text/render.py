@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
-from bot import words
-from bot.i18n import _, ngettext, number
+from bot.text import words
+from bot.text.i18n import _, ngettext, number
 from engine.board import Board
 from engine.types import Color, Game, Point, Rule, Termination, column_letter
 from storage.repository import GameStatus
@@ -31,7 +31,7 @@ from storage.repository import GameStatus
 if TYPE_CHECKING:
     import discord
 
-    from bot.service import GameView
+    from bot.core.service import GameView
     from storage.repository import Player
 
 __all__ = [
@@ -71,7 +71,7 @@ class BoardStyle(enum.StrEnum):
 
     EMOJI = "emoji"  # one emoji per point; readable everywhere, wide on phones
     COMPACT = "compact"  # monospace letters in a code block; fits phones at any size
-    IMAGE = "image"  # a PNG (bot.render_png); the message carries only the status
+    IMAGE = "image"  # a PNG (bot.text.render_png); the message carries only the status
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,7 +348,7 @@ def game_title(view: GameView) -> str:
             width=view.board.width, height=view.board.height, rule=words.rule_name(view.rule)
         )
         if view.opening is not None:
-            from bot.opening_words import RULE_NAMES
+            from bot.text.opening_words import RULE_NAMES
 
             title += _(" · {opening} opening").format(opening=RULE_NAMES[view.opening.rule])
         return title
@@ -370,7 +370,7 @@ def status_line(view: GameView, names: Callable[[Player], str] = player_label) -
     if view.status is GameStatus.PENDING:
         return _("{players} · waiting for the challenge to be accepted").format(players=players)
     if view.status is GameStatus.ACTIVE and view.in_opening:
-        from bot.opening_words import opening_status
+        from bot.text.opening_words import opening_status
 
         return f"{players} · {opening_status(view, names)}"
     if view.status is GameStatus.ACTIVE:
@@ -392,7 +392,7 @@ def status_line(view: GameView, names: Callable[[Player], str] = player_label) -
         )
     outcome = view.outcome
     if outcome is None or outcome.termination is Termination.ABANDONED:
-        from bot.words import end_reason_words
+        from bot.text.words import end_reason_words
         from storage.repository import Player as Seat
 
         record = view.record

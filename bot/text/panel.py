@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from typing import Final
 
-from bot.render import Window
+from bot.text.render import Window
 from engine.board import Board
 from engine.types import Color, Point
 

@@ -20,11 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
-from bot.ai import AIError
-from bot.errors import generic_message, user_message
-from bot.i18n import N_, _, from_system, ngettext, set_current, using
-from bot.render import compact_board, forbidden_points, game_name, window
-from bot.service import (
+from bot.core.ai import AIError
+from bot.core.service import (
     DEFAULT_LEVEL,
     GameService,
     GameView,
@@ -32,6 +29,9 @@ from bot.service import (
     NoActiveGameError,
     UndoRequest,
 )
+from bot.text.i18n import N_, _, from_system, ngettext, set_current, using
+from bot.text.refusals import generic_message, user_message
+from bot.text.render import compact_board, forbidden_points, game_name, window
 from engine.errors import GomokuError, InvalidPointError
 from engine.types import Color, Game, Level, Point, Rule, Termination
 from storage.repository import Player, StorageError
@@ -204,7 +204,7 @@ def plain_board(board: Board) -> str:
 def player_name(player: Player) -> str:
     """A player as the terminal names them."""
     if player.level is not None:
-        from bot.words import level_name
+        from bot.text.words import level_name
 
         return _("AI ({level})").format(level=level_name(player.level))
     if player.user_id == PLAYER_TWO:
@@ -302,7 +302,7 @@ class Console:
         """Who plays, whose turn, or how it ended."""
         board = view.board
         if view.game is Game.GOMOKU:
-            from bot.words import rule_name
+            from bot.text.words import rule_name
 
             title = _("Gomoku {width}x{height} {rule}").format(
                 width=board.width, height=board.height, rule=rule_name(view.rule)
@@ -637,7 +637,7 @@ async def main(
 ) -> None:
     """Run a terminal session on the store the settings name (``db_path`` by default), in
     the system's language (LC_ALL, LC_MESSAGES, LANG)."""
-    from bot.ai import ProcessPoolRunner
+    from bot.core.ai import ProcessPoolRunner
 
     set_current(from_system(settings.system_locale))  # this task's language, and its children's
     from storage.opening import open_repository
