@@ -1,7 +1,7 @@
 """The one place where a failed interaction is answered: ``GomokuTree.on_error`` and ``report``.
 
 Every error of a slash command, an autocomplete or a button ends here. ``report`` asks
-``bot.text.refusals.user_message`` for the words and answers privately (ephemeral), through the
+``refusal_message`` for the words and answers privately (ephemeral), through the
 initial response when it is still free and through a followup otherwise. An error without
 words is a bug: it is logged with its traceback and the player sees one generic line, never
 the traceback or the exception text.
@@ -17,13 +17,14 @@ import functools
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import discord
 from discord import app_commands
 
+from bot.text.i18n import N_, _, number
 from bot.text.refusals import generic_message, user_message
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ __all__ = [
     "MalformedOptionsError",
     "UserCooldown",
     "needs_channel_permissions",
+    "refusal_message",
     "report",
 ]
 
@@ -222,7 +224,7 @@ def needs_channel_permissions(*names: str) -> Callable[[T], T]:
 
 async def report(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Tell the user privately what went wrong; log what has no words (a bug)."""
-    message = user_message(error)
+    message = refusal_message(error)
     if message is None:
         command = interaction.command.qualified_name if interaction.command else None
         log.error(
@@ -246,3 +248,51 @@ async def report(interaction: discord.Interaction[Any], error: BaseException) ->
     except discord.HTTPException:
         # The interaction expired or was answered elsewhere; nothing left to tell the user.
         log.warning("could not report %r to user %s", error, interaction.user.id)
+
+
+_PERMISSIONS: Final = {
+    "view_channel": N_("View Channel"),
+    "send_messages": N_("Send Messages"),
+    "send_messages_in_threads": N_("Send Messages In Threads"),
+    "embed_links": N_("Embed Links"),
+    "attach_files": N_("Attach Files"),
+    "read_message_history": N_("Read Message History"),
+    "create_public_threads": N_("Create Public Threads"),
+    "manage_threads": N_("Manage Threads"),
+    "manage_messages": N_("Manage Messages"),
+    "manage_guild": N_("Manage Server"),
+}
+
+
+def _permission_names(names: Iterable[str]) -> str:
+    return _(", ").join(
+        _(_PERMISSIONS[name])
+        if name in _PERMISSIONS
+        else name.replace("_", " ").title().replace("Guild", "Server")
+        for name in names
+    )
+
+
+def refusal_message(error: BaseException) -> str | None:
+    """The words for ``error``: a refusal of the game (``bot.text.refusals.user_message``) or
+    of discord.py's command framework (cooldown, missing permissions, no DMs); None for a
+    bug."""
+    match error:
+        case MalformedOptionsError():
+            return _("That command came with options it does not take. Pick it from the menu.")
+        case app_commands.CommandOnCooldown(retry_after=retry_after):
+            seconds = max(1, round(retry_after))
+            return _("Slow down: you can use a command again in {seconds} s.").format(
+                seconds=number(seconds)
+            )
+        case app_commands.BotMissingPermissions(missing_permissions=missing):
+            return _("I need the {names} permission in this channel to host a game here.").format(
+                names=_permission_names(missing)
+            )
+        case app_commands.MissingPermissions(missing_permissions=missing):
+            return _("You need the {names} permission for that.").format(
+                names=_permission_names(missing)
+            )
+        case app_commands.NoPrivateMessage():
+            return _("That only works in a server channel.")
+    return user_message(error)

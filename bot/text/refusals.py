@@ -1,7 +1,6 @@
 """The one table of words players see when something is refused.
 
-``user_message(error)`` turns an engine, service, AI or storage error, or a refusal of
-discord.py's command framework (cooldown, missing permissions, no DMs), into a short sentence
+``user_message(error)`` turns an engine, service, AI or storage error into a short sentence
 for the player in the current language (``bot.text.i18n``; Discord replies privately with it,
 the terminal prints it). Errors carry data,
 never prose; this module is the only place that phrases them. Text the user typed is never
@@ -11,7 +10,6 @@ echoed raw: ``quote`` strips what could format, mention or break out of a code s
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
 from typing import Final
 
 from bot.core.admission import StartsBusyError
@@ -44,7 +42,7 @@ from bot.core.service import (
     UndoPendingError,
     UnknownButtonError,
 )
-from bot.text.i18n import N_, _, number
+from bot.text.i18n import N_, _
 from bot.text.opening_words import error_message as opening_message
 from engine.errors import (
     ColumnFullError,
@@ -76,6 +74,10 @@ from storage.repository import (
 )
 
 __all__ = ["generic_message", "quote", "startup_message", "user_message"]
+
+# What bot.core.service gives as ``InvalidOptionError.allowed`` besides lists of values: marked
+# here for the catalogues, translated where the refusal is phrased.
+_ALLOWED_WORDS: Final = (N_("Gomoku only"), N_("the renju rule on 15x15"))
 
 _QUOTE_LIMIT: Final = 24
 
@@ -261,59 +263,6 @@ def user_message(error: BaseException) -> str | None:
             return _("The game changed at that same moment. Look at the board and try again.")
         case GameNotFoundError():
             return _("That game no longer exists.")
-    if type(error).__module__.startswith(("discord.", "bot.reporting")):
-        return _discord_message(error)
-    return None
-
-
-_PERMISSIONS: Final = {
-    "view_channel": N_("View Channel"),
-    "send_messages": N_("Send Messages"),
-    "send_messages_in_threads": N_("Send Messages In Threads"),
-    "embed_links": N_("Embed Links"),
-    "attach_files": N_("Attach Files"),
-    "read_message_history": N_("Read Message History"),
-    "create_public_threads": N_("Create Public Threads"),
-    "manage_threads": N_("Manage Threads"),
-    "manage_messages": N_("Manage Messages"),
-    "manage_guild": N_("Manage Server"),
-}
-
-
-def _permission_names(names: Iterable[str]) -> str:
-    return _(", ").join(
-        _(_PERMISSIONS[name])
-        if name in _PERMISSIONS
-        else name.replace("_", " ").title().replace("Guild", "Server")
-        for name in names
-    )
-
-
-def _discord_message(error: BaseException) -> str | None:
-    # Refusals of discord.py's command framework rather than of the game. Imported here, not
-    # at the top: the terminal front-end uses this table too and never loads discord.py.
-    from discord import app_commands
-
-    from bot.reporting import MalformedOptionsError
-
-    match error:
-        case MalformedOptionsError():
-            return _("That command came with options it does not take. Pick it from the menu.")
-        case app_commands.CommandOnCooldown(retry_after=retry_after):
-            seconds = max(1, round(retry_after))
-            return _("Slow down: you can use a command again in {seconds} s.").format(
-                seconds=number(seconds)
-            )
-        case app_commands.BotMissingPermissions(missing_permissions=missing):
-            return _("I need the {names} permission in this channel to host a game here.").format(
-                names=_permission_names(missing)
-            )
-        case app_commands.MissingPermissions(missing_permissions=missing):
-            return _("You need the {names} permission for that.").format(
-                names=_permission_names(missing)
-            )
-        case app_commands.NoPrivateMessage():
-            return _("That only works in a server channel.")
     return None
 
 

@@ -15,13 +15,12 @@ no-entry sign.
 from __future__ import annotations
 
 import enum
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
+from bot.core.positions import forbidden_points
 from bot.text import words
 from bot.text.i18n import _, ngettext, number
 from engine.board import Board
@@ -62,7 +61,6 @@ VIEWPORT: Final = 9  # the phone-sized window's side
 COMPACT_PHONE: Final = 15  # columns of a compact (code block) board a phone shows unwrapped
 ZWSP: Final = "\u200b"  # keeps regional-indicator headers from merging into flags
 _REGIONAL_A: Final = 0x1F1E6
-_FORBIDDEN_CACHE: Final = 1024  # renju positions whose forbidden points are kept
 _KEYCAPS: Final = ("1️⃣", "2️⃣", "3️⃣", "4️⃣", "5️⃣", "6️⃣", "7️⃣", "8️⃣", "9️⃣", "🔟")
 
 
@@ -154,34 +152,6 @@ def window(board: Board, side: int | None = VIEWPORT) -> Window:
         x0 = _clamp(last.x - w + 1, x0, last.x)
         y0 = _clamp(last.y - h + 1, y0, last.y)
     return Window(x0, y0, x0 + w - 1, y0 + h - 1)
-
-
-_forbidden: OrderedDict[tuple[int, int, int], frozenset[Point]] = OrderedDict()
-_forbidden_lock = threading.Lock()  # the PNG renderer asks from worker threads
-
-
-def forbidden_points(board: Board) -> frozenset[Point]:
-    """The renju points forbidden to Black in this position (empty for other rules), worked
-    out once per position: every render and every ``/place`` suggestion of one position asks,
-    and the engine takes milliseconds of pure Python for it.
-
-    Positions are told apart by size and Zobrist key (stones and side to move), so a board
-    that gets a move, an undo or a copy gets its own answer.
-    """
-    if board.rule is not Rule.RENJU:
-        return frozenset()
-    key = (board.width, board.height, board.key)
-    with _forbidden_lock:
-        found = _forbidden.get(key)
-        if found is not None:
-            _forbidden.move_to_end(key)
-            return found
-    found = frozenset(board.forbidden_points())
-    with _forbidden_lock:
-        _forbidden[key] = found
-        while len(_forbidden) > _FORBIDDEN_CACHE:
-            _forbidden.popitem(last=False)
-    return found
 
 
 def _marks(

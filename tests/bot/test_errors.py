@@ -9,6 +9,7 @@ from discord import app_commands
 
 from bot.core import service
 from bot.core.ai import AIError
+from bot.reporting import refusal_message
 from bot.text.refusals import generic_message, quote, user_message
 from engine import errors as engine_errors
 from engine.board import Board
@@ -152,7 +153,7 @@ def test_an_active_game_is_never_called_not_played() -> None:
 def test_unknown_errors_have_no_words() -> None:
     assert user_message(RuntimeError("boom")) is None
     assert user_message(KeyError("x")) is None
-    assert user_message(app_commands.CheckFailure("some other check")) is None
+    assert refusal_message(app_commands.CheckFailure("some other check")) is None
     assert generic_message()
 
 
@@ -180,7 +181,7 @@ def test_a_late_move_says_it_lost_on_time() -> None:
     ids=["cooldown", "cooldown-under-a-second", "bot-permissions", "user-permissions", "dm"],
 )
 def test_discord_refusals_have_words(error: app_commands.AppCommandError, words: str) -> None:
-    message = user_message(error)
+    message = refusal_message(error)
     assert message is not None
     assert words in message
     assert message[0].isupper()

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.core import positions
 from bot.core.service import GameView
-from bot.text import render
 from bot.text.render import (
     MAX_MESSAGE,
     VIEWPORT,
@@ -223,7 +223,7 @@ def counted_forbidden(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return engine_forbidden_points(board)
 
     monkeypatch.setattr(Board, "forbidden_points", counting)
-    monkeypatch.setattr(render, "_forbidden", OrderedDict())
+    monkeypatch.setattr(positions, "_forbidden", OrderedDict())
     return calls
 
 

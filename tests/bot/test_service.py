@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot.core import positions
 from bot.core.ai import AIError, AIMove, AIRequest
 from bot.core.service import (
     AIFailedError,
@@ -42,7 +43,6 @@ from bot.core.service import (
     UndoRequest,
     UndoResult,
 )
-from bot.text import render
 from engine.board import Board
 from engine.errors import (
     ColumnFullError,
@@ -732,7 +732,7 @@ async def test_suggestions_follow_renju_forbidden_points_move_by_move(
         return engine_forbidden_points(board)
 
     monkeypatch.setattr(Board, "forbidden_points", counting)
-    monkeypatch.setattr(render, "_forbidden", OrderedDict())  # other tests' positions out
+    monkeypatch.setattr(positions, "_forbidden", OrderedDict())  # other tests' positions out
     j8, i10 = Point.parse("j8"), Point.parse("i10")
     for typed in ("", "j", "j8", "i"):  # keystrokes of one /place: one position
         assert j8 not in await service.suggest_points(CHANNEL, typed, limit=300)

@@ -63,8 +63,8 @@ from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
 import numpy as np
 
 from bot.core.ai import AIError, AIRequest
-from bot.text.i18n import LANGUAGES, N_
-from bot.text.render import forbidden_points
+from bot.core.languages import LANGUAGES
+from bot.core.positions import forbidden_points
 from engine.board import MAX_SIZE, MIN_SIZE, Board
 from engine.errors import (
     GomokuError,
@@ -691,9 +691,9 @@ def _check_opening(game: Game, board: Board, opening: str) -> None:
         allowed = ", ".join(r.value for r in OpeningRule)
         raise InvalidOptionError("opening", opening, allowed) from None
     if game is not Game.GOMOKU:
-        raise InvalidOptionError("opening", opening, N_("Gomoku only"))
+        raise InvalidOptionError("opening", opening, "Gomoku only")
     if rule.is_renju and (board.rule is not Rule.RENJU or board.size != 15):
-        raise InvalidOptionError("opening", opening, N_("the renju rule on 15x15"))
+        raise InvalidOptionError("opening", opening, "the renju rule on 15x15")
 
 
 def _replay_opening(stored: GameOpening, record: GameRecord, points: Sequence[Point]) -> Opening:
@@ -1949,7 +1949,7 @@ class GameService:
         """Remember the language ``user_id`` wants replies in; None follows Discord again.
 
         Raises:
-            InvalidOptionError: not one of ``bot.text.i18n.LANGUAGES``.
+            InvalidOptionError: not one of ``bot.core.languages.LANGUAGES``.
         """
         if language is not None and language not in LANGUAGES:
             raise InvalidOptionError("language", language, ", ".join(LANGUAGES))
@@ -1982,8 +1982,8 @@ class GameService:
         ``clear_turn_time`` removes the clock; an empty ``allowed_channel_ids`` allows all;
         ``clear_moderator_role`` leaves ending games to Manage Messages alone;
         ``rated_opening``: an ``OpeningRule`` value for rated games, or "none";
-        ``language``: one of ``bot.text.i18n.LANGUAGES`` for public messages, or "discord" (follow
-        the server's Discord language).
+        ``language``: one of ``bot.core.languages.LANGUAGES`` for public messages, or
+        "discord" (follow the server's Discord language).
         A new turn time (or ``ai_clock``) reaches the guild's open games from their next turn.
 
         Raises:
