@@ -7,6 +7,7 @@ from typing import Any
 
 import discord
 
+from bot.host import host_of
 from bot.text import words
 from storage.repository import Player
 
@@ -26,7 +27,7 @@ async def display_name(interaction: discord.Interaction[Any], player: Player) ->
         if guild is not None:
             member = guild.get_member(player.user_id) or await guild.fetch_member(player.user_id)
             return member.display_name
-        user: discord.User = await interaction.client.fetch_user(player.user_id)
+        user: discord.User = await host_of(interaction).fetch_user(player.user_id)
         return user.display_name
     except discord.HTTPException:
         return words.someone()

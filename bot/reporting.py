@@ -16,24 +16,19 @@ from __future__ import annotations
 import functools
 import logging
 import math
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import discord
 from discord import app_commands
 
+from bot.host import Interaction, host_of
 from bot.text.i18n import N_, _, number
 from bot.text.refusals import generic_message, user_message
-
-if TYPE_CHECKING:
-    from bot.client import GomokuBot
 
 __all__ = [
     "GomokuTree",
     "MalformedOptionsError",
-    "UserCooldown",
     "needs_channel_permissions",
     "refusal_message",
     "report",
@@ -49,57 +44,26 @@ T = TypeVar("T")
 GAME_PERMISSIONS: Final = ("view_channel", "send_messages", "embed_links", "read_message_history")
 
 
-@dataclass(slots=True)
-class UserCooldown:
-    """A token bucket per user: ``rate`` commands per ``per`` seconds across all commands."""
-
-    rate: int = 5
-    per: float = 5.0
-    clock: Callable[[], float] = time.monotonic
-    _buckets: dict[int, app_commands.Cooldown] = field(default_factory=dict)
-
-    def hit(self, user_id: int) -> app_commands.Cooldown | None:
-        """Spend one token for ``user_id``; the exhausted bucket when the user must wait."""
-        now = self.clock()
-        if len(self._buckets) > 10_000:
-            # Forget users whose bucket is full again: they are indistinguishable from new ones.
-            self._buckets = {
-                uid: bucket
-                for uid, bucket in self._buckets.items()
-                if bucket.get_tokens(now) < bucket.rate
-            }
-        bucket = self._buckets.get(user_id)
-        if bucket is None:
-            bucket = self._buckets[user_id] = app_commands.Cooldown(self.rate, self.per)
-        if bucket.update_rate_limit(now) is not None:
-            return bucket
-        return None
-
-    def retry_after(self, bucket: app_commands.Cooldown) -> float:
-        """Seconds until ``bucket`` has a token again."""
-        return bucket.get_retry_after(self.clock())
-
-
-class GomokuTree(app_commands.CommandTree["GomokuBot"]):
+class GomokuTree(app_commands.CommandTree[discord.Client]):
     """The command tree: shared checks before a command, one error handler after it."""
 
-    async def interaction_check(self, interaction: discord.Interaction[GomokuBot], /) -> bool:
+    async def interaction_check(self, interaction: Interaction, /) -> bool:
         """Refuse options that do not fit the command; apply the per-user cooldown to every
         command (not to autocomplete). First of all, the language of the answer."""
-        await interaction.client.enter(interaction)
+        await host_of(interaction).set_answer_language(interaction)
         if not self._options_fit(interaction):
             if interaction.type is discord.InteractionType.autocomplete:
                 return False  # it can only answer with choices; there are none for this
             raise MalformedOptionsError()
         if interaction.type is discord.InteractionType.autocomplete:
             return True
-        cooldown = interaction.client.cooldown
+        cooldown = host_of(interaction).cooldown
         bucket = cooldown.hit(interaction.user.id)
         if bucket is not None:
             raise app_commands.CommandOnCooldown(bucket, cooldown.retry_after(bucket))
         return True
 
-    def _options_fit(self, interaction: discord.Interaction[GomokuBot]) -> bool:
+    def _options_fit(self, interaction: Interaction) -> bool:
         data: Any = interaction.data or {}
         name = data.get("name")
         if data.get("type", 1) != 1:
@@ -115,10 +79,10 @@ class GomokuTree(app_commands.CommandTree["GomokuBot"]):
         )
 
     async def on_error(
-        self, interaction: discord.Interaction[GomokuBot], error: app_commands.AppCommandError, /
+        self, interaction: Interaction, error: app_commands.AppCommandError, /
     ) -> None:
         """Answer privately with the error's words (discord.py chains the real one with from)."""
-        interaction.client.dispatch("app_command_failure", interaction)  # for bot.metrics
+        host_of(interaction).dispatch("app_command_failure", interaction)  # for bot.metrics
         await report(interaction, error.__cause__ or error)
 
 

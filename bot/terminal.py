@@ -24,7 +24,7 @@ from bot.core.ai import AIError
 from bot.core.service import (
     DEFAULT_LEVEL,
     GameService,
-    GameView,
+    GameState,
     MoveResult,
     NoActiveGameError,
     UndoRequest,
@@ -282,7 +282,7 @@ class Console:
         self.output = output
         self.colour = output.isatty() if colour is None else colour
         self.channel_id = channel_id
-        self.view: GameView | None = None
+        self.view: GameState | None = None
 
     # ---- output
 
@@ -291,14 +291,14 @@ class Console:
         self.output.write(text + "\n")
         self.output.flush()
 
-    def show(self, view: GameView) -> None:
+    def show(self, view: GameState) -> None:
         """Print the board and one status line."""
         self.view = view
         board = view.board
         self.say(ansi_board(board) if self.colour else plain_board(board))
         self.say(self.status(view))
 
-    def status(self, view: GameView) -> str:
+    def status(self, view: GameState) -> str:
         """Who plays, whose turn, or how it ended."""
         board = view.board
         if view.game is Game.GOMOKU:
@@ -470,14 +470,14 @@ class Console:
         self.show(view)
         await self._ai_turns(view)
 
-    def _mover(self, view: GameView) -> int:
+    def _mover(self, view: GameState) -> int:
         """The user id acting now: whoever is to move (two people share the keyboard)."""
         player = view.to_move
         if player is not None and player.user_id is not None:
             return player.user_id
         return view.humans[0] if view.humans else PLAYER_ONE
 
-    async def _current(self) -> GameView:
+    async def _current(self) -> GameState:
         return await self.service.board(self.channel_id)
 
     async def move(self, text: str) -> None:
@@ -525,12 +525,12 @@ class Console:
         await self._ai_turns(result.game)
 
     @staticmethod
-    def _where(view: GameView, point: Point) -> str:
+    def _where(view: GameState, point: Point) -> str:
         if view.board.gravity:
             return _("column {column}").format(column=point.x + 1)
         return str(point)
 
-    async def _ai_turns(self, view: GameView) -> None:
+    async def _ai_turns(self, view: GameState) -> None:
         while view.is_ai_turn:
             mover = view.to_move
             assert mover is not None
@@ -565,7 +565,7 @@ class Console:
         self.show(answer_view)
 
     @staticmethod
-    def _last_mover(view: GameView) -> int:
+    def _last_mover(view: GameState) -> int:
         """Whose move an undo takes back: the human who moved last."""
         for move in reversed(view.board.moves):
             user = view.player(move.color).user_id

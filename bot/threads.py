@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import discord
 from discord import app_commands
 
-from bot.core.service import GameView
+from bot.core.service import GameState
+from bot.host import GameHost, Interaction, host_of
 from bot.names import display_name
 from bot.text import i18n, render, words
-
-if TYPE_CHECKING:
-    from bot.client import GomokuBot
 
 __all__ = [
     "THREAD_PERMISSIONS",
@@ -36,13 +34,13 @@ log = logging.getLogger(__name__)
 THREAD_PERMISSIONS: Final = ("create_public_threads", "send_messages_in_threads")
 
 
-async def uses_threads(interaction: discord.Interaction[GomokuBot]) -> bool:
+async def uses_threads(interaction: Interaction) -> bool:
     """Whether a game started here goes into its own thread; checked before the game is made,
     so a missing permission refuses the start (named) and leaves nothing behind."""
     channel = interaction.channel
     if interaction.guild_id is None or not isinstance(channel, discord.TextChannel):
         return False
-    settings = await interaction.client.guild_settings(interaction.guild_id)
+    settings = await host_of(interaction).guild_settings(interaction.guild_id)
     if not settings.use_threads:
         return False
     have = interaction.app_permissions
@@ -52,7 +50,7 @@ async def uses_threads(interaction: discord.Interaction[GomokuBot]) -> bool:
     return True
 
 
-def _players(view: GameView) -> str:
+def _players(view: GameState) -> str:
     return words.versus(render.player_label(view.black), render.player_label(view.white))
 
 
@@ -64,23 +62,23 @@ class Announcement:
     name: str  # the thread's
 
 
-async def announcement(interaction: discord.Interaction[GomokuBot], view: GameView) -> Announcement:
+async def announcement(interaction: Interaction, view: GameState) -> Announcement:
     """The channel's line and the thread's name for ``view`` (the players' names in them
     cost a request each when the member is not cached)."""
     black = await display_name(interaction, view.black)
     white = await display_name(interaction, view.white)
-    with i18n.using(await interaction.client.server_language(view.guild_id)):  # public
+    with i18n.using(await host_of(interaction).server_language(view.guild_id)):  # public
         line = words.thread_started(_players(view))
         name = words.thread_name(black, white, render.game_name(view.game), view.game_id)
     return Announcement(line, name)
 
 
 async def host_in_thread(
-    interaction: discord.Interaction[GomokuBot], view: GameView, announced: Announcement
-) -> GameView:
+    interaction: Interaction, view: GameState, announced: Announcement
+) -> GameState:
     """Answer the start command with the channel's line, open a thread from it, move the game
     there and draw its board in it. Returns the game as it now stands."""
-    bot = interaction.client
+    bot = host_of(interaction)
     channel = interaction.channel
     assert isinstance(channel, discord.TextChannel)
     line, name = announced.line, announced.name
@@ -103,15 +101,15 @@ async def host_in_thread(
         # The permissions were there a moment ago; whatever refused the thread, the game is
         # made and the players wait: host it in the channel after all.
         log.warning("could not open a thread for game %s; it stays in the channel", view.game_id)
-        await bot.show_game(view)
+        await bot.table.show_game(view)
         return view
     await bot.service.move_to_thread(view.game_id, thread.id, parent_channel_id=channel.id)
     moved = await bot.service.game(view.game_id)
-    await bot.show_game(moved)
+    await bot.table.show_game(moved)
     return moved
 
 
-async def close_thread(bot: GomokuBot, view: GameView) -> None:
+async def close_thread(bot: GameHost, view: GameState) -> None:
     """The game in a thread ended: one line in the channel, then archive the thread."""
     parent = view.record.parent_channel_id
     if parent is None:

@@ -10,16 +10,14 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import discord
 from discord import app_commands
 
+from bot.host import Interaction, host_of
 from engine.errors import InvalidPointError
 from engine.types import COLUMNS, Point
-
-if TYPE_CHECKING:
-    from bot.client import GomokuBot
 
 __all__ = ["MAX_CHOICES", "Cell", "PointTransformer"]
 
@@ -64,10 +62,10 @@ class Cell:
             raise InvalidPointError(text) from error
 
 
-class PointTransformer(app_commands.Transformer["GomokuBot"]):
+class PointTransformer(app_commands.Transformer[discord.Client]):
     """``/place cell``: parses the text into a ``Cell``; suggests empty points near the action."""
 
-    async def transform(self, interaction: discord.Interaction[GomokuBot], value: str, /) -> Cell:
+    async def transform(self, interaction: Interaction, value: str, /) -> Cell:
         """Parse what was typed (errors reach ``report`` chained under TransformerError)."""
         if not isinstance(value, str):
             # Discord sends a string for a string option; a forged request may not.
@@ -75,14 +73,14 @@ class PointTransformer(app_commands.Transformer["GomokuBot"]):
         return Cell.parse(value)
 
     async def autocomplete(  # type: ignore[override]
-        self, interaction: discord.Interaction[GomokuBot], value: str, /
+        self, interaction: Interaction, value: str, /
     ) -> list[app_commands.Choice[str]]:
         """Up to 25 legal points of this channel's game that start with what was typed."""
         if interaction.channel_id is None or not isinstance(value, str):
             return []
         try:
             names = await asyncio.wait_for(
-                interaction.client.service.suggest_moves(
+                host_of(interaction).service.suggest_moves(
                     interaction.channel_id, value.strip(), limit=MAX_CHOICES
                 ),
                 SUGGEST_WAIT,

@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 import discord
 
+from bot.host import GameHost
 from bot.text import i18n, render, words
 from storage.repository import GameStatus, PendingReply, TurnPing
 
 if TYPE_CHECKING:
-    from bot.client import GomokuBot
-    from bot.core.service import GameView
+    from bot.core.service import GameState
 
 __all__ = ["TOKEN_LIFE", "TurnPings", "finish_interrupted_replies", "remember_reply"]
 
@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 TOKEN_LIFE: Final = timedelta(minutes=15)  # Discord: an interaction token's life
 
 
-def _pinged_user(view: GameView) -> int | None:
+def _pinged_user(view: GameState) -> int | None:
     """Who a ping for ``view`` goes to: the player to move in a game between two people."""
     if view.status is not GameStatus.ACTIVE or len(view.humans) != 2:
         return None
@@ -65,7 +65,7 @@ class TurnPings:
         self._enabled: dict[int, bool] = {}  # guild id -> turn_pings, cached
         # game id -> the newest view not yet announced, the language to announce it in, and
         # the message already sent as its ping (a /place answer), if any
-        self._wanted: dict[int, tuple[GameView, str, int | None]] = {}
+        self._wanted: dict[int, tuple[GameState, str, int | None]] = {}
         # game id -> pings sent as answers for turns a newer one replaced before they were
         # taken up: (channel id, message id), each still to be deleted
         self._superseded: dict[int, list[tuple[int, int]]] = {}
@@ -76,7 +76,7 @@ class TurnPings:
         """The guild's settings changed."""
         self._enabled.pop(guild_id, None)
 
-    async def _allowed(self, bot: GomokuBot, guild_id: int | None) -> bool:
+    async def _allowed(self, bot: GameHost, guild_id: int | None) -> bool:
         if guild_id is None:
             return False
         enabled = self._enabled.get(guild_id)
@@ -85,7 +85,7 @@ class TurnPings:
             self._enabled[guild_id] = enabled
         return enabled
 
-    async def ping_target(self, bot: GomokuBot, view: GameView) -> int | None:
+    async def ping_target(self, bot: GameHost, view: GameState) -> int | None:
         """Who a ping for ``view`` would mention (None: no ping, the game or its server wants
         none)."""
         user_id = _pinged_user(view)
@@ -93,7 +93,7 @@ class TurnPings:
             return None
         return user_id
 
-    def announce(self, bot: GomokuBot, view: GameView, *, sent: int | None = None) -> None:
+    def announce(self, bot: GameHost, view: GameState, *, sent: int | None = None) -> None:
         """After ``view`` was drawn: have its player to move pinged (``update``) by the game's
         sending task, started if none runs. Returns at once; a newer view of the game replaces
         an older one still waiting. ``sent``: the message that already pinged them (a
@@ -112,7 +112,7 @@ class TurnPings:
         if sent is not None:
             self._superseded.setdefault(game_id, []).append((channel_id, sent))
 
-    async def _send(self, bot: GomokuBot, game_id: int) -> None:
+    async def _send(self, bot: GameHost, game_id: int) -> None:
         try:
             while (wanted := self._wanted.pop(game_id, None)) is not None:
                 view, language, sent = wanted
@@ -142,7 +142,7 @@ class TurnPings:
             task.cancel()
         await asyncio.gather(*late, return_exceptions=True)
 
-    async def update(self, bot: GomokuBot, view: GameView, *, sent: int | None = None) -> None:
+    async def update(self, bot: GameHost, view: GameState, *, sent: int | None = None) -> None:
         """Ping ``view``'s player to move (once per version), replacing the game's previous
         ping; a game that ended loses its ping. ``sent``: the message that already pinged
         them, stored as the ping instead of posting one. One game's updates run one at a time
@@ -207,14 +207,14 @@ class TurnPings:
             self._targets.pop(view.game_id, None)
 
 
-async def _delete(bot: GomokuBot, view: GameView, channel_id: int, message_id: int) -> None:
+async def _delete(bot: GameHost, view: GameState, channel_id: int, message_id: int) -> None:
     channel = bot.get_partial_messageable(channel_id, guild_id=view.guild_id)
     with contextlib.suppress(discord.HTTPException):
         await channel.get_partial_message(message_id).delete()
 
 
 async def remember_reply(
-    bot: GomokuBot, interaction: discord.Interaction[Any], game_id: int, message_id: int | None
+    bot: GameHost, interaction: discord.Interaction[Any], game_id: int, message_id: int | None
 ) -> PendingReply | None:
     """Store the deferred reply of ``interaction`` until the AI's move fills it in."""
     if message_id is None or bot.application_id is None:
@@ -231,10 +231,11 @@ async def remember_reply(
     return reply
 
 
-async def finish_interrupted_replies(bot: GomokuBot) -> int:
+async def finish_interrupted_replies(bot: GameHost) -> int:
     """On start-up: fill in every reply the last process left "thinking..." (while its token
     lives) with a short note that the board shows the game now; forget them all. Returns how
     many were filled in."""
+    assert isinstance(bot, discord.Client)  # a webhook answers through the bot's connection
     repository = bot.service.repository
     done = 0
     for reply in await repository.pending_replies():

@@ -3,7 +3,7 @@
 Every button is a ``discord.ui.DynamicItem`` whose custom id carries all it needs
 (``gomoku:<game_id>:<action>...``), so a button on a message from before a restart still works:
 discord.py rebuilds the item from the id. A button does what a command does: one service call,
-then the bot redraws the game (``GomokuBot.show_game``). Who may press what is the service's
+then the bot redraws the game (``GameHost.show_game``). Who may press what is the service's
 business (``NotAPlayerError``, ``NotChallengedError`` ...); errors are answered privately by
 ``bot.reporting.report``.
 
@@ -34,21 +34,19 @@ from __future__ import annotations
 
 import io
 import re
-from typing import TYPE_CHECKING, Any, Final, Self, cast
+from typing import Any, Final, Self
 
 import discord
 from discord import app_commands
 
-from bot.core.service import GameStatus, GameView, UnknownButtonError
+from bot.core.service import GameState, GameStatus, UnknownButtonError
+from bot.host import GameHost, MovePlay, host_of
 from bot.reporting import report
 from bot.text import panel, render, words
 from bot.text.opening_words import choice_label
 from bot.text.render_png import render_png_async
 from engine.opening_rules import SOOSORV_MOST, Choice, Phase
 from engine.types import Color, Game, Point, column_letter
-
-if TYPE_CHECKING:
-    from bot.client import GomokuBot
 
 __all__ = [
     "ACTIONS",
@@ -76,10 +74,6 @@ _MARKS: Final = {Color.BLACK: "X", Color.WHITE: "O"}
 _EMPTY_LABEL: Final = "\u200b"  # a button needs a label or an emoji; this one draws nothing
 
 
-def _bot(interaction: discord.Interaction[Any]) -> GomokuBot:
-    return cast("GomokuBot", interaction.client)
-
-
 async def _edit(interaction: discord.Interaction[Any], **changes: Any) -> None:
     # The button's message: edited by the response, or after a deferral (a slow write) by
     # editing the original response.
@@ -97,8 +91,8 @@ class GameItem:
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Run ``act`` under the user's cooldown; answer any error privately."""
         try:
-            await _bot(interaction).enter(interaction)
-            cooldown = _bot(interaction).cooldown
+            await host_of(interaction).set_answer_language(interaction)
+            cooldown = host_of(interaction).cooldown
             bucket = cooldown.hit(interaction.user.id)
             if bucket is not None:
                 raise app_commands.CommandOnCooldown(bucket, cooldown.retry_after(bucket))
@@ -144,18 +138,22 @@ class ChallengeButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Accept (the game starts) or decline (the challenge closes); redraw the message."""
-        bot = _bot(interaction)
+        bot = host_of(interaction)
         user_id = interaction.user.id
         if self.accept:
-            view = await bot.in_time(interaction, bot.service.accept(self.game_id, user_id))
+            view = await bot.table.defer_if_slow(
+                interaction, bot.service.accept(self.game_id, user_id)
+            )
         else:
-            end = await bot.in_time(interaction, bot.service.decline(self.game_id, user_id))
+            end = await bot.table.defer_if_slow(
+                interaction, bot.service.decline(self.game_id, user_id)
+            )
             view = end.game
         # The challenge is the board message: its redraw answers the button (one request),
         # unless a slow write deferred it or the board is drawn elsewhere.
-        await bot.answer_with_board(interaction, view)
+        await bot.table.answer_with_board(interaction, view)
         if view.is_ai_turn:
-            await bot.play_ai(view.game_id)
+            await bot.table.play_ai(view.game_id)
 
 
 class ResignButton(
@@ -186,15 +184,15 @@ class ResignButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Resign the game the button belongs to, then redraw the board."""
-        bot = _bot(interaction)
+        bot = host_of(interaction)
         if interaction.channel_id is None:
             return
-        end = await bot.in_time(
+        end = await bot.table.defer_if_slow(
             interaction,
             bot.service.resign(interaction.channel_id, interaction.user.id, game_id=self.game_id),
         )
         await _edit(interaction, content=words.resigned(), view=None)
-        await bot.show_game(end.game, ratings=end.ratings)
+        await bot.table.show_game(end.game, ratings=end.ratings)
 
 
 class UndoButton(
@@ -229,15 +227,15 @@ class UndoButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Answer the request; on yes the moves go and the board is redrawn."""
-        bot = _bot(interaction)
-        result = await bot.in_time(
+        bot = host_of(interaction)
+        result = await bot.table.defer_if_slow(
             interaction,
             bot.service.answer_undo(self.game_id, interaction.user.id, accept=self.accept),
         )
         text = words.undo_answered(allowed=result is not None)
         await _edit(interaction, content=text, view=None)
         if result is not None:
-            await bot.show_game(result.game)
+            await bot.table.show_game(result.game)
 
 
 class GridButton(
@@ -277,9 +275,8 @@ class GridButton(
         """Play this square."""
         if interaction.channel_id is None:
             return
-        await _bot(interaction).play_move(
-            interaction, point=self.point, column=None, game_id=self.game_id, on_board=True
-        )
+        move = MovePlay.on_board(self.game_id, point=self.point)
+        await host_of(interaction).table.play_move(interaction, move)
 
 
 class ColumnButton(
@@ -314,9 +311,8 @@ class ColumnButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Drop the stone."""
-        await _bot(interaction).play_move(
-            interaction, point=None, column=self.column, game_id=self.game_id, on_board=True
-        )
+        move = MovePlay.on_board(self.game_id, column=self.column)
+        await host_of(interaction).table.play_move(interaction, move)
 
 
 class MoveButton(
@@ -348,7 +344,7 @@ class MoveButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Only the player to move gets a panel; the rest are told why not."""
-        bot = _bot(interaction)
+        bot = host_of(interaction)
         view = await bot.service.panel(self.game_id, interaction.user.id)
         message = await panel_message(bot, view, interaction.user.id, panel.centred(view.board))
         await interaction.response.send_message(ephemeral=True, **_for_send(message))
@@ -385,11 +381,10 @@ class TapButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Play the point; then the panel shows the next turn (or what happened)."""
-        bot = _bot(interaction)
+        bot = host_of(interaction)
         user = interaction.user.id
-        await bot.play_move(
-            interaction, point=self.point, column=None, game_id=self.game_id, version=self.version
-        )
+        move = MovePlay.panel_tap(self.game_id, self.point, self.version)
+        await bot.table.play_move(interaction, move)
         view = await bot.service.game(self.game_id)
         if view.to_move is not None and view.color_of(user) is view.board.to_move:
             # Against the AI (or oneself) it is this player's turn again: a fresh panel.
@@ -439,7 +434,7 @@ class PanButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Redraw the panel one step over (refused once the game moved on)."""
-        bot = _bot(interaction)
+        bot = host_of(interaction)
         view = await bot.service.panel(self.game_id, interaction.user.id)
         if view.version != self.version:
             from bot.core.service import StalePanelError
@@ -479,18 +474,18 @@ class RematchButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Start the new game (or challenge), posted as this button's answer."""
-        bot = _bot(interaction)
-        view = await bot.in_time(
+        bot = host_of(interaction)
+        view = await bot.table.defer_if_slow(
             interaction, bot.service.rematch(self.game_id, interaction.user.id), thinking=True
         )
         bot.wake_deadlines(view)
         if view.is_ai_turn:
             if not interaction.response.is_done():
                 await interaction.response.defer(thinking=True)
-            await bot.respond_with_board(interaction, view)
-            await bot.play_ai(view.game_id, interaction=interaction)
+            await bot.table.respond_with_board(interaction, view)
+            await bot.table.play_ai(view.game_id, interaction=interaction)
         else:
-            await bot.respond_with_board(interaction, view)
+            await bot.table.respond_with_board(interaction, view)
 
 
 class OpeningButton(
@@ -523,13 +518,13 @@ class OpeningButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Take the step; redraw; let the AI take its steps."""
-        bot = _bot(interaction)
+        bot = host_of(interaction)
         await interaction.response.defer()
         result = await bot.service.opening_choice(self.game_id, interaction.user.id, self.word)
         bot.wake_deadlines(result.game)
-        await bot.show_game(result.game, interaction=interaction)
+        await bot.table.show_game(result.game, interaction=interaction)
         if result.ai_due:
-            await bot.play_ai(self.game_id)
+            await bot.table.play_ai(self.game_id)
 
 
 ACTIONS: Final = (
@@ -588,7 +583,7 @@ def unknown_button(known: tuple[type[Any], ...]) -> type[discord.ui.DynamicItem[
     return UnknownButton
 
 
-def _opening_buttons(view: GameView) -> discord.ui.View | None:
+def _opening_buttons(view: GameState) -> discord.ui.View | None:
     opening = view.opening
     assert opening is not None
     if opening.phase is Phase.CHOOSE:
@@ -622,7 +617,7 @@ def undo_view(game_id: int) -> discord.ui.View:
     return _view([UndoButton(game_id, True), UndoButton(game_id, False)])
 
 
-def game_buttons(view: GameView) -> discord.ui.View | None:
+def game_buttons(view: GameState) -> discord.ui.View | None:
     """The buttons under a board: challenge answers, the tic-tac-toe grid or column buttons.
 
     Gomoku boards get none (a 15x15 board is text or an image; moves are typed with /place).
@@ -690,7 +685,7 @@ def _for_send(message: dict[str, Any]) -> dict[str, Any]:
 
 
 async def panel_message(
-    bot: GomokuBot, view: GameView, user_id: int, window: render.Window
+    bot: GameHost, view: GameState, user_id: int, window: render.Window
 ) -> dict[str, Any]:
     """The private panel of ``view`` for ``user_id`` (the player to move) showing ``window``:
     the board in the user's chosen view, 5x5 point buttons (empty points play, stones and

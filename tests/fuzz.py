@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.app import create_bot
+from bot.cooldown import UserCooldown
 from bot.core.service import GameService
-from bot.reporting import UserCooldown
 from bot.settings import Settings
 from bot.terminal import Console, _limited_lines
 from bot.text.refusals import generic_message

@@ -7,7 +7,7 @@ Discord applies to top-level commands only) hides them from members who cannot u
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import discord
 from discord import app_commands
@@ -15,13 +15,11 @@ from discord.ext import commands
 
 from bot.cogs.play_choices import RULES
 from bot.core.service import BOARD_STYLES, InvalidOptionError, idle_time
+from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, words
 from bot.text.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_field
 from engine.types import Rule
 from storage.repository import GuildSettings
-
-if TYPE_CHECKING:
-    from bot.client import GomokuBot
 
 __all__ = ["AdminCog", "AdminCommands", "settings_embed"]
 
@@ -98,7 +96,7 @@ class AdminCommands(commands.Cog):
     @app_commands.checks.has_permissions(manage_guild=True)
     async def settings(
         self,
-        interaction: discord.Interaction[GomokuBot],
+        interaction: Interaction,
         rule: str | None = None,
         turn_minutes: app_commands.Range[int, 0, 10080] | None = None,
         style: str | None = None,
@@ -115,7 +113,7 @@ class AdminCommands(commands.Cog):
         language: str | None = None,
     ) -> None:
         """Change this server's game settings (needs Manage Server)."""
-        service = interaction.client.service
+        service = host_of(interaction).service
         guild_id = interaction.guild_id
         if guild_id is None:
             raise app_commands.NoPrivateMessage()
@@ -155,13 +153,13 @@ class AdminCommands(commands.Cog):
             changes["rated_opening"] = rated_opening
         if language is not None:
             changes["language"] = language
-        updated = await interaction.client.in_time(
+        updated = await host_of(interaction).table.defer_if_slow(
             interaction,
             service.update_settings(guild_id, **changes),
             ephemeral=True,
             thinking=True,
         )
-        interaction.client.forget_settings(guild_id)
+        host_of(interaction).forget_settings(guild_id)
         if interaction.response.is_done():  # deferred: the write was slow
             await interaction.edit_original_response(embed=settings_embed(updated))
             return
@@ -183,5 +181,5 @@ class AdminCog(
     """``/gomoku-admin``: hidden from members without Manage Server (a server can change who
     sees it in Server Settings, Integrations); the check inside still applies."""
 
-    def __init__(self, bot: GomokuBot) -> None:
+    def __init__(self, bot: GameHost) -> None:
         self.bot = bot

@@ -14,22 +14,20 @@ from __future__ import annotations
 import asyncio
 import io
 import re
-from typing import TYPE_CHECKING, Any, Final, Self, TypeAlias, cast
+from typing import Any, Final, Self
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.core.review import Review, stored_review
-from bot.core.service import GameView, NoActiveGameError, Player
+from bot.core.service import GameState, NoActiveGameError, Player
+from bot.host import Interaction, host_of
 from bot.names import display_name
 from bot.text import history, render, words
 from bot.views import GameItem
 from engine.types import Game, Termination
 from storage.repository import GameRecord
-
-if TYPE_CHECKING:
-    from bot.client import GomokuBot
 
 __all__ = [
     "HistoryButton",
@@ -40,16 +38,11 @@ __all__ = [
     "replay_message",
 ]
 
-Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
 Button = discord.ui.Button[Any]
 
 _COLOUR: Final = 0x5865F2
 _MOVE_LIST_LIMIT: Final = 1900  # leaves room for the code fence within Discord's 2000
 _STEPS: Final = {"first": "⏮", "prev": "◀", "next": "▶", "last": "⏭"}
-
-
-def _bot(interaction: discord.Interaction[Any]) -> GomokuBot:
-    return cast("GomokuBot", interaction.client)
 
 
 # ---------------------------------------------------------------- history
@@ -119,7 +112,7 @@ class HistoryButton(
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Redraw the message with the page."""
         page = await history.history_page(
-            _bot(interaction).service,
+            host_of(interaction).service,
             self.user_id,
             guild_id=interaction.guild_id,
             page=self.page,
@@ -131,7 +124,7 @@ class HistoryButton(
 
 
 def replay_message(
-    view: GameView, ply: int, style: render.BoardStyle, review: Review | None = None
+    view: GameState, ply: int, style: render.BoardStyle, review: Review | None = None
 ) -> dict[str, Any]:
     """The keyword arguments of a replay step: the board after ``ply`` moves and ⏮ ◀ ▶ ⏭
     (with a ``review``, the engine's mark on the move just shown and its view of the position)."""
@@ -211,7 +204,7 @@ class ReplayButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Show the position the button leads to."""
-        bot = _bot(interaction)
+        bot = host_of(interaction)
         view = await history.visible_game(
             bot.service, self.game_id, user_id=interaction.user.id, guild_id=interaction.guild_id
         )
@@ -230,7 +223,7 @@ ACTIONS: Final = (HistoryButton, ReplayButton)
 # ---------------------------------------------------------------- names for exports
 
 
-async def display_names(interaction: Interaction, view: GameView) -> dict[Player, str]:
+async def display_names(interaction: Interaction, view: GameState) -> dict[Player, str]:
     """The players' display names in this server (an AI by its level); never an id."""
     return {player: await display_name(interaction, player) for player in (view.black, view.white)}
 
@@ -247,7 +240,7 @@ class HistoryCommands(commands.Cog):
         """List finished games in this server, newest first, with their ids."""
         target = user or interaction.user
         page = await history.history_page(
-            interaction.client.service, target.id, guild_id=interaction.guild_id
+            host_of(interaction).service, target.id, guild_id=interaction.guild_id
         )
         await interaction.response.send_message(
             **history_message(page), ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
@@ -262,7 +255,7 @@ class HistoryCommands(commands.Cog):
         move: app_commands.Range[int, 0] = 0,
     ) -> None:
         """Step through a game move by move."""
-        bot = interaction.client
+        bot = host_of(interaction)
         view = await history.visible_game(
             bot.service, game, user_id=interaction.user.id, guild_id=interaction.guild_id
         )
@@ -279,7 +272,7 @@ class HistoryCommands(commands.Cog):
     ) -> None:
         """Download a game as SGF, its move list and an animation."""
         assert interaction.channel_id is not None
-        service = interaction.client.service
+        service = host_of(interaction).service
         if game is not None:
             view = await history.visible_game(
                 service, game, user_id=interaction.user.id, guild_id=interaction.guild_id

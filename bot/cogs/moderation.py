@@ -8,24 +8,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.core.service import GameExistsError, NoActiveGameError
+from bot.host import Interaction, host_of
 from bot.reporting import report
 from bot.text import words
-
-if TYPE_CHECKING:
-    from bot.client import GomokuBot
 
 __all__ = ["ForgetPrompt", "ModerationCommands", "ReplaceOffer", "offer_replacement"]
 
 log = logging.getLogger(__name__)
-
-Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
 
 
 async def _may_moderate(interaction: Interaction) -> bool:
@@ -33,7 +29,7 @@ async def _may_moderate(interaction: Interaction) -> bool:
         return True
     if interaction.guild_id is None or not isinstance(interaction.user, discord.Member):
         return False
-    settings = await interaction.client.service.settings(interaction.guild_id)
+    settings = await host_of(interaction).service.settings(interaction.guild_id)
     role = settings.moderator_role_id
     return role is not None and any(r.id == role for r in interaction.user.roles)
 
@@ -46,7 +42,7 @@ class _Owned(discord.ui.View):
         self.owner = owner
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        await interaction.client.enter(interaction)
+        await host_of(interaction).set_answer_language(interaction)
         return interaction.user.id == self.owner
 
     async def on_error(
@@ -71,14 +67,14 @@ class ReplaceOffer(_Owned):
         """End the old game and start the new one."""
         # The prompt keeps its button: a second press is refused in words ("already over")
         # rather than failing silently on a stopped view.
-        bot = interaction.client
+        bot = host_of(interaction)
         # A slow write defers publicly with "thinking": the new game's board fills it in.
-        end = await bot.in_time(
+        end = await bot.table.defer_if_slow(
             interaction,
             bot.service.replace_ai_game(self.old_game_id, interaction.user.id),
             thinking=True,
         )
-        await bot.show_game(end.game)
+        await bot.table.show_game(end.game)
         await self.start(interaction)
 
 
@@ -91,7 +87,7 @@ async def offer_replacement(
     (privately) and return True; otherwise False (the caller reports the refusal)."""
     if error.game_id is None:
         return False
-    view = await interaction.client.service.game(error.game_id)
+    view = await host_of(interaction).service.game(error.game_id)
     if not view.is_active or view.humans != (interaction.user.id,) or view.ai_level is None:
         return False
     await interaction.response.send_message(
@@ -115,10 +111,12 @@ class ForgetPrompt(_Owned):
     async def confirm(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
         """Delete the user's data."""
         self.stop()
-        bot = interaction.client
+        bot = host_of(interaction)
         service = bot.service
         playing = await service.open_games_of(interaction.user.id)
-        touched = await bot.in_time(interaction, service.forget_user(interaction.user.id))
+        touched = await bot.table.defer_if_slow(
+            interaction, service.forget_user(interaction.user.id)
+        )
         if interaction.response.is_done():  # deferred: the write was slow
             await interaction.edit_original_response(content=words.forgotten(touched), view=None)
         else:
@@ -126,7 +124,7 @@ class ForgetPrompt(_Owned):
         for view in playing:
             # Their open games ended without a result: show that where they are played.
             try:
-                await bot.show_game(await service.game(view.game_id))
+                await bot.table.show_game(await service.game(view.game_id))
             except discord.HTTPException:
                 log.warning("could not redraw game %s after forget-me", view.game_id)
 
@@ -146,8 +144,8 @@ class ModerationCommands(commands.Cog):
         assert interaction.channel_id is not None
         if not await _may_moderate(interaction):
             raise app_commands.MissingPermissions(["manage_messages"])
-        bot = interaction.client
-        end = await bot.in_time(
+        bot = host_of(interaction)
+        end = await bot.table.defer_if_slow(
             interaction,
             bot.service.abandon(
                 interaction.channel_id, ended_by=interaction.user.id, reason="moderator"
@@ -162,7 +160,7 @@ class ModerationCommands(commands.Cog):
             await interaction.edit_original_response(content=text)
         else:
             await interaction.response.send_message(text, ephemeral=True)
-        await bot.show_game(end.game)
+        await bot.table.show_game(end.game)
 
     @app_commands.command(name="forget-me")
     async def forget_me(self, interaction: Interaction) -> None:

@@ -7,28 +7,25 @@ they are read once from Discord and kept (a deploy that re-registers restarts th
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Final, TypeAlias
+from typing import Final
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, words
-
-if TYPE_CHECKING:
-    from bot.client import GomokuBot
 
 __all__ = ["HelpCommands", "Onboarding", "command_mentions"]
 
 log = logging.getLogger(__name__)
 
-Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
 
 _COLOUR: Final = 0xD9A441
 _ids: dict[int, dict[str, int]] = {}  # bot user id -> top-level command name -> id
 
 
-async def command_mentions(bot: GomokuBot) -> words.Mention:
+async def command_mentions(bot: GameHost) -> words.Mention:
     """``mention("gomoku start")`` -> ``</gomoku start:ID>``; plain ``/name`` if unknown."""
     assert bot.user is not None
     ids = _ids.get(bot.user.id)
@@ -66,7 +63,7 @@ class HelpCommands(commands.Cog):
     @app_commands.command(name="help")
     async def help(self, interaction: Interaction) -> None:
         """How to play: the commands, the AI levels and the rules."""
-        mention = await command_mentions(interaction.client)
+        mention = await command_mentions(host_of(interaction))
         await interaction.response.send_message(embed=help_embed(mention), ephemeral=True)
 
 
@@ -89,7 +86,7 @@ def _welcome_channel(guild: discord.Guild) -> discord.TextChannel | None:
 class Onboarding(commands.Cog):
     """A short welcome, once, when the bot is added to a server."""
 
-    def __init__(self, bot: GomokuBot) -> None:
+    def __init__(self, bot: GameHost) -> None:
         self.bot = bot
 
     @commands.Cog.listener()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
+from typing import Any, Final, TypeVar
 
 import discord
 from discord import app_commands
@@ -30,11 +30,12 @@ from bot.core.service import (
     DEFAULT_LEVEL,
     ColourChoice,
     GameExistsError,
-    GameView,
+    GameState,
     InvalidOptionError,
     NotAPlayerError,
     UndoResult,
 )
+from bot.host import GameHost, Interaction, MovePlay
 from bot.reporting import needs_channel_permissions
 from bot.text import i18n, render, words
 from bot.text.opening_words import OPENING_CHOICES
@@ -43,12 +44,8 @@ from bot.transformers import Cell, PointTransformer
 from bot.views import resign_view, undo_view
 from engine.types import Game, Level, Rule
 
-if TYPE_CHECKING:
-    from bot.client import GomokuBot
-
 __all__ = ["LEVELS", "GomokuCog", "PlaceCog", "setup"]
 
-Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
 E = TypeVar("E", bound=StrEnum)
 
 _GAMES: Final = GAMES
@@ -91,7 +88,7 @@ class GomokuCog(
     """The ``/gomoku`` group; stats, history, moderation and help come from their mixins
     (settings are in ``/gomoku-admin``, ``bot.cogs.admin.AdminCog``)."""
 
-    def __init__(self, bot: GomokuBot) -> None:
+    def __init__(self, bot: GameHost) -> None:
         self.bot = bot
 
     @app_commands.command(name="start")
@@ -164,22 +161,26 @@ class GomokuCog(
                 # The answer is the channel's line, which needs the players' names besides
                 # the write: a slow one of either is acknowledged in time ("thinking...",
                 # which the line then fills in), the board is drawn in the thread after.
-                async def made_and_announced() -> tuple[GameView, threads.Announcement]:
+                async def made_and_announced() -> tuple[GameState, threads.Announcement]:
                     made = await start
                     return made, await threads.announcement(interaction, made)
 
                 work = made_and_announced()
-                view, announced = await self.bot.in_time(interaction, work, thinking=True)
+                view, announced = await self.bot.table.defer_if_slow(
+                    interaction, work, thinking=True
+                )
                 self.bot.wake_deadlines(view)
                 view = await threads.host_in_thread(interaction, view, announced)
             else:
-                view = await self.bot.in_time(interaction, start, thinking=True)
+                view = await self.bot.table.defer_if_slow(interaction, start, thinking=True)
                 self.bot.wake_deadlines(view)
                 if view.is_ai_turn and not interaction.response.is_done():
                     await interaction.response.defer(thinking=True)
-                await self.bot.respond_with_board(interaction, view)
+                await self.bot.table.respond_with_board(interaction, view)
         if view.is_ai_turn:
-            await self.bot.play_ai(view.game_id, interaction=None if in_thread else interaction)
+            await self.bot.table.play_ai(
+                view.game_id, interaction=None if in_thread else interaction
+            )
 
     @app_commands.command(name="board")
     @needs_channel_permissions()
@@ -187,7 +188,7 @@ class GomokuCog(
         """Post this channel's game board again, at the bottom."""
         assert interaction.channel_id is not None
         view = await self.bot.service.board(interaction.channel_id)
-        await self.bot.respond_with_board(interaction, view, replace=True)
+        await self.bot.table.respond_with_board(interaction, view, replace=True)
 
     @app_commands.command(name="view")
     @app_commands.describe(style="How your private boards show the game (default: phone)")
@@ -229,7 +230,7 @@ class GomokuCog(
         chosen = None if language == "discord" else language
         await self.bot.service.set_language(interaction.user.id, chosen)
         self.bot.forget_language(interaction.user.id)
-        await self.bot.enter(interaction)  # this answer already in the new language
+        await self.bot.set_answer_language(interaction)  # this answer already in the new language
         if chosen is None:
             text = words.language_cleared()
         else:
@@ -252,7 +253,7 @@ class GomokuCog(
     async def undo(self, interaction: Interaction) -> None:
         """Take back your last move (against a person they must agree)."""
         assert interaction.channel_id is not None
-        outcome = await self.bot.in_time(
+        outcome = await self.bot.table.defer_if_slow(
             interaction,
             self.bot.service.undo(interaction.channel_id, interaction.user.id),
             ephemeral=True,
@@ -265,7 +266,7 @@ class GomokuCog(
                 await interaction.edit_original_response(content=text)
             else:
                 await interaction.response.send_message(text, ephemeral=True)
-            await self.bot.show_game(outcome.game)
+            await self.bot.table.show_game(outcome.game)
             return
         # The request is for the opponent: in the server's language, like the board.
         with i18n.using(await self.bot.server_language(interaction.guild_id)):
@@ -294,7 +295,7 @@ class GomokuCog(
 class PlaceCog(commands.Cog):
     """``/place``: the one top-level command, so a move is quick to type."""
 
-    def __init__(self, bot: GomokuBot) -> None:
+    def __init__(self, bot: GameHost) -> None:
         self.bot = bot
 
     @app_commands.command(name="place")
@@ -305,12 +306,11 @@ class PlaceCog(commands.Cog):
         self, interaction: Interaction, cell: app_commands.Transform[Cell, PointTransformer]
     ) -> None:
         """Play a move in this channel's game."""
-        await self.bot.play_move(
-            interaction, point=cell.point, column=cell.column, letter=cell.letter, typed=True
-        )
+        move = MovePlay.typed(cell.point, cell.column, letter=cell.letter)
+        await self.bot.table.play_move(interaction, move)
 
 
-async def setup(bot: GomokuBot) -> None:
+async def setup(bot: GameHost) -> None:
     """Add the commands to ``bot``."""
     await bot.add_cog(GomokuCog(bot))
     await bot.add_cog(PlaceCog(bot))

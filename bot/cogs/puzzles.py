@@ -16,7 +16,7 @@ import logging
 import zlib
 from dataclasses import replace
 from datetime import date
-from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from typing import Any, Final
 
 import discord
 from discord import app_commands
@@ -35,12 +35,10 @@ from bot.core.puzzles import (
     play,
 )
 from bot.core.review import Analyser, Review, ReviewUnavailableError
+from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, render, words
 from engine.notation import format_moves, parse_moves, parse_point
 from storage.repository import PuzzlePlayer
-
-if TYPE_CHECKING:
-    from bot.client import GomokuBot
 
 __all__ = [
     "DailyPuzzle",
@@ -53,7 +51,6 @@ __all__ = [
     "server_puzzles",
 ]
 
-Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
 log = logging.getLogger(__name__)
 
 _COLOUR: Final = 0x2ECC71
@@ -106,7 +103,7 @@ def _embed(attempt: Attempt, note: str) -> discord.Embed:
     return embed
 
 
-async def server_puzzles(bot: GomokuBot, guild_id: int) -> list[Puzzle]:
+async def server_puzzles(bot: GameHost, guild_id: int) -> list[Puzzle]:
     """The missed wins of the server's reviewed games, the newest review first, then the
     puzzles found in its finished games, the newest game first (each position once)."""
     found: dict[str, Puzzle] = {}
@@ -123,7 +120,7 @@ async def server_puzzles(bot: GomokuBot, guild_id: int) -> list[Puzzle]:
     return list(found.values())
 
 
-async def search_due(bot: GomokuBot) -> int | None:
+async def search_due(bot: GameHost) -> int | None:
     """Search the newest finished game not yet searched for puzzles and store what it gives
     (even nothing, so it is searched once); the game's id, or None when there was none or
     the AI cannot analyse. A game the engine could not reach (``AIError``: a worker died, the
@@ -156,7 +153,7 @@ def daily_puzzle(day: date, guild_id: int) -> Puzzle:
     return puzzles[(day.toordinal() + offset) % len(puzzles)]
 
 
-async def post_due(bot: GomokuBot) -> int:
+async def post_due(bot: GameHost) -> int:
     """Post today's puzzle in every chosen channel that has not had it; how many were posted.
     The day is claimed in storage first, so a restart or a second caller never posts twice."""
     repository = bot.service.repository
@@ -186,7 +183,7 @@ class DailyPuzzle(commands.Cog):
     """Posts the daily puzzle: on start, when a channel is chosen, and on every poll (the
     bot's ``deadline_poll``), so the first poll after midnight UTC posts the new day's."""
 
-    def __init__(self, bot: GomokuBot) -> None:
+    def __init__(self, bot: GameHost) -> None:
         self.bot = bot
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
@@ -223,7 +220,7 @@ class PuzzleSearch(commands.Cog):
 
     every: float = 60.0
 
-    def __init__(self, bot: GomokuBot) -> None:
+    def __init__(self, bot: GameHost) -> None:
         self.bot = bot
         self._task: asyncio.Task[None] | None = None
 
@@ -261,7 +258,7 @@ class PuzzleCommands(commands.Cog):
     async def puzzle(self, interaction: Interaction, daily: bool = False) -> None:
         """A position with a forced win to find (or the one you are solving)."""
         assert interaction.guild_id is not None
-        bot = interaction.client
+        bot = host_of(interaction)
         repository = bot.service.repository
         guild, user = interaction.guild_id, interaction.user.id
 
@@ -281,7 +278,9 @@ class PuzzleCommands(commands.Cog):
 
         # the new attempt is written before the answer, so a slow write defers the answer
         # (privately) rather than missing Discord's deadline
-        attempt = await bot.in_time(interaction, choose(), ephemeral=True, thinking=True)
+        attempt = await bot.table.defer_if_slow(
+            interaction, choose(), ephemeral=True, thinking=True
+        )
         embed = _embed(attempt, words.puzzle_how())
         if interaction.response.is_done():
             await interaction.edit_original_response(embed=embed)
@@ -293,7 +292,7 @@ class PuzzleCommands(commands.Cog):
     async def solve(self, interaction: Interaction, cell: str) -> None:
         """Play a move in your puzzle; the engine defends."""
         assert interaction.guild_id is not None
-        bot = interaction.client
+        bot = host_of(interaction)
         point = parse_point(cell)
         analyser = bot.service.ai
         if not isinstance(analyser, Analyser):
@@ -332,8 +331,8 @@ class PuzzleCommands(commands.Cog):
     ) -> None:
         """Post a puzzle in a channel every day (Manage Server)."""
         assert interaction.guild_id is not None
-        repository = interaction.client.service.repository
-        await interaction.client.in_time(
+        repository = host_of(interaction).service.repository
+        await host_of(interaction).table.defer_if_slow(
             interaction,
             repository.set_daily_puzzle_channel(
                 interaction.guild_id, None if channel is None else channel.id
@@ -346,13 +345,15 @@ class PuzzleCommands(commands.Cog):
             await interaction.edit_original_response(content=text)
         else:
             await interaction.response.send_message(text, ephemeral=True)
-        interaction.client.dispatch("daily_puzzle_channel")  # post today's now, if not yet
+        host_of(interaction).dispatch("daily_puzzle_channel")  # post today's now, if not yet
 
     @app_commands.command(name="puzzles")
     async def puzzles(self, interaction: Interaction) -> None:
         """The best puzzle solvers in this server."""
         assert interaction.guild_id is not None
-        rows = await interaction.client.service.repository.puzzle_leaderboard(interaction.guild_id)
+        rows = await host_of(interaction).service.repository.puzzle_leaderboard(
+            interaction.guild_id
+        )
         lines = [
             words.puzzle_board_line(i + 1, p.user_id, p.rating, p.solved, p.best_streak)
             for i, p in enumerate(rows)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from typing import Any, Final
 
 import discord
 from discord import app_commands
@@ -26,21 +26,18 @@ from bot.core.review import (
     check_reviewable,
     stored_review,
 )
-from bot.core.service import GameView
+from bot.core.service import GameState
+from bot.host import GameHost, Interaction, host_of
 from bot.text import history, words
-
-if TYPE_CHECKING:
-    from bot.client import GomokuBot
 
 __all__ = ["ReviewCommands", "review_message"]
 
-Interaction: TypeAlias = "discord.Interaction[GomokuBot]"
 
 _COLOUR: Final = 0x5865F2
 _MARKS_SHOWN: Final = 12  # an embed description holds these comfortably
 
 
-def review_message(view: GameView, review: Review) -> dict[str, Any]:
+def review_message(view: GameState, review: Review) -> dict[str, Any]:
     """The keyword arguments of a finished review: marks, the graph, a replay button."""
     moves = view.board.moves
     lines = [
@@ -79,7 +76,7 @@ class ReviewCommands(commands.Cog):
 
     _reviewer: Reviewer | None = None  # made on the first review: one review at a time
 
-    def reviewer(self, bot: GomokuBot) -> Reviewer:
+    def reviewer(self, bot: GameHost) -> Reviewer:
         """The bot's reviewer.
 
         Raises:
@@ -98,7 +95,7 @@ class ReviewCommands(commands.Cog):
         self, interaction: Interaction, game: app_commands.Range[int, 1] | None = None
     ) -> None:
         """The engine's review of a finished game: blunders, missed wins, a graph."""
-        bot = interaction.client
+        bot = host_of(interaction)
         service = bot.service
         if game is not None:
             view = await history.visible_game(

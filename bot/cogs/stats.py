@@ -7,7 +7,7 @@ ratings and leaderboards come from games between people only (AI games are never
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import discord
 from discord import app_commands
@@ -15,12 +15,10 @@ from discord.ext import commands
 
 from bot.cogs.play_choices import GAMES
 from bot.core.service import InvalidOptionError
+from bot.host import Interaction, host_of
 from bot.text import render, words
 from engine.types import Game
 from storage.repository import PlayerStats, ResultCount
-
-if TYPE_CHECKING:
-    from bot.client import GomokuBot
 
 __all__ = ["MIN_LEADERBOARD_GAMES", "StatsCommands", "leaderboard_embed", "stats_embed"]
 
@@ -84,12 +82,10 @@ class StatsCommands(commands.Cog):
 
     @app_commands.command(name="stats")
     @app_commands.describe(user="Whose statistics to show (default: yours)")
-    async def stats(
-        self, interaction: discord.Interaction[GomokuBot], user: discord.User | None = None
-    ) -> None:
+    async def stats(self, interaction: Interaction, user: discord.User | None = None) -> None:
         """Show a player's record against people and each AI level, and their ratings."""
         target = user or interaction.user
-        service = interaction.client.service
+        service = host_of(interaction).service
         guild_id = interaction.guild_id
         results = await service.results(target.id, guild_id=guild_id)
         ratings = [
@@ -106,15 +102,13 @@ class StatsCommands(commands.Cog):
     @app_commands.command(name="leaderboard")
     @app_commands.describe(game="Which game (default Gomoku)")
     @app_commands.choices(game=GAMES)
-    async def leaderboard(
-        self, interaction: discord.Interaction[GomokuBot], game: str = Game.GOMOKU.value
-    ) -> None:
+    async def leaderboard(self, interaction: Interaction, game: str = Game.GOMOKU.value) -> None:
         """Show the best-rated players of this server."""
         try:
             kind = Game(game)
         except ValueError:
             raise InvalidOptionError("game", game) from None
-        rows = await interaction.client.service.leaderboard(
+        rows = await host_of(interaction).service.leaderboard(
             game=kind, guild_id=interaction.guild_id, min_games=MIN_LEADERBOARD_GAMES
         )
         await interaction.response.send_message(

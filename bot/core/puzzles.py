@@ -32,7 +32,7 @@ from engine.types import Color, Point, Rule
 
 if TYPE_CHECKING:
     from bot.core.review import Analyser, Review
-    from bot.core.service import GameView
+    from bot.core.service import GameState
 
 __all__ = [
     "NODES",
@@ -228,7 +228,7 @@ def numbered(puzzles: Sequence[Puzzle], before: Mapping[str, int]) -> list[Puzzl
     return out
 
 
-def from_review(view: GameView, review: Review) -> list[Puzzle]:
+def from_review(view: GameState, review: Review) -> list[Puzzle]:
     """The missed wins of a reviewed game, as puzzles (the position before each)."""
     from bot.core.review import MarkKind
 
@@ -251,7 +251,7 @@ def from_review(view: GameView, review: Review) -> list[Puzzle]:
     return found
 
 
-async def from_game(view: GameView, analyser: Analyser) -> list[Puzzle]:
+async def from_game(view: GameState, analyser: Analyser) -> list[Puzzle]:
     """Where the winner's forced win began in a finished game, as a puzzle (none if the game
     has no winner or the engine proves no win there). The winner's last ``SEARCH_BACK`` turns
     are analysed from the end back while the engine proves a win, so a game costs a few

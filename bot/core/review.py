@@ -33,7 +33,7 @@ from engine.types import Color, Game, Point
 
 if TYPE_CHECKING:
     from bot.core.ai import AnalysisRequest
-    from bot.core.service import GameView
+    from bot.core.service import GameState
     from engine.search.analysis import Analysis
     from storage.repository import GameRepository
 
@@ -313,11 +313,11 @@ class Reviewer:
         """A review is running (the next one waits)."""
         return self._lock.locked()
 
-    async def stored(self, view: GameView) -> Review | None:
+    async def stored(self, view: GameState) -> Review | None:
         """The game's stored review of the current format, if any."""
         return await stored_review(self.repository, view.game_id)
 
-    async def review(self, view: GameView, progress: Progress | None = None) -> Review:
+    async def review(self, view: GameState, progress: Progress | None = None) -> Review:
         """The game's review: the stored one, or a new one (stored when complete).
 
         Raises:
@@ -336,7 +336,7 @@ class Reviewer:
             await self.repository.save_review(view.game_id, review.to_json())
         return review
 
-    async def _run(self, view: GameView, progress: Progress | None) -> Review:
+    async def _run(self, view: GameState, progress: Progress | None) -> Review:
         from bot.core.ai import AnalysisRequest
 
         board = view.board
@@ -393,7 +393,7 @@ async def stored_review(repository: GameRepository, game_id: int) -> Review | No
     return None if text is None else Review.from_json(text)
 
 
-def check_reviewable(view: GameView) -> None:
+def check_reviewable(view: GameState) -> None:
     """Raise ``NotReviewableError`` unless ``view`` is a finished Gomoku game with moves."""
     from storage.repository import GameStatus
 

@@ -10,7 +10,7 @@ import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from bot.core.service import GameView, NoSuchGameError
+from bot.core.service import GameState, NoSuchGameError
 from bot.text.render_png import PngOptions, render_png
 from engine.board import Board
 from engine.types import Game
@@ -67,7 +67,7 @@ async def history_page(
 
 async def visible_game(
     service: GameService, game_id: int, *, user_id: int, guild_id: int | None
-) -> GameView:
+) -> GameState:
     """Game ``game_id`` if ``user_id`` may see it from ``guild_id``.
 
     Raises:
@@ -84,13 +84,13 @@ async def visible_game(
 
 async def latest_game(
     service: GameService, user_id: int, *, guild_id: int | None
-) -> GameView | None:
+) -> GameState | None:
     """The user's most recent finished game in the guild, if any."""
     rows = await service.history(user_id, guild_id=guild_id, limit=1)
     return await service.game(rows[0].id) if rows else None
 
 
-def position(view: GameView, ply: int) -> GameView:
+def position(view: GameState, ply: int) -> GameState:
     """``view`` as it stood after its first ``ply`` moves (clamped to the game)."""
     moves = view.board.moves
     ply = max(0, min(ply, len(moves)))
@@ -98,10 +98,10 @@ def position(view: GameView, ply: int) -> GameView:
     board = Board.for_game(view.game, size=size, rule=view.rule)
     for move in moves[:ply]:
         board.play(move.point)
-    return GameView(view.record, board)
+    return GameState(view.record, board)
 
 
-def animation(view: GameView, *, frame_ms: int = FRAME_MS) -> bytes:
+def animation(view: GameState, *, frame_ms: int = FRAME_MS) -> bytes:
     """The game move by move as an animated GIF (CPU work: run it in a thread)."""
     from PIL import Image
 

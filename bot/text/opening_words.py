@@ -21,7 +21,7 @@ from engine.errors import (
 from engine.opening_rules import Choice, OpeningRule, Phase
 
 if TYPE_CHECKING:
-    from bot.core.service import GameView
+    from bot.core.service import GameState
     from storage.repository import Player
 
 __all__ = [
@@ -95,7 +95,7 @@ def _ordinal(index: int) -> str:
     )[index]
 
 
-def _stones_due(view: GameView) -> tuple[int, int]:
+def _stones_due(view: GameState) -> tuple[int, int]:
     """(this stone's number in the run, stones in the run) for the stone to place now."""
     opening = view.opening
     assert opening is not None
@@ -107,7 +107,7 @@ def _stones_due(view: GameView) -> tuple[int, int]:
     return 1, 1
 
 
-def opening_status(view: GameView, names: Callable[[Player], str]) -> str:
+def opening_status(view: GameState, names: Callable[[Player], str]) -> str:
     """What the opening waits for, and from whom (under the board)."""
     opening = view.opening
     assert opening is not None

@@ -30,7 +30,7 @@ from storage.repository import GameStatus
 if TYPE_CHECKING:
     import discord
 
-    from bot.core.service import GameView
+    from bot.core.service import GameState
     from storage.repository import Player
 
 __all__ = [
@@ -311,7 +311,7 @@ def game_name(game: Game) -> str:
     return words.game_name(game)
 
 
-def game_title(view: GameView) -> str:
+def game_title(view: GameState) -> str:
     """``Gomoku 15x15 · renju`` / ``Connect Four``."""
     if view.game is Game.GOMOKU:
         title = _("Gomoku {width}x{height} · {rule}").format(
@@ -330,7 +330,7 @@ def _stone(board: Board, color: Color) -> str:
     return theme.black if color is Color.BLACK else theme.white
 
 
-def status_line(view: GameView, names: Callable[[Player], str] = player_label) -> str:
+def status_line(view: GameState, names: Callable[[Player], str] = player_label) -> str:
     """One line: who plays what, and whose turn it is or how it ended."""
     board = view.board
     players = _("{black} vs {white}").format(
@@ -383,7 +383,7 @@ def status_line(view: GameView, names: Callable[[Player], str] = player_label) -
 
 
 def game_text(
-    view: GameView,
+    view: GameState,
     *,
     style: BoardStyle = BoardStyle.EMOJI,
     viewport: int | None = None,
@@ -427,7 +427,7 @@ _FINISHED_COLOUR: Final = 0x5865F2
 
 
 def game_card(
-    view: GameView,
+    view: GameState,
     *,
     style: BoardStyle = BoardStyle.EMOJI,
     viewport: int | None = None,

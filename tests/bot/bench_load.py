@@ -63,9 +63,9 @@ import yarl
 
 from bot.app import create_bot, process_runner
 from bot.client import GomokuBot
+from bot.cooldown import UserCooldown
 from bot.core.ai import WORKER_NICENESS, AIRunner, ProcessPoolRunner
 from bot.core.queue_ai import QueueRunner
-from bot.reporting import UserCooldown
 from bot.settings import Settings
 from bot.shards import ShardSpec
 from engine.types import Rule
@@ -377,7 +377,7 @@ async def _reviews(
     """Store copies of a 40-move game and return a loop that reviews them one after another
     (``/gomoku review``'s work, in the pool's review worker) until ``stop``."""
     from bot.core.review import Reviewer
-    from bot.core.service import GameView
+    from bot.core.service import GameState
     from tests.bot.bench_review import play_game, store_game
 
     board = await play_game(pool, 40, Rule.FREESTYLE)  # also starts the review worker
@@ -389,7 +389,7 @@ async def _reviews(
             if stop.is_set():
                 return
             started = time.perf_counter()
-            await reviewer.review(GameView(record, board))
+            await reviewer.review(GameState(record, board))
             times.append(time.perf_counter() - started)
 
     return loop()

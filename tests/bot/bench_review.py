@@ -16,7 +16,7 @@ import time
 
 from bot.core.ai import AnalysisRequest, ProcessPoolRunner
 from bot.core.review import NODES, Reviewer
-from bot.core.service import GameView
+from bot.core.service import GameState
 from engine.board import Board
 from engine.notation import parse_moves
 from engine.types import Color, Outcome, Rule, Termination
@@ -91,7 +91,7 @@ async def _run(args: argparse.Namespace) -> int:
             record = await store_game(repository, board)
             reviewer = Reviewer(repository, runner)
             started = time.perf_counter()
-            review = await reviewer.review(GameView(record, board))
+            review = await reviewer.review(GameState(record, board))
             times.append(time.perf_counter() - started)
         positions = len(review.steps)
         print(

@@ -19,8 +19,8 @@ import pytest
 
 from bot.app import create_bot
 from bot.client import GomokuBot
+from bot.cooldown import UserCooldown
 from bot.core.ai import AIMove, AIRequest, ProcessPoolRunner
-from bot.reporting import UserCooldown
 from bot.settings import Settings
 from tests.fakediscord import FakeDiscord, FakeUser
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from bot.client import GomokuBot
-from bot.reporting import UserCooldown
+from bot.cooldown import UserCooldown
 from tests.bot.conftest import BotFactory, board_caught_up, no_changes
 from tests.fakediscord import FakeDiscord, FakeUser
 

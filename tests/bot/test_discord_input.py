@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.reporting import UserCooldown
+from bot.cooldown import UserCooldown
 from bot.transformers import Cell
 from engine.errors import InvalidPointError
 from engine.types import COLUMNS, Point

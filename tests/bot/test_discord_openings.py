@@ -9,7 +9,7 @@ import pytest
 
 from bot.client import GomokuBot
 from bot.core.ai import AIMove, AIRequest, ProcessPoolRunner, run_search
-from bot.core.service import GameView
+from bot.core.service import GameState
 from engine.opening_rules import Phase, Seat
 from engine.types import Level, Point, Rule, Termination
 from tests.bot.conftest import BotFactory, CentreRunner, board_caught_up, no_changes
@@ -27,11 +27,11 @@ class OpeningRunner(CentreRunner):
         return await super().choose_move(request)
 
 
-async def _view(bot: GomokuBot, fake: FakeDiscord) -> GameView:
+async def _view(bot: GomokuBot, fake: FakeDiscord) -> GameState:
     return await bot.service.board(fake.default_channel.id)
 
 
-async def _settled(bot: GomokuBot, fake: FakeDiscord) -> GameView:
+async def _settled(bot: GomokuBot, fake: FakeDiscord) -> GameState:
     """The game once the AI has taken every step that is its own."""
     async with asyncio.timeout(60):
         while True:
@@ -77,7 +77,7 @@ async def _step_as(fake: FakeDiscord, bot: GomokuBot, user: FakeUser) -> None:
 
 async def _open_against_ai(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, options: dict[str, object]
-) -> GameView:
+) -> GameState:
     """Start a game against the AI with an opening and play alice's steps until it ends."""
     await fake.slash("gomoku start", user=alice, options=options)
     for _ in range(40):

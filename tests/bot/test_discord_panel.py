@@ -436,8 +436,8 @@ async def test_turns_that_come_while_a_ping_is_on_its_way_are_announced_once_by_
         )
     )
     release.set()
-    await bot.turn_pings.drain(within_s=5.0)
-    assert bot.turn_pings.pending() == 0
+    await bot.table.turn_pings.drain(within_s=5.0)
+    assert bot.table.turn_pings.pending() == 0
     # Each answer pinged the player to move: no ping was posted besides them.
     assert len(fake.requests_to("POST", posts)) == before
     assert [m.content.split(",")[0] for m in replies] == [bob.mention, alice.mention, bob.mention]
@@ -462,7 +462,7 @@ async def test_a_player_who_acts_again_keeps_the_ping_that_told_them(
         reply = await fake.slash("place", user=alice, options={"cell": cell})
         assert reply.ephemeral  # she acts again next: her answer pings nobody
         await board_caught_up(fake, bot, game_id)
-    await bot.turn_pings.drain(within_s=5.0)
+    await bot.table.turn_pings.drain(within_s=5.0)
     # The ping that told her still says so; she is not notified of her own turn again.
     assert not first.deleted
     assert len(fake.requests_to("POST", posts)) == posted

@@ -7,20 +7,20 @@ from collections.abc import Callable
 
 from bot.client import GomokuBot
 from bot.core.ai import ProcessPoolRunner
-from bot.core.service import GameView
+from bot.core.service import GameState
 from engine.types import Game, Termination
 from storage.repository import GameStatus
 from tests.bot.conftest import BotFactory, GatedRunner
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord, Message
 
 
-async def _game(bot: GomokuBot, fake: FakeDiscord, game_id: int | None = None) -> GameView:
+async def _game(bot: GomokuBot, fake: FakeDiscord, game_id: int | None = None) -> GameState:
     if game_id is None:
         return await bot.service.board(fake.default_channel.id)
     return await bot.service.game(game_id)
 
 
-async def _board_saved(bot: GomokuBot, fake: FakeDiscord) -> GameView:
+async def _board_saved(bot: GomokuBot, fake: FakeDiscord) -> GameState:
     # The reply goes out first (Discord gives it its id), then the bot stores that id.
     async with asyncio.timeout(10):
         while True:
@@ -30,7 +30,7 @@ async def _board_saved(bot: GomokuBot, fake: FakeDiscord) -> GameView:
             await asyncio.sleep(0.01)
 
 
-async def _ai_done(bot: GomokuBot, game_id: int) -> GameView:
+async def _ai_done(bot: GomokuBot, game_id: int) -> GameState:
     # The AI answers after a button press has been acknowledged; wait for it to move.
     async with asyncio.timeout(30):
         while True:
@@ -44,7 +44,7 @@ def _enabled(message: Message) -> list[str]:
     return [b["custom_id"] for b in message.buttons() if not b.get("disabled")]
 
 
-def _grid_shows(board: Message, view: GameView) -> Callable[[], bool]:
+def _grid_shows(board: Message, view: GameState) -> Callable[[], bool]:
     # A stone is stored before the grid is redrawn: true once the grid has caught up.
     played = len(view.board.moves)
     return lambda: view.is_over or 9 - len(_enabled(board)) == played

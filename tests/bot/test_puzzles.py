@@ -21,7 +21,7 @@ from bot.core.puzzles import (
     play,
 )
 from bot.core.review import Reviewer
-from bot.core.service import GameView
+from bot.core.service import GameState
 from bot.text import words
 from engine.board import Board
 from engine.errors import GameOverError, OccupiedPointError
@@ -157,7 +157,7 @@ async def test_where_a_finished_games_forced_win_began_becomes_a_puzzle() -> Non
     board = finished_with_a_vcf()
     assert board.outcome is not None
     assert board.outcome.winner is Color.BLACK
-    view = GameView(await store_game(InMemoryGameRepository(), board), board)
+    view = GameState(await store_game(InMemoryGameRepository(), board), board)
     engine = InProcess()
     (puzzle,) = await from_game(view, engine)
     assert engine.calls <= SEARCH_BACK
@@ -173,7 +173,7 @@ async def test_a_finished_game_without_a_proven_win_gives_none() -> None:
     board = Board(15, Rule.FREESTYLE)
     for point in parse_moves("h8 i9"):
         board.play(point)
-    view = GameView(await store_game(InMemoryGameRepository(), board), board)  # Black resigns
+    view = GameState(await store_game(InMemoryGameRepository(), board), board)  # Black resigns
     engine = InProcess()
     assert await from_game(view, engine) == []
     assert engine.calls == 1  # White's one turn
@@ -183,7 +183,7 @@ async def test_a_reviewed_missed_win_becomes_a_puzzle() -> None:
     board = planted_game()
     repo = InMemoryGameRepository()
     record = await store_game(repo, board)
-    view = GameView(record, board)
+    view = GameState(record, board)
     review = await Reviewer(repo, InProcess()).review(view)
     puzzles = from_review(view, review)
     missed = next(p for p in puzzles if len(p.moves) == 17)

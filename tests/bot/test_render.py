@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.core import positions
-from bot.core.service import GameView
+from bot.core.service import GameState
 from bot.text.render import (
     MAX_MESSAGE,
     VIEWPORT,
@@ -54,7 +54,7 @@ def boards(draw: st.DrawFn, *, max_moves: int = 60) -> Board:
     return board
 
 
-def view_of(board: Board, *, black: Player | None = None, white: Player | None = None) -> GameView:
+def view_of(board: Board, *, black: Player | None = None, white: Player | None = None) -> GameState:
     now = datetime(2026, 1, 1, tzinfo=UTC)
     record = GameRecord(
         id=12345,
@@ -81,7 +81,7 @@ def view_of(board: Board, *, black: Player | None = None, white: Player | None =
         ply=len(board.moves),
         version=len(board.moves) + 1,
     )
-    return GameView(record, board)
+    return GameState(record, board)
 
 
 def read_emoji_board(text: str, board: Board) -> dict[Point, str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bot.core.ai import AnalysisRequest
 from bot.core.review import MarkKind, Review, Reviewer, graph_png
-from bot.core.service import GameView
+from bot.core.service import GameState
 from engine.board import Board
 from engine.gomocup.tactics import VCF_WINS
 from engine.search.analysis import Analysis, analyse
@@ -49,7 +49,7 @@ async def test_a_planted_missed_vcf_and_blunder_are_marked() -> None:
         record = await repo.append_move(
             record.id, record.version, move.point, move.color, outcome=outcome
         )
-    view = GameView(record, board)
+    view = GameState(record, board)
     analyser = InProcess()
     reviewer = Reviewer(repo, analyser)
     review = await reviewer.review(view)
@@ -83,7 +83,7 @@ async def test_a_resigned_game_is_analysed_to_its_last_position() -> None:
     record = await repo.finish_game(
         record.id, record.version, Outcome(Termination.RESIGN, Color.BLACK)
     )
-    review = await Reviewer(repo, InProcess()).review(GameView(record, board))
+    review = await Reviewer(repo, InProcess()).review(GameState(record, board))
     assert len(review.steps) == len(board.moves) + 1
     assert all(step is not None for step in review.steps)
     assert all(-1 <= step.value <= 1 for step in review.steps if step is not None)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from bot.core.ai import AIMove, AIRequest
 from bot.core.service import (
     GameService,
-    GameView,
+    GameState,
     NoActiveGameError,
     NotAPlayerError,
     NotYourTurnError,
@@ -99,7 +99,7 @@ async def run(stream: list[Place | Resign], rule: Rule) -> None:
     model = Board.for_game("gomoku", size=SIZE, rule=rule)
     over = False
 
-    async def act(action: Place | Resign) -> GameView:
+    async def act(action: Place | Resign) -> GameState:
         """One action through the service; the game as stored after it."""
         if isinstance(action, Place):
             return (await service.place(CHANNEL, action.user, action.point)).game

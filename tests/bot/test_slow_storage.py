@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.client import GomokuBot
-from bot.core.service import GameView
+from bot.core.service import GameState
 from tests.bot.conftest import BotFactory
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord
 from tests.storage.faults import write_lock_held
@@ -284,7 +284,7 @@ async def test_the_wait_before_a_deferral_counts_from_the_event_not_from_the_wri
         await read.wait()
         return await language(user_id)
 
-    async def slow_accept(game: int, user_id: int) -> GameView:
+    async def slow_accept(game: int, user_id: int) -> GameState:
         writing.set()
         await written.wait()
         return await accept(game, user_id)

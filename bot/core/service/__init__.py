@@ -2,7 +2,7 @@
 
 The service turns "user 42 plays h8 in channel 7" into engine and repository calls. It knows
 players and turns; the engine knows the rules; the repository keeps everything durable. It
-returns frozen views (``GameView``, ``MoveResult`` ...) that ``bot.text.render`` draws, and raises
+returns frozen views (``GameState``, ``MoveResult`` ...) that ``bot.text.render`` draws, and raises
 ``GameServiceError`` subclasses (or the engine's ``IllegalMoveError`` subclasses) that
 ``bot.text.refusals.user_message`` turns into words.
 
@@ -114,8 +114,8 @@ __all__ = [
     "GameNotActiveError",
     "GameService",
     "GameServiceError",
+    "GameState",
     "GameStatus",
-    "GameView",
     "HintNotAllowedError",
     "HintView",
     "InvalidOptionError",
@@ -398,7 +398,7 @@ class RatingChange:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class GameView:
+class GameState:
     """A snapshot of one game: its stored record and the position after its moves.
 
     ``board`` is the service's own copy: treat it as read-only (``board.copy()`` to explore).
@@ -563,7 +563,7 @@ class GameView:
 class MoveResult:
     """What a move did: the game after it, and whether the AI must answer next."""
 
-    game: GameView  # after the move; finished if it ended the game
+    game: GameState  # after the move; finished if it ended the game
     move: Move  # the stone just placed (after an opening choice: the last stone)
     ratings: tuple[RatingChange, ...] = ()  # when this move finished a rated game
     step: str | None = None  # an opening step that placed no stone ("white", "two", "3")
@@ -583,7 +583,7 @@ class MoveResult:
 class GameEnd:
     """A game or challenge ended without a move: resign, timeout, decline, withdraw, expiry."""
 
-    game: GameView  # FINISHED with an outcome, or DECLINED/CANCELLED/EXPIRED
+    game: GameState  # FINISHED with an outcome, or DECLINED/CANCELLED/EXPIRED
     ratings: tuple[RatingChange, ...] = ()
 
 
@@ -591,7 +591,7 @@ class GameEnd:
 class UndoRequest:
     """A request to take back moves in a game against a person, waiting for consent."""
 
-    game: GameView
+    game: GameState
     requester: int  # the user who asked
     responder: int  # the user who must agree
     moves: int  # how many moves will be taken back (1 or 2)
@@ -601,7 +601,7 @@ class UndoRequest:
 class UndoResult:
     """Moves taken back."""
 
-    game: GameView  # after the undo
+    game: GameState  # after the undo
     undone: tuple[Move, ...]  # the moves removed, last first
 
 
@@ -609,7 +609,7 @@ class UndoResult:
 class HintView:
     """The AI's suggestion for the side to move."""
 
-    game: GameView
+    game: GameState
     point: Point  # the suggested move
     score: int  # the search score for the side to move
     depth: int  # how deep the search went
@@ -619,7 +619,7 @@ class HintView:
 class Export:
     """A game as files: SGF and the plain move list."""
 
-    game: GameView
+    game: GameState
     sgf: str  # FF[4] GM[4] text
     moves: str  # "h8 i9 h9 ..."
     filename: str  # a safe file name, e.g. "gomoku-123.sgf"
@@ -629,7 +629,7 @@ class Export:
 class TurnWarning:
     """A player has used 80% of their turn time."""
 
-    game: GameView
+    game: GameState
     user_id: int  # who must move
     deadline: datetime
 
@@ -638,7 +638,7 @@ class TurnWarning:
 class ChallengeExpired:
     """A challenge was not answered before its expiry."""
 
-    game: GameView  # EXPIRED
+    game: GameState  # EXPIRED
 
 
 TimeoutEvent: TypeAlias = TurnWarning | GameEnd | ChallengeExpired
@@ -675,7 +675,7 @@ def _turn_seconds(settings: GuildSettings | None, *, people: bool) -> int | None
     return settings.turn_seconds
 
 
-def _opening_text(view: GameView, names: dict[Color, str]) -> str | None:
+def _opening_text(view: GameState, names: dict[Color, str]) -> str | None:
     """The opening for a record: rule, steps, and who started it ("first")."""
     if view.opening is None:
         return None
@@ -798,23 +798,23 @@ class GameService:
 
     def _remember(
         self, record: GameRecord, board: Board, opening: Opening | None = None
-    ) -> GameView:
+    ) -> GameState:
         known = self._boards.get(record.id)
         if known is None or known[0] <= record.version:
             self._boards[record.id] = (record.version, board, opening)
             self._boards.move_to_end(record.id)
         while len(self._boards) > _BOARD_CACHE:
             self._boards.popitem(last=False)
-        return GameView(record, board.copy(), opening)
+        return GameState(record, board.copy(), opening)
 
-    async def _view(self, game_id: int, record: GameRecord | None = None) -> GameView:
+    async def _view(self, game_id: int, record: GameRecord | None = None) -> GameState:
         """The game now (``record``: a just-read record to trust instead of reading again)."""
         try:
             if record is None:
                 record = await self.repository.get_game(game_id)
             cached = self._boards.get(record.id)
             if cached is not None and cached[0] == record.version:
-                return GameView(record, cached[1].copy(), cached[2])
+                return GameState(record, cached[1].copy(), cached[2])
             snapshot = await self.repository.load_game(game_id)
             stored = await self.repository.game_opening(game_id)
         except GameNotFoundError as error:
@@ -845,11 +845,11 @@ class GameService:
             raise NoActiveGameError(channel_id)
         return record
 
-    async def _open_view(self, channel_id: int, game_id: int | None = None) -> GameView:
+    async def _open_view(self, channel_id: int, game_id: int | None = None) -> GameState:
         record = await self._open_record(channel_id, game_id)
         return await self._view(record.id, record)
 
-    async def _locked(self, record: GameRecord, action: Callable[[GameView], Awaitable[_T]]) -> _T:
+    async def _locked(self, record: GameRecord, action: Callable[[GameState], Awaitable[_T]]) -> _T:
         """Run a validate-then-write ``action`` on the game under its lock.
 
         The first attempt trusts ``record`` (read just before) unless somebody held the lock
@@ -901,7 +901,7 @@ class GameService:
             changes.append(RatingChange(user_id, old, stats.display_rating if stats else old))
         return tuple(changes)
 
-    def _check_turn(self, view: GameView, user_id: int) -> Color:
+    def _check_turn(self, view: GameState, user_id: int) -> Color:
         if view.status is not GameStatus.ACTIVE:
             raise GameNotActiveError(view.game_id, view.status)
         color = view.color_of(user_id)
@@ -913,7 +913,7 @@ class GameService:
             raise NotYourTurnError(user_id, view.game_id)
         return color
 
-    async def _apply(self, view: GameView, point: Point, color: Color) -> MoveResult:
+    async def _apply(self, view: GameState, point: Point, color: Color) -> MoveResult:
         """Play ``point`` on a fresh ``view`` (lock held) and store it."""
         board = view.board.copy()
         board.play(point)  # the engine's IllegalMoveError subclasses go to the caller
@@ -933,7 +933,7 @@ class GameService:
 
     # ---- opening rules
 
-    async def _opening_step(self, view: GameView, word: str) -> MoveResult:
+    async def _opening_step(self, view: GameState, word: str) -> MoveResult:
         """Take one opening step on a fresh ``view`` (lock held; the turn already checked)
         and store it: a stone as a move, anything else as an opening step with the seats."""
         opening = view.opening
@@ -981,7 +981,7 @@ class GameService:
             OutOfTimeError.
         """
 
-        async def action(view: GameView) -> MoveResult | GameEnd:
+        async def action(view: GameState) -> MoveResult | GameEnd:
             color = self._check_turn(view, user_id)
             if self._is_late(view):
                 return await self._lose_on_time(view, color)
@@ -1005,7 +1005,7 @@ class GameService:
         size: int | None = None,
         colour: str = ColourChoice.RANDOM,
         opening: str | None = None,
-    ) -> GameView:
+    ) -> GameState:
         """Start a game in ``channel_id``.
 
         Without ``opponent`` the user plays the AI at ``level`` at once: the view is ACTIVE,
@@ -1096,7 +1096,7 @@ class GameService:
         rule: Rule = Rule.FREESTYLE,
         size: int | None = None,
         replace_open: bool = True,
-    ) -> GameView:
+    ) -> GameState:
         """Start an unrated, clockless game with fixed sides at once (the terminal: one user
         at both sides, two users at one keyboard, or the AI against the AI). With
         ``replace_open`` an open game in the channel is ended first (abandoned).
@@ -1125,7 +1125,7 @@ class GameService:
         )
         return await self._create(new, board)
 
-    async def _create(self, new: NewGame, board: Board) -> GameView:
+    async def _create(self, new: NewGame, board: Board) -> GameState:
         try:
             record = await self.repository.create_game(new)
         except ChannelBusyError as error:
@@ -1153,7 +1153,7 @@ class GameService:
             fixed = Board.for_game(game)
             raise InvalidOptionError("size", size, f"{fixed.width}") from error
 
-    async def accept(self, game_id: int, user_id: int) -> GameView:
+    async def accept(self, game_id: int, user_id: int) -> GameState:
         """The challenged user accepts: the game becomes ACTIVE with the colours it was
         created with, and the first turn's clock starts.
 
@@ -1162,7 +1162,7 @@ class GameService:
             GameNotActiveError: the challenge was already answered or withdrawn.
         """
 
-        async def action(view: GameView) -> GameView:
+        async def action(view: GameState) -> GameState:
             if view.status is not GameStatus.PENDING:
                 if view.status is GameStatus.EXPIRED:
                     raise ChallengeExpiredError(game_id)
@@ -1188,7 +1188,7 @@ class GameService:
             GameNotActiveError: the challenge was already answered.
         """
 
-        async def action(view: GameView) -> GameEnd:
+        async def action(view: GameState) -> GameEnd:
             if view.status is not GameStatus.PENDING:
                 raise GameNotActiveError(game_id, view.status)
             if user_id not in view.humans:
@@ -1229,7 +1229,7 @@ class GameService:
             its columns instead.
         """
 
-        async def action(view: GameView) -> MoveResult | GameEnd:
+        async def action(view: GameState) -> MoveResult | GameEnd:
             if points_only and view.board.gravity:
                 raise NotationError(view.game, view.board.width, typed_column=False)
             color = self._check_turn(view, user_id)
@@ -1261,7 +1261,7 @@ class GameService:
             ``letter`` (gravity games number their columns).
         """
 
-        async def action(view: GameView) -> MoveResult | GameEnd:
+        async def action(view: GameState) -> MoveResult | GameEnd:
             if not view.board.gravity or letter:
                 raise NotationError(view.game, view.board.width, typed_column=True)
             color = self._check_turn(view, user_id)
@@ -1310,7 +1310,7 @@ class GameService:
         # shield: one caller giving up (a cancelled interaction) must not cancel the others.
         return await asyncio.shield(future)
 
-    async def _think_and_play(self, view: GameView) -> MoveResult | None:
+    async def _think_and_play(self, view: GameState) -> MoveResult | None:
         result = await self._ai_once(view)
         # An opening may give the AI several steps in a row (three stones, "two more" and
         # two stones), and ending it may leave the AI to make the next move.
@@ -1323,7 +1323,7 @@ class GameService:
             result = following
         return result
 
-    async def _ai_once(self, view: GameView) -> MoveResult | None:
+    async def _ai_once(self, view: GameState) -> MoveResult | None:
         player = view.to_move
         assert player is not None
         assert player.level is not None
@@ -1358,7 +1358,7 @@ class GameService:
             NoActiveGameError, GameNotActiveError, NotAPlayerError.
         """
 
-        async def action(view: GameView) -> GameEnd:
+        async def action(view: GameState) -> GameEnd:
             if view.status is not GameStatus.ACTIVE:
                 raise GameNotActiveError(view.game_id, view.status)
             color = view.color_of(user_id)
@@ -1368,16 +1368,16 @@ class GameService:
 
         return await self._locked(await self._open_record(channel_id, game_id), action)
 
-    def _is_late(self, view: GameView) -> bool:
+    def _is_late(self, view: GameState) -> bool:
         """The side to move's deadline has passed (the deadline task has not got to it yet)."""
         return view.deadline is not None and view.deadline <= self.clock()
 
-    async def _lose_on_time(self, view: GameView, color: Color) -> GameEnd:
+    async def _lose_on_time(self, view: GameState, color: Color) -> GameEnd:
         return await self._finish(view, Outcome(Termination.TIMEOUT, color.opponent))
 
     async def _finish(
         self,
-        view: GameView,
+        view: GameState,
         outcome: Outcome,
         *,
         ended_by: int | None = None,
@@ -1402,7 +1402,7 @@ class GameService:
         if record is None:
             return None
 
-        async def action(view: GameView) -> GameEnd | None:
+        async def action(view: GameState) -> GameEnd | None:
             if view.status is GameStatus.PENDING:
                 closed = await self.repository.close_challenge(
                     view.game_id, view.version, GameStatus.CANCELLED
@@ -1423,7 +1423,7 @@ class GameService:
             NotReplaceableError: not a game between this user and the AI.
         """
 
-        async def action(view: GameView) -> GameEnd:
+        async def action(view: GameState) -> GameEnd:
             if view.status is not GameStatus.ACTIVE:
                 raise GameNotActiveError(game_id, view.status)
             if view.humans != (user_id,) or view.ai_level is None:
@@ -1444,7 +1444,7 @@ class GameService:
             UndoPendingError.
         """
 
-        async def action(view: GameView) -> UndoResult | UndoRequest:
+        async def action(view: GameState) -> UndoResult | UndoRequest:
             if view.status is not GameStatus.ACTIVE:
                 raise GameNotActiveError(view.game_id, view.status)
             if user_id not in view.humans:
@@ -1474,7 +1474,7 @@ class GameService:
 
         return await self._locked(await self._open_record(channel_id), action)
 
-    async def _take_back(self, view: GameView, count: int) -> UndoResult:
+    async def _take_back(self, view: GameState, count: int) -> UndoResult:
         board = view.board.copy()
         undone = tuple(board.undo() for _ in range(count))
         deadline = self._deadline(view.record, board.to_move, self.clock())
@@ -1524,7 +1524,7 @@ class GameService:
             raise AIFailedError(view.game_id) from error
         return HintView(view, choice.point, choice.score, choice.depth)
 
-    async def panel(self, game_id: int, user_id: int) -> GameView:
+    async def panel(self, game_id: int, user_id: int) -> GameState:
         """The game, for ``user_id`` to open their tap-to-play panel: only the player to move
         gets one.
 
@@ -1536,7 +1536,7 @@ class GameService:
         self._check_turn(view, user_id)
         return view
 
-    async def rematch(self, game_id: int, user_id: int) -> GameView:
+    async def rematch(self, game_id: int, user_id: int) -> GameState:
         """A finished game again, same options (its opening rule too), colours swapped (with
         an opening rule: the other player starts the opening). Against a person it is a
         challenge the other player accepts (``accept``); against the AI it starts at once
@@ -1596,7 +1596,7 @@ class GameService:
 
     # ---- reading
 
-    async def board(self, channel_id: int) -> GameView:
+    async def board(self, channel_id: int) -> GameState:
         """The channel's pending or active game.
 
         Raises:
@@ -1604,7 +1604,7 @@ class GameService:
         """
         return await self._open_view(channel_id)
 
-    async def game(self, game_id: int) -> GameView:
+    async def game(self, game_id: int) -> GameState:
         """Any game by id.
 
         Raises:
@@ -1909,7 +1909,7 @@ class GameService:
             user_id, guild_id=guild_id, limit=limit, before_id=before_id
         )
 
-    async def open_games_of(self, user_id: int) -> list[GameView]:
+    async def open_games_of(self, user_id: int) -> list[GameState]:
         """The pending and active games ``user_id`` plays in (to redraw after ``forget_user``
         ends them)."""
         return [

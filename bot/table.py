@@ -1,0 +1,536 @@
+"""The table: each game's board message, deferral of slow answers, a move and the AI's reply.
+
+Showing a game: one message per game, edited move by move (``show_game``). It is posted anew
+when it is missing, when it is more than an hour old (Discord limits edits of old messages
+harder, error 30046) or when ``/gomoku board`` asks; the old one is deleted.
+
+Answering in time: Discord wants a first answer within 3 s of the event. ``defer_if_slow``
+awaits a service call and defers the interaction only when the call outlasts ``ack_after``; a
+fast call is answered in one request.
+
+A move (``play_move``) is played through the service, drawn, answered, and the AI's reply
+(``play_ai``) starts as soon as the move is stored, in its own task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+from collections.abc import Awaitable, Sequence
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import discord
+
+from bot import threads
+from bot.core.service import GameState, GameStatus, MoveResult, OutOfTimeError, RatingChange
+from bot.host import GameHost, MovePlay, MoveSource
+from bot.text import i18n, render, words
+from bot.text.opening_words import choice_summary
+from bot.text.render_png import render_png_async
+from bot.turns import TurnPings, remember_reply
+from bot.views import game_buttons
+
+if TYPE_CHECKING:
+    from storage.repository import PendingReply
+
+__all__ = ["ACK_AFTER", "AI_REPLY_WAIT", "DEFERRAL", "REPOST_AGE", "Table", "card_embed"]
+
+log = logging.getLogger(__name__)
+
+REPOST_AGE: Final = timedelta(hours=1)  # edits of older messages hit a stricter rate limit
+_OLD_MESSAGE_EDIT: Final = 30046  # Discord: too many edits to messages older than an hour
+# Discord wants a first answer within 3 s of the event; this leaves room for the gateway's
+# delivery and for a loaded event loop.
+ACK_AFTER: Final = 1.5
+# A /place against the AI waits this long for the AI's answer before it defers ("thinking..."):
+# the easy levels answer well within it even under load, in one message instead of a
+# deferral, its edit and the reply's note in storage (two writes) until then.
+AI_REPLY_WAIT: Final = 0.5
+DEFERRAL: Final = "deferral"  # interaction.extras: the callback of defer_if_slow's deferral
+ARRIVED: Final = "arrived"  # interaction.extras: the event loop's time when it reached the bot
+T = TypeVar("T")
+
+
+def card_embed(card: render.Card) -> discord.Embed:
+    """``card`` as discord.py's Embed."""
+    embed = discord.Embed(
+        title=card.title, description=card.description, colour=discord.Colour(card.colour)
+    )
+    if card.footer:
+        embed.set_footer(text=card.footer)
+    return embed
+
+
+class Table:
+    """Board messages and moves of every game this process shows."""
+
+    def __init__(
+        self, host: GameHost, *, ack_after: float = ACK_AFTER, ai_reply_wait: float = AI_REPLY_WAIT
+    ) -> None:
+        self.host = host
+        self.ack_after = ack_after  # a write slower than this is answered by a deferral first
+        self.ai_reply_wait = ai_reply_wait  # an AI slower than this: the /place is deferred
+        self.turn_pings = TurnPings()
+        self._show_locks: dict[int, asyncio.Lock] = {}
+        self._shown: dict[int, int] = {}  # game id -> the newest version drawn
+        # game id -> its board message, known here before the state from the store says so
+        self._board_ids: dict[int, int] = {}
+
+    async def defer_if_slow(
+        self,
+        interaction: discord.Interaction[Any],
+        work: Awaitable[T],
+        *,
+        ephemeral: bool = False,
+        thinking: bool = False,
+    ) -> T:
+        """Await ``work`` (a service call that writes), acknowledging ``interaction`` with a
+        deferral if it is not done ``ack_after`` seconds after the interaction arrived. A
+        database busy for seconds (another process holding a write lock) then delays the
+        answer instead of losing it to Discord's 3 s deadline after the write has landed. A
+        fast call costs nothing: the caller answers in one request as before, and checks
+        ``response.is_done()``."""
+        if interaction.response.is_done():
+            return await work
+
+        async def defer() -> None:
+            try:
+                deferral = await interaction.response.defer(ephemeral=ephemeral, thinking=thinking)
+                interaction.extras[DEFERRAL] = deferral
+            except discord.HTTPException:
+                # Too late already (the event reached us late): the work goes on regardless.
+                log.warning("could not acknowledge interaction %s in time", interaction.id)
+
+        # The work runs in this task and a timer starts the deferral beside it: a task for the
+        # work and asyncio.wait cost two more turns of a loop that, under load, is slow to turn.
+        # Discord's 3 s run from the event, so the time the interaction already spent here (its
+        # member's language, read for a newcomer: up to the host's language_wait) comes off the
+        # timer's.
+        loop = asyncio.get_running_loop()
+        waited = loop.time() - interaction.extras.get(ARRIVED, loop.time())
+        deferring: list[asyncio.Task[None]] = []
+        timer = loop.call_later(
+            max(0.0, self.ack_after - waited),
+            lambda: deferring.append(asyncio.ensure_future(defer())),
+        )
+        try:
+            return await work
+        finally:
+            timer.cancel()
+            if deferring:
+                await deferring[0]  # the caller answers next: only after the deferral did
+
+    async def board_message(
+        self, view: GameState, ratings: Sequence[RatingChange] = ()
+    ) -> dict[str, Any]:
+        """The keyword arguments that draw ``view`` (embed, buttons, mentions)."""
+        style = await self.host.board_style(view.guild_id)
+        # The public board must fit a phone in portrait: large boards show a window of it.
+        viewport = render.phone_viewport(view.board, style)
+        embed = card_embed(render.game_card(view, style=style, viewport=viewport))
+        attachments: list[discord.File] = []
+        if style is render.BoardStyle.IMAGE:
+            # Pillow drawing is CPU work: keep it off the event loop.
+            png = await render_png_async(view.board)
+            attachments.append(discord.File(io.BytesIO(png), filename="board.png"))
+            embed.set_image(url="attachment://board.png")
+        for change in ratings:
+            embed.add_field(
+                name=words.rating_field(),
+                value=f"<@{change.user_id}>: {change.before} → {change.after}",
+            )
+        content = ""
+        if view.status is GameStatus.PENDING:
+            # Ping the challenged user (creation pings, edits never do).
+            challenged = [p for p in view.humans if p != view.challenger]
+            content = " ".join(f"<@{user}>" for user in challenged)
+        buttons = game_buttons(view)
+        return {"content": content, "embed": embed, "view": buttons, "attachments": attachments}
+
+    async def show_game(
+        self,
+        view: GameState,
+        *,
+        interaction: discord.Interaction[Any] | None = None,
+        ratings: Sequence[RatingChange] = (),
+        repost: bool = False,
+        pinged: int | None = None,
+    ) -> None:
+        """Draw ``view`` on its board message: edit it, or post it anew (see module doc).
+
+        ``interaction``: when it is a button on that very message (or the command whose
+        response is that message), the edit goes through the interaction token. ``pinged``:
+        the message that already told the player to move (``bot.turns``).
+        """
+        with i18n.using(await self.host.server_language(view.guild_id)):  # the board is public
+            await self._show_game(
+                view, interaction=interaction, ratings=ratings, repost=repost, pinged=pinged
+            )
+
+    async def _show_game(
+        self,
+        view: GameState,
+        *,
+        interaction: discord.Interaction[Any] | None,
+        ratings: Sequence[RatingChange],
+        repost: bool,
+        pinged: int | None = None,
+    ) -> None:
+        lock = self._show_locks.setdefault(view.game_id, asyncio.Lock())
+        async with lock:
+            if self._shown.get(view.game_id, -1) > view.version and not repost:
+                return  # a newer state is already on screen
+            self._shown[view.game_id] = view.version
+            message_args = await self.board_message(view, ratings)
+            message_id = self._board_ids.get(view.game_id, view.record.message_id)
+            target = None if repost else self._board_target(view)
+            edited = False
+            if target is not None:
+                edited = await self._try_edit(view, target, message_args, interaction)
+            if not edited:
+                await self._post_board(view, message_args, old=message_id)
+        if view.is_over and view.record.parent_channel_id is not None:
+            await threads.close_thread(self.host, view)
+        # In its own task: nothing here waits for it.
+        self.turn_pings.announce(self.host, view, sent=pinged)
+        if view.is_over:
+            # Nothing will redraw a finished game except /gomoku board: forget its state.
+            self._show_locks.pop(view.game_id, None)
+            self._shown.pop(view.game_id, None)
+            self._board_ids.pop(view.game_id, None)
+
+    async def answer_with_board(
+        self,
+        interaction: discord.Interaction[Any],
+        view: GameState,
+        *,
+        ratings: Sequence[RatingChange] = (),
+    ) -> None:
+        """Draw ``view`` as the answer to ``interaction``, a button on the game's board: the
+        redraw of that message is the button's answer, in its own callback (one request).
+        When the board is another message (posted anew, an older copy clicked) or is to be
+        posted anew, the button is acknowledged first and the board drawn after: Discord's
+        3 s must not wait on the requests of a redraw that cannot answer it."""
+        if not interaction.response.is_done():
+            target = self._board_target(view)
+            if target is None or not _answers_on(interaction, target):
+                await interaction.response.defer()
+        await self.show_game(view, interaction=interaction, ratings=ratings)
+        if not interaction.response.is_done():
+            # Nothing was drawn: a newer state of the game was on screen already.
+            await interaction.response.defer()
+
+    def _board_target(self, view: GameState) -> int | None:
+        """The message that ``show_game`` edits to draw ``view``; None when it posts the board
+        anew (there is none yet, or it is over ``REPOST_AGE`` old)."""
+        message_id = self._board_ids.get(view.game_id, view.record.message_id)
+        if message_id is None:
+            return None
+        if self.host.clock() - discord.utils.snowflake_time(message_id) > REPOST_AGE:
+            return None
+        return message_id
+
+    async def respond_with_board(
+        self, interaction: discord.Interaction[Any], view: GameState, *, replace: bool = False
+    ) -> None:
+        """Answer ``interaction`` with the board, which becomes the game's message.
+
+        After a ``defer(thinking=True)`` the deferred reply is filled in. ``replace`` deletes
+        the previous board message (``/gomoku board`` moves the board to the bottom).
+        """
+        lock = self._show_locks.setdefault(view.game_id, asyncio.Lock())
+        async with lock:
+            with i18n.using(await self.host.server_language(view.guild_id)):  # the board is public
+                message_args = await self.board_message(view)
+            if interaction.response.is_done():
+                message = await interaction.edit_original_response(**message_args)
+                message_id = message.id
+            else:
+                callback = await interaction.response.send_message(**_for_send(message_args))
+                if callback.message_id is None:
+                    raise RuntimeError("Discord returned no message id for the board")
+                message_id = callback.message_id
+            interaction.extras["board_message_id"] = message_id
+            old = self._board_ids.get(view.game_id, view.record.message_id)
+            self._board_ids[view.game_id] = message_id
+            self._shown[view.game_id] = max(view.version, self._shown.get(view.game_id, -1))
+            await self.host.service.set_message(
+                view.game_id, channel_id=view.channel_id, message_id=message_id
+            )
+            if replace and old is not None and old != message_id:
+                channel = self.host.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
+                with contextlib.suppress(discord.HTTPException):
+                    await channel.get_partial_message(old).delete()
+
+    async def _try_edit(
+        self,
+        view: GameState,
+        message_id: int,
+        message_args: dict[str, Any],
+        interaction: discord.Interaction[Any] | None,
+    ) -> bool:
+        """Edit the board message; False when it has to be posted anew instead."""
+        try:
+            await self._edit_board(view, message_id, message_args, interaction)
+        except discord.NotFound:
+            return False  # deleted by someone
+        except discord.HTTPException as error:
+            if error.code != _OLD_MESSAGE_EDIT:
+                raise
+            return False
+        return True
+
+    async def _edit_board(
+        self,
+        view: GameState,
+        message_id: int,
+        message_args: dict[str, Any],
+        interaction: discord.Interaction[Any] | None,
+    ) -> None:
+        # The board is this interaction's own message: the token edits it without REST.
+        if interaction is not None and _answers_on(interaction, message_id):
+            if interaction.response.is_done():
+                await interaction.edit_original_response(**message_args)
+            else:  # a button on the board, not yet answered: the redraw is its answer
+                await interaction.response.edit_message(**message_args)
+            return
+        channel = self.host.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
+        await channel.get_partial_message(message_id).edit(**message_args)
+
+    async def _post_board(
+        self, view: GameState, message_args: dict[str, Any], *, old: int | None
+    ) -> None:
+        channel = self.host.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
+        message = await channel.send(**_for_send(message_args))
+        self._board_ids[view.game_id] = message.id
+        await self.host.service.set_message(
+            view.game_id, channel_id=view.channel_id, message_id=message.id
+        )
+        if old is not None:
+            with contextlib.suppress(discord.HTTPException):
+                await channel.get_partial_message(old).delete()
+
+    async def play_move(self, interaction: discord.Interaction[Any], move: MovePlay) -> MoveResult:
+        """A move from ``/place`` or a board button: play, redraw, let the AI answer.
+
+        ``move.source`` says how it came: a ``/place`` (checked against its game's one
+        notation), a button on the board, or a tap on the private panel (refused when the
+        panel is stale).
+
+        A command is answered privately ("You played h8."), after deferring when the write is
+        slow (``in_time``) or the AI takes longer than ``ai_reply_wait`` to answer (a quicker
+        AI's answer is in the one reply: "You played h8. The AI answered i9."); between
+        people with pings on, at once and publicly with the ping of the player to move
+        (``_answer_move``). A button is
+        acknowledged at once and needs no words: its board changes. The AI's reply starts as
+        soon as the move is stored, in its own task: it is made even if answering the player
+        fails. A button on the board message itself (a grid square, a column) is answered by
+        the board's redraw, in its own callback (one request instead of a deferral and an
+        edit); it is deferred only when the write is slow.
+        """
+        if interaction.channel_id is None:
+            raise RuntimeError("interaction without a channel")
+        started = asyncio.get_running_loop().time()
+        is_command = interaction.type is discord.InteractionType.application_command
+        on_board = move.source is MoveSource.BOARD
+        if not is_command and not on_board:
+            # A tap on the private panel: acknowledge at once, the public board is what
+            # changes (by an edit of its own) and the panel after that.
+            await interaction.response.defer()
+        user = interaction.user.id
+        channel_id = interaction.channel_id
+        service = self.host.service
+        if move.column is not None:
+            played = service.drop(
+                channel_id, user, move.column, game_id=move.game_id, letter=move.column_letter
+            )
+        elif move.point is not None:
+            played = service.place(
+                channel_id,
+                user,
+                move.point,
+                game_id=move.game_id,
+                version=move.panel_version,
+                points_only=move.source is MoveSource.COMMAND,
+            )
+        else:
+            raise ValueError("a move needs a point or a column")
+        try:
+            result = await self.defer_if_slow(
+                interaction, played, ephemeral=is_command, thinking=is_command
+            )
+        except OutOfTimeError as error:
+            # Too late: the move ended the game on time. Show that, then report the refusal
+            # (which the player must get even when the board cannot be redrawn).
+            try:
+                await self.show_game(
+                    error.end.game, interaction=interaction, ratings=error.end.ratings
+                )
+            except discord.HTTPException:
+                log.exception("could not show game %s, lost on time", error.game_id)
+            raise
+        self.host.wake_deadlines(result.game)
+        ai = self.start_ai(result.game.game_id, interaction) if result.ai_due else None
+        if is_command and ai is None and not interaction.response.is_done():
+            # No AI to wait for: answer straight away (one request instead of a deferral and
+            # an edit), then show the move on the board. Between people the answer is public
+            # and pings the player to move: it is the turn's ping (bot.turns).
+            pinged = await self._answer_move(interaction, result)
+            await self.show_game(
+                result.game, interaction=interaction, ratings=result.ratings, pinged=pinged
+            )
+            return result
+        game_id = result.game.game_id
+        # The deferral of the reply (its task), once there is one: the reply is noted in
+        # storage until it is filled in, so that a restart can still fill it in.
+        pending: list[asyncio.Task[PendingReply | None]] = []
+
+        def defer() -> None:
+            reply = self._defer_reply(interaction, game_id, remember=ai is not None)
+            pending.append(asyncio.ensure_future(reply))
+
+        waiting: asyncio.TimerHandle | None = None
+        if is_command and interaction.response.is_done():
+            defer()  # a slow write deferred already: note the reply if the AI is to fill it in
+        elif is_command:
+            # The AI answers next. A quick answer is the reply itself, one message; a search
+            # that takes longer is deferred then (the board shows the player's stone meanwhile).
+            # Either way the deferral goes out beside the board's redraw, not before it, so the
+            # player sees their stone a round trip sooner. The wait counts from the command's
+            # start: a write that took long leaves less of it.
+            loop = asyncio.get_running_loop()
+            delay = max(0.0, self.ai_reply_wait - (loop.time() - started))
+            waiting = loop.call_later(delay, defer)
+        shutting_down = False
+        try:
+            if on_board:
+                await self.answer_with_board(interaction, result.game, ratings=result.ratings)
+            else:
+                await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
+            reply = result
+            if ai is not None:
+                reply = await ai or result
+            if waiting is not None:
+                waiting.cancel()
+            if pending:
+                # A fast AI must not fill in a reply not yet deferred; shielded, so that a
+                # shutdown here still leaves the reply noted for the next start.
+                await asyncio.shield(pending[0])
+                await interaction.edit_original_response(content=_move_summary(result, reply))
+            elif is_command:
+                await interaction.response.send_message(
+                    _move_summary(result, reply), ephemeral=True
+                )
+        except asyncio.CancelledError:
+            shutting_down = True  # a noted reply stays: the next start fills it in
+            if waiting is not None:
+                waiting.cancel()
+            if is_command and not pending and not interaction.response.is_done():
+                # Stopping before the AI answered and before any deferral: nothing would
+                # answer the command, so say what was played (the board shows it already).
+                with contextlib.suppress(discord.HTTPException):
+                    await asyncio.shield(
+                        interaction.response.send_message(
+                            _move_summary(result, result), ephemeral=True
+                        )
+                    )
+            raise
+        finally:
+            if waiting is not None:
+                waiting.cancel()
+            saved = None if not pending else await pending[0]
+            if saved is not None and not shutting_down:
+                await self.host.service.repository.drop_pending_reply(saved.token)
+        return reply
+
+    async def _defer_reply(
+        self, interaction: discord.Interaction[Any], game_id: int, *, remember: bool
+    ) -> PendingReply | None:
+        """Defer ``interaction``'s reply (unless a slow write already did) and, when the AI is
+        to fill it in (``remember``), note it in storage until then."""
+        if interaction.response.is_done():
+            callback = interaction.extras.get(DEFERRAL)
+        else:
+            callback = await interaction.response.defer(ephemeral=True, thinking=True)
+        if not remember:
+            return None
+        message_id = None if callback is None else callback.message_id
+        return await remember_reply(self.host, interaction, game_id, message_id)
+
+    async def _answer_move(
+        self, interaction: discord.Interaction[Any], result: MoveResult
+    ) -> int | None:
+        """Answer a ``/place`` that needs no deferral: privately, or, when the move leaves
+        another person to move and pings are on, publicly with the ping. Returns the ping's
+        message id, if the answer is one."""
+        view = result.game
+        user_id = await self.turn_pings.ping_target(self.host, view)
+        if user_id is None or user_id == interaction.user.id:
+            await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
+            return None
+        with i18n.using(await self.host.server_language(view.guild_id)):  # public, like the board
+            played = render.move_name(result.game.board, result.move.point)
+            text = f"{words.turn_ping(user_id, render.game_title(view))}\n"
+            text += words.played_by(interaction.user.id, played)
+        callback = await interaction.response.send_message(
+            text,
+            allowed_mentions=discord.AllowedMentions(
+                everyone=False, roles=False, users=[discord.Object(user_id)]
+            ),
+        )
+        return callback.message_id
+
+    def start_ai(
+        self, game_id: int, interaction: discord.Interaction[Any] | None
+    ) -> asyncio.Task[MoveResult | None]:
+        task = self.host.spawn(self.play_ai(game_id, interaction=interaction))
+
+        def done(task: asyncio.Task[MoveResult | None]) -> None:
+            # Its caller may be gone (its answer failed); a failed AI move is retried by the
+            # idle resume, and here it is at least on record.
+            if not task.cancelled() and task.exception() is not None:
+                log.warning("AI move in game %s failed: %r", game_id, task.exception())
+
+        task.add_done_callback(done)
+        return task
+
+    async def play_ai(
+        self, game_id: int, *, interaction: discord.Interaction[Any] | None = None
+    ) -> MoveResult | None:
+        """Let the AI move in ``game_id`` (searching off the event loop) and redraw."""
+        result = await self.host.service.ai_reply(game_id)
+        if result is not None:
+            self.host.wake_deadlines(result.game)
+            await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
+        return result
+
+
+def _answers_on(interaction: discord.Interaction[Any], message_id: int) -> bool:
+    """Whether ``message_id`` is ``interaction``'s own message: a button on it, or the command
+    whose response it is (``respond_with_board`` notes that in extras)."""
+    return (
+        interaction.message is not None and interaction.message.id == message_id
+    ) or interaction.extras.get("board_message_id") == message_id
+
+
+def _for_send(message_args: dict[str, Any]) -> dict[str, Any]:
+    # Sending takes files=, editing takes attachments=; a missing view is left out, not None.
+    args = dict(message_args)
+    args["files"] = args.pop("attachments")
+    if args["view"] is None:
+        del args["view"]
+    return args
+
+
+def _move_summary(first: MoveResult, last: MoveResult) -> str:
+    board = first.game.board
+    played = render.move_name(board, first.move.point)
+    if last is not first and last.step is not None:
+        # an opening choice, not a stone
+        return words.move_summary(played, choice=choice_summary(last.step, ai=True))
+    if last is not first:
+        return words.move_summary(played, reply=render.move_name(board, last.move.point))
+    return words.move_summary(played)
