@@ -15,6 +15,7 @@ test: $(WARM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/pytest
 
 lint: $(STAMP)

@@ -36,6 +36,7 @@ from bot.host import Interaction
 from bot.reporting import GomokuTree
 from bot.table import ACK_AFTER, AI_REPLY_WAIT, ARRIVED, Table
 from bot.text import i18n, render, words
+from bot.translator import CatalogueTranslator
 from bot.turns import finish_interrupted_replies
 from bot.views import ACTIONS, unknown_button
 
@@ -170,7 +171,7 @@ class GomokuBot(commands.Bot):
 
         await play.setup(self)
         await asyncio.to_thread(i18n.load_all)
-        await self.tree.set_translator(i18n.command_translator())
+        await self.tree.set_translator(CatalogueTranslator())
         await self.sync_commands()
         self.spawn(self._resume())
         self.spawn(self._deadline_loop())

@@ -321,7 +321,7 @@ class Table:
         panel is stale).
 
         A command is answered privately ("You played h8."), after deferring when the write is
-        slow (``in_time``) or the AI takes longer than ``ai_reply_wait`` to answer (a quicker
+        slow (``defer_if_slow``) or the AI takes longer than ``ai_reply_wait`` to answer (a quicker
         AI's answer is in the one reply: "You played h8. The AI answered i9."); between
         people with pings on, at once and publicly with the ping of the player to move
         (``_answer_move``). A button is

@@ -24,6 +24,7 @@ from bot.core.review import Review, stored_review
 from bot.core.service import GameState, NoActiveGameError, Player
 from bot.host import Interaction, host_of
 from bot.names import display_name
+from bot.table import card_embed
 from bot.text import history, render, words
 from bot.views import GameItem
 from engine.types import Game, Termination
@@ -133,7 +134,7 @@ def replay_message(
     shown = history.position(view, ply)
     if style is render.BoardStyle.IMAGE:
         style = render.BoardStyle.EMOJI  # one message, no attachment to swap at every step
-    embed = render.game_card(shown, style=style).to_embed()
+    embed = card_embed(render.game_card(shown, style=style))
     embed.set_footer(text=words.replay_footer(view.game_id, ply, total))
     if review is not None:
         embed.add_field(name=words.review_field(), value=_review_words(review, ply), inline=False)

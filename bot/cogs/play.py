@@ -148,9 +148,14 @@ class GomokuCog(
     async def _begin(self, interaction: Interaction, options: dict[str, Any]) -> None:
         assert interaction.channel_id is not None
         in_thread = await threads.uses_threads(interaction)
+
         # A burst of starts is admitted a few at a time (bot.core.admission); the AI's first move
         # is made after the start has let go of its turn.
-        async with self.bot.start_admission.admit(interaction):
+        async def thinking() -> None:
+            if not interaction.response.is_done():
+                await interaction.response.defer(thinking=True)
+
+        async with self.bot.start_admission.admit(thinking):
             start = self.bot.service.start(
                 channel_id=interaction.channel_id,
                 guild_id=interaction.guild_id,

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
-from typing import Any, Final
-
-import discord
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Final
 
 from engine.errors import GomokuError
 
@@ -46,18 +44,17 @@ class StartAdmission:
         self.refused = 0  # since start-up (diagnostics)
 
     @contextlib.asynccontextmanager
-    async def admit(self, interaction: discord.Interaction[Any]) -> AsyncIterator[None]:
-        """Hold a slot for the start ``interaction`` inside the block. With every slot taken
-        the interaction is deferred (``thinking``) before waiting; with a full queue it is
-        refused instead: ``StartsBusyError``."""
+    async def admit(self, acknowledge: Callable[[], Awaitable[None]]) -> AsyncIterator[None]:
+        """Hold a slot for a start inside the block. With every slot taken the start is
+        acknowledged (``acknowledge``: Discord's "thinking...") before waiting; with a full
+        queue it is refused instead: ``StartsBusyError``."""
         if self._slots.locked():
             if self.waiting >= self.limit_waiting:
                 self.refused += 1
                 raise StartsBusyError
             self.waiting += 1
             try:
-                if not interaction.response.is_done():
-                    await interaction.response.defer(thinking=True)
+                await acknowledge()
                 await self._slots.acquire()
             finally:
                 self.waiting -= 1

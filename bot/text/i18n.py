@@ -30,7 +30,7 @@ import io
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Final
 
 from babel import Locale, UnknownLocaleError
 from babel.dates import format_timedelta
@@ -39,9 +39,6 @@ from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 
 from bot.core.languages import LANGUAGES
-
-if TYPE_CHECKING:
-    from discord import app_commands
 
 __all__ = [
     "COMMAND_NAME",
@@ -53,7 +50,6 @@ __all__ = [
     "REQUIRED",
     "_",
     "command_text",
-    "command_translator",
     "current",
     "duration",
     "from_discord",
@@ -239,34 +235,6 @@ def duration(span: timedelta, *, threshold: float = 1.0) -> str:
 
 
 # ---------------------------------------------------------------- slash commands
-
-
-def command_translator() -> app_commands.Translator:
-    """The translator for ``CommandTree.set_translator`` (imports discord.py: the terminal,
-    which also reads the catalogues, never calls this)."""
-    from discord import app_commands
-
-    class _CatalogueTranslator(app_commands.Translator):
-        """Command names, descriptions, options and choices from the catalogues."""
-
-        async def translate(
-            self,
-            string: app_commands.locale_str,
-            locale: Any,
-            context: app_commands.TranslationContextTypes,
-        ) -> str | None:
-            language = from_discord(locale)
-            if language is None or language == DEFAULT:
-                return None
-            return command_text(string.message, language, is_name=_is_name(context))
-
-    return _CatalogueTranslator()
-
-
-def _is_name(context: Any) -> bool:
-    from discord.app_commands import TranslationContextLocation as Where
-
-    return context.location in (Where.command_name, Where.group_name, Where.parameter_name)
 
 
 def command_text(message: str, language: str, *, is_name: bool) -> str | None:

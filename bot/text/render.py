@@ -28,8 +28,6 @@ from engine.types import Color, Game, Point, Rule, Termination, column_letter
 from storage.repository import GameStatus
 
 if TYPE_CHECKING:
-    import discord
-
     from bot.core.service import GameState
     from storage.repository import Player
 
@@ -403,23 +401,12 @@ def game_text(
 
 @dataclass(frozen=True, slots=True)
 class Card:
-    """An embed's content, free of discord.py (the front-end calls ``to_embed``)."""
+    """An embed's content, free of discord.py (``bot.table.card_embed`` makes the embed)."""
 
     title: str
     description: str  # ≤ 4096 code points
     colour: int  # 0xRRGGBB side bar
     footer: str = ""
-
-    def to_embed(self) -> discord.Embed:
-        """The discord.py Embed."""
-        import discord
-
-        embed = discord.Embed(
-            title=self.title, description=self.description, colour=discord.Colour(self.colour)
-        )
-        if self.footer:
-            embed.set_footer(text=self.footer)
-        return embed
 
 
 _ACTIVE_COLOUR: Final = 0xD9A441  # wood

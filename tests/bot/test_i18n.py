@@ -27,6 +27,7 @@ from bot.settings import Settings
 from bot.text import i18n, words
 from bot.text.i18n import COMMAND_NAME, LANGUAGES, REQUIRED, TEMPLATE, po_path
 from bot.text.refusals import user_message
+from bot.translator import CatalogueTranslator
 from engine.errors import OccupiedPointError
 from engine.types import Point
 
@@ -147,7 +148,7 @@ def test_missing_translations_fall_back_to_english(catalogue_dir: Path) -> None:
 
 
 async def test_command_translator_reads_the_catalogues(catalogue_dir: Path) -> None:
-    translator = i18n.command_translator()
+    translator = CatalogueTranslator()
     name: Any = TranslationContext(TranslationContextLocation.other, None)
     text: Any = TranslationContext(TranslationContextLocation.other, None)
     name.location = TranslationContextLocation.command_name

@@ -19,3 +19,19 @@ def test_the_bot_process_does_not_load_the_search() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.split() == ["False", "False"]
+
+
+def test_the_core_the_words_and_the_terminal_do_not_load_discord() -> None:
+    # The terminal game, the AI worker and anything else built on bot.core and bot.text run
+    # where discord.py is not wanted; import-linter checks the imports, this the running process.
+    code = (
+        "import sys\n"
+        "import bot.core.service, bot.core.ai, bot.core.queue_ai, bot.core.puzzles\n"
+        "import bot.core.review, bot.core.admission, bot.text.render, bot.text.render_png\n"
+        "import bot.text.refusals, bot.text.history, bot.terminal, bot.worker\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'discord'))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
