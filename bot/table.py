@@ -443,7 +443,7 @@ class Table:
                 waiting.cancel()
             saved = None if not pending else await pending[0]
             if saved is not None and not shutting_down:
-                await self.host.service.repository.drop_pending_reply(saved.token)
+                await self.host.service.drop_pending_reply(saved.token)
         return reply
 
     async def _defer_reply(

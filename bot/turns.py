@@ -147,11 +147,11 @@ class TurnPings:
         ping; a game that ended loses its ping. ``sent``: the message that already pinged
         them, stored as the ping instead of posting one. One game's updates run one at a time
         (its sending task), in the language of the server's public messages."""
-        repository = bot.service.repository
+        service = bot.service
         if view.game_id in self._pings:
             previous = self._pings[view.game_id]
         else:  # the first look at this game since start: a ping the last process sent
-            previous = await repository.turn_ping(view.game_id)
+            previous = await service.turn_ping(view.game_id)
             self._pings[view.game_id] = previous
         if previous is not None and previous.version >= view.version:
             if sent is not None:  # a newer position was already announced
@@ -177,14 +177,14 @@ class TurnPings:
             self._pings[view.game_id] = None
             await _delete(bot, view, previous.channel_id, previous.message_id)
             if not wanted:
-                await repository.drop_turn_ping(view.game_id)
+                await service.drop_turn_ping(view.game_id)
         self._targets.pop(view.game_id, None)
         if sent is not None:
             ping = TurnPing(view.game_id, view.channel_id, sent, view.version)
             self._pings[view.game_id] = ping
             if user_id is not None:
                 self._targets[view.game_id] = user_id
-            await repository.save_turn_ping(ping)
+            await service.save_turn_ping(ping)
         elif wanted and user_id is not None:
             try:
                 message = await channel.send(
@@ -196,12 +196,12 @@ class TurnPings:
             except discord.HTTPException:
                 log.warning("could not ping the player to move in game %s", view.game_id)
                 if previous is not None:
-                    await repository.drop_turn_ping(view.game_id)
+                    await service.drop_turn_ping(view.game_id)
             else:
                 ping = TurnPing(view.game_id, view.channel_id, message.id, view.version)
                 self._pings[view.game_id] = ping
                 self._targets[view.game_id] = user_id
-                await repository.save_turn_ping(ping)
+                await service.save_turn_ping(ping)
         if view.is_over:
             self._pings.pop(view.game_id, None)
             self._targets.pop(view.game_id, None)
@@ -227,7 +227,7 @@ async def remember_reply(
         user_id=interaction.user.id,
         created_at=bot.clock(),
     )
-    await bot.service.repository.save_pending_reply(reply)
+    await bot.service.save_pending_reply(reply)
     return reply
 
 
@@ -236,9 +236,9 @@ async def finish_interrupted_replies(bot: GameHost) -> int:
     lives) with a short note that the board shows the game now; forget them all. Returns how
     many were filled in."""
     assert isinstance(bot, discord.Client)  # a webhook answers through the bot's connection
-    repository = bot.service.repository
+    service = bot.service
     done = 0
-    for reply in await repository.pending_replies():
+    for reply in await service.pending_replies():
         if bot.clock() - reply.created_at < TOKEN_LIFE:
             webhook = discord.Webhook.partial(reply.application_id, reply.token, client=bot)
             language = await bot.service.language(reply.user_id)  # their choice, else
@@ -256,5 +256,5 @@ async def finish_interrupted_replies(bot: GameHost) -> int:
                 done += 1
             except discord.HTTPException:
                 log.warning("could not fill in an interrupted reply of game %s", reply.game_id)
-        await repository.drop_pending_reply(reply.token)
+        await service.drop_pending_reply(reply.token)
     return done

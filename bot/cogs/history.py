@@ -20,7 +20,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.review import Review, stored_review
+from bot.core.review import Review
 from bot.core.service import GameState, NoActiveGameError, Player
 from bot.host import Interaction, host_of
 from bot.names import display_name
@@ -211,7 +211,7 @@ class ReplayButton(
         )
         ply = _target(self.action, self.ply, len(view.board.moves))
         style = await bot.board_style(view.guild_id)
-        review = await stored_review(bot.service.repository, view.game_id)
+        review = await bot.service.stored_review(view.game_id)
         message = replay_message(view, ply, style, review)
         if interaction.message is not None and interaction.message.attachments:
             message["attachments"] = []  # from a review's reply: the graph gives way to the board
@@ -261,7 +261,7 @@ class HistoryCommands(commands.Cog):
             bot.service, game, user_id=interaction.user.id, guild_id=interaction.guild_id
         )
         style = await bot.board_style(view.guild_id)
-        review = await stored_review(bot.service.repository, view.game_id)
+        review = await bot.service.stored_review(view.game_id)
         await interaction.response.send_message(
             **replay_message(view, move, style, review), ephemeral=True
         )

@@ -206,12 +206,11 @@ class GomokuCog(
             await service.set_board_view(interaction.user.id, style)
         chosen = await service.board_view(interaction.user.id)
         text = words.view_saved(chosen)
-        record = await service.repository.open_game_in_channel(interaction.channel_id)
+        game = await service.open_game(interaction.channel_id)
         files: list[discord.File] = []
-        if record is None:
+        if game is None:
             text += "\n" + words.no_game_to_show()
         else:
-            game = await service.game(record.id)
             text += f"\n{render.status_line(game)}"
             if chosen == "image":
                 png = await render_png_async(game.board)

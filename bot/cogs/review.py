@@ -18,16 +18,12 @@ from discord.ext import commands
 
 from bot.cogs.history import ReplayButton
 from bot.core.review import (
-    Analyser,
     NoGameToReviewError,
     Review,
-    Reviewer,
-    ReviewUnavailableError,
     check_reviewable,
-    stored_review,
 )
 from bot.core.service import GameState
-from bot.host import GameHost, Interaction, host_of
+from bot.host import Interaction, host_of
 from bot.text import history, words
 
 __all__ = ["ReviewCommands", "review_message"]
@@ -74,21 +70,6 @@ def review_message(view: GameState, review: Review) -> dict[str, Any]:
 class ReviewCommands(commands.Cog):
     """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
 
-    _reviewer: Reviewer | None = None  # made on the first review: one review at a time
-
-    def reviewer(self, bot: GameHost) -> Reviewer:
-        """The bot's reviewer.
-
-        Raises:
-            ReviewUnavailableError: the AI runner cannot analyse.
-        """
-        if self._reviewer is None:
-            ai = bot.service.ai
-            if not isinstance(ai, Analyser):
-                raise ReviewUnavailableError()
-            self._reviewer = Reviewer(bot.service.repository, ai)
-        return self._reviewer
-
     @app_commands.command(name="review")
     @app_commands.describe(game="The game's id (default: your last finished game here)")
     async def review(
@@ -109,9 +90,9 @@ class ReviewCommands(commands.Cog):
                 raise NoGameToReviewError()
             view = latest
         check_reviewable(view)
-        stored = await stored_review(service.repository, view.game_id)
+        stored = await service.stored_review(view.game_id)
         if stored is None:
-            runner = self.reviewer(bot)
+            runner = service.reviewer()
             await interaction.response.defer(ephemeral=True, thinking=True)
             if runner.busy:
                 await interaction.edit_original_response(content=words.review_waiting(view.game_id))

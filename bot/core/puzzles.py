@@ -22,31 +22,39 @@ import enum
 import functools
 import importlib.resources
 import json
+import zlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 from typing import TYPE_CHECKING, Final
 
 from engine.board import Board
 from engine.notation import format_moves, parse_moves
 from engine.types import Color, Point, Rule
+from storage.repository import PuzzlePlayer
 
 if TYPE_CHECKING:
     from bot.core.review import Analyser, Review
-    from bot.core.service import GameState
+    from bot.core.service.states import GameState
 
 __all__ = [
     "NODES",
+    "PUZZLE_RATING",
     "Attempt",
     "NoPuzzleError",
     "Progress",
     "Puzzle",
     "builtin",
+    "daily_puzzle",
+    "dump_attempt",
     "from_game",
     "from_review",
+    "load_attempt",
     "main",
     "next_puzzle",
     "numbered",
     "play",
+    "rated",
 ]
 
 NODES: Final = 60_000  # the same budget as a review: what a review proved, a puzzle proves
@@ -357,6 +365,58 @@ def defences() -> list[Puzzle]:
         key = f"builtin:defence:{number}"
         found.append(Puzzle(key, position.rule, 15, moves, "vcf", answer, defend=True))
     return found
+
+
+# ---------------------------------------------------------------- players and days
+
+PUZZLE_RATING: Final = 1500  # every puzzle counts as an opponent of this strength
+_K: Final = 32
+
+
+def rated(player: PuzzlePlayer, solved: bool) -> PuzzlePlayer:
+    """``player`` after finishing a puzzle (Elo against ``PUZZLE_RATING``)."""
+    expected = 1 / (1 + 10 ** ((PUZZLE_RATING - player.rating) / 400))
+    rating = player.rating + round(_K * ((1.0 if solved else 0.0) - expected))
+    streak = player.streak + 1 if solved else 0
+    return replace(
+        player,
+        rating=rating,
+        streak=streak,
+        best_streak=max(player.best_streak, streak),
+        solved=player.solved + solved,
+        failed=player.failed + (not solved),
+        attempt=None,
+    )
+
+
+def dump_attempt(attempt: Attempt) -> str:
+    """``attempt`` as stored with its player (``PuzzlePlayer.attempt``)."""
+    return json.dumps(
+        {
+            "puzzle": attempt.puzzle.to_json(),
+            "played": format_moves(attempt.played),
+            "progress": attempt.progress.value,
+        }
+    )
+
+
+def load_attempt(text: str) -> Attempt:
+    """The attempt ``dump_attempt`` stored."""
+    data = json.loads(text)
+    return Attempt(
+        Puzzle.from_json(data["puzzle"]),
+        tuple(parse_moves(data["played"])),
+        Progress(data["progress"]),
+    )
+
+
+def daily_puzzle(day: date, guild_id: int) -> Puzzle:
+    """The day's puzzle for the server: the built-in set in turn, each server starting at its
+    own place (a stable hash of its id: Python's ``hash`` of a str changes per process), so
+    servers do not all post the same one and a restart keeps the server's."""
+    puzzles = builtin()
+    offset = zlib.crc32(str(guild_id).encode("ascii"))
+    return puzzles[(day.toordinal() + offset) % len(puzzles)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

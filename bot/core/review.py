@@ -33,7 +33,7 @@ from engine.types import Color, Game, Point
 
 if TYPE_CHECKING:
     from bot.core.ai import AnalysisRequest
-    from bot.core.service import GameState
+    from bot.core.service.states import GameState
     from engine.search.analysis import Analysis
     from storage.repository import GameRepository
 

@@ -12,9 +12,9 @@ from datetime import date
 
 import pytest
 
-from bot.cogs.puzzles import PuzzleSearch, _dump, _load, daily_puzzle, search_due
+from bot.cogs.puzzles import PuzzleSearch, search_due
 from bot.core.ai import AIError, AnalysisRequest, ProcessPoolRunner
-from bot.core.puzzles import Attempt, builtin
+from bot.core.puzzles import Attempt, builtin, daily_puzzle, dump_attempt, load_attempt
 from engine.search.analysis import Analysis
 from storage.repository import PuzzlePlayer
 from tests.bot.bench_review import store_game
@@ -37,7 +37,7 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
         # the stored answer is e8; i8 makes the other open four
         assert str(THREE.answer) == "e8"
         await repository.save_puzzle_player(
-            PuzzlePlayer(fake.guild_id, alice.id, attempt=_dump(Attempt(THREE)))
+            PuzzlePlayer(fake.guild_id, alice.id, attempt=dump_attempt(Attempt(THREE)))
         )
         shown = await fake.slash("gomoku puzzle", user=alice)
         assert "Black to play and win" in shown.text()
@@ -66,7 +66,7 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
                 streak=1,
                 best_streak=1,
                 solved=1,
-                attempt=_dump(Attempt(THREE)),
+                attempt=dump_attempt(Attempt(THREE)),
             )
         )
         wrong = await fake.slash("gomoku solve", user=alice, options={"cell": "a15"})
@@ -122,7 +122,7 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
         player = await second.service.repository.puzzle_player(fake.guild_id, alice.id)
         assert player is not None
         assert player.attempt is not None
-        assert _load(player.attempt).puzzle == daily_puzzle(clock().date(), fake.guild_id)
+        assert load_attempt(player.attempt).puzzle == daily_puzzle(clock().date(), fake.guild_id)
         clock.advance(days=1)
         await fake.wait_for(lambda: len(posts()) == 2)
         assert task(clock().date()) in posts()[1].embeds[0]["title"]
@@ -164,13 +164,13 @@ async def test_a_member_gets_the_puzzles_they_have_not_finished_across_a_restart
         player = await second.service.repository.puzzle_player(fake.guild_id, alice.id)
         assert player is not None
         assert player.attempt is not None
-        assert _load(player.attempt).puzzle == unseen
+        assert load_attempt(player.attempt).puzzle == unseen
         # another member has finished none: the first of the list
         await fake.slash("gomoku puzzle", user=bob)
         other = await second.service.repository.puzzle_player(fake.guild_id, bob.id)
         assert other is not None
         assert other.attempt is not None
-        assert _load(other.attempt).puzzle == puzzles[0]
+        assert load_attempt(other.attempt).puzzle == puzzles[0]
 
 
 async def test_a_finished_game_of_the_server_becomes_its_puzzle(

@@ -4,16 +4,10 @@ the graph; the replay shows the marks; after a restart the stored review answers
 
 from __future__ import annotations
 
-from bot.client import GomokuBot
-from bot.cogs.review import ReviewCommands
 from bot.core.ai import ProcessPoolRunner
 from tests.bot.conftest import BotFactory
 from tests.bot.test_review import planted_game
 from tests.fakediscord import FakeDiscord, FakeUser
-
-
-def _review_cog(bot: GomokuBot) -> ReviewCommands:
-    return next(cog for cog in bot.cogs.values() if isinstance(cog, ReviewCommands))
 
 
 async def test_review_of_a_finished_game_marks_replays_and_is_stored(
@@ -35,7 +29,7 @@ async def test_review_of_a_finished_game_marks_replays_and_is_stored(
             await fake.slash("place", user=player, options={"cell": str(move.point)})
         assert (await first.service.game(game_id)).is_over
         carol = fake.add_user("carol")  # not a player, but in the server: may see it
-        _review_cog(first).reviewer(first).progress_every_s = 0.0
+        first.service.reviewer().progress_every_s = 0.0
         reply = await fake.slash("gomoku review", user=carol, options={"game": game_id})
         assert reply.ephemeral
         assert reply.message is not None

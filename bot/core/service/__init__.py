@@ -9,7 +9,8 @@ draws, and raises ``GameServiceError`` subclasses (``errors``; or the engine's
 The use cases live in one module each, over the core they share (``shared``: locks, versions,
 the position cache, ratings): ``games`` (start, accept, resign, rematch, export ...), ``moves``
 (place, drop, the AI's reply, undo, hints), ``clock`` (deadlines, idle games, resuming),
-``members`` (stats, preferences, guild settings). ``GameService`` is all of them in one object.
+``members`` (stats, preferences, guild settings), ``puzzles``, ``reviews`` and ``notices`` (the
+front-ends' turn pings and pending replies). ``GameService`` is all of them in one object.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ from bot.core.service.errors import (
 from bot.core.service.games import GameUseCases
 from bot.core.service.members import MemberUseCases
 from bot.core.service.moves import MoveUseCases
+from bot.core.service.notices import NoticeUseCases
+from bot.core.service.puzzles import PuzzleUseCases
+from bot.core.service.reviews import ReviewUseCases
 from bot.core.service.shared import (
     BOARD_STYLES,
     BOARD_VIEWS,
@@ -123,7 +127,15 @@ __all__ = [
 ]
 
 
-class GameService(GameUseCases, MoveUseCases, ClockUseCases, MemberUseCases):
+class GameService(
+    GameUseCases,
+    MoveUseCases,
+    ClockUseCases,
+    MemberUseCases,
+    PuzzleUseCases,
+    ReviewUseCases,
+    NoticeUseCases,
+):
     """The use cases of the bot over a ``GameRepository`` and an ``AIRunner``.
 
     One instance per process. It keeps only locks, a cache of positions and in-flight AI

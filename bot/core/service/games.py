@@ -460,3 +460,8 @@ class GameUseCases(ServiceCore):
             for record in await self.repository.open_games()
             if user_id in (record.black.user_id, record.white.user_id)
         ]
+
+    async def open_game(self, channel_id: int) -> GameState | None:
+        """The channel's pending or active game, if any."""
+        record = await self.repository.open_game_in_channel(channel_id)
+        return None if record is None else await self._view(record.id, record)

@@ -50,6 +50,7 @@ from storage.repository import (
 
 if TYPE_CHECKING:
     from bot.core.ai import AIRunner
+    from bot.core.review import Reviewer
     from storage.repository import GameRepository
 
 log = logging.getLogger(__name__)
@@ -207,6 +208,11 @@ class ServiceCore:
     _thinking: dict[tuple[int, int], asyncio.Future[MoveResult | None]] = field(
         default_factory=dict, init=False, repr=False
     )
+    # (guild, user) -> the lock of their puzzle attempt: one step of it at a time
+    _puzzle_locks: dict[tuple[int, int], asyncio.Lock] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    _reviewer: Reviewer | None = field(default=None, init=False, repr=False)
 
     # ---- plumbing
 
