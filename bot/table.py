@@ -124,17 +124,17 @@ class Table:
                 await deferring[0]  # the caller answers next: only after the deferral did
 
     async def board_message(
-        self, view: GameState, ratings: Sequence[RatingChange] = ()
+        self, game: GameState, ratings: Sequence[RatingChange] = ()
     ) -> dict[str, Any]:
-        """The keyword arguments that draw ``view`` (embed, buttons, mentions)."""
-        style = await self.host.board_style(view.guild_id)
+        """The keyword arguments that draw ``game`` (embed, buttons, mentions)."""
+        style = await self.host.board_style(game.guild_id)
         # The public board must fit a phone in portrait: large boards show a window of it.
-        viewport = render.phone_viewport(view.board, style)
-        embed = card_embed(render.game_card(view, style=style, viewport=viewport))
+        viewport = render.phone_viewport(game.board, style)
+        embed = card_embed(render.game_card(game, style=style, viewport=viewport))
         attachments: list[discord.File] = []
         if style is render.BoardStyle.IMAGE:
             # Pillow drawing is CPU work: keep it off the event loop.
-            png = await render_png_async(view.board)
+            png = await render_png_async(game.board)
             attachments.append(discord.File(io.BytesIO(png), filename="board.png"))
             embed.set_image(url="attachment://board.png")
         for change in ratings:
@@ -143,90 +143,90 @@ class Table:
                 value=f"<@{change.user_id}>: {change.before} → {change.after}",
             )
         content = ""
-        if view.status is GameStatus.PENDING:
+        if game.status is GameStatus.PENDING:
             # Ping the challenged user (creation pings, edits never do).
-            challenged = [p for p in view.humans if p != view.challenger]
+            challenged = [p for p in game.humans if p != game.challenger]
             content = " ".join(f"<@{user}>" for user in challenged)
-        buttons = game_buttons(view)
+        buttons = game_buttons(game)
         return {"content": content, "embed": embed, "view": buttons, "attachments": attachments}
 
     async def show_game(
         self,
-        view: GameState,
+        game: GameState,
         *,
         interaction: discord.Interaction[Any] | None = None,
         ratings: Sequence[RatingChange] = (),
         repost: bool = False,
         pinged: int | None = None,
     ) -> None:
-        """Draw ``view`` on its board message: edit it, or post it anew (see module doc).
+        """Draw ``game`` on its board message: edit it, or post it anew (see module doc).
 
         ``interaction``: when it is a button on that very message (or the command whose
         response is that message), the edit goes through the interaction token. ``pinged``:
         the message that already told the player to move (``bot.turns``).
         """
-        with i18n.using(await self.host.server_language(view.guild_id)):  # the board is public
+        with i18n.using(await self.host.server_language(game.guild_id)):  # the board is public
             await self._show_game(
-                view, interaction=interaction, ratings=ratings, repost=repost, pinged=pinged
+                game, interaction=interaction, ratings=ratings, repost=repost, pinged=pinged
             )
 
     async def _show_game(
         self,
-        view: GameState,
+        game: GameState,
         *,
         interaction: discord.Interaction[Any] | None,
         ratings: Sequence[RatingChange],
         repost: bool,
         pinged: int | None = None,
     ) -> None:
-        lock = self._show_locks.setdefault(view.game_id, asyncio.Lock())
+        lock = self._show_locks.setdefault(game.game_id, asyncio.Lock())
         async with lock:
-            if self._shown.get(view.game_id, -1) > view.version and not repost:
+            if self._shown.get(game.game_id, -1) > game.version and not repost:
                 return  # a newer state is already on screen
-            self._shown[view.game_id] = view.version
-            message_args = await self.board_message(view, ratings)
-            message_id = self._board_ids.get(view.game_id, view.record.message_id)
-            target = None if repost else self._board_target(view)
+            self._shown[game.game_id] = game.version
+            message_args = await self.board_message(game, ratings)
+            message_id = self._board_ids.get(game.game_id, game.record.message_id)
+            target = None if repost else self._board_target(game)
             edited = False
             if target is not None:
-                edited = await self._try_edit(view, target, message_args, interaction)
+                edited = await self._try_edit(game, target, message_args, interaction)
             if not edited:
-                await self._post_board(view, message_args, old=message_id)
-        if view.is_over and view.record.parent_channel_id is not None:
-            await threads.close_thread(self.host, view)
+                await self._post_board(game, message_args, old=message_id)
+        if game.is_over and game.record.parent_channel_id is not None:
+            await threads.close_thread(self.host, game)
         # In its own task: nothing here waits for it.
-        self.turn_pings.announce(self.host, view, sent=pinged)
-        if view.is_over:
+        self.turn_pings.announce(self.host, game, sent=pinged)
+        if game.is_over:
             # Nothing will redraw a finished game except /gomoku board: forget its state.
-            self._show_locks.pop(view.game_id, None)
-            self._shown.pop(view.game_id, None)
-            self._board_ids.pop(view.game_id, None)
+            self._show_locks.pop(game.game_id, None)
+            self._shown.pop(game.game_id, None)
+            self._board_ids.pop(game.game_id, None)
 
     async def answer_with_board(
         self,
         interaction: discord.Interaction[Any],
-        view: GameState,
+        game: GameState,
         *,
         ratings: Sequence[RatingChange] = (),
     ) -> None:
-        """Draw ``view`` as the answer to ``interaction``, a button on the game's board: the
+        """Draw ``game`` as the answer to ``interaction``, a button on the game's board: the
         redraw of that message is the button's answer, in its own callback (one request).
         When the board is another message (posted anew, an older copy clicked) or is to be
         posted anew, the button is acknowledged first and the board drawn after: Discord's
         3 s must not wait on the requests of a redraw that cannot answer it."""
         if not interaction.response.is_done():
-            target = self._board_target(view)
+            target = self._board_target(game)
             if target is None or not _answers_on(interaction, target):
                 await interaction.response.defer()
-        await self.show_game(view, interaction=interaction, ratings=ratings)
+        await self.show_game(game, interaction=interaction, ratings=ratings)
         if not interaction.response.is_done():
             # Nothing was drawn: a newer state of the game was on screen already.
             await interaction.response.defer()
 
-    def _board_target(self, view: GameState) -> int | None:
-        """The message that ``show_game`` edits to draw ``view``; None when it posts the board
+    def _board_target(self, game: GameState) -> int | None:
+        """The message that ``show_game`` edits to draw ``game``; None when it posts the board
         anew (there is none yet, or it is over ``REPOST_AGE`` old)."""
-        message_id = self._board_ids.get(view.game_id, view.record.message_id)
+        message_id = self._board_ids.get(game.game_id, game.record.message_id)
         if message_id is None:
             return None
         if self.host.clock() - discord.utils.snowflake_time(message_id) > REPOST_AGE:
@@ -234,17 +234,17 @@ class Table:
         return message_id
 
     async def respond_with_board(
-        self, interaction: discord.Interaction[Any], view: GameState, *, replace: bool = False
+        self, interaction: discord.Interaction[Any], game: GameState, *, replace: bool = False
     ) -> None:
         """Answer ``interaction`` with the board, which becomes the game's message.
 
         After a ``defer(thinking=True)`` the deferred reply is filled in. ``replace`` deletes
         the previous board message (``/gomoku board`` moves the board to the bottom).
         """
-        lock = self._show_locks.setdefault(view.game_id, asyncio.Lock())
+        lock = self._show_locks.setdefault(game.game_id, asyncio.Lock())
         async with lock:
-            with i18n.using(await self.host.server_language(view.guild_id)):  # the board is public
-                message_args = await self.board_message(view)
+            with i18n.using(await self.host.server_language(game.guild_id)):  # the board is public
+                message_args = await self.board_message(game)
             if interaction.response.is_done():
                 message = await interaction.edit_original_response(**message_args)
                 message_id = message.id
@@ -254,27 +254,27 @@ class Table:
                     raise RuntimeError("Discord returned no message id for the board")
                 message_id = callback.message_id
             interaction.extras["board_message_id"] = message_id
-            old = self._board_ids.get(view.game_id, view.record.message_id)
-            self._board_ids[view.game_id] = message_id
-            self._shown[view.game_id] = max(view.version, self._shown.get(view.game_id, -1))
+            old = self._board_ids.get(game.game_id, game.record.message_id)
+            self._board_ids[game.game_id] = message_id
+            self._shown[game.game_id] = max(game.version, self._shown.get(game.game_id, -1))
             await self.host.service.set_message(
-                view.game_id, channel_id=view.channel_id, message_id=message_id
+                game.game_id, channel_id=game.channel_id, message_id=message_id
             )
             if replace and old is not None and old != message_id:
-                channel = self.host.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
+                channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
                 with contextlib.suppress(discord.HTTPException):
                     await channel.get_partial_message(old).delete()
 
     async def _try_edit(
         self,
-        view: GameState,
+        game: GameState,
         message_id: int,
         message_args: dict[str, Any],
         interaction: discord.Interaction[Any] | None,
     ) -> bool:
         """Edit the board message; False when it has to be posted anew instead."""
         try:
-            await self._edit_board(view, message_id, message_args, interaction)
+            await self._edit_board(game, message_id, message_args, interaction)
         except discord.NotFound:
             return False  # deleted by someone
         except discord.HTTPException as error:
@@ -285,7 +285,7 @@ class Table:
 
     async def _edit_board(
         self,
-        view: GameState,
+        game: GameState,
         message_id: int,
         message_args: dict[str, Any],
         interaction: discord.Interaction[Any] | None,
@@ -297,17 +297,17 @@ class Table:
             else:  # a button on the board, not yet answered: the redraw is its answer
                 await interaction.response.edit_message(**message_args)
             return
-        channel = self.host.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
+        channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
         await channel.get_partial_message(message_id).edit(**message_args)
 
     async def _post_board(
-        self, view: GameState, message_args: dict[str, Any], *, old: int | None
+        self, game: GameState, message_args: dict[str, Any], *, old: int | None
     ) -> None:
-        channel = self.host.get_partial_messageable(view.channel_id, guild_id=view.guild_id)
+        channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
         message = await channel.send(**_for_send(message_args))
-        self._board_ids[view.game_id] = message.id
+        self._board_ids[game.game_id] = message.id
         await self.host.service.set_message(
-            view.game_id, channel_id=view.channel_id, message_id=message.id
+            game.game_id, channel_id=game.channel_id, message_id=message.id
         )
         if old is not None:
             with contextlib.suppress(discord.HTTPException):
@@ -466,14 +466,14 @@ class Table:
         """Answer a ``/place`` that needs no deferral: privately, or, when the move leaves
         another person to move and pings are on, publicly with the ping. Returns the ping's
         message id, if the answer is one."""
-        view = result.game
-        user_id = await self.turn_pings.ping_target(self.host, view)
+        game = result.game
+        user_id = await self.turn_pings.ping_target(self.host, game)
         if user_id is None or user_id == interaction.user.id:
             await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
             return None
-        with i18n.using(await self.host.server_language(view.guild_id)):  # public, like the board
+        with i18n.using(await self.host.server_language(game.guild_id)):  # public, like the board
             played = render.move_name(result.game.board, result.move.point)
-            text = f"{words.turn_ping(user_id, render.game_title(view))}\n"
+            text = f"{words.turn_ping(user_id, render.game_title(game))}\n"
             text += words.played_by(interaction.user.id, played)
         callback = await interaction.response.send_message(
             text,
@@ -517,7 +517,7 @@ def _answers_on(interaction: discord.Interaction[Any], message_id: int) -> bool:
 
 
 def _for_send(message_args: dict[str, Any]) -> dict[str, Any]:
-    # Sending takes files=, editing takes attachments=; a missing view is left out, not None.
+    # Sending takes files=, editing takes attachments=; a missing game is left out, not None.
     args = dict(message_args)
     args["files"] = args.pop("attachments")
     if args["view"] is None:

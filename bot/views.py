@@ -695,15 +695,15 @@ async def panel_message(
     theme = render.theme_for(board.game)
     color = board.to_move
     stone = theme.black if color is Color.BLACK else theme.white
-    board_view = await bot.service.board_view(user_id)
+    style = await bot.service.private_board_style(user_id)
     layout = discord.ui.LayoutView(timeout=None)
     files: list[discord.File] = []
     lines = [words.panel_heading(render.game_title(view), stone, color)]
-    if board_view == "image":
+    if style == "image":
         png = await render_png_async(board)
         files.append(discord.File(io.BytesIO(png), filename="board.png"))
     else:
-        viewport = None if board_view == "full" else render.VIEWPORT
+        viewport = None if style == "full" else render.VIEWPORT
         lines.append(render.emoji_board(board, viewport=viewport))
     lines.append(
         words.panel_window_line(

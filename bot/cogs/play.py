@@ -26,8 +26,8 @@ from bot.cogs.puzzles import DailyPuzzle, PuzzleCommands, PuzzleSearch
 from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
 from bot.core.service import (
-    BOARD_VIEWS,
     DEFAULT_LEVEL,
+    PRIVATE_BOARD_STYLES,
     ColourChoice,
     GameExistsError,
     GameState,
@@ -55,7 +55,7 @@ _LEVELS: Final = LEVEL_CHOICES
 _COLOURS: Final = COLOURS
 _VIEWS: Final = [
     app_commands.Choice(name=f"{view}: {words.VIEW_NAMES[view]}", value=view)
-    for view in BOARD_VIEWS
+    for view in PRIVATE_BOARD_STYLES
 ]
 _OPENINGS: Final = [app_commands.Choice(name=name, value=value) for name, value in OPENING_CHOICES]
 # Each language by its own name (never translated), then "follow Discord".
@@ -203,8 +203,8 @@ class GomokuCog(
         assert interaction.channel_id is not None
         service = self.bot.service
         if style is not None:
-            await service.set_board_view(interaction.user.id, style)
-        chosen = await service.board_view(interaction.user.id)
+            await service.set_private_board_style(interaction.user.id, style)
+        chosen = await service.private_board_style(interaction.user.id)
         text = words.view_saved(chosen)
         game = await service.open_game(interaction.channel_id)
         files: list[discord.File] = []

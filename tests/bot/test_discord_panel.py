@@ -313,7 +313,7 @@ async def test_each_player_chooses_their_private_view(
     assert [a.filename for a in image.attachments] == ["board.png"]
     panel = await _open(fake, start.message, game_id, alice)
     assert [a.filename for a in panel.attachments] == ["board.png"]
-    assert await bot.service.board_view(alice.id) == "image"
+    assert await bot.service.private_board_style(alice.id) == "image"
 
 
 class _StuckRunner:

@@ -909,11 +909,11 @@ async def test_a_panel_tap_on_an_old_version_changes_nothing(service) -> None:
 
 
 async def test_board_views_are_remembered_and_checked(service) -> None:
-    assert await service.board_view(ALICE) == "phone"
-    await service.set_board_view(ALICE, "image")
-    assert await service.board_view(ALICE) == "image"
+    assert await service.private_board_style(ALICE) == "phone"
+    await service.set_private_board_style(ALICE, "image")
+    assert await service.private_board_style(ALICE) == "image"
     with pytest.raises(InvalidOptionError):
-        await service.set_board_view(ALICE, "hologram")
+        await service.set_private_board_style(ALICE, "hologram")
 
 
 async def test_suggestions_are_ordered_by_distance_to_the_last_moves_then_row_then_column(

@@ -51,12 +51,12 @@ from bot.core.service.puzzles import PuzzleUseCases
 from bot.core.service.reviews import ReviewUseCases
 from bot.core.service.shared import (
     BOARD_STYLES,
-    BOARD_VIEWS,
     DEFAULT_CHALLENGE_TTL,
     DEFAULT_IDLE_AI,
     DEFAULT_IDLE_HUMAN,
     DEFAULT_LEVEL,
     HINT_LEVEL,
+    PRIVATE_BOARD_STYLES,
     idle_time,
 )
 from bot.core.service.states import (
@@ -65,7 +65,7 @@ from bot.core.service.states import (
     Export,
     GameEnd,
     GameState,
-    HintView,
+    Hint,
     MoveResult,
     RatingChange,
     TimeoutEvent,
@@ -77,12 +77,12 @@ from storage.repository import GameStatus, Player
 
 __all__ = [
     "BOARD_STYLES",
-    "BOARD_VIEWS",
     "DEFAULT_CHALLENGE_TTL",
     "DEFAULT_IDLE_AI",
     "DEFAULT_IDLE_HUMAN",
     "DEFAULT_LEVEL",
     "HINT_LEVEL",
+    "PRIVATE_BOARD_STYLES",
     "AIFailedError",
     "AIThinkingError",
     "ChallengeExpired",
@@ -97,8 +97,8 @@ __all__ = [
     "GameServiceError",
     "GameState",
     "GameStatus",
+    "Hint",
     "HintNotAllowedError",
-    "HintView",
     "InvalidOptionError",
     "MoveResult",
     "NoActiveGameError",

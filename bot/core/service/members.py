@@ -10,10 +10,10 @@ from bot.core.languages import LANGUAGES
 from bot.core.service.errors import InvalidOptionError
 from bot.core.service.shared import (
     BOARD_STYLES,
-    BOARD_VIEWS,
-    DEFAULT_VIEW,
+    DEFAULT_PRIVATE_BOARD_STYLE,
     MAX_IDLE_SECONDS,
     MAX_TURN_SECONDS,
+    PRIVATE_BOARD_STYLES,
     ServiceCore,
 )
 from engine.opening_rules import OpeningRule
@@ -77,20 +77,20 @@ class MemberUseCases(ServiceCore):
         self._boards.clear()  # cached views hold the old player records
         return touched
 
-    async def board_view(self, user_id: int) -> str:
-        """How ``user_id`` sees boards in private panels (one of ``BOARD_VIEWS``)."""
+    async def private_board_style(self, user_id: int) -> str:
+        """How ``user_id`` sees boards in private panels (one of ``PRIVATE_BOARD_STYLES``)."""
         chosen = await self.repository.user_view(user_id)
-        return chosen if chosen in BOARD_VIEWS else DEFAULT_VIEW
+        return chosen if chosen in PRIVATE_BOARD_STYLES else DEFAULT_PRIVATE_BOARD_STYLE
 
-    async def set_board_view(self, user_id: int, view: str) -> None:
+    async def set_private_board_style(self, user_id: int, style: str) -> None:
         """Remember how ``user_id`` wants to see boards.
 
         Raises:
-            InvalidOptionError: not one of ``BOARD_VIEWS``.
+            InvalidOptionError: not one of ``PRIVATE_BOARD_STYLES``.
         """
-        if view not in BOARD_VIEWS:
-            raise InvalidOptionError("board_view", view, ", ".join(BOARD_VIEWS))
-        await self.repository.save_user_view(user_id, view)
+        if style not in PRIVATE_BOARD_STYLES:
+            raise InvalidOptionError("board_view", style, ", ".join(PRIVATE_BOARD_STYLES))
+        await self.repository.save_user_view(user_id, style)
 
     async def language(self, user_id: int) -> str | None:
         """The language ``user_id`` chose for replies (None: their Discord locale)."""

@@ -27,7 +27,7 @@ from bot.core.service.shared import HINT_LEVEL, ServiceCore, _legal_points, _lev
 from bot.core.service.states import (
     GameEnd,
     GameState,
-    HintView,
+    Hint,
     MoveResult,
     UndoRequest,
     UndoResult,
@@ -333,7 +333,7 @@ class MoveUseCases(ServiceCore):
                 return None
             return await self._take_back(view, pending.moves)
 
-    async def hint(self, channel_id: int, user_id: int) -> HintView:
+    async def hint(self, channel_id: int, user_id: int) -> Hint:
         """The AI's suggestion for the user, who must be to move (slow: defer first).
 
         Raises:
@@ -349,7 +349,7 @@ class MoveUseCases(ServiceCore):
             choice = await self.ai.choose_move(request)
         except AIError as error:
             raise AIFailedError(view.game_id) from error
-        return HintView(view, choice.point, choice.score, choice.depth)
+        return Hint(view, choice.point, choice.score, choice.depth)
 
     async def panel(self, game_id: int, user_id: int) -> GameState:
         """The game, for ``user_id`` to open their tap-to-play panel: only the player to move

@@ -64,8 +64,8 @@ BOARD_STYLES: Final = ("emoji", "compact", "image")  # bot.text.render.BoardStyl
 DEFAULT_IDLE_HUMAN: Final = timedelta(days=7)  # a game between people with no move this long ends
 DEFAULT_IDLE_AI: Final = timedelta(days=1)  # the same against the AI
 MAX_IDLE_SECONDS: Final = 90 * 24 * 3600
-BOARD_VIEWS: Final = ("full", "phone", "image")  # how a user sees boards in private panels
-DEFAULT_VIEW: Final = "phone"
+PRIVATE_BOARD_STYLES: Final = ("full", "phone", "image")  # how a user sees boards in private panels
+DEFAULT_PRIVATE_BOARD_STYLE: Final = "phone"
 # Games whose newest position is kept between calls: one entry a game, not a version, so that
 # 500 concurrent games each find their position when their next move reads the game back.
 _BOARD_CACHE: Final = 4096

@@ -245,7 +245,7 @@ class UndoResult:
 
 
 @dataclass(frozen=True, slots=True)
-class HintView:
+class Hint:
     """The AI's suggestion for the side to move."""
 
     game: GameState
