@@ -104,6 +104,22 @@ class GameItem:
         """What pressing the button does."""
         raise NotImplementedError
 
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild the button from its custom id: discord.py asks on every press."""
+        return cls.from_match(match)
+
+    @classmethod
+    def from_match(cls, match: re.Match[str]) -> Self:
+        """The button that the custom id's ``match`` names."""
+        raise NotImplementedError
+
 
 class ChallengeButton(
     GameItem,
@@ -126,13 +142,7 @@ class ChallengeButton(
         self.accept = accept
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild from ``gomoku:<game>:accept|decline``."""
         return cls(int(match["game"]), match["action"] == "accept")
 
@@ -172,13 +182,7 @@ class ResignButton(
         self.game_id = game_id
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild from ``gomoku:<game>:resign``."""
         return cls(int(match["game"]))
 
@@ -215,13 +219,7 @@ class UndoButton(
         self.accept = accept
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild from ``gomoku:<game>:undo:yes|no``."""
         return cls(int(match["game"]), match["answer"] == "yes")
 
@@ -261,13 +259,7 @@ class GridButton(
         self.point = point
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild from ``gomoku:<game>:cell:<x>:<y>``."""
         return cls(int(match["game"]), Point(int(match["x"]), int(match["y"])))
 
@@ -299,13 +291,7 @@ class ColumnButton(
         self.column = column
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild from ``gomoku:<game>:drop:<column>``."""
         return cls(int(match["game"]), int(match["column"]))
 
@@ -332,13 +318,7 @@ class MoveButton(
         self.game_id = game_id
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild from ``gomoku:<game>:move``."""
         return cls(int(match["game"]))
 
@@ -368,13 +348,7 @@ class TapButton(
         self.version = version
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild from ``gomoku:<game>:tap:<x>:<y>:<version>``."""
         point = Point(int(match["x"]), int(match["y"]))
         return cls(int(match["game"]), point, int(match["version"]))
@@ -420,13 +394,7 @@ class PanButton(
         self.version = version
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild from ``gomoku:<game>:pan:<direction>:<x0>:<y0>:<version>``."""
         x0, y0 = int(match["x"]), int(match["y"])
         window = render.Window(x0, y0, x0, y0)  # only the corner matters
@@ -462,13 +430,7 @@ class RematchButton(
         self.game_id = game_id
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild from ``gomoku:<game>:rematch``."""
         return cls(int(match["game"]))
 
@@ -506,13 +468,7 @@ class OpeningButton(
         self.word = word
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild from ``gomoku:<game>:open:<word>``."""
         return cls(int(match["game"]), match["word"])
 

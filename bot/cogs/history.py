@@ -100,13 +100,7 @@ class HistoryButton(
         self.page = page
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild from ``gomoku:history:<user>:<page>``."""
         return cls(int(match["user"]), int(match["page"]))
 
@@ -193,13 +187,7 @@ class ReplayButton(
         self.ply = ply
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild from ``gomoku:<game>:replay:<action>:<ply>``."""
         return cls(int(match["game"]), match["action"], int(match["ply"]))
 
