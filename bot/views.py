@@ -74,6 +74,11 @@ _MARKS: Final = {Color.BLACK: "X", Color.WHITE: "O"}
 _EMPTY_LABEL: Final = "\u200b"  # a button needs a label or an emoji; this one draws nothing
 
 
+def _button(game_id: int, action: str, **options: Any) -> Button:
+    """A button of game ``game_id`` whose custom id is ``gomoku:<game_id>:<action>``."""
+    return discord.ui.Button(custom_id=f"gomoku:{game_id}:{action}", **options)
+
+
 async def _edit(interaction: discord.Interaction[Any], **changes: Any) -> None:
     # The button's message: edited by the response, or after a deferral (a slow write) by
     # editing the original response.
@@ -132,11 +137,7 @@ class ChallengeButton(
         action = "accept" if accept else "decline"
         style = discord.ButtonStyle.success if accept else discord.ButtonStyle.secondary
         super().__init__(
-            discord.ui.Button(
-                label=words.challenge_label(accept=accept),
-                style=style,
-                custom_id=f"gomoku:{game_id}:{action}",
-            )
+            _button(game_id, action, label=words.challenge_label(accept=accept), style=style)
         )
         self.game_id = game_id
         self.accept = accept
@@ -173,11 +174,7 @@ class ResignButton(
 
     def __init__(self, game_id: int) -> None:
         super().__init__(
-            discord.ui.Button(
-                label=words.resign_label(),
-                style=discord.ButtonStyle.danger,
-                custom_id=f"gomoku:{game_id}:resign",
-            )
+            _button(game_id, "resign", label=words.resign_label(), style=discord.ButtonStyle.danger)
         )
         self.game_id = game_id
 
@@ -209,10 +206,11 @@ class UndoButton(
     def __init__(self, game_id: int, accept: bool) -> None:
         answer = "yes" if accept else "no"
         super().__init__(
-            discord.ui.Button(
+            _button(
+                game_id,
+                f"undo:{answer}",
                 label=words.undo_answer_label(accept=accept),
                 style=discord.ButtonStyle.primary if accept else discord.ButtonStyle.secondary,
-                custom_id=f"gomoku:{game_id}:undo:{answer}",
             )
         )
         self.game_id = game_id
@@ -245,13 +243,14 @@ class GridButton(
 
     def __init__(self, game_id: int, point: Point, *, mark: str | None = None) -> None:
         super().__init__(
-            discord.ui.Button(
+            _button(
+                game_id,
+                f"cell:{point.x}:{point.y}",
                 label=mark or _EMPTY_LABEL,
                 style=discord.ButtonStyle.secondary
                 if mark is None
                 else discord.ButtonStyle.primary,
                 disabled=mark is not None,
-                custom_id=f"gomoku:{game_id}:cell:{point.x}:{point.y}",
                 row=None,
             )
         )
@@ -279,13 +278,11 @@ class ColumnButton(
     """Drop a stone into one column of a gravity game."""
 
     def __init__(self, game_id: int, column: int, *, full: bool = False) -> None:
+        # gravity games number their columns 1..width
+        label = str(column + 1)
+        style = discord.ButtonStyle.secondary
         super().__init__(
-            discord.ui.Button(
-                label=str(column + 1),  # gravity games number their columns 1..width
-                style=discord.ButtonStyle.secondary,
-                disabled=full,
-                custom_id=f"gomoku:{game_id}:drop:{column}",
-            )
+            _button(game_id, f"drop:{column}", label=label, style=style, disabled=full)
         )
         self.game_id = game_id
         self.column = column
@@ -308,11 +305,12 @@ class MoveButton(
 
     def __init__(self, game_id: int) -> None:
         super().__init__(
-            discord.ui.Button(
+            _button(
+                game_id,
+                "move",
                 label=words.move_label(),
                 emoji="\N{WHITE UP POINTING INDEX}",
                 style=discord.ButtonStyle.primary,
-                custom_id=f"gomoku:{game_id}:move",
             )
         )
         self.game_id = game_id
@@ -338,11 +336,7 @@ class TapButton(
     """A point of the tap panel: plays there, if the game is still where the panel saw it."""
 
     def __init__(self, game_id: int, point: Point, version: int, **button: Any) -> None:
-        super().__init__(
-            discord.ui.Button(
-                custom_id=f"gomoku:{game_id}:tap:{point.x}:{point.y}:{version}", **button
-            )
-        )
+        super().__init__(_button(game_id, f"tap:{point.x}:{point.y}:{version}", **button))
         self.game_id = game_id
         self.point = point
         self.version = version
@@ -421,10 +415,11 @@ class RematchButton(
 
     def __init__(self, game_id: int, *, against_ai: bool = False) -> None:
         super().__init__(
-            discord.ui.Button(
+            _button(
+                game_id,
+                "rematch",
                 label=words.play_again_label() if against_ai else words.rematch_label(),
                 style=discord.ButtonStyle.success,
-                custom_id=f"gomoku:{game_id}:rematch",
             )
         )
         self.game_id = game_id
@@ -461,9 +456,7 @@ class OpeningButton(
     def __init__(self, game_id: int, word: str) -> None:
         label = choice_label(Choice(word)) if not word.isdigit() else word
         style = discord.ButtonStyle.primary if not word.isdigit() else discord.ButtonStyle.secondary
-        super().__init__(
-            discord.ui.Button(label=label, style=style, custom_id=f"gomoku:{game_id}:open:{word}")
-        )
+        super().__init__(_button(game_id, f"open:{word}", label=label, style=style))
         self.game_id = game_id
         self.word = word
 
