@@ -180,7 +180,7 @@ class GomokuBot(commands.Bot):
 
     async def _freeze_heap(self) -> None:
         # A full collection walks every object the process holds: with numba, the engine,
-        # the catalogues and discord.py's caches that took 60-110 ms under bench_load at 500
+        # the catalogues and discord.py's caches that takes 60-110 ms under bench_load at 500
         # games, a stall of every command in flight, four to seven times a run. What exists
         # once the bot is ready lives as long as the process: frozen, collections skip it
         # (15-20 ms each then). Garbage is collected first so that none is frozen.

@@ -865,7 +865,7 @@ async def test_a_refusal_never_rests_on_a_stale_read(repo, clock) -> None:
     assert [str(m.point) for m in result.game.board.moves] == ["h8", "a1", "h9"]
 
 
-# ---------------------------------------------------------------- phone play (issue 10)
+# ---------------------------------------------------------------- phone play
 
 
 async def test_rematch_needs_a_finished_game_and_a_player(service) -> None:
