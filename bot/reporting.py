@@ -50,7 +50,7 @@ class GomokuTree(app_commands.CommandTree[discord.Client]):
     async def interaction_check(self, interaction: Interaction, /) -> bool:
         """Refuse options that do not fit the command; apply the per-user cooldown to every
         command (not to autocomplete). First of all, the language of the answer."""
-        await host_of(interaction).set_answer_language(interaction)
+        await host_of(interaction).preferences.set_answer_language(interaction)
         if not self._options_fit(interaction):
             if interaction.type is discord.InteractionType.autocomplete:
                 return False  # it can only answer with choices; there are none for this

@@ -27,6 +27,7 @@ import discord
 from bot import threads
 from bot.core.service import GameState, GameStatus, MoveResult, OutOfTimeError, RatingChange
 from bot.host import GameHost, MovePlay, MoveSource
+from bot.preferences import ARRIVED
 from bot.text import i18n, render, words
 from bot.text.opening_words import choice_summary
 from bot.text.render_png import render_png_async
@@ -50,7 +51,6 @@ ACK_AFTER: Final = 1.5
 # deferral, its edit and the reply's note in storage (two writes) until then.
 AI_REPLY_WAIT: Final = 0.5
 DEFERRAL: Final = "deferral"  # interaction.extras: the callback of defer_if_slow's deferral
-ARRIVED: Final = "arrived"  # interaction.extras: the event loop's time when it reached the bot
 T = TypeVar("T")
 
 
@@ -107,8 +107,8 @@ class Table:
         # The work runs in this task and a timer starts the deferral beside it: a task for the
         # work and asyncio.wait cost two more turns of a loop that, under load, is slow to turn.
         # Discord's 3 s run from the event, so the time the interaction already spent here (its
-        # member's language, read for a newcomer: up to the host's language_wait) comes off the
-        # timer's.
+        # member's language, read for a newcomer: up to ``Preferences.language_wait``) comes off
+        # the timer's.
         loop = asyncio.get_running_loop()
         waited = loop.time() - interaction.extras.get(ARRIVED, loop.time())
         deferring: list[asyncio.Task[None]] = []
@@ -127,7 +127,7 @@ class Table:
         self, game: GameState, ratings: Sequence[RatingChange] = ()
     ) -> dict[str, Any]:
         """The keyword arguments that draw ``game`` (embed, buttons, mentions)."""
-        style = await self.host.board_style(game.guild_id)
+        style = await self.host.preferences.board_style(game.guild_id)
         # The public board must fit a phone in portrait: large boards show a window of it.
         viewport = render.phone_viewport(game.board, style)
         embed = card_embed(render.game_card(game, style=style, viewport=viewport))
@@ -165,7 +165,9 @@ class Table:
         response is that message), the edit goes through the interaction token. ``pinged``:
         the message that already told the player to move (``bot.turns``).
         """
-        with i18n.using(await self.host.server_language(game.guild_id)):  # the board is public
+        with i18n.using(
+            await self.host.preferences.server_language(game.guild_id)
+        ):  # the board is public
             await self._show_game(
                 game, interaction=interaction, ratings=ratings, repost=repost, pinged=pinged
             )
@@ -243,7 +245,9 @@ class Table:
         """
         lock = self._show_locks.setdefault(game.game_id, asyncio.Lock())
         async with lock:
-            with i18n.using(await self.host.server_language(game.guild_id)):  # the board is public
+            with i18n.using(
+                await self.host.preferences.server_language(game.guild_id)
+            ):  # the board is public
                 message_args = await self.board_message(game)
             if interaction.response.is_done():
                 message = await interaction.edit_original_response(**message_args)
@@ -471,7 +475,9 @@ class Table:
         if user_id is None or user_id == interaction.user.id:
             await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
             return None
-        with i18n.using(await self.host.server_language(game.guild_id)):  # public, like the board
+        with i18n.using(
+            await self.host.preferences.server_language(game.guild_id)
+        ):  # public, like the board
             played = render.move_name(result.game.board, result.move.point)
             text = f"{words.turn_ping(user_id, render.game_title(game))}\n"
             text += words.played_by(interaction.user.id, played)

@@ -40,7 +40,7 @@ async def uses_threads(interaction: Interaction) -> bool:
     channel = interaction.channel
     if interaction.guild_id is None or not isinstance(channel, discord.TextChannel):
         return False
-    settings = await host_of(interaction).guild_settings(interaction.guild_id)
+    settings = await host_of(interaction).preferences.guild_settings(interaction.guild_id)
     if not settings.use_threads:
         return False
     have = interaction.app_permissions
@@ -67,7 +67,9 @@ async def announcement(interaction: Interaction, view: GameState) -> Announcemen
     cost a request each when the member is not cached)."""
     black = await display_name(interaction, view.black)
     white = await display_name(interaction, view.white)
-    with i18n.using(await host_of(interaction).server_language(view.guild_id)):  # public
+    with i18n.using(
+        await host_of(interaction).preferences.server_language(view.guild_id)
+    ):  # public
         line = words.thread_started(_players(view))
         name = words.thread_name(black, white, render.game_name(view.game), view.game_id)
     return Announcement(line, name)

@@ -244,7 +244,7 @@ async def finish_interrupted_replies(bot: GameHost) -> int:
             language = await bot.service.language(reply.user_id)  # their choice, else
             if language is None:  # the server's (their client's is not known here)
                 guild_id = (await bot.service.game(reply.game_id)).guild_id
-                language = await bot.server_language(guild_id)
+                language = await bot.preferences.server_language(guild_id)
             with i18n.using(language):
                 text = words.restarted()
             try:

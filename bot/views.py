@@ -96,7 +96,7 @@ class GameItem:
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Run ``act`` under the user's cooldown; answer any error privately."""
         try:
-            await host_of(interaction).set_answer_language(interaction)
+            await host_of(interaction).preferences.set_answer_language(interaction)
             cooldown = host_of(interaction).cooldown
             bucket = cooldown.hit(interaction.user.id)
             if bucket is not None:

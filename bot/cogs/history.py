@@ -198,7 +198,7 @@ class ReplayButton(
             bot.service, self.game_id, user_id=interaction.user.id, guild_id=interaction.guild_id
         )
         ply = _target(self.action, self.ply, len(view.board.moves))
-        style = await bot.board_style(view.guild_id)
+        style = await bot.preferences.board_style(view.guild_id)
         review = await bot.service.stored_review(view.game_id)
         message = replay_message(view, ply, style, review)
         if interaction.message is not None and interaction.message.attachments:
@@ -248,7 +248,7 @@ class HistoryCommands(commands.Cog):
         view = await history.visible_game(
             bot.service, game, user_id=interaction.user.id, guild_id=interaction.guild_id
         )
-        style = await bot.board_style(view.guild_id)
+        style = await bot.preferences.board_style(view.guild_id)
         review = await bot.service.stored_review(view.game_id)
         await interaction.response.send_message(
             **replay_message(view, move, style, review), ephemeral=True

@@ -42,7 +42,7 @@ class _Owned(discord.ui.View):
         self.owner = owner
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        await host_of(interaction).set_answer_language(interaction)
+        await host_of(interaction).preferences.set_answer_language(interaction)
         return interaction.user.id == self.owner
 
     async def on_error(

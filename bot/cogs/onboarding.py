@@ -96,7 +96,7 @@ class Onboarding(commands.Cog):
         if channel is None:
             return
         mention = await command_mentions(self.bot)
-        with i18n.using(await self.bot.server_language(guild.id)):
+        with i18n.using(await self.bot.preferences.server_language(guild.id)):
             text = words.welcome_text(mention)
         try:
             await channel.send(text, allowed_mentions=discord.AllowedMentions.none())

@@ -233,8 +233,10 @@ class GomokuCog(
         """Choose the language the bot speaks to you in."""
         chosen = None if language == "discord" else language
         await self.bot.service.set_language(interaction.user.id, chosen)
-        self.bot.forget_language(interaction.user.id)
-        await self.bot.set_answer_language(interaction)  # this answer already in the new language
+        self.bot.preferences.forget_language(interaction.user.id)
+        await self.bot.preferences.set_answer_language(
+            interaction
+        )  # this answer already in the new language
         if chosen is None:
             text = words.language_cleared()
         else:
@@ -273,7 +275,7 @@ class GomokuCog(
             await self.bot.table.show_game(outcome.game)
             return
         # The request is for the opponent: in the server's language, like the board.
-        with i18n.using(await self.bot.server_language(interaction.guild_id)):
+        with i18n.using(await self.bot.preferences.server_language(interaction.guild_id)):
             content = words.undo_request(outcome.responder, outcome.requester)
             view = undo_view(outcome.game.game_id)
         mentions = discord.AllowedMentions(users=[discord.Object(outcome.responder)])

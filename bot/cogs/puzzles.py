@@ -62,7 +62,7 @@ async def post_due(bot: GameHost) -> int:
     posted = 0
     for guild_id, channel_id, puzzle in await bot.service.claim_daily_puzzles(day):
         attempt = Attempt(puzzle)
-        with i18n.using(await bot.server_language(guild_id)):
+        with i18n.using(await bot.preferences.server_language(guild_id)):
             embed = _embed(attempt, words.daily_how())
             embed.title = words.daily_title(words.day_name(day), defend=attempt.puzzle.defend)
         try:

@@ -274,7 +274,7 @@ async def test_the_wait_before_a_deferral_counts_from_the_event_not_from_the_wri
     )
     assert start.message is not None
     game_id = (await bot.service.board(fake.default_channel.id)).game_id
-    bot.language_wait = 30.0  # the language read ends when this test says
+    bot.preferences.language_wait = 30.0  # the language read ends when this test says
     reading, read = asyncio.Event(), asyncio.Event()
     writing, written = asyncio.Event(), asyncio.Event()
     language, accept = bot.service.language, bot.service.accept
