@@ -30,7 +30,8 @@ from discord.http import Route
 
 from bot.cooldown import UserCooldown
 from bot.core.admission import StartAdmission
-from bot.core.service import ChallengeExpired, GameEnd, GameService, GameState, TurnWarning
+from bot.core.service import GameService
+from bot.core.service.states import ChallengeExpired, GameEnd, GameState, TurnWarning
 from bot.preferences import Preferences
 from bot.reporting import GomokuTree
 from bot.table import ACK_AFTER, AI_REPLY_WAIT, Table

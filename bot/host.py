@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
     from bot.cooldown import UserCooldown
     from bot.core.admission import StartAdmission
-    from bot.core.service import GameService, GameState, MoveResult, RatingChange
+    from bot.core.service import GameService
+    from bot.core.service.states import GameState, MoveResult, RatingChange
     from bot.preferences import Preferences
     from bot.settings import Settings
     from engine.types import Point

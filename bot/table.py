@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import discord
 
 from bot import threads
-from bot.core.service import GameState, GameStatus, MoveResult, OutOfTimeError, RatingChange
+from bot.core.service.errors import OutOfTimeError
+from bot.core.service.states import GameState, MoveResult, RatingChange
 from bot.host import GameHost, MovePlay, MoveSource
 from bot.preferences import ARRIVED
 from bot.text import i18n, render, words
@@ -33,6 +34,7 @@ from bot.text.opening_words import choice_summary
 from bot.text.render_png import render_png_async
 from bot.turns import TurnPings, remember_reply
 from bot.views import game_buttons
+from storage.repository import GameStatus
 
 if TYPE_CHECKING:
     from storage.repository import PendingReply

@@ -14,7 +14,7 @@ from typing import Final
 import discord
 from discord import app_commands
 
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from bot.host import GameHost, Interaction, host_of
 from bot.names import display_name
 from bot.text import i18n, render, words

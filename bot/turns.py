@@ -39,7 +39,7 @@ from bot.text import i18n, render, words
 from storage.repository import GameStatus, PendingReply, TurnPing
 
 if TYPE_CHECKING:
-    from bot.core.service import GameState
+    from bot.core.service.states import GameState
 
 __all__ = ["TOKEN_LIFE", "TurnPings", "finish_interrupted_replies", "remember_reply"]
 

@@ -39,7 +39,8 @@ from typing import Any, Final, Self
 import discord
 from discord import app_commands
 
-from bot.core.service import GameState, GameStatus, UnknownButtonError
+from bot.core.service.errors import UnknownButtonError
+from bot.core.service.states import GameState
 from bot.host import GameHost, MovePlay, host_of
 from bot.reporting import report
 from bot.text import panel, render, words
@@ -47,6 +48,7 @@ from bot.text.opening_words import choice_label
 from bot.text.render_png import render_png_async
 from engine.opening_rules import SOOSORV_MOST, Choice, Phase
 from engine.types import Color, Game, Point, column_letter
+from storage.repository import GameStatus
 
 __all__ = [
     "ACTIONS",
@@ -399,7 +401,7 @@ class PanButton(
         bot = host_of(interaction)
         view = await bot.service.panel(self.game_id, interaction.user.id)
         if view.version != self.version:
-            from bot.core.service import StalePanelError
+            from bot.core.service.errors import StalePanelError
 
             raise StalePanelError(self.game_id, self.version)
         here = panel.panel_window(view.board, *self.origin)

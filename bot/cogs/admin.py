@@ -14,7 +14,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.play_choices import RULES
-from bot.core.service import BOARD_STYLES, InvalidOptionError, idle_time
+from bot.core.service.errors import InvalidOptionError
+from bot.core.service.shared import BOARD_STYLES, idle_time
 from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, words
 from bot.text.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_field

@@ -21,14 +21,15 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.review import Review
-from bot.core.service import GameState, NoActiveGameError, Player
+from bot.core.service.errors import NoActiveGameError
+from bot.core.service.states import GameState
 from bot.host import Interaction, host_of
 from bot.names import display_name
 from bot.table import card_embed
 from bot.text import history, render, words
 from bot.views import GameItem
 from engine.types import Game, Termination
-from storage.repository import GameRecord
+from storage.repository import GameRecord, Player
 
 __all__ = [
     "HistoryButton",
@@ -142,16 +143,7 @@ def _review_words(review: Review, ply: int) -> str:
     lines = []
     mark = review.mark_at(ply)
     if mark is not None:
-        lines.append(
-            words.mark_line(
-                mark.ply,
-                mark.kind.value,
-                mark.color.value,
-                str(mark.played),
-                str(mark.better),
-                mark.proof,
-            )
-        )
+        lines.append(render.mark_line(mark))
     step = review.steps[ply] if ply < len(review.steps) else None
     if step is not None:
         lines.append(words.review_step(step.side.value, step.verdict, step.proof, str(step.best)))

@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.service import GameExistsError, NoActiveGameError
+from bot.core.service.errors import GameExistsError, NoActiveGameError
 from bot.host import Interaction, host_of
 from bot.reporting import report
 from bot.text import words

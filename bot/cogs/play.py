@@ -25,16 +25,9 @@ from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
 from bot.cogs.puzzles import DailyPuzzle, PuzzleCommands, PuzzleSearch
 from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
-from bot.core.service import (
-    DEFAULT_LEVEL,
-    PRIVATE_BOARD_STYLES,
-    ColourChoice,
-    GameExistsError,
-    GameState,
-    InvalidOptionError,
-    NotAPlayerError,
-    UndoResult,
-)
+from bot.core.service.errors import GameExistsError, InvalidOptionError, NotAPlayerError
+from bot.core.service.shared import DEFAULT_LEVEL, PRIVATE_BOARD_STYLES
+from bot.core.service.states import ColourChoice, GameState, UndoResult
 from bot.host import GameHost, Interaction, MovePlay
 from bot.reporting import needs_channel_permissions
 from bot.text import i18n, render, words

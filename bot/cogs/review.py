@@ -22,9 +22,9 @@ from bot.core.review import (
     Review,
     check_reviewable,
 )
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from bot.host import Interaction, host_of
-from bot.text import history, words
+from bot.text import history, render, words
 
 __all__ = ["ReviewCommands", "review_message"]
 
@@ -36,17 +36,7 @@ _MARKS_SHOWN: Final = 12  # an embed description holds these comfortably
 def review_message(view: GameState, review: Review) -> dict[str, Any]:
     """The keyword arguments of a finished review: marks, the graph, a replay button."""
     moves = view.board.moves
-    lines = [
-        words.mark_line(
-            mark.ply,
-            mark.kind.value,
-            mark.color.value,
-            str(mark.played),
-            str(mark.better),
-            mark.proof,
-        )
-        for mark in review.marks[:_MARKS_SHOWN]
-    ]
+    lines = [render.mark_line(mark) for mark in review.marks[:_MARKS_SHOWN]]
     if not lines:
         lines.append(words.review_no_marks())
     if review.turning is not None and 0 < review.turning <= len(moves):

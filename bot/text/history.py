@@ -10,7 +10,8 @@ import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from bot.core.service import GameState, NoSuchGameError
+from bot.core.service.errors import NoSuchGameError
+from bot.core.service.states import GameState
 from bot.text.render_png import PngOptions, render_png
 from engine.board import Board
 from engine.types import Game

@@ -377,7 +377,7 @@ async def _reviews(
     """Store copies of a 40-move game and return a loop that reviews them one after another
     (``/gomoku review``'s work, in the pool's review worker) until ``stop``."""
     from bot.core.review import Reviewer
-    from bot.core.service import GameState
+    from bot.core.service.states import GameState
     from tests.bot.bench_review import play_game, store_game
 
     board = await play_game(pool, 40, Rule.FREESTYLE)  # also starts the review worker

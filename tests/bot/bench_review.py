@@ -16,7 +16,7 @@ import time
 
 from bot.core.ai import AnalysisRequest, ProcessPoolRunner
 from bot.core.review import NODES, Reviewer
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from engine.board import Board
 from engine.notation import parse_moves
 from engine.types import Color, Outcome, Rule, Termination

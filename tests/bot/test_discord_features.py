@@ -10,7 +10,8 @@ import pytest
 from bot import transformers
 from bot.client import GomokuBot
 from bot.core.ai import AIError, AIMove, AIRequest
-from bot.core.service import GameService, TimeoutEvent
+from bot.core.service import GameService
+from bot.core.service.states import TimeoutEvent
 from storage.repository import GameRecord, GameStatus
 from tests.bot.conftest import BotFactory, CentreRunner, Clock, GatedRunner
 from tests.fakediscord import FakeDiscord, FakeUser, Message

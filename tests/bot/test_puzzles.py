@@ -21,7 +21,7 @@ from bot.core.puzzles import (
     play,
 )
 from bot.core.review import Reviewer
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from bot.text import words
 from engine.board import Board
 from engine.errors import GameOverError, OccupiedPointError

@@ -35,7 +35,8 @@ from bot.core.queue_ai import (
     loads,
 )
 from bot.core.review import Analyser
-from bot.core.service import AIFailedError, GameService
+from bot.core.service import GameService
+from bot.core.service.errors import AIFailedError
 from bot.text.refusals import user_message
 from engine.board import Board
 from engine.types import Game, Level, Point, Rule

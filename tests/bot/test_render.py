@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.core import positions
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from bot.text.render import (
     MAX_MESSAGE,
     VIEWPORT,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bot.core.ai import AnalysisRequest
 from bot.core.review import MarkKind, Review, Reviewer, graph_png
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from engine.board import Board
 from engine.gomocup.tactics import VCF_WINS
 from engine.search.analysis import Analysis, analyse

@@ -16,16 +16,14 @@ import pytest
 
 from bot.core import positions
 from bot.core.ai import AIError, AIMove, AIRequest
-from bot.core.service import (
+from bot.core.service import GameService
+from bot.core.service.errors import (
     AIFailedError,
     AIThinkingError,
-    ChallengeExpired,
     ChallengeExpiredError,
     ChannelNotAllowedError,
-    GameEnd,
     GameExistsError,
     GameNotActiveError,
-    GameService,
     HintNotAllowedError,
     InvalidOptionError,
     NoActiveGameError,
@@ -38,11 +36,9 @@ from bot.core.service import (
     RematchError,
     SelfChallengeError,
     StalePanelError,
-    TurnWarning,
     UndoPendingError,
-    UndoRequest,
-    UndoResult,
 )
+from bot.core.service.states import ChallengeExpired, GameEnd, TurnWarning, UndoRequest, UndoResult
 from engine.board import Board
 from engine.errors import (
     ColumnFullError,

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from bot.core.service import (
-    GameService,
+from bot.core.service import GameService
+from bot.core.service.errors import (
     HintNotAllowedError,
     InvalidOptionError,
     NoMoveToUndoError,

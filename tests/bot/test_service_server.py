@@ -11,16 +11,10 @@ from io import BytesIO
 import pytest
 from PIL import Image
 
-from bot.core.service import (
-    DEFAULT_IDLE_AI,
-    DEFAULT_IDLE_HUMAN,
-    GameEnd,
-    GameExistsError,
-    GameService,
-    NoSuchGameError,
-    NotReplaceableError,
-    UndoRequest,
-)
+from bot.core.service import GameService
+from bot.core.service.errors import GameExistsError, NoSuchGameError, NotReplaceableError
+from bot.core.service.shared import DEFAULT_IDLE_AI, DEFAULT_IDLE_HUMAN
+from bot.core.service.states import GameEnd, UndoRequest
 from bot.text import history
 from engine.types import Point, Termination
 from storage.memory import InMemoryGameRepository

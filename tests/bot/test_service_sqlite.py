@@ -9,7 +9,8 @@ import random
 from pathlib import Path
 
 from bot.core.ai import ProcessPoolRunner
-from bot.core.service import GameService, NotYourTurnError
+from bot.core.service import GameService
+from bot.core.service.errors import NotYourTurnError
 from engine.types import Color, Point, Termination
 from storage.repository import GameStatus, Player
 from storage.sqlite import SqliteGameRepository

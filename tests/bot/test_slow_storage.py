@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.client import GomokuBot
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from tests.bot.conftest import BotFactory
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord
 from tests.storage.faults import write_lock_held
