@@ -3,7 +3,7 @@
 Every button is a ``discord.ui.DynamicItem`` whose custom id carries all it needs
 (``gomoku:<game_id>:<action>...``), so a button on a message from before a restart still works:
 discord.py rebuilds the item from the id. A button does what a command does: one service call,
-then the bot redraws the game (``GameHost.show_game``). Who may press what is the service's
+then the bot redraws the game (``bot.table.Table.show_game``). Who may press what is the service's
 business (``NotAPlayerError``, ``NotChallengedError`` ...); errors are answered privately by
 ``bot.reporting.report``.
 
