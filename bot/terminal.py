@@ -2,7 +2,7 @@
 
 ``python -m bot`` runs it when no ``DISCORD_TOKEN`` is set. Moves are typed as ``h8`` (column
 numbers such as ``4`` in the gravity games); everything else is a word command (``help``
-lists them). The console occupies one pseudo-channel of the store, so a game left open when
+lists them). The terminal occupies one pseudo-channel of the store, so a game left open when
 the terminal closed is picked up again on the next start.
 """
 
@@ -36,11 +36,11 @@ if TYPE_CHECKING:
     from bot.settings import Settings
     from engine.board import Board
 
-__all__ = ["CONSOLE_CHANNEL", "Console", "NewGameOptions", "main", "parse_new", "stdin_lines"]
+__all__ = ["TERMINAL_CHANNEL", "NewGameOptions", "Terminal", "main", "parse_new", "stdin_lines"]
 
 log = logging.getLogger(__name__)
 
-CONSOLE_CHANNEL: Final = 1  # the store's pseudo-channel for terminal games (no guild)
+TERMINAL_CHANNEL: Final = 1  # the store's pseudo-channel for terminal games (no guild)
 PLAYER_ONE: Final = 1  # the terminal's user ids; Discord ids are 17+ digit snowflakes
 PLAYER_TWO: Final = 2
 LEVELS: Final = tuple(level.value for level in Level)
@@ -263,7 +263,7 @@ async def _limited_lines(reader: asyncio.StreamReader) -> AsyncIterator[str]:
             yield raw.decode(errors="replace")
 
 
-class Console:
+class Terminal:
     """One terminal session over a ``GameService``."""
 
     def __init__(
@@ -272,7 +272,7 @@ class Console:
         output: TextIO,
         *,
         colour: bool | None = None,
-        channel_id: int = CONSOLE_CHANNEL,
+        channel_id: int = TERMINAL_CHANNEL,
     ) -> None:
         self.service = service
         self.output = output
@@ -358,7 +358,7 @@ class Console:
     # ---- session
 
     async def begin(self) -> None:
-        """Pick up the open game of the console's channel, or start the default game."""
+        """Pick up the open game of the terminal's channel, or start the default game."""
         self.say(_("Gomoku in the terminal. Type 'help' for commands, 'quit' to leave."))
         try:
             view = await self.service.board(self.channel_id)
@@ -649,8 +649,8 @@ async def main(
     warming = asyncio.create_task(runner.warm_up())
     try:
         async with open_repository(settings.db_path, settings.database_url) as repository:
-            console = Console(GameService(repository, runner), out)
-            await console.run(_until(lines(), stop))
+            terminal = Terminal(GameService(repository, runner), out)
+            await terminal.run(_until(lines(), stop))
     finally:
         warming.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):

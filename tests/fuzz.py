@@ -36,7 +36,7 @@ from bot.app import create_bot
 from bot.cooldown import UserCooldown
 from bot.core.service import GameService
 from bot.settings import Settings
-from bot.terminal import Console, _limited_lines
+from bot.terminal import Terminal, _limited_lines
 from bot.text.refusals import generic_message
 from storage.memory import InMemoryGameRepository
 from tests.bot.conftest import CentreRunner
@@ -337,7 +337,7 @@ async def fuzz_terminal(inputs: int, seed: int, report: FuzzReport) -> None:
     os.chdir(scratch.name)  # "export <name>" writes files: into a scratch folder
     try:
         service = GameService(InMemoryGameRepository(), CentreRunner())
-        console = Console(service, io.StringIO(), colour=False)
+        console = Terminal(service, io.StringIO(), colour=False)
         await console.begin()
         for index in range(inputs):
             if index % 40 == 0:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from bot.client import GomokuBot
-from tests.bot.test_console import session
+from tests.bot.test_terminal import session
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.fuzz import fuzz
 

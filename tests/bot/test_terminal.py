@@ -14,12 +14,12 @@ import pytest
 
 from bot.core.service import GameService
 from bot.terminal import (
-    CONSOLE_CHANNEL,
     PLAYER_ONE,
     PLAYER_TWO,
-    Console,
+    TERMINAL_CHANNEL,
     NewGameOptions,
     OptionError,
+    Terminal,
     ansi_board,
     parse_new,
 )
@@ -42,12 +42,12 @@ async def session(
         service = GameService(InMemoryGameRepository(), NearestRunner(), rng=random.Random(3))
     if friend:
         await service.start_local(
-            channel_id=CONSOLE_CHANNEL,
+            channel_id=TERMINAL_CHANNEL,
             black=Player.human(PLAYER_ONE),
             white=Player.human(PLAYER_TWO),
         )
     out = io.StringIO()
-    await Console(service, out, colour=False).run(feed(lines))
+    await Terminal(service, out, colour=False).run(feed(lines))
     return out.getvalue(), service
 
 
@@ -75,7 +75,7 @@ async def test_every_bad_input_gets_a_clear_line_and_changes_nothing() -> None:
     assert "That point is off the board." in lines  # p1 on a 15x15 board
     assert "`0` is not a point. Type a column letter and a row number, like h8." in lines
     assert "'sideways' is not a game, size, rule, level or colour. See 'help'." in lines
-    view = await service.board(CONSOLE_CHANNEL)
+    view = await service.board(TERMINAL_CHANNEL)
     assert [str(m.point) for m in view.board.moves] == ["h8"]
 
 
@@ -84,7 +84,7 @@ async def test_undo_between_two_people_at_one_keyboard() -> None:
     assert "Took back i9." in out
     assert "Took back h8." in out
     assert "You have no move to take back." in out
-    assert (await service.board(CONSOLE_CHANNEL)).board.moves == ()
+    assert (await service.board(TERMINAL_CHANNEL)).board.moves == ()
 
 
 async def test_against_the_ai_with_hint_undo_export_and_resign(tmp_path: Path) -> None:
@@ -103,7 +103,7 @@ async def test_against_the_ai_with_hint_undo_export_and_resign(tmp_path: Path) -
 
 async def test_gravity_games_take_column_numbers() -> None:
     out, service = await session(["new connect4 friend", "4", "4", "9", "d3", "d5", "quit"])
-    view = await service.board(CONSOLE_CHANNEL)
+    view = await service.board(TERMINAL_CHANNEL)
     assert view.game is Game.CONNECT4
     # d3 is where a stone in column 4 would land, but a point is refused all the same
     assert [str(m.point) for m in view.board.moves] == ["d1", "d2"]
