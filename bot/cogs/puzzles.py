@@ -22,7 +22,7 @@ from bot.core.puzzles import (
     Attempt,
     Progress,
 )
-from bot.core.review import Analyser, ReviewUnavailableError
+from bot.core.review import ReviewUnavailableError
 from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, render, words
 from engine.notation import parse_point
@@ -170,7 +170,7 @@ class PuzzleCommands(commands.Cog):
         assert interaction.guild_id is not None
         bot = host_of(interaction)
         point = parse_point(cell)
-        if not isinstance(bot.service.ai, Analyser):
+        if not bot.service.can_analyse:
             raise ReviewUnavailableError()
         await interaction.response.defer(ephemeral=True, thinking=True)
         attempt, player = await bot.service.solve(interaction.guild_id, interaction.user.id, point)
