@@ -33,7 +33,7 @@ from bot.text import i18n, render, words
 from bot.text.opening_words import choice_summary
 from bot.text.render_png import render_png_async
 from bot.turns import TurnPings, remember_reply
-from bot.views import game_buttons
+from bot.views import for_send, game_buttons
 from storage.repository import GameStatus
 
 if TYPE_CHECKING:
@@ -255,7 +255,7 @@ class Table:
                 message = await interaction.edit_original_response(**message_args)
                 message_id = message.id
             else:
-                callback = await interaction.response.send_message(**_for_send(message_args))
+                callback = await interaction.response.send_message(**for_send(message_args))
                 if callback.message_id is None:
                     raise RuntimeError("Discord returned no message id for the board")
                 message_id = callback.message_id
@@ -310,7 +310,7 @@ class Table:
         self, game: GameState, message_args: dict[str, Any], *, old: int | None
     ) -> None:
         channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
-        message = await channel.send(**_for_send(message_args))
+        message = await channel.send(**for_send(message_args))
         self._board_ids[game.game_id] = message.id
         await self.host.service.set_message(
             game.game_id, channel_id=game.channel_id, message_id=message.id
@@ -522,15 +522,6 @@ def _answers_on(interaction: discord.Interaction[Any], message_id: int) -> bool:
     return (
         interaction.message is not None and interaction.message.id == message_id
     ) or interaction.extras.get("board_message_id") == message_id
-
-
-def _for_send(message_args: dict[str, Any]) -> dict[str, Any]:
-    # Sending takes files=, editing takes attachments=; a missing game is left out, not None.
-    args = dict(message_args)
-    args["files"] = args.pop("attachments")
-    if args["view"] is None:
-        del args["view"]
-    return args
 
 
 def _move_summary(first: MoveResult, last: MoveResult) -> str:

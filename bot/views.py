@@ -63,6 +63,7 @@ __all__ = [
     "TapButton",
     "UndoButton",
     "challenge_view",
+    "for_send",
     "game_buttons",
     "panel_message",
     "resign_view",
@@ -327,7 +328,7 @@ class MoveButton(
         bot = host_of(interaction)
         view = await bot.service.panel(self.game_id, interaction.user.id)
         message = await panel_message(bot, view, interaction.user.id, panel.centred(view.board))
-        await interaction.response.send_message(ephemeral=True, **_for_send(message))
+        await interaction.response.send_message(ephemeral=True, **for_send(message))
 
 
 class TapButton(
@@ -628,10 +629,13 @@ def _text_panel(text: str) -> discord.ui.LayoutView:
     return layout
 
 
-def _for_send(message: dict[str, Any]) -> dict[str, Any]:
-    # Sending takes files=, editing takes attachments=.
+def for_send(message: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of an edit (``message``) as those of a send: sending takes
+    files=, editing attachments=; a missing view is left out, not None."""
     args = dict(message)
     args["files"] = args.pop("attachments")
+    if args.get("view", True) is None:
+        del args["view"]
     return args
 
 
