@@ -24,7 +24,7 @@ from bot.core.review import (
 )
 from bot.core.service.states import GameState
 from bot.host import Interaction, host_of
-from bot.text import history, render, words
+from bot.text import render, words
 
 __all__ = ["ReviewCommands", "review_message"]
 
@@ -69,13 +69,11 @@ class ReviewCommands(commands.Cog):
         bot = host_of(interaction)
         service = bot.service
         if game is not None:
-            view = await history.visible_game(
-                service, game, user_id=interaction.user.id, guild_id=interaction.guild_id
+            view = await service.visible_game(
+                game, user_id=interaction.user.id, guild_id=interaction.guild_id
             )
         else:
-            latest = await history.latest_game(
-                service, interaction.user.id, guild_id=interaction.guild_id
-            )
+            latest = await service.latest_game(interaction.user.id, guild_id=interaction.guild_id)
             if latest is None:
                 raise NoGameToReviewError()
             view = latest

@@ -13,9 +13,10 @@ from PIL import Image
 
 from bot.core.service import GameService
 from bot.core.service.errors import GameExistsError, NoSuchGameError, NotReplaceableError
+from bot.core.service.history import PAGE_SIZE
 from bot.core.service.shared import DEFAULT_IDLE_AI, DEFAULT_IDLE_HUMAN
 from bot.core.service.states import GameEnd, UndoRequest
-from bot.text import history
+from bot.text import animation
 from engine.types import Point, Termination
 from storage.memory import InMemoryGameRepository
 from storage.repository import GameStatus
@@ -149,29 +150,29 @@ async def test_a_game_moves_into_a_thread(service: GameService) -> None:
 
 async def test_history_pages_and_visibility(service: GameService) -> None:
     ids = []
-    for _ in range(history.PAGE_SIZE + 2):
+    for _ in range(PAGE_SIZE + 2):
         view = await start_ai(service)
         ids.append(view.game_id)
         await service.resign(CHANNEL, ALICE)
-    first = await history.history_page(service, ALICE, guild_id=GUILD)
-    assert [g.id for g in first.games] == ids[::-1][: history.PAGE_SIZE]
+    first = await service.history_page(ALICE, guild_id=GUILD)
+    assert [g.id for g in first.games] == ids[::-1][:PAGE_SIZE]
     assert first.has_more
-    second = await history.history_page(service, ALICE, guild_id=GUILD, page=1)
+    second = await service.history_page(ALICE, guild_id=GUILD, page=1)
     assert [g.id for g in second.games] == ids[1::-1]
     assert not second.has_more
-    assert (await history.history_page(service, ALICE, guild_id=GUILD, page=5)).games == ()
+    assert (await service.history_page(ALICE, guild_id=GUILD, page=5)).games == ()
     # Visible from its guild, and to its players anywhere; not to others elsewhere.
-    assert await history.visible_game(service, ids[0], user_id=CAROL, guild_id=GUILD)
-    assert await history.visible_game(service, ids[0], user_id=ALICE, guild_id=None)
+    assert await service.visible_game(ids[0], user_id=CAROL, guild_id=GUILD)
+    assert await service.visible_game(ids[0], user_id=ALICE, guild_id=None)
     with pytest.raises(NoSuchGameError):
-        await history.visible_game(service, ids[0], user_id=CAROL, guild_id=GUILD + 1)
+        await service.visible_game(ids[0], user_id=CAROL, guild_id=GUILD + 1)
 
 
 async def test_a_declined_challenge_has_nothing_to_replay(service: GameService) -> None:
     pending = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
     await service.decline(pending.game_id, BOB)
     with pytest.raises(NoSuchGameError):
-        await history.visible_game(service, pending.game_id, user_id=ALICE, guild_id=GUILD)
+        await service.visible_game(pending.game_id, user_id=ALICE, guild_id=GUILD)
 
 
 async def test_replay_positions_and_animation(service: GameService) -> None:
@@ -180,15 +181,15 @@ async def test_replay_positions_and_animation(service: GameService) -> None:
     await service.resign(CHANNEL, BOB)
     game = await service.game(view.game_id)
     assert game.status is GameStatus.FINISHED
-    assert [len(history.position(game, n).board.moves) for n in (-1, 0, 2, 4, 9)] == [
+    assert [len(game.after(n).board.moves) for n in (-1, 0, 2, 4, 9)] == [
         0,
         0,
         2,
         4,
         4,
     ]
-    assert history.position(game, 3).board.moves == game.board.moves[:3]
-    gif = history.animation(game)
+    assert game.after(3).board.moves == game.board.moves[:3]
+    gif = animation.animation(game)
     assert gif.startswith(b"GIF8")
     with Image.open(BytesIO(gif)) as image:
         assert getattr(image, "n_frames", 1) == 5  # the empty board and each of the four moves

@@ -10,7 +10,8 @@ returns frozen states (``GameState``, ``MoveResult`` ...: ``bot.core.service.sta
 The use cases live in one module each, over the core they share (``shared``: locks, versions,
 the position cache, ratings): ``games`` (start, accept, resign, rematch, export ...), ``moves``
 (place, drop, the AI's reply, undo, hints), ``clock`` (deadlines, idle games, resuming),
-``members`` (stats, preferences, guild settings), ``puzzles``, ``reviews`` and ``notices`` (the
+``history`` (pages, who may see a game), ``members`` (stats, preferences, guild settings),
+``puzzles``, ``reviews`` and ``notices`` (the
 front-ends' turn pings and pending replies). ``GameService`` is all of them in one object.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from bot.core.service.clock import ClockUseCases
 from bot.core.service.games import GameUseCases
+from bot.core.service.history import HistoryUseCases
 from bot.core.service.members import MemberUseCases
 from bot.core.service.moves import MoveUseCases
 from bot.core.service.notices import NoticeUseCases
@@ -30,6 +32,7 @@ __all__ = ["GameService"]
 class GameService(
     GameUseCases,
     MoveUseCases,
+    HistoryUseCases,
     ClockUseCases,
     MemberUseCases,
     PuzzleUseCases,
