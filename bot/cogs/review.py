@@ -25,6 +25,7 @@ from bot.core.review import (
 from bot.core.service.states import GameState
 from bot.host import Interaction, host_of
 from bot.text import render, words
+from bot.text.review_graph import graph_png
 
 __all__ = ["ReviewCommands", "review_message"]
 
@@ -95,16 +96,10 @@ class ReviewCommands(commands.Cog):
         else:
             await interaction.response.defer(ephemeral=True, thinking=True)
         message = review_message(view, stored)
-        png = await asyncio.to_thread(_graph, stored)
+        png = await asyncio.to_thread(graph_png, stored)
         await interaction.edit_original_response(
             content=None,
             embed=message["embed"],
             view=message["view"],
             attachments=[discord.File(io.BytesIO(png), filename=message["filename"])],
         )
-
-
-def _graph(review: Review) -> bytes:
-    from bot.core.review import graph_png
-
-    return graph_png(review)
