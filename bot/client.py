@@ -78,6 +78,7 @@ class GomokuBot(commands.Bot):
         ack_after: float = ACK_AFTER,
         ai_reply_wait: float = AI_REPLY_WAIT,
         freeze_heap: bool = False,
+        extensions: Sequence[str] = (),
         **options: Any,
     ) -> None:
         """``repository``/``ai`` given here are the caller's to close; those the bot opens
@@ -85,7 +86,8 @@ class GomokuBot(commands.Bot):
         the games it resumes and times to its shards' guilds; ``create_bot`` passes the same
         to discord.py. ``freeze_heap``: once ready, move everything start-up built out of the
         garbage collector's sight (``gc.freeze``; the bot's own process only, see
-        ``_freeze_heap``). ``options`` go to ``commands.Bot``."""
+        ``_freeze_heap``). ``extensions``: the modules whose ``setup`` adds the commands and
+        buttons (``bot.app.EXTENSIONS``). ``options`` go to ``commands.Bot``."""
         self.owned_shards: ShardSpec | None = options.pop("owned_shards", None)
         intents = discord.Intents.none()
         intents.guilds = True  # channels and the bot's own member: all slash commands need
@@ -104,6 +106,7 @@ class GomokuBot(commands.Bot):
         self.deadline_poll = deadline_poll  # longest sleep of the deadline task, in seconds
         self.resume_every = resume_every  # seconds between the deadline task's resume() calls
         self.freeze_heap = freeze_heap
+        self.extensions_to_load = tuple(extensions)
         self._given_repository = repository
         self._given_ai = ai
         self._stack = contextlib.AsyncExitStack()
@@ -153,9 +156,8 @@ class GomokuBot(commands.Bot):
         # AI: import them now rather than stall the event loop for a third of a second then.
         await asyncio.to_thread(importlib.import_module, "engine.search.levels")
         self.add_dynamic_items(*ACTIONS)
-        from bot.cogs import play
-
-        await play.setup(self)
+        for extension in self.extensions_to_load:
+            await self.load_extension(extension)
         await asyncio.to_thread(i18n.load_all)
         await self.tree.set_translator(CatalogueTranslator())
         await self.sync_commands()

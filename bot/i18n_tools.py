@@ -53,12 +53,12 @@ def command_messages() -> Iterator[tuple[str, str | None, str]]:
 async def _command_messages() -> list[tuple[str, str | None, str]]:
     from discord import app_commands
 
-    from bot.app import create_bot
-    from bot.cogs import play
+    from bot.app import EXTENSIONS, create_bot
     from bot.settings import Settings
 
     bot = create_bot(Settings())
-    await play.setup(bot)
+    for extension in EXTENSIONS:
+        await bot.load_extension(extension)
     found: list[tuple[str, str | None, str]] = []
 
     def parameters(command: app_commands.Command[Any, ..., Any], where: str) -> None:

@@ -22,7 +22,12 @@ from bot.text.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_fi
 from engine.types import Rule
 from storage.repository import GuildSettings
 
-__all__ = ["AdminCog", "AdminCommands", "settings_embed"]
+__all__ = [
+    "AdminCog",
+    "AdminCommands",
+    "settings_embed",
+    "setup",
+]
 
 _RULES: Final = RULES
 _STYLES: Final = [app_commands.Choice(name=style, value=style) for style in BOARD_STYLES]
@@ -184,3 +189,8 @@ class AdminCog(
 
     def __init__(self, bot: GameHost) -> None:
         self.bot = bot
+
+
+async def setup(bot: GameHost) -> None:
+    """Add ``/gomoku-admin`` to ``bot``."""
+    await bot.add_cog(AdminCog(bot))

@@ -23,7 +23,7 @@ from discord.ext import commands
 from bot.core.review import Review
 from bot.core.service.errors import NoActiveGameError
 from bot.core.service.states import GameState, HistoryPage
-from bot.host import Interaction, host_of
+from bot.host import GameHost, Interaction, host_of
 from bot.names import display_name
 from bot.table import card_embed
 from bot.text import animation, render, words
@@ -38,6 +38,7 @@ __all__ = [
     "display_names",
     "history_message",
     "replay_message",
+    "setup",
 ]
 
 Button = discord.ui.Button[Any]
@@ -284,3 +285,8 @@ class HistoryCommands(commands.Cog):
                 discord.File(io.BytesIO(gif), filename=f"{stem}.gif"),
             ],
         )
+
+
+async def setup(bot: GameHost) -> None:
+    """Register the history and replay buttons with ``bot``."""
+    bot.add_dynamic_items(*ACTIONS)

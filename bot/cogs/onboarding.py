@@ -16,7 +16,12 @@ from discord.ext import commands
 from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, words
 
-__all__ = ["HelpCommands", "Onboarding", "command_mentions"]
+__all__ = [
+    "HelpCommands",
+    "Onboarding",
+    "command_mentions",
+    "setup",
+]
 
 log = logging.getLogger(__name__)
 
@@ -102,3 +107,8 @@ class Onboarding(commands.Cog):
             await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException:
             log.warning("could not welcome guild %s", guild.id)
+
+
+async def setup(bot: GameHost) -> None:
+    """Add the welcome for new servers to ``bot``."""
+    await bot.add_cog(Onboarding(bot))

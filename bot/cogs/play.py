@@ -15,14 +15,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import threads
-from bot.cogs.admin import AdminCog
-from bot.cogs.history import ACTIONS as HISTORY_ACTIONS
 from bot.cogs.history import HistoryCommands
 from bot.cogs.moderation import ModerationCommands, offer_replacement
-from bot.cogs.onboarding import HelpCommands, Onboarding
+from bot.cogs.onboarding import HelpCommands
 from bot.cogs.play_choices import COLOURS, GAMES, RULES
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
-from bot.cogs.puzzles import DailyPuzzle, PuzzleCommands, PuzzleSearch
+from bot.cogs.puzzles import PuzzleCommands
 from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
 from bot.core.service.errors import GameExistsError, InvalidOptionError, NotAPlayerError
@@ -310,11 +308,6 @@ class PlaceCog(commands.Cog):
 
 
 async def setup(bot: GameHost) -> None:
-    """Add the commands to ``bot``."""
+    """Add ``/gomoku`` and ``/place`` to ``bot``."""
     await bot.add_cog(GomokuCog(bot))
     await bot.add_cog(PlaceCog(bot))
-    await bot.add_cog(AdminCog(bot))
-    await bot.add_cog(Onboarding(bot))
-    await bot.add_cog(DailyPuzzle(bot))
-    await bot.add_cog(PuzzleSearch(bot))
-    bot.add_dynamic_items(*HISTORY_ACTIONS)

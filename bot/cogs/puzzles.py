@@ -33,6 +33,7 @@ __all__ = [
     "PuzzleSearch",
     "post_due",
     "search_due",
+    "setup",
 ]
 
 log = logging.getLogger(__name__)
@@ -228,3 +229,9 @@ class PuzzleCommands(commands.Cog):
         )
         kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
         await interaction.response.send_message(embed=embed, **kwargs)
+
+
+async def setup(bot: GameHost) -> None:
+    """Add the daily puzzle and the background puzzle search to ``bot``."""
+    await bot.add_cog(DailyPuzzle(bot))
+    await bot.add_cog(PuzzleSearch(bot))
