@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
 from bot.core.ai import AIError
+from bot.core.positions import forbidden_points
 from bot.core.service import GameService
 from bot.core.service.errors import NoActiveGameError
 from bot.core.service.shared import DEFAULT_LEVEL
 from bot.core.service.states import GameState, MoveResult, UndoRequest
 from bot.text.i18n import N_, _, from_system, ngettext, set_current, using
 from bot.text.refusals import generic_message, user_message
-from bot.text.render import compact_board, forbidden_points, game_name, window
+from bot.text.render import compact_board, game_name, window
 from engine.errors import GomokuError, InvalidPointError
 from engine.types import Color, Game, Level, Point, Rule, Termination
 from storage.repository import Player, StorageError

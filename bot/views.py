@@ -39,6 +39,7 @@ from typing import Any, Final, Self
 import discord
 from discord import app_commands
 
+from bot.core.positions import forbidden_points
 from bot.core.service.errors import UnknownButtonError
 from bot.core.service.states import GameState
 from bot.host import GameHost, MovePlay, host_of
@@ -668,7 +669,7 @@ async def panel_message(
     layout.add_item(discord.ui.TextDisplay("\n".join(lines)))
     if files:
         layout.add_item(discord.ui.MediaGallery(discord.MediaGalleryItem("attachment://board.png")))
-    banned = render.forbidden_points(board) if color is Color.BLACK else frozenset()
+    banned = forbidden_points(board) if color is Color.BLACK else frozenset()
     last = board.last_move.point if board.last_move is not None else None
     for y in window.rows_top_down:
         row: discord.ui.ActionRow[Any] = discord.ui.ActionRow()

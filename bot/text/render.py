@@ -42,7 +42,6 @@ __all__ = [
     "Window",
     "compact_board",
     "emoji_board",
-    "forbidden_points",
     "game_card",
     "game_name",
     "game_text",

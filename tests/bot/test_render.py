@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.core import positions
+from bot.core.positions import forbidden_points
 from bot.core.service.states import GameState
 from bot.text.render import (
     MAX_MESSAGE,
@@ -21,7 +22,6 @@ from bot.text.render import (
     BoardStyle,
     compact_board,
     emoji_board,
-    forbidden_points,
     game_card,
     game_text,
     status_line,
