@@ -54,8 +54,8 @@ def test_the_packaged_weights_load() -> None:
 
 
 def test_the_default_is_fitted_to_a_judges_opinion_and_reaches_the_tables() -> None:
-    # since the ninth round: the sixth round's values (fitted to game outcomes, kept beside
-    # it) moved towards Rapfi's opinion, at the same tempo and without multiset corrections
+    # the values fitted to game outcomes (kept beside it) moved towards Rapfi's opinion, at the
+    # same tempo and without multiset corrections
     judged = load_weights(PACKAGED.read_text(), "judged")
     previous = load_weights(OUTCOMES.read_text(), "outcomes")
     assert judged.mine == previous.mine == 5
@@ -72,7 +72,7 @@ def test_the_default_is_fitted_to_a_judges_opinion_and_reaches_the_tables() -> N
 
 
 def test_the_candidate_with_multiset_corrections_loads_and_is_used() -> None:
-    # the fifth round's candidate (not the default): corrections and mine reach the tables
+    # the candidate with multiset corrections (not the default): they and mine reach the tables
     candidate = load_weights(CANDIDATE.read_text(), "candidate")
     assert candidate.mine == 7
     assert np.count_nonzero(candidate.multiset) > 500
