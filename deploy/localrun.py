@@ -38,13 +38,16 @@ SIZE: Final = 15
 SQLITE_MOVES: Final = """
 import json, sqlite3
 db = sqlite3.connect("file:/data/gomoku.sqlite3?mode=ro", uri=True)
-game = db.execute("SELECT id, status FROM games ORDER BY id DESC LIMIT 1").fetchone()
+game = db.execute(
+    "SELECT id, status, termination, winner FROM games ORDER BY id DESC LIMIT 1").fetchone()
 moves = [] if game is None else db.execute(
     "SELECT x, y, color FROM moves WHERE game_id = ? ORDER BY ply", (game[0],)).fetchall()
-print(json.dumps({"status": None if game is None else game[1], "moves": moves}))
+print(json.dumps({"status": None if game is None else game[1],
+    "result": None if game is None else game[2:], "moves": moves}))
 """
 POSTGRES_MOVES: Final = """
-SELECT json_build_object('status', g.status, 'moves', coalesce(
+SELECT json_build_object('status', g.status, 'result', json_build_array(g.termination, g.winner),
+    'moves', coalesce(
     (SELECT json_agg(json_build_array(m.x, m.y, m.color) ORDER BY m.ply)
      FROM moves m WHERE m.game_id = g.id), '[]'))
 FROM games g ORDER BY g.id DESC LIMIT 1
@@ -94,13 +97,15 @@ class Game:
     """A game as the database holds it."""
 
     status: str | None
+    result: tuple[str | None, str | None] = (None, None)  # termination, winner
     moves: list[tuple[int, int, str]] = field(default_factory=list)
 
     @classmethod
     def parse(cls, text: str) -> Game:
         data = json.loads(text.strip().splitlines()[-1]) if text.strip() else {}
         moves = [(int(x), int(y), str(c)) for x, y, c in data.get("moves", [])]
-        return cls(data.get("status"), moves)
+        termination, winner = data.get("result") or (None, None)
+        return cls(data.get("status"), (termination, winner), moves)
 
 
 def _score(stones: dict[tuple[int, int], str], x: int, y: int, colour: str) -> float:
@@ -149,9 +154,8 @@ async def play(
     level: str,
     max_moves: int,
 ) -> tuple[Game, list[str], float]:
-    """``/gomoku start`` against the AI as black, then ``/place`` until the game ends (or
-    ``max_moves`` of ours, then ``/gomoku resign``); the game, the moves' names and the
-    slowest wait for an AI reply."""
+    """``/gomoku start`` against the AI as black, then ``/place`` until the game ends or after
+    ``max_moves`` of ours; the game, the moves' names and the slowest wait for an AI reply."""
     alice: FakeUser = fake.add_user("alice")
     reply = await fake.slash(
         "gomoku start", user=alice, options={"level": level, "colour": "black"}
@@ -160,11 +164,15 @@ async def play(
     await until("the game in the database", lambda: _has_game(read), within=30)
     names: list[str] = []
     slowest = 0.0
+    last = time.monotonic()
     game = await read()
     for _ in range(max_moves):
         if game.status != "active":
             break
         point = choose(game, "black")
+        # A person's pace: the bot allows 5 commands in 5 s (bot.reporting.UserCooldown).
+        await asyncio.sleep(max(0.0, last + 1.1 - time.monotonic()))
+        last = time.monotonic()
         reply = await fake.slash("place", user=alice, options={"cell": str(point)})
         if "played **" not in reply.content:
             raise RuntimeError(f"/place {point}: {reply.content!r}")
@@ -182,10 +190,6 @@ async def play(
         if len(game.moves) >= plies:
             x, y, _ = game.moves[plies - 1]
             names.append(str(Point(x, y)))
-    if game.status == "active":
-        reply = await fake.slash("gomoku resign", user=alice)
-        say(f"{max_moves} moves and no end: resigned -> {reply.content[:80]!r}")
-        game = await read()
     return game, names, slowest
 
 
@@ -336,14 +340,17 @@ async def compose(level: str, moves: int, keep: bool) -> None:
             if len(containers["worker"]) != 2:
                 raise RuntimeError(f"workers: {containers['worker']}")
             took = await all_healthy(everyone, within=180)
-            statuses = {c[:12]: await health(c) for c in everyone}
+            names_of = {
+                c: f"{s}_{i}" for s, found in containers.items() for i, c in enumerate(found, 1)
+            }
+            statuses = {names_of[c]: await health(c) for c in everyone}
             say(f"compose: all healthy ({took:.1f} s after the game): {statuses}")
 
             # Who searched: each worker logs its jobs; the bot has no pool of its own.
             jobs = {}
             for worker in containers["worker"]:
                 logs = await run("docker", "logs", worker, check=False)
-                jobs[worker[:12]] = sum(":search ●" in line for line in logs.splitlines())
+                jobs[names_of[worker]] = sum(":search ●" in line for line in logs.splitlines())
             metrics_port = os.environ.get("LOCAL_METRICS_PORT", "19100")
             page = await run(
                 "python3", "-c",
@@ -365,8 +372,8 @@ async def compose(level: str, moves: int, keep: bool) -> None:
             code = (await run("docker", "inspect", "--format", "{{.State.ExitCode}}", bot)).strip()
             logs = await run("docker", "logs", bot, check=False)
             problems = []
-            if game.status == "active" or len(game.moves) < 2:
-                problems.append("the game did not end")
+            if game.status != "finished":
+                problems.append(f"the game did not end in {moves} moves of ours")
             if sum(jobs.values()) < ai_moves:
                 problems.append(f"{ai_moves} AI moves but {sum(jobs.values())} worker jobs")
             if code != "0" or "Traceback" in logs:
@@ -375,7 +382,8 @@ async def compose(level: str, moves: int, keep: bool) -> None:
                 "mode": "compose", "services": {k: len(v) for k, v in containers.items()},
                 "connect_s": round(ready, 1), "level": level, "moves": names,
                 "moves_in_postgres": len(game.moves), "ai_moves": ai_moves,
-                "status": game.status, "slowest_ai_reply_s": round(slowest, 2),
+                "status": game.status, "termination": game.result[0], "winner": game.result[1],
+                "slowest_ai_reply_s": round(slowest, 2),
                 "worker_jobs": jobs, "bot_ai_searches_ok": searched, "health": statuses,
                 "bot_stop_s": round(stop_s, 1), "bot_exit_status": int(code),
                 "problems": problems,
