@@ -5,7 +5,9 @@ SQLite, the image's own health check) and plays a few moves; ``python -m deploy.
 compose`` brings up compose.yaml with deploy/compose.local.yaml (bot, two AI workers, the
 PostgreSQL and Valkey stand-ins, all on the host's network), plays a whole game against the
 AI, checks every move is in PostgreSQL, that the queue workers made the AI's moves and that
-every health check says healthy, then stops the bot (exit status 0) and tears it all down.
+every health check says healthy; then dumps the database with pg_dump while the bot runs,
+stops the bot (exit status 0), restores the dump into a new database, starts the bot on it
+(healthy again), and tears it all down.
 
 The fake Discord (``tests/fakediscord``) listens on 127.0.0.1 in this process; the bot in its
 container reaches it through ``tests/botprocess.py`` (mounted read-only), which points
@@ -78,6 +80,22 @@ async def run(
     if check and process.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} exited {process.returncode}:\n{text[-3000:]}")
     return text
+
+
+async def run_bytes(*args: str, stdin: bytes | None = None, env: Mapping[str, str]) -> bytes:
+    """Run a command that writes or reads binary data (a dump); fail on a non-zero status."""
+    process = await asyncio.create_subprocess_exec(
+        *args,
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(stdin), 300)
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} exited {process.returncode}: {err.decode()[-2000:]}")
+    return out
 
 
 async def until(
@@ -365,19 +383,46 @@ async def compose(level: str, moves: int, keep: bool) -> None:
             ai_moves = sum(1 for _, _, c in game.moves if c == "white")
             say(f"compose: worker jobs {jobs}; bot metrics: {searched:.0f} AI searches ok")
 
+            # The backup recipe of docs/deploy.md: dump while the bot runs, stop it, restore
+            # into a new database, and start the bot on it.
+            dump = await run_bytes(
+                *base, "exec", "-T", "postgres",
+                "pg_dump", "--username=gomoku", "--format=custom", "gomoku", env=env,
+            )  # fmt: skip
+            say(f"compose: pg_dump --format=custom while the bot runs: {len(dump)} bytes")
             (bot,) = containers["bot"]
             started = time.monotonic()
             await run(*base, "stop", "--timeout", "60", "bot", env=env)
             stop_s = time.monotonic() - started
             code = (await run("docker", "inspect", "--format", "{{.State.ExitCode}}", bot)).strip()
             logs = await run("docker", "logs", bot, check=False)
+            for step in (
+                ["dropdb", "--username=gomoku", "--maintenance-db=postgres", "gomoku"],
+                ["createdb", "--username=gomoku", "--maintenance-db=postgres", "gomoku"],
+            ):
+                await run(*base, "exec", "-T", "postgres", *step, env=env)
+            await run_bytes(
+                *base, "exec", "-T", "postgres",
+                "pg_restore", "--username=gomoku", "--dbname=gomoku", stdin=dump, env=env,
+            )  # fmt: skip
+            restored = await read()
+            say(f"compose: restored into a new database: {len(restored.moves)} moves")
+            await run(*base, "start", "bot", env=env)
+            back = await all_healthy([bot], within=180)
+            say(f"compose: the bot started again on the restored database: healthy in {back:.1f} s")
+            await run(*base, "stop", "--timeout", "60", "bot", env=env)
+            second = (
+                await run("docker", "inspect", "--format", "{{.State.ExitCode}}", bot)
+            ).strip()
             problems = []
             if game.status != "finished":
                 problems.append(f"the game did not end in {moves} moves of ours")
             if sum(jobs.values()) < ai_moves:
                 problems.append(f"{ai_moves} AI moves but {sum(jobs.values())} worker jobs")
-            if code != "0" or "Traceback" in logs:
-                problems.append(f"the bot exited {code}")
+            if code != "0" or second != "0" or "Traceback" in logs:
+                problems.append(f"the bot exited {code}, then {second}")
+            if restored.moves != game.moves:
+                problems.append("the restored database lost moves")
             report({
                 "mode": "compose", "services": {k: len(v) for k, v in containers.items()},
                 "connect_s": round(ready, 1), "level": level, "moves": names,
@@ -385,6 +430,8 @@ async def compose(level: str, moves: int, keep: bool) -> None:
                 "status": game.status, "termination": game.result[0], "winner": game.result[1],
                 "slowest_ai_reply_s": round(slowest, 2),
                 "worker_jobs": jobs, "bot_ai_searches_ok": searched, "health": statuses,
+                "pg_dump_bytes": len(dump), "moves_after_restore": len(restored.moves),
+                "healthy_after_restore_s": round(back, 1),
                 "bot_stop_s": round(stop_s, 1), "bot_exit_status": int(code),
                 "problems": problems,
             })  # fmt: skip
