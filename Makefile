@@ -23,11 +23,11 @@ endif
 endif
 
 run: $(RUN_STAMP)
-	@$(MAKE) --no-print-directory $(WARM)
+	@$(MAKE) -s --no-print-directory $(WARM)
 	$(BIN)/python -m bot
 
 test: $(TEST_STAMP)
-	@$(MAKE) --no-print-directory $(WARM)
+	@$(MAKE) -s --no-print-directory $(WARM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -38,7 +38,7 @@ lint: $(TEST_STAMP)
 	$(BIN)/ruff format .
 
 bench: $(RUN_STAMP)
-	@$(MAKE) --no-print-directory $(WARM)
+	@$(MAKE) -s --no-print-directory $(WARM)
 	$(BIN)/python -m engine bench
 
 $(BIN)/python:

@@ -197,7 +197,7 @@ def _client_id(token: str) -> int | None:
         decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)).decode("ascii")
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return None
-    return int(decoded) if decoded.isdigit() and decoded.isascii() else None
+    return int(decoded) if decoded.isdigit() else None
 
 
 if __name__ == "__main__":

@@ -627,7 +627,7 @@ def view_saved(view: str) -> str:
     return _("Your private boards now show {view}. Here is the game:").format(view=shown)
 
 
-# ---------------------------------------------------------------- reviews (issue 12)
+# ---------------------------------------------------------------- reviews
 
 
 def review_title(game_id: int) -> str:
@@ -709,7 +709,7 @@ def review_step(side: str, verdict: str, proof: str | None, best: str) -> str:
 review_field: Final = later(N_("Engine"))
 
 
-# ---------------------------------------------------------------- puzzles (issue 12)
+# ---------------------------------------------------------------- puzzles
 
 
 def puzzle_title(origin: tuple[str, int, int], side: str, *, defend: bool = False) -> str:
