@@ -257,6 +257,10 @@ def command_translator() -> app_commands.Translator:
             language = from_discord(locale)
             if language is None or language == DEFAULT:
                 return None
+            render = string.extras.get("render")
+            if callable(render):  # words with figures in them: rendered in the language
+                with using(language):
+                    return str(render())
             return command_text(string.message, language, is_name=_is_name(context))
 
     return _CatalogueTranslator()

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 import discord
-from discord import app_commands
 
-from bot import i18n, render, words
+from bot import i18n, permissions, render, words
 from bot.names import display_name
 from bot.service import GameView
 
@@ -22,7 +21,6 @@ if TYPE_CHECKING:
     from bot.client import GomokuBot
 
 __all__ = [
-    "THREAD_PERMISSIONS",
     "Announcement",
     "announcement",
     "close_thread",
@@ -31,9 +29,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-# What the bot needs in the channel to host a game in a thread off it.
-THREAD_PERMISSIONS: Final = ("create_public_threads", "send_messages_in_threads")
 
 
 async def uses_threads(interaction: discord.Interaction[GomokuBot]) -> bool:
@@ -45,10 +40,7 @@ async def uses_threads(interaction: discord.Interaction[GomokuBot]) -> bool:
     settings = await interaction.client.guild_settings(interaction.guild_id)
     if not settings.use_threads:
         return False
-    have = interaction.app_permissions
-    missing = [name for name in THREAD_PERMISSIONS if not getattr(have, name)]
-    if missing:
-        raise app_commands.BotMissingPermissions(missing)
+    permissions.require(interaction, permissions.THREADS)
     return True
 
 

@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import i18n, words
+from bot import i18n, permissions, words
 
 if TYPE_CHECKING:
     from bot.client import GomokuBot
@@ -80,8 +80,7 @@ def _welcome_channel(guild: discord.Guild) -> discord.TextChannel | None:
     for channel in candidates:
         if channel is None:
             continue
-        permissions = channel.permissions_for(me)
-        if permissions.view_channel and permissions.send_messages:
+        if not permissions.missing(channel.permissions_for(me), permissions.WELCOME):
             return channel
     return None
 

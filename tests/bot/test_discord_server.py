@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.client import GomokuBot
+from bot.version import version
 from engine.types import Termination
 from storage.repository import GameStatus
 from tests.bot.conftest import BotFactory, Clock, HeldStarts
@@ -140,7 +141,8 @@ async def test_help_mentions_resolve_to_the_registered_commands(
     assert f"</gomoku start:{gomoku}>" in text
     assert f"</place:{place}>" in text
     assert f"</gomoku-admin settings:{admin}>" in text
-    assert "beats easy 3 games in 4" in text  # levels by their measured strength
+    assert "scores 76.6% against easy" in text  # levels by their measured strength
+    assert f"version {version()}" in text
     assert "renju" in text
 
 
