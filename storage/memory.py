@@ -1,8 +1,9 @@
 """``InMemoryGameRepository``: the ``GameRepository`` in dictionaries, for tests of the bot.
 
-It passes the same contract suite as the SQLite repository. No method awaits anything
-between reading and writing its state, so on one event loop every call is atomic, which
-is exactly the guarantee the SQLite transactions give.
+It passes the same contract suite as the SQL repositories and is the model the differential
+tests hold them against, so it says plainly what each call means, without SQL. No method
+awaits anything between reading and writing its state, so on one event loop every call is
+atomic, which is exactly the guarantee the database transactions give.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from engine.types import Color, Game, Outcome, Point, Rule, Termination
 from storage.ratings import new_stats, rate_game
@@ -102,9 +104,16 @@ class InMemoryGameRepository:
             raise InvalidStatusError(game_id, game.status)
         return game
 
-    def _store(self, game: GameRecord) -> GameRecord:
+    def _store(self, game: GameRecord, **changes: Any) -> GameRecord:
+        """Keep ``game`` with ``changes`` (a side attribute: the version stays)."""
+        game = replace(game, **changes)
         self._games[game.id] = game
         return game
+
+    def _next(self, game: GameRecord, **changes: Any) -> GameRecord:
+        """Keep the game's next version with ``changes`` (``updated_at``: now, unless given)."""
+        changes.setdefault("updated_at", self._now())
+        return self._store(game, version=game.version + 1, **changes)
 
     # --- games --------------------------------------------------------------------------
 
@@ -143,7 +152,8 @@ class InMemoryGameRepository:
         self._moves[game.id] = []
         if new.opening is not None:
             self._openings[game.id] = GameOpening(game.id, new.opening)
-        return self._store(game)
+        self._games[game.id] = game
+        return game
 
     async def get_game(self, game_id: int) -> GameRecord:
         """The game with this id."""
@@ -178,16 +188,8 @@ class InMemoryGameRepository:
     ) -> GameRecord:
         """PENDING -> ACTIVE."""
         game = self._checked(game_id, expected_version, [GameStatus.PENDING])
-        return self._store(
-            replace(
-                game,
-                status=GameStatus.ACTIVE,
-                deadline=_utc(deadline),
-                warning_sent=False,
-                updated_at=self._now(),
-                version=game.version + 1,
-            )
-        )
+        deadline = _utc(deadline)
+        return self._next(game, status=GameStatus.ACTIVE, deadline=deadline, warning_sent=False)
 
     async def close_challenge(
         self, game_id: int, expected_version: int, status: GameStatus
@@ -197,16 +199,7 @@ class InMemoryGameRepository:
             raise ValueError(f"a challenge closes as declined, cancelled or expired, not {status}")
         game = self._checked(game_id, expected_version, [GameStatus.PENDING])
         now = self._now()
-        return self._store(
-            replace(
-                game,
-                status=status,
-                deadline=None,
-                finished_at=now,
-                updated_at=now,
-                version=game.version + 1,
-            )
-        )
+        return self._next(game, status=status, deadline=None, finished_at=now, updated_at=now)
 
     async def append_move(
         self,
@@ -225,18 +218,15 @@ class InMemoryGameRepository:
         if color is not game.to_move:
             raise MoveOrderError(game_id, game.ply, "colour")
         finished = outcome is not None
-        game = self._store(
-            replace(
-                game,
-                ply=game.ply + 1,
-                version=game.version + 1,
-                deadline=None if finished else deadline,
-                warning_sent=False,
-                updated_at=now,
-                status=GameStatus.FINISHED if finished else GameStatus.ACTIVE,
-                outcome=outcome,
-                finished_at=now if finished else None,
-            )
+        game = self._next(
+            game,
+            ply=game.ply + 1,
+            deadline=None if finished else deadline,
+            warning_sent=False,
+            updated_at=now,
+            status=GameStatus.FINISHED if finished else GameStatus.ACTIVE,
+            outcome=outcome,
+            finished_at=now if finished else None,
         )
         self._moves[game_id].append(
             MoveRecord(game_id, game.ply - 1, point, color, now, seq=game.version)
@@ -266,17 +256,8 @@ class InMemoryGameRepository:
         if opening is None:
             raise ValueError(f"game {game_id} has no opening rule")
         self._openings[game_id] = replace(opening, steps=(*opening.steps, step))
-        return self._store(
-            replace(
-                game,
-                black=black,
-                white=white,
-                deadline=_utc(deadline),
-                warning_sent=False,
-                updated_at=self._now(),
-                version=game.version + 1,
-            )
-        )
+        deadline = _utc(deadline)
+        return self._next(game, black=black, white=white, deadline=deadline, warning_sent=False)
 
     async def take_back(
         self,
@@ -295,16 +276,7 @@ class InMemoryGameRepository:
             game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
         if not 1 <= count <= game.ply:
             raise MoveOrderError(game_id, game.ply, "takeback")
-        return self._store(
-            replace(
-                game,
-                ply=game.ply - count,
-                version=game.version + 1,
-                deadline=deadline,
-                warning_sent=False,
-                updated_at=self._now(),
-            )
-        )
+        return self._next(game, ply=game.ply - count, deadline=deadline, warning_sent=False)
 
     async def finish_game(
         self,
@@ -320,18 +292,15 @@ class InMemoryGameRepository:
             raise ValueError(f"unknown end reason {end_reason!r}")
         game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
         now = self._now()
-        game = self._store(
-            replace(
-                game,
-                status=GameStatus.FINISHED,
-                outcome=outcome,
-                deadline=None,
-                finished_at=now,
-                updated_at=now,
-                version=game.version + 1,
-                ended_by=ended_by,
-                end_reason=end_reason,
-            )
+        game = self._next(
+            game,
+            status=GameStatus.FINISHED,
+            outcome=outcome,
+            deadline=None,
+            finished_at=now,
+            updated_at=now,
+            ended_by=ended_by,
+            end_reason=end_reason,
         )
         self._rate(game)
         return game
@@ -344,7 +313,7 @@ class InMemoryGameRepository:
         busy = self._open_in(channel_id)
         if busy is not None and busy.id != game_id:
             raise ChannelBusyError(channel_id, busy.id)
-        self._store(replace(game, channel_id=channel_id, parent_channel_id=parent_channel_id))
+        self._store(game, channel_id=channel_id, parent_channel_id=parent_channel_id)
 
     def _rate(self, game: GameRecord) -> None:
         outcome = game.outcome
@@ -367,25 +336,17 @@ class InMemoryGameRepository:
     ) -> GameRecord:
         """Move an open game's deadline and clear the warning flag."""
         game = self._checked(game_id, expected_version, _OPEN)
-        return self._store(
-            replace(
-                game,
-                deadline=_utc(deadline),
-                warning_sent=False,
-                updated_at=self._now(),
-                version=game.version + 1,
-            )
-        )
+        return self._next(game, deadline=_utc(deadline), warning_sent=False)
 
     async def mark_warning_sent(self, game_id: int, expected_version: int) -> None:
         """Record this turn's low-time warning (version unchanged)."""
         game = self._checked(game_id, expected_version, _OPEN)
-        self._store(replace(game, warning_sent=True))
+        self._store(game, warning_sent=True)
 
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
         """Remember the message showing the game (version unchanged)."""
         game = self._get(game_id)
-        self._store(replace(game, message_channel_id=channel_id, message_id=message_id))
+        self._store(game, message_channel_id=channel_id, message_id=message_id)
 
     async def move_history(self, game_id: int) -> list[MoveRecord]:
         """Every move row of the game in write order, taken back or not."""
@@ -580,23 +541,20 @@ class InMemoryGameRepository:
             touched += 1
             if seated and game.status in _OPEN:
                 active = game.status is GameStatus.ACTIVE
-                game = replace(
+                game = self._next(
                     game,
                     status=GameStatus.FINISHED if active else GameStatus.CANCELLED,
                     outcome=Outcome(Termination.ABANDONED, None) if active else None,
                     deadline=None,
                     finished_at=now,
                     updated_at=now,
-                    version=game.version + 1,
                 )
             self._store(
-                replace(
-                    game,
-                    black=Player.DELETED if game.black.user_id == user_id else game.black,
-                    white=Player.DELETED if game.white.user_id == user_id else game.white,
-                    created_by=None if game.created_by == user_id else game.created_by,
-                    ended_by=None if game.ended_by == user_id else game.ended_by,
-                )
+                game,
+                black=Player.DELETED if game.black.user_id == user_id else game.black,
+                white=Player.DELETED if game.white.user_id == user_id else game.white,
+                created_by=None if game.created_by == user_id else game.created_by,
+                ended_by=None if game.ended_by == user_id else game.ended_by,
             )
         for key in [key for key in self._stats if key[2] == user_id]:
             del self._stats[key]
@@ -634,7 +592,7 @@ class InMemoryGameRepository:
             against_ai = game.black.is_ai or game.white.is_ai
             seconds = turn_seconds if ai_games or not against_ai else None
             if game.turn_seconds != seconds:
-                self._store(replace(game, turn_seconds=seconds))
+                self._store(game, turn_seconds=seconds)
                 changed += 1
         return changed
 
@@ -667,7 +625,7 @@ class InMemoryGameRepository:
 
     async def pending_replies(self) -> list[PendingReply]:
         """Every reply still waiting, oldest first."""
-        return sorted(self._replies.values(), key=lambda r: r.created_at)
+        return sorted(self._replies.values(), key=lambda r: (r.created_at, r.token))
 
     async def drop_pending_reply(self, token: str) -> None:
         """Forget a reply."""

@@ -26,10 +26,10 @@ import importlib.resources
 import re
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from engine.types import Color, Game, Outcome, Point, Rule, Termination
 from storage.ratings import new_stats, rate_game
@@ -57,6 +57,9 @@ from storage.repository import (
     VersionConflictError,
     live_moves,
 )
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = ["Executor", "Migration", "Row", "SqlGameRepository", "load_migrations"]
 
@@ -243,6 +246,16 @@ def _stats(row: Row) -> PlayerStats:
     )
 
 
+def _columns(record: type[DataclassInstance]) -> str:
+    """A record's fields as the columns of its table, where the two are named alike."""
+    return ", ".join(field.name for field in fields(record))
+
+
+def _values(record: DataclassInstance) -> tuple[Any, ...]:
+    """A record's field values in ``_columns`` order."""
+    return tuple(getattr(record, field.name) for field in fields(record))
+
+
 def _stats_params(scope: int, stats: PlayerStats) -> tuple[Any, ...]:
     return (
         scope,
@@ -426,7 +439,7 @@ UPDATE daily_puzzles SET last_day = $2
 WHERE guild_id = $1 AND (last_day IS NULL OR last_day != $2)
 RETURNING guild_id
 """
-_PUZZLE_COLUMNS = "guild_id, user_id, rating, streak, best_streak, solved, failed, attempt"
+_PUZZLE_COLUMNS = _columns(PuzzlePlayer)
 SQL_GET_PUZZLE_PLAYER = (
     f"SELECT {_PUZZLE_COLUMNS} FROM puzzle_players WHERE guild_id = $1 AND user_id = $2"
 )
@@ -1030,16 +1043,7 @@ class SqlGameRepository:
 
     async def save_undo_request(self, request: StoredUndo) -> None:
         """Store the game's undo request, replacing any older one."""
-        await self._save_for_game(
-            request.game_id,
-            SQL_SAVE_UNDO,
-            request.game_id,
-            request.requester,
-            request.responder,
-            request.version,
-            request.moves,
-            request.made_at,
-        )
+        await self._save_for_game(request.game_id, SQL_SAVE_UNDO, *_values(request))
 
     async def undo_request(self, game_id: int) -> StoredUndo | None:
         """The game's stored undo request, if any."""
@@ -1096,17 +1100,7 @@ class SqlGameRepository:
 
     async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
         """Store the user's puzzle record."""
-        params = (
-            player.guild_id,
-            player.user_id,
-            player.rating,
-            player.streak,
-            player.best_streak,
-            player.solved,
-            player.failed,
-            player.attempt,
-        )
-        await self._run_statement(SQL_SAVE_PUZZLE_PLAYER, *params)
+        await self._run_statement(SQL_SAVE_PUZZLE_PLAYER, *_values(player))
 
     async def puzzle_leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzlePlayer]:
         """The guild's best puzzle solvers."""
@@ -1289,15 +1283,7 @@ class SqlGameRepository:
 
     async def save_pending_reply(self, reply: PendingReply) -> None:
         """Remember a deferred reply."""
-        params = (
-            reply.token,
-            reply.game_id,
-            reply.application_id,
-            reply.message_id,
-            reply.user_id,
-            reply.created_at,
-        )
-        await self._run_statement(SQL_SAVE_PENDING_REPLY, *params)
+        await self._run_statement(SQL_SAVE_PENDING_REPLY, *_values(reply))
 
     async def pending_replies(self) -> list[PendingReply]:
         """Every reply still waiting, oldest first (then by token, as bytes: the order
@@ -1325,8 +1311,7 @@ class SqlGameRepository:
 
     async def save_turn_ping(self, ping: TurnPing) -> None:
         """Keep the game's ping."""
-        params = (ping.game_id, ping.channel_id, ping.message_id, ping.version)
-        await self._run_statement(SQL_SAVE_TURN_PING, *params)
+        await self._run_statement(SQL_SAVE_TURN_PING, *_values(ping))
 
     async def drop_turn_ping(self, game_id: int) -> None:
         """Forget the game's ping."""
@@ -1346,4 +1331,4 @@ def _id_and_text(row: Row) -> tuple[int, str]:
 
 
 def _puzzle_player(row: Row) -> PuzzlePlayer:
-    return PuzzlePlayer(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7])
+    return PuzzlePlayer(*row)
