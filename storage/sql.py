@@ -91,9 +91,7 @@ class Executor(Protocol):
 
     async def fetchval(self, sql: str, *args: Any) -> Any: ...
 
-    async def execute(self, sql: str, *args: Any) -> int:
-        """Run a statement; the number of rows it changed."""
-        ...
+    async def execute(self, sql: str, *args: Any) -> int: ...
 
     async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None: ...
 
@@ -228,22 +226,15 @@ STATS_COLUMNS = (
 
 
 def _stats(row: Row) -> PlayerStats:
-    return PlayerStats(
-        guild_id=None if row[0] == _OVERALL else row[0],
-        game=_GAME(row[1]),
-        user_id=row[2],
-        mu=row[3],
-        sigma=row[4],
-        wins_black=row[5],
-        wins_white=row[6],
-        losses_black=row[7],
-        losses_white=row[8],
-        draws_black=row[9],
-        draws_white=row[10],
-        streak=row[11],
-        best_streak=row[12],
-        updated_at=_time(row[13]),
-    )
+    # Fields in order: user_id, game, guild_id, then the columns from mu to updated_at.
+    guild = None if row[0] == _OVERALL else row[0]
+    values = (row[2], _GAME(row[1]), guild, *tuple(row)[3:13], _time(row[13]))
+    return PlayerStats(*values)
+
+
+def _stats_params(scope: int, stats: PlayerStats) -> tuple[Any, ...]:
+    """``SQL_UPSERT_STATS``'s parameters: the key, the fields from ``mu`` on, the ordinal."""
+    return (scope, stats.game.value, stats.user_id, *_values(stats)[3:], stats.ordinal)
 
 
 def _columns(record: type[DataclassInstance]) -> str:
@@ -256,23 +247,15 @@ def _values(record: DataclassInstance) -> tuple[Any, ...]:
     return tuple(getattr(record, field.name) for field in fields(record))
 
 
-def _stats_params(scope: int, stats: PlayerStats) -> tuple[Any, ...]:
+def _upsert(table: str, columns: str, *, key: int = 1) -> str:
+    """``INSERT`` a row of ``columns`` (parameters ``$1``… in order), replacing the row with
+    the same first ``key`` columns (the table's primary key)."""
+    names = [name.strip() for name in columns.split(",")]
+    values = ", ".join(f"${n}" for n in range(1, len(names) + 1))
+    updates = ", ".join(f"{name} = excluded.{name}" for name in names[key:])
     return (
-        scope,
-        stats.game.value,
-        stats.user_id,
-        stats.mu,
-        stats.sigma,
-        stats.wins_black,
-        stats.wins_white,
-        stats.losses_black,
-        stats.losses_white,
-        stats.draws_black,
-        stats.draws_white,
-        stats.streak,
-        stats.best_streak,
-        stats.updated_at,
-        stats.ordinal,
+        f"INSERT INTO {table} ({columns}) VALUES ({values})"
+        f" ON CONFLICT ({', '.join(names[:key])}) DO UPDATE SET {updates}"
     )
 
 
@@ -329,16 +312,7 @@ WHERE scope = $1 AND game = $2
 ORDER BY ordinal DESC, user_id
 LIMIT $4 OFFSET $5
 """
-SQL_UPSERT_STATS = f"""
-INSERT INTO player_stats ({STATS_COLUMNS}, ordinal)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-ON CONFLICT (scope, game, user_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,
-    wins_black = excluded.wins_black, wins_white = excluded.wins_white,
-    losses_black = excluded.losses_black, losses_white = excluded.losses_white,
-    draws_black = excluded.draws_black, draws_white = excluded.draws_white,
-    streak = excluded.streak, best_streak = excluded.best_streak,
-    updated_at = excluded.updated_at, ordinal = excluded.ordinal
-"""
+SQL_UPSERT_STATS = _upsert("player_stats", f"{STATS_COLUMNS}, ordinal", key=3)
 # Compare-and-sets: $1 id, $2 version, then the statement's own parameters.
 SQL_APPEND_MOVE = f"""
 UPDATE games SET
@@ -407,31 +381,19 @@ SQL_GAME_OPENING = "SELECT rule, steps FROM game_openings WHERE game_id = $1"
 SQL_APPEND_OPENING_STEP = (
     "UPDATE game_openings SET steps = ltrim(steps || ' ' || $2) WHERE game_id = $1"
 )
-SQL_SAVE_UNDO = """
-INSERT INTO undo_requests (game_id, requester, responder, version, moves, made_at)
-VALUES ($1, $2, $3, $4, $5, $6)
-ON CONFLICT (game_id) DO UPDATE SET requester = excluded.requester,
-    responder = excluded.responder, version = excluded.version, moves = excluded.moves,
-    made_at = excluded.made_at
-"""
+SQL_SAVE_UNDO = _upsert("undo_requests", _columns(StoredUndo))
 SQL_GET_UNDO = (
     "SELECT game_id, requester, responder, version, moves, made_at FROM undo_requests"
     " WHERE game_id = $1"
 )
 SQL_DROP_UNDO = "DELETE FROM undo_requests WHERE game_id = $1"
-SQL_SAVE_REVIEW = """
-INSERT INTO game_reviews (game_id, data, made_at) VALUES ($1, $2, $3)
-ON CONFLICT (game_id) DO UPDATE SET data = excluded.data, made_at = excluded.made_at
-"""
+SQL_SAVE_REVIEW = _upsert("game_reviews", "game_id, data, made_at")
 SQL_GET_REVIEW = "SELECT data FROM game_reviews WHERE game_id = $1"
 SQL_GUILD_REVIEWS = """
 SELECT r.game_id, r.data FROM game_reviews r JOIN games g ON g.id = r.game_id
 WHERE g.guild_id = $1 ORDER BY r.made_at DESC, r.game_id DESC LIMIT $2
 """
-SQL_SET_DAILY = """
-INSERT INTO daily_puzzles (guild_id, channel_id) VALUES ($1, $2)
-ON CONFLICT (guild_id) DO UPDATE SET channel_id = excluded.channel_id
-"""
+SQL_SET_DAILY = _upsert("daily_puzzles", "guild_id, channel_id")
 SQL_STOP_DAILY = "DELETE FROM daily_puzzles WHERE guild_id = $1"
 SQL_DAILY_CHANNELS = "SELECT guild_id, channel_id, last_day FROM daily_puzzles ORDER BY guild_id"
 SQL_CLAIM_DAILY = """
@@ -443,12 +405,7 @@ _PUZZLE_COLUMNS = _columns(PuzzlePlayer)
 SQL_GET_PUZZLE_PLAYER = (
     f"SELECT {_PUZZLE_COLUMNS} FROM puzzle_players WHERE guild_id = $1 AND user_id = $2"
 )
-SQL_SAVE_PUZZLE_PLAYER = f"""
-INSERT INTO puzzle_players ({_PUZZLE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-ON CONFLICT (guild_id, user_id) DO UPDATE SET rating = excluded.rating,
-    streak = excluded.streak, best_streak = excluded.best_streak, solved = excluded.solved,
-    failed = excluded.failed, attempt = excluded.attempt
-"""
+SQL_SAVE_PUZZLE_PLAYER = _upsert("puzzle_players", _PUZZLE_COLUMNS, key=2)
 SQL_PUZZLE_LEADERBOARD = f"""
 SELECT {_PUZZLE_COLUMNS} FROM puzzle_players
 WHERE guild_id = $1 AND solved + failed > 0
@@ -466,10 +423,7 @@ WHERE g.status = 'finished' AND g.game = 'gomoku' AND g.guild_id IS NOT NULL AND
     AND NOT EXISTS (SELECT 1 FROM game_puzzles p WHERE p.game_id = g.id)
 ORDER BY g.finished_at DESC, g.id DESC LIMIT $1
 """
-SQL_SAVE_GAME_PUZZLES = """
-INSERT INTO game_puzzles (game_id, data, made_at) VALUES ($1, $2, $3)
-ON CONFLICT (game_id) DO UPDATE SET data = excluded.data, made_at = excluded.made_at
-"""
+SQL_SAVE_GAME_PUZZLES = _upsert("game_puzzles", "game_id, data, made_at")
 SQL_GUILD_GAME_PUZZLES = """
 SELECT p.game_id, p.data FROM game_puzzles p JOIN games g ON g.id = p.game_id
 WHERE g.guild_id = $1 ORDER BY p.game_id DESC LIMIT $2
@@ -538,28 +492,16 @@ FROM guild_settings WHERE guild_id = $1
 """
 
 
-SQL_SAVE_GUILD_SETTINGS = """
-INSERT INTO guild_settings (guild_id, default_rule, turn_seconds, board_style, updated_at,
-    use_threads, moderator_role_id, idle_human_seconds, idle_ai_seconds, turn_pings, ai_clock)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-ON CONFLICT (guild_id) DO UPDATE SET default_rule = excluded.default_rule,
-    turn_seconds = excluded.turn_seconds, board_style = excluded.board_style,
-    updated_at = excluded.updated_at, use_threads = excluded.use_threads,
-    moderator_role_id = excluded.moderator_role_id,
-    idle_human_seconds = excluded.idle_human_seconds, idle_ai_seconds = excluded.idle_ai_seconds,
-    turn_pings = excluded.turn_pings, ai_clock = excluded.ai_clock
-"""
+SQL_SAVE_GUILD_SETTINGS = _upsert(
+    "guild_settings",
+    "guild_id, default_rule, turn_seconds, board_style, updated_at, use_threads,"
+    " moderator_role_id, idle_human_seconds, idle_ai_seconds, turn_pings, ai_clock",
+)
 SQL_CLEAR_GUILD_CHANNELS = "DELETE FROM guild_allowed_channels WHERE guild_id = $1"
 SQL_ADD_GUILD_CHANNEL = "INSERT INTO guild_allowed_channels (guild_id, channel_id) VALUES ($1, $2)"
-SQL_SAVE_GUILD_OPENING = """
-INSERT INTO guild_openings (guild_id, rated_opening) VALUES ($1, $2)
-ON CONFLICT (guild_id) DO UPDATE SET rated_opening = excluded.rated_opening
-"""
+SQL_SAVE_GUILD_OPENING = _upsert("guild_openings", "guild_id, rated_opening")
 SQL_CLEAR_GUILD_OPENING = "DELETE FROM guild_openings WHERE guild_id = $1"
-SQL_SAVE_GUILD_LANGUAGE = """
-INSERT INTO guild_languages (guild_id, language) VALUES ($1, $2)
-ON CONFLICT (guild_id) DO UPDATE SET language = excluded.language
-"""
+SQL_SAVE_GUILD_LANGUAGE = _upsert("guild_languages", "guild_id, language")
 SQL_CLEAR_GUILD_LANGUAGE = "DELETE FROM guild_languages WHERE guild_id = $1"
 # A turn time of 0 stands for "none" (NULL) in the comparison: real ones are positive.
 SQL_SET_OPEN_TURN_SECONDS = """
@@ -572,35 +514,17 @@ WHERE guild_id = $1 AND status IN ('pending', 'active')
     END, 0)
 """
 SQL_USER_VIEW = "SELECT board_view FROM user_settings WHERE user_id = $1"
-SQL_SAVE_USER_VIEW = """
-INSERT INTO user_settings (user_id, board_view, updated_at) VALUES ($1, $2, $3)
-ON CONFLICT (user_id) DO UPDATE SET board_view = excluded.board_view,
-    updated_at = excluded.updated_at
-"""
+SQL_SAVE_USER_VIEW = _upsert("user_settings", "user_id, board_view, updated_at")
 SQL_USER_LANGUAGE = "SELECT language FROM user_languages WHERE user_id = $1"
-SQL_SAVE_USER_LANGUAGE = """
-INSERT INTO user_languages (user_id, language, updated_at) VALUES ($1, $2, $3)
-ON CONFLICT (user_id) DO UPDATE SET language = excluded.language,
-    updated_at = excluded.updated_at
-"""
+SQL_SAVE_USER_LANGUAGE = _upsert("user_languages", "user_id, language, updated_at")
 SQL_CLEAR_USER_LANGUAGE = "DELETE FROM user_languages WHERE user_id = $1"
-SQL_SAVE_PENDING_REPLY = """
-INSERT INTO pending_replies (token, game_id, application_id, message_id, user_id, created_at)
-VALUES ($1, $2, $3, $4, $5, $6)
-ON CONFLICT (token) DO UPDATE SET game_id = excluded.game_id,
-    application_id = excluded.application_id, message_id = excluded.message_id,
-    user_id = excluded.user_id, created_at = excluded.created_at
-"""
+SQL_SAVE_PENDING_REPLY = _upsert("pending_replies", _columns(PendingReply))
 SQL_PENDING_REPLIES = (
     "SELECT token, game_id, application_id, message_id, user_id, created_at FROM pending_replies"
 )
 SQL_DROP_PENDING_REPLY = "DELETE FROM pending_replies WHERE token = $1"
 SQL_TURN_PING = "SELECT channel_id, message_id, version FROM turn_pings WHERE game_id = $1"
-SQL_SAVE_TURN_PING = """
-INSERT INTO turn_pings (game_id, channel_id, message_id, version) VALUES ($1, $2, $3, $4)
-ON CONFLICT (game_id) DO UPDATE SET channel_id = excluded.channel_id,
-    message_id = excluded.message_id, version = excluded.version
-"""
+SQL_SAVE_TURN_PING = _upsert("turn_pings", _columns(TurnPing))
 SQL_DROP_TURN_PING = "DELETE FROM turn_pings WHERE game_id = $1"
 
 # The queries the bot runs on hot paths, with example parameters; tests check their plans.
@@ -623,7 +547,8 @@ INDEXED_QUERIES: dict[str, tuple[str, tuple[Any, ...]]] = {
 
 class SqlGameRepository:
     """The ``GameRepository`` on a SQL database; ``SqliteGameRepository`` and
-    ``PostgresGameRepository`` supply the connections (see the module doc)."""
+    ``PostgresGameRepository`` supply the connections (see the module doc). Each public
+    method does what ``GameRepository`` documents under its name."""
 
     _ID_LIST: ClassVar[str]  # the aggregate of ``channel_id`` values as "1,2,3" text
     _SQL_GUILD_SETTINGS: ClassVar[str]
@@ -759,7 +684,6 @@ class SqlGameRepository:
     # --- games ----------------------------------------------------------------------------
 
     async def create_game(self, new: NewGame) -> GameRecord:
-        """Store a new game or challenge (see ``GameRepository.create_game``)."""
         now = self._clock()
         params = (
             new.guild_id,
@@ -801,16 +725,12 @@ class SqlGameRepository:
         return await self._write(work)
 
     async def get_game(self, game_id: int) -> GameRecord:
-        """The game with this id."""
-
         async def work(db: Executor) -> GameRecord:
             return await self._game_or_raise(db, game_id)
 
         return await self._read(work, small=True)
 
     async def load_game(self, game_id: int) -> GameSnapshot:
-        """The game and its live moves, read in one snapshot."""
-
         async def work(db: Executor) -> GameSnapshot:
             game = await self._game_or_raise(db, game_id)
             history = [_move(row) for row in await db.fetch(SQL_GAME_MOVES, game_id)]
@@ -819,28 +739,23 @@ class SqlGameRepository:
         return await self._read(work, snapshot=True, small=True)
 
     async def open_game_in_channel(self, channel_id: int) -> GameRecord | None:
-        """The pending or active game of a channel, if any."""
         return await self._fetch_one(_game, SQL_OPEN_GAME_IN_CHANNEL, channel_id, small=True)
 
     async def open_games(self) -> list[GameRecord]:
-        """Every pending or active game, oldest first."""
         return await self._fetch_all(_game, SQL_OPEN_GAMES)
 
     async def games_due(self, now: datetime) -> list[GameRecord]:
-        """Open games whose deadline is at or before ``now``."""
         return await self._fetch_all(_game, SQL_GAMES_DUE, now)
 
     async def accept_challenge(
         self, game_id: int, expected_version: int, *, deadline: datetime | None = None
     ) -> GameRecord:
-        """PENDING -> ACTIVE."""
         params = (deadline, self._clock())
         return await self._cas(SQL_ACCEPT, game_id, expected_version, params, [GameStatus.PENDING])
 
     async def close_challenge(
         self, game_id: int, expected_version: int, status: GameStatus
     ) -> GameRecord:
-        """PENDING -> DECLINED, CANCELLED or EXPIRED."""
         if status not in CHALLENGE_CLOSINGS:
             raise ValueError(f"a challenge closes as declined, cancelled or expired, not {status}")
         params = (status.value, self._clock())
@@ -858,7 +773,6 @@ class SqlGameRepository:
         deadline: datetime | None = None,
         outcome: Outcome | None = None,
     ) -> GameRecord:
-        """Append a stone (compare-and-set); a final move finishes the game atomically."""
         now = self._clock()
         finished = outcome is not None
         params = (
@@ -888,8 +802,6 @@ class SqlGameRepository:
         return await self._write(work, atomic=not finished)
 
     async def game_opening(self, game_id: int) -> GameOpening | None:
-        """The game's opening rule and steps, None without one."""
-
         async def work(db: Executor) -> GameOpening | None:
             row = await db.fetchrow(SQL_GAME_OPENING, game_id)
             if row is None:
@@ -909,7 +821,6 @@ class SqlGameRepository:
         white: Player,
         deadline: datetime | None = None,
     ) -> GameRecord:
-        """Append an opening step and seat the players (compare-and-set)."""
         params = (black.user_id, black.level, white.user_id, white.level, deadline, self._clock())
 
         async def work(db: Executor) -> GameRecord:
@@ -930,7 +841,6 @@ class SqlGameRepository:
         *,
         deadline: datetime | None = None,
     ) -> GameRecord:
-        """Take back the last ``count`` moves (compare-and-set); rows stay in the history."""
         now = self._clock()
 
         async def work(db: Executor) -> GameRecord:
@@ -957,7 +867,6 @@ class SqlGameRepository:
         ended_by: int | None = None,
         end_reason: str | None = None,
     ) -> GameRecord:
-        """End an active game without a move; rated games update ratings atomically."""
         if end_reason is not None and end_reason not in END_REASONS:
             raise ValueError(f"unknown end reason {end_reason!r}")
         params = (
@@ -972,8 +881,6 @@ class SqlGameRepository:
         )
 
     async def move_game(self, game_id: int, channel_id: int, *, parent_channel_id: int) -> None:
-        """Move an open game into a thread (version unchanged)."""
-
         async def work(db: Executor) -> None:
             try:
                 async with db.savepoint():
@@ -1008,14 +915,11 @@ class SqlGameRepository:
     async def set_deadline(
         self, game_id: int, expected_version: int, deadline: datetime | None
     ) -> GameRecord:
-        """Move an open game's deadline and clear the warning flag."""
         params = (deadline, self._clock())
         open_states = [GameStatus.PENDING, GameStatus.ACTIVE]
         return await self._cas(SQL_SET_DEADLINE, game_id, expected_version, params, open_states)
 
     async def mark_warning_sent(self, game_id: int, expected_version: int) -> None:
-        """Record this turn's low-time warning (version unchanged)."""
-
         async def work(db: Executor) -> None:
             if await db.fetchrow(SQL_MARK_WARNING, game_id, expected_version) is None:
                 game = await self._cas_failed(db, game_id, expected_version)
@@ -1024,8 +928,6 @@ class SqlGameRepository:
         await self._write(work, atomic=True)
 
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
-        """Remember the message showing the game (version unchanged)."""
-
         async def work(db: Executor) -> None:
             if await db.fetchrow(SQL_SET_MESSAGE, channel_id, message_id, game_id) is None:
                 raise GameNotFoundError(game_id)
@@ -1033,8 +935,6 @@ class SqlGameRepository:
         await self._write(work, atomic=True)
 
     async def move_history(self, game_id: int) -> list[MoveRecord]:
-        """Every move row of the game in write order, taken back or not."""
-
         async def work(db: Executor) -> list[MoveRecord]:
             await self._game_or_raise(db, game_id)
             return [_move(row) for row in await db.fetch(SQL_GAME_MOVES, game_id)]
@@ -1042,88 +942,68 @@ class SqlGameRepository:
         return await self._read(work, snapshot=True)
 
     async def save_undo_request(self, request: StoredUndo) -> None:
-        """Store the game's undo request, replacing any older one."""
         await self._save_for_game(request.game_id, SQL_SAVE_UNDO, *_values(request))
 
     async def undo_request(self, game_id: int) -> StoredUndo | None:
-        """The game's stored undo request, if any."""
-
         def decode(row: Row) -> StoredUndo:
             return StoredUndo(row[0], row[1], row[2], row[3], row[4], _time(row[5]))
 
         return await self._fetch_one(decode, SQL_GET_UNDO, game_id)
 
     async def drop_undo_request(self, game_id: int) -> None:
-        """Forget the game's undo request."""
         await self._run_statement(SQL_DROP_UNDO, game_id)
 
     # --- reviews and puzzles --------------------------------------------------------------
 
     async def save_review(self, game_id: int, data: str) -> None:
-        """Store the game's review, replacing any older one."""
         await self._save_for_game(game_id, SQL_SAVE_REVIEW, game_id, data, self._clock())
 
     async def review(self, game_id: int) -> str | None:
-        """The game's stored review, if any."""
         return await self._fetch_one(_text, SQL_GET_REVIEW, game_id)
 
     async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
-        """(game id, review) of the guild's reviewed games, the newest review first."""
         return await self._fetch_all(_id_and_text, SQL_GUILD_REVIEWS, guild_id, limit)
 
     async def set_daily_puzzle_channel(self, guild_id: int, channel_id: int | None) -> None:
-        """Post the daily puzzle in ``channel_id`` (None: stop)."""
         if channel_id is None:
             await self._run_statement(SQL_STOP_DAILY, guild_id)
         else:
             await self._run_statement(SQL_SET_DAILY, guild_id, channel_id)
 
     async def daily_puzzle_channels(self) -> list[tuple[int, int, str | None]]:
-        """(guild, channel, last day posted) of every guild with a daily puzzle."""
-
         def decode(row: Row) -> tuple[int, int, str | None]:
             return int(row[0]), int(row[1]), None if row[2] is None else str(row[2])
 
         return await self._fetch_all(decode, SQL_DAILY_CHANNELS)
 
     async def claim_daily_puzzle(self, guild_id: int, day: str) -> bool:
-        """Mark ``day`` posted for the guild; False if it was already."""
-
         async def work(db: Executor) -> bool:
             return await db.fetchrow(SQL_CLAIM_DAILY, guild_id, day) is not None
 
         return await self._write(work)
 
     async def puzzle_player(self, guild_id: int, user_id: int) -> PuzzlePlayer | None:
-        """The user's puzzle record in the guild, if any."""
         return await self._fetch_one(_puzzle_player, SQL_GET_PUZZLE_PLAYER, guild_id, user_id)
 
     async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
-        """Store the user's puzzle record."""
         await self._run_statement(SQL_SAVE_PUZZLE_PLAYER, *_values(player))
 
     async def puzzle_leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzlePlayer]:
-        """The guild's best puzzle solvers."""
         return await self._fetch_all(_puzzle_player, SQL_PUZZLE_LEADERBOARD, guild_id, limit)
 
     async def puzzles_seen(self, guild_id: int, user_id: int) -> frozenset[str]:
-        """The keys of the puzzles the user has finished in the guild."""
         return frozenset(await self._fetch_all(_text, SQL_PUZZLES_SEEN, guild_id, user_id))
 
     async def mark_puzzle_seen(self, guild_id: int, user_id: int, key: str) -> None:
-        """Remember that the user finished puzzle ``key`` in the guild."""
         await self._run_statement(SQL_MARK_PUZZLE_SEEN, guild_id, user_id, key)
 
     async def unsearched_games(self, limit: int = 1) -> list[int]:
-        """Finished Gomoku games in a guild, with moves, not yet searched for puzzles."""
         return await self._fetch_all(_first_int, SQL_UNSEARCHED_GAMES, limit)
 
     async def save_game_puzzles(self, game_id: int, data: str) -> None:
-        """Store the puzzles found in the game."""
         await self._save_for_game(game_id, SQL_SAVE_GAME_PUZZLES, game_id, data, self._clock())
 
     async def guild_game_puzzles(self, guild_id: int, limit: int = 50) -> list[tuple[int, str]]:
-        """(game id, puzzles) of the guild's searched games, the newest game first."""
         return await self._fetch_all(_id_and_text, SQL_GUILD_GAME_PUZZLES, guild_id, limit)
 
     # --- players --------------------------------------------------------------------------
@@ -1136,14 +1016,12 @@ class SqlGameRepository:
         limit: int = 20,
         before_id: int | None = None,
     ) -> list[GameRecord]:
-        """A user's finished games, newest first, ``limit`` per page."""
         before = _NO_ID_LIMIT if before_id is None else before_id
         return await self._fetch_all(_game, SQL_USER_GAMES, user_id, before, guild_id, limit)
 
     async def player_stats(
         self, user_id: int, game: Game = Game.GOMOKU, *, guild_id: int | None = None
     ) -> PlayerStats | None:
-        """Rating and record in rated games of ``game``."""
         scope = _OVERALL if guild_id is None else guild_id
         return await self._fetch_one(
             _stats, SQL_PLAYER_STATS, scope, game.value, user_id, small=True
@@ -1158,13 +1036,11 @@ class SqlGameRepository:
         offset: int = 0,
         min_games: int = 0,
     ) -> list[PlayerStats]:
-        """Players by ordinal, best first."""
         scope = _OVERALL if guild_id is None else guild_id
         params = (scope, game.value, min_games, limit, offset)
         return await self._fetch_all(_stats, SQL_LEADERBOARD, *params)
 
     async def user_results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:
-        """How the user's finished games went, by game kind, rule and opponent level."""
         lines: dict[tuple[Game, Rule, str], dict[str, int]] = {}
         for kind, rule, level, result, count in await self._fetch_all(
             tuple, SQL_USER_RESULTS, user_id, guild_id
@@ -1176,7 +1052,6 @@ class SqlGameRepository:
         ]
 
     async def delete_user_data(self, user_id: int) -> int:
-        """Forget a user (see ``GameRepository.delete_user_data``)."""
         now = self._clock()
 
         async def work(db: Executor) -> int:
@@ -1191,8 +1066,6 @@ class SqlGameRepository:
     # --- guilds ---------------------------------------------------------------------------
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
-        """The guild's settings, defaults if never saved."""
-
         def decode(row: Row) -> GuildSettings:
             return GuildSettings(
                 guild_id=guild_id,
@@ -1214,7 +1087,6 @@ class SqlGameRepository:
         return GuildSettings(guild_id) if found is None else found
 
     async def save_guild_settings(self, settings: GuildSettings) -> None:
-        """Replace the guild's settings."""
         guild_id = settings.guild_id
         params = (
             guild_id,
@@ -1250,8 +1122,6 @@ class SqlGameRepository:
     async def set_open_turn_seconds(
         self, guild_id: int, turn_seconds: int | None, *, ai_games: bool
     ) -> int:
-        """New turn time for the guild's open games, from their next turn."""
-
         async def work(db: Executor) -> int:
             return await db.execute(SQL_SET_OPEN_TURN_SECONDS, guild_id, turn_seconds, ai_games)
 
@@ -1260,19 +1130,15 @@ class SqlGameRepository:
     # --- users ----------------------------------------------------------------------------
 
     async def user_view(self, user_id: int) -> str | None:
-        """The user's board view, None if never chosen."""
         return await self._fetch_one(_text, SQL_USER_VIEW, user_id)
 
     async def save_user_view(self, user_id: int, view: str) -> None:
-        """Remember the user's board view."""
         await self._run_statement(SQL_SAVE_USER_VIEW, user_id, view, self._clock())
 
     async def user_language(self, user_id: int) -> str | None:
-        """The user's language, None if never chosen."""
         return await self._fetch_one(_text, SQL_USER_LANGUAGE, user_id, small=True)
 
     async def save_user_language(self, user_id: int, language: str | None) -> None:
-        """Remember (or with None forget) the user's language."""
         if language is None:
             await self._run_statement(SQL_CLEAR_USER_LANGUAGE, user_id)
         else:
@@ -1282,7 +1148,6 @@ class SqlGameRepository:
     # --- replies to finish ----------------------------------------------------------------
 
     async def save_pending_reply(self, reply: PendingReply) -> None:
-        """Remember a deferred reply."""
         await self._run_statement(SQL_SAVE_PENDING_REPLY, *_values(reply))
 
     async def pending_replies(self) -> list[PendingReply]:
@@ -1296,25 +1161,20 @@ class SqlGameRepository:
         return sorted(replies, key=lambda reply: (reply.created_at, reply.token))
 
     async def drop_pending_reply(self, token: str) -> None:
-        """Forget a reply."""
         await self._run_statement(SQL_DROP_PENDING_REPLY, token)
 
     # --- turn pings -----------------------------------------------------------------------
 
     async def turn_ping(self, game_id: int) -> TurnPing | None:
-        """The game's stored ping."""
-
         def decode(row: Row) -> TurnPing:
             return TurnPing(game_id, row[0], row[1], row[2])
 
         return await self._fetch_one(decode, SQL_TURN_PING, game_id, small=True)
 
     async def save_turn_ping(self, ping: TurnPing) -> None:
-        """Keep the game's ping."""
         await self._run_statement(SQL_SAVE_TURN_PING, *_values(ping))
 
     async def drop_turn_ping(self, game_id: int) -> None:
-        """Forget the game's ping."""
         await self._run_statement(SQL_DROP_TURN_PING, game_id)
 
 
