@@ -8,6 +8,7 @@ import hashlib
 import os
 import sqlite3
 from contextlib import closing
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from storage.sqlite import (
     MIGRATIONS,
     Migration,
     SqliteGameRepository,
+    sqlite_sql,
     statements,
 )
 from tests.storage.conftest import ALICE, BOB, GUILD, FakeClock, new_game
@@ -249,6 +251,25 @@ async def test_takebacks_are_recorded(tmp_path: Path, clock: FakeClock) -> None:
     with closing(sqlite3.connect(path)) as db:
         rows = db.execute("SELECT game_id, seq, from_ply, to_ply FROM takebacks").fetchall()
     assert rows == [(game.id, game.version, 3, 1)]
+
+
+def test_shared_statements_get_sqlite_parameters() -> None:
+    # Numbered, so that one parameter may stand in several places, as in PostgreSQL.
+    assert sqlite_sql("SELECT $1, $12 WHERE x = $1") == "SELECT ?1, ?12 WHERE x = ?1"
+
+
+async def test_times_are_stored_as_microseconds_and_naive_ones_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    deadline = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
+    async with SqliteGameRepository.open(path) as repo:
+        game = await repo.create_game(new_game(deadline=deadline))
+        assert game.deadline == deadline
+        with pytest.raises(ValueError, match="naive"):
+            await repo.set_deadline(game.id, game.version, deadline.replace(tzinfo=None))
+        assert await repo.get_game(game.id) == game
+    with closing(sqlite3.connect(path)) as db:
+        stored = db.execute("SELECT deadline FROM games").fetchone()[0]
+    assert stored == 1767323045678901
 
 
 async def test_foreign_keys_are_enforced(tmp_path: Path) -> None:
