@@ -102,9 +102,10 @@ def sqlite_sql(sql: str) -> str:
 
 def _bind(args: Sequence[Any]) -> Sequence[Any]:
     """Parameters as SQLite stores them: times as microseconds since the epoch."""
-    if not any(isinstance(arg, datetime) for arg in args):
-        return args
-    return tuple(_micros(arg) if isinstance(arg, datetime) else arg for arg in args)
+    for arg in args:
+        if isinstance(arg, datetime):
+            return [_micros(value) if isinstance(value, datetime) else value for value in args]
+    return args
 
 
 def _micros(value: datetime) -> int:
