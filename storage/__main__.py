@@ -119,7 +119,7 @@ async def bench(
     latencies.sort()
     solo.sort()
     per_thousand = (size - empty_size) / games * 1000
-    print(f"storage bench: SQLite WAL, synchronous={synchronous}, one aiosqlite connection")
+    print(f"storage bench: SQLite WAL, synchronous={synchronous}, one writer connection")
     print(f"  {games} games at once, {len(latencies)} moves, each game's last move finishes it")
     if think:
         offered = games / think

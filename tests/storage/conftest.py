@@ -1,4 +1,4 @@
-"""Fixtures for the storage tests: one contract suite runs on both repositories."""
+"""Fixtures for the storage tests: one contract suite runs on every repository."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The two repositories against each other: random operation sequences, identical answers.
+"""The durable repositories against the model: random operation sequences, identical answers.
 
 The in-memory repository is the obvious model (dictionaries, no SQL); every answer a durable
 repository (SQLite, PostgreSQL) gives, record or error, must be the same, and so must the

@@ -1,4 +1,4 @@
--- Phone play (issue 10): the PostgreSQL twin of migrations/0004_phone_play.sql. Per-guild turn
+-- Phone play: the PostgreSQL twin of sqlite/0004_phone_play.sql. Per-guild turn
 -- pings and clocks in games against the AI, each user's board view, and the deferred replies a
 -- restart must still answer.
 

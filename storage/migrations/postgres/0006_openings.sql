@@ -1,4 +1,4 @@
--- Opening rules (issue 13): the PostgreSQL twin of migrations/0006_openings.sql. The rule a
+-- Opening rules: the PostgreSQL twin of sqlite/0006_openings.sql. The rule a
 -- game opens with, and the opening's steps that are not stones (stones are ordinary moves),
 -- each written "<stones on the board>:<word>".
 

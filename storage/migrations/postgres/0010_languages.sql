@@ -1,4 +1,4 @@
--- Languages (issue 15): the PostgreSQL twin of migrations/0010_languages.sql. A server's
+-- Languages: the PostgreSQL twin of sqlite/0010_languages.sql. A server's
 -- chosen language for public messages and a member's chosen language for replies; no row
 -- means "follow Discord". Forget-me deletes a member's row.
 CREATE TABLE guild_languages (

@@ -1,5 +1,5 @@
 -- The puzzles each member has finished per server: the PostgreSQL twin of
--- migrations/0009_puzzle_seen.sql.
+-- sqlite/0009_puzzle_seen.sql.
 CREATE TABLE puzzle_seen (
     guild_id    bigint NOT NULL,
     user_id     bigint NOT NULL,

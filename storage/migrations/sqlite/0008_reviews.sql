@@ -1,4 +1,4 @@
--- Post-game reviews (issue 12): the engine's verdict on every move of a finished game, kept so
+-- Post-game reviews: the engine's verdict on every move of a finished game, kept so
 -- that asking again is instant. ``data`` is the review as JSON (bot/review.py writes and reads
 -- it, and carries its own format number: a review of an older format is made again).
 CREATE TABLE game_reviews (
@@ -7,7 +7,7 @@ CREATE TABLE game_reviews (
     made_at    INTEGER NOT NULL
 ) STRICT;
 
--- Puzzle solvers per server (issue 12): a rating against the puzzles (each puzzle counts as a
+-- Puzzle solvers per server: a rating against the puzzles (each puzzle counts as a
 -- fixed-strength opponent), the run of puzzles solved in a row, and the attempt in progress
 -- (JSON from bot/puzzles.py; NULL when none).
 CREATE TABLE puzzle_players (
@@ -24,7 +24,7 @@ CREATE TABLE puzzle_players (
 CREATE INDEX puzzle_players_by_rating ON puzzle_players (guild_id, rating DESC);
 CREATE INDEX puzzle_players_by_user ON puzzle_players (user_id);
 
--- The daily puzzle (issue 12): the channel a server chose for it and the last day (UTC,
+-- The daily puzzle: the channel a server chose for it and the last day (UTC,
 -- YYYY-MM-DD) one was posted there, so a restart never posts a day's puzzle twice.
 CREATE TABLE daily_puzzles (
     guild_id    INTEGER PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Languages (issue 15): the language a server's public messages use (boards, game-over lines,
+-- Languages: the language a server's public messages use (boards, game-over lines,
 -- pings, thread names) when an admin chose one, and the language a member chose for the
 -- bot's replies to them. Neither row exists until someone chooses: the bot then follows
 -- Discord (the server's and the member's own locale). Values are bot/i18n.py LANGUAGES ids.

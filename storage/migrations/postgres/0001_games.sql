@@ -1,4 +1,4 @@
--- Games, their moves and takebacks: the PostgreSQL twin of migrations/0001_games.sql.
+-- Games, their moves and takebacks: the PostgreSQL twin of sqlite/0001_games.sql.
 -- Times are timestamptz (microseconds, UTC: the same exact round trip as SQLite's integers).
 -- Enums are stored by value. Seats are (user_id, level): a Discord user, an AI level, or
 -- neither (a user whose data was deleted). Discord ids are snowflakes: bigint.

@@ -1,4 +1,4 @@
--- The puzzles each member has finished (solved or failed) per server (issue 12), so that
+-- The puzzles each member has finished (solved or failed) per server, so that
 -- /gomoku puzzle gives one they have not seen whatever new puzzles arrive meanwhile.
 -- ``puzzle_key`` is bot/puzzles.py's Puzzle.key. Forget-me deletes a member's rows.
 CREATE TABLE puzzle_seen (
@@ -9,7 +9,7 @@ CREATE TABLE puzzle_seen (
 ) STRICT;
 CREATE INDEX puzzle_seen_by_user ON puzzle_seen (user_id);
 
--- Puzzles found in a server's own finished Gomoku games (issue 12): the bot searches each
+-- Puzzles found in a server's own finished Gomoku games: the bot searches each
 -- finished game once, in the AI pool, for positions where the winner had a forced win, and
 -- keeps what it found (``data``: a JSON list from bot/puzzles.py, empty when none), so the
 -- row also says the game was searched. No user ids: the game row holds those.

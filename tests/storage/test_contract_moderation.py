@@ -1,5 +1,5 @@
-"""Contract additions for moderation, threads, stored undo requests and result counts, run on
-both repositories (``repo`` is parametrized in conftest)."""
+"""The contract for moderation (who ended a game and why), threads, stored undo requests,
+result counts and minimum-games leaderboards, on every repository (``repo`` in conftest)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
--- Turn pings kept across restarts: the PostgreSQL twin of migrations/0012_turn_pings.sql. The
+-- Turn pings kept across restarts: the PostgreSQL twin of sqlite/0012_turn_pings.sql. The
 -- newest "your move" message of a game between people, one row a game at most, so a new
 -- process deletes it when the next ping replaces it or the game ends.
 CREATE TABLE turn_pings (

@@ -1,4 +1,4 @@
--- Moderation, threads and stored undo requests (issue 11).
+-- Moderation, threads and stored undo requests.
 
 -- A game ended without a result by someone other than its players, or by itself:
 -- who ended it (a moderator, or the player who replaced it) and why.

@@ -1,4 +1,4 @@
--- Post-game reviews and puzzles (issue 12): the PostgreSQL twin of migrations/0008_reviews.sql.
+-- Post-game reviews and puzzles: the PostgreSQL twin of sqlite/0008_reviews.sql.
 
 -- The engine's verdict on every move of a finished game (JSON written by bot/review.py).
 CREATE TABLE game_reviews (

@@ -1,4 +1,4 @@
--- Phone play (issue 10): per-guild turn pings and clocks in games against the AI, each user's
+-- Phone play: per-guild turn pings and clocks in games against the AI, each user's
 -- board view, and the deferred replies a restart must still answer.
 
 ALTER TABLE guild_settings ADD COLUMN turn_pings INTEGER NOT NULL DEFAULT 1

@@ -1,5 +1,5 @@
--- Moderation, threads and stored undo requests (issue 11): the PostgreSQL twin of
--- migrations/0005_moderation_threads_undo.sql.
+-- Moderation, threads and stored undo requests: the PostgreSQL twin of
+-- sqlite/0005_moderation_threads_undo.sql.
 
 -- A game ended without a result by someone other than its players, or by itself:
 -- who ended it (a moderator, or the player who replaced it) and why.
