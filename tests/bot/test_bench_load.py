@@ -1,4 +1,4 @@
-"""``python -m tests.bot.bench_load`` keeps working, and a run that its games cannot finish in
+"""``python -m benchmarks.bench_load`` keeps working, and a run that its games cannot finish in
 time still ends with its summary, the unfinished games counted (it prints figures; the load
 itself is measured by hand, not here)."""
 
@@ -15,7 +15,7 @@ def test_games_still_running_at_the_deadline_are_counted_and_the_summary_printed
         [
             sys.executable,
             "-m",
-            "tests.bot.bench_load",
+            "benchmarks.bench_load",
             *("--games", "4", "--moves", "2", "--style", "emoji"),
             *("--think", "2", "--deadline", "0.5"),
         ],

@@ -26,7 +26,7 @@ from bot.service import GameService
 from engine.types import Color, Game, Rule
 from storage.memory import InMemoryGameRepository
 from storage.repository import Player
-from tests.bot.test_service import NearestRunner
+from tests.runners import NearestRunner
 
 
 async def feed(lines: list[str]) -> AsyncIterator[str]:

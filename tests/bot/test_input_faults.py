@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from benchmarks.fuzz import fuzz
 from bot.client import GomokuBot
 from tests.bot.test_console import session
 from tests.fakediscord import FakeDiscord, FakeUser
-from tests.fuzz import fuzz
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,8 @@ from bot.ai import AIError, AIRequest
 from bot.settings import InvalidSettingError, Settings
 from engine.board import Board
 from engine.types import Game, Level, Rule
-from tests.bot.test_service import FailingRunner, NearestRunner
+from tests.bot.test_service import FailingRunner
+from tests.runners import NearestRunner
 
 
 def sample(name: str, **labels: str) -> float:

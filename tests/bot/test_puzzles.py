@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from benchmarks.bench_review import store_game
 from bot import words
 from bot.puzzles import (
     SEARCH_BACK,
@@ -29,7 +30,6 @@ from engine.notation import parse_moves
 from engine.search.analysis import analyse
 from engine.types import Color, Point, Rule
 from storage.memory import InMemoryGameRepository
-from tests.bot.bench_review import store_game
 from tests.bot.test_review import InProcess, planted_game
 
 # Black's open three f8 g8 h8: e8 and i8 both make an open four

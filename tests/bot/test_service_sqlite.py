@@ -13,7 +13,7 @@ from bot.service import GameService, NotYourTurnError
 from engine.types import Color, Point, Termination
 from storage.repository import GameStatus, Player
 from storage.sqlite import SqliteGameRepository
-from tests.bot.test_service import NearestRunner
+from tests.runners import NearestRunner
 
 ALICE, BOB = 11, 22
 GUILD, CHANNEL = 3, 4

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from engine.board import Board
 from engine.search import _kernels as k
-from engine.search import _patterns, tune
+from engine.search import _patterns
 from engine.search._position import Position
 from engine.search.evaluate import (
     WEIGHTS_ENV,
@@ -31,6 +31,7 @@ from engine.search.evaluate import (
     weights,
 )
 from engine.types import Color, Point, Rule
+from tools import tune
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PACKAGED = Path(__file__).parents[2] / "engine" / "search" / "data" / "eval_weights.json"

@@ -1,6 +1,6 @@
 """Load benchmark: many concurrent games through the real bot, against the fake Discord.
 
-Run it as ``python -m tests.bot.bench_load [--games 200] [--moves 8] [--level easy]
+Run it as ``python -m benchmarks.bench_load [--games 200] [--moves 8] [--level easy]
 [--style image|emoji|compact] [--sync FULL|NORMAL] [--think 2.0]`` (``--help`` lists all). It
 prints figures; it asserts nothing (timings on shared machines are noise, not verdicts).
 
@@ -376,9 +376,9 @@ async def _reviews(
 ) -> Coroutine[Any, Any, None]:
     """Store copies of a 40-move game and return a loop that reviews them one after another
     (``/gomoku review``'s work, in the pool's review worker) until ``stop``."""
+    from benchmarks.bench_review import play_game, store_game
     from bot.review import Reviewer
     from bot.service import GameView
-    from tests.bot.bench_review import play_game, store_game
 
     board = await play_game(pool, 40, Rule.FREESTYLE)  # also starts the review worker
     records = [await store_game(repository, board, channel_id=-1 - i) for i in range(100)]
@@ -821,7 +821,7 @@ def _idle_flag(args: argparse.Namespace) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments and run the benchmark."""
-    parser = argparse.ArgumentParser(prog="python -m tests.bot.bench_load", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_load", description=__doc__)
     parser.add_argument("--games", type=int, default=200, help="concurrent games")
     parser.add_argument("--moves", type=int, default=8, help="moves per game")
     parser.add_argument("--level", default="easy", help="AI level in the games against it")
