@@ -11,8 +11,8 @@ settings, languages, cooldowns or locks. Per interaction:
   posted in the channel;
 * ``/place`` between people: the answer (the next player's ping and the move), the board
   edited, the previous ping deleted;
-* ``/place`` against the AI: the board edited with the move, again with the AI's (the empty
-  point nearest the centre), then the private answer;
+* ``/place`` against the AI: the private answer, then the board edited with the move and
+  again with the AI's (the empty point nearest the centre);
 * autocomplete of ``/place``'s cell: the 25 empty points nearest the centre.
 
 The difference between its CPU per interaction and the bot's is what the bot's own work costs.
@@ -206,15 +206,18 @@ async def _place(interaction: discord.Interaction[BareBot], cell: str) -> None:
     board = channel.get_partial_message(game.board_id)
     game.play(point)
     if game.white is None:
-        buttons = _buttons(game.number, "move")
-        await board.edit(embed=game.embed(f"last {cell} · AI (easy) thinking…"), view=buttons)
+        # Answered first: with no AI to wait for, nothing delays the answer past Discord's 3 s
+        # (the bot answers after the AI's move, or defers when the AI is slow).
+        thinking = game.embed(f"last {cell} · AI (easy) thinking…")
         reply = game.nearest_empty(1)[0]
         game.play(reply)
-        await board.edit(embed=game.embed(game.to_move()), view=buttons)
         answer = f"{_LETTERS[reply[0]].upper()}{reply[1] + 1}"
         await interaction.response.send_message(
             f"You played {name}. The AI answered **{answer}**.", ephemeral=True
         )
+        buttons = _buttons(game.number, "move")
+        await board.edit(embed=thinking, view=buttons)
+        await board.edit(embed=game.embed(game.to_move()), view=buttons)
         return
     mover = interaction.user.id
     waiting = game.white if mover == game.black else game.black

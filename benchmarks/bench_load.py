@@ -482,6 +482,8 @@ def _baseline_rows(bare: dict[str, Any], report: dict[str, Any], cpu: float) -> 
     rows += [f"  {_row(n, samples.values[n])}" for n in _ROWS if samples.values.get(n)]
     if samples.failures:
         rows.append(f"  failures: {samples.failures}")
+    if bare["errors"]:
+        rows.append(f"  {len(bare['errors'])} games raised, first: {bare['errors'][0]}")
     per_bot = cpu / max(1, report["interactions"])
     per_bare = bare["bot_cpu"] / max(1, bare["interactions"])
     rows.append(
