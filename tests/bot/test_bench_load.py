@@ -23,6 +23,7 @@ def bench(*args: str) -> str:
     return result.stdout
 
 
+@pytest.mark.slow
 def test_games_still_running_at_the_deadline_are_counted_and_the_summary_printed() -> None:
     # Players who think 2 s on average arrive after 1 s at the soonest: at a 0.5 s deadline
     # no game has started, and the run stops them rather than waiting for them.

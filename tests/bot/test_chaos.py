@@ -15,6 +15,7 @@ from storage.sqlite import SqliteGameRepository
 from tests.fakediscord import FakeDiscord
 
 
+@pytest.mark.slow
 async def test_two_kills_lose_nothing_and_leave_nothing() -> None:
     report = await chaos(2, games=4, level="beginner", seed=16)
     assert report.kills == 2

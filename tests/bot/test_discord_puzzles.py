@@ -26,6 +26,7 @@ from tests.fakediscord.model import Message
 from tests.runners import CentreRunner
 
 
+@pytest.mark.slow
 async def test_puzzles_solve_fail_rate_and_survive_a_restart(
     fake: FakeDiscord, make_bot: BotFactory, pool: ProcessPoolRunner, alice: FakeUser
 ) -> None:

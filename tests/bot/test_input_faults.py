@@ -184,6 +184,7 @@ async def test_terminal_lines_answer(
     no_tracebacks(caplog)
 
 
+@pytest.mark.slow
 def test_python_m_bot_reads_endless_lines_and_odd_digits(tmp_path: Path) -> None:
     """The real stdin reader: a line of 100 KiB is refused whole, the next line works."""
     env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}

@@ -179,6 +179,7 @@ async def test_a_finished_game_without_a_proven_win_gives_none() -> None:
     assert engine.calls == 1  # White's one turn
 
 
+@pytest.mark.slow
 async def test_a_reviewed_missed_win_becomes_a_puzzle() -> None:
     board = planted_game()
     repo = InMemoryGameRepository()

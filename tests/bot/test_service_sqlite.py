@@ -8,6 +8,8 @@ import asyncio
 import random
 from pathlib import Path
 
+import pytest
+
 from bot.ai import ProcessPoolRunner
 from bot.service import GameService, NotYourTurnError
 from engine.types import Color, Point, Termination
@@ -75,6 +77,7 @@ async def test_two_connections_racing_one_counts(tmp_path: Path) -> None:
             assert len(after.board.moves) == len(view.board.moves) + 1
 
 
+@pytest.mark.slow
 async def test_restart_makes_the_due_ai_move_with_the_real_pool(tmp_path: Path) -> None:
     path = tmp_path / "restart.sqlite3"
     async with SqliteGameRepository.open(path) as repo:

@@ -167,6 +167,7 @@ async def test_two_shard_processes_against_one_discord_split_the_guilds(
             assert (await second.get_game(here.id)).ply == 3
 
 
+@pytest.mark.slow
 async def test_two_bot_processes_each_run_their_shard_on_one_database(
     fake: FakeDiscord, tmp_path: Path, postgres_url: str
 ) -> None:

@@ -193,6 +193,7 @@ def _source_under(value: str) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.slow
 def test_the_environment_picks_the_weights(tmp_path: Path) -> None:
     assert _source_under("hand") == "hand 700"
     learned = load_weights(PACKAGED.read_text(), "file")
