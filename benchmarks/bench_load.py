@@ -36,6 +36,9 @@ own work costs over Discord's plumbing (DESIGN.md: within 2x). It also compares 
 route by route; a /place the bot deferred (a slow write or AI) shows there as a difference.
 ``--instant-ai`` puts an in-process stand-in in the AI's place that answers at once.
 
+One module of about a thousand lines: the players' driver, the one-process run, the
+baseline and the cluster share the samples, the request routes and the printing of both.
+
 ``--shard-processes N --postgres [--queue-workers K]`` runs the bot as a cluster instead: N
 bot processes (``python -m bot --shards i --shard-count N``'s bot), one shard each, on one
 PostgreSQL database, the AI on K queue workers (else a local pool in each process). Each bot
