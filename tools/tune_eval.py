@@ -109,7 +109,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.board import Board
 from engine.gomocup.match import EngineSpec, parse_engine
 from engine.gomocup.openings import openings
-from engine.search import Limits, SearchOptions, search, tune
+from engine.search import Limits, SearchOptions, search
 from engine.search._position import Position
 from engine.search.evaluate import (
     WEIGHTS_ENV,
@@ -120,6 +120,7 @@ from engine.search.evaluate import (
     weights,
 )
 from engine.types import Color, Point, Rule
+from tools import tune
 
 SIZE = 15
 MAX_PLIES = 160  # a draw after this many moves

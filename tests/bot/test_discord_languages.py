@@ -12,7 +12,8 @@ import pytest
 
 from bot import i18n, render
 from bot.client import LANGUAGE_TTL, GomokuBot
-from tests.bot.conftest import BotFactory, Clock, board_caught_up
+from tests.bot.conftest import BotFactory, board_caught_up
+from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser, Message
 
 # Words that stay as they are in every language: notation, file formats, engine names.
@@ -153,7 +154,7 @@ async def test_replies_follow_the_reader_and_boards_the_server(
 
 
 async def test_a_choice_stored_by_another_shard_process_reaches_this_one_within_a_minute(
-    fake: FakeDiscord, make_bot: BotFactory, clock: Clock, alice: FakeUser
+    fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock, alice: FakeUser
 ) -> None:
     bot = make_bot()
     async with fake.running(bot):

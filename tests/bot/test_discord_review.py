@@ -4,6 +4,8 @@ the graph; the replay shows the marks; after a restart the stored review answers
 
 from __future__ import annotations
 
+import pytest
+
 from bot.ai import ProcessPoolRunner
 from bot.client import GomokuBot
 from bot.cogs.review import ReviewCommands
@@ -16,6 +18,7 @@ def _review_cog(bot: GomokuBot) -> ReviewCommands:
     return next(cog for cog in bot.cogs.values() if isinstance(cog, ReviewCommands))
 
 
+@pytest.mark.slow
 async def test_review_of_a_finished_game_marks_replays_and_is_stored(
     fake: FakeDiscord,
     make_bot: BotFactory,

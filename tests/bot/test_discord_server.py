@@ -15,7 +15,8 @@ from bot.client import GomokuBot
 from bot.version import version
 from engine.types import Termination
 from storage.repository import GameStatus
-from tests.bot.conftest import BotFactory, Clock, HeldStarts
+from tests.bot.conftest import BotFactory, HeldStarts
+from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser, Reply
 
 
@@ -77,7 +78,7 @@ async def test_the_servers_moderator_role_may_end_games(
 
 
 async def test_an_idle_game_ends_by_itself_after_a_restart(
-    fake: FakeDiscord, make_bot: BotFactory, clock: Clock, alice: FakeUser
+    fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock, alice: FakeUser
 ) -> None:
     first = make_bot()
     async with fake.running(first):

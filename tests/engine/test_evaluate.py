@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from engine.board import Board
 from engine.search import _kernels as k
-from engine.search import _patterns, tune
+from engine.search import _patterns
 from engine.search._position import Position
 from engine.search.evaluate import (
     WEIGHTS_ENV,
@@ -31,6 +31,7 @@ from engine.search.evaluate import (
     weights,
 )
 from engine.types import Color, Point, Rule
+from tools import tune
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PACKAGED = Path(__file__).parents[2] / "engine" / "search" / "data" / "eval_weights.json"
@@ -192,6 +193,7 @@ def _source_under(value: str) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.slow
 def test_the_environment_picks_the_weights(tmp_path: Path) -> None:
     assert _source_under("hand") == "hand 700"
     learned = load_weights(PACKAGED.read_text(), "file")

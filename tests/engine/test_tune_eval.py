@@ -16,9 +16,9 @@ from engine.board import Board
 from engine.gomocup.match import EngineSpec
 from engine.notation import parse_moves
 from engine.records import to_psq
-from engine.search import tune
 from engine.search.evaluate import hand_weights, load_weights
 from engine.types import Point
+from tools import tune
 from tools import tune_eval as te
 
 # quiet openings, then five in a row on the h file: Black's in the first, White's in the second

@@ -1,4 +1,4 @@
-"""Fuzzing every input path: ``python -m tests.fuzz [--inputs 4000] [--seed 1]``.
+"""Fuzzing every input path: ``python -m benchmarks.fuzz [--inputs 4000] [--seed 1]``.
 
 Random input goes through the real bot (discord.py against the fake Discord, a SQLite file)
 and the terminal front-end, and the command counts what must never happen:
@@ -13,7 +13,7 @@ JSON type sent raw to ``/gomoku start`` and ``/place``, as a modified client cou
 custom ids of any shape (huge numbers, wrong segments, other digits; ids outside the bot's
 ``gomoku:`` namespace are counted apart: they belong to no button of ours); terminal lines (commands
 with odd arguments, NUL bytes, lines of 64 KiB and more through the real stdin reader).
-It prints figures; ``tests/bot/test_fuzz.py`` runs a small number of them as a test.
+It prints figures; ``tests/bot/test_input_faults.py`` runs a few of them as a test.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from bot.reporting import UserCooldown
 from bot.service import GameService
 from bot.settings import Settings
 from storage.memory import InMemoryGameRepository
-from tests.bot.conftest import CentreRunner
 from tests.fakediscord import FakeDiscord, FakeDiscordError, FakeUser
+from tests.runners import CentreRunner
 
 __all__ = ["FuzzReport", "fuzz"]
 
@@ -386,7 +386,7 @@ async def fuzz(inputs: int, seed: int = 1) -> FuzzReport:
 
 def main(argv: list[str] | None = None) -> int:
     """Run and print figures."""
-    parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.fuzz", description=__doc__)
     parser.add_argument("--inputs", type=int, default=4000, help="per side (Discord, terminal)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)

@@ -1,6 +1,6 @@
 """Review benchmark: how long ``/gomoku review`` keeps the engine busy on a game.
 
-``python -m tests.bot.bench_review [--moves 40] [--rule freestyle] [--repeat 1]`` plays a game
+``python -m benchmarks.bench_review [--moves 40] [--rule freestyle] [--repeat 1]`` plays a game
 through the real process pool's review worker (the engine's best move at every ply, from a
 fixed opening, so the game is the same on every machine), then reviews it with the bot's
 ``Reviewer`` at the default budget and prints the time per review and per position. It prints
@@ -111,7 +111,7 @@ async def _run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments and run the benchmark."""
     parser = argparse.ArgumentParser(
-        prog="python -m tests.bot.bench_review", description=__doc__.split("\n\n")[0]
+        prog="python -m benchmarks.bench_review", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--moves", type=int, default=40, help="moves in the game")
     parser.add_argument("--rule", default="freestyle", help="Gomoku rule")

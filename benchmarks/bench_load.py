@@ -1,6 +1,6 @@
 """Load benchmark: many concurrent games through the real bot, against the fake Discord.
 
-Run it as ``python -m tests.bot.bench_load [--games 200] [--moves 8] [--level easy]
+Run it as ``python -m benchmarks.bench_load [--games 200] [--moves 8] [--level easy]
 [--style image|emoji|compact] [--sync FULL|NORMAL] [--think 2.0]`` (``--help`` lists all). It
 prints figures; it asserts nothing (timings on shared machines are noise, not verdicts).
 
@@ -28,6 +28,16 @@ and in this process: the event-loop lag (how late a 10 ms sleep wakes up) while 
 Games still running ``--deadline`` seconds (600) after they began are stopped and counted
 among the failures by what each was waiting for ("unfinished at the deadline (AI reply
 shown)"), so that a stuck game costs its figures, not the summary.
+
+``--baseline`` first runs the same load (same seed, same players) on a bare discord.py bot
+(``benchmarks.bare_bot``: the same requests per interaction, nothing else) in this process,
+then the bot, and prints each one's CPU time per interaction and their ratio: what the bot's
+own work costs over Discord's plumbing (DESIGN.md: within 2x). It also compares the requests
+route by route; a /place the bot deferred (a slow write or AI) shows there as a difference.
+``--instant-ai`` puts an in-process stand-in in the AI's place that answers at once.
+
+One module of about a thousand lines: the players' driver, the one-process run, the
+baseline and the cluster share the samples, the request routes and the printing of both.
 
 ``--shard-processes N --postgres [--queue-workers K]`` runs the bot as a cluster instead: N
 bot processes (``python -m bot --shards i --shard-count N``'s bot), one shard each, on one
@@ -299,6 +309,16 @@ async def _drive(
             elif "played **" not in reply.content:
                 samples.fail("AI reply shown")
 
+    async def settle(quiet: float = 0.5, limit: float = 10.0) -> None:
+        # The bot's last requests (a board edit, a ping deleted) may follow the answers the
+        # players waited for: they are counted too, and the bot's CPU for them.
+        until = time.monotonic() + limit
+        count = -1
+        while count != len(fake.requests) and time.monotonic() < until:
+            count = len(fake.requests)
+            await asyncio.sleep(quiet)
+
+    first = len(fake.requests)  # the requests of the start-up (login, sync) are not counted
     started = time.monotonic()
     cpu = time.process_time()
     tasks = [asyncio.create_task(people(i) if i % 2 == 0 else versus_ai(i)) for i in range(games)]
@@ -314,15 +334,16 @@ async def _drive(
         if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError)
     ]
     elapsed = time.monotonic() - started
-    requests = len(fake.requests)
+    await settle()
+    load = fake.requests[first:]
     cpu = time.process_time() - cpu
-    routes = Counter(_route(r.method, r.path, r.json) for r in fake.requests)
+    routes = Counter(_route(r.method, r.path, r.json) for r in load)
     conn.send(
         {
             "samples": samples,
             "errors": errors,
             "elapsed": elapsed,
-            "requests": requests,
+            "requests": len(load),
             "routes": routes,
             "interactions": len(fake.interactions),
             "cpu": cpu,
@@ -376,9 +397,9 @@ async def _reviews(
 ) -> Coroutine[Any, Any, None]:
     """Store copies of a 40-move game and return a loop that reviews them one after another
     (``/gomoku review``'s work, in the pool's review worker) until ``stop``."""
+    from benchmarks.bench_review import play_game, store_game
     from bot.review import Reviewer
     from bot.service import GameView
-    from tests.bot.bench_review import play_game, store_game
 
     board = await play_game(pool, 40, Rule.FREESTYLE)  # also starts the review worker
     records = [await store_game(repository, board, channel_id=-1 - i) for i in range(100)]
@@ -395,7 +416,10 @@ async def _reviews(
     return loop()
 
 
-async def _run(args: argparse.Namespace) -> int:
+async def _start_driver(
+    args: argparse.Namespace,
+) -> tuple[multiprocessing.process.BaseProcess, Connection]:
+    """The fake Discord and its players in a child process, discord.py pointed at it."""
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe()
     process = context.Process(
@@ -414,13 +438,85 @@ async def _run(args: argparse.Namespace) -> int:
         daemon=True,
     )
     process.start()
-    loop = asyncio.get_running_loop()
-    port = await loop.run_in_executor(None, parent.recv)
+    port = await asyncio.get_running_loop().run_in_executor(None, parent.recv)
     discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway-ws")
+    return process, parent
+
+
+async def _run_bare(args: argparse.Namespace) -> dict[str, Any]:
+    """The same load on the bare discord.py bot (``benchmarks.bare_bot``) in this process:
+    the driver's report, with this process's CPU time under the load added as ``bot_cpu``."""
+    from benchmarks.bare_bot import BareBot
+
+    process, parent = await _start_driver(args)
+    loop = asyncio.get_running_loop()
+    bare = BareBot()
+    await bare.login("bench-token")
+    runner = asyncio.create_task(bare.connect())
+    await bare.wait_until_ready()
+    await bare.tree.sync()
+    stop = asyncio.Event()
+    lags: list[float] = []
+    probe = asyncio.create_task(_lag_probe(stop, lags))  # as beside the bot: the same work
+    parent.send("go")
+    cpu = time.process_time()
+    report: dict[str, Any] = await loop.run_in_executor(None, parent.recv)
+    report["bot_cpu"] = time.process_time() - cpu
+    report["lags"] = lags
+    stop.set()
+    await probe
+    await bare.close()
+    with contextlib.suppress(asyncio.CancelledError):
+        await runner
+    parent.send("closed")
+    process.join(timeout=10)
+    return report
+
+
+def _baseline_rows(bare: dict[str, Any], report: dict[str, Any], cpu: float) -> list[str]:
+    """The bare bot's figures beside the bot's: CPU per interaction, their ratio, and whether
+    both made the same requests."""
+    samples: Samples = bare["samples"]
+    rows = [
+        f"baseline, a bare discord.py bot under the same load: wall time "
+        f"{bare['elapsed']:.1f} s, {bare['requests']} HTTP requests, CPU {bare['bot_cpu']:.1f} s"
+    ]
+    rows += [f"  {_row(n, samples.values[n])}" for n in _ROWS if samples.values.get(n)]
+    if samples.failures:
+        rows.append(f"  failures: {samples.failures}")
+    if bare["errors"]:
+        rows.append(f"  {len(bare['errors'])} games raised, first: {bare['errors'][0]}")
+    per_bot = cpu / max(1, report["interactions"])
+    per_bare = bare["bot_cpu"] / max(1, bare["interactions"])
+    rows.append(
+        f"CPU per interaction: the bot {per_bot * 1000:.2f} ms ({report['interactions']} "
+        f"interactions), the bare bot {per_bare * 1000:.2f} ms ({bare['interactions']}): "
+        f"ratio {per_bot / per_bare if per_bare else float('inf'):.2f}"
+    )
+    ours, theirs = Counter(report["routes"]), Counter(bare["routes"])
+    if ours == theirs:
+        rows.append(f"requests: the same as the bot's, route by route ({sum(ours.values())})")
+    else:
+        differ = sorted(set(ours) | set(theirs), key=lambda r: -(ours[r] + theirs[r]))
+        rows.append("requests: not the same as the bot's (route: the bot's, the bare bot's)")
+        rows += [f"  {r}: {ours[r]}, {theirs[r]}" for r in differ if ours[r] != theirs[r]]
+    return rows
+
+
+async def _run(args: argparse.Namespace) -> int:
+    # The bare bot first, so that the bot runs as it does without --baseline.
+    bare = await _run_bare(args) if args.baseline else None
+    process, parent = await _start_driver(args)
+    loop = asyncio.get_running_loop()
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as servers:
         ai: AIRunner
-        if args.queue_workers:
+        if args.instant_ai:
+            from tests.runners import CentreRunner
+
+            ai = CentreRunner()
+            ai_workers = "the AI an instant stand-in"
+        elif args.queue_workers:
             # The AI on the task queue: a real Redis and that many `python -m bot.worker`s.
             from tests.redis_server import RedisServer
 
@@ -545,6 +641,8 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"{len(report['errors'])} games raised, first: {report['errors'][0]}")
     if args.routes:
         print("\n".join(_route_rows(report["routes"], report["interactions"])))
+    if bare is not None:
+        print("\n".join(_baseline_rows(bare, report, cpu)))
     return 0
 
 
@@ -821,7 +919,7 @@ def _idle_flag(args: argparse.Namespace) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments and run the benchmark."""
-    parser = argparse.ArgumentParser(prog="python -m tests.bot.bench_load", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_load", description=__doc__)
     parser.add_argument("--games", type=int, default=200, help="concurrent games")
     parser.add_argument("--moves", type=int, default=8, help="moves per game")
     parser.add_argument("--level", default="easy", help="AI level in the games against it")
@@ -898,7 +996,21 @@ def main(argv: list[str] | None = None) -> int:
         "bot` runs it (uvloop where installed, a short GIL switch interval), or asyncio's own "
         "loop and Python's default interval",
     )
+    parser.add_argument(
+        "--instant-ai",
+        action="store_true",
+        help="the AI replaced by an in-process stand-in that answers at once (the nearest "
+        "point to the centre): no search is ever slow enough to defer a /place",
+    )
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="first run the same load on a bare discord.py bot (benchmarks.bare_bot) and print "
+        "the bot's CPU per interaction beside the bare bot's, with their ratio",
+    )
     args = parser.parse_args(argv)
+    if args.baseline and args.shard_processes:
+        raise SystemExit("--baseline runs one bot process (not --shard-processes)")
     if args.shard_processes:
         # This process only starts the others and gathers their figures: the bots' processes
         # run as --loop says (_shard_bot).

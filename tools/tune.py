@@ -441,7 +441,7 @@ def weights_json(
         rounded = None
     if mine != 5:
         about += f"; the evaluation is ({mine} * mine - 4 * theirs) / 4"
-    about += "; see engine/search/tune.py."
+    about += "; see tools/tune.py."
     lines = ["{", f'  "about": {json.dumps(about)},', f'  "fit": {json.dumps(fit_info)},']
     if mine != 5:
         lines.append(f'  "mine": {int(mine)},')
@@ -474,7 +474,7 @@ def net_json(
         "chances (fit: its held-out loss and the linear evaluation's). Its inputs: the side "
         "to move's threat-class counts, the other side's, both sides' sums of their points' "
         "values and whether Black is to move; 'scale' evaluation units a logit. See "
-        "engine/search/tune.py and engine/search/_kernels.py."
+        "tools/tune.py and engine/search/_kernels.py."
     )
     rows = net.w1
     lines = text.rstrip().splitlines()[:-1]  # all but the closing brace

@@ -1,4 +1,4 @@
-"""Chaos: the real bot process killed at random moments, ``python -m tests.chaos [--kills 40]``.
+"""Chaos: the real bot process killed at random moments (``python -m benchmarks.chaos``).
 
 This process runs the fake Discord and the players; the bot is ``python -m bot`` in a child
 process (``tests.botprocess``) with its own AI pool and SQLite file, exactly as in production.
@@ -354,7 +354,7 @@ def _ms(values: list[float]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run and print figures."""
-    parser = argparse.ArgumentParser(prog="python -m tests.chaos", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.chaos", description=__doc__)
     parser.add_argument("--kills", type=int, default=40)
     parser.add_argument("--games", type=int, default=6, help="tables playing at once")
     parser.add_argument("--level", default="beginner", help="the AI's level")
