@@ -40,9 +40,9 @@ from storage.repository import (
     TurnPing,
 )
 from storage.sqlite import SqliteGameRepository
+from tests.clock import FakeClock
 from tests.storage.test_differential import (
     START,
-    SetClock,
     outcome_of,
     random_operation,
     state,
@@ -54,7 +54,7 @@ RELEASED_VERSION = 12
 STEPS = 160
 
 
-async def populate(repo: GameRepository, clock: SetClock) -> list[int]:
+async def populate(repo: GameRepository, clock: FakeClock) -> list[int]:
     """The calls behind the fixtures: random play (as the differential test makes it), then
     one of every side record. Returns the ids of the games created."""
     rng = random.Random(12)
@@ -127,7 +127,7 @@ async def test_a_released_sqlite_database_reads_the_same(tmp_path: Path) -> None
         # The file header, which a dump does not carry, as the released code set it.
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {RELEASED_VERSION}")
-    clock = SetClock()
+    clock = FakeClock(START)
     model = InMemoryGameRepository(clock=clock)
     ids = await populate(model, clock)
     async with SqliteGameRepository.open(path, clock=clock) as repo:
@@ -143,7 +143,7 @@ async def test_a_released_postgres_database_reads_the_same(postgres_url: str) ->
         assert await conn.fetchval("SELECT version FROM gomoku_schema") == RELEASED_VERSION
     finally:
         await conn.close()
-    clock = SetClock()
+    clock = FakeClock(START)
     model = InMemoryGameRepository(clock=clock)
     ids = await populate(model, clock)
     async with PostgresGameRepository.open(postgres_url, clock=clock) as repo:
@@ -152,7 +152,7 @@ async def test_a_released_postgres_database_reads_the_same(postgres_url: str) ->
 
 
 async def play_on(
-    repo: GameRepository, model: InMemoryGameRepository, clock: SetClock, ids: list[int]
+    repo: GameRepository, model: InMemoryGameRepository, clock: FakeClock, ids: list[int]
 ) -> None:
     """More calls on the upgraded database and the model: the same answers, the same state."""
     rng = random.Random(99)
@@ -178,7 +178,7 @@ async def play_on(
 
 def _build(kind: str, out: Path) -> None:
     """Write the fixture dump of ``kind`` to ``out`` with the code checked out now."""
-    clock = SetClock()
+    clock = FakeClock(START)
     if kind == "sqlite":
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder, "fixture.sqlite3")
@@ -210,12 +210,12 @@ def _build(kind: str, out: Path) -> None:
     out.write_text("".join(line for line in dump.splitlines(True) if line[:1] != "\\"), "utf-8")
 
 
-async def _fill_sqlite(path: Path, clock: SetClock) -> None:
+async def _fill_sqlite(path: Path, clock: FakeClock) -> None:
     async with SqliteGameRepository.open(path, clock=clock) as repo:
         await populate(repo, clock)
 
 
-async def _fill_postgres(url: str, clock: SetClock) -> None:
+async def _fill_postgres(url: str, clock: FakeClock) -> None:
     async with PostgresGameRepository.open(url, clock=clock) as repo:
         await populate(repo, clock)
 
