@@ -50,7 +50,7 @@ A fit is judged in play, never by its loss alone:
 
     python tools/tune_eval.py duel candidate.json learned --level hard --matches 16
 
-``net`` fits one layer of ReLU units (``engine.search.tune.fit_net``) to the judge's winning
+``net`` fits one layer of ReLU units (``tools.tune.fit_net``) to the judge's winning
 chances, over what the kernels already keep up to date: each side's threat-class counts and
 its sum of point values. The sums are linear; what the network adds is how they combine (an
 open three is worth much more to the side to move than to the side that must answer it, and
