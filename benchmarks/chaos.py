@@ -98,6 +98,7 @@ class Chaos:
         self.rng = random.Random(seed)
         self.report = ChaosReport()
         self.acked: set[tuple[int, int, int]] = set()  # game, x, y
+        self.acknowledged = asyncio.Event()  # set at each acknowledged move
         self.tables = []
         for index in range(games):
             channel = fake.default_channel if index == 0 else fake.add_channel(f"t{index}")
@@ -190,6 +191,7 @@ class Chaos:
         cell = match.group(1).lower()
         game = self.latest_game(table.channel.id)
         self.acked.add((game, COLUMNS.index(cell[0]), int(cell[1:]) - 1))
+        self.acknowledged.set()
         self.report.acknowledged += 1
         return True
 
@@ -270,8 +272,13 @@ class Chaos:
                     for table in self.tables:
                         with contextlib.suppress(*GONE):
                             await self._start(table)
+                self.acknowledged.clear()
                 play = asyncio.create_task(self.players())
-                await asyncio.sleep(self.rng.uniform(0.5, 4.0))
+                # A kill "mid-play" falls after the round's first acknowledged move, however
+                # slowly a loaded machine starts the games, then at a random moment.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.acknowledged.wait(), 60.0)
+                await asyncio.sleep(self.rng.uniform(0.0, 3.5))
             bot.kill()
             if not during_start:
                 # Answers already given are read within moments; what is still waiting was
