@@ -114,6 +114,10 @@ def run(settings: Settings, shards: ShardSpec | None = None) -> None:
     if not settings.discord_token:
         raise ValueError("run() needs DISCORD_TOKEN")
     discord.utils.setup_logging(level=settings.log_level_number, root=True)
+    # The bot never joins voice: discord.py's start-up warnings about voice libraries are noise.
+    logging.getLogger("discord.client").addFilter(
+        lambda record: "voice will NOT be supported" not in record.getMessage()
+    )
     logging.getLogger("discord.http").setLevel(max(settings.log_level_number, logging.INFO))
     protect(settings.discord_token)
     with process_runner() as runner:

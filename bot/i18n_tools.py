@@ -55,6 +55,9 @@ async def _command_messages() -> list[tuple[str, str | None, str]]:
 
     from bot.app import EXTENSIONS, create_bot
     from bot.settings import Settings
+    from bot.text.words import LEVEL_CHOICES
+
+    rendered = set(LEVEL_CHOICES.values())  # choices with figures, rendered per language
 
     bot = create_bot(Settings())
     for extension in EXTENSIONS:
@@ -67,8 +70,11 @@ async def _command_messages() -> list[tuple[str, str | None, str]]:
             found.append((parameter.name, COMMAND_NAME, place))
             found.append((str(parameter.description), None, place))
             for choice in parameter.choices:
-                if choice.name not in LANGUAGE_NAMES.values():  # each language's own name
-                    found.append((choice.name, None, place))
+                if choice.name in LANGUAGE_NAMES.values():  # each language's own name
+                    continue
+                if choice.name in rendered:  # its template is in the sources
+                    continue
+                found.append((choice.name, None, place))
 
     def walk(node: Any, where: str) -> None:
         place = f"{where}/{node.name}"

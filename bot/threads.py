@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Final
 
 import discord
-from discord import app_commands
 
+from bot import permissions
 from bot.core.service.states import GameState
 from bot.host import GameHost, Interaction, host_of
 from bot.names import display_name
 from bot.text import i18n, render, words
 
 __all__ = [
-    "THREAD_PERMISSIONS",
     "Announcement",
     "announcement",
     "close_thread",
@@ -29,9 +27,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-# What the bot needs in the channel to host a game in a thread off it.
-THREAD_PERMISSIONS: Final = ("create_public_threads", "send_messages_in_threads")
 
 
 async def uses_threads(interaction: Interaction) -> bool:
@@ -43,10 +38,7 @@ async def uses_threads(interaction: Interaction) -> bool:
     settings = await host_of(interaction).preferences.guild_settings(interaction.guild_id)
     if not settings.use_threads:
         return False
-    have = interaction.app_permissions
-    missing = [name for name in THREAD_PERMISSIONS if not getattr(have, name)]
-    if missing:
-        raise app_commands.BotMissingPermissions(missing)
+    permissions.require(interaction, permissions.THREADS)
     return True
 
 

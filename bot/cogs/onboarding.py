@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import permissions
 from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, words
 
@@ -82,8 +83,7 @@ def _welcome_channel(guild: discord.Guild) -> discord.TextChannel | None:
     for channel in candidates:
         if channel is None:
             continue
-        permissions = channel.permissions_for(me)
-        if permissions.view_channel and permissions.send_messages:
+        if not permissions.missing(channel.permissions_for(me), permissions.WELCOME):
             return channel
     return None
 

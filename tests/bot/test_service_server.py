@@ -20,26 +20,18 @@ from bot.text import animation
 from engine.types import Point, Termination
 from storage.memory import InMemoryGameRepository
 from storage.repository import GameStatus
-from tests.bot.test_service import (
-    ALICE,
-    BOB,
-    CAROL,
-    CHANNEL,
-    GUILD,
-    Clock,
-    NearestRunner,
-    play,
-    start_pvp,
-)
+from tests.bot.test_service import ALICE, BOB, CAROL, CHANNEL, GUILD, play, start_pvp
+from tests.clock import FakeClock
+from tests.runners import NearestRunner
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock()
 
 
 @pytest.fixture
-def repo(clock: Clock) -> InMemoryGameRepository:
+def repo(clock: FakeClock) -> InMemoryGameRepository:
     return InMemoryGameRepository(clock=clock)
 
 
@@ -49,7 +41,7 @@ def runner() -> NearestRunner:
 
 
 @pytest.fixture
-def service(repo: InMemoryGameRepository, runner: NearestRunner, clock: Clock) -> GameService:
+def service(repo: InMemoryGameRepository, runner: NearestRunner, clock: FakeClock) -> GameService:
     return GameService(repo, runner, clock=clock, rng=random.Random(1))
 
 
@@ -74,7 +66,7 @@ async def test_a_moderator_ends_a_game_without_a_result(service: GameService) ->
     ("against_ai", "idle"), [(True, DEFAULT_IDLE_AI), (False, DEFAULT_IDLE_HUMAN)]
 )
 async def test_idle_games_end_by_themselves(
-    service: GameService, clock: Clock, against_ai: bool, idle: timedelta
+    service: GameService, clock: FakeClock, against_ai: bool, idle: timedelta
 ) -> None:
     view = await (start_ai(service) if against_ai else start_pvp(service))
     await play(service, "h8")
@@ -89,7 +81,7 @@ async def test_idle_games_end_by_themselves(
     assert await service.next_deadline() is None
 
 
-async def test_idle_times_follow_the_guild(service: GameService, clock: Clock) -> None:
+async def test_idle_times_follow_the_guild(service: GameService, clock: FakeClock) -> None:
     await service.update_settings(GUILD, idle_ai_seconds=3600)
     await start_ai(service)
     clock.advance(3600)
@@ -97,7 +89,9 @@ async def test_idle_times_follow_the_guild(service: GameService, clock: Clock) -
     assert isinstance(event, GameEnd)
 
 
-async def test_a_clocked_game_still_loses_on_time_first(service: GameService, clock: Clock) -> None:
+async def test_a_clocked_game_still_loses_on_time_first(
+    service: GameService, clock: FakeClock
+) -> None:
     await service.update_settings(GUILD, turn_seconds=60)
     await start_pvp(service)
     clock.advance(61)
@@ -127,7 +121,7 @@ async def test_a_game_between_people_cannot_be_replaced(service: GameService) ->
 
 
 async def test_undo_requests_survive_a_new_service(
-    repo: InMemoryGameRepository, runner: NearestRunner, clock: Clock
+    repo: InMemoryGameRepository, runner: NearestRunner, clock: FakeClock
 ) -> None:
     first = GameService(repo, runner, clock=clock, rng=random.Random(1))
     view = await start_pvp(first)

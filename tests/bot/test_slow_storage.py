@@ -102,6 +102,7 @@ async def _people_game(fake: FakeDiscord, alice: FakeUser, bob: FakeUser) -> Non
     await fake.click(board, next(c for c in board.custom_ids() if c.endswith(":accept")), user=bob)
 
 
+@pytest.mark.slow
 async def test_other_writes_during_a_held_lock_are_acknowledged_too(
     fake: FakeDiscord, sqlite_bot: GomokuBot, db_path: Path, alice: FakeUser, bob: FakeUser
 ) -> None:
@@ -164,6 +165,7 @@ async def test_a_moderator_ends_a_game_during_a_held_lock(
     assert await sqlite_bot.service.repository.open_game_in_channel(channel) is None
 
 
+@pytest.mark.slow
 async def test_replace_forget_me_and_the_daily_puzzle_during_a_held_lock(
     fake: FakeDiscord, sqlite_bot: GomokuBot, db_path: Path, alice: FakeUser
 ) -> None:

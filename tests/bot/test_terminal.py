@@ -26,7 +26,7 @@ from bot.terminal import (
 from engine.types import Color, Game, Rule
 from storage.memory import InMemoryGameRepository
 from storage.repository import Player
-from tests.bot.test_service import NearestRunner
+from tests.runners import NearestRunner
 
 
 async def feed(lines: list[str]) -> AsyncIterator[str]:
@@ -143,6 +143,7 @@ def test_ansi_board_colours_the_marks() -> None:
     assert text.count("\x1b[1;42;30m") == 5
 
 
+@pytest.mark.slow
 def test_python_m_bot_plays_in_the_terminal(tmp_path: Path) -> None:
     """``make run`` without a token: the real entry point, a SQLite file, a real AI pool."""
     env = {
