@@ -29,8 +29,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-# The bot's event loop shares the GIL with SQLite's threads (the group commit's COMMIT, reads
-# on aiosqlite's thread) and the AI pool's feeder and manager threads. Each statement such a
+# The bot's event loop shares the GIL with storage's SQLite threads (the writer's group
+# commits, the slow reads) and the AI pool's feeder and manager threads. Each statement such a
 # thread runs gives the GIL up and must get it back from a busy loop, which by default takes
 # up to 5 ms: under load (bench_load, 500 games, when a group commit's every statement ran on
 # SQLite's thread) a move's durable write then waited 51 ms at the median instead of 15.
