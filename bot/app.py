@@ -96,7 +96,7 @@ def run(settings: Settings, shards: ShardSpec | None = None) -> None:
         raise ValueError("run() needs DISCORD_TOKEN")
     discord.utils.setup_logging(level=settings.log_level_number, root=True)
     logging.getLogger("discord.http").setLevel(max(settings.log_level_number, logging.INFO))
-    protect(settings.discord_token)
+    protect(settings.discord_token, settings.web_secret or "", settings.client_secret or "")
     with process_runner() as runner:
         runner.run(serve(settings, shards))
 
