@@ -44,8 +44,8 @@ if TYPE_CHECKING:
     from bot.core.ai import AIRunner
     from bot.settings import Settings
     from bot.shards import ShardSpec
-    from storage.repository import GameRepository, GuildSettings
     from bot.web.server import WebBoard
+    from storage.repository import GameRepository, GuildSettings
 
 __all__ = ["LANGUAGE_TTL", "LANGUAGE_WAIT", "GomokuBot"]
 

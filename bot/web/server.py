@@ -331,12 +331,11 @@ class WebBoard:
             "grant_type": "authorization_code",
             "code": code,
         }
-        async with self._client().post(f"{self.oauth.api_base}/oauth2/token", data=form) as reply:
-            if reply.status != 200:
-                log.info("the Activity's code exchange was refused: HTTP %d", reply.status)
-                return _problem(403, "the code was refused")
-            body = await reply.json()
-        token = body.get("access_token") if isinstance(body, dict) else None
+        status, body = await self._discord("POST", "/oauth2/token", data=form)
+        if status != 200:
+            log.info("the Activity's code exchange was refused: HTTP %d", status)
+            return _problem(403, "the code was refused")
+        token = body.get("access_token")
         if not isinstance(token, str):
             return _problem(502, "Discord sent no access token")
         return web.json_response({"access_token": token})
@@ -348,19 +347,19 @@ class WebBoard:
         instance_id = await _field(request, "instance_id")
         if access_token is None or instance_id is None or not _is_id(instance_id):
             return _problem(400, "an access token and an instance id are needed")
-        base = self.oauth.api_base
-        http = self._client()
-        async with http.get(
-            f"{base}/users/@me", headers={"Authorization": f"Bearer {access_token}"}
-        ) as reply:
-            if reply.status != 200:
-                return _problem(403, "Discord did not accept the access token")
-            me = await reply.json()
-        url = f"{base}/applications/{self.oauth.application_id}/activity-instances/{instance_id}"
-        async with http.get(url, headers={"Authorization": f"Bot {self.oauth.bot_token}"}) as reply:
-            if reply.status != 200:
-                return _problem(403, "no such Activity instance")
-            instance = await reply.json()
+        status, me = await self._discord(
+            "GET", "/users/@me", headers={"Authorization": f"Bearer {access_token}"}
+        )
+        if status != 200:
+            return _problem(403, "Discord did not accept the access token")
+        app = self.oauth.application_id
+        status, instance = await self._discord(
+            "GET",
+            f"/applications/{app}/activity-instances/{instance_id}",
+            headers={"Authorization": f"Bot {self.oauth.bot_token}"},
+        )
+        if status != 200:
+            return _problem(403, "no such Activity instance")
         try:
             user_id = int(me["id"])
             users = {int(user) for user in instance.get("users", ())}
@@ -382,6 +381,20 @@ class WebBoard:
         role = Role.PLAY if user_id in game.humans else Role.WATCH
         grant = self.signer.mint(game.game_id, user_id, role, language=language)
         return web.json_response({"token": grant})
+
+    async def _discord(self, method: str, path: str, **options: Any) -> tuple[int, dict[str, Any]]:
+        """Ask Discord's API; (status, JSON object), or (502, {}) when it cannot be reached
+        or answers with anything but an object."""
+        assert self.oauth is not None
+        url = f"{self.oauth.api_base}{path}"
+        try:
+            async with self._client().request(method, url, **options) as reply:
+                body = await reply.json(content_type=None)
+                status = reply.status
+        except (aiohttp.ClientError, TimeoutError, ValueError) as error:
+            log.warning("Discord's API did not answer the web board: %s", type(error).__name__)
+            return 502, {}
+        return (status, body) if isinstance(body, dict) else (502, {})
 
 
 def _move_of(data: dict[str, Any]) -> tuple[int | None, Point | None]:

@@ -27,6 +27,7 @@ __all__ = ["CHROMIUM", "SECRET", "alice", "bob", "clock", "db_path", "fake"]
 
 SECRET = "a test secret for board passes"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+_HAS_CHROMIUM = Path(CHROMIUM).exists()
 _ARGS = [
     "--headless",
     "--no-sandbox",
@@ -78,7 +79,7 @@ def base_url(bot: GomokuBot) -> str:
 @pytest.fixture
 async def browser() -> AsyncIterator[Any]:
     """Chromium, headless."""
-    if not Path(CHROMIUM).exists():
+    if not _HAS_CHROMIUM:
         pytest.skip("chromium is not installed (make test installs it)")
     from playwright.async_api import async_playwright
 

@@ -8,11 +8,13 @@ fake Discord's board message and on a second browser that watches.
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
 from bot.client import GomokuBot
 from bot.core.service import GameState
+from bot.web.tokens import Role, Signer
 from tests.bot.conftest import board_caught_up
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.web.conftest import base_url
@@ -84,9 +86,21 @@ async def stored_moves(bot: GomokuBot, game_id: int) -> int:
 
 
 async def wait_stored(bot: GomokuBot, game_id: int, count: int) -> None:
-    async with asyncio.timeout(5):
-        while await stored_moves(bot, game_id) != count:
-            await asyncio.sleep(0.02)
+    """Wait until the service has ``count`` moves of the game (each stored change wakes it)."""
+    changed = asyncio.Event()
+
+    def observe(state: GameState) -> None:
+        if state.game_id == game_id:
+            changed.set()
+
+    bot.service.observers.append(observe)
+    try:
+        async with asyncio.timeout(5):
+            while await stored_moves(bot, game_id) != count:
+                await changed.wait()
+                changed.clear()
+    finally:
+        bot.service.observers.remove(observe)
 
 
 async def note(page: Any) -> str:
@@ -106,7 +120,8 @@ async def test_a_player_taps_twice_and_everyone_sees_the_move(
 
     # The board fits the phone's width, drawn at the device's pixel ratio.
     box = await player.locator("#board").bounding_box()
-    assert box["width"] <= PHONE["width"] and box["width"] > 300
+    assert box["width"] <= PHONE["width"]
+    assert box["width"] > 300
     pixels = await player.evaluate("document.getElementById('board').width")
     assert pixels == round(box["width"] * 2)
 
@@ -204,3 +219,37 @@ async def test_a_finished_game_replays_move_by_move(
     # a tap while replaying plays nothing (the game is over anyway)
     await tap(page, 3, 3)
     assert await note(page) != "Tap again to place."
+
+
+async def test_the_page_reconnects_by_itself_and_an_expired_link_says_so(
+    fake: FakeDiscord,
+    web_bot: GomokuBot,
+    browser: Any,
+    signer: Signer,
+    alice: FakeUser,
+    bob: FakeUser,
+) -> None:
+    bot = web_bot
+    game = await start_people_game(fake, bot, alice, bob)
+    page = await open_page(browser, bot, await board_link(fake, game, alice), PHONE)
+    # The server drops every socket (a restart, a proxy timing out), then a move is made: the
+    # page comes back by itself and catches up.
+    board = bot.web_board
+    assert board is not None
+    sockets = [socket for pages in board.hub._pages.values() for socket in pages]
+    assert sockets
+    for socket in sockets:
+        await socket.ws.close()  # type: ignore[attr-defined]
+    await fake.slash("place", user=alice, options={"cell": "h8"})
+    await wait_moves(page, 1)
+    await fake.slash("place", user=bob, options={"cell": "h9"})
+    await wait_moves(page, 2)
+    # An expired pass opens nothing and says why.
+    old = signer.mint(game.game_id, alice.id, Role.PLAY, now=time.time() - 7 * 3600)
+    expired = await browser.new_page(viewport=PHONE)
+    await expired.goto(f"{base_url(bot)}/#{old}")
+    await expired.wait_for_function("document.getElementById('note').textContent !== ''")
+    assert await note(expired) == "This link has expired: press Open board again."
+    assert await expired.evaluate("window.gomoku.state()") is None
+    # and the pass is gone from the address bar
+    assert "#" not in expired.url

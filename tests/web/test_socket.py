@@ -47,10 +47,13 @@ async def test_passes_are_checked_on_every_message(
             (signer.mint(gid, alice.id, Role.PLAY, now=time.time() - 7 * 3600), "expired"),
         ]:
             ws, first = await hello(http, bot, token)
-            assert first["type"] == "denied" and first["reason"] == reason
+            assert first["type"] == "denied"
+            assert first["reason"] == reason
             assert (await ws.receive()).type is aiohttp.WSMsgType.CLOSE
         ws, state = await hello(http, bot, bobs)
-        assert state["type"] == "state" and state["you"] == 1 and not state["your_turn"]
+        assert state["type"] == "state"
+        assert state["you"] == 1
+        assert not state["your_turn"]
         # Not Bob's turn: the sentence /place gives him.
         await ws.send_json({"type": "move", "token": bobs, "x": 7, "y": 7})
         refused = await ws.receive_json(timeout=5)
@@ -61,7 +64,9 @@ async def test_passes_are_checked_on_every_message(
         watcher, state = await hello(http, bot, carols)
         assert state["you"] is None
         await watcher.send_json({"type": "move", "token": carols, "x": 7, "y": 7})
-        assert (await watcher.receive_json(timeout=5))["text"] == "You are not playing in this game."
+        assert (await watcher.receive_json(timeout=5))[
+            "text"
+        ] == "You are not playing in this game."
         # Another game's pass on this socket, or a message without a pass, ends it.
         other = signer.mint(gid + 1, bob.id, Role.PLAY)
         await ws.send_json({"type": "move", "token": other, "x": 7, "y": 7})
@@ -76,7 +81,8 @@ async def test_passes_are_checked_on_every_message(
         assert (await ws.receive_json(timeout=5))["type"] == "refused"  # off the board
         await ws.send_json({"type": "move", "token": alices, "x": 7, "y": 7})
         moved = await ws.receive_json(timeout=5)
-        assert moved["type"] == "state" and moved["moves"] == [[7, 7, 0]]
+        assert moved["type"] == "state"
+        assert moved["moves"] == [[7, 7, 0]]
         assert await stored_moves(bot, gid) == 1
     logged = "\n".join(record.getMessage() for record in caplog.records)
     for token in (alices, bobs, carols):
