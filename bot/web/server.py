@@ -227,7 +227,9 @@ class WebBoard:
         return grant
 
     async def _socket(self, request: web.Request) -> web.StreamResponse:
-        ws = web.WebSocketResponse(heartbeat=_HEARTBEAT, max_msg_size=_MAX_MESSAGE)
+        # Uncompressed: a state is a few kB, and deflating the same one for each of hundreds
+        # of watchers would cost more CPU than the bytes are worth.
+        ws = web.WebSocketResponse(heartbeat=_HEARTBEAT, max_msg_size=_MAX_MESSAGE, compress=False)
         await ws.prepare(request)
         page: _Socket | None = None
         try:
