@@ -12,8 +12,7 @@ from typing import Any
 
 from bot.core.positions import forbidden_points
 from bot.core.service import GameState, GameStatus
-from bot.text import render, web_words
-from bot.text.i18n import _
+from bot.text import i18n, render, web_words
 from engine.types import Color, Game, Rule
 from storage.repository import Player
 
@@ -59,14 +58,6 @@ def game_payload(
         "black": names(view.black),
         "white": names(view.white),
         "words": web_words.page_words(),
+        "language": i18n.current().replace("_", "-"),  # the page's lang (fonts for CJK)
         "over": not active,
     }
-
-
-def player_name(player: Player, known: dict[int, str]) -> str:
-    """A player as the page names them: the AI and its level, or a known display name."""
-    if player.level is not None:
-        return render.player_label(player)
-    if player.user_id is not None:
-        return known.get(player.user_id) or _("(deleted user)")
-    return _("(deleted user)")

@@ -62,6 +62,7 @@ async def test_the_page_speaks_the_viewers_language() -> None:
     view = await play("h8")
     with i18n.using("ja"):
         japanese = game_payload(view, WHITE, names)
+    assert japanese["language"] == "ja"
     english = game_payload(view, WHITE, names)
     assert english["words"]["confirm"] == "Tap again to place."
     assert japanese["words"]["confirm"] == "もう一度タップすると打ちます。"

@@ -275,6 +275,7 @@ function receive(message) {
     els.title.textContent = game.title;
     els.line.textContent = game.line;
     document.title = game.title;
+    document.documentElement.lang = game.language;
     if (game.you === null && !game.over) say(game.words.watching);
     else if (moved && els.note.textContent === game.words.confirm) say("");
     showReplay();
