@@ -269,14 +269,17 @@ class WebBoard:
 
     async def _open(self, ws: web.WebSocketResponse, grant: Pass) -> _Socket | None:
         page = _Socket(self, ws, grant)
+        # Joined before the first read: a move stored meanwhile still reaches the page (and
+        # ``show`` never sends an older state after a newer one).
+        self.hub.join(grant.game_id, page)
         try:
             state = await self.service.game(grant.game_id)
         except GomokuError as error:
+            self.hub.leave(grant.game_id, page)
             await self._refuse(page, error)
             await ws.close()
             return None
         await self._learn_names(state)
-        self.hub.join(grant.game_id, page)
         await page.show(state, {})
         return page
 

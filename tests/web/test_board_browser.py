@@ -15,6 +15,7 @@ from typing import Any
 from bot.client import GomokuBot
 from bot.core.service import GameState
 from bot.web.tokens import Role, Signer
+from engine.types import Point
 from tests.bot.conftest import board_caught_up
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.web.conftest import base_url
@@ -253,3 +254,49 @@ async def test_the_page_reconnects_by_itself_and_an_expired_link_says_so(
     assert await expired.evaluate("window.gomoku.state()") is None
     # and the pass is gone from the address bar
     assert "#" not in expired.url
+
+
+async def pixel(page: Any, x: int, y: int) -> list[int]:
+    """The canvas's colour (RGB) at the centre of point (x, y)."""
+    return list(
+        await page.evaluate(
+            """([x, y]) => {
+                const [cx, cy] = window.gomoku.centre(x, y);
+                const canvas = document.getElementById('board');
+                const scale = canvas.width / canvas.getBoundingClientRect().width;
+                const data = canvas.getContext('2d')
+                    .getImageData(Math.round(cx * scale), Math.round(cy * scale), 1, 1).data;
+                return [data[0], data[1], data[2]];
+            }""",
+            [x, y],
+        )
+    )
+
+
+def is_red(rgb: list[int]) -> bool:
+    red, green, blue = rgb
+    return red > 150 and green < 110 and blue < 110
+
+
+async def test_renju_forbidden_points_and_the_winning_line_are_drawn(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> None:
+    bot = web_bot
+    game = await start_people_game(fake, bot, alice, bob, rule="renju")
+    channel = fake.default_channel.id
+    for turn, cell in enumerate(["h8", "a1", "j8", "a3", "i7", "a5", "i9", "a7"]):
+        user = alice if turn % 2 == 0 else bob
+        await bot.service.place(channel, user.id, Point.parse(cell))
+    page = await open_page(browser, bot, await board_link(fake, game, alice), DESKTOP)
+    assert is_red(await pixel(page, 8, 7))  # i8: Black's double three, crossed out
+    assert not is_red(await pixel(page, 8, 8))  # i9: a black stone
+    # A five by Black through i8's row, drawn as a red line over the stones.
+    for cell, user in [("e1", alice), ("b1", bob), ("f1", alice), ("b2", bob), ("g1", alice)]:
+        await bot.service.place(channel, user.id, Point.parse(cell))
+    await bot.service.place(channel, bob.id, Point.parse("b3"))
+    await bot.service.place(channel, alice.id, Point.parse("h1"))
+    await bot.service.place(channel, bob.id, Point.parse("b4"))
+    await bot.service.place(channel, alice.id, Point.parse("d1"))
+    await page.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    assert is_red(await pixel(page, 5, 0))  # f1, inside d1-h1
+    assert not is_red(await pixel(page, 8, 7))  # no forbidden points once it is over

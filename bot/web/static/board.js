@@ -134,7 +134,9 @@ function draw() {
     dot(cx, cy, Math.max(3, cell * 0.12));
   }
   if (!replaying && game.winning.length > 1) {
-    const [a, b] = [game.winning[0], game.winning[game.winning.length - 1]];
+    // the row's two ends: the first and last of its points in (x, y) order
+    const ends = [...game.winning].sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+    const [a, b] = [ends[0], ends[ends.length - 1]];
     ctx.strokeStyle = "rgba(232, 65, 47, 0.85)";
     ctx.lineWidth = Math.max(3, cell * 0.12);
     ctx.lineCap = "round";
