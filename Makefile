@@ -1,40 +1,61 @@
-# `make run` plays, `make test` checks everything. Both create .venv when it is missing and
-# reinstall the project only when pyproject.toml changed.
+# `make run` plays (it installs what running needs), `make test` checks everything (it adds the
+# test tools). Both create .venv when it is missing and install again only when pyproject.toml
+# changed; each has its own stamp, so either may come first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
 WARM := $(VENV)/.warm
+PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .PHONY: run test lint bench clean web chromium
 
-run: $(WARM) web
+# The venv is made with $(PYTHON): refuse one older than the project needs before making it.
+ifeq ($(wildcard $(BIN)/python),)
+ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),run)),)
+PYTHON_VERSION := $(shell $(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null)
+PYTHON_OK := $(shell $(PYTHON) -c 'import sys; print(int(sys.version_info >= (3, 11)))' 2>/dev/null)
+ifneq ($(PYTHON_OK),1)
+$(error gomoku-bot needs Python 3.11 or newer and $(PYTHON) $(if $(PYTHON_VERSION),is $(PYTHON_VERSION),cannot be run): choose another, e.g. PYTHON=python3.12 make $(or $(firstword $(MAKECMDGOALS)),run))
+endif
+endif
+endif
+
+run: $(RUN_STAMP) web
+	@$(MAKE) -s --no-print-directory $(WARM)
 	$(BIN)/python -m bot
 
-test: $(WARM) web chromium
+test: $(TEST_STAMP) web chromium
+	@$(MAKE) -s --no-print-directory $(WARM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/pytest
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-bench: $(WARM)
+bench: $(RUN_STAMP)
+	@$(MAKE) -s --no-print-directory $(WARM)
 	$(BIN)/python -m engine bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
-	touch $(STAMP)
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) -e .
+	touch $(RUN_STAMP)
+
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) -e '.[test]'
+	touch $(TEST_STAMP)
 
 # numba compiles the search on first use (about half a minute) and caches it beside the
 # sources: do it here, with a progress line, rather than on the first AI move.
-$(WARM): $(STAMP) $(wildcard engine/search/*.py)
+$(WARM): $(wildcard engine/search/*.py) | $(BIN)/python
 	$(BIN)/python -m engine warm
 	touch $(WARM)
 

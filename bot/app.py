@@ -17,7 +17,15 @@ from bot.logs import protect
 from bot.settings import Settings
 from bot.shards import ShardSpec
 
-__all__ = ["SWITCH_INTERVAL_S", "create_bot", "loop_factory", "process_runner", "run", "serve"]
+__all__ = [
+    "EXTENSIONS",
+    "SWITCH_INTERVAL_S",
+    "create_bot",
+    "loop_factory",
+    "process_runner",
+    "run",
+    "serve",
+]
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +37,16 @@ log = logging.getLogger(__name__)
 SWITCH_INTERVAL_S: Final = 0.0005
 
 
+# The bot's commands and buttons: each module's ``setup(bot)`` adds its cogs and buttons.
+EXTENSIONS: Final = (
+    "bot.cogs.play",
+    "bot.cogs.admin",
+    "bot.cogs.onboarding",
+    "bot.cogs.puzzles",
+    "bot.cogs.history",
+)
+
+
 class ShardedGomokuBot(GomokuBot, commands.AutoShardedBot):
     """The bot running several of discord.py's shards in one process (see ``bot.shards``)."""
 
@@ -37,6 +55,7 @@ def create_bot(settings: Settings, *, shards: ShardSpec | None = None, **options
     """The bot, not yet connected. ``options`` go to ``GomokuBot`` (tests hand in a
     repository, an AI runner, a clock, ``guild_ready_timeout`` ...). With ``shards`` it runs
     those shards only and owns only their guilds' games."""
+    options.setdefault("extensions", EXTENSIONS)
     if shards is None:
         return GomokuBot(settings, **options)
     return ShardedGomokuBot(
@@ -95,6 +114,10 @@ def run(settings: Settings, shards: ShardSpec | None = None) -> None:
     if not settings.discord_token:
         raise ValueError("run() needs DISCORD_TOKEN")
     discord.utils.setup_logging(level=settings.log_level_number, root=True)
+    # The bot never joins voice: discord.py's start-up warnings about voice libraries are noise.
+    logging.getLogger("discord.client").addFilter(
+        lambda record: "voice will NOT be supported" not in record.getMessage()
+    )
     logging.getLogger("discord.http").setLevel(max(settings.log_level_number, logging.INFO))
     protect(settings.discord_token, settings.web_secret or "", settings.client_secret or "")
     with process_runner() as runner:

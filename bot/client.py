@@ -8,9 +8,8 @@ that enforces turn deadlines and, every ``resume_every`` seconds, resumes the ga
 long (an AI move whose search failed twice is retried without a restart). ``close`` stops the
 tasks, then closes what the bot opened.
 
-Between them it keeps what every interaction asks first: the guild's settings and the
-language to answer in (``set_answer_language``), each read once and kept. Cogs and views see
-it as a ``bot.host.GameHost``.
+What every interaction asks first, the guild's settings and the language to answer in, is
+kept by ``bot.preferences``. Cogs and views see the bot as a ``bot.host.GameHost``.
 """
 
 from __future__ import annotations
@@ -31,11 +30,12 @@ from discord.http import Route
 
 from bot.cooldown import UserCooldown
 from bot.core.admission import StartAdmission
-from bot.core.service import ChallengeExpired, GameEnd, GameService, GameState, TurnWarning
-from bot.host import Interaction
+from bot.core.service import GameService
+from bot.core.service.states import ChallengeExpired, GameEnd, GameState, TurnWarning
+from bot.preferences import Preferences
 from bot.reporting import GomokuTree
-from bot.table import ACK_AFTER, AI_REPLY_WAIT, ARRIVED, Table
-from bot.text import i18n, render, words
+from bot.table import ACK_AFTER, AI_REPLY_WAIT, Table
+from bot.text import i18n, words
 from bot.translator import CatalogueTranslator
 from bot.turns import finish_interrupted_replies
 from bot.views import ACTIONS, unknown_button
@@ -45,21 +45,13 @@ if TYPE_CHECKING:
     from bot.settings import Settings
     from bot.shards import ShardSpec
     from bot.web.server import WebBoard
-    from storage.repository import GameRepository, GuildSettings
+    from storage.repository import GameRepository
 
-__all__ = ["LANGUAGE_TTL", "LANGUAGE_WAIT", "GomokuBot"]
+__all__ = ["GomokuBot"]
 
 log = logging.getLogger(__name__)
 
 MENTIONS: Final = discord.AllowedMentions(everyone=False, roles=False, users=True)
-_LANGUAGE_CACHE: Final = 50_000  # users whose chosen language is kept in memory
-# A member's choice is stored by the process that served /gomoku language; other shard
-# processes see it once their copy is this old.
-LANGUAGE_TTL: Final = timedelta(seconds=60)
-# The longest an interaction waits for its member's stored language before anything else
-# happens: a database queueing a burst must not cost the answer its 3 s. Past it the answer
-# goes in the language known before (else the Discord client's); the read lands for the next.
-LANGUAGE_WAIT: Final = 1.0
 _PING_DRAIN_S: Final = 5.0  # how long shutting down waits for the turn pings under way
 T = TypeVar("T")
 
@@ -88,6 +80,7 @@ class GomokuBot(commands.Bot):
         ack_after: float = ACK_AFTER,
         ai_reply_wait: float = AI_REPLY_WAIT,
         freeze_heap: bool = False,
+        extensions: Sequence[str] = (),
         **options: Any,
     ) -> None:
         """``repository``/``ai`` given here are the caller's to close; those the bot opens
@@ -95,7 +88,8 @@ class GomokuBot(commands.Bot):
         the games it resumes and times to its shards' guilds; ``create_bot`` passes the same
         to discord.py. ``freeze_heap``: once ready, move everything start-up built out of the
         garbage collector's sight (``gc.freeze``; the bot's own process only, see
-        ``_freeze_heap``). ``options`` go to ``commands.Bot``."""
+        ``_freeze_heap``). ``extensions``: the modules whose ``setup`` adds the commands and
+        buttons (``bot.app.EXTENSIONS``). ``options`` go to ``commands.Bot``."""
         self.owned_shards: ShardSpec | None = options.pop("owned_shards", None)
         intents = discord.Intents.none()
         intents.guilds = True  # channels and the bot's own member: all slash commands need
@@ -113,8 +107,8 @@ class GomokuBot(commands.Bot):
         self.cooldown = cooldown or UserCooldown()
         self.deadline_poll = deadline_poll  # longest sleep of the deadline task, in seconds
         self.resume_every = resume_every  # seconds between the deadline task's resume() calls
-        self.language_wait = LANGUAGE_WAIT  # the longest an interaction waits for it
         self.freeze_heap = freeze_heap
+        self.extensions_to_load = tuple(extensions)
         self._given_repository = repository
         self._given_ai = ai
         self._stack = contextlib.AsyncExitStack()
@@ -124,12 +118,7 @@ class GomokuBot(commands.Bot):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._wake = asyncio.Event()
         self.table = Table(self, ack_after=ack_after, ai_reply_wait=ai_reply_wait)
-        # guild id -> its settings, and the reads of them under way (guild_settings)
-        self._settings: dict[int, GuildSettings] = {}
-        self._settings_reads: dict[int, asyncio.Future[GuildSettings]] = {}
-        # user id -> the language they chose (None: Discord's), and when it was read
-        self._user_languages: dict[int, tuple[str | None, datetime]] = {}
-        self._language_reads: dict[int, asyncio.Future[str | None]] = {}  # under way
+        self.preferences = Preferences(self)
         self.start_admission = StartAdmission()
 
     # ------------------------------------------------------------------ lifecycle
@@ -169,9 +158,8 @@ class GomokuBot(commands.Bot):
         # AI: import them now rather than stall the event loop for a third of a second then.
         await asyncio.to_thread(importlib.import_module, "engine.search.levels")
         self.add_dynamic_items(*ACTIONS)
-        from bot.cogs import play
-
-        await play.setup(self)
+        for extension in self.extensions_to_load:
+            await self.load_extension(extension)
         await asyncio.to_thread(i18n.load_all)
         await self.tree.set_translator(CatalogueTranslator())
         await self.sync_commands()
@@ -270,100 +258,9 @@ class GomokuBot(commands.Bot):
         if game is None or game.deadline is not None:
             self._wake.set()
 
-    # ------------------------------------------------------------------ settings and languages
-
-    async def guild_settings(self, guild_id: int) -> GuildSettings:
-        """The guild's settings, kept until ``forget_settings``: they change only through a
-        command of that guild, which its shard's process (this one) serves and which forgets
-        them. Reads of a guild not kept yet share one: a burst of starts in a guild asked the
-        database the same question hundreds of times before any of them could answer."""
-        kept = self._settings.get(guild_id)
-        if kept is not None:
-            return kept
-        read = self._settings_reads.get(guild_id)
-        if read is None:
-            read = asyncio.ensure_future(self.service.settings(guild_id))
-            self._settings_reads[guild_id] = read
-
-            def landed(done: asyncio.Future[GuildSettings]) -> None:
-                if self._settings_reads.get(guild_id) is not done:
-                    return  # forgotten while under way: it may hold the old settings
-                del self._settings_reads[guild_id]
-                if not done.cancelled() and done.exception() is None:
-                    self._settings[guild_id] = done.result()
-
-            read.add_done_callback(landed)
-        return await asyncio.shield(read)
-
-    async def board_style(self, guild_id: int | None) -> render.BoardStyle:
-        """The guild's board style."""
-        if guild_id is None:
-            return render.BoardStyle.EMOJI
-        settings = await self.guild_settings(guild_id)
-        try:
-            return render.BoardStyle(settings.board_style)
-        except ValueError:
-            return render.BoardStyle.EMOJI
-
-    async def set_answer_language(self, interaction: Interaction) -> None:
-        """Set the language of everything said in answer to ``interaction``: the user's own
-        choice, else their Discord client's; and note the server's Discord language for
-        public messages. Called before any command or button does anything."""
-        interaction.extras.setdefault(ARRIVED, asyncio.get_running_loop().time())
-        user_id = interaction.user.id
-        cached = self._user_languages.get(user_id)
-        if cached is None or self.clock() - cached[1] >= LANGUAGE_TTL:
-            read = self._language_reads.get(user_id) or self._read_language(user_id)
-            try:
-                chosen = await asyncio.wait_for(asyncio.shield(read), self.language_wait)
-            except TimeoutError:
-                log.info("language of user %s not read in time", user_id)
-                chosen = None if cached is None else cached[0]
-        else:
-            chosen = cached[0]
-        language = chosen or i18n.from_discord(interaction.locale) or i18n.DEFAULT
-        i18n.set_current(language, server=i18n.from_discord(interaction.guild_locale))
-
-    def _read_language(self, user_id: int) -> asyncio.Future[str | None]:
-        """Read ``user_id``'s chosen language into the cache, once however many interactions
-        of theirs wait for it."""
-        started = self.clock()
-        read = asyncio.ensure_future(self.service.language(user_id))
-        self._language_reads[user_id] = read
-
-        def landed(done: asyncio.Future[str | None]) -> None:
-            self._language_reads.pop(user_id, None)
-            if done.cancelled() or done.exception() is not None:
-                return  # said to the interactions waiting for it; the next one reads again
-            if len(self._user_languages) >= _LANGUAGE_CACHE:
-                self._user_languages.clear()  # members seen long ago are read again
-            self._user_languages[user_id] = (done.result(), started)
-
-        read.add_done_callback(landed)
-        return read
-
-    def forget_language(self, user_id: int) -> None:
-        """The user chose another language: read it again next time."""
-        self._user_languages.pop(user_id, None)
-
-    async def server_language(self, guild_id: int | None) -> str:
-        """The language of ``guild_id``'s public messages: the one its admins chose, else
-        the server's language in Discord, else English."""
-        if guild_id is not None:
-            chosen = (await self.guild_settings(guild_id)).language
-            if chosen is not None:
-                return chosen
-            guild = self.get_guild(guild_id)
-            if guild is not None:
-                found = i18n.from_discord(guild.preferred_locale)
-                if found is not None:
-                    return found
-        return i18n.server_hint() or i18n.DEFAULT
-
     def forget_settings(self, guild_id: int) -> None:
-        """Settings changed: read them again next time."""
-        self._settings.pop(guild_id, None)
-        self._settings_reads.pop(guild_id, None)
+        """The guild's settings changed: read them again next time."""
+        self.preferences.forget_settings(guild_id)
         self.table.turn_pings.forget_settings(guild_id)
 
     # ------------------------------------------------------------------ background tasks
@@ -421,7 +318,7 @@ class GomokuBot(commands.Bot):
                     event.game.channel_id, guild_id=event.game.guild_id
                 )
                 when = discord.utils.format_dt(event.deadline, "R")
-                with i18n.using(await self.server_language(event.game.guild_id)):
+                with i18n.using(await self.preferences.server_language(event.game.guild_id)):
                     text = words.turn_warning(event.user_id, when)
                 await channel.send(
                     text,

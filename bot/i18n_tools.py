@@ -53,12 +53,15 @@ def command_messages() -> Iterator[tuple[str, str | None, str]]:
 async def _command_messages() -> list[tuple[str, str | None, str]]:
     from discord import app_commands
 
-    from bot.app import create_bot
-    from bot.cogs import play
+    from bot.app import EXTENSIONS, create_bot
     from bot.settings import Settings
+    from bot.text.words import LEVEL_CHOICES
+
+    rendered = set(LEVEL_CHOICES.values())  # choices with figures, rendered per language
 
     bot = create_bot(Settings())
-    await play.setup(bot)
+    for extension in EXTENSIONS:
+        await bot.load_extension(extension)
     found: list[tuple[str, str | None, str]] = []
 
     def parameters(command: app_commands.Command[Any, ..., Any], where: str) -> None:
@@ -67,8 +70,11 @@ async def _command_messages() -> list[tuple[str, str | None, str]]:
             found.append((parameter.name, COMMAND_NAME, place))
             found.append((str(parameter.description), None, place))
             for choice in parameter.choices:
-                if choice.name not in LANGUAGE_NAMES.values():  # each language's own name
-                    found.append((choice.name, None, place))
+                if choice.name in LANGUAGE_NAMES.values():  # each language's own name
+                    continue
+                if choice.name in rendered:  # its template is in the sources
+                    continue
+                found.append((choice.name, None, place))
 
     def walk(node: Any, where: str) -> None:
         place = f"{where}/{node.name}"

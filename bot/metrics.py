@@ -1,6 +1,7 @@
 """Prometheus metrics (the ``metrics`` extra): commands, their latency, AI searches and the
 AI's queue depth, served at ``http://HOST:GOMOKU_METRICS_PORT/metrics``; ``gomoku_up`` is 1
-while the bot is connected to Discord (``python -m bot.health`` checks it).
+while the bot is connected to Discord, and ``gomoku_heartbeat_timestamp_seconds`` is set by the
+bot's event loop every few seconds (``python -m bot.health`` checks both).
 
 Nothing here is imported unless ``GOMOKU_METRICS_PORT`` is set: the default bot needs no
 prometheus-client.
@@ -12,7 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any, Final
 
 import discord
-from discord.ext import commands
+from discord.ext import commands, tasks
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 from bot.core.ai import AIError, AIMove, AIRequest
@@ -20,11 +21,28 @@ from bot.core.ai import AIError, AIMove, AIRequest
 if TYPE_CHECKING:
     from bot.core.ai import AIRunner
 
-__all__ = ["COMMANDS", "UP", "MeteredRunner", "record_command", "serve", "watch"]
+__all__ = [
+    "COMMANDS",
+    "HEARTBEAT",
+    "HEARTBEAT_EVERY_S",
+    "UP",
+    "MeteredRunner",
+    "record_command",
+    "serve",
+    "watch",
+]
 
 _LATENCY_BUCKETS: Final = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
+# How often the event loop sets HEARTBEAT; bot.health calls a heartbeat older than its
+# HEARTBEAT_STALE_S a stuck loop.
+HEARTBEAT_EVERY_S: Final = 5.0
+
 UP = Gauge("gomoku_up", "1 while the bot is connected to Discord and serving")
+HEARTBEAT = Gauge(
+    "gomoku_heartbeat_timestamp_seconds",
+    "Unix time at which the bot's event loop last ran its heartbeat task",
+)
 COMMANDS = Counter("gomoku_commands_total", "Slash commands handled", ["command", "outcome"])
 COMMAND_SECONDS = Histogram(
     "gomoku_command_seconds",
@@ -61,7 +79,19 @@ def _command_name(interaction: discord.Interaction[Any]) -> str:
 
 
 def watch(bot: commands.Bot) -> None:
-    """Count ``bot``'s commands and follow its connection to Discord."""
+    """Count ``bot``'s commands, follow its connection to Discord, and beat the heartbeat
+    from its event loop once it is ready (until it closes).
+
+    The metrics are served from a thread of their own, so ``gomoku_up`` alone would still
+    read 1 with the event loop stuck: the heartbeat is what shows the loop runs.
+    """
+
+    @tasks.loop(seconds=HEARTBEAT_EVERY_S)
+    async def beat() -> None:
+        if bot.is_closed():
+            beat.stop()
+        else:
+            HEARTBEAT.set_to_current_time()
 
     async def completed(interaction: discord.Interaction[Any], command: Any) -> None:
         age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
@@ -73,6 +103,8 @@ def watch(bot: commands.Bot) -> None:
 
     async def up() -> None:
         UP.set(1)
+        if not beat.is_running():
+            beat.start()
 
     async def down() -> None:
         UP.set(0)

@@ -22,6 +22,7 @@ from typing import Any, Final, TypeVar
 import discord
 from discord import app_commands
 
+from bot import permissions
 from bot.host import Interaction, host_of
 from bot.text.i18n import N_, _, number
 from bot.text.refusals import generic_message, user_message
@@ -39,10 +40,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# What the bot needs in a channel to host a game there: read it, post and edit the board
-# (an embed), and read the history so it can edit its own older messages.
-GAME_PERMISSIONS: Final = ("view_channel", "send_messages", "embed_links", "read_message_history")
-
 
 class GomokuTree(app_commands.CommandTree[discord.Client]):
     """The command tree: shared checks before a command, one error handler after it."""
@@ -50,7 +47,7 @@ class GomokuTree(app_commands.CommandTree[discord.Client]):
     async def interaction_check(self, interaction: Interaction, /) -> bool:
         """Refuse options that do not fit the command; apply the per-user cooldown to every
         command (not to autocomplete). First of all, the language of the answer."""
-        await host_of(interaction).set_answer_language(interaction)
+        await host_of(interaction).preferences.set_answer_language(interaction)
         if not self._options_fit(interaction):
             if interaction.type is discord.InteractionType.autocomplete:
                 return False  # it can only answer with choices; there are none for this
@@ -168,19 +165,13 @@ def _value_fits(kind: int, value: Any, resolved: dict[str, Any]) -> bool:
     return False
 
 
-def needs_channel_permissions(*names: str) -> Callable[[T], T]:
-    """A check: the bot itself must hold ``names`` in the channel (else BotMissingPermissions)."""
-    wanted = names or GAME_PERMISSIONS
+def needs_channel_permissions() -> Callable[[T], T]:
+    """A check: the bot itself must hold what a game needs in the channel (``bot.permissions``:
+    ``GAME``, or ``IN_THREAD`` in a thread), else ``BotMissingPermissions``."""
 
     def predicate(interaction: discord.Interaction[Any]) -> bool:
-        have = interaction.app_permissions
-        needed = list(wanted)
-        if isinstance(interaction.channel, discord.Thread) and "send_messages" in needed:
-            # In a thread, posting is its own permission.
-            needed[needed.index("send_messages")] = "send_messages_in_threads"
-        missing = [name for name in needed if not getattr(have, name)]
-        if missing:
-            raise app_commands.BotMissingPermissions(missing)
+        in_thread = isinstance(interaction.channel, discord.Thread)
+        permissions.require(interaction, permissions.IN_THREAD if in_thread else permissions.GAME)
         return True
 
     return app_commands.check(predicate)

@@ -25,14 +25,17 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import discord
 
 from bot import threads
-from bot.core.service import GameState, GameStatus, MoveResult, OutOfTimeError, RatingChange
+from bot.core.service.errors import OutOfTimeError
+from bot.core.service.states import GameState, MoveResult, RatingChange
 from bot.host import GameHost, MovePlay, MoveSource
+from bot.preferences import ARRIVED
 from bot.text import i18n, render, words
 from bot.text.opening_words import choice_summary
 from bot.text.render_png import render_png_async
 from bot.turns import TurnPings, remember_reply
-from bot.views import game_buttons
+from bot.views import for_send, game_buttons
 from bot.weblink import with_board_link
+from storage.repository import GameStatus
 
 if TYPE_CHECKING:
     from storage.repository import PendingReply
@@ -51,7 +54,6 @@ ACK_AFTER: Final = 1.5
 # deferral, its edit and the reply's note in storage (two writes) until then.
 AI_REPLY_WAIT: Final = 0.5
 DEFERRAL: Final = "deferral"  # interaction.extras: the callback of defer_if_slow's deferral
-ARRIVED: Final = "arrived"  # interaction.extras: the event loop's time when it reached the bot
 T = TypeVar("T")
 
 
@@ -108,8 +110,8 @@ class Table:
         # The work runs in this task and a timer starts the deferral beside it: a task for the
         # work and asyncio.wait cost two more turns of a loop that, under load, is slow to turn.
         # Discord's 3 s run from the event, so the time the interaction already spent here (its
-        # member's language, read for a newcomer: up to the host's language_wait) comes off the
-        # timer's.
+        # member's language, read for a newcomer: up to ``Preferences.language_wait``) comes off
+        # the timer's.
         loop = asyncio.get_running_loop()
         waited = loop.time() - interaction.extras.get(ARRIVED, loop.time())
         deferring: list[asyncio.Task[None]] = []
@@ -128,7 +130,7 @@ class Table:
         self, game: GameState, ratings: Sequence[RatingChange] = ()
     ) -> dict[str, Any]:
         """The keyword arguments that draw ``game`` (embed, buttons, mentions)."""
-        style = await self.host.board_style(game.guild_id)
+        style = await self.host.preferences.board_style(game.guild_id)
         # The public board must fit a phone in portrait: large boards show a window of it.
         viewport = render.phone_viewport(game.board, style)
         embed = card_embed(render.game_card(game, style=style, viewport=viewport))
@@ -168,7 +170,9 @@ class Table:
         response is that message), the edit goes through the interaction token. ``pinged``:
         the message that already told the player to move (``bot.turns``).
         """
-        with i18n.using(await self.host.server_language(game.guild_id)):  # the board is public
+        with i18n.using(
+            await self.host.preferences.server_language(game.guild_id)
+        ):  # the board is public
             await self._show_game(
                 game, interaction=interaction, ratings=ratings, repost=repost, pinged=pinged
             )
@@ -246,13 +250,15 @@ class Table:
         """
         lock = self._show_locks.setdefault(game.game_id, asyncio.Lock())
         async with lock:
-            with i18n.using(await self.host.server_language(game.guild_id)):  # the board is public
+            with i18n.using(
+                await self.host.preferences.server_language(game.guild_id)
+            ):  # the board is public
                 message_args = await self.board_message(game)
             if interaction.response.is_done():
                 message = await interaction.edit_original_response(**message_args)
                 message_id = message.id
             else:
-                callback = await interaction.response.send_message(**_for_send(message_args))
+                callback = await interaction.response.send_message(**for_send(message_args))
                 if callback.message_id is None:
                     raise RuntimeError("Discord returned no message id for the board")
                 message_id = callback.message_id
@@ -307,7 +313,7 @@ class Table:
         self, game: GameState, message_args: dict[str, Any], *, old: int | None
     ) -> None:
         channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
-        message = await channel.send(**_for_send(message_args))
+        message = await channel.send(**for_send(message_args))
         self._board_ids[game.game_id] = message.id
         await self.host.service.set_message(
             game.game_id, channel_id=game.channel_id, message_id=message.id
@@ -474,7 +480,9 @@ class Table:
         if user_id is None or user_id == interaction.user.id:
             await interaction.response.send_message(_move_summary(result, result), ephemeral=True)
             return None
-        with i18n.using(await self.host.server_language(game.guild_id)):  # public, like the board
+        with i18n.using(
+            await self.host.preferences.server_language(game.guild_id)
+        ):  # public, like the board
             played = render.move_name(result.game.board, result.move.point)
             text = f"{words.turn_ping(user_id, render.game_title(game))}\n"
             text += words.played_by(interaction.user.id, played)
@@ -517,15 +525,6 @@ def _answers_on(interaction: discord.Interaction[Any], message_id: int) -> bool:
     return (
         interaction.message is not None and interaction.message.id == message_id
     ) or interaction.extras.get("board_message_id") == message_id
-
-
-def _for_send(message_args: dict[str, Any]) -> dict[str, Any]:
-    # Sending takes files=, editing takes attachments=; a missing game is left out, not None.
-    args = dict(message_args)
-    args["files"] = args.pop("attachments")
-    if args["view"] is None:
-        del args["view"]
-    return args
 
 
 def _move_summary(first: MoveResult, last: MoveResult) -> str:

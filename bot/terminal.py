@@ -2,7 +2,7 @@
 
 ``python -m bot`` runs it when no ``DISCORD_TOKEN`` is set. Moves are typed as ``h8`` (column
 numbers such as ``4`` in the gravity games); everything else is a word command (``help``
-lists them). The console occupies one pseudo-channel of the store, so a game left open when
+lists them). The terminal occupies one pseudo-channel of the store, so a game left open when
 the terminal closed is picked up again on the next start.
 """
 
@@ -21,17 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
 from bot.core.ai import AIError
-from bot.core.service import (
-    DEFAULT_LEVEL,
-    GameService,
-    GameState,
-    MoveResult,
-    NoActiveGameError,
-    UndoRequest,
-)
+from bot.core.positions import forbidden_points
+from bot.core.service import GameService
+from bot.core.service.errors import NoActiveGameError
+from bot.core.service.shared import DEFAULT_LEVEL
+from bot.core.service.states import GameState, MoveResult, UndoRequest
 from bot.text.i18n import N_, _, from_system, ngettext, set_current, using
 from bot.text.refusals import generic_message, user_message
-from bot.text.render import compact_board, forbidden_points, game_name, window
+from bot.text.render import compact_board, game_name, window
 from engine.errors import GomokuError, InvalidPointError
 from engine.types import Color, Game, Level, Point, Rule, Termination
 from storage.repository import Player, StorageError
@@ -40,11 +37,11 @@ if TYPE_CHECKING:
     from bot.settings import Settings
     from engine.board import Board
 
-__all__ = ["CONSOLE_CHANNEL", "Console", "NewGameOptions", "main", "parse_new", "stdin_lines"]
+__all__ = ["TERMINAL_CHANNEL", "NewGameOptions", "Terminal", "main", "parse_new", "stdin_lines"]
 
 log = logging.getLogger(__name__)
 
-CONSOLE_CHANNEL: Final = 1  # the store's pseudo-channel for terminal games (no guild)
+TERMINAL_CHANNEL: Final = 1  # the store's pseudo-channel for terminal games (no guild)
 PLAYER_ONE: Final = 1  # the terminal's user ids; Discord ids are 17+ digit snowflakes
 PLAYER_TWO: Final = 2
 LEVELS: Final = tuple(level.value for level in Level)
@@ -267,7 +264,7 @@ async def _limited_lines(reader: asyncio.StreamReader) -> AsyncIterator[str]:
             yield raw.decode(errors="replace")
 
 
-class Console:
+class Terminal:
     """One terminal session over a ``GameService``."""
 
     def __init__(
@@ -276,7 +273,7 @@ class Console:
         output: TextIO,
         *,
         colour: bool | None = None,
-        channel_id: int = CONSOLE_CHANNEL,
+        channel_id: int = TERMINAL_CHANNEL,
     ) -> None:
         self.service = service
         self.output = output
@@ -362,7 +359,7 @@ class Console:
     # ---- session
 
     async def begin(self) -> None:
-        """Pick up the open game of the console's channel, or start the default game."""
+        """Pick up the open game of the terminal's channel, or start the default game."""
         self.say(_("Gomoku in the terminal. Type 'help' for commands, 'quit' to leave."))
         try:
             view = await self.service.board(self.channel_id)
@@ -653,8 +650,8 @@ async def main(
     warming = asyncio.create_task(runner.warm_up())
     try:
         async with open_repository(settings.db_path, settings.database_url) as repository:
-            console = Console(GameService(repository, runner), out)
-            await console.run(_until(lines(), stop))
+            terminal = Terminal(GameService(repository, runner), out)
+            await terminal.run(_until(lines(), stop))
     finally:
         warming.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Final
 
 import discord
-from discord import app_commands
 
-from bot.core.service import GameState
+from bot import permissions
+from bot.core.service.states import GameState
 from bot.host import GameHost, Interaction, host_of
 from bot.names import display_name
 from bot.text import i18n, render, words
 
 __all__ = [
-    "THREAD_PERMISSIONS",
     "Announcement",
     "announcement",
     "close_thread",
@@ -30,9 +28,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-# What the bot needs in the channel to host a game in a thread off it.
-THREAD_PERMISSIONS: Final = ("create_public_threads", "send_messages_in_threads")
-
 
 async def uses_threads(interaction: Interaction) -> bool:
     """Whether a game started here goes into its own thread; checked before the game is made,
@@ -40,13 +35,10 @@ async def uses_threads(interaction: Interaction) -> bool:
     channel = interaction.channel
     if interaction.guild_id is None or not isinstance(channel, discord.TextChannel):
         return False
-    settings = await host_of(interaction).guild_settings(interaction.guild_id)
+    settings = await host_of(interaction).preferences.guild_settings(interaction.guild_id)
     if not settings.use_threads:
         return False
-    have = interaction.app_permissions
-    missing = [name for name in THREAD_PERMISSIONS if not getattr(have, name)]
-    if missing:
-        raise app_commands.BotMissingPermissions(missing)
+    permissions.require(interaction, permissions.THREADS)
     return True
 
 
@@ -67,7 +59,9 @@ async def announcement(interaction: Interaction, view: GameState) -> Announcemen
     cost a request each when the member is not cached)."""
     black = await display_name(interaction, view.black)
     white = await display_name(interaction, view.white)
-    with i18n.using(await host_of(interaction).server_language(view.guild_id)):  # public
+    with i18n.using(
+        await host_of(interaction).preferences.server_language(view.guild_id)
+    ):  # public
         line = words.thread_started(_players(view))
         name = words.thread_name(black, white, render.game_name(view.game), view.game_id)
     return Announcement(line, name)

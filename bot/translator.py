@@ -11,7 +11,7 @@ from typing import Any
 from discord import app_commands
 from discord.app_commands import TranslationContextLocation as Where
 
-from bot.text.i18n import DEFAULT, command_text, from_discord
+from bot.text.i18n import DEFAULT, command_text, from_discord, using
 
 __all__ = ["CatalogueTranslator"]
 
@@ -31,4 +31,8 @@ class CatalogueTranslator(app_commands.Translator):
         language = from_discord(locale)
         if language is None or language == DEFAULT:
             return None
+        render = string.extras.get("render")
+        if callable(render):  # words with figures in them: rendered in the language
+            with using(language):
+                return str(render())
         return command_text(string.message, language, is_name=context.location in _NAMES)

@@ -39,7 +39,7 @@ from bot.text import i18n, render, words
 from storage.repository import GameStatus, PendingReply, TurnPing
 
 if TYPE_CHECKING:
-    from bot.core.service import GameState
+    from bot.core.service.states import GameState
 
 __all__ = ["TOKEN_LIFE", "TurnPings", "finish_interrupted_replies", "remember_reply"]
 
@@ -244,7 +244,7 @@ async def finish_interrupted_replies(bot: GameHost) -> int:
             language = await bot.service.language(reply.user_id)  # their choice, else
             if language is None:  # the server's (their client's is not known here)
                 guild_id = (await bot.service.game(reply.game_id)).guild_id
-                language = await bot.server_language(guild_id)
+                language = await bot.preferences.server_language(guild_id)
             with i18n.using(language):
                 text = words.restarted()
             try:

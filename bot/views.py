@@ -3,7 +3,7 @@
 Every button is a ``discord.ui.DynamicItem`` whose custom id carries all it needs
 (``gomoku:<game_id>:<action>...``), so a button on a message from before a restart still works:
 discord.py rebuilds the item from the id. A button does what a command does: one service call,
-then the bot redraws the game (``GameHost.show_game``). Who may press what is the service's
+then the bot redraws the game (``bot.table.Table.show_game``). Who may press what is the service's
 business (``NotAPlayerError``, ``NotChallengedError`` ...); errors are answered privately by
 ``bot.reporting.report``.
 
@@ -39,7 +39,9 @@ from typing import Any, Final, Self
 import discord
 from discord import app_commands
 
-from bot.core.service import GameState, GameStatus, UnknownButtonError
+from bot.core.positions import forbidden_points
+from bot.core.service.errors import UnknownButtonError
+from bot.core.service.states import GameState
 from bot.host import GameHost, MovePlay, host_of
 from bot.reporting import report
 from bot.text import panel, render, words
@@ -47,6 +49,7 @@ from bot.text.opening_words import choice_label
 from bot.text.render_png import render_png_async
 from engine.opening_rules import SOOSORV_MOST, Choice, Phase
 from engine.types import Color, Game, Point, column_letter
+from storage.repository import GameStatus
 
 __all__ = [
     "ACTIONS",
@@ -61,6 +64,7 @@ __all__ = [
     "TapButton",
     "UndoButton",
     "challenge_view",
+    "for_send",
     "game_buttons",
     "panel_message",
     "resign_view",
@@ -96,7 +100,7 @@ class GameItem:
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Run ``act`` under the user's cooldown; answer any error privately."""
         try:
-            await host_of(interaction).set_answer_language(interaction)
+            await host_of(interaction).preferences.set_answer_language(interaction)
             cooldown = host_of(interaction).cooldown
             bucket = cooldown.hit(interaction.user.id)
             if bucket is not None:
@@ -325,7 +329,7 @@ class MoveButton(
         bot = host_of(interaction)
         view = await bot.service.panel(self.game_id, interaction.user.id)
         message = await panel_message(bot, view, interaction.user.id, panel.centred(view.board))
-        await interaction.response.send_message(ephemeral=True, **_for_send(message))
+        await interaction.response.send_message(ephemeral=True, **for_send(message))
 
 
 class TapButton(
@@ -399,7 +403,7 @@ class PanButton(
         bot = host_of(interaction)
         view = await bot.service.panel(self.game_id, interaction.user.id)
         if view.version != self.version:
-            from bot.core.service import StalePanelError
+            from bot.core.service.errors import StalePanelError
 
             raise StalePanelError(self.game_id, self.version)
         here = panel.panel_window(view.board, *self.origin)
@@ -626,10 +630,13 @@ def _text_panel(text: str) -> discord.ui.LayoutView:
     return layout
 
 
-def _for_send(message: dict[str, Any]) -> dict[str, Any]:
-    # Sending takes files=, editing takes attachments=.
+def for_send(message: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of an edit (``message``) as those of a send: sending takes
+    files=, editing attachments=; a missing view is left out, not None."""
     args = dict(message)
     args["files"] = args.pop("attachments")
+    if args.get("view", True) is None:
+        del args["view"]
     return args
 
 
@@ -662,7 +669,7 @@ async def panel_message(
     layout.add_item(discord.ui.TextDisplay("\n".join(lines)))
     if files:
         layout.add_item(discord.ui.MediaGallery(discord.MediaGalleryItem("attachment://board.png")))
-    banned = render.forbidden_points(board) if color is Color.BLACK else frozenset()
+    banned = forbidden_points(board) if color is Color.BLACK else frozenset()
     last = board.last_move.point if board.last_move is not None else None
     for y in window.rows_top_down:
         row: discord.ui.ActionRow[Any] = discord.ui.ActionRow()

@@ -23,7 +23,7 @@ from bot.web.server import OAuthApp, WebBoard
 from bot.web.tokens import DEFAULT_TTL, Role, Signer
 
 if TYPE_CHECKING:
-    from bot.core.service import GameState, MoveResult
+    from bot.core.service.states import GameState, MoveResult
 
 __all__ = ["ActivityButton", "DiscordHooks", "OpenBoardButton", "start_web", "with_board_link"]
 

@@ -3,7 +3,8 @@
 The bot codes against ``storage.repository`` (the ``GameRepository`` Protocol, its frozen
 records and errors); ``storage.sqlite.SqliteGameRepository`` is the durable implementation,
 ``storage.postgres.PostgresGameRepository`` the same contract on PostgreSQL (the ``postgres``
-extra; ``storage.opening.open_repository`` picks one from the settings) and
+extra; ``storage.opening.open_repository`` picks one from the settings), both running the SQL
+written once in ``storage.sql``, and
 ``storage.memory.InMemoryGameRepository`` the fake for tests. ``python -m storage bench``
 measures write latency, throughput and database size.
 """

@@ -1,5 +1,7 @@
-"""``python -m storage bench``: the storage benchmark (a measurement, not a test), and
-``python -m storage copy SRC DST``: SQLite file to PostgreSQL (see ``storage.copy``).
+"""``python -m storage bench``: the storage benchmark (a measurement, not a test),
+``python -m storage copy SRC DST``: SQLite file to PostgreSQL (see ``storage.copy``), and
+``python -m storage backup PATH [--db SOURCE]``: a copy of the SQLite database made while the
+bot runs (see ``storage.backup``).
 
 200 rated games are played at once, 10,000 moves in all, through ``SqliteGameRepository``
 on a real file; each game's last move finishes it (and updates both ratings) in the same
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -116,7 +119,7 @@ async def bench(
     latencies.sort()
     solo.sort()
     per_thousand = (size - empty_size) / games * 1000
-    print(f"storage bench: SQLite WAL, synchronous={synchronous}, one aiosqlite connection")
+    print(f"storage bench: SQLite WAL, synchronous={synchronous}, one writer connection")
     print(f"  {games} games at once, {len(latencies)} moves, each game's last move finishes it")
     if think:
         offered = games / think
@@ -155,9 +158,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     copy.add_argument("source", type=Path, help="the SQLite file (stop the bot first)")
     copy.add_argument("target", help="postgresql://user:password@host/database")
+    save = commands.add_parser(
+        "backup", help="copy the SQLite database, safely while the bot runs, and check the copy"
+    )
+    save.add_argument("path", type=Path, help="the backup file to write (replaced if it exists)")
+    save.add_argument(
+        "--db",
+        help="the database (default: GOMOKU_DB_PATH from the environment or .env, "
+        "else gomoku.sqlite3)",
+    )
     args = parser.parse_args(argv)
     if args.command == "copy":
         sys.exit(_copy(args.source, args.target))
+    if args.command == "backup":
+        sys.exit(_backup(args.path, args.db))
     asyncio.run(bench(args.games, args.moves, args.synchronous, args.dir, args.think_ms / 1000))
 
 
@@ -184,6 +198,51 @@ def _copy(source: Path, target: str) -> int:
     )
     print(f"copied {source} -> {redact(target)}")
     return 0
+
+
+def _backup(target: Path, source: str | None) -> int:
+    from storage.backup import BackupError, backup
+    from storage.opening import is_postgres_url
+
+    source = source or _configured_database()
+    if is_postgres_url(source):
+        sys.stderr.write(
+            "backup: the database is PostgreSQL: back it up with pg_dump "
+            "(pg_dump --format=custom --file=gomoku.dump DATABASE), see docs/deploy.md\n"
+        )
+        return 2
+    try:
+        report = backup(Path(source), target)
+    except (BackupError, OSError) as error:
+        sys.stderr.write(f"backup failed: {error}\n")
+        return 1
+    counted = (
+        ""
+        if report.games is None or report.moves is None
+        else f": games {report.games:,}, moves {report.moves:,}"
+    )
+    print(
+        f"backed up {report.source} -> {report.target} "
+        f"({report.size:,} bytes, integrity ok){counted}"
+    )
+    return 0
+
+
+def _configured_database() -> str:
+    """The bot's database as it would open it: GOMOKU_DATABASE_URL, else GOMOKU_DB_PATH, from
+    the environment over ./.env (as ``bot.settings`` reads them)."""
+    from dotenv import dotenv_values
+
+    dotenv = Path(".env")
+    values = {}
+    if dotenv.is_file():
+        values = {k: v for k, v in dotenv_values(dotenv).items() if v is not None}
+    values.update(os.environ)
+    return (
+        values.get("GOMOKU_DATABASE_URL", "").strip()
+        or values.get("GOMOKU_DB_PATH", "").strip()
+        or "gomoku.sqlite3"
+    )
 
 
 if __name__ == "__main__":

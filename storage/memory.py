@@ -1,8 +1,9 @@
 """``InMemoryGameRepository``: the ``GameRepository`` in dictionaries, for tests of the bot.
 
-It passes the same contract suite as the SQLite repository. No method awaits anything
-between reading and writing its state, so on one event loop every call is atomic, which
-is exactly the guarantee the SQLite transactions give.
+It passes the same contract suite as the SQL repositories and is the model the differential
+tests hold them against, so it says plainly what each call means, without SQL. No method
+awaits anything between reading and writing its state, so on one event loop every call is
+atomic, which is exactly the guarantee the database transactions give.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from engine.types import Color, Game, Outcome, Point, Rule, Termination
 from storage.ratings import new_stats, rate_game
@@ -54,7 +56,8 @@ def _utc(value: datetime | None) -> datetime | None:
 
 
 class InMemoryGameRepository:
-    """A ``GameRepository`` that lives in memory; ``clock`` supplies "now"."""
+    """A ``GameRepository`` that lives in memory; ``clock`` supplies "now". Each method does
+    what ``GameRepository`` documents under its name."""
 
     def __init__(self, *, clock: Callable[[], datetime] = utc_now) -> None:
         """An empty store."""
@@ -102,14 +105,20 @@ class InMemoryGameRepository:
             raise InvalidStatusError(game_id, game.status)
         return game
 
-    def _store(self, game: GameRecord) -> GameRecord:
+    def _store(self, game: GameRecord, **changes: Any) -> GameRecord:
+        """Keep ``game`` with ``changes`` (a side attribute: the version stays)."""
+        game = replace(game, **changes)
         self._games[game.id] = game
         return game
+
+    def _next(self, game: GameRecord, **changes: Any) -> GameRecord:
+        """Keep the game's next version with ``changes`` (``updated_at``: now, unless given)."""
+        changes.setdefault("updated_at", self._now())
+        return self._store(game, version=game.version + 1, **changes)
 
     # --- games --------------------------------------------------------------------------
 
     async def create_game(self, new: NewGame) -> GameRecord:
-        """Store a new game or challenge."""
         busy = self._open_in(new.channel_id)
         if busy is not None:
             raise ChannelBusyError(new.channel_id, busy.id)
@@ -143,14 +152,13 @@ class InMemoryGameRepository:
         self._moves[game.id] = []
         if new.opening is not None:
             self._openings[game.id] = GameOpening(game.id, new.opening)
-        return self._store(game)
+        self._games[game.id] = game
+        return game
 
     async def get_game(self, game_id: int) -> GameRecord:
-        """The game with this id."""
         return self._get(game_id)
 
     async def load_game(self, game_id: int) -> GameSnapshot:
-        """The game and its live moves."""
         game = self._get(game_id)
         return GameSnapshot(game, live_moves(self._moves[game_id], game.ply))
 
@@ -161,52 +169,30 @@ class InMemoryGameRepository:
         return None
 
     async def open_game_in_channel(self, channel_id: int) -> GameRecord | None:
-        """The pending or active game of a channel, if any."""
         return self._open_in(channel_id)
 
     async def open_games(self) -> list[GameRecord]:
-        """Every pending or active game, oldest first."""
         return sorted((g for g in self._games.values() if g.status in _OPEN), key=lambda g: g.id)
 
     async def games_due(self, now: datetime) -> list[GameRecord]:
-        """Open games whose deadline is at or before ``now``."""
         due = [g for g in self._games.values() if g.deadline is not None and g.deadline <= now]
         return sorted(due, key=lambda g: (g.deadline, g.id))
 
     async def accept_challenge(
         self, game_id: int, expected_version: int, *, deadline: datetime | None = None
     ) -> GameRecord:
-        """PENDING -> ACTIVE."""
         game = self._checked(game_id, expected_version, [GameStatus.PENDING])
-        return self._store(
-            replace(
-                game,
-                status=GameStatus.ACTIVE,
-                deadline=_utc(deadline),
-                warning_sent=False,
-                updated_at=self._now(),
-                version=game.version + 1,
-            )
-        )
+        deadline = _utc(deadline)
+        return self._next(game, status=GameStatus.ACTIVE, deadline=deadline, warning_sent=False)
 
     async def close_challenge(
         self, game_id: int, expected_version: int, status: GameStatus
     ) -> GameRecord:
-        """PENDING -> DECLINED, CANCELLED or EXPIRED."""
         if status not in CHALLENGE_CLOSINGS:
             raise ValueError(f"a challenge closes as declined, cancelled or expired, not {status}")
         game = self._checked(game_id, expected_version, [GameStatus.PENDING])
         now = self._now()
-        return self._store(
-            replace(
-                game,
-                status=status,
-                deadline=None,
-                finished_at=now,
-                updated_at=now,
-                version=game.version + 1,
-            )
-        )
+        return self._next(game, status=status, deadline=None, finished_at=now, updated_at=now)
 
     async def append_move(
         self,
@@ -218,25 +204,21 @@ class InMemoryGameRepository:
         deadline: datetime | None = None,
         outcome: Outcome | None = None,
     ) -> GameRecord:
-        """Append a stone (compare-and-set); a final move finishes the game atomically."""
         now = self._now()
         deadline = _utc(deadline)
         game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
         if color is not game.to_move:
             raise MoveOrderError(game_id, game.ply, "colour")
         finished = outcome is not None
-        game = self._store(
-            replace(
-                game,
-                ply=game.ply + 1,
-                version=game.version + 1,
-                deadline=None if finished else deadline,
-                warning_sent=False,
-                updated_at=now,
-                status=GameStatus.FINISHED if finished else GameStatus.ACTIVE,
-                outcome=outcome,
-                finished_at=now if finished else None,
-            )
+        game = self._next(
+            game,
+            ply=game.ply + 1,
+            deadline=None if finished else deadline,
+            warning_sent=False,
+            updated_at=now,
+            status=GameStatus.FINISHED if finished else GameStatus.ACTIVE,
+            outcome=outcome,
+            finished_at=now if finished else None,
         )
         self._moves[game_id].append(
             MoveRecord(game_id, game.ply - 1, point, color, now, seq=game.version)
@@ -246,7 +228,6 @@ class InMemoryGameRepository:
         return game
 
     async def game_opening(self, game_id: int) -> GameOpening | None:
-        """The game's opening rule and steps, None without one."""
         self._get(game_id)
         return self._openings.get(game_id)
 
@@ -260,23 +241,13 @@ class InMemoryGameRepository:
         white: Player,
         deadline: datetime | None = None,
     ) -> GameRecord:
-        """Append an opening step and seat the players (compare-and-set)."""
         game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
         opening = self._openings.get(game_id)
         if opening is None:
             raise ValueError(f"game {game_id} has no opening rule")
         self._openings[game_id] = replace(opening, steps=(*opening.steps, step))
-        return self._store(
-            replace(
-                game,
-                black=black,
-                white=white,
-                deadline=_utc(deadline),
-                warning_sent=False,
-                updated_at=self._now(),
-                version=game.version + 1,
-            )
-        )
+        deadline = _utc(deadline)
+        return self._next(game, black=black, white=white, deadline=deadline, warning_sent=False)
 
     async def take_back(
         self,
@@ -286,7 +257,6 @@ class InMemoryGameRepository:
         *,
         deadline: datetime | None = None,
     ) -> GameRecord:
-        """Take back the last ``count`` moves (compare-and-set); rows stay in the history."""
         deadline = _utc(deadline)
         game = self._get(game_id)
         if game.version != expected_version:
@@ -295,16 +265,7 @@ class InMemoryGameRepository:
             game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
         if not 1 <= count <= game.ply:
             raise MoveOrderError(game_id, game.ply, "takeback")
-        return self._store(
-            replace(
-                game,
-                ply=game.ply - count,
-                version=game.version + 1,
-                deadline=deadline,
-                warning_sent=False,
-                updated_at=self._now(),
-            )
-        )
+        return self._next(game, ply=game.ply - count, deadline=deadline, warning_sent=False)
 
     async def finish_game(
         self,
@@ -315,36 +276,31 @@ class InMemoryGameRepository:
         ended_by: int | None = None,
         end_reason: str | None = None,
     ) -> GameRecord:
-        """End an active game without a move; rated games update ratings atomically."""
         if end_reason is not None and end_reason not in END_REASONS:
             raise ValueError(f"unknown end reason {end_reason!r}")
         game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
         now = self._now()
-        game = self._store(
-            replace(
-                game,
-                status=GameStatus.FINISHED,
-                outcome=outcome,
-                deadline=None,
-                finished_at=now,
-                updated_at=now,
-                version=game.version + 1,
-                ended_by=ended_by,
-                end_reason=end_reason,
-            )
+        game = self._next(
+            game,
+            status=GameStatus.FINISHED,
+            outcome=outcome,
+            deadline=None,
+            finished_at=now,
+            updated_at=now,
+            ended_by=ended_by,
+            end_reason=end_reason,
         )
         self._rate(game)
         return game
 
     async def move_game(self, game_id: int, channel_id: int, *, parent_channel_id: int) -> None:
-        """Move an open game into a thread (version unchanged)."""
         game = self._get(game_id)
         if game.status not in _OPEN:
             raise InvalidStatusError(game_id, game.status)
         busy = self._open_in(channel_id)
         if busy is not None and busy.id != game_id:
             raise ChannelBusyError(channel_id, busy.id)
-        self._store(replace(game, channel_id=channel_id, parent_channel_id=parent_channel_id))
+        self._store(game, channel_id=channel_id, parent_channel_id=parent_channel_id)
 
     def _rate(self, game: GameRecord) -> None:
         outcome = game.outcome
@@ -365,71 +321,51 @@ class InMemoryGameRepository:
     async def set_deadline(
         self, game_id: int, expected_version: int, deadline: datetime | None
     ) -> GameRecord:
-        """Move an open game's deadline and clear the warning flag."""
         game = self._checked(game_id, expected_version, _OPEN)
-        return self._store(
-            replace(
-                game,
-                deadline=_utc(deadline),
-                warning_sent=False,
-                updated_at=self._now(),
-                version=game.version + 1,
-            )
-        )
+        return self._next(game, deadline=_utc(deadline), warning_sent=False)
 
     async def mark_warning_sent(self, game_id: int, expected_version: int) -> None:
-        """Record this turn's low-time warning (version unchanged)."""
         game = self._checked(game_id, expected_version, _OPEN)
-        self._store(replace(game, warning_sent=True))
+        self._store(game, warning_sent=True)
 
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
-        """Remember the message showing the game (version unchanged)."""
         game = self._get(game_id)
-        self._store(replace(game, message_channel_id=channel_id, message_id=message_id))
+        self._store(game, message_channel_id=channel_id, message_id=message_id)
 
     async def move_history(self, game_id: int) -> list[MoveRecord]:
-        """Every move row of the game in write order, taken back or not."""
         self._get(game_id)
         return list(self._moves[game_id])
 
     async def save_undo_request(self, request: StoredUndo) -> None:
-        """Store the game's undo request, replacing any older one."""
         self._get(request.game_id)
         made_at = _utc(request.made_at)
         assert made_at is not None
         self._undo[request.game_id] = replace(request, made_at=made_at)
 
     async def undo_request(self, game_id: int) -> StoredUndo | None:
-        """The game's stored undo request, if any."""
         return self._undo.get(game_id)
 
     async def drop_undo_request(self, game_id: int) -> None:
-        """Forget the game's undo request."""
         self._undo.pop(game_id, None)
 
     async def save_review(self, game_id: int, data: str) -> None:
-        """Store the game's review, replacing any older one."""
         self._get(game_id)
         self._reviews.pop(game_id, None)
         self._reviews[game_id] = data  # dicts keep insertion order: the newest last
 
     async def review(self, game_id: int) -> str | None:
-        """The game's stored review, if any."""
         return self._reviews.get(game_id)
 
     async def set_daily_puzzle_channel(self, guild_id: int, channel_id: int | None) -> None:
-        """Post the daily puzzle in ``channel_id`` (None: stop)."""
         if channel_id is None:
             self._daily.pop(guild_id, None)
         else:
             self._daily[guild_id] = (channel_id, self._daily.get(guild_id, (0, None))[1])
 
     async def daily_puzzle_channels(self) -> list[tuple[int, int, str | None]]:
-        """(guild, channel, last day posted) of every guild with a daily puzzle."""
         return [(guild, channel, day) for guild, (channel, day) in sorted(self._daily.items())]
 
     async def claim_daily_puzzle(self, guild_id: int, day: str) -> bool:
-        """Mark ``day`` posted for the guild; False if it was already."""
         found = self._daily.get(guild_id)
         if found is None or found[1] == day:
             return False
@@ -437,7 +373,6 @@ class InMemoryGameRepository:
         return True
 
     async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
-        """(game id, review) of the guild's reviewed games, the newest review first."""
         rows = [
             (game_id, data)
             for game_id, data in reversed(self._reviews.items())
@@ -446,29 +381,23 @@ class InMemoryGameRepository:
         return rows[:limit]
 
     async def puzzle_player(self, guild_id: int, user_id: int) -> PuzzlePlayer | None:
-        """The user's puzzle record in the guild, if any."""
         return self._puzzles.get((guild_id, user_id))
 
     async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
-        """Store the user's puzzle record."""
         self._puzzles[player.guild_id, player.user_id] = player
 
     async def puzzle_leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzlePlayer]:
-        """The guild's best puzzle solvers."""
         rows = [p for (g, _), p in self._puzzles.items() if g == guild_id and p.solved + p.failed]
         rows.sort(key=lambda p: (-p.rating, -p.solved, p.user_id))
         return rows[:limit]
 
     async def puzzles_seen(self, guild_id: int, user_id: int) -> frozenset[str]:
-        """The keys of the puzzles the user has finished in the guild."""
         return frozenset(self._seen.get((guild_id, user_id), ()))
 
     async def mark_puzzle_seen(self, guild_id: int, user_id: int, key: str) -> None:
-        """Remember that the user finished puzzle ``key`` in the guild."""
         self._seen.setdefault((guild_id, user_id), set()).add(key)
 
     async def unsearched_games(self, limit: int = 1) -> list[int]:
-        """Finished Gomoku games in a guild, with moves, not yet searched for puzzles."""
         found = [
             g
             for g in self._games.values()
@@ -482,12 +411,10 @@ class InMemoryGameRepository:
         return [g.id for g in found[:limit]]
 
     async def save_game_puzzles(self, game_id: int, data: str) -> None:
-        """Store the puzzles found in the game."""
         self._get(game_id)
         self._game_puzzles[game_id] = data
 
     async def guild_game_puzzles(self, guild_id: int, limit: int = 50) -> list[tuple[int, str]]:
-        """(game id, puzzles) of the guild's searched games, the newest game first."""
         rows = [
             (game_id, data)
             for game_id, data in sorted(self._game_puzzles.items(), reverse=True)
@@ -505,7 +432,6 @@ class InMemoryGameRepository:
         limit: int = 20,
         before_id: int | None = None,
     ) -> list[GameRecord]:
-        """A user's finished games, newest first, ``limit`` per page."""
         found = [
             game
             for game in self._games.values()
@@ -519,7 +445,6 @@ class InMemoryGameRepository:
     async def player_stats(
         self, user_id: int, game: Game = Game.GOMOKU, *, guild_id: int | None = None
     ) -> PlayerStats | None:
-        """Rating and record in rated games of ``game``."""
         return self._stats.get((guild_id, game, user_id))
 
     async def leaderboard(
@@ -531,7 +456,6 @@ class InMemoryGameRepository:
         offset: int = 0,
         min_games: int = 0,
     ) -> list[PlayerStats]:
-        """Players by ordinal, best first."""
         rows = [
             s
             for (g, kind, _), s in self._stats.items()
@@ -541,7 +465,6 @@ class InMemoryGameRepository:
         return rows[offset : offset + limit]
 
     async def user_results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:
-        """How the user's finished games went, by game kind, rule and opponent level."""
         tally: Counter[tuple[Game, Rule, str, str]] = Counter()
         for game in self._games.values():
             color = game.color_of(user_id)
@@ -570,7 +493,6 @@ class InMemoryGameRepository:
         ]
 
     async def delete_user_data(self, user_id: int) -> int:
-        """Forget a user (see ``GameRepository.delete_user_data``)."""
         now = self._now()
         touched = 0
         for game in list(self._games.values()):
@@ -580,23 +502,20 @@ class InMemoryGameRepository:
             touched += 1
             if seated and game.status in _OPEN:
                 active = game.status is GameStatus.ACTIVE
-                game = replace(
+                game = self._next(
                     game,
                     status=GameStatus.FINISHED if active else GameStatus.CANCELLED,
                     outcome=Outcome(Termination.ABANDONED, None) if active else None,
                     deadline=None,
                     finished_at=now,
                     updated_at=now,
-                    version=game.version + 1,
                 )
             self._store(
-                replace(
-                    game,
-                    black=Player.DELETED if game.black.user_id == user_id else game.black,
-                    white=Player.DELETED if game.white.user_id == user_id else game.white,
-                    created_by=None if game.created_by == user_id else game.created_by,
-                    ended_by=None if game.ended_by == user_id else game.ended_by,
-                )
+                game,
+                black=Player.DELETED if game.black.user_id == user_id else game.black,
+                white=Player.DELETED if game.white.user_id == user_id else game.white,
+                created_by=None if game.created_by == user_id else game.created_by,
+                ended_by=None if game.ended_by == user_id else game.ended_by,
             )
         for key in [key for key in self._stats if key[2] == user_id]:
             del self._stats[key]
@@ -616,17 +535,14 @@ class InMemoryGameRepository:
     # --- guilds -------------------------------------------------------------------------
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
-        """The guild's settings, defaults if never saved."""
         return self._settings.get(guild_id) or GuildSettings(guild_id)
 
     async def save_guild_settings(self, settings: GuildSettings) -> None:
-        """Replace the guild's settings."""
         self._settings[settings.guild_id] = settings
 
     async def set_open_turn_seconds(
         self, guild_id: int, turn_seconds: int | None, *, ai_games: bool
     ) -> int:
-        """New turn time for the guild's open games, from their next turn."""
         changed = 0
         for game in list(self._games.values()):
             if game.guild_id != guild_id or game.status not in _OPEN:
@@ -634,26 +550,22 @@ class InMemoryGameRepository:
             against_ai = game.black.is_ai or game.white.is_ai
             seconds = turn_seconds if ai_games or not against_ai else None
             if game.turn_seconds != seconds:
-                self._store(replace(game, turn_seconds=seconds))
+                self._store(game, turn_seconds=seconds)
                 changed += 1
         return changed
 
     # --- users --------------------------------------------------------------------------
 
     async def user_view(self, user_id: int) -> str | None:
-        """The user's board view, None if never chosen."""
         return self._views.get(user_id)
 
     async def save_user_view(self, user_id: int, view: str) -> None:
-        """Remember the user's board view."""
         self._views[user_id] = view
 
     async def user_language(self, user_id: int) -> str | None:
-        """The user's language, None if never chosen."""
         return self._languages.get(user_id)
 
     async def save_user_language(self, user_id: int, language: str | None) -> None:
-        """Remember (or with None forget) the user's language."""
         if language is None:
             self._languages.pop(user_id, None)
         else:
@@ -662,27 +574,22 @@ class InMemoryGameRepository:
     # --- replies to finish --------------------------------------------------------------
 
     async def save_pending_reply(self, reply: PendingReply) -> None:
-        """Remember a deferred reply."""
         self._replies[reply.token] = reply
 
     async def pending_replies(self) -> list[PendingReply]:
         """Every reply still waiting, oldest first."""
-        return sorted(self._replies.values(), key=lambda r: r.created_at)
+        return sorted(self._replies.values(), key=lambda r: (r.created_at, r.token))
 
     async def drop_pending_reply(self, token: str) -> None:
-        """Forget a reply."""
         self._replies.pop(token, None)
 
     # --- turn pings ---------------------------------------------------------------------
 
     async def turn_ping(self, game_id: int) -> TurnPing | None:
-        """The game's stored ping."""
         return self._pings.get(game_id)
 
     async def save_turn_ping(self, ping: TurnPing) -> None:
-        """Keep the game's ping."""
         self._pings[ping.game_id] = ping
 
     async def drop_turn_ping(self, game_id: int) -> None:
-        """Forget the game's ping."""
         self._pings.pop(game_id, None)

@@ -1,4 +1,4 @@
-"""Rating and statistics arithmetic shared by both repositories (no I/O).
+"""Rating and statistics arithmetic shared by every repository (no I/O).
 
 OpenSkill's Plackett-Luce model (the ``openskill`` package, Weng & Lin 2011) rates the games.
 Why OpenSkill rather than Glicko-2: it is actively maintained, typed (ships ``py.typed``), pure

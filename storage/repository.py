@@ -1,8 +1,9 @@
 """The storage contract: the ``GameRepository`` Protocol, its frozen records and its errors.
 
-The bot sees only this module. Two implementations honour it and pass one contract suite:
-``storage.sqlite.SqliteGameRepository`` (the durable one; all SQL lives there) and
-``storage.memory.InMemoryGameRepository`` (the fake for bot tests).
+The bot sees only this module. Three implementations honour it and pass one contract suite:
+``storage.sqlite.SqliteGameRepository`` and ``storage.postgres.PostgresGameRepository`` (the
+durable ones; their SQL is written once, in ``storage.sql``) and
+``storage.memory.InMemoryGameRepository`` (the model and the fake for bot tests).
 
 Model
 -----

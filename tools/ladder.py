@@ -1,12 +1,12 @@
-"""Play each level against the level below and print the README's ladder table.
+"""Play each level against the level below and print the ladder table of docs/engine.md.
 
     nice -n 10 python tools/ladder.py --games 8 [--levels beginner,easy,...] [--turn-ms 4000]
         [--seeds 11,12,13,14]
 
 Every pair is a ``python -m engine match level:UPPER level:LOWER`` with the same settings, once
 per level seed (``--seeds``; the games of one seed repeat exactly below master, so more games
-need more seeds), the results summed; the bar the issue sets is a score of at least 75 % for
-the upper level. Each seed's games start where the previous seed's openings stopped (as
+need more seeds), the results summed; the bar is a score of at least 75 % for the upper
+level. Each seed's games start where the previous seed's openings stopped (as
 ``--first-opening`` does), so ``--games 32 --seeds 11,12,13,14`` plays all 64 match openings
 with both colours, where every seed from opening 0 would replay the first 16 four times over
 (expert and hard add no noise: their games repeat whatever the seed).

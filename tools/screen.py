@@ -19,9 +19,9 @@ keeps the judge's answers in a file, so a second arm asks only about the moves t
 sigmoid(score / ``JUDGE_SCALE``), and beside the first file each other's paired difference
 over the positions both rated, with its standard error and how many moves were the same.
 
-Issue 9's eleventh round used it for White's first moves against PentaZen (README): the
-calibration there, 16k nodes against 150k, read -1.76 +- 0.43 points; a variant took about
-five minutes on the 2-core machine where an A/B of 128 games takes twenty-five.
+For scale: master at 16k nodes against itself at 150k, on White's first moves of games
+against PentaZen, reads about -1.7 +- 0.4 points; a variant takes about five minutes on a
+2-core machine where an A/B of 128 games (``tools/ab.py``) takes twenty-five.
 """
 
 from __future__ import annotations

@@ -1,56 +1,56 @@
-"""Fit the evaluation's values to game outcomes (logistic "Texel" tuning), and test the fit.
+"""Fit the evaluation's values to game outcomes or to a judge's opinion, and test the fit.
+
+The shipped ``engine/search/data/eval_weights.json`` (docs/engine.md, "How the weights are
+trained") is made in four steps. Master's games against the anchor engines
+(``python -m engine match ... --psq DIR``) become a games file; an outside engine (the judge:
+Rapfi 0.43.02 classical, 150 ms a position; 16,000 positions take about 35 minutes of one
+core) labels their quiet positions with its winning chance; positions of 3 to 10 stones,
+judged the same way, come from lines walked from the three-stone openings that are not match
+openings (8,996 quiet positions from 374 lines take about 17 minutes with two judges on a
+2-core machine); the values are fitted to the labels from a prior's values, and the network
+over them to both labelled sets:
+
+    python tools/tune_eval.py psq DIR... --out anchor_games.npz
+    python tools/tune_eval.py label anchor_games.npz --judge ./pbrain-rapfi --cwd RAPFI_DIR \
+        --turn-ms 150 --positions 16000 --out labelled.npz
+    python tools/tune_eval.py opening --judge ./pbrain-rapfi --cwd RAPFI_DIR --turn-ms 150 \
+        --lines 2 --jobs 2 --out opening.npz
+    python tools/tune_eval.py train labelled.npz --prior learned --scale 1226.3 \
+        --ridge 1e-4 1e-3 1e-2 1e-1 --holdout 0.2 --multiset-ridge 0 --out candidate.json
+    python tools/tune_eval.py net labelled.npz opening.npz --prior learned --hidden 16 \
+        --epochs 40 --holdout 0.2 --scale 1000 --out engine/search/data/eval_weights.json
+
+Values fitted to the games' outcomes instead (``eval_weights_outcomes.json`` holds such a fit
+of master's games against Wine 2.1 and PentaZen 0.4.17):
+
+    python tools/tune_eval.py features anchor_games.npz --out anchor_positions.npz
+    python tools/tune_eval.py train anchor_positions.npz --prior learned --scale 1226.3 \
+        --ridge 1e-5 1e-4 1e-3 1e-2 1e-1 --holdout 0.2 --multiset-ridge 0 --out candidate.json
+
+Self-play from the hand-set values (8,193 games and 155,501 positions take 3.4 minutes on 16
+cores; one worker of a 2-core machine plays one or two games a second; the fit itself takes
+seconds), and ``eval_weights_multiset.json``, a fit with multiset corrections and mine = 7 to
+those games and 4,059 more, which did not play better than the values without them:
 
     python tools/tune_eval.py gen --minutes 3.4 --workers 16 --out games.npz
     python tools/tune_eval.py features games.npz --out positions.npz --workers 16
-    python tools/tune_eval.py train positions.npz --multiset-ridge 0 \
-        --out engine/search/data/eval_weights.json
-    python tools/tune_eval.py duel engine/search/data/eval_weights.json hand --level hard \
-        --matches 16
-
-(The packaged weights came from exactly these commands on a 16-core machine: 8193 games,
-155501 positions, the fit itself takes seconds. On the 2-core development machine one worker
-plays one or two games a second.) The fifth round's candidate with multiset corrections and
-mine = 7, ``engine/search/data/eval_weights_multiset.json`` (not the default: README), added
-4059 games from the 2-core machine to those:
-
+    python tools/tune_eval.py train positions.npz --multiset-ridge 0 --out candidate.json
     python tools/tune_eval.py gen --minutes 27 --workers 2 --seed 7 --out games7.npz
     python tools/tune_eval.py features games7.npz --out positions7.npz
     python tools/tune_eval.py train positions.npz positions7.npz --scale 1226.3 --mine 7 \
         --out engine/search/data/eval_weights_multiset.json
 
-Master's own games against the anchor engines (``python -m engine match ... --psq DIR``) are
-fitted the same way, from a prior's values rather than the hand-set ones:
+Values for the opening alone (fitted to ``opening.npz``; they play worse than the shipped
+values, so none ship):
 
-    python tools/tune_eval.py psq DIR... --out anchor_games.npz
-    python tools/tune_eval.py features anchor_games.npz --out anchor_positions.npz
-    python tools/tune_eval.py train anchor_positions.npz --prior learned --scale 1226.3 \
-        --ridge 1e-5 1e-4 1e-3 1e-2 1e-1 --holdout 0.2 --multiset-ridge 0 --out candidate.json
-
-Or labelled by a stronger engine's search instead of the games' outcomes (issue 9's eighth
-round: Rapfi 0.43 classical, 150 ms a position; 16,000 positions took 35 minutes on one core
-with a first, scratch version of this step):
-
-    python tools/tune_eval.py label anchor_games.npz --judge ./pbrain-rapfi --cwd RAPFI_DIR \
-        --turn-ms 150 --positions 16000 --out labelled.npz
-    python tools/tune_eval.py train labelled.npz --prior learned --scale 1226.3 \
-        --ridge 1e-4 1e-3 1e-2 1e-1 --holdout 0.2 --multiset-ridge 0 --out candidate.json
-
-Positions of 3 to 10 stones, judged the same way, come from lines walked from the three-stone
-openings that are not match openings (issue 9's eleventh round: 8,996 quiet positions from 374
-lines, 17 minutes with two judges on the 2-core machine), and values fitted to them alone:
-
-    python tools/tune_eval.py opening --judge ./pbrain-rapfi --cwd RAPFI_DIR --turn-ms 150 \
-        --lines 2 --jobs 2 --out opening.npz
     python tools/tune_eval.py train opening.npz --prior learned --scale 1226.3 --ridge 1e-5 \
         --holdout 0.2 --multiset-ridge 0 --mine 6 --min-seen 50 --out opening.json
 
-An evaluation network over the packaged values (issue 9's thirteenth round: the default,
-for master's freestyle search), fitted to both judged sets at once, 24,996 positions:
+A fit is judged in play, never by its loss alone:
 
-    python tools/tune_eval.py net labelled.npz opening.npz --prior learned --hidden 16 \
-        --epochs 40 --holdout 0.2 --scale 1000 --out engine/search/data/eval_weights.json
+    python tools/tune_eval.py duel candidate.json learned --level hard --matches 16
 
-``net`` fits one layer of ReLU units (``engine.search.tune.fit_net``) to the judge's winning
+``net`` fits one layer of ReLU units (``tools.tune.fit_net``) to the judge's winning
 chances, over what the kernels already keep up to date: each side's threat-class counts and
 its sum of point values. The sums are linear; what the network adds is how they combine (an
 open three is worth much more to the side to move than to the side that must answer it, and
@@ -73,8 +73,8 @@ multisets of each point's four patterns: the evaluation is exactly these counts 
 weights, ``(mine * ours - 4 * theirs) / 4``.
 ``train`` fits the weights of both sides by Newton's method on the logistic loss of the
 outcome, ``sigmoid(eval / K)``, with K fitted to the hand-set values first (or given with
-``--scale``: the fifth round's candidate keeps the first round's K, so its units stay those
-the levels' noise and the search's windows were set in), and a light pull towards the hand-set
+``--scale``: 1226.3 is the self-play fit's K, so the values stay in the units the levels'
+noise and the search's windows were set in), and a light pull towards the hand-set
 values for the rarely seen patterns; then, on top of those values, a correction per multiset
 of a point's four patterns, pulled towards zero by ``--multiset-ridge`` (chosen by held-out
 loss). ``--mine`` sets how much the side to move's points count: ``(mine * ours - 4 *
@@ -109,7 +109,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.board import Board
 from engine.gomocup.match import EngineSpec, parse_engine
 from engine.gomocup.openings import openings
-from engine.search import Limits, SearchOptions, search, tune
+from engine.search import Limits, SearchOptions, search
 from engine.search._position import Position
 from engine.search.evaluate import (
     WEIGHTS_ENV,
@@ -120,6 +120,7 @@ from engine.search.evaluate import (
     weights,
 )
 from engine.types import Color, Point, Rule
+from tools import tune
 
 SIZE = 15
 MAX_PLIES = 160  # a draw after this many moves
@@ -468,7 +469,7 @@ def label(
     )
 
 
-JUDGE_SCALE = 515.6  # S of the ninth round's ``label`` run (Rapfi's units), for ``opening``
+JUDGE_SCALE = 515.6  # S of the shipped fit's ``label`` run (Rapfi's units), for ``opening``
 OPENING_STEPS = 4  # White's turns a line of ``opening`` walks (plies 3, 5, 7 and 9)
 OPENING_TRIES = 7  # other White moves judged beside the judge's own at each of them
 
@@ -828,7 +829,7 @@ def duel(
     rule: Rule,
     turn_ms: int,
 ) -> None:
-    """``matches`` matches of 32 games (16 openings, both colours) at once, level ``level``
+    """``matches`` matches (every match opening, both colours) at once, level ``level``
     with ``first``'s weights against ``second``'s; W-D-L from ``first``'s side."""
     from engine.gomocup.match import MatchConfig, elo_difference, run_match
 
@@ -944,7 +945,7 @@ def main() -> int:
     p.add_argument("second")
     p.add_argument("--level", default="hard")
     p.add_argument("--matches", type=int, default=2)
-    p.add_argument("--games", type=int, default=0, help="games per match (0: 32)")
+    p.add_argument("--games", type=int, default=0, help="games per match (0: all openings)")
     p.add_argument("--rule", choices=[rule.value for rule in Rule], default="freestyle")
     p.add_argument("--turn-ms", type=int, default=5000, help="time per move (master's limit)")
     p.add_argument("--seed", type=int, default=1)

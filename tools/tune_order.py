@@ -22,8 +22,9 @@ against the others, ridge ``--ridge``). It prints how often the search's hand-se
 and within the first 5, 10 and 20, on the fitted positions and on the ``--holdout`` share kept
 out of the fit. ``--out`` writes the tables, in units of 1 / ``--scale`` of a logit.
 
-Issue 9's twelfth round (README) found the fitted ordering ranks Rapfi's moves better than
-the hand-set one, and that the search ordered by it played no better.
+The fitted ordering ranks Rapfi's moves better than the hand-set one (35.6% first against
+31.0% on held-out positions), but the search ordered by it plays no better: the judge's move
+is already among the search's 20 candidates 95.6% of the time (docs/engine.md).
 """
 
 from __future__ import annotations

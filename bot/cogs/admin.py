@@ -14,14 +14,20 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.play_choices import RULES
-from bot.core.service import BOARD_STYLES, InvalidOptionError, idle_time
+from bot.core.service.errors import InvalidOptionError
+from bot.core.service.shared import BOARD_STYLES, idle_time
 from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, words
 from bot.text.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_field
 from engine.types import Rule
 from storage.repository import GuildSettings
 
-__all__ = ["AdminCog", "AdminCommands", "settings_embed"]
+__all__ = [
+    "AdminCog",
+    "AdminCommands",
+    "settings_embed",
+    "setup",
+]
 
 _RULES: Final = RULES
 _STYLES: Final = [app_commands.Choice(name=style, value=style) for style in BOARD_STYLES]
@@ -183,3 +189,8 @@ class AdminCog(
 
     def __init__(self, bot: GameHost) -> None:
         self.bot = bot
+
+
+async def setup(bot: GameHost) -> None:
+    """Add ``/gomoku-admin`` to ``bot``."""
+    await bot.add_cog(AdminCog(bot))

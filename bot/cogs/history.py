@@ -21,14 +21,15 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.review import Review
-from bot.core.service import GameState, NoActiveGameError, Player
-from bot.host import Interaction, host_of
+from bot.core.service.errors import NoActiveGameError
+from bot.core.service.states import GameState, HistoryPage
+from bot.host import GameHost, Interaction, host_of
 from bot.names import display_name
 from bot.table import card_embed
-from bot.text import history, render, words
+from bot.text import animation, render, words
 from bot.views import GameItem
 from engine.types import Game, Termination
-from storage.repository import GameRecord
+from storage.repository import GameRecord, Player
 
 __all__ = [
     "HistoryButton",
@@ -37,6 +38,7 @@ __all__ = [
     "display_names",
     "history_message",
     "replay_message",
+    "setup",
 ]
 
 Button = discord.ui.Button[Any]
@@ -63,7 +65,7 @@ def _history_line(record: GameRecord, user_id: int) -> str:
     return f"`{record.id}` {when} {kind} · {view_names} · **{result}**"
 
 
-def history_message(page: history.HistoryPage) -> dict[str, Any]:
+def history_message(page: HistoryPage) -> dict[str, Any]:
     """The keyword arguments of a history page: an embed and Newer/Older buttons."""
     embed = discord.Embed(title=words.history_title(), colour=_COLOUR)
     lines = [_history_line(record, page.user_id) for record in page.games]
@@ -106,8 +108,7 @@ class HistoryButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Redraw the message with the page."""
-        page = await history.history_page(
-            host_of(interaction).service,
+        page = await host_of(interaction).service.history_page(
             self.user_id,
             guild_id=interaction.guild_id,
             page=self.page,
@@ -125,7 +126,7 @@ def replay_message(
     (with a ``review``, the engine's mark on the move just shown and its view of the position)."""
     total = len(view.board.moves)
     ply = max(0, min(ply, total))
-    shown = history.position(view, ply)
+    shown = view.after(ply)
     if style is render.BoardStyle.IMAGE:
         style = render.BoardStyle.EMOJI  # one message, no attachment to swap at every step
     embed = card_embed(render.game_card(shown, style=style))
@@ -142,16 +143,7 @@ def _review_words(review: Review, ply: int) -> str:
     lines = []
     mark = review.mark_at(ply)
     if mark is not None:
-        lines.append(
-            words.mark_line(
-                mark.ply,
-                mark.kind.value,
-                mark.color.value,
-                str(mark.played),
-                str(mark.better),
-                mark.proof,
-            )
-        )
+        lines.append(render.mark_line(mark))
     step = review.steps[ply] if ply < len(review.steps) else None
     if step is not None:
         lines.append(words.review_step(step.side.value, step.verdict, step.proof, str(step.best)))
@@ -194,11 +186,11 @@ class ReplayButton(
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Show the position the button leads to."""
         bot = host_of(interaction)
-        view = await history.visible_game(
-            bot.service, self.game_id, user_id=interaction.user.id, guild_id=interaction.guild_id
+        view = await bot.service.visible_game(
+            self.game_id, user_id=interaction.user.id, guild_id=interaction.guild_id
         )
         ply = _target(self.action, self.ply, len(view.board.moves))
-        style = await bot.board_style(view.guild_id)
+        style = await bot.preferences.board_style(view.guild_id)
         review = await bot.service.stored_review(view.game_id)
         message = replay_message(view, ply, style, review)
         if interaction.message is not None and interaction.message.attachments:
@@ -228,8 +220,8 @@ class HistoryCommands(commands.Cog):
     async def history(self, interaction: Interaction, user: discord.User | None = None) -> None:
         """List finished games in this server, newest first, with their ids."""
         target = user or interaction.user
-        page = await history.history_page(
-            host_of(interaction).service, target.id, guild_id=interaction.guild_id
+        page = await host_of(interaction).service.history_page(
+            target.id, guild_id=interaction.guild_id
         )
         await interaction.response.send_message(
             **history_message(page), ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
@@ -245,10 +237,10 @@ class HistoryCommands(commands.Cog):
     ) -> None:
         """Step through a game move by move."""
         bot = host_of(interaction)
-        view = await history.visible_game(
-            bot.service, game, user_id=interaction.user.id, guild_id=interaction.guild_id
+        view = await bot.service.visible_game(
+            game, user_id=interaction.user.id, guild_id=interaction.guild_id
         )
-        style = await bot.board_style(view.guild_id)
+        style = await bot.preferences.board_style(view.guild_id)
         review = await bot.service.stored_review(view.game_id)
         await interaction.response.send_message(
             **replay_message(view, move, style, review), ephemeral=True
@@ -263,15 +255,15 @@ class HistoryCommands(commands.Cog):
         assert interaction.channel_id is not None
         service = host_of(interaction).service
         if game is not None:
-            view = await history.visible_game(
-                service, game, user_id=interaction.user.id, guild_id=interaction.guild_id
+            view = await service.visible_game(
+                game, user_id=interaction.user.id, guild_id=interaction.guild_id
             )
         else:
             try:
                 view = await service.board(interaction.channel_id)
             except NoActiveGameError:
-                latest = await history.latest_game(
-                    service, interaction.user.id, guild_id=interaction.guild_id
+                latest = await service.latest_game(
+                    interaction.user.id, guild_id=interaction.guild_id
                 )
                 if latest is None:
                     raise
@@ -281,7 +273,7 @@ class HistoryCommands(commands.Cog):
         export = await service.export(
             interaction.channel_id, game_id=view.game_id, player_names=names.__getitem__
         )
-        gif = await asyncio.to_thread(history.animation, export.game)
+        gif = await asyncio.to_thread(animation.animation, export.game)
         moves = export.moves or words.no_moves()
         if len(moves) > _MOVE_LIST_LIMIT:
             moves = moves[: _MOVE_LIST_LIMIT - 1] + "…"
@@ -293,3 +285,8 @@ class HistoryCommands(commands.Cog):
                 discord.File(io.BytesIO(gif), filename=f"{stem}.gif"),
             ],
         )
+
+
+async def setup(bot: GameHost) -> None:
+    """Register the history and replay buttons with ``bot``."""
+    bot.add_dynamic_items(*ACTIONS)

@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.service import GameExistsError, NoActiveGameError
+from bot.core.service.errors import GameExistsError, NoActiveGameError
 from bot.host import Interaction, host_of
 from bot.reporting import report
 from bot.text import words
@@ -42,7 +42,7 @@ class _Owned(discord.ui.View):
         self.owner = owner
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
-        await host_of(interaction).set_answer_language(interaction)
+        await host_of(interaction).preferences.set_answer_language(interaction)
         return interaction.user.id == self.owner
 
     async def on_error(

@@ -13,10 +13,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import permissions
 from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, words
 
-__all__ = ["HelpCommands", "Onboarding", "command_mentions"]
+__all__ = [
+    "HelpCommands",
+    "Onboarding",
+    "command_mentions",
+    "setup",
+]
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +83,7 @@ def _welcome_channel(guild: discord.Guild) -> discord.TextChannel | None:
     for channel in candidates:
         if channel is None:
             continue
-        permissions = channel.permissions_for(me)
-        if permissions.view_channel and permissions.send_messages:
+        if not permissions.missing(channel.permissions_for(me), permissions.WELCOME):
             return channel
     return None
 
@@ -96,9 +101,14 @@ class Onboarding(commands.Cog):
         if channel is None:
             return
         mention = await command_mentions(self.bot)
-        with i18n.using(await self.bot.server_language(guild.id)):
+        with i18n.using(await self.bot.preferences.server_language(guild.id)):
             text = words.welcome_text(mention)
         try:
             await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException:
             log.warning("could not welcome guild %s", guild.id)
+
+
+async def setup(bot: GameHost) -> None:
+    """Add the welcome for new servers to ``bot``."""
+    await bot.add_cog(Onboarding(bot))

@@ -15,26 +15,17 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import threads
-from bot.cogs.admin import AdminCog
-from bot.cogs.history import ACTIONS as HISTORY_ACTIONS
 from bot.cogs.history import HistoryCommands
 from bot.cogs.moderation import ModerationCommands, offer_replacement
-from bot.cogs.onboarding import HelpCommands, Onboarding
+from bot.cogs.onboarding import HelpCommands
 from bot.cogs.play_choices import COLOURS, GAMES, RULES
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
-from bot.cogs.puzzles import DailyPuzzle, PuzzleCommands, PuzzleSearch
+from bot.cogs.puzzles import PuzzleCommands
 from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
-from bot.core.service import (
-    DEFAULT_LEVEL,
-    PRIVATE_BOARD_STYLES,
-    ColourChoice,
-    GameExistsError,
-    GameState,
-    InvalidOptionError,
-    NotAPlayerError,
-    UndoResult,
-)
+from bot.core.service.errors import GameExistsError, InvalidOptionError, NotAPlayerError
+from bot.core.service.shared import DEFAULT_LEVEL, PRIVATE_BOARD_STYLES
+from bot.core.service.states import ColourChoice, GameState, UndoResult
 from bot.host import GameHost, Interaction, MovePlay
 from bot.reporting import needs_channel_permissions
 from bot.text import i18n, render, words
@@ -233,8 +224,10 @@ class GomokuCog(
         """Choose the language the bot speaks to you in."""
         chosen = None if language == "discord" else language
         await self.bot.service.set_language(interaction.user.id, chosen)
-        self.bot.forget_language(interaction.user.id)
-        await self.bot.set_answer_language(interaction)  # this answer already in the new language
+        self.bot.preferences.forget_language(interaction.user.id)
+        await self.bot.preferences.set_answer_language(
+            interaction
+        )  # this answer already in the new language
         if chosen is None:
             text = words.language_cleared()
         else:
@@ -273,7 +266,7 @@ class GomokuCog(
             await self.bot.table.show_game(outcome.game)
             return
         # The request is for the opponent: in the server's language, like the board.
-        with i18n.using(await self.bot.server_language(interaction.guild_id)):
+        with i18n.using(await self.bot.preferences.server_language(interaction.guild_id)):
             content = words.undo_request(outcome.responder, outcome.requester)
             view = undo_view(outcome.game.game_id)
         mentions = discord.AllowedMentions(users=[discord.Object(outcome.responder)])
@@ -315,11 +308,6 @@ class PlaceCog(commands.Cog):
 
 
 async def setup(bot: GameHost) -> None:
-    """Add the commands to ``bot``."""
+    """Add ``/gomoku`` and ``/place`` to ``bot``."""
     await bot.add_cog(GomokuCog(bot))
     await bot.add_cog(PlaceCog(bot))
-    await bot.add_cog(AdminCog(bot))
-    await bot.add_cog(Onboarding(bot))
-    await bot.add_cog(DailyPuzzle(bot))
-    await bot.add_cog(PuzzleSearch(bot))
-    bot.add_dynamic_items(*HISTORY_ACTIONS)

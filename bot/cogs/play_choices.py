@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 from discord import app_commands
@@ -17,8 +18,15 @@ GAMES: Final = [
 RULES: Final = [
     app_commands.Choice(name=words.RULE_CHOICES[rule], value=rule.value) for rule in Rule
 ]
+# The level choices quote figures: each language's line is rendered, not looked up.
 LEVELS: Final = [
-    app_commands.Choice(name=words.LEVEL_CHOICES[level], value=level.value) for level in Level
+    app_commands.Choice(
+        name=app_commands.locale_str(
+            words.LEVEL_CHOICES[level], render=functools.partial(words.level_choice, level)
+        ),
+        value=level.value,
+    )
+    for level in Level
 ]
 COLOURS: Final = [
     app_commands.Choice(name=name, value=value) for value, name in words.COLOUR_CHOICES.items()

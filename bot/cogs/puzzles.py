@@ -22,7 +22,7 @@ from bot.core.puzzles import (
     Attempt,
     Progress,
 )
-from bot.core.review import Analyser, ReviewUnavailableError
+from bot.core.review import ReviewUnavailableError
 from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, render, words
 from engine.notation import parse_point
@@ -33,6 +33,7 @@ __all__ = [
     "PuzzleSearch",
     "post_due",
     "search_due",
+    "setup",
 ]
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,7 @@ async def post_due(bot: GameHost) -> int:
     posted = 0
     for guild_id, channel_id, puzzle in await bot.service.claim_daily_puzzles(day):
         attempt = Attempt(puzzle)
-        with i18n.using(await bot.server_language(guild_id)):
+        with i18n.using(await bot.preferences.server_language(guild_id)):
             embed = _embed(attempt, words.daily_how())
             embed.title = words.daily_title(words.day_name(day), defend=attempt.puzzle.defend)
         try:
@@ -170,7 +171,7 @@ class PuzzleCommands(commands.Cog):
         assert interaction.guild_id is not None
         bot = host_of(interaction)
         point = parse_point(cell)
-        if not isinstance(bot.service.ai, Analyser):
+        if not bot.service.can_analyse:
             raise ReviewUnavailableError()
         await interaction.response.defer(ephemeral=True, thinking=True)
         attempt, player = await bot.service.solve(interaction.guild_id, interaction.user.id, point)
@@ -228,3 +229,9 @@ class PuzzleCommands(commands.Cog):
         )
         kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
         await interaction.response.send_message(embed=embed, **kwargs)
+
+
+async def setup(bot: GameHost) -> None:
+    """Add the daily puzzle and the background puzzle search to ``bot``."""
+    await bot.add_cog(DailyPuzzle(bot))
+    await bot.add_cog(PuzzleSearch(bot))

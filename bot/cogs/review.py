@@ -22,9 +22,10 @@ from bot.core.review import (
     Review,
     check_reviewable,
 )
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from bot.host import Interaction, host_of
-from bot.text import history, words
+from bot.text import render, words
+from bot.text.review_graph import graph_png
 
 __all__ = ["ReviewCommands", "review_message"]
 
@@ -36,17 +37,7 @@ _MARKS_SHOWN: Final = 12  # an embed description holds these comfortably
 def review_message(view: GameState, review: Review) -> dict[str, Any]:
     """The keyword arguments of a finished review: marks, the graph, a replay button."""
     moves = view.board.moves
-    lines = [
-        words.mark_line(
-            mark.ply,
-            mark.kind.value,
-            mark.color.value,
-            str(mark.played),
-            str(mark.better),
-            mark.proof,
-        )
-        for mark in review.marks[:_MARKS_SHOWN]
-    ]
+    lines = [render.mark_line(mark) for mark in review.marks[:_MARKS_SHOWN]]
     if not lines:
         lines.append(words.review_no_marks())
     if review.turning is not None and 0 < review.turning <= len(moves):
@@ -79,13 +70,11 @@ class ReviewCommands(commands.Cog):
         bot = host_of(interaction)
         service = bot.service
         if game is not None:
-            view = await history.visible_game(
-                service, game, user_id=interaction.user.id, guild_id=interaction.guild_id
+            view = await service.visible_game(
+                game, user_id=interaction.user.id, guild_id=interaction.guild_id
             )
         else:
-            latest = await history.latest_game(
-                service, interaction.user.id, guild_id=interaction.guild_id
-            )
+            latest = await service.latest_game(interaction.user.id, guild_id=interaction.guild_id)
             if latest is None:
                 raise NoGameToReviewError()
             view = latest
@@ -107,16 +96,10 @@ class ReviewCommands(commands.Cog):
         else:
             await interaction.response.defer(ephemeral=True, thinking=True)
         message = review_message(view, stored)
-        png = await asyncio.to_thread(_graph, stored)
+        png = await asyncio.to_thread(graph_png, stored)
         await interaction.edit_original_response(
             content=None,
             embed=message["embed"],
             view=message["view"],
             attachments=[discord.File(io.BytesIO(png), filename=message["filename"])],
         )
-
-
-def _graph(review: Review) -> bytes:
-    from bot.core.review import graph_png
-
-    return graph_png(review)

@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.play_choices import GAMES
-from bot.core.service import InvalidOptionError
+from bot.core.service.errors import InvalidOptionError
 from bot.host import Interaction, host_of
 from bot.text import render, words
 from engine.types import Game

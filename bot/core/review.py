@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import io
-import itertools
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -51,7 +49,6 @@ __all__ = [
     "Step",
     "check_reviewable",
     "find_marks",
-    "graph_png",
     "stored_review",
 ]
 
@@ -401,65 +398,3 @@ def check_reviewable(view: GameState) -> None:
         raise NotReviewableError(view.game_id)
     if not view.board.moves:
         raise NotReviewableError(view.game_id)
-
-
-# ---------------------------------------------------------------- the graph
-
-
-_GRAPH_SIZE: Final = (640, 240)
-_MARGIN: Final = 24
-_COLOURS: Final = {
-    "paper": (250, 247, 240),
-    "black": (40, 40, 40),
-    "white": (225, 222, 215),
-    "axis": (150, 150, 150),
-    MarkKind.BLUNDER: (214, 48, 49),
-    MarkKind.MISSED_WIN: (230, 145, 20),
-    "turning": (52, 101, 196),
-}
-
-
-def graph_png(review: Review) -> bytes:
-    """The evaluation over the game as a PNG: above the middle Black is better, below White;
-    the top and bottom edges are proven wins. Marks are dots (red a blunder, orange a missed
-    win); a blue line stands at the turning point. CPU work: run it in a thread."""
-    from PIL import Image, ImageDraw
-
-    width, height = _GRAPH_SIZE
-    image = Image.new("RGB", _GRAPH_SIZE, _COLOURS["paper"])
-    draw = ImageDraw.Draw(image)
-    left, right = _MARGIN, width - _MARGIN
-    top, bottom = _MARGIN, height - _MARGIN
-    middle = (top + bottom) / 2
-    count = max(len(review.steps) - 1, 1)
-
-    def x_of(ply: int) -> float:
-        return left + (right - left) * ply / count
-
-    def y_of(value: float) -> float:
-        return middle - (bottom - top) / 2 * value
-
-    points = [(x_of(i), y_of(s.value)) for i, s in enumerate(review.steps) if s is not None]
-    if points:
-        # Black's advantage filled dark above the middle, White's light below
-        polygon = [(points[0][0], middle), *points, (points[-1][0], middle)]
-        draw.polygon(polygon, fill=_COLOURS["white"])
-        for (x0, y0), (x1, y1) in itertools.pairwise(points):
-            draw.polygon(
-                [(x0, middle), (x0, min(y0, middle)), (x1, min(y1, middle)), (x1, middle)],
-                fill=_COLOURS["black"],
-            )
-        draw.line(points, fill=_COLOURS["axis"], width=2)
-    draw.line([(left, middle), (right, middle)], fill=_COLOURS["axis"], width=1)
-    draw.rectangle([(left, top), (right, bottom)], outline=_COLOURS["axis"])
-    if review.turning is not None:
-        x = x_of(review.turning)
-        draw.line([(x, top), (x, bottom)], fill=_COLOURS["turning"], width=2)
-    for mark in review.marks:
-        step = review.steps[mark.ply] if mark.ply < len(review.steps) else None
-        y = y_of(step.value) if step is not None else middle
-        x = x_of(mark.ply)
-        draw.ellipse([(x - 5, y - 5), (x + 5, y + 5)], fill=_COLOURS[mark.kind])
-    out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
-    return out.getvalue()

@@ -21,7 +21,7 @@ from engine.errors import (
 from engine.opening_rules import Choice, OpeningRule, Phase
 
 if TYPE_CHECKING:
-    from bot.core.service import GameState
+    from bot.core.service.states import GameState
     from storage.repository import Player
 
 __all__ = [

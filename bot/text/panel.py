@@ -4,7 +4,7 @@ Discord allows 25 buttons in a grid, so a phone player plays through a 5x5 windo
 It opens where the action is: on a point that wins or must be blocked (a five for either side),
 else on one that makes a four, else between the last two moves, else in the centre. Arrows pan
 it by ``STEP`` points, clamped inside the board. No rules live here beyond counting stones in a
-row: what is legal comes from the engine's ``Board`` (and ``render.forbidden_points``).
+row: what is legal comes from the engine's ``Board`` (and ``bot.core.positions.forbidden_points``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from bot.core.admission import StartsBusyError
 from bot.core.ai import AIError, AIUnavailableError
 from bot.core.puzzles import NoPuzzleError
 from bot.core.review import NoGameToReviewError, NotReviewableError, ReviewUnavailableError
-from bot.core.service import (
+from bot.core.service.errors import (
     AIFailedError,
     AIThinkingError,
     ChallengeExpiredError,
@@ -58,18 +58,12 @@ from engine.errors import (
     UnsupportedBoardError,
 )
 from engine.types import Point
+from storage import repository as store
 from storage.repository import (
     ChannelBusyError,
-    CorruptDatabaseError,
-    DatabaseLockedError,
-    DatabaseRefusedError,
-    DatabaseTooNewError,
-    DiskFullError,
-    ForeignDatabaseError,
     GameNotFoundError,
     GameStatus,
     InvalidStatusError,
-    ReadOnlyDatabaseError,
     VersionConflictError,
 )
 
@@ -266,7 +260,7 @@ def user_message(error: BaseException) -> str | None:
     return None
 
 
-def startup_message(error: DatabaseRefusedError) -> str:
+def startup_message(error: store.DatabaseRefusedError) -> str:
     """One line for the operator when the database cannot be used at start (stderr).
 
     Each fault names itself and what to do; only a file that is not ours is called that, so
@@ -274,30 +268,30 @@ def startup_message(error: DatabaseRefusedError) -> str:
     """
     path = error.path
     match error:
-        case ForeignDatabaseError(detail=detail):
+        case store.ForeignDatabaseError(detail=detail):
             return (
                 f"{path} is not a gomoku-bot database ({detail}). It was left untouched; "
                 "point GOMOKU_DB_PATH at another file."
             )
-        case DatabaseTooNewError(found=found, supported=supported):
+        case store.DatabaseTooNewError(found=found, supported=supported):
             return (
                 f"{path} was written by a newer gomoku-bot (schema {found}, this one knows "
                 f"{supported}). Upgrade the bot; the file was left untouched."
             )
-        case CorruptDatabaseError(detail=detail):
+        case store.CorruptDatabaseError(detail=detail):
             return (
                 f"{path} is damaged ({detail}); refusing to run on it. Stop every process using "
                 f"it, keep a copy, then restore a backup or salvage it with "
                 f'sqlite3 {path} ".recover" | sqlite3 recovered.sqlite3'
             )
-        case ReadOnlyDatabaseError(detail=detail):
+        case store.ReadOnlyDatabaseError(detail=detail):
             return (
                 f"{path} cannot be written ({detail}). Check the permissions of the file and "
                 "its folder, and that the filesystem is not mounted read-only."
             )
-        case DiskFullError(detail=detail):
+        case store.DiskFullError(detail=detail):
             return f"No room to write {path} ({detail}). Free some disk space and start again."
-        case DatabaseLockedError(waited_s=waited):
+        case store.DatabaseLockedError(waited_s=waited):
             return (
                 f"{path} stayed locked by another process for {waited:.0f} s. Is another bot or "
                 "a sqlite3 shell using it? Stop it and start again."

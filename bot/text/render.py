@@ -28,7 +28,8 @@ from engine.types import Color, Game, Point, Rule, Termination, column_letter
 from storage.repository import GameStatus
 
 if TYPE_CHECKING:
-    from bot.core.service import GameState
+    from bot.core.review import Mark
+    from bot.core.service.states import GameState
     from storage.repository import Player
 
 __all__ = [
@@ -41,7 +42,6 @@ __all__ = [
     "Window",
     "compact_board",
     "emoji_board",
-    "forbidden_points",
     "game_card",
     "game_name",
     "game_text",
@@ -441,3 +441,15 @@ def game_card(
         ).format(game_id=view.game_id, count=number(moves))
     colour = _ACTIVE_COLOUR if view.status is not GameStatus.FINISHED else _FINISHED_COLOUR
     return Card(game_title(view), description[:4096], colour, footer)
+
+
+def mark_line(mark: Mark) -> str:
+    """One of a review's marks as a line: the move, what it was, the better one."""
+    return words.mark_line(
+        mark.ply,
+        mark.kind.value,
+        mark.color.value,
+        str(mark.played),
+        str(mark.better),
+        mark.proof,
+    )

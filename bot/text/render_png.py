@@ -27,7 +27,7 @@ from typing import Final, TypeAlias
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.text.render import forbidden_points
+from bot.core.positions import forbidden_points
 from engine.board import Board
 from engine.types import Color, Game, Point, Rule, column_letter
 

@@ -14,14 +14,18 @@ through ``_`` elsewhere.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Final, Literal
 
 from babel.dates import format_date
+from babel.numbers import format_percent
 from babel.units import format_unit
 
-from bot.text.i18n import N_, _, current, ngettext, number, pgettext
+from bot.text import levels_table
+from bot.text.i18n import DEFAULT, N_, _, current, ngettext, number, pgettext, using
+from bot.version import version
 from engine.types import Color, Game, Level, Rule
 
 __all__ = [
@@ -41,6 +45,8 @@ __all__ = [
     "game_name",
     "help_sections",
     "later",
+    "level_choice",
+    "level_description",
     "level_name",
     "move_label",
     "move_summary",
@@ -71,29 +77,6 @@ def later(message: str) -> Callable[[], str]:
 
 Mention = Callable[[str], str]  # "gomoku start" -> "</gomoku start:123>" (or "/gomoku start")
 
-# Levels by what was measured (README, "The engine"): the ladder on all 64 match openings with
-# issue 9's tenth-round presets, 2-core machine: each level against the one below 77-84% (256
-# games a step; expert against hard 128), master against expert 106/0/22. Against Wine 2.1 at
-# 500 ms a move, all 64 openings: hard 30/0/98, expert 67/1/60; master (engine.pbrain) 44/2/18
-# on openings 0-31 (the ninth round; 75.0% on all 64 on a 16-core machine before it).
-LEVEL_WORDS: Final = {
-    Level.BEGINNER: N_("overlooks your threats half the time: for learning the game"),
-    Level.EASY: N_("sees fours, often misses an open three; beats beginner 3 games in 4"),
-    Level.MEDIUM: N_("the default: solid tactics, the odd slip; beats easy 3 games in 4"),
-    Level.HARD: N_(
-        "threat search at the root; beats medium 5 games in 6, and about 1 game in 4 against "
-        "Wine 2.1"
-    ),
-    Level.EXPERT: N_(
-        "strong; beats hard 4 games in 5, and wins about half its games against the Gomocup "
-        "engine Wine 2.1"
-    ),
-    Level.MASTER: N_(
-        "full strength, up to 3 s a move; beats expert 4 games in 5, and at 0.5 s a "
-        "move beats the Gomocup engine Wine 2.1 7 games in 10"
-    ),
-}
-
 RULE_WORDS: Final = {
     Rule.FREESTYLE: N_("five or more in a row wins"),
     Rule.STANDARD: N_("exactly five wins; six or more does not"),
@@ -101,15 +84,8 @@ RULE_WORDS: Final = {
     Rule.CARO: N_("a five blocked at both ends by the opponent does not win"),
 }
 
-# Option choices as shown in the command picker (Discord allows 100 characters).
-LEVEL_CHOICES: Final = {
-    Level.BEGINNER: N_("Beginner: misses threats, for learning"),
-    Level.EASY: N_("Easy: beats beginner 3 games in 4"),
-    Level.MEDIUM: N_("Medium (default): beats easy 3 games in 4"),
-    Level.HARD: N_("Hard: beats medium 3 games in 4"),
-    Level.EXPERT: N_("Expert: beats hard 3 games in 4"),
-    Level.MASTER: N_("Master: full strength, up to 3 s a move"),
-}
+# Option choices as shown in the command picker (Discord allows 100 characters); the levels'
+# (LEVEL_CHOICES) follow level_choice below.
 RULE_CHOICES: Final = {
     Rule.FREESTYLE: N_("Freestyle: five or more in a row wins"),
     Rule.STANDARD: N_("Standard: exactly five wins"),
@@ -152,6 +128,58 @@ def level_name(level: Level | str) -> str:
     value = level.value if isinstance(level, Level) else level
     name = _LEVEL_NAMES.get(value)
     return value if name is None else name()
+
+
+def _percent(score: levels_table.Score) -> str:
+    return format_percent(score.share, "#,##0.0%", locale=current())
+
+
+def _figures(level: Level) -> dict[str, str]:
+    strength = levels_table.STRENGTH[level]
+    return {
+        "below": _percent(strength.below) if strength.below else "",
+        "engine": _percent(strength.engine) if strength.engine else "",
+        "opponent": levels_table.OPPONENT,
+        "seconds": number(levels_table.time_cap_s(level)),
+    }
+
+
+def level_choice(level: Level) -> str:
+    """The level's line in the command picker: ``Easy: scores 76.6% against beginner``."""
+    return _(levels_table.STRENGTH[level].choice).format(**_figures(level))
+
+
+def level_description(level: Level) -> str:
+    """How the level plays and what it scored against the level below and against the
+    Gomocup engine (``/gomoku help``)."""
+    strength, figures = levels_table.STRENGTH[level], _figures(level)
+    parts = [_(strength.plays).format(seconds=figures["seconds"])]
+    lower = levels_table.below(level)
+    if strength.below is not None and lower is not None:
+        parts.append(
+            _("scores {share} against {level}").format(
+                share=figures["below"], level=level_name(lower)
+            )
+        )
+    if strength.engine is not None:
+        parts.append(
+            _("{share} against the Gomocup engine {opponent} at {seconds} s a move").format(
+                share=figures["engine"],
+                opponent=levels_table.OPPONENT,
+                seconds=number(levels_table.OPPONENT_TURN_MS / 1000),
+            )
+        )
+    return _("; ").join(parts)
+
+
+# The levels' words quote their measured figures from bot.text.levels_table, formatted into
+# translated sentences when read (numbers as the reader's language writes them). The picker's
+# choices are English here; bot.cogs.play_choices hands Discord each language's level_choice.
+LEVEL_WORDS: Final[dict[Level, Callable[[], str]]] = {
+    level: functools.partial(level_description, level) for level in Level
+}
+with using(DEFAULT):
+    LEVEL_CHOICES: Final = {level: level_choice(level) for level in Level}
 
 
 def rule_name(rule: Rule) -> str:
@@ -251,7 +279,7 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
         settings=mention("gomoku-admin settings"),
         daily=mention("gomoku daily-puzzle"),
     )
-    levels = "\n".join(f"**{level_name(level)}**: {_(LEVEL_WORDS[level])}" for level in Level)
+    levels = "\n".join(f"**{level_name(level)}**: {LEVEL_WORDS[level]()}" for level in Level)
     rules = "\n".join(f"**{rule_name(rule)}**: {_(RULE_WORDS[rule])}" for rule in Rule)
     return [
         (_("Play"), play),
@@ -263,9 +291,16 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
 
 
 help_title: Final = later(N_("Gomoku: five in a row against the AI or each other"))
-help_footer: Final = later(
-    N_("Points are named like h8: column letter, row number from the bottom.")
-)
+
+
+def help_footer() -> str:
+    """The help card's last line: how points are named, and the bot's version."""
+    return " · ".join(
+        [
+            _("Points are named like h8: column letter, row number from the bottom."),
+            _("version {version}").format(version=version()),
+        ]
+    )
 
 
 def welcome_text(mention: Mention) -> str:

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from typing import Protocol
 
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 
 __all__ = ["Hub", "Page"]
 

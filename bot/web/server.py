@@ -32,15 +32,9 @@ from typing import Any, Final, Protocol
 import aiohttp
 from aiohttp import web
 
-from bot.core.service import (
-    GameService,
-    GameState,
-    GameStatus,
-    MoveResult,
-    NoActiveGameError,
-    NotAPlayerError,
-    OutOfTimeError,
-)
+from bot.core.service import GameService
+from bot.core.service.errors import NoActiveGameError, NotAPlayerError, OutOfTimeError
+from bot.core.service.states import GameState, MoveResult
 from bot.text import i18n, words
 from bot.text.refusals import generic_message, user_message
 from bot.text.web_words import page_words
@@ -49,7 +43,7 @@ from bot.web.state import game_payload
 from bot.web.tokens import BadPassError, ExpiredPassError, Pass, Role, Signer
 from engine.errors import GomokuError
 from engine.types import Color, Point
-from storage.repository import Player
+from storage.repository import GameStatus, Player
 
 __all__ = ["STATIC", "BoardHooks", "OAuthApp", "WebBoard"]
 

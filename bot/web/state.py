@@ -11,10 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.core.positions import forbidden_points
-from bot.core.service import GameState, GameStatus
+from bot.core.service.states import GameState
 from bot.text import i18n, render, web_words
 from engine.types import Color, Game, Rule
-from storage.repository import Player
+from storage.repository import GameStatus, Player
 
 __all__ = ["game_payload"]
 

@@ -10,9 +10,9 @@ How they were chosen (``python tools/check_openings.py --choose 64 --depths 9,10
 them again, the same ones): every 3-stone opening with White within 2 points of the centre
 stone and Black's second stone within 4, up to the 8 symmetries (251 of them), was searched
 by the engine to depths 9 and 10, and the 64 whose larger score lay closest to 0 kept: within
--281..+274 (in the evaluation's units) at both depths. The 16 of the first set (depth 8 alone,
-Black's second stone within 3) made matches replay the same few games: each opening came back
-every 32 games and about one game in 20 repeated another exactly. Openings whose stones lie 4
+-281..+274 (in the evaluation's units) at both depths. Fewer openings make matches replay the
+same few games: with 16, each opening comes back every 32 games and about one game in 20
+repeats another exactly. Openings whose stones lie 4
 points from the centre do not fit a 7x7 board and are left out there.
 """
 

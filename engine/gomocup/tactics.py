@@ -9,7 +9,7 @@ The VCF and defence positions come from games between the levels (medium against
 (kept when the win takes at least two fours), or where only one move stops the opponent's.
 Every winning line is checked by a slow oracle that plays it out on ``Board``
 (``tests/engine/test_tactics.py``). The tests solve every position at a fixed node
-limit; this command reports the time each takes, against the issue's bar of one second.
+limit; this command reports the time each takes, against the bar of one second.
 """
 
 from __future__ import annotations

@@ -48,9 +48,9 @@ _DEEP_VCT_BUDGET = 2
 # of the tactics suite (razoring margins of 200 and 400 a ply each lost one of them).
 _SELECT = k.SEL_LMP | k.SEL_FUTILITY
 # Late-move reductions and mate-distance pruning (k.SEL_LMR, k.SEL_MATE) are built and tested
-# but off: they won at fixed nodes (below) and master reached a ply deeper, yet at 500 ms a move
-# on 16 cores, beside main, they lost ground (README, "issue 9, fourth round"). A tuning run
-# (SPRT by time, not by nodes) decides whether they come back.
+# but off: they win at fixed nodes (below) and master reaches a ply deeper, yet at 500 ms a
+# move they lose ground against Wine 2.1, PentaZen and Rapfi (docs/engine.md, "How it
+# searches"). Only a tuning run by time (an SPRT by time, not by nodes) can turn them on.
 _SELECT_TRIED = k.SEL_LMR | k.SEL_MATE
 _LMP_BASE = 3  # quiet moves searched at remaining depth d: _LMP_BASE + d * d
 # late-move reductions (k.SEL_LMR): ln(depth) * ln(move number) * _LMR_SCALE / 100 plies, a
@@ -91,7 +91,7 @@ class SearchOptions:
     deep_vcf: int = 8
     root_vct: bool = True  # look for a win by fours and threes before the main search
     # then, when that finds none, a deeper one (attacking moves) with a larger budget (0: none;
-    # off for every level: neutral or worse by match, README "issue 9, fourth round")
+    # off for every level: neutral or worse by match at a fixed time, docs/engine.md)
     deep_root_vct: int = 0
     root_defence: bool = True  # keep only root moves that stop the opponent's forced win
     keep_tt: bool = False  # reuse this process's transposition table from the last search

@@ -28,8 +28,8 @@ _SCORE_SCALE = 600.0  # the evaluation's score at which a side is about three ti
 # few tens of thousands of nodes never fill the full 16 MB one, and clearing it costs time
 _PROBE_MEMORY = 162 * 2**20
 _MAIN_MEMORY = 168 * 2**20
-# the leaves' depth-3 VCF probe, not master's deeper local one (issue 9b): reviews and puzzles
-# were calibrated with it, and with the deeper probe a defence puzzle's answer that only delays
+# the leaves' depth-3 VCF probe, not master's deeper local one: reviews and puzzles are
+# calibrated with it, and with the deeper probe a defence puzzle's answer that only delays
 # the loss (builtin defence 1, g6) is seen as lost within the puzzle's budget
 _OPTIONS = SearchOptions(deep_vcf=0)
 

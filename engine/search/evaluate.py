@@ -10,7 +10,7 @@ of ``_patterns.MULTISETS``, added to the value the patterns and class give) and 
 the side to move's sum (``mine``: the evaluation is ``(mine * ours - 4 * theirs) // 4``, 5
 unless a file says otherwise). By default they are the learned ones of
 ``engine/search/data/eval_weights.json``, fitted by ``tools/tune_eval.py`` (the model:
-``engine.search.tune``) to a judge engine's opinion of quiet positions of master's games;
+``tools/tune.py``) to a judge engine's opinion of quiet positions of master's games;
 ``eval_weights_outcomes.json`` beside it holds the earlier values fitted to those games'
 outcomes. A file may also carry an evaluation network over the sums (``"net"``, ``Network``):
 the packaged one does, for freestyle, and master searches with it (the kernels' ``_network``;
@@ -99,7 +99,7 @@ class Weights:
 @dataclass(frozen=True, slots=True)
 class Network:
     """The evaluation network (``engine.search._kernels._network``): one layer of ReLU units
-    over the inputs ``engine.search.tune.net_inputs`` describes, its output a logit."""
+    over the inputs ``tools.tune.net_inputs`` describes, its output a logit."""
 
     w1: npt.NDArray[np.float64]  # [unit, input]
     b1: npt.NDArray[np.float64]  # [unit]

@@ -49,12 +49,12 @@ class Preset:
 
 
 # Spaced, with the learned evaluation, so that each level scores at least 75% against the one
-# below (README, "The engine"). The learned values lift the shallow searches most and master's
-# time buys only a few times expert's nodes, so the levels below master search less than they
-# did with the hand-set values and the low ones slip more often. Measured on all 64 match
-# openings (issue 9's tenth round), hard at 8k nodes scored only 73% against medium: it now
-# searches 16k nodes selectively and without noise (84%), and expert 200k nodes, not 120k, to
-# stay 3 games in 4 above it (83%); at 16k with master's local VCF hard came too close to expert.
+# below on all 64 match openings (docs/engine.md, "The levels"). The learned values lift the
+# shallow searches most and master's time buys only a few times expert's nodes, so the levels
+# below master search few nodes and the low ones slip often. Every step needs a large gap: at
+# 8k nodes hard scores only 73% against medium, so it searches 16k nodes selectively and
+# without noise (84%), and expert 200k nodes to stay 3 games in 4 above it (83%); hard with
+# master's local VCF would come too close to expert.
 PRESETS: dict[Level, Preset] = {
     Level.BEGINNER: Preset(300, 2, 400, 6, 400, 0.55, 0, False, 1),
     Level.EASY: Preset(500, 3, 1_500, 10, 200, 0.25, 0, False, 2),

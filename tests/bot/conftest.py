@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import random
 from collections.abc import AsyncIterator, Callable, Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,47 +21,11 @@ from bot.client import GomokuBot
 from bot.cooldown import UserCooldown
 from bot.core.ai import AIMove, AIRequest, ProcessPoolRunner
 from bot.settings import Settings
+from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser
+from tests.runners import CentreRunner
 
 BotFactory = Callable[..., GomokuBot]
-
-
-class Clock:
-    """A settable UTC clock shared by the bot, its service and its repository.
-
-    It starts at the real time: message ids carry real timestamps, and the bot compares them
-    with this clock to decide when a board message is over an hour old.
-    """
-
-    def __init__(self) -> None:
-        self.offset = timedelta()
-
-    def __call__(self) -> datetime:
-        return datetime.now(UTC) + self.offset
-
-    def advance(self, **delta: float) -> None:
-        """Move time forward (``advance(hours=2)``)."""
-        self.offset += timedelta(**delta)
-
-
-class CentreRunner:
-    """An in-process stand-in for the AI pool: the empty point nearest the centre.
-
-    For tests about the Discord layer rather than the AI (the real pool is ``pool``).
-    """
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    async def choose_move(self, request: AIRequest) -> AIMove:
-        self.calls += 1
-        board = request.board()
-        cx, cy = (board.width - 1) / 2, (board.height - 1) / 2
-        point = min(board.legal_moves(), key=lambda p: (abs(p.x - cx) + abs(p.y - cy), p.y, p.x))
-        return AIMove(point=point, score=0, depth=1, nodes=1, time_ms=0.0)
-
-    async def close(self) -> None:
-        pass
 
 
 class GatedRunner(CentreRunner):
@@ -104,9 +67,9 @@ async def fake() -> AsyncIterator[FakeDiscord]:
 
 
 @pytest.fixture
-def clock() -> Clock:
+def clock() -> FakeClock:
     """The bot's clock."""
-    return Clock()
+    return FakeClock.real_time()
 
 
 @pytest.fixture
@@ -116,7 +79,7 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def make_bot(db_path: Path, clock: Clock) -> BotFactory:
+def make_bot(db_path: Path, clock: FakeClock) -> BotFactory:
     """Build (not connect) a bot on ``db_path``; keywords override the defaults."""
 
     def factory(**options: Any) -> GomokuBot:
@@ -213,4 +176,4 @@ def no_changes(fake: FakeDiscord) -> Iterator[None]:
     assert visible_new == [], "a visible message was posted"
 
 
-__all__ = ["BotFactory", "CentreRunner", "Clock", "HeldStarts", "board_caught_up", "no_changes"]
+__all__ = ["BotFactory", "GatedRunner", "HeldStarts", "board_caught_up", "no_changes"]

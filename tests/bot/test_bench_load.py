@@ -1,30 +1,55 @@
-"""``python -m tests.bot.bench_load`` keeps working, and a run that its games cannot finish in
-time still ends with its summary, the unfinished games counted (it prints figures; the load
-itself is measured by hand, not here)."""
+"""``python -m benchmarks.bench_load`` keeps working: a run that its games cannot finish in
+time still ends with its summary, the unfinished games counted, and the bare discord.py bot of
+``--baseline`` answers the same interactions with the same requests as the bot (it prints
+figures; the load itself is measured by hand, not here)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
+import pytest
 
-def test_games_still_running_at_the_deadline_are_counted_and_the_summary_printed() -> None:
-    # Players who think 2 s on average arrive after 1 s at the soonest: at a 0.5 s deadline
-    # no game has started, and the run stops them rather than waiting for them.
+
+def bench(*args: str) -> str:
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tests.bot.bench_load",
-            *("--games", "4", "--moves", "2", "--style", "emoji"),
-            *("--think", "2", "--deadline", "0.5"),
-        ],
+        [sys.executable, "-m", "benchmarks.bench_load", *args],
         capture_output=True,
         text=True,
         timeout=240,
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert "wall time" in result.stdout
-    assert "'unfinished at the deadline (arriving)': 4" in result.stdout
-    assert "games raised" not in result.stdout
+    return result.stdout
+
+
+@pytest.mark.slow
+def test_games_still_running_at_the_deadline_are_counted_and_the_summary_printed() -> None:
+    # Players who think 2 s on average arrive after 1 s at the soonest: at a 0.5 s deadline
+    # no game has started, and the run stops them rather than waiting for them.
+    out = bench(
+        *("--games", "4", "--moves", "2", "--style", "emoji"),
+        *("--think", "2", "--deadline", "0.5"),
+    )
+    assert "wall time" in out
+    assert "'unfinished at the deadline (arriving)': 4" in out
+    assert "games raised" not in out
+
+
+@pytest.mark.slow
+def test_the_bare_bot_makes_the_bots_requests_for_every_interaction() -> None:
+    # Two games between people and two against the (instant) AI, every kind of interaction
+    # the bench sends: challenge, accept, /place both ways, autocomplete.
+    out = bench(
+        *("--games", "4", "--moves", "4", "--style", "emoji", "--think", "0.6"),
+        *("--instant-ai", "--baseline"),
+    )
+    assert "failures" not in out, out
+    assert "games raised" not in out, out
+    same = [line for line in out.splitlines() if line.startswith("requests: the same")]
+    # 4 starts, 2 accepts, 8 places between people, 4 autocompletes and 4 places vs the AI:
+    # each one callback; besides, each accept a ping, each place between people an edit and
+    # a deletion, each place vs the AI two edits.
+    assert same == ["requests: the same as the bot's, route by route (48)"], out
+    assert "(22 interactions), the bare bot" in out, out
+    assert "ms (22): ratio" in out, out

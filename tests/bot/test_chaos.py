@@ -1,4 +1,4 @@
-"""A short chaos run as a test (``python -m tests.chaos`` runs the long one and prints figures):
+"""A short chaos run as a test (``python -m benchmarks.chaos`` runs the long one, with figures):
 the real bot process killed twice, once while starting on a fresh database and once mid-play,
 then stopped with SIGTERM."""
 
@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.chaos import Chaos, chaos
 from storage.sqlite import SqliteGameRepository
-from tests.chaos import Chaos, chaos
 from tests.fakediscord import FakeDiscord
 
 
+@pytest.mark.slow
 async def test_two_kills_lose_nothing_and_leave_nothing() -> None:
     report = await chaos(2, games=4, level="beginner", seed=16)
     assert report.kills == 2

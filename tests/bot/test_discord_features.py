@@ -10,10 +10,13 @@ import pytest
 from bot import transformers
 from bot.client import GomokuBot
 from bot.core.ai import AIError, AIMove, AIRequest
-from bot.core.service import GameService, TimeoutEvent
+from bot.core.service import GameService
+from bot.core.service.states import TimeoutEvent
 from storage.repository import GameRecord, GameStatus
-from tests.bot.conftest import BotFactory, CentreRunner, Clock, GatedRunner
+from tests.bot.conftest import BotFactory, GatedRunner
+from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser, Message
+from tests.runners import CentreRunner
 
 
 async def _accepted(
@@ -103,7 +106,7 @@ async def test_hint_and_export(fake: FakeDiscord, bot: GomokuBot, alice: FakeUse
 
 
 async def test_board_is_reposted_on_request_and_when_old(
-    fake: FakeDiscord, bot: GomokuBot, clock: Clock, alice: FakeUser
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser
 ) -> None:
     start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
     assert start.message is not None
@@ -143,7 +146,7 @@ async def test_settings_change_the_board_style(
 
 
 async def test_turn_clock_warns_then_ends_the_game(
-    fake: FakeDiscord, bot: GomokuBot, clock: Clock, alice: FakeUser, bob: FakeUser
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
 ) -> None:
     await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
     game_id, board = await _accepted(fake, bot, alice, bob)
@@ -164,7 +167,7 @@ async def test_turn_clock_warns_then_ends_the_game(
 
 
 async def test_challenge_expires(
-    fake: FakeDiscord, bot: GomokuBot, clock: Clock, alice: FakeUser, bob: FakeUser
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
 ) -> None:
     await fake.slash("gomoku start", user=alice, options={"opponent": bob})
     challenge = fake.channel_messages()[-1]
@@ -295,7 +298,7 @@ class _FlakyRunner(CentreRunner):
 
 
 async def test_deadline_task_retries_a_failed_ai_move(
-    fake: FakeDiscord, make_bot: BotFactory, clock: Clock, alice: FakeUser
+    fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock, alice: FakeUser
 ) -> None:
     runner = _FlakyRunner(failures=1)
     bot = make_bot(ai=runner, resume_every=600.0)
@@ -344,7 +347,7 @@ async def test_a_wake_up_during_a_deadline_pass_starts_another(
 
 
 async def test_a_move_after_the_deadline_loses_on_time(
-    fake: FakeDiscord, make_bot: BotFactory, clock: Clock, alice: FakeUser, bob: FakeUser
+    fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock, alice: FakeUser, bob: FakeUser
 ) -> None:
     # The deadline task sleeps through this test: the late move itself must end the game.
     bot = make_bot(deadline_poll=3600.0)

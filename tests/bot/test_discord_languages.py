@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
-from bot.client import LANGUAGE_TTL, GomokuBot
+from bot.client import GomokuBot
+from bot.preferences import LANGUAGE_TTL
 from bot.text import i18n, render
-from tests.bot.conftest import BotFactory, Clock, board_caught_up
+from tests.bot.conftest import BotFactory, board_caught_up
+from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser, Message
 
 # Words that stay as they are in every language: notation, file formats, engine names.
@@ -153,7 +155,7 @@ async def test_replies_follow_the_reader_and_boards_the_server(
 
 
 async def test_a_choice_stored_by_another_shard_process_reaches_this_one_within_a_minute(
-    fake: FakeDiscord, make_bot: BotFactory, clock: Clock, alice: FakeUser
+    fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock, alice: FakeUser
 ) -> None:
     bot = make_bot()
     async with fake.running(bot):
@@ -176,7 +178,7 @@ async def test_a_language_slow_to_read_costs_no_answer_and_lands_for_the_next(
     anything is said: the first answer goes in her Discord client's language, and the read,
     made once, serves the next."""
     bot = make_bot()
-    bot.language_wait = 0.05
+    bot.preferences.language_wait = 0.05
     async with fake.running(bot):
         await bot.service.set_language(alice.id, "ja")
         stored = bot.service.repository.user_language
@@ -193,8 +195,9 @@ async def test_a_language_slow_to_read_costs_no_answer_and_lands_for_the_next(
         assert first.message is not None
         assert _CJK.search(first.text()) is None  # English, her client's language
         release.set()
-        await bot._language_reads[alice.id]  # still under way: the answer did not wait for it
-        assert bot._user_languages[alice.id][0] == "ja"
+        # still under way: the answer did not wait for it
+        await bot.preferences._language_reads[alice.id]
+        assert bot.preferences._user_languages[alice.id][0] == "ja"
         after = await fake.slash("place", user=alice, options={"cell": "h8"})
         _assert_in_language(after.message, "the language read late")
         assert reads == [alice.id]

@@ -9,11 +9,12 @@ import pytest
 
 from bot.client import GomokuBot
 from bot.core.ai import AIMove, AIRequest, ProcessPoolRunner, run_search
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from engine.opening_rules import Phase, Seat
 from engine.types import Level, Point, Rule, Termination
-from tests.bot.conftest import BotFactory, CentreRunner, board_caught_up, no_changes
+from tests.bot.conftest import BotFactory, board_caught_up, no_changes
 from tests.fakediscord import FakeDiscord, FakeUser, Message
+from tests.runners import CentreRunner
 
 
 class OpeningRunner(CentreRunner):

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from bot.client import GomokuBot
 from bot.core.ai import ProcessPoolRunner
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from engine.types import Game, Termination
 from storage.repository import GameStatus
 from tests.bot.conftest import BotFactory, GatedRunner

@@ -12,18 +12,21 @@ from datetime import date
 
 import pytest
 
+from benchmarks.bench_review import store_game
 from bot.cogs.puzzles import PuzzleSearch, search_due
 from bot.core.ai import AIError, AnalysisRequest, ProcessPoolRunner
 from bot.core.puzzles import Attempt, builtin, daily_puzzle, dump_attempt, load_attempt
 from engine.search.analysis import Analysis
 from storage.repository import PuzzlePlayer
-from tests.bot.bench_review import store_game
-from tests.bot.conftest import BotFactory, CentreRunner, Clock
+from tests.bot.conftest import BotFactory
 from tests.bot.test_puzzles import THREE, finished_with_a_vcf
+from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
+from tests.runners import CentreRunner
 
 
+@pytest.mark.slow
 async def test_puzzles_solve_fail_rate_and_survive_a_restart(
     fake: FakeDiscord, make_bot: BotFactory, pool: ProcessPoolRunner, alice: FakeUser
 ) -> None:
@@ -92,7 +95,7 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
 
 
 async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
-    fake: FakeDiscord, make_bot: BotFactory, clock: Clock, alice: FakeUser
+    fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock, alice: FakeUser
 ) -> None:
     def posts() -> list[Message]:
         return [m for m in fake.channel_messages() if "Puzzle of the day" in m.text()]

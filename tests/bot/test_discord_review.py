@@ -4,12 +4,15 @@ the graph; the replay shows the marks; after a restart the stored review answers
 
 from __future__ import annotations
 
+import pytest
+
 from bot.core.ai import ProcessPoolRunner
 from tests.bot.conftest import BotFactory
 from tests.bot.test_review import planted_game
 from tests.fakediscord import FakeDiscord, FakeUser
 
 
+@pytest.mark.slow
 async def test_review_of_a_finished_game_marks_replays_and_is_stored(
     fake: FakeDiscord,
     make_bot: BotFactory,

@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from bot.client import GomokuBot
+from bot.version import version
 from engine.types import Termination
 from storage.repository import GameStatus
-from tests.bot.conftest import BotFactory, Clock, HeldStarts
+from tests.bot.conftest import BotFactory, HeldStarts
+from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser, Reply
 
 
@@ -76,7 +78,7 @@ async def test_the_servers_moderator_role_may_end_games(
 
 
 async def test_an_idle_game_ends_by_itself_after_a_restart(
-    fake: FakeDiscord, make_bot: BotFactory, clock: Clock, alice: FakeUser
+    fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock, alice: FakeUser
 ) -> None:
     first = make_bot()
     async with fake.running(first):
@@ -140,7 +142,8 @@ async def test_help_mentions_resolve_to_the_registered_commands(
     assert f"</gomoku start:{gomoku}>" in text
     assert f"</place:{place}>" in text
     assert f"</gomoku-admin settings:{admin}>" in text
-    assert "beats easy 3 games in 4" in text  # levels by their measured strength
+    assert "scores 76.6% against easy" in text  # levels by their measured strength
+    assert f"version {version()}" in text
     assert "renju" in text
 
 

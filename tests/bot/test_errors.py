@@ -7,8 +7,9 @@ import inspect
 import pytest
 from discord import app_commands
 
-from bot.core import service
 from bot.core.ai import AIError
+from bot.core.service import errors as service
+from bot.core.service.states import GameEnd
 from bot.reporting import refusal_message
 from bot.text.refusals import generic_message, quote, user_message
 from engine import errors as engine_errors
@@ -78,7 +79,7 @@ EXAMPLES: list[BaseException] = [
     service.NoMoveToUndoError(1),
     service.UndoPendingError(1),
     service.NoUndoRequestError(1),
-    service.OutOfTimeError(1, service.GameEnd(view_of(Board()))),
+    service.OutOfTimeError(1, GameEnd(view_of(Board()))),
     service.AIFailedError(1),
     AIError("BrokenProcessPool"),
     engine_errors.OpeningError(),
@@ -158,7 +159,7 @@ def test_unknown_errors_have_no_words() -> None:
 
 
 def test_a_late_move_says_it_lost_on_time() -> None:
-    message = user_message(service.OutOfTimeError(1, service.GameEnd(view_of(Board()))))
+    message = user_message(service.OutOfTimeError(1, GameEnd(view_of(Board()))))
     assert message is not None
     assert "on time" in message
 

@@ -21,7 +21,7 @@ from babel.messages.pofile import read_po, write_po
 from discord import Locale, app_commands
 from discord.app_commands import TranslationContext, TranslationContextLocation
 
-from bot.core.service import NotYourTurnError
+from bot.core.service.errors import NotYourTurnError
 from bot.i18n_tools import missing, source_catalog
 from bot.settings import Settings
 from bot.text import i18n, words

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from benchmarks.fuzz import fuzz
 from bot.client import GomokuBot
-from tests.bot.test_console import session
+from tests.bot.test_terminal import session
 from tests.fakediscord import FakeDiscord, FakeUser
-from tests.fuzz import fuzz
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -184,6 +184,7 @@ async def test_terminal_lines_answer(
     no_tracebacks(caplog)
 
 
+@pytest.mark.slow
 def test_python_m_bot_reads_endless_lines_and_odd_digits(tmp_path: Path) -> None:
     """The real stdin reader: a line of 100 KiB is refused whole, the next line works."""
     env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}

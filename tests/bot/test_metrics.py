@@ -1,9 +1,12 @@
-"""Prometheus metrics: AI searches counted and timed, the queue depth back to zero, and the
-health check reading ``gomoku_up`` from a real metrics endpoint."""
+"""Prometheus metrics: AI searches counted and timed, the queue depth back to zero, the
+heartbeat a connected bot's event loop beats, and the health check reading ``gomoku_up`` and
+the heartbeat from a real metrics endpoint."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
 from wsgiref.simple_server import WSGIServer
 
 import pytest
@@ -14,7 +17,10 @@ from bot.core.ai import AIError, AIRequest
 from bot.settings import InvalidSettingError, Settings
 from engine.board import Board
 from engine.types import Game, Level, Rule
-from tests.bot.test_service import FailingRunner, NearestRunner
+from tests.bot.conftest import BotFactory
+from tests.bot.test_service import FailingRunner
+from tests.fakediscord import FakeDiscord
+from tests.runners import NearestRunner
 
 
 def sample(name: str, **labels: str) -> float:
@@ -57,20 +63,56 @@ def test_commands_are_counted_by_outcome() -> None:
     assert sample("gomoku_commands_total", command="place", outcome="error") == before + 1
 
 
-def test_the_health_check_reads_gomoku_up_from_the_endpoint() -> None:
+def test_the_health_check_reads_gomoku_up_and_the_heartbeat_from_the_endpoint() -> None:
     server, thread = start_http_server(0, addr="127.0.0.1")
     assert isinstance(server, WSGIServer)
     assert isinstance(thread, threading.Thread)
     url = f"http://127.0.0.1:{server.server_port}/metrics"
     try:
         metrics.UP.set(1)
+        metrics.HEARTBEAT.set(time.time() - 1)
         assert health.main([url]) == 0
+        metrics.HEARTBEAT.set(time.time() - health.HEARTBEAT_STALE_S - 5)
+        assert health.main([url]) == 1  # connected, but the event loop is stuck
+        metrics.HEARTBEAT.set_to_current_time()
         metrics.UP.set(0)
         assert health.main([url]) == 1
     finally:
         server.shutdown()
         server.server_close()
     assert health.main([url]) == 1  # nothing listening: unhealthy, no traceback
+
+
+def test_the_health_check_wants_both_signs() -> None:
+    now = 1_000_000.0
+    fresh = f"gomoku_up 1.0\ngomoku_heartbeat_timestamp_seconds {now - 2:e}\n"
+    assert health.check(fresh, now) is None
+    assert health.check("gomoku_up 1.0\n", now) == "no heartbeat from the event loop yet"
+    assert health.check(fresh.replace("up 1.0", "up 0.0"), now) == "not connected to Discord"
+    assert health.check("", now) == "not connected to Discord"
+    stale = health.check(fresh, now + health.HEARTBEAT_STALE_S + 10)
+    assert stale is not None
+    assert "has not run" in stale
+
+
+async def test_a_watched_bot_beats_from_its_event_loop_once_connected(
+    fake: FakeDiscord, make_bot: BotFactory
+) -> None:
+    metrics.UP.set(0)
+    metrics.HEARTBEAT.set(0)
+    bot = make_bot()
+    metrics.watch(bot)
+    async with fake.running(bot):
+        deadline = time.monotonic() + 10
+        while sample("gomoku_heartbeat_timestamp_seconds") == 0:  # set by the bot's loop
+            assert time.monotonic() < deadline, "no heartbeat"
+            await asyncio.sleep(0.02)
+        assert sample("gomoku_up") == 1
+        assert time.time() - sample("gomoku_heartbeat_timestamp_seconds") < 5
+        page = "".join(
+            f"{m.name} {s.value}\n" for m in REGISTRY.collect() for s in m.samples if not s.labels
+        )
+        assert health.check(page, time.time()) is None
 
 
 def test_the_metrics_port_is_a_port() -> None:

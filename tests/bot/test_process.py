@@ -16,6 +16,8 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from tests.botprocess import ROOT, BotProcess, alive, descendants
 from tests.fakediscord import FakeDiscord
 
@@ -23,6 +25,7 @@ from tests.fakediscord import FakeDiscord
 FAMILY = len(os.sched_getaffinity(0)) + 1
 
 
+@pytest.mark.slow
 async def test_sigterm_exits_0_commits_and_leaves_nothing(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
@@ -49,6 +52,7 @@ async def test_sigterm_exits_0_commits_and_leaves_nothing(
     assert len(moves) == 2  # the AI's answer too: it was acknowledged in the reply
 
 
+@pytest.mark.slow
 def test_the_terminal_game_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
     env["GOMOKU_DB_PATH"] = str(tmp_path / "console.sqlite3")

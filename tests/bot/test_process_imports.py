@@ -28,7 +28,8 @@ def test_the_core_the_words_and_the_terminal_do_not_load_discord() -> None:
         "import sys\n"
         "import bot.core.service, bot.core.ai, bot.core.queue_ai, bot.core.puzzles\n"
         "import bot.core.review, bot.core.admission, bot.text.render, bot.text.render_png\n"
-        "import bot.text.refusals, bot.text.history, bot.terminal, bot.worker\n"
+        "import bot.text.refusals, bot.text.animation, bot.text.review_graph\n"
+        "import bot.terminal, bot.worker\n"
         "print(sorted(name for name in sys.modules if name.split('.')[0] == 'discord'))\n"
     )
     result = subprocess.run(

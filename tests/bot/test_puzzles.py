@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from benchmarks.bench_review import store_game
 from bot.core.puzzles import (
     SEARCH_BACK,
     Attempt,
@@ -21,7 +22,7 @@ from bot.core.puzzles import (
     play,
 )
 from bot.core.review import Reviewer
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from bot.text import words
 from engine.board import Board
 from engine.errors import GameOverError, OccupiedPointError
@@ -29,7 +30,6 @@ from engine.notation import parse_moves
 from engine.search.analysis import analyse
 from engine.types import Color, Point, Rule
 from storage.memory import InMemoryGameRepository
-from tests.bot.bench_review import store_game
 from tests.bot.test_review import InProcess, planted_game
 
 # Black's open three f8 g8 h8: e8 and i8 both make an open four
@@ -179,6 +179,7 @@ async def test_a_finished_game_without_a_proven_win_gives_none() -> None:
     assert engine.calls == 1  # White's one turn
 
 
+@pytest.mark.slow
 async def test_a_reviewed_missed_win_becomes_a_puzzle() -> None:
     board = planted_game()
     repo = InMemoryGameRepository()

@@ -35,7 +35,8 @@ from bot.core.queue_ai import (
     loads,
 )
 from bot.core.review import Analyser
-from bot.core.service import AIFailedError, GameService
+from bot.core.service import GameService
+from bot.core.service.errors import AIFailedError
 from bot.text.refusals import user_message
 from engine.board import Board
 from engine.types import Game, Level, Point, Rule
@@ -148,6 +149,7 @@ def test_analyses_travel_as_json() -> None:
         assert decode_analysis(loads(dumps(encode_analysis(result)))) == result
 
 
+@pytest.mark.slow
 async def test_a_search_goes_to_a_worker_and_back_and_a_killed_worker_is_replaced(
     workers: Workers, redis: aioredis.Redis
 ) -> None:

@@ -14,14 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.core import positions
-from bot.core.service import GameState
+from bot.core.positions import forbidden_points
+from bot.core.service.states import GameState
 from bot.text.render import (
     MAX_MESSAGE,
     VIEWPORT,
     BoardStyle,
     compact_board,
     emoji_board,
-    forbidden_points,
     game_card,
     game_text,
     status_line,

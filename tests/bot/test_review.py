@@ -5,8 +5,9 @@ the turning point is the loser's blunder. The review is stored and read back unc
 from __future__ import annotations
 
 from bot.core.ai import AnalysisRequest
-from bot.core.review import MarkKind, Review, Reviewer, graph_png
-from bot.core.service import GameState
+from bot.core.review import MarkKind, Review, Reviewer
+from bot.core.service.states import GameState
+from bot.text.review_graph import graph_png
 from engine.board import Board
 from engine.gomocup.tactics import VCF_WINS
 from engine.search.analysis import Analysis, analyse

@@ -10,22 +10,20 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import OrderedDict
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
 from bot.core import positions
 from bot.core.ai import AIError, AIMove, AIRequest
-from bot.core.service import (
+from bot.core.service import GameService
+from bot.core.service.errors import (
     AIFailedError,
     AIThinkingError,
-    ChallengeExpired,
     ChallengeExpiredError,
     ChannelNotAllowedError,
-    GameEnd,
     GameExistsError,
     GameNotActiveError,
-    GameService,
     HintNotAllowedError,
     InvalidOptionError,
     NoActiveGameError,
@@ -38,11 +36,9 @@ from bot.core.service import (
     RematchError,
     SelfChallengeError,
     StalePanelError,
-    TurnWarning,
     UndoPendingError,
-    UndoRequest,
-    UndoResult,
 )
+from bot.core.service.states import ChallengeExpired, GameEnd, TurnWarning, UndoRequest, UndoResult
 from engine.board import Board
 from engine.errors import (
     ColumnFullError,
@@ -53,44 +49,11 @@ from engine.errors import (
 from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
 from storage.repository import GameStatus, GuildSettings, Player
+from tests.clock import FakeClock
+from tests.runners import NearestRunner
 
 ALICE, BOB, CAROL = 101, 202, 303
 GUILD, CHANNEL = 9, 77
-
-
-class Clock:
-    """A settable clock shared by the service and the repository."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
-class NearestRunner:
-    """Plays the legal move nearest the centre (ties: lowest row, then column)."""
-
-    def __init__(self) -> None:
-        self.calls: list[AIRequest] = []
-        self.gate: asyncio.Event | None = None  # when set up, each search waits for it
-
-    async def choose_move(self, request: AIRequest) -> AIMove:
-        self.calls.append(request)
-        if self.gate is not None:
-            await self.gate.wait()
-        board = request.board()
-        cx, cy = board.width // 2, board.height // 2
-        point = min(
-            board.legal_moves(), key=lambda p: (max(abs(p.x - cx), abs(p.y - cy)), p.y, p.x)
-        )
-        return AIMove(point, score=0, depth=1, nodes=1, time_ms=0.0)
-
-    async def close(self) -> None:
-        pass
 
 
 class FailingRunner:
@@ -117,12 +80,12 @@ class FlakyRunner(NearestRunner):
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock()
 
 
 @pytest.fixture
-def repo(clock: Clock) -> InMemoryGameRepository:
+def repo(clock: FakeClock) -> InMemoryGameRepository:
     return InMemoryGameRepository(clock=clock)
 
 
@@ -132,7 +95,7 @@ def runner() -> NearestRunner:
 
 
 @pytest.fixture
-def service(repo: InMemoryGameRepository, runner: NearestRunner, clock: Clock) -> GameService:
+def service(repo: InMemoryGameRepository, runner: NearestRunner, clock: FakeClock) -> GameService:
     import random
 
     return GameService(repo, runner, clock=clock, rng=random.Random(1))
@@ -384,7 +347,7 @@ async def test_decline_and_withdraw(service: GameService) -> None:
 
 
 async def test_the_deadline_pass_plans_from_the_games_its_tick_left(
-    service: GameService, clock: Clock
+    service: GameService, clock: FakeClock
 ) -> None:
     first = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
     clock.advance(60)
@@ -400,7 +363,7 @@ async def test_the_deadline_pass_plans_from_the_games_its_tick_left(
     assert await service.next_deadline() == second.deadline
 
 
-async def test_challenge_expires(service: GameService, clock: Clock) -> None:
+async def test_challenge_expires(service: GameService, clock: FakeClock) -> None:
     pending = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
     clock.advance(9 * 60)
     assert await service.tick() == []
@@ -575,7 +538,7 @@ async def test_undo_request_declined(service: GameService) -> None:
 
 
 async def test_turn_clock_warns_at_80_percent_then_ends_the_game(
-    service: GameService, repo: InMemoryGameRepository, clock: Clock
+    service: GameService, repo: InMemoryGameRepository, clock: FakeClock
 ) -> None:
     await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=100))
     view = await start_pvp(service)
@@ -605,7 +568,7 @@ async def test_turn_clock_warns_at_80_percent_then_ends_the_game(
 
 
 async def test_a_move_after_the_deadline_loses_on_time(
-    service: GameService, repo: InMemoryGameRepository, clock: Clock
+    service: GameService, repo: InMemoryGameRepository, clock: FakeClock
 ) -> None:
     await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=100))
     view = await start_pvp(service)
@@ -626,7 +589,7 @@ async def test_a_move_after_the_deadline_loses_on_time(
 
 
 async def test_a_late_drop_loses_on_time(
-    service: GameService, repo: InMemoryGameRepository, clock: Clock
+    service: GameService, repo: InMemoryGameRepository, clock: FakeClock
 ) -> None:
     await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=30))
     view = await start_pvp(service, game=Game.CONNECT4)

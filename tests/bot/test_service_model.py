@@ -17,13 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.core.ai import AIMove, AIRequest
-from bot.core.service import (
-    GameService,
-    GameState,
-    NoActiveGameError,
-    NotAPlayerError,
-    NotYourTurnError,
-)
+from bot.core.service import GameService
+from bot.core.service.errors import NoActiveGameError, NotAPlayerError, NotYourTurnError
+from bot.core.service.states import GameState
 from engine.board import Board
 from engine.errors import ForbiddenMoveError, OccupiedPointError
 from engine.types import Color, Point, Rule, Termination
@@ -163,7 +159,8 @@ clock_steps = st.lists(
 async def run_clock(steps: list[Wait | str]) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from bot.core.service import GameEnd, OutOfTimeError, TurnWarning
+    from bot.core.service.errors import OutOfTimeError
+    from bot.core.service.states import GameEnd, TurnWarning
     from storage.repository import GuildSettings
 
     now = [datetime(2026, 1, 1, tzinfo=UTC)]

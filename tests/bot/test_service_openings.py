@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from bot.core.service import (
-    GameService,
+from bot.core.service import GameService
+from bot.core.service.errors import (
     HintNotAllowedError,
     InvalidOptionError,
     NoMoveToUndoError,
@@ -18,16 +18,18 @@ from engine.opening_rules import Phase, Seat
 from engine.types import Color, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
 from storage.repository import GuildSettings
-from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD, Clock, NearestRunner
+from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD
+from tests.clock import FakeClock
+from tests.runners import NearestRunner
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock()
 
 
 @pytest.fixture
-def service(clock: Clock) -> GameService:
+def service(clock: FakeClock) -> GameService:
     repo = InMemoryGameRepository(clock=clock)
     return GameService(repo, NearestRunner(), clock=clock, rng=random.Random(1))
 
@@ -135,7 +137,7 @@ async def test_steps_are_checked_and_the_stones_are_never_taken_back(service: Ga
 
 
 async def test_running_out_of_time_in_an_opening_loses_for_whoever_had_to_act(
-    service: GameService, clock: Clock
+    service: GameService, clock: FakeClock
 ) -> None:
     await service.update_settings(GUILD, turn_seconds=60)
     view = await challenge(service, opening="swap")

@@ -11,40 +11,27 @@ from io import BytesIO
 import pytest
 from PIL import Image
 
-from bot.core.service import (
-    DEFAULT_IDLE_AI,
-    DEFAULT_IDLE_HUMAN,
-    GameEnd,
-    GameExistsError,
-    GameService,
-    NoSuchGameError,
-    NotReplaceableError,
-    UndoRequest,
-)
-from bot.text import history
+from bot.core.service import GameService
+from bot.core.service.errors import GameExistsError, NoSuchGameError, NotReplaceableError
+from bot.core.service.history import PAGE_SIZE
+from bot.core.service.shared import DEFAULT_IDLE_AI, DEFAULT_IDLE_HUMAN
+from bot.core.service.states import GameEnd, UndoRequest
+from bot.text import animation
 from engine.types import Point, Termination
 from storage.memory import InMemoryGameRepository
 from storage.repository import GameStatus
-from tests.bot.test_service import (
-    ALICE,
-    BOB,
-    CAROL,
-    CHANNEL,
-    GUILD,
-    Clock,
-    NearestRunner,
-    play,
-    start_pvp,
-)
+from tests.bot.test_service import ALICE, BOB, CAROL, CHANNEL, GUILD, play, start_pvp
+from tests.clock import FakeClock
+from tests.runners import NearestRunner
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock()
 
 
 @pytest.fixture
-def repo(clock: Clock) -> InMemoryGameRepository:
+def repo(clock: FakeClock) -> InMemoryGameRepository:
     return InMemoryGameRepository(clock=clock)
 
 
@@ -54,7 +41,7 @@ def runner() -> NearestRunner:
 
 
 @pytest.fixture
-def service(repo: InMemoryGameRepository, runner: NearestRunner, clock: Clock) -> GameService:
+def service(repo: InMemoryGameRepository, runner: NearestRunner, clock: FakeClock) -> GameService:
     return GameService(repo, runner, clock=clock, rng=random.Random(1))
 
 
@@ -79,7 +66,7 @@ async def test_a_moderator_ends_a_game_without_a_result(service: GameService) ->
     ("against_ai", "idle"), [(True, DEFAULT_IDLE_AI), (False, DEFAULT_IDLE_HUMAN)]
 )
 async def test_idle_games_end_by_themselves(
-    service: GameService, clock: Clock, against_ai: bool, idle: timedelta
+    service: GameService, clock: FakeClock, against_ai: bool, idle: timedelta
 ) -> None:
     view = await (start_ai(service) if against_ai else start_pvp(service))
     await play(service, "h8")
@@ -94,7 +81,7 @@ async def test_idle_games_end_by_themselves(
     assert await service.next_deadline() is None
 
 
-async def test_idle_times_follow_the_guild(service: GameService, clock: Clock) -> None:
+async def test_idle_times_follow_the_guild(service: GameService, clock: FakeClock) -> None:
     await service.update_settings(GUILD, idle_ai_seconds=3600)
     await start_ai(service)
     clock.advance(3600)
@@ -102,7 +89,9 @@ async def test_idle_times_follow_the_guild(service: GameService, clock: Clock) -
     assert isinstance(event, GameEnd)
 
 
-async def test_a_clocked_game_still_loses_on_time_first(service: GameService, clock: Clock) -> None:
+async def test_a_clocked_game_still_loses_on_time_first(
+    service: GameService, clock: FakeClock
+) -> None:
     await service.update_settings(GUILD, turn_seconds=60)
     await start_pvp(service)
     clock.advance(61)
@@ -132,7 +121,7 @@ async def test_a_game_between_people_cannot_be_replaced(service: GameService) ->
 
 
 async def test_undo_requests_survive_a_new_service(
-    repo: InMemoryGameRepository, runner: NearestRunner, clock: Clock
+    repo: InMemoryGameRepository, runner: NearestRunner, clock: FakeClock
 ) -> None:
     first = GameService(repo, runner, clock=clock, rng=random.Random(1))
     view = await start_pvp(first)
@@ -155,29 +144,29 @@ async def test_a_game_moves_into_a_thread(service: GameService) -> None:
 
 async def test_history_pages_and_visibility(service: GameService) -> None:
     ids = []
-    for _ in range(history.PAGE_SIZE + 2):
+    for _ in range(PAGE_SIZE + 2):
         view = await start_ai(service)
         ids.append(view.game_id)
         await service.resign(CHANNEL, ALICE)
-    first = await history.history_page(service, ALICE, guild_id=GUILD)
-    assert [g.id for g in first.games] == ids[::-1][: history.PAGE_SIZE]
+    first = await service.history_page(ALICE, guild_id=GUILD)
+    assert [g.id for g in first.games] == ids[::-1][:PAGE_SIZE]
     assert first.has_more
-    second = await history.history_page(service, ALICE, guild_id=GUILD, page=1)
+    second = await service.history_page(ALICE, guild_id=GUILD, page=1)
     assert [g.id for g in second.games] == ids[1::-1]
     assert not second.has_more
-    assert (await history.history_page(service, ALICE, guild_id=GUILD, page=5)).games == ()
+    assert (await service.history_page(ALICE, guild_id=GUILD, page=5)).games == ()
     # Visible from its guild, and to its players anywhere; not to others elsewhere.
-    assert await history.visible_game(service, ids[0], user_id=CAROL, guild_id=GUILD)
-    assert await history.visible_game(service, ids[0], user_id=ALICE, guild_id=None)
+    assert await service.visible_game(ids[0], user_id=CAROL, guild_id=GUILD)
+    assert await service.visible_game(ids[0], user_id=ALICE, guild_id=None)
     with pytest.raises(NoSuchGameError):
-        await history.visible_game(service, ids[0], user_id=CAROL, guild_id=GUILD + 1)
+        await service.visible_game(ids[0], user_id=CAROL, guild_id=GUILD + 1)
 
 
 async def test_a_declined_challenge_has_nothing_to_replay(service: GameService) -> None:
     pending = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
     await service.decline(pending.game_id, BOB)
     with pytest.raises(NoSuchGameError):
-        await history.visible_game(service, pending.game_id, user_id=ALICE, guild_id=GUILD)
+        await service.visible_game(pending.game_id, user_id=ALICE, guild_id=GUILD)
 
 
 async def test_replay_positions_and_animation(service: GameService) -> None:
@@ -186,15 +175,15 @@ async def test_replay_positions_and_animation(service: GameService) -> None:
     await service.resign(CHANNEL, BOB)
     game = await service.game(view.game_id)
     assert game.status is GameStatus.FINISHED
-    assert [len(history.position(game, n).board.moves) for n in (-1, 0, 2, 4, 9)] == [
+    assert [len(game.after(n).board.moves) for n in (-1, 0, 2, 4, 9)] == [
         0,
         0,
         2,
         4,
         4,
     ]
-    assert history.position(game, 3).board.moves == game.board.moves[:3]
-    gif = history.animation(game)
+    assert game.after(3).board.moves == game.board.moves[:3]
+    gif = animation.animation(game)
     assert gif.startswith(b"GIF8")
     with Image.open(BytesIO(gif)) as image:
         assert getattr(image, "n_frames", 1) == 5  # the empty board and each of the four moves

@@ -8,12 +8,15 @@ import asyncio
 import random
 from pathlib import Path
 
+import pytest
+
 from bot.core.ai import ProcessPoolRunner
-from bot.core.service import GameService, NotYourTurnError
+from bot.core.service import GameService
+from bot.core.service.errors import NotYourTurnError
 from engine.types import Color, Point, Termination
 from storage.repository import GameStatus, Player
 from storage.sqlite import SqliteGameRepository
-from tests.bot.test_service import NearestRunner
+from tests.runners import NearestRunner
 
 ALICE, BOB = 11, 22
 GUILD, CHANNEL = 3, 4
@@ -75,6 +78,7 @@ async def test_two_connections_racing_one_counts(tmp_path: Path) -> None:
             assert len(after.board.moves) == len(view.board.moves) + 1
 
 
+@pytest.mark.slow
 async def test_restart_makes_the_due_ai_move_with_the_real_pool(tmp_path: Path) -> None:
     path = tmp_path / "restart.sqlite3"
     async with SqliteGameRepository.open(path) as repo:

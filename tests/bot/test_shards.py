@@ -19,11 +19,12 @@ from bot.core.service import GameService
 from bot.shards import OwnedGames, ShardSpec, shard_of
 from storage.postgres import PostgresGameRepository
 from storage.repository import GameStatus, NewGame, Player, utc_now
-from tests.bot.conftest import BotFactory, CentreRunner
-from tests.bot.conftest import Clock as BotClock
-from tests.bot.test_service import ALICE, BOB, Clock, NearestRunner
+from tests.bot.conftest import BotFactory
+from tests.bot.test_service import ALICE, BOB
 from tests.botprocess import BotProcess
+from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord
+from tests.runners import CentreRunner, NearestRunner
 
 # Discord puts a guild on shard (id >> 22) % count: one guild for each of two shards.
 GUILD_ON_0, GUILD_ON_1 = (2 << 22) | 5, (3 << 22) | 5
@@ -58,7 +59,7 @@ def test_python_m_bot_refuses_bad_shards() -> None:
 
 
 async def test_each_process_resumes_and_times_only_its_own_guilds(postgres_url: str) -> None:
-    clock = Clock()
+    clock = FakeClock()
     async with (
         PostgresGameRepository.open(postgres_url, clock=clock) as shared,
         PostgresGameRepository.open(postgres_url, clock=clock) as other_pool,
@@ -113,7 +114,7 @@ async def test_each_process_resumes_and_times_only_its_own_guilds(postgres_url: 
 
 
 async def test_two_shard_processes_against_one_discord_split_the_guilds(
-    fake: FakeDiscord, make_bot: BotFactory, clock: BotClock, postgres_url: str
+    fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock, postgres_url: str
 ) -> None:
     """Two bots, one per shard of two, on one PostgreSQL database, against a fake Discord
     that gives its guild to one shard: each resumes only its own guilds' games, and the
@@ -166,6 +167,7 @@ async def test_two_shard_processes_against_one_discord_split_the_guilds(
             assert (await second.get_game(here.id)).ply == 3
 
 
+@pytest.mark.slow
 async def test_two_bot_processes_each_run_their_shard_on_one_database(
     fake: FakeDiscord, tmp_path: Path, postgres_url: str
 ) -> None:

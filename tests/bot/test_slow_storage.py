@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.client import GomokuBot
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from tests.bot.conftest import BotFactory
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord
 from tests.storage.faults import write_lock_held
@@ -102,6 +102,7 @@ async def _people_game(fake: FakeDiscord, alice: FakeUser, bob: FakeUser) -> Non
     await fake.click(board, next(c for c in board.custom_ids() if c.endswith(":accept")), user=bob)
 
 
+@pytest.mark.slow
 async def test_other_writes_during_a_held_lock_are_acknowledged_too(
     fake: FakeDiscord, sqlite_bot: GomokuBot, db_path: Path, alice: FakeUser, bob: FakeUser
 ) -> None:
@@ -164,6 +165,7 @@ async def test_a_moderator_ends_a_game_during_a_held_lock(
     assert await sqlite_bot.service.repository.open_game_in_channel(channel) is None
 
 
+@pytest.mark.slow
 async def test_replace_forget_me_and_the_daily_puzzle_during_a_held_lock(
     fake: FakeDiscord, sqlite_bot: GomokuBot, db_path: Path, alice: FakeUser
 ) -> None:
@@ -274,7 +276,7 @@ async def test_the_wait_before_a_deferral_counts_from_the_event_not_from_the_wri
     )
     assert start.message is not None
     game_id = (await bot.service.board(fake.default_channel.id)).game_id
-    bot.language_wait = 30.0  # the language read ends when this test says
+    bot.preferences.language_wait = 30.0  # the language read ends when this test says
     reading, read = asyncio.Event(), asyncio.Event()
     writing, written = asyncio.Event(), asyncio.Event()
     language, accept = bot.service.language, bot.service.accept

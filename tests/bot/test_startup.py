@@ -71,6 +71,7 @@ CASES: list[tuple[str, Callable[[Path], None] | None, type[DatabaseRefusedError]
 ]
 
 
+@pytest.mark.slow
 async def test_each_fault_has_its_line_and_exit_status(tmp_path: Path) -> None:
     runs = []
     locked: list[Path] = []

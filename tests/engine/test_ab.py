@@ -75,6 +75,7 @@ def test_a_slot_replayed_counts_once() -> None:
     assert result.standard_error == pytest.approx(statistics.stdev([-0.5, 0.5]) / math.sqrt(2))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_rounds_alternate_the_arms_and_turn_the_openings(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -32,6 +32,7 @@ def test_a_vcf_is_proven_with_its_line(puzzle: Puzzle) -> None:
     check_vcf_line(board, result.line)
 
 
+@pytest.mark.slow
 def test_agrees_with_the_oracle_around_short_wins() -> None:
     # every position of the last plies before each short win: wins and non-wins both
     checked = 0
@@ -50,6 +51,7 @@ def test_agrees_with_the_oracle_around_short_wins() -> None:
     assert checked >= 8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("puzzle", DEFENCES[:3], ids=[f"defence{i}" for i in range(3)])
 def test_a_move_that_lets_a_vcf_through_is_lost(puzzle: Puzzle) -> None:
     board = puzzle.board()

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from engine.gomocup.bench import DEFAULT_DEPTH, bench, main
 
-# the evaluation network over the judge-fitted values (issue 9, thirteenth round); 200,339
-# with those values alone (ninth round), 220,310 with the values
-# fitted to master's games against the anchors (seventh round), 185,431 with the self-play
-# values before them, 1,003,279 before the third round's selectivity and local VCF. The
-# fourth round's reductions and deeper root VCT are off by default
+# full strength with the shipped weights: the evaluation network over the judge-fitted values
+# (200,339 with those values alone), master's selectivity and local VCF on, the late-move
+# reductions and deeper root VCT off. Any change to the search or the weights changes it: update
+# it on purpose, with the change's match figures (docs/engine.md)
 BENCH_NODES = 184_010
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from engine.board import Board
 from engine.search import _kernels as k
-from engine.search import _patterns, tune
+from engine.search import _patterns
 from engine.search._position import Position
 from engine.search.evaluate import (
     WEIGHTS_ENV,
@@ -31,6 +31,7 @@ from engine.search.evaluate import (
     weights,
 )
 from engine.types import Color, Point, Rule
+from tools import tune
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PACKAGED = Path(__file__).parents[2] / "engine" / "search" / "data" / "eval_weights.json"
@@ -54,8 +55,8 @@ def test_the_packaged_weights_load() -> None:
 
 
 def test_the_default_is_fitted_to_a_judges_opinion_and_reaches_the_tables() -> None:
-    # since the ninth round: the sixth round's values (fitted to game outcomes, kept beside
-    # it) moved towards Rapfi's opinion, at the same tempo and without multiset corrections
+    # the values fitted to game outcomes (kept beside it) moved towards Rapfi's opinion, at the
+    # same tempo and without multiset corrections
     judged = load_weights(PACKAGED.read_text(), "judged")
     previous = load_weights(OUTCOMES.read_text(), "outcomes")
     assert judged.mine == previous.mine == 5
@@ -72,7 +73,7 @@ def test_the_default_is_fitted_to_a_judges_opinion_and_reaches_the_tables() -> N
 
 
 def test_the_candidate_with_multiset_corrections_loads_and_is_used() -> None:
-    # the fifth round's candidate (not the default): corrections and mine reach the tables
+    # the candidate with multiset corrections (not the default): they and mine reach the tables
     candidate = load_weights(CANDIDATE.read_text(), "candidate")
     assert candidate.mine == 7
     assert np.count_nonzero(candidate.multiset) > 500
@@ -192,6 +193,7 @@ def _source_under(value: str) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.slow
 def test_the_environment_picks_the_weights(tmp_path: Path) -> None:
     assert _source_under("hand") == "hand 700"
     learned = load_weights(PACKAGED.read_text(), "file")

@@ -135,6 +135,7 @@ def test_the_command_line_reports_the_losing_move_of_a_lost_record(
     assert "judged 1 games" in out
 
 
+@pytest.mark.slow
 def test_a_position_and_the_hard_defences_can_be_asked_about(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -9,6 +9,7 @@ import pytest
 from tools import ladder
 
 
+@pytest.mark.slow
 def test_each_seed_starts_where_the_last_seed_s_openings_stopped(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -135,6 +135,7 @@ def test_openings_are_legal_short_and_distinct_under_every_rule() -> None:
     assert len(seen) == len(OPENINGS)
 
 
+@pytest.mark.slow
 def test_the_chooser_sees_every_opening_once_up_to_symmetry() -> None:
     from tools.check_openings import candidates
 
@@ -168,6 +169,7 @@ def test_openings_fit_the_board(size: int) -> None:
 # -- matches between real processes -------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_match_is_deterministic_and_swaps_colours() -> None:
     specs = (_spec(_standin(), "a"), _spec(_standin(), "b"))
@@ -194,6 +196,7 @@ def test_match_is_deterministic_and_swaps_colours() -> None:
     assert first.stats[0].reports == first.stats[0].moves > 0
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(
     ("action", "verdict"),
@@ -216,6 +219,7 @@ def test_referee_gives_the_game_to_the_engine_that_behaves(action: str, verdict:
     assert result.wdl() == (0, 0, 2)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_the_match_clock_runs_out_before_the_turn_time() -> None:
     # 0.6 s a move is well inside the 3 s turn, but the 0.9 s game clock allows one such move
@@ -230,6 +234,7 @@ def test_the_match_clock_runs_out_before_the_turn_time() -> None:
     assert result.stats[0].moves == 2  # one move each game, the second one ran out
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(("settle_ms", "verdict"), [(300, Verdict.FIVE), (0, Verdict.ERROR)])
@@ -374,6 +379,7 @@ def test_an_llr_is_near_its_normal_approximation_and_decides_by_its_bounds() -> 
     assert Sprt(0, 10).bounds() == pytest.approx((-2.944, 2.944), abs=1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_an_sprt_stops_the_match_once_it_has_decided(capsys: pytest.CaptureFixture[str]) -> None:
     # every pair won: each adds log(s1 / s0) or so, and the 12th crosses log(19) = 2.94
@@ -393,6 +399,7 @@ def test_an_sprt_stops_the_match_once_it_has_decided(capsys: pytest.CaptureFixtu
     assert "H1 accepted: " in out
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_levels_play_a_real_match() -> None:
     result = run_match(

@@ -97,6 +97,7 @@ def likely_step(draw: Callable[[st.SearchStrategy[Any]], Any], oracle: Oracle) -
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(80))
 @given(rule=st.sampled_from(RULES), data=st.data())
 def test_state_machine_agrees_with_the_oracle(rule: OpeningRule, data: st.DataObject) -> None:

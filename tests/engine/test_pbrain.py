@@ -356,6 +356,7 @@ _COMMAND = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150,
     deadline=None,
@@ -505,6 +506,7 @@ def test_real_pbrain_rejects_bad_sizes_and_exits_at_end_of_input() -> None:
     assert process.returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_real_pbrain_level_option() -> None:
     with _pbrain("--level", "beginner", "--seed", "3") as process:

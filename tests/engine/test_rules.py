@@ -253,6 +253,7 @@ def test_other_rules_have_no_forbidden_points() -> None:
     assert board.forbidden_reason(Point.parse("h8")) is None
 
 
+@pytest.mark.slow
 @given(stones=positions(9, 0.15, 0.6))
 @settings(max_examples=examples(40))
 def test_forbidden_reason_agrees_with_the_definition(stones: oracles.Stones) -> None:
@@ -266,6 +267,7 @@ def test_forbidden_reason_agrees_with_the_definition(stones: oracles.Stones) -> 
             assert rules.forbidden_reason(cells, 9, 9, x, y) == expected, point
 
 
+@pytest.mark.slow
 @given(stones=positions(15, 0.08, 0.45))
 @settings(max_examples=examples(60))
 def test_forbidden_points_agree_with_the_gomocup_referee(stones: oracles.Stones) -> None:

@@ -76,6 +76,7 @@ def test_the_cache_spares_the_judge_a_second_time(
     assert again == first
 
 
+@pytest.mark.slow
 def test_another_engine_can_pick_the_moves(tmp_path: Path) -> None:
     # the fake judge as the engine: it plays the first empty point in reading order, the
     # top-left corner (a15: our rows count upwards)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -35,6 +36,7 @@ def crowded_positions(draw: st.DrawFn) -> Board:
     return board
 
 
+@pytest.mark.slow
 @given(crowded_positions())
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 def test_kernel_forbidden_check_agrees_with_the_board(board: Board) -> None:

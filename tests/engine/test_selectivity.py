@@ -199,8 +199,8 @@ def test_levels_pass_their_selectivity_to_the_search(
 
 
 # (move, score, depth, nodes) each level below master chose with seed 7 with the shipped
-# evaluation (fitted to a judge's opinion in issue 9's ninth round) and the presets spaced on
-# the 64 openings in its tenth (hard 16k nodes and selective, expert 200k): the ladder was measured
+# evaluation (fitted to a judge's opinion) and the presets spaced on the 64 openings (hard 16k
+# nodes and selective, expert 200k): the ladder was measured
 # with exactly these searches (they stop on node budgets, so the figures do not depend on the
 # machine)
 BEFORE = {

@@ -1,6 +1,6 @@
-"""Threat-space search inside the tree (issue 9b): the local VCF's claims against the slow
-oracle that plays on ``Board`` itself, its proofs in the transposition table, and the option
-gate that keeps the levels below master playing as before."""
+"""Threat-space search inside the tree: the local VCF's claims against the slow oracle that
+plays on ``Board`` itself, its proofs in the transposition table, and the option gate that
+keeps the levels below master searching as their ladder was measured."""
 
 from __future__ import annotations
 
@@ -132,10 +132,10 @@ def test_the_deeper_root_vct_finds_the_win_master_threw_away() -> None:
     assert str(deep.move) == "e5"
     assert is_win_score(deep.score)
     shallow = search(board, Limits(depth=4), SearchOptions(deep_root_vct=0))
-    assert not is_win_score(shallow.score)  # the old search: i7, as in the game
+    assert not is_win_score(shallow.score)  # the default search: i7, as in the game
 
 
 def test_the_deeper_root_vct_is_off_by_default() -> None:
-    # measured neutral or worse in play (README, "issue 9, fourth round"): off until a match says
+    # measured neutral or worse in play at a fixed time (docs/engine.md): off until a match says
     # otherwise; the levels leave the option at its default
     assert SearchOptions().deep_root_vct == 0

@@ -16,9 +16,9 @@ from engine.board import Board
 from engine.gomocup.match import EngineSpec
 from engine.notation import parse_moves
 from engine.records import to_psq
-from engine.search import tune
 from engine.search.evaluate import hand_weights, load_weights
 from engine.types import Point
+from tools import tune
 from tools import tune_eval as te
 
 # quiet openings, then five in a row on the h file: Black's in the first, White's in the second
@@ -158,7 +158,7 @@ def test_a_prior_with_multiset_corrections_is_refused(tmp_path: Path, positions:
 
 
 def test_the_values_fitted_to_anchor_games_load() -> None:
-    # the sixth round's fit, the default until the ninth round refitted it to a judge's opinion
+    # values fitted to the outcomes of master's games against the anchors (not the default)
     data = Path(te.__file__).parents[1] / "engine" / "search" / "data"
     path = data / "eval_weights_outcomes.json"
     fitted = load_weights(path.read_text(), str(path))

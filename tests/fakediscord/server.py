@@ -113,6 +113,7 @@ class FakeDiscord:
         self.messages: dict[int, Message] = {}
         self.interactions: dict[int, InteractionRecord] = {}
         self._by_token: dict[str, InteractionRecord] = {}
+        self.refused_tokens: set[str] = set()  # bot tokens answered 401, as a revoked one is
         self.requests: list[RecordedRequest] = []
         self.global_commands: list[dict[str, Any]] = []
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
@@ -707,8 +708,10 @@ class FakeDiscord:
                     self._changed()  # the request is in: tests may look
                     await release.wait()
             limited = self._check_rate_limit(request.method, path)
-            if limited is not None:
-                response: web.StreamResponse = limited
+            if recorded.token in self.refused_tokens:
+                response: web.StreamResponse = _error(401, 0, "401: Unauthorized")
+            elif limited is not None:
+                response = limited
             else:
                 response = await self._route(request, path, body, files)
             recorded.status = response.status

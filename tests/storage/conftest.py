@@ -1,9 +1,9 @@
-"""Fixtures for the storage tests: one contract suite runs on both repositories."""
+"""Fixtures for the storage tests: one contract suite runs on every repository."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -13,29 +13,13 @@ from storage.memory import InMemoryGameRepository
 from storage.postgres import PostgresGameRepository
 from storage.repository import GameRepository, GameStatus, NewGame, Player
 from storage.sqlite import SqliteGameRepository
-
-START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
-
-
-class FakeClock:
-    """A clock the test moves by hand (microsecond steps keep every stamp distinct)."""
-
-    def __init__(self, now: datetime = START) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(microseconds=1)
-        return self.now
-
-    def advance(self, seconds: float) -> datetime:
-        """Move on by ``seconds`` and return the new time."""
-        self.now += timedelta(seconds=seconds)
-        return self.now
+from tests.clock import START as START
+from tests.clock import FakeClock as FakeClock
 
 
 @pytest.fixture
 def clock() -> FakeClock:
-    return FakeClock()
+    return FakeClock(START, step=timedelta(microseconds=1))
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgres"])

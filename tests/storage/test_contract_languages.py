@@ -1,4 +1,4 @@
-"""Contract tests for languages (issue 15): a server's chosen language for public messages
+"""Contract tests for languages: a server's chosen language for public messages
 and each member's chosen language for replies, on every repository."""
 
 from __future__ import annotations

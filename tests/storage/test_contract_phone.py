@@ -1,4 +1,4 @@
-"""Contract tests for the phone-play additions (issue 10): guild ping and AI-clock settings,
+"""Contract tests for phone play: guild ping and AI-clock settings,
 turn times of open games, users' board views, replies to finish after a restart, and the
 turn pings a restart must still delete."""
 

@@ -1,4 +1,4 @@
-"""Contract for stored reviews and puzzle players (issue 12), run on both repositories."""
+"""Contract for stored reviews and puzzle players, run on every repository."""
 
 from __future__ import annotations
 

@@ -18,15 +18,16 @@ from storage.copy import CopyError, copy_database
 from storage.postgres import PostgresGameRepository
 from storage.repository import GameRecord, GuildSettings, Player
 from storage.sqlite import SqliteGameRepository
+from tests.clock import FakeClock
 from tests.storage.conftest import new_game
-from tests.storage.test_differential import START, SetClock, outcome_of, random_operation, state
+from tests.storage.test_differential import START, outcome_of, random_operation, state
 
 
 async def fill(path: Path, seed: int = 3, steps: int = 300) -> int:
     """A SQLite file with a history of random play (every kind of write the bot makes);
     returns the highest game id."""
     rng = random.Random(seed)
-    clock = SetClock()
+    clock = FakeClock(START)
     created = [0]
     async with SqliteGameRepository.open(path, clock=clock) as repo:
         for step in range(steps):

@@ -1,4 +1,4 @@
-"""The two repositories against each other: random operation sequences, identical answers.
+"""The durable repositories against the model: random operation sequences, identical answers.
 
 The in-memory repository is the obvious model (dictionaries, no SQL); every answer a durable
 repository (SQLite, PostgreSQL) gives, record or error, must be the same, and so must the
@@ -29,22 +29,13 @@ from storage.repository import (
     StoredUndo,
 )
 from storage.sqlite import SqliteGameRepository
+from tests.clock import FakeClock
 
 USERS = [1, 2, 3, 4]
 LEVELS = ["easy", "master"]
 GUILDS = [None, 500, 501]
 CHANNELS = [10, 11, 12, 13, 14]
 START = datetime(2026, 1, 1, tzinfo=UTC)
-
-
-class SetClock:
-    """A clock that says whatever the test last set, however often it is asked."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 async def outcome_of(call: Callable[[GameRepository], Awaitable[Any]], repo: GameRepository) -> Any:
@@ -61,7 +52,7 @@ def random_player(rng: random.Random) -> Player:
 
 
 def random_operation(
-    rng: random.Random, games: list[Any], clock: SetClock
+    rng: random.Random, games: list[Any], clock: FakeClock
 ) -> Callable[[GameRepository], Awaitable[Any]]:
     """One call, chosen against the current state (``games``: the model's records)."""
     later = clock.now + timedelta(seconds=rng.randrange(1, 600))
@@ -188,7 +179,9 @@ async def state(repo: GameRepository, game_ids: range) -> Any:
 
 
 @asynccontextmanager
-async def durable(kind: str, request: pytest.FixtureRequest, clock: SetClock) -> AsyncIterator[Any]:
+async def durable(
+    kind: str, request: pytest.FixtureRequest, clock: FakeClock
+) -> AsyncIterator[Any]:
     if kind == "sqlite":
         path = request.getfixturevalue("tmp_path") / "t.sqlite3"
         async with SqliteGameRepository.open(path, clock=clock) as repo:
@@ -206,7 +199,7 @@ async def test_durable_answers_like_the_model(
     request: pytest.FixtureRequest, kind: str, seed: int
 ) -> None:
     rng = random.Random(seed)
-    clock = SetClock()
+    clock = FakeClock(START)
     model = InMemoryGameRepository(clock=clock)
     async with durable(kind, request, clock) as durable_repo:
         created: list[int] = []

@@ -1,7 +1,8 @@
 """Each storage fault at start is named as what it is, and the file is never touched.
 
-A damaged file used to be called "not a gomoku-bot database" (inviting an operator to delete
-it), or to open and then fail at every move; a lock held at start gave up after 5 s."""
+A damaged file is called damaged, not "not a gomoku-bot database" (which would invite an
+operator to delete it), and is refused at start rather than failing at every move; a lock
+held by another process is waited out (``LOCK_WAIT_S``)."""
 
 from __future__ import annotations
 

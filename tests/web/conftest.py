@@ -20,8 +20,10 @@ from bot.client import GomokuBot
 from bot.cooldown import UserCooldown
 from bot.settings import Settings
 from bot.web.tokens import Signer
-from tests.bot.conftest import CentreRunner, Clock, alice, bob, clock, db_path, fake
+from tests.bot.conftest import alice, bob, clock, db_path, fake
+from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord
+from tests.runners import CentreRunner
 
 __all__ = ["CHROMIUM", "SECRET", "alice", "bob", "clock", "db_path", "fake"]
 
@@ -47,7 +49,7 @@ def signer() -> Signer:
 
 
 @pytest.fixture
-async def web_bot(fake: FakeDiscord, db_path: Path, clock: Clock) -> AsyncIterator[GomokuBot]:
+async def web_bot(fake: FakeDiscord, db_path: Path, clock: FakeClock) -> AsyncIterator[GomokuBot]:
     """A connected bot whose web board listens on a free port of 127.0.0.1, with the
     Activity's OAuth2 against the fake."""
     settings = Settings(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.client import GomokuBot
-from bot.core.service import GameState
+from bot.core.service.states import GameState
 from bot.web.tokens import Role, Signer
 from engine.types import Point
 from tests.bot.conftest import board_caught_up

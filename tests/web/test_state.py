@@ -10,7 +10,7 @@ from bot.web.state import game_payload
 from engine.types import Game, Point, Rule
 from storage.memory import InMemoryGameRepository
 from storage.repository import Player
-from tests.bot.conftest import CentreRunner
+from tests.runners import CentreRunner
 
 BLACK, WHITE = 1, 2
 

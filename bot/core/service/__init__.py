@@ -2,134 +2,37 @@
 
 The service turns "user 42 plays h8 in channel 7" into engine and repository calls. It knows
 players and turns; the engine knows the rules; the repository keeps everything durable. It
-returns frozen states (``GameState``, ``MoveResult`` ...: ``states``) that ``bot.text.render``
-draws, and raises ``GameServiceError`` subclasses (``errors``; or the engine's
-``IllegalMoveError`` subclasses) that ``bot.text.refusals`` turns into words.
+returns frozen states (``GameState``, ``MoveResult`` ...: ``bot.core.service.states``) that
+``bot.text.render`` draws, and raises ``GameServiceError`` subclasses
+(``bot.core.service.errors``; or the engine's ``IllegalMoveError`` subclasses) that
+``bot.text.refusals`` turns into words.
 
 The use cases live in one module each, over the core they share (``shared``: locks, versions,
 the position cache, ratings): ``games`` (start, accept, resign, rematch, export ...), ``moves``
 (place, drop, the AI's reply, undo, hints), ``clock`` (deadlines, idle games, resuming),
-``members`` (stats, preferences, guild settings), ``puzzles``, ``reviews`` and ``notices`` (the
+``history`` (pages, who may see a game), ``members`` (stats, preferences, guild settings),
+``puzzles``, ``reviews`` and ``notices`` (the
 front-ends' turn pings and pending replies). ``GameService`` is all of them in one object.
 """
 
 from __future__ import annotations
 
 from bot.core.service.clock import ClockUseCases
-from bot.core.service.errors import (
-    AIFailedError,
-    AIThinkingError,
-    ChallengeExpiredError,
-    ChannelNotAllowedError,
-    GameExistsError,
-    GameNotActiveError,
-    GameServiceError,
-    HintNotAllowedError,
-    InvalidOptionError,
-    NoActiveGameError,
-    NoMoveToUndoError,
-    NoSuchGameError,
-    NotAPlayerError,
-    NotationError,
-    NotChallengedError,
-    NotReplaceableError,
-    NotYourTurnError,
-    NoUndoRequestError,
-    OtherChannelError,
-    OutOfTimeError,
-    RematchError,
-    SelfChallengeError,
-    StalePanelError,
-    UndoPendingError,
-    UnknownButtonError,
-)
 from bot.core.service.games import GameUseCases
+from bot.core.service.history import HistoryUseCases
 from bot.core.service.members import MemberUseCases
 from bot.core.service.moves import MoveUseCases
 from bot.core.service.notices import NoticeUseCases
 from bot.core.service.puzzles import PuzzleUseCases
 from bot.core.service.reviews import ReviewUseCases
-from bot.core.service.shared import (
-    BOARD_STYLES,
-    DEFAULT_CHALLENGE_TTL,
-    DEFAULT_IDLE_AI,
-    DEFAULT_IDLE_HUMAN,
-    DEFAULT_LEVEL,
-    HINT_LEVEL,
-    PRIVATE_BOARD_STYLES,
-    idle_time,
-)
-from bot.core.service.states import (
-    ChallengeExpired,
-    ColourChoice,
-    Export,
-    GameEnd,
-    GameState,
-    Hint,
-    MoveResult,
-    RatingChange,
-    TimeoutEvent,
-    TurnWarning,
-    UndoRequest,
-    UndoResult,
-)
-from storage.repository import GameStatus, Player
 
-__all__ = [
-    "BOARD_STYLES",
-    "DEFAULT_CHALLENGE_TTL",
-    "DEFAULT_IDLE_AI",
-    "DEFAULT_IDLE_HUMAN",
-    "DEFAULT_LEVEL",
-    "HINT_LEVEL",
-    "PRIVATE_BOARD_STYLES",
-    "AIFailedError",
-    "AIThinkingError",
-    "ChallengeExpired",
-    "ChallengeExpiredError",
-    "ChannelNotAllowedError",
-    "ColourChoice",
-    "Export",
-    "GameEnd",
-    "GameExistsError",
-    "GameNotActiveError",
-    "GameService",
-    "GameServiceError",
-    "GameState",
-    "GameStatus",
-    "Hint",
-    "HintNotAllowedError",
-    "InvalidOptionError",
-    "MoveResult",
-    "NoActiveGameError",
-    "NoMoveToUndoError",
-    "NoSuchGameError",
-    "NoUndoRequestError",
-    "NotAPlayerError",
-    "NotChallengedError",
-    "NotReplaceableError",
-    "NotYourTurnError",
-    "NotationError",
-    "OtherChannelError",
-    "OutOfTimeError",
-    "Player",
-    "RatingChange",
-    "RematchError",
-    "SelfChallengeError",
-    "StalePanelError",
-    "TimeoutEvent",
-    "TurnWarning",
-    "UndoPendingError",
-    "UndoRequest",
-    "UndoResult",
-    "UnknownButtonError",
-    "idle_time",
-]
+__all__ = ["GameService"]
 
 
 class GameService(
     GameUseCases,
     MoveUseCases,
+    HistoryUseCases,
     ClockUseCases,
     MemberUseCases,
     PuzzleUseCases,

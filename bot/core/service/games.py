@@ -116,33 +116,19 @@ class GameUseCases(ServiceCore):
             else self.rng.random() < 0.5
         )
         black, white = (me, other) if starter_black else (other, me)
-        now = self.clock()
         pending = opponent is not None
-        turn_seconds = _turn_seconds(settings, people=pending)
-        deadline: datetime | None
-        if pending:
-            deadline = now + self.challenge_ttl
-        elif turn_seconds is not None and black.is_human:
-            deadline = now + timedelta(seconds=turn_seconds)
-        else:
-            deadline = None
-        new = NewGame(
+        return await self._create(
+            board,
             guild_id=guild_id,
             channel_id=channel_id,
             black=black,
             white=white,
-            game=game,
-            width=board.width,
-            height=board.height,
-            rule=board.rule,
-            rated=pending,
-            status=GameStatus.PENDING if pending else GameStatus.ACTIVE,
-            deadline=deadline,
-            turn_seconds=turn_seconds,
             created_by=user_id,
+            pending=pending,
+            rated=pending,
+            turn_seconds=_turn_seconds(settings, people=pending),
             opening=opening,
         )
-        return await self._create(new, board)
 
     async def start_local(
         self,
@@ -170,30 +156,62 @@ class GameUseCases(ServiceCore):
                 _level(player.level)
         if replace_open:
             await self.abandon(channel_id)
-        new = NewGame(
+        return await self._create(
+            board,
             guild_id=None,
             channel_id=channel_id,
             black=black,
             white=white,
-            game=game,
+            created_by=black.user_id if black.user_id is not None else white.user_id,
+        )
+
+    async def _create(
+        self,
+        board: Board,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        black: Player,
+        white: Player,
+        created_by: int | None,
+        pending: bool = False,
+        rated: bool = False,
+        turn_seconds: int | None = None,
+        opening: str | None = None,
+    ) -> GameState:
+        """Store a new game on ``board`` (its kind, size and rule): a challenge when
+        ``pending`` (it expires after ``challenge_ttl``), else active, with the first turn's
+        deadline when Black is a person and the game has a clock."""
+        now = self.clock()
+        deadline: datetime | None = None
+        if pending:
+            deadline = now + self.challenge_ttl
+        elif turn_seconds is not None and black.is_human:
+            deadline = now + timedelta(seconds=turn_seconds)
+        new = NewGame(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            black=black,
+            white=white,
+            game=board.game,
             width=board.width,
             height=board.height,
             rule=board.rule,
-            created_by=black.user_id if black.user_id is not None else white.user_id,
+            rated=rated,
+            status=GameStatus.PENDING if pending else GameStatus.ACTIVE,
+            deadline=deadline,
+            turn_seconds=turn_seconds,
+            created_by=created_by,
+            opening=opening,
         )
-        return await self._create(new, board)
-
-    async def _create(self, new: NewGame, board: Board) -> GameState:
         try:
             record = await self.repository.create_game(new)
         except ChannelBusyError as error:
             raise GameExistsError(error.channel_id, error.game_id) from error
-        opening = None
-        if new.opening is not None:
-            opening = Opening.start(
-                OpeningRule(new.opening), size=board.size, board_rule=board.rule
-            )
-        return self._remember(record, board, opening)
+        started = None
+        if opening is not None:
+            started = Opening.start(OpeningRule(opening), size=board.size, board_rule=board.rule)
+        return self._remember(record, board, started)
 
     @staticmethod
     def _validate_board(game: Game, rule: Rule, size: int | None) -> Board:
@@ -347,31 +365,18 @@ class GameUseCases(ServiceCore):
             black = previous.seat_player(Seat.SECOND)
             white = previous.seat_player(Seat.FIRST)
         pending = len(set(humans)) == 2
-        turn_seconds = _turn_seconds(settings, people=pending)
-        now = self.clock()
-        deadline: datetime | None = None
-        if pending:
-            deadline = now + self.challenge_ttl
-        elif turn_seconds is not None and black.is_human:
-            deadline = now + timedelta(seconds=turn_seconds)
-        board = _board_for(old)
-        new = NewGame(
+        return await self._create(
+            _board_for(old),
             guild_id=old.guild_id,
             channel_id=old.channel_id,
             black=black,
             white=white,
-            game=old.game,
-            width=old.width,
-            height=old.height,
-            rule=old.rule,
-            rated=old.rated,
-            status=GameStatus.PENDING if pending else GameStatus.ACTIVE,
-            deadline=deadline,
-            turn_seconds=turn_seconds,
             created_by=user_id,
+            pending=pending,
+            rated=old.rated,
+            turn_seconds=_turn_seconds(settings, people=pending),
             opening=opening,
         )
-        return await self._create(new, board)
 
     async def board(self, channel_id: int) -> GameState:
         """The channel's pending or active game.

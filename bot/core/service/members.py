@@ -19,7 +19,6 @@ from bot.core.service.shared import (
 from engine.opening_rules import OpeningRule
 from engine.types import Game, Rule
 from storage.repository import (
-    GameRecord,
     GuildSettings,
     PlayerStats,
     ResultCount,
@@ -55,20 +54,6 @@ class MemberUseCases(ServiceCore):
         """How a user's finished games went (every game, rated or not), one line per game
         kind, rule and opponent level (None: people)."""
         return await self.repository.user_results(user_id, guild_id=guild_id)
-
-    async def history(
-        self,
-        user_id: int,
-        *,
-        guild_id: int | None = None,
-        limit: int = 10,
-        before_id: int | None = None,
-    ) -> list[GameRecord]:
-        """A user's finished games, newest first; pass the last id seen as ``before_id`` for
-        the next page."""
-        return await self.repository.user_games(
-            user_id, guild_id=guild_id, limit=limit, before_id=before_id
-        )
 
     async def forget_user(self, user_id: int) -> int:
         """Delete a user's data on request (ratings, statistics; their seat in old games

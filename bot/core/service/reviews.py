@@ -17,6 +17,11 @@ from bot.core.service.states import GameState
 class ReviewUseCases(ServiceCore):
     """Stored reviews, and the one reviewer that runs new ones."""
 
+    @property
+    def can_analyse(self) -> bool:
+        """Whether the AI runner analyses positions (reviews and puzzles need it)."""
+        return isinstance(self.ai, Analyser)
+
     async def stored_review(self, game_id: int) -> Review | None:
         """The game's stored review of the current format, if any."""
         return await stored_review(self.repository, game_id)

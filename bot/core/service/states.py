@@ -191,6 +191,16 @@ class GameState:
         """Who started the game (the challenger of a challenge)."""
         return self.record.created_by
 
+    def after(self, ply: int) -> GameState:
+        """The game as it stood after its first ``ply`` moves (clamped to the game)."""
+        moves = self.board.moves
+        ply = max(0, min(ply, len(moves)))
+        size = self.board.width if self.game is Game.GOMOKU else None
+        board = Board.for_game(self.game, size=size, rule=self.rule)
+        for move in moves[:ply]:
+            board.play(move.point)
+        return GameState(self.record, board)
+
     @property
     def challenged(self) -> int | None:
         """For a challenge: the user who must accept."""
@@ -281,3 +291,13 @@ class ChallengeExpired:
 
 
 TimeoutEvent: TypeAlias = TurnWarning | GameEnd | ChallengeExpired
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    """One page of a user's finished games, newest first."""
+
+    user_id: int
+    page: int  # 0 = the newest games
+    games: tuple[GameRecord, ...]
+    has_more: bool  # an older page exists

@@ -1,0 +1,76 @@
+"""What the bot needs in a server's channels, in one place: the run-time checks read these
+constants, and so does the invite link (``python -m bot invite``), so the link asks for every
+permission a check can find missing.
+
+- ``GAME``: host a game in a channel (``/gomoku start``, ``board``, ``undo``, ``/place``):
+  read the channel, post and edit the board (an embed), and read the history so that it can
+  edit its own older messages.
+- ``IN_THREAD``: the same in a thread players opened, where posting is its own permission.
+- ``FILES``: attach files: the picture boards (the image board style), exports (SGF and an
+  animation) and review pictures. Not checked before a command: without it Discord refuses
+  the upload and the player is told the command failed.
+- ``WELCOME``: the welcome line posted once on joining, where it may be posted.
+- ``THREADS``: a thread for each game (the server setting): open it from the start line and
+  post in it. The bot archives the threads it opened, which needs no more.
+
+No privileged intent is needed; neither is any server-wide permission.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import discord
+from discord import app_commands
+
+__all__ = [
+    "FILES",
+    "GAME",
+    "INVITE",
+    "INVITE_WITH_THREADS",
+    "IN_THREAD",
+    "THREADS",
+    "WELCOME",
+    "invite_url",
+    "missing",
+    "require",
+]
+
+GAME: Final = discord.Permissions(
+    view_channel=True, send_messages=True, embed_links=True, read_message_history=True
+)
+IN_THREAD: Final = discord.Permissions(
+    view_channel=True, send_messages_in_threads=True, embed_links=True, read_message_history=True
+)
+FILES: Final = discord.Permissions(attach_files=True)
+WELCOME: Final = discord.Permissions(view_channel=True, send_messages=True)
+THREADS: Final = discord.Permissions(create_public_threads=True, send_messages_in_threads=True)
+
+INVITE: Final = GAME | IN_THREAD | FILES | WELCOME
+INVITE_WITH_THREADS: Final = INVITE | THREADS
+
+SCOPES: Final = ("bot", "applications.commands")  # the bot user and its slash commands
+
+# discord.py names some permissions twice; the names here are Discord's own.
+_DISCORD_NAMES: Final = {"read_messages": "view_channel", "external_emojis": "use_external_emojis"}
+
+
+def missing(have: discord.Permissions, needed: discord.Permissions) -> list[str]:
+    """The permissions of ``needed`` that ``have`` lacks, by Discord's names."""
+    return [_DISCORD_NAMES.get(name, name) for name, on in needed & ~have if on]
+
+
+def require(interaction: discord.Interaction[Any], needed: discord.Permissions) -> None:
+    """Raise ``BotMissingPermissions`` naming what the bot lacks of ``needed`` where
+    ``interaction`` came from."""
+    lacking = missing(interaction.app_permissions, needed)
+    if lacking:
+        raise app_commands.BotMissingPermissions(lacking)
+
+
+def invite_url(client_id: int, *, threads: bool = False) -> str:
+    """The OAuth2 link that adds the bot to a server with what it needs (``threads``: also
+    what a thread for each game needs)."""
+    return discord.utils.oauth_url(
+        client_id, permissions=INVITE_WITH_THREADS if threads else INVITE, scopes=SCOPES
+    )

@@ -1,0 +1,224 @@
+"""Databases written by the released schema (version 12) open and read the same today.
+
+``fixtures/sqlite_v12.sql`` and ``fixtures/postgres_v12.sql`` are dumps of databases that the
+release before the shared SQL repository wrote by running ``populate`` below (the SQLite one
+made with ``sqlite3``'s ``iterdump``, the PostgreSQL one with ``pg_dump --inserts``). Each
+test restores its dump, opens it with today's repository, and compares everything it reads
+with the in-memory model fed the same calls; then it keeps playing on both, so the upgraded
+database is shown to take new writes too.
+
+Rebuild a dump only when the released schema changes: ``python -m tests.storage.test_upgrade
+sqlite|postgres OUT`` with that release's code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from contextlib import closing
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from engine.types import Color, Game, Point
+from storage.memory import InMemoryGameRepository
+from storage.postgres import PostgresGameRepository
+from storage.repository import (
+    GameRecord,
+    GameRepository,
+    GuildSettings,
+    NewGame,
+    PendingReply,
+    Player,
+    PuzzlePlayer,
+    TurnPing,
+)
+from storage.sqlite import SqliteGameRepository
+from tests.clock import FakeClock
+from tests.storage.test_differential import (
+    START,
+    outcome_of,
+    random_operation,
+    state,
+)
+
+FIXTURES = Path(__file__).with_name("fixtures")
+APPLICATION_ID = 0x476D6B62
+RELEASED_VERSION = 12
+STEPS = 160
+
+
+async def populate(repo: GameRepository, clock: FakeClock) -> list[int]:
+    """The calls behind the fixtures: random play (as the differential test makes it), then
+    one of every side record. Returns the ids of the games created."""
+    rng = random.Random(12)
+    created: list[int] = []
+    for step in range(STEPS):
+        clock.now = START + timedelta(seconds=step)
+        answer = await outcome_of(random_operation(rng, await repo.open_games(), clock), repo)
+        if answer[0] == "ok" and isinstance(answer[1], GameRecord):
+            created.append(answer[1].id)
+    clock.now = START + timedelta(days=1)
+    first = created[0]
+    await repo.save_review(first, '{"review": 1}')
+    await repo.save_game_puzzles(first, '[{"puzzle": 1}]')
+    await repo.save_puzzle_player(PuzzlePlayer(500, 1, 1234, 2, 3, 4, 1, "try"))
+    await repo.mark_puzzle_seen(500, 1, "k1")
+    await repo.set_daily_puzzle_channel(500, 12)
+    await repo.claim_daily_puzzle(500, "2026-01-02")
+    await repo.save_user_language(2, "fr")
+    await repo.save_user_view(3, "compact")
+    await repo.save_turn_ping(TurnPing(first, 10, 77, 3))
+    await repo.save_pending_reply(PendingReply("tok-B", first, 9, 8, 1, clock.now))
+    await repo.save_pending_reply(PendingReply("tok-a", first, 9, 7, 2, clock.now))
+    await repo.save_guild_settings(
+        GuildSettings(
+            501,
+            turn_seconds=45,
+            allowed_channel_ids=frozenset({10, 11}),
+            rated_opening="swap2",
+            language="de",
+            turn_pings=False,
+            ai_clock=True,
+        )
+    )
+    opened = await repo.create_game(
+        NewGame(500, 40, Player.human(1), Player.human(2), opening="swap")
+    )
+    await repo.record_opening_step(
+        opened.id, opened.version, "3:two", black=Player.human(2), white=Player.human(1)
+    )
+    created.append(opened.id)
+    return created
+
+
+async def observed(repo: GameRepository, ids: list[int]) -> Any:
+    """Everything ``populate`` wrote, read through the contract."""
+    first = ids[0]
+    return (
+        await state(repo, range(1, max(ids) + 2)),
+        await repo.review(first),
+        await repo.guild_reviews(500),
+        await repo.guild_game_puzzles(500),
+        await repo.unsearched_games(5),
+        await repo.puzzle_player(500, 1),
+        await repo.puzzle_leaderboard(500),
+        await repo.puzzles_seen(500, 1),
+        await repo.daily_puzzle_channels(),
+        await repo.user_language(2),
+        await repo.user_view(3),
+        await repo.turn_ping(first),
+        await repo.pending_replies(),
+        await repo.guild_settings(501),
+        await repo.game_opening(ids[-1]),
+    )
+
+
+async def test_a_released_sqlite_database_reads_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.executescript((FIXTURES / "sqlite_v12.sql").read_text("utf-8"))
+        # The file header, which a dump does not carry, as the released code set it.
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version = {RELEASED_VERSION}")
+    clock = FakeClock(START)
+    model = InMemoryGameRepository(clock=clock)
+    ids = await populate(model, clock)
+    async with SqliteGameRepository.open(path, clock=clock) as repo:
+        assert await observed(repo, ids) == await observed(model, ids)
+        await play_on(repo, model, clock, ids)
+
+
+async def test_a_released_postgres_database_reads_the_same(postgres_url: str) -> None:
+    conn = await asyncpg.connect(postgres_url)
+    try:
+        await conn.execute((FIXTURES / "postgres_v12.sql").read_text("utf-8"))
+        await conn.execute("SELECT pg_catalog.set_config('search_path', 'public', false)")
+        assert await conn.fetchval("SELECT version FROM gomoku_schema") == RELEASED_VERSION
+    finally:
+        await conn.close()
+    clock = FakeClock(START)
+    model = InMemoryGameRepository(clock=clock)
+    ids = await populate(model, clock)
+    async with PostgresGameRepository.open(postgres_url, clock=clock) as repo:
+        assert await observed(repo, ids) == await observed(model, ids)
+        await play_on(repo, model, clock, ids)
+
+
+async def play_on(
+    repo: GameRepository, model: InMemoryGameRepository, clock: FakeClock, ids: list[int]
+) -> None:
+    """More calls on the upgraded database and the model: the same answers, the same state."""
+    rng = random.Random(99)
+    for step in range(120):
+        clock.now = START + timedelta(days=2, seconds=step)
+        call = random_operation(rng, await model.open_games(), clock)
+        expected = await outcome_of(call, model)
+        assert await outcome_of(call, repo) == expected, f"step {step}"
+        if expected[0] == "ok" and isinstance(expected[1], GameRecord):
+            ids.append(expected[1].id)
+    game = await model.create_game(NewGame(500, 41, Player.human(3), Player.human(4)))
+    assert await repo.create_game(NewGame(500, 41, Player.human(3), Player.human(4))) == game
+    for move in (Point(7, 7), Point(8, 8)):
+        color = Color.BLACK if game.ply % 2 == 0 else Color.WHITE
+        game = await model.append_move(game.id, game.version, move, color)
+        assert await repo.append_move(game.id, game.version - 1, move, color) == game
+    ids.append(game.id)
+    assert await observed(repo, ids) == await observed(model, ids)
+    assert await repo.leaderboard(Game.GOMOKU, limit=100) == await model.leaderboard(
+        Game.GOMOKU, limit=100
+    )
+
+
+def _build(kind: str, out: Path) -> None:
+    """Write the fixture dump of ``kind`` to ``out`` with the code checked out now."""
+    clock = FakeClock(START)
+    if kind == "sqlite":
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder, "fixture.sqlite3")
+            asyncio.run(_fill_sqlite(path, clock))
+            with closing(sqlite3.connect(path)) as db:
+                header = [
+                    db.execute(f"PRAGMA {p}").fetchone()[0]
+                    for p in ("application_id", "user_version")
+                ]
+                assert header == [APPLICATION_ID, RELEASED_VERSION], header
+                out.write_text("\n".join(db.iterdump()) + "\n", "utf-8")
+        return
+    from tests.postgres_server import PostgresServer
+
+    server = PostgresServer()
+    server.start()
+    try:
+        url = server.create_database()
+        asyncio.run(_fill_postgres(url, clock))
+        dump = subprocess.run(
+            [str(server.binaries / "pg_dump"), "--inserts", "--no-owner", "--no-privileges", url],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    finally:
+        server.stop()
+    # psql's own commands (``\\restrict``) are not SQL: a plain connection runs the rest.
+    out.write_text("".join(line for line in dump.splitlines(True) if line[:1] != "\\"), "utf-8")
+
+
+async def _fill_sqlite(path: Path, clock: FakeClock) -> None:
+    async with SqliteGameRepository.open(path, clock=clock) as repo:
+        await populate(repo, clock)
+
+
+async def _fill_postgres(url: str, clock: FakeClock) -> None:
+    async with PostgresGameRepository.open(url, clock=clock) as repo:
+        await populate(repo, clock)
+
+
+if __name__ == "__main__":
+    _build(sys.argv[1], Path(sys.argv[2]))
