@@ -9,7 +9,7 @@ TEST_STAMP := $(VENV)/.installed-test
 WARM := $(VENV)/.warm
 PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean web chromium
 
 # The venv is made with $(PYTHON): refuse one older than the project needs before making it.
 ifeq ($(wildcard $(BIN)/python),)
@@ -22,11 +22,11 @@ endif
 endif
 endif
 
-run: $(RUN_STAMP)
+run: $(RUN_STAMP) web
 	@$(MAKE) -s --no-print-directory $(WARM)
 	$(BIN)/python -m bot
 
-test: $(TEST_STAMP)
+test: $(TEST_STAMP) web chromium
 	@$(MAKE) -s --no-print-directory $(WARM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -59,6 +59,25 @@ $(WARM): $(wildcard engine/search/*.py) | $(BIN)/python
 	$(BIN)/python -m engine warm
 	touch $(WARM)
 
+# The Activity's client: the Embedded App SDK bundled by esbuild (both from npm) into a build
+# output. Where npm is missing the bot serves the plain web board and the Activity tests skip.
+ACTIVITY := bot/web/activity
+BUNDLE := bot/web/static/dist/activity.js
+
+web:
+	@if ! command -v npm >/dev/null; then echo "npm not found: no Activity bundle (the web board runs)"; \
+	else $(MAKE) --no-print-directory $(BUNDLE) || echo "the Activity bundle failed to build"; fi
+
+$(BUNDLE): $(ACTIVITY)/activity.js $(ACTIVITY)/package.json $(ACTIVITY)/package-lock.json
+	cd $(ACTIVITY) && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
+
+# The browser tests drive Debian's chromium through Playwright (never `playwright install`,
+# which downloads a browser of its own).
+chromium:
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) \
+	|| echo "chromium could not be installed: the browser tests skip"
+
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(ACTIVITY)/node_modules bot/web/static/dist
 	find . -name __pycache__ -prune -exec rm -rf {} +

@@ -119,7 +119,7 @@ def run(settings: Settings, shards: ShardSpec | None = None) -> None:
         lambda record: "voice will NOT be supported" not in record.getMessage()
     )
     logging.getLogger("discord.http").setLevel(max(settings.log_level_number, logging.INFO))
-    protect(settings.discord_token)
+    protect(settings.discord_token, settings.web_secret or "", settings.client_secret or "")
     with process_runner() as runner:
         runner.run(serve(settings, shards))
 

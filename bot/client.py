@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from bot.core.ai import AIRunner
     from bot.settings import Settings
     from bot.shards import ShardSpec
+    from bot.web.server import WebBoard
     from storage.repository import GameRepository
 
 __all__ = ["GomokuBot"]
@@ -63,6 +64,7 @@ class GomokuBot(commands.Bot):
     """The bot. Build it with ``bot.app.create_bot``; tests may hand in parts (see __init__)."""
 
     service: GameService
+    web_board: WebBoard | None = None  # the web board's server, when configured
 
     def __init__(
         self,
@@ -161,6 +163,11 @@ class GomokuBot(commands.Bot):
         await asyncio.to_thread(i18n.load_all)
         await self.tree.set_translator(CatalogueTranslator())
         await self.sync_commands()
+        from bot.weblink import start_web
+
+        self.web_board = await start_web(self, self.application_id)
+        if self.web_board is not None:
+            self._stack.push_async_callback(self.web_board.close)
         self.spawn(self._resume())
         self.spawn(self._deadline_loop())
         if self.freeze_heap:

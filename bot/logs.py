@@ -25,6 +25,9 @@ _PATTERNS: Final = (
     # the token segment of the interaction and webhook routes
     (re.compile(r"(/interactions/\d+/)[^/\s'\"?]+"), rf"\1{REDACTED}"),
     (re.compile(r"(/webhooks/\d+/)[^/\s'\"?]+"), rf"\1{REDACTED}"),
+    # a web board pass or an OAuth2 code in a query string or URL fragment
+    (re.compile(r"([?&#](?:token|code|access_token)=)[^&\s'\"]+"), rf"\1{REDACTED}"),
+    (re.compile(r"v1\.[0-9]+\.[0-9]+\.[pw]\.[0-9]+\.[A-Za-z_]+\.[A-Za-z0-9_-]{43}"), REDACTED),
     # Authorization headers, should a library ever log them
     (re.compile(r"(Bot |Bearer )[A-Za-z0-9._\-]{20,}"), rf"\1{REDACTED}"),
 )

@@ -39,6 +39,10 @@ class Settings:
     dev_guild_id: int | None = None  # GOMOKU_DEV_GUILD_ID: sync commands to this guild at once
     log_level: str = "INFO"  # LOG_LEVEL: a logging level name
     system_locale: str | None = None  # LC_ALL, else LC_MESSAGES, else LANG: the terminal's
+    web_port: int | None = None  # GOMOKU_WEB_PORT: serve the web board there (with web_url)
+    web_url: str | None = None  # GOMOKU_WEB_URL: the web board's public https:// base URL
+    web_secret: str | None = None  # GOMOKU_WEB_SECRET: signs board links (else from the token)
+    client_secret: str | None = None  # GOMOKU_CLIENT_SECRET: the Activity's OAuth2 exchange
 
     @classmethod
     def from_env(
@@ -52,7 +56,8 @@ class Settings:
         Raises:
             InvalidSettingError: GOMOKU_DEV_GUILD_ID is not a number, LOG_LEVEL is unknown, or
                 GOMOKU_DATABASE_URL is not a postgresql:// address, or GOMOKU_AI_QUEUE_URL
-                not a redis://, rediss:// or unix:// one, or GOMOKU_METRICS_PORT no port.
+                not a redis://, rediss:// or unix:// one, or GOMOKU_METRICS_PORT or
+                GOMOKU_WEB_PORT no port, or GOMOKU_WEB_URL not an http(s):// address.
         """
         values: dict[str, str] = {}
         if dotenv is not None and dotenv.is_file():
@@ -75,6 +80,12 @@ class Settings:
         metrics = get("GOMOKU_METRICS_PORT")
         if metrics is not None and not (metrics.isdigit() and 0 < int(metrics) < 65536):
             raise InvalidSettingError("GOMOKU_METRICS_PORT", metrics)
+        web_port = get("GOMOKU_WEB_PORT")
+        if web_port is not None and not (web_port.isdigit() and 0 < int(web_port) < 65536):
+            raise InvalidSettingError("GOMOKU_WEB_PORT", web_port)
+        web_url = get("GOMOKU_WEB_URL")
+        if web_url is not None and not web_url.startswith(("https://", "http://")):
+            raise InvalidSettingError("GOMOKU_WEB_URL", web_url)
         level = (get("LOG_LEVEL") or "INFO").upper()
         if level not in _LOG_LEVELS:
             raise InvalidSettingError("LOG_LEVEL", level)
@@ -87,6 +98,10 @@ class Settings:
             dev_guild_id=int(guild) if guild is not None else None,
             log_level=level,
             system_locale=get("LC_ALL") or get("LC_MESSAGES") or get("LANG"),
+            web_port=int(web_port) if web_port is not None and web_url is not None else None,
+            web_url=web_url if web_port is not None else None,
+            web_secret=get("GOMOKU_WEB_SECRET"),
+            client_secret=get("GOMOKU_CLIENT_SECRET"),
         )
 
     @property
@@ -102,5 +117,6 @@ class Settings:
         return (
             f"Settings(discord_token={token!r}, db_path={self.db_path!r}, database_url={url!r}, "
             f"ai_queue_url={queue!r}, metrics_port={self.metrics_port!r}, "
-            f"dev_guild_id={self.dev_guild_id!r}, log_level={self.log_level!r})"
+            f"dev_guild_id={self.dev_guild_id!r}, log_level={self.log_level!r}, "
+            f"web_port={self.web_port!r}, web_url={self.web_url!r})"
         )

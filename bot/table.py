@@ -34,6 +34,7 @@ from bot.text.opening_words import choice_summary
 from bot.text.render_png import render_png_async
 from bot.turns import TurnPings, remember_reply
 from bot.views import for_send, game_buttons
+from bot.weblink import with_board_link
 from storage.repository import GameStatus
 
 if TYPE_CHECKING:
@@ -150,6 +151,8 @@ class Table:
             challenged = [p for p in game.humans if p != game.challenger]
             content = " ".join(f"<@{user}>" for user in challenged)
         buttons = game_buttons(game)
+        if self.host.settings.web_url is not None and self.host.settings.web_port is not None:
+            buttons = with_board_link(buttons, game)
         return {"content": content, "embed": embed, "view": buttons, "attachments": attachments}
 
     async def show_game(

@@ -126,6 +126,12 @@ class FakeDiscord:
         self._runner: web.AppRunner | None = None
         self._saved: tuple[str, yarl.URL] | None = None
         self.port = 0
+        # OAuth2 and Activities: client secret, codes and access tokens by user, instances
+        self.client_secret = secrets.token_urlsafe(16)
+        self._oauth_codes: dict[str, int] = {}
+        self._access_tokens: dict[str, int] = {}
+        self.activity_instances: dict[str, tuple[int, set[int]]] = {}  # id -> channel, users
+        self.launched: list[int] = []  # interactions answered by launching the Activity
         if guild_id is not None:
             self.guild_id = guild_id  # before the first channel takes the guild's id
         self.default_channel = self.add_channel("general")
@@ -133,6 +139,9 @@ class FakeDiscord:
             (method, re.compile(pattern), handler)
             for method, pattern, handler in [
                 ("GET", r"/users/@me", self._get_me),
+                ("POST", r"/oauth2/token", self._oauth_token),
+                ("GET", r"/applications/\d+/activity-instances/(?P<instance>[^/]+)",
+                 self._get_activity_instance),
                 ("GET", r"/users/(?P<user>\d+)", self._get_user),
                 ("GET", r"/oauth2/applications/@me", self._get_application),
                 ("GET", r"/gateway(/bot)?", self._get_gateway),
@@ -750,7 +759,64 @@ class FakeDiscord:
     # ------------------------------------------------------------------ REST: identity
 
     async def _get_me(self, call: _Call) -> web.Response:
+        authorization = call.request.headers.get("Authorization", "")
+        if authorization.startswith("Bearer "):
+            user_id = self._access_tokens.get(authorization.removeprefix("Bearer "))
+            if user_id is None:
+                return _error(401, 0, "401: Unauthorized")
+            return _json({**self.users[user_id].user_payload(), "locale": "en-US"})
         return _json({**self.bot_user.user_payload(), "verified": True, "mfa_enabled": False})
+
+    # ------------------------------------------------------------------ OAuth2, Activities
+
+    def authorize(self, user: FakeUser) -> str:
+        """The code the Discord client's AUTHORIZE gives ``user``'s Activity (single use)."""
+        code = secrets.token_urlsafe(12)
+        self._oauth_codes[code] = user.id
+        return code
+
+    def start_activity(self, channel: FakeChannel, *users: FakeUser) -> str:
+        """An Activity instance in ``channel`` with ``users`` in it; returns its id."""
+        instance = f"i-{snowflake()}-gc-{channel.guild_id}-{channel.id}"
+        self.activity_instances[instance] = (channel.id, {user.id for user in users})
+        return instance
+
+    async def _oauth_token(self, call: _Call) -> web.Response:
+        form = call.body if isinstance(call.body, dict) else {}
+        if (
+            form.get("client_id") != str(self.application_id)
+            or form.get("client_secret") != self.client_secret
+        ):
+            return _json({"error": "invalid_client"}, status=401)
+        user_id = self._oauth_codes.pop(str(form.get("code")), None)
+        if form.get("grant_type") != "authorization_code" or user_id is None:
+            return _json({"error": "invalid_grant"}, status=400)
+        token = secrets.token_urlsafe(24)
+        self._access_tokens[token] = user_id
+        return _json(
+            {"access_token": token, "token_type": "Bearer", "expires_in": 604800,
+             "refresh_token": secrets.token_urlsafe(24), "scope": "identify"}
+        )  # fmt: skip
+
+    async def _get_activity_instance(self, call: _Call) -> web.Response:
+        found = self.activity_instances.get(call.match["instance"])
+        if found is None:
+            return _error(404, 10001, "Unknown Activity instance")
+        channel_id, users = found
+        return _json(
+            {
+                "application_id": str(self.application_id),
+                "instance_id": call.match["instance"],
+                "launch_id": str(snowflake()),
+                "location": {
+                    "id": f"gc-{self.guild_id}-{channel_id}",
+                    "kind": "gc",
+                    "channel_id": str(channel_id),
+                    "guild_id": str(self.guild_id),
+                },
+                "users": [str(user) for user in sorted(users)],
+            }
+        )
 
     async def _get_user(self, call: _Call) -> web.Response:
         user = self.users.get(int(call.match["user"]))
@@ -875,12 +941,14 @@ class FakeDiscord:
             record.choices = choices
         elif kind == 9:
             record.modal = data
+        elif kind == 12:  # LAUNCH_ACTIVITY
+            self.launched.append(record.id)
         else:
             return _error(400, 50035, f"callback type {kind} not supported by the fake")
         record.callback_type = kind
         record.callback_at = now
         record.acknowledged.set()
-        if kind in (4, 7, 8, 9):
+        if kind in (4, 7, 8, 9, 12):
             record.answered.set()
         interaction: dict[str, Any] = {
             "id": str(record.id),
@@ -1107,6 +1175,8 @@ async def _read_body(request: web.Request) -> tuple[Any, list[tuple[str, bytes, 
                 content_type = part.headers.get("Content-Type")
                 files.append((part.filename or "file", bytes(data), content_type))
         return body, files
+    if request.content_type == "application/x-www-form-urlencoded":
+        return dict(await request.post()), files
     text = await request.text()
     return (json.loads(text) if text else None), files
 

@@ -213,6 +213,11 @@ class ServiceCore:
         default_factory=dict, init=False, repr=False
     )
     _reviewer: Reviewer | None = field(default=None, init=False, repr=False)
+    # Called with every newer state of a game as it is stored (the web board's hub): every
+    # move, opening step, takeback and ending passes through ``_remember``.
+    observers: list[Callable[[GameState], None]] = field(
+        default_factory=list, init=False, repr=False
+    )
 
     # ---- plumbing
 
@@ -232,7 +237,11 @@ class ServiceCore:
             self._boards.move_to_end(record.id)
         while len(self._boards) > _BOARD_CACHE:
             self._boards.popitem(last=False)
-        return GameState(record, board.copy(), opening)
+        state = GameState(record, board.copy(), opening)
+        if known is None or known[0] < record.version:
+            for observe in self.observers:
+                observe(state)
+        return state
 
     async def _view(self, game_id: int, record: GameRecord | None = None) -> GameState:
         """The game now (``record``: a just-read record to trust instead of reading again)."""

@@ -1,0 +1,252 @@
+"""Web board load: what open board pages cost the bot's ``/place``.
+
+Run it as ``python -m benchmarks.bench_web [--games 100] [--watchers 200] [--moves 10]
+[--think 0.5]``. It prints figures and asserts nothing (timings on shared machines are noise,
+not verdicts).
+
+It runs the same load twice, each time on a fresh bot (``create_bot``, a SQLite file, the web
+board on): ``--games`` games between two people, each in its own channel, playing ``--moves``
+``/place`` commands with ``--think`` seconds (on average) between them. The first run has no
+pages open; the second opens ``--watchers`` WebSockets on the first game and one on every
+game (aiohttp clients speaking the page's protocol, not browsers). The fake Discord, the
+players and the sockets live in a child process, so the CPU measured is the bot's own.
+
+Printed per run: ``/place`` latency (event to answer, at the fake) p50 and p95, the bot
+process's CPU over the move phase, and with pages, how long a move took from its ``/place``
+to reach the pages (p50, p95, and the slowest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import multiprocessing
+import random
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import discord
+import yarl
+
+from bot.app import create_bot
+from bot.cooldown import UserCooldown
+from bot.core.ai import AIMove, AIRequest
+from bot.settings import Settings
+
+SECRET = "bench secret for board passes"
+
+
+class _NoAI:
+    """The games are between people: the AI is never asked."""
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        raise RuntimeError("no AI in this bench")
+
+    async def close(self) -> None:
+        pass
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+# ---------------------------------------------------------------------- child: Discord and players
+
+
+def _driver(conn: Connection, args: argparse.Namespace, pages: bool) -> None:
+    asyncio.run(_drive(conn, args, pages))
+
+
+async def _drive(conn: Connection, args: argparse.Namespace, pages: bool) -> None:
+    import aiohttp
+
+    from bot.web.tokens import Role, Signer
+    from tests.fakediscord import FakeDiscord
+
+    fake = FakeDiscord()
+    fake.answer_timeout = 60.0
+    rng = random.Random(args.seed)
+    channels = [fake.default_channel] + [fake.add_channel(f"g{i}") for i in range(args.games - 1)]
+    players = [(fake.add_user(f"b{i}"), fake.add_user(f"w{i}")) for i in range(args.games)]
+    await fake.start()
+    conn.send(fake.port)
+    loop = asyncio.get_running_loop()
+    web_port = await loop.run_in_executor(None, conn.recv)  # the bot is ready
+
+    game_ids: list[int] = []
+    for index, (black, white) in enumerate(players):
+        start = await fake.slash(
+            "gomoku start",
+            user=black,
+            channel=channels[index],
+            options={"opponent": white, "colour": "black"},
+        )
+        assert start.message is not None
+        accept = next(c for c in start.message.custom_ids() if c.endswith(":accept"))
+        await fake.click(start.message, accept, user=white)
+        game_ids.append(int(accept.split(":")[1]))
+
+    # move count -> when the /place that made it was sent, per game; arrival times per socket
+    sent: dict[tuple[int, int], float] = {}
+    arrivals: list[float] = []
+    sockets: list[aiohttp.ClientWebSocketResponse] = []
+    readers: list[asyncio.Task[None]] = []
+    http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))  # no cap on sockets
+    signer = Signer.from_secrets(SECRET, None)
+
+    async def read(ws: aiohttp.ClientWebSocketResponse, game: int) -> None:
+        async for message in ws:
+            if message.type is not aiohttp.WSMsgType.TEXT:
+                break
+            state = message.json()
+            moved = sent.get((game, len(state.get("moves", ()))))
+            if moved is not None:
+                arrivals.append(time.monotonic() - moved)
+
+    if pages:
+        watched = [game_ids[0]] * args.watchers + game_ids
+        for number, game in enumerate(watched):
+            ws = await http.ws_connect(f"http://127.0.0.1:{web_port}/ws")
+            token = signer.mint(game, 10_000 + number, Role.WATCH)
+            await ws.send_json({"type": "hello", "token": token})
+            await ws.receive()  # the first state
+            sockets.append(ws)
+            readers.append(asyncio.create_task(read(ws, game)))
+
+    latencies: list[float] = []
+    failures = 0
+
+    async def play(index: int) -> None:
+        nonlocal failures
+        black, white = players[index]
+        for turn in range(args.moves):
+            await asyncio.sleep(rng.uniform(0.5 * args.think, 1.5 * args.think))
+            user = black if turn % 2 == 0 else white
+            x, y = turn // 2 * 2, 0 if turn % 2 == 0 else 2  # gaps: nobody makes five
+            started = time.monotonic()
+            sent[(game_ids[index], turn + 1)] = started
+            record = await fake.send_slash(
+                "place",
+                user=user,
+                channel=channels[index],
+                options={"cell": f"{'abcdefghijklmno'[x]}{y + 1}"},
+            )
+            reply = await fake.answer(record)
+            if "played **" in reply.content:
+                latencies.append(time.monotonic() - started)
+            else:
+                failures += 1
+
+    conn.send("start")
+    started = time.monotonic()
+    await asyncio.gather(*(play(i) for i in range(args.games)))
+    await asyncio.sleep(1.0)  # the last moves reach the pages
+    elapsed = time.monotonic() - started
+    conn.send(
+        {
+            "latencies": latencies,
+            "failures": failures,
+            "arrivals": arrivals,
+            "sockets": len(sockets),
+            "elapsed": elapsed,
+        }
+    )
+    for task in readers:
+        task.cancel()
+    for ws in sockets:
+        await ws.close()
+    await http.close()
+    await loop.run_in_executor(None, conn.recv)  # the bot has stopped
+    await fake.close()
+
+
+# ---------------------------------------------------------------------- parent: the bot
+
+
+async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    process = context.Process(target=_driver, args=(child, args, pages), daemon=True)
+    process.start()
+    loop = asyncio.get_running_loop()
+    port = await loop.run_in_executor(None, parent.recv)
+    discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway-ws")
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(
+            db_path=Path(tmp) / "bench.sqlite3",
+            web_port=0,
+            web_url="http://127.0.0.1",
+            web_secret=SECRET,
+        )
+        bot = create_bot(
+            settings,
+            ai=_NoAI(),
+            cooldown=UserCooldown(rate=10_000, per=1.0),
+            guild_ready_timeout=0.05,
+            freeze_heap=True,
+        )
+        await bot.login("bench-token")
+        runner = asyncio.create_task(bot.connect())
+        await bot.wait_until_ready()
+        await bot.tree.sync()
+        for guild in bot.guilds:
+            await bot.service.update_settings(guild.id, board_style="emoji", turn_pings=False)
+        assert bot.web_board is not None
+        parent.send(bot.web_board.port)
+        assert await loop.run_in_executor(None, parent.recv) == "start"
+        cpu = time.process_time()
+        figures: dict[str, Any] = await loop.run_in_executor(None, parent.recv)
+        figures["cpu"] = time.process_time() - cpu
+        await bot.close()
+        runner.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await runner
+    parent.send("stop")
+    process.join(30)
+    return figures
+
+
+def _report(name: str, figures: dict[str, Any]) -> None:
+    latencies = [1000 * v for v in figures["latencies"]]
+    cpu_share = 100 * figures["cpu"] / figures["elapsed"]
+    print(
+        f"{name:>16}: /place n={len(latencies)} p50 {statistics.median(latencies):.1f} ms"
+        f" p95 {_percentile(latencies, 0.95):.1f} ms, failed {figures['failures']};"
+        f" bot CPU {figures['cpu']:.2f} s in {figures['elapsed']:.1f} s ({cpu_share:.0f}%)"
+    )
+    arrivals = [1000 * v for v in figures["arrivals"]]
+    if arrivals:
+        print(
+            f"{'':>16}  {figures['sockets']} sockets, {len(arrivals)} states delivered:"
+            f" p50 {statistics.median(arrivals):.0f} ms p95 {_percentile(arrivals, 0.95):.0f} ms"
+            f" max {max(arrivals):.0f} ms after the /place"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--watchers", type=int, default=200, help="sockets on the first game")
+    parser.add_argument("--moves", type=int, default=10, help="/place per game")
+    parser.add_argument("--think", type=float, default=0.5, help="mean seconds between moves")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    results: dict[str, dict[str, Any]] = defaultdict(dict)
+    for name, pages in (("without pages", False), ("with pages", True)):
+        results[name] = asyncio.run(_run(args, pages))
+        _report(name, results[name])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,48 @@
+"""Words of the web board: its Discord buttons and links, and what the page itself says.
+
+The page gets its words from the server in the language of the pass (``page_words``), so the
+catalogues stay the one place words live; the page holds none of its own.
+"""
+
+from __future__ import annotations
+
+from bot.text.i18n import _, ngettext
+
+__all__ = ["activity_label", "board_link", "open_board_label", "page_words"]
+
+
+def open_board_label() -> str:
+    """The button on a board message that hands out a link to the web board."""
+    return _("Open board")
+
+
+def activity_label() -> str:
+    """The button that opens the board inside Discord (an Activity)."""
+    return _("Play in Discord")
+
+
+def board_link(*, player: bool, hours: int) -> str:
+    """The private answer that carries the link."""
+    if player:
+        return ngettext(
+            "Your board: only you can see this link, and it works for {hours} hour.",
+            "Your board: only you can see this link, and it works for {hours} hours.",
+            hours,
+        ).format(hours=hours)
+    return ngettext(
+        "A board to watch (read-only); the link works for {hours} hour.",
+        "A board to watch (read-only); the link works for {hours} hours.",
+        hours,
+    ).format(hours=hours)
+
+
+def page_words() -> dict[str, str]:
+    """Everything the board page shows in words, by key."""
+    return {
+        "confirm": _("Tap again to place."),
+        "watching": _("Watching: read-only."),
+        "reconnecting": _("Reconnecting…"),
+        "expired": _("This link has expired: press Open board again."),
+        "invalid": _("This link is not valid."),
+        "replay": _("Move {number} of {total}"),
+    }

@@ -1,0 +1,167 @@
+"""The web board from Discord's side: its buttons, and the hooks that redraw after web moves.
+
+``OpenBoardButton`` (``gomoku:<game>:web``) sits under every active or finished board when the
+web board is configured; pressing it answers privately with a link carrying a pass: a play
+pass for the game's players, a watch pass for anyone else who sees the channel.
+``ActivityButton`` (``gomoku:<game>:activity``) opens the same board inside Discord as an
+Activity (``InteractionResponse.launch_activity``), where the app has Activities enabled.
+``start_web`` starts the server with ``DiscordHooks``: a move made on the page redraws the
+board message and lets the AI answer, as a move made in Discord does.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Final, Self
+
+import discord
+
+from bot.host import GameHost, host_of
+from bot.text import i18n, web_words
+from bot.views import GameItem
+from bot.web.server import OAuthApp, WebBoard
+from bot.web.tokens import DEFAULT_TTL, Role, Signer
+
+if TYPE_CHECKING:
+    from bot.core.service.states import GameState, MoveResult
+
+__all__ = ["ActivityButton", "DiscordHooks", "OpenBoardButton", "start_web", "with_board_link"]
+
+_ID: Final = r"gomoku:(?P<game>[0-9]{1,18})"
+Button = discord.ui.Button[Any]
+
+
+class OpenBoardButton(GameItem, discord.ui.DynamicItem[Button], template=_ID + r":web"):
+    """Under a board: a private link to the web board (play or watch)."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                custom_id=f"gomoku:{game_id}:web",
+                label=web_words.open_board_label(),
+                emoji="\N{GLOBE WITH MERIDIANS}",
+                style=discord.ButtonStyle.secondary,
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    def from_match(cls, match: re.Match[str]) -> Self:
+        """Rebuild from ``gomoku:<game>:web``."""
+        return cls(int(match["game"]))
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Mint a pass for the presser and answer with the link, privately."""
+        bot = host_of(interaction)
+        url = bot.settings.web_url
+        signer = board_signer(bot)
+        if url is None or signer is None:
+            raise RuntimeError("the web board is not configured")
+        game = await bot.service.game(self.game_id)
+        player = interaction.user.id in game.humans
+        role = Role.PLAY if player else Role.WATCH
+        grant = signer.mint(game.game_id, interaction.user.id, role, language=i18n.current())
+        view = discord.ui.View(timeout=None)
+        view.add_item(
+            discord.ui.Button(label=web_words.open_board_label(), url=f"{url.rstrip('/')}/#{grant}")
+        )
+        if bot.settings.client_secret is not None:
+            view.add_item(ActivityButton(game.game_id))
+        text = web_words.board_link(player=player, hours=DEFAULT_TTL // 3600)
+        await interaction.response.send_message(text, view=view, ephemeral=True)
+
+
+class ActivityButton(GameItem, discord.ui.DynamicItem[Button], template=_ID + r":activity"):
+    """Opens the web board inside Discord, as the app's Activity."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                custom_id=f"gomoku:{game_id}:activity",
+                label=web_words.activity_label(),
+                emoji="\N{VIDEO GAME}",
+                style=discord.ButtonStyle.primary,
+            )
+        )
+        self.game_id = game_id
+
+    @classmethod
+    def from_match(cls, match: re.Match[str]) -> Self:
+        """Rebuild from ``gomoku:<game>:activity``."""
+        return cls(int(match["game"]))
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Launch the Activity in the presser's client (it finds the channel's game)."""
+        await interaction.response.launch_activity()
+
+
+def with_board_link(buttons: discord.ui.View | None, game: GameState) -> discord.ui.View | None:
+    """``buttons`` with **Open board** added, for active and finished games."""
+    if game.status.value not in ("active", "finished"):
+        return buttons
+    view = buttons if buttons is not None else discord.ui.View(timeout=None)
+    rows = [item.row for item in view.children if item.row is not None]
+    item = OpenBoardButton(game.game_id)
+    row = max(rows, default=-1) + 1
+    if len(view.children) >= 25 or row > 4:
+        return view
+    item.row = row
+    view.add_item(item)
+    return view
+
+
+class DiscordHooks:
+    """After a move from the web page: redraw the board message, let the AI answer."""
+
+    def __init__(self, host: GameHost) -> None:
+        self.host = host
+
+    def moved(self, result: MoveResult) -> None:
+        """Redraw and start the AI's reply, each in a task of the bot's."""
+        self.host.wake_deadlines(result.game)
+        self.host.spawn(self.host.table.show_game(result.game, ratings=result.ratings))
+        if result.ai_due:
+            self.host.spawn(self.host.table.play_ai(result.game.game_id))
+
+    def ended(self, game: GameState) -> None:
+        """The game ended on time: redraw it."""
+        self.host.spawn(self.host.table.show_game(game))
+
+    async def display_names(self, user_ids: list[int]) -> dict[int, str]:
+        """Display names from Discord (the web board keeps them once found)."""
+        names: dict[int, str] = {}
+        for user_id in user_ids:
+            try:
+                user = await self.host.fetch_user(user_id)
+            except discord.HTTPException:
+                continue
+            names[user_id] = user.display_name
+        return names
+
+
+def board_signer(host: GameHost) -> Signer | None:
+    """The signer of board passes, when the web board is configured."""
+    settings = host.settings
+    if settings.web_url is None:
+        return None
+    return Signer.from_secrets(settings.web_secret, settings.discord_token)
+
+
+async def start_web(host: GameHost, application_id: int | None) -> WebBoard | None:
+    """Start the web board when ``GOMOKU_WEB_PORT`` and ``GOMOKU_WEB_URL`` are set."""
+    settings = host.settings
+    signer = board_signer(host)
+    if settings.web_port is None or signer is None:
+        return None
+    oauth = None
+    if settings.client_secret is not None and application_id is not None:
+        oauth = OAuthApp(
+            application_id,
+            settings.client_secret,
+            settings.discord_token or "",
+            discord.http.Route.BASE,
+        )
+    board = WebBoard(host.service, signer, hooks=DiscordHooks(host), oauth=oauth)
+    await board.start(settings.web_port)
+    host.add_dynamic_items(OpenBoardButton, ActivityButton)
+    return board

@@ -1,0 +1,302 @@
+"""The web board in a real browser, against the real bot on the fake Discord.
+
+Links come from the **Open board** button on the Discord board message; moves are made by
+tapping the canvas (twice: a ghost, then the stone) and checked in the game service, on the
+fake Discord's board message and on a second browser that watches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from bot.client import GomokuBot
+from bot.core.service.states import GameState
+from bot.web.tokens import Role, Signer
+from engine.types import Point
+from tests.bot.conftest import board_caught_up
+from tests.fakediscord import FakeDiscord, FakeUser
+from tests.web.conftest import base_url
+
+DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+async def start_people_game(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, **options: Any
+) -> GameState:
+    """Alice (Black) challenges Bob, who accepts; returns the active game."""
+    start = await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", **options}
+    )
+    assert start.message is not None
+    game = await bot.service.board(fake.default_channel.id)
+    await fake.click(start.message, f"gomoku:{game.game_id}:accept", user=bob)
+    return await bot.service.game(game.game_id)
+
+
+async def board_link(fake: FakeDiscord, game: GameState, user: FakeUser) -> str:
+    """What **Open board** on the game's board message gives ``user``: the link's URL."""
+    board = next(
+        message
+        for message in reversed(fake.channel_messages())
+        if any(f"gomoku:{game.game_id}:web" in str(row) for row in message.components)
+    )
+    reply = await fake.click(board, f"gomoku:{game.game_id}:web", user=user)
+    assert reply.message is not None
+    assert reply.message.ephemeral
+    urls = [
+        item["url"]
+        for row in reply.message.components
+        for item in row["components"]
+        if item.get("url")
+    ]
+    assert len(urls) == 1
+    return str(urls[0])
+
+
+async def open_page(browser: Any, bot: GomokuBot, link: str, viewport: dict[str, int]) -> Any:
+    """A page at ``viewport`` showing ``link`` (its pass, on this bot's web board)."""
+    fragment = link.split("#", 1)[1]
+    page = await browser.new_page(viewport=viewport, device_scale_factor=2)
+    await page.goto(f"{base_url(bot)}/#{fragment}")
+    await page.wait_for_function("window.gomoku && window.gomoku.state() !== null")
+    return page
+
+
+async def tap(page: Any, x: int, y: int) -> None:
+    """Tap point (x, y) of the canvas (y from the bottom, as the house counts)."""
+    cx, cy = await page.evaluate("([x, y]) => window.gomoku.centre(x, y)", [x, y])
+    position = {"x": cx, "y": cy}
+    await page.locator("#board").click(position=position)
+
+
+async def shown_moves(page: Any) -> int:
+    return int(await page.evaluate("window.gomoku.state().moves.length"))
+
+
+async def wait_moves(page: Any, count: int) -> None:
+    await page.wait_for_function(f"window.gomoku.state().moves.length === {count}", timeout=5000)
+
+
+async def stored_moves(bot: GomokuBot, game_id: int) -> int:
+    return len((await bot.service.game(game_id)).board.moves)
+
+
+async def wait_stored(bot: GomokuBot, game_id: int, count: int) -> None:
+    """Wait until the service has ``count`` moves of the game (each stored change wakes it)."""
+    changed = asyncio.Event()
+
+    def observe(state: GameState) -> None:
+        if state.game_id == game_id:
+            changed.set()
+
+    bot.service.observers.append(observe)
+    try:
+        async with asyncio.timeout(5):
+            while await stored_moves(bot, game_id) != count:
+                await changed.wait()
+                changed.clear()
+    finally:
+        bot.service.observers.remove(observe)
+
+
+async def note(page: Any) -> str:
+    return str(await page.locator("#note").text_content())
+
+
+async def test_a_player_taps_twice_and_everyone_sees_the_move(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> None:
+    bot = web_bot
+    carol = fake.add_user("carol")
+    game = await start_people_game(fake, bot, alice, bob)
+    player = await open_page(browser, bot, await board_link(fake, game, alice), PHONE)
+    watcher = await open_page(browser, bot, await board_link(fake, game, carol), DESKTOP)
+    assert await player.evaluate("window.gomoku.state().you") == 0
+    assert await watcher.evaluate("window.gomoku.state().you") is None
+
+    # The board fits the phone's width, drawn at the device's pixel ratio.
+    box = await player.locator("#board").bounding_box()
+    assert box["width"] <= PHONE["width"]
+    assert box["width"] > 300
+    pixels = await player.evaluate("document.getElementById('board').width")
+    assert pixels == round(box["width"] * 2)
+
+    # The first tap only shows a ghost stone.
+    await tap(player, 7, 7)
+    assert await note(player) == "Tap again to place."
+    await asyncio.sleep(0.2)
+    assert await stored_moves(bot, game.game_id) == 0
+    # The second tap on the same point plays it, as Alice, through the service.
+    await tap(player, 7, 7)
+    await wait_stored(bot, game.game_id, 1)
+    stored = await bot.service.game(game.game_id)
+    assert str(stored.board.moves[0].point) == "h8"
+    # The Discord board message is redrawn, and the watcher sees the stone live.
+    await board_caught_up(fake, bot, game.game_id)
+    await wait_moves(watcher, 1)
+
+    # A move made in Discord reaches both pages.
+    await fake.slash("place", user=bob, options={"cell": "i9"})
+    await wait_moves(player, 2)
+    await wait_moves(watcher, 2)
+    await tap(player, 8, 7)
+    await tap(player, 8, 7)
+    await wait_moves(watcher, 3)
+    await fake.slash("place", user=bob, options={"cell": "h9"})
+    await wait_moves(player, 4)
+
+    DOCS_IMG.mkdir(parents=True, exist_ok=True)
+    await player.screenshot(path=str(DOCS_IMG / "web-phone.png"))
+    await watcher.screenshot(path=str(DOCS_IMG / "web-desktop.png"))
+
+
+async def test_refused_taps_change_nothing(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> None:
+    bot = web_bot
+    carol = fake.add_user("carol")
+    game = await start_people_game(fake, bot, alice, bob)
+    black = await open_page(browser, bot, await board_link(fake, game, alice), PHONE)
+    white = await open_page(browser, bot, await board_link(fake, game, bob), PHONE)
+    watcher = await open_page(browser, bot, await board_link(fake, game, carol), DESKTOP)
+
+    # Not Bob's turn: the sentence /place gives.
+    await tap(white, 3, 3)
+    await tap(white, 3, 3)
+    await white.wait_for_function("document.getElementById('note').textContent.includes('turn')")
+    assert "not your turn" in (await note(white)).lower()
+    place = await fake.slash("place", user=bob, options={"cell": "d4"})
+    assert place.message is not None
+    assert place.message.content == await note(white)
+    # A watcher's tap is no move at all.
+    await tap(watcher, 4, 4)
+    await tap(watcher, 4, 4)
+    assert await note(watcher) == "Watching: read-only."
+    await asyncio.sleep(0.3)
+    assert await stored_moves(bot, game.game_id) == 0
+    assert await shown_moves(black) == 0
+
+
+async def test_a_gravity_game_drops_into_the_tapped_column_and_the_ai_answers(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser
+) -> None:
+    bot = web_bot
+    await fake.slash("gomoku start", user=alice, options={"game": "connect4", "colour": "black"})
+    game = await bot.service.board(fake.default_channel.id)
+    page = await open_page(browser, bot, await board_link(fake, game, alice), DESKTOP)
+    # A tap high up in column 3 drops to its foot.
+    await tap(page, 2, 5)
+    await tap(page, 2, 5)
+    await wait_stored(bot, game.game_id, 2)  # the AI answered
+    stored = await bot.service.game(game.game_id)
+    assert (stored.board.moves[0].point.x, stored.board.moves[0].point.y) == (2, 0)
+    await wait_moves(page, 2)
+    await board_caught_up(fake, bot, game.game_id)
+
+
+async def test_a_finished_game_replays_move_by_move(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser
+) -> None:
+    bot = web_bot
+    await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+    game = await bot.service.board(fake.default_channel.id)
+    page = await open_page(browser, bot, await board_link(fake, game, alice), PHONE)
+    await fake.slash("place", user=alice, options={"cell": "h8"})
+    await wait_stored(bot, game.game_id, 2)  # and the AI's reply
+    resign = await fake.slash("gomoku resign", user=alice)
+    await fake.click(resign.message or 0, f"gomoku:{game.game_id}:resign", user=alice)
+    await page.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    assert await page.locator("#replay").is_visible()
+    assert await page.locator("#ply").text_content() == "Move 2 of 2"
+    await page.locator("#first").click()
+    assert await page.locator("#ply").text_content() == "Move 0 of 2"
+    await page.locator("#next").click()
+    assert await page.locator("#ply").text_content() == "Move 1 of 2"
+    # a tap while replaying plays nothing (the game is over anyway)
+    await tap(page, 3, 3)
+    assert await note(page) != "Tap again to place."
+
+
+async def test_the_page_reconnects_by_itself_and_an_expired_link_says_so(
+    fake: FakeDiscord,
+    web_bot: GomokuBot,
+    browser: Any,
+    signer: Signer,
+    alice: FakeUser,
+    bob: FakeUser,
+) -> None:
+    bot = web_bot
+    game = await start_people_game(fake, bot, alice, bob)
+    page = await open_page(browser, bot, await board_link(fake, game, alice), PHONE)
+    # The server drops every socket (a restart, a proxy timing out), then a move is made: the
+    # page comes back by itself and catches up.
+    board = bot.web_board
+    assert board is not None
+    sockets = [socket for pages in board.hub._pages.values() for socket in pages]
+    assert sockets
+    for socket in sockets:
+        await socket.ws.close()  # type: ignore[attr-defined]
+    await fake.slash("place", user=alice, options={"cell": "h8"})
+    await wait_moves(page, 1)
+    await fake.slash("place", user=bob, options={"cell": "h9"})
+    await wait_moves(page, 2)
+    # An expired pass opens nothing and says why.
+    old = signer.mint(game.game_id, alice.id, Role.PLAY, now=time.time() - 7 * 3600)
+    expired = await browser.new_page(viewport=PHONE)
+    await expired.goto(f"{base_url(bot)}/#{old}")
+    await expired.wait_for_function("document.getElementById('note').textContent !== ''")
+    assert await note(expired) == "This link has expired: press Open board again."
+    assert await expired.evaluate("window.gomoku.state()") is None
+    # and the pass is gone from the address bar
+    assert "#" not in expired.url
+
+
+async def pixel(page: Any, x: int, y: int) -> list[int]:
+    """The canvas's colour (RGB) at the centre of point (x, y)."""
+    return list(
+        await page.evaluate(
+            """([x, y]) => {
+                const [cx, cy] = window.gomoku.centre(x, y);
+                const canvas = document.getElementById('board');
+                const scale = canvas.width / canvas.getBoundingClientRect().width;
+                const data = canvas.getContext('2d')
+                    .getImageData(Math.round(cx * scale), Math.round(cy * scale), 1, 1).data;
+                return [data[0], data[1], data[2]];
+            }""",
+            [x, y],
+        )
+    )
+
+
+def is_red(rgb: list[int]) -> bool:
+    red, green, blue = rgb
+    return red > 150 and green < 110 and blue < 110
+
+
+async def test_renju_forbidden_points_and_the_winning_line_are_drawn(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> None:
+    bot = web_bot
+    game = await start_people_game(fake, bot, alice, bob, rule="renju")
+    channel = fake.default_channel.id
+    for turn, cell in enumerate(["h8", "a1", "j8", "a3", "i7", "a5", "i9", "a7"]):
+        user = alice if turn % 2 == 0 else bob
+        await bot.service.place(channel, user.id, Point.parse(cell))
+    page = await open_page(browser, bot, await board_link(fake, game, alice), DESKTOP)
+    assert is_red(await pixel(page, 8, 7))  # i8: Black's double three, crossed out
+    assert not is_red(await pixel(page, 8, 8))  # i9: a black stone
+    # A five by Black through i8's row, drawn as a red line over the stones.
+    for cell, user in [("e1", alice), ("b1", bob), ("f1", alice), ("b2", bob), ("g1", alice)]:
+        await bot.service.place(channel, user.id, Point.parse(cell))
+    await bot.service.place(channel, bob.id, Point.parse("b3"))
+    await bot.service.place(channel, alice.id, Point.parse("h1"))
+    await bot.service.place(channel, bob.id, Point.parse("b4"))
+    await bot.service.place(channel, alice.id, Point.parse("d1"))
+    await page.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    assert is_red(await pixel(page, 5, 0))  # f1, inside d1-h1
+    assert not is_red(await pixel(page, 8, 7))  # no forbidden points once it is over

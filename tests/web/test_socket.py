@@ -1,0 +1,89 @@
+"""The board's WebSocket without a browser: every message is checked against its pass, and
+every refusal leaves the game as it was, in the words ``/place`` uses."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import aiohttp
+import pytest
+
+from bot.client import GomokuBot
+from bot.web.tokens import Role, Signer
+from tests.fakediscord import FakeDiscord, FakeUser
+from tests.web.conftest import base_url
+from tests.web.test_board_browser import start_people_game, stored_moves
+
+
+async def hello(http: aiohttp.ClientSession, bot: GomokuBot, token: str) -> Any:
+    """A socket opened with ``token``, and the first thing the server says."""
+    ws = await http.ws_connect(f"{base_url(bot)}/ws")
+    await ws.send_json({"type": "hello", "token": token})
+    return ws, await ws.receive_json(timeout=5)
+
+
+async def test_passes_are_checked_on_every_message(
+    fake: FakeDiscord,
+    web_bot: GomokuBot,
+    signer: Signer,
+    alice: FakeUser,
+    bob: FakeUser,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    bot = web_bot
+    game = await start_people_game(fake, bot, alice, bob)
+    gid = game.game_id
+    alices = signer.mint(gid, alice.id, Role.PLAY)
+    bobs = signer.mint(gid, bob.id, Role.PLAY)
+    carols = signer.mint(gid, 999, Role.WATCH)
+    async with aiohttp.ClientSession() as http:
+        # A game id alone, a forged pass and an expired one open nothing.
+        for token, reason in [
+            (str(gid), "invalid"),
+            (alices.replace(f".{alice.id}.", f".{bob.id}."), "invalid"),
+            (signer.mint(gid, alice.id, Role.PLAY, now=time.time() - 7 * 3600), "expired"),
+        ]:
+            ws, first = await hello(http, bot, token)
+            assert first["type"] == "denied"
+            assert first["reason"] == reason
+            assert (await ws.receive()).type is aiohttp.WSMsgType.CLOSE
+        ws, state = await hello(http, bot, bobs)
+        assert state["type"] == "state"
+        assert state["you"] == 1
+        assert not state["your_turn"]
+        # Not Bob's turn: the sentence /place gives him.
+        await ws.send_json({"type": "move", "token": bobs, "x": 7, "y": 7})
+        refused = await ws.receive_json(timeout=5)
+        place = await fake.slash("place", user=bob, options={"cell": "h8"})
+        assert place.message is not None
+        assert refused == {"type": "refused", "text": place.message.content}
+        # A watcher's move: refused as a non-player's.
+        watcher, state = await hello(http, bot, carols)
+        assert state["you"] is None
+        await watcher.send_json({"type": "move", "token": carols, "x": 7, "y": 7})
+        assert (await watcher.receive_json(timeout=5))[
+            "text"
+        ] == "You are not playing in this game."
+        # Another game's pass on this socket, or a message without a pass, ends it.
+        other = signer.mint(gid + 1, bob.id, Role.PLAY)
+        await ws.send_json({"type": "move", "token": other, "x": 7, "y": 7})
+        assert (await ws.receive_json(timeout=5))["reason"] == "invalid"
+        await watcher.send_json({"type": "move", "x": 7, "y": 7})
+        assert (await watcher.receive_json(timeout=5))["reason"] == "invalid"
+        assert await stored_moves(bot, gid) == 0
+        # Alice's pass plays, and her page gets the new state.
+        ws, state = await hello(http, bot, alices)
+        assert state["your_turn"]
+        await ws.send_json({"type": "move", "token": alices, "x": 40, "y": 7})
+        assert (await ws.receive_json(timeout=5))["type"] == "refused"  # off the board
+        await ws.send_json({"type": "move", "token": alices, "x": 7, "y": 7})
+        moved = await ws.receive_json(timeout=5)
+        assert moved["type"] == "state"
+        assert moved["moves"] == [[7, 7, 0]]
+        assert await stored_moves(bot, gid) == 1
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    for token in (alices, bobs, carols):
+        assert token not in logged

@@ -1,0 +1,77 @@
+"""What the page draws, as the server sends it: the position, renju's forbidden points, the
+winning line, whose turn it is, and the words in the viewer's language."""
+
+from __future__ import annotations
+
+from bot.core.service import GameService
+from bot.core.service.states import GameState
+from bot.text import i18n
+from bot.web.state import game_payload
+from engine.types import Game, Point, Rule
+from storage.memory import InMemoryGameRepository
+from storage.repository import Player
+from tests.runners import CentreRunner
+
+BLACK, WHITE = 1, 2
+
+
+def names(player: Player) -> str:
+    return f"user {player.user_id}"
+
+
+async def play(moves: str, *, rule: Rule = Rule.FREESTYLE, game: Game = Game.GOMOKU) -> GameState:
+    service = GameService(InMemoryGameRepository(), CentreRunner())
+    seen: list[GameState] = []
+    service.observers.append(seen.append)
+    view = await service.start_local(
+        channel_id=7, black=Player.human(BLACK), white=Player.human(WHITE), game=game, rule=rule
+    )
+    for turn, move in enumerate(moves.split()):
+        user = BLACK if turn % 2 == 0 else WHITE
+        view = (await service.place(7, user, Point.parse(move))).game
+    # every stored change reached the observers, in order, the last one being this
+    assert [state.version for state in seen] == sorted({state.version for state in seen})
+    assert seen[-1].version == view.version
+    return view
+
+
+async def test_renju_shows_the_points_forbidden_to_black_while_black_is_to_move() -> None:
+    view = await play("h8 a1 j8 a3 i7 a5 i9 a7", rule=Rule.RENJU)
+    black = game_payload(view, BLACK, names)
+    assert black["forbidden"] == [[8, 7]]  # i8: a double three
+    assert black["your_turn"]
+    assert black["you"] == 0
+    assert black["moves"][0] == [7, 7, 0]
+    white = game_payload(view, WHITE, names)
+    assert not white["your_turn"]
+    watcher = game_payload(view, None, names)
+    assert watcher["you"] is None
+    assert not watcher["your_turn"]
+
+
+async def test_a_five_is_drawn_as_the_winning_line_and_the_game_is_over() -> None:
+    view = await play("a1 a2 b1 b2 c1 c2 d1 d2 e1")
+    payload = game_payload(view, BLACK, names)
+    assert payload["over"]
+    assert payload["to_move"] is None
+    assert sorted(payload["winning"]) == [[x, 0] for x in range(5)]
+    assert "user 1" in payload["line"]
+
+
+async def test_the_page_speaks_the_viewers_language() -> None:
+    view = await play("h8")
+    with i18n.using("ja"):
+        japanese = game_payload(view, WHITE, names)
+    assert japanese["language"] == "ja"
+    english = game_payload(view, WHITE, names)
+    assert english["words"]["confirm"] == "Tap again to place."
+    assert japanese["words"]["confirm"] == "もう一度タップすると打ちます。"
+    assert japanese["line"] != english["line"]
+
+
+async def test_gravity_and_tictactoe_say_how_to_draw_them() -> None:
+    connect4 = game_payload(await play("", game=Game.CONNECT4), BLACK, names)
+    assert (connect4["width"], connect4["height"], connect4["gravity"]) == (7, 6, True)
+    tictactoe = game_payload(await play("b2", game=Game.TICTACTOE), BLACK, names)
+    assert tictactoe["marks"]
+    assert tictactoe["moves"] == [[1, 1, 0]]
