@@ -3,6 +3,9 @@
 A bot here is the real ``GomokuBot`` on the real discord.py, connected to ``FakeDiscord`` on
 127.0.0.1. ``make_bot`` builds one on a SQLite file (a second call with the same file is "the
 bot after a restart"); ``bot`` is one already connected, with its commands registered.
+
+``service`` is the game service without Discord, on the in-memory repository with the
+deterministic ``runner``; its test modules give it a fixed ``clock`` of their own.
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ from bot.app import create_bot
 from bot.client import GomokuBot
 from bot.cooldown import UserCooldown
 from bot.core.ai import AIMove, AIRequest, ProcessPoolRunner
+from bot.core.service import GameService
 from bot.settings import Settings
+from storage.memory import InMemoryGameRepository
 from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser
-from tests.runners import CentreRunner
+from tests.runners import CentreRunner, NearestRunner
 
 BotFactory = Callable[..., GomokuBot]
 
@@ -70,6 +75,21 @@ async def fake() -> AsyncIterator[FakeDiscord]:
 def clock() -> FakeClock:
     """The bot's clock."""
     return FakeClock.real_time()
+
+
+@pytest.fixture
+def repo(clock: FakeClock) -> InMemoryGameRepository:
+    return InMemoryGameRepository(clock=clock)
+
+
+@pytest.fixture
+def runner() -> NearestRunner:
+    return NearestRunner()
+
+
+@pytest.fixture
+def service(repo: InMemoryGameRepository, runner: NearestRunner, clock: FakeClock) -> GameService:
+    return GameService(repo, runner, clock=clock, rng=random.Random(1))
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from storage.repository import GameRecord, GameStatus
 from tests.bot.conftest import BotFactory, GatedRunner
 from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser, Message
-from tests.runners import CentreRunner
+from tests.runners import CentreRunner, FlakyRunner
 
 
 async def _accepted(
@@ -282,25 +282,10 @@ async def test_challenging_the_bot_plays_the_ai(
     assert view.ai_level == "medium"
 
 
-class _FlakyRunner(CentreRunner):
-    """Fails its first ``failures`` searches (a worker that died twice), then plays."""
-
-    def __init__(self, failures: int) -> None:
-        super().__init__()
-        self.failures = failures
-
-    async def choose_move(self, request: AIRequest) -> AIMove:
-        if self.failures > 0:
-            self.failures -= 1
-            self.calls += 1
-            raise AIError("BrokenProcessPool")
-        return await super().choose_move(request)
-
-
 async def test_deadline_task_retries_a_failed_ai_move(
     fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock, alice: FakeUser
 ) -> None:
-    runner = _FlakyRunner(failures=1)
+    runner = FlakyRunner(CentreRunner(), failures=1)
     bot = make_bot(ai=runner, resume_every=600.0)
     async with fake.running(bot):
         start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
@@ -310,13 +295,13 @@ async def test_deadline_task_retries_a_failed_ai_move(
         assert "The AI could not move" in reply.content
         view = await bot.service.board(fake.default_channel.id)
         assert view.is_ai_turn
-        assert runner.calls == 1
+        assert runner.tries == 1
         # Ten minutes on, the deadline task resumes the game: the AI moves without a restart.
         clock.advance(minutes=11)
         await fake.wait_for(lambda: "2 moves" in board.text())
         view = await bot.service.board(fake.default_channel.id)
         assert [str(move.point) for move in view.board.moves] == ["a1", "h8"]
-        assert runner.calls == 2
+        assert runner.tries == 2
 
 
 async def test_a_wake_up_during_a_deadline_pass_starts_another(

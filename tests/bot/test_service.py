@@ -50,7 +50,7 @@ from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
 from storage.repository import GameStatus, GuildSettings, Player
 from tests.clock import FakeClock
-from tests.runners import NearestRunner
+from tests.runners import FlakyRunner, NearestRunner
 
 ALICE, BOB, CAROL = 101, 202, 303
 GUILD, CHANNEL = 9, 77
@@ -64,41 +64,9 @@ class FailingRunner:
         pass
 
 
-class FlakyRunner(NearestRunner):
-    """Fails its first ``failures`` searches, then plays as NearestRunner."""
-
-    def __init__(self, failures: int) -> None:
-        super().__init__()
-        self.failures = failures
-
-    async def choose_move(self, request: AIRequest) -> AIMove:
-        if self.failures > 0:
-            self.failures -= 1
-            self.calls.append(request)
-            raise AIError("BrokenProcessPool")
-        return await super().choose_move(request)
-
-
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
-
-
-@pytest.fixture
-def repo(clock: FakeClock) -> InMemoryGameRepository:
-    return InMemoryGameRepository(clock=clock)
-
-
-@pytest.fixture
-def runner() -> NearestRunner:
-    return NearestRunner()
-
-
-@pytest.fixture
-def service(repo: InMemoryGameRepository, runner: NearestRunner, clock: FakeClock) -> GameService:
-    import random
-
-    return GameService(repo, runner, clock=clock, rng=random.Random(1))
 
 
 async def start_pvp(service: GameService, *, rule: Rule = Rule.FREESTYLE, game: Game = Game.GOMOKU):
@@ -223,18 +191,18 @@ async def test_failing_ai_leaves_the_game_as_it_was(repo, clock) -> None:
 
 
 async def test_resume_retries_a_failed_ai_move(repo, clock) -> None:
-    runner = FlakyRunner(failures=1)
+    runner = FlakyRunner(NearestRunner(), failures=1)
     service = GameService(repo, runner, clock=clock)
     view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
     with pytest.raises(AIFailedError):
         await service.ai_reply(view.game_id)
     # What the deadline task does now and then: games idle for a minute.
     assert await service.resume(idle_for=timedelta(minutes=1)) == []
-    assert len(runner.calls) == 1
+    assert runner.tries == 1
     clock.advance(60)
     made = await service.resume(idle_for=timedelta(minutes=1))
     assert [r.move for r in made] == [Move(Point(7, 7), Color.BLACK)]
-    assert len(runner.calls) == 2
+    assert runner.tries == 2
     assert await service.resume() == []  # nothing due any more: safe to repeat
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from bot.core.service import GameService
@@ -16,22 +14,14 @@ from bot.core.service.errors import (
 from engine.errors import OpeningStepError, OutsideOpeningAreaError
 from engine.opening_rules import Phase, Seat
 from engine.types import Color, Point, Rule, Termination
-from storage.memory import InMemoryGameRepository
 from storage.repository import GuildSettings
 from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD
 from tests.clock import FakeClock
-from tests.runners import NearestRunner
 
 
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
-
-
-@pytest.fixture
-def service(clock: FakeClock) -> GameService:
-    repo = InMemoryGameRepository(clock=clock)
-    return GameService(repo, NearestRunner(), clock=clock, rng=random.Random(1))
 
 
 async def challenge(service: GameService, **options: object):
