@@ -8,7 +8,7 @@ import asyncio
 
 from bot.core.ai import AIError, AIMove, AIRequest, AIRunner
 
-__all__ = ["CentreRunner", "FlakyRunner", "NearestRunner"]
+__all__ = ["CentreRunner", "FailingRunner", "FlakyRunner", "NearestRunner"]
 
 
 class CentreRunner:
@@ -47,6 +47,19 @@ class NearestRunner:
             board.legal_moves(), key=lambda p: (max(abs(p.x - cx), abs(p.y - cy)), p.y, p.x)
         )
         return AIMove(point, score=0, depth=1, nodes=1, time_ms=0.0)
+
+    async def close(self) -> None:
+        pass
+
+
+class FailingRunner:
+    """Raises ``error`` on every search: by default what a worker pool that died raises."""
+
+    def __init__(self, error: Exception | None = None) -> None:
+        self.error = error if error is not None else AIError("BrokenProcessPool")
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        raise self.error
 
     async def close(self) -> None:
         pass

@@ -11,11 +11,11 @@ import asyncio
 import random
 from collections import OrderedDict
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from bot.core import positions
-from bot.core.ai import AIError, AIMove, AIRequest
 from bot.core.service import GameService
 from bot.core.service.errors import (
     AIFailedError,
@@ -50,18 +50,10 @@ from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
 from storage.repository import GameStatus, GuildSettings, Player
 from tests.clock import FakeClock
-from tests.runners import FlakyRunner, NearestRunner
+from tests.runners import FailingRunner, FlakyRunner, NearestRunner
 
 ALICE, BOB, CAROL = 101, 202, 303
 GUILD, CHANNEL = 9, 77
-
-
-class FailingRunner:
-    async def choose_move(self, request: AIRequest) -> AIMove:
-        raise AIError("BrokenProcessPool")
-
-    async def close(self) -> None:
-        pass
 
 
 @pytest.fixture
@@ -69,8 +61,9 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-async def start_pvp(service: GameService, *, rule: Rule = Rule.FREESTYLE, game: Game = Game.GOMOKU):
-    """Alice (Black) challenges Bob (White), Bob accepts."""
+async def start_pvp(service: GameService, *, rule: Rule = Rule.FREESTYLE, **options: Any):
+    """Alice (Black) challenges Bob (White) to a game with ``service.start``'s other
+    ``options`` (game, size, opening), Bob accepts."""
     view = await service.start(
         channel_id=CHANNEL,
         guild_id=GUILD,
@@ -78,7 +71,7 @@ async def start_pvp(service: GameService, *, rule: Rule = Rule.FREESTYLE, game: 
         opponent=BOB,
         colour="black",
         rule=rule,
-        game=game,
+        **options,
     )
     return await service.accept(view.game_id, BOB)
 
@@ -483,21 +476,24 @@ async def test_undo_between_people_needs_consent(service: GameService) -> None:
         await service.answer_undo(request.game.game_id, ALICE, accept=True)
 
 
-async def test_undo_request_goes_stale_when_a_move_is_made(service: GameService) -> None:
+async def alice_asks_to_undo_h8(service: GameService) -> UndoRequest:
+    """A game between people where Alice played h8 and asks Bob to take it back."""
     await start_pvp(service)
     await play(service, "h8")
     request = await service.undo(CHANNEL, ALICE)
     assert isinstance(request, UndoRequest)
+    return request
+
+
+async def test_undo_request_goes_stale_when_a_move_is_made(service: GameService) -> None:
+    request = await alice_asks_to_undo_h8(service)
     await service.place(CHANNEL, BOB, Point.parse("i9"))
     with pytest.raises(NoUndoRequestError):
         await service.answer_undo(request.game.game_id, BOB, accept=True)
 
 
 async def test_undo_request_declined(service: GameService) -> None:
-    await start_pvp(service)
-    await play(service, "h8")
-    request = await service.undo(CHANNEL, ALICE)
-    assert isinstance(request, UndoRequest)
+    request = await alice_asks_to_undo_h8(service)
     assert await service.answer_undo(request.game.game_id, BOB, accept=False) is None
     assert len((await service.board(CHANNEL)).board.moves) == 1
 
