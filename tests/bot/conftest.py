@@ -24,7 +24,9 @@ from bot.client import GomokuBot
 from bot.cooldown import UserCooldown
 from bot.core.ai import AIMove, AIRequest, ProcessPoolRunner
 from bot.core.service import GameService
+from bot.core.service.states import GameState
 from bot.settings import Settings
+from engine.types import Termination
 from storage.memory import InMemoryGameRepository
 from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser
@@ -123,6 +125,16 @@ async def bot(fake: FakeDiscord, make_bot: BotFactory) -> AsyncIterator[GomokuBo
 
 
 @pytest.fixture
+async def pool_bot(
+    fake: FakeDiscord, make_bot: BotFactory, pool: ProcessPoolRunner
+) -> AsyncIterator[GomokuBot]:
+    """A connected bot whose AI is the real process pool."""
+    instance = make_bot(ai=pool)
+    async with fake.running(instance):
+        yield instance
+
+
+@pytest.fixture
 def alice(fake: FakeDiscord) -> FakeUser:
     """A player."""
     return fake.add_user("alice")
@@ -132,6 +144,31 @@ def alice(fake: FakeDiscord) -> FakeUser:
 def bob(fake: FakeDiscord) -> FakeUser:
     """Another player."""
     return fake.add_user("bob")
+
+
+async def first_player_makes_five(
+    fake: FakeDiscord,
+    bot: GomokuBot,
+    game_id: int,
+    players: tuple[FakeUser, FakeUser],
+    pairs: list[tuple[str, str]],
+    five: str,
+) -> GameState:
+    """The two ``players`` take turns with /place, each told the move was played, the first
+    playing first in each of ``pairs``; then the first player's ``five`` wins. Returns the
+    finished game."""
+    for cells in pairs:
+        for user, cell in zip(players, cells, strict=True):
+            reply = await fake.slash("place", user=user, options={"cell": cell})
+            assert "played **" in reply.content
+    first = players[0]
+    await fake.slash("place", user=first, options={"cell": five})
+    view = await bot.service.game(game_id)
+    assert view.outcome is not None
+    assert view.outcome.termination is Termination.FIVE
+    assert view.winner is not None
+    assert view.winner.user_id == first.id
+    return view
 
 
 async def board_caught_up(fake: FakeDiscord, bot: GomokuBot, game_id: int) -> None:
