@@ -1,0 +1,23 @@
+"""This project's own commands (``python -m ...``) run from the tests: to the end, with what
+they print captured as text."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+
+def python_m(
+    *command: str, timeout: float = 60, check: bool = False, **options: Any
+) -> subprocess.CompletedProcess[str]:
+    """``python -m`` ``command`` in this interpreter; ``options`` as for ``subprocess.run``
+    (``env``, ``cwd``, ``input``, ``stdin``)."""
+    return subprocess.run(
+        [sys.executable, "-m", *command],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=check,
+        **options,
+    )
