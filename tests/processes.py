@@ -1,5 +1,5 @@
-"""This project's own commands (``python -m ...``) run from the tests: to the end, with what
-they print captured as text."""
+"""This project's own commands (``python -m ...``, ``python -c ...``) run from the tests: to
+the end, with what they print captured as text."""
 
 from __future__ import annotations
 
@@ -21,3 +21,10 @@ def python_m(
         check=check,
         **options,
     )
+
+
+def python_c(code: str) -> str:
+    """What ``python -c`` ``code`` prints in this interpreter (a failure raises)."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
