@@ -28,3 +28,15 @@ def python_c(code: str) -> str:
     return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
+
+
+def python_m_started(*command: str, **options: Any) -> subprocess.Popen[str]:
+    """``python -m`` ``command`` started in this interpreter, its output to pipes as text;
+    ``options`` as for ``subprocess.Popen``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **options,
+    )

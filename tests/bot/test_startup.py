@@ -12,7 +12,6 @@ import asyncio
 import hashlib
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,13 +31,13 @@ from storage.repository import (
     ForeignDatabaseError,
     ReadOnlyDatabaseError,
 )
+from tests.processes import python_m_started
 from tests.storage.faults import (
-    fill,
     foreign,
+    full_filesystem,
     garble,
     make_read_only,
     played_database,
-    tiny_filesystem,
     too_new,
     truncate,
     undo_read_only,
@@ -50,14 +49,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def start_bot(db_path: Path) -> subprocess.Popen[str]:
     env = {**os.environ, "DISCORD_TOKEN": "never-used", "GOMOKU_DB_PATH": str(db_path)}
-    return subprocess.Popen(
-        [sys.executable, "-m", "bot"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return python_m_started("bot", cwd=ROOT, env=env)
 
 
 CASES: list[tuple[str, Callable[[Path], None] | None, type[DatabaseRefusedError], str]] = [
@@ -116,12 +108,7 @@ async def test_each_fault_has_its_line_and_exit_status(tmp_path: Path) -> None:
 
 
 async def test_a_full_disk(tmp_path: Path) -> None:
-    with tiny_filesystem(tmp_path / "mnt") as mounted:
-        if mounted is None:
-            pytest.skip("mounting a tmpfs needs root")
-        path = mounted / "gomoku.sqlite3"
-        await played_database(path, games=2, moves=5)
-        fill(mounted)
+    async with full_filesystem(tmp_path / "mnt", "gomoku.sqlite3") as path:
         process = start_bot(path)
         _, err = await asyncio.to_thread(process.communicate, timeout=60)
     assert process.returncode == EXIT_CODES[DiskFullError], err
