@@ -29,7 +29,7 @@ from bot.settings import Settings
 from engine.types import Termination
 from storage.memory import InMemoryGameRepository
 from tests.clock import FakeClock
-from tests.fakediscord import FakeDiscord, FakeUser
+from tests.fakediscord import FakeDiscord, FakeUser, Message
 from tests.runners import CentreRunner, NearestRunner
 
 BotFactory = Callable[..., GomokuBot]
@@ -144,6 +144,20 @@ def alice(fake: FakeDiscord) -> FakeUser:
 def bob(fake: FakeDiscord) -> FakeUser:
     """Another player."""
     return fake.add_user("bob")
+
+
+async def accepted_challenge(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, **options: object
+) -> tuple[int, Message]:
+    """Alice challenges Bob, she as Black, with ``/gomoku start``'s other ``options``; Bob
+    accepts. Returns the game's id and its board message."""
+    start = await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", **options}
+    )
+    assert start.message is not None
+    game_id = (await bot.service.board(fake.default_channel.id)).game_id
+    await fake.click(start.message, f"gomoku:{game_id}:accept", user=bob)
+    return game_id, start.message
 
 
 async def first_player_makes_five(

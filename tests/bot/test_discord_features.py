@@ -13,22 +13,10 @@ from bot.core.ai import AIError, AIMove, AIRequest
 from bot.core.service import GameService
 from bot.core.service.states import TimeoutEvent
 from storage.repository import GameRecord, GameStatus
-from tests.bot.conftest import BotFactory, GatedRunner
+from tests.bot.conftest import BotFactory, GatedRunner, accepted_challenge
 from tests.clock import FakeClock
-from tests.fakediscord import FakeDiscord, FakeUser, Message
+from tests.fakediscord import FakeDiscord, FakeUser
 from tests.runners import CentreRunner, FlakyRunner
-
-
-async def _accepted(
-    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, **options: object
-) -> tuple[int, Message]:
-    await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", **options}
-    )
-    board = fake.channel_messages()[-1]
-    game_id = (await bot.service.board(fake.default_channel.id)).game_id
-    await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
-    return game_id, board
 
 
 async def _moves(bot: GomokuBot, game_id: int) -> list[str]:
@@ -51,7 +39,7 @@ async def test_undo_against_the_ai_takes_back_the_pair(
 async def test_undo_against_a_person_needs_consent(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    game_id, _ = await _accepted(fake, bot, alice, bob)
+    game_id, _ = await accepted_challenge(fake, bot, alice, bob)
     await fake.slash("place", user=alice, options={"cell": "h8"})
     request = await fake.slash("gomoku undo", user=alice)
     assert not request.ephemeral
@@ -74,7 +62,7 @@ async def test_undo_against_a_person_needs_consent(
 async def test_resign_asks_first(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    game_id, board = await _accepted(fake, bot, alice, bob)
+    game_id, board = await accepted_challenge(fake, bot, alice, bob)
     confirm = await fake.slash("gomoku resign", user=bob)
     assert confirm.ephemeral
     assert (await bot.service.game(game_id)).is_active
@@ -149,7 +137,7 @@ async def test_turn_clock_warns_then_ends_the_game(
     fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
 ) -> None:
     await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
-    game_id, board = await _accepted(fake, bot, alice, bob)
+    game_id, board = await accepted_challenge(fake, bot, alice, bob)
     clock.advance(seconds=50)
     bot.wake_deadlines()
     await fake.wait_for(lambda: any("time runs out" in m.content for m in fake.channel_messages()))
@@ -232,7 +220,7 @@ async def test_suggestions_slow_to_find_are_answered_with_none_in_time(
 async def test_rate_limited_edits_are_retried(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    _, board = await _accepted(fake, bot, alice, bob)
+    _, board = await accepted_challenge(fake, bot, alice, bob)
     fake.rate_limit("PATCH", r"/channels/\d+/messages/\d+", times=2, retry_after=0.02)
     reply = await fake.slash("place", user=alice, options={"cell": "h8"})
     assert "played **" in reply.content
@@ -338,7 +326,7 @@ async def test_a_move_after_the_deadline_loses_on_time(
     bot = make_bot(deadline_poll=3600.0)
     async with fake.running(bot):
         await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
-        game_id, board = await _accepted(fake, bot, alice, bob)
+        game_id, board = await accepted_challenge(fake, bot, alice, bob)
         await fake.slash("place", user=alice, options={"cell": "h8"})
         clock.advance(seconds=61)
         late = await fake.slash("place", user=bob, options={"cell": "i9"})

@@ -12,7 +12,13 @@ from bot.core.ai import AIMove, AIRequest, ProcessPoolRunner, run_search
 from bot.core.service.states import GameState
 from engine.opening_rules import Phase, Seat
 from engine.types import Level, Point, Rule
-from tests.bot.conftest import BotFactory, board_caught_up, first_player_makes_five, no_changes
+from tests.bot.conftest import (
+    BotFactory,
+    accepted_challenge,
+    board_caught_up,
+    first_player_makes_five,
+    no_changes,
+)
 from tests.fakediscord import FakeDiscord, FakeUser, Message
 from tests.runners import CentreRunner
 
@@ -62,14 +68,7 @@ async def _first_three_stones(
 ) -> int:
     """Alice challenges Bob to a game with ``opening``, Bob accepts and Alice places the three
     first stones (h8 i9 j7). Returns the game's id."""
-    start = await fake.slash(
-        "gomoku start",
-        user=alice,
-        options={"opponent": bob, "colour": "black", "opening": opening},
-    )
-    assert start.message is not None
-    game_id = (await _view(bot, fake)).game_id
-    await fake.click(start.message, f"gomoku:{game_id}:accept", user=bob)
+    game_id, _ = await accepted_challenge(fake, bot, alice, bob, opening=opening)
     for cell in ("h8", "i9", "j7"):
         await fake.slash("place", user=alice, options={"cell": cell})
     return game_id

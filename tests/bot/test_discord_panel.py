@@ -12,7 +12,7 @@ from bot.core.ai import AIMove, AIRequest
 from engine.board import Board
 from engine.types import Color, Point, Rule, Termination
 from storage.repository import GameStatus
-from tests.bot.conftest import BotFactory, board_caught_up, no_changes
+from tests.bot.conftest import BotFactory, accepted_challenge, board_caught_up, no_changes
 from tests.fakediscord import FakeDiscord, FakeUser, Message, Reply
 
 _TAP = re.compile(r"gomoku:\d+:tap:(\d+):(\d+):\d+")
@@ -78,14 +78,9 @@ def _pings(fake: FakeDiscord) -> list[Message]:
 async def _challenge(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, **options: object
 ) -> tuple[int, Message]:
-    start = await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", **options}
-    )
-    assert start.message is not None
-    game_id = (await bot.service.board(fake.default_channel.id)).game_id
-    await fake.click(start.message, f"gomoku:{game_id}:accept", user=bob)
+    game_id, board = await accepted_challenge(fake, bot, alice, bob, **options)
     await board_caught_up(fake, bot, game_id)
-    return game_id, start.message
+    return game_id, board
 
 
 async def test_a_game_between_people_won_by_taps_only_with_one_ping_at_a_time(

@@ -9,7 +9,12 @@ from bot.client import GomokuBot
 from bot.core.service.states import GameState
 from engine.types import Game
 from storage.repository import GameStatus
-from tests.bot.conftest import BotFactory, GatedRunner, first_player_makes_five
+from tests.bot.conftest import (
+    BotFactory,
+    GatedRunner,
+    accepted_challenge,
+    first_player_makes_five,
+)
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord, Message
 
 
@@ -187,20 +192,6 @@ async def test_tictactoe_with_buttons_against_the_ai(
     assert len([m for m in fake.channel_messages() if m.interaction_id is None]) == 0
 
 
-async def _tictactoe(
-    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
-) -> tuple[Message, int]:
-    start = await fake.slash(
-        "gomoku start",
-        user=alice,
-        options={"opponent": bob, "game": "tictactoe", "colour": "black"},
-    )
-    assert start.message is not None
-    game_id = (await _game(bot, fake)).game_id
-    await fake.click(start.message, f"gomoku:{game_id}:accept", user=bob)
-    return start.message, game_id
-
-
 def _own_requests(fake: FakeDiscord, record: InteractionRecord) -> list[str]:
     """The requests that answered ``record``: its callbacks, and its token's webhook calls."""
     return [
@@ -213,7 +204,7 @@ def _own_requests(fake: FakeDiscord, record: InteractionRecord) -> list[str]:
 async def test_a_square_tapped_on_the_board_is_answered_by_the_boards_redraw(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    board, game_id = await _tictactoe(fake, bot, alice, bob)
+    game_id, board = await accepted_challenge(fake, bot, alice, bob, game="tictactoe")
     edits = board.edits
     reply = await fake.click(board, f"gomoku:{game_id}:cell:1:1", user=alice)
     record = reply.interaction
@@ -239,7 +230,7 @@ async def test_a_square_tapped_on_the_board_is_answered_by_the_boards_redraw(
 async def test_a_refused_tap_on_the_board_is_answered_privately_and_changes_nothing(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    board, game_id = await _tictactoe(fake, bot, alice, bob)
+    game_id, board = await accepted_challenge(fake, bot, alice, bob, game="tictactoe")
     edits = board.edits
     reply = await fake.click(board, f"gomoku:{game_id}:cell:1:1", user=bob)  # alice's turn
     assert reply.ephemeral
@@ -322,7 +313,7 @@ async def test_an_accept_on_an_older_copy_of_the_challenge_is_acknowledged_befor
 async def test_a_tap_on_an_older_copy_of_the_board_is_acknowledged_before_the_redraw(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    old, game_id = await _tictactoe(fake, bot, alice, bob)
+    game_id, old = await accepted_challenge(fake, bot, alice, bob, game="tictactoe")
     board, release = await _posted_again_slowly(fake, alice)
     tap = await fake.send_click(old, f"gomoku:{game_id}:cell:1:1", user=alice)
     await fake.wait_for(lambda: tap.callback_type is not None)
