@@ -1,11 +1,32 @@
-"""This project's own commands (``python -m ...``, ``python -c ...``) run from the tests: to
-the end, with what they print captured as text."""
+"""Processes the tests run: this project's own commands (``python -m ...``, ``python -c ...``),
+to the end with what they print captured as text or started in the background, and the
+servers fixtures keep running."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Protocol, TypeVar
+
+
+class _Server(Protocol):
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+S = TypeVar("S", bound=_Server)
+
+
+def running(server: S) -> Iterator[S]:
+    """``server`` started for the life of a fixture (``yield from running(...)``), stopped at
+    its end, or when it failed to start."""
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
 
 
 def python_m(

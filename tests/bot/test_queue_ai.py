@@ -41,7 +41,7 @@ from bot.text.refusals import user_message
 from engine.board import Board
 from engine.types import Game, Level, Point, Rule
 from storage.memory import InMemoryGameRepository
-from tests.processes import python_m
+from tests.processes import python_m, running
 from tests.redis_server import RedisServer
 
 CHANNEL, GUILD, ALICE = 10, 500, 1001
@@ -49,12 +49,7 @@ CHANNEL, GUILD, ALICE = 10, 500, 1001
 
 @pytest.fixture
 def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
+    yield from running(RedisServer())
 
 
 class Workers:
