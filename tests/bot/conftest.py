@@ -146,18 +146,26 @@ def bob(fake: FakeDiscord) -> FakeUser:
     return fake.add_user("bob")
 
 
-async def accepted_challenge(
-    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, **options: object
-) -> tuple[int, Message]:
-    """Alice challenges Bob, she as Black, with ``/gomoku start``'s other ``options``; Bob
-    accepts. Returns the game's id and its board message."""
+async def challenge(
+    fake: FakeDiscord, alice: FakeUser, bob: FakeUser, **options: object
+) -> Message:
+    """Alice challenges Bob, she as Black, with ``/gomoku start``'s other ``options``: the
+    challenge message (the game's board once accepted)."""
     start = await fake.slash(
         "gomoku start", user=alice, options={"opponent": bob, "colour": "black", **options}
     )
     assert start.message is not None
+    return start.message
+
+
+async def accepted_challenge(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, **options: object
+) -> tuple[int, Message]:
+    """``challenge``, and Bob accepts: the game's id and its board message."""
+    board = await challenge(fake, alice, bob, **options)
     game_id = (await bot.service.board(fake.default_channel.id)).game_id
-    await fake.click(start.message, f"gomoku:{game_id}:accept", user=bob)
-    return game_id, start.message
+    await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
+    return game_id, board
 
 
 async def first_player_makes_five(

@@ -13,6 +13,7 @@ from tests.bot.conftest import (
     BotFactory,
     GatedRunner,
     accepted_challenge,
+    challenge,
     first_player_makes_five,
 )
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord, Message
@@ -243,31 +244,27 @@ async def test_a_refused_tap_on_the_board_is_answered_privately_and_changes_noth
 async def test_challenge_accepted_and_won_updates_ratings(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    start = await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black"}
-    )
-    assert start.message is not None
-    challenge = start.message
-    assert bob.mention in challenge.content
-    assert challenge.custom_ids() == [
+    challenged = await challenge(fake, alice, bob)
+    assert bob.mention in challenged.content
+    assert challenged.custom_ids() == [
         f"gomoku:{(await _game(bot, fake)).game_id}:accept",
         f"gomoku:{(await _game(bot, fake)).game_id}:decline",
     ]
     game_id = (await _game(bot, fake)).game_id
-    refused = await fake.click(challenge, f"gomoku:{game_id}:accept", user=alice)
+    refused = await fake.click(challenged, f"gomoku:{game_id}:accept", user=alice)
     assert refused.ephemeral
     assert "Only the challenged player" in refused.content
     assert refused.interaction.callback_type == 4  # one private message, no deferral first
-    accepted = await fake.click(challenge, f"gomoku:{game_id}:accept", user=bob)
-    assert accepted.message is challenge
+    accepted = await fake.click(challenged, f"gomoku:{game_id}:accept", user=bob)
+    assert accepted.message is challenged
     # The challenge's redraw as the game is the button's own answer: one request.
     assert accepted.interaction.callback_type == 7
     assert len(_own_requests(fake, accepted.interaction)) == 1
     # Gomoku is played with /place or through the private panel the Move button opens.
-    assert challenge.custom_ids() == [f"gomoku:{game_id}:move"]
+    assert challenged.custom_ids() == [f"gomoku:{game_id}:move"]
     black_white = [("h8", "a1"), ("i8", "a2"), ("j8", "a3"), ("k8", "a4")]
     await first_player_makes_five(fake, bot, game_id, (alice, bob), black_white, "l8")
-    await fake.wait_for(lambda: "Rating" in challenge.text())
+    await fake.wait_for(lambda: "Rating" in challenged.text())
     stats = await fake.slash("gomoku stats", user=bob, options={"user": alice})
     assert "rating **" in stats.text()
     assert "rating **1000**" not in stats.text()
@@ -290,11 +287,7 @@ async def _posted_again_slowly(fake: FakeDiscord, user: FakeUser) -> tuple[Messa
 async def test_an_accept_on_an_older_copy_of_the_challenge_is_acknowledged_before_the_redraw(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    start = await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black"}
-    )
-    assert start.message is not None
-    old = start.message
+    old = await challenge(fake, alice, bob)
     game_id = (await _board_saved(bot, fake)).game_id
     board, release = await _posted_again_slowly(fake, alice)
     accept = await fake.send_click(old, f"gomoku:{game_id}:accept", user=bob)
