@@ -52,6 +52,7 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
+import dataclasses
 import gc
 import multiprocessing
 import os
@@ -154,18 +155,39 @@ def _row(name: str, values: list[float]) -> str:
 # ---------------------------------------------------------------------- child: fake + driver
 
 
-def _driver(
-    conn: Connection,
-    games: int,
-    moves: int,
-    level: str,
-    seed: int,
-    think: float,
-    guild_id: int | None = None,
-    ramp: float | None = None,
-    deadline: float = DEADLINE_S,
-) -> None:
-    asyncio.run(_drive(conn, games, moves, level, seed, think, guild_id, ramp, deadline))
+@dataclass(frozen=True)
+class Load:
+    """What one driver process plays: ``games`` games of ``moves`` moves, at ``level`` against
+    the AI, players thinking ``think`` s a move, arriving over ``ramp`` s (else after one
+    pause), in the fake's guild ``guild_id`` (its default when None), all over by
+    ``deadline`` s."""
+
+    games: int
+    moves: int
+    level: str
+    seed: int
+    think: float
+    guild_id: int | None = None
+    ramp: float | None = None
+    deadline: float = DEADLINE_S
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Load:
+        """The load the command line asks for, in the default guild."""
+        return cls(
+            args.games,
+            args.moves,
+            args.level,
+            args.seed,
+            args.think,
+            None,
+            args.ramp,
+            args.deadline,
+        )
+
+
+def _driver(conn: Connection, plan: Load) -> None:
+    asyncio.run(_drive(conn, plan))
 
 
 def _refused(record: Any) -> bool:
@@ -177,24 +199,16 @@ def _refused(record: Any) -> bool:
     return message is None or "played **" not in message.content
 
 
-async def _drive(
-    conn: Connection,
-    games: int,
-    moves: int,
-    level: str,
-    seed: int,
-    think: float,
-    guild_id: int | None,
-    ramp: float | None,
-    deadline: float,
-) -> None:
+async def _drive(conn: Connection, plan: Load) -> None:
     from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Message, Reply
 
-    fake = FakeDiscord(guild_id=guild_id)
+    fake = FakeDiscord(guild_id=plan.guild_id)
     fake.answer_timeout = 120.0
-    rng = random.Random(seed)
-    channels = [fake.default_channel] + [fake.add_channel(f"game-{i}") for i in range(games - 1)]
-    players = [(fake.add_user(f"b{i}"), fake.add_user(f"w{i}")) for i in range(games)]
+    rng = random.Random(plan.seed)
+    channels = [fake.default_channel] + [
+        fake.add_channel(f"game-{i}") for i in range(plan.games - 1)
+    ]
+    players = [(fake.add_user(f"b{i}"), fake.add_user(f"w{i}")) for i in range(plan.games)]
     samples = Samples()
     # What each game waits for now: a game still running at the deadline counts as missing
     # that (a game's waits add up one after another, each up to the fake's answer timeout).
@@ -210,14 +224,14 @@ async def _drive(
 
     async def pause() -> None:
         # A player's thinking time: uniform around the mean, so the games drift apart.
-        await asyncio.sleep(rng.uniform(0.5 * think, 1.5 * think))
+        await asyncio.sleep(rng.uniform(0.5 * plan.think, 1.5 * plan.think))
 
     async def arrive() -> None:
         # Games start spread over the first seconds, as people arrive (over ``ramp`` s).
-        if ramp is None:
+        if plan.ramp is None:
             await pause()
         else:
-            await asyncio.sleep(rng.uniform(0, ramp))
+            await asyncio.sleep(rng.uniform(0, plan.ramp))
 
     async def start_game(user: FakeUser, channel: FakeChannel, options: dict[str, Any]) -> Reply:
         # A start refused because too many are starting (no board) is tried again, as a
@@ -256,7 +270,7 @@ async def _drive(
         accept = next(c for c in board.custom_ids() if c.endswith(":accept"))
         waiting[index] = "accept"
         acked((await fake.click(board, accept, user=white)).interaction)
-        for turn in range(moves):
+        for turn in range(plan.moves):
             await pause()
             waiting[index] = "place (people)"
             user = black if turn % 2 == 0 else white
@@ -280,10 +294,10 @@ async def _drive(
         channel = channels[index]
         await arrive()
         waiting[index] = "start (board shown)"
-        start = await start_game(user, channel, {"level": level, "colour": "black"})
+        start = await start_game(user, channel, {"level": plan.level, "colour": "black"})
         board = start.message
         assert board is not None
-        for _ in range(moves // 2):
+        for _ in range(plan.moves // 2):
             await pause()
             waiting[index] = "suggestions"
             choices = await fake.autocomplete(
@@ -321,8 +335,10 @@ async def _drive(
     first = len(fake.requests)  # the requests of the start-up (login, sync) are not counted
     started = time.monotonic()
     cpu = time.process_time()
-    tasks = [asyncio.create_task(people(i) if i % 2 == 0 else versus_ai(i)) for i in range(games)]
-    _, running = await asyncio.wait(tasks, timeout=deadline)
+    tasks = [
+        asyncio.create_task(people(i) if i % 2 == 0 else versus_ai(i)) for i in range(plan.games)
+    ]
+    _, running = await asyncio.wait(tasks, timeout=plan.deadline)
     for index, task in enumerate(tasks):
         if task in running:
             task.cancel()
@@ -424,17 +440,7 @@ async def _start_driver(
     parent, child = context.Pipe()
     process = context.Process(
         target=_driver,
-        args=(
-            child,
-            args.games,
-            args.moves,
-            args.level,
-            args.seed,
-            args.think,
-            None,
-            args.ramp,
-            args.deadline,
-        ),
+        args=(child, Load.of(args)),
         daemon=True,
     )
     process.start()
@@ -796,14 +802,12 @@ async def _run_cluster(args: argparse.Namespace) -> int:
                 target=_driver,
                 args=(
                     child,
-                    games,
-                    args.moves,
-                    args.level,
-                    args.seed + shard,
-                    args.think,
-                    _guild_on(shard, count),
-                    args.ramp,
-                    args.deadline,
+                    dataclasses.replace(
+                        Load.of(args),
+                        games=games,
+                        seed=args.seed + shard,
+                        guild_id=_guild_on(shard, count),
+                    ),
                 ),
                 daemon=True,
             )

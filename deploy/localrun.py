@@ -242,6 +242,14 @@ async def connected(
     return await until("the bot connected to the fake Discord", probe, within=within)
 
 
+async def running(container: str, called: str) -> None:
+    """Raise, with the end of its logs, unless ``container`` is running."""
+    state = (await run("docker", "inspect", "--format", "{{.State.Status}}", container)).strip()
+    if state != "running":
+        logs = await run("docker", "logs", container, check=False)
+        raise RuntimeError(f"{called} is {state}:\n{logs[-3000:]}")
+
+
 def report(summary: dict[str, object]) -> None:
     """Print the summary and keep it in deploy/.run/."""
     folder = ROOT / "deploy" / ".run"
@@ -269,10 +277,7 @@ async def plain(image: str, level: str, moves: int) -> None:
         )  # fmt: skip
 
         async def alive() -> None:
-            state = (await run("docker", "inspect", "--format", "{{.State.Status}}", PLAIN)).strip()
-            if state != "running":
-                logs = await run("docker", "logs", PLAIN, check=False)
-                raise RuntimeError(f"the container is {state}:\n{logs[-3000:]}")
+            await running(PLAIN, "the container")
 
         try:
             ready = await connected(fake, within=180, check=alive)
@@ -333,10 +338,7 @@ async def compose(level: str, moves: int, keep: bool) -> None:
 
         async def bot_alive() -> None:
             (bot,) = await ids("bot")
-            state = (await run("docker", "inspect", "--format", "{{.State.Status}}", bot)).strip()
-            if state != "running":
-                logs = await run("docker", "logs", bot, check=False)
-                raise RuntimeError(f"the bot's container is {state}:\n{logs[-3000:]}")
+            await running(bot, "the bot's container")
 
         try:
             ready = await connected(fake, within=240, check=bot_alive)

@@ -11,8 +11,9 @@ load on first use: they bring numba, which the bot's own process never needs (it
 run in worker processes).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from engine._lazy import lazy_names
 from engine.board import MAX_SIZE, MIN_SIZE, Board
 from engine.errors import (
     ColumnFullError,
@@ -51,14 +52,7 @@ _LAZY = {
     "SearchResult": "engine.search.alphabeta",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'engine' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

@@ -33,7 +33,7 @@ from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["MAX_SIZE", "MIN_SIZE", "Board"]
+__all__ = ["MAX_SIZE", "MIN_SIZE", "Board", "symmetric_point"]
 
 MIN_SIZE = 5  # smallest Gomoku board offered
 MAX_SIZE = 20  # Gomocup's freestyle board
@@ -67,8 +67,9 @@ def _zobrist(cells: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     return black, white, rng.getrandbits(64)
 
 
-def _symmetry(point: Point, size: int, symmetry: int) -> Point:
-    """``point`` under one of the 8 symmetries of a square board (0 is the identity)."""
+def symmetric_point(point: Point, size: int, symmetry: int) -> Point:
+    """``point`` under one of the 8 symmetries of a square board (0 is the identity; bit 4
+    transposes, 1 mirrors x, 2 mirrors y), the numbering of ``Board.transformed``."""
     x, y = point.x, point.y
     if symmetry & 4:
         x, y = y, x
@@ -542,7 +543,7 @@ class Board:
             raise UnsupportedBoardError("symmetries need a square board without gravity")
         size = self._width
         black, white = (
-            [_symmetry(point, size, symmetry) for point in points] for points in self._setup
+            [symmetric_point(point, size, symmetry) for point in points] for points in self._setup
         )
         if self._setup != ((), ()):
             board = Board.from_stones(
@@ -556,7 +557,7 @@ class Board:
         else:
             board = Board(size, self._rule, game=self._game)
         for move in self._moves:
-            board.play(_symmetry(move.point, size, symmetry))
+            board.play(symmetric_point(move.point, size, symmetry))
         return board
 
     # -- records (engine.records does the work) -------------------------------------------

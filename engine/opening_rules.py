@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Self
 
-from engine.board import Board
+from engine.board import Board, symmetric_point
 from engine.errors import (
     NotOfferedError,
     OfferCountError,
@@ -144,18 +144,6 @@ def _in_square(point: Point, size: int, side: int) -> bool:
     return abs(point.x - centre) <= half and abs(point.y - centre) <= half
 
 
-def _symmetry(point: Point, size: int, symmetry: int) -> Point:
-    # the same numbering as Board.transformed: bit 4 transposes, 1 mirrors x, 2 mirrors y
-    x, y = point.x, point.y
-    if symmetry & 4:
-        x, y = y, x
-    if symmetry & 1:
-        x = size - 1 - x
-    if symmetry & 2:
-        y = size - 1 - y
-    return Point(x, y)
-
-
 def _keeping(board: Board) -> list[int]:
     # the symmetries (other than the identity) that leave every stone where it is
     return [s for s in range(1, 8) if board.transformed(s).same_position(board)]
@@ -170,7 +158,7 @@ def symmetric_twin(
     if keeping is None:
         keeping = _keeping(board)
     for offer in offers:
-        if offer == point or any(_symmetry(offer, board.size, s) == point for s in keeping):
+        if offer == point or any(symmetric_point(offer, board.size, s) == point for s in keeping):
             return offer
     return None
 

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.postgres_server import PostgresServer
+from tests.processes import running
 
 # Shared CI machines are slow and noisy: hypothesis judges behaviour here, never speed.
 settings.register_profile(
@@ -19,12 +20,7 @@ settings.load_profile("project")
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
-    server = PostgresServer()
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
+    yield from running(PostgresServer())
 
 
 @pytest.fixture

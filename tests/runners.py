@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.core.ai import AIMove, AIRequest
+from bot.core.ai import AIError, AIMove, AIRequest, AIRunner
 
-__all__ = ["CentreRunner", "NearestRunner"]
+__all__ = ["CentreRunner", "FailingRunner", "FlakyRunner", "NearestRunner"]
 
 
 class CentreRunner:
@@ -50,3 +50,36 @@ class NearestRunner:
 
     async def close(self) -> None:
         pass
+
+
+class FailingRunner:
+    """Raises ``error`` on every search: by default what a worker pool that died raises."""
+
+    def __init__(self, error: Exception | None = None) -> None:
+        self.error = error if error is not None else AIError("BrokenProcessPool")
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        raise self.error
+
+    async def close(self) -> None:
+        pass
+
+
+class FlakyRunner:
+    """Fails its first ``failures`` searches as a worker pool that died does, then asks
+    ``inner``; ``tries`` counts every search asked of it, failed or not."""
+
+    def __init__(self, inner: AIRunner, failures: int) -> None:
+        self.inner = inner
+        self.failures = failures
+        self.tries = 0
+
+    async def choose_move(self, request: AIRequest) -> AIMove:
+        self.tries += 1
+        if self.failures > 0:
+            self.failures -= 1
+            raise AIError("BrokenProcessPool")
+        return await self.inner.choose_move(request)
+
+    async def close(self) -> None:
+        await self.inner.close()

@@ -198,13 +198,7 @@ def run(options: argparse.Namespace) -> int:
     anchor = parse_engine(options.anchor, label=options.anchor_name)
     if options.anchor_cwd:
         anchor = dataclasses.replace(anchor, cwd=str(Path(options.anchor_cwd).resolve()))
-    config = MatchConfig(
-        size=options.size,
-        rule=Rule(options.rule),
-        turn_ms=options.turn_ms,
-        grace_ms=options.grace_ms,
-        match_ms=options.match_ms,
-    )
+    config = MatchConfig.from_options(options)
     book = openings(options.size)
     options.out.mkdir(parents=True, exist_ok=True)
     path = options.out / GAMES_FILE

@@ -487,13 +487,23 @@ def _tactics(judge_spec: EngineSpec, turn_ms: int) -> list[str]:
     return lines
 
 
+def add_judge_options(
+    parser: argparse.ArgumentParser, *, time_ms: int, flag: str = "--turn-ms"
+) -> None:
+    """The judge engine's options: its command line (Gomocup protocol), working directory and
+    time a position (``flag``, ``time_ms`` by default)."""
+    parser.add_argument(
+        "--judge", required=True, help="the judge's command line (Gomocup protocol)"
+    )
+    parser.add_argument("--cwd", help="the judge's working directory")
+    parser.add_argument(flag, type=int, default=time_ms, help="the judge's time a position")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Judge games, a position or the hard defences; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python tools/judge.py", description=__doc__)
     parser.add_argument("games", nargs="*", type=Path, help="PSQ/SGF files or folders")
-    parser.add_argument("--judge", required=True, help="the judge's command line")
-    parser.add_argument("--cwd", help="the judge's working directory")
-    parser.add_argument("--turn-ms", type=int, default=500, help="judge time a position")
+    add_judge_options(parser, time_ms=500)
     parser.add_argument("--rule", choices=[rule.value for rule in Rule], default="freestyle")
     parser.add_argument("--player", default="engine.pbrain", help="part of the player's name")
     parser.add_argument("--all", action="store_true", help="judge won games too")

@@ -43,7 +43,7 @@ from engine.board import Board
 from engine.gomocup.match import EngineSpec, parse_engine
 from engine.gomocup.openings import openings
 from engine.types import Point, Rule
-from tools.judge import Judge, JudgeError, read_games
+from tools.judge import Judge, JudgeError, add_judge_options, read_games
 from tools.tune_eval import CLIP, JUDGE_SCALE
 
 Moves = tuple[tuple[int, int], ...]
@@ -240,9 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("run", help="pick a move in every position and have the judge rate it")
     p.add_argument("out", type=Path)
     p.add_argument("games", nargs="*", type=Path, help="PSQ/SGF files or folders")
-    p.add_argument("--judge", required=True, help="the judge's command line")
-    p.add_argument("--cwd", help="the judge's working directory")
-    p.add_argument("--judge-ms", type=int, default=300, help="the judge's time a position")
+    add_judge_options(p, time_ms=300, flag="--judge-ms")
     p.add_argument("--nodes", type=int, default=150_000, help="this project's search budget")
     p.add_argument("--engine", help="a protocol engine's command line, instead of ours")
     p.add_argument("--engine-cwd", help="the engine's working directory")

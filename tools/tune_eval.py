@@ -862,6 +862,8 @@ def duel(
 
 def main() -> int:
     """Parse the subcommand and run it."""
+    from tools.judge import add_judge_options
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("gen", help="play self-play games")
@@ -878,17 +880,13 @@ def main() -> int:
     p.add_argument("--workers", type=int, default=2)
     p = sub.add_parser("label", help="a judge engine's opinion of the quiet positions")
     p.add_argument("games", type=Path)
-    p.add_argument("--judge", required=True, help="the judge's command line (Gomocup protocol)")
-    p.add_argument("--cwd", help="the judge's working directory")
-    p.add_argument("--turn-ms", type=int, default=150, help="the judge's time a position")
+    add_judge_options(p, time_ms=150)
     p.add_argument("--positions", type=int, default=16000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=1, help="judges asked at the same time")
     p.add_argument("--out", type=Path, default=Path("labelled.npz"))
     p = sub.add_parser("opening", help="judged positions of 3 to 10 stones, for opening values")
-    p.add_argument("--judge", required=True, help="the judge's command line (Gomocup protocol)")
-    p.add_argument("--cwd", help="the judge's working directory")
-    p.add_argument("--turn-ms", type=int, default=150, help="the judge's time a position")
+    add_judge_options(p, time_ms=150)
     p.add_argument("--lines", type=int, default=2, help="lines walked from each opening")
     p.add_argument("--openings", type=int, default=0, help="the first N openings only (0: all)")
     p.add_argument("--seed", type=int, default=5)

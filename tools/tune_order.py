@@ -52,7 +52,7 @@ from engine.search import _kernels as k
 from engine.search._patterns import NP4, NPAT
 from engine.search._position import Position
 from engine.types import Color, Point, Rule
-from tools.judge import Judge, JudgeError, read_games
+from tools.judge import Judge, JudgeError, add_judge_options, read_games
 
 Moves = tuple[tuple[int, int], ...]
 TOPS = (1, 5, 10, 20)
@@ -308,9 +308,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("gather", help="the judge's move in positions of recorded games")
     p.add_argument("out", type=Path)
     p.add_argument("games", nargs="+", type=Path, help="PSQ/SGF files or folders")
-    p.add_argument("--judge", required=True, help="the judge's command line")
-    p.add_argument("--cwd", help="the judge's working directory")
-    p.add_argument("--turn-ms", type=int, default=80, help="the judge's time a position")
+    add_judge_options(p, time_ms=80)
     p.add_argument("--per-game", type=int, default=8)
     p.add_argument("--from-opening", type=int, default=32, help="leave out openings below this")
     p.add_argument("--jobs", type=int, default=2, help="judges at the same time")

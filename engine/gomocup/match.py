@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from engine.board import MAX_SIZE, MIN_SIZE, Board
@@ -236,6 +236,15 @@ class MatchConfig:
     max_plies: int | None = None  # adjudicate a draw after this many moves
     match_ms: int | None = None  # INFO timeout_match: each engine's time for a whole game
     settle_ms: int = SETTLE_MS  # between an engine's answer and the next command to it
+
+    @classmethod
+    def from_options(cls, options: argparse.Namespace) -> MatchConfig:
+        """The config a command line asks for: every field its parsed ``options`` have (the
+        rule by its name), the others at their defaults."""
+        given = {f.name: getattr(options, f.name) for f in fields(cls) if hasattr(options, f.name)}
+        if "rule" in given:
+            given["rule"] = Rule(given["rule"])
+        return cls(**given)
 
     def info_lines(self) -> list[str]:
         """The INFO commands sent before each game.
@@ -823,16 +832,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    config = MatchConfig(
-        size=options.size,
-        rule=Rule(options.rule),
-        turn_ms=options.turn_ms,
-        grace_ms=options.grace_ms,
-        depth=options.depth,
-        nodes=options.nodes,
-        max_plies=options.max_plies,
-        match_ms=options.match_ms,
-    )
+    config = MatchConfig.from_options(options)
     specs = (
         parse_engine(options.engine1, seed=options.seed, label=options.name1),
         parse_engine(options.engine2, seed=options.seed, label=options.name2),

@@ -41,6 +41,12 @@ class Puzzle:
 
 F, R = Rule.FREESTYLE, Rule.RENJU
 
+
+def _saves(rule: Rule, moves: str, answer: str) -> Puzzle:
+    """A defence: ``answer`` is the one move that keeps the side to move alive."""
+    return Puzzle(rule, moves, answer=answer, wins=False)
+
+
 VCF_WINS: tuple[Puzzle, ...] = (
     Puzzle(
         F, "h8 f9 h11 h10 i10 j9 i11 i9 g11 j11 g9 e11 g8 g10 k9 f8 j10 h12 f10 j6 j8 h6 l10 m11"
@@ -112,35 +118,19 @@ THREE_WINS: tuple[Puzzle, ...] = (
 """Wins that need an open three: the search must find them before the fours run out."""
 
 DEFENCES: tuple[Puzzle, ...] = (
-    Puzzle(F, "h8 g8 i8 a2 j8 a3 k8", answer="l8", wins=False),  # a closed four: one block
-    Puzzle(F, "h8 f6 e6 g5 e7 e5 d5 f7 f8 d6 e9 e8 c7 h5", answer="g6", wins=False),
-    Puzzle(
-        F,
-        "h8 g7 j11 i7 g8 i8 i10 h9 j7 e9 j9 f9 g9 f8 h6 f7 j10 j8 j12 j13",
-        answer="f10",
-        wins=False,
-    ),
-    Puzzle(F, "h8 f6 e8 e7 h6 d6 g5 f8 g9 f7 f5 c5 b4 c7 g7 f10 f9 c6", answer="g6", wins=False),
-    Puzzle(
-        F,
-        "h8 g7 f11 i7 i8 g8 g10 h9 f7 k9 f9 j9 i9 j8 h6 j7 f10 f8 f12 f13",
-        answer="j10",
-        wins=False,
-    ),
-    Puzzle(
-        R,
-        "h8 f7 k5 e8 h5 g6 d9 g8 j5 i5 j6 g9 g7 e6 h9 f6 h6 h7 j7 d6 c6 c4 d5",
-        answer="j8",
-        wins=False,
-    ),
-    Puzzle(
+    _saves(F, "h8 g8 i8 a2 j8 a3 k8", "l8"),  # a closed four: one block
+    _saves(F, "h8 f6 e6 g5 e7 e5 d5 f7 f8 d6 e9 e8 c7 h5", "g6"),
+    _saves(F, "h8 g7 j11 i7 g8 i8 i10 h9 j7 e9 j9 f9 g9 f8 h6 f7 j10 j8 j12 j13", "f10"),
+    _saves(F, "h8 f6 e8 e7 h6 d6 g5 f8 g9 f7 f5 c5 b4 c7 g7 f10 f9 c6", "g6"),
+    _saves(F, "h8 g7 f11 i7 i8 g8 g10 h9 f7 k9 f9 j9 i9 j8 h6 j7 f10 f8 f12 f13", "j10"),
+    _saves(R, "h8 f7 k5 e8 h5 g6 d9 g8 j5 i5 j6 g9 g7 e6 h9 f6 h6 h7 j7 d6 c6 c4 d5", "j8"),
+    _saves(
         R,
         "h8 f7 j11 f6 g9 g6 f8 e8 h5 e7 i7 j6 h6 h7 g5 j8 f5 d7 g7 i5 f4 e3 e11 f10 c7 e5 e6 d10 "
         "c10 h10 g10 k7",
-        answer="g11",
-        wins=False,
+        "g11",
     ),
-    Puzzle(R, "h8 f7 e5 g5 i7 f6 e7 f8 f9 e9 k5 j6 e6 e4 f4 g7", answer="h6", wins=False),
+    _saves(R, "h8 f7 e5 g5 i7 f6 e7 f8 f9 e9 k5 j6 e6 e4 f4 g7", "h6"),
 )
 """One move saves the side to move from the opponent's VCF (the position may still be lost to
 a slower attack). Found like the VCF positions: every legal move was tried, and only
@@ -148,39 +138,23 @@ a slower attack). Found like the VCF positions: every legal move was tried, and 
 
 
 HARD_DEFENCES: tuple[Puzzle, ...] = (
-    Puzzle(
-        F,
-        "h8 f7 e5 g7 h7 h6 f8 g6 g8 e8 h5 f9 d7 g5 i7 g9 d9 j8 i6 g4 g3",
-        answer="i9",
-        wins=False,
-    ),
-    Puzzle(F, "h8 g7 g11 i8 i7 g9 h6 h9 g6 f9 e9 g10", answer="f11", wins=False),
-    Puzzle(
-        F,
-        "h8 g8 e5 h7 i7 i6 f9 j5 k4 j6 j4 h4 h6 i5 g3 g5 h5 f6 i3 g6 g7 f5",
-        answer="e4",
-        wins=False,
-    ),
-    Puzzle(
-        F,
-        "h8 g7 i11 f8 h6 g9 k9 g8 g6 e7 d6 f7 h7 h9 e6 f6 f9 d8 c9 e9 h4 h5",
-        answer="f10",
-        wins=False,
-    ),
-    Puzzle(F, "h8 f7 j11 g7 j9 g6 g5 h7", answer="e7", wins=False),
-    Puzzle(F, "h8 g7 e9 g9 g8 i8 d8 e8 e7 c7 c9", answer="b10", wins=False),
-    Puzzle(F, "h8 f8 k5 g9 h10 g7 j8 g8 g10 h6", answer="i5", wins=False),
-    Puzzle(F, "h8 f8 k6 g9 k8 g7 e7 e9", answer="h6", wins=False),
-    Puzzle(F, "h8 g7 f11 i7 h11 h7 j7 g8 g9 i6", answer="f9", wins=False),
-    Puzzle(F, "h8 g7 f11 i7 h7 h6 g5 f7 h9 g6 g10", answer="i8", wins=False),
-    Puzzle(F, "h8 g7 i11 f7 i8 g8 g9 f10 f9 i9 h9 h10 g10 f11 j7 k6 j8", answer="j9", wins=False),
-    Puzzle(
+    _saves(F, "h8 f7 e5 g7 h7 h6 f8 g6 g8 e8 h5 f9 d7 g5 i7 g9 d9 j8 i6 g4 g3", "i9"),
+    _saves(F, "h8 g7 g11 i8 i7 g9 h6 h9 g6 f9 e9 g10", "f11"),
+    _saves(F, "h8 g8 e5 h7 i7 i6 f9 j5 k4 j6 j4 h4 h6 i5 g3 g5 h5 f6 i3 g6 g7 f5", "e4"),
+    _saves(F, "h8 g7 i11 f8 h6 g9 k9 g8 g6 e7 d6 f7 h7 h9 e6 f6 f9 d8 c9 e9 h4 h5", "f10"),
+    _saves(F, "h8 f7 j11 g7 j9 g6 g5 h7", "e7"),
+    _saves(F, "h8 g7 e9 g9 g8 i8 d8 e8 e7 c7 c9", "b10"),
+    _saves(F, "h8 f8 k5 g9 h10 g7 j8 g8 g10 h6", "i5"),
+    _saves(F, "h8 f8 k6 g9 k8 g7 e7 e9", "h6"),
+    _saves(F, "h8 g7 f11 i7 h11 h7 j7 g8 g9 i6", "f9"),
+    _saves(F, "h8 g7 f11 i7 h7 h6 g5 f7 h9 g6 g10", "i8"),
+    _saves(F, "h8 g7 i11 f7 i8 g8 g9 f10 f9 i9 h9 h10 g10 f11 j7 k6 j8", "j9"),
+    _saves(
         R,
         "h8 g7 e9 g8 g9 f10 f9 h9 f7 d9 e10 f6 i11 e7 e12 e11 g5 d6 c6 e5 d7 e8 j12 d4 c3 h10",
-        answer="f4",
-        wins=False,
+        "f4",
     ),
-    Puzzle(R, "h8 g7 f11 i8 h7 h6 f8 i6 i7 j6 k6 g6 f6 g4", answer="g3", wins=False),
+    _saves(R, "h8 g7 f11 i8 h7 h6 f8 i6 i7 j6 k6 g6 f6 g4", "g3"),
 )
 """One move saves the side to move from a forced win, by fours or by threes, in positions from
 master's lost games against PentaZen 0.4.17 and Rapfi 0.43 classical (the two renju ones

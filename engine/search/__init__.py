@@ -6,7 +6,9 @@ Importing this package loads no numba (``engine.search.levels`` is imported by t
 process for the presets); the search names load on first use, as in ``engine``.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from engine._lazy import lazy_names
 
 if TYPE_CHECKING:
     from engine.search.alphabeta import Limits, SearchOptions, SearchResult, search
@@ -20,14 +22,7 @@ _LAZY = {
     "search": "engine.search.alphabeta",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'engine.search' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = ["Limits", "SearchOptions", "SearchResult", "choose_move", "search"]

@@ -66,8 +66,8 @@ _SCORE_P4 = np.array([0, 20, 60, 400, 700, 2500, 600, 1200, 8000, 30000, 200000]
 
 
 @njit_alloc
-def _is_five(line: npt.NDArray[np.int8], pos: int, c: int, rule: int, contain: int) -> bool:
-    """Whether the stone of ``c`` on ``pos`` completes a five (by ``rule``) through ``contain``."""
+def _run(line: npt.NDArray[np.int8], pos: int, c: int) -> tuple[int, int]:
+    """The first and last points of the unbroken run of ``c`` stones through ``pos``."""
     n = line.shape[0]
     lo = pos
     while lo > 0 and line[lo - 1] == c:
@@ -75,6 +75,14 @@ def _is_five(line: npt.NDArray[np.int8], pos: int, c: int, rule: int, contain: i
     hi = pos
     while hi < n - 1 and line[hi + 1] == c:
         hi += 1
+    return lo, hi
+
+
+@njit_alloc
+def _is_five(line: npt.NDArray[np.int8], pos: int, c: int, rule: int, contain: int) -> bool:
+    """Whether the stone of ``c`` on ``pos`` completes a five (by ``rule``) through ``contain``."""
+    n = line.shape[0]
+    lo, hi = _run(line, pos, c)
     if contain < lo or contain > hi:
         return False
     length = hi - lo + 1
@@ -97,19 +105,13 @@ def _is_five(line: npt.NDArray[np.int8], pos: int, c: int, rule: int, contain: i
 def _classify(
     key: int, line: npt.NDArray[np.int8], out: npt.NDArray[np.uint8], c: int, rule: int, half: int
 ) -> int:
-    n = 2 * half + 1
     for i in range(2 * half):
         pos = i if i < half else i + 1
         line[pos] = (key >> (2 * i)) & 3
     line[half] = c
     if _is_five(line, half, c, rule, half):
         return FIVE
-    lo = half
-    while lo > 0 and line[lo - 1] == c:
-        lo -= 1
-    hi = half
-    while hi < n - 1 and line[hi + 1] == c:
-        hi += 1
+    lo, hi = _run(line, half, c)
     if hi - lo + 1 >= 6 and rule == RULE_RENJU and c == 1:
         return OVERLINE
     count = 0

@@ -3,6 +3,9 @@
 A bot here is the real ``GomokuBot`` on the real discord.py, connected to ``FakeDiscord`` on
 127.0.0.1. ``make_bot`` builds one on a SQLite file (a second call with the same file is "the
 bot after a restart"); ``bot`` is one already connected, with its commands registered.
+
+``service`` is the game service without Discord, on the in-memory repository with the
+deterministic ``runner``; its test modules give it a fixed ``clock`` of their own.
 """
 
 from __future__ import annotations
@@ -20,10 +23,14 @@ from bot.app import create_bot
 from bot.client import GomokuBot
 from bot.cooldown import UserCooldown
 from bot.core.ai import AIMove, AIRequest, ProcessPoolRunner
+from bot.core.service import GameService
+from bot.core.service.states import GameState
 from bot.settings import Settings
+from engine.types import Termination
+from storage.memory import InMemoryGameRepository
 from tests.clock import FakeClock
-from tests.fakediscord import FakeDiscord, FakeUser
-from tests.runners import CentreRunner
+from tests.fakediscord import FakeDiscord, FakeUser, Message
+from tests.runners import CentreRunner, NearestRunner
 
 BotFactory = Callable[..., GomokuBot]
 
@@ -73,6 +80,21 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
+def repo(clock: FakeClock) -> InMemoryGameRepository:
+    return InMemoryGameRepository(clock=clock)
+
+
+@pytest.fixture
+def runner() -> NearestRunner:
+    return NearestRunner()
+
+
+@pytest.fixture
+def service(repo: InMemoryGameRepository, runner: NearestRunner, clock: FakeClock) -> GameService:
+    return GameService(repo, runner, clock=clock, rng=random.Random(1))
+
+
+@pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     """The SQLite file of the bot under test."""
     return tmp_path / "gomoku.sqlite3"
@@ -103,6 +125,16 @@ async def bot(fake: FakeDiscord, make_bot: BotFactory) -> AsyncIterator[GomokuBo
 
 
 @pytest.fixture
+async def pool_bot(
+    fake: FakeDiscord, make_bot: BotFactory, pool: ProcessPoolRunner
+) -> AsyncIterator[GomokuBot]:
+    """A connected bot whose AI is the real process pool."""
+    instance = make_bot(ai=pool)
+    async with fake.running(instance):
+        yield instance
+
+
+@pytest.fixture
 def alice(fake: FakeDiscord) -> FakeUser:
     """A player."""
     return fake.add_user("alice")
@@ -112,6 +144,53 @@ def alice(fake: FakeDiscord) -> FakeUser:
 def bob(fake: FakeDiscord) -> FakeUser:
     """Another player."""
     return fake.add_user("bob")
+
+
+async def challenge(
+    fake: FakeDiscord, alice: FakeUser, bob: FakeUser, **options: object
+) -> Message:
+    """Alice challenges Bob, she as Black, with ``/gomoku start``'s other ``options``: the
+    challenge message (the game's board once accepted)."""
+    start = await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", **options}
+    )
+    assert start.message is not None
+    return start.message
+
+
+async def accepted_challenge(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, **options: object
+) -> tuple[int, Message]:
+    """``challenge``, and Bob accepts: the game's id and its board message."""
+    board = await challenge(fake, alice, bob, **options)
+    game_id = (await bot.service.board(fake.default_channel.id)).game_id
+    await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
+    return game_id, board
+
+
+async def first_player_makes_five(
+    fake: FakeDiscord,
+    bot: GomokuBot,
+    game_id: int,
+    players: tuple[FakeUser, FakeUser],
+    pairs: list[tuple[str, str]],
+    five: str,
+) -> GameState:
+    """The two ``players`` take turns with /place, each told the move was played, the first
+    playing first in each of ``pairs``; then the first player's ``five`` wins. Returns the
+    finished game."""
+    for cells in pairs:
+        for user, cell in zip(players, cells, strict=True):
+            reply = await fake.slash("place", user=user, options={"cell": cell})
+            assert "played **" in reply.content
+    first = players[0]
+    await fake.slash("place", user=first, options={"cell": five})
+    view = await bot.service.game(game_id)
+    assert view.outcome is not None
+    assert view.outcome.termination is Termination.FIVE
+    assert view.winner is not None
+    assert view.winner.user_id == first.id
+    return view
 
 
 async def board_caught_up(fake: FakeDiscord, bot: GomokuBot, game_id: int) -> None:

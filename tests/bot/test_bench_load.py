@@ -5,20 +5,13 @@ figures; the load itself is measured by hand, not here)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+
+from tests.processes import python_m
 
 
 def bench(*args: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_load", *args],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
+    result = python_m("benchmarks.bench_load", *args, timeout=240)
     assert result.returncode == 0, result.stderr
     return result.stdout
 

@@ -13,22 +13,10 @@ from bot.core.ai import AIError, AIMove, AIRequest
 from bot.core.service import GameService
 from bot.core.service.states import TimeoutEvent
 from storage.repository import GameRecord, GameStatus
-from tests.bot.conftest import BotFactory, GatedRunner
+from tests.bot.conftest import BotFactory, GatedRunner, accepted_challenge
 from tests.clock import FakeClock
-from tests.fakediscord import FakeDiscord, FakeUser, Message
-from tests.runners import CentreRunner
-
-
-async def _accepted(
-    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, **options: object
-) -> tuple[int, Message]:
-    await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", **options}
-    )
-    board = fake.channel_messages()[-1]
-    game_id = (await bot.service.board(fake.default_channel.id)).game_id
-    await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
-    return game_id, board
+from tests.fakediscord import FakeDiscord, FakeUser
+from tests.runners import CentreRunner, FlakyRunner
 
 
 async def _moves(bot: GomokuBot, game_id: int) -> list[str]:
@@ -51,7 +39,7 @@ async def test_undo_against_the_ai_takes_back_the_pair(
 async def test_undo_against_a_person_needs_consent(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    game_id, _ = await _accepted(fake, bot, alice, bob)
+    game_id, _ = await accepted_challenge(fake, bot, alice, bob)
     await fake.slash("place", user=alice, options={"cell": "h8"})
     request = await fake.slash("gomoku undo", user=alice)
     assert not request.ephemeral
@@ -74,7 +62,7 @@ async def test_undo_against_a_person_needs_consent(
 async def test_resign_asks_first(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    game_id, board = await _accepted(fake, bot, alice, bob)
+    game_id, board = await accepted_challenge(fake, bot, alice, bob)
     confirm = await fake.slash("gomoku resign", user=bob)
     assert confirm.ephemeral
     assert (await bot.service.game(game_id)).is_active
@@ -149,7 +137,7 @@ async def test_turn_clock_warns_then_ends_the_game(
     fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
 ) -> None:
     await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
-    game_id, board = await _accepted(fake, bot, alice, bob)
+    game_id, board = await accepted_challenge(fake, bot, alice, bob)
     clock.advance(seconds=50)
     bot.wake_deadlines()
     await fake.wait_for(lambda: any("time runs out" in m.content for m in fake.channel_messages()))
@@ -232,7 +220,7 @@ async def test_suggestions_slow_to_find_are_answered_with_none_in_time(
 async def test_rate_limited_edits_are_retried(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    _, board = await _accepted(fake, bot, alice, bob)
+    _, board = await accepted_challenge(fake, bot, alice, bob)
     fake.rate_limit("PATCH", r"/channels/\d+/messages/\d+", times=2, retry_after=0.02)
     reply = await fake.slash("place", user=alice, options={"cell": "h8"})
     assert "played **" in reply.content
@@ -282,25 +270,10 @@ async def test_challenging_the_bot_plays_the_ai(
     assert view.ai_level == "medium"
 
 
-class _FlakyRunner(CentreRunner):
-    """Fails its first ``failures`` searches (a worker that died twice), then plays."""
-
-    def __init__(self, failures: int) -> None:
-        super().__init__()
-        self.failures = failures
-
-    async def choose_move(self, request: AIRequest) -> AIMove:
-        if self.failures > 0:
-            self.failures -= 1
-            self.calls += 1
-            raise AIError("BrokenProcessPool")
-        return await super().choose_move(request)
-
-
 async def test_deadline_task_retries_a_failed_ai_move(
     fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock, alice: FakeUser
 ) -> None:
-    runner = _FlakyRunner(failures=1)
+    runner = FlakyRunner(CentreRunner(), failures=1)
     bot = make_bot(ai=runner, resume_every=600.0)
     async with fake.running(bot):
         start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
@@ -310,13 +283,13 @@ async def test_deadline_task_retries_a_failed_ai_move(
         assert "The AI could not move" in reply.content
         view = await bot.service.board(fake.default_channel.id)
         assert view.is_ai_turn
-        assert runner.calls == 1
+        assert runner.tries == 1
         # Ten minutes on, the deadline task resumes the game: the AI moves without a restart.
         clock.advance(minutes=11)
         await fake.wait_for(lambda: "2 moves" in board.text())
         view = await bot.service.board(fake.default_channel.id)
         assert [str(move.point) for move in view.board.moves] == ["a1", "h8"]
-        assert runner.calls == 2
+        assert runner.tries == 2
 
 
 async def test_a_wake_up_during_a_deadline_pass_starts_another(
@@ -353,7 +326,7 @@ async def test_a_move_after_the_deadline_loses_on_time(
     bot = make_bot(deadline_poll=3600.0)
     async with fake.running(bot):
         await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
-        game_id, board = await _accepted(fake, bot, alice, bob)
+        game_id, board = await accepted_challenge(fake, bot, alice, bob)
         await fake.slash("place", user=alice, options={"cell": "h8"})
         clock.advance(seconds=61)
         late = await fake.slash("place", user=bob, options={"cell": "i9"})

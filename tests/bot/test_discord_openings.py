@@ -11,8 +11,14 @@ from bot.client import GomokuBot
 from bot.core.ai import AIMove, AIRequest, ProcessPoolRunner, run_search
 from bot.core.service.states import GameState
 from engine.opening_rules import Phase, Seat
-from engine.types import Level, Point, Rule, Termination
-from tests.bot.conftest import BotFactory, board_caught_up, no_changes
+from engine.types import Level, Point, Rule
+from tests.bot.conftest import (
+    BotFactory,
+    accepted_challenge,
+    board_caught_up,
+    first_player_makes_five,
+    no_changes,
+)
 from tests.fakediscord import FakeDiscord, FakeUser, Message
 from tests.runners import CentreRunner
 
@@ -55,6 +61,17 @@ def _board(fake: FakeDiscord, game_id: int) -> Message:
 
 async def _wait_buttons(fake: FakeDiscord, bot: GomokuBot, game_id: int, ids: list[str]) -> None:
     await fake.wait_for(lambda: _board(fake, game_id).custom_ids() == ids)
+
+
+async def _first_three_stones(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, opening: str
+) -> int:
+    """Alice challenges Bob to a game with ``opening``, Bob accepts and Alice places the three
+    first stones (h8 i9 j7). Returns the game's id."""
+    game_id, _ = await accepted_challenge(fake, bot, alice, bob, opening=opening)
+    for cell in ("h8", "i9", "j7"):
+        await fake.slash("place", user=alice, options={"cell": cell})
+    return game_id
 
 
 async def _step_as(fake: FakeDiscord, bot: GomokuBot, user: FakeUser) -> None:
@@ -146,17 +163,8 @@ async def test_a_whole_swap2_game_between_people(
     await fake.wait_for(
         lambda: "Swap2 opening" in board.text() and board.custom_ids() == move_button
     )
-    for white, black in [("a15", "b2"), ("a14", "b3"), ("a13", "b4"), ("a12", "b5")]:
-        assert (
-            "played **" in (await fake.slash("place", user=alice, options={"cell": white})).content
-        )
-        assert "played **" in (await fake.slash("place", user=bob, options={"cell": black})).content
-    await fake.slash("place", user=alice, options={"cell": "a11"})
-    view = await bot.service.game(game_id)
-    assert view.outcome is not None
-    assert view.outcome.termination is Termination.FIVE
-    assert view.winner is not None
-    assert view.winner.user_id == alice.id
+    white_black = [("a15", "b2"), ("a14", "b3"), ("a13", "b4"), ("a12", "b5")]
+    await first_player_makes_five(fake, bot, game_id, (alice, bob), white_black, "a11")
     export = await bot.service.export(fake.default_channel.id, game_id=game_id)
     assert "GC[opening swap2: h8 i9 j7 two g9 k9 white (first: " in export.sgf
     assert ";B[hh];W[ig];B[ji];W[gg];B[kg];W[aa]" in export.sgf
@@ -221,16 +229,7 @@ async def test_a_restart_in_the_middle_of_an_opening_carries_on(
 ) -> None:
     first = make_bot()
     async with fake.running(first):
-        start = await fake.slash(
-            "gomoku start",
-            user=alice,
-            options={"opponent": bob, "colour": "black", "opening": "swap2"},
-        )
-        assert start.message is not None
-        game_id = (await _view(first, fake)).game_id
-        await fake.click(start.message, f"gomoku:{game_id}:accept", user=bob)
-        for cell in ("h8", "i9", "j7"):
-            await fake.slash("place", user=alice, options={"cell": cell})
+        game_id = await _first_three_stones(fake, first, alice, bob, "swap2")
         await _wait_buttons(
             fake, first, game_id, [f"gomoku:{game_id}:open:{w}" for w in ("black", "white", "two")]
         )
@@ -260,16 +259,7 @@ async def test_a_restart_in_the_middle_of_an_opening_carries_on(
 async def test_a_rematch_keeps_the_opening_and_the_other_player_starts_it(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    start = await fake.slash(
-        "gomoku start",
-        user=alice,
-        options={"opponent": bob, "colour": "black", "opening": "swap"},
-    )
-    assert start.message is not None
-    game_id = (await _view(bot, fake)).game_id
-    await fake.click(start.message, f"gomoku:{game_id}:accept", user=bob)
-    for cell in ("h8", "i9", "j7"):
-        await fake.slash("place", user=alice, options={"cell": cell})
+    game_id = await _first_three_stones(fake, bot, alice, bob, "swap")
     choices = [f"gomoku:{game_id}:open:{w}" for w in ("black", "white")]
     await _wait_buttons(fake, bot, game_id, choices)
     await fake.click(_board(fake, game_id), choices[0], user=bob)  # bob takes Black

@@ -12,7 +12,7 @@ from bot.core.ai import AIMove, AIRequest
 from engine.board import Board
 from engine.types import Color, Point, Rule, Termination
 from storage.repository import GameStatus
-from tests.bot.conftest import BotFactory, board_caught_up, no_changes
+from tests.bot.conftest import BotFactory, accepted_challenge, board_caught_up, no_changes
 from tests.fakediscord import FakeDiscord, FakeUser, Message, Reply
 
 _TAP = re.compile(r"gomoku:\d+:tap:(\d+):(\d+):\d+")
@@ -78,14 +78,9 @@ def _pings(fake: FakeDiscord) -> list[Message]:
 async def _challenge(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, **options: object
 ) -> tuple[int, Message]:
-    start = await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", **options}
-    )
-    assert start.message is not None
-    game_id = (await bot.service.board(fake.default_channel.id)).game_id
-    await fake.click(start.message, f"gomoku:{game_id}:accept", user=bob)
+    game_id, board = await accepted_challenge(fake, bot, alice, bob, **options)
     await board_caught_up(fake, bot, game_id)
-    return game_id, start.message
+    return game_id, board
 
 
 async def test_a_game_between_people_won_by_taps_only_with_one_ping_at_a_time(
@@ -116,13 +111,20 @@ async def test_a_game_between_people_won_by_taps_only_with_one_ping_at_a_time(
     await fake.wait_for(lambda: f"gomoku:{game_id}:rematch" in board.custom_ids())
 
 
+async def _big_game_against_the_ai(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+) -> tuple[Message, int]:
+    """Alice starts a 20x20 game as Black against the AI: its board message and id."""
+    start = await fake.slash("gomoku start", user=alice, options={"size": 20, "colour": "black"})
+    assert start.message is not None
+    return start.message, (await bot.service.board(fake.default_channel.id)).game_id
+
+
 async def test_against_the_ai_by_taps_on_a_20x20_board_with_no_pings(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
 ) -> None:
-    start = await fake.slash("gomoku start", user=alice, options={"size": 20, "colour": "black"})
-    assert start.message is not None
-    game_id = (await bot.service.board(fake.default_channel.id)).game_id
-    panel = await _open(fake, start.message, game_id, alice)
+    board, game_id = await _big_game_against_the_ai(fake, bot, alice)
+    panel = await _open(fake, board, game_id, alice)
     shown = sorted(_taps(panel))
     assert (shown[0], shown[-1]) == (Point(8, 8), Point(12, 12))  # the centre of an empty board
     assert "columns i-m, rows 9-13" in panel.text()
@@ -132,21 +134,21 @@ async def test_against_the_ai_by_taps_on_a_20x20_board_with_no_pings(
     assert not _arrow(panel, "r").get("disabled")
     assert not _arrow(panel, "u").get("disabled")
     for text in ["a1", "b1", "c1", "d1"]:
-        reply = await _tap(fake, start.message, game_id, alice, text)
+        reply = await _tap(fake, board, game_id, alice, text)
         back = reply.message
         assert back is not None
         # Against the AI the panel comes straight back for the next move, where the action is.
         await fake.wait_for(lambda back=back: bool(_taps(back)))  # type: ignore[misc]
     # Black has four on row 1: the panel opens on the winning point.
-    panel = await _open(fake, start.message, game_id, alice)
+    panel = await _open(fake, board, game_id, alice)
     assert Point(4, 0) in _taps(panel)
     await fake.click(panel, _taps(panel)[Point(4, 0)]["custom_id"], user=alice)
     view = await bot.service.game(game_id)
     assert view.winner is not None
     assert view.winner.user_id == alice.id
     assert _pings(fake) == []
-    await fake.wait_for(lambda: f"gomoku:{game_id}:rematch" in start.message.custom_ids())  # type: ignore[union-attr]
-    again = next(b for b in start.message.buttons() if b["custom_id"].endswith(":rematch"))
+    await fake.wait_for(lambda: f"gomoku:{game_id}:rematch" in board.custom_ids())
+    again = next(b for b in board.buttons() if b["custom_id"].endswith(":rematch"))
     assert again["label"] == "Play again"
 
 
@@ -298,20 +300,18 @@ async def test_pings_can_be_turned_off(
 async def test_each_player_chooses_their_private_view(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
 ) -> None:
-    start = await fake.slash("gomoku start", user=alice, options={"size": 20, "colour": "black"})
-    assert start.message is not None
-    game_id = (await bot.service.board(fake.default_channel.id)).game_id
+    board, game_id = await _big_game_against_the_ai(fake, bot, alice)
     phone = await fake.slash("gomoku view", user=alice)
     assert phone.ephemeral
     assert "phone-sized window" in phone.content
     full = await fake.slash("gomoku view", user=alice, options={"style": "full"})
     assert "whole board in emoji" in full.content
     assert full.content.count("\n") > phone.content.count("\n") + 5  # 20 rows against 9
-    panel = await _open(fake, start.message, game_id, alice)
+    panel = await _open(fake, board, game_id, alice)
     assert " 20\n" in panel.text()  # the panel's board is the whole board now
     image = await fake.slash("gomoku view", user=alice, options={"style": "image"})
     assert [a.filename for a in image.attachments] == ["board.png"]
-    panel = await _open(fake, start.message, game_id, alice)
+    panel = await _open(fake, board, game_id, alice)
     assert [a.filename for a in panel.attachments] == ["board.png"]
     assert await bot.service.private_board_style(alice.id) == "image"
 

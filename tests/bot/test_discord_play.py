@@ -6,11 +6,16 @@ import asyncio
 from collections.abc import Callable
 
 from bot.client import GomokuBot
-from bot.core.ai import ProcessPoolRunner
 from bot.core.service.states import GameState
-from engine.types import Game, Termination
+from engine.types import Game
 from storage.repository import GameStatus
-from tests.bot.conftest import BotFactory, GatedRunner
+from tests.bot.conftest import (
+    BotFactory,
+    GatedRunner,
+    accepted_challenge,
+    challenge,
+    first_player_makes_five,
+)
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord, Message
 
 
@@ -51,38 +56,36 @@ def _grid_shows(board: Message, view: GameState) -> Callable[[], bool]:
 
 
 async def test_gomoku_against_the_ai_to_the_end(
-    fake: FakeDiscord, make_bot: BotFactory, pool: ProcessPoolRunner, alice: FakeUser
+    fake: FakeDiscord, pool_bot: GomokuBot, alice: FakeUser
 ) -> None:
-    bot = make_bot(ai=pool)
-    async with fake.running(bot):
-        start = await fake.slash(
-            "gomoku start",
-            user=alice,
-            options={"level": "beginner", "size": 7, "colour": "black"},
-        )
-        assert not start.ephemeral
-        assert start.attachments == []  # the default style is emoji text
-        assert "\N{HEAVY PLUS SIGN}" in start.text()
-        assert start.message is not None
-        view = await _board_saved(bot, fake)
-        game_id = view.game_id
-        assert view.record.message_id == start.message.id
-        for _ in range(30):
-            view = await bot.service.game(game_id)
-            if view.is_over:
-                break
-            choices = await fake.autocomplete("place", "cell", user=alice, options={"cell": ""})
-            assert 0 < len(choices) <= 25
-            move = await fake.slash("place", user=alice, options={"cell": choices[0]["value"]})
-            assert move.ephemeral
-            assert "played **" in move.content
-        assert view.status is GameStatus.FINISHED
-        assert view.outcome is not None
-        # One board message for the whole game, edited move by move.
-        boards = [m for m in fake.channel_messages() if m.embeds]
-        assert [m.id for m in boards] == [start.message.id]
-        assert boards[0].edits >= len(view.board.moves) // 2
-        assert "game" in boards[0].embeds[0]["footer"]["text"]
+    start = await fake.slash(
+        "gomoku start",
+        user=alice,
+        options={"level": "beginner", "size": 7, "colour": "black"},
+    )
+    assert not start.ephemeral
+    assert start.attachments == []  # the default style is emoji text
+    assert "\N{HEAVY PLUS SIGN}" in start.text()
+    assert start.message is not None
+    view = await _board_saved(pool_bot, fake)
+    game_id = view.game_id
+    assert view.record.message_id == start.message.id
+    for _ in range(30):
+        view = await pool_bot.service.game(game_id)
+        if view.is_over:
+            break
+        choices = await fake.autocomplete("place", "cell", user=alice, options={"cell": ""})
+        assert 0 < len(choices) <= 25
+        move = await fake.slash("place", user=alice, options={"cell": choices[0]["value"]})
+        assert move.ephemeral
+        assert "played **" in move.content
+    assert view.status is GameStatus.FINISHED
+    assert view.outcome is not None
+    # One board message for the whole game, edited move by move.
+    boards = [m for m in fake.channel_messages() if m.embeds]
+    assert [m.id for m in boards] == [start.message.id]
+    assert boards[0].edits >= len(view.board.moves) // 2
+    assert "game" in boards[0].embeds[0]["footer"]["text"]
 
 
 async def _pending_replies_gone(bot: GomokuBot) -> None:
@@ -163,47 +166,31 @@ async def test_stopping_while_the_ai_thinks_still_answers_the_move(
 
 
 async def test_tictactoe_with_buttons_against_the_ai(
-    fake: FakeDiscord, make_bot: BotFactory, pool: ProcessPoolRunner, alice: FakeUser
+    fake: FakeDiscord, pool_bot: GomokuBot, alice: FakeUser
 ) -> None:
-    bot = make_bot(ai=pool)
-    async with fake.running(bot):
-        start = await fake.slash(
-            "gomoku start",
-            user=alice,
-            options={"game": "tictactoe", "level": "beginner", "colour": "black"},
-        )
-        assert start.message is not None
-        board = start.message
-        game_id = (await _game(bot, fake)).game_id
-        assert len(board.buttons()) == 9
-        for _ in range(5):
-            view = await bot.service.game(game_id)
-            if view.is_over:
-                break
-            clicked = await fake.click(board, _enabled(board)[0], user=alice)
-            assert clicked.message is board  # the grid itself is edited
-            view = await _ai_done(bot, game_id)
-            await fake.wait_for(_grid_shows(board, view))
-        view = await bot.service.game(game_id)
-        assert view.is_over
-        assert view.game is Game.TICTACTOE
-        # A finished grid is all disabled; only "Play again" is left to press.
-        await fake.wait_for(lambda: _enabled(board) == [f"gomoku:{game_id}:rematch"])
-        assert len([m for m in fake.channel_messages() if m.interaction_id is None]) == 0
-
-
-async def _tictactoe(
-    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
-) -> tuple[Message, int]:
     start = await fake.slash(
         "gomoku start",
         user=alice,
-        options={"opponent": bob, "game": "tictactoe", "colour": "black"},
+        options={"game": "tictactoe", "level": "beginner", "colour": "black"},
     )
     assert start.message is not None
-    game_id = (await _game(bot, fake)).game_id
-    await fake.click(start.message, f"gomoku:{game_id}:accept", user=bob)
-    return start.message, game_id
+    board = start.message
+    game_id = (await _game(pool_bot, fake)).game_id
+    assert len(board.buttons()) == 9
+    for _ in range(5):
+        view = await pool_bot.service.game(game_id)
+        if view.is_over:
+            break
+        clicked = await fake.click(board, _enabled(board)[0], user=alice)
+        assert clicked.message is board  # the grid itself is edited
+        view = await _ai_done(pool_bot, game_id)
+        await fake.wait_for(_grid_shows(board, view))
+    view = await pool_bot.service.game(game_id)
+    assert view.is_over
+    assert view.game is Game.TICTACTOE
+    # A finished grid is all disabled; only "Play again" is left to press.
+    await fake.wait_for(lambda: _enabled(board) == [f"gomoku:{game_id}:rematch"])
+    assert len([m for m in fake.channel_messages() if m.interaction_id is None]) == 0
 
 
 def _own_requests(fake: FakeDiscord, record: InteractionRecord) -> list[str]:
@@ -218,7 +205,7 @@ def _own_requests(fake: FakeDiscord, record: InteractionRecord) -> list[str]:
 async def test_a_square_tapped_on_the_board_is_answered_by_the_boards_redraw(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    board, game_id = await _tictactoe(fake, bot, alice, bob)
+    game_id, board = await accepted_challenge(fake, bot, alice, bob, game="tictactoe")
     edits = board.edits
     reply = await fake.click(board, f"gomoku:{game_id}:cell:1:1", user=alice)
     record = reply.interaction
@@ -244,7 +231,7 @@ async def test_a_square_tapped_on_the_board_is_answered_by_the_boards_redraw(
 async def test_a_refused_tap_on_the_board_is_answered_privately_and_changes_nothing(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    board, game_id = await _tictactoe(fake, bot, alice, bob)
+    game_id, board = await accepted_challenge(fake, bot, alice, bob, game="tictactoe")
     edits = board.edits
     reply = await fake.click(board, f"gomoku:{game_id}:cell:1:1", user=bob)  # alice's turn
     assert reply.ephemeral
@@ -257,40 +244,27 @@ async def test_a_refused_tap_on_the_board_is_answered_privately_and_changes_noth
 async def test_challenge_accepted_and_won_updates_ratings(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    start = await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black"}
-    )
-    assert start.message is not None
-    challenge = start.message
-    assert bob.mention in challenge.content
-    assert challenge.custom_ids() == [
+    challenged = await challenge(fake, alice, bob)
+    assert bob.mention in challenged.content
+    assert challenged.custom_ids() == [
         f"gomoku:{(await _game(bot, fake)).game_id}:accept",
         f"gomoku:{(await _game(bot, fake)).game_id}:decline",
     ]
     game_id = (await _game(bot, fake)).game_id
-    refused = await fake.click(challenge, f"gomoku:{game_id}:accept", user=alice)
+    refused = await fake.click(challenged, f"gomoku:{game_id}:accept", user=alice)
     assert refused.ephemeral
     assert "Only the challenged player" in refused.content
     assert refused.interaction.callback_type == 4  # one private message, no deferral first
-    accepted = await fake.click(challenge, f"gomoku:{game_id}:accept", user=bob)
-    assert accepted.message is challenge
+    accepted = await fake.click(challenged, f"gomoku:{game_id}:accept", user=bob)
+    assert accepted.message is challenged
     # The challenge's redraw as the game is the button's own answer: one request.
     assert accepted.interaction.callback_type == 7
     assert len(_own_requests(fake, accepted.interaction)) == 1
     # Gomoku is played with /place or through the private panel the Move button opens.
-    assert challenge.custom_ids() == [f"gomoku:{game_id}:move"]
-    for black, white in [("h8", "a1"), ("i8", "a2"), ("j8", "a3"), ("k8", "a4")]:
-        assert (
-            "played **" in (await fake.slash("place", user=alice, options={"cell": black})).content
-        )
-        assert "played **" in (await fake.slash("place", user=bob, options={"cell": white})).content
-    await fake.slash("place", user=alice, options={"cell": "l8"})
-    view = await bot.service.game(game_id)
-    assert view.outcome is not None
-    assert view.outcome.termination is Termination.FIVE
-    assert view.winner is not None
-    assert view.winner.user_id == alice.id
-    await fake.wait_for(lambda: "Rating" in challenge.text())
+    assert challenged.custom_ids() == [f"gomoku:{game_id}:move"]
+    black_white = [("h8", "a1"), ("i8", "a2"), ("j8", "a3"), ("k8", "a4")]
+    await first_player_makes_five(fake, bot, game_id, (alice, bob), black_white, "l8")
+    await fake.wait_for(lambda: "Rating" in challenged.text())
     stats = await fake.slash("gomoku stats", user=bob, options={"user": alice})
     assert "rating **" in stats.text()
     assert "rating **1000**" not in stats.text()
@@ -313,11 +287,7 @@ async def _posted_again_slowly(fake: FakeDiscord, user: FakeUser) -> tuple[Messa
 async def test_an_accept_on_an_older_copy_of_the_challenge_is_acknowledged_before_the_redraw(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    start = await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black"}
-    )
-    assert start.message is not None
-    old = start.message
+    old = await challenge(fake, alice, bob)
     game_id = (await _board_saved(bot, fake)).game_id
     board, release = await _posted_again_slowly(fake, alice)
     accept = await fake.send_click(old, f"gomoku:{game_id}:accept", user=bob)
@@ -336,7 +306,7 @@ async def test_an_accept_on_an_older_copy_of_the_challenge_is_acknowledged_befor
 async def test_a_tap_on_an_older_copy_of_the_board_is_acknowledged_before_the_redraw(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    old, game_id = await _tictactoe(fake, bot, alice, bob)
+    game_id, old = await accepted_challenge(fake, bot, alice, bob, game="tictactoe")
     board, release = await _posted_again_slowly(fake, alice)
     tap = await fake.send_click(old, f"gomoku:{game_id}:cell:1:1", user=alice)
     await fake.wait_for(lambda: tap.callback_type is not None)

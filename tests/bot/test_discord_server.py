@@ -17,7 +17,8 @@ from engine.types import Termination
 from storage.repository import GameStatus
 from tests.bot.conftest import BotFactory, HeldStarts
 from tests.clock import FakeClock
-from tests.fakediscord import FakeDiscord, FakeUser, Reply
+from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Reply
+from tests.fakediscord.model import guild_payload, role_payload
 
 
 async def _start_ai(fake: FakeDiscord, bot: GomokuBot, user: FakeUser, **options: object) -> int:
@@ -149,43 +150,20 @@ async def test_help_mentions_resolve_to_the_registered_commands(
 
 async def test_a_welcome_on_joining_a_server(fake: FakeDiscord, bot: GomokuBot) -> None:
     guild, channel = 9_000_000_000_000_001, 9_000_000_000_000_002
-    everyone = {
-        "id": str(guild),
-        "name": "@everyone",
-        "permissions": str((1 << 10) | (1 << 11)),  # view channel, send messages
-        "position": 0,
-        "color": 0,
-        "hoist": False,
-        "managed": False,
-        "mentionable": False,
-        "flags": 0,
-    }
-    text_channel = {**fake.default_channel.payload(), "id": str(channel), "guild_id": str(guild)}
-    fake.channels[channel] = type(fake.default_channel)(channel, guild, "lobby")
-    await fake.dispatch(
-        "GUILD_CREATE",
-        {
-            "id": str(guild),
-            "name": "New Guild",  # no "unavailable" key: a guild just joined, not recovered
-            "owner_id": str(fake.owner.id),
-            "member_count": 1,
-            "large": False,
-            "roles": [everyone],
-            "channels": [text_channel],
-            "members": [fake.bot_user.member_payload()],
-            "threads": [],
-            "emojis": [],
-            "stickers": [],
-            "features": [],
-            "voice_states": [],
-            "presences": [],
-            "stage_instances": [],
-            "guild_scheduled_events": [],
-            "joined_at": "2026-01-01T00:00:00.000000+00:00",
-            "preferred_locale": "en-US",
-            "system_channel_id": str(channel),
-        },
+    everyone = role_payload(guild, "@everyone", (1 << 10) | (1 << 11), 0)  # view, send
+    lobby = FakeChannel(channel, guild, "lobby")
+    fake.channels[channel] = lobby
+    joined = guild_payload(  # no "unavailable" key: a guild just joined, not recovered
+        guild,
+        "New Guild",
+        owner=fake.owner,
+        roles=[everyone],
+        channels=[lobby],
+        members=[fake.bot_user],
+        locale="en-US",
+        system_channel_id=str(channel),
     )
+    await fake.dispatch("GUILD_CREATE", joined)
     await fake.wait_for(lambda: any("Hello!" in m.text() for m in fake.messages.values()))
     (welcome,) = [m for m in fake.messages.values() if "Hello!" in m.text()]
     assert welcome.channel_id == channel

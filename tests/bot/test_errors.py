@@ -14,51 +14,32 @@ from bot.reporting import refusal_message
 from bot.text.refusals import generic_message, quote, user_message
 from engine import errors as engine_errors
 from engine.board import Board
-from engine.errors import (
-    ColumnFullError,
-    FloatingStoneError,
-    ForbiddenMoveError,
-    GameOverError,
-    GomokuError,
-    InvalidPointError,
-    InvalidRecordError,
-    NothingToUndoError,
-    OccupiedPointError,
-    OffBoardError,
-    UnsupportedBoardError,
-)
 from engine.types import Game, Point
-from storage.repository import (
-    ChannelBusyError,
-    GameNotFoundError,
-    GameStatus,
-    InvalidStatusError,
-    VersionConflictError,
-)
+from storage import repository as store
 from tests.bot.test_render import view_of
 
 H8 = Point(7, 7)
 
 EXAMPLES: list[BaseException] = [
-    InvalidPointError("z99"),
-    InvalidRecordError("(;"),
-    UnsupportedBoardError("size 30"),
-    NothingToUndoError(),
-    OccupiedPointError(H8),
-    OffBoardError(Point(30, 2)),
-    ColumnFullError(3),
-    FloatingStoneError(Point(3, 4), Point(3, 1)),
-    ForbiddenMoveError(H8, "double-three"),
-    ForbiddenMoveError(H8, "double-four"),
-    ForbiddenMoveError(H8, "overline"),
-    GameOverError(),
+    engine_errors.InvalidPointError("z99"),
+    engine_errors.InvalidRecordError("(;"),
+    engine_errors.UnsupportedBoardError("size 30"),
+    engine_errors.NothingToUndoError(),
+    engine_errors.OccupiedPointError(H8),
+    engine_errors.OffBoardError(Point(30, 2)),
+    engine_errors.ColumnFullError(3),
+    engine_errors.FloatingStoneError(Point(3, 4), Point(3, 1)),
+    engine_errors.ForbiddenMoveError(H8, "double-three"),
+    engine_errors.ForbiddenMoveError(H8, "double-four"),
+    engine_errors.ForbiddenMoveError(H8, "overline"),
+    engine_errors.GameOverError(),
     service.NoActiveGameError(1),
     service.NoSuchGameError(1),
     service.GameExistsError(1, 2),
-    service.GameNotActiveError(1, GameStatus.FINISHED),
-    service.GameNotActiveError(1, GameStatus.PENDING),
-    service.GameNotActiveError(1, GameStatus.EXPIRED),
-    service.GameNotActiveError(1, GameStatus.ACTIVE),
+    service.GameNotActiveError(1, store.GameStatus.FINISHED),
+    service.GameNotActiveError(1, store.GameStatus.PENDING),
+    service.GameNotActiveError(1, store.GameStatus.EXPIRED),
+    service.GameNotActiveError(1, store.GameStatus.ACTIVE),
     service.OtherChannelError(1),
     service.UnknownButtonError(),
     service.NotAPlayerError(1, 2),
@@ -90,10 +71,10 @@ EXAMPLES: list[BaseException] = [
     engine_errors.OfferCountError(9, 8),
     engine_errors.SymmetricOfferError(Point(7, 9), Point(9, 7)),
     engine_errors.NotOfferedError(Point(0, 0)),
-    VersionConflictError(1, 2, 3),
-    ChannelBusyError(1, 2),
-    InvalidStatusError(1, GameStatus.FINISHED),
-    GameNotFoundError(1),
+    store.VersionConflictError(1, 2, 3),
+    store.ChannelBusyError(1, 2),
+    store.InvalidStatusError(1, store.GameStatus.FINISHED),
+    store.GameNotFoundError(1),
 ]
 
 
@@ -110,7 +91,7 @@ def leaves(root: type[BaseException]) -> set[type[BaseException]]:
 def test_every_engine_and_service_error_has_an_example() -> None:
     ours = {
         cls
-        for cls in leaves(GomokuError)
+        for cls in leaves(engine_errors.GomokuError)
         if cls.__module__ in (engine_errors.__name__, service.__name__)
     }
     covered = {type(e) for e in EXAMPLES}
@@ -129,12 +110,12 @@ def test_every_error_has_short_words(error: BaseException) -> None:
 
 
 def test_point_errors_name_the_point() -> None:
-    assert user_message(OccupiedPointError(H8)) == "**h8** is already taken."
-    forbidden = user_message(ForbiddenMoveError(H8, "double-three"))
+    assert user_message(engine_errors.OccupiedPointError(H8)) == "**h8** is already taken."
+    forbidden = user_message(engine_errors.ForbiddenMoveError(H8, "double-three"))
     assert forbidden is not None
     assert "h8" in forbidden
     assert "three-three" in forbidden
-    floating = user_message(FloatingStoneError(Point(3, 4), Point(3, 1)))
+    floating = user_message(engine_errors.FloatingStoneError(Point(3, 4), Point(3, 1)))
     assert floating is not None
     assert "/place 4" in floating  # gravity games name columns by number
 
@@ -142,8 +123,8 @@ def test_point_errors_name_the_point() -> None:
 def test_an_active_game_is_never_called_not_played() -> None:
     # A second Accept, an accept on a game already started: the game is being played.
     for error in (
-        service.GameNotActiveError(1, GameStatus.ACTIVE),
-        InvalidStatusError(1, GameStatus.ACTIVE),
+        service.GameNotActiveError(1, store.GameStatus.ACTIVE),
+        store.InvalidStatusError(1, store.GameStatus.ACTIVE),
         service.OtherChannelError(1),
     ):
         message = user_message(error)
@@ -194,7 +175,7 @@ def test_discord_refusals_have_words(error: app_commands.AppCommandError, words:
     ids=["everyone", "role", "backticks", "markdown", "bidi", "long", "empty"],
 )
 def test_user_text_is_never_echoed_raw(typed: str) -> None:
-    message = user_message(InvalidPointError(typed))
+    message = user_message(engine_errors.InvalidPointError(typed))
     assert message is not None
     shown = quote(typed)
     assert shown in message

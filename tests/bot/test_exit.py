@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from bot.__main__ import EXIT_CONFIG, EXIT_TOKEN
 from tests.botprocess import ROOT, BotProcess
 from tests.fakediscord import FakeDiscord
+from tests.processes import python_m
 
 
 def _lines(text: str) -> list[str]:
@@ -24,16 +24,8 @@ def test_no_token_and_no_terminal_is_one_line_and_exit_2(tmp_path: Path) -> None
     env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
     env["GOMOKU_DB_PATH"] = str(tmp_path / "gomoku.sqlite3")
     started = time.monotonic()
-    run = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        stdin=subprocess.DEVNULL,
-        env=env,
-        cwd=tmp_path,  # no .env here to read a token from
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    # cwd: no .env there to read a token from
+    run = python_m("bot", stdin=subprocess.DEVNULL, env=env, cwd=tmp_path)
     assert time.monotonic() - started < 30
     assert run.returncode == EXIT_CONFIG
     (line,) = _lines(run.stderr)

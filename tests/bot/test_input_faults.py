@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ from benchmarks.fuzz import fuzz
 from bot.client import GomokuBot
 from tests.bot.test_terminal import session
 from tests.fakediscord import FakeDiscord, FakeUser
+from tests.processes import python_m
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -190,16 +189,7 @@ def test_python_m_bot_reads_endless_lines_and_odd_digits(tmp_path: Path) -> None
     env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
     env["GOMOKU_DB_PATH"] = str(tmp_path / "console.sqlite3")
     typed = "new connect4 friend\n" + "7" * 100_000 + "\n\u00b2\nnew \u00b2\n4\nquit\n"
-    run = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        input=typed,
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    run = python_m("bot", input=typed, env=env, cwd=ROOT, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr
     assert "That line is too long" in run.stdout

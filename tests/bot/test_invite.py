@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import discord
@@ -15,6 +14,7 @@ import pytest
 from bot import permissions
 from bot.__main__ import EXIT_CONFIG
 from tests.botprocess import ROOT
+from tests.processes import python_m
 
 CONSTANTS = {
     name: value
@@ -132,14 +132,9 @@ def _invite(*args: str, token: str | None = None) -> subprocess.CompletedProcess
     env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
     if token is not None:
         env["DISCORD_TOKEN"] = token
-    return subprocess.run(
-        [sys.executable, "-m", "bot", "invite", *args],
-        env={**env, "PYTHONPATH": str(ROOT)},
-        cwd=ROOT / "engine",  # no .env here, and no package named bot
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    # cwd: no .env there, and no package named bot
+    return python_m(
+        "bot", "invite", *args, env={**env, "PYTHONPATH": str(ROOT)}, cwd=ROOT / "engine"
     )
 
 

@@ -3,9 +3,6 @@ level table all quote ``bot.text.levels_table``."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from bot.cogs.play_choices import LEVELS
@@ -14,6 +11,7 @@ from bot.translator import CatalogueTranslator
 from engine.search.levels import PRESETS
 from engine.types import Level
 from tests.botprocess import ROOT
+from tests.processes import python_m
 
 HEADER = "| level | how it plays | against the level below | against Wine 2.1, 500 ms a move |"
 
@@ -84,14 +82,7 @@ async def test_the_picker_is_translated_with_its_figures() -> None:
 
 
 def _levels_markdown() -> str:
-    run = subprocess.run(
-        [sys.executable, "-m", "bot", "levels", "--markdown"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    run = python_m("bot", "levels", "--markdown", cwd=ROOT, check=True)
     return run.stdout
 
 

@@ -18,9 +18,8 @@ from bot.settings import InvalidSettingError, Settings
 from engine.board import Board
 from engine.types import Game, Level, Rule
 from tests.bot.conftest import BotFactory
-from tests.bot.test_service import FailingRunner
 from tests.fakediscord import FakeDiscord
-from tests.runners import NearestRunner
+from tests.runners import FailingRunner, NearestRunner
 
 
 def sample(name: str, **labels: str) -> float:

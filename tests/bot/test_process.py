@@ -11,7 +11,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from contextlib import closing
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 
 from tests.botprocess import ROOT, BotProcess, alive, descendants
 from tests.fakediscord import FakeDiscord
+from tests.processes import python_m_started
 
 # The pool has one worker per core, plus multiprocessing's resource tracker.
 FAMILY = len(os.sched_getaffinity(0)) + 1
@@ -56,15 +56,7 @@ async def test_sigterm_exits_0_commits_and_leaves_nothing(
 def test_the_terminal_game_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
     env["GOMOKU_DB_PATH"] = str(tmp_path / "console.sqlite3")
-    with subprocess.Popen(
-        [sys.executable, "-m", "bot"],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as process:
+    with python_m_started("bot", cwd=ROOT, env=env, stdin=subprocess.PIPE) as process:
         try:
             assert process.stdin is not None
             assert process.stdout is not None

@@ -32,19 +32,20 @@ from engine.types import Color, Point, Rule
 from storage.memory import InMemoryGameRepository
 from tests.bot.test_review import InProcess, planted_game
 
-# Black's open three f8 g8 h8: e8 and i8 both make an open four
-THREE = Puzzle(
-    "test:three",
-    Rule.FREESTYLE,
-    15,
-    tuple(parse_moves("f8 a1 g8 a3 h8 o15")),
-    "vcf",
-    parse_moves("e8")[0],
-)
-
 
 def _p(text: str) -> Point:
     return parse_moves(text)[0]
+
+
+def _vcf(name: str, moves: str, answer: str, *, defend: bool = False) -> Puzzle:
+    """A freestyle 15x15 puzzle of the VCF kind."""
+    return Puzzle(
+        name, Rule.FREESTYLE, 15, tuple(parse_moves(moves)), "vcf", _p(answer), defend=defend
+    )
+
+
+# Black's open three f8 g8 h8: e8 and i8 both make an open four
+THREE = _vcf("test:three", "f8 a1 g8 a3 h8 o15", "e8")
 
 
 async def test_another_winning_line_than_the_stored_one_solves() -> None:
@@ -68,15 +69,7 @@ async def test_a_move_that_lets_the_win_go_fails() -> None:
 
 
 # only g6 stops White's five-in-waiting (engine.gomocup.tactics.DEFENCES[1])
-HOLD = Puzzle(
-    "test:hold",
-    Rule.FREESTYLE,
-    15,
-    tuple(parse_moves("h8 f6 e6 g5 e7 e5 d5 f7 f8 d6 e9 e8 c7 h5")),
-    "vcf",
-    parse_moves("g6")[0],
-    defend=True,
-)
+HOLD = _vcf("test:hold", "h8 f6 e6 g5 e7 e5 d5 f7 f8 d6 e9 e8 c7 h5", "g6", defend=True)
 
 
 async def test_a_defence_puzzle_is_solved_by_the_one_move_and_failed_by_another() -> None:

@@ -41,6 +41,7 @@ from bot.text.refusals import user_message
 from engine.board import Board
 from engine.types import Game, Level, Point, Rule
 from storage.memory import InMemoryGameRepository
+from tests.processes import python_m, running
 from tests.redis_server import RedisServer
 
 CHANNEL, GUILD, ALICE = 10, 500, 1001
@@ -48,12 +49,7 @@ CHANNEL, GUILD, ALICE = 10, 500, 1001
 
 @pytest.fixture
 def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
+    yield from running(RedisServer())
 
 
 class Workers:
@@ -103,12 +99,7 @@ async def redis(redis_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
 
 
 def check(url: str) -> int:
-    return subprocess.run(
-        [sys.executable, "-m", "bot.worker", "--check", "--redis", url],
-        capture_output=True,
-        timeout=60,
-        check=False,
-    ).returncode
+    return python_m("bot.worker", "--check", "--redis", url).returncode
 
 
 def request_for(moves: str, level: Level, seed: int = 7) -> AIRequest:
@@ -285,14 +276,6 @@ async def test_a_result_for_a_game_that_moved_on_is_dropped(
 
 def test_python_m_bot_worker_without_a_queue_says_so() -> None:
     env = {k: v for k, v in os.environ.items() if k != "GOMOKU_AI_QUEUE_URL"}
-    result = subprocess.run(
-        [sys.executable, "-m", "bot.worker"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        cwd="/",
-    )
+    result = python_m("bot.worker", env=env, cwd="/")
     assert result.returncode == 2
     assert "GOMOKU_AI_QUEUE_URL" in result.stderr

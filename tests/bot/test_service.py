@@ -11,33 +11,13 @@ import asyncio
 import random
 from collections import OrderedDict
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from bot.core import positions
-from bot.core.ai import AIError, AIMove, AIRequest
 from bot.core.service import GameService
-from bot.core.service.errors import (
-    AIFailedError,
-    AIThinkingError,
-    ChallengeExpiredError,
-    ChannelNotAllowedError,
-    GameExistsError,
-    GameNotActiveError,
-    HintNotAllowedError,
-    InvalidOptionError,
-    NoActiveGameError,
-    NoMoveToUndoError,
-    NotAPlayerError,
-    NotChallengedError,
-    NotYourTurnError,
-    NoUndoRequestError,
-    OutOfTimeError,
-    RematchError,
-    SelfChallengeError,
-    StalePanelError,
-    UndoPendingError,
-)
+from bot.core.service import errors as service_errors
 from bot.core.service.states import ChallengeExpired, GameEnd, TurnWarning, UndoRequest, UndoResult
 from engine.board import Board
 from engine.errors import (
@@ -50,33 +30,10 @@ from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
 from storage.repository import GameStatus, GuildSettings, Player
 from tests.clock import FakeClock
-from tests.runners import NearestRunner
+from tests.runners import FailingRunner, FlakyRunner, NearestRunner
 
 ALICE, BOB, CAROL = 101, 202, 303
 GUILD, CHANNEL = 9, 77
-
-
-class FailingRunner:
-    async def choose_move(self, request: AIRequest) -> AIMove:
-        raise AIError("BrokenProcessPool")
-
-    async def close(self) -> None:
-        pass
-
-
-class FlakyRunner(NearestRunner):
-    """Fails its first ``failures`` searches, then plays as NearestRunner."""
-
-    def __init__(self, failures: int) -> None:
-        super().__init__()
-        self.failures = failures
-
-    async def choose_move(self, request: AIRequest) -> AIMove:
-        if self.failures > 0:
-            self.failures -= 1
-            self.calls.append(request)
-            raise AIError("BrokenProcessPool")
-        return await super().choose_move(request)
 
 
 @pytest.fixture
@@ -84,25 +41,9 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-@pytest.fixture
-def repo(clock: FakeClock) -> InMemoryGameRepository:
-    return InMemoryGameRepository(clock=clock)
-
-
-@pytest.fixture
-def runner() -> NearestRunner:
-    return NearestRunner()
-
-
-@pytest.fixture
-def service(repo: InMemoryGameRepository, runner: NearestRunner, clock: FakeClock) -> GameService:
-    import random
-
-    return GameService(repo, runner, clock=clock, rng=random.Random(1))
-
-
-async def start_pvp(service: GameService, *, rule: Rule = Rule.FREESTYLE, game: Game = Game.GOMOKU):
-    """Alice (Black) challenges Bob (White), Bob accepts."""
+async def start_pvp(service: GameService, *, rule: Rule = Rule.FREESTYLE, **options: Any):
+    """Alice (Black) challenges Bob (White) to a game with ``service.start``'s other
+    ``options`` (game, size, opening), Bob accepts."""
     view = await service.start(
         channel_id=CHANNEL,
         guild_id=GUILD,
@@ -110,7 +51,7 @@ async def start_pvp(service: GameService, *, rule: Rule = Rule.FREESTYLE, game: 
         opponent=BOB,
         colour="black",
         rule=rule,
-        game=game,
+        **options,
     )
     return await service.accept(view.game_id, BOB)
 
@@ -148,7 +89,7 @@ async def test_game_against_the_ai_alternates_user_and_ai(service: GameService) 
 async def test_ai_moves_first_when_the_user_takes_white(service: GameService) -> None:
     view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
     assert view.is_ai_turn
-    with pytest.raises(AIThinkingError):
+    with pytest.raises(service_errors.AIThinkingError):
         await service.place(CHANNEL, ALICE, Point(0, 0))
     reply = await service.ai_reply(view.game_id)
     assert reply is not None
@@ -215,7 +156,7 @@ async def test_ai_move_is_dropped_after_resign(service: GameService, runner) -> 
 async def test_failing_ai_leaves_the_game_as_it_was(repo, clock) -> None:
     service = GameService(repo, FailingRunner(), clock=clock)
     view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
-    with pytest.raises(AIFailedError):
+    with pytest.raises(service_errors.AIFailedError):
         await service.ai_reply(view.game_id)
     after = await service.board(CHANNEL)
     assert after.version == view.version
@@ -223,18 +164,18 @@ async def test_failing_ai_leaves_the_game_as_it_was(repo, clock) -> None:
 
 
 async def test_resume_retries_a_failed_ai_move(repo, clock) -> None:
-    runner = FlakyRunner(failures=1)
+    runner = FlakyRunner(NearestRunner(), failures=1)
     service = GameService(repo, runner, clock=clock)
     view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
-    with pytest.raises(AIFailedError):
+    with pytest.raises(service_errors.AIFailedError):
         await service.ai_reply(view.game_id)
     # What the deadline task does now and then: games idle for a minute.
     assert await service.resume(idle_for=timedelta(minutes=1)) == []
-    assert len(runner.calls) == 1
+    assert runner.tries == 1
     clock.advance(60)
     made = await service.resume(idle_for=timedelta(minutes=1))
     assert [r.move for r in made] == [Move(Point(7, 7), Color.BLACK)]
-    assert len(runner.calls) == 2
+    assert runner.tries == 2
     assert await service.resume() == []  # nothing due any more: safe to repeat
 
 
@@ -252,7 +193,7 @@ async def test_resume_leaves_a_search_in_flight_alone(service: GameService, runn
 
 async def test_undo_against_the_ai_takes_back_the_pair(service: GameService) -> None:
     await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="black")
-    with pytest.raises(NoMoveToUndoError):
+    with pytest.raises(service_errors.NoMoveToUndoError):
         await service.undo(CHANNEL, ALICE)
     for text in ("a1", "b2"):
         result = await service.place(CHANNEL, ALICE, Point.parse(text))
@@ -286,9 +227,9 @@ async def test_hint_for_a_game_against_the_ai(service: GameService) -> None:
 
 async def test_hint_is_refused_in_rated_games(service: GameService) -> None:
     await start_pvp(service)
-    with pytest.raises(HintNotAllowedError):
+    with pytest.raises(service_errors.HintNotAllowedError):
         await service.hint(CHANNEL, ALICE)
-    with pytest.raises(NotYourTurnError):
+    with pytest.raises(service_errors.NotYourTurnError):
         await service.hint(CHANNEL, BOB)
 
 
@@ -302,11 +243,11 @@ async def test_challenge_accepted_and_won_updates_ratings(service: GameService) 
     assert pending.status is GameStatus.PENDING
     assert pending.challenger == ALICE
     assert pending.challenged == BOB
-    with pytest.raises(GameNotActiveError):
+    with pytest.raises(service_errors.GameNotActiveError):
         await service.place(CHANNEL, ALICE, Point(7, 7))
-    with pytest.raises(NotChallengedError):
+    with pytest.raises(service_errors.NotChallengedError):
         await service.accept(pending.game_id, ALICE)
-    with pytest.raises(NotChallengedError):
+    with pytest.raises(service_errors.NotChallengedError):
         await service.accept(pending.game_id, CAROL)
     active = await service.accept(pending.game_id, BOB)
     assert active.status is GameStatus.ACTIVE
@@ -328,17 +269,17 @@ async def test_challenge_accepted_and_won_updates_ratings(service: GameService) 
     board = await service.leaderboard(guild_id=GUILD)
     assert [s.user_id for s in board] == [ALICE, BOB]
     # The channel is free again.
-    with pytest.raises(NoActiveGameError):
+    with pytest.raises(service_errors.NoActiveGameError):
         await service.board(CHANNEL)
 
 
 async def test_decline_and_withdraw(service: GameService) -> None:
     pending = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
-    with pytest.raises(NotChallengedError):
+    with pytest.raises(service_errors.NotChallengedError):
         await service.decline(pending.game_id, CAROL)
     end = await service.decline(pending.game_id, BOB)
     assert end.game.status is GameStatus.DECLINED
-    with pytest.raises(GameNotActiveError):
+    with pytest.raises(service_errors.GameNotActiveError):
         await service.accept(pending.game_id, BOB)
 
     again = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
@@ -369,33 +310,33 @@ async def test_challenge_expires(service: GameService, clock: FakeClock) -> None
     assert await service.tick() == []
     assert await service.next_deadline() == pending.deadline
     clock.advance(61)
-    with pytest.raises(ChallengeExpiredError):
+    with pytest.raises(service_errors.ChallengeExpiredError):
         await service.accept(pending.game_id, BOB)
     events = await service.tick()
     assert len(events) == 1
     assert isinstance(events[0], ChallengeExpired)
     assert events[0].game.status is GameStatus.EXPIRED
-    with pytest.raises(ChallengeExpiredError):
+    with pytest.raises(service_errors.ChallengeExpiredError):
         await service.accept(pending.game_id, BOB)
     assert await service.next_deadline() is None
 
 
 async def test_refusals_change_nothing(service: GameService) -> None:
-    with pytest.raises(NoActiveGameError):
+    with pytest.raises(service_errors.NoActiveGameError):
         await service.place(CHANNEL, ALICE, Point(7, 7))
-    with pytest.raises(SelfChallengeError):
+    with pytest.raises(service_errors.SelfChallengeError):
         await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=ALICE)
     view = await start_pvp(service)
-    with pytest.raises(GameExistsError):
+    with pytest.raises(service_errors.GameExistsError):
         await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=CAROL)
-    with pytest.raises(NotYourTurnError):
+    with pytest.raises(service_errors.NotYourTurnError):
         await service.place(CHANNEL, BOB, Point(7, 7))
-    with pytest.raises(NotAPlayerError):
+    with pytest.raises(service_errors.NotAPlayerError):
         await service.place(CHANNEL, CAROL, Point(7, 7))
     await service.place(CHANNEL, ALICE, Point(7, 7))
     with pytest.raises(OccupiedPointError):
         await service.place(CHANNEL, BOB, Point(7, 7))
-    with pytest.raises(NotAPlayerError):
+    with pytest.raises(service_errors.NotAPlayerError):
         await service.resign(CHANNEL, CAROL)
     after = await service.board(CHANNEL)
     assert after.version == view.version + 1
@@ -415,10 +356,10 @@ async def test_refusals_change_nothing(service: GameService) -> None:
     ids=["size-4", "size-21", "connect4-size", "tictactoe-renju", "level", "colour"],
 )
 async def test_invalid_start_options(service: GameService, options, option) -> None:
-    with pytest.raises(InvalidOptionError) as caught:
+    with pytest.raises(service_errors.InvalidOptionError) as caught:
         await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, **options)
     assert caught.value.option == option
-    with pytest.raises(NoActiveGameError):
+    with pytest.raises(service_errors.NoActiveGameError):
         await service.board(CHANNEL)
 
 
@@ -457,7 +398,7 @@ async def test_two_places_at_once_exactly_one_counts(service: GameService) -> No
     )
     errors = [r for r in results if isinstance(r, BaseException)]
     assert len(errors) == 1
-    assert isinstance(errors[0], NotYourTurnError)
+    assert isinstance(errors[0], service_errors.NotYourTurnError)
     after = await service.board(CHANNEL)
     assert len(after.board.moves) == 1
     assert after.version == view.version + 1
@@ -481,9 +422,9 @@ async def test_stale_button_does_not_act_on_a_newer_game(service: GameService) -
     old = await start_pvp(service)
     await service.resign(CHANNEL, BOB)
     await start_pvp(service)
-    with pytest.raises(GameNotActiveError):
+    with pytest.raises(service_errors.GameNotActiveError):
         await service.place(CHANNEL, ALICE, Point(7, 7), game_id=old.game_id)
-    with pytest.raises(GameNotActiveError):
+    with pytest.raises(service_errors.GameNotActiveError):
         await service.resign(CHANNEL, ALICE, game_id=old.game_id)
 
 
@@ -504,32 +445,35 @@ async def test_undo_between_people_needs_consent(service: GameService) -> None:
     request = await service.undo(CHANNEL, BOB)  # Bob's i9 and Alice's h9 after it
     assert isinstance(request, UndoRequest)
     assert (request.requester, request.responder, request.moves) == (BOB, ALICE, 2)
-    with pytest.raises(UndoPendingError):
+    with pytest.raises(service_errors.UndoPendingError):
         await service.undo(CHANNEL, BOB)
-    with pytest.raises(NotAPlayerError):
+    with pytest.raises(service_errors.NotAPlayerError):
         await service.answer_undo(request.game.game_id, BOB, accept=True)
     result = await service.answer_undo(request.game.game_id, ALICE, accept=True)
     assert result is not None
     assert [str(m.point) for m in result.game.board.moves] == ["h8"]
-    with pytest.raises(NoUndoRequestError):
+    with pytest.raises(service_errors.NoUndoRequestError):
         await service.answer_undo(request.game.game_id, ALICE, accept=True)
 
 
-async def test_undo_request_goes_stale_when_a_move_is_made(service: GameService) -> None:
+async def alice_asks_to_undo_h8(service: GameService) -> UndoRequest:
+    """A game between people where Alice played h8 and asks Bob to take it back."""
     await start_pvp(service)
     await play(service, "h8")
     request = await service.undo(CHANNEL, ALICE)
     assert isinstance(request, UndoRequest)
+    return request
+
+
+async def test_undo_request_goes_stale_when_a_move_is_made(service: GameService) -> None:
+    request = await alice_asks_to_undo_h8(service)
     await service.place(CHANNEL, BOB, Point.parse("i9"))
-    with pytest.raises(NoUndoRequestError):
+    with pytest.raises(service_errors.NoUndoRequestError):
         await service.answer_undo(request.game.game_id, BOB, accept=True)
 
 
 async def test_undo_request_declined(service: GameService) -> None:
-    await start_pvp(service)
-    await play(service, "h8")
-    request = await service.undo(CHANNEL, ALICE)
-    assert isinstance(request, UndoRequest)
+    request = await alice_asks_to_undo_h8(service)
     assert await service.answer_undo(request.game.game_id, BOB, accept=False) is None
     assert len((await service.board(CHANNEL)).board.moves) == 1
 
@@ -575,7 +519,7 @@ async def test_a_move_after_the_deadline_loses_on_time(
     clock.advance(99)
     await service.place(CHANNEL, ALICE, Point.parse("h8"))  # in time: played
     clock.advance(100)  # Bob's deadline is now, and no tick has seen it yet
-    with pytest.raises(OutOfTimeError) as caught:
+    with pytest.raises(service_errors.OutOfTimeError) as caught:
         await service.place(CHANNEL, BOB, Point.parse("i9"))
     error = caught.value
     assert (error.game_id, error.user_id) == (view.game_id, BOB)
@@ -594,7 +538,7 @@ async def test_a_late_drop_loses_on_time(
     await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=30))
     view = await start_pvp(service, game=Game.CONNECT4)
     clock.advance(31)
-    with pytest.raises(OutOfTimeError):
+    with pytest.raises(service_errors.OutOfTimeError):
         await service.drop(CHANNEL, ALICE, 3)
     stored = await service.game(view.game_id)
     assert stored.outcome == Outcome(Termination.TIMEOUT, Color.WHITE)
@@ -723,13 +667,13 @@ async def test_settings_update_and_channel_restriction(service: GameService) -> 
     )
     assert settings.default_rule is Rule.RENJU
     assert await service.settings(GUILD) == settings
-    with pytest.raises(ChannelNotAllowedError):
+    with pytest.raises(service_errors.ChannelNotAllowedError):
         await service.start(channel_id=CHANNEL + 1, guild_id=GUILD, user_id=ALICE)
     view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE)
     assert view.rule is Rule.RENJU
-    with pytest.raises(InvalidOptionError):
+    with pytest.raises(service_errors.InvalidOptionError):
         await service.update_settings(GUILD, turn_seconds=1)
-    with pytest.raises(InvalidOptionError):
+    with pytest.raises(service_errors.InvalidOptionError):
         await service.update_settings(GUILD, board_style="ascii-art")
     cleared = await service.update_settings(GUILD, clear_turn_time=True, board_style="compact")
     assert cleared.turn_seconds is None
@@ -777,7 +721,7 @@ async def test_two_processes_racing_get_the_right_refusal(repo, clock) -> None:
     )
     assert shared.conflicts == 1  # the loser's compare-and-set failed ...
     errors = [r for r in results if isinstance(r, BaseException)]
-    assert [type(e) for e in errors] == [NotYourTurnError]  # ... and it was told why
+    assert [type(e) for e in errors] == [service_errors.NotYourTurnError]  # ... and it was told why
     assert len((await one.board(CHANNEL)).board.moves) == 1
 
 
@@ -834,16 +778,16 @@ async def test_a_refusal_never_rests_on_a_stale_read(repo, clock) -> None:
 async def test_rematch_needs_a_finished_game_and_a_player(service) -> None:
     view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB)
     await service.accept(view.game_id, BOB)
-    with pytest.raises(RematchError):
+    with pytest.raises(service_errors.RematchError):
         await service.rematch(view.game_id, ALICE)
     await service.resign(CHANNEL, BOB)
-    with pytest.raises(NotAPlayerError):
+    with pytest.raises(service_errors.NotAPlayerError):
         await service.rematch(view.game_id, CAROL)
     again = await service.rematch(view.game_id, ALICE)
     assert again.status is GameStatus.PENDING
     assert (again.black, again.white) == (view.white, view.black)
     assert again.challenged == BOB
-    with pytest.raises(GameExistsError):
+    with pytest.raises(service_errors.GameExistsError):
         await service.rematch(view.game_id, BOB)  # the channel is busy with the rematch
 
 
@@ -852,7 +796,7 @@ async def test_no_rematch_against_a_deleted_player(service) -> None:
     await service.accept(view.game_id, BOB)
     await service.resign(CHANNEL, BOB)
     await service.forget_user(BOB)
-    with pytest.raises(RematchError):
+    with pytest.raises(service_errors.RematchError):
         await service.rematch(view.game_id, ALICE)
 
 
@@ -863,11 +807,11 @@ async def test_a_panel_tap_on_an_old_version_changes_nothing(service) -> None:
     view = await service.accept(view.game_id, BOB)
     await service.place(CHANNEL, ALICE, Point(7, 7), version=view.version)
     moved = await service.place(CHANNEL, BOB, Point(8, 8))
-    with pytest.raises(StalePanelError):
+    with pytest.raises(service_errors.StalePanelError):
         await service.place(CHANNEL, ALICE, Point(9, 9), version=view.version)
     assert (await service.game(view.game_id)).version == moved.game.version
     assert (await service.panel(view.game_id, ALICE)).version == moved.game.version
-    with pytest.raises(NotYourTurnError):
+    with pytest.raises(service_errors.NotYourTurnError):
         await service.panel(view.game_id, BOB)
 
 
@@ -875,7 +819,7 @@ async def test_board_views_are_remembered_and_checked(service) -> None:
     assert await service.private_board_style(ALICE) == "phone"
     await service.set_private_board_style(ALICE, "image")
     assert await service.private_board_style(ALICE) == "image"
-    with pytest.raises(InvalidOptionError):
+    with pytest.raises(service_errors.InvalidOptionError):
         await service.set_private_board_style(ALICE, "hologram")
 
 

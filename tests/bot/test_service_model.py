@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.core.ai import AIMove, AIRequest
 from bot.core.service import GameService
 from bot.core.service.errors import NoActiveGameError, NotAPlayerError, NotYourTurnError
 from bot.core.service.states import GameState
@@ -25,17 +24,15 @@ from engine.errors import ForbiddenMoveError, OccupiedPointError
 from engine.types import Color, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
 from storage.repository import GameStatus
+from tests.runners import FailingRunner
 
 ALICE, BOB, CAROL = 1, 2, 3
 CHANNEL, SIZE = 5, 7
 
 
-class NoAI:
-    async def choose_move(self, request: AIRequest) -> AIMove:
-        raise AssertionError("no AI in games between people")
-
-    async def close(self) -> None:
-        pass
+def no_ai() -> FailingRunner:
+    """The AI runner of games between people: asking it to move is a failure of the test."""
+    return FailingRunner(AssertionError("no AI in games between people"))
 
 
 @dataclass(frozen=True)
@@ -81,7 +78,7 @@ def expected_error(model: Board, over: bool, action: Place | Resign) -> type[Exc
 
 async def run(stream: list[Place | Resign], rule: Rule) -> None:
     repo = InMemoryGameRepository()
-    service = GameService(repo, NoAI(), rng=random.Random(0))
+    service = GameService(repo, no_ai(), rng=random.Random(0))
     pending = await service.start(
         channel_id=CHANNEL,
         guild_id=None,
@@ -166,7 +163,12 @@ async def run_clock(steps: list[Wait | str]) -> None:
     now = [datetime(2026, 1, 1, tzinfo=UTC)]
     repo = InMemoryGameRepository(clock=lambda: now[0])
     await repo.save_guild_settings(GuildSettings(7, turn_seconds=TURN))
-    service = GameService(repo, NoAI(), clock=lambda: now[0], rng=random.Random(0))
+    service = GameService(
+        repo,
+        no_ai(),
+        clock=lambda: now[0],
+        rng=random.Random(0),
+    )
     pending = await service.start(
         channel_id=CHANNEL, guild_id=7, user_id=ALICE, opponent=BOB, colour="black"
     )

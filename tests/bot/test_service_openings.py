@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+from typing import Any
 
 import pytest
 
@@ -16,34 +16,14 @@ from bot.core.service.errors import (
 from engine.errors import OpeningStepError, OutsideOpeningAreaError
 from engine.opening_rules import Phase, Seat
 from engine.types import Color, Point, Rule, Termination
-from storage.memory import InMemoryGameRepository
 from storage.repository import GuildSettings
-from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD
+from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD, start_pvp
 from tests.clock import FakeClock
-from tests.runners import NearestRunner
 
 
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
-
-
-@pytest.fixture
-def service(clock: FakeClock) -> GameService:
-    repo = InMemoryGameRepository(clock=clock)
-    return GameService(repo, NearestRunner(), clock=clock, rng=random.Random(1))
-
-
-async def challenge(service: GameService, **options: object):
-    view = await service.start(
-        channel_id=CHANNEL,
-        guild_id=GUILD,
-        user_id=ALICE,
-        opponent=BOB,
-        colour="black",
-        **options,  # type: ignore[arg-type]
-    )
-    return await service.accept(view.game_id, BOB)
 
 
 async def place(service: GameService, user: int, *cells: str):
@@ -57,7 +37,7 @@ async def test_rated_games_get_the_servers_opening_and_games_with_the_ai_do_not(
     service: GameService,
 ) -> None:
     await service.update_settings(GUILD, rated_opening="swap2")
-    view = await challenge(service)
+    view = await start_pvp(service)
     assert view.opening is not None
     assert view.opening.rule.value == "swap2"
     assert view.in_opening
@@ -67,7 +47,7 @@ async def test_rated_games_get_the_servers_opening_and_games_with_the_ai_do_not(
     await service.abandon(CHANNEL)
     # a renju opening is not forced on a freestyle game
     await service.update_settings(GUILD, rated_opening="soosorv8")
-    assert (await challenge(service)).opening is None
+    assert (await start_pvp(service)).opening is None
     with pytest.raises(InvalidOptionError):
         await service.update_settings(GUILD, rated_opening="pie")
     assert (await service.settings(GUILD)).rated_opening == "soosorv8"
@@ -86,16 +66,16 @@ async def test_rated_games_get_the_servers_opening_and_games_with_the_ai_do_not(
     ids=["renju opening, freestyle", "renju opening, 19x19", "not gomoku", "unknown"],
 )
 async def test_openings_a_game_cannot_have_are_refused(
-    service: GameService, options: dict[str, object], allowed: str
+    service: GameService, options: dict[str, Any], allowed: str
 ) -> None:
     with pytest.raises(InvalidOptionError) as refused:
-        await challenge(service, **options)
+        await start_pvp(service, **options)
     assert refused.value.option == "opening"
     assert allowed in refused.value.allowed
 
 
 async def test_steps_are_checked_and_the_stones_are_never_taken_back(service: GameService) -> None:
-    view = await challenge(service, opening="soosorv8", rule=Rule.RENJU)
+    view = await start_pvp(service, opening="soosorv8", rule=Rule.RENJU)
     with pytest.raises(OutsideOpeningAreaError):
         await place(service, ALICE, "i9")
     with pytest.raises(NotYourTurnError):
@@ -140,7 +120,7 @@ async def test_running_out_of_time_in_an_opening_loses_for_whoever_had_to_act(
     service: GameService, clock: FakeClock
 ) -> None:
     await service.update_settings(GUILD, turn_seconds=60)
-    view = await challenge(service, opening="swap")
+    view = await start_pvp(service, opening="swap")
     await place(service, ALICE, "h8", "i9", "j10")
     # Bob must choose; Alice holds Black (tentatively) and Bob White until then
     clock.advance(61)

@@ -30,21 +30,6 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-@pytest.fixture
-def repo(clock: FakeClock) -> InMemoryGameRepository:
-    return InMemoryGameRepository(clock=clock)
-
-
-@pytest.fixture
-def runner() -> NearestRunner:
-    return NearestRunner()
-
-
-@pytest.fixture
-def service(repo: InMemoryGameRepository, runner: NearestRunner, clock: FakeClock) -> GameService:
-    return GameService(repo, runner, clock=clock, rng=random.Random(1))
-
-
 async def start_ai(service: GameService, user: int = ALICE, channel: int = CHANNEL):
     return await service.start(channel_id=channel, guild_id=GUILD, user_id=user, colour="black")
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import logging
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bot.settings import InvalidSettingError, Settings
+from tests.processes import python_m
 
 
 def test_defaults(tmp_path: Path) -> None:
@@ -88,14 +87,8 @@ def test_only_settings_reads_the_environment() -> None:
 
 
 def test_python_m_bot_reports_bad_configuration(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        env={"GOMOKU_DEV_GUILD_ID": "nope", "PATH": "/usr/bin:/bin"},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    result = python_m(
+        "bot", env={"GOMOKU_DEV_GUILD_ID": "nope", "PATH": "/usr/bin:/bin"}, cwd=tmp_path
     )
     assert result.returncode == 2
     assert "GOMOKU_DEV_GUILD_ID" in result.stderr

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import subprocess
-import sys
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -24,6 +22,7 @@ from tests.bot.test_service import ALICE, BOB
 from tests.botprocess import BotProcess
 from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord
+from tests.processes import python_m
 from tests.runners import CentreRunner, NearestRunner
 
 # Discord puts a guild on shard (id >> 22) % count: one guild for each of two shards.
@@ -45,14 +44,7 @@ def test_shard_ranges_parse() -> None:
 
 def test_python_m_bot_refuses_bad_shards() -> None:
     for args in (["--shards", "0-3"], ["--shards", "5", "--shard-count", "2"]):
-        result = subprocess.run(
-            [sys.executable, "-m", "bot", *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-            cwd="/",
-        )
+        result = python_m("bot", *args, cwd="/")
         assert result.returncode == 2
         assert "Configuration error" in result.stderr
         assert "Traceback" not in result.stderr

@@ -12,7 +12,6 @@ import asyncio
 import hashlib
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,22 +22,14 @@ from bot.__main__ import EXIT_CODES
 from bot.app import serve
 from bot.settings import Settings
 from bot.text.refusals import startup_message
-from storage.repository import (
-    CorruptDatabaseError,
-    DatabaseLockedError,
-    DatabaseRefusedError,
-    DatabaseTooNewError,
-    DiskFullError,
-    ForeignDatabaseError,
-    ReadOnlyDatabaseError,
-)
+from storage import repository as store
+from tests.processes import python_m_started
 from tests.storage.faults import (
-    fill,
     foreign,
+    full_filesystem,
     garble,
     make_read_only,
     played_database,
-    tiny_filesystem,
     too_new,
     truncate,
     undo_read_only,
@@ -50,24 +41,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def start_bot(db_path: Path) -> subprocess.Popen[str]:
     env = {**os.environ, "DISCORD_TOKEN": "never-used", "GOMOKU_DB_PATH": str(db_path)}
-    return subprocess.Popen(
-        [sys.executable, "-m", "bot"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return python_m_started("bot", cwd=ROOT, env=env)
 
 
-CASES: list[tuple[str, Callable[[Path], None] | None, type[DatabaseRefusedError], str]] = [
-    ("foreign", foreign, ForeignDatabaseError, "not a gomoku-bot database"),
-    ("too-new", too_new, DatabaseTooNewError, "newer gomoku-bot"),
-    ("truncated", truncate, CorruptDatabaseError, ".recover"),
-    ("garbage-pages", garble, CorruptDatabaseError, ".recover"),
-    ("read-only-file", None, ReadOnlyDatabaseError, "cannot be written"),
-    ("read-only-folder", None, ReadOnlyDatabaseError, "cannot be written"),
-    ("missing-folder", None, ReadOnlyDatabaseError, "does not exist"),
+CASES: list[tuple[str, Callable[[Path], None] | None, type[store.DatabaseRefusedError], str]] = [
+    ("foreign", foreign, store.ForeignDatabaseError, "not a gomoku-bot database"),
+    ("too-new", too_new, store.DatabaseTooNewError, "newer gomoku-bot"),
+    ("truncated", truncate, store.CorruptDatabaseError, ".recover"),
+    ("garbage-pages", garble, store.CorruptDatabaseError, ".recover"),
+    ("read-only-file", None, store.ReadOnlyDatabaseError, "cannot be written"),
+    ("read-only-folder", None, store.ReadOnlyDatabaseError, "cannot be written"),
+    ("missing-folder", None, store.ReadOnlyDatabaseError, "does not exist"),
 ]
 
 
@@ -110,21 +94,16 @@ async def test_each_fault_has_its_line_and_exit_status(tmp_path: Path) -> None:
         assert len(lines) == 1, (name, err)
         assert words in lines[0], (name, err)
         assert "Traceback" not in err
-        assert "not a gomoku-bot database" not in err or error is ForeignDatabaseError
+        assert "not a gomoku-bot database" not in err or error is store.ForeignDatabaseError
         if before is not None:
             assert hashlib.sha256(path.read_bytes()).hexdigest() == before, name
 
 
 async def test_a_full_disk(tmp_path: Path) -> None:
-    with tiny_filesystem(tmp_path / "mnt") as mounted:
-        if mounted is None:
-            pytest.skip("mounting a tmpfs needs root")
-        path = mounted / "gomoku.sqlite3"
-        await played_database(path, games=2, moves=5)
-        fill(mounted)
+    async with full_filesystem(tmp_path / "mnt", "gomoku.sqlite3") as path:
         process = start_bot(path)
         _, err = await asyncio.to_thread(process.communicate, timeout=60)
-    assert process.returncode == EXIT_CODES[DiskFullError], err
+    assert process.returncode == EXIT_CODES[store.DiskFullError], err
     assert "No room to write" in err
     assert len(err.strip().splitlines()) == 1
 
@@ -134,20 +113,20 @@ async def test_a_lock_held_at_start(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     path = tmp_path / "gomoku.sqlite3"
     await played_database(path, games=1, moves=1)
     monkeypatch.setattr(sqlite_module, "LOCK_WAIT_S", 0.3)
-    with write_lock_held(path, 1.0), pytest.raises(DatabaseLockedError) as caught:
+    with write_lock_held(path, 1.0), pytest.raises(store.DatabaseLockedError) as caught:
         await serve(Settings(discord_token="never-used", db_path=path))
-    assert EXIT_CODES[DatabaseLockedError] == 15
+    assert EXIT_CODES[store.DatabaseLockedError] == 15
     assert "locked by another process" in startup_message(caught.value)
 
 
 def test_every_fault_has_words_and_a_status_of_its_own() -> None:
     faults = [
-        ForeignDatabaseError(Path("g"), "x"),
-        DatabaseTooNewError(Path("g"), 9, 7),
-        CorruptDatabaseError(Path("g"), "x"),
-        ReadOnlyDatabaseError(Path("g"), "x"),
-        DiskFullError(Path("g"), "x"),
-        DatabaseLockedError(Path("g"), 30.0),
+        store.ForeignDatabaseError(Path("g"), "x"),
+        store.DatabaseTooNewError(Path("g"), 9, 7),
+        store.CorruptDatabaseError(Path("g"), "x"),
+        store.ReadOnlyDatabaseError(Path("g"), "x"),
+        store.DiskFullError(Path("g"), "x"),
+        store.DatabaseLockedError(Path("g"), 30.0),
     ]
     assert {type(f) for f in faults} == set(EXIT_CODES)
     assert len(set(EXIT_CODES.values())) == len(EXIT_CODES)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import io
 import os
 import random
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -26,6 +24,7 @@ from bot.terminal import (
 from engine.types import Color, Game, Rule
 from storage.memory import InMemoryGameRepository
 from storage.repository import Player
+from tests.processes import python_m
 from tests.runners import NearestRunner
 
 
@@ -153,30 +152,16 @@ def test_python_m_bot_plays_in_the_terminal(tmp_path: Path) -> None:
     }
     env["GOMOKU_DB_PATH"] = str(tmp_path / "console.sqlite3")
     env["LANG"] = "C.UTF-8"  # English
-    run = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        input="new friend 9\ne5\nd4\nboard\nquit\n",
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    run = python_m(
+        "bot", input="new friend 9\ne5\nd4\nboard\nquit\n", env=env, cwd=tmp_path, timeout=120
     )
     assert run.returncode == 0, run.stderr
     assert "Gomoku 9x9 freestyle" in run.stdout
     assert "Move 3, last d4" in run.stdout
     assert run.stdout.rstrip().endswith("Bye. Your game is saved.")
     # The game is in the database: a second start continues it, in the system's language.
-    again = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        input="board\n",
-        env={**env, "LANG": "zh_CN.UTF-8"},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    again = python_m(
+        "bot", input="board\n", env={**env, "LANG": "zh_CN.UTF-8"}, cwd=tmp_path, timeout=120
     )
     assert again.returncode == 0, again.stderr
     assert "继续你上次离开的对局。" in again.stdout

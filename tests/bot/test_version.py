@@ -3,13 +3,12 @@ card show it."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tomllib
 
 from bot.text import words
 from bot.version import version
 from tests.botprocess import ROOT
+from tests.processes import python_m
 
 
 def _pyproject_version() -> str:
@@ -23,14 +22,7 @@ def test_the_version_is_pyprojects() -> None:
 
 
 def test_python_m_bot_version() -> None:
-    run = subprocess.run(
-        [sys.executable, "-m", "bot", "--version"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    run = python_m("bot", "--version", cwd=ROOT, check=True)
     assert run.stdout == f"gomoku-bot {_pyproject_version()}\n"
 
 

@@ -9,15 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Color, GomokuError, IllegalMoveError, Point, Rule, UnsupportedBoardError
-from engine.errors import (
-    NotOfferedError,
-    OfferCountError,
-    OpeningError,
-    OpeningStepError,
-    OutsideOpeningAreaError,
-    SymmetricOfferError,
-)
+from engine import Color, GomokuError, IllegalMoveError, Point, Rule, UnsupportedBoardError, errors
 from engine.opening_rules import Choice, Opening, OpeningRule, Phase, Seat
 from tests.engine.opening_oracle import FIRST, Oracle, Step
 from tests.scale import examples
@@ -108,7 +100,7 @@ def test_state_machine_agrees_with_the_oracle(rule: OpeningRule, data: st.DataOb
         refused: GomokuError | None = None
         try:
             after = apply(opening, step)
-        except (OpeningError, IllegalMoveError) as error:
+        except (errors.OpeningError, IllegalMoveError) as error:
             refused = error
         assert (refused is None) == allowed, f"{step}: oracle {allowed}, engine {refused!r}"
         if refused is None:
@@ -169,26 +161,26 @@ def test_a_whole_swap2_opening() -> None:
 
 def test_soosorv_errors_carry_their_data() -> None:
     o = start(OpeningRule.SOOSORV8)
-    with pytest.raises(OutsideOpeningAreaError) as area:
+    with pytest.raises(errors.OutsideOpeningAreaError) as area:
         o.place(Point.parse("i9"))
     assert area.value.area == 1
     o = Opening.replay(OpeningRule.SOOSORV8, "h8 i9 j10 white", board_rule=Rule.RENJU)
-    with pytest.raises(OpeningStepError) as step:
+    with pytest.raises(errors.OpeningStepError) as step:
         o.choose(Choice.BLACK)
     assert step.value.expected == "place"
     o = o.place(Point.parse("g9"))
-    with pytest.raises(OfferCountError) as count:
+    with pytest.raises(errors.OfferCountError) as count:
         o.declare(9)
     assert (count.value.count, count.value.most) == (9, 8)
     assert o.declare(2).choose(Choice.BLACK).phase is Phase.OFFER
     # every stone on the h8-j10 diagonal: mirroring across it keeps them, so h10 ~ j8
     s = Opening.replay(OpeningRule.SOOSORV8, "h8 i9 j10 white g7 2 black", board_rule=Rule.RENJU)
     s = s.offer(Point.parse("h10"))
-    with pytest.raises(SymmetricOfferError) as twin:
+    with pytest.raises(errors.SymmetricOfferError) as twin:
         s.offer(Point.parse("j8"))
     assert twin.value.twin == Point.parse("h10")
     s = s.offer(Point.parse("h9"))
-    with pytest.raises(NotOfferedError):
+    with pytest.raises(errors.NotOfferedError):
         s.pick(Point.parse("k5"))
     assert s.pick(Point.parse("h9")).is_done
 
@@ -209,7 +201,7 @@ def test_taraguchi_single_fifth_lies_inside_the_9x9() -> None:
         OpeningRule.TARAGUCHI10, "h8 black i9 white j10 black g7 black", board_rule=Rule.RENJU
     )
     assert (o.phase, o.area) == (Phase.PLACE, 9)
-    with pytest.raises(OutsideOpeningAreaError) as outside:
+    with pytest.raises(errors.OutsideOpeningAreaError) as outside:
         o.place(Point.parse("m8"))
     assert outside.value.area == 9
     o = o.place(Point.parse("l8"))

@@ -61,6 +61,57 @@ def iso_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S.000000+00:00", time.gmtime())
 
 
+def role_payload(role_id: int, name: str, permissions: int, position: int) -> dict[str, Any]:
+    """A role as the gateway sends it."""
+    return {
+        "id": str(role_id),
+        "name": name,
+        "permissions": str(permissions),
+        "position": position,
+        "color": 0,
+        "hoist": False,
+        "managed": False,
+        "mentionable": False,
+        "flags": 0,
+    }
+
+
+def guild_payload(
+    guild_id: int,
+    name: str,
+    *,
+    owner: FakeUser,
+    roles: list[dict[str, Any]],
+    channels: list[FakeChannel],
+    members: list[FakeUser],
+    locale: str,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A GUILD_CREATE as the gateway sends it, with ``extra`` keys (``unavailable`` for a guild
+    coming back after READY, ``system_channel_id``)."""
+    return {
+        "id": str(guild_id),
+        "name": name,
+        **extra,
+        "owner_id": str(owner.id),
+        "member_count": len(members),
+        "large": False,
+        "roles": roles,
+        "channels": [c.payload() for c in channels if not c.is_thread],
+        "members": [m.member_payload() for m in members],
+        "threads": [c.payload() for c in channels if c.is_thread],
+        "emojis": [],
+        "stickers": [],
+        "features": [],
+        "voice_states": [],
+        "presences": [],
+        "stage_instances": [],
+        "guild_scheduled_events": [],
+        "joined_at": "2026-01-01T00:00:00.000000+00:00",
+        "preferred_locale": locale,
+    }
+
+
 @dataclass(slots=True)
 class FakeUser:
     """A Discord user (and guild member) known to the fake."""

@@ -46,6 +46,8 @@ from tests.fakediscord.model import (
     Message,
     RecordedRequest,
     Reply,
+    guild_payload,
+    role_payload,
     snowflake,
     walk_components,
 )
@@ -61,6 +63,15 @@ SUBCOMMAND, SUBCOMMAND_GROUP = 1, 2
 
 class FakeDiscordError(AssertionError):
     """The test asked the fake for something real Discord would not send, or the bot was silent."""
+
+
+class _RefusedError(Exception):
+    """Discord's error answer to a request, raised where a handler finds it and sent by the
+    router."""
+
+    def __init__(self, status: int, code: int, message: str) -> None:
+        super().__init__(message)
+        self.response = _error(status, code, message)
 
 
 @dataclass(slots=True)
@@ -636,56 +647,21 @@ class FakeDiscord:
             session.ready = True  # a shard without the guild: nothing more to send
             return
         members = [self.bot_user, *self.users.values()]
-        await session.dispatch(
-            "GUILD_CREATE",
-            {
-                "id": str(self.guild_id),
-                "name": "Fake Guild",
-                "unavailable": False,
-                "owner_id": str(self.owner.id),
-                "member_count": len(members),
-                "large": False,
-                "roles": [
-                    {
-                        "id": str(self.guild_id),
-                        "name": "@everyone",
-                        "permissions": str(PERMISSIONS["view_channel"]),
-                        "position": 0,
-                        "color": 0,
-                        "hoist": False,
-                        "managed": False,
-                        "mentionable": False,
-                        "flags": 0,
-                    },
-                    *(
-                        {
-                            "id": str(role_id),
-                            "name": name,
-                            "permissions": "0",
-                            "position": 1,
-                            "color": 0,
-                            "hoist": False,
-                            "managed": False,
-                            "mentionable": False,
-                            "flags": 0,
-                        }
-                        for role_id, name in self.roles.items()
-                    ),
-                ],
-                "channels": [c.payload() for c in self.channels.values() if not c.is_thread],
-                "members": [m.member_payload() for m in members],
-                "threads": [c.payload() for c in self.channels.values() if c.is_thread],
-                "emojis": [],
-                "stickers": [],
-                "features": [],
-                "voice_states": [],
-                "presences": [],
-                "stage_instances": [],
-                "guild_scheduled_events": [],
-                "joined_at": "2026-01-01T00:00:00.000000+00:00",
-                "preferred_locale": self.guild_locale,
-            },
+        roles = [
+            role_payload(self.guild_id, "@everyone", PERMISSIONS["view_channel"], 0),
+            *(role_payload(role_id, name, 0, 1) for role_id, name in self.roles.items()),
+        ]
+        guild = guild_payload(
+            self.guild_id,
+            "Fake Guild",
+            unavailable=False,
+            owner=self.owner,
+            roles=roles,
+            channels=list(self.channels.values()),
+            members=members,
+            locale=self.guild_locale,
         )
+        await session.dispatch("GUILD_CREATE", guild)
         session.ready = True
 
     # ------------------------------------------------------------------ REST plumbing
@@ -731,7 +707,10 @@ class FakeDiscord:
                 continue
             match = pattern.fullmatch(path)
             if match is not None:
-                return await handler(_Call(request, match, body, files))
+                try:
+                    return await handler(_Call(request, match, body, files))
+                except _RefusedError as refused:
+                    return refused.response
         return _error(404, 0, f"the fake does not implement {request.method} {path}")
 
     def _check_rate_limit(self, method: str, path: str) -> web.Response | None:
@@ -819,16 +798,16 @@ class FakeDiscord:
         )
 
     async def _get_user(self, call: _Call) -> web.Response:
-        user = self.users.get(int(call.match["user"]))
-        if user is None:
-            return _error(404, 10013, "Unknown User")
-        return _json(user.user_payload())
+        return _json(self._user(call, 10013, "Unknown User").user_payload())
 
     async def _get_member(self, call: _Call) -> web.Response:
+        return _json(self._user(call, 10007, "Unknown Member").member_payload())
+
+    def _user(self, call: _Call, code: int, unknown: str) -> FakeUser:
         user = self.users.get(int(call.match["user"]))
         if user is None:
-            return _error(404, 10007, "Unknown Member")
-        return _json(user.member_payload())
+            raise _RefusedError(404, code, unknown)
+        return user
 
     async def _get_application(self, call: _Call) -> web.Response:
         return _json(
@@ -1040,16 +1019,18 @@ class FakeDiscord:
                 return name
         return None
 
-    async def _get_channel(self, call: _Call) -> web.Response:
+    def _channel(self, call: _Call) -> FakeChannel:
         channel = self.channels.get(int(call.match["channel"]))
         if channel is None:
-            return _error(404, 10003, "Unknown Channel")
+            raise _RefusedError(404, 10003, "Unknown Channel")
+        return channel
+
+    async def _get_channel(self, call: _Call) -> web.Response:
+        channel = self._channel(call)
         return _json(channel.payload())
 
     async def _patch_channel(self, call: _Call) -> web.Response:
-        channel = self.channels.get(int(call.match["channel"]))
-        if channel is None:
-            return _error(404, 10003, "Unknown Channel")
+        channel = self._channel(call)
         if "archived" in call.body:
             if not channel.is_thread:
                 return _error(400, 50024, "Cannot execute action on this channel type")
@@ -1082,17 +1063,13 @@ class FakeDiscord:
         return _json(thread.payload())
 
     async def _list_messages(self, call: _Call) -> web.Response:
-        channel = self.channels.get(int(call.match["channel"]))
-        if channel is None:
-            return _error(404, 10003, "Unknown Channel")
+        channel = self._channel(call)
         limit = int(call.request.query.get("limit", "50"))
         newest = list(reversed(self.channel_messages(channel)))[:limit]
         return _json([m.payload(self.application_id) for m in newest])
 
     async def _post_message(self, call: _Call) -> web.Response:
-        channel = self.channels.get(int(call.match["channel"]))
-        if channel is None:
-            return _error(404, 10003, "Unknown Channel")
+        channel = self._channel(call)
         needed = ["view_channel"]
         needed.append("send_messages_in_threads" if channel.is_thread else "send_messages")
         if call.files:
@@ -1109,24 +1086,23 @@ class FakeDiscord:
         self.messages[message.id] = message
         return _json(message.payload(self.application_id))
 
-    def _channel_message(self, call: _Call) -> Message | None:
+    def _channel_message(self, call: _Call) -> Message:
         message = self.messages.get(int(call.match["id"]))
-        if message is None or message.deleted:
-            return None
-        if message.channel_id != int(call.match["channel"]) or message.ephemeral:
-            return None
+        if (
+            message is None
+            or message.deleted
+            or message.channel_id != int(call.match["channel"])
+            or message.ephemeral
+        ):
+            raise _RefusedError(404, 10008, "Unknown Message")
         return message
 
     async def _get_message(self, call: _Call) -> web.Response:
         message = self._channel_message(call)
-        if message is None:
-            return _error(404, 10008, "Unknown Message")
         return _json(message.payload(self.application_id))
 
     async def _patch_message(self, call: _Call) -> web.Response:
         message = self._channel_message(call)
-        if message is None:
-            return _error(404, 10008, "Unknown Message")
         if message.author.id != self.bot_user.id:
             return _error(403, 50005, "Cannot edit a message authored by another user")
         problem = _apply(message, call.body or {}, call.files, edit=True)
@@ -1136,8 +1112,6 @@ class FakeDiscord:
 
     async def _delete_message(self, call: _Call) -> web.Response:
         message = self._channel_message(call)
-        if message is None:
-            return _error(404, 10008, "Unknown Message")
         message.deleted = True
         return web.Response(status=204)
 

@@ -10,9 +10,11 @@ import sqlite3
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import closing
 from pathlib import Path
+
+import pytest
 
 from engine.types import Point
 from storage.repository import NewGame, Player
@@ -117,6 +119,20 @@ def tiny_filesystem(where: Path, size_kib: int = 4096) -> Iterator[Path | None]:
         yield where
     finally:
         subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+@contextlib.asynccontextmanager
+async def full_filesystem(where: Path, name: str) -> AsyncIterator[Path]:
+    """A played database (2 games of 5 moves) called ``name`` on a tiny filesystem mounted at
+    ``where``, then filled to the last byte; the test is skipped where mounting is not
+    allowed."""
+    with tiny_filesystem(where) as folder:
+        if folder is None:
+            pytest.skip("mounting a tmpfs needs root")
+        path = folder / name
+        await played_database(path, games=2, moves=5)
+        fill(folder)
+        yield path
 
 
 def fill(folder: Path) -> None:

@@ -14,13 +14,13 @@ import os
 import random
 import sqlite3
 import subprocess
-import sys
 from contextlib import closing
 from pathlib import Path
 
 from engine.types import Outcome, Point, Termination
 from storage.repository import GameRecord, NewGame, Player
 from storage.sqlite import SqliteGameRepository
+from tests.processes import python_m
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = 4  # games written at once
@@ -29,14 +29,13 @@ PLIES = 60  # moves a game before the writer starts another in its channel
 
 def _backup(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GOMOKU_")}
-    return subprocess.run(
-        [sys.executable, "-m", "storage", "backup", *args],
+    return python_m(
+        "storage",
+        "backup",
+        *args,
         env={**env, "PYTHONPATH": str(ROOT)},
         cwd=cwd or ROOT,
-        capture_output=True,
-        text=True,
         timeout=120,
-        check=False,
     )
 
 

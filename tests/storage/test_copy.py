@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import subprocess
-import sys
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from storage.postgres import PostgresGameRepository
 from storage.repository import GameRecord, GuildSettings, Player
 from storage.sqlite import SqliteGameRepository
 from tests.clock import FakeClock
+from tests.processes import python_m
 from tests.storage.conftest import new_game
 from tests.storage.test_differential import START, outcome_of, random_operation, state
 
@@ -57,13 +56,7 @@ def test_copy_moves_everything_and_the_copy_reads_the_same(
 ) -> None:
     source = tmp_path / "community.sqlite3"
     last_id = asyncio.run(fill(source))
-    result = subprocess.run(
-        [sys.executable, "-m", "storage", "copy", str(source), postgres_url],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = python_m("storage", "copy", str(source), postgres_url, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "games:" in result.stdout
     assert "moves:" in result.stdout
@@ -108,13 +101,7 @@ def test_a_target_that_holds_games_is_refused_and_left_alone(
 def test_a_missing_source_or_a_wrong_target_gets_a_sentence(tmp_path: Path) -> None:
     with pytest.raises(CopyError, match="no such file"):
         copy_database(tmp_path / "none.sqlite3", "postgresql://nobody@/nothing")
-    result = subprocess.run(
-        [sys.executable, "-m", "storage", "copy", str(tmp_path / "x"), "mysql://u:pw@h/db"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = python_m("storage", "copy", str(tmp_path / "x"), "mysql://u:pw@h/db")
     assert result.returncode == 2
     assert "postgresql://" in result.stderr
     assert "pw" not in result.stderr

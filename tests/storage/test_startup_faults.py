@@ -23,11 +23,10 @@ from storage.repository import (
 )
 from storage.sqlite import SqliteGameRepository
 from tests.storage.faults import (
-    fill,
+    full_filesystem,
     garble,
     played_database,
     remount_read_only,
-    tiny_filesystem,
     truncate,
     write_lock_held,
 )
@@ -78,12 +77,8 @@ def test_sqlite_saying_full_is_a_full_disk(tmp_path: Path) -> None:
 
 
 async def test_a_full_filesystem_and_a_read_only_one(tmp_path: Path) -> None:
-    with tiny_filesystem(tmp_path / "mnt") as folder:
-        if folder is None:
-            pytest.skip("mounting a tmpfs needs root")
-        path = folder / "g.sqlite3"
-        await played_database(path, games=2, moves=5)
-        fill(folder)
+    async with full_filesystem(tmp_path / "mnt", "g.sqlite3") as path:
+        folder = path.parent
         with pytest.raises(DiskFullError):
             await SqliteGameRepository.connect(path)
         with pytest.raises(DiskFullError):

@@ -1,11 +1,12 @@
 """Databases written by the released schema (version 12) open and read the same today.
 
-``fixtures/sqlite_v12.sql`` and ``fixtures/postgres_v12.sql`` are dumps of databases that the
-release before the shared SQL repository wrote by running ``populate`` below (the SQLite one
-made with ``sqlite3``'s ``iterdump``, the PostgreSQL one with ``pg_dump --inserts``). Each
-test restores its dump, opens it with today's repository, and compares everything it reads
-with the in-memory model fed the same calls; then it keeps playing on both, so the upgraded
-database is shown to take new writes too.
+``fixtures/sqlite_v12.sql.gz`` and ``fixtures/postgres_v12.sql.gz`` are gzipped dumps of
+databases that the release before the shared SQL repository wrote by running ``populate`` below
+(the SQLite one made with ``sqlite3``'s ``iterdump``, the PostgreSQL one with ``pg_dump
+--inserts``; data, so they are stored compressed). Each test restores its dump, opens it
+with today's repository, and compares everything it reads with the in-memory model fed the
+same calls; then it keeps playing on both, so the upgraded database is shown to take new
+writes too.
 
 Rebuild a dump only when the released schema changes: ``python -m tests.storage.test_upgrade
 sqlite|postgres OUT`` with that release's code.
@@ -14,12 +15,14 @@ sqlite|postgres OUT`` with that release's code.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import random
 import sqlite3
 import subprocess
 import sys
 import tempfile
-from contextlib import closing
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, closing
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -52,6 +55,16 @@ FIXTURES = Path(__file__).with_name("fixtures")
 APPLICATION_ID = 0x476D6B62
 RELEASED_VERSION = 12
 STEPS = 160
+
+
+def _dump(kind: str) -> str:
+    """The SQL text of the fixture dump of ``kind``."""
+    return gzip.decompress((FIXTURES / f"{kind}_v12.sql.gz").read_bytes()).decode("utf-8")
+
+
+def _write_dump(out: Path, text: str) -> None:
+    """Store a dump as the fixtures are stored: gzipped, with no timestamp in the header."""
+    out.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))
 
 
 async def populate(repo: GameRepository, clock: FakeClock) -> list[int]:
@@ -123,30 +136,32 @@ async def observed(repo: GameRepository, ids: list[int]) -> Any:
 async def test_a_released_sqlite_database_reads_the_same(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     with closing(sqlite3.connect(path, isolation_level=None)) as db:
-        db.executescript((FIXTURES / "sqlite_v12.sql").read_text("utf-8"))
+        db.executescript(_dump("sqlite"))
         # The file header, which a dump does not carry, as the released code set it.
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {RELEASED_VERSION}")
-    clock = FakeClock(START)
-    model = InMemoryGameRepository(clock=clock)
-    ids = await populate(model, clock)
-    async with SqliteGameRepository.open(path, clock=clock) as repo:
-        assert await observed(repo, ids) == await observed(model, ids)
-        await play_on(repo, model, clock, ids)
+    await reads_the_same(lambda clock: SqliteGameRepository.open(path, clock=clock))
 
 
 async def test_a_released_postgres_database_reads_the_same(postgres_url: str) -> None:
     conn = await asyncpg.connect(postgres_url)
     try:
-        await conn.execute((FIXTURES / "postgres_v12.sql").read_text("utf-8"))
+        await conn.execute(_dump("postgres"))
         await conn.execute("SELECT pg_catalog.set_config('search_path', 'public', false)")
         assert await conn.fetchval("SELECT version FROM gomoku_schema") == RELEASED_VERSION
     finally:
         await conn.close()
+    await reads_the_same(lambda clock: PostgresGameRepository.open(postgres_url, clock=clock))
+
+
+async def reads_the_same(
+    open_repo: Callable[[FakeClock], AbstractAsyncContextManager[GameRepository]],
+) -> None:
+    """The restored database answers as the model fed the fixture's calls, then plays on."""
     clock = FakeClock(START)
     model = InMemoryGameRepository(clock=clock)
     ids = await populate(model, clock)
-    async with PostgresGameRepository.open(postgres_url, clock=clock) as repo:
+    async with open_repo(clock) as repo:
         assert await observed(repo, ids) == await observed(model, ids)
         await play_on(repo, model, clock, ids)
 
@@ -189,7 +204,7 @@ def _build(kind: str, out: Path) -> None:
                     for p in ("application_id", "user_version")
                 ]
                 assert header == [APPLICATION_ID, RELEASED_VERSION], header
-                out.write_text("\n".join(db.iterdump()) + "\n", "utf-8")
+                _write_dump(out, "\n".join(db.iterdump()) + "\n")
         return
     from tests.postgres_server import PostgresServer
 
@@ -207,7 +222,7 @@ def _build(kind: str, out: Path) -> None:
     finally:
         server.stop()
     # psql's own commands (``\\restrict``) are not SQL: a plain connection runs the rest.
-    out.write_text("".join(line for line in dump.splitlines(True) if line[:1] != "\\"), "utf-8")
+    _write_dump(out, "".join(line for line in dump.splitlines(True) if line[:1] != "\\"))
 
 
 async def _fill_sqlite(path: Path, clock: FakeClock) -> None:
