@@ -3,6 +3,7 @@ how to choose another, before it makes the virtualenv."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -26,9 +27,13 @@ def test_an_old_python_is_refused_in_one_line(tmp_path: Path, goal: str) -> None
         "esac\n"
     )
     old.chmod(0o755)
+    # As a person types it: not as a sub-make of `make test`, whose MAKEFLAGS and MAKELEVEL
+    # would make this make announce the directories it enters.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
     run = subprocess.run(
         ["make", goal, f"PYTHON={old}"],
         cwd=tmp_path,
+        env=env,
         capture_output=True,
         text=True,
         timeout=60,
