@@ -1,4 +1,5 @@
-"""``/gomoku end`` for moderators, the offer to replace one's own AI game, and ``forget-me``.
+"""``/gomoku-admin end`` for moderators, the offer to replace one's own AI game, and
+``/gomoku forget-me``.
 
 Who may end a game is decided here, like who may change settings: members who can manage
 messages in the channel, or who hold the role the server chose (``/gomoku-admin settings``).
@@ -19,7 +20,7 @@ from bot.host import Interaction, host_of
 from bot.reporting import report
 from bot.text import words
 
-__all__ = ["ForgetPrompt", "ModerationCommands", "ReplaceOffer", "offer_replacement"]
+__all__ = ["EndCommand", "ForgetPrompt", "ModerationCommands", "ReplaceOffer", "offer_replacement"]
 
 log = logging.getLogger(__name__)
 
@@ -135,8 +136,10 @@ class ForgetPrompt(_Owned):
         await interaction.response.edit_message(content=words.forget_kept(), view=None)
 
 
-class ModerationCommands(commands.Cog):
-    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
+class EndCommand(commands.Cog):
+    """Mixed into the ``/gomoku-admin`` group cog (``bot.cogs.admin.AdminCog``): hidden from
+    members as the group is, and checked here (a server can show the group to its moderator
+    role in Server Settings, Integrations)."""
 
     @app_commands.command(name="end")
     async def end(self, interaction: Interaction) -> None:
@@ -161,6 +164,10 @@ class ModerationCommands(commands.Cog):
         else:
             await interaction.response.send_message(text, ephemeral=True)
         await bot.table.show_game(end.game)
+
+
+class ModerationCommands(commands.Cog):
+    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
 
     @app_commands.command(name="forget-me")
     async def forget_me(self, interaction: Interaction) -> None:

@@ -91,6 +91,7 @@ class GomokuCog(
         size="Gomoku board size, 5 to 20 (default 15)",
         colour="Your colour; black moves first (default: a coin toss)",
         opening="Opening rule (Gomoku): with one, colour black means you start the opening",
+        rated="Whether a game against a member is rated (default yes; friendly games are not)",
     )
     @app_commands.choices(
         game=_GAMES, rule=_RULES, level=_LEVELS, colour=_COLOURS, opening=_OPENINGS
@@ -106,6 +107,7 @@ class GomokuCog(
         size: app_commands.Range[int, 5, 20] | None = None,
         colour: str = ColourChoice.RANDOM,
         opening: str | None = None,
+        rated: bool = True,
     ) -> None:
         """Start a game against the AI, or challenge someone."""
         assert interaction.channel_id is not None  # guild_only
@@ -119,6 +121,7 @@ class GomokuCog(
             "size": size,
             "colour": colour,
             "opening": opening,
+            "rated": rated,
         }
 
         async def begin(target: Interaction) -> None:

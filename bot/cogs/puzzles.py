@@ -189,6 +189,27 @@ class PuzzleCommands(commands.Cog):
             note = words.puzzle_failed(player.rating, str(attempt.puzzle.answer))
         await interaction.edit_original_response(embed=_embed(attempt, note))
 
+    @app_commands.command(name="puzzles")
+    async def puzzles(self, interaction: Interaction) -> None:
+        """The best puzzle solvers in this server."""
+        assert interaction.guild_id is not None
+        rows = await host_of(interaction).service.puzzle_leaderboard(interaction.guild_id)
+        lines = [
+            words.puzzle_board_line(i + 1, p.user_id, p.rating, p.solved, p.best_streak)
+            for i, p in enumerate(rows)
+        ]
+        embed = discord.Embed(
+            title=words.puzzle_board_title(),
+            description="\n".join(lines) or words.puzzle_board_empty(),
+            colour=_COLOUR,
+        )
+        kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
+        await interaction.response.send_message(embed=embed, **kwargs)
+
+
+class DailyPuzzleCommand(commands.Cog):
+    """Mixed into the ``/gomoku-admin`` group cog (``bot.cogs.admin.AdminCog``)."""
+
     @app_commands.command(name="daily-puzzle")
     @app_commands.describe(channel="Where to post it (leave empty to stop)")
     @app_commands.checks.has_permissions(manage_guild=True)
@@ -212,23 +233,6 @@ class PuzzleCommands(commands.Cog):
         else:
             await interaction.response.send_message(text, ephemeral=True)
         host_of(interaction).dispatch("daily_puzzle_channel")  # post today's now, if not yet
-
-    @app_commands.command(name="puzzles")
-    async def puzzles(self, interaction: Interaction) -> None:
-        """The best puzzle solvers in this server."""
-        assert interaction.guild_id is not None
-        rows = await host_of(interaction).service.puzzle_leaderboard(interaction.guild_id)
-        lines = [
-            words.puzzle_board_line(i + 1, p.user_id, p.rating, p.solved, p.best_streak)
-            for i, p in enumerate(rows)
-        ]
-        embed = discord.Embed(
-            title=words.puzzle_board_title(),
-            description="\n".join(lines) or words.puzzle_board_empty(),
-            colour=_COLOUR,
-        )
-        kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
-        await interaction.response.send_message(embed=embed, **kwargs)
 
 
 async def setup(bot: GameHost) -> None:

@@ -42,6 +42,7 @@ __all__ = [
     "colour_name",
     "duration",
     "end_reason_words",
+    "friendly_game",
     "game_name",
     "help_sections",
     "later",
@@ -55,6 +56,7 @@ __all__ = [
     "panel_heading",
     "panel_window_line",
     "play_again_label",
+    "rated_game",
     "rating_field",
     "rematch_label",
     "resign_label",
@@ -275,9 +277,9 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
         "moderator role) · {settings} server settings · {daily} a puzzle a day in a channel "
         "(Manage Server)"
     ).format(
-        end=mention("gomoku end"),
+        end=mention("gomoku-admin end"),
         settings=mention("gomoku-admin settings"),
-        daily=mention("gomoku daily-puzzle"),
+        daily=mention("gomoku-admin daily-puzzle"),
     )
     levels = "\n".join(f"**{level_name(level)}**: {LEVEL_WORDS[level]()}" for level in Level)
     rules = "\n".join(f"**{rule_name(rule)}**: {_(RULE_WORDS[rule])}" for rule in Rule)
@@ -806,7 +808,7 @@ daily_how: Final = later(N_("Try it with /gomoku puzzle daily:True, then /gomoku
 
 
 def daily_channel_set(channel_mention: str | None) -> str:
-    """After /gomoku daily-puzzle."""
+    """After /gomoku-admin daily-puzzle."""
     if channel_mention is None:
         return _("No more daily puzzles here.")
     return _("A puzzle will be posted in {channel} every day.").format(channel=channel_mention)
@@ -818,6 +820,9 @@ resign_confirm: Final = later(N_("Resign this game? Your opponent wins."))
 resign_label: Final = later(N_("Resign"))
 resigned: Final = later(N_("You resigned."))
 rating_field: Final = later(N_("Rating"))  # the result card's field, one per rated player
+# a game between people, in its board's footer: whether it changes ratings
+rated_game: Final = later(N_("rated"))
+friendly_game: Final = later(N_("friendly, not rated"))
 
 
 def challenge_label(*, accept: bool) -> str:

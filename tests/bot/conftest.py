@@ -121,6 +121,8 @@ async def board_caught_up(fake: FakeDiscord, bot: GomokuBot, game_id: int) -> No
     view = await bot.service.game(game_id)
     moves = len(view.board.moves)
     footer = f"game {game_id}" + (f" · {moves} move{'s' if moves != 1 else ''}" if moves else "")
+    if view.black.is_human and view.white.is_human:
+        footer += " · rated" if view.rated else " · friendly, not rated"
 
     def shown() -> bool:
         return any(

@@ -23,7 +23,9 @@ async def _accepted(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, **options: object
 ) -> tuple[int, Message]:
     await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", **options}
+        "gomoku start",
+        user=alice,
+        options={"opponent": bob, "colour": "black", "rated": False, **options},
     )
     board = fake.channel_messages()[-1]
     game_id = (await bot.service.board(fake.default_channel.id)).game_id
@@ -169,7 +171,7 @@ async def test_turn_clock_warns_then_ends_the_game(
 async def test_challenge_expires(
     fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
 ) -> None:
-    await fake.slash("gomoku start", user=alice, options={"opponent": bob})
+    await fake.slash("gomoku start", user=alice, options={"opponent": bob, "rated": False})
     challenge = fake.channel_messages()[-1]
     game_id = (await bot.service.board(fake.default_channel.id)).game_id
     clock.advance(minutes=11)

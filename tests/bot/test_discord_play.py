@@ -254,7 +254,7 @@ async def test_a_refused_tap_on_the_board_is_answered_privately_and_changes_noth
     assert len((await bot.service.game(game_id)).board.moves) == 0
 
 
-async def test_challenge_accepted_and_won_updates_ratings(
+async def test_a_rated_challenge_opens_with_swap2_and_updates_ratings(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
     start = await fake.slash(
@@ -278,13 +278,20 @@ async def test_challenge_accepted_and_won_updates_ratings(
     assert accepted.interaction.callback_type == 7
     assert len(_own_requests(fake, accepted.interaction)) == 1
     # Gomoku is played with /place or through the private panel the Move button opens.
-    assert challenge.custom_ids() == [f"gomoku:{game_id}:move"]
-    for black, white in [("h8", "a1"), ("i8", "a2"), ("j8", "a3"), ("k8", "a4")]:
+    assert "· rated" in challenge.text()
+    # Swap2, the opening of rated games: Alice places three stones, Bob keeps White.
+    for cell in ("h8", "a1", "i8"):
+        assert (
+            "played **" in (await fake.slash("place", user=alice, options={"cell": cell})).content
+        )
+    keep_white = f"gomoku:{game_id}:open:white"
+    await fake.wait_for(lambda: keep_white in challenge.custom_ids())
+    await fake.click(challenge, keep_white, user=bob)
+    for white, black in [("a2", "j8"), ("a3", "k8"), ("a4", "l8")]:
+        assert "played **" in (await fake.slash("place", user=bob, options={"cell": white})).content
         assert (
             "played **" in (await fake.slash("place", user=alice, options={"cell": black})).content
         )
-        assert "played **" in (await fake.slash("place", user=bob, options={"cell": white})).content
-    await fake.slash("place", user=alice, options={"cell": "l8"})
     view = await bot.service.game(game_id)
     assert view.outcome is not None
     assert view.outcome.termination is Termination.FIVE
@@ -314,7 +321,7 @@ async def test_an_accept_on_an_older_copy_of_the_challenge_is_acknowledged_befor
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
     start = await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black"}
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
     )
     assert start.message is not None
     old = start.message
@@ -382,7 +389,9 @@ async def test_restart_mid_game_carries_on_and_old_buttons_work(
 async def test_two_simultaneous_places_count_once(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    await fake.slash("gomoku start", user=alice, options={"opponent": bob, "colour": "black"})
+    await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
+    )
     game_id = (await _game(bot, fake)).game_id
     challenge = fake.channel_messages()[-1]
     await fake.click(challenge, f"gomoku:{game_id}:accept", user=bob)

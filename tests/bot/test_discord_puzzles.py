@@ -106,11 +106,11 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
     first = make_bot()
     async with fake.running(first):
         options = {"channel": fake.default_channel}
-        refused = await fake.slash("gomoku daily-puzzle", user=alice, options=options)
+        refused = await fake.slash("gomoku-admin daily-puzzle", user=alice, options=options)
         assert refused.ephemeral
         assert "Manage Server" in refused.content
         assert posts() == []
-        chosen = await fake.slash("gomoku daily-puzzle", user=fake.owner, options=options)
+        chosen = await fake.slash("gomoku-admin daily-puzzle", user=fake.owner, options=options)
         assert chosen.ephemeral
         await fake.wait_for(lambda: len(posts()) == 1)
         assert "/gomoku puzzle daily:True" in posts()[0].text()
@@ -131,7 +131,7 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
         assert task(clock().date()) in posts()[1].embeds[0]["title"]
         await asyncio.sleep(second.deadline_poll * 4)
         assert len(posts()) == 2
-        await fake.slash("gomoku daily-puzzle", user=fake.owner)  # stop
+        await fake.slash("gomoku-admin daily-puzzle", user=fake.owner)  # stop
         clock.advance(days=1)
         await asyncio.sleep(second.deadline_poll * 4)
         assert len(posts()) == 2

@@ -26,7 +26,9 @@ async def _start_ai(fake: FakeDiscord, bot: GomokuBot, user: FakeUser, **options
 
 
 async def _accepted(fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser) -> int:
-    await fake.slash("gomoku start", user=alice, options={"opponent": bob, "colour": "black"})
+    await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
+    )
     board = fake.channel_messages()[-1]
     game_id = (await bot.service.board(fake.default_channel.id)).game_id
     await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
@@ -49,11 +51,11 @@ async def test_a_moderator_ends_a_game_and_a_member_cannot(
 ) -> None:
     game_id = await _accepted(fake, bot, alice, bob)
     carol = fake.add_user("carol")
-    refused = await fake.slash("gomoku end", user=carol)
+    refused = await fake.slash("gomoku-admin end", user=carol)
     assert refused.ephemeral
     assert "Manage Messages" in refused.content
     assert (await bot.service.game(game_id)).is_active
-    done = await fake.slash("gomoku end", user=fake.owner)
+    done = await fake.slash("gomoku-admin end", user=fake.owner)
     assert done.ephemeral
     view = await bot.service.game(game_id)
     assert view.status is GameStatus.FINISHED
@@ -73,7 +75,7 @@ async def test_the_servers_moderator_role_may_end_games(
     async with fake.running(bot):
         await bot.service.update_settings(fake.guild_id, moderator_role_id=role)
         game_id = await _start_ai(fake, bot, alice)
-        await fake.slash("gomoku end", user=carol)
+        await fake.slash("gomoku-admin end", user=carol)
         assert (await bot.service.game(game_id)).record.ended_by == carol.id
 
 
@@ -343,7 +345,7 @@ async def test_a_game_in_its_own_thread_from_start_to_archive(
 ) -> None:
     await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
     general = fake.default_channel
-    start = await fake.slash("gomoku start", user=alice, options={"opponent": bob})
+    start = await fake.slash("gomoku start", user=alice, options={"opponent": bob, "rated": False})
     assert start.message is not None
     assert "a new game" in start.content
     # The thread opens and the board goes in it after the command's answer.
@@ -387,7 +389,9 @@ async def test_a_start_in_a_thread_is_acknowledged_while_its_announcement_waits(
         release = held.go_on
     else:
         release = fake.hold("GET", members)
-    record = await fake.send_slash("gomoku start", user=alice, options={"opponent": bob})
+    record = await fake.send_slash(
+        "gomoku start", user=alice, options={"opponent": bob, "rated": False}
+    )
     if slow == "write":
         async with asyncio.timeout(10):
             await held.entered.wait()
