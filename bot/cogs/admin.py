@@ -88,7 +88,8 @@ class AdminCommands(commands.Cog):
         rule="Default Gomoku rule for new games",
         turn_minutes="Time per turn in games between people, in minutes (0: no clock)",
         style="How boards are drawn",
-        channel="Allow games in this channel (again: disallow it)",
+        allow_channel="Add this channel to those games may be played in",
+        disallow_channel="Remove this channel from those games may be played in",
         anywhere="Allow games in every channel again",
         threads="Host each game in its own thread off the channel",
         moderator_role="This role may end games too (besides Manage Messages)",
@@ -108,7 +109,8 @@ class AdminCommands(commands.Cog):
         rule: str | None = None,
         turn_minutes: app_commands.Range[int, 0, 10080] | None = None,
         style: str | None = None,
-        channel: discord.TextChannel | None = None,
+        allow_channel: discord.TextChannel | None = None,
+        disallow_channel: discord.TextChannel | None = None,
         anywhere: bool = False,
         threads: bool | None = None,
         moderator_role: discord.Role | None = None,
@@ -137,11 +139,13 @@ class AdminCommands(commands.Cog):
             changes["turn_seconds"] = turn_minutes * 60
         if style is not None:
             changes["board_style"] = style
-        if channel is not None or anywhere:
+        if allow_channel is not None or disallow_channel is not None or anywhere:
             current = await service.settings(guild_id)
             allowed = set() if anywhere else set(current.allowed_channel_ids)
-            if channel is not None:
-                allowed.symmetric_difference_update({channel.id})
+            if allow_channel is not None:
+                allowed.add(allow_channel.id)
+            if disallow_channel is not None:
+                allowed.discard(disallow_channel.id)
             changes["allowed_channel_ids"] = sorted(allowed)
         if threads is not None:
             changes["use_threads"] = threads

@@ -20,10 +20,15 @@ from bot.cogs.moderation import ModerationCommands, offer_replacement
 from bot.cogs.onboarding import HelpCommands
 from bot.cogs.play_choices import COLOURS, GAMES, RULES
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
-from bot.cogs.puzzles import PuzzleCommands
+from bot.cogs.puzzles import PuzzleCommands, play_puzzle_move
 from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
-from bot.core.service.errors import GameExistsError, InvalidOptionError, NotAPlayerError
+from bot.core.service.errors import (
+    GameExistsError,
+    InvalidOptionError,
+    NoActiveGameError,
+    NotAPlayerError,
+)
 from bot.core.service.shared import DEFAULT_LEVEL, PRIVATE_BOARD_STYLES
 from bot.core.service.states import ColourChoice, GameState, UndoResult
 from bot.host import GameHost, Interaction, MovePlay
@@ -305,9 +310,20 @@ class PlaceCog(commands.Cog):
     async def place(
         self, interaction: Interaction, cell: app_commands.Transform[Cell, PointTransformer]
     ) -> None:
-        """Play a move in this channel's game."""
+        """Play a move in this channel's game, or in your puzzle."""
         move = MovePlay.typed(cell.point, cell.column, letter=cell.letter)
-        await self.bot.table.play_move(interaction, move)
+        try:
+            await self.bot.table.play_move(interaction, move)
+        except NoActiveGameError:
+            # No game here: a member solving a puzzle plays their puzzle's move.
+            guild_id = interaction.guild_id
+            if (
+                cell.point is None
+                or guild_id is None
+                or not await self.bot.service.puzzle_going(guild_id, interaction.user.id)
+            ):
+                raise
+            await play_puzzle_move(interaction, cell.point)
 
 
 async def setup(bot: GameHost) -> None:

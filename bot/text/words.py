@@ -261,9 +261,9 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
             _("{review} where a game was won and lost, by the engine").format(
                 review=mention("gomoku review")
             ),
-            _("{puzzle} find a forced win · {solve} play it · {puzzles} the best solvers").format(
+            _("{puzzle} find a forced win · {place} play it · {puzzles} the best solvers").format(
                 puzzle=mention("gomoku puzzle"),
-                solve=mention("gomoku solve"),
+                place=mention("place"),
                 puzzles=mention("gomoku puzzles"),
             ),
             _("{stats} records and ratings · {leaderboard} the best players here").format(
@@ -750,9 +750,11 @@ def puzzle_broke(rating: int, answer: str, reply: str) -> str:
     ).format(reply=reply, answer=answer, rating=number(rating, grouped=False))
 
 
-puzzle_how: Final = later(
-    N_("Play your moves with /gomoku solve; the engine defends. Any winning line counts.")
-)
+def puzzle_how(mention: Mention) -> str:
+    """Under a puzzle: how to play it."""
+    return _("Play your moves with {place}; the engine defends. Any winning line counts.").format(
+        place=mention("place")
+    )
 
 
 def puzzle_answered(played: str, reply: str) -> str:
@@ -804,7 +806,11 @@ def daily_title(day: str, *, defend: bool) -> str:
     return _("Puzzle of the day, {day}: play and win").format(day=day)
 
 
-daily_how: Final = later(N_("Try it with /gomoku puzzle daily:True, then /gomoku solve."))
+def daily_how(mention: Mention) -> str:
+    """Under the puzzle of the day, posted in a channel."""
+    return _("Try it with {puzzle} daily:True, then {place}.").format(
+        puzzle=mention("gomoku puzzle"), place=mention("place")
+    )
 
 
 def daily_channel_set(channel_mention: str | None) -> str:

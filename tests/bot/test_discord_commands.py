@@ -39,7 +39,6 @@ async def test_registered_tree(fake: FakeDiscord, bot: GomokuBot) -> None:
         "view",
         "review",
         "puzzle",
-        "solve",
         "puzzles",
         "language",
     }

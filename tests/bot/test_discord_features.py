@@ -139,12 +139,18 @@ async def test_settings_change_the_board_style(
     assert start.attachments[0].filename == "board.png"
     assert start.attachments[0].data.startswith(b"\x89PNG")
     assert "\N{HEAVY PLUS SIGN}" not in start.text()  # no emoji board beside the image
-    allowed = await fake.slash(
-        "gomoku-admin settings",
-        user=fake.owner,
-        options={"channel": await fake.create_channel("games")},
-    )
-    assert "<#" in allowed.text()
+    games = await fake.create_channel("games")
+    for _ in range(2):  # explicit: allowing twice keeps it allowed
+        allowed = await fake.slash(
+            "gomoku-admin settings", user=fake.owner, options={"allow_channel": games}
+        )
+        assert f"<#{games.id}>" in allowed.text()
+    for _ in range(2):
+        removed = await fake.slash(
+            "gomoku-admin settings", user=fake.owner, options={"disallow_channel": games}
+        )
+        assert f"<#{games.id}>" not in removed.text()
+    assert (await bot.service.settings(fake.guild_id)).allowed_channel_ids == frozenset()
 
 
 async def test_turn_clock_warns_then_ends_the_game(
