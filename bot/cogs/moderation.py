@@ -15,12 +15,20 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.onboarding import command_mentions
 from bot.core.service.errors import GameExistsError, NoActiveGameError
 from bot.host import Interaction, host_of
 from bot.reporting import report
 from bot.text import words
 
-__all__ = ["EndCommand", "ForgetPrompt", "ModerationCommands", "ReplaceOffer", "offer_replacement"]
+__all__ = [
+    "EndCommand",
+    "ForgetPrompt",
+    "ModerationCommands",
+    "ReplaceOffer",
+    "offer_replacement",
+    "tell_bystander",
+]
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +104,27 @@ async def offer_replacement(
         view=ReplaceOffer(interaction.user.id, view.game_id, start),
         ephemeral=True,
     )
+    return True
+
+
+async def tell_bystander(interaction: Interaction, error: GameExistsError) -> bool:
+    """When the game in the way is not the user's, tell them (privately) where it is and how
+    to watch it or play their own, and return True; otherwise False."""
+    if error.game_id is None or interaction.guild_id is None:
+        return False
+    view = await host_of(interaction).service.game(error.game_id)
+    if interaction.user.id in view.humans:
+        return False
+    record = view.record
+    link = None
+    if record.message_channel_id is not None and record.message_id is not None:
+        link = (
+            f"https://discord.com/channels/{interaction.guild_id}/"
+            f"{record.message_channel_id}/{record.message_id}"
+        )
+    mention = await command_mentions(host_of(interaction))
+    text = words.game_here_for_bystander(link, mention("gomoku start"))
+    await interaction.response.send_message(text, ephemeral=True)
     return True
 
 

@@ -16,7 +16,7 @@ from discord.ext import commands
 
 from bot import threads
 from bot.cogs.history import HistoryCommands
-from bot.cogs.moderation import ModerationCommands, offer_replacement
+from bot.cogs.moderation import ModerationCommands, offer_replacement, tell_bystander
 from bot.cogs.onboarding import HelpCommands
 from bot.cogs.play_choices import COLOURS, GAMES, RULES
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
@@ -135,13 +135,14 @@ class GomokuCog(
         try:
             await begin(interaction)
         except GameExistsError as error:
-            # The player's own game against the AI in the way: offer to replace it.
-            # (An answer already under way, a deferral, cannot become the offer.)
-            if (
-                opponent_id is not None
-                or interaction.response.is_done()
-                or not await offer_replacement(interaction, error, begin)
-            ):
+            # The player's own game against the AI in the way: offer to replace it; someone
+            # else's: say where it is. (An answer already under way, a deferral, cannot
+            # become either.)
+            if interaction.response.is_done():
+                raise
+            if opponent_id is None and await offer_replacement(interaction, error, begin):
+                return
+            if not await tell_bystander(interaction, error):
                 raise
 
     async def _begin(self, interaction: Interaction, options: dict[str, Any]) -> None:

@@ -43,6 +43,7 @@ __all__ = [
     "duration",
     "end_reason_words",
     "friendly_game",
+    "game_here_for_bystander",
     "game_name",
     "help_sections",
     "later",
@@ -333,6 +334,24 @@ def end_reason_words(reason: str | None, ended_by: str | None) -> str:
 def ended_by_moderator(game_id: int) -> str:
     """The moderator's private confirmation."""
     return _("Game {game_id} ended without a result.").format(game_id=game_id)
+
+
+def game_here_for_bystander(board_link: str | None, start: str) -> str:
+    """A member not in the channel's game asked to start one here: where the game is, and
+    how to watch it or play their own."""
+    where = (
+        _("A game is being played here: [its board]({link}).").format(link=board_link)
+        if board_link
+        else _("A game is being played here.")
+    )
+    return (
+        where
+        + " "
+        + _(
+            "Anyone may watch it. To play your own, use {start} in another channel, or here once "
+            "this one ends."
+        ).format(start=start)
+    )
 
 
 replace_offer: Final = later(

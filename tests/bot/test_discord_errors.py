@@ -35,6 +35,7 @@ IN_GAME_CASES: list[tuple[str, str, dict[str, Any], str]] = [
     ("alice", "place", {"cell": "j9"}, "not your turn"),
     ("carol", "place", {"cell": "j9"}, "not playing"),
     ("alice", "gomoku start", {}, "already has a game"),
+    ("carol", "gomoku start", {}, "A game is being played here: [its board](https://discord.com/"),
     ("bob", "gomoku undo", {}, "no move to take back"),
     ("carol", "gomoku resign", {}, "not playing"),
     ("carol", "gomoku-admin settings", {"style": "emoji"}, "Manage Server"),

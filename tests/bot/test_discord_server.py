@@ -112,7 +112,9 @@ async def test_a_new_ai_game_offers_to_replace_the_old_one(
 ) -> None:
     old = await _start_ai(fake, bot, alice)
     taken = await fake.slash("gomoku start", user=bob)
-    assert "already has a game" in taken.content  # someone else's game is not offered
+    # someone else's game is not offered: the bystander is told where it is
+    assert "A game is being played here" in taken.content
+    assert "Anyone may watch it" in taken.content
     offer = await fake.slash("gomoku start", user=alice, options={"level": "easy"})
     assert offer.ephemeral
     assert "Replace it" in str(offer.components)
