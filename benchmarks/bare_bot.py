@@ -173,6 +173,7 @@ async def _start(
     opponent: discord.Member | None = None,
     colour: str | None = None,
     level: str | None = None,
+    rated: bool = True,
 ) -> None:
     bot = interaction.client
     channel = interaction.channel_id or 0

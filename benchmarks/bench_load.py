@@ -264,7 +264,9 @@ async def _drive(conn: Connection, plan: Load) -> None:
         channel = channels[index]
         await arrive()
         waiting[index] = "start (board shown)"
-        start = await start_game(black, channel, {"opponent": white, "colour": "black"})
+        start = await start_game(
+            black, channel, {"opponent": white, "colour": "black", "rated": False}
+        )
         board = start.message
         assert board is not None
         accept = next(c for c in board.custom_ids() if c.endswith(":accept"))

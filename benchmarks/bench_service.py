@@ -46,7 +46,7 @@ async def _game(
     channel = 10_000 + index
     black, white = 2 * index + 1, 2 * index + 2
     pending = await service.start(
-        channel_id=channel, guild_id=1, user_id=black, opponent=white, colour="black"
+        channel_id=channel, guild_id=1, user_id=black, opponent=white, colour="black", rated=False
     )
     await service.accept(pending.game_id, white)
     rng = random.Random(index)

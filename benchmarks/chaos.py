@@ -175,7 +175,7 @@ class Chaos:
             "gomoku start",
             user=table.black,
             channel=table.channel,
-            options={"opponent": table.white, "colour": "black"},
+            options={"opponent": table.white, "colour": "black", "rated": False},
         )
         board = reply.message
         if board is None or not board.custom_ids():

@@ -25,7 +25,7 @@ from typing import Any
 
 import asyncpg
 
-from engine.types import Game
+from engine.types import Game, Rule
 from storage.opening import redact
 from storage.postgres import PostgresGameRepository
 from storage.repository import GameRepository, StorageError
@@ -185,19 +185,17 @@ async def _verify_contract(
         if await source.guild_settings(guild_id) != await target.guild_settings(guild_id):
             raise CopyError(f"guild {guild_id}'s settings read differently from the copy")
         report.guilds_verified += 1
-    scopes = db.execute("SELECT DISTINCT scope, game FROM player_stats").fetchall()
-    for scope, game in scopes:
+    scopes = db.execute("SELECT DISTINCT scope, game, rule FROM player_stats").fetchall()
+    for scope, game, rule in scopes:
         guild = None if scope == 0 else scope
-        limit = (
-            1
-            + db.execute(
-                "SELECT count(*) FROM player_stats WHERE scope = ? AND game = ?", (scope, game)
-            ).fetchone()[0]
-        )
-        before = await source.leaderboard(Game(game), guild_id=guild, limit=limit)
-        after = await target.leaderboard(Game(game), guild_id=guild, limit=limit)
+        count = "SELECT count(*) FROM player_stats WHERE scope = ? AND game = ? AND rule = ?"
+        limit = 1 + db.execute(count, (scope, game, rule)).fetchone()[0]
+        before = await source.leaderboard(Game(game), guild_id=guild, rule=Rule(rule), limit=limit)
+        after = await target.leaderboard(Game(game), guild_id=guild, rule=Rule(rule), limit=limit)
         if before != after:
-            raise CopyError(f"ratings of {game} in scope {scope} read differently from the copy")
+            raise CopyError(
+                f"ratings of {game} ({rule}) in scope {scope} read differently from the copy"
+            )
         report.ratings_verified += len(after)
 
 

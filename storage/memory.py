@@ -64,7 +64,7 @@ class InMemoryGameRepository:
         self._clock = clock
         self._games: dict[int, GameRecord] = {}
         self._moves: dict[int, list[MoveRecord]] = {}
-        self._stats: dict[tuple[int | None, Game, int], PlayerStats] = {}
+        self._stats: dict[tuple[int | None, Game, Rule, int], PlayerStats] = {}
         self._settings: dict[int, GuildSettings] = {}
         self._openings: dict[int, GameOpening] = {}
         self._undo: dict[int, StoredUndo] = {}
@@ -312,11 +312,12 @@ class InMemoryGameRepository:
         at = game.finished_at or game.updated_at
         for guild in [None] if game.guild_id is None else [None, game.guild_id]:
             before = [
-                self._stats.get((guild, game.game, user)) or new_stats(user, game.game, guild)
+                self._stats.get((guild, game.game, game.rule, user))
+                or new_stats(user, game.game, guild, game.rule)
                 for user in (black, white)
             ]
             for stats in rate_game(before[0], before[1], outcome.winner, at):
-                self._stats[(guild, game.game, stats.user_id)] = stats
+                self._stats[(guild, game.game, game.rule, stats.user_id)] = stats
 
     async def set_deadline(
         self, game_id: int, expected_version: int, deadline: datetime | None
@@ -442,24 +443,35 @@ class InMemoryGameRepository:
         ]
         return sorted(found, key=lambda g: -g.id)[:limit]
 
+    def load_stats(self, rows: Iterable[PlayerStats]) -> None:
+        """Put ``rows`` in place of every rating: the model of a database whose ratings were
+        written by other code (one upgraded from a released schema)."""
+        self._stats = {(s.guild_id, s.game, s.rule, s.user_id): s for s in rows}
+
     async def player_stats(
-        self, user_id: int, game: Game = Game.GOMOKU, *, guild_id: int | None = None
+        self,
+        user_id: int,
+        game: Game = Game.GOMOKU,
+        *,
+        guild_id: int | None = None,
+        rule: Rule = Rule.FREESTYLE,
     ) -> PlayerStats | None:
-        return self._stats.get((guild_id, game, user_id))
+        return self._stats.get((guild_id, game, rule, user_id))
 
     async def leaderboard(
         self,
         game: Game = Game.GOMOKU,
         *,
         guild_id: int | None = None,
+        rule: Rule = Rule.FREESTYLE,
         limit: int = 10,
         offset: int = 0,
         min_games: int = 0,
     ) -> list[PlayerStats]:
         rows = [
             s
-            for (g, kind, _), s in self._stats.items()
-            if g == guild_id and kind is game and s.games >= min_games
+            for (g, kind, rated_rule, _), s in self._stats.items()
+            if g == guild_id and kind is game and rated_rule is rule and s.games >= min_games
         ]
         rows.sort(key=lambda s: (-s.ordinal, s.user_id))
         return rows[offset : offset + limit]
@@ -517,7 +529,7 @@ class InMemoryGameRepository:
                 created_by=None if game.created_by == user_id else game.created_by,
                 ended_by=None if game.ended_by == user_id else game.ended_by,
             )
-        for key in [key for key in self._stats if key[2] == user_id]:
+        for key in [key for key in self._stats if key[3] == user_id]:
             del self._stats[key]
         for game_id, undo in list(self._undo.items()):
             if user_id in (undo.requester, undo.responder):

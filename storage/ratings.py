@@ -16,7 +16,7 @@ from datetime import datetime
 
 from openskill.models import PlackettLuce
 
-from engine.types import Color, Game
+from engine.types import Color, Game, Rule
 from storage.repository import PlayerStats
 
 __all__ = ["INITIAL_MU", "INITIAL_SIGMA", "MODEL", "new_stats", "rate_game"]
@@ -26,10 +26,17 @@ INITIAL_MU: float = MODEL.mu
 INITIAL_SIGMA: float = MODEL.sigma
 
 
-def new_stats(user_id: int, game: Game, guild_id: int | None) -> PlayerStats:
-    """The statistics of a player before their first rated game."""
+def new_stats(
+    user_id: int, game: Game, guild_id: int | None, rule: Rule = Rule.FREESTYLE
+) -> PlayerStats:
+    """The statistics of a player before their first rated game of ``game`` under ``rule``."""
     return PlayerStats(
-        user_id=user_id, game=game, guild_id=guild_id, mu=INITIAL_MU, sigma=INITIAL_SIGMA
+        user_id=user_id,
+        game=game,
+        guild_id=guild_id,
+        mu=INITIAL_MU,
+        sigma=INITIAL_SIGMA,
+        rule=rule,
     )
 
 

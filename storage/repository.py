@@ -52,12 +52,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import ClassVar, Protocol, Self
+from typing import ClassVar, Final, Protocol, Self
 
 from engine.types import Color, Game, Outcome, Point, Rule
 
 __all__ = [
     "CHALLENGE_CLOSINGS",
+    "COIN_TOSS",
     "END_REASONS",
     "ChannelBusyError",
     "DatabaseRefusedError",
@@ -306,6 +307,9 @@ class GameOpening:
     steps: tuple[str, ...] = ()  # "3:two", "5:white", in the order taken
 
 
+COIN_TOSS: Final = "random"  # GuildSettings.rated_opening: no opening rule, colours by coin toss
+
+
 @dataclass(frozen=True, slots=True)
 class GuildSettings:
     """Per-guild preferences; a guild that never saved any gets ``GuildSettings(guild_id)``."""
@@ -322,7 +326,9 @@ class GuildSettings:
     idle_ai_seconds: int | None = None  # the same against the AI; None = DEFAULT_IDLE_AI
     turn_pings: bool = True  # ping the player to move in games between people
     ai_clock: bool = False  # the turn time applies to games against the AI too
-    rated_opening: str | None = None  # opening rule for rated games that name none
+    # How rated games that name no opening rule begin: an ``OpeningRule`` value, or ``"random"``
+    # for no opening rule and colours by a coin toss; None: the front-end's default (swap2).
+    rated_opening: str | None = None
     language: str | None = None  # public messages' language (bot.text.i18n); None: Discord's
 
     def __post_init__(self) -> None:
@@ -368,7 +374,8 @@ class TurnPing:
 
 @dataclass(frozen=True, slots=True)
 class PlayerStats:
-    """A player's rating and record for one game kind, overall (guild_id None) or in a guild.
+    """A player's rating and record for one game kind and rule, overall (guild_id None) or in a
+    guild.
 
     Only rated games count here. ``mu``/``sigma`` are OpenSkill Plackett-Luce parameters;
     ``ordinal`` (mu - 3 sigma) is the conservative estimate leaderboards sort by.
@@ -388,6 +395,7 @@ class PlayerStats:
     streak: int = 0  # current run: +n wins, -n losses, 0 after a draw
     best_streak: int = 0  # longest run of wins
     updated_at: datetime | None = None  # last rated game; None for a player never rated
+    rule: Rule = Rule.FREESTYLE  # each rule of a game kind is rated apart
 
     @property
     def ordinal(self) -> float:
@@ -861,9 +869,15 @@ class GameRepository(Protocol):
         ...
 
     async def player_stats(
-        self, user_id: int, game: Game = Game.GOMOKU, *, guild_id: int | None = None
+        self,
+        user_id: int,
+        game: Game = Game.GOMOKU,
+        *,
+        guild_id: int | None = None,
+        rule: Rule = Rule.FREESTYLE,
     ) -> PlayerStats | None:
-        """Rating and record in rated games of ``game`` (None if the user has none)."""
+        """Rating and record in rated games of ``game`` under ``rule`` (None if the user has
+        none)."""
         ...
 
     async def leaderboard(
@@ -871,12 +885,14 @@ class GameRepository(Protocol):
         game: Game = Game.GOMOKU,
         *,
         guild_id: int | None = None,
+        rule: Rule = Rule.FREESTYLE,
         limit: int = 10,
         offset: int = 0,
         min_games: int = 0,
     ) -> list[PlayerStats]:
-        """Players by ``ordinal``, best first (ties by user id); guild_id None = overall.
-        Players with fewer than ``min_games`` rated games are left out."""
+        """Players of ``game`` under ``rule`` by ``ordinal``, best first (ties by user id);
+        guild_id None = overall. Players with fewer than ``min_games`` rated games are left
+        out."""
         ...
 
     async def user_results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:

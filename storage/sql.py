@@ -220,21 +220,23 @@ def _move(row: Row) -> MoveRecord:
 
 
 STATS_COLUMNS = (
-    "scope, game, user_id, mu, sigma, wins_black, wins_white, losses_black, losses_white,"
+    "scope, game, rule, user_id, mu, sigma, wins_black, wins_white, losses_black, losses_white,"
     " draws_black, draws_white, streak, best_streak, updated_at"
 )
 
 
 def _stats(row: Row) -> PlayerStats:
-    # Fields in order: user_id, game, guild_id, then the columns from mu to updated_at.
+    # Fields in order: user_id, game, guild_id, the columns from mu to updated_at, the rule.
     guild = None if row[0] == _OVERALL else row[0]
-    values = (row[2], _GAME(row[1]), guild, *tuple(row)[3:13], _time(row[13]))
+    values = (row[3], _GAME(row[1]), guild, *tuple(row)[4:14], _time(row[14]), Rule(row[2]))
     return PlayerStats(*values)
 
 
 def _stats_params(scope: int, stats: PlayerStats) -> tuple[Any, ...]:
-    """``SQL_UPSERT_STATS``'s parameters: the key, the fields from ``mu`` on, the ordinal."""
-    return (scope, stats.game.value, stats.user_id, *_values(stats)[3:], stats.ordinal)
+    """``SQL_UPSERT_STATS``'s parameters: the key, the fields from ``mu`` to ``updated_at``,
+    the ordinal."""
+    key = (scope, stats.game.value, stats.rule.value, stats.user_id)
+    return (*key, *_values(stats)[3:-1], stats.ordinal)
 
 
 def _columns(record: type[DataclassInstance]) -> str:
@@ -299,20 +301,22 @@ SELECT {GAME_COLUMNS} FROM (
 ) AS mine
 ORDER BY id DESC LIMIT $4
 """
-SQL_PLAYER_STATS = (
-    f"SELECT {STATS_COLUMNS} FROM player_stats WHERE scope = $1 AND game = $2 AND user_id = $3"
-)
+SQL_PLAYER_STATS = f"""
+SELECT {STATS_COLUMNS} FROM player_stats
+WHERE scope = $1 AND game = $2 AND rule = $3 AND user_id = $4
+"""
 SQL_STATS_OF_TWO = f"""
-SELECT {STATS_COLUMNS} FROM player_stats WHERE scope = $1 AND game = $2 AND user_id IN ($3, $4)
+SELECT {STATS_COLUMNS} FROM player_stats
+WHERE scope = $1 AND game = $2 AND rule = $3 AND user_id IN ($4, $5)
 """
 SQL_LEADERBOARD = f"""
 SELECT {STATS_COLUMNS} FROM player_stats
-WHERE scope = $1 AND game = $2
+WHERE scope = $1 AND game = $2 AND rule = $6
     AND wins_black + wins_white + losses_black + losses_white + draws_black + draws_white >= $3
 ORDER BY ordinal DESC, user_id
 LIMIT $4 OFFSET $5
 """
-SQL_UPSERT_STATS = _upsert("player_stats", f"{STATS_COLUMNS}, ordinal", key=3)
+SQL_UPSERT_STATS = _upsert("player_stats", f"{STATS_COLUMNS}, ordinal", key=4)
 # Compare-and-sets: $1 id, $2 version, then the statement's own parameters.
 SQL_APPEND_MOVE = f"""
 UPDATE games SET
@@ -535,8 +539,8 @@ INDEXED_QUERIES: dict[str, tuple[str, tuple[Any, ...]]] = {
     "due deadlines": (SQL_GAMES_DUE, (0,)),
     "moves of a game": (SQL_GAME_MOVES, (1,)),
     "a player's recent games": (SQL_USER_GAMES, (1, 10, None, 10)),
-    "a player's stats": (SQL_PLAYER_STATS, (0, "gomoku", 1)),
-    "a leaderboard": (SQL_LEADERBOARD, (0, "gomoku", 0, 10, 0)),
+    "a player's stats": (SQL_PLAYER_STATS, (0, "gomoku", "freestyle", 1)),
+    "a leaderboard": (SQL_LEADERBOARD, (0, "gomoku", 0, 10, 0, "freestyle")),
     "a player's results": (SQL_USER_RESULTS, (1, None)),
 }
 
@@ -906,9 +910,12 @@ class SqlGameRepository:
         scopes = [_OVERALL] if game.guild_id is None else [_OVERALL, game.guild_id]
         for scope in scopes:
             guild = None if scope == _OVERALL else scope
-            rows = await db.fetch(SQL_STATS_OF_TWO, scope, game.game.value, black, white)
-            found = {row[2]: _stats(row) for row in rows}
-            before = [found.get(u) or new_stats(u, game.game, guild) for u in (black, white)]
+            kind = (game.game.value, game.rule.value)
+            rows = await db.fetch(SQL_STATS_OF_TWO, scope, *kind, black, white)
+            found = {row[3]: _stats(row) for row in rows}
+            before = [
+                found.get(u) or new_stats(u, game.game, guild, game.rule) for u in (black, white)
+            ]
             for stats in rate_game(before[0], before[1], outcome.winner, finished_at):
                 await db.execute(SQL_UPSERT_STATS, *_stats_params(scope, stats))
 
@@ -1020,24 +1027,29 @@ class SqlGameRepository:
         return await self._fetch_all(_game, SQL_USER_GAMES, user_id, before, guild_id, limit)
 
     async def player_stats(
-        self, user_id: int, game: Game = Game.GOMOKU, *, guild_id: int | None = None
+        self,
+        user_id: int,
+        game: Game = Game.GOMOKU,
+        *,
+        guild_id: int | None = None,
+        rule: Rule = Rule.FREESTYLE,
     ) -> PlayerStats | None:
         scope = _OVERALL if guild_id is None else guild_id
-        return await self._fetch_one(
-            _stats, SQL_PLAYER_STATS, scope, game.value, user_id, small=True
-        )
+        params = (scope, game.value, rule.value, user_id)
+        return await self._fetch_one(_stats, SQL_PLAYER_STATS, *params, small=True)
 
     async def leaderboard(
         self,
         game: Game = Game.GOMOKU,
         *,
         guild_id: int | None = None,
+        rule: Rule = Rule.FREESTYLE,
         limit: int = 10,
         offset: int = 0,
         min_games: int = 0,
     ) -> list[PlayerStats]:
         scope = _OVERALL if guild_id is None else guild_id
-        params = (scope, game.value, min_games, limit, offset)
+        params = (scope, game.value, min_games, limit, offset, rule.value)
         return await self._fetch_all(_stats, SQL_LEADERBOARD, *params)
 
     async def user_results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:

@@ -1,5 +1,5 @@
-"""``/gomoku-admin settings``: a guild's default rule, turn time, board style, allowed
-channels, game threads, moderator role and idle times.
+"""``/gomoku-admin``: ``settings`` (a guild's default rule, turn time, board style, allowed
+channels, game threads, moderator role and idle times), ``daily-puzzle`` and ``end``.
 
 The admin commands are their own top-level group so that ``default_permissions`` (which
 Discord applies to top-level commands only) hides them from members who cannot use them.
@@ -13,14 +13,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.moderation import EndCommand
 from bot.cogs.play_choices import RULES
+from bot.cogs.puzzles import DailyPuzzleCommand
 from bot.core.service.errors import InvalidOptionError
 from bot.core.service.shared import BOARD_STYLES, idle_time
 from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, words
 from bot.text.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_field
 from engine.types import Rule
-from storage.repository import GuildSettings
+from storage.repository import COIN_TOSS, GuildSettings
 
 __all__ = [
     "AdminCog",
@@ -36,7 +38,7 @@ _LANGUAGES: Final = [
     *(app_commands.Choice(name=i18n.LANGUAGE_NAMES[code], value=code) for code in i18n.LANGUAGES),
 ]
 _OPENINGS: Final = [
-    app_commands.Choice(name=NO_OPENING, value="none"),
+    app_commands.Choice(name=NO_OPENING, value=COIN_TOSS),
     *(app_commands.Choice(name=name[:100], value=value) for name, value in OPENING_CHOICES),
 ]
 
@@ -86,7 +88,8 @@ class AdminCommands(commands.Cog):
         rule="Default Gomoku rule for new games",
         turn_minutes="Time per turn in games between people, in minutes (0: no clock)",
         style="How boards are drawn",
-        channel="Allow games in this channel (again: disallow it)",
+        allow_channel="Add this channel to those games may be played in",
+        disallow_channel="Remove this channel from those games may be played in",
         anywhere="Allow games in every channel again",
         threads="Host each game in its own thread off the channel",
         moderator_role="This role may end games too (besides Manage Messages)",
@@ -95,7 +98,7 @@ class AdminCommands(commands.Cog):
         idle_ai_hours="Games against the AI end after this many hours without a move",
         pings="Ping the player to move in games between people (default on)",
         ai_clock="Apply the turn time to games against the AI too (default off)",
-        rated_opening="Opening rule for rated games that name none (swap, swap2, renju ones)",
+        rated_opening="How rated games begin: an opening rule (default swap2) or a coin toss",
         language="Language of boards, results and pings here (default: the server's Discord one)",
     )
     @app_commands.choices(rule=_RULES, style=_STYLES, rated_opening=_OPENINGS, language=_LANGUAGES)
@@ -106,7 +109,8 @@ class AdminCommands(commands.Cog):
         rule: str | None = None,
         turn_minutes: app_commands.Range[int, 0, 10080] | None = None,
         style: str | None = None,
-        channel: discord.TextChannel | None = None,
+        allow_channel: discord.TextChannel | None = None,
+        disallow_channel: discord.TextChannel | None = None,
         anywhere: bool = False,
         threads: bool | None = None,
         moderator_role: discord.Role | None = None,
@@ -135,11 +139,13 @@ class AdminCommands(commands.Cog):
             changes["turn_seconds"] = turn_minutes * 60
         if style is not None:
             changes["board_style"] = style
-        if channel is not None or anywhere:
+        if allow_channel is not None or disallow_channel is not None or anywhere:
             current = await service.settings(guild_id)
             allowed = set() if anywhere else set(current.allowed_channel_ids)
-            if channel is not None:
-                allowed.symmetric_difference_update({channel.id})
+            if allow_channel is not None:
+                allowed.add(allow_channel.id)
+            if disallow_channel is not None:
+                allowed.discard(disallow_channel.id)
             changes["allowed_channel_ids"] = sorted(allowed)
         if threads is not None:
             changes["use_threads"] = threads
@@ -180,6 +186,8 @@ class AdminCommands(commands.Cog):
 @app_commands.default_permissions(manage_guild=True)
 class AdminCog(
     AdminCommands,
+    DailyPuzzleCommand,
+    EndCommand,
     commands.GroupCog,
     group_name="gomoku-admin",
     group_description="Server settings for Gomoku (admins)",

@@ -1,4 +1,5 @@
-"""``/gomoku end`` for moderators, the offer to replace one's own AI game, and ``forget-me``.
+"""``/gomoku-admin end`` for moderators, the offer to replace one's own AI game, and
+``/gomoku forget-me``.
 
 Who may end a game is decided here, like who may change settings: members who can manage
 messages in the channel, or who hold the role the server chose (``/gomoku-admin settings``).
@@ -14,12 +15,20 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.onboarding import command_mentions
 from bot.core.service.errors import GameExistsError, NoActiveGameError
 from bot.host import Interaction, host_of
 from bot.reporting import report
 from bot.text import words
 
-__all__ = ["ForgetPrompt", "ModerationCommands", "ReplaceOffer", "offer_replacement"]
+__all__ = [
+    "EndCommand",
+    "ForgetPrompt",
+    "ModerationCommands",
+    "ReplaceOffer",
+    "offer_replacement",
+    "tell_bystander",
+]
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +107,27 @@ async def offer_replacement(
     return True
 
 
+async def tell_bystander(interaction: Interaction, error: GameExistsError) -> bool:
+    """When the game in the way is not the user's, tell them (privately) where it is and how
+    to watch it or play their own, and return True; otherwise False."""
+    if error.game_id is None or interaction.guild_id is None:
+        return False
+    view = await host_of(interaction).service.game(error.game_id)
+    if interaction.user.id in view.humans:
+        return False
+    record = view.record
+    link = None
+    if record.message_channel_id is not None and record.message_id is not None:
+        link = (
+            f"https://discord.com/channels/{interaction.guild_id}/"
+            f"{record.message_channel_id}/{record.message_id}"
+        )
+    mention = await command_mentions(host_of(interaction))
+    text = words.game_here_for_bystander(link, mention("gomoku start"))
+    await interaction.response.send_message(text, ephemeral=True)
+    return True
+
+
 class ForgetPrompt(_Owned):
     """The confirmation of ``/gomoku forget-me``."""
 
@@ -135,8 +165,10 @@ class ForgetPrompt(_Owned):
         await interaction.response.edit_message(content=words.forget_kept(), view=None)
 
 
-class ModerationCommands(commands.Cog):
-    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
+class EndCommand(commands.Cog):
+    """Mixed into the ``/gomoku-admin`` group cog (``bot.cogs.admin.AdminCog``): hidden from
+    members as the group is, and checked here (a server can show the group to its moderator
+    role in Server Settings, Integrations)."""
 
     @app_commands.command(name="end")
     async def end(self, interaction: Interaction) -> None:
@@ -161,6 +193,10 @@ class ModerationCommands(commands.Cog):
         else:
             await interaction.response.send_message(text, ephemeral=True)
         await bot.table.show_game(end.game)
+
+
+class ModerationCommands(commands.Cog):
+    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
 
     @app_commands.command(name="forget-me")
     async def forget_me(self, interaction: Interaction) -> None:

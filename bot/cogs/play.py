@@ -16,14 +16,19 @@ from discord.ext import commands
 
 from bot import threads
 from bot.cogs.history import HistoryCommands
-from bot.cogs.moderation import ModerationCommands, offer_replacement
+from bot.cogs.moderation import ModerationCommands, offer_replacement, tell_bystander
 from bot.cogs.onboarding import HelpCommands
 from bot.cogs.play_choices import COLOURS, GAMES, RULES
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
-from bot.cogs.puzzles import PuzzleCommands
+from bot.cogs.puzzles import PuzzleCommands, play_puzzle_move
 from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
-from bot.core.service.errors import GameExistsError, InvalidOptionError, NotAPlayerError
+from bot.core.service.errors import (
+    GameExistsError,
+    InvalidOptionError,
+    NoActiveGameError,
+    NotAPlayerError,
+)
 from bot.core.service.shared import DEFAULT_LEVEL, PRIVATE_BOARD_STYLES
 from bot.core.service.states import ColourChoice, GameState, UndoResult
 from bot.host import GameHost, Interaction, MovePlay
@@ -91,6 +96,7 @@ class GomokuCog(
         size="Gomoku board size, 5 to 20 (default 15)",
         colour="Your colour; black moves first (default: a coin toss)",
         opening="Opening rule (Gomoku): with one, colour black means you start the opening",
+        rated="Whether a game against a member is rated (default yes; friendly games are not)",
     )
     @app_commands.choices(
         game=_GAMES, rule=_RULES, level=_LEVELS, colour=_COLOURS, opening=_OPENINGS
@@ -106,6 +112,7 @@ class GomokuCog(
         size: app_commands.Range[int, 5, 20] | None = None,
         colour: str = ColourChoice.RANDOM,
         opening: str | None = None,
+        rated: bool = True,
     ) -> None:
         """Start a game against the AI, or challenge someone."""
         assert interaction.channel_id is not None  # guild_only
@@ -119,6 +126,7 @@ class GomokuCog(
             "size": size,
             "colour": colour,
             "opening": opening,
+            "rated": rated,
         }
 
         async def begin(target: Interaction) -> None:
@@ -127,13 +135,14 @@ class GomokuCog(
         try:
             await begin(interaction)
         except GameExistsError as error:
-            # The player's own game against the AI in the way: offer to replace it.
-            # (An answer already under way, a deferral, cannot become the offer.)
-            if (
-                opponent_id is not None
-                or interaction.response.is_done()
-                or not await offer_replacement(interaction, error, begin)
-            ):
+            # The player's own game against the AI in the way: offer to replace it; someone
+            # else's: say where it is. (An answer already under way, a deferral, cannot
+            # become either.)
+            if interaction.response.is_done():
+                raise
+            if opponent_id is None and await offer_replacement(interaction, error, begin):
+                return
+            if not await tell_bystander(interaction, error):
                 raise
 
     async def _begin(self, interaction: Interaction, options: dict[str, Any]) -> None:
@@ -302,9 +311,20 @@ class PlaceCog(commands.Cog):
     async def place(
         self, interaction: Interaction, cell: app_commands.Transform[Cell, PointTransformer]
     ) -> None:
-        """Play a move in this channel's game."""
+        """Play a move in this channel's game, or in your puzzle."""
         move = MovePlay.typed(cell.point, cell.column, letter=cell.letter)
-        await self.bot.table.play_move(interaction, move)
+        try:
+            await self.bot.table.play_move(interaction, move)
+        except NoActiveGameError:
+            # No game here: a member solving a puzzle plays their puzzle's move.
+            guild_id = interaction.guild_id
+            if (
+                cell.point is None
+                or guild_id is None
+                or not await self.bot.service.puzzle_going(guild_id, interaction.user.id)
+            ):
+                raise
+            await play_puzzle_move(interaction, cell.point)
 
 
 async def setup(bot: GameHost) -> None:

@@ -1,4 +1,4 @@
-"""``/gomoku puzzle``, ``/gomoku solve <cell>`` and ``/gomoku puzzles``: puzzles from the
+"""``/gomoku puzzle``, ``/place <cell>`` in a puzzle and ``/gomoku puzzles``: puzzles from the
 server's reviewed games (their missed wins), then those found in its finished games (where
 the winner's forced win began: ``PuzzleSearch`` looks at one finished game at a time in the
 background, in the AI pool's review worker), then the built-in set (``bot.core.puzzles``): a member
@@ -18,6 +18,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.onboarding import command_mentions
 from bot.core.puzzles import (
     Attempt,
     Progress,
@@ -25,12 +26,14 @@ from bot.core.puzzles import (
 from bot.core.review import ReviewUnavailableError
 from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, render, words
-from engine.notation import parse_point
+from engine.types import Point
 
 __all__ = [
     "DailyPuzzle",
+    "DailyPuzzleCommand",
     "PuzzleCommands",
     "PuzzleSearch",
+    "play_puzzle_move",
     "post_due",
     "search_due",
     "setup",
@@ -64,7 +67,7 @@ async def post_due(bot: GameHost) -> int:
     for guild_id, channel_id, puzzle in await bot.service.claim_daily_puzzles(day):
         attempt = Attempt(puzzle)
         with i18n.using(await bot.preferences.server_language(guild_id)):
-            embed = _embed(attempt, words.daily_how())
+            embed = _embed(attempt, words.daily_how(await command_mentions(bot)))
             embed.title = words.daily_title(words.day_name(day), defend=attempt.puzzle.defend)
         try:
             channel = bot.get_channel(channel_id) or await bot.fetch_channel(channel_id)
@@ -141,6 +144,31 @@ class PuzzleSearch(commands.Cog):
                 log.exception("puzzle search failed")
 
 
+async def play_puzzle_move(interaction: Interaction, point: Point) -> None:
+    """``/place`` when the member has a puzzle going and the channel no game: play ``point``
+    in the puzzle; the engine defends."""
+    assert interaction.guild_id is not None
+    bot = host_of(interaction)
+    if not bot.service.can_analyse:
+        raise ReviewUnavailableError()
+    if not interaction.response.is_done():
+        await interaction.response.defer(ephemeral=True, thinking=True)
+    attempt, player = await bot.service.solve(interaction.guild_id, interaction.user.id, point)
+    if attempt.progress is Progress.GOING:
+        note = words.puzzle_answered(str(point), str(attempt.played[-1]))
+    elif attempt.puzzle.defend and attempt.progress is Progress.SOLVED:
+        note = words.puzzle_held(player.rating, player.streak)
+    elif attempt.puzzle.defend:
+        note = words.puzzle_broke(
+            player.rating, str(attempt.puzzle.answer), str(attempt.played[-1])
+        )
+    elif attempt.progress is Progress.SOLVED:
+        note = words.puzzle_solved(player.rating, player.streak)
+    else:
+        note = words.puzzle_failed(player.rating, str(attempt.puzzle.answer))
+    await interaction.edit_original_response(embed=_embed(attempt, note))
+
+
 class PuzzleCommands(commands.Cog):
     """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
 
@@ -158,36 +186,32 @@ class PuzzleCommands(commands.Cog):
             ephemeral=True,
             thinking=True,
         )
-        embed = _embed(attempt, words.puzzle_how())
+        embed = _embed(attempt, words.puzzle_how(await command_mentions(bot)))
         if interaction.response.is_done():
             await interaction.edit_original_response(embed=embed)
         else:
             await interaction.response.send_message(embed=embed, ephemeral=True)
 
-    @app_commands.command(name="solve")
-    @app_commands.describe(cell="Your move in the puzzle, like H8")
-    async def solve(self, interaction: Interaction, cell: str) -> None:
-        """Play a move in your puzzle; the engine defends."""
+    @app_commands.command(name="puzzles")
+    async def puzzles(self, interaction: Interaction) -> None:
+        """The best puzzle solvers in this server."""
         assert interaction.guild_id is not None
-        bot = host_of(interaction)
-        point = parse_point(cell)
-        if not bot.service.can_analyse:
-            raise ReviewUnavailableError()
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        attempt, player = await bot.service.solve(interaction.guild_id, interaction.user.id, point)
-        if attempt.progress is Progress.GOING:
-            note = words.puzzle_answered(str(point), str(attempt.played[-1]))
-        elif attempt.puzzle.defend and attempt.progress is Progress.SOLVED:
-            note = words.puzzle_held(player.rating, player.streak)
-        elif attempt.puzzle.defend:
-            note = words.puzzle_broke(
-                player.rating, str(attempt.puzzle.answer), str(attempt.played[-1])
-            )
-        elif attempt.progress is Progress.SOLVED:
-            note = words.puzzle_solved(player.rating, player.streak)
-        else:
-            note = words.puzzle_failed(player.rating, str(attempt.puzzle.answer))
-        await interaction.edit_original_response(embed=_embed(attempt, note))
+        rows = await host_of(interaction).service.puzzle_leaderboard(interaction.guild_id)
+        lines = [
+            words.puzzle_board_line(i + 1, p.user_id, p.rating, p.solved, p.best_streak)
+            for i, p in enumerate(rows)
+        ]
+        embed = discord.Embed(
+            title=words.puzzle_board_title(),
+            description="\n".join(lines) or words.puzzle_board_empty(),
+            colour=_COLOUR,
+        )
+        kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
+        await interaction.response.send_message(embed=embed, **kwargs)
+
+
+class DailyPuzzleCommand(commands.Cog):
+    """Mixed into the ``/gomoku-admin`` group cog (``bot.cogs.admin.AdminCog``)."""
 
     @app_commands.command(name="daily-puzzle")
     @app_commands.describe(channel="Where to post it (leave empty to stop)")
@@ -212,23 +236,6 @@ class PuzzleCommands(commands.Cog):
         else:
             await interaction.response.send_message(text, ephemeral=True)
         host_of(interaction).dispatch("daily_puzzle_channel")  # post today's now, if not yet
-
-    @app_commands.command(name="puzzles")
-    async def puzzles(self, interaction: Interaction) -> None:
-        """The best puzzle solvers in this server."""
-        assert interaction.guild_id is not None
-        rows = await host_of(interaction).service.puzzle_leaderboard(interaction.guild_id)
-        lines = [
-            words.puzzle_board_line(i + 1, p.user_id, p.rating, p.solved, p.best_streak)
-            for i, p in enumerate(rows)
-        ]
-        embed = discord.Embed(
-            title=words.puzzle_board_title(),
-            description="\n".join(lines) or words.puzzle_board_empty(),
-            colour=_COLOUR,
-        )
-        kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
-        await interaction.response.send_message(embed=embed, **kwargs)
 
 
 async def setup(bot: GameHost) -> None:

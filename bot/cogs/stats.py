@@ -13,11 +13,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.play_choices import GAMES
+from bot.cogs.play_choices import GAMES, RULES
 from bot.core.service.errors import InvalidOptionError
 from bot.host import Interaction, host_of
 from bot.text import render, words
-from engine.types import Game
+from engine.types import Game, Rule
 from storage.repository import PlayerStats, ResultCount
 
 __all__ = ["MIN_LEADERBOARD_GAMES", "StatsCommands", "leaderboard_embed", "stats_embed"]
@@ -26,9 +26,9 @@ _COLOUR: Final = 0x5865F2
 MIN_LEADERBOARD_GAMES: Final = 3  # rated games a player needs to appear on a leaderboard
 
 
-def _kind(line: ResultCount) -> str:
-    name = render.game_name(line.game)
-    return f"{name} · {words.rule_name(line.rule)}" if line.game is Game.GOMOKU else name
+def _kind(game: Game, rule: Rule) -> str:
+    name = render.game_name(game)
+    return f"{name} · {words.rule_name(rule)}" if game is Game.GOMOKU else name
 
 
 def stats_embed(
@@ -48,12 +48,12 @@ def stats_embed(
             else words.level_name(line.opponent_level)
         )
         record = words.record_line(line.wins, line.losses, line.draws, line.unfinished)
-        fields.setdefault(_kind(line), []).append(f"{opponent}: {record}")
+        fields.setdefault(_kind(line.game, line.rule), []).append(f"{opponent}: {record}")
     for name, lines in list(fields.items())[:24]:
         embed.add_field(name=name, value="\n".join(lines)[:1024], inline=False)
     rated = [
         words.rating_line(
-            render.game_name(row.game), row.display_rating, row.games, row.streak, row.best_streak
+            _kind(row.game, row.rule), row.display_rating, row.games, row.streak, row.best_streak
         )
         for row in ratings
         if row.games
@@ -63,9 +63,11 @@ def stats_embed(
     return embed
 
 
-def leaderboard_embed(game: Game, rows: Sequence[PlayerStats]) -> discord.Embed:
-    """The best-rated players, one line each."""
-    embed = discord.Embed(title=words.leaderboard_title(render.game_name(game)), colour=_COLOUR)
+def leaderboard_embed(
+    game: Game, rows: Sequence[PlayerStats], rule: Rule = Rule.FREESTYLE
+) -> discord.Embed:
+    """The best-rated players of ``game`` under ``rule``, one line each."""
+    embed = discord.Embed(title=words.leaderboard_title(_kind(game, rule)), colour=_COLOUR)
     embed.set_footer(text=words.leaderboard_footer(MIN_LEADERBOARD_GAMES))
     if not rows:
         embed.description = words.leaderboard_empty(MIN_LEADERBOARD_GAMES)
@@ -91,7 +93,8 @@ class StatsCommands(commands.Cog):
         ratings = [
             stats
             for game in Game
-            if (stats := await service.stats(target.id, game=game, guild_id=guild_id))
+            for rule in (Rule if game is Game.GOMOKU else [Rule.FREESTYLE])
+            if (stats := await service.stats(target.id, game=game, rule=rule, guild_id=guild_id))
         ]
         await interaction.response.send_message(
             embed=stats_embed(target.id, results, ratings),
@@ -100,17 +103,31 @@ class StatsCommands(commands.Cog):
         )
 
     @app_commands.command(name="leaderboard")
-    @app_commands.describe(game="Which game (default Gomoku)")
-    @app_commands.choices(game=GAMES)
-    async def leaderboard(self, interaction: Interaction, game: str = Game.GOMOKU.value) -> None:
+    @app_commands.describe(
+        game="Which game (default Gomoku)",
+        rule="Gomoku rule, each rated apart (default: this server's setting)",
+    )
+    @app_commands.choices(game=GAMES, rule=RULES)
+    async def leaderboard(
+        self, interaction: Interaction, game: str = Game.GOMOKU.value, rule: str | None = None
+    ) -> None:
         """Show the best-rated players of this server."""
         try:
             kind = Game(game)
+            chosen = Rule(rule) if rule is not None else None
         except ValueError:
             raise InvalidOptionError("game", game) from None
-        rows = await host_of(interaction).service.leaderboard(
-            game=kind, guild_id=interaction.guild_id, min_games=MIN_LEADERBOARD_GAMES
+        service = host_of(interaction).service
+        if kind is not Game.GOMOKU:
+            chosen = Rule.FREESTYLE
+        elif chosen is None:
+            guild_id = interaction.guild_id
+            settings = await service.settings(guild_id) if guild_id is not None else None
+            chosen = settings.default_rule if settings is not None else Rule.FREESTYLE
+        rows = await service.leaderboard(
+            game=kind, rule=chosen, guild_id=interaction.guild_id, min_games=MIN_LEADERBOARD_GAMES
         )
         await interaction.response.send_message(
-            embed=leaderboard_embed(kind, rows), allowed_mentions=discord.AllowedMentions.none()
+            embed=leaderboard_embed(kind, rows, chosen),
+            allowed_mentions=discord.AllowedMentions.none(),
         )

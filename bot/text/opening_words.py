@@ -19,6 +19,7 @@ from engine.errors import (
     SymmetricOfferError,
 )
 from engine.opening_rules import Choice, OpeningRule, Phase
+from storage.repository import COIN_TOSS
 
 if TYPE_CHECKING:
     from bot.core.service.states import GameState
@@ -51,12 +52,17 @@ OPENING_CHOICES: Final = (
     (N_("Taraguchi-10 (renju)"), OpeningRule.TARAGUCHI10.value),
 )
 
-NO_OPENING: Final = N_("None: the challenger decides")  # the settings option that clears it
+# the settings option for rated games without an opening rule (storage.repository.COIN_TOSS)
+NO_OPENING: Final = N_("None: colours by a coin toss")
 
 
 def rated_opening_field(rule: str | None) -> tuple[str, str]:
-    """The settings card's field (name, value) for the opening of rated games."""
-    value = RULE_NAMES[OpeningRule(rule)] if rule is not None else _("no opening rule")
+    """The settings card's field (name, value) for the opening of rated games (None: the
+    default, swap2; ``COIN_TOSS``: none, colours by a coin toss)."""
+    if rule == COIN_TOSS:
+        value = _("no opening rule; colours by a coin toss")
+    else:
+        value = RULE_NAMES[OpeningRule(rule or OpeningRule.SWAP2)]
     return _("Rated games open with"), value
 
 

@@ -439,6 +439,9 @@ def game_card(
         footer = ngettext(
             "game {game_id} · {count} move", "game {game_id} · {count} moves", moves
         ).format(game_id=view.game_id, count=number(moves))
+    if view.record.black.is_human and view.record.white.is_human:
+        rated = words.rated_game() if view.rated else words.friendly_game()
+        footer = f"{footer} · {rated}"
     colour = _ACTIVE_COLOUR if view.status is not GameStatus.FINISHED else _FINISHED_COLOUR
     return Card(game_title(view), description[:4096], colour, footer)
 

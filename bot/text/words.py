@@ -42,6 +42,8 @@ __all__ = [
     "colour_name",
     "duration",
     "end_reason_words",
+    "friendly_game",
+    "game_here_for_bystander",
     "game_name",
     "help_sections",
     "later",
@@ -55,6 +57,7 @@ __all__ = [
     "panel_heading",
     "panel_window_line",
     "play_again_label",
+    "rated_game",
     "rating_field",
     "rematch_label",
     "resign_label",
@@ -259,9 +262,9 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
             _("{review} where a game was won and lost, by the engine").format(
                 review=mention("gomoku review")
             ),
-            _("{puzzle} find a forced win · {solve} play it · {puzzles} the best solvers").format(
+            _("{puzzle} find a forced win · {place} play it · {puzzles} the best solvers").format(
                 puzzle=mention("gomoku puzzle"),
-                solve=mention("gomoku solve"),
+                place=mention("place"),
                 puzzles=mention("gomoku puzzles"),
             ),
             _("{stats} records and ratings · {leaderboard} the best players here").format(
@@ -275,9 +278,9 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
         "moderator role) · {settings} server settings · {daily} a puzzle a day in a channel "
         "(Manage Server)"
     ).format(
-        end=mention("gomoku end"),
+        end=mention("gomoku-admin end"),
         settings=mention("gomoku-admin settings"),
-        daily=mention("gomoku daily-puzzle"),
+        daily=mention("gomoku-admin daily-puzzle"),
     )
     levels = "\n".join(f"**{level_name(level)}**: {LEVEL_WORDS[level]()}" for level in Level)
     rules = "\n".join(f"**{rule_name(rule)}**: {_(RULE_WORDS[rule])}" for rule in Rule)
@@ -331,6 +334,24 @@ def end_reason_words(reason: str | None, ended_by: str | None) -> str:
 def ended_by_moderator(game_id: int) -> str:
     """The moderator's private confirmation."""
     return _("Game {game_id} ended without a result.").format(game_id=game_id)
+
+
+def game_here_for_bystander(board_link: str | None, start: str) -> str:
+    """A member not in the channel's game asked to start one here: where the game is, and
+    how to watch it or play their own."""
+    where = (
+        _("A game is being played here: [its board]({link}).").format(link=board_link)
+        if board_link
+        else _("A game is being played here.")
+    )
+    return (
+        where
+        + " "
+        + _(
+            "Anyone may watch it. To play your own, use {start} in another channel, or here once "
+            "this one ends."
+        ).format(start=start)
+    )
 
 
 replace_offer: Final = later(
@@ -748,9 +769,11 @@ def puzzle_broke(rating: int, answer: str, reply: str) -> str:
     ).format(reply=reply, answer=answer, rating=number(rating, grouped=False))
 
 
-puzzle_how: Final = later(
-    N_("Play your moves with /gomoku solve; the engine defends. Any winning line counts.")
-)
+def puzzle_how(mention: Mention) -> str:
+    """Under a puzzle: how to play it."""
+    return _("Play your moves with {place}; the engine defends. Any winning line counts.").format(
+        place=mention("place")
+    )
 
 
 def puzzle_answered(played: str, reply: str) -> str:
@@ -802,11 +825,15 @@ def daily_title(day: str, *, defend: bool) -> str:
     return _("Puzzle of the day, {day}: play and win").format(day=day)
 
 
-daily_how: Final = later(N_("Try it with /gomoku puzzle daily:True, then /gomoku solve."))
+def daily_how(mention: Mention) -> str:
+    """Under the puzzle of the day, posted in a channel."""
+    return _("Try it with {puzzle} daily:True, then {place}.").format(
+        puzzle=mention("gomoku puzzle"), place=mention("place")
+    )
 
 
 def daily_channel_set(channel_mention: str | None) -> str:
-    """After /gomoku daily-puzzle."""
+    """After /gomoku-admin daily-puzzle."""
     if channel_mention is None:
         return _("No more daily puzzles here.")
     return _("A puzzle will be posted in {channel} every day.").format(channel=channel_mention)
@@ -818,6 +845,9 @@ resign_confirm: Final = later(N_("Resign this game? Your opponent wins."))
 resign_label: Final = later(N_("Resign"))
 resigned: Final = later(N_("You resigned."))
 rating_field: Final = later(N_("Rating"))  # the result card's field, one per rated player
+# a game between people, in its board's footer: whether it changes ratings
+rated_game: Final = later(N_("rated"))
+friendly_game: Final = later(N_("friendly, not rated"))
 
 
 def challenge_label(*, accept: bool) -> str:

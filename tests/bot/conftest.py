@@ -149,10 +149,13 @@ def bob(fake: FakeDiscord) -> FakeUser:
 async def challenge(
     fake: FakeDiscord, alice: FakeUser, bob: FakeUser, **options: object
 ) -> Message:
-    """Alice challenges Bob, she as Black, with ``/gomoku start``'s other ``options``: the
-    challenge message (the game's board once accepted)."""
+    """Alice challenges Bob, she as Black, to a friendly game unless ``rated=True`` is among
+    ``/gomoku start``'s other ``options``: the challenge message (the game's board once
+    accepted)."""
     start = await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", **options}
+        "gomoku start",
+        user=alice,
+        options={"opponent": bob, "colour": "black", "rated": False, **options},
     )
     assert start.message is not None
     return start.message
@@ -200,6 +203,8 @@ async def board_caught_up(fake: FakeDiscord, bot: GomokuBot, game_id: int) -> No
     view = await bot.service.game(game_id)
     moves = len(view.board.moves)
     footer = f"game {game_id}" + (f" · {moves} move{'s' if moves != 1 else ''}" if moves else "")
+    if view.black.is_human and view.white.is_human:
+        footer += " · rated" if view.rated else " · friendly, not rated"
 
     def shown() -> bool:
         return any(

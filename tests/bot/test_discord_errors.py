@@ -15,7 +15,9 @@ from tests.fakediscord import FakeDiscord, FakeUser
 async def _challenge_accepted(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> int:
-    await fake.slash("gomoku start", user=alice, options={"opponent": bob, "colour": "black"})
+    await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
+    )
     game_id = (await bot.service.board(fake.default_channel.id)).game_id
     await fake.click(fake.channel_messages()[-1], f"gomoku:{game_id}:accept", user=bob)
     await fake.slash("place", user=alice, options={"cell": "h8"})
@@ -33,7 +35,7 @@ IN_GAME_CASES: list[tuple[str, str, dict[str, Any], str]] = [
     ("alice", "place", {"cell": "j9"}, "not your turn"),
     ("carol", "place", {"cell": "j9"}, "not playing"),
     ("alice", "gomoku start", {}, "already has a game"),
-    ("bob", "gomoku hint", {}, "Hints are off"),
+    ("carol", "gomoku start", {}, "A game is being played here: [its board](https://discord.com/"),
     ("bob", "gomoku undo", {}, "no move to take back"),
     ("carol", "gomoku resign", {}, "not playing"),
     ("carol", "gomoku-admin settings", {"style": "emoji"}, "Manage Server"),
@@ -68,6 +70,19 @@ async def test_refusals_in_a_game(
     assert not reply.message.pinged_roles
     after = await bot.service.game(game_id)
     assert after.version == before.version
+
+
+async def test_hints_are_off_in_rated_games(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku start", user=alice, options={"opponent": bob, "colour": "black"})
+    game_id = (await bot.service.board(fake.default_channel.id)).game_id
+    await fake.click(fake.channel_messages()[-1], f"gomoku:{game_id}:accept", user=bob)
+    await board_caught_up(fake, bot, game_id)
+    with no_changes(fake):
+        reply = await fake.slash("gomoku hint", user=alice)
+    assert reply.ephemeral
+    assert "Hints are off" in reply.content
 
 
 NO_GAME_CASES: list[tuple[str, dict[str, Any], str]] = [

@@ -125,12 +125,18 @@ async def test_settings_change_the_board_style(
     assert start.attachments[0].filename == "board.png"
     assert start.attachments[0].data.startswith(b"\x89PNG")
     assert "\N{HEAVY PLUS SIGN}" not in start.text()  # no emoji board beside the image
-    allowed = await fake.slash(
-        "gomoku-admin settings",
-        user=fake.owner,
-        options={"channel": await fake.create_channel("games")},
-    )
-    assert "<#" in allowed.text()
+    games = await fake.create_channel("games")
+    for _ in range(2):  # explicit: allowing twice keeps it allowed
+        allowed = await fake.slash(
+            "gomoku-admin settings", user=fake.owner, options={"allow_channel": games}
+        )
+        assert f"<#{games.id}>" in allowed.text()
+    for _ in range(2):
+        removed = await fake.slash(
+            "gomoku-admin settings", user=fake.owner, options={"disallow_channel": games}
+        )
+        assert f"<#{games.id}>" not in removed.text()
+    assert (await bot.service.settings(fake.guild_id)).allowed_channel_ids == frozenset()
 
 
 async def test_turn_clock_warns_then_ends_the_game(
@@ -157,7 +163,7 @@ async def test_turn_clock_warns_then_ends_the_game(
 async def test_challenge_expires(
     fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
 ) -> None:
-    await fake.slash("gomoku start", user=alice, options={"opponent": bob})
+    await fake.slash("gomoku start", user=alice, options={"opponent": bob, "rated": False})
     challenge = fake.channel_messages()[-1]
     game_id = (await bot.service.board(fake.default_channel.id)).game_id
     clock.advance(minutes=11)

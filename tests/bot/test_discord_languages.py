@@ -119,7 +119,9 @@ async def test_replies_follow_the_reader_and_boards_the_server(
     alice.locale = "zh-CN"  # an English server; alice's client speaks Chinese
     bot: GomokuBot
     async with fake.running(bot := make_bot()):
-        started = await fake.slash("gomoku start", user=alice, options={"opponent": bob})
+        started = await fake.slash(
+            "gomoku start", user=alice, options={"opponent": bob, "rated": False}
+        )
         challenge = started.message
         assert challenge is not None
         assert _CJK.search(_shown(challenge)) is None  # public: the server's English

@@ -221,7 +221,7 @@ async def test_rematch_swaps_colours_and_waits_for_the_other_player(
     assert new.game_id != game_id
     assert new.status is GameStatus.PENDING
     assert (new.black.user_id, new.white.user_id) == (bob.id, alice.id)  # colours swapped
-    assert (new.board.width, new.rule, new.rated) == (7, Rule.STANDARD, True)
+    assert (new.board.width, new.rule, new.rated) == (7, Rule.STANDARD, False)
     await fake.click(rematch.message, f"gomoku:{new.game_id}:accept", user=alice)
     assert (await bot.service.game(new.game_id)).status is GameStatus.ACTIVE
 
@@ -427,7 +427,7 @@ async def test_turns_that_come_while_a_ping_is_on_its_way_are_announced_once_by_
         assert "played **" in reply.text()  # answered while the old ping waits
         assert reply.message is not None
         replies.append(reply.message)
-    footer = f"game {game_id} · 3 moves"
+    footer = f"game {game_id} · 3 moves · friendly, not rated"
     await fake.wait_for(
         lambda: any(
             e.get("footer", {}).get("text") == footer

@@ -7,14 +7,13 @@ from collections.abc import Callable
 
 from bot.client import GomokuBot
 from bot.core.service.states import GameState
-from engine.types import Game
+from engine.types import Game, Termination
 from storage.repository import GameStatus
 from tests.bot.conftest import (
     BotFactory,
     GatedRunner,
     accepted_challenge,
     challenge,
-    first_player_makes_five,
 )
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord, Message
 
@@ -241,10 +240,10 @@ async def test_a_refused_tap_on_the_board_is_answered_privately_and_changes_noth
     assert len((await bot.service.game(game_id)).board.moves) == 0
 
 
-async def test_challenge_accepted_and_won_updates_ratings(
+async def test_a_rated_challenge_opens_with_swap2_and_updates_ratings(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    challenged = await challenge(fake, alice, bob)
+    challenged = await challenge(fake, alice, bob, rated=True)
     assert bob.mention in challenged.content
     assert challenged.custom_ids() == [
         f"gomoku:{(await _game(bot, fake)).game_id}:accept",
@@ -261,9 +260,25 @@ async def test_challenge_accepted_and_won_updates_ratings(
     assert accepted.interaction.callback_type == 7
     assert len(_own_requests(fake, accepted.interaction)) == 1
     # Gomoku is played with /place or through the private panel the Move button opens.
-    assert challenged.custom_ids() == [f"gomoku:{game_id}:move"]
-    black_white = [("h8", "a1"), ("i8", "a2"), ("j8", "a3"), ("k8", "a4")]
-    await first_player_makes_five(fake, bot, game_id, (alice, bob), black_white, "l8")
+    assert "· rated" in challenged.text()
+    # Swap2, the opening of rated games: Alice places three stones, Bob keeps White.
+    for cell in ("h8", "a1", "i8"):
+        assert (
+            "played **" in (await fake.slash("place", user=alice, options={"cell": cell})).content
+        )
+    keep_white = f"gomoku:{game_id}:open:white"
+    await fake.wait_for(lambda: keep_white in challenged.custom_ids())
+    await fake.click(challenged, keep_white, user=bob)
+    for white, black in [("a2", "j8"), ("a3", "k8"), ("a4", "l8")]:
+        assert "played **" in (await fake.slash("place", user=bob, options={"cell": white})).content
+        assert (
+            "played **" in (await fake.slash("place", user=alice, options={"cell": black})).content
+        )
+    view = await bot.service.game(game_id)
+    assert view.outcome is not None
+    assert view.outcome.termination is Termination.FIVE
+    assert view.winner is not None
+    assert view.winner.user_id == alice.id
     await fake.wait_for(lambda: "Rating" in challenged.text())
     stats = await fake.slash("gomoku stats", user=bob, options={"user": alice})
     assert "rating **" in stats.text()
@@ -352,7 +367,9 @@ async def test_restart_mid_game_carries_on_and_old_buttons_work(
 async def test_two_simultaneous_places_count_once(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    await fake.slash("gomoku start", user=alice, options={"opponent": bob, "colour": "black"})
+    await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
+    )
     game_id = (await _game(bot, fake)).game_id
     challenge = fake.channel_messages()[-1]
     await fake.click(challenge, f"gomoku:{game_id}:accept", user=bob)

@@ -34,9 +34,9 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
     first = make_bot(ai=pool)
     async with fake.running(first):
         repository = first.service.repository
-        none = await fake.slash("gomoku solve", user=alice, options={"cell": "h8"})
+        none = await fake.slash("place", user=alice, options={"cell": "h8"})
         assert none.ephemeral
-        assert "no puzzle going" in none.content
+        assert "no game in this channel" in none.content
         # the stored answer is e8; i8 makes the other open four
         assert str(THREE.answer) == "e8"
         await repository.save_puzzle_player(
@@ -44,7 +44,7 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
         )
         shown = await fake.slash("gomoku puzzle", user=alice)
         assert "Black to play and win" in shown.text()
-        going = await fake.slash("gomoku solve", user=alice, options={"cell": "i8"})
+        going = await fake.slash("place", user=alice, options={"cell": "i8"})
         await fake.wait_for(lambda: "engine answered" in going.text() or "gone" in going.text())
         assert "Still winning" in going.text()
         player = await repository.puzzle_player(fake.guild_id, alice.id)
@@ -53,7 +53,7 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
         reply = [p for p in ("e8", "j8") if f"answered **{p}**" in going.text()]
         assert reply, going.text()
         five = "j8" if reply[0] == "e8" else "e8"
-        solved = await fake.slash("gomoku solve", user=alice, options={"cell": five})
+        solved = await fake.slash("place", user=alice, options={"cell": five})
         await fake.wait_for(lambda: "Solved" in solved.text())
         player = await repository.puzzle_player(fake.guild_id, alice.id)
         assert player is not None
@@ -72,7 +72,7 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
                 attempt=dump_attempt(Attempt(THREE)),
             )
         )
-        wrong = await fake.slash("gomoku solve", user=alice, options={"cell": "a15"})
+        wrong = await fake.slash("place", user=alice, options={"cell": "a15"})
         await fake.wait_for(lambda: "gone" in wrong.text())
         assert "**e8**" in wrong.text()  # one winning start is shown
         failed = await repository.puzzle_player(fake.guild_id, alice.id)
@@ -106,14 +106,15 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
     first = make_bot()
     async with fake.running(first):
         options = {"channel": fake.default_channel}
-        refused = await fake.slash("gomoku daily-puzzle", user=alice, options=options)
+        refused = await fake.slash("gomoku-admin daily-puzzle", user=alice, options=options)
         assert refused.ephemeral
         assert "Manage Server" in refused.content
         assert posts() == []
-        chosen = await fake.slash("gomoku daily-puzzle", user=fake.owner, options=options)
+        chosen = await fake.slash("gomoku-admin daily-puzzle", user=fake.owner, options=options)
         assert chosen.ephemeral
         await fake.wait_for(lambda: len(posts()) == 1)
-        assert "/gomoku puzzle daily:True" in posts()[0].text()
+        assert "</gomoku puzzle:" in posts()[0].text()  # the command as each client names it
+        assert "</place:" in posts()[0].text()
         assert task(clock().date()) in posts()[0].embeds[0]["title"]
     second = make_bot()
     async with fake.running(second):
@@ -131,7 +132,7 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
         assert task(clock().date()) in posts()[1].embeds[0]["title"]
         await asyncio.sleep(second.deadline_poll * 4)
         assert len(posts()) == 2
-        await fake.slash("gomoku daily-puzzle", user=fake.owner)  # stop
+        await fake.slash("gomoku-admin daily-puzzle", user=fake.owner)  # stop
         clock.advance(days=1)
         await asyncio.sleep(second.deadline_poll * 4)
         assert len(posts()) == 2

@@ -24,7 +24,9 @@ async def test_review_of_a_finished_game_marks_replays_and_is_stored(
     fake.answer_timeout = 180.0  # the review worker starts cold, on a shared machine
     first = make_bot(ai=pool)
     async with fake.running(first):
-        await fake.slash("gomoku start", user=alice, options={"opponent": bob, "colour": "black"})
+        await fake.slash(
+            "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
+        )
         game_id = (await first.service.board(fake.default_channel.id)).game_id
         await fake.click(fake.channel_messages()[-1], f"gomoku:{game_id}:accept", user=bob)
         for i, move in enumerate(board.moves):

@@ -27,7 +27,9 @@ async def _start_ai(fake: FakeDiscord, bot: GomokuBot, user: FakeUser, **options
 
 
 async def _accepted(fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser) -> int:
-    await fake.slash("gomoku start", user=alice, options={"opponent": bob, "colour": "black"})
+    await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
+    )
     board = fake.channel_messages()[-1]
     game_id = (await bot.service.board(fake.default_channel.id)).game_id
     await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
@@ -50,11 +52,11 @@ async def test_a_moderator_ends_a_game_and_a_member_cannot(
 ) -> None:
     game_id = await _accepted(fake, bot, alice, bob)
     carol = fake.add_user("carol")
-    refused = await fake.slash("gomoku end", user=carol)
+    refused = await fake.slash("gomoku-admin end", user=carol)
     assert refused.ephemeral
     assert "Manage Messages" in refused.content
     assert (await bot.service.game(game_id)).is_active
-    done = await fake.slash("gomoku end", user=fake.owner)
+    done = await fake.slash("gomoku-admin end", user=fake.owner)
     assert done.ephemeral
     view = await bot.service.game(game_id)
     assert view.status is GameStatus.FINISHED
@@ -74,7 +76,7 @@ async def test_the_servers_moderator_role_may_end_games(
     async with fake.running(bot):
         await bot.service.update_settings(fake.guild_id, moderator_role_id=role)
         game_id = await _start_ai(fake, bot, alice)
-        await fake.slash("gomoku end", user=carol)
+        await fake.slash("gomoku-admin end", user=carol)
         assert (await bot.service.game(game_id)).record.ended_by == carol.id
 
 
@@ -111,7 +113,9 @@ async def test_a_new_ai_game_offers_to_replace_the_old_one(
 ) -> None:
     old = await _start_ai(fake, bot, alice)
     taken = await fake.slash("gomoku start", user=bob)
-    assert "already has a game" in taken.content  # someone else's game is not offered
+    # someone else's game is not offered: the bystander is told where it is
+    assert "A game is being played here" in taken.content
+    assert "Anyone may watch it" in taken.content
     offer = await fake.slash("gomoku start", user=alice, options={"level": "easy"})
     assert offer.ephemeral
     assert "Replace it" in str(offer.components)
@@ -321,7 +325,7 @@ async def test_a_game_in_its_own_thread_from_start_to_archive(
 ) -> None:
     await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
     general = fake.default_channel
-    start = await fake.slash("gomoku start", user=alice, options={"opponent": bob})
+    start = await fake.slash("gomoku start", user=alice, options={"opponent": bob, "rated": False})
     assert start.message is not None
     assert "a new game" in start.content
     # The thread opens and the board goes in it after the command's answer.
@@ -365,7 +369,9 @@ async def test_a_start_in_a_thread_is_acknowledged_while_its_announcement_waits(
         release = held.go_on
     else:
         release = fake.hold("GET", members)
-    record = await fake.send_slash("gomoku start", user=alice, options={"opponent": bob})
+    record = await fake.send_slash(
+        "gomoku start", user=alice, options={"opponent": bob, "rated": False}
+    )
     if slow == "write":
         async with asyncio.timeout(10):
             await held.entered.wait()

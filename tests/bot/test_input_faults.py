@@ -143,7 +143,9 @@ async def test_options_of_any_type_answer(
 async def test_a_second_accept_and_another_channels_button(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    board = (await fake.slash("gomoku start", user=alice, options={"opponent": bob})).message
+    board = (
+        await fake.slash("gomoku start", user=alice, options={"opponent": bob, "rated": False})
+    ).message
     assert board is not None
     accept = next(c for c in board.custom_ids() if c.endswith(":accept"))
     await fake.click(board, accept, user=bob)

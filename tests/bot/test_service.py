@@ -41,9 +41,12 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-async def start_pvp(service: GameService, *, rule: Rule = Rule.FREESTYLE, **options: Any):
-    """Alice (Black) challenges Bob (White) to a game with ``service.start``'s other
-    ``options`` (game, size, opening), Bob accepts."""
+async def start_pvp(
+    service: GameService, *, rule: Rule = Rule.FREESTYLE, rated: bool = False, **options: Any
+):
+    """Alice (Black) challenges Bob (White), Bob accepts: a friendly game unless ``rated``
+    (then a Gomoku one opens with the server's opening rule), with ``service.start``'s other
+    ``options`` (game, size, opening)."""
     view = await service.start(
         channel_id=CHANNEL,
         guild_id=GUILD,
@@ -51,6 +54,7 @@ async def start_pvp(service: GameService, *, rule: Rule = Rule.FREESTYLE, **opti
         opponent=BOB,
         colour="black",
         rule=rule,
+        rated=rated,
         **options,
     )
     return await service.accept(view.game_id, BOB)
@@ -226,7 +230,7 @@ async def test_hint_for_a_game_against_the_ai(service: GameService) -> None:
 
 
 async def test_hint_is_refused_in_rated_games(service: GameService) -> None:
-    await start_pvp(service)
+    await start_pvp(service, rated=True)
     with pytest.raises(service_errors.HintNotAllowedError):
         await service.hint(CHANNEL, ALICE)
     with pytest.raises(service_errors.NotYourTurnError):
@@ -236,7 +240,9 @@ async def test_hint_is_refused_in_rated_games(service: GameService) -> None:
 # ---------------------------------------------------------------- challenges and turns
 
 
-async def test_challenge_accepted_and_won_updates_ratings(service: GameService) -> None:
+async def test_a_rated_challenge_opens_with_swap2_and_updates_the_rules_ratings(
+    service: GameService,
+) -> None:
     pending = await service.start(
         channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB, colour="black"
     )
@@ -252,8 +258,14 @@ async def test_challenge_accepted_and_won_updates_ratings(service: GameService) 
     active = await service.accept(pending.game_id, BOB)
     assert active.status is GameStatus.ACTIVE
     assert active.rated
+    assert active.opening is not None
+    assert active.opening.rule.value == "swap2"
 
-    result = await play(service, "h8 a1 h9 a2 h10 a3 h11 a4 h12")
+    # Swap2: Alice places three stones, Bob chooses his colour (he keeps White), then play.
+    await play(service, "h8 a1 h9", users=(ALICE, ALICE))
+    chosen = await service.opening_choice(active.game_id, BOB, "white")
+    assert (chosen.game.black.user_id, chosen.game.white.user_id) == (ALICE, BOB)
+    result = await play(service, "a2 h10 a3 h11 a4 h12", users=(BOB, ALICE))
     assert result is not None
     assert result.finished
     assert result.game.outcome is not None
@@ -266,11 +278,56 @@ async def test_challenge_accepted_and_won_updates_ratings(service: GameService) 
     stats = await service.stats(ALICE, guild_id=GUILD)
     assert stats is not None
     assert stats.wins == 1
+    assert stats.rule is Rule.FREESTYLE
+    # each rule is rated apart: nothing under renju
+    assert await service.stats(ALICE, guild_id=GUILD, rule=Rule.RENJU) is None
     board = await service.leaderboard(guild_id=GUILD)
     assert [s.user_id for s in board] == [ALICE, BOB]
     # The channel is free again.
     with pytest.raises(service_errors.NoActiveGameError):
         await service.board(CHANNEL)
+
+
+async def test_a_friendly_game_changes_no_rating(service: GameService) -> None:
+    active = await start_pvp(service, rated=False)
+    assert not active.rated
+    assert active.opening is None  # freestyle, no opening rule: Alice moves first
+    result = await play(service, "h8 a1 h9 a2 h10 a3 h11 a4 h12")
+    assert result is not None
+    assert result.game.winner == Player.human(ALICE)
+    assert result.ratings == ()
+    for user in (ALICE, BOB):
+        assert await service.stats(user, guild_id=GUILD) is None
+        assert await service.stats(user) is None
+    assert await service.leaderboard(guild_id=GUILD) == []
+
+
+@pytest.mark.parametrize(
+    ("game", "size"), [(Game.TICTACTOE, None), (Game.GRAVITY3, None), (Game.GOMOKU, 19)]
+)
+async def test_small_games_and_other_sizes_are_never_rated(
+    service: GameService, game: Game, size: int | None
+) -> None:
+    view = await service.start(
+        channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB, game=game, size=size
+    )
+    assert not view.rated
+    assert view.opening is None
+    active = await service.accept(view.game_id, BOB)
+    end = await service.resign(CHANNEL, active.black.user_id or 0)
+    assert isinstance(end, GameEnd)
+    assert end.ratings == ()
+    for user in (ALICE, BOB):
+        assert await service.stats(user, game=game, guild_id=GUILD) is None
+
+
+async def test_connect_four_is_rated_apart(service: GameService) -> None:
+    await start_pvp(service, game=Game.CONNECT4, rated=True)
+    end = await service.resign(CHANNEL, BOB)
+    assert isinstance(end, GameEnd)
+    assert {c.user_id for c in end.ratings} == {ALICE, BOB}
+    assert await service.stats(ALICE, game=Game.CONNECT4, guild_id=GUILD) is not None
+    assert await service.stats(ALICE, guild_id=GUILD) is None  # Gomoku untouched
 
 
 async def test_decline_and_withdraw(service: GameService) -> None:
@@ -429,7 +486,7 @@ async def test_stale_button_does_not_act_on_a_newer_game(service: GameService) -
 
 
 async def test_resign_finishes_a_rated_game(service: GameService) -> None:
-    await start_pvp(service)
+    await start_pvp(service, rated=True)
     end = await service.resign(CHANNEL, BOB)
     assert isinstance(end, GameEnd)
     assert end.game.winner == Player.human(ALICE)
@@ -507,7 +564,7 @@ async def test_turn_clock_warns_at_80_percent_then_ends_the_game(
     assert end.game.outcome is not None
     assert end.game.outcome.termination is Termination.TIMEOUT
     assert end.game.winner == Player.human(ALICE)
-    assert {c.user_id for c in end.ratings} == {ALICE, BOB}
+    assert end.ratings == ()  # a friendly game
     assert await service.tick() == []
 
 
@@ -524,7 +581,7 @@ async def test_a_move_after_the_deadline_loses_on_time(
     error = caught.value
     assert (error.game_id, error.user_id) == (view.game_id, BOB)
     assert error.end.game.outcome == Outcome(Termination.TIMEOUT, Color.BLACK)
-    assert {c.user_id for c in error.end.ratings} == {ALICE, BOB}
+    assert error.end.ratings == ()  # a friendly game
     stored = await service.game(view.game_id)
     assert stored.status is GameStatus.FINISHED
     assert stored.outcome == Outcome(Termination.TIMEOUT, Color.BLACK)
@@ -801,10 +858,7 @@ async def test_no_rematch_against_a_deleted_player(service) -> None:
 
 
 async def test_a_panel_tap_on_an_old_version_changes_nothing(service) -> None:
-    view = await service.start(
-        channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB, colour="black"
-    )
-    view = await service.accept(view.game_id, BOB)
+    view = await start_pvp(service)
     await service.place(CHANNEL, ALICE, Point(7, 7), version=view.version)
     moved = await service.place(CHANNEL, BOB, Point(8, 8))
     with pytest.raises(service_errors.StalePanelError):

@@ -170,7 +170,7 @@ async def run_clock(steps: list[Wait | str]) -> None:
         rng=random.Random(0),
     )
     pending = await service.start(
-        channel_id=CHANNEL, guild_id=7, user_id=ALICE, opponent=BOB, colour="black"
+        channel_id=CHANNEL, guild_id=7, user_id=ALICE, opponent=BOB, colour="black", rated=False
     )
     await service.accept(pending.game_id, BOB)
     turn_start, warned, over, to_move = now[0], False, False, ALICE

@@ -16,7 +16,7 @@ from bot.core.service.errors import (
 from engine.errors import OpeningStepError, OutsideOpeningAreaError
 from engine.opening_rules import Phase, Seat
 from engine.types import Color, Point, Rule, Termination
-from storage.repository import GuildSettings
+from storage.repository import COIN_TOSS, GuildSettings
 from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD, start_pvp
 from tests.clock import FakeClock
 
@@ -36,23 +36,44 @@ async def place(service: GameService, user: int, *cells: str):
 async def test_rated_games_get_the_servers_opening_and_games_with_the_ai_do_not(
     service: GameService,
 ) -> None:
-    await service.update_settings(GUILD, rated_opening="swap2")
-    view = await start_pvp(service)
+    view = await start_pvp(service, rated=True)  # no choice made: swap2
+    assert view.rated
     assert view.opening is not None
     assert view.opening.rule.value == "swap2"
     assert view.in_opening
     await service.resign(CHANNEL, ALICE)
+    await service.update_settings(GUILD, rated_opening="swap")
+    view = await start_pvp(service, rated=True)
+    assert view.opening is not None
+    assert view.opening.rule.value == "swap"
+    await service.resign(CHANNEL, ALICE)
     ai = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="black")
     assert ai.opening is None
     await service.abandon(CHANNEL)
-    # a renju opening is not forced on a freestyle game
+    friendly = await start_pvp(service)
+    assert not friendly.rated
+    assert friendly.opening is None
+    await service.resign(CHANNEL, ALICE)
+    # a renju opening gives way to swap2 on a freestyle game
     await service.update_settings(GUILD, rated_opening="soosorv8")
-    assert (await start_pvp(service)).opening is None
+    view = await start_pvp(service, rated=True)
+    assert view.opening is not None
+    assert view.opening.rule.value == "swap2"
+    await service.resign(CHANNEL, ALICE)
     with pytest.raises(InvalidOptionError):
         await service.update_settings(GUILD, rated_opening="pie")
     assert (await service.settings(GUILD)).rated_opening == "soosorv8"
-    await service.update_settings(GUILD, rated_opening="none")
-    assert await service.settings(GUILD) == GuildSettings(GUILD)
+    # no opening rule: the colours are a coin toss, whatever the challenger asked for
+    await service.update_settings(GUILD, rated_opening=COIN_TOSS)
+    assert await service.settings(GUILD) == GuildSettings(GUILD, rated_opening=COIN_TOSS)
+    blacks = set()
+    for _ in range(12):
+        view = await start_pvp(service, rated=True)
+        assert view.rated
+        assert view.opening is None
+        blacks.add(view.black.user_id)
+        await service.resign(CHANNEL, ALICE)
+    assert blacks == {ALICE, BOB}
 
 
 @pytest.mark.parametrize(

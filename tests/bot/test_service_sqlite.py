@@ -30,9 +30,13 @@ async def test_rated_game_to_the_end(tmp_path: Path) -> None:
         )
         await service.accept(pending.game_id, BOB)
         moves = ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"]
+        # Swap2, the opening of rated games: Alice places three stones, Bob keeps White.
+        for text in moves[:3]:
+            await service.place(CHANNEL, ALICE, Point.parse(text))
+        await service.opening_choice(pending.game_id, BOB, "white")
         result = None
-        for i, text in enumerate(moves):
-            result = await service.place(CHANNEL, (ALICE, BOB)[i % 2], Point.parse(text))
+        for i, text in enumerate(moves[3:]):
+            result = await service.place(CHANNEL, (BOB, ALICE)[i % 2], Point.parse(text))
         assert result is not None
         assert result.finished
         assert result.game.winner == Player.human(ALICE)
@@ -57,7 +61,12 @@ async def test_two_connections_racing_one_counts(tmp_path: Path) -> None:
         one = GameService(first_repo, NearestRunner())
         two = GameService(second_repo, NearestRunner())
         pending = await one.start(
-            channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, opponent=BOB, colour="black"
+            channel_id=CHANNEL,
+            guild_id=GUILD,
+            user_id=ALICE,
+            opponent=BOB,
+            colour="black",
+            rated=False,
         )
         await two.accept(pending.game_id, BOB)
         for _ in range(5):

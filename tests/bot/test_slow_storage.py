@@ -55,7 +55,9 @@ async def test_a_move_during_a_held_write_lock_is_acknowledged_and_answered(
     else:
         board = (
             await fake.slash(
-                "gomoku start", user=alice, options={"opponent": bob, "colour": "black"}
+                "gomoku start",
+                user=alice,
+                options={"opponent": bob, "colour": "black", "rated": False},
             )
         ).message
         assert board is not None
@@ -83,7 +85,9 @@ async def test_a_fast_move_is_still_one_request(
     fake: FakeDiscord, sqlite_bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
     board = (
-        await fake.slash("gomoku start", user=alice, options={"opponent": bob, "colour": "black"})
+        await fake.slash(
+            "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
+        )
     ).message
     assert board is not None
     await fake.click(board, next(c for c in board.custom_ids() if c.endswith(":accept")), user=bob)
@@ -96,7 +100,9 @@ async def test_a_fast_move_is_still_one_request(
 
 async def _people_game(fake: FakeDiscord, alice: FakeUser, bob: FakeUser) -> None:
     board = (
-        await fake.slash("gomoku start", user=alice, options={"opponent": bob, "colour": "black"})
+        await fake.slash(
+            "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
+        )
     ).message
     assert board is not None
     await fake.click(board, next(c for c in board.custom_ids() if c.endswith(":accept")), user=bob)
@@ -156,7 +162,7 @@ async def test_a_moderator_ends_a_game_during_a_held_lock(
     moderator = fake.add_user("mod", admin=True)
     await _people_game(fake, alice, bob)
     with write_lock_held(db_path, SHORT_HOLD_S):
-        record = await fake.send_slash("gomoku end", user=moderator)
+        record = await fake.send_slash("gomoku-admin end", user=moderator)
         reply = await fake.answer(record)
     _deferred_in_time(fake, record)
     assert reply.ephemeral
@@ -199,7 +205,7 @@ async def test_replace_forget_me_and_the_daily_puzzle_during_a_held_lock(
     # The daily puzzle's channel.
     with write_lock_held(db_path, SHORT_HOLD_S):
         record = await fake.send_slash(
-            "gomoku daily-puzzle", user=fake.owner, options={"channel": fake.default_channel}
+            "gomoku-admin daily-puzzle", user=fake.owner, options={"channel": fake.default_channel}
         )
         reply = await fake.answer(record)
     assert reply.ephemeral
@@ -272,7 +278,7 @@ async def test_the_wait_before_a_deferral_counts_from_the_event_not_from_the_wri
     """A newcomer's first interaction reads their language before anything else. When that
     took 2 of Discord's 3 s, the slow write after it is deferred at once, not 1.5 s later."""
     start = await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black"}
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
     )
     assert start.message is not None
     game_id = (await bot.service.board(fake.default_channel.id)).game_id

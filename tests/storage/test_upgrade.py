@@ -23,13 +23,13 @@ import sys
 import tempfile
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, closing
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 
-from engine.types import Color, Game, Point
+from engine.types import Color, Game, Point, Rule
 from storage.memory import InMemoryGameRepository
 from storage.postgres import PostgresGameRepository
 from storage.repository import (
@@ -39,6 +39,7 @@ from storage.repository import (
     NewGame,
     PendingReply,
     Player,
+    PlayerStats,
     PuzzlePlayer,
     TurnPing,
 )
@@ -55,6 +56,7 @@ FIXTURES = Path(__file__).with_name("fixtures")
 APPLICATION_ID = 0x476D6B62
 RELEASED_VERSION = 12
 STEPS = 160
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _dump(kind: str) -> str:
@@ -133,6 +135,43 @@ async def observed(repo: GameRepository, ids: list[int]) -> Any:
     )
 
 
+# The released ratings, one per player, game kind and scope (0: overall); the upgrade keeps
+# each under freestyle, as ``storage/migrations/*/0013_fair_ratings.sql`` says.
+RELEASED_RATINGS = """
+SELECT scope, game, user_id, mu, sigma, wins_black, wins_white, losses_black, losses_white,
+    draws_black, draws_white, streak, best_streak, updated_at
+FROM player_stats ORDER BY scope, game, user_id
+"""
+
+
+RECORD_FIELDS = (
+    "mu",
+    "sigma",
+    "wins_black",
+    "wins_white",
+    "losses_black",
+    "losses_white",
+    "draws_black",
+    "draws_white",
+    "streak",
+    "best_streak",
+)
+
+
+def kept_ratings(rows: list[Any]) -> list[PlayerStats]:
+    """The released rows as today's ratings: every one kept, under freestyle."""
+    kept = []
+    for scope, game, user_id, *record, at in rows:
+        when = at if isinstance(at, datetime) else EPOCH + timedelta(microseconds=at)
+        guild = None if scope == 0 else scope
+        counts = dict(zip(RECORD_FIELDS, record, strict=True))
+        kept.append(
+            PlayerStats(user_id, Game(game), guild, updated_at=when, rule=Rule.FREESTYLE, **counts)
+        )
+    assert kept, "the fixture has ratings to keep"
+    return kept
+
+
 async def test_a_released_sqlite_database_reads_the_same(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     with closing(sqlite3.connect(path, isolation_level=None)) as db:
@@ -140,7 +179,8 @@ async def test_a_released_sqlite_database_reads_the_same(tmp_path: Path) -> None
         # The file header, which a dump does not carry, as the released code set it.
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {RELEASED_VERSION}")
-    await reads_the_same(lambda clock: SqliteGameRepository.open(path, clock=clock))
+        released = db.execute(RELEASED_RATINGS).fetchall()
+    await reads_the_same(lambda clock: SqliteGameRepository.open(path, clock=clock), released)
 
 
 async def test_a_released_postgres_database_reads_the_same(postgres_url: str) -> None:
@@ -149,18 +189,26 @@ async def test_a_released_postgres_database_reads_the_same(postgres_url: str) ->
         await conn.execute(_dump("postgres"))
         await conn.execute("SELECT pg_catalog.set_config('search_path', 'public', false)")
         assert await conn.fetchval("SELECT version FROM gomoku_schema") == RELEASED_VERSION
+        released = [tuple(row) for row in await conn.fetch(RELEASED_RATINGS)]
     finally:
         await conn.close()
-    await reads_the_same(lambda clock: PostgresGameRepository.open(postgres_url, clock=clock))
+    await reads_the_same(
+        lambda clock: PostgresGameRepository.open(postgres_url, clock=clock), released
+    )
 
 
 async def reads_the_same(
     open_repo: Callable[[FakeClock], AbstractAsyncContextManager[GameRepository]],
+    released: list[Any],
 ) -> None:
-    """The restored database answers as the model fed the fixture's calls, then plays on."""
+    """The restored database answers as the model fed the fixture's calls and holding the
+    ``released`` ratings, then plays on."""
     clock = FakeClock(START)
     model = InMemoryGameRepository(clock=clock)
     ids = await populate(model, clock)
+    # Today's code rates each rule apart; the released one did not: the model holds the
+    # released ratings, so the comparison below shows the upgrade kept every one of them.
+    model.load_stats(kept_ratings(released))
     async with open_repo(clock) as repo:
         assert await observed(repo, ids) == await observed(model, ids)
         await play_on(repo, model, clock, ids)

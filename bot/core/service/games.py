@@ -28,6 +28,8 @@ from bot.core.service.shared import (
     _level,
     _opening_text,
     _turn_seconds,
+    is_ratable,
+    rated_opening,
 )
 from bot.core.service.states import ColourChoice, Export, GameEnd, GameState
 from engine.board import MAX_SIZE, MIN_SIZE, Board
@@ -63,6 +65,7 @@ class GameUseCases(ServiceCore):
         size: int | None = None,
         colour: str = ColourChoice.RANDOM,
         opening: str | None = None,
+        rated: bool = True,
     ) -> GameState:
         """Start a game in ``channel_id``.
 
@@ -74,12 +77,17 @@ class GameUseCases(ServiceCore):
         ``rule`` defaults to the guild's setting for Gomoku (the small games are freestyle
         only); ``size`` applies to Gomoku only (5-20, default 15). ``colour`` is the starter's
         wish: "black", "white" or "random" (a coin toss now, shown on the challenge).
-        Games between two people are rated; the turn time is the guild's setting.
+        The turn time is the guild's setting.
 
         ``opening`` (Gomoku only) is an opening rule (``OpeningRule`` value: swap, swap2,
         soosorv8, taraguchi10; the renju ones need the renju rule on 15x15). Then ``colour``
-        says who starts the opening: "black" the starter, "white" the opponent. Rated games
-        without one get the guild's ``rated_opening``.
+        says who starts the opening: "black" the starter, "white" the opponent.
+
+        A game between two people is rated unless ``rated`` is false or its board is never
+        rated (``is_ratable``: Gomoku on 15x15, each rule apart, and Connect Four). A rated
+        game is fair: Gomoku without an opening gets the guild's (``rated_opening``, swap2
+        unless it chose another), and where the guild chose none the colours are a coin toss
+        whatever ``colour`` says.
 
         Raises:
             GameExistsError: the channel already has a pending or active game.
@@ -98,12 +106,11 @@ class GameUseCases(ServiceCore):
         board = self._validate_board(game, rule, size)
         if colour not in ColourChoice.ALL:
             raise InvalidOptionError("colour", colour, ", ".join(ColourChoice.ALL))
-        if opening is None and opponent is not None and settings is not None:
-            fits = settings.rated_opening is not None and (
-                not OpeningRule(settings.rated_opening).is_renju
-                or (board.rule is Rule.RENJU and board.size == 15)
-            )
-            opening = settings.rated_opening if fits and game is Game.GOMOKU else None
+        rated = rated and opponent is not None and is_ratable(game, board)
+        if rated and opening is None and game is Game.GOMOKU:
+            opening = rated_opening(settings, board)
+        if rated and opening is None:
+            colour = ColourChoice.RANDOM  # no opening rule shares the first move: a coin toss
         if opening is not None:
             _check_opening(game, board, opening)
         if opponent == user_id:
@@ -125,7 +132,7 @@ class GameUseCases(ServiceCore):
             white=white,
             created_by=user_id,
             pending=pending,
-            rated=pending,
+            rated=rated,
             turn_seconds=_turn_seconds(settings, people=pending),
             opening=opening,
         )

@@ -19,6 +19,7 @@ from bot.core.service.shared import (
 from engine.opening_rules import OpeningRule
 from engine.types import Game, Rule
 from storage.repository import (
+    COIN_TOSS,
     GuildSettings,
     PlayerStats,
     ResultCount,
@@ -31,23 +32,30 @@ class MemberUseCases(ServiceCore):
     """Members and guilds: statistics, leaderboards, history, preferences and server settings."""
 
     async def stats(
-        self, user_id: int, *, game: Game = Game.GOMOKU, guild_id: int | None = None
+        self,
+        user_id: int,
+        *,
+        game: Game = Game.GOMOKU,
+        rule: Rule = Rule.FREESTYLE,
+        guild_id: int | None = None,
     ) -> PlayerStats | None:
-        """A player's rating and record in rated games of ``game`` (None if never rated)."""
-        return await self.repository.player_stats(user_id, game, guild_id=guild_id)
+        """A player's rating and record in rated games of ``game`` under ``rule`` (None if
+        never rated)."""
+        return await self.repository.player_stats(user_id, game, guild_id=guild_id, rule=rule)
 
     async def leaderboard(
         self,
         *,
         game: Game = Game.GOMOKU,
+        rule: Rule = Rule.FREESTYLE,
         guild_id: int | None = None,
         limit: int = 10,
         min_games: int = 0,
     ) -> list[PlayerStats]:
-        """The best-rated players of a guild (or overall) with at least ``min_games`` rated
-        games, best first."""
+        """The best-rated players of ``game`` under ``rule`` in a guild (or overall) with at
+        least ``min_games`` rated games, best first."""
         return await self.repository.leaderboard(
-            game, guild_id=guild_id, limit=limit, min_games=min_games
+            game, guild_id=guild_id, rule=rule, limit=limit, min_games=min_games
         )
 
     async def results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:
@@ -118,7 +126,8 @@ class MemberUseCases(ServiceCore):
         """Change the given settings; the rest stay (admins only: the front-end checks).
         ``clear_turn_time`` removes the clock; an empty ``allowed_channel_ids`` allows all;
         ``clear_moderator_role`` leaves ending games to Manage Messages alone;
-        ``rated_opening``: an ``OpeningRule`` value for rated games, or "none";
+        ``rated_opening``: an ``OpeningRule`` value for rated games, or ``COIN_TOSS`` (no
+        opening rule, colours by a coin toss);
         ``language``: one of ``bot.core.languages.LANGUAGES`` for public messages, or
         "discord" (follow the server's Discord language).
         A new turn time (or ``ai_clock``) reaches the guild's open games from their next turn.
@@ -162,10 +171,10 @@ class MemberUseCases(ServiceCore):
         if ai_clock is not None:
             changes["ai_clock"] = ai_clock
         if rated_opening is not None:
-            allowed = ", ".join(["none", *(r.value for r in OpeningRule)])
-            if rated_opening != "none" and rated_opening not in set(OpeningRule):
+            allowed = ", ".join([COIN_TOSS, *(r.value for r in OpeningRule)])
+            if rated_opening != COIN_TOSS and rated_opening not in set(OpeningRule):
                 raise InvalidOptionError("opening", rated_opening, allowed)
-            changes["rated_opening"] = None if rated_opening == "none" else rated_opening
+            changes["rated_opening"] = rated_opening
         if language is not None:
             if language != "discord" and language not in LANGUAGES:
                 raise InvalidOptionError("language", language, ", ".join(["discord", *LANGUAGES]))

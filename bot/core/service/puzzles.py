@@ -82,6 +82,11 @@ class PuzzleUseCases(ServiceCore):
             return game_id
         return None
 
+    async def puzzle_going(self, guild_id: int, user_id: int) -> bool:
+        """Whether the member has a puzzle attempt going in the guild."""
+        player = await self.repository.puzzle_player(guild_id, user_id)
+        return player is not None and player.attempt is not None
+
     async def puzzle(self, guild_id: int, user_id: int, *, daily: bool = False) -> Attempt:
         """The member's attempt: the one going, else the first puzzle they have not finished;
         ``daily``: today's puzzle, replacing the one going. Stored before it is returned."""

@@ -39,6 +39,7 @@ from engine.errors import IllegalMoveError
 from engine.opening_rules import Opening, OpeningRule, Seat
 from engine.types import Color, Game, Level, Move, Outcome, Point, Rule, Termination
 from storage.repository import (
+    COIN_TOSS,
     GameNotFoundError,
     GameOpening,
     GameRecord,
@@ -108,6 +109,32 @@ def _opening_text(view: GameState, names: dict[Color, str]) -> str | None:
         return None
     first = names[view.opening.color_of(Seat.FIRST)]
     return f"{view.opening.rule.value}: {view.opening} (first: {first})"
+
+
+RATED_SIZE: Final = 15  # the one Gomoku board that is rated (each rule apart)
+DEFAULT_RATED_OPENING: Final = OpeningRule.SWAP2  # a guild's rated games without a choice
+
+
+def is_ratable(game: Game, board: Board) -> bool:
+    """Whether a game between people on ``board`` may be rated: Gomoku on 15x15 (each rule
+    rated apart) and Connect Four. Tic-tac-toe and gravity three are solved draws or wins
+    and other Gomoku sizes too few to rank anyone by, so those are friendly games."""
+    if game is Game.GOMOKU:
+        return board.size == RATED_SIZE
+    return game is Game.CONNECT4
+
+
+def rated_opening(settings: GuildSettings | None, board: Board) -> str | None:
+    """The opening rule a rated Gomoku game on ``board`` gets when its challenger names none:
+    the guild's choice (swap2 unless it chose one), None for colours by a coin toss. A renju
+    opening on a board that is not renju gives way to swap2."""
+    chosen = settings.rated_opening if settings is not None else None
+    if chosen == COIN_TOSS:
+        return None
+    rule = OpeningRule(chosen) if chosen is not None else DEFAULT_RATED_OPENING
+    if rule.is_renju and board.rule is not Rule.RENJU:
+        rule = DEFAULT_RATED_OPENING
+    return rule.value
 
 
 def _check_opening(game: Game, board: Board, opening: str) -> None:
@@ -322,7 +349,9 @@ class ServiceCore:
         before: dict[int, int] = {}
         for player in (record.black, record.white):
             if player.user_id is not None:
-                stats = await self.repository.player_stats(player.user_id, record.game)
+                stats = await self.repository.player_stats(
+                    player.user_id, record.game, rule=record.rule
+                )
                 before[player.user_id] = stats.display_rating if stats else 1000
         return before
 
@@ -333,7 +362,7 @@ class ServiceCore:
             return ()
         changes = []
         for user_id, old in before.items():
-            stats = await self.repository.player_stats(user_id, record.game)
+            stats = await self.repository.player_stats(user_id, record.game, rule=record.rule)
             changes.append(RatingChange(user_id, old, stats.display_rating if stats else old))
         return tuple(changes)
 
