@@ -106,6 +106,15 @@ class _Session:
         await self.ws.send_str(json.dumps({"op": 0, "t": event, "s": self.seq, "d": data}))
 
 
+# Routes served by more than one method.
+_COMMANDS: Final = r"/applications/\d+/commands"
+_GUILD_COMMANDS: Final = r"/applications/\d+/guilds/(?P<guild>\d+)/commands"
+_WEBHOOK_MESSAGE: Final = r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)"
+_CHANNEL: Final = r"/channels/(?P<channel>\d+)"
+_MESSAGES: Final = r"/channels/(?P<channel>\d+)/messages"
+_MESSAGE: Final = r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)"
+
+
 class FakeDiscord:
     """A fake Discord server holding one guild, its channels, users and messages."""
 
@@ -156,28 +165,24 @@ class FakeDiscord:
                 ("GET", r"/users/(?P<user>\d+)", self._get_user),
                 ("GET", r"/oauth2/applications/@me", self._get_application),
                 ("GET", r"/gateway(/bot)?", self._get_gateway),
-                ("PUT", r"/applications/\d+/commands", self._put_commands),
-                ("GET", r"/applications/\d+/commands", self._get_commands),
-                ("PUT", r"/applications/\d+/guilds/(?P<guild>\d+)/commands", self._put_commands),
-                ("GET", r"/applications/\d+/guilds/(?P<guild>\d+)/commands", self._get_commands),
+                ("PUT", _COMMANDS, self._put_commands),
+                ("GET", _COMMANDS, self._get_commands),
+                ("PUT", _GUILD_COMMANDS, self._put_commands),
+                ("GET", _GUILD_COMMANDS, self._get_commands),
                 ("POST", r"/interactions/(?P<id>\d+)/(?P<token>[^/]+)/callback", self._callback),
                 ("POST", r"/webhooks/\d+/(?P<token>[^/]+)", self._post_followup),
-                ("GET", r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)",
-                 self._get_webhook_message),
-                ("PATCH", r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)",
-                 self._patch_webhook_message),
-                ("DELETE", r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)",
-                 self._delete_webhook_message),
-                ("GET", r"/channels/(?P<channel>\d+)", self._get_channel),
-                ("PATCH", r"/channels/(?P<channel>\d+)", self._patch_channel),
+                ("GET", _WEBHOOK_MESSAGE, self._get_webhook_message),
+                ("PATCH", _WEBHOOK_MESSAGE, self._patch_webhook_message),
+                ("DELETE", _WEBHOOK_MESSAGE, self._delete_webhook_message),
+                ("GET", _CHANNEL, self._get_channel),
+                ("PATCH", _CHANNEL, self._patch_channel),
                 ("POST", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)/threads",
                  self._create_thread),
-                ("GET", r"/channels/(?P<channel>\d+)/messages", self._list_messages),
-                ("POST", r"/channels/(?P<channel>\d+)/messages", self._post_message),
-                ("GET", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)", self._get_message),
-                ("PATCH", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)", self._patch_message),
-                ("DELETE", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)",
-                 self._delete_message),
+                ("GET", _MESSAGES, self._list_messages),
+                ("POST", _MESSAGES, self._post_message),
+                ("GET", _MESSAGE, self._get_message),
+                ("PATCH", _MESSAGE, self._patch_message),
+                ("DELETE", _MESSAGE, self._delete_message),
                 ("GET", r"/guilds/(?P<guild>\d+)/members/(?P<user>\d+)", self._get_member),
             ]
         ]  # fmt: skip
