@@ -53,6 +53,7 @@ from storage.repository import GameStatus
 
 __all__ = [
     "ACTIONS",
+    "AnswerItem",
     "ChallengeButton",
     "ColumnButton",
     "GridButton",
@@ -137,10 +138,21 @@ class GameItem:
         return cls(int(match["game"]))
 
 
+class AnswerItem(GameItem):
+    """Mixed into a yes-or-no button, whose template puts its yes word in the group ``yes``."""
+
+    accept: bool
+
+    @classmethod
+    def from_match(cls, match: re.Match[str]) -> Self:
+        """Rebuild from the custom id: the game, and whether it says yes."""
+        return cls(int(match["game"]), match["yes"] is not None)
+
+
 class ChallengeButton(
-    GameItem,
+    AnswerItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>[0-9]{1,18}):(?P<action>accept|decline)",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):(?:(?P<yes>accept)|decline)",
 ):
     """Accept or decline a challenge (the challenger may withdraw with Decline)."""
 
@@ -152,11 +164,6 @@ class ChallengeButton(
         )
         self.game_id = game_id
         self.accept = accept
-
-    @classmethod
-    def from_match(cls, match: re.Match[str]) -> Self:
-        """Rebuild from ``gomoku:<game>:accept|decline``."""
-        return cls(int(match["game"]), match["action"] == "accept")
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Accept (the game starts) or decline (the challenge closes); redraw the message."""
@@ -205,9 +212,9 @@ class ResignButton(
 
 
 class UndoButton(
-    GameItem,
+    AnswerItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>[0-9]{1,18}):undo:(?P<answer>yes|no)",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):undo:(?:(?P<yes>yes)|no)",
 ):
     """The opponent's answer to an undo request."""
 
@@ -223,11 +230,6 @@ class UndoButton(
         )
         self.game_id = game_id
         self.accept = accept
-
-    @classmethod
-    def from_match(cls, match: re.Match[str]) -> Self:
-        """Rebuild from ``gomoku:<game>:undo:yes|no``."""
-        return cls(int(match["game"]), match["answer"] == "yes")
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Answer the request; on yes the moves go and the board is redrawn."""
