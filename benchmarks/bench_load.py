@@ -79,6 +79,7 @@ from bot.core.ai import WORKER_NICENESS, AIRunner, ProcessPoolRunner
 from bot.core.queue_ai import QueueRunner
 from bot.settings import Settings
 from bot.shards import ShardSpec
+from bot.worker import add_idle_option
 from engine.types import Rule
 from storage.repository import GameRepository
 from storage.sqlite import SqliteGameRepository
@@ -967,11 +968,7 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="run the bot as this many shard processes on PostgreSQL (needs --postgres)",
     )
-    parser.add_argument(
-        "--no-idle",
-        action="store_true",
-        help="AI workers in the normal scheduling class (default: the idle class, Linux)",
-    )
+    add_idle_option(parser)
     parser.add_argument(
         "--gc", action="store_true", help="time the bot process's garbage collections"
     )

@@ -38,25 +38,17 @@ from typing import Final
 
 from bot.settings import InvalidSettingError, Settings
 from bot.shards import ShardSpec
-from storage.repository import (
-    CorruptDatabaseError,
-    DatabaseLockedError,
-    DatabaseRefusedError,
-    DatabaseTooNewError,
-    DiskFullError,
-    ForeignDatabaseError,
-    ReadOnlyDatabaseError,
-)
+from storage import repository as store
 
 EXIT_CONFIG: Final = 2
 EXIT_TOKEN: Final = 3  # Discord refused the token
-EXIT_CODES: Final[dict[type[DatabaseRefusedError], int]] = {
-    ForeignDatabaseError: 10,  # not a gomoku-bot database
-    DatabaseTooNewError: 11,  # written by a newer bot
-    CorruptDatabaseError: 12,  # damaged: restore or recover
-    ReadOnlyDatabaseError: 13,  # file, folder or filesystem not writable
-    DiskFullError: 14,  # no room to write
-    DatabaseLockedError: 15,  # another process held the lock too long
+EXIT_CODES: Final[dict[type[store.DatabaseRefusedError], int]] = {
+    store.ForeignDatabaseError: 10,  # not a gomoku-bot database
+    store.DatabaseTooNewError: 11,  # written by a newer bot
+    store.CorruptDatabaseError: 12,  # damaged: restore or recover
+    store.ReadOnlyDatabaseError: 13,  # file, folder or filesystem not writable
+    store.DiskFullError: 14,  # no room to write
+    store.DatabaseLockedError: 15,  # another process held the lock too long
 }
 EXIT_DATABASE: Final = 16  # any other SQLite failure while opening
 
@@ -138,7 +130,7 @@ def _serve(shard_list: str | None, shard_count: int | None) -> int:
         # The terminal is for playing: only warnings and errors go to stderr.
         logging.basicConfig(level=max(settings.log_level_number, logging.WARNING))
         return run_console(settings)
-    except DatabaseRefusedError as error:
+    except store.DatabaseRefusedError as error:
         sys.stderr.write(startup_message(error) + "\n")
         return EXIT_CODES.get(type(error), EXIT_DATABASE)
 

@@ -25,8 +25,10 @@ __all__ = [
     "COMMANDS",
     "HEARTBEAT",
     "HEARTBEAT_EVERY_S",
+    "SEARCHES",
     "UP",
     "MeteredRunner",
+    "Timed",
     "record_command",
     "serve",
     "watch",
@@ -43,19 +45,35 @@ HEARTBEAT = Gauge(
     "gomoku_heartbeat_timestamp_seconds",
     "Unix time at which the bot's event loop last ran its heartbeat task",
 )
-COMMANDS = Counter("gomoku_commands_total", "Slash commands handled", ["command", "outcome"])
-COMMAND_SECONDS = Histogram(
+
+
+class Timed:
+    """Events of one kind: a counter by ``label`` and outcome, and a latency histogram by
+    ``label``."""
+
+    def __init__(self, name: str, counted: str, label: str, seconds_name: str, timed: str) -> None:
+        self.counter = Counter(name, counted, [label, "outcome"])
+        self.seconds = Histogram(seconds_name, timed, [label], buckets=_LATENCY_BUCKETS)
+
+    def record(self, label: str, outcome: str, seconds: float) -> None:
+        """Count one event and observe how long it took."""
+        self.counter.labels(label, outcome).inc()
+        self.seconds.labels(label).observe(max(0.0, seconds))
+
+
+COMMANDS = Timed(
+    "gomoku_commands_total",
+    "Slash commands handled",
+    "command",
     "gomoku_command_seconds",
     "From the interaction's creation at Discord to the command's end",
-    ["command"],
-    buckets=_LATENCY_BUCKETS,
 )
-SEARCHES = Counter("gomoku_ai_searches_total", "AI searches asked for", ["level", "outcome"])
-SEARCH_SECONDS = Histogram(
+SEARCHES = Timed(
+    "gomoku_ai_searches_total",
+    "AI searches asked for",
+    "level",
     "gomoku_ai_search_seconds",
     "An AI move as the bot waits for it (queueing included)",
-    ["level"],
-    buckets=_LATENCY_BUCKETS,
 )
 SEARCHES_WAITING = Gauge(
     "gomoku_ai_queue_depth", "AI searches asked for and not answered yet (queued or running)"
@@ -69,13 +87,15 @@ def serve(port: int, address: str = "0.0.0.0") -> None:
 
 def record_command(command: str, outcome: str, seconds: float) -> None:
     """Count one command (``outcome`` "ok" or "error") and its latency."""
-    COMMANDS.labels(command, outcome).inc()
-    COMMAND_SECONDS.labels(command).observe(max(0.0, seconds))
+    COMMANDS.record(command, outcome, seconds)
 
 
-def _command_name(interaction: discord.Interaction[Any]) -> str:
+def _record_interaction(interaction: discord.Interaction[Any], outcome: str) -> None:
+    # Timed from the interaction's creation at Discord; a button press counts as "component".
     command = interaction.command
-    return command.qualified_name if command is not None else "component"
+    name = command.qualified_name if command is not None else "component"
+    age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+    record_command(name, outcome, age)
 
 
 def watch(bot: commands.Bot) -> None:
@@ -94,12 +114,10 @@ def watch(bot: commands.Bot) -> None:
             HEARTBEAT.set_to_current_time()
 
     async def completed(interaction: discord.Interaction[Any], command: Any) -> None:
-        age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
-        record_command(_command_name(interaction), "ok", age)
+        _record_interaction(interaction, "ok")
 
     async def failed(interaction: discord.Interaction[Any]) -> None:
-        age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
-        record_command(_command_name(interaction), "error", age)
+        _record_interaction(interaction, "error")
 
     async def up() -> None:
         UP.set(1)
@@ -142,8 +160,7 @@ class MeteredRunner:
             raise
         finally:
             SEARCHES_WAITING.dec()
-            SEARCHES.labels(level, outcome).inc()
-            SEARCH_SECONDS.labels(level).observe(time.perf_counter() - started)
+            SEARCHES.record(level, outcome, time.perf_counter() - started)
 
     async def close(self) -> None:
         """Close the inner runner."""

@@ -33,7 +33,7 @@ from bot.text import i18n, render, words
 from bot.text.opening_words import choice_summary
 from bot.text.render_png import render_png_async
 from bot.turns import TurnPings, remember_reply
-from bot.views import for_send, game_buttons
+from bot.views import edit_answered, for_send, game_buttons
 from bot.weblink import with_board_link
 from storage.repository import GameStatus
 
@@ -283,7 +283,12 @@ class Table:
     ) -> bool:
         """Edit the board message; False when it has to be posted anew instead."""
         try:
-            await self._edit_board(game, message_id, message_args, interaction)
+            # The board is this interaction's own message: the token edits it without REST.
+            if interaction is not None and _answers_on(interaction, message_id):
+                await edit_answered(interaction, **message_args)
+            else:
+                channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
+                await channel.get_partial_message(message_id).edit(**message_args)
         except discord.NotFound:
             return False  # deleted by someone
         except discord.HTTPException as error:
@@ -291,23 +296,6 @@ class Table:
                 raise
             return False
         return True
-
-    async def _edit_board(
-        self,
-        game: GameState,
-        message_id: int,
-        message_args: dict[str, Any],
-        interaction: discord.Interaction[Any] | None,
-    ) -> None:
-        # The board is this interaction's own message: the token edits it without REST.
-        if interaction is not None and _answers_on(interaction, message_id):
-            if interaction.response.is_done():
-                await interaction.edit_original_response(**message_args)
-            else:  # a button on the board, not yet answered: the redraw is its answer
-                await interaction.response.edit_message(**message_args)
-            return
-        channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
-        await channel.get_partial_message(message_id).edit(**message_args)
 
     async def _post_board(
         self, game: GameState, message_args: dict[str, Any], *, old: int | None

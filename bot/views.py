@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any, Final, Self
+from typing import TYPE_CHECKING, Any, Final, Self
 
 import discord
 from discord import app_commands
@@ -53,6 +53,7 @@ from storage.repository import GameStatus
 
 __all__ = [
     "ACTIONS",
+    "AnswerItem",
     "ChallengeButton",
     "ColumnButton",
     "GridButton",
@@ -64,7 +65,9 @@ __all__ = [
     "TapButton",
     "UndoButton",
     "challenge_view",
+    "edit_answered",
     "for_send",
+    "game_button",
     "game_buttons",
     "panel_message",
     "resign_view",
@@ -78,14 +81,14 @@ _MARKS: Final = {Color.BLACK: "X", Color.WHITE: "O"}
 _EMPTY_LABEL: Final = "\u200b"  # a button needs a label or an emoji; this one draws nothing
 
 
-def _button(game_id: int, action: str, **options: Any) -> Button:
+def game_button(game_id: int, action: str, **options: Any) -> Button:
     """A button of game ``game_id`` whose custom id is ``gomoku:<game_id>:<action>``."""
     return discord.ui.Button(custom_id=f"gomoku:{game_id}:{action}", **options)
 
 
-async def _edit(interaction: discord.Interaction[Any], **changes: Any) -> None:
-    # The button's message: edited by the response, or after a deferral (a slow write) by
-    # editing the original response.
+async def edit_answered(interaction: discord.Interaction[Any], **changes: Any) -> None:
+    """Edit the pressed button's message: by the response (the press's answer), or after a
+    deferral (a slow write) by editing the original response."""
     if interaction.response.is_done():
         await interaction.edit_original_response(**changes)
     else:
@@ -96,6 +99,10 @@ class GameItem:
     """Mixed into every button: ``callback`` runs ``act`` and answers errors via ``report``."""
 
     game_id: int
+
+    if TYPE_CHECKING:  # each button takes its own arguments, passed on to DynamicItem
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Run ``act`` under the user's cooldown; answer any error privately."""
@@ -126,14 +133,26 @@ class GameItem:
 
     @classmethod
     def from_match(cls, match: re.Match[str]) -> Self:
-        """The button that the custom id's ``match`` names."""
-        raise NotImplementedError
+        """The button that the custom id's ``match`` names: by its game alone, unless a button
+        with more in its custom id says otherwise."""
+        return cls(int(match["game"]))
+
+
+class AnswerItem(GameItem):
+    """Mixed into a yes-or-no button, whose template puts its yes word in the group ``yes``."""
+
+    accept: bool
+
+    @classmethod
+    def from_match(cls, match: re.Match[str]) -> Self:
+        """Rebuild from the custom id: the game, and whether it says yes."""
+        return cls(int(match["game"]), match["yes"] is not None)
 
 
 class ChallengeButton(
-    GameItem,
+    AnswerItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>[0-9]{1,18}):(?P<action>accept|decline)",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):(?:(?P<yes>accept)|decline)",
 ):
     """Accept or decline a challenge (the challenger may withdraw with Decline)."""
 
@@ -141,15 +160,10 @@ class ChallengeButton(
         action = "accept" if accept else "decline"
         style = discord.ButtonStyle.success if accept else discord.ButtonStyle.secondary
         super().__init__(
-            _button(game_id, action, label=words.challenge_label(accept=accept), style=style)
+            game_button(game_id, action, label=words.challenge_label(accept=accept), style=style)
         )
         self.game_id = game_id
         self.accept = accept
-
-    @classmethod
-    def from_match(cls, match: re.Match[str]) -> Self:
-        """Rebuild from ``gomoku:<game>:accept|decline``."""
-        return cls(int(match["game"]), match["action"] == "accept")
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Accept (the game starts) or decline (the challenge closes); redraw the message."""
@@ -178,14 +192,11 @@ class ResignButton(
 
     def __init__(self, game_id: int) -> None:
         super().__init__(
-            _button(game_id, "resign", label=words.resign_label(), style=discord.ButtonStyle.danger)
+            game_button(
+                game_id, "resign", label=words.resign_label(), style=discord.ButtonStyle.danger
+            )
         )
         self.game_id = game_id
-
-    @classmethod
-    def from_match(cls, match: re.Match[str]) -> Self:
-        """Rebuild from ``gomoku:<game>:resign``."""
-        return cls(int(match["game"]))
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Resign the game the button belongs to, then redraw the board."""
@@ -196,21 +207,21 @@ class ResignButton(
             interaction,
             bot.service.resign(interaction.channel_id, interaction.user.id, game_id=self.game_id),
         )
-        await _edit(interaction, content=words.resigned(), view=None)
+        await edit_answered(interaction, content=words.resigned(), view=None)
         await bot.table.show_game(end.game, ratings=end.ratings)
 
 
 class UndoButton(
-    GameItem,
+    AnswerItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>[0-9]{1,18}):undo:(?P<answer>yes|no)",
+    template=r"gomoku:(?P<game>[0-9]{1,18}):undo:(?:(?P<yes>yes)|no)",
 ):
     """The opponent's answer to an undo request."""
 
     def __init__(self, game_id: int, accept: bool) -> None:
         answer = "yes" if accept else "no"
         super().__init__(
-            _button(
+            game_button(
                 game_id,
                 f"undo:{answer}",
                 label=words.undo_answer_label(accept=accept),
@@ -220,11 +231,6 @@ class UndoButton(
         self.game_id = game_id
         self.accept = accept
 
-    @classmethod
-    def from_match(cls, match: re.Match[str]) -> Self:
-        """Rebuild from ``gomoku:<game>:undo:yes|no``."""
-        return cls(int(match["game"]), match["answer"] == "yes")
-
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Answer the request; on yes the moves go and the board is redrawn."""
         bot = host_of(interaction)
@@ -233,7 +239,7 @@ class UndoButton(
             bot.service.answer_undo(self.game_id, interaction.user.id, accept=self.accept),
         )
         text = words.undo_answered(allowed=result is not None)
-        await _edit(interaction, content=text, view=None)
+        await edit_answered(interaction, content=text, view=None)
         if result is not None:
             await bot.table.show_game(result.game)
 
@@ -247,7 +253,7 @@ class GridButton(
 
     def __init__(self, game_id: int, point: Point, *, mark: str | None = None) -> None:
         super().__init__(
-            _button(
+            game_button(
                 game_id,
                 f"cell:{point.x}:{point.y}",
                 label=mark or _EMPTY_LABEL,
@@ -286,7 +292,7 @@ class ColumnButton(
         label = str(column + 1)
         style = discord.ButtonStyle.secondary
         super().__init__(
-            _button(game_id, f"drop:{column}", label=label, style=style, disabled=full)
+            game_button(game_id, f"drop:{column}", label=label, style=style, disabled=full)
         )
         self.game_id = game_id
         self.column = column
@@ -309,7 +315,7 @@ class MoveButton(
 
     def __init__(self, game_id: int) -> None:
         super().__init__(
-            _button(
+            game_button(
                 game_id,
                 "move",
                 label=words.move_label(),
@@ -318,11 +324,6 @@ class MoveButton(
             )
         )
         self.game_id = game_id
-
-    @classmethod
-    def from_match(cls, match: re.Match[str]) -> Self:
-        """Rebuild from ``gomoku:<game>:move``."""
-        return cls(int(match["game"]))
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Only the player to move gets a panel; the rest are told why not."""
@@ -340,7 +341,7 @@ class TapButton(
     """A point of the tap panel: plays there, if the game is still where the panel saw it."""
 
     def __init__(self, game_id: int, point: Point, version: int, **button: Any) -> None:
-        super().__init__(_button(game_id, f"tap:{point.x}:{point.y}:{version}", **button))
+        super().__init__(game_button(game_id, f"tap:{point.x}:{point.y}:{version}", **button))
         self.game_id = game_id
         self.point = point
         self.version = version
@@ -419,7 +420,7 @@ class RematchButton(
 
     def __init__(self, game_id: int, *, against_ai: bool = False) -> None:
         super().__init__(
-            _button(
+            game_button(
                 game_id,
                 "rematch",
                 label=words.play_again_label() if against_ai else words.rematch_label(),
@@ -427,11 +428,6 @@ class RematchButton(
             )
         )
         self.game_id = game_id
-
-    @classmethod
-    def from_match(cls, match: re.Match[str]) -> Self:
-        """Rebuild from ``gomoku:<game>:rematch``."""
-        return cls(int(match["game"]))
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Start the new game (or challenge), posted as this button's answer."""
@@ -460,7 +456,7 @@ class OpeningButton(
     def __init__(self, game_id: int, word: str) -> None:
         label = choice_label(Choice(word)) if not word.isdigit() else word
         style = discord.ButtonStyle.primary if not word.isdigit() else discord.ButtonStyle.secondary
-        super().__init__(_button(game_id, f"open:{word}", label=label, style=style))
+        super().__init__(game_button(game_id, f"open:{word}", label=label, style=style))
         self.game_id = game_id
         self.word = word
 

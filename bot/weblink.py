@@ -11,14 +11,13 @@ board message and lets the AI answer, as a move made in Discord does.
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any, Final, Self
+from typing import TYPE_CHECKING, Any, Final
 
 import discord
 
 from bot.host import GameHost, host_of
 from bot.text import i18n, web_words
-from bot.views import GameItem
+from bot.views import GameItem, game_button
 from bot.web.server import OAuthApp, WebBoard
 from bot.web.tokens import DEFAULT_TTL, Role, Signer
 
@@ -36,19 +35,15 @@ class OpenBoardButton(GameItem, discord.ui.DynamicItem[Button], template=_ID + r
 
     def __init__(self, game_id: int) -> None:
         super().__init__(
-            discord.ui.Button(
-                custom_id=f"gomoku:{game_id}:web",
+            game_button(
+                game_id,
+                "web",
                 label=web_words.open_board_label(),
                 emoji="\N{GLOBE WITH MERIDIANS}",
                 style=discord.ButtonStyle.secondary,
             )
         )
         self.game_id = game_id
-
-    @classmethod
-    def from_match(cls, match: re.Match[str]) -> Self:
-        """Rebuild from ``gomoku:<game>:web``."""
-        return cls(int(match["game"]))
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Mint a pass for the presser and answer with the link, privately."""
@@ -76,19 +71,15 @@ class ActivityButton(GameItem, discord.ui.DynamicItem[Button], template=_ID + r"
 
     def __init__(self, game_id: int) -> None:
         super().__init__(
-            discord.ui.Button(
-                custom_id=f"gomoku:{game_id}:activity",
+            game_button(
+                game_id,
+                "activity",
                 label=web_words.activity_label(),
                 emoji="\N{VIDEO GAME}",
                 style=discord.ButtonStyle.primary,
             )
         )
         self.game_id = game_id
-
-    @classmethod
-    def from_match(cls, match: re.Match[str]) -> Self:
-        """Rebuild from ``gomoku:<game>:activity``."""
-        return cls(int(match["game"]))
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Launch the Activity in the presser's client (it finds the channel's game)."""

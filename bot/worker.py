@@ -36,7 +36,7 @@ from bot.core.queue_ai import (
 )
 from bot.settings import InvalidSettingError, Settings
 
-__all__ = ["analyse", "main", "search"]
+__all__ = ["add_idle_option", "analyse", "main", "search"]
 
 log = logging.getLogger(__name__)
 
@@ -86,16 +86,21 @@ def _job_timeout_s() -> float:
     return max(max(hang_limit_s(level) for level in PRESETS), REVIEW_HANG_S)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse arguments, warm the engine, then serve jobs until SIGINT/SIGTERM."""
-    parser = argparse.ArgumentParser(prog="python -m bot.worker", description=__doc__)
-    parser.add_argument("--redis", help="redis://host:6379/0 (default: GOMOKU_AI_QUEUE_URL)")
-    parser.add_argument("--nice", type=int, default=WORKER_NICENESS, help="search priority")
+def add_idle_option(parser: argparse.ArgumentParser) -> None:
+    """``--no-idle``: AI searches in the normal scheduling class, not the idle one."""
     parser.add_argument(
         "--no-idle",
         action="store_true",
         help="search in the normal scheduling class (default: the idle class, Linux)",
     )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse arguments, warm the engine, then serve jobs until SIGINT/SIGTERM."""
+    parser = argparse.ArgumentParser(prog="python -m bot.worker", description=__doc__)
+    parser.add_argument("--redis", help="redis://host:6379/0 (default: GOMOKU_AI_QUEUE_URL)")
+    parser.add_argument("--nice", type=int, default=WORKER_NICENESS, help="search priority")
+    add_idle_option(parser)
     parser.add_argument(
         "--check", action="store_true", help="exit 0 if some worker reported in lately (health)"
     )

@@ -42,15 +42,21 @@ import re
 import sqlite3
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext, suppress
+from contextlib import (
+    AbstractAsyncContextManager,
+    asynccontextmanager,
+    contextmanager,
+    nullcontext,
+    suppress,
+)
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from os import PathLike
 from pathlib import Path
-from typing import Any, Literal, Self, TypeVar
+from typing import Any, Literal, Self, TypedDict, TypeVar, Unpack
 
 from storage.repository import (
     CorruptDatabaseError,
@@ -80,6 +86,7 @@ __all__ = [
     "LATEST_VERSION",
     "LOCK_WAIT_S",
     "MIGRATIONS",
+    "ConnectOptions",
     "Migration",
     "SqliteGameRepository",
     "sqlite_sql",
@@ -204,12 +211,25 @@ def statements(migration: Migration) -> list[str]:
     return found
 
 
+@contextmanager
+def _immediate(db: sqlite3.Connection) -> Iterator[None]:
+    """A write transaction on ``db``, its lock taken at once (``BEGIN IMMEDIATE``): committed
+    at the end of the block, rolled back when the block (or the commit) raises."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
 def _migrate(db: sqlite3.Connection, path: Path) -> None:
     """Apply the missing migrations, one transaction each. The version is read again inside
     each transaction, so two processes opening a fresh file at once cannot both apply a step."""
     while True:
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with _immediate(db):
             version = _scalar(db, "PRAGMA user_version")
             if version > LATEST_VERSION:
                 raise DatabaseTooNewError(path, version, LATEST_VERSION)
@@ -218,11 +238,6 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
                 for statement in statements(migration):
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version = {migration.version}")
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
         if version == LATEST_VERSION:
             return
 
@@ -267,14 +282,8 @@ def _check_writable(db: sqlite3.Connection) -> None:
     at start, rather than as refused moves later. Rewriting ``user_version`` with its own
     value changes nothing but still commits the header page (a WAL frame)."""
     version = _scalar(db, "PRAGMA user_version")
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    with _immediate(db):
         db.execute(f"PRAGMA user_version = {int(version)}")
-        db.execute("COMMIT")
-    except BaseException:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
 
 
 def _open_connections(
@@ -387,6 +396,14 @@ class _Write:
     future: asyncio.Future[Any]
 
 
+class ConnectOptions(TypedDict, total=False):
+    """The keyword options of ``SqliteGameRepository.connect`` (and ``open``)."""
+
+    clock: Callable[[], datetime]
+    synchronous: Literal["FULL", "NORMAL"]
+    lock_wait_s: float | None
+
+
 class SqliteGameRepository(SqlGameRepository):
     """The durable ``GameRepository``. Open with ``async with SqliteGameRepository.open(p)``
     (or ``await SqliteGameRepository.connect(p)`` … ``await repo.close()``)."""
@@ -477,17 +494,10 @@ class SqliteGameRepository(SqlGameRepository):
     @classmethod
     @asynccontextmanager
     async def open(
-        cls,
-        path: str | PathLike[str],
-        *,
-        clock: Callable[[], datetime] = utc_now,
-        synchronous: Literal["FULL", "NORMAL"] = "FULL",
-        lock_wait_s: float | None = None,
+        cls, path: str | PathLike[str], **options: Unpack[ConnectOptions]
     ) -> AsyncIterator[Self]:
         """``connect`` as an async context manager that closes the repository on exit."""
-        repo = await cls.connect(
-            path, clock=clock, synchronous=synchronous, lock_wait_s=lock_wait_s
-        )
+        repo = await cls.connect(path, **options)
         try:
             yield repo
         finally:

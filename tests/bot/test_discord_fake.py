@@ -13,6 +13,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from tests.fakediscord import FakeDiscord, FakeDiscordError
+from tests.fakediscord.server import _check_message
 
 
 class Poke(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"toy:(?P<n>\d+):poke"):
@@ -262,3 +263,14 @@ def test_the_fake_checks_localisations_as_discord_does(
         ],
     }
     assert "share a name in ja" in (_check_command(twins) or "")
+
+
+@pytest.mark.parametrize("layout", [False, True])
+def test_the_fake_refuses_custom_ids_that_discord_refuses(layout: bool) -> None:
+    def message(*custom_ids: str) -> dict[str, Any]:
+        buttons = [{"type": 2, "label": "x", "custom_id": c} for c in custom_ids]
+        return {"components": [{"type": 1, "components": buttons}]}
+
+    assert _check_message(message("a", "b"), layout=layout) is None
+    assert "used twice" in str(_check_message(message("a", "a"), layout=layout))
+    assert "1-100 characters" in str(_check_message(message("x" * 101), layout=layout))

@@ -20,6 +20,7 @@ from tests.bot.conftest import (
     no_changes,
 )
 from tests.fakediscord import FakeDiscord, FakeUser, Message
+from tests.polling import until
 from tests.runners import CentreRunner
 
 
@@ -41,12 +42,9 @@ async def _view(bot: GomokuBot, fake: FakeDiscord) -> GameState:
 async def _settled(bot: GomokuBot, fake: FakeDiscord) -> GameState:
     """The game once the AI has taken every step that is its own."""
     async with asyncio.timeout(60):
-        while True:
-            view = await _view(bot, fake)
-            if not view.is_ai_turn:
-                await board_caught_up(fake, bot, view.game_id)
-                return view
-            await asyncio.sleep(0.02)
+        view = await until(lambda: _view(bot, fake), lambda view: not view.is_ai_turn)
+    await board_caught_up(fake, bot, view.game_id)
+    return view
 
 
 def _board(fake: FakeDiscord, game_id: int) -> Message:

@@ -14,6 +14,7 @@ from engine.types import Color, Point, Rule, Termination
 from storage.repository import GameStatus
 from tests.bot.conftest import BotFactory, accepted_challenge, board_caught_up, no_changes
 from tests.fakediscord import FakeDiscord, FakeUser, Message, Reply
+from tests.polling import until
 
 _TAP = re.compile(r"gomoku:\d+:tap:(\d+):(\d+):\d+")
 
@@ -352,10 +353,7 @@ async def test_a_reply_left_thinking_by_a_restart_is_filled_in(
         assert view.board[Point(4, 4)] is Color.BLACK
         assert len(view.board.moves) == 2  # the AI's move was made on start-up
         async with asyncio.timeout(5):  # and the noted reply goes right after the edit
-            while True:
-                if await second.service.repository.pending_replies() == []:
-                    break
-                await asyncio.sleep(0.02)
+            await until(second.service.repository.pending_replies, lambda left: not left)
 
 
 async def test_a_ping_sent_before_a_restart_is_deleted_after_it(
@@ -385,10 +383,9 @@ async def test_a_ping_sent_before_a_restart_is_deleted_after_it(
         await fake.wait_for(lambda: after.deleted)  # the game is over: no ping is left
         assert live() == []
         async with asyncio.timeout(5):  # and its row goes right after the message
-            while True:
-                if await third.service.repository.turn_ping(game_id) is None:
-                    break
-                await asyncio.sleep(0.02)
+            await until(
+                lambda: third.service.repository.turn_ping(game_id), lambda row: row is None
+            )
 
 
 async def test_a_panel_opened_before_a_restart_still_plays(

@@ -16,6 +16,7 @@ from tests.bot.conftest import (
     challenge,
 )
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord, Message
+from tests.polling import until
 
 
 async def _game(bot: GomokuBot, fake: FakeDiscord, game_id: int | None = None) -> GameState:
@@ -27,21 +28,15 @@ async def _game(bot: GomokuBot, fake: FakeDiscord, game_id: int | None = None) -
 async def _board_saved(bot: GomokuBot, fake: FakeDiscord) -> GameState:
     # The reply goes out first (Discord gives it its id), then the bot stores that id.
     async with asyncio.timeout(10):
-        while True:
-            view = await _game(bot, fake)
-            if view.record.message_id is not None:
-                return view
-            await asyncio.sleep(0.01)
+        return await until(
+            lambda: _game(bot, fake), lambda view: view.record.message_id is not None
+        )
 
 
 async def _ai_done(bot: GomokuBot, game_id: int) -> GameState:
     # The AI answers after a button press has been acknowledged; wait for it to move.
     async with asyncio.timeout(30):
-        while True:
-            view = await bot.service.game(game_id)
-            if not view.is_ai_turn:
-                return view
-            await asyncio.sleep(0.01)
+        return await until(lambda: bot.service.game(game_id), lambda view: not view.is_ai_turn)
 
 
 def _enabled(message: Message) -> list[str]:
@@ -89,10 +84,7 @@ async def test_gomoku_against_the_ai_to_the_end(
 
 async def _pending_replies_gone(bot: GomokuBot) -> None:
     async with asyncio.timeout(10):  # the noted reply is dropped once it is filled in
-        while True:
-            if not await bot.service.repository.pending_replies():
-                break
-            await asyncio.sleep(0.01)
+        await until(bot.service.repository.pending_replies, lambda left: not left)
 
 
 async def test_a_quick_ai_answer_is_the_reply_itself_and_the_board_shows_the_move_first(
@@ -136,10 +128,7 @@ async def test_a_slow_ai_answer_fills_in_a_deferred_reply_noted_until_then(
         assert record.callback_type == 5  # "thinking...", while the AI still thinks
         assert "last h8" in board.text()  # the stone showed before the deferral
         async with asyncio.timeout(10):  # noted, so that a restart could still fill it in
-            while True:
-                if await bot.service.repository.pending_replies():
-                    break
-                await asyncio.sleep(0.01)
+            await until(bot.service.repository.pending_replies, bool)
         ai.release.set()
         reply = await fake.answer(record)
         assert reply.deferred

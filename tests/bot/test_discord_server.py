@@ -19,6 +19,7 @@ from tests.bot.conftest import BotFactory, HeldStarts
 from tests.clock import FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Reply
 from tests.fakediscord.model import guild_payload, role_payload
+from tests.polling import until
 
 
 async def _start_ai(fake: FakeDiscord, bot: GomokuBot, user: FakeUser, **options: object) -> int:
@@ -95,10 +96,7 @@ async def test_an_idle_game_ends_by_itself_after_a_restart(
             return (await second.service.game(game_id)).status is GameStatus.FINISHED
 
         async with asyncio.timeout(10):  # the resume runs right after start-up
-            while True:
-                if await ended():
-                    break
-                await asyncio.sleep(0.02)
+            await until(ended, bool)
         view = await second.service.game(game_id)
         assert view.status is GameStatus.FINISHED
         assert view.record.end_reason == "idle"

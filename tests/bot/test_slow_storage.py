@@ -19,6 +19,7 @@ from bot.client import GomokuBot
 from bot.core.service.states import GameState
 from tests.bot.conftest import BotFactory
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord
+from tests.polling import until
 from tests.storage.faults import write_lock_held
 
 HOLD_S = 3.5  # longer than Discord's 3 s, shorter than the 5 s busy timeout
@@ -197,10 +198,10 @@ async def test_replace_forget_me_and_the_daily_puzzle_during_a_held_lock(
     assert reply.message is not None
     message_id = reply.message.id
     async with asyncio.timeout(10):
-        while True:
-            if (await sqlite_bot.service.game(new.game_id)).record.message_id == message_id:
-                break
-            await asyncio.sleep(0.02)
+        await until(
+            lambda: sqlite_bot.service.game(new.game_id),
+            lambda view: view.record.message_id == message_id,
+        )
 
     # The daily puzzle's channel.
     with write_lock_held(db_path, SHORT_HOLD_S):

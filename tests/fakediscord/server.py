@@ -24,9 +24,9 @@ import json
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypedDict, Unpack
 
 import discord
 import yarl
@@ -59,6 +59,14 @@ Handler = Callable[["_Call"], Awaitable[web.StreamResponse]]
 OPTION_STRING, OPTION_INTEGER, OPTION_BOOLEAN, OPTION_USER = 3, 4, 5, 6
 OPTION_CHANNEL, OPTION_ROLE, OPTION_NUMBER = 7, 8, 10
 SUBCOMMAND, SUBCOMMAND_GROUP = 1, 2
+
+
+class SlashOptions(TypedDict, total=False):
+    """Who sends a slash command, where, with which options (``FakeDiscord.send_slash``)."""
+
+    user: FakeUser | None
+    channel: FakeChannel | None
+    options: dict[str, Any] | None
 
 
 class FakeDiscordError(AssertionError):
@@ -104,6 +112,15 @@ class _Session:
     async def dispatch(self, event: str, data: Any) -> None:
         self.seq += 1
         await self.ws.send_str(json.dumps({"op": 0, "t": event, "s": self.seq, "d": data}))
+
+
+# Routes served by more than one method.
+_COMMANDS: Final = r"/applications/\d+/commands"
+_GUILD_COMMANDS: Final = r"/applications/\d+/guilds/(?P<guild>\d+)/commands"
+_WEBHOOK_MESSAGE: Final = r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)"
+_CHANNEL: Final = r"/channels/(?P<channel>\d+)"
+_MESSAGES: Final = r"/channels/(?P<channel>\d+)/messages"
+_MESSAGE: Final = r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)"
 
 
 class FakeDiscord:
@@ -156,28 +173,24 @@ class FakeDiscord:
                 ("GET", r"/users/(?P<user>\d+)", self._get_user),
                 ("GET", r"/oauth2/applications/@me", self._get_application),
                 ("GET", r"/gateway(/bot)?", self._get_gateway),
-                ("PUT", r"/applications/\d+/commands", self._put_commands),
-                ("GET", r"/applications/\d+/commands", self._get_commands),
-                ("PUT", r"/applications/\d+/guilds/(?P<guild>\d+)/commands", self._put_commands),
-                ("GET", r"/applications/\d+/guilds/(?P<guild>\d+)/commands", self._get_commands),
+                ("PUT", _COMMANDS, self._put_commands),
+                ("GET", _COMMANDS, self._get_commands),
+                ("PUT", _GUILD_COMMANDS, self._put_commands),
+                ("GET", _GUILD_COMMANDS, self._get_commands),
                 ("POST", r"/interactions/(?P<id>\d+)/(?P<token>[^/]+)/callback", self._callback),
                 ("POST", r"/webhooks/\d+/(?P<token>[^/]+)", self._post_followup),
-                ("GET", r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)",
-                 self._get_webhook_message),
-                ("PATCH", r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)",
-                 self._patch_webhook_message),
-                ("DELETE", r"/webhooks/\d+/(?P<token>[^/]+)/messages/(?P<id>@original|\d+)",
-                 self._delete_webhook_message),
-                ("GET", r"/channels/(?P<channel>\d+)", self._get_channel),
-                ("PATCH", r"/channels/(?P<channel>\d+)", self._patch_channel),
+                ("GET", _WEBHOOK_MESSAGE, self._get_webhook_message),
+                ("PATCH", _WEBHOOK_MESSAGE, self._patch_webhook_message),
+                ("DELETE", _WEBHOOK_MESSAGE, self._delete_webhook_message),
+                ("GET", _CHANNEL, self._get_channel),
+                ("PATCH", _CHANNEL, self._patch_channel),
                 ("POST", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)/threads",
                  self._create_thread),
-                ("GET", r"/channels/(?P<channel>\d+)/messages", self._list_messages),
-                ("POST", r"/channels/(?P<channel>\d+)/messages", self._post_message),
-                ("GET", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)", self._get_message),
-                ("PATCH", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)", self._patch_message),
-                ("DELETE", r"/channels/(?P<channel>\d+)/messages/(?P<id>\d+)",
-                 self._delete_message),
+                ("GET", _MESSAGES, self._list_messages),
+                ("POST", _MESSAGES, self._post_message),
+                ("GET", _MESSAGE, self._get_message),
+                ("PATCH", _MESSAGE, self._patch_message),
+                ("DELETE", _MESSAGE, self._delete_message),
                 ("GET", r"/guilds/(?P<guild>\d+)/members/(?P<user>\d+)", self._get_member),
             ]
         ]  # fmt: skip
@@ -389,19 +402,9 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ interactions
 
-    async def slash(
-        self,
-        command: str,
-        *,
-        user: FakeUser | None = None,
-        channel: FakeChannel | None = None,
-        options: dict[str, Any] | None = None,
-    ) -> Reply:
+    async def slash(self, command: str, **how: Unpack[SlashOptions]) -> Reply:
         """Invoke ``/command`` (``"gomoku start"``) and return the bot's answer."""
-        record = await self.send_slash(command, user=user, channel=channel, options=options)
-        return await self.answer(
-            record,
-        )
+        return await self.answer(await self.send_slash(command, **how))
 
     async def send_slash(
         self,
@@ -1375,21 +1378,28 @@ def _check_message(body: dict[str, Any], *, layout: bool = False) -> str | None:
     rows = body.get("components") or []
     if len(rows) > 5:
         return f"{len(rows)} action rows, at most 5"
-    seen: set[str] = set()
     for row in rows:
         items = row.get("components") or []
         if not 1 <= len(items) <= 5:
             return f"an action row holds {len(items)} components, 1 to 5 allowed"
         for item in items:
-            custom_id = item.get("custom_id")
-            if custom_id is not None:
-                if not 1 <= len(custom_id) <= 100:
-                    return f"custom_id {custom_id!r} must be 1-100 characters"
-                if custom_id in seen:
-                    return f"custom_id {custom_id!r} used twice"
-                seen.add(custom_id)
             if len(item.get("label") or "") > 80:
                 return "button label over 80 characters"
+    return _check_custom_ids(item for row in rows for item in row.get("components") or [])
+
+
+def _check_custom_ids(items: Iterable[dict[str, Any]]) -> str | None:
+    """Custom ids of 1-100 characters, none used twice in the message."""
+    seen: set[str] = set()
+    for item in items:
+        custom_id = item.get("custom_id")
+        if custom_id is None:
+            continue
+        if not 1 <= len(custom_id) <= 100:
+            return f"custom_id {custom_id!r} must be 1-100 characters"
+        if custom_id in seen:
+            return f"custom_id {custom_id!r} used twice"
+        seen.add(custom_id)
     return None
 
 
@@ -1408,17 +1418,9 @@ def _check_layout(body: dict[str, Any]) -> str | None:
     text = sum(len(item.get("content", "")) for item in everything if item.get("type") == 10)
     if text > 4000:
         return f"text displays hold {text} characters, at most 4000"
-    seen: set[str] = set()
     for item in everything:
         if item.get("type") == 1 and not 1 <= len(item.get("components") or []) <= 5:
             return "an action row holds 1 to 5 components"
-        custom_id = item.get("custom_id")
-        if custom_id is not None:
-            if not 1 <= len(custom_id) <= 100:
-                return f"custom_id {custom_id!r} must be 1-100 characters"
-            if custom_id in seen:
-                return f"custom_id {custom_id!r} used twice"
-            seen.add(custom_id)
         if item.get("type") == 2 and not (item.get("label") or item.get("emoji")):
             return "a button needs a label or an emoji"
-    return None
+    return _check_custom_ids(everything)

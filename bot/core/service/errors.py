@@ -33,9 +33,14 @@ Errors::
         │                              channel is busy (.game_id)
         └── AIFailedError              the AI could not produce a move (.game_id)
 
+The refusals that carry only ``.game_id`` share the base ``GameRefusedError``, those that carry
+``.user_id`` and ``.game_id`` the base ``UserRefusedError``; both derive from ``GameServiceError``.
+
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 from bot.core.service.states import GameEnd
 from engine.errors import GomokuError
@@ -47,6 +52,27 @@ class GameServiceError(GomokuError):
     """Base of the errors the service raises for a request it refuses."""
 
 
+class GameRefusedError(GameServiceError):
+    """A refusal about one game, carrying its id (.game_id)."""
+
+    message: ClassVar[str]  # the log's words, formatted with ``game_id``
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(self.message.format(game_id=game_id))
+        self.game_id = game_id
+
+
+class UserRefusedError(GameServiceError):
+    """A refusal of one user's request in one game (.user_id, .game_id)."""
+
+    message: ClassVar[str]  # the log's words, formatted with ``user_id`` and ``game_id``
+
+    def __init__(self, user_id: int, game_id: int) -> None:
+        super().__init__(self.message.format(user_id=user_id, game_id=game_id))
+        self.user_id = user_id
+        self.game_id = game_id
+
+
 class NoActiveGameError(GameServiceError):
     """The channel has no pending or active game."""
 
@@ -55,12 +81,10 @@ class NoActiveGameError(GameServiceError):
         self.channel_id = channel_id
 
 
-class NoSuchGameError(GameServiceError):
+class NoSuchGameError(GameRefusedError):
     """No game has this id (a stale button, a typo)."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(f"no game {game_id}")
-        self.game_id = game_id
+    message = "no game {game_id}"
 
 
 class GameExistsError(GameServiceError):
@@ -81,59 +105,44 @@ class GameNotActiveError(GameServiceError):
         self.status = status
 
 
-class OtherChannelError(GameServiceError):
+class OtherChannelError(GameRefusedError):
     """A button of a game that is open, but in another channel than the one pressed in."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(f"game {game_id} is open in another channel")
-        self.game_id = game_id
+    message = "game {game_id} is open in another channel"
 
 
 class UnknownButtonError(GameServiceError):
     """A button whose custom id names no action (forged, or from a removed feature)."""
 
 
-class NotAPlayerError(GameServiceError):
+class NotAPlayerError(UserRefusedError):
     """The user does not play in this game (or is not the one who must answer)."""
 
-    def __init__(self, user_id: int, game_id: int) -> None:
-        super().__init__(f"user {user_id} does not play in game {game_id}")
-        self.user_id = user_id
-        self.game_id = game_id
+    message = "user {user_id} does not play in game {game_id}"
 
 
-class NotYourTurnError(GameServiceError):
+class NotYourTurnError(UserRefusedError):
     """The user plays in the game but it is the other side's turn."""
 
-    def __init__(self, user_id: int, game_id: int) -> None:
-        super().__init__(f"not user {user_id}'s turn in game {game_id}")
-        self.user_id = user_id
-        self.game_id = game_id
+    message = "not user {user_id}'s turn in game {game_id}"
 
 
-class AIThinkingError(GameServiceError):
+class AIThinkingError(GameRefusedError):
     """It is the AI's turn: the request has to wait for its move."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(f"the AI is to move in game {game_id}")
-        self.game_id = game_id
+    message = "the AI is to move in game {game_id}"
 
 
-class ChallengeExpiredError(GameServiceError):
+class ChallengeExpiredError(GameRefusedError):
     """The challenge was not answered in time."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(f"challenge {game_id} expired")
-        self.game_id = game_id
+    message = "challenge {game_id} expired"
 
 
-class NotChallengedError(GameServiceError):
+class NotChallengedError(UserRefusedError):
     """Only the challenged user may accept (and only the two of them may decline)."""
 
-    def __init__(self, user_id: int, game_id: int) -> None:
-        super().__init__(f"user {user_id} was not challenged in game {game_id}")
-        self.user_id = user_id
-        self.game_id = game_id
+    message = "user {user_id} was not challenged in game {game_id}"
 
 
 class SelfChallengeError(GameServiceError):
@@ -163,36 +172,28 @@ class ChannelNotAllowedError(GameServiceError):
         self.allowed = allowed  # the channels where games are allowed
 
 
-class HintNotAllowedError(GameServiceError):
+class HintNotAllowedError(GameRefusedError):
     """Hints are refused in rated games."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(f"no hints in rated game {game_id}")
-        self.game_id = game_id
+    message = "no hints in rated game {game_id}"
 
 
-class NoMoveToUndoError(GameServiceError):
+class NoMoveToUndoError(GameRefusedError):
     """The user has no move on the board to take back."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(f"nothing to undo in game {game_id}")
-        self.game_id = game_id
+    message = "nothing to undo in game {game_id}"
 
 
-class UndoPendingError(GameServiceError):
+class UndoPendingError(GameRefusedError):
     """An undo request in this game is already waiting for the opponent."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(f"an undo request is pending in game {game_id}")
-        self.game_id = game_id
+    message = "an undo request is pending in game {game_id}"
 
 
-class NoUndoRequestError(GameServiceError):
+class NoUndoRequestError(GameRefusedError):
     """No undo request to answer, or the game moved on since it was made."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(f"no undo request in game {game_id}")
-        self.game_id = game_id
+    message = "no undo request in game {game_id}"
 
 
 class OutOfTimeError(GameServiceError):
@@ -206,13 +207,10 @@ class OutOfTimeError(GameServiceError):
         self.end = end  # the finished game (Termination.TIMEOUT), for the front-end to show
 
 
-class NotReplaceableError(GameServiceError):
+class NotReplaceableError(UserRefusedError):
     """Only a player's own game against the AI can be replaced by a new one."""
 
-    def __init__(self, user_id: int, game_id: int) -> None:
-        super().__init__(f"user {user_id} may not replace game {game_id}")
-        self.user_id = user_id
-        self.game_id = game_id
+    message = "user {user_id} may not replace game {game_id}"
 
 
 class StalePanelError(GameServiceError):
@@ -235,17 +233,13 @@ class NotationError(GameServiceError):
         self.typed_column = typed_column  # a column alone was given (else a point)
 
 
-class RematchError(GameServiceError):
+class RematchError(GameRefusedError):
     """A rematch was asked of a game that did not finish."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(f"no rematch of game {game_id}")
-        self.game_id = game_id
+    message = "no rematch of game {game_id}"
 
 
-class AIFailedError(GameServiceError):
+class AIFailedError(GameRefusedError):
     """The AI could not produce a move, even after a retry on a fresh worker."""
 
-    def __init__(self, game_id: int) -> None:
-        super().__init__(f"the AI failed in game {game_id}")
-        self.game_id = game_id
+    message = "the AI failed in game {game_id}"
