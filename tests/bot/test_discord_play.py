@@ -15,7 +15,7 @@ from tests.bot.conftest import (
     accepted_challenge,
     challenge,
 )
-from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord, Message
+from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord, Message, Reply
 from tests.polling import until
 
 
@@ -49,14 +49,17 @@ def _grid_shows(board: Message, view: GameState) -> Callable[[], bool]:
     return lambda: view.is_over or 9 - len(_enabled(board)) == played
 
 
+async def _start_against_the_ai(fake: FakeDiscord, alice: FakeUser, **options: object) -> Reply:
+    """Alice starts a game with the beginner AI, playing Black, with ``options`` besides."""
+    return await fake.slash(
+        "gomoku start", user=alice, options={"level": "beginner", "colour": "black", **options}
+    )
+
+
 async def test_gomoku_against_the_ai_to_the_end(
     fake: FakeDiscord, pool_bot: GomokuBot, alice: FakeUser
 ) -> None:
-    start = await fake.slash(
-        "gomoku start",
-        user=alice,
-        options={"level": "beginner", "size": 7, "colour": "black"},
-    )
+    start = await _start_against_the_ai(fake, alice, size=7)
     assert not start.ephemeral
     assert start.attachments == []  # the default style is emoji text
     assert "\N{HEAVY PLUS SIGN}" in start.text()
@@ -156,11 +159,7 @@ async def test_stopping_while_the_ai_thinks_still_answers_the_move(
 async def test_tictactoe_with_buttons_against_the_ai(
     fake: FakeDiscord, pool_bot: GomokuBot, alice: FakeUser
 ) -> None:
-    start = await fake.slash(
-        "gomoku start",
-        user=alice,
-        options={"game": "tictactoe", "level": "beginner", "colour": "black"},
-    )
+    start = await _start_against_the_ai(fake, alice, game="tictactoe")
     assert start.message is not None
     board = start.message
     game_id = (await _game(pool_bot, fake)).game_id

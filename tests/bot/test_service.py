@@ -42,11 +42,17 @@ def clock() -> FakeClock:
 
 
 async def start_pvp(
-    service: GameService, *, rule: Rule = Rule.FREESTYLE, rated: bool = False, **options: Any
+    service: GameService,
+    *,
+    rule: Rule = Rule.FREESTYLE,
+    rated: bool = False,
+    accept_on: GameService | None = None,
+    **options: Any,
 ):
-    """Alice (Black) challenges Bob (White), Bob accepts: a friendly game unless ``rated``
-    (then a Gomoku one opens with the server's opening rule), with ``service.start``'s other
-    ``options`` (game, size, opening)."""
+    """Alice (Black) challenges Bob (White), Bob accepts (through ``accept_on`` when given,
+    another service on the same store): a friendly game unless ``rated`` (then a Gomoku one
+    opens with the server's opening rule), with ``service.start``'s other ``options`` (game,
+    size, opening)."""
     view = await service.start(
         channel_id=CHANNEL,
         guild_id=GUILD,
@@ -57,7 +63,7 @@ async def start_pvp(
         rated=rated,
         **options,
     )
-    return await service.accept(view.game_id, BOB)
+    return await (accept_on or service).accept(view.game_id, BOB)
 
 
 async def play(service: GameService, moves: str, users=(ALICE, BOB)):

@@ -33,6 +33,14 @@ async def place(service: GameService, user: int, *cells: str):
     return result
 
 
+async def rated_opening(service: GameService) -> str:
+    """The opening rule a rated game between Alice and Bob opens with (Alice then resigns)."""
+    view = await start_pvp(service, rated=True)
+    assert view.opening is not None
+    await service.resign(CHANNEL, ALICE)
+    return str(view.opening.rule.value)
+
+
 async def test_rated_games_get_the_servers_opening_and_games_with_the_ai_do_not(
     service: GameService,
 ) -> None:
@@ -43,10 +51,7 @@ async def test_rated_games_get_the_servers_opening_and_games_with_the_ai_do_not(
     assert view.in_opening
     await service.resign(CHANNEL, ALICE)
     await service.update_settings(GUILD, rated_opening="swap")
-    view = await start_pvp(service, rated=True)
-    assert view.opening is not None
-    assert view.opening.rule.value == "swap"
-    await service.resign(CHANNEL, ALICE)
+    assert await rated_opening(service) == "swap"
     ai = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="black")
     assert ai.opening is None
     await service.abandon(CHANNEL)
@@ -56,10 +61,7 @@ async def test_rated_games_get_the_servers_opening_and_games_with_the_ai_do_not(
     await service.resign(CHANNEL, ALICE)
     # a renju opening gives way to swap2 on a freestyle game
     await service.update_settings(GUILD, rated_opening="soosorv8")
-    view = await start_pvp(service, rated=True)
-    assert view.opening is not None
-    assert view.opening.rule.value == "swap2"
-    await service.resign(CHANNEL, ALICE)
+    assert await rated_opening(service) == "swap2"
     with pytest.raises(InvalidOptionError):
         await service.update_settings(GUILD, rated_opening="pie")
     assert (await service.settings(GUILD)).rated_opening == "soosorv8"

@@ -16,10 +16,8 @@ from bot.core.service.errors import NotYourTurnError
 from engine.types import Color, Point, Termination
 from storage.repository import GameStatus, Player
 from storage.sqlite import SqliteGameRepository
+from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD, start_pvp
 from tests.runners import NearestRunner
-
-ALICE, BOB = 11, 22
-GUILD, CHANNEL = 3, 4
 
 
 async def test_rated_game_to_the_end(tmp_path: Path) -> None:
@@ -60,15 +58,7 @@ async def test_two_connections_racing_one_counts(tmp_path: Path) -> None:
     ):
         one = GameService(first_repo, NearestRunner())
         two = GameService(second_repo, NearestRunner())
-        pending = await one.start(
-            channel_id=CHANNEL,
-            guild_id=GUILD,
-            user_id=ALICE,
-            opponent=BOB,
-            colour="black",
-            rated=False,
-        )
-        await two.accept(pending.game_id, BOB)
+        await start_pvp(one, accept_on=two)
         for _ in range(5):
             view = await one.board(CHANNEL)
             mover = view.to_move

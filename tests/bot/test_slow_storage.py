@@ -35,6 +35,16 @@ def _deferred_in_time(fake: FakeDiscord, record: InteractionRecord) -> None:
     assert record.deferred, (record.latency, record.payload["data"])
 
 
+async def _people_game(fake: FakeDiscord, alice: FakeUser, bob: FakeUser) -> None:
+    board = (
+        await fake.slash(
+            "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
+        )
+    ).message
+    assert board is not None
+    await fake.click(board, next(c for c in board.custom_ids() if c.endswith(":accept")), user=bob)
+
+
 @pytest.fixture
 async def sqlite_bot(fake: FakeDiscord, make_bot: BotFactory) -> AsyncIterator[GomokuBot]:
     instance = make_bot()  # no repository given: the bot opens its SQLite file itself
@@ -85,28 +95,12 @@ async def test_a_move_during_a_held_write_lock_is_acknowledged_and_answered(
 async def test_a_fast_move_is_still_one_request(
     fake: FakeDiscord, sqlite_bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    board = (
-        await fake.slash(
-            "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
-        )
-    ).message
-    assert board is not None
-    await fake.click(board, next(c for c in board.custom_ids() if c.endswith(":accept")), user=bob)
+    await _people_game(fake, alice, bob)
     record = await fake.send_slash("place", user=alice, options={"cell": "a1"})
     reply = await fake.answer(record)
     assert "played **A1**" in reply.content
     assert record.callback_type == 4  # answered outright, no deferral
     await asyncio.sleep(0)
-
-
-async def _people_game(fake: FakeDiscord, alice: FakeUser, bob: FakeUser) -> None:
-    board = (
-        await fake.slash(
-            "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
-        )
-    ).message
-    assert board is not None
-    await fake.click(board, next(c for c in board.custom_ids() if c.endswith(":accept")), user=bob)
 
 
 @pytest.mark.slow
