@@ -18,7 +18,13 @@ from bot.client import GomokuBot
 from bot.web.server import STATIC
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.web.conftest import base_url
-from tests.web.test_board_browser import stored_moves, tap, wait_moves, wait_stored
+from tests.web.test_board_browser import (
+    start_ai_game,
+    stored_moves,
+    tap,
+    wait_moves,
+    wait_stored,
+)
 
 pytestmark = pytest.mark.skipif(
     not (STATIC / "dist" / "activity.js").exists(),
@@ -82,8 +88,7 @@ async def test_the_activity_signs_in_through_discord_and_plays(
     fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser
 ) -> None:
     bot = web_bot
-    await fake.slash("gomoku start", user=alice, options={"colour": "black"})
-    game = await bot.service.board(fake.default_channel.id)
+    game = await start_ai_game(fake, bot, alice)
     instance = fake.start_activity(fake.default_channel, alice)
     page = await activity_page(browser, bot, fake, alice, instance)
     frame = page.frame_locator("#app")
@@ -108,7 +113,7 @@ async def test_the_activity_refuses_a_user_outside_the_instance(
     fake: FakeDiscord, web_bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
     bot = web_bot
-    await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+    game = await start_ai_game(fake, bot, alice)
     instance = fake.start_activity(fake.default_channel, alice)
     url = base_url(bot)
     async with aiohttp.ClientSession() as http:
@@ -126,14 +131,13 @@ async def test_the_activity_refuses_a_user_outside_the_instance(
         body = {"access_token": "made-up", "instance_id": instance}
         async with http.post(f"{url}/api/activity", json=body) as reply:
             assert reply.status == 403
-    assert await stored_moves(bot, (await bot.service.board(fake.default_channel.id)).game_id) == 0
+    assert await stored_moves(bot, game.game_id) == 0
 
 
 async def test_the_activity_button_launches_the_activity(
     fake: FakeDiscord, web_bot: GomokuBot, alice: FakeUser
 ) -> None:
-    await fake.slash("gomoku start", user=alice, options={"colour": "black"})
-    game = await web_bot.service.board(fake.default_channel.id)
+    game = await start_ai_game(fake, web_bot, alice)
     board = fake.channel_messages()[-1]
     link = await fake.click(board, f"gomoku:{game.game_id}:web", user=alice)
     assert link.message is not None

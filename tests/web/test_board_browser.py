@@ -67,6 +67,37 @@ async def open_page(browser: Any, bot: GomokuBot, link: str, viewport: dict[str,
     return page
 
 
+async def board_page(
+    browser: Any,
+    bot: GomokuBot,
+    fake: FakeDiscord,
+    game: GameState,
+    user: FakeUser,
+    viewport: dict[str, int],
+) -> Any:
+    """A page at ``viewport`` showing ``game`` through ``user``'s **Open board** link."""
+    return await open_page(browser, bot, await board_link(fake, game, user), viewport)
+
+
+async def watched_people_game(
+    fake: FakeDiscord, bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> tuple[GameState, Any, Any]:
+    """Alice and Bob's game, Alice's page on a phone and Carol's watching page on a desktop."""
+    carol = fake.add_user("carol")
+    game = await start_people_game(fake, bot, alice, bob)
+    player = await board_page(browser, bot, fake, game, alice, PHONE)
+    watcher = await board_page(browser, bot, fake, game, carol, DESKTOP)
+    return game, player, watcher
+
+
+async def start_ai_game(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, **options: Any
+) -> GameState:
+    """Alice starts a game with the AI, playing Black; returns the channel's game."""
+    await fake.slash("gomoku start", user=alice, options={"colour": "black", **options})
+    return await bot.service.board(fake.default_channel.id)
+
+
 async def tap(page: Any, x: int, y: int) -> None:
     """Tap point (x, y) of the canvas (y from the bottom, as the house counts)."""
     cx, cy = await page.evaluate("([x, y]) => window.gomoku.centre(x, y)", [x, y])
@@ -112,10 +143,7 @@ async def test_a_player_taps_twice_and_everyone_sees_the_move(
     fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
 ) -> None:
     bot = web_bot
-    carol = fake.add_user("carol")
-    game = await start_people_game(fake, bot, alice, bob)
-    player = await open_page(browser, bot, await board_link(fake, game, alice), PHONE)
-    watcher = await open_page(browser, bot, await board_link(fake, game, carol), DESKTOP)
+    game, player, watcher = await watched_people_game(fake, bot, browser, alice, bob)
     assert await player.evaluate("window.gomoku.state().you") == 0
     assert await watcher.evaluate("window.gomoku.state().you") is None
 
@@ -159,11 +187,8 @@ async def test_refused_taps_change_nothing(
     fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
 ) -> None:
     bot = web_bot
-    carol = fake.add_user("carol")
-    game = await start_people_game(fake, bot, alice, bob)
-    black = await open_page(browser, bot, await board_link(fake, game, alice), PHONE)
-    white = await open_page(browser, bot, await board_link(fake, game, bob), PHONE)
-    watcher = await open_page(browser, bot, await board_link(fake, game, carol), DESKTOP)
+    game, black, watcher = await watched_people_game(fake, bot, browser, alice, bob)
+    white = await board_page(browser, bot, fake, game, bob, PHONE)
 
     # Not Bob's turn: the sentence /place gives.
     await tap(white, 3, 3)
@@ -186,9 +211,8 @@ async def test_a_gravity_game_drops_into_the_tapped_column_and_the_ai_answers(
     fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser
 ) -> None:
     bot = web_bot
-    await fake.slash("gomoku start", user=alice, options={"game": "connect4", "colour": "black"})
-    game = await bot.service.board(fake.default_channel.id)
-    page = await open_page(browser, bot, await board_link(fake, game, alice), DESKTOP)
+    game = await start_ai_game(fake, bot, alice, game="connect4")
+    page = await board_page(browser, bot, fake, game, alice, DESKTOP)
     # A tap high up in column 3 drops to its foot.
     await tap(page, 2, 5)
     await tap(page, 2, 5)
@@ -203,9 +227,8 @@ async def test_a_finished_game_replays_move_by_move(
     fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser
 ) -> None:
     bot = web_bot
-    await fake.slash("gomoku start", user=alice, options={"colour": "black"})
-    game = await bot.service.board(fake.default_channel.id)
-    page = await open_page(browser, bot, await board_link(fake, game, alice), PHONE)
+    game = await start_ai_game(fake, bot, alice)
+    page = await board_page(browser, bot, fake, game, alice, PHONE)
     await fake.slash("place", user=alice, options={"cell": "h8"})
     await wait_stored(bot, game.game_id, 2)  # and the AI's reply
     resign = await fake.slash("gomoku resign", user=alice)
@@ -232,7 +255,7 @@ async def test_the_page_reconnects_by_itself_and_an_expired_link_says_so(
 ) -> None:
     bot = web_bot
     game = await start_people_game(fake, bot, alice, bob)
-    page = await open_page(browser, bot, await board_link(fake, game, alice), PHONE)
+    page = await board_page(browser, bot, fake, game, alice, PHONE)
     # The server drops every socket (a restart, a proxy timing out), then a move is made: the
     # page comes back by itself and catches up.
     board = bot.web_board
@@ -287,7 +310,7 @@ async def test_renju_forbidden_points_and_the_winning_line_are_drawn(
     for turn, cell in enumerate(["h8", "a1", "j8", "a3", "i7", "a5", "i9", "a7"]):
         user = alice if turn % 2 == 0 else bob
         await bot.service.place(channel, user.id, Point.parse(cell))
-    page = await open_page(browser, bot, await board_link(fake, game, alice), DESKTOP)
+    page = await board_page(browser, bot, fake, game, alice, DESKTOP)
     assert is_red(await pixel(page, 8, 7))  # i8: Black's double three, crossed out
     assert not is_red(await pixel(page, 8, 8))  # i9: a black stone
     # A five by Black through i8's row, drawn as a red line over the stones.
