@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 from bot.client import GomokuBot
 from bot.core.service.states import GameState
@@ -90,16 +91,26 @@ async def _pending_replies_gone(bot: GomokuBot) -> None:
         await until(bot.service.repository.pending_replies, lambda left: not left)
 
 
-async def test_a_quick_ai_answer_is_the_reply_itself_and_the_board_shows_the_move_first(
-    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
-) -> None:
+@asynccontextmanager
+async def _gated_game(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, ai_reply_wait: float
+) -> AsyncIterator[tuple[GomokuBot, GatedRunner, Message]]:
+    """A running bot whose AI thinks until ``release``, Alice (Black) in a game against it:
+    the bot, its AI and the game's board message."""
     ai = GatedRunner()
-    bot = make_bot(ai=ai, ai_reply_wait=30.0)  # "quick": within the wait, however slow the test
+    bot = make_bot(ai=ai, ai_reply_wait=ai_reply_wait)
     async with fake.running(bot):
         start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
         assert start.message is not None
+        yield bot, ai, fake.messages[start.message.id]
+
+
+async def test_a_quick_ai_answer_is_the_reply_itself_and_the_board_shows_the_move_first(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    # "quick": within the wait, however slow the test
+    async with _gated_game(fake, make_bot, alice, 30.0) as (bot, ai, board):
         game_id = (await _board_saved(bot, fake)).game_id
-        board = fake.messages[start.message.id]
         # A slow Discord on the answer: the board does not wait for it.
         release = fake.hold("POST", r"/interactions/\d+/[^/]+/callback")
         record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
@@ -120,12 +131,7 @@ async def test_a_quick_ai_answer_is_the_reply_itself_and_the_board_shows_the_mov
 async def test_a_slow_ai_answer_fills_in_a_deferred_reply_noted_until_then(
     fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
 ) -> None:
-    ai = GatedRunner()
-    bot = make_bot(ai=ai, ai_reply_wait=0.05)
-    async with fake.running(bot):
-        start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
-        assert start.message is not None
-        board = fake.messages[start.message.id]
+    async with _gated_game(fake, make_bot, alice, 0.05) as (bot, ai, board):
         record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
         await fake.wait_for(lambda: record.callback_type is not None)
         assert record.callback_type == 5  # "thinking...", while the AI still thinks
@@ -142,10 +148,7 @@ async def test_a_slow_ai_answer_fills_in_a_deferred_reply_noted_until_then(
 async def test_stopping_while_the_ai_thinks_still_answers_the_move(
     fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
 ) -> None:
-    ai = GatedRunner()
-    bot = make_bot(ai=ai, ai_reply_wait=30.0)
-    async with fake.running(bot):
-        await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+    async with _gated_game(fake, make_bot, alice, 30.0) as (_, ai, _):
         record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
         await ai.started.wait()
         assert record.callback_type is None

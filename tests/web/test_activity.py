@@ -15,6 +15,7 @@ import aiohttp
 import pytest
 
 from bot.client import GomokuBot
+from bot.core.service.states import GameState
 from bot.web.server import STATIC
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.web.conftest import base_url
@@ -84,12 +85,19 @@ async def activity_page(
     return page
 
 
+async def alices_activity(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+) -> tuple[GameState, str]:
+    """Alice's game with the AI in the channel, and the Activity instance she launched there."""
+    game = await start_ai_game(fake, bot, alice)
+    return game, fake.start_activity(fake.default_channel, alice)
+
+
 async def test_the_activity_signs_in_through_discord_and_plays(
     fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser
 ) -> None:
     bot = web_bot
-    game = await start_ai_game(fake, bot, alice)
-    instance = fake.start_activity(fake.default_channel, alice)
+    game, instance = await alices_activity(fake, bot, alice)
     page = await activity_page(browser, bot, fake, alice, instance)
     frame = page.frame_locator("#app")
     app = next(f for f in page.frames if f != page.main_frame)
@@ -112,10 +120,8 @@ async def test_the_activity_signs_in_through_discord_and_plays(
 async def test_the_activity_refuses_a_user_outside_the_instance(
     fake: FakeDiscord, web_bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    bot = web_bot
-    game = await start_ai_game(fake, bot, alice)
-    instance = fake.start_activity(fake.default_channel, alice)
-    url = base_url(bot)
+    game, instance = await alices_activity(fake, web_bot, alice)
+    url = base_url(web_bot)
     async with aiohttp.ClientSession() as http:
         # Bob's code, exchanged properly, but Bob is not in Alice's Activity.
         async with http.post(f"{url}/api/token", json={"code": fake.authorize(bob)}) as reply:
@@ -131,7 +137,7 @@ async def test_the_activity_refuses_a_user_outside_the_instance(
         body = {"access_token": "made-up", "instance_id": instance}
         async with http.post(f"{url}/api/activity", json=body) as reply:
             assert reply.status == 403
-    assert await stored_moves(bot, game.game_id) == 0
+    assert await stored_moves(web_bot, game.game_id) == 0
 
 
 async def test_the_activity_button_launches_the_activity(
