@@ -88,7 +88,7 @@ async def _drive(conn: Connection, args: argparse.Namespace, pages: bool) -> Non
             "gomoku start",
             user=black,
             channel=channels[index],
-            options={"opponent": white, "colour": "black"},
+            options={"opponent": white, "colour": "black", "rated": False},
         )
         assert start.message is not None
         accept = next(c for c in start.message.custom_ids() if c.endswith(":accept"))

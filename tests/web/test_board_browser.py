@@ -28,9 +28,12 @@ DESKTOP = {"width": 1280, "height": 800}
 async def start_people_game(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, **options: Any
 ) -> GameState:
-    """Alice (Black) challenges Bob, who accepts; returns the active game."""
+    """Alice (Black) challenges Bob to a friendly game (no opening rule unless ``options``
+    names one), Bob accepts; returns the active game."""
     start = await fake.slash(
-        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", **options}
+        "gomoku start",
+        user=alice,
+        options={"opponent": bob, "colour": "black", "rated": False, **options},
     )
     assert start.message is not None
     game = await bot.service.board(fake.default_channel.id)
