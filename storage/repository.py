@@ -43,6 +43,9 @@ Errors
     └── DatabaseRefusedError              the file cannot be opened as our database (.path)
         ├── ForeignDatabaseError          not our database at all (.detail)
         └── DatabaseTooNewError           written by a newer version (.found, .supported)
+
+The module is long because the contract is one piece: the Protocol's documented methods, the
+records they take and return, and the errors they raise are read together.
 """
 
 from __future__ import annotations

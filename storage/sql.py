@@ -17,6 +17,10 @@ once. The two databases differ in how SQL reaches them, and that is all a dialec
 
 A new column or query is one method here and one migration per dialect in
 ``storage/migrations/{sqlite,postgres}/``.
+
+The module is long because it is the whole contract's SQL: split by table, the transactions
+that span tables (finishing a rated game writes the game, its moves and both ratings) would
+have to reach across modules.
 """
 
 from __future__ import annotations
