@@ -212,7 +212,11 @@ class WebBoard:
 
     async def _config(self, request: web.Request) -> web.Response:
         client_id = None if self.oauth is None else str(self.oauth.application_id)
-        return web.json_response({"client_id": client_id})
+        # A page opened without a pass knows no player's language: the browser's first choice.
+        first = request.headers.get("Accept-Language", "").split(",")[0].split(";")[0].strip()
+        with i18n.using(i18n.from_system(first)):
+            no_pass = page_words()["invalid"]
+        return web.json_response({"client_id": client_id, "no_pass": no_pass})
 
     def _check(self, message: dict[str, Any], game_id: int | None = None) -> Pass:
         grant = self.signer.verify(message.get("token"))

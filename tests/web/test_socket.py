@@ -87,3 +87,17 @@ async def test_passes_are_checked_on_every_message(
     logged = "\n".join(record.getMessage() for record in caplog.records)
     for token in (alices, bobs, carols):
         assert token not in logged
+
+
+async def test_a_page_without_a_pass_is_told_so_in_the_browsers_language(
+    web_bot: GomokuBot,
+) -> None:
+    async with aiohttp.ClientSession() as http:
+        url = f"{base_url(web_bot)}/api/config"
+        async with http.get(url, headers={"Accept-Language": "ja-JP,ja;q=0.9"}) as answer:
+            japanese = (await answer.json())["no_pass"]
+        async with http.get(url) as answer:
+            english = (await answer.json())["no_pass"]
+    assert english == "This link is not valid."
+    assert japanese
+    assert japanese != english

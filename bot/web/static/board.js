@@ -326,7 +326,9 @@ async function main() {
     }
   }
   if (!token) {
-    say("No board link.");
+    // Words come from the server's catalogues, in the browser's language.
+    const config = await fetch("/api/config").then((r) => r.json(), () => null);
+    say(config ? config.no_pass : "");
     return;
   }
   // The pass stays out of the address bar (and out of screenshots and shared URLs).
