@@ -185,9 +185,15 @@ async def test_a_finished_game_of_the_server_becomes_its_puzzle(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fake.answer_timeout = 120.0  # the review worker starts cold, on a shared machine
-    monkeypatch.setattr(PuzzleSearch, "every", 0.05)
     bot = make_bot(ai=pool)
     async with fake.running(bot):
+        # The search loop was started at its interval by the cog discord.py loaded (a module
+        # of its own, not the one imported here): start it again, searching every 50 ms.
+        search = bot.get_cog(PuzzleSearch.__name__)
+        assert search is not None
+        await bot.remove_cog(PuzzleSearch.__name__)
+        monkeypatch.setattr(search, "every", 0.05)
+        await bot.add_cog(search)
         repository = bot.service.repository
         board = finished_with_a_vcf()
         game = await store_game(repository, board, fake.default_channel.id, fake.guild_id)
