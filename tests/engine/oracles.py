@@ -6,6 +6,7 @@ formulation from the run counting in ``engine.rules``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from engine import Board, Color, Point, Rule
@@ -22,13 +23,20 @@ def _shift(point: Point, d: tuple[int, int], i: int) -> Point:
     return Point(point.x + d[0] * i, point.y + d[1] * i)
 
 
-def windows(point: Point, length: int, width: int, height: int):
-    """Every window of ``length`` consecutive on-board points containing ``point``."""
+@functools.cache
+def windows(
+    point: Point, length: int, width: int, height: int
+) -> tuple[tuple[tuple[int, int], tuple[Point, ...]], ...]:
+    """Every window of ``length`` consecutive on-board points containing ``point``, as
+    (direction, cells). Kept once computed: the renju checkers ask for the same windows
+    hundreds of thousands of times."""
+    found = []
     for d in DIRECTIONS:
         for start in range(-length + 1, 1):
-            cells = [_shift(point, d, start + i) for i in range(length)]
+            cells = tuple(_shift(point, d, start + i) for i in range(length))
             if all(_on(c, width, height) for c in cells):
-                yield d, cells
+                found.append((d, cells))
+    return tuple(found)
 
 
 def wins(stones: Stones, point: Point, width: int, height: int, k: int, rule: Rule) -> bool:
