@@ -11,6 +11,11 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .PHONY: run test lint bench clean web chromium
 
+# pytest-xdist: much of the suite waits (bot processes, servers, subprocess engines, held
+# locks), so four test processes finish well ahead of one even on two cores; "work stealing"
+# evens out the long tests. PYTEST_WORKERS= (empty) runs the suite in one process.
+PYTEST_WORKERS ?= -n 4 --dist worksteal
+
 # The venv is made with $(PYTHON): refuse one older than the project needs before making it.
 ifeq ($(wildcard $(BIN)/python),)
 ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),run)),)
@@ -32,7 +37,7 @@ test: $(TEST_STAMP) web chromium
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_WORKERS)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check --fix .
