@@ -57,7 +57,10 @@ _DISCORD_NAMES: Final = {"read_messages": "view_channel", "external_emojis": "us
 
 def missing(have: discord.Permissions, needed: discord.Permissions) -> list[str]:
     """The permissions of ``needed`` that ``have`` lacks, by Discord's names."""
-    return [_DISCORD_NAMES.get(name, name) for name, on in needed & ~have if on]
+    lacking = needed.value & ~have.value
+    if not lacking:  # the usual case, checked on every command: no flag objects to walk
+        return []
+    return [_DISCORD_NAMES.get(name, name) for name, on in discord.Permissions(lacking) if on]
 
 
 def require(interaction: discord.Interaction[Any], needed: discord.Permissions) -> None:
