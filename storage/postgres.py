@@ -39,6 +39,7 @@ from storage.sql import (
     Row,
     SqlGameRepository,
     Work,
+    guild_settings_sql,
     load_migrations,
 )
 
@@ -149,9 +150,6 @@ class _Pooled:
     async def fetchrow(self, sql: str, *args: Any) -> asyncpg.Record | None:
         return await self._conn.fetchrow(sql, *args)
 
-    async def fetchval(self, sql: str, *args: Any) -> Any:
-        return await self._conn.fetchval(sql, *args)
-
     async def execute(self, sql: str, *args: Any) -> int:
         status = await self._conn.execute(sql, *args)  # "UPDATE 3", "INSERT 0 1"
         count = status.rsplit(" ", 1)[-1]
@@ -168,7 +166,7 @@ class PostgresGameRepository(SqlGameRepository):
     """The ``GameRepository`` on PostgreSQL. Open with
     ``async with PostgresGameRepository.open(url)`` (or ``connect`` … ``close``)."""
 
-    _ID_LIST = "string_agg(CAST(channel_id AS text), ',')"
+    _SQL_GUILD_SETTINGS = guild_settings_sql("string_agg(CAST(channel_id AS text), ',')")
     _UNIQUE_VIOLATION = (asyncpg.UniqueViolationError,)
 
     def __init__(self, pool: asyncpg.Pool, url: str, clock: Callable[[], datetime]) -> None:

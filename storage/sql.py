@@ -4,16 +4,17 @@ Every statement and every rule the contract asks of a database (compare-and-set 
 version, append-only moves, ratings in the transaction that finishes a rated game) is here,
 once. The two databases differ in how SQL reaches them, and that is all a dialect provides:
 
-* an ``Executor`` per unit of work: ``fetch``, ``fetchrow``, ``fetchval``, ``execute``
-  (returns the rows changed), ``executemany`` and ``savepoint()``. Statements are written
-  with PostgreSQL's numbered parameters (``$1``); the SQLite executor rewrites them as
-  ``?1`` and stores datetimes as integer microseconds since the epoch (PostgreSQL keeps
-  ``timestamptz``); rows decode the same either way (see ``_time``);
+* an ``Executor`` per unit of work: ``fetch``, ``fetchrow``, ``execute`` (returns the rows
+  changed), ``executemany`` and ``savepoint()``. Statements are written with PostgreSQL's
+  numbered parameters (``$1``); the SQLite executor rewrites them as ``?1`` and stores
+  datetimes as integer microseconds since the epoch (PostgreSQL keeps ``timestamptz``); rows
+  decode the same either way (see ``_time``);
 * ``_write`` and ``_read``: where and how a unit of work runs (SQLite: group commits on one
   writer, small reads inline; PostgreSQL: a pooled connection, a transaction when needed);
-* the few places where the SQL really differs: ``_ID_LIST`` (an aggregate of ids as text),
-  ``_play`` (PostgreSQL writes a stone and its game in one statement) and ``_lock_players``
-  (PostgreSQL serializes two processes rating the same player; SQLite has one writer).
+* the few places where the SQL really differs: ``_SQL_GUILD_SETTINGS`` (its aggregate of
+  ids as text), ``_play`` (PostgreSQL writes a stone and its game in one statement) and
+  ``_lock_players`` (PostgreSQL serializes two processes rating the same player; SQLite has
+  one writer).
 
 A new column or query is one method here and one migration per dialect in
 ``storage/migrations/{sqlite,postgres}/``.
@@ -93,15 +94,12 @@ class Executor(Protocol):
 
     async def fetchrow(self, sql: str, *args: Any) -> Row | None: ...
 
-    async def fetchval(self, sql: str, *args: Any) -> Any: ...
-
     async def execute(self, sql: str, *args: Any) -> int: ...
 
     async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None: ...
 
     def savepoint(self) -> AbstractAsyncContextManager[Any]:
         """A block whose failed statement leaves the rest of the transaction usable."""
-        ...
 
 
 Work = Callable[[Executor], Awaitable[_T]]
@@ -558,15 +556,9 @@ class SqlGameRepository:
     ``PostgresGameRepository`` supply the connections (see the module doc). Each public
     method does what ``GameRepository`` documents under its name."""
 
-    _ID_LIST: ClassVar[str]  # the aggregate of ``channel_id`` values as "1,2,3" text
-    _SQL_GUILD_SETTINGS: ClassVar[str]
+    _SQL_GUILD_SETTINGS: ClassVar[str]  # ``guild_settings_sql`` in the dialect
     # What the driver raises when a unique index refuses a row.
     _UNIQUE_VIOLATION: ClassVar[tuple[type[Exception], ...]]
-
-    def __init_subclass__(cls) -> None:
-        super().__init_subclass__()
-        if "_ID_LIST" in cls.__dict__:
-            cls._SQL_GUILD_SETTINGS = guild_settings_sql(cls._ID_LIST)
 
     def __init__(self, clock: Callable[[], datetime]) -> None:
         self._clock = clock

@@ -77,6 +77,7 @@ from storage.sql import (
     Migration,
     SqlGameRepository,
     Work,
+    guild_settings_sql,
     load_migrations,
 )
 
@@ -135,10 +136,6 @@ class _Direct:
 
     async def fetchrow(self, sql: str, *args: Any) -> Any:
         return self._conn.execute(sqlite_sql(sql), _bind(args)).fetchone()
-
-    async def fetchval(self, sql: str, *args: Any) -> Any:
-        row = self._conn.execute(sqlite_sql(sql), _bind(args)).fetchone()
-        return None if row is None else row[0]
 
     async def execute(self, sql: str, *args: Any) -> int:
         return self._conn.execute(sqlite_sql(sql), _bind(args)).rowcount
@@ -408,7 +405,7 @@ class SqliteGameRepository(SqlGameRepository):
     """The durable ``GameRepository``. Open with ``async with SqliteGameRepository.open(p)``
     (or ``await SqliteGameRepository.connect(p)`` … ``await repo.close()``)."""
 
-    _ID_LIST = "group_concat(channel_id)"
+    _SQL_GUILD_SETTINGS = guild_settings_sql("group_concat(channel_id)")
     _UNIQUE_VIOLATION = (sqlite3.IntegrityError,)
 
     def __init__(
