@@ -666,11 +666,20 @@ class SqlGameRepository:
 
     async def _run_statement(self, sql: str, *args: Any) -> None:
         """A write that is one statement (atomic on its own)."""
+        await self._write(lambda db: db.execute(sql, *args), atomic=True)
 
-        async def work(db: Executor) -> None:
-            await db.execute(sql, *args)
-
-        await self._write(work, atomic=True)
+    async def _in_free_channel(
+        self, db: Executor, channel_id: int, sql: str, *args: Any
+    ) -> Row | None:
+        """``sql``, which puts a game in ``channel_id``: ``ChannelBusyError`` when the
+        channel's unique index refuses it (the rest of the transaction stays usable)."""
+        try:
+            async with db.savepoint():
+                row = await db.fetchrow(sql, *args)
+        except self._UNIQUE_VIOLATION as error:
+            busy = await db.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, channel_id)
+            raise ChannelBusyError(channel_id, busy[0] if busy else None) from error
+        return row
 
     async def _save_for_game(self, game_id: int, sql: str, *args: Any) -> None:
         """Write a side record of a game that must exist."""
@@ -710,12 +719,7 @@ class SqlGameRepository:
             busy = await db.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, new.channel_id)
             if busy is not None:
                 raise ChannelBusyError(new.channel_id, busy[0])
-            try:
-                async with db.savepoint():
-                    row = await db.fetchrow(SQL_INSERT_GAME, *params)
-            except self._UNIQUE_VIOLATION as error:
-                busy = await db.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, new.channel_id)
-                raise ChannelBusyError(new.channel_id, busy[0] if busy else None) from error
+            row = await self._in_free_channel(db, new.channel_id, SQL_INSERT_GAME, *params)
             assert row is not None
             game = _game(row)
             if new.opening is not None:
@@ -725,10 +729,7 @@ class SqlGameRepository:
         return await self._write(work)
 
     async def get_game(self, game_id: int) -> GameRecord:
-        async def work(db: Executor) -> GameRecord:
-            return await self._game_or_raise(db, game_id)
-
-        return await self._read(work, small=True)
+        return await self._read(lambda db: self._game_or_raise(db, game_id), small=True)
 
     async def load_game(self, game_id: int) -> GameSnapshot:
         async def work(db: Executor) -> GameSnapshot:
@@ -882,13 +883,8 @@ class SqlGameRepository:
 
     async def move_game(self, game_id: int, channel_id: int, *, parent_channel_id: int) -> None:
         async def work(db: Executor) -> None:
-            try:
-                async with db.savepoint():
-                    moved = await db.fetchrow(SQL_MOVE_GAME, game_id, channel_id, parent_channel_id)
-            except self._UNIQUE_VIOLATION as error:
-                busy = await db.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, channel_id)
-                raise ChannelBusyError(channel_id, busy[0] if busy else None) from error
-            if moved is None:
+            params = (game_id, channel_id, parent_channel_id)
+            if await self._in_free_channel(db, channel_id, SQL_MOVE_GAME, *params) is None:
                 raise InvalidStatusError(game_id, (await self._game_or_raise(db, game_id)).status)
 
         await self._write(work)
@@ -1130,10 +1126,8 @@ class SqlGameRepository:
     async def set_open_turn_seconds(
         self, guild_id: int, turn_seconds: int | None, *, ai_games: bool
     ) -> int:
-        async def work(db: Executor) -> int:
-            return await db.execute(SQL_SET_OPEN_TURN_SECONDS, guild_id, turn_seconds, ai_games)
-
-        return await self._write(work)
+        params = (guild_id, turn_seconds, ai_games)
+        return await self._write(lambda db: db.execute(SQL_SET_OPEN_TURN_SECONDS, *params))
 
     # --- users ----------------------------------------------------------------------------
 

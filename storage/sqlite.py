@@ -531,19 +531,13 @@ class SqliteGameRepository(SqlGameRepository):
 
     # --- plumbing -----------------------------------------------------------------------
     #
-    # Writes are group-committed: callers queue their work and one writer task runs every
-    # write waiting at that moment inside one transaction, then commits once; nobody hears
-    # back before the commit is durable. Under load this turns one fsync per move into one
-    # per batch. A refused write (a StorageError: lost compare-and-set, busy channel, ...)
-    # by construction has written nothing, so it just reports its refusal; any other failure
-    # rolls the batch back and its writes are retried one by one. Reads run on the read
-    # thread's connection (or inline on the query-only one), which sees only committed work.
-    #
-    # A batch's statements run on the event loop, through the writer connection: they only
-    # touch pages in memory, some 50 µs a write. Only COMMIT, which waits for the disk, goes to
-    # the commit thread. Running the whole batch on a thread cost a GIL hand-over for every
-    # statement (each releases the GIL and must get it back from a busy loop, up to the 0.5 ms
-    # switch interval): at 500 games a move's write waited 41 ms at p50 and 270 ms at p95.
+    # Group commits (see the module doc) turn one fsync per move into one per batch. A refused
+    # write (a StorageError: lost compare-and-set, busy channel, ...) by construction has
+    # written nothing, so it just reports its refusal; any other failure rolls the batch back
+    # and its writes are retried one by one. A batch's statements take some 50 µs a write on
+    # the loop; on a thread each would cost a GIL hand-over (it releases the GIL and must get
+    # it back from a busy loop, up to the 0.5 ms switch interval): at 500 games a move's write
+    # would wait 41 ms at p50 and 270 ms at p95.
 
     async def _write(self, work: Work[_T], *, atomic: bool = False) -> _T:
         """Queue a write for the next group commit and wait until it is durable (every
