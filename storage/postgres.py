@@ -22,8 +22,8 @@ Select it with ``GOMOKU_DATABASE_URL=postgresql://user:password@host/dbname``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, Literal, Self, TypeAlias, TypeVar
 
@@ -39,7 +39,6 @@ from storage.sql import (
     Row,
     SqlGameRepository,
     Work,
-    guild_settings_sql,
     load_migrations,
 )
 
@@ -166,7 +165,7 @@ class PostgresGameRepository(SqlGameRepository):
     """The ``GameRepository`` on PostgreSQL. Open with
     ``async with PostgresGameRepository.open(url)`` (or ``connect`` … ``close``)."""
 
-    _SQL_GUILD_SETTINGS = guild_settings_sql("string_agg(CAST(channel_id AS text), ',')")
+    _ID_LIST = "string_agg(CAST(channel_id AS text), ',')"
     _UNIQUE_VIOLATION = (asyncpg.UniqueViolationError,)
 
     def __init__(self, pool: asyncpg.Pool, url: str, clock: Callable[[], datetime]) -> None:
@@ -209,16 +208,11 @@ class PostgresGameRepository(SqlGameRepository):
         return cls(pool, url, clock)
 
     @classmethod
-    @asynccontextmanager
-    async def open(
+    def open(
         cls, url: str, *, clock: Callable[[], datetime] = utc_now, max_size: int = POOL_SIZE
-    ) -> AsyncIterator[Self]:
+    ) -> AbstractAsyncContextManager[Self]:
         """``connect`` as an async context manager that closes the repository on exit."""
-        repo = await cls.connect(url, clock=clock, max_size=max_size)
-        try:
-            yield repo
-        finally:
-            await repo.close()
+        return cls._closed_on_exit(lambda: cls.connect(url, clock=clock, max_size=max_size))
 
     async def close(self) -> None:
         """Let the operations already started finish, then close the pool."""

@@ -11,10 +11,9 @@ once. The two databases differ in how SQL reaches them, and that is all a dialec
   decode the same either way (see ``_time``);
 * ``_write`` and ``_read``: where and how a unit of work runs (SQLite: group commits on one
   writer, small reads inline; PostgreSQL: a pooled connection, a transaction when needed);
-* the few places where the SQL really differs: ``_SQL_GUILD_SETTINGS`` (its aggregate of
-  ids as text), ``_play`` (PostgreSQL writes a stone and its game in one statement) and
-  ``_lock_players`` (PostgreSQL serializes two processes rating the same player; SQLite has
-  one writer).
+* the few places where the SQL really differs: ``_ID_LIST`` (an aggregate of ids as text),
+  ``_play`` (PostgreSQL writes a stone and its game in one statement) and ``_lock_players``
+  (PostgreSQL serializes two processes rating the same player; SQLite has one writer).
 
 A new column or query is one method here and one migration per dialect in
 ``storage/migrations/{sqlite,postgres}/``.
@@ -29,8 +28,8 @@ from __future__ import annotations
 import enum
 import importlib.resources
 import re
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -69,6 +68,7 @@ if TYPE_CHECKING:
 __all__ = ["Executor", "Migration", "Row", "SqlGameRepository", "load_migrations"]
 
 _T = TypeVar("_T")
+_R = TypeVar("_R", bound="SqlGameRepository")
 _E = TypeVar("_E", bound=enum.Enum)
 APPLICATION_ID = 0x476D6B62  # "Gmkb": marks a database as this bot's (file header, schema table)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -485,6 +485,7 @@ SQL_FORGET_USER = (
 )
 
 
+@lru_cache
 def guild_settings_sql(id_list: str) -> str:
     """The settings and their side tables in one statement (one snapshot, one round trip);
     ``id_list`` is the dialect's aggregate of ``channel_id`` as comma-separated text."""
@@ -556,7 +557,7 @@ class SqlGameRepository:
     ``PostgresGameRepository`` supply the connections (see the module doc). Each public
     method does what ``GameRepository`` documents under its name."""
 
-    _SQL_GUILD_SETTINGS: ClassVar[str]  # ``guild_settings_sql`` in the dialect
+    _ID_LIST: ClassVar[str]  # the aggregate of ``channel_id`` values as "1,2,3" text
     # What the driver raises when a unique index refuses a row.
     _UNIQUE_VIOLATION: ClassVar[tuple[type[Exception], ...]]
 
@@ -578,6 +579,16 @@ class SqlGameRepository:
     async def close(self) -> None:
         """Finish the work already asked for and close the connections."""
         raise NotImplementedError
+
+    @staticmethod
+    @asynccontextmanager
+    async def _closed_on_exit(connect: Callable[[], Awaitable[_R]]) -> AsyncIterator[_R]:
+        """What a dialect's ``open`` gives: the repository ``connect`` opens, closed on exit."""
+        repo = await connect()
+        try:
+            yield repo
+        finally:
+            await repo.close()
 
     async def _play(
         self, db: Executor, game_id: int, expected_version: int, params: Sequence[Any]
@@ -1087,7 +1098,8 @@ class SqlGameRepository:
                 language=row[11],
             )
 
-        found = await self._fetch_one(decode, self._SQL_GUILD_SETTINGS, guild_id, small=True)
+        sql = guild_settings_sql(self._ID_LIST)
+        found = await self._fetch_one(decode, sql, guild_id, small=True)
         return GuildSettings(guild_id) if found is None else found
 
     async def save_guild_settings(self, settings: GuildSettings) -> None:

@@ -42,11 +42,10 @@ import re
 import sqlite3
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import (
     AbstractAsyncContextManager,
-    asynccontextmanager,
     contextmanager,
     nullcontext,
     suppress,
@@ -77,7 +76,6 @@ from storage.sql import (
     Migration,
     SqlGameRepository,
     Work,
-    guild_settings_sql,
     load_migrations,
 )
 
@@ -405,7 +403,7 @@ class SqliteGameRepository(SqlGameRepository):
     """The durable ``GameRepository``. Open with ``async with SqliteGameRepository.open(p)``
     (or ``await SqliteGameRepository.connect(p)`` … ``await repo.close()``)."""
 
-    _SQL_GUILD_SETTINGS = guild_settings_sql("group_concat(channel_id)")
+    _ID_LIST = "group_concat(channel_id)"
     _UNIQUE_VIOLATION = (sqlite3.IntegrityError,)
 
     def __init__(
@@ -489,16 +487,11 @@ class SqliteGameRepository(SqlGameRepository):
             raise
 
     @classmethod
-    @asynccontextmanager
-    async def open(
+    def open(
         cls, path: str | PathLike[str], **options: Unpack[ConnectOptions]
-    ) -> AsyncIterator[Self]:
+    ) -> AbstractAsyncContextManager[Self]:
         """``connect`` as an async context manager that closes the repository on exit."""
-        repo = await cls.connect(path, **options)
-        try:
-            yield repo
-        finally:
-            await repo.close()
+        return cls._closed_on_exit(lambda: cls.connect(path, **options))
 
     async def close(self) -> None:
         """Finish the writes already asked for, then close the connections."""
