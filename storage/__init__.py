@@ -5,8 +5,8 @@ records and errors, all re-exported here); ``storage.sqlite.SqliteGameRepository
 durable implementation, ``storage.postgres.PostgresGameRepository`` the same contract on
 PostgreSQL (the ``postgres`` extra; ``storage.opening.open_repository`` picks one from the
 settings), both running the SQL written once in ``storage.sql``, and
-``storage.memory.InMemoryGameRepository`` the fake for tests. ``python -m storage bench``
-measures write latency, throughput and database size.
+``storage.memory.InMemoryGameRepository`` the fake for tests. ``python -m storage copy`` moves
+a SQLite file to PostgreSQL and ``python -m storage backup`` copies one while the bot runs.
 """
 
 from storage import repository
