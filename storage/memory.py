@@ -583,7 +583,6 @@ class InMemoryGameRepository:
         self._replies[reply.token] = reply
 
     async def pending_replies(self) -> list[PendingReply]:
-        """Every reply still waiting, oldest first."""
         return sorted(self._replies.values(), key=lambda r: (r.created_at, r.token))
 
     async def drop_pending_reply(self, token: str) -> None:

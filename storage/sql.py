@@ -251,6 +251,16 @@ def _values(record: DataclassInstance) -> tuple[Any, ...]:
     return tuple(getattr(record, field.name) for field in fields(record))
 
 
+def _timed(record: Callable[..., _T]) -> Callable[[Row], _T]:
+    """The decoder of a row of ``_columns(record)`` whose last column is a stored time."""
+
+    def decode(row: Row) -> _T:
+        *values, at = row
+        return record(*values, _time(at))
+
+    return decode
+
+
 def _upsert(table: str, columns: str, *, key: int = 1) -> str:
     """``INSERT`` a row of ``columns`` (parameters ``$1``… in order), replacing the row with
     the same first ``key`` columns (the table's primary key)."""
@@ -388,10 +398,7 @@ SQL_APPEND_OPENING_STEP = (
     "UPDATE game_openings SET steps = ltrim(steps || ' ' || $2) WHERE game_id = $1"
 )
 SQL_SAVE_UNDO = _upsert("undo_requests", _columns(StoredUndo))
-SQL_GET_UNDO = (
-    "SELECT game_id, requester, responder, version, moves, made_at FROM undo_requests"
-    " WHERE game_id = $1"
-)
+SQL_GET_UNDO = f"SELECT {_columns(StoredUndo)} FROM undo_requests WHERE game_id = $1"
 SQL_DROP_UNDO = "DELETE FROM undo_requests WHERE game_id = $1"
 SQL_SAVE_REVIEW = _upsert("game_reviews", "game_id, data, made_at")
 SQL_GET_REVIEW = "SELECT data FROM game_reviews WHERE game_id = $1"
@@ -526,9 +533,7 @@ SQL_USER_LANGUAGE = "SELECT language FROM user_languages WHERE user_id = $1"
 SQL_SAVE_USER_LANGUAGE = _upsert("user_languages", "user_id, language, updated_at")
 SQL_CLEAR_USER_LANGUAGE = "DELETE FROM user_languages WHERE user_id = $1"
 SQL_SAVE_PENDING_REPLY = _upsert("pending_replies", _columns(PendingReply))
-SQL_PENDING_REPLIES = (
-    "SELECT token, game_id, application_id, message_id, user_id, created_at FROM pending_replies"
-)
+SQL_PENDING_REPLIES = f"SELECT {_columns(PendingReply)} FROM pending_replies"
 SQL_DROP_PENDING_REPLY = "DELETE FROM pending_replies WHERE token = $1"
 SQL_TURN_PING = "SELECT channel_id, message_id, version FROM turn_pings WHERE game_id = $1"
 SQL_SAVE_TURN_PING = _upsert("turn_pings", _columns(TurnPing))
@@ -955,10 +960,7 @@ class SqlGameRepository:
         await self._save_for_game(request.game_id, SQL_SAVE_UNDO, *_values(request))
 
     async def undo_request(self, game_id: int) -> StoredUndo | None:
-        def decode(row: Row) -> StoredUndo:
-            return StoredUndo(row[0], row[1], row[2], row[3], row[4], _time(row[5]))
-
-        return await self._fetch_one(decode, SQL_GET_UNDO, game_id)
+        return await self._fetch_one(_timed(StoredUndo), SQL_GET_UNDO, game_id)
 
     async def drop_undo_request(self, game_id: int) -> None:
         await self._run_statement(SQL_DROP_UNDO, game_id)
@@ -1165,13 +1167,8 @@ class SqlGameRepository:
         await self._run_statement(SQL_SAVE_PENDING_REPLY, *_values(reply))
 
     async def pending_replies(self) -> list[PendingReply]:
-        """Every reply still waiting, oldest first (then by token, as bytes: the order
-        does not depend on the database's collation)."""
-
-        def decode(row: Row) -> PendingReply:
-            return PendingReply(row[0], row[1], row[2], row[3], row[4], _time(row[5]))
-
-        replies = await self._fetch_all(decode, SQL_PENDING_REPLIES)
+        replies = await self._fetch_all(_timed(PendingReply), SQL_PENDING_REPLIES)
+        # Ties by token as bytes: the order does not depend on the database's collation.
         return sorted(replies, key=lambda reply: (reply.created_at, reply.token))
 
     async def drop_pending_reply(self, token: str) -> None:
