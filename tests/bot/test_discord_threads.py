@@ -82,7 +82,7 @@ async def test_two_games_at_once_from_one_channel_each_in_its_own_thread(
     people_game = await bot.service.game(people_id)
     assert [str(m.point) for m in ai_game.board.moves] == ["a1", "h8", "b1", "h7", "c1", "g8"]
     assert [str(m.point) for m in people_game.board.moves] == ["h8", "i9", "h9", "i10"]
-    assert ai_game.channel_id == ai.id and people_game.channel_id == people.id
+    assert (ai_game.channel_id, people_game.channel_id) == (ai.id, people.id)
     await _board_shows(fake, ai, ai_id, 6)
     await _board_shows(fake, people, people_id, 4)
     # The channel itself holds no game: its messages are the two start lines, no board.
