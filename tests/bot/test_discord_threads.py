@@ -46,6 +46,12 @@ async def _place(fake: FakeDiscord, user: FakeUser, thread: FakeChannel, cell: s
     assert "played **" in reply.content, reply.content
 
 
+async def _resign(fake: FakeDiscord, user: FakeUser, thread: FakeChannel, game_id: int) -> None:
+    confirm = await fake.slash("gomoku resign", user=user, channel=thread)
+    assert confirm.message is not None
+    await fake.click(confirm.message, f"gomoku:{game_id}:resign", user=user)
+
+
 async def test_two_games_at_once_from_one_channel_each_in_its_own_thread(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
@@ -166,3 +172,28 @@ async def test_threads_are_on_by_default_and_off_keeps_games_in_the_channel(
     assert start.message.embeds  # the board, in the channel
     assert _threads(fake) == []
     assert (await bot.service.board(fake.default_channel.id)).record.parent_channel_id is None
+
+
+async def test_a_rematch_is_played_in_the_games_thread(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+) -> None:
+    general = fake.default_channel
+    fake.allow(general, "create_public_threads")
+    await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+    thread, game_id = await _thread_of(fake, bot, "alice vs AI")
+    await _resign(fake, alice, thread, game_id)
+    await fake.wait_for(lambda: thread.archived)
+    board = fake.channel_messages(thread)[-1]
+    again = await fake.click(board, f"gomoku:{game_id}:rematch", user=alice)
+    assert again.message is not None
+    assert again.message.channel_id == thread.id
+    rematch = await bot.service.board(thread.id)
+    assert rematch.game_id != game_id
+    assert rematch.record.parent_channel_id == general.id
+    # Its end is announced in the channel too.
+    await _resign(fake, alice, thread, rematch.game_id)
+
+    def ends() -> list[str]:
+        return [m.content for m in fake.channel_messages(general) if f"<#{thread.id}>" in m.content]
+
+    await fake.wait_for(lambda: len(ends()) == 2)
