@@ -331,7 +331,8 @@ class GuildSettings:
     turn_seconds: int | None = None  # default time per turn; None = no clock
     board_style: str = "emoji"  # how boards are shown (emoji, compact or image); emoji by default
     allowed_channel_ids: frozenset[int] = field(default_factory=frozenset)  # empty = anywhere
-    use_threads: bool = False  # host each game in its own thread off the channel
+    use_threads: bool = True  # host each game in its own thread off the channel (where the
+    # bot may open one; the front-end falls back to the channel)
     moderator_role_id: int | None = None  # may end games, besides Manage Messages
     idle_human_seconds: int | None = None  # a game between people with no move this long
     # ends by itself; None = DEFAULT_IDLE_HUMAN

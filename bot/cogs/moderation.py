@@ -123,7 +123,8 @@ async def tell_bystander(interaction: Interaction, error: GameExistsError) -> bo
             f"{record.message_channel_id}/{record.message_id}"
         )
     mention = await command_mentions(host_of(interaction))
-    text = words.game_here_for_bystander(link, mention("gomoku start"))
+    parent = None if record.parent_channel_id is None else f"<#{record.parent_channel_id}>"
+    text = words.game_here_for_bystander(link, mention("gomoku start"), parent)
     await interaction.response.send_message(text, ephemeral=True)
     return True
 

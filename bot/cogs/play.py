@@ -6,6 +6,7 @@ the engine, the refusals in the service, the words for refusals in ``bot.text.re
 
 from __future__ import annotations
 
+import contextlib
 import io
 from enum import StrEnum
 from typing import Any, Final, TypeVar
@@ -166,16 +167,23 @@ class GomokuCog(
                 # The answer is the channel's line, which needs the players' names besides
                 # the write: a slow one of either is acknowledged in time ("thinking...",
                 # which the line then fills in), the board is drawn in the thread after.
-                async def made_and_announced() -> tuple[GameState, threads.Announcement]:
-                    made = await start
-                    return made, await threads.announcement(interaction, made)
+                # Another start from the channel waits (acknowledged alike) until this game
+                # has left the channel for its thread.
+                async with contextlib.AsyncExitStack() as held:
 
-                work = made_and_announced()
-                view, announced = await self.bot.table.defer_if_slow(
-                    interaction, work, thinking=True
-                )
-                self.bot.wake_deadlines(view)
-                view = await threads.host_in_thread(interaction, view, announced)
+                    async def made_and_announced() -> tuple[GameState, threads.Announcement]:
+                        channel_id = interaction.channel_id
+                        assert channel_id is not None
+                        await held.enter_async_context(threads.one_start_at_a_time(channel_id))
+                        made = await start
+                        return made, await threads.announcement(interaction, made)
+
+                    work = made_and_announced()
+                    view, announced = await self.bot.table.defer_if_slow(
+                        interaction, work, thinking=True
+                    )
+                    self.bot.wake_deadlines(view)
+                    view = await threads.host_in_thread(interaction, view, announced)
             else:
                 view = await self.bot.table.defer_if_slow(interaction, start, thinking=True)
                 self.bot.wake_deadlines(view)

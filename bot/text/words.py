@@ -336,22 +336,26 @@ def ended_by_moderator(game_id: int) -> str:
     return _("Game {game_id} ended without a result.").format(game_id=game_id)
 
 
-def game_here_for_bystander(board_link: str | None, start: str) -> str:
+def game_here_for_bystander(board_link: str | None, start: str, parent: str | None = None) -> str:
     """A member not in the channel's game asked to start one here: where the game is, and
-    how to watch it or play their own."""
+    how to watch it or play their own (``parent``: the channel a game's thread hangs off,
+    where their own gets a thread too)."""
     where = (
         _("A game is being played here: [its board]({link}).").format(link=board_link)
         if board_link
         else _("A game is being played here.")
     )
-    return (
-        where
-        + " "
-        + _(
+    if parent is not None:
+        how = _(
+            "Anyone may watch it. To play your own, use {start} in {channel}, where each game "
+            "gets a thread of its own."
+        ).format(start=start, channel=parent)
+    else:
+        how = _(
             "Anyone may watch it. To play your own, use {start} in another channel, or here once "
             "this one ends."
         ).format(start=start)
-    )
+    return where + " " + how
 
 
 replace_offer: Final = later(

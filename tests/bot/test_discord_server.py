@@ -321,7 +321,7 @@ async def test_forget_me_leaves_no_trace_of_the_user(
 async def test_a_game_in_its_own_thread_from_start_to_archive(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
+    fake.allow(fake.default_channel, "create_public_threads")  # threads: on by default
     general = fake.default_channel
     start = await fake.slash("gomoku start", user=alice, options={"opponent": bob, "rated": False})
     assert start.message is not None
@@ -360,7 +360,7 @@ async def test_a_start_in_a_thread_is_acknowledged_while_its_announcement_waits(
     """The answer is the channel's line, which needs the game's write and the players' names
     (a member not cached is fetched): a slow one is acknowledged ("thinking...") within
     Discord's 3 s, and the line fills that in."""
-    await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
+    fake.allow(fake.default_channel, "create_public_threads")  # threads: on by default
     members = r"/guilds/\d+/members/\d+$"
     if slow == "write":
         held = HeldStarts(bot, monkeypatch)
@@ -391,15 +391,22 @@ async def test_a_start_in_a_thread_is_acknowledged_while_its_announcement_waits(
     assert thread.name.startswith(("alice vs bob", "bob vs alice"))
 
 
-async def test_missing_thread_permissions_are_named(
-    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+@pytest.mark.parametrize("lacking", ["create_public_threads", "send_messages_in_threads"])
+async def test_without_a_thread_permission_the_game_is_played_in_the_channel(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, lacking: str
 ) -> None:
-    await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
-    fake.deny(fake.default_channel, "create_public_threads")
-    refused = await fake.slash("gomoku start", user=alice)
-    assert refused.ephemeral
-    assert "Create Public Threads" in refused.content
+    """Threads are on (the default), but the bot may not open one or post in it here: the
+    game starts in the channel, as it would with threads off, and nobody is refused."""
+    fake.allow(fake.default_channel, "create_public_threads", "send_messages_in_threads")
+    fake.deny(fake.default_channel, lacking)
+    start = await fake.slash("gomoku start", user=alice)
+    assert not start.ephemeral
+    assert start.message is not None
+    assert start.message.embeds  # the board, in the channel
+    assert (await bot.service.settings(fake.guild_id)).use_threads
     assert [c for c in fake.channels.values() if c.is_thread] == []
+    view = await bot.service.board(fake.default_channel.id)
+    assert view.record.parent_channel_id is None
 
 
 async def test_option_choices_are_described(fake: FakeDiscord, bot: GomokuBot) -> None:
@@ -423,13 +430,13 @@ async def test_settings_for_threads_moderators_and_idle_times(
     reply = await fake.slash(
         "gomoku-admin settings",
         user=fake.owner,
-        options={"threads": True, "idle_hours": 48, "idle_ai_hours": 2},
+        options={"threads": False, "idle_hours": 48, "idle_ai_hours": 2},
     )
     text = reply.text()
-    assert "Game threads\non" in text
+    assert "Game threads\noff" in text
     assert "2 days between people, 2 hours against the AI" in text
     settings = await bot.service.settings(fake.guild_id)
-    assert (settings.use_threads, settings.idle_human_seconds) == (True, 48 * 3600)
+    assert (settings.use_threads, settings.idle_human_seconds) == (False, 48 * 3600)
     await bot.service.update_settings(fake.guild_id, moderator_role_id=role)
     reply = await fake.slash("gomoku-admin settings", user=fake.owner)
     assert f"<@&{role}>" in reply.text()  # shown, never pinged (the fixture checks)
