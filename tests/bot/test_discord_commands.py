@@ -27,9 +27,7 @@ def _member_tree(command: dict[str, Any]) -> list[str]:
         options = " ".join(f"[{o['name']}]" for o in command.get("options", []))
         return [f"/{command['name']} {options}".rstrip()]
     return [
-        line.replace("/", f"/{command['name']} ", 1)
-        for sub in subs
-        for line in _member_tree(sub)
+        line.replace("/", f"/{command['name']} ", 1) for sub in subs for line in _member_tree(sub)
     ]
 
 
