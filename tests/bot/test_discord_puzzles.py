@@ -13,10 +13,12 @@ from datetime import date
 import pytest
 
 from benchmarks.bench_review import store_game
+from bot.client import GomokuBot
 from bot.cogs.puzzles import PuzzleSearch, search_due
 from bot.core.ai import AIError, AnalysisRequest, ProcessPoolRunner
 from bot.core.puzzles import Attempt, builtin, daily_puzzle, dump_attempt, load_attempt
 from engine.search.analysis import Analysis
+from engine.types import Point
 from storage.repository import PuzzlePlayer
 from tests.bot.conftest import BotFactory
 from tests.bot.test_puzzles import THREE, finished_with_a_vcf
@@ -226,3 +228,23 @@ async def test_a_game_the_search_fails_on_is_tried_again_or_skipped(
         assert await search_due(bot) == game.id  # a bug: skipped, not retried forever
         assert await repository.guild_game_puzzles(fake.guild_id) == [(game.id, "[]")]
         assert await search_due(bot) is None  # nothing left
+
+
+async def test_place_suggests_the_empty_points_of_the_members_puzzle(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    await bot.service.repository.save_puzzle_player(
+        PuzzlePlayer(fake.guild_id, alice.id, attempt=dump_attempt(Attempt(THREE)))
+    )
+    board = Attempt(THREE).board()
+    choices = await fake.autocomplete("place", "cell", user=alice, options={"cell": ""})
+    names = [choice["value"] for choice in choices]
+    assert len(names) == 25
+    assert all(board[Point.parse(name)] is None for name in names)
+    assert {"e8", "i8"} <= set(names)  # beside the three, where the action is
+    typed = await fake.autocomplete("place", "cell", user=alice, options={"cell": "e"})
+    column = [choice["value"] for choice in typed]
+    assert all(name.startswith("e") for name in column)
+    assert set(column[:3]) == {"e7", "e8", "e9"}  # the e points beside the three first
+    # Bob has no puzzle and the channel no game: nothing to suggest.
+    assert await fake.autocomplete("place", "cell", user=bob, options={"cell": ""}) == []
