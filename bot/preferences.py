@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 ARRIVED: Final = "arrived"  # interaction.extras: the event loop's time when it reached the bot
 _LANGUAGE_CACHE: Final = 50_000  # users whose chosen language is kept in memory
-# A member's choice is stored by the process that served /gomoku language; other shard
+# A member's choice is stored by the process that served /gomoku preferences; other shard
 # processes see it once their copy is this old.
 LANGUAGE_TTL: Final = timedelta(seconds=60)
 # The longest an interaction waits for its member's stored language before anything else
