@@ -33,7 +33,7 @@ _COLOUR: Final = 0xD9A441
 
 
 async def command_mentions(bot: GameHost) -> words.Mention:
-    """``mention("gomoku puzzle play")`` -> ``</gomoku puzzle play:ID>``; ``/name`` in code
+    """``mention("gomoku puzzle play")`` -> ``</gomoku puzzle play:ID>``; plain ``/name``
     where the id is unknown (``bot.text.words.mention_from``)."""
     ids = bot.preferences.command_ids
     if not ids:

@@ -83,7 +83,7 @@ def later(message: str) -> Callable[[], str]:
     return lambda: _(message)
 
 
-Mention = Callable[[str], str]  # "gomoku start" -> "</gomoku start:123>" (or "`/gomoku start`")
+Mention = Callable[[str], str]  # "gomoku start" -> "</gomoku start:123>" (or "/gomoku start")
 
 # The ids Discord gave the registered top-level commands, for the interaction being answered
 # (``bot.preferences`` sets them with its language): sentences that name a command name it by
@@ -93,11 +93,12 @@ _COMMAND_IDS: ContextVar[Mapping[str, int] | None] = ContextVar("command_ids", d
 
 def mention_from(ids: Mapping[str, int]) -> Mention:
     """``mention("gomoku puzzle play")`` -> ``</gomoku puzzle play:ID>`` with the id of its
-    top-level command (``gomoku``); ``/gomoku puzzle play`` in code where it is unknown."""
+    top-level command (``gomoku``); plain ``/gomoku puzzle play`` where it is unknown (the
+    terminal, the web board)."""
 
     def mention(name: str) -> str:
         command_id = ids.get(name.split()[0])
-        return f"</{name}:{command_id}>" if command_id else f"`/{name}`"
+        return f"</{name}:{command_id}>" if command_id else f"/{name}"
 
     return mention
 

@@ -119,7 +119,7 @@ def test_point_errors_name_the_point() -> None:
     floating = user_message(engine_errors.FloatingStoneError(Point(3, 4), Point(3, 1)))
     assert floating is not None
     # Gravity games name columns by number; the command by name where its id is unknown.
-    assert "`/place` `4`" in floating
+    assert "/place `4`" in floating
 
 
 def test_an_active_game_is_never_called_not_played() -> None:
