@@ -111,3 +111,14 @@ async def test_commands_are_registered_only_when_they_change(
     async with fake.running(third):
         pass
     assert len(fake.requests_to("PUT", r"/applications/\d+/commands")) == 2
+
+
+async def test_a_nested_command_is_named_in_the_members_language(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+) -> None:
+    alice.locale = "ja"
+    # /gomoku puzzle play, as a Japanese client shows it
+    reply = await fake.slash("五目並べ 問題 解く", user=alice)
+    assert reply.ephemeral
+    assert reply.embeds
+    assert "/五目並べ" not in reply.text()  # sentences name commands by mention, never by text
