@@ -16,6 +16,7 @@ from bot.version import version
 from engine.types import Termination
 from storage.repository import GameStatus
 from tests.bot.conftest import BotFactory, HeldStarts
+from tests.bot.test_discord_commands import MEMBER_TREE
 from tests.clock import FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Reply
 from tests.fakediscord.model import guild_payload, role_payload
@@ -145,6 +146,12 @@ async def test_help_mentions_resolve_to_the_registered_commands(
     assert f"</gomoku start:{gomoku}>" in text
     assert f"</place:{place}>" in text
     assert f"</gomoku-admin settings:{admin}>" in text
+    for line in MEMBER_TREE:  # every other command a member has, the nested ones too
+        name = line.removeprefix("/").split(" [")[0]
+        if name == "gomoku help":
+            continue
+        top = fake.command(name.split()[0])["id"]
+        assert f"</{name}:{top}>" in text, name
     assert "scores 76.6% against easy" in text  # levels by their measured strength
     assert f"version {version()}" in text
     assert "renju" in text
@@ -188,14 +195,23 @@ async def test_history_and_replay_page_and_survive_a_restart(
         assert f"`{ids[0]}`" not in history.text()  # on the second page
         assert history.message is not None
         older = f"gomoku:history:{alice.id}:1"
-        replay = await fake.slash("gomoku replay", user=alice, options={"game": played})
+        replay = await fake.slash("gomoku history", user=alice, options={"game": played})
+        assert replay.ephemeral
         assert replay.message is not None
         assert "move 0 of 4" in replay.text()
+        assert f"gomoku:{played}:download" in replay.message.custom_ids()
     second = make_bot()
     async with fake.running(second):
+        # A game of the list opens its replay (the list stays as it was).
+        opened = await fake.click(history.message, f"gomoku:{played}:replay", user=alice)
+        assert opened.ephemeral
+        assert "move 0 of 4" in opened.text()
+        assert opened.message is not None
+        assert opened.message.id != history.message.id
         page = await fake.click(history.message, older, user=alice)
         assert f"`{ids[0]}`" in page.text()
         assert f"`{played}`" not in page.text()
+        assert f"gomoku:{ids[0]}:replay" in history.message.custom_ids()
         message = replay.message
         await fake.click(message, f"gomoku:{played}:replay:next:0", user=alice)
         assert "move 1 of 4" in message.text()
@@ -212,14 +228,20 @@ async def test_history_and_replay_page_and_survive_a_restart(
         ]
 
 
-async def test_export_of_a_finished_game_names_players_not_ids(
-    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+async def test_the_download_of_a_finished_game_names_players_not_ids(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, bob: FakeUser
 ) -> None:
-    game_id = await _accepted(fake, bot, alice, bob)
-    await fake.slash("place", user=alice, options={"cell": "h8"})
-    await bot.service.resign(fake.default_channel.id, bob.id)
-    carol = fake.add_user("carol")
-    export = await fake.slash("gomoku export", user=carol, options={"game": game_id})
+    first = make_bot()
+    async with fake.running(first):
+        game_id = await _accepted(fake, first, alice, bob)
+        await fake.slash("place", user=alice, options={"cell": "h8"})
+        await first.service.resign(fake.default_channel.id, bob.id)
+        carol = fake.add_user("carol")
+        replay = await fake.slash("gomoku history", user=carol, options={"game": game_id})
+        assert replay.message is not None
+    async with fake.running(make_bot()):  # the replay's download button outlives a restart
+        export = await fake.click(replay.message, f"gomoku:{game_id}:download", user=carol)
+        missing = await fake.slash("gomoku history", user=carol, options={"game": game_id + 100})
     assert export.ephemeral
     sgf, gif = export.attachments
     assert b"PB[alice]" in sgf.data
@@ -227,7 +249,6 @@ async def test_export_of_a_finished_game_names_players_not_ids(
     assert str(alice.id).encode() not in sgf.data
     assert str(bob.id).encode() not in sgf.data
     assert gif.data.startswith(b"GIF8")
-    missing = await fake.slash("gomoku export", user=carol, options={"game": game_id + 100})
     assert "no longer exists" in missing.content
 
 
@@ -296,7 +317,13 @@ async def test_forget_me_leaves_no_trace_of_the_user(
     await fake.slash("place", user=alice, options={"cell": "a1"})
     await bot.service.repository.mark_puzzle_seen(fake.guild_id, alice.id, "builtin:suite:0")
     assert "puzzle_seen.user_id" in _tables_holding(db_path, alice.id)
-    prompt: Reply = await fake.slash("gomoku forget-me", user=alice)
+    preferences = await fake.slash("gomoku preferences", user=alice)
+    assert preferences.ephemeral
+    assert preferences.message is not None
+    (forget,) = [
+        b["custom_id"] for b in preferences.message.buttons() if b["label"] == "Forget me…"
+    ]
+    prompt: Reply = await fake.click(preferences.message, forget, user=alice)
     assert prompt.ephemeral
     assert "Finished games stay" in prompt.content
     assert prompt.message is not None

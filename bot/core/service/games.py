@@ -417,7 +417,7 @@ class GameUseCases(ServiceCore):
         player_names: Callable[[Player], str] | None = None,
     ) -> Export:
         """SGF and move list of ``game_id``, else of the channel's open game. ``player_names``
-        names the players in the SGF (default: "Black"/"White", or "AI <level>"; user ids
+        names the players in the SGF (default: "Black"/"White", or "AI (<level>)"; user ids
         never appear in an export).
 
         Raises:
@@ -430,7 +430,7 @@ class GameUseCases(ServiceCore):
             if player_names is not None:
                 names[color] = player_names(player)
             elif player.level is not None:
-                names[color] = f"AI {player.level}"
+                names[color] = f"AI ({player.level})"  # as bot.text.words.ai_name
         sgf = to_sgf(
             view.board,
             black=names[Color.BLACK],
