@@ -68,7 +68,7 @@ from storage.repository import (
     VersionConflictError,
 )
 
-__all__ = ["generic_message", "quote", "startup_message", "user_message"]
+__all__ = ["game_in_thread", "generic_message", "quote", "startup_message", "user_message"]
 
 # What bot.core.service gives as ``InvalidOptionError.allowed`` besides lists of values: marked
 # here for the catalogues, translated where the refusal is phrased.
@@ -110,6 +110,11 @@ _OPTION_NAMES: Final = {
 def generic_message() -> str:
     """What a player reads when something failed that is not their doing."""
     return _("Something went wrong on our side. The game is unchanged; try again.")
+
+
+def game_in_thread(thread_id: int) -> str:
+    """A player's command in the channel their game's thread hangs off: where to play."""
+    return _("Your game is in its thread, <#{thread}>: play it there.").format(thread=thread_id)
 
 
 def quote(text: str) -> str:

@@ -94,8 +94,23 @@ async def test_two_games_at_once_from_one_channel_each_in_its_own_thread(
     # The channel itself holds no game: its messages are the two start lines, no board.
     assert await bot.service.open_game(general.id) is None
     assert all(not m.embeds for m in fake.channel_messages(general))
-    nothing = await fake.slash("gomoku board", user=alice)
+    # A player's command in the channel is sent to their game's thread; anyone else is told
+    # the channel has no game.
+    pointed = await fake.slash("gomoku board", user=alice)
+    assert pointed.ephemeral
+    assert f"<#{ai.id}>" in pointed.content
+    misplaced = await fake.slash("place", user=bob, options={"cell": "a1"})
+    assert misplaced.ephemeral
+    assert f"<#{people.id}>" in misplaced.content
+    nothing = await fake.slash("place", user=fake.add_user("dave"), options={"cell": "a1"})
     assert nothing.ephemeral
+    assert "There is no game in this channel" in nothing.content
+    assert [str(m.point) for m in (await bot.service.game(people_id)).board.moves] == [
+        "h8",
+        "i9",
+        "h9",
+        "i10",
+    ]
 
 
 async def test_challenges_wait_side_by_side_and_a_declined_one_closes_its_thread(
