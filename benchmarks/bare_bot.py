@@ -87,7 +87,7 @@ class Game:
             lines.append(f"{''.join(row)} {y + 1}")
         lines.append(
             f"Showing columns {_LETTERS[left]}-{_LETTERS[left + WINDOW - 1]}, rows "
-            f"{bottom + 1}-{bottom + WINDOW} of 15x15 · /gomoku view for more"
+            f"{bottom + 1}-{bottom + WINDOW} of 15x15 · /gomoku board `look:` for another look"
         )
         moves = len(self.stones)
         footer = f"game {self.number}"

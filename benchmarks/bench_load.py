@@ -680,7 +680,7 @@ async def _ready_bot(
     await bot.wait_until_ready()
     await bot.tree.sync()
     for guild in bot.guilds:
-        await bot.service.update_settings(guild.id, board_style=style, turn_pings=pings)
+        await bot.service.update_settings(guild.id, look=style, turn_pings=pings)
     return bot, runner
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.core.service import GameService
-from bot.text.render import BoardStyle, game_text
+from bot.text.render import Look, game_text
 from bot.text.render_png import render_png_async
 from engine.types import Point
 from storage.sqlite import SqliteGameRepository
@@ -63,7 +63,7 @@ async def _game(
         result = await service.place(channel, user, point)
         figures.place_ms.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        game_text(result.game, style=BoardStyle.EMOJI)
+        game_text(result.game, style=Look.EMOJI)
         figures.render_ms.append((time.perf_counter() - started) * 1000)
         if played % 10 == 0:
             started = time.perf_counter()

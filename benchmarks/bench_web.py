@@ -200,7 +200,7 @@ async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
         await bot.wait_until_ready()
         await bot.tree.sync()
         for guild in bot.guilds:
-            await bot.service.update_settings(guild.id, board_style="emoji", turn_pings=False)
+            await bot.service.update_settings(guild.id, look="emoji", turn_pings=False)
         assert bot.web_board is not None
         parent.send(bot.web_board.port)
         assert await loop.run_in_executor(None, parent.recv) == "start"

@@ -1,7 +1,7 @@
 """``python -m bot``: the Discord bot when ``DISCORD_TOKEN`` is set, else the terminal game.
 
 ``--shards 0-3 --shard-count 8`` runs only those shards (see ``bot.shards``).
-``python -m bot invite [--threads]`` prints the link that adds the bot to a server;
+``python -m bot invite [--no-threads]`` prints the link that adds the bot to a server;
 ``python -m bot levels [--markdown]`` the AI levels and their measured strength;
 ``python -m bot --version`` the version.
 
@@ -73,7 +73,10 @@ def _parser() -> argparse.ArgumentParser:
         "read from DISCORD_TOKEN when left out",
     )
     invite.add_argument(
-        "--threads", action="store_true", help="also what a thread for each game needs"
+        "--no-threads",
+        dest="threads",
+        action="store_false",
+        help="without what a thread for each game needs (games stay in the channels)",
     )
     levels = commands.add_parser("levels", help="the AI levels and their measured strength")
     levels.add_argument("--markdown", action="store_true", help="as the README's table")

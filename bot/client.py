@@ -214,8 +214,10 @@ class GomokuBot(commands.Bot):
             for command in self.tree.get_commands(guild=guild)
         ]
         if _shape(wanted) == _shape(registered):
+            self.preferences.command_ids = {c["name"]: int(c["id"]) for c in registered}
             return False
-        await self.tree.sync(guild=guild)
+        synced = await self.tree.sync(guild=guild)
+        self.preferences.command_ids = {command.name: command.id for command in synced}
         return True
 
     async def close(self) -> None:

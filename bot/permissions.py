@@ -10,8 +10,9 @@ permission a check can find missing.
   animation) and review pictures. Not checked before a command: without it Discord refuses
   the upload and the player is told the command failed.
 - ``WELCOME``: the welcome line posted once on joining, where it may be posted.
-- ``THREADS``: a thread for each game (the server setting): open it from the start line and
-  post in it. The bot archives the threads it opened, which needs no more.
+- ``THREADS``: a thread for each game (the server setting, on by default): open it from the
+  start line and post in it. The bot archives the threads it opened, which needs no more.
+  Where it lacks either, a game started in the channel is played in the channel.
 
 No privileged intent is needed; neither is any server-wide permission.
 """
@@ -27,10 +28,11 @@ __all__ = [
     "FILES",
     "GAME",
     "INVITE",
-    "INVITE_WITH_THREADS",
+    "INVITE_WITHOUT_THREADS",
     "IN_THREAD",
     "THREADS",
     "WELCOME",
+    "has",
     "invite_url",
     "missing",
     "require",
@@ -46,8 +48,8 @@ FILES: Final = discord.Permissions(attach_files=True)
 WELCOME: Final = discord.Permissions(view_channel=True, send_messages=True)
 THREADS: Final = discord.Permissions(create_public_threads=True, send_messages_in_threads=True)
 
-INVITE: Final = GAME | IN_THREAD | FILES | WELCOME
-INVITE_WITH_THREADS: Final = INVITE | THREADS
+INVITE_WITHOUT_THREADS: Final = GAME | IN_THREAD | FILES | WELCOME
+INVITE: Final = INVITE_WITHOUT_THREADS | THREADS
 
 SCOPES: Final = ("bot", "applications.commands")  # the bot user and its slash commands
 
@@ -57,7 +59,15 @@ _DISCORD_NAMES: Final = {"read_messages": "view_channel", "external_emojis": "us
 
 def missing(have: discord.Permissions, needed: discord.Permissions) -> list[str]:
     """The permissions of ``needed`` that ``have`` lacks, by Discord's names."""
-    return [_DISCORD_NAMES.get(name, name) for name, on in needed & ~have if on]
+    lacking = needed.value & ~have.value
+    if not lacking:  # the usual case, checked on every command: no flag objects to walk
+        return []
+    return [_DISCORD_NAMES.get(name, name) for name, on in discord.Permissions(lacking) if on]
+
+
+def has(interaction: discord.Interaction[Any], needed: discord.Permissions) -> bool:
+    """Whether the bot has all of ``needed`` where ``interaction`` came from."""
+    return not missing(interaction.app_permissions, needed)
 
 
 def require(interaction: discord.Interaction[Any], needed: discord.Permissions) -> None:
@@ -68,9 +78,9 @@ def require(interaction: discord.Interaction[Any], needed: discord.Permissions) 
         raise app_commands.BotMissingPermissions(lacking)
 
 
-def invite_url(client_id: int, *, threads: bool = False) -> str:
-    """The OAuth2 link that adds the bot to a server with what it needs (``threads``: also
-    what a thread for each game needs)."""
+def invite_url(client_id: int, *, threads: bool = True) -> str:
+    """The OAuth2 link that adds the bot to a server with what it needs (``threads`` false:
+    without what a thread for each game needs, for a server that keeps games in channels)."""
     return discord.utils.oauth_url(
-        client_id, permissions=INVITE_WITH_THREADS if threads else INVITE, scopes=SCOPES
+        client_id, permissions=INVITE if threads else INVITE_WITHOUT_THREADS, scopes=SCOPES
     )

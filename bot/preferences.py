@@ -1,4 +1,5 @@
-"""What every interaction asks first: the guild's settings and the language to answer in.
+"""What every interaction asks first: the guild's settings, the language to answer in, and the
+commands' ids (sentences name commands by their mentions, ``bot.text.words.command``).
 
 Both are read from the service once and kept: a guild's settings until a command of that
 guild changes them (its shard's process serves it and forgets them), a member's chosen
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import discord
 
-from bot.text import i18n, render
+from bot.text import i18n, render, words
 
 if TYPE_CHECKING:
     from bot.core.service import GameService
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 
 ARRIVED: Final = "arrived"  # interaction.extras: the event loop's time when it reached the bot
 _LANGUAGE_CACHE: Final = 50_000  # users whose chosen language is kept in memory
-# A member's choice is stored by the process that served /gomoku language; other shard
+# A member's choice is stored by the process that served /gomoku preferences; other shard
 # processes see it once their copy is this old.
 LANGUAGE_TTL: Final = timedelta(seconds=60)
 # The longest an interaction waits for its member's stored language before anything else
@@ -58,6 +59,8 @@ class Preferences:
         # user id -> the language they chose (None: Discord's), and when it was read
         self._user_languages: dict[int, tuple[str | None, datetime]] = {}
         self._language_reads: dict[int, asyncio.Future[str | None]] = {}  # under way
+        # top-level command name -> the id Discord gave it (bot.client fills it at sync)
+        self.command_ids: dict[str, int] = {}
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings, kept until ``forget_settings``: they change only through a
@@ -82,20 +85,22 @@ class Preferences:
             read.add_done_callback(landed)
         return await asyncio.shield(read)
 
-    async def board_style(self, guild_id: int | None) -> render.BoardStyle:
-        """The guild's board style."""
+    async def look(self, guild_id: int | None) -> render.Look:
+        """The look of the guild's public boards."""
         if guild_id is None:
-            return render.BoardStyle.EMOJI
+            return render.Look.EMOJI
         settings = await self.guild_settings(guild_id)
         try:
-            return render.BoardStyle(settings.board_style)
+            return render.Look(settings.board_style)
         except ValueError:
-            return render.BoardStyle.EMOJI
+            return render.Look.EMOJI
 
     async def set_answer_language(self, interaction: discord.Interaction[Any]) -> None:
         """Set the language of everything said in answer to ``interaction``: the user's own
         choice, else their Discord client's; and note the server's Discord language for
-        public messages. Called before any command or button does anything."""
+        public messages; and name commands by their mentions. Called before any command or
+        button does anything."""
+        words.use_command_ids(self.command_ids)
         interaction.extras.setdefault(ARRIVED, asyncio.get_running_loop().time())
         user_id = interaction.user.id
         cached = self._user_languages.get(user_id)

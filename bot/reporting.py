@@ -23,9 +23,10 @@ import discord
 from discord import app_commands
 
 from bot import permissions
+from bot.core.service.errors import NoActiveGameError
 from bot.host import Interaction, host_of
 from bot.text.i18n import N_, _, number
-from bot.text.refusals import generic_message, user_message
+from bot.text.refusals import game_in_thread, generic_message, user_message
 
 __all__ = [
     "GomokuTree",
@@ -180,6 +181,8 @@ def needs_channel_permissions() -> Callable[[T], T]:
 async def report(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Tell the user privately what went wrong; log what has no words (a bug)."""
     message = refusal_message(error)
+    if isinstance(error, NoActiveGameError):
+        message = await _in_a_thread(interaction, error.channel_id) or message
     if message is None:
         command = interaction.command.qualified_name if interaction.command else None
         log.error(
@@ -203,6 +206,18 @@ async def report(interaction: discord.Interaction[Any], error: BaseException) ->
     except discord.HTTPException:
         # The interaction expired or was answered elsewhere; nothing left to tell the user.
         log.warning("could not report %r to user %s", error, interaction.user.id)
+
+
+async def _in_a_thread(interaction: discord.Interaction[Any], channel_id: int) -> str | None:
+    """Where games have threads, a player who types in the channel meant their game's
+    thread: say which it is (None when they have no game off ``channel_id``)."""
+    try:
+        games = await host_of(interaction).service.open_games_of(interaction.user.id)
+    except Exception:  # the refusal is worth more than the pointer: fall back to it
+        log.warning("could not look up the games of user %s", interaction.user.id, exc_info=True)
+        return None
+    threads = [g.channel_id for g in games if g.record.parent_channel_id == channel_id]
+    return game_in_thread(threads[-1]) if threads else None
 
 
 _PERMISSIONS: Final = {

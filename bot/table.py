@@ -130,12 +130,12 @@ class Table:
         self, game: GameState, ratings: Sequence[RatingChange] = ()
     ) -> dict[str, Any]:
         """The keyword arguments that draw ``game`` (embed, buttons, mentions)."""
-        style = await self.host.preferences.board_style(game.guild_id)
+        style = await self.host.preferences.look(game.guild_id)
         # The public board must fit a phone in portrait: large boards show a window of it.
         viewport = render.phone_viewport(game.board, style)
         embed = card_embed(render.game_card(game, style=style, viewport=viewport))
         attachments: list[discord.File] = []
-        if style is render.BoardStyle.IMAGE:
+        if style is render.Look.IMAGE:
             # Pillow drawing is CPU work: keep it off the event loop.
             png = await render_png_async(game.board)
             attachments.append(discord.File(io.BytesIO(png), filename="board.png"))
@@ -170,6 +170,7 @@ class Table:
         response is that message), the edit goes through the interaction token. ``pinged``:
         the message that already told the player to move (``bot.turns``).
         """
+        words.use_command_ids(self.host.preferences.command_ids)  # also outside interactions
         with i18n.using(
             await self.host.preferences.server_language(game.guild_id)
         ):  # the board is public

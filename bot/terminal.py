@@ -201,9 +201,9 @@ def plain_board(board: Board) -> str:
 def player_name(player: Player) -> str:
     """A player as the terminal names them."""
     if player.level is not None:
-        from bot.text.words import level_name
+        from bot.text.words import ai_name
 
-        return _("AI ({level})").format(level=level_name(player.level))
+        return ai_name(player.level)
     if player.user_id == PLAYER_TWO:
         return _("Player 2")
     if player.user_id == PLAYER_ONE:

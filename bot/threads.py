@@ -1,13 +1,21 @@
-"""Games in their own threads (a guild setting): the start message in the channel becomes the
-thread's starter, the board lives in the thread, and the thread is archived when the game
-ends. The channel gets one line at the start and one at the end.
+"""Games in their own threads (a guild setting, on by default): the start message in the
+channel becomes the thread's starter, the board lives in the thread, and the thread is archived
+when the game ends. The channel gets one line at the start and one at the end, and holds no
+game itself, so any number of games (challenges waiting for an answer too) start from it.
 
-Only ``/gomoku start`` in a plain channel makes a thread; in a thread the game stays there.
+Only ``/gomoku start`` in a server's text channel makes a thread, and only where the bot may
+open one and post in it (``permissions.THREADS``); anywhere else (a thread, a forum post, a
+voice channel's chat, a channel without those permissions) the game is played where it was
+started.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import weakref
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import discord
@@ -23,23 +31,37 @@ __all__ = [
     "announcement",
     "close_thread",
     "host_in_thread",
+    "one_start_at_a_time",
     "uses_threads",
 ]
 
 log = logging.getLogger(__name__)
 
+# A lock per channel while a start there opens its thread (gone once nobody holds or awaits it).
+_opening: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+
 
 async def uses_threads(interaction: Interaction) -> bool:
-    """Whether a game started here goes into its own thread; checked before the game is made,
-    so a missing permission refuses the start (named) and leaves nothing behind."""
+    """Whether a game started here goes into its own thread: in a server's text channel, when
+    the server hosts games in threads and the bot may open one there and post in it. Checked
+    before the game is made; where it may not, the game is played in the channel."""
     channel = interaction.channel
     if interaction.guild_id is None or not isinstance(channel, discord.TextChannel):
         return False
     settings = await host_of(interaction).preferences.guild_settings(interaction.guild_id)
-    if not settings.use_threads:
-        return False
-    permissions.require(interaction, permissions.THREADS)
-    return True
+    return settings.use_threads and permissions.has(interaction, permissions.THREADS)
+
+
+@contextlib.asynccontextmanager
+async def one_start_at_a_time(channel_id: int) -> AsyncIterator[None]:
+    """Hold ``channel_id`` for a start that opens a thread: its game is made in the channel
+    and holds it until it moves into its thread, so another start there waits those few
+    requests instead of finding the channel taken. (A guild's games are one process's.)"""
+    lock = _opening.get(channel_id)
+    if lock is None:
+        lock = _opening[channel_id] = asyncio.Lock()
+    async with lock:
+        yield
 
 
 def _players(view: GameState) -> str:

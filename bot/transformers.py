@@ -1,8 +1,9 @@
 """Slash-command option types: ``/place cell`` text into a point or a column, with autocomplete.
 
 Discord validates nothing typed into a free-text option, so the transformer parses it here and
-the service re-checks legality. Suggestions come from ``GameService.suggest_points`` (empty
-points near the recent moves, matching what was typed); at most 25, as Discord allows.
+the service re-checks legality. Suggestions come from ``GameService.suggest_moves`` (empty
+points near the recent moves of the channel's game, else of the member's puzzle, matching what
+was typed); at most 25, as Discord allows.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ class Cell:
 
 
 class PointTransformer(app_commands.Transformer[discord.Client]):
-    """``/place cell``: parses the text into a ``Cell``; suggests empty points near the action."""
+    """``/place cell`` (the one point argument): parses the text into a ``Cell``; suggests empty
+    points near the action."""
 
     async def transform(self, interaction: Interaction, value: str, /) -> Cell:
         """Parse what was typed (errors reach ``report`` chained under TransformerError)."""
@@ -75,13 +77,18 @@ class PointTransformer(app_commands.Transformer[discord.Client]):
     async def autocomplete(  # type: ignore[override]
         self, interaction: Interaction, value: str, /
     ) -> list[app_commands.Choice[str]]:
-        """Up to 25 legal points of this channel's game that start with what was typed."""
+        """Up to 25 legal points that start with what was typed, nearest the last moves: of this
+        channel's game, else of the member's puzzle."""
         if interaction.channel_id is None or not isinstance(value, str):
             return []
         try:
             names = await asyncio.wait_for(
                 host_of(interaction).service.suggest_moves(
-                    interaction.channel_id, value.strip(), limit=MAX_CHOICES
+                    interaction.channel_id,
+                    value.strip(),
+                    limit=MAX_CHOICES,
+                    guild_id=interaction.guild_id,
+                    user_id=interaction.user.id,
                 ),
                 SUGGEST_WAIT,
             )

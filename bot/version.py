@@ -21,7 +21,7 @@ _PYPROJECT: Final = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 @functools.cache
 def version() -> str:
-    """``0.2.0``: this copy's version ("unknown" for a bare copy of the sources)."""
+    """``0.3.0``: this copy's version ("unknown" for a bare copy of the sources)."""
     try:
         with _PYPROJECT.open("rb") as file:
             project = tomllib.load(file).get("project", {})

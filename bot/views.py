@@ -640,23 +640,22 @@ async def panel_message(
     bot: GameHost, view: GameState, user_id: int, window: render.Window
 ) -> dict[str, Any]:
     """The private panel of ``view`` for ``user_id`` (the player to move) showing ``window``:
-    the board in the user's chosen view, 5x5 point buttons (empty points play, stones and
+    the board in the user's look, 5x5 point buttons (empty points play, stones and
     renju points forbidden to Black are disabled), and arrows. Keyword arguments for an
     edit (``view``, ``attachments``, ``allowed_mentions``)."""
     board = view.board
     theme = render.theme_for(board.game)
     color = board.to_move
     stone = theme.black if color is Color.BLACK else theme.white
-    style = await bot.service.private_board_style(user_id)
+    look = render.Look(await bot.service.look(user_id))
     layout = discord.ui.LayoutView(timeout=None)
     files: list[discord.File] = []
     lines = [words.panel_heading(render.game_title(view), stone, color)]
-    if style == "image":
+    if look is render.Look.IMAGE:
         png = await render_png_async(board)
         files.append(discord.File(io.BytesIO(png), filename="board.png"))
     else:
-        viewport = None if style == "full" else render.VIEWPORT
-        lines.append(render.emoji_board(board, viewport=viewport))
+        lines.append(render.board_text(board, look, note=False))  # the buttons' line says
     lines.append(
         words.panel_window_line(
             _span(window.columns, column_letter), _span(range(window.y0, window.y1 + 1), _row)

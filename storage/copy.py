@@ -87,11 +87,25 @@ def _source_tables(db: sqlite3.Connection) -> list[str]:
     return ordered
 
 
-def _rows(db: sqlite3.Connection, table: str, columns: list[str]) -> Iterator[list[Any]]:
+def _source_columns(db: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in db.execute(f'PRAGMA table_info("{table}")')]
+
+
+def _rows(
+    db: sqlite3.Connection, table: str, columns: list[str], target: dict[str, str]
+) -> Iterator[list[tuple[Any, ...]]]:
+    """The source's rows in chunks, each value as the target column's type wants it."""
+    converters = [_CONVERTERS.get(target[c]) for c in columns]
     quoted = ", ".join(f'"{c}"' for c in columns)
     cursor = db.execute(f'SELECT {quoted} FROM "{table}"')
     while chunk := cursor.fetchmany(_CHUNK):
-        yield [list(row) for row in chunk]
+        yield [
+            tuple(
+                v if convert is None else convert(v)
+                for convert, v in zip(converters, row, strict=True)
+            )
+            for row in chunk
+        ]
 
 
 async def _target_columns(conn: asyncpg.Connection[Any], table: str) -> dict[str, str]:
@@ -112,19 +126,14 @@ async def _copy_tables(db: sqlite3.Connection, url: str, report: CopyReport) -> 
                 target = await _target_columns(conn, table)
                 if not target:
                     raise CopyError(f"{redact(url)} has no table {table}: is it up to date?")
-                source = [row[1] for row in db.execute(f'PRAGMA table_info("{table}")')]
+                source = _source_columns(db, table)
                 missing = [c for c in source if c not in target]
                 if missing:
                     raise CopyError(f"{table}: {redact(url)} lacks columns {missing}")
                 if await conn.fetchval(f'SELECT EXISTS (SELECT 1 FROM "{table}")'):
                     raise CopyError(f"{redact(url)} already holds {table}: copy into an empty one")
-                converters = [_CONVERTERS.get(target[c]) for c in source]
                 count = 0
-                for chunk in _rows(db, table, source):
-                    for row in chunk:
-                        for i, convert in enumerate(converters):
-                            if convert is not None:
-                                row[i] = convert(row[i])
+                for chunk in _rows(db, table, source, target):
                     await conn.copy_records_to_table(table, records=chunk, columns=source)
                     count += len(chunk)
                 report.rows[table] = count
@@ -153,21 +162,11 @@ async def _verify_rows(
     """Every table, row by row and value by value, the same on both sides. Rows are compared
     as sorted lists (the two databases collate text differently)."""
     for table in tables:
-        target = await _target_columns(conn, table)
-        source = [row[1] for row in db.execute(f'PRAGMA table_info("{table}")')]
-        converters = [_CONVERTERS.get(target[c]) for c in source]
+        source = _source_columns(db, table)
+        chunks = _rows(db, table, source, await _target_columns(conn, table))
+        expected = sorted((row for chunk in chunks for row in chunk), key=repr)
         quoted = ", ".join(f'"{c}"' for c in source)
         copied = sorted(map(tuple, await conn.fetch(f'SELECT {quoted} FROM "{table}"')), key=repr)
-        expected = sorted(
-            (
-                tuple(
-                    convert(v) if convert else v for convert, v in zip(converters, row, strict=True)
-                )
-                for chunk in _rows(db, table, source)
-                for row in chunk
-            ),
-            key=repr,
-        )
         if copied != expected:
             raise CopyError(f"{table}: the copy differs from the source")
 

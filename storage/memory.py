@@ -116,6 +116,14 @@ class InMemoryGameRepository:
         changes.setdefault("updated_at", self._now())
         return self._store(game, version=game.version + 1, **changes)
 
+    def _close(
+        self, game: GameRecord, status: GameStatus, now: datetime, **changes: Any
+    ) -> GameRecord:
+        """Keep the game's next version, out of the open statuses as ``status`` at ``now``."""
+        return self._next(
+            game, status=status, deadline=None, finished_at=now, updated_at=now, **changes
+        )
+
     # --- games --------------------------------------------------------------------------
 
     async def create_game(self, new: NewGame) -> GameRecord:
@@ -191,8 +199,7 @@ class InMemoryGameRepository:
         if status not in CHALLENGE_CLOSINGS:
             raise ValueError(f"a challenge closes as declined, cancelled or expired, not {status}")
         game = self._checked(game_id, expected_version, [GameStatus.PENDING])
-        now = self._now()
-        return self._next(game, status=status, deadline=None, finished_at=now, updated_at=now)
+        return self._close(game, status, self._now())
 
     async def append_move(
         self,
@@ -279,17 +286,8 @@ class InMemoryGameRepository:
         if end_reason is not None and end_reason not in END_REASONS:
             raise ValueError(f"unknown end reason {end_reason!r}")
         game = self._checked(game_id, expected_version, [GameStatus.ACTIVE])
-        now = self._now()
-        game = self._next(
-            game,
-            status=GameStatus.FINISHED,
-            outcome=outcome,
-            deadline=None,
-            finished_at=now,
-            updated_at=now,
-            ended_by=ended_by,
-            end_reason=end_reason,
-        )
+        ended = {"outcome": outcome, "ended_by": ended_by, "end_reason": end_reason}
+        game = self._close(game, GameStatus.FINISHED, self._now(), **ended)
         self._rate(game)
         return game
 
@@ -513,15 +511,11 @@ class InMemoryGameRepository:
                 continue
             touched += 1
             if seated and game.status in _OPEN:
-                active = game.status is GameStatus.ACTIVE
-                game = self._next(
-                    game,
-                    status=GameStatus.FINISHED if active else GameStatus.CANCELLED,
-                    outcome=Outcome(Termination.ABANDONED, None) if active else None,
-                    deadline=None,
-                    finished_at=now,
-                    updated_at=now,
-                )
+                if game.status is GameStatus.ACTIVE:
+                    abandoned = Outcome(Termination.ABANDONED, None)
+                    game = self._close(game, GameStatus.FINISHED, now, outcome=abandoned)
+                else:
+                    game = self._close(game, GameStatus.CANCELLED, now)
             self._store(
                 game,
                 black=Player.DELETED if game.black.user_id == user_id else game.black,
@@ -589,7 +583,6 @@ class InMemoryGameRepository:
         self._replies[reply.token] = reply
 
     async def pending_replies(self) -> list[PendingReply]:
-        """Every reply still waiting, oldest first."""
         return sorted(self._replies.values(), key=lambda r: (r.created_at, r.token))
 
     async def drop_pending_reply(self, token: str) -> None:

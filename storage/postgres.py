@@ -22,8 +22,8 @@ Select it with ``GOMOKU_DATABASE_URL=postgresql://user:password@host/dbname``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, Literal, Self, TypeAlias, TypeVar
 
@@ -149,9 +149,6 @@ class _Pooled:
     async def fetchrow(self, sql: str, *args: Any) -> asyncpg.Record | None:
         return await self._conn.fetchrow(sql, *args)
 
-    async def fetchval(self, sql: str, *args: Any) -> Any:
-        return await self._conn.fetchval(sql, *args)
-
     async def execute(self, sql: str, *args: Any) -> int:
         status = await self._conn.execute(sql, *args)  # "UPDATE 3", "INSERT 0 1"
         count = status.rsplit(" ", 1)[-1]
@@ -211,16 +208,11 @@ class PostgresGameRepository(SqlGameRepository):
         return cls(pool, url, clock)
 
     @classmethod
-    @asynccontextmanager
-    async def open(
+    def open(
         cls, url: str, *, clock: Callable[[], datetime] = utc_now, max_size: int = POOL_SIZE
-    ) -> AsyncIterator[Self]:
+    ) -> AbstractAsyncContextManager[Self]:
         """``connect`` as an async context manager that closes the repository on exit."""
-        repo = await cls.connect(url, clock=clock, max_size=max_size)
-        try:
-            yield repo
-        finally:
-            await repo.close()
+        return cls._closed_on_exit(lambda: cls.connect(url, clock=clock, max_size=max_size))
 
     async def close(self) -> None:
         """Let the operations already started finish, then close the pool."""

@@ -42,7 +42,11 @@ Errors
     │                                     moves than were played (.game_id, .ply, .detail)
     └── DatabaseRefusedError              the file cannot be opened as our database (.path)
         ├── ForeignDatabaseError          not our database at all (.detail)
-        └── DatabaseTooNewError           written by a newer version (.found, .supported)
+        ├── DatabaseTooNewError           written by a newer version (.found, .supported)
+        ├── CorruptDatabaseError          SQLite pages are damaged (.detail)
+        ├── ReadOnlyDatabaseError         the file, folder or filesystem is read-only (.detail)
+        ├── DiskFullError                 no room to write (.detail)
+        └── DatabaseLockedError           another process held the lock too long (.waited_s)
 
 The module is long because the contract is one piece: the Protocol's documented methods, the
 records they take and return, and the errors they raise are read together.
@@ -64,8 +68,11 @@ __all__ = [
     "COIN_TOSS",
     "END_REASONS",
     "ChannelBusyError",
+    "CorruptDatabaseError",
+    "DatabaseLockedError",
     "DatabaseRefusedError",
     "DatabaseTooNewError",
+    "DiskFullError",
     "ForeignDatabaseError",
     "GameNotFoundError",
     "GameOpening",
@@ -81,6 +88,8 @@ __all__ = [
     "PendingReply",
     "Player",
     "PlayerStats",
+    "PuzzlePlayer",
+    "ReadOnlyDatabaseError",
     "ResultCount",
     "StorageError",
     "StoredUndo",
@@ -322,7 +331,8 @@ class GuildSettings:
     turn_seconds: int | None = None  # default time per turn; None = no clock
     board_style: str = "emoji"  # how boards are shown (emoji, compact or image); emoji by default
     allowed_channel_ids: frozenset[int] = field(default_factory=frozenset)  # empty = anywhere
-    use_threads: bool = False  # host each game in its own thread off the channel
+    use_threads: bool = True  # host each game in its own thread off the channel (where the
+    # bot may open one; the front-end falls back to the channel)
     moderator_role_id: int | None = None  # may end games, besides Manage Messages
     idle_human_seconds: int | None = None  # a game between people with no move this long
     # ends by itself; None = DEFAULT_IDLE_HUMAN
@@ -612,7 +622,6 @@ class GameRepository(Protocol):
 
     async def close(self) -> None:
         """Release the store; further calls are errors."""
-        ...
 
     # --- games --------------------------------------------------------------------------
 
@@ -622,33 +631,26 @@ class GameRepository(Protocol):
         Raises:
             ChannelBusyError: the channel already has a pending or active game.
         """
-        ...
 
     async def get_game(self, game_id: int) -> GameRecord:
         """The game with this id (``GameNotFoundError`` if none)."""
-        ...
 
     async def load_game(self, game_id: int) -> GameSnapshot:
         """The game and its live moves, consistent with each other."""
-        ...
 
     async def open_game_in_channel(self, channel_id: int) -> GameRecord | None:
         """The pending or active game of a channel, if any."""
-        ...
 
     async def open_games(self) -> list[GameRecord]:
         """Every pending or active game, oldest first (what to resume at start-up)."""
-        ...
 
     async def games_due(self, now: datetime) -> list[GameRecord]:
         """Open games whose ``deadline`` is at or before ``now``, earliest deadline first."""
-        ...
 
     async def accept_challenge(
         self, game_id: int, expected_version: int, *, deadline: datetime | None = None
     ) -> GameRecord:
         """PENDING -> ACTIVE; ``deadline`` is the first turn's (None: no clock)."""
-        ...
 
     async def close_challenge(
         self, game_id: int, expected_version: int, status: GameStatus
@@ -658,7 +660,6 @@ class GameRepository(Protocol):
         Raises:
             ValueError: ``status`` is not one of those three.
         """
-        ...
 
     async def append_move(
         self,
@@ -681,7 +682,6 @@ class GameRepository(Protocol):
             InvalidStatusError: the game is not active.
             MoveOrderError: ``color`` is not the side to move.
         """
-        ...
 
     async def game_opening(self, game_id: int) -> GameOpening | None:
         """The game's opening rule and its steps so far (None: the game has no opening rule).
@@ -689,7 +689,6 @@ class GameRepository(Protocol):
         Raises:
             GameNotFoundError.
         """
-        ...
 
     async def record_opening_step(
         self,
@@ -708,7 +707,6 @@ class GameRepository(Protocol):
             VersionConflictError, GameNotFoundError, InvalidStatusError (not active),
             ValueError: the game has no opening rule.
         """
-        ...
 
     async def take_back(
         self,
@@ -723,7 +721,6 @@ class GameRepository(Protocol):
         Raises:
             MoveOrderError: ``count`` is not in 1..ply.
         """
-        ...
 
     async def finish_game(
         self,
@@ -743,7 +740,6 @@ class GameRepository(Protocol):
         Raises:
             ValueError: ``end_reason`` is not one of ``END_REASONS``.
         """
-        ...
 
     async def move_game(self, game_id: int, channel_id: int, *, parent_channel_id: int) -> None:
         """Move an open game into ``channel_id`` (its thread off ``parent_channel_id``), which
@@ -753,13 +749,11 @@ class GameRepository(Protocol):
             ChannelBusyError: ``channel_id`` already has an open game.
             InvalidStatusError: the game is no longer open.
         """
-        ...
 
     async def set_deadline(
         self, game_id: int, expected_version: int, deadline: datetime | None
     ) -> GameRecord:
         """Move an open game's deadline (e.g. pause the clock) and clear the warning flag."""
-        ...
 
     async def mark_warning_sent(self, game_id: int, expected_version: int) -> None:
         """Record that this turn's low-time warning went out (does not bump the version).
@@ -767,27 +761,21 @@ class GameRepository(Protocol):
         Raises ``VersionConflictError`` if the turn already changed, so a warning never
         sticks to the next turn.
         """
-        ...
 
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
         """Remember the message that shows the game (does not bump the version)."""
-        ...
 
     async def move_history(self, game_id: int) -> list[MoveRecord]:
         """Every move row ever written for the game, taken back or not, in write order."""
-        ...
 
     async def save_undo_request(self, request: StoredUndo) -> None:
         """Store the game's undo request, replacing any older one."""
-        ...
 
     async def undo_request(self, game_id: int) -> StoredUndo | None:
         """The game's stored undo request (maybe stale: compare its version), if any."""
-        ...
 
     async def drop_undo_request(self, game_id: int) -> None:
         """Forget the game's undo request (answered or withdrawn); no error if none."""
-        ...
 
     async def save_review(self, game_id: int, data: str) -> None:
         """Store the game's review (opaque text, JSON by the bot), replacing any older one.
@@ -795,54 +783,42 @@ class GameRepository(Protocol):
         Raises:
             GameNotFoundError: no such game.
         """
-        ...
 
     async def review(self, game_id: int) -> str | None:
         """The game's stored review, if any."""
-        ...
 
     async def guild_reviews(self, guild_id: int, limit: int = 20) -> list[tuple[int, str]]:
         """(game id, review) of the guild's reviewed games, the newest review first."""
-        ...
 
     async def puzzle_player(self, guild_id: int, user_id: int) -> PuzzlePlayer | None:
         """The user's puzzle record in the guild, if any."""
-        ...
 
     async def set_daily_puzzle_channel(self, guild_id: int, channel_id: int | None) -> None:
         """Post the daily puzzle in ``channel_id`` (None: stop); the last posted day stays."""
-        ...
 
     async def daily_puzzle_channels(self) -> list[tuple[int, int, str | None]]:
         """(guild, channel, last day posted) of every guild with a daily puzzle."""
-        ...
 
     async def claim_daily_puzzle(self, guild_id: int, day: str) -> bool:
         """Mark ``day`` posted for the guild; False if it was already (compare-and-set, so
         of two callers on one day only one posts)."""
-        ...
 
     async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
         """Store the user's puzzle record, replacing the old one."""
-        ...
 
     async def puzzle_leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzlePlayer]:
         """The guild's best puzzle solvers by rating (then by puzzles solved), with at least
         one puzzle finished."""
-        ...
 
     async def puzzles_seen(self, guild_id: int, user_id: int) -> frozenset[str]:
         """The keys of the puzzles the user has finished (solved or failed) in the guild."""
-        ...
 
     async def mark_puzzle_seen(self, guild_id: int, user_id: int, key: str) -> None:
         """Remember that the user finished puzzle ``key`` in the guild (again: no change)."""
-        ...
 
     async def unsearched_games(self, limit: int = 1) -> list[int]:
         """Finished Gomoku games in a guild, with moves, that have no ``save_game_puzzles``
         yet: the newest finished first."""
-        ...
 
     async def save_game_puzzles(self, game_id: int, data: str) -> None:
         """Store the puzzles found in the game (opaque text, JSON by the bot; may say none),
@@ -851,11 +827,9 @@ class GameRepository(Protocol):
         Raises:
             GameNotFoundError: no such game.
         """
-        ...
 
     async def guild_game_puzzles(self, guild_id: int, limit: int = 50) -> list[tuple[int, str]]:
         """(game id, puzzles) of the guild's searched games, the newest game first."""
-        ...
 
     # --- players ------------------------------------------------------------------------
 
@@ -869,7 +843,6 @@ class GameRepository(Protocol):
     ) -> list[GameRecord]:
         """A user's finished games, newest first; pass the last id seen as ``before_id``
         for the next page. ``guild_id`` restricts to one guild."""
-        ...
 
     async def player_stats(
         self,
@@ -881,7 +854,6 @@ class GameRepository(Protocol):
     ) -> PlayerStats | None:
         """Rating and record in rated games of ``game`` under ``rule`` (None if the user has
         none)."""
-        ...
 
     async def leaderboard(
         self,
@@ -896,28 +868,23 @@ class GameRepository(Protocol):
         """Players of ``game`` under ``rule`` by ``ordinal``, best first (ties by user id);
         guild_id None = overall. Players with fewer than ``min_games`` rated games are left
         out."""
-        ...
 
     async def user_results(self, user_id: int, *, guild_id: int | None = None) -> list[ResultCount]:
         """How the user's finished games went, one line per game kind, rule and opponent
         level (None: people), sorted by those; rated or not. ``guild_id`` restricts."""
-        ...
 
     async def delete_user_data(self, user_id: int) -> int:
         """Forget a user: drop their ratings, statistics and undo requests, abandon their open
         games and replace them with ``Player.DELETED`` in every game (and as who started or
         ended one). Returns the games touched. Opponents' ratings are left as they are."""
-        ...
 
     # --- guilds -------------------------------------------------------------------------
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings (defaults if it never saved any)."""
-        ...
 
     async def save_guild_settings(self, settings: GuildSettings) -> None:
         """Replace the guild's settings."""
-        ...
 
     async def set_open_turn_seconds(
         self, guild_id: int, turn_seconds: int | None, *, ai_games: bool
@@ -925,50 +892,39 @@ class GameRepository(Protocol):
         """Give the guild's open games a new turn time (None: no clock), used from their next
         turn; games against the AI only with ``ai_games`` (else they lose their clock).
         Does not bump versions or move current deadlines. Returns the games changed."""
-        ...
 
     # --- users --------------------------------------------------------------------------
 
     async def user_view(self, user_id: int) -> str | None:
         """How the user wants boards drawn in their private panels (None: never chose)."""
-        ...
 
     async def save_user_view(self, user_id: int, view: str) -> None:
         """Remember the user's board view (``delete_user_data`` forgets it)."""
-        ...
 
     async def user_language(self, user_id: int) -> str | None:
         """The language the user chose for replies (None: follow their Discord locale)."""
-        ...
 
     async def save_user_language(self, user_id: int, language: str | None) -> None:
         """Remember the user's language; None forgets it (``delete_user_data`` does too)."""
-        ...
 
     # --- replies to finish --------------------------------------------------------------
 
     async def save_pending_reply(self, reply: PendingReply) -> None:
         """Remember a deferred reply until ``drop_pending_reply``."""
-        ...
 
     async def pending_replies(self) -> list[PendingReply]:
         """Every reply still waiting, oldest first."""
-        ...
 
     async def drop_pending_reply(self, token: str) -> None:
         """Forget a reply (answered, or too old to answer); unknown tokens are ignored."""
-        ...
 
     # --- turn pings ---------------------------------------------------------------------
 
     async def turn_ping(self, game_id: int) -> TurnPing | None:
         """The game's stored ping (None: none kept)."""
-        ...
 
     async def save_turn_ping(self, ping: TurnPing) -> None:
         """Keep ``ping`` as its game's ping, replacing the one kept before."""
-        ...
 
     async def drop_turn_ping(self, game_id: int) -> None:
         """Forget the game's ping (deleted, none to send); a game without one is ignored."""
-        ...

@@ -4,11 +4,11 @@ Every statement and every rule the contract asks of a database (compare-and-set 
 version, append-only moves, ratings in the transaction that finishes a rated game) is here,
 once. The two databases differ in how SQL reaches them, and that is all a dialect provides:
 
-* an ``Executor`` per unit of work: ``fetch``, ``fetchrow``, ``fetchval``, ``execute``
-  (returns the rows changed), ``executemany`` and ``savepoint()``. Statements are written
-  with PostgreSQL's numbered parameters (``$1``); the SQLite executor rewrites them as
-  ``?1`` and stores datetimes as integer microseconds since the epoch (PostgreSQL keeps
-  ``timestamptz``); rows decode the same either way (see ``_time``);
+* an ``Executor`` per unit of work: ``fetch``, ``fetchrow``, ``execute`` (returns the rows
+  changed), ``executemany`` and ``savepoint()``. Statements are written with PostgreSQL's
+  numbered parameters (``$1``); the SQLite executor rewrites them as ``?1`` and stores
+  datetimes as integer microseconds since the epoch (PostgreSQL keeps ``timestamptz``); rows
+  decode the same either way (see ``_time``);
 * ``_write`` and ``_read``: where and how a unit of work runs (SQLite: group commits on one
   writer, small reads inline; PostgreSQL: a pooled connection, a transaction when needed);
 * the few places where the SQL really differs: ``_ID_LIST`` (an aggregate of ids as text),
@@ -28,8 +28,8 @@ from __future__ import annotations
 import enum
 import importlib.resources
 import re
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -68,6 +68,7 @@ if TYPE_CHECKING:
 __all__ = ["Executor", "Migration", "Row", "SqlGameRepository", "load_migrations"]
 
 _T = TypeVar("_T")
+_R = TypeVar("_R", bound="SqlGameRepository")
 _E = TypeVar("_E", bound=enum.Enum)
 APPLICATION_ID = 0x476D6B62  # "Gmkb": marks a database as this bot's (file header, schema table)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -93,15 +94,12 @@ class Executor(Protocol):
 
     async def fetchrow(self, sql: str, *args: Any) -> Row | None: ...
 
-    async def fetchval(self, sql: str, *args: Any) -> Any: ...
-
     async def execute(self, sql: str, *args: Any) -> int: ...
 
     async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None: ...
 
     def savepoint(self) -> AbstractAsyncContextManager[Any]:
         """A block whose failed statement leaves the rest of the transaction usable."""
-        ...
 
 
 Work = Callable[[Executor], Awaitable[_T]]
@@ -253,6 +251,16 @@ def _values(record: DataclassInstance) -> tuple[Any, ...]:
     return tuple(getattr(record, field.name) for field in fields(record))
 
 
+def _timed(record: Callable[..., _T]) -> Callable[[Row], _T]:
+    """The decoder of a row of ``_columns(record)`` whose last column is a stored time."""
+
+    def decode(row: Row) -> _T:
+        *values, at = row
+        return record(*values, _time(at))
+
+    return decode
+
+
 def _upsert(table: str, columns: str, *, key: int = 1) -> str:
     """``INSERT`` a row of ``columns`` (parameters ``$1``… in order), replacing the row with
     the same first ``key`` columns (the table's primary key)."""
@@ -390,10 +398,7 @@ SQL_APPEND_OPENING_STEP = (
     "UPDATE game_openings SET steps = ltrim(steps || ' ' || $2) WHERE game_id = $1"
 )
 SQL_SAVE_UNDO = _upsert("undo_requests", _columns(StoredUndo))
-SQL_GET_UNDO = (
-    "SELECT game_id, requester, responder, version, moves, made_at FROM undo_requests"
-    " WHERE game_id = $1"
-)
+SQL_GET_UNDO = f"SELECT {_columns(StoredUndo)} FROM undo_requests WHERE game_id = $1"
 SQL_DROP_UNDO = "DELETE FROM undo_requests WHERE game_id = $1"
 SQL_SAVE_REVIEW = _upsert("game_reviews", "game_id, data, made_at")
 SQL_GET_REVIEW = "SELECT data FROM game_reviews WHERE game_id = $1"
@@ -487,6 +492,7 @@ SQL_FORGET_USER = (
 )
 
 
+@lru_cache
 def guild_settings_sql(id_list: str) -> str:
     """The settings and their side tables in one statement (one snapshot, one round trip);
     ``id_list`` is the dialect's aggregate of ``channel_id`` as comma-separated text."""
@@ -527,9 +533,7 @@ SQL_USER_LANGUAGE = "SELECT language FROM user_languages WHERE user_id = $1"
 SQL_SAVE_USER_LANGUAGE = _upsert("user_languages", "user_id, language, updated_at")
 SQL_CLEAR_USER_LANGUAGE = "DELETE FROM user_languages WHERE user_id = $1"
 SQL_SAVE_PENDING_REPLY = _upsert("pending_replies", _columns(PendingReply))
-SQL_PENDING_REPLIES = (
-    "SELECT token, game_id, application_id, message_id, user_id, created_at FROM pending_replies"
-)
+SQL_PENDING_REPLIES = f"SELECT {_columns(PendingReply)} FROM pending_replies"
 SQL_DROP_PENDING_REPLY = "DELETE FROM pending_replies WHERE token = $1"
 SQL_TURN_PING = "SELECT channel_id, message_id, version FROM turn_pings WHERE game_id = $1"
 SQL_SAVE_TURN_PING = _upsert("turn_pings", _columns(TurnPing))
@@ -559,14 +563,8 @@ class SqlGameRepository:
     method does what ``GameRepository`` documents under its name."""
 
     _ID_LIST: ClassVar[str]  # the aggregate of ``channel_id`` values as "1,2,3" text
-    _SQL_GUILD_SETTINGS: ClassVar[str]
     # What the driver raises when a unique index refuses a row.
     _UNIQUE_VIOLATION: ClassVar[tuple[type[Exception], ...]]
-
-    def __init_subclass__(cls) -> None:
-        super().__init_subclass__()
-        if "_ID_LIST" in cls.__dict__:
-            cls._SQL_GUILD_SETTINGS = guild_settings_sql(cls._ID_LIST)
 
     def __init__(self, clock: Callable[[], datetime]) -> None:
         self._clock = clock
@@ -586,6 +584,16 @@ class SqlGameRepository:
     async def close(self) -> None:
         """Finish the work already asked for and close the connections."""
         raise NotImplementedError
+
+    @staticmethod
+    @asynccontextmanager
+    async def _closed_on_exit(connect: Callable[[], Awaitable[_R]]) -> AsyncIterator[_R]:
+        """What a dialect's ``open`` gives: the repository ``connect`` opens, closed on exit."""
+        repo = await connect()
+        try:
+            yield repo
+        finally:
+            await repo.close()
 
     async def _play(
         self, db: Executor, game_id: int, expected_version: int, params: Sequence[Any]
@@ -674,11 +682,20 @@ class SqlGameRepository:
 
     async def _run_statement(self, sql: str, *args: Any) -> None:
         """A write that is one statement (atomic on its own)."""
+        await self._write(lambda db: db.execute(sql, *args), atomic=True)
 
-        async def work(db: Executor) -> None:
-            await db.execute(sql, *args)
-
-        await self._write(work, atomic=True)
+    async def _in_free_channel(
+        self, db: Executor, channel_id: int, sql: str, *args: Any
+    ) -> Row | None:
+        """``sql``, which puts a game in ``channel_id``: ``ChannelBusyError`` when the
+        channel's unique index refuses it (the rest of the transaction stays usable)."""
+        try:
+            async with db.savepoint():
+                row = await db.fetchrow(sql, *args)
+        except self._UNIQUE_VIOLATION as error:
+            busy = await db.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, channel_id)
+            raise ChannelBusyError(channel_id, busy[0] if busy else None) from error
+        return row
 
     async def _save_for_game(self, game_id: int, sql: str, *args: Any) -> None:
         """Write a side record of a game that must exist."""
@@ -718,12 +735,7 @@ class SqlGameRepository:
             busy = await db.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, new.channel_id)
             if busy is not None:
                 raise ChannelBusyError(new.channel_id, busy[0])
-            try:
-                async with db.savepoint():
-                    row = await db.fetchrow(SQL_INSERT_GAME, *params)
-            except self._UNIQUE_VIOLATION as error:
-                busy = await db.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, new.channel_id)
-                raise ChannelBusyError(new.channel_id, busy[0] if busy else None) from error
+            row = await self._in_free_channel(db, new.channel_id, SQL_INSERT_GAME, *params)
             assert row is not None
             game = _game(row)
             if new.opening is not None:
@@ -733,10 +745,7 @@ class SqlGameRepository:
         return await self._write(work)
 
     async def get_game(self, game_id: int) -> GameRecord:
-        async def work(db: Executor) -> GameRecord:
-            return await self._game_or_raise(db, game_id)
-
-        return await self._read(work, small=True)
+        return await self._read(lambda db: self._game_or_raise(db, game_id), small=True)
 
     async def load_game(self, game_id: int) -> GameSnapshot:
         async def work(db: Executor) -> GameSnapshot:
@@ -890,13 +899,8 @@ class SqlGameRepository:
 
     async def move_game(self, game_id: int, channel_id: int, *, parent_channel_id: int) -> None:
         async def work(db: Executor) -> None:
-            try:
-                async with db.savepoint():
-                    moved = await db.fetchrow(SQL_MOVE_GAME, game_id, channel_id, parent_channel_id)
-            except self._UNIQUE_VIOLATION as error:
-                busy = await db.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, channel_id)
-                raise ChannelBusyError(channel_id, busy[0] if busy else None) from error
-            if moved is None:
+            params = (game_id, channel_id, parent_channel_id)
+            if await self._in_free_channel(db, channel_id, SQL_MOVE_GAME, *params) is None:
                 raise InvalidStatusError(game_id, (await self._game_or_raise(db, game_id)).status)
 
         await self._write(work)
@@ -956,10 +960,7 @@ class SqlGameRepository:
         await self._save_for_game(request.game_id, SQL_SAVE_UNDO, *_values(request))
 
     async def undo_request(self, game_id: int) -> StoredUndo | None:
-        def decode(row: Row) -> StoredUndo:
-            return StoredUndo(row[0], row[1], row[2], row[3], row[4], _time(row[5]))
-
-        return await self._fetch_one(decode, SQL_GET_UNDO, game_id)
+        return await self._fetch_one(_timed(StoredUndo), SQL_GET_UNDO, game_id)
 
     async def drop_undo_request(self, game_id: int) -> None:
         await self._run_statement(SQL_DROP_UNDO, game_id)
@@ -1099,7 +1100,8 @@ class SqlGameRepository:
                 language=row[11],
             )
 
-        found = await self._fetch_one(decode, self._SQL_GUILD_SETTINGS, guild_id, small=True)
+        sql = guild_settings_sql(self._ID_LIST)
+        found = await self._fetch_one(decode, sql, guild_id, small=True)
         return GuildSettings(guild_id) if found is None else found
 
     async def save_guild_settings(self, settings: GuildSettings) -> None:
@@ -1138,10 +1140,8 @@ class SqlGameRepository:
     async def set_open_turn_seconds(
         self, guild_id: int, turn_seconds: int | None, *, ai_games: bool
     ) -> int:
-        async def work(db: Executor) -> int:
-            return await db.execute(SQL_SET_OPEN_TURN_SECONDS, guild_id, turn_seconds, ai_games)
-
-        return await self._write(work)
+        params = (guild_id, turn_seconds, ai_games)
+        return await self._write(lambda db: db.execute(SQL_SET_OPEN_TURN_SECONDS, *params))
 
     # --- users ----------------------------------------------------------------------------
 
@@ -1167,13 +1167,8 @@ class SqlGameRepository:
         await self._run_statement(SQL_SAVE_PENDING_REPLY, *_values(reply))
 
     async def pending_replies(self) -> list[PendingReply]:
-        """Every reply still waiting, oldest first (then by token, as bytes: the order
-        does not depend on the database's collation)."""
-
-        def decode(row: Row) -> PendingReply:
-            return PendingReply(row[0], row[1], row[2], row[3], row[4], _time(row[5]))
-
-        replies = await self._fetch_all(decode, SQL_PENDING_REPLIES)
+        replies = await self._fetch_all(_timed(PendingReply), SQL_PENDING_REPLIES)
+        # Ties by token as bytes: the order does not depend on the database's collation.
         return sorted(replies, key=lambda reply: (reply.created_at, reply.token))
 
     async def drop_pending_reply(self, token: str) -> None:

@@ -42,11 +42,10 @@ import re
 import sqlite3
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import (
     AbstractAsyncContextManager,
-    asynccontextmanager,
     contextmanager,
     nullcontext,
     suppress,
@@ -135,10 +134,6 @@ class _Direct:
 
     async def fetchrow(self, sql: str, *args: Any) -> Any:
         return self._conn.execute(sqlite_sql(sql), _bind(args)).fetchone()
-
-    async def fetchval(self, sql: str, *args: Any) -> Any:
-        row = self._conn.execute(sqlite_sql(sql), _bind(args)).fetchone()
-        return None if row is None else row[0]
 
     async def execute(self, sql: str, *args: Any) -> int:
         return self._conn.execute(sqlite_sql(sql), _bind(args)).rowcount
@@ -338,11 +333,22 @@ def _preflight(path: Path) -> None:
 
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-_BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
+_LOW_SPACE = 1 << 20  # an I/O error with less than this free is a full disk
+# The start-up fault each primary result code means (an I/O error only with little space left).
+_FAULTS: dict[int, type[DatabaseRefusedError]] = {
+    sqlite3.SQLITE_READONLY: ReadOnlyDatabaseError,
+    sqlite3.SQLITE_CANTOPEN: ReadOnlyDatabaseError,
+    sqlite3.SQLITE_FULL: DiskFullError,
+    sqlite3.SQLITE_IOERR: DiskFullError,
+    sqlite3.SQLITE_CORRUPT: CorruptDatabaseError,
+}
 
 
 def _is_locked(error: sqlite3.Error) -> bool:
-    return getattr(error, "sqlite_errorcode", 0) & 0xFF in (_BUSY, _LOCKED)
+    return getattr(error, "sqlite_errorcode", 0) & 0xFF in (
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+    )
 
 
 def _classify(path: Path, error: sqlite3.Error) -> DatabaseRefusedError | None:
@@ -350,32 +356,18 @@ def _classify(path: Path, error: sqlite3.Error) -> DatabaseRefusedError | None:
     error that says nothing about the file (SQL that fails, a misuse)."""
     code = getattr(error, "sqlite_errorcode", 0) & 0xFF
     detail = str(error)
-    if code == _READONLY:
-        return ReadOnlyDatabaseError(path, detail)
-    if code == _FULL:
-        return DiskFullError(path, detail)
-    if code == _CORRUPT:
-        return CorruptDatabaseError(path, detail)
-    if code == _NOTADB:
+    if code == sqlite3.SQLITE_NOTADB:
         # A SQLite header on a file SQLite can't read is damage; anything else is a stranger.
         try:
             with path.open("rb") as file:
-                header = file.read(len(_SQLITE_MAGIC))
+                damaged = file.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
         except OSError:
-            header = b""
-        if header == _SQLITE_MAGIC:
-            return CorruptDatabaseError(path, detail)
-        return ForeignDatabaseError(path, detail)
-    if code == _CANTOPEN:
-        return ReadOnlyDatabaseError(path, detail)
-    if code == _IOERR:
-        if _free_bytes(path.parent) < _LOW_SPACE:
-            return DiskFullError(path, detail)
+            damaged = False
+        return (CorruptDatabaseError if damaged else ForeignDatabaseError)(path, detail)
+    if code == sqlite3.SQLITE_IOERR and _free_bytes(path.parent) >= _LOW_SPACE:
         return DatabaseRefusedError(path, f"{getattr(error, 'sqlite_errorname', 'I/O')}: {detail}")
-    return None
-
-
-_LOW_SPACE = 1 << 20  # an I/O error with less than this free is a full disk
+    fault = _FAULTS.get(code)
+    return None if fault is None else fault(path, detail)
 
 
 def _free_bytes(folder: Path) -> int:
@@ -388,6 +380,9 @@ def _free_bytes(folder: Path) -> int:
 
 # --------------------------------------------------------------------------------------------
 # The repository
+
+
+_Outcomes = tuple[list[tuple[bool, Any]], BaseException | None]  # a batch's, or its failure
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,16 +487,11 @@ class SqliteGameRepository(SqlGameRepository):
             raise
 
     @classmethod
-    @asynccontextmanager
-    async def open(
+    def open(
         cls, path: str | PathLike[str], **options: Unpack[ConnectOptions]
-    ) -> AsyncIterator[Self]:
+    ) -> AbstractAsyncContextManager[Self]:
         """``connect`` as an async context manager that closes the repository on exit."""
-        repo = await cls.connect(path, **options)
-        try:
-            yield repo
-        finally:
-            await repo.close()
+        return cls._closed_on_exit(lambda: cls.connect(path, **options))
 
     async def close(self) -> None:
         """Finish the writes already asked for, then close the connections."""
@@ -534,19 +524,13 @@ class SqliteGameRepository(SqlGameRepository):
 
     # --- plumbing -----------------------------------------------------------------------
     #
-    # Writes are group-committed: callers queue their work and one writer task runs every
-    # write waiting at that moment inside one transaction, then commits once; nobody hears
-    # back before the commit is durable. Under load this turns one fsync per move into one
-    # per batch. A refused write (a StorageError: lost compare-and-set, busy channel, ...)
-    # by construction has written nothing, so it just reports its refusal; any other failure
-    # rolls the batch back and its writes are retried one by one. Reads run on the read
-    # thread's connection (or inline on the query-only one), which sees only committed work.
-    #
-    # A batch's statements run on the event loop, through the writer connection: they only
-    # touch pages in memory, some 50 µs a write. Only COMMIT, which waits for the disk, goes to
-    # the commit thread. Running the whole batch on a thread cost a GIL hand-over for every
-    # statement (each releases the GIL and must get it back from a busy loop, up to the 0.5 ms
-    # switch interval): at 500 games a move's write waited 41 ms at p50 and 270 ms at p95.
+    # Group commits (see the module doc) turn one fsync per move into one per batch. A refused
+    # write (a StorageError: lost compare-and-set, busy channel, ...) by construction has
+    # written nothing, so it just reports its refusal; any other failure rolls the batch back
+    # and its writes are retried one by one. A batch's statements take some 50 µs a write on
+    # the loop; on a thread each would cost a GIL hand-over (it releases the GIL and must get
+    # it back from a busy loop, up to the 0.5 ms switch interval): at 500 games a move's write
+    # would wait 41 ms at p50 and 270 ms at p95.
 
     async def _write(self, work: Work[_T], *, atomic: bool = False) -> _T:
         """Queue a write for the next group commit and wait until it is durable (every
@@ -627,9 +611,8 @@ class SqliteGameRepository(SqlGameRepository):
         hears it). The statements run here, on the loop; COMMIT on the commit thread. A
         database locked by another process (the loop must not wait for it) sends the whole
         batch to the commit thread."""
-        db = _Direct(self._writes)
         try:
-            outcomes = _drive(self._statements(db, batch))
+            outcomes = _drive(self._statements(_Direct(self._writes), batch))
         except BaseException as error:
             if self._writes.in_transaction:
                 self._writes.rollback()
@@ -639,12 +622,10 @@ class SqliteGameRepository(SqlGameRepository):
                 self._report(batch, [], error)
                 return error
             return await self._on_commit_thread(batch, lambda: self._wait_for_lock(batch))
-        return await self._on_commit_thread(batch, lambda: self._finish(outcomes))
+        return await self._on_commit_thread(batch, lambda: self._finish(lambda: outcomes))
 
     async def _on_commit_thread(
-        self,
-        batch: list[_Write],
-        job: Callable[[], tuple[list[tuple[bool, Any]], BaseException | None]],
+        self, batch: list[_Write], job: Callable[[], _Outcomes]
     ) -> BaseException | None:
         """Run ``job`` on the commit thread; its writers hear back as soon as it is done,
         in the same turn of the loop as the writer (which waits for nothing else)."""
@@ -676,16 +657,24 @@ class SqliteGameRepository(SqlGameRepository):
         *,
         alone: bool = False,
     ) -> None:
-        """Tell ``batch``'s writers how it ended, unless it failed whole and its writes are
-        to be tried one by one (``alone``: they won't be)."""
-        if failure is None or len(batch) == 1 or alone:
-            self._settle(batch, outcomes, failure)
+        """Tell ``batch``'s writers how it ended, each its result or refusal, unless it failed
+        whole and its writes are to be tried one by one (``alone``: they won't be)."""
+        if failure is not None and len(batch) > 1 and not alone:
+            return
+        settled = outcomes or [(False, failure)] * len(batch)
+        for write, (ok, value) in zip(batch, settled, strict=True):
+            if write.future.done():
+                continue
+            if ok:
+                write.future.set_result(value)
+            else:
+                write.future.set_exception(value)
 
-    def _finish(
-        self, outcomes: list[tuple[bool, Any]]
-    ) -> tuple[list[tuple[bool, Any]], BaseException | None]:
-        """On the commit thread: commit the writer's open transaction (or roll it back)."""
+    def _finish(self, statements: Callable[[], list[tuple[bool, Any]]]) -> _Outcomes:
+        """On the commit thread: run ``statements`` (they return the writes' outcomes), then
+        commit the writer's open transaction, or roll it back."""
         try:
+            outcomes = statements()
             self._writes.execute("COMMIT")
         except Exception as error:
             if self._writes.in_transaction:
@@ -693,20 +682,12 @@ class SqliteGameRepository(SqlGameRepository):
             return [], error
         return outcomes, None
 
-    def _wait_for_lock(
-        self, batch: list[_Write]
-    ) -> tuple[list[tuple[bool, Any]], BaseException | None]:
+    def _wait_for_lock(self, batch: list[_Write]) -> _Outcomes:
         """On the commit thread: the whole batch, waiting for another process's lock as
         long as any statement would (``_BUSY_TIMEOUT_MS``)."""
         self._writes.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
         try:
-            try:
-                outcomes = _drive(self._statements(_Direct(self._writes), batch))
-            except Exception as error:
-                if self._writes.in_transaction:
-                    self._writes.rollback()
-                return [], error
-            return self._finish(outcomes)
+            return self._finish(lambda: _drive(self._statements(_Direct(self._writes), batch)))
         finally:
             self._writes.execute("PRAGMA busy_timeout = 0")
 
@@ -724,17 +705,3 @@ class SqliteGameRepository(SqlGameRepository):
                 # compare-and-set, a busy channel...) has written nothing to undo.
                 outcomes.append((False, refused))
         return outcomes
-
-    @staticmethod
-    def _settle(
-        batch: list[_Write], outcomes: list[tuple[bool, Any]], failure: BaseException | None
-    ) -> None:
-        for write, (ok, value) in zip(
-            batch, outcomes or [(False, failure)] * len(batch), strict=True
-        ):
-            if write.future.done():
-                continue
-            if ok:
-                write.future.set_result(value)
-            else:
-                write.future.set_exception(value)

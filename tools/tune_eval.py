@@ -84,6 +84,9 @@ weights file against the engine with another (``hand`` for the hand-set values),
 
 The games are freestyle 15x15 only; the other rules use the same weights (a duel under renju
 at level medium: 44-0-20 for the learned ones).
+
+One tool of about a thousand lines: its subcommands hand each other the same arrays and
+feature layout, and each step is read beside the one that made its input.
 """
 
 from __future__ import annotations

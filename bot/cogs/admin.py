@@ -1,4 +1,4 @@
-"""``/gomoku-admin``: ``settings`` (a guild's default rule, turn time, board style, allowed
+"""``/gomoku-admin``: ``settings`` (a guild's default rule, turn time, look of boards, allowed
 channels, game threads, moderator role and idle times), ``daily-puzzle`` and ``end``.
 
 The admin commands are their own top-level group so that ``default_permissions`` (which
@@ -14,10 +14,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.moderation import EndCommand
-from bot.cogs.play_choices import RULES
+from bot.cogs.play_choices import LOOKS, RULES
 from bot.cogs.puzzles import DailyPuzzleCommand
 from bot.core.service.errors import InvalidOptionError
-from bot.core.service.shared import BOARD_STYLES, idle_time
+from bot.core.service.shared import idle_time
 from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, words
 from bot.text.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_field
@@ -32,7 +32,6 @@ __all__ = [
 ]
 
 _RULES: Final = RULES
-_STYLES: Final = [app_commands.Choice(name=style, value=style) for style in BOARD_STYLES]
 _LANGUAGES: Final = [
     app_commands.Choice(name=words.SERVER_LANGUAGE_FOLLOW, value="discord"),
     *(app_commands.Choice(name=i18n.LANGUAGE_NAMES[code], value=code) for code in i18n.LANGUAGES),
@@ -57,7 +56,7 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
     )
     embed.add_field(name=words.setting_rule(), value=words.rule_name(settings.default_rule))
     embed.add_field(name=words.setting_turn(), value=turn)
-    embed.add_field(name=words.setting_style(), value=words.board_style_name(settings.board_style))
+    embed.add_field(name=words.setting_look(), value=words.look_name(settings.board_style))
     embed.add_field(name=words.setting_pings(), value=words.on_off(settings.turn_pings))
     embed.add_field(name=words.setting_ai_clock(), value=words.on_off(settings.ai_clock))
     name, value = rated_opening_field(settings.rated_opening)
@@ -81,13 +80,13 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
 
 
 class AdminCommands(commands.Cog):
-    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
+    """Mixed into the ``/gomoku-admin`` group cog (``AdminCog``)."""
 
     @app_commands.command(name="settings")
     @app_commands.describe(
         rule="Default Gomoku rule for new games",
         turn_minutes="Time per turn in games between people, in minutes (0: no clock)",
-        style="How boards are drawn",
+        look="How this server's public boards look (each member chooses their private ones)",
         allow_channel="Add this channel to those games may be played in",
         disallow_channel="Remove this channel from those games may be played in",
         anywhere="Allow games in every channel again",
@@ -101,14 +100,14 @@ class AdminCommands(commands.Cog):
         rated_opening="How rated games begin: an opening rule (default swap2) or a coin toss",
         language="Language of boards, results and pings here (default: the server's Discord one)",
     )
-    @app_commands.choices(rule=_RULES, style=_STYLES, rated_opening=_OPENINGS, language=_LANGUAGES)
+    @app_commands.choices(rule=_RULES, look=LOOKS, rated_opening=_OPENINGS, language=_LANGUAGES)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def settings(
         self,
         interaction: Interaction,
         rule: str | None = None,
         turn_minutes: app_commands.Range[int, 0, 10080] | None = None,
-        style: str | None = None,
+        look: str | None = None,
         allow_channel: discord.TextChannel | None = None,
         disallow_channel: discord.TextChannel | None = None,
         anywhere: bool = False,
@@ -137,8 +136,8 @@ class AdminCommands(commands.Cog):
             changes["clear_turn_time"] = True
         elif turn_minutes is not None:
             changes["turn_seconds"] = turn_minutes * 60
-        if style is not None:
-            changes["board_style"] = style
+        if look is not None:
+            changes["look"] = look
         if allow_channel is not None or disallow_channel is not None or anywhere:
             current = await service.settings(guild_id)
             allowed = set() if anywhere else set(current.allowed_channel_ids)

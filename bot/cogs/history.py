@@ -1,12 +1,14 @@
-"""``/gomoku history [user]``, ``/gomoku replay <game>`` and ``/gomoku export [game]``.
+"""``/gomoku history [user] [game]``: a user's finished games, and with ``game:`` its replay.
 
-History pages and replay steps are buttons whose custom ids carry everything
-(``DynamicItem``), so they keep working after a restart::
+History pages, their games, replay steps and the download are buttons whose custom ids carry
+everything (``DynamicItem``), so they keep working after a restart::
 
     gomoku:history:<user>:<page>                        a page of a user's finished games
+    gomoku:<game>:replay                                open a game's replay (from a page)
     gomoku:<game>:replay:<first|prev|next|last>:<ply>   step from the position after <ply>
+    gomoku:<game>:download                              the game as SGF, move list, animation
 
-Exports name players by their display name in the server; user ids never appear in a file.
+Downloads name players by their display name in the server; user ids never appear in a file.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.review import Review
-from bot.core.service.errors import NoActiveGameError
 from bot.core.service.states import GameState, HistoryPage
 from bot.host import GameHost, Interaction, host_of
 from bot.names import display_name
@@ -32,8 +33,10 @@ from engine.types import Game, Termination
 from storage.repository import GameRecord, Player
 
 __all__ = [
+    "DownloadButton",
     "HistoryButton",
     "HistoryCommands",
+    "OpenReplayButton",
     "ReplayButton",
     "display_names",
     "history_message",
@@ -75,6 +78,8 @@ def history_message(page: HistoryPage) -> dict[str, Any]:
     user, number = page.user_id, page.page
     view.add_item(HistoryButton(user, number - 1, label=words.newer(), enabled=number > 0))
     view.add_item(HistoryButton(user, number + 1, label=words.older(), enabled=page.has_more))
+    for record in page.games:  # a page's ten games: two rows of five
+        view.add_item(OpenReplayButton(record.id))
     return {"embed": embed, "view": view}
 
 
@@ -120,15 +125,15 @@ class HistoryButton(
 
 
 def replay_message(
-    view: GameState, ply: int, style: render.BoardStyle, review: Review | None = None
+    view: GameState, ply: int, style: render.Look, review: Review | None = None
 ) -> dict[str, Any]:
     """The keyword arguments of a replay step: the board after ``ply`` moves and ⏮ ◀ ▶ ⏭
     (with a ``review``, the engine's mark on the move just shown and its view of the position)."""
     total = len(view.board.moves)
     ply = max(0, min(ply, total))
     shown = view.after(ply)
-    if style is render.BoardStyle.IMAGE:
-        style = render.BoardStyle.EMOJI  # one message, no attachment to swap at every step
+    if style is render.Look.IMAGE:
+        style = render.Look.EMOJI  # one message, no attachment to swap at every step
     embed = card_embed(render.game_card(shown, style=style))
     embed.set_footer(text=words.replay_footer(view.game_id, ply, total))
     if review is not None:
@@ -136,7 +141,19 @@ def replay_message(
     buttons = discord.ui.View(timeout=None)
     for action in _STEPS:
         buttons.add_item(ReplayButton(view.game_id, action, ply, total=total))
+    buttons.add_item(DownloadButton(view.game_id))
     return {"embed": embed, "view": buttons, "allowed_mentions": discord.AllowedMentions.none()}
+
+
+async def _replay(interaction: Interaction, game_id: int, ply: int = 0) -> dict[str, Any]:
+    """The replay of ``game_id`` from the position after ``ply``, if the user may see it."""
+    bot = host_of(interaction)
+    view = await bot.service.visible_game(
+        game_id, user_id=interaction.user.id, guild_id=interaction.guild_id
+    )
+    look = await bot.preferences.look(view.guild_id)
+    review = await bot.service.stored_review(view.game_id)
+    return replay_message(view, ply, look, review)
 
 
 def _review_words(review: Review, ply: int) -> str:
@@ -190,15 +207,84 @@ class ReplayButton(
             self.game_id, user_id=interaction.user.id, guild_id=interaction.guild_id
         )
         ply = _target(self.action, self.ply, len(view.board.moves))
-        style = await bot.preferences.board_style(view.guild_id)
+        look = await bot.preferences.look(view.guild_id)
         review = await bot.service.stored_review(view.game_id)
-        message = replay_message(view, ply, style, review)
+        message = replay_message(view, ply, look, review)
         if interaction.message is not None and interaction.message.attachments:
             message["attachments"] = []  # from a review's reply: the graph gives way to the board
         await interaction.response.edit_message(**message)
 
 
-ACTIONS: Final = (HistoryButton, ReplayButton)
+class OpenReplayButton(
+    GameItem,
+    discord.ui.DynamicItem[Button],
+    template=r"gomoku:(?P<game>[0-9]{1,18}):replay",
+):
+    """A game on a history page, by its id: opens its replay (privately, the page stays)."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=str(game_id),
+                emoji="▶",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"gomoku:{game_id}:replay",
+            )
+        )
+        self.game_id = game_id
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Answer with the replay from the first move."""
+        message = await _replay(interaction, self.game_id)
+        await interaction.response.send_message(**message, ephemeral=True)
+
+
+class DownloadButton(
+    GameItem,
+    discord.ui.DynamicItem[Button],
+    template=r"gomoku:(?P<game>[0-9]{1,18}):download",
+):
+    """Under a replay: the game as an SGF file, its move list and an animated GIF."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=words.download_label(),
+                emoji="💾",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"gomoku:{game_id}:download",
+            )
+        )
+        self.game_id = game_id
+
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Answer privately with the files (drawing the animation takes a moment)."""
+        bot = host_of(interaction)
+        service = bot.service
+        view = await service.visible_game(
+            self.game_id, user_id=interaction.user.id, guild_id=interaction.guild_id
+        )
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        names = await display_names(interaction, view)
+        assert interaction.channel_id is not None
+        export = await service.export(
+            interaction.channel_id, game_id=view.game_id, player_names=names.__getitem__
+        )
+        gif = await asyncio.to_thread(animation.animation, export.game)
+        moves = export.moves or words.no_moves()
+        if len(moves) > _MOVE_LIST_LIMIT:
+            moves = moves[: _MOVE_LIST_LIMIT - 1] + "…"
+        stem = export.filename.removesuffix(".sgf")
+        await interaction.edit_original_response(
+            content=f"```\n{moves}\n```",
+            attachments=[
+                discord.File(io.BytesIO(export.sgf.encode()), filename=export.filename),
+                discord.File(io.BytesIO(gif), filename=f"{stem}.gif"),
+            ],
+        )
+
+
+ACTIONS: Final = (HistoryButton, ReplayButton, OpenReplayButton, DownloadButton)
 
 
 # ---------------------------------------------------------------- names for exports
@@ -216,74 +302,27 @@ class HistoryCommands(commands.Cog):
     """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
 
     @app_commands.command(name="history")
-    @app_commands.describe(user="Whose games to list (default: yours)")
-    async def history(self, interaction: Interaction, user: discord.User | None = None) -> None:
-        """List finished games in this server, newest first, with their ids."""
+    @app_commands.describe(
+        user="Whose games to list (default: yours)",
+        game="A game's id: its replay, with a download of it (the ids are in the list)",
+    )
+    async def history(
+        self,
+        interaction: Interaction,
+        user: discord.User | None = None,
+        game: app_commands.Range[int, 1] | None = None,
+    ) -> None:
+        """Your finished games here (or another's); with game: step through one, or download it."""
+        if game is not None:
+            message = await _replay(interaction, game)
+            await interaction.response.send_message(**message, ephemeral=True)
+            return
         target = user or interaction.user
         page = await host_of(interaction).service.history_page(
             target.id, guild_id=interaction.guild_id
         )
         await interaction.response.send_message(
             **history_message(page), ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
-        )
-
-    @app_commands.command(name="replay")
-    @app_commands.describe(game="The game's id (see /gomoku history)", move="Start at this move")
-    async def replay(
-        self,
-        interaction: Interaction,
-        game: app_commands.Range[int, 1],
-        move: app_commands.Range[int, 0] = 0,
-    ) -> None:
-        """Step through a game move by move."""
-        bot = host_of(interaction)
-        view = await bot.service.visible_game(
-            game, user_id=interaction.user.id, guild_id=interaction.guild_id
-        )
-        style = await bot.preferences.board_style(view.guild_id)
-        review = await bot.service.stored_review(view.game_id)
-        await interaction.response.send_message(
-            **replay_message(view, move, style, review), ephemeral=True
-        )
-
-    @app_commands.command(name="export")
-    @app_commands.describe(game="The game's id (default: this channel's game, else your last)")
-    async def export(
-        self, interaction: Interaction, game: app_commands.Range[int, 1] | None = None
-    ) -> None:
-        """Download a game as SGF, its move list and an animation."""
-        assert interaction.channel_id is not None
-        service = host_of(interaction).service
-        if game is not None:
-            view = await service.visible_game(
-                game, user_id=interaction.user.id, guild_id=interaction.guild_id
-            )
-        else:
-            try:
-                view = await service.board(interaction.channel_id)
-            except NoActiveGameError:
-                latest = await service.latest_game(
-                    interaction.user.id, guild_id=interaction.guild_id
-                )
-                if latest is None:
-                    raise
-                view = latest
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        names = await display_names(interaction, view)
-        export = await service.export(
-            interaction.channel_id, game_id=view.game_id, player_names=names.__getitem__
-        )
-        gif = await asyncio.to_thread(animation.animation, export.game)
-        moves = export.moves or words.no_moves()
-        if len(moves) > _MOVE_LIST_LIMIT:
-            moves = moves[: _MOVE_LIST_LIMIT - 1] + "…"
-        stem = export.filename.removesuffix(".sgf")
-        await interaction.edit_original_response(
-            content=f"```\n{moves}\n```",
-            attachments=[
-                discord.File(io.BytesIO(export.sgf.encode()), filename=export.filename),
-                discord.File(io.BytesIO(gif), filename=f"{stem}.gif"),
-            ],
         )
 
 

@@ -1,5 +1,5 @@
-"""``/gomoku-admin end`` for moderators, the offer to replace one's own AI game, and
-``/gomoku forget-me``.
+"""``/gomoku-admin end`` for moderators, the offer to replace one's own AI game, and the
+confirmation of forgetting a member (opened from ``/gomoku preferences``).
 
 Who may end a game is decided here, like who may change settings: members who can manage
 messages in the channel, or who hold the role the server chose (``/gomoku-admin settings``).
@@ -24,7 +24,7 @@ from bot.text import words
 __all__ = [
     "EndCommand",
     "ForgetPrompt",
-    "ModerationCommands",
+    "Owned",
     "ReplaceOffer",
     "offer_replacement",
     "tell_bystander",
@@ -43,7 +43,7 @@ async def _may_moderate(interaction: Interaction) -> bool:
     return role is not None and any(r.id == role for r in interaction.user.roles)
 
 
-class _Owned(discord.ui.View):
+class Owned(discord.ui.View):
     """A private prompt's buttons: only the user it was made for may press them."""
 
     def __init__(self, owner: int) -> None:
@@ -60,7 +60,7 @@ class _Owned(discord.ui.View):
         await report(interaction, error)
 
 
-class ReplaceOffer(_Owned):
+class ReplaceOffer(Owned):
     """ "Replace it": end the user's own AI game, then start the new one as asked."""
 
     def __init__(
@@ -123,13 +123,14 @@ async def tell_bystander(interaction: Interaction, error: GameExistsError) -> bo
             f"{record.message_channel_id}/{record.message_id}"
         )
     mention = await command_mentions(host_of(interaction))
-    text = words.game_here_for_bystander(link, mention("gomoku start"))
+    parent = None if record.parent_channel_id is None else f"<#{record.parent_channel_id}>"
+    text = words.game_here_for_bystander(link, mention("gomoku start"), parent)
     await interaction.response.send_message(text, ephemeral=True)
     return True
 
 
-class ForgetPrompt(_Owned):
-    """The confirmation of ``/gomoku forget-me``."""
+class ForgetPrompt(Owned):
+    """The confirmation of forgetting a member (**Forget me…** under ``/gomoku preferences``)."""
 
     def __init__(self, owner: int) -> None:
         super().__init__(owner)
@@ -193,14 +194,3 @@ class EndCommand(commands.Cog):
         else:
             await interaction.response.send_message(text, ephemeral=True)
         await bot.table.show_game(end.game)
-
-
-class ModerationCommands(commands.Cog):
-    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
-
-    @app_commands.command(name="forget-me")
-    async def forget_me(self, interaction: Interaction) -> None:
-        """Delete your data from the bot (asks you to confirm)."""
-        await interaction.response.send_message(
-            words.forget_confirm(), view=ForgetPrompt(interaction.user.id), ephemeral=True
-        )

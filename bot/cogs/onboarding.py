@@ -1,7 +1,9 @@
 """``/gomoku help`` with clickable command mentions, and a welcome when the bot joins a server.
 
-Command mentions (``</gomoku start:ID>``) need the ids Discord gave the registered commands;
-they are read once from Discord and kept (a deploy that re-registers restarts the bot).
+Command mentions (``</gomoku start:ID>``) need the ids Discord gave the registered commands:
+the bot learns them when it syncs its commands at start (``bot.client``); should that have
+missed them, they are read once from Discord and kept (a deploy that re-registers restarts the
+bot).
 """
 
 from __future__ import annotations
@@ -28,30 +30,22 @@ log = logging.getLogger(__name__)
 
 
 _COLOUR: Final = 0xD9A441
-_ids: dict[int, dict[str, int]] = {}  # bot user id -> top-level command name -> id
 
 
 async def command_mentions(bot: GameHost) -> words.Mention:
-    """``mention("gomoku start")`` -> ``</gomoku start:ID>``; plain ``/name`` if unknown."""
-    assert bot.user is not None
-    ids = _ids.get(bot.user.id)
-    if ids is None:
+    """``mention("gomoku puzzle play")`` -> ``</gomoku puzzle play:ID>``; plain ``/name``
+    where the id is unknown (``bot.text.words.mention_from``)."""
+    ids = bot.preferences.command_ids
+    if not ids:
         guild_id = bot.settings.dev_guild_id
         guild = None if guild_id is None else discord.Object(guild_id)
         try:
             registered = await bot.tree.fetch_commands(guild=guild)
         except discord.HTTPException:
-            log.warning("could not read the command ids; help shows plain names")
+            log.warning("could not read the command ids; sentences show plain names")
             registered = []
-        ids = {command.name: command.id for command in registered}
-        if ids:
-            _ids[bot.user.id] = ids
-
-    def mention(name: str) -> str:
-        command_id = ids.get(name.split()[0])
-        return f"</{name}:{command_id}>" if command_id else f"`/{name}`"
-
-    return mention
+        ids.update({command.name: command.id for command in registered})
+    return words.mention_from(ids)
 
 
 def help_embed(mention: words.Mention) -> discord.Embed:

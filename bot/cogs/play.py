@@ -1,4 +1,5 @@
-"""Playing: ``/gomoku start|board|resign|undo|hint`` and ``/place <cell>``.
+"""Playing: ``/gomoku start|board|resign|undo|hint`` and ``/place <cell>``; the ``/gomoku``
+group gathers the other commands from their modules' mixins.
 
 Each command: transform the input, make one service call, render, respond. The rules live in
 the engine, the refusals in the service, the words for refusals in ``bot.text.refusals``.
@@ -6,6 +7,7 @@ the engine, the refusals in the service, the words for refusals in ``bot.text.re
 
 from __future__ import annotations
 
+import contextlib
 import io
 from enum import StrEnum
 from typing import Any, Final, TypeVar
@@ -16,10 +18,11 @@ from discord.ext import commands
 
 from bot import threads
 from bot.cogs.history import HistoryCommands
-from bot.cogs.moderation import ModerationCommands, offer_replacement, tell_bystander
+from bot.cogs.moderation import offer_replacement, tell_bystander
 from bot.cogs.onboarding import HelpCommands
-from bot.cogs.play_choices import COLOURS, GAMES, RULES
+from bot.cogs.play_choices import COLOURS, GAMES, LOOKS, RULES
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
+from bot.cogs.preferences import PreferenceCommands
 from bot.cogs.puzzles import PuzzleCommands, play_puzzle_move
 from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
@@ -29,7 +32,7 @@ from bot.core.service.errors import (
     NoActiveGameError,
     NotAPlayerError,
 )
-from bot.core.service.shared import DEFAULT_LEVEL, PRIVATE_BOARD_STYLES
+from bot.core.service.shared import DEFAULT_LEVEL
 from bot.core.service.states import ColourChoice, GameState, UndoResult
 from bot.host import GameHost, Interaction, MovePlay
 from bot.reporting import needs_channel_permissions
@@ -49,16 +52,7 @@ _RULES: Final = RULES
 LEVELS: Final = tuple(level.value for level in Level)
 _LEVELS: Final = LEVEL_CHOICES
 _COLOURS: Final = COLOURS
-_VIEWS: Final = [
-    app_commands.Choice(name=f"{view}: {words.VIEW_NAMES[view]}", value=view)
-    for view in PRIVATE_BOARD_STYLES
-]
 _OPENINGS: Final = [app_commands.Choice(name=name, value=value) for name, value in OPENING_CHOICES]
-# Each language by its own name (never translated), then "follow Discord".
-_LANGUAGES: Final = [
-    *(app_commands.Choice(name=i18n.LANGUAGE_NAMES[code], value=code) for code in i18n.LANGUAGES),
-    app_commands.Choice(name=words.LANGUAGE_FOLLOW, value="discord"),
-]
 
 
 def _choice(kind: type[E], option: str, value: str) -> E:
@@ -71,18 +65,19 @@ def _choice(kind: type[E], option: str, value: str) -> E:
 
 @app_commands.guild_only()
 class GomokuCog(
-    StatsCommands,
-    HistoryCommands,
-    ModerationCommands,
-    HelpCommands,
-    ReviewCommands,
     PuzzleCommands,
+    ReviewCommands,
+    HistoryCommands,
+    StatsCommands,
+    PreferenceCommands,
+    HelpCommands,
     commands.GroupCog,
     group_name="gomoku",
-    group_description="Play Gomoku, tic-tac-toe and Connect Four",
+    group_description="Play Gomoku, tic-tac-toe, Connect Four and gravity three",
 ):
-    """The ``/gomoku`` group; stats, history, moderation and help come from their mixins
-    (settings are in ``/gomoku-admin``, ``bot.cogs.admin.AdminCog``)."""
+    """The ``/gomoku`` group; puzzles, reviews, history, stats, preferences and help come from
+    their mixins (server settings and moderators' commands are in ``/gomoku-admin``,
+    ``bot.cogs.admin.AdminCog``)."""
 
     def __init__(self, bot: GameHost) -> None:
         self.bot = bot
@@ -166,16 +161,23 @@ class GomokuCog(
                 # The answer is the channel's line, which needs the players' names besides
                 # the write: a slow one of either is acknowledged in time ("thinking...",
                 # which the line then fills in), the board is drawn in the thread after.
-                async def made_and_announced() -> tuple[GameState, threads.Announcement]:
-                    made = await start
-                    return made, await threads.announcement(interaction, made)
+                # Another start from the channel waits (acknowledged alike) until this game
+                # has left the channel for its thread.
+                async with contextlib.AsyncExitStack() as held:
 
-                work = made_and_announced()
-                view, announced = await self.bot.table.defer_if_slow(
-                    interaction, work, thinking=True
-                )
-                self.bot.wake_deadlines(view)
-                view = await threads.host_in_thread(interaction, view, announced)
+                    async def made_and_announced() -> tuple[GameState, threads.Announcement]:
+                        channel_id = interaction.channel_id
+                        assert channel_id is not None
+                        await held.enter_async_context(threads.one_start_at_a_time(channel_id))
+                        made = await start
+                        return made, await threads.announcement(interaction, made)
+
+                    work = made_and_announced()
+                    view, announced = await self.bot.table.defer_if_slow(
+                        interaction, work, thinking=True
+                    )
+                    self.bot.wake_deadlines(view)
+                    view = await threads.host_in_thread(interaction, view, announced)
             else:
                 view = await self.bot.table.defer_if_slow(interaction, start, thinking=True)
                 self.bot.wake_deadlines(view)
@@ -188,60 +190,39 @@ class GomokuCog(
             )
 
     @app_commands.command(name="board")
+    @app_commands.describe(look="Keep this look for your private boards, and see the game that way")
+    @app_commands.choices(look=LOOKS)
     @needs_channel_permissions()
-    async def board(self, interaction: Interaction) -> None:
-        """Post this channel's game board again, at the bottom."""
-        assert interaction.channel_id is not None
-        view = await self.bot.service.board(interaction.channel_id)
-        await self.bot.table.respond_with_board(interaction, view, replace=True)
-
-    @app_commands.command(name="view")
-    @app_commands.describe(style="How your private boards show the game (default: phone)")
-    @app_commands.choices(style=_VIEWS)
-    async def view(self, interaction: Interaction, style: str | None = None) -> None:
-        """Choose how you see boards privately, and see this channel's game that way."""
+    async def board(self, interaction: Interaction, look: str | None = None) -> None:
+        """Players: the board again, at the bottom. Others, or with look: a private copy."""
         assert interaction.channel_id is not None
         service = self.bot.service
-        if style is not None:
-            await service.set_private_board_style(interaction.user.id, style)
-        chosen = await service.private_board_style(interaction.user.id)
-        text = words.view_saved(chosen)
+        if look is not None:
+            await service.set_look(interaction.user.id, look)
         game = await service.open_game(interaction.channel_id)
+        if game is None and look is None:
+            raise NoActiveGameError(interaction.channel_id)
+        if game is not None and look is None and interaction.user.id in game.humans:
+            await self.bot.table.respond_with_board(interaction, game, replace=True)
+            return
+        chosen = render.Look(await service.look(interaction.user.id))
+        lines = [words.look_saved(chosen)] if look is not None else []
         files: list[discord.File] = []
         if game is None:
-            text += "\n" + words.no_game_to_show()
+            lines.append(words.no_game_to_show())
         else:
-            text += f"\n{render.status_line(game)}"
-            if chosen == "image":
+            lines.append(render.status_line(game))
+            if chosen is render.Look.IMAGE:
                 png = await render_png_async(game.board)
                 files.append(discord.File(io.BytesIO(png), filename="board.png"))
             else:
-                viewport = None if chosen == "full" else render.VIEWPORT
-                text += "\n" + render.emoji_board(game.board, viewport=viewport)
-                text += render.window_note(game.board, viewport)
+                lines.append(render.board_text(game.board, chosen))
         await interaction.response.send_message(
-            text[: render.MAX_MESSAGE],
+            "\n".join(lines)[: render.MAX_MESSAGE],
             files=files,
             ephemeral=True,
             allowed_mentions=discord.AllowedMentions.none(),
         )
-
-    @app_commands.command(name="language")
-    @app_commands.describe(language="The language I speak to you in (default: your Discord one)")
-    @app_commands.choices(language=_LANGUAGES)
-    async def language(self, interaction: Interaction, language: str) -> None:
-        """Choose the language the bot speaks to you in."""
-        chosen = None if language == "discord" else language
-        await self.bot.service.set_language(interaction.user.id, chosen)
-        self.bot.preferences.forget_language(interaction.user.id)
-        await self.bot.preferences.set_answer_language(
-            interaction
-        )  # this answer already in the new language
-        if chosen is None:
-            text = words.language_cleared()
-        else:
-            text = words.language_saved(i18n.LANGUAGE_NAMES[chosen])
-        await interaction.response.send_message(text, ephemeral=True)
 
     @app_commands.command(name="resign")
     async def resign(self, interaction: Interaction) -> None:

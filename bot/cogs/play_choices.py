@@ -10,10 +10,15 @@ from discord import app_commands
 from bot.text import words
 from engine.types import Game, Level, Rule
 
-__all__ = ["COLOURS", "GAMES", "LEVELS", "RULES"]
+__all__ = ["COLOURS", "GAMES", "LEADERBOARDS", "LEVELS", "LOOKS", "PUZZLES", "RULES"]
 
 GAMES: Final = [
     app_commands.Choice(name=words.GAME_CHOICES[game], value=game.value) for game in Game
+]
+PUZZLES: Final = "puzzles"  # the leaderboard of the puzzle solvers, beside the games'
+LEADERBOARDS: Final = [*GAMES, app_commands.Choice(name=words.PUZZLE_CHOICE, value=PUZZLES)]
+LOOKS: Final = [
+    app_commands.Choice(name=name, value=value) for value, name in words.LOOK_CHOICES.items()
 ]
 RULES: Final = [
     app_commands.Choice(name=words.RULE_CHOICES[rule], value=rule.value) for rule in Rule

@@ -1,4 +1,5 @@
-"""``/gomoku puzzle``, ``/place <cell>`` in a puzzle and ``/gomoku puzzles``: puzzles from the
+"""``/gomoku puzzle play|daily`` and ``/place <cell>`` in a puzzle (the solvers' table is a
+choice of ``/gomoku leaderboard``): puzzles from the
 server's reviewed games (their missed wins), then those found in its finished games (where
 the winner's forced win began: ``PuzzleSearch`` looks at one finished game at a time in the
 background, in the AI pool's review worker), then the built-in set (``bot.core.puzzles``): a member
@@ -12,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any, Final
+from collections.abc import Sequence
+from typing import Final
 
 import discord
 from discord import app_commands
@@ -27,6 +29,7 @@ from bot.core.review import ReviewUnavailableError
 from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, render, words
 from engine.types import Point
+from storage.repository import PuzzlePlayer
 
 __all__ = [
     "DailyPuzzle",
@@ -35,6 +38,7 @@ __all__ = [
     "PuzzleSearch",
     "play_puzzle_move",
     "post_due",
+    "puzzle_leaderboard_embed",
     "search_due",
     "setup",
 ]
@@ -169,45 +173,52 @@ async def play_puzzle_move(interaction: Interaction, point: Point) -> None:
     await interaction.edit_original_response(embed=_embed(attempt, note))
 
 
+def puzzle_leaderboard_embed(rows: Sequence[PuzzlePlayer]) -> discord.Embed:
+    """The best puzzle solvers of a server, one line each."""
+    lines = [
+        words.puzzle_board_line(i + 1, p.user_id, p.rating, p.solved, p.best_streak)
+        for i, p in enumerate(rows)
+    ]
+    return discord.Embed(
+        title=words.puzzle_board_title(),
+        description="\n".join(lines) or words.puzzle_board_empty(),
+        colour=_COLOUR,
+    )
+
+
+async def _give_puzzle(interaction: Interaction, *, daily: bool) -> None:
+    """Answer with the member's puzzle (privately): the one going, a new one, or today's."""
+    assert interaction.guild_id is not None
+    bot = host_of(interaction)
+    # the new attempt is written before the answer, so a slow write defers the answer
+    # (privately) rather than missing Discord's deadline
+    attempt = await bot.table.defer_if_slow(
+        interaction,
+        bot.service.puzzle(interaction.guild_id, interaction.user.id, daily=daily),
+        ephemeral=True,
+        thinking=True,
+    )
+    embed = _embed(attempt, words.puzzle_how(await command_mentions(bot)))
+    if interaction.response.is_done():
+        await interaction.edit_original_response(embed=embed)
+    else:
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+
 class PuzzleCommands(commands.Cog):
-    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``)."""
+    """Mixed into the ``/gomoku`` group cog (``bot.cogs.play.GomokuCog``): ``/gomoku puzzle``."""
 
-    @app_commands.command(name="puzzle")
-    @app_commands.describe(daily="Play today's puzzle (it replaces the one you are solving)")
-    async def puzzle(self, interaction: Interaction, daily: bool = False) -> None:
-        """A position with a forced win to find (or the one you are solving)."""
-        assert interaction.guild_id is not None
-        bot = host_of(interaction)
-        # the new attempt is written before the answer, so a slow write defers the answer
-        # (privately) rather than missing Discord's deadline
-        attempt = await bot.table.defer_if_slow(
-            interaction,
-            bot.service.puzzle(interaction.guild_id, interaction.user.id, daily=daily),
-            ephemeral=True,
-            thinking=True,
-        )
-        embed = _embed(attempt, words.puzzle_how(await command_mentions(bot)))
-        if interaction.response.is_done():
-            await interaction.edit_original_response(embed=embed)
-        else:
-            await interaction.response.send_message(embed=embed, ephemeral=True)
+    puzzle = app_commands.Group(name="puzzle", description="Positions with a forced win to find")
 
-    @app_commands.command(name="puzzles")
-    async def puzzles(self, interaction: Interaction) -> None:
-        """The best puzzle solvers in this server."""
-        assert interaction.guild_id is not None
-        rows = await host_of(interaction).service.puzzle_leaderboard(interaction.guild_id)
-        lines = [
-            words.puzzle_board_line(i + 1, p.user_id, p.rating, p.solved, p.best_streak)
-            for i, p in enumerate(rows)
-        ]
-        embed = discord.Embed(
-            title=words.puzzle_board_title(),
-            description="\n".join(lines) or words.puzzle_board_empty(),
-            colour=_COLOUR,
-        )
-        kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none()}
-        await interaction.response.send_message(embed=embed, **kwargs)
+    @puzzle.command(name="play")
+    async def play(self, interaction: Interaction) -> None:
+        """Your puzzle: the one you are solving, else a new one."""
+        await _give_puzzle(interaction, daily=False)
+
+    @puzzle.command(name="daily")
+    async def daily(self, interaction: Interaction) -> None:
+        """Today's puzzle, the same for everyone here (it replaces the one you are solving)."""
+        await _give_puzzle(interaction, daily=True)
 
 
 class DailyPuzzleCommand(commands.Cog):

@@ -1,4 +1,5 @@
-"""``/gomoku stats [user]`` and ``/gomoku leaderboard [game]``: records and ratings, read-only.
+"""``/gomoku stats [user]`` and ``/gomoku leaderboard [game] [rule]``: records and ratings, and
+the puzzle solvers' table, read-only.
 
 Records count every finished game, by game kind, rule and opponent (each AI level apart);
 ratings and leaderboards come from games between people only (AI games are never rated).
@@ -13,7 +14,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.play_choices import GAMES, RULES
+from bot.cogs.play_choices import LEADERBOARDS, PUZZLES, RULES
+from bot.cogs.puzzles import puzzle_leaderboard_embed
 from bot.core.service.errors import InvalidOptionError
 from bot.host import Interaction, host_of
 from bot.text import render, words
@@ -104,20 +106,28 @@ class StatsCommands(commands.Cog):
 
     @app_commands.command(name="leaderboard")
     @app_commands.describe(
-        game="Which game (default Gomoku)",
+        game="Which game, or the puzzle solvers (default Gomoku)",
         rule="Gomoku rule, each rated apart (default: this server's setting)",
     )
-    @app_commands.choices(game=GAMES, rule=RULES)
+    @app_commands.choices(game=LEADERBOARDS, rule=RULES)
     async def leaderboard(
         self, interaction: Interaction, game: str = Game.GOMOKU.value, rule: str | None = None
     ) -> None:
-        """Show the best-rated players of this server."""
+        """Show the best-rated players of this server, or its best puzzle solvers."""
+        service = host_of(interaction).service
+        if game == PUZZLES:
+            assert interaction.guild_id is not None  # the group is guild_only
+            solvers = await service.puzzle_leaderboard(interaction.guild_id)
+            await interaction.response.send_message(
+                embed=puzzle_leaderboard_embed(solvers),
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            return
         try:
             kind = Game(game)
             chosen = Rule(rule) if rule is not None else None
         except ValueError:
             raise InvalidOptionError("game", game) from None
-        service = host_of(interaction).service
         if kind is not Game.GOMOKU:
             chosen = Rule.FREESTYLE
         elif chosen is None:

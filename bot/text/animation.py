@@ -1,4 +1,4 @@
-"""A finished game move by move as an animated GIF (``/gomoku replay``'s attachment)."""
+"""A finished game move by move as an animated GIF (a replay's download, ``/gomoku history``)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from bot.text.i18n import N_, _, pgettext
+from bot.text.words import command
 from engine.errors import (
     NotOfferedError,
     OfferCountError,
@@ -136,8 +137,16 @@ def opening_status(view: GameState, names: Callable[[Player], str]) -> str:
             count = _(" ({number} of {run})").format(number=number, run=run) if run > 1 else ""
             return _(
                 "{rule} opening · {player} places the {stone} stone ({colour}){where}{count} "
-                "with /place"
-            ).format(rule=rule, player=who, stone=stone, colour=colour, where=where, count=count)
+                "with {place}"
+            ).format(
+                rule=rule,
+                player=who,
+                stone=stone,
+                colour=colour,
+                where=where,
+                count=count,
+                place=command("place"),
+            )
         case Phase.CHOOSE:
             options = _(", ").join(_choice_words(c) for c in opening.choices())
             return _("{rule} opening · {player} chooses: {options}").format(
@@ -150,9 +159,10 @@ def opening_status(view: GameState, names: Callable[[Player], str]) -> str:
         case Phase.OFFER:
             offered = _(", ").join(str(p) for p in opening.offers) or _("none yet")
             return _(
-                "{rule} opening · {player} offers fifth move {number} of {count} with /place "
+                "{rule} opening · {player} offers fifth move {number} of {count} with {place} "
                 "(offered: {offered})"
             ).format(
+                place=command("place"),
                 rule=rule,
                 player=who,
                 number=len(opening.offers) + 1,
@@ -162,8 +172,8 @@ def opening_status(view: GameState, names: Callable[[Player], str]) -> str:
         case Phase.PICK:
             offered = _(", ").join(str(p) for p in opening.offers)
             return _(
-                "{rule} opening · {player} picks the fifth move with /place from: {offered}"
-            ).format(rule=rule, player=who, offered=offered)
+                "{rule} opening · {player} picks the fifth move with {place} from: {offered}"
+            ).format(rule=rule, player=who, offered=offered, place=command("place"))
     return _("{rule} opening").format(rule=rule)
 
 
@@ -182,14 +192,19 @@ def error_message(error: OpeningError) -> str:
     """The refusal of an opening step."""
     match error:
         case OpeningStepError(expected="done"):
-            return _("The opening is over; play on with /place.")
+            return _("The opening is over; play on with {place}.").format(place=command("place"))
         case OpeningStepError(expected=expected):
+            place = command("place")
             wanted = {
-                "place": _("The opening waits for a stone (use /place)."),
+                "place": _("The opening waits for a stone (use {place}).").format(place=place),
                 "choose": _("The opening waits for a choice (use the buttons)."),
                 "declare": _("The opening waits for the number of fifth moves (use the buttons)."),
-                "offer": _("The opening waits for a fifth-move offer (use /place)."),
-                "pick": _("The opening waits for one of the offered fifth moves (use /place)."),
+                "offer": _("The opening waits for a fifth-move offer (use {place}).").format(
+                    place=place
+                ),
+                "pick": _(
+                    "The opening waits for one of the offered fifth moves (use {place})."
+                ).format(place=place),
             }
             return wanted.get(expected) or _("The opening waits for another step.")
         case OutsideOpeningAreaError(area=1):

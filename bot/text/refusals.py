@@ -44,6 +44,7 @@ from bot.core.service.errors import (
 )
 from bot.text.i18n import N_, _
 from bot.text.opening_words import error_message as opening_message
+from bot.text.words import command
 from engine.errors import (
     ColumnFullError,
     FloatingStoneError,
@@ -67,7 +68,7 @@ from storage.repository import (
     VersionConflictError,
 )
 
-__all__ = ["generic_message", "quote", "startup_message", "user_message"]
+__all__ = ["game_in_thread", "generic_message", "quote", "startup_message", "user_message"]
 
 # What bot.core.service gives as ``InvalidOptionError.allowed`` besides lists of values: marked
 # here for the catalogues, translated where the refusal is phrased.
@@ -97,12 +98,11 @@ _OPTION_NAMES: Final = {
     "colour": N_("That colour is not available"),
     "column": N_("That column is not available"),
     "turn_time": N_("That turn time (seconds) is not available"),
-    "board_style": N_("That board style is not available"),
+    "look": N_("That look is not available"),
     "opening": N_("That opening rule is not available"),
     "idle_human": N_("That idle time between people (seconds) is not available"),
     "idle_ai": N_("That idle time against the AI (seconds) is not available"),
     "game": N_("That game is not available"),
-    "board_view": N_("That board view is not available"),
     "language": N_("That language is not available"),
 }
 
@@ -110,6 +110,11 @@ _OPTION_NAMES: Final = {
 def generic_message() -> str:
     """What a player reads when something failed that is not their doing."""
     return _("Something went wrong on our side. The game is unchanged; try again.")
+
+
+def game_in_thread(thread_id: int) -> str:
+    """A player's command in the channel their game's thread hangs off: where to play."""
+    return _("Your game is in its thread, <#{thread}>: play it there.").format(thread=thread_id)
 
 
 def quote(text: str) -> str:
@@ -151,14 +156,16 @@ def user_message(error: BaseException) -> str | None:
             return _("Column {column} is full.").format(column=column + 1)
         case FloatingStoneError(landing=landing):
             return _(
-                "Stones drop to the bottom here: name the column, like /place {column}."
-            ).format(column=landing.x + 1)
+                "Stones drop to the bottom here: name the column, like {place} `{column}`."
+            ).format(column=landing.x + 1, place=command("place"))
         case NotationError(game=game, width=width) if game.has_gravity:
             return _(
-                "Columns are numbered here: type one from 1 to {width}, like /place 4."
-            ).format(width=width)
+                "Columns are numbered here: type one from 1 to {width}, like {place} `4`."
+            ).format(width=width, place=command("place"))
         case NotationError():
-            return _("A move needs a column letter and a row number, like /place h8.")
+            return _("A move needs a column letter and a row number, like {place} `h8`.").format(
+                place=command("place")
+            )
         case StalePanelError():
             return _(
                 "The game has moved on since this panel was drawn, so that tap was not played. "
@@ -183,7 +190,9 @@ def user_message(error: BaseException) -> str | None:
             return opening_message(error)
         # ---- whose game, whose turn
         case NoActiveGameError():
-            return _("There is no game in this channel. Start one with /gomoku start.")
+            return _("There is no game in this channel. Start one with {start}.").format(
+                start=command("gomoku start")
+            )
         case NoSuchGameError():
             return _("That game no longer exists.")
         case StartsBusyError():
@@ -197,7 +206,9 @@ def user_message(error: BaseException) -> str | None:
         case OtherChannelError():
             return _("That button belongs to a game in another channel.")
         case UnknownButtonError():
-            return _("That button no longer works. Use /gomoku board for a fresh board.")
+            return _("That button no longer works. Use {board} for a fresh board.").format(
+                board=command("gomoku board")
+            )
         case NotAPlayerError():
             return _("You are not playing in this game.")
         case NotReplaceableError():
@@ -210,7 +221,9 @@ def user_message(error: BaseException) -> str | None:
             return _("Your time for this move had run out, so you lost the game on time.")
         # ---- challenges
         case ChallengeExpiredError():
-            return _("That challenge has expired. Start a new one with /gomoku start.")
+            return _("That challenge has expired. Start a new one with {start}.").format(
+                start=command("gomoku start")
+            )
         case NotChallengedError():
             return _("Only the challenged player can answer this challenge.")
         case SelfChallengeError():
@@ -237,9 +250,13 @@ def user_message(error: BaseException) -> str | None:
         case NoUndoRequestError():
             return _("There is no undo request to answer (the game has moved on).")
         case NoPuzzleError():
-            return _("You have no puzzle going: /gomoku puzzle gives you one.")
+            return _("You have no puzzle going: {puzzle} gives you one.").format(
+                puzzle=command("gomoku puzzle play")
+            )
         case NoGameToReviewError():
-            return _("You have no finished game here to review. Name one: /gomoku review game:12")
+            return _(
+                "You have no finished game here to review. Name one: {review} `game:12`"
+            ).format(review=command("gomoku review"))
         case NotReviewableError(game_id=game_id):
             return _(
                 "Game {game_id} cannot be reviewed: only finished Gomoku games with moves can."

@@ -36,10 +36,11 @@ __all__ = [
     "COMPACT_PHONE",
     "MAX_MESSAGE",
     "VIEWPORT",
-    "BoardStyle",
     "Card",
+    "Look",
     "Theme",
     "Window",
+    "board_text",
     "compact_board",
     "emoji_board",
     "game_card",
@@ -62,8 +63,8 @@ _REGIONAL_A: Final = 0x1F1E6
 _KEYCAPS: Final = ("1️⃣", "2️⃣", "3️⃣", "4️⃣", "5️⃣", "6️⃣", "7️⃣", "8️⃣", "9️⃣", "🔟")
 
 
-class BoardStyle(enum.StrEnum):
-    """How a guild wants boards drawn."""
+class Look(enum.StrEnum):
+    """How boards look: a server's public boards, and each member's private ones."""
 
     EMOJI = "emoji"  # one emoji per point; readable everywhere, wide on phones
     COMPACT = "compact"  # monospace letters in a code block; fits phones at any size
@@ -184,13 +185,25 @@ def _header(gravity: bool, start: int, stop: int) -> str:
     return ZWSP.join(_regional(column_letter(x)) for x in range(start, stop))
 
 
-def phone_viewport(board: Board, style: BoardStyle) -> int | None:
+def phone_viewport(board: Board, style: Look) -> int | None:
     """The window side that keeps a public board within a phone's width in portrait (about
     11 emoji a row in an embed, DISCORD.md section 1), or None for the whole board."""
-    if style is BoardStyle.IMAGE or board.gravity:
+    if style is Look.IMAGE or board.gravity:
         return None
-    side = VIEWPORT if style is BoardStyle.EMOJI else COMPACT_PHONE
+    side = VIEWPORT if style is Look.EMOJI else COMPACT_PHONE
     return side if board.width > side or board.height > side else None
+
+
+def board_text(board: Board, look: Look, *, note: bool = True) -> str:
+    """The board as text in ``look``, in the window a phone shows (``phone_viewport``), with
+    the note of what a window shows unless ``note`` is False; empty for ``Look.IMAGE``, which
+    is a PNG (``bot.text.render_png``)."""
+    if look is Look.IMAGE:
+        return ""
+    viewport = phone_viewport(board, look)
+    draw = compact_board if look is Look.COMPACT else emoji_board
+    text = draw(board, viewport=viewport)
+    return text + window_note(board, viewport) if note else text
 
 
 def window_note(board: Board, viewport: int | None) -> str:
@@ -298,10 +311,10 @@ def move_name(board: Board, point: Point) -> str:
 def player_label(player: Player) -> str:
     """A player as Discord text: a user mention, or the AI with its level."""
     if player.level is not None:
-        return _("AI ({level})").format(level=words.level_name(player.level))
+        return words.ai_name(player.level)
     if player.user_id is not None:
         return f"<@{player.user_id}>"
-    return _("(deleted user)")
+    return words.deleted_user()
 
 
 def game_name(game: Game) -> str:
@@ -383,16 +396,16 @@ def status_line(view: GameState, names: Callable[[Player], str] = player_label) 
 def game_text(
     view: GameState,
     *,
-    style: BoardStyle = BoardStyle.EMOJI,
+    style: Look = Look.EMOJI,
     viewport: int | None = None,
     names: Callable[[Player], str] = player_label,
 ) -> str:
     """A whole board message: title, status and the board in ``style`` (PNG: no board text),
     within ``MAX_MESSAGE`` code points; a board too big for it falls back to the viewport."""
     head = f"**{game_title(view)}**\n{status_line(view, names)}"
-    if style is BoardStyle.IMAGE:
+    if style is Look.IMAGE:
         return head
-    draw = compact_board if style is BoardStyle.COMPACT else emoji_board
+    draw = compact_board if style is Look.COMPACT else emoji_board
     text = f"{head}\n{draw(view.board, viewport=viewport)}"
     if len(text) > MAX_MESSAGE:
         text = f"{head}\n{draw(view.board, viewport=VIEWPORT)}"
@@ -416,7 +429,7 @@ _FINISHED_COLOUR: Final = 0x5865F2
 def game_card(
     view: GameState,
     *,
-    style: BoardStyle = BoardStyle.EMOJI,
+    style: Look = Look.EMOJI,
     viewport: int | None = None,
     names: Callable[[Player], str] = player_label,
 ) -> Card:
@@ -424,9 +437,9 @@ def game_card(
     in an attachment the embed can show with ``set_image(url="attachment://board.png")``)."""
     status = status_line(view, names)
     board = view.board
-    if style is BoardStyle.IMAGE:
+    if style is Look.IMAGE:
         description = status
-    elif style is BoardStyle.COMPACT:
+    elif style is Look.COMPACT:
         note = window_note(board, viewport)
         description = f"{status}\n{compact_board(board, viewport=viewport)}{note}"
     else:

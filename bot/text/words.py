@@ -15,7 +15,8 @@ through ``_`` elsewhere.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from datetime import date, timedelta
 from typing import Final, Literal
 
@@ -34,12 +35,14 @@ __all__ = [
     "LANGUAGE_FOLLOW",
     "LEVEL_CHOICES",
     "LEVEL_WORDS",
+    "LOOK_CHOICES",
+    "PUZZLE_CHOICE",
     "RULE_CHOICES",
     "RULE_WORDS",
     "SERVER_LANGUAGE_FOLLOW",
-    "VIEW_NAMES",
     "challenge_label",
     "colour_name",
+    "command",
     "duration",
     "end_reason_words",
     "friendly_game",
@@ -50,6 +53,8 @@ __all__ = [
     "level_choice",
     "level_description",
     "level_name",
+    "look_name",
+    "mention_from",
     "move_label",
     "move_summary",
     "no_game_to_show",
@@ -67,7 +72,7 @@ __all__ = [
     "turn_ping",
     "undo_answer_label",
     "undo_answered",
-    "view_saved",
+    "use_command_ids",
     "welcome_text",
     "window_line",
 ]
@@ -79,6 +84,34 @@ def later(message: str) -> Callable[[], str]:
 
 
 Mention = Callable[[str], str]  # "gomoku start" -> "</gomoku start:123>" (or "/gomoku start")
+
+# The ids Discord gave the registered top-level commands, for the interaction being answered
+# (``bot.preferences`` sets them with its language): sentences that name a command name it by
+# its mention, which each client shows under the command's name in its own language.
+_COMMAND_IDS: ContextVar[Mapping[str, int] | None] = ContextVar("command_ids", default=None)
+
+
+def mention_from(ids: Mapping[str, int]) -> Mention:
+    """``mention("gomoku puzzle play")`` -> ``</gomoku puzzle play:ID>`` with the id of its
+    top-level command (``gomoku``); plain ``/gomoku puzzle play`` where it is unknown (the
+    terminal, the web board)."""
+
+    def mention(name: str) -> str:
+        command_id = ids.get(name.split()[0])
+        return f"</{name}:{command_id}>" if command_id else f"/{name}"
+
+    return mention
+
+
+def use_command_ids(ids: Mapping[str, int]) -> None:
+    """Name commands by their mentions from now on, in this context (``command``)."""
+    _COMMAND_IDS.set(ids)
+
+
+def command(name: str) -> str:
+    """A command as a sentence names it: its mention where its id is known (``mention_from``)."""
+    return mention_from(_COMMAND_IDS.get() or {})(name)
+
 
 RULE_WORDS: Final = {
     Rule.FREESTYLE: N_("five or more in a row wins"),
@@ -100,12 +133,19 @@ COLOUR_CHOICES: Final = {
     "white": N_("White: your opponent moves first"),
     "random": N_("Random: a coin toss (default)"),
 }
+# Each look (bot.text.render.Look) and what it draws, for the picker and /gomoku preferences.
+LOOK_CHOICES: Final = {
+    "emoji": N_("Emoji: one per point; large boards show a window around the action"),
+    "compact": N_("Compact: letters in a code block; a whole 15x15 board fits a phone"),
+    "image": N_("Image: a picture of the whole board"),
+}
 GAME_CHOICES: Final = {
     Game.GOMOKU: N_("Gomoku (five in a row)"),
     Game.TICTACTOE: N_("Tic-tac-toe"),
     Game.CONNECT4: N_("Connect Four"),
     Game.GRAVITY3: N_("Gravity three (4x4)"),
 }
+PUZZLE_CHOICE: Final = N_("Puzzles: the best solvers")  # /gomoku leaderboard, beside the games
 
 
 # Each name is translated when asked for, not all of them: every board drawn names its rule,
@@ -233,44 +273,39 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
             ),
             _(
                 "{place} `cell:H8` put a stone (autocomplete suggests points), or tap "
-                "**Move** on the board · {view} how you see boards"
-            ).format(place=mention("place"), view=mention("gomoku view")),
+                "**Move** on the board"
+            ).format(place=mention("place")),
             _(
-                "{board} show the board again · {undo} take back · {hint} a suggestion · "
-                "{resign} give up"
+                "{board} show the board again (with `look:`, your own way) · {undo} take back · "
+                "{hint} a suggestion · {resign} give up"
             ).format(
                 board=mention("gomoku board"),
                 undo=mention("gomoku undo"),
                 hint=mention("gomoku hint"),
                 resign=mention("gomoku resign"),
             ),
-            _("{language} the language the bot speaks to you").format(
-                language=mention("gomoku language")
-            ),
         ]
     )
     look = "\n".join(
         [
             _(
-                "{history} your finished games · {replay} step through one · "
-                "{export} SGF, move list and animation"
-            ).format(
-                history=mention("gomoku history"),
-                replay=mention("gomoku replay"),
-                export=mention("gomoku export"),
-            ),
+                "{history} your finished games; with `game:` a replay, and its download "
+                "(SGF, move list, animation)"
+            ).format(history=mention("gomoku history")),
             _("{review} where a game was won and lost, by the engine").format(
                 review=mention("gomoku review")
             ),
-            _("{puzzle} find a forced win · {place} play it · {puzzles} the best solvers").format(
-                puzzle=mention("gomoku puzzle"),
+            _("{puzzle} find a forced win · {daily} today's puzzle · {place} play it").format(
+                puzzle=mention("gomoku puzzle play"),
+                daily=mention("gomoku puzzle daily"),
                 place=mention("place"),
-                puzzles=mention("gomoku puzzles"),
             ),
             _("{stats} records and ratings · {leaderboard} the best players here").format(
                 stats=mention("gomoku stats"), leaderboard=mention("gomoku leaderboard")
             ),
-            _("{forget} delete your data").format(forget=mention("gomoku forget-me")),
+            _("{preferences} your language and look, or delete your data").format(
+                preferences=mention("gomoku preferences")
+            ),
         ]
     )
     moderate = _(
@@ -309,9 +344,9 @@ def help_footer() -> str:
 def welcome_text(mention: Mention) -> str:
     """The short note posted once when the bot joins a server."""
     return _(
-        "Hello! I host Gomoku (five in a row), tic-tac-toe and Connect Four. Start a game "
-        "against the AI with {start}, or name someone to challenge them. {help} explains the "
-        "rest."
+        "Hello! I host Gomoku (five in a row), tic-tac-toe, Connect Four and gravity three. "
+        "Start a game against the AI with {start}, or name someone to challenge them. {help} "
+        "explains the rest."
     ).format(start=mention("gomoku start"), help=mention("gomoku help"))
 
 
@@ -336,22 +371,26 @@ def ended_by_moderator(game_id: int) -> str:
     return _("Game {game_id} ended without a result.").format(game_id=game_id)
 
 
-def game_here_for_bystander(board_link: str | None, start: str) -> str:
+def game_here_for_bystander(board_link: str | None, start: str, parent: str | None = None) -> str:
     """A member not in the channel's game asked to start one here: where the game is, and
-    how to watch it or play their own."""
+    how to watch it or play their own (``parent``: the channel a game's thread hangs off,
+    where their own gets a thread too)."""
     where = (
         _("A game is being played here: [its board]({link}).").format(link=board_link)
         if board_link
         else _("A game is being played here.")
     )
-    return (
-        where
-        + " "
-        + _(
+    if parent is not None:
+        how = _(
+            "Anyone may watch it. To play your own, use {start} in {channel}, where each game "
+            "gets a thread of its own."
+        ).format(start=start, channel=parent)
+    else:
+        how = _(
             "Anyone may watch it. To play your own, use {start} in another channel, or here once "
             "this one ends."
         ).format(start=start)
-    )
+    return where + " " + how
 
 
 replace_offer: Final = later(
@@ -364,13 +403,13 @@ replace_button: Final = later(N_("Replace it"))
 
 
 def ai_name(level: str) -> str:
-    """The AI as a player's name in files and thread titles: ``AI medium``."""
-    return _("AI {level}").format(level=level_name(level))
+    """The AI as a player's name, wherever one is shown: ``AI (medium)``."""
+    return _("AI ({level})").format(level=level_name(level))
 
 
 no_moves: Final = later(N_("(no moves)"))  # an export of a game nobody moved in yet
 
-someone: Final = later(N_("a former member"))  # a member whose name could not be read
+someone: Final = later(N_("former member"))  # a member whose name could not be read
 deleted_user: Final = later(N_("deleted user"))  # the seat of a user who deleted their data
 
 
@@ -399,6 +438,7 @@ history_title: Final = later(N_("Finished games"))
 history_empty: Final = later(N_("No finished games yet."))
 older: Final = later(N_("Older"))
 newer: Final = later(N_("Newer"))
+download_label: Final = later(N_("Download"))  # a replay's button: SGF, moves, animation
 
 
 def result_word(*, won: bool | None, draw: bool) -> str:
@@ -488,7 +528,7 @@ def leaderboard_footer(min_games: int) -> str:
 settings_title: Final = later(N_("Gomoku settings"))
 setting_rule: Final = later(N_("Default rule"))
 setting_turn: Final = later(N_("Turn time"))
-setting_style: Final = later(N_("Board style"))
+setting_look: Final = later(N_("Look of boards"))
 setting_channels: Final = later(N_("Games allowed in"))
 setting_language: Final = later(N_("Language"))
 setting_threads: Final = later(N_("Game threads"))
@@ -505,13 +545,13 @@ def turn_minutes(minutes: int) -> str:
     return _unit(minutes, "minute", "short")
 
 
-def board_style_name(style: str) -> str:
-    """A board style's name (``emoji``, ``compact``, ``image``)."""
+def look_name(look: str) -> str:
+    """A look's name (``emoji``, ``compact``, ``image``)."""
     return {
         "emoji": pgettext("board style", "emoji"),
         "compact": pgettext("board style", "compact"),
         "image": pgettext("board style", "image"),
-    }.get(style, style)
+    }.get(look, look)
 
 
 def on_off(value: bool) -> str:
@@ -539,12 +579,22 @@ def server_language(name: str | None) -> str:
 # ---------------------------------------------------------------- languages
 
 
-def language_saved(name: str) -> str:
-    """The answer to ``/gomoku language``."""
-    return _("I will speak {language} to you from now on.").format(language=name)
+def preferences_text(language: str | None, look: str) -> str:
+    """The answer to ``/gomoku preferences``: the member's language (None: their Discord
+    client's) and look."""
+    spoken = language or _("your Discord language")
+    return "\n".join(
+        [
+            _("**Language:** {language}").format(language=spoken),
+            _("**Look of your private boards:** {look}").format(
+                look=_(LOOK_CHOICES[look]) if look in LOOK_CHOICES else look
+            ),
+            _("The server chooses how its public boards look."),
+        ]
+    )
 
 
-language_cleared: Final = later(N_("I will follow your Discord language again."))
+forget_me_label: Final = later(N_("Forget me…"))  # opens the confirmation of forget_confirm
 LANGUAGE_FOLLOW: Final = N_("Follow my Discord language")  # a command choice (translated there)
 SERVER_LANGUAGE_FOLLOW: Final = N_("The server's language in Discord")  # the admin choice
 
@@ -580,12 +630,6 @@ play_again_label: Final = later(N_("Play again"))  # a finished game against the
 no_game_to_show: Final = later(N_("There is no game in this channel to show."))
 restarted: Final = later(N_("The bot restarted while the AI was thinking; here is the board now."))
 
-VIEW_NAMES: Final = {
-    "full": N_("the whole board in emoji"),
-    "phone": N_("a phone-sized window around the action"),
-    "image": N_("a picture of the whole board"),
-}
-
 
 def colour_name(color: Color) -> str:
     """``Black`` / ``White``."""
@@ -607,10 +651,17 @@ def panel_window_line(columns: str, rows: str) -> str:
 
 
 def window_line(columns: str, rows: str, width: int, height: int) -> str:
-    """Under a public board that shows only part of a large board."""
+    """Under a board that shows only part of a large board."""
     return _(
-        "Showing columns {columns}, rows {rows} of {width}x{height} · /gomoku view for more"
-    ).format(columns=columns, rows=rows, width=width, height=height)
+        "Showing columns {columns}, rows {rows} of {width}x{height} · {board} `look:` for "
+        "another look"
+    ).format(
+        columns=columns,
+        rows=rows,
+        width=width,
+        height=height,
+        board=command("gomoku board"),
+    )
 
 
 def panel_after_move(point: str, waiting_for: str | None, over: bool) -> str:
@@ -644,10 +695,9 @@ def turn_warning(user_id: int, when: str) -> str:
     )
 
 
-def view_saved(view: str) -> str:
-    """The answer to ``/gomoku view``."""
-    shown = _(VIEW_NAMES[view]) if view in VIEW_NAMES else view
-    return _("Your private boards now show {view}. Here is the game:").format(view=shown)
+def look_saved(look: str) -> str:
+    """``/gomoku board look:``: the look is kept for the member's private boards."""
+    return _("Your private boards now look like this ({look}):").format(look=look_name(look))
 
 
 # ---------------------------------------------------------------- reviews
@@ -794,8 +844,10 @@ def puzzle_failed(rating: int, answer: str) -> str:
     """The win is gone."""
     return _(
         "The forced win is gone. One winning start was **{answer}**. Puzzle rating {rating}; "
-        "/gomoku puzzle gives the next one."
-    ).format(answer=answer, rating=number(rating, grouped=False))
+        "{puzzle} gives the next one."
+    ).format(
+        answer=answer, rating=number(rating, grouped=False), puzzle=command("gomoku puzzle play")
+    )
 
 
 puzzle_board_title: Final = later(N_("Puzzle solvers"))
@@ -827,13 +879,13 @@ def daily_title(day: str, *, defend: bool) -> str:
 
 def daily_how(mention: Mention) -> str:
     """Under the puzzle of the day, posted in a channel."""
-    return _("Try it with {puzzle} daily:True, then {place}.").format(
-        puzzle=mention("gomoku puzzle"), place=mention("place")
+    return _("Try it with {daily}, then {place}.").format(
+        daily=mention("gomoku puzzle daily"), place=mention("place")
     )
 
 
 def daily_channel_set(channel_mention: str | None) -> str:
-    """After /gomoku-admin daily-puzzle."""
+    """After ``/gomoku-admin daily-puzzle``."""
     if channel_mention is None:
         return _("No more daily puzzles here.")
     return _("A puzzle will be posted in {channel} every day.").format(channel=channel_mention)

@@ -12,6 +12,9 @@ Like Piskvork with openings, the manager sends each engine the whole position wi
 ``BOARD`` the first time it is to move in a game, then ``TURN`` with the opponent's reply.
 Nothing here is random: with engines that are deterministic (fixed ``--depth`` or
 ``--nodes``, fixed level seeds) the same command plays the same games.
+
+One module of about 900 lines: the referee, the engine processes, the schedule of openings and
+the statistics (Elo, SPRT) are read together whenever a figure is questioned.
 """
 
 from __future__ import annotations

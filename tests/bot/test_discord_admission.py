@@ -90,7 +90,7 @@ async def test_a_start_in_a_thread_waits_for_its_turn_acknowledged_too(
 ) -> None:
     """The answer of a start in a thread is the channel's line, which fills in the deferral
     ("thinking...") of a start that waited: it waits like any other, not refused."""
-    await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
+    fake.allow(fake.default_channel, "create_public_threads")  # threads: on by default
     admission = StartAdmission(running=1, waiting=1)
     bot.start_admission = admission
     held = HeldStarts(bot, monkeypatch)
@@ -99,6 +99,7 @@ async def test_a_start_in_a_thread_waits_for_its_turn_acknowledged_too(
     async with asyncio.timeout(10):
         await entered.wait()
     second = fake.add_channel("second")
+    fake.allow(second, "create_public_threads")
     waiting = await fake.send_slash(
         "gomoku start", user=fake.add_user("bob"), channel=second, options={"colour": "black"}
     )

@@ -38,7 +38,7 @@ IN_GAME_CASES: list[tuple[str, str, dict[str, Any], str]] = [
     ("carol", "gomoku start", {}, "A game is being played here: [its board](https://discord.com/"),
     ("bob", "gomoku undo", {}, "no move to take back"),
     ("carol", "gomoku resign", {}, "not playing"),
-    ("carol", "gomoku-admin settings", {"style": "emoji"}, "Manage Server"),
+    ("carol", "gomoku-admin settings", {"look": "emoji"}, "Manage Server"),
 ]
 
 
@@ -91,7 +91,7 @@ NO_GAME_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("gomoku resign", {}, "no game in this channel"),
     ("gomoku undo", {}, "no game in this channel"),
     ("gomoku hint", {}, "no game in this channel"),
-    ("gomoku export", {}, "no game in this channel"),
+    ("gomoku history", {"game": 999}, "no longer exists"),
     ("gomoku start", {"game": "tictactoe", "size": 9}, "board size"),
 ]
 
@@ -112,6 +112,25 @@ async def test_refusals_without_a_game(
     assert reply.ephemeral
     assert words in reply.content
     assert await bot.service.repository.open_game_in_channel(fake.default_channel.id) is None
+
+
+async def test_refusals_name_commands_by_their_mentions(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+) -> None:
+    gomoku, place = fake.command("gomoku")["id"], fake.command("place")["id"]
+    reply = await fake.slash("place", user=alice, options={"cell": "h8"})
+    # Each client shows a mention under the command's name in its own language.
+    assert f"Start one with </gomoku start:{gomoku}>." in reply.content
+    hanako = fake.add_user("hanako")
+    hanako.locale = "ja"
+    japanese = await fake.slash("place", user=hanako, options={"cell": "h8"})
+    assert f"</gomoku start:{gomoku}>" in japanese.content
+    assert "/五目並べ" not in japanese.content  # her client names the command itself
+    review = await fake.slash("gomoku review", user=alice)
+    assert f"</gomoku review:{gomoku}> `game:12`" in review.content
+    await fake.slash("gomoku start", user=alice, options={"game": "connect4"})
+    typed = await fake.slash("place", user=alice, options={"cell": "d"})
+    assert f"</place:{place}> `4`" in typed.content
 
 
 async def test_challenging_yourself(fake: FakeDiscord, bot: GomokuBot, alice: FakeUser) -> None:
@@ -177,7 +196,7 @@ async def test_unexpected_errors_leak_nothing(
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("secret database path /srv/x")
 
-    monkeypatch.setattr(bot.service, "board", broken)
+    monkeypatch.setattr(bot.service, "open_game", broken)
     reply = await fake.slash("gomoku board", user=alice)
     assert reply.ephemeral
     assert "secret" not in reply.content

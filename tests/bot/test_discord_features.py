@@ -82,7 +82,12 @@ async def test_hint_and_export(fake: FakeDiscord, bot: GomokuBot, alice: FakeUse
     assert hint.ephemeral
     assert "suggests **H8**" in hint.content
     await fake.slash("place", user=alice, options={"cell": "a1"})
-    export = await fake.slash("gomoku export", user=alice)
+    # The game under way has a replay too (its id is on the board), with the download under it.
+    game_id = (await bot.service.board(fake.default_channel.id)).game_id
+    replay = await fake.slash("gomoku history", user=alice, options={"game": game_id})
+    assert replay.ephemeral
+    assert replay.message is not None
+    export = await fake.click(replay.message, f"gomoku:{game_id}:download", user=alice)
     assert export.ephemeral
     assert "a1 h8" in export.content
     sgf, gif = export.attachments
@@ -115,10 +120,25 @@ async def test_board_is_reposted_on_request_and_when_old(
     assert current.interaction_id is None  # posted to the channel, not as a reply
 
 
-async def test_settings_change_the_board_style(
+async def test_a_bystander_gets_the_board_privately(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+    assert start.message is not None
+    await fake.slash("place", user=alice, options={"cell": "h8"})
+    copy = await fake.slash("gomoku board", user=bob)
+    assert copy.ephemeral  # the channel's board stays where it is
+    assert "AI (medium)" in copy.content
+    assert len(copy.content.splitlines()) > 9  # the status line and the board's rows
+    assert not start.message.deleted
+    game = await bot.service.board(fake.default_channel.id)
+    assert game.record.message_id == start.message.id
+
+
+async def test_settings_change_the_look_of_boards(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
 ) -> None:
-    reply = await fake.slash("gomoku-admin settings", user=fake.owner, options={"style": "image"})
+    reply = await fake.slash("gomoku-admin settings", user=fake.owner, options={"look": "image"})
     assert reply.ephemeral
     assert "image" in reply.text()
     start = await fake.slash("gomoku start", user=alice, options={"size": 9, "colour": "black"})

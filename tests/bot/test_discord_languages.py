@@ -133,7 +133,7 @@ async def test_replies_follow_the_reader_and_boards_the_server(
         await board_caught_up(fake, bot, game_id)
 
         # bob chooses Chinese for himself: his answers change, the board does not.
-        chosen = await fake.slash("gomoku language", user=bob, options={"language": "zh_Hans"})
+        chosen = await fake.slash("gomoku preferences", user=bob, options={"language": "zh_Hans"})
         _assert_in_language(chosen.message, "the language saved")
         wrong = await fake.slash("place", user=bob, options={"cell": "h8"})  # alice's turn
         _assert_in_language(wrong.message, "not your turn, to bob")
@@ -149,7 +149,7 @@ async def test_replies_follow_the_reader_and_boards_the_server(
         _assert_in_language(challenge, "the board after the server chose Chinese")
 
         # Back to following Discord: bob's answers are English again.
-        await fake.slash("gomoku language", user=bob, options={"language": "discord"})
+        await fake.slash("gomoku preferences", user=bob, options={"language": "discord"})
         again = await fake.slash("place", user=alice, options={"cell": "h8"})
         assert _CJK.search(again.text()) is not None  # alice: still her client's Chinese
         english = await fake.slash("place", user=bob, options={"cell": "h8"})

@@ -269,7 +269,9 @@ async def test_connect_four_speaks_in_column_numbers(
         refused = await fake.slash("place", user=alice, options={"cell": typed})
         assert refused.ephemeral
         assert "Columns are numbered here: type one from 1 to 7" in refused.content
-    export = await fake.slash("gomoku export", user=alice)
+    replay = await fake.slash("gomoku history", user=alice, options={"game": game_id})
+    assert replay.message is not None
+    export = await fake.click(replay.message, f"gomoku:{game_id}:download", user=alice)
     moves = export.content.strip("`\n").split()
     assert moves[0] == "4"
     assert all(move.isdigit() for move in moves)
@@ -282,7 +284,10 @@ async def test_a_column_in_gomoku_is_answered_with_a_sentence(
     for typed in ["h", "4"]:
         with no_changes(fake):
             refused = await fake.slash("place", user=alice, options={"cell": typed})
-        assert refused.content == "A move needs a column letter and a row number, like /place h8."
+        place = fake.command("place")["id"]
+        assert refused.content == (
+            f"A move needs a column letter and a row number, like </place:{place}> `h8`."
+        )
 
 
 async def test_pings_can_be_turned_off(
@@ -298,23 +303,30 @@ async def test_pings_can_be_turned_off(
     assert _pings(fake) == []
 
 
-async def test_each_player_chooses_their_private_view(
+async def test_each_player_chooses_the_look_of_their_private_boards(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
 ) -> None:
     board, game_id = await _big_game_against_the_ai(fake, bot, alice)
-    phone = await fake.slash("gomoku view", user=alice)
-    assert phone.ephemeral
-    assert "phone-sized window" in phone.content
-    full = await fake.slash("gomoku view", user=alice, options={"style": "full"})
-    assert "whole board in emoji" in full.content
-    assert full.content.count("\n") > phone.content.count("\n") + 5  # 20 rows against 9
+    preferences = await fake.slash("gomoku preferences", user=alice)
+    assert "Emoji: one per point" in preferences.content  # nobody chose: emoji
+    emoji = await fake.slash("gomoku board", user=alice, options={"look": "emoji"})
+    assert emoji.ephemeral  # with look:, a player too gets a private copy
+    assert "(emoji)" in emoji.content
+    assert "```" not in emoji.content
+    compact = await fake.slash("gomoku board", user=alice, options={"look": "compact"})
+    assert compact.ephemeral
+    assert "```" in compact.content
+    # The same windows as the public boards: 9 emoji rows, 15 compact ones, of the 20.
+    assert compact.content.count("\n") > emoji.content.count("\n") + 5
     panel = await _open(fake, board, game_id, alice)
-    assert " 20\n" in panel.text()  # the panel's board is the whole board now
-    image = await fake.slash("gomoku view", user=alice, options={"style": "image"})
+    assert "```" in panel.text()  # the panel's board is in the member's look now
+    image = await fake.slash("gomoku board", user=alice, options={"look": "image"})
     assert [a.filename for a in image.attachments] == ["board.png"]
     panel = await _open(fake, board, game_id, alice)
     assert [a.filename for a in panel.attachments] == ["board.png"]
-    assert await bot.service.private_board_style(alice.id) == "image"
+    assert await bot.service.look(alice.id) == "image"
+    assert "Image: a picture" in (await fake.slash("gomoku preferences", user=alice)).content
+    assert not board.deleted  # none of it touched the public board
 
 
 class _StuckRunner:

@@ -13,10 +13,12 @@ from datetime import date
 import pytest
 
 from benchmarks.bench_review import store_game
+from bot.client import GomokuBot
 from bot.cogs.puzzles import PuzzleSearch, search_due
 from bot.core.ai import AIError, AnalysisRequest, ProcessPoolRunner
 from bot.core.puzzles import Attempt, builtin, daily_puzzle, dump_attempt, load_attempt
 from engine.search.analysis import Analysis
+from engine.types import Point
 from storage.repository import PuzzlePlayer
 from tests.bot.conftest import BotFactory
 from tests.bot.test_puzzles import THREE, finished_with_a_vcf
@@ -42,7 +44,7 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
         await repository.save_puzzle_player(
             PuzzlePlayer(fake.guild_id, alice.id, attempt=dump_attempt(Attempt(THREE)))
         )
-        shown = await fake.slash("gomoku puzzle", user=alice)
+        shown = await fake.slash("gomoku puzzle play", user=alice)
         assert "Black to play and win" in shown.text()
         going = await fake.slash("place", user=alice, options={"cell": "i8"})
         await fake.wait_for(lambda: "engine answered" in going.text() or "gone" in going.text())
@@ -80,17 +82,17 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
         assert (failed.failed, failed.streak, failed.best_streak) == (1, 0, 1)
         assert failed.rating < player.rating
         assert await repository.puzzles_seen(fake.guild_id, alice.id) == {THREE.key}
-        board = await fake.slash("gomoku puzzles", user=alice)
+        board = await fake.slash("gomoku leaderboard", user=alice, options={"game": "puzzles"})
         assert f"<@{alice.id}>" in board.text()
         assert board.message is not None
         mentions = board.message.allowed_mentions
         assert mentions is not None
         assert mentions.get("parse") == []  # the leaderboard pings nobody
-        new = await fake.slash("gomoku puzzle", user=alice)
+        new = await fake.slash("gomoku puzzle play", user=alice)
         title = new.embeds[0]["title"]
     second = make_bot(ai=pool)
     async with fake.running(second):
-        again = await fake.slash("gomoku puzzle", user=alice)
+        again = await fake.slash("gomoku puzzle play", user=alice)
         assert again.embeds[0]["title"] == title  # the same attempt after a restart
 
 
@@ -113,7 +115,7 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
         chosen = await fake.slash("gomoku-admin daily-puzzle", user=fake.owner, options=options)
         assert chosen.ephemeral
         await fake.wait_for(lambda: len(posts()) == 1)
-        assert "</gomoku puzzle:" in posts()[0].text()  # the command as each client names it
+        assert "</gomoku puzzle daily:" in posts()[0].text()  # the command as each client names it
         assert "</place:" in posts()[0].text()
         assert task(clock().date()) in posts()[0].embeds[0]["title"]
     second = make_bot()
@@ -121,7 +123,7 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
         for _ in range(5):  # several polls of the restarted bot: nothing new today
             await asyncio.sleep(second.deadline_poll * 2)
         assert len(posts()) == 1
-        today = await fake.slash("gomoku puzzle", user=alice, options={"daily": True})
+        today = await fake.slash("gomoku puzzle daily", user=alice)
         assert "Puzzle #" in today.text()  # a built-in one, whichever the day gives
         player = await second.service.repository.puzzle_player(fake.guild_id, alice.id)
         assert player is not None
@@ -162,7 +164,7 @@ async def test_a_member_gets_the_puzzles_they_have_not_finished_across_a_restart
                 await first.service.repository.mark_puzzle_seen(fake.guild_id, alice.id, puzzle.key)
     second = make_bot()
     async with fake.running(second):
-        shown = await fake.slash("gomoku puzzle", user=alice)
+        shown = await fake.slash("gomoku puzzle play", user=alice)
         assert shown.ephemeral
         assert "find the one move that holds" in shown.embeds[0]["title"]
         player = await second.service.repository.puzzle_player(fake.guild_id, alice.id)
@@ -170,7 +172,7 @@ async def test_a_member_gets_the_puzzles_they_have_not_finished_across_a_restart
         assert player.attempt is not None
         assert load_attempt(player.attempt).puzzle == unseen
         # another member has finished none: the first of the list
-        await fake.slash("gomoku puzzle", user=bob)
+        await fake.slash("gomoku puzzle play", user=bob)
         other = await second.service.repository.puzzle_player(fake.guild_id, bob.id)
         assert other is not None
         assert other.attempt is not None
@@ -204,7 +206,7 @@ async def test_a_finished_game_of_the_server_becomes_its_puzzle(
         ((game_id, text),) = await repository.guild_game_puzzles(fake.guild_id)
         assert game_id == game.id
         assert len(json.loads(text)) == 1
-        shown = await fake.slash("gomoku puzzle", user=alice)
+        shown = await fake.slash("gomoku puzzle play", user=alice)
         assert f"Puzzle from game {game.id}" in shown.embeds[0]["title"]
         assert "Black to play and win" in shown.embeds[0]["title"]
 
@@ -232,3 +234,23 @@ async def test_a_game_the_search_fails_on_is_tried_again_or_skipped(
         assert await search_due(bot) == game.id  # a bug: skipped, not retried forever
         assert await repository.guild_game_puzzles(fake.guild_id) == [(game.id, "[]")]
         assert await search_due(bot) is None  # nothing left
+
+
+async def test_place_suggests_the_empty_points_of_the_members_puzzle(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    await bot.service.repository.save_puzzle_player(
+        PuzzlePlayer(fake.guild_id, alice.id, attempt=dump_attempt(Attempt(THREE)))
+    )
+    board = Attempt(THREE).board()
+    choices = await fake.autocomplete("place", "cell", user=alice, options={"cell": ""})
+    names = [choice["value"] for choice in choices]
+    assert len(names) == 25
+    assert all(board[Point.parse(name)] is None for name in names)
+    assert {"e8", "i8"} <= set(names)  # beside the three, where the action is
+    typed = await fake.autocomplete("place", "cell", user=alice, options={"cell": "e"})
+    column = [choice["value"] for choice in typed]
+    assert all(name.startswith("e") for name in column)
+    assert set(column[:3]) == {"e7", "e8", "e9"}  # the e points beside the three first
+    # Bob has no puzzle and the channel no game: nothing to suggest.
+    assert await fake.autocomplete("place", "cell", user=bob, options={"cell": ""}) == []

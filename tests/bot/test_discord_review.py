@@ -63,7 +63,7 @@ async def test_review_of_a_finished_game_marks_replays_and_is_stored(
         assert "to move" in message.text()  # the engine's view of the position
         assert message.attachments == []
         # the missed win is now the server's first puzzle
-        puzzle = await fake.slash("gomoku puzzle", user=carol)
+        puzzle = await fake.slash("gomoku puzzle play", user=carol)
         assert f"Puzzle from game {game_id}, move 18: White to play and win" in puzzle.text()
     second = make_bot()  # no engine at all: the stored review still answers
     async with fake.running(second):

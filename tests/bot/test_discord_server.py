@@ -16,6 +16,7 @@ from bot.version import version
 from engine.types import Termination
 from storage.repository import GameStatus
 from tests.bot.conftest import BotFactory, HeldStarts
+from tests.bot.test_discord_commands import MEMBER_TREE
 from tests.clock import FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Reply
 from tests.fakediscord.model import guild_payload, role_payload
@@ -145,6 +146,12 @@ async def test_help_mentions_resolve_to_the_registered_commands(
     assert f"</gomoku start:{gomoku}>" in text
     assert f"</place:{place}>" in text
     assert f"</gomoku-admin settings:{admin}>" in text
+    for line in MEMBER_TREE:  # every other command a member has, the nested ones too
+        name = line.removeprefix("/").split(" [")[0]
+        if name == "gomoku help":
+            continue
+        top = fake.command(name.split()[0])["id"]
+        assert f"</{name}:{top}>" in text, name
     assert "scores 76.6% against easy" in text  # levels by their measured strength
     assert f"version {version()}" in text
     assert "renju" in text
@@ -188,14 +195,23 @@ async def test_history_and_replay_page_and_survive_a_restart(
         assert f"`{ids[0]}`" not in history.text()  # on the second page
         assert history.message is not None
         older = f"gomoku:history:{alice.id}:1"
-        replay = await fake.slash("gomoku replay", user=alice, options={"game": played})
+        replay = await fake.slash("gomoku history", user=alice, options={"game": played})
+        assert replay.ephemeral
         assert replay.message is not None
         assert "move 0 of 4" in replay.text()
+        assert f"gomoku:{played}:download" in replay.message.custom_ids()
     second = make_bot()
     async with fake.running(second):
+        # A game of the list opens its replay (the list stays as it was).
+        opened = await fake.click(history.message, f"gomoku:{played}:replay", user=alice)
+        assert opened.ephemeral
+        assert "move 0 of 4" in opened.text()
+        assert opened.message is not None
+        assert opened.message.id != history.message.id
         page = await fake.click(history.message, older, user=alice)
         assert f"`{ids[0]}`" in page.text()
         assert f"`{played}`" not in page.text()
+        assert f"gomoku:{ids[0]}:replay" in history.message.custom_ids()
         message = replay.message
         await fake.click(message, f"gomoku:{played}:replay:next:0", user=alice)
         assert "move 1 of 4" in message.text()
@@ -212,14 +228,20 @@ async def test_history_and_replay_page_and_survive_a_restart(
         ]
 
 
-async def test_export_of_a_finished_game_names_players_not_ids(
-    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+async def test_the_download_of_a_finished_game_names_players_not_ids(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, bob: FakeUser
 ) -> None:
-    game_id = await _accepted(fake, bot, alice, bob)
-    await fake.slash("place", user=alice, options={"cell": "h8"})
-    await bot.service.resign(fake.default_channel.id, bob.id)
-    carol = fake.add_user("carol")
-    export = await fake.slash("gomoku export", user=carol, options={"game": game_id})
+    first = make_bot()
+    async with fake.running(first):
+        game_id = await _accepted(fake, first, alice, bob)
+        await fake.slash("place", user=alice, options={"cell": "h8"})
+        await first.service.resign(fake.default_channel.id, bob.id)
+        carol = fake.add_user("carol")
+        replay = await fake.slash("gomoku history", user=carol, options={"game": game_id})
+        assert replay.message is not None
+    async with fake.running(make_bot()):  # the replay's download button outlives a restart
+        export = await fake.click(replay.message, f"gomoku:{game_id}:download", user=carol)
+        missing = await fake.slash("gomoku history", user=carol, options={"game": game_id + 100})
     assert export.ephemeral
     sgf, gif = export.attachments
     assert b"PB[alice]" in sgf.data
@@ -227,7 +249,6 @@ async def test_export_of_a_finished_game_names_players_not_ids(
     assert str(alice.id).encode() not in sgf.data
     assert str(bob.id).encode() not in sgf.data
     assert gif.data.startswith(b"GIF8")
-    missing = await fake.slash("gomoku export", user=carol, options={"game": game_id + 100})
     assert "no longer exists" in missing.content
 
 
@@ -296,7 +317,13 @@ async def test_forget_me_leaves_no_trace_of_the_user(
     await fake.slash("place", user=alice, options={"cell": "a1"})
     await bot.service.repository.mark_puzzle_seen(fake.guild_id, alice.id, "builtin:suite:0")
     assert "puzzle_seen.user_id" in _tables_holding(db_path, alice.id)
-    prompt: Reply = await fake.slash("gomoku forget-me", user=alice)
+    preferences = await fake.slash("gomoku preferences", user=alice)
+    assert preferences.ephemeral
+    assert preferences.message is not None
+    (forget,) = [
+        b["custom_id"] for b in preferences.message.buttons() if b["label"] == "Forget me…"
+    ]
+    prompt: Reply = await fake.click(preferences.message, forget, user=alice)
     assert prompt.ephemeral
     assert "Finished games stay" in prompt.content
     assert prompt.message is not None
@@ -321,7 +348,7 @@ async def test_forget_me_leaves_no_trace_of_the_user(
 async def test_a_game_in_its_own_thread_from_start_to_archive(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
+    fake.allow(fake.default_channel, "create_public_threads")  # threads: on by default
     general = fake.default_channel
     start = await fake.slash("gomoku start", user=alice, options={"opponent": bob, "rated": False})
     assert start.message is not None
@@ -360,7 +387,7 @@ async def test_a_start_in_a_thread_is_acknowledged_while_its_announcement_waits(
     """The answer is the channel's line, which needs the game's write and the players' names
     (a member not cached is fetched): a slow one is acknowledged ("thinking...") within
     Discord's 3 s, and the line fills that in."""
-    await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
+    fake.allow(fake.default_channel, "create_public_threads")  # threads: on by default
     members = r"/guilds/\d+/members/\d+$"
     if slow == "write":
         held = HeldStarts(bot, monkeypatch)
@@ -391,15 +418,22 @@ async def test_a_start_in_a_thread_is_acknowledged_while_its_announcement_waits(
     assert thread.name.startswith(("alice vs bob", "bob vs alice"))
 
 
-async def test_missing_thread_permissions_are_named(
-    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+@pytest.mark.parametrize("lacking", ["create_public_threads", "send_messages_in_threads"])
+async def test_without_a_thread_permission_the_game_is_played_in_the_channel(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, lacking: str
 ) -> None:
-    await fake.slash("gomoku-admin settings", user=fake.owner, options={"threads": True})
-    fake.deny(fake.default_channel, "create_public_threads")
-    refused = await fake.slash("gomoku start", user=alice)
-    assert refused.ephemeral
-    assert "Create Public Threads" in refused.content
+    """Threads are on (the default), but the bot may not open one or post in it here: the
+    game starts in the channel, as it would with threads off, and nobody is refused."""
+    fake.allow(fake.default_channel, "create_public_threads", "send_messages_in_threads")
+    fake.deny(fake.default_channel, lacking)
+    start = await fake.slash("gomoku start", user=alice)
+    assert not start.ephemeral
+    assert start.message is not None
+    assert start.message.embeds  # the board, in the channel
+    assert (await bot.service.settings(fake.guild_id)).use_threads
     assert [c for c in fake.channels.values() if c.is_thread] == []
+    view = await bot.service.board(fake.default_channel.id)
+    assert view.record.parent_channel_id is None
 
 
 async def test_option_choices_are_described(fake: FakeDiscord, bot: GomokuBot) -> None:
@@ -423,13 +457,13 @@ async def test_settings_for_threads_moderators_and_idle_times(
     reply = await fake.slash(
         "gomoku-admin settings",
         user=fake.owner,
-        options={"threads": True, "idle_hours": 48, "idle_ai_hours": 2},
+        options={"threads": False, "idle_hours": 48, "idle_ai_hours": 2},
     )
     text = reply.text()
-    assert "Game threads\non" in text
+    assert "Game threads\noff" in text
     assert "2 days between people, 2 hours against the AI" in text
     settings = await bot.service.settings(fake.guild_id)
-    assert (settings.use_threads, settings.idle_human_seconds) == (True, 48 * 3600)
+    assert (settings.use_threads, settings.idle_human_seconds) == (False, 48 * 3600)
     await bot.service.update_settings(fake.guild_id, moderator_role_id=role)
     reply = await fake.slash("gomoku-admin settings", user=fake.owner)
     assert f"<@&{role}>" in reply.text()  # shown, never pinged (the fixture checks)

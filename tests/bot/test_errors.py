@@ -118,7 +118,8 @@ def test_point_errors_name_the_point() -> None:
     assert "three-three" in forbidden
     floating = user_message(engine_errors.FloatingStoneError(Point(3, 4), Point(3, 1)))
     assert floating is not None
-    assert "/place 4" in floating  # gravity games name columns by number
+    # Gravity games name columns by number; the command by name where its id is unknown.
+    assert "/place `4`" in floating
 
 
 def test_an_active_game_is_never_called_not_played() -> None:

@@ -158,7 +158,7 @@ async def test_a_second_accept_and_another_channels_button(
     other = await fake.click(fake.plant_button(drop, elsewhere), drop, user=alice)
     assert "another channel" in other.content
     here = await fake.click(fake.plant_button(drop), drop, user=bob)
-    assert "/place h8" in here.content
+    assert f"</place:{fake.command('place')['id']}> `h8`" in here.content
     assert "choose" not in here.content
 
 

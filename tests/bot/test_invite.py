@@ -28,7 +28,7 @@ def _names(value: discord.Permissions) -> set[str]:
 
 
 def test_the_invite_asks_for_what_a_game_needs() -> None:
-    assert _names(permissions.INVITE) == {
+    assert _names(permissions.INVITE_WITHOUT_THREADS) == {
         "view_channel",
         "send_messages",
         "send_messages_in_threads",  # a game in a thread players opened
@@ -36,20 +36,22 @@ def test_the_invite_asks_for_what_a_game_needs() -> None:
         "attach_files",
         "read_message_history",
     }
-    assert permissions.INVITE.value == 274_878_024_704
-    assert _names(permissions.INVITE_WITH_THREADS) == _names(permissions.INVITE) | {
+    assert permissions.INVITE_WITHOUT_THREADS.value == 274_878_024_704
+    # A thread for each game is the default: the invite asks for what it needs.
+    assert _names(permissions.INVITE) == _names(permissions.INVITE_WITHOUT_THREADS) | {
         "create_public_threads"
     }
-    assert permissions.INVITE_WITH_THREADS.value == 309_237_763_072
+    assert permissions.INVITE.value == 309_237_763_072
 
 
 @pytest.mark.parametrize("name", sorted(CONSTANTS))
 def test_every_constant_is_in_the_invite(name: str) -> None:
     value = CONSTANTS[name]
     assert value.value != 0
-    assert value.is_subset(permissions.INVITE_WITH_THREADS)
-    if name not in ("THREADS", "INVITE_WITH_THREADS"):
-        assert value.is_subset(permissions.INVITE)  # a game without the thread setting
+    assert value.is_subset(permissions.INVITE)
+    if name not in ("THREADS", "INVITE"):
+        # a game in a server that keeps games in channels
+        assert value.is_subset(permissions.INVITE_WITHOUT_THREADS)
 
 
 def _bot_sources() -> list[Path]:
@@ -59,7 +61,7 @@ def _bot_sources() -> list[Path]:
 def test_bot_permissions_are_read_only_through_the_constants() -> None:
     # A check that read the bot's permissions itself (app_permissions, permissions_for, a
     # Permissions of its own) could ask for one the invite lacks: each goes through
-    # bot.permissions.require or .missing with one of its constants.
+    # bot.permissions.require, .missing or .has with one of its constants.
     found: list[str] = []
     for path in _bot_sources():
         tree = ast.parse(path.read_text("utf-8"))
@@ -87,7 +89,7 @@ def test_bot_permissions_are_read_only_through_the_constants() -> None:
                 if (
                     isinstance(node.func.value, ast.Name)
                     and node.func.value.id == "permissions"
-                    and name in ("require", "missing")
+                    and name in ("require", "missing", "has")
                 ):
                     needed = node.args[-1]
                     constants = [
@@ -143,8 +145,9 @@ def test_python_m_bot_invite_prints_the_link() -> None:
     plain = _invite("--client-id", "42")
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout == f"{base}&permissions={permissions.INVITE.value}\n"
-    threads = _invite("--client-id", "42", "--threads")
-    assert threads.stdout == f"{base}&permissions={permissions.INVITE_WITH_THREADS.value}\n"
+    channels = _invite("--client-id", "42", "--no-threads")
+    assert channels.returncode == 0, channels.stderr
+    assert channels.stdout == f"{base}&permissions={permissions.INVITE_WITHOUT_THREADS.value}\n"
 
 
 def test_the_client_id_comes_from_the_token() -> None:

@@ -19,7 +19,7 @@ from bot.core.service.states import GameState
 from bot.text.render import (
     MAX_MESSAGE,
     VIEWPORT,
-    BoardStyle,
+    Look,
     compact_board,
     emoji_board,
     game_card,
@@ -161,8 +161,8 @@ def test_emoji_board_is_faithful_and_fits(board: Board, viewport: int | None) ->
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(boards(), st.sampled_from(list(BoardStyle)), st.sampled_from([None, VIEWPORT]))
-def test_whole_messages_fit_discord(board: Board, style: BoardStyle, viewport: int | None) -> None:
+@given(boards(), st.sampled_from(list(Look)), st.sampled_from([None, VIEWPORT]))
+def test_whole_messages_fit_discord(board: Board, style: Look, viewport: int | None) -> None:
     view = view_of(board)
     text = game_text(view, style=style, viewport=viewport)
     assert len(text) <= MAX_MESSAGE
@@ -280,8 +280,8 @@ def test_status_lines() -> None:
     assert "wins" in status_line(view_of(finished))
 
 
-@pytest.mark.parametrize("style", list(BoardStyle), ids=[s.value for s in BoardStyle])
-def test_png_style_text_has_no_board(style: BoardStyle) -> None:
+@pytest.mark.parametrize("style", list(Look), ids=[s.value for s in Look])
+def test_png_style_text_has_no_board(style: Look) -> None:
     text = game_text(view_of(Board.from_moves("h8")), style=style)
     has_board = "➕" in text or "```" in text  # noqa: RUF001
-    assert has_board is (style is not BoardStyle.IMAGE)
+    assert has_board is (style is not Look.IMAGE)

@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from bot.text.render import BoardStyle, game_card, phone_viewport
+from bot.text.render import Look, game_card, phone_viewport
 from engine.board import Board
 from engine.types import Game, Point, Rule
 from tests.bot.test_render import view_of
@@ -44,7 +44,7 @@ def _board(size: int) -> Board:
 @pytest.mark.parametrize("size", range(5, 21))
 def test_the_public_emoji_board_fits_a_phone(size: int) -> None:
     board = _board(size)
-    card = game_card(view_of(board), viewport=phone_viewport(board, BoardStyle.EMOJI))
+    card = game_card(view_of(board), viewport=phone_viewport(board, Look.EMOJI))
     lines = card.description.split("\n")
     grid = [line for line in lines if re.fullmatch(r"[⚫⚪➕⬛⬜]+ \d+", line)]  # noqa: RUF001
     header = next(line for line in lines if line and 0x1F1E6 <= ord(line[0]) <= 0x1F1FF)
@@ -63,7 +63,7 @@ def test_the_public_emoji_board_fits_a_phone(size: int) -> None:
 def test_the_public_compact_board_fits_a_phone(size: int) -> None:
     board = _board(size)
     card = game_card(
-        view_of(board), style=BoardStyle.COMPACT, viewport=phone_viewport(board, BoardStyle.COMPACT)
+        view_of(board), style=Look.COMPACT, viewport=phone_viewport(board, Look.COMPACT)
     )
     block = card.description.split("```")[1]
     for line in block.strip("\n").split("\n"):
@@ -71,6 +71,6 @@ def test_the_public_compact_board_fits_a_phone(size: int) -> None:
 
 
 def test_image_and_gravity_boards_are_never_windowed() -> None:
-    assert phone_viewport(_board(20), BoardStyle.IMAGE) is None
-    assert phone_viewport(Board.for_game(Game.CONNECT4), BoardStyle.EMOJI) is None
-    assert phone_viewport(_board(9), BoardStyle.EMOJI) is None
+    assert phone_viewport(_board(20), Look.IMAGE) is None
+    assert phone_viewport(Board.for_game(Game.CONNECT4), Look.EMOJI) is None
+    assert phone_viewport(_board(9), Look.EMOJI) is None

@@ -737,8 +737,8 @@ async def test_settings_update_and_channel_restriction(service: GameService) -> 
     with pytest.raises(service_errors.InvalidOptionError):
         await service.update_settings(GUILD, turn_seconds=1)
     with pytest.raises(service_errors.InvalidOptionError):
-        await service.update_settings(GUILD, board_style="ascii-art")
-    cleared = await service.update_settings(GUILD, clear_turn_time=True, board_style="compact")
+        await service.update_settings(GUILD, look="ascii-art")
+    cleared = await service.update_settings(GUILD, clear_turn_time=True, look="compact")
     assert cleared.turn_seconds is None
     assert cleared.board_style == "compact"
     assert cleared.default_rule is Rule.RENJU
@@ -875,12 +875,15 @@ async def test_a_panel_tap_on_an_old_version_changes_nothing(service) -> None:
         await service.panel(view.game_id, BOB)
 
 
-async def test_board_views_are_remembered_and_checked(service) -> None:
-    assert await service.private_board_style(ALICE) == "phone"
-    await service.set_private_board_style(ALICE, "image")
-    assert await service.private_board_style(ALICE) == "image"
-    with pytest.raises(service_errors.InvalidOptionError):
-        await service.set_private_board_style(ALICE, "hologram")
+async def test_looks_are_remembered_and_checked(service) -> None:
+    assert await service.look(ALICE) == "emoji"
+    await service.set_look(ALICE, "compact")
+    assert await service.look(ALICE) == "compact"
+    await service.set_look(ALICE, "image")
+    assert await service.look(ALICE) == "image"
+    with pytest.raises(service_errors.InvalidOptionError) as refused:
+        await service.set_look(ALICE, "phone")  # one vocabulary: the server's looks, no other
+    assert refused.value.option == "look"
 
 
 async def test_suggestions_are_ordered_by_distance_to_the_last_moves_then_row_then_column(

@@ -127,6 +127,18 @@ async def test_a_game_moves_into_a_thread(service: GameService) -> None:
     assert await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=CAROL)
 
 
+async def test_a_rematch_of_a_game_in_a_thread_is_played_in_that_thread(
+    service: GameService,
+) -> None:
+    view = await start_ai(service, channel=999)
+    await service.move_to_thread(view.game_id, 999, parent_channel_id=CHANNEL)
+    await service.resign(999, ALICE)
+    again = await service.rematch(view.game_id, ALICE)
+    assert again.game_id != view.game_id
+    assert (again.channel_id, again.record.parent_channel_id) == (999, CHANNEL)
+    assert again.is_active
+
+
 async def test_history_pages_and_visibility(service: GameService) -> None:
     ids = []
     for _ in range(PAGE_SIZE + 2):

@@ -125,7 +125,7 @@ async def test_other_writes_during_a_held_lock_are_acknowledged_too(
     # Settings.
     with write_lock_held(db_path, SHORT_HOLD_S):
         record = await fake.send_slash(
-            "gomoku-admin settings", user=admin, options={"style": "compact"}
+            "gomoku-admin settings", user=admin, options={"look": "compact"}
         )
         reply = await fake.answer(record)
     assert reply.embeds
@@ -210,8 +210,11 @@ async def test_replace_forget_me_and_the_daily_puzzle_during_a_held_lock(
         lambda: any("Puzzle of the day" in m.text() for m in fake.channel_messages())
     )
 
-    # The forget-me confirmation.
-    prompt = (await fake.slash("gomoku forget-me", user=alice)).message
+    # The forget-me confirmation, from the preferences' button.
+    preferences = (await fake.slash("gomoku preferences", user=alice)).message
+    assert preferences is not None
+    (forget,) = [b["custom_id"] for b in preferences.buttons() if b["label"] == "Forget me…"]
+    prompt = (await fake.click(preferences, forget, user=alice)).message
     assert prompt is not None
     (delete,) = [b["custom_id"] for b in prompt.buttons() if b["label"] == "Delete my data"]
     with write_lock_held(db_path, SHORT_HOLD_S):
@@ -228,7 +231,7 @@ async def test_a_new_puzzle_during_a_held_lock_is_acknowledged_and_shown(
 ) -> None:
     guild = fake.default_channel.guild_id
     with write_lock_held(db_path, SHORT_HOLD_S):
-        record = await fake.send_slash("gomoku puzzle", user=alice)
+        record = await fake.send_slash("gomoku puzzle play", user=alice)
         reply = await fake.answer(record)
     assert reply.ephemeral
     assert reply.embeds  # the puzzle, filled into the private deferral

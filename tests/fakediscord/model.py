@@ -30,6 +30,10 @@ PERMISSIONS = {
     "create_public_threads": 1 << 35,
     "send_messages_in_threads": 1 << 38,
 }
+# The bot's permissions in a channel unless a test says otherwise: all a game needs, but not
+# Create Public Threads, so a game started in a channel is played there (the bot's fallback)
+# and a test reads its board in the channel; a test of game threads grants it
+# (``FakeDiscord.allow``).
 BOT_DEFAULT_PERMISSIONS = sum(
     PERMISSIONS[name]
     for name in (
@@ -40,11 +44,14 @@ BOT_DEFAULT_PERMISSIONS = sum(
         "read_message_history",
         "add_reactions",
         "use_external_emojis",
-        "create_public_threads",
         "send_messages_in_threads",
     )
 )
-MEMBER_DEFAULT_PERMISSIONS = BOT_DEFAULT_PERMISSIONS | PERMISSIONS["use_application_commands"]
+MEMBER_DEFAULT_PERMISSIONS = (
+    BOT_DEFAULT_PERMISSIONS
+    | PERMISSIONS["use_application_commands"]
+    | PERMISSIONS["create_public_threads"]
+)
 ADMIN_PERMISSIONS = (1 << 50) - 1
 
 _counter = itertools.count()

@@ -277,7 +277,7 @@ class FakeDiscord:
         return role_id
 
     def add_channel(self, name: str, *, bot_permissions: int | None = None) -> FakeChannel:
-        """A new text channel; ``bot_permissions`` defaults to what a well-invited bot has."""
+        """A new text channel; ``bot_permissions`` defaults to ``BOT_DEFAULT_PERMISSIONS``."""
         channel = FakeChannel(snowflake(), self.guild_id, name, position=len(self.channels))
         if bot_permissions is not None:
             channel.bot_permissions = bot_permissions
@@ -303,6 +303,11 @@ class FakeDiscord:
         """Take permissions (``"send_messages"``...) from the bot in ``channel``."""
         for name in names:
             channel.bot_permissions &= ~PERMISSIONS[name]
+
+    def allow(self, channel: FakeChannel, *names: str) -> None:
+        """Give the bot permissions (``"create_public_threads"``...) in ``channel``."""
+        for name in names:
+            channel.bot_permissions |= PERMISSIONS[name]
 
     def rate_limit(
         self,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.types import Game, Rule
+from engine.types import Game
 from storage.memory import InMemoryGameRepository
 from storage.postgres import PostgresGameRepository
 from storage.repository import GameRepository, GameStatus, NewGame, Player
@@ -53,7 +53,7 @@ def new_game(
     deadline: datetime | None = None,
     turn_seconds: int | None = None,
 ) -> NewGame:
-    """A game between Alice (Black) and Bob (White) unless told otherwise."""
+    """A 15x15 freestyle game between Alice (Black) and Bob (White) unless told otherwise."""
     black = black or Player.human(ALICE)
     return NewGame(
         guild_id=guild_id,
@@ -61,9 +61,6 @@ def new_game(
         black=black,
         white=white or Player.human(BOB),
         game=game,
-        width=15,
-        height=15,
-        rule=Rule.FREESTYLE,
         rated=rated,
         status=status,
         deadline=deadline,

@@ -8,9 +8,19 @@ from pathlib import Path
 import storage
 
 
-def test_package_exports_are_sorted_and_real() -> None:
-    assert storage.__all__ == sorted(storage.__all__)
+def test_package_exports_the_contract_and_the_repositories() -> None:
+    assert set(storage.repository.__all__) < set(storage.__all__)
+    assert len(set(storage.__all__)) == len(storage.__all__)
     assert all(hasattr(storage, name) for name in storage.__all__)
+
+
+def test_the_contract_lists_every_public_name() -> None:
+    public = {
+        name
+        for name, value in vars(storage.repository).items()
+        if not name.startswith("_") and getattr(value, "__module__", None) == "storage.repository"
+    }
+    assert public <= set(storage.repository.__all__)
 
 
 def test_every_migration_ships_with_the_package() -> None:

@@ -83,7 +83,7 @@ async def test_connection_settings(tmp_path: Path) -> None:
         # The settings are per connection; look at the read thread's, from that thread.
         async def settings(db: Executor) -> dict[str, Any]:
             names = ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")
-            return {name: await db.fetchval(f"PRAGMA {name}") for name in names}
+            return {name: (await db.fetch(f"PRAGMA {name}"))[0][0] for name in names}
 
         values = await repo._read(settings)
         # The writer's: it never waits for a lock on the event loop.

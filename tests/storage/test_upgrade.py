@@ -209,6 +209,8 @@ async def reads_the_same(
     # Today's code rates each rule apart; the released one did not: the model holds the
     # released ratings, so the comparison below shows the upgrade kept every one of them.
     model.load_stats(kept_ratings(released))
+    # Guild 501 was saved under the released default, threads off; the model holds today's,
+    # threads on, which the upgrade gives every server (``0015_threads_by_default.sql``).
     async with open_repo(clock) as repo:
         assert await observed(repo, ids) == await observed(model, ids)
         await play_on(repo, model, clock, ids)

@@ -158,7 +158,7 @@ class InvalidOptionError(GameServiceError, ValueError):
 
     def __init__(self, option: str, value: object, allowed: str = "") -> None:
         super().__init__(f"invalid {option}: {value!r} (allowed: {allowed})")
-        self.option = option  # "size", "rule", "level", "turn_time", "board_style", ...
+        self.option = option  # "size", "rule", "level", "turn_time", "look", ...
         self.value = value  # what was asked for
         self.allowed = allowed  # what would be accepted, e.g. "5-20"
 

@@ -345,6 +345,7 @@ class GameUseCases(ServiceCore):
         an opening rule: the other player starts the opening). Against a person it is a
         challenge the other player accepts (``accept``); against the AI it starts at once
         (``view.is_ai_turn`` when the AI now moves first). The turn time is the guild's now.
+        A game in a thread is played again in that thread, off the same channel.
 
         Raises:
             NoSuchGameError, NotAPlayerError, RematchError (the game is not finished, or a
@@ -372,7 +373,7 @@ class GameUseCases(ServiceCore):
             black = previous.seat_player(Seat.SECOND)
             white = previous.seat_player(Seat.FIRST)
         pending = len(set(humans)) == 2
-        return await self._create(
+        view = await self._create(
             _board_for(old),
             guild_id=old.guild_id,
             channel_id=old.channel_id,
@@ -384,6 +385,13 @@ class GameUseCases(ServiceCore):
             turn_seconds=_turn_seconds(settings, people=pending),
             opening=opening,
         )
+        if old.parent_channel_id is None:
+            return view
+        # Its end is announced in the channel and closes the thread, as the first game's did.
+        await self.move_to_thread(
+            view.game_id, old.channel_id, parent_channel_id=old.parent_channel_id
+        )
+        return await self._view(view.game_id)
 
     async def board(self, channel_id: int) -> GameState:
         """The channel's pending or active game.
@@ -409,7 +417,7 @@ class GameUseCases(ServiceCore):
         player_names: Callable[[Player], str] | None = None,
     ) -> Export:
         """SGF and move list of ``game_id``, else of the channel's open game. ``player_names``
-        names the players in the SGF (default: "Black"/"White", or "AI <level>"; user ids
+        names the players in the SGF (default: "Black"/"White", or "AI (<level>)"; user ids
         never appear in an export).
 
         Raises:
@@ -422,7 +430,7 @@ class GameUseCases(ServiceCore):
             if player_names is not None:
                 names[color] = player_names(player)
             elif player.level is not None:
-                names[color] = f"AI {player.level}"
+                names[color] = f"AI ({player.level})"  # as bot.text.words.ai_name
         sgf = to_sgf(
             view.board,
             black=names[Color.BLACK],

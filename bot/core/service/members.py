@@ -9,11 +9,10 @@ from dataclasses import replace
 from bot.core.languages import LANGUAGES
 from bot.core.service.errors import InvalidOptionError
 from bot.core.service.shared import (
-    BOARD_STYLES,
-    DEFAULT_PRIVATE_BOARD_STYLE,
+    DEFAULT_LOOK,
+    LOOKS,
     MAX_IDLE_SECONDS,
     MAX_TURN_SECONDS,
-    PRIVATE_BOARD_STYLES,
     ServiceCore,
 )
 from engine.opening_rules import OpeningRule
@@ -70,20 +69,21 @@ class MemberUseCases(ServiceCore):
         self._boards.clear()  # cached views hold the old player records
         return touched
 
-    async def private_board_style(self, user_id: int) -> str:
-        """How ``user_id`` sees boards in private panels (one of ``PRIVATE_BOARD_STYLES``)."""
+    async def look(self, user_id: int) -> str:
+        """How ``user_id`` sees boards privately (one of ``LOOKS``; ``DEFAULT_LOOK`` unless
+        they chose)."""
         chosen = await self.repository.user_view(user_id)
-        return chosen if chosen in PRIVATE_BOARD_STYLES else DEFAULT_PRIVATE_BOARD_STYLE
+        return chosen if chosen in LOOKS else DEFAULT_LOOK
 
-    async def set_private_board_style(self, user_id: int, style: str) -> None:
-        """Remember how ``user_id`` wants to see boards.
+    async def set_look(self, user_id: int, look: str) -> None:
+        """Remember how ``user_id`` wants to see boards privately.
 
         Raises:
-            InvalidOptionError: not one of ``PRIVATE_BOARD_STYLES``.
+            InvalidOptionError: not one of ``LOOKS``.
         """
-        if style not in PRIVATE_BOARD_STYLES:
-            raise InvalidOptionError("board_view", style, ", ".join(PRIVATE_BOARD_STYLES))
-        await self.repository.save_user_view(user_id, style)
+        if look not in LOOKS:
+            raise InvalidOptionError("look", look, ", ".join(LOOKS))
+        await self.repository.save_user_view(user_id, look)
 
     async def language(self, user_id: int) -> str | None:
         """The language ``user_id`` chose for replies (None: their Discord locale)."""
@@ -111,7 +111,7 @@ class MemberUseCases(ServiceCore):
         default_rule: Rule | None = None,
         turn_seconds: int | None = None,
         clear_turn_time: bool = False,
-        board_style: str | None = None,
+        look: str | None = None,
         allowed_channel_ids: Sequence[int] | None = None,
         use_threads: bool | None = None,
         moderator_role_id: int | None = None,
@@ -149,10 +149,10 @@ class MemberUseCases(ServiceCore):
             if not 10 <= turn_seconds <= MAX_TURN_SECONDS:
                 raise InvalidOptionError("turn_time", turn_seconds, f"10-{MAX_TURN_SECONDS}")
             changes["turn_seconds"] = turn_seconds
-        if board_style is not None:
-            if board_style not in BOARD_STYLES:
-                raise InvalidOptionError("board_style", board_style, ", ".join(BOARD_STYLES))
-            changes["board_style"] = board_style
+        if look is not None:
+            if look not in LOOKS:
+                raise InvalidOptionError("look", look, ", ".join(LOOKS))
+            changes["board_style"] = look  # the stored field of the server's look
         if allowed_channel_ids is not None:
             changes["allowed_channel_ids"] = frozenset(allowed_channel_ids)
         if use_threads is not None:

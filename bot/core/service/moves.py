@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import timedelta
 
 import numpy as np
 
 from bot.core.ai import AIError, AIRequest
+from bot.core.puzzles import load_attempt
 from bot.core.service.errors import (
     AIFailedError,
     GameNotActiveError,
@@ -373,11 +375,23 @@ class MoveUseCases(ServiceCore):
         return (await self._suggest(channel_id, typed, limit))[1]
 
     async def suggest_moves(
-        self, channel_id: int, typed: str = "", *, limit: int = 25
+        self,
+        channel_id: int,
+        typed: str = "",
+        *,
+        limit: int = 25,
+        guild_id: int | None = None,
+        user_id: int | None = None,
     ) -> list[str]:
         """``suggest_points`` as the player types them: ``h8``, or a column number (``4``) in
-        gravity games."""
+        gravity games. Where the channel has no game under way, the points of the member's
+        puzzle (``guild_id``, ``user_id``), which ``/place`` plays then."""
         board, points = await self._suggest(channel_id, typed, limit)
+        if board is None and guild_id is not None and user_id is not None:
+            player = await self.repository.puzzle_player(guild_id, user_id)
+            if player is not None and player.attempt is not None:
+                board = load_attempt(player.attempt).board()
+                points = _nearest(board, _legal_points(board), typed, limit)
         if board is not None and board.gravity:
             return [str(point.x + 1) for point in points]
         return [str(point) for point in points]
@@ -389,45 +403,12 @@ class MoveUseCases(ServiceCore):
         if record is None or record.status is not GameStatus.ACTIVE:
             return None, []
         view = await self._view(record.id, record)
-        # "H 08" -> "h8": the notation's leading zeros and spaces mean nothing.
-        prefix = re.sub(r"^([a-z]?)0+", r"\1", "".join(typed.lower().split()))
-        width, height = view.board.width, view.board.height
-        anchors = [move.point for move in view.board.moves[-6:]] or [Point(width // 2, height // 2)]
-        # Each cell's distance to the nearest anchor, computed once for the whole board (per
-        # point and anchor it was most of an autocomplete's time under load); the order is by
-        # that distance, then row, then column.
-        cells = width * height
-        ys, xs = np.divmod(np.arange(cells), width)
-        near: list[int] = (
-            np.maximum(
-                np.abs(xs[None, :] - np.array([a.x for a in anchors])[:, None]),
-                np.abs(ys[None, :] - np.array([a.y for a in anchors])[:, None]),
-            )
-            .min(axis=0)
-            .tolist()
-        )
-
-        def distance(point: Point) -> int:
-            index = point.y * width + point.x
-            return near[index] * cells + index
-
-        if prefix.isdigit():
-            # Digits alone: a column number in gravity games, else a row.
-            def matches(p: Point) -> bool:
-                number = p.x + 1 if view.board.gravity else p.y + 1
-                return str(number).startswith(prefix)
-        else:
-
-            def matches(p: Point) -> bool:
-                return str(p).startswith(prefix)
-
         # during an opening: the points its step accepts (central squares, offers to pick)
         if view.in_opening and view.opening is not None:
             legal = view.opening.legal_points()
         else:
             legal = _legal_points(view.board)
-        candidates = [p for p in legal if matches(p)] if prefix else legal
-        return view.board, sorted(candidates, key=distance)[:limit]
+        return view.board, _nearest(view.board, legal, typed, limit)
 
     async def resume(self, *, idle_for: timedelta = timedelta(0)) -> list[MoveResult]:
         """Make every AI move that is due and not being searched already, all at once (the
@@ -453,3 +434,41 @@ class MoveUseCases(ServiceCore):
             elif result is not None:
                 made.append(result)
         return made
+
+
+def _nearest(board: Board, legal: Iterable[Point], typed: str, limit: int) -> list[Point]:
+    """The ``legal`` points that start with what was ``typed``, nearest the last moves first."""
+    # "H 08" -> "h8": the notation's leading zeros and spaces mean nothing.
+    prefix = re.sub(r"^([a-z]?)0+", r"\1", "".join(typed.lower().split()))
+    width, height = board.width, board.height
+    anchors = [move.point for move in board.moves[-6:]] or [Point(width // 2, height // 2)]
+    # Each cell's distance to the nearest anchor, computed once for the whole board (per
+    # point and anchor it was most of an autocomplete's time under load); the order is by
+    # that distance, then row, then column.
+    cells = width * height
+    ys, xs = np.divmod(np.arange(cells), width)
+    near: list[int] = (
+        np.maximum(
+            np.abs(xs[None, :] - np.array([a.x for a in anchors])[:, None]),
+            np.abs(ys[None, :] - np.array([a.y for a in anchors])[:, None]),
+        )
+        .min(axis=0)
+        .tolist()
+    )
+
+    def distance(point: Point) -> int:
+        index = point.y * width + point.x
+        return near[index] * cells + index
+
+    if prefix.isdigit():
+        # Digits alone: a column number in gravity games, else a row.
+        def matches(p: Point) -> bool:
+            number = p.x + 1 if board.gravity else p.y + 1
+            return str(number).startswith(prefix)
+    else:
+
+        def matches(p: Point) -> bool:
+            return str(p).startswith(prefix)
+
+    candidates = [p for p in legal if matches(p)] if prefix else list(legal)
+    return sorted(candidates, key=distance)[:limit]

@@ -61,12 +61,13 @@ HINT_LEVEL: Final = "hard"  # hints search at this level
 DEFAULT_CHALLENGE_TTL: Final = timedelta(minutes=10)
 WARN_FRACTION: Final = 0.8  # warn the player to move when 80% of the turn time has gone
 MAX_TURN_SECONDS: Final = 30 * 24 * 3600
-BOARD_STYLES: Final = ("emoji", "compact", "image")  # bot.text.render.BoardStyle values
+# How boards look, for a server's public boards and a member's private ones alike
+# (bot.text.render.Look values); a member who never chose sees emoji.
+LOOKS: Final = ("emoji", "compact", "image")
+DEFAULT_LOOK: Final = "emoji"
 DEFAULT_IDLE_HUMAN: Final = timedelta(days=7)  # a game between people with no move this long ends
 DEFAULT_IDLE_AI: Final = timedelta(days=1)  # the same against the AI
 MAX_IDLE_SECONDS: Final = 90 * 24 * 3600
-PRIVATE_BOARD_STYLES: Final = ("full", "phone", "image")  # how a user sees boards in private panels
-DEFAULT_PRIVATE_BOARD_STYLE: Final = "phone"
 # Games whose newest position is kept between calls: one entry a game, not a version, so that
 # 500 concurrent games each find their position when their next move reads the game back.
 _BOARD_CACHE: Final = 4096
