@@ -4,8 +4,6 @@ the released schema wrote (``test_upgrade``'s fixtures), SQLite and PostgreSQL a
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import closing
 from pathlib import Path
 
 import asyncpg
@@ -14,7 +12,7 @@ from bot.core.service.shared import LOOKS
 from storage.postgres import PostgresGameRepository
 from storage.repository import GameRepository
 from storage.sqlite import SqliteGameRepository
-from tests.storage.test_upgrade import APPLICATION_ID, RELEASED_VERSION, _dump
+from tests.storage.test_upgrade import RELEASED_VERSION, _dump, released_sqlite
 
 # user id -> (the view the released bot stored, the look it reads as now)
 CHOSEN = {71: ("phone", "emoji"), 72: ("full", "compact"), 73: ("image", "image")}
@@ -26,10 +24,7 @@ async def _reads(repo: GameRepository) -> dict[int, str | None]:
 
 async def test_sqlite_keeps_each_members_look(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
-    with closing(sqlite3.connect(path, isolation_level=None)) as db:
-        db.executescript(_dump("sqlite"))
-        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        db.execute(f"PRAGMA user_version = {RELEASED_VERSION}")
+    with released_sqlite(path) as db:
         db.executemany(
             "INSERT INTO user_settings (user_id, board_view, updated_at) VALUES (?, ?, 0)",
             [(user, old) for user, (old, _) in CHOSEN.items()],

@@ -21,8 +21,8 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager, closing
+from collections.abc import Callable, Iterator
+from contextlib import AbstractAsyncContextManager, closing, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,17 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 def _dump(kind: str) -> str:
     """The SQL text of the fixture dump of ``kind``."""
     return gzip.decompress((FIXTURES / f"{kind}_v12.sql.gz").read_bytes()).decode("utf-8")
+
+
+@contextmanager
+def released_sqlite(path: Path) -> Iterator[sqlite3.Connection]:
+    """A SQLite file at ``path`` as the released code left it, open for a test to add rows."""
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.executescript(_dump("sqlite"))
+        # The file header, which a dump does not carry, as the released code set it.
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version = {RELEASED_VERSION}")
+        yield db
 
 
 def _write_dump(out: Path, text: str) -> None:
@@ -174,11 +185,7 @@ def kept_ratings(rows: list[Any]) -> list[PlayerStats]:
 
 async def test_a_released_sqlite_database_reads_the_same(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
-    with closing(sqlite3.connect(path, isolation_level=None)) as db:
-        db.executescript(_dump("sqlite"))
-        # The file header, which a dump does not carry, as the released code set it.
-        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        db.execute(f"PRAGMA user_version = {RELEASED_VERSION}")
+    with released_sqlite(path) as db:
         released = db.execute(RELEASED_RATINGS).fetchall()
     await reads_the_same(lambda clock: SqliteGameRepository.open(path, clock=clock), released)
 
