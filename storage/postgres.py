@@ -79,7 +79,7 @@ CREATE TABLE IF NOT EXISTS gomoku_schema (
 SQL_PLAY_MOVE = f"""
 WITH game AS ({SQL_APPEND_MOVE}), stone AS (
     INSERT INTO moves (game_id, ply, x, y, color, made_at, seq)
-    SELECT id, ply - 1, $10, $11, $12, $4, version FROM game
+    SELECT id, ply - 1, $6, $7, $8, $4, version FROM game
 )
 SELECT * FROM game
 """
@@ -225,12 +225,12 @@ class PostgresGameRepository(SqlGameRepository):
 
     # --- plumbing -----------------------------------------------------------------------
 
-    async def _write(self, work: Work[_T], *, atomic: bool = False) -> _T:
+    async def _write(self, work: Work[_T], *, atomic: bool = False, unhurried: bool = False) -> _T:
         """Run ``work`` in one transaction; a cancelled caller does not stop it.
         ``atomic``: work whose one write is a single statement runs without BEGIN and
         COMMIT, each statement committing by itself. A connection is held for every round
         trip, and under load the round trips, not the server, bound how many operations a
-        pool completes."""
+        pool completes. ``unhurried`` changes nothing here: there is no group commit."""
         return await self._shielded(work, None if atomic else "read_committed")
 
     async def _read(self, work: Work[_T], *, snapshot: bool = False, small: bool = False) -> _T:

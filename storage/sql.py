@@ -330,11 +330,21 @@ LIMIT $4 OFFSET $5
 """
 SQL_UPSERT_STATS = _upsert("player_stats", f"{STATS_COLUMNS}, ordinal", key=4)
 # Compare-and-sets: $1 id, $2 version, then the statement's own parameters.
+# A move that does not end the game sets only what a move changes: setting the status, even
+# to its value, makes SQLite rewrite the entries of every partial index that names it, which
+# was most of a move's write. $5: the mover's parity (0 black).
 SQL_APPEND_MOVE = f"""
 UPDATE games SET
-    version = version + 1, ply = ply + 1, deadline = $3, warning_sent = false,
-    updated_at = $4, status = $5, termination = $6, winner = $7, finished_at = $8
-WHERE id = $1 AND version = $2 AND status = 'active' AND ply % 2 = $9
+    version = version + 1, ply = ply + 1, deadline = $3, warning_sent = false, updated_at = $4
+WHERE id = $1 AND version = $2 AND status = 'active' AND ply % 2 = $5
+RETURNING {GAME_COLUMNS}
+"""
+# $3 the time, $4 the termination, $5 the winner, $6 the mover's parity.
+SQL_FINAL_MOVE = f"""
+UPDATE games SET
+    version = version + 1, ply = ply + 1, deadline = NULL, warning_sent = false,
+    updated_at = $3, status = 'finished', termination = $4, winner = $5, finished_at = $3
+WHERE id = $1 AND version = $2 AND status = 'active' AND ply % 2 = $6
 RETURNING {GAME_COLUMNS}
 """
 SQL_INSERT_MOVE = f"INSERT INTO moves ({MOVE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
@@ -571,9 +581,11 @@ class SqlGameRepository:
 
     # --- what a dialect provides ----------------------------------------------------------
 
-    async def _write(self, work: Work[_T], *, atomic: bool = False) -> _T:
+    async def _write(self, work: Work[_T], *, atomic: bool = False, unhurried: bool = False) -> _T:
         """Run ``work`` as one durable unit; a cancelled caller does not stop it.
-        ``atomic``: its one write is a single statement, which needs no transaction."""
+        ``atomic``: its one write is a single statement, which needs no transaction.
+        ``unhurried``: a record nobody waits on soon, which may wait a moment to share a
+        commit."""
         raise NotImplementedError
 
     async def _read(self, work: Work[_T], *, snapshot: bool = False, small: bool = False) -> _T:
@@ -598,14 +610,18 @@ class SqlGameRepository:
     async def _play(
         self, db: Executor, game_id: int, expected_version: int, params: Sequence[Any]
     ) -> Row | None:
-        """The compare-and-set of a move and, when it matched, the stone's row. ``params``:
-        ``SQL_APPEND_MOVE``'s from ``$3``, then x, y and colour."""
-        row = await db.fetchrow(SQL_APPEND_MOVE, game_id, expected_version, *params[:7])
+        """The compare-and-set of a move that does not end the game and, when it matched, the
+        stone's row. ``params``: ``SQL_APPEND_MOVE``'s from ``$3``, then x, y and colour."""
+        row = await db.fetchrow(SQL_APPEND_MOVE, game_id, expected_version, *params[:3])
         if row is not None:
-            x, y, color = params[7:]
-            move = (game_id, row[24] - 1, x, y, color, params[1], row[25])
-            await db.execute(SQL_INSERT_MOVE, *move)
+            await self._insert_stone(db, row, params[3:], params[1])
         return row
+
+    @staticmethod
+    async def _insert_stone(db: Executor, game: Row, stone: Sequence[Any], now: datetime) -> None:
+        """The row of the stone whose move made ``game`` (the game's row as the move left it)
+        of ``stone`` (x, y, colour)."""
+        await db.execute(SQL_INSERT_MOVE, game[0], game[24] - 1, *stone, now, game[25])
 
     async def _lock_players(self, db: Executor, user_ids: Sequence[int]) -> None:
         """Hold off other writers rating these players until this transaction ends."""
@@ -680,9 +696,9 @@ class SqlGameRepository:
 
         return await self._read(work, small=small)
 
-    async def _run_statement(self, sql: str, *args: Any) -> None:
+    async def _run_statement(self, sql: str, *args: Any, unhurried: bool = False) -> None:
         """A write that is one statement (atomic on its own)."""
-        await self._write(lambda db: db.execute(sql, *args), atomic=True)
+        await self._write(lambda db: db.execute(sql, *args), atomic=True, unhurried=unhurried)
 
     async def _in_free_channel(
         self, db: Executor, channel_id: int, sql: str, *args: Any
@@ -791,32 +807,30 @@ class SqlGameRepository:
         outcome: Outcome | None = None,
     ) -> GameRecord:
         now = self._clock()
-        finished = outcome is not None
-        params = (
-            None if finished else deadline,
-            now,
-            GameStatus.FINISHED.value if finished else GameStatus.ACTIVE.value,
-            outcome.termination.value if outcome else None,
-            outcome.winner.value if outcome and outcome.winner else None,
-            now if finished else None,
-            0 if color is Color.BLACK else 1,
-            point.x,
-            point.y,
-            color.value,
-        )
+        parity = 0 if color is Color.BLACK else 1
+        stone = (point.x, point.y, color.value)
 
         async def work(db: Executor) -> GameRecord:
-            row = await self._play(db, game_id, expected_version, params)
+            if outcome is None:
+                row = await self._play(
+                    db, game_id, expected_version, (deadline, now, parity, *stone)
+                )
+            else:
+                winner = None if outcome.winner is None else outcome.winner.value
+                final = (now, outcome.termination.value, winner, parity)
+                row = await db.fetchrow(SQL_FINAL_MOVE, game_id, expected_version, *final)
+                if row is not None:
+                    await self._insert_stone(db, row, stone, now)
             if row is None:
                 game = await self._active_or_raise(db, game_id, expected_version)
                 raise MoveOrderError(game_id, game.ply, "colour")
             game = _game(row)
-            if finished:
+            if outcome is not None:
                 await self._rate(db, game)
             return game
 
         # A move that does not finish the game is one statement where the dialect can.
-        return await self._write(work, atomic=not finished)
+        return await self._write(work, atomic=outcome is None)
 
     async def game_opening(self, game_id: int) -> GameOpening | None:
         async def work(db: Executor) -> GameOpening | None:
@@ -1182,11 +1196,13 @@ class SqlGameRepository:
 
         return await self._fetch_one(decode, SQL_TURN_PING, game_id, small=True)
 
+    # A ping is kept for a restart to find (``TurnPing``): its write may share a move's commit.
+
     async def save_turn_ping(self, ping: TurnPing) -> None:
-        await self._run_statement(SQL_SAVE_TURN_PING, *_values(ping))
+        await self._run_statement(SQL_SAVE_TURN_PING, *_values(ping), unhurried=True)
 
     async def drop_turn_ping(self, game_id: int) -> None:
-        await self._run_statement(SQL_DROP_TURN_PING, game_id)
+        await self._run_statement(SQL_DROP_TURN_PING, game_id, unhurried=True)
 
 
 def _text(row: Row) -> str:
