@@ -97,6 +97,9 @@ _BUSY_TIMEOUT_MS = 5000  # how long a statement waits for a lock once running
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 _MAX_BATCH = 64  # writes per group commit: bounds the wait of the first write in a batch
+# How long an unhurried write may wait for another to share its commit: under load one
+# comes within milliseconds; alone, it is committed by itself after this.
+_UNHURRIED_S = 0.05
 _PARAMETER = re.compile(r"\$(\d+)")
 
 
@@ -423,6 +426,7 @@ class SqliteGameRepository(SqlGameRepository):
         self._committer = ThreadPoolExecutor(1, thread_name_prefix=f"sqlite commit {path.name}")
         self._pending: deque[_Write] = deque()  # writes waiting for a group commit
         self._wake = asyncio.Event()
+        self._nudge: asyncio.TimerHandle | None = None  # wakes the writer for unhurried writes
         self._closing = False  # no new writes
         self._closed = False  # the connections are closed
         self._writer = asyncio.create_task(self._write_loop(), name=f"sqlite writer {path}")
@@ -532,21 +536,32 @@ class SqliteGameRepository(SqlGameRepository):
     # it back from a busy loop, up to the 0.5 ms switch interval): at 500 games a move's write
     # would wait 41 ms at p50 and 270 ms at p95.
 
-    async def _write(self, work: Work[_T], *, atomic: bool = False) -> _T:
+    async def _write(self, work: Work[_T], *, atomic: bool = False, unhurried: bool = False) -> _T:
         """Queue a write for the next group commit and wait until it is durable (every
-        write is in a transaction here: ``atomic`` changes nothing)."""
+        write is in a transaction here: ``atomic`` changes nothing). An ``unhurried`` write
+        waits up to ``_UNHURRIED_S`` for another write to start the commit it joins: a
+        commit's fixed cost (a hop to the commit thread, an fsync) is most of a small
+        write's."""
         if self._closing:
             raise RuntimeError("the repository is closed")
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
         # A cancelled caller does not stop its write; retrieve the outcome so that asyncio
         # does not log an error nobody was waiting for.
         future.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._pending.append(_Write(work, future))
-        self._wake.set()
+        if not unhurried:
+            self._wake.set()
+        elif self._nudge is None:
+            self._nudge = loop.call_later(_UNHURRIED_S, self._nudged)
         # Not shielded (a shield costs a turn of the loop): a cancelled caller's future is
         # cancelled, its write still runs with the batch.
         result: _T = await future
         return result
+
+    def _nudged(self) -> None:
+        self._nudge = None
+        self._wake.set()
 
     async def _read(self, work: Work[_T], *, snapshot: bool = False, small: bool = False) -> _T:
         """Run a read on the read thread; ``snapshot`` wraps several statements in one
@@ -583,6 +598,9 @@ class SqliteGameRepository(SqlGameRepository):
             while True:
                 await self._wake.wait()
                 self._wake.clear()
+                if self._nudge is not None:  # the unhurried writes go with this batch
+                    self._nudge.cancel()
+                    self._nudge = None
                 while self._pending:
                     batch: list[_Write] = []
                     while self._pending and len(batch) < _MAX_BATCH:

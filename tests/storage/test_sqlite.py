@@ -24,6 +24,7 @@ from storage.repository import (
     GameStatus,
     GuildSettings,
     Player,
+    TurnPing,
 )
 from storage.sql import Executor
 from storage.sqlite import (
@@ -404,6 +405,36 @@ async def test_writes_queued_while_a_commit_is_on_its_thread_land_in_the_next_ba
         for game in games:
             assert await repo.get_game(game.id) == game
         assert not repo._writes.in_transaction
+
+
+async def test_a_ping_shares_the_commit_of_a_move_made_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        game = await repo.create_game(new_game(white=Player.human(BOB)))
+        commits = 0
+        finish = repo._finish
+
+        def counted(statements: Any) -> Any:
+            nonlocal commits
+            commits += 1
+            return finish(statements)
+
+        monkeypatch.setattr(repo, "_finish", counted)
+        ping = asyncio.create_task(repo.save_turn_ping(TurnPing(game.id, 1, 99, game.version)))
+        await asyncio.sleep(0)  # queued, and waiting for company
+        assert commits == 0
+        moved = await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
+        await ping
+        assert commits == 1  # one transaction, one fsync, for both
+        # Alone, it is committed by itself a moment later.
+        await repo.save_turn_ping(TurnPing(game.id, 1, 100, moved.version))
+        assert commits == 2
+    # Both durable: read back through a new connection.
+    async with SqliteGameRepository.open(path) as reopened:
+        assert await reopened.turn_ping(game.id) == TurnPing(game.id, 1, 100, moved.version)
+        assert len(await reopened.move_history(game.id)) == 1
 
 
 async def test_checkpoint_folds_the_wal_into_the_file(tmp_path: Path) -> None:
