@@ -117,6 +117,9 @@ class GomokuBot(commands.Bot):
         self._unknown_item: type[discord.ui.DynamicItem[Any]] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._wake = asyncio.Event()
+        # When the deadline task's next pass starts; None while a pass runs (a change then
+        # always starts another: the pass may have read the games before it).
+        self._planned: datetime | None = None
         self.table = Table(self, ack_after=ack_after, ai_reply_wait=ai_reply_wait)
         self.preferences = Preferences(self)
         self.start_admission = StartAdmission()
@@ -255,10 +258,14 @@ class GomokuBot(commands.Bot):
 
     def wake_deadlines(self, game: GameState | None = None) -> None:
         """Re-plan the deadline task: ``game`` got a new deadline (a move in a game with a
-        clock, a new challenge). Games without one don't wake it: every wake-up reads the
-        open games."""
-        if game is None or game.deadline is not None:
-            self._wake.set()
+        clock, a new challenge); None: plan anew whatever changed. Each pass reads every open
+        game, so a game wakes the task only when its clock is due before the pass already
+        planned: that pass reads it anyway."""
+        if game is not None:
+            due = self.service.clock_due(game.record)
+            if due is None or (self._planned is not None and due >= self._planned):
+                return
+        self._wake.set()
 
     def forget_settings(self, guild_id: int) -> None:
         """The guild's settings changed: read them again next time."""
@@ -293,6 +300,7 @@ class GomokuBot(commands.Bot):
             # Cleared before the pass reads the games: a wake-up during the pass (a move, a
             # challenge) starts another one at once instead of being lost.
             self._wake.clear()
+            self._planned = None
             try:
                 events, upcoming = await self.service.tick_and_plan()
                 for event in events:
@@ -310,6 +318,7 @@ class GomokuBot(commands.Bot):
             if upcoming is not None:
                 delay = min(delay, (upcoming - self.clock()).total_seconds())
             delay = max(0.0, delay)
+            self._planned = self.clock() + timedelta(seconds=delay)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=delay)
 

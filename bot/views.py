@@ -173,6 +173,7 @@ class ChallengeButton(
             view = await bot.table.defer_if_slow(
                 interaction, bot.service.accept(self.game_id, user_id)
             )
+            bot.wake_deadlines(view)  # the first turn's clock starts
         else:
             end = await bot.table.defer_if_slow(
                 interaction, bot.service.decline(self.game_id, user_id)

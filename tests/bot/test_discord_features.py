@@ -13,7 +13,7 @@ from bot.core.ai import AIError, AIMove, AIRequest
 from bot.core.service import GameService
 from bot.core.service.states import TimeoutEvent
 from storage.repository import GameRecord, GameStatus
-from tests.bot.conftest import BotFactory, GatedRunner, accepted_challenge
+from tests.bot.conftest import BotFactory, GatedRunner, accepted_challenge, challenge
 from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.runners import CentreRunner, FlakyRunner
@@ -343,6 +343,43 @@ async def test_a_wake_up_during_a_deadline_pass_starts_another(
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.1)
         assert passes == 2
+
+
+async def test_a_clock_due_after_the_planned_pass_does_not_wake_the_deadline_task(
+    fake: FakeDiscord,
+    make_bot: BotFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    alice: FakeUser,
+    bob: FakeUser,
+) -> None:
+    # Each pass reads every open game. The task plans its next pass within resume_every
+    # (60 s): a challenge expiring in 10 minutes is read then; a turn warned after 48 s is due
+    # before it, and wakes the task.
+    bot = make_bot(deadline_poll=3600.0)
+    passes = 0
+    plan = GameService.tick_and_plan
+
+    async def counted(service: GameService) -> tuple[list[TimeoutEvent], datetime | None]:
+        nonlocal passes
+        passes += 1
+        return await plan(service)
+
+    async def passes_after_a_while() -> int:
+        await asyncio.sleep(0.3)
+        return passes
+
+    monkeypatch.setattr(GameService, "tick_and_plan", counted)
+    async with fake.running(bot):
+        await fake.wait_for(lambda: passes == 1)
+        await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+        board = await challenge(fake, alice, bob)
+        assert await passes_after_a_while() == 1
+        game_id = (await bot.service.board(fake.default_channel.id)).game_id
+        await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
+        await fake.wait_for(lambda: passes == 2)
+        # Black's first move: the next turn is due no earlier than the pass just planned.
+        await fake.slash("place", user=alice, options={"cell": "h8"})
+        assert await passes_after_a_while() == 2
 
 
 async def test_a_move_after_the_deadline_loses_on_time(

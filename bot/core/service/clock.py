@@ -68,7 +68,8 @@ class ClockUseCases(ServiceCore):
                 return None
             return await self._finish(view, _ABANDONED, end_reason="idle")
 
-    def _warn_at(self, record: GameRecord) -> datetime | None:
+    @staticmethod
+    def _warn_at(record: GameRecord) -> datetime | None:
         if (
             record.status is not GameStatus.ACTIVE
             or record.deadline is None
@@ -77,6 +78,14 @@ class ClockUseCases(ServiceCore):
         ):
             return None
         return record.deadline - timedelta(seconds=record.turn_seconds * (1 - WARN_FRACTION))
+
+    @classmethod
+    def clock_due(cls, record: GameRecord) -> datetime | None:
+        """When ``tick`` next has something to do for this game's clock (a warning, its turn's
+        deadline or its challenge's expiry), or None. Its idle end is not counted: every move
+        puts that later."""
+        moments = [m for m in (record.deadline, cls._warn_at(record)) if m is not None]
+        return min(moments, default=None)
 
     async def _tick_game(self, record: GameRecord, now: datetime) -> TimeoutEvent | None:
         deadline = record.deadline
@@ -113,12 +122,10 @@ class ClockUseCases(ServiceCore):
         moments = []
         idle = _IdleTimes(self.repository)
         for record in records:
-            if record.deadline is not None:
-                moments.append(record.deadline)
+            due = self.clock_due(record)
+            if due is not None:
+                moments.append(due)
             idle_at = await idle.ends_at(record)
             if idle_at is not None:
                 moments.append(idle_at)
-            warn_at = self._warn_at(record)
-            if warn_at is not None:
-                moments.append(warn_at)
         return min(moments, default=None)
