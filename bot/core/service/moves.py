@@ -442,23 +442,17 @@ def _nearest(board: Board, legal: Iterable[Point], typed: str, limit: int) -> li
     prefix = re.sub(r"^([a-z]?)0+", r"\1", "".join(typed.lower().split()))
     width, height = board.width, board.height
     anchors = [move.point for move in board.moves[-6:]] or [Point(width // 2, height // 2)]
-    # Each cell's distance to the nearest anchor, computed once for the whole board (per
-    # point and anchor it was most of an autocomplete's time under load); the order is by
-    # that distance, then row, then column.
+    # Each cell's distance to the nearest anchor, computed once for the whole board; the
+    # cells in order of that distance, then row, then column (the key is unique per cell),
+    # are walked until ``limit`` legal, matching points are found: no Python call per point.
     cells = width * height
-    ys, xs = np.divmod(np.arange(cells), width)
-    near: list[int] = (
-        np.maximum(
-            np.abs(xs[None, :] - np.array([a.x for a in anchors])[:, None]),
-            np.abs(ys[None, :] - np.array([a.y for a in anchors])[:, None]),
-        )
-        .min(axis=0)
-        .tolist()
-    )
-
-    def distance(point: Point) -> int:
-        index = point.y * width + point.x
-        return near[index] * cells + index
+    index = np.arange(cells)
+    ys, xs = np.divmod(index, width)
+    near = np.maximum(
+        np.abs(xs[None, :] - np.array([a.x for a in anchors])[:, None]),
+        np.abs(ys[None, :] - np.array([a.y for a in anchors])[:, None]),
+    ).min(axis=0)
+    order: list[int] = np.argsort(near * cells + index).tolist()
 
     if prefix.isdigit():
         # Digits alone: a column number in gravity games, else a row.
@@ -470,5 +464,12 @@ def _nearest(board: Board, legal: Iterable[Point], typed: str, limit: int) -> li
         def matches(p: Point) -> bool:
             return str(p).startswith(prefix)
 
-    candidates = [p for p in legal if matches(p)] if prefix else list(legal)
-    return sorted(candidates, key=distance)[:limit]
+    by_cell = {p.y * width + p.x: p for p in legal}
+    found: list[Point] = []
+    for cell in order:
+        point = by_cell.get(cell)
+        if point is not None and (not prefix or matches(point)):
+            found.append(point)
+            if len(found) == limit:
+                break
+    return found
