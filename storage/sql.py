@@ -331,8 +331,8 @@ LIMIT $4 OFFSET $5
 SQL_UPSERT_STATS = _upsert("player_stats", f"{STATS_COLUMNS}, ordinal", key=4)
 # Compare-and-sets: $1 id, $2 version, then the statement's own parameters.
 # A move that does not end the game sets only what a move changes: setting the status, even
-# to its value, makes SQLite rewrite the entries of every partial index that names it, which
-# was most of a move's write. $5: the mover's parity (0 black).
+# to its value, makes SQLite rewrite the entries of every partial index that names it, several
+# times the cost of the rest of the write. $5: the mover's parity (0 black).
 SQL_APPEND_MOVE = f"""
 UPDATE games SET
     version = version + 1, ply = ply + 1, deadline = $3, warning_sent = false, updated_at = $4
