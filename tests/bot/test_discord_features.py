@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime
 
 import pytest
@@ -16,6 +17,7 @@ from storage.repository import GameRecord, GameStatus
 from tests.bot.conftest import BotFactory, GatedRunner, accepted_challenge, challenge
 from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser
+from tests.polling import until
 from tests.runners import CentreRunner, FlakyRunner
 
 
@@ -318,31 +320,44 @@ async def test_deadline_task_retries_a_failed_ai_move(
         assert runner.tries == 2
 
 
+def _count_passes(
+    monkeypatch: pytest.MonkeyPatch, after: Callable[[int], None] = lambda _: None
+) -> list[int]:
+    """Count the deadline task's passes (``[n]``); ``after(n)`` runs once pass n has planned."""
+    passes = [0]
+    plan = GameService.tick_and_plan
+
+    async def counted(service: GameService) -> tuple[list[TimeoutEvent], datetime | None]:
+        passes[0] += 1
+        planned = await plan(service)
+        after(passes[0])
+        return planned
+
+    monkeypatch.setattr(GameService, "tick_and_plan", counted)
+    return passes
+
+
+async def _reach(passes: list[int], n: int) -> None:
+    """Wait (5 s at most) until the deadline task has made ``n`` passes."""
+
+    async def count() -> int:
+        return passes[0]
+
+    async with asyncio.timeout(5):
+        await until(count, lambda seen: seen >= n)
+
+
 async def test_a_wake_up_during_a_deadline_pass_starts_another(
     fake: FakeDiscord, make_bot: BotFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The deadline task sleeps for an hour unless woken: a deadline set while a pass was
     # reading the games (a move, a challenge) must not wait for the next poll.
     bot = make_bot(deadline_poll=3600.0)
-    passes = 0
-    plan = GameService.tick_and_plan
-
-    async def woken_during(service: GameService) -> tuple[list[TimeoutEvent], datetime | None]:
-        nonlocal passes
-        passes += 1
-        planned = await plan(service)
-        if passes == 1:
-            bot.wake_deadlines()
-        return planned
-
-    monkeypatch.setattr(GameService, "tick_and_plan", woken_during)
+    passes = _count_passes(monkeypatch, lambda n: n == 1 and bot.wake_deadlines())
     async with fake.running(bot):
-        for _ in range(300):
-            if passes >= 2:
-                break
-            await asyncio.sleep(0.01)
+        await _reach(passes, 2)
         await asyncio.sleep(0.1)
-        assert passes == 2
+        assert passes[0] == 2
 
 
 async def test_a_clock_due_after_the_planned_pass_does_not_wake_the_deadline_task(
@@ -356,27 +371,20 @@ async def test_a_clock_due_after_the_planned_pass_does_not_wake_the_deadline_tas
     # (60 s): a challenge expiring in 10 minutes is read then; a turn warned after 48 s is due
     # before it, and wakes the task.
     bot = make_bot(deadline_poll=3600.0)
-    passes = 0
-    plan = GameService.tick_and_plan
-
-    async def counted(service: GameService) -> tuple[list[TimeoutEvent], datetime | None]:
-        nonlocal passes
-        passes += 1
-        return await plan(service)
+    passes = _count_passes(monkeypatch)
 
     async def passes_after_a_while() -> int:
         await asyncio.sleep(0.3)
-        return passes
+        return passes[0]
 
-    monkeypatch.setattr(GameService, "tick_and_plan", counted)
     async with fake.running(bot):
-        await fake.wait_for(lambda: passes == 1)
+        await _reach(passes, 1)
         await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
         board = await challenge(fake, alice, bob)
         assert await passes_after_a_while() == 1
         game_id = (await bot.service.board(fake.default_channel.id)).game_id
         await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
-        await fake.wait_for(lambda: passes == 2)
+        await _reach(passes, 2)
         # Black's first move: the next turn is due no earlier than the pass just planned.
         await fake.slash("place", user=alice, options={"cell": "h8"})
         assert await passes_after_a_while() == 2
