@@ -353,7 +353,12 @@ async def test_a_wake_up_during_a_deadline_pass_starts_another(
     # The deadline task sleeps for an hour unless woken: a deadline set while a pass was
     # reading the games (a move, a challenge) must not wait for the next poll.
     bot = make_bot(deadline_poll=3600.0)
-    passes = _count_passes(monkeypatch, lambda n: n == 1 and bot.wake_deadlines())
+
+    def wake_during_the_first(n: int) -> None:
+        if n == 1:
+            bot.wake_deadlines()
+
+    passes = _count_passes(monkeypatch, wake_during_the_first)
     async with fake.running(bot):
         await _reach(passes, 2)
         await asyncio.sleep(0.1)
