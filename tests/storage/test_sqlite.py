@@ -422,13 +422,16 @@ async def test_a_ping_shares_the_commit_of_a_move_made_meanwhile(
             return finish(statements)
 
         monkeypatch.setattr(repo, "_finish", counted)
+        monkeypatch.setattr(sqlite_module, "_UNHURRIED_S", 5.0)
         ping = asyncio.create_task(repo.save_turn_ping(TurnPing(game.id, 1, 99, game.version)))
-        await asyncio.sleep(0)  # queued, and waiting for company
+        await asyncio.sleep(0.1)  # a write in a hurry would be committed by now
+        assert not ping.done()  # queued, and waiting for company
         assert commits == 0
         moved = await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
         await ping
         assert commits == 1  # one transaction, one fsync, for both
         # Alone, it is committed by itself a moment later.
+        monkeypatch.setattr(sqlite_module, "_UNHURRIED_S", 0.01)
         await repo.save_turn_ping(TurnPing(game.id, 1, 100, moved.version))
         assert commits == 2
     # Both durable: read back through a new connection.
