@@ -1,10 +1,10 @@
 """The real bot process (``python -m bot``) against a fake Discord in the calling process.
 
-``python -m tests.botprocess PORT [ARGS...]`` points discord.py at the fake on 127.0.0.1:PORT
-and runs ``bot.__main__.main(ARGS)`` unchanged: its settings from the environment, its
-logging, its signal handling, its AI pool and its database. ``BotProcess`` starts one and
-lists its descendant processes from /proc (Linux), so a test can kill it and look for
-anything left behind.
+``python -m tests.botprocess [HOST:]PORT [ARGS...]`` points discord.py at the fake on
+HOST:PORT (127.0.0.1 by default) and runs ``bot.__main__.main(ARGS)`` unchanged: its settings
+from the environment, its logging, its signal handling, its AI pool and its database.
+``BotProcess`` starts one and lists its descendant processes from /proc (Linux), so a test can
+kill it and look for anything left behind.
 """
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[1]
 
-__all__ = ["BotProcess", "alive", "descendants"]
+__all__ = ["TOKEN", "BotProcess", "alive", "descendants"]
+
+# The shape of a bot token (the bot refuses any other before connecting); the fake takes any.
+TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.fake-token-for-the-fake-discord"
 
 
 def _stat(pid: int) -> tuple[str, int, int] | None:
@@ -79,11 +82,13 @@ class BotProcess:
         db_path: Path,
         *,
         log_level: str = "WARNING",
-        token: str = "fake-token",
+        token: str = TOKEN,
         args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
+        host: str = "127.0.0.1",
     ) -> None:
-        """``args``: ``python -m bot``'s (``--shards``...); ``env``: more settings."""
+        """``args``: ``python -m bot``'s (``--shards``...); ``env``: more settings; ``host``:
+        where the fake is (a name that does not resolve, for a test of that)."""
         env = {
             **os.environ,
             "DISCORD_TOKEN": token,
@@ -96,7 +101,7 @@ class BotProcess:
         self.stderr_path = db_path.with_name(db_path.name + f".{time.monotonic_ns()}.stderr")
         self._stderr = self.stderr_path.open("wb")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.botprocess", str(port), *args],
+            [sys.executable, "-m", "tests.botprocess", f"{host}:{port}", *args],
             cwd=ROOT,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -166,14 +171,17 @@ class BotProcess:
         self._stderr.close()
 
 
-def main(port: int, args: Sequence[str] = ()) -> int:
-    """Point discord.py at the fake, then run the bot's own ``main`` with ``args``."""
-    discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway-ws")
+def main(address: str, args: Sequence[str] = ()) -> int:
+    """Point discord.py at the fake on ``address`` ([HOST:]PORT), then run the bot's own
+    ``main`` with ``args``."""
+    if ":" not in address:
+        address = f"127.0.0.1:{address}"
+    discord.http.Route.BASE = f"http://{address}/api/v10"
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://{address}/gateway-ws")
     from bot.__main__ import main as bot_main
 
     return bot_main(list(args))  # the fake's port is ours, not the bot's
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]), sys.argv[2:]))
+    sys.exit(main(sys.argv[1], sys.argv[2:]))
