@@ -234,7 +234,8 @@ def test_backoff_doubles_to_its_ceiling_with_jitter_in_the_upper_half() -> None:
 
 def test_a_network_fault_is_one_line() -> None:
     error = OSError(111, "Connect call failed\n('127.0.0.1', 1)")
-    assert network_fault(error) == "ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 1)"
+    expected = "ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 1)"
+    assert network_fault(error) == expected
     assert network_fault(TimeoutError()) == "TimeoutError"
 
 
