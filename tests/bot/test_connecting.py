@@ -19,12 +19,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
+import discord
 import pytest
+import yarl
 
 from bot import health
 from bot.__main__ import EXIT_CONFIG
 from bot.app import OneLineReconnect
 from bot.client import Backoff, network_fault
+from tests.bot.conftest import BotFactory
 from tests.botprocess import BotProcess
 from tests.fakediscord import FakeDiscord
 from tests.polling import until
@@ -217,6 +220,45 @@ async def test_a_malformed_token_is_refused_before_any_connection(
     assert not fake.connected()
     assert not (tmp_path / "gomoku.sqlite3").exists()  # refused before the database, too
     assert took < 30  # at once: an interpreter's start-up, not a wait for Discord
+
+
+async def test_a_gateway_that_refuses_the_first_connection_is_tried_again(
+    fake: FakeDiscord,
+    make_bot: BotFactory,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Discord's REST answers but its gateway does not, then does: before the first connection
+    # discord.py has no session to resume, and the bot starts its loop again.
+    gateway = discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    one_line = OneLineReconnect()  # as bot.app.run installs it
+    logger = logging.getLogger("discord.client")
+    logger.addFilter(one_line)
+    bot = make_bot()
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        refused = yarl.URL(f"ws://127.0.0.1:{closed.getsockname()[1]}/gateway-ws")
+        monkeypatch.setattr(discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY", refused)
+        task = asyncio.create_task(bot.start("fake-token"))
+        try:
+
+            async def reconnections() -> list[logging.LogRecord]:
+                return [r for r in caplog.records if "reconnecting in" in r.getMessage()]
+
+            (warning, *_) = await _within(30, until(reconnections, bool))
+            assert not bot.is_ready()
+            monkeypatch.setattr(discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY", gateway)
+            await _within(30, bot.wait_until_ready())
+            assert fake.connected()
+            assert not task.done()  # the same start, not a new one
+        finally:
+            await bot.close()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            logger.removeFilter(one_line)
+    assert warning.levelno == logging.WARNING
+    assert "Discord's gateway connection failed (" in warning.getMessage()
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
 
 def test_backoff_doubles_to_its_ceiling_with_jitter_in_the_upper_half() -> None:
