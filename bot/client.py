@@ -10,6 +10,11 @@ tasks, then closes what the bot opened.
 
 What every interaction asks first, the guild's settings and the language to answer in, is
 kept by ``bot.preferences``. Cogs and views see the bot as a ``bot.host.GameHost``.
+
+Start-up waits for Discord as long as it is unreachable: ``login`` tries again after each
+network fault or 5xx, with a growing pause and one warning line each, and runs ``setup_hook``
+once logged in; ``connect`` starts discord.py's gateway loop again where it fails before the
+first connection.
 """
 
 from __future__ import annotations
@@ -267,6 +272,8 @@ class GomokuBot(commands.Bot):
         await asyncio.to_thread(i18n.load_all)
         await self.tree.set_translator(CatalogueTranslator())
         await self._until_reachable("registering the commands", self.sync_commands)
+        if self._stopping.is_set():
+            return  # closed while Discord was away: start nothing that close() would miss
         from bot.weblink import start_web
 
         self.web_board = await start_web(self, self.application_id)
@@ -445,10 +452,6 @@ class GomokuBot(commands.Bot):
                 await self.table.show_game(event.game)
         except discord.HTTPException:
             log.exception("could not announce %r", type(event).__name__)
-
-
-async def _no_setup() -> None:
-    """Stands in for ``setup_hook`` while ``Client.login`` may still fail on the network."""
 
 
 def _shape(commands: Sequence[Any]) -> list[Any]:
