@@ -70,8 +70,8 @@ def test_round_robin_of_four_decided_by_direct_encounter() -> None:
     ]  # fmt: skip
     # Points: 3: 1+1+½ = 2.5   1: 1+0+½ = 1.5   2: 0+1+½ = 1.5   4: 0+0+½ = 0.5
     # 1 and 2 tie on 1.5; 2 beat 1, so direct encounter puts 2 first (SB is equal anyway:
-    # 1: 1×0.5 + 0 + ½×2.5 = 1.75, 2: 0 + 1×1.5 + ½×0.5 = 1.75).
-    # 3: SB 1×1.5 + 1×0.5 + ½×1.5 = 2.75, won 2.   4: SB ½×1.5 = 0.75, won 0.
+    # 1: 1 x 0.5 + 0 + ½ x 2.5 = 1.75, 2: 0 + 1 x 1.5 + ½ x 0.5 = 1.75).
+    # 3: SB 1 x 1.5 + 1 x 0.5 + ½ x 1.5 = 2.75, won 2.   4: SB ½ x 1.5 = 0.75, won 0.
     assert table(standings(players(4), pairings, ROUND_ROBIN_TIEBREAKS)) == [
         (1, 3, 2.5, (0.0, 2.75, 2.0)),
         (2, 2, 1.5, (1.0, 1.75, 1.0)),
