@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from bot.core.club.errors import AlreadyPlayingError, AlreadyQueuedError, NotQueuedError
 
@@ -25,7 +26,7 @@ class Ticket:
     user_id: int
     kind: str  # what they want to play: "gomoku:freestyle", "connect4", ...
     rating: float
-    joined_at: float  # clock seconds
+    joined_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class PairingQueue:
     def __init__(
         self,
         *,
-        clock: Callable[[], float],
+        clock: Callable[[], datetime],
         base_window: float = 100.0,
         widen_per_second: float = 5.0,
         max_window: float = 600.0,
@@ -97,13 +98,17 @@ class PairingQueue:
 
     def window(self, ticket: Ticket) -> float:
         """How far from its rating ``ticket`` accepts an opponent now."""
-        waited = max(0.0, self._clock() - ticket.joined_at)
+        waited = max(0.0, (self._clock() - ticket.joined_at).total_seconds())
         return min(self.max_window, self.base_window + self.widen_per_second * waited)
 
     def expire(self) -> tuple[Ticket, ...]:
         """Take out and return the tickets that waited ``timeout_s`` or longer."""
         now = self._clock()
-        gone = tuple(t for t in self._tickets.values() if now - t.joined_at >= self.timeout_s)
+        gone = tuple(
+            t
+            for t in self._tickets.values()
+            if (now - t.joined_at).total_seconds() >= self.timeout_s
+        )
         for ticket in gone:
             del self._tickets[ticket.user_id]
         return gone
@@ -126,7 +131,7 @@ class PairingQueue:
         tickets.sort(key=lambda t: (t.rating, t.joined_at, t.user_id))
         ratings = [t.rating for t in tickets]
         windows = [self.window(t) for t in tickets]
-        candidates: list[tuple[float, float, int, int]] = []
+        candidates: list[tuple[float, datetime, int, int]] = []
         for i, ticket in enumerate(tickets):
             # Partners lie within this ticket's own window (the narrower one decides).
             end = bisect.bisect_right(ratings, ticket.rating + windows[i], lo=i + 1)
