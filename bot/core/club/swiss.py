@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import networkx as nx
 import pairing_core
@@ -39,6 +40,14 @@ _PREFERENCE = 10**6  # a colour preference not met
 _BYE_ID = -1
 
 
+@dataclass(frozen=True, slots=True)
+class SwissRound:
+    """A paired Swiss round and how it was paired."""
+
+    pairs: tuple[Pair, ...]  # top board first, the bye (if any) last
+    by_matching: bool  # True: the Dutch kernel gave up and the matching paired it
+
+
 def pair_swiss(
     players: Sequence[Player], pairings: Sequence[Pairing], round_number: int
 ) -> tuple[Pair, ...]:
@@ -47,19 +56,34 @@ def pair_swiss(
     ``pairings`` are the tournament's earlier pairings with their results; players absent from
     ``players`` (withdrawn) are not paired. Boards come top first, the bye (if any) last.
     """
+    return swiss_round(players, pairings, round_number).pairs
+
+
+def swiss_round(
+    players: Sequence[Player], pairings: Sequence[Pairing], round_number: int
+) -> SwissRound:
+    """``pair_swiss``, saying also whether the fallback matching paired the round."""
     if not players:
-        return ()
+        return SwissRound((), by_matching=False)
     table = cards([p.user_id for p in players], pairings, before_round=round_number)
     if len(players) == 1:
-        return (Pair(players[0].user_id, None),)
+        return SwissRound((Pair(players[0].user_id, None),), by_matching=False)
     try:
-        return _pair_dutch(players, table, round_number)
+        return SwissRound(_pair_dutch(players, table, round_number), by_matching=False)
     except pairing_core.PairingError:
-        return pair_by_matching(players, table)
+        pass
+    try:
+        # The kernel bars a third float outright, where the Dutch rules only prefer to avoid
+        # one (C.04.3 C.14-C.21, quality criteria): without the float history it pairs rounds
+        # that the bar alone made impossible.
+        pairs = _pair_dutch(players, table, round_number, floats=False)
+        return SwissRound(pairs, by_matching=False)
+    except pairing_core.PairingError:
+        return SwissRound(pair_by_matching(players, table), by_matching=True)
 
 
 def _pair_dutch(
-    players: Sequence[Player], table: dict[int, Card], round_number: int
+    players: Sequence[Player], table: dict[int, Card], round_number: int, *, floats: bool = True
 ) -> tuple[Pair, ...]:
     ids = {p.user_id for p in players}
     request = pairing_core.CanonicalRequest(
@@ -72,7 +96,7 @@ def _pair_dutch(
                 color_hist="".join(table[p.user_id].colours).translate(_TO_LIBRARY),
                 opponents=tuple(sorted(table[p.user_id].met & ids)),
                 received_bye=table[p.user_id].had_bye,
-                float_hist="".join(table[p.user_id].floats),
+                float_hist="".join(table[p.user_id].floats) if floats else "",
             )
             for p in players
         ),
