@@ -29,4 +29,5 @@ def test_main_prints_the_cpu_and_both_figures(capsys: pytest.CaptureFixture[str]
     out = capsys.readouterr().out
     assert out.startswith("CPU: ")
     assert "Swiss 8 players x 2 rounds" in out
-    assert "Queue of 10 members, 2 passes" in out
+    assert "Queue of 10 members in 3 kinds, 2 passes" in out
+    assert "Queue of 10 members, one kind, all within reach, 2 passes" in out
