@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pairing_core
 import pytest
@@ -236,3 +237,75 @@ def test_colour_preference(colours: str, expected: tuple[str, int]) -> None:
     card = cards([1], [], before_round=1)[1]
     card.colours.extend(colours)
     assert colour_preference(card) == expected
+
+
+# --- a full-size reference event -------------------------------------------------------------
+# bbpPairings' test/tests/issue_7: 60 players after 14 rounds (TRF, with forfeits), copied
+# into data/. Its expected round 15 is bbpPairings'; ours need not be the same pairing, but it
+# must keep the absolute rules. bbpPairings' answer keeps them too, bending the colour rule
+# only for topscorers (over half the points), as the Dutch rules allow in the last round;
+# ours does not need that exception.
+
+DATA = Path(__file__).parent / "data"
+TRF_RESULTS = {"1": 1.0, "0": 0.0, "=": 0.5, "+": 1.0, "-": 0.0}
+
+
+def read_trf(text: str) -> tuple[list[Player], list[Pairing]]:
+    """Players and pairings from a TRF file's player lines (FIDE TRF-16 columns)."""
+    players: list[Player] = []
+    pairings: dict[tuple[int, frozenset[int]], Pairing] = {}
+    for line in text.splitlines():
+        if not line.startswith("001"):
+            continue
+        user_id, rating = int(line[4:8]), int(line[48:52])
+        players.append(Player(user_id, rating, user_id))
+        for round_, start in enumerate(range(91, len(line), 10), start=1):
+            opponent, colour, mark = int(line[start : start + 4]), line[start + 5], line[start + 7]
+            key = (round_, frozenset((user_id, opponent)))
+            if key in pairings:
+                continue
+            black, white = (user_id, opponent) if colour == "w" else (opponent, user_id)
+            black_scores = TRF_RESULTS[mark] if black == user_id else 1 - TRF_RESULTS[mark]
+            if mark in "+-":
+                result = (
+                    Result.BLACK_WINS_BY_FORFEIT if black_scores else Result.WHITE_WINS_BY_FORFEIT
+                )
+            else:
+                result = {1.0: Result.BLACK_WINS, 0.0: Result.WHITE_WINS}.get(
+                    black_scores, Result.DRAW
+                )
+            pairings[key] = Pairing(1, round_, 0, black, white, result, None)
+    return players, list(pairings.values())
+
+
+def keeps_absolute_rules(
+    boards: list[tuple[int, int]], history: list[Pairing], exempt: frozenset[int] = frozenset()
+) -> list[str]:
+    met = {frozenset(p.players()) for p in history if p.result and p.result.is_played}
+    colours: dict[int, str] = {}
+    for p in sorted(history, key=lambda p: p.round):
+        if p.result and p.result.is_played and p.white is not None:
+            colours[p.black] = colours.get(p.black, "") + "B"
+            colours[p.white] = colours.get(p.white, "") + "W"
+    broken = [f"{a}-{b} met before" for a, b in boards if frozenset((a, b)) in met]
+    for black, white in boards:
+        for user_id, colour in ((black, "B"), (white, "W")):
+            if user_id not in exempt and not ok_colours(colours.get(user_id, "") + colour):
+                broken.append(f"{user_id} would play {colours.get(user_id, '')}{colour}")
+    return broken
+
+
+def test_bbp_issue_7_sixty_players_round_15_keeps_the_absolute_rules() -> None:
+    players, history = read_trf((DATA / "bbp_issue_7.trf").read_text())
+    assert len(players) == 60
+    assert {p.round for p in history} == set(range(1, 15))
+    lines = (DATA / "bbp_issue_7.expected").read_text().split()
+    expected = [(int(a), int(b)) for a, b in zip(lines[1::2], lines[2::2], strict=True)]
+    table = cards([p.user_id for p in players], history, before_round=15)
+    topscorers = frozenset(u for u, card in table.items() if card.score > 7)
+    assert keeps_absolute_rules(expected, history, topscorers) == []
+    pairs = pair_swiss(players, history, 15)
+    boards = [(p.black, p.white) for p in pairs if p.white is not None]
+    assert len(boards) == 30
+    assert sorted(u for board in boards for u in board) == list(range(1, 61))
+    assert keeps_absolute_rules(boards, history) == []
