@@ -16,6 +16,7 @@ from bot.core.club import swiss
 from bot.core.club.card import Pair, Player, cards
 from bot.core.club.records import Pairing, Result
 from bot.core.club.swiss import colour_preference, pair_by_matching, pair_swiss
+from tests.scale import examples
 
 # --- reference cases -------------------------------------------------------------------------
 # bbpPairings' tests test/tests/dutch_2025_C5 and dutch_2025_C9 (github.com/
@@ -179,7 +180,7 @@ def play(event: Event, round_: int, pairs: tuple[Pair, ...], outcomes: list[int]
         event.pairings.append(Pairing(1, round_, board, pair.black, pair.white, result, None))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     size=st.integers(min_value=2, max_value=9),
     rounds=st.integers(min_value=1, max_value=6),
@@ -202,7 +203,7 @@ def test_pairings_keep_the_rules_whenever_they_can_be_kept(
         play(event, round_, pairs, outcomes)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     size=st.integers(min_value=3, max_value=8),
     rounds=st.integers(min_value=1, max_value=5),
