@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
+from datetime import timedelta
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.core.club.errors import AlreadyPlayingError, AlreadyQueuedError, NotQueuedError
-from bot.core.club.matchmaking import PairingQueue
-from tests.clock import FakeClock
+from bot.core.club.matchmaking import PairingQueue, Ticket
+from tests.clock import START, FakeClock
+from tests.scale import examples
 
 GOMOKU = "gomoku:freestyle"
 
@@ -129,3 +135,47 @@ def test_the_same_joins_on_the_same_clock_pair_the_same_way() -> None:
 
     assert run() == run()
     assert sum(len(p) for p in run()) > 0
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([GOMOKU, "connect4"]),
+            st.integers(min_value=1000, max_value=2000),
+            st.integers(min_value=0, max_value=120),
+        ),
+        max_size=30,
+    ),
+    st.integers(min_value=0, max_value=120),
+)
+def test_a_pass_pairs_acceptable_pairs_closest_first_and_leaves_no_acceptable_pair(
+    joins: list[tuple[str, int, int]], wait: int
+) -> None:
+    clock = FakeClock()
+    queue = PairingQueue(clock=clock, base_window=50, widen_per_second=3, max_window=300)
+    tickets = []
+    for user_id, (kind, rating, delay) in enumerate(sorted(joins, key=lambda j: j[2])):
+        clock.now = START + timedelta(seconds=delay)
+        tickets.append(queue.join(user_id, kind, rating))
+    clock.advance(wait)
+
+    # The slow oracle: every two tickets compared by definition.
+    def acceptable(a: Ticket, b: Ticket) -> bool:
+        return a.kind == b.kind and abs(a.rating - b.rating) <= min(
+            queue.window(a), queue.window(b)
+        )
+
+    candidates = [(a, b) for a, b in itertools.combinations(tickets, 2) if acceptable(a, b)]
+    matches = queue.pair()
+    paired = [u for m in matches for u in (m.black.user_id, m.white.user_id)]
+    assert len(paired) == len(set(paired))
+    for m in matches:
+        assert acceptable(m.black, m.white)
+        assert m.black.rating <= m.white.rating
+    left = [t for t in tickets if t.user_id not in paired]
+    assert not any(acceptable(a, b) for a, b in itertools.combinations(left, 2))
+    if candidates:
+        closest = min(abs(a.rating - b.rating) for a, b in candidates)
+        assert min(abs(m.black.rating - m.white.rating) for m in matches) == closest
+    assert len(queue) == len(left)
