@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 
+from bot.core.club.card import Player
 from bot.core.club.errors import (
     AlreadyEnteredError,
     EntriesClosedError,
@@ -24,6 +25,7 @@ from bot.core.club.records import (
     Tournament,
     TournamentStatus,
 )
+from bot.core.club.standings import standings
 from bot.core.club.tournament import (
     PlannedBoard,
     check_entry,
@@ -169,3 +171,27 @@ def test_entries() -> None:
         check_entry(replace(open_swiss, status=TournamentStatus.FINISHED), field, 7)
     withdrawn = [replace(field[0], status=EntrantStatus.WITHDRAWN), field[1]]
     check_entry(open_swiss, withdrawn, 100)  # withdrawn before the start: may enter again
+
+
+def test_a_late_entrant_to_a_swiss_is_paired_from_the_next_round_with_nothing_for_the_first() -> (
+    None
+):
+    event = replace(tournament(Format.SWISS), status=TournamentStatus.RUNNING)
+    field = list(seeded(entrants(4)))
+    pairings: list[Pairing] = []
+    plan = next_round(event, field, pairings)
+    assert plan is not None
+    play(plan.boards, 1, pairings)
+    check_entry(event, field, 200)
+    field.append(Entrant(9, 200, 1900, 5, EntrantStatus.ACTIVE, START + timedelta(hours=1)))
+    plan = next_round(event, field, pairings)
+    assert plan is not None
+    seated = {u for b in plan.boards for u in (b.black, b.white) if u is not None}
+    assert 200 in seated
+    table = {s.user_id: s for s in standings(seeded_players(field), pairings)}
+    assert table[200].points == 0.0
+    assert table[200].played == 0
+
+
+def seeded_players(field: Sequence[Entrant]) -> list[Player]:
+    return [Player(e.user_id, e.rating, e.seed) for e in field]
