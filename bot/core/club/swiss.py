@@ -1,12 +1,13 @@
 """Swiss pairing, FIDE Dutch system: score groups, then rating; no repeat pairings; colour
 balance; the bye to the lowest-ranked player who has not had one; floaters.
 
-The pairing is pairing-core's Dutch kernel (``dutch-till2026-compat``, FIDE C.04.3). Where that
-kernel finds no pairing within its step budget, or none under the absolute criteria (a small
-field late in an event: it stops rather than bend a rule), a weighted perfect matching over the
-whole field pairs the round instead, bending the rules in this order of reluctance: a repeat
-pairing or a second bye, then an absolute colour rule (a difference over 2, three in a row),
-then the score groups. A round is always paired.
+The pairing is pairing-core's Dutch kernel (``dutch-till2026-compat``, FIDE C.04.3), tried
+with the players' float history and then without it. Where it still finds none (its step
+budget spent on a large bracket, or nothing left under its absolute criteria, which happens
+late in small fields and, wrongly, in some large ones), a weighted perfect matching over the
+whole field pairs the round, bending the rules in this order of reluctance: a repeat pairing or
+a second bye, then an absolute colour rule (a difference over 2, three in a row), then the
+score groups. A round is always paired.
 
 Colours: pairing-core speaks chess, where White moves first; here Black moves first, so our
 Black is its "w".
