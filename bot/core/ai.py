@@ -29,11 +29,10 @@ from typing import TYPE_CHECKING, Final, Protocol, Self
 
 from engine.board import Board
 from engine.search.levels import PRESETS
-from engine.types import Game, Point, Rule
+from engine.types import Game, Level, Point, Rule
 
 if TYPE_CHECKING:
     from engine.search.analysis import Analysis
-    from engine.types import Level
 
 __all__ = [
     "HANG_SLACK_S",

@@ -21,19 +21,7 @@ import redis.asyncio as aioredis
 
 from bot.core import queue_ai
 from bot.core.ai import AIRequest, AIUnavailableError, AnalysisRequest
-from bot.core.queue_ai import (
-    QUEUE_NAME,
-    QueueRunner,
-    decode_analysis,
-    decode_analysis_request,
-    decode_move,
-    dumps,
-    encode_analysis,
-    encode_analysis_request,
-    encode_move,
-    encode_request,
-    loads,
-)
+from bot.core.queue_ai import QUEUE_NAME, QueueRunner, decode, dumps, encode, loads
 from bot.core.review import Analyser
 from bot.core.service import GameService
 from bot.core.service.errors import AIFailedError
@@ -109,35 +97,23 @@ def request_for(moves: str, level: Level, seed: int = 7) -> AIRequest:
     return AIRequest.from_board(board, level, seed)
 
 
-def test_requests_and_moves_travel_as_json() -> None:
-    request = request_for("h8 i9 h9", Level.HARD)
-    from bot.core.queue_ai import decode_request, dumps, loads
-
-    assert decode_request(loads(dumps(encode_request(request)))) == request
-    move = decode_move(loads(dumps(encode_move(decode_move(
-        {"x": 3, "y": 4, "score": -5, "depth": 6, "nodes": 70, "time_ms": 1.5}
-    )))))  # fmt: skip
-    assert (move.point, move.score, move.nodes) == (Point(3, 4), -5, 70)
-
-
 # Black's open three f8 g8 h8 (the puzzle tests' THREE): a proven win with a line
 THREE = AnalysisRequest(
     15, Rule.FREESTYLE, ((5, 7), (0, 0), (6, 7), (0, 2), (7, 7), (14, 14)), 60_000
 )
 
 
-def test_analyses_travel_as_json() -> None:
-    from engine.search.analysis import analyse
+def test_real_analyses_travel_as_json() -> None:
+    # tests/bot/test_messages.py round-trips every field of every message type; these are
+    # what the engine really answers (proven wins, MultiPV lines, an open position).
+    from engine.search.analysis import Analysis, analyse
 
-    assert decode_analysis_request(loads(dumps(encode_analysis_request(THREE)))) == THREE
-    capped = AnalysisRequest(15, Rule.RENJU, (), 1_000, time_ms=50)
-    assert decode_analysis_request(loads(dumps(encode_analysis_request(capped)))) == capped
     for result in (
         analyse(THREE.board(), nodes=THREE.nodes),
         analyse(THREE.board(), nodes=2_000, multipv=3),
         analyse(AnalysisRequest(15, Rule.FREESTYLE, ((7, 7),), 2_000).board(), nodes=2_000),
     ):
-        assert decode_analysis(loads(dumps(encode_analysis(result)))) == result
+        assert decode(loads(dumps(encode(result))), Analysis) == result
 
 
 @pytest.mark.slow
@@ -199,6 +175,45 @@ async def test_a_search_goes_to_a_worker_and_back_and_a_killed_worker_is_replace
             await busy
         finally:
             await patient.close()
+    finally:
+        await runner.close()
+
+
+@pytest.mark.slow
+async def test_an_ai_seat_in_an_opening_rule_answers_the_step_through_the_queue(
+    workers: Workers,
+) -> None:
+    """The AI's opening answer (a choice of colour, not a stone) comes from a real worker:
+    the opening's state travels in the request and the step in the answer. A plain stone
+    search in its place would answer a point, which the opening refuses."""
+    workers.start()
+    runner = await QueueRunner.connect(workers.url, hang_after_s=60)
+    service = GameService(InMemoryGameRepository(), runner, rng=random.Random(1))
+    try:
+        for channel, opening, rule, stones in (
+            (CHANNEL, "swap2", Rule.FREESTYLE, ("h8", "i9", "j7")),
+            (CHANNEL + 1, "soosorv8", Rule.RENJU, ("h8", "i9", "j10")),
+        ):
+            view = await service.start(
+                channel_id=channel,
+                guild_id=GUILD,
+                user_id=ALICE,
+                colour="black",  # Alice places the first three; the AI answers them
+                opening=opening,
+                rule=rule,
+                level="beginner",
+            )
+            assert view.in_opening
+            for cell in stones:
+                placed = await service.place(channel, ALICE, Point.parse(cell))
+            assert placed.ai_due
+            answer = await service.ai_reply(view.game_id)
+            assert answer is not None
+            assert answer.game.opening is not None
+            steps = answer.game.opening.log
+            assert steps[:3] == stones
+            assert steps[3] in {"black", "white", "two"}, (opening, steps)
+        assert runner.retries == 0
     finally:
         await runner.close()
 
