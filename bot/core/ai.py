@@ -1,37 +1,48 @@
 """Running the engine's search off the event loop.
 
 ``AIRunner`` is the seam: the service only awaits ``choose_move``. ``ProcessPoolRunner`` is the
-local implementation — a spawn-context ``ProcessPoolExecutor`` (discord.py runs a heartbeat
-thread, and forking a threaded process is unsafe) sized to the cores. A distributed runner
-(a task queue in front of many machines) can replace it without touching the service.
+local implementation: spawn-context worker processes (discord.py runs a heartbeat thread, and
+forking a threaded process is unsafe), one per core, whose handles the runner keeps itself
+(``_Pool``): it sends each task down one idle worker's pipe and waits on that pipe from the
+event loop. A distributed runner (a task queue in front of many machines) can replace it
+without touching the service.
 
 Only compact, picklable data crosses the process boundary: the game kind, size, rule, the
 moves as ``(x, y)`` pairs, the level and a seed; the worker rebuilds the ``Board`` and calls
-``engine.search.levels.choose_move``. A worker that dies (``BrokenProcessPool``) or hangs past its
-level's time budget has its pool replaced and the move is retried once.
+``engine.search.levels.choose_move``. A worker that dies, or hangs past its level's time
+budget, is killed and replaced, and the move is retried once; the other workers' searches go
+on. A search whose caller gives up is left to finish before its worker takes another.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import collections
 import ctypes
+import functools
 import logging
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+import typing
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Protocol, Self
+from typing import TYPE_CHECKING, Final, Protocol, Self, TypeVar
 
 from engine.board import Board
 from engine.search.levels import PRESETS
 from engine.types import Game, Level, Point, Rule
 
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
     from engine.search.analysis import Analysis
 
 __all__ = [
@@ -54,6 +65,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+_A = TypeVar("_A")
+_R = TypeVar("_R")
 
 # A search can't be interrupted from outside the worker, so the level's own time budget is what
 # bounds it; this is the outer cap after which the worker counts as hung (``hang_limit_s``).
@@ -279,8 +293,30 @@ def run_analysis(request: AnalysisRequest) -> Analysis:
     return analyse(request.board(), nodes=request.nodes, time_ms=request.time_ms)
 
 
-def _pid() -> int:
-    return os.getpid()
+def _serve(
+    conn: Connection, warm: bool, niceness: int, parent: int, idle: bool
+) -> None:  # pragma: no cover - runs in the worker process
+    """A worker's life: set up (``_init_worker``), say it is ready, then answer each
+    ``(function, argument)`` the runner sends with ``(True, result)`` or ``(False, error)``,
+    until the runner closes its end of the pipe."""
+    _init_worker(warm, niceness, parent, idle)
+    conn.send(_READY)
+    while True:
+        try:
+            function, argument = conn.recv()
+        except EOFError:
+            return
+        try:
+            reply: tuple[bool, object] = (True, function(argument))
+        except Exception as error:  # the runner reports it (a bug in the search)
+            reply = (False, error)
+        try:
+            conn.send(reply)
+        except (pickle.PicklingError, TypeError, AttributeError) as error:
+            conn.send((False, RuntimeError(f"unpicklable answer: {error!r}")))
+
+
+_READY: Final = "ready"
 
 
 # ---------------------------------------------------------------- event-loop side
@@ -296,8 +332,251 @@ REVIEW_NICENESS = 19
 REVIEW_HANG_S: Final = 60.0  # how long an analysis may take before its worker counts as hung
 
 
+class _WorkerLostError(Exception):
+    """The worker died, or held a task past its limit and was killed."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class _Worker:
+    """One search process and the runner's end of the pipe to it."""
+
+    def __init__(self, process: BaseProcess, conn: Connection) -> None:
+        self.process = process
+        self.conn = conn
+        self.ready = False  # it sent ``_READY``: set up and warm
+
+    async def receive(self) -> object:
+        """The worker's next message, awaited on the event loop (never a blocking read).
+
+        Raises:
+            EOFError, OSError: the worker is gone.
+        """
+        if not self.conn.poll():
+            loop = asyncio.get_running_loop()
+            readable: asyncio.Future[None] = loop.create_future()
+            fd = self.conn.fileno()
+            loop.add_reader(fd, _resolve, readable)
+            try:
+                await readable
+            finally:
+                loop.remove_reader(fd)
+        return self.conn.recv()
+
+    def kill(self) -> None:
+        """End it at once, a search under way included, and reap it."""
+        self.process.kill()
+        self.process.join(timeout=5.0)
+        self.conn.close()
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class _Pool:
+    """Up to ``size`` spawn-context worker processes, each doing one task at a time.
+
+    The runner holds the handles itself: it hands a task to an idle worker, waits on that
+    worker's pipe, kills the worker that outlives its task's limit and starts another in its
+    place. A worker's set-up (numba loading its kernels) is waited for before a task is sent,
+    so it never counts against the task's limit."""
+
+    def __init__(self, size: int, niceness: int, *, warm: bool, idle: bool) -> None:
+        self.size = size
+        self._initargs = (warm, niceness, os.getpid(), idle)
+        self._workers: set[_Worker] = set()
+        self._idle: collections.deque[_Worker] = collections.deque()
+        self._waiters: collections.deque[asyncio.Future[_Worker]] = collections.deque()
+        self._finishing: set[asyncio.Task[None]] = set()  # abandoned tasks still running
+        self.replaced = 0  # workers that died or hung and were replaced
+        self.closed = False
+        _POOLS.add(self)
+
+    def pids(self) -> list[int]:
+        """The live workers' process ids."""
+        return [w.process.pid for w in self._workers if w.process.pid and w.process.is_alive()]
+
+    def _spawn(self) -> _Worker:
+        context = multiprocessing.get_context("spawn")
+        ours, theirs = context.Pipe()
+        _kill_workers_at_exit()
+        process = context.Process(
+            target=_serve, args=(theirs, *self._initargs), name="gomoku AI worker", daemon=True
+        )
+        process.start()
+        theirs.close()  # the worker's end lives in the worker: its death reads as EOF here
+        worker = _Worker(process, ours)
+        self._workers.add(worker)
+        return worker
+
+    async def acquire(self) -> _Worker:
+        """An idle, ready worker of its own for the caller (starting one if the pool is not
+        full, else waiting for one to be released).
+
+        Raises:
+            _WorkerLostError: the worker died before it was set up (it is replaced).
+            AIError: the pool is closed.
+        """
+        while True:
+            if self.closed:
+                raise AIError("closed")
+            if self._idle:
+                worker = self._idle.popleft()
+            elif len(self._workers) < self.size:
+                worker = self._spawn()
+            else:
+                worker = await self._wait_for_release()
+            if worker.ready:
+                return worker
+            try:
+                ready = await worker.receive()  # not timed: a first numba compile takes long
+            except (EOFError, OSError) as error:
+                self._discard(worker)
+                raise _WorkerLostError("died starting") from error
+            except BaseException:
+                self.release(worker)  # cancelled: it is still starting, for the next caller
+                raise
+            if ready != _READY:
+                self._discard(worker)
+                raise _WorkerLostError("no ready message")
+            worker.ready = True
+            return worker
+
+    async def _wait_for_release(self) -> _Worker:
+        waiter: asyncio.Future[_Worker] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            return await waiter
+        except BaseException:
+            if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
+                self.release(waiter.result())  # handed over just as the caller gave up
+            elif waiter in self._waiters:
+                self._waiters.remove(waiter)
+            raise
+
+    def release(self, worker: _Worker) -> None:
+        """Give ``worker`` back: to the first caller waiting for one, or to the idle ones."""
+        if self.closed:
+            worker.kill()
+            return
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(worker)
+                return
+        self._idle.append(worker)
+
+    def _discard(self, worker: _Worker) -> None:
+        """Kill ``worker`` and start another in its place (at once, so that it warms up before
+        it is needed)."""
+        self._workers.discard(worker)
+        worker.kill()
+        if self.closed:
+            return
+        self.replaced += 1
+        self.release(self._spawn())
+
+    async def call(self, function: Callable[[_A], _R], argument: _A, limit: float) -> _R:
+        """``function(argument)`` in a worker, which gets ``limit`` seconds from when it has
+        the task; a caller that gives up leaves the worker to finish (within the limit) before
+        it takes another.
+
+        Raises:
+            _WorkerLostError: the worker died, or hung past ``limit`` (it is replaced).
+            AIError: the pool is closed.
+            Exception: what ``function`` raised, chained from the worker's error.
+        """
+        worker = await self.acquire()
+        deadline = asyncio.get_running_loop().time() + limit
+        try:
+            worker.conn.send((function, argument))
+            reply = await asyncio.wait_for(worker.receive(), timeout=limit)
+        except (EOFError, OSError) as error:
+            self._discard(worker)
+            raise _WorkerLostError(type(error).__name__) from error
+        except TimeoutError as error:
+            self._discard(worker)
+            raise _WorkerLostError("TimeoutError") from error
+        except asyncio.CancelledError:
+            self._finish(worker, deadline)
+            raise
+        self.release(worker)
+        assert isinstance(reply, tuple)
+        ok, value = reply
+        if not ok:
+            raise _SearchError(repr(value)) from typing.cast(BaseException, value)
+        return typing.cast(_R, value)
+
+    def _finish(self, worker: _Worker, deadline: float) -> None:
+        """Let the abandoned task end in the background, then release the worker."""
+
+        async def finish() -> None:
+            remaining = deadline - asyncio.get_running_loop().time()
+            try:
+                await asyncio.wait_for(worker.receive(), timeout=max(remaining, 0.0))
+            except BaseException:
+                self._discard(worker)
+                raise
+            self.release(worker)
+
+        task = asyncio.ensure_future(finish())
+        self._finishing.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._finishing.discard(task)
+        if not task.cancelled():
+            task.exception()  # seen: a worker that died meanwhile was replaced
+
+    async def close(self) -> None:
+        """Kill every worker (a task under way ends with ``_WorkerLostError``)."""
+        self.closed = True
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_exception(AIError("closed"))
+        self._waiters.clear()
+        self._idle.clear()
+        workers, self._workers = list(self._workers), set()
+        for worker in workers:
+            worker.process.kill()
+        await asyncio.to_thread(_reap, workers)
+
+
+_POOLS: weakref.WeakSet[_Pool] = weakref.WeakSet()
+
+
+@functools.cache
+def _kill_workers_at_exit() -> None:
+    """Register ``_kill_workers`` once a pipe exists: atexit runs the last registered first,
+    and multiprocessing registers its own exit (which joins every child) on first use."""
+    atexit.register(_kill_workers)
+
+
+def _kill_workers() -> None:
+    """At interpreter exit, end the workers of pools nobody closed. (multiprocessing then
+    joins every child; a worker ignores SIGTERM and would wait on its pipe for ever.)"""
+    for pool in list(_POOLS):
+        pool.closed = True
+        for worker in list(pool._workers):
+            worker.kill()
+
+
+def _reap(workers: list[_Worker]) -> None:
+    for worker in workers:
+        worker.process.join()
+        worker.conn.close()
+
+
+class _SearchError(Exception):
+    """The task raised in the worker (its error is the ``__cause__``)."""
+
+
 class ProcessPoolRunner:
-    """Searches in a spawn-context process pool; use ``async with ProcessPoolRunner.start()``.
+    """Searches in spawn-context worker processes; use ``async with ProcessPoolRunner.start()``.
 
     ``workers`` defaults to the cores this process may use.
     """
@@ -313,16 +592,11 @@ class ProcessPoolRunner:
     ) -> None:
         self.workers = workers or len(os.sched_getaffinity(0)) or 1
         self._warm = warm
-        self._niceness = niceness
         self._idle = idle  # the workers in the idle class (``lower_priority``)
         self._hang_after_s = hang_after_s  # None: the level's budget x4 + 10 s
-        self._pool = self._new_pool()
-        self._generation = 0  # bumps on every replacement so concurrent failures replace once
-        self.replacements = 0  # how many times a broken or hung pool was replaced
+        self._pool = _Pool(self.workers, niceness, warm=warm, idle=idle)
+        self._review_pool: _Pool | None = None  # started by the first review
         self._closed = False
-        self._review_pool: ProcessPoolExecutor | None = None  # started by the first review
-        # The warm-up of the current pool, per event loop (tests run one pool across loops).
-        self._warming: tuple[int, asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
 
     @classmethod
     async def start(
@@ -339,74 +613,56 @@ class ProcessPoolRunner:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(
-            max_workers=self.workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_worker,
-            initargs=(self._warm, self._niceness, os.getpid(), self._idle),
-        )
+    @property
+    def replacements(self) -> int:
+        """How many search workers died or hung and were replaced."""
+        return self._pool.replaced
 
     async def warm_up(self) -> None:
-        """Start every worker now (each runs the warm-up initializer) rather than on the first
-        moves; concurrent submissions make the executor spawn one process each."""
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self._pool, _pid) for _ in range(self.workers)))
+        """Start every worker now and wait until each is set up (and warm), rather than on
+        the first moves.
 
-    async def _ready(self) -> None:
-        """Wait until the current pool's workers are up and warm. Not timed: after a deploy,
-        numba may compile for a minute, and that is no hung search."""
-        loop = asyncio.get_running_loop()
-        warming = self._warming
-        if warming is None or warming[0] != self._generation or warming[1] is not loop:
-            future = asyncio.ensure_future(self.warm_up())
-            warming = self._warming = (self._generation, loop, future)
-        await asyncio.shield(warming[2])
+        Raises:
+            AIError: a worker died while starting (it is replaced), or the runner is closed.
+        """
+        held = await asyncio.gather(
+            *(self._pool.acquire() for _ in range(self.workers)), return_exceptions=True
+        )
+        for worker in held:
+            if isinstance(worker, _Worker):
+                self._pool.release(worker)
+        for outcome in held:
+            if isinstance(outcome, _WorkerLostError):
+                raise AIError(outcome.detail) from outcome
+            if isinstance(outcome, BaseException):
+                raise outcome
 
     def worker_pids(self) -> list[int]:
-        """The live workers' process ids (for tests and diagnostics)."""
-        processes = getattr(self._pool, "_processes", None) or {}
-        return list(processes)
-
-    def _replace_pool(self, generation: int) -> None:
-        if generation != self._generation:
-            return  # another caller already replaced it
-        self._generation += 1
-        self.replacements += 1
-        old = self._pool
-        self._pool = self._new_pool()
-        # Kill what may be hung: shutdown() alone would wait for a running search to finish.
-        for process in list((getattr(old, "_processes", None) or {}).values()):
-            process.kill()
-        old.shutdown(wait=False, cancel_futures=True)
+        """The live search workers' process ids (for tests and diagnostics)."""
+        return self._pool.pids()
 
     async def choose_move(self, request: AIRequest) -> AIMove:
-        """Search in a worker; on a dead or hung worker, replace the pool and retry once.
+        """Search in a worker; on a dead or hung worker, replace it and retry once.
 
         Raises:
             AIError: it failed twice, or the search itself raised.
         """
         limit = self._hang_after_s or hang_limit_s(request.level)
-        loop = asyncio.get_running_loop()
         for attempt in (1, 2):
             if self._closed:
                 raise AIError("closed")
-            generation = self._generation
             try:
-                await self._ready()
-                future = loop.run_in_executor(self._pool, run_search, request)
-                return await asyncio.wait_for(future, timeout=limit)
-            except (BrokenProcessPool, TimeoutError) as error:
+                return await self._pool.call(run_search, request, limit)
+            except _WorkerLostError as error:
                 if self._closed:
                     raise AIError("closed") from error
-                log.warning("AI worker failed (attempt %d): %r; replacing the pool", attempt, error)
-                self._replace_pool(generation)
+                log.warning("AI worker failed (attempt %d): %s; replaced it", attempt, error)
                 if attempt == 2:
-                    raise AIError(type(error).__name__) from error
-            except Exception as error:
+                    raise AIError(error.detail) from error
+            except _SearchError as error:
                 # A bug in the search for this position: retrying would fail the same way.
-                log.exception("AI search raised on %r", request)
-                raise AIError(type(error).__name__) from error
+                log.error("AI search raised on %r: %s", request, error)
+                raise AIError(type(error.__cause__).__name__) from error
         raise AssertionError("unreachable")
 
     async def analyse(self, request: AnalysisRequest) -> Analysis:
@@ -419,36 +675,19 @@ class ProcessPoolRunner:
         if self._closed:
             raise AIError("closed")
         if self._review_pool is None:
-            self._review_pool = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init_worker,
-                initargs=(self._warm, REVIEW_NICENESS, os.getpid(), self._idle),
-            )
-        pool = self._review_pool
-        future = asyncio.get_running_loop().run_in_executor(pool, run_analysis, request)
+            self._review_pool = _Pool(1, REVIEW_NICENESS, warm=self._warm, idle=self._idle)
         try:
-            return await asyncio.wait_for(future, timeout=REVIEW_HANG_S)
-        except (BrokenProcessPool, TimeoutError) as error:
-            log.warning("review worker failed: %r; replacing it", error)
-            self._stop_review_pool()
-            raise AIError(type(error).__name__) from error
-        except Exception as error:
-            log.exception("analysis raised on %r", request)
-            raise AIError(type(error).__name__) from error
-
-    def _stop_review_pool(self) -> None:
-        pool, self._review_pool = self._review_pool, None
-        if pool is not None:
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                process.kill()
-            pool.shutdown(wait=False, cancel_futures=True)
+            return await self._review_pool.call(run_analysis, request, REVIEW_HANG_S)
+        except _WorkerLostError as error:
+            log.warning("review worker failed: %s; replaced it", error)
+            raise AIError(error.detail) from error
+        except _SearchError as error:
+            log.error("analysis raised on %r: %s", request, error)
+            raise AIError(type(error.__cause__).__name__) from error
 
     async def close(self) -> None:
         """Stop the workers; running searches end with ``AIError`` and are not retried."""
         self._closed = True
-        self._stop_review_pool()
-        pool = self._pool
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.kill()
-        await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+        if self._review_pool is not None:
+            await self._review_pool.close()
+        await self._pool.close()
