@@ -170,3 +170,14 @@ async def test_closing_ends_a_search_under_way_with_an_error() -> None:
     assert runner.worker_pids() == []
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # reaped, not left a zombie
+
+
+@pytest.mark.slow
+def test_the_pool_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks.bench_pool import main
+
+    main(["--searches", "3", "--workers", "1", "--rounds", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("3 searches on 1 workers per round; CPU: ")
+    assert lines[1].startswith("round 1")
+    assert "bot CPU" in lines[1]

@@ -21,7 +21,16 @@ import redis.asyncio as aioredis
 
 from bot.core import queue_ai
 from bot.core.ai import AIRequest, AIUnavailableError, AnalysisRequest
-from bot.core.queue_ai import QUEUE_NAME, QueueRunner, decode, dumps, encode, loads
+from bot.core.queue_ai import (
+    QUEUE_NAME,
+    SEARCH_FUNCTION,
+    MessageError,
+    QueueRunner,
+    decode,
+    dumps,
+    encode,
+    loads,
+)
 from bot.core.review import Analyser
 from bot.core.service import GameService
 from bot.core.service.errors import AIFailedError
@@ -241,6 +250,45 @@ async def test_a_queue_that_is_down_is_a_clear_answer_and_the_game_is_unchanged(
         assert after.version == view.version
         assert after.board.moves == ()
         assert after.is_ai_turn
+    finally:
+        await runner.close()
+
+
+async def test_an_answer_that_is_no_move_fails_the_ai_and_leaves_the_game_as_it_was(
+    redis_server: RedisServer, redis: aioredis.Redis
+) -> None:
+    """Whoever can write to Redis can answer a search; an answer that is not a move is
+    refused by its type (no traceback reaches the player, no stone is played)."""
+    from arq.constants import result_key_prefix
+    from arq.jobs import serialize_result
+
+    runner = await QueueRunner.connect(redis_server.url, hang_after_s=30)
+    service = GameService(InMemoryGameRepository(), runner, rng=random.Random(1))
+    try:
+        view = await service.start(
+            channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white"
+        )
+        thinking = asyncio.create_task(service.ai_reply(view.game_id))
+
+        async def queued() -> bool:
+            return bool(await redis.zcard(QUEUE_NAME))
+
+        await until(queued)
+        (job_id,) = [key.decode() for key in await redis.zrange(QUEUE_NAME, 0, -1)]
+        await redis.zrem(QUEUE_NAME, job_id)  # taken, as a worker takes it
+        garbled = {"point": "h8", "score": "high"}
+        result = serialize_result(
+            SEARCH_FUNCTION, (), {}, 1, 0, True, garbled, 0, 0, job_id, QUEUE_NAME, job_id,
+            serializer=dumps,
+        )  # fmt: skip
+        assert result is not None
+        await redis.set(result_key_prefix + job_id, result)
+        with pytest.raises(AIFailedError) as caught:
+            await thinking
+        assert isinstance(caught.value.__cause__, MessageError)
+        assert user_message(caught.value) is not None
+        after = await service.board(CHANNEL)
+        assert (after.version, after.board.moves) == (view.version, ())
     finally:
         await runner.close()
 
