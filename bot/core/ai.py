@@ -185,9 +185,9 @@ def hang_limit_s(level: Level) -> float:
 def _die_with_parent(parent: int) -> None:
     """End this worker when the bot process ends, however it ends (kill -9 included).
 
-    A worker blocks reading its task queue, whose write end the other workers hold too, so
-    it would never see the parent go; and the resource tracker lives as long as any worker
-    holds its pipe. Linux: the kernel sends SIGKILL when the parent dies (PR_SET_PDEATHSIG).
+    An idle worker sees its pipe close, but one in the middle of a search would search on
+    for nobody (a review, up to a minute); and the resource tracker lives as long as any
+    worker holds its pipe. Linux: the kernel sends SIGKILL when the parent dies (PR_SET_PDEATHSIG).
     Elsewhere: a thread watches for the parent's exit."""
     if sys.platform == "linux":
         libc = ctypes.CDLL(None, use_errno=True)
@@ -293,9 +293,7 @@ def run_analysis(request: AnalysisRequest) -> Analysis:
     return analyse(request.board(), nodes=request.nodes, time_ms=request.time_ms)
 
 
-def _serve(
-    conn: Connection, warm: bool, niceness: int, parent: int, idle: bool
-) -> None:  # pragma: no cover - runs in the worker process
+def _serve(conn: Connection, warm: bool, niceness: int, parent: int, idle: bool) -> None:
     """A worker's life: set up (``_init_worker``), say it is ready, then answer each
     ``(function, argument)`` the runner sends with ``(True, result)`` or ``(False, error)``,
     until the runner closes its end of the pipe."""
@@ -418,7 +416,8 @@ class _Pool:
         full, else waiting for one to be released).
 
         Raises:
-            _WorkerLostError: the worker died before it was set up (it is replaced).
+            _WorkerLostError: the worker died before it was set up (it is replaced), or none
+                could be started.
             AIError: the pool is closed.
         """
         while True:
@@ -427,7 +426,10 @@ class _Pool:
             if self._idle:
                 worker = self._idle.popleft()
             elif len(self._workers) < self.size:
-                worker = self._spawn()
+                try:
+                    worker = self._spawn()
+                except OSError as error:
+                    raise _WorkerLostError(f"could not start: {error!r}") from error
             else:
                 worker = await self._wait_for_release()
             if worker.ready:
@@ -478,7 +480,12 @@ class _Pool:
         if self.closed:
             return
         self.replaced += 1
-        self.release(self._spawn())
+        try:
+            replacement = self._spawn()
+        except OSError as error:  # no process to be had now: the next caller starts one
+            log.error("could not start an AI worker: %r", error)
+            return
+        self.release(replacement)
 
     async def call(self, function: Callable[[_A], _R], argument: _A, limit: float) -> _R:
         """``function(argument)`` in a worker, which gets ``limit`` seconds from when it has
