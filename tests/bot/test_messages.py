@@ -2,9 +2,9 @@
 type (and of the values inside it) goes out and comes back, whatever it holds.
 
 The strategies are derived from the dataclasses' own fields and annotations, so a field added
-to a message is generated here too, populated, and must survive the trip; ``test_every_field_
-is_on_the_wire`` also checks that the encoded form names each field, so a codec that carried a
-field under a default (dropped it, and the decoder filled it back in) fails as well.
+to a message is generated here too, populated, and must survive the trip. The wire test also
+checks that the encoded form names each field (nested ones included), so a codec that drops a
+field which the decoder then fills back in from its default fails as well.
 """
 
 from __future__ import annotations
