@@ -6,8 +6,15 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from bot.core.service.events import GameEnded
 from bot.core.service.shared import _ABANDONED, WARN_FRACTION, ServiceCore, _IdleTimes
-from bot.core.service.states import ChallengeExpired, GameEnd, TimeoutEvent, TurnWarning
+from bot.core.service.states import (
+    ChallengeExpired,
+    GameEnd,
+    GameState,
+    TimeoutEvent,
+    TurnWarning,
+)
 from engine.types import Outcome, Termination
 from storage.repository import (
     GameNotFoundError,
@@ -66,7 +73,7 @@ class ClockUseCases(ServiceCore):
             view = await self._view(record.id)
             if view.version != record.version or view.status is not GameStatus.ACTIVE:
                 return None
-            return await self._finish(view, _ABANDONED, end_reason="idle")
+            return await self._finish(view, _ABANDONED, end_reason="idle", by_clock=True)
 
     @staticmethod
     def _warn_at(record: GameRecord) -> datetime | None:
@@ -102,16 +109,24 @@ class ClockUseCases(ServiceCore):
                     closed = await self.repository.close_challenge(
                         view.game_id, view.version, GameStatus.EXPIRED
                     )
-                    return ChallengeExpired(self._remember(closed, view.board, view.opening))
+
+                    def expired(state: GameState) -> GameEnded:
+                        return GameEnded(state, by_clock=True)
+
+                    state = self._remember(closed, view.board, view.opening, expired)
+                    return ChallengeExpired(state)
                 if view.player(view.acting_color).is_ai:
                     return None  # the AI has no clock; resume() makes its move
                 loser = view.acting_color
-                return await self._finish(view, Outcome(Termination.TIMEOUT, loser.opponent))
+                outcome = Outcome(Termination.TIMEOUT, loser.opponent)
+                return await self._finish(view, outcome, by_clock=True)
             user_id = view.player(view.acting_color).user_id
             await self.repository.mark_warning_sent(view.game_id, view.version)
             if user_id is None:
                 return None
-            return TurnWarning(view, user_id, deadline)
+            warning = TurnWarning(view, user_id, deadline)
+            self.events.publish(warning)
+            return warning
 
     async def next_deadline(self) -> datetime | None:
         """The earliest moment ``tick`` has something to do (a warning, a deadline or a
