@@ -108,8 +108,8 @@ class GomokuBot(commands.Bot):
         self.clock = clock  # timezone-aware UTC; shared with the service
         self.rng = rng or random.Random()
         self.cooldown = cooldown or UserCooldown()
-        self.deadline_poll = deadline_poll  # longest sleep of the deadline task, in seconds
-        self.resume_every = resume_every  # seconds between the deadline task's resume() calls
+        self.deadline_poll = deadline_poll  # longest sleep of the runner's clock task, in seconds
+        self.resume_every = resume_every  # seconds between the runner's retries of AI moves
         self.freeze_heap = freeze_heap
         self.extensions_to_load = tuple(extensions)
         self._given_repository = repository
