@@ -33,6 +33,7 @@ import discord
 from bot import threads
 from bot.core.service.errors import OutOfTimeError
 from bot.core.service.events import Event, GameEnded, Moved, TurnWarning
+from bot.core.service.inputs import Drop, GameRef, Place
 from bot.core.service.states import GameState, MoveResult, RatingChange
 from bot.host import VIA, GameHost, MovePlay, MoveSource
 from bot.preferences import ARRIVED
@@ -448,28 +449,16 @@ class Table:
             await interaction.response.defer()
         user = interaction.user.id
         channel_id = interaction.channel_id
-        service = self.host.service
+        action: Place | Drop
         if move.column is not None:
-            played = service.drop(
-                channel_id,
-                user,
-                move.column,
-                game_id=move.game_id,
-                letter=move.column_letter,
-                via=VIA,
-            )
+            action = Drop(move.column, letter=move.column_letter)
         elif move.point is not None:
-            played = service.place(
-                channel_id,
-                user,
-                move.point,
-                game_id=move.game_id,
-                version=move.panel_version,
-                points_only=move.source is MoveSource.COMMAND,
-                via=VIA,
-            )
+            points_only = move.source is MoveSource.COMMAND
+            action = Place(move.point, version=move.panel_version, points_only=points_only)
         else:
             raise ValueError("a move needs a point or a column")
+        ref = GameRef(move.game_id, channel_id)
+        played = self.host.service.act(ref, user, action, via=VIA)
         try:
             with self.answering(channel_id):
                 result = await self.defer_if_slow(

@@ -28,6 +28,7 @@ from bot.core.runner import GameRunner
 from bot.core.service import GameService
 from bot.core.service.errors import NoActiveGameError
 from bot.core.service.events import Event, GameEnded
+from bot.core.service.inputs import AnswerUndo, AskUndo, Drop, GameRef, Place, Resign
 from bot.core.service.shared import DEFAULT_LEVEL
 from bot.core.service.states import GameState, MoveResult, UndoRequest
 from bot.text.i18n import N_, _, from_system, ngettext, set_current, using
@@ -288,6 +289,7 @@ class Terminal:
         self.colour = output.isatty() if colour is None else colour
         self.channel_id = channel_id
         self.view: GameState | None = None
+        self._ref = GameRef(channel_id=channel_id)  # the terminal's game: its channel's
         self._own_runner = runner is None
         self.runner = runner if runner is not None else GameRunner(service)
 
@@ -513,7 +515,7 @@ class Terminal:
         cleaned = text.strip()
         result: MoveResult
         if view.board.gravity and _NUMBER.fullmatch(cleaned):
-            result = await self.service.drop(self.channel_id, user, int(cleaned) - 1, via=VIA)
+            result = await self.service.act(self._ref, user, Drop(int(cleaned) - 1), via=VIA)
         elif _NUMBER.fullmatch(cleaned):
             raise InvalidPointError(cleaned)
         elif view.board.gravity:
@@ -536,7 +538,7 @@ class Terminal:
                     )
                 )
                 return
-            result = await self.service.place(self.channel_id, user, point, via=VIA)
+            result = await self.service.act(self._ref, user, Place(point), via=VIA)
         if result.ai_due:
             # One board per turn: the AI's reply follows at once.
             self.view = result.game
@@ -576,11 +578,11 @@ class Terminal:
     async def undo(self) -> None:
         """Take back the last move(s); two people here agree by asking."""
         view = await self._current()
-        answer = await self.service.undo(self.channel_id, self._last_mover(view))
+        answer = await self.service.act(self._ref, self._last_mover(view), AskUndo(), via=VIA)
         if isinstance(answer, UndoRequest):
             # Both players sit at this keyboard: asking is agreeing.
-            result = await self.service.answer_undo(
-                answer.game.game_id, answer.responder, accept=True
+            result = await self.service.act(
+                GameRef(answer.game.game_id), answer.responder, AnswerUndo(True), via=VIA
             )
             assert result is not None
             answer_view, undone = result.game, result.undone
@@ -613,7 +615,7 @@ class Terminal:
     async def resign(self) -> None:
         """Give up the current game."""
         view = await self._current()
-        end = await self.service.resign(self.channel_id, self._mover(view))
+        end = await self.service.act(self._ref, self._mover(view), Resign(), via=VIA)
         self.show(end.game)
 
     async def export(self, path: str | None) -> None:

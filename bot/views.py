@@ -41,6 +41,7 @@ from discord import app_commands
 
 from bot.core.positions import forbidden_points
 from bot.core.service.errors import UnknownButtonError
+from bot.core.service.inputs import AnswerUndo, Choose, GameRef, Resign
 from bot.core.service.states import GameState
 from bot.host import VIA, GameHost, MovePlay, host_of
 from bot.reporting import report
@@ -203,9 +204,9 @@ class ResignButton(
         bot = host_of(interaction)
         if interaction.channel_id is None:
             return
+        ref = GameRef(self.game_id, interaction.channel_id)
         end = await bot.table.defer_if_slow(
-            interaction,
-            bot.service.resign(interaction.channel_id, interaction.user.id, game_id=self.game_id),
+            interaction, bot.service.act(ref, interaction.user.id, Resign(), via=VIA)
         )
         await edit_answered(interaction, content=words.resigned(), view=None)
         await bot.table.show_game(end.game, ratings=end.ratings)
@@ -234,9 +235,10 @@ class UndoButton(
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Answer the request; on yes the moves go and the board is redrawn."""
         bot = host_of(interaction)
+        answer = AnswerUndo(self.accept)
         result = await bot.table.defer_if_slow(
             interaction,
-            bot.service.answer_undo(self.game_id, interaction.user.id, accept=self.accept),
+            bot.service.act(GameRef(self.game_id), interaction.user.id, answer, via=VIA),
         )
         text = words.undo_answered(allowed=result is not None)
         await edit_answered(interaction, content=text, view=None)
@@ -473,8 +475,9 @@ class OpeningButton(
         await interaction.response.defer()
         with bot.table.answering(interaction.channel_id) as answering:
             answering.game(self.game_id)
-            result = await bot.service.opening_choice(
-                self.game_id, interaction.user.id, self.word, via=VIA
+            choice = Choose(self.word)
+            result = await bot.service.act(
+                GameRef(self.game_id), interaction.user.id, choice, via=VIA
             )
             await bot.table.show_game(result.game, interaction=interaction)
             if result.ai_due:

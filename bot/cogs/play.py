@@ -32,9 +32,10 @@ from bot.core.service.errors import (
     NoActiveGameError,
     NotAPlayerError,
 )
+from bot.core.service.inputs import AskUndo, GameRef
 from bot.core.service.shared import DEFAULT_LEVEL
 from bot.core.service.states import ColourChoice, GameState, UndoResult
-from bot.host import GameHost, Interaction, MovePlay
+from bot.host import VIA, GameHost, Interaction, MovePlay
 from bot.reporting import needs_channel_permissions
 from bot.text import i18n, render, words
 from bot.text.opening_words import OPENING_CHOICES
@@ -245,7 +246,9 @@ class GomokuCog(
         assert interaction.channel_id is not None
         outcome = await self.bot.table.defer_if_slow(
             interaction,
-            self.bot.service.undo(interaction.channel_id, interaction.user.id),
+            self.bot.service.act(
+                GameRef(channel_id=interaction.channel_id), interaction.user.id, AskUndo(), via=VIA
+            ),
             ephemeral=True,
             thinking=True,
         )

@@ -35,6 +35,7 @@ from aiohttp import web
 
 from bot.core.service import GameService
 from bot.core.service.errors import NoActiveGameError, NotAPlayerError
+from bot.core.service.inputs import Drop, GameRef, Place
 from bot.core.service.states import GameState
 from bot.text import i18n, words
 from bot.text.refusals import generic_message, user_message
@@ -289,11 +290,13 @@ class WebBoard:
             if grant.role is not Role.PLAY:
                 raise NotAPlayerError(grant.user_id, grant.game_id)
             # By the pass's game alone: the page shows that game wherever it is hosted.
+            action: Place | Drop
             if column is not None:
-                await self.service.drop(None, grant.user_id, column, game_id=grant.game_id, via=VIA)
+                action = Drop(column)
             else:
                 assert point is not None
-                await self.service.place(None, grant.user_id, point, game_id=grant.game_id, via=VIA)
+                action = Place(point)
+            await self.service.act(GameRef(grant.game_id), grant.user_id, action, via=VIA)
         except (GomokuError, ValueError) as error:
             # OutOfTimeError too: the move found its time gone, and the game's end reaches
             # every front end as an event.

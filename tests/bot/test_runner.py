@@ -12,10 +12,12 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 import bot
 from bot.core.runner import GameRunner
 from bot.core.service import GameService
+from bot.core.service.errors import GameNotActiveError, NotYourTurnError
 from bot.core.service.events import (
     ChallengeIssued,
     Event,
@@ -25,6 +27,8 @@ from bot.core.service.events import (
     TakenBack,
     TurnWarning,
 )
+from bot.core.service.inputs import AnswerUndo, AskUndo, Choose, Drop, GameRef, Place, Resign
+from bot.core.service.states import UndoRequest
 from bot.terminal import TERMINAL_CHANNEL, Terminal
 from bot.web.server import WebBoard
 from bot.web.tokens import Role, Signer
@@ -256,11 +260,47 @@ async def test_a_web_board_game_times_out_on_its_clock(clock: FakeClock) -> None
         await games.close()
 
 
+async def test_one_path_in_takes_every_input_by_game_reference(service: GameService) -> None:
+    events = recorded(service)
+    view = await start_pvp(service)
+    by_id, by_channel = GameRef(view.game_id), GameRef(channel_id=CHANNEL)
+    moved = await service.act(by_id, ALICE, Place(Point.parse("h8")), via="web")
+    assert str(moved.move.point) == "h8"
+    await service.act(by_channel, BOB, Place(Point.parse("i9")), via="terminal")
+    asked = await service.act(by_channel, BOB, AskUndo(), via="discord")
+    assert isinstance(asked, UndoRequest)
+    undone = await service.act(by_id, ALICE, AnswerUndo(True), via="discord")
+    assert undone is not None
+    assert [str(m.point) for m in undone.undone] == ["i9"]
+    with pytest.raises(NotYourTurnError):
+        await service.act(by_id, ALICE, Place(Point.parse("a1")))
+    end = await service.act(GameRef(view.game_id, CHANNEL), BOB, Resign(), via="web")
+    assert end.game.winner == Player.human(ALICE)
+    moves = [e for e in events if isinstance(e, Moved)]
+    assert [e.via for e in moves] == ["web", "terminal"]
+    ended = events[-1]
+    assert isinstance(ended, GameEnded)
+    assert ended.via == "web"
+    # A game id that is not open is refused, not taken for the channel's game.
+    with pytest.raises(GameNotActiveError):
+        await service.act(by_id, BOB, Drop(3))
+
+
+async def test_one_path_in_takes_an_opening_choice(service: GameService) -> None:
+    view = await start_pvp(service, opening="swap2")
+    for point in ("h8", "i9", "h9"):  # the first player's three stones
+        await service.act(GameRef(view.game_id), ALICE, Place(Point.parse(point)))
+    result = await service.act(GameRef(channel_id=CHANNEL), BOB, Choose("white"))
+    assert result.step == "white"
+
+
 # What decides "after a move" (the AI's reply, the clocks, resuming): the core alone.
 _AFTER_A_MOVE = re.compile(r"\b(ai_reply|tick_and_plan|tick|resume|wake_deadlines|wake)\(")
+# A player's input goes in through ``act`` alone.
+_BY_HAND = re.compile(r"service\.(place|drop|resign|opening_choice|undo|answer_undo)\(")
 
 
-def test_no_front_end_decides_what_happens_after_a_move() -> None:
+def test_no_front_end_decides_what_happens_after_a_move_or_plays_by_hand() -> None:
     root = Path(bot.__file__).parent
     front_ends = [
         path
@@ -273,7 +313,7 @@ def test_no_front_end_decides_what_happens_after_a_move() -> None:
         f"{path.relative_to(root)}:{number}": line.strip()
         for path in front_ends
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if _AFTER_A_MOVE.search(line)
+        if _AFTER_A_MOVE.search(line) or _BY_HAND.search(line)
     }
     assert found == {}
     core = root / "core"

@@ -93,7 +93,7 @@ class GameEnded:
     game: GameState
     ratings: tuple[RatingChange, ...] = ()
     by_clock: bool = False  # a turn's time, an idle game or a challenge's expiry ended it
-    via: str | None = None  # the front end of the late move that found its time gone
+    via: str | None = None  # the front end of a resignation, or of a move that came too late
 
 
 @dataclass(frozen=True, slots=True)

@@ -287,7 +287,14 @@ class GameUseCases(ServiceCore):
 
         return await self._locked(await self._record(game_id), action)
 
-    async def resign(self, channel_id: int, user_id: int, *, game_id: int | None = None) -> GameEnd:
+    async def resign(
+        self,
+        channel_id: int | None,
+        user_id: int,
+        *,
+        game_id: int | None = None,
+        via: str | None = None,
+    ) -> GameEnd:
         """``user_id`` resigns the channel's active game; the opponent wins (rated games
         update ratings). A user playing both sides resigns for the side to move.
 
@@ -301,7 +308,8 @@ class GameUseCases(ServiceCore):
             color = view.color_of(user_id)
             if color is None:
                 raise NotAPlayerError(user_id, view.game_id)
-            return await self._finish(view, Outcome(Termination.RESIGN, color.opponent))
+            outcome = Outcome(Termination.RESIGN, color.opponent)
+            return await self._finish(view, outcome, via=via)
 
         return await self._locked(await self._open_record(channel_id, game_id), action)
 

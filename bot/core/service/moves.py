@@ -281,7 +281,9 @@ class MoveUseCases(ServiceCore):
                 log.error("the AI chose an illegal move %s in game %d", choice.point, view.game_id)
                 raise AIFailedError(view.game_id) from error
 
-    async def undo(self, channel_id: int, user_id: int) -> UndoResult | UndoRequest:
+    async def undo(
+        self, channel_id: int | None, user_id: int, *, game_id: int | None = None
+    ) -> UndoResult | UndoRequest:
         """Take back the user's last move (and the moves after it).
 
         Against the AI, or with one user at both sides, it is immediate and returns an
@@ -321,7 +323,7 @@ class MoveUseCases(ServiceCore):
             )
             return UndoRequest(view, user_id, opponent[0], count)
 
-        return await self._locked(await self._open_record(channel_id), action)
+        return await self._locked(await self._open_record(channel_id, game_id), action)
 
     async def _take_back(self, view: GameState, count: int) -> UndoResult:
         board = view.board.copy()
