@@ -105,11 +105,14 @@ class GameRunner:
             # A warning changes no clock the pass did not plan; another process's change is
             # that process's to answer (its runner starts its AI).
             return
-        if (
-            isinstance(event, GameStarted | TakenBack)
-            or (isinstance(event, Moved) and not (event.by_ai and _in_opening(game)))
-        ) and game.is_ai_turn:
+        by_player = isinstance(event, GameStarted | TakenBack) or (
+            isinstance(event, Moved) and not event.by_ai
+        )
+        if game.is_ai_turn and (by_player or (isinstance(event, Moved) and not _in_opening(game))):
             self._start_ai(game.game_id)
+        elif by_player:
+            # A player's turn now: an answer kept from before is stale.
+            self._answers.pop(game.game_id, None)
         self.wake(game)
 
     def _start_ai(self, game_id: int) -> asyncio.Task[MoveResult | None]:

@@ -33,13 +33,13 @@ class ClockUseCases(ServiceCore):
     async def tick(self, now: datetime | None = None) -> list[TimeoutEvent]:
         """Enforce clocks at ``now`` (default: the injected clock): warn each player once at
         80% of their turn time, end games whose deadline passed (the side to move loses on
-        time; ratings updated), and expire unanswered challenges. The bot's deadline task
-        calls it periodically and renders the events."""
+        time; ratings updated), and expire unanswered challenges. The core runner's clock task
+        calls it periodically; what changed reaches the front ends as events."""
         events, _records = await self._tick(now or self.clock())
         return events
 
     async def tick_and_plan(self) -> tuple[list[TimeoutEvent], datetime | None]:
-        """``tick``, then ``next_deadline``: the deadline task's pass. The open games are read
+        """``tick``, then ``next_deadline``: the runner's clock pass. The open games are read
         once when the tick changed none of them (most passes: every new challenge and every
         move in a game with a clock wakes the task, and each read makes a record per open
         game); after a change they are read again."""
@@ -130,7 +130,7 @@ class ClockUseCases(ServiceCore):
 
     async def next_deadline(self) -> datetime | None:
         """The earliest moment ``tick`` has something to do (a warning, a deadline or a
-        challenge expiry), or None; the deadline task can sleep until then."""
+        challenge expiry), or None; the runner's clock task can sleep until then."""
         return await self._next_deadline(await self.repository.open_games())
 
     async def _next_deadline(self, records: Sequence[GameRecord]) -> datetime | None:

@@ -439,7 +439,7 @@ class MoveUseCases(ServiceCore):
     async def resume(self, *, idle_for: timedelta = timedelta(0)) -> list[MoveResult]:
         """Make every AI move that is due and not being searched already, all at once (the
         pool bounds the parallelism): at start-up, the moves that were due when the process
-        stopped; later (the deadline task calls it now and then), moves whose search failed.
+        stopped; later (the core runner calls it now and then), moves whose search failed.
         ``idle_for``: only games unchanged for that long, so a retry never races the front-end
         that is about to ask for the move itself. Safe to repeat. Returns the moves made."""
         now = self.clock()

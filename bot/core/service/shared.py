@@ -427,7 +427,7 @@ class ServiceCore:
         return MoveResult(self._remember(stored, board, view.opening, moved), move, ratings)
 
     def _is_late(self, view: GameState) -> bool:
-        """The side to move's deadline has passed (the deadline task has not got to it yet)."""
+        """The side to move's deadline has passed (the clock task has not got to it yet)."""
         return view.deadline is not None and view.deadline <= self.clock()
 
     async def _lose_on_time(self, view: GameState, color: Color, via: str | None = None) -> GameEnd:
