@@ -432,12 +432,23 @@ class Table:
         AI's answer is in the one reply: "You played h8. The AI answered i9."); between
         people with pings on, at once and publicly with the ping of the player to move
         (``_answer_move``). A button is
-        acknowledged at once and needs no words: its board changes. The AI's reply starts as
-        soon as the move is stored, in its own task: it is made even if answering the player
-        fails. A button on the board message itself (a grid square, a column) is answered by
-        the board's redraw, in its own callback (one request instead of a deferral and an
-        edit); it is deferred only when the write is slow.
+        acknowledged at once and needs no words: its board changes. The core runner starts
+        the AI's reply as soon as the move is stored: it is made, and drawn, even if answering
+        the player fails. A button on the board message itself (a grid square, a column) is
+        answered by the board's redraw, in its own callback (one request instead of a deferral
+        and an edit); it is deferred only when the write is slow.
         """
+        if interaction.channel_id is None:
+            raise RuntimeError("interaction without a channel")
+        # The AI's reply, which the runner starts as soon as the move is stored, is drawn
+        # here, with the interaction: the table's subscriber leaves it to this handler, and
+        # draws it after all if the handler ends (fails) before it did.
+        with self.answering(interaction.channel_id) as answering:
+            return await self._play_move(interaction, move, answering)
+
+    async def _play_move(
+        self, interaction: discord.Interaction[Any], move: MovePlay, answering: Answering
+    ) -> MoveResult:
         if interaction.channel_id is None:
             raise RuntimeError("interaction without a channel")
         started = asyncio.get_running_loop().time()
@@ -460,11 +471,9 @@ class Table:
         ref = GameRef(move.game_id, channel_id)
         played = self.host.service.act(ref, user, action, via=VIA)
         try:
-            with self.answering(channel_id):
-                result = await self.defer_if_slow(
-                    interaction, played, ephemeral=is_command, thinking=is_command
-                )
-                ai = self.start_ai(result.game.game_id, interaction) if result.ai_due else None
+            result = await self.defer_if_slow(
+                interaction, played, ephemeral=is_command, thinking=is_command
+            )
         except OutOfTimeError as error:
             # Too late: the move ended the game on time. Show that, then report the refusal
             # (which the player must get even when the board cannot be redrawn).
@@ -475,7 +484,9 @@ class Table:
             except discord.HTTPException:
                 log.exception("could not show game %s, lost on time", error.game_id)
             raise
-        if is_command and ai is None and not interaction.response.is_done():
+        ai_due = result.ai_due
+        answering.game(result.game.game_id)
+        if is_command and not ai_due and not interaction.response.is_done():
             # No AI to wait for: answer straight away (one request instead of a deferral and
             # an edit), then show the move on the board. Between people the answer is public
             # and pings the player to move: it is the turn's ping (bot.turns).
@@ -490,7 +501,7 @@ class Table:
         pending: list[asyncio.Task[PendingReply | None]] = []
 
         def defer() -> None:
-            reply = self._defer_reply(interaction, game_id, remember=ai is not None)
+            reply = self._defer_reply(interaction, game_id, remember=ai_due)
             pending.append(asyncio.ensure_future(reply))
 
         waiting: asyncio.TimerHandle | None = None
@@ -512,8 +523,8 @@ class Table:
             else:
                 await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
             reply = result
-            if ai is not None:
-                reply = await ai or result
+            if ai_due:
+                reply = await self.play_ai(game_id, interaction=interaction) or result
             if waiting is not None:
                 waiting.cancel()
             if pending:
@@ -585,23 +596,6 @@ class Table:
             ),
         )
         return callback.message_id
-
-    def start_ai(
-        self, game_id: int, interaction: discord.Interaction[Any] | None
-    ) -> asyncio.Task[MoveResult | None]:
-        """Draw the AI's reply in ``game_id`` in a task of its own: the drawing is made even
-        if answering the player fails. The game is held as answered here until then."""
-        _count(self._answering_games, game_id, 1)
-        return self.host.spawn(self._play_ai_held(game_id, interaction))
-
-    async def _play_ai_held(
-        self, game_id: int, interaction: discord.Interaction[Any] | None
-    ) -> MoveResult | None:
-        try:
-            return await self.play_ai(game_id, interaction=interaction)
-        finally:
-            _count(self._answering_games, game_id, -1)
-            self._draw_undrawn()
 
     async def play_ai(
         self, game_id: int, *, interaction: discord.Interaction[Any] | None = None
