@@ -4,7 +4,9 @@
 HOST:PORT (127.0.0.1 by default) and runs ``bot.__main__.main(ARGS)`` unchanged: its settings
 from the environment, its logging, its signal handling, its AI pool and its database.
 ``BotProcess`` starts one and lists its descendant processes from /proc (Linux), so a test can
-kill it and look for anything left behind.
+kill it and look for anything left behind. ``DiscordStandIn`` is what answers on Discord's
+address before the fake does (nothing, then 503s, then the fake passed through), for
+start-ups that wait for Discord.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +31,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[1]
 
-__all__ = ["TOKEN", "BotProcess", "alive", "descendants"]
+__all__ = ["TOKEN", "BotProcess", "DiscordStandIn", "alive", "descendants"]
 
 # The shape of a bot token (the bot refuses any other before connecting); the fake takes any.
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.fake-token-for-the-fake-discord"
@@ -169,6 +172,71 @@ class BotProcess:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         self._stderr.close()
+
+
+SERVICE_UNAVAILABLE = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
+)
+
+
+class DiscordStandIn:
+    """Discord's address (``port`` on 127.0.0.1) before the fake Discord answers there: first
+    a port bound but not listening (connection refused), then (``listen``) a server answering
+    503 to every request, then (``forward_to``) every connection passed on to the fake."""
+
+    def __init__(self) -> None:
+        self._closed = socket.socket()
+        self._closed.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._closed.bind(("127.0.0.1", 0))
+        self.port: int = self._closed.getsockname()[1]
+        self.target: int | None = None  # the fake's port, once it is up
+        self.unavailable = 0  # requests answered 503
+
+    @contextlib.asynccontextmanager
+    async def listen(self) -> AsyncIterator[None]:
+        """Answer on the port (503s until ``forward_to``) until the block ends."""
+        self._closed.close()
+        server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+        try:
+            yield
+        finally:
+            server.close()
+            await server.wait_closed()
+
+    def forward_to(self, port: int) -> None:
+        """Pass every new connection on to the fake Discord on ``port``."""
+        self.target = port
+
+    def close(self) -> None:
+        """Release the port where ``listen`` never took it."""
+        self._closed.close()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            if self.target is None:
+                await reader.readuntil(b"\r\n\r\n")
+                self.unavailable += 1
+                writer.write(SERVICE_UNAVAILABLE)
+                await writer.drain()
+                return
+            upstream_reader, upstream_writer = await asyncio.open_connection(
+                "127.0.0.1", self.target
+            )
+            await asyncio.gather(_pipe(reader, upstream_writer), _pipe(upstream_reader, writer))
+        except (OSError, asyncio.IncompleteReadError):
+            pass  # the bot or the fake hung up
+        finally:
+            writer.close()
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while chunk := await reader.read(65536):
+            writer.write(chunk)
+            await writer.drain()
+    finally:
+        writer.close()
 
 
 def main(address: str, args: Sequence[str] = ()) -> int:

@@ -15,7 +15,7 @@ import socket
 import sys
 import time
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -23,12 +23,14 @@ import discord
 import pytest
 import yarl
 
+from benchmarks.bench_connect import log_lines
+from benchmarks.bench_connect import run as bench_connect
 from bot import health
 from bot.__main__ import EXIT_CONFIG
 from bot.app import OneLineReconnect
 from bot.client import Backoff, network_fault
 from tests.bot.conftest import BotFactory
-from tests.botprocess import BotProcess
+from tests.botprocess import BotProcess, DiscordStandIn
 from tests.fakediscord import FakeDiscord
 from tests.polling import until
 
@@ -40,16 +42,6 @@ WAITING = re.compile(
     r"(?P<fault>.+); trying again in \d+\.\d s$"
 )
 FAST = {"GOMOKU_CONNECT_RETRY_MIN_S": "0.05", "GOMOKU_CONNECT_RETRY_MAX_S": "0.4"}
-SERVICE_UNAVAILABLE = (
-    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-    b"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
-)
-
-
-def _lines(text: str) -> list[str]:
-    """The lines of a log, without discord.py's colours (it uses them where it sees fit)."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
-    return [line for line in text.splitlines() if line.strip()]
 
 
 def _free_port() -> int:
@@ -76,54 +68,6 @@ async def _health(metrics_port: int) -> str | None:
     return health.check(page, time.time())
 
 
-class StandIn:
-    """What answers on Discord's address before Discord does: first a 503 to every request,
-    then (``forward_to``) every connection passed through to the fake Discord."""
-
-    def __init__(self) -> None:
-        self.target: int | None = None  # the fake's port, once it is up
-        self.refused = 0  # connections answered with a 503
-
-    def forward_to(self, port: int) -> None:
-        self.target = port
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            if self.target is None:
-                await reader.readuntil(b"\r\n\r\n")
-                self.refused += 1
-                writer.write(SERVICE_UNAVAILABLE)
-                await writer.drain()
-                return
-            upstream_reader, upstream_writer = await asyncio.open_connection(
-                "127.0.0.1", self.target
-            )
-            await asyncio.gather(_pipe(reader, upstream_writer), _pipe(upstream_reader, writer))
-        except (OSError, asyncio.IncompleteReadError):
-            pass  # the bot or the fake hung up
-        finally:
-            writer.close()
-
-
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    try:
-        while chunk := await reader.read(65536):
-            writer.write(chunk)
-            await writer.drain()
-    finally:
-        writer.close()
-
-
-@contextlib.asynccontextmanager
-async def _listening(port: int, stand_in: StandIn) -> AsyncIterator[None]:
-    server = await asyncio.start_server(stand_in.handle, "127.0.0.1", port, reuse_address=True)
-    try:
-        yield
-    finally:
-        server.close()
-        await server.wait_closed()
-
-
 async def _within(seconds: float, waiting: Awaitable[T]) -> T:
     async with asyncio.timeout(seconds):
         return await waiting
@@ -131,7 +75,7 @@ async def _within(seconds: float, waiting: Awaitable[T]) -> T:
 
 def _waiting_lines(bot: BotProcess) -> Callable[[], Awaitable[list[str]]]:
     async def read() -> list[str]:
-        return [line for line in _lines(bot.errors()) if WAITING.match(line)]
+        return [line for line in log_lines(bot.errors()) if WAITING.match(line)]
 
     return read
 
@@ -141,21 +85,16 @@ async def test_a_bot_started_before_discord_answers_connects_once_it_does(
 ) -> None:
     # Discord's address: a port bound but not listening (connection refused), then a server
     # answering 503, then the fake Discord itself.
-    closed = socket.socket()
-    closed.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    closed.bind(("127.0.0.1", 0))
-    port = closed.getsockname()[1]
+    stand_in = DiscordStandIn()
     metrics_port = _free_port()
     env = {**FAST, "GOMOKU_METRICS_PORT": str(metrics_port)}
-    bot = BotProcess(port, tmp_path / "gomoku.sqlite3", env=env)
-    stand_in = StandIn()
+    bot = BotProcess(stand_in.port, tmp_path / "gomoku.sqlite3", env=env)
     try:
         waiting = _waiting_lines(bot)
         await _within(60, until(waiting, lambda lines: len(lines) >= 3))
         await _within(30, until(lambda: _health(metrics_port), lambda said: said is not None
                                 and "connecting to Discord" in said))  # fmt: skip
-        closed.close()
-        async with _listening(port, stand_in):
+        async with stand_in.listen():
             await _within(60, until(waiting, lambda lines: "503" in lines[-1]))
             assert bot.process.poll() is None  # still waiting, no restart
             async with FakeDiscord() as fake:
@@ -166,15 +105,25 @@ async def test_a_bot_started_before_discord_answers_connects_once_it_does(
                 status = await asyncio.to_thread(bot.terminate)
         errors = bot.errors()
     finally:
-        closed.close()
+        stand_in.close()
         bot.close()
     assert status == 0, errors
-    lines = _lines(errors)
+    lines = log_lines(errors)
     faults = [match["fault"] for line in lines if (match := WAITING.match(line))]
     assert len(faults) == len(lines), errors  # nothing but the one-line warnings
     assert any("Cannot connect to host" in fault for fault in faults), faults
     assert any(fault == "Discord answered 503 Service Unavailable" for fault in faults), faults
-    assert stand_in.refused >= 1
+    assert stand_in.unavailable >= 1
+
+
+async def test_the_connection_benchmark_runs_short(tmp_path: Path) -> None:
+    figures = await bench_connect(0, folder=tmp_path, env=FAST, retries=3)
+    assert figures.exit_status == 0
+    assert len(figures.lines) >= 3
+    assert all(WAITING.match(line) for line in figures.lines), figures.lines
+    report = figures.report()
+    assert "without a restart" in report
+    assert "0 tracebacks" in report
 
 
 async def test_a_name_that_does_not_resolve_is_waited_for_and_a_stop_is_clean(
@@ -190,7 +139,7 @@ async def test_a_name_that_does_not_resolve_is_waited_for_and_a_stop_is_clean(
     finally:
         bot.close()
     assert status == 0, errors
-    lines = _lines(errors)
+    lines = log_lines(errors)
     assert all(WAITING.match(line) for line in lines), errors
     assert all("ClientConnectorDNSError" in line for line in lines), errors
     assert "Traceback" not in errors
@@ -213,7 +162,7 @@ async def test_a_malformed_token_is_refused_before_any_connection(
     finally:
         bot.close()
     assert status == EXIT_CONFIG, errors
-    (line,) = _lines(errors)
+    (line,) = log_lines(errors)
     assert "DISCORD_TOKEN is not a Discord bot token" in line
     assert token not in errors
     assert fake.requests == []  # not one request, not even the login
