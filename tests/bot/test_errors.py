@@ -43,6 +43,7 @@ EXAMPLES: list[BaseException] = [
     service.OtherChannelError(1),
     service.UnknownButtonError(),
     service.NotAPlayerError(1, 2),
+    service.OwnUndoRequestError(1, 2),
     service.NotReplaceableError(1, 2),
     service.NotYourTurnError(1, 2),
     service.AIThinkingError(1),
