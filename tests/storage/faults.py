@@ -70,9 +70,12 @@ def too_new(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def write_lock_held(path: Path, seconds: float) -> Iterator[None]:
-    """Another connection holds ``BEGIN IMMEDIATE`` on ``path`` for ``seconds`` (in a thread,
-    as another process would: the caller's event loop stays free).
+def write_lock_held(
+    path: Path, seconds: float, *, release: threading.Event | None = None
+) -> Iterator[None]:
+    """Another connection holds ``BEGIN IMMEDIATE`` on ``path`` for ``seconds``, or until
+    ``release`` is set if that comes first (in a thread, as another process would: the
+    caller's event loop stays free).
 
     Blocking the caller until the lock is taken is safe only while nothing else writes: a
     writer mid-transaction would make ``BEGIN IMMEDIATE`` wait out its busy timeout. So the
@@ -86,7 +89,10 @@ def write_lock_held(path: Path, seconds: float) -> Iterator[None]:
             with closing(sqlite3.connect(path, isolation_level=None, timeout=4.0)) as db:
                 db.execute("BEGIN IMMEDIATE")
                 taken.set()
-                time.sleep(seconds)
+                if release is None:
+                    time.sleep(seconds)
+                else:
+                    release.wait(seconds)
                 db.execute("ROLLBACK")
         except sqlite3.Error as error:
             failed.append(error)
