@@ -13,6 +13,8 @@ load instead of at saturation (where latency is just queue length / throughput),
 ``--readers N``: N tasks that read while the games are played, each in turn a game by id
 (a small read, answered on the event loop) and a game's whole move history (on the reader
 connection's thread), pausing like the players; their latencies are printed too.
+The command line runs it as the bot runs (``bot.app.process_runner``: its event loop and its
+GIL switch interval, which set what a trip to a connection's thread costs) and prints both.
 ``tests/storage/test_bench_storage.py`` runs a tiny version so the benchmark keeps working.
 """
 
@@ -22,12 +24,14 @@ import argparse
 import asyncio
 import random
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from bot.app import process_runner
 from engine.types import Outcome, Point, Termination
 from storage.repository import GameRecord, NewGame, Player
 from storage.sqlite import SqliteGameRepository
@@ -161,7 +165,9 @@ async def bench(
     latencies.sort()
     solo.sort()
     per_thousand = (size - empty_size) / games * 1000
+    loop = type(asyncio.get_running_loop()).__module__.split(".")[0]
     print(f"storage bench: SQLite WAL, synchronous={synchronous}, one writer connection")
+    print(f"  {loop} event loop, GIL switch interval {sys.getswitchinterval() * 1000:g} ms")
     print(f"  {games} games at once, {len(latencies)} moves, each game's last move finishes it")
     if think:
         offered = games / think
@@ -204,16 +210,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--readers", type=int, default=0, help="tasks reading while the games are played"
     )
     args = parser.parse_args(argv)
-    asyncio.run(
-        bench(
-            args.games,
-            args.moves,
-            args.synchronous,
-            args.dir,
-            args.think_ms / 1000,
-            args.readers,
+    with process_runner() as runner:
+        runner.run(
+            bench(
+                args.games,
+                args.moves,
+                args.synchronous,
+                args.dir,
+                args.think_ms / 1000,
+                args.readers,
+            )
         )
-    )
 
 
 if __name__ == "__main__":
