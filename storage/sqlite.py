@@ -3,9 +3,9 @@
 The SQL is ``storage.sql``'s; this module holds what is SQLite's own: the connections, the
 file checks, the migrations runner and the group commit.
 
-Each connection is an ``aiosqlite`` connection: a thread of its own that runs the statements
-asked of it in order, so the event loop never waits for the disk or for a lock. Only
-aiosqlite's public API is used.
+The writer and the reader are ``aiosqlite`` connections: each a thread of its own that runs
+the statements asked of it in order, one trip there and back per statement, so the event loop
+never waits for the disk or for a lock. Only aiosqlite's public API is used.
 
 Writes are serialized through one writer task that group-commits: every write queued at that
 moment runs in one ``BEGIN IMMEDIATE`` transaction on the writer connection and is committed
@@ -18,9 +18,11 @@ half-done.
 Small point reads (a game, a channel's open game, settings, a stored ping: what every command
 asks) run inline on the event loop through a query-only ``sqlite3`` connection: in WAL mode a
 reader never waits for the writer, and such a read takes some 20 µs, where a trip to a
-connection's thread and back costs far more under load (``python -m benchmarks.bench_storage
---readers N`` measures both kinds). Should that connection ever be busy (SQLite recovering
-the WAL), the read goes to the reader connection instead.
+connection's thread and back waits for a busy loop: with 200 games played and 20 tasks
+reading (AMD EPYC, 2 cores, shared), a game by id took 0.96 ms at p95 this way and 21 ms on
+the reader connection (medians of 5 runs; ``python -m benchmarks.bench_storage --readers N``
+prints both kinds of read). Should the inline connection ever be busy (SQLite recovering the
+WAL), the read goes to the reader connection instead.
 
 Durability: WAL journal with ``synchronous=FULL`` by default, so an acknowledged move
 survives a killed process and a power cut; ``NORMAL`` keeps it through a killed process only
