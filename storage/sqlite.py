@@ -455,13 +455,16 @@ class SqliteGameRepository(SqlGameRepository):
         self._wake = asyncio.Event()
         self._nudge: asyncio.TimerHandle | None = None  # wakes the writer for unhurried writes
         self._closing = False  # no new writes
-        self._closed = False  # the connections are closed
+        self._closed = False  # no new reads
+        self._shut = False  # the connections are closed
         # What the writer has done, for tests to wait on (``_until``) rather than sleep.
         self._queued = 0  # writes ever queued
         self._committing = 0  # writes in the batch being committed
         self._commits = 0  # group commits made
         self._watchers: list[asyncio.Future[None]] = []
         self._writer = asyncio.create_task(self._write_loop(), name=f"sqlite writer {path}")
+        # Cancelled, as every task is, when the event loop shuts down.
+        self._guard = asyncio.create_task(self._close_with_loop(), name=f"sqlite guard {path}")
 
     @property
     def path(self) -> Path:
@@ -500,7 +503,15 @@ class SqliteGameRepository(SqlGameRepository):
         while True:
             try:
                 connections = await _open_connections(path, synchronous, lock_wait_s)
-                return cls(path, clock, connections)
+                repo = cls(path, clock, connections)
+                # A turn of the loop, so that the guard is running: a task cancelled before
+                # it ever ran would run no cleanup.
+                try:
+                    await asyncio.sleep(0)
+                except BaseException:
+                    await repo.close()
+                    raise
+                return repo
             except sqlite3.Error as error:
                 waited = time.monotonic() - started
                 if not _is_locked(error):
@@ -530,10 +541,29 @@ class SqliteGameRepository(SqlGameRepository):
         await asyncio.wait([self._writer])  # its own failure, if any, was reported to writers
         if not self._closed:
             self._closed = True
-            self._inline.close()
-            await self._writes.close()
             async with self._reading:  # after the reads already waiting for the reader
-                await self._reader.close()
+                await self._close_connections()
+            self._guard.cancel()
+            await asyncio.wait([self._guard])
+
+    async def _close_connections(self) -> None:
+        """Close the connections, once: their threads end."""
+        if self._shut:
+            return
+        self._shut = True
+        self._inline.close()
+        await self._writes.close()
+        await self._reader.close()
+
+    async def _close_with_loop(self) -> None:
+        """Wait to be cancelled: by ``close``, or by the event loop shutting down with the
+        repository still open (a crash on the way out). The connections are closed either
+        way: their threads would otherwise keep the process from exiting."""
+        try:
+            await asyncio.Event().wait()
+        finally:
+            self._closing = self._closed = True
+            await self._close_connections()
 
     async def checkpoint(self) -> int:
         """Fold the WAL back into the main file and return the database's size in bytes."""

@@ -7,6 +7,8 @@ import enum
 import hashlib
 import os
 import sqlite3
+import subprocess
+import sys
 import threading
 from contextlib import closing
 from datetime import UTC, datetime
@@ -39,7 +41,7 @@ from storage.sqlite import (
     statements,
 )
 from tests.storage.conftest import ALICE, BOB, GUILD, FakeClock, new_game
-from tests.storage.faults import write_lock_held
+from tests.storage.faults import write_lock_held_async
 
 
 def schema(path: Path) -> list[tuple[Any, ...]]:
@@ -375,7 +377,7 @@ async def test_a_write_waits_for_another_process_lock_off_the_event_loop(tmp_pat
     async with SqliteGameRepository.open(path) as repo:
         game = await repo.create_game(new_game())
         release = threading.Event()
-        with write_lock_held(path, 10.0, release=release):
+        async with write_lock_held_async(path, 10.0, release=release):
             move = asyncio.create_task(
                 repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
             )
@@ -462,6 +464,33 @@ async def test_no_writer_waits_forever_if_the_writer_dies(tmp_path: Path) -> Non
         assert (await repo.get_game(game.id)).ply == 0  # reads still work
         await repo.close()
         assert repo._closed
+
+
+def test_a_repository_left_open_does_not_keep_the_process_alive(tmp_path: Path) -> None:
+    # A crash on the way out: the event loop ends with the repository still open. The
+    # threads of its connections end all the same, or the process could never exit.
+    script = (
+        "import asyncio, sys\n"
+        "from storage import NewGame, Player, SqliteGameRepository\n"
+        "async def main():\n"
+        "    repo = await SqliteGameRepository.connect(sys.argv[1])\n"
+        "    players = {'black': Player.human(1), 'white': Player.human(2)}\n"
+        "    await repo.create_game(NewGame(guild_id=1, channel_id=1, **players))\n"
+        "    raise SystemExit(3)\n"
+        "asyncio.run(main())\n"
+    )
+    path = tmp_path / "t.sqlite3"
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        cwd=Path(__file__).parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 3, done.stderr
+    assert done.stderr == ""  # no thread died complaining
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT count(*) FROM games").fetchone() == (1,)
 
 
 async def test_a_failing_migration_changes_nothing(
