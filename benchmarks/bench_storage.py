@@ -33,7 +33,7 @@ from typing import Literal
 
 from bot.app import process_runner
 from engine.types import Outcome, Point, Termination
-from storage.repository import GameRecord, NewGame, Player
+from storage.records import GameRecord, NewGame, Player
 from storage.sqlite import SqliteGameRepository
 
 __all__ = ["bench", "main"]

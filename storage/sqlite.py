@@ -53,7 +53,7 @@ from typing import Any, Literal, Self, TypedDict, TypeVar, Unpack
 
 import aiosqlite
 
-from storage.repository import (
+from storage.errors import (
     CorruptDatabaseError,
     DatabaseLockedError,
     DatabaseRefusedError,
@@ -62,8 +62,8 @@ from storage.repository import (
     ForeignDatabaseError,
     ReadOnlyDatabaseError,
     StorageError,
-    utc_now,
 )
+from storage.records import utc_now
 from storage.sql import (
     _EPOCH,
     _MICROSECOND,

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from engine.types import Point
-from storage.repository import NewGame, Player
+from storage.records import NewGame, Player
 from storage.sqlite import APPLICATION_ID, LATEST_VERSION, SqliteGameRepository
 
 PAGE = 4096

@@ -18,7 +18,7 @@ from contextlib import closing
 from pathlib import Path
 
 from engine.types import Outcome, Point, Termination
-from storage.repository import GameRecord, NewGame, Player
+from storage.records import GameRecord, NewGame, Player
 from storage.sqlite import SqliteGameRepository
 from tests.processes import python_m
 

@@ -19,16 +19,13 @@ import pytest
 
 import storage.sqlite as sqlite_module
 from engine.types import Color, Outcome, Point, Termination
-from storage.repository import (
+from storage.errors import (
     CorruptDatabaseError,
     DatabaseRefusedError,
     DatabaseTooNewError,
     ForeignDatabaseError,
-    GameStatus,
-    GuildSettings,
-    Player,
-    TurnPing,
 )
+from storage.records import GameStatus, GuildSettings, Player, TurnPing
 from storage.sql import Executor
 from storage.sqlite import (
     APPLICATION_ID,

@@ -9,13 +9,8 @@ from datetime import datetime, timedelta
 from bot.core.service.shared import _ABANDONED, WARN_FRACTION, ServiceCore, _IdleTimes
 from bot.core.service.states import ChallengeExpired, GameEnd, TimeoutEvent, TurnWarning
 from engine.types import Outcome, Termination
-from storage.repository import (
-    GameNotFoundError,
-    GameRecord,
-    GameStatus,
-    InvalidStatusError,
-    VersionConflictError,
-)
+from storage.errors import GameNotFoundError, InvalidStatusError, VersionConflictError
+from storage.records import GameRecord, GameStatus
 
 log = logging.getLogger(__name__)
 
