@@ -39,7 +39,7 @@ from typing import Final
 
 from bot.settings import InvalidSettingError, Settings, token_user_id
 from bot.shards import ShardSpec
-from storage import repository as store
+from storage import errors as store
 
 EXIT_CONFIG: Final = 2
 EXIT_TOKEN: Final = 3  # Discord refused the token

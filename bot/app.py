@@ -96,7 +96,7 @@ async def serve(settings: Settings, shards: ShardSpec | None = None, **options: 
     The database (``GOMOKU_DATABASE_URL``'s PostgreSQL, else the SQLite file) is opened, and a
     SQLite file checked (identity, ``quick_check``, a write), before the bot connects, so a
     storage fault stops the start with its own error
-    (``storage.repository.DatabaseRefusedError``) and nothing reaches Discord.
+    (``storage.errors.DatabaseRefusedError``) and nothing reaches Discord.
     """
     from storage.opening import open_repository
 

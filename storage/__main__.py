@@ -42,8 +42,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def _copy(source: Path, target: str) -> int:
     from storage.copy import copy_database
+    from storage.errors import StorageError
     from storage.opening import is_postgres_url, redact
-    from storage.repository import StorageError
 
     if not is_postgres_url(target):
         sys.stderr.write(

@@ -27,7 +27,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from storage.repository import StorageError
+from storage.errors import StorageError
 
 __all__ = ["BackupError", "BackupExistsError", "BackupReport", "backup"]
 

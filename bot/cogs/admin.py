@@ -22,7 +22,7 @@ from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, words
 from bot.text.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_field
 from engine.types import Rule
-from storage.repository import COIN_TOSS, GuildSettings
+from storage.records import COIN_TOSS, GuildSettings
 
 __all__ = [
     "AdminCog",

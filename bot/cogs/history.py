@@ -31,7 +31,7 @@ from bot.table import card_embed
 from bot.text import animation, render, words
 from bot.views import GameItem
 from engine.types import Game, Termination
-from storage.repository import GameRecord, Player
+from storage.records import GameRecord, Player
 
 __all__ = [
     "DownloadButton",

@@ -60,14 +60,14 @@ from engine.errors import (
     UnsupportedBoardError,
 )
 from engine.types import Point
-from storage import repository as store
-from storage.repository import (
+from storage import errors as store
+from storage.errors import (
     ChannelBusyError,
     GameNotFoundError,
-    GameStatus,
     InvalidStatusError,
     VersionConflictError,
 )
+from storage.records import GameStatus
 
 __all__ = ["game_in_thread", "generic_message", "quote", "startup_message", "user_message"]
 

@@ -13,7 +13,7 @@ from bot.client import GomokuBot
 from bot.core.ai import AIError, AIMove, AIRequest
 from bot.core.service import GameService
 from bot.core.service.states import TimeoutEvent
-from storage.repository import GameRecord, GameStatus
+from storage.records import GameRecord, GameStatus
 from tests.bot.conftest import BotFactory, GatedRunner, accepted_challenge, challenge
 from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser

@@ -28,7 +28,7 @@ from engine.errors import (
 )
 from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
-from storage.repository import GameStatus, GuildSettings, Player
+from storage.records import GameStatus, GuildSettings, Player
 from tests.clock import FakeClock
 from tests.runners import FailingRunner, FlakyRunner, NearestRunner
 

@@ -15,7 +15,7 @@ import pytest
 from bot.core.service import GameService
 from bot.shards import OwnedGames, ShardSpec, shard_of
 from storage.postgres import PostgresGameRepository
-from storage.repository import GameStatus, NewGame, Player, utc_now
+from storage.records import GameStatus, NewGame, Player, utc_now
 from tests.bot.conftest import BotFactory
 from tests.bot.test_service import ALICE, BOB
 from tests.botprocess import TOKEN, BotProcess

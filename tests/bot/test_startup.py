@@ -22,7 +22,7 @@ from bot.__main__ import EXIT_CODES
 from bot.app import serve
 from bot.settings import Settings
 from bot.text.refusals import startup_message
-from storage import repository as store
+from storage import errors as store
 from tests.botprocess import TOKEN
 from tests.processes import python_m_started
 from tests.storage.faults import (

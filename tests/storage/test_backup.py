@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from engine.types import Outcome, Point, Termination
-from storage.repository import GameRecord, NewGame, Player
+from storage.records import GameRecord, NewGame, Player
 from storage.sqlite import SqliteGameRepository
 from tests.processes import python_m
 from tests.storage.faults import fill, played_database, remount_read_only, tiny_filesystem

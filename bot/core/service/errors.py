@@ -46,7 +46,7 @@ from typing import ClassVar
 from bot.core.service.states import GameEnd
 from engine.errors import GomokuError
 from engine.types import Game
-from storage.repository import GameStatus
+from storage.records import GameStatus
 
 
 class GameServiceError(GomokuError):

@@ -44,12 +44,8 @@ from engine.errors import (
 )
 from engine.opening_rules import Seat
 from engine.types import Color, Point
-from storage.repository import (
-    GameStatus,
-    InvalidStatusError,
-    StoredUndo,
-    VersionConflictError,
-)
+from storage.errors import InvalidStatusError, VersionConflictError
+from storage.records import GameStatus, StoredUndo
 
 log = logging.getLogger(__name__)
 
