@@ -185,7 +185,8 @@ class TournamentUseCases(GameUseCases):
             await self.resign(None, user_id, game_id=game_id)
 
     async def start_tournament(self, tournament_id: int) -> Tournament:
-        """Seed the entrants, pair round 1 and open its games.
+        """Seed the entrants, pair round 1 and open its games (the boards are opened by a
+        service that ``run_tournaments``; another leaves them to the one that does).
 
         Raises:
             TournamentNotFoundError, TournamentStatusError (storage): not open.
@@ -244,7 +245,7 @@ class TournamentUseCases(GameUseCases):
         self.subscribe(self._on_tournament_event)
         for tournament in await self.repository.live_tournaments():
             if tournament.status is TournamentStatus.RUNNING:
-                await self._advance(tournament.id)
+                await self._advance(tournament.id, resuming=True)
 
     async def tournaments_settled(self) -> None:
         """Wait until the work the games' events started is done (tests, shutdown)."""
@@ -285,10 +286,12 @@ class TournamentUseCases(GameUseCases):
         )
         return True
 
-    async def _advance(self, tournament_id: int) -> None:
+    async def _advance(self, tournament_id: int, *, resuming: bool = False) -> None:
         """Bring the tournament up to date with its games: record results of games already
         over, open the boards that have no game, and pair the next round when it is due, or
-        finish the tournament after the last."""
+        finish the tournament after the last. ``resuming``: a process stopped between
+        opening a board's game and linking it may have left the game open: link that one
+        rather than open a second."""
         async with self._tournament_lock(tournament_id):
             while True:
                 tournament = await self.repository.tournament(tournament_id)
@@ -301,7 +304,10 @@ class TournamentUseCases(GameUseCases):
                         await self._record_result(pairing, game)
                 pairings = await self.repository.pairings(tournament_id)
                 for pairing in pairings:
-                    if pairing.result is None and pairing.game_id is None:
+                    unopened = pairing.result is None and pairing.game_id is None
+                    if unopened and not (
+                        resuming and await self._link_left_game(tournament, pairing)
+                    ):
                         await self._open_board(tournament, pairing)
                 entrants = await self.repository.entrants(tournament_id)
                 try:
@@ -343,6 +349,21 @@ class TournamentUseCases(GameUseCases):
         )
         if not linked:
             await self.abandon(channel_id)
+
+    async def _link_left_game(self, tournament: Tournament, pairing: Pairing) -> bool:
+        """Link the board to an open game of the guild between its two players, with its
+        colours, that no board has; False if there is none."""
+        for game in await self.repository.open_games():
+            if (
+                game.guild_id == tournament.guild_id
+                and game.created_by == tournament.created_by
+                and (game.black.user_id, game.white.user_id) == (pairing.black, pairing.white)
+                and await self.repository.pairing_by_game(game.id) is None
+            ):
+                return await self.repository.set_pairing_game(
+                    tournament.id, pairing.round, pairing.board, game.id
+                )
+        return False
 
     def _tournament_lock(self, tournament_id: int) -> asyncio.Lock:
         return self._tournament_locks.setdefault(tournament_id, asyncio.Lock())

@@ -9,6 +9,7 @@ import itertools
 import random
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -22,10 +23,12 @@ from bot.core.service.tournaments import TournamentService
 from engine.types import Point
 from storage.club import EntrantStatus, Format, Pairing, Result, Tournament, TournamentStatus
 from storage.memory import InMemoryGameRepository
+from storage.records import Player
 from storage.repository import GameRepository
 from storage.sqlite import SqliteGameRepository
 from tests.clock import START, FakeClock
 from tests.runners import NearestRunner
+from tests.storage.conftest import new_game
 
 GUILD, CHANNEL, ORGANISER = 500, 10, 99
 PLAYERS = (1, 2, 3, 4, 5, 6, 7)
@@ -266,3 +269,28 @@ async def test_a_restart_mid_round_loses_nothing_and_pairs_once(
         assert [r.number for r in await repo.rounds(made.id)] == [1, 2, 3]
         table = {s.user_id: s.points for s in await after.tournament_standings(made.id)}
         assert table == {1: 3.0, 2: 2.0, 3: 1.0, 4: 0.0}
+
+
+async def test_a_game_opened_but_not_linked_before_a_stop_is_linked_on_resume(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    path = tmp_path / "club.sqlite3"
+    async with SqliteGameRepository.open(path, clock=clock) as repo:
+        # Started by a process that stopped after opening the board's game, before linking it.
+        service = make_service(repo, clock)
+        made = await new_tournament(service, (1, 2), format=Format.ROUND_ROBIN)
+        await service.start_tournament(made.id)
+        (pairing,) = await repo.pairings(made.id)
+        assert pairing.game_id is None
+        assert pairing.white is not None
+        black, white = Player.human(pairing.black), Player.human(pairing.white)
+        left = await repo.create_game(
+            replace(new_game(30_000, black, white, turn_seconds=SECONDS), created_by=ORGANISER)
+        )
+        await repo.create_game(new_game(30_001, black, white))  # the same players, not the board's
+    async with SqliteGameRepository.open(path, clock=clock) as repo:
+        threads = Threads()
+        await make_service(repo, clock).run_tournaments(threads)
+        (pairing,) = await repo.pairings(made.id)
+        assert pairing.game_id == left.id
+        assert threads.made == []  # no second game for the board
