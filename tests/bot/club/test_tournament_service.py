@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from bot.core.club.errors import AlreadyEnteredError, EntriesClosedError
+from bot.core.runner import GameRunner
 from bot.core.service import GameService
 from bot.core.service.errors import InvalidOptionError
+from bot.core.service.events import GameEnded
 from bot.core.service.inputs import GameRef, Place
 from bot.core.service.tournaments import TournamentService
 from engine.types import Point
@@ -26,6 +28,7 @@ from storage.memory import InMemoryGameRepository
 from storage.records import Player
 from storage.repository import GameRepository
 from storage.sqlite import SqliteGameRepository
+from tests.bot.test_runner import event_where
 from tests.clock import START, FakeClock
 from tests.runners import NearestRunner
 from tests.storage.conftest import new_game
@@ -171,15 +174,22 @@ async def test_a_player_who_never_moves_forfeits_on_time(
 ) -> None:
     service = make_service(repo, clock)
     await service.run_tournaments(Threads())
-    made = await new_tournament(service, (1, 2), format=Format.ROUND_ROBIN)
-    await service.start_tournament(made.id)
-    (pairing,) = await repo.pairings(made.id)
+    games = GameRunner(service, poll=3600.0)
+    games.start()
+    try:
+        made = await new_tournament(service, (1, 2), format=Format.ROUND_ROBIN)
+        await service.start_tournament(made.id)
+        clock.advance(SECONDS + 1)
+        games.wake()  # a pass under way when the clock moved is followed by another
+        ended = await event_where(service, lambda event: isinstance(event, GameEnded))
+        assert isinstance(ended, GameEnded)
+        assert ended.by_clock
+        await service.tournaments_settled()
+    finally:
+        await games.close()
 
-    clock.advance(SECONDS + 1)
-    await service.tick()
-    await service.tournaments_settled()
-
     (pairing,) = await repo.pairings(made.id)
+    assert pairing.game_id == ended.game.game_id
     assert pairing.result is Result.WHITE_WINS_BY_FORFEIT  # Black's clock ran out unmoved
     assert (await repo.tournament(made.id)).status is TournamentStatus.FINISHED
 
