@@ -650,6 +650,9 @@ INDEXED_QUERIES: dict[str, tuple[str, tuple[Any, ...]]] = {
     "a player's stats": (SQL_PLAYER_STATS, (0, "gomoku", "freestyle", 1)),
     "a leaderboard": (SQL_LEADERBOARD, (0, "gomoku", 0, 10, 0, "freestyle")),
     "a player's results": (SQL_USER_RESULTS, (1, None)),
+    "the board of a game": (SQL_PAIRING_BY_GAME, (1,)),  # asked at every game's end
+    "a tournament's boards": (SQL_PAIRINGS, (1,)),
+    "a tournament's entrants": (SQL_ENTRANTS, (1,)),
 }
 
 
