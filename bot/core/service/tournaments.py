@@ -242,6 +242,7 @@ class TournamentUseCases(GameUseCases):
         """Listen to the games' events from now on, placing boards with ``board_channel``,
         and resume every running tournament (see the module doc)."""
         self._board_channel = board_channel
+        self.unsubscribe(self._on_tournament_event)  # called again: still one task per event
         self.subscribe(self._on_tournament_event)
         for tournament in await self.repository.live_tournaments():
             if tournament.status is TournamentStatus.RUNNING:
