@@ -253,7 +253,7 @@ async def play_on(
 async def hold_a_tournament(
     repo: GameRepository, model: InMemoryGameRepository, game_id: int
 ) -> None:
-    """The tables the upgrade adds (``0017_tournaments.sql``) take a tournament as the model
+    """The tables the upgrade adds (``0018_tournaments.sql``) take a tournament as the model
     does, its round linked to a game of the upgraded database."""
     new = NewTournament(500, 40, "After the upgrade", Format.SWISS, "gomoku", "freestyle", 2, 60, 1)
     tournament = await model.create_tournament(new)

@@ -1,4 +1,4 @@
--- Tournaments the bot runs: the PostgreSQL twin of sqlite/0017_tournaments.sql. Their
+-- Tournaments the bot runs: the PostgreSQL twin of sqlite/0018_tournaments.sql. Their
 -- settings, entrants, rounds and boards (storage.club's records, one table each). A round is
 -- stored with its boards in one transaction, and the primary keys keep a round from being
 -- paired twice.
