@@ -44,6 +44,7 @@ EXTENSIONS: Final = (
     "bot.cogs.onboarding",
     "bot.cogs.puzzles",
     "bot.cogs.history",
+    "bot.outage",
 )
 
 

@@ -28,6 +28,7 @@ import discord
 from discord.ext import commands
 from discord.http import Route
 
+from bot import outage
 from bot.cooldown import UserCooldown
 from bot.core.admission import StartAdmission
 from bot.core.service import GameService
@@ -302,7 +303,13 @@ class GomokuBot(commands.Bot):
             self._wake.clear()
             self._planned = None
             try:
-                events, upcoming = await self.service.tick_and_plan()
+                if self.table.faults.paused():
+                    # Nobody can move while Discord does not answer: the clocks stand still,
+                    # and move on by the outage's length when it ends (bot.outage).
+                    events: Sequence[TurnWarning | GameEnd | ChallengeExpired] = []
+                    upcoming = None
+                else:
+                    events, upcoming = await self.service.tick_and_plan()
                 for event in events:
                     await self._announce(event)
                 if self.clock() >= next_resume:
@@ -341,8 +348,16 @@ class GomokuBot(commands.Bot):
                 await self.table.show_game(event.game, ratings=event.ratings)
             else:
                 await self.table.show_game(event.game)
-        except discord.HTTPException:
-            log.exception("could not announce %r", type(event).__name__)
+        except discord.HTTPException as error:
+            if outage.discord_down(error):
+                self.table.faults.failed(event.game.game_id, error)  # the clocks stand still
+            log.warning(
+                "could not announce %s in game %s: %s %s",
+                type(event).__name__,
+                event.game.game_id,
+                error.status,
+                error.code,
+            )
 
 
 def _shape(commands: Sequence[Any]) -> list[Any]:

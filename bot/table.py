@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import discord
 
-from bot import threads
+from bot import outage, threads
 from bot.core.service.errors import OutOfTimeError
 from bot.core.service.states import GameState, MoveResult, RatingChange
 from bot.host import GameHost, MovePlay, MoveSource
@@ -77,6 +77,7 @@ class Table:
         self.ack_after = ack_after  # a write slower than this is answered by a deferral first
         self.ai_reply_wait = ai_reply_wait  # an AI slower than this: the /place is deferred
         self.turn_pings = TurnPings()
+        self.faults = outage.Faults(host)
         self._show_locks: dict[int, asyncio.Lock] = {}
         self._shown: dict[int, int] = {}  # game id -> the newest version drawn
         # game id -> its board message, known here before the state from the store says so
@@ -163,20 +164,50 @@ class Table:
         ratings: Sequence[RatingChange] = (),
         repost: bool = False,
         pinged: int | None = None,
+        strict: bool = False,
     ) -> None:
         """Draw ``game`` on its board message: edit it, or post it anew (see module doc).
 
         ``interaction``: when it is a button on that very message (or the command whose
         response is that message), the edit goes through the interaction token. ``pinged``:
         the message that already told the player to move (``bot.turns``).
+
+        Discord's faults do not reach the caller (the game is stored already): a board that
+        Discord did not answer for is redrawn once it does, a game whose channel or thread
+        is gone ends, one where the bot lost a permission waits (``bot.outage``). ``strict``
+        (the redraw after an outage): a Discord that still does not answer raises.
         """
         words.use_command_ids(self.host.preferences.command_ids)  # also outside interactions
-        with i18n.using(
-            await self.host.preferences.server_language(game.guild_id)
-        ):  # the board is public
-            await self._show_game(
-                game, interaction=interaction, ratings=ratings, repost=repost, pinged=pinged
+        try:
+            with i18n.using(
+                await self.host.preferences.server_language(game.guild_id)
+            ):  # the board is public
+                await self._show_game(
+                    game, interaction=interaction, ratings=ratings, repost=repost, pinged=pinged
+                )
+        except (discord.HTTPException, *outage.NO_ANSWER) as error:
+            if strict and outage.discord_down(error):
+                raise
+            if pinged is not None:
+                # The player was told already (a /place's answer): that stays the turn's ping.
+                self.turn_pings.announce(self.host, game, sent=pinged)
+            await self._fault(game, error)
+
+    async def _fault(self, game: GameState, error: BaseException) -> None:
+        """Discord failed to draw ``game``: see ``show_game``."""
+        if outage.discord_down(error):
+            self.faults.failed(game.game_id, error)
+        elif outage.home_gone(error):
+            await self.faults.home_lost(game, error)
+        elif isinstance(error, discord.Forbidden):
+            log.warning(
+                "game %s waits: the bot may not draw it in channel %s (%s)",
+                game.game_id,
+                game.channel_id,
+                error.code,
             )
+        else:
+            raise error
 
     async def _show_game(
         self,
@@ -290,9 +321,16 @@ class Table:
             else:
                 channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
                 await channel.get_partial_message(message_id).edit(**message_args)
-        except discord.NotFound:
+        except discord.NotFound as error:
+            if outage.home_gone(error):
+                raise  # the channel itself is gone, not only the message
             return False  # deleted by someone
         except discord.HTTPException as error:
+            if error.code == outage.ARCHIVED and await outage.unarchive(self.host, game.channel_id):
+                # Discord archived the game's quiet thread: reopened, the edit is tried once more.
+                channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
+                await channel.get_partial_message(message_id).edit(**message_args)
+                return True
             if error.code != _OLD_MESSAGE_EDIT:
                 raise
             return False

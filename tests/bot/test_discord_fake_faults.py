@@ -4,6 +4,7 @@ with Discord's status and error code, and the gateway events discord.py acts on.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Final
 
 import discord
 import pytest
@@ -11,7 +12,7 @@ from discord.ext import commands
 
 from tests.fakediscord import FakeDiscord
 
-WEEK: int = 10080  # minutes: the longest auto-archive duration
+WEEK: Final = 10080  # minutes: the longest auto-archive duration
 
 
 class Plain(commands.Bot):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime, timedelta
 
 from bot.core.service.errors import (
@@ -479,6 +479,20 @@ class GameUseCases(ServiceCore):
             await self._view(record.id, record)
             for record in await self.repository.open_games()
             if user_id in (record.black.user_id, record.white.user_id)
+        ]
+
+    async def open_games_at(
+        self, *, channels: Collection[int] = (), guild_id: int | None = None
+    ) -> list[GameState]:
+        """The pending and active games in ``channels`` or in threads off them, and every one
+        in ``guild_id`` (for the Discord layer when a channel, a thread or a server goes)."""
+        wanted = set(channels)
+        return [
+            await self._view(record.id, record)
+            for record in await self.repository.open_games()
+            if record.channel_id in wanted
+            or record.parent_channel_id in wanted
+            or (guild_id is not None and record.guild_id == guild_id)
         ]
 
     async def open_game(self, channel_id: int) -> GameState | None:
