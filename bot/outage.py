@@ -95,7 +95,7 @@ class Faults:
         host: GameHost,
         *,
         first_retry_s: float = 0.5,
-        longest_retry_s: float = 30.0,
+        longest_retry_s: float = 5.0,
         grace: timedelta = GRACE,
     ) -> None:
         self.host = host
