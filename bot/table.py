@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 
 REPOST_AGE: Final = timedelta(hours=1)  # edits of older messages hit a stricter rate limit
 _OLD_MESSAGE_EDIT: Final = 30046  # Discord: too many edits to messages older than an hour
+_EXPIRED_TOKEN: Final = 401  # Discord: an interaction's webhook after its token's 15 minutes
 # Discord wants a first answer within 3 s of the event; this leaves room for the gateway's
 # delivery and for a loaded event loop.
 ACK_AFTER: Final = 1.5
@@ -455,7 +456,7 @@ class Table:
                 # A fast AI must not fill in a reply not yet deferred; shielded, so that a
                 # shutdown here still leaves the reply noted for the next start.
                 await asyncio.shield(pending[0])
-                await interaction.edit_original_response(content=_move_summary(result, reply))
+                await self._fill_in(interaction, reply.game, _move_summary(result, reply))
             elif is_command:
                 await interaction.response.send_message(
                     _move_summary(result, reply), ephemeral=True
@@ -481,6 +482,34 @@ class Table:
             if saved is not None and not shutting_down:
                 await self.host.service.drop_pending_reply(saved.token)
         return reply
+
+    async def _fill_in(
+        self, interaction: discord.Interaction[Any], game: GameState, text: str
+    ) -> None:
+        """Fill in ``interaction``'s deferred reply with ``text``; where its token has expired
+        (15 minutes) or its reply is gone, say it in the game's channel instead, to the
+        player by mention."""
+        try:
+            await interaction.edit_original_response(content=text)
+            return
+        except discord.HTTPException as error:
+            if error.status not in (_EXPIRED_TOKEN, 403, 404):
+                raise
+            expired = error
+        log.warning(
+            "reply to interaction %s is gone (%s %s); answering in the channel",
+            interaction.id,
+            expired.status,
+            expired.code,
+        )
+        user = interaction.user.id
+        channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
+        await channel.send(
+            f"<@{user}> {text}",
+            allowed_mentions=discord.AllowedMentions(
+                everyone=False, roles=False, users=[discord.Object(user)]
+            ),
+        )
 
     async def _defer_reply(
         self, interaction: discord.Interaction[Any], game_id: int, *, remember: bool

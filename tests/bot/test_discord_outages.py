@@ -16,7 +16,7 @@ from bot.client import GomokuBot
 from bot.threads import ARCHIVE_AFTER
 from engine.types import Termination
 from storage.repository import GameStatus
-from tests.bot.conftest import BotFactory, accepted_challenge, board_caught_up
+from tests.bot.conftest import BotFactory, GatedRunner, accepted_challenge, board_caught_up
 from tests.clock import FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Message
 
@@ -232,3 +232,25 @@ async def test_a_member_who_leaves_leaves_the_game_waiting(
     assert "not your turn" in reply.content.lower()
     view = await bot.service.game(game_id)
     assert view.status is GameStatus.ACTIVE  # his clock (or the idle time) decides
+
+
+async def test_a_reply_whose_token_expired_is_said_in_the_games_channel(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    ai = GatedRunner()
+    bot = make_bot(ai=ai, ai_reply_wait=0.05)
+    async with fake.running(bot):
+        await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+        record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
+        await fake.wait_for(lambda: record.callback_type == 5)  # "thinking..."
+        fake.expire(record)  # the AI outlived the token's 15 minutes
+        ai.release.set()
+        await fake.wait_for(
+            lambda: any("The AI answered" in m.content for m in fake.channel_messages())
+        )
+    said = next(m for m in fake.channel_messages() if "The AI answered" in m.content)
+    assert said.content.startswith(f"<@{alice.id}> You played **H8**.")
+    assert said.allowed_mentions is not None
+    assert [str(u) for u in said.allowed_mentions["users"]] == [str(alice.id)]
+    refused = fake.requests_to("PATCH", rf"/webhooks/\d+/{record.token}/messages/@original")
+    assert [r.status for r in refused] == [401]

@@ -30,6 +30,7 @@ Discord's own faults, each answered with Discord's status and JSON error body:
 - ``deny``: permissions taken (403 50013; without View Channel 403 50001 Missing Access).
 - ``remove_bot``: GUILD_DELETE, and every request for the guild's channels 403 50001 after.
 - ``remove_member``: GUILD_MEMBER_REMOVE, and the member unknown (10007) after.
+- ``expire``: an interaction's token past its 15 minutes (401 50027 on its webhook).
 """
 
 from __future__ import annotations
@@ -197,6 +198,7 @@ class FakeDiscord:
         self.resumes = 0  # RESUMEs accepted
         self._invalidate_next_resume = False
         self._resumable: dict[str, tuple[int, int]] = {}  # session id -> its shard
+        self._expired_tokens: set[str] = set()  # interaction tokens past their 15 minutes
         self._holds: list[tuple[str, re.Pattern[str], asyncio.Event]] = []
         self._sessions: list[_Session] = []
         # wait_for's predicates, each with the future its caller awaits
@@ -456,6 +458,11 @@ class FakeDiscord:
                 await self._tell("THREAD_DELETE", data)
             else:
                 await self._tell("CHANNEL_DELETE", item.payload())
+
+    def expire(self, record: InteractionRecord) -> None:
+        """The interaction's token outlived its 15 minutes: its webhook calls (followups,
+        edits of the original) are refused with 401, Invalid Webhook Token (50027)."""
+        self._expired_tokens.add(record.token)
 
     async def remove_bot(self) -> None:
         """The bot is removed from the guild: GUILD_DELETE (without ``unavailable``), and its
@@ -860,6 +867,8 @@ class FakeDiscord:
                 response: web.StreamResponse = _error(down.status, 0, text)
             elif recorded.token in self.refused_tokens:
                 response = _error(401, 0, "401: Unauthorized")
+            elif any(f"/{token}/" in f"{path}/" for token in self._expired_tokens):
+                response = _error(401, 50027, "Invalid Webhook Token")
             elif limited is not None:
                 response = limited
             else:
