@@ -290,6 +290,10 @@ class GomokuBot(commands.Bot):
                 log.exception("could not redraw game %s after resuming", result.game.game_id)
         if idle_for == timedelta(0):
             try:
+                await self.table.faults.redraw_unshown()
+            except Exception:
+                log.exception("redrawing boards behind their games failed")
+            try:
                 await finish_interrupted_replies(self)
             except Exception:
                 log.exception("finishing interrupted replies failed")

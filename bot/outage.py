@@ -186,6 +186,16 @@ class Faults:
         self.outages += 1
         self.host.wake_deadlines()
 
+    async def redraw_unshown(self) -> int:
+        """At start-up: redraw every open game whose board is not known to show its newest
+        state (a board edit the last process did not see through). Returns how many."""
+        games = await self.host.service.unshown_games()
+        for game in games:
+            await self.host.table.show_game(game)
+        if games:
+            log.info("redrew %s boards that were behind their games", len(games))
+        return len(games)
+
     async def home_lost(self, game: GameState, error: BaseException | None = None) -> None:
         """``game``'s channel or thread is gone for the bot: end it without a result and tell
         its players in the channel its thread hung off, if that is still there. A game that

@@ -83,6 +83,9 @@ class Table:
         self._shown: dict[int, int] = {}  # game id -> the newest version drawn
         # game id -> its board message, known here before the state from the store says so
         self._board_ids: dict[int, int] = {}
+        # game id -> the newest version drawn, not yet noted in storage (``_note_shown``)
+        self._to_note: dict[int, int] = {}
+        self._noting: asyncio.Task[None] | None = None
 
     async def defer_if_slow(
         self,
@@ -232,6 +235,7 @@ class Table:
                 edited = await self._try_edit(game, target, message_args, interaction)
             if not edited:
                 await self._post_board(game, message_args, old=message_id)
+            self._note_shown(game)
         if game.is_over and game.record.parent_channel_id is not None:
             await threads.close_thread(self.host, game)
         # In its own task: nothing here waits for it.
@@ -241,6 +245,22 @@ class Table:
             self._show_locks.pop(game.game_id, None)
             self._shown.pop(game.game_id, None)
             self._board_ids.pop(game.game_id, None)
+
+    def _note_shown(self, game: GameState) -> None:
+        """Note in storage, in the background and many games at once, that ``game``'s board
+        shows it: a start-up redraws the open games whose board is not noted as showing
+        their newest version (``bot.outage.Faults.redraw_unshown``)."""
+        self._to_note[game.game_id] = max(game.version, self._to_note.get(game.game_id, -1))
+        if self._noting is None or self._noting.done():
+            self._noting = self.host.spawn(self._write_shown())
+
+    async def _write_shown(self) -> None:
+        while self._to_note:
+            noted, self._to_note = self._to_note, {}
+            try:
+                await self.host.service.mark_shown(noted)
+            except Exception as error:  # the boards are drawn; a start-up only redraws more
+                log.warning("could not note %s boards as shown: %r", len(noted), error)
 
     async def answer_with_board(
         self,
@@ -299,6 +319,7 @@ class Table:
             old = self._board_ids.get(game.game_id, game.record.message_id)
             self._board_ids[game.game_id] = message_id
             self._shown[game.game_id] = max(game.version, self._shown.get(game.game_id, -1))
+            self._note_shown(game)
             await self.host.service.set_message(
                 game.game_id, channel_id=game.channel_id, message_id=message_id
             )

@@ -55,7 +55,7 @@ records they take and return, and the errors they raise are read together.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -764,6 +764,15 @@ class GameRepository(Protocol):
 
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
         """Remember the message that shows the game (does not bump the version)."""
+
+    async def mark_shown(self, shown: Mapping[int, int]) -> None:
+        """Note that each game's board message shows its version ``shown[game_id]`` (an older
+        version than one noted already is ignored, an unknown game skipped; does not bump the
+        version)."""
+
+    async def unshown_games(self) -> list[GameRecord]:
+        """Pending and active games whose board may show less than their newest version (none
+        noted, or an older one), oldest first: start-up redraws them."""
 
     async def move_history(self, game_id: int) -> list[MoveRecord]:
         """Every move row ever written for the game, taken back or not, in write order."""

@@ -254,3 +254,24 @@ async def test_a_reply_whose_token_expired_is_said_in_the_games_channel(
     assert [str(u) for u in said.allowed_mentions["users"]] == [str(alice.id)]
     refused = fake.requests_to("PATCH", rf"/webhooks/\d+/{record.token}/messages/@original")
     assert [r.status for r in refused] == [401]
+
+
+async def test_a_board_behind_its_game_is_redrawn_at_start_up(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, bob: FakeUser
+) -> None:
+    first = make_bot()
+    async with fake.running(first):
+        first.table.faults.first_retry_s = 3600.0  # it stops before it would retry
+        game_id, board = await accepted_challenge(fake, first, alice, bob)
+        await board_caught_up(fake, first, game_id)
+        outage = fake.outage(rf"{MESSAGES}/{board.id}$", method="PATCH")
+        reply = await fake.slash("place", user=alice, options={"cell": "h8"})
+        assert "played **h8**" in reply.content.lower()
+        await fake.wait_for(lambda: outage.refused == 1)
+    outage.end()
+    assert "1 move" not in board.text()  # the board is a move behind the game
+    # A new process on the same database: it redraws the board without anyone moving.
+    second = make_bot()
+    async with fake.running(second):
+        await board_caught_up(fake, second, game_id)
+    assert "last h8" in board.text()

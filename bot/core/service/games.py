@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timedelta
 
 from bot.core.service.errors import (
@@ -471,6 +471,16 @@ class GameUseCases(ServiceCore):
             await self.repository.set_message(game_id, channel_id=channel_id, message_id=message_id)
         except GameNotFoundError as error:
             raise NoSuchGameError(game_id) from error
+
+    async def mark_shown(self, shown: Mapping[int, int]) -> None:
+        """Note the version each game's board message now shows (game id -> version)."""
+        await self.repository.mark_shown(shown)
+
+    async def unshown_games(self) -> list[GameState]:
+        """The open games whose board may show less than their newest state."""
+        return [
+            await self._view(record.id, record) for record in await self.repository.unshown_games()
+        ]
 
     async def open_games_of(self, user_id: int) -> list[GameState]:
         """The pending and active games ``user_id`` plays in (to redraw after ``forget_user``
