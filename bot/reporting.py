@@ -40,6 +40,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+_UNKNOWN_INTERACTION: Final = 10062  # Discord: the interaction's 3 s (or 15 min) are over
+
 
 T = TypeVar("T")
 
@@ -182,6 +184,11 @@ def needs_channel_permissions() -> Callable[[T], T]:
 
 async def report(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Tell the user privately what went wrong; log what has no words (a bug)."""
+    if isinstance(error, discord.NotFound) and error.code == _UNKNOWN_INTERACTION:
+        # Answered too late (Discord was slow to take the answer, or the event came late):
+        # there is nothing left to answer through.
+        log.warning("interaction %s expired before it was answered", interaction.id)
+        return
     message = refusal_message(error)
     if discord_down(error):
         # Discord failed, not the bot: no traceback, and nothing said that may be untrue (a

@@ -436,7 +436,16 @@ class Table:
             # No AI to wait for: answer straight away (one request instead of a deferral and
             # an edit), then show the move on the board. Between people the answer is public
             # and pings the player to move: it is the turn's ping (bot.turns).
-            pinged = await self._answer_move(interaction, result)
+            try:
+                pinged = await self._answer_move(interaction, result)
+            except (discord.HTTPException, *outage.NO_ANSWER) as error:
+                # The move is stored: its board shows it even though its answer failed (once
+                # Discord answers again, if it did not answer).
+                if outage.discord_down(error):
+                    self.faults.failed(result.game.game_id, error)
+                else:
+                    await self.show_game(result.game, ratings=result.ratings)
+                raise
             await self.show_game(
                 result.game, interaction=interaction, ratings=result.ratings, pinged=pinged
             )

@@ -275,3 +275,17 @@ async def test_a_board_behind_its_game_is_redrawn_at_start_up(
     async with fake.running(second):
         await board_caught_up(fake, second, game_id)
     assert "last h8" in board.text()
+
+
+async def test_a_move_whose_answer_discord_refused_is_kept_and_shown_later(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, board = await accepted_challenge(fake, bot, alice, bob)
+    await board_caught_up(fake, bot, game_id)
+    outage = fake.outage()  # everything, the interaction callbacks too
+    record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
+    await fake.wait_for(lambda: outage.refused >= 2)  # the answer, then the report of it
+    assert record.callback_type is None  # Discord took no answer: the player saw it fail
+    outage.end()
+    await board_caught_up(fake, bot, game_id)  # the stored move shows, Bob is pinged
+    assert "last h8" in board.text()
