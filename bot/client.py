@@ -1,12 +1,14 @@
 """``GomokuBot``: the discord.py client that hosts games over ``GameService``.
 
 Lifecycle: ``setup_hook`` opens the repository and the AI pool (unless the caller handed them
-in), builds the service and the table (``bot.table``), registers the buttons (``DynamicItem``
-custom ids survive restarts), loads the commands, and starts two background tasks: one that
-resumes every open game (an AI move that was due when the process stopped is made now) and one
-that enforces turn deadlines and, every ``resume_every`` seconds, resumes the games idle that
-long (an AI move whose search failed twice is retried without a restart). ``close`` stops the
-tasks, then closes what the bot opened.
+in), builds the service, its runner (``bot.core.runner``: AI replies, clocks, resumption) and
+the table (``bot.table``, which subscribes to the service's events to draw what no interaction
+answers), registers the buttons (``DynamicItem`` custom ids survive restarts) and loads the
+commands. Once connected, the runner's clocks start: it resumes every open game (an AI move
+that was due when the process stopped is made now), enforces turn deadlines and, every
+``resume_every`` seconds, resumes the games idle that long (an AI move whose search failed
+twice is retried without a restart). ``close`` stops the runner and the tasks, then closes
+what the bot opened.
 
 What every interaction asks first, the guild's settings and the language to answer in, is
 kept by ``bot.preferences``. Cogs and views see the bot as a ``bot.host.GameHost``.
@@ -21,22 +23,21 @@ import importlib
 import logging
 import random
 from collections.abc import Callable, Coroutine, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import discord
 from discord.ext import commands
 from discord.http import Route
 
-from bot import outage
 from bot.cooldown import UserCooldown
 from bot.core.admission import StartAdmission
+from bot.core.runner import GameRunner
 from bot.core.service import GameService
-from bot.core.service.states import ChallengeExpired, GameEnd, GameState, TurnWarning
 from bot.preferences import Preferences
 from bot.reporting import GomokuTree
 from bot.table import ACK_AFTER, AI_REPLY_WAIT, Table
-from bot.text import i18n, words
+from bot.text import i18n
 from bot.translator import CatalogueTranslator
 from bot.turns import finish_interrupted_replies
 from bot.views import ACTIONS, unknown_button
@@ -65,6 +66,7 @@ class GomokuBot(commands.Bot):
     """The bot. Build it with ``bot.app.create_bot``; tests may hand in parts (see __init__)."""
 
     service: GameService
+    runner: GameRunner
     web_board: WebBoard | None = None  # the web board's server, when configured
 
     def __init__(
@@ -106,8 +108,8 @@ class GomokuBot(commands.Bot):
         self.clock = clock  # timezone-aware UTC; shared with the service
         self.rng = rng or random.Random()
         self.cooldown = cooldown or UserCooldown()
-        self.deadline_poll = deadline_poll  # longest sleep of the deadline task, in seconds
-        self.resume_every = resume_every  # seconds between the deadline task's resume() calls
+        self.deadline_poll = deadline_poll  # longest sleep of the runner's clock task, in seconds
+        self.resume_every = resume_every  # seconds between the runner's retries of AI moves
         self.freeze_heap = freeze_heap
         self.extensions_to_load = tuple(extensions)
         self._given_repository = repository
@@ -117,10 +119,6 @@ class GomokuBot(commands.Bot):
         self._known_items: list[type[discord.ui.DynamicItem[Any]]] = []
         self._unknown_item: type[discord.ui.DynamicItem[Any]] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._wake = asyncio.Event()
-        # When the deadline task's next pass starts; None while a pass runs (a change then
-        # always starts another: the pass may have read the games before it).
-        self._planned: datetime | None = None
         self.table = Table(self, ack_after=ack_after, ai_reply_wait=ai_reply_wait)
         self.preferences = Preferences(self)
         self.start_admission = StartAdmission()
@@ -158,6 +156,14 @@ class GomokuBot(commands.Bot):
             metrics.watch(self)
             ai = metrics.MeteredRunner(ai)
         self.service = GameService(repository, ai, clock=self.clock, rng=self.rng)
+        self.runner = GameRunner(
+            self.service,
+            poll=self.deadline_poll,
+            resume_every=self.resume_every,
+            paused=self.table.faults.paused,
+        )
+        self.runner.subscribe()  # AI replies at once; the clocks once connected
+        self.service.subscribe(self.table.on_event)
         # The service imports the engine's levels (and so numba) on the first game against the
         # AI: import them now rather than stall the event loop for a third of a second then.
         await asyncio.to_thread(importlib.import_module, "engine.search.levels")
@@ -172,8 +178,7 @@ class GomokuBot(commands.Bot):
         self.web_board = await start_web(self, self.application_id)
         if self.web_board is not None:
             self._stack.push_async_callback(self.web_board.close)
-        self.spawn(self._resume())
-        self.spawn(self._deadline_loop())
+        self.spawn(self._run_games())
         if self.freeze_heap:
             self.spawn(self._freeze_heap())
 
@@ -232,6 +237,8 @@ class GomokuBot(commands.Bot):
         await asyncio.shield(self._shutdown)
 
     async def _shut_down(self) -> None:
+        if hasattr(self, "runner"):
+            await self.runner.close()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -257,17 +264,6 @@ class GomokuBot(commands.Bot):
         task.add_done_callback(self._tasks.discard)
         return task
 
-    def wake_deadlines(self, game: GameState | None = None) -> None:
-        """Re-plan the deadline task: ``game`` got a new deadline (a move in a game with a
-        clock, a new challenge); None: plan anew whatever changed. Each pass reads every open
-        game, so a game wakes the task only when its clock is due before the pass already
-        planned: that pass reads it anyway."""
-        if game is not None:
-            due = self.service.clock_due(game.record)
-            if due is None or (self._planned is not None and due >= self._planned):
-                return
-        self._wake.set()
-
     def forget_settings(self, guild_id: int) -> None:
         """The guild's settings changed: read them again next time."""
         self.preferences.forget_settings(guild_id)
@@ -275,93 +271,20 @@ class GomokuBot(commands.Bot):
 
     # ------------------------------------------------------------------ background tasks
 
-    async def _resume(self, idle_for: timedelta = timedelta(0)) -> None:
+    async def _run_games(self) -> None:
+        """Once connected (what the clocks do is drawn in channels), start the runner; once
+        it has resumed the games, fill in the replies a stop interrupted."""
         await self.wait_until_ready()
+        self.runner.start()
+        await self.runner.resumed.wait()
         try:
-            results = await self.service.resume(idle_for=idle_for)
+            await self.table.faults.redraw_unshown()
         except Exception:
-            log.exception("resuming games failed")
-            return
-        for result in results:
-            self.wake_deadlines(result.game)
-            try:
-                await self.table.show_game(result.game, ratings=result.ratings)
-            except discord.HTTPException:
-                log.exception("could not redraw game %s after resuming", result.game.game_id)
-        if idle_for == timedelta(0):
-            try:
-                await self.table.faults.redraw_unshown()
-            except Exception:
-                log.exception("redrawing boards behind their games failed")
-            try:
-                await finish_interrupted_replies(self)
-            except Exception:
-                log.exception("finishing interrupted replies failed")
-
-    async def _deadline_loop(self) -> None:
-        await self.wait_until_ready()
-        next_resume = self.clock() + timedelta(seconds=self.resume_every)
-        while not self.is_closed():
-            # Cleared before the pass reads the games: a wake-up during the pass (a move, a
-            # challenge) starts another one at once instead of being lost.
-            self._wake.clear()
-            self._planned = None
-            try:
-                if self.table.faults.paused():
-                    # Nobody can move while Discord does not answer: the clocks stand still,
-                    # and move on by the outage's length when it ends (bot.outage).
-                    events: Sequence[TurnWarning | GameEnd | ChallengeExpired] = []
-                    upcoming = None
-                else:
-                    events, upcoming = await self.service.tick_and_plan()
-                for event in events:
-                    await self._announce(event)
-                if self.clock() >= next_resume:
-                    # Only games idle for a whole period, with no search in flight: AI moves
-                    # that failed (their callers already told the players) or were never asked
-                    # for. Its own task: the clocks must not wait on the AI.
-                    next_resume = self.clock() + timedelta(seconds=self.resume_every)
-                    self.spawn(self._resume(idle_for=timedelta(seconds=self.resume_every)))
-            except Exception:
-                log.exception("deadline task failed; retrying")
-                upcoming = None
-            delay = min(self.deadline_poll, (next_resume - self.clock()).total_seconds())
-            if upcoming is not None:
-                delay = min(delay, (upcoming - self.clock()).total_seconds())
-            delay = max(0.0, delay)
-            self._planned = self.clock() + timedelta(seconds=delay)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=delay)
-
-    async def _announce(self, event: TurnWarning | GameEnd | ChallengeExpired) -> None:
+            log.exception("redrawing boards behind their games failed")
         try:
-            if isinstance(event, TurnWarning):
-                channel = self.get_partial_messageable(
-                    event.game.channel_id, guild_id=event.game.guild_id
-                )
-                when = discord.utils.format_dt(event.deadline, "R")
-                with i18n.using(await self.preferences.server_language(event.game.guild_id)):
-                    text = words.turn_warning(event.user_id, when)
-                await channel.send(
-                    text,
-                    allowed_mentions=discord.AllowedMentions(
-                        users=[discord.Object(event.user_id)], everyone=False, roles=False
-                    ),
-                )
-            elif isinstance(event, GameEnd):
-                await self.table.show_game(event.game, ratings=event.ratings)
-            else:
-                await self.table.show_game(event.game)
-        except discord.HTTPException as error:
-            if outage.discord_down(error):
-                self.table.faults.failed(event.game.game_id, error)  # the clocks stand still
-            log.warning(
-                "could not announce %s in game %s: %s %s",
-                type(event).__name__,
-                event.game.game_id,
-                error.status,
-                error.code,
-            )
+            await finish_interrupted_replies(self)
+        except Exception:
+            log.exception("finishing interrupted replies failed")
 
 
 def _shape(commands: Sequence[Any]) -> list[Any]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import enum
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeAlias, TypeVar, cast
 
 import discord
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
     from bot.cooldown import UserCooldown
     from bot.core.admission import StartAdmission
+    from bot.core.runner import GameRunner
     from bot.core.service import GameService
     from bot.core.service.states import GameState, MoveResult, RatingChange
     from bot.outage import Faults
@@ -32,7 +34,18 @@ if TYPE_CHECKING:
     from bot.settings import Settings
     from engine.types import Point
 
-__all__ = ["BoardTable", "GameHost", "Interaction", "MovePlay", "MoveSource", "host_of"]
+__all__ = [
+    "VIA",
+    "Answering",
+    "BoardTable",
+    "GameHost",
+    "Interaction",
+    "MovePlay",
+    "MoveSource",
+    "host_of",
+]
+
+VIA: Final = "discord"  # the front end's name in the events of the moves it plays
 
 T = TypeVar("T")
 
@@ -120,12 +133,22 @@ class BoardTable(Protocol):
         self, game_id: int, *, interaction: Interaction | None = None
     ) -> MoveResult | None: ...
 
+    def answering(self, channel_id: int | None) -> AbstractContextManager[Answering]: ...
+
+
+class Answering(Protocol):
+    """What a handler holding ``BoardTable.answering`` adds: the games it draws the AI's
+    reply in itself."""
+
+    def game(self, game_id: int) -> None: ...
+
 
 class GameHost(Protocol):
     """The bot as the Discord layer sees it: the game service, the table, the caches of
     settings and languages, and the few parts of discord.py's client that cogs use."""
 
     service: GameService
+    runner: GameRunner  # AI replies, clocks, resumption (the core's; see bot.core.runner)
     settings: Settings
     clock: Callable[[], datetime]
     cooldown: UserCooldown
@@ -139,7 +162,6 @@ class GameHost(Protocol):
     def preferences(self) -> Preferences: ...
 
     def forget_settings(self, guild_id: int) -> None: ...
-    def wake_deadlines(self, game: GameState | None = None) -> None: ...
     def spawn(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]: ...
     def add_dynamic_items(self, *items: type[discord.ui.DynamicItem[Any]]) -> None: ...
 

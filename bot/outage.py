@@ -184,7 +184,7 @@ class Faults:
             log.warning("moved %s clocks on by the outage's %.0f s", moved, lasted.total_seconds())
         self.down_since = None
         self.outages += 1
-        self.host.wake_deadlines()
+        self.host.runner.wake()
 
     async def redraw_unshown(self) -> int:
         """At start-up: redraw every open game whose board is not known to show its newest

@@ -8,8 +8,14 @@ Answering in time: Discord wants a first answer within 3 s of the event. ``defer
 awaits a service call and defers the interaction only when the call outlasts ``ack_after``; a
 fast call is answered in one request.
 
-A move (``play_move``) is played through the service, drawn, answered, and the AI's reply
-(``play_ai``) starts as soon as the move is stored, in its own task.
+A move (``play_move``) is played through the service, drawn and answered. What happens
+after it is the core's (``bot.core.runner``): the runner starts the AI's reply as soon as the
+move is stored; ``play_ai`` waits for that reply and draws it with the interaction.
+
+The table subscribes to the service's events (``on_event``) and draws what no interaction of
+this process answers: the AI's moves (resumed, retried, or answering a move made on the web
+board), games the clocks ended, turn warnings, moves made on the web board. A handler that
+draws the AI's reply itself holds ``answering`` on its channel and game meanwhile.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import asyncio
 import contextlib
 import io
 import logging
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Iterator, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -26,8 +32,10 @@ import discord
 
 from bot import outage, threads
 from bot.core.service.errors import OutOfTimeError
+from bot.core.service.events import Event, GameEnded, Moved, TurnWarning
+from bot.core.service.inputs import Drop, GameRef, Place
 from bot.core.service.states import GameState, MoveResult, RatingChange
-from bot.host import GameHost, MovePlay, MoveSource
+from bot.host import VIA, GameHost, MovePlay, MoveSource
 from bot.preferences import ARRIVED
 from bot.text import i18n, render, words
 from bot.text.opening_words import choice_summary
@@ -40,7 +48,15 @@ from storage.repository import GameStatus
 if TYPE_CHECKING:
     from storage.repository import PendingReply
 
-__all__ = ["ACK_AFTER", "AI_REPLY_WAIT", "DEFERRAL", "REPOST_AGE", "Table", "card_embed"]
+__all__ = [
+    "ACK_AFTER",
+    "AI_REPLY_WAIT",
+    "DEFERRAL",
+    "REPOST_AGE",
+    "Answering",
+    "Table",
+    "card_embed",
+]
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +102,92 @@ class Table:
         # game id -> the newest version drawn, not yet noted in storage (``_note_shown``)
         self._to_note: dict[int, int] = {}
         self._noting: asyncio.Task[None] | None = None
+        # Channels and games whose handler draws the AI's reply itself (``answering``), and
+        # the AI's moves left undrawn meanwhile, to draw if the handler did not.
+        self._answering_channels: dict[int, int] = {}
+        self._answering_games: dict[int, int] = {}
+        self._undrawn: dict[int, tuple[GameState, tuple[RatingChange, ...]]] = {}
+
+    # ------------------------------------------------------------------ the events
+
+    def on_event(self, event: Event) -> None:
+        """Draw what no interaction answers (see the module doc); called by the service under
+        the game's lock, so the drawing is a task of its own."""
+        game = event.game
+        if game.guild_id is None:
+            return  # a terminal's game
+        if isinstance(event, TurnWarning):
+            self.host.spawn(self._warn(event))
+            return
+        if isinstance(event, Moved):
+            if not event.by_ai and event.via in (None, VIA):
+                return  # a Discord handler answers with the board
+            if event.by_ai and self._answered_here(game):
+                self._undrawn[game.game_id] = (game, event.ratings)
+                return
+        elif isinstance(event, GameEnded):
+            from_elsewhere = event.via not in (None, VIA)
+            if not (from_elsewhere or (event.by_clock and event.via is None)):
+                return
+        else:
+            return
+        self.host.spawn(self._draw(game, event.ratings))
+
+    def _answered_here(self, game: GameState) -> bool:
+        return game.game_id in self._answering_games or any(
+            channel in self._answering_channels
+            for channel in (game.channel_id, game.record.parent_channel_id)
+        )
+
+    @contextlib.contextmanager
+    def answering(self, channel_id: int | None) -> Iterator[Answering]:
+        """Hold this while a handler in ``channel_id`` will draw the AI's reply itself (a
+        start, a rematch, an opening choice, a move): the table's subscriber leaves the AI's
+        moves there to it, and draws any it left undrawn when the last holder lets go."""
+        held = Answering(self)
+        if channel_id is not None:
+            _count(self._answering_channels, channel_id, 1)
+        try:
+            yield held
+        finally:
+            if channel_id is not None:
+                _count(self._answering_channels, channel_id, -1)
+            for game_id in held.games:
+                _count(self._answering_games, game_id, -1)
+            self._draw_undrawn()
+
+    def _draw_undrawn(self) -> None:
+        for game_id, (game, ratings) in list(self._undrawn.items()):
+            if not self._answered_here(game):
+                del self._undrawn[game_id]
+                self.host.spawn(self._draw(game, ratings))
+
+    async def _draw(self, game: GameState, ratings: Sequence[RatingChange]) -> None:
+        try:
+            await self.show_game(game, ratings=ratings, newer_only=True)
+        except discord.HTTPException:
+            log.exception("could not draw game %s", game.game_id)
+
+    async def _warn(self, event: TurnWarning) -> None:
+        try:
+            channel = self.host.get_partial_messageable(
+                event.game.channel_id, guild_id=event.game.guild_id
+            )
+            when = discord.utils.format_dt(event.deadline, "R")
+            with i18n.using(await self.host.preferences.server_language(event.game.guild_id)):
+                text = words.turn_warning(event.user_id, when)
+            await channel.send(
+                text,
+                allowed_mentions=discord.AllowedMentions(
+                    users=[discord.Object(event.user_id)], everyone=False, roles=False
+                ),
+            )
+        except (discord.HTTPException, *outage.NO_ANSWER) as error:
+            if outage.discord_down(error):
+                self.faults.failed(event.game.game_id, error)  # the clocks stand still
+            log.warning("could not warn about game %s: %r", event.game.game_id, error)
+
+    # ------------------------------------------------------------------ drawing
 
     async def defer_if_slow(
         self,
@@ -169,12 +271,14 @@ class Table:
         repost: bool = False,
         pinged: int | None = None,
         strict: bool = False,
+        newer_only: bool = False,
     ) -> None:
         """Draw ``game`` on its board message: edit it, or post it anew (see module doc).
 
         ``interaction``: when it is a button on that very message (or the command whose
         response is that message), the edit goes through the interaction token. ``pinged``:
-        the message that already told the player to move (``bot.turns``).
+        the message that already told the player to move (``bot.turns``). ``newer_only``:
+        not when this version is on screen already (the events' drawing).
 
         Discord's faults do not reach the caller (the game is stored already): a board that
         Discord did not answer for is redrawn once it does, a game whose channel or thread
@@ -187,7 +291,12 @@ class Table:
                 await self.host.preferences.server_language(game.guild_id)
             ):  # the board is public
                 await self._show_game(
-                    game, interaction=interaction, ratings=ratings, repost=repost, pinged=pinged
+                    game,
+                    interaction=interaction,
+                    ratings=ratings,
+                    repost=repost,
+                    pinged=pinged,
+                    newer_only=newer_only,
                 )
         except (discord.HTTPException, *outage.NO_ANSWER) as error:
             if strict and outage.discord_down(error):
@@ -221,10 +330,12 @@ class Table:
         ratings: Sequence[RatingChange],
         repost: bool,
         pinged: int | None = None,
+        newer_only: bool = False,
     ) -> None:
         lock = self._show_locks.setdefault(game.game_id, asyncio.Lock())
         async with lock:
-            if self._shown.get(game.game_id, -1) > game.version and not repost:
+            shown = self._shown.get(game.game_id, -1)
+            if (shown > game.version or (newer_only and shown == game.version)) and not repost:
                 return  # a newer state is already on screen
             self._shown[game.game_id] = game.version
             message_args = await self.board_message(game, ratings)
@@ -383,12 +494,23 @@ class Table:
         AI's answer is in the one reply: "You played h8. The AI answered i9."); between
         people with pings on, at once and publicly with the ping of the player to move
         (``_answer_move``). A button is
-        acknowledged at once and needs no words: its board changes. The AI's reply starts as
-        soon as the move is stored, in its own task: it is made even if answering the player
-        fails. A button on the board message itself (a grid square, a column) is answered by
-        the board's redraw, in its own callback (one request instead of a deferral and an
-        edit); it is deferred only when the write is slow.
+        acknowledged at once and needs no words: its board changes. The core runner starts
+        the AI's reply as soon as the move is stored: it is made, and drawn, even if answering
+        the player fails. A button on the board message itself (a grid square, a column) is
+        answered by the board's redraw, in its own callback (one request instead of a deferral
+        and an edit); it is deferred only when the write is slow.
         """
+        if interaction.channel_id is None:
+            raise RuntimeError("interaction without a channel")
+        # The AI's reply, which the runner starts as soon as the move is stored, is drawn
+        # here, with the interaction: the table's subscriber leaves it to this handler, and
+        # draws it after all if the handler ends (fails) before it did.
+        with self.answering(interaction.channel_id) as answering:
+            return await self._play_move(interaction, move, answering)
+
+    async def _play_move(
+        self, interaction: discord.Interaction[Any], move: MovePlay, answering: Answering
+    ) -> MoveResult:
         if interaction.channel_id is None:
             raise RuntimeError("interaction without a channel")
         started = asyncio.get_running_loop().time()
@@ -400,22 +522,16 @@ class Table:
             await interaction.response.defer()
         user = interaction.user.id
         channel_id = interaction.channel_id
-        service = self.host.service
+        action: Place | Drop
         if move.column is not None:
-            played = service.drop(
-                channel_id, user, move.column, game_id=move.game_id, letter=move.column_letter
-            )
+            action = Drop(move.column, letter=move.column_letter)
         elif move.point is not None:
-            played = service.place(
-                channel_id,
-                user,
-                move.point,
-                game_id=move.game_id,
-                version=move.panel_version,
-                points_only=move.source is MoveSource.COMMAND,
-            )
+            points_only = move.source is MoveSource.COMMAND
+            action = Place(move.point, version=move.panel_version, points_only=points_only)
         else:
             raise ValueError("a move needs a point or a column")
+        ref = GameRef(move.game_id, channel_id)
+        played = self.host.service.act(ref, user, action, via=VIA)
         try:
             result = await self.defer_if_slow(
                 interaction, played, ephemeral=is_command, thinking=is_command
@@ -430,9 +546,9 @@ class Table:
             except discord.HTTPException:
                 log.exception("could not show game %s, lost on time", error.game_id)
             raise
-        self.host.wake_deadlines(result.game)
-        ai = self.start_ai(result.game.game_id, interaction) if result.ai_due else None
-        if is_command and ai is None and not interaction.response.is_done():
+        ai_due = result.ai_due
+        answering.game(result.game.game_id)
+        if is_command and not ai_due and not interaction.response.is_done():
             # No AI to wait for: answer straight away (one request instead of a deferral and
             # an edit), then show the move on the board. Between people the answer is public
             # and pings the player to move: it is the turn's ping (bot.turns).
@@ -456,7 +572,7 @@ class Table:
         pending: list[asyncio.Task[PendingReply | None]] = []
 
         def defer() -> None:
-            reply = self._defer_reply(interaction, game_id, remember=ai is not None)
+            reply = self._defer_reply(interaction, game_id, remember=ai_due)
             pending.append(asyncio.ensure_future(reply))
 
         waiting: asyncio.TimerHandle | None = None
@@ -478,8 +594,8 @@ class Table:
             else:
                 await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
             reply = result
-            if ai is not None:
-                reply = await ai or result
+            if ai_due:
+                reply = await self.play_ai(game_id, interaction=interaction) or result
             if waiting is not None:
                 waiting.cancel()
             if pending:
@@ -580,29 +696,37 @@ class Table:
         )
         return callback.message_id
 
-    def start_ai(
-        self, game_id: int, interaction: discord.Interaction[Any] | None
-    ) -> asyncio.Task[MoveResult | None]:
-        task = self.host.spawn(self.play_ai(game_id, interaction=interaction))
-
-        def done(task: asyncio.Task[MoveResult | None]) -> None:
-            # Its caller may be gone (its answer failed); a failed AI move is retried by the
-            # idle resume, and here it is at least on record.
-            if not task.cancelled() and task.exception() is not None:
-                log.warning("AI move in game %s failed: %r", game_id, task.exception())
-
-        task.add_done_callback(done)
-        return task
-
     async def play_ai(
         self, game_id: int, *, interaction: discord.Interaction[Any] | None = None
     ) -> MoveResult | None:
-        """Let the AI move in ``game_id`` (searching off the event loop) and redraw."""
-        result = await self.host.service.ai_reply(game_id)
+        """Wait for the AI's reply in ``game_id`` (the runner started it when it became
+        due) and draw it. Callers hold ``answering`` on the game meanwhile."""
+        result = await self.host.runner.answer(game_id)
         if result is not None:
-            self.host.wake_deadlines(result.game)
+            self._undrawn.pop(game_id, None)
             await self.show_game(result.game, interaction=interaction, ratings=result.ratings)
         return result
+
+
+class Answering:
+    """The games a handler holding ``Table.answering`` draws the AI's reply in."""
+
+    def __init__(self, table: Table) -> None:
+        self._table = table
+        self.games: list[int] = []
+
+    def game(self, game_id: int) -> None:
+        """The handler draws the AI's reply in ``game_id`` too (wherever it is hosted)."""
+        self.games.append(game_id)
+        _count(self._table._answering_games, game_id, 1)
+
+
+def _count(counts: dict[int, int], key: int, step: int) -> None:
+    value = counts.get(key, 0) + step
+    if value > 0:
+        counts[key] = value
+    else:
+        counts.pop(key, None)
 
 
 def _answers_on(interaction: discord.Interaction[Any], message_id: int) -> bool:

@@ -3,7 +3,9 @@
 ``python -m bot`` runs it when no ``DISCORD_TOKEN`` is set. Moves are typed as ``h8`` (column
 numbers such as ``4`` in the gravity games); everything else is a word command (``help``
 lists them). The terminal occupies one pseudo-channel of the store, so a game left open when
-the terminal closed is picked up again on the next start.
+the terminal closed is picked up again on the next start. A session runs the core runner
+(``bot.core.runner``): the AI's replies and the clocks; the terminal subscribes to the
+service's events to print what the clocks did.
 """
 
 from __future__ import annotations
@@ -22,8 +24,11 @@ from typing import TYPE_CHECKING, Final, TextIO
 
 from bot.core.ai import AIError
 from bot.core.positions import forbidden_points
+from bot.core.runner import GameRunner
 from bot.core.service import GameService
 from bot.core.service.errors import NoActiveGameError
+from bot.core.service.events import Event, GameEnded
+from bot.core.service.inputs import AnswerUndo, AskUndo, Drop, GameRef, Place, Resign
 from bot.core.service.shared import DEFAULT_LEVEL
 from bot.core.service.states import GameState, MoveResult, UndoRequest
 from bot.text.i18n import N_, _, from_system, ngettext, set_current, using
@@ -41,6 +46,7 @@ __all__ = ["TERMINAL_CHANNEL", "NewGameOptions", "Terminal", "main", "parse_new"
 
 log = logging.getLogger(__name__)
 
+VIA: Final = "terminal"  # the front end's name in the events of the moves it plays
 TERMINAL_CHANNEL: Final = 1  # the store's pseudo-channel for terminal games (no guild)
 PLAYER_ONE: Final = 1  # the terminal's user ids; Discord ids are 17+ digit snowflakes
 PLAYER_TWO: Final = 2
@@ -274,12 +280,29 @@ class Terminal:
         *,
         colour: bool | None = None,
         channel_id: int = TERMINAL_CHANNEL,
+        runner: GameRunner | None = None,
     ) -> None:
+        """``runner``: the service's runner, when the caller runs one; otherwise the session
+        runs its own while it reads commands (``run``)."""
         self.service = service
         self.output = output
         self.colour = output.isatty() if colour is None else colour
         self.channel_id = channel_id
         self.view: GameState | None = None
+        self._ref = GameRef(channel_id=channel_id)  # the terminal's game: its channel's
+        self._own_runner = runner is None
+        self.runner = runner if runner is not None else GameRunner(service)
+
+    def on_event(self, event: Event) -> None:
+        """A subscriber of the service: print this terminal's games that the clocks ended
+        (what the players do is printed as they do it)."""
+        if (
+            isinstance(event, GameEnded)
+            and event.by_clock
+            and event.via is None
+            and event.game.channel_id == self.channel_id
+        ):
+            self.show(event.game)
 
     # ---- output
 
@@ -380,12 +403,20 @@ class Terminal:
 
     async def run(self, lines: AsyncIterator[str]) -> None:
         """Read commands until EOF or ``quit``."""
-        await self.begin()
-        self.prompt()
-        async for line in lines:
-            if not await self.handle(line):
-                break
+        self.service.subscribe(self.on_event)
+        if self._own_runner:
+            self.runner.start()
+        try:
+            await self.begin()
             self.prompt()
+            async for line in lines:
+                if not await self.handle(line):
+                    break
+                self.prompt()
+        finally:
+            self.service.unsubscribe(self.on_event)
+            if self._own_runner:
+                await self.runner.close()
         bye = _("Bye. Your game is saved.")
         self.say(bye if not self.colour else "\n" + bye)
 
@@ -484,7 +515,7 @@ class Terminal:
         cleaned = text.strip()
         result: MoveResult
         if view.board.gravity and _NUMBER.fullmatch(cleaned):
-            result = await self.service.drop(self.channel_id, user, int(cleaned) - 1)
+            result = await self.service.act(self._ref, user, Drop(int(cleaned) - 1), via=VIA)
         elif _NUMBER.fullmatch(cleaned):
             raise InvalidPointError(cleaned)
         elif view.board.gravity:
@@ -507,7 +538,7 @@ class Terminal:
                     )
                 )
                 return
-            result = await self.service.place(self.channel_id, user, point)
+            result = await self.service.act(self._ref, user, Place(point), via=VIA)
         if result.ai_due:
             # One board per turn: the AI's reply follows at once.
             self.view = result.game
@@ -532,7 +563,7 @@ class Terminal:
             mover = view.to_move
             assert mover is not None
             self.say(_("{player} is thinking...").format(player=player_name(mover)))
-            result = await self.service.ai_reply(view.game_id)
+            result = await self.runner.answer(view.game_id)
             if result is None:
                 return
             where = self._where(result.game, result.move.point)
@@ -547,11 +578,11 @@ class Terminal:
     async def undo(self) -> None:
         """Take back the last move(s); two people here agree by asking."""
         view = await self._current()
-        answer = await self.service.undo(self.channel_id, self._last_mover(view))
+        answer = await self.service.act(self._ref, self._last_mover(view), AskUndo(), via=VIA)
         if isinstance(answer, UndoRequest):
             # Both players sit at this keyboard: asking is agreeing.
-            result = await self.service.answer_undo(
-                answer.game.game_id, answer.responder, accept=True
+            result = await self.service.act(
+                GameRef(answer.game.game_id), answer.responder, AnswerUndo(True), via=VIA
             )
             assert result is not None
             answer_view, undone = result.game, result.undone
@@ -584,7 +615,7 @@ class Terminal:
     async def resign(self) -> None:
         """Give up the current game."""
         view = await self._current()
-        end = await self.service.resign(self.channel_id, self._mover(view))
+        end = await self.service.act(self._ref, self._mover(view), Resign(), via=VIA)
         self.show(end.game)
 
     async def export(self, path: str | None) -> None:

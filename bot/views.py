@@ -41,8 +41,9 @@ from discord import app_commands
 
 from bot.core.positions import forbidden_points
 from bot.core.service.errors import UnknownButtonError
+from bot.core.service.inputs import AnswerUndo, Choose, GameRef, Resign
 from bot.core.service.states import GameState
-from bot.host import GameHost, MovePlay, host_of
+from bot.host import VIA, GameHost, MovePlay, host_of
 from bot.reporting import report
 from bot.text import panel, render, words
 from bot.text.opening_words import choice_label
@@ -173,7 +174,6 @@ class ChallengeButton(
             view = await bot.table.defer_if_slow(
                 interaction, bot.service.accept(self.game_id, user_id)
             )
-            bot.wake_deadlines(view)  # the first turn's clock starts
         else:
             end = await bot.table.defer_if_slow(
                 interaction, bot.service.decline(self.game_id, user_id)
@@ -204,9 +204,9 @@ class ResignButton(
         bot = host_of(interaction)
         if interaction.channel_id is None:
             return
+        ref = GameRef(self.game_id, interaction.channel_id)
         end = await bot.table.defer_if_slow(
-            interaction,
-            bot.service.resign(interaction.channel_id, interaction.user.id, game_id=self.game_id),
+            interaction, bot.service.act(ref, interaction.user.id, Resign(), via=VIA)
         )
         await edit_answered(interaction, content=words.resigned(), view=None)
         await bot.table.show_game(end.game, ratings=end.ratings)
@@ -235,9 +235,10 @@ class UndoButton(
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Answer the request; on yes the moves go and the board is redrawn."""
         bot = host_of(interaction)
+        answer = AnswerUndo(self.accept)
         result = await bot.table.defer_if_slow(
             interaction,
-            bot.service.answer_undo(self.game_id, interaction.user.id, accept=self.accept),
+            bot.service.act(GameRef(self.game_id), interaction.user.id, answer, via=VIA),
         )
         text = words.undo_answered(allowed=result is not None)
         await edit_answered(interaction, content=text, view=None)
@@ -433,17 +434,19 @@ class RematchButton(
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Start the new game (or challenge), posted as this button's answer."""
         bot = host_of(interaction)
-        view = await bot.table.defer_if_slow(
-            interaction, bot.service.rematch(self.game_id, interaction.user.id), thinking=True
-        )
-        bot.wake_deadlines(view)
-        if view.is_ai_turn:
-            if not interaction.response.is_done():
-                await interaction.response.defer(thinking=True)
-            await bot.table.respond_with_board(interaction, view)
-            await bot.table.play_ai(view.game_id, interaction=interaction)
-        else:
-            await bot.table.respond_with_board(interaction, view)
+        # The AI may move first: its reply is drawn here, once the board is posted.
+        with bot.table.answering(interaction.channel_id) as answering:
+            view = await bot.table.defer_if_slow(
+                interaction, bot.service.rematch(self.game_id, interaction.user.id), thinking=True
+            )
+            answering.game(view.game_id)
+            if view.is_ai_turn:
+                if not interaction.response.is_done():
+                    await interaction.response.defer(thinking=True)
+                await bot.table.respond_with_board(interaction, view)
+                await bot.table.play_ai(view.game_id, interaction=interaction)
+            else:
+                await bot.table.respond_with_board(interaction, view)
 
 
 class OpeningButton(
@@ -470,11 +473,15 @@ class OpeningButton(
         """Take the step; redraw; let the AI take its steps."""
         bot = host_of(interaction)
         await interaction.response.defer()
-        result = await bot.service.opening_choice(self.game_id, interaction.user.id, self.word)
-        bot.wake_deadlines(result.game)
-        await bot.table.show_game(result.game, interaction=interaction)
-        if result.ai_due:
-            await bot.table.play_ai(self.game_id)
+        with bot.table.answering(interaction.channel_id) as answering:
+            answering.game(self.game_id)
+            choice = Choose(self.word)
+            result = await bot.service.act(
+                GameRef(self.game_id), interaction.user.id, choice, via=VIA
+            )
+            await bot.table.show_game(result.game, interaction=interaction)
+            if result.ai_due:
+                await bot.table.play_ai(self.game_id)
 
 
 ACTIONS: Final = (

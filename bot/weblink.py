@@ -5,8 +5,9 @@ web board is configured; pressing it answers privately with a link carrying a pa
 pass for the game's players, a watch pass for anyone else who sees the channel.
 ``ActivityButton`` (``gomoku:<game>:activity``) opens the same board inside Discord as an
 Activity (``InteractionResponse.launch_activity``), where the app has Activities enabled.
-``start_web`` starts the server with ``DiscordHooks``: a move made on the page redraws the
-board message and lets the AI answer, as a move made in Discord does.
+``start_web`` starts the server with ``DiscordHooks`` (the players' names from Discord). A
+move made on the page reaches the Discord board as an event, which the table draws
+(``bot.table.Table.on_event``); the core runner lets the AI answer.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from bot.web.server import OAuthApp, WebBoard
 from bot.web.tokens import DEFAULT_TTL, Role, Signer
 
 if TYPE_CHECKING:
-    from bot.core.service.states import GameState, MoveResult
+    from bot.core.service.states import GameState
 
 __all__ = ["ActivityButton", "DiscordHooks", "OpenBoardButton", "start_web", "with_board_link"]
 
@@ -102,21 +103,10 @@ def with_board_link(buttons: discord.ui.View | None, game: GameState) -> discord
 
 
 class DiscordHooks:
-    """After a move from the web page: redraw the board message, let the AI answer."""
+    """What the web board asks of Discord: the players' names."""
 
     def __init__(self, host: GameHost) -> None:
         self.host = host
-
-    def moved(self, result: MoveResult) -> None:
-        """Redraw and start the AI's reply, each in a task of the bot's."""
-        self.host.wake_deadlines(result.game)
-        self.host.spawn(self.host.table.show_game(result.game, ratings=result.ratings))
-        if result.ai_due:
-            self.host.spawn(self.host.table.play_ai(result.game.game_id))
-
-    def ended(self, game: GameState) -> None:
-        """The game ended on time: redraw it."""
-        self.host.spawn(self.host.table.show_game(game))
 
     async def display_names(self, user_ids: list[int]) -> dict[int, str]:
         """Display names from Discord (the web board keeps them once found)."""

@@ -18,6 +18,8 @@ from typing import Any
 from bot.core.ai import (
     REVIEW_HANG_S,
     WORKER_NICENESS,
+    AIRequest,
+    AnalysisRequest,
     hang_limit_s,
     lower_priority,
     run_analysis,
@@ -27,11 +29,9 @@ from bot.core.queue_ai import (
     ANALYSE_FUNCTION,
     QUEUE_NAME,
     SEARCH_FUNCTION,
-    decode_analysis_request,
-    decode_request,
+    decode,
     dumps,
-    encode_analysis,
-    encode_move,
+    encode,
     loads,
 )
 from bot.settings import InvalidSettingError, Settings
@@ -41,20 +41,27 @@ __all__ = ["add_idle_option", "analyse", "main", "search"]
 log = logging.getLogger(__name__)
 
 
-async def search(ctx: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+async def search(ctx: dict[str, Any], payload: Any) -> Any:
     """The job: rebuild the position, search it (in a thread, so the worker's event loop
-    keeps its Redis bookkeeping going), and answer with the move."""
+    keeps its Redis bookkeeping going), and answer with the move (or the opening step).
+
+    Raises:
+        MessageError: ``payload`` is no ``AIRequest`` (the job fails; the bot is told).
+    """
     del ctx
-    request = decode_request(payload)
-    move = await asyncio.to_thread(run_search, request)
-    return encode_move(move)
+    request = decode(payload, AIRequest)
+    return encode(await asyncio.to_thread(run_search, request))
 
 
-async def analyse(ctx: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    """The job of reviews and puzzles: analyse the position (in a thread, as ``search``)."""
+async def analyse(ctx: dict[str, Any], payload: Any) -> Any:
+    """The job of reviews and puzzles: analyse the position (in a thread, as ``search``).
+
+    Raises:
+        MessageError: ``payload`` is no ``AnalysisRequest``.
+    """
     del ctx
-    request = decode_analysis_request(payload)
-    return encode_analysis(await asyncio.to_thread(run_analysis, request))
+    request = decode(payload, AnalysisRequest)
+    return encode(await asyncio.to_thread(run_analysis, request))
 
 
 _HEALTH_EVERY_S = 30  # how often a worker reports in (arq's health-check key)

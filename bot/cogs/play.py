@@ -32,9 +32,10 @@ from bot.core.service.errors import (
     NoActiveGameError,
     NotAPlayerError,
 )
+from bot.core.service.inputs import AskUndo, GameRef
 from bot.core.service.shared import DEFAULT_LEVEL
 from bot.core.service.states import ColourChoice, GameState, UndoResult
-from bot.host import GameHost, Interaction, MovePlay
+from bot.host import VIA, GameHost, Interaction, MovePlay
 from bot.reporting import needs_channel_permissions
 from bot.text import i18n, render, words
 from bot.text.opening_words import OPENING_CHOICES
@@ -145,49 +146,52 @@ class GomokuCog(
         in_thread = await threads.uses_threads(interaction)
 
         # A burst of starts is admitted a few at a time (bot.core.admission); the AI's first move
-        # is made after the start has let go of its turn.
+        # is drawn after the start has let go of its turn.
         async def thinking() -> None:
             if not interaction.response.is_done():
                 await interaction.response.defer(thinking=True)
 
-        async with self.bot.start_admission.admit(thinking):
-            start = self.bot.service.start(
-                channel_id=interaction.channel_id,
-                guild_id=interaction.guild_id,
-                user_id=interaction.user.id,
-                **options,
-            )
-            if in_thread:
-                # The answer is the channel's line, which needs the players' names besides
-                # the write: a slow one of either is acknowledged in time ("thinking...",
-                # which the line then fills in), the board is drawn in the thread after.
-                # Another start from the channel waits (acknowledged alike) until this game
-                # has left the channel for its thread.
-                async with contextlib.AsyncExitStack() as held:
+        # The runner starts the AI's first move as soon as the game is stored: its reply is
+        # drawn here, once the board is posted (in the thread, when the game moves there).
+        with self.bot.table.answering(interaction.channel_id) as answering:
+            async with self.bot.start_admission.admit(thinking):
+                start = self.bot.service.start(
+                    channel_id=interaction.channel_id,
+                    guild_id=interaction.guild_id,
+                    user_id=interaction.user.id,
+                    **options,
+                )
+                if in_thread:
+                    # The answer is the channel's line, which needs the players' names besides
+                    # the write: a slow one of either is acknowledged in time ("thinking...",
+                    # which the line then fills in), the board is drawn in the thread after.
+                    # Another start from the channel waits (acknowledged alike) until this game
+                    # has left the channel for its thread.
+                    async with contextlib.AsyncExitStack() as held:
 
-                    async def made_and_announced() -> tuple[GameState, threads.Announcement]:
-                        channel_id = interaction.channel_id
-                        assert channel_id is not None
-                        await held.enter_async_context(threads.one_start_at_a_time(channel_id))
-                        made = await start
-                        return made, await threads.announcement(interaction, made)
+                        async def made_and_announced() -> tuple[GameState, threads.Announcement]:
+                            channel_id = interaction.channel_id
+                            assert channel_id is not None
+                            await held.enter_async_context(threads.one_start_at_a_time(channel_id))
+                            made = await start
+                            return made, await threads.announcement(interaction, made)
 
-                    work = made_and_announced()
-                    view, announced = await self.bot.table.defer_if_slow(
-                        interaction, work, thinking=True
-                    )
-                    self.bot.wake_deadlines(view)
-                    view = await threads.host_in_thread(interaction, view, announced)
-            else:
-                view = await self.bot.table.defer_if_slow(interaction, start, thinking=True)
-                self.bot.wake_deadlines(view)
-                if view.is_ai_turn and not interaction.response.is_done():
-                    await interaction.response.defer(thinking=True)
-                await self.bot.table.respond_with_board(interaction, view)
-        if view.is_ai_turn:
-            await self.bot.table.play_ai(
-                view.game_id, interaction=None if in_thread else interaction
-            )
+                        work = made_and_announced()
+                        view, announced = await self.bot.table.defer_if_slow(
+                            interaction, work, thinking=True
+                        )
+                        answering.game(view.game_id)
+                        view = await threads.host_in_thread(interaction, view, announced)
+                else:
+                    view = await self.bot.table.defer_if_slow(interaction, start, thinking=True)
+                    answering.game(view.game_id)
+                    if view.is_ai_turn and not interaction.response.is_done():
+                        await interaction.response.defer(thinking=True)
+                    await self.bot.table.respond_with_board(interaction, view)
+            if view.is_ai_turn:
+                await self.bot.table.play_ai(
+                    view.game_id, interaction=None if in_thread else interaction
+                )
 
     @app_commands.command(name="board")
     @app_commands.describe(look="Keep this look for your private boards, and see the game that way")
@@ -242,7 +246,9 @@ class GomokuCog(
         assert interaction.channel_id is not None
         outcome = await self.bot.table.defer_if_slow(
             interaction,
-            self.bot.service.undo(interaction.channel_id, interaction.user.id),
+            self.bot.service.act(
+                GameRef(channel_id=interaction.channel_id), interaction.user.id, AskUndo(), via=VIA
+            ),
             ephemeral=True,
             thinking=True,
         )

@@ -84,6 +84,27 @@ async def post_due(bot: GameHost) -> int:
     return posted
 
 
+class Passes:
+    """How many passes a background loop has made, and a wait for the next ones (for tests
+    and tools: they wait on the loop instead of the wall clock)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._done = asyncio.Condition()
+
+    async def made(self) -> None:
+        """One more pass is done."""
+        self.count += 1
+        async with self._done:
+            self._done.notify_all()
+
+    async def wait(self, more: int = 1) -> None:
+        """Wait until ``more`` passes after this call are done."""
+        target = self.count + more
+        async with self._done:
+            await self._done.wait_for(lambda: self.count >= target)
+
+
 class DailyPuzzle(commands.Cog):
     """Posts the daily puzzle: on start, when a channel is chosen, and on every poll (the
     bot's ``deadline_poll``), so the first poll after midnight UTC posts the new day's."""
@@ -92,6 +113,7 @@ class DailyPuzzle(commands.Cog):
         self.bot = bot
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        self.passes = Passes()
 
     async def cog_load(self) -> None:
         """Start polling."""
@@ -114,6 +136,7 @@ class DailyPuzzle(commands.Cog):
                 await post_due(self.bot)
             except Exception:
                 log.exception("daily puzzle: posting failed")
+            await self.passes.made()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self.bot.deadline_poll)
             self._wake.clear()
@@ -128,6 +151,7 @@ class PuzzleSearch(commands.Cog):
     def __init__(self, bot: GameHost) -> None:
         self.bot = bot
         self._task: asyncio.Task[None] | None = None
+        self.passes = Passes()
 
     async def cog_load(self) -> None:
         """Start searching."""
@@ -146,6 +170,7 @@ class PuzzleSearch(commands.Cog):
                 await search_due(self.bot)
             except Exception:
                 log.exception("puzzle search failed")
+            await self.passes.made()
 
 
 async def play_puzzle_move(interaction: Interaction, point: Point) -> None:

@@ -1,39 +1,38 @@
 """Running the engine's search off the event loop.
 
 ``AIRunner`` is the seam: the service only awaits ``choose_move``. ``ProcessPoolRunner`` is the
-local implementation — a spawn-context ``ProcessPoolExecutor`` (discord.py runs a heartbeat
-thread, and forking a threaded process is unsafe) sized to the cores. A distributed runner
-(a task queue in front of many machines) can replace it without touching the service.
+local implementation: spawn-context worker processes (discord.py runs a heartbeat thread, and
+forking a threaded process is unsafe), one per core, whose handles the runner keeps itself
+(``bot.core.workers``): it sends each task down one idle worker's pipe and waits on that pipe
+from the event loop. A distributed runner (a task queue in front of many machines) can replace it
+without touching the service.
 
 Only compact, picklable data crosses the process boundary: the game kind, size, rule, the
 moves as ``(x, y)`` pairs, the level and a seed; the worker rebuilds the ``Board`` and calls
-``engine.search.levels.choose_move``. A worker that dies (``BrokenProcessPool``) or hangs past its
-level's time budget has its pool replaced and the move is retried once.
+``engine.search.levels.choose_move``. A worker that dies, or hangs past its level's time
+budget, is killed and replaced, and the move is retried once; the other workers' searches go
+on. A search whose caller gives up is left to finish before its worker takes another.
 """
 
 from __future__ import annotations
 
-import asyncio
 import ctypes
 import logging
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol, Self
 
+from bot.core.workers import PoolClosedError, TaskError, WorkerLostError, WorkerPool
 from engine.board import Board
 from engine.search.levels import PRESETS
-from engine.types import Game, Point, Rule
+from engine.types import Game, Level, Point, Rule
 
 if TYPE_CHECKING:
     from engine.search.analysis import Analysis
-    from engine.types import Level
 
 __all__ = [
     "HANG_SLACK_S",
@@ -55,6 +54,7 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
 
 # A search can't be interrupted from outside the worker, so the level's own time budget is what
 # bounds it; this is the outer cap after which the worker counts as hung (``hang_limit_s``).
@@ -172,9 +172,9 @@ def hang_limit_s(level: Level) -> float:
 def _die_with_parent(parent: int) -> None:
     """End this worker when the bot process ends, however it ends (kill -9 included).
 
-    A worker blocks reading its task queue, whose write end the other workers hold too, so
-    it would never see the parent go; and the resource tracker lives as long as any worker
-    holds its pipe. Linux: the kernel sends SIGKILL when the parent dies (PR_SET_PDEATHSIG).
+    An idle worker sees its pipe close, but one in the middle of a search would search on
+    for nobody (a review, up to a minute); and the resource tracker lives as long as any
+    worker holds its pipe. Linux: the kernel sends SIGKILL when the parent dies (PR_SET_PDEATHSIG).
     Elsewhere: a thread watches for the parent's exit."""
     if sys.platform == "linux":
         libc = ctypes.CDLL(None, use_errno=True)
@@ -280,10 +280,6 @@ def run_analysis(request: AnalysisRequest) -> Analysis:
     return analyse(request.board(), nodes=request.nodes, time_ms=request.time_ms)
 
 
-def _pid() -> int:
-    return os.getpid()
-
-
 # ---------------------------------------------------------------- event-loop side
 
 
@@ -298,7 +294,7 @@ REVIEW_HANG_S: Final = 60.0  # how long an analysis may take before its worker c
 
 
 class ProcessPoolRunner:
-    """Searches in a spawn-context process pool; use ``async with ProcessPoolRunner.start()``.
+    """Searches in spawn-context worker processes; use ``async with ProcessPoolRunner.start()``.
 
     ``workers`` defaults to the cores this process may use.
     """
@@ -314,16 +310,11 @@ class ProcessPoolRunner:
     ) -> None:
         self.workers = workers or len(os.sched_getaffinity(0)) or 1
         self._warm = warm
-        self._niceness = niceness
         self._idle = idle  # the workers in the idle class (``lower_priority``)
         self._hang_after_s = hang_after_s  # None: the level's budget x4 + 10 s
-        self._pool = self._new_pool()
-        self._generation = 0  # bumps on every replacement so concurrent failures replace once
-        self.replacements = 0  # how many times a broken or hung pool was replaced
+        self._pool = WorkerPool(self.workers, _init_worker, (warm, niceness, os.getpid(), idle))
+        self._review_pool: WorkerPool | None = None  # started by the first review
         self._closed = False
-        self._review_pool: ProcessPoolExecutor | None = None  # started by the first review
-        # The warm-up of the current pool, per event loop (tests run one pool across loops).
-        self._warming: tuple[int, asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
 
     @classmethod
     async def start(
@@ -340,74 +331,53 @@ class ProcessPoolRunner:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(
-            max_workers=self.workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_worker,
-            initargs=(self._warm, self._niceness, os.getpid(), self._idle),
-        )
+    @property
+    def replacements(self) -> int:
+        """How many search workers died or hung and were replaced."""
+        return self._pool.replaced
 
     async def warm_up(self) -> None:
-        """Start every worker now (each runs the warm-up initializer) rather than on the first
-        moves; concurrent submissions make the executor spawn one process each."""
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self._pool, _pid) for _ in range(self.workers)))
+        """Start every worker now and wait until each is set up (and warm), rather than on
+        the first moves.
 
-    async def _ready(self) -> None:
-        """Wait until the current pool's workers are up and warm. Not timed: after a deploy,
-        numba may compile for a minute, and that is no hung search."""
-        loop = asyncio.get_running_loop()
-        warming = self._warming
-        if warming is None or warming[0] != self._generation or warming[1] is not loop:
-            future = asyncio.ensure_future(self.warm_up())
-            warming = self._warming = (self._generation, loop, future)
-        await asyncio.shield(warming[2])
+        Raises:
+            AIError: a worker died while starting (it is replaced), or the runner is closed.
+        """
+        try:
+            await self._pool.start_all()
+        except WorkerLostError as error:
+            raise AIError(error.detail) from error
+        except PoolClosedError as error:
+            raise AIError("closed") from error
 
     def worker_pids(self) -> list[int]:
-        """The live workers' process ids (for tests and diagnostics)."""
-        processes = getattr(self._pool, "_processes", None) or {}
-        return list(processes)
-
-    def _replace_pool(self, generation: int) -> None:
-        if generation != self._generation:
-            return  # another caller already replaced it
-        self._generation += 1
-        self.replacements += 1
-        old = self._pool
-        self._pool = self._new_pool()
-        # Kill what may be hung: shutdown() alone would wait for a running search to finish.
-        for process in list((getattr(old, "_processes", None) or {}).values()):
-            process.kill()
-        old.shutdown(wait=False, cancel_futures=True)
+        """The live search workers' process ids (for tests and diagnostics)."""
+        return self._pool.pids()
 
     async def choose_move(self, request: AIRequest) -> AIMove:
-        """Search in a worker; on a dead or hung worker, replace the pool and retry once.
+        """Search in a worker; on a dead or hung worker, replace it and retry once.
 
         Raises:
             AIError: it failed twice, or the search itself raised.
         """
         limit = self._hang_after_s or hang_limit_s(request.level)
-        loop = asyncio.get_running_loop()
         for attempt in (1, 2):
             if self._closed:
                 raise AIError("closed")
-            generation = self._generation
             try:
-                await self._ready()
-                future = loop.run_in_executor(self._pool, run_search, request)
-                return await asyncio.wait_for(future, timeout=limit)
-            except (BrokenProcessPool, TimeoutError) as error:
+                return await self._pool.call(run_search, request, limit)
+            except WorkerLostError as error:
                 if self._closed:
                     raise AIError("closed") from error
-                log.warning("AI worker failed (attempt %d): %r; replacing the pool", attempt, error)
-                self._replace_pool(generation)
+                log.warning("AI worker failed (attempt %d): %s; replaced it", attempt, error)
                 if attempt == 2:
-                    raise AIError(type(error).__name__) from error
-            except Exception as error:
+                    raise AIError(error.detail) from error
+            except TaskError as error:
                 # A bug in the search for this position: retrying would fail the same way.
-                log.exception("AI search raised on %r", request)
-                raise AIError(type(error).__name__) from error
+                log.error("AI search raised on %r: %s", request, error)
+                raise AIError(type(error.__cause__).__name__) from error
+            except PoolClosedError as error:
+                raise AIError("closed") from error
         raise AssertionError("unreachable")
 
     async def analyse(self, request: AnalysisRequest) -> Analysis:
@@ -420,36 +390,22 @@ class ProcessPoolRunner:
         if self._closed:
             raise AIError("closed")
         if self._review_pool is None:
-            self._review_pool = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init_worker,
-                initargs=(self._warm, REVIEW_NICENESS, os.getpid(), self._idle),
-            )
-        pool = self._review_pool
-        future = asyncio.get_running_loop().run_in_executor(pool, run_analysis, request)
+            initargs = (self._warm, REVIEW_NICENESS, os.getpid(), self._idle)
+            self._review_pool = WorkerPool(1, _init_worker, initargs)
         try:
-            return await asyncio.wait_for(future, timeout=REVIEW_HANG_S)
-        except (BrokenProcessPool, TimeoutError) as error:
-            log.warning("review worker failed: %r; replacing it", error)
-            self._stop_review_pool()
-            raise AIError(type(error).__name__) from error
-        except Exception as error:
-            log.exception("analysis raised on %r", request)
-            raise AIError(type(error).__name__) from error
-
-    def _stop_review_pool(self) -> None:
-        pool, self._review_pool = self._review_pool, None
-        if pool is not None:
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                process.kill()
-            pool.shutdown(wait=False, cancel_futures=True)
+            return await self._review_pool.call(run_analysis, request, REVIEW_HANG_S)
+        except WorkerLostError as error:
+            log.warning("review worker failed: %s; replaced it", error)
+            raise AIError(error.detail) from error
+        except TaskError as error:
+            log.error("analysis raised on %r: %s", request, error)
+            raise AIError(type(error.__cause__).__name__) from error
+        except PoolClosedError as error:
+            raise AIError("closed") from error
 
     async def close(self) -> None:
         """Stop the workers; running searches end with ``AIError`` and are not retried."""
         self._closed = True
-        self._stop_review_pool()
-        pool = self._pool
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.kill()
-        await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+        if self._review_pool is not None:
+            await self._review_pool.close()
+        await self._pool.close()

@@ -7,7 +7,9 @@ Workers are started with ``python -m bot.worker --redis URL`` (one search at a t
 one per core). Select it with ``GOMOKU_AI_QUEUE_URL=redis://host:6379/0``.
 
 * Requests and results travel as JSON (never pickle: whoever can write to Redis must not be
-  able to run code in the bot or the workers).
+  able to run code in the bot or the workers), encoded from their types by msgspec: every
+  field of ``AIRequest``, ``AIMove``, ``AnalysisRequest`` and ``Analysis`` travels (an opening
+  rule's state and its answer included), and what does not fit the type is refused.
 * A worker killed mid-search: arq cannot tell, so the runner gives each search its level's
   time budget x4 + 10 s (as the local pool does) from when a worker took it, and then
   enqueues it again, once; any idle worker takes it. Time spent queued for a free worker is
@@ -28,7 +30,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import TYPE_CHECKING, Any, Final, Self
+from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
+
+import msgspec
 
 from bot.core.ai import (
     HANG_SLACK_S,
@@ -40,7 +44,6 @@ from bot.core.ai import (
     AnalysisRequest,
     hang_limit_s,
 )
-from engine.types import Color, Game, Point, Rule
 
 if TYPE_CHECKING:
     from arq.connections import ArqRedis
@@ -52,17 +55,13 @@ __all__ = [
     "ANALYSE_FUNCTION",
     "QUEUE_NAME",
     "SEARCH_FUNCTION",
+    "MessageError",
     "QueueRunner",
-    "decode_analysis",
-    "decode_analysis_request",
-    "decode_move",
-    "decode_request",
+    "decode",
     "dumps",
-    "encode_analysis",
-    "encode_analysis_request",
-    "encode_move",
-    "encode_request",
+    "encode",
     "loads",
+    "message_types",
 ]
 
 log = logging.getLogger(__name__)
@@ -82,12 +81,23 @@ _SLOW_POLL_S: Final = 0.1
 # for nobody, while the queue is at its longest).
 QUEUE_PATIENCE_S: Final = 120.0
 
+_T = TypeVar("_T")
+
+
+class MessageError(AIError):
+    """What came off the queue is not the message it should be (a worker of another version,
+    or someone else writing to the queue)."""
+
 
 # --- the wire format (JSON, shared with bot.worker) ---------------------------------------
+#
+# Every message is encoded from its type (msgspec reads the dataclass's fields and their
+# annotations), so a field added to a message travels without anyone writing it down here,
+# and a field that cannot travel fails the round-trip test rather than being dropped.
 
 
 def dumps(value: Any) -> bytes:
-    """arq's job serializer."""
+    """arq's job serializer (the envelope arq wraps around ``encode``'s values)."""
     return json.dumps(value, separators=(",", ":")).encode()
 
 
@@ -96,119 +106,30 @@ def loads(data: bytes) -> Any:
     return json.loads(data)
 
 
-def encode_request(request: AIRequest) -> dict[str, Any]:
-    """An ``AIRequest`` as plain JSON values."""
-    return {
-        "game": request.game.value,
-        "size": request.size,
-        "rule": request.rule.value,
-        "moves": [list(move) for move in request.moves],
-        "level": str(request.level),
-        "seed": request.seed,
-    }
+def message_types() -> tuple[type[Any], ...]:
+    """Every type that crosses the queue: requests one way, answers the other."""
+    from engine.search.analysis import Analysis
+
+    return (AIRequest, AIMove, AnalysisRequest, Analysis)
 
 
-def decode_request(data: dict[str, Any]) -> AIRequest:
-    """The inverse of ``encode_request``."""
-    from engine.types import Level
-
-    return AIRequest(
-        game=Game(data["game"]),
-        size=data["size"],
-        rule=Rule(data["rule"]),
-        moves=tuple((int(x), int(y)) for x, y in data["moves"]),
-        level=Level(data["level"]),
-        seed=int(data["seed"]),
-    )
+def encode(message: AIRequest | AIMove | AnalysisRequest | Analysis) -> Any:
+    """``message`` as plain JSON values (objects, arrays, strings, numbers, null), every field
+    of it and of the values inside it."""
+    return msgspec.to_builtins(message)
 
 
-def encode_move(move: AIMove) -> dict[str, Any]:
-    """An ``AIMove`` as plain JSON values."""
-    return {
-        "x": move.point.x,
-        "y": move.point.y,
-        "score": move.score,
-        "depth": move.depth,
-        "nodes": move.nodes,
-        "time_ms": move.time_ms,
-    }
+def decode(data: Any, kind: type[_T]) -> _T:
+    """The inverse of ``encode``: ``data`` checked against ``kind``'s fields and rebuilt.
 
-
-def decode_move(data: dict[str, Any]) -> AIMove:
-    """The inverse of ``encode_move``."""
-    return AIMove(
-        point=Point(int(data["x"]), int(data["y"])),
-        score=int(data["score"]),
-        depth=int(data["depth"]),
-        nodes=int(data["nodes"]),
-        time_ms=float(data["time_ms"]),
-    )
-
-
-def encode_analysis_request(request: AnalysisRequest) -> dict[str, Any]:
-    """An ``AnalysisRequest`` as plain JSON values."""
-    return {
-        "size": request.size,
-        "rule": request.rule.value,
-        "moves": [list(move) for move in request.moves],
-        "nodes": request.nodes,
-        "time_ms": request.time_ms,
-    }
-
-
-def decode_analysis_request(data: dict[str, Any]) -> AnalysisRequest:
-    """The inverse of ``encode_analysis_request``."""
-    return AnalysisRequest(
-        size=int(data["size"]),
-        rule=Rule(data["rule"]),
-        moves=tuple((int(x), int(y)) for x, y in data["moves"]),
-        nodes=int(data["nodes"]),
-        time_ms=None if data["time_ms"] is None else int(data["time_ms"]),
-    )
-
-
-def _points(points: tuple[Point, ...]) -> list[list[int]]:
-    return [[p.x, p.y] for p in points]
-
-
-def _unpoints(data: list[list[int]]) -> tuple[Point, ...]:
-    return tuple(Point(int(x), int(y)) for x, y in data)
-
-
-def encode_analysis(analysis: Analysis) -> dict[str, Any]:
-    """An ``engine.search.analysis.Analysis`` as plain JSON values."""
-    return {
-        "side": analysis.side.value,
-        "verdict": analysis.verdict.value,
-        "proof": None if analysis.proof is None else analysis.proof.value,
-        "score": analysis.score,
-        "best": _points((analysis.best,))[0],
-        "line": _points(analysis.line),
-        "nodes": analysis.nodes,
-        "others": [
-            {"move": _points((o.move,))[0], "score": o.score, "line": _points(o.line)}
-            for o in analysis.others
-        ],
-    }
-
-
-def decode_analysis(data: dict[str, Any]) -> Analysis:
-    """The inverse of ``encode_analysis``."""
-    from engine.search.analysis import Analysis, Line, Proof, Verdict
-
-    return Analysis(
-        side=Color(data["side"]),
-        verdict=Verdict(data["verdict"]),
-        proof=None if data["proof"] is None else Proof(data["proof"]),
-        score=int(data["score"]),
-        best=_unpoints([data["best"]])[0],
-        line=_unpoints(data["line"]),
-        nodes=int(data["nodes"]),
-        others=tuple(
-            Line(_unpoints([o["move"]])[0], int(o["score"]), _unpoints(o["line"]))
-            for o in data["others"]
-        ),
-    )
+    Raises:
+        MessageError: ``data`` is not a ``kind`` (a missing field, a wrong type, an unknown
+            enum value).
+    """
+    try:
+        return msgspec.convert(data, kind)
+    except msgspec.ValidationError as error:
+        raise MessageError(f"not a {kind.__name__}: {error}") from error
 
 
 # --- the bot's side -----------------------------------------------------------------------
@@ -261,10 +182,11 @@ class QueueRunner:
         Raises:
             AIUnavailableError: the queue cannot be reached, or no worker took the search
                 within ``QUEUE_PATIENCE_S``.
-            AIError: no answer twice, or the search itself failed.
+            AIError: no answer twice, or the search itself failed (``MessageError``: the
+                answer was no move).
         """
         limit = self._hang_after_s or hang_limit_s(request.level)
-        return decode_move(await self._job(SEARCH_FUNCTION, encode_request(request), limit))
+        return decode(await self._job(SEARCH_FUNCTION, encode(request), limit), AIMove)
 
     async def analyse(self, request: AnalysisRequest) -> Analysis:
         """Analyse a position on a worker (a review's or a puzzle's), waiting as the local
@@ -273,13 +195,15 @@ class QueueRunner:
         Raises:
             AIUnavailableError: the queue cannot be reached, or no worker took the search
                 within ``QUEUE_PATIENCE_S``.
-            AIError: no answer twice, or the analysis itself failed.
+            AIError: no answer twice, or the analysis itself failed (``MessageError``: the
+                answer was no analysis).
         """
-        limit = self._hang_after_s or REVIEW_HANG_S
-        payload = encode_analysis_request(request)
-        return decode_analysis(await self._job(ANALYSE_FUNCTION, payload, limit))
+        from engine.search.analysis import Analysis
 
-    async def _job(self, function: str, payload: dict[str, Any], limit: float) -> Any:
+        limit = self._hang_after_s or REVIEW_HANG_S
+        return decode(await self._job(ANALYSE_FUNCTION, encode(request), limit), Analysis)
+
+    async def _job(self, function: str, payload: Any, limit: float) -> Any:
         """Enqueue ``function(payload)`` and wait ``limit`` seconds for its result, twice."""
         for attempt in (1, 2):
             if self._closed:

@@ -6,5 +6,6 @@ stored change of a game out to the pages that show it; ``tokens`` mints and chec
 passes that say who may play or watch; ``state`` turns a game into what the page draws.
 ``activity/`` holds the Activity's client (the Embedded App SDK), which ``make web`` bundles
 into ``static/dist/``. Free of discord.py: the Discord layer (``bot.weblink``) hands the
-server a ``BoardHooks`` that redraws the Discord board after a move from the web.
+server a ``BoardHooks`` for the players' names; a move from the web reaches the Discord board
+and the AI as an event of the service (``bot.core.service.events``), like any other.
 """

@@ -1,7 +1,8 @@
-"""The hub: every stored change of a game, sent to every page that shows it.
+r"""The hub: every stored change of a game, sent to every page that shows it.
 
-The game service calls ``publish`` (synchronously, from the one place every change of a game
-passes: ``ServiceCore._remember``) with the new state. A game nobody watches costs a dict
+The hub subscribes to the game service's events (``bot.core.service.events``; synchronous, from the
+one place every change of a game passes: ``ServiceCore._remember``) and ``publish``\es each
+event's state. A game nobody watches costs a dict
 look-up. For a watched game the newest state waits in ``_latest`` and one task per game sends
 it: a burst of changes while a send is under way is sent once, as its newest state, and a
 page never gets an older version after a newer one.
@@ -13,6 +14,7 @@ import asyncio
 import logging
 from typing import Protocol
 
+from bot.core.service.events import Event
 from bot.core.service.states import GameState
 
 __all__ = ["Hub", "Page"]
@@ -51,6 +53,10 @@ class Hub:
         pages.discard(page)
         if not pages:
             del self._pages[game_id]
+
+    def on_event(self, event: Event) -> None:
+        """A subscriber of the service: every event's state goes to the game's pages."""
+        self.publish(event.game)
 
     def publish(self, state: GameState) -> None:
         """A change of a game was stored: send it to the game's pages (soon, in a task)."""

@@ -8,7 +8,9 @@ Routes and what each checks:
 ``GET /ws``                a WebSocket: the first message is ``{"type": "hello", "token": T}``;
                            every later message carries the pass again and is checked again
                            (signature, expiry, the same game); moves go through the game
-                           service as ``/place`` does, as the pass's user
+                           service by the pass's game id, as the pass's user; what follows
+                           a move (the AI's reply, the clocks, the Discord board's redraw)
+                           is the core runner's and the other front ends' (events)
 ``POST /api/token``        the Activity's OAuth2 code exchange (``{"code"}`` -> access token),
                            with the application's client secret, which never leaves the server
 ``POST /api/activity``     an access token and the Activity instance -> a pass: the user comes
@@ -22,7 +24,6 @@ server, so no request line (and no access log) carries it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from dataclasses import dataclass
@@ -33,8 +34,9 @@ import aiohttp
 from aiohttp import web
 
 from bot.core.service import GameService
-from bot.core.service.errors import NoActiveGameError, NotAPlayerError, OutOfTimeError
-from bot.core.service.states import GameState, MoveResult
+from bot.core.service.errors import NoActiveGameError, NotAPlayerError
+from bot.core.service.inputs import Drop, GameRef, Place
+from bot.core.service.states import GameState
 from bot.text import i18n, words
 from bot.text.refusals import generic_message, user_message
 from bot.text.web_words import page_words
@@ -54,15 +56,11 @@ _MAX_MESSAGE: Final = 4096  # bytes: a move or a hello is a few dozen
 _HEARTBEAT: Final = 20.0  # seconds between pings: proxies drop quiet sockets
 
 
+VIA: Final = "web"  # the front end's name in the events of the moves it plays
+
+
 class BoardHooks(Protocol):
-    """What the front-end that hosts the web board does after a move from the page (the
-    Discord layer redraws the board message and lets the AI answer)."""
-
-    def moved(self, result: MoveResult) -> None:
-        """A move from the page was stored."""
-
-    def ended(self, game: GameState) -> None:
-        """A move from the page came too late: the game ended on time."""
+    """What the web board asks of the front-end that hosts it."""
 
     async def display_names(self, user_ids: list[int]) -> dict[int, str]:
         """The names to show for these users (those it knows)."""
@@ -133,7 +131,7 @@ class WebBoard:
         self.app.router.add_post("/api/activity", self._activity)
         self.app.router.add_static("/static", STATIC, append_version=False)
         self.app.on_response_prepare.append(_headers)
-        service.observers.append(self.hub.publish)
+        service.subscribe(self.hub.on_event)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -153,8 +151,7 @@ class WebBoard:
 
     async def close(self) -> None:
         """Close every page and stop listening."""
-        with contextlib.suppress(ValueError):
-            self.service.observers.remove(self.hub.publish)
+        self.service.unsubscribe(self.hub.on_event)
         await self.hub.close()
         for task in list(self._tasks):
             task.cancel()
@@ -292,28 +289,19 @@ class WebBoard:
             column, point = _move_of(data)
             if grant.role is not Role.PLAY:
                 raise NotAPlayerError(grant.user_id, grant.game_id)
-            view = await self.service.game(grant.game_id)
+            # By the pass's game alone: the page shows that game wherever it is hosted.
+            action: Place | Drop
             if column is not None:
-                result = await self.service.drop(
-                    view.channel_id, grant.user_id, column, game_id=grant.game_id
-                )
+                action = Drop(column)
             else:
                 assert point is not None
-                result = await self.service.place(
-                    view.channel_id, grant.user_id, point, game_id=grant.game_id
-                )
-        except OutOfTimeError as error:
-            if self.hooks is not None:
-                self.hooks.ended(error.end.game)
-            await self._refuse(page, error)
-            return
+                action = Place(point)
+            await self.service.act(GameRef(grant.game_id), grant.user_id, action, via=VIA)
         except (GomokuError, ValueError) as error:
+            # OutOfTimeError too: the move found its time gone, and the game's end reaches
+            # every front end as an event.
             await self._refuse(page, error)
             return
-        if self.hooks is not None:
-            self.hooks.moved(result)
-        elif result.ai_due:
-            self._spawn(self.service.ai_reply(result.game.game_id))
 
     # ------------------------------------------------------------------ the Activity
 

@@ -1,5 +1,6 @@
-"""The real spawn-context process pool: moves come back legal, the event loop stays free, and a
-dead or hung worker is replaced (the move retried once)."""
+"""The real spawn-context worker processes: moves come back legal, the event loop stays free, a
+dead or hung worker is replaced (the move retried once), an abandoned search is finished rather
+than killed, and closing reaps every worker."""
 
 from __future__ import annotations
 
@@ -100,8 +101,8 @@ async def test_a_killed_worker_is_replaced_and_the_move_retried(
     pids = runner.worker_pids()
     assert len(pids) == 1
     replaced = runner.replacements
-    # Whether the executor notices the death before or after the next submit, the search
-    # fails with BrokenProcessPool either way; the runner must replace the pool and retry.
+    # Whether the runner sees the death as it sends the search or as it waits for the
+    # answer, the search fails; the runner must replace the worker and retry.
     os.kill(pids[0], signal.SIGKILL)
     board = Board.from_moves("h8")
     move = await runner.choose_move(AIRequest.from_board(board, Level.BEGINNER, seed=1))
@@ -120,3 +121,63 @@ async def test_a_hung_worker_is_replaced_then_the_error_reported() -> None:
         assert runner.replacements == 2
     finally:
         await runner.close()
+
+
+async def test_a_search_that_raises_is_reported_not_retried(runner: ProcessPoolRunner) -> None:
+    await runner.warm_up()
+    pids, replaced = runner.worker_pids(), runner.replacements
+    twice = AIRequest(Game.GOMOKU, 15, Rule.FREESTYLE, ((7, 7), (7, 7)), Level.BEGINNER, 1)
+    with pytest.raises(AIError) as caught:
+        await runner.choose_move(twice)  # the worker cannot rebuild it: h8 is taken
+    assert caught.value.detail == "OccupiedPointError"
+    assert (runner.worker_pids(), runner.replacements) == (pids, replaced)
+
+
+async def test_an_abandoned_search_finishes_and_its_worker_serves_the_queue(
+    runner: ProcessPoolRunner,
+) -> None:
+    await runner.warm_up()
+    pids, replaced = runner.worker_pids(), runner.replacements
+    long = asyncio.create_task(
+        runner.choose_move(AIRequest.from_board(Board.from_moves("h8 i9"), Level.MASTER, 1))
+    )
+    await asyncio.sleep(0)  # the idle worker has the search now (no await before sending)
+    long.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await long
+    # More searches than workers wait their turn behind the abandoned one, which the worker
+    # finishes rather than being killed for (no worker was replaced).
+    boards = [Board.from_moves(moves) for moves in ("h8", "h8 i9", "h8 i9 h9", "h8 j10")]
+    moves = await asyncio.gather(
+        *(runner.choose_move(AIRequest.from_board(b, Level.BEGINNER, 1)) for b in boards)
+    )
+    assert all(board.is_legal(move.point) for board, move in zip(boards, moves, strict=True))
+    assert (runner.worker_pids(), runner.replacements) == (pids, replaced)
+
+
+async def test_closing_ends_a_search_under_way_with_an_error() -> None:
+    runner = ProcessPoolRunner(workers=1)
+    await runner.warm_up()
+    (pid,) = runner.worker_pids()
+    search = asyncio.create_task(
+        runner.choose_move(AIRequest.from_board(Board.from_moves("h8 i9"), Level.MASTER, 1))
+    )
+    await asyncio.sleep(0)
+    await runner.close()
+    with pytest.raises(AIError) as caught:
+        await search
+    assert caught.value.detail == "closed"
+    assert runner.worker_pids() == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # reaped, not left a zombie
+
+
+@pytest.mark.slow
+def test_the_pool_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks.bench_pool import main
+
+    main(["--searches", "3", "--workers", "1", "--rounds", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("3 searches on 1 workers per round; CPU: ")
+    assert lines[1].startswith("round 1")
+    assert "bot CPU" in lines[1]

@@ -139,7 +139,9 @@ async def test_fifty_games_through_every_fault(
 ) -> None:
     caplog.set_level(logging.WARNING)
     ended: set[int] = set()
-    bot.service.observers.append(lambda state: ended.add(state.game_id) if state.is_over else None)
+    bot.service.subscribe(
+        lambda event: ended.add(event.game.game_id) if event.game.is_over else None
+    )
     fake.answer_timeout = 30.0  # fifty games at once on a shared, loaded host
     fake.allow(fake.default_channel, "create_public_threads")
     await fake.slash(
@@ -158,7 +160,7 @@ async def test_fifty_games_through_every_fault(
     await _round(fake, games)
     await fake.wait_for(bot.table.faults.paused)
     clock.advance(minutes=TURN_MINUTES + 1)
-    bot.wake_deadlines()
+    bot.runner.wake()
     outage.end()
     recoveries.append(await _boards_match(fake, bot, games))
     await fake.wait_for(lambda: not bot.table.faults.paused())

@@ -167,7 +167,7 @@ async def test_turn_clock_warns_then_ends_the_game(
     await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
     game_id, board = await accepted_challenge(fake, bot, alice, bob)
     clock.advance(seconds=50)
-    bot.wake_deadlines()
+    bot.runner.wake()
     await fake.wait_for(lambda: any("time runs out" in m.content for m in fake.channel_messages()))
     warning = next(m for m in fake.channel_messages() if "time runs out" in m.content)
     assert alice.mention in warning.content
@@ -175,7 +175,7 @@ async def test_turn_clock_warns_then_ends_the_game(
     assert [str(u) for u in warning.allowed_mentions["users"]] == [str(alice.id)]  # only her
     assert not warning.allowed_mentions.get("parse")
     clock.advance(seconds=20)
-    bot.wake_deadlines()
+    bot.runner.wake()
     await fake.wait_for(lambda: "on time" in board.text())
     view = await bot.service.game(game_id)
     assert view.winner is not None
@@ -189,7 +189,7 @@ async def test_challenge_expires(
     challenge = fake.channel_messages()[-1]
     game_id = (await bot.service.board(fake.default_channel.id)).game_id
     clock.advance(minutes=11)
-    bot.wake_deadlines()
+    bot.runner.wake()
     await fake.wait_for(lambda: challenge.buttons() == [])
     assert (await bot.service.game(game_id)).status is GameStatus.EXPIRED
 
@@ -320,10 +320,8 @@ async def test_deadline_task_retries_a_failed_ai_move(
         assert runner.tries == 2
 
 
-def _count_passes(
-    monkeypatch: pytest.MonkeyPatch, after: Callable[[int], None] = lambda _: None
-) -> list[int]:
-    """Count the deadline task's passes (``[n]``); ``after(n)`` runs once pass n has planned."""
+def _on_each_pass(monkeypatch: pytest.MonkeyPatch, after: Callable[[int], None]) -> None:
+    """``after(n)`` runs once the clock task's pass n has read the games and planned."""
     passes = [0]
     plan = GameService.tick_and_plan
 
@@ -334,14 +332,13 @@ def _count_passes(
         return planned
 
     monkeypatch.setattr(GameService, "tick_and_plan", counted)
-    return passes
 
 
-async def _reach(passes: list[int], n: int) -> None:
-    """Wait (5 s at most) until the deadline task has made ``n`` passes."""
+async def _reach(bot: GomokuBot, n: int) -> None:
+    """Wait (5 s at most) until the clock task has finished ``n`` passes."""
 
     async def count() -> int:
-        return passes[0]
+        return bot.runner.passes
 
     async with asyncio.timeout(5):
         await until(count, lambda seen: seen >= n)
@@ -350,25 +347,24 @@ async def _reach(passes: list[int], n: int) -> None:
 async def test_a_wake_up_during_a_deadline_pass_starts_another(
     fake: FakeDiscord, make_bot: BotFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The deadline task sleeps for an hour unless woken: a deadline set while a pass was
+    # The clock task sleeps for an hour unless woken: a deadline set while a pass was
     # reading the games (a move, a challenge) must not wait for the next poll.
     bot = make_bot(deadline_poll=3600.0)
 
     def wake_during_the_first(n: int) -> None:
         if n == 1:
-            bot.wake_deadlines()
+            bot.runner.wake()
 
-    passes = _count_passes(monkeypatch, wake_during_the_first)
+    _on_each_pass(monkeypatch, wake_during_the_first)
     async with fake.running(bot):
-        await _reach(passes, 2)
+        await _reach(bot, 2)
         await asyncio.sleep(0.1)
-        assert passes[0] == 2
+        assert bot.runner.passes == 2
 
 
 async def test_a_clock_due_after_the_planned_pass_does_not_wake_the_deadline_task(
     fake: FakeDiscord,
     make_bot: BotFactory,
-    monkeypatch: pytest.MonkeyPatch,
     alice: FakeUser,
     bob: FakeUser,
 ) -> None:
@@ -376,20 +372,19 @@ async def test_a_clock_due_after_the_planned_pass_does_not_wake_the_deadline_tas
     # (60 s): a challenge expiring in 10 minutes is read then; a turn warned after 48 s is due
     # before it, and wakes the task.
     bot = make_bot(deadline_poll=3600.0)
-    passes = _count_passes(monkeypatch)
 
     async def passes_after_a_while() -> int:
         await asyncio.sleep(0.3)
-        return passes[0]
+        return bot.runner.passes
 
     async with fake.running(bot):
-        await _reach(passes, 1)
+        await _reach(bot, 1)
         await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
         board = await challenge(fake, alice, bob)
         assert await passes_after_a_while() == 1
         game_id = (await bot.service.board(fake.default_channel.id)).game_id
         await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
-        await _reach(passes, 2)
+        await _reach(bot, 2)
         # Black's first move: the next turn is due no earlier than the pass just planned.
         await fake.slash("place", user=alice, options={"cell": "h8"})
         assert await passes_after_a_while() == 2

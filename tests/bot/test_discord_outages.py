@@ -78,7 +78,7 @@ async def test_a_game_thread_lives_a_week_and_is_reopened_to_show_the_result(
     (archived,) = await fake.pass_time(ARCHIVE_AFTER * 60)
     assert archived is thread
     clock.advance(seconds=61)
-    bot.wake_deadlines()
+    bot.runner.wake()
     await fake.wait_for(lambda: "on time" in board.text())
     refused = [r for r in fake.requests_to("PATCH", rf"{MESSAGES}/{board.id}$") if r.status == 400]
     assert len(refused) == 1  # 50083, then the thread was reopened and the edit went through
@@ -95,7 +95,7 @@ async def test_a_locked_thread_keeps_the_result_and_the_channel_is_told(
     game_id, thread, _board = await _in_thread(fake, bot, alice, bob)
     await fake.archive_thread(thread, locked=True)  # a moderator locked it
     clock.advance(seconds=61)
-    bot.wake_deadlines()
+    bot.runner.wake()
     await fake.wait_for(
         lambda: any(f"<#{thread.id}>" in m.content for m in fake.channel_messages())
     )
@@ -134,7 +134,7 @@ async def test_view_channel_taken_mid_game_ends_it_quietly(
     await board_caught_up(fake, bot, game_id)
     fake.deny(fake.default_channel, "view_channel")
     clock.advance(seconds=61)
-    bot.wake_deadlines()
+    bot.runner.wake()
     await fake.wait_for(
         lambda: any(r.status == 403 for r in fake.requests_to("PATCH", rf"{MESSAGES}/{board.id}$"))
     )
@@ -148,7 +148,7 @@ async def test_the_bot_removed_from_the_server_ends_its_games(
 ) -> None:
     game_id, _board = await accepted_challenge(fake, bot, alice, bob)
     ended = asyncio.Event()
-    bot.service.observers.append(lambda state: ended.set() if state.is_over else None)
+    bot.service.subscribe(lambda event: ended.set() if event.game.is_over else None)
     await fake.remove_bot()
     async with asyncio.timeout(10):
         await ended.wait()
@@ -189,11 +189,11 @@ async def test_no_game_is_lost_on_time_while_discord_is_down(
     game_id, board = await accepted_challenge(fake, bot, alice, bob)
     outage = fake.outage(r"/channels/")
     clock.advance(seconds=50)  # the warning is due: Discord does not take it
-    bot.wake_deadlines()
+    bot.runner.wake()
     await fake.wait_for(lambda: outage.refused > 0)
     await fake.wait_for(lambda: bot.table.faults.paused())
     clock.advance(seconds=25)  # 75 s in all: past the deadline, during the outage
-    bot.wake_deadlines()
+    bot.runner.wake()
     outage.end()
     await fake.wait_for(lambda: not bot.table.faults.paused())
     view = await bot.service.game(game_id)

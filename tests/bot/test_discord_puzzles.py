@@ -14,7 +14,7 @@ import pytest
 
 from benchmarks.bench_review import store_game
 from bot.client import GomokuBot
-from bot.cogs.puzzles import PuzzleSearch, search_due
+from bot.cogs.puzzles import Passes, PuzzleSearch, search_due
 from bot.core.ai import AIError, AnalysisRequest, ProcessPoolRunner
 from bot.core.puzzles import Attempt, builtin, daily_puzzle, dump_attempt, load_attempt
 from engine.search.analysis import Analysis
@@ -96,6 +96,16 @@ async def test_puzzles_solve_fail_rate_and_survive_a_restart(
         assert again.embeds[0]["title"] == title  # the same attempt after a restart
 
 
+def passes_of(bot: GomokuBot, cog: str) -> Passes:
+    """The passes of a background loop of the cog named ``cog`` (the instance discord.py
+    loaded, from a module of its own: its class is not the one imported here)."""
+    loaded = bot.get_cog(cog)
+    assert loaded is not None
+    passes = vars(loaded)["passes"]
+    assert type(passes).__name__ == Passes.__name__
+    return passes  # type: ignore[no-any-return]
+
+
 async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
     fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock, alice: FakeUser
 ) -> None:
@@ -120,8 +130,8 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
         assert task(clock().date()) in posts()[0].embeds[0]["title"]
     second = make_bot()
     async with fake.running(second):
-        for _ in range(5):  # several polls of the restarted bot: nothing new today
-            await asyncio.sleep(second.deadline_poll * 2)
+        daily = passes_of(second, "DailyPuzzle")
+        await daily.wait(5)  # several polls of the restarted bot: nothing new today
         assert len(posts()) == 1
         today = await fake.slash("gomoku puzzle daily", user=alice)
         assert "Puzzle #" in today.text()  # a built-in one, whichever the day gives
@@ -132,11 +142,11 @@ async def test_the_daily_puzzle_is_posted_once_a_day_across_a_restart(
         clock.advance(days=1)
         await fake.wait_for(lambda: len(posts()) == 2)
         assert task(clock().date()) in posts()[1].embeds[0]["title"]
-        await asyncio.sleep(second.deadline_poll * 4)
+        await daily.wait(4)
         assert len(posts()) == 2
         await fake.slash("gomoku-admin daily-puzzle", user=fake.owner)  # stop
         clock.advance(days=1)
-        await asyncio.sleep(second.deadline_poll * 4)
+        await daily.wait(4)
         assert len(posts()) == 2
 
 
@@ -199,10 +209,9 @@ async def test_a_finished_game_of_the_server_becomes_its_puzzle(
         repository = bot.service.repository
         board = finished_with_a_vcf()
         game = await store_game(repository, board, fake.default_channel.id, fake.guild_id)
-        for _ in range(600):  # the background search, in the review worker
-            if await repository.unsearched_games() == []:
-                break
-            await asyncio.sleep(0.1)
+        async with asyncio.timeout(fake.answer_timeout):  # the background search, in the worker
+            while await repository.unsearched_games() != []:
+                await passes_of(bot, PuzzleSearch.__name__).wait()
         ((game_id, text),) = await repository.guild_game_puzzles(fake.guild_id)
         assert game_id == game.id
         assert len(json.loads(text)) == 1

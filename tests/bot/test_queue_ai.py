@@ -23,15 +23,12 @@ from bot.core import queue_ai
 from bot.core.ai import AIRequest, AIUnavailableError, AnalysisRequest
 from bot.core.queue_ai import (
     QUEUE_NAME,
+    SEARCH_FUNCTION,
+    MessageError,
     QueueRunner,
-    decode_analysis,
-    decode_analysis_request,
-    decode_move,
+    decode,
     dumps,
-    encode_analysis,
-    encode_analysis_request,
-    encode_move,
-    encode_request,
+    encode,
     loads,
 )
 from bot.core.review import Analyser
@@ -109,35 +106,23 @@ def request_for(moves: str, level: Level, seed: int = 7) -> AIRequest:
     return AIRequest.from_board(board, level, seed)
 
 
-def test_requests_and_moves_travel_as_json() -> None:
-    request = request_for("h8 i9 h9", Level.HARD)
-    from bot.core.queue_ai import decode_request, dumps, loads
-
-    assert decode_request(loads(dumps(encode_request(request)))) == request
-    move = decode_move(loads(dumps(encode_move(decode_move(
-        {"x": 3, "y": 4, "score": -5, "depth": 6, "nodes": 70, "time_ms": 1.5}
-    )))))  # fmt: skip
-    assert (move.point, move.score, move.nodes) == (Point(3, 4), -5, 70)
-
-
 # Black's open three f8 g8 h8 (the puzzle tests' THREE): a proven win with a line
 THREE = AnalysisRequest(
     15, Rule.FREESTYLE, ((5, 7), (0, 0), (6, 7), (0, 2), (7, 7), (14, 14)), 60_000
 )
 
 
-def test_analyses_travel_as_json() -> None:
-    from engine.search.analysis import analyse
+def test_real_analyses_travel_as_json() -> None:
+    # tests/bot/test_messages.py round-trips every field of every message type; these are
+    # what the engine really answers (proven wins, MultiPV lines, an open position).
+    from engine.search.analysis import Analysis, analyse
 
-    assert decode_analysis_request(loads(dumps(encode_analysis_request(THREE)))) == THREE
-    capped = AnalysisRequest(15, Rule.RENJU, (), 1_000, time_ms=50)
-    assert decode_analysis_request(loads(dumps(encode_analysis_request(capped)))) == capped
     for result in (
         analyse(THREE.board(), nodes=THREE.nodes),
         analyse(THREE.board(), nodes=2_000, multipv=3),
         analyse(AnalysisRequest(15, Rule.FREESTYLE, ((7, 7),), 2_000).board(), nodes=2_000),
     ):
-        assert decode_analysis(loads(dumps(encode_analysis(result)))) == result
+        assert decode(loads(dumps(encode(result))), Analysis) == result
 
 
 @pytest.mark.slow
@@ -203,6 +188,45 @@ async def test_a_search_goes_to_a_worker_and_back_and_a_killed_worker_is_replace
         await runner.close()
 
 
+@pytest.mark.slow
+async def test_an_ai_seat_in_an_opening_rule_answers_the_step_through_the_queue(
+    workers: Workers,
+) -> None:
+    """The AI's opening answer (a choice of colour, not a stone) comes from a real worker:
+    the opening's state travels in the request and the step in the answer. A plain stone
+    search in its place would answer a point, which the opening refuses."""
+    workers.start()
+    runner = await QueueRunner.connect(workers.url, hang_after_s=60)
+    service = GameService(InMemoryGameRepository(), runner, rng=random.Random(1))
+    try:
+        for channel, opening, rule, stones in (
+            (CHANNEL, "swap2", Rule.FREESTYLE, ("h8", "i9", "j7")),
+            (CHANNEL + 1, "soosorv8", Rule.RENJU, ("h8", "i9", "j10")),
+        ):
+            view = await service.start(
+                channel_id=channel,
+                guild_id=GUILD,
+                user_id=ALICE,
+                colour="black",  # Alice places the first three; the AI answers them
+                opening=opening,
+                rule=rule,
+                level="beginner",
+            )
+            assert view.in_opening
+            for cell in stones:
+                placed = await service.place(channel, ALICE, Point.parse(cell))
+            assert placed.ai_due
+            answer = await service.ai_reply(view.game_id)
+            assert answer is not None
+            assert answer.game.opening is not None
+            steps = answer.game.opening.log
+            assert steps[:3] == stones
+            assert steps[3] in {"black", "white", "two"}, (opening, steps)
+        assert runner.retries == 0
+    finally:
+        await runner.close()
+
+
 async def test_a_queue_that_is_down_is_a_clear_answer_and_the_game_is_unchanged(
     redis_server: RedisServer,
 ) -> None:
@@ -226,6 +250,45 @@ async def test_a_queue_that_is_down_is_a_clear_answer_and_the_game_is_unchanged(
         assert after.version == view.version
         assert after.board.moves == ()
         assert after.is_ai_turn
+    finally:
+        await runner.close()
+
+
+async def test_an_answer_that_is_no_move_fails_the_ai_and_leaves_the_game_as_it_was(
+    redis_server: RedisServer, redis: aioredis.Redis
+) -> None:
+    """Whoever can write to Redis can answer a search; an answer that is not a move is
+    refused by its type (no traceback reaches the player, no stone is played)."""
+    from arq.constants import result_key_prefix
+    from arq.jobs import serialize_result
+
+    runner = await QueueRunner.connect(redis_server.url, hang_after_s=30)
+    service = GameService(InMemoryGameRepository(), runner, rng=random.Random(1))
+    try:
+        view = await service.start(
+            channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white"
+        )
+        thinking = asyncio.create_task(service.ai_reply(view.game_id))
+
+        async def queued() -> bool:
+            return bool(await redis.zcard(QUEUE_NAME))
+
+        await until(queued)
+        (job_id,) = [key.decode() for key in await redis.zrange(QUEUE_NAME, 0, -1)]
+        await redis.zrem(QUEUE_NAME, job_id)  # taken, as a worker takes it
+        garbled = {"point": "h8", "score": "high"}
+        result = serialize_result(
+            SEARCH_FUNCTION, (), {}, 1, 0, True, garbled, 0, 0, job_id, QUEUE_NAME, job_id,
+            serializer=dumps,
+        )  # fmt: skip
+        assert result is not None
+        await redis.set(result_key_prefix + job_id, result)
+        with pytest.raises(AIFailedError) as caught:
+            await thinking
+        assert isinstance(caught.value.__cause__, MessageError)
+        assert user_message(caught.value) is not None
+        after = await service.board(CHANNEL)
+        assert (after.version, after.board.moves) == (view.version, ())
     finally:
         await runner.close()
 

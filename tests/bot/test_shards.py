@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -139,14 +138,11 @@ async def test_two_shard_processes_against_one_discord_split_the_guilds(
             assert sorted(len(b.guilds) for b in bots) == [0, 1]
             assert len(bots[owner].guilds) == 1
 
-            async def resumed() -> bool:
-                plies = [(await first.get_game(g.id)).ply for g in (here, there)]
-                return plies == [1, 1]
-
-            deadline = asyncio.get_running_loop().time() + 30
-            while not await resumed():
-                assert asyncio.get_running_loop().time() < deadline, "not resumed"
-                await asyncio.sleep(0.05)
+            # Each process's runner resumes its own games once connected, then says so.
+            async with asyncio.timeout(30):
+                await asyncio.gather(*(b.runner.resumed.wait() for b in bots))
+            plies = [(await first.get_game(g.id)).ply for g in (here, there)]
+            assert plies == [1, 1]
             assert [r.calls for r in runners] == [1, 1]  # each AI move made once, by its owner
 
             record = await fake.send_slash(
@@ -201,25 +197,27 @@ async def test_two_bot_processes_each_run_their_shard_on_one_database(
             )
             for shard in (0, 1)
         ]
+        fake.answer_timeout = 60.0  # two processes start cold on a shared machine
         try:
 
-            async def settled() -> bool:
-                for bot in bots:
-                    if bot.process.poll() is not None:
-                        raise AssertionError(f"a bot exited: {bot.errors()}")
-                ai = [(await db.get_game(g.id)).ply for g in ai_games.values()]
-                timed = [(await db.get_game(g.id)).status for g in timed_games.values()]
-                # The board is posted after the write that changed the game: wait for it too.
-                posted = all(
+            def posted() -> bool:
+                # Each board is posted after the write that changed its game (the AI's move,
+                # the loss on time): once all are posted, the store holds every change.
+                return fake.connected_shards() == [(0, 2), (1, 2)] and all(
                     fake.requests_to("POST", rf"/channels/{g.channel_id}/messages$")
                     for g in (*ai_games.values(), *timed_games.values())
                 )
-                return ai == [1, 1] and timed == [GameStatus.FINISHED] * 2 and posted
 
-            deadline = time.monotonic() + 60
-            while not (fake.connected_shards() == [(0, 2), (1, 2)] and await settled()):
-                assert time.monotonic() < deadline, [b.errors() for b in bots]
-                await asyncio.sleep(0.05)
+            try:
+                await fake.wait_for(posted)
+            except TimeoutError:
+                raise AssertionError([b.errors() for b in bots]) from None
+            for bot in bots:
+                assert bot.process.poll() is None, f"a bot exited: {bot.errors()}"
+            ai = [(await db.get_game(g.id)).ply for g in ai_games.values()]
+            timed = [(await db.get_game(g.id)).status for g in timed_games.values()]
+            assert ai == [1, 1]
+            assert timed == [GameStatus.FINISHED] * 2
 
             # Every board of a shard's games came from that shard's process, and only once
             # (the AI's move, the loss on time): the other process never touched them.
@@ -231,9 +229,9 @@ async def test_two_bot_processes_each_run_their_shard_on_one_database(
             # A command in the fake's guild reaches its owner only, which lets the AI answer.
             reply = await fake.slash("place", user=alice, options={"cell": "a1"})
             assert "played **" in reply.content
-            while (await db.get_game(ai_games[owner].id)).ply < 3:
-                assert time.monotonic() < deadline, bots[owner].errors()
-                await asyncio.sleep(0.05)
+            # The AI's reply is drawn on the board after it is stored.
+            await fake.wait_for(lambda: any("3 moves" in m.text() for m in fake.channel_messages()))
+            assert (await db.get_game(ai_games[owner].id)).ply == 3
             channels = {g.channel_id for g in (*ai_games.values(), *timed_games.values())}
             for request in fake.requests:
                 for shard in (0, 1):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.client import GomokuBot
+from bot.core.service.events import Event
 from bot.core.service.states import GameState
 from bot.web.tokens import Role, Signer
 from engine.types import Point
@@ -127,18 +128,18 @@ async def wait_stored(bot: GomokuBot, game_id: int, count: int) -> None:
     """Wait until the service has ``count`` moves of the game (each stored change wakes it)."""
     changed = asyncio.Event()
 
-    def observe(state: GameState) -> None:
-        if state.game_id == game_id:
+    def observe(event: Event) -> None:
+        if event.game.game_id == game_id:
             changed.set()
 
-    bot.service.observers.append(observe)
+    bot.service.subscribe(observe)
     try:
         async with asyncio.timeout(5):
             while await stored_moves(bot, game_id) != count:
                 await changed.wait()
                 changed.clear()
     finally:
-        bot.service.observers.remove(observe)
+        bot.service.unsubscribe(observe)
 
 
 async def note(page: Any) -> str:

@@ -22,14 +22,14 @@ def names(player: Player) -> str:
 async def play(moves: str, *, rule: Rule = Rule.FREESTYLE, game: Game = Game.GOMOKU) -> GameState:
     service = GameService(InMemoryGameRepository(), CentreRunner())
     seen: list[GameState] = []
-    service.observers.append(seen.append)
+    service.subscribe(lambda event: seen.append(event.game))
     view = await service.start_local(
         channel_id=7, black=Player.human(BLACK), white=Player.human(WHITE), game=game, rule=rule
     )
     for turn, move in enumerate(moves.split()):
         user = BLACK if turn % 2 == 0 else WHITE
         view = (await service.place(7, user, Point.parse(move))).game
-    # every stored change reached the observers, in order, the last one being this
+    # every stored change reached the subscribers, in order, the last one being this
     assert [state.version for state in seen] == sorted({state.version for state in seen})
     assert seen[-1].version == view.version
     return view

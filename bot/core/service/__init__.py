@@ -8,11 +8,13 @@ returns frozen states (``GameState``, ``MoveResult`` ...: ``bot.core.service.sta
 ``bot.text.refusals`` turns into words.
 
 The use cases live in one module each, over the core they share (``shared``: locks, versions,
-the position cache, ratings): ``games`` (start, accept, resign, rematch, export ...), ``moves``
-(place, drop, the AI's reply, undo, hints), ``clock`` (deadlines, idle games, resuming),
-``history`` (pages, who may see a game), ``members`` (stats, preferences, guild settings),
-``puzzles``, ``reviews`` and ``notices`` (the
-front-ends' turn pings and pending replies). ``GameService`` is all of them in one object.
+the position cache, ratings; it publishes every stored change as an event, ``events``):
+``inputs`` (``act``, the one path in for a player's input by game reference), ``games``
+(start, accept, resign, rematch, export ...), ``moves`` (place, drop, the AI's reply, undo,
+hints), ``clock`` (deadlines, idle games, resuming), ``history`` (pages, who may see a game),
+``members`` (stats, preferences, guild settings), ``puzzles``, ``reviews`` and ``notices``
+(the front-ends' turn pings and pending replies). ``GameService`` is all of them in one
+object; ``bot.core.runner`` drives what follows a change (the AI's replies, the clocks).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 from bot.core.service.clock import ClockUseCases
 from bot.core.service.games import GameUseCases
 from bot.core.service.history import HistoryUseCases
+from bot.core.service.inputs import InputUseCases
 from bot.core.service.members import MemberUseCases
 from bot.core.service.moves import MoveUseCases
 from bot.core.service.notices import NoticeUseCases
@@ -30,6 +33,7 @@ __all__ = ["GameService"]
 
 
 class GameService(
+    InputUseCases,
     GameUseCases,
     MoveUseCases,
     HistoryUseCases,

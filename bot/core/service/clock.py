@@ -6,8 +6,15 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from bot.core.service.events import GameEnded
 from bot.core.service.shared import _ABANDONED, WARN_FRACTION, ServiceCore, _IdleTimes
-from bot.core.service.states import ChallengeExpired, GameEnd, TimeoutEvent, TurnWarning
+from bot.core.service.states import (
+    ChallengeExpired,
+    GameEnd,
+    GameState,
+    TimeoutEvent,
+    TurnWarning,
+)
 from engine.types import Outcome, Termination
 from storage.repository import (
     GameNotFoundError,
@@ -26,13 +33,13 @@ class ClockUseCases(ServiceCore):
     async def tick(self, now: datetime | None = None) -> list[TimeoutEvent]:
         """Enforce clocks at ``now`` (default: the injected clock): warn each player once at
         80% of their turn time, end games whose deadline passed (the side to move loses on
-        time; ratings updated), and expire unanswered challenges. The bot's deadline task
-        calls it periodically and renders the events."""
+        time; ratings updated), and expire unanswered challenges. The core runner's clock task
+        calls it periodically; what changed reaches the front ends as events."""
         events, _records = await self._tick(now or self.clock())
         return events
 
     async def tick_and_plan(self) -> tuple[list[TimeoutEvent], datetime | None]:
-        """``tick``, then ``next_deadline``: the deadline task's pass. The open games are read
+        """``tick``, then ``next_deadline``: the runner's clock pass. The open games are read
         once when the tick changed none of them (most passes: every new challenge and every
         move in a game with a clock wakes the task, and each read makes a record per open
         game); after a change they are read again."""
@@ -66,7 +73,7 @@ class ClockUseCases(ServiceCore):
             view = await self._view(record.id)
             if view.version != record.version or view.status is not GameStatus.ACTIVE:
                 return None
-            return await self._finish(view, _ABANDONED, end_reason="idle")
+            return await self._finish(view, _ABANDONED, end_reason="idle", by_clock=True)
 
     @staticmethod
     def _warn_at(record: GameRecord) -> datetime | None:
@@ -102,16 +109,24 @@ class ClockUseCases(ServiceCore):
                     closed = await self.repository.close_challenge(
                         view.game_id, view.version, GameStatus.EXPIRED
                     )
-                    return ChallengeExpired(self._remember(closed, view.board, view.opening))
+
+                    def expired(state: GameState) -> GameEnded:
+                        return GameEnded(state, by_clock=True)
+
+                    state = self._remember(closed, view.board, view.opening, expired)
+                    return ChallengeExpired(state)
                 if view.player(view.acting_color).is_ai:
                     return None  # the AI has no clock; resume() makes its move
                 loser = view.acting_color
-                return await self._finish(view, Outcome(Termination.TIMEOUT, loser.opponent))
+                outcome = Outcome(Termination.TIMEOUT, loser.opponent)
+                return await self._finish(view, outcome, by_clock=True)
             user_id = view.player(view.acting_color).user_id
             await self.repository.mark_warning_sent(view.game_id, view.version)
             if user_id is None:
                 return None
-            return TurnWarning(view, user_id, deadline)
+            warning = TurnWarning(view, user_id, deadline)
+            self.events.publish(warning)
+            return warning
 
     async def shift_deadlines(self, by: timedelta) -> int:
         """Move every open game's clock (a turn's deadline, a challenge's expiry) ``by`` later:
@@ -137,7 +152,7 @@ class ClockUseCases(ServiceCore):
 
     async def next_deadline(self) -> datetime | None:
         """The earliest moment ``tick`` has something to do (a warning, a deadline or a
-        challenge expiry), or None; the deadline task can sleep until then."""
+        challenge expiry), or None; the runner's clock task can sleep until then."""
         return await self._next_deadline(await self.repository.open_games())
 
     async def _next_deadline(self, records: Sequence[GameRecord]) -> datetime | None:

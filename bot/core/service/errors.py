@@ -197,7 +197,7 @@ class NoUndoRequestError(GameRefusedError):
 
 
 class OutOfTimeError(GameServiceError):
-    """The move came after the mover's deadline (before the deadline task saw it): it was not
+    """The move came after the mover's deadline (before the runner's clock task saw it): it was not
     played, and the game ended as a loss on time for the mover."""
 
     def __init__(self, user_id: int, end: GameEnd) -> None:

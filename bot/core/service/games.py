@@ -19,6 +19,7 @@ from bot.core.service.errors import (
     RematchError,
     SelfChallengeError,
 )
+from bot.core.service.events import ChallengeIssued, GameEnded, GameStarted
 from bot.core.service.shared import (
     _ABANDONED,
     DEFAULT_LEVEL,
@@ -147,10 +148,12 @@ class GameUseCases(ServiceCore):
         rule: Rule = Rule.FREESTYLE,
         size: int | None = None,
         replace_open: bool = True,
+        turn_seconds: int | None = None,
     ) -> GameState:
-        """Start an unrated, clockless game with fixed sides at once (the terminal: one user
-        at both sides, two users at one keyboard, or the AI against the AI). With
-        ``replace_open`` an open game in the channel is ended first (abandoned).
+        """Start an unrated game with fixed sides at once (the terminal: one user at both
+        sides, two users at one keyboard, or the AI against the AI), clockless unless
+        ``turn_seconds`` gives each person's turn a time. With ``replace_open`` an open game
+        in the channel is ended first (abandoned).
 
         Raises:
             InvalidOptionError: size or rule not valid for ``game``.
@@ -170,6 +173,7 @@ class GameUseCases(ServiceCore):
             black=black,
             white=white,
             created_by=black.user_id if black.user_id is not None else white.user_id,
+            turn_seconds=turn_seconds,
         )
 
     async def _create(
@@ -218,7 +222,8 @@ class GameUseCases(ServiceCore):
         started = None
         if opening is not None:
             started = Opening.start(OpeningRule(opening), size=board.size, board_rule=board.rule)
-        return self._remember(record, board, started)
+        event = ChallengeIssued if pending else GameStarted
+        return self._remember(record, board, started, event)
 
     @staticmethod
     def _validate_board(game: Game, rule: Rule, size: int | None) -> Board:
@@ -259,7 +264,7 @@ class GameUseCases(ServiceCore):
             record = await self.repository.accept_challenge(
                 game_id, view.version, deadline=deadline
             )
-            return self._remember(record, view.board, view.opening)
+            return self._remember(record, view.board, view.opening, GameStarted)
 
         return await self._locked(await self._record(game_id), action)
 
@@ -278,11 +283,18 @@ class GameUseCases(ServiceCore):
                 raise NotChallengedError(user_id, game_id)
             status = GameStatus.CANCELLED if user_id == view.challenger else GameStatus.DECLINED
             record = await self.repository.close_challenge(game_id, view.version, status)
-            return GameEnd(self._remember(record, view.board, view.opening))
+            return GameEnd(self._remember(record, view.board, view.opening, GameEnded))
 
         return await self._locked(await self._record(game_id), action)
 
-    async def resign(self, channel_id: int, user_id: int, *, game_id: int | None = None) -> GameEnd:
+    async def resign(
+        self,
+        channel_id: int | None,
+        user_id: int,
+        *,
+        game_id: int | None = None,
+        via: str | None = None,
+    ) -> GameEnd:
         """``user_id`` resigns the channel's active game; the opponent wins (rated games
         update ratings). A user playing both sides resigns for the side to move.
 
@@ -296,7 +308,8 @@ class GameUseCases(ServiceCore):
             color = view.color_of(user_id)
             if color is None:
                 raise NotAPlayerError(user_id, view.game_id)
-            return await self._finish(view, Outcome(Termination.RESIGN, color.opponent))
+            outcome = Outcome(Termination.RESIGN, color.opponent)
+            return await self._finish(view, outcome, via=via)
 
         return await self._locked(await self._open_record(channel_id, game_id), action)
 
@@ -315,7 +328,7 @@ class GameUseCases(ServiceCore):
                 closed = await self.repository.close_challenge(
                     view.game_id, view.version, GameStatus.CANCELLED
                 )
-                return GameEnd(self._remember(closed, view.board, view.opening))
+                return GameEnd(self._remember(closed, view.board, view.opening, GameEnded))
             if view.status is GameStatus.ACTIVE:
                 return await self._finish(view, _ABANDONED, ended_by=ended_by, end_reason=reason)
             return None

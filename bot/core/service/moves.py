@@ -25,6 +25,7 @@ from bot.core.service.errors import (
     StalePanelError,
     UndoPendingError,
 )
+from bot.core.service.events import Moved, TakenBack
 from bot.core.service.shared import HINT_LEVEL, ServiceCore, _legal_points, _level, _played
 from bot.core.service.states import (
     GameEnd,
@@ -55,7 +56,9 @@ log = logging.getLogger(__name__)
 class MoveUseCases(ServiceCore):
     """Playing: stones and columns, opening steps, the AI's reply, takebacks, hints, suggestions."""
 
-    async def _opening_step(self, view: GameState, word: str) -> MoveResult:
+    async def _opening_step(
+        self, view: GameState, word: str, *, by_ai: bool = False, via: str | None = None
+    ) -> MoveResult:
         """Take one opening step on a fresh ``view`` (lock held; the turn already checked)
         and store it: a stone as a move, anything else as an opening step with the seats."""
         opening = view.opening
@@ -83,17 +86,28 @@ class MoveUseCases(ServiceCore):
                     record.id, record.version, move.point, move.color, deadline=deadline
                 )
             else:
-                step = f"{len(opening.board.moves)}:{word}"
                 stored = await self.repository.record_opening_step(
-                    record.id, record.version, step, black=black, white=white, deadline=deadline
+                    record.id,
+                    record.version,
+                    f"{len(opening.board.moves)}:{word}",
+                    black=black,
+                    white=white,
+                    deadline=deadline,
                 )
         except InvalidStatusError as error:
             raise GameNotActiveError(record.id, error.status) from error
         last = after.board.moves[-1]
-        game = self._remember(stored, after.board.copy(), after)
-        return MoveResult(game, last, step=None if placed else word)
+        step = None if placed else word
 
-    async def opening_choice(self, game_id: int, user_id: int, word: str) -> MoveResult:
+        def moved(state: GameState) -> Moved:
+            return Moved(state, last, step=step, by_ai=by_ai, via=None if by_ai else via)
+
+        game = self._remember(stored, after.board.copy(), after, moved)
+        return MoveResult(game, last, step=step)
+
+    async def opening_choice(
+        self, game_id: int, user_id: int, word: str, *, via: str | None = None
+    ) -> MoveResult:
         """An opening choice from a button: ``word`` is a ``Choice`` value ("black",
         "white", "two", "offer") or Soosõrv's number of fifth moves ("1".."8").
 
@@ -106,23 +120,27 @@ class MoveUseCases(ServiceCore):
         async def action(view: GameState) -> MoveResult | GameEnd:
             color = self._check_turn(view, user_id)
             if self._is_late(view):
-                return await self._lose_on_time(view, color)
-            return await self._opening_step(view, word)
+                return await self._lose_on_time(view, color, via)
+            return await self._opening_step(view, word, via=via)
 
         result = await self._locked(await self._record(game_id), action)
         return _played(result, user_id)
 
     async def place(
         self,
-        channel_id: int,
+        channel_id: int | None,
         user_id: int,
         point: Point,
         *,
         game_id: int | None = None,
         version: int | None = None,
         points_only: bool = False,
+        via: str | None = None,
     ) -> MoveResult:
-        """Play ``point`` for ``user_id`` in the channel's active game.
+        """Play ``point`` for ``user_id`` in the channel's active game, or in ``game_id``
+        alone when ``channel_id`` is None (the web board, which knows only the game).
+        ``via`` names the front end the move came through, for the events
+        (``bot.core.service.events.Moved``).
 
         In gravity games ``point`` must be a column's landing point (see ``drop``). On a five
         or a full board the game finishes (ratings updated for rated games,
@@ -147,22 +165,23 @@ class MoveUseCases(ServiceCore):
             if version is not None and view.version != version:
                 raise StalePanelError(view.game_id, version)
             if self._is_late(view):
-                return await self._lose_on_time(view, color)
+                return await self._lose_on_time(view, color, via)
             if view.in_opening:
-                return await self._opening_step(view, str(point))
-            return await self._apply(view, point, color)
+                return await self._opening_step(view, str(point), via=via)
+            return await self._apply(view, point, color, via=via)
 
         result = await self._locked(await self._open_record(channel_id, game_id), action)
         return _played(result, user_id)
 
     async def drop(
         self,
-        channel_id: int,
+        channel_id: int | None,
         user_id: int,
         column: int,
         *,
         game_id: int | None = None,
         letter: bool = False,
+        via: str | None = None,
     ) -> MoveResult:
         """Gravity games: drop a stone in ``column`` (0-based); otherwise as ``place``.
 
@@ -177,7 +196,7 @@ class MoveUseCases(ServiceCore):
                 raise NotationError(view.game, view.board.width, typed_column=True)
             color = self._check_turn(view, user_id)
             if self._is_late(view):
-                return await self._lose_on_time(view, color)
+                return await self._lose_on_time(view, color, via)
             if not 0 <= column < view.board.width:
                 # Columns are numbered from 1 for players.
                 raise InvalidOptionError("column", column + 1, f"1-{view.board.width}")
@@ -186,7 +205,7 @@ class MoveUseCases(ServiceCore):
                 from engine.errors import ColumnFullError
 
                 raise ColumnFullError(column)
-            return await self._apply(view, landing, color)
+            return await self._apply(view, landing, color, via=via)
 
         result = await self._locked(await self._open_record(channel_id, game_id), action)
         return _played(result, user_id)
@@ -253,7 +272,8 @@ class MoveUseCases(ServiceCore):
                 return None
             try:
                 if fresh.in_opening:
-                    return await self._opening_step(fresh, choice.step or str(choice.point))
+                    word = choice.step or str(choice.point)
+                    return await self._opening_step(fresh, word, by_ai=True)
                 return await self._apply(fresh, choice.point, fresh.board.to_move)
             except VersionConflictError:
                 return None  # another process wrote meanwhile: this move is stale
@@ -261,7 +281,9 @@ class MoveUseCases(ServiceCore):
                 log.error("the AI chose an illegal move %s in game %d", choice.point, view.game_id)
                 raise AIFailedError(view.game_id) from error
 
-    async def undo(self, channel_id: int, user_id: int) -> UndoResult | UndoRequest:
+    async def undo(
+        self, channel_id: int | None, user_id: int, *, game_id: int | None = None
+    ) -> UndoResult | UndoRequest:
         """Take back the user's last move (and the moves after it).
 
         Against the AI, or with one user at both sides, it is immediate and returns an
@@ -301,7 +323,7 @@ class MoveUseCases(ServiceCore):
             )
             return UndoRequest(view, user_id, opponent[0], count)
 
-        return await self._locked(await self._open_record(channel_id), action)
+        return await self._locked(await self._open_record(channel_id, game_id), action)
 
     async def _take_back(self, view: GameState, count: int) -> UndoResult:
         board = view.board.copy()
@@ -310,7 +332,11 @@ class MoveUseCases(ServiceCore):
         record = await self.repository.take_back(
             view.game_id, view.version, count, deadline=deadline
         )
-        return UndoResult(self._remember(record, board, view.opening), undone)
+
+        def taken_back(state: GameState) -> TakenBack:
+            return TakenBack(state, undone)
+
+        return UndoResult(self._remember(record, board, view.opening, taken_back), undone)
 
     async def answer_undo(self, game_id: int, user_id: int, *, accept: bool) -> UndoResult | None:
         """The opponent answers an undo request: the moves go (``UndoResult``) or the
@@ -413,7 +439,7 @@ class MoveUseCases(ServiceCore):
     async def resume(self, *, idle_for: timedelta = timedelta(0)) -> list[MoveResult]:
         """Make every AI move that is due and not being searched already, all at once (the
         pool bounds the parallelism): at start-up, the moves that were due when the process
-        stopped; later (the deadline task calls it now and then), moves whose search failed.
+        stopped; later (the core runner calls it now and then), moves whose search failed.
         ``idle_for``: only games unchanged for that long, so a retry never races the front-end
         that is about to ask for the move itself. Safe to repeat. Returns the moves made."""
         now = self.clock()

@@ -33,6 +33,7 @@ from bot.core.service.errors import (
     OtherChannelError,
     OutOfTimeError,
 )
+from bot.core.service.events import Event, EventBus, GameEnded, Moved, Refreshed, Subscriber
 from bot.core.service.states import GameEnd, GameState, MoveResult, RatingChange
 from engine.board import Board
 from engine.errors import IllegalMoveError
@@ -241,11 +242,17 @@ class ServiceCore:
         default_factory=dict, init=False, repr=False
     )
     _reviewer: Reviewer | None = field(default=None, init=False, repr=False)
-    # Called with every newer state of a game as it is stored (the web board's hub): every
-    # move, opening step, takeback and ending passes through ``_remember``.
-    observers: list[Callable[[GameState], None]] = field(
-        default_factory=list, init=False, repr=False
-    )
+    # Every stored change of a game, as a typed event (``bot.core.service.events``): every move,
+    # opening step, takeback and ending passes through ``_remember``.
+    events: EventBus = field(default_factory=EventBus, init=False, repr=False)
+
+    def subscribe(self, subscriber: Subscriber) -> None:
+        """Call ``subscriber`` with every event of every game from now on."""
+        self.events.subscribe(subscriber)
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        """Stop calling ``subscriber``."""
+        self.events.unsubscribe(subscriber)
 
     # ---- plumbing
 
@@ -257,8 +264,14 @@ class ServiceCore:
         return lock
 
     def _remember(
-        self, record: GameRecord, board: Board, opening: Opening | None = None
+        self,
+        record: GameRecord,
+        board: Board,
+        opening: Opening | None = None,
+        event: Callable[[GameState], Event] = Refreshed,
     ) -> GameState:
+        """Keep the newest position of the game and publish ``event`` (made from the new
+        state) when the state is newer than the one this process knew."""
         known = self._boards.get(record.id)
         if known is None or known[0] <= record.version:
             self._boards[record.id] = (record.version, board, opening)
@@ -267,8 +280,7 @@ class ServiceCore:
             self._boards.popitem(last=False)
         state = GameState(record, board.copy(), opening)
         if known is None or known[0] < record.version:
-            for observe in self.observers:
-                observe(state)
+            self.events.publish(event(state))
         return state
 
     async def _view(self, game_id: int, record: GameRecord | None = None) -> GameState:
@@ -294,8 +306,16 @@ class ServiceCore:
         except GameNotFoundError as error:
             raise NoSuchGameError(game_id) from error
 
-    async def _open_record(self, channel_id: int, game_id: int | None = None) -> GameRecord:
-        """The channel's open game (which must be ``game_id`` when given)."""
+    async def _open_record(self, channel_id: int | None, game_id: int | None = None) -> GameRecord:
+        """The channel's open game (which must be ``game_id`` when given); with no channel,
+        ``game_id`` itself, which must be open."""
+        if channel_id is None:
+            if game_id is None:
+                raise ValueError("a game needs a channel or an id")
+            by_id = await self._record(game_id)
+            if by_id.status not in (GameStatus.PENDING, GameStatus.ACTIVE):
+                raise GameNotActiveError(game_id, by_id.status)
+            return by_id
         record = await self.repository.open_game_in_channel(channel_id)
         if record is None or (game_id is not None and record.id != game_id):
             if game_id is not None:
@@ -379,8 +399,11 @@ class ServiceCore:
             raise NotYourTurnError(user_id, view.game_id)
         return color
 
-    async def _apply(self, view: GameState, point: Point, color: Color) -> MoveResult:
-        """Play ``point`` on a fresh ``view`` (lock held) and store it."""
+    async def _apply(
+        self, view: GameState, point: Point, color: Color, *, via: str | None = None
+    ) -> MoveResult:
+        """Play ``point`` on a fresh ``view`` (lock held) and store it (``via``: the front
+        end a player's move came through, for the events)."""
         board = view.board.copy()
         board.play(point)  # the engine's IllegalMoveError subclasses go to the caller
         record = view.record
@@ -395,14 +418,22 @@ class ServiceCore:
         except InvalidStatusError as error:
             raise GameNotActiveError(record.id, error.status) from error
         ratings = await self._ratings_after(stored, before)
-        return MoveResult(self._remember(stored, board, view.opening), Move(point, color), ratings)
+        move = Move(point, color)
+        by_ai = record.player(color).is_ai
+
+        def moved(state: GameState) -> Moved:
+            return Moved(state, move, ratings, by_ai=by_ai, via=None if by_ai else via)
+
+        return MoveResult(self._remember(stored, board, view.opening, moved), move, ratings)
 
     def _is_late(self, view: GameState) -> bool:
-        """The side to move's deadline has passed (the deadline task has not got to it yet)."""
+        """The side to move's deadline has passed (the clock task has not got to it yet)."""
         return view.deadline is not None and view.deadline <= self.clock()
 
-    async def _lose_on_time(self, view: GameState, color: Color) -> GameEnd:
-        return await self._finish(view, Outcome(Termination.TIMEOUT, color.opponent))
+    async def _lose_on_time(self, view: GameState, color: Color, via: str | None = None) -> GameEnd:
+        return await self._finish(
+            view, Outcome(Termination.TIMEOUT, color.opponent), by_clock=True, via=via
+        )
 
     async def _finish(
         self,
@@ -411,6 +442,8 @@ class ServiceCore:
         *,
         ended_by: int | None = None,
         end_reason: str | None = None,
+        by_clock: bool = False,
+        via: str | None = None,
     ) -> GameEnd:
         # A game without a result changes no rating: there is nothing to show for it.
         rated = outcome.termination is not Termination.ABANDONED
@@ -419,4 +452,8 @@ class ServiceCore:
             view.game_id, view.version, outcome, ended_by=ended_by, end_reason=end_reason
         )
         ratings = await self._ratings_after(record, before)
-        return GameEnd(self._remember(record, view.board, view.opening), ratings)
+
+        def ended(state: GameState) -> GameEnded:
+            return GameEnded(state, ratings, by_clock=by_clock, via=via)
+
+        return GameEnd(self._remember(record, view.board, view.opening, ended), ratings)

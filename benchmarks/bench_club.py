@@ -1,0 +1,174 @@
+"""The club benchmark (``python -m benchmarks.bench_club``): a measurement, not a test.
+
+Swiss: events of 64 players over 9 rounds with seeded random results; every round's pairing
+is timed, wall clock and CPU (reading the history included), and the rounds the fallback
+matching paired are counted. Queue: a server's pairing queue kept at 200 members across three
+kinds of game, a pass every second of a hand-driven clock (expire, then pair), each pass
+timed, then refilled; again with one kind and every rating within reach (the worst case).
+It prints the figures with the CPU model; the targets are a Swiss round under 1 s and a queue
+pass p95 under 100 ms.
+
+Options: ``--players N --rounds N --events N`` (Swiss), ``--members N --passes N`` (queue),
+``--seed N``. ``tests/bot/club/test_bench_club.py`` runs a tiny version so it keeps working.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from bot.core.club.card import Player
+from bot.core.club.matchmaking import PairingQueue
+from bot.core.club.records import Pairing, Result
+from bot.core.club.swiss import swiss_round
+
+__all__ = ["QueueFigures", "SwissFigures", "bench_queue", "bench_swiss", "main"]
+
+KINDS = ("gomoku:freestyle", "gomoku:renju", "connect4")
+
+
+@dataclass
+class SwissFigures:
+    round_s: list[float] = field(default_factory=list)  # wall clock
+    round_cpu_s: list[float] = field(default_factory=list)  # this process's CPU time
+    boards: int = 0
+    by_matching: int = 0  # rounds the fallback matching paired
+
+
+@dataclass
+class QueueFigures:
+    pass_s: list[float] = field(default_factory=list)
+    matches: int = 0
+    expired: int = 0
+
+
+def bench_swiss(players: int, rounds: int, events: int, seed: int) -> SwissFigures:
+    """Play ``events`` Swiss events of ``players`` over ``rounds``, timing each pairing."""
+    figures = SwissFigures()
+    for event in range(events):
+        rng = random.Random(seed * 1000 + event)
+        ratings = sorted((rng.gauss(1500, 250) for _ in range(players)), reverse=True)
+        field_ = [Player(100 + i, rating, i + 1) for i, rating in enumerate(ratings)]
+        strength = {p.user_id: p.rating for p in field_}
+        pairings: list[Pairing] = []
+        for number in range(1, rounds + 1):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            paired = swiss_round(field_, pairings, number)
+            figures.round_s.append(time.perf_counter() - start)
+            figures.round_cpu_s.append(time.process_time() - start_cpu)
+            figures.by_matching += paired.by_matching
+            for board, pair in enumerate(paired.pairs, start=1):
+                if pair.white is None:
+                    result = Result.BYE
+                else:
+                    result = _game(rng, strength[pair.black], strength[pair.white])
+                    figures.boards += 1
+                pairings.append(Pairing(1, number, board, pair.black, pair.white, result, None))
+    return figures
+
+
+def _game(rng: random.Random, black: float, white: float) -> Result:
+    expected = 1 / (1 + 10 ** ((white - black) / 400))
+    draw = 0.15
+    roll = rng.random()
+    if roll < draw:
+        return Result.DRAW
+    return Result.BLACK_WINS if roll < draw + (1 - draw) * expected else Result.WHITE_WINS
+
+
+def bench_queue(
+    members: int, passes: int, seed: int, kinds: Sequence[str] = KINDS, spread: float = 350
+) -> QueueFigures:
+    """Keep a queue at ``members`` (ratings around 1500, ``spread`` their deviation) and run
+    ``passes`` passes a clock second apart."""
+    rng = random.Random(seed)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def clock() -> datetime:
+        return now
+
+    queue = PairingQueue(clock=clock)
+    figures = QueueFigures()
+    next_id = 1
+    for _ in range(passes):
+        while len(queue) < members:
+            queue.join(next_id, rng.choice(kinds), rng.gauss(1500, spread))
+            next_id += 1
+        start = time.perf_counter()
+        figures.expired += len(queue.expire())
+        matches = queue.pair()
+        figures.pass_s.append(time.perf_counter() - start)
+        figures.matches += len(matches)
+        for match in matches:
+            queue.game_over(match.black.user_id)
+            queue.game_over(match.white.user_id)
+        now += timedelta(seconds=1)
+    return figures
+
+
+def cpu_model() -> str:
+    """The CPU's name as /proc/cpuinfo gives it (elsewhere, what ``platform`` knows)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _percentile(values: Sequence[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def report_swiss(figures: SwissFigures, players: int, rounds: int) -> str:
+    ms = [s * 1000 for s in figures.round_s]
+    cpu = [s * 1000 for s in figures.round_cpu_s]
+    return (
+        f"Swiss {players} players x {rounds} rounds, {len(ms)} rounds paired "
+        f"({figures.by_matching} by the fallback matching), {figures.boards} boards:\n"
+        f"  per round, wall: median {statistics.median(ms):.1f} ms, "
+        f"p95 {_percentile(ms, 0.95):.1f} ms, max {max(ms):.1f} ms (target: under 1000 ms)\n"
+        f"  per round, CPU:  median {statistics.median(cpu):.1f} ms, "
+        f"p95 {_percentile(cpu, 0.95):.1f} ms, max {max(cpu):.1f} ms"
+    )
+
+
+def report_queue(figures: QueueFigures, members: int, label: str = "") -> str:
+    ms = [s * 1000 for s in figures.pass_s]
+    return (
+        f"Queue of {members} members{label}, {len(ms)} passes, {figures.matches} matches, "
+        f"{figures.expired} timed out: per pass median {statistics.median(ms):.2f} ms, "
+        f"p95 {_percentile(ms, 0.95):.2f} ms, max {max(ms):.2f} ms (target: p95 under 100 ms)"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_club")
+    parser.add_argument("--players", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--events", type=int, default=5)
+    parser.add_argument("--members", type=int, default=200)
+    parser.add_argument("--passes", type=int, default=600)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    print(f"CPU: {cpu_model()}")
+    swiss = bench_swiss(args.players, args.rounds, args.events, args.seed)
+    print(report_swiss(swiss, args.players, args.rounds))
+    queue = bench_queue(args.members, args.passes, args.seed)
+    print(report_queue(queue, args.members, f" in {len(KINDS)} kinds"))
+    # The worst case for a pass: one kind, everyone within everyone's window.
+    crowded = bench_queue(args.members, args.passes, args.seed, kinds=KINDS[:1], spread=20)
+    print(report_queue(crowded, args.members, ", one kind, all within reach"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""Arena: for a fixed time, whoever is free is paired again at once; points per game, and a
+streak scores double (lichess's arena rules).
+
+Scoring: a win 2, a draw 1, a loss 0. After two wins in a row a player is on fire: their games
+score double (a win 4, a draw 2) until one is not a win. A forfeit scores like the game it
+stands for, and the bye is not used: a free player waits for the next pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.core.club.card import Pair, Player
+from bot.core.club.records import Pairing
+
+WIN_POINTS = 2
+DRAW_POINTS = 1
+STREAK_TO_FIRE = 2  # wins in a row after which games score double
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaScore:
+    """A player's arena score so far."""
+
+    points: int
+    games: int
+    streak: int  # wins in a row at the end
+    on_fire: bool  # the next game scores double
+    black_games: int  # games played as Black, for colour balance
+    last_opponent: int | None
+
+
+def arena_scores(user_ids: Sequence[int], pairings: Sequence[Pairing]) -> dict[int, ArenaScore]:
+    """Every player's arena score from the finished ``pairings``, played in round order."""
+    scores = {u: ArenaScore(0, 0, 0, False, 0, None) for u in user_ids}
+    for pairing in sorted(pairings, key=lambda p: (p.round, p.board)):
+        if pairing.result is None or pairing.white is None:
+            continue
+        for user_id in pairing.players():
+            before = scores.get(user_id)
+            if before is None:
+                continue
+            earned = pairing.points_of(user_id)
+            doubled = 2 if before.on_fire else 1
+            gained = doubled * (WIN_POINTS if earned == 1.0 else DRAW_POINTS if earned else 0)
+            streak = before.streak + 1 if earned == 1.0 else 0
+            scores[user_id] = ArenaScore(
+                points=before.points + gained,
+                games=before.games + 1,
+                streak=streak,
+                on_fire=streak >= STREAK_TO_FIRE,
+                black_games=before.black_games + (user_id == pairing.black),
+                last_opponent=pairing.opponent_of(user_id),
+            )
+    return scores
+
+
+def pair_arena(
+    waiting: Sequence[Player],
+    scores: Mapping[int, ArenaScore],
+    *,
+    now: float,
+    ends_at: float,
+) -> tuple[Pair, ...]:
+    """Pair the free players nearest in the arena's ranking; nobody meets the opponent of
+    their last game again straight away (they wait instead). No pairing at or after
+    ``ends_at``."""
+    if now >= ends_at:
+        return ()
+    empty = ArenaScore(0, 0, 0, False, 0, None)
+    queue = sorted(
+        waiting,
+        key=lambda p: (-scores.get(p.user_id, empty).points, -p.rating, p.user_id),
+    )
+    pairs: list[Pair] = []
+    while len(queue) >= 2:
+        first = queue.pop(0)
+        last = scores.get(first.user_id, empty).last_opponent
+        partner = next((p for p in queue if p.user_id != last), None)
+        if partner is None:
+            continue
+        queue.remove(partner)
+        a, b = scores.get(first.user_id, empty), scores.get(partner.user_id, empty)
+        # Black to whoever has had it less, relative to their games; else the lower ranked.
+        if a.black_games * max(b.games, 1) < b.black_games * max(a.games, 1):
+            pairs.append(Pair(first.user_id, partner.user_id))
+        else:
+            pairs.append(Pair(partner.user_id, first.user_id))
+    return tuple(pairs)

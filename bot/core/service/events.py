@@ -1,0 +1,134 @@
+"""What happens to games, as the service stores it: typed, frozen events, and their bus.
+
+``ServiceCore`` publishes one event for every stored change of a game, synchronously, from
+the one place every change passes (``ServiceCore._remember``), and a ``TurnWarning`` when a
+player is warned. Every event carries ``game``, the state after it.
+
+The events:
+
+- ``ChallengeIssued``: a challenge waits for its answer (its expiry clock runs).
+- ``GameStarted``: a game became active: against the AI, an accepted challenge, a rematch,
+  a terminal game. The AI may be to move first.
+- ``Moved``: a stone or an opening step was stored, a player's (``via`` names the front end
+  it came through, when the caller said) or the AI's (``by_ai``).
+- ``TakenBack``: moves were taken back (an undo).
+- ``GameEnded``: a game finished (five, resignation, time, idle, a moderator) or a
+  challenge closed (declined, withdrawn, expired); ``by_clock`` when time ended it.
+- ``TurnWarning`` (``bot.core.service.states``): a player has used 80% of their turn time.
+- ``Refreshed``: this process read a newer state than it knew (another process wrote it, or
+  a bookkeeping change such as the board's message moved).
+
+Who subscribes: ``bot.core.runner.GameRunner`` (starts the AI when it is due after a
+player's move or a start, and re-plans the clocks), the web board's hub (sends every state to
+the pages that show it), the Discord table (draws what no interaction of its own answers: the
+AI's moves, the clocks' ends and warnings, moves made on the web board) and the terminal
+(prints what the clocks did). Subscribers are called synchronously under the game's lock: they
+only note things and start tasks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from bot.core.service.states import GameState, RatingChange, TurnWarning
+from engine.types import Move
+
+__all__ = [
+    "ChallengeIssued",
+    "Event",
+    "EventBus",
+    "GameEnded",
+    "GameStarted",
+    "Moved",
+    "Refreshed",
+    "Subscriber",
+    "TakenBack",
+    "TurnWarning",
+]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeIssued:
+    """A challenge was stored; it expires at ``game.deadline``."""
+
+    game: GameState
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    """A game became active (its first turn's clock, if any, runs)."""
+
+    game: GameState
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A stone or an opening step was stored."""
+
+    game: GameState  # after the move; finished if it ended the game
+    move: Move  # the stone (after an opening step that placed none: the last stone)
+    ratings: tuple[RatingChange, ...] = ()  # when the move finished a rated game
+    step: str | None = None  # an opening step that placed no stone ("white", "two", "3")
+    by_ai: bool = False
+    via: str | None = None  # the front end a player's move came through ("web", ...)
+
+
+@dataclass(frozen=True, slots=True)
+class TakenBack:
+    """Moves were taken back."""
+
+    game: GameState
+    undone: tuple[Move, ...]  # last first
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    """A game finished or a challenge closed without a move."""
+
+    game: GameState
+    ratings: tuple[RatingChange, ...] = ()
+    by_clock: bool = False  # a turn's time, an idle game or a challenge's expiry ended it
+    via: str | None = None  # the front end of a resignation, or of a move that came too late
+
+
+@dataclass(frozen=True, slots=True)
+class Refreshed:
+    """A newer state of a game than this process knew."""
+
+    game: GameState
+
+
+Event: TypeAlias = (
+    ChallengeIssued | GameStarted | Moved | TakenBack | GameEnded | TurnWarning | Refreshed
+)
+Subscriber: TypeAlias = Callable[[Event], None]
+
+
+class EventBus:
+    """The subscribers of one service, called in the order they subscribed."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+
+    def subscribe(self, subscriber: Subscriber) -> None:
+        """Call ``subscriber`` with every event from now on."""
+        self._subscribers.append(subscriber)
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        """Stop calling ``subscriber`` (no error if it was not subscribed)."""
+        if subscriber in self._subscribers:
+            self._subscribers.remove(subscriber)
+
+    def publish(self, event: Event) -> None:
+        """Hand ``event`` to every subscriber. One that fails is logged and the others still
+        get it: the change is stored whatever a subscriber does."""
+        for subscriber in tuple(self._subscribers):
+            try:
+                subscriber(event)
+            except Exception:
+                log.exception("a subscriber failed on %s", type(event).__name__)

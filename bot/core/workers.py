@@ -1,0 +1,346 @@
+"""Worker processes whose handles the caller keeps: ``WorkerPool`` runs picklable tasks in
+spawn-context processes (a threaded process such as the bot's must not fork), one task per
+worker at a time, and waits for each answer on the worker's pipe from the event loop.
+
+It is what ``ProcessPoolRunner`` (``bot.core.ai``) needs and no more: a worker is set up by an
+initializer before its first task (that time never counts against a task); a task gets a
+limit from when its worker has it, past which the worker is killed and replaced; a worker that
+dies is replaced; a caller that gives up leaves its task to finish before the worker takes
+another; ``close`` kills and reaps every worker, and the workers of a pool nobody closed end at
+interpreter exit.
+
+Errors::
+
+    WorkerLostError    the worker died, or hung past the limit (it is replaced)
+    TaskError          the task raised; its error is the __cause__
+    PoolClosedError    the pool is closed
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import collections
+import functools
+import logging
+import multiprocessing
+import pickle
+import typing
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, TypeVar
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+__all__ = ["PoolClosedError", "TaskError", "WorkerLostError", "WorkerPool"]
+
+log = logging.getLogger(__name__)
+
+_A = TypeVar("_A")
+_R = TypeVar("_R")
+
+_READY: Final = "ready"
+
+
+def _serve(
+    conn: Connection, initializer: Callable[..., object], initargs: tuple[object, ...]
+) -> None:
+    """A worker's life: ``initializer(*initargs)``, say it is ready, then answer each
+    ``(function, argument)`` the pool sends with ``(True, result)`` or ``(False, error)``,
+    until the pool closes its end of the pipe."""
+    initializer(*initargs)
+    conn.send(_READY)
+    while True:
+        try:
+            function, argument = conn.recv()
+        except EOFError:
+            return
+        try:
+            reply: tuple[bool, object] = (True, function(argument))
+        except Exception as error:  # the caller gets it as TaskError's cause
+            reply = (False, error)
+        try:
+            conn.send(reply)
+        except (pickle.PicklingError, TypeError, AttributeError) as error:
+            conn.send((False, RuntimeError(f"unpicklable answer: {error!r}")))
+
+
+class WorkerLostError(Exception):
+    """The worker died, or held a task past its limit and was killed."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class _Worker:
+    """One worker process and the pool's end of the pipe to it."""
+
+    def __init__(self, process: BaseProcess, conn: Connection) -> None:
+        self.process = process
+        self.conn = conn
+        self.ready = False  # it sent ``_READY``: set up and warm
+
+    async def receive(self) -> object:
+        """The worker's next message, awaited on the event loop (never a blocking read).
+
+        Raises:
+            EOFError, OSError: the worker is gone.
+        """
+        if not self.conn.poll():
+            loop = asyncio.get_running_loop()
+            readable: asyncio.Future[None] = loop.create_future()
+            fd = self.conn.fileno()
+            loop.add_reader(fd, _resolve, readable)
+            try:
+                await readable
+            finally:
+                loop.remove_reader(fd)
+        return self.conn.recv()
+
+    def kill(self) -> None:
+        """End it at once, a task under way included, and reap it."""
+        self.process.kill()
+        self.process.join(timeout=5.0)
+        self.conn.close()
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class WorkerPool:
+    """Up to ``size`` spawn-context worker processes, each doing one task at a time.
+
+    It hands a task to an idle worker, waits on that worker's pipe, kills the worker that
+    outlives its task's limit and starts another in its place. A worker's set-up (the AI's:
+    numba loading its kernels) is waited for before a task is sent, so it never counts
+    against the task's limit."""
+
+    def __init__(
+        self, size: int, initializer: Callable[..., object], initargs: tuple[object, ...] = ()
+    ) -> None:
+        self.size = size
+        self._initializer = initializer  # runs in each worker before its first task
+        self._initargs = initargs
+        self._workers: set[_Worker] = set()
+        self._idle: collections.deque[_Worker] = collections.deque()
+        self._waiters: collections.deque[asyncio.Future[_Worker]] = collections.deque()
+        self._finishing: set[asyncio.Task[None]] = set()  # abandoned tasks still running
+        self.replaced = 0  # workers that died or hung and were replaced
+        self.closed = False
+        _POOLS.add(self)
+
+    def pids(self) -> list[int]:
+        """The live workers' process ids."""
+        return [w.process.pid for w in self._workers if w.process.pid and w.process.is_alive()]
+
+    def _spawn(self) -> _Worker:
+        context = multiprocessing.get_context("spawn")
+        ours, theirs = context.Pipe()
+        _kill_workers_at_exit()
+        process = context.Process(
+            target=_serve,
+            args=(theirs, self._initializer, self._initargs),
+            name="gomoku worker",
+            daemon=True,
+        )
+        process.start()
+        theirs.close()  # the worker's end lives in the worker: its death reads as EOF here
+        worker = _Worker(process, ours)
+        self._workers.add(worker)
+        return worker
+
+    async def acquire(self) -> _Worker:
+        """An idle, ready worker of its own for the caller (starting one if the pool is not
+        full, else waiting for one to be released).
+
+        Raises:
+            WorkerLostError: the worker died before it was set up (it is replaced), or none
+                could be started.
+            PoolClosedError: the pool is closed.
+        """
+        while True:
+            if self.closed:
+                raise PoolClosedError
+            if self._idle:
+                worker = self._idle.popleft()
+            elif len(self._workers) < self.size:
+                try:
+                    worker = self._spawn()
+                except OSError as error:
+                    raise WorkerLostError(f"could not start: {error!r}") from error
+            else:
+                worker = await self._wait_for_release()
+            if worker.ready:
+                return worker
+            try:
+                ready = await worker.receive()  # not timed: a first numba compile takes long
+            except (EOFError, OSError) as error:
+                self._discard(worker)
+                raise WorkerLostError("died starting") from error
+            except BaseException:
+                self.release(worker)  # cancelled: it is still starting, for the next caller
+                raise
+            if ready != _READY:
+                self._discard(worker)
+                raise WorkerLostError("no ready message")
+            worker.ready = True
+            return worker
+
+    async def _wait_for_release(self) -> _Worker:
+        waiter: asyncio.Future[_Worker] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            return await waiter
+        except BaseException:
+            if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
+                self.release(waiter.result())  # handed over just as the caller gave up
+            elif waiter in self._waiters:
+                self._waiters.remove(waiter)
+            raise
+
+    async def start_all(self) -> None:
+        """Start every worker (those not yet started) and wait until each is set up.
+
+        Raises:
+            WorkerLostError: a worker died while starting (it is replaced).
+            PoolClosedError: the pool is closed.
+        """
+        held = await asyncio.gather(
+            *(self.acquire() for _ in range(self.size)), return_exceptions=True
+        )
+        for worker in held:
+            if isinstance(worker, _Worker):
+                self.release(worker)
+        for outcome in held:
+            if isinstance(outcome, BaseException):
+                raise outcome
+
+    def release(self, worker: _Worker) -> None:
+        """Give ``worker`` back: to the first caller waiting for one, or to the idle ones."""
+        if self.closed:
+            worker.kill()
+            return
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(worker)
+                return
+        self._idle.append(worker)
+
+    def _discard(self, worker: _Worker) -> None:
+        """Kill ``worker`` and start another in its place (at once, so that it warms up before
+        it is needed)."""
+        self._workers.discard(worker)
+        worker.kill()
+        if self.closed:
+            return
+        self.replaced += 1
+        try:
+            replacement = self._spawn()
+        except OSError as error:  # no process to be had now: the next caller starts one
+            log.error("could not start a worker: %r", error)
+            return
+        self.release(replacement)
+
+    async def call(self, function: Callable[[_A], _R], argument: _A, limit: float) -> _R:
+        """``function(argument)`` in a worker, which gets ``limit`` seconds from when it has
+        the task; a caller that gives up leaves the worker to finish (within the limit) before
+        it takes another.
+
+        Raises:
+            WorkerLostError: the worker died, or hung past ``limit`` (it is replaced).
+            PoolClosedError: the pool is closed.
+            Exception: what ``function`` raised, chained from the worker's error.
+        """
+        worker = await self.acquire()
+        deadline = asyncio.get_running_loop().time() + limit
+        try:
+            worker.conn.send((function, argument))
+            reply = await asyncio.wait_for(worker.receive(), timeout=limit)
+        except (EOFError, OSError) as error:
+            self._discard(worker)
+            raise WorkerLostError(type(error).__name__) from error
+        except TimeoutError as error:
+            self._discard(worker)
+            raise WorkerLostError("TimeoutError") from error
+        except asyncio.CancelledError:
+            self._finish(worker, deadline)
+            raise
+        self.release(worker)
+        assert isinstance(reply, tuple)
+        ok, value = reply
+        if not ok:
+            raise TaskError(repr(value)) from typing.cast(BaseException, value)
+        return typing.cast(_R, value)
+
+    def _finish(self, worker: _Worker, deadline: float) -> None:
+        """Let the abandoned task end in the background, then release the worker."""
+
+        async def finish() -> None:
+            remaining = deadline - asyncio.get_running_loop().time()
+            try:
+                await asyncio.wait_for(worker.receive(), timeout=max(remaining, 0.0))
+            except BaseException:
+                self._discard(worker)
+                raise
+            self.release(worker)
+
+        task = asyncio.ensure_future(finish())
+        self._finishing.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._finishing.discard(task)
+        if not task.cancelled():
+            task.exception()  # seen: a worker that died meanwhile was replaced
+
+    async def close(self) -> None:
+        """Kill every worker (a task under way ends with ``WorkerLostError``)."""
+        self.closed = True
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_exception(PoolClosedError())
+        self._waiters.clear()
+        self._idle.clear()
+        workers, self._workers = list(self._workers), set()
+        for worker in workers:
+            worker.process.kill()
+        await asyncio.to_thread(_reap, workers)
+
+
+_POOLS: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
+
+
+@functools.cache
+def _kill_workers_at_exit() -> None:
+    """Register ``_kill_workers`` once a pipe exists: atexit runs the last registered first,
+    and multiprocessing registers its own exit (which joins every child) on first use."""
+    atexit.register(_kill_workers)
+
+
+def _kill_workers() -> None:
+    """At interpreter exit, end the workers of pools nobody closed. (multiprocessing then
+    joins every child; a worker ignores SIGTERM and would wait on its pipe for ever.)"""
+    for pool in list(_POOLS):
+        pool.closed = True
+        for worker in list(pool._workers):
+            worker.kill()
+
+
+def _reap(workers: list[_Worker]) -> None:
+    for worker in workers:
+        worker.process.join()
+        worker.conn.close()
+
+
+class TaskError(Exception):
+    """The task raised in the worker (its error is the ``__cause__``)."""
+
+
+class PoolClosedError(Exception):
+    """The pool was closed: no task is taken any more."""

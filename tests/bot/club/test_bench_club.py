@@ -1,0 +1,33 @@
+"""``benchmarks/bench_club.py`` keeps working: a short run pairs every round and runs every
+queue pass it is asked for (it prints its figures; it asserts counts, not timings)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.bench_club import bench_queue, bench_swiss, main, report_queue, report_swiss
+
+
+def test_swiss_bench_pairs_every_round() -> None:
+    figures = bench_swiss(players=16, rounds=4, events=2, seed=3)
+    assert len(figures.round_s) == len(figures.round_cpu_s) == 8
+    assert figures.boards == 2 * 4 * 8
+    print(report_swiss(figures, 16, 4))
+
+
+def test_queue_bench_runs_every_pass_the_same_way() -> None:
+    first = bench_queue(members=40, passes=5, seed=3)
+    again = bench_queue(members=40, passes=5, seed=3)
+    assert len(first.pass_s) == 5
+    assert (first.matches, first.expired) == (again.matches, again.expired)
+    assert 0 < first.matches <= 5 * 40 // 2
+    print(report_queue(first, 40))
+
+
+def test_main_prints_the_cpu_and_both_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--players", "8", "--rounds", "2", "--events", "1", "--members", "10", "--passes", "2"])
+    out = capsys.readouterr().out
+    assert out.startswith("CPU: ")
+    assert "Swiss 8 players x 2 rounds" in out
+    assert "Queue of 10 members in 3 kinds, 2 passes" in out
+    assert "Queue of 10 members, one kind, all within reach, 2 passes" in out

@@ -1,0 +1,72 @@
+"""The Discord table as a subscriber of the core's events: the AI's moves, started by the core
+runner as soon as they are due, are drawn once, on the one board, even when the AI has moved
+before the handler that waits for its reply has posted that board."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from bot.client import GomokuBot
+from bot.core.service.events import Event, Moved
+from bot.table import Table
+from tests.fakediscord import FakeDiscord, FakeUser
+
+
+def board_after_the_ai(bot: GomokuBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hold back the board a start or a rematch answers with until the AI's move is stored
+    (the AI is quicker than Discord): the board must still be the only one, and show it."""
+    moved = asyncio.Event()
+
+    def watch(event: Event) -> None:
+        if isinstance(event, Moved) and event.by_ai:
+            moved.set()
+
+    bot.service.subscribe(watch)
+    respond = Table.respond_with_board
+
+    async def later(table: Table, interaction: Any, game: Any, **options: Any) -> None:
+        if game.is_ai_turn:
+            async with asyncio.timeout(5):
+                await moved.wait()
+        await respond(table, interaction, game, **options)
+
+    monkeypatch.setattr(Table, "respond_with_board", later)
+
+
+async def test_an_ai_that_moves_first_is_drawn_on_the_one_board(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    board_after_the_ai(bot, monkeypatch)
+    record = await fake.send_slash("gomoku start", user=alice, options={"colour": "white"})
+    await fake.wait_for(lambda: record.original is not None and "1 move" in record.original.text())
+    view = await bot.service.board(fake.default_channel.id)
+    assert [str(move.point) for move in view.board.moves] == ["h8"]
+    boards = [m for m in fake.channel_messages() if m.embeds]
+    assert boards == [record.original]
+    assert fake.requests_to("POST", rf"/channels/{fake.default_channel.id}/messages$") == []
+
+
+async def test_a_rematch_against_an_ai_that_moves_first_is_drawn_once(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+    assert start.message is not None
+    first = start.message
+    game_id = (await bot.service.board(fake.default_channel.id)).game_id
+    confirm = await fake.slash("gomoku resign", user=alice)
+    assert confirm.message is not None
+    await fake.click(confirm.message, f"gomoku:{game_id}:resign", user=alice)
+    assert (await bot.service.game(game_id)).is_over
+    await fake.wait_for(lambda: f"gomoku:{game_id}:rematch" in first.custom_ids())
+    board_after_the_ai(bot, monkeypatch)
+    rematch = await fake.click(first, f"gomoku:{game_id}:rematch", user=alice)
+    assert rematch.message is not None
+    board = rematch.message
+    await fake.wait_for(lambda: "1 move" in board.text())
+    view = await bot.service.board(fake.default_channel.id)
+    assert view.game_id != game_id
+    assert [str(move.point) for move in view.board.moves] == ["h8"]  # the AI is Black now
+    assert [m for m in fake.channel_messages() if m.embeds and m.id != first.id] == [board]
