@@ -182,14 +182,19 @@ class Faults:
             # The clocks stand still until they are moved on: only then is the outage over.
             moved = await self.host.service.shift_deadlines(lasted)
             log.warning("moved %s clocks on by the outage's %.0f s", moved, lasted.total_seconds())
-        self.down_since = None
+        self.down_since = None  # the runner's clock task, paused meanwhile, runs again
         self.outages += 1
-        self.host.runner.wake()
 
     async def redraw_unshown(self) -> int:
-        """At start-up: redraw every open game whose board is not known to show its newest
-        state (a board edit the last process did not see through). Returns how many."""
-        games = await self.host.service.unshown_games()
+        """At start-up: redraw every open game whose board message is not known to show its
+        newest state (a board edit the last process did not see through). A game without a
+        board message has nothing to catch up: the runner's events draw it. Returns how
+        many."""
+        games = [
+            game
+            for game in await self.host.service.unshown_games()
+            if game.record.message_id is not None
+        ]
         for game in games:
             await self.host.table.show_game(game)
         if games:

@@ -35,6 +35,8 @@ __all__ = ["GameRunner"]
 
 log = logging.getLogger(__name__)
 
+_PAUSED_LOOK = timedelta(seconds=1)  # how soon the clock task looks again while paused
+
 
 class GameRunner:
     """Drives the games of one service: AI replies, clocks, resumption."""
@@ -175,7 +177,8 @@ class GameRunner:
             upcoming: datetime | None
             try:
                 if self.paused():
-                    upcoming = None  # the clocks stand still: look again after ``poll``
+                    # The clocks stand still: look again in a second, when they may run again.
+                    upcoming = self.clock() + _PAUSED_LOOK
                 else:
                     _events, upcoming = await self.service.tick_and_plan()
                 if self.clock() >= next_resume:
