@@ -113,6 +113,8 @@ class BoardTable(Protocol):
         repost: bool = False,
         pinged: int | None = None,
         strict: bool = False,
+        newer_only: bool = False,
+        ping: bool = True,
     ) -> None: ...
 
     async def answer_with_board(

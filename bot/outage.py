@@ -190,16 +190,24 @@ class Faults:
         newest state (a board edit the last process did not see through). A game without a
         board message has nothing to catch up: the runner's events draw it. Returns how
         many."""
-        games = [
-            game
-            for game in await self.host.service.unshown_games()
-            if game.record.message_id is not None
-        ]
-        for game in games:
-            await self.host.table.show_game(game)
-        if games:
-            log.info("redrew %s boards that were behind their games", len(games))
-        return len(games)
+        redrawn = 0
+        for behind in await self.host.service.unshown_games():
+            if behind.record.message_id is None:
+                continue
+            # Read again right before drawing: a player may have moved on (or ended the game)
+            # since, and a stale state must not be drawn over a newer one.
+            try:
+                game = await self.host.service.game(behind.game_id)
+            except GameServiceError:
+                continue
+            if game.is_over:
+                continue
+            # The board only: the turn's ping was stored when it was sent (``bot.turns``).
+            await self.host.table.show_game(game, newer_only=True, ping=False)
+            redrawn += 1
+        if redrawn:
+            log.info("redrew %s boards that were behind their games", redrawn)
+        return redrawn
 
     async def home_lost(self, game: GameState, error: BaseException | None = None) -> None:
         """``game``'s channel or thread is gone for the bot: end it without a result and tell

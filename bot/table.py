@@ -272,6 +272,7 @@ class Table:
         pinged: int | None = None,
         strict: bool = False,
         newer_only: bool = False,
+        ping: bool = True,
     ) -> None:
         """Draw ``game`` on its board message: edit it, or post it anew (see module doc).
 
@@ -283,7 +284,8 @@ class Table:
         Discord's faults do not reach the caller (the game is stored already): a board that
         Discord did not answer for is redrawn once it does, a game whose channel or thread
         is gone ends, one where the bot lost a permission waits (``bot.outage``). ``strict``
-        (the redraw after an outage): a Discord that still does not answer raises.
+        (the redraw after an outage): a Discord that still does not answer raises. ``ping``:
+        False leaves the turn's ping alone (the board's redraw at start-up).
         """
         words.use_command_ids(self.host.preferences.command_ids)  # also outside interactions
         try:
@@ -297,6 +299,7 @@ class Table:
                     repost=repost,
                     pinged=pinged,
                     newer_only=newer_only,
+                    ping=ping,
                 )
         except (discord.HTTPException, *outage.NO_ANSWER) as error:
             if strict and outage.discord_down(error):
@@ -331,6 +334,7 @@ class Table:
         repost: bool,
         pinged: int | None = None,
         newer_only: bool = False,
+        ping: bool = True,
     ) -> None:
         lock = self._show_locks.setdefault(game.game_id, asyncio.Lock())
         async with lock:
@@ -349,8 +353,8 @@ class Table:
             self._note_shown(game)
         if game.is_over and game.record.parent_channel_id is not None:
             await threads.close_thread(self.host, game)
-        # In its own task: nothing here waits for it.
-        self.turn_pings.announce(self.host, game, sent=pinged)
+        if ping:  # in its own task: nothing here waits for it
+            self.turn_pings.announce(self.host, game, sent=pinged)
         if game.is_over:
             # Nothing will redraw a finished game except /gomoku board: forget its state.
             self._show_locks.pop(game.game_id, None)
