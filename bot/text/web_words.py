@@ -45,4 +45,5 @@ def page_words() -> dict[str, str]:
         "expired": _("This link has expired: press Open board again."),
         "invalid": _("This link is not valid."),
         "replay": _("Move {number} of {total}"),
+        "slow_down": _("Slow down: one move at a time."),
     }

@@ -8,7 +8,11 @@ Routes and what each checks:
 ``GET /ws``                a WebSocket: the first message is ``{"type": "hello", "token": T}``;
                            every later message carries the pass again and is checked again
                            (signature, expiry, the same game); moves go through the game
-                           service as ``/place`` does, as the pass's user
+                           service as ``/place`` does, as the pass's user, at most
+                           ``MovePace``'s pace per link. A frame that is no message of the
+                           page (binary, not JSON, nested, too big) closes the socket with a
+                           code and a short reason (``frames``); an unknown ``type`` is
+                           answered ``{"type": "error"}``
 ``POST /api/token``        the Activity's OAuth2 code exchange (``{"code"}`` -> access token),
                            with the application's client secret, which never leaves the server
 ``POST /api/activity``     an access token and the Activity instance -> a pass: the user comes
@@ -38,6 +42,7 @@ from bot.core.service.states import GameState, MoveResult
 from bot.text import i18n, words
 from bot.text.refusals import generic_message, user_message
 from bot.text.web_words import page_words
+from bot.web.frames import MalformedMessageError, MovePace, parse_message
 from bot.web.hub import Hub
 from bot.web.state import game_payload
 from bot.web.tokens import BadPassError, ExpiredPassError, Pass, Role, Signer
@@ -52,6 +57,8 @@ log = logging.getLogger(__name__)
 STATIC: Final = Path(__file__).resolve().parent / "static"
 _MAX_MESSAGE: Final = 4096  # bytes: a move or a hello is a few dozen
 _HEARTBEAT: Final = 20.0  # seconds between pings: proxies drop quiet sockets
+_UNSUPPORTED: Final = aiohttp.WSCloseCode.UNSUPPORTED_DATA  # a binary frame
+_MALFORMED: Final = aiohttp.WSCloseCode.INVALID_TEXT  # text that is no message of the page
 
 
 class BoardHooks(Protocol):
@@ -120,6 +127,7 @@ class WebBoard:
         self.hooks = hooks
         self.oauth = oauth
         self.hub = Hub()
+        self.moves = MovePace()  # moves a link may send, by (game, user)
         self._names: dict[int, str] = {}
         self._runner: web.AppRunner | None = None
         self._http: aiohttp.ClientSession | None = None
@@ -232,31 +240,51 @@ class WebBoard:
         page: _Socket | None = None
         try:
             async for message in ws:
+                # Frames over the size limit or text that is not UTF-8 never get here: aiohttp
+                # closes those sockets itself (1009, 1007) and ends this loop.
                 if message.type is not aiohttp.WSMsgType.TEXT:
+                    await ws.close(code=_UNSUPPORTED, message=b"text frames only")
                     break
                 try:
-                    data = json.loads(message.data)
-                    if not isinstance(data, dict):
-                        raise ValueError("not an object")
-                    grant = self._check(data, None if page is None else page.grant.game_id)
-                except ExpiredPassError:
-                    await self._deny(ws, "expired", page)
+                    page = await self._frame(ws, page, message.data)
+                except ConnectionError:  # the client left while it was being answered
                     break
-                except (BadPassError, ValueError):
-                    await self._deny(ws, "invalid", page)
+                if ws.closed:
                     break
-                if page is None:
-                    page = await self._open(ws, grant)
-                    if page is None:
-                        break
-                    continue
-                page.grant = grant
-                if data.get("type") == "move":
-                    await self._move(page, data)
         finally:
             if page is not None:
                 self.hub.leave(page.grant.game_id, page)
         return ws
+
+    async def _frame(
+        self, ws: web.WebSocketResponse, page: _Socket | None, text: str
+    ) -> _Socket | None:
+        """Answer one text frame; the page the socket shows afterwards (None: not yet)."""
+        try:
+            data = parse_message(text)
+        except MalformedMessageError as error:
+            await ws.close(code=_MALFORMED, message=str(error).encode())
+            return page
+        try:
+            grant = self._check(data, None if page is None else page.grant.game_id)
+        except ExpiredPassError:
+            await self._deny(ws, "expired", page)
+            return page
+        except BadPassError:
+            await self._deny(ws, "invalid", page)
+            return page
+        if page is None:
+            return await self._open(ws, grant)
+        page.grant = grant
+        kind = data.get("type")
+        if kind == "move":
+            if self.moves.spend((grant.game_id, grant.user_id)):
+                await self._move(page, data)
+            else:
+                await self._slow_down(page)
+        elif kind != "hello":
+            await ws.send_json({"type": "error", "reason": "unknown type"})
+        return page
 
     async def _deny(self, ws: web.WebSocketResponse, reason: str, page: _Socket | None) -> None:
         language = i18n.DEFAULT if page is None else page.grant.language
@@ -278,12 +306,21 @@ class WebBoard:
             await ws.close()
             return None
         await self._learn_names(state)
-        await page.show(state, {})
+        try:
+            await page.show(state, {})
+        except ConnectionError:
+            self.hub.leave(grant.game_id, page)
+            raise
         return page
 
     async def _refuse(self, page: _Socket, error: BaseException) -> None:
         with i18n.using(page.grant.language):
             text = user_message(error) or generic_message()
+        await page.ws.send_json({"type": "refused", "text": text})
+
+    async def _slow_down(self, page: _Socket) -> None:
+        with i18n.using(page.grant.language):
+            text = page_words()["slow_down"]
         await page.ws.send_json({"type": "refused", "text": text})
 
     async def _move(self, page: _Socket, data: dict[str, Any]) -> None:
@@ -403,7 +440,7 @@ class WebBoard:
 def _move_of(data: dict[str, Any]) -> tuple[int | None, Point | None]:
     """The column or the point of a move message."""
     column = data.get("column")
-    if type(column) is int and isinstance(column, int):
+    if type(column) is int and isinstance(column, int) and 0 <= column < 64:
         return column, None
     x, y = data.get("x"), data.get("y")
     numbers = type(x) is int and type(y) is int
