@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.core.positions import forbidden_points
 from bot.core.service.states import GameState
-from bot.text import i18n, render, web_words
+from bot.text import i18n, render, web_words, words
 from engine.types import Color, Game, Rule
 from storage.repository import GameStatus, Player
 
@@ -35,6 +35,12 @@ def game_payload(
     forbidden: list[list[int]] = []
     if active and board.rule is Rule.RENJU and board.to_move is Color.BLACK:
         forbidden = [[p.x, p.y] for p in sorted(forbidden_points(board))]
+    theme = render.theme_for(view.game)
+    # The page draws its own stones beside the names: emoji stones depend on the reader's
+    # fonts (a light glyph for Black, or none at all), so they leave the status line.
+    line = render.status_line(view, names)
+    for glyph in (theme.black, theme.white):
+        line = line.replace(f"{glyph} ", "")
     mine = None if viewer is None else view.color_of(viewer)
     to_move = view.acting_color if active else None
     return {
@@ -48,7 +54,7 @@ def game_payload(
         "marks": view.game is Game.TICTACTOE,  # X and O instead of stones
         "status": view.status.value,
         "title": render.game_title(view),
-        "line": render.status_line(view, names),
+        "line": line,
         "moves": [[m.point.x, m.point.y, _colour(m.color)] for m in board.moves],
         "winning": [[p.x, p.y] for p in board.winning_line],
         "forbidden": forbidden,
@@ -57,6 +63,8 @@ def game_payload(
         "your_turn": mine is not None and to_move is mine and not view.is_ai_turn,
         "black": names(view.black),
         "white": names(view.white),
+        "colours": [words.colour_name(Color.BLACK), words.colour_name(Color.WHITE)],
+        "ai_turn": active and view.is_ai_turn,
         "words": web_words.page_words(),
         "language": i18n.current().replace("_", "-"),  # the page's lang (fonts for CJK)
         "over": not active,
