@@ -69,4 +69,7 @@ def page_words() -> dict[str, str]:
         "back": _("Previous move"),
         "next": _("Next move"),
         "last": _("Last move"),
+        # the page's choices besides moves
+        "resign": _("Resign"),
+        "resign_confirm": _("Resign this game? Your opponent wins."),
     }

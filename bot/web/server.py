@@ -59,6 +59,7 @@ _MAX_MESSAGE: Final = 4096  # bytes: a move or a hello is a few dozen
 _HEARTBEAT: Final = 20.0  # seconds between pings: proxies drop quiet sockets
 _UNSUPPORTED: Final = aiohttp.WSCloseCode.UNSUPPORTED_DATA  # a binary frame
 _MALFORMED: Final = aiohttp.WSCloseCode.INVALID_TEXT  # text that is no message of the page
+_ACTIONS: Final = frozenset({"resign", "choose"})  # the page's choices besides moves (``_act``)
 
 
 class BoardHooks(Protocol):
@@ -69,7 +70,7 @@ class BoardHooks(Protocol):
         """A move from the page was stored."""
 
     def ended(self, game: GameState) -> None:
-        """A move from the page came too late: the game ended on time."""
+        """The game ended from the page: a move came too late (on time), or a resignation."""
 
     async def display_names(self, user_ids: list[int]) -> dict[int, str]:
         """The names to show for these users (those it knows)."""
@@ -277,11 +278,13 @@ class WebBoard:
             return await self._open(ws, grant)
         page.grant = grant
         kind = data.get("type")
-        if kind == "move":
-            if self.moves.spend((grant.game_id, grant.user_id)):
+        if kind == "move" or kind in _ACTIONS:
+            if not self.moves.spend((grant.game_id, grant.user_id)):
+                await self._slow_down(page)
+            elif kind == "move":
                 await self._move(page, data)
             else:
-                await self._slow_down(page)
+                await self._act(page, data)
         elif kind != "hello":
             await ws.send_json({"type": "error", "reason": "unknown type"})
         return page
@@ -339,6 +342,41 @@ class WebBoard:
                 result = await self.service.place(
                     view.channel_id, grant.user_id, point, game_id=grant.game_id
                 )
+        except OutOfTimeError as error:
+            if self.hooks is not None:
+                self.hooks.ended(error.end.game)
+            await self._refuse(page, error)
+            return
+        except (GomokuError, ValueError) as error:
+            await self._refuse(page, error)
+            return
+        if self.hooks is not None:
+            self.hooks.moved(result)
+        elif result.ai_due:
+            self._spawn(self.service.ai_reply(result.game.game_id))
+
+    async def _act(self, page: _Socket, data: dict[str, Any]) -> None:
+        """A choice from the page: resign, or an opening's choice (``{"word": ...}``).
+
+        The one place the page's choices reach the game service, so that a single entry for
+        a player's input by game can take its place.
+        """
+        grant = page.grant
+        try:
+            if grant.role is not Role.PLAY:
+                raise NotAPlayerError(grant.user_id, grant.game_id)
+            if data["type"] == "resign":
+                view = await self.service.game(grant.game_id)
+                end = await self.service.resign(
+                    view.channel_id, grant.user_id, game_id=grant.game_id
+                )
+                if self.hooks is not None:
+                    self.hooks.ended(end.game)
+                return
+            word = data.get("word")
+            if not isinstance(word, str) or not 0 < len(word) <= 8:
+                raise ValueError("not a choice")
+            result = await self.service.opening_choice(grant.game_id, grant.user_id, word)
         except OutOfTimeError as error:
             if self.hooks is not None:
                 self.hooks.ended(error.end.game)

@@ -13,14 +13,29 @@ from typing import Any
 from bot.core.positions import forbidden_points
 from bot.core.service.states import GameState
 from bot.text import i18n, render, web_words, words
+from bot.text.opening_words import choice_label
+from engine.opening_rules import SOOSORV_MOST, Phase
 from engine.types import Color, Game, Rule
 from storage.repository import GameStatus, Player
 
-__all__ = ["game_payload"]
+__all__ = ["choices", "game_payload"]
 
 
 def _colour(color: Color) -> int:
     return 0 if color is Color.BLACK else 1
+
+
+def choices(view: GameState) -> list[list[str]]:
+    """The opening's choices due now, as ``[word, label]``: the words ``opening_choice``
+    takes (empty when no choice is due)."""
+    opening = view.opening
+    if view.status is not GameStatus.ACTIVE or opening is None or not view.in_opening:
+        return []
+    if opening.phase is Phase.CHOOSE:
+        return [[c.value, choice_label(c)] for c in opening.choices()]
+    if opening.phase is Phase.DECLARE:
+        return [[str(n), str(n)] for n in range(1, SOOSORV_MOST + 1)]
+    return []
 
 
 def game_payload(
@@ -68,4 +83,8 @@ def game_payload(
         "words": web_words.page_words(),
         "language": i18n.current().replace("_", "-"),  # the page's lang (fonts for CJK)
         "over": not active,
+        # the choices the viewer may make now (resign while the game lasts; the opening's
+        # choices on the viewer's turn), each sent back as ``{"type": ..., "word": ...}``
+        "choices": choices(view) if mine is not None and to_move is mine else [],
+        "can_resign": active and mine is not None,
     }

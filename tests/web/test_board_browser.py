@@ -440,3 +440,48 @@ async def pixel_between(page: Any, x1: int, y1: int, x2: int, y2: int) -> list[i
             [x1, y1, x2, y2],
         )
     )
+
+
+async def test_swap2_choices_and_resigning_are_made_on_the_page(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> None:
+    bot = web_bot
+    game = await start_people_game(fake, bot, alice, bob, opening="swap2")
+    first = await board_page(browser, bot, fake, game, alice, DESKTOP)
+    second = await board_page(browser, bot, fake, game, bob, DESKTOP)
+    for x, y in [(7, 7), (8, 8), (9, 6)]:  # h8 i9 j7: Alice's three opening stones
+        await tap(first, x, y)
+        await tap(first, x, y)
+    await wait_moves(second, 3)
+    # Bob's turn to choose: swap2's three options, as buttons on his page only.
+    buttons = second.locator("#actions button")
+    await second.wait_for_function("window.gomoku.state().choices.length === 3")
+    assert await buttons.all_text_contents() == [
+        "Take Black", "Take White", "Place two more", "Resign"
+    ]  # fmt: skip
+    assert await first.locator("#actions button").all_text_contents() == ["Resign"]
+    await second.get_by_role("button", name="Place two more").click()
+    await second.wait_for_function("window.gomoku.state().choices.length === 0")
+    for x, y in [(6, 8), (10, 8)]:  # g9 k9
+        await tap(second, x, y)
+        await tap(second, x, y)
+    await first.wait_for_function("window.gomoku.state().choices.length === 2", timeout=5000)
+    await first.get_by_role("button", name="Take White").click()
+    await first.wait_for_function("window.gomoku.state().you === 1", timeout=5000)
+    view = await bot.service.game(game.game_id)
+    assert not view.in_opening
+    assert (view.black.user_id, view.white.user_id) == (bob.id, alice.id)
+    await board_caught_up(fake, bot, game.game_id)
+
+    # Resigning asks once, then ends the game; Discord's board shows the result.
+    await first.locator("#resign").click()
+    assert await note(first) == "Resign this game? Your opponent wins."
+    assert (await bot.service.game(game.game_id)).outcome is None
+    await first.locator("#resign").click()
+    await second.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    view = await bot.service.game(game.game_id)
+    assert view.outcome is not None
+    assert view.outcome.winner is not None
+    assert view.outcome.winner.name == "BLACK"  # Bob, who took Black
+    await board_caught_up(fake, bot, game.game_id)
+    assert await second.locator("#actions button").count() == 0

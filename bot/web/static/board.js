@@ -19,7 +19,7 @@ const els = Object.fromEntries(
   [
     "title", "line", "turn", "note", "replay", "ply", "first", "back", "next", "last", "stage",
     "whole", "panel", "players", "moves", "announce", "cursor", "players-heading",
-    "moves-heading",
+    "moves-heading", "actions",
   ].map((id) => [id, document.getElementById(id)]),
 );
 
@@ -37,6 +37,7 @@ let token = null;
 let retry = 500; // ms before reconnecting; doubles up to 8 s
 let stopped = false; // the pass was refused: no reconnecting
 let geometry = null;
+let armed = false; // Resign pressed once: the second press resigns
 
 const STONES = [
   ["#4a4a4a", "#050505"], // black: highlight, body
@@ -530,6 +531,37 @@ function showPanel() {
   els.moves.scrollTop = els.moves.scrollHeight;
 }
 
+// The page's choices besides moves: the opening's (on the player's turn) and Resign.
+function showActions() {
+  els.actions.replaceChildren();
+  if (game.over || game.you === null) return;
+  const button = (label, act) => {
+    const node = document.createElement("button");
+    node.type = "button";
+    node.textContent = label;
+    node.addEventListener("click", () => act(node));
+    els.actions.appendChild(node);
+    return node;
+  };
+  for (const [word, label] of game.choices) {
+    button(label, () => send({ type: "choose", word }));
+  }
+  if (game.can_resign) {
+    const resign = button(game.words.resign, (node) => {
+      if (armed) {
+        armed = false;
+        send({ type: "resign" });
+        return;
+      }
+      armed = true;
+      node.classList.add("armed");
+      say(game.words.resign_confirm);
+    });
+    resign.id = "resign";
+    if (armed) resign.classList.add("armed");
+  }
+}
+
 function showWords() {
   const w = game.words;
   canvas.setAttribute("aria-label", w.board);
@@ -592,7 +624,9 @@ function receive(message) {
     document.documentElement.lang = game.language;
     showWords();
     showTurn();
+    if (moved) armed = false;
     showPanel();
+    showActions();
     announce(before, game);
     if (game.you === null && !game.over) say(game.words.watching);
     else if (moved && els.note.textContent.endsWith(game.words.confirm)) say("");
