@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, Final
 import discord
 
 from bot.host import GameHost, host_of
-from bot.text import i18n, web_words
-from bot.views import GameItem, game_button
+from bot.text import i18n, web_words, words
+from bot.views import GameItem, game_button, undo_view
 from bot.web.server import OAuthApp, WebBoard
 from bot.web.tokens import DEFAULT_TTL, Role, Signer
 
 if TYPE_CHECKING:
-    from bot.core.service.states import GameState, MoveResult
+    from bot.core.service.states import GameState, MoveResult, UndoRequest
 
 __all__ = ["ActivityButton", "DiscordHooks", "OpenBoardButton", "start_web", "with_board_link"]
 
@@ -115,8 +115,26 @@ class DiscordHooks:
             self.host.spawn(self.host.table.play_ai(result.game.game_id))
 
     def ended(self, game: GameState) -> None:
-        """The game ended on time: redraw it."""
+        """The game ended from the page (on time, or resigned): redraw it."""
         self.host.spawn(self.host.table.show_game(game))
+
+    def changed(self, game: GameState) -> None:
+        """Moves were taken back from the page: redraw."""
+        self.host.spawn(self.host.table.show_game(game))
+
+    def undo_asked(self, request: UndoRequest) -> None:
+        """Ask the opponent in the channel too, with the buttons ``/gomoku undo`` gives."""
+        self.host.spawn(self._ask_undo(request))
+
+    async def _ask_undo(self, request: UndoRequest) -> None:
+        game = request.game
+        # The request is for the opponent: in the server's language, like the board.
+        with i18n.using(await self.host.preferences.server_language(game.guild_id)):
+            content = words.undo_request(request.responder, request.requester)
+            view = undo_view(game.game_id)
+        channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
+        mentions = discord.AllowedMentions(users=[discord.Object(request.responder)])
+        await channel.send(content, view=view, allowed_mentions=mentions)
 
     async def display_names(self, user_ids: list[int]) -> dict[int, str]:
         """Display names from Discord (the web board keeps them once found)."""

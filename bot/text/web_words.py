@@ -6,6 +6,7 @@ catalogues stay the one place words live; the page holds none of its own.
 
 from __future__ import annotations
 
+from bot.text import words
 from bot.text.i18n import _, ngettext
 
 __all__ = ["activity_label", "board_link", "open_board_label", "page_words"]
@@ -72,4 +73,10 @@ def page_words() -> dict[str, str]:
         # the page's choices besides moves
         "resign": _("Resign"),
         "resign_confirm": _("Resign this game? Your opponent wins."),
+        "undo": _("Take back"),
+        "undo_asked": _("{name} asks to take back their last move."),
+        "undo_waiting": _("Waiting for {name} to agree."),
+        "allow": words.undo_answer_label(accept=True),
+        "refuse": words.undo_answer_label(accept=False),
+        "undo_refused": words.undo_answered(allowed=False),
     }

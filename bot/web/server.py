@@ -37,8 +37,13 @@ import aiohttp
 from aiohttp import web
 
 from bot.core.service import GameService
-from bot.core.service.errors import NoActiveGameError, NotAPlayerError, OutOfTimeError
-from bot.core.service.states import GameState, MoveResult
+from bot.core.service.errors import (
+    GameNotActiveError,
+    NoActiveGameError,
+    NotAPlayerError,
+    OutOfTimeError,
+)
+from bot.core.service.states import GameState, MoveResult, UndoRequest
 from bot.text import i18n, words
 from bot.text.refusals import generic_message, user_message
 from bot.text.web_words import page_words
@@ -59,7 +64,8 @@ _MAX_MESSAGE: Final = 4096  # bytes: a move or a hello is a few dozen
 _HEARTBEAT: Final = 20.0  # seconds between pings: proxies drop quiet sockets
 _UNSUPPORTED: Final = aiohttp.WSCloseCode.UNSUPPORTED_DATA  # a binary frame
 _MALFORMED: Final = aiohttp.WSCloseCode.INVALID_TEXT  # text that is no message of the page
-_ACTIONS: Final = frozenset({"resign", "choose"})  # the page's choices besides moves (``_act``)
+# the page's choices besides moves (``_act``)
+_ACTIONS: Final = frozenset({"resign", "choose", "undo", "undo_answer"})
 
 
 class BoardHooks(Protocol):
@@ -71,6 +77,12 @@ class BoardHooks(Protocol):
 
     def ended(self, game: GameState) -> None:
         """The game ended from the page: a move came too late (on time), or a resignation."""
+
+    def changed(self, game: GameState) -> None:
+        """Moves were taken back from the page."""
+
+    def undo_asked(self, request: UndoRequest) -> None:
+        """A player asked on the page to take back moves: the opponent may answer anywhere."""
 
     async def display_names(self, user_ids: list[int]) -> dict[int, str]:
         """The names to show for these users (those it knows)."""
@@ -365,13 +377,20 @@ class WebBoard:
         try:
             if grant.role is not Role.PLAY:
                 raise NotAPlayerError(grant.user_id, grant.game_id)
-            if data["type"] == "resign":
+            kind = data["type"]
+            if kind == "resign":
                 view = await self.service.game(grant.game_id)
                 end = await self.service.resign(
                     view.channel_id, grant.user_id, game_id=grant.game_id
                 )
                 if self.hooks is not None:
                     self.hooks.ended(end.game)
+                return
+            if kind == "undo":
+                await self._undo(page)
+                return
+            if kind == "undo_answer":
+                await self._answer_undo(page, data.get("accept") is True)
                 return
             word = data.get("word")
             if not isinstance(word, str) or not 0 < len(word) <= 8:
@@ -389,6 +408,52 @@ class WebBoard:
             self.hooks.moved(result)
         elif result.ai_due:
             self._spawn(self.service.ai_reply(result.game.game_id))
+
+    async def _undo(self, page: _Socket) -> None:
+        grant = page.grant
+        view = await self.service.game(grant.game_id)
+        if view.status is not GameStatus.ACTIVE:
+            raise GameNotActiveError(view.game_id, view.status)
+        outcome = await self.service.undo(view.channel_id, grant.user_id)
+        if not isinstance(outcome, UndoRequest):
+            if self.hooks is not None:
+                self.hooks.changed(outcome.game)
+            return
+        # Against a person: the opponent's pages ask, and so does Discord.
+        if self.hooks is not None:
+            self.hooks.undo_asked(outcome)
+        await self._learn_names(outcome.game)
+        for other in self._pages_of(grant.game_id):
+            if other.grant.user_id == outcome.responder and other.grant.can_play:
+                with i18n.using(other.grant.language):
+                    name = self._who(outcome.game, outcome.requester)
+                    text = page_words()["undo_asked"].format(name=name)
+                await _send(other, {"type": "undo_asked", "text": text})
+        with i18n.using(grant.language):
+            name = self._who(outcome.game, outcome.responder)
+            text = page_words()["undo_waiting"].format(name=name)
+        await page.ws.send_json({"type": "note", "text": text})
+
+    async def _answer_undo(self, page: _Socket, accept: bool) -> None:
+        grant = page.grant
+        result = await self.service.answer_undo(grant.game_id, grant.user_id, accept=accept)
+        if result is not None:
+            if self.hooks is not None:
+                self.hooks.changed(result.game)
+            return
+        for other in self._pages_of(grant.game_id):
+            if other.grant.can_play:
+                with i18n.using(other.grant.language):
+                    text = page_words()["undo_refused"]
+                await _send(other, {"type": "undo_answered", "text": text})
+
+    def _who(self, view: GameState, user_id: int) -> str:
+        """A player's name as the pages show it (its colour when Discord's is not known)."""
+        color = view.color_of(user_id) or Color.BLACK
+        return self._name(view.player(color), color)
+
+    def _pages_of(self, game_id: int) -> list[_Socket]:
+        return [page for page in self.hub.pages(game_id) if isinstance(page, _Socket)]
 
     # ------------------------------------------------------------------ the Activity
 
@@ -485,6 +550,13 @@ def _move_of(data: dict[str, Any]) -> tuple[int | None, Point | None]:
     if numbers and isinstance(x, int) and isinstance(y, int) and 0 <= x < 64 and 0 <= y < 64:
         return None, Point(x, y)
     raise ValueError("not a move")
+
+
+async def _send(page: _Socket, message: dict[str, Any]) -> None:
+    """``message`` to another page, which may have closed meanwhile."""
+    if not page.ws.closed:
+        with contextlib.suppress(ConnectionError):
+            await page.ws.send_json(message)
 
 
 def _is_id(value: str) -> bool:

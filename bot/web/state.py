@@ -38,6 +38,13 @@ def choices(view: GameState) -> list[list[str]]:
     return []
 
 
+def _has_own_move(view: GameState, mine: Color) -> bool:
+    # An opening's stones are settled by its rule and never taken back.
+    settled = len(view.opening.board.moves) if view.opening is not None else 0
+    both = view.black.user_id == view.white.user_id
+    return any(both or m.color is mine for m in view.board.moves[settled:])
+
+
 def game_payload(
     view: GameState, viewer: int | None, names: Callable[[Player], str]
 ) -> dict[str, Any]:
@@ -87,4 +94,5 @@ def game_payload(
         # choices on the viewer's turn), each sent back as ``{"type": ..., "word": ...}``
         "choices": choices(view) if mine is not None and to_move is mine else [],
         "can_resign": active and mine is not None,
+        "can_undo": active and mine is not None and _has_own_move(view, mine),
     }

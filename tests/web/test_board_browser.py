@@ -485,3 +485,46 @@ async def test_swap2_choices_and_resigning_are_made_on_the_page(
     assert view.outcome.winner.name == "BLACK"  # Bob, who took Black
     await board_caught_up(fake, bot, game.game_id)
     assert await second.locator("#actions button").count() == 0
+
+
+async def test_a_take_back_is_asked_and_answered_on_the_pages(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> None:
+    bot = web_bot
+    game = await start_people_game(fake, bot, alice, bob)
+    asker = await board_page(browser, bot, fake, game, alice, DESKTOP)
+    answerer = await board_page(browser, bot, fake, game, bob, PHONE)
+    assert await asker.locator("#undo").count() == 0  # nothing of hers to take back
+    await tap(asker, 7, 7)
+    await tap(asker, 7, 7)
+    await wait_moves(answerer, 1)
+    await fake.slash("place", user=bob, options={"cell": "i9"})
+    await wait_moves(asker, 2)
+
+    await asker.locator("#undo").click()
+    await asker.wait_for_function("document.getElementById('note').textContent !== ''")
+    assert await note(asker) == "Waiting for bob to agree."
+    await answerer.wait_for_function(
+        "document.getElementById('note').textContent.includes('take back')", timeout=5000
+    )
+    assert await note(answerer) == "alice asks to take back their last move."
+    # Discord asks too, with its buttons, mentioning Bob.
+    await fake.wait_for(
+        lambda: any("asks to take back" in m.content for m in fake.channel_messages())
+    )
+    await answerer.get_by_role("button", name="Allow").click()
+    await wait_stored(bot, game.game_id, 0)  # her move and his reply
+    await wait_moves(asker, 0)
+    await board_caught_up(fake, bot, game.game_id)
+
+    # Asked again and refused: she hears so; the moves stay.
+    await tap(asker, 7, 7)
+    await tap(asker, 7, 7)
+    await wait_stored(bot, game.game_id, 1)
+    await answerer.wait_for_function("window.gomoku.state().moves.length === 1")
+    await asker.locator("#undo").click()
+    await answerer.get_by_role("button", name="Refuse").click()
+    await asker.wait_for_function(
+        "document.getElementById('note').textContent === 'Undo refused.'", timeout=5000
+    )
+    assert await stored_moves(bot, game.game_id) == 1

@@ -38,6 +38,7 @@ let retry = 500; // ms before reconnecting; doubles up to 8 s
 let stopped = false; // the pass was refused: no reconnecting
 let geometry = null;
 let armed = false; // Resign pressed once: the second press resigns
+let undoAsked = false; // the opponent asked to take back moves: Allow / Refuse
 
 const STONES = [
   ["#4a4a4a", "#050505"], // black: highlight, body
@@ -546,6 +547,16 @@ function showActions() {
   for (const [word, label] of game.choices) {
     button(label, () => send({ type: "choose", word }));
   }
+  if (undoAsked) {
+    for (const accept of [true, false]) {
+      button(accept ? game.words.allow : game.words.refuse, () => {
+        undoAsked = false;
+        send({ type: "undo_answer", accept });
+        showActions();
+      });
+    }
+  }
+  if (game.can_undo) button(game.words.undo, () => send({ type: "undo" })).id = "undo";
   if (game.can_resign) {
     const resign = button(game.words.resign, (node) => {
       if (armed) {
@@ -624,7 +635,10 @@ function receive(message) {
     document.documentElement.lang = game.language;
     showWords();
     showTurn();
-    if (moved) armed = false;
+    if (moved) {
+      armed = false;
+      undoAsked = false;
+    }
     showPanel();
     showActions();
     announce(before, game);
@@ -633,8 +647,12 @@ function receive(message) {
     showReplay();
     if (focused && cursor) readCursor();
     draw();
-  } else if (message.type === "refused") {
+  } else if (message.type === "refused" || message.type === "note") {
     say(message.text);
+  } else if (message.type === "undo_asked" || message.type === "undo_answered") {
+    undoAsked = message.type === "undo_asked";
+    say(message.text);
+    if (game) showActions();
   } else if (message.type === "denied") {
     stopped = true;
     say(message.text);
