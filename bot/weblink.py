@@ -122,6 +122,17 @@ class DiscordHooks:
         """Moves were taken back from the page: redraw."""
         self.host.spawn(self.host.table.show_game(game))
 
+    def started(self, game: GameState) -> None:
+        """Post the new game's board (a challenge, or a game against the AI) and let the AI
+        open when it plays first."""
+        self.host.wake_deadlines(game)
+        self.host.spawn(self._start(game))
+
+    async def _start(self, game: GameState) -> None:
+        await self.host.table.show_game(game)
+        if game.is_ai_turn:
+            await self.host.table.play_ai(game.game_id)
+
     def undo_asked(self, request: UndoRequest) -> None:
         """Ask the opponent in the channel too, with the buttons ``/gomoku undo`` gives."""
         self.host.spawn(self._ask_undo(request))

@@ -79,4 +79,7 @@ def page_words() -> dict[str, str]:
         "allow": words.undo_answer_label(accept=True),
         "refuse": words.undo_answer_label(accept=False),
         "undo_refused": words.undo_answered(allowed=False),
+        "rematch": words.rematch_label(),
+        "play_again": words.play_again_label(),
+        "play_ai": _("Play the AI"),
     }

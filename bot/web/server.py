@@ -52,7 +52,7 @@ from bot.web.hub import Hub
 from bot.web.state import game_payload
 from bot.web.tokens import BadPassError, ExpiredPassError, Pass, Role, Signer
 from engine.errors import GomokuError
-from engine.types import Color, Point
+from engine.types import Color, Game, Point
 from storage.repository import GameStatus, Player
 
 __all__ = ["STATIC", "BoardHooks", "OAuthApp", "WebBoard"]
@@ -65,7 +65,7 @@ _HEARTBEAT: Final = 20.0  # seconds between pings: proxies drop quiet sockets
 _UNSUPPORTED: Final = aiohttp.WSCloseCode.UNSUPPORTED_DATA  # a binary frame
 _MALFORMED: Final = aiohttp.WSCloseCode.INVALID_TEXT  # text that is no message of the page
 # the page's choices besides moves (``_act``)
-_ACTIONS: Final = frozenset({"resign", "choose", "undo", "undo_answer"})
+_ACTIONS: Final = frozenset({"resign", "choose", "undo", "undo_answer", "rematch", "play_ai"})
 
 
 class BoardHooks(Protocol):
@@ -83,6 +83,9 @@ class BoardHooks(Protocol):
 
     def undo_asked(self, request: UndoRequest) -> None:
         """A player asked on the page to take back moves: the opponent may answer anywhere."""
+
+    def started(self, game: GameState) -> None:
+        """A new game (a rematch, a challenge, a game against the AI) began from the page."""
 
     async def display_names(self, user_ids: list[int]) -> dict[int, str]:
         """The names to show for these users (those it knows)."""
@@ -392,6 +395,9 @@ class WebBoard:
             if kind == "undo_answer":
                 await self._answer_undo(page, data.get("accept") is True)
                 return
+            if kind in ("rematch", "play_ai"):
+                await self._new_game(page, kind)
+                return
             word = data.get("word")
             if not isinstance(word, str) or not 0 < len(word) <= 8:
                 raise ValueError("not a choice")
@@ -446,6 +452,29 @@ class WebBoard:
                 with i18n.using(other.grant.language):
                     text = page_words()["undo_refused"]
                 await _send(other, {"type": "undo_answered", "text": text})
+
+    async def _new_game(self, page: _Socket, kind: str) -> None:
+        """The same game again, or one against the AI in the same channel, and the page moves
+        over to it with a new pass (the pass of a finished game opens only that game)."""
+        grant = page.grant
+        if kind == "rematch":
+            new = await self.service.rematch(grant.game_id, grant.user_id)
+        else:
+            old = await self.service.game(grant.game_id)
+            new = await self.service.start(
+                channel_id=old.channel_id,
+                guild_id=old.guild_id,
+                user_id=grant.user_id,
+                game=old.game,
+                rule=old.rule,
+                size=old.board.width if old.game is Game.GOMOKU else None,
+            )
+        if self.hooks is not None:
+            self.hooks.started(new)
+        elif new.is_ai_turn:
+            self._spawn(self.service.ai_reply(new.game_id))
+        token = self.signer.mint(new.game_id, grant.user_id, Role.PLAY, language=grant.language)
+        await page.ws.send_json({"type": "switch", "token": token})
 
     def _who(self, view: GameState, user_id: int) -> str:
         """A player's name as the pages show it (its colour when Discord's is not known)."""

@@ -95,4 +95,7 @@ def game_payload(
         "choices": choices(view) if mine is not None and to_move is mine else [],
         "can_resign": active and mine is not None,
         "can_undo": active and mine is not None and _has_own_move(view, mine),
+        # a finished game: the same again, and (between people) a game against the AI
+        "can_rematch": view.status is GameStatus.FINISHED and mine is not None,
+        "against_ai": view.black.is_ai or view.white.is_ai,
     }

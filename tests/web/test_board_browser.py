@@ -484,7 +484,11 @@ async def test_swap2_choices_and_resigning_are_made_on_the_page(
     assert view.outcome.winner is not None
     assert view.outcome.winner.name == "BLACK"  # Bob, who took Black
     await board_caught_up(fake, bot, game.game_id)
-    assert await second.locator("#actions button").count() == 0
+    # Only what comes after a game is left.
+    assert await second.locator("#actions button").all_text_contents() == [
+        "Rematch",
+        "Play the AI",
+    ]
 
 
 async def test_a_take_back_is_asked_and_answered_on_the_pages(
@@ -528,3 +532,56 @@ async def test_a_take_back_is_asked_and_answered_on_the_pages(
         "document.getElementById('note').textContent === 'Undo refused.'", timeout=5000
     )
     assert await stored_moves(bot, game.game_id) == 1
+
+
+async def game_shown(page: Any) -> int:
+    return int(await page.evaluate("window.gomoku.state().game_id"))
+
+
+async def test_a_finished_page_starts_a_rematch_and_a_game_against_the_ai(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> None:
+    bot = web_bot
+    game = await start_people_game(fake, bot, alice, bob)
+    page = await board_page(browser, bot, fake, game, alice, DESKTOP)
+    assert await page.locator("#rematch").count() == 0  # not while it lasts
+    await page.locator("#resign").click()
+    await page.locator("#resign").click()
+    await page.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    # Between people: Rematch (a challenge) or Play the AI.
+    assert await page.locator("#actions button").all_text_contents() == [
+        "Rematch",
+        "Play the AI",
+    ]
+    await page.locator("#play-ai").click()
+    await page.wait_for_function(
+        f"window.gomoku.state() && window.gomoku.state().game_id !== {game.game_id}", timeout=5000
+    )
+    ai_game = await bot.service.game(await game_shown(page))
+    assert ai_game.status.value == "active"
+    assert ai_game.black.is_ai or ai_game.white.is_ai
+    assert alice.id in ai_game.humans
+    assert ai_game.channel_id == game.channel_id
+    await board_caught_up(fake, bot, ai_game.game_id)  # Discord shows the new board
+    # The new pass plays: a move on the page, and the AI answers.
+    if not await page.evaluate("window.gomoku.state().your_turn"):
+        await wait_stored(bot, ai_game.game_id, 1)
+        await page.wait_for_function("window.gomoku.state().your_turn", timeout=5000)
+    before = await stored_moves(bot, ai_game.game_id)
+    free = (0, 0) if before else (7, 7)
+    await tap(page, *free)
+    await tap(page, *free)
+    await wait_stored(bot, ai_game.game_id, before + 2)
+    # Against the AI: Play again.
+    await page.locator("#resign").click()
+    await page.locator("#resign").click()
+    await page.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    assert await page.locator("#actions button").all_text_contents() == ["Play again"]
+    await page.locator("#rematch").click()
+    await page.wait_for_function(
+        f"window.gomoku.state() && window.gomoku.state().game_id > {ai_game.game_id}",
+        timeout=5000,
+    )
+    again = await bot.service.game(await game_shown(page))
+    assert again.status.value == "active"
+    await board_caught_up(fake, bot, again.game_id)

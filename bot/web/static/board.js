@@ -39,6 +39,7 @@ let stopped = false; // the pass was refused: no reconnecting
 let geometry = null;
 let armed = false; // Resign pressed once: the second press resigns
 let undoAsked = false; // the opponent asked to take back moves: Allow / Refuse
+let switching = false; // moving over to a new game's pass
 
 const STONES = [
   ["#4a4a4a", "#050505"], // black: highlight, body
@@ -535,7 +536,6 @@ function showPanel() {
 // The page's choices besides moves: the opening's (on the player's turn) and Resign.
 function showActions() {
   els.actions.replaceChildren();
-  if (game.over || game.you === null) return;
   const button = (label, act) => {
     const node = document.createElement("button");
     node.type = "button";
@@ -544,6 +544,12 @@ function showActions() {
     els.actions.appendChild(node);
     return node;
   };
+  if (game.can_rematch) {
+    const label = game.against_ai ? game.words.play_again : game.words.rematch;
+    button(label, () => send({ type: "rematch" })).id = "rematch";
+    if (!game.against_ai) button(game.words.play_ai, () => send({ type: "play_ai" })).id = "play-ai";
+  }
+  if (game.over || game.you === null) return;
   for (const [word, label] of game.choices) {
     button(label, () => send({ type: "choose", word }));
   }
@@ -653,6 +659,16 @@ function receive(message) {
     undoAsked = message.type === "undo_asked";
     say(message.text);
     if (game) showActions();
+  } else if (message.type === "switch") {
+    // A new game began from this page: open it with its own pass.
+    token = message.token;
+    switching = true;
+    game = null;
+    ghost = null;
+    cursor = null;
+    ply = null;
+    zoomOut();
+    socket.close();
   } else if (message.type === "denied") {
     stopped = true;
     say(message.text);
@@ -670,6 +686,12 @@ function connect() {
   socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
   socket.addEventListener("close", () => {
     if (stopped) return;
+    if (switching) {
+      switching = false;
+      retry = 500;
+      connect();
+      return;
+    }
     if (game) say(game.words.reconnecting);
     setTimeout(connect, retry);
     retry = Math.min(8000, retry * 2);
