@@ -82,4 +82,7 @@ def page_words() -> dict[str, str]:
         "rematch": words.rematch_label(),
         "play_again": words.play_again_label(),
         "play_ai": _("Play the AI"),
+        "hint": _("Hint"),
+        "hint_reply": _("The AI suggests {point}."),
+        "time_left": _("{time} left"),
     }

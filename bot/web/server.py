@@ -65,7 +65,9 @@ _HEARTBEAT: Final = 20.0  # seconds between pings: proxies drop quiet sockets
 _UNSUPPORTED: Final = aiohttp.WSCloseCode.UNSUPPORTED_DATA  # a binary frame
 _MALFORMED: Final = aiohttp.WSCloseCode.INVALID_TEXT  # text that is no message of the page
 # the page's choices besides moves (``_act``)
-_ACTIONS: Final = frozenset({"resign", "choose", "undo", "undo_answer", "rematch", "play_ai"})
+_ACTIONS: Final = frozenset(
+    {"resign", "choose", "undo", "undo_answer", "rematch", "play_ai", "hint"}
+)
 
 
 class BoardHooks(Protocol):
@@ -397,6 +399,14 @@ class WebBoard:
                 return
             if kind in ("rematch", "play_ai"):
                 await self._new_game(page, kind)
+                return
+            if kind == "hint":
+                view = await self.service.game(grant.game_id)
+                hint = await self.service.hint(view.channel_id, grant.user_id)
+                point = [hint.point.x, hint.point.y]
+                with i18n.using(grant.language):
+                    text = page_words()["hint_reply"].format(point=hint.point)
+                await page.ws.send_json({"type": "hint", "point": point, "text": text})
                 return
             word = data.get("word")
             if not isinstance(word, str) or not 0 < len(word) <= 8:

@@ -65,6 +65,7 @@ def game_payload(
         line = line.replace(f"{glyph} ", "")
     mine = None if viewer is None else view.color_of(viewer)
     to_move = view.acting_color if active else None
+    your_turn = mine is not None and to_move is mine and not view.is_ai_turn
     return {
         "type": "state",
         "game_id": view.game_id,
@@ -82,7 +83,7 @@ def game_payload(
         "forbidden": forbidden,
         "to_move": None if to_move is None else _colour(to_move),
         "you": None if mine is None else _colour(mine),
-        "your_turn": mine is not None and to_move is mine and not view.is_ai_turn,
+        "your_turn": your_turn,
         "black": names(view.black),
         "white": names(view.white),
         "colours": [words.colour_name(Color.BLACK), words.colour_name(Color.WHITE)],
@@ -95,6 +96,10 @@ def game_payload(
         "choices": choices(view) if mine is not None and to_move is mine else [],
         "can_resign": active and mine is not None,
         "can_undo": active and mine is not None and _has_own_move(view, mine),
+        # the AI's suggestion, where /gomoku hint gives one (friendly games, past the opening)
+        "can_hint": your_turn and not view.rated and not view.in_opening,
+        # when the player to move runs out of time (Unix seconds), if the game has a clock
+        "deadline": view.deadline.timestamp() if active and view.deadline else None,
         # a finished game: the same again, and (between people) a game against the AI
         "can_rematch": view.status is GameStatus.FINISHED and mine is not None,
         "against_ai": view.black.is_ai or view.white.is_ai,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -585,3 +586,31 @@ async def test_a_finished_page_starts_a_rematch_and_a_game_against_the_ai(
     again = await bot.service.game(await game_shown(page))
     assert again.status.value == "active"
     await board_caught_up(fake, bot, again.game_id)
+
+
+async def test_a_hint_becomes_the_faint_stone_and_the_clock_counts_down(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> None:
+    bot = web_bot
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 5})
+    game = await start_people_game(fake, bot, alice, bob)  # friendly: hints allowed
+    page = await board_page(browser, bot, fake, game, alice, DESKTOP)
+    deadline = await page.evaluate("window.gomoku.state().deadline")
+    assert deadline is not None
+    # The page's clock 90 s before Alice's time runs out: her row says so.
+    await page.clock.set_fixed_time(datetime.fromtimestamp(deadline - 90, UTC))
+    await page.wait_for_function(
+        "document.querySelector('#players .moving .clock')?.textContent === '1:30 left'"
+    )
+    await page.locator("#hint").click()
+    await page.wait_for_function("document.getElementById('note').textContent !== ''")
+    suggested = await note(page)
+    assert suggested.startswith("The AI suggests ")
+    point = Point.parse(suggested.removeprefix("The AI suggests ").rstrip("."))
+    assert await stored_moves(bot, game.game_id) == 0
+    # One tap on the suggestion plays it.
+    await tap(page, point.x, point.y)
+    await wait_stored(bot, game.game_id, 1)
+    assert (await bot.service.game(game.game_id)).board.moves[0].point == point
+    await wait_moves(page, 1)
+    assert await page.locator("#hint").count() == 0  # Bob's turn now

@@ -471,6 +471,25 @@ canvas.addEventListener("keydown", (event) => {
   }
 });
 
+// The turn clock of the player to move: what is left of their time, each second.
+function tick() {
+  const clock = els.players.querySelector(".clock");
+  if (!clock || !game || !game.deadline) return;
+  const left = Math.floor(game.deadline - Date.now() / 1000);
+  if (left <= 0) {
+    clock.textContent = "";
+    return;
+  }
+  const hours = Math.floor(left / 3600);
+  const minutes = Math.floor((left % 3600) / 60);
+  const seconds = String(left % 60).padStart(2, "0");
+  const time = hours
+    ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}`
+    : `${minutes}:${seconds}`;
+  clock.textContent = fill(game.words.time_left, { time });
+}
+setInterval(tick, 1000);
+
 // ------------------------------------------------------------------ words around the board
 
 function say(text) {
@@ -516,6 +535,11 @@ function showPanel() {
     const who = game.you === colour ? fill(game.words.you_name, { name }) : name;
     label.textContent = `${game.colours[colour]}: ${who}`;
     item.appendChild(label);
+    if (!game.over && game.to_move === colour && game.deadline) {
+      const clock = document.createElement("span");
+      clock.className = "clock";
+      item.appendChild(clock);
+    }
     els.players.appendChild(item);
   }
   els.moves.replaceChildren();
@@ -562,6 +586,7 @@ function showActions() {
       });
     }
   }
+  if (game.can_hint) button(game.words.hint, () => send({ type: "hint" })).id = "hint";
   if (game.can_undo) button(game.words.undo, () => send({ type: "undo" })).id = "undo";
   if (game.can_resign) {
     const resign = button(game.words.resign, (node) => {
@@ -646,6 +671,7 @@ function receive(message) {
       undoAsked = false;
     }
     showPanel();
+    tick();
     showActions();
     announce(before, game);
     if (game.you === null && !game.over) say(game.words.watching);
@@ -659,6 +685,17 @@ function receive(message) {
     undoAsked = message.type === "undo_asked";
     say(message.text);
     if (game) showActions();
+  } else if (message.type === "hint") {
+    // The suggestion becomes the faint stone: one more tap (or Enter) plays it.
+    if (!game || game.over) return;
+    const [x, y] = message.point;
+    ghost = [x, y];
+    cursor = [x, y];
+    if (!zoom && !isCells() && wholeCell() < TARGET && window.matchMedia("(pointer: coarse)").matches) {
+      zoomAround(ghost);
+    }
+    say(message.text);
+    draw();
   } else if (message.type === "switch") {
     // A new game began from this page: open it with its own pass.
     token = message.token;
