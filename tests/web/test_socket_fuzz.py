@@ -30,6 +30,9 @@ from tests.web.test_board_browser import start_people_game
 
 TEXT, BINARY, CLOSE, PING, PONG = 0x1, 0x2, 0x8, 0x9, 0xA
 Frame = tuple[int, bytes, bool]  # opcode, payload, the FIN bit
+# Every kind the page sends, and one it never does.
+KINDS = ["hello", "move", "resign", "choose", "undo", "undo_answer", "rematch", "play_ai"]
+KINDS += ["hint", "nonsense"]
 
 # Codes a socket may close with: a refused pass (1000), a protocol error (1002), a binary
 # frame (1003), text that is no message (1007), a frame over the limit (1009).
@@ -107,20 +110,32 @@ json_values = st.recursive(
 def messages(tokens: list[str]) -> st.SearchStrategy[Frame]:
     """Text frames shaped like the page's messages, with a pass of this game: the kind a
     socket answers and stays open for, whatever their fields hold."""
-    kind = st.sampled_from(["hello", "move", "resign", "undo", "nonsense"]) | st.text(max_size=8)
+    kind = st.sampled_from(KINDS) | st.text(max_size=8)
     return st.fixed_dictionaries(
         {"type": kind, "token": st.sampled_from(tokens)},
-        optional={"x": json_values, "y": json_values, "column": json_values},
+        optional={
+            "x": json_values,
+            "y": json_values,
+            "column": json_values,
+            "word": json_values,
+            "accept": json_values,
+        },
     ).map(lambda m: (TEXT, json.dumps(m).encode(), True))
 
 
 def frames(tokens: list[str]) -> st.SearchStrategy[Frame]:
     """(opcode, payload, fin) of every kind a client might send."""
     token = st.sampled_from([*tokens, "", "v1.1.2.p.3.en.x"]) | json_values
-    kind = st.sampled_from(["hello", "move", "resign", "undo", "nonsense"]) | json_values
+    kind = st.sampled_from(KINDS) | json_values
     message = st.fixed_dictionaries(
         {"type": kind, "token": token},
-        optional={"x": json_values, "y": json_values, "column": json_values},
+        optional={
+            "x": json_values,
+            "y": json_values,
+            "column": json_values,
+            "word": json_values,
+            "accept": json_values,
+        },
     ).map(lambda m: json.dumps(m).encode())
     text = st.one_of(
         message,
