@@ -420,6 +420,10 @@ async def test_a_phone_player_zooms_in_with_the_first_tap_and_plays_with_the_sec
     panel_box = await black.locator("#panel").bounding_box()
     assert panel_box["y"] >= board_box["y"] + board_box["height"]
     assert panel_box["y"] < PHONE["height"]  # on the first screen
+    # Every button is a finger wide.
+    for box in [await b.bounding_box() for b in await black.locator("button").all()]:
+        if box is not None:  # (hidden ones have none)
+            assert min(box["width"], box["height"]) >= 44
     phone = await black.screenshot(path=str(folder / "web-phone.png"))
     assert phone.startswith(b"\x89PNG")
 
