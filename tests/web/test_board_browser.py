@@ -539,6 +539,19 @@ async def test_a_take_back_is_asked_and_answered_on_the_pages(
     )
     assert await stored_moves(bot, game.game_id) == 1
 
+    # Asked in Discord: her page asks her too, and her Allow there redraws Discord's board.
+    await fake.slash("place", user=bob, options={"cell": "i9"})
+    await wait_moves(asker, 2)
+    await fake.slash("gomoku undo", user=bob)
+    await asker.wait_for_function(
+        "document.getElementById('note').textContent.includes('take back')", timeout=5000
+    )
+    assert await note(asker) == "bob asks to take back their last move."
+    await asker.get_by_role("button", name="Allow").click()
+    await wait_stored(bot, game.game_id, 1)
+    await wait_moves(answerer, 1)
+    await board_caught_up(fake, bot, game.game_id)
+
 
 async def game_shown(page: Any) -> int:
     return int(await page.evaluate("window.gomoku.state().game_id"))
