@@ -16,7 +16,7 @@ from bot.text import i18n, render, web_words, words
 from bot.text.opening_words import choice_label
 from engine.opening_rules import SOOSORV_MOST, Phase
 from engine.types import Color, Game, Rule
-from storage.repository import GameStatus, Player
+from storage.records import GameStatus, Player
 
 __all__ = ["choices", "game_payload"]
 
