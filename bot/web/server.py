@@ -7,7 +7,8 @@ Routes and what each checks:
 ``GET /api/config``        the application id the Activity's SDK needs (public anyway)
 ``GET /ws``                a WebSocket: the first message is ``{"type": "hello", "token": T}``;
                            every later message carries the pass again and is checked again
-                           (signature, expiry, the same game); moves go through the game
+                           (signature, expiry, the same game); moves and the page's
+                           choices (resign, an opening's, takebacks) go through the game
                            service's one entry (``GameService.act``) by the pass's game
                            id, as the pass's user, at most ``MovePace``'s pace per link;
                            what follows (the AI's reply, the clocks, the Discord board's
@@ -84,11 +85,13 @@ VIA: Final = "web"  # the front end's name in the events of the moves it plays
 
 class BoardHooks(Protocol):
     """What the web board asks of the front end that hosts it: what no event of the service
-    carries (moves, ends and takebacks from the page reach every front end as events)."""
+    carries (moves, choices, takebacks and undo requests from the page reach every front end
+    as events, with ``via="web"``)."""
 
     def started(self, game: GameState) -> None:
         """A new game (a rematch, a challenge, a game against the AI) began from the page:
-        show it where the host shows games."""
+        show it where the host shows games. ``GameStarted`` names no front end, and a
+        rematch in a thread reaches that thread only after its event; ``game`` is final."""
 
     async def display_names(self, user_ids: list[int]) -> dict[int, str]:
         """The names to show for these users (those it knows)."""
