@@ -1,13 +1,14 @@
-"""The web board from Discord's side: its buttons, and the hooks that redraw after web moves.
+"""The web board from Discord's side: its buttons, and the hooks the server asks of Discord.
 
 ``OpenBoardButton`` (``gomoku:<game>:web``) sits under every active or finished board when the
 web board is configured; pressing it answers privately with a link carrying a pass: a play
 pass for the game's players, a watch pass for anyone else who sees the channel.
 ``ActivityButton`` (``gomoku:<game>:activity``) opens the same board inside Discord as an
 Activity (``InteractionResponse.launch_activity``), where the app has Activities enabled.
-``start_web`` starts the server with ``DiscordHooks`` (the players' names from Discord). A
-move made on the page reaches the Discord board as an event, which the table draws
-(``bot.table.Table.on_event``); the core runner lets the AI answer.
+``start_web`` starts the server with ``DiscordHooks``: the players' names from Discord, and
+the board of a game started from the page. Whatever else the page does (moves, opening
+choices, resignations, takebacks, undo requests) reaches Discord as the service's events,
+which the table draws (``bot.table.Table.on_event``); the core runner lets the AI answer.
 """
 
 from __future__ import annotations
@@ -103,10 +104,15 @@ def with_board_link(buttons: discord.ui.View | None, game: GameState) -> discord
 
 
 class DiscordHooks:
-    """What the web board asks of Discord: the players' names."""
+    """What the web board asks of Discord: the players' names, a new game's board."""
 
     def __init__(self, host: GameHost) -> None:
         self.host = host
+
+    def started(self, game: GameState) -> None:
+        """Post the new game's board (a challenge, or a game against the AI); the core
+        runner lets the AI open when it plays first, and the table draws its move."""
+        self.host.spawn(self.host.table.show_game(game))
 
     async def display_names(self, user_ids: list[int]) -> dict[int, str]:
         """Display names from Discord (the web board keeps them once found)."""

@@ -41,6 +41,10 @@ class Hub:
         """How many pages show ``game_id``."""
         return len(self._pages.get(game_id, ()))
 
+    def pages(self, game_id: int) -> list[Page]:
+        """The pages that show ``game_id``."""
+        return list(self._pages.get(game_id, ()))
+
     def join(self, game_id: int, page: Page) -> None:
         """``page`` shows ``game_id`` from now on."""
         self._pages.setdefault(game_id, set()).add(page)
