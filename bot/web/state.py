@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bot.core.games import Pieces, table_spec
 from bot.core.positions import forbidden_points
 from bot.core.service.states import GameState
 from bot.text import i18n, render, web_words
-from engine.types import Color, Game, Rule
+from engine.types import Color, Rule
 from storage.repository import GameStatus, Player
 
 __all__ = ["game_payload"]
@@ -45,7 +46,7 @@ def game_payload(
         "width": board.width,
         "height": board.height,
         "gravity": board.gravity,
-        "marks": view.game is Game.TICTACTOE,  # X and O instead of stones
+        "marks": table_spec(view.game).pieces is Pieces.MARKS,  # X and O instead of stones
         "status": view.status.value,
         "title": render.game_title(view),
         "line": render.status_line(view, names),
