@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from engine.errors import UnsupportedBoardError
 from engine.types import Game, Rule, add_game
 
-__all__ = ["MAX_SIZE", "MIN_SIZE", "GameSpec", "game_spec", "game_specs", "new_game", "register"]
+__all__ = [
+    "MAX_SIZE",
+    "MIN_SIZE",
+    "GameSpec",
+    "game_spec",
+    "game_specs",
+    "new_game",
+    "register",
+    "unregister",
+]
 
 MIN_SIZE = 5  # smallest Gomoku board offered
 MAX_SIZE = 20  # Gomocup's freestyle board
@@ -72,6 +81,11 @@ def register(spec: GameSpec) -> GameSpec:
     """Add ``spec`` to the games every layer offers (replacing one of the same name)."""
     _SPECS[spec.game] = spec
     return spec
+
+
+def unregister(game: Game) -> None:
+    """Withdraw ``game`` (a test's own game, say); its ``Game`` value keeps its name."""
+    _SPECS.pop(game, None)
 
 
 def game_spec(game: Game | str) -> GameSpec:

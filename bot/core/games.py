@@ -25,6 +25,7 @@ __all__ = [
     "register",
     "table_spec",
     "table_specs",
+    "unregister",
 ]
 
 
@@ -77,6 +78,11 @@ def register(spec: TableSpec) -> TableSpec:
     game_spec(spec.game)
     _SPECS[spec.game] = spec
     return spec
+
+
+def unregister(game: Game) -> None:
+    """Stop hosting ``game`` (a test's own game, say)."""
+    _SPECS.pop(game, None)
 
 
 def table_specs() -> tuple[TableSpec, ...]:
