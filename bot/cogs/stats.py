@@ -21,7 +21,7 @@ from bot.host import Interaction, host_of
 from bot.text import render, words
 from engine.games import game_spec, game_specs
 from engine.types import Game, Rule
-from storage.repository import PlayerStats, ResultCount
+from storage.records import PlayerStats, ResultCount
 
 __all__ = ["MIN_LEADERBOARD_GAMES", "StatsCommands", "leaderboard_embed", "stats_embed"]
 

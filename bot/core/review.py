@@ -393,7 +393,7 @@ async def stored_review(repository: GameRepository, game_id: int) -> Review | No
 
 def check_reviewable(view: GameState) -> None:
     """Raise ``NotReviewableError`` unless ``view`` is a finished Gomoku game with moves."""
-    from storage.repository import GameStatus
+    from storage.records import GameStatus
 
     if not table_spec(view.game).reviewable or view.status is not GameStatus.FINISHED:
         raise NotReviewableError(view.game_id)

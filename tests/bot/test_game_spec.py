@@ -25,7 +25,7 @@ from engine.board import Board
 from engine.errors import UnsupportedBoardError
 from engine.games import GameSpec, game_spec
 from engine.types import Game, Point, Rule, Termination
-from storage.repository import GameStatus, Player
+from storage.records import GameStatus, Player
 from storage.sqlite import SqliteGameRepository
 from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD
 from tests.bot.test_terminal import session

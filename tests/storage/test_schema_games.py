@@ -11,7 +11,7 @@ import pytest
 
 from engine.games import new_game
 from storage.postgres import PostgresGameRepository
-from storage.repository import NewGame, Player
+from storage.records import NewGame, Player
 from storage.sqlite import SqliteGameRepository
 from tests.storage.test_upgrade import released_sqlite
 
