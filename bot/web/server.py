@@ -62,7 +62,8 @@ from bot.web.hub import Hub
 from bot.web.state import game_payload
 from bot.web.tokens import BadPassError, ExpiredPassError, Pass, Role, Signer
 from engine.errors import GomokuError
-from engine.types import Color, Game, Point
+from engine.games import game_spec
+from engine.types import Color, Point
 from storage.records import GameStatus, Player
 
 __all__ = ["STATIC", "BoardHooks", "OAuthApp", "WebBoard"]
@@ -451,7 +452,7 @@ class WebBoard:
                 user_id=grant.user_id,
                 game=old.game,
                 rule=old.rule,
-                size=old.board.width if old.game is Game.GOMOKU else None,
+                size=old.board.width if game_spec(old.game).sizes is not None else None,
             )
         if self.hooks is not None:
             self.hooks.started(new)

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bot.core.games import Pieces, table_spec
 from bot.core.positions import forbidden_points
 from bot.core.service.states import GameState
 from bot.text import i18n, render, web_words, words
 from bot.text.opening_words import choice_label
 from engine.opening_rules import SOOSORV_MOST, Phase
-from engine.types import Color, Game, Rule
+from engine.types import Color, Rule
 from storage.records import GameStatus, Player
 
 __all__ = ["choices", "game_payload"]
@@ -74,7 +75,7 @@ def game_payload(
         "width": board.width,
         "height": board.height,
         "gravity": board.gravity,
-        "marks": view.game is Game.TICTACTOE,  # X and O instead of stones
+        "marks": table_spec(view.game).pieces is Pieces.MARKS,  # X and O instead of stones
         "status": view.status.value,
         "title": render.game_title(view),
         "line": line,
