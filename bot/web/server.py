@@ -28,7 +28,7 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import aiohttp
 from aiohttp import web
@@ -48,6 +48,9 @@ from engine.types import Color, Point
 from storage.repository import GameStatus, Player
 
 __all__ = ["STATIC", "BoardHooks", "OAuthApp", "WebBoard"]
+
+if TYPE_CHECKING:
+    from bot.core.bus import GameBus  # msgspec: installed with the postgres and queue extras
 
 log = logging.getLogger(__name__)
 
@@ -112,12 +115,14 @@ class WebBoard:
         *,
         hooks: BoardHooks | None = None,
         oauth: OAuthApp | None = None,
+        bus: GameBus | None = None,
     ) -> None:
         self.service = service
         self.signer = signer
         self.hooks = hooks
         self.oauth = oauth
-        self.hub = Hub()
+        self.bus = bus  # moves stored by other processes (shards), when there are others
+        self.hub = Hub(read=service.game)
         self._names: dict[int, str] = {}
         self._runner: web.AppRunner | None = None
         self._http: aiohttp.ClientSession | None = None
@@ -132,6 +137,8 @@ class WebBoard:
         self.app.router.add_static("/static", STATIC, append_version=False)
         self.app.on_response_prepare.append(_headers)
         service.subscribe(self.hub.on_event)
+        if bus is not None:
+            bus.follow(self.hub)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -152,6 +159,8 @@ class WebBoard:
     async def close(self) -> None:
         """Close every page and stop listening."""
         self.service.unsubscribe(self.hub.on_event)
+        if self.bus is not None:
+            self.bus.unfollow(self.hub)
         await self.hub.close()
         for task in list(self._tasks):
             task.cancel()
