@@ -188,7 +188,6 @@ def _cpu() -> str:
 
 async def _bench(kind: str, moves: int) -> dict[str, Any]:
     from tests.postgres_server import PostgresServer
-    from tests.processes import running
 
     servers: list[Any] = [PostgresServer()]
     if kind == "redis":
@@ -197,7 +196,8 @@ async def _bench(kind: str, moves: int) -> dict[str, Any]:
         servers.append(RedisServer())
     with contextlib.ExitStack() as stack:
         for server in servers:
-            stack.enter_context(contextlib.contextmanager(running)(server))
+            stack.callback(server.stop)  # also when it failed to start
+            server.start()
         database_url = servers[0].create_database()
 
         def bus() -> GameBus:

@@ -125,7 +125,11 @@ class Hub:
                 try:
                     state = await self._read(game_id)
                 except Exception as error:  # a game deleted, the database away: pages wait
-                    log.warning("game %d could not be read for its pages: %r", game_id, error)
+                    log.warning(
+                        "game %d could not be read for its pages: %s",
+                        game_id,
+                        type(error).__name__,  # the name alone: an error may quote an address
+                    )
                     return
                 self.publish(state)
         finally:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -40,12 +42,17 @@ from bot.core.bus import (
     open_bus,
 )
 from bot.core.service.inputs import GameRef, Place
-from bot.web.tokens import Role
+from bot.web.tokens import Role, Signer
+from storage.postgres import PostgresGameRepository
 from storage.repository import NewGame, Player
+from tests.botprocess import BotProcess
+from tests.fakediscord import FakeDiscord
+from tests.polling import until
 from tests.processes import running
 from tests.redis_server import RedisServer
 
 MOVES = 40
+WEB_SECRET = "a secret for the board passes of the bus tests"
 
 
 @pytest.fixture
@@ -206,6 +213,52 @@ async def test_what_else_is_on_the_channel_is_refused_once_and_the_bus_goes_on(
     assert len(refused) == 1  # one line, however much arrives
 
 
+class _Heard:
+    """A follower that notes what it is told."""
+
+    def __init__(self) -> None:
+        self.changes: list[tuple[int, int]] = []
+        self.resyncs = 0
+        self.told = asyncio.Event()
+
+    def changed(self, game_id: int, version: int) -> None:
+        self.changes.append((game_id, version))
+        self.told.set()
+
+    def resync(self) -> None:
+        self.resyncs += 1
+
+
+async def test_a_burst_is_sent_once_as_each_games_newest_version_to_the_others(
+    redis_server: RedisServer,
+) -> None:
+    sender, receiver = RedisBus(redis_server.url), RedisBus(redis_server.url)
+    heard_by_sender, heard = _Heard(), _Heard()
+    sender.follow(heard_by_sender)
+    receiver.follow(heard)
+    # Noted before the sender is even connected: nothing waits for the bus.
+    for game_id, version in [(1, 3), (1, 2), (2, 5), (1, 4), (2, 1)]:
+        sender.publish(game_id, version)
+    async with Redis.from_url(redis_server.url) as redis, redis.pubsub() as listener:
+        await listener.subscribe(CHANNEL)
+        receiver.start()
+        await receiver.wait_connected()
+        sender.start()
+        try:
+            async with asyncio.timeout(30):
+                await heard.told.wait()
+                raw = None
+                while raw is None:
+                    raw = await listener.get_message(ignore_subscribe_messages=True, timeout=5)
+            assert decode(raw["data"]).games == [Change(1, 4), Change(2, 5)]
+            assert heard.changes == [(1, 4), (2, 5)]
+            assert heard_by_sender.changes == []  # its own message is skipped
+            assert heard.resyncs == heard_by_sender.resyncs == 0  # first connections
+        finally:
+            await sender.close()
+            await receiver.close()
+
+
 def test_the_bus_is_chosen_by_the_deployment() -> None:
     postgres, redis = "postgresql://db/gomoku", "redis://queue:6379/0"
     assert open_bus(None, None) is None  # one process on the SQLite file
@@ -257,3 +310,82 @@ def test_any_other_json_is_refused_as_a_value_error(value: Any) -> None:
         "origin": decoded.origin,
         "games": [[c.game_id, c.version] for c in decoded.games],
     }
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["redis", "postgresql"])
+async def test_a_move_in_one_bot_process_reaches_a_page_served_by_another(
+    fake: FakeDiscord, tmp_path: Path, postgres_url: str, redis_server: RedisServer, kind: str
+) -> None:
+    """Two real ``python -m bot --shards N --shard-count 2`` processes on one PostgreSQL
+    database (with the queue's Redis, or without), the web board served by the one that does
+    not own the fake's guild: the guild's ``/place`` commands reach the owner alone (the fake
+    sends a guild's events to its shard), and their moves reach the page on the other."""
+    owner = fake.shard_of_guild(2)
+    alice, bob = fake.add_user("alice"), fake.add_user("bob")
+    async with PostgresGameRepository.open(postgres_url) as db:
+        game = await db.create_game(
+            NewGame(
+                fake.guild_id,
+                fake.default_channel.id,
+                black=Player.human(alice.id),
+                white=Player.human(bob.id),
+            )
+        )
+    shared = {"GOMOKU_DATABASE_URL": postgres_url}
+    if kind == "redis":
+        shared["GOMOKU_AI_QUEUE_URL"] = redis_server.url
+    port = _free_port()
+    board = {
+        "GOMOKU_WEB_PORT": str(port),
+        "GOMOKU_WEB_URL": f"http://127.0.0.1:{port}",
+        "GOMOKU_WEB_SECRET": WEB_SECRET,
+    }
+    bots = [
+        BotProcess(
+            fake.port,
+            tmp_path / f"unused-{shard}.sqlite3",
+            token=f"token-{shard}",
+            args=["--shards", str(shard), "--shard-count", "2"],
+            env={**shared, **({} if shard == owner else board)},
+        )
+        for shard in (0, 1)
+    ]
+    try:
+        fake.answer_timeout = 60.0  # two processes start cold on a shared machine
+
+        async def shards() -> list[tuple[int, int]]:
+            return fake.connected_shards()
+
+        try:
+            # Polled: connecting makes no HTTP request for the fake's ``wait_for`` to see.
+            async with asyncio.timeout(180):
+                await until(shards, lambda connected: connected == [(0, 2), (1, 2)])
+        except TimeoutError:
+            raise AssertionError([b.errors() for b in bots]) from None
+        # The board listens before its process connects to Discord.
+        grant = Signer.from_secrets(WEB_SECRET, None).mint(game.id, 999, Role.WATCH)
+        async with aiohttp.ClientSession() as http, asyncio.timeout(120):
+            ws = await http.ws_connect(f"http://127.0.0.1:{port}/ws")
+            await ws.send_json({"type": "hello", "token": grant})
+            assert (await ws.receive_json(timeout=30))["moves"] == []
+            for ply, (player, cell) in enumerate([(alice, "a1"), (bob, "b1"), (alice, "c1")]):
+                reply = await fake.slash("place", user=player, options={"cell": cell})
+                assert "played **" in reply.content
+                state = await _until_stones(ws, ply + 1)
+            assert state["moves"] == [[0, 0, 0], [1, 0, 1], [2, 0, 0]]
+            await ws.close()
+        for bot in bots:
+            assert bot.terminate() == 0, bot.errors()
+            assert "Traceback" not in bot.errors()
+            assert "game bus" not in bot.errors()  # no WARNING: it never dropped
+    finally:
+        for bot in bots:
+            bot.close()
