@@ -17,7 +17,8 @@ Where there is no PostgreSQL there is one process (SQLite), and no bus (``open_b
   (versions only go up, so a burst of changes is sent once, as the newest), and one task
   sends what is noted, a batch per message.
 * A dropped connection is reconnected with a doubling backoff (0.1 s to 5 s): one WARNING
-  when it drops, one INFO when it is back, no traceback. What was noted meanwhile is sent
+  when it drops, one INFO when it is back, no traceback. A quiet bus pings its server every
+  30 s, and a send or ping unanswered within 5 s counts as a drop. What was noted meanwhile is sent
   then, and followers are told to re-read every game they watch (changes published while
   this process was away are gone).
 """
@@ -28,6 +29,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any, Final, Protocol
 
 import msgspec
@@ -56,6 +58,8 @@ log = logging.getLogger(__name__)
 CHANNEL: Final = "gomoku_games"  # the Redis channel and the PostgreSQL notification channel
 _BATCH: Final = 200  # changes per message: ~25 bytes each, under NOTIFY's 8,000-byte payload
 _FIRST_DELAY_S: Final = 0.1
+_IDLE_S: Final = 30.0  # a quiet bus pings its server this often
+_ANSWER_S: Final = 5.0  # a send or a ping not answered by then: the connection is dead
 _MAX_DELAY_S: Final = 5.0
 
 _Id = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
@@ -108,7 +112,7 @@ class Follower(Protocol):
 class GameBus:
     """What both buses share: the noted changes and their sending, the followers, and the
     connection's life (connect, run, reconnect with backoff). A subclass supplies
-    ``_session``: connect, call ``_connected``, then send (``_outgoing``) and receive
+    ``_session``: connect, call ``_connected``, then send (``_sending``) and receive
     (``_received``) until the connection drops (an exception) or the bus closes."""
 
     kind = "bus"
@@ -217,17 +221,34 @@ class GameBus:
         if self._noted:
             self._wake.set()
 
-    async def _outgoing(self) -> list[bytes]:
-        """The noted changes, as messages, once there are any. A subclass that fails to
-        send them gives them back with ``_unsent``."""
-        await self._wake.wait()
-        self._wake.clear()
-        noted, self._noted = self._noted, {}
-        changes = [Change(game_id, version) for game_id, version in noted.items()]
-        return [
-            encode(Changes(self.origin, changes[start : start + _BATCH]))
-            for start in range(0, len(changes), _BATCH)
-        ]
+    async def _sending(
+        self, send: Callable[[bytes], Awaitable[object]], ping: Callable[[], Awaitable[object]]
+    ) -> None:
+        """Send the noted changes as they come, a batch per message (what fails to go is
+        noted again for the next connection); ``ping`` the server when the bus was quiet for
+        a while, so that a connection that died in silence is found."""
+        while True:
+            try:
+                async with asyncio.timeout(_IDLE_S):
+                    await self._wake.wait()
+            except TimeoutError:
+                async with asyncio.timeout(_ANSWER_S):
+                    await ping()
+                continue
+            self._wake.clear()
+            noted, self._noted = self._noted, {}
+            changes = [Change(game_id, version) for game_id, version in noted.items()]
+            messages = [
+                encode(Changes(self.origin, changes[start : start + _BATCH]))
+                for start in range(0, len(changes), _BATCH)
+            ]
+            for index, message in enumerate(messages):
+                try:
+                    async with asyncio.timeout(_ANSWER_S):
+                        await send(message)
+                except BaseException:
+                    self._unsent(messages[index:])
+                    raise
 
     def _unsent(self, messages: list[bytes]) -> None:
         for message in messages:
@@ -271,22 +292,19 @@ class RedisBus(GameBus):
         try:
             await pubsub.subscribe(CHANNEL)
             self._connected()
-            await _first_of(self._send(client), self._receive(pubsub))
+            await _first_of(self._send(client, pubsub), self._receive(pubsub))
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
             with contextlib.suppress(Exception):
                 await client.aclose()
 
-    async def _send(self, client: Redis) -> None:
-        while True:
-            messages = await self._outgoing()
-            for index, message in enumerate(messages):
-                try:
-                    await client.publish(CHANNEL, message)
-                except BaseException:
-                    self._unsent(messages[index:])
-                    raise
+    async def _send(self, client: Redis, pubsub: Any) -> None:
+        async def ping() -> None:
+            await client.ping()
+            await pubsub.ping()  # the listening connection too (its answer comes as a message)
+
+        await self._sending(lambda message: client.publish(CHANNEL, message), ping)
 
     async def _receive(self, pubsub: Any) -> None:
         async for message in pubsub.listen():
@@ -327,14 +345,12 @@ class PostgresBus(GameBus):
             self._received(payload)
 
     async def _send(self, connection: asyncpg.Connection) -> None:
-        while True:
-            messages = await self._outgoing()
-            for index, message in enumerate(messages):
-                try:
-                    await connection.execute("SELECT pg_notify($1, $2)", CHANNEL, message.decode())
-                except BaseException:
-                    self._unsent(messages[index:])
-                    raise
+        await self._sending(
+            lambda message: connection.execute(
+                "SELECT pg_notify($1, $2)", CHANNEL, message.decode()
+            ),
+            lambda: connection.execute("SELECT 1"),
+        )
 
 
 async def _until_lost(lost: asyncio.Event) -> None:
