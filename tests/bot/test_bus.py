@@ -190,6 +190,23 @@ async def test_a_dropped_postgres_connection_comes_back_and_the_page_catches_up(
     assert sum("is back" in r.getMessage() for r in records) == 1
 
 
+async def test_a_page_catches_up_with_what_was_stored_while_its_bus_was_away(
+    over_postgres: Shards,
+) -> None:
+    async with aiohttp.ClientSession() as http, asyncio.timeout(60):
+        game_id, ws, _ = await _watch(over_postgres, http)
+        page_bus = over_postgres.buses[1]
+        await page_bus.close()  # certainly away: the notification below reaches nobody
+        await over_postgres.services[0].act(GameRef(game_id), BLACK, Place(point_of(0)))
+        await over_postgres.services[0].act(GameRef(game_id), WHITE, Place(point_of(1)))
+        page_bus.start()
+        await page_bus.wait_connected(2)
+        # Only the re-reading of every watched game on reconnecting can bring these.
+        state = await _until_stones(ws, 2)
+        assert state["moves"] == [[0, 0, 0], [1, 0, 1]]
+        await ws.close()
+
+
 async def test_what_else_is_on_the_channel_is_refused_once_and_the_bus_goes_on(
     over_redis: Shards, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
