@@ -43,10 +43,10 @@ from bot.text.render_png import render_png_async
 from bot.turns import TurnPings, remember_reply
 from bot.views import edit_answered, for_send, game_buttons
 from bot.weblink import with_board_link
-from storage.repository import GameStatus
+from storage.records import GameStatus
 
 if TYPE_CHECKING:
-    from storage.repository import PendingReply
+    from storage.records import PendingReply
 
 __all__ = [
     "ACK_AFTER",

@@ -36,7 +36,8 @@ from bot.text.refusals import generic_message, user_message
 from bot.text.render import compact_board, game_name, window
 from engine.errors import GomokuError, InvalidPointError
 from engine.types import Color, Game, Level, Point, Rule, Termination
-from storage.repository import Player, StorageError
+from storage.errors import StorageError
+from storage.records import Player
 
 if TYPE_CHECKING:
     from bot.settings import Settings

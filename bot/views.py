@@ -50,7 +50,7 @@ from bot.text.opening_words import choice_label
 from bot.text.render_png import render_png_async
 from engine.opening_rules import SOOSORV_MOST, Choice, Phase
 from engine.types import Color, Game, Point, column_letter
-from storage.repository import GameStatus
+from storage.records import GameStatus
 
 __all__ = [
     "ACTIONS",

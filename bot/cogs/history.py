@@ -23,6 +23,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.review import Review
+from bot.core.service.errors import UnknownButtonError
 from bot.core.service.states import GameState, HistoryPage
 from bot.host import GameHost, Interaction, host_of
 from bot.names import display_name
@@ -30,7 +31,7 @@ from bot.table import card_embed
 from bot.text import animation, render, words
 from bot.views import GameItem
 from engine.types import Game, Termination
-from storage.repository import GameRecord, Player
+from storage.records import GameRecord, Player
 
 __all__ = [
     "DownloadButton",
@@ -49,6 +50,7 @@ Button = discord.ui.Button[Any]
 _COLOUR: Final = 0x5865F2
 _MOVE_LIST_LIMIT: Final = 1900  # leaves room for the code fence within Discord's 2000
 _STEPS: Final = {"first": "⏮", "prev": "◀", "next": "▶", "last": "⏭"}
+_LARGEST_ID: Final = 2**63 - 1  # the databases' largest integer; Discord's ids stay below it
 
 
 # ---------------------------------------------------------------- history
@@ -86,7 +88,7 @@ def history_message(page: HistoryPage) -> dict[str, Any]:
 class HistoryButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:history:(?P<user>\d+):(?P<page>\d+)",
+    template=r"gomoku:history:(?P<user>[0-9]{1,19}):(?P<page>[0-9]{1,6})",
 ):
     """Newer / Older: show another page of the same user's history."""
 
@@ -113,6 +115,8 @@ class HistoryButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Redraw the message with the page."""
+        if self.user_id > _LARGEST_ID:
+            raise UnknownButtonError()  # no user has it: a forged id
         page = await host_of(interaction).service.history_page(
             self.user_id,
             guild_id=interaction.guild_id,
@@ -174,7 +178,9 @@ def _target(action: str, ply: int, total: int) -> int:
 class ReplayButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>\d+):replay:(?P<action>first|prev|next|last):(?P<ply>\d+)",
+    template=(
+        r"gomoku:(?P<game>[0-9]{1,18}):replay:(?P<action>first|prev|next|last):(?P<ply>[0-9]{1,4})"
+    ),
 ):
     """One step of a replay; the id says where the replay stands, so no state is kept."""
 

@@ -20,7 +20,7 @@ from bot.core.service.errors import InvalidOptionError
 from bot.host import Interaction, host_of
 from bot.text import render, words
 from engine.types import Game, Rule
-from storage.repository import PlayerStats, ResultCount
+from storage.records import PlayerStats, ResultCount
 
 __all__ = ["MIN_LEADERBOARD_GAMES", "StatsCommands", "leaderboard_embed", "stats_embed"]
 

@@ -392,7 +392,7 @@ async def stored_review(repository: GameRepository, game_id: int) -> Review | No
 
 def check_reviewable(view: GameState) -> None:
     """Raise ``NotReviewableError`` unless ``view`` is a finished Gomoku game with moves."""
-    from storage.repository import GameStatus
+    from storage.records import GameStatus
 
     if view.game is not Game.GOMOKU or view.status is not GameStatus.FINISHED:
         raise NotReviewableError(view.game_id)

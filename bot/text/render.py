@@ -25,12 +25,12 @@ from bot.text import words
 from bot.text.i18n import _, ngettext, number
 from engine.board import Board
 from engine.types import Color, Game, Point, Rule, Termination, column_letter
-from storage.repository import GameStatus
+from storage.records import GameStatus
 
 if TYPE_CHECKING:
     from bot.core.review import Mark
     from bot.core.service.states import GameState
-    from storage.repository import Player
+    from storage.records import Player
 
 __all__ = [
     "COMPACT_PHONE",
@@ -374,7 +374,7 @@ def status_line(view: GameState, names: Callable[[Player], str] = player_label) 
     outcome = view.outcome
     if outcome is None or outcome.termination is Termination.ABANDONED:
         from bot.text.words import end_reason_words
-        from storage.repository import Player as Seat
+        from storage.records import Player as Seat
 
         record = view.record
         by = None if record.ended_by is None else names(Seat.human(record.ended_by))

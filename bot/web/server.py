@@ -45,7 +45,7 @@ from bot.web.state import game_payload
 from bot.web.tokens import BadPassError, ExpiredPassError, Pass, Role, Signer
 from engine.errors import GomokuError
 from engine.types import Color, Point
-from storage.repository import GameStatus, Player
+from storage.records import GameStatus, Player
 
 __all__ = ["STATIC", "BoardHooks", "OAuthApp", "WebBoard"]
 

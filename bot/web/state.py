@@ -14,7 +14,7 @@ from bot.core.positions import forbidden_points
 from bot.core.service.states import GameState
 from bot.text import i18n, render, web_words
 from engine.types import Color, Game, Rule
-from storage.repository import GameStatus, Player
+from storage.records import GameStatus, Player
 
 __all__ = ["game_payload"]
 

@@ -34,7 +34,7 @@ from bot.web.server import WebBoard
 from bot.web.tokens import Role, Signer
 from engine.types import Game, Point, Termination
 from storage.memory import InMemoryGameRepository
-from storage.repository import GameStatus, NewGame, Player
+from storage.records import GameStatus, NewGame, Player
 from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD, start_pvp
 from tests.clock import FakeClock
 from tests.runners import NearestRunner

@@ -9,7 +9,7 @@ from bot.text import i18n
 from bot.web.state import game_payload
 from engine.types import Game, Point, Rule
 from storage.memory import InMemoryGameRepository
-from storage.repository import Player
+from storage.records import Player
 from tests.runners import CentreRunner
 
 BLACK, WHITE = 1, 2

@@ -38,14 +38,8 @@ from engine.errors import UnsupportedBoardError
 from engine.opening_rules import Opening, OpeningRule, Seat
 from engine.records import move_text, to_sgf
 from engine.types import Color, Game, Outcome, Rule, Termination
-from storage.repository import (
-    ChannelBusyError,
-    GameNotFoundError,
-    GameStatus,
-    InvalidStatusError,
-    NewGame,
-    Player,
-)
+from storage.errors import ChannelBusyError, GameNotFoundError, InvalidStatusError
+from storage.records import GameStatus, NewGame, Player
 
 log = logging.getLogger(__name__)
 

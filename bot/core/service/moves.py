@@ -22,6 +22,7 @@ from bot.core.service.errors import (
     NotAPlayerError,
     NotationError,
     NoUndoRequestError,
+    OwnUndoRequestError,
     StalePanelError,
     UndoPendingError,
 )
@@ -43,12 +44,8 @@ from engine.errors import (
 )
 from engine.opening_rules import Seat
 from engine.types import Color, Point
-from storage.repository import (
-    GameStatus,
-    InvalidStatusError,
-    StoredUndo,
-    VersionConflictError,
-)
+from storage.errors import InvalidStatusError, VersionConflictError
+from storage.records import GameStatus, StoredUndo
 
 log = logging.getLogger(__name__)
 
@@ -344,6 +341,7 @@ class MoveUseCases(ServiceCore):
 
         Raises:
             NoUndoRequestError: none pending, or the game moved on since it was asked.
+            OwnUndoRequestError: ``user_id`` asked for it and would allow it.
             NotAPlayerError: ``user_id`` may not answer it.
         """
         async with self._lock(game_id):
@@ -354,7 +352,9 @@ class MoveUseCases(ServiceCore):
             if view.version != pending.version or view.status is not GameStatus.ACTIVE:
                 await self.repository.drop_undo_request(game_id)
                 raise NoUndoRequestError(game_id)
-            if user_id != pending.responder and not (user_id == pending.requester and not accept):
+            if user_id == pending.requester and accept:
+                raise OwnUndoRequestError(user_id, game_id)
+            if user_id != pending.responder and user_id != pending.requester:
                 raise NotAPlayerError(user_id, game_id)
             await self.repository.drop_undo_request(game_id)
             if not accept:

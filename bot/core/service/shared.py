@@ -39,16 +39,8 @@ from engine.board import Board
 from engine.errors import IllegalMoveError
 from engine.opening_rules import Opening, OpeningRule, Seat
 from engine.types import Color, Game, Level, Move, Outcome, Point, Rule, Termination
-from storage.repository import (
-    COIN_TOSS,
-    GameNotFoundError,
-    GameOpening,
-    GameRecord,
-    GameStatus,
-    GuildSettings,
-    InvalidStatusError,
-    VersionConflictError,
-)
+from storage.errors import GameNotFoundError, InvalidStatusError, VersionConflictError
+from storage.records import COIN_TOSS, GameOpening, GameRecord, GameStatus, GuildSettings
 
 if TYPE_CHECKING:
     from bot.core.ai import AIRunner

@@ -11,11 +11,7 @@ from typing import Final, TypeAlias
 from engine.board import Board
 from engine.opening_rules import Opening, Seat
 from engine.types import Color, Game, Move, Outcome, Point, Rule
-from storage.repository import (
-    GameRecord,
-    GameStatus,
-    Player,
-)
+from storage.records import GameRecord, GameStatus, Player
 
 
 class ColourChoice:
