@@ -39,7 +39,7 @@ from bot.web.server import WebBoard
 from bot.web.tokens import Role, Signer
 from engine.types import Point
 from storage.postgres import PostgresGameRepository
-from storage.repository import NewGame, Player
+from storage.records import NewGame, Player
 
 __all__ = ["BLACK", "GUILD", "WHITE", "Run", "Shards", "cross_process", "main", "point_of"]
 

@@ -27,6 +27,7 @@ from benchmarks.bench_bus import (
     WHITE,
     Shards,
     cross_process,
+    main,
     point_of,
     two_shards,
 )
@@ -44,8 +45,8 @@ from bot.core.bus import (
 from bot.core.service.inputs import GameRef, Place
 from bot.web.tokens import Role, Signer
 from storage.postgres import PostgresGameRepository
-from storage.repository import NewGame, Player
-from tests.botprocess import BotProcess
+from storage.records import NewGame, Player
+from tests.botprocess import TOKEN, BotProcess
 from tests.fakediscord import FakeDiscord
 from tests.polling import until
 from tests.processes import running
@@ -288,6 +289,16 @@ async def test_a_burst_is_sent_once_as_each_games_newest_version_to_the_others(
             await receiver.close()
 
 
+def test_the_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--moves", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("CPU: ")
+    assert [line.split(":")[0].strip() for line in lines[1:]] == ["redis", "postgresql"]
+    for line in lines[1:]:
+        assert "4/4 moves reached the other process's page" in line
+        assert " p95 " in line
+
+
 def test_the_bus_is_chosen_by_the_deployment() -> None:
     postgres, redis = "postgresql://db/gomoku", "redis://queue:6379/0"
     assert open_bus(None, None) is None  # one process on the SQLite file
@@ -381,7 +392,7 @@ async def test_a_move_in_one_bot_process_reaches_a_page_served_by_another(
         BotProcess(
             fake.port,
             tmp_path / f"unused-{shard}.sqlite3",
-            token=f"token-{shard}",
+            token=f"{TOKEN}-{shard}",
             args=["--shards", str(shard), "--shard-count", "2"],
             env={**shared, **({} if shard == owner else board)},
         )
