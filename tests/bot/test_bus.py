@@ -43,6 +43,8 @@ from bot.core.bus import (
     open_bus,
 )
 from bot.core.service.inputs import GameRef, Place
+from bot.core.service.states import GameState
+from bot.web.hub import Hub
 from bot.web.tokens import Role, Signer
 from storage.postgres import PostgresGameRepository
 from storage.records import NewGame, Player
@@ -206,6 +208,60 @@ async def test_a_page_catches_up_with_what_was_stored_while_its_bus_was_away(
         state = await _until_stones(ws, 2)
         assert state["moves"] == [[0, 0, 0], [1, 0, 1]]
         await ws.close()
+
+
+class _Page:
+    """A page that notes the versions it is shown."""
+
+    def __init__(self) -> None:
+        self.shown: list[int] = []
+        self.newest = asyncio.Condition()
+
+    async def show(self, state: GameState, cache: dict[object, str]) -> None:
+        async with self.newest:
+            self.shown.append(state.version)
+            self.newest.notify_all()
+
+
+async def test_a_burst_heard_on_the_bus_is_read_once_and_older_news_not_at_all(
+    over_postgres: Shards,
+) -> None:
+    reads: list[int] = []
+    was_read = asyncio.Event()
+
+    async def read(game_id: int) -> GameState:
+        reads.append(game_id)
+        was_read.set()
+        return await over_postgres.services[1].game(game_id)
+
+    hub, page = Hub(read=read), _Page()
+    game = await over_postgres.repository.create_game(
+        NewGame(GUILD, 8100, black=Player.human(BLACK), white=Player.human(WHITE))
+    )
+    hub.join(game.id, page)
+    hub.changed(game.id + 1, 99)  # a game no page shows: nothing is read
+    versions = []
+    for ply in range(5):
+        user = BLACK if ply % 2 == 0 else WHITE
+        await over_postgres.services[0].act(GameRef(game.id), user, Place(point_of(ply)))
+        versions.append((await over_postgres.services[0].game(game.id)).version)
+    for version in versions:  # heard at once, as a burst
+        hub.changed(game.id, version)
+    async with asyncio.timeout(30), page.newest:
+        await page.newest.wait_for(lambda: versions[-1] in page.shown)
+    assert reads == [game.id]
+    assert page.shown == [versions[-1]]
+    for version in versions:  # old news, the newest included
+        hub.changed(game.id, version)
+    await asyncio.sleep(0)  # one turn of the loop: a read started by them would have begun
+    assert reads == [game.id]
+    was_read.clear()
+    hub.resync()  # but after a reconnection, every watched game is read again
+    async with asyncio.timeout(30):
+        await was_read.wait()
+    await hub.close()
+    assert reads == [game.id, game.id]
+    assert set(page.shown) == {versions[-1]}  # never an older state
 
 
 async def test_what_else_is_on_the_channel_is_refused_once_and_the_bus_goes_on(
