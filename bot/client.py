@@ -267,6 +267,15 @@ class GomokuBot(commands.Bot):
         )
         self.runner.subscribe()  # AI replies at once; the clocks once connected
         self.service.subscribe(self.table.on_event)
+        from bot.core.bus import open_bus
+
+        # With PostgreSQL there may be other processes (shards): each tells the others' web
+        # board pages of the moves it stores.
+        bus = open_bus(self.settings.database_url, self.settings.ai_queue_url)
+        if bus is not None:
+            self.service.subscribe(bus.on_event)
+            bus.start()
+            self._stack.push_async_callback(bus.close)
         # The service imports the engine's levels (and so numba) on the first game against the
         # AI: import them now rather than stall the event loop for a third of a second then.
         await asyncio.to_thread(importlib.import_module, "engine.search.levels")
@@ -280,7 +289,7 @@ class GomokuBot(commands.Bot):
             return  # closed while Discord was away: start nothing that close() would miss
         from bot.weblink import start_web
 
-        self.web_board = await start_web(self, self.application_id)
+        self.web_board = await start_web(self, self.application_id, bus)
         if self.web_board is not None:
             self._stack.push_async_callback(self.web_board.close)
         self.spawn(self._run_games())

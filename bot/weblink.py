@@ -24,6 +24,7 @@ from bot.web.server import OAuthApp, WebBoard
 from bot.web.tokens import DEFAULT_TTL, Role, Signer
 
 if TYPE_CHECKING:
+    from bot.core.bus import GameBus
     from bot.core.service.states import GameState
 
 __all__ = ["ActivityButton", "DiscordHooks", "OpenBoardButton", "start_web", "with_board_link"]
@@ -134,8 +135,11 @@ def board_signer(host: GameHost) -> Signer | None:
     return Signer.from_secrets(settings.web_secret, settings.discord_token)
 
 
-async def start_web(host: GameHost, application_id: int | None) -> WebBoard | None:
-    """Start the web board when ``GOMOKU_WEB_PORT`` and ``GOMOKU_WEB_URL`` are set."""
+async def start_web(
+    host: GameHost, application_id: int | None, bus: GameBus | None = None
+) -> WebBoard | None:
+    """Start the web board when ``GOMOKU_WEB_PORT`` and ``GOMOKU_WEB_URL`` are set; with
+    ``bus``, its pages also show the moves other processes store."""
     settings = host.settings
     signer = board_signer(host)
     if settings.web_port is None or signer is None:
@@ -148,7 +152,7 @@ async def start_web(host: GameHost, application_id: int | None) -> WebBoard | No
             settings.discord_token or "",
             discord.http.Route.BASE,
         )
-    board = WebBoard(host.service, signer, hooks=DiscordHooks(host), oauth=oauth)
+    board = WebBoard(host.service, signer, hooks=DiscordHooks(host), oauth=oauth, bus=bus)
     await board.start(settings.web_port)
     host.add_dynamic_items(OpenBoardButton, ActivityButton)
     return board

@@ -34,7 +34,7 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import aiohttp
 from aiohttp import web
@@ -67,6 +67,9 @@ from engine.types import Color, Point
 from storage.records import GameStatus, Player
 
 __all__ = ["STATIC", "BoardHooks", "OAuthApp", "WebBoard"]
+
+if TYPE_CHECKING:
+    from bot.core.bus import GameBus  # msgspec: installed with the postgres and queue extras
 
 log = logging.getLogger(__name__)
 
@@ -144,13 +147,15 @@ class WebBoard:
         *,
         hooks: BoardHooks | None = None,
         oauth: OAuthApp | None = None,
+        bus: GameBus | None = None,
     ) -> None:
         self.service = service
         self.signer = signer
         self.hooks = hooks
         self.oauth = oauth
-        self.hub = Hub()
         self.moves = MovePace()  # moves a link may send, by (game, user)
+        self.bus = bus  # moves stored by other processes (shards), when there are others
+        self.hub = Hub(read=service.game)
         self._names: dict[int, str] = {}
         self._runner: web.AppRunner | None = None
         self._http: aiohttp.ClientSession | None = None
@@ -166,6 +171,8 @@ class WebBoard:
         self.app.on_response_prepare.append(_headers)
         service.subscribe(self.hub.on_event)
         service.subscribe(self._on_event)
+        if bus is not None:
+            bus.follow(self.hub)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -186,6 +193,8 @@ class WebBoard:
         """Close every page and stop listening."""
         self.service.unsubscribe(self.hub.on_event)
         self.service.unsubscribe(self._on_event)
+        if self.bus is not None:
+            self.bus.unfollow(self.hub)
         await self.hub.close()
         for task in list(self._tasks):
             task.cancel()
