@@ -8,11 +8,15 @@
 ARG BASE_IMAGE=python:3.11-slim
 
 FROM ${BASE_IMAGE} AS build
-# Where pip looks, for a build without PyPI (deploy/run-local.sh serves a folder of wheels):
+# Where pip looks, for a build without direct access to PyPI (a mirror, a mirror with a
+# certificate of its own, or a folder of wheels as deploy/run-local.sh serves; docs/deploy.md):
 # pip reads these from the environment; they stay in this stage.
 ARG PIP_INDEX_URL
+ARG PIP_TRUSTED_HOST
 ARG PIP_FIND_LINKS
 ARG PIP_NO_INDEX
+# The build stage is labelled so that deploy/run-local.sh can prune its leftovers alone.
+LABEL org.gomoku-bot.stage=build
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1

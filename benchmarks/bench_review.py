@@ -21,7 +21,8 @@ from engine.board import Board
 from engine.notation import parse_moves
 from engine.types import Color, Outcome, Rule, Termination
 from storage.memory import InMemoryGameRepository
-from storage.repository import GameRecord, GameRepository, NewGame, Player
+from storage.records import GameRecord, NewGame, Player
+from storage.repository import GameRepository
 
 # openings the engine plays on from; the first whose game lasts ``--moves`` moves is reviewed
 OPENINGS = ("h8 i9 g9 h10 j8", "h8 h9 i9 g7 j10", "h8 i7 g9 i9 i8", "h8 g8 h10 i9 g9 h9")

@@ -9,7 +9,12 @@ games. A second, single-game run shows the cost of one write without any queue.
 Options: ``--games N``, ``--moves N`` (total), ``--synchronous FULL|NORMAL``, ``--dir PATH``
 (where the temporary database lives; the default is the system temp directory), and
 ``--think-ms T``: a pause of T ms on average before each move, for latency at a realistic
-load instead of at saturation (where latency is just queue length / throughput).
+load instead of at saturation (where latency is just queue length / throughput), and
+``--readers N``: N tasks that read while the games are played, each in turn a game by id
+(a small read, answered on the event loop) and a game's whole move history (on the reader
+connection's thread), pausing like the players; their latencies are printed too.
+The command line runs it as the bot runs (``bot.app.process_runner``: its event loop and its
+GIL switch interval, which set what a trip to a connection's thread costs) and prints both.
 ``tests/storage/test_bench_storage.py`` runs a tiny version so the benchmark keeps working.
 """
 
@@ -19,14 +24,16 @@ import argparse
 import asyncio
 import random
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from bot.app import process_runner
 from engine.types import Outcome, Point, Termination
-from storage.repository import GameRecord, NewGame, Player
+from storage.records import GameRecord, NewGame, Player
 from storage.sqlite import SqliteGameRepository
 
 __all__ = ["bench", "main"]
@@ -63,8 +70,36 @@ async def _play(
         latencies.append(time.perf_counter() - started)
 
 
+async def _read(
+    repo: SqliteGameRepository,
+    game_ids: Sequence[int],
+    seed: int,
+    think: float,
+    playing: asyncio.Event,
+    reads: tuple[list[float], list[float]],
+) -> None:
+    rng = random.Random(seed)
+    small, history = reads
+    while playing.is_set():
+        game_id = rng.choice(game_ids)
+        started = time.perf_counter()
+        await repo.get_game(game_id)
+        small.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        await repo.move_history(game_id)
+        history.append(time.perf_counter() - started)
+        if think:
+            await asyncio.sleep(rng.uniform(0, 2 * think))
+
+
 async def _run(
-    path: Path, games: int, moves: int, synchronous: Literal["FULL", "NORMAL"], think: float = 0
+    path: Path,
+    games: int,
+    moves: int,
+    synchronous: Literal["FULL", "NORMAL"],
+    think: float = 0,
+    readers: int = 0,
+    reads: tuple[list[float], list[float]] = ([], []),
 ) -> tuple[list[float], float, int]:
     latencies: list[float] = []
     async with SqliteGameRepository.open(path, synchronous=synchronous) as repo:
@@ -81,6 +116,13 @@ async def _run(
             for i in range(games)
         ]
         per_game = [moves // games + (i < moves % games) for i in range(games)]
+        playing = asyncio.Event()
+        playing.set()
+        game_ids = [g.id for g in records]
+        reading = [
+            asyncio.create_task(_read(repo, game_ids, seed, think, playing, reads))
+            for seed in range(readers)
+        ]
         started = time.perf_counter()
         await asyncio.gather(
             *(
@@ -89,6 +131,8 @@ async def _run(
             )
         )
         elapsed = time.perf_counter() - started
+        playing.clear()
+        await asyncio.gather(*reading)
         size = await repo.checkpoint()
     return latencies, elapsed, size
 
@@ -103,6 +147,7 @@ async def bench(
     synchronous: Literal["FULL", "NORMAL"],
     directory: str | None,
     think: float = 0,
+    readers: int = 0,
 ) -> None:
     """Run the benchmark and print its figures."""
     with tempfile.TemporaryDirectory(prefix="storage-bench-", dir=directory) as tmp:
@@ -111,13 +156,18 @@ async def bench(
             empty_size = await repo.checkpoint()
 
         path = Path(tmp, "bench.sqlite3")
-        latencies, elapsed, size = await _run(path, games, moves, synchronous, think)
+        reads: tuple[list[float], list[float]] = ([], [])
+        latencies, elapsed, size = await _run(
+            path, games, moves, synchronous, think, readers, reads
+        )
         solo, solo_elapsed, _ = await _run(Path(tmp, "solo.sqlite3"), 1, 200, synchronous)
 
     latencies.sort()
     solo.sort()
     per_thousand = (size - empty_size) / games * 1000
+    loop = type(asyncio.get_running_loop()).__module__.split(".")[0]
     print(f"storage bench: SQLite WAL, synchronous={synchronous}, one writer connection")
+    print(f"  {loop} event loop, GIL switch interval {sys.getswitchinterval() * 1000:g} ms")
     print(f"  {games} games at once, {len(latencies)} moves, each game's last move finishes it")
     if think:
         offered = games / think
@@ -129,6 +179,13 @@ async def bench(
         f"  p95 {_ms(_percentile(latencies, 0.95))}  max {_ms(latencies[-1])}"
     )
     print(f"  throughput: {len(latencies) / elapsed:,.0f} moves/s ({elapsed:.2f} s in all)")
+    for name, values in zip(("a game by id", "a move history"), reads, strict=True):
+        if values:
+            values.sort()
+            print(
+                f"  {readers} readers, {name}: p50 {_ms(_percentile(values, 0.5))}"
+                f"  p95 {_ms(_percentile(values, 0.95))}  ({len(values):,} reads)"
+            )
     print(
         f"  one game alone, {len(solo)} moves: p50 {_ms(statistics.median(solo))}"
         f"  p95 {_ms(_percentile(solo, 0.95))}  ({len(solo) / solo_elapsed:,.0f} moves/s)"
@@ -149,8 +206,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--think-ms", type=float, default=0, help="mean pause before each move (0: none)"
     )
+    parser.add_argument(
+        "--readers", type=int, default=0, help="tasks reading while the games are played"
+    )
     args = parser.parse_args(argv)
-    asyncio.run(bench(args.games, args.moves, args.synchronous, args.dir, args.think_ms / 1000))
+    with process_runner() as runner:
+        runner.run(
+            bench(
+                args.games,
+                args.moves,
+                args.synchronous,
+                args.dir,
+                args.think_ms / 1000,
+                args.readers,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ Exit status, each failure with one line on stderr saying what is wrong and what 
 ====  ==============================================================================
 0     a clean stop (SIGTERM, SIGINT, or ``quit`` in the terminal)
 1     a bug: an unexpected error, with its traceback
-2     a bad or missing setting (``DISCORD_TOKEN`` unset where there is no terminal)
+2     a bad or missing setting (``DISCORD_TOKEN`` unset where there is no terminal, or not
+      the shape of a bot token: found before any connection)
 3     Discord refused ``DISCORD_TOKEN``
 10    not a gomoku-bot database
 11    a database written by a newer bot
@@ -21,14 +22,14 @@ Exit status, each failure with one line on stderr saying what is wrong and what 
 16    any other SQLite failure while opening
 ====  ==============================================================================
 
-Codes 2, 3 and 10-13 will not go away by restarting; 14 and 15 may.
+Codes 2, 3 and 10-13 will not go away by restarting; 14 and 15 may. Discord being
+unreachable is no exit: the bot waits for it, trying again with growing pauses
+(``GOMOKU_CONNECT_RETRY_MIN_S`` to ``_MAX_S``), one warning line each.
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
-import binascii
 import logging
 import os
 import stat
@@ -36,9 +37,9 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
-from bot.settings import InvalidSettingError, Settings
+from bot.settings import InvalidSettingError, Settings, token_user_id
 from bot.shards import ShardSpec
-from storage import repository as store
+from storage import errors as store
 
 EXIT_CONFIG: Final = 2
 EXIT_TOKEN: Final = 3  # Discord refused the token
@@ -51,6 +52,10 @@ EXIT_CODES: Final[dict[type[store.DatabaseRefusedError], int]] = {
     store.DatabaseLockedError: 15,  # another process held the lock too long
 }
 EXIT_DATABASE: Final = 16  # any other SQLite failure while opening
+MALFORMED_TOKEN: Final = (
+    "Configuration error: DISCORD_TOKEN is not a Discord bot token (three parts joined by "
+    "dots): copy it again from the Developer Portal (your application, Bot, Reset Token)"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -114,6 +119,9 @@ def _serve(shard_list: str | None, shard_count: int | None) -> int:
     except InvalidSettingError as error:
         sys.stderr.write(f"Configuration error: {error}\n")
         return EXIT_CONFIG
+    if settings.discord_token and token_user_id(settings.discord_token) is None:
+        sys.stderr.write(MALFORMED_TOKEN + "\n")
+        return EXIT_CONFIG
     try:
         if settings.discord_token:
             return _run_bot(settings, shards)
@@ -173,7 +181,14 @@ def _invite(client_id: int | None, *, threads: bool) -> int:
         except InvalidSettingError as error:
             sys.stderr.write(f"Configuration error: {error}\n")
             return EXIT_CONFIG
-        client_id = _client_id(token) if token else None
+        if token:
+            client_id = token_user_id(token)
+            if client_id is None:
+                sys.stderr.write(
+                    MALFORMED_TOKEN + ", or pass --client-id ID (General Information, "
+                    "Application ID)\n"
+                )
+                return EXIT_CONFIG
     if client_id is None:
         sys.stderr.write(
             "Configuration error: the invite needs the application id: pass --client-id ID "
@@ -182,17 +197,6 @@ def _invite(client_id: int | None, *, threads: bool) -> int:
         return EXIT_CONFIG
     print(invite_url(client_id, threads=threads))
     return 0
-
-
-def _client_id(token: str) -> int | None:
-    """The bot's user id, the first part of its token (base64 of the decimal id); a bot made in
-    the Developer Portal has its application's id. None for a token of another shape."""
-    head = token.split(".", 1)[0]
-    try:
-        decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)).decode("ascii")
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        return None
-    return int(decoded) if decoded.isdigit() else None
 
 
 if __name__ == "__main__":

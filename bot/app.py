@@ -12,7 +12,7 @@ from typing import Any, Final
 import discord
 from discord.ext import commands
 
-from bot.client import GomokuBot
+from bot.client import GomokuBot, network_fault
 from bot.logs import protect
 from bot.settings import Settings
 from bot.shards import ShardSpec
@@ -20,6 +20,7 @@ from bot.shards import ShardSpec
 __all__ = [
     "EXTENSIONS",
     "SWITCH_INTERVAL_S",
+    "OneLineReconnect",
     "create_bot",
     "loop_factory",
     "process_runner",
@@ -46,6 +47,27 @@ EXTENSIONS: Final = (
     "bot.cogs.history",
     "bot.outage",
 )
+
+
+class OneLineReconnect(logging.Filter):
+    """discord.py logs each gateway reconnection at ERROR with the traceback of the network
+    fault behind it (a dropped connection, a name that does not resolve): a fault of the
+    network, not of the bot, which reconnects by itself. This makes it one WARNING line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the reconnection record; leave every other one alone."""
+        if (
+            record.exc_info is not None
+            and record.exc_info[1] is not None
+            and isinstance(record.msg, str)
+            and record.msg.startswith("Attempting a reconnect")
+        ):
+            fault = network_fault(record.exc_info[1])
+            record.msg = f"Discord's gateway connection failed ({fault}); reconnecting in %.1f s"
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info = None
+            record.exc_text = None
+        return True
 
 
 class ShardedGomokuBot(GomokuBot, commands.AutoShardedBot):
@@ -75,7 +97,7 @@ async def serve(settings: Settings, shards: ShardSpec | None = None, **options: 
     The database (``GOMOKU_DATABASE_URL``'s PostgreSQL, else the SQLite file) is opened, and a
     SQLite file checked (identity, ``quick_check``, a write), before the bot connects, so a
     storage fault stops the start with its own error
-    (``storage.repository.DatabaseRefusedError``) and nothing reaches Discord.
+    (``storage.errors.DatabaseRefusedError``) and nothing reaches Discord.
     """
     from storage.opening import open_repository
 
@@ -119,6 +141,7 @@ def run(settings: Settings, shards: ShardSpec | None = None) -> None:
     logging.getLogger("discord.client").addFilter(
         lambda record: "voice will NOT be supported" not in record.getMessage()
     )
+    logging.getLogger("discord.client").addFilter(OneLineReconnect())  # before protect()'s
     logging.getLogger("discord.http").setLevel(max(settings.log_level_number, logging.INFO))
     protect(settings.discord_token, settings.web_secret or "", settings.client_secret or "")
     with process_runner() as runner:

@@ -12,6 +12,11 @@ what the bot opened.
 
 What every interaction asks first, the guild's settings and the language to answer in, is
 kept by ``bot.preferences``. Cogs and views see the bot as a ``bot.host.GameHost``.
+
+Start-up waits for Discord as long as it is unreachable: ``login`` tries again after each
+network fault or 5xx, with a growing pause and one warning line each, and runs ``setup_hook``
+once logged in; ``connect`` starts discord.py's gateway loop again where it fails before the
+first connection.
 """
 
 from __future__ import annotations
@@ -22,10 +27,11 @@ import gc
 import importlib
 import logging
 import random
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+import aiohttp
 import discord
 from discord.ext import commands
 from discord.http import Route
@@ -49,7 +55,7 @@ if TYPE_CHECKING:
     from bot.web.server import WebBoard
     from storage.repository import GameRepository
 
-__all__ = ["GomokuBot"]
+__all__ = ["NETWORK_FAULTS", "Backoff", "GomokuBot", "network_fault"]
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +63,40 @@ MENTIONS: Final = discord.AllowedMentions(everyone=False, roles=False, users=Tru
 _PING_DRAIN_S: Final = 5.0  # how long shutting down waits for the turn pings under way
 T = TypeVar("T")
 
+# What a start-up attempt that could not reach Discord raises: a name that does not resolve,
+# a refused or reset connection, a timeout (all OSError or aiohttp's errors), or Discord's own
+# 5xx once discord.py's retries of it are spent. Worth retrying; nothing else is.
+NETWORK_FAULTS: Final = (OSError, aiohttp.ClientError, TimeoutError, discord.DiscordServerError)
+
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def network_fault(error: BaseException) -> str:
+    """``error`` (one of ``NETWORK_FAULTS``) as one short line for the log."""
+    if isinstance(error, discord.DiscordServerError):
+        return f"Discord answered {error.status} {error.response.reason or ''}".rstrip()
+    text = " ".join(str(error).split())  # no newline may split the log line
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+class Backoff:
+    """Exponential backoff with jitter: the n-th delay is ``base * 2**n`` capped at ``ceiling``,
+    then drawn from its upper half, so that many bots cut off by one outage do not all come
+    back in the same second."""
+
+    def __init__(self, base: float, ceiling: float, rng: random.Random | None = None) -> None:
+        self.base = base
+        self.ceiling = ceiling
+        self.attempts = 0  # delays handed out so far
+        self._rng = rng or random.Random()
+
+    def delay(self) -> float:
+        """The wait before the next attempt, in seconds."""
+        cap = min(self.ceiling, self.base * 2.0 ** min(self.attempts, 62))
+        self.attempts += 1
+        return self._rng.uniform(cap / 2, cap)
 
 
 class GomokuBot(commands.Bot):
@@ -116,6 +153,8 @@ class GomokuBot(commands.Bot):
         self._given_ai = ai
         self._stack = contextlib.AsyncExitStack()
         self._shutdown: asyncio.Future[None] | None = None
+        self._stopping = asyncio.Event()  # set by close(): start-up stops waiting for Discord
+        self._defer_setup = False  # True while login may still fail and be tried again
         self._known_items: list[type[discord.ui.DynamicItem[Any]]] = []
         self._unknown_item: type[discord.ui.DynamicItem[Any]] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -125,8 +164,77 @@ class GomokuBot(commands.Bot):
 
     # ------------------------------------------------------------------ lifecycle
 
+    async def login(self, token: str) -> None:
+        """Log in, waiting for Discord as long as it takes: a network fault or a 5xx before
+        ``setup_hook`` is retried with ``Backoff`` (one WARNING line each, never a traceback);
+        a refused token raises ``discord.LoginFailure`` at once. Returns without logging in
+        when the bot is closed meanwhile. The metrics (``GOMOKU_METRICS_PORT``) are served
+        from here on, so that the health check can tell "connecting" from "down"."""
+        if self.settings.metrics_port is not None:
+            from bot import metrics
+
+            metrics.serve(self.settings.metrics_port)
+            metrics.watch(self)
+            metrics.CONNECTING.set(1)  # until on_ready
+        self._defer_setup = True
+        try:
+            await self._until_reachable("logging in", lambda: self._log_in_once(token))
+        finally:
+            self._defer_setup = False
+        if self._stopping.is_set():
+            await self.close()  # connect() then returns at once: the bot is closed
+            return
+        await self.setup_hook()
+
+    async def connect(self, *, reconnect: bool = True) -> None:
+        """discord.py's gateway loop, which reconnects with its own backoff (``bot.app`` logs
+        each reconnection as one WARNING line). Before the first connection succeeded
+        discord.py has no session to resume and fails on the missing one after its wait
+        (an ``AttributeError`` on ``ws``): start it again then."""
+        while True:
+            try:
+                await super().connect(reconnect=reconnect)
+            except AttributeError:
+                if self.ws is not None or self.is_closed() or not reconnect:
+                    raise
+                continue
+            return
+
+    async def _log_in_once(self, token: str) -> None:
+        try:
+            await super().login(token)  # its setup_hook call returns at once (_defer_setup)
+        except NETWORK_FAULTS:
+            # Each login opens a new HTTP session on the client's connector: close this one
+            # (which closes the connector too) and let the next attempt make both afresh, or
+            # aiohttp reports the abandoned session as an error when it is collected.
+            await self.http.close()
+            self.http.connector = discord.utils.MISSING
+            raise
+
+    async def _until_reachable(self, what: str, attempt: Callable[[], Awaitable[T]]) -> T | None:
+        """``attempt()``, again after each network fault (``NETWORK_FAULTS``) until it
+        succeeds, waiting ``Backoff``'s delays; None when the bot is closed first."""
+        settings = self.settings
+        backoff = Backoff(settings.connect_retry_min_s, settings.connect_retry_max_s, self.rng)
+        while not self._stopping.is_set():
+            try:
+                return await attempt()
+            except NETWORK_FAULTS as error:
+                delay = backoff.delay()
+                log.warning(
+                    "Discord is unreachable (%s): %s; trying again in %.1f s",
+                    what,
+                    network_fault(error),
+                    delay,
+                )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), timeout=delay)
+        return None
+
     async def setup_hook(self) -> None:
         """Open storage and the AI pool, build the service, register buttons and commands."""
+        if self._defer_setup:
+            return  # discord.py's login calls it; GomokuBot.login does once logged in
         repository = self._given_repository
         if repository is None:
             from storage.opening import open_repository
@@ -152,8 +260,6 @@ class GomokuBot(commands.Bot):
         if self.settings.metrics_port is not None:
             from bot import metrics
 
-            metrics.serve(self.settings.metrics_port)
-            metrics.watch(self)
             ai = metrics.MeteredRunner(ai)
         self.service = GameService(repository, ai, clock=self.clock, rng=self.rng)
         self.runner = GameRunner(
@@ -164,6 +270,15 @@ class GomokuBot(commands.Bot):
         )
         self.runner.subscribe()  # AI replies at once; the clocks once connected
         self.service.subscribe(self.table.on_event)
+        from bot.core.bus import open_bus
+
+        # With PostgreSQL there may be other processes (shards): each tells the others' web
+        # board pages of the moves it stores.
+        bus = open_bus(self.settings.database_url, self.settings.ai_queue_url)
+        if bus is not None:
+            self.service.subscribe(bus.on_event)
+            bus.start()
+            self._stack.push_async_callback(bus.close)
         # The service imports the engine's levels (and so numba) on the first game against the
         # AI: import them now rather than stall the event loop for a third of a second then.
         await asyncio.to_thread(importlib.import_module, "engine.search.levels")
@@ -172,10 +287,12 @@ class GomokuBot(commands.Bot):
             await self.load_extension(extension)
         await asyncio.to_thread(i18n.load_all)
         await self.tree.set_translator(CatalogueTranslator())
-        await self.sync_commands()
+        await self._until_reachable("registering the commands", self.sync_commands)
+        if self._stopping.is_set():
+            return  # closed while Discord was away: start nothing that close() would miss
         from bot.weblink import start_web
 
-        self.web_board = await start_web(self, self.application_id)
+        self.web_board = await start_web(self, self.application_id, bus)
         if self.web_board is not None:
             self._stack.push_async_callback(self.web_board.close)
         self.spawn(self._run_games())
@@ -232,6 +349,7 @@ class GomokuBot(commands.Bot):
     async def close(self) -> None:
         """Stop the background tasks, disconnect, then close the repository and AI pool.
         Any number of callers (a signal, ``async with``) share the one shutdown."""
+        self._stopping.set()
         if self._shutdown is None:
             self._shutdown = asyncio.ensure_future(self._shut_down())
         await asyncio.shield(self._shutdown)

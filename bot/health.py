@@ -4,7 +4,8 @@ saying why) if not; for container health checks and supervisors.
 Healthy means both, read from the bot's metrics page (URL defaults to
 ``http://127.0.0.1:$GOMOKU_METRICS_PORT/metrics``):
 
-- ``gomoku_up`` is 1: the bot is connected to Discord's gateway;
+- ``gomoku_up`` is 1: the bot is connected to Discord's gateway (while ``gomoku_connecting``
+  is 1 instead, the answer is "connecting to Discord": the bot waits for Discord, retrying);
 - ``gomoku_heartbeat_timestamp_seconds`` is under ``HEARTBEAT_STALE_S`` old: the bot's event
   loop runs (the metrics are served from a thread of their own, so a page alone proves
   nothing about the loop that answers commands).
@@ -47,6 +48,8 @@ def check(page: str, now: float) -> str | None:
     """Why the bot whose metrics page is ``page`` is unhealthy at ``now``; None if healthy."""
     samples = _samples(page)
     if samples.get("gomoku_up") != 1.0:
+        if samples.get("gomoku_connecting") == 1.0:
+            return "connecting to Discord"
         return "not connected to Discord"
     beat = samples.get("gomoku_heartbeat_timestamp_seconds")
     if beat is None:

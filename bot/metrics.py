@@ -1,6 +1,7 @@
 """Prometheus metrics (the ``metrics`` extra): commands, their latency, AI searches and the
 AI's queue depth, served at ``http://HOST:GOMOKU_METRICS_PORT/metrics``; ``gomoku_up`` is 1
-while the bot is connected to Discord, and ``gomoku_heartbeat_timestamp_seconds`` is set by the
+while the bot is connected to Discord, ``gomoku_connecting`` 1 while it is trying to (at start-up
+and after a lost connection), and ``gomoku_heartbeat_timestamp_seconds`` is set by the
 bot's event loop every few seconds (``python -m bot.health`` checks both).
 
 Nothing here is imported unless ``GOMOKU_METRICS_PORT`` is set: the default bot needs no
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMMANDS",
+    "CONNECTING",
     "HEARTBEAT",
     "HEARTBEAT_EVERY_S",
     "SEARCHES",
@@ -41,6 +43,9 @@ _LATENCY_BUCKETS: Final = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.
 HEARTBEAT_EVERY_S: Final = 5.0
 
 UP = Gauge("gomoku_up", "1 while the bot is connected to Discord and serving")
+CONNECTING = Gauge(
+    "gomoku_connecting", "1 while the bot is trying to connect to Discord (or to reconnect)"
+)
 HEARTBEAT = Gauge(
     "gomoku_heartbeat_timestamp_seconds",
     "Unix time at which the bot's event loop last ran its heartbeat task",
@@ -121,11 +126,13 @@ def watch(bot: commands.Bot) -> None:
 
     async def up() -> None:
         UP.set(1)
+        CONNECTING.set(0)
         if not beat.is_running():
             beat.start()
 
     async def down() -> None:
         UP.set(0)
+        CONNECTING.set(0 if bot.is_closed() else 1)  # discord.py reconnects unless closing
 
     bot.add_listener(completed, "on_app_command_completion")
     bot.add_listener(failed, "on_app_command_failure")

@@ -9,7 +9,7 @@ import discord
 
 from bot.host import host_of
 from bot.text import words
-from storage.repository import Player
+from storage.records import Player
 
 __all__ = ["display_name"]
 

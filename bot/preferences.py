@@ -21,7 +21,7 @@ from bot.text import i18n, render, words
 
 if TYPE_CHECKING:
     from bot.core.service import GameService
-    from storage.repository import GuildSettings
+    from storage.records import GuildSettings
 
 __all__ = ["ARRIVED", "LANGUAGE_TTL", "LANGUAGE_WAIT", "Preferences"]
 

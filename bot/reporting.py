@@ -279,4 +279,8 @@ def refusal_message(error: BaseException) -> str | None:
             )
         case app_commands.NoPrivateMessage():
             return _("That only works in a server channel.")
+        case app_commands.TransformerError(type=discord.AppCommandOptionType.channel):
+            # A channel the bot does not know (not in its cache, another server's, forged)
+            # or of another kind than the option takes.
+            return _("I can't use that channel. Pick a text channel of this server that I can see.")
     return user_message(error)

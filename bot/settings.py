@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,9 +16,37 @@ from dotenv import dotenv_values
 
 from storage.opening import is_postgres_url, redact
 
-__all__ = ["InvalidSettingError", "Settings"]
+__all__ = ["InvalidSettingError", "Settings", "token_user_id"]
 
 _LOG_LEVELS = frozenset(logging.getLevelNamesMapping()) - {"NOTSET"}  # WARN and FATAL too
+# A bot token as the Developer Portal shows it: three base64url parts joined by dots.
+_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+
+
+def token_user_id(token: str) -> int | None:
+    """The bot's user id from its token (the first part is the base64 of the decimal id; a bot
+    made in the Developer Portal has its application's id); None for anything that is not
+    the shape of a Discord bot token, which Discord would refuse unread."""
+    if _TOKEN_SHAPE.fullmatch(token) is None:
+        return None
+    head = token.split(".", 1)[0]
+    try:
+        decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    return int(decoded) if decoded.isdigit() and len(decoded) <= 20 else None
+
+
+def _seconds(name: str, value: str | None, default: float) -> float:
+    if value is None:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise InvalidSettingError(name, value) from None
+    if not 0 < seconds <= 86400:  # also refuses nan and inf
+        raise InvalidSettingError(name, value)
+    return seconds
 
 
 class InvalidSettingError(ValueError):
@@ -43,6 +74,10 @@ class Settings:
     web_url: str | None = None  # GOMOKU_WEB_URL: the web board's public https:// base URL
     web_secret: str | None = None  # GOMOKU_WEB_SECRET: signs board links (else from the token)
     client_secret: str | None = None  # GOMOKU_CLIENT_SECRET: the Activity's OAuth2 exchange
+    # GOMOKU_CONNECT_RETRY_MIN_S and _MAX_S: start-up's waits between attempts to reach Discord
+    # (doubling from the first to the second, jittered; see bot.client.Backoff)
+    connect_retry_min_s: float = 1.0
+    connect_retry_max_s: float = 30.0
 
     @classmethod
     def from_env(
@@ -57,7 +92,9 @@ class Settings:
             InvalidSettingError: GOMOKU_DEV_GUILD_ID is not a number, LOG_LEVEL is unknown, or
                 GOMOKU_DATABASE_URL is not a postgresql:// address, or GOMOKU_AI_QUEUE_URL
                 not a redis://, rediss:// or unix:// one, or GOMOKU_METRICS_PORT or
-                GOMOKU_WEB_PORT no port, or GOMOKU_WEB_URL not an http(s):// address.
+                GOMOKU_WEB_PORT no port, or GOMOKU_WEB_URL not an http(s):// address, or
+                GOMOKU_CONNECT_RETRY_MIN_S or _MAX_S not a number of seconds (up to a day,
+                the first no larger than the second).
         """
         values: dict[str, str] = {}
         if dotenv is not None and dotenv.is_file():
@@ -86,6 +123,12 @@ class Settings:
         web_url = get("GOMOKU_WEB_URL")
         if web_url is not None and not web_url.startswith(("https://", "http://")):
             raise InvalidSettingError("GOMOKU_WEB_URL", web_url)
+        retry_min = _seconds("GOMOKU_CONNECT_RETRY_MIN_S", get("GOMOKU_CONNECT_RETRY_MIN_S"), 1)
+        retry_max = _seconds("GOMOKU_CONNECT_RETRY_MAX_S", get("GOMOKU_CONNECT_RETRY_MAX_S"), 30)
+        if retry_min > retry_max:
+            raise InvalidSettingError(
+                "GOMOKU_CONNECT_RETRY_MIN_S", f"{retry_min:g} > {retry_max:g}"
+            )
         level = (get("LOG_LEVEL") or "INFO").upper()
         if level not in _LOG_LEVELS:
             raise InvalidSettingError("LOG_LEVEL", level)
@@ -102,6 +145,8 @@ class Settings:
             web_url=web_url if web_port is not None else None,
             web_secret=get("GOMOKU_WEB_SECRET"),
             client_secret=get("GOMOKU_CLIENT_SECRET"),
+            connect_retry_min_s=retry_min,
+            connect_retry_max_s=retry_max,
         )
 
     @property

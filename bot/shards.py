@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Self, cast
 
-from storage.repository import GameNotFoundError
+from storage.errors import GameNotFoundError
 
 if TYPE_CHECKING:
-    from storage.repository import GameRecord, GameRepository, PendingReply
+    from storage.records import GameRecord, PendingReply
+    from storage.repository import GameRepository
 
 __all__ = ["OwnedGames", "ShardSpec", "shard_of"]
 

@@ -14,7 +14,8 @@ move is stored; ``play_ai`` waits for that reply and draws it with the interacti
 
 The table subscribes to the service's events (``on_event``) and draws what no interaction of
 this process answers: the AI's moves (resumed, retried, or answering a move made on the web
-board), games the clocks ended, turn warnings, moves made on the web board. A handler that
+board), games the clocks ended, turn warnings, moves and takebacks made on the web board, and
+undo requests asked there (posted with the buttons that answer them). A handler that
 draws the AI's reply itself holds ``answering`` on its channel and game meanwhile.
 """
 
@@ -32,7 +33,7 @@ import discord
 
 from bot import outage, threads
 from bot.core.service.errors import OutOfTimeError
-from bot.core.service.events import Event, GameEnded, Moved, TurnWarning
+from bot.core.service.events import Event, GameEnded, Moved, TakenBack, TurnWarning, UndoAsked
 from bot.core.service.inputs import Drop, GameRef, Place
 from bot.core.service.states import GameState, MoveResult, RatingChange
 from bot.host import VIA, GameHost, MovePlay, MoveSource
@@ -41,12 +42,12 @@ from bot.text import i18n, render, words
 from bot.text.opening_words import choice_summary
 from bot.text.render_png import render_png_async
 from bot.turns import TurnPings, remember_reply
-from bot.views import edit_answered, for_send, game_buttons
+from bot.views import edit_answered, for_send, game_buttons, undo_view
 from bot.weblink import with_board_link
-from storage.repository import GameStatus
+from storage.records import GameStatus
 
 if TYPE_CHECKING:
-    from storage.repository import PendingReply
+    from storage.records import PendingReply
 
 __all__ = [
     "ACK_AFTER",
@@ -129,6 +130,14 @@ class Table:
             from_elsewhere = event.via not in (None, VIA)
             if not (from_elsewhere or (event.by_clock and event.via is None)):
                 return
+        elif isinstance(event, UndoAsked):
+            if event.via not in (None, VIA):  # /gomoku undo asks the opponent itself
+                self.host.spawn(self._ask_undo(event))
+            return
+        elif isinstance(event, TakenBack):
+            if event.via not in (None, VIA):  # a Discord handler redraws the board itself
+                self.host.spawn(self._draw(game, ()))
+            return
         else:
             return
         self.host.spawn(self._draw(game, event.ratings))
@@ -186,6 +195,22 @@ class Table:
             if outage.discord_down(error):
                 self.faults.failed(event.game.game_id, error)  # the clocks stand still
             log.warning("could not warn about game %s: %r", event.game.game_id, error)
+
+    async def _ask_undo(self, event: UndoAsked) -> None:
+        """Ask the opponent in the channel, with the buttons ``/gomoku undo`` gives."""
+        game = event.game
+        try:
+            # The request is for the opponent: in the server's language, like the board.
+            with i18n.using(await self.host.preferences.server_language(game.guild_id)):
+                content = words.undo_request(event.responder, event.requester)
+                view = undo_view(game.game_id)
+            channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
+            mentions = discord.AllowedMentions(
+                users=[discord.Object(event.responder)], everyone=False, roles=False
+            )
+            await channel.send(content, view=view, allowed_mentions=mentions)
+        except discord.HTTPException:
+            log.exception("could not ask for the undo in game %s", game.game_id)
 
     # ------------------------------------------------------------------ drawing
 

@@ -36,7 +36,7 @@ import discord
 from bot import outage
 from bot.host import GameHost
 from bot.text import i18n, render, words
-from storage.repository import GameStatus, PendingReply, TurnPing
+from storage.records import GameStatus, PendingReply, TurnPing
 
 if TYPE_CHECKING:
     from bot.core.service.states import GameState

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Final
 
 from engine.types import Point
+from tests.botprocess import TOKEN
 from tests.fakediscord import FakeDiscord, FakeUser
 
 ROOT: Final = Path(__file__).resolve().parents[1]
@@ -268,7 +269,7 @@ async def plain(image: str, level: str, moves: int) -> None:
         await run(
             "docker", "run", "--detach", "--name", PLAIN, "--init", "--network", "host",
             "--volume", f"{PLAIN}:/data",
-            "--env", "DISCORD_TOKEN=fake-token", "--env", f"GOMOKU_METRICS_PORT={metrics_port}",
+            "--env", f"DISCORD_TOKEN={TOKEN}", "--env", f"GOMOKU_METRICS_PORT={metrics_port}",
             # The image's health check, asked every 5 s rather than 30 for a shorter run.
             "--health-interval", "5s",
             "--volume", f"{ROOT / 'tests'}:/opt/fakediscord/tests:ro",
@@ -322,7 +323,7 @@ async def compose(level: str, moves: int, keep: bool) -> None:
     async with FakeDiscord() as fake:
         fake.answer_timeout = 60.0
         env = {
-            "DISCORD_TOKEN": "fake-token",
+            "DISCORD_TOKEN": TOKEN,
             "POSTGRES_PASSWORD": secrets.token_urlsafe(18),
             "FAKE_DISCORD_PORT": str(fake.port),
             "LOG_LEVEL": "INFO",

@@ -12,6 +12,9 @@
 # a folder of wheels downloaded here first (for builders that cannot verify PyPI's TLS),
 # LEVEL (the AI's level, default easy), KEEP=1 to leave the compose stack up.
 # Every container uses the host's network and 127.0.0.1 (dockerd may run with --bridge=none).
+# Rebuilding reuses the tags and removes the images they replace and the build stages, so
+# runs leave no dangling images behind. Docker and docker-compose on Debian 12:
+#   sudo apt-get install -y docker.io docker-compose debootstrap
 set -eu
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
@@ -51,20 +54,34 @@ if [ "${WHEELS:-1}" = 1 ]; then
     pip_args="--build-arg PIP_NO_INDEX=1 --build-arg PIP_FIND_LINKS=http://127.0.0.1:$WHEEL_PORT/"
 fi
 
+# build TAG ARGS...: docker build, then remove what the build left behind: the image that
+# had TAG before (unless a container still uses it) and the Dockerfile's build stage, which
+# the classic builder keeps as an untagged image (labelled org.gomoku-bot.stage=build).
+build() {
+    tag=$1
+    shift
+    old=$(docker image inspect --format '{{.Id}}' "$tag" 2>/dev/null || true)
+    DOCKER_BUILDKIT=0 docker build --quiet --network host --build-arg BASE_IMAGE="$BASE_IMAGE" \
+        --tag "$tag" "$@" >/dev/null
+    new=$(docker image inspect --format '{{.Id}}' "$tag")
+    if [ -n "$old" ] && [ "$old" != "$new" ]; then
+        docker image rm "$old" >/dev/null 2>&1 || log "kept the old $tag ($old): still in use"
+    fi
+    docker image prune --force --filter label=org.gomoku-bot.stage=build >/dev/null
+}
+
 log "building $IMAGE on $BASE_IMAGE"
 start=$(date +%s)
 # shellcheck disable=SC2086 # pip_args is a list of words
-DOCKER_BUILDKIT=0 docker build --quiet --network host --build-arg BASE_IMAGE="$BASE_IMAGE" \
-    $pip_args --tag "$IMAGE" .
+build "$IMAGE" $pip_args .
 log "built $IMAGE in $(( $(date +%s) - start )) s: $(docker image inspect --format '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}')"
 cleanup
 server=""
 
 log "building the stand-ins (Debian bookworm's postgresql-15 and redis-server 7.0)"
-DOCKER_BUILDKIT=0 docker build --quiet --network host --build-arg BASE_IMAGE="$BASE_IMAGE" \
-    --tag gomoku-standin-postgres:15 deploy/standins/postgres
-DOCKER_BUILDKIT=0 docker build --quiet --network host --build-arg BASE_IMAGE="$BASE_IMAGE" \
-    --tag gomoku-standin-redis:7 deploy/standins/redis
+build gomoku-standin-postgres:15 deploy/standins/postgres
+build gomoku-standin-redis:7 deploy/standins/redis
+log "dangling images left: $(docker images --quiet --filter dangling=true | wc -l)"
 
 if [ "$what" = all ] || [ "$what" = plain ]; then
     log "the image alone: docker run with a volume, SQLite"

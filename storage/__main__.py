@@ -1,6 +1,7 @@
 """``python -m storage copy SRC DST``: SQLite file to PostgreSQL (see ``storage.copy``), and
-``python -m storage backup PATH [--db SOURCE]``: a copy of the SQLite database made while the
-bot runs (see ``storage.backup``). The storage benchmark is ``benchmarks/bench_storage.py``.
+``python -m storage backup PATH [--db SOURCE] [--force]``: a copy of the SQLite database made
+while the bot runs (see ``storage.backup``). The storage benchmark is
+``benchmarks/bench_storage.py``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     save = commands.add_parser(
         "backup", help="copy the SQLite database, safely while the bot runs, and check the copy"
     )
-    save.add_argument("path", type=Path, help="the backup file to write (replaced if it exists)")
+    save.add_argument("path", type=Path, help="the backup file to write")
+    save.add_argument(
+        "--force", action="store_true", help="replace PATH if it exists (else refused)"
+    )
     save.add_argument(
         "--db",
         help="the database (default: GOMOKU_DB_PATH from the environment or .env, "
@@ -33,13 +37,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.command == "copy":
         sys.exit(_copy(args.source, args.target))
-    sys.exit(_backup(args.path, args.db))
+    sys.exit(_backup(args.path, args.db, replace=args.force))
 
 
 def _copy(source: Path, target: str) -> int:
     from storage.copy import copy_database
+    from storage.errors import StorageError
     from storage.opening import is_postgres_url, redact
-    from storage.repository import StorageError
 
     if not is_postgres_url(target):
         sys.stderr.write(
@@ -61,7 +65,7 @@ def _copy(source: Path, target: str) -> int:
     return 0
 
 
-def _backup(target: Path, source: str | None) -> int:
+def _backup(target: Path, source: str | None, *, replace: bool) -> int:
     from storage.backup import BackupError, backup
     from storage.opening import is_postgres_url
 
@@ -73,7 +77,7 @@ def _backup(target: Path, source: str | None) -> int:
         )
         return 2
     try:
-        report = backup(Path(source), target)
+        report = backup(Path(source), target, replace=replace)
     except (BackupError, OSError) as error:
         sys.stderr.write(f"backup failed: {error}\n")
         return 1

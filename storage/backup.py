@@ -1,5 +1,5 @@
-"""``python -m storage backup PATH [--db SOURCE]``: a consistent copy of the SQLite database,
-safe while the bot runs.
+"""``python -m storage backup PATH [--db SOURCE] [--force]``: a consistent copy of the SQLite
+database, safe while the bot runs.
 
 The copy goes through SQLite's online backup API (``sqlite3.Connection.backup``) in one step:
 it reads the database inside one read transaction, so it is the database as of one moment,
@@ -7,8 +7,10 @@ every write committed before that moment in and none after it half in. In WAL mo
 never blocks the bot's writes, and copying the main file by hand would miss what is still in
 the ``-wal`` file. The copy is written beside ``PATH`` under a temporary name, switched to a
 rollback journal (one self-contained file), checked with ``PRAGMA integrity_check``, synced,
-and only then renamed over ``PATH``: a failed or interrupted backup leaves any older ``PATH``
-as it was. ``python -m storage backup`` prints the copy's games and moves once it passed.
+and only then put in place as ``PATH``: a failed or interrupted backup leaves any older
+``PATH`` as it was. An existing ``PATH`` is replaced only when asked (``--force``), so that a
+mistyped name never loses another file. ``python -m storage backup`` prints the copy's games
+and moves once it passed.
 
 Restore: stop the bot, copy the backup over the database file, delete the database's
 ``-wal`` and ``-shm`` files if they are left, start the bot. PostgreSQL is backed up with its
@@ -25,13 +27,21 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from storage.repository import StorageError
+from storage.errors import StorageError
 
-__all__ = ["BackupError", "BackupReport", "backup"]
+__all__ = ["BackupError", "BackupExistsError", "BackupReport", "backup"]
+
+# SQLite's errors that come from writing the copy (the source is only read): a full disk, a
+# folder or filesystem that is read-only or not there, a failed write.
+_WRITE_FAULTS = ("SQLITE_FULL", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_PERM")
 
 
 class BackupError(StorageError):
     """The backup could not be made; ``PATH`` was left as it was."""
+
+
+class BackupExistsError(BackupError):
+    """``PATH`` exists and replacing it was not asked for."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,19 +55,31 @@ class BackupReport:
     moves: int | None  # rows of its moves table
 
 
-def backup(source: Path, target: Path) -> BackupReport:
-    """Copy the SQLite database ``source`` to ``target`` (replaced if it exists) and check
-    the copy.
+def backup(source: Path, target: Path, *, replace: bool = False) -> BackupReport:
+    """Copy the SQLite database ``source`` to ``target`` and check the copy. An existing
+    ``target`` is replaced only with ``replace``.
 
     Raises:
-        BackupError: ``source`` is missing or not a database, or the copy failed its check.
+        BackupExistsError: ``target`` exists and ``replace`` is false.
+        BackupError: ``source`` is missing or not a database, ``target`` cannot be written
+            (each error names the file at fault), or the copy failed its check.
     """
     if not source.is_file():
         raise BackupError(f"there is no database at {source}")
     if target.resolve() == source.resolve():
         raise BackupError("the backup must go to another file than the database")
+    if target.is_dir():
+        raise BackupError(
+            f"{target} is a folder: name the backup file, e.g. {target}/backup.sqlite3"
+        )
+    if target.exists() and not replace:
+        raise BackupExistsError(f"{target} already exists: pass --force to replace it")
     partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
     with _removed_on_failure(partial):
+        try:
+            partial.open("xb").close()  # where the copy cannot be written, say so by its name
+        except OSError as error:
+            raise BackupError(_unwritable(target, error.strerror or str(error))) from error
         try:
             # The source is opened read-write so that SQLite may read its WAL index, but
             # nothing is written to it; connecting never creates it (checked above).
@@ -72,12 +94,29 @@ def backup(source: Path, target: Path) -> BackupReport:
                     raise BackupError(f"the copy failed its integrity check: {check[:3]}")
                 games, moves = _count(copy, "games"), _count(copy, "moves")
         except sqlite3.DatabaseError as error:
+            if getattr(error, "sqlite_errorname", "").startswith(_WRITE_FAULTS):
+                raise BackupError(_unwritable(target, str(error))) from error
             raise BackupError(f"{source} could not be copied: {error}") from error
-        with partial.open("rb") as file:
-            os.fsync(file.fileno())
-        os.replace(partial, target)
+        try:
+            with partial.open("rb") as file:
+                os.fsync(file.fileno())
+            if replace:
+                os.replace(partial, target)
+            else:
+                os.link(partial, target)  # fails if a file appeared there meanwhile
+                partial.unlink()
+        except FileExistsError as error:
+            raise BackupExistsError(
+                f"{target} already exists: pass --force to replace it"
+            ) from error
+        except OSError as error:
+            raise BackupError(_unwritable(target, error.strerror or str(error))) from error
     _sync_directory(target.parent)
     return BackupReport(source, target, target.stat().st_size, games, moves)
+
+
+def _unwritable(target: Path, why: str) -> str:
+    return f"the backup {target} could not be written: {why}"
 
 
 def _count(db: sqlite3.Connection, table: str) -> int | None:
@@ -96,7 +135,9 @@ def _removed_on_failure(path: Path) -> Iterator[None]:
         yield
     except BaseException:
         for leftover in (path, path.with_name(path.name + "-journal")):
-            leftover.unlink(missing_ok=True)
+            # Not there, or on a filesystem that refuses even that: the first error tells.
+            with contextlib.suppress(OSError):
+                leftover.unlink()
         raise
 
 

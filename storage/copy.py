@@ -26,9 +26,10 @@ from typing import Any
 import asyncpg
 
 from engine.types import Game, Rule
+from storage.errors import StorageError
 from storage.opening import redact
 from storage.postgres import PostgresGameRepository
-from storage.repository import GameRepository, StorageError
+from storage.repository import GameRepository
 from storage.sqlite import SqliteGameRepository
 
 __all__ = ["CopyError", "CopyReport", "copy_database"]

@@ -15,19 +15,22 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.types import Color, Game, Outcome, Point, Rule, Termination
-from storage.ratings import new_stats, rate_game
-from storage.repository import (
-    CHALLENGE_CLOSINGS,
-    END_REASONS,
+from storage.errors import (
     ChannelBusyError,
     GameNotFoundError,
+    InvalidStatusError,
+    MoveOrderError,
+    VersionConflictError,
+)
+from storage.ratings import new_stats, rate_game
+from storage.records import (
+    CHALLENGE_CLOSINGS,
+    END_REASONS,
     GameOpening,
     GameRecord,
     GameSnapshot,
     GameStatus,
     GuildSettings,
-    InvalidStatusError,
-    MoveOrderError,
     MoveRecord,
     NewGame,
     PendingReply,
@@ -37,7 +40,6 @@ from storage.repository import (
     ResultCount,
     StoredUndo,
     TurnPing,
-    VersionConflictError,
     live_moves,
     utc_now,
 )

@@ -8,7 +8,8 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from storage.repository import GameRepository, utc_now
+from storage.records import utc_now
+from storage.repository import GameRepository
 
 __all__ = ["is_postgres_url", "open_repository", "redact"]
 

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Self, TypeAlias, TypeVar
 
 import asyncpg
 
+from storage.errors import DatabaseTooNewError, ForeignDatabaseError
 from storage.opening import redact
-from storage.repository import DatabaseTooNewError, ForeignDatabaseError, utc_now
+from storage.records import utc_now
 from storage.sql import (
     APPLICATION_ID,
     SQL_APPEND_MOVE,

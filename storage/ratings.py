@@ -17,7 +17,7 @@ from datetime import datetime
 from openskill.models import PlackettLuce
 
 from engine.types import Color, Game, Rule
-from storage.repository import PlayerStats
+from storage.records import PlayerStats
 
 __all__ = ["INITIAL_MU", "INITIAL_SIGMA", "MODEL", "new_stats", "rate_game"]
 

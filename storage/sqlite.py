@@ -1,28 +1,28 @@
-"""``SqliteGameRepository``: the ``GameRepository`` on one SQLite file.
+"""``SqliteGameRepository``: the ``GameRepository`` on one SQLite file, through aiosqlite.
 
 The SQL is ``storage.sql``'s; this module holds what is SQLite's own: the connections, the
 file checks, the migrations runner and the group commit.
 
+The writer and the reader are ``aiosqlite`` connections: each a thread of its own that runs
+the statements asked of it in order, one trip there and back per statement, so the event loop
+never waits for the disk or for a lock. Only aiosqlite's public API is used.
+
 Writes are serialized through one writer task that group-commits: every write queued at that
 moment runs in one ``BEGIN IMMEDIATE`` transaction on the writer connection and is committed
-with one fsync, and each caller hears back only once the commit is durable. The batch's
-statements run on the event loop (they touch only pages in memory); COMMIT, which waits for
-the disk, runs on a thread of its own, and so does a batch that finds the database locked by
-another process. Reads of more than a few rows by key run on the read thread's connection,
-one at a time: no other connection's uncommitted work is ever seen. Operations are shielded
-from cancellation: a cancelled caller never leaves a transaction half-done.
+with one COMMIT (one fsync), and each caller hears back only once the commit is durable.
+Reads run on the reader connection one unit of work at a time, so no other unit's
+transaction is ever seen; a ``snapshot`` read runs in one transaction of its own.
+Operations are shielded from cancellation: a cancelled caller never leaves a transaction
+half-done.
 
 Small point reads (a game, a channel's open game, settings, a stored ping: what every command
-asks) run inline on the event loop through a query-only connection: in WAL mode a reader
-never waits for the writer, and such a read takes some 20 µs, where a hop to a thread and
-back cost 5-80 ms under load (most of it waiting for the GIL and for the loop to take the
-answer; bench_load at 500 games made about 400 hops a second). Should that connection ever
-be busy (SQLite recovering the WAL), the read takes the thread instead.
-
-Every unit of work, on the loop or on a thread, runs whole in one go: the executor's calls
-are coroutines that never suspend (``_Direct``), driven to completion by ``_drive``, so a
-batch of dozens of statements costs one hop to a thread at most, not one per statement.
-Only public ``sqlite3`` calls are used.
+asks) run inline on the event loop through a query-only ``sqlite3`` connection: in WAL mode a
+reader never waits for the writer, and such a read takes some 20 µs, where a trip to a
+connection's thread and back waits for a busy loop: with 200 games played and 20 tasks
+reading (AMD EPYC, 2 cores, shared), a game by id took 0.96 ms at p95 this way and 21 ms on
+the reader connection (medians of 5 runs; ``python -m benchmarks.bench_storage --readers N``
+prints both kinds of read). Should the inline connection ever be busy (SQLite recovering the
+WAL), the read goes to the reader connection instead.
 
 Durability: WAL journal with ``synchronous=FULL`` by default, so an acknowledged move
 survives a killed process and a power cut; ``NORMAL`` keeps it through a killed process only
@@ -42,14 +42,8 @@ import re
 import sqlite3
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import (
-    AbstractAsyncContextManager,
-    contextmanager,
-    nullcontext,
-    suppress,
-)
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -57,7 +51,9 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, Literal, Self, TypedDict, TypeVar, Unpack
 
-from storage.repository import (
+import aiosqlite
+
+from storage.errors import (
     CorruptDatabaseError,
     DatabaseLockedError,
     DatabaseRefusedError,
@@ -66,8 +62,8 @@ from storage.repository import (
     ForeignDatabaseError,
     ReadOnlyDatabaseError,
     StorageError,
-    utc_now,
 )
+from storage.records import utc_now
 from storage.sql import (
     _EPOCH,
     _MICROSECOND,
@@ -123,9 +119,37 @@ def _micros(value: datetime) -> int:
     return (value - _EPOCH) // _MICROSECOND
 
 
-class _Direct:
-    """A sqlite3 connection as an ``Executor`` whose calls never suspend, so that ``_drive``
-    runs a whole unit of work in one go, on the loop or in one hop to a thread."""
+class _Connection:
+    """An aiosqlite connection as an ``Executor``: each statement is one trip to the
+    connection's thread. Rows are always fetched whole, so no statement stays open."""
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    async def fetch(self, sql: str, *args: Any) -> list[Any]:
+        return list(await self._conn.execute_fetchall(sqlite_sql(sql), _bind(args)))
+
+    async def fetchrow(self, sql: str, *args: Any) -> Any:
+        rows = await self.fetch(sql, *args)
+        return rows[0] if rows else None
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        cursor = await self._conn.execute(sqlite_sql(sql), _bind(args))
+        return cursor.rowcount
+
+    async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None:
+        await self._conn.executemany(sqlite_sql(sql), [_bind(row) for row in args])
+
+    def savepoint(self) -> AbstractAsyncContextManager[None]:
+        # A statement that fails a constraint is undone by itself; the transaction goes on.
+        return nullcontext()
+
+
+class _Inline:
+    """A ``sqlite3`` connection on the event loop as an ``Executor`` whose calls never
+    suspend, so that ``_drive`` runs a whole small read in one go."""
 
     __slots__ = ("_conn",)
 
@@ -145,12 +169,11 @@ class _Direct:
         self._conn.executemany(sqlite_sql(sql), (_bind(row) for row in args))
 
     def savepoint(self) -> AbstractAsyncContextManager[None]:
-        # A statement that fails a constraint is undone by itself; the transaction goes on.
         return nullcontext()
 
 
 def _drive(work: Awaitable[_T]) -> _T:
-    """Run to completion a coroutine that only awaits ``_Direct`` (never suspends)."""
+    """Run to completion a coroutine that only awaits ``_Inline`` (never suspends)."""
     steps = work.__await__()
     try:
         steps.send(None)
@@ -174,15 +197,23 @@ def _in_snapshot(work: Work[_T]) -> Work[_T]:
     return read
 
 
-def _connect(path: Path, *pragmas: str) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), usable from any thread
-    (each is used by one thread at a time) with ``pragmas`` run."""
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+async def _rows(db: aiosqlite.Connection, sql: str) -> list[Any]:
+    """Every row of ``sql`` (a statement or a pragma), fetched whole."""
+    return list(await db.execute_fetchall(sql))
+
+
+async def _scalar(db: aiosqlite.Connection, sql: str) -> Any:
+    return (await _rows(db, sql))[0][0]
+
+
+async def _connect(path: Path, *pragmas: str) -> aiosqlite.Connection:
+    """A connection in autocommit mode (transactions are explicit) with ``pragmas`` run."""
+    conn = await aiosqlite.connect(path, isolation_level=None)
     try:
         for pragma in pragmas:
-            conn.execute(f"PRAGMA {pragma}")
+            await _rows(conn, f"PRAGMA {pragma}")
     except BaseException:
-        conn.close()
+        await conn.close()
         raise
     return conn
 
@@ -209,33 +240,33 @@ def statements(migration: Migration) -> list[str]:
     return found
 
 
-@contextmanager
-def _immediate(db: sqlite3.Connection) -> Iterator[None]:
+@asynccontextmanager
+async def _immediate(db: aiosqlite.Connection) -> AsyncIterator[None]:
     """A write transaction on ``db``, its lock taken at once (``BEGIN IMMEDIATE``): committed
     at the end of the block, rolled back when the block (or the commit) raises."""
-    db.execute("BEGIN IMMEDIATE")
+    await _rows(db, "BEGIN IMMEDIATE")
     try:
         yield
-        db.execute("COMMIT")
+        await _rows(db, "COMMIT")
     except BaseException:
         if db.in_transaction:
-            db.execute("ROLLBACK")
+            await _rows(db, "ROLLBACK")
         raise
 
 
-def _migrate(db: sqlite3.Connection, path: Path) -> None:
+async def _migrate(db: aiosqlite.Connection, path: Path) -> None:
     """Apply the missing migrations, one transaction each. The version is read again inside
     each transaction, so two processes opening a fresh file at once cannot both apply a step."""
     while True:
-        with _immediate(db):
-            version = _scalar(db, "PRAGMA user_version")
+        async with _immediate(db):
+            version = await _scalar(db, "PRAGMA user_version")
             if version > LATEST_VERSION:
                 raise DatabaseTooNewError(path, version, LATEST_VERSION)
             if version < LATEST_VERSION:
                 migration = next(m for m in MIGRATIONS if m.version > version)
                 for statement in statements(migration):
-                    db.execute(statement)
-                db.execute(f"PRAGMA user_version = {migration.version}")
+                    await _rows(db, statement)
+                await _rows(db, f"PRAGMA user_version = {migration.version}")
         if version == LATEST_VERSION:
             return
 
@@ -244,16 +275,12 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
 # Opening
 
 
-def _scalar(db: sqlite3.Connection, sql: str) -> Any:
-    return db.execute(sql).fetchone()[0]
-
-
-def _check_identity(db: sqlite3.Connection, path: Path) -> bool:
+async def _check_identity(db: aiosqlite.Connection, path: Path) -> bool:
     """Raise unless the file is ours (or empty); newer versions are refused. Reads only.
     Returns whether the file is new (empty)."""
-    application_id = _scalar(db, "PRAGMA application_id")
-    version = _scalar(db, "PRAGMA user_version")
-    objects = _scalar(db, "SELECT count(*) FROM sqlite_schema")
+    application_id = await _scalar(db, "PRAGMA application_id")
+    version = await _scalar(db, "PRAGMA user_version")
+    objects = await _scalar(db, "SELECT count(*) FROM sqlite_schema")
     if application_id == APPLICATION_ID:
         if version > LATEST_VERSION:
             raise DatabaseTooNewError(path, version, LATEST_VERSION)
@@ -265,56 +292,65 @@ def _check_identity(db: sqlite3.Connection, path: Path) -> bool:
     )
 
 
-def _check_integrity(db: sqlite3.Connection, path: Path) -> None:
+async def _check_integrity(db: aiosqlite.Connection, path: Path) -> None:
     """``PRAGMA quick_check``: damaged pages would answer errors at random later, and every
     write would spread the damage."""
-    rows = db.execute("PRAGMA quick_check(1)").fetchall()
+    rows = await _rows(db, "PRAGMA quick_check(1)")
     first = str(rows[0][0]) if rows else "no answer"
     if first != "ok":
         # "*** in database main ***\nPage 5: btreeInitPage() returns error code 11": one line
         raise CorruptDatabaseError(path, " ".join(first.split())[:200])
 
 
-def _check_writable(db: sqlite3.Connection) -> None:
+async def _check_writable(db: aiosqlite.Connection) -> None:
     """Write one page for real: a read-only file or filesystem and a full disk show up now,
     at start, rather than as refused moves later. Rewriting ``user_version`` with its own
     value changes nothing but still commits the header page (a WAL frame)."""
-    version = _scalar(db, "PRAGMA user_version")
-    with _immediate(db):
-        db.execute(f"PRAGMA user_version = {int(version)}")
+    version = await _scalar(db, "PRAGMA user_version")
+    async with _immediate(db):
+        await _rows(db, f"PRAGMA user_version = {int(version)}")
 
 
-def _open_connections(
-    path: Path, synchronous: str, lock_wait_s: float
-) -> tuple[sqlite3.Connection, sqlite3.Connection, sqlite3.Connection]:
-    """Check, upgrade and open the file (on the read thread: this waits for the disk and for
-    locks): the read thread's connection, the writer and the query-only inline reader."""
+_Connections = tuple[aiosqlite.Connection, aiosqlite.Connection, sqlite3.Connection]
+
+
+async def _open_connections(path: Path, synchronous: str, lock_wait_s: float) -> _Connections:
+    """Check, upgrade and open the file: the reader connection, the writer and the
+    query-only inline reader."""
     # While opening, a lock is waited on in short steps (``connect`` retries them).
     step_ms = max(1, min(_BUSY_TIMEOUT_MS, int(lock_wait_s * 1000) // 4))
-    db = _connect(path, f"busy_timeout = {step_ms}", "foreign_keys = ON")
-    opened: list[sqlite3.Connection] = [db]
+    db = await _connect(path, f"busy_timeout = {step_ms}", "foreign_keys = ON")
+    opened: list[aiosqlite.Connection] = [db]
     try:
         # Connection settings write nothing; the identity check reads only. The journal mode
         # is the first write to the file, so it waits until the file is known ours.
-        if not _check_identity(db, path):
-            _check_integrity(db, path)
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute(f"PRAGMA synchronous = {synchronous}")
-        _migrate(db, path)
-        _check_writable(db)
-        db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-        # The writer never waits for a lock by itself: a batch that finds the database locked
-        # by another process waits on the commit thread instead (``_wait_for_lock``).
-        pragmas = ("busy_timeout = 0", "foreign_keys = ON", f"synchronous = {synchronous}")
-        opened.append(_connect(path, *pragmas))
-        # The inline reader never waits either (that would stall the event loop): a busy
-        # read goes to the read thread instead.
-        opened.append(_connect(path, "busy_timeout = 0", "query_only = ON"))
+        if not await _check_identity(db, path):
+            await _check_integrity(db, path)
+        await _rows(db, "PRAGMA journal_mode = WAL")
+        await _rows(db, f"PRAGMA synchronous = {synchronous}")
+        await _migrate(db, path)
+        await _check_writable(db)
+        await _rows(db, f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+        pragmas = (
+            f"busy_timeout = {_BUSY_TIMEOUT_MS}",
+            "foreign_keys = ON",
+            f"synchronous = {synchronous}",
+        )
+        opened.append(await _connect(path, *pragmas))
+        # The inline reader never waits for a lock (that would stall the event loop): a busy
+        # read goes to the reader connection instead.
+        inline = sqlite3.connect(path, isolation_level=None)
+        try:
+            inline.execute("PRAGMA busy_timeout = 0")
+            inline.execute("PRAGMA query_only = ON")
+        except BaseException:
+            inline.close()
+            raise
     except BaseException:
         for conn in opened:
-            conn.close()
+            await conn.close()
         raise
-    return db, opened[1], opened[2]
+    return db, opened[1], inline
 
 
 def _preflight(path: Path) -> None:
@@ -385,9 +421,6 @@ def _free_bytes(folder: Path) -> int:
 # The repository
 
 
-_Outcomes = tuple[list[tuple[bool, Any]], BaseException | None]  # a batch's, or its failure
-
-
 @dataclass(frozen=True, slots=True)
 class _Write:
     work: Work[Any]
@@ -410,26 +443,28 @@ class SqliteGameRepository(SqlGameRepository):
     _UNIQUE_VIOLATION = (sqlite3.IntegrityError,)
 
     def __init__(
-        self,
-        path: Path,
-        clock: Callable[[], datetime],
-        reads: ThreadPoolExecutor,
-        connections: tuple[sqlite3.Connection, sqlite3.Connection, sqlite3.Connection],
+        self, path: Path, clock: Callable[[], datetime], connections: _Connections
     ) -> None:
-        """Use ``open``/``connect``; this only wires prepared connections: the read
-        thread's (``reads`` runs its work), the writer and the query-only inline reader."""
+        """Use ``open``/``connect``; this only wires prepared connections: the reader, the
+        writer and the query-only inline reader."""
         super().__init__(clock)
         self._path = path
-        self._reads = reads
-        self._db, self._writes, self._reader = connections
-        # COMMIT (the fsync) and batches that must wait for a lock run here, off the loop.
-        self._committer = ThreadPoolExecutor(1, thread_name_prefix=f"sqlite commit {path.name}")
+        self._reader, self._writes, self._inline = connections
+        self._reading = asyncio.Lock()  # one unit of work at a time on the reader
         self._pending: deque[_Write] = deque()  # writes waiting for a group commit
         self._wake = asyncio.Event()
         self._nudge: asyncio.TimerHandle | None = None  # wakes the writer for unhurried writes
         self._closing = False  # no new writes
-        self._closed = False  # the connections are closed
+        self._closed = False  # no new reads
+        self._shut = False  # the connections are closed
+        # What the writer has done, for tests to wait on (``_until``) rather than sleep.
+        self._queued = 0  # writes ever queued
+        self._committing = 0  # writes in the batch being committed
+        self._commits = 0  # group commits made
+        self._watchers: list[asyncio.Future[None]] = []
         self._writer = asyncio.create_task(self._write_loop(), name=f"sqlite writer {path}")
+        # Cancelled, as every task is, when the event loop shuts down.
+        self._guard = asyncio.create_task(self._close_with_loop(), name=f"sqlite guard {path}")
 
     @property
     def path(self) -> Path:
@@ -463,32 +498,32 @@ class SqliteGameRepository(SqlGameRepository):
         if lock_wait_s is None:
             lock_wait_s = LOCK_WAIT_S
         _preflight(path)
-        loop = asyncio.get_running_loop()
-        reads = ThreadPoolExecutor(1, thread_name_prefix=f"sqlite reads {path.name}")
         started = time.monotonic()
         delay = 0.05
-        try:
-            while True:
+        while True:
+            try:
+                connections = await _open_connections(path, synchronous, lock_wait_s)
+                repo = cls(path, clock, connections)
+                # A turn of the loop, so that the guard is running: a task cancelled before
+                # it ever ran would run no cleanup.
                 try:
-                    connections = await loop.run_in_executor(
-                        reads, _open_connections, path, synchronous, lock_wait_s
-                    )
-                    return cls(path, clock, reads, connections)
-                except sqlite3.Error as error:
-                    waited = time.monotonic() - started
-                    if not _is_locked(error):
-                        fault = _classify(path, error)
-                        if fault is None:
-                            raise  # a bug (a bad migration, say), not the file's state
-                        raise fault from error
-                    if waited >= lock_wait_s:
-                        raise DatabaseLockedError(path, waited) from error
-                    log.warning("%s is locked by another process; waiting (%.0f s)", path, waited)
-                    await asyncio.sleep(min(delay, max(0.0, lock_wait_s - waited)))
-                    delay = min(delay * 2, 2.0)
-        except BaseException:
-            reads.shutdown(wait=False)
-            raise
+                    await asyncio.sleep(0)
+                except BaseException:
+                    await repo.close()
+                    raise
+                return repo
+            except sqlite3.Error as error:
+                waited = time.monotonic() - started
+                if not _is_locked(error):
+                    fault = _classify(path, error)
+                    if fault is None:
+                        raise  # a bug (a bad migration, say), not the file's state
+                    raise fault from error
+                if waited >= lock_wait_s:
+                    raise DatabaseLockedError(path, waited) from error
+                log.warning("%s is locked by another process; waiting (%.0f s)", path, waited)
+                await asyncio.sleep(min(delay, max(0.0, lock_wait_s - waited)))
+                delay = min(delay * 2, 2.0)
 
     @classmethod
     def open(
@@ -506,42 +541,51 @@ class SqliteGameRepository(SqlGameRepository):
         await asyncio.wait([self._writer])  # its own failure, if any, was reported to writers
         if not self._closed:
             self._closed = True
-            self._committer.shutdown()  # idle: the writer is done
-            self._writes.close()
-            self._reader.close()
-            # After the reads already queued on the read thread.
-            await asyncio.get_running_loop().run_in_executor(self._reads, self._db.close)
-            self._reads.shutdown()
+            async with self._reading:  # after the reads already waiting for the reader
+                await self._close_connections()
+            self._guard.cancel()
+            await asyncio.wait([self._guard])
+
+    async def _close_connections(self) -> None:
+        """Close the connections, once: their threads end."""
+        if self._shut:
+            return
+        self._shut = True
+        self._inline.close()
+        await self._writes.close()
+        await self._reader.close()
+
+    async def _close_with_loop(self) -> None:
+        """Wait to be cancelled: by ``close``, or by the event loop shutting down with the
+        repository still open (a crash on the way out). The connections are closed either
+        way: their threads would otherwise keep the process from exiting."""
+        try:
+            await asyncio.Event().wait()
+        finally:
+            self._closing = self._closed = True
+            await self._close_connections()
 
     async def checkpoint(self) -> int:
         """Fold the WAL back into the main file and return the database's size in bytes."""
-
-        def work() -> int:
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            return int(
-                _scalar(self._db, "PRAGMA page_count") * _scalar(self._db, "PRAGMA page_size")
-            )
-
-        # Between transactions (a checkpoint cannot run inside one): the thread runs one
+        # Between transactions (a checkpoint cannot run inside one): the reader runs one
         # unit of work at a time.
-        return await asyncio.get_running_loop().run_in_executor(self._reads, work)
+        async with self._reading:
+            await _rows(self._reader, "PRAGMA wal_checkpoint(TRUNCATE)")
+            pages = await _scalar(self._reader, "PRAGMA page_count")
+            return int(pages * await _scalar(self._reader, "PRAGMA page_size"))
 
     # --- plumbing -----------------------------------------------------------------------
     #
     # Group commits (see the module doc) turn one fsync per move into one per batch. A refused
     # write (a StorageError: lost compare-and-set, busy channel, ...) by construction has
     # written nothing, so it just reports its refusal; any other failure rolls the batch back
-    # and its writes are retried one by one. A batch's statements take some 50 µs a write on
-    # the loop; on a thread each would cost a GIL hand-over (it releases the GIL and must get
-    # it back from a busy loop, up to the 0.5 ms switch interval): at 500 games a move's write
-    # would wait 41 ms at p50 and 270 ms at p95.
+    # and its writes are retried one by one.
 
     async def _write(self, work: Work[_T], *, atomic: bool = False, unhurried: bool = False) -> _T:
         """Queue a write for the next group commit and wait until it is durable (every
         write is in a transaction here: ``atomic`` changes nothing). An ``unhurried`` write
         waits up to ``_UNHURRIED_S`` for another write to start the commit it joins: a
-        commit's fixed cost (a hop to the commit thread, an fsync) is most of a small
-        write's."""
+        commit's fixed cost (an fsync) is most of a small write's."""
         if self._closing:
             raise RuntimeError("the repository is closed")
         loop = asyncio.get_running_loop()
@@ -554,6 +598,8 @@ class SqliteGameRepository(SqlGameRepository):
             self._wake.set()
         elif self._nudge is None:
             self._nudge = loop.call_later(_UNHURRIED_S, self._nudged)
+        self._queued += 1
+        self._changed()
         # Not shielded (a shield costs a turn of the loop): a cancelled caller's future is
         # cancelled, its write still runs with the batch.
         result: _T = await future
@@ -563,8 +609,23 @@ class SqliteGameRepository(SqlGameRepository):
         self._nudge = None
         self._wake.set()
 
+    def _changed(self) -> None:
+        """Wake what ``_until`` waits in."""
+        watchers, self._watchers = self._watchers, []
+        for watcher in watchers:
+            if not watcher.done():
+                watcher.set_result(None)
+
+    async def _until(self, condition: Callable[[], bool]) -> None:
+        """Return once ``condition`` holds, checked each time a write is queued and each
+        time a batch starts or ends committing (for tests, which wait on states)."""
+        while not condition():
+            watcher = asyncio.get_running_loop().create_future()
+            self._watchers.append(watcher)
+            await watcher
+
     async def _read(self, work: Work[_T], *, snapshot: bool = False, small: bool = False) -> _T:
-        """Run a read on the read thread; ``snapshot`` wraps several statements in one
+        """Run a read on the reader connection; ``snapshot`` wraps several statements in one
         transaction so they agree with each other even if another process writes.
         ``small``: a few rows by key, run at once on the event loop through the query-only
         connection (see the module doc)."""
@@ -574,26 +635,30 @@ class SqliteGameRepository(SqlGameRepository):
             work = _in_snapshot(work)
         if small:
             try:
-                found = _drive(work(_Direct(self._reader)))
+                found = _drive(work(_Inline(self._inline)))
             except sqlite3.OperationalError as error:
                 if not _is_locked(error):
                     raise
-                if self._reader.in_transaction:
-                    self._reader.rollback()
-                # Busy (WAL recovery, a checkpoint's moment): wait on the thread instead.
+                if self._inline.in_transaction:
+                    self._inline.rollback()
+                # Busy (WAL recovery, a checkpoint's moment): read on the reader instead.
             else:
                 # Still a turn of the loop, as a read always was: a caller polling the store
                 # in a loop must let the tasks it waits for run.
                 await asyncio.sleep(0)
                 return found
+        # Its own task, shielded: a cancelled caller's read still runs whole (a snapshot's
+        # transaction always ends).
+        read = asyncio.ensure_future(self._on_reader(work))
+        read.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return await asyncio.shield(read)
 
-        def run() -> _T:
-            return _drive(work(_Direct(self._db)))
-
-        # Shielded: a cancelled caller's read still runs whole on the thread.
-        return await asyncio.shield(asyncio.get_running_loop().run_in_executor(self._reads, run))
+    async def _on_reader(self, work: Work[_T]) -> _T:
+        async with self._reading:
+            return await work(_Connection(self._reader))
 
     async def _write_loop(self) -> None:
+        batch: list[_Write] = []
         try:
             while True:
                 await self._wake.wait()
@@ -602,7 +667,7 @@ class SqliteGameRepository(SqlGameRepository):
                     self._nudge.cancel()
                     self._nudge = None
                 while self._pending:
-                    batch: list[_Write] = []
+                    batch = []
                     while self._pending and len(batch) < _MAX_BATCH:
                         batch.append(self._pending.popleft())
                     if await self._commit(batch) is not None and len(batch) > 1:
@@ -611,73 +676,48 @@ class SqliteGameRepository(SqlGameRepository):
                         # culprit fails.
                         for write in batch:
                             await self._commit([write])
+                    batch = []
                 if self._closing:
                     return
         except BaseException:
             # The writer is gone (cancelled with its loop, or a bug): nobody may wait forever.
-            # (A batch already handed to the commit thread is still settled by it.)
             self._closing = True
-            while self._pending:
-                write = self._pending.popleft()
+            stopped = RuntimeError("the repository's writer stopped")
+            for write in (*batch, *self._pending):
                 if not write.future.done():
-                    write.future.set_exception(RuntimeError("the repository's writer stopped"))
+                    write.future.set_exception(stopped)
+            self._pending.clear()
             raise
 
     async def _commit(self, batch: list[_Write]) -> BaseException | None:
         """Run ``batch`` in one transaction and commit it. Its writers hear their result or
         refusal, unless the whole batch rolled back (returns the error; a batch of one write
-        hears it). The statements run here, on the loop; COMMIT on the commit thread. A
-        database locked by another process (the loop must not wait for it) sends the whole
-        batch to the commit thread."""
+        hears it). The statements and the COMMIT (the fsync) run on the writer's thread;
+        a database locked by another process is waited for there (``_BUSY_TIMEOUT_MS``)."""
+        self._committing = len(batch)
+        self._changed()
         try:
-            outcomes = _drive(self._statements(_Direct(self._writes), batch))
-        except BaseException as error:
+            outcomes = await self._statements(_Connection(self._writes), batch)
+            await _rows(self._writes, "COMMIT")
+        except Exception as error:
             if self._writes.in_transaction:
-                self._writes.rollback()
-            if not isinstance(error, Exception):
-                raise
-            if not (isinstance(error, sqlite3.OperationalError) and _is_locked(error)):
-                self._report(batch, [], error)
-                return error
-            return await self._on_commit_thread(batch, lambda: self._wait_for_lock(batch))
-        return await self._on_commit_thread(batch, lambda: self._finish(lambda: outcomes))
+                await _rows(self._writes, "ROLLBACK")
+            self._report(batch, [], error)
+            return error
+        finally:
+            self._committing = 0
+            self._changed()
+        self._commits += 1
+        self._report(batch, outcomes, None)
+        return None
 
-    async def _on_commit_thread(
-        self, batch: list[_Write], job: Callable[[], _Outcomes]
-    ) -> BaseException | None:
-        """Run ``job`` on the commit thread; its writers hear back as soon as it is done,
-        in the same turn of the loop as the writer (which waits for nothing else)."""
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[BaseException | None] = loop.create_future()
-
-        def finished(outcomes: list[tuple[bool, Any]], failure: BaseException | None) -> None:
-            # A stopped writer (``done`` cancelled) retries nothing: all hear the failure.
-            self._report(batch, outcomes, failure, alone=done.cancelled())
-            if not done.done():
-                done.set_result(failure)
-
-        def run() -> None:
-            try:
-                outcome = job()
-            except BaseException as error:  # a bug: its writers must still hear of it
-                outcome = ([], error)
-            with suppress(RuntimeError):  # the loop is closed: nobody is left to tell
-                loop.call_soon_threadsafe(finished, *outcome)
-
-        self._committer.submit(run)
-        return await done
-
+    @staticmethod
     def _report(
-        self,
-        batch: list[_Write],
-        outcomes: list[tuple[bool, Any]],
-        failure: BaseException | None,
-        *,
-        alone: bool = False,
+        batch: list[_Write], outcomes: list[tuple[bool, Any]], failure: BaseException | None
     ) -> None:
         """Tell ``batch``'s writers how it ended, each its result or refusal, unless it failed
-        whole and its writes are to be tried one by one (``alone``: they won't be)."""
-        if failure is not None and len(batch) > 1 and not alone:
+        whole and its writes are to be tried one by one."""
+        if failure is not None and len(batch) > 1:
             return
         settled = outcomes or [(False, failure)] * len(batch)
         for write, (ok, value) in zip(batch, settled, strict=True):
@@ -688,29 +728,8 @@ class SqliteGameRepository(SqlGameRepository):
             else:
                 write.future.set_exception(value)
 
-    def _finish(self, statements: Callable[[], list[tuple[bool, Any]]]) -> _Outcomes:
-        """On the commit thread: run ``statements`` (they return the writes' outcomes), then
-        commit the writer's open transaction, or roll it back."""
-        try:
-            outcomes = statements()
-            self._writes.execute("COMMIT")
-        except Exception as error:
-            if self._writes.in_transaction:
-                self._writes.rollback()
-            return [], error
-        return outcomes, None
-
-    def _wait_for_lock(self, batch: list[_Write]) -> _Outcomes:
-        """On the commit thread: the whole batch, waiting for another process's lock as
-        long as any statement would (``_BUSY_TIMEOUT_MS``)."""
-        self._writes.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-        try:
-            return self._finish(lambda: _drive(self._statements(_Direct(self._writes), batch)))
-        finally:
-            self._writes.execute("PRAGMA busy_timeout = 0")
-
     @staticmethod
-    async def _statements(db: _Direct, batch: list[_Write]) -> list[tuple[bool, Any]]:
+    async def _statements(db: _Connection, batch: list[_Write]) -> list[tuple[bool, Any]]:
         """``BEGIN IMMEDIATE`` and each write of ``batch``: its result or its refusal. The
         transaction is left open for the commit."""
         await db.execute("BEGIN IMMEDIATE")

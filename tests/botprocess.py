@@ -1,10 +1,12 @@
 """The real bot process (``python -m bot``) against a fake Discord in the calling process.
 
-``python -m tests.botprocess PORT [ARGS...]`` points discord.py at the fake on 127.0.0.1:PORT
-and runs ``bot.__main__.main(ARGS)`` unchanged: its settings from the environment, its
-logging, its signal handling, its AI pool and its database. ``BotProcess`` starts one and
-lists its descendant processes from /proc (Linux), so a test can kill it and look for
-anything left behind.
+``python -m tests.botprocess [HOST:]PORT [ARGS...]`` points discord.py at the fake on
+HOST:PORT (127.0.0.1 by default) and runs ``bot.__main__.main(ARGS)`` unchanged: its settings
+from the environment, its logging, its signal handling, its AI pool and its database.
+``BotProcess`` starts one and lists its descendant processes from /proc (Linux), so a test can
+kill it and look for anything left behind. ``DiscordStandIn`` is what answers on Discord's
+address before the fake does (nothing, then 503s, then the fake passed through), for
+start-ups that wait for Discord.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +31,10 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[1]
 
-__all__ = ["BotProcess", "alive", "descendants"]
+__all__ = ["TOKEN", "BotProcess", "DiscordStandIn", "alive", "descendants"]
+
+# The shape of a bot token (the bot refuses any other before connecting); the fake takes any.
+TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.fake-token-for-the-fake-discord"
 
 
 def _stat(pid: int) -> tuple[str, int, int] | None:
@@ -79,11 +85,13 @@ class BotProcess:
         db_path: Path,
         *,
         log_level: str = "WARNING",
-        token: str = "fake-token",
+        token: str = TOKEN,
         args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
+        host: str = "127.0.0.1",
     ) -> None:
-        """``args``: ``python -m bot``'s (``--shards``...); ``env``: more settings."""
+        """``args``: ``python -m bot``'s (``--shards``...); ``env``: more settings; ``host``:
+        where the fake is (a name that does not resolve, for a test of that)."""
         env = {
             **os.environ,
             "DISCORD_TOKEN": token,
@@ -96,7 +104,7 @@ class BotProcess:
         self.stderr_path = db_path.with_name(db_path.name + f".{time.monotonic_ns()}.stderr")
         self._stderr = self.stderr_path.open("wb")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.botprocess", str(port), *args],
+            [sys.executable, "-m", "tests.botprocess", f"{host}:{port}", *args],
             cwd=ROOT,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -166,14 +174,82 @@ class BotProcess:
         self._stderr.close()
 
 
-def main(port: int, args: Sequence[str] = ()) -> int:
-    """Point discord.py at the fake, then run the bot's own ``main`` with ``args``."""
-    discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway-ws")
+SERVICE_UNAVAILABLE = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
+)
+
+
+class DiscordStandIn:
+    """Discord's address (``port`` on 127.0.0.1) before the fake Discord answers there: first
+    a port bound but not listening (connection refused), then (``listen``) a server answering
+    503 to every request, then (``forward_to``) every connection passed on to the fake."""
+
+    def __init__(self) -> None:
+        self._closed = socket.socket()
+        self._closed.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._closed.bind(("127.0.0.1", 0))
+        self.port: int = self._closed.getsockname()[1]
+        self.target: int | None = None  # the fake's port, once it is up
+        self.unavailable = 0  # requests answered 503
+
+    @contextlib.asynccontextmanager
+    async def listen(self) -> AsyncIterator[None]:
+        """Answer on the port (503s until ``forward_to``) until the block ends."""
+        self._closed.close()
+        server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+        try:
+            yield
+        finally:
+            server.close()
+            await server.wait_closed()
+
+    def forward_to(self, port: int) -> None:
+        """Pass every new connection on to the fake Discord on ``port``."""
+        self.target = port
+
+    def close(self) -> None:
+        """Release the port where ``listen`` never took it."""
+        self._closed.close()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            if self.target is None:
+                await reader.readuntil(b"\r\n\r\n")
+                self.unavailable += 1
+                writer.write(SERVICE_UNAVAILABLE)
+                await writer.drain()
+                return
+            upstream_reader, upstream_writer = await asyncio.open_connection(
+                "127.0.0.1", self.target
+            )
+            await asyncio.gather(_pipe(reader, upstream_writer), _pipe(upstream_reader, writer))
+        except (OSError, asyncio.IncompleteReadError):
+            pass  # the bot or the fake hung up
+        finally:
+            writer.close()
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while chunk := await reader.read(65536):
+            writer.write(chunk)
+            await writer.drain()
+    finally:
+        writer.close()
+
+
+def main(address: str, args: Sequence[str] = ()) -> int:
+    """Point discord.py at the fake on ``address`` ([HOST:]PORT), then run the bot's own
+    ``main`` with ``args``."""
+    if ":" not in address:
+        address = f"127.0.0.1:{address}"
+    discord.http.Route.BASE = f"http://{address}/api/v10"
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://{address}/gateway-ws")
     from bot.__main__ import main as bot_main
 
     return bot_main(list(args))  # the fake's port is ours, not the bot's
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]), sys.argv[2:]))
+    sys.exit(main(sys.argv[1], sys.argv[2:]))

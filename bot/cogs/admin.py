@@ -22,7 +22,7 @@ from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, words
 from bot.text.opening_words import NO_OPENING, OPENING_CHOICES, rated_opening_field
 from engine.types import Rule
-from storage.repository import COIN_TOSS, GuildSettings
+from storage.records import COIN_TOSS, GuildSettings
 
 __all__ = [
     "AdminCog",
@@ -79,6 +79,12 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
     return embed
 
 
+def _in_range(option: str, value: int | None, low: int, high: int) -> None:
+    """Refuse ``value`` of ``option`` outside ``low``-``high`` (None: not given)."""
+    if value is not None and not low <= value <= high:
+        raise InvalidOptionError(option, value, f"{low}-{high}")
+
+
 class AdminCommands(commands.Cog):
     """Mixed into the ``/gomoku-admin`` group cog (``AdminCog``)."""
 
@@ -132,6 +138,11 @@ class AdminCommands(commands.Cog):
                 changes["default_rule"] = Rule(rule)
             except ValueError:
                 raise InvalidOptionError("rule", rule) from None
+        # Discord checks the ranges of the options; a forged interaction skips that, so the
+        # values are checked again here, to be refused in the option's own unit.
+        _in_range("turn_minutes", turn_minutes, 0, 10080)
+        _in_range("idle_human_hours", idle_hours, 1, 2160)
+        _in_range("idle_ai_hours", idle_ai_hours, 1, 2160)
         if turn_minutes == 0:
             changes["clear_turn_time"] = True
         elif turn_minutes is not None:

@@ -23,14 +23,16 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.review import Review
+from bot.core.service.errors import UnknownButtonError
 from bot.core.service.states import GameState, HistoryPage
 from bot.host import GameHost, Interaction, host_of
 from bot.names import display_name
 from bot.table import card_embed
 from bot.text import animation, render, words
 from bot.views import GameItem
-from engine.types import Game, Termination
-from storage.repository import GameRecord, Player
+from engine.games import game_spec
+from engine.types import Termination
+from storage.records import GameRecord, Player
 
 __all__ = [
     "DownloadButton",
@@ -49,6 +51,7 @@ Button = discord.ui.Button[Any]
 _COLOUR: Final = 0x5865F2
 _MOVE_LIST_LIMIT: Final = 1900  # leaves room for the code fence within Discord's 2000
 _STEPS: Final = {"first": "⏮", "prev": "◀", "next": "▶", "last": "⏭"}
+_LARGEST_ID: Final = 2**63 - 1  # the databases' largest integer; Discord's ids stay below it
 
 
 # ---------------------------------------------------------------- history
@@ -62,7 +65,7 @@ def _history_line(record: GameRecord, user_id: int) -> str:
     draw = outcome is not None and outcome.termination is Termination.DRAW
     result = words.result_word(won=won, draw=draw)
     kind = render.game_name(record.game)
-    if record.game is Game.GOMOKU:
+    if len(game_spec(record.game).rules) > 1:  # the rule is part of what was played
         kind += f" {words.rule_name(record.rule)}"
     when = discord.utils.format_dt(record.finished_at or record.updated_at, "d")
     return f"`{record.id}` {when} {kind} · {view_names} · **{result}**"
@@ -86,7 +89,7 @@ def history_message(page: HistoryPage) -> dict[str, Any]:
 class HistoryButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:history:(?P<user>\d+):(?P<page>\d+)",
+    template=r"gomoku:history:(?P<user>[0-9]{1,19}):(?P<page>[0-9]{1,6})",
 ):
     """Newer / Older: show another page of the same user's history."""
 
@@ -113,6 +116,8 @@ class HistoryButton(
 
     async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Redraw the message with the page."""
+        if self.user_id > _LARGEST_ID:
+            raise UnknownButtonError()  # no user has it: a forged id
         page = await host_of(interaction).service.history_page(
             self.user_id,
             guild_id=interaction.guild_id,
@@ -174,7 +179,9 @@ def _target(action: str, ply: int, total: int) -> int:
 class ReplayButton(
     GameItem,
     discord.ui.DynamicItem[Button],
-    template=r"gomoku:(?P<game>\d+):replay:(?P<action>first|prev|next|last):(?P<ply>\d+)",
+    template=(
+        r"gomoku:(?P<game>[0-9]{1,18}):replay:(?P<action>first|prev|next|last):(?P<ply>[0-9]{1,4})"
+    ),
 ):
     """One step of a replay; the id says where the replay stands, so no state is kept."""
 

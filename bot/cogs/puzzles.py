@@ -29,7 +29,7 @@ from bot.core.review import ReviewUnavailableError
 from bot.host import GameHost, Interaction, host_of
 from bot.text import i18n, render, words
 from engine.types import Point
-from storage.repository import PuzzlePlayer
+from storage.records import PuzzlePlayer
 
 __all__ = [
     "DailyPuzzle",

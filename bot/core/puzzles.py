@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Final
 from engine.board import Board
 from engine.notation import format_moves, parse_moves
 from engine.types import Color, Point, Rule
-from storage.repository import PuzzlePlayer
+from storage.records import PuzzlePlayer
 
 if TYPE_CHECKING:
     from bot.core.review import Analyser, Review

@@ -25,7 +25,15 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bot.core.service.events import Event, GameStarted, Moved, Refreshed, TakenBack, TurnWarning
+from bot.core.service.events import (
+    Event,
+    GameStarted,
+    Moved,
+    Refreshed,
+    TakenBack,
+    TurnWarning,
+    UndoAsked,
+)
 from bot.core.service.states import GameState, MoveResult
 
 if TYPE_CHECKING:
@@ -108,9 +116,9 @@ class GameRunner:
         if game.is_over:
             self._answers.pop(game.game_id, None)
             return
-        if isinstance(event, TurnWarning | Refreshed):
-            # A warning changes no clock the pass did not plan; another process's change is
-            # that process's to answer (its runner starts its AI).
+        if isinstance(event, TurnWarning | Refreshed | UndoAsked):
+            # A warning or an undo request changes no clock the pass did not plan; another
+            # process's change is that process's to answer (its runner starts its AI).
             return
         by_player = isinstance(event, GameStarted | TakenBack) or (
             isinstance(event, Moved) and not event.by_ai

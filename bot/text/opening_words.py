@@ -20,11 +20,11 @@ from engine.errors import (
     SymmetricOfferError,
 )
 from engine.opening_rules import Choice, OpeningRule, Phase
-from storage.repository import COIN_TOSS
+from storage.records import COIN_TOSS
 
 if TYPE_CHECKING:
     from bot.core.service.states import GameState
-    from storage.repository import Player
+    from storage.records import Player
 
 __all__ = [
     "CHOICE_LABELS",
@@ -53,7 +53,7 @@ OPENING_CHOICES: Final = (
     (N_("Taraguchi-10 (renju)"), OpeningRule.TARAGUCHI10.value),
 )
 
-# the settings option for rated games without an opening rule (storage.repository.COIN_TOSS)
+# the settings option for rated games without an opening rule (storage.records.COIN_TOSS)
 NO_OPENING: Final = N_("None: colours by a coin toss")
 
 

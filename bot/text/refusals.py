@@ -36,6 +36,7 @@ from bot.core.service.errors import (
     NoUndoRequestError,
     OtherChannelError,
     OutOfTimeError,
+    OwnUndoRequestError,
     RematchError,
     SelfChallengeError,
     StalePanelError,
@@ -58,15 +59,16 @@ from engine.errors import (
     OpeningError,
     UnsupportedBoardError,
 )
+from engine.games import game_spec
 from engine.types import Point
-from storage import repository as store
-from storage.repository import (
+from storage import errors as store
+from storage.errors import (
     ChannelBusyError,
     GameNotFoundError,
-    GameStatus,
     InvalidStatusError,
     VersionConflictError,
 )
+from storage.records import GameStatus
 
 __all__ = ["game_in_thread", "generic_message", "quote", "startup_message", "user_message"]
 
@@ -98,10 +100,13 @@ _OPTION_NAMES: Final = {
     "colour": N_("That colour is not available"),
     "column": N_("That column is not available"),
     "turn_time": N_("That turn time (seconds) is not available"),
+    "turn_minutes": N_("That turn time (minutes) is not available"),
     "look": N_("That look is not available"),
     "opening": N_("That opening rule is not available"),
     "idle_human": N_("That idle time between people (seconds) is not available"),
     "idle_ai": N_("That idle time against the AI (seconds) is not available"),
+    "idle_human_hours": N_("That idle time between people (hours) is not available"),
+    "idle_ai_hours": N_("That idle time against the AI (hours) is not available"),
     "game": N_("That game is not available"),
     "language": N_("That language is not available"),
 }
@@ -158,7 +163,7 @@ def user_message(error: BaseException) -> str | None:
             return _(
                 "Stones drop to the bottom here: name the column, like {place} `{column}`."
             ).format(column=landing.x + 1, place=command("place"))
-        case NotationError(game=game, width=width) if game.has_gravity:
+        case NotationError(game=game, width=width) if game_spec(game).column_notation:
             return _(
                 "Columns are numbered here: type one from 1 to {width}, like {place} `4`."
             ).format(width=width, place=command("place"))
@@ -208,6 +213,10 @@ def user_message(error: BaseException) -> str | None:
         case UnknownButtonError():
             return _("That button no longer works. Use {board} for a fresh board.").format(
                 board=command("gomoku board")
+            )
+        case OwnUndoRequestError():
+            return _(
+                "You asked for this undo, so your opponent decides. Press Refuse to withdraw it."
             )
         case NotAPlayerError():
             return _("You are not playing in this game.")

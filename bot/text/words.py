@@ -24,6 +24,7 @@ from babel.dates import format_date
 from babel.numbers import format_percent
 from babel.units import format_unit
 
+from bot.core.games import table_spec
 from bot.text import levels_table
 from bot.text.i18n import DEFAULT, N_, _, current, ngettext, number, pgettext, using
 from bot.version import version
@@ -231,13 +232,15 @@ def rule_name(rule: Rule) -> str:
 
 
 def game_name(game: Game) -> str:
-    """A game's name: ``Gomoku``, ``Tic-tac-toe``, ``Connect Four``, ``Gravity three``."""
-    return {
+    """A game's name: ``Gomoku``, ``Tic-tac-toe``, ``Connect Four``, ``Gravity three``; a
+    game the catalogues do not name goes by its table spec's name."""
+    names = {
         Game.GOMOKU: _("Gomoku"),
         Game.TICTACTOE: _("Tic-tac-toe"),
         Game.CONNECT4: _("Connect Four"),
         Game.GRAVITY3: _("Gravity three"),
-    }[game]
+    }
+    return names.get(game) or table_spec(game).name
 
 
 _UNITS: Final = (("day", 86400), ("hour", 3600), ("minute", 60))

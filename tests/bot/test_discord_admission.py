@@ -10,7 +10,7 @@ import pytest
 
 from bot.client import GomokuBot
 from bot.core.admission import StartAdmission
-from storage.repository import GuildSettings
+from storage.records import GuildSettings
 from tests.bot.conftest import HeldStarts
 from tests.fakediscord import FakeDiscord, FakeUser
 

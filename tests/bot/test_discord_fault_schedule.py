@@ -22,7 +22,7 @@ import pytest
 
 from bot.client import GomokuBot
 from engine.types import Termination
-from storage.repository import GameStatus
+from storage.records import GameStatus
 from tests.bot.conftest import BotFactory
 from tests.clock import FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Message

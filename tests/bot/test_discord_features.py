@@ -13,7 +13,7 @@ from bot.client import GomokuBot
 from bot.core.ai import AIError, AIMove, AIRequest
 from bot.core.service import GameService
 from bot.core.service.states import TimeoutEvent
-from storage.repository import GameRecord, GameStatus
+from storage.records import GameRecord, GameStatus
 from tests.bot.conftest import BotFactory, GatedRunner, accepted_challenge, challenge
 from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser
@@ -53,6 +53,9 @@ async def test_undo_against_a_person_needs_consent(
     assert [int(user) for user in mentions["users"]] == [bob.id]
     own = await fake.click(request.message, f"gomoku:{game_id}:undo:yes", user=alice)
     assert own.ephemeral
+    assert own.content == (
+        "You asked for this undo, so your opponent decides. Press Refuse to withdraw it."
+    )
     assert await _moves(bot, game_id) == ["h8"]
     allowed = await fake.click(request.message, f"gomoku:{game_id}:undo:yes", user=bob)
     assert allowed.message is request.message

@@ -15,7 +15,7 @@ import pytest
 from bot.client import GomokuBot
 from bot.threads import ARCHIVE_AFTER
 from engine.types import Termination
-from storage.repository import GameStatus
+from storage.records import GameStatus
 from tests.bot.conftest import BotFactory, GatedRunner, accepted_challenge, board_caught_up
 from tests.clock import FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Message

@@ -11,7 +11,7 @@ from bot.client import GomokuBot
 from bot.core.ai import AIMove, AIRequest
 from engine.board import Board
 from engine.types import Color, Point, Rule, Termination
-from storage.repository import GameStatus
+from storage.records import GameStatus
 from tests.bot.conftest import BotFactory, accepted_challenge, board_caught_up, no_changes
 from tests.fakediscord import FakeDiscord, FakeUser, Message, Reply
 from tests.polling import until

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from bot.client import GomokuBot
 from bot.core.service.states import GameState
 from engine.types import Game, Termination
-from storage.repository import GameStatus
+from storage.records import GameStatus
 from tests.bot.conftest import (
     BotFactory,
     GatedRunner,

@@ -19,7 +19,7 @@ from bot.core.ai import AIError, AnalysisRequest, ProcessPoolRunner
 from bot.core.puzzles import Attempt, builtin, daily_puzzle, dump_attempt, load_attempt
 from engine.search.analysis import Analysis
 from engine.types import Point
-from storage.repository import PuzzlePlayer
+from storage.records import PuzzlePlayer
 from tests.bot.conftest import BotFactory
 from tests.bot.test_puzzles import THREE, finished_with_a_vcf
 from tests.clock import FakeClock

@@ -14,7 +14,7 @@ import pytest
 from bot.client import GomokuBot
 from bot.version import version
 from engine.types import Termination
-from storage.repository import GameStatus
+from storage.records import GameStatus
 from tests.bot.conftest import BotFactory, HeldStarts
 from tests.bot.test_discord_commands import MEMBER_TREE
 from tests.clock import FakeClock

@@ -5,7 +5,7 @@ the real discord.py against the fake Discord."""
 from __future__ import annotations
 
 from bot.client import GomokuBot
-from storage.repository import GameStatus
+from storage.records import GameStatus
 from tests.bot.conftest import challenge
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser
 

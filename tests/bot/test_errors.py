@@ -7,6 +7,7 @@ import inspect
 import pytest
 from discord import app_commands
 
+import storage as store
 from bot.core.ai import AIError
 from bot.core.service import errors as service
 from bot.core.service.states import GameEnd
@@ -15,7 +16,6 @@ from bot.text.refusals import generic_message, quote, user_message
 from engine import errors as engine_errors
 from engine.board import Board
 from engine.types import Game, Point
-from storage import repository as store
 from tests.bot.test_render import view_of
 
 H8 = Point(7, 7)
@@ -43,6 +43,7 @@ EXAMPLES: list[BaseException] = [
     service.OtherChannelError(1),
     service.UnknownButtonError(),
     service.NotAPlayerError(1, 2),
+    service.OwnUndoRequestError(1, 2),
     service.NotReplaceableError(1, 2),
     service.NotYourTurnError(1, 2),
     service.AIThinkingError(1),

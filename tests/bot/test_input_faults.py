@@ -57,6 +57,10 @@ async def test_place_with_look_alike_letters(
         "gomoku:1:undo:maybe",
         "gomoku:",
         "gomoku:1:drop:3:4",
+        "gomoku:history:9223372036854775808:0",
+        "gomoku:history:1:" + "9" * 20,
+        "gomoku:9223372036854775808:replay:first:0",
+        "gomoku:1:replay:next:" + "9" * 20,
     ],
 )
 async def test_buttons_with_any_id_answer(
@@ -137,6 +141,50 @@ async def test_options_of_any_type_answer(
     assert reply.ephemeral
     assert reply.content
     assert "Something went wrong" not in reply.content
+    no_tracebacks(caplog)
+
+
+async def test_a_channel_the_bot_does_not_know_is_refused_clearly(
+    fake: FakeDiscord, bot: GomokuBot, caplog: pytest.LogCaptureFixture
+) -> None:
+    unseen = fake.add_channel("unseen")  # no CHANNEL_CREATE: the bot's cache lacks it
+    assert bot.get_channel(unseen.id) is None
+    for option in ("allow_channel", "disallow_channel"):
+        reply = await fake.slash("gomoku-admin settings", user=fake.owner, options={option: unseen})
+        assert reply.ephemeral
+        assert reply.content == (
+            "I can't use that channel. Pick a text channel of this server that I can see."
+        )
+    assert not (await bot.service.settings(fake.guild_id)).allowed_channel_ids
+    no_tracebacks(caplog)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [
+        ("idle_hours", 0, "That idle time between people (hours) is not available (choose 1-2160)"),
+        ("idle_ai_hours", 2161, "That idle time against the AI (hours) is not available (choose "),
+        ("turn_minutes", -1, "That turn time (minutes) is not available (choose 0-10080)."),
+    ],
+)
+async def test_forged_settings_out_of_range_are_refused_in_their_own_unit(
+    fake: FakeDiscord,
+    bot: GomokuBot,
+    caplog: pytest.LogCaptureFixture,
+    option: str,
+    value: int,
+    words: str,
+) -> None:
+    before = await bot.service.settings(fake.guild_id)
+    forged = [{"name": option, "type": 4, "value": value}]
+    reply = await fake.answer(
+        await fake.send_forged_slash("gomoku-admin settings", forged, user=fake.owner)
+    )
+    assert reply.ephemeral
+    assert reply.content.startswith(words)
+    assert reply.content.endswith("-2160)." if "idle" in option else "-10080).")
+    assert "seconds" not in reply.content
+    assert await bot.service.settings(fake.guild_id) == before
     no_tracebacks(caplog)
 
 

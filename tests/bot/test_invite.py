@@ -166,3 +166,9 @@ def test_no_client_id_is_one_line(token: str | None) -> None:
     (line,) = run.stderr.splitlines()
     assert "--client-id" in line
     assert "Traceback" not in run.stderr
+    if token is None:
+        assert "set DISCORD_TOKEN" in line
+    else:  # set, but not a bot token: say so, not "set DISCORD_TOKEN"
+        assert "DISCORD_TOKEN is not a Discord bot token" in line
+        assert "set DISCORD_TOKEN" not in line
+        assert token not in line

@@ -89,6 +89,9 @@ def test_the_health_check_wants_both_signs() -> None:
     assert health.check("gomoku_up 1.0\n", now) == "no heartbeat from the event loop yet"
     assert health.check(fresh.replace("up 1.0", "up 0.0"), now) == "not connected to Discord"
     assert health.check("", now) == "not connected to Discord"
+    waiting = "gomoku_up 0.0\ngomoku_connecting 1.0\n"
+    assert health.check(waiting, now) == "connecting to Discord"
+    assert health.check(fresh + "gomoku_connecting 0.0\n", now) is None
     stale = health.check(fresh, now + health.HEARTBEAT_STALE_S + 10)
     assert stale is not None
     assert "has not run" in stale

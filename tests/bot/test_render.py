@@ -30,7 +30,7 @@ from bot.text.render import (
 )
 from engine.board import Board
 from engine.types import Color, Game, Point, Rule
-from storage.repository import GameRecord, GameStatus, Player
+from storage.records import GameRecord, GameStatus, Player
 
 REGIONAL = re.compile("[\U0001f1e6-\U0001f1ff]")
 ADJACENT_REGIONAL = re.compile("[\U0001f1e6-\U0001f1ff]{2}")

@@ -28,7 +28,7 @@ from engine.errors import (
 )
 from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
-from storage.repository import GameStatus, GuildSettings, Player
+from storage.records import GameStatus, GuildSettings, Player
 from tests.clock import FakeClock
 from tests.runners import FailingRunner, FlakyRunner, NearestRunner
 
@@ -510,8 +510,10 @@ async def test_undo_between_people_needs_consent(service: GameService) -> None:
     assert (request.requester, request.responder, request.moves) == (BOB, ALICE, 2)
     with pytest.raises(service_errors.UndoPendingError):
         await service.undo(CHANNEL, BOB)
-    with pytest.raises(service_errors.NotAPlayerError):
+    with pytest.raises(service_errors.OwnUndoRequestError):
         await service.answer_undo(request.game.game_id, BOB, accept=True)
+    with pytest.raises(service_errors.NotAPlayerError):
+        await service.answer_undo(request.game.game_id, 999, accept=False)
     result = await service.answer_undo(request.game.game_id, ALICE, accept=True)
     assert result is not None
     assert [str(m.point) for m in result.game.board.moves] == ["h8"]

@@ -23,7 +23,7 @@ from engine.board import Board
 from engine.errors import ForbiddenMoveError, OccupiedPointError
 from engine.types import Color, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
-from storage.repository import GameStatus
+from storage.records import GameStatus
 from tests.runners import FailingRunner
 
 ALICE, BOB, CAROL = 1, 2, 3
@@ -158,7 +158,7 @@ async def run_clock(steps: list[Wait | str]) -> None:
 
     from bot.core.service.errors import OutOfTimeError
     from bot.core.service.states import GameEnd, TurnWarning
-    from storage.repository import GuildSettings
+    from storage.records import GuildSettings
 
     now = [datetime(2026, 1, 1, tzinfo=UTC)]
     repo = InMemoryGameRepository(clock=lambda: now[0])

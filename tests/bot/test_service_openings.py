@@ -16,7 +16,7 @@ from bot.core.service.errors import (
 from engine.errors import OpeningStepError, OutsideOpeningAreaError
 from engine.opening_rules import Phase, Seat
 from engine.types import Color, Point, Rule, Termination
-from storage.repository import COIN_TOSS, GuildSettings
+from storage.records import COIN_TOSS, GuildSettings
 from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD, start_pvp
 from tests.clock import FakeClock
 

@@ -19,7 +19,7 @@ from bot.core.service.states import GameEnd, UndoRequest
 from bot.text import animation
 from engine.types import Point, Termination
 from storage.memory import InMemoryGameRepository
-from storage.repository import GameStatus
+from storage.records import GameStatus
 from tests.bot.test_service import ALICE, BOB, CAROL, CHANNEL, GUILD, play, start_pvp
 from tests.clock import FakeClock
 from tests.runners import NearestRunner

@@ -14,7 +14,7 @@ from bot.core.ai import ProcessPoolRunner
 from bot.core.service import GameService
 from bot.core.service.errors import NotYourTurnError
 from engine.types import Color, Point, Termination
-from storage.repository import GameStatus, Player
+from storage.records import GameStatus, Player
 from storage.sqlite import SqliteGameRepository
 from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD, start_pvp
 from tests.runners import NearestRunner

@@ -6,8 +6,10 @@ import logging
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from bot.settings import InvalidSettingError, Settings
+from bot.settings import InvalidSettingError, Settings, token_user_id
 from tests.processes import python_m
 
 
@@ -40,13 +42,65 @@ def test_empty_values_count_as_unset(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("GOMOKU_DEV_GUILD_ID", "my-guild"), ("LOG_LEVEL", "chatty")],
-    ids=["guild", "log-level"],
+    [
+        ("GOMOKU_DEV_GUILD_ID", "my-guild"),
+        ("LOG_LEVEL", "chatty"),
+        ("GOMOKU_CONNECT_RETRY_MIN_S", "soon"),
+        ("GOMOKU_CONNECT_RETRY_MIN_S", "0"),
+        ("GOMOKU_CONNECT_RETRY_MAX_S", "nan"),
+        ("GOMOKU_CONNECT_RETRY_MAX_S", "inf"),
+        ("GOMOKU_CONNECT_RETRY_MIN_S", "45"),  # more than the ceiling's 30
+    ],
+    ids=["guild", "log-level", "retry-word", "retry-zero", "retry-nan", "retry-inf", "min>max"],
 )
 def test_bad_values_are_refused(name: str, value: str) -> None:
     with pytest.raises(InvalidSettingError) as caught:
         Settings.from_env({name: value}, dotenv=None)
     assert caught.value.name == name
+
+
+def test_the_connection_retry_waits() -> None:
+    default = Settings.from_env({}, dotenv=None)
+    assert (default.connect_retry_min_s, default.connect_retry_max_s) == (1.0, 30.0)
+    chosen = Settings.from_env(
+        {"GOMOKU_CONNECT_RETRY_MIN_S": "0.5", "GOMOKU_CONNECT_RETRY_MAX_S": "120"}, dotenv=None
+    )
+    assert (chosen.connect_retry_min_s, chosen.connect_retry_max_s) == (0.5, 120.0)
+
+
+def _base64_oracle(text: str) -> str:
+    """Base64url without padding, the slow way: six bits at a time."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    bits = "".join(f"{byte:08b}" for byte in text.encode("ascii"))
+    bits += "0" * (-len(bits) % 6)
+    return "".join(alphabet[int(bits[i : i + 6], 2)] for i in range(0, len(bits), 6))
+
+
+_PART = st.text("abcXYZ019_-", min_size=1, max_size=40)
+
+
+@given(st.integers(0, 2**64 - 1), _PART, _PART)
+def test_a_bot_tokens_first_part_is_its_user_id(user_id: int, middle: str, last: str) -> None:
+    token = f"{_base64_oracle(str(user_id))}.{middle}.{last}"
+    assert token_user_id(token) == user_id
+
+
+@given(st.text(max_size=80))
+def test_anything_else_is_no_token(text: str) -> None:
+    parts = text.split(".")
+    shaped = len(parts) == 3 and all(
+        part and all(c.isascii() and (c.isalnum() or c in "_-") for c in part) for part in parts
+    )
+    if not shaped:
+        assert token_user_id(text) is None
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["fake-token", "Bot MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.a", "MTIz.GhIjKl", "aGVsbG8.a.b", "..", ""],
+)
+def test_malformed_tokens_have_no_user(token: str) -> None:
+    assert token_user_id(token) is None
 
 
 def test_log_level_names() -> None:

@@ -15,10 +15,10 @@ import pytest
 from bot.core.service import GameService
 from bot.shards import OwnedGames, ShardSpec, shard_of
 from storage.postgres import PostgresGameRepository
-from storage.repository import GameStatus, NewGame, Player, utc_now
+from storage.records import GameStatus, NewGame, Player, utc_now
 from tests.bot.conftest import BotFactory
 from tests.bot.test_service import ALICE, BOB
-from tests.botprocess import BotProcess
+from tests.botprocess import TOKEN, BotProcess
 from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord
 from tests.processes import python_m
@@ -191,7 +191,7 @@ async def test_two_bot_processes_each_run_their_shard_on_one_database(
             BotProcess(
                 fake.port,
                 tmp_path / f"unused-{shard}.sqlite3",
-                token=f"token-{shard}",
+                token=f"{TOKEN}-{shard}",
                 args=["--shards", str(shard), "--shard-count", "2"],
                 env={"GOMOKU_DATABASE_URL": postgres_url},
             )
@@ -224,7 +224,7 @@ async def test_two_bot_processes_each_run_their_shard_on_one_database(
             for shard in (0, 1):
                 for game in (ai_games[shard], timed_games[shard]):
                     posts = fake.requests_to("POST", rf"/channels/{game.channel_id}/messages$")
-                    assert [p.token for p in posts] == [f"token-{shard}"], game
+                    assert [p.token for p in posts] == [f"{TOKEN}-{shard}"], game
 
             # A command in the fake's guild reaches its owner only, which lets the AI answer.
             reply = await fake.slash("place", user=alice, options={"cell": "a1"})
@@ -236,7 +236,7 @@ async def test_two_bot_processes_each_run_their_shard_on_one_database(
             for request in fake.requests:
                 for shard in (0, 1):
                     mine = {g.channel_id for g in (ai_games[shard], timed_games[shard])}
-                    if request.token == f"token-{shard}":
+                    if request.token == f"{TOKEN}-{shard}":
                         touched = {c for c in channels if f"/channels/{c}/" in request.path}
                         assert touched <= mine, request
             for bot in bots:

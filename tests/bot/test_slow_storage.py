@@ -20,7 +20,7 @@ from bot.core.service.states import GameState
 from tests.bot.conftest import BotFactory
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord
 from tests.polling import until
-from tests.storage.faults import write_lock_held
+from tests.storage.faults import write_lock_held_async
 
 HOLD_S = 3.5  # longer than Discord's 3 s, shorter than the 5 s busy timeout
 SHORT_HOLD_S = (
@@ -75,7 +75,7 @@ async def test_a_move_during_a_held_write_lock_is_acknowledged_and_answered(
         await fake.click(
             board, next(c for c in board.custom_ids() if c.endswith(":accept")), user=bob
         )
-    with write_lock_held(db_path, HOLD_S):
+    async with write_lock_held_async(db_path, HOLD_S):
         started = time.monotonic()
         record = await fake.send_slash("place", user=alice, options={"cell": "a1"})
         reply = await fake.answer(record)
@@ -114,7 +114,7 @@ async def test_other_writes_during_a_held_lock_are_acknowledged_too(
 
     # An undo request (in memory today: answered at once; were it stored, the private
     # deferral would give way to the public request).
-    with write_lock_held(db_path, SHORT_HOLD_S):
+    async with write_lock_held_async(db_path, SHORT_HOLD_S):
         record = await fake.send_slash("gomoku undo", user=alice)
         await fake.wait_for(
             lambda: any("asks to take back" in m.content for m in fake.channel_messages())
@@ -123,7 +123,7 @@ async def test_other_writes_during_a_held_lock_are_acknowledged_too(
     assert record.latency < fake.interaction_deadline
 
     # Settings.
-    with write_lock_held(db_path, SHORT_HOLD_S):
+    async with write_lock_held_async(db_path, SHORT_HOLD_S):
         record = await fake.send_slash(
             "gomoku-admin settings", user=admin, options={"look": "compact"}
         )
@@ -135,13 +135,13 @@ async def test_other_writes_during_a_held_lock_are_acknowledged_too(
     prompt = (await fake.slash("gomoku resign", user=alice)).message
     assert prompt is not None
     resign = next(c for c in prompt.custom_ids() if c.endswith(":resign"))
-    with write_lock_held(db_path, SHORT_HOLD_S):
+    async with write_lock_held_async(db_path, SHORT_HOLD_S):
         record = await fake.send_click(prompt, resign, user=alice)
         await fake.wait_for(lambda: "You resigned" in prompt.content)
     acknowledged.append(record)
 
     # A new game.
-    with write_lock_held(db_path, SHORT_HOLD_S):
+    async with write_lock_held_async(db_path, SHORT_HOLD_S):
         record = await fake.send_slash("gomoku start", user=alice)
         reply = await fake.answer(record)
     assert reply.embeds
@@ -156,7 +156,7 @@ async def test_a_moderator_ends_a_game_during_a_held_lock(
 ) -> None:
     moderator = fake.add_user("mod", admin=True)
     await _people_game(fake, alice, bob)
-    with write_lock_held(db_path, SHORT_HOLD_S):
+    async with write_lock_held_async(db_path, SHORT_HOLD_S):
         record = await fake.send_slash("gomoku-admin end", user=moderator)
         reply = await fake.answer(record)
     _deferred_in_time(fake, record)
@@ -180,7 +180,7 @@ async def test_replace_forget_me_and_the_daily_puzzle_during_a_held_lock(
     offer = (await fake.slash("gomoku start", user=alice, options=options)).message
     assert offer is not None
     (replace,) = offer.custom_ids()
-    with write_lock_held(db_path, SHORT_HOLD_S):
+    async with write_lock_held_async(db_path, SHORT_HOLD_S):
         record = await fake.send_click(offer, replace, user=alice)
         reply = await fake.answer(record)
     assert reply.embeds  # the new game's board filled in the deferred answer
@@ -198,7 +198,7 @@ async def test_replace_forget_me_and_the_daily_puzzle_during_a_held_lock(
         )
 
     # The daily puzzle's channel.
-    with write_lock_held(db_path, SHORT_HOLD_S):
+    async with write_lock_held_async(db_path, SHORT_HOLD_S):
         record = await fake.send_slash(
             "gomoku-admin daily-puzzle", user=fake.owner, options={"channel": fake.default_channel}
         )
@@ -217,7 +217,7 @@ async def test_replace_forget_me_and_the_daily_puzzle_during_a_held_lock(
     prompt = (await fake.click(preferences, forget, user=alice)).message
     assert prompt is not None
     (delete,) = [b["custom_id"] for b in prompt.buttons() if b["label"] == "Delete my data"]
-    with write_lock_held(db_path, SHORT_HOLD_S):
+    async with write_lock_held_async(db_path, SHORT_HOLD_S):
         record = await fake.send_click(prompt, delete, user=alice)
         await fake.wait_for(lambda: "Done" in prompt.content)
     acknowledged.append(record)
@@ -230,7 +230,7 @@ async def test_a_new_puzzle_during_a_held_lock_is_acknowledged_and_shown(
     fake: FakeDiscord, sqlite_bot: GomokuBot, db_path: Path, alice: FakeUser
 ) -> None:
     guild = fake.default_channel.guild_id
-    with write_lock_held(db_path, SHORT_HOLD_S):
+    async with write_lock_held_async(db_path, SHORT_HOLD_S):
         record = await fake.send_slash("gomoku puzzle play", user=alice)
         reply = await fake.answer(record)
     assert reply.ephemeral
@@ -253,7 +253,7 @@ async def test_a_square_tapped_during_a_held_write_lock_is_acknowledged_then_dra
     assert board is not None
     game_id = (await sqlite_bot.service.board(fake.default_channel.id)).game_id
     await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
-    with write_lock_held(db_path, SHORT_HOLD_S):
+    async with write_lock_held_async(db_path, SHORT_HOLD_S):
         record = await fake.send_click(board, f"gomoku:{game_id}:cell:1:1", user=alice)
         await fake.wait_for(lambda: record.callback_type is not None)
     # A slow write: the tap is deferred in time (not answered by the redraw), then the board

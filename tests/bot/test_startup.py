@@ -22,7 +22,8 @@ from bot.__main__ import EXIT_CODES
 from bot.app import serve
 from bot.settings import Settings
 from bot.text.refusals import startup_message
-from storage import repository as store
+from storage import errors as store
+from tests.botprocess import TOKEN
 from tests.processes import python_m_started
 from tests.storage.faults import (
     foreign,
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_bot(db_path: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "DISCORD_TOKEN": "never-used", "GOMOKU_DB_PATH": str(db_path)}
+    env = {**os.environ, "DISCORD_TOKEN": TOKEN, "GOMOKU_DB_PATH": str(db_path)}
     return python_m_started("bot", cwd=ROOT, env=env)
 
 

@@ -23,7 +23,7 @@ from bot.terminal import (
 )
 from engine.types import Color, Game, Rule
 from storage.memory import InMemoryGameRepository
-from storage.repository import Player
+from storage.records import Player
 from tests.processes import python_m
 from tests.runners import NearestRunner
 

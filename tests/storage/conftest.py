@@ -11,7 +11,8 @@ import pytest
 from engine.types import Game
 from storage.memory import InMemoryGameRepository
 from storage.postgres import PostgresGameRepository
-from storage.repository import GameRepository, GameStatus, NewGame, Player
+from storage.records import GameStatus, NewGame, Player
+from storage.repository import GameRepository
 from storage.sqlite import SqliteGameRepository
 from tests.clock import START as START
 from tests.clock import FakeClock as FakeClock

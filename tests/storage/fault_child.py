@@ -14,7 +14,8 @@ import random
 import sys
 
 from engine.types import Outcome, Point, Termination
-from storage.repository import GameRecord, GameRepository, NewGame, Player
+from storage.records import GameRecord, NewGame, Player
+from storage.repository import GameRepository
 from storage.sqlite import SqliteGameRepository
 
 GAMES = 4

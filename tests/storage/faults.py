@@ -3,6 +3,7 @@ tests). Nothing here mocks SQLite or the filesystem."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import random
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from engine.types import Point
-from storage.repository import NewGame, Player
+from storage.records import NewGame, Player
 from storage.sqlite import APPLICATION_ID, LATEST_VERSION, SqliteGameRepository
 
 PAGE = 4096
@@ -69,37 +70,70 @@ def too_new(path: Path) -> None:
         db.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
 
 
-@contextlib.contextmanager
-def write_lock_held(path: Path, seconds: float) -> Iterator[None]:
-    """Another connection holds ``BEGIN IMMEDIATE`` on ``path`` for ``seconds`` (in a thread,
-    as another process would: the caller's event loop stays free).
+class _LockHolder(threading.Thread):
+    """Another connection that holds ``BEGIN IMMEDIATE`` on ``path`` for ``seconds``, or
+    until ``release`` is set if that comes first (in a thread, as another process would)."""
 
-    Blocking the caller until the lock is taken is safe only while nothing else writes: a
-    writer mid-transaction would make ``BEGIN IMMEDIATE`` wait out its busy timeout. So the
-    wait is bounded, and a lock that could not be taken fails the test instead of hanging it.
-    """
-    taken = threading.Event()
-    failed: list[BaseException] = []
+    def __init__(self, path: Path, seconds: float, release: threading.Event | None) -> None:
+        super().__init__()
+        self.path, self.seconds, self.release = path, seconds, release
+        self.taken = threading.Event()
+        self.failed: list[BaseException] = []
 
-    def hold() -> None:
+    def run(self) -> None:
         try:
-            with closing(sqlite3.connect(path, isolation_level=None, timeout=4.0)) as db:
+            with closing(sqlite3.connect(self.path, isolation_level=None, timeout=4.0)) as db:
                 db.execute("BEGIN IMMEDIATE")
-                taken.set()
-                time.sleep(seconds)
+                self.taken.set()
+                if self.release is None:
+                    time.sleep(self.seconds)
+                else:
+                    self.release.wait(self.seconds)
                 db.execute("ROLLBACK")
         except sqlite3.Error as error:
-            failed.append(error)
+            self.failed.append(error)
 
-    thread = threading.Thread(target=hold)
-    thread.start()
-    if not taken.wait(timeout=8.0):
-        thread.join()
-        raise AssertionError(f"could not take the write lock on {path}: {failed}")
+    def check_taken(self, taken: bool) -> None:
+        """Fail the test (the lock never came: the wait is bounded instead of hanging)."""
+        if not taken:
+            self.join()
+            raise AssertionError(f"could not take the write lock on {self.path}: {self.failed}")
+
+
+@contextlib.contextmanager
+def write_lock_held(
+    path: Path, seconds: float, *, release: threading.Event | None = None
+) -> Iterator[None]:
+    """Another connection holds ``BEGIN IMMEDIATE`` on ``path`` for ``seconds``, or until
+    ``release`` is set if that comes first (in a thread, as another process would: the
+    caller's event loop stays free once the lock is taken).
+
+    The caller is blocked until the lock is taken, which is safe only while its process
+    writes nothing: the statements of a write in the middle of its transaction need the
+    event loop to go on. With a bot or a repository writing, use ``write_lock_held_async``.
+    """
+    holder = _LockHolder(path, seconds, release)
+    holder.start()
+    holder.check_taken(holder.taken.wait(timeout=8.0))
     try:
         yield
     finally:
-        thread.join()
+        holder.join()
+
+
+@contextlib.asynccontextmanager
+async def write_lock_held_async(
+    path: Path, seconds: float, *, release: threading.Event | None = None
+) -> AsyncIterator[None]:
+    """``write_lock_held`` whose caller's event loop runs on while the lock is waited for:
+    a write of this process in the middle of its transaction finishes and lets it go."""
+    holder = _LockHolder(path, seconds, release)
+    holder.start()
+    holder.check_taken(await asyncio.to_thread(holder.taken.wait, 8.0))
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(holder.join)
 
 
 @contextlib.contextmanager

@@ -17,10 +17,13 @@ import subprocess
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from engine.types import Outcome, Point, Termination
-from storage.repository import GameRecord, NewGame, Player
+from storage.records import GameRecord, NewGame, Player
 from storage.sqlite import SqliteGameRepository
 from tests.processes import python_m
+from tests.storage.faults import fill, played_database, remount_read_only, tiny_filesystem
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = 4  # games written at once
@@ -128,7 +131,9 @@ async def test_backups_while_moves_are_written(tmp_path: Path) -> None:
     assert writer.games_started > GAMES  # finished games were in the copies too
 
 
-async def test_backup_prints_what_it_copied_and_replaces_the_old_copy(tmp_path: Path) -> None:
+async def test_backup_prints_what_it_copied_and_replaces_a_file_only_with_force(
+    tmp_path: Path,
+) -> None:
     source = tmp_path / "gomoku.sqlite3"
     async with SqliteGameRepository.open(source) as repo:
         game = await repo.create_game(
@@ -139,7 +144,12 @@ async def test_backup_prints_what_it_copied_and_replaces_the_old_copy(tmp_path: 
     target.write_bytes(b"an older backup")
     # The database named in .env, as the bot reads it.
     (tmp_path / ".env").write_text(f"GOMOKU_DB_PATH={source}\n")
-    run = _backup(str(target), cwd=tmp_path)
+    refused = _backup(str(target), cwd=tmp_path)
+    assert refused.returncode == 1
+    (line,) = refused.stderr.splitlines()
+    assert line == f"backup failed: {target} already exists: pass --force to replace it"
+    assert target.read_bytes() == b"an older backup"
+    run = _backup(str(target), "--force", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip().endswith("integrity ok): games 1, moves 1")
     left = set(os.listdir(tmp_path)) - {"gomoku.sqlite3-shm", "gomoku.sqlite3-wal"}
@@ -159,3 +169,34 @@ def test_backup_refuses_postgres_and_a_missing_file(tmp_path: Path) -> None:
     assert "no database at" in line
     assert not (tmp_path / "nowhere.sqlite3").exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def _one_line_naming(run: subprocess.CompletedProcess[str], target: Path, source: Path) -> str:
+    assert run.returncode == 1
+    (line,) = run.stderr.splitlines()
+    assert line.startswith(f"backup failed: the backup {target} could not be written: "), line
+    assert str(source) not in line
+    return line
+
+
+async def test_a_backup_that_cannot_be_written_names_its_destination(tmp_path: Path) -> None:
+    source = tmp_path / "gomoku.sqlite3"
+    await played_database(source, games=2, moves=5)
+    nowhere = tmp_path / "no-such-folder" / "backup.sqlite3"
+    run = _backup(str(nowhere), "--db", str(source))
+    assert "No such file or directory" in _one_line_naming(run, nowhere, source)
+    folder = _backup(str(tmp_path), "--db", str(source))
+    assert folder.returncode == 1
+    assert f"{tmp_path} is a folder" in folder.stderr
+    with tiny_filesystem(tmp_path / "mnt", size_kib=64) as mount:
+        if mount is None:
+            pytest.skip("mounting a filesystem is not allowed here")
+        fill(mount)
+        full = mount / "backup.sqlite3"
+        line = _one_line_naming(_backup(str(full), "--db", str(source)), full, source)
+        assert "full" in line
+        remount_read_only(mount)
+        read_only = mount / "other.sqlite3"
+        line = _one_line_naming(_backup(str(read_only), "--db", str(source)), read_only, source)
+        assert "Read-only file system" in line
+        assert sorted(p.name for p in mount.iterdir()) == ["filler"]  # nothing left behind

@@ -9,19 +9,15 @@ from datetime import timedelta
 import pytest
 
 from engine.types import Color, Game, Outcome, Point, Rule, Termination
-from storage.repository import (
+from storage.errors import (
     ChannelBusyError,
     GameNotFoundError,
-    GameRecord,
-    GameRepository,
-    GameStatus,
-    GuildSettings,
     InvalidStatusError,
     MoveOrderError,
-    NewGame,
-    Player,
     VersionConflictError,
 )
+from storage.records import GameRecord, GameStatus, GuildSettings, NewGame, Player
+from storage.repository import GameRepository
 from tests.storage.conftest import ALICE, BOB, CAROL, GUILD, START, FakeClock, new_game
 
 H8, I9, H9, I10 = Point(7, 7), Point(8, 8), Point(7, 8), Point(8, 9)

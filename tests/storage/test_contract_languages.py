@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from storage.repository import GameRepository, GuildSettings
+from storage.records import GuildSettings
+from storage.repository import GameRepository
 from tests.storage.conftest import ALICE, BOB, GUILD
 
 

@@ -8,16 +8,9 @@ from dataclasses import replace
 import pytest
 
 from engine.types import Color, Game, Outcome, Rule, Termination
-from storage.repository import (
-    ChannelBusyError,
-    GameRepository,
-    GameStatus,
-    GuildSettings,
-    InvalidStatusError,
-    Player,
-    ResultCount,
-    StoredUndo,
-)
+from storage.errors import ChannelBusyError, InvalidStatusError
+from storage.records import GameStatus, GuildSettings, Player, ResultCount, StoredUndo
+from storage.repository import GameRepository
 from tests.storage.conftest import ALICE, BOB, CAROL, GUILD, START, new_game
 
 ABANDONED = Outcome(Termination.ABANDONED, None)

@@ -7,14 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from engine.types import Color, Outcome, Termination
-from storage.repository import (
-    GameRepository,
-    GameStatus,
-    GuildSettings,
-    PendingReply,
-    Player,
-    TurnPing,
-)
+from storage.records import GameStatus, GuildSettings, PendingReply, Player, TurnPing
+from storage.repository import GameRepository
 from tests.storage.conftest import ALICE, BOB, GUILD, START, new_game
 
 

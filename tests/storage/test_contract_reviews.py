@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from engine.types import Color, Game, Outcome, Point, Termination
-from storage.repository import GameNotFoundError, GameRepository, GameStatus, PuzzlePlayer
+from storage.errors import GameNotFoundError
+from storage.records import GameStatus, PuzzlePlayer
+from storage.repository import GameRepository
 from tests.storage.conftest import ALICE, BOB, CAROL, GUILD, new_game
 
 

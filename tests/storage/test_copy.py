@@ -14,7 +14,7 @@ import pytest
 from engine.types import Point
 from storage.copy import CopyError, copy_database
 from storage.postgres import PostgresGameRepository
-from storage.repository import GameRecord, GuildSettings, Player
+from storage.records import GameRecord, GuildSettings, Player
 from storage.sqlite import SqliteGameRepository
 from tests.clock import FakeClock
 from tests.processes import python_m

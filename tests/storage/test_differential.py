@@ -18,16 +18,16 @@ import pytest
 from engine.types import Color, Game, Outcome, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
 from storage.postgres import PostgresGameRepository
-from storage.repository import (
+from storage.records import (
     CHALLENGE_CLOSINGS,
     GameRecord,
-    GameRepository,
     GameStatus,
     GuildSettings,
     NewGame,
     Player,
     StoredUndo,
 )
+from storage.repository import GameRepository
 from storage.sqlite import SqliteGameRepository
 from tests.clock import FakeClock
 

@@ -9,16 +9,15 @@ import asyncpg
 import pytest
 
 from engine.types import Outcome, Point, Termination
-from storage.postgres import APPLICATION_ID, LATEST_VERSION, MIGRATIONS, PostgresGameRepository
-from storage.repository import (
+from storage.errors import (
     ChannelBusyError,
     DatabaseTooNewError,
     ForeignDatabaseError,
-    GameRepository,
-    Player,
-    TurnPing,
     VersionConflictError,
 )
+from storage.postgres import APPLICATION_ID, LATEST_VERSION, MIGRATIONS, PostgresGameRepository
+from storage.records import Player, TurnPing
+from storage.repository import GameRepository
 from storage.sqlite import MIGRATIONS as SQLITE_MIGRATIONS
 from tests.storage.conftest import ALICE, BOB, GUILD, new_game
 

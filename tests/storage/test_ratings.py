@@ -10,7 +10,7 @@ from openskill.models import PlackettLuce
 
 from engine.types import Color, Game, Point
 from storage.ratings import INITIAL_MU, INITIAL_SIGMA, new_stats, rate_game
-from storage.repository import MoveRecord, PlayerStats, live_moves
+from storage.records import MoveRecord, PlayerStats, live_moves
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
 results = st.sampled_from([Color.BLACK, Color.WHITE, None])

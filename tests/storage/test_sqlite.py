@@ -7,6 +7,9 @@ import enum
 import hashlib
 import os
 import sqlite3
+import subprocess
+import sys
+import threading
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,16 +19,13 @@ import pytest
 
 import storage.sqlite as sqlite_module
 from engine.types import Color, Outcome, Point, Termination
-from storage.repository import (
+from storage.errors import (
     CorruptDatabaseError,
     DatabaseRefusedError,
     DatabaseTooNewError,
     ForeignDatabaseError,
-    GameStatus,
-    GuildSettings,
-    Player,
-    TurnPing,
 )
+from storage.records import GameStatus, GuildSettings, Player, TurnPing
 from storage.sql import Executor
 from storage.sqlite import (
     APPLICATION_ID,
@@ -38,7 +38,7 @@ from storage.sqlite import (
     statements,
 )
 from tests.storage.conftest import ALICE, BOB, GUILD, FakeClock, new_game
-from tests.storage.faults import write_lock_held
+from tests.storage.faults import write_lock_held_async
 
 
 def schema(path: Path) -> list[tuple[Any, ...]]:
@@ -87,23 +87,23 @@ async def test_connection_settings(tmp_path: Path) -> None:
             return {name: (await db.fetch(f"PRAGMA {name}"))[0][0] for name in names}
 
         values = await repo._read(settings)
-        # The writer's: it never waits for a lock on the event loop.
-        writes = {
-            name: repo._writes.execute(f"PRAGMA {name}").fetchone()[0]
-            for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")
-        }
+        # The writer's: it waits for another process's lock on its own thread.
+        writes = await settings(sqlite_module._Connection(repo._writes))
+        # The inline reader's: it never waits for a lock (it runs on the event loop).
+        inline = await settings(sqlite_module._Inline(repo._inline))
     assert values == {
         "journal_mode": "wal",
         "foreign_keys": 1,
         "busy_timeout": 5000,
         "synchronous": 2,
     }
-    assert writes == {**values, "busy_timeout": 0}
+    assert writes == values
+    assert inline["busy_timeout"] == 0
 
 
 async def test_normal_synchronous_mode_reaches_the_writer(tmp_path: Path) -> None:
     async with SqliteGameRepository.open(tmp_path / "t.sqlite3", synchronous="NORMAL") as repo:
-        assert repo._writes.execute("PRAGMA synchronous").fetchone()[0] == 1
+        assert list(await repo._writes.execute_fetchall("PRAGMA synchronous")) == [(1,)]
 
 
 def _other_app_db(path: Path) -> None:
@@ -313,12 +313,13 @@ async def test_hot_queries_use_an_index(tmp_path: Path, name: str) -> None:
 async def test_cancelled_caller_leaves_no_half_transaction(tmp_path: Path) -> None:
     async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
         game = await repo.create_game(new_game(rated=True))
+        queued = repo._queued
         task = asyncio.create_task(
             repo.append_move(
                 game.id, 1, Point(7, 7), Color.BLACK, outcome=Outcome(Termination.FIVE, Color.BLACK)
             )
         )
-        await asyncio.sleep(0)
+        await repo._until(lambda: repo._queued == queued + 1)  # the move is queued
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -329,7 +330,7 @@ async def test_cancelled_caller_leaves_no_half_transaction(tmp_path: Path) -> No
         history = await repo.move_history(game.id)
         stats = await repo.player_stats(ALICE)
         assert (stored.status is GameStatus.FINISHED) == (len(history) == 1) == (stats is not None)
-        assert not repo._db.in_transaction
+        assert not repo._reader.in_transaction
         assert not repo._writes.in_transaction
 
 
@@ -372,35 +373,33 @@ async def test_a_write_waits_for_another_process_lock_off_the_event_loop(tmp_pat
     path = tmp_path / "t.sqlite3"
     async with SqliteGameRepository.open(path) as repo:
         game = await repo.create_game(new_game())
-        ticks = 0
-
-        async def tick() -> None:
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.01)
-                ticks += 1
-
-        ticker = asyncio.create_task(tick())
-        with write_lock_held(path, 0.5):
-            stored = await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
-        ticker.cancel()
+        release = threading.Event()
+        async with write_lock_held_async(path, 10.0, release=release):
+            move = asyncio.create_task(
+                repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
+            )
+            await repo._until(lambda: repo._committing == 1)  # the writer has the move
+            # While the move waits for the lock, the event loop serves others: a read, and a
+            # read of more than a few rows (on the reader connection's thread).
+            assert (await repo.get_game(game.id)).ply == 0
+            assert await repo.move_history(game.id) == []
+            assert not move.done()  # it cannot be committed while the lock is held
+            release.set()
+        stored = await move
         assert stored.ply == 1
         assert len(await repo.move_history(game.id)) == 1
-        # The loop kept running while the write waited for the lock (blocked, it would not
-        # have ticked at all until the lock went).
-        assert ticks >= 10
-        # ...and the writer is back to never waiting on the loop.
-        assert repo._writes.execute("PRAGMA busy_timeout").fetchone()[0] == 0
 
 
 async def test_writes_queued_while_a_commit_is_on_its_thread_land_in_the_next_batch(
     tmp_path: Path,
 ) -> None:
     async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        commits = repo._commits
         first = asyncio.create_task(repo.create_game(new_game(1)))
-        await asyncio.sleep(0)  # the writer takes it and starts committing
+        await repo._until(lambda: repo._committing == 1)  # the writer is committing it
         later = [asyncio.create_task(repo.create_game(new_game(c))) for c in range(2, 12)]
         games = await asyncio.gather(first, *later)
+        assert repo._commits == commits + 2  # the first alone, the ten others together
         assert sorted(g.channel_id for g in games) == list(range(1, 12))
         for game in games:
             assert await repo.get_game(game.id) == game
@@ -413,27 +412,27 @@ async def test_a_ping_shares_the_commit_of_a_move_made_meanwhile(
     path = tmp_path / "t.sqlite3"
     async with SqliteGameRepository.open(path) as repo:
         game = await repo.create_game(new_game(white=Player.human(BOB)))
-        commits = 0
-        finish = repo._finish
-
-        def counted(statements: Any) -> Any:
-            nonlocal commits
-            commits += 1
-            return finish(statements)
-
-        monkeypatch.setattr(repo, "_finish", counted)
-        monkeypatch.setattr(sqlite_module, "_UNHURRIED_S", 5.0)
+        commits, queued = repo._commits, repo._queued
+        monkeypatch.setattr(sqlite_module, "_UNHURRIED_S", 3600.0)
         ping = asyncio.create_task(repo.save_turn_ping(TurnPing(game.id, 1, 99, game.version)))
-        await asyncio.sleep(0.1)  # a write in a hurry would be committed by now
-        assert not ping.done()  # queued, and waiting for company
-        assert commits == 0
+        await repo._until(lambda: repo._queued == queued + 1)
+        # Queued and waiting for company: the writer was not woken, only a timer an hour
+        # away will wake it. (A write in a hurry would have woken the writer, which takes
+        # the queue before this test runs again.)
+        assert len(repo._pending) == 1
+        assert not repo._wake.is_set()
+        assert repo._nudge is not None
+        assert repo._nudge.when() - asyncio.get_running_loop().time() > 3000
+        assert repo._commits == commits
+        assert not ping.done()
         moved = await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
         await ping
-        assert commits == 1  # one transaction, one fsync, for both
-        # Alone, it is committed by itself a moment later.
+        assert repo._commits == commits + 1  # one transaction, one fsync, for both
+        assert repo._nudge is None  # the commit took the ping: its timer is gone
+        # Alone, it is committed by itself when its timer fires.
         monkeypatch.setattr(sqlite_module, "_UNHURRIED_S", 0.01)
         await repo.save_turn_ping(TurnPing(game.id, 1, 100, moved.version))
-        assert commits == 2
+        assert repo._commits == commits + 2
     # Both durable: read back through a new connection.
     async with SqliteGameRepository.open(path) as reopened:
         assert await reopened.turn_ping(game.id) == TurnPing(game.id, 1, 100, moved.version)
@@ -462,6 +461,33 @@ async def test_no_writer_waits_forever_if_the_writer_dies(tmp_path: Path) -> Non
         assert (await repo.get_game(game.id)).ply == 0  # reads still work
         await repo.close()
         assert repo._closed
+
+
+def test_a_repository_left_open_does_not_keep_the_process_alive(tmp_path: Path) -> None:
+    # A crash on the way out: the event loop ends with the repository still open. The
+    # threads of its connections end all the same, or the process could never exit.
+    script = (
+        "import asyncio, sys\n"
+        "from storage import NewGame, Player, SqliteGameRepository\n"
+        "async def main():\n"
+        "    repo = await SqliteGameRepository.connect(sys.argv[1])\n"
+        "    players = {'black': Player.human(1), 'white': Player.human(2)}\n"
+        "    await repo.create_game(NewGame(guild_id=1, channel_id=1, **players))\n"
+        "    raise SystemExit(3)\n"
+        "asyncio.run(main())\n"
+    )
+    path = tmp_path / "t.sqlite3"
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        cwd=Path(__file__).parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 3, done.stderr
+    assert done.stderr == ""  # no thread died complaining
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT count(*) FROM games").fetchone() == (1,)
 
 
 async def test_a_failing_migration_changes_nothing(

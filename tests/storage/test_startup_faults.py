@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import storage.sqlite as sqlite_module
-from storage.repository import (
+from storage.errors import (
     CorruptDatabaseError,
     DatabaseLockedError,
     DiskFullError,

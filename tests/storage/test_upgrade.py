@@ -32,9 +32,8 @@ import asyncpg
 from engine.types import Color, Game, Point, Rule
 from storage.memory import InMemoryGameRepository
 from storage.postgres import PostgresGameRepository
-from storage.repository import (
+from storage.records import (
     GameRecord,
-    GameRepository,
     GuildSettings,
     NewGame,
     PendingReply,
@@ -43,6 +42,7 @@ from storage.repository import (
     PuzzlePlayer,
     TurnPing,
 )
+from storage.repository import GameRepository
 from storage.sqlite import SqliteGameRepository
 from tests.clock import FakeClock
 from tests.storage.test_differential import (

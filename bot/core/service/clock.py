@@ -16,13 +16,8 @@ from bot.core.service.states import (
     TurnWarning,
 )
 from engine.types import Outcome, Termination
-from storage.repository import (
-    GameNotFoundError,
-    GameRecord,
-    GameStatus,
-    InvalidStatusError,
-    VersionConflictError,
-)
+from storage.errors import GameNotFoundError, InvalidStatusError, VersionConflictError
+from storage.records import GameRecord, GameStatus
 
 log = logging.getLogger(__name__)
 

@@ -20,6 +20,7 @@ Errors::
         ├── NoMoveToUndoError          no move of the user's to take back (.game_id)
         ├── UndoPendingError           an undo request already waits (.game_id)
         ├── NoUndoRequestError         nothing to answer, or the game moved on (.game_id)
+        ├── OwnUndoRequestError        the requester allowing their own undo (.user_id, .game_id)
         ├── NotReplaceableError        the game in the way is not the user's own AI game
         │                              (.user_id, .game_id)
         ├── OutOfTimeError             the move came after the mover's deadline: the game
@@ -45,7 +46,7 @@ from typing import ClassVar
 from bot.core.service.states import GameEnd
 from engine.errors import GomokuError
 from engine.types import Game
-from storage.repository import GameStatus
+from storage.records import GameStatus
 
 
 class GameServiceError(GomokuError):
@@ -119,6 +120,12 @@ class NotAPlayerError(UserRefusedError):
     """The user does not play in this game (or is not the one who must answer)."""
 
     message = "user {user_id} does not play in game {game_id}"
+
+
+class OwnUndoRequestError(UserRefusedError):
+    """The user who asked for the undo pressed Allow: only the opponent may allow it."""
+
+    message = "user {user_id} asked for the undo in game {game_id}: the opponent answers"
 
 
 class NotYourTurnError(UserRefusedError):

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timedelta
 
+from bot.core.games import table_spec
 from bot.core.service.errors import (
     ChallengeExpiredError,
     ChannelNotAllowedError,
@@ -33,19 +34,14 @@ from bot.core.service.shared import (
     rated_opening,
 )
 from bot.core.service.states import ColourChoice, Export, GameEnd, GameState
-from engine.board import MAX_SIZE, MIN_SIZE, Board
+from engine.board import Board
 from engine.errors import UnsupportedBoardError
+from engine.games import game_spec
 from engine.opening_rules import Opening, OpeningRule, Seat
 from engine.records import move_text, to_sgf
 from engine.types import Color, Game, Outcome, Rule, Termination
-from storage.repository import (
-    ChannelBusyError,
-    GameNotFoundError,
-    GameStatus,
-    InvalidStatusError,
-    NewGame,
-    Player,
-)
+from storage.errors import ChannelBusyError, GameNotFoundError, InvalidStatusError
+from storage.records import GameStatus, NewGame, Player
 
 log = logging.getLogger(__name__)
 
@@ -102,13 +98,14 @@ class GameUseCases(ServiceCore):
             raise ChannelNotAllowedError(channel_id, settings.allowed_channel_ids)
         if rule is None:
             rule = settings.default_rule if settings is not None else Rule.FREESTYLE
-            if game is not Game.GOMOKU:
-                rule = Rule.FREESTYLE
+            rules = game_spec(game).rules
+            if rule not in rules:
+                rule = rules[0]
         board = self._validate_board(game, rule, size)
         if colour not in ColourChoice.ALL:
             raise InvalidOptionError("colour", colour, ", ".join(ColourChoice.ALL))
         rated = rated and opponent is not None and is_ratable(game, board)
-        if rated and opening is None and game is Game.GOMOKU:
+        if rated and opening is None and table_spec(game).openings:
             opening = rated_opening(settings, board)
         if rated and opening is None:
             colour = ColourChoice.RANDOM  # no opening rule shares the first move: a coin toss
@@ -231,10 +228,11 @@ class GameUseCases(ServiceCore):
             rule = Rule(rule)
         except ValueError:
             raise InvalidOptionError("rule", rule, ", ".join(r.value for r in Rule)) from None
-        if game is not Game.GOMOKU and rule is not Rule.FREESTYLE:
-            raise InvalidOptionError("rule", rule, Rule.FREESTYLE.value)
-        if game is Game.GOMOKU and size is not None and not MIN_SIZE <= size <= MAX_SIZE:
-            raise InvalidOptionError("size", size, f"{MIN_SIZE}-{MAX_SIZE}")
+        spec = game_spec(game)
+        if rule not in spec.rules:
+            raise InvalidOptionError("rule", rule, ", ".join(r.value for r in spec.rules))
+        if spec.sizes is not None and size is not None and size not in spec.sizes:
+            raise InvalidOptionError("size", size, f"{spec.sizes[0]}-{spec.sizes[-1]}")
         try:
             return Board.for_game(game, size=size, rule=rule)
         except UnsupportedBoardError as error:

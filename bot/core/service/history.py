@@ -10,7 +10,7 @@ from typing import Final
 from bot.core.service.errors import NoSuchGameError
 from bot.core.service.shared import ServiceCore
 from bot.core.service.states import GameState, HistoryPage
-from storage.repository import GameRecord, GameStatus
+from storage.records import GameRecord, GameStatus
 
 PAGE_SIZE: Final = 10  # games per history page
 MAX_PAGE: Final = 99  # a deeper page would read too many rows to skip; the buttons stop here

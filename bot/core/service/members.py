@@ -17,12 +17,7 @@ from bot.core.service.shared import (
 )
 from engine.opening_rules import OpeningRule
 from engine.types import Game, Rule
-from storage.repository import (
-    COIN_TOSS,
-    GuildSettings,
-    PlayerStats,
-    ResultCount,
-)
+from storage.records import COIN_TOSS, GuildSettings, PlayerStats, ResultCount
 
 log = logging.getLogger(__name__)
 

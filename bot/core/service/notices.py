@@ -4,7 +4,7 @@ game's newest turn ping, and the replies an AI move is still to fill in."""
 from __future__ import annotations
 
 from bot.core.service.shared import ServiceCore
-from storage.repository import PendingReply, TurnPing
+from storage.records import PendingReply, TurnPing
 
 
 class NoticeUseCases(ServiceCore):

@@ -32,7 +32,7 @@ from bot.core.puzzles import (
 from bot.core.review import Analyser, Review, ReviewUnavailableError
 from bot.core.service.shared import ServiceCore
 from engine.types import Point
-from storage.repository import PuzzlePlayer
+from storage.records import PuzzlePlayer
 
 log = logging.getLogger(__name__)
 
