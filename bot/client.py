@@ -263,7 +263,10 @@ class GomokuBot(commands.Bot):
             ai = metrics.MeteredRunner(ai)
         self.service = GameService(repository, ai, clock=self.clock, rng=self.rng)
         self.runner = GameRunner(
-            self.service, poll=self.deadline_poll, resume_every=self.resume_every
+            self.service,
+            poll=self.deadline_poll,
+            resume_every=self.resume_every,
+            paused=self.table.faults.paused,
         )
         self.runner.subscribe()  # AI replies at once; the clocks once connected
         self.service.subscribe(self.table.on_event)
@@ -392,6 +395,10 @@ class GomokuBot(commands.Bot):
         await self.wait_until_ready()
         self.runner.start()
         await self.runner.resumed.wait()
+        try:
+            await self.table.faults.redraw_unshown()
+        except Exception:
+            log.exception("redrawing boards behind their games failed")
         try:
             await finish_interrupted_replies(self)
         except Exception:

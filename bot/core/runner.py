@@ -43,6 +43,8 @@ __all__ = ["GameRunner"]
 
 log = logging.getLogger(__name__)
 
+_PAUSED_LOOK = timedelta(seconds=1)  # how soon the clock task looks again while paused
+
 
 class GameRunner:
     """Drives the games of one service: AI replies, clocks, resumption."""
@@ -54,9 +56,14 @@ class GameRunner:
         poll: float = 30.0,
         resume_every: float = 60.0,
         clock: Callable[[], datetime] | None = None,
+        paused: Callable[[], bool] | None = None,
     ) -> None:
         """``poll``: the longest sleep of the clock task, in seconds; ``resume_every``: the
-        seconds between its retries of AI moves; ``clock``: the time (the service's)."""
+        seconds between its retries of AI moves; ``clock``: the time (the service's);
+        ``paused``: whether the clocks stand still now (a front end that cannot reach its
+        players: nobody can move, so no clock may run out; it moves them on afterwards,
+        ``GameService.shift_deadlines``)."""
+        self.paused = paused or (lambda: False)
         self.service = service
         self.poll = poll
         self.resume_every = resume_every
@@ -177,7 +184,11 @@ class GameRunner:
             self._planned = None
             upcoming: datetime | None
             try:
-                _events, upcoming = await self.service.tick_and_plan()
+                if self.paused():
+                    # The clocks stand still: look again in a second, when they may run again.
+                    upcoming = self.clock() + _PAUSED_LOOK
+                else:
+                    _events, upcoming = await self.service.tick_and_plan()
                 if self.clock() >= next_resume:
                     # Only games idle for a whole period, with no search in flight: AI moves
                     # that failed (their callers already told the players) or were never asked

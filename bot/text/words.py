@@ -428,6 +428,22 @@ def thread_started(players: str) -> str:
     return _("{players}: a new game, in the thread below.").format(players=players)
 
 
+def thread_gone(players: str, game_id: int) -> str:
+    """The parent channel's line when a game's thread was deleted or locked under it."""
+    return _(
+        "{players}: game {game_id} ended without a result, as its thread is gone. "
+        "Its moves stay in the game history."
+    ).format(players=players, game_id=game_id)
+
+
+def discord_trouble() -> str:
+    """The private answer when Discord itself failed while answering (an outage)."""
+    return _(
+        "Discord is having trouble right now. Anything it accepted is kept, and the board "
+        "catches up when Discord is back."
+    )
+
+
 def thread_ended(players: str, result: str, thread_mention: str) -> str:
     """The parent channel's line when the game in a thread ends."""
     return _("{players}: {result} ({thread}).").format(

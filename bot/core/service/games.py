@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timedelta
 
 from bot.core.games import table_spec
@@ -483,6 +483,16 @@ class GameUseCases(ServiceCore):
         except GameNotFoundError as error:
             raise NoSuchGameError(game_id) from error
 
+    async def mark_shown(self, shown: Mapping[int, int]) -> None:
+        """Note the version each game's board message now shows (game id -> version)."""
+        await self.repository.mark_shown(shown)
+
+    async def unshown_games(self) -> list[GameState]:
+        """The open games whose board may show less than their newest state."""
+        return [
+            await self._view(record.id, record) for record in await self.repository.unshown_games()
+        ]
+
     async def open_games_of(self, user_id: int) -> list[GameState]:
         """The pending and active games ``user_id`` plays in (to redraw after ``forget_user``
         ends them)."""
@@ -490,6 +500,20 @@ class GameUseCases(ServiceCore):
             await self._view(record.id, record)
             for record in await self.repository.open_games()
             if user_id in (record.black.user_id, record.white.user_id)
+        ]
+
+    async def open_games_at(
+        self, *, channels: Collection[int] = (), guild_id: int | None = None
+    ) -> list[GameState]:
+        """The pending and active games in ``channels`` or in threads off them, and every one
+        in ``guild_id`` (for the Discord layer when a channel, a thread or a server goes)."""
+        wanted = set(channels)
+        return [
+            await self._view(record.id, record)
+            for record in await self.repository.open_games()
+            if record.channel_id in wanted
+            or record.parent_channel_id in wanted
+            or (guild_id is not None and record.guild_id == guild_id)
         ]
 
     async def open_game(self, channel_id: int) -> GameState | None:
