@@ -45,6 +45,7 @@ EXTENSIONS: Final = (
     "bot.cogs.onboarding",
     "bot.cogs.puzzles",
     "bot.cogs.history",
+    "bot.outage",
 )
 
 

@@ -263,10 +263,22 @@ class GomokuBot(commands.Bot):
             ai = metrics.MeteredRunner(ai)
         self.service = GameService(repository, ai, clock=self.clock, rng=self.rng)
         self.runner = GameRunner(
-            self.service, poll=self.deadline_poll, resume_every=self.resume_every
+            self.service,
+            poll=self.deadline_poll,
+            resume_every=self.resume_every,
+            paused=self.table.faults.paused,
         )
         self.runner.subscribe()  # AI replies at once; the clocks once connected
         self.service.subscribe(self.table.on_event)
+        from bot.core.bus import open_bus
+
+        # With PostgreSQL there may be other processes (shards): each tells the others' web
+        # board pages of the moves it stores.
+        bus = open_bus(self.settings.database_url, self.settings.ai_queue_url)
+        if bus is not None:
+            self.service.subscribe(bus.on_event)
+            bus.start()
+            self._stack.push_async_callback(bus.close)
         # The service imports the engine's levels (and so numba) on the first game against the
         # AI: import them now rather than stall the event loop for a third of a second then.
         await asyncio.to_thread(importlib.import_module, "engine.search.levels")
@@ -280,7 +292,7 @@ class GomokuBot(commands.Bot):
             return  # closed while Discord was away: start nothing that close() would miss
         from bot.weblink import start_web
 
-        self.web_board = await start_web(self, self.application_id)
+        self.web_board = await start_web(self, self.application_id, bus)
         if self.web_board is not None:
             self._stack.push_async_callback(self.web_board.close)
         self.spawn(self._run_games())
@@ -383,6 +395,10 @@ class GomokuBot(commands.Bot):
         await self.wait_until_ready()
         self.runner.start()
         await self.runner.resumed.wait()
+        try:
+            await self.table.faults.redraw_unshown()
+        except Exception:
+            log.exception("redrawing boards behind their games failed")
         try:
             await finish_interrupted_replies(self)
         except Exception:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from bot.core.runner import GameRunner
     from bot.core.service import GameService
     from bot.core.service.states import GameState, MoveResult, RatingChange
+    from bot.outage import Faults
     from bot.preferences import Preferences
     from bot.settings import Settings
     from engine.types import Point
@@ -92,6 +93,8 @@ class MovePlay:
 class BoardTable(Protocol):
     """Board messages, deferral, a move and the AI's reply (``bot.table.Table``)."""
 
+    faults: Faults  # games behind while Discord does not answer, homes gone (bot.outage)
+
     async def defer_if_slow(
         self,
         interaction: Interaction,
@@ -109,6 +112,9 @@ class BoardTable(Protocol):
         ratings: Sequence[RatingChange] = (),
         repost: bool = False,
         pinged: int | None = None,
+        strict: bool = False,
+        newer_only: bool = False,
+        ping: bool = True,
     ) -> None: ...
 
     async def answer_with_board(

@@ -25,6 +25,8 @@ from discord import app_commands
 from bot import permissions
 from bot.core.service.errors import NoActiveGameError
 from bot.host import Interaction, host_of
+from bot.outage import discord_down
+from bot.text import words
 from bot.text.i18n import N_, _, number
 from bot.text.refusals import game_in_thread, generic_message, user_message
 
@@ -37,6 +39,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+_UNKNOWN_INTERACTION: Final = 10062  # Discord: the interaction's 3 s (or 15 min) are over
 
 
 T = TypeVar("T")
@@ -180,7 +184,17 @@ def needs_channel_permissions() -> Callable[[T], T]:
 
 async def report(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Tell the user privately what went wrong; log what has no words (a bug)."""
+    if isinstance(error, discord.NotFound) and error.code == _UNKNOWN_INTERACTION:
+        # Answered too late (Discord was slow to take the answer, or the event came late):
+        # there is nothing left to answer through.
+        log.warning("interaction %s expired before it was answered", interaction.id)
+        return
     message = refusal_message(error)
+    if discord_down(error):
+        # Discord failed, not the bot: no traceback, and nothing said that may be untrue (a
+        # move may have been stored before the failure).
+        log.warning("Discord did not answer interaction %s: %r", interaction.id, error)
+        message = words.discord_trouble()
     if isinstance(error, NoActiveGameError):
         message = await _in_a_thread(interaction, error.channel_id) or message
     if message is None:

@@ -91,6 +91,10 @@ class OwnedGames:
         """This process's pending and active games, oldest first."""
         return [g for g in await self._inner.open_games() if self.shards.owns(g.guild_id)]
 
+    async def unshown_games(self) -> list[GameRecord]:
+        """This process's open games whose board may be behind (redrawn at start-up)."""
+        return [g for g in await self._inner.unshown_games() if self.shards.owns(g.guild_id)]
+
     async def games_due(self, now: datetime) -> list[GameRecord]:
         """This process's games whose deadline has come."""
         return [g for g in await self._inner.games_due(now) if self.shards.owns(g.guild_id)]

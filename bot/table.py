@@ -14,7 +14,8 @@ move is stored; ``play_ai`` waits for that reply and draws it with the interacti
 
 The table subscribes to the service's events (``on_event``) and draws what no interaction of
 this process answers: the AI's moves (resumed, retried, or answering a move made on the web
-board), games the clocks ended, turn warnings, moves made on the web board. A handler that
+board), games the clocks ended, turn warnings, moves and takebacks made on the web board, and
+undo requests asked there (posted with the buttons that answer them). A handler that
 draws the AI's reply itself holds ``answering`` on its channel and game meanwhile.
 """
 
@@ -30,9 +31,9 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import discord
 
-from bot import threads
+from bot import outage, threads
 from bot.core.service.errors import OutOfTimeError
-from bot.core.service.events import Event, GameEnded, Moved, TurnWarning
+from bot.core.service.events import Event, GameEnded, Moved, TakenBack, TurnWarning, UndoAsked
 from bot.core.service.inputs import Drop, GameRef, Place
 from bot.core.service.states import GameState, MoveResult, RatingChange
 from bot.host import VIA, GameHost, MovePlay, MoveSource
@@ -41,7 +42,7 @@ from bot.text import i18n, render, words
 from bot.text.opening_words import choice_summary
 from bot.text.render_png import render_png_async
 from bot.turns import TurnPings, remember_reply
-from bot.views import edit_answered, for_send, game_buttons
+from bot.views import edit_answered, for_send, game_buttons, undo_view
 from bot.weblink import with_board_link
 from storage.records import GameStatus
 
@@ -62,6 +63,7 @@ log = logging.getLogger(__name__)
 
 REPOST_AGE: Final = timedelta(hours=1)  # edits of older messages hit a stricter rate limit
 _OLD_MESSAGE_EDIT: Final = 30046  # Discord: too many edits to messages older than an hour
+_EXPIRED_TOKEN: Final = 401  # Discord: an interaction's webhook after its token's 15 minutes
 # Discord wants a first answer within 3 s of the event; this leaves room for the gateway's
 # delivery and for a loaded event loop.
 ACK_AFTER: Final = 1.5
@@ -93,10 +95,14 @@ class Table:
         self.ack_after = ack_after  # a write slower than this is answered by a deferral first
         self.ai_reply_wait = ai_reply_wait  # an AI slower than this: the /place is deferred
         self.turn_pings = TurnPings()
+        self.faults = outage.Faults(host)
         self._show_locks: dict[int, asyncio.Lock] = {}
         self._shown: dict[int, int] = {}  # game id -> the newest version drawn
         # game id -> its board message, known here before the state from the store says so
         self._board_ids: dict[int, int] = {}
+        # game id -> the newest version drawn, not yet noted in storage (``_note_shown``)
+        self._to_note: dict[int, int] = {}
+        self._noting: asyncio.Task[None] | None = None
         # Channels and games whose handler draws the AI's reply itself (``answering``), and
         # the AI's moves left undrawn meanwhile, to draw if the handler did not.
         self._answering_channels: dict[int, int] = {}
@@ -124,6 +130,14 @@ class Table:
             from_elsewhere = event.via not in (None, VIA)
             if not (from_elsewhere or (event.by_clock and event.via is None)):
                 return
+        elif isinstance(event, UndoAsked):
+            if event.via not in (None, VIA):  # /gomoku undo asks the opponent itself
+                self.host.spawn(self._ask_undo(event))
+            return
+        elif isinstance(event, TakenBack):
+            if event.via not in (None, VIA):  # a Discord handler redraws the board itself
+                self.host.spawn(self._draw(game, ()))
+            return
         else:
             return
         self.host.spawn(self._draw(game, event.ratings))
@@ -177,8 +191,26 @@ class Table:
                     users=[discord.Object(event.user_id)], everyone=False, roles=False
                 ),
             )
+        except (discord.HTTPException, *outage.NO_ANSWER) as error:
+            if outage.discord_down(error):
+                self.faults.failed(event.game.game_id, error)  # the clocks stand still
+            log.warning("could not warn about game %s: %r", event.game.game_id, error)
+
+    async def _ask_undo(self, event: UndoAsked) -> None:
+        """Ask the opponent in the channel, with the buttons ``/gomoku undo`` gives."""
+        game = event.game
+        try:
+            # The request is for the opponent: in the server's language, like the board.
+            with i18n.using(await self.host.preferences.server_language(game.guild_id)):
+                content = words.undo_request(event.responder, event.requester)
+                view = undo_view(game.game_id)
+            channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
+            mentions = discord.AllowedMentions(
+                users=[discord.Object(event.responder)], everyone=False, roles=False
+            )
+            await channel.send(content, view=view, allowed_mentions=mentions)
         except discord.HTTPException:
-            log.exception("could not warn about game %s", event.game.game_id)
+            log.exception("could not ask for the undo in game %s", game.game_id)
 
     # ------------------------------------------------------------------ drawing
 
@@ -263,7 +295,9 @@ class Table:
         ratings: Sequence[RatingChange] = (),
         repost: bool = False,
         pinged: int | None = None,
+        strict: bool = False,
         newer_only: bool = False,
+        ping: bool = True,
     ) -> None:
         """Draw ``game`` on its board message: edit it, or post it anew (see module doc).
 
@@ -271,19 +305,50 @@ class Table:
         response is that message), the edit goes through the interaction token. ``pinged``:
         the message that already told the player to move (``bot.turns``). ``newer_only``:
         not when this version is on screen already (the events' drawing).
+
+        Discord's faults do not reach the caller (the game is stored already): a board that
+        Discord did not answer for is redrawn once it does, a game whose channel or thread
+        is gone ends, one where the bot lost a permission waits (``bot.outage``). ``strict``
+        (the redraw after an outage): a Discord that still does not answer raises. ``ping``:
+        False leaves the turn's ping alone (the board's redraw at start-up).
         """
         words.use_command_ids(self.host.preferences.command_ids)  # also outside interactions
-        with i18n.using(
-            await self.host.preferences.server_language(game.guild_id)
-        ):  # the board is public
-            await self._show_game(
-                game,
-                interaction=interaction,
-                ratings=ratings,
-                repost=repost,
-                pinged=pinged,
-                newer_only=newer_only,
+        try:
+            with i18n.using(
+                await self.host.preferences.server_language(game.guild_id)
+            ):  # the board is public
+                await self._show_game(
+                    game,
+                    interaction=interaction,
+                    ratings=ratings,
+                    repost=repost,
+                    pinged=pinged,
+                    newer_only=newer_only,
+                    ping=ping,
+                )
+        except (discord.HTTPException, *outage.NO_ANSWER) as error:
+            if strict and outage.discord_down(error):
+                raise
+            if pinged is not None:
+                # The player was told already (a /place's answer): that stays the turn's ping.
+                self.turn_pings.announce(self.host, game, sent=pinged)
+            await self._fault(game, error)
+
+    async def _fault(self, game: GameState, error: BaseException) -> None:
+        """Discord failed to draw ``game``: see ``show_game``."""
+        if outage.discord_down(error):
+            self.faults.failed(game.game_id, error)
+        elif outage.home_gone(error):
+            await self.faults.home_lost(game, error)
+        elif isinstance(error, discord.Forbidden):
+            log.warning(
+                "game %s waits: the bot may not draw it in channel %s (%s)",
+                game.game_id,
+                game.channel_id,
+                error.code,
             )
+        else:
+            raise error
 
     async def _show_game(
         self,
@@ -294,6 +359,7 @@ class Table:
         repost: bool,
         pinged: int | None = None,
         newer_only: bool = False,
+        ping: bool = True,
     ) -> None:
         lock = self._show_locks.setdefault(game.game_id, asyncio.Lock())
         async with lock:
@@ -309,15 +375,32 @@ class Table:
                 edited = await self._try_edit(game, target, message_args, interaction)
             if not edited:
                 await self._post_board(game, message_args, old=message_id)
+            self._note_shown(game)
         if game.is_over and game.record.parent_channel_id is not None:
             await threads.close_thread(self.host, game)
-        # In its own task: nothing here waits for it.
-        self.turn_pings.announce(self.host, game, sent=pinged)
+        if ping:  # in its own task: nothing here waits for it
+            self.turn_pings.announce(self.host, game, sent=pinged)
         if game.is_over:
             # Nothing will redraw a finished game except /gomoku board: forget its state.
             self._show_locks.pop(game.game_id, None)
             self._shown.pop(game.game_id, None)
             self._board_ids.pop(game.game_id, None)
+
+    def _note_shown(self, game: GameState) -> None:
+        """Note in storage, in the background and many games at once, that ``game``'s board
+        shows it: a start-up redraws the open games whose board is not noted as showing
+        their newest version (``bot.outage.Faults.redraw_unshown``)."""
+        self._to_note[game.game_id] = max(game.version, self._to_note.get(game.game_id, -1))
+        if self._noting is None or self._noting.done():
+            self._noting = self.host.spawn(self._write_shown())
+
+    async def _write_shown(self) -> None:
+        while self._to_note:
+            noted, self._to_note = self._to_note, {}
+            try:
+                await self.host.service.mark_shown(noted)
+            except Exception as error:  # the boards are drawn; a start-up only redraws more
+                log.warning("could not note %s boards as shown: %r", len(noted), error)
 
     async def answer_with_board(
         self,
@@ -376,6 +459,7 @@ class Table:
             old = self._board_ids.get(game.game_id, game.record.message_id)
             self._board_ids[game.game_id] = message_id
             self._shown[game.game_id] = max(game.version, self._shown.get(game.game_id, -1))
+            self._note_shown(game)
             await self.host.service.set_message(
                 game.game_id, channel_id=game.channel_id, message_id=message_id
             )
@@ -399,9 +483,16 @@ class Table:
             else:
                 channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
                 await channel.get_partial_message(message_id).edit(**message_args)
-        except discord.NotFound:
+        except discord.NotFound as error:
+            if outage.home_gone(error):
+                raise  # the channel itself is gone, not only the message
             return False  # deleted by someone
         except discord.HTTPException as error:
+            if error.code == outage.ARCHIVED and await outage.unarchive(self.host, game.channel_id):
+                # Discord archived the game's quiet thread: reopened, the edit is tried once more.
+                channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
+                await channel.get_partial_message(message_id).edit(**message_args)
+                return True
             if error.code != _OLD_MESSAGE_EDIT:
                 raise
             return False
@@ -490,7 +581,16 @@ class Table:
             # No AI to wait for: answer straight away (one request instead of a deferral and
             # an edit), then show the move on the board. Between people the answer is public
             # and pings the player to move: it is the turn's ping (bot.turns).
-            pinged = await self._answer_move(interaction, result)
+            try:
+                pinged = await self._answer_move(interaction, result)
+            except (discord.HTTPException, *outage.NO_ANSWER) as error:
+                # The move is stored: its board shows it even though its answer failed (once
+                # Discord answers again, if it did not answer).
+                if outage.discord_down(error):
+                    self.faults.failed(result.game.game_id, error)
+                else:
+                    await self.show_game(result.game, ratings=result.ratings)
+                raise
             await self.show_game(
                 result.game, interaction=interaction, ratings=result.ratings, pinged=pinged
             )
@@ -531,7 +631,7 @@ class Table:
                 # A fast AI must not fill in a reply not yet deferred; shielded, so that a
                 # shutdown here still leaves the reply noted for the next start.
                 await asyncio.shield(pending[0])
-                await interaction.edit_original_response(content=_move_summary(result, reply))
+                await self._fill_in(interaction, reply.game, _move_summary(result, reply))
             elif is_command:
                 await interaction.response.send_message(
                     _move_summary(result, reply), ephemeral=True
@@ -557,6 +657,34 @@ class Table:
             if saved is not None and not shutting_down:
                 await self.host.service.drop_pending_reply(saved.token)
         return reply
+
+    async def _fill_in(
+        self, interaction: discord.Interaction[Any], game: GameState, text: str
+    ) -> None:
+        """Fill in ``interaction``'s deferred reply with ``text``; where its token has expired
+        (15 minutes) or its reply is gone, say it in the game's channel instead, to the
+        player by mention."""
+        try:
+            await interaction.edit_original_response(content=text)
+            return
+        except discord.HTTPException as error:
+            if error.status not in (_EXPIRED_TOKEN, 403, 404):
+                raise
+            expired = error
+        log.warning(
+            "reply to interaction %s is gone (%s %s); answering in the channel",
+            interaction.id,
+            expired.status,
+            expired.code,
+        )
+        user = interaction.user.id
+        channel = self.host.get_partial_messageable(game.channel_id, guild_id=game.guild_id)
+        await channel.send(
+            f"<@{user}> {text}",
+            allowed_mentions=discord.AllowedMentions(
+                everyone=False, roles=False, users=[discord.Object(user)]
+            ),
+        )
 
     async def _defer_reply(
         self, interaction: discord.Interaction[Any], game_id: int, *, remember: bool

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
 from bot.core.ai import AIError
+from bot.core.games import game_named
 from bot.core.positions import forbidden_points
 from bot.core.runner import GameRunner
 from bot.core.service import GameService
@@ -35,6 +36,7 @@ from bot.text.i18n import N_, _, from_system, ngettext, set_current, using
 from bot.text.refusals import generic_message, user_message
 from bot.text.render import compact_board, game_name, window
 from engine.errors import GomokuError, InvalidPointError
+from engine.games import game_spec
 from engine.types import Color, Game, Level, Point, Rule, Termination
 from storage.errors import StorageError
 from storage.records import Player
@@ -94,16 +96,6 @@ class OptionError(ValueError):
         self.word = word
 
 
-_GAME_WORDS: Final = {
-    "gomoku": Game.GOMOKU,
-    "tictactoe": Game.TICTACTOE,
-    "tic-tac-toe": Game.TICTACTOE,
-    "ttt": Game.TICTACTOE,
-    "connect4": Game.CONNECT4,
-    "connectfour": Game.CONNECT4,
-    "c4": Game.CONNECT4,
-    "gravity3": Game.GRAVITY3,
-}
 _FRIEND_WORDS: Final = frozenset({"friend", "human", "2p", "pvp", "two"})
 # ASCII digits, a few of them: str.isdigit() also accepts "²" and "٣", which int() refuses or
 # reads, and int() refuses more than 4,300 digits.
@@ -124,8 +116,8 @@ def parse_new(words: list[str]) -> NewGameOptions:
     colour = Color.BLACK
     for raw in words:
         word = raw.lower()
-        if word in _GAME_WORDS:
-            game = _GAME_WORDS[word]
+        if (named := game_named(word)) is not None:
+            game = named
         elif _NUMBER.fullmatch(word):
             size = int(word)
         elif square := _SQUARE.fullmatch(word):
@@ -322,7 +314,7 @@ class Terminal:
     def status(self, view: GameState) -> str:
         """Who plays, whose turn, or how it ended."""
         board = view.board
-        if view.game is Game.GOMOKU:
+        if game_spec(view.game).sizes is not None:  # the player chose the size and the rule
             from bot.text.words import rule_name
 
             title = _("Gomoku {width}x{height} {rule}").format(

@@ -17,6 +17,7 @@ import logging
 import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Final
 
 import discord
 
@@ -27,6 +28,7 @@ from bot.names import display_name
 from bot.text import i18n, render, words
 
 __all__ = [
+    "ARCHIVE_AFTER",
     "Announcement",
     "announcement",
     "close_thread",
@@ -36,6 +38,11 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+# Minutes without a message before Discord archives a thread: the longest it allows, as a game
+# between people may wait days for a move (an archived one is reopened before the bot edits in
+# it: ``bot.outage``).
+ARCHIVE_AFTER: Final = 10080
 
 # A lock per channel while a start there opens its thread (gone once nobody holds or awaits it).
 _opening: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -112,7 +119,9 @@ async def host_in_thread(
     if message_id is None:
         raise RuntimeError("Discord returned no message id for the start line")
     try:
-        thread = await channel.get_partial_message(message_id).create_thread(name=name)
+        thread = await channel.get_partial_message(message_id).create_thread(
+            name=name, auto_archive_duration=ARCHIVE_AFTER
+        )
     except discord.HTTPException:
         # The permissions were there a moment ago; whatever refused the thread, the game is
         # made and the players wait: host it in the channel after all.

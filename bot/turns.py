@@ -27,13 +27,13 @@ process that stopped in between can still fill it in on start-up, within the tok
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 import discord
 
+from bot import outage
 from bot.host import GameHost
 from bot.text import i18n, render, words
 from storage.records import GameStatus, PendingReply, TurnPing
@@ -193,8 +193,10 @@ class TurnPings:
                         everyone=False, roles=False, users=[discord.Object(user_id)]
                     ),
                 )
-            except discord.HTTPException:
+            except (discord.HTTPException, *outage.NO_ANSWER) as error:
                 log.warning("could not ping the player to move in game %s", view.game_id)
+                if outage.discord_down(error):
+                    bot.table.faults.failed(view.game_id, error)  # sent once Discord answers
                 if previous is not None:
                     await service.drop_turn_ping(view.game_id)
             else:
@@ -209,8 +211,12 @@ class TurnPings:
 
 async def _delete(bot: GameHost, view: GameState, channel_id: int, message_id: int) -> None:
     channel = bot.get_partial_messageable(channel_id, guild_id=view.guild_id)
-    with contextlib.suppress(discord.HTTPException):
+    try:
         await channel.get_partial_message(message_id).delete()
+    except (discord.HTTPException, *outage.NO_ANSWER) as error:
+        if outage.discord_down(error):
+            bot.table.faults.delete_later(channel_id, message_id, error)
+        # Otherwise gone already, or not the bot's to delete any more.
 
 
 async def remember_reply(

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Final, Self
 import discord
 from discord import app_commands
 
+from bot.core.games import Buttons, table_spec
 from bot.core.positions import forbidden_points
 from bot.core.service.errors import UnknownButtonError
 from bot.core.service.inputs import AnswerUndo, Choose, GameRef, Resign
@@ -49,7 +50,7 @@ from bot.text import panel, render, words
 from bot.text.opening_words import choice_label
 from bot.text.render_png import render_png_async
 from engine.opening_rules import SOOSORV_MOST, Choice, Phase
-from engine.types import Color, Game, Point, column_letter
+from engine.types import Color, Point, column_letter
 from storage.records import GameStatus
 
 __all__ = [
@@ -575,9 +576,8 @@ def undo_view(game_id: int) -> discord.ui.View:
 
 
 def game_buttons(view: GameState) -> discord.ui.View | None:
-    """The buttons under a board: challenge answers, the tic-tac-toe grid or column buttons.
-
-    Gomoku boards get none (a 15x15 board is text or an image; moves are typed with /place).
+    """The buttons under a board: challenge answers, then what the game's table spec asks
+    for: a grid of cells, a button per column, or a Move button opening the tap panel.
     A finished game's grid stays visible but disabled, so the final position reads at a glance.
     """
     if view.status is GameStatus.PENDING:
@@ -590,7 +590,8 @@ def game_buttons(view: GameState) -> discord.ui.View | None:
     if view.status is GameStatus.FINISHED and view.humans:
         against_ai = view.black.is_ai or view.white.is_ai
         rematch.append(RematchButton(view.game_id, against_ai=against_ai))
-    if view.game is Game.TICTACTOE:
+    buttons = table_spec(view.game).buttons
+    if buttons is Buttons.GRID:
         items: list[discord.ui.Item[Any]] = []
         for y in reversed(range(board.height)):
             for x in range(board.width):
@@ -600,7 +601,7 @@ def game_buttons(view: GameState) -> discord.ui.View | None:
                 button.item.disabled = button.item.disabled or over
                 items.append(button)
         return _view(items + rematch, per_row=board.width)
-    if view.game.has_gravity:
+    if buttons is Buttons.COLUMNS:
         if over:
             return _view(rematch) if rematch else None
         columns: list[discord.ui.Item[Any]] = [

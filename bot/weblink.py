@@ -1,13 +1,14 @@
-"""The web board from Discord's side: its buttons, and the hooks that redraw after web moves.
+"""The web board from Discord's side: its buttons, and the hooks the server asks of Discord.
 
 ``OpenBoardButton`` (``gomoku:<game>:web``) sits under every active or finished board when the
 web board is configured; pressing it answers privately with a link carrying a pass: a play
 pass for the game's players, a watch pass for anyone else who sees the channel.
 ``ActivityButton`` (``gomoku:<game>:activity``) opens the same board inside Discord as an
 Activity (``InteractionResponse.launch_activity``), where the app has Activities enabled.
-``start_web`` starts the server with ``DiscordHooks`` (the players' names from Discord). A
-move made on the page reaches the Discord board as an event, which the table draws
-(``bot.table.Table.on_event``); the core runner lets the AI answer.
+``start_web`` starts the server with ``DiscordHooks``: the players' names from Discord, and
+the board of a game started from the page. Whatever else the page does (moves, opening
+choices, resignations, takebacks, undo requests) reaches Discord as the service's events,
+which the table draws (``bot.table.Table.on_event``); the core runner lets the AI answer.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from bot.web.server import OAuthApp, WebBoard
 from bot.web.tokens import DEFAULT_TTL, Role, Signer
 
 if TYPE_CHECKING:
+    from bot.core.bus import GameBus
     from bot.core.service.states import GameState
 
 __all__ = ["ActivityButton", "DiscordHooks", "OpenBoardButton", "start_web", "with_board_link"]
@@ -103,10 +105,15 @@ def with_board_link(buttons: discord.ui.View | None, game: GameState) -> discord
 
 
 class DiscordHooks:
-    """What the web board asks of Discord: the players' names."""
+    """What the web board asks of Discord: the players' names, a new game's board."""
 
     def __init__(self, host: GameHost) -> None:
         self.host = host
+
+    def started(self, game: GameState) -> None:
+        """Post the new game's board (a challenge, or a game against the AI); the core
+        runner lets the AI open when it plays first, and the table draws its move."""
+        self.host.spawn(self.host.table.show_game(game))
 
     async def display_names(self, user_ids: list[int]) -> dict[int, str]:
         """Display names from Discord (the web board keeps them once found)."""
@@ -128,8 +135,11 @@ def board_signer(host: GameHost) -> Signer | None:
     return Signer.from_secrets(settings.web_secret, settings.discord_token)
 
 
-async def start_web(host: GameHost, application_id: int | None) -> WebBoard | None:
-    """Start the web board when ``GOMOKU_WEB_PORT`` and ``GOMOKU_WEB_URL`` are set."""
+async def start_web(
+    host: GameHost, application_id: int | None, bus: GameBus | None = None
+) -> WebBoard | None:
+    """Start the web board when ``GOMOKU_WEB_PORT`` and ``GOMOKU_WEB_URL`` are set; with
+    ``bus``, its pages also show the moves other processes store."""
     settings = host.settings
     signer = board_signer(host)
     if settings.web_port is None or signer is None:
@@ -142,7 +152,7 @@ async def start_web(host: GameHost, application_id: int | None) -> WebBoard | No
             settings.discord_token or "",
             discord.http.Route.BASE,
         )
-    board = WebBoard(host.service, signer, hooks=DiscordHooks(host), oauth=oauth)
+    board = WebBoard(host.service, signer, hooks=DiscordHooks(host), oauth=oauth, bus=bus)
     await board.start(settings.web_port)
     host.add_dynamic_items(OpenBoardButton, ActivityButton)
     return board

@@ -27,6 +27,7 @@ from engine.errors import (
     OffBoardError,
     UnsupportedBoardError,
 )
+from engine.games import MAX_SIZE, MIN_SIZE, game_spec
 from engine.notation import format_moves, parse_moves
 from engine.types import Color, Game, Move, Outcome, Point, Rule, Termination
 
@@ -34,16 +35,6 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 __all__ = ["MAX_SIZE", "MIN_SIZE", "Board", "symmetric_point"]
-
-MIN_SIZE = 5  # smallest Gomoku board offered
-MAX_SIZE = 20  # Gomocup's freestyle board
-
-# (width, height, k, gravity) of each game; Gomoku's size is chosen by the player.
-_SMALL_GAMES = {
-    Game.TICTACTOE: (3, 3, 3, False),
-    Game.CONNECT4: (7, 6, 4, True),
-    Game.GRAVITY3: (4, 4, 3, True),
-}
 
 _STONE = {Color.BLACK: rules.BLACK, Color.WHITE: rules.WHITE}
 _COLOR = {rules.BLACK: Color.BLACK, rules.WHITE: Color.WHITE}
@@ -107,20 +98,18 @@ class Board:
     def __init__(
         self, size: int = 15, rule: Rule = Rule.FREESTYLE, *, game: Game = Game.GOMOKU
     ) -> None:
-        """An empty board. ``size`` applies to Gomoku only.
+        """An empty board. ``size`` applies to a game whose spec lets the player choose it
+        (Gomoku); ``rule`` falls back to the game's own when the game has no such rule.
 
         Raises:
-            UnsupportedBoardError: for a Gomoku size outside 5..20.
+            UnsupportedBoardError: for a size the game does not take, or an unknown game.
         """
-        game = Game(game)
-        if game is Game.GOMOKU:
-            if not MIN_SIZE <= size <= MAX_SIZE:
-                raise UnsupportedBoardError(f"size {size} (Gomoku takes {MIN_SIZE}..{MAX_SIZE})")
-            width = height = size
-            win_length, gravity = 5, False
-        else:
-            width, height, win_length, gravity = _SMALL_GAMES[game]
-            rule = Rule.FREESTYLE
+        spec = game_spec(game)
+        game = spec.game
+        width, height = spec.board_size(size if spec.sizes is not None else None)
+        win_length, gravity = spec.win_length, spec.gravity
+        if rule not in spec.rules:
+            rule = spec.rules[0]
         self._game = game
         self._width = width
         self._height = height
@@ -147,15 +136,9 @@ class Board:
         Raises:
             UnsupportedBoardError: for an unknown game or a size the game does not take.
         """
-        try:
-            kind = Game(game)
-        except ValueError:
-            raise UnsupportedBoardError(f"game {game!r}") from None
-        if kind is Game.GOMOKU:
-            return cls(15 if size is None else size, rule)
-        if size is not None and size != _SMALL_GAMES[kind][0]:
-            raise UnsupportedBoardError(f"{kind.value} is played on one size only")
-        return cls(game=kind)
+        spec = game_spec(game)
+        spec.board_size(size)
+        return cls(spec.default_size if size is None else size, rule, game=spec.game)
 
     @classmethod
     def from_moves(

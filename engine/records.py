@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from engine.board import Board
 from engine.errors import IllegalMoveError, InvalidRecordError, UnsupportedBoardError
+from engine.games import game_specs
 from engine.types import Color, Game, Outcome, Point, Rule, Termination
 
 __all__ = [
@@ -222,9 +223,9 @@ def _sgf_rule(value: str | None) -> tuple[Game, Rule]:
             return Game.GOMOKU, Rule.from_gomocup(int(text))
         except ValueError:
             raise InvalidRecordError(value, f"unknown Gomocup rule {text}") from None
-    for game in (Game.TICTACTOE, Game.CONNECT4, Game.GRAVITY3):
-        if text == game.value:
-            return game, Rule.FREESTYLE
+    for spec in game_specs():
+        if spec.game is not Game.GOMOKU and text == spec.game.value:
+            return spec.game, spec.rules[0]
     try:
         return Game.GOMOKU, Rule(text)
     except ValueError:

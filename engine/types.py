@@ -18,6 +18,7 @@ __all__ = [
     "Point",
     "Rule",
     "Termination",
+    "add_game",
     "column_letter",
 ]
 
@@ -76,17 +77,34 @@ class Rule(enum.StrEnum):
 
 
 class Game(enum.StrEnum):
-    """The games the bot hosts; all are m,n,k games, some with gravity (DESIGN section 1)."""
+    """The games the bot hosts; all are m,n,k games, some with gravity (DESIGN section 1).
+    ``engine.games`` holds each one's spec; ``engine.games.new_game`` names one more."""
 
     GOMOKU = "gomoku"  # 15x15 by default (5 to 20), five in a row
     TICTACTOE = "tictactoe"  # 3x3, three in a row
     CONNECT4 = "connect4"  # 7 wide x 6 high, gravity, four in a row
     GRAVITY3 = "gravity3"  # 4x4, gravity, three in a row
 
-    @property
-    def has_gravity(self) -> bool:
-        """Whether a move names a column and the stone drops."""
-        return self in (Game.CONNECT4, Game.GRAVITY3)
+    @classmethod
+    def _missing_(cls, value: object) -> Game | None:
+        # A game named by engine.games.new_game: ``Game(name)`` finds it like a member.
+        return _ADDED.get(value) if isinstance(value, str) else None
+
+
+_ADDED: dict[str, Game] = {}
+
+
+def add_game(name: str) -> Game:
+    """A ``Game`` value for ``name`` beyond the members (``Game(name)`` returns it after)."""
+    try:
+        return Game(name)
+    except ValueError:
+        pass
+    member = str.__new__(Game, name)
+    member._name_ = name.upper()
+    member._value_ = name
+    _ADDED[name] = member
+    return member
 
 
 class Level(enum.StrEnum):

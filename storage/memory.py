@@ -9,7 +9,7 @@ atomic, which is exactly the guarantee the database transactions give.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -81,6 +81,7 @@ class InMemoryGameRepository:
         """An empty store."""
         self._clock = clock
         self._games: dict[int, GameRecord] = {}
+        self._shown: dict[int, int] = {}  # game id -> the version its board shows
         self._moves: dict[int, list[MoveRecord]] = {}
         self._stats: dict[tuple[int | None, Game, Rule, int], PlayerStats] = {}
         self._settings: dict[int, GuildSettings] = {}
@@ -352,6 +353,14 @@ class InMemoryGameRepository:
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
         game = self._get(game_id)
         self._store(game, message_channel_id=channel_id, message_id=message_id)
+
+    async def mark_shown(self, shown: Mapping[int, int]) -> None:
+        for game_id, version in shown.items():
+            if game_id in self._games and version > self._shown.get(game_id, -1):
+                self._shown[game_id] = version
+
+    async def unshown_games(self) -> list[GameRecord]:
+        return [g for g in await self.open_games() if self._shown.get(g.id, -1) < g.version]
 
     async def move_history(self, game_id: int) -> list[MoveRecord]:
         self._get(game_id)

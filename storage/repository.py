@@ -10,7 +10,7 @@ durable ones; their SQL is written once, in ``storage.sql``) and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -197,6 +197,15 @@ class GameRepository(Protocol):
 
     async def set_message(self, game_id: int, *, channel_id: int, message_id: int) -> None:
         """Remember the message that shows the game (does not bump the version)."""
+
+    async def mark_shown(self, shown: Mapping[int, int]) -> None:
+        """Note that each game's board message shows its version ``shown[game_id]`` (an older
+        version than one noted already is ignored, an unknown game skipped; does not bump the
+        version)."""
+
+    async def unshown_games(self) -> list[GameRecord]:
+        """Pending and active games whose board may show less than their newest version (none
+        noted, or an older one), oldest first: start-up redraws them."""
 
     async def move_history(self, game_id: int) -> list[MoveRecord]:
         """Every move row ever written for the game, taken back or not, in write order."""

@@ -28,7 +28,15 @@ from __future__ import annotations
 import enum
 import importlib.resources
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
@@ -416,6 +424,15 @@ RETURNING {GAME_COLUMNS}
 SQL_SET_MESSAGE = (
     "UPDATE games SET message_channel_id = $1, message_id = $2 WHERE id = $3 RETURNING id"
 )
+SQL_MARK_SHOWN = """
+UPDATE games SET shown_version = $2
+WHERE id = $1 AND (shown_version IS NULL OR shown_version < $2)
+"""
+SQL_UNSHOWN_GAMES = f"""
+SELECT {GAME_COLUMNS} FROM games
+WHERE status IN ('pending', 'active') AND (shown_version IS NULL OR shown_version < version)
+ORDER BY id
+"""
 SQL_MOVE_GAME = """
 UPDATE games SET channel_id = $2, parent_channel_id = $3
 WHERE id = $1 AND status IN ('pending', 'active')
@@ -1055,6 +1072,16 @@ class SqlGameRepository:
                 raise GameNotFoundError(game_id)
 
         await self._write(work, atomic=True)
+
+    async def mark_shown(self, shown: Mapping[int, int]) -> None:
+        async def work(db: Executor) -> None:
+            await db.executemany(SQL_MARK_SHOWN, sorted(shown.items()))
+
+        if shown:
+            await self._write(work, unhurried=True)
+
+    async def unshown_games(self) -> list[GameRecord]:
+        return await self._fetch_all(_game, SQL_UNSHOWN_GAMES)
 
     async def move_history(self, game_id: int) -> list[MoveRecord]:
         async def work(db: Executor) -> list[MoveRecord]:

@@ -30,7 +30,8 @@ from bot.names import display_name
 from bot.table import card_embed
 from bot.text import animation, render, words
 from bot.views import GameItem
-from engine.types import Game, Termination
+from engine.games import game_spec
+from engine.types import Termination
 from storage.records import GameRecord, Player
 
 __all__ = [
@@ -64,7 +65,7 @@ def _history_line(record: GameRecord, user_id: int) -> str:
     draw = outcome is not None and outcome.termination is Termination.DRAW
     result = words.result_word(won=won, draw=draw)
     kind = render.game_name(record.game)
-    if record.game is Game.GOMOKU:
+    if len(game_spec(record.game).rules) > 1:  # the rule is part of what was played
         kind += f" {words.rule_name(record.rule)}"
     when = discord.utils.format_dt(record.finished_at or record.updated_at, "d")
     return f"`{record.id}` {when} {kind} · {view_names} · **{result}**"

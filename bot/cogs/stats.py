@@ -19,6 +19,7 @@ from bot.cogs.puzzles import puzzle_leaderboard_embed
 from bot.core.service.errors import InvalidOptionError
 from bot.host import Interaction, host_of
 from bot.text import render, words
+from engine.games import game_spec, game_specs
 from engine.types import Game, Rule
 from storage.records import PlayerStats, ResultCount
 
@@ -30,7 +31,8 @@ MIN_LEADERBOARD_GAMES: Final = 3  # rated games a player needs to appear on a le
 
 def _kind(game: Game, rule: Rule) -> str:
     name = render.game_name(game)
-    return f"{name} · {words.rule_name(rule)}" if game is Game.GOMOKU else name
+    rated_apart = len(game_spec(game).rules) > 1  # each rule has its own ratings
+    return f"{name} · {words.rule_name(rule)}" if rated_apart else name
 
 
 def stats_embed(
@@ -94,9 +96,13 @@ class StatsCommands(commands.Cog):
         results = await service.results(target.id, guild_id=guild_id)
         ratings = [
             stats
-            for game in Game
-            for rule in (Rule if game is Game.GOMOKU else [Rule.FREESTYLE])
-            if (stats := await service.stats(target.id, game=game, rule=rule, guild_id=guild_id))
+            for spec in game_specs()
+            for rule in spec.rules
+            if (
+                stats := await service.stats(
+                    target.id, game=spec.game, rule=rule, guild_id=guild_id
+                )
+            )
         ]
         await interaction.response.send_message(
             embed=stats_embed(target.id, results, ratings),
@@ -128,8 +134,9 @@ class StatsCommands(commands.Cog):
             chosen = Rule(rule) if rule is not None else None
         except ValueError:
             raise InvalidOptionError("game", game) from None
-        if kind is not Game.GOMOKU:
-            chosen = Rule.FREESTYLE
+        rules = game_spec(kind).rules
+        if len(rules) == 1:
+            chosen = rules[0]
         elif chosen is None:
             guild_id = interaction.guild_id
             settings = await service.settings(guild_id) if guild_id is not None else None

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Final, Protocol, Self
 
 from bot.core.workers import PoolClosedError, TaskError, WorkerLostError, WorkerPool
 from engine.board import Board
+from engine.games import game_spec
 from engine.search.levels import PRESETS
 from engine.types import Game, Level, Point, Rule
 
@@ -95,7 +96,7 @@ class AIRequest:
         """The request for the side to move in ``board``."""
         return cls(
             game=Game(board.game),
-            size=board.size if Game(board.game) is Game.GOMOKU else None,
+            size=board.size if game_spec(board.game).sizes is not None else None,
             rule=board.rule,
             moves=tuple((m.point.x, m.point.y) for m in board.moves),
             level=level,

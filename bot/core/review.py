@@ -26,8 +26,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol, runtime_checkable
 
+from bot.core.games import table_spec
 from engine.board import Board
-from engine.types import Color, Game, Point
+from engine.types import Color, Point
 
 if TYPE_CHECKING:
     from bot.core.ai import AnalysisRequest
@@ -394,7 +395,7 @@ def check_reviewable(view: GameState) -> None:
     """Raise ``NotReviewableError`` unless ``view`` is a finished Gomoku game with moves."""
     from storage.records import GameStatus
 
-    if view.game is not Game.GOMOKU or view.status is not GameStatus.FINISHED:
+    if not table_spec(view.game).reviewable or view.status is not GameStatus.FINISHED:
         raise NotReviewableError(view.game_id)
     if not view.board.moves:
         raise NotReviewableError(view.game_id)

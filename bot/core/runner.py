@@ -25,7 +25,15 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bot.core.service.events import Event, GameStarted, Moved, Refreshed, TakenBack, TurnWarning
+from bot.core.service.events import (
+    Event,
+    GameStarted,
+    Moved,
+    Refreshed,
+    TakenBack,
+    TurnWarning,
+    UndoAsked,
+)
 from bot.core.service.states import GameState, MoveResult
 
 if TYPE_CHECKING:
@@ -34,6 +42,8 @@ if TYPE_CHECKING:
 __all__ = ["GameRunner"]
 
 log = logging.getLogger(__name__)
+
+_PAUSED_LOOK = timedelta(seconds=1)  # how soon the clock task looks again while paused
 
 
 class GameRunner:
@@ -46,9 +56,14 @@ class GameRunner:
         poll: float = 30.0,
         resume_every: float = 60.0,
         clock: Callable[[], datetime] | None = None,
+        paused: Callable[[], bool] | None = None,
     ) -> None:
         """``poll``: the longest sleep of the clock task, in seconds; ``resume_every``: the
-        seconds between its retries of AI moves; ``clock``: the time (the service's)."""
+        seconds between its retries of AI moves; ``clock``: the time (the service's);
+        ``paused``: whether the clocks stand still now (a front end that cannot reach its
+        players: nobody can move, so no clock may run out; it moves them on afterwards,
+        ``GameService.shift_deadlines``)."""
+        self.paused = paused or (lambda: False)
         self.service = service
         self.poll = poll
         self.resume_every = resume_every
@@ -101,9 +116,9 @@ class GameRunner:
         if game.is_over:
             self._answers.pop(game.game_id, None)
             return
-        if isinstance(event, TurnWarning | Refreshed):
-            # A warning changes no clock the pass did not plan; another process's change is
-            # that process's to answer (its runner starts its AI).
+        if isinstance(event, TurnWarning | Refreshed | UndoAsked):
+            # A warning or an undo request changes no clock the pass did not plan; another
+            # process's change is that process's to answer (its runner starts its AI).
             return
         by_player = isinstance(event, GameStarted | TakenBack) or (
             isinstance(event, Moved) and not event.by_ai
@@ -169,7 +184,11 @@ class GameRunner:
             self._planned = None
             upcoming: datetime | None
             try:
-                _events, upcoming = await self.service.tick_and_plan()
+                if self.paused():
+                    # The clocks stand still: look again in a second, when they may run again.
+                    upcoming = self.clock() + _PAUSED_LOOK
+                else:
+                    _events, upcoming = await self.service.tick_and_plan()
                 if self.clock() >= next_resume:
                     # Only games idle for a whole period, with no search in flight: AI moves
                     # that failed (their callers already told the players) or were never asked

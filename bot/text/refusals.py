@@ -59,6 +59,7 @@ from engine.errors import (
     OpeningError,
     UnsupportedBoardError,
 )
+from engine.games import game_spec
 from engine.types import Point
 from storage import errors as store
 from storage.errors import (
@@ -162,7 +163,7 @@ def user_message(error: BaseException) -> str | None:
             return _(
                 "Stones drop to the bottom here: name the column, like {place} `{column}`."
             ).format(column=landing.x + 1, place=command("place"))
-        case NotationError(game=game, width=width) if game.has_gravity:
+        case NotationError(game=game, width=width) if game_spec(game).column_notation:
             return _(
                 "Columns are numbered here: type one from 1 to {width}, like {place} `4`."
             ).format(width=width, place=command("place"))

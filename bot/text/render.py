@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
+from bot.core.games import Pieces, table_spec
 from bot.core.positions import forbidden_points
 from bot.text import words
 from bot.text.i18n import _, ngettext, number
 from engine.board import Board
+from engine.games import game_spec
 from engine.types import Color, Game, Point, Rule, Termination, column_letter
 from storage.records import GameStatus
 
@@ -90,13 +92,16 @@ TICTACTOE_THEME: Final = Theme("❌", "⭕", "🟦", "❎", "🅾️", "🟥", "
 GRAVITY_THEME: Final = Theme("🔴", "🟡", "⚫", "🟥", "🟨", "💥", "🌟", "🚫")
 
 
+_THEMES: Final = {
+    Pieces.STONES: GOMOKU_THEME,
+    Pieces.MARKS: TICTACTOE_THEME,
+    Pieces.DISCS: GRAVITY_THEME,
+}
+
+
 def theme_for(game: Game) -> Theme:
-    """The emoji theme for ``game``."""
-    if game is Game.TICTACTOE:
-        return TICTACTOE_THEME
-    if game.has_gravity:
-        return GRAVITY_THEME
-    return GOMOKU_THEME
+    """The emoji theme for ``game``'s pieces (its table spec)."""
+    return _THEMES[table_spec(game).pieces]
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,7 +329,7 @@ def game_name(game: Game) -> str:
 
 def game_title(view: GameState) -> str:
     """``Gomoku 15x15 · renju`` / ``Connect Four``."""
-    if view.game is Game.GOMOKU:
+    if game_spec(view.game).sizes is not None:  # the player chose the size and the rule
         title = _("Gomoku {width}x{height} · {rule}").format(
             width=view.board.width, height=view.board.height, rule=words.rule_name(view.rule)
         )

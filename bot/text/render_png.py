@@ -27,9 +27,10 @@ from typing import Final, TypeAlias
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.core.games import Pieces, table_spec
 from bot.core.positions import forbidden_points
 from engine.board import Board
-from engine.types import Color, Game, Point, Rule, column_letter
+from engine.types import Color, Point, Rule, column_letter
 
 __all__ = ["PngOptions", "render_png", "render_png_async"]
 
@@ -47,6 +48,7 @@ _HOLE: Final = (235, 235, 235)
 _TTT_BG: Final = (250, 250, 250)
 # Everything drawn over the empty board: these always have a palette entry of their own.
 _INKS: Final[tuple[RGB, ...]] = (_BLACK, _WHITE, _LINE, _MARK, _RED_DISC, _YELLOW_DISC)
+_BACKGROUND: Final = {Pieces.STONES: _WOOD, Pieces.DISCS: _CELL_BG, Pieces.MARKS: _TTT_BG}
 _COMPRESS_LEVEL: Final = 2  # as fast as 1 on a palette image and smaller; 6 halves it again at 2x
 _CACHED_LAYOUTS: Final = 64  # empty boards kept: (game, size, cell) combinations
 
@@ -64,7 +66,7 @@ class PngOptions:
 class _Layout:
     """What the empty board's picture depends on (the key of its cache)."""
 
-    game: Game
+    pieces: Pieces
     width: int
     height: int
     gravity: bool
@@ -72,9 +74,10 @@ class _Layout:
 
     @classmethod
     def of(cls, board: Board, options: PngOptions) -> _Layout:
-        is_gomoku = board.game is Game.GOMOKU
-        cell = options.cell if is_gomoku else max(options.cell, 64)  # small boards drawn larger
-        return cls(board.game, board.width, board.height, board.gravity, cell)
+        pieces = table_spec(board.game).pieces
+        # Stones go on boards up to 20x20; marks and discs fill a few large cells.
+        cell = options.cell if pieces is Pieces.STONES else max(options.cell, 64)
+        return cls(pieces, board.width, board.height, board.gravity, cell)
 
     @property
     def size(self) -> tuple[int, int]:
@@ -110,15 +113,14 @@ def _draw_empty(layout: _Layout) -> Image.Image:
     """The board without stones, in RGB: background, coordinates, grid, holes."""
     cell, margin = layout.cell, layout.cell
     width, height = layout.size
-    is_gomoku = layout.game is Game.GOMOKU
-    background = _WOOD if is_gomoku else (_CELL_BG if layout.gravity else _TTT_BG)
+    background = _BACKGROUND[layout.pieces]
     image = Image.new("RGB", (width, height), background)
     draw = ImageDraw.Draw(image)
     label_font = _font(max(10, cell * 2 // 5))
     centre = layout.centre
 
     # Coordinates on all four sides.
-    text_colour = _LINE if is_gomoku or not layout.gravity else _WHITE
+    text_colour = _WHITE if layout.pieces is Pieces.DISCS else _LINE
     for x in range(layout.width):
         label = str(x + 1) if layout.gravity else column_letter(x)
         cx = margin + x * cell + cell // 2
@@ -131,7 +133,7 @@ def _draw_empty(layout: _Layout) -> Image.Image:
                 draw.text((cx, cy), str(y + 1), fill=text_colour, font=label_font, anchor="mm")
 
     # The grid.
-    if is_gomoku:
+    if layout.pieces is Pieces.STONES:
         first = centre(Point(0, layout.height - 1))
         last = centre(Point(layout.width - 1, 0))
         for x in range(layout.width):
@@ -144,7 +146,7 @@ def _draw_empty(layout: _Layout) -> Image.Image:
             cx, cy = centre(Point(sx, sy))
             r = max(2, cell // 12)
             draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=_LINE)
-    elif layout.gravity:
+    elif layout.pieces is Pieces.DISCS:
         r = cell * 2 // 5
         for x in range(layout.width):
             for y in range(layout.height):
@@ -224,10 +226,10 @@ def _draw_stones(
             continue
         cx, cy = layout.centre(point)
         text_fill: RGB
-        if board.game is Game.TICTACTOE:
+        if layout.pieces is Pieces.MARKS:
             _draw_tictactoe_mark(draw, (cx, cy), radius, color)
             text_fill = _MARK
-        elif board.gravity:
+        elif layout.pieces is Pieces.DISCS:
             fill = _RED_DISC if color is Color.BLACK else _YELLOW_DISC
             draw.ellipse([cx - radius, cy - radius, cx + radius, cy + radius], fill=fill)
             text_fill = _BLACK
@@ -258,7 +260,7 @@ def _draw_marks(
             draw.line([(cx - r, cy - r), (cx + r, cy + r)], fill=_MARK, width=2)
             draw.line([(cx - r, cy + r), (cx + r, cy - r)], fill=_MARK, width=2)
     # Red discs would hide a red mark, so gravity boards mark in white.
-    mark = _WHITE if board.gravity else _MARK
+    mark = _WHITE if layout.pieces is Pieces.DISCS else _MARK
     if board.winning_line:
         ends = sorted(board.winning_line)
         draw.line([centre(ends[0]), centre(ends[-1])], fill=mark, width=max(3, cell // 8))
@@ -266,7 +268,7 @@ def _draw_marks(
     if last is None:
         return
     cx, cy = centre(last.point)
-    if not (options.move_numbers and board.game is Game.GOMOKU):
+    if not (options.move_numbers and table_spec(board.game).move_numbers):
         r = max(3, cell // 7)
         draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=mark, outline=_BLACK)
     else:

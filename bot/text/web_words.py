@@ -6,6 +6,7 @@ catalogues stay the one place words live; the page holds none of its own.
 
 from __future__ import annotations
 
+from bot.text import words
 from bot.text.i18n import _, ngettext
 
 __all__ = ["activity_label", "board_link", "open_board_label", "page_words"]
@@ -43,6 +44,45 @@ def page_words() -> dict[str, str]:
         "watching": _("Watching: read-only."),
         "reconnecting": _("Reconnecting…"),
         "expired": _("This link has expired: press Open board again."),
-        "invalid": _("This link is not valid."),
+        "invalid": _("This link is not valid: press Open board again for a new one."),
         "replay": _("Move {number} of {total}"),
+        "slow_down": _("Slow down: one move at a time."),
+        # who is who, and whose turn it is
+        "you_play": _("You play {colour}."),
+        "you_name": _("{name} (you)"),
+        "your_turn": _("Your turn."),
+        "to_move": _("{name} to move."),
+        "thinking": _("{name} is thinking…"),
+        "not_your_turn": _("Not your turn yet: {name} to move."),
+        # the board, the moves and what a screen reader reads out
+        "board": _("Board: arrow keys move, Enter places a stone."),
+        "whole_board": _("Whole board"),
+        "players": _("Players"),
+        "moves": _("Moves"),
+        "no_moves": _("No moves yet."),
+        "played": _("{colour} played {point}."),
+        "point": _("{point}, {what}."),
+        "empty": _("empty"),
+        "around": _("Around: {stones}."),
+        "nothing_around": _("Nothing around."),
+        "replay_nav": _("Replay"),
+        "first": _("First move"),
+        "back": _("Previous move"),
+        "next": _("Next move"),
+        "last": _("Last move"),
+        # the page's choices besides moves
+        "resign": _("Resign"),
+        "resign_confirm": _("Resign this game? Your opponent wins."),
+        "undo": _("Take back"),
+        "undo_asked": _("{name} asks to take back their last move."),
+        "undo_waiting": _("Waiting for {name} to agree."),
+        "allow": words.undo_answer_label(accept=True),
+        "refuse": words.undo_answer_label(accept=False),
+        "undo_refused": words.undo_answered(allowed=False),
+        "rematch": words.rematch_label(),
+        "play_again": words.play_again_label(),
+        "play_ai": _("Play the AI"),
+        "hint": _("Hint"),
+        "hint_reply": _("The AI suggests {point}."),
+        "time_left": _("{time} left"),
     }

@@ -24,6 +24,7 @@ from babel.dates import format_date
 from babel.numbers import format_percent
 from babel.units import format_unit
 
+from bot.core.games import table_spec
 from bot.text import levels_table
 from bot.text.i18n import DEFAULT, N_, _, current, ngettext, number, pgettext, using
 from bot.version import version
@@ -231,13 +232,15 @@ def rule_name(rule: Rule) -> str:
 
 
 def game_name(game: Game) -> str:
-    """A game's name: ``Gomoku``, ``Tic-tac-toe``, ``Connect Four``, ``Gravity three``."""
-    return {
+    """A game's name: ``Gomoku``, ``Tic-tac-toe``, ``Connect Four``, ``Gravity three``; a
+    game the catalogues do not name goes by its table spec's name."""
+    names = {
         Game.GOMOKU: _("Gomoku"),
         Game.TICTACTOE: _("Tic-tac-toe"),
         Game.CONNECT4: _("Connect Four"),
         Game.GRAVITY3: _("Gravity three"),
-    }[game]
+    }
+    return names.get(game) or table_spec(game).name
 
 
 _UNITS: Final = (("day", 86400), ("hour", 3600), ("minute", 60))
@@ -423,6 +426,22 @@ def thread_name(black: str, white: str, game: str, game_id: int) -> str:
 def thread_started(players: str) -> str:
     """The parent channel's line when a game starts (its thread opens from this line)."""
     return _("{players}: a new game, in the thread below.").format(players=players)
+
+
+def thread_gone(players: str, game_id: int) -> str:
+    """The parent channel's line when a game's thread was deleted or locked under it."""
+    return _(
+        "{players}: game {game_id} ended without a result, as its thread is gone. "
+        "Its moves stay in the game history."
+    ).format(players=players, game_id=game_id)
+
+
+def discord_trouble() -> str:
+    """The private answer when Discord itself failed while answering (an outage)."""
+    return _(
+        "Discord is having trouble right now. Anything it accepted is kept, and the board "
+        "catches up when Discord is back."
+    )
 
 
 def thread_ended(players: str, result: str, thread_mention: str) -> str:

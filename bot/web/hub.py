@@ -6,12 +6,18 @@ event's state. A game nobody watches costs a dict
 look-up. For a watched game the newest state waits in ``_latest`` and one task per game sends
 it: a burst of changes while a send is under way is sent once, as its newest state, and a
 page never gets an older version after a newer one.
+
+With shards in several processes, a game may change in another process: the hub follows the
+game bus (``bot.core.bus``) and re-reads a watched game whose version there is newer than the
+one it sent (``read``: the service's ``game``), one read at a time per game, the newest
+version wanted (a burst of changes is read once).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from bot.core.service.events import Event
@@ -32,14 +38,22 @@ class Page(Protocol):
 class Hub:
     """Pages by game, and the sending of each game's newest state to its pages."""
 
-    def __init__(self) -> None:
+    def __init__(self, read: Callable[[int], Awaitable[GameState]] | None = None) -> None:
         self._pages: dict[int, set[Page]] = {}
         self._latest: dict[int, GameState] = {}
         self._sending: dict[int, asyncio.Task[None]] = {}
+        self._read = read
+        self._versions: dict[int, int] = {}  # watched games: the newest version published
+        self._wanted: dict[int, int] = {}  # games to read again: the newest version heard of
+        self._reading: dict[int, asyncio.Task[None]] = {}
 
     def watchers(self, game_id: int) -> int:
         """How many pages show ``game_id``."""
         return len(self._pages.get(game_id, ()))
+
+    def pages(self, game_id: int) -> list[Page]:
+        """The pages that show ``game_id``."""
+        return list(self._pages.get(game_id, ()))
 
     def join(self, game_id: int, page: Page) -> None:
         """``page`` shows ``game_id`` from now on."""
@@ -53,6 +67,7 @@ class Hub:
         pages.discard(page)
         if not pages:
             del self._pages[game_id]
+            self._versions.pop(game_id, None)
 
     def on_event(self, event: Event) -> None:
         """A subscriber of the service: every event's state goes to the game's pages."""
@@ -63,6 +78,8 @@ class Hub:
         game_id = state.game_id
         if game_id not in self._pages:
             return
+        if self._versions.get(game_id, -1) < state.version:
+            self._versions[game_id] = state.version
         known = self._latest.get(game_id)
         if known is None or known.version <= state.version:
             self._latest[game_id] = state
@@ -83,8 +100,49 @@ class Hub:
         finally:
             self._sending.pop(game_id, None)
 
+    # ---- the game bus (``bot.core.bus.Follower``)
+
+    def changed(self, game_id: int, version: int) -> None:
+        """Another process stored ``game_id`` at ``version``: read it if a page shows an
+        older one."""
+        if game_id not in self._pages or version <= self._versions.get(game_id, -1):
+            return
+        self._want(game_id, version)
+
+    def resync(self) -> None:
+        """Changes may have been missed: read every watched game again."""
+        for game_id in self._pages:
+            self._want(game_id, self._versions.get(game_id, -1))
+
+    def _want(self, game_id: int, version: int) -> None:
+        if self._read is None:
+            return
+        if self._wanted.get(game_id, -2) < version:
+            self._wanted[game_id] = version
+        if game_id not in self._reading:
+            self._reading[game_id] = asyncio.create_task(self._read_again(game_id))
+
+    async def _read_again(self, game_id: int) -> None:
+        assert self._read is not None
+        try:
+            while self._wanted.pop(game_id, None) is not None and game_id in self._pages:
+                try:
+                    state = await self._read(game_id)
+                except Exception as error:  # a game deleted, the database away: pages wait
+                    log.warning(
+                        "game %d could not be read for its pages: %s",
+                        game_id,
+                        type(error).__name__,  # the name alone: an error may quote an address
+                    )
+                    return
+                self.publish(state)
+        finally:
+            self._reading.pop(game_id, None)
+            self._wanted.pop(game_id, None)
+
     async def close(self) -> None:
-        """Stop sending."""
-        for task in list(self._sending.values()):
+        """Stop sending and reading."""
+        tasks = [*self._sending.values(), *self._reading.values()]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._sending.values(), return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)

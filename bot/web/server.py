@@ -7,10 +7,15 @@ Routes and what each checks:
 ``GET /api/config``        the application id the Activity's SDK needs (public anyway)
 ``GET /ws``                a WebSocket: the first message is ``{"type": "hello", "token": T}``;
                            every later message carries the pass again and is checked again
-                           (signature, expiry, the same game); moves go through the game
-                           service by the pass's game id, as the pass's user; what follows
-                           a move (the AI's reply, the clocks, the Discord board's redraw)
-                           is the core runner's and the other front ends' (events)
+                           (signature, expiry, the same game); moves and the page's
+                           choices (resign, an opening's, takebacks) go through the game
+                           service's one entry (``GameService.act``) by the pass's game
+                           id, as the pass's user, at most ``MovePace``'s pace per link;
+                           what follows (the AI's reply, the clocks, the Discord board's
+                           redraw) is the core runner's and the other front ends' (events).
+                           A frame that is no message of the page (binary, not JSON, nested,
+                           too big) closes the socket with a code and a short reason
+                           (``frames``); an unknown ``type`` is answered ``{"type": "error"}``
 ``POST /api/token``        the Activity's OAuth2 code exchange (``{"code"}`` -> access token),
                            with the application's client secret, which never leaves the server
 ``POST /api/activity``     an access token and the Activity instance -> a pass: the user comes
@@ -24,43 +29,73 @@ server, so no request line (and no access log) carries it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import aiohttp
 from aiohttp import web
 
 from bot.core.service import GameService
-from bot.core.service.errors import NoActiveGameError, NotAPlayerError
-from bot.core.service.inputs import Drop, GameRef, Place
-from bot.core.service.states import GameState
+from bot.core.service.errors import GameNotActiveError, NoActiveGameError, NotAPlayerError
+from bot.core.service.events import Event, UndoAsked
+from bot.core.service.inputs import (
+    Action,
+    AnswerUndo,
+    AskUndo,
+    Choose,
+    Drop,
+    GameRef,
+    Place,
+    Reply,
+    Resign,
+)
+from bot.core.service.states import GameState, UndoRequest
 from bot.text import i18n, words
 from bot.text.refusals import generic_message, user_message
 from bot.text.web_words import page_words
+from bot.web.frames import MalformedMessageError, MovePace, parse_message
 from bot.web.hub import Hub
 from bot.web.state import game_payload
 from bot.web.tokens import BadPassError, ExpiredPassError, Pass, Role, Signer
 from engine.errors import GomokuError
+from engine.games import game_spec
 from engine.types import Color, Point
 from storage.records import GameStatus, Player
 
 __all__ = ["STATIC", "BoardHooks", "OAuthApp", "WebBoard"]
+
+if TYPE_CHECKING:
+    from bot.core.bus import GameBus  # msgspec: installed with the postgres and queue extras
 
 log = logging.getLogger(__name__)
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
 _MAX_MESSAGE: Final = 4096  # bytes: a move or a hello is a few dozen
 _HEARTBEAT: Final = 20.0  # seconds between pings: proxies drop quiet sockets
+_UNSUPPORTED: Final = aiohttp.WSCloseCode.UNSUPPORTED_DATA  # a binary frame
+_MALFORMED: Final = aiohttp.WSCloseCode.INVALID_TEXT  # text that is no message of the page
+# the page's choices besides moves (``_act``)
+_ACTIONS: Final = frozenset(
+    {"resign", "choose", "undo", "undo_answer", "rematch", "play_ai", "hint"}
+)
 
 
 VIA: Final = "web"  # the front end's name in the events of the moves it plays
 
 
 class BoardHooks(Protocol):
-    """What the web board asks of the front-end that hosts it."""
+    """What the web board asks of the front end that hosts it: what no event of the service
+    carries (moves, choices, takebacks and undo requests from the page reach every front end
+    as events, with ``via="web"``)."""
+
+    def started(self, game: GameState) -> None:
+        """A new game (a rematch, a challenge, a game against the AI) began from the page:
+        show it where the host shows games. ``GameStarted`` names no front end, and a
+        rematch in a thread reaches that thread only after its event; ``game`` is final."""
 
     async def display_names(self, user_ids: list[int]) -> dict[int, str]:
         """The names to show for these users (those it knows)."""
@@ -112,12 +147,15 @@ class WebBoard:
         *,
         hooks: BoardHooks | None = None,
         oauth: OAuthApp | None = None,
+        bus: GameBus | None = None,
     ) -> None:
         self.service = service
         self.signer = signer
         self.hooks = hooks
         self.oauth = oauth
-        self.hub = Hub()
+        self.moves = MovePace()  # moves a link may send, by (game, user)
+        self.bus = bus  # moves stored by other processes (shards), when there are others
+        self.hub = Hub(read=service.game)
         self._names: dict[int, str] = {}
         self._runner: web.AppRunner | None = None
         self._http: aiohttp.ClientSession | None = None
@@ -132,6 +170,9 @@ class WebBoard:
         self.app.router.add_static("/static", STATIC, append_version=False)
         self.app.on_response_prepare.append(_headers)
         service.subscribe(self.hub.on_event)
+        service.subscribe(self._on_event)
+        if bus is not None:
+            bus.follow(self.hub)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -143,15 +184,17 @@ class WebBoard:
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port)
         await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        # The first listening socket's (host, port, ...): port 0 asked for any free one.
+        self.port = int(self._runner.addresses[0][1])
         log.info("web board listening on port %d", self.port)
         return self.port
 
     async def close(self) -> None:
         """Close every page and stop listening."""
         self.service.unsubscribe(self.hub.on_event)
+        self.service.unsubscribe(self._on_event)
+        if self.bus is not None:
+            self.bus.unfollow(self.hub)
         await self.hub.close()
         for task in list(self._tasks):
             task.cancel()
@@ -229,31 +272,53 @@ class WebBoard:
         page: _Socket | None = None
         try:
             async for message in ws:
+                # Frames over the size limit or text that is not UTF-8 never get here: aiohttp
+                # closes those sockets itself (1009, 1007) and ends this loop.
                 if message.type is not aiohttp.WSMsgType.TEXT:
+                    await ws.close(code=_UNSUPPORTED, message=b"text frames only")
                     break
                 try:
-                    data = json.loads(message.data)
-                    if not isinstance(data, dict):
-                        raise ValueError("not an object")
-                    grant = self._check(data, None if page is None else page.grant.game_id)
-                except ExpiredPassError:
-                    await self._deny(ws, "expired", page)
+                    page = await self._frame(ws, page, message.data)
+                except ConnectionError:  # the client left while it was being answered
                     break
-                except (BadPassError, ValueError):
-                    await self._deny(ws, "invalid", page)
+                if ws.closed:
                     break
-                if page is None:
-                    page = await self._open(ws, grant)
-                    if page is None:
-                        break
-                    continue
-                page.grant = grant
-                if data.get("type") == "move":
-                    await self._move(page, data)
         finally:
             if page is not None:
                 self.hub.leave(page.grant.game_id, page)
         return ws
+
+    async def _frame(
+        self, ws: web.WebSocketResponse, page: _Socket | None, text: str
+    ) -> _Socket | None:
+        """Answer one text frame; the page the socket shows afterwards (None: not yet)."""
+        try:
+            data = parse_message(text)
+        except MalformedMessageError as error:
+            await ws.close(code=_MALFORMED, message=str(error).encode())
+            return page
+        try:
+            grant = self._check(data, None if page is None else page.grant.game_id)
+        except ExpiredPassError:
+            await self._deny(ws, "expired", page)
+            return page
+        except BadPassError:
+            await self._deny(ws, "invalid", page)
+            return page
+        if page is None:
+            return await self._open(ws, grant)
+        page.grant = grant
+        kind = data.get("type")
+        if kind == "move" or kind in _ACTIONS:
+            if not self.moves.spend((grant.game_id, grant.user_id)):
+                await self._slow_down(page)
+            elif kind == "move":
+                await self._move(page, data)
+            else:
+                await self._act(page, data)
+        elif kind != "hello":
+            await ws.send_json({"type": "error", "reason": "unknown type"})
+        return page
 
     async def _deny(self, ws: web.WebSocketResponse, reason: str, page: _Socket | None) -> None:
         language = i18n.DEFAULT if page is None else page.grant.language
@@ -275,12 +340,21 @@ class WebBoard:
             await ws.close()
             return None
         await self._learn_names(state)
-        await page.show(state, {})
+        try:
+            await page.show(state, {})
+        except ConnectionError:
+            self.hub.leave(grant.game_id, page)
+            raise
         return page
 
     async def _refuse(self, page: _Socket, error: BaseException) -> None:
         with i18n.using(page.grant.language):
             text = user_message(error) or generic_message()
+        await page.ws.send_json({"type": "refused", "text": text})
+
+    async def _slow_down(self, page: _Socket) -> None:
+        with i18n.using(page.grant.language):
+            text = page_words()["slow_down"]
         await page.ws.send_json({"type": "refused", "text": text})
 
     async def _move(self, page: _Socket, data: dict[str, Any]) -> None:
@@ -289,19 +363,131 @@ class WebBoard:
             column, point = _move_of(data)
             if grant.role is not Role.PLAY:
                 raise NotAPlayerError(grant.user_id, grant.game_id)
-            # By the pass's game alone: the page shows that game wherever it is hosted.
             action: Place | Drop
             if column is not None:
                 action = Drop(column)
             else:
                 assert point is not None
                 action = Place(point)
-            await self.service.act(GameRef(grant.game_id), grant.user_id, action, via=VIA)
+            await self._play(grant, action)
         except (GomokuError, ValueError) as error:
             # OutOfTimeError too: the move found its time gone, and the game's end reaches
             # every front end as an event.
             await self._refuse(page, error)
-            return
+
+    async def _play(self, grant: Pass, action: Action) -> Reply:
+        """``action`` of the pass's user, by the pass's game alone (the page shows that game
+        wherever it is hosted). What follows it (the AI's reply, the clocks, the other front
+        ends' drawing, this game's pages) comes from the service's events."""
+        return await self.service.act(GameRef(grant.game_id), grant.user_id, action, via=VIA)
+
+    async def _act(self, page: _Socket, data: dict[str, Any]) -> None:
+        """A choice from the page: resign, an opening's choice (``{"word": ...}``), a
+        takeback asked or answered, a new game, a hint."""
+        grant = page.grant
+        try:
+            if grant.role is not Role.PLAY:
+                raise NotAPlayerError(grant.user_id, grant.game_id)
+            kind = data["type"]
+            if kind == "resign":
+                await self._play(grant, Resign())
+            elif kind == "undo":
+                await self._undo(page)
+            elif kind == "undo_answer":
+                await self._answer_undo(page, data.get("accept") is True)
+            elif kind in ("rematch", "play_ai"):
+                await self._new_game(page, kind)
+            elif kind == "hint":
+                await self._hint(page)
+            else:
+                word = data.get("word")
+                if not isinstance(word, str) or not 0 < len(word) <= 8:
+                    raise ValueError("not a choice")
+                await self._play(grant, Choose(word))
+        except (GomokuError, ValueError) as error:
+            await self._refuse(page, error)
+
+    async def _undo(self, page: _Socket) -> None:
+        """Take back the player's last move. Against a person the opponent is asked (their
+        pages and Discord, from the ``UndoAsked`` event) and this page says so."""
+        grant = page.grant
+        outcome = await self._play(grant, AskUndo())
+        if not isinstance(outcome, UndoRequest):
+            return  # taken back: the state reaches the pages as an event
+        await self._learn_names(outcome.game)
+        with i18n.using(grant.language):
+            name = self._who(outcome.game, outcome.responder)
+            text = page_words()["undo_waiting"].format(name=name)
+        await page.ws.send_json({"type": "note", "text": text})
+
+    async def _answer_undo(self, page: _Socket, accept: bool) -> None:
+        grant = page.grant
+        result = await self._play(grant, AnswerUndo(accept))
+        if result is not None:
+            return  # taken back: the state reaches the pages as an event
+        for other in self._pages_of(grant.game_id):
+            if other.grant.can_play:
+                with i18n.using(other.grant.language):
+                    text = page_words()["undo_refused"]
+                await _send(other, {"type": "undo_answered", "text": text})
+
+    def _on_event(self, event: Event) -> None:
+        """A subscriber of the service: an undo request, wherever it was asked, is put to
+        the opponent's pages (states go to the pages through the hub)."""
+        if isinstance(event, UndoAsked) and self.hub.watchers(event.game.game_id):
+            self._spawn(self._ask_pages(event))
+
+    async def _ask_pages(self, event: UndoAsked) -> None:
+        await self._learn_names(event.game)
+        for other in self._pages_of(event.game.game_id):
+            if other.grant.user_id == event.responder and other.grant.can_play:
+                with i18n.using(other.grant.language):
+                    name = self._who(event.game, event.requester)
+                    text = page_words()["undo_asked"].format(name=name)
+                await _send(other, {"type": "undo_asked", "text": text})
+
+    async def _new_game(self, page: _Socket, kind: str) -> None:
+        """The same game again, or one against the AI in the same channel, and the page moves
+        over to it with a new pass (the pass of a finished game opens only that game). The
+        core runner lets the AI open when it plays first; the host posts the new board."""
+        grant = page.grant
+        if kind == "rematch":
+            new = await self.service.rematch(grant.game_id, grant.user_id)
+        else:
+            old = await self.service.game(grant.game_id)
+            new = await self.service.start(
+                channel_id=old.channel_id,
+                guild_id=old.guild_id,
+                user_id=grant.user_id,
+                game=old.game,
+                rule=old.rule,
+                size=old.board.width if game_spec(old.game).sizes is not None else None,
+            )
+        if self.hooks is not None:
+            self.hooks.started(new)
+        token = self.signer.mint(new.game_id, grant.user_id, Role.PLAY, language=grant.language)
+        await page.ws.send_json({"type": "switch", "token": token})
+
+    async def _hint(self, page: _Socket) -> None:
+        """The AI's suggestion, for the page alone (a read: nothing is stored)."""
+        grant = page.grant
+        view = await self.service.game(grant.game_id)
+        if view.status is not GameStatus.ACTIVE:
+            # The hint reads the channel's open game, which is this one only while it is on.
+            raise GameNotActiveError(view.game_id, view.status)
+        hint = await self.service.hint(view.channel_id, grant.user_id)
+        point = [hint.point.x, hint.point.y]
+        with i18n.using(grant.language):
+            text = page_words()["hint_reply"].format(point=hint.point)
+        await page.ws.send_json({"type": "hint", "point": point, "text": text})
+
+    def _who(self, view: GameState, user_id: int) -> str:
+        """A player's name as the pages show it (its colour when Discord's is not known)."""
+        color = view.color_of(user_id) or Color.BLACK
+        return self._name(view.player(color), color)
+
+    def _pages_of(self, game_id: int) -> list[_Socket]:
+        return [page for page in self.hub.pages(game_id) if isinstance(page, _Socket)]
 
     # ------------------------------------------------------------------ the Activity
 
@@ -391,13 +577,20 @@ class WebBoard:
 def _move_of(data: dict[str, Any]) -> tuple[int | None, Point | None]:
     """The column or the point of a move message."""
     column = data.get("column")
-    if type(column) is int and isinstance(column, int):
+    if type(column) is int and isinstance(column, int) and 0 <= column < 64:
         return column, None
     x, y = data.get("x"), data.get("y")
     numbers = type(x) is int and type(y) is int
     if numbers and isinstance(x, int) and isinstance(y, int) and 0 <= x < 64 and 0 <= y < 64:
         return None, Point(x, y)
     raise ValueError("not a move")
+
+
+async def _send(page: _Socket, message: dict[str, Any]) -> None:
+    """``message`` to another page, which may have closed meanwhile."""
+    if not page.ws.closed:
+        with contextlib.suppress(ConnectionError):
+            await page.ws.send_json(message)
 
 
 def _is_id(value: str) -> bool:

@@ -10,17 +10,40 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bot.core.games import Pieces, table_spec
 from bot.core.positions import forbidden_points
 from bot.core.service.states import GameState
-from bot.text import i18n, render, web_words
-from engine.types import Color, Game, Rule
+from bot.text import i18n, render, web_words, words
+from bot.text.opening_words import choice_label
+from engine.opening_rules import SOOSORV_MOST, Phase
+from engine.types import Color, Rule
 from storage.records import GameStatus, Player
 
-__all__ = ["game_payload"]
+__all__ = ["choices", "game_payload"]
 
 
 def _colour(color: Color) -> int:
     return 0 if color is Color.BLACK else 1
+
+
+def choices(view: GameState) -> list[list[str]]:
+    """The opening's choices due now, as ``[word, label]``: the words ``opening_choice``
+    takes (empty when no choice is due)."""
+    opening = view.opening
+    if view.status is not GameStatus.ACTIVE or opening is None or not view.in_opening:
+        return []
+    if opening.phase is Phase.CHOOSE:
+        return [[c.value, choice_label(c)] for c in opening.choices()]
+    if opening.phase is Phase.DECLARE:
+        return [[str(n), str(n)] for n in range(1, SOOSORV_MOST + 1)]
+    return []
+
+
+def _has_own_move(view: GameState, mine: Color) -> bool:
+    # An opening's stones are settled by its rule and never taken back.
+    settled = len(view.opening.board.moves) if view.opening is not None else 0
+    both = view.black.user_id == view.white.user_id
+    return any(both or m.color is mine for m in view.board.moves[settled:])
 
 
 def game_payload(
@@ -35,8 +58,15 @@ def game_payload(
     forbidden: list[list[int]] = []
     if active and board.rule is Rule.RENJU and board.to_move is Color.BLACK:
         forbidden = [[p.x, p.y] for p in sorted(forbidden_points(board))]
+    theme = render.theme_for(view.game)
+    # The page draws its own stones beside the names: emoji stones depend on the reader's
+    # fonts (a light glyph for Black, or none at all), so they leave the status line.
+    line = render.status_line(view, names)
+    for glyph in (theme.black, theme.white):
+        line = line.replace(f"{glyph} ", "")
     mine = None if viewer is None else view.color_of(viewer)
     to_move = view.acting_color if active else None
+    your_turn = mine is not None and to_move is mine and not view.is_ai_turn
     return {
         "type": "state",
         "game_id": view.game_id,
@@ -45,19 +75,33 @@ def game_payload(
         "width": board.width,
         "height": board.height,
         "gravity": board.gravity,
-        "marks": view.game is Game.TICTACTOE,  # X and O instead of stones
+        "marks": table_spec(view.game).pieces is Pieces.MARKS,  # X and O instead of stones
         "status": view.status.value,
         "title": render.game_title(view),
-        "line": render.status_line(view, names),
+        "line": line,
         "moves": [[m.point.x, m.point.y, _colour(m.color)] for m in board.moves],
         "winning": [[p.x, p.y] for p in board.winning_line],
         "forbidden": forbidden,
         "to_move": None if to_move is None else _colour(to_move),
         "you": None if mine is None else _colour(mine),
-        "your_turn": mine is not None and to_move is mine and not view.is_ai_turn,
+        "your_turn": your_turn,
         "black": names(view.black),
         "white": names(view.white),
+        "colours": [words.colour_name(Color.BLACK), words.colour_name(Color.WHITE)],
+        "ai_turn": active and view.is_ai_turn,
         "words": web_words.page_words(),
         "language": i18n.current().replace("_", "-"),  # the page's lang (fonts for CJK)
         "over": not active,
+        # the choices the viewer may make now (resign while the game lasts; the opening's
+        # choices on the viewer's turn), each sent back as ``{"type": ..., "word": ...}``
+        "choices": choices(view) if mine is not None and to_move is mine else [],
+        "can_resign": active and mine is not None,
+        "can_undo": active and mine is not None and _has_own_move(view, mine),
+        # the AI's suggestion, where /gomoku hint gives one (friendly games, past the opening)
+        "can_hint": your_turn and not view.rated and not view.in_opening,
+        # when the player to move runs out of time (Unix seconds), if the game has a clock
+        "deadline": view.deadline.timestamp() if active and view.deadline else None,
+        # a finished game: the same again, and (between people) a game against the AI
+        "can_rematch": view.status is GameStatus.FINISHED and mine is not None,
+        "against_ai": view.black.is_ai or view.white.is_ai,
     }

@@ -1,6 +1,7 @@
 """The Discord table as a subscriber of the core's events: the AI's moves, started by the core
 runner as soon as they are due, are drawn once, on the one board, even when the AI has moved
-before the handler that waits for its reply has posted that board."""
+before the handler that waits for its reply has posted that board; undo requests and
+takebacks made on another front end (the web board) are asked and drawn in Discord."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 
 from bot.client import GomokuBot
 from bot.core.service.events import Event, Moved
+from bot.core.service.inputs import AnswerUndo, AskUndo, GameRef
 from bot.table import Table
+from tests.bot.conftest import accepted_challenge, board_caught_up
 from tests.fakediscord import FakeDiscord, FakeUser
 
 
@@ -70,3 +73,34 @@ async def test_a_rematch_against_an_ai_that_moves_first_is_drawn_once(
     assert view.game_id != game_id
     assert [str(move.point) for move in view.board.moves] == ["h8"]  # the AI is Black now
     assert [m for m in fake.channel_messages() if m.embeds and m.id != first.id] == [board]
+
+
+def undo_requests(fake: FakeDiscord) -> list[str]:
+    return [m.content for m in fake.channel_messages() if "asks to take back" in m.content]
+
+
+async def test_an_undo_asked_on_the_web_is_asked_in_discord_and_its_takeback_drawn(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    await fake.slash("place", user=alice, options={"cell": "h8"})
+    await fake.slash("place", user=bob, options={"cell": "i9"})
+    await board_caught_up(fake, bot, game_id)
+    # Asked in Discord: the command posts the request itself, once.
+    await fake.slash("gomoku undo", user=bob)
+    assert len(undo_requests(fake)) == 1
+    await bot.service.act(GameRef(game_id), alice.id, AnswerUndo(False), via="web")
+    # Asked on the web: the table posts it, with the buttons that answer it, pinging Alice.
+    await bot.service.act(GameRef(game_id), bob.id, AskUndo(), via="web")
+    await fake.wait_for(lambda: len(undo_requests(fake)) == 2)
+    asked = [m for m in fake.channel_messages() if "asks to take back" in m.content][-1]
+    assert asked.content.startswith(f"<@{alice.id}>")
+    assert f"gomoku:{game_id}:undo:yes" in asked.custom_ids()
+    assert not asked.pings_everyone()
+    assert not asked.pings_roles()
+    # Allowed on the web: Discord's board shows the move gone.
+    await bot.service.act(GameRef(game_id), alice.id, AnswerUndo(True), via="web")
+    await board_caught_up(fake, bot, game_id)
+    view = await bot.service.game(game_id)
+    assert [str(move.point) for move in view.board.moves] == ["h8"]
+    assert len(undo_requests(fake)) == 2

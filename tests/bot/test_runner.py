@@ -26,6 +26,7 @@ from bot.core.service.events import (
     Moved,
     TakenBack,
     TurnWarning,
+    UndoAsked,
 )
 from bot.core.service.inputs import AnswerUndo, AskUndo, Choose, Drop, GameRef, Place, Resign
 from bot.core.service.states import UndoRequest
@@ -76,7 +77,7 @@ async def test_a_game_between_people_publishes_each_change_once_in_order(
     await service.place(CHANNEL, ALICE, Point.parse("h8"), via="web")
     await service.place(CHANNEL, BOB, Point.parse("i9"))
     request = await service.undo(CHANNEL, BOB)
-    await service.answer_undo(view.game_id, ALICE, accept=True)
+    await service.answer_undo(view.game_id, ALICE, accept=True, via="web")
     clock.advance(50)
     await service.tick()
     await service.resign(CHANNEL, ALICE)
@@ -86,11 +87,12 @@ async def test_a_game_between_people_publishes_each_change_once_in_order(
         "GameStarted",
         "Moved",
         "Moved",
+        "UndoAsked",
         "TakenBack",
         "TurnWarning",
         "GameEnded",
     ]
-    issued, started, first, second, taken, warned, ended = events
+    issued, started, first, second, asked, taken, warned, ended = events
     assert isinstance(issued, ChallengeIssued)
     assert issued.game.status is GameStatus.PENDING
     assert isinstance(started, GameStarted)
@@ -99,8 +101,12 @@ async def test_a_game_between_people_publishes_each_change_once_in_order(
     assert (str(first.move.point), first.by_ai, first.via) == ("h8", False, "web")
     assert isinstance(second, Moved)
     assert (str(second.move.point), second.via) == ("i9", None)
+    assert isinstance(asked, UndoAsked)
+    assert (asked.requester, asked.responder, asked.moves, asked.via) == (BOB, ALICE, 1, None)
+    assert asked.game.version == second.game.version  # a request changes no move
     assert isinstance(taken, TakenBack)
     assert [str(move.point) for move in taken.undone] == ["i9"]
+    assert taken.via == "web"  # the front end of the answer
     assert isinstance(warned, TurnWarning)
     assert warned.user_id == BOB
     assert isinstance(ended, GameEnded)
@@ -108,7 +114,8 @@ async def test_a_game_between_people_publishes_each_change_once_in_order(
     assert ended.game.outcome is not None
     assert ended.game.outcome.termination is Termination.RESIGN
     # Every state is newer than the one before: a subscriber never sees a change twice.
-    versions = [event.game.version for event in events if not isinstance(event, TurnWarning)]
+    changes = [event for event in events if not isinstance(event, TurnWarning | UndoAsked)]
+    versions = [event.game.version for event in changes]
     assert versions == sorted(set(versions))
 
 

@@ -9,7 +9,7 @@ from tests.fakediscord.model import (
     RecordedRequest,
     Reply,
 )
-from tests.fakediscord.server import FakeDiscord, FakeDiscordError
+from tests.fakediscord.server import FakeDiscord, FakeDiscordError, Outage
 
 __all__ = [
     "Attachment",
@@ -19,6 +19,7 @@ __all__ = [
     "FakeUser",
     "InteractionRecord",
     "Message",
+    "Outage",
     "RecordedRequest",
     "Reply",
 ]

@@ -27,6 +27,7 @@ PERMISSIONS = {
     "mention_everyone": 1 << 17,
     "use_external_emojis": 1 << 18,
     "use_application_commands": 1 << 31,
+    "manage_threads": 1 << 34,
     "create_public_threads": 1 << 35,
     "send_messages_in_threads": 1 << 38,
 }
@@ -178,6 +179,9 @@ class FakeChannel:
     parent_id: int | None = None  # a thread's channel
     archived: bool = False  # a thread that was archived
     starter_message_id: int | None = None  # the message a thread was created from
+    auto_archive_duration: int = 1440  # a thread's minutes without activity before it archives
+    locked: bool = False  # a locked thread: only Manage Threads may unarchive it
+    last_activity: float = 0.0  # the fake's clock (``FakeDiscord.now``) at its last message
 
     @property
     def is_thread(self) -> bool:
@@ -199,9 +203,9 @@ class FakeChannel:
                 "rate_limit_per_user": 0,
                 "thread_metadata": {
                     "archived": self.archived,
-                    "auto_archive_duration": 1440,
+                    "auto_archive_duration": self.auto_archive_duration,
                     "archive_timestamp": "2026-01-01T00:00:00.000000+00:00",
-                    "locked": False,
+                    "locked": self.locked,
                 },
             }
         return {

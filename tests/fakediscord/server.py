@@ -12,8 +12,25 @@ interactions the way Discord would::
 What it checks like Discord does: the 3 s deadline for the first response (10062), answering an
 interaction twice (40060), message, embed and component limits (50035; Components V2 layout
 messages too: no content or embeds, at most 40 components, rows of 1-5), the bot's own channel
-permissions (50013) and at most 25 autocomplete choices. What a test can inject: 429s with the
-headers discord.py needs (``rate_limit``), and any permission set for the bot per channel.
+permissions (50013, and 50001 where it may not see the channel) and at most 25 autocomplete
+choices. What a test can inject: 429s with the headers discord.py needs (``rate_limit``), and
+any permission set for the bot per channel.
+
+Discord's own faults, each answered with Discord's status and JSON error body:
+
+- ``outage``: 5xx on chosen routes for a window (503 by default, which discord.py does not
+  retry by itself; 500/502/504 it retries with its own sleeps).
+- ``drop_gateway``: the gateway closes the connection; the bot RESUMEs (or, with
+  ``invalidate=True``, is answered INVALID_SESSION and IDENTIFYs afresh).
+- ``pass_time``: the fake's clock (``now``, not the wall clock) moves on and threads quiet for
+  their ``auto_archive_duration`` archive (THREAD_UPDATE). Editing or deleting a message in an
+  archived thread is refused (400, 50083); a message posted there unarchives it unless it is
+  locked (``lock_thread``).
+- ``delete_channel``: CHANNEL_DELETE / THREAD_DELETE, and 404 10003 (Unknown Channel) after.
+- ``deny``: permissions taken (403 50013; without View Channel 403 50001 Missing Access).
+- ``remove_bot``: GUILD_DELETE, and every request for the guild's channels 403 50001 after.
+- ``remove_member``: GUILD_MEMBER_REMOVE, and the member unknown (10007) after.
+- ``expire``: an interaction's token past its 15 minutes (401 50027 on its webhook).
 """
 
 from __future__ import annotations
@@ -52,7 +69,11 @@ from tests.fakediscord.model import (
     walk_components,
 )
 
-__all__ = ["FakeDiscord", "FakeDiscordError"]
+__all__ = ["FakeDiscord", "FakeDiscordError", "Outage"]
+
+THREAD_DURATIONS: Final = (60, 1440, 4320, 10080)  # auto_archive_duration's allowed minutes
+_STATUS_TEXT: Final = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
+                       504: "Gateway Timeout"}  # fmt: skip
 
 Handler = Callable[["_Call"], Awaitable[web.StreamResponse]]
 
@@ -91,6 +112,29 @@ class _Call:
 
 
 @dataclass(slots=True)
+class Outage:
+    """A window in which matching REST requests fail with a 5xx (``FakeDiscord.outage``)."""
+
+    method: str | None  # None: every method
+    pattern: re.Pattern[str]
+    status: int
+    refused: int = 0  # requests answered with the fault so far
+    active: bool = True
+
+    def end(self) -> None:
+        """Discord answers again."""
+        self.active = False
+
+    def matches(self, method: str, path: str) -> bool:
+        """Whether a request falls in this outage now."""
+        return (
+            self.active
+            and (self.method is None or self.method == method)
+            and self.pattern.search(path) is not None
+        )
+
+
+@dataclass(slots=True)
 class _RateLimit:
     method: str
     pattern: re.Pattern[str]
@@ -100,7 +144,7 @@ class _RateLimit:
 
 
 class _Session:
-    """One gateway connection."""
+    """One gateway connection (a RESUME carries its session id and sequence on to the next)."""
 
     def __init__(self, ws: web.WebSocketResponse) -> None:
         self.ws = ws
@@ -147,6 +191,14 @@ class FakeDiscord:
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
         self._command_ids: dict[tuple[str, int | None], int] = {}
         self._rate_limits: list[_RateLimit] = []
+        self._outages: list[Outage] = []
+        self.now = time.time()  # the fake's clock in seconds: threads archive by it
+        self.bot_removed = False  # GUILD_DELETE was sent: the guild's channels refuse the bot
+        self.identifies = 0  # IDENTIFY payloads received (a fresh session each)
+        self.resumes = 0  # RESUMEs accepted
+        self._invalidate_next_resume = False
+        self._resumable: dict[str, tuple[int, int]] = {}  # session id -> its shard
+        self._expired_tokens: set[str] = set()  # interaction tokens past their 15 minutes
         self._holds: list[tuple[str, re.Pattern[str], asyncio.Event]] = []
         self._sessions: list[_Session] = []
         # wait_for's predicates, each with the future its caller awaits
@@ -290,6 +342,7 @@ class FakeDiscord:
         thread = FakeChannel(
             snowflake(), self.guild_id, name, parent.bot_permissions, type=11, parent_id=parent.id
         )
+        thread.last_activity = self.now
         self.channels[thread.id] = thread
         return thread
 
@@ -329,6 +382,105 @@ class FakeDiscord:
         release = asyncio.Event()
         self._holds.append((method.upper(), re.compile(path_pattern), release))
         return release
+
+    # ------------------------------------------------------------------ Discord's faults
+
+    def outage(
+        self, path_pattern: str = "", *, method: str | None = None, status: int = 503
+    ) -> Outage:
+        """Answer every REST request whose path matches ``path_pattern`` (all by default; with
+        ``method``, only that method's) with ``status`` until the returned outage's ``end()``.
+        A 503 is raised by discord.py at once (``DiscordServerError``); 500, 502 and 504 it
+        retries by itself, sleeping seconds between tries."""
+        if status not in _STATUS_TEXT:
+            raise FakeDiscordError(f"status {status}: an outage answers 500, 502, 503 or 504")
+        chosen = None if method is None else method.upper()
+        outage = Outage(chosen, re.compile(path_pattern), status)
+        self._outages.append(outage)
+        return outage
+
+    async def drop_gateway(self, *, code: int = 4000, invalidate: bool = False) -> None:
+        """Close every gateway connection with ``code`` (4000, Discord's "unknown error", which
+        clients resume after) and wait until the bot is back. ``invalidate``: its RESUME is
+        answered INVALID_SESSION (``d: false``), so it IDENTIFYs anew and gets READY and
+        GUILD_CREATE again."""
+        self._invalidate_next_resume = invalidate
+        sessions = list(self._sessions)
+        for session in sessions:
+            session.ready = False
+            await session.ws.close(code=code)
+        await self.wait_for(
+            lambda: self.connected() and all(s not in self._sessions for s in sessions)
+        )
+
+    async def pass_time(self, seconds: float) -> list[FakeChannel]:
+        """Move the fake's clock on by ``seconds``; every thread quiet for its
+        ``auto_archive_duration`` since is archived, and the bot hears THREAD_UPDATE. Returns
+        the threads archived."""
+        self.now += seconds
+        archived = []
+        for channel in list(self.channels.values()):
+            quiet = self.now - channel.last_activity
+            if (
+                channel.is_thread
+                and not channel.archived
+                and quiet >= channel.auto_archive_duration * 60
+            ):
+                channel.archived = True
+                archived.append(channel)
+                await self._tell("THREAD_UPDATE", channel.payload())
+        return archived
+
+    async def archive_thread(self, thread: FakeChannel, *, locked: bool = False) -> None:
+        """Archive ``thread`` now (as a moderator or Discord does); ``locked``: lock it too,
+        so that only Manage Threads may unarchive it."""
+        thread.archived = True
+        thread.locked = thread.locked or locked
+        await self._tell("THREAD_UPDATE", thread.payload())
+
+    async def delete_channel(self, channel: FakeChannel) -> None:
+        """Delete a channel (its threads with it) or a thread: CHANNEL_DELETE or THREAD_DELETE,
+        and 404 Unknown Channel (10003) for it after."""
+        gone = [channel] + [c for c in self.channels.values() if c.parent_id == channel.id]
+        for item in gone:
+            self.channels.pop(item.id, None)
+            for message in self.messages.values():
+                if message.channel_id == item.id:
+                    message.deleted = True
+        for item in reversed(gone):
+            if item.is_thread:
+                data = {
+                    "id": str(item.id),
+                    "guild_id": str(item.guild_id),
+                    "parent_id": str(item.parent_id),
+                    "type": item.type,
+                }
+                await self._tell("THREAD_DELETE", data)
+            else:
+                await self._tell("CHANNEL_DELETE", item.payload())
+
+    def expire(self, record: InteractionRecord) -> None:
+        """The interaction's token outlived its 15 minutes: its webhook calls (followups,
+        edits of the original) are refused with 401, Invalid Webhook Token (50027)."""
+        self._expired_tokens.add(record.token)
+
+    async def remove_bot(self) -> None:
+        """The bot is removed from the guild: GUILD_DELETE (without ``unavailable``), and its
+        requests for the guild's channels are refused (403 50001 Missing Access) after."""
+        await self._tell("GUILD_DELETE", {"id": str(self.guild_id)})
+        self.bot_removed = True
+
+    async def remove_member(self, user: FakeUser) -> None:
+        """``user`` leaves the guild: GUILD_MEMBER_REMOVE, and the member is unknown after."""
+        self.users.pop(user.id, None)
+        await self._tell(
+            "GUILD_MEMBER_REMOVE", {"guild_id": str(self.guild_id), "user": user.user_payload()}
+        )
+
+    async def _tell(self, event: str, data: Any) -> None:
+        """``dispatch`` where a bot is connected; nobody to tell is no error for a fault."""
+        if self.connected():
+            await self.dispatch(event, data)
 
     # ------------------------------------------------------------------ queries
 
@@ -626,15 +778,31 @@ class FakeDiscord:
                 elif op == 2:
                     shard = (message.get("d") or {}).get("shard") or [0, 1]
                     session.shard = (int(shard[0]), int(shard[1]))
+                    self.identifies += 1
                     await self._identify(session)
+                    self._changed()
                 elif op == 6:
-                    session.ready = True
-                    await session.dispatch("RESUMED", {})
+                    await self._resume(session, message.get("d") or {})
+                    self._changed()
         finally:
             self._sessions.remove(session)
+            self._changed()
         return ws
 
+    async def _resume(self, session: _Session, data: dict[str, Any]) -> None:
+        shard = self._resumable.get(str(data.get("session_id")))
+        if shard is None or self._invalidate_next_resume:
+            self._invalidate_next_resume = False
+            await session.ws.send_json({"op": 9, "d": False})
+            return
+        session.session_id, session.shard = str(data["session_id"]), shard
+        session.seq = int(data.get("seq") or 0)
+        session.ready = True
+        self.resumes += 1
+        await session.dispatch("RESUMED", {})
+
     async def _identify(self, session: _Session) -> None:
+        self._resumable[session.session_id] = session.shard
         await session.dispatch(
             "READY",
             {
@@ -651,8 +819,8 @@ class FakeDiscord:
                 "relationships": [],
             },
         )
-        if not self._holds_guild(session):
-            session.ready = True  # a shard without the guild: nothing more to send
+        if not self._holds_guild(session) or self.bot_removed:
+            session.ready = True  # a shard without the guild (or not in it): nothing more
             return
         members = [self.bot_user, *self.users.values()]
         roles = [
@@ -692,8 +860,15 @@ class FakeDiscord:
                     self._changed()  # the request is in: tests may look
                     await release.wait()
             limited = self._check_rate_limit(request.method, path)
-            if recorded.token in self.refused_tokens:
-                response: web.StreamResponse = _error(401, 0, "401: Unauthorized")
+            down = next((o for o in self._outages if o.matches(request.method, path)), None)
+            if down is not None:
+                down.refused += 1
+                text = f"{down.status}: {_STATUS_TEXT[down.status]}"
+                response: web.StreamResponse = _error(down.status, 0, text)
+            elif recorded.token in self.refused_tokens:
+                response = _error(401, 0, "401: Unauthorized")
+            elif any(f"/{token}/" in f"{path}/" for token in self._expired_tokens):
+                response = _error(401, 50027, "Invalid Webhook Token")
             elif limited is not None:
                 response = limited
             else:
@@ -995,6 +1170,9 @@ class FakeDiscord:
         record, message = self._webhook_message(call)
         if record is None or message is None or message.deleted:
             return _error(404, 10008, "Unknown Message")
+        channel = self.channels.get(message.channel_id)
+        if channel is not None and channel.archived and not message.ephemeral:
+            return _error(400, 50083, "Thread is archived")
         message.flags &= ~LOADING
         problem = _apply(message, call.body or {}, call.files, edit=True)
         if problem:
@@ -1031,7 +1209,15 @@ class FakeDiscord:
         channel = self.channels.get(int(call.match["channel"]))
         if channel is None:
             raise _RefusedError(404, 10003, "Unknown Channel")
+        if self.bot_removed or not channel.bot_permissions & PERMISSIONS["view_channel"]:
+            raise _RefusedError(403, 50001, "Missing Access")
         return channel
+
+    @staticmethod
+    def _not_archived(channel: FakeChannel) -> None:
+        """Editing or deleting in an archived thread, or changing it, is refused (50083)."""
+        if channel.archived:
+            raise _RefusedError(400, 50083, "Thread is archived")
 
     async def _get_channel(self, call: _Call) -> web.Response:
         channel = self._channel(call)
@@ -1039,12 +1225,26 @@ class FakeDiscord:
 
     async def _patch_channel(self, call: _Call) -> web.Response:
         channel = self._channel(call)
-        if "archived" in call.body:
-            if not channel.is_thread:
-                return _error(400, 50024, "Cannot execute action on this channel type")
-            channel.archived = bool(call.body["archived"])
-        if "name" in call.body:
-            channel.name = str(call.body["name"])
+        body = call.body or {}
+        if ("archived" in body or "locked" in body) and not channel.is_thread:
+            return _error(400, 50024, "Cannot execute action on this channel type")
+        if channel.locked and body.get("archived") is False:
+            missing = self._missing(channel, "manage_threads")
+            if missing is not None:
+                return _error(403, 50013, f"Missing Permissions ({missing})")
+        if channel.archived and body.get("archived") is not False:
+            self._not_archived(channel)  # a change to an archived thread must unarchive it
+        if "auto_archive_duration" in body:
+            if body["auto_archive_duration"] not in THREAD_DURATIONS:
+                return _error(400, 50035, "Invalid Form Body: auto_archive_duration")
+            channel.auto_archive_duration = int(body["auto_archive_duration"])
+        if "archived" in body:
+            channel.archived = bool(body["archived"])
+            channel.last_activity = self.now
+        if "name" in body:
+            channel.name = str(body["name"])
+        if channel.is_thread:
+            await self._tell("THREAD_UPDATE", channel.payload())
         return _json(channel.payload())
 
     async def _create_thread(self, call: _Call) -> web.Response:
@@ -1058,6 +1258,9 @@ class FakeDiscord:
         name = str(call.body.get("name", ""))
         if not 1 <= len(name) <= 100:
             return _error(400, 50035, "Invalid Form Body: name")
+        duration = call.body.get("auto_archive_duration", 1440)
+        if duration not in THREAD_DURATIONS:
+            return _error(400, 50035, "Invalid Form Body: auto_archive_duration")
         thread = FakeChannel(
             snowflake(),
             parent.guild_id,
@@ -1066,8 +1269,11 @@ class FakeDiscord:
             type=11,
             parent_id=parent.id,
             starter_message_id=starter.id,
+            auto_archive_duration=int(duration),
+            last_activity=self.now,
         )
         self.channels[thread.id] = thread
+        await self._tell("THREAD_CREATE", {**thread.payload(), "newly_created": True})
         return _json(thread.payload())
 
     async def _list_messages(self, call: _Call) -> web.Response:
@@ -1085,6 +1291,13 @@ class FakeDiscord:
         missing = self._missing(channel, *needed)
         if missing:
             return _error(403, 50013, f"Missing Permissions ({missing})")
+        if channel.archived:
+            if channel.locked:
+                self._not_archived(channel)
+            # A message unarchives a thread that is not locked.
+            channel.archived = False
+            await self._tell("THREAD_UPDATE", channel.payload())
+        channel.last_activity = self.now
         message = self._new_message(channel)
         problem = _apply(message, call.body or {}, call.files)
         if problem:
@@ -1095,6 +1308,7 @@ class FakeDiscord:
         return _json(message.payload(self.application_id))
 
     def _channel_message(self, call: _Call) -> Message:
+        self._channel(call)
         message = self.messages.get(int(call.match["id"]))
         if (
             message is None
@@ -1111,6 +1325,7 @@ class FakeDiscord:
 
     async def _patch_message(self, call: _Call) -> web.Response:
         message = self._channel_message(call)
+        self._not_archived(self._channel(call))
         if message.author.id != self.bot_user.id:
             return _error(403, 50005, "Cannot edit a message authored by another user")
         problem = _apply(message, call.body or {}, call.files, edit=True)
@@ -1120,6 +1335,7 @@ class FakeDiscord:
 
     async def _delete_message(self, call: _Call) -> web.Response:
         message = self._channel_message(call)
+        self._not_archived(self._channel(call))
         message.deleted = True
         return web.Response(status=204)
 

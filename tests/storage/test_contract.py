@@ -316,6 +316,23 @@ async def test_message_does_not_bump_the_version(repo: GameRepository) -> None:
     await play(repo, game, H8)  # the version the player saw still works
 
 
+async def test_boards_behind_their_games_are_what_start_up_redraws(repo: GameRepository) -> None:
+    a = await repo.create_game(new_game(10))
+    b = await repo.create_game(new_game(11))
+    c = await repo.create_game(new_game(12))
+    assert [g.id for g in await repo.unshown_games()] == [a.id, b.id, c.id]  # none noted yet
+    await repo.mark_shown({a.id: a.version, b.id: b.version, 999: 1})  # an unknown game: skipped
+    assert [g.id for g in await repo.unshown_games()] == [c.id]
+    a = await play(repo, a, H8)  # a move whose board was not (yet) drawn
+    await repo.mark_shown({b.id: b.version - 1})  # an older version noted late changes nothing
+    assert [g.id for g in await repo.unshown_games()] == [a.id, c.id]
+    stored = await repo.get_game(b.id)
+    assert stored.version == b.version  # noting does not bump the version
+    await repo.finish_game(c.id, c.version, Outcome(Termination.TIMEOUT, Color.WHITE))
+    await repo.mark_shown({a.id: a.version})
+    assert await repo.unshown_games() == []  # a finished game has no board to catch up
+
+
 async def test_open_games_are_what_to_resume(repo: GameRepository) -> None:
     a = await repo.create_game(new_game(10))
     b = await repo.create_game(new_game(11, status=GameStatus.PENDING))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -166,9 +167,10 @@ async def test_a_player_taps_twice_and_everyone_sees_the_move(
     pixels = await player.evaluate("document.getElementById('board').width")
     assert pixels == round(box["width"] * 2)
 
-    # The first tap only shows a ghost stone.
+    # The first click only shows a ghost stone (a mouse needs no zoom).
     await tap(player, 7, 7)
-    assert await note(player) == "Tap again to place."
+    assert await note(player) == "h8 · Tap again to place."
+    assert not await player.evaluate("window.gomoku.zoomed()")
     await asyncio.sleep(0.2)
     assert await stored_moves(bot, game.game_id) == 0
     # The second tap on the same point plays it, as Alice, through the service.
@@ -189,11 +191,16 @@ async def test_a_player_taps_twice_and_everyone_sees_the_move(
     await wait_moves(watcher, 3)
     await fake.slash("place", user=bob, options={"cell": "h9"})
     await wait_moves(player, 4)
+    # The moves as text, beside the board on a desktop.
+    listed = await watcher.locator("#moves li").all_text_contents()
+    assert listed == ["Black h8", "White i9", "Black i8", "White h9"]
+    board_box = await watcher.locator("#board").bounding_box()
+    panel_box = await watcher.locator("#panel").bounding_box()
+    assert panel_box["x"] >= board_box["x"] + board_box["width"]
 
     folder = Path(os.environ.get(SCREENSHOTS) or tmp_path)  # an existing folder
-    phone = await player.screenshot(path=str(folder / "web-phone.png"))
-    await watcher.screenshot(path=str(folder / "web-desktop.png"))
-    assert phone.startswith(b"\x89PNG")
+    desktop = await watcher.screenshot(path=str(folder / "web-desktop.png"))
+    assert desktop.startswith(b"\x89PNG")
 
 
 async def test_refused_taps_change_nothing(
@@ -203,14 +210,10 @@ async def test_refused_taps_change_nothing(
     game, black, watcher = await watched_people_game(fake, bot, browser, alice, bob)
     white = await board_page(browser, bot, fake, game, bob, PHONE)
 
-    # Not Bob's turn: the sentence /place gives.
+    # Not Bob's turn: his first tap is refused at once, with whose turn it is, and no ghost.
     await tap(white, 3, 3)
-    await tap(white, 3, 3)
-    await white.wait_for_function("document.getElementById('note').textContent.includes('turn')")
-    assert "not your turn" in (await note(white)).lower()
-    place = await fake.slash("place", user=bob, options={"cell": "d4"})
-    assert place.message is not None
-    assert place.message.content == await note(white)
+    assert await note(white) == "Not your turn yet: alice to move."
+    assert await white.locator("#turn").text_content() == "You play White. alice to move."
     # A watcher's tap is no move at all.
     await tap(watcher, 4, 4)
     await tap(watcher, 4, 4)
@@ -255,7 +258,7 @@ async def test_a_finished_game_replays_move_by_move(
     assert await page.locator("#ply").text_content() == "Move 1 of 2"
     # a tap while replaying plays nothing (the game is over anyway)
     await tap(page, 3, 3)
-    assert await note(page) != "Tap again to place."
+    assert "Tap again" not in await note(page)
 
 
 async def test_the_page_reconnects_by_itself_and_an_expired_link_says_so(
@@ -336,3 +339,296 @@ async def test_renju_forbidden_points_and_the_winning_line_are_drawn(
     await page.wait_for_function("window.gomoku.state().over === true", timeout=5000)
     assert is_red(await pixel(page, 5, 0))  # f1, inside d1-h1
     assert not is_red(await pixel(page, 8, 7))  # no forbidden points once it is over
+
+
+async def phone_page(
+    browser: Any, bot: GomokuBot, fake: FakeDiscord, game: GameState, user: FakeUser
+) -> Any:
+    """``user``'s board on a touch phone (390x844, a coarse pointer, taps as touches)."""
+    link = await board_link(fake, game, user)
+    page = await browser.new_page(
+        viewport=PHONE, device_scale_factor=3, has_touch=True, is_mobile=True
+    )
+    await page.goto(f"{base_url(bot)}/#{link.split('#', 1)[1]}")
+    await page.wait_for_function("window.gomoku && window.gomoku.state() !== null")
+    return page
+
+
+async def touch(page: Any, x: int, y: int) -> None:
+    """A finger's tap on point (x, y) of the board as it is drawn now."""
+    cx, cy = await page.evaluate("([x, y]) => window.gomoku.centre(x, y)", [x, y])
+    box = await page.locator("#board").bounding_box()
+    await page.touchscreen.tap(box["x"] + cx, box["y"] + cy)
+
+
+async def test_a_phone_player_zooms_in_with_the_first_tap_and_plays_with_the_second(
+    fake: FakeDiscord,
+    web_bot: GomokuBot,
+    browser: Any,
+    alice: FakeUser,
+    bob: FakeUser,
+    tmp_path: Path,
+) -> None:
+    bot = web_bot
+    game = await start_people_game(fake, bot, alice, bob)
+    black = await phone_page(browser, bot, fake, game, alice)
+    white = await phone_page(browser, bot, fake, game, bob)
+    # Who plays what and whose turn it is, in words and drawn stones (no emoji font).
+    assert await black.locator("#turn").text_content() == "You play Black. Your turn."
+    assert await black.locator("#turn svg").count() == 1
+    header = str(await black.locator("header").text_content())
+    assert not set(header) & set("\u26ab\u26aa\U0001f534\U0001f7e1\u23ee\u23ed")
+    assert await black.evaluate(
+        "getComputedStyle(document.documentElement).webkitTapHighlightColor"
+    ) in ("rgba(0, 0, 0, 0)", "transparent")
+
+    # Not Bob's turn: his first tap is refused at once, and nothing zooms.
+    await touch(white, 3, 3)
+    assert await note(white) == "Not your turn yet: alice to move."
+    assert not await white.evaluate("window.gomoku.zoomed()")
+
+    # Alice's first tap zooms in around h8: every point there is a finger wide.
+    whole = await black.evaluate("window.gomoku.cell()")
+    assert whole < 44
+    await touch(black, 7, 7)
+    assert await black.evaluate("window.gomoku.zoomed()")
+    assert await black.evaluate("window.gomoku.cell()") >= 44
+    assert await note(black) == "h8 · Tap again to place."
+    assert await black.locator("#whole").is_visible()
+    # The faint stone's cross runs along its row, past the finger on it.
+    assert is_red(await pixel_between(black, 7, 7, 9, 7))
+    # A tap beside it moves the faint stone; a tap on it plays it.
+    await touch(black, 8, 7)
+    assert await note(black) == "i8 · Tap again to place."
+    assert await stored_moves(bot, game.game_id) == 0
+    folder = Path(os.environ.get(SCREENSHOTS) or tmp_path)
+    await black.screenshot(path=str(folder / "web-phone-zoom.png"))
+    await touch(black, 8, 7)
+    await wait_stored(bot, game.game_id, 1)
+    await black.wait_for_function(
+        "!window.gomoku.zoomed() && window.gomoku.state().moves.length === 1"
+    )
+    assert str((await bot.service.game(game.game_id)).board.moves[0].point) == "i8"
+
+    # Bob answers from Discord; the space under the board lists the moves and the players.
+    await fake.slash("place", user=bob, options={"cell": "h9"})
+    await wait_moves(black, 2)
+    assert await black.locator("#turn").text_content() == "You play Black. Your turn."
+    assert await black.locator("#moves li").all_text_contents() == ["Black i8", "White h9"]
+    players = await black.locator("#players li").all_text_contents()
+    assert players == ["Black: alice (you)", "White: bob"]
+    board_box = await black.locator("#board").bounding_box()
+    panel_box = await black.locator("#panel").bounding_box()
+    assert panel_box["y"] >= board_box["y"] + board_box["height"]
+    assert panel_box["y"] < PHONE["height"]  # on the first screen
+    # Every button is a finger wide.
+    for box in [await b.bounding_box() for b in await black.locator("button").all()]:
+        if box is not None:  # (hidden ones have none)
+            assert min(box["width"], box["height"]) >= 44
+    phone = await black.screenshot(path=str(folder / "web-phone.png"))
+    assert phone.startswith(b"\x89PNG")
+
+
+async def pixel_between(page: Any, x1: int, y1: int, x2: int, y2: int) -> list[int]:
+    """The canvas's colour (RGB) halfway between the centres of two points."""
+    return list(
+        await page.evaluate(
+            """([x1, y1, x2, y2]) => {
+                const [ax, ay] = window.gomoku.centre(x1, y1);
+                const [bx, by] = window.gomoku.centre(x2, y2);
+                const canvas = document.getElementById('board');
+                const scale = canvas.width / canvas.getBoundingClientRect().width;
+                const data = canvas.getContext('2d').getImageData(
+                    Math.round((ax + bx) / 2 * scale), Math.round((ay + by) / 2 * scale), 1, 1
+                ).data;
+                return [data[0], data[1], data[2]];
+            }""",
+            [x1, y1, x2, y2],
+        )
+    )
+
+
+async def test_swap2_choices_and_resigning_are_made_on_the_page(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> None:
+    bot = web_bot
+    game = await start_people_game(fake, bot, alice, bob, opening="swap2")
+    first = await board_page(browser, bot, fake, game, alice, DESKTOP)
+    second = await board_page(browser, bot, fake, game, bob, DESKTOP)
+    for x, y in [(7, 7), (8, 8), (9, 6)]:  # h8 i9 j7: Alice's three opening stones
+        await tap(first, x, y)
+        await tap(first, x, y)
+    await wait_moves(second, 3)
+    # Bob's turn to choose: swap2's three options, as buttons on his page only.
+    buttons = second.locator("#actions button")
+    await second.wait_for_function("window.gomoku.state().choices.length === 3")
+    assert await buttons.all_text_contents() == [
+        "Take Black", "Take White", "Place two more", "Resign"
+    ]  # fmt: skip
+    assert await first.locator("#actions button").all_text_contents() == ["Resign"]
+    await second.get_by_role("button", name="Place two more").click()
+    await second.wait_for_function("window.gomoku.state().choices.length === 0")
+    for x, y in [(6, 8), (10, 8)]:  # g9 k9
+        await tap(second, x, y)
+        await tap(second, x, y)
+    await first.wait_for_function("window.gomoku.state().choices.length === 2", timeout=5000)
+    await first.get_by_role("button", name="Take White").click()
+    await first.wait_for_function("window.gomoku.state().you === 1", timeout=5000)
+    view = await bot.service.game(game.game_id)
+    assert not view.in_opening
+    assert (view.black.user_id, view.white.user_id) == (bob.id, alice.id)
+    await board_caught_up(fake, bot, game.game_id)
+
+    # Resigning asks once, then ends the game; Discord's board shows the result.
+    await first.locator("#resign").click()
+    assert await note(first) == "Resign this game? Your opponent wins."
+    assert (await bot.service.game(game.game_id)).outcome is None
+    await first.locator("#resign").click()
+    await second.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    view = await bot.service.game(game.game_id)
+    assert view.outcome is not None
+    assert view.outcome.winner is not None
+    assert view.outcome.winner.name == "BLACK"  # Bob, who took Black
+    await board_caught_up(fake, bot, game.game_id)
+    # Only what comes after a game is left.
+    assert await second.locator("#actions button").all_text_contents() == [
+        "Rematch",
+        "Play the AI",
+    ]
+
+
+async def test_a_take_back_is_asked_and_answered_on_the_pages(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> None:
+    bot = web_bot
+    game = await start_people_game(fake, bot, alice, bob)
+    asker = await board_page(browser, bot, fake, game, alice, DESKTOP)
+    answerer = await board_page(browser, bot, fake, game, bob, PHONE)
+    assert await asker.locator("#undo").count() == 0  # nothing of hers to take back
+    await tap(asker, 7, 7)
+    await tap(asker, 7, 7)
+    await wait_moves(answerer, 1)
+    await fake.slash("place", user=bob, options={"cell": "i9"})
+    await wait_moves(asker, 2)
+
+    await asker.locator("#undo").click()
+    await asker.wait_for_function("document.getElementById('note').textContent !== ''")
+    assert await note(asker) == "Waiting for bob to agree."
+    await answerer.wait_for_function(
+        "document.getElementById('note').textContent.includes('take back')", timeout=5000
+    )
+    assert await note(answerer) == "alice asks to take back their last move."
+    # Discord asks too, with its buttons, mentioning Bob.
+    await fake.wait_for(
+        lambda: any("asks to take back" in m.content for m in fake.channel_messages())
+    )
+    await answerer.get_by_role("button", name="Allow").click()
+    await wait_stored(bot, game.game_id, 0)  # her move and his reply
+    await wait_moves(asker, 0)
+    await board_caught_up(fake, bot, game.game_id)
+
+    # Asked again and refused: she hears so; the moves stay.
+    await tap(asker, 7, 7)
+    await tap(asker, 7, 7)
+    await wait_stored(bot, game.game_id, 1)
+    await answerer.wait_for_function("window.gomoku.state().moves.length === 1")
+    await asker.locator("#undo").click()
+    await answerer.get_by_role("button", name="Refuse").click()
+    await asker.wait_for_function(
+        "document.getElementById('note').textContent === 'Undo refused.'", timeout=5000
+    )
+    assert await stored_moves(bot, game.game_id) == 1
+
+    # Asked in Discord: her page asks her too, and her Allow there redraws Discord's board.
+    await fake.slash("place", user=bob, options={"cell": "i9"})
+    await wait_moves(asker, 2)
+    await fake.slash("gomoku undo", user=bob)
+    await asker.wait_for_function(
+        "document.getElementById('note').textContent.includes('take back')", timeout=5000
+    )
+    assert await note(asker) == "bob asks to take back their last move."
+    await asker.get_by_role("button", name="Allow").click()
+    await wait_stored(bot, game.game_id, 1)
+    await wait_moves(answerer, 1)
+    await board_caught_up(fake, bot, game.game_id)
+
+
+async def game_shown(page: Any) -> int:
+    return int(await page.evaluate("window.gomoku.state().game_id"))
+
+
+async def test_a_finished_page_starts_a_rematch_and_a_game_against_the_ai(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> None:
+    bot = web_bot
+    game = await start_people_game(fake, bot, alice, bob)
+    page = await board_page(browser, bot, fake, game, alice, DESKTOP)
+    assert await page.locator("#rematch").count() == 0  # not while it lasts
+    await page.locator("#resign").click()
+    await page.locator("#resign").click()
+    await page.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    # Between people: Rematch (a challenge) or Play the AI.
+    assert await page.locator("#actions button").all_text_contents() == [
+        "Rematch",
+        "Play the AI",
+    ]
+    await page.locator("#play-ai").click()
+    await page.wait_for_function(
+        f"window.gomoku.state() && window.gomoku.state().game_id !== {game.game_id}", timeout=5000
+    )
+    ai_game = await bot.service.game(await game_shown(page))
+    assert ai_game.status.value == "active"
+    assert ai_game.black.is_ai or ai_game.white.is_ai
+    assert alice.id in ai_game.humans
+    assert ai_game.channel_id == game.channel_id
+    await board_caught_up(fake, bot, ai_game.game_id)  # Discord shows the new board
+    # The new pass plays: a move on the page, and the AI answers.
+    if not await page.evaluate("window.gomoku.state().your_turn"):
+        await wait_stored(bot, ai_game.game_id, 1)
+        await page.wait_for_function("window.gomoku.state().your_turn", timeout=5000)
+    before = await stored_moves(bot, ai_game.game_id)
+    free = (0, 0) if before else (7, 7)
+    await tap(page, *free)
+    await tap(page, *free)
+    await wait_stored(bot, ai_game.game_id, before + 2)
+    # Against the AI: Play again.
+    await page.locator("#resign").click()
+    await page.locator("#resign").click()
+    await page.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    assert await page.locator("#actions button").all_text_contents() == ["Play again"]
+    await page.locator("#rematch").click()
+    await page.wait_for_function(
+        f"window.gomoku.state() && window.gomoku.state().game_id > {ai_game.game_id}",
+        timeout=5000,
+    )
+    again = await bot.service.game(await game_shown(page))
+    assert again.status.value == "active"
+    await board_caught_up(fake, bot, again.game_id)
+
+
+async def test_a_hint_becomes_the_faint_stone_and_the_clock_counts_down(
+    fake: FakeDiscord, web_bot: GomokuBot, browser: Any, alice: FakeUser, bob: FakeUser
+) -> None:
+    bot = web_bot
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 5})
+    game = await start_people_game(fake, bot, alice, bob)  # friendly: hints allowed
+    page = await board_page(browser, bot, fake, game, alice, DESKTOP)
+    deadline = await page.evaluate("window.gomoku.state().deadline")
+    assert deadline is not None
+    # The page's clock 90 s before Alice's time runs out: her row says so.
+    await page.clock.set_fixed_time(datetime.fromtimestamp(deadline - 90, UTC))
+    await page.wait_for_function(
+        "document.querySelector('#players .moving .clock')?.textContent === '1:30 left'"
+    )
+    await page.locator("#hint").click()
+    await page.wait_for_function("document.getElementById('note').textContent !== ''")
+    suggested = await note(page)
+    assert suggested.startswith("The AI suggests ")
+    point = Point.parse(suggested.removeprefix("The AI suggests ").rstrip("."))
+    assert await stored_moves(bot, game.game_id) == 0
+    # One tap on the suggestion plays it.
+    await tap(page, point.x, point.y)
+    await wait_stored(bot, game.game_id, 1)
+    assert (await bot.service.game(game.game_id)).board.moves[0].point == point
+    await wait_moves(page, 1)
+    assert await page.locator("#hint").count() == 0  # Bob's turn now

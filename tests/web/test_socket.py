@@ -98,6 +98,6 @@ async def test_a_page_without_a_pass_is_told_so_in_the_browsers_language(
             japanese = (await answer.json())["no_pass"]
         async with http.get(url) as answer:
             english = (await answer.json())["no_pass"]
-    assert english == "This link is not valid."
+    assert english == "This link is not valid: press Open board again for a new one."
     assert japanese
     assert japanese != english

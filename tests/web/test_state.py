@@ -75,3 +75,31 @@ async def test_gravity_and_tictactoe_say_how_to_draw_them() -> None:
     tictactoe = game_payload(await play("b2", game=Game.TICTACTOE), BLACK, names)
     assert tictactoe["marks"]
     assert tictactoe["moves"] == [[1, 1, 0]]
+
+
+async def test_the_page_is_told_what_the_viewer_may_do_now() -> None:
+    start = game_payload(await play(""), BLACK, names)
+    assert start["can_resign"]
+    assert not start["can_undo"]  # nothing of Black's to take back yet
+    assert start["can_hint"]  # a local game is friendly
+    assert start["choices"] == []
+    assert not start["can_rematch"]
+    view = await play("h8")
+    black, white, watcher = (game_payload(view, who, names) for who in (BLACK, WHITE, None))
+    assert black["can_undo"]
+    assert not black["can_hint"]  # not Black's turn
+    assert not white["can_undo"]
+    assert white["can_hint"]
+    assert [watcher[key] for key in ("can_resign", "can_undo", "can_hint")] == [False] * 3
+    over = game_payload(await play("a1 a2 b1 b2 c1 c2 d1 d2 e1"), WHITE, names)
+    assert over["can_rematch"]
+    assert [over[key] for key in ("can_resign", "can_undo")] == [False, False]
+
+
+async def test_the_status_line_carries_no_emoji_stones() -> None:
+    # The page draws its own stones; emoji ones depend on the reader's fonts.
+    for moves, game in [("h8", Game.GOMOKU), ("", Game.CONNECT4), ("b2", Game.TICTACTOE)]:
+        payload = game_payload(await play(moves, game=game), BLACK, names)
+        assert "user 1 vs user 2" in payload["line"]
+        assert not set(payload["line"]) & set("\u26ab\u26aa\U0001f534\U0001f7e1\u274c\u2b55")
+    assert payload["colours"] == ["Black", "White"]

@@ -12,6 +12,7 @@ The events:
 - ``Moved``: a stone or an opening step was stored, a player's (``via`` names the front end
   it came through, when the caller said) or the AI's (``by_ai``).
 - ``TakenBack``: moves were taken back (an undo).
+- ``UndoAsked``: a player asked the opponent to let moves be taken back; no move changed.
 - ``GameEnded``: a game finished (five, resignation, time, idle, a moderator) or a
   challenge closed (declined, withdrawn, expired); ``by_clock`` when time ended it.
 - ``TurnWarning`` (``bot.core.service.states``): a player has used 80% of their turn time.
@@ -20,8 +21,9 @@ The events:
 
 Who subscribes: ``bot.core.runner.GameRunner`` (starts the AI when it is due after a
 player's move or a start, and re-plans the clocks), the web board's hub (sends every state to
-the pages that show it), the Discord table (draws what no interaction of its own answers: the
-AI's moves, the clocks' ends and warnings, moves made on the web board) and the terminal
+the pages that show it), the web board (asks the opponent's pages to answer an undo request),
+the Discord table (draws what no interaction of its own answers: the AI's moves, the clocks'
+ends and warnings, moves, takebacks and undo requests made on the web board) and the terminal
 (prints what the clocks did). Subscribers are called synchronously under the game's lock: they
 only note things and start tasks.
 """
@@ -47,6 +49,7 @@ __all__ = [
     "Subscriber",
     "TakenBack",
     "TurnWarning",
+    "UndoAsked",
 ]
 
 log = logging.getLogger(__name__)
@@ -84,6 +87,18 @@ class TakenBack:
 
     game: GameState
     undone: tuple[Move, ...]  # last first
+    via: str | None = None  # the front end of the undo, or of the request's answer
+
+
+@dataclass(frozen=True, slots=True)
+class UndoAsked:
+    """A player asked to take back moves; the opponent answers (``AnswerUndo``)."""
+
+    game: GameState  # unchanged by the request
+    requester: int
+    responder: int
+    moves: int  # how many moves would go
+    via: str | None = None  # the front end the request came through
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +119,14 @@ class Refreshed:
 
 
 Event: TypeAlias = (
-    ChallengeIssued | GameStarted | Moved | TakenBack | GameEnded | TurnWarning | Refreshed
+    ChallengeIssued
+    | GameStarted
+    | Moved
+    | TakenBack
+    | UndoAsked
+    | GameEnded
+    | TurnWarning
+    | Refreshed
 )
 Subscriber: TypeAlias = Callable[[Event], None]
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timedelta
 
+from bot.core.games import table_spec
 from bot.core.service.errors import (
     ChallengeExpiredError,
     ChannelNotAllowedError,
@@ -33,8 +34,9 @@ from bot.core.service.shared import (
     rated_opening,
 )
 from bot.core.service.states import ColourChoice, Export, GameEnd, GameState
-from engine.board import MAX_SIZE, MIN_SIZE, Board
+from engine.board import Board
 from engine.errors import UnsupportedBoardError
+from engine.games import game_spec
 from engine.opening_rules import Opening, OpeningRule, Seat
 from engine.records import move_text, to_sgf
 from engine.types import Color, Game, Outcome, Rule, Termination
@@ -96,13 +98,14 @@ class GameUseCases(ServiceCore):
             raise ChannelNotAllowedError(channel_id, settings.allowed_channel_ids)
         if rule is None:
             rule = settings.default_rule if settings is not None else Rule.FREESTYLE
-            if game is not Game.GOMOKU:
-                rule = Rule.FREESTYLE
+            rules = game_spec(game).rules
+            if rule not in rules:
+                rule = rules[0]
         board = self._validate_board(game, rule, size)
         if colour not in ColourChoice.ALL:
             raise InvalidOptionError("colour", colour, ", ".join(ColourChoice.ALL))
         rated = rated and opponent is not None and is_ratable(game, board)
-        if rated and opening is None and game is Game.GOMOKU:
+        if rated and opening is None and table_spec(game).openings:
             opening = rated_opening(settings, board)
         if rated and opening is None:
             colour = ColourChoice.RANDOM  # no opening rule shares the first move: a coin toss
@@ -225,10 +228,11 @@ class GameUseCases(ServiceCore):
             rule = Rule(rule)
         except ValueError:
             raise InvalidOptionError("rule", rule, ", ".join(r.value for r in Rule)) from None
-        if game is not Game.GOMOKU and rule is not Rule.FREESTYLE:
-            raise InvalidOptionError("rule", rule, Rule.FREESTYLE.value)
-        if game is Game.GOMOKU and size is not None and not MIN_SIZE <= size <= MAX_SIZE:
-            raise InvalidOptionError("size", size, f"{MIN_SIZE}-{MAX_SIZE}")
+        spec = game_spec(game)
+        if rule not in spec.rules:
+            raise InvalidOptionError("rule", rule, ", ".join(r.value for r in spec.rules))
+        if spec.sizes is not None and size is not None and size not in spec.sizes:
+            raise InvalidOptionError("size", size, f"{spec.sizes[0]}-{spec.sizes[-1]}")
         try:
             return Board.for_game(game, size=size, rule=rule)
         except UnsupportedBoardError as error:
@@ -479,6 +483,16 @@ class GameUseCases(ServiceCore):
         except GameNotFoundError as error:
             raise NoSuchGameError(game_id) from error
 
+    async def mark_shown(self, shown: Mapping[int, int]) -> None:
+        """Note the version each game's board message now shows (game id -> version)."""
+        await self.repository.mark_shown(shown)
+
+    async def unshown_games(self) -> list[GameState]:
+        """The open games whose board may show less than their newest state."""
+        return [
+            await self._view(record.id, record) for record in await self.repository.unshown_games()
+        ]
+
     async def open_games_of(self, user_id: int) -> list[GameState]:
         """The pending and active games ``user_id`` plays in (to redraw after ``forget_user``
         ends them)."""
@@ -486,6 +500,20 @@ class GameUseCases(ServiceCore):
             await self._view(record.id, record)
             for record in await self.repository.open_games()
             if user_id in (record.black.user_id, record.white.user_id)
+        ]
+
+    async def open_games_at(
+        self, *, channels: Collection[int] = (), guild_id: int | None = None
+    ) -> list[GameState]:
+        """The pending and active games in ``channels`` or in threads off them, and every one
+        in ``guild_id`` (for the Discord layer when a channel, a thread or a server goes)."""
+        wanted = set(channels)
+        return [
+            await self._view(record.id, record)
+            for record in await self.repository.open_games()
+            if record.channel_id in wanted
+            or record.parent_channel_id in wanted
+            or (guild_id is not None and record.guild_id == guild_id)
         ]
 
     async def open_game(self, channel_id: int) -> GameState | None:

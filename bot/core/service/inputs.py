@@ -143,9 +143,10 @@ class InputUseCases(GameUseCases, MoveUseCases):
             case Resign():
                 return await self.resign(channel, user_id, game_id=game, via=via)
             case AskUndo():
-                return await self.undo(channel, user_id, game_id=game)
+                return await self.undo(channel, user_id, game_id=game, via=via)
             case AnswerUndo(accept):
-                return await self.answer_undo(await self._game_of(ref), user_id, accept=accept)
+                game_id = await self._game_of(ref)
+                return await self.answer_undo(game_id, user_id, accept=accept, via=via)
         raise TypeError(f"not a player's action: {action!r}")
 
     async def _game_of(self, ref: GameRef) -> int:

@@ -26,7 +26,7 @@ from bot.core.service.errors import (
     StalePanelError,
     UndoPendingError,
 )
-from bot.core.service.events import Moved, TakenBack
+from bot.core.service.events import Moved, TakenBack, UndoAsked
 from bot.core.service.shared import HINT_LEVEL, ServiceCore, _legal_points, _level, _played
 from bot.core.service.states import (
     GameEnd,
@@ -279,13 +279,20 @@ class MoveUseCases(ServiceCore):
                 raise AIFailedError(view.game_id) from error
 
     async def undo(
-        self, channel_id: int | None, user_id: int, *, game_id: int | None = None
+        self,
+        channel_id: int | None,
+        user_id: int,
+        *,
+        game_id: int | None = None,
+        via: str | None = None,
     ) -> UndoResult | UndoRequest:
         """Take back the user's last move (and the moves after it).
 
         Against the AI, or with one user at both sides, it is immediate and returns an
         ``UndoResult`` (against the AI: your last move and its reply). Against a person it
-        returns an ``UndoRequest`` that the opponent answers with ``answer_undo``.
+        returns an ``UndoRequest`` that the opponent answers with ``answer_undo``, published
+        as ``UndoAsked`` (``via``: the front end it came through, as for the takeback's
+        ``TakenBack``).
 
         Raises:
             NoActiveGameError, GameNotActiveError, NotAPlayerError, NoMoveToUndoError,
@@ -311,18 +318,19 @@ class MoveUseCases(ServiceCore):
                 raise NoMoveToUndoError(view.game_id)
             opponent = [u for u in view.humans if u != user_id]
             if not opponent:
-                return await self._take_back(view, count)
+                return await self._take_back(view, count, via)
             pending = await self.repository.undo_request(view.game_id)
             if pending is not None and pending.version == view.version:
                 raise UndoPendingError(view.game_id)
             await self.repository.save_undo_request(
                 StoredUndo(view.game_id, user_id, opponent[0], view.version, count, self.clock())
             )
+            self.events.publish(UndoAsked(view, user_id, opponent[0], count, via=via))
             return UndoRequest(view, user_id, opponent[0], count)
 
         return await self._locked(await self._open_record(channel_id, game_id), action)
 
-    async def _take_back(self, view: GameState, count: int) -> UndoResult:
+    async def _take_back(self, view: GameState, count: int, via: str | None) -> UndoResult:
         board = view.board.copy()
         undone = tuple(board.undo() for _ in range(count))
         deadline = self._deadline(view.record, board.to_move, self.clock())
@@ -331,11 +339,13 @@ class MoveUseCases(ServiceCore):
         )
 
         def taken_back(state: GameState) -> TakenBack:
-            return TakenBack(state, undone)
+            return TakenBack(state, undone, via=via)
 
         return UndoResult(self._remember(record, board, view.opening, taken_back), undone)
 
-    async def answer_undo(self, game_id: int, user_id: int, *, accept: bool) -> UndoResult | None:
+    async def answer_undo(
+        self, game_id: int, user_id: int, *, accept: bool, via: str | None = None
+    ) -> UndoResult | None:
         """The opponent answers an undo request: the moves go (``UndoResult``) or the
         request is dropped (None). The requester may withdraw with ``accept=False``.
 
@@ -359,7 +369,7 @@ class MoveUseCases(ServiceCore):
             await self.repository.drop_undo_request(game_id)
             if not accept:
                 return None
-            return await self._take_back(view, pending.moves)
+            return await self._take_back(view, pending.moves, via)
 
     async def hint(self, channel_id: int, user_id: int) -> Hint:
         """The AI's suggestion for the user, who must be to move (slow: defer first).

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Final, TypeVar
 
+from bot.core.games import table_spec
 from bot.core.positions import forbidden_points
 from bot.core.service.errors import (
     AIThinkingError,
@@ -82,8 +83,7 @@ def _level(value: str) -> Level:
 
 
 def _board_for(record: GameRecord, points: Sequence[Point] = ()) -> Board:
-    size = record.width if record.game is Game.GOMOKU else None
-    board = Board.for_game(record.game, size=size, rule=record.rule)
+    board = Board.for_game(record.game, size=record.width, rule=record.rule)
     for point in points:
         board.play(point)
     return board
@@ -105,17 +105,13 @@ def _opening_text(view: GameState, names: dict[Color, str]) -> str | None:
     return f"{view.opening.rule.value}: {view.opening} (first: {first})"
 
 
-RATED_SIZE: Final = 15  # the one Gomoku board that is rated (each rule apart)
 DEFAULT_RATED_OPENING: Final = OpeningRule.SWAP2  # a guild's rated games without a choice
 
 
 def is_ratable(game: Game, board: Board) -> bool:
-    """Whether a game between people on ``board`` may be rated: Gomoku on 15x15 (each rule
-    rated apart) and Connect Four. Tic-tac-toe and gravity three are solved draws or wins
-    and other Gomoku sizes too few to rank anyone by, so those are friendly games."""
-    if game is Game.GOMOKU:
-        return board.size == RATED_SIZE
-    return game is Game.CONNECT4
+    """Whether a game between people on ``board`` may be rated: its table spec names the
+    rated sizes (Gomoku on 15x15, each rule rated apart, and Connect Four)."""
+    return table_spec(game).ratable(board)
 
 
 def rated_opening(settings: GuildSettings | None, board: Board) -> str | None:
@@ -138,7 +134,7 @@ def _check_opening(game: Game, board: Board, opening: str) -> None:
     except ValueError:
         allowed = ", ".join(r.value for r in OpeningRule)
         raise InvalidOptionError("opening", opening, allowed) from None
-    if game is not Game.GOMOKU:
+    if not table_spec(game).openings:
         raise InvalidOptionError("opening", opening, "Gomoku only")
     if rule.is_renju and (board.rule is not Rule.RENJU or board.size != 15):
         raise InvalidOptionError("opening", opening, "the renju rule on 15x15")

@@ -191,8 +191,7 @@ class GameState:
         """The game as it stood after its first ``ply`` moves (clamped to the game)."""
         moves = self.board.moves
         ply = max(0, min(ply, len(moves)))
-        size = self.board.width if self.game is Game.GOMOKU else None
-        board = Board.for_game(self.game, size=size, rule=self.rule)
+        board = Board.for_game(self.game, size=self.board.width, rule=self.rule)
         for move in moves[:ply]:
             board.play(move.point)
         return GameState(self.record, board)

@@ -1,30 +1,52 @@
-// The web board: draws the game the server sends over a WebSocket and sends taps as moves.
-// The pass comes from the URL fragment (#<pass>), or, inside Discord, from the Activity's
-// OAuth2 handshake (activity.js, bundled with the Embedded App SDK). The server sends every
-// word the page shows, in the pass holder's language.
+// The web board: draws the game the server sends over a WebSocket and sends taps, clicks and
+// keys as moves. The pass comes from the URL fragment (#<pass>), or, inside Discord, from the
+// Activity's OAuth2 handshake (activity.js, bundled with the Embedded App SDK). The server
+// sends every word the page shows, in the pass holder's language; stones and icons are drawn
+// here (canvas and SVG), never taken from an emoji font.
+//
+// Phones: a 15x15 board is 23 px a point at 390 px wide, half a finger. The first tap zooms
+// into a window of ZOOM_POINTS points around it (44 px or more a point) with a faint stone at
+// the nearest point and a cross through it that shows past the finger; a second tap on that
+// stone plays it, a tap elsewhere moves it, "Whole board" goes back.
+//
+// Keyboard: the board takes focus; arrows move a cursor, Enter or Space plays its point. The
+// cursor's point and the stones around it are read out, every move is announced with its
+// point, and the moves are listed as text.
 
 const canvas = document.getElementById("board");
 const ctx = canvas.getContext("2d");
 const els = Object.fromEntries(
-  ["title", "line", "note", "replay", "ply", "first", "back", "next", "last", "stage"].map(
-    (id) => [id, document.getElementById(id)],
-  ),
+  [
+    "title", "line", "turn", "note", "replay", "ply", "first", "back", "next", "last", "stage",
+    "whole", "panel", "players", "moves", "announce", "cursor", "players-heading",
+    "moves-heading", "actions",
+  ].map((id) => [id, document.getElementById(id)]),
 );
+
+const ZOOM_POINTS = 7; // points a side in the zoomed window: 46 px each at 390 px wide
+const TARGET = 44; // px: the smallest point a finger hits reliably
 
 let game = null; // the newest state from the server
 let ghost = null; // [x, y] of a first tap, waiting for the second
+let zoom = null; // {x0, y0, n}: the window of points shown, or null for the whole board
+let cursor = null; // [x, y] of the keyboard's cursor
+let focused = false;
 let ply = null; // the move shown while replaying a finished game (null: the last)
 let socket = null;
 let token = null;
 let retry = 500; // ms before reconnecting; doubles up to 8 s
 let stopped = false; // the pass was refused: no reconnecting
 let geometry = null;
+let armed = false; // Resign pressed once: the second press resigns
+let undoAsked = false; // the opponent asked to take back moves: Allow / Refuse
+let switching = false; // moving over to a new game's pass
 
 const STONES = [
   ["#4a4a4a", "#050505"], // black: highlight, body
   ["#ffffff", "#cfcfcf"], // white
 ];
 const GRAVITY = ["#e0453a", "#f2c230"]; // red and yellow discs
+const MARKS = ["#ed4245", "#5865f2"]; // X and O
 
 function starPoints(w, h) {
   if (w !== h || w < 9) return [];
@@ -41,39 +63,60 @@ function columnName(x) {
   return String.fromCharCode(97 + x);
 }
 
+function pointName(x, y) {
+  return `${columnName(x)}${y + 1}`;
+}
+
+function fill(template, values) {
+  return template.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? values[key] : whole));
+}
+
 // Cells (tic-tac-toe, gravity games) or intersections (Gomoku).
 function isCells() {
   return game.gravity || game.marks;
 }
 
+function side() {
+  const box = els.stage.getBoundingClientRect();
+  // Below the board: a line of notes and the replay buttons (beside it on wide screens,
+  // the players and the moves; under it on phones, where the page scrolls).
+  const below = window.innerHeight - box.top - 110;
+  const tall = window.innerWidth >= 800 ? below : Math.max(below, box.width);
+  return Math.max(120, Math.floor(Math.min(box.width, tall)));
+}
+
 function layout() {
   const dpr = window.devicePixelRatio || 1;
-  const box = els.stage.getBoundingClientRect();
-  // The board takes the width, leaving room below it for a line of notes and the replay.
-  const below = window.innerHeight - box.top - 100;
-  const side = Math.max(120, Math.floor(Math.min(box.width, below)));
+  const size = side();
   const w = game.width;
   const h = game.height;
+  const view = zoom ? { x0: zoom.x0, y0: zoom.y0, nx: zoom.n, ny: zoom.n } : { x0: 0, y0: 0, nx: w, ny: h };
   // Intersections: a cell's width of room around the grid (half a stone and the
-  // coordinates). Cells: the same room on the left and below, for the coordinates.
-  const cell = Math.floor(side / (Math.max(w, h) + 1));
+  // coordinates). Cells: half a cell of room, for the coordinates.
+  const cell = Math.floor(size / (Math.max(view.nx, view.ny) + 1));
   const pad = isCells() ? Math.round(cell / 2) : cell;
-  const cssW = isCells() ? cell * w + 2 * pad : cell * (w - 1) + 2 * pad;
-  const cssH = isCells() ? cell * h + 2 * pad : cell * (h - 1) + 2 * pad;
+  const cssW = isCells() ? cell * view.nx + 2 * pad : cell * (view.nx - 1) + 2 * pad;
+  const cssH = isCells() ? cell * view.ny + 2 * pad : cell * (view.ny - 1) + 2 * pad;
   canvas.style.width = `${cssW}px`;
   canvas.style.height = `${cssH}px`;
   canvas.width = Math.round(cssW * dpr);
   canvas.height = Math.round(cssH * dpr);
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  geometry = { cell, pad, w, h, cssW, cssH };
+  geometry = { cell, pad, w, h, cssW, cssH, view };
+}
+
+// The whole board's point cell, before any zoom.
+function wholeCell() {
+  return Math.floor(side() / (Math.max(game.width, game.height) + 1));
 }
 
 // The centre of point (x, y) in CSS pixels; y counts from the bottom.
 function centre(x, y) {
-  const { cell, pad, h } = geometry;
-  const row = h - 1 - y;
-  if (isCells()) return [pad + cell * x + cell / 2, pad + cell * row + cell / 2];
-  return [pad + cell * x, pad + cell * row];
+  const { cell, pad, view } = geometry;
+  const col = x - view.x0;
+  const row = view.y0 + view.ny - 1 - y;
+  if (isCells()) return [pad + cell * col + cell / 2, pad + cell * row + cell / 2];
+  return [pad + cell * col, pad + cell * row];
 }
 
 function shownMoves() {
@@ -84,9 +127,10 @@ function shownMoves() {
 function draw() {
   if (!game) return;
   layout();
-  const { cell, pad, w, h, cssW, cssH } = geometry;
+  const { cell, pad, w, h, cssW, cssH, view } = geometry;
   ctx.clearRect(0, 0, cssW, cssH);
-  ctx.fillStyle = game.gravity ? "#1f4fb5" : game.marks ? "#2b2d31" : "#dcb35c";
+  const wood = game.gravity ? "#1f4fb5" : game.marks ? "#2b2d31" : "#dcb35c";
+  ctx.fillStyle = wood;
   ctx.fillRect(0, 0, cssW, cssH);
   ctx.strokeStyle = game.gravity ? "#163b8a" : game.marks ? "#8e9297" : "#3b2a10";
   ctx.lineWidth = 1;
@@ -94,24 +138,13 @@ function draw() {
     for (let i = 0; i <= w; i++) line(pad + i * cell, pad, pad + i * cell, pad + h * cell);
     for (let j = 0; j <= h; j++) line(pad, pad + j * cell, pad + w * cell, pad + j * cell);
   } else {
-    for (let i = 0; i < w; i++) line(pad + i * cell, pad, pad + i * cell, pad + (h - 1) * cell);
-    for (let j = 0; j < h; j++) line(pad, pad + j * cell, pad + (w - 1) * cell, pad + j * cell);
+    // The whole grid, in the window's coordinates: the canvas clips what lies outside.
+    const [left, top] = centre(0, h - 1);
+    const [right, bottom] = centre(w - 1, 0);
+    for (let i = 0; i < w; i++) line(centre(i, 0)[0], top, centre(i, 0)[0], bottom);
+    for (let j = 0; j < h; j++) line(left, centre(0, j)[1], right, centre(0, j)[1]);
     ctx.fillStyle = "#3b2a10";
     for (const [x, y] of starPoints(w, h)) dot(...centre(x, y), Math.max(2, cell * 0.1));
-  }
-  // coordinates: letters (numbers in gravity games) under the board, rows on the left
-  ctx.fillStyle = game.marks ? "#b5bac1" : game.gravity ? "#dfe6ff" : "#3b2a10";
-  ctx.font = `${Math.max(9, Math.min(14, cell * 0.4))}px system-ui, sans-serif`;
-  ctx.textAlign = "center";
-  ctx.textBaseline = "middle";
-  const gap = isCells() ? pad / 2 : cell * 0.62;
-  const bottom = isCells() ? pad + h * cell : pad + (h - 1) * cell;
-  for (let x = 0; x < w; x++) {
-    const [cx] = centre(x, 0);
-    ctx.fillText(game.gravity ? String(x + 1) : columnName(x), cx, bottom + gap);
-  }
-  if (!game.gravity) {
-    for (let y = 0; y < h; y++) ctx.fillText(String(y + 1), pad - gap, centre(0, y)[1]);
   }
   const moves = shownMoves();
   const replaying = ply !== null && ply < game.moves.length;
@@ -126,7 +159,15 @@ function draw() {
     }
   }
   for (const [x, y, c] of moves) stone(x, y, c, 1);
-  if (ghost && !replaying) stone(ghost[0], ghost[1], game.you ?? 0, 0.45);
+  if (ghost && !replaying) {
+    // A cross through the faint stone reaches past the finger that covers it.
+    const [gx, gy] = centre(ghost[0], ghost[1]);
+    ctx.strokeStyle = "rgba(232, 65, 47, 0.7)";
+    ctx.lineWidth = 2;
+    line(gx, 0, gx, cssH);
+    line(0, gy, cssW, gy);
+    stone(ghost[0], ghost[1], game.you ?? 0, 0.5);
+  }
   const last = moves[moves.length - 1];
   if (last) {
     const [cx, cy] = centre(last[0], last[1]);
@@ -142,6 +183,43 @@ function draw() {
     ctx.lineCap = "round";
     line(...centre(a[0], a[1]), ...centre(b[0], b[1]));
     ctx.lineCap = "butt";
+  }
+  if (cursor && focused) {
+    const [cx, cy] = centre(cursor[0], cursor[1]);
+    const r = cell * 0.5;
+    ctx.strokeStyle = "#1d6ff2";
+    ctx.lineWidth = 3;
+    ctx.strokeRect(cx - r, cy - r, 2 * r, 2 * r);
+  }
+  coordinates(wood, view);
+}
+
+// Letters (numbers in gravity games) under the board, rows on its left: on a band of the
+// board's colour when zoomed, where the grid runs on under them.
+function coordinates(wood, view) {
+  const { cell, pad, cssW, cssH } = geometry;
+  if (zoom) {
+    ctx.globalAlpha = 0.85;
+    ctx.fillStyle = wood;
+    ctx.fillRect(0, 0, pad * 0.75, cssH);
+    ctx.fillRect(0, cssH - pad * 0.75, cssW, pad * 0.75);
+    ctx.globalAlpha = 1;
+  }
+  ctx.fillStyle = game.marks ? "#b5bac1" : game.gravity ? "#dfe6ff" : "#3b2a10";
+  ctx.font = `${Math.max(9, Math.min(14, cell * 0.4))}px system-ui, sans-serif`;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  const gap = isCells() ? pad / 2 : cell * 0.62;
+  const bottom = centre(view.x0, view.y0)[1] + (isCells() ? cell / 2 : 0);
+  for (let x = view.x0; x < view.x0 + view.nx; x++) {
+    const [cx] = centre(x, view.y0);
+    ctx.fillText(game.gravity ? String(x + 1) : columnName(x), cx, bottom + gap);
+  }
+  if (!game.gravity) {
+    const left = centre(view.x0, view.y0)[0] - (isCells() ? cell / 2 : 0);
+    for (let y = view.y0; y < view.y0 + view.ny; y++) {
+      ctx.fillText(String(y + 1), left - gap, centre(view.x0, y)[1]);
+    }
   }
 }
 
@@ -163,7 +241,7 @@ function stone(x, y, colour, alpha) {
   const [cx, cy] = centre(x, y);
   ctx.globalAlpha = alpha;
   if (game.marks) {
-    ctx.strokeStyle = colour === 0 ? "#ed4245" : "#5865f2";
+    ctx.strokeStyle = MARKS[colour];
     ctx.lineWidth = Math.max(3, cell * 0.1);
     const r = cell * 0.3;
     if (colour === 0) {
@@ -189,6 +267,49 @@ function stone(x, y, colour, alpha) {
   ctx.globalAlpha = 1;
 }
 
+// A stone (or a mark) as a small SVG, for the players and the turn: drawn, not a font glyph.
+function stoneIcon(colour) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("width", "20");
+  svg.setAttribute("height", "20");
+  svg.setAttribute("viewBox", "0 0 20 20");
+  svg.setAttribute("aria-hidden", "true");
+  const shape = (name, attributes) => {
+    const node = document.createElementNS(ns, name);
+    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+    svg.appendChild(node);
+  };
+  if (game.marks) {
+    const stroke = { stroke: MARKS[colour], "stroke-width": "3", fill: "none" };
+    if (colour === 0) shape("path", { d: "M4 4L16 16M4 16L16 4", ...stroke });
+    else shape("circle", { cx: "10", cy: "10", r: "6.5", ...stroke });
+  } else {
+    const body = game.gravity ? GRAVITY[colour] : STONES[colour][1];
+    shape("circle", { cx: "10", cy: "10", r: "8.5", fill: body, stroke: "#8e9297", "stroke-width": "1" });
+  }
+  return svg;
+}
+
+// The replay buttons' icons: bars and triangles.
+function icon(path) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("width", "22");
+  svg.setAttribute("height", "22");
+  svg.setAttribute("viewBox", "0 0 22 22");
+  svg.setAttribute("aria-hidden", "true");
+  const node = document.createElementNS(ns, "path");
+  node.setAttribute("d", path);
+  node.setAttribute("fill", "currentColor");
+  svg.appendChild(node);
+  return svg;
+}
+els.first.appendChild(icon("M4 4h3v14H4zM18 4v14L8 11z"));
+els.back.appendChild(icon("M16 4v14L6 11z"));
+els.next.appendChild(icon("M6 4v14l10-7z"));
+els.last.appendChild(icon("M15 4h3v14h-3zM4 4v14l10-7z"));
+
 function landing(column) {
   const taken = new Set(game.moves.map(([x, y]) => `${x},${y}`));
   for (let y = 0; y < game.height; y++) if (!taken.has(`${column},${y}`)) return y;
@@ -196,42 +317,180 @@ function landing(column) {
 }
 
 // The point under a tap: the nearest intersection, or the cell (the landing point of the
-// column in gravity games).
+// column in gravity games); null outside the window shown.
 function pointAt(event) {
   const rect = canvas.getBoundingClientRect();
-  const { cell, pad, h, w } = geometry;
+  const { cell, pad, view } = geometry;
   const px = event.clientX - rect.left - pad;
   const py = event.clientY - rect.top - pad;
-  const x = isCells() ? Math.floor(px / cell) : Math.round(px / cell);
+  const col = isCells() ? Math.floor(px / cell) : Math.round(px / cell);
   const row = isCells() ? Math.floor(py / cell) : Math.round(py / cell);
-  if (x < 0 || x >= w) return null;
+  if (col < 0 || col >= view.nx) return null;
+  const x = view.x0 + col;
   if (game.gravity) {
     const y = landing(x);
     return y === null ? null : [x, y];
   }
-  if (row < 0 || row >= h) return null;
-  return [x, h - 1 - row];
+  if (row < 0 || row >= view.ny) return null;
+  return [x, view.y0 + view.ny - 1 - row];
+}
+
+function playerName(colour) {
+  return colour === 0 ? game.black : game.white;
+}
+
+// Why a tap now places nothing, or null when it may.
+function cannotPlay() {
+  if (!game || game.over || ply !== null) return "";
+  if (game.you === null) return game.words.watching;
+  if (!game.your_turn) {
+    return fill(game.words.not_your_turn, { name: playerName(game.to_move ?? 1 - game.you) });
+  }
+  return null;
+}
+
+function zoomAround([x, y]) {
+  const n = Math.min(ZOOM_POINTS, game.width, game.height);
+  const clamp = (v, size) => Math.max(0, Math.min(size - n, v - Math.floor(n / 2)));
+  zoom = { x0: clamp(x, game.width), y0: clamp(y, game.height), n };
+  els.whole.hidden = false;
+}
+
+function zoomOut() {
+  zoom = null;
+  els.whole.hidden = true;
+}
+
+function play(point) {
+  const move = game.gravity ? { column: point[0] } : { x: point[0], y: point[1] };
+  send({ type: "move", ...move });
 }
 
 canvas.addEventListener("click", (event) => {
-  if (!game || game.over || ply !== null) return;
-  if (game.you === null) {
-    say(game.words.watching);
+  const why = cannotPlay();
+  if (why !== null) {
+    if (why) say(why); // refused at once, on the first tap
     return;
   }
   const point = pointAt(event);
   if (!point) return;
-  if (ghost && ghost[0] === point[0] && ghost[1] === point[1]) {
+  const touch = event.pointerType === "touch" || window.matchMedia("(pointer: coarse)").matches;
+  if (!zoom && touch && !isCells() && wholeCell() < TARGET) {
+    zoomAround(point);
+    ghost = point;
+    say(`${pointName(...point)} · ${game.words.confirm}`);
+  } else if (ghost && ghost[0] === point[0] && ghost[1] === point[1]) {
     ghost = null;
-    const move = game.gravity ? { column: point[0] } : { x: point[0], y: point[1] };
-    send({ type: "move", ...move });
+    play(point);
     say("");
   } else {
     ghost = point;
-    say(game.words.confirm);
+    say(`${pointName(...point)} · ${game.words.confirm}`);
   }
   draw();
 });
+
+els.whole.addEventListener("click", () => {
+  zoomOut();
+  draw();
+});
+
+// ------------------------------------------------------------------ the keyboard
+
+const STEPS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
+
+function stoneAt(x, y) {
+  for (const [mx, my, c] of shownMoves()) if (mx === x && my === y) return c;
+  return null;
+}
+
+function readCursor() {
+  const [x, y] = cursor;
+  const what = (c) => (c === null ? game.words.empty : game.colours[c]);
+  const around = [];
+  for (const dy of [1, 0, -1]) {
+    for (const dx of [-1, 0, 1]) {
+      const [nx, ny] = [x + dx, y + dy];
+      if ((dx || dy) && nx >= 0 && ny >= 0 && nx < game.width && ny < game.height) {
+        const c = stoneAt(nx, ny);
+        if (c !== null) around.push(`${pointName(nx, ny)} ${game.colours[c]}`);
+      }
+    }
+  }
+  const here = fill(game.words.point, { point: pointName(x, y), what: what(stoneAt(x, y)) });
+  const near = around.length
+    ? fill(game.words.around, { stones: around.join(", ") })
+    : game.words.nothing_around;
+  els.cursor.textContent = `${here} ${near}`;
+}
+
+canvas.addEventListener("focus", () => {
+  // The cursor is the keyboard's: a tap or a click focuses the board without showing it.
+  focused = canvas.matches(":focus-visible");
+  if (!game || !focused) return;
+  if (!cursor) {
+    const last = game.moves[game.moves.length - 1];
+    cursor = last ? [last[0], last[1]] : [game.width >> 1, game.height >> 1];
+  }
+  readCursor();
+  draw();
+});
+
+canvas.addEventListener("blur", () => {
+  focused = false;
+  draw();
+});
+
+canvas.addEventListener("keydown", (event) => {
+  if (!game) return;
+  if (!focused || !cursor) {
+    focused = true;
+    const last = game.moves[game.moves.length - 1];
+    cursor = cursor ?? (last ? [last[0], last[1]] : [game.width >> 1, game.height >> 1]);
+  }
+  const step = STEPS[event.key];
+  if (step) {
+    event.preventDefault();
+    const x = Math.max(0, Math.min(game.width - 1, cursor[0] + step[0]));
+    const y = Math.max(0, Math.min(game.height - 1, cursor[1] + step[1]));
+    cursor = [x, y];
+    if (zoom) zoomAround(cursor);
+    readCursor();
+    draw();
+  } else if (event.key === "Enter" || event.key === " ") {
+    event.preventDefault();
+    const why = cannotPlay();
+    if (why !== null) {
+      if (why) say(why);
+      return;
+    }
+    const point = game.gravity ? [cursor[0], landing(cursor[0])] : cursor;
+    if (point[1] === null) return;
+    ghost = null;
+    play(point);
+  }
+});
+
+// The turn clock of the player to move: what is left of their time, each second.
+function tick() {
+  const clock = els.players.querySelector(".clock");
+  if (!clock || !game || !game.deadline) return;
+  const left = Math.floor(game.deadline - Date.now() / 1000);
+  if (left <= 0) {
+    clock.textContent = "";
+    return;
+  }
+  const hours = Math.floor(left / 3600);
+  const minutes = Math.floor((left % 3600) / 60);
+  const seconds = String(left % 60).padStart(2, "0");
+  const time = hours
+    ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}`
+    : `${minutes}:${seconds}`;
+  clock.textContent = fill(game.words.time_left, { time });
+}
+setInterval(tick, 1000);
+
+// ------------------------------------------------------------------ words around the board
 
 function say(text) {
   els.note.textContent = text;
@@ -243,6 +502,116 @@ function send(message) {
   }
 }
 
+function showTurn() {
+  const parts = [];
+  if (!game.over) {
+    if (game.you !== null) parts.push(fill(game.words.you_play, { colour: game.colours[game.you] }));
+    if (game.your_turn) parts.push(game.words.your_turn);
+    else if (game.to_move !== null) {
+      const name = playerName(game.to_move);
+      parts.push(fill(game.ai_turn ? game.words.thinking : game.words.to_move, { name }));
+    }
+  }
+  els.turn.replaceChildren();
+  if (parts.length) {
+    els.turn.appendChild(stoneIcon(game.you ?? game.to_move ?? 0));
+    const text = document.createElement("span");
+    text.textContent = parts.join(" ");
+    els.turn.appendChild(text);
+  }
+}
+
+function showPanel() {
+  els.panel.hidden = false;
+  els["players-heading"].textContent = game.words.players;
+  els["moves-heading"].textContent = game.words.moves;
+  els.players.replaceChildren();
+  for (const colour of [0, 1]) {
+    const item = document.createElement("li");
+    if (!game.over && game.to_move === colour) item.className = "moving";
+    item.appendChild(stoneIcon(colour));
+    const name = playerName(colour);
+    const label = document.createElement("span");
+    const who = game.you === colour ? fill(game.words.you_name, { name }) : name;
+    label.textContent = `${game.colours[colour]}: ${who}`;
+    item.appendChild(label);
+    if (!game.over && game.to_move === colour && game.deadline) {
+      const clock = document.createElement("span");
+      clock.className = "clock";
+      item.appendChild(clock);
+    }
+    els.players.appendChild(item);
+  }
+  els.moves.replaceChildren();
+  for (const [x, y, c] of game.moves) {
+    const item = document.createElement("li");
+    item.textContent = `${game.colours[c]} ${pointName(x, y)}`;
+    els.moves.appendChild(item);
+  }
+  if (!game.moves.length) {
+    const item = document.createElement("li");
+    item.className = "none";
+    item.textContent = game.words.no_moves;
+    els.moves.appendChild(item);
+  }
+  els.moves.scrollTop = els.moves.scrollHeight;
+}
+
+// The page's choices besides moves: the opening's (on the player's turn) and Resign.
+function showActions() {
+  els.actions.replaceChildren();
+  const button = (label, act) => {
+    const node = document.createElement("button");
+    node.type = "button";
+    node.textContent = label;
+    node.addEventListener("click", () => act(node));
+    els.actions.appendChild(node);
+    return node;
+  };
+  if (game.can_rematch) {
+    const label = game.against_ai ? game.words.play_again : game.words.rematch;
+    button(label, () => send({ type: "rematch" })).id = "rematch";
+    if (!game.against_ai) button(game.words.play_ai, () => send({ type: "play_ai" })).id = "play-ai";
+  }
+  if (game.over || game.you === null) return;
+  for (const [word, label] of game.choices) {
+    button(label, () => send({ type: "choose", word }));
+  }
+  if (undoAsked) {
+    for (const accept of [true, false]) {
+      button(accept ? game.words.allow : game.words.refuse, () => {
+        undoAsked = false;
+        send({ type: "undo_answer", accept });
+        showActions();
+      });
+    }
+  }
+  if (game.can_hint) button(game.words.hint, () => send({ type: "hint" })).id = "hint";
+  if (game.can_undo) button(game.words.undo, () => send({ type: "undo" })).id = "undo";
+  if (game.can_resign) {
+    const resign = button(game.words.resign, (node) => {
+      if (armed) {
+        armed = false;
+        send({ type: "resign" });
+        return;
+      }
+      armed = true;
+      node.classList.add("armed");
+      say(game.words.resign_confirm);
+    });
+    resign.id = "resign";
+    if (armed) resign.classList.add("armed");
+  }
+}
+
+function showWords() {
+  const w = game.words;
+  canvas.setAttribute("aria-label", w.board);
+  els.whole.textContent = w.whole_board;
+  els.replay.setAttribute("aria-label", w.replay_nav);
+  for (const key of ["first", "back", "next", "last"]) els[key].setAttribute("aria-label", w[key]);
+}
+
 function showReplay() {
   const over = game && game.over && game.moves.length > 0;
   els.replay.hidden = !over;
@@ -251,9 +620,10 @@ function showReplay() {
     return;
   }
   const n = ply === null ? game.moves.length : ply;
-  els.ply.textContent = game.words.replay
-    .replace("{number}", String(n))
-    .replace("{total}", String(game.moves.length));
+  els.ply.textContent = fill(game.words.replay, {
+    number: String(n),
+    total: String(game.moves.length),
+  });
 }
 
 function step(to) {
@@ -268,22 +638,74 @@ els.back.addEventListener("click", () => step((ply ?? game.moves.length) - 1));
 els.next.addEventListener("click", () => step((ply ?? game.moves.length) + 1));
 els.last.addEventListener("click", () => step(game.moves.length));
 
+// The moves new in ``next`` since ``before``, read out in the live region.
+function announce(before, next) {
+  if (!before || next.moves.length <= before.moves.length) return;
+  const said = next.moves.slice(before.moves.length).map(([x, y, c]) =>
+    fill(next.words.played, { colour: next.colours[c], point: pointName(x, y) }),
+  );
+  els.announce.textContent = said.join(" ");
+}
+
 function receive(message) {
   if (message.type === "state") {
     if (game && message.version < game.version) return;
+    const before = game;
     const moved = !game || message.version !== game.version;
     game = message;
     if (moved) ghost = null;
+    if (moved && before && game.moves.length > before.moves.length) {
+      const [x, y] = game.moves[game.moves.length - 1];
+      if (zoom && !game.your_turn) zoomOut(); // our own move landed: back to the whole board
+      else if (zoom && (x < zoom.x0 || x >= zoom.x0 + zoom.n || y < zoom.y0 || y >= zoom.y0 + zoom.n)) zoomOut();
+    }
+    if (game.over && zoom) zoomOut();
     els.title.textContent = game.title;
     els.line.textContent = game.line;
     document.title = game.title;
     document.documentElement.lang = game.language;
+    showWords();
+    showTurn();
+    if (moved) {
+      armed = false;
+      undoAsked = false;
+    }
+    showPanel();
+    tick();
+    showActions();
+    announce(before, game);
     if (game.you === null && !game.over) say(game.words.watching);
-    else if (moved && els.note.textContent === game.words.confirm) say("");
+    else if (moved && els.note.textContent.endsWith(game.words.confirm)) say("");
     showReplay();
+    if (focused && cursor) readCursor();
     draw();
-  } else if (message.type === "refused") {
+  } else if (message.type === "refused" || message.type === "note") {
     say(message.text);
+  } else if (message.type === "undo_asked" || message.type === "undo_answered") {
+    undoAsked = message.type === "undo_asked";
+    say(message.text);
+    if (game) showActions();
+  } else if (message.type === "hint") {
+    // The suggestion becomes the faint stone: one more tap (or Enter) plays it.
+    if (!game || game.over) return;
+    const [x, y] = message.point;
+    ghost = [x, y];
+    cursor = [x, y];
+    if (!zoom && !isCells() && wholeCell() < TARGET && window.matchMedia("(pointer: coarse)").matches) {
+      zoomAround(ghost);
+    }
+    say(message.text);
+    draw();
+  } else if (message.type === "switch") {
+    // A new game began from this page: open it with its own pass.
+    token = message.token;
+    switching = true;
+    game = null;
+    ghost = null;
+    cursor = null;
+    ply = null;
+    zoomOut();
+    socket.close();
   } else if (message.type === "denied") {
     stopped = true;
     say(message.text);
@@ -301,6 +723,12 @@ function connect() {
   socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
   socket.addEventListener("close", () => {
     if (stopped) return;
+    if (switching) {
+      switching = false;
+      retry = 500;
+      connect();
+      return;
+    }
     if (game) say(game.words.reconnecting);
     setTimeout(connect, retry);
     retry = Math.min(8000, retry * 2);
@@ -317,6 +745,14 @@ async function passFromActivity() {
 async function main() {
   const query = new URLSearchParams(location.search);
   token = decodeURIComponent(location.hash.slice(1));
+  // For tests and tools: the state shown, where a point is drawn (CSS pixels), the zoom.
+  window.gomoku = {
+    state: () => game,
+    centre: (x, y) => centre(x, y),
+    cell: () => geometry && geometry.cell,
+    zoomed: () => zoom !== null,
+    cursor: () => cursor,
+  };
   if (!token && query.has("frame_id")) {
     try {
       token = await passFromActivity();
@@ -333,8 +769,6 @@ async function main() {
   }
   // The pass stays out of the address bar (and out of screenshots and shared URLs).
   history.replaceState(null, "", location.pathname + location.search);
-  // For tests and tools: the state shown, and where a point is drawn (CSS pixels).
-  window.gomoku = { state: () => game, centre: (x, y) => centre(x, y) };
   connect();
 }
 

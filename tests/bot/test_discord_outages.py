@@ -1,0 +1,291 @@
+"""Discord's own faults under games, through the real discord.py against the fake Discord:
+REST outages, a gateway that drops, threads archived, locked or deleted, permissions taken,
+the bot removed from the server. No acknowledged move is lost, boards catch up, no clock runs
+out while nobody can move, nothing logs a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.client import GomokuBot
+from bot.threads import ARCHIVE_AFTER
+from engine.types import Termination
+from storage.records import GameStatus
+from tests.bot.conftest import BotFactory, GatedRunner, accepted_challenge, board_caught_up
+from tests.clock import FakeClock
+from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Message
+
+MESSAGES = r"/channels/\d+/messages"
+
+
+@pytest.fixture
+async def bot(fake: FakeDiscord, make_bot: BotFactory) -> AsyncIterator[GomokuBot]:
+    """A connected bot that retries a board Discord did not take at once, not after seconds."""
+    instance = make_bot()
+    async with fake.running(instance):
+        instance.table.faults.first_retry_s = 0.01
+        instance.table.faults.longest_retry_s = 0.05
+        yield instance
+
+
+@pytest.fixture(autouse=True)
+def no_tracebacks(caplog: pytest.LogCaptureFixture) -> object:
+    """Every test here: Discord's faults are logged as one line each, never a traceback."""
+    caplog.set_level(logging.WARNING)
+    yield None
+    traced = [r.getMessage() for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert traced == []
+
+
+async def _in_thread(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> tuple[int, FakeChannel, Message]:
+    """Alice challenges Bob in a thread of the default channel, Bob accepts: the game, its
+    thread and its board."""
+    fake.allow(fake.default_channel, "create_public_threads")
+    await fake.slash(
+        "gomoku start", user=alice, options={"opponent": bob, "colour": "black", "rated": False}
+    )
+    await fake.wait_for(
+        lambda: any(c.is_thread and fake.channel_messages(c) for c in _threads(fake))
+    )
+    (thread,) = _threads(fake)
+    game_id = (await bot.service.board(thread.id)).game_id
+    (board,) = fake.channel_messages(thread)
+    await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
+    await fake.wait_for(
+        lambda: any("your move" in m.content for m in fake.channel_messages(thread))
+    )
+    return game_id, thread, board
+
+
+def _threads(fake: FakeDiscord) -> list[FakeChannel]:
+    return [c for c in fake.channels.values() if c.is_thread]
+
+
+async def test_a_game_thread_lives_a_week_and_is_reopened_to_show_the_result(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, thread, board = await _in_thread(fake, bot, alice, bob)
+    assert thread.auto_archive_duration == ARCHIVE_AFTER == 10080
+    # A quiet week: Discord archives the thread; then Alice's clock runs out.
+    (archived,) = await fake.pass_time(ARCHIVE_AFTER * 60)
+    assert archived is thread
+    clock.advance(seconds=61)
+    bot.runner.wake()
+    await fake.wait_for(lambda: "on time" in board.text())
+    refused = [r for r in fake.requests_to("PATCH", rf"{MESSAGES}/{board.id}$") if r.status == 400]
+    assert len(refused) == 1  # 50083, then the thread was reopened and the edit went through
+    assert fake.requests_to("PATCH", rf"/channels/{thread.id}$")[0].json == {"archived": False}
+    view = await bot.service.game(game_id)
+    assert view.outcome is not None
+    assert view.outcome.termination is Termination.TIMEOUT
+
+
+async def test_a_locked_thread_keeps_the_result_and_the_channel_is_told(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, thread, _board = await _in_thread(fake, bot, alice, bob)
+    await fake.archive_thread(thread, locked=True)  # a moderator locked it
+    clock.advance(seconds=61)
+    bot.runner.wake()
+    await fake.wait_for(
+        lambda: any(f"<#{thread.id}>" in m.content for m in fake.channel_messages())
+    )
+    line = next(m for m in fake.channel_messages() if f"<#{thread.id}>" in m.content)
+    assert "on time" in line.content
+    view = await bot.service.game(game_id)
+    assert view.winner is not None
+    assert view.winner.user_id == bob.id
+
+
+async def test_a_deleted_thread_ends_its_game_and_the_channel_is_told(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, thread, _board = await _in_thread(fake, bot, alice, bob)
+    await fake.delete_channel(thread)
+    await fake.wait_for(lambda: any("thread is gone" in m.content for m in fake.channel_messages()))
+    line = next(m for m in fake.channel_messages() if "thread is gone" in m.content)
+    assert f"game {game_id} ended without a result" in line.content
+    assert line.allowed_mentions == {"parse": []}
+    view = await bot.service.game(game_id)
+    assert view.status is GameStatus.FINISHED
+    assert view.outcome is not None
+    assert view.outcome.termination is Termination.ABANDONED
+    # /place in the channel no longer points to the deleted thread.
+    reply = await fake.slash("place", user=alice, options={"cell": "h8"})
+    assert reply.ephemeral
+    assert f"<#{thread.id}>" not in reply.content
+
+
+async def test_view_channel_taken_mid_game_ends_it_quietly(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, board = await accepted_challenge(fake, bot, alice, bob)
+    await fake.slash("place", user=alice, options={"cell": "h8"})
+    await board_caught_up(fake, bot, game_id)
+    fake.deny(fake.default_channel, "view_channel")
+    clock.advance(seconds=61)
+    bot.runner.wake()
+    await fake.wait_for(
+        lambda: any(r.status == 403 for r in fake.requests_to("PATCH", rf"{MESSAGES}/{board.id}$"))
+    )
+    view = await bot.service.game(game_id)
+    assert view.winner is not None
+    assert view.winner.user_id == alice.id  # Bob's clock ran out; the result stands
+
+
+async def test_the_bot_removed_from_the_server_ends_its_games(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    ended = asyncio.Event()
+    bot.service.subscribe(lambda event: ended.set() if event.game.is_over else None)
+    await fake.remove_bot()
+    async with asyncio.timeout(10):
+        await ended.wait()
+    view = await bot.service.game(game_id)
+    assert view.outcome is not None
+    assert view.outcome.termination is Termination.ABANDONED
+
+
+async def test_an_outage_loses_no_move_and_the_board_catches_up(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, board = await accepted_challenge(fake, bot, alice, bob)
+    outage = fake.outage(MESSAGES)  # posts, edits and deletes of channel messages: 503
+    cells = [("h8", "i9"), ("h9", "i10"), ("h10", "i11")]
+    for black, white in cells:
+        for user, cell in ((alice, black), (bob, white)):
+            reply = await fake.slash("place", user=user, options={"cell": cell})
+            assert f"played **{cell}**" in reply.content.lower()
+            assert "Something went wrong" not in reply.content
+    assert outage.refused > 0
+    assert bot.table.faults.behind() == {game_id}
+    back = time.monotonic()
+    outage.end()
+    await board_caught_up(fake, bot, game_id)
+    assert time.monotonic() - back < 10.0
+    view = await bot.service.game(game_id)
+    assert [str(m.point) for m in view.board.moves] == [c for pair in cells for c in pair]
+    boards = [m for m in fake.channel_messages() if m.embeds and m.buttons()]
+    assert boards == [board]  # edited, never posted twice
+    assert bot.table.faults.outages == 1
+    assert bot.table.faults.behind() == frozenset()
+
+
+async def test_no_game_is_lost_on_time_while_discord_is_down(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, board = await accepted_challenge(fake, bot, alice, bob)
+    outage = fake.outage(r"/channels/")
+    clock.advance(seconds=50)  # the warning is due: Discord does not take it
+    bot.runner.wake()
+    await fake.wait_for(lambda: outage.refused > 0)
+    await fake.wait_for(lambda: bot.table.faults.paused())
+    clock.advance(seconds=25)  # 75 s in all: past the deadline, during the outage
+    bot.runner.wake()
+    outage.end()
+    await fake.wait_for(lambda: not bot.table.faults.paused())
+    view = await bot.service.game(game_id)
+    assert view.status is GameStatus.ACTIVE
+    assert view.deadline is not None
+    assert view.deadline > clock.now  # moved on by the outage's length
+    reply = await fake.slash("place", user=alice, options={"cell": "h8"})
+    assert "played **h8**" in reply.content.lower()
+    await board_caught_up(fake, bot, game_id)
+    assert "h8" in board.text() or "1 move" in board.text()
+
+
+async def test_the_gateway_drops_and_resumes_mid_game(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    await fake.slash("place", user=alice, options={"cell": "h8"})
+    await fake.drop_gateway()
+    await fake.slash("place", user=bob, options={"cell": "i9"})
+    await fake.drop_gateway(invalidate=True)
+    await fake.slash("place", user=alice, options={"cell": "h9"})
+    assert fake.resumes == 1
+    assert fake.identifies == 2
+    await board_caught_up(fake, bot, game_id)
+    view = await bot.service.game(game_id)
+    assert [str(m.point) for m in view.board.moves] == ["h8", "i9", "h9"]
+
+
+async def test_a_member_who_leaves_leaves_the_game_waiting(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    await fake.slash("place", user=alice, options={"cell": "h8"})
+    await fake.remove_member(bob)
+    reply = await fake.slash("place", user=alice, options={"cell": "h9"})
+    assert "not your turn" in reply.content.lower()
+    view = await bot.service.game(game_id)
+    assert view.status is GameStatus.ACTIVE  # his clock (or the idle time) decides
+
+
+async def test_a_reply_whose_token_expired_is_said_in_the_games_channel(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    ai = GatedRunner()
+    bot = make_bot(ai=ai, ai_reply_wait=0.05)
+    async with fake.running(bot):
+        await fake.slash("gomoku start", user=alice, options={"colour": "black"})
+        record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
+        await fake.wait_for(lambda: record.callback_type == 5)  # "thinking..."
+        fake.expire(record)  # the AI outlived the token's 15 minutes
+        ai.release.set()
+        await fake.wait_for(
+            lambda: any("The AI answered" in m.content for m in fake.channel_messages())
+        )
+    said = next(m for m in fake.channel_messages() if "The AI answered" in m.content)
+    assert said.content.startswith(f"<@{alice.id}> You played **H8**.")
+    assert said.allowed_mentions is not None
+    assert [str(u) for u in said.allowed_mentions["users"]] == [str(alice.id)]
+    refused = fake.requests_to("PATCH", rf"/webhooks/\d+/{record.token}/messages/@original")
+    assert [r.status for r in refused] == [401]
+
+
+async def test_a_board_behind_its_game_is_redrawn_at_start_up(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, bob: FakeUser
+) -> None:
+    first = make_bot()
+    async with fake.running(first):
+        first.table.faults.first_retry_s = 3600.0  # it stops before it would retry
+        game_id, board = await accepted_challenge(fake, first, alice, bob)
+        await board_caught_up(fake, first, game_id)
+        outage = fake.outage(rf"{MESSAGES}/{board.id}$", method="PATCH")
+        reply = await fake.slash("place", user=alice, options={"cell": "h8"})
+        assert "played **h8**" in reply.content.lower()
+        await fake.wait_for(lambda: outage.refused == 1)
+    outage.end()
+    assert "1 move" not in board.text()  # the board is a move behind the game
+    # A new process on the same database: it redraws the board without anyone moving.
+    second = make_bot()
+    async with fake.running(second):
+        await board_caught_up(fake, second, game_id)
+    assert "last h8" in board.text()
+
+
+async def test_a_move_whose_answer_discord_refused_is_kept_and_shown_later(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, board = await accepted_challenge(fake, bot, alice, bob)
+    await board_caught_up(fake, bot, game_id)
+    outage = fake.outage()  # everything, the interaction callbacks too
+    record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
+    await fake.wait_for(lambda: outage.refused >= 2)  # the answer, then the report of it
+    assert record.callback_type is None  # Discord took no answer: the player saw it fail
+    outage.end()
+    await board_caught_up(fake, bot, game_id)  # the stored move shows, Bob is pinged
+    assert "last h8" in board.text()

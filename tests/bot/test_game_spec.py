@@ -1,0 +1,157 @@
+"""A game is a spec: a game registered here, in the tests alone, plays through the service on
+a real SQLite file, the terminal, and the Discord board (the real discord.py over the fake
+Discord), with nothing in ``bot/`` naming it.
+
+The game is four in a row on a 6x6 board with gravity: columns 1-6, discs, friendly only.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.client import GomokuBot
+from bot.core import games as tables
+from bot.core.games import Buttons, Pieces, TableSpec, table_spec
+from bot.core.service import GameService
+from bot.core.service.errors import InvalidOptionError, NotationError
+from bot.core.service.inputs import Drop, GameRef, Place
+from bot.text import render
+from engine import games as rules
+from engine.board import Board
+from engine.errors import UnsupportedBoardError
+from engine.games import GameSpec, game_spec
+from engine.types import Game, Point, Rule, Termination
+from storage.records import GameStatus, Player
+from storage.sqlite import SqliteGameRepository
+from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD
+from tests.bot.test_terminal import session
+from tests.fakediscord import FakeDiscord, FakeUser
+from tests.runners import NearestRunner
+
+FOUR6 = rules.new_game("four6")
+# Black drops in columns 1, 2, 3, 4 and White on top of each: Black's bottom row wins.
+WINNING_COLUMNS = (0, 0, 1, 1, 2, 2, 3)
+
+
+@pytest.fixture(autouse=True)
+def four6() -> Iterator[Game]:
+    """The test game, registered with the engine and the bot for one test."""
+    rules.register(GameSpec(FOUR6, win_length=4, width=6, height=6, gravity=True))
+    tables.register(TableSpec(FOUR6, "Four on six", Buttons.COLUMNS, Pieces.DISCS))
+    try:
+        yield FOUR6
+    finally:
+        tables.unregister(FOUR6)
+        rules.unregister(FOUR6)
+
+
+def test_the_game_is_a_game_by_its_name() -> None:
+    assert Game("four6") is FOUR6
+    assert FOUR6 == "four6"
+    assert game_spec("four6").gravity
+    assert table_spec(FOUR6).name == "Four on six"
+    board = Board.for_game(FOUR6)
+    assert (board.width, board.height, board.win_length) == (6, 6, 4)
+    assert board.drop(5) == Point(5, 0)
+    assert board.drop(5) == Point(5, 1)
+    with pytest.raises(UnsupportedBoardError):
+        Board.for_game(FOUR6, size=7)
+
+
+def test_a_withdrawn_game_is_refused() -> None:
+    rules.unregister(FOUR6)
+    try:
+        with pytest.raises(UnsupportedBoardError, match="four6"):
+            Board.for_game(FOUR6)
+    finally:
+        rules.register(GameSpec(FOUR6, win_length=4, width=6, height=6, gravity=True))
+
+
+async def test_the_service_plays_it_on_sqlite_to_a_win(tmp_path: Path) -> None:
+    async with SqliteGameRepository.open(tmp_path / "g.sqlite3") as repo:
+        service = GameService(repo, NearestRunner(), rng=random.Random(0))
+        with pytest.raises(InvalidOptionError):
+            await service.start(
+                channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, game=FOUR6, size=9
+            )
+        with pytest.raises(InvalidOptionError):
+            await service.start(
+                channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, game=FOUR6, rule=Rule.RENJU
+            )
+        pending = await service.start(
+            channel_id=CHANNEL,
+            guild_id=GUILD,
+            user_id=ALICE,
+            opponent=BOB,
+            game=FOUR6,
+            colour="black",
+        )
+        assert not pending.rated  # the spec names no rated size
+        await service.accept(pending.game_id, BOB)
+        ref = GameRef(pending.game_id)
+        with pytest.raises(NotationError):  # a gravity game takes columns, not points
+            await service.act(ref, ALICE, Place(Point.parse("a1"), points_only=True))
+        result = None
+        for i, column in enumerate(WINNING_COLUMNS):
+            result = await service.act(ref, (ALICE, BOB)[i % 2], Drop(column), via="test")
+        assert result is not None
+        assert result.finished
+        assert result.game.winner == Player.human(ALICE)
+        assert result.ratings == ()
+    async with SqliteGameRepository.open(tmp_path / "g.sqlite3") as repo:
+        view = await GameService(repo, NearestRunner()).game(pending.game_id)
+    assert view.game is FOUR6
+    assert view.status is GameStatus.FINISHED
+    assert view.outcome is not None
+    assert view.outcome.termination is Termination.FIVE
+    assert [str(m.point) for m in view.board.moves][-1] == "d1"
+    assert render.game_title(view) == "Four on six"
+    assert render.theme_for(view.game) is render.GRAVITY_THEME
+
+
+async def test_the_terminal_plays_it_by_its_name() -> None:
+    typed = [str(c + 1) for c in WINNING_COLUMNS]
+    out, _ = await session(["new four6 friend", "7", "a1", *typed, "quit"])
+    assert "   1 2 3 4 5 6\n" in out  # six numbered columns, no row numbers
+    assert "   * * *[*]. .\n" in out  # the winning row, its last disc in brackets
+    assert "That column is not available (choose 1-6)." in out
+    assert "'a1' is not a column. Type a column number from 1 to 6, like 4, or 'help'." in out
+    assert "Four on six" in out
+    assert "Four on six: X Player 1 vs O Player 2. Game over: Player 1 wins." in out
+
+
+async def test_the_discord_board_plays_it_by_its_column_buttons(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    """The challenge comes from the service (``/gomoku start`` offers the games of the
+    catalogues); the board, its buttons and every move go through Discord."""
+    pending = await bot.service.start(
+        channel_id=fake.default_channel.id,
+        guild_id=fake.guild_id,
+        user_id=alice.id,
+        opponent=bob.id,
+        game=FOUR6,
+        colour="black",
+        rated=False,
+    )
+    game_id = pending.game_id
+    await bot.table.show_game(pending)
+    board = fake.channel_messages()[-1]
+    await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
+    await fake.wait_for(lambda: len(board.buttons()) == 6)
+    assert [b["label"] for b in board.buttons()] == ["1", "2", "3", "4", "5", "6"]
+    assert "Four on six" in board.text()
+    assert render.GRAVITY_THEME.empty in board.text()
+    for i, column in enumerate(WINNING_COLUMNS):
+        player = (alice, bob)[i % 2]
+        await fake.click(board, f"gomoku:{game_id}:drop:{column}", user=player)
+    view = await bot.service.game(game_id)
+    assert view.game is FOUR6
+    assert view.winner == Player.human(alice.id)
+    assert [str(m.point) for m in view.board.moves] == ["a1", "a2", "b1", "b2", "c1", "c2", "d1"]
+    await fake.wait_for(lambda: render.GRAVITY_THEME.black_win in board.text())
+    assert not any(":drop:" in b["custom_id"] for b in board.buttons())
