@@ -36,10 +36,11 @@ import discord
 from discord.ext import commands
 from discord.http import Route
 
+from bot.club import Club
 from bot.cooldown import UserCooldown
 from bot.core.admission import StartAdmission
 from bot.core.runner import GameRunner
-from bot.core.service import GameService
+from bot.core.service.tournaments import TournamentService
 from bot.preferences import Preferences
 from bot.reporting import GomokuTree
 from bot.table import ACK_AFTER, AI_REPLY_WAIT, Table
@@ -102,7 +103,7 @@ class Backoff:
 class GomokuBot(commands.Bot):
     """The bot. Build it with ``bot.app.create_bot``; tests may hand in parts (see __init__)."""
 
-    service: GameService
+    service: TournamentService
     runner: GameRunner
     web_board: WebBoard | None = None  # the web board's server, when configured
 
@@ -160,6 +161,7 @@ class GomokuBot(commands.Bot):
         self._tasks: set[asyncio.Task[Any]] = set()
         self.table = Table(self, ack_after=ack_after, ai_reply_wait=ai_reply_wait)
         self.preferences = Preferences(self)
+        self.club = Club(self)
         self.start_admission = StartAdmission()
 
     # ------------------------------------------------------------------ lifecycle
@@ -261,7 +263,7 @@ class GomokuBot(commands.Bot):
             from bot import metrics
 
             ai = metrics.MeteredRunner(ai)
-        self.service = GameService(repository, ai, clock=self.clock, rng=self.rng)
+        self.service = TournamentService(repository, ai, clock=self.clock, rng=self.rng)
         self.runner = GameRunner(
             self.service,
             poll=self.deadline_poll,
@@ -270,6 +272,7 @@ class GomokuBot(commands.Bot):
         )
         self.runner.subscribe()  # AI replies at once; the clocks once connected
         self.service.subscribe(self.table.on_event)
+        self.service.subscribe(self.club.on_event)
         from bot.core.bus import open_bus
 
         # With PostgreSQL there may be other processes (shards): each tells the others' web
@@ -395,6 +398,12 @@ class GomokuBot(commands.Bot):
         await self.wait_until_ready()
         self.runner.start()
         await self.runner.resumed.wait()
+        try:
+            # Tournaments resume once the games have: a board's game that ended while the
+            # bot was away has its result, and a round that became due is paired now.
+            await self.service.run_tournaments(self.club.board_channel, self.club.round_finished)
+        except Exception:
+            log.exception("resuming the tournaments failed")
         try:
             await self.table.faults.redraw_unshown()
         except Exception:

@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from bot.cooldown import UserCooldown
     from bot.core.admission import StartAdmission
     from bot.core.runner import GameRunner
-    from bot.core.service import GameService
     from bot.core.service.states import GameState, MoveResult, RatingChange
+    from bot.core.service.tournaments import TournamentService
     from bot.outage import Faults
     from bot.preferences import Preferences
     from bot.settings import Settings
@@ -149,7 +149,7 @@ class GameHost(Protocol):
     """The bot as the Discord layer sees it: the game service, the table, the caches of
     settings and languages, and the few parts of discord.py's client that cogs use."""
 
-    service: GameService
+    service: TournamentService  # the games and the tournaments run over them
     runner: GameRunner  # AI replies, clocks, resumption (the core's; see bot.core.runner)
     settings: Settings
     clock: Callable[[], datetime]

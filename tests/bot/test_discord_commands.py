@@ -57,7 +57,12 @@ async def test_registered_tree(fake: FakeDiscord, bot: GomokuBot) -> None:
     print("\n".join(seen))
     assert sorted(seen) == sorted(MEMBER_TREE)
     admin = fake.command("gomoku-admin")
-    assert {o["name"] for o in admin["options"]} == {"settings", "daily-puzzle", "end"}
+    assert {o["name"] for o in admin["options"]} == {
+        "settings",
+        "daily-puzzle",
+        "end",
+        "tournament",
+    }
     # Members without Manage Server do not see the admin commands; everyone sees the rest.
     assert str(admin["default_member_permissions"]) == str(1 << 5)
     assert gomoku.get("default_member_permissions") is None

@@ -1,0 +1,160 @@
+"""The club's words: tournament messages, their buttons, the standings' headings.
+
+Each is read when shown, in the reader's language (``bot.text.i18n``); messages everyone
+reads are shown under the server's language by their callers.
+"""
+
+from __future__ import annotations
+
+from bot.core.club.standings import Tiebreak
+from bot.text.i18n import _, ngettext
+from storage.club import Format, Result
+
+__all__ = [
+    "board_line",
+    "board_ping",
+    "board_thread_name",
+    "button_label",
+    "final_standings",
+    "format_name",
+    "joined",
+    "left",
+    "points_heading",
+    "result_set",
+    "standings_after",
+    "standings_now",
+    "tiebreak_heading",
+    "tournament_announcement",
+    "tournament_started",
+]
+
+
+def format_name(format: Format) -> str:
+    """A tournament format's name."""
+    if format is Format.ROUND_ROBIN:
+        return _("round-robin")
+    if format is Format.SWISS:
+        return _("Swiss")
+    return _("arena")
+
+
+def tournament_announcement(
+    tournament_id: int,
+    name: str,
+    format: Format,
+    game: str,
+    rounds: int,
+    seconds_per_move: int,
+    player_cap: int | None,
+) -> str:
+    """The tournament message in the channel, above its Join, Leave and Standings buttons."""
+    lines = [
+        _("**{name}** (tournament {id}): a {format} tournament of {game}.").format(
+            name=name, id=tournament_id, format=format_name(format), game=game
+        )
+    ]
+    if format is Format.SWISS:
+        lines.append(
+            ngettext("{count} round", "{count} rounds", rounds).format(count=rounds)
+            + " · "
+            + _("{seconds} s per move").format(seconds=seconds_per_move)
+        )
+    else:
+        lines.append(_("{seconds} s per move").format(seconds=seconds_per_move))
+    if player_cap is not None:
+        lines.append(
+            ngettext("At most {count} player.", "At most {count} players.", player_cap).format(
+                count=player_cap
+            )
+        )
+    lines.append(_("Press Join to play; each game opens in its own thread when a round starts."))
+    return "\n".join(lines)
+
+
+def tournament_started(name: str, players: int) -> str:
+    """The channel's line when an organiser starts a tournament."""
+    return ngettext(
+        "**{name}** has started with {count} player: round 1 is paired.",
+        "**{name}** has started with {count} players: round 1 is paired.",
+        players,
+    ).format(name=name, count=players)
+
+
+def button_label(action: str) -> str:
+    """The label of a tournament message's button."""
+    if action == "join":
+        return _("Join")
+    if action == "leave":
+        return _("Leave")
+    return _("Standings")
+
+
+def joined(name: str) -> str:
+    """The private answer to Join."""
+    return _("You are in **{name}**. Your games open in threads when the rounds start.").format(
+        name=name
+    )
+
+
+def left(name: str) -> str:
+    """The private answer to Leave (before the start, or a withdrawal once it runs)."""
+    return _("You left **{name}**; results of games you played stand.").format(name=name)
+
+
+def board_line(name: str, round_: int, board: int, black: int, white: int) -> str:
+    """The channel's line for a board; its thread opens from it."""
+    return _("{name}, round {round}, board {board}: <@{black}> (black) vs <@{white}>.").format(
+        name=name, round=round_, board=board, black=black, white=white
+    )
+
+
+def board_thread_name(name: str, round_: int, board: int) -> str:
+    """A board's thread's name."""
+    return _("{name} · round {round} · board {board}").format(name=name, round=round_, board=board)
+
+
+def board_ping(black: int, white: int, seconds_per_move: int) -> str:
+    """The first message in a board's thread, pinging both players."""
+    return _(
+        "<@{black}> (black, to move) and <@{white}> (white): your tournament game is here. "
+        "Play with /place; {seconds} s per move."
+    ).format(black=black, white=white, seconds=seconds_per_move)
+
+
+def standings_after(name: str, round_: int) -> str:
+    """The heading of the standings posted after a round."""
+    return _("**{name}**: standings after round {round}").format(name=name, round=round_)
+
+
+def final_standings(name: str) -> str:
+    """The heading of the final standings."""
+    return _("**{name}** is over. Final standings:").format(name=name)
+
+
+def standings_now(name: str) -> str:
+    """The heading of the standings shown privately by the Standings button."""
+    return _("**{name}**: standings so far").format(name=name)
+
+
+def points_heading() -> str:
+    """The points column's heading (short)."""
+    return _("Pts")
+
+
+def tiebreak_heading(round_robin: bool) -> list[str]:
+    """The tiebreak columns' headings, in the format's order (FIDE's abbreviations)."""
+    if round_robin:
+        return [Tiebreak.DIRECT_ENCOUNTER.value, Tiebreak.SONNEBORN_BERGER.value, _("Wins")]
+    return [
+        Tiebreak.BUCHHOLZ_CUT1.value,
+        Tiebreak.BUCHHOLZ.value,
+        Tiebreak.SONNEBORN_BERGER.value,
+        Tiebreak.DIRECT_ENCOUNTER.value,
+    ]
+
+
+def result_set(name: str, round_: int, board: int, result: Result) -> str:
+    """The private answer to an organiser's correction."""
+    return _("{name}, round {round}, board {board}: the result is now {result}.").format(
+        name=name, round=round_, board=board, result=result.value
+    )
