@@ -320,6 +320,15 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
         settings=mention("gomoku-admin settings"),
         daily=mention("gomoku-admin daily-puzzle"),
     )
+    moderate += "\n" + _(
+        "{create} a Swiss or round-robin tournament in this channel: members join with its "
+        "button, each game opens in its own thread, standings follow every round · {start} "
+        "pairs round 1 · {result} corrects a result (Manage Server or the moderator role)"
+    ).format(
+        create=mention("gomoku-admin tournament create"),
+        start=mention("gomoku-admin tournament start"),
+        result=mention("gomoku-admin tournament result"),
+    )
     levels = "\n".join(f"**{level_name(level)}**: {LEVEL_WORDS[level]()}" for level in Level)
     rules = "\n".join(f"**{rule_name(rule)}**: {_(RULE_WORDS[rule])}" for rule in Rule)
     return [
