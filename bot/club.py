@@ -1,5 +1,5 @@
-"""Tournaments in Discord: where their boards are played, what the channel is told, and the
-tournament message's buttons.
+"""The club in Discord: open challenges, and for tournaments where their boards are played,
+what the channel is told, and the tournament message's buttons.
 
 The core runs a tournament (``bot.core.service.tournaments``); this module is the two
 callbacks it is given and the buttons members press:
@@ -9,6 +9,8 @@ callbacks it is given and the buttons members press:
   board drawn there when the core's ``GameStarted`` arrives (``Club.on_event``).
 - ``Club.round_finished``: the standings after each round, as a code-block table in the
   tournament's channel, and the final standings when the last round ends.
+- ``OpenChallengeButton``: an open challenge (``/gomoku start open:True``) that any member
+  may accept, within a rating window when it names one; the challenger may cancel it.
 - ``TournamentButton``: Join, Leave (a withdrawal once it runs) and Standings under the
   tournament message; ``DynamicItem`` custom ids, so they work after a restart.
 
@@ -20,23 +22,43 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Self
 
 import discord
 from discord import app_commands
 
+from bot import threads
+from bot.core.club.errors import OutsideRatingError
+from bot.core.service.errors import (
+    ChallengeExpiredError,
+    GameNotActiveError,
+    NotChallengedError,
+    SelfChallengeError,
+)
 from bot.core.service.events import Event, GameStarted
+from bot.core.service.tournaments import DEFAULT_RATING
 from bot.host import host_of
 from bot.reporting import report
 from bot.text import club_words, i18n
-from bot.threads import ARCHIVE_AFTER
+from engine.types import Game, Rule
 from storage.club import Format, Pairing, Tournament
+from storage.records import GameStatus
 
 if TYPE_CHECKING:
     from bot.core.club.standings import Standing
     from bot.host import GameHost, Interaction
 
-__all__ = ["ACTIONS", "Club", "TournamentButton", "may_organise", "tournament_view"]
+__all__ = [
+    "ACTIONS",
+    "Club",
+    "OpenChallenge",
+    "OpenChallengeButton",
+    "TournamentButton",
+    "may_organise",
+    "post_open_challenge",
+    "tournament_view",
+]
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +102,7 @@ class Club:
             tournament.channel_id,
             message.id,
             name=name[:_BOARD_THREAD_NAME],
-            auto_archive_duration=ARCHIVE_AFTER,
+            auto_archive_duration=threads.ARCHIVE_AFTER,
             rate_limit_per_user=None,
         )
         thread_id = int(made["id"])
@@ -224,4 +246,191 @@ class TournamentButton(
         )
 
 
-ACTIONS: Final = (TournamentButton,)
+# ---- open challenges ---------------------------------------------------------------------
+
+
+class OpenChallengeButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=(
+        r"gomoku:open:(?P<user>[0-9]{1,20}):(?P<game>[a-z0-9_]{1,16}):(?P<rule>[a-z_]{1,16})"
+        r":(?P<colour>black|white|random):(?P<rated>[01]):(?P<within>[0-9]{1,4})"
+        r":(?P<expires>[0-9]{1,12}):(?P<action>accept|cancel)"
+    ),
+):
+    """Accept or cancel an open challenge. The challenge is its message: everything it asks
+    for is in the buttons' custom ids (so it works after a restart, and nothing is stored
+    until someone accepts); accepting or cancelling takes the buttons off."""
+
+    def __init__(self, challenge: OpenChallenge, action: str) -> None:
+        accept = action == "accept"
+        super().__init__(
+            discord.ui.Button(
+                label=club_words.open_label(accept=accept),
+                style=discord.ButtonStyle.success if accept else discord.ButtonStyle.secondary,
+                custom_id=f"{challenge.custom_id()}:{action}",
+            )
+        )
+        self.challenge = challenge
+        self.action = action
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild the button from its custom id."""
+        challenge = OpenChallenge(
+            challenger=int(match["user"]),
+            game=match["game"],
+            rule=match["rule"],
+            colour=match["colour"],
+            rated=match["rated"] == "1",
+            within=int(match["within"]),
+            expires=int(match["expires"]),
+        )
+        return cls(challenge, match["action"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Accept (the game starts, in its thread where the server has them) or cancel (the
+        challenger only); errors answered privately."""
+        try:
+            host = host_of(interaction)
+            await host.preferences.set_answer_language(interaction)
+            bucket = host.cooldown.hit(interaction.user.id)
+            if bucket is not None:
+                raise app_commands.CommandOnCooldown(bucket, host.cooldown.retry_after(bucket))
+            if self.action == "cancel":
+                await self._cancel(interaction)
+            else:
+                await self._accept(interaction)
+        except Exception as error:  # every error is answered; unknown ones are logged there
+            await report(interaction, error)
+
+    async def _cancel(self, interaction: discord.Interaction[Any]) -> None:
+        challenge = self.challenge
+        if interaction.user.id != challenge.challenger:
+            raise NotChallengedError(interaction.user.id, 0)
+        _taken.add(challenge.custom_id())
+        host = host_of(interaction)
+        with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
+            text = club_words.open_cancelled(challenge.challenger)
+        await interaction.response.edit_message(
+            content=text, view=None, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    async def _accept(self, interaction: discord.Interaction[Any]) -> None:
+        challenge = self.challenge
+        host = host_of(interaction)
+        user_id = interaction.user.id
+        key = challenge.custom_id()
+        if user_id == challenge.challenger:
+            raise SelfChallengeError(user_id)
+        if key in _taken:
+            raise GameNotActiveError(0, GameStatus.ACTIVE)
+        if host.clock().timestamp() >= challenge.expires:
+            raise ChallengeExpiredError(0)
+        await self._check_rating(interaction)
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        _taken.add(key)
+        try:
+            in_thread = await threads.uses_threads(interaction)
+            view = await host.service.start(
+                channel_id=channel_id,
+                guild_id=interaction.guild_id,
+                user_id=challenge.challenger,
+                opponent=user_id,
+                game=Game(challenge.game),
+                rule=Rule(challenge.rule),
+                colour=challenge.colour,
+                rated=challenge.rated,
+            )
+            view = await host.service.accept(view.game_id, user_id)
+        except Exception:
+            _taken.discard(key)
+            raise
+        with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
+            taken = club_words.open_accepted(challenge.challenger, user_id)
+        if in_thread:
+            await threads.host_in_thread(
+                interaction, view, await threads.announcement(interaction, view)
+            )
+        else:
+            await host.table.respond_with_board(interaction, view)
+        if interaction.message is not None:
+            await interaction.message.edit(
+                content=taken, view=None, allowed_mentions=discord.AllowedMentions.none()
+            )
+
+    async def _check_rating(self, interaction: discord.Interaction[Any]) -> None:
+        challenge = self.challenge
+        if not challenge.within:
+            return
+        host = host_of(interaction)
+        game, rule = Game(challenge.game), Rule(challenge.rule)
+
+        async def rating(user_id: int) -> int:
+            stats = await host.service.repository.player_stats(
+                user_id, game, guild_id=interaction.guild_id, rule=rule
+            )
+            return round(DEFAULT_RATING) if stats is None else stats.display_rating
+
+        centre = await rating(challenge.challenger)
+        low, high = centre - challenge.within, centre + challenge.within
+        if not low <= await rating(interaction.user.id) <= high:
+            raise OutsideRatingError(interaction.user.id, low, high)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenChallenge:
+    """What an open challenge asks for (see ``OpenChallengeButton``)."""
+
+    challenger: int
+    game: str  # a ``Game`` value
+    rule: str  # a ``Rule`` value
+    colour: str  # the challenger's: black, white or random
+    rated: bool
+    within: int  # the rating window around the challenger's rating; 0: anyone
+    expires: int  # Unix seconds
+
+    def custom_id(self) -> str:
+        """The custom id's common part (the button adds its action)."""
+        rated = "1" if self.rated else "0"
+        return (
+            f"gomoku:open:{self.challenger}:{self.game}:{self.rule}:{self.colour}:{rated}"
+            f":{self.within}:{self.expires}"
+        )
+
+    def view(self) -> discord.ui.View:
+        """Accept and Cancel under the challenge."""
+        view = discord.ui.View(timeout=None)
+        view.add_item(OpenChallengeButton(self, "accept"))
+        view.add_item(OpenChallengeButton(self, "cancel"))
+        return view
+
+
+# Open challenges (their custom ids) accepted or cancelled by this process: a second press
+# that came before the buttons were taken off is refused. (After a restart the message has
+# no buttons left to press.)
+_taken: set[str] = set()
+
+
+async def post_open_challenge(
+    interaction: Interaction, challenge: OpenChallenge, *, game_name: str
+) -> None:
+    """Answer ``/gomoku start open:True`` with the challenge and its buttons."""
+    host = host_of(interaction)
+    with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
+        text = club_words.open_challenge(
+            challenge.challenger, game_name, challenge.within, challenge.expires
+        )
+        view = challenge.view()
+    await interaction.response.send_message(
+        text, view=view, allowed_mentions=discord.AllowedMentions.none()
+    )
+
+
+ACTIONS = (TournamentButton, OpenChallengeButton)

@@ -19,6 +19,10 @@ __all__ = [
     "format_name",
     "joined",
     "left",
+    "open_accepted",
+    "open_cancelled",
+    "open_challenge",
+    "open_label",
     "points_heading",
     "result_set",
     "standings_after",
@@ -158,3 +162,33 @@ def result_set(name: str, round_: int, board: int, result: Result) -> str:
     return _("{name}, round {round}, board {board}: the result is now {result}.").format(
         name=name, round=round_, board=board, result=result.value
     )
+
+
+def open_challenge(challenger: int, game: str, within: int, expires: int) -> str:
+    """An open challenge in the channel, above its Accept and Cancel buttons."""
+    if within:
+        return _(
+            "<@{challenger}> offers a game of {game} to anyone rated within {within} points "
+            "of them. Press Accept to play (open until <t:{expires}:t>)."
+        ).format(challenger=challenger, game=game, within=within, expires=expires)
+    return _(
+        "<@{challenger}> offers a game of {game} to anyone. Press Accept to play "
+        "(open until <t:{expires}:t>)."
+    ).format(challenger=challenger, game=game, expires=expires)
+
+
+def open_label(*, accept: bool) -> str:
+    """An open challenge's button."""
+    return _("Accept") if accept else _("Cancel")
+
+
+def open_accepted(challenger: int, opponent: int) -> str:
+    """The open challenge once accepted (its buttons gone)."""
+    return _("<@{opponent}> accepted <@{challenger}>'s open challenge.").format(
+        opponent=opponent, challenger=challenger
+    )
+
+
+def open_cancelled(challenger: int) -> str:
+    """The open challenge once its challenger cancelled it."""
+    return _("<@{challenger}> withdrew the open challenge.").format(challenger=challenger)

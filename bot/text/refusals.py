@@ -17,6 +17,7 @@ from bot.core.ai import AIError, AIUnavailableError
 from bot.core.club.errors import (
     AlreadyEnteredError,
     EntriesClosedError,
+    OutsideRatingError,
     RoundUnderWayError,
     TournamentFullError,
 )
@@ -255,6 +256,10 @@ def user_message(error: BaseException) -> str | None:
             return _("This tournament is full ({count} players).").format(count=number(cap))
         case EntriesClosedError():
             return _("This tournament takes no more entries.")
+        case OutsideRatingError(low=low, high=high):
+            return _("This open challenge is for players rated {low} to {high}.").format(
+                low=number(low), high=number(high)
+            )
         case RoundUnderWayError():
             return _("A game of this round has no result yet.")
         case store.TournamentNotFoundError(user_id=user_id) if user_id is not None:

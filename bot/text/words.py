@@ -274,6 +274,9 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
             _("{start} play the AI, or name an opponent to challenge them").format(
                 start=mention("gomoku start")
             ),
+            _("{start} `open:True` offers a game to anyone here, with a button").format(
+                start=mention("gomoku start")
+            ),
             _(
                 "{place} `cell:H8` put a stone (autocomplete suggests points), or tap "
                 "**Move** on the board"

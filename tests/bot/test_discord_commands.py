@@ -35,7 +35,8 @@ def _member_tree(command: dict[str, Any]) -> list[str]:
 # on purpose: members should hold the whole set in their heads (about a dozen, none alike).
 MEMBER_TREE = [
     "/place [cell]",
-    "/gomoku start [opponent] [game] [rule] [level] [size] [colour] [opening] [rated]",
+    "/gomoku start [opponent] [game] [rule] [level] [size] [colour] [opening] [rated] [open]"
+    " [rating_within]",
     "/gomoku board [look]",
     "/gomoku resign",
     "/gomoku undo",
