@@ -11,6 +11,11 @@ callbacks it is given and the buttons members press:
   tournament's channel, and the final standings when the last round ends.
 - ``OpenChallengeButton``: an open challenge (``/gomoku start open:True``) that any member
   may accept, within a rating window when it names one; the challenger may cancel it.
+- ``Club.join_queue``: the server's pairing queue (``bot.core.club.matchmaking``): a member
+  asks for a game of a kind, the two closest in rating are paired on each join and on a tick
+  every ``QUEUE_TICK_S`` while anyone waits (windows widen with waiting), and their rated
+  game opens in a thread where both are pinged. The queue lives in memory: a restart empties
+  it, and members ask again.
 - ``TournamentButton``: Join, Leave (a withdrawal once it runs) and Standings under the
   tournament message; ``DynamicItem`` custom ids, so they work after a restart.
 
@@ -20,6 +25,7 @@ Manage Server, or the server's moderator role (``/gomoku-admin settings``).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from dataclasses import dataclass
@@ -28,19 +34,20 @@ from typing import TYPE_CHECKING, Any, Final, Self
 import discord
 from discord import app_commands
 
-from bot import threads
+from bot import permissions, threads
 from bot.core.club.errors import OutsideRatingError
+from bot.core.club.matchmaking import Match, PairingQueue
 from bot.core.service.errors import (
     ChallengeExpiredError,
     GameNotActiveError,
     NotChallengedError,
     SelfChallengeError,
 )
-from bot.core.service.events import Event, GameStarted
+from bot.core.service.events import Event, GameEnded, GameStarted, Moved
 from bot.core.service.tournaments import DEFAULT_RATING
 from bot.host import host_of
 from bot.reporting import report
-from bot.text import club_words, i18n
+from bot.text import club_words, i18n, render
 from engine.types import Game, Rule
 from storage.club import Format, Pairing, Tournament
 from storage.records import GameStatus
@@ -63,6 +70,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _MAX_MESSAGE: Final = 2000
+QUEUE_TICK_S: Final = 5.0  # how often waiting members are paired again as their windows widen
 _BOARD_THREAD_NAME: Final = 100  # Discord's longest thread name
 
 
@@ -82,7 +90,10 @@ class Club:
 
     def __init__(self, host: GameHost) -> None:
         self.host = host
-        self._boards: set[int] = set()  # threads made for a board whose board is not drawn yet
+        self._boards: set[int] = set()  # threads made for a game whose board is not drawn yet
+        self._queues: dict[int, PairingQueue] = {}  # by guild
+        self._waiting: dict[tuple[int, int], _Waiter] = {}  # (guild, user): where they asked
+        self._ticker: asyncio.Task[None] | None = None
 
     async def board_channel(self, tournament: Tournament, pairing: Pairing) -> int:
         """Open a board's thread from a line in the tournament's channel, ping both players
@@ -95,11 +106,24 @@ class Club:
             )
             name = club_words.board_thread_name(tournament.name, pairing.round, pairing.board)
             ping = club_words.board_ping(pairing.black, pairing.white, tournament.seconds_per_move)
-        guild_id = tournament.guild_id
-        channel = host.get_partial_messageable(tournament.channel_id, guild_id=guild_id)
+        return await self._open_thread(
+            tournament.guild_id,
+            tournament.channel_id,
+            (line, name, ping),
+            (pairing.black, pairing.white),
+        )
+
+    async def _open_thread(
+        self, guild_id: int, channel_id: int, text: tuple[str, str, str], players: tuple[int, int]
+    ) -> int:
+        """A line in the channel, a thread opened from it, and a ping of both players in it;
+        the thread's id (its game's board is drawn once the game starts)."""
+        line, name, ping = text
+        host = self.host
+        channel = host.get_partial_messageable(channel_id, guild_id=guild_id)
         message = await channel.send(line, allowed_mentions=discord.AllowedMentions.none())
         made = await host.http.start_thread_with_message(
-            tournament.channel_id,
+            channel_id,
             message.id,
             name=name[:_BOARD_THREAD_NAME],
             auto_archive_duration=threads.ARCHIVE_AFTER,
@@ -107,16 +131,129 @@ class Club:
         )
         thread_id = int(made["id"])
         self._boards.add(thread_id)
-        players = [discord.Object(pairing.black), discord.Object(pairing.white)]
+        pinged = [discord.Object(user_id) for user_id in players]
         thread = host.get_partial_messageable(thread_id, guild_id=guild_id)
-        await thread.send(ping, allowed_mentions=discord.AllowedMentions(users=players))
+        await thread.send(ping, allowed_mentions=discord.AllowedMentions(users=pinged))
         return thread_id
 
     def on_event(self, event: Event) -> None:
-        """A board's game was made in its thread: draw its board there."""
-        if isinstance(event, GameStarted) and event.game.channel_id in self._boards:
-            self._boards.discard(event.game.channel_id)
+        """A game made in a thread of ours started: draw its board there. A game ended: its
+        players may queue again."""
+        game = event.game
+        if isinstance(event, GameStarted) and game.channel_id in self._boards:
+            self._boards.discard(game.channel_id)
             self.host.spawn(self._draw(event))
+        elif isinstance(event, GameEnded | Moved) and game.status is GameStatus.FINISHED:
+            queue = self._queues.get(game.guild_id or 0)
+            if queue is not None:
+                for user_id in game.humans:
+                    queue.game_over(user_id)
+
+    # ---- the pairing queue
+
+    async def join_queue(self, interaction: Interaction, game: Game, rule: Rule) -> None:
+        """Queue the member for ``game`` under ``rule``, answer privately, and pair.
+
+        Raises:
+            AlreadyPlayingError, AlreadyQueuedError (``bot.core.club.errors``).
+        """
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        assert guild_id is not None
+        assert channel_id is not None
+        host, user_id = self.host, interaction.user.id
+        stats = await host.service.repository.player_stats(
+            user_id, game, guild_id=guild_id, rule=rule
+        )
+        rating = DEFAULT_RATING if stats is None else float(stats.display_rating)
+        playing = any(
+            record.guild_id == guild_id and user_id in (record.black.user_id, record.white.user_id)
+            for record in await host.service.repository.open_games()
+        )
+        queue = self._queues.get(guild_id)
+        if queue is None:
+            queue = self._queues[guild_id] = PairingQueue(clock=host.clock)
+        queue.join(user_id, f"{game.value}:{rule.value}", rating, playing=playing)
+        # A thread needs the bot's permission to open one; without it the game is played in
+        # the channel the second member asked from.
+        in_thread = isinstance(interaction.channel, discord.TextChannel) and permissions.has(
+            interaction, permissions.THREADS
+        )
+        self._waiting[(guild_id, user_id)] = _Waiter(channel_id, in_thread, interaction)
+        minutes = round(queue.timeout_s / 60)
+        await interaction.response.send_message(
+            club_words.queued(render.game_name(game), minutes), ephemeral=True
+        )
+        await self._pair(guild_id)
+        if self._ticker is None or self._ticker.done():
+            self._ticker = host.spawn(self._tick())
+
+    async def leave_queue(self, interaction: Interaction) -> None:
+        """Take the member out of the queue and say so privately.
+
+        Raises:
+            NotQueuedError: they were not waiting.
+        """
+        guild_id = interaction.guild_id or 0
+        queue = self._queues.get(guild_id) or PairingQueue(clock=self.host.clock)
+        queue.leave(interaction.user.id)
+        self._waiting.pop((guild_id, interaction.user.id), None)
+        await interaction.response.send_message(club_words.left_queue(), ephemeral=True)
+
+    async def _tick(self) -> None:
+        """While anyone waits: time out who waited too long, and pair as windows widen."""
+        while any(len(queue) for queue in self._queues.values()):
+            await asyncio.sleep(QUEUE_TICK_S)
+            for guild_id, queue in list(self._queues.items()):
+                for ticket in queue.expire():
+                    waiter = self._waiting.pop((guild_id, ticket.user_id), None)
+                    if waiter is not None:
+                        await _tell(waiter, club_words.queue_timed_out())
+                await self._pair(guild_id)
+
+    async def _pair(self, guild_id: int) -> None:
+        for match in self._queues[guild_id].pair():
+            try:
+                await self._open_match(guild_id, match)
+            except Exception:
+                log.exception("opening a queue game failed")
+
+    async def _open_match(self, guild_id: int, match: Match) -> None:
+        """Open the paired members' game: in a thread off the channel the later of them asked
+        from (or that channel itself, where no thread may be opened), both pinged."""
+        host = self.host
+        black, white = match.black.user_id, match.white.user_id
+        first = self._waiting.pop((guild_id, black), None)
+        second = self._waiting.pop((guild_id, white), None)
+        later = match.black if match.black.joined_at > match.white.joined_at else match.white
+        waiter = (second if later is match.white else first) or first or second
+        if waiter is None:
+            return
+        game_value, rule_value = match.kind.split(":", 1)
+        game, rule = Game(game_value), Rule(rule_value)
+        channel_id = waiter.channel_id
+        with i18n.using(await host.preferences.server_language(guild_id)):  # public
+            line = club_words.queue_line(black, white, render.game_name(game))
+            name = club_words.queue_thread_name(render.game_name(game))
+            ping = club_words.queue_ping(black, white)
+        if waiter.in_thread:
+            channel_id = await self._open_thread(
+                guild_id, channel_id, (line, name, ping), (black, white)
+            )
+        else:
+            channel = host.get_partial_messageable(channel_id, guild_id=guild_id)
+            mentioned = [discord.Object(black), discord.Object(white)]
+            await channel.send(ping, allowed_mentions=discord.AllowedMentions(users=mentioned))
+            self._boards.add(channel_id)
+        view = await host.service.start(
+            channel_id=channel_id,
+            guild_id=guild_id,
+            user_id=black,
+            opponent=white,
+            game=game,
+            rule=rule,
+            colour="black",
+        )
+        await host.service.accept(view.game_id, white)
 
     async def _draw(self, event: GameStarted) -> None:
         try:
@@ -382,6 +519,22 @@ class OpenChallengeButton(
         low, high = centre - challenge.within, centre + challenge.within
         if not low <= await rating(interaction.user.id) <= high:
             raise OutsideRatingError(interaction.user.id, low, high)
+
+
+@dataclass(frozen=True, slots=True)
+class _Waiter:
+    """Where a member asked to be queued, and their command (to tell them of a timeout)."""
+
+    channel_id: int
+    in_thread: bool  # whether their game may open a thread off ``channel_id``
+    interaction: Interaction
+
+
+async def _tell(waiter: _Waiter, text: str) -> None:
+    try:
+        await waiter.interaction.followup.send(text, ephemeral=True)
+    except discord.HTTPException:
+        log.info("could not tell a member their queue time ran out")
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from discord.ext import commands
     from discord.http import HTTPClient
 
+    from bot.club import Club
     from bot.cooldown import UserCooldown
     from bot.core.admission import StartAdmission
     from bot.core.runner import GameRunner
@@ -162,6 +163,8 @@ class GameHost(Protocol):
     def table(self) -> BoardTable: ...
     @property
     def preferences(self) -> Preferences: ...
+    @property
+    def club(self) -> Club: ...
 
     def forget_settings(self, guild_id: int) -> None: ...
     def spawn(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]: ...

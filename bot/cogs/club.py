@@ -1,4 +1,5 @@
-"""``/gomoku-admin tournament create|start|result``: the organiser's commands.
+"""``/gomoku-admin tournament create|start|result``, the organiser's commands, and
+``/gomoku queue``, the member's way into the pairing queue (``bot.club``).
 
 Members take part through the tournament message's buttons (``bot.club``); the organiser
 (Manage Server or the moderator role, checked by ``bot.club.may_organise``) creates a
@@ -18,13 +19,15 @@ from discord.ext import commands
 from bot import permissions
 from bot.club import may_organise, tournament_view
 from bot.cogs.play_choices import GAMES, RULES
+from bot.core.service.errors import InvalidOptionError
 from bot.host import Interaction, host_of
 from bot.text import club_words, i18n, render
+from engine.games import game_spec
 from engine.types import Game, Rule
 from storage.club import Format, Result, Tournament
 from storage.errors import TournamentNotFoundError
 
-__all__ = ["TournamentCommands"]
+__all__ = ["QueueCommands", "TournamentCommands"]
 
 _GAMES: Final = GAMES
 _RULES: Final = RULES
@@ -179,3 +182,40 @@ async def _own_tournament(interaction: Interaction, tournament_id: int) -> Tourn
     if tournament.guild_id != interaction.guild_id:
         raise TournamentNotFoundError(tournament_id)
     return tournament
+
+
+class QueueCommands(commands.Cog):
+    """``/gomoku queue`` (mixed into the ``/gomoku`` group)."""
+
+    @app_commands.command(name="queue")
+    @app_commands.describe(
+        game="Which game (default Gomoku)",
+        rule="Gomoku rule (default: this server's setting)",
+        leave="Leave the queue instead",
+    )
+    @app_commands.choices(game=_GAMES, rule=_RULES)
+    async def queue(
+        self,
+        interaction: Interaction,
+        game: str = Game.GOMOKU.value,
+        rule: str | None = None,
+        leave: bool = False,
+    ) -> None:
+        """Wait for a rated game against someone close to your rating."""
+        club = host_of(interaction).club
+        if leave:
+            await club.leave_queue(interaction)
+            return
+        assert interaction.guild_id is not None  # guild_only
+        chosen_game = Game(game) if game in tuple(Game) else None
+        if chosen_game is None:
+            raise InvalidOptionError("game", game, ", ".join(g.value for g in Game))
+        rules = game_spec(chosen_game).rules
+        if rule is None:
+            settings = await host_of(interaction).service.settings(interaction.guild_id)
+            chosen_rule = settings.default_rule if settings.default_rule in rules else rules[0]
+        elif rule in tuple(Rule) and Rule(rule) in rules:
+            chosen_rule = Rule(rule)
+        else:
+            raise InvalidOptionError("rule", rule, ", ".join(r.value for r in rules))
+        await club.join_queue(interaction, chosen_game, chosen_rule)

@@ -18,6 +18,7 @@ from discord.ext import commands
 
 from bot import threads
 from bot.club import OpenChallenge, post_open_challenge
+from bot.cogs.club import QueueCommands
 from bot.cogs.history import HistoryCommands
 from bot.cogs.moderation import offer_replacement, tell_bystander
 from bot.cogs.onboarding import HelpCommands
@@ -68,6 +69,7 @@ def _choice(kind: type[E], option: str, value: str) -> E:
 
 @app_commands.guild_only()
 class GomokuCog(
+    QueueCommands,
     PuzzleCommands,
     ReviewCommands,
     HistoryCommands,

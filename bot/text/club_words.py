@@ -19,11 +19,17 @@ __all__ = [
     "format_name",
     "joined",
     "left",
+    "left_queue",
     "open_accepted",
     "open_cancelled",
     "open_challenge",
     "open_label",
     "points_heading",
+    "queue_line",
+    "queue_ping",
+    "queue_thread_name",
+    "queue_timed_out",
+    "queued",
     "result_set",
     "standings_after",
     "standings_now",
@@ -192,3 +198,43 @@ def open_accepted(challenger: int, opponent: int) -> str:
 def open_cancelled(challenger: int) -> str:
     """The open challenge once its challenger cancelled it."""
     return _("<@{challenger}> withdrew the open challenge.").format(challenger=challenger)
+
+
+def queued(game: str, minutes: int) -> str:
+    """The private answer to joining the queue."""
+    return ngettext(
+        "You are in the queue for {game}. When someone close to your rating asks too, your "
+        "game opens in a thread and you are pinged there (you wait at most {count} minute).",
+        "You are in the queue for {game}. When someone close to your rating asks too, your "
+        "game opens in a thread and you are pinged there (you wait at most {count} minutes).",
+        minutes,
+    ).format(game=game, count=minutes)
+
+
+def left_queue() -> str:
+    """The private answer to leaving the queue."""
+    return _("You left the queue.")
+
+
+def queue_timed_out() -> str:
+    """A member who waited in the queue as long as it keeps anyone."""
+    return _("Nobody close to your rating asked for a game in time: you left the queue.")
+
+
+def queue_line(black: int, white: int, game: str) -> str:
+    """The channel's line for a game the queue paired; its thread opens from it."""
+    return _("The queue paired <@{black}> (black) and <@{white}> for {game}.").format(
+        black=black, white=white, game=game
+    )
+
+
+def queue_thread_name(game: str) -> str:
+    """A queue game's thread's name."""
+    return _("{game} · paired by the queue").format(game=game)
+
+
+def queue_ping(black: int, white: int) -> str:
+    """The first message of a queue game, pinging both players."""
+    return _(
+        "<@{black}> (black) and <@{white}> (white): the queue paired you. Your game is here."
+    ).format(black=black, white=white)

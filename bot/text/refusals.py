@@ -16,7 +16,10 @@ from bot.core.admission import StartsBusyError
 from bot.core.ai import AIError, AIUnavailableError
 from bot.core.club.errors import (
     AlreadyEnteredError,
+    AlreadyPlayingError,
+    AlreadyQueuedError,
     EntriesClosedError,
+    NotQueuedError,
     OutsideRatingError,
     RoundUnderWayError,
     TournamentFullError,
@@ -249,7 +252,15 @@ def user_message(error: BaseException) -> str | None:
             return _("You can't challenge yourself. Leave out the opponent to play the AI.")
         case ChannelNotAllowedError():
             return _("Games are not allowed in this channel. Ask an admin where to play.")
-        # ---- tournaments
+        # ---- the pairing queue and tournaments
+        case AlreadyQueuedError():
+            return _("You are in the queue already. Leave it with {queue} `leave:True`.").format(
+                queue=command("gomoku queue")
+            )
+        case NotQueuedError():
+            return _("You are not in the queue.")
+        case AlreadyPlayingError():
+            return _("You are playing a game already: finish it before you queue for another.")
         case AlreadyEnteredError():
             return _("You are in this tournament already.")
         case TournamentFullError(cap=cap):

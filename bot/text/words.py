@@ -277,6 +277,9 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
             _("{start} `open:True` offers a game to anyone here, with a button").format(
                 start=mention("gomoku start")
             ),
+            _("{queue} a rated game against someone close to your rating").format(
+                queue=mention("gomoku queue")
+            ),
             _(
                 "{place} `cell:H8` put a stone (autocomplete suggests points), or tap "
                 "**Move** on the board"

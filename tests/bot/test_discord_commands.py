@@ -38,6 +38,7 @@ MEMBER_TREE = [
     "/gomoku start [opponent] [game] [rule] [level] [size] [colour] [opening] [rated] [open]"
     " [rating_within]",
     "/gomoku board [look]",
+    "/gomoku queue [game] [rule] [leave]",
     "/gomoku resign",
     "/gomoku undo",
     "/gomoku hint",
