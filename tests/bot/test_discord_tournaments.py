@@ -8,7 +8,9 @@ import functools
 import re
 
 from bot.client import GomokuBot
-from storage.club import TournamentStatus
+from storage.club import Result, TournamentStatus
+from tests.bot.conftest import BotFactory
+from tests.clock import FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
 
@@ -21,7 +23,9 @@ def _board_threads(fake: FakeDiscord, round_: int) -> list[FakeChannel]:
     return [
         c
         for c in fake.channels.values()
-        if c.is_thread and f"· round {round_} · board" in c.name and fake.channel_messages(c)
+        if c.is_thread
+        and f"· round {round_} · board" in c.name
+        and any(m.embeds for m in fake.channel_messages(c))  # its board is drawn
     ]
 
 
@@ -29,8 +33,8 @@ def _posted(fake: FakeDiscord, channel: FakeChannel, start: str) -> list[Message
     return [m for m in fake.channel_messages(channel) if m.content.startswith(start)]
 
 
-def _boards_open(fake: FakeDiscord, round_: int) -> bool:
-    return len(_board_threads(fake, round_)) == 2
+def _boards_open(fake: FakeDiscord, round_: int, boards: int = 2) -> bool:
+    return len(_board_threads(fake, round_)) == boards
 
 
 def _posted_once(fake: FakeDiscord, channel: FakeChannel, start: str) -> bool:
@@ -143,3 +147,87 @@ async def test_a_round_robin_of_four_played_in_threads_with_standings_after_each
     asked = await fake.click(created.message, "gomoku:tournament:1:standings", user=players["cat"])
     assert asked.ephemeral
     assert _table(asked.content) == _table(final.content)
+
+
+async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a_withdrawal(
+    fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock
+) -> None:
+    general = fake.default_channel
+    fake.allow(general, "create_public_threads")
+    organiser = fake.add_user("olga", admin=True)
+    names = ("ann", "ben", "cat", "dan", "eve", "fay", "gus")
+    players = {name: fake.add_user(name) for name in names}
+    by_id = {user.id: user for user in players.values()}
+    points = dict.fromkeys(names, 0)
+
+    async def round_of(bot: GomokuBot, round_: int) -> list[tuple[FakeChannel, int, int, int]]:
+        """The round's three boards (thread, game, black, white), after checking its bye."""
+        await fake.wait_for(functools.partial(_boards_open, fake, round_, 3))
+        pairings = [p for p in await bot.service.repository.pairings(1) if p.round == round_]
+        (bye,) = [p for p in pairings if p.white is None]
+        points[by_id[bye.black].name] += 1
+        boards = []
+        for thread in _board_threads(fake, round_):
+            game = await bot.service.board(thread.id)
+            assert game.black.user_id is not None
+            assert game.white.user_id is not None
+            boards.append((thread, game.game_id, game.black.user_id, game.white.user_id))
+        return boards
+
+    async def black_wins(board: tuple[FakeChannel, int, int, int]) -> None:
+        thread, _, black, white = board
+        await _play(fake, thread, by_id[black], by_id[white], by_id[black])
+        points[by_id[black].name] += 1
+
+    async def standings_after(heading: str) -> None:
+        await fake.wait_for(functools.partial(_posted_once, fake, general, heading))
+        (posted,) = _posted(fake, general, heading)
+        mentions = re.findall(r"^\d+\. <@(\d+)>$", posted.content, flags=re.M)
+        rows = _table(posted.content)
+        shown = {by_id[int(u)].name: float(row[1]) for u, row in zip(mentions, rows, strict=True)}
+        assert shown == points
+        assert [float(row[1]) for row in rows] == sorted(shown.values(), reverse=True)
+
+    first = make_bot()
+    async with fake.running(first):
+        created = await fake.slash(
+            "gomoku-admin tournament create",
+            user=organiser,
+            options={"name": "Swiss", "format": "swiss", "rounds": 3, "seconds": 60},
+        )
+        assert created.message is not None
+        assert "a Swiss tournament of Gomoku" in created.content
+        for user in players.values():
+            await fake.click(created.message, "gomoku:tournament:1:join", user=user)
+        await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+        for board in await round_of(first, 1):
+            await black_wins(board)
+        await standings_after("**Swiss**: standings after round 1")
+        boards = await round_of(first, 2)
+        await black_wins(boards[0])
+    # The bot restarts in the middle of round 2: one board has its result, two are open.
+    second = make_bot()
+    async with fake.running(second):
+        await black_wins(boards[1])
+        # The last board's Black never moves: White wins by forfeit when the clock runs out.
+        _, game_id, _, white = boards[2]
+        clock.advance(seconds=61)
+        second.runner.wake()
+        points[by_id[white].name] += 1
+        await standings_after("**Swiss**: standings after round 2")
+        pairing = await second.service.repository.pairing_by_game(game_id)
+        assert pairing is not None
+        assert pairing.result is Result.WHITE_WINS_BY_FORFEIT
+        # Round 3: a player withdraws with Leave; their game is resigned, the others play.
+        third = await round_of(second, 3)
+        _, game_id, black, white = third[0]
+        gone = await fake.click(created.message, "gomoku:tournament:1:leave", user=by_id[black])
+        assert "You left **Swiss**" in gone.content
+        points[by_id[white].name] += 1
+        for board in third[1:]:
+            await black_wins(board)
+        await standings_after("**Swiss** is over. Final standings:")
+        assert (await second.service.repository.tournament(1)).status is TournamentStatus.FINISHED
+        pairings = await second.service.repository.pairings(1)
+        assert len(pairings) == 12  # three boards and a bye in each round, none twice
+        assert sum(p.white is None for p in pairings) == 3
