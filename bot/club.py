@@ -86,7 +86,8 @@ async def may_organise(interaction: Interaction) -> bool:
 
 
 class Club:
-    """The Discord side of the tournaments the core runs (see the module doc)."""
+    """The Discord side of the club: the tournaments' threads and standings, and the
+    servers' pairing queues (see the module doc)."""
 
     def __init__(self, host: GameHost) -> None:
         self.host = host
