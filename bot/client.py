@@ -1,4 +1,5 @@
-"""``GomokuBot``: the discord.py client that hosts games over ``GameService``.
+"""``GomokuBot``: the discord.py client that hosts games over ``GameService`` (the
+``TournamentService`` kind, which also runs the club's tournaments).
 
 Lifecycle: ``setup_hook`` opens the repository and the AI pool (unless the caller handed them
 in), builds the service, its runner (``bot.core.runner``: AI replies, clocks, resumption) and
@@ -394,7 +395,8 @@ class GomokuBot(commands.Bot):
 
     async def _run_games(self) -> None:
         """Once connected (what the clocks do is drawn in channels), start the runner; once
-        it has resumed the games, fill in the replies a stop interrupted."""
+        it has resumed the games, run the tournaments (``bot.club``) and fill in the replies a
+        stop interrupted."""
         await self.wait_until_ready()
         self.runner.start()
         await self.runner.resumed.wait()
