@@ -1,4 +1,5 @@
-"""``GomokuBot``: the discord.py client that hosts games over ``GameService``.
+"""``GomokuBot``: the discord.py client that hosts games over ``GameService`` (the
+``TournamentService`` kind, which also runs the club's tournaments).
 
 Lifecycle: ``setup_hook`` opens the repository and the AI pool (unless the caller handed them
 in), builds the service, its runner (``bot.core.runner``: AI replies, clocks, resumption) and
@@ -36,10 +37,11 @@ import discord
 from discord.ext import commands
 from discord.http import Route
 
+from bot.club import Club
 from bot.cooldown import UserCooldown
 from bot.core.admission import StartAdmission
 from bot.core.runner import GameRunner
-from bot.core.service import GameService
+from bot.core.service.tournaments import TournamentService
 from bot.preferences import Preferences
 from bot.reporting import GomokuTree
 from bot.table import ACK_AFTER, AI_REPLY_WAIT, Table
@@ -102,7 +104,7 @@ class Backoff:
 class GomokuBot(commands.Bot):
     """The bot. Build it with ``bot.app.create_bot``; tests may hand in parts (see __init__)."""
 
-    service: GameService
+    service: TournamentService
     runner: GameRunner
     web_board: WebBoard | None = None  # the web board's server, when configured
 
@@ -160,6 +162,7 @@ class GomokuBot(commands.Bot):
         self._tasks: set[asyncio.Task[Any]] = set()
         self.table = Table(self, ack_after=ack_after, ai_reply_wait=ai_reply_wait)
         self.preferences = Preferences(self)
+        self.club = Club(self)
         self.start_admission = StartAdmission()
 
     # ------------------------------------------------------------------ lifecycle
@@ -261,7 +264,7 @@ class GomokuBot(commands.Bot):
             from bot import metrics
 
             ai = metrics.MeteredRunner(ai)
-        self.service = GameService(repository, ai, clock=self.clock, rng=self.rng)
+        self.service = TournamentService(repository, ai, clock=self.clock, rng=self.rng)
         self.runner = GameRunner(
             self.service,
             poll=self.deadline_poll,
@@ -270,6 +273,7 @@ class GomokuBot(commands.Bot):
         )
         self.runner.subscribe()  # AI replies at once; the clocks once connected
         self.service.subscribe(self.table.on_event)
+        self.service.subscribe(self.club.on_event)
         from bot.core.bus import open_bus
 
         # With PostgreSQL there may be other processes (shards): each tells the others' web
@@ -391,10 +395,17 @@ class GomokuBot(commands.Bot):
 
     async def _run_games(self) -> None:
         """Once connected (what the clocks do is drawn in channels), start the runner; once
-        it has resumed the games, fill in the replies a stop interrupted."""
+        it has resumed the games, run the tournaments (``bot.club``) and fill in the replies a
+        stop interrupted."""
         await self.wait_until_ready()
         self.runner.start()
         await self.runner.resumed.wait()
+        try:
+            # Tournaments resume once the games have: a board's game that ended while the
+            # bot was away has its result, and a round that became due is paired now.
+            await self.service.run_tournaments(self.club.board_channel, self.club.round_finished)
+        except Exception:
+            log.exception("resuming the tournaments failed")
         try:
             await self.table.faults.redraw_unshown()
         except Exception:

@@ -24,11 +24,12 @@ if TYPE_CHECKING:
     from discord.ext import commands
     from discord.http import HTTPClient
 
+    from bot.club import Club
     from bot.cooldown import UserCooldown
     from bot.core.admission import StartAdmission
     from bot.core.runner import GameRunner
-    from bot.core.service import GameService
     from bot.core.service.states import GameState, MoveResult, RatingChange
+    from bot.core.service.tournaments import TournamentService
     from bot.outage import Faults
     from bot.preferences import Preferences
     from bot.settings import Settings
@@ -149,7 +150,7 @@ class GameHost(Protocol):
     """The bot as the Discord layer sees it: the game service, the table, the caches of
     settings and languages, and the few parts of discord.py's client that cogs use."""
 
-    service: GameService
+    service: TournamentService  # the games and the tournaments run over them
     runner: GameRunner  # AI replies, clocks, resumption (the core's; see bot.core.runner)
     settings: Settings
     clock: Callable[[], datetime]
@@ -162,6 +163,8 @@ class GameHost(Protocol):
     def table(self) -> BoardTable: ...
     @property
     def preferences(self) -> Preferences: ...
+    @property
+    def club(self) -> Club: ...
 
     def forget_settings(self, guild_id: int) -> None: ...
     def spawn(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]: ...

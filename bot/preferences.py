@@ -41,8 +41,10 @@ LANGUAGE_WAIT: Final = 1.0
 class _Source(Protocol):
     """Where preferences are read: the bot's service, clock and guilds."""
 
-    service: GameService
     clock: Callable[[], datetime]
+
+    @property
+    def service(self) -> GameService: ...
 
     def get_guild(self, id: int, /) -> discord.Guild | None: ...
 

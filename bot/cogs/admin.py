@@ -13,6 +13,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.club import ACTIONS as CLUB_ACTIONS
+from bot.cogs.club import TournamentCommands
 from bot.cogs.moderation import EndCommand
 from bot.cogs.play_choices import LOOKS, RULES
 from bot.cogs.puzzles import DailyPuzzleCommand
@@ -198,6 +200,7 @@ class AdminCog(
     AdminCommands,
     DailyPuzzleCommand,
     EndCommand,
+    TournamentCommands,
     commands.GroupCog,
     group_name="gomoku-admin",
     group_description="Server settings for Gomoku (admins)",
@@ -212,3 +215,4 @@ class AdminCog(
 async def setup(bot: GameHost) -> None:
     """Add ``/gomoku-admin`` to ``bot``."""
     await bot.add_cog(AdminCog(bot))
+    bot.add_dynamic_items(*CLUB_ACTIONS)

@@ -17,6 +17,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import threads
+from bot.club import OpenChallenge, post_open_challenge
+from bot.cogs.club import QueueCommands
 from bot.cogs.history import HistoryCommands
 from bot.cogs.moderation import offer_replacement, tell_bystander
 from bot.cogs.onboarding import HelpCommands
@@ -42,6 +44,7 @@ from bot.text.opening_words import OPENING_CHOICES
 from bot.text.render_png import render_png_async
 from bot.transformers import Cell, PointTransformer
 from bot.views import resign_view, undo_view
+from engine.games import game_spec
 from engine.types import Game, Level, Rule
 
 __all__ = ["LEVELS", "GomokuCog", "PlaceCog", "setup"]
@@ -66,6 +69,7 @@ def _choice(kind: type[E], option: str, value: str) -> E:
 
 @app_commands.guild_only()
 class GomokuCog(
+    QueueCommands,
     PuzzleCommands,
     ReviewCommands,
     HistoryCommands,
@@ -93,6 +97,8 @@ class GomokuCog(
         colour="Your colour; black moves first (default: a coin toss)",
         opening="Opening rule (Gomoku): with one, colour black means you start the opening",
         rated="Whether a game against a member is rated (default yes; friendly games are not)",
+        open="Offer the game to any member of the channel, with a button (no opponent)",
+        rating_within="An open challenge: only members rated within this many points of you",
     )
     @app_commands.choices(
         game=_GAMES, rule=_RULES, level=_LEVELS, colour=_COLOURS, opening=_OPENINGS
@@ -109,9 +115,16 @@ class GomokuCog(
         colour: str = ColourChoice.RANDOM,
         opening: str | None = None,
         rated: bool = True,
+        open: bool = False,
+        rating_within: app_commands.Range[int, 25, 1000] | None = None,
     ) -> None:
-        """Start a game against the AI, or challenge someone."""
+        """Start a game against the AI, or challenge someone (or anyone)."""
         assert interaction.channel_id is not None  # guild_only
+        if open:
+            await self._open_challenge(
+                interaction, _choice(Game, "game", game), rule, colour, rated, rating_within or 0
+            )
+            return
         # Any bot as opponent means "play me": other bots cannot press buttons.
         opponent_id = None if opponent is None or opponent.bot else opponent.id
         options = {
@@ -140,6 +153,40 @@ class GomokuCog(
                 return
             if not await tell_bystander(interaction, error):
                 raise
+
+    async def _open_challenge(
+        self,
+        interaction: Interaction,
+        game: Game,
+        rule: str | None,
+        colour: str,
+        rated: bool,
+        within: int,
+    ) -> None:
+        """Post an open challenge (``bot.club``): the game is made when someone accepts."""
+        service = self.bot.service
+        rules = game_spec(game).rules
+        if rule is None:
+            assert interaction.guild_id is not None  # guild_only
+            default = (await service.settings(interaction.guild_id)).default_rule
+            chosen = default if default in rules else rules[0]
+        else:
+            chosen = _choice(Rule, "rule", rule)
+            if chosen not in rules:
+                raise InvalidOptionError("rule", rule, ", ".join(r.value for r in rules))
+        if colour not in ColourChoice.ALL:
+            raise InvalidOptionError("colour", colour, ", ".join(ColourChoice.ALL))
+        expires = int((self.bot.clock() + service.challenge_ttl).timestamp())
+        challenge = OpenChallenge(
+            challenger=interaction.user.id,
+            game=game.value,
+            rule=chosen.value,
+            colour=colour,
+            rated=rated,
+            within=within,
+            expires=expires,
+        )
+        await post_open_challenge(interaction, challenge, game_name=render.game_name(game))
 
     async def _begin(self, interaction: Interaction, options: dict[str, Any]) -> None:
         assert interaction.channel_id is not None

@@ -14,6 +14,16 @@ from typing import Final
 
 from bot.core.admission import StartsBusyError
 from bot.core.ai import AIError, AIUnavailableError
+from bot.core.club.errors import (
+    AlreadyEnteredError,
+    AlreadyPlayingError,
+    AlreadyQueuedError,
+    EntriesClosedError,
+    NotQueuedError,
+    OutsideRatingError,
+    RoundUnderWayError,
+    TournamentFullError,
+)
 from bot.core.puzzles import NoPuzzleError
 from bot.core.review import NoGameToReviewError, NotReviewableError, ReviewUnavailableError
 from bot.core.service.errors import (
@@ -43,7 +53,7 @@ from bot.core.service.errors import (
     UndoPendingError,
     UnknownButtonError,
 )
-from bot.text.i18n import N_, _
+from bot.text.i18n import N_, _, number
 from bot.text.opening_words import error_message as opening_message
 from bot.text.words import command
 from engine.errors import (
@@ -109,6 +119,9 @@ _OPTION_NAMES: Final = {
     "idle_ai_hours": N_("That idle time against the AI (hours) is not available"),
     "game": N_("That game is not available"),
     "language": N_("That language is not available"),
+    "format": N_("That tournament format is not available"),
+    "rounds": N_("That number of rounds is not available"),
+    "tournament": N_("Those tournament settings are not available"),
 }
 
 
@@ -239,6 +252,37 @@ def user_message(error: BaseException) -> str | None:
             return _("You can't challenge yourself. Leave out the opponent to play the AI.")
         case ChannelNotAllowedError():
             return _("Games are not allowed in this channel. Ask an admin where to play.")
+        # ---- the pairing queue and tournaments
+        case AlreadyQueuedError():
+            return _("You are in the queue already. Leave it with {queue} `leave:True`.").format(
+                queue=command("gomoku queue")
+            )
+        case NotQueuedError():
+            return _("You are not in the queue.")
+        case AlreadyPlayingError():
+            return _("You are playing a game already: finish it before you queue for another.")
+        case AlreadyEnteredError():
+            return _("You are in this tournament already.")
+        case TournamentFullError(cap=cap):
+            return _("This tournament is full ({count} players).").format(count=number(cap))
+        case EntriesClosedError():
+            return _("This tournament takes no more entries.")
+        case OutsideRatingError(low=low, high=high):
+            return _("This open challenge is for players rated {low} to {high}.").format(
+                low=number(low), high=number(high)
+            )
+        case RoundUnderWayError():
+            return _("A game of this round has no result yet.")
+        case store.TournamentNotFoundError(user_id=user_id) if user_id is not None:
+            return _("You are not in this tournament.")
+        case store.TournamentNotFoundError(board=board) if board is not None:
+            return _("That tournament has no such board.")
+        case store.TournamentNotFoundError():
+            return _("There is no such tournament here.")
+        case store.TournamentStatusError():
+            return _("That tournament has started or is over already.")
+        case InvalidOptionError(option="entrants"):
+            return _("A tournament needs at least two players to start.")
         case InvalidOptionError(option=option, allowed=allowed):
             refused = (
                 _(_OPTION_NAMES[option])

@@ -274,6 +274,12 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
             _("{start} play the AI, or name an opponent to challenge them").format(
                 start=mention("gomoku start")
             ),
+            _("{start} `open:True` offers a game to anyone here, with a button").format(
+                start=mention("gomoku start")
+            ),
+            _("{queue} a rated game against someone close to your rating").format(
+                queue=mention("gomoku queue")
+            ),
             _(
                 "{place} `cell:H8` put a stone (autocomplete suggests points), or tap "
                 "**Move** on the board"
@@ -319,6 +325,15 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
         end=mention("gomoku-admin end"),
         settings=mention("gomoku-admin settings"),
         daily=mention("gomoku-admin daily-puzzle"),
+    )
+    moderate += "\n" + _(
+        "{create} a Swiss or round-robin tournament in this channel: members join with its "
+        "button, each game opens in its own thread, standings follow every round · {start} "
+        "pairs round 1 · {result} corrects a result (Manage Server or the moderator role)"
+    ).format(
+        create=mention("gomoku-admin tournament create"),
+        start=mention("gomoku-admin tournament start"),
+        result=mention("gomoku-admin tournament result"),
     )
     levels = "\n".join(f"**{level_name(level)}**: {LEVEL_WORDS[level]()}" for level in Level)
     rules = "\n".join(f"**{rule_name(rule)}**: {_(RULE_WORDS[rule])}" for rule in Rule)

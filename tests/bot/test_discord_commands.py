@@ -35,8 +35,10 @@ def _member_tree(command: dict[str, Any]) -> list[str]:
 # on purpose: members should hold the whole set in their heads (about a dozen, none alike).
 MEMBER_TREE = [
     "/place [cell]",
-    "/gomoku start [opponent] [game] [rule] [level] [size] [colour] [opening] [rated]",
+    "/gomoku start [opponent] [game] [rule] [level] [size] [colour] [opening] [rated] [open]"
+    " [rating_within]",
     "/gomoku board [look]",
+    "/gomoku queue [game] [rule] [leave]",
     "/gomoku resign",
     "/gomoku undo",
     "/gomoku hint",
@@ -57,7 +59,12 @@ async def test_registered_tree(fake: FakeDiscord, bot: GomokuBot) -> None:
     print("\n".join(seen))
     assert sorted(seen) == sorted(MEMBER_TREE)
     admin = fake.command("gomoku-admin")
-    assert {o["name"] for o in admin["options"]} == {"settings", "daily-puzzle", "end"}
+    assert {o["name"] for o in admin["options"]} == {
+        "settings",
+        "daily-puzzle",
+        "end",
+        "tournament",
+    }
     # Members without Manage Server do not see the admin commands; everyone sees the rest.
     assert str(admin["default_member_permissions"]) == str(1 << 5)
     assert gomoku.get("default_member_permissions") is None

@@ -12,8 +12,10 @@ Errors::
         ├── TournamentFullError     the player cap is reached (.tournament_id, .cap)
         ├── EntriesClosedError      the tournament takes no more entries: a round-robin
         │                           under way, or it is over (.tournament_id, .status)
-        └── RoundUnderWayError      a game of the current round has no result yet
-                                    (.tournament_id, .round)
+        ├── RoundUnderWayError      a game of the current round has no result yet
+        │                           (.tournament_id, .round)
+        └── OutsideRatingError      an open challenge's rating window leaves the member
+                                    out (.user_id, .low, .high)
 """
 
 from __future__ import annotations
@@ -85,3 +87,13 @@ class RoundUnderWayError(ClubError):
         super().__init__(f"round {round_} of tournament {tournament_id} is under way")
         self.tournament_id = tournament_id
         self.round = round_
+
+
+class OutsideRatingError(ClubError):
+    """An open challenge asks for players within a rating window the member is outside of."""
+
+    def __init__(self, user_id: int, low: int, high: int) -> None:
+        super().__init__(f"user {user_id} is rated outside {low}-{high}")
+        self.user_id = user_id
+        self.low = low  # the window, inclusive
+        self.high = high

@@ -59,13 +59,18 @@ from storage.club import (
 from storage.errors import RoundPairedError, TournamentNotFoundError
 from storage.records import GameRecord, GameStatus, Player
 
-__all__ = ["BoardChannel", "TournamentService", "TournamentUseCases"]
+__all__ = ["BoardChannel", "RoundReport", "TournamentService", "TournamentUseCases"]
 
 log = logging.getLogger(__name__)
 
 BoardChannel = Callable[[Tournament, Pairing], Awaitable[int]]
 """Where the game of a board is played: the front end makes the place (a thread) and returns
 its channel id; a different one for every open board."""
+
+RoundReport = Callable[[Tournament, int, bool], Awaitable[None]]
+"""Told that a round's every board has its result: the tournament, the round, and whether it
+was the last (the tournament is finished). Called once the round is complete and before the
+next one is paired, so the standings it reads are the round's."""
 
 DEFAULT_RATING = 1000.0  # an entrant's rating when they have no rated game of the kind
 _RESULTS = (Result.BLACK_WINS, Result.WHITE_WINS)
@@ -76,6 +81,7 @@ class TournamentUseCases(GameUseCases):
     front end's check; these trust ``user_id`` to be allowed."""
 
     _board_channel: BoardChannel | None = None
+    _round_report: RoundReport | None = None
 
     # Made on first use, so the mixin adds no constructor of its own.
     @cached_property
@@ -238,10 +244,14 @@ class TournamentUseCases(GameUseCases):
 
     # --- running ------------------------------------------------------------------------
 
-    async def run_tournaments(self, board_channel: BoardChannel) -> None:
-        """Listen to the games' events from now on, placing boards with ``board_channel``,
-        and resume every running tournament (see the module doc)."""
+    async def run_tournaments(
+        self, board_channel: BoardChannel, round_report: RoundReport | None = None
+    ) -> None:
+        """Listen to the games' events from now on, placing boards with ``board_channel``
+        and telling ``round_report`` of each finished round, and resume every running
+        tournament (see the module doc)."""
         self._board_channel = board_channel
+        self._round_report = round_report
         self.unsubscribe(self._on_tournament_event)  # called again: still one task per event
         self.subscribe(self._on_tournament_event)
         for tournament in await self.repository.live_tournaments():
@@ -316,10 +326,13 @@ class TournamentUseCases(GameUseCases):
                 except RoundUnderWayError:
                     return
                 if plan is None:
-                    await self.repository.set_tournament_status(
+                    finished = await self.repository.set_tournament_status(
                         tournament_id, TournamentStatus.RUNNING, TournamentStatus.FINISHED
                     )
+                    await self._report_round(finished, _last_round(pairings), final=True)
                     return
+                if plan.round > 1:
+                    await self._report_round(tournament, plan.round - 1, final=False)
                 boards = [
                     Pairing(tournament_id, plan.round, b.board, b.black, b.white, b.result, None)
                     for b in plan.boards
@@ -366,12 +379,25 @@ class TournamentUseCases(GameUseCases):
                 )
         return False
 
+    async def _report_round(self, tournament: Tournament, round_: int, *, final: bool) -> None:
+        if self._round_report is None or round_ < 1:
+            return
+        try:
+            await self._round_report(tournament, round_, final)
+        except Exception:
+            # The front end's post failed: the tournament goes on all the same.
+            log.exception("reporting round %s of tournament %s failed", round_, tournament.id)
+
     def _tournament_lock(self, tournament_id: int) -> asyncio.Lock:
         return self._tournament_locks.setdefault(tournament_id, asyncio.Lock())
 
 
 class TournamentService(TournamentUseCases, GameService):
     """``GameService`` and the tournaments it runs (see the module doc)."""
+
+
+def _last_round(pairings: list[Pairing]) -> int:
+    return max((p.round for p in pairings), default=0)
 
 
 def _result_of(pairing: Pairing, game: GameRecord) -> Result | None:

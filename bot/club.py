@@ -1,0 +1,590 @@
+"""The club in Discord: open challenges, and for tournaments where their boards are played,
+what the channel is told, and the tournament message's buttons.
+
+The core runs a tournament (``bot.core.service.tournaments``); this module is the two
+callbacks it is given and the buttons members press:
+
+- ``Club.board_channel``: a board's game gets a line in the tournament's channel and a thread
+  opened from it, where both players are pinged; the game is made in the thread, and its
+  board drawn there when the core's ``GameStarted`` arrives (``Club.on_event``).
+- ``Club.round_finished``: the standings after each round, as a code-block table in the
+  tournament's channel, and the final standings when the last round ends.
+- ``OpenChallengeButton``: an open challenge (``/gomoku start open:True``) that any member
+  may accept, within a rating window when it names one; the challenger may cancel it.
+- ``Club.join_queue``: the server's pairing queue (``bot.core.club.matchmaking``): a member
+  asks for a game of a kind, the two closest in rating are paired on each join and on a tick
+  every ``QUEUE_TICK_S`` while anyone waits (windows widen with waiting), and their rated
+  game opens in a thread where both are pinged. The queue lives in memory: a restart empties
+  it, and members ask again.
+- ``TournamentButton``: Join, Leave (a withdrawal once it runs) and Standings under the
+  tournament message; ``DynamicItem`` custom ids, so they work after a restart.
+
+Who may organise (create, start, correct a result) is checked here, like who may end a game:
+Manage Server, or the server's moderator role (``/gomoku-admin settings``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Self
+
+import discord
+from discord import app_commands
+
+from bot import permissions, threads
+from bot.core.club.errors import OutsideRatingError
+from bot.core.club.matchmaking import Match, PairingQueue
+from bot.core.service.errors import (
+    ChallengeExpiredError,
+    GameNotActiveError,
+    NotChallengedError,
+    SelfChallengeError,
+)
+from bot.core.service.events import Event, GameEnded, GameStarted, Moved
+from bot.core.service.tournaments import DEFAULT_RATING
+from bot.host import host_of
+from bot.reporting import report
+from bot.text import club_words, i18n, render
+from engine.types import Game, Rule
+from storage.club import Format, Pairing, Tournament
+from storage.records import GameStatus
+
+if TYPE_CHECKING:
+    from bot.core.club.standings import Standing
+    from bot.host import GameHost, Interaction
+
+__all__ = [
+    "ACTIONS",
+    "Club",
+    "OpenChallenge",
+    "OpenChallengeButton",
+    "TournamentButton",
+    "may_organise",
+    "post_open_challenge",
+    "tournament_view",
+]
+
+log = logging.getLogger(__name__)
+
+_MAX_MESSAGE: Final = 2000
+QUEUE_TICK_S: Final = 5.0  # how often waiting members are paired again as their windows widen
+_BOARD_THREAD_NAME: Final = 100  # Discord's longest thread name
+
+
+async def may_organise(interaction: Interaction) -> bool:
+    """Manage Server, or the server's moderator role."""
+    if interaction.permissions.manage_guild:
+        return True
+    if interaction.guild_id is None or not isinstance(interaction.user, discord.Member):
+        return False
+    settings = await host_of(interaction).service.settings(interaction.guild_id)
+    role = settings.moderator_role_id
+    return role is not None and any(r.id == role for r in interaction.user.roles)
+
+
+class Club:
+    """The Discord side of the club: the tournaments' threads and standings, and the
+    servers' pairing queues (see the module doc)."""
+
+    def __init__(self, host: GameHost) -> None:
+        self.host = host
+        self._boards: set[int] = set()  # threads made for a game whose board is not drawn yet
+        self._queues: dict[int, PairingQueue] = {}  # by guild
+        self._waiting: dict[tuple[int, int], _Waiter] = {}  # (guild, user): where they asked
+        self._ticker: asyncio.Task[None] | None = None
+
+    async def board_channel(self, tournament: Tournament, pairing: Pairing) -> int:
+        """Open a board's thread from a line in the tournament's channel, ping both players
+        in it, and return the thread's id (the core makes the game there)."""
+        assert pairing.white is not None  # a bye has no board
+        host = self.host
+        with i18n.using(await host.preferences.server_language(tournament.guild_id)):  # public
+            line = club_words.board_line(
+                tournament.name, pairing.round, pairing.board, pairing.black, pairing.white
+            )
+            name = club_words.board_thread_name(tournament.name, pairing.round, pairing.board)
+            ping = club_words.board_ping(pairing.black, pairing.white, tournament.seconds_per_move)
+        return await self._open_thread(
+            tournament.guild_id,
+            tournament.channel_id,
+            (line, name, ping),
+            (pairing.black, pairing.white),
+        )
+
+    async def _open_thread(
+        self, guild_id: int, channel_id: int, text: tuple[str, str, str], players: tuple[int, int]
+    ) -> int:
+        """A line in the channel, a thread opened from it, and a ping of both players in it;
+        the thread's id (its game's board is drawn once the game starts)."""
+        line, name, ping = text
+        host = self.host
+        channel = host.get_partial_messageable(channel_id, guild_id=guild_id)
+        message = await channel.send(line, allowed_mentions=discord.AllowedMentions.none())
+        made = await host.http.start_thread_with_message(
+            channel_id,
+            message.id,
+            name=name[:_BOARD_THREAD_NAME],
+            auto_archive_duration=threads.ARCHIVE_AFTER,
+            rate_limit_per_user=None,
+        )
+        thread_id = int(made["id"])
+        self._boards.add(thread_id)
+        pinged = [discord.Object(user_id) for user_id in players]
+        thread = host.get_partial_messageable(thread_id, guild_id=guild_id)
+        await thread.send(ping, allowed_mentions=discord.AllowedMentions(users=pinged))
+        return thread_id
+
+    def on_event(self, event: Event) -> None:
+        """A game made in a thread of ours started: draw its board there. A game ended: its
+        players may queue again."""
+        game = event.game
+        if isinstance(event, GameStarted) and game.channel_id in self._boards:
+            self._boards.discard(game.channel_id)
+            self.host.spawn(self._draw(event))
+        elif isinstance(event, GameEnded | Moved) and game.status is GameStatus.FINISHED:
+            queue = self._queues.get(game.guild_id or 0)
+            if queue is not None:
+                for user_id in game.humans:
+                    queue.game_over(user_id)
+
+    # ---- the pairing queue
+
+    async def join_queue(self, interaction: Interaction, game: Game, rule: Rule) -> None:
+        """Queue the member for ``game`` under ``rule``, answer privately, and pair.
+
+        Raises:
+            AlreadyPlayingError, AlreadyQueuedError (``bot.core.club.errors``).
+        """
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        assert guild_id is not None
+        assert channel_id is not None
+        host, user_id = self.host, interaction.user.id
+        stats = await host.service.repository.player_stats(
+            user_id, game, guild_id=guild_id, rule=rule
+        )
+        rating = DEFAULT_RATING if stats is None else float(stats.display_rating)
+        playing = any(
+            record.guild_id == guild_id and user_id in (record.black.user_id, record.white.user_id)
+            for record in await host.service.repository.open_games()
+        )
+        queue = self._queues.get(guild_id)
+        if queue is None:
+            queue = self._queues[guild_id] = PairingQueue(clock=host.clock)
+        queue.join(user_id, f"{game.value}:{rule.value}", rating, playing=playing)
+        # A thread needs the bot's permission to open one; without it the game is played in
+        # the channel the second member asked from.
+        in_thread = isinstance(interaction.channel, discord.TextChannel) and permissions.has(
+            interaction, permissions.THREADS
+        )
+        self._waiting[(guild_id, user_id)] = _Waiter(channel_id, in_thread, interaction)
+        minutes = round(queue.timeout_s / 60)
+        await interaction.response.send_message(
+            club_words.queued(render.game_name(game), minutes), ephemeral=True
+        )
+        await self._pair(guild_id)
+        if self._ticker is None or self._ticker.done():
+            self._ticker = host.spawn(self._tick())
+
+    async def leave_queue(self, interaction: Interaction) -> None:
+        """Take the member out of the queue and say so privately.
+
+        Raises:
+            NotQueuedError: they were not waiting.
+        """
+        guild_id = interaction.guild_id or 0
+        queue = self._queues.get(guild_id) or PairingQueue(clock=self.host.clock)
+        queue.leave(interaction.user.id)
+        self._waiting.pop((guild_id, interaction.user.id), None)
+        await interaction.response.send_message(club_words.left_queue(), ephemeral=True)
+
+    async def _tick(self) -> None:
+        """While anyone waits: time out who waited too long, and pair as windows widen."""
+        while any(len(queue) for queue in self._queues.values()):
+            await asyncio.sleep(QUEUE_TICK_S)
+            for guild_id, queue in list(self._queues.items()):
+                for ticket in queue.expire():
+                    waiter = self._waiting.pop((guild_id, ticket.user_id), None)
+                    if waiter is not None:
+                        await _tell(waiter, club_words.queue_timed_out())
+                await self._pair(guild_id)
+
+    async def _pair(self, guild_id: int) -> None:
+        for match in self._queues[guild_id].pair():
+            try:
+                await self._open_match(guild_id, match)
+            except Exception:
+                log.exception("opening a queue game failed")
+
+    async def _open_match(self, guild_id: int, match: Match) -> None:
+        """Open the paired members' game: in a thread off the channel the later of them asked
+        from (or that channel itself, where no thread may be opened), both pinged."""
+        host = self.host
+        black, white = match.black.user_id, match.white.user_id
+        first = self._waiting.pop((guild_id, black), None)
+        second = self._waiting.pop((guild_id, white), None)
+        later = match.black if match.black.joined_at > match.white.joined_at else match.white
+        waiter = (second if later is match.white else first) or first or second
+        if waiter is None:
+            return
+        game_value, rule_value = match.kind.split(":", 1)
+        game, rule = Game(game_value), Rule(rule_value)
+        channel_id = waiter.channel_id
+        with i18n.using(await host.preferences.server_language(guild_id)):  # public
+            line = club_words.queue_line(black, white, render.game_name(game))
+            name = club_words.queue_thread_name(render.game_name(game))
+            ping = club_words.queue_ping(black, white)
+        if waiter.in_thread:
+            channel_id = await self._open_thread(
+                guild_id, channel_id, (line, name, ping), (black, white)
+            )
+        else:
+            channel = host.get_partial_messageable(channel_id, guild_id=guild_id)
+            mentioned = [discord.Object(black), discord.Object(white)]
+            await channel.send(ping, allowed_mentions=discord.AllowedMentions(users=mentioned))
+            self._boards.add(channel_id)
+        view = await host.service.start(
+            channel_id=channel_id,
+            guild_id=guild_id,
+            user_id=black,
+            opponent=white,
+            game=game,
+            rule=rule,
+            colour="black",
+        )
+        await host.service.accept(view.game_id, white)
+
+    async def _draw(self, event: GameStarted) -> None:
+        try:
+            await self.host.table.show_game(event.game)
+        except Exception:
+            log.exception("drawing the board of tournament game %s failed", event.game.game_id)
+
+    async def round_finished(self, tournament: Tournament, round_: int, final: bool) -> None:
+        """Post the standings after ``round_`` in the tournament's channel (the final ones
+        after the last round)."""
+        host = self.host
+        table = await host.service.tournament_standings(tournament.id)
+        with i18n.using(await host.preferences.server_language(tournament.guild_id)):  # public
+            text = standings_message(tournament, table, round_, final=final)
+        channel = host.get_partial_messageable(tournament.channel_id, guild_id=tournament.guild_id)
+        await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
+
+
+def standings_message(
+    tournament: Tournament, table: tuple[Standing, ...], round_: int, *, final: bool
+) -> str:
+    """The heading and the standings as a code-block table, with names as mentions below
+    (a code block cannot show them)."""
+    heading = (
+        club_words.final_standings(tournament.name)
+        if final
+        else club_words.standings_after(tournament.name, round_)
+    )
+    return f"{heading}\n{standings_table(tournament, table)}"[:_MAX_MESSAGE]
+
+
+def standings_table(tournament: Tournament, table: tuple[Standing, ...]) -> str:
+    """Rank, points, tiebreaks, and who, one line each: the table in a code block, the
+    players as mentions after it (numbered to match)."""
+    tiebreak_names = club_words.tiebreak_heading(tournament.format is Format.ROUND_ROBIN)
+    header = ["#", club_words.points_heading(), *tiebreak_names]
+    rows = [
+        [str(line.rank), _score(line.points), *(_score(t) for t in line.tiebreaks)]
+        for line in table
+    ]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+    head = "  ".join(cell.rjust(w) for cell, w in zip(header, widths, strict=True))
+    who = [f"{n}. <@{line.user_id}>" for n, line in enumerate(table, start=1)]
+    body = "\n".join([head, *(f"{line}  ({n})" for n, line in enumerate(lines, start=1))])
+    return "```\n" + body + "\n```\n" + "\n".join(who)
+
+
+def _score(value: float) -> str:
+    return f"{value:g}" if value != int(value) else str(int(value))
+
+
+def tournament_view(tournament_id: int) -> discord.ui.View:
+    """Join, Leave and Standings under a tournament message."""
+    view = discord.ui.View(timeout=None)
+    for action in ("join", "leave", "standings"):
+        view.add_item(TournamentButton(tournament_id, action))
+    return view
+
+
+_STYLES: Final = {
+    "join": discord.ButtonStyle.success,
+    "leave": discord.ButtonStyle.secondary,
+    "standings": discord.ButtonStyle.primary,
+}
+
+
+class TournamentButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"gomoku:tournament:(?P<id>[0-9]{1,18}):(?P<action>join|leave|standings)",
+):
+    """A tournament message's button (see the module doc)."""
+
+    def __init__(self, tournament_id: int, action: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=club_words.button_label(action),
+                style=_STYLES[action],
+                custom_id=f"gomoku:tournament:{tournament_id}:{action}",
+            )
+        )
+        self.tournament_id = tournament_id
+        self.action = action
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild the button from its custom id."""
+        return cls(int(match["id"]), match["action"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Join, leave or show the standings, answering privately; errors answered too."""
+        try:
+            host = host_of(interaction)
+            await host.preferences.set_answer_language(interaction)
+            bucket = host.cooldown.hit(interaction.user.id)
+            if bucket is not None:
+                raise app_commands.CommandOnCooldown(bucket, host.cooldown.retry_after(bucket))
+            await self._act(interaction)
+        except Exception as error:  # every error is answered; unknown ones are logged there
+            await report(interaction, error)
+
+    async def _act(self, interaction: discord.Interaction[Any]) -> None:
+        service = host_of(interaction).service
+        user_id = interaction.user.id
+        tournament = await service.repository.tournament(self.tournament_id)
+        if tournament.guild_id != interaction.guild_id:
+            raise app_commands.CheckFailure("another server's tournament")
+        if self.action == "join":
+            await service.join_tournament(self.tournament_id, user_id)
+            text = club_words.joined(tournament.name)
+        elif self.action == "leave":
+            await service.leave_tournament(self.tournament_id, user_id)
+            text = club_words.left(tournament.name)
+        else:
+            table = await service.tournament_standings(self.tournament_id)
+            text = (
+                f"{club_words.standings_now(tournament.name)}\n{standings_table(tournament, table)}"
+            )[:_MAX_MESSAGE]
+        await interaction.response.send_message(
+            text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+
+# ---- open challenges ---------------------------------------------------------------------
+
+
+class OpenChallengeButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=(
+        r"gomoku:open:(?P<user>[0-9]{1,20}):(?P<game>[a-z0-9_]{1,16}):(?P<rule>[a-z_]{1,16})"
+        r":(?P<colour>black|white|random):(?P<rated>[01]):(?P<within>[0-9]{1,4})"
+        r":(?P<expires>[0-9]{1,12}):(?P<action>accept|cancel)"
+    ),
+):
+    """Accept or cancel an open challenge. The challenge is its message: everything it asks
+    for is in the buttons' custom ids (so it works after a restart, and nothing is stored
+    until someone accepts); accepting or cancelling takes the buttons off."""
+
+    def __init__(self, challenge: OpenChallenge, action: str) -> None:
+        accept = action == "accept"
+        super().__init__(
+            discord.ui.Button(
+                label=club_words.open_label(accept=accept),
+                style=discord.ButtonStyle.success if accept else discord.ButtonStyle.secondary,
+                custom_id=f"{challenge.custom_id()}:{action}",
+            )
+        )
+        self.challenge = challenge
+        self.action = action
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Self:
+        """Rebuild the button from its custom id."""
+        challenge = OpenChallenge(
+            challenger=int(match["user"]),
+            game=match["game"],
+            rule=match["rule"],
+            colour=match["colour"],
+            rated=match["rated"] == "1",
+            within=int(match["within"]),
+            expires=int(match["expires"]),
+        )
+        return cls(challenge, match["action"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Accept (the game starts, in its thread where the server has them) or cancel (the
+        challenger only); errors answered privately."""
+        try:
+            host = host_of(interaction)
+            await host.preferences.set_answer_language(interaction)
+            bucket = host.cooldown.hit(interaction.user.id)
+            if bucket is not None:
+                raise app_commands.CommandOnCooldown(bucket, host.cooldown.retry_after(bucket))
+            if self.action == "cancel":
+                await self._cancel(interaction)
+            else:
+                await self._accept(interaction)
+        except Exception as error:  # every error is answered; unknown ones are logged there
+            await report(interaction, error)
+
+    async def _cancel(self, interaction: discord.Interaction[Any]) -> None:
+        challenge = self.challenge
+        if interaction.user.id != challenge.challenger:
+            raise NotChallengedError(interaction.user.id, 0)
+        _taken.add(challenge.custom_id())
+        host = host_of(interaction)
+        with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
+            text = club_words.open_cancelled(challenge.challenger)
+        await interaction.response.edit_message(
+            content=text, view=None, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    async def _accept(self, interaction: discord.Interaction[Any]) -> None:
+        challenge = self.challenge
+        host = host_of(interaction)
+        user_id = interaction.user.id
+        key = challenge.custom_id()
+        if user_id == challenge.challenger:
+            raise SelfChallengeError(user_id)
+        if key in _taken:
+            raise GameNotActiveError(0, GameStatus.ACTIVE)
+        if host.clock().timestamp() >= challenge.expires:
+            raise ChallengeExpiredError(0)
+        await self._check_rating(interaction)
+        channel_id = interaction.channel_id
+        assert channel_id is not None
+        _taken.add(key)
+        try:
+            in_thread = await threads.uses_threads(interaction)
+            view = await host.service.start(
+                channel_id=channel_id,
+                guild_id=interaction.guild_id,
+                user_id=challenge.challenger,
+                opponent=user_id,
+                game=Game(challenge.game),
+                rule=Rule(challenge.rule),
+                colour=challenge.colour,
+                rated=challenge.rated,
+            )
+            view = await host.service.accept(view.game_id, user_id)
+        except Exception:
+            _taken.discard(key)
+            raise
+        with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
+            taken = club_words.open_accepted(challenge.challenger, user_id)
+        if in_thread:
+            await threads.host_in_thread(
+                interaction, view, await threads.announcement(interaction, view)
+            )
+        else:
+            await host.table.respond_with_board(interaction, view)
+        if interaction.message is not None:
+            await interaction.message.edit(
+                content=taken, view=None, allowed_mentions=discord.AllowedMentions.none()
+            )
+
+    async def _check_rating(self, interaction: discord.Interaction[Any]) -> None:
+        challenge = self.challenge
+        if not challenge.within:
+            return
+        host = host_of(interaction)
+        game, rule = Game(challenge.game), Rule(challenge.rule)
+
+        async def rating(user_id: int) -> int:
+            stats = await host.service.repository.player_stats(
+                user_id, game, guild_id=interaction.guild_id, rule=rule
+            )
+            return round(DEFAULT_RATING) if stats is None else stats.display_rating
+
+        centre = await rating(challenge.challenger)
+        low, high = centre - challenge.within, centre + challenge.within
+        if not low <= await rating(interaction.user.id) <= high:
+            raise OutsideRatingError(interaction.user.id, low, high)
+
+
+@dataclass(frozen=True, slots=True)
+class _Waiter:
+    """Where a member asked to be queued, and their command (to tell them of a timeout)."""
+
+    channel_id: int
+    in_thread: bool  # whether their game may open a thread off ``channel_id``
+    interaction: Interaction
+
+
+async def _tell(waiter: _Waiter, text: str) -> None:
+    try:
+        await waiter.interaction.followup.send(text, ephemeral=True)
+    except discord.HTTPException:
+        log.info("could not tell a member their queue time ran out")
+
+
+@dataclass(frozen=True, slots=True)
+class OpenChallenge:
+    """What an open challenge asks for (see ``OpenChallengeButton``)."""
+
+    challenger: int
+    game: str  # a ``Game`` value
+    rule: str  # a ``Rule`` value
+    colour: str  # the challenger's: black, white or random
+    rated: bool
+    within: int  # the rating window around the challenger's rating; 0: anyone
+    expires: int  # Unix seconds
+
+    def custom_id(self) -> str:
+        """The custom id's common part (the button adds its action)."""
+        rated = "1" if self.rated else "0"
+        return (
+            f"gomoku:open:{self.challenger}:{self.game}:{self.rule}:{self.colour}:{rated}"
+            f":{self.within}:{self.expires}"
+        )
+
+    def view(self) -> discord.ui.View:
+        """Accept and Cancel under the challenge."""
+        view = discord.ui.View(timeout=None)
+        view.add_item(OpenChallengeButton(self, "accept"))
+        view.add_item(OpenChallengeButton(self, "cancel"))
+        return view
+
+
+# Open challenges (their custom ids) accepted or cancelled by this process: a second press
+# that came before the buttons were taken off is refused. (After a restart the message has
+# no buttons left to press.)
+_taken: set[str] = set()
+
+
+async def post_open_challenge(
+    interaction: Interaction, challenge: OpenChallenge, *, game_name: str
+) -> None:
+    """Answer ``/gomoku start open:True`` with the challenge and its buttons."""
+    host = host_of(interaction)
+    with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
+        text = club_words.open_challenge(
+            challenge.challenger, game_name, challenge.within, challenge.expires
+        )
+        view = challenge.view()
+    await interaction.response.send_message(
+        text, view=view, allowed_mentions=discord.AllowedMentions.none()
+    )
+
+
+ACTIONS = (TournamentButton, OpenChallengeButton)

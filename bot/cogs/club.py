@@ -1,0 +1,221 @@
+"""``/gomoku-admin tournament create|start|result``, the organiser's commands, and
+``/gomoku queue``, the member's way into the pairing queue (``bot.club``).
+
+Members take part through the tournament message's buttons (``bot.club``); the organiser
+(Manage Server or the moderator role, checked by ``bot.club.may_organise``) creates a
+tournament in a channel, starts it, and corrects a board's result. The rounds, the boards'
+threads and the standings follow by themselves (``bot.core.service.tournaments``).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Final
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import permissions
+from bot.club import may_organise, tournament_view
+from bot.cogs.play_choices import GAMES, RULES
+from bot.core.service.errors import InvalidOptionError
+from bot.host import Interaction, host_of
+from bot.text import club_words, i18n, render
+from engine.games import game_spec
+from engine.types import Game, Rule
+from storage.club import Format, Result, Tournament
+from storage.errors import TournamentNotFoundError
+
+__all__ = ["QueueCommands", "TournamentCommands"]
+
+_GAMES: Final = GAMES
+_RULES: Final = RULES
+_FORMATS: Final = [
+    app_commands.Choice(name="Swiss", value=Format.SWISS.value),
+    app_commands.Choice(name="Round-robin", value=Format.ROUND_ROBIN.value),
+]
+_MARKUP: Final = frozenset("*_~`|<>@#[]()\\:")
+_RESULTS: Final = [
+    app_commands.Choice(name="Black wins", value=Result.BLACK_WINS.value),
+    app_commands.Choice(name="White wins", value=Result.WHITE_WINS.value),
+    app_commands.Choice(name="Draw", value=Result.DRAW.value),
+    app_commands.Choice(name="Black wins by forfeit", value=Result.BLACK_WINS_BY_FORFEIT.value),
+    app_commands.Choice(name="White wins by forfeit", value=Result.WHITE_WINS_BY_FORFEIT.value),
+    app_commands.Choice(name="Both forfeit", value=Result.DOUBLE_FORFEIT.value),
+]
+
+
+async def _check_organiser(interaction: Interaction) -> None:
+    if not await may_organise(interaction):
+        raise app_commands.MissingPermissions(["manage_guild"])
+
+
+class TournamentCommands(commands.Cog):
+    """The ``tournament`` subgroup of ``/gomoku-admin`` (mixed into ``AdminCog``)."""
+
+    tournament = app_commands.Group(
+        name="tournament", description="Run a tournament in this channel (organisers)"
+    )
+
+    @tournament.command(name="create")
+    @app_commands.describe(
+        name="The tournament's name",
+        format="Swiss (a set number of rounds) or round-robin (everyone meets everyone)",
+        game="Which game (default Gomoku)",
+        rule="Gomoku rule (default freestyle)",
+        seconds="Seconds per move (default 300)",
+        rounds="Swiss: the number of rounds (default 3)",
+        cap="The most players who may join (default: no limit)",
+    )
+    @app_commands.choices(format=_FORMATS, game=_GAMES, rule=_RULES)
+    async def create(
+        self,
+        interaction: Interaction,
+        name: app_commands.Range[str, 1, 80],
+        format: str,
+        game: str = Game.GOMOKU.value,
+        rule: str = Rule.FREESTYLE.value,
+        seconds: app_commands.Range[int, 10, 604800] = 300,
+        rounds: app_commands.Range[int, 1, 20] = 3,
+        cap: app_commands.Range[int, 2, 256] | None = None,
+    ) -> None:
+        """Announce a tournament here, with Join and Leave buttons (organisers)."""
+        await _check_organiser(interaction)
+        assert interaction.guild_id is not None
+        assert interaction.channel_id is not None
+        if not isinstance(interaction.channel, discord.TextChannel):
+            raise app_commands.CheckFailure("tournaments need a text channel")
+        missing = permissions.missing(interaction.app_permissions, permissions.THREADS)
+        if missing:
+            raise app_commands.BotMissingPermissions(missing)
+        host = host_of(interaction)
+        tournament = await host.service.create_tournament(
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            user_id=interaction.user.id,
+            name=_clean_name(name),
+            format=Format(format) if format in tuple(Format) else Format.ARENA,
+            game=Game(game) if game in tuple(Game) else Game.GOMOKU,
+            rule=Rule(rule) if rule in tuple(Rule) else Rule.FREESTYLE,
+            rounds=rounds,
+            seconds_per_move=seconds,
+            player_cap=cap,
+        )
+        with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
+            text = club_words.tournament_announcement(
+                tournament.id,
+                tournament.name,
+                tournament.format,
+                render.game_name(Game(tournament.game)),
+                tournament.rounds,
+                tournament.seconds_per_move,
+                tournament.player_cap,
+            )
+            view = tournament_view(tournament.id)
+        await interaction.response.send_message(
+            text, view=view, allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    @tournament.command(name="start")
+    @app_commands.describe(id="The tournament's number (in its message)")
+    async def start(self, interaction: Interaction, id: app_commands.Range[int, 1]) -> None:
+        """Close entries and pair round 1 (organisers)."""
+        await _check_organiser(interaction)
+        host = host_of(interaction)
+        tournament = await _own_tournament(interaction, id)
+        await host.table.defer_if_slow(
+            interaction, host.service.start_tournament(tournament.id), thinking=True
+        )
+        players = len(await host.service.repository.entrants(tournament.id))
+        with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
+            text = club_words.tournament_started(tournament.name, players)
+        if interaction.response.is_done():
+            await interaction.edit_original_response(content=text)
+        else:
+            await interaction.response.send_message(
+                text, allowed_mentions=discord.AllowedMentions.none()
+            )
+
+    @tournament.command(name="result")
+    @app_commands.describe(
+        id="The tournament's number",
+        round="The round",
+        board="The board",
+        result="The result to record",
+    )
+    @app_commands.choices(result=_RESULTS)
+    async def result(
+        self,
+        interaction: Interaction,
+        id: app_commands.Range[int, 1],
+        round: app_commands.Range[int, 1],
+        board: app_commands.Range[int, 1],
+        result: str,
+    ) -> None:
+        """Correct a board's result (organisers)."""
+        await _check_organiser(interaction)
+        tournament = await _own_tournament(interaction, id)
+        if result not in tuple(Result) or result == Result.BYE:
+            raise TournamentNotFoundError(tournament.id, round=round, board=board)
+        await host_of(interaction).service.adjust_result(
+            tournament.id, round, board, Result(result)
+        )
+        await interaction.response.send_message(
+            club_words.result_set(tournament.name, round, board, Result(result)), ephemeral=True
+        )
+
+
+def _clean_name(name: str) -> str:
+    """The organiser's name for the tournament, safe in every message: printable characters,
+    none that format, mention or link, spaces collapsed."""
+    kept = "".join(
+        c if c.isprintable() and c not in _MARKUP else " "
+        for c in unicodedata.normalize("NFC", name)
+    )
+    return " ".join(kept.split()) or "?"
+
+
+async def _own_tournament(interaction: Interaction, tournament_id: int) -> Tournament:
+    """The tournament, if it is this server's (another's is no such tournament here)."""
+    tournament = await host_of(interaction).service.repository.tournament(tournament_id)
+    if tournament.guild_id != interaction.guild_id:
+        raise TournamentNotFoundError(tournament_id)
+    return tournament
+
+
+class QueueCommands(commands.Cog):
+    """``/gomoku queue`` (mixed into the ``/gomoku`` group)."""
+
+    @app_commands.command(name="queue")
+    @app_commands.describe(
+        game="Which game (default Gomoku)",
+        rule="Gomoku rule (default: this server's setting)",
+        leave="Leave the queue instead",
+    )
+    @app_commands.choices(game=_GAMES, rule=_RULES)
+    async def queue(
+        self,
+        interaction: Interaction,
+        game: str = Game.GOMOKU.value,
+        rule: str | None = None,
+        leave: bool = False,
+    ) -> None:
+        """Wait for a rated game against someone close to your rating."""
+        club = host_of(interaction).club
+        if leave:
+            await club.leave_queue(interaction)
+            return
+        assert interaction.guild_id is not None  # guild_only
+        chosen_game = Game(game) if game in tuple(Game) else None
+        if chosen_game is None:
+            raise InvalidOptionError("game", game, ", ".join(g.value for g in Game))
+        rules = game_spec(chosen_game).rules
+        if rule is None:
+            settings = await host_of(interaction).service.settings(interaction.guild_id)
+            chosen_rule = settings.default_rule if settings.default_rule in rules else rules[0]
+        elif rule in tuple(Rule) and Rule(rule) in rules:
+            chosen_rule = Rule(rule)
+        else:
+            raise InvalidOptionError("rule", rule, ", ".join(r.value for r in rules))
+        await club.join_queue(interaction, chosen_game, chosen_rule)

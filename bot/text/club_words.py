@@ -1,0 +1,240 @@
+"""The club's words: tournament messages, their buttons, the standings' headings.
+
+Each is read when shown, in the reader's language (``bot.text.i18n``); messages everyone
+reads are shown under the server's language by their callers.
+"""
+
+from __future__ import annotations
+
+from bot.core.club.standings import Tiebreak
+from bot.text.i18n import _, ngettext
+from storage.club import Format, Result
+
+__all__ = [
+    "board_line",
+    "board_ping",
+    "board_thread_name",
+    "button_label",
+    "final_standings",
+    "format_name",
+    "joined",
+    "left",
+    "left_queue",
+    "open_accepted",
+    "open_cancelled",
+    "open_challenge",
+    "open_label",
+    "points_heading",
+    "queue_line",
+    "queue_ping",
+    "queue_thread_name",
+    "queue_timed_out",
+    "queued",
+    "result_set",
+    "standings_after",
+    "standings_now",
+    "tiebreak_heading",
+    "tournament_announcement",
+    "tournament_started",
+]
+
+
+def format_name(format: Format) -> str:
+    """A tournament format's name."""
+    if format is Format.ROUND_ROBIN:
+        return _("round-robin")
+    if format is Format.SWISS:
+        return _("Swiss")
+    return _("arena")
+
+
+def tournament_announcement(
+    tournament_id: int,
+    name: str,
+    format: Format,
+    game: str,
+    rounds: int,
+    seconds_per_move: int,
+    player_cap: int | None,
+) -> str:
+    """The tournament message in the channel, above its Join, Leave and Standings buttons."""
+    lines = [
+        _("**{name}** (tournament {id}): a {format} tournament of {game}.").format(
+            name=name, id=tournament_id, format=format_name(format), game=game
+        )
+    ]
+    if format is Format.SWISS:
+        lines.append(
+            ngettext("{count} round", "{count} rounds", rounds).format(count=rounds)
+            + " · "
+            + _("{seconds} s per move").format(seconds=seconds_per_move)
+        )
+    else:
+        lines.append(_("{seconds} s per move").format(seconds=seconds_per_move))
+    if player_cap is not None:
+        lines.append(
+            ngettext("At most {count} player.", "At most {count} players.", player_cap).format(
+                count=player_cap
+            )
+        )
+    lines.append(_("Press Join to play; each game opens in its own thread when a round starts."))
+    return "\n".join(lines)
+
+
+def tournament_started(name: str, players: int) -> str:
+    """The channel's line when an organiser starts a tournament."""
+    return ngettext(
+        "**{name}** has started with {count} player: round 1 is paired.",
+        "**{name}** has started with {count} players: round 1 is paired.",
+        players,
+    ).format(name=name, count=players)
+
+
+def button_label(action: str) -> str:
+    """The label of a tournament message's button."""
+    if action == "join":
+        return _("Join")
+    if action == "leave":
+        return _("Leave")
+    return _("Standings")
+
+
+def joined(name: str) -> str:
+    """The private answer to Join."""
+    return _("You are in **{name}**. Your games open in threads when the rounds start.").format(
+        name=name
+    )
+
+
+def left(name: str) -> str:
+    """The private answer to Leave (before the start, or a withdrawal once it runs)."""
+    return _("You left **{name}**; results of games you played stand.").format(name=name)
+
+
+def board_line(name: str, round_: int, board: int, black: int, white: int) -> str:
+    """The channel's line for a board; its thread opens from it."""
+    return _("{name}, round {round}, board {board}: <@{black}> (black) vs <@{white}>.").format(
+        name=name, round=round_, board=board, black=black, white=white
+    )
+
+
+def board_thread_name(name: str, round_: int, board: int) -> str:
+    """A board's thread's name."""
+    return _("{name} · round {round} · board {board}").format(name=name, round=round_, board=board)
+
+
+def board_ping(black: int, white: int, seconds_per_move: int) -> str:
+    """The first message in a board's thread, pinging both players."""
+    return _(
+        "<@{black}> (black, to move) and <@{white}> (white): your tournament game is here. "
+        "Play with /place; {seconds} s per move."
+    ).format(black=black, white=white, seconds=seconds_per_move)
+
+
+def standings_after(name: str, round_: int) -> str:
+    """The heading of the standings posted after a round."""
+    return _("**{name}**: standings after round {round}").format(name=name, round=round_)
+
+
+def final_standings(name: str) -> str:
+    """The heading of the final standings."""
+    return _("**{name}** is over. Final standings:").format(name=name)
+
+
+def standings_now(name: str) -> str:
+    """The heading of the standings shown privately by the Standings button."""
+    return _("**{name}**: standings so far").format(name=name)
+
+
+def points_heading() -> str:
+    """The points column's heading (short)."""
+    return _("Pts")
+
+
+def tiebreak_heading(round_robin: bool) -> list[str]:
+    """The tiebreak columns' headings, in the format's order (FIDE's abbreviations)."""
+    if round_robin:
+        return [Tiebreak.DIRECT_ENCOUNTER.value, Tiebreak.SONNEBORN_BERGER.value, _("Wins")]
+    return [
+        Tiebreak.BUCHHOLZ_CUT1.value,
+        Tiebreak.BUCHHOLZ.value,
+        Tiebreak.SONNEBORN_BERGER.value,
+        Tiebreak.DIRECT_ENCOUNTER.value,
+    ]
+
+
+def result_set(name: str, round_: int, board: int, result: Result) -> str:
+    """The private answer to an organiser's correction."""
+    return _("{name}, round {round}, board {board}: the result is now {result}.").format(
+        name=name, round=round_, board=board, result=result.value
+    )
+
+
+def open_challenge(challenger: int, game: str, within: int, expires: int) -> str:
+    """An open challenge in the channel, above its Accept and Cancel buttons."""
+    if within:
+        return _(
+            "<@{challenger}> offers a game of {game} to anyone rated within {within} points "
+            "of them. Press Accept to play (open until <t:{expires}:t>)."
+        ).format(challenger=challenger, game=game, within=within, expires=expires)
+    return _(
+        "<@{challenger}> offers a game of {game} to anyone. Press Accept to play "
+        "(open until <t:{expires}:t>)."
+    ).format(challenger=challenger, game=game, expires=expires)
+
+
+def open_label(*, accept: bool) -> str:
+    """An open challenge's button."""
+    return _("Accept") if accept else _("Cancel")
+
+
+def open_accepted(challenger: int, opponent: int) -> str:
+    """The open challenge once accepted (its buttons gone)."""
+    return _("<@{opponent}> accepted <@{challenger}>'s open challenge.").format(
+        opponent=opponent, challenger=challenger
+    )
+
+
+def open_cancelled(challenger: int) -> str:
+    """The open challenge once its challenger cancelled it."""
+    return _("<@{challenger}> withdrew the open challenge.").format(challenger=challenger)
+
+
+def queued(game: str, minutes: int) -> str:
+    """The private answer to joining the queue."""
+    return ngettext(
+        "You are in the queue for {game}. When someone close to your rating asks too, your "
+        "game opens in a thread and you are pinged there (you wait at most {count} minute).",
+        "You are in the queue for {game}. When someone close to your rating asks too, your "
+        "game opens in a thread and you are pinged there (you wait at most {count} minutes).",
+        minutes,
+    ).format(game=game, count=minutes)
+
+
+def left_queue() -> str:
+    """The private answer to leaving the queue."""
+    return _("You left the queue.")
+
+
+def queue_timed_out() -> str:
+    """A member who waited in the queue as long as it keeps anyone."""
+    return _("Nobody close to your rating asked for a game in time: you left the queue.")
+
+
+def queue_line(black: int, white: int, game: str) -> str:
+    """The channel's line for a game the queue paired; its thread opens from it."""
+    return _("The queue paired <@{black}> (black) and <@{white}> for {game}.").format(
+        black=black, white=white, game=game
+    )
+
+
+def queue_thread_name(game: str) -> str:
+    """A queue game's thread's name."""
+    return _("{game} · paired by the queue").format(game=game)
+
+
+def queue_ping(black: int, white: int) -> str:
+    """The first message of a queue game, pinging both players."""
+    return _(
+        "<@{black}> (black) and <@{white}> (white): the queue paired you. Your game is here."
+    ).format(black=black, white=white)

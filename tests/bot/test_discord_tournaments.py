@@ -1,0 +1,233 @@
+"""Tournaments in Discord, through the real discord.py against the fake Discord: an organiser
+creates one, members join with its button, each board opens in a thread where its players are
+pinged and play with their own ``/place``, and the standings are posted after every round."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from bot.client import GomokuBot
+from storage.club import Result, TournamentStatus
+from tests.bot.conftest import BotFactory
+from tests.clock import FakeClock
+from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser
+from tests.fakediscord.model import Message
+
+# Black's stones that never line up, and White's five in a column.
+_SCATTERED = ("a1", "c1", "e1", "g1", "i1")
+_FIVE = ("h8", "h9", "h10", "h11", "h12")
+
+
+def _board_threads(fake: FakeDiscord, round_: int) -> list[FakeChannel]:
+    return [
+        c
+        for c in fake.channels.values()
+        if c.is_thread
+        and f"· round {round_} · board" in c.name
+        and any(m.embeds for m in fake.channel_messages(c))  # its board is drawn
+    ]
+
+
+def _posted(fake: FakeDiscord, channel: FakeChannel, start: str) -> list[Message]:
+    return [m for m in fake.channel_messages(channel) if m.content.startswith(start)]
+
+
+def _boards_open(fake: FakeDiscord, round_: int, boards: int = 2) -> bool:
+    return len(_board_threads(fake, round_)) == boards
+
+
+def _posted_once(fake: FakeDiscord, channel: FakeChannel, start: str) -> bool:
+    return len(_posted(fake, channel, start)) == 1
+
+
+async def _play(
+    fake: FakeDiscord, thread: FakeChannel, black: FakeUser, white: FakeUser, winner: FakeUser
+) -> None:
+    """Black and White take turns with /place in ``thread`` until ``winner`` has five."""
+    if winner is black:
+        black_cells, white_cells = _FIVE, _SCATTERED
+    else:
+        black_cells, white_cells = _SCATTERED, _FIVE
+    for index in range(5):
+        for user, cells in ((black, black_cells), (white, white_cells)):
+            reply = await fake.slash(
+                "place", user=user, channel=thread, options={"cell": cells[index]}
+            )
+            assert "played **" in reply.content, reply.content
+            if user is winner and index == 4:
+                return
+
+
+def _table(text: str) -> list[list[str]]:
+    """The rows of a posted standings table, its heading left out."""
+    block = text.split("```")[1].strip().splitlines()
+    return [row.split() for row in block[1:]]
+
+
+async def test_a_round_robin_of_four_played_in_threads_with_standings_after_each_round(
+    fake: FakeDiscord, bot: GomokuBot
+) -> None:
+    general = fake.default_channel
+    fake.allow(general, "create_public_threads")
+    organiser = fake.add_user("olga", admin=True)
+    players = {name: fake.add_user(name) for name in ("ann", "ben", "cat", "dan")}
+    by_id = {user.id: user for user in players.values()}
+    # Who beats whom (hand-chosen so that direct encounter and Sonneborn-Berger both decide).
+    beats = {("ann", "ben"), ("ben", "cat"), ("cat", "ann"), ("ann", "dan"), ("ben", "dan")}
+    beats |= {("dan", "cat")}
+
+    created = await fake.slash(
+        "gomoku-admin tournament create",
+        user=organiser,
+        options={"name": "Autumn *Cup*", "format": "round_robin", "seconds": 600},
+    )
+    assert created.message is not None
+    assert "**Autumn Cup** (tournament 1): a round-robin tournament of Gomoku." in created.content
+    buttons = created.message.custom_ids()
+    assert buttons == [f"gomoku:tournament:1:{a}" for a in ("join", "leave", "standings")]
+    # A member may not organise.
+    refused = await fake.slash(
+        "gomoku-admin tournament start", user=players["ann"], options={"id": 1}
+    )
+    assert refused.ephemeral
+    assert "Manage Server" in refused.content
+    # Too few players to start; then all four join with the button (one twice: refused).
+    lonely = await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+    assert "at least two players" in lonely.content
+    for user in players.values():
+        joined = await fake.click(created.message, "gomoku:tournament:1:join", user=user)
+        assert joined.ephemeral
+        assert "You are in **Autumn Cup**" in joined.content
+    again = await fake.click(created.message, "gomoku:tournament:1:join", user=players["ann"])
+    assert "in this tournament already" in again.content
+
+    started = await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+    assert "**Autumn Cup** has started with 4 players" in started.content
+    points = dict.fromkeys(players, 0)
+    for round_ in (1, 2, 3):
+        await fake.wait_for(functools.partial(_boards_open, fake, round_))
+        for thread in _board_threads(fake, round_):
+            game = await bot.service.board(thread.id)
+            assert game.black.user_id is not None
+            assert game.white.user_id is not None
+            black, white = by_id[game.black.user_id], by_id[game.white.user_id]
+            ping = fake.channel_messages(thread)[0]
+            assert ping.content.startswith(f"<@{black.id}> (black, to move) and <@{white.id}>")
+            winner = black if (black.name, white.name) in beats else white
+            await _play(fake, thread, black, white, winner)
+            points[winner.name] += 1
+        heading = (
+            "**Autumn Cup** is over. Final standings:"
+            if round_ == 3
+            else f"**Autumn Cup**: standings after round {round_}"
+        )
+        await fake.wait_for(functools.partial(_posted_once, fake, general, heading))
+        (posted,) = _posted(fake, general, heading)
+        mentions = re.findall(r"^\d+\. <@(\d+)>$", posted.content, flags=re.M)
+        shown = {
+            by_id[int(user_id)].name: float(row[1])
+            for user_id, row in zip(mentions, _table(posted.content), strict=True)
+        }
+        assert shown == points
+    # Final, by hand: Ann and Ben 2 points, Ann first on direct encounter; Dan and Cat 1,
+    # Dan first on direct encounter though Cat's Sonneborn-Berger (2: Ann's 2) beats Dan's
+    # (1: Cat's 1). Columns: rank, points, DE, SB, wins, line number.
+    (final,) = _posted(fake, general, "**Autumn Cup** is over.")
+    assert _table(final.content) == [
+        ["1", "2", "1", "3", "2", "(1)"],
+        ["2", "2", "0", "2", "2", "(2)"],
+        ["3", "1", "1", "1", "1", "(3)"],
+        ["4", "1", "0", "2", "1", "(4)"],
+    ]
+    order = re.findall(r"^\d+\. <@(\d+)>$", final.content, flags=re.M)
+    assert [by_id[int(u)].name for u in order] == ["ann", "ben", "dan", "cat"]
+    assert (await bot.service.repository.tournament(1)).status is TournamentStatus.FINISHED
+    # Standings stay one button away, privately.
+    asked = await fake.click(created.message, "gomoku:tournament:1:standings", user=players["cat"])
+    assert asked.ephemeral
+    assert _table(asked.content) == _table(final.content)
+
+
+async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a_withdrawal(
+    fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock
+) -> None:
+    general = fake.default_channel
+    fake.allow(general, "create_public_threads")
+    organiser = fake.add_user("olga", admin=True)
+    names = ("ann", "ben", "cat", "dan", "eve", "fay", "gus")
+    players = {name: fake.add_user(name) for name in names}
+    by_id = {user.id: user for user in players.values()}
+    points = dict.fromkeys(names, 0)
+
+    async def round_of(bot: GomokuBot, round_: int) -> list[tuple[FakeChannel, int, int, int]]:
+        """The round's three boards (thread, game, black, white), after checking its bye."""
+        await fake.wait_for(functools.partial(_boards_open, fake, round_, 3))
+        pairings = [p for p in await bot.service.repository.pairings(1) if p.round == round_]
+        (bye,) = [p for p in pairings if p.white is None]
+        points[by_id[bye.black].name] += 1
+        boards = []
+        for thread in _board_threads(fake, round_):
+            game = await bot.service.board(thread.id)
+            assert game.black.user_id is not None
+            assert game.white.user_id is not None
+            boards.append((thread, game.game_id, game.black.user_id, game.white.user_id))
+        return boards
+
+    async def black_wins(board: tuple[FakeChannel, int, int, int]) -> None:
+        thread, _, black, white = board
+        await _play(fake, thread, by_id[black], by_id[white], by_id[black])
+        points[by_id[black].name] += 1
+
+    async def standings_after(heading: str) -> None:
+        await fake.wait_for(functools.partial(_posted_once, fake, general, heading))
+        (posted,) = _posted(fake, general, heading)
+        mentions = re.findall(r"^\d+\. <@(\d+)>$", posted.content, flags=re.M)
+        rows = _table(posted.content)
+        shown = {by_id[int(u)].name: float(row[1]) for u, row in zip(mentions, rows, strict=True)}
+        assert shown == points
+        assert [float(row[1]) for row in rows] == sorted(shown.values(), reverse=True)
+
+    first = make_bot()
+    async with fake.running(first):
+        created = await fake.slash(
+            "gomoku-admin tournament create",
+            user=organiser,
+            options={"name": "Swiss", "format": "swiss", "rounds": 3, "seconds": 60},
+        )
+        assert created.message is not None
+        assert "a Swiss tournament of Gomoku" in created.content
+        for user in players.values():
+            await fake.click(created.message, "gomoku:tournament:1:join", user=user)
+        await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+        for board in await round_of(first, 1):
+            await black_wins(board)
+        await standings_after("**Swiss**: standings after round 1")
+        boards = await round_of(first, 2)
+        await black_wins(boards[0])
+    # The bot restarts in the middle of round 2: one board has its result, two are open.
+    second = make_bot()
+    async with fake.running(second):
+        await black_wins(boards[1])
+        # The last board's Black never moves: White wins by forfeit when the clock runs out.
+        _, game_id, _, white = boards[2]
+        clock.advance(seconds=61)
+        second.runner.wake()
+        points[by_id[white].name] += 1
+        await standings_after("**Swiss**: standings after round 2")
+        pairing = await second.service.repository.pairing_by_game(game_id)
+        assert pairing is not None
+        assert pairing.result is Result.WHITE_WINS_BY_FORFEIT
+        # Round 3: a player withdraws with Leave; their game is resigned, the others play.
+        third = await round_of(second, 3)
+        _, game_id, black, white = third[0]
+        gone = await fake.click(created.message, "gomoku:tournament:1:leave", user=by_id[black])
+        assert "You left **Swiss**" in gone.content
+        points[by_id[white].name] += 1
+        for board in third[1:]:
+            await black_wins(board)
+        await standings_after("**Swiss** is over. Final standings:")
+        assert (await second.service.repository.tournament(1)).status is TournamentStatus.FINISHED
+        pairings = await second.service.repository.pairings(1)
+        assert len(pairings) == 12  # three boards and a bye in each round, none twice
+        assert sum(p.white is None for p in pairings) == 3
