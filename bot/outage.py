@@ -5,10 +5,14 @@ answer (a 5xx, a connection error, a timeout) loses nothing, the move is stored 
 game is noted as behind and redrawn from its stored state, with growing pauses between tries
 (``first_retry_s`` doubling up to ``longest_retry_s``), until Discord answers; the redraw
 brings its turn ping along. The outage runs from the first such failure to the first redraw
-that succeeds. Meanwhile the clocks stand still (the deadline task asks ``paused``: it ends
-no game on time), and when an outage longer than ``grace`` ends every open game's clock is
-moved on by its length (``GameService.shift_deadlines``): nobody loses on time while nobody
-could move. A shorter one moves no clock: a deadline it hid is enforced right after.
+that succeeds. Meanwhile the clocks stand still: the service asks ``stopped_at`` (its
+``clocks_stopped_at``), so the runner's deadline task ends no game on time, and a move that
+arrives meanwhile (interaction callbacks may work while the rest of REST does not) is late
+only where its deadline had passed before the stop. When an outage longer than ``grace`` ends,
+every open game's clock is moved on by its length in one write that keeps each game's version
+and warning (``GameService.shift_deadlines``): nobody loses on time while nobody could move,
+and nobody is warned twice. A shorter one moves no clock: a deadline it hid is enforced right
+after.
 
 A game's home gone: a thread Discord archived is unarchived before the bot writes to it (a
 board edit refused with 50083 is retried once after that). A thread or channel deleted
@@ -108,6 +112,8 @@ class Faults:
         self._catching_up: asyncio.Task[None] | None = None
         self._ending: set[int] = set()  # games whose end for a lost home is under way
         self.outages = 0  # outages seen and ended (for tests and diagnostics)
+        self._clocks_run = asyncio.Event()  # set while no outage is under way
+        self._clocks_run.set()
 
     def behind(self) -> frozenset[int]:
         """The games waiting for Discord to show their newest state."""
@@ -116,6 +122,15 @@ class Faults:
     def paused(self) -> bool:
         """Whether the clocks stand still: Discord is not answering."""
         return self.down_since is not None
+
+    def stopped_at(self) -> datetime | None:
+        """When the clocks stopped (the outage's start), or None while they run: the service
+        judges a move's lateness by it, the runner ends no game on time meanwhile."""
+        return self.down_since
+
+    async def clocks_running(self) -> None:
+        """Wait until no outage is under way (its clocks moved on, if it lasted)."""
+        await self._clocks_run.wait()
 
     def failed(self, game_id: int, error: BaseException) -> None:
         """Discord did not answer a request that draws ``game_id``: redraw it later."""
@@ -131,6 +146,7 @@ class Faults:
     def _down(self, error: BaseException) -> None:
         if self.down_since is None:
             self.down_since = self.host.clock()
+            self._clocks_run.clear()
             log.warning("Discord is not answering (%s); boards catch up later", _why(error))
         if self._catching_up is None or self._catching_up.done():
             self._catching_up = self.host.spawn(self._catch_up())
@@ -182,7 +198,10 @@ class Faults:
             # The clocks stand still until they are moved on: only then is the outage over.
             moved = await self.host.service.shift_deadlines(lasted)
             log.warning("moved %s clocks on by the outage's %.0f s", moved, lasted.total_seconds())
-        self.down_since = None  # the runner's clock task, paused meanwhile, runs again
+        # The runner's clock task, paused meanwhile, runs again at its next look (within a
+        # second) and plans with the moved deadlines.
+        self.down_since = None
+        self._clocks_run.set()
         self.outages += 1
 
     async def redraw_unshown(self) -> int:

@@ -163,7 +163,7 @@ async def test_fifty_games_through_every_fault(
     bot.runner.wake()
     outage.end()
     recoveries.append(await _boards_match(fake, bot, games))
-    await fake.wait_for(lambda: not bot.table.faults.paused())
+    await bot.table.faults.clocks_running()
     await _round(fake, games)
 
     # 2. The gateway drops and the bot resumes; then its session is invalidated.

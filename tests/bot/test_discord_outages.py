@@ -9,6 +9,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import pytest
 
@@ -195,7 +196,7 @@ async def test_no_game_is_lost_on_time_while_discord_is_down(
     clock.advance(seconds=25)  # 75 s in all: past the deadline, during the outage
     bot.runner.wake()
     outage.end()
-    await fake.wait_for(lambda: not bot.table.faults.paused())
+    await bot.table.faults.clocks_running()
     view = await bot.service.game(game_id)
     assert view.status is GameStatus.ACTIVE
     assert view.deadline is not None
@@ -204,6 +205,92 @@ async def test_no_game_is_lost_on_time_while_discord_is_down(
     assert "played **h8**" in reply.content.lower()
     await board_caught_up(fake, bot, game_id)
     assert "h8" in board.text() or "1 move" in board.text()
+
+
+async def test_a_move_while_the_clocks_stand_still_is_not_late(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
+) -> None:
+    """REST down, interaction callbacks working: a /place past the deadline as the wall
+    clock reads it is a move, not a loss on time, and so is one after Discord is back but
+    before the clocks were moved on."""
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    clock.advance(seconds=30)
+    outage = fake.outage(r"/channels/")
+    reply = await fake.slash("place", user=alice, options={"cell": "h8"})
+    assert "played **h8**" in reply.content.lower()
+    await fake.wait_for(bot.table.faults.paused)  # her board edit failed: the clocks stop
+    stopped = bot.table.faults.stopped_at()
+    assert stopped is not None
+    clock.advance(seconds=90)  # Bob's minute is past on the wall clock
+    reply = await fake.slash("place", user=bob, options={"cell": "i9"})
+    assert "played **i9**" in reply.content.lower()
+    clock.advance(seconds=90)
+    held = fake.hold("PATCH", MESSAGES)  # Discord is back, the catch-up not through yet
+    edits = len(fake.requests_to("PATCH", MESSAGES))
+    outage.end()
+    await fake.wait_for(lambda: len(fake.requests_to("PATCH", MESSAGES)) > edits)
+    assert bot.table.faults.paused()
+    reply = await fake.slash("place", user=alice, options={"cell": "h9"})
+    assert "played **h9**" in reply.content.lower()
+    held.set()
+    await bot.table.faults.clocks_running()
+    view = await bot.service.game(game_id)
+    assert view.status is GameStatus.ACTIVE
+    assert [str(m.point) for m in view.board.moves] == ["h8", "i9", "h9"]
+    assert view.deadline is not None
+    assert view.deadline > clock.now  # Bob's clock: moved on by the outage
+
+
+async def test_an_outage_given_back_warns_nobody_twice_and_keeps_the_turn(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    clock.advance(seconds=5)
+    other = fake.add_channel("second-board")
+    carol, dave = fake.add_user("carol"), fake.add_user("dave")
+    start = await fake.slash(
+        "gomoku start",
+        user=carol,
+        channel=other,
+        options={"opponent": dave, "colour": "black", "rated": False},
+    )
+    assert start.message is not None
+    other_id = (await bot.service.board(other.id)).game_id
+    await fake.click(start.message, f"gomoku:{other_id}:accept", user=dave)
+
+    def warnings() -> list[Message]:
+        return [m for m in fake.channel_messages() if "your time runs out" in m.content]
+
+    clock.advance(seconds=45)  # 50 s into Alice's minute: she is warned
+    bot.runner.wake()
+    await fake.wait_for(lambda: len(warnings()) == 1)
+    before = await bot.service.game(game_id)
+    assert before.record.warning_sent
+
+    outage = fake.outage(MESSAGES)
+    clock.advance(seconds=5)  # Carol's warning is due: Discord does not take it
+    bot.runner.wake()
+    await fake.wait_for(lambda: bot.table.faults.paused())
+    clock.advance(seconds=30)
+    outage.end()
+    await bot.table.faults.clocks_running()
+    passes = bot.runner.passes
+    await bot.runner.passed(2)  # the clock task ran with the moved deadlines
+    assert bot.runner.passes >= passes + 2
+
+    after = await bot.service.game(game_id)
+    assert after.status is GameStatus.ACTIVE
+    assert after.version == before.version  # the same turn: a panel opened before still works
+    assert after.record.warning_sent
+    assert before.deadline is not None
+    assert after.deadline is not None
+    given_back = after.deadline - before.deadline  # the outage: 30 s, and the time it took
+    assert timedelta(seconds=30) <= given_back < timedelta(seconds=31)
+    assert [m.content.split(",")[0] for m in warnings()] == [f"<@{alice.id}>"]  # not again
+    reply = await fake.slash("place", user=alice, options={"cell": "h8"})
+    assert "played **h8**" in reply.content.lower()
 
 
 async def test_the_gateway_drops_and_resumes_mid_game(
