@@ -4,7 +4,8 @@ An outage: a board edit, an AI's answer or a turn ping that fails because Discor
 answer (a 5xx, a connection error, a timeout) loses nothing, the move is stored already. The
 game is noted as behind and redrawn from its stored state, with growing pauses between tries
 (``first_retry_s`` doubling up to ``longest_retry_s``), until Discord answers; the redraw
-brings its turn ping along. The outage runs from the first such failure to the first redraw
+brings its turn ping along. A thread's result line in its parent channel is sent again the
+same way. The outage runs from the first such failure to the first redraw
 that succeeds. Meanwhile the clocks stand still: the service asks ``stopped_at`` (its
 ``clocks_stopped_at``), so the runner's deadline task ends no game on time, and a move that
 arrives meanwhile (interaction callbacks may work while the rest of REST does not) is late
@@ -109,6 +110,7 @@ class Faults:
         self.down_since: datetime | None = None  # the first failure of the outage under way
         self._behind: set[int] = set()  # game ids to redraw once Discord answers
         self._deletions: set[tuple[int, int]] = set()  # (channel, message) to delete then
+        self._closings: set[int] = set()  # games whose thread's result line is still due
         self._catching_up: asyncio.Task[None] | None = None
         self._ending: set[int] = set()  # games whose end for a lost home is under way
         self.outages = 0  # outages seen and ended (for tests and diagnostics)
@@ -143,6 +145,16 @@ class Faults:
         self._deletions.add((channel_id, message_id))
         self._down(error)
 
+    def close_later(self, game_id: int, error: BaseException) -> None:
+        """Discord did not answer the line that tells a thread's parent channel the result
+        of ``game_id``: send it once Discord answers."""
+        self._closings.add(game_id)
+        self._down(error)
+
+    def closed(self, game_id: int) -> None:
+        """The result line of ``game_id`` is in its channel: nothing left to send again."""
+        self._closings.discard(game_id)
+
     def _down(self, error: BaseException) -> None:
         if self.down_since is None:
             self.down_since = self.host.clock()
@@ -153,11 +165,12 @@ class Faults:
 
     async def _catch_up(self) -> None:
         delay = self.first_retry_s
-        while self._behind or self._deletions:
+        while self._behind or self._deletions or self._closings:
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.longest_retry_s)
             try:
-                await self._redraw()
+                await self._redraw()  # a finished game's redraw sends its result line too
+                await self._close()
                 await self._delete()
             except _StillDownError:
                 continue  # the next round tries again
@@ -174,6 +187,22 @@ class Faults:
                     raise _StillDownError from error
                 log.warning("could not redraw game %s: %r", game_id, error)
             self._behind.discard(game_id)
+            await self._answered()
+
+    async def _close(self) -> None:
+        for game_id in sorted(self._closings):
+            if game_id not in self._closings:
+                continue  # a redraw sent it meanwhile
+            try:
+                game = await self.host.service.game(game_id)
+                await threads.close_thread(self.host, game, strict=True)
+            except GameServiceError:
+                pass  # the game is gone from storage: nothing to tell
+            except Exception as error:
+                if discord_down(error):
+                    raise _StillDownError from error
+                log.warning("could not tell the result of game %s: %r", game_id, error)
+            self._closings.discard(game_id)
             await self._answered()
 
     async def _delete(self) -> None:

@@ -107,6 +107,35 @@ async def test_a_locked_thread_keeps_the_result_and_the_channel_is_told(
     assert view.winner.user_id == bob.id
 
 
+async def test_a_thread_result_line_discord_did_not_take_is_sent_once_it_answers(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, thread, board = await _in_thread(fake, bot, alice, bob)
+    # The parent channel's messages fail; the thread's board takes edits.
+    outage = fake.outage(rf"/channels/{fake.default_channel.id}/messages")
+    clock.advance(seconds=61)
+    bot.runner.wake()
+    await fake.wait_for(lambda: "on time" in board.text())
+    await fake.wait_for(lambda: outage.refused > 1)  # the line, then the catch-up's first try
+    assert bot.table.faults.paused()
+
+    def lines() -> list[Message]:
+        return [m for m in fake.channel_messages() if f"<#{thread.id}>" in m.content]
+
+    assert lines() == []
+    outage.end()
+    await fake.wait_for(lambda: len(lines()) == 1)
+    await bot.table.faults.clocks_running()
+    (line,) = lines()
+    assert "on time" in line.content
+    assert line.channel_id == fake.default_channel.id
+    await fake.wait_for(lambda: thread.archived)
+    view = await bot.service.game(game_id)
+    assert view.outcome is not None
+    assert view.outcome.termination is Termination.TIMEOUT
+
+
 async def test_a_deleted_thread_ends_its_game_and_the_channel_is_told(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
