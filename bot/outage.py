@@ -326,6 +326,18 @@ class ServerChanges(commands.Cog):
         await self.faults.homes_lost(games)
 
     @commands.Cog.listener()
+    async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
+        """A game's thread was archived and locked (by a moderator): its players can neither
+        write in it nor use a command there, so its game ends as if the thread were gone
+        rather than lose on time later. A thread archived but not locked keeps its game: a
+        player's message reopens it."""
+        metadata = payload.data.get("thread_metadata") or {}
+        if not (metadata.get("archived") and metadata.get("locked")):
+            return
+        games = await self.host.service.open_games_at(channels=[payload.thread_id])
+        await self.faults.homes_lost(games)
+
+    @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """A game's channel (and the threads of games off it) was deleted."""
         await self.faults.homes_lost(await self.host.service.open_games_at(channels=[channel.id]))

@@ -3,6 +3,7 @@ with Discord's status and error code, and the gateway events discord.py acts on.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Final
 
@@ -10,7 +11,7 @@ import discord
 import pytest
 from discord.ext import commands
 
-from tests.fakediscord import FakeDiscord
+from tests.fakediscord import FakeDiscord, FakeDiscordError
 
 WEEK: Final = 10080  # minutes: the longest auto-archive duration
 
@@ -111,6 +112,26 @@ async def test_a_locked_thread_refuses_messages_and_unarchiving(
     fake.allow(thread, "manage_threads")
     await plain.http.edit_channel(thread.id, archived=False)
     await _post(plain, thread.id, "hello")
+
+
+async def test_a_members_message_unarchives_a_thread_unless_it_is_locked(
+    fake: FakeDiscord, plain: Plain
+) -> None:
+    member = fake.add_user("member")
+    thread = fake.add_thread("game")
+    await fake.archive_thread(thread)
+    unarchived = asyncio.ensure_future(
+        plain.wait_for(
+            "raw_thread_update", check=lambda e: not e.data["thread_metadata"]["archived"]
+        )
+    )
+    await fake.member_posts(thread, member)
+    assert (await unarchived).thread_id == thread.id
+    assert not thread.archived
+    await fake.archive_thread(thread, locked=True)
+    with pytest.raises(FakeDiscordError, match="locked"):
+        await fake.member_posts(thread, member)
+    assert thread.archived
 
 
 async def test_a_deleted_channel_is_unknown(fake: FakeDiscord, plain: Plain) -> None:

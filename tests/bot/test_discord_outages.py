@@ -19,7 +19,7 @@ from engine.types import Termination
 from storage.records import GameStatus
 from tests.bot.conftest import BotFactory, GatedRunner, accepted_challenge, board_caught_up
 from tests.clock import FakeClock
-from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Message
+from tests.fakediscord import FakeChannel, FakeDiscord, FakeDiscordError, FakeUser, Message
 
 MESSAGES = r"/channels/\d+/messages"
 
@@ -89,22 +89,40 @@ async def test_a_game_thread_lives_a_week_and_is_reopened_to_show_the_result(
     assert view.outcome.termination is Termination.TIMEOUT
 
 
-async def test_a_locked_thread_keeps_the_result_and_the_channel_is_told(
+async def test_an_archived_game_thread_takes_commands_once_a_member_writes_in_it(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, thread, board = await _in_thread(fake, bot, alice, bob)
+    (archived,) = await fake.pass_time(ARCHIVE_AFTER * 60)  # a quiet week
+    assert archived is thread
+    with pytest.raises(FakeDiscordError, match="archived"):  # Discord's client offers none
+        await fake.send_slash("place", user=alice, channel=thread, options={"cell": "h8"})
+    await fake.member_posts(thread, alice)  # her message unarchives it
+    assert not thread.archived
+    reply = await fake.slash("place", user=alice, channel=thread, options={"cell": "h8"})
+    assert "played **h8**" in reply.content.lower()
+    await fake.wait_for(lambda: "last h8" in board.text())  # its board, edited in place
+    view = await bot.service.game(game_id)
+    assert view.status is GameStatus.ACTIVE
+    assert [str(m.point) for m in view.board.moves] == ["h8"]
+    assert bot.table.faults.behind() == frozenset()
+
+
+async def test_a_locked_thread_ends_its_game_at_once_and_the_channel_is_told(
     fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
 ) -> None:
     await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
     game_id, thread, _board = await _in_thread(fake, bot, alice, bob)
-    await fake.archive_thread(thread, locked=True)  # a moderator locked it
-    clock.advance(seconds=61)
-    bot.runner.wake()
-    await fake.wait_for(
-        lambda: any(f"<#{thread.id}>" in m.content for m in fake.channel_messages())
-    )
-    line = next(m for m in fake.channel_messages() if f"<#{thread.id}>" in m.content)
-    assert "on time" in line.content
+    # A moderator locked it: nobody can move there, so nobody loses on time for it.
+    await fake.archive_thread(thread, locked=True)
+    told = f"game {game_id} ended without a result"
+    await fake.wait_for(lambda: any(told in m.content for m in fake.channel_messages()))
     view = await bot.service.game(game_id)
-    assert view.winner is not None
-    assert view.winner.user_id == bob.id
+    assert view.outcome is not None
+    assert view.outcome.termination is Termination.ABANDONED
+    clock.advance(seconds=61)
+    await bot.runner.passed(2)
+    assert (await bot.service.game(game_id)).outcome == view.outcome
 
 
 async def test_a_thread_result_line_discord_did_not_take_is_sent_once_it_answers(

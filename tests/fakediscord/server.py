@@ -25,7 +25,9 @@ Discord's own faults, each answered with Discord's status and JSON error body:
 - ``pass_time``: the fake's clock (``now``, not the wall clock) moves on and threads quiet for
   their ``auto_archive_duration`` archive (THREAD_UPDATE). Editing or deleting a message in an
   archived thread is refused (400, 50083); a message posted there unarchives it unless it is
-  locked (``lock_thread``).
+  locked (``lock_thread``). Discord's clients offer no commands in an archived thread: a slash
+  command sent there is the test's mistake (``FakeDiscordError``) until a member's message
+  (``member_posts``), a message of the bot's or an interaction's public answer unarchives it.
 - ``delete_channel``: CHANNEL_DELETE / THREAD_DELETE, and 404 10003 (Unknown Channel) after.
 - ``deny``: permissions taken (403 50013; without View Channel 403 50001 Missing Access).
 - ``remove_bot``: GUILD_DELETE, and every request for the guild's channels 403 50001 after.
@@ -72,6 +74,8 @@ from tests.fakediscord.model import (
 __all__ = ["FakeDiscord", "FakeDiscordError", "Outage"]
 
 THREAD_DURATIONS: Final = (60, 1440, 4320, 10080)  # auto_archive_duration's allowed minutes
+_APPLICATION_COMMAND: Final = 2  # interaction types a client sends only where it offers commands
+_AUTOCOMPLETE: Final = 4
 _STATUS_TEXT: Final = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
                        504: "Gateway Timeout"}  # fmt: skip
 
@@ -438,6 +442,16 @@ class FakeDiscord:
         thread.locked = thread.locked or locked
         await self._tell("THREAD_UPDATE", thread.payload())
 
+    async def member_posts(self, thread: FakeChannel, user: FakeUser) -> None:
+        """``user`` writes a message in ``thread``: an archived thread is unarchived by it
+        (THREAD_UPDATE), as Discord does; a locked one takes no message from a member."""
+        if thread.locked:
+            raise FakeDiscordError(f"{user.name} cannot write in the locked thread {thread.id}")
+        thread.last_activity = self.now
+        if thread.archived:
+            thread.archived = False
+            await self._tell("THREAD_UPDATE", thread.payload())
+
     async def delete_channel(self, channel: FakeChannel) -> None:
         """Delete a channel (its threads with it) or a thread: CHANNEL_DELETE or THREAD_DELETE,
         and 404 Unknown Channel (10003) for it after."""
@@ -701,6 +715,11 @@ class FakeDiscord:
     ) -> InteractionRecord:
         user = user or self.owner
         channel = channel or self.default_channel
+        if kind in (_APPLICATION_COMMAND, _AUTOCOMPLETE) and channel.is_thread and channel.archived:
+            raise FakeDiscordError(
+                f"Discord offers no commands in the archived thread {channel.id}: a member's "
+                "message (member_posts) unarchives it first"
+            )
         interaction_id = snowflake()
         token = f"itoken-{interaction_id}-{secrets.token_hex(8)}"
         payload: dict[str, Any] = {
@@ -1075,6 +1094,8 @@ class FakeDiscord:
         if kind in (4, 5):
             flags = int(data.get("flags", 0)) & (EPHEMERAL | COMPONENTS_V2)
             message = self._new_message(record.channel, flags=flags | (LOADING if kind == 5 else 0))
+            if not flags & EPHEMERAL:
+                await self._posted_in(record.channel)
             message.interaction_id = record.id
             message.webhook_id = self.application_id
             if kind == 4:
@@ -1141,6 +1162,8 @@ class FakeDiscord:
         else:
             flags = int(body.get("flags", 0)) & (EPHEMERAL | COMPONENTS_V2)
             message = self._new_message(record.channel, flags=flags)
+            if not flags & EPHEMERAL:
+                await self._posted_in(record.channel)
             message.webhook_id = self.application_id
             problem = _apply(message, body, call.files)
             if not problem:
@@ -1198,6 +1221,14 @@ class FakeDiscord:
             author=self.bot_user,
             flags=flags,
         )
+
+    async def _posted_in(self, channel: FakeChannel) -> None:
+        """A message the channel's members see (an interaction's public answer) unarchives
+        a thread that is not locked, as a posted message does."""
+        if channel.is_thread and channel.archived and not channel.locked:
+            channel.archived = False
+            await self._tell("THREAD_UPDATE", channel.payload())
+        channel.last_activity = self.now
 
     def _missing(self, channel: FakeChannel, *names: str) -> str | None:
         for name in names:
