@@ -5,8 +5,8 @@ answer (a 5xx, a connection error, a timeout) loses nothing, the move is stored 
 game is noted as behind and redrawn from its stored state, with growing pauses between tries
 (``first_retry_s`` doubling up to ``longest_retry_s``), until Discord answers; the redraw
 brings its turn ping along. A thread's result line in its parent channel is sent again the
-same way. The outage runs from the first such failure to the first redraw
-that succeeds. Meanwhile the clocks stand still: the service asks ``stopped_at`` (its
+same way. The outage runs from the first such failure to the first redraw that succeeds.
+Meanwhile the clocks stand still: the service asks ``stopped_at`` (its
 ``clocks_stopped_at``), so the runner's deadline task ends no game on time, and a move that
 arrives meanwhile (interaction callbacks may work while the rest of REST does not) is late
 only where its deadline had passed before the stop. When an outage longer than ``grace`` ends,
@@ -19,7 +19,11 @@ A game's home gone: a thread Discord archived is unarchived before the bot write
 board edit refused with 50083 is retried once after that). A thread or channel deleted
 (10003), locked, or no longer visible to the bot (50001), and a server that removed the bot,
 end the game without a result; the players are told in the channel the thread hung off, where
-there is one to tell them in. Each fault is logged as one line, never a traceback.
+there is one to tell them in. So does a thread a moderator archived and locked (THREAD_UPDATE):
+nobody can write or use a command in it. A member who leaves the server is not heard of at all
+(GUILD_MEMBER_REMOVE comes only with the privileged Server Members intent, which the bot does
+not ask for): the game waits, and the leaver's turn clock or the server's idle time ends it.
+Each fault is logged as one line, never a traceback.
 """
 
 from __future__ import annotations

@@ -61,12 +61,23 @@ async def test_an_outage_answers_5xx_on_its_routes_until_it_ends(
 async def test_the_gateway_drops_and_the_bot_resumes(fake: FakeDiscord, plain: Plain) -> None:
     await fake.drop_gateway()
     assert (fake.identifies, fake.resumes) == (1, 1)
-    removed = fake.add_user("carol")
+    thread = fake.add_thread("game")
     # Events reach the resumed session.
-    waiter = plain.wait_for("raw_member_remove")
-    await fake.remove_member(removed)
+    waiter = asyncio.ensure_future(plain.wait_for("raw_thread_update"))
+    await fake.archive_thread(thread)
     event = await waiter
-    assert event.user.id == removed.id
+    assert event.thread_id == thread.id
+
+
+async def test_a_member_leaving_is_not_told_to_a_bot_without_the_members_intent(
+    fake: FakeDiscord, plain: Plain
+) -> None:
+    # GUILD_MEMBER_REMOVE belongs to the privileged Server Members intent, which Discord's
+    # default intents (and the game bot's) leave out: Discord does not send it.
+    assert not plain.intents.members
+    carol = fake.add_user("carol")
+    assert await fake.remove_member(carol) == 0
+    assert carol.id not in fake.users
 
 
 async def test_an_invalid_session_makes_the_bot_identify_anew(

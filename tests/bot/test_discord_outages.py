@@ -356,16 +356,24 @@ async def test_the_gateway_drops_and_resumes_mid_game(
     assert [str(m.point) for m in view.board.moves] == ["h8", "i9", "h9"]
 
 
-async def test_a_member_who_leaves_leaves_the_game_waiting(
-    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+async def test_a_member_who_leaves_leaves_the_game_to_his_clock(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
 ) -> None:
-    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, board = await accepted_challenge(fake, bot, alice, bob)
     await fake.slash("place", user=alice, options={"cell": "h8"})
-    await fake.remove_member(bob)
+    # The bot has no Server Members intent: Discord does not tell it that Bob left.
+    assert await fake.remove_member(bob) == 0
     reply = await fake.slash("place", user=alice, options={"cell": "h9"})
     assert "not your turn" in reply.content.lower()
     view = await bot.service.game(game_id)
-    assert view.status is GameStatus.ACTIVE  # his clock (or the idle time) decides
+    assert view.status is GameStatus.ACTIVE  # it waits: his clock (or the idle time) decides
+    clock.advance(seconds=61)
+    bot.runner.wake()
+    await fake.wait_for(lambda: "on time" in board.text())
+    view = await bot.service.game(game_id)
+    assert view.winner is not None
+    assert view.winner.user_id == alice.id
 
 
 async def test_a_reply_whose_token_expired_is_said_in_the_games_channel(

@@ -31,7 +31,8 @@ Discord's own faults, each answered with Discord's status and JSON error body:
 - ``delete_channel``: CHANNEL_DELETE / THREAD_DELETE, and 404 10003 (Unknown Channel) after.
 - ``deny``: permissions taken (403 50013; without View Channel 403 50001 Missing Access).
 - ``remove_bot``: GUILD_DELETE, and every request for the guild's channels 403 50001 after.
-- ``remove_member``: GUILD_MEMBER_REMOVE, and the member unknown (10007) after.
+- ``remove_member``: the member unknown (10007) after; GUILD_MEMBER_REMOVE only to a session
+  that identified with the privileged Server Members intent, as Discord sends it.
 - ``expire``: an interaction's token past its 15 minutes (401 50027 on its webhook).
 """
 
@@ -76,6 +77,7 @@ __all__ = ["FakeDiscord", "FakeDiscordError", "Outage"]
 THREAD_DURATIONS: Final = (60, 1440, 4320, 10080)  # auto_archive_duration's allowed minutes
 _APPLICATION_COMMAND: Final = 2  # interaction types a client sends only where it offers commands
 _AUTOCOMPLETE: Final = 4
+_GUILD_MEMBERS_INTENT: Final = 1 << 1  # privileged: GUILD_MEMBER_ADD, _UPDATE and _REMOVE
 _STATUS_TEXT: Final = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
                        504: "Gateway Timeout"}  # fmt: skip
 
@@ -156,6 +158,7 @@ class _Session:
         self.session_id = secrets.token_hex(8)
         self.ready = False
         self.shard = (0, 1)  # (shard id, shard count) from IDENTIFY
+        self.intents = 0  # the gateway intents from IDENTIFY (kept by a RESUME)
 
     async def dispatch(self, event: str, data: Any) -> None:
         self.seq += 1
@@ -202,6 +205,7 @@ class FakeDiscord:
         self.resumes = 0  # RESUMEs accepted
         self._invalidate_next_resume = False
         self._resumable: dict[str, tuple[int, int]] = {}  # session id -> its shard
+        self._resumed_intents: dict[str, int] = {}  # session id -> its intents
         self._expired_tokens: set[str] = set()  # interaction tokens past their 15 minutes
         self._holds: list[tuple[str, re.Pattern[str], asyncio.Event]] = []
         self._sessions: list[_Session] = []
@@ -484,12 +488,23 @@ class FakeDiscord:
         await self._tell("GUILD_DELETE", {"id": str(self.guild_id)})
         self.bot_removed = True
 
-    async def remove_member(self, user: FakeUser) -> None:
-        """``user`` leaves the guild: GUILD_MEMBER_REMOVE, and the member is unknown after."""
+    async def remove_member(self, user: FakeUser) -> int:
+        """``user`` leaves the guild: the member is unknown after. GUILD_MEMBER_REMOVE goes
+        only to sessions that asked for the privileged Server Members intent (Discord sends
+        it to no other); returns how many were told."""
         self.users.pop(user.id, None)
-        await self._tell(
-            "GUILD_MEMBER_REMOVE", {"guild_id": str(self.guild_id), "user": user.user_payload()}
-        )
+        told = [
+            s
+            for s in self._sessions
+            if s.ready
+            and not s.ws.closed
+            and self._holds_guild(s)
+            and s.intents & _GUILD_MEMBERS_INTENT
+        ]
+        payload = {"guild_id": str(self.guild_id), "user": user.user_payload()}
+        for session in told:
+            await session.dispatch("GUILD_MEMBER_REMOVE", payload)
+        return len(told)
 
     async def _tell(self, event: str, data: Any) -> None:
         """``dispatch`` where a bot is connected; nobody to tell is no error for a fault."""
@@ -797,6 +812,7 @@ class FakeDiscord:
                 elif op == 2:
                     shard = (message.get("d") or {}).get("shard") or [0, 1]
                     session.shard = (int(shard[0]), int(shard[1]))
+                    session.intents = int((message.get("d") or {}).get("intents") or 0)
                     self.identifies += 1
                     await self._identify(session)
                     self._changed()
@@ -815,6 +831,7 @@ class FakeDiscord:
             await session.ws.send_json({"op": 9, "d": False})
             return
         session.session_id, session.shard = str(data["session_id"]), shard
+        session.intents = self._resumed_intents.get(session.session_id, 0)
         session.seq = int(data.get("seq") or 0)
         session.ready = True
         self.resumes += 1
@@ -822,6 +839,7 @@ class FakeDiscord:
 
     async def _identify(self, session: _Session) -> None:
         self._resumable[session.session_id] = session.shard
+        self._resumed_intents[session.session_id] = session.intents
         await session.dispatch(
             "READY",
             {
