@@ -8,6 +8,12 @@ StorageError
 │                                     (.game_id, .status)
 ├── MoveOrderError (also ValueError)  a move of the wrong colour, or a takeback of more
 │                                     moves than were played (.game_id, .ply, .detail)
+├── TournamentNotFoundError           no tournament, entrant or board with that key
+│                                     (.tournament_id, .user_id, .round, .board)
+├── TournamentStatusError             the tournament is not in the status the write expects
+│                                     (.tournament_id, .status)
+├── RoundPairedError                  the round was stored already: a round pairs once
+│                                     (.tournament_id, .round)
 └── DatabaseRefusedError              the file cannot be opened as our database (.path)
     ├── ForeignDatabaseError          not our database at all (.detail)
     ├── DatabaseTooNewError           written by a newer version (.found, .supported)
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from storage.club import TournamentStatus
 from storage.records import GameStatus
 
 __all__ = [
@@ -35,7 +42,10 @@ __all__ = [
     "InvalidStatusError",
     "MoveOrderError",
     "ReadOnlyDatabaseError",
+    "RoundPairedError",
     "StorageError",
+    "TournamentNotFoundError",
+    "TournamentStatusError",
     "VersionConflictError",
 ]
 
@@ -88,6 +98,48 @@ class MoveOrderError(StorageError, ValueError):
         self.game_id = game_id
         self.ply = ply  # the game's ply when the call was made
         self.detail = detail  # "colour" or "takeback"
+
+
+class TournamentNotFoundError(StorageError):
+    """No tournament has this id (or, when ``user_id`` or ``board`` is given, it has no such
+    entrant or board)."""
+
+    def __init__(
+        self,
+        tournament_id: int,
+        *,
+        user_id: int | None = None,
+        round: int | None = None,
+        board: int | None = None,
+    ) -> None:
+        what = f"tournament {tournament_id}"
+        if user_id is not None:
+            what += f" entrant {user_id}"
+        if board is not None:
+            what += f" round {round} board {board}"
+        super().__init__(f"no {what}")
+        self.tournament_id = tournament_id
+        self.user_id = user_id  # the entrant looked for, if one
+        self.round = round  # the round of the board looked for, if one
+        self.board = board  # the board looked for, if one
+
+
+class TournamentStatusError(StorageError):
+    """The tournament's status does not allow the write (e.g. starting one already running)."""
+
+    def __init__(self, tournament_id: int, status: TournamentStatus) -> None:
+        super().__init__(f"tournament {tournament_id} is {status}")
+        self.tournament_id = tournament_id
+        self.status = status  # the status it has
+
+
+class RoundPairedError(StorageError):
+    """The round was stored already (or is not the next one): a round is paired once."""
+
+    def __init__(self, tournament_id: int, round: int) -> None:
+        super().__init__(f"tournament {tournament_id} round {round} is paired already")
+        self.tournament_id = tournament_id
+        self.round = round  # the round refused
 
 
 class DatabaseRefusedError(StorageError):

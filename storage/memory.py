@@ -9,17 +9,33 @@ atomic, which is exactly the guarantee the database transactions give.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from engine.types import Color, Game, Outcome, Point, Rule, Termination
+from storage.club import (
+    Entrant,
+    EntrantStatus,
+    NewTournament,
+    Pairing,
+    Result,
+    Round,
+    RoundStatus,
+    Tournament,
+    TournamentStatus,
+    check_result,
+    checked_round,
+)
 from storage.errors import (
     ChannelBusyError,
     GameNotFoundError,
     InvalidStatusError,
     MoveOrderError,
+    RoundPairedError,
+    TournamentNotFoundError,
+    TournamentStatusError,
     VersionConflictError,
 )
 from storage.ratings import new_stats, rate_game
@@ -81,6 +97,10 @@ class InMemoryGameRepository:
         self._game_puzzles: dict[int, str] = {}
         self._daily: dict[int, tuple[int, str | None]] = {}  # guild -> (channel, last day)
         self._next_id = 1
+        self._tournaments: dict[int, Tournament] = {}
+        self._entrants: dict[tuple[int, int], Entrant] = {}  # (tournament, user)
+        self._rounds: dict[tuple[int, int], Round] = {}  # (tournament, number)
+        self._pairings: dict[tuple[int, int, int], Pairing] = {}  # (tournament, round, board)
 
     def _now(self) -> datetime:
         now = _utc(self._clock())
@@ -621,3 +641,141 @@ class InMemoryGameRepository:
 
     async def drop_turn_ping(self, game_id: int) -> None:
         self._pings.pop(game_id, None)
+
+    # --- tournaments ----------------------------------------------------------------------
+
+    def _tournament(self, tournament_id: int) -> Tournament:
+        try:
+            return self._tournaments[tournament_id]
+        except KeyError:
+            raise TournamentNotFoundError(tournament_id) from None
+
+    def _pairing(self, tournament_id: int, round: int, board: int) -> Pairing:
+        try:
+            return self._pairings[tournament_id, round, board]
+        except KeyError:
+            raise TournamentNotFoundError(tournament_id, round=round, board=board) from None
+
+    async def create_tournament(self, new: NewTournament) -> Tournament:
+        tournament_id = max(self._tournaments, default=0) + 1
+        tournament = Tournament(
+            id=tournament_id,
+            guild_id=new.guild_id,
+            channel_id=new.channel_id,
+            name=new.name,
+            format=new.format,
+            game=new.game,
+            rule=new.rule,
+            rounds=new.rounds,
+            seconds_per_move=new.seconds_per_move,
+            player_cap=new.player_cap,
+            starts_at=_utc(new.starts_at),
+            arena_minutes=new.arena_minutes,
+            status=TournamentStatus.OPEN,
+            created_by=new.created_by,
+            created_at=self._now(),
+        )
+        self._tournaments[tournament_id] = tournament
+        return tournament
+
+    async def tournament(self, tournament_id: int) -> Tournament:
+        return self._tournament(tournament_id)
+
+    async def live_tournaments(self, guild_id: int | None = None) -> list[Tournament]:
+        live = (TournamentStatus.OPEN, TournamentStatus.RUNNING)
+        return [
+            t
+            for _, t in sorted(self._tournaments.items())
+            if t.status in live and guild_id in (None, t.guild_id)
+        ]
+
+    async def set_tournament_status(
+        self, tournament_id: int, expected: TournamentStatus, status: TournamentStatus
+    ) -> Tournament:
+        tournament = self._tournament(tournament_id)
+        if tournament.status is not expected:
+            raise TournamentStatusError(tournament_id, tournament.status)
+        tournament = replace(tournament, status=status)
+        self._tournaments[tournament_id] = tournament
+        return tournament
+
+    async def add_entrant(self, tournament_id: int, user_id: int, rating: float) -> Entrant:
+        self._tournament(tournament_id)
+        old = self._entrants.get((tournament_id, user_id))
+        entrant = Entrant(
+            tournament_id,
+            user_id,
+            float(rating),
+            0 if old is None else old.seed,
+            EntrantStatus.ACTIVE,
+            self._now(),
+        )
+        self._entrants[tournament_id, user_id] = entrant
+        return entrant
+
+    async def update_entrant(self, entrant: Entrant) -> None:
+        key = (entrant.tournament_id, entrant.user_id)
+        old = self._entrants.get(key)
+        if old is None:
+            raise TournamentNotFoundError(key[0], user_id=key[1])
+        self._entrants[key] = replace(
+            old, rating=float(entrant.rating), seed=entrant.seed, status=entrant.status
+        )
+
+    async def entrants(self, tournament_id: int) -> list[Entrant]:
+        found = [e for (t, _), e in self._entrants.items() if t == tournament_id]
+        return sorted(found, key=lambda e: (e.joined_at, e.user_id))
+
+    async def store_round(
+        self,
+        tournament_id: int,
+        number: int,
+        pairings: Sequence[Pairing],
+        *,
+        deadline: datetime | None = None,
+    ) -> Round:
+        checked_round(tournament_id, number, pairings)
+        self._tournament(tournament_id)
+        after = max((n for t, n in self._rounds if t == tournament_id), default=0)
+        if number <= after:
+            raise RoundPairedError(tournament_id, number)
+        if number > after + 1:
+            raise ValueError(f"round {number} of tournament {tournament_id} skips a round")
+        status = RoundStatus.FINISHED if all(p.result for p in pairings) else RoundStatus.PAIRED
+        paired = Round(tournament_id, number, status, self._now(), _utc(deadline))
+        self._rounds[tournament_id, number] = paired
+        for pairing in pairings:
+            self._pairings[tournament_id, number, pairing.board] = pairing
+        return paired
+
+    async def rounds(self, tournament_id: int) -> list[Round]:
+        return [r for (t, _), r in sorted(self._rounds.items()) if t == tournament_id]
+
+    async def set_pairing_game(
+        self, tournament_id: int, round: int, board: int, game_id: int
+    ) -> bool:
+        self._get(game_id)
+        pairing = self._pairing(tournament_id, round, board)
+        if pairing.game_id is not None or pairing.result is not None or pairing.is_bye:
+            return False
+        self._pairings[tournament_id, round, board] = replace(pairing, game_id=game_id)
+        return True
+
+    async def set_pairing_result(
+        self, tournament_id: int, round: int, board: int, result: Result
+    ) -> bool:
+        pairing = self._pairing(tournament_id, round, board)
+        check_result(pairing, result)
+        self._pairings[tournament_id, round, board] = replace(pairing, result=result)
+        boards = [p for (t, n, _), p in self._pairings.items() if (t, n) == (tournament_id, round)]
+        if any(p.result is None for p in boards):
+            return False
+        key = (tournament_id, round)
+        self._rounds[key] = replace(self._rounds[key], status=RoundStatus.FINISHED)
+        return True
+
+    async def pairings(self, tournament_id: int) -> list[Pairing]:
+        return [p for (t, _, _), p in sorted(self._pairings.items()) if t == tournament_id]
+
+    async def pairing_by_game(self, game_id: int) -> Pairing | None:
+        return next((p for p in self._pairings.values() if p.game_id == game_id), None)

@@ -1,8 +1,8 @@
 """The storage contract: the ``GameRepository`` Protocol.
 
 The bot sees only this contract: the Protocol here, the frozen records it takes and returns
-(``storage.records``, where the model is described) and the errors it raises
-(``storage.errors``). Three implementations honour it and pass one contract suite:
+(``storage.records``, where the model is described; ``storage.club`` for tournaments) and the
+errors it raises (``storage.errors``). Three implementations honour it and pass one contract suite:
 ``storage.sqlite.SqliteGameRepository`` and ``storage.postgres.PostgresGameRepository`` (the
 durable ones; their SQL is written once, in ``storage.sql``) and
 ``storage.memory.InMemoryGameRepository`` (the model and the fake for bot tests).
@@ -10,11 +10,20 @@ durable ones; their SQL is written once, in ``storage.sql``) and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
 from engine.types import Color, Game, Outcome, Point, Rule
+from storage.club import (
+    Entrant,
+    NewTournament,
+    Pairing,
+    Result,
+    Round,
+    Tournament,
+    TournamentStatus,
+)
 from storage.records import (
     GameOpening,
     GameRecord,
@@ -368,3 +377,96 @@ class GameRepository(Protocol):
 
     async def drop_turn_ping(self, game_id: int) -> None:
         """Forget the game's ping (deleted, none to send); a game without one is ignored."""
+
+    # --- tournaments --------------------------------------------------------------------
+
+    async def create_tournament(self, new: NewTournament) -> Tournament:
+        """Store a new tournament, ``OPEN``, created now."""
+
+    async def tournament(self, tournament_id: int) -> Tournament:
+        """The tournament with this id (``TournamentNotFoundError`` if none)."""
+
+    async def live_tournaments(self, guild_id: int | None = None) -> list[Tournament]:
+        """Open and running tournaments, oldest first (what to resume at start-up);
+        ``guild_id`` restricts to one guild."""
+
+    async def set_tournament_status(
+        self, tournament_id: int, expected: TournamentStatus, status: TournamentStatus
+    ) -> Tournament:
+        """Move the tournament from ``expected`` to ``status`` (compare-and-set, so of two
+        callers starting or finishing it only one does).
+
+        Raises:
+            TournamentNotFoundError.
+            TournamentStatusError: its status is not ``expected``; nothing was written.
+        """
+
+    async def add_entrant(self, tournament_id: int, user_id: int, rating: float) -> Entrant:
+        """Enter the user, active, unseeded, joined now; an entrant who had withdrawn is
+        entered again with this rating and time. Whether the tournament takes the entry is
+        the caller's rule (``bot.core.club.tournament.check_entry``).
+
+        Raises:
+            TournamentNotFoundError: no such tournament.
+        """
+
+    async def update_entrant(self, entrant: Entrant) -> None:
+        """Replace the entrant's rating, seed and status (by tournament and user).
+
+        Raises:
+            TournamentNotFoundError: no such entrant.
+        """
+
+    async def entrants(self, tournament_id: int) -> list[Entrant]:
+        """The tournament's entrants, withdrawn ones too, in the order they joined."""
+
+    async def store_round(
+        self,
+        tournament_id: int,
+        number: int,
+        pairings: Sequence[Pairing],
+        *,
+        deadline: datetime | None = None,
+    ) -> Round:
+        """Store round ``number`` and its boards in one transaction, paired now. Boards that
+        come with a result (the bye, forfeits of withdrawn players) count as played; a round
+        whose every board has one is stored finished.
+
+        Raises:
+            TournamentNotFoundError: no such tournament.
+            RoundPairedError: the round was stored already, or is not the one after the
+                latest: nothing was written.
+            ValueError: a pairing is of another tournament or round, or the boards are not
+                numbered 1..n.
+        """
+
+    async def rounds(self, tournament_id: int) -> list[Round]:
+        """The tournament's rounds in order."""
+
+    async def set_pairing_game(
+        self, tournament_id: int, round: int, board: int, game_id: int
+    ) -> bool:
+        """Link the board to the game opened for it; False (nothing written) when the board
+        already has a game or a result, so a board never gets two games.
+
+        Raises:
+            TournamentNotFoundError: no such board.
+            GameNotFoundError: no such game.
+        """
+
+    async def set_pairing_result(
+        self, tournament_id: int, round: int, board: int, result: Result
+    ) -> bool:
+        """Record (or correct) the board's result; the round is marked finished once every
+        board has one. Returns whether the round is finished.
+
+        Raises:
+            TournamentNotFoundError: no such board.
+            ValueError: ``BYE`` on a board with two players, or another result on the bye.
+        """
+
+    async def pairings(self, tournament_id: int) -> list[Pairing]:
+        """Every board of the tournament, by round then board."""
+
+    async def pairing_by_game(self, game_id: int) -> Pairing | None:
+        """The board the game was opened for (None: not a tournament game)."""

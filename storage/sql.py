@@ -44,11 +44,28 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from engine.types import Color, Game, Outcome, Point, Rule, Termination
+from storage.club import (
+    Entrant,
+    EntrantStatus,
+    Format,
+    NewTournament,
+    Pairing,
+    Result,
+    Round,
+    RoundStatus,
+    Tournament,
+    TournamentStatus,
+    check_result,
+    checked_round,
+)
 from storage.errors import (
     ChannelBusyError,
     GameNotFoundError,
     InvalidStatusError,
     MoveOrderError,
+    RoundPairedError,
+    TournamentNotFoundError,
+    TournamentStatusError,
     VersionConflictError,
 )
 from storage.ratings import new_stats, rate_game
@@ -579,6 +596,77 @@ SQL_TURN_PING = "SELECT channel_id, message_id, version FROM turn_pings WHERE ga
 SQL_SAVE_TURN_PING = _upsert("turn_pings", _columns(TurnPing))
 SQL_DROP_TURN_PING = "DELETE FROM turn_pings WHERE game_id = $1"
 
+# Tournaments (``storage.club``'s records: the columns are named as the fields, but for a
+# pairing's players).
+_TOURNAMENT_COLUMNS = _columns(Tournament)
+SQL_CREATE_TOURNAMENT = f"""
+INSERT INTO tournaments ({_TOURNAMENT_COLUMNS.removeprefix("id, ")})
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+RETURNING {_TOURNAMENT_COLUMNS}
+"""
+SQL_GET_TOURNAMENT = f"SELECT {_TOURNAMENT_COLUMNS} FROM tournaments WHERE id = $1"
+SQL_LIVE_TOURNAMENTS = f"""
+SELECT {_TOURNAMENT_COLUMNS} FROM tournaments
+WHERE status IN ('open', 'running') AND (CAST($1 AS bigint) IS NULL OR guild_id = $1)
+ORDER BY id
+"""
+SQL_SET_TOURNAMENT_STATUS = f"""
+UPDATE tournaments SET status = $3 WHERE id = $1 AND status = $2
+RETURNING {_TOURNAMENT_COLUMNS}
+"""
+_ENTRANT_COLUMNS = _columns(Entrant)
+SQL_ADD_ENTRANT = f"""
+INSERT INTO tournament_entrants ({_ENTRANT_COLUMNS}) VALUES ($1, $2, $3, 0, 'active', $4)
+ON CONFLICT (tournament_id, user_id) DO UPDATE SET
+    rating = excluded.rating, status = excluded.status, joined_at = excluded.joined_at
+RETURNING {_ENTRANT_COLUMNS}
+"""
+SQL_UPDATE_ENTRANT = """
+UPDATE tournament_entrants SET rating = $3, seed = $4, status = $5
+WHERE tournament_id = $1 AND user_id = $2
+"""
+SQL_ENTRANTS = f"""
+SELECT {_ENTRANT_COLUMNS} FROM tournament_entrants WHERE tournament_id = $1
+ORDER BY joined_at, user_id
+"""
+_ROUND_COLUMNS = _columns(Round)
+SQL_LATEST_ROUND = "SELECT max(number) FROM tournament_rounds WHERE tournament_id = $1"
+SQL_INSERT_ROUND = f"""
+INSERT INTO tournament_rounds ({_ROUND_COLUMNS}) VALUES ($1, $2, $3, $4, $5)
+"""
+SQL_ROUNDS = (
+    f"SELECT {_ROUND_COLUMNS} FROM tournament_rounds WHERE tournament_id = $1 ORDER BY number"
+)
+SQL_FINISH_ROUND = """
+UPDATE tournament_rounds SET status = 'finished'
+WHERE tournament_id = $1 AND number = $2 AND NOT EXISTS (
+    SELECT 1 FROM tournament_pairings
+    WHERE tournament_id = $1 AND round = $2 AND result IS NULL)
+"""
+SQL_ROUND_STATUS = "SELECT status FROM tournament_rounds WHERE tournament_id = $1 AND number = $2"
+_PAIRING_COLUMNS = "tournament_id, round, board, black_user_id, white_user_id, result, game_id"
+SQL_INSERT_PAIRING = (
+    f"INSERT INTO tournament_pairings ({_PAIRING_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+)
+SQL_PAIRINGS = f"""
+SELECT {_PAIRING_COLUMNS} FROM tournament_pairings WHERE tournament_id = $1
+ORDER BY round, board
+"""
+SQL_PAIRING = f"""
+SELECT {_PAIRING_COLUMNS} FROM tournament_pairings
+WHERE tournament_id = $1 AND round = $2 AND board = $3
+"""
+SQL_PAIRING_BY_GAME = f"SELECT {_PAIRING_COLUMNS} FROM tournament_pairings WHERE game_id = $1"
+SQL_SET_PAIRING_GAME = """
+UPDATE tournament_pairings SET game_id = $4
+WHERE tournament_id = $1 AND round = $2 AND board = $3
+    AND game_id IS NULL AND result IS NULL AND white_user_id IS NOT NULL
+"""
+SQL_SET_PAIRING_RESULT = """
+UPDATE tournament_pairings SET result = $4
+WHERE tournament_id = $1 AND round = $2 AND board = $3
+"""
+
 # The queries the bot runs on hot paths, with example parameters; tests check their plans.
 INDEXED_QUERIES: dict[str, tuple[str, tuple[Any, ...]]] = {
     "game by id": (SQL_GET_GAME, (1,)),
@@ -590,6 +678,9 @@ INDEXED_QUERIES: dict[str, tuple[str, tuple[Any, ...]]] = {
     "a player's stats": (SQL_PLAYER_STATS, (0, "gomoku", "freestyle", 1)),
     "a leaderboard": (SQL_LEADERBOARD, (0, "gomoku", 0, 10, 0, "freestyle")),
     "a player's results": (SQL_USER_RESULTS, (1, None)),
+    "the board of a game": (SQL_PAIRING_BY_GAME, (1,)),  # asked at every game's end
+    "a tournament's boards": (SQL_PAIRINGS, (1,)),
+    "a tournament's entrants": (SQL_ENTRANTS, (1,)),
 }
 
 
@@ -1258,6 +1349,152 @@ class SqlGameRepository:
     async def drop_turn_ping(self, game_id: int) -> None:
         await self._run_statement(SQL_DROP_TURN_PING, game_id, unhurried=True)
 
+    # --- tournaments ----------------------------------------------------------------------
+
+    async def create_tournament(self, new: NewTournament) -> Tournament:
+        params = (
+            new.guild_id,
+            new.channel_id,
+            new.name,
+            new.format.value,
+            new.game,
+            new.rule,
+            new.rounds,
+            new.seconds_per_move,
+            new.player_cap,
+            new.starts_at,
+            new.arena_minutes,
+            TournamentStatus.OPEN.value,
+            new.created_by,
+            self._clock(),
+        )
+
+        async def work(db: Executor) -> Tournament:
+            row = await db.fetchrow(SQL_CREATE_TOURNAMENT, *params)
+            assert row is not None
+            return _tournament(row)
+
+        return await self._write(work, atomic=True)
+
+    async def tournament(self, tournament_id: int) -> Tournament:
+        found = await self._fetch_one(_tournament, SQL_GET_TOURNAMENT, tournament_id, small=True)
+        if found is None:
+            raise TournamentNotFoundError(tournament_id)
+        return found
+
+    async def live_tournaments(self, guild_id: int | None = None) -> list[Tournament]:
+        return await self._fetch_all(_tournament, SQL_LIVE_TOURNAMENTS, guild_id)
+
+    async def set_tournament_status(
+        self, tournament_id: int, expected: TournamentStatus, status: TournamentStatus
+    ) -> Tournament:
+        params = (tournament_id, expected.value, status.value)
+
+        async def work(db: Executor) -> Tournament:
+            row = await db.fetchrow(SQL_SET_TOURNAMENT_STATUS, *params)
+            if row is not None:
+                return _tournament(row)
+            found = await _tournament_or_raise(db, tournament_id)
+            raise TournamentStatusError(tournament_id, found.status)
+
+        return await self._write(work)
+
+    async def add_entrant(self, tournament_id: int, user_id: int, rating: float) -> Entrant:
+        params = (tournament_id, user_id, float(rating), self._clock())
+
+        async def work(db: Executor) -> Entrant:
+            await _tournament_or_raise(db, tournament_id)
+            row = await db.fetchrow(SQL_ADD_ENTRANT, *params)
+            assert row is not None
+            return _entrant(row)
+
+        return await self._write(work)
+
+    async def update_entrant(self, entrant: Entrant) -> None:
+        key = (entrant.tournament_id, entrant.user_id)
+        params = (*key, float(entrant.rating), entrant.seed, entrant.status.value)
+
+        async def work(db: Executor) -> None:
+            if not await db.execute(SQL_UPDATE_ENTRANT, *params):
+                raise TournamentNotFoundError(key[0], user_id=key[1])
+
+        await self._write(work, atomic=True)
+
+    async def entrants(self, tournament_id: int) -> list[Entrant]:
+        return await self._fetch_all(_entrant, SQL_ENTRANTS, tournament_id)
+
+    async def store_round(
+        self,
+        tournament_id: int,
+        number: int,
+        pairings: Sequence[Pairing],
+        *,
+        deadline: datetime | None = None,
+    ) -> Round:
+        rows = [_pairing_params(p) for p in checked_round(tournament_id, number, pairings)]
+        status = RoundStatus.FINISHED if all(p.result for p in pairings) else RoundStatus.PAIRED
+        paired = Round(tournament_id, number, status, self._clock(), deadline)
+
+        async def work(db: Executor) -> Round:
+            await _tournament_or_raise(db, tournament_id)
+            latest = await db.fetchrow(SQL_LATEST_ROUND, tournament_id)
+            after = (latest[0] if latest else None) or 0
+            if number <= after:
+                raise RoundPairedError(tournament_id, number)
+            if number > after + 1:
+                raise ValueError(f"round {number} of tournament {tournament_id} skips a round")
+            try:
+                async with db.savepoint():
+                    await db.execute(SQL_INSERT_ROUND, *_round_params(paired))
+            except self._UNIQUE_VIOLATION as error:  # paired at once by another process
+                raise RoundPairedError(tournament_id, number) from error
+            if rows:
+                await db.executemany(SQL_INSERT_PAIRING, rows)
+            return paired
+
+        return await self._write(work)
+
+    async def rounds(self, tournament_id: int) -> list[Round]:
+        return await self._fetch_all(_round, SQL_ROUNDS, tournament_id)
+
+    async def set_pairing_game(
+        self, tournament_id: int, round: int, board: int, game_id: int
+    ) -> bool:
+        key = (tournament_id, round, board)
+
+        async def work(db: Executor) -> bool:
+            await self._game_or_raise(db, game_id)
+            if await db.execute(SQL_SET_PAIRING_GAME, *key, game_id):
+                return True
+            if await db.fetchrow(SQL_PAIRING, *key) is None:
+                raise TournamentNotFoundError(tournament_id, round=round, board=board)
+            return False
+
+        return await self._write(work)
+
+    async def set_pairing_result(
+        self, tournament_id: int, round: int, board: int, result: Result
+    ) -> bool:
+        key = (tournament_id, round, board)
+
+        async def work(db: Executor) -> bool:
+            row = await db.fetchrow(SQL_PAIRING, *key)
+            if row is None:
+                raise TournamentNotFoundError(tournament_id, round=round, board=board)
+            check_result(_pairing(row), result)
+            await db.execute(SQL_SET_PAIRING_RESULT, *key, result.value)
+            await db.execute(SQL_FINISH_ROUND, tournament_id, round)
+            status = await db.fetchrow(SQL_ROUND_STATUS, tournament_id, round)
+            return status is not None and status[0] == RoundStatus.FINISHED.value
+
+        return await self._write(work)
+
+    async def pairings(self, tournament_id: int) -> list[Pairing]:
+        return await self._fetch_all(_pairing, SQL_PAIRINGS, tournament_id)
+
+    async def pairing_by_game(self, game_id: int) -> Pairing | None:
+        return await self._fetch_one(_pairing, SQL_PAIRING_BY_GAME, game_id, small=True)
+
 
 def _text(row: Row) -> str:
     return str(row[0])
@@ -1273,3 +1510,65 @@ def _id_and_text(row: Row) -> tuple[int, str]:
 
 def _puzzle_player(row: Row) -> PuzzlePlayer:
     return PuzzlePlayer(*row)
+
+
+_FORMAT = _members(Format)
+_TOURNAMENT_STATUS = _members(TournamentStatus)
+_ENTRANT_STATUS = _members(EntrantStatus)
+_ROUND_STATUS = _members(RoundStatus)
+_RESULT = _members(Result)
+
+
+def _tournament(row: Row) -> Tournament:
+    return Tournament(
+        id=row[0],
+        guild_id=row[1],
+        channel_id=row[2],
+        name=row[3],
+        format=_FORMAT(row[4]),
+        game=row[5],
+        rule=row[6],
+        rounds=row[7],
+        seconds_per_move=row[8],
+        player_cap=row[9],
+        starts_at=_time_or_none(row[10]),
+        arena_minutes=row[11],
+        status=_TOURNAMENT_STATUS(row[12]),
+        created_by=row[13],
+        created_at=_time(row[14]),
+    )
+
+
+async def _tournament_or_raise(db: Executor, tournament_id: int) -> Tournament:
+    row = await db.fetchrow(SQL_GET_TOURNAMENT, tournament_id)
+    if row is None:
+        raise TournamentNotFoundError(tournament_id)
+    return _tournament(row)
+
+
+def _entrant(row: Row) -> Entrant:
+    return Entrant(row[0], row[1], float(row[2]), row[3], _ENTRANT_STATUS(row[4]), _time(row[5]))
+
+
+def _round(row: Row) -> Round:
+    return Round(row[0], row[1], _ROUND_STATUS(row[2]), _time(row[3]), _time_or_none(row[4]))
+
+
+def _round_params(round_: Round) -> tuple[Any, ...]:
+    return (
+        round_.tournament_id,
+        round_.number,
+        round_.status.value,
+        round_.paired_at,
+        round_.deadline,
+    )
+
+
+def _pairing(row: Row) -> Pairing:
+    result = None if row[5] is None else _RESULT(row[5])
+    return Pairing(row[0], row[1], row[2], row[3], row[4], result, row[6])
+
+
+def _pairing_params(pairing: Pairing) -> tuple[Any, ...]:
+    result = None if pairing.result is None else pairing.result.value
+    return (*_values(pairing)[:5], result, pairing.game_id)

@@ -10,7 +10,7 @@ import pytest
 
 import storage
 
-CONTRACT = (storage.repository, storage.records, storage.errors)
+CONTRACT = (storage.repository, storage.records, storage.club, storage.errors)
 
 
 def test_package_exports_the_contract_and_the_repositories() -> None:

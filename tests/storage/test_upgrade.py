@@ -30,6 +30,7 @@ from typing import Any
 import asyncpg
 
 from engine.types import Color, Game, Point, Rule
+from storage.club import Format, NewTournament, Pairing, Result
 from storage.memory import InMemoryGameRepository
 from storage.postgres import PostgresGameRepository
 from storage.records import (
@@ -243,9 +244,31 @@ async def play_on(
         assert await repo.append_move(game.id, game.version - 1, move, color) == game
     ids.append(game.id)
     assert await observed(repo, ids) == await observed(model, ids)
+    await hold_a_tournament(repo, model, game.id)
     assert await repo.leaderboard(Game.GOMOKU, limit=100) == await model.leaderboard(
         Game.GOMOKU, limit=100
     )
+
+
+async def hold_a_tournament(
+    repo: GameRepository, model: InMemoryGameRepository, game_id: int
+) -> None:
+    """The tables the upgrade adds (``0018_tournaments.sql``) take a tournament as the model
+    does, its round linked to a game of the upgraded database."""
+    new = NewTournament(500, 40, "After the upgrade", Format.SWISS, "gomoku", "freestyle", 2, 60, 1)
+    tournament = await model.create_tournament(new)
+    assert await repo.create_tournament(new) == tournament
+    tid = tournament.id
+    for user in (3, 4, 5):
+        assert await repo.add_entrant(tid, user, 1500) == await model.add_entrant(tid, user, 1500)
+    boards = [Pairing(tid, 1, 1, 3, 4, None, None), Pairing(tid, 1, 2, 5, None, Result.BYE, None)]
+    assert await repo.store_round(tid, 1, boards) == await model.store_round(tid, 1, boards)
+    for store in (repo, model):
+        assert await store.set_pairing_game(tid, 1, 1, game_id)
+        assert await store.set_pairing_result(tid, 1, 1, Result.BLACK_WINS)
+    for read in ("entrants", "rounds", "pairings"):
+        assert await getattr(repo, read)(tid) == await getattr(model, read)(tid), read
+    assert await repo.live_tournaments() == await model.live_tournaments() == [tournament]
 
 
 def _build(kind: str, out: Path) -> None:
