@@ -264,12 +264,17 @@ class GomokuBot(commands.Bot):
             from bot import metrics
 
             ai = metrics.MeteredRunner(ai)
-        self.service = TournamentService(repository, ai, clock=self.clock, rng=self.rng)
+        # The clocks stand still while Discord does not answer: for the runner's deadlines and
+        # for the lateness of a move alike (one place: the service's ``clocks_stopped_at``).
+        self.service = TournamentService(
+            repository,
+            ai,
+            clock=self.clock,
+            rng=self.rng,
+            clocks_stopped_at=self.table.faults.stopped_at,
+        )
         self.runner = GameRunner(
-            self.service,
-            poll=self.deadline_poll,
-            resume_every=self.resume_every,
-            paused=self.table.faults.paused,
+            self.service, poll=self.deadline_poll, resume_every=self.resume_every
         )
         self.runner.subscribe()  # AI replies at once; the clocks once connected
         self.service.subscribe(self.table.on_event)

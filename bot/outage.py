@@ -4,17 +4,26 @@ An outage: a board edit, an AI's answer or a turn ping that fails because Discor
 answer (a 5xx, a connection error, a timeout) loses nothing, the move is stored already. The
 game is noted as behind and redrawn from its stored state, with growing pauses between tries
 (``first_retry_s`` doubling up to ``longest_retry_s``), until Discord answers; the redraw
-brings its turn ping along. The outage runs from the first such failure to the first redraw
-that succeeds. Meanwhile the clocks stand still (the deadline task asks ``paused``: it ends
-no game on time), and when an outage longer than ``grace`` ends every open game's clock is
-moved on by its length (``GameService.shift_deadlines``): nobody loses on time while nobody
-could move. A shorter one moves no clock: a deadline it hid is enforced right after.
+brings its turn ping along. A thread's result line in its parent channel is sent again the
+same way. The outage runs from the first such failure to the first redraw that succeeds.
+Meanwhile the clocks stand still: the service asks ``stopped_at`` (its
+``clocks_stopped_at``), so the runner's deadline task ends no game on time, and a move that
+arrives meanwhile (interaction callbacks may work while the rest of REST does not) is late
+only where its deadline had passed before the stop. When an outage longer than ``grace`` ends,
+every open game's clock is moved on by its length in one write that keeps each game's version
+and warning (``GameService.shift_deadlines``): nobody loses on time while nobody could move,
+and nobody is warned twice. A shorter one moves no clock: a deadline it hid is enforced right
+after.
 
 A game's home gone: a thread Discord archived is unarchived before the bot writes to it (a
 board edit refused with 50083 is retried once after that). A thread or channel deleted
 (10003), locked, or no longer visible to the bot (50001), and a server that removed the bot,
 end the game without a result; the players are told in the channel the thread hung off, where
-there is one to tell them in. Each fault is logged as one line, never a traceback.
+there is one to tell them in. So does a thread a moderator archived and locked (THREAD_UPDATE):
+nobody can write or use a command in it. A member who leaves the server is not heard of at all
+(GUILD_MEMBER_REMOVE comes only with the privileged Server Members intent, which the bot does
+not ask for): the game waits, and the leaver's turn clock or the server's idle time ends it.
+Each fault is logged as one line, never a traceback.
 """
 
 from __future__ import annotations
@@ -105,9 +114,12 @@ class Faults:
         self.down_since: datetime | None = None  # the first failure of the outage under way
         self._behind: set[int] = set()  # game ids to redraw once Discord answers
         self._deletions: set[tuple[int, int]] = set()  # (channel, message) to delete then
+        self._closings: set[int] = set()  # games whose thread's result line is still due
         self._catching_up: asyncio.Task[None] | None = None
         self._ending: set[int] = set()  # games whose end for a lost home is under way
         self.outages = 0  # outages seen and ended (for tests and diagnostics)
+        self._clocks_run = asyncio.Event()  # set while no outage is under way
+        self._clocks_run.set()
 
     def behind(self) -> frozenset[int]:
         """The games waiting for Discord to show their newest state."""
@@ -116,6 +128,15 @@ class Faults:
     def paused(self) -> bool:
         """Whether the clocks stand still: Discord is not answering."""
         return self.down_since is not None
+
+    def stopped_at(self) -> datetime | None:
+        """When the clocks stopped (the outage's start), or None while they run: the service
+        judges a move's lateness by it, the runner ends no game on time meanwhile."""
+        return self.down_since
+
+    async def clocks_running(self) -> None:
+        """Wait until no outage is under way (its clocks moved on, if it lasted)."""
+        await self._clocks_run.wait()
 
     def failed(self, game_id: int, error: BaseException) -> None:
         """Discord did not answer a request that draws ``game_id``: redraw it later."""
@@ -128,20 +149,32 @@ class Faults:
         self._deletions.add((channel_id, message_id))
         self._down(error)
 
+    def close_later(self, game_id: int, error: BaseException) -> None:
+        """Discord did not answer the line that tells a thread's parent channel the result
+        of ``game_id``: send it once Discord answers."""
+        self._closings.add(game_id)
+        self._down(error)
+
+    def closed(self, game_id: int) -> None:
+        """The result line of ``game_id`` is in its channel: nothing left to send again."""
+        self._closings.discard(game_id)
+
     def _down(self, error: BaseException) -> None:
         if self.down_since is None:
             self.down_since = self.host.clock()
+            self._clocks_run.clear()
             log.warning("Discord is not answering (%s); boards catch up later", _why(error))
         if self._catching_up is None or self._catching_up.done():
             self._catching_up = self.host.spawn(self._catch_up())
 
     async def _catch_up(self) -> None:
         delay = self.first_retry_s
-        while self._behind or self._deletions:
+        while self._behind or self._deletions or self._closings:
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.longest_retry_s)
             try:
-                await self._redraw()
+                await self._redraw()  # a finished game's redraw sends its result line too
+                await self._close()
                 await self._delete()
             except _StillDownError:
                 continue  # the next round tries again
@@ -158,6 +191,22 @@ class Faults:
                     raise _StillDownError from error
                 log.warning("could not redraw game %s: %r", game_id, error)
             self._behind.discard(game_id)
+            await self._answered()
+
+    async def _close(self) -> None:
+        for game_id in sorted(self._closings):
+            if game_id not in self._closings:
+                continue  # a redraw sent it meanwhile
+            try:
+                game = await self.host.service.game(game_id)
+                await threads.close_thread(self.host, game, strict=True)
+            except GameServiceError:
+                pass  # the game is gone from storage: nothing to tell
+            except Exception as error:
+                if discord_down(error):
+                    raise _StillDownError from error
+                log.warning("could not tell the result of game %s: %r", game_id, error)
+            self._closings.discard(game_id)
             await self._answered()
 
     async def _delete(self) -> None:
@@ -182,7 +231,10 @@ class Faults:
             # The clocks stand still until they are moved on: only then is the outage over.
             moved = await self.host.service.shift_deadlines(lasted)
             log.warning("moved %s clocks on by the outage's %.0f s", moved, lasted.total_seconds())
-        self.down_since = None  # the runner's clock task, paused meanwhile, runs again
+        # The runner's clock task, paused meanwhile, runs again at its next look (within a
+        # second) and plans with the moved deadlines.
+        self.down_since = None
+        self._clocks_run.set()
         self.outages += 1
 
     async def redraw_unshown(self) -> int:
@@ -274,6 +326,18 @@ class ServerChanges(commands.Cog):
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         """A game's thread was deleted."""
+        games = await self.host.service.open_games_at(channels=[payload.thread_id])
+        await self.faults.homes_lost(games)
+
+    @commands.Cog.listener()
+    async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
+        """A game's thread was archived and locked (by a moderator): its players can neither
+        write in it nor use a command there, so its game ends as if the thread were gone
+        rather than lose on time later. A thread archived but not locked keeps its game: a
+        player's message reopens it."""
+        metadata = payload.data.get("thread_metadata") or {}
+        if not (metadata.get("archived") and metadata.get("locked")):
+            return
         games = await self.host.service.open_games_at(channels=[payload.thread_id])
         await self.faults.homes_lost(games)
 

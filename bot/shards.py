@@ -13,12 +13,14 @@ service finds that work through ``open_games``, ``games_due`` and ``pending_repl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Self, cast
 
 from storage.errors import GameNotFoundError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from storage.records import GameRecord, PendingReply
     from storage.repository import GameRepository
 
@@ -98,6 +100,14 @@ class OwnedGames:
     async def games_due(self, now: datetime) -> list[GameRecord]:
         """This process's games whose deadline has come."""
         return [g for g in await self._inner.games_due(now) if self.shards.owns(g.guild_id)]
+
+    async def shift_deadlines(self, by: timedelta, game_ids: Iterable[int] | None = None) -> int:
+        """Move the clocks of this process's open games (the other shards' players could
+        move: their clocks ran)."""
+        mine = {g.id for g in await self.open_games() if g.deadline is not None}
+        if game_ids is not None:
+            mine &= set(game_ids)
+        return await self._inner.shift_deadlines(by, mine)
 
     async def pending_replies(self) -> list[PendingReply]:
         """The interrupted replies of this process's games (finished at start-up)."""

@@ -21,7 +21,7 @@ from typing import Final
 
 import discord
 
-from bot import permissions
+from bot import outage, permissions
 from bot.core.service.states import GameState
 from bot.host import GameHost, Interaction, host_of
 from bot.names import display_name
@@ -134,8 +134,10 @@ async def host_in_thread(
     return moved
 
 
-async def close_thread(bot: GameHost, view: GameState) -> None:
-    """The game in a thread ended: one line in the channel, then archive the thread."""
+async def close_thread(bot: GameHost, view: GameState, *, strict: bool = False) -> None:
+    """The game in a thread ended: one line in the channel, then archive the thread. A line
+    Discord did not answer is sent again once it answers, like a board (``bot.outage``);
+    ``strict`` (that retry): such a failure raises instead."""
     parent = view.record.parent_channel_id
     if parent is None:
         return
@@ -146,6 +148,17 @@ async def close_thread(bot: GameHost, view: GameState) -> None:
             words.thread_ended(_players(view), result, f"<#{view.channel_id}>"),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+    except (discord.HTTPException, *outage.NO_ANSWER) as error:
+        if not outage.discord_down(error):
+            log.warning("could not tell the channel of game %s's result", view.game_id)
+        elif strict:
+            raise
+        else:
+            bot.table.faults.close_later(view.game_id, error)
+        return
+    bot.table.faults.closed(view.game_id)
+    try:
         await bot.http.edit_channel(view.channel_id, archived=True)
-    except discord.HTTPException:
-        log.warning("could not close the thread of game %s", view.game_id)
+    except (discord.HTTPException, *outage.NO_ANSWER):
+        # Discord archives it by itself after its auto-archive duration.
+        log.warning("could not archive the thread of game %s", view.game_id)

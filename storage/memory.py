@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from engine.types import Color, Game, Outcome, Point, Rule, Termination
@@ -345,6 +345,18 @@ class InMemoryGameRepository:
     ) -> GameRecord:
         game = self._checked(game_id, expected_version, _OPEN)
         return self._next(game, deadline=_utc(deadline), warning_sent=False)
+
+    async def shift_deadlines(self, by: timedelta, game_ids: Iterable[int] | None = None) -> int:
+        chosen = None if game_ids is None else set(game_ids)
+        moved = [
+            g
+            for g in self._games.values()
+            if g.is_open and g.deadline is not None and (chosen is None or g.id in chosen)
+        ]
+        for game in moved:
+            assert game.deadline is not None
+            self._store(game, deadline=game.deadline + by)
+        return len(moved)
 
     async def mark_warning_sent(self, game_id: int, expected_version: int) -> None:
         game = self._checked(game_id, expected_version, _OPEN)

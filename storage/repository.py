@@ -10,8 +10,8 @@ durable ones; their SQL is written once, in ``storage.sql``) and
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import datetime
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from engine.types import Color, Game, Outcome, Point, Rule
@@ -187,6 +187,13 @@ class GameRepository(Protocol):
         self, game_id: int, expected_version: int, deadline: datetime | None
     ) -> GameRecord:
         """Move an open game's deadline (e.g. pause the clock) and clear the warning flag."""
+
+    async def shift_deadlines(self, by: timedelta, game_ids: Iterable[int] | None = None) -> int:
+        """Move every open game's deadline (a turn's, a challenge's expiry) ``by`` later, all
+        in one transaction, keeping each game's version and warning flag: the clocks were
+        stopped, no turn changed (a warned player stays warned, a panel opened before stays
+        valid). ``game_ids``: only these games (a process that runs some shards moves its
+        own); None: every open game, in one statement. Returns how many games moved."""
 
     async def mark_warning_sent(self, game_id: int, expected_version: int) -> None:
         """Record that this turn's low-time warning went out (does not bump the version).

@@ -408,6 +408,17 @@ UPDATE games SET version = version + 1, deadline = $3, warning_sent = false, upd
 WHERE id = $1 AND version = $2 AND status IN ('pending', 'active')
 RETURNING {GAME_COLUMNS}
 """
+# One statement moves every open clock; the version and the warning flag stay (see
+# ``GameRepository.shift_deadlines``). ``$1`` is an interval (SQLite: integer microseconds,
+# as its times are stored).
+SQL_SHIFT_DEADLINES = """
+UPDATE games SET deadline = deadline + $1
+WHERE deadline IS NOT NULL AND status IN ('pending', 'active')
+"""
+SQL_SHIFT_DEADLINE = """
+UPDATE games SET deadline = deadline + $1
+WHERE id = $2 AND deadline IS NOT NULL AND status IN ('pending', 'active')
+"""
 SQL_MARK_WARNING = """
 UPDATE games SET warning_sent = true
 WHERE id = $1 AND version = $2 AND status IN ('pending', 'active')
@@ -1057,6 +1068,20 @@ class SqlGameRepository:
         params = (deadline, self._clock())
         open_states = [GameStatus.PENDING, GameStatus.ACTIVE]
         return await self._cas(SQL_SET_DEADLINE, game_id, expected_version, params, open_states)
+
+    async def shift_deadlines(self, by: timedelta, game_ids: Iterable[int] | None = None) -> int:
+        if game_ids is None:
+
+            async def everyone(db: Executor) -> int:
+                return await db.execute(SQL_SHIFT_DEADLINES, by)
+
+            return await self._write(everyone, atomic=True)
+        chosen = sorted(set(game_ids))
+
+        async def these(db: Executor) -> int:
+            return sum([await db.execute(SQL_SHIFT_DEADLINE, by, game_id) for game_id in chosen])
+
+        return await self._write(these) if chosen else 0
 
     async def mark_warning_sent(self, game_id: int, expected_version: int) -> None:
         async def work(db: Executor) -> None:

@@ -45,7 +45,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from os import PathLike
 from pathlib import Path
@@ -106,11 +106,20 @@ def sqlite_sql(sql: str) -> str:
 
 
 def _bind(args: Sequence[Any]) -> Sequence[Any]:
-    """Parameters as SQLite stores them: times as microseconds since the epoch."""
+    """Parameters as SQLite stores them: times as microseconds since the epoch, durations as
+    microseconds."""
     for arg in args:
-        if isinstance(arg, datetime):
-            return [_micros(value) if isinstance(value, datetime) else value for value in args]
+        if isinstance(arg, (datetime, timedelta)):
+            return [_sqlite_value(value) for value in args]
     return args
+
+
+def _sqlite_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return _micros(value)
+    if isinstance(value, timedelta):
+        return value // _MICROSECOND
+    return value
 
 
 def _micros(value: datetime) -> int:

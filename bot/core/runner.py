@@ -62,8 +62,9 @@ class GameRunner:
         seconds between its retries of AI moves; ``clock``: the time (the service's);
         ``paused``: whether the clocks stand still now (a front end that cannot reach its
         players: nobody can move, so no clock may run out; it moves them on afterwards,
-        ``GameService.shift_deadlines``)."""
-        self.paused = paused or (lambda: False)
+        ``GameService.shift_deadlines``); by default, whether the service's
+        ``clocks_stopped_at`` says they stopped."""
+        self.paused = paused or (lambda: service.clocks_stopped_at() is not None)
         self.service = service
         self.poll = poll
         self.resume_every = resume_every

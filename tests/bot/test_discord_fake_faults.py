@@ -3,6 +3,7 @@ with Discord's status and error code, and the gateway events discord.py acts on.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Final
 
@@ -10,7 +11,7 @@ import discord
 import pytest
 from discord.ext import commands
 
-from tests.fakediscord import FakeDiscord
+from tests.fakediscord import FakeDiscord, FakeDiscordError
 
 WEEK: Final = 10080  # minutes: the longest auto-archive duration
 
@@ -60,12 +61,23 @@ async def test_an_outage_answers_5xx_on_its_routes_until_it_ends(
 async def test_the_gateway_drops_and_the_bot_resumes(fake: FakeDiscord, plain: Plain) -> None:
     await fake.drop_gateway()
     assert (fake.identifies, fake.resumes) == (1, 1)
-    removed = fake.add_user("carol")
+    thread = fake.add_thread("game")
     # Events reach the resumed session.
-    waiter = plain.wait_for("raw_member_remove")
-    await fake.remove_member(removed)
+    waiter = asyncio.ensure_future(plain.wait_for("raw_thread_update"))
+    await fake.archive_thread(thread)
     event = await waiter
-    assert event.user.id == removed.id
+    assert event.thread_id == thread.id
+
+
+async def test_a_member_leaving_is_not_told_to_a_bot_without_the_members_intent(
+    fake: FakeDiscord, plain: Plain
+) -> None:
+    # GUILD_MEMBER_REMOVE belongs to the privileged Server Members intent, which Discord's
+    # default intents (and the game bot's) leave out: Discord does not send it.
+    assert not plain.intents.members
+    carol = fake.add_user("carol")
+    assert await fake.remove_member(carol) == 0
+    assert carol.id not in fake.users
 
 
 async def test_an_invalid_session_makes_the_bot_identify_anew(
@@ -111,6 +123,26 @@ async def test_a_locked_thread_refuses_messages_and_unarchiving(
     fake.allow(thread, "manage_threads")
     await plain.http.edit_channel(thread.id, archived=False)
     await _post(plain, thread.id, "hello")
+
+
+async def test_a_members_message_unarchives_a_thread_unless_it_is_locked(
+    fake: FakeDiscord, plain: Plain
+) -> None:
+    member = fake.add_user("member")
+    thread = fake.add_thread("game")
+    await fake.archive_thread(thread)
+    unarchived = asyncio.ensure_future(
+        plain.wait_for(
+            "raw_thread_update", check=lambda e: not e.data["thread_metadata"]["archived"]
+        )
+    )
+    await fake.member_posts(thread, member)
+    assert (await unarchived).thread_id == thread.id
+    assert not thread.archived
+    await fake.archive_thread(thread, locked=True)
+    with pytest.raises(FakeDiscordError, match="locked"):
+        await fake.member_posts(thread, member)
+    assert thread.archived
 
 
 async def test_a_deleted_channel_is_unknown(fake: FakeDiscord, plain: Plain) -> None:

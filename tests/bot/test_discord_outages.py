@@ -9,6 +9,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import pytest
 
@@ -18,7 +19,7 @@ from engine.types import Termination
 from storage.records import GameStatus
 from tests.bot.conftest import BotFactory, GatedRunner, accepted_challenge, board_caught_up
 from tests.clock import FakeClock
-from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser, Message
+from tests.fakediscord import FakeChannel, FakeDiscord, FakeDiscordError, FakeUser, Message
 
 MESSAGES = r"/channels/\d+/messages"
 
@@ -88,22 +89,69 @@ async def test_a_game_thread_lives_a_week_and_is_reopened_to_show_the_result(
     assert view.outcome.termination is Termination.TIMEOUT
 
 
-async def test_a_locked_thread_keeps_the_result_and_the_channel_is_told(
+async def test_an_archived_game_thread_takes_commands_once_a_member_writes_in_it(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    game_id, thread, board = await _in_thread(fake, bot, alice, bob)
+    (archived,) = await fake.pass_time(ARCHIVE_AFTER * 60)  # a quiet week
+    assert archived is thread
+    with pytest.raises(FakeDiscordError, match="archived"):  # Discord's client offers none
+        await fake.send_slash("place", user=alice, channel=thread, options={"cell": "h8"})
+    await fake.member_posts(thread, alice)  # her message unarchives it
+    assert not thread.archived
+    reply = await fake.slash("place", user=alice, channel=thread, options={"cell": "h8"})
+    assert "played **h8**" in reply.content.lower()
+    await fake.wait_for(lambda: "last h8" in board.text())  # its board, edited in place
+    view = await bot.service.game(game_id)
+    assert view.status is GameStatus.ACTIVE
+    assert [str(m.point) for m in view.board.moves] == ["h8"]
+    assert bot.table.faults.behind() == frozenset()
+
+
+async def test_a_locked_thread_ends_its_game_at_once_and_the_channel_is_told(
     fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
 ) -> None:
     await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
     game_id, thread, _board = await _in_thread(fake, bot, alice, bob)
-    await fake.archive_thread(thread, locked=True)  # a moderator locked it
+    # A moderator locked it: nobody can move there, so nobody loses on time for it.
+    await fake.archive_thread(thread, locked=True)
+    told = f"game {game_id} ended without a result"
+    await fake.wait_for(lambda: any(told in m.content for m in fake.channel_messages()))
+    view = await bot.service.game(game_id)
+    assert view.outcome is not None
+    assert view.outcome.termination is Termination.ABANDONED
+    clock.advance(seconds=61)
+    await bot.runner.passed(2)
+    assert (await bot.service.game(game_id)).outcome == view.outcome
+
+
+async def test_a_thread_result_line_discord_did_not_take_is_sent_once_it_answers(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, thread, board = await _in_thread(fake, bot, alice, bob)
+    # The parent channel's messages fail; the thread's board takes edits.
+    outage = fake.outage(rf"/channels/{fake.default_channel.id}/messages")
     clock.advance(seconds=61)
     bot.runner.wake()
-    await fake.wait_for(
-        lambda: any(f"<#{thread.id}>" in m.content for m in fake.channel_messages())
-    )
-    line = next(m for m in fake.channel_messages() if f"<#{thread.id}>" in m.content)
+    await fake.wait_for(lambda: "on time" in board.text())
+    await fake.wait_for(lambda: outage.refused > 1)  # the line, then the catch-up's first try
+    assert bot.table.faults.paused()
+
+    def lines() -> list[Message]:
+        return [m for m in fake.channel_messages() if f"<#{thread.id}>" in m.content]
+
+    assert lines() == []
+    outage.end()
+    await fake.wait_for(lambda: len(lines()) == 1)
+    await bot.table.faults.clocks_running()
+    (line,) = lines()
     assert "on time" in line.content
+    assert line.channel_id == fake.default_channel.id
+    await fake.wait_for(lambda: thread.archived)
     view = await bot.service.game(game_id)
-    assert view.winner is not None
-    assert view.winner.user_id == bob.id
+    assert view.outcome is not None
+    assert view.outcome.termination is Termination.TIMEOUT
 
 
 async def test_a_deleted_thread_ends_its_game_and_the_channel_is_told(
@@ -195,7 +243,7 @@ async def test_no_game_is_lost_on_time_while_discord_is_down(
     clock.advance(seconds=25)  # 75 s in all: past the deadline, during the outage
     bot.runner.wake()
     outage.end()
-    await fake.wait_for(lambda: not bot.table.faults.paused())
+    await bot.table.faults.clocks_running()
     view = await bot.service.game(game_id)
     assert view.status is GameStatus.ACTIVE
     assert view.deadline is not None
@@ -204,6 +252,92 @@ async def test_no_game_is_lost_on_time_while_discord_is_down(
     assert "played **h8**" in reply.content.lower()
     await board_caught_up(fake, bot, game_id)
     assert "h8" in board.text() or "1 move" in board.text()
+
+
+async def test_a_move_while_the_clocks_stand_still_is_not_late(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
+) -> None:
+    """REST down, interaction callbacks working: a /place past the deadline as the wall
+    clock reads it is a move, not a loss on time, and so is one after Discord is back but
+    before the clocks were moved on."""
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    clock.advance(seconds=30)
+    outage = fake.outage(r"/channels/")
+    reply = await fake.slash("place", user=alice, options={"cell": "h8"})
+    assert "played **h8**" in reply.content.lower()
+    await fake.wait_for(bot.table.faults.paused)  # her board edit failed: the clocks stop
+    stopped = bot.table.faults.stopped_at()
+    assert stopped is not None
+    clock.advance(seconds=90)  # Bob's minute is past on the wall clock
+    reply = await fake.slash("place", user=bob, options={"cell": "i9"})
+    assert "played **i9**" in reply.content.lower()
+    clock.advance(seconds=90)
+    held = fake.hold("PATCH", MESSAGES)  # Discord is back, the catch-up not through yet
+    edits = len(fake.requests_to("PATCH", MESSAGES))
+    outage.end()
+    await fake.wait_for(lambda: len(fake.requests_to("PATCH", MESSAGES)) > edits)
+    assert bot.table.faults.paused()
+    reply = await fake.slash("place", user=alice, options={"cell": "h9"})
+    assert "played **h9**" in reply.content.lower()
+    held.set()
+    await bot.table.faults.clocks_running()
+    view = await bot.service.game(game_id)
+    assert view.status is GameStatus.ACTIVE
+    assert [str(m.point) for m in view.board.moves] == ["h8", "i9", "h9"]
+    assert view.deadline is not None
+    assert view.deadline > clock.now  # Bob's clock: moved on by the outage
+
+
+async def test_an_outage_given_back_warns_nobody_twice_and_keeps_the_turn(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
+) -> None:
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    clock.advance(seconds=5)
+    other = fake.add_channel("second-board")
+    carol, dave = fake.add_user("carol"), fake.add_user("dave")
+    start = await fake.slash(
+        "gomoku start",
+        user=carol,
+        channel=other,
+        options={"opponent": dave, "colour": "black", "rated": False},
+    )
+    assert start.message is not None
+    other_id = (await bot.service.board(other.id)).game_id
+    await fake.click(start.message, f"gomoku:{other_id}:accept", user=dave)
+
+    def warnings() -> list[Message]:
+        return [m for m in fake.channel_messages() if "your time runs out" in m.content]
+
+    clock.advance(seconds=45)  # 50 s into Alice's minute: she is warned
+    bot.runner.wake()
+    await fake.wait_for(lambda: len(warnings()) == 1)
+    before = await bot.service.game(game_id)
+    assert before.record.warning_sent
+
+    outage = fake.outage(MESSAGES)
+    clock.advance(seconds=5)  # Carol's warning is due: Discord does not take it
+    bot.runner.wake()
+    await fake.wait_for(lambda: bot.table.faults.paused())
+    clock.advance(seconds=30)
+    outage.end()
+    await bot.table.faults.clocks_running()
+    passes = bot.runner.passes
+    await bot.runner.passed(2)  # the clock task ran with the moved deadlines
+    assert bot.runner.passes >= passes + 2
+
+    after = await bot.service.game(game_id)
+    assert after.status is GameStatus.ACTIVE
+    assert after.version == before.version  # the same turn: a panel opened before still works
+    assert after.record.warning_sent
+    assert before.deadline is not None
+    assert after.deadline is not None
+    given_back = after.deadline - before.deadline  # the outage: 30 s, and the time it took
+    assert timedelta(seconds=30) <= given_back < timedelta(seconds=31)
+    assert [m.content.split(",")[0] for m in warnings()] == [f"<@{alice.id}>"]  # not again
+    reply = await fake.slash("place", user=alice, options={"cell": "h8"})
+    assert "played **h8**" in reply.content.lower()
 
 
 async def test_the_gateway_drops_and_resumes_mid_game(
@@ -222,16 +356,24 @@ async def test_the_gateway_drops_and_resumes_mid_game(
     assert [str(m.point) for m in view.board.moves] == ["h8", "i9", "h9"]
 
 
-async def test_a_member_who_leaves_leaves_the_game_waiting(
-    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+async def test_a_member_who_leaves_leaves_the_game_to_his_clock(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
 ) -> None:
-    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
+    game_id, board = await accepted_challenge(fake, bot, alice, bob)
     await fake.slash("place", user=alice, options={"cell": "h8"})
-    await fake.remove_member(bob)
+    # The bot has no Server Members intent: Discord does not tell it that Bob left.
+    assert await fake.remove_member(bob) == 0
     reply = await fake.slash("place", user=alice, options={"cell": "h9"})
     assert "not your turn" in reply.content.lower()
     view = await bot.service.game(game_id)
-    assert view.status is GameStatus.ACTIVE  # his clock (or the idle time) decides
+    assert view.status is GameStatus.ACTIVE  # it waits: his clock (or the idle time) decides
+    clock.advance(seconds=61)
+    bot.runner.wake()
+    await fake.wait_for(lambda: "on time" in board.text())
+    view = await bot.service.game(game_id)
+    assert view.winner is not None
+    assert view.winner.user_id == alice.id
 
 
 async def test_a_reply_whose_token_expired_is_said_in_the_games_channel(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import OrderedDict
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -595,6 +595,25 @@ async def test_a_move_after_the_deadline_loses_on_time(
     assert stored.outcome == Outcome(Termination.TIMEOUT, Color.BLACK)
     assert stored.board.moves == (Move(Point.parse("h8"), Color.BLACK),)  # i9 was not played
     assert await service.tick() == []  # nothing left for the deadline task
+
+
+async def test_while_the_clocks_stand_still_lateness_is_judged_at_their_stop(
+    service: GameService, repo: InMemoryGameRepository, clock: FakeClock
+) -> None:
+    await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=100))
+    view = await start_pvp(service)
+    stopped: list[datetime] = []
+    service.clocks_stopped_at = lambda: stopped[0] if stopped else None
+    clock.advance(50)
+    stopped.append(clock.now)  # the front end cannot reach its players from here on
+    clock.advance(500)  # far past Alice's deadline on the wall clock
+    await service.place(CHANNEL, ALICE, Point.parse("h8"))  # her deadline was after the stop
+    clock.advance(500)
+    stopped[0] = clock.now - timedelta(seconds=101)  # Bob's deadline had passed at the stop
+    with pytest.raises(service_errors.OutOfTimeError):
+        await service.place(CHANNEL, BOB, Point.parse("i9"))
+    stored = await service.game(view.game_id)
+    assert stored.outcome == Outcome(Termination.TIMEOUT, Color.BLACK)
 
 
 async def test_a_late_drop_loses_on_time(

@@ -14,6 +14,7 @@ import pytest
 
 from bot.core.service import GameService
 from bot.shards import OwnedGames, ShardSpec, shard_of
+from storage.memory import InMemoryGameRepository
 from storage.postgres import PostgresGameRepository
 from storage.records import GameStatus, NewGame, Player, utc_now
 from tests.bot.conftest import BotFactory
@@ -47,6 +48,29 @@ def test_python_m_bot_refuses_bad_shards() -> None:
         assert result.returncode == 2
         assert "Configuration error" in result.stderr
         assert "Traceback" not in result.stderr
+
+
+async def test_a_process_gives_an_outage_back_to_its_own_games_only() -> None:
+    clock = FakeClock()
+    shared = InMemoryGameRepository(clock=clock)
+    deadline = clock.now + timedelta(minutes=1)
+    games = {
+        guild: await shared.create_game(
+            NewGame(
+                guild,
+                channel,
+                black=Player.human(ALICE),
+                white=Player.human(BOB),
+                deadline=deadline,
+                turn_seconds=60,
+            )
+        )
+        for channel, guild in ((10, GUILD_ON_0), (20, GUILD_ON_1))
+    }
+    mine = OwnedGames.wrap(shared, ShardSpec.parse("0", 2))
+    assert await mine.shift_deadlines(timedelta(seconds=30)) == 1
+    moved = {guild: (await shared.get_game(g.id)).deadline for guild, g in games.items()}
+    assert moved == {GUILD_ON_0: deadline + timedelta(seconds=30), GUILD_ON_1: deadline}
 
 
 async def test_each_process_resumes_and_times_only_its_own_guilds(postgres_url: str) -> None:

@@ -25,11 +25,14 @@ Discord's own faults, each answered with Discord's status and JSON error body:
 - ``pass_time``: the fake's clock (``now``, not the wall clock) moves on and threads quiet for
   their ``auto_archive_duration`` archive (THREAD_UPDATE). Editing or deleting a message in an
   archived thread is refused (400, 50083); a message posted there unarchives it unless it is
-  locked (``lock_thread``).
+  locked (``lock_thread``). Discord's clients offer no commands in an archived thread: a slash
+  command sent there is the test's mistake (``FakeDiscordError``) until a member's message
+  (``member_posts``), a message of the bot's or an interaction's public answer unarchives it.
 - ``delete_channel``: CHANNEL_DELETE / THREAD_DELETE, and 404 10003 (Unknown Channel) after.
 - ``deny``: permissions taken (403 50013; without View Channel 403 50001 Missing Access).
 - ``remove_bot``: GUILD_DELETE, and every request for the guild's channels 403 50001 after.
-- ``remove_member``: GUILD_MEMBER_REMOVE, and the member unknown (10007) after.
+- ``remove_member``: the member unknown (10007) after; GUILD_MEMBER_REMOVE only to a session
+  that identified with the privileged Server Members intent, as Discord sends it.
 - ``expire``: an interaction's token past its 15 minutes (401 50027 on its webhook).
 """
 
@@ -72,6 +75,9 @@ from tests.fakediscord.model import (
 __all__ = ["FakeDiscord", "FakeDiscordError", "Outage"]
 
 THREAD_DURATIONS: Final = (60, 1440, 4320, 10080)  # auto_archive_duration's allowed minutes
+_APPLICATION_COMMAND: Final = 2  # interaction types a client sends only where it offers commands
+_AUTOCOMPLETE: Final = 4
+_GUILD_MEMBERS_INTENT: Final = 1 << 1  # privileged: GUILD_MEMBER_ADD, _UPDATE and _REMOVE
 _STATUS_TEXT: Final = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
                        504: "Gateway Timeout"}  # fmt: skip
 
@@ -152,6 +158,7 @@ class _Session:
         self.session_id = secrets.token_hex(8)
         self.ready = False
         self.shard = (0, 1)  # (shard id, shard count) from IDENTIFY
+        self.intents = 0  # the gateway intents from IDENTIFY (kept by a RESUME)
 
     async def dispatch(self, event: str, data: Any) -> None:
         self.seq += 1
@@ -198,6 +205,7 @@ class FakeDiscord:
         self.resumes = 0  # RESUMEs accepted
         self._invalidate_next_resume = False
         self._resumable: dict[str, tuple[int, int]] = {}  # session id -> its shard
+        self._resumed_intents: dict[str, int] = {}  # session id -> its intents
         self._expired_tokens: set[str] = set()  # interaction tokens past their 15 minutes
         self._holds: list[tuple[str, re.Pattern[str], asyncio.Event]] = []
         self._sessions: list[_Session] = []
@@ -438,6 +446,16 @@ class FakeDiscord:
         thread.locked = thread.locked or locked
         await self._tell("THREAD_UPDATE", thread.payload())
 
+    async def member_posts(self, thread: FakeChannel, user: FakeUser) -> None:
+        """``user`` writes a message in ``thread``: an archived thread is unarchived by it
+        (THREAD_UPDATE), as Discord does; a locked one takes no message from a member."""
+        if thread.locked:
+            raise FakeDiscordError(f"{user.name} cannot write in the locked thread {thread.id}")
+        thread.last_activity = self.now
+        if thread.archived:
+            thread.archived = False
+            await self._tell("THREAD_UPDATE", thread.payload())
+
     async def delete_channel(self, channel: FakeChannel) -> None:
         """Delete a channel (its threads with it) or a thread: CHANNEL_DELETE or THREAD_DELETE,
         and 404 Unknown Channel (10003) for it after."""
@@ -470,12 +488,23 @@ class FakeDiscord:
         await self._tell("GUILD_DELETE", {"id": str(self.guild_id)})
         self.bot_removed = True
 
-    async def remove_member(self, user: FakeUser) -> None:
-        """``user`` leaves the guild: GUILD_MEMBER_REMOVE, and the member is unknown after."""
+    async def remove_member(self, user: FakeUser) -> int:
+        """``user`` leaves the guild: the member is unknown after. GUILD_MEMBER_REMOVE goes
+        only to sessions that asked for the privileged Server Members intent (Discord sends
+        it to no other); returns how many were told."""
         self.users.pop(user.id, None)
-        await self._tell(
-            "GUILD_MEMBER_REMOVE", {"guild_id": str(self.guild_id), "user": user.user_payload()}
-        )
+        told = [
+            s
+            for s in self._sessions
+            if s.ready
+            and not s.ws.closed
+            and self._holds_guild(s)
+            and s.intents & _GUILD_MEMBERS_INTENT
+        ]
+        payload = {"guild_id": str(self.guild_id), "user": user.user_payload()}
+        for session in told:
+            await session.dispatch("GUILD_MEMBER_REMOVE", payload)
+        return len(told)
 
     async def _tell(self, event: str, data: Any) -> None:
         """``dispatch`` where a bot is connected; nobody to tell is no error for a fault."""
@@ -701,6 +730,11 @@ class FakeDiscord:
     ) -> InteractionRecord:
         user = user or self.owner
         channel = channel or self.default_channel
+        if kind in (_APPLICATION_COMMAND, _AUTOCOMPLETE) and channel.is_thread and channel.archived:
+            raise FakeDiscordError(
+                f"Discord offers no commands in the archived thread {channel.id}: a member's "
+                "message (member_posts) unarchives it first"
+            )
         interaction_id = snowflake()
         token = f"itoken-{interaction_id}-{secrets.token_hex(8)}"
         payload: dict[str, Any] = {
@@ -778,6 +812,7 @@ class FakeDiscord:
                 elif op == 2:
                     shard = (message.get("d") or {}).get("shard") or [0, 1]
                     session.shard = (int(shard[0]), int(shard[1]))
+                    session.intents = int((message.get("d") or {}).get("intents") or 0)
                     self.identifies += 1
                     await self._identify(session)
                     self._changed()
@@ -796,6 +831,7 @@ class FakeDiscord:
             await session.ws.send_json({"op": 9, "d": False})
             return
         session.session_id, session.shard = str(data["session_id"]), shard
+        session.intents = self._resumed_intents.get(session.session_id, 0)
         session.seq = int(data.get("seq") or 0)
         session.ready = True
         self.resumes += 1
@@ -803,6 +839,7 @@ class FakeDiscord:
 
     async def _identify(self, session: _Session) -> None:
         self._resumable[session.session_id] = session.shard
+        self._resumed_intents[session.session_id] = session.intents
         await session.dispatch(
             "READY",
             {
@@ -1075,6 +1112,8 @@ class FakeDiscord:
         if kind in (4, 5):
             flags = int(data.get("flags", 0)) & (EPHEMERAL | COMPONENTS_V2)
             message = self._new_message(record.channel, flags=flags | (LOADING if kind == 5 else 0))
+            if not flags & EPHEMERAL:
+                await self._posted_in(record.channel)
             message.interaction_id = record.id
             message.webhook_id = self.application_id
             if kind == 4:
@@ -1141,6 +1180,8 @@ class FakeDiscord:
         else:
             flags = int(body.get("flags", 0)) & (EPHEMERAL | COMPONENTS_V2)
             message = self._new_message(record.channel, flags=flags)
+            if not flags & EPHEMERAL:
+                await self._posted_in(record.channel)
             message.webhook_id = self.application_id
             problem = _apply(message, body, call.files)
             if not problem:
@@ -1198,6 +1239,14 @@ class FakeDiscord:
             author=self.bot_user,
             flags=flags,
         )
+
+    async def _posted_in(self, channel: FakeChannel) -> None:
+        """A message the channel's members see (an interaction's public answer) unarchives
+        a thread that is not locked, as a posted message does."""
+        if channel.is_thread and channel.archived and not channel.locked:
+            channel.archived = False
+            await self._tell("THREAD_UPDATE", channel.payload())
+        channel.last_activity = self.now
 
     def _missing(self, channel: FakeChannel, *names: str) -> str | None:
         for name in names:

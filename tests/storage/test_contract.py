@@ -308,6 +308,37 @@ async def test_warning_flag_belongs_to_one_turn(repo: GameRepository) -> None:
     assert not (await repo.get_game(game.id)).warning_sent
 
 
+async def test_shifting_deadlines_moves_every_open_clock_and_keeps_the_turn(
+    repo: GameRepository,
+) -> None:
+    turn, expiry = START + timedelta(minutes=5), START + timedelta(minutes=2)
+    warned = await repo.create_game(new_game(10, deadline=turn))
+    await repo.mark_warning_sent(warned.id, warned.version)
+    challenge = await repo.create_game(new_game(11, status=GameStatus.PENDING, deadline=expiry))
+    untimed = await repo.create_game(new_game(12))
+    ended = await repo.create_game(new_game(13, deadline=turn))
+    await repo.finish_game(ended.id, ended.version, Outcome(Termination.RESIGN, Color.BLACK))
+    before = {g.id: g for g in [*await repo.open_games(), await repo.get_game(ended.id)]}
+
+    assert await repo.shift_deadlines(timedelta(seconds=75, microseconds=5)) == 2
+
+    after = {g.id: g for g in [*await repo.open_games(), await repo.get_game(ended.id)]}
+    by = timedelta(seconds=75, microseconds=5)
+    assert after[warned.id].deadline == turn + by
+    assert after[challenge.id].deadline == expiry + by
+    assert after[untimed.id].deadline is None
+    assert after[ended.id].deadline is None
+    # The turn is the same turn: versions, the warning flag and the rest stay as they were.
+    assert {i: g.version for i, g in after.items()} == {i: g.version for i, g in before.items()}
+    assert after[warned.id].warning_sent
+    assert replace(after[warned.id], deadline=turn) == before[warned.id]
+    await play(repo, warned, H8)  # a panel opened before the shift still writes
+    # Only the games named (a process running some shards moves its own clocks).
+    assert await repo.shift_deadlines(by, [challenge.id, ended.id, 999]) == 1
+    assert (await repo.get_game(challenge.id)).deadline == expiry + 2 * by
+    assert await repo.shift_deadlines(by, []) == 0
+
+
 async def test_message_does_not_bump_the_version(repo: GameRepository) -> None:
     game = await repo.create_game(new_game())
     await repo.set_message(game.id, channel_id=77, message_id=88)

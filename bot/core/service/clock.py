@@ -126,24 +126,12 @@ class ClockUseCases(ServiceCore):
     async def shift_deadlines(self, by: timedelta) -> int:
         """Move every open game's clock (a turn's deadline, a challenge's expiry) ``by`` later:
         nobody could move while Discord was unreachable, so an outage's length is given back.
-        Each game is moved under its own lock; a game that changed meanwhile is read again.
-        Returns how many games moved."""
-        moved = 0
-        for record in await self.repository.open_games():
-            if record.deadline is None:
-                continue
-            async with self._lock(record.id):
-                try:
-                    current = await self.repository.get_game(record.id)
-                    if current.deadline is None or not current.is_open:
-                        continue
-                    await self.repository.set_deadline(
-                        current.id, current.version, current.deadline + by
-                    )
-                except (VersionConflictError, InvalidStatusError, GameNotFoundError):
-                    continue  # ended or deleted meanwhile: no clock left to move
-            moved += 1
-        return moved
+        One write for all games, which keeps each game's version and warning: the turn is the
+        same turn (a warned player is not warned again, a panel opened before stays valid),
+        so the cached positions stay right. Returns how many games moved; the runner's
+        clock task, paused while the clocks stood still, plans with the new deadlines at its
+        next look."""
+        return await self.repository.shift_deadlines(by)
 
     async def next_deadline(self) -> datetime | None:
         """The earliest moment ``tick`` has something to do (a warning, a deadline or a

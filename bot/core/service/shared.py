@@ -70,6 +70,10 @@ _ABANDONED: Final = Outcome(Termination.ABANDONED, None)
 _T = TypeVar("_T")
 
 
+def _clocks_run() -> datetime | None:
+    return None
+
+
 def _utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -214,6 +218,10 @@ class ServiceCore:
     repository: GameRepository
     ai: AIRunner
     clock: Callable[[], datetime] = _utcnow  # aware UTC; tests inject a fake clock
+    # When the clocks stopped (a front end that cannot reach its players: nobody can move, and
+    # it moves every deadline on by the outage afterwards), or None while they run. The
+    # runner ends no game on time meanwhile, and a move is judged against the stop.
+    clocks_stopped_at: Callable[[], datetime | None] = _clocks_run
     rng: random.Random = field(default_factory=random.Random)  # coin tosses and AI seeds
     challenge_ttl: timedelta = DEFAULT_CHALLENGE_TTL
     _locks: weakref.WeakValueDictionary[int, asyncio.Lock] = field(
@@ -415,8 +423,15 @@ class ServiceCore:
         return MoveResult(self._remember(stored, board, view.opening, moved), move, ratings)
 
     def _is_late(self, view: GameState) -> bool:
-        """The side to move's deadline has passed (the clock task has not got to it yet)."""
-        return view.deadline is not None and view.deadline <= self.clock()
+        """The side to move's deadline has passed (the clock task has not got to it yet).
+        While the clocks stand still the time is the moment they stopped: the deadline will
+        move on by the outage's length (``now - stopped``), so a move is late only where its
+        deadline had passed before the stop."""
+        if view.deadline is None:
+            return False
+        stopped = self.clocks_stopped_at()
+        now = self.clock()
+        return view.deadline <= (now if stopped is None else min(now, stopped))
 
     async def _lose_on_time(self, view: GameState, color: Color, via: str | None = None) -> GameEnd:
         return await self._finish(
