@@ -6,7 +6,7 @@ After ``BOARD`` with STONES stones it prints ``MESSAGE Depth 3-3 | Eval EVAL | .
 Rapfi does (EVAL like ``-250`` or ``+M7``, from the side to move's view; ``+0`` when not
 scripted), then plays the first empty point in reading order; EVAL ``playX,Y`` plays X,Y
 and says nothing. It writes the stone count of every position it was asked about to the file
-named by ``FAKE_JUDGE_LOG``, if set.
+named by ``FAKE_JUDGE_LOG``, if set. ``ABOUT`` names it "fake judge".
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ def main() -> None:
         elif word == "START":
             size = int(line.split()[1])
             print("OK", flush=True)
+        elif word == "ABOUT":
+            print('name="fake judge", version="1.0"', flush=True)
         elif word == "BOARD":
             stones = set()
             reading = True
