@@ -310,6 +310,7 @@ def make_shard(
     done = len(shard.lengths)
     if done:
         log(f"shard {settings.shard}: resuming after {done} of {total} games")
+    commit = engine_commit()  # the code that plays and labels, as it was at the start
     clock = time.perf_counter()
     played = 0
 
@@ -357,7 +358,7 @@ def make_shard(
         "command": command,
         "seed": settings.seed,
         "self_play_nodes": settings.nodes,
-        "engine": {"version": _version(), "commit": engine_commit()},
+        "engine": {"version": _version(), "commit": commit},
         "judge": {
             "command": shlex.join(judge_spec.argv),
             "cwd": judge_spec.cwd,

@@ -19,9 +19,10 @@ of the four directions for the side to move and for the other side (12 patterns 
 * **Policy**: ``u . a_p + c`` over the empty points, a softmax fitted to the judge's move;
   in the search it orders (and prunes) the candidates.
 
-``train`` holds out whole games, reports the held-out value loss, the share of judge moves
-the policy ranks first and within 5, and the hand-set ordering's nothing: this is the first
-piece of the evaluation (docs/engine.md, "Work in progress"), its figures to be beaten.
+``train`` holds out whole games and prints, each epoch, the held-out value and policy losses
+and the share of the judge's moves the policy ranks first and within 5 (the hand-set
+ordering's figures on master's games are in docs/engine.md, ``tools/tune_order.py``). The
+search does not use this model yet (docs/engine.md, "Work in progress").
 """
 
 from __future__ import annotations
