@@ -89,6 +89,7 @@ class Samples:
     value: F32  # N: the side to move's winning chance
     move: npt.NDArray[np.int32]  # N: the judge's move (-1: none, or not an empty point)
     game: npt.NDArray[np.int32]  # N: the game (held out whole)
+    history: I16  # N x POINTS: the moves that made the position, then -1
 
 
 def samples(arrays: dict[str, Any], game_offset: int = 0) -> Samples:
@@ -98,9 +99,11 @@ def samples(arrays: dict[str, Any], game_offset: int = 0) -> Samples:
     codes = np.zeros((n, POINTS, 4), dtype=np.int16)
     empty = np.zeros((n, POINTS), dtype=bool)
     move = np.full(n, -1, dtype=np.int32)
+    history = np.full((n, POINTS), -1, dtype=np.int16)
     for i in range(n):
         gi, ply = int(arrays["game"][i]), int(arrays["ply"][i])
         moves = [int(m) for m in arrays["moves"][starts[gi] : starts[gi] + ply]]
+        history[i, :ply] = moves
         codes[i], empty[i] = point_codes(moves)
         judged = int(arrays["judge_move"][i])
         if judged >= 0 and empty[i, judged]:
@@ -113,6 +116,7 @@ def samples(arrays: dict[str, Any], game_offset: int = 0) -> Samples:
         value.astype(np.float32),
         move,
         (arrays["game"] + game_offset).astype(np.int32),
+        history,
     )
 
 
@@ -209,6 +213,58 @@ def ranks(params: dict[str, F32], data: Samples) -> npt.NDArray[np.int64]:
     return better
 
 
+def subset(data: Samples, rows: npt.NDArray[np.int64]) -> Samples:
+    """The samples ``rows``."""
+    return Samples(*(getattr(data, name)[rows] for name in Samples.__slots__))
+
+
+def held_out_games(data: Samples, holdout: float, seed: int) -> npt.NDArray[np.bool_]:
+    """Which samples belong to the held-out share of whole games."""
+    rng = np.random.default_rng(seed)
+    games = np.unique(data.game)
+    held = rng.choice(games, size=int(len(games) * holdout), replace=False)
+    return np.isin(data.game, held)
+
+
+def against_hand(params: Mapping[str, F32], data: Samples) -> tuple[int, list[float], list[float]]:
+    """The policy against the search's hand-set ordering (``tools.tune_order``) on the
+    positions where that ordering is defined (no five to make, the judge's move among the
+    candidates: the empty points within two of a stone): how many, and for each ordering the
+    share of judge's moves ranked first and within 5, ties counted against it."""
+    from tools.tune_order import candidates
+    from tools.tune_order import ranks as hand_ranks
+
+    h = params["E"][data.codes].sum(axis=2) + params["b"]
+    policy = np.maximum(h, 0.0) @ params["u"]
+    hand: list[int] = []
+    ours: list[int] = []
+    for i in np.nonzero(data.move >= 0)[0]:
+        moves = [int(m) for m in data.history[i] if m >= 0]
+        judged = int(data.move[i])
+        row = {"m": [[m % SIZE, m // SIZE] for m in moves], "b": [judged % SIZE, judged // SIZE]}
+        try:
+            c = candidates([row], SIZE, Rule.FREESTYLE)
+        except ValueError:
+            continue
+        hand.append(int(hand_ranks(c, c.hand)[0]))
+        stones = np.zeros((SIZE + 4, SIZE + 4), dtype=bool)
+        for m in moves:
+            stones[m // SIZE + 2, m % SIZE + 2] = True
+        near = np.zeros((SIZE, SIZE), dtype=bool)
+        for dy in range(5):
+            for dx in range(5):
+                near |= stones[dy : dy + SIZE, dx : dx + SIZE]
+        candidate = near.reshape(-1) & data.empty[i]
+        scores = policy[i][candidate]
+        ours.append(int((scores >= policy[i, judged]).sum()) - 1)
+
+    def tops(r: list[int]) -> list[float]:
+        a = np.array(r)
+        return [float(np.mean(a < 1)), float(np.mean(a < 5))] if r else [0.0, 0.0]
+
+    return len(hand), tops(hand), tops(ours)
+
+
 def train(
     data: Samples,
     *,
@@ -223,9 +279,7 @@ def train(
 ) -> dict[str, F32]:
     """Adam on whole shuffled batches, whole games held out; prints each epoch's figures."""
     rng = np.random.default_rng(seed)
-    games = np.unique(data.game)
-    held = set(rng.choice(games, size=int(len(games) * holdout), replace=False).tolist())
-    test = np.isin(data.game, list(held))
+    test = held_out_games(data, holdout, seed)
     train_rows, test_rows = np.nonzero(~test)[0], np.nonzero(test)[0]
     params = init_params(features, hidden, seed)
     moments = {name: (np.zeros_like(w), np.zeros_like(w)) for name, w in params.items()}
@@ -255,14 +309,7 @@ def train(
                 data.value[test_rows],
                 data.move[test_rows],
             )
-            held_out = Samples(
-                data.codes[test_rows],
-                data.empty[test_rows],
-                data.value[test_rows],
-                data.move[test_rows],
-                data.game[test_rows],
-            )
-            r = ranks(params, held_out)
+            r = ranks(params, subset(data, test_rows))
             log(
                 f"epoch {epoch + 1}: held-out value loss {v_loss:.4f}, policy loss {p_loss:.3f},"
                 f" judge's move first {np.mean(r == 0):.1%}, within 5 {np.mean(r < 5):.1%}"
@@ -304,6 +351,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         hidden=options.hidden,
         holdout=options.holdout,
         seed=options.seed,
+    )
+    held = subset(data, np.nonzero(held_out_games(data, options.holdout, options.seed))[0])
+    count, hand, ours = against_hand(params, held)
+    print(
+        f"{count} held-out positions with the judge's move among the search's candidates:"
+        f" first {hand[0]:.1%} / within 5 {hand[1]:.1%} by the hand-set ordering,"
+        f" {ours[0]:.1%} / {ours[1]:.1%} by the policy"
     )
     np.savez_compressed(options.out, **dict[str, Any](params))
     print(f"wrote {options.out}")

@@ -92,7 +92,12 @@ def test_ranks_count_the_points_the_policy_prefers() -> None:
     params["E"][5, 0] = 2.0  # point 10 scores 3, point 20 scores 2, the rest 1
     params["E"][6, 0] = 1.0
     empty = np.ones((1, POINTS), dtype=bool)
-    data = Samples(codes, empty, np.zeros(1, np.float32), np.array([20]), np.zeros(1, np.int32))
+    history = np.full((1, POINTS), -1, dtype=np.int16)
+    data = Samples(
+        codes, empty, np.zeros(1, np.float32), np.array([20]), np.zeros(1, np.int32), history
+    )
     assert ranks(params, data).tolist() == [1]
-    first = Samples(codes, empty, np.zeros(1, np.float32), np.array([10]), np.zeros(1, np.int32))
+    first = Samples(
+        codes, empty, np.zeros(1, np.float32), np.array([10]), np.zeros(1, np.int32), history
+    )
     assert ranks(params, first).tolist() == [0]
