@@ -48,6 +48,8 @@ SIZE = 15
 POINTS = SIZE * SIZE
 NPAT = 12  # line patterns a side and direction (engine.search._layout: NONE ... FOUR_FOUR)
 NCODE = NPAT * NPAT  # a direction's code: the side to move's pattern * 12 + the other's
+POOL = 16.0  # the value head reads the sum of the points' features / POOL (a mean over the
+# empty points drowned the few points that decide a position: the value learned nothing)
 JUDGE_SCALE = 515.6  # Rapfi 0.43.02 classical's scale (tools/tune_eval.py's fit)
 MATE = 30000
 
@@ -78,6 +80,29 @@ def point_codes(moves: Sequence[int]) -> tuple[I16, npt.NDArray[np.bool_]]:
                 theirs = int(pos.cell[p, k.R_PAT + (1 - me) * 4 + d])
                 codes[y * SIZE + x, d] = mine * NPAT + theirs
     return codes, empty
+
+
+def engine_eval(moves: Sequence[int]) -> int:
+    """The search's own static evaluation after ``moves``, from the side to move's view."""
+    pos = Position(SIZE, SIZE, tables(Rule.FREESTYLE), tt_size=16)
+    for m in moves:
+        pos.play_index(pos.index(Point(m % SIZE, m // SIZE)))
+    return pos.evaluate()
+
+
+def engine_value_loss(train: Samples, test: Samples) -> float:
+    """The held-out value loss of the search's own evaluation, sigmoid(eval / K) with K
+    fitted on ``train``: the figure a learned value must beat."""
+    from tools.tune import fit_scale, loss
+
+    def evals(data: Samples) -> npt.NDArray[np.float64]:
+        return np.array(
+            [engine_eval([int(m) for m in row if m >= 0]) for row in data.history],
+            dtype=np.float64,
+        )
+
+    scale = fit_scale(evals(train), train.value.astype(np.float64))
+    return float(loss(evals(test), test.value.astype(np.float64), scale))
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +180,7 @@ def loss_and_grads(
     p = {name: array.astype(np.float64) for name, array in params.items()}
     n = codes.shape[0]
     mask = empty.astype(np.float64)  # N x P
-    count = np.maximum(mask.sum(axis=1), 1.0)  # N
+    count = np.full(n, POOL)  # the pooling's divisor: a sum, in units of POOL points
     h = p["E"][codes].sum(axis=2) + p["b"]  # N x P x F
     a = np.maximum(h, 0.0) * mask[:, :, None]
     pooled = a.sum(axis=1) / count[:, None]  # N x F
@@ -281,6 +306,11 @@ def train(
     rng = np.random.default_rng(seed)
     test = held_out_games(data, holdout, seed)
     train_rows, test_rows = np.nonzero(~test)[0], np.nonzero(test)[0]
+    if len(test_rows):
+        mean = float(np.clip(data.value[train_rows].mean(), 1e-6, 1 - 1e-6))
+        y = data.value[test_rows]
+        constant = -np.mean(y * np.log(mean) + (1 - y) * np.log(1 - mean))
+        log(f"held-out value loss of the training labels' mean: {constant:.4f}")
     params = init_params(features, hidden, seed)
     moments = {name: (np.zeros_like(w), np.zeros_like(w)) for name, w in params.items()}
     step = 0
@@ -352,7 +382,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         holdout=options.holdout,
         seed=options.seed,
     )
-    held = subset(data, np.nonzero(held_out_games(data, options.holdout, options.seed))[0])
+    test = held_out_games(data, options.holdout, options.seed)
+    held = subset(data, np.nonzero(test)[0])
+    own = engine_value_loss(subset(data, np.nonzero(~test)[0]), held)
+    print(f"held-out value loss of the search's own evaluation: {own:.4f}")
     count, hand, ours = against_hand(params, held)
     print(
         f"{count} held-out positions with the judge's move among the search's candidates:"
