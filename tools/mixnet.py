@@ -13,10 +13,10 @@ of the four directions for the side to move and for the other side (12 patterns 
   point (``E`` is 144 x F). In the search this is incremental: a move changes the patterns of
   the points within four of it on its lines, and each changed code moves ``h_p`` by the
   difference of two rows of ``E``, as the kernels' running sums of values move today.
-* **Value**: the mean of ``a_p`` over the empty points, through one hidden ReLU layer, to a
-  logit: the side to move's winning chance, fitted to the judge's (``sigmoid(judge / S)``,
-  ``S = JUDGE_SCALE``), a forced result counting as certain.
-* **Policy**: ``u . a_p + c`` over the empty points, a softmax fitted to the judge's move;
+* **Value**: the sum of ``a_p`` over the empty points (over ``POOL``), through one hidden
+  ReLU layer, to a logit: the side to move's winning chance, fitted to the judge's
+  (``sigmoid(judge / S)``, ``S = JUDGE_SCALE``), a forced result counting as certain.
+* **Policy**: ``u . a_p`` over the empty points, a softmax fitted to the judge's move;
   in the search it orders (and prunes) the candidates.
 
 ``train`` holds out whole games and prints, each epoch, the held-out value and policy losses
@@ -48,8 +48,8 @@ SIZE = 15
 POINTS = SIZE * SIZE
 NPAT = 12  # line patterns a side and direction (engine.search._layout: NONE ... FOUR_FOUR)
 NCODE = NPAT * NPAT  # a direction's code: the side to move's pattern * 12 + the other's
-POOL = 16.0  # the value head reads the sum of the points' features / POOL (a mean over the
-# empty points drowned the few points that decide a position: the value learned nothing)
+POOL = 16.0  # the value head reads the sum of the points' features / POOL: a mean over some
+# 200 empty points would drown the few that decide a position
 JUDGE_SCALE = 515.6  # Rapfi 0.43.02 classical's scale (tools/tune_eval.py's fit)
 MATE = 30000
 
