@@ -10,7 +10,7 @@ of the four directions for the side to move and for the other side (12 patterns 
 ``engine.search._layout``), one of 144 codes per direction.
 
 * **Point features**: ``h_p = sum_d E[code(p, d)] + b``, ``a_p = relu(h_p)``: ``F`` numbers a
-  point (``E`` is 144 x F). In the search this is incremental: a move changes the patterns of
+  point (``E`` is 144 x F). It can be kept incrementally: a move changes the patterns of
   the points within four of it on its lines, and each changed code moves ``h_p`` by the
   difference of two rows of ``E``, as the kernels' running sums of values move today.
 * **Value**: the sum of ``a_p`` over the empty points (over ``POOL``), through one hidden
@@ -20,9 +20,11 @@ of the four directions for the side to move and for the other side (12 patterns 
   in the search it orders (and prunes) the candidates.
 
 ``train`` holds out whole games and prints, each epoch, the held-out value and policy losses
-and the share of the judge's moves the policy ranks first and within 5 (the hand-set
-ordering's figures on master's games are in docs/engine.md, ``tools/tune_order.py``). The
-search does not use this model yet (docs/engine.md, "Work in progress").
+and the share of the judge's moves the policy ranks first and within 5 among the empty points;
+then the baselines on the same held-out positions: the value loss of the labels' mean and of
+the search's own evaluation, and the hand-set ordering's ranks against the policy's among the
+search's candidates. The search does not use this model yet (docs/engine.md, "Work in
+progress").
 """
 
 from __future__ import annotations
