@@ -118,3 +118,18 @@ def test_the_command_line_refuses_to_overwrite_and_names_the_way_on(
     assert (tmp_path / "shard-00000.json").exists()
     assert main([*args, *judge]) == 1
     assert "finished" in capsys.readouterr().err
+
+
+def test_a_judge_that_dies_leaves_a_shard_that_resumes(tmp_path: Path) -> None:
+    dying = EngineSpec("judge", (*JUDGE.argv, "12=die"))
+    whole, broken = tmp_path / "whole", tmp_path / "broken"
+    make_shard(whole, SETTINGS, JUDGE, log=_quiet)
+    with pytest.raises(DataGenError, match="--resume continues"):
+        make_shard(broken, SETTINGS, dying, save_every=1, log=_quiet)
+    with np.load(broken / "shard-00003.partial.npz") as data:
+        assert len(data["lengths"]) == 0  # the first game reached twelve stones: none kept
+    make_shard(broken, SETTINGS, JUDGE, resume=True, log=_quiet)
+    a, _ = load_shard(whole, 3)
+    b, _ = load_shard(broken, 3)
+    for name in a:
+        assert np.array_equal(a[name], b[name]), name
