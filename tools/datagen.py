@@ -247,7 +247,8 @@ def _settings_array(settings: Settings) -> npt.NDArray[np.str_]:
 
 
 def engine_commit() -> str:
-    """This checkout's git commit (with ``-dirty`` when files differ), or "unknown"."""
+    """This checkout's git commit (with ``-dirty`` when a file of ``engine/`` or ``tools/``
+    differs from it), or "unknown"."""
     try:
         head = subprocess.run(
             ["git", "-C", str(ROOT), "rev-parse", "HEAD"],
@@ -257,7 +258,17 @@ def engine_commit() -> str:
             timeout=30,
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+            # the code that plays and labels: edits elsewhere (docs, tests) do not count
+            [
+                "git",
+                "-C",
+                str(ROOT),
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "engine",
+                "tools",
+            ],
             capture_output=True,
             text=True,
             check=True,
