@@ -362,6 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--hidden", type=int, default=16)
     fit.add_argument("--holdout", type=float, default=0.1)
     fit.add_argument("--seed", type=int, default=1)
+    fit.add_argument("--rate", type=float, default=0.01, help="Adam's step size")
     fit.add_argument("--out", type=Path, default=Path("mixnet.npz"))
     options = parser.parse_args(argv)
     parts: list[Samples] = []
@@ -383,6 +384,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         hidden=options.hidden,
         holdout=options.holdout,
         seed=options.seed,
+        rate=options.rate,
     )
     test = held_out_games(data, options.holdout, options.seed)
     held = subset(data, np.nonzero(test)[0])
