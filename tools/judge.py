@@ -107,10 +107,13 @@ class Opinion:
 class Judge:
     """A protocol engine asked about one position at a time (``BOARD`` ... ``DONE``)."""
 
-    def __init__(self, spec: EngineSpec, *, turn_ms: int, size: int, rule: Rule) -> None:
-        self.turn_ms = turn_ms
+    def __init__(
+        self, spec: EngineSpec, *, turn_ms: int, size: int, rule: Rule, nodes: int | None = None
+    ) -> None:
+        self.turn_ms = turn_ms  # with ``nodes``, only a cap
         self.size = size
         self.rule = rule
+        self.nodes = nodes  # INFO max_node: the same answer on any host (engines that know it)
         self._engine = EngineProcess(spec)
         self._started = False
 
@@ -126,7 +129,7 @@ class Judge:
         answer = self._engine.answer(START_TIMEOUT_S)
         if answer.kind != "line" or answer.text.split(" ", 1)[0].upper() != "OK":
             raise JudgeError(f"the judge did not start: {answer.text or answer.kind}")
-        config = MatchConfig(size=self.size, rule=self.rule, turn_ms=self.turn_ms)
+        config = MatchConfig(size=self.size, rule=self.rule, turn_ms=self.turn_ms, nodes=self.nodes)
         self._engine.send(*config.info_lines())
         self._started = True
 
@@ -154,6 +157,18 @@ class Judge:
         if value is None and move is not None and self._wins(moves, move):
             value = Eval(0, 1)  # engines often play a five without a word
         return Opinion(move, value)
+
+    def about(self) -> str:
+        """The judge's answer to ``ABOUT`` (its name and version), or "" when it gives none.
+
+        Raises:
+            JudgeError: when the judge cannot start.
+        """
+        if not self._started or not self._engine.alive:
+            self._start()
+        self._engine.send("ABOUT")
+        answer = self._engine.answer(GRACE_S)
+        return answer.text if answer.kind == "line" else ""
 
     def _wins(self, moves: Sequence[Point], move: Point) -> bool:
         board = Board.from_moves(moves, size=self.size, rule=self.rule)

@@ -16,6 +16,9 @@ import numpy.typing as npt
 from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
+# one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
+KERNELS_STAMP = "8a8e3abf73807321"
+
 if TYPE_CHECKING:
     from engine.board import Board
     from engine.search.alphabeta import SearchResult

@@ -5,8 +5,9 @@
 After ``BOARD`` with STONES stones it prints ``MESSAGE Depth 3-3 | Eval EVAL | ...`` the way
 Rapfi does (EVAL like ``-250`` or ``+M7``, from the side to move's view; ``+0`` when not
 scripted), then plays the first empty point in reading order; EVAL ``playX,Y`` plays X,Y
-and says nothing. It writes the stone count of every position it was asked about to the file
-named by ``FAKE_JUDGE_LOG``, if set.
+and says nothing; EVAL ``die`` ends the process there. It writes the stone count of every
+position it was asked about to the file named by ``FAKE_JUDGE_LOG``, if set. ``ABOUT`` names
+it "fake judge".
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ def main() -> None:
                 move = next(
                     (x, y) for y in range(size) for x in range(size) if (x, y) not in stones
                 )
+                if value == "die":  # "die": the process ends without an answer
+                    return
                 if value.startswith("play"):  # "play7,7": that move, and no evaluation
                     column, row = value[4:].split(",")
                     move = (int(column), int(row))
@@ -47,6 +50,8 @@ def main() -> None:
         elif word == "START":
             size = int(line.split()[1])
             print("OK", flush=True)
+        elif word == "ABOUT":
+            print('name="fake judge", version="1.0"', flush=True)
         elif word == "BOARD":
             stones = set()
             reading = True

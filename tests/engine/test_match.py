@@ -22,7 +22,6 @@ from engine.gomocup.match import (
     MatchConfig,
     Sprt,
     Verdict,
-    _max_log_likelihood,
     elo_difference,
     expected_score,
     main,
@@ -31,6 +30,7 @@ from engine.gomocup.match import (
     run_match,
 )
 from engine.gomocup.openings import OPENINGS, openings
+from engine.gomocup.stats import _max_log_likelihood
 from engine.records import from_sgf
 from engine.types import Point, Rule
 

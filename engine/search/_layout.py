@@ -1,0 +1,128 @@
+"""The layout every search kernel shares: the state arrays, their rows and slots, the
+pattern and threat-class codes, and the clock.
+
+State lives in a few numpy arrays so numba can keep Python objects out of the hot loops:
+
+* ``b``: int8 cells of a board padded by ``PAD`` off-board points (value 3) on every side;
+  a point ``(x, y)`` is index ``(y + PAD) * S + x + PAD`` with ``S = width + 2 * PAD``.
+* ``cell``: int32 ``[index, column]``: line keys (columns 0-3, one per direction), the pattern
+  of each side in each direction (4-11) and each side's pattern code (12-13), kept up to date
+  on play/undo for the points within ``half`` of the stone; one 64-byte line per point.
+* ``near``: stones in the 5x5 square around each point (candidates are points with one).
+* ``ev`` (in ``st``): per side and pattern code, ``value << 4 | threat class``.
+* ``g``: int64 scalars (``G_*``): geometry, rule, side to move, nodes, limits, the running
+  evaluation of each side and each side's count of points per threat class.
+
+The kernels read this layout in one place, here; ``engine.search._kernels`` gathers the
+kernels for their callers.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+from engine.search._jit import njit, njit_inline
+
+# one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
+KERNELS_STAMP = "8a8e3abf73807321"
+
+PAD = 5
+MAX_PLY = 128
+MAX_MOVES = 400
+WIN = 30000  # a five now; mate-style scores are WIN - plies
+WIN_MIN = WIN - 1000  # anything above is a forced win
+INF = 32000
+
+# cell rows
+R_PAT = 4
+R_CODE = 12
+NROWS = 16  # one 64-byte line per point
+
+# g slots
+G_W, G_H, G_S, G_RULE, G_HALF, G_SIDE, G_NMOVES, G_NODES = range(8)
+G_NODE_LIMIT, G_STOP, G_TIMED, G_NEXT_CHECK, G_VAL, G_VAL_W = range(8, 14)
+G_P4 = 14  # 2 * NP4 counters: points of each threat class per side
+G_WIDTH = 36  # candidate width (0 = all)
+G_BEST = 37  # best root move of the current iteration
+G_SELDEPTH = 38
+G_VCF_DEPTH = 39  # VCF depth at the leaves (0 = off)
+G_SEARCHED = 40  # root moves completely searched in the current iteration
+G_NOISE = 41  # evaluation noise amplitude (levels)
+G_SEED = 42
+# the constant 1, as an int64 read at run time: recursive kernels must always be called with
+# the argument types of their own recursive calls, or numba's disk cache crashes on load (a
+# literal 1 or an int32 from an int32 array each make another specialization)
+G_ONE = 44
+G_PURE = 45  # plain alpha-beta: no threat pruning, extensions or tactical shortcuts (tests)
+G_DEEP_VCF = 46  # attacking fours of the local VCF (vcf_local) at the leaves (0 = off)
+# selectivity of the full-strength search (0 = off: the levels below master search as before)
+G_SELECT = 48  # SEL_* bits
+G_LMP = 49  # quiet moves searched at a node of depth d: G_LMP + d * d, then the rest are skipped
+G_FUTILITY = 50  # reverse futility margin per ply of depth (above beta)
+G_RAZOR = 51  # razoring margin per ply of depth (below alpha)
+G_LMR = 52  # SEL_LMR: reduction = ln(depth) * ln(move number) * G_LMR / 100 plies
+G_MINE = 53  # the evaluation is (G_MINE * mine - 4 * theirs) // 4 (the weights' "mine")
+# the evaluation network (0 hidden units: the linear evaluation above). Its inputs are the
+# side to move's threat-class counts, the other side's, both sides' linear sums and whether
+# Black is to move; each hidden unit is a row of G_NET_W: NET_IN input weights and a bias in
+# units of 2 ** -NET_SHIFT, then its output weight
+G_NET = 54  # hidden units
+G_NET_OUT = 55  # the output's bias, in evaluation units
+G_NET_W = 56
+NET_IN = 2 * 11 + 3
+NET_ROW = NET_IN + 2
+NET_MAX = 32
+NET_SHIFT = 24
+NET_CLIP = 20000  # below WIN_MIN: a network's opinion is never a proof
+NET_OUT_SHIFT = 8  # output weights in units of 2 ** -NET_OUT_SHIFT evaluation units
+# a hidden unit's value is held below 2 ** 32 (256 in logits); with the loader's bounds on the
+# weights (|input weight| < 64, |bias| < 1024, |output weight| < 2 ** 16 evaluation units) no
+# sum overflows while the sides' sums of values stay below 2 ** 27 (the learned values' stay
+# below 2 ** 16)
+NET_HIDDEN_MAX = 1 << 32
+NG = G_NET_W + NET_MAX * NET_ROW
+
+SEL_LMP = 1  # late quiet moves are not searched at all
+SEL_FUTILITY = 2  # reverse futility and razoring at depth 1-2 in calm positions
+SEL_LMR = 4  # late-move reductions growing with depth and move number (_reduction)
+SEL_MATE = 8  # mate-distance pruning, and proven results cut off at PV nodes too
+
+RULE_FREESTYLE, RULE_STANDARD, RULE_RENJU, RULE_CARO = range(4)
+NONE, B1, F1, B2, F2, B3, F3, B4, F4, FIVE, OVERLINE, FOUR_FOUR = range(12)
+NP4 = 11
+P4_NONE, P4_TWO, P4_TWO_PLUS, P4_F3, P4_F3_PLUS, P4_F3_F3 = range(6)
+P4_B4, P4_B4_PLUS, P4_B4_F3, P4_FLEX4, P4_FIVE = range(6, 11)
+
+TT_EXACT, TT_LOWER, TT_UPPER = 1, 2, 3
+
+IntArray = npt.NDArray[np.int64]
+I32Array = npt.NDArray[np.int32]
+I8Array = npt.NDArray[np.int8]
+U8Array = npt.NDArray[np.uint8]
+U64Array = npt.NDArray[np.uint64]
+F64Array = npt.NDArray[np.float64]
+State = tuple[Any, ...]  # the arrays above, see the module docstring
+
+
+@njit
+def now() -> float:
+    """Seconds from a monotonic clock (numba has no clock of its own)."""
+    with numba.objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@njit_inline
+def _steps(s: int) -> tuple[int, int, int, int]:
+    return (1, s, s + 1, s - 1)
+
+
+@njit_inline
+def _shift(k: int, half: int) -> int:
+    # bit offset of the point k steps away (k != 0) inside a line key
+    return 2 * (k + half if k < 0 else k + half - 1)

@@ -1,0 +1,353 @@
+"""Threat-space search: continuous fours (VCF) and fours and threes (VCT) for the root,
+the local VCF probe at the leaves, and the helpers they share with the tree search."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.search._jit import njit, njit_inline
+from engine.search._layout import (
+    G_H,
+    G_NEXT_CHECK,
+    G_NODE_LIMIT,
+    G_NODES,
+    G_P4,
+    G_RULE,
+    G_S,
+    G_SIDE,
+    G_STOP,
+    G_TIMED,
+    G_W,
+    MAX_PLY,
+    NP4,
+    P4_B4,
+    P4_F3,
+    P4_FIVE,
+    P4_FLEX4,
+    PAD,
+    R_CODE,
+    RULE_RENJU,
+    F64Array,
+    I8Array,
+    I32Array,
+    IntArray,
+    State,
+    _steps,
+    now,
+)
+from engine.search._renju import is_forbidden
+from engine.search._state import play, undo
+
+# one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
+KERNELS_STAMP = "8a8e3abf73807321"
+
+
+@njit
+def _scan(
+    b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int, level: int, out: IntArray
+) -> int:
+    # the empty points where side ci has a threat class >= level
+    w = g[G_W]
+    h = g[G_H]
+    s = g[G_S]
+    n = 0
+    row = R_CODE + ci
+    for y in range(h):
+        base = (y + PAD) * s + PAD
+        for x in range(w):
+            p = base + x
+            if b[p] == 0 and p4t[ci, cell[p, row]] >= level:
+                out[n] = p
+                n += 1
+    return n
+
+
+@njit
+def _check_limits(g: IntArray, tm: F64Array) -> None:
+    g[G_NEXT_CHECK] = g[G_NODES] + 512
+    if (g[G_NODE_LIMIT] > 0 and g[G_NODES] >= g[G_NODE_LIMIT]) or (
+        g[G_TIMED] != 0 and now() >= tm[0]
+    ):
+        g[G_STOP] = 1
+
+
+@njit
+def _real_flex4(st: State, ci: int, buf: IntArray) -> int:
+    # how many points give side ci a straight four (renju: not counting Black's forbidden ones)
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    p4t = st[5]
+    maybe = st[9]
+    n = int(g[G_P4 + ci * NP4 + P4_FLEX4])
+    if n == 0 or ci == 1 or g[G_RULE] != RULE_RENJU:
+        return n
+    m = _scan(b, cell, g, p4t, ci, P4_FLEX4, buf)
+    real = 0
+    for i in range(m):
+        p = buf[i]
+        if p4t[ci, cell[p, R_CODE]] == P4_FLEX4 and not is_forbidden(b, g, cell, maybe, p):
+            real += 1
+    return real
+
+
+@njit
+def _defences(st: State, me: int, buf: IntArray) -> int:
+    # against an open three: our fours and the points where the opponent would make a four
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    p4t = st[5]
+    w = g[G_W]
+    h = g[G_H]
+    s = g[G_S]
+    op = 1 - me
+    n = 0
+    for y in range(h):
+        base = (y + PAD) * s + PAD
+        for x in range(w):
+            p = base + x
+            if b[p] == 0 and (
+                p4t[me, cell[p, R_CODE + me]] >= P4_B4 or p4t[op, cell[p, R_CODE + op]] >= P4_B4
+            ):
+                buf[n] = p
+                n += 1
+    return n
+
+
+@njit_inline
+def _mk(st: State, p: int) -> None:
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    pt = st[3]
+    ev = st[4]
+    p4t = st[5]
+    zob = st[6]
+    hsh = st[7]
+    ms = st[8]
+    play(b, cell, g, pt, ev, p4t, zob, hsh, ms, st[12], p)
+
+
+@njit_inline
+def _um(st: State) -> None:
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    pt = st[3]
+    ev = st[4]
+    p4t = st[5]
+    zob = st[6]
+    hsh = st[7]
+    ms = st[8]
+    undo(b, cell, g, pt, ev, p4t, zob, hsh, ms, st[12])
+
+
+@njit
+def _sort(buf: IntArray, keys: IntArray, n: int) -> None:
+    # insertion sort by key, largest first (lists are short)
+    for i in range(1, n):
+        p = buf[i]
+        k = keys[i]
+        j = i - 1
+        while j >= 0 and keys[j] < k:
+            buf[j + 1] = buf[j]
+            keys[j + 1] = keys[j]
+            j -= 1
+        buf[j + 1] = p
+        keys[j + 1] = k
+
+
+@njit
+def threat_search(st: State, sr: State, attacker: int, depth: int, vct: bool, ply: int) -> bool:
+    """Threat-space search: can ``attacker`` force a five with fours (and, with ``vct``,
+    open threes) within ``depth`` attacking moves? Attacking moves are stored in ``tline``."""
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    p4t = st[5]
+    hsh = st[7]
+    maybe = st[9]
+    sc = st[10]
+    tm = st[11]
+    mbuf = sr[4]
+    sbuf = sr[5]
+    tline = sr[8]
+    vttk = sr[9]
+    vttd = sr[10]
+    if g[G_NODES] >= g[G_NEXT_CHECK]:
+        _check_limits(g, tm)
+    if g[G_STOP] != 0 or ply >= MAX_PLY - 2:
+        return False
+    side = g[G_SIDE]
+    me = side - 1
+    op = 1 - me
+    buf = mbuf[ply]
+    keys = sbuf[ply]
+    if side == attacker:
+        if g[G_P4 + me * NP4 + P4_FIVE] > 0:
+            n = _scan(b, cell, g, p4t, me, P4_FIVE, buf)
+            tline[ply] = buf[0]
+            return True
+        if depth <= 0:
+            return False
+        slot = np.int64(hsh[0] ^ np.uint64(0x5BD1E995 + (3 if vct else 7))) & (vttk.shape[0] - 1)
+        tag = hsh[0] ^ np.uint64(0xA5A5 if vct else 0x5A5A)
+        if vttk[slot] == tag and vttd[slot] >= depth:
+            return False
+        if g[G_P4 + op * NP4 + P4_FIVE] > 0:
+            n = _scan(b, cell, g, p4t, op, P4_FIVE, buf)
+            if n >= 2:
+                return False
+            if not vct and p4t[me, cell[buf[0], R_CODE + me]] < P4_B4:
+                return False
+            n = 1
+        else:
+            n = _scan(b, cell, g, p4t, me, P4_F3 if vct else P4_B4, buf)
+            for i in range(n):
+                keys[i] = sc[me, cell[buf[i], R_CODE + me]] + sc[op, cell[buf[i], R_CODE + op]] // 2
+            _sort(buf, keys, n)
+        for i in range(n):
+            p = buf[i]
+            if side == 1 and is_forbidden(b, g, cell, maybe, p):
+                continue
+            _mk(st, p)
+            won = threat_search(st, sr, attacker, depth - 1, vct, ply + 1)
+            _um(st)
+            if won:
+                tline[ply] = p
+                return True
+            if g[G_STOP] != 0:
+                return False
+        vttk[slot] = tag
+        vttd[slot] = depth
+        return False
+    # the defender to move
+    if g[G_P4 + me * NP4 + P4_FIVE] > 0:
+        return False
+    nfive = g[G_P4 + op * NP4 + P4_FIVE]
+    if nfive >= 2:
+        return True
+    if nfive == 1:
+        n = _scan(b, cell, g, p4t, op, P4_FIVE, buf)
+        if side == 1 and is_forbidden(b, g, cell, maybe, buf[0]):
+            return True
+    else:
+        if not vct or _real_flex4(st, op, buf) == 0:
+            return False
+        n = _defences(st, me, buf)
+    for i in range(n):
+        p = buf[i]
+        if side == 1 and is_forbidden(b, g, cell, maybe, p):
+            continue
+        _mk(st, p)
+        won = threat_search(st, sr, attacker, depth, vct, ply + 1)
+        _um(st)
+        if not won:
+            return False
+    return bool(g[G_STOP] == 0)
+
+
+@njit
+def vcf_local(st: State, sr: State, depth: int, ply: int, last: int) -> int:
+    """A VCF for the side to move within ``depth`` attacking fours, every four after the first
+    within four points of the attacker's previous one on its lines (the lines a continuous-four
+    attack lives on, as strong engines restrict it; this loses completeness, never soundness).
+    Returns the plies up to and including the five (0: none found); the attacker's moves and
+    the forced blocks are stored in ``tline`` from ``ply`` on. ``last`` is the previous four
+    (-1: none, every four is tried)."""
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    p4t = st[5]
+    hsh = st[7]
+    maybe = st[9]
+    sc = st[10]
+    tm = st[11]
+    mbuf = sr[4]
+    sbuf = sr[5]
+    tline = sr[8]
+    vttk = sr[9]
+    vttd = sr[10]
+    if g[G_NODES] >= g[G_NEXT_CHECK]:
+        _check_limits(g, tm)
+    if g[G_STOP] != 0 or ply >= MAX_PLY - 4:
+        return 0
+    side = g[G_SIDE]
+    me = side - 1
+    op = 1 - me
+    buf = mbuf[ply]
+    keys = sbuf[ply]
+    if g[G_P4 + me * NP4 + P4_FIVE] > 0:
+        _scan(b, cell, g, p4t, me, P4_FIVE, buf)
+        tline[ply] = buf[0]
+        return 1
+    opfive = g[G_P4 + op * NP4 + P4_FIVE]
+    if opfive == 0 and g[G_P4 + me * NP4 + P4_FLEX4] > 0:
+        # a straight four (or four-four) when the defender cannot make five: two fives next
+        n = _scan(b, cell, g, p4t, me, P4_FLEX4, buf)
+        for i in range(n):
+            if p4t[me, cell[buf[i], R_CODE + me]] == P4_FLEX4 and not (
+                side == 1 and is_forbidden(b, g, cell, maybe, buf[i])
+            ):
+                tline[ply] = buf[i]
+                return 3
+    if depth <= 0 or opfive >= 2:
+        return 0
+    slot = np.int64(hsh[0] ^ np.uint64(0x2F6B3A1D)) & (vttk.shape[0] - 1)
+    tag = hsh[0] ^ np.uint64(0xC3C3) ^ (np.uint64(last + 1) * np.uint64(0x9E3779B97F4A7C15))
+    if vttk[slot] == tag and vttd[slot] >= depth:
+        return 0
+    if opfive == 1:
+        # block the defender's four, and only with a four of our own
+        _scan(b, cell, g, p4t, op, P4_FIVE, buf)
+        if p4t[me, cell[buf[0], R_CODE + me]] < P4_B4:
+            return 0
+        n = 1
+    else:
+        n = 0
+        if last < 0:
+            n = _scan(b, cell, g, p4t, me, P4_B4, buf)
+        else:
+            sts = _steps(g[G_S])
+            for d in range(4):
+                for k in range(-4, 5):
+                    q = last + k * sts[d]
+                    if k != 0 and b[q] == 0 and p4t[me, cell[q, R_CODE + me]] >= P4_B4:
+                        buf[n] = q
+                        n += 1
+        for i in range(n):
+            keys[i] = sc[me, cell[buf[i], R_CODE + me]] + sc[op, cell[buf[i], R_CODE + op]] // 2
+        _sort(buf, keys, n)
+    for i in range(n):
+        p = buf[i]
+        if side == 1 and is_forbidden(b, g, cell, maybe, p):
+            continue
+        _mk(st, p)
+        # the defender to move: it has no five (we had none to leave it), so it must block ours
+        won = 0
+        nf = g[G_P4 + me * NP4 + P4_FIVE]
+        if nf >= 2:
+            won = 3
+        elif nf == 1:
+            dbuf = mbuf[ply + 1]
+            _scan(b, cell, g, p4t, me, P4_FIVE, dbuf)
+            q = dbuf[0]
+            if side == 2 and is_forbidden(b, g, cell, maybe, q):
+                won = 3  # renju: Black may not block there
+            else:
+                _mk(st, q)
+                r = vcf_local(st, sr, depth - 1, ply + 2, p)
+                _um(st)
+                if r > 0:
+                    tline[ply + 1] = q
+                    won = r + 2
+        _um(st)
+        if won > 0:
+            tline[ply] = p
+            return won
+        if g[G_STOP] != 0:
+            return 0
+    vttk[slot] = tag
+    vttd[slot] = depth
+    return 0

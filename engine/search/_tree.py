@@ -1,0 +1,554 @@
+"""The tree search: the static evaluation (values or the network), the transposition
+table, candidate generation and ordering, selectivity, and principal-variation alpha-beta
+from the root."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.search._jit import njit, njit_inline
+from engine.search._layout import (
+    G_BEST,
+    G_DEEP_VCF,
+    G_FUTILITY,
+    G_H,
+    G_LMP,
+    G_LMR,
+    G_MINE,
+    G_NET,
+    G_NET_OUT,
+    G_NET_W,
+    G_NEXT_CHECK,
+    G_NODES,
+    G_NOISE,
+    G_ONE,
+    G_P4,
+    G_PURE,
+    G_RAZOR,
+    G_RULE,
+    G_S,
+    G_SEARCHED,
+    G_SEED,
+    G_SELDEPTH,
+    G_SELECT,
+    G_SIDE,
+    G_STOP,
+    G_VAL,
+    G_VCF_DEPTH,
+    G_W,
+    G_WIDTH,
+    INF,
+    MAX_PLY,
+    NET_CLIP,
+    NET_HIDDEN_MAX,
+    NET_IN,
+    NET_OUT_SHIFT,
+    NET_ROW,
+    NET_SHIFT,
+    NP4,
+    P4_B4,
+    P4_B4_F3,
+    P4_F3,
+    P4_F3_F3,
+    P4_FIVE,
+    P4_FLEX4,
+    PAD,
+    R_CODE,
+    RULE_RENJU,
+    SEL_FUTILITY,
+    SEL_LMP,
+    SEL_LMR,
+    SEL_MATE,
+    TT_EXACT,
+    TT_LOWER,
+    TT_UPPER,
+    WIN,
+    WIN_MIN,
+    I8Array,
+    I32Array,
+    IntArray,
+    State,
+    U64Array,
+)
+from engine.search._renju import is_forbidden
+from engine.search._threats import (
+    _check_limits,
+    _defences,
+    _mk,
+    _real_flex4,
+    _scan,
+    _sort,
+    _um,
+    threat_search,
+    vcf_local,
+)
+
+# one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
+KERNELS_STAMP = "8a8e3abf73807321"
+
+# st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
+# sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
+
+
+@njit_inline
+def _network(g: IntArray, me: int) -> int:
+    op = 1 - me
+    mine = G_P4 + me * NP4
+    theirs = G_P4 + op * NP4
+    black = 1 if me == 0 else 0
+    acc = 0
+    for i in range(g[G_NET]):
+        row = G_NET_W + i * NET_ROW
+        h = g[row + NET_IN] + g[row + 2 * NP4 + 2] * black
+        for j in range(NP4):
+            h += g[row + j] * g[mine + j] + g[row + NP4 + j] * g[theirs + j]
+        h += g[row + 2 * NP4] * g[G_VAL + me] + g[row + 2 * NP4 + 1] * g[G_VAL + op]
+        if h > 0:
+            acc += min(h, NET_HIDDEN_MAX) * g[row + NET_IN + 1]
+    v = (acc >> (NET_SHIFT + NET_OUT_SHIFT)) + g[G_NET_OUT]
+    return int(min(max(v, -NET_CLIP), NET_CLIP))
+
+
+@njit
+def evaluate(g: IntArray, hsh: U64Array) -> int:
+    """Static evaluation from the side to move's view (plus the level's noise, if any)."""
+    me = g[G_SIDE] - 1
+    if g[G_NET] > 0:
+        v = _network(g, me)
+    else:
+        v = int((g[G_MINE] * g[G_VAL + me] - 4 * g[G_VAL + 1 - me]) // 4)
+    amp = g[G_NOISE]
+    if amp > 0:
+        x = (hsh[0] ^ np.uint64(g[G_SEED])) * np.uint64(0x9E3779B97F4A7C15)
+        v += int((x >> np.uint64(40)) % np.uint64(2 * amp + 1)) - amp
+    return v
+
+
+@njit
+def _store_proof(st: State, sr: State, ply: int, score: int, move: int) -> None:
+    # a proven win goes into the main table as a lower bound of any depth, so that no later
+    # visit of this position (a deeper iteration, a transposition) searches it again
+    ttk = sr[0]
+    ttv = sr[1]
+    h = st[7][0]
+    slot = _tt_slot(ttk, h)
+    ttk[slot] = h
+    ttv[slot] = (
+        (np.int64(_to_tt(score, ply)) << 32)
+        | (np.int64(move + 1) << 16)
+        | (np.int64(255) << 8)
+        | TT_LOWER
+    )
+
+
+@njit
+def _tt_slot(ttk: U64Array, h: np.uint64) -> int:
+    return int(h & np.uint64(ttk.shape[0] - 1))
+
+
+@njit
+def _to_tt(v: int, ply: int) -> int:
+    if v > WIN_MIN:
+        return v + ply
+    if v < -WIN_MIN:
+        return v - ply
+    return v
+
+
+@njit
+def _from_tt(v: int, ply: int) -> int:
+    if v > WIN_MIN:
+        return v - ply
+    if v < -WIN_MIN:
+        return v + ply
+    return v
+
+
+@njit
+def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
+    # fills mbuf[ply]/sbuf[ply] with ordered candidates; returns (count, tactical-only)
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    p4t = st[5]
+    maybe = st[9]
+    sc = st[10]
+    killers = sr[2]
+    hist = sr[3]
+    mbuf = sr[4]
+    sbuf = sr[5]
+    near = st[12]
+    side = g[G_SIDE]
+    me = side - 1
+    op = 1 - me
+    buf = mbuf[ply]
+    keys = sbuf[ply]
+    restricted = False
+    if g[G_PURE] != 0:
+        pass
+    elif g[G_P4 + op * NP4 + P4_FIVE] > 0:
+        n = _scan(b, cell, g, p4t, op, P4_FIVE, buf)
+        restricted = True
+    elif g[G_P4 + op * NP4 + P4_FLEX4] > 0 and _real_flex4(st, op, buf) > 0:
+        n = _defences(st, me, buf)
+        restricted = True
+    if not restricted:
+        w = g[G_W]
+        h = g[G_H]
+        s = g[G_S]
+        n = 0
+        for y in range(h):
+            base = (y + PAD) * s + PAD
+            for x in range(w):
+                p = base + x
+                if b[p] == 0 and near[p] > 0:
+                    buf[n] = p
+                    n += 1
+    k0 = killers[ply, 0]
+    k1 = killers[ply, 1]
+    hrow = hist[me]
+    m = 0
+    for i in range(n):
+        p = buf[i]
+        if side == 1 and g[G_RULE] == RULE_RENJU and is_forbidden(b, g, cell, maybe, p):
+            continue
+        key = sc[me, cell[p, R_CODE + me]] + (sc[op, cell[p, R_CODE + op]] * 3) // 4
+        if p == ttmove:
+            key += 1 << 28
+        elif p == k0:
+            key += 1 << 20
+        elif p == k1:
+            key += 1 << 19
+        key += min(hrow[p], 1 << 16) >> 6
+        buf[m] = p
+        keys[m] = key
+        m += 1
+    return m, restricted
+
+
+NOT_LEAF = -INF - 1  # _static: the node must be searched
+
+
+@njit_inline
+def _calm(g: IntArray) -> bool:
+    # no win pending for either side: no five to block or make, no point that makes a straight
+    # four (an open three on the board), a four-three or a double three; the static value of
+    # such a position says little, so the selective cuts leave it to the full search
+    for ci in range(2):
+        base = G_P4 + ci * NP4
+        if (
+            g[base + P4_F3_F3] > 0
+            or g[base + P4_B4_F3] > 0
+            or g[base + P4_FLEX4] > 0
+            or g[base + P4_FIVE] > 0
+        ):
+            return False
+    return True
+
+
+@njit_inline
+def _tactical(cell: I32Array, p4t: I8Array, me: int, op: int, p: int) -> bool:
+    # what late-move pruning never skips: our five, four or open three, and the points where
+    # the opponent would make a five or a four (the blocks of their fours and threes)
+    return bool(p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_B4)
+
+
+@njit_inline
+def _static(st: State, sr: State, depth: int, ply: int, beta: int) -> int:
+    # the value of a node that needs no move loop (a five, a lost position, the horizon), or
+    # NOT_LEAF; inlined into the parent so that leaves cost no recursive call
+    g = st[2]
+    hsh = st[7]
+    mbuf = sr[4]
+    side = g[G_SIDE]
+    me = side - 1
+    op = 1 - me
+    if g[G_P4 + me * NP4 + P4_FIVE] > 0:
+        return WIN - ply
+    if ply > g[G_SELDEPTH]:
+        g[G_SELDEPTH] = ply
+    if ply >= MAX_PLY - 4:
+        return evaluate(g, hsh)
+    opfive = g[G_P4 + op * NP4 + P4_FIVE]
+    if g[G_PURE] != 0:
+        opfive = 0
+        if depth <= 0:
+            return evaluate(g, hsh)
+    if opfive >= 2:
+        return -(WIN - ply - 1)
+    if opfive == 0 and depth <= 0:
+        if g[G_P4 + me * NP4 + P4_FLEX4] > 0 and g[G_P4 + op * NP4 + P4_B4] == 0:
+            nb4 = 0
+            for c4 in range(P4_B4, NP4):
+                nb4 += g[G_P4 + op * NP4 + c4]
+            if nb4 == 0 and _real_flex4(st, me, mbuf[ply]) > 0:
+                return WIN - ply - 3
+        vd = g[G_VCF_DEPTH]
+        if vd > 0:
+            nb4 = 0
+            for c4 in range(P4_B4, NP4):
+                nb4 += g[G_P4 + me * NP4 + c4]
+            if nb4 > 0:
+                dv = g[G_DEEP_VCF]
+                if dv > 0:
+                    # a win only matters below beta: above it the evaluation cuts off as well
+                    # (a fail-soft bound)
+                    v = evaluate(g, hsh)
+                    if v >= beta:
+                        return v
+                    plies = vcf_local(st, sr, dv, ply, -g[G_ONE])
+                    if plies > 0:
+                        _store_proof(st, sr, ply, WIN - ply - plies, sr[8][ply])
+                        return WIN - ply - plies
+                elif threat_search(st, sr, side, vd, vd < 0, ply):
+                    return int(WIN - ply - 2 * vd - 1)
+        return evaluate(g, hsh)
+    return NOT_LEAF
+
+
+@njit_inline
+def _reduction(
+    g: IntArray, cell: I32Array, p4t: I8Array, me: int, op: int, p: int, depth: int, i: int
+) -> float:
+    # SEL_LMR: the plies a late move loses, before the node's own adjustments. A move that
+    # makes a four is never reduced (the reply is forced, so its line is cheap and decisive);
+    # one that makes an open three or takes the opponent's three point loses a ply less
+    own = p4t[me, cell[p, R_CODE + me]]
+    if own >= P4_B4:
+        return 0.0
+    r: float = math.log(depth) * math.log(i + 1) * g[G_LMR] / 100
+    if own >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_F3:
+        r -= 1.0
+    return r
+
+
+@njit
+def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int) -> int:
+    """Principal-variation alpha-beta from the side to move's view."""
+    cell = st[1]
+    g = st[2]
+    p4t = st[5]
+    hsh = st[7]
+    tm = st[11]
+    ttk = sr[0]
+    ttv = sr[1]
+    killers = sr[2]
+    hist = sr[3]
+    mbuf = sr[4]
+    pv = sr[6]
+    pvlen = sr[7]
+    pvlen[ply] = ply
+    if g[G_NODES] >= g[G_NEXT_CHECK]:
+        _check_limits(g, tm)
+    if g[G_STOP] != 0:
+        return 0
+    value = _static(st, sr, depth, ply, beta)
+    if value != NOT_LEAF:
+        return value
+    side = g[G_SIDE]
+    me = side - 1
+    op = 1 - me
+    opfive = 0 if g[G_PURE] != 0 else g[G_P4 + op * NP4 + P4_FIVE]
+    if depth < 0:
+        depth = 0
+    select = g[G_SELECT]
+    mate = (select & SEL_MATE) != 0
+    if mate:
+        # no line from here ends sooner than a five made now or one the opponent makes next
+        if beta > WIN - ply:
+            beta = WIN - ply
+            if alpha >= beta:
+                return beta
+        if alpha < -(WIN - ply - 1):
+            alpha = -(WIN - ply - 1)
+            if alpha >= beta:
+                return alpha
+    # transposition table
+    h = hsh[0]
+    slot = _tt_slot(ttk, h)
+    ttmove = -1
+    if ttk[slot] == h:
+        data = ttv[slot]
+        ttmove = int((data >> 16) & 0xFFFF) - 1
+        tdepth = np.int64((data >> 8) & 0xFF)
+        tflag = np.int64(data & 0x3)
+        tscore = _from_tt(int(data >> 32), ply)
+        # a proven result holds at any window (SEL_MATE): a PV node may take it as well
+        if tdepth >= depth and (beta - alpha == 1 or (mate and abs(tscore) > WIN_MIN)):
+            if tflag == TT_EXACT:
+                return tscore
+            if tflag == TT_LOWER and tscore >= beta:
+                return tscore
+            if tflag == TT_UPPER and tscore <= alpha:
+                return tscore
+    calm = False
+    if select != 0 and opfive == 0 and beta - alpha == 1:
+        calm = _calm(g)
+    if calm and (select & SEL_FUTILITY) != 0 and depth <= 2:
+        # far above beta, a quiet position stays there (reverse futility); far below alpha,
+        # only a threat could save it, and the leaf's own VCF probe looks for one (razoring)
+        e = evaluate(g, hsh)
+        if e - g[G_FUTILITY] * depth >= beta:
+            return e
+        if e + g[G_RAZOR] * depth <= alpha:
+            v = _static(st, sr, 0, ply, beta)
+            if v <= alpha:
+                return v
+    n, restricted = _generate(st, sr, ply, ttmove)
+    if n == 0:
+        if g[G_P4 + op * NP4 + P4_FIVE] > 0 or restricted:
+            return -(WIN - ply - 1)  # every answer is forbidden (renju) or none exists
+        return 0  # the board is full
+    n_all = n
+    width = g[G_WIDTH]
+    if width > 0 and not restricted and n > width:
+        n = width
+    late = n
+    if (select & SEL_LMP) != 0 and not restricted and opfive == 0:
+        late = g[G_LMP] + depth * depth
+    buf = mbuf[ply]
+    keys = sr[5][ply]
+    best = -INF
+    bestmove = buf[0]
+    alpha0 = alpha
+    newdepth = depth if opfive > 0 else depth - 1
+    lmr = (select & SEL_LMR) != 0 and not restricted and newdepth >= 2
+    pvnode = beta - alpha > 1
+    k0 = killers[ply, 0]
+    k1 = killers[ply, 1]
+    for i in range(n):
+        # pick the best remaining candidate: cut-offs come early, a full sort is wasted work
+        top = i
+        for j in range(i + 1, n_all):
+            if keys[j] > keys[top]:
+                top = j
+        p = buf[top]
+        buf[top] = buf[i]
+        buf[i] = p
+        kt = keys[top]
+        keys[top] = keys[i]
+        keys[i] = kt
+        tactical = p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_F3
+        if i >= late and not _tactical(cell, p4t, me, op, p):
+            continue  # SEL_LMP: a late quiet move near the horizon
+        _mk(st, p)
+        leaf = NOT_LEAF
+        if newdepth <= 0:
+            pvlen[ply + 1] = ply + 1
+            leaf = _static(st, sr, newdepth, ply + 1, -alpha)
+        if leaf != NOT_LEAF:
+            v = -leaf  # exact: no re-search
+        elif i == 0:
+            v = -alphabeta(st, sr, newdepth, -beta, -alpha, ply + 1)
+        else:
+            r = 0
+            if lmr:
+                x = _reduction(g, cell, p4t, me, op, p, depth, i)
+                if pvnode:
+                    x -= 1.0
+                if p in (k0, k1):
+                    x -= 1.0
+                if x >= 1.0:
+                    r = min(int(x), newdepth - 1)  # never below depth 1: moves, not a leaf
+            elif depth >= 3 and i >= 4 and not tactical and not restricted:
+                r = 1 if i < 12 else 2
+            v = -alphabeta(st, sr, newdepth - r, -alpha - 1, -alpha, ply + 1)
+            if v > alpha and (r > 0 or v < beta):
+                v = -alphabeta(st, sr, newdepth, -beta, -alpha, ply + 1)
+        _um(st)
+        if g[G_STOP] != 0:
+            return 0
+        if v > best:
+            best = v
+            bestmove = p
+            if v > alpha:
+                alpha = v
+                pv[ply, ply] = p
+                for j in range(ply + 1, pvlen[ply + 1]):
+                    pv[ply, j] = pv[ply + 1, j]
+                pvlen[ply] = max(pvlen[ply + 1], ply + 1)
+                if v >= beta:
+                    if not tactical and killers[ply, 0] != p:
+                        killers[ply, 1] = killers[ply, 0]
+                        killers[ply, 0] = p
+                    hist[me, p] += depth * depth
+                    break
+    flag = TT_EXACT
+    if best <= alpha0:
+        flag = TT_UPPER
+    elif best >= beta:
+        flag = TT_LOWER
+    ttk[slot] = h
+    ttv[slot] = (
+        (np.int64(_to_tt(best, ply)) << 32)
+        | (np.int64(bestmove + 1) << 16)
+        | (np.int64(min(depth, 255)) << 8)
+        | flag
+    )
+    return best
+
+
+@njit
+def root_moves(st: State, sr: State) -> int:
+    """Generate and order the root candidates into ``rootm``; returns their count."""
+    mbuf = sr[4]
+    rootm = sr[11]
+    n, _ = _generate(st, sr, 0, -1)
+    _sort(mbuf[0], sr[5][0], n)
+    for i in range(n):
+        rootm[i] = mbuf[0, i]
+    return n
+
+
+@njit
+def root_search(st: State, sr: State, n: int, depth: int, alpha: int, beta: int) -> int:
+    """One iteration over the ``n`` root moves; the best lands in ``rootm[0]`` and ``g[G_BEST]``.
+
+    When the limits stop it, ``G_SEARCHED`` says how many moves were finished; the score of an
+    unfinished iteration is meaningless unless a move beat the previous best.
+    """
+    g = st[2]
+    pv = sr[6]
+    pvlen = sr[7]
+    rootm = sr[11]
+    g[G_SEARCHED] = 0
+    pvlen[0] = 0
+    best = -INF
+    besti = 0
+    side = g[G_SIDE]
+    op = 2 - side
+    opfive = g[G_P4 + op * NP4 + P4_FIVE] > 0 and g[G_PURE] == 0
+    newdepth = depth if opfive else depth - 1
+    for i in range(n):
+        p = rootm[i]
+        _mk(st, p)
+        if i == 0:
+            v = -alphabeta(st, sr, newdepth, -beta, -alpha, g[G_ONE])
+        else:
+            v = -alphabeta(st, sr, newdepth, -alpha - 1, -alpha, g[G_ONE])
+            if v > alpha and v < beta and g[G_STOP] == 0:
+                v = -alphabeta(st, sr, newdepth, -beta, -alpha, g[G_ONE])
+        _um(st)
+        if g[G_STOP] != 0:
+            break
+        g[G_SEARCHED] = i + 1
+        if v > best:
+            best = v
+            besti = i
+            g[G_BEST] = p
+            if v > alpha:
+                alpha = v
+                pv[0, 0] = p
+                for j in range(1, pvlen[1]):
+                    pv[0, j] = pv[1, j]
+                pvlen[0] = max(pvlen[1], 1)
+                if v >= beta:
+                    break
+    if besti > 0:
+        p = rootm[besti]
+        for j in range(besti, 0, -1):
+            rootm[j] = rootm[j - 1]
+        rootm[0] = p
+    return best

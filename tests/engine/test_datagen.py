@@ -1,0 +1,135 @@
+"""tools/datagen.py: a shard's arrays and manifest agree with its games, and a shard stopped
+part-way and resumed is the shard an uninterrupted run makes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.board import Board
+from engine.gomocup.match import EngineSpec
+from engine.gomocup.protocol import gomocup_to_point
+from engine.types import Color, Point, Rule
+from tools.datagen import (
+    FIRST_PLY,
+    MATE,
+    SIZE,
+    DataGenError,
+    Settings,
+    load_shard,
+    main,
+    make_shard,
+)
+
+FAKE = Path(__file__).with_name("fake_judge.py")
+# the fake judge: +400 at six stones, a forced loss in 5 at seven, no evaluation at nine
+JUDGE = EngineSpec("judge", (sys.executable, str(FAKE), "6=+400", "7=-M5", "9=play7,7"))
+SETTINGS = Settings(shard=3, games=3, nodes=300, seed=5, judge_nodes=1000, source="selfplay")
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def test_a_shard_holds_its_games_and_the_judges_labels(tmp_path: Path) -> None:
+    path = make_shard(tmp_path, SETTINGS, JUDGE, command="test", log=_quiet)
+    assert path == tmp_path / "shard-00003.json"
+    arrays, manifest = load_shard(tmp_path, 3)
+    lengths, results = arrays["lengths"], arrays["results"]
+    assert len(lengths) == 3
+    assert int(lengths.sum()) == len(arrays["moves"])
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    for gi in range(3):
+        moves = arrays["moves"][starts[gi] : starts[gi + 1]]
+        board = Board.from_moves(
+            [Point(int(m) % SIZE, int(m) // SIZE) for m in moves], size=SIZE, rule=Rule.FREESTYLE
+        )
+        winner = board.outcome.winner if board.outcome is not None else None
+        assert int(results[gi]) == {None: 0, Color.BLACK: 1, Color.WHITE: -1}[winner]
+        # every position from FIRST_PLY stones to the one before the last move, but the
+        # one the judge said nothing about (nine stones)
+        plies = arrays["ply"][arrays["game"] == gi].tolist()
+        assert plies == [p for p in range(FIRST_PLY, len(moves)) if p != 9]
+    judge = dict(zip(arrays["ply"].tolist(), arrays["judge"].tolist(), strict=False))
+    mate = dict(zip(arrays["ply"].tolist(), arrays["judge_mate"].tolist(), strict=False))
+    assert judge[6] == 400
+    assert mate[6] == 0
+    assert judge[7] == -MATE
+    assert mate[7] == -5
+    assert judge[8] == 0
+    # the fake plays the first empty point in reading order: Gomocup's 0,0, the top left
+    corner = gomocup_to_point(0, 0, SIZE)
+    assert set(arrays["judge_move"].tolist()) == {corner.y * SIZE + corner.x}
+    counts = manifest["counts"]
+    assert counts["games"] == 3
+    assert counts["positions"] == len(arrays["game"])
+    assert counts["forced"] == 3  # one seven-stone position a game
+    assert counts["black_wins"] + counts["white_wins"] + counts["draws"] == 3
+    assert manifest["seed"] == 5
+    assert manifest["self_play_nodes"] == 300
+    assert manifest["judge"]["nodes"] == 1000
+    assert manifest["judge"]["about"] == 'name="fake judge", version="1.0"'
+    assert manifest["command"] == "test"
+    assert manifest["format"] == 1
+    assert len(manifest["engine"]["commit"]) >= 7
+    assert not (tmp_path / "shard-00003.partial.npz").exists()
+
+
+def test_a_resumed_shard_is_the_uninterrupted_one(tmp_path: Path) -> None:
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    make_shard(whole, SETTINGS, JUDGE, log=_quiet)
+    assert make_shard(parts, SETTINGS, JUDGE, stop_after=1, save_every=1, log=_quiet) is None
+    assert (parts / "shard-00003.partial.npz").exists()
+    assert not (parts / "shard-00003.npz").exists()
+    with pytest.raises(DataGenError, match="--resume"):
+        make_shard(parts, SETTINGS, JUDGE, log=_quiet)
+    other = Settings(shard=3, games=3, nodes=301, seed=5, judge_nodes=1000, source="selfplay")
+    with pytest.raises(DataGenError, match="other settings"):
+        make_shard(parts, other, JUDGE, resume=True, log=_quiet)
+    make_shard(parts, SETTINGS, JUDGE, resume=True, log=_quiet)
+    a, _ = load_shard(whole, 3)
+    b, _ = load_shard(parts, 3)
+    assert a.keys() == b.keys()
+    for name in a:
+        assert np.array_equal(a[name], b[name]), name
+    with pytest.raises(DataGenError, match="finished"):
+        make_shard(parts, SETTINGS, JUDGE, resume=True, log=_quiet)
+
+
+def test_a_changed_shard_file_no_longer_loads(tmp_path: Path) -> None:
+    make_shard(tmp_path, SETTINGS, JUDGE, log=_quiet)
+    manifest = tmp_path / "shard-00003.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    manifest.write_text(json.dumps(data | {"sha256": "0" * 64}), encoding="utf-8")
+    with pytest.raises(DataGenError, match="does not match"):
+        load_shard(tmp_path, 3)
+
+
+def test_the_command_line_refuses_to_overwrite_and_names_the_way_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--shard", "0", "--games", "1", "--nodes", "200", "--out", str(tmp_path)]
+    judge = ["--judge", f"{sys.executable} {FAKE}"]
+    assert main([*args, *judge]) == 0
+    assert (tmp_path / "shard-00000.json").exists()
+    assert main([*args, *judge]) == 1
+    assert "finished" in capsys.readouterr().err
+
+
+def test_a_judge_that_dies_leaves_a_shard_that_resumes(tmp_path: Path) -> None:
+    dying = EngineSpec("judge", (*JUDGE.argv, "12=die"))
+    whole, broken = tmp_path / "whole", tmp_path / "broken"
+    make_shard(whole, SETTINGS, JUDGE, log=_quiet)
+    with pytest.raises(DataGenError, match="--resume continues"):
+        make_shard(broken, SETTINGS, dying, save_every=1, log=_quiet)
+    with np.load(broken / "shard-00003.partial.npz") as data:
+        assert len(data["lengths"]) == 0  # the first game reached twelve stones: none kept
+    make_shard(broken, SETTINGS, JUDGE, resume=True, log=_quiet)
+    a, _ = load_shard(whole, 3)
+    b, _ = load_shard(broken, 3)
+    for name in a:
+        assert np.array_equal(a[name], b[name]), name

@@ -1,0 +1,453 @@
+"""Training positions that last: self-play (or recorded match games) at fixed node counts,
+labelled by the outcome and by an outside engine's judgement, in resumable shards.
+
+    python tools/datagen.py --shard K --games N --nodes M --judge CMD [--judge-cwd DIR] \\
+        [--judge-nodes J] [--seed S] [--out data/selfplay] [--resume]
+    python tools/datagen.py --shard K --games N --psq DIR... --judge CMD ... \\
+        [--out data/matches] [--resume]
+
+A shard is ``shard-KKKKK.npz`` (``np.savez_compressed``) beside ``shard-KKKKK.json``, its
+manifest: the command, the seed, the engine's version and git commit, the judge's command,
+``ABOUT`` answer and node count, the counts, and the array file's SHA-256. The arrays:
+
+* ``moves`` (int16, ``y * 15 + x``), ``lengths`` (int32) and ``results`` (int8: Black's
+  result, 1 a five by Black, -1 by White, 0 a draw) of the shard's games, 15x15 freestyle;
+* one row per judged position: ``game`` (int32, the game in this shard), ``ply`` (int16, the
+  stones on the board; the side to move is Black when even), ``judge`` (int32, the judge's
+  score from the side to move's view, ``MATE`` or ``-MATE`` for a forced result),
+  ``judge_mate`` (int16, plies to that result, signed; 0 when none) and ``judge_move``
+  (int16, the judge's move, -1 when none). The move played there is ``moves`` at ``ply``.
+
+Every position from ``FIRST_PLY`` stones to the one before the game's last move is judged.
+Self-play game ``i`` of shard ``K`` depends only on ``(seed, K, i)`` and the node count: the
+engine searches ``--nodes`` nodes a move (the same game on any host), from a match opening
+turned by a random symmetry plus up to two random stones, with a little evaluation noise for
+variety. The judge searches ``--judge-nodes`` nodes a position (``INFO max_node``; Rapfi
+honours it, so its labels are the same on any host too). With ``--psq`` the games are recorded
+match games instead (those that end in a five or a full board), shard ``K`` taking the
+records ``K * N`` to ``K * N + N - 1`` in file-name order.
+
+A shard in progress is kept as ``shard-KKKKK.partial.npz`` every ``--save-every`` games;
+``--resume`` continues it (the settings must match), and without ``--resume`` the tool
+refuses to overwrite it or a finished shard. The format is read back by ``load_shard``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import os
+import random
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.board import Board
+from engine.gomocup.match import EngineSpec, parse_engine
+from engine.gomocup.openings import openings
+from engine.search import Limits, SearchOptions, search
+from engine.types import Color, Point, Rule
+
+SIZE = 15
+FORMAT = 1  # the shard layout above; bump it when the layout changes
+FIRST_PLY = 4  # positions from this many stones on are judged
+MAX_PLIES = 160  # a self-play game is a draw after this many moves
+MATE = 30000  # a judge's forced result, beyond every score it prints
+SMALL_TT = 160 * 2**20 + 2 * 16 * 2**16  # the self-play searches' memory (a 64k-entry table)
+JUDGE_CAP_MS = 30_000  # the judge's turn time: only a cap, the node count binds
+ROOT = Path(__file__).resolve().parents[1]
+
+Int = npt.NDArray[np.int64]
+
+
+class DataGenError(RuntimeError):
+    """A shard that cannot be made as asked (it exists, or its partial file does not match)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What decides a shard's contents (a partial shard is resumed only with the same)."""
+
+    shard: int
+    games: int
+    nodes: int  # self-play nodes a move (0 with --psq)
+    seed: int
+    judge_nodes: int
+    source: str  # "selfplay", or "psq" for recorded games
+
+
+@dataclass(slots=True)
+class Shard:
+    """A shard's games and judged positions, as lists while it grows."""
+
+    moves: list[int] = dataclasses.field(default_factory=list)
+    lengths: list[int] = dataclasses.field(default_factory=list)
+    results: list[int] = dataclasses.field(default_factory=list)
+    game: list[int] = dataclasses.field(default_factory=list)
+    ply: list[int] = dataclasses.field(default_factory=list)
+    judge: list[int] = dataclasses.field(default_factory=list)
+    judge_mate: list[int] = dataclasses.field(default_factory=list)
+    judge_move: list[int] = dataclasses.field(default_factory=list)
+
+    def arrays(self) -> dict[str, npt.NDArray[Any]]:
+        """The arrays of the shard file."""
+        return {
+            "moves": np.array(self.moves, dtype=np.int16),
+            "lengths": np.array(self.lengths, dtype=np.int32),
+            "results": np.array(self.results, dtype=np.int8),
+            "game": np.array(self.game, dtype=np.int32),
+            "ply": np.array(self.ply, dtype=np.int16),
+            "judge": np.array(self.judge, dtype=np.int32),
+            "judge_mate": np.array(self.judge_mate, dtype=np.int16),
+            "judge_move": np.array(self.judge_move, dtype=np.int16),
+        }
+
+    def add(
+        self, index: int, moves: Sequence[int], result: int, rows: list[tuple[int, int, int, int]]
+    ) -> None:
+        """Game ``index`` with its judged positions (``judge_game``'s rows)."""
+        self.moves.extend(moves)
+        self.lengths.append(len(moves))
+        self.results.append(result)
+        for ply, score, mate, move in rows:
+            self.game.append(index)
+            self.ply.append(ply)
+            self.judge.append(score)
+            self.judge_mate.append(mate)
+            self.judge_move.append(move)
+
+    @classmethod
+    def from_arrays(cls, data: Any) -> Shard:
+        """A shard read back from ``arrays``' form."""
+        return cls(**{f.name: data[f.name].tolist() for f in dataclasses.fields(cls)})
+
+
+def _name(shard: int) -> str:
+    return f"shard-{shard:05d}"
+
+
+def load_shard(folder: Path, shard: int) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
+    """A finished shard's arrays and manifest.
+
+    Raises:
+        DataGenError: when the array file does not match its manifest's hash.
+    """
+    path = folder / f"{_name(shard)}.npz"
+    manifest = json.loads((folder / f"{_name(shard)}.json").read_text(encoding="utf-8"))
+    if _sha256(path) != manifest["sha256"]:
+        raise DataGenError(f"{path} does not match its manifest")
+    with np.load(path) as data:
+        return {name: data[name] for name in data.files}, manifest
+
+
+# --------------------------------------------------------------------------- games
+
+
+def _symmetry(point: Point, s: int) -> Point:
+    x, y = point.x, point.y
+    if s & 1:
+        x = SIZE - 1 - x
+    if s & 2:
+        y = SIZE - 1 - y
+    if s & 4:
+        x, y = y, x
+    return Point(x, y)
+
+
+def selfplay_game(settings: Settings, index: int) -> tuple[list[int], int]:
+    """Self-play game ``index`` of the shard: its moves (``y * SIZE + x``) and Black's result.
+    It depends only on the settings' seed, shard and node count and on ``index``."""
+    rng = random.Random(f"{settings.seed}:{settings.shard}:{index}")
+    turn = rng.randrange(8)
+    board = Board.from_moves(
+        [_symmetry(p, turn) for p in rng.choice(openings(SIZE))], size=SIZE, rule=Rule.FREESTYLE
+    )
+    for _ in range(rng.choice((0, 0, 1, 2))):
+        while True:
+            point = Point(rng.randrange(4, SIZE - 4), rng.randrange(4, SIZE - 4))
+            if board[point] is None:
+                board.play(point)
+                break
+    noise = [rng.choice((0, 0, 10, 25)) for _ in range(2)]
+    while board.outcome is None and len(board.moves) < MAX_PLIES and not board.is_full():
+        side = 0 if board.to_move is Color.BLACK else 1
+        options = SearchOptions(noise=noise[side], seed=rng.randrange(1 << 30))
+        result = search(board, Limits(nodes=settings.nodes, memory_bytes=SMALL_TT), options)
+        board.play(result.move)
+    winner = board.outcome.winner if board.outcome is not None else None
+    score = 0 if winner is None else (1 if winner is Color.BLACK else -1)
+    return [m.point.y * SIZE + m.point.x for m in board.moves], score
+
+
+def recorded_games(paths: Sequence[Path], settings: Settings) -> list[tuple[list[int], int]]:
+    """The shard's slice of the PSQ records under ``paths`` that end in a five or a full
+    board, in ``selfplay_game``'s form."""
+    from tools.tune_eval import games_from_psq
+
+    games, _ = games_from_psq(list(paths))
+    starts = np.concatenate([[0], np.cumsum(games["lengths"])])
+    first = settings.shard * settings.games
+    found: list[tuple[list[int], int]] = []
+    for gi in range(first, min(first + settings.games, len(games["lengths"]))):
+        moves = games["moves"][starts[gi] : starts[gi + 1]]
+        found.append(([int(m) for m in moves], int(games["results"][gi])))
+    return found
+
+
+# --------------------------------------------------------------------------- labels
+
+
+def judge_game(judge: Any, moves: Sequence[int]) -> list[tuple[int, int, int, int]]:
+    """Ask the judge about every position of a game from ``FIRST_PLY`` stones to the one
+    before its last move: per position that got an evaluation, its ply, the judge's score
+    (``MATE`` for a forced result), the plies to that result (0 none) and the judge's move
+    (-1 none)."""
+    points = [Point(m % SIZE, m // SIZE) for m in moves]
+    rows: list[tuple[int, int, int, int]] = []
+    for ply in range(FIRST_PLY, len(points)):
+        opinion = judge.ask(points[:ply])
+        value = opinion.eval
+        if value is None:
+            continue  # no evaluation printed: no label
+        mate = value.mate or 0
+        score = value.score if mate == 0 else (MATE if mate > 0 else -MATE)
+        move = opinion.move
+        rows.append((ply, score, mate, -1 if move is None else move.y * SIZE + move.x))
+    return rows
+
+
+# --------------------------------------------------------------------------- the shard
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _save(path: Path, arrays: dict[str, Any]) -> None:
+    # written beside, then renamed: an interrupted save never leaves a torn file
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def _settings_array(settings: Settings) -> npt.NDArray[np.str_]:
+    return np.array(json.dumps(dataclasses.asdict(settings), sort_keys=True))
+
+
+def engine_commit() -> str:
+    """This checkout's git commit (with ``-dirty`` when a file of ``engine/`` or ``tools/``
+    differs from it), or "unknown"."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            # the code that plays and labels: edits elsewhere (docs, tests) do not count
+            [
+                "git",
+                "-C",
+                str(ROOT),
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "engine",
+                "tools",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head + ("-dirty" if dirty else "")
+
+
+def make_shard(
+    folder: Path,
+    settings: Settings,
+    judge_spec: EngineSpec,
+    *,
+    resume: bool = False,
+    psq: Sequence[Path] = (),
+    save_every: int = 5,
+    stop_after: int | None = None,
+    command: str = "",
+    log: Any = print,
+) -> Path | None:
+    """Make (or, with ``resume``, continue) one shard in ``folder``; returns the manifest's
+    path, or None when ``stop_after`` games were played this run and the shard is unfinished.
+
+    Raises:
+        DataGenError: the shard exists, its partial file exists without ``resume``, or the
+            partial file was made with other settings.
+    """
+    from tools.judge import Judge, JudgeError
+
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / f"{_name(settings.shard)}.npz"
+    partial = folder / f"{_name(settings.shard)}.partial.npz"
+    if final.exists():
+        raise DataGenError(f"{final} exists: shard {settings.shard} is finished")
+    shard = Shard()
+    if partial.exists():
+        if not resume:
+            raise DataGenError(f"{partial} exists: --resume continues it (or delete it)")
+        with np.load(partial) as data:
+            if str(data["settings"]) != str(_settings_array(settings)):
+                raise DataGenError(f"{partial} was made with other settings: {data['settings']}")
+            shard = Shard.from_arrays(data)
+            started = float(data["seconds"])
+    else:
+        started = 0.0
+    recorded = recorded_games(psq, settings) if settings.source == "psq" else None
+    total = settings.games if recorded is None else len(recorded)
+    done = len(shard.lengths)
+    if done:
+        log(f"shard {settings.shard}: resuming after {done} of {total} games")
+    commit = engine_commit()  # the code that plays and labels, as it was at the start
+    clock = time.perf_counter()
+    played = 0
+
+    def seconds() -> float:
+        return started + time.perf_counter() - clock
+
+    def save_partial() -> None:
+        extra = {"settings": _settings_array(settings), "seconds": np.array(seconds())}
+        _save(partial, shard.arrays() | extra)
+
+    with Judge(
+        judge_spec, turn_ms=JUDGE_CAP_MS, size=SIZE, rule=Rule.FREESTYLE, nodes=settings.judge_nodes
+    ) as judge:
+        about = judge.about()
+        for index in range(done, total):
+            if stop_after is not None and played >= stop_after:
+                break
+            moves, result = (
+                recorded[index] if recorded is not None else selfplay_game(settings, index)
+            )
+            try:
+                rows = judge_game(judge, moves)
+            except JudgeError as error:
+                save_partial()
+                raise DataGenError(
+                    f"the judge failed in game {index} ({error}); --resume continues"
+                ) from error
+            shard.add(index, moves, result, rows)
+            played += 1
+            if (index + 1) % save_every == 0 or index + 1 == total:
+                save_partial()
+                log(
+                    f"shard {settings.shard}: {index + 1}/{total} games, "
+                    f"{len(shard.game)} positions, {seconds():.0f} s"
+                )
+    if len(shard.lengths) < total:
+        save_partial()
+        return None
+    _save(final, shard.arrays())
+    results = np.array(shard.results)
+    manifest = {
+        "format": FORMAT,
+        "shard": settings.shard,
+        "source": settings.source,
+        "command": command,
+        "seed": settings.seed,
+        "self_play_nodes": settings.nodes,
+        "engine": {"version": _version(), "commit": commit},
+        "judge": {
+            "command": shlex.join(judge_spec.argv),
+            "cwd": judge_spec.cwd,
+            "about": about,
+            "nodes": settings.judge_nodes,
+        },
+        "counts": {
+            "games": len(shard.lengths),
+            "moves": len(shard.moves),
+            "positions": len(shard.game),
+            "forced": int(sum(1 for m in shard.judge_mate if m != 0)),
+            "black_wins": int((results > 0).sum()),
+            "white_wins": int((results < 0).sum()),
+            "draws": int((results == 0).sum()),
+        },
+        "seconds": round(seconds(), 1),
+        "sha256": _sha256(final),
+    }
+    path = folder / f"{_name(settings.shard)}.json"
+    path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    partial.unlink(missing_ok=True)
+    return path
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gomoku-bot")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (see the module docstring)."""
+    parser = argparse.ArgumentParser(prog="python tools/datagen.py", description=__doc__)
+    parser.add_argument("--shard", type=int, required=True, help="the shard's number")
+    parser.add_argument("--games", type=int, required=True, help="games in the shard")
+    parser.add_argument("--nodes", type=int, default=20_000, help="self-play nodes a move")
+    parser.add_argument("--psq", type=Path, nargs="+", help="recorded games instead")
+    parser.add_argument("--judge", required=True, help="the judge's command line")
+    parser.add_argument("--judge-cwd", help="the judge's working directory")
+    parser.add_argument("--judge-nodes", type=int, default=20_000, help="judge nodes a position")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, help="default data/selfplay or data/matches")
+    parser.add_argument("--save-every", type=int, default=5, help="games between saves")
+    parser.add_argument("--resume", action="store_true", help="continue a partial shard")
+    options = parser.parse_args(argv)
+    if options.shard < 0 or options.games < 1 or options.nodes < 1 or options.judge_nodes < 1:
+        parser.error("--shard must be 0 or more; --games, --nodes and --judge-nodes 1 or more")
+    source = "psq" if options.psq else "selfplay"
+    settings = Settings(
+        shard=options.shard,
+        games=options.games,
+        nodes=0 if options.psq else options.nodes,
+        seed=options.seed,
+        judge_nodes=options.judge_nodes,
+        source=source,
+    )
+    folder = options.out or ROOT / "data" / ("matches" if options.psq else "selfplay")
+    judge = dataclasses.replace(parse_engine(options.judge), cwd=options.judge_cwd)
+    command = shlex.join(["python", "tools/datagen.py", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        path = make_shard(
+            folder,
+            settings,
+            judge,
+            resume=options.resume,
+            psq=options.psq or (),
+            save_every=max(1, options.save_every),
+            command=command,
+        )
+    except DataGenError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

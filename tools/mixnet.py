@@ -1,0 +1,405 @@
+"""A Mixnet-class evaluation for the search: a learned feature vector per point code, summed
+over a point's four directions, pooled over the board into a value head, with a policy head
+that scores every empty point. Numpy only; fitted on the CPU to ``tools/datagen.py``'s shards.
+
+    python tools/mixnet.py train data/selfplay [--epochs 8] [--features 16] [--holdout 0.1] \\
+        [--out mixnet.npz]
+
+The model reads what the kernels already keep for every empty point: its line pattern in each
+of the four directions for the side to move and for the other side (12 patterns each,
+``engine.search._layout``), one of 144 codes per direction.
+
+* **Point features**: ``h_p = sum_d E[code(p, d)] + b``, ``a_p = relu(h_p)``: ``F`` numbers a
+  point (``E`` is 144 x F). It can be kept incrementally: a move changes the patterns of
+  the points within four of it on its lines, and each changed code moves ``h_p`` by the
+  difference of two rows of ``E``, as the kernels' running sums of values move today.
+* **Value**: the sum of ``a_p`` over the empty points (over ``POOL``), through one hidden
+  ReLU layer, to a logit: the side to move's winning chance, fitted to the judge's
+  (``sigmoid(judge / S)``, ``S = JUDGE_SCALE``), a forced result counting as certain.
+* **Policy**: ``u . a_p`` over the empty points, a softmax fitted to the judge's move;
+  in the search it orders (and prunes) the candidates.
+
+``train`` holds out whole games and prints, each epoch, the held-out value and policy losses
+and the share of the judge's moves the policy ranks first and within 5 among the empty points;
+then the baselines on the same held-out positions: the value loss of the labels' mean and of
+the search's own evaluation, and the hand-set ordering's ranks against the policy's among the
+search's candidates. The search does not use this model yet (docs/engine.md, "Work in
+progress").
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.search import _kernels as k
+from engine.search._position import Position
+from engine.search.evaluate import tables
+from engine.types import Color, Point, Rule
+
+SIZE = 15
+POINTS = SIZE * SIZE
+NPAT = 12  # line patterns a side and direction (engine.search._layout: NONE ... FOUR_FOUR)
+NCODE = NPAT * NPAT  # a direction's code: the side to move's pattern * 12 + the other's
+POOL = 16.0  # the value head reads the sum of the points' features / POOL: a mean over some
+# 200 empty points would drown the few that decide a position
+JUDGE_SCALE = 515.6  # Rapfi 0.43.02 classical's scale (tools/tune_eval.py's fit)
+MATE = 30000
+
+F32 = npt.NDArray[np.float32]
+I16 = npt.NDArray[np.int16]
+
+
+# --------------------------------------------------------------------------- features
+
+
+def point_codes(moves: Sequence[int]) -> tuple[I16, npt.NDArray[np.bool_]]:
+    """After ``moves`` (``y * SIZE + x``), each point's code in each direction from the side
+    to move's view (``POINTS x 4``, 0 on occupied points) and which points are empty."""
+    pos = Position(SIZE, SIZE, tables(Rule.FREESTYLE), tt_size=16)
+    for m in moves:
+        pos.play_index(pos.index(Point(m % SIZE, m // SIZE)))
+    me = 0 if pos.side is Color.BLACK else 1
+    codes = np.zeros((POINTS, 4), dtype=np.int16)
+    empty = np.zeros(POINTS, dtype=bool)
+    for y in range(SIZE):
+        for x in range(SIZE):
+            p = pos.index(Point(x, y))
+            if pos.b[p] != 0:
+                continue
+            empty[y * SIZE + x] = True
+            for d in range(4):
+                mine = int(pos.cell[p, k.R_PAT + me * 4 + d])
+                theirs = int(pos.cell[p, k.R_PAT + (1 - me) * 4 + d])
+                codes[y * SIZE + x, d] = mine * NPAT + theirs
+    return codes, empty
+
+
+def engine_eval(moves: Sequence[int]) -> int:
+    """The search's own static evaluation after ``moves``, from the side to move's view."""
+    pos = Position(SIZE, SIZE, tables(Rule.FREESTYLE), tt_size=16)
+    for m in moves:
+        pos.play_index(pos.index(Point(m % SIZE, m // SIZE)))
+    return pos.evaluate()
+
+
+def engine_value_loss(train: Samples, test: Samples) -> float:
+    """The held-out value loss of the search's own evaluation, sigmoid(eval / K) with K
+    fitted on ``train``: the figure a learned value must beat."""
+    from tools.tune import fit_scale, loss
+
+    def evals(data: Samples) -> npt.NDArray[np.float64]:
+        return np.array(
+            [engine_eval([int(m) for m in row if m >= 0]) for row in data.history],
+            dtype=np.float64,
+        )
+
+    scale = fit_scale(evals(train), train.value.astype(np.float64))
+    return float(loss(evals(test), test.value.astype(np.float64), scale))
+
+
+@dataclass(frozen=True, slots=True)
+class Samples:
+    """Positions as the model reads them."""
+
+    codes: I16  # N x POINTS x 4
+    empty: npt.NDArray[np.bool_]  # N x POINTS
+    value: F32  # N: the side to move's winning chance
+    move: npt.NDArray[np.int32]  # N: the judge's move (-1: none, or not an empty point)
+    game: npt.NDArray[np.int32]  # N: the game (held out whole)
+    history: I16  # N x POINTS: the moves that made the position, then -1
+
+
+def samples(arrays: dict[str, Any], game_offset: int = 0) -> Samples:
+    """The judged positions of one shard (``tools.datagen.load_shard``'s arrays)."""
+    starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+    n = len(arrays["game"])
+    codes = np.zeros((n, POINTS, 4), dtype=np.int16)
+    empty = np.zeros((n, POINTS), dtype=bool)
+    move = np.full(n, -1, dtype=np.int32)
+    history = np.full((n, POINTS), -1, dtype=np.int16)
+    for i in range(n):
+        gi, ply = int(arrays["game"][i]), int(arrays["ply"][i])
+        moves = [int(m) for m in arrays["moves"][starts[gi] : starts[gi] + ply]]
+        history[i, :ply] = moves
+        codes[i], empty[i] = point_codes(moves)
+        judged = int(arrays["judge_move"][i])
+        if judged >= 0 and empty[i, judged]:
+            move[i] = judged
+    score = np.clip(arrays["judge"].astype(np.float64), -MATE, MATE)
+    value = 1 / (1 + np.exp(-score / JUDGE_SCALE))
+    return Samples(
+        codes,
+        empty,
+        value.astype(np.float32),
+        move,
+        (arrays["game"] + game_offset).astype(np.int32),
+        history,
+    )
+
+
+# --------------------------------------------------------------------------- the model
+
+
+def init_params(features: int, hidden: int, seed: int) -> dict[str, F32]:
+    """Small random weights."""
+    rng = np.random.default_rng(seed)
+
+    def r(*shape: int, scale: float) -> F32:
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    return {
+        "E": r(NCODE, features, scale=0.3),
+        "b": np.zeros(features, dtype=np.float32),
+        "W1": r(features, hidden, scale=1 / np.sqrt(features)),
+        "b1": np.zeros(hidden, dtype=np.float32),
+        "w2": r(hidden, scale=1 / np.sqrt(hidden)),
+        "b2": np.zeros(1, dtype=np.float32),
+        "u": r(features, scale=0.1),
+    }
+
+
+def loss_and_grads(
+    params: Mapping[str, npt.NDArray[np.floating[Any]]],
+    codes: I16,
+    empty: npt.NDArray[np.bool_],
+    value: F32,
+    move: npt.NDArray[np.int32],
+    policy_weight: float = 1.0,
+) -> tuple[float, float, dict[str, npt.NDArray[np.float64]]]:
+    """The mean value loss (cross-entropy against ``value``) and policy loss (cross-entropy
+    of the softmax over empty points against ``move``, over the positions that have one),
+    and the gradient of ``value loss + policy_weight * policy loss``."""
+    p = {name: array.astype(np.float64) for name, array in params.items()}
+    n = codes.shape[0]
+    mask = empty.astype(np.float64)  # N x P
+    count = np.full(n, POOL)  # the pooling's divisor: a sum, in units of POOL points
+    h = p["E"][codes].sum(axis=2) + p["b"]  # N x P x F
+    a = np.maximum(h, 0.0) * mask[:, :, None]
+    pooled = a.sum(axis=1) / count[:, None]  # N x F
+    z1 = pooled @ p["W1"] + p["b1"]
+    r1 = np.maximum(z1, 0.0)
+    logit = r1 @ p["w2"] + p["b2"][0]
+    chance = 1 / (1 + np.exp(-logit))
+    eps = 1e-9
+    v_loss = -np.mean(value * np.log(chance + eps) + (1 - value) * np.log(1 - chance + eps))
+    d_logit = (chance - value) / n
+    # policy
+    scores = a @ p["u"]  # N x P
+    scores = np.where(empty, scores, -np.inf)
+    has = move >= 0
+    m = max(int(has.sum()), 1)
+    top = scores.max(axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    ex = np.where(empty, np.exp(scores - top), 0.0)
+    soft = ex / np.maximum(ex.sum(axis=1, keepdims=True), eps)
+    rows = np.nonzero(has)[0]
+    p_loss = float(-np.sum(np.log(soft[rows, move[rows]] + eps)) / m)
+    d_scores = soft.copy()
+    d_scores[rows, move[rows]] -= 1.0
+    d_scores[~has] = 0.0
+    d_scores *= policy_weight / m
+    # backward
+    grads: dict[str, npt.NDArray[np.float64]] = {}
+    grads["b2"] = np.array([d_logit.sum()])
+    grads["w2"] = r1.T @ d_logit
+    d_r1 = np.outer(d_logit, p["w2"]) * (z1 > 0)
+    grads["W1"] = pooled.T @ d_r1
+    grads["b1"] = d_r1.sum(axis=0)
+    d_pooled = d_r1 @ p["W1"].T  # N x F
+    grads["u"] = np.einsum("np,npf->f", d_scores, a)
+    d_a = d_pooled[:, None, :] / count[:, None, None] + d_scores[:, :, None] * p["u"]
+    d_h = d_a * (h > 0) * mask[:, :, None]  # N x P x F
+    grads["b"] = d_h.sum(axis=(0, 1))
+    d_e = np.zeros_like(p["E"])
+    flat_codes = codes.reshape(-1, 4)
+    flat_dh = d_h.reshape(-1, d_h.shape[2])
+    for d in range(4):
+        np.add.at(d_e, flat_codes[:, d], flat_dh)
+    grads["E"] = d_e
+    return float(v_loss), p_loss, grads
+
+
+def ranks(params: dict[str, F32], data: Samples) -> npt.NDArray[np.int64]:
+    """The rank (0 = first) the policy gives the judge's move, for the positions with one."""
+    h = params["E"][data.codes].sum(axis=2) + params["b"]
+    a = np.maximum(h, 0.0)
+    scores = np.where(data.empty, a @ params["u"], -np.inf)
+    rows = np.nonzero(data.move >= 0)[0]
+    chosen = scores[rows, data.move[rows]]
+    better: npt.NDArray[np.int64] = (scores[rows] > chosen[:, None]).sum(axis=1).astype(np.int64)
+    return better
+
+
+def subset(data: Samples, rows: npt.NDArray[np.int64]) -> Samples:
+    """The samples ``rows``."""
+    return Samples(*(getattr(data, name)[rows] for name in Samples.__slots__))
+
+
+def held_out_games(data: Samples, holdout: float, seed: int) -> npt.NDArray[np.bool_]:
+    """Which samples belong to the held-out share of whole games."""
+    rng = np.random.default_rng(seed)
+    games = np.unique(data.game)
+    held = rng.choice(games, size=int(len(games) * holdout), replace=False)
+    return np.isin(data.game, held)
+
+
+def against_hand(params: Mapping[str, F32], data: Samples) -> tuple[int, list[float], list[float]]:
+    """The policy against the search's hand-set ordering (``tools.tune_order``) on the
+    positions where that ordering is defined (no five to make, the judge's move among the
+    candidates: the empty points within two of a stone): how many, and for each ordering the
+    share of judge's moves ranked first and within 5, ties counted against it."""
+    from tools.tune_order import candidates
+    from tools.tune_order import ranks as hand_ranks
+
+    h = params["E"][data.codes].sum(axis=2) + params["b"]
+    policy = np.maximum(h, 0.0) @ params["u"]
+    hand: list[int] = []
+    ours: list[int] = []
+    for i in np.nonzero(data.move >= 0)[0]:
+        moves = [int(m) for m in data.history[i] if m >= 0]
+        judged = int(data.move[i])
+        row = {"m": [[m % SIZE, m // SIZE] for m in moves], "b": [judged % SIZE, judged // SIZE]}
+        try:
+            c = candidates([row], SIZE, Rule.FREESTYLE)
+        except ValueError:
+            continue
+        hand.append(int(hand_ranks(c, c.hand)[0]))
+        stones = np.zeros((SIZE + 4, SIZE + 4), dtype=bool)
+        for m in moves:
+            stones[m // SIZE + 2, m % SIZE + 2] = True
+        near = np.zeros((SIZE, SIZE), dtype=bool)
+        for dy in range(5):
+            for dx in range(5):
+                near |= stones[dy : dy + SIZE, dx : dx + SIZE]
+        candidate = near.reshape(-1) & data.empty[i]
+        scores = policy[i][candidate]
+        ours.append(int((scores >= policy[i, judged]).sum()) - 1)
+
+    def tops(r: list[int]) -> list[float]:
+        a = np.array(r)
+        return [float(np.mean(a < 1)), float(np.mean(a < 5))] if r else [0.0, 0.0]
+
+    return len(hand), tops(hand), tops(ours)
+
+
+def train(
+    data: Samples,
+    *,
+    epochs: int,
+    features: int,
+    hidden: int,
+    holdout: float,
+    seed: int,
+    batch: int = 128,
+    rate: float = 0.01,
+    log: Any = print,
+) -> dict[str, F32]:
+    """Adam on whole shuffled batches, whole games held out; prints each epoch's figures."""
+    rng = np.random.default_rng(seed)
+    test = held_out_games(data, holdout, seed)
+    train_rows, test_rows = np.nonzero(~test)[0], np.nonzero(test)[0]
+    if len(test_rows):
+        mean = float(np.clip(data.value[train_rows].mean(), 1e-6, 1 - 1e-6))
+        y = data.value[test_rows]
+        constant = -np.mean(y * np.log(mean) + (1 - y) * np.log(1 - mean))
+        log(f"held-out value loss of the training labels' mean: {constant:.4f}")
+    params = init_params(features, hidden, seed)
+    moments = {name: (np.zeros_like(w), np.zeros_like(w)) for name, w in params.items()}
+    step = 0
+    for epoch in range(epochs):
+        rng.shuffle(train_rows)
+        for start in range(0, len(train_rows), batch):
+            rows = train_rows[start : start + batch]
+            _, _, grads = loss_and_grads(
+                params, data.codes[rows], data.empty[rows], data.value[rows], data.move[rows]
+            )
+            step += 1
+            for name, grad in grads.items():
+                m, v = moments[name]
+                m *= 0.9
+                m += 0.1 * grad
+                v *= 0.999
+                v += 0.001 * grad * grad
+                m_hat = m / (1 - 0.9**step)
+                v_hat = v / (1 - 0.999**step)
+                params[name] -= (rate * m_hat / (np.sqrt(v_hat) + 1e-8)).astype(np.float32)
+        if len(test_rows):
+            v_loss, p_loss, _ = loss_and_grads(
+                params,
+                data.codes[test_rows],
+                data.empty[test_rows],
+                data.value[test_rows],
+                data.move[test_rows],
+            )
+            r = ranks(params, subset(data, test_rows))
+            log(
+                f"epoch {epoch + 1}: held-out value loss {v_loss:.4f}, policy loss {p_loss:.3f},"
+                f" judge's move first {np.mean(r == 0):.1%}, within 5 {np.mean(r < 5):.1%}"
+            )
+    return params
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (see the module docstring)."""
+    from tools.datagen import load_shard
+
+    parser = argparse.ArgumentParser(prog="python tools/mixnet.py", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    fit = sub.add_parser("train", help="fit the model to shards")
+    fit.add_argument("folders", type=Path, nargs="+", help="folders of datagen shards")
+    fit.add_argument("--epochs", type=int, default=8)
+    fit.add_argument("--features", type=int, default=16)
+    fit.add_argument("--hidden", type=int, default=16)
+    fit.add_argument("--holdout", type=float, default=0.1)
+    fit.add_argument("--seed", type=int, default=1)
+    fit.add_argument("--rate", type=float, default=0.01, help="Adam's step size")
+    fit.add_argument("--out", type=Path, default=Path("mixnet.npz"))
+    options = parser.parse_args(argv)
+    parts: list[Samples] = []
+    offset = 0
+    for folder in options.folders:
+        for manifest in sorted(folder.glob("shard-*.json")):
+            arrays, _ = load_shard(folder, int(manifest.stem.removeprefix("shard-")))
+            parts.append(samples(arrays, offset))
+            offset += len(arrays["lengths"])
+    if not parts:
+        print("error: no shards found", file=sys.stderr)
+        return 1
+    data = Samples(*(np.concatenate([getattr(s, f) for s in parts]) for f in Samples.__slots__))
+    print(f"{len(data.value)} positions from {offset} games")
+    params = train(
+        data,
+        epochs=options.epochs,
+        features=options.features,
+        hidden=options.hidden,
+        holdout=options.holdout,
+        seed=options.seed,
+        rate=options.rate,
+    )
+    test = held_out_games(data, options.holdout, options.seed)
+    held = subset(data, np.nonzero(test)[0])
+    own = engine_value_loss(subset(data, np.nonzero(~test)[0]), held)
+    print(f"held-out value loss of the search's own evaluation: {own:.4f}")
+    count, hand, ours = against_hand(params, held)
+    print(
+        f"{count} held-out positions with the judge's move among the search's candidates:"
+        f" first {hand[0]:.1%} / within 5 {hand[1]:.1%} by the hand-set ordering,"
+        f" {ours[0]:.1%} / {ours[1]:.1%} by the policy"
+    )
+    np.savez_compressed(options.out, **dict[str, Any](params))
+    print(f"wrote {options.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
