@@ -48,7 +48,7 @@ from bot.web.hub import Hub
 from bot.web.tokens import Role, Signer
 from storage.postgres import PostgresGameRepository
 from storage.records import NewGame, Player
-from tests.botprocess import TOKEN, BotProcess
+from tests.botprocess import shard_processes
 from tests.fakediscord import FakeDiscord
 from tests.polling import until
 from tests.processes import running
@@ -439,16 +439,9 @@ async def test_a_move_in_one_bot_process_reaches_a_page_served_by_another(
         "GOMOKU_WEB_URL": f"http://127.0.0.1:{port}",
         "GOMOKU_WEB_SECRET": WEB_SECRET,
     }
-    bots = [
-        BotProcess(
-            fake.port,
-            tmp_path / f"unused-{shard}.sqlite3",
-            token=f"{TOKEN}-{shard}",
-            args=["--shards", str(shard), "--shard-count", "2"],
-            env={**shared, **({} if shard == owner else board)},
-        )
-        for shard in (0, 1)
-    ]
+    bots = shard_processes(
+        fake.port, tmp_path, lambda shard: {**shared, **({} if shard == owner else board)}
+    )
     try:
         fake.answer_timeout = 60.0  # two processes start cold on a shared machine
 
