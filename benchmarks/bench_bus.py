@@ -24,12 +24,11 @@ import statistics
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import aiohttp
 
-from bot.core.ai import AIMove, AIRequest
+from benchmarks.common import NoAI, cpu_model
 from bot.core.bus import GameBus, PostgresBus, RedisBus
 from bot.core.service import GameService
 from bot.core.service.events import Event, Moved
@@ -47,16 +46,6 @@ GUILD = (2 << 22) | 5  # on shard 0 of 2 (``bot.shards.shard_of``)
 BLACK, WHITE = 1001, 1002
 _PER_GAME = 120  # moves in one game: eight rows of alternating stones (``point_of``)
 SECRET = "bench secret for board passes"
-
-
-class _NoAI:
-    """The games are between people: the AI is never asked."""
-
-    async def choose_move(self, request: AIRequest) -> AIMove:
-        raise RuntimeError("no AI in this bench")
-
-    async def close(self) -> None:
-        pass
 
 
 def point_of(ply: int) -> Point:
@@ -104,7 +93,7 @@ async def two_shards(database_url: str, bus: Callable[[], GameBus]) -> AsyncIter
         for shard, pool in enumerate(pools):
             service = GameService(
                 OwnedGames.wrap(pool, ShardSpec(frozenset({shard}), 2)),
-                _NoAI(),
+                NoAI(),
                 rng=random.Random(shard),
             )
             process_bus = bus()
@@ -178,14 +167,6 @@ def _percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def _cpu() -> str:
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown CPU"
-
-
 async def _bench(kind: str, moves: int) -> dict[str, Any]:
     from tests.postgres_server import PostgresServer
 
@@ -218,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bus", choices=("redis", "postgresql", "both"), default="both")
     args = parser.parse_args(argv)
     kinds = ("redis", "postgresql") if args.bus == "both" else (args.bus,)
-    print(f"CPU: {_cpu()}")
+    print(f"CPU: {cpu_model()}")
     for kind in kinds:
         figures = asyncio.run(_bench(kind, args.moves))
         run: Run = figures["run"]

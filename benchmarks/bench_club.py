@@ -15,15 +15,14 @@ Options: ``--players N --rounds N --events N`` (Swiss), ``--members N --passes N
 from __future__ import annotations
 
 import argparse
-import platform
 import random
 import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
+from benchmarks.common import cpu_model
 from bot.core.club.card import Player
 from bot.core.club.matchmaking import PairingQueue
 from bot.core.club.records import Pairing, Result
@@ -111,17 +110,6 @@ def bench_queue(
             queue.game_over(match.white.user_id)
         now += timedelta(seconds=1)
     return figures
-
-
-def cpu_model() -> str:
-    """The CPU's name as /proc/cpuinfo gives it (elsewhere, what ``platform`` knows)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _percentile(values: Sequence[float], fraction: float) -> float:

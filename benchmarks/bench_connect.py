@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import platform
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+from benchmarks.common import cpu_model
 from tests.botprocess import BotProcess, DiscordStandIn
 from tests.fakediscord import FakeDiscord
 
-__all__ = ["Figures", "cpu_model", "log_lines", "main", "run"]
+__all__ = ["Figures", "log_lines", "main", "run"]
 
 
 @dataclass
@@ -99,17 +99,6 @@ async def run(
         stand_in.close()
         bot.close()
     return figures
-
-
-def cpu_model() -> str:
-    """The CPU's name as /proc/cpuinfo gives it (elsewhere, what ``platform`` knows)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def main() -> None:

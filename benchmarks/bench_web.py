@@ -34,22 +34,12 @@ from typing import Any
 import discord
 import yarl
 
+from benchmarks.common import NoAI
 from bot.app import create_bot
 from bot.cooldown import UserCooldown
-from bot.core.ai import AIMove, AIRequest
 from bot.settings import Settings
 
 SECRET = "bench secret for board passes"
-
-
-class _NoAI:
-    """The games are between people: the AI is never asked."""
-
-    async def choose_move(self, request: AIRequest) -> AIMove:
-        raise RuntimeError("no AI in this bench")
-
-    async def close(self) -> None:
-        pass
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -190,7 +180,7 @@ async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
         )
         bot = create_bot(
             settings,
-            ai=_NoAI(),
+            ai=NoAI(),
             cooldown=UserCooldown(rate=10_000, per=1.0),
             guild_ready_timeout=0.05,
             freeze_heap=True,

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
@@ -181,15 +181,9 @@ class Faults:
 
     async def _redraw(self) -> None:
         for game_id in sorted(self._behind):
-            try:
-                game = await self.host.service.game(game_id)
-                await self.host.table.show_game(game, strict=True)
-            except GameServiceError:
-                pass  # the game is gone from storage: nothing to draw
-            except Exception as error:
-                if discord_down(error):
-                    raise _StillDownError from error
-                log.warning("could not redraw game %s: %r", game_id, error)
+            await self._send_again(
+                game_id, lambda game: self.host.table.show_game(game, strict=True), "redraw"
+            )
             self._behind.discard(game_id)
             await self._answered()
 
@@ -197,17 +191,35 @@ class Faults:
         for game_id in sorted(self._closings):
             if game_id not in self._closings:
                 continue  # a redraw sent it meanwhile
-            try:
-                game = await self.host.service.game(game_id)
-                await threads.close_thread(self.host, game, strict=True)
-            except GameServiceError:
-                pass  # the game is gone from storage: nothing to tell
-            except Exception as error:
-                if discord_down(error):
-                    raise _StillDownError from error
-                log.warning("could not tell the result of game %s: %r", game_id, error)
+            await self._send_again(
+                game_id,
+                lambda game: threads.close_thread(self.host, game, strict=True),
+                "tell the result of",
+            )
             self._closings.discard(game_id)
             await self._answered()
+
+    async def _send_again(
+        self,
+        game_id: int,
+        send: Callable[[GameState], Awaitable[object]],
+        what: str,
+    ) -> None:
+        """Send what game ``game_id`` still owes Discord from its stored state; a game gone
+        from storage owes nothing, and any fault but Discord's silence is logged and dropped.
+
+        Raises:
+            _StillDownError: Discord still does not answer.
+        """
+        try:
+            game = await self.host.service.game(game_id)
+            await send(game)
+        except GameServiceError:
+            pass  # the game is gone from storage: nothing to send
+        except Exception as error:
+            if discord_down(error):
+                raise _StillDownError from error
+            log.warning("could not %s game %s: %r", what, game_id, error)
 
     async def _delete(self) -> None:
         for channel_id, message_id in sorted(self._deletions):

@@ -19,7 +19,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[1]
 
-__all__ = ["TOKEN", "BotProcess", "DiscordStandIn", "alive", "descendants"]
+__all__ = ["TOKEN", "BotProcess", "DiscordStandIn", "alive", "descendants", "shard_processes"]
 
 # The shape of a bot token (the bot refuses any other before connecting); the fake takes any.
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.fake-token-for-the-fake-discord"
@@ -178,6 +178,24 @@ SERVICE_UNAVAILABLE = (
     b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
     b"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
 )
+
+
+def shard_processes(
+    port: int, folder: Path, env: Callable[[int], Mapping[str, str]]
+) -> list[BotProcess]:
+    """Shards 0 and 1 of two as two ``python -m bot`` processes on the fake at ``port``, each
+    with a token of its own (so the fake tells them apart) and ``env(shard)`` for settings.
+    Their SQLite paths in ``folder`` go unused where ``env`` names a database URL."""
+    return [
+        BotProcess(
+            port,
+            folder / f"unused-{shard}.sqlite3",
+            token=f"{TOKEN}-{shard}",
+            args=["--shards", str(shard), "--shard-count", "2"],
+            env=env(shard),
+        )
+        for shard in (0, 1)
+    ]
 
 
 class DiscordStandIn:

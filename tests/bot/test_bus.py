@@ -48,7 +48,7 @@ from bot.web.hub import Hub
 from bot.web.tokens import Role, Signer
 from storage.postgres import PostgresGameRepository
 from storage.records import NewGame, Player
-from tests.botprocess import TOKEN, BotProcess
+from tests.botprocess import shard_processes
 from tests.fakediscord import FakeDiscord
 from tests.polling import until
 from tests.processes import running
@@ -82,13 +82,16 @@ async def over_postgres(postgres_url: str) -> AsyncIterator[Shards]:
         yield shards
 
 
-def _assert_every_move_arrived(
-    shards: Shards, versions: list[int], stones: list[int], caplog: pytest.LogCaptureFixture
-) -> None:
-    assert stones == [MOVES]
+async def _every_move_arrives(shards: Shards, caplog: pytest.LogCaptureFixture) -> None:
+    """MOVES moves in the first process, each seen by a page of the second."""
+    caplog.set_level(logging.INFO, logger="bot.core.bus")
+    run = await cross_process(shards, MOVES)
+    assert run.moves == MOVES
+    assert len(run.latencies_ms) == MOVES
+    assert run.stones == [MOVES]
     # Each move's state once, in order, and never an older one after a newer.
-    assert versions == sorted(set(versions))
-    assert len(versions) == MOVES + 1
+    assert run.versions == sorted(set(run.versions))
+    assert len(run.versions) == MOVES + 1
     # Neither bus dropped, pinging all the while.
     assert [r for r in caplog.records if r.name == "bot.core.bus"] == []
     assert [b.sessions for b in shards.buses] == [1, 1]
@@ -97,21 +100,13 @@ def _assert_every_move_arrived(
 async def test_moves_in_one_process_reach_a_page_of_the_other_over_redis(
     over_redis: Shards, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bot.core.bus")
-    run = await cross_process(over_redis, MOVES)
-    assert run.moves == MOVES
-    assert len(run.latencies_ms) == MOVES
-    _assert_every_move_arrived(over_redis, run.versions, run.stones, caplog)
+    await _every_move_arrives(over_redis, caplog)
 
 
 async def test_moves_in_one_process_reach_a_page_of_the_other_over_postgres(
     over_postgres: Shards, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bot.core.bus")
-    run = await cross_process(over_postgres, MOVES)
-    assert run.moves == MOVES
-    assert len(run.latencies_ms) == MOVES
-    _assert_every_move_arrived(over_postgres, run.versions, run.stones, caplog)
+    await _every_move_arrives(over_postgres, caplog)
 
 
 async def _watch(shards: Shards, http: aiohttp.ClientSession) -> tuple[int, Any, dict[str, Any]]:
@@ -444,16 +439,9 @@ async def test_a_move_in_one_bot_process_reaches_a_page_served_by_another(
         "GOMOKU_WEB_URL": f"http://127.0.0.1:{port}",
         "GOMOKU_WEB_SECRET": WEB_SECRET,
     }
-    bots = [
-        BotProcess(
-            fake.port,
-            tmp_path / f"unused-{shard}.sqlite3",
-            token=f"{TOKEN}-{shard}",
-            args=["--shards", str(shard), "--shard-count", "2"],
-            env={**shared, **({} if shard == owner else board)},
-        )
-        for shard in (0, 1)
-    ]
+    bots = shard_processes(
+        fake.port, tmp_path, lambda shard: {**shared, **({} if shard == owner else board)}
+    )
     try:
         fake.answer_timeout = 60.0  # two processes start cold on a shared machine
 

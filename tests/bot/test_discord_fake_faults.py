@@ -26,12 +26,6 @@ class Plain(commands.Bot):
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    async with FakeDiscord() as server:
-        yield server
-
-
-@pytest.fixture
 async def plain(fake: FakeDiscord) -> AsyncIterator[Plain]:
     bot = Plain()
     async with fake.running(bot):

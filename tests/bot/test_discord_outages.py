@@ -34,6 +34,12 @@ async def bot(fake: FakeDiscord, make_bot: BotFactory) -> AsyncIterator[GomokuBo
         yield instance
 
 
+async def ended_by(bot: GomokuBot, game_id: int) -> Termination | None:
+    """How the game ended, as stored (None while it is on)."""
+    outcome = (await bot.service.game(game_id)).outcome
+    return outcome.termination if outcome is not None else None
+
+
 @pytest.fixture(autouse=True)
 def no_tracebacks(caplog: pytest.LogCaptureFixture) -> object:
     """Every test here: Discord's faults are logged as one line each, never a traceback."""
@@ -84,9 +90,7 @@ async def test_a_game_thread_lives_a_week_and_is_reopened_to_show_the_result(
     refused = [r for r in fake.requests_to("PATCH", rf"{MESSAGES}/{board.id}$") if r.status == 400]
     assert len(refused) == 1  # 50083, then the thread was reopened and the edit went through
     assert fake.requests_to("PATCH", rf"/channels/{thread.id}$")[0].json == {"archived": False}
-    view = await bot.service.game(game_id)
-    assert view.outcome is not None
-    assert view.outcome.termination is Termination.TIMEOUT
+    assert await ended_by(bot, game_id) is Termination.TIMEOUT
 
 
 async def test_an_archived_game_thread_takes_commands_once_a_member_writes_in_it(
@@ -149,9 +153,7 @@ async def test_a_thread_result_line_discord_did_not_take_is_sent_once_it_answers
     assert "on time" in line.content
     assert line.channel_id == fake.default_channel.id
     await fake.wait_for(lambda: thread.archived)
-    view = await bot.service.game(game_id)
-    assert view.outcome is not None
-    assert view.outcome.termination is Termination.TIMEOUT
+    assert await ended_by(bot, game_id) is Termination.TIMEOUT
 
 
 async def test_a_deleted_thread_ends_its_game_and_the_channel_is_told(
@@ -200,9 +202,7 @@ async def test_the_bot_removed_from_the_server_ends_its_games(
     await fake.remove_bot()
     async with asyncio.timeout(10):
         await ended.wait()
-    view = await bot.service.game(game_id)
-    assert view.outcome is not None
-    assert view.outcome.termination is Termination.ABANDONED
+    assert await ended_by(bot, game_id) is Termination.ABANDONED
 
 
 async def test_an_outage_loses_no_move_and_the_board_catches_up(

@@ -34,6 +34,7 @@ from bot.core.queue_ai import (
 from bot.core.review import Analyser
 from bot.core.service import GameService
 from bot.core.service.errors import AIFailedError
+from bot.core.service.states import GameState, MoveResult
 from bot.text.refusals import user_message
 from engine.board import Board
 from engine.types import Game, Level, Point, Rule
@@ -254,6 +255,20 @@ async def test_a_queue_that_is_down_is_a_clear_answer_and_the_game_is_unchanged(
         await runner.close()
 
 
+async def ai_thinking_in_queue(
+    service: GameService, redis: aioredis.Redis
+) -> tuple[GameState, asyncio.Task[MoveResult | None]]:
+    """Alice starts a game as White: the AI's first search is enqueued and waits there."""
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
+    thinking = asyncio.create_task(service.ai_reply(view.game_id))
+
+    async def queued() -> bool:
+        return bool(await redis.zcard(QUEUE_NAME))
+
+    await until(queued)
+    return view, thinking
+
+
 async def test_an_answer_that_is_no_move_fails_the_ai_and_leaves_the_game_as_it_was(
     redis_server: RedisServer, redis: aioredis.Redis
 ) -> None:
@@ -265,15 +280,7 @@ async def test_an_answer_that_is_no_move_fails_the_ai_and_leaves_the_game_as_it_
     runner = await QueueRunner.connect(redis_server.url, hang_after_s=30)
     service = GameService(InMemoryGameRepository(), runner, rng=random.Random(1))
     try:
-        view = await service.start(
-            channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white"
-        )
-        thinking = asyncio.create_task(service.ai_reply(view.game_id))
-
-        async def queued() -> bool:
-            return bool(await redis.zcard(QUEUE_NAME))
-
-        await until(queued)
+        view, thinking = await ai_thinking_in_queue(service, redis)
         (job_id,) = [key.decode() for key in await redis.zrange(QUEUE_NAME, 0, -1)]
         await redis.zrem(QUEUE_NAME, job_id)  # taken, as a worker takes it
         garbled = {"point": "h8", "score": "high"}
@@ -318,15 +325,7 @@ async def test_a_result_for_a_game_that_moved_on_is_dropped(
     runner = await QueueRunner.connect(workers.url, hang_after_s=60)
     service = GameService(InMemoryGameRepository(), runner, rng=random.Random(1))
     try:
-        view = await service.start(
-            channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white"
-        )
-        thinking = asyncio.create_task(service.ai_reply(view.game_id))
-
-        async def queued() -> bool:
-            return bool(await redis.zcard(QUEUE_NAME))
-
-        await until(queued)
+        _view, thinking = await ai_thinking_in_queue(service, redis)
         assert check(workers.url) == 1  # no worker has reported in: unhealthy
         end = await service.resign(CHANNEL, ALICE)
         workers.start()

@@ -19,7 +19,7 @@ from storage.postgres import PostgresGameRepository
 from storage.records import GameStatus, NewGame, Player, utc_now
 from tests.bot.conftest import BotFactory
 from tests.bot.test_service import ALICE, BOB
-from tests.botprocess import TOKEN, BotProcess
+from tests.botprocess import TOKEN, shard_processes
 from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord
 from tests.processes import python_m
@@ -211,16 +211,7 @@ async def test_two_bot_processes_each_run_their_shard_on_one_database(
                     turn_seconds=60,
                 )
             )
-        bots = [
-            BotProcess(
-                fake.port,
-                tmp_path / f"unused-{shard}.sqlite3",
-                token=f"{TOKEN}-{shard}",
-                args=["--shards", str(shard), "--shard-count", "2"],
-                env={"GOMOKU_DATABASE_URL": postgres_url},
-            )
-            for shard in (0, 1)
-        ]
+        bots = shard_processes(fake.port, tmp_path, lambda _: {"GOMOKU_DATABASE_URL": postgres_url})
         fake.answer_timeout = 60.0  # two processes start cold on a shared machine
         try:
 

@@ -106,6 +106,9 @@ json_values = st.recursive(
     max_leaves=20,
 )
 
+# The fields a page's message may carry besides its type and pass, each of any JSON value.
+message_fields = {name: json_values for name in ("x", "y", "column", "word", "accept")}
+
 
 def messages(tokens: list[str]) -> st.SearchStrategy[Frame]:
     """Text frames shaped like the page's messages, with a pass of this game: the kind a
@@ -113,13 +116,7 @@ def messages(tokens: list[str]) -> st.SearchStrategy[Frame]:
     kind = st.sampled_from(KINDS) | st.text(max_size=8)
     return st.fixed_dictionaries(
         {"type": kind, "token": st.sampled_from(tokens)},
-        optional={
-            "x": json_values,
-            "y": json_values,
-            "column": json_values,
-            "word": json_values,
-            "accept": json_values,
-        },
+        optional=message_fields,
     ).map(lambda m: (TEXT, json.dumps(m).encode(), True))
 
 
@@ -129,13 +126,7 @@ def frames(tokens: list[str]) -> st.SearchStrategy[Frame]:
     kind = st.sampled_from(KINDS) | json_values
     message = st.fixed_dictionaries(
         {"type": kind, "token": token},
-        optional={
-            "x": json_values,
-            "y": json_values,
-            "column": json_values,
-            "word": json_values,
-            "accept": json_values,
-        },
+        optional=message_fields,
     ).map(lambda m: json.dumps(m).encode())
     text = st.one_of(
         message,

@@ -267,16 +267,23 @@ function stone(x, y, colour, alpha) {
   ctx.globalAlpha = 1;
 }
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+// An empty square SVG for an icon; screen readers skip it (the words beside it speak).
+function iconSvg(size) {
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("width", String(size));
+  svg.setAttribute("height", String(size));
+  svg.setAttribute("viewBox", `0 0 ${size} ${size}`);
+  svg.setAttribute("aria-hidden", "true");
+  return svg;
+}
+
 // A stone (or a mark) as a small SVG, for the players and the turn: drawn, not a font glyph.
 function stoneIcon(colour) {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("width", "20");
-  svg.setAttribute("height", "20");
-  svg.setAttribute("viewBox", "0 0 20 20");
-  svg.setAttribute("aria-hidden", "true");
+  const svg = iconSvg(20);
   const shape = (name, attributes) => {
-    const node = document.createElementNS(ns, name);
+    const node = document.createElementNS(SVG_NS, name);
     for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
     svg.appendChild(node);
   };
@@ -293,13 +300,8 @@ function stoneIcon(colour) {
 
 // The replay buttons' icons: bars and triangles.
 function icon(path) {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("width", "22");
-  svg.setAttribute("height", "22");
-  svg.setAttribute("viewBox", "0 0 22 22");
-  svg.setAttribute("aria-hidden", "true");
-  const node = document.createElementNS(ns, "path");
+  const svg = iconSvg(22);
+  const node = document.createElementNS(SVG_NS, "path");
   node.setAttribute("d", path);
   node.setAttribute("fill", "currentColor");
   svg.appendChild(node);
