@@ -15,7 +15,8 @@ callbacks it is given and the buttons members press:
   asks for a game of a kind, the two closest in rating are paired on each join and on a tick
   every ``QUEUE_TICK_S`` while anyone waits (windows widen with waiting), and their rated
   game opens in a thread where both are pinged. The queue lives in memory: a restart empties
-  it, and members ask again.
+  it, and members ask again. Its time is the host's clock; ``wake_queue`` starts a tick at
+  once and ``queue_passed`` waits for one, so tests move a fake clock instead of waiting.
 - ``TournamentButton``: Join, Leave (a withdrawal once it runs) and Standings under the
   tournament message; ``DynamicItem`` custom ids, so they work after a restart.
 
@@ -26,6 +27,7 @@ Manage Server, or the server's moderator role (``/gomoku-admin settings``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from dataclasses import dataclass
@@ -95,6 +97,9 @@ class Club:
         self._queues: dict[int, PairingQueue] = {}  # by guild
         self._waiting: dict[tuple[int, int], _Waiter] = {}  # (guild, user): where they asked
         self._ticker: asyncio.Task[None] | None = None
+        self.queue_passes = 0  # the queue tick's passes so far
+        self._queue_wake = asyncio.Event()
+        self._queue_passed = asyncio.Condition()
 
     async def board_channel(self, tournament: Tournament, pairing: Pairing) -> int:
         """Open a board's thread from a line in the tournament's channel, ping both players
@@ -179,7 +184,9 @@ class Club:
         in_thread = isinstance(interaction.channel, discord.TextChannel) and permissions.has(
             interaction, permissions.THREADS
         )
-        self._waiting[(guild_id, user_id)] = _Waiter(channel_id, in_thread, interaction)
+        self._waiting[(guild_id, user_id)] = _Waiter(
+            channel_id, in_thread, interaction, i18n.current()
+        )
         minutes = round(queue.timeout_s / 60)
         await interaction.response.send_message(
             club_words.queued(render.game_name(game), minutes), ephemeral=True
@@ -200,16 +207,35 @@ class Club:
         self._waiting.pop((guild_id, interaction.user.id), None)
         await interaction.response.send_message(club_words.left_queue(), ephemeral=True)
 
+    def wake_queue(self) -> None:
+        """Run the queue's tick now rather than at the end of its ``QUEUE_TICK_S`` (a caller
+        that moved the clock on)."""
+        self._queue_wake.set()
+
+    async def queue_passed(self, count: int = 1) -> None:
+        """Wait until the queue's tick has made ``count`` more passes (for tests and tools)."""
+        target = self.queue_passes + count
+        async with self._queue_passed:
+            await self._queue_passed.wait_for(lambda: self.queue_passes >= target)
+
     async def _tick(self) -> None:
         """While anyone waits: time out who waited too long, and pair as windows widen."""
         while any(len(queue) for queue in self._queues.values()):
-            await asyncio.sleep(QUEUE_TICK_S)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._queue_wake.wait(), timeout=QUEUE_TICK_S)
+            # Cleared before the pass reads the queues: a wake-up during it starts another.
+            self._queue_wake.clear()
             for guild_id, queue in list(self._queues.items()):
                 for ticket in queue.expire():
                     waiter = self._waiting.pop((guild_id, ticket.user_id), None)
                     if waiter is not None:
-                        await _tell(waiter, club_words.queue_timed_out())
+                        with i18n.using(waiter.language):  # their own answer's language
+                            text = club_words.queue_timed_out()
+                        await _tell(waiter, text)
                 await self._pair(guild_id)
+            self.queue_passes += 1
+            async with self._queue_passed:
+                self._queue_passed.notify_all()
 
     async def _pair(self, guild_id: int) -> None:
         for match in self._queues[guild_id].pair():
@@ -529,6 +555,7 @@ class _Waiter:
     channel_id: int
     in_thread: bool  # whether their game may open a thread off ``channel_id``
     interaction: Interaction
+    language: str  # the language they were answered in
 
 
 async def _tell(waiter: _Waiter, text: str) -> None:
