@@ -280,6 +280,11 @@ class Club:
             rule=rule,
             colour="black",
         )
+        if waiter.in_thread:
+            # Recorded as the thread's game, the game's end closes the thread.
+            await host.service.move_to_thread(
+                view.game_id, channel_id, parent_channel_id=waiter.channel_id
+            )
         await host.service.accept(view.game_id, white)
 
     async def _draw(self, event: GameStarted) -> None:

@@ -62,6 +62,7 @@ async def test_two_members_are_paired_and_play_in_their_thread(
     assert confirm.message is not None
     await fake.click(confirm.message, f"gomoku:{game.game_id}:resign", user=bob)
     assert (await bot.service.game(game.game_id)).status is GameStatus.FINISHED
+    await fake.wait_for(lambda: thread.archived)  # closed like any game's thread
     back = await fake.slash("gomoku queue", user=alice)
     assert "You are in the queue for Gomoku" in back.content
 

@@ -117,6 +117,8 @@ async def test_a_round_robin_of_four_played_in_threads_with_standings_after_each
             winner = black if (black.name, white.name) in beats else white
             await _play(fake, thread, black, white, winner)
             points[winner.name] += 1
+            # The game over, its thread is archived like any game's.
+            await fake.wait_for(functools.partial(lambda t: t.archived, thread))
         heading = (
             "**Autumn Cup** is over. Final standings:"
             if round_ == 3
