@@ -18,7 +18,8 @@ callbacks it is given and the buttons members press:
   it, and members ask again. Its time is the host's clock; ``wake_queue`` starts a tick at
   once and ``queue_passed`` waits for one, so tests move a fake clock instead of waiting.
 - ``TournamentButton``: Join, Leave (a withdrawal once it runs) and Standings under the
-  tournament message; ``DynamicItem`` custom ids, so they work after a restart.
+  tournament message; ``DynamicItem`` custom ids, so they work after a restart. Join and
+  Leave edit the message to list who is in (``tournament_message``).
 
 Who may organise (create, start, correct a result) is checked here, like who may end a game:
 Manage Server, or the server's moderator role (``/gomoku-admin settings``).
@@ -30,6 +31,7 @@ import asyncio
 import contextlib
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Self
 
@@ -51,7 +53,7 @@ from bot.host import host_of
 from bot.reporting import report
 from bot.text import club_words, i18n, render
 from engine.types import Game, Rule
-from storage.club import Format, Pairing, Tournament
+from storage.club import EntrantStatus, Format, Pairing, Tournament
 from storage.records import GameStatus
 
 if TYPE_CHECKING:
@@ -66,6 +68,7 @@ __all__ = [
     "TournamentButton",
     "may_organise",
     "post_open_challenge",
+    "tournament_message",
     "tournament_view",
 ]
 
@@ -97,6 +100,7 @@ class Club:
         self._queues: dict[int, PairingQueue] = {}  # by guild
         self._waiting: dict[tuple[int, int], _Waiter] = {}  # (guild, user): where they asked
         self._ticker: asyncio.Task[None] | None = None
+        self._entrant_edits: dict[int, asyncio.Lock] = {}  # by tournament
         self.queue_passes = 0  # the queue tick's passes so far
         self._queue_wake = asyncio.Event()
         self._queue_passed = asyncio.Condition()
@@ -154,6 +158,18 @@ class Club:
             if queue is not None:
                 for user_id in game.humans:
                     queue.game_over(user_id)
+
+    async def show_entrants(self, message: discord.Message, tournament: Tournament) -> None:
+        """Edit the tournament message to list who is in now (one edit at a time per
+        tournament, each reading the entrants afresh, so the last edit shows the last join)."""
+        lock = self._entrant_edits.setdefault(tournament.id, asyncio.Lock())
+        async with lock:
+            entrants = await self.host.service.repository.entrants(tournament.id)
+            active = [e.user_id for e in entrants if e.status is EntrantStatus.ACTIVE]
+            language = await self.host.preferences.server_language(tournament.guild_id)
+            with i18n.using(language):  # public
+                text = tournament_message(tournament, active)
+            await message.edit(content=text, allowed_mentions=discord.AllowedMentions.none())
 
     # ---- the pairing queue
 
@@ -304,6 +320,29 @@ class Club:
         await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
 
 
+def tournament_message(tournament: Tournament, entrants: Sequence[int]) -> str:
+    """The tournament message: what it is, and who is in (as many mentions as fit)."""
+    head = club_words.tournament_announcement(
+        tournament.id,
+        tournament.name,
+        tournament.format,
+        render.game_name(Game(tournament.game)),
+        tournament.rounds,
+        tournament.seconds_per_move,
+        tournament.player_cap,
+    )
+    mentions = [f"<@{user_id}>" for user_id in entrants]
+    shown = len(mentions)
+    while True:
+        line = club_words.entrants_line(
+            mentions[:shown], tournament.player_cap, len(mentions) - shown
+        )
+        text = f"{head}\n{line}"
+        if len(text) <= _MAX_MESSAGE or shown == 0:
+            return text[:_MAX_MESSAGE]
+        shown -= 1
+
+
 def standings_message(
     tournament: Tournament, table: tuple[Standing, ...], round_: int, *, final: bool
 ) -> str:
@@ -413,6 +452,8 @@ class TournamentButton(
         await interaction.response.send_message(
             text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
         )
+        if self.action != "standings" and interaction.message is not None:
+            await host_of(interaction).club.show_entrants(interaction.message, tournament)
 
 
 # ---- open challenges ---------------------------------------------------------------------

@@ -233,3 +233,45 @@ async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a
         pairings = await second.service.repository.pairings(1)
         assert len(pairings) == 12  # three boards and a bye in each round, none twice
         assert sum(p.white is None for p in pairings) == 3
+
+
+async def test_the_tournament_message_lists_who_is_in_with_the_count_and_the_cap(
+    fake: FakeDiscord, bot: GomokuBot
+) -> None:
+    general = fake.default_channel
+    fake.allow(general, "create_public_threads")
+    organiser = fake.add_user("olga", admin=True)
+    ann, ben, cat = (fake.add_user(name) for name in ("ann", "ben", "cat"))
+    created = await fake.slash(
+        "gomoku-admin tournament create",
+        user=organiser,
+        options={"name": "Small", "format": "swiss", "cap": 2},
+    )
+    assert created.message is not None
+    message = created.message.id
+
+    def last_line() -> str:
+        return fake.messages[message].content.splitlines()[-1]
+
+    assert last_line() == "No players yet."
+    await fake.click(message, "gomoku:tournament:1:join", user=ann)
+    await fake.wait_for(lambda: last_line() == f"Players (1/2): <@{ann.id}>")
+    await fake.click(message, "gomoku:tournament:1:join", user=ben)
+    await fake.wait_for(lambda: last_line() == f"Players (2/2): <@{ann.id}>, <@{ben.id}>")
+    # Full: Cat is refused and the list stays; Ann leaves, and Cat takes her place.
+    full = await fake.click(message, "gomoku:tournament:1:join", user=cat)
+    assert full.ephemeral
+    assert last_line() == f"Players (2/2): <@{ann.id}>, <@{ben.id}>"
+    await fake.click(message, "gomoku:tournament:1:leave", user=ann)
+    await fake.wait_for(lambda: last_line() == f"Players (1/2): <@{ben.id}>")
+    await fake.click(message, "gomoku:tournament:1:join", user=cat)
+    await fake.wait_for(lambda: last_line() == f"Players (2/2): <@{ben.id}>, <@{cat.id}>")
+    # The buttons stay, and the list pinged nobody.
+    shown = fake.messages[message]
+    assert shown.custom_ids() == [
+        f"gomoku:tournament:1:{a}" for a in ("join", "leave", "standings")
+    ]
+    assert "**Small** (tournament 1)" in shown.content
+    assert shown.allowed_mentions is not None
+    assert shown.allowed_mentions.get("parse") == []
+    assert not shown.allowed_mentions.get("users")
