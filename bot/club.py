@@ -39,13 +39,12 @@ import discord
 from discord import app_commands
 
 from bot import permissions, threads
-from bot.core.club.errors import OutsideRatingError
+from bot.core.club.errors import OutsideRatingError, OwnOpenChallengeError
 from bot.core.club.matchmaking import Match, PairingQueue
 from bot.core.service.errors import (
     ChallengeExpiredError,
     GameNotActiveError,
     NotChallengedError,
-    SelfChallengeError,
 )
 from bot.core.service.events import Event, GameEnded, GameStarted, Moved
 from bot.core.service.tournaments import DEFAULT_RATING
@@ -537,7 +536,7 @@ class OpenChallengeButton(
         user_id = interaction.user.id
         key = challenge.custom_id()
         if user_id == challenge.challenger:
-            raise SelfChallengeError(user_id)
+            raise OwnOpenChallengeError(user_id)
         if key in _taken:
             raise GameNotActiveError(0, GameStatus.ACTIVE)
         if host.clock().timestamp() >= challenge.expires:
