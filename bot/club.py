@@ -50,7 +50,7 @@ from bot.core.service.events import Event, GameEnded, GameStarted, Moved
 from bot.core.service.tournaments import DEFAULT_RATING
 from bot.host import host_of
 from bot.reporting import report
-from bot.text import club_words, i18n, render
+from bot.text import club_words, i18n, render, words
 from engine.types import Game, Rule
 from storage.club import EntrantStatus, Format, Pairing, Tournament
 from storage.records import GameStatus
@@ -367,9 +367,15 @@ def standings_table(tournament: Tournament, table: tuple[Standing, ...]) -> str:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     head = "  ".join(cell.rjust(w) for cell, w in zip(header, widths, strict=True))
-    who = [f"{n}. <@{line.user_id}>" for n, line in enumerate(table, start=1)]
+    who = [f"{n}. {_member(line.user_id)}" for n, line in enumerate(table, start=1)]
     body = "\n".join([head, *(f"{line}  ({n})" for n, line in enumerate(lines, start=1))])
     return "```\n" + body + "\n```\n" + "\n".join(who)
+
+
+def _member(user_id: int) -> str:
+    """A player of the standings: their mention, or a forgotten member's pseudonym (a
+    negative id, ``GameRepository.delete_user_data``) as a deleted user."""
+    return f"<@{user_id}>" if user_id > 0 else words.deleted_user()
 
 
 def _score(value: float) -> str:

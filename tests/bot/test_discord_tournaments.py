@@ -149,6 +149,12 @@ async def test_a_round_robin_of_four_played_in_threads_with_standings_after_each
     asked = await fake.click(created.message, "gomoku:tournament:1:standings", user=players["cat"])
     assert asked.ephemeral
     assert _table(asked.content) == _table(final.content)
+    # Cat asks to be forgotten: the standings stand, her line names a deleted user.
+    await bot.service.forget_user(players["cat"].id)
+    after = await fake.click(created.message, "gomoku:tournament:1:standings", user=players["ann"])
+    assert _table(after.content) == _table(final.content)
+    assert str(players["cat"].id) not in after.content
+    assert re.findall(r"^4\. (.+)$", after.content, flags=re.M) == ["deleted user"]
 
 
 async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a_withdrawal(
