@@ -8,9 +8,10 @@ import functools
 import re
 
 from bot.client import GomokuBot
-from storage.club import Result, TournamentStatus
+from bot.club import tournament_message
+from storage.club import Format, Result, Tournament, TournamentStatus
 from tests.bot.conftest import BotFactory
-from tests.clock import FakeClock
+from tests.clock import START, FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
 
@@ -281,3 +282,20 @@ async def test_the_tournament_message_lists_who_is_in_with_the_count_and_the_cap
     assert shown.allowed_mentions is not None
     assert shown.allowed_mentions.get("parse") == []
     assert not shown.allowed_mentions.get("users")
+
+
+def test_a_full_list_of_entrants_fits_in_one_message() -> None:
+    big = Tournament(
+        1, 1, 1, "Big", Format.SWISS, "gomoku", "freestyle", 5, 60, 256, None, None,
+        TournamentStatus.OPEN, 1, START,
+    )  # fmt: skip
+    entrants = [10**18 + n for n in range(256)]  # the longest mentions Discord has
+    text = tournament_message(big, entrants)
+    assert len(text) <= 2000
+    line = text.splitlines()[-1]
+    shown = re.findall(r"<@(\d+)>", line)
+    assert shown == [str(u) for u in entrants[: len(shown)]]
+    assert line.startswith("Players (256/256): ")
+    assert line.endswith(f" and {256 - len(shown)} more")
+    # One more name would not have fitted.
+    assert len(text) + len(f", <@{entrants[len(shown)]}>") > 2000
