@@ -15,9 +15,11 @@ callbacks it is given and the buttons members press:
   asks for a game of a kind, the two closest in rating are paired on each join and on a tick
   every ``QUEUE_TICK_S`` while anyone waits (windows widen with waiting), and their rated
   game opens in a thread where both are pinged. The queue lives in memory: a restart empties
-  it, and members ask again.
+  it, and members ask again. Its time is the host's clock; ``wake_queue`` starts a tick at
+  once and ``queue_passed`` waits for one, so tests move a fake clock instead of waiting.
 - ``TournamentButton``: Join, Leave (a withdrawal once it runs) and Standings under the
-  tournament message; ``DynamicItem`` custom ids, so they work after a restart.
+  tournament message; ``DynamicItem`` custom ids, so they work after a restart. Join and
+  Leave edit the message to list who is in (``tournament_message``).
 
 Who may organise (create, start, correct a result) is checked here, like who may end a game:
 Manage Server, or the server's moderator role (``/gomoku-admin settings``).
@@ -26,8 +28,10 @@ Manage Server, or the server's moderator role (``/gomoku-admin settings``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Self
 
@@ -35,21 +39,20 @@ import discord
 from discord import app_commands
 
 from bot import permissions, threads
-from bot.core.club.errors import OutsideRatingError
+from bot.core.club.errors import OutsideRatingError, OwnOpenChallengeError
 from bot.core.club.matchmaking import Match, PairingQueue
 from bot.core.service.errors import (
     ChallengeExpiredError,
     GameNotActiveError,
     NotChallengedError,
-    SelfChallengeError,
 )
 from bot.core.service.events import Event, GameEnded, GameStarted, Moved
 from bot.core.service.tournaments import DEFAULT_RATING
 from bot.host import host_of
 from bot.reporting import report
-from bot.text import club_words, i18n, render
+from bot.text import club_words, i18n, render, words
 from engine.types import Game, Rule
-from storage.club import Format, Pairing, Tournament
+from storage.club import EntrantStatus, Format, Pairing, Tournament
 from storage.records import GameStatus
 
 if TYPE_CHECKING:
@@ -64,6 +67,7 @@ __all__ = [
     "TournamentButton",
     "may_organise",
     "post_open_challenge",
+    "tournament_message",
     "tournament_view",
 ]
 
@@ -95,6 +99,10 @@ class Club:
         self._queues: dict[int, PairingQueue] = {}  # by guild
         self._waiting: dict[tuple[int, int], _Waiter] = {}  # (guild, user): where they asked
         self._ticker: asyncio.Task[None] | None = None
+        self._entrant_edits: dict[int, asyncio.Lock] = {}  # by tournament
+        self.queue_passes = 0  # the queue tick's passes so far
+        self._queue_wake = asyncio.Event()
+        self._queue_passed = asyncio.Condition()
 
     async def board_channel(self, tournament: Tournament, pairing: Pairing) -> int:
         """Open a board's thread from a line in the tournament's channel, ping both players
@@ -150,6 +158,18 @@ class Club:
                 for user_id in game.humans:
                     queue.game_over(user_id)
 
+    async def show_entrants(self, message: discord.Message, tournament: Tournament) -> None:
+        """Edit the tournament message to list who is in now (one edit at a time per
+        tournament, each reading the entrants afresh, so the last edit shows the last join)."""
+        lock = self._entrant_edits.setdefault(tournament.id, asyncio.Lock())
+        async with lock:
+            entrants = await self.host.service.repository.entrants(tournament.id)
+            active = [e.user_id for e in entrants if e.status is EntrantStatus.ACTIVE]
+            language = await self.host.preferences.server_language(tournament.guild_id)
+            with i18n.using(language):  # public
+                text = tournament_message(tournament, active)
+            await message.edit(content=text, allowed_mentions=discord.AllowedMentions.none())
+
     # ---- the pairing queue
 
     async def join_queue(self, interaction: Interaction, game: Game, rule: Rule) -> None:
@@ -179,7 +199,9 @@ class Club:
         in_thread = isinstance(interaction.channel, discord.TextChannel) and permissions.has(
             interaction, permissions.THREADS
         )
-        self._waiting[(guild_id, user_id)] = _Waiter(channel_id, in_thread, interaction)
+        self._waiting[(guild_id, user_id)] = _Waiter(
+            channel_id, in_thread, interaction, i18n.current()
+        )
         minutes = round(queue.timeout_s / 60)
         await interaction.response.send_message(
             club_words.queued(render.game_name(game), minutes), ephemeral=True
@@ -200,16 +222,35 @@ class Club:
         self._waiting.pop((guild_id, interaction.user.id), None)
         await interaction.response.send_message(club_words.left_queue(), ephemeral=True)
 
+    def wake_queue(self) -> None:
+        """Run the queue's tick now rather than at the end of its ``QUEUE_TICK_S`` (a caller
+        that moved the clock on)."""
+        self._queue_wake.set()
+
+    async def queue_passed(self, count: int = 1) -> None:
+        """Wait until the queue's tick has made ``count`` more passes (for tests and tools)."""
+        target = self.queue_passes + count
+        async with self._queue_passed:
+            await self._queue_passed.wait_for(lambda: self.queue_passes >= target)
+
     async def _tick(self) -> None:
         """While anyone waits: time out who waited too long, and pair as windows widen."""
         while any(len(queue) for queue in self._queues.values()):
-            await asyncio.sleep(QUEUE_TICK_S)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._queue_wake.wait(), timeout=QUEUE_TICK_S)
+            # Cleared before the pass reads the queues: a wake-up during it starts another.
+            self._queue_wake.clear()
             for guild_id, queue in list(self._queues.items()):
                 for ticket in queue.expire():
                     waiter = self._waiting.pop((guild_id, ticket.user_id), None)
                     if waiter is not None:
-                        await _tell(waiter, club_words.queue_timed_out())
+                        with i18n.using(waiter.language):  # their own answer's language
+                            text = club_words.queue_timed_out()
+                        await _tell(waiter, text)
                 await self._pair(guild_id)
+            self.queue_passes += 1
+            async with self._queue_passed:
+                self._queue_passed.notify_all()
 
     async def _pair(self, guild_id: int) -> None:
         for match in self._queues[guild_id].pair():
@@ -254,6 +295,11 @@ class Club:
             rule=rule,
             colour="black",
         )
+        if waiter.in_thread:
+            # Recorded as the thread's game, the game's end closes the thread.
+            await host.service.move_to_thread(
+                view.game_id, channel_id, parent_channel_id=waiter.channel_id
+            )
         await host.service.accept(view.game_id, white)
 
     async def _draw(self, event: GameStarted) -> None:
@@ -271,6 +317,29 @@ class Club:
             text = standings_message(tournament, table, round_, final=final)
         channel = host.get_partial_messageable(tournament.channel_id, guild_id=tournament.guild_id)
         await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
+
+
+def tournament_message(tournament: Tournament, entrants: Sequence[int]) -> str:
+    """The tournament message: what it is, and who is in (as many mentions as fit)."""
+    head = club_words.tournament_announcement(
+        tournament.id,
+        tournament.name,
+        tournament.format,
+        render.game_name(Game(tournament.game)),
+        tournament.rounds,
+        tournament.seconds_per_move,
+        tournament.player_cap,
+    )
+    mentions = [f"<@{user_id}>" for user_id in entrants]
+    shown = len(mentions)
+    while True:
+        line = club_words.entrants_line(
+            mentions[:shown], tournament.player_cap, len(mentions) - shown
+        )
+        text = f"{head}\n{line}"
+        if len(text) <= _MAX_MESSAGE or shown == 0:
+            return text[:_MAX_MESSAGE]
+        shown -= 1
 
 
 def standings_message(
@@ -298,9 +367,15 @@ def standings_table(tournament: Tournament, table: tuple[Standing, ...]) -> str:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     head = "  ".join(cell.rjust(w) for cell, w in zip(header, widths, strict=True))
-    who = [f"{n}. <@{line.user_id}>" for n, line in enumerate(table, start=1)]
+    who = [f"{n}. {_member(line.user_id)}" for n, line in enumerate(table, start=1)]
     body = "\n".join([head, *(f"{line}  ({n})" for n, line in enumerate(lines, start=1))])
     return "```\n" + body + "\n```\n" + "\n".join(who)
+
+
+def _member(user_id: int) -> str:
+    """A player of the standings: their mention, or a forgotten member's pseudonym (a
+    negative id, ``GameRepository.delete_user_data``) as a deleted user."""
+    return f"<@{user_id}>" if user_id > 0 else words.deleted_user()
 
 
 def _score(value: float) -> str:
@@ -382,6 +457,8 @@ class TournamentButton(
         await interaction.response.send_message(
             text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
         )
+        if self.action != "standings" and interaction.message is not None:
+            await host_of(interaction).club.show_entrants(interaction.message, tournament)
 
 
 # ---- open challenges ---------------------------------------------------------------------
@@ -465,7 +542,7 @@ class OpenChallengeButton(
         user_id = interaction.user.id
         key = challenge.custom_id()
         if user_id == challenge.challenger:
-            raise SelfChallengeError(user_id)
+            raise OwnOpenChallengeError(user_id)
         if key in _taken:
             raise GameNotActiveError(0, GameStatus.ACTIVE)
         if host.clock().timestamp() >= challenge.expires:
@@ -529,6 +606,7 @@ class _Waiter:
     channel_id: int
     in_thread: bool  # whether their game may open a thread off ``channel_id``
     interaction: Interaction
+    language: str  # the language they were answered in
 
 
 async def _tell(waiter: _Waiter, text: str) -> None:

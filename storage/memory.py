@@ -579,7 +579,37 @@ class InMemoryGameRepository:
             del self._puzzles[seat]
         for seat in [seat for seat in self._seen if seat[1] == user_id]:
             del self._seen[seat]
+        self._forget_in_tournaments(user_id)
         return touched
+
+    def _forget_in_tournaments(self, user_id: int) -> None:
+        """Entries in open tournaments go; in started ones the member's rows stay for the
+        others' results under a pseudonym (``GameRepository.delete_user_data``)."""
+        for tournament_id, user in sorted(self._entrants):
+            if user != user_id:
+                continue
+            entrant = self._entrants.pop((tournament_id, user))
+            status = self._tournaments[tournament_id].status
+            if status is TournamentStatus.OPEN:
+                continue
+            pseudonym = min(
+                (u for t, u in self._entrants if t == tournament_id and u < 0), default=0
+            )
+            pseudonym -= 1
+            withdrawn = EntrantStatus.WITHDRAWN if status is TournamentStatus.RUNNING else None
+            self._entrants[tournament_id, pseudonym] = replace(
+                entrant, user_id=pseudonym, status=withdrawn or entrant.status
+            )
+            for key, pairing in self._pairings.items():
+                if key[0] == tournament_id and user_id in (pairing.black, pairing.white):
+                    self._pairings[key] = replace(
+                        pairing,
+                        black=pseudonym if pairing.black == user_id else pairing.black,
+                        white=pseudonym if pairing.white == user_id else pairing.white,
+                    )
+        for tournament_id, tournament in self._tournaments.items():
+            if tournament.created_by == user_id:
+                self._tournaments[tournament_id] = replace(tournament, created_by=0)
 
     # --- guilds -------------------------------------------------------------------------
 

@@ -325,7 +325,13 @@ class GameRepository(Protocol):
     async def delete_user_data(self, user_id: int) -> int:
         """Forget a user: drop their ratings, statistics and undo requests, abandon their open
         games and replace them with ``Player.DELETED`` in every game (and as who started or
-        ended one). Returns the games touched. Opponents' ratings are left as they are."""
+        ended one). Returns the games touched. Opponents' ratings are left as they are.
+
+        Tournaments: their entries in open ones are deleted. In started ones (running,
+        finished, cancelled) the rows stay, as the others' results and tiebreaks rest on
+        them, but the user's id becomes a pseudonym, a negative id unique in that tournament
+        (Discord ids are positive), and in a running one the entry is withdrawn. An
+        organiser's id becomes 0 (the column is NOT NULL)."""
 
     # --- guilds -------------------------------------------------------------------------
 

@@ -548,6 +548,30 @@ SQL_FORGET_USER = (
     "DELETE FROM puzzle_seen WHERE user_id = $1",
 )
 
+# Forgetting a member in tournaments (``delete_user_data``): entries in open ones go; in
+# started ones the rows stay for everyone else's results and tiebreaks, under a pseudonym.
+SQL_USER_TOURNAMENTS = """
+SELECT t.id, t.status FROM tournaments t
+JOIN tournament_entrants e ON e.tournament_id = t.id
+WHERE e.user_id = $1 ORDER BY t.id
+"""
+SQL_DROP_ENTRANT = "DELETE FROM tournament_entrants WHERE tournament_id = $1 AND user_id = $2"
+SQL_NEXT_PSEUDONYM = """
+SELECT COALESCE(MIN(user_id), 0) - 1 FROM tournament_entrants
+WHERE tournament_id = $1 AND user_id < 0
+"""
+SQL_PSEUDONYMISE = (  # $1 the pseudonym, $2 the tournament, $3 the member
+    "UPDATE tournament_entrants SET user_id = $1 WHERE tournament_id = $2 AND user_id = $3",
+    "UPDATE tournament_pairings SET black_user_id = $1"
+    " WHERE tournament_id = $2 AND black_user_id = $3",
+    "UPDATE tournament_pairings SET white_user_id = $1"
+    " WHERE tournament_id = $2 AND white_user_id = $3",
+)
+SQL_WITHDRAW_ENTRANT = (
+    "UPDATE tournament_entrants SET status = 'withdrawn' WHERE tournament_id = $1 AND user_id = $2"
+)
+SQL_FORGET_ORGANISER = "UPDATE tournaments SET created_by = 0 WHERE created_by = $1"
+
 
 @lru_cache
 def guild_settings_sql(id_list: str) -> str:
@@ -1235,6 +1259,18 @@ class SqlGameRepository:
             await db.execute(SQL_ABANDON_USER_GAMES, user_id, now)
             for sql in SQL_FORGET_USER:
                 await db.execute(sql, user_id)
+            for tournament_id, status in await db.fetch(SQL_USER_TOURNAMENTS, user_id):
+                if status == TournamentStatus.OPEN:
+                    await db.execute(SQL_DROP_ENTRANT, tournament_id, user_id)
+                    continue
+                row = await db.fetchrow(SQL_NEXT_PSEUDONYM, tournament_id)
+                assert row is not None  # an aggregate has a row
+                pseudonym = row[0]
+                for sql in SQL_PSEUDONYMISE:
+                    await db.execute(sql, pseudonym, tournament_id, user_id)
+                if status == TournamentStatus.RUNNING:
+                    await db.execute(SQL_WITHDRAW_ENTRANT, tournament_id, pseudonym)
+            await db.execute(SQL_FORGET_ORGANISER, user_id)
             return touched
 
         return await self._write(work)

@@ -17,11 +17,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import permissions
-from bot.club import may_organise, tournament_view
+from bot.club import may_organise, tournament_message, tournament_view
 from bot.cogs.play_choices import GAMES, RULES
 from bot.core.service.errors import InvalidOptionError
 from bot.host import Interaction, host_of
-from bot.text import club_words, i18n, render
+from bot.text import club_words, i18n
 from engine.games import game_spec
 from engine.types import Game, Rule
 from storage.club import Format, Result, Tournament
@@ -103,15 +103,7 @@ class TournamentCommands(commands.Cog):
             player_cap=cap,
         )
         with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
-            text = club_words.tournament_announcement(
-                tournament.id,
-                tournament.name,
-                tournament.format,
-                render.game_name(Game(tournament.game)),
-                tournament.rounds,
-                tournament.seconds_per_move,
-                tournament.player_cap,
-            )
+            text = tournament_message(tournament, [])
             view = tournament_view(tournament.id)
         await interaction.response.send_message(
             text, view=view, allowed_mentions=discord.AllowedMentions.none()

@@ -15,6 +15,7 @@ __all__ = [
     "board_ping",
     "board_thread_name",
     "button_label",
+    "entrants_line",
     "final_standings",
     "format_name",
     "joined",
@@ -79,6 +80,21 @@ def tournament_announcement(
         )
     lines.append(_("Press Join to play; each game opens in its own thread when a round starts."))
     return "\n".join(lines)
+
+
+def entrants_line(players: list[str], cap: int | None, more: int) -> str:
+    """The tournament message's last line: who is in, with their count and the cap;
+    ``more``: how many more are in than ``players`` names (the message's length is capped)."""
+    if not players and not more:
+        return _("No players yet.")
+    count = len(players) + more
+    names = ", ".join(players)
+    if more:
+        rest = ngettext("and {count} more", "and {count} more", more).format(count=more)
+        names = f"{names} {rest}" if names else rest
+    if cap is None:
+        return _("Players ({count}): {players}").format(count=count, players=names)
+    return _("Players ({count}/{cap}): {players}").format(count=count, cap=cap, players=names)
 
 
 def tournament_started(name: str, players: int) -> str:

@@ -21,6 +21,7 @@ from bot.core.club.errors import (
     EntriesClosedError,
     NotQueuedError,
     OutsideRatingError,
+    OwnOpenChallengeError,
     RoundUnderWayError,
     TournamentFullError,
 )
@@ -270,6 +271,10 @@ def user_message(error: BaseException) -> str | None:
         case OutsideRatingError(low=low, high=high):
             return _("This open challenge is for players rated {low} to {high}.").format(
                 low=number(low), high=number(high)
+            )
+        case OwnOpenChallengeError():
+            return _(
+                "This is your own open challenge: wait for someone to accept it, or cancel it."
             )
         case RoundUnderWayError():
             return _("A game of this round has no result yet.")

@@ -1,12 +1,14 @@
 """Open challenges through the real discord.py against the fake Discord: ``/gomoku start
 open:True`` posts a challenge any member may accept with its button; the game opens in its
-thread when someone does; the challenger may cancel; it expires like other challenges."""
+thread when someone does; the challenger may cancel; it expires like other challenges; one with
+a rating window refuses a member rated outside it."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from bot.client import GomokuBot
+from engine.types import Game
 from storage.records import GameStatus
 from tests.clock import FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser
@@ -48,7 +50,9 @@ async def test_an_open_challenge_is_accepted_by_a_third_member_and_opens_its_thr
     # Alice cannot accept her own; Bob cannot cancel hers.
     own = await fake.click(challenge, accept, user=alice)
     assert own.ephemeral
-    assert "can't challenge yourself" in own.content
+    assert own.content == (
+        "This is your own open challenge: wait for someone to accept it, or cancel it."
+    )
     theirs = await fake.click(challenge, cancel, user=bob)
     assert theirs.ephemeral
     # Carol accepts: the game is Alice (black) against Carol, in a thread of its own.
@@ -92,3 +96,43 @@ async def test_the_challenger_cancels_and_an_old_one_expires(
     assert expired.ephemeral
     assert "expired" in expired.content
     assert await bot.service.open_game(fake.default_channel.id) is None
+
+
+async def _rating(bot: GomokuBot, fake: FakeDiscord, user: FakeUser) -> int:
+    rule = (await bot.service.settings(fake.guild_id)).default_rule
+    stats = await bot.service.repository.player_stats(
+        user.id, Game.GOMOKU, guild_id=fake.guild_id, rule=rule
+    )
+    return 1000 if stats is None else stats.display_rating
+
+
+async def test_a_rating_window_refuses_a_member_rated_outside_it(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    # Stored ratings: Alice won two rated games against Dave; Bob has never played (1000).
+    dave = fake.add_user("dave")
+    side = fake.add_channel("side")
+    for _ in range(2):
+        start = await bot.service.start(
+            channel_id=side.id, guild_id=fake.guild_id, user_id=alice.id, opponent=dave.id
+        )
+        await bot.service.accept(start.game_id, dave.id)
+        await bot.service.resign(None, dave.id, game_id=start.game_id)
+    alice_rating, bob_rating = await _rating(bot, fake, alice), await _rating(bot, fake, bob)
+    dave_rating = await _rating(bot, fake, dave)
+    assert dave_rating < bob_rating < alice_rating
+    # A window that just reaches Bob leaves Dave out.
+    within = alice_rating - bob_rating
+    challenge = await _open(fake, alice, rating_within=within)
+    refused = await fake.click(challenge, _button(challenge, "accept"), user=dave)
+    assert refused.ephemeral
+    low, high = alice_rating - within, alice_rating + within
+    assert refused.content == f"This open challenge is for players rated {low:,} to {high:,}."
+    assert await bot.service.open_game(fake.default_channel.id) is None
+    assert fake.messages[challenge.id].custom_ids() == challenge.custom_ids()  # still open
+    # Bob, at the window's edge, may accept.
+    await fake.click(challenge, _button(challenge, "accept"), user=bob)
+    await fake.wait_for(lambda: not fake.messages[challenge.id].custom_ids())
+    game = await bot.service.open_game(fake.default_channel.id)
+    assert game is not None
+    assert (game.black.user_id, game.white.user_id) == (alice.id, bob.id)

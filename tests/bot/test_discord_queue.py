@@ -1,12 +1,21 @@
 """The pairing queue through the real discord.py against the fake Discord: ``/gomoku queue``
 pairs two members close in rating, opens their rated game in a thread and pings both there;
-leaving, asking twice and asking while playing are answered."""
+leaving, asking twice and asking while playing are answered; the queue's tick runs on the bot's
+clock (moved by the test, ``Club.wake_queue``): a member times out of the queue, told privately,
+and two members too far apart in rating at first are paired once their windows have widened."""
 
 from __future__ import annotations
 
 from bot.client import GomokuBot
+from bot.core.club.matchmaking import PairingQueue
+from engine.types import Game, Rule
 from storage.records import GameStatus
+from tests.clock import FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser
+
+# The queue's defaults (``bot.club`` keeps them): how long a member waits, how wide a window
+# starts and how fast it widens.
+_QUEUE = PairingQueue(clock=FakeClock())
 
 
 def _queue_threads(fake: FakeDiscord) -> list[FakeChannel]:
@@ -53,5 +62,81 @@ async def test_two_members_are_paired_and_play_in_their_thread(
     assert confirm.message is not None
     await fake.click(confirm.message, f"gomoku:{game.game_id}:resign", user=bob)
     assert (await bot.service.game(game.game_id)).status is GameStatus.FINISHED
+    await fake.wait_for(lambda: thread.archived)  # closed like any game's thread
     back = await fake.slash("gomoku queue", user=alice)
     assert "You are in the queue for Gomoku" in back.content
+
+
+async def _tick(bot: GomokuBot) -> None:
+    """One pass of the queue's tick, now (the clock was moved before)."""
+    bot.club.wake_queue()
+    await bot.club.queue_passed()
+
+
+async def _rating(bot: GomokuBot, fake: FakeDiscord, user: FakeUser) -> int:
+    stats = await bot.service.repository.player_stats(
+        user.id, Game.GOMOKU, guild_id=fake.guild_id, rule=await _rule(bot, fake)
+    )
+    return 1000 if stats is None else stats.display_rating
+
+
+async def _rule(bot: GomokuBot, fake: FakeDiscord) -> Rule:
+    return (await bot.service.settings(fake.guild_id)).default_rule
+
+
+async def test_a_member_waiting_too_long_leaves_the_queue_and_is_told_privately(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser
+) -> None:
+    waiting = await fake.slash("gomoku queue", user=alice)
+    assert "You are in the queue for Gomoku" in waiting.content
+    # A pass just short of the limit keeps her waiting.
+    clock.advance(_QUEUE.timeout_s - 1)
+    await _tick(bot)
+    assert waiting.interaction.followups == []
+    clock.advance(1)
+    await _tick(bot)
+    (told,) = waiting.interaction.followups
+    assert told.ephemeral
+    assert told.content == (
+        "Nobody close to your rating asked for a game in time: you left the queue."
+    )
+    # She is out: leaving is answered as for anyone not waiting, and she may ask again.
+    out = await fake.slash("gomoku queue", user=alice, options={"leave": True})
+    assert out.content == "You are not in the queue."
+    again = await fake.slash("gomoku queue", user=alice)
+    assert "You are in the queue for Gomoku" in again.content
+
+
+async def test_members_too_far_apart_are_paired_once_their_windows_widen(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock, alice: FakeUser, bob: FakeUser
+) -> None:
+    general = fake.default_channel
+    fake.allow(general, "create_public_threads")
+    # Alice has a stored rating: she won two rated games against Dave.
+    dave = fake.add_user("dave")
+    side = fake.add_channel("side")
+    for _ in range(2):
+        start = await bot.service.start(
+            channel_id=side.id, guild_id=fake.guild_id, user_id=alice.id, opponent=dave.id
+        )
+        await bot.service.accept(start.game_id, dave.id)
+        await bot.service.resign(None, dave.id, game_id=start.game_id)
+    gap = await _rating(bot, fake, alice) - await _rating(bot, fake, bob)
+    assert gap > _QUEUE.base_window
+    await fake.slash("gomoku queue", user=alice)
+    await fake.slash("gomoku queue", user=bob)
+    await _tick(bot)  # no time has passed: still too far apart
+    assert _queue_threads(fake) == []
+    # Their windows widen with waiting; one second short of reaching the gap, still apart.
+    seconds = (gap - _QUEUE.base_window) / _QUEUE.widen_per_second
+    clock.advance(seconds - 1)
+    await _tick(bot)
+    assert _queue_threads(fake) == []
+    clock.advance(1)
+    await _tick(bot)
+    await fake.wait_for(lambda: len(_queue_threads(fake)) == 1)
+    (thread,) = _queue_threads(fake)
+    game = await bot.service.board(thread.id)
+    assert game.record.rated
+    # The lower rated moves first.
+    assert (game.black.user_id, game.white.user_id) == (bob.id, alice.id)

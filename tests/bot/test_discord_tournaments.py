@@ -8,9 +8,10 @@ import functools
 import re
 
 from bot.client import GomokuBot
-from storage.club import Result, TournamentStatus
+from bot.club import tournament_message
+from storage.club import Format, Result, Tournament, TournamentStatus
 from tests.bot.conftest import BotFactory
-from tests.clock import FakeClock
+from tests.clock import START, FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
 
@@ -117,6 +118,8 @@ async def test_a_round_robin_of_four_played_in_threads_with_standings_after_each
             winner = black if (black.name, white.name) in beats else white
             await _play(fake, thread, black, white, winner)
             points[winner.name] += 1
+            # The game over, its thread is archived like any game's.
+            await fake.wait_for(functools.partial(lambda t: t.archived, thread))
         heading = (
             "**Autumn Cup** is over. Final standings:"
             if round_ == 3
@@ -147,6 +150,12 @@ async def test_a_round_robin_of_four_played_in_threads_with_standings_after_each
     asked = await fake.click(created.message, "gomoku:tournament:1:standings", user=players["cat"])
     assert asked.ephemeral
     assert _table(asked.content) == _table(final.content)
+    # Cat asks to be forgotten: the standings stand, her line names a deleted user.
+    await bot.service.forget_user(players["cat"].id)
+    after = await fake.click(created.message, "gomoku:tournament:1:standings", user=players["ann"])
+    assert _table(after.content) == _table(final.content)
+    assert str(players["cat"].id) not in after.content
+    assert re.findall(r"^4\. (.+)$", after.content, flags=re.M) == ["deleted user"]
 
 
 async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a_withdrawal(
@@ -231,3 +240,62 @@ async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a
         pairings = await second.service.repository.pairings(1)
         assert len(pairings) == 12  # three boards and a bye in each round, none twice
         assert sum(p.white is None for p in pairings) == 3
+
+
+async def test_the_tournament_message_lists_who_is_in_with_the_count_and_the_cap(
+    fake: FakeDiscord, bot: GomokuBot
+) -> None:
+    general = fake.default_channel
+    fake.allow(general, "create_public_threads")
+    organiser = fake.add_user("olga", admin=True)
+    ann, ben, cat = (fake.add_user(name) for name in ("ann", "ben", "cat"))
+    created = await fake.slash(
+        "gomoku-admin tournament create",
+        user=organiser,
+        options={"name": "Small", "format": "swiss", "cap": 2},
+    )
+    assert created.message is not None
+    message = created.message.id
+
+    def last_line() -> str:
+        return fake.messages[message].content.splitlines()[-1]
+
+    assert last_line() == "No players yet."
+    await fake.click(message, "gomoku:tournament:1:join", user=ann)
+    await fake.wait_for(lambda: last_line() == f"Players (1/2): <@{ann.id}>")
+    await fake.click(message, "gomoku:tournament:1:join", user=ben)
+    await fake.wait_for(lambda: last_line() == f"Players (2/2): <@{ann.id}>, <@{ben.id}>")
+    # Full: Cat is refused and the list stays; Ann leaves, and Cat takes her place.
+    full = await fake.click(message, "gomoku:tournament:1:join", user=cat)
+    assert full.ephemeral
+    assert last_line() == f"Players (2/2): <@{ann.id}>, <@{ben.id}>"
+    await fake.click(message, "gomoku:tournament:1:leave", user=ann)
+    await fake.wait_for(lambda: last_line() == f"Players (1/2): <@{ben.id}>")
+    await fake.click(message, "gomoku:tournament:1:join", user=cat)
+    await fake.wait_for(lambda: last_line() == f"Players (2/2): <@{ben.id}>, <@{cat.id}>")
+    # The buttons stay, and the list pinged nobody.
+    shown = fake.messages[message]
+    assert shown.custom_ids() == [
+        f"gomoku:tournament:1:{a}" for a in ("join", "leave", "standings")
+    ]
+    assert "**Small** (tournament 1)" in shown.content
+    assert shown.allowed_mentions is not None
+    assert shown.allowed_mentions.get("parse") == []
+    assert not shown.allowed_mentions.get("users")
+
+
+def test_a_full_list_of_entrants_fits_in_one_message() -> None:
+    big = Tournament(
+        1, 1, 1, "Big", Format.SWISS, "gomoku", "freestyle", 5, 60, 256, None, None,
+        TournamentStatus.OPEN, 1, START,
+    )  # fmt: skip
+    entrants = [10**18 + n for n in range(256)]  # the longest mentions Discord has
+    text = tournament_message(big, entrants)
+    assert len(text) <= 2000
+    line = text.splitlines()[-1]
+    shown = re.findall(r"<@(\d+)>", line)
+    assert shown == [str(u) for u in entrants[: len(shown)]]
+    assert line.startswith("Players (256/256): ")
+    assert line.endswith(f" and {256 - len(shown)} more")
+    # One more name would not have fitted.
+    assert len(text) + len(f", <@{entrants[len(shown)]}>") > 2000

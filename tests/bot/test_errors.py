@@ -9,6 +9,7 @@ from discord import app_commands
 
 import storage as store
 from bot.core.ai import AIError
+from bot.core.club.errors import OwnOpenChallengeError
 from bot.core.service import errors as service
 from bot.core.service.states import GameEnd
 from bot.reporting import refusal_message
@@ -50,6 +51,7 @@ EXAMPLES: list[BaseException] = [
     service.ChallengeExpiredError(1),
     service.NotChallengedError(1, 2),
     service.SelfChallengeError(1),
+    OwnOpenChallengeError(1),
     service.InvalidOptionError("size", 30, "5-20"),
     service.StalePanelError(1, 3),
     service.NotationError(Game.CONNECT4, 7, typed_column=False),

@@ -265,3 +265,46 @@ async def test_two_stores_of_one_round_at_once_store_it_once(tmp_path: Path) -> 
         refused = [r for r in results if isinstance(r, RoundPairedError)]
         assert len(refused) == 1
         assert len(await one.pairings(tid)) == 1
+
+
+async def test_forgetting_a_member_leaves_no_id_of_theirs_in_tournaments(
+    repo: GameRepository,
+) -> None:
+    # Open: Alice's entry goes. Running: Alice and Carol played; their rows stay under
+    # pseudonyms (one each), withdrawn. Finished, organised by Alice: her entry stays under a
+    # pseudonym with its status, and the organiser is nobody.
+    open_ = (await repo.create_tournament(swiss())).id
+    running = (await repo.create_tournament(swiss())).id
+    finished = (await repo.create_tournament(swiss(created_by=ALICE))).id
+    for tid in (open_, running, finished):
+        for user in (ALICE, BOB, CAROL, DAVE):
+            await repo.add_entrant(tid, user, 1500)
+    for tid, status in ((running, TournamentStatus.RUNNING), (finished, TournamentStatus.FINISHED)):
+        await repo.store_round(
+            tid,
+            1,
+            [
+                board(tid, 1, 1, ALICE, BOB, result=Result.BLACK_WINS),
+                board(tid, 1, 2, DAVE, CAROL, result=Result.DRAW),
+            ],
+        )
+        await repo.set_tournament_status(tid, TournamentStatus.OPEN, status)
+    await repo.delete_user_data(ALICE)
+    await repo.delete_user_data(CAROL)
+
+    assert [e.user_id for e in await repo.entrants(open_)] == [BOB, DAVE]
+    for tid in (running, finished):
+        entrants = {e.user_id: e.status for e in await repo.entrants(tid)}
+        left = EntrantStatus.WITHDRAWN if tid == running else EntrantStatus.ACTIVE
+        assert entrants == {
+            -1: left,
+            BOB: EntrantStatus.ACTIVE,
+            -2: left,
+            DAVE: EntrantStatus.ACTIVE,
+        }
+        assert await repo.pairings(tid) == [
+            board(tid, 1, 1, -1, BOB, result=Result.BLACK_WINS),
+            board(tid, 1, 2, DAVE, -2, result=Result.DRAW),
+        ]
+    assert (await repo.tournament(finished)).created_by == 0
+    assert (await repo.tournament(running)).created_by == ORGANISER

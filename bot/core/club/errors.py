@@ -14,8 +14,10 @@ Errors::
         │                           under way, or it is over (.tournament_id, .status)
         ├── RoundUnderWayError      a game of the current round has no result yet
         │                           (.tournament_id, .round)
-        └── OutsideRatingError      an open challenge's rating window leaves the member
-                                    out (.user_id, .low, .high)
+        ├── OutsideRatingError      an open challenge's rating window leaves the member
+        │                           out (.user_id, .low, .high)
+        └── OwnOpenChallengeError   the challenger pressed Accept on their own open
+                                    challenge (.user_id)
 """
 
 from __future__ import annotations
@@ -97,3 +99,11 @@ class OutsideRatingError(ClubError):
         self.user_id = user_id
         self.low = low  # the window, inclusive
         self.high = high
+
+
+class OwnOpenChallengeError(ClubError):
+    """The challenger pressed Accept on their own open challenge."""
+
+    def __init__(self, user_id: int) -> None:
+        super().__init__(f"user {user_id} tried to accept their own open challenge")
+        self.user_id = user_id

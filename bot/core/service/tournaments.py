@@ -9,7 +9,8 @@ records the board's result and, when the round is finished, pairs the next round
 the tournament.
 
 Where a board's game is played is the front end's choice: ``run_tournaments`` takes
-``board_channel``, which returns the channel (a Discord thread) for a board. Everything is
+``board_channel``, which returns the channel (a Discord thread) for a board; one other than
+the tournament's channel is recorded as hung off it (its parent). Everything is
 read back from the repository, so ``run_tournaments`` after a restart resumes every running
 tournament: results of games that ended while no process listened are recorded, boards
 without a game get one, and a round that is due is paired; a round is never paired twice (the
@@ -358,6 +359,10 @@ class TournamentUseCases(GameUseCases):
             turn_seconds=tournament.seconds_per_move,
         )
         game_id = state.record.id
+        if channel_id != tournament.channel_id:
+            # A board's own channel (a thread) hangs off the tournament's: recorded as its
+            # parent, the game's end closes it like any game's thread.
+            await self.move_to_thread(game_id, channel_id, parent_channel_id=tournament.channel_id)
         linked = await self.repository.set_pairing_game(
             tournament.id, pairing.round, pairing.board, game_id
         )
