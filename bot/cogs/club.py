@@ -86,9 +86,7 @@ class TournamentCommands(commands.Cog):
         assert interaction.channel_id is not None
         if not isinstance(interaction.channel, discord.TextChannel):
             raise app_commands.CheckFailure("tournaments need a text channel")
-        missing = permissions.missing(interaction.app_permissions, permissions.THREADS)
-        if missing:
-            raise app_commands.BotMissingPermissions(missing)
+        permissions.require(interaction, permissions.THREADS)
         host = host_of(interaction)
         tournament = await host.service.create_tournament(
             guild_id=interaction.guild_id,

@@ -235,10 +235,11 @@ class WorkerPool:
     def _discard(self, worker: _Worker) -> None:
         """Kill ``worker`` and start another in its place (at once, so that it warms up before
         it is needed)."""
+        if self.closed:
+            return  # ``close`` kills and reaps every worker: closing its pipe here too would
+            # race the reaping thread for the same descriptor
         self._workers.discard(worker)
         worker.kill()
-        if self.closed:
-            return
         self.replaced += 1
         try:
             replacement = self._spawn()
@@ -311,6 +312,8 @@ class WorkerPool:
         for worker in workers:
             worker.process.kill()
         await asyncio.to_thread(_reap, workers)
+        for worker in workers:  # on the loop's thread, where every other use of a pipe is
+            worker.conn.close()
 
 
 _POOLS: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
@@ -335,7 +338,6 @@ def _kill_workers() -> None:
 def _reap(workers: list[_Worker]) -> None:
     for worker in workers:
         worker.process.join()
-        worker.conn.close()
 
 
 class TaskError(Exception):
