@@ -142,10 +142,13 @@ class DiscordHooks:
         """Display names from Discord (the web board keeps them once found)."""
         names: dict[int, str] = {}
         for user_id in user_ids:
-            try:
-                user = await self.host.fetch_user(user_id)
-            except discord.HTTPException:
-                continue
+            # The client's cache first: a tournament's standings name many players at once.
+            user = self.host.get_user(user_id)
+            if user is None:
+                try:
+                    user = await self.host.fetch_user(user_id)
+                except discord.HTTPException:
+                    continue
             names[user_id] = user.display_name
         return names
 

@@ -110,6 +110,7 @@ def standings_words() -> dict[str, str]:
         "round_open": _("Round {round}"),
         "not_started": _("Not started yet."),
         "finished": _("Finished."),
+        "cancelled": _("Cancelled."),
         "standings": _("Standings"),
         "rank": _("Rank"),
         "player": _("Player"),

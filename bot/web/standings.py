@@ -169,7 +169,9 @@ def _round_line(tournament: Tournament, current: int, players: int, text: dict[s
     """Where the tournament is: not started, round n of m, or finished."""
     if tournament.status is TournamentStatus.OPEN:
         return text["not_started"]
-    if tournament.status is not TournamentStatus.RUNNING:
+    if tournament.status is TournamentStatus.CANCELLED:
+        return text["cancelled"]
+    if tournament.status is TournamentStatus.FINISHED:
         return text["finished"]
     rounds = tournament.rounds
     if tournament.format is Format.ROUND_ROBIN:

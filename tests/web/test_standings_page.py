@@ -18,7 +18,7 @@ import pytest
 from bot.client import GomokuBot
 from bot.web.tokens import Role, Signer
 from engine.types import Game, Rule
-from storage.club import Format
+from storage.club import Format, TournamentStatus
 from tests.bot.test_discord_tournaments import _board_threads, _boards_open, _play, _posted
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
@@ -197,6 +197,12 @@ async def test_the_page_speaks_the_language_of_its_link(
     assert words["not_started"] in text
     assert words["no_players"] in text
     assert words["no_players"] != "No players yet."
+    # Cancelled by its organiser: the page says so.
+    await bot.service.repository.set_tournament_status(
+        1, TournamentStatus.OPEN, TournamentStatus.CANCELLED
+    )
+    async with aiohttp.ClientSession() as http, http.get(url) as reply:
+        assert words["cancelled"] in await reply.text()
 
 
 @pytest.mark.parametrize("junk", ["", "t1", "t1.x", "t1.1.9999999999.en." + "A" * 43])
