@@ -19,12 +19,15 @@ from bot.client import GomokuBot
 from bot.web.tokens import Role, Signer
 from engine.types import Game, Rule
 from storage.club import Format, TournamentStatus
+from tests.bot.conftest import bot, make_bot
 from tests.bot.test_discord_tournaments import _board_threads, _boards_open, _play, _posted
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
 from tests.web.conftest import base_url
 from tests.web.test_board_access import violations
 from tests.web.test_board_browser import DESKTOP, PHONE, SCREENSHOTS
+
+__all__ = ["bot", "make_bot"]
 
 _HEADING = "**Spring Open**: standings after round 1"
 
@@ -211,3 +214,11 @@ async def test_junk_after_t_is_a_short_404(web_bot: GomokuBot, junk: str) -> Non
     async with aiohttp.ClientSession() as http, http.get(url) as reply:
         assert reply.status == 404
         assert "Traceback" not in await reply.text()
+
+
+async def test_without_the_web_board_the_standings_carry_no_link(
+    fake: FakeDiscord, bot: GomokuBot
+) -> None:
+    posted, _ids = await _round_one_played(fake, bot)
+    assert bot.web_board is None
+    assert posted.buttons() == []
