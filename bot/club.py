@@ -51,6 +51,7 @@ from bot.core.service.tournaments import DEFAULT_RATING
 from bot.host import host_of
 from bot.reporting import report
 from bot.text import club_words, i18n, render, words
+from bot.weblink import standings_link
 from engine.types import Game, Rule
 from storage.club import EntrantStatus, Format, Pairing, Tournament
 from storage.records import GameStatus
@@ -315,8 +316,13 @@ class Club:
         table = await host.service.tournament_standings(tournament.id)
         with i18n.using(await host.preferences.server_language(tournament.guild_id)):  # public
             text = standings_message(tournament, table, round_, final=final)
+            link = standings_link(host, tournament.id)  # the web board's page, when it is on
         channel = host.get_partial_messageable(tournament.channel_id, guild_id=tournament.guild_id)
-        await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
+        quiet = discord.AllowedMentions.none()
+        if link is None:
+            await channel.send(text, allowed_mentions=quiet)
+        else:
+            await channel.send(text, allowed_mentions=quiet, view=link)
 
 
 def tournament_message(tournament: Tournament, entrants: Sequence[int]) -> str:

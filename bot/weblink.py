@@ -9,6 +9,8 @@ Activity (``InteractionResponse.launch_activity``), where the app has Activities
 the board of a game started from the page. Whatever else the page does (moves, opening
 choices, resignations, takebacks, undo requests) reaches Discord as the service's events,
 which the table draws (``bot.table.Table.on_event``); the core runner lets the AI answer.
+``standings_link`` is the link button under a tournament's posted standings: its page on the
+web board (``bot.web.standings``).
 """
 
 from __future__ import annotations
@@ -21,13 +23,21 @@ from bot.host import GameHost, host_of
 from bot.text import i18n, web_words
 from bot.views import GameItem, game_button
 from bot.web.server import OAuthApp, WebBoard
+from bot.web.standings import standings_url
 from bot.web.tokens import DEFAULT_TTL, Role, Signer
 
 if TYPE_CHECKING:
     from bot.core.bus import GameBus
     from bot.core.service.states import GameState
 
-__all__ = ["ActivityButton", "DiscordHooks", "OpenBoardButton", "start_web", "with_board_link"]
+__all__ = [
+    "ActivityButton",
+    "DiscordHooks",
+    "OpenBoardButton",
+    "standings_link",
+    "start_web",
+    "with_board_link",
+]
 
 _ID: Final = r"gomoku:(?P<game>[0-9]{1,18})"
 Button = discord.ui.Button[Any]
@@ -104,6 +114,19 @@ def with_board_link(buttons: discord.ui.View | None, game: GameState) -> discord
     return view
 
 
+def standings_link(host: GameHost, tournament_id: int) -> discord.ui.View | None:
+    """A link button to the tournament's standings page, in the current language, when the
+    web board is on (``None`` when it is not)."""
+    url = host.settings.web_url
+    signer = board_signer(host)
+    if url is None or signer is None or host.settings.web_port is None:
+        return None
+    view = discord.ui.View(timeout=None)
+    link = standings_url(url, signer, tournament_id, i18n.current())
+    view.add_item(discord.ui.Button(label=web_words.standings_link_label(), url=link))
+    return view
+
+
 class DiscordHooks:
     """What the web board asks of Discord: the players' names, a new game's board."""
 
@@ -119,10 +142,13 @@ class DiscordHooks:
         """Display names from Discord (the web board keeps them once found)."""
         names: dict[int, str] = {}
         for user_id in user_ids:
-            try:
-                user = await self.host.fetch_user(user_id)
-            except discord.HTTPException:
-                continue
+            # The client's cache first: a tournament's standings name many players at once.
+            user = self.host.get_user(user_id)
+            if user is None:
+                try:
+                    user = await self.host.fetch_user(user_id)
+                except discord.HTTPException:
+                    continue
             names[user_id] = user.display_name
         return names
 

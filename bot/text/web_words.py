@@ -8,8 +8,16 @@ from __future__ import annotations
 
 from bot.text import words
 from bot.text.i18n import _, ngettext
+from engine.types import Color
 
-__all__ = ["activity_label", "board_link", "open_board_label", "page_words"]
+__all__ = [
+    "activity_label",
+    "board_link",
+    "open_board_label",
+    "page_words",
+    "standings_link_label",
+    "standings_words",
+]
 
 
 def open_board_label() -> str:
@@ -85,4 +93,43 @@ def page_words() -> dict[str, str]:
         "hint": _("Hint"),
         "hint_reply": _("The AI suggests {point}."),
         "time_left": _("{time} left"),
+    }
+
+
+def standings_link_label() -> str:
+    """The link button under the standings posted in a tournament's channel."""
+    return _("Standings on the web")
+
+
+def standings_words() -> dict[str, str]:
+    """Everything the tournament standings page shows in words, by key."""
+    return {
+        "title": _("{name}: standings"),
+        "format": _("Format: {format}"),
+        "round": _("Round {round} of {rounds}"),
+        "round_open": _("Round {round}"),
+        "not_started": _("Not started yet."),
+        "finished": _("Finished."),
+        "cancelled": _("Cancelled."),
+        "standings": _("Standings"),
+        "rank": _("Rank"),
+        "player": _("Player"),
+        "points": _("Points"),
+        "played": _("Played"),
+        "pairings": _("Pairings of round {round}"),
+        "board": _("Board"),
+        "black": words.colour_name(Color.BLACK),
+        "white": words.colour_name(Color.WHITE),
+        "result": _("Result"),
+        "watch_game": _("Watch board {board}"),
+        "in_play": _("in play"),
+        "bye": _("bye"),
+        "no_players": _("No players yet."),
+        "nobody": _("Player {number}"),
+        "tiebreaks": _(
+            "Tiebreaks: BH = Buchholz, BH-C1 = Buchholz cut 1, SB = Sonneborn-Berger, "
+            "DE = direct encounter, Wins = games won."
+        ),
+        "invalid": _("This link is not valid or has expired: use the newest standings link."),
+        "unknown": _("No such tournament."),
     }

@@ -4,6 +4,7 @@ Routes and what each checks:
 
 ``GET /``                  the board page (``static/index.html``); it holds no game and no pass
 ``GET /static/...``        its script, styles and the Activity bundle (when built)
+``GET /t/<pass>``          a tournament's standings, drawn on the server (``bot.web.standings``)
 ``GET /api/config``        the application id the Activity's SDK needs (public anyway)
 ``GET /ws``                a WebSocket: the first message is ``{"type": "hello", "token": T}``;
                            every later message carries the pass again and is checked again
@@ -59,6 +60,7 @@ from bot.text.refusals import generic_message, user_message
 from bot.text.web_words import page_words
 from bot.web.frames import MalformedMessageError, MovePace, parse_message
 from bot.web.hub import Hub
+from bot.web.standings import STANDINGS_PATH, StandingsPage
 from bot.web.state import game_payload
 from bot.web.tokens import BadPassError, ExpiredPassError, Pass, Role, Signer
 from engine.errors import GomokuError
@@ -164,6 +166,8 @@ class WebBoard:
         self.app = web.Application(client_max_size=64 * 1024)
         self.app.router.add_get("/", self._index)
         self.app.router.add_get("/api/config", self._config)
+        standings = StandingsPage(service, signer, self.names_of)
+        self.app.router.add_get(STANDINGS_PATH + "{token}", standings.handle)
         self.app.router.add_get("/ws", self._socket)
         self.app.router.add_post("/api/token", self._token)
         self.app.router.add_post("/api/activity", self._activity)
@@ -232,8 +236,16 @@ class WebBoard:
         with i18n.using(grant.language):
             return json.dumps(game_payload(state, viewer, names), ensure_ascii=False)
 
+    async def names_of(self, user_ids: list[int]) -> dict[int, str]:
+        """The names of these users that the host knows (kept once found)."""
+        await self._learn(user_ids)
+        return {user: self._names[user] for user in user_ids if user in self._names}
+
     async def _learn_names(self, state: GameState) -> None:
-        missing = [user for user in state.humans if user not in self._names]
+        await self._learn(list(state.humans))
+
+    async def _learn(self, user_ids: list[int]) -> None:
+        missing = [user for user in user_ids if user not in self._names]
         if not missing or self.hooks is None:
             return
         try:

@@ -5,6 +5,11 @@ Discord user id, ``p`` (play) or ``w`` (watch), the expiry in Unix seconds, the 
 board speaks to that user, and an HMAC-SHA256 of everything before it (URL-safe base64, no
 padding). A game id alone opens nothing; the server checks the pass on every message.
 
+A standings pass reads ``t1.<tournament>.<expires>.<language>.<signature>``: it shows one
+tournament's standings page, read-only, to whoever holds the link (it is posted in the
+tournament's channel). Its own prefix is signed with it, so neither kind of pass reads as
+the other.
+
 The key is ``GOMOKU_WEB_SECRET`` when set, otherwise derived from the bot token (an HMAC of a
 fixed label: HKDF's extract step), so a pass never reveals the bot token and no secret needs
 configuring for a single bot.
@@ -21,12 +26,27 @@ import time
 from dataclasses import dataclass
 from typing import Final, Self
 
-__all__ = ["DEFAULT_TTL", "BadPassError", "ExpiredPassError", "Pass", "Role", "Signer"]
+__all__ = [
+    "DEFAULT_TTL",
+    "STANDINGS_TTL",
+    "BadPassError",
+    "ExpiredPassError",
+    "Pass",
+    "Role",
+    "Signer",
+    "StandingsPass",
+]
 
 DEFAULT_TTL: Final = 6 * 3600  # seconds: a link lasts an evening of play
+STANDINGS_TTL: Final = 60 * 86400  # seconds: a correspondence event's rounds take weeks
 _VERSION: Final = "v1"
 _SHAPE: Final = re.compile(
     r"v1\.(?P<game>[0-9]{1,19})\.(?P<user>[0-9]{1,20})\.(?P<role>[pw])\.(?P<expires>[0-9]{1,12})"
+    r"\.(?P<language>[A-Za-z_]{2,10})\.(?P<signature>[A-Za-z0-9_-]{43})"
+)
+_STANDINGS_VERSION: Final = "t1"
+_STANDINGS_SHAPE: Final = re.compile(
+    r"t1\.(?P<tournament>[0-9]{1,19})\.(?P<expires>[0-9]{1,12})"
     r"\.(?P<language>[A-Za-z_]{2,10})\.(?P<signature>[A-Za-z0-9_-]{43})"
 )
 _LABEL: Final = b"gomoku web board pass v1"
@@ -61,6 +81,15 @@ class Pass:
     def can_play(self) -> bool:
         """The holder may move (as ``user_id``)."""
         return self.role is Role.PLAY
+
+
+@dataclass(frozen=True, slots=True)
+class StandingsPass:
+    """What a verified standings pass says."""
+
+    tournament_id: int
+    expires: int  # Unix seconds
+    language: str  # one of bot.core.languages.LANGUAGES
 
 
 class Signer:
@@ -123,3 +152,36 @@ class Signer:
         return Pass(
             int(match["game"]), int(match["user"]), Role(match["role"]), expires, match["language"]
         )
+
+    def mint_standings(
+        self,
+        tournament_id: int,
+        *,
+        language: str = "en",
+        ttl: int = STANDINGS_TTL,
+        now: float | None = None,
+    ) -> str:
+        """A pass to tournament ``tournament_id``'s standings page for ``ttl`` seconds."""
+        expires = int(time.time() if now is None else now) + ttl
+        body = f"{_STANDINGS_VERSION}.{tournament_id}.{expires}.{language}"
+        return f"{body}.{self._sign(body)}"
+
+    def verify_standings(self, token: object, *, now: float | None = None) -> StandingsPass:
+        """The standings pass ``token`` carries.
+
+        Raises:
+            BadPassError: not a standings pass, or not signed with this key.
+            ExpiredPassError: signed, but past its expiry.
+        """
+        if not isinstance(token, str):
+            raise BadPassError("no pass")
+        match = _STANDINGS_SHAPE.fullmatch(token)
+        if match is None:
+            raise BadPassError("not a standings pass")
+        body = token.rsplit(".", 1)[0]
+        if not hmac.compare_digest(self._sign(body), match["signature"]):
+            raise BadPassError("bad signature")
+        expires = int(match["expires"])
+        if expires <= (time.time() if now is None else now):
+            raise ExpiredPassError("expired")
+        return StandingsPass(int(match["tournament"]), expires, match["language"])

@@ -53,6 +53,33 @@ def test_a_changed_pass_is_refused(signer: Signer, change: object, why: str) -> 
         signer.verify(change(token), now=NOW)
 
 
+def test_a_standings_pass_shows_one_tournament_until_it_expires(signer: Signer) -> None:
+    token = signer.mint_standings(7, language="ko", ttl=60, now=NOW)
+    grant = signer.verify_standings(token, now=NOW + 59)
+    assert (grant.tournament_id, grant.expires, grant.language) == (7, int(NOW) + 60, "ko")
+    with pytest.raises(ExpiredPassError):
+        signer.verify_standings(token, now=NOW + 60)
+    for changed in (token.replace("t1.7.", "t1.8."), token.replace(".ko.", ".ja."), token[:-1]):
+        with pytest.raises(BadPassError):
+            signer.verify_standings(changed, now=NOW)
+    with pytest.raises(BadPassError):
+        Signer.from_secrets("another secret", None).verify_standings(token, now=NOW)
+
+
+def test_a_game_pass_and_a_standings_pass_never_stand_for_each_other(signer: Signer) -> None:
+    game = signer.mint(7, 345, Role.WATCH, now=NOW)
+    standings = signer.mint_standings(7, now=NOW)
+    with pytest.raises(BadPassError):
+        signer.verify_standings(game, now=NOW)
+    with pytest.raises(BadPassError):
+        signer.verify(standings, now=NOW)
+    # The other prefix on the same signature: signed over a different body.
+    with pytest.raises(BadPassError):
+        signer.verify("v1" + standings[2:], now=NOW)
+    with pytest.raises(BadPassError):
+        signer.verify_standings(None, now=NOW)
+
+
 def test_another_key_signs_other_passes() -> None:
     ours = Signer.from_secrets("one secret", None)
     theirs = Signer.from_secrets(None, "the bot token")

@@ -18,6 +18,10 @@ repository refuses a second store of one).
 
 Tournament games are unrated and have no opening rule: the pairing gives the colours.
 
+A tournament with a start time (``starts_at``) starts by itself: ``TournamentService``'s
+``tick_and_plan``, the core runner's clock pass, starts every open tournament whose time has
+come (one with fewer than two entrants then is cancelled) and plans the pass for the next.
+
 ``TournamentService`` is ``GameService`` with these use cases: a front end that runs
 tournaments makes one in place of a ``GameService``. (``GameService`` itself does not include
 them: ``bot.core.club``'s errors import the service's, so the service's package cannot import
@@ -27,6 +31,7 @@ the club.)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -46,6 +51,7 @@ from bot.core.service import GameService
 from bot.core.service.errors import InvalidOptionError
 from bot.core.service.events import Event, GameEnded, Moved
 from bot.core.service.games import GameUseCases
+from bot.core.service.states import TimeoutEvent
 from engine.types import Color, Game, Rule, Termination
 from storage.club import (
     Entrant,
@@ -57,7 +63,7 @@ from storage.club import (
     Tournament,
     TournamentStatus,
 )
-from storage.errors import RoundPairedError, TournamentNotFoundError
+from storage.errors import RoundPairedError, TournamentNotFoundError, TournamentStatusError
 from storage.records import GameRecord, GameStatus, Player
 
 __all__ = ["BoardChannel", "RoundReport", "TournamentService", "TournamentUseCases"]
@@ -399,6 +405,47 @@ class TournamentUseCases(GameUseCases):
 
 class TournamentService(TournamentUseCases, GameService):
     """``GameService`` and the tournaments it runs (see the module doc)."""
+
+    async def tick_and_plan(self) -> tuple[list[TimeoutEvent], datetime | None]:
+        """The games' clock pass (``GameService.tick_and_plan``), then the tournaments whose
+        start time has come are started: the core runner's clock starts them, and the next
+        start time joins its plan."""
+        events, upcoming = await super().tick_and_plan()
+        start = await self.start_due_tournaments()
+        if start is not None and (upcoming is None or start < upcoming):
+            upcoming = start
+        return events, upcoming
+
+    async def start_due_tournaments(self) -> datetime | None:
+        """Start every open tournament whose ``starts_at`` has come; one with fewer than two
+        entrants then is cancelled (nobody to pair). Returns the next start time still to
+        come, if any."""
+        now = self.clock()
+        upcoming: datetime | None = None
+        for tournament in await self.repository.live_tournaments():
+            starts_at = tournament.starts_at
+            if tournament.status is not TournamentStatus.OPEN or starts_at is None:
+                continue
+            if starts_at > now:
+                upcoming = starts_at if upcoming is None else min(upcoming, starts_at)
+                continue
+            try:
+                await self.start_tournament(tournament.id)
+            except InvalidOptionError:
+                await self._cancel_unstarted(tournament.id)
+            except TournamentStatusError:
+                continue  # an organiser started or cancelled it meanwhile
+            except Exception:
+                # The others still start; this one is tried again at the next pass.
+                log.exception("starting tournament %s at its time failed", tournament.id)
+        return upcoming
+
+    async def _cancel_unstarted(self, tournament_id: int) -> None:
+        with contextlib.suppress(TournamentStatusError):
+            await self.repository.set_tournament_status(
+                tournament_id, TournamentStatus.OPEN, TournamentStatus.CANCELLED
+            )
+        log.info("tournament %s had fewer than two players at its start time", tournament_id)
 
 
 def _last_round(pairings: list[Pairing]) -> int:
