@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from bot import threads
 from bot.client import GomokuBot
 from bot.core.admission import StartAdmission
 from bot.core.service.states import GameState
@@ -151,3 +152,36 @@ async def test_a_start_gives_its_turn_back_once_its_game_is_stored(
     assert answered.message.embeds
     for channel in (fake.default_channel, second):
         assert await bot.service.repository.open_game_in_channel(channel.id) is not None
+
+
+async def test_a_start_in_a_thread_gives_its_turn_back_once_its_game_is_stored(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Likewise for a game hosted in a thread: the channel's line, the thread and its board
+    come after the start has let go of its turn."""
+    fake.allow(fake.default_channel, "create_public_threads")  # threads: on by default
+    admission = StartAdmission(running=1, waiting=1)
+    bot.start_admission = admission
+    hosting, go_on = asyncio.Event(), asyncio.Event()
+    host = threads.host_in_thread
+
+    async def held(interaction: Any, view: GameState, announced: Any) -> GameState:
+        if interaction.user.id == alice.id:
+            hosting.set()
+            await go_on.wait()
+        return await host(interaction, view, announced)
+
+    monkeypatch.setattr(threads, "host_in_thread", held)
+    first = await fake.send_slash("gomoku start", user=alice, options={"colour": "black"})
+    async with asyncio.timeout(10):
+        await hosting.wait()
+    second = fake.add_channel("second")
+    fake.allow(second, "create_public_threads")
+    reply = await fake.slash(
+        "gomoku start", user=fake.add_user("bob"), channel=second, options={"colour": "black"}
+    )
+    assert "a new game" in reply.content
+    assert (admission.queued, admission.waiting, admission.refused) == (0, 0, 0)
+    go_on.set()
+    assert "a new game" in (await fake.answer(first)).content
+    await fake.wait_for(lambda: len([c for c in fake.channels.values() if c.is_thread]) == 2)
