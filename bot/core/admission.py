@@ -12,7 +12,7 @@ A slot bounds the start's durable write, the part that queues on storage: the st
 back as soon as its game is stored (``Slot.release``), and draws its board, a Discord round
 trip that costs no more than any other command's answer, outside it. Held through that round trip
 (and the board's second write), a slot would last seconds under load, and a burst of 2,000
-would wait on 64 such slots at a time: the queue, not the work, would set their answer's time.
+would wait on the few such slots at a time: the queue, not the work, would set their answer's time.
 """
 
 from __future__ import annotations
@@ -26,7 +26,10 @@ from engine.errors import GomokuError
 
 __all__ = ["RUNNING_STARTS", "WAITING_STARTS", "Slot", "StartAdmission", "StartsBusyError"]
 
-RUNNING_STARTS: Final = 64  # starts writing at once: enough to fill a group commit
+# Starts writing at once: two of SQLite's group commits (64 writes each, storage.sqlite), so
+# that one batch of starts fills while the one before it commits, and the commit thread does
+# not stand idle between them.
+RUNNING_STARTS: Final = 128
 # Starts waiting beyond those: at the 30-40 starts a second one process managed in a burst of
 # 2,000 on a shared two-core machine (bench_load), under a minute of queue, well inside an
 # interaction token's 15 minutes.
