@@ -627,6 +627,7 @@ async def _run(args: argparse.Namespace) -> int:
         with contextlib.suppress(asyncio.CancelledError):
             await runner
         retries = ai.retries if isinstance(ai, QueueRunner) else None
+        admission = bot.start_admission
         await ai.close()
         await repository.close()
     parent.send("closed")
@@ -649,6 +650,10 @@ async def _run(args: argparse.Namespace) -> int:
     print(f"wall time {report['elapsed']:.1f} s, {report['requests']} HTTP requests from the bot")
     if retries is not None:
         print(f"searches enqueued again: {retries}")
+    print(
+        f"starts that waited for an admission slot: {admission.queued}, "
+        f"refused: {admission.refused}"
+    )
     # A saturated fake would measure itself: its CPU is shown beside the bot's.
     print(
         f"CPU: the bot {cpu:.1f} s ({kernel:.1f} s of it in the kernel; "

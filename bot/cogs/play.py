@@ -192,8 +192,8 @@ class GomokuCog(
         assert interaction.channel_id is not None
         in_thread = await threads.uses_threads(interaction)
 
-        # A burst of starts is admitted a few at a time (bot.core.admission); the AI's first move
-        # is drawn after the start has let go of its turn.
+        # A burst of starts is admitted a few at a time (bot.core.admission): a start holds its
+        # turn for its write only, and draws its board and the AI's first move after letting go.
         async def thinking() -> None:
             if not interaction.response.is_done():
                 await interaction.response.defer(thinking=True)
@@ -201,7 +201,7 @@ class GomokuCog(
         # The runner starts the AI's first move as soon as the game is stored: its reply is
         # drawn here, once the board is posted (in the thread, when the game moves there).
         with self.bot.table.answering(interaction.channel_id) as answering:
-            async with self.bot.start_admission.admit(thinking):
+            async with self.bot.start_admission.admit(thinking) as slot:
                 start = self.bot.service.start(
                     channel_id=interaction.channel_id,
                     guild_id=interaction.guild_id,
@@ -221,6 +221,7 @@ class GomokuCog(
                             assert channel_id is not None
                             await held.enter_async_context(threads.one_start_at_a_time(channel_id))
                             made = await start
+                            slot.release()
                             return made, await threads.announcement(interaction, made)
 
                         work = made_and_announced()
@@ -231,6 +232,7 @@ class GomokuCog(
                         view = await threads.host_in_thread(interaction, view, announced)
                 else:
                     view = await self.bot.table.defer_if_slow(interaction, start, thinking=True)
+                    slot.release()
                     answering.game(view.game_id)
                     if view.is_ai_turn and not interaction.response.is_done():
                         await interaction.response.defer(thinking=True)

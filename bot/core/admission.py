@@ -7,6 +7,12 @@ with nothing said. ``StartAdmission`` lets ``running`` starts work at once; each
 them is acknowledged straight away (Discord's "thinking...", one cheap request) and waits for a
 turn; beyond ``waiting`` of those, a start is refused at once with a short private sentence
 (``StartsBusyError``), which is better than an answer that never comes.
+
+A slot bounds the start's durable write, the part that queues on storage: the start gives it
+back as soon as its game is stored (``Slot.release``), and draws its board, a Discord round
+trip that costs no more than any other command's answer, outside it. Held through that round trip
+(and the board's second write), a slot would last seconds under load, and a burst of 2,000
+would wait on the few such slots at a time: the queue, not the work, would set their answer's time.
 """
 
 from __future__ import annotations
@@ -18,9 +24,12 @@ from typing import Final
 
 from engine.errors import GomokuError
 
-__all__ = ["RUNNING_STARTS", "WAITING_STARTS", "StartAdmission", "StartsBusyError"]
+__all__ = ["RUNNING_STARTS", "WAITING_STARTS", "Slot", "StartAdmission", "StartsBusyError"]
 
-RUNNING_STARTS: Final = 64  # starts worked on at once; each waits mostly on storage and Discord
+# Starts writing at once: two of SQLite's group commits (64 writes each, storage.sqlite), so
+# that one batch of starts fills while the one before it commits, and the commit thread does
+# not stand idle between them.
+RUNNING_STARTS: Final = 128
 # Starts waiting beyond those: at the 30-40 starts a second one process managed in a burst of
 # 2,000 on a shared two-core machine (bench_load), under a minute of queue, well inside an
 # interaction token's 15 minutes.
@@ -34,6 +43,21 @@ class StartsBusyError(GomokuError):
         super().__init__("too many games starting at once")
 
 
+class Slot:
+    """One admitted start's turn; ``release`` gives it back early (once its game is stored)."""
+
+    __slots__ = ("_released", "_slots")
+
+    def __init__(self, slots: asyncio.Semaphore) -> None:
+        self._slots = slots
+        self._released = False
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._slots.release()
+
+
 class StartAdmission:
     """How many starts run and wait; ``admit`` is the gate."""
 
@@ -41,18 +65,20 @@ class StartAdmission:
         self.limit_waiting = waiting
         self._slots = asyncio.Semaphore(running)
         self.waiting = 0  # starts acknowledged and waiting for a slot
+        self.queued = 0  # starts that waited for a slot, since start-up (diagnostics)
         self.refused = 0  # since start-up (diagnostics)
 
     @contextlib.asynccontextmanager
-    async def admit(self, acknowledge: Callable[[], Awaitable[None]]) -> AsyncIterator[None]:
-        """Hold a slot for a start inside the block. With every slot taken the start is
-        acknowledged (``acknowledge``: Discord's "thinking...") before waiting; with a full
-        queue it is refused instead: ``StartsBusyError``."""
+    async def admit(self, acknowledge: Callable[[], Awaitable[None]]) -> AsyncIterator[Slot]:
+        """Hold a slot for a start inside the block, or until ``Slot.release``. With every
+        slot taken the start is acknowledged (``acknowledge``: Discord's "thinking...") before
+        waiting; with a full queue it is refused instead: ``StartsBusyError``."""
         if self._slots.locked():
             if self.waiting >= self.limit_waiting:
                 self.refused += 1
                 raise StartsBusyError
             self.waiting += 1
+            self.queued += 1
             try:
                 await acknowledge()
                 await self._slots.acquire()
@@ -60,7 +86,8 @@ class StartAdmission:
                 self.waiting -= 1
         else:
             await self._slots.acquire()
+        slot = Slot(self._slots)
         try:
-            yield
+            yield slot
         finally:
-            self._slots.release()
+            slot.release()

@@ -5,11 +5,14 @@ words, with nothing made."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
+from bot import threads
 from bot.client import GomokuBot
 from bot.core.admission import StartAdmission
+from bot.core.service.states import GameState
 from storage.records import GuildSettings
 from tests.bot.conftest import HeldStarts
 from tests.fakediscord import FakeDiscord, FakeUser
@@ -113,3 +116,72 @@ async def test_a_start_in_a_thread_waits_for_its_turn_acknowledged_too(
         assert "a new game" in reply.content
     await fake.wait_for(lambda: len([c for c in fake.channels.values() if c.is_thread]) == 2)
     assert admission.refused == 0
+
+
+async def test_a_start_gives_its_turn_back_once_its_game_is_stored(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A start holds its turn for its write only: while the first start's board is still on
+    its way to Discord, a second start finds the one slot free: it neither waits nor is
+    acknowledged first, and both boards arrive."""
+    admission = StartAdmission(running=1, waiting=1)
+    bot.start_admission = admission
+    drawing, go_on = asyncio.Event(), asyncio.Event()
+    respond = bot.table.respond_with_board
+
+    async def held(interaction: Any, game: GameState, **options: Any) -> None:
+        if interaction.user.id == alice.id:
+            drawing.set()
+            await go_on.wait()
+        await respond(interaction, game, **options)
+
+    monkeypatch.setattr(bot.table, "respond_with_board", held)
+    first = await fake.send_slash("gomoku start", user=alice, options={"colour": "black"})
+    async with asyncio.timeout(10):
+        await drawing.wait()
+    second = fake.add_channel("second")
+    reply = await fake.slash(
+        "gomoku start", user=fake.add_user("bob"), channel=second, options={"colour": "black"}
+    )
+    assert reply.message is not None
+    assert reply.message.embeds
+    assert (admission.queued, admission.waiting, admission.refused) == (0, 0, 0)
+    go_on.set()
+    answered = await fake.answer(first)
+    assert answered.message is not None
+    assert answered.message.embeds
+    for channel in (fake.default_channel, second):
+        assert await bot.service.repository.open_game_in_channel(channel.id) is not None
+
+
+async def test_a_start_in_a_thread_gives_its_turn_back_once_its_game_is_stored(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Likewise for a game hosted in a thread: the channel's line, the thread and its board
+    come after the start has let go of its turn."""
+    fake.allow(fake.default_channel, "create_public_threads")  # threads: on by default
+    admission = StartAdmission(running=1, waiting=1)
+    bot.start_admission = admission
+    hosting, go_on = asyncio.Event(), asyncio.Event()
+    host = threads.host_in_thread
+
+    async def held(interaction: Any, view: GameState, announced: Any) -> GameState:
+        if interaction.user.id == alice.id:
+            hosting.set()
+            await go_on.wait()
+        return await host(interaction, view, announced)
+
+    monkeypatch.setattr(threads, "host_in_thread", held)
+    first = await fake.send_slash("gomoku start", user=alice, options={"colour": "black"})
+    async with asyncio.timeout(10):
+        await hosting.wait()
+    second = fake.add_channel("second")
+    fake.allow(second, "create_public_threads")
+    reply = await fake.slash(
+        "gomoku start", user=fake.add_user("bob"), channel=second, options={"colour": "black"}
+    )
+    assert "a new game" in reply.content
+    assert (admission.queued, admission.waiting, admission.refused) == (0, 0, 0)
+    go_on.set()
+    assert "a new game" in (await fake.answer(first)).content
+    await fake.wait_for(lambda: len([c for c in fake.channels.values() if c.is_thread]) == 2)
