@@ -27,6 +27,8 @@ __all__ = ["Hub", "Page"]
 
 log = logging.getLogger(__name__)
 
+_BATCH = 32  # pages sent a state in one turn of the event loop
+
 
 class Page(Protocol):
     """One open board page (a WebSocket)."""
@@ -91,12 +93,18 @@ class Hub:
             while (state := self._latest.pop(game_id, None)) is not None:
                 cache: dict[object, str] = {}
                 pages = list(self._pages.get(game_id, ()))
-                results = await asyncio.gather(
-                    *(page.show(state, cache) for page in pages), return_exceptions=True
-                )
-                for result in results:
-                    if isinstance(result, Exception):
-                        log.debug("a board page of game %d dropped: %r", game_id, result)
+                for start in range(0, len(pages), _BATCH):
+                    if start:
+                        # A game with hundreds of watchers: the commands of other games run
+                        # between its batches instead of waiting for every page's send.
+                        await asyncio.sleep(0)
+                    results = await asyncio.gather(
+                        *(page.show(state, cache) for page in pages[start : start + _BATCH]),
+                        return_exceptions=True,
+                    )
+                    for result in results:
+                        if isinstance(result, Exception):
+                            log.debug("a board page of game %d dropped: %r", game_id, result)
         finally:
             self._sending.pop(game_id, None)
 

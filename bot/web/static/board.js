@@ -655,7 +655,11 @@ function receive(message) {
     const before = game;
     const moved = !game || message.version !== game.version;
     game = message;
-    if (moved) ghost = null;
+    // A first tap stays while it can still be played: a newer state (our own last stone
+    // landing, in an opening that places several) must not swallow it.
+    if (moved && ghost && (game.over || !game.your_turn || game.moves.some(([x, y]) => x === ghost[0] && y === ghost[1]))) {
+      ghost = null;
+    }
     if (moved && before && game.moves.length > before.moves.length) {
       const [x, y] = game.moves[game.moves.length - 1];
       if (zoom && !game.your_turn) zoomOut(); // our own move landed: back to the whole board
