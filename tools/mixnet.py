@@ -23,8 +23,8 @@ of the four directions for the side to move and for the other side (12 patterns 
 and the share of the judge's moves the policy ranks first and within 5 among the empty points;
 then the baselines on the same held-out positions: the value loss of the labels' mean and of
 the search's own evaluation, and the hand-set ordering's ranks against the policy's among the
-search's candidates. The search does not use this model yet (docs/engine.md, "Work in
-progress").
+search's candidates. The search does not use this model yet (docs/engine.md, "The learned
+evaluation with a policy").
 """
 
 from __future__ import annotations
