@@ -25,8 +25,8 @@ from datetime import UTC, datetime, timedelta
 from benchmarks.common import cpu_model
 from bot.core.club.card import Player
 from bot.core.club.matchmaking import PairingQueue
-from bot.core.club.records import Pairing, Result
 from bot.core.club.swiss import swiss_round
+from storage.club import Pairing, Result
 
 __all__ = ["QueueFigures", "SwissFigures", "bench_queue", "bench_swiss", "main"]
 

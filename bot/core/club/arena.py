@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.core.club.card import Pair, Player
-from bot.core.club.records import Pairing
+from storage.club import Pairing
 
 WIN_POINTS = 2
 DRAW_POINTS = 1

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from bot.core.club.records import Pairing, Result
 from engine.types import Color
+from storage.club import Pairing, Result
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,8 +22,8 @@ Errors::
 
 from __future__ import annotations
 
-from bot.core.club.records import TournamentStatus
 from bot.core.service.errors import GameServiceError
+from storage.club import TournamentStatus
 
 
 class ClubError(GameServiceError):

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.core.club.card import Player
-from bot.core.club.records import Pairing, Result
+from storage.club import Pairing, Result
 
 
 class Tiebreak(enum.StrEnum):

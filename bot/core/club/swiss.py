@@ -23,7 +23,7 @@ import networkx as nx
 import pairing_core
 
 from bot.core.club.card import Card, Pair, Player, cards
-from bot.core.club.records import Pairing
+from storage.club import Pairing
 
 # The kernel's search nodes before it gives up on a round (about 0.1 s on a slow core); the
 # matching then pairs it. Deterministic, unlike a wall-clock cap.

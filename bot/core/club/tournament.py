@@ -18,7 +18,10 @@ from bot.core.club.errors import (
     RoundUnderWayError,
     TournamentFullError,
 )
-from bot.core.club.records import (
+from bot.core.club.roundrobin import pair_round_robin, rounds_of
+from bot.core.club.swiss import swiss_round
+from engine.types import Color
+from storage.club import (
     Entrant,
     EntrantStatus,
     Format,
@@ -27,9 +30,6 @@ from bot.core.club.records import (
     Tournament,
     TournamentStatus,
 )
-from bot.core.club.roundrobin import pair_round_robin, rounds_of
-from bot.core.club.swiss import swiss_round
-from engine.types import Color
 
 
 @dataclass(frozen=True, slots=True)

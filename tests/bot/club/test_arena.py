@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.core.club.arena import arena_scores, pair_arena
 from bot.core.club.card import Pair, Player
-from bot.core.club.records import Pairing, Result
+from storage.club import Pairing, Result
 
 
 def game(number: int, black: int, white: int, result: Result) -> Pairing:

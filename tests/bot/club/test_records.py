@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.club.records import Pairing, Result
 from engine.types import Color
+from storage.club import Pairing, Result
 
 POINTS = {
     Result.BLACK_WINS: (1.0, 0.0),

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.core.club.card import Player
-from bot.core.club.records import Pairing, Result
 from bot.core.club.standings import (
     ROUND_ROBIN_TIEBREAKS,
     SWISS_TIEBREAKS,
@@ -13,6 +12,7 @@ from bot.core.club.standings import (
     Tiebreak,
     standings,
 )
+from storage.club import Pairing, Result
 
 W, L, D = Result.BLACK_WINS, Result.WHITE_WINS, Result.DRAW
 FORFEIT_WIN = Result.BLACK_WINS_BY_FORFEIT  # Black won: White did not play in time

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from bot.core.club import swiss
 from bot.core.club.card import Pair, Player, cards
-from bot.core.club.records import Pairing, Result
 from bot.core.club.swiss import colour_preference, pair_by_matching, pair_swiss
+from storage.club import Pairing, Result
 from tests.scale import examples
 
 # --- reference cases -------------------------------------------------------------------------

@@ -16,15 +16,6 @@ from bot.core.club.errors import (
     RoundUnderWayError,
     TournamentFullError,
 )
-from bot.core.club.records import (
-    Entrant,
-    EntrantStatus,
-    Format,
-    Pairing,
-    Result,
-    Tournament,
-    TournamentStatus,
-)
 from bot.core.club.standings import standings
 from bot.core.club.tournament import (
     PlannedBoard,
@@ -34,6 +25,15 @@ from bot.core.club.tournament import (
     total_rounds,
 )
 from engine.types import Color
+from storage.club import (
+    Entrant,
+    EntrantStatus,
+    Format,
+    Pairing,
+    Result,
+    Tournament,
+    TournamentStatus,
+)
 from tests.clock import START
 
 
