@@ -116,6 +116,28 @@ class Signer:
         digest = hmac.new(self._key, body.encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
+    def _checked(
+        self, token: object, shape: re.Pattern[str], not_one: str, now: float | None
+    ) -> tuple[re.Match[str], int]:
+        """``token``'s fields by ``shape`` and its expiry, once its signature and time hold.
+
+        Raises:
+            BadPassError: not of ``shape`` (``not_one`` says so), or not signed with this key.
+            ExpiredPassError: signed, but past its expiry.
+        """
+        if not isinstance(token, str):
+            raise BadPassError("no pass")
+        match = shape.fullmatch(token)
+        if match is None:
+            raise BadPassError(not_one)
+        body = token.rsplit(".", 1)[0]
+        if not hmac.compare_digest(self._sign(body), match["signature"]):
+            raise BadPassError("bad signature")
+        expires = int(match["expires"])
+        if expires <= (time.time() if now is None else now):
+            raise ExpiredPassError("expired")
+        return match, expires
+
     def mint(
         self,
         game_id: int,
@@ -138,17 +160,7 @@ class Signer:
             BadPassError: not a pass, or not signed with this key.
             ExpiredPassError: signed, but past its expiry.
         """
-        if not isinstance(token, str):
-            raise BadPassError("no pass")
-        match = _SHAPE.fullmatch(token)
-        if match is None:
-            raise BadPassError("not a pass")
-        body = token.rsplit(".", 1)[0]
-        if not hmac.compare_digest(self._sign(body), match["signature"]):
-            raise BadPassError("bad signature")
-        expires = int(match["expires"])
-        if expires <= (time.time() if now is None else now):
-            raise ExpiredPassError("expired")
+        match, expires = self._checked(token, _SHAPE, "not a pass", now)
         return Pass(
             int(match["game"]), int(match["user"]), Role(match["role"]), expires, match["language"]
         )
@@ -173,15 +185,5 @@ class Signer:
             BadPassError: not a standings pass, or not signed with this key.
             ExpiredPassError: signed, but past its expiry.
         """
-        if not isinstance(token, str):
-            raise BadPassError("no pass")
-        match = _STANDINGS_SHAPE.fullmatch(token)
-        if match is None:
-            raise BadPassError("not a standings pass")
-        body = token.rsplit(".", 1)[0]
-        if not hmac.compare_digest(self._sign(body), match["signature"]):
-            raise BadPassError("bad signature")
-        expires = int(match["expires"])
-        if expires <= (time.time() if now is None else now):
-            raise ExpiredPassError("expired")
+        match, expires = self._checked(token, _STANDINGS_SHAPE, "not a standings pass", now)
         return StandingsPass(int(match["tournament"]), expires, match["language"])
