@@ -121,7 +121,16 @@ class TurnPings:
                         await _delete(bot, view, channel_id, message_id)
                     with i18n.using(language):
                         await self.update(bot, view, sent=sent)
-                except Exception:
+                except Exception as error:
+                    if bot.is_closed():
+                        # Stopping: Discord's session or the repository closed under the ping,
+                        # which is no fault; the board drawn at the next start pings anew.
+                        log.info(
+                            "turn ping of game %s not sent, the bot is stopping: %s",
+                            game_id,
+                            type(error).__name__,
+                        )
+                        continue
                     # Nobody awaits this task: a failure is logged, and the next turn tries anew.
                     log.exception("turn ping of game %s failed", game_id)
         finally:
