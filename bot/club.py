@@ -53,7 +53,7 @@ from bot.reporting import report
 from bot.text import club_words, i18n, render, words
 from bot.weblink import standings_link
 from engine.types import Game, Rule
-from storage.club import EntrantStatus, Format, Pairing, Tournament
+from storage.club import EntrantStatus, Format, Pairing, Tournament, TournamentStatus
 from storage.records import GameStatus
 
 if TYPE_CHECKING:
@@ -115,7 +115,9 @@ class Club:
                 tournament.name, pairing.round, pairing.board, pairing.black, pairing.white
             )
             name = club_words.board_thread_name(tournament.name, pairing.round, pairing.board)
-            ping = club_words.board_ping(pairing.black, pairing.white, tournament.seconds_per_move)
+            ping = club_words.board_ping(
+                pairing.black, pairing.white, club_words.time_control(tournament.seconds_per_move)
+            )
         return await self._open_thread(
             tournament.guild_id,
             tournament.channel_id,
@@ -309,6 +311,18 @@ class Club:
         except Exception:
             log.exception("drawing the board of tournament game %s failed", event.game.game_id)
 
+    async def clock_started(self, tournament: Tournament, players: int) -> None:
+        """Tell the tournament's channel that its start time started it, or cancelled it
+        for want of players."""
+        host = self.host
+        with i18n.using(await host.preferences.server_language(tournament.guild_id)):  # public
+            if tournament.status is TournamentStatus.CANCELLED:
+                text = club_words.tournament_cancelled(tournament.name, players)
+            else:
+                text = club_words.tournament_started(tournament.name, players)
+        channel = host.get_partial_messageable(tournament.channel_id, guild_id=tournament.guild_id)
+        await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
+
     async def round_finished(self, tournament: Tournament, round_: int, final: bool) -> None:
         """Post the standings after ``round_`` in the tournament's channel (the final ones
         after the last round)."""
@@ -327,15 +341,7 @@ class Club:
 
 def tournament_message(tournament: Tournament, entrants: Sequence[int]) -> str:
     """The tournament message: what it is, and who is in (as many mentions as fit)."""
-    head = club_words.tournament_announcement(
-        tournament.id,
-        tournament.name,
-        tournament.format,
-        render.game_name(Game(tournament.game)),
-        tournament.rounds,
-        tournament.seconds_per_move,
-        tournament.player_cap,
-    )
+    head = club_words.tournament_announcement(tournament, render.game_name(Game(tournament.game)))
     mentions = [f"<@{user_id}>" for user_id in entrants]
     shown = len(mentions)
     while True:
@@ -351,14 +357,15 @@ def tournament_message(tournament: Tournament, entrants: Sequence[int]) -> str:
 def standings_message(
     tournament: Tournament, table: tuple[Standing, ...], round_: int, *, final: bool
 ) -> str:
-    """The heading and the standings as a code-block table, with names as mentions below
-    (a code block cannot show them)."""
+    """The heading, the format and time control, and the standings as a code-block table,
+    with names as mentions below (a code block cannot show them)."""
     heading = (
         club_words.final_standings(tournament.name)
         if final
         else club_words.standings_after(tournament.name, round_)
     )
-    return f"{heading}\n{standings_table(tournament, table)}"[:_MAX_MESSAGE]
+    kind = club_words.kind_line(tournament.format, tournament.seconds_per_move)
+    return f"{heading}\n{kind}\n{standings_table(tournament, table)}"[:_MAX_MESSAGE]
 
 
 def standings_table(tournament: Tournament, table: tuple[Standing, ...]) -> str:

@@ -19,12 +19,13 @@ from discord.ext import commands
 from bot import permissions
 from bot.club import may_organise, tournament_message, tournament_view
 from bot.cogs.play_choices import GAMES, RULES
+from bot.core.club.tournament import read_start_time
 from bot.core.service.errors import InvalidOptionError
 from bot.host import Interaction, host_of
 from bot.text import club_words, i18n
 from engine.games import game_spec
 from engine.types import Game, Rule
-from storage.club import Format, Result, Tournament
+from storage.club import DAY_SECONDS, Format, Result, Tournament
 from storage.errors import TournamentNotFoundError
 
 __all__ = ["QueueCommands", "TournamentCommands"]
@@ -35,6 +36,7 @@ _FORMATS: Final = [
     app_commands.Choice(name="Swiss", value=Format.SWISS.value),
     app_commands.Choice(name="Round-robin", value=Format.ROUND_ROBIN.value),
 ]
+_LIVE_SECONDS: Final = 300  # a move's time when the organiser gives none
 _MARKUP: Final = frozenset("*_~`|<>@#[]()\\:")
 _RESULTS: Final = [
     app_commands.Choice(name="Black wins", value=Result.BLACK_WINS.value),
@@ -65,8 +67,10 @@ class TournamentCommands(commands.Cog):
         game="Which game (default Gomoku)",
         rule="Gomoku rule (default freestyle)",
         seconds="Seconds per move (default 300)",
+        days="Days per move, for a correspondence tournament (instead of seconds)",
         rounds="Swiss: the number of rounds (default 3)",
         cap="The most players who may join (default: no limit)",
+        starts="Start by itself at this UTC time: 2026-05-01 18:00, or <t:1777658400>",
     )
     @app_commands.choices(format=_FORMATS, game=_GAMES, rule=_RULES)
     async def create(
@@ -76,12 +80,18 @@ class TournamentCommands(commands.Cog):
         format: str,
         game: str = Game.GOMOKU.value,
         rule: str = Rule.FREESTYLE.value,
-        seconds: app_commands.Range[int, 10, 604800] = 300,
+        seconds: app_commands.Range[int, 10, 604800] | None = None,
+        days: app_commands.Range[int, 1, 14] | None = None,
         rounds: app_commands.Range[int, 1, 20] = 3,
         cap: app_commands.Range[int, 2, 256] | None = None,
+        starts: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
         """Announce a tournament here, with Join and Leave buttons (organisers)."""
         await _check_organiser(interaction)
+        if seconds is not None and days is not None:
+            raise InvalidOptionError("seconds_and_days", (seconds, days))
+        per_move = DAY_SECONDS * days if days is not None else seconds or _LIVE_SECONDS
+        starts_at = None if starts is None else read_start_time(starts)
         assert interaction.guild_id is not None
         assert interaction.channel_id is not None
         if not isinstance(interaction.channel, discord.TextChannel):
@@ -97,8 +107,9 @@ class TournamentCommands(commands.Cog):
             game=Game(game) if game in tuple(Game) else Game.GOMOKU,
             rule=Rule(rule) if rule in tuple(Rule) else Rule.FREESTYLE,
             rounds=rounds,
-            seconds_per_move=seconds,
+            seconds_per_move=per_move,
             player_cap=cap,
+            starts_at=starts_at,
         )
         with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
             text = tournament_message(tournament, [])

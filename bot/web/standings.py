@@ -107,6 +107,7 @@ def render_standings(
         meta = " · ".join(
             [
                 text["format"].format(format=club_words.format_name(tournament.format)),
+                club_words.time_control(tournament.seconds_per_move),
                 _round_line(tournament, current, len(table), text),
             ]
         )

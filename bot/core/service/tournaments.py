@@ -21,6 +21,12 @@ Tournament games are unrated and have no opening rule: the pairing gives the col
 A tournament with a start time (``starts_at``) starts by itself: ``TournamentService``'s
 ``tick_and_plan``, the core runner's clock pass, starts every open tournament whose time has
 come (one with fewer than two entrants then is cancelled) and plans the pass for the next.
+Only a service that runs the tournaments does so, and it tells ``run_tournaments``'s
+``start_report`` of each start or cancellation before the first round's boards open.
+
+The time control is per move: seconds for a live event, whole days for a correspondence one
+(``seconds_per_move`` a multiple of a day). Each board's game has that turn clock: its
+turn warning and its forfeit come from the games' clock like any game's.
 
 ``TournamentService`` is ``GameService`` with these use cases: a front end that runs
 tournaments makes one in place of a ``GameService``. (``GameService`` itself does not include
@@ -31,7 +37,6 @@ the club.)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -46,11 +51,12 @@ from bot.core.club.standings import (
     Standing,
     standings,
 )
-from bot.core.club.tournament import check_entry, next_round, seeded
+from bot.core.club.tournament import check_entry, check_start_time, next_round, seeded
 from bot.core.service import GameService
 from bot.core.service.errors import InvalidOptionError
 from bot.core.service.events import Event, GameEnded, Moved
 from bot.core.service.games import GameUseCases
+from bot.core.service.shared import MAX_TURN_SECONDS
 from bot.core.service.states import TimeoutEvent
 from engine.types import Color, Game, Rule, Termination
 from storage.club import (
@@ -66,7 +72,13 @@ from storage.club import (
 from storage.errors import RoundPairedError, TournamentNotFoundError, TournamentStatusError
 from storage.records import GameRecord, GameStatus, Player
 
-__all__ = ["BoardChannel", "RoundReport", "TournamentService", "TournamentUseCases"]
+__all__ = [
+    "BoardChannel",
+    "RoundReport",
+    "StartReport",
+    "TournamentService",
+    "TournamentUseCases",
+]
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +91,11 @@ RoundReport = Callable[[Tournament, int, bool], Awaitable[None]]
 was the last (the tournament is finished). Called once the round is complete and before the
 next one is paired, so the standings it reads are the round's."""
 
+StartReport = Callable[[Tournament, int], Awaitable[None]]
+"""Told that the clock started a tournament at its start time (its status ``RUNNING``) or
+cancelled it for want of players (``CANCELLED``), with the number of players it had. Called
+before the first round's boards open."""
+
 DEFAULT_RATING = 1000.0  # an entrant's rating when they have no rated game of the kind
 _RESULTS = (Result.BLACK_WINS, Result.WHITE_WINS)
 
@@ -89,6 +106,7 @@ class TournamentUseCases(GameUseCases):
 
     _board_channel: BoardChannel | None = None
     _round_report: RoundReport | None = None
+    _start_report: StartReport | None = None
 
     # Made on first use, so the mixin adds no constructor of its own.
     @cached_property
@@ -122,8 +140,13 @@ class TournamentUseCases(GameUseCases):
         Raises:
             InvalidOptionError: the format (an arena is not run yet), the game and rule, the
                 rounds, the time, the cap or the name are out of range.
+            StartTimeError: ``starts_at`` has passed or lies too far ahead.
         """
         format = Format(format)
+        if starts_at is not None:
+            check_start_time(starts_at, self.clock())
+        if not 0 < seconds_per_move <= MAX_TURN_SECONDS:
+            raise InvalidOptionError("turn_time", seconds_per_move, f"1-{MAX_TURN_SECONDS}")
         if format is Format.ARENA:
             raise InvalidOptionError("format", format.value, "swiss, round_robin")
         board = self._validate_board(Game(game), rule, None)
@@ -205,6 +228,13 @@ class TournamentUseCases(GameUseCases):
             TournamentNotFoundError, TournamentStatusError (storage): not open.
             InvalidOptionError: fewer than two entrants.
         """
+        tournament, _players = await self._begin(tournament_id)
+        await self._advance(tournament_id)
+        return tournament
+
+    async def _begin(self, tournament_id: int) -> tuple[Tournament, int]:
+        """Close entries and seed the entrants: the tournament now running, and its number
+        of players (``start_tournament``'s refusals)."""
         async with self._tournament_lock(tournament_id):
             entrants = await self.repository.entrants(tournament_id)
             active = [e for e in entrants if e.status is EntrantStatus.ACTIVE]
@@ -215,8 +245,7 @@ class TournamentUseCases(GameUseCases):
             )
             for entrant in seeded(active):
                 await self.repository.update_entrant(entrant)
-        await self._advance(tournament_id)
-        return tournament
+        return tournament, len(active)
 
     async def adjust_result(
         self, tournament_id: int, round_: int, board: int, result: Result
@@ -252,13 +281,17 @@ class TournamentUseCases(GameUseCases):
     # --- running ------------------------------------------------------------------------
 
     async def run_tournaments(
-        self, board_channel: BoardChannel, round_report: RoundReport | None = None
+        self,
+        board_channel: BoardChannel,
+        round_report: RoundReport | None = None,
+        start_report: StartReport | None = None,
     ) -> None:
-        """Listen to the games' events from now on, placing boards with ``board_channel``
-        and telling ``round_report`` of each finished round, and resume every running
-        tournament (see the module doc)."""
+        """Listen to the games' events from now on, placing boards with ``board_channel``,
+        telling ``round_report`` of each finished round and ``start_report`` of each start
+        by the clock, and resume every running tournament (see the module doc)."""
         self._board_channel = board_channel
         self._round_report = round_report
+        self._start_report = start_report
         self.unsubscribe(self._on_tournament_event)  # called again: still one task per event
         self.subscribe(self._on_tournament_event)
         for tournament in await self.repository.live_tournaments():
@@ -390,6 +423,15 @@ class TournamentUseCases(GameUseCases):
                 )
         return False
 
+    async def _report_start(self, tournament: Tournament, players: int) -> None:
+        if self._start_report is None:
+            return
+        try:
+            await self._start_report(tournament, players)
+        except Exception:
+            # The front end's post failed: the tournament goes on all the same.
+            log.exception("reporting the start of tournament %s failed", tournament.id)
+
     async def _report_round(self, tournament: Tournament, round_: int, *, final: bool) -> None:
         if self._round_report is None or round_ < 1:
             return
@@ -419,7 +461,10 @@ class TournamentService(TournamentUseCases, GameService):
     async def start_due_tournaments(self) -> datetime | None:
         """Start every open tournament whose ``starts_at`` has come; one with fewer than two
         entrants then is cancelled (nobody to pair). Returns the next start time still to
-        come, if any."""
+        come, if any. A service that does not run the tournaments (``run_tournaments``)
+        starts none: the one that does opens their boards and tells the channel."""
+        if self._board_channel is None:
+            return None
         now = self.clock()
         upcoming: datetime | None = None
         for tournament in await self.repository.live_tournaments():
@@ -430,22 +475,35 @@ class TournamentService(TournamentUseCases, GameService):
                 upcoming = starts_at if upcoming is None else min(upcoming, starts_at)
                 continue
             try:
-                await self.start_tournament(tournament.id)
-            except InvalidOptionError:
-                await self._cancel_unstarted(tournament.id)
+                await self._start_by_clock(tournament.id)
             except TournamentStatusError:
                 continue  # an organiser started or cancelled it meanwhile
             except Exception:
-                # The others still start; this one is tried again at the next pass.
+                # The others still start; one that is still open is tried at the next pass.
                 log.exception("starting tournament %s at its time failed", tournament.id)
         return upcoming
 
+    async def _start_by_clock(self, tournament_id: int) -> None:
+        """Start the tournament, or cancel it when it has too few players; tell the front
+        end, then pair and open round 1."""
+        try:
+            started, players = await self._begin(tournament_id)
+        except InvalidOptionError:
+            await self._cancel_unstarted(tournament_id)
+            return
+        await self._report_start(started, players)
+        await self._advance(started.id)
+
     async def _cancel_unstarted(self, tournament_id: int) -> None:
-        with contextlib.suppress(TournamentStatusError):
-            await self.repository.set_tournament_status(
+        try:
+            cancelled = await self.repository.set_tournament_status(
                 tournament_id, TournamentStatus.OPEN, TournamentStatus.CANCELLED
             )
+        except TournamentStatusError:
+            return  # an organiser started it meanwhile
         log.info("tournament %s had fewer than two players at its start time", tournament_id)
+        players = await self.repository.entrants(tournament_id)
+        await self._report_start(cancelled, sum(e.status is EntrantStatus.ACTIVE for e in players))
 
 
 def _last_round(pairings: list[Pairing]) -> int:
