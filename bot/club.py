@@ -53,7 +53,7 @@ from bot.reporting import report
 from bot.text import club_words, i18n, render, words
 from bot.weblink import standings_link
 from engine.types import Game, Rule
-from storage.club import EntrantStatus, Format, Pairing, Tournament, TournamentStatus
+from storage.club import EntrantStatus, Pairing, Tournament, TournamentStatus
 from storage.records import GameStatus
 
 if TYPE_CHECKING:
@@ -371,7 +371,7 @@ def standings_message(
 def standings_table(tournament: Tournament, table: tuple[Standing, ...]) -> str:
     """Rank, points, tiebreaks, and who, one line each: the table in a code block, the
     players as mentions after it (numbered to match)."""
-    tiebreak_names = club_words.tiebreak_heading(tournament.format is Format.ROUND_ROBIN)
+    tiebreak_names = club_words.tiebreak_heading(tournament.format)
     header = ["#", club_words.points_heading(), *tiebreak_names]
     rows = [
         [str(line.rank), _score(line.points), *(_score(t) for t in line.tiebreaks)]

@@ -70,13 +70,22 @@ def tournament_announcement(tournament: Tournament, game: str) -> str:
     """The tournament message in the channel, above its Join, Leave and Standings buttons
     (``game``: the game's name)."""
     format, rounds, player_cap = tournament.format, tournament.rounds, tournament.player_cap
+    if format is Format.ARENA:
+        title = _("**{name}** (tournament {id}): an arena of {game}.")
+    else:
+        title = _("**{name}** (tournament {id}): a {format} tournament of {game}.")
     lines = [
-        _("**{name}** (tournament {id}): a {format} tournament of {game}.").format(
-            name=tournament.name, id=tournament.id, format=format_name(format), game=game
-        )
+        title.format(name=tournament.name, id=tournament.id, format=format_name(format), game=game)
     ]
     clock = time_control(tournament.seconds_per_move)
-    if format is Format.SWISS:
+    if tournament.arena_minutes is not None:
+        minutes = tournament.arena_minutes
+        lines.append(
+            ngettext("{count} minute", "{count} minutes", minutes).format(count=minutes)
+            + " · "
+            + clock
+        )
+    elif format is Format.SWISS:
         lines.append(
             ngettext("{count} round", "{count} rounds", rounds).format(count=rounds) + " · " + clock
         )
@@ -91,7 +100,18 @@ def tournament_announcement(tournament: Tournament, game: str) -> str:
                 count=player_cap
             )
         )
-    lines.append(_("Press Join to play; each game opens in its own thread when a round starts."))
+    if format is Format.ARENA:
+        lines.append(
+            _(
+                "Press Join to play: from the start you are paired again as soon as your game "
+                "ends, each game in its own thread. A win scores 2 and a draw 1; after two "
+                "wins in a row, each game scores double."
+            )
+        )
+    else:
+        lines.append(
+            _("Press Join to play; each game opens in its own thread when a round starts.")
+        )
     return "\n".join(lines)
 
 
@@ -190,9 +210,11 @@ def points_heading() -> str:
     return _("Pts")
 
 
-def tiebreak_heading(round_robin: bool) -> list[str]:
+def tiebreak_heading(format: Format) -> list[str]:
     """The tiebreak columns' headings, in the format's order (FIDE's abbreviations)."""
-    if round_robin:
+    if format is Format.ARENA:
+        return [_("Wins")]
+    if format is Format.ROUND_ROBIN:
         return [Tiebreak.DIRECT_ENCOUNTER.value, Tiebreak.SONNEBORN_BERGER.value, _("Wins")]
     return [
         Tiebreak.BUCHHOLZ_CUT1.value,

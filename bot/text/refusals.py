@@ -289,6 +289,8 @@ def user_message(error: BaseException) -> str | None:
             return _("That tournament has started or is over already.")
         case InvalidOptionError(option="entrants"):
             return _("A tournament needs at least two players to start.")
+        case InvalidOptionError(option="arena_minutes"):
+            return _("Minutes are an arena's length: the other formats play rounds.")
         case InvalidOptionError(option="seconds_and_days"):
             return _("Give the time per move in seconds or in days, not both.")
         case StartTimeError(reason=StartTimeError.Reason.PASSED):

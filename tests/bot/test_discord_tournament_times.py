@@ -1,7 +1,8 @@
 """Tournaments' times through the fake Discord: a start time set with ``starts`` (the runner's
-clock starts the tournament, or cancels it for want of players, and the channel is told),
-and a correspondence time control set with ``days`` (each board's game has days per move,
-a warning 12 hours before the end of a turn, and a forfeit by the clock)."""
+clock starts the tournament, or cancels it for want of players, and the channel is told), a
+correspondence time control set with ``days`` (each board's game has days per move, a
+warning 12 hours before the end of a turn, and a forfeit by the clock), and an arena, which
+pairs players as they finish for its ``minutes`` and ends by the clock."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from bot.client import GomokuBot
 from storage.club import Result, TournamentStatus
 from tests.bot.test_discord_tournaments import _board_threads, _play, _posted, _table
 from tests.clock import FakeClock
-from tests.fakediscord import FakeDiscord
+from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
 
 HOUR = timedelta(hours=1)
@@ -180,3 +181,91 @@ async def test_a_correspondence_tournament_warns_12_hours_ahead_and_forfeits_by_
     shown = [int(u) for u in re.findall(r"^\d+\. <@(\d+)>$", final.content, flags=re.M)]
     assert set(shown[:2]) == {white.id, patient.id}
     assert [row[1] for row in _table(final.content)] == ["1", "1", "0", "0"]
+
+
+async def test_an_arena_pairs_players_as_they_finish_and_ends_with_its_time(
+    fake: FakeDiscord, bot: GomokuBot, clock: FakeClock
+) -> None:
+    general = fake.default_channel
+    fake.allow(general, "create_public_threads")
+    organiser = fake.add_user("olga", admin=True)
+    players = {name: fake.add_user(name) for name in ("ann", "ben", "cat")}
+    by_id = {user.id: user for user in players.values()}
+    ben = players["ben"]
+    no_minutes = await fake.slash(
+        "gomoku-admin tournament create",
+        user=organiser,
+        options={"name": "Nope", "format": "swiss", "minutes": 30},
+    )
+    assert no_minutes.ephemeral
+    assert no_minutes.content == "Minutes are an arena's length: the other formats play rounds."
+    created = await fake.slash(
+        "gomoku-admin tournament create",
+        user=organiser,
+        options={"name": "Blitz", "format": "arena", "minutes": 30, "seconds": 3600},
+    )
+    assert created.message is not None
+    lines = created.content.splitlines()
+    assert lines[0] == "**Blitz** (tournament 1): an arena of Gomoku."
+    assert lines[1] == "30 minutes · 3600 s per move"
+    assert lines[2].startswith("Press Join to play: from the start you are paired again")
+    for user in players.values():
+        await fake.click(created.message, "gomoku:tournament:1:join", user=user)
+    await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+    repository = bot.service.repository
+
+    async def next_game(number: int) -> tuple[FakeChannel, FakeUser, FakeUser]:
+        """The arena's ``number``th pass (one board: the third player waits)."""
+        await fake.wait_for(lambda: len(_board_threads(fake, number)) == 1)
+        (thread,) = _board_threads(fake, number)
+        game = await bot.service.board(thread.id)
+        return thread, by_id[game.black.user_id or 0], by_id[game.white.user_id or 0]
+
+    # Ben wins three games in a row; each time the two free players nearest in the arena's
+    # ranking are paired at once, never the opponent of one's last game again.
+    for number in (1, 2, 3):
+        thread, black, white = await next_game(number)
+        await _play(fake, thread, black, white, ben)
+    # A fourth game starts and is under way when the time is up.
+    thread, black, white = await next_game(4)
+    first = await fake.slash("place", user=black, channel=thread, options={"cell": "h8"})
+    assert "played **" in first.content
+    clock.advance(minutes=31)
+    bot.runner.wake()
+    heading = "**Blitz** is over. Final standings:"
+    await fake.wait_for(lambda: len(_said(fake, heading)) == 1)
+    (final,) = _said(fake, heading)
+    assert final.content.splitlines()[1] == "arena · 3600 s per move"
+    assert final.content.split("```")[1].strip().splitlines()[0].split() == ["#", "Pts", "Wins"]
+    # By hand: Ben 2 (a win) + 2 (a second: now on fire) + 2x2 (a win on fire) = 8 points,
+    # 3 wins; Ann and Cat 0 points, 0 wins: tied, listed by pairing number (Ann joined first).
+    order = [by_id[int(u)].name for u in re.findall(r"^\d+\. <@(\d+)>$", final.content, re.M)]
+    assert order == ["ben", "ann", "cat"]
+    assert _table(final.content) == [
+        ["1", "8", "3", "(1)"],
+        ["2", "0", "0", "(2)"],
+        ["2", "0", "0", "(3)"],
+    ]
+    assert (await repository.tournament(1)).status is TournamentStatus.FINISHED
+    # The game under way is played out, but counts for nothing, and nobody is paired again.
+    game_id = (await bot.service.board(thread.id)).game_id
+    confirm = await fake.slash("gomoku resign", user=black, channel=thread)
+    assert confirm.message is not None
+    await fake.click(confirm.message, f"gomoku:{game_id}:resign", user=black)
+    assert (await bot.service.game(game_id)).is_over
+    await bot.service.tournaments_settled()
+    pairings = await repository.pairings(1)
+    assert [(p.round, by_id[p.black].name, p.white and by_id[p.white].name) for p in pairings] == [
+        (1, "ben", "ann"),
+        (2, "cat", "ben"),
+        (3, "ann", "ben"),
+        (4, "ben", "cat"),
+    ]
+    assert [p.result for p in pairings] == [
+        Result.BLACK_WINS,
+        Result.WHITE_WINS,
+        Result.WHITE_WINS,
+        None,
+    ]
+    asked = await fake.click(created.message, "gomoku:tournament:1:standings", user=ben)
+    assert _table(asked.content) == _table(final.content)

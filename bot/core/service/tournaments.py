@@ -18,6 +18,13 @@ repository refuses a second store of one).
 
 Tournament games are unrated and have no opening rule: the pairing gives the colours.
 
+An arena (``Format.ARENA``) has no rounds to play out: for ``arena_minutes`` from its start,
+whoever is free is paired again as soon as a game ends (``bot.core.club.arena``), each pass
+stored as a round whose ``deadline`` is the arena's end. When the end comes (the runner's
+clock pass) the arena is finished and its final standings reported; games still under way
+are played out but do not count (lichess's rule), so a game counts only if it ended before
+the deadline.
+
 A tournament with a start time (``starts_at``) starts by itself: ``TournamentService``'s
 ``tick_and_plan``, the core runner's clock pass, starts every open tournament whose time has
 come (one with fewer than two entrants then is cancelled) and plans the pass for the next.
@@ -40,9 +47,10 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cached_property
 
+from bot.core.club.arena import arena_scores, arena_standings, pair_arena
 from bot.core.club.card import Player as Seat
 from bot.core.club.errors import RoundUnderWayError
 from bot.core.club.standings import (
@@ -133,13 +141,14 @@ class TournamentUseCases(GameUseCases):
         seconds_per_move: int = 300,
         player_cap: int | None = None,
         starts_at: datetime | None = None,
+        arena_minutes: int | None = None,
     ) -> Tournament:
         """Create an open tournament announced in ``channel_id`` (Swiss: ``rounds`` to play;
-        a round-robin plays everyone once).
+        a round-robin plays everyone once; an arena pairs for ``arena_minutes``).
 
         Raises:
-            InvalidOptionError: the format (an arena is not run yet), the game and rule, the
-                rounds, the time, the cap or the name are out of range.
+            InvalidOptionError: the game and rule, the rounds, the time, the cap, the arena's
+                minutes or the name are out of range.
             StartTimeError: ``starts_at`` has passed or lies too far ahead.
         """
         format = Format(format)
@@ -147,8 +156,8 @@ class TournamentUseCases(GameUseCases):
             check_start_time(starts_at, self.clock())
         if not 0 < seconds_per_move <= MAX_TURN_SECONDS:
             raise InvalidOptionError("turn_time", seconds_per_move, f"1-{MAX_TURN_SECONDS}")
-        if format is Format.ARENA:
-            raise InvalidOptionError("format", format.value, "swiss, round_robin")
+        if (format is Format.ARENA) != (arena_minutes is not None):
+            raise InvalidOptionError("arena_minutes", arena_minutes)
         board = self._validate_board(Game(game), rule, None)
         if format is Format.SWISS and rounds < 1:
             raise InvalidOptionError("rounds", rounds, "1-")
@@ -164,6 +173,7 @@ class TournamentUseCases(GameUseCases):
             "created_by": user_id,
             "player_cap": player_cap,
             "starts_at": starts_at,
+            "arena_minutes": arena_minutes,
         }
         try:
             new = NewTournament(**new_fields)  # type: ignore[arg-type]
@@ -188,7 +198,10 @@ class TournamentUseCases(GameUseCases):
                 rule=Rule(tournament.rule),
             )
             rating = DEFAULT_RATING if stats is None else float(stats.display_rating)
-            return await self.repository.add_entrant(tournament_id, user_id, rating)
+            entrant = await self.repository.add_entrant(tournament_id, user_id, rating)
+        if tournament.format is Format.ARENA and tournament.status is TournamentStatus.RUNNING:
+            await self._advance(tournament_id)  # a late entrant is paired with whoever waits
+        return entrant
 
     async def leave_tournament(self, tournament_id: int, user_id: int) -> None:
         """Leave before the start, or withdraw once it runs (``withdraw``).
@@ -268,11 +281,14 @@ class TournamentUseCases(GameUseCases):
         entrants = await self.repository.entrants(tournament_id)
         pairings = await self.repository.pairings(tournament_id)
         paired = {u for p in pairings for u in p.players()}
+        # A late entrant has no pairing number (0): they rank after the seeded in a tie.
         players = [
-            Seat(e.user_id, e.rating, e.seed)
-            for e in entrants
+            Seat(e.user_id, e.rating, e.seed or len(entrants) + 1 + index)
+            for index, e in enumerate(entrants)
             if e.user_id in paired or e.status is EntrantStatus.ACTIVE
         ]
+        if tournament.format is Format.ARENA:
+            return arena_standings(players, pairings)
         tiebreaks = (
             ROUND_ROBIN_TIEBREAKS if tournament.format is Format.ROUND_ROBIN else SWISS_TIEBREAKS
         )
@@ -321,16 +337,28 @@ class TournamentUseCases(GameUseCases):
             if pairing is None or pairing.result is not None:
                 return
             async with self._tournament_lock(pairing.tournament_id):
-                await self._record_result(pairing, await self.repository.get_game(game_id))
+                tournament = await self.repository.tournament(pairing.tournament_id)
+                if tournament.status is not TournamentStatus.RUNNING:
+                    return  # an arena's game that ended after the arena: it does not count
+                await self._record_result(
+                    pairing,
+                    await self.repository.get_game(game_id),
+                    await self._arena_end(tournament),
+                )
             await self._advance(pairing.tournament_id)
         except Exception:
             # A task of an event: nobody awaits it to report to; the next resume retries.
             log.exception("recording the result of tournament game %s failed", game_id)
 
-    async def _record_result(self, pairing: Pairing, game: GameRecord) -> bool:
-        """Store the board's result from its finished game; False if the game is not over."""
+    async def _record_result(
+        self, pairing: Pairing, game: GameRecord, counted_until: datetime | None = None
+    ) -> bool:
+        """Store the board's result from its finished game; False if the game is not over,
+        or (an arena's) ended at or after ``counted_until``."""
         result = _result_of(pairing, game)
         if result is None:
+            return False
+        if counted_until is not None and (game.finished_at or game.updated_at) >= counted_until:
             return False
         await self.repository.set_pairing_result(
             pairing.tournament_id, pairing.round, pairing.board, result
@@ -348,11 +376,12 @@ class TournamentUseCases(GameUseCases):
                 tournament = await self.repository.tournament(tournament_id)
                 if tournament.status is not TournamentStatus.RUNNING:
                     return
+                ends_at = await self._arena_end(tournament)
                 pairings = await self.repository.pairings(tournament_id)
                 for pairing in pairings:
                     if pairing.result is None and pairing.game_id is not None:
                         game = await self.repository.get_game(pairing.game_id)
-                        await self._record_result(pairing, game)
+                        await self._record_result(pairing, game, ends_at)
                 pairings = await self.repository.pairings(tournament_id)
                 for pairing in pairings:
                     unopened = pairing.result is None and pairing.game_id is None
@@ -361,6 +390,10 @@ class TournamentUseCases(GameUseCases):
                     ):
                         await self._open_board(tournament, pairing)
                 entrants = await self.repository.entrants(tournament_id)
+                if ends_at is not None:
+                    if not await self._pair_arena(tournament, entrants, pairings, ends_at):
+                        return
+                    continue  # open the new boards
                 try:
                     plan = next_round(tournament, entrants, pairings)
                 except RoundUnderWayError:
@@ -382,6 +415,53 @@ class TournamentUseCases(GameUseCases):
                 except RoundPairedError:
                     log.warning("round %s of tournament %s was paired", plan.round, tournament_id)
                 # Loop: open the new round's games (or, if byes and forfeits decided it, pair on).
+
+    async def _arena_end(self, tournament: Tournament) -> datetime | None:
+        """When a running arena stops pairing: its first pass's deadline (or, before that
+        pass, ``arena_minutes`` from now); None for the formats that play rounds."""
+        if tournament.format is not Format.ARENA or tournament.arena_minutes is None:
+            return None
+        rounds = await self.repository.rounds(tournament.id)
+        if rounds and rounds[0].deadline is not None:
+            return rounds[0].deadline
+        return self.clock() + timedelta(minutes=tournament.arena_minutes)
+
+    async def _pair_arena(
+        self,
+        tournament: Tournament,
+        entrants: list[Entrant],
+        pairings: list[Pairing],
+        ends_at: datetime,
+    ) -> bool:
+        """Pair the arena's free players (True if a pass was stored), or finish the arena
+        once ``ends_at`` has come."""
+        now = self.clock()
+        if now >= ends_at:
+            finished = await self.repository.set_tournament_status(
+                tournament.id, TournamentStatus.RUNNING, TournamentStatus.FINISHED
+            )
+            await self._report_round(finished, _last_round(pairings), final=True)
+            return False
+        busy = {u for p in pairings if p.result is None for u in p.players()}
+        free = [
+            Seat(e.user_id, e.rating, e.seed)
+            for e in entrants
+            if e.status is EntrantStatus.ACTIVE and e.user_id not in busy
+        ]
+        scores = arena_scores([e.user_id for e in entrants], pairings)
+        pairs = pair_arena(free, scores, now=now.timestamp(), ends_at=ends_at.timestamp())
+        if not pairs:
+            return False
+        number = _last_round(pairings) + 1
+        boards = [
+            Pairing(tournament.id, number, board, pair.black, pair.white, None, None)
+            for board, pair in enumerate(pairs, start=1)
+        ]
+        try:
+            await self.repository.store_round(tournament.id, number, boards, deadline=ends_at)
+        except RoundPairedError:
+            log.warning("pass %s of arena %s was paired", number, tournament.id)
+        return True
 
     async def _open_board(self, tournament: Tournament, pairing: Pairing) -> None:
         if self._board_channel is None or pairing.white is None:
@@ -453,10 +533,33 @@ class TournamentService(TournamentUseCases, GameService):
         start time has come are started: the core runner's clock starts them, and the next
         start time joins its plan."""
         events, upcoming = await super().tick_and_plan()
-        start = await self.start_due_tournaments()
-        if start is not None and (upcoming is None or start < upcoming):
-            upcoming = start
+        for due in (await self.start_due_tournaments(), await self.finish_due_arenas()):
+            if due is not None and (upcoming is None or due < upcoming):
+                upcoming = due
         return events, upcoming
+
+    async def finish_due_arenas(self) -> datetime | None:
+        """Finish every running arena whose time is up (its final standings reported);
+        returns the next arena end still to come, if any. Only a service that runs the
+        tournaments does so."""
+        if self._board_channel is None:
+            return None
+        upcoming: datetime | None = None
+        for tournament in await self.repository.live_tournaments():
+            if tournament.status is not TournamentStatus.RUNNING:
+                continue
+            ends_at = await self._arena_end(tournament)
+            if ends_at is None:
+                continue
+            if ends_at > self.clock():
+                upcoming = ends_at if upcoming is None else min(upcoming, ends_at)
+                continue
+            try:
+                await self._advance(tournament.id)
+            except Exception:
+                # The others still finish; this one is tried again at the next pass.
+                log.exception("finishing arena %s at its time failed", tournament.id)
+        return upcoming
 
     async def start_due_tournaments(self) -> datetime | None:
         """Start every open tournament whose ``starts_at`` has come; one with fewer than two
