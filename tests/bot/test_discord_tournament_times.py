@@ -11,7 +11,7 @@ from datetime import UTC, timedelta
 
 from bot.client import GomokuBot
 from storage.club import Result, TournamentStatus
-from tests.bot.test_discord_tournaments import _board_threads, _play, _posted, _table
+from tests.bot.test_discord_tournaments import _board_threads, _play, _posted, _table, club
 from tests.clock import FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
@@ -26,10 +26,8 @@ def _said(fake: FakeDiscord, start: str) -> list[Message]:
 async def test_start_times_are_read_refused_shown_and_kept_by_the_runners_clock(
     fake: FakeDiscord, bot: GomokuBot, clock: FakeClock
 ) -> None:
-    general = fake.default_channel
-    fake.allow(general, "create_public_threads")
-    organiser = fake.add_user("olga", admin=True)
-    ann, ben, cat = (fake.add_user(name) for name in ("ann", "ben", "cat"))
+    organiser, players, _ = club(fake, "ann", "ben", "cat")
+    ann, ben, cat = players.values()
     at = int((clock.now + HOUR).timestamp())
 
     # Unreadable, past, too far ahead, and both seconds and days: each refused privately,
@@ -111,11 +109,7 @@ async def test_start_times_are_read_refused_shown_and_kept_by_the_runners_clock(
 async def test_a_correspondence_tournament_warns_12_hours_ahead_and_forfeits_by_the_clock(
     fake: FakeDiscord, bot: GomokuBot, clock: FakeClock
 ) -> None:
-    general = fake.default_channel
-    fake.allow(general, "create_public_threads")
-    organiser = fake.add_user("olga", admin=True)
-    players = {name: fake.add_user(name) for name in ("ann", "ben", "cat", "dan")}
-    by_id = {user.id: user for user in players.values()}
+    organiser, players, by_id = club(fake, "ann", "ben", "cat", "dan")
     # The server ends games idle for a day: a correspondence game's clock still decides.
     await fake.slash("gomoku-admin settings", user=organiser, options={"idle_hours": 24})
     created = await fake.slash(
@@ -186,11 +180,7 @@ async def test_a_correspondence_tournament_warns_12_hours_ahead_and_forfeits_by_
 async def test_an_arena_pairs_players_as_they_finish_and_ends_with_its_time(
     fake: FakeDiscord, bot: GomokuBot, clock: FakeClock
 ) -> None:
-    general = fake.default_channel
-    fake.allow(general, "create_public_threads")
-    organiser = fake.add_user("olga", admin=True)
-    players = {name: fake.add_user(name) for name in ("ann", "ben", "cat")}
-    by_id = {user.id: user for user in players.values()}
+    organiser, players, by_id = club(fake, "ann", "ben", "cat")
     ben = players["ben"]
     no_minutes = await fake.slash(
         "gomoku-admin tournament create",

@@ -20,6 +20,17 @@ _SCATTERED = ("a1", "c1", "e1", "g1", "i1")
 _FIVE = ("h8", "h9", "h10", "h11", "h12")
 
 
+def club(
+    fake: FakeDiscord, *names: str
+) -> tuple[FakeUser, dict[str, FakeUser], dict[int, FakeUser]]:
+    """The default channel, where the bot may open threads, an organiser (an admin), and
+    members by ``names``: the organiser, the members by name and by id."""
+    fake.allow(fake.default_channel, "create_public_threads")
+    organiser = fake.add_user("olga", admin=True)
+    players = {name: fake.add_user(name) for name in names}
+    return organiser, players, {user.id: user for user in players.values()}
+
+
 def _board_threads(fake: FakeDiscord, round_: int) -> list[FakeChannel]:
     return [
         c
@@ -70,10 +81,7 @@ async def test_a_round_robin_of_four_played_in_threads_with_standings_after_each
     fake: FakeDiscord, bot: GomokuBot
 ) -> None:
     general = fake.default_channel
-    fake.allow(general, "create_public_threads")
-    organiser = fake.add_user("olga", admin=True)
-    players = {name: fake.add_user(name) for name in ("ann", "ben", "cat", "dan")}
-    by_id = {user.id: user for user in players.values()}
+    organiser, players, by_id = club(fake, "ann", "ben", "cat", "dan")
     # Who beats whom (hand-chosen so that direct encounter and Sonneborn-Berger both decide).
     beats = {("ann", "ben"), ("ben", "cat"), ("cat", "ann"), ("ann", "dan"), ("ben", "dan")}
     beats |= {("dan", "cat")}
@@ -162,11 +170,8 @@ async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a
     fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock
 ) -> None:
     general = fake.default_channel
-    fake.allow(general, "create_public_threads")
-    organiser = fake.add_user("olga", admin=True)
     names = ("ann", "ben", "cat", "dan", "eve", "fay", "gus")
-    players = {name: fake.add_user(name) for name in names}
-    by_id = {user.id: user for user in players.values()}
+    organiser, players, by_id = club(fake, *names)
     points = dict.fromkeys(names, 0)
 
     async def round_of(bot: GomokuBot, round_: int) -> list[tuple[FakeChannel, int, int, int]]:
@@ -330,10 +335,8 @@ async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a
 async def test_the_tournament_message_lists_who_is_in_with_the_count_and_the_cap(
     fake: FakeDiscord, bot: GomokuBot
 ) -> None:
-    general = fake.default_channel
-    fake.allow(general, "create_public_threads")
-    organiser = fake.add_user("olga", admin=True)
-    ann, ben, cat = (fake.add_user(name) for name in ("ann", "ben", "cat"))
+    organiser, players, _ = club(fake, "ann", "ben", "cat")
+    ann, ben, cat = players.values()
     created = await fake.slash(
         "gomoku-admin tournament create",
         user=organiser,
