@@ -86,13 +86,7 @@ _BOARD_THREAD_NAME: Final = 100  # Discord's longest thread name
 
 async def may_organise(interaction: Interaction) -> bool:
     """Manage Server, or the server's moderator role."""
-    if interaction.permissions.manage_guild:
-        return True
-    if interaction.guild_id is None or not isinstance(interaction.user, discord.Member):
-        return False
-    settings = await host_of(interaction).service.settings(interaction.guild_id)
-    role = settings.moderator_role_id
-    return role is not None and any(r.id == role for r in interaction.user.roles)
+    return interaction.permissions.manage_guild or await permissions.has_moderator_role(interaction)
 
 
 class Club:
