@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -200,7 +200,9 @@ class TournamentUseCases(GameUseCases):
             rating = DEFAULT_RATING if stats is None else float(stats.display_rating)
             entrant = await self.repository.add_entrant(tournament_id, user_id, rating)
         if tournament.format is Format.ARENA and tournament.status is TournamentStatus.RUNNING:
-            await self._advance(tournament_id)  # a late entrant is paired with whoever waits
+            # A late entrant is paired with whoever waits, in a task of its own: opening the
+            # board is not the entry's answer to wait for.
+            self._spawn_advance(tournament_id)
         return entrant
 
     async def leave_tournament(self, tournament_id: int, user_id: int) -> None:
@@ -326,10 +328,24 @@ class TournamentUseCases(GameUseCases):
         record = event.game.record
         if record.status is not GameStatus.FINISHED or record.guild_id is None:
             return
+        self._spawn(self._game_over(record.id))
+
+    def _spawn(self, work: Coroutine[None, None, None]) -> None:
+        """Run ``work`` in a task that ``tournaments_settled`` waits for."""
         tasks = self._tournament_tasks
-        task = asyncio.get_running_loop().create_task(self._game_over(record.id))
+        task = asyncio.get_running_loop().create_task(work)
         tasks.add(task)
         task.add_done_callback(tasks.discard)
+
+    def _spawn_advance(self, tournament_id: int) -> None:
+        async def advance() -> None:
+            try:
+                await self._advance(tournament_id)
+            except Exception:
+                # A task: nobody awaits it to report to; the next game's end retries.
+                log.exception("pairing arena %s failed", tournament_id)
+
+        self._spawn(advance())
 
     async def _game_over(self, game_id: int) -> None:
         try:

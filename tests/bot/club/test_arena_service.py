@@ -61,6 +61,7 @@ async def test_an_arena_pairs_as_games_end_and_stops_at_its_time(
     assert timedelta(minutes=30) - timedelta(seconds=1) < ran_for <= timedelta(minutes=30)
     # A late entrant is paired at once with the one who waits.
     await service.join_tournament(made.id, 4)
+    await service.tournaments_settled()
     assert boards(await repo.pairings(made.id))[1:] == [(2, 4, 3, None)]
 
     # 2 beats 1: they met last, so both wait for another player to come free.
