@@ -549,19 +549,22 @@ class TournamentService(TournamentUseCases, GameService):
         start time has come are started: the core runner's clock starts them, and the next
         start time joins its plan."""
         events, upcoming = await super().tick_and_plan()
-        for due in (await self.start_due_tournaments(), await self.finish_due_arenas()):
+        if self._board_channel is None:
+            return events, upcoming
+        live = await self.repository.live_tournaments()  # read once for both
+        for due in (await self.start_due_tournaments(live), await self.finish_due_arenas(live)):
             if due is not None and (upcoming is None or due < upcoming):
                 upcoming = due
         return events, upcoming
 
-    async def finish_due_arenas(self) -> datetime | None:
+    async def finish_due_arenas(self, live: list[Tournament] | None = None) -> datetime | None:
         """Finish every running arena whose time is up (its final standings reported);
         returns the next arena end still to come, if any. Only a service that runs the
-        tournaments does so."""
+        tournaments does so. ``live``: the live tournaments, if the caller has read them."""
         if self._board_channel is None:
             return None
         upcoming: datetime | None = None
-        for tournament in await self.repository.live_tournaments():
+        for tournament in live if live is not None else await self.repository.live_tournaments():
             if tournament.status is not TournamentStatus.RUNNING:
                 continue
             ends_at = await self._arena_end(tournament)
@@ -577,16 +580,17 @@ class TournamentService(TournamentUseCases, GameService):
                 log.exception("finishing arena %s at its time failed", tournament.id)
         return upcoming
 
-    async def start_due_tournaments(self) -> datetime | None:
+    async def start_due_tournaments(self, live: list[Tournament] | None = None) -> datetime | None:
         """Start every open tournament whose ``starts_at`` has come; one with fewer than two
         entrants then is cancelled (nobody to pair). Returns the next start time still to
         come, if any. A service that does not run the tournaments (``run_tournaments``)
-        starts none: the one that does opens their boards and tells the channel."""
+        starts none: the one that does opens their boards and tells the channel. ``live``:
+        the live tournaments, if the caller has read them."""
         if self._board_channel is None:
             return None
         now = self.clock()
         upcoming: datetime | None = None
-        for tournament in await self.repository.live_tournaments():
+        for tournament in live if live is not None else await self.repository.live_tournaments():
             starts_at = tournament.starts_at
             if tournament.status is not TournamentStatus.OPEN or starts_at is None:
                 continue
