@@ -192,7 +192,7 @@ class _IdleTimes:
     async def ends_at(self, record: GameRecord) -> datetime | None:
         """When ``record`` ends as idle; None for challenges (they expire on their own),
         terminal games (no guild: the player is at the keyboard) and games whose turn's
-        deadline comes no earlier (the clock ends them, with a result)."""
+        deadline is no earlier than the idle end (their clock ends them, with a result)."""
         if record.status is not GameStatus.ACTIVE or record.guild_id is None:
             return None
         settings = self._settings.get(record.guild_id)
@@ -203,7 +203,7 @@ class _IdleTimes:
             settings, against_ai=record.black.is_ai or record.white.is_ai
         )
         if record.deadline is not None and record.deadline >= ends:
-            return None  # its turn's clock ends it first, with a result (correspondence)
+            return None  # a long turn (correspondence): its clock ends it, with a result
         return ends
 
 
