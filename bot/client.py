@@ -408,7 +408,9 @@ class GomokuBot(commands.Bot):
         try:
             # Tournaments resume once the games have: a board's game that ended while the
             # bot was away has its result, and a round that became due is paired now.
-            await self.service.run_tournaments(self.club.board_channel, self.club.round_finished)
+            await self.service.run_tournaments(
+                self.club.board_channel, self.club.round_finished, self.club.clock_started
+            )
         except Exception:
             log.exception("resuming the tournaments failed")
         try:

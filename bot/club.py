@@ -1,14 +1,17 @@
 """The club in Discord: open challenges, and for tournaments where their boards are played,
 what the channel is told, and the tournament message's buttons.
 
-The core runs a tournament (``bot.core.service.tournaments``); this module is the two
+The core runs a tournament (``bot.core.service.tournaments``); this module is the three
 callbacks it is given and the buttons members press:
 
 - ``Club.board_channel``: a board's game gets a line in the tournament's channel and a thread
   opened from it, where both players are pinged; the game is made in the thread, and its
   board drawn there when the core's ``GameStarted`` arrives (``Club.on_event``).
 - ``Club.round_finished``: the standings after each round, as a code-block table in the
-  tournament's channel, and the final standings when the last round ends.
+  tournament's channel, and the final standings when the last round ends (an arena's when
+  its time is up).
+- ``Club.clock_started``: a tournament's start time came: the channel is told that it
+  started, or that it was cancelled for want of players.
 - ``OpenChallengeButton``: an open challenge (``/gomoku start open:True``) that any member
   may accept, within a rating window when it names one; the challenger may cancel it.
 - ``Club.join_queue``: the server's pairing queue (``bot.core.club.matchmaking``): a member
@@ -18,7 +21,9 @@ callbacks it is given and the buttons members press:
   it, and members ask again. Its time is the host's clock; ``wake_queue`` starts a tick at
   once and ``queue_passed`` waits for one, so tests move a fake clock instead of waiting.
 - ``TournamentButton``: Join, Leave (a withdrawal once it runs) and Standings under the
-  tournament message; ``DynamicItem`` custom ids, so they work after a restart. Join and
+  tournament message; ``DynamicItem`` custom ids, so they work after a restart. Like the
+  open challenge's buttons, they are ``bot.views.PressedItem``s: the member's cooldown and
+  the private answer to an error are the same as every game button's. Join and
   Leave edit the message to list who is in (``tournament_message``).
 
 Who may organise (create, start, correct a result) is checked here, like who may end a game:
@@ -49,11 +54,11 @@ from bot.core.service.errors import (
 from bot.core.service.events import Event, GameEnded, GameStarted, Moved
 from bot.core.service.tournaments import DEFAULT_RATING
 from bot.host import host_of
-from bot.reporting import report
 from bot.text import club_words, i18n, render, words
+from bot.views import PressedItem
 from bot.weblink import standings_link
 from engine.types import Game, Rule
-from storage.club import EntrantStatus, Format, Pairing, Tournament
+from storage.club import EntrantStatus, Pairing, Tournament, TournamentStatus
 from storage.records import GameStatus
 
 if TYPE_CHECKING:
@@ -81,13 +86,7 @@ _BOARD_THREAD_NAME: Final = 100  # Discord's longest thread name
 
 async def may_organise(interaction: Interaction) -> bool:
     """Manage Server, or the server's moderator role."""
-    if interaction.permissions.manage_guild:
-        return True
-    if interaction.guild_id is None or not isinstance(interaction.user, discord.Member):
-        return False
-    settings = await host_of(interaction).service.settings(interaction.guild_id)
-    role = settings.moderator_role_id
-    return role is not None and any(r.id == role for r in interaction.user.roles)
+    return interaction.permissions.manage_guild or await permissions.has_moderator_role(interaction)
 
 
 class Club:
@@ -115,7 +114,9 @@ class Club:
                 tournament.name, pairing.round, pairing.board, pairing.black, pairing.white
             )
             name = club_words.board_thread_name(tournament.name, pairing.round, pairing.board)
-            ping = club_words.board_ping(pairing.black, pairing.white, tournament.seconds_per_move)
+            ping = club_words.board_ping(
+                pairing.black, pairing.white, club_words.time_control(tournament.seconds_per_move)
+            )
         return await self._open_thread(
             tournament.guild_id,
             tournament.channel_id,
@@ -309,6 +310,17 @@ class Club:
         except Exception:
             log.exception("drawing the board of tournament game %s failed", event.game.game_id)
 
+    async def clock_started(self, tournament: Tournament, players: int) -> None:
+        """Tell the tournament's channel that its start time started it, or cancelled it
+        for want of players."""
+        host = self.host
+        with i18n.using(await host.preferences.server_language(tournament.guild_id)):  # public
+            if tournament.status is TournamentStatus.CANCELLED:
+                text = club_words.tournament_cancelled(tournament.name, players)
+            else:
+                text = club_words.tournament_started(tournament.name, players)
+        await self._post(tournament, text)
+
     async def round_finished(self, tournament: Tournament, round_: int, final: bool) -> None:
         """Post the standings after ``round_`` in the tournament's channel (the final ones
         after the last round)."""
@@ -317,25 +329,26 @@ class Club:
         with i18n.using(await host.preferences.server_language(tournament.guild_id)):  # public
             text = standings_message(tournament, table, round_, final=final)
             link = standings_link(host, tournament.id)  # the web board's page, when it is on
-        channel = host.get_partial_messageable(tournament.channel_id, guild_id=tournament.guild_id)
+        await self._post(tournament, text, link)
+
+    async def _post(
+        self, tournament: Tournament, text: str, view: discord.ui.View | None = None
+    ) -> None:
+        """Send ``text`` (with ``view``'s buttons, if any) to the tournament's channel,
+        pinging nobody."""
+        channel = self.host.get_partial_messageable(
+            tournament.channel_id, guild_id=tournament.guild_id
+        )
         quiet = discord.AllowedMentions.none()
-        if link is None:
+        if view is None:
             await channel.send(text, allowed_mentions=quiet)
         else:
-            await channel.send(text, allowed_mentions=quiet, view=link)
+            await channel.send(text, allowed_mentions=quiet, view=view)
 
 
 def tournament_message(tournament: Tournament, entrants: Sequence[int]) -> str:
     """The tournament message: what it is, and who is in (as many mentions as fit)."""
-    head = club_words.tournament_announcement(
-        tournament.id,
-        tournament.name,
-        tournament.format,
-        render.game_name(Game(tournament.game)),
-        tournament.rounds,
-        tournament.seconds_per_move,
-        tournament.player_cap,
-    )
+    head = club_words.tournament_announcement(tournament, render.game_name(Game(tournament.game)))
     mentions = [f"<@{user_id}>" for user_id in entrants]
     shown = len(mentions)
     while True:
@@ -351,20 +364,21 @@ def tournament_message(tournament: Tournament, entrants: Sequence[int]) -> str:
 def standings_message(
     tournament: Tournament, table: tuple[Standing, ...], round_: int, *, final: bool
 ) -> str:
-    """The heading and the standings as a code-block table, with names as mentions below
-    (a code block cannot show them)."""
+    """The heading, the format and time control, and the standings as a code-block table,
+    with names as mentions below (a code block cannot show them)."""
     heading = (
         club_words.final_standings(tournament.name)
         if final
         else club_words.standings_after(tournament.name, round_)
     )
-    return f"{heading}\n{standings_table(tournament, table)}"[:_MAX_MESSAGE]
+    kind = club_words.kind_line(tournament.format, tournament.seconds_per_move)
+    return f"{heading}\n{kind}\n{standings_table(tournament, table)}"[:_MAX_MESSAGE]
 
 
 def standings_table(tournament: Tournament, table: tuple[Standing, ...]) -> str:
     """Rank, points, tiebreaks, and who, one line each: the table in a code block, the
     players as mentions after it (numbered to match)."""
-    tiebreak_names = club_words.tiebreak_heading(tournament.format is Format.ROUND_ROBIN)
+    tiebreak_names = club_words.tiebreak_heading(tournament.format)
     header = ["#", club_words.points_heading(), *tiebreak_names]
     rows = [
         [str(line.rank), _score(line.points), *(_score(t) for t in line.tiebreaks)]
@@ -404,6 +418,7 @@ _STYLES: Final = {
 
 
 class TournamentButton(
+    PressedItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"gomoku:tournament:(?P<id>[0-9]{1,18}):(?P<action>join|leave|standings)",
 ):
@@ -421,29 +436,12 @@ class TournamentButton(
         self.action = action
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild the button from its custom id."""
         return cls(int(match["id"]), match["action"])
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Join, leave or show the standings, answering privately; errors answered too."""
-        try:
-            host = host_of(interaction)
-            await host.preferences.set_answer_language(interaction)
-            bucket = host.cooldown.hit(interaction.user.id)
-            if bucket is not None:
-                raise app_commands.CommandOnCooldown(bucket, host.cooldown.retry_after(bucket))
-            await self._act(interaction)
-        except Exception as error:  # every error is answered; unknown ones are logged there
-            await report(interaction, error)
-
-    async def _act(self, interaction: discord.Interaction[Any]) -> None:
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
+        """Join, leave or show the standings, answering privately."""
         service = host_of(interaction).service
         user_id = interaction.user.id
         tournament = await service.repository.tournament(self.tournament_id)
@@ -471,6 +469,7 @@ class TournamentButton(
 
 
 class OpenChallengeButton(
+    PressedItem,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=(
         r"gomoku:open:(?P<user>[0-9]{1,20}):(?P<game>[a-z0-9_]{1,16}):(?P<rule>[a-z_]{1,16})"
@@ -495,13 +494,7 @@ class OpenChallengeButton(
         self.action = action
 
     @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
+    def from_match(cls, match: re.Match[str]) -> Self:
         """Rebuild the button from its custom id."""
         challenge = OpenChallenge(
             challenger=int(match["user"]),
@@ -514,21 +507,13 @@ class OpenChallengeButton(
         )
         return cls(challenge, match["action"])
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def act(self, interaction: discord.Interaction[Any]) -> None:
         """Accept (the game starts, in its thread where the server has them) or cancel (the
-        challenger only); errors answered privately."""
-        try:
-            host = host_of(interaction)
-            await host.preferences.set_answer_language(interaction)
-            bucket = host.cooldown.hit(interaction.user.id)
-            if bucket is not None:
-                raise app_commands.CommandOnCooldown(bucket, host.cooldown.retry_after(bucket))
-            if self.action == "cancel":
-                await self._cancel(interaction)
-            else:
-                await self._accept(interaction)
-        except Exception as error:  # every error is answered; unknown ones are logged there
-            await report(interaction, error)
+        challenger only)."""
+        if self.action == "cancel":
+            await self._cancel(interaction)
+        else:
+            await self._accept(interaction)
 
     async def _cancel(self, interaction: discord.Interaction[Any]) -> None:
         challenge = self.challenge

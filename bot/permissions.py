@@ -15,6 +15,9 @@ permission a check can find missing.
   Where it lacks either, a game started in the channel is played in the channel.
 
 No privileged intent is needed; neither is any server-wide permission.
+
+Members who moderate (end a channel's game, organise tournaments) need a permission of their
+own or the server's moderator role (``/gomoku-admin settings``): ``has_moderator_role``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from typing import Any, Final
 
 import discord
 from discord import app_commands
+
+from bot.host import host_of
 
 __all__ = [
     "FILES",
@@ -33,6 +38,7 @@ __all__ = [
     "THREADS",
     "WELCOME",
     "has",
+    "has_moderator_role",
     "invite_url",
     "missing",
     "require",
@@ -84,3 +90,12 @@ def invite_url(client_id: int, *, threads: bool = True) -> str:
     return discord.utils.oauth_url(
         client_id, permissions=INVITE if threads else INVITE_WITHOUT_THREADS, scopes=SCOPES
     )
+
+
+async def has_moderator_role(interaction: discord.Interaction[Any]) -> bool:
+    """Whether the member holds the server's moderator role (``/gomoku-admin settings``)."""
+    if interaction.guild_id is None or not isinstance(interaction.user, discord.Member):
+        return False
+    settings = await host_of(interaction).service.settings(interaction.guild_id)
+    role = settings.moderator_role_id
+    return role is not None and any(r.id == role for r in interaction.user.roles)

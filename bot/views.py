@@ -62,6 +62,7 @@ __all__ = [
     "MoveButton",
     "OpeningButton",
     "PanButton",
+    "PressedItem",
     "RematchButton",
     "ResignButton",
     "TapButton",
@@ -97,10 +98,10 @@ async def edit_answered(interaction: discord.Interaction[Any], **changes: Any) -
         await interaction.response.edit_message(**changes)
 
 
-class GameItem:
-    """Mixed into every button: ``callback`` runs ``act`` and answers errors via ``report``."""
-
-    game_id: int
+class PressedItem:
+    """Mixed into every button, before ``DynamicItem``: ``callback`` runs ``act`` under the
+    member's cooldown and answers errors via ``report``; ``from_custom_id`` rebuilds the
+    button with ``from_match``."""
 
     if TYPE_CHECKING:  # each button takes its own arguments, passed on to DynamicItem
 
@@ -132,6 +133,17 @@ class GameItem:
     ) -> Self:
         """Rebuild the button from its custom id: discord.py asks on every press."""
         return cls.from_match(match)
+
+    @classmethod
+    def from_match(cls, match: re.Match[str]) -> Self:
+        """The button that the custom id's ``match`` names."""
+        raise NotImplementedError
+
+
+class GameItem(PressedItem):
+    """Mixed into every button of a game, whose custom id names it in the group ``game``."""
+
+    game_id: int
 
     @classmethod
     def from_match(cls, match: re.Match[str]) -> Self:

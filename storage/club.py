@@ -16,6 +16,7 @@ from datetime import datetime
 from engine.types import Color
 
 __all__ = [
+    "DAY_SECONDS",
     "MAX_NAME",
     "Entrant",
     "EntrantStatus",
@@ -32,6 +33,7 @@ __all__ = [
 ]
 
 MAX_NAME = 100  # the longest tournament name (characters)
+DAY_SECONDS = 24 * 3600  # a correspondence time control is whole days per move
 
 
 class Format(enum.StrEnum):
@@ -122,7 +124,7 @@ class Tournament:
     game: str  # a game spec's name: "gomoku", "connect4", ...
     rule: str  # an ``engine.Rule`` value for Gomoku, "" for games without rules
     rounds: int  # Swiss: the rounds to play; round-robin: derived (n - 1); arena: 0
-    seconds_per_move: int  # the time control; correspondence events use days' worth
+    seconds_per_move: int  # per move; a correspondence event's is whole days (DAY_SECONDS)
     player_cap: int | None  # None: no cap
     starts_at: datetime | None  # None: an organiser starts it by hand
     arena_minutes: int | None  # arena only: how long pairing goes on

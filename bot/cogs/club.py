@@ -19,12 +19,13 @@ from discord.ext import commands
 from bot import permissions
 from bot.club import may_organise, tournament_message, tournament_view
 from bot.cogs.play_choices import GAMES, RULES
+from bot.core.club.tournament import read_start_time
 from bot.core.service.errors import InvalidOptionError
 from bot.host import Interaction, host_of
 from bot.text import club_words, i18n
 from engine.games import game_spec
 from engine.types import Game, Rule
-from storage.club import Format, Result, Tournament
+from storage.club import DAY_SECONDS, Format, Result, Tournament
 from storage.errors import TournamentNotFoundError
 
 __all__ = ["QueueCommands", "TournamentCommands"]
@@ -34,7 +35,10 @@ _RULES: Final = RULES
 _FORMATS: Final = [
     app_commands.Choice(name="Swiss", value=Format.SWISS.value),
     app_commands.Choice(name="Round-robin", value=Format.ROUND_ROBIN.value),
+    app_commands.Choice(name="Arena", value=Format.ARENA.value),
 ]
+_ARENA_MINUTES: Final = 60  # an arena's length when the organiser gives none
+_LIVE_SECONDS: Final = 300  # a move's time when the organiser gives none
 _MARKUP: Final = frozenset("*_~`|<>@#[]()\\:")
 _RESULTS: Final = [
     app_commands.Choice(name="Black wins", value=Result.BLACK_WINS.value),
@@ -61,12 +65,15 @@ class TournamentCommands(commands.Cog):
     @tournament.command(name="create")
     @app_commands.describe(
         name="The tournament's name",
-        format="Swiss (a set number of rounds) or round-robin (everyone meets everyone)",
+        format="Swiss (set rounds), round-robin (all meet all) or arena (paired on for a set time)",
         game="Which game (default Gomoku)",
         rule="Gomoku rule (default freestyle)",
         seconds="Seconds per move (default 300)",
+        days="Days per move, for a correspondence tournament (instead of seconds)",
         rounds="Swiss: the number of rounds (default 3)",
+        minutes="Arena: how long it pairs, in minutes (default 60)",
         cap="The most players who may join (default: no limit)",
+        starts="Start by itself at this UTC time: 2026-05-01 18:00, or <t:1777658400>",
     )
     @app_commands.choices(format=_FORMATS, game=_GAMES, rule=_RULES)
     async def create(
@@ -76,12 +83,24 @@ class TournamentCommands(commands.Cog):
         format: str,
         game: str = Game.GOMOKU.value,
         rule: str = Rule.FREESTYLE.value,
-        seconds: app_commands.Range[int, 10, 604800] = 300,
+        seconds: app_commands.Range[int, 10, 604800] | None = None,
+        days: app_commands.Range[int, 1, 14] | None = None,
         rounds: app_commands.Range[int, 1, 20] = 3,
+        minutes: app_commands.Range[int, 5, 1440] | None = None,
         cap: app_commands.Range[int, 2, 256] | None = None,
+        starts: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
         """Announce a tournament here, with Join and Leave buttons (organisers)."""
         await _check_organiser(interaction)
+        if seconds is not None and days is not None:
+            raise InvalidOptionError("seconds_and_days", (seconds, days))
+        per_move = DAY_SECONDS * days if days is not None else seconds or _LIVE_SECONDS
+        starts_at = None if starts is None else read_start_time(starts)
+        if format not in tuple(Format):
+            raise InvalidOptionError("format", format, ", ".join(f.value for f in Format))
+        chosen = Format(format)
+        if chosen is Format.ARENA and minutes is None:
+            minutes = _ARENA_MINUTES
         assert interaction.guild_id is not None
         assert interaction.channel_id is not None
         if not isinstance(interaction.channel, discord.TextChannel):
@@ -93,12 +112,14 @@ class TournamentCommands(commands.Cog):
             channel_id=interaction.channel_id,
             user_id=interaction.user.id,
             name=_clean_name(name),
-            format=Format(format) if format in tuple(Format) else Format.ARENA,
+            format=chosen,
             game=Game(game) if game in tuple(Game) else Game.GOMOKU,
             rule=Rule(rule) if rule in tuple(Rule) else Rule.FREESTYLE,
             rounds=rounds,
-            seconds_per_move=seconds,
+            seconds_per_move=per_move,
             player_cap=cap,
+            starts_at=starts_at,
+            arena_minutes=minutes,
         )
         with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
             text = tournament_message(tournament, [])

@@ -15,6 +15,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import permissions
 from bot.cogs.onboarding import command_mentions
 from bot.core.service.errors import GameExistsError, NoActiveGameError
 from bot.host import Interaction, host_of
@@ -34,13 +35,9 @@ log = logging.getLogger(__name__)
 
 
 async def _may_moderate(interaction: Interaction) -> bool:
-    if interaction.permissions.manage_messages:
-        return True
-    if interaction.guild_id is None or not isinstance(interaction.user, discord.Member):
-        return False
-    settings = await host_of(interaction).service.settings(interaction.guild_id)
-    role = settings.moderator_role_id
-    return role is not None and any(r.id == role for r in interaction.user.roles)
+    return interaction.permissions.manage_messages or await permissions.has_moderator_role(
+        interaction
+    )
 
 
 class Owned(discord.ui.View):

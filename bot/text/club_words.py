@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bot.core.club.standings import Tiebreak
 from bot.text.i18n import _, ngettext
-from storage.club import Format, Result
+from storage.club import DAY_SECONDS, Format, Result, Tournament
 
 __all__ = [
     "board_line",
@@ -19,6 +19,7 @@ __all__ = [
     "final_standings",
     "format_name",
     "joined",
+    "kind_line",
     "left",
     "left_queue",
     "open_accepted",
@@ -35,7 +36,9 @@ __all__ = [
     "standings_after",
     "standings_now",
     "tiebreak_heading",
+    "time_control",
     "tournament_announcement",
+    "tournament_cancelled",
     "tournament_started",
 ]
 
@@ -49,36 +52,66 @@ def format_name(format: Format) -> str:
     return _("arena")
 
 
-def tournament_announcement(
-    tournament_id: int,
-    name: str,
-    format: Format,
-    game: str,
-    rounds: int,
-    seconds_per_move: int,
-    player_cap: int | None,
-) -> str:
-    """The tournament message in the channel, above its Join, Leave and Standings buttons."""
+def time_control(seconds_per_move: int) -> str:
+    """A tournament's time control: whole days per move for a correspondence event, else
+    seconds."""
+    days, rest = divmod(seconds_per_move, DAY_SECONDS)
+    if days and not rest:
+        return ngettext("{count} day per move", "{count} days per move", days).format(count=days)
+    return _("{seconds} s per move").format(seconds=seconds_per_move)
+
+
+def kind_line(format: Format, seconds_per_move: int) -> str:
+    """A tournament's format and time control, on one line (``Swiss · 3 days per move``)."""
+    return f"{format_name(format)} · {time_control(seconds_per_move)}"
+
+
+def tournament_announcement(tournament: Tournament, game: str) -> str:
+    """The tournament message in the channel, above its Join, Leave and Standings buttons
+    (``game``: the game's name)."""
+    format, rounds, player_cap = tournament.format, tournament.rounds, tournament.player_cap
+    if format is Format.ARENA:
+        title = _("**{name}** (tournament {id}): an arena of {game}.")
+    else:
+        title = _("**{name}** (tournament {id}): a {format} tournament of {game}.")
     lines = [
-        _("**{name}** (tournament {id}): a {format} tournament of {game}.").format(
-            name=name, id=tournament_id, format=format_name(format), game=game
-        )
+        title.format(name=tournament.name, id=tournament.id, format=format_name(format), game=game)
     ]
-    if format is Format.SWISS:
+    clock = time_control(tournament.seconds_per_move)
+    if tournament.arena_minutes is not None:
+        minutes = tournament.arena_minutes
         lines.append(
-            ngettext("{count} round", "{count} rounds", rounds).format(count=rounds)
+            ngettext("{count} minute", "{count} minutes", minutes).format(count=minutes)
             + " · "
-            + _("{seconds} s per move").format(seconds=seconds_per_move)
+            + clock
+        )
+    elif format is Format.SWISS:
+        lines.append(
+            ngettext("{count} round", "{count} rounds", rounds).format(count=rounds) + " · " + clock
         )
     else:
-        lines.append(_("{seconds} s per move").format(seconds=seconds_per_move))
+        lines.append(clock)
+    if tournament.starts_at is not None:
+        at = int(tournament.starts_at.timestamp())
+        lines.append(_("Starts {when}.").format(when=f"<t:{at}:F> (<t:{at}:R>)"))
     if player_cap is not None:
         lines.append(
             ngettext("At most {count} player.", "At most {count} players.", player_cap).format(
                 count=player_cap
             )
         )
-    lines.append(_("Press Join to play; each game opens in its own thread when a round starts."))
+    if format is Format.ARENA:
+        lines.append(
+            _(
+                "Press Join to play: from the start you are paired again as soon as your game "
+                "ends, each game in its own thread. A win scores 2 and a draw 1; after two "
+                "wins in a row, each game scores double."
+            )
+        )
+    else:
+        lines.append(
+            _("Press Join to play; each game opens in its own thread when a round starts.")
+        )
     return "\n".join(lines)
 
 
@@ -102,6 +135,15 @@ def tournament_started(name: str, players: int) -> str:
     return ngettext(
         "**{name}** has started with {count} player: round 1 is paired.",
         "**{name}** has started with {count} players: round 1 is paired.",
+        players,
+    ).format(name=name, count=players)
+
+
+def tournament_cancelled(name: str, players: int) -> str:
+    """The channel's line when a tournament's start time comes with too few players."""
+    return ngettext(
+        "**{name}** is cancelled: its start time came with {count} player, and it needs two.",
+        "**{name}** is cancelled: its start time came with {count} players, and it needs two.",
         players,
     ).format(name=name, count=players)
 
@@ -139,12 +181,13 @@ def board_thread_name(name: str, round_: int, board: int) -> str:
     return _("{name} · round {round} · board {board}").format(name=name, round=round_, board=board)
 
 
-def board_ping(black: int, white: int, seconds_per_move: int) -> str:
-    """The first message in a board's thread, pinging both players."""
+def board_ping(black: int, white: int, clock: str) -> str:
+    """The first message in a board's thread, pinging both players (``clock``: the time
+    control, ``time_control``)."""
     return _(
         "<@{black}> (black, to move) and <@{white}> (white): your tournament game is here. "
-        "Play with /place; {seconds} s per move."
-    ).format(black=black, white=white, seconds=seconds_per_move)
+        "Play with /place; {clock}."
+    ).format(black=black, white=white, clock=clock)
 
 
 def standings_after(name: str, round_: int) -> str:
@@ -167,9 +210,11 @@ def points_heading() -> str:
     return _("Pts")
 
 
-def tiebreak_heading(round_robin: bool) -> list[str]:
+def tiebreak_heading(format: Format) -> list[str]:
     """The tiebreak columns' headings, in the format's order (FIDE's abbreviations)."""
-    if round_robin:
+    if format is Format.ARENA:
+        return [_("Wins")]
+    if format is Format.ROUND_ROBIN:
         return [Tiebreak.DIRECT_ENCOUNTER.value, Tiebreak.SONNEBORN_BERGER.value, _("Wins")]
     return [
         Tiebreak.BUCHHOLZ_CUT1.value,

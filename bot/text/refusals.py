@@ -23,6 +23,7 @@ from bot.core.club.errors import (
     OutsideRatingError,
     OwnOpenChallengeError,
     RoundUnderWayError,
+    StartTimeError,
     TournamentFullError,
 )
 from bot.core.puzzles import NoPuzzleError
@@ -288,6 +289,19 @@ def user_message(error: BaseException) -> str | None:
             return _("That tournament has started or is over already.")
         case InvalidOptionError(option="entrants"):
             return _("A tournament needs at least two players to start.")
+        case InvalidOptionError(option="arena_minutes"):
+            return _("Minutes are an arena's length: the other formats play rounds.")
+        case InvalidOptionError(option="seconds_and_days"):
+            return _("Give the time per move in seconds or in days, not both.")
+        case StartTimeError(reason=StartTimeError.Reason.PASSED):
+            return _("That start time has passed: give one still to come.")
+        case StartTimeError(reason=StartTimeError.Reason.TOO_FAR):
+            return _("A tournament starts within a year: give an earlier start time.")
+        case StartTimeError():
+            return _(
+                "Give the start time in UTC, like 2026-05-01 18:00, or as a Discord "
+                "timestamp, like <t:1777658400>."
+            )
         case InvalidOptionError(option=option, allowed=allowed):
             refused = (
                 _(_OPTION_NAMES[option])

@@ -327,9 +327,10 @@ def help_sections(mention: Mention) -> list[tuple[str, str]]:
         daily=mention("gomoku-admin daily-puzzle"),
     )
     moderate += "\n" + _(
-        "{create} a Swiss or round-robin tournament in this channel: members join with its "
-        "button, each game opens in its own thread, standings follow every round · {start} "
-        "pairs round 1 · {result} corrects a result (Manage Server or the moderator role)"
+        "{create} a Swiss, round-robin or arena tournament in this channel, live or with "
+        "days per move, started by hand or at a set time: members join with its button, "
+        "each game opens in its own thread, standings follow every round · {start} starts "
+        "it now · {result} corrects a result (Manage Server or the moderator role)"
     ).format(
         create=mention("gomoku-admin tournament create"),
         start=mention("gomoku-admin tournament start"),

@@ -107,12 +107,12 @@ def render_standings(
         meta = " · ".join(
             [
                 text["format"].format(format=club_words.format_name(tournament.format)),
+                club_words.time_control(tournament.seconds_per_move),
                 _round_line(tournament, current, len(table), text),
             ]
         )
         parts = [f"<h1>{title}</h1>", f'<p class="meta">{esc(meta)}</p>']
-        round_robin = tournament.format is Format.ROUND_ROBIN
-        tiebreaks = club_words.tiebreak_heading(round_robin)
+        tiebreaks = club_words.tiebreak_heading(tournament.format)
         parts.append(f'<h2 id="standings">{esc(text["standings"])}</h2>')
         if table:
             head = [text["rank"], text["player"], text["points"], *tiebreaks, text["played"]]

@@ -20,6 +20,17 @@ _SCATTERED = ("a1", "c1", "e1", "g1", "i1")
 _FIVE = ("h8", "h9", "h10", "h11", "h12")
 
 
+def club(
+    fake: FakeDiscord, *names: str
+) -> tuple[FakeUser, dict[str, FakeUser], dict[int, FakeUser]]:
+    """The default channel, where the bot may open threads, an organiser (an admin), and
+    members by ``names``: the organiser, the members by name and by id."""
+    fake.allow(fake.default_channel, "create_public_threads")
+    organiser = fake.add_user("olga", admin=True)
+    players = {name: fake.add_user(name) for name in names}
+    return organiser, players, {user.id: user for user in players.values()}
+
+
 def _board_threads(fake: FakeDiscord, round_: int) -> list[FakeChannel]:
     return [
         c
@@ -70,10 +81,7 @@ async def test_a_round_robin_of_four_played_in_threads_with_standings_after_each
     fake: FakeDiscord, bot: GomokuBot
 ) -> None:
     general = fake.default_channel
-    fake.allow(general, "create_public_threads")
-    organiser = fake.add_user("olga", admin=True)
-    players = {name: fake.add_user(name) for name in ("ann", "ben", "cat", "dan")}
-    by_id = {user.id: user for user in players.values()}
+    organiser, players, by_id = club(fake, "ann", "ben", "cat", "dan")
     # Who beats whom (hand-chosen so that direct encounter and Sonneborn-Berger both decide).
     beats = {("ann", "ben"), ("ben", "cat"), ("cat", "ann"), ("ann", "dan"), ("ben", "dan")}
     beats |= {("dan", "cat")}
@@ -162,11 +170,8 @@ async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a
     fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock
 ) -> None:
     general = fake.default_channel
-    fake.allow(general, "create_public_threads")
-    organiser = fake.add_user("olga", admin=True)
     names = ("ann", "ben", "cat", "dan", "eve", "fay", "gus")
-    players = {name: fake.add_user(name) for name in names}
-    by_id = {user.id: user for user in players.values()}
+    organiser, players, by_id = club(fake, *names)
     points = dict.fromkeys(names, 0)
 
     async def round_of(bot: GomokuBot, round_: int) -> list[tuple[FakeChannel, int, int, int]]:
@@ -188,14 +193,17 @@ async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a
         await _play(fake, thread, by_id[black], by_id[white], by_id[black])
         points[by_id[black].name] += 1
 
-    async def standings_after(heading: str) -> None:
+    async def standings_after(heading: str, by_hand: list[tuple[str, ...]]) -> None:
+        """The posted standings: points as counted here, and every line as worked out by
+        hand in ``by_hand`` (name, rank, points, BH-C1, BH, SB, DE)."""
         await fake.wait_for(functools.partial(_posted_once, fake, general, heading))
         (posted,) = _posted(fake, general, heading)
         mentions = re.findall(r"^\d+\. <@(\d+)>$", posted.content, flags=re.M)
         rows = _table(posted.content)
         shown = {by_id[int(u)].name: float(row[1]) for u, row in zip(mentions, rows, strict=True)}
         assert shown == points
-        assert [float(row[1]) for row in rows] == sorted(shown.values(), reverse=True)
+        lines = [(by_id[int(u)].name, *row[:-1]) for u, row in zip(mentions, rows, strict=True)]
+        assert lines == by_hand
 
     first = make_bot()
     async with fake.running(first):
@@ -211,7 +219,26 @@ async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a
         await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
         for board in await round_of(first, 1):
             await black_wins(board)
-        await standings_after("**Swiss**: standings after round 1")
+        # Round 1: Ann beat Dan, Ben beat Eve, Cat beat Fay (Black each time); Gus had the
+        # bye. Unplayed rounds (FIDE C.07 Art. 16): in a player's own BH and SB a dummy
+        # opponent with the player's own points; in the points others add up, the bye and a
+        # forfeit win as scored, a forfeit loss as a draw. SB: each round's BH part times
+        # the points scored then. DE: 0 wherever the tied players have not all met.
+        # Ann: BH = Dan 0 = 0; C1 = 0 - 0 = 0; SB = 0x1 = 0 (Ben, Cat the same).
+        # Gus: BH = dummy 1 = 1; C1 = 1 - 1 = 0; SB = 1x1 = 1: first on BH.
+        # Dan: BH = Ann 1 = 1; C1 = 0; SB = 1x0 = 0 (Eve, Fay the same).
+        await standings_after(
+            "**Swiss**: standings after round 1",
+            [
+                ("gus", "1", "1", "0", "1", "1", "0"),
+                ("ann", "2", "1", "0", "0", "0", "0"),
+                ("ben", "2", "1", "0", "0", "0", "0"),
+                ("cat", "2", "1", "0", "0", "0", "0"),
+                ("dan", "5", "0", "0", "1", "0", "0"),
+                ("eve", "5", "0", "0", "1", "0", "0"),
+                ("fay", "5", "0", "0", "1", "0", "0"),
+            ],
+        )
         boards = await round_of(first, 2)
         await black_wins(boards[0])
     # The bot restarts in the middle of round 2: one board has its result, two are open.
@@ -223,7 +250,29 @@ async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a
         clock.advance(seconds=61)
         second.runner.wake()
         points[by_id[white].name] += 1
-        await standings_after("**Swiss**: standings after round 2")
+        # Round 2 as paired: Cat beat Ann, Gus beat Ben, Eve won by forfeit over Dan, Fay had
+        # the bye. Points: Cat 2, Gus 2, Ann 1, Ben 1, Eve 1, Fay 1, Dan 0. Points for the
+        # others' sums: Dan 0 + 0.5 (forfeit loss) = 0.5, Eve 0 + 1 (forfeit win) = 1,
+        # Fay 0 + 1 (bye) = 1, the rest their points.
+        # Gus: BH = dummy 2 + Ben 1 = 3; C1 = 3 - 1 = 2; SB = 2x1 + 1x1 = 3.
+        # Cat: BH = Fay 1 + Ann 1 = 2; C1 = 2 - 1 = 1; SB = 1x1 + 1x1 = 2.
+        # Ben: BH = Eve 1 + Gus 2 = 3; C1 = 3 - 1 = 2; SB = 1x1 + 2x0 = 1.
+        # Fay: BH = Cat 2 + dummy 1 = 3; C1 = 3 - 1 = 2; SB = 2x0 + 1x1 = 1 (tied with Ben).
+        # Ann: BH = Dan 0.5 + Cat 2 = 2.5; C1 = 2.5 - 0.5 = 2; SB = 0.5x1 + 2x0 = 0.5.
+        # Eve: BH = Ben 1 + dummy 1 = 2; C1 = 2 - 1 = 1; SB = 1x0 + 1x1 = 1.
+        # Dan: BH = Ann 1 + dummy 0 = 1; C1 = 1 - 0 = 1; SB = 1x0 + 0x0 = 0.
+        await standings_after(
+            "**Swiss**: standings after round 2",
+            [
+                ("gus", "1", "2", "2", "3", "3", "0"),
+                ("cat", "2", "2", "1", "2", "2", "0"),
+                ("ben", "3", "1", "2", "3", "1", "0"),
+                ("fay", "3", "1", "2", "3", "1", "0"),
+                ("ann", "5", "1", "2", "2.5", "0.5", "0"),
+                ("eve", "6", "1", "1", "2", "1", "0"),
+                ("dan", "7", "0", "1", "1", "0", "0"),
+            ],
+        )
         pairing = await second.service.repository.pairing_by_game(game_id)
         assert pairing is not None
         assert pairing.result is Result.WHITE_WINS_BY_FORFEIT
@@ -235,9 +284,50 @@ async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a
         points[by_id[white].name] += 1
         for board in third[1:]:
             await black_wins(board)
-        await standings_after("**Swiss** is over. Final standings:")
+        # Round 3 as paired: Gus withdrew and his game against Cat was resigned (played: a
+        # loss), Eve beat Ann, Fay beat Ben, Dan had the bye. Points: Cat 3, Eve 2, Fay 2,
+        # Gus 2, Ann 1, Ben 1, Dan 1. Points for the others' sums: Dan 0 + 0.5 + 1 = 1.5,
+        # the rest their points.
+        # Cat: BH = Fay 2 + Ann 1 + Gus 2 = 5; C1 = 5 - 1 = 4; SB = 2x1 + 1x1 + 2x1 = 5.
+        # Fay: BH = Cat 3 + dummy 2 + Ben 1 = 6; C1 = 6 - 1 = 5; SB = 0 + 2x1 + 1x1 = 3.
+        # Gus: BH = dummy 2 + Ben 1 + Cat 3 = 6; C1 = 6 - 1 = 5; SB = 2x1 + 1x1 + 0 = 3
+        # (tied with Fay on all four: they have not met).
+        # Eve: BH = Ben 1 + dummy 2 + Ann 1 = 4; C1 = 4 - 1 = 3; SB = 0 + 2x1 + 1x1 = 3.
+        # Ann: BH = Dan 1.5 + Cat 3 + Eve 2 = 6.5; C1 = 6.5 - 1.5 = 5; SB = 1.5x1 = 1.5.
+        # Ben: BH = Eve 2 + Gus 2 + Fay 2 = 6; C1 = 6 - 2 = 4; SB = 2x1 = 2.
+        # Dan: BH = Ann 1 + dummy 1 + dummy 1 = 3; C1 = 3 - 1 = 2; SB = 0 + 0 + 1x1 = 1.
+        await standings_after(
+            "**Swiss** is over. Final standings:",
+            [
+                ("cat", "1", "3", "4", "5", "5", "0"),
+                ("fay", "2", "2", "5", "6", "3", "0"),
+                ("gus", "2", "2", "5", "6", "3", "0"),
+                ("eve", "4", "2", "3", "4", "3", "0"),
+                ("ann", "5", "1", "5", "6.5", "1.5", "0"),
+                ("ben", "6", "1", "4", "6", "2", "0"),
+                ("dan", "7", "1", "2", "3", "1", "0"),
+            ],
+        )
         assert (await second.service.repository.tournament(1)).status is TournamentStatus.FINISHED
         pairings = await second.service.repository.pairings(1)
+        # The pairings the tiebreaks above were worked out from (Black first, then White).
+        assert [
+            (p.round, by_id[p.black].name, p.white and by_id[p.white].name, p.result)
+            for p in pairings
+        ] == [
+            (1, "ann", "dan", Result.BLACK_WINS),
+            (1, "ben", "eve", Result.BLACK_WINS),
+            (1, "cat", "fay", Result.BLACK_WINS),
+            (1, "gus", None, Result.BYE),
+            (2, "cat", "ann", Result.BLACK_WINS),
+            (2, "gus", "ben", Result.BLACK_WINS),
+            (2, "dan", "eve", Result.WHITE_WINS_BY_FORFEIT),
+            (2, "fay", None, Result.BYE),
+            (3, "gus", "cat", Result.WHITE_WINS),
+            (3, "eve", "ann", Result.BLACK_WINS),
+            (3, "fay", "ben", Result.BLACK_WINS),
+            (3, "dan", None, Result.BYE),
+        ]
         assert len(pairings) == 12  # three boards and a bye in each round, none twice
         assert sum(p.white is None for p in pairings) == 3
 
@@ -245,10 +335,8 @@ async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a
 async def test_the_tournament_message_lists_who_is_in_with_the_count_and_the_cap(
     fake: FakeDiscord, bot: GomokuBot
 ) -> None:
-    general = fake.default_channel
-    fake.allow(general, "create_public_threads")
-    organiser = fake.add_user("olga", admin=True)
-    ann, ben, cat = (fake.add_user(name) for name in ("ann", "ben", "cat"))
+    organiser, players, _ = club(fake, "ann", "ben", "cat")
+    ann, ben, cat = players.values()
     created = await fake.slash(
         "gomoku-admin tournament create",
         user=organiser,

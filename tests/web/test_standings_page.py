@@ -100,7 +100,9 @@ async def test_the_posted_standings_link_to_a_page_of_their_own(
         pages[label] = page
         assert await page.title() == "Spring Open: standings"
         assert await page.locator("h1").text_content() == "Spring Open: standings"
-        assert await page.locator(".meta").text_content() == "Format: round-robin · Round 2 of 3"
+        assert await page.locator(".meta").text_content() == (
+            "Format: round-robin · 600 s per move · Round 2 of 3"
+        )
         # The table: headers as the service's tiebreaks for a round-robin, one row a player,
         # the two winners of round 1 on 1 point, the others on 0.
         headers = await page.locator("#standings + .scroll thead th").all_text_contents()

@@ -4,6 +4,9 @@ streak scores double (lichess's arena rules).
 Scoring: a win 2, a draw 1, a loss 0. After two wins in a row a player is on fire: their games
 score double (a win 4, a draw 2) until one is not a win. A forfeit scores like the game it
 stands for, and the bye is not used: a free player waits for the next pass.
+
+Standings (``arena_standings``): arena points, then games won; players equal on both share a
+rank and are listed by pairing number.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.core.club.card import Pair, Player
+from bot.core.club.standings import Standing
 from storage.club import Pairing
 
 WIN_POINTS = 2
@@ -88,3 +92,31 @@ def pair_arena(
         else:
             pairs.append(Pair(partner.user_id, first.user_id))
     return tuple(pairs)
+
+
+def arena_standings(players: Sequence[Player], pairings: Sequence[Pairing]) -> tuple[Standing, ...]:
+    """The arena's table after the finished ``pairings``: each line's ``points`` are arena
+    points and its one tiebreak the games won."""
+    scores = arena_scores([p.user_id for p in players], pairings)
+    won = dict.fromkeys(scores, 0)
+    for pairing in pairings:
+        if pairing.result is not None and pairing.result.is_played:
+            for user_id in pairing.players():
+                if user_id in won and pairing.points_of(user_id) == 1.0:
+                    won[user_id] += 1
+    ordered = sorted(players, key=lambda p: (-scores[p.user_id].points, -won[p.user_id], p.seed))
+    table: list[Standing] = []
+    for player in ordered:
+        score, wins = scores[player.user_id], won[player.user_id]
+        tied = bool(table) and (table[-1].points, table[-1].won) == (score.points, wins)
+        table.append(
+            Standing(
+                rank=table[-1].rank if tied else len(table) + 1,
+                user_id=player.user_id,
+                points=float(score.points),
+                tiebreaks=(float(wins),),
+                played=score.games,
+                won=wins,
+            )
+        )
+    return tuple(table)

@@ -16,11 +16,15 @@ Errors::
         │                           (.tournament_id, .round)
         ├── OutsideRatingError      an open challenge's rating window leaves the member
         │                           out (.user_id, .low, .high)
-        └── OwnOpenChallengeError   the challenger pressed Accept on their own open
-                                    challenge (.user_id)
+        ├── OwnOpenChallengeError   the challenger pressed Accept on their own open
+        │                           challenge (.user_id)
+        └── StartTimeError          a tournament's start time that cannot be used:
+                                    unreadable, passed, or too far ahead (.text, .reason)
 """
 
 from __future__ import annotations
+
+import enum
 
 from bot.core.service.errors import GameServiceError
 from storage.club import TournamentStatus
@@ -107,3 +111,19 @@ class OwnOpenChallengeError(ClubError):
     def __init__(self, user_id: int) -> None:
         super().__init__(f"user {user_id} tried to accept their own open challenge")
         self.user_id = user_id
+
+
+class StartTimeError(ClubError, ValueError):
+    """A tournament's start time that cannot be used."""
+
+    class Reason(enum.StrEnum):
+        """What is wrong with it."""
+
+        UNREADABLE = "unreadable"  # neither ISO 8601 nor a Discord timestamp
+        PASSED = "passed"  # not in the future
+        TOO_FAR = "too_far"  # further ahead than ``MAX_START_AHEAD``
+
+    def __init__(self, text: str, reason: StartTimeError.Reason) -> None:
+        super().__init__(f"start time {text!r}: {reason}")
+        self.text = text  # as given (or the time, written out)
+        self.reason = reason

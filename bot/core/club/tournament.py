@@ -8,14 +8,18 @@ deterministic), which storage then holds unique per tournament, round and board.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Final
 
 from bot.core.club.card import Pair, Player
 from bot.core.club.errors import (
     AlreadyEnteredError,
     EntriesClosedError,
     RoundUnderWayError,
+    StartTimeError,
     TournamentFullError,
 )
 from bot.core.club.roundrobin import pair_round_robin, rounds_of
@@ -30,6 +34,46 @@ from storage.club import (
     Tournament,
     TournamentStatus,
 )
+
+MAX_START_AHEAD: Final = timedelta(days=366)  # the furthest a start time may lie ahead
+# Discord's timestamp markup, ``<t:1777658400>`` or with a style, ``<t:1777658400:R>``
+_DISCORD_TIME: Final = re.compile(r"<t:(-?[0-9]{1,12})(?::[tTdDfFR])?>", re.ASCII)
+_LONGEST_START: Final = 40  # characters: anything longer is no time we read
+
+
+def read_start_time(text: str) -> datetime:
+    """A start time as an organiser types it: ISO 8601 in UTC (``2026-05-01 18:00``,
+    ``2026-05-01T18:00Z``; an offset is honoured) or a Discord timestamp (``<t:1777658400>``,
+    any style), as an aware UTC time (``check_start_time`` says whether it may be used).
+
+    Raises:
+        StartTimeError: unreadable.
+    """
+    written = text.strip()
+    match = _DISCORD_TIME.fullmatch(written)
+    try:
+        if match is not None:
+            when = datetime.fromtimestamp(int(match.group(1)), UTC)
+        elif len(written) > _LONGEST_START or not written.isascii():
+            raise ValueError(written)
+        else:
+            when = datetime.fromisoformat(written)
+            when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    except (ValueError, OverflowError, OSError) as error:
+        raise StartTimeError(text, StartTimeError.Reason.UNREADABLE) from error
+    return when
+
+
+def check_start_time(when: datetime, now: datetime) -> None:
+    """Refuse a start time that is not after ``now`` or lies beyond ``MAX_START_AHEAD``.
+
+    Raises:
+        StartTimeError: passed, or too far ahead.
+    """
+    if when <= now:
+        raise StartTimeError(when.isoformat(), StartTimeError.Reason.PASSED)
+    if when - now > MAX_START_AHEAD:
+        raise StartTimeError(when.isoformat(), StartTimeError.Reason.TOO_FAR)
 
 
 @dataclass(frozen=True, slots=True)

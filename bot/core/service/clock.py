@@ -7,7 +7,14 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from bot.core.service.events import GameEnded
-from bot.core.service.shared import _ABANDONED, WARN_FRACTION, ServiceCore, _IdleTimes
+from bot.core.service.shared import (
+    _ABANDONED,
+    CORRESPONDENCE_TURN,
+    CORRESPONDENCE_WARNING,
+    WARN_FRACTION,
+    ServiceCore,
+    _IdleTimes,
+)
 from bot.core.service.states import (
     ChallengeExpired,
     GameEnd,
@@ -27,9 +34,10 @@ class ClockUseCases(ServiceCore):
 
     async def tick(self, now: datetime | None = None) -> list[TimeoutEvent]:
         """Enforce clocks at ``now`` (default: the injected clock): warn each player once at
-        80% of their turn time, end games whose deadline passed (the side to move loses on
-        time; ratings updated), and expire unanswered challenges. The core runner's clock task
-        calls it periodically; what changed reaches the front ends as events."""
+        80% of their turn time (12 hours before the end of a turn of a day or more), end
+        games whose deadline passed (the side to move loses on time; ratings updated), and
+        expire unanswered challenges. The core runner's clock task calls it periodically;
+        what changed reaches the front ends as events."""
         events, _records = await self._tick(now or self.clock())
         return events
 
@@ -79,7 +87,10 @@ class ClockUseCases(ServiceCore):
             or record.warning_sent
         ):
             return None
-        return record.deadline - timedelta(seconds=record.turn_seconds * (1 - WARN_FRACTION))
+        turn = timedelta(seconds=record.turn_seconds)
+        if turn >= CORRESPONDENCE_TURN:
+            return record.deadline - CORRESPONDENCE_WARNING
+        return record.deadline - turn * (1 - WARN_FRACTION)
 
     @classmethod
     def clock_due(cls, record: GameRecord) -> datetime | None:

@@ -54,6 +54,10 @@ DEFAULT_LEVEL: Final = Level.MEDIUM.value  # the bot's default opponent
 HINT_LEVEL: Final = "hard"  # hints search at this level
 DEFAULT_CHALLENGE_TTL: Final = timedelta(minutes=10)
 WARN_FRACTION: Final = 0.8  # warn the player to move when 80% of the turn time has gone
+# A turn of a day or more (correspondence) is warned this long before its end instead: a
+# fifth of several days is more than a player needs, and of one day too little to find time.
+CORRESPONDENCE_TURN: Final = timedelta(days=1)
+CORRESPONDENCE_WARNING: Final = timedelta(hours=12)
 MAX_TURN_SECONDS: Final = 30 * 24 * 3600
 # How boards look, for a server's public boards and a member's private ones alike
 # (bot.text.render.Look values); a member who never chose sees emoji.
@@ -186,17 +190,21 @@ class _IdleTimes:
         self._settings: dict[int, GuildSettings] = {}
 
     async def ends_at(self, record: GameRecord) -> datetime | None:
-        """When ``record`` ends as idle; None for challenges (they expire on their own) and
-        terminal games (no guild: the player is at the keyboard)."""
+        """When ``record`` ends as idle; None for challenges (they expire on their own),
+        terminal games (no guild: the player is at the keyboard) and games whose turn's
+        deadline is no earlier than the idle end (their clock ends them, with a result)."""
         if record.status is not GameStatus.ACTIVE or record.guild_id is None:
             return None
         settings = self._settings.get(record.guild_id)
         if settings is None:
             settings = await self._repository.guild_settings(record.guild_id)
             self._settings[record.guild_id] = settings
-        return record.updated_at + idle_time(
+        ends = record.updated_at + idle_time(
             settings, against_ai=record.black.is_ai or record.white.is_ai
         )
+        if record.deadline is not None and record.deadline >= ends:
+            return None  # a long turn (correspondence): its clock ends it, with a result
+        return ends
 
 
 def idle_time(settings: GuildSettings, *, against_ai: bool) -> timedelta:

@@ -1,11 +1,12 @@
 """A tournament's course read off its records: entries, pairing numbers, and each next round,
-through to the end, with a withdrawal and a restart in the middle."""
+through to the end, with a withdrawal and a restart in the middle; and its start time as an
+organiser writes it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -14,13 +15,17 @@ from bot.core.club.errors import (
     AlreadyEnteredError,
     EntriesClosedError,
     RoundUnderWayError,
+    StartTimeError,
     TournamentFullError,
 )
 from bot.core.club.standings import standings
 from bot.core.club.tournament import (
+    MAX_START_AHEAD,
     PlannedBoard,
     check_entry,
+    check_start_time,
     next_round,
+    read_start_time,
     seeded,
     total_rounds,
 )
@@ -195,3 +200,52 @@ def test_a_late_entrant_to_a_swiss_is_paired_from_the_next_round_with_nothing_fo
 
 def seeded_players(field: Sequence[Entrant]) -> list[Player]:
     return [Player(e.user_id, e.rating, e.seed) for e in field]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2026-05-01 18:00", datetime(2026, 5, 1, 18, 0, tzinfo=UTC)),
+        (" 2026-05-01T18:00:30Z ", datetime(2026, 5, 1, 18, 0, 30, tzinfo=UTC)),
+        ("2026-05-01T20:00+02:00", datetime(2026, 5, 1, 18, 0, tzinfo=UTC)),
+        ("2026-05-01", datetime(2026, 5, 1, 0, 0, tzinfo=UTC)),
+        ("<t:1777658400>", datetime(2026, 5, 1, 18, 0, tzinfo=UTC)),
+        ("<t:1777658400:R>", datetime(2026, 5, 1, 18, 0, tzinfo=UTC)),
+    ],
+    ids=["iso-space", "iso-z", "iso-offset", "date", "discord", "discord-styled"],
+)
+def test_start_times_are_read_as_utc(text: str, expected: datetime) -> None:
+    assert read_start_time(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "tomorrow",
+        "<t:abc>",
+        "<t:1777658400:X>",
+        "<t:999999999999>",
+        "\uff12\uff10\uff12\uff16-05-01",
+        "9" * 50,
+    ],
+    ids=["empty", "words", "letters", "style", "year-out-of-range", "wide-digits", "long"],
+)
+def test_unreadable_start_times_are_refused(text: str) -> None:
+    with pytest.raises(StartTimeError) as refused:
+        read_start_time(text)
+    assert refused.value.reason is StartTimeError.Reason.UNREADABLE
+
+
+def test_a_start_time_must_be_to_come_and_within_a_year() -> None:
+    now = datetime(2026, 5, 1, 18, 0, tzinfo=UTC)
+    check_start_time(now + timedelta(seconds=1), now)
+    check_start_time(now + MAX_START_AHEAD, now)
+    for when, reason in (
+        (now, StartTimeError.Reason.PASSED),
+        (now - timedelta(days=1), StartTimeError.Reason.PASSED),
+        (now + MAX_START_AHEAD + timedelta(seconds=1), StartTimeError.Reason.TOO_FAR),
+    ):
+        with pytest.raises(StartTimeError) as refused:
+            check_start_time(when, now)
+        assert refused.value.reason is reason

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from bot.core.runner import GameRunner
 from bot.core.service.events import Event, GameStarted
-from storage.club import Format, TournamentStatus
+from storage.club import Format, Tournament, TournamentStatus
 from storage.repository import GameRepository
 from tests.bot.club.test_tournament_service import (
     Threads,
@@ -29,7 +29,12 @@ async def test_tournaments_start_at_their_time_by_the_runners_clock(
 ) -> None:
     service = make_service(repo, clock)
     threads = Threads()
-    await service.run_tournaments(threads)
+    told: list[tuple[int, TournamentStatus, int, int]] = []  # id, status, players, boards
+
+    async def started(tournament: Tournament, players: int) -> None:
+        told.append((tournament.id, tournament.status, players, len(threads.made)))
+
+    await service.run_tournaments(threads, None, started)
     evening = await new_tournament(
         service, (1, 2, 3, 4), format=Format.ROUND_ROBIN, starts_at=START + HOUR
     )
@@ -81,7 +86,28 @@ async def test_tournaments_start_at_their_time_by_the_runners_clock(
     assert (await repo.tournament(lonely.id)).status is TournamentStatus.CANCELLED
     assert (await repo.tournament(later.id)).status is TournamentStatus.OPEN
     assert (await repo.tournament(by_hand.id)).status is TournamentStatus.OPEN
+    # The front end was told of each once, of the start before its boards opened.
+    assert sorted(told) == [
+        (evening.id, TournamentStatus.RUNNING, 4, 0),
+        (lonely.id, TournamentStatus.CANCELLED, 1, 2),
+    ]
     # The next pass is planned no later than the next start.
     _events, upcoming = await service.tick_and_plan()
     assert upcoming is not None
     assert upcoming <= START + 2 * HOUR
+
+
+async def test_a_service_that_does_not_run_the_tournaments_starts_none(
+    repo: GameRepository, clock: FakeClock
+) -> None:
+    service = make_service(repo, clock)
+    due = await new_tournament(
+        service, (1, 2), format=Format.SWISS, rounds=1, starts_at=START + HOUR
+    )
+    clock.advance(HOUR.total_seconds())
+    assert await service.start_due_tournaments() is None
+    assert (await repo.tournament(due.id)).status is TournamentStatus.OPEN
+    # The one that runs them starts it at its next pass.
+    await service.run_tournaments(Threads())
+    await service.start_due_tournaments()
+    assert (await repo.tournament(due.id)).status is TournamentStatus.RUNNING
