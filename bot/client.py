@@ -400,8 +400,8 @@ class GomokuBot(commands.Bot):
 
     async def _run_games(self) -> None:
         """Once connected (what the clocks do is drawn in channels), start the runner; once
-        it has resumed the games, run the tournaments (``bot.club``) and fill in the replies a
-        stop interrupted."""
+        it has resumed the games, run the tournaments and the pairing queues (``bot.club``)
+        and fill in the replies a stop interrupted."""
         await self.wait_until_ready()
         self.runner.start()
         await self.runner.resumed.wait()
@@ -411,6 +411,10 @@ class GomokuBot(commands.Bot):
             await self.service.run_tournaments(self.club.board_channel, self.club.round_finished)
         except Exception:
             log.exception("resuming the tournaments failed")
+        try:
+            await self.club.resume_queue()  # the members waiting when the last process stopped
+        except Exception:
+            log.exception("resuming the pairing queues failed")
         try:
             await self.table.faults.redraw_unshown()
         except Exception:

@@ -51,6 +51,7 @@ from bot.core.service import GameService
 from bot.core.service.errors import InvalidOptionError
 from bot.core.service.events import Event, GameEnded, Moved
 from bot.core.service.games import GameUseCases
+from bot.core.service.matchmaking import QueueUseCases
 from bot.core.service.states import TimeoutEvent
 from engine.types import Color, Game, Rule, Termination
 from storage.club import (
@@ -403,8 +404,9 @@ class TournamentUseCases(GameUseCases):
         return self._tournament_locks.setdefault(tournament_id, asyncio.Lock())
 
 
-class TournamentService(TournamentUseCases, GameService):
-    """``GameService`` and the tournaments it runs (see the module doc)."""
+class TournamentService(TournamentUseCases, QueueUseCases, GameService):
+    """``GameService``, the tournaments it runs (see the module doc) and the servers' pairing
+    queues (``bot.core.service.matchmaking``)."""
 
     async def tick_and_plan(self) -> tuple[list[TimeoutEvent], datetime | None]:
         """The games' clock pass (``GameService.tick_and_plan``), then the tournaments whose
