@@ -40,6 +40,7 @@ from discord.http import Route
 from bot.club import Club
 from bot.cooldown import UserCooldown
 from bot.core.admission import StartAdmission
+from bot.core.club.pairer import WorkerPairer
 from bot.core.runner import GameRunner
 from bot.core.service.tournaments import TournamentService
 from bot.preferences import Preferences
@@ -273,6 +274,9 @@ class GomokuBot(commands.Bot):
             rng=self.rng,
             clocks_stopped_at=self.table.faults.stopped_at,
         )
+        # Tournament rounds are paired in a process of their own, off the event loop.
+        self.service.round_pairer = WorkerPairer()
+        self._stack.push_async_callback(self.service.round_pairer.close)
         self.runner = GameRunner(
             self.service, poll=self.deadline_poll, resume_every=self.resume_every
         )

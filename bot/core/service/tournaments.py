@@ -18,6 +18,10 @@ repository refuses a second store of one).
 
 Tournament games are unrated and have no opening rule: the pairing gives the colours.
 
+Each round is paired by ``round_pairer`` (``bot.core.club.pairer``): on the event loop by
+default, in a worker process of its own where the front end sets a ``WorkerPairer`` (the bot
+does).
+
 A tournament with a start time (``starts_at``) starts by itself: ``TournamentService``'s
 ``tick_and_plan``, the core runner's clock pass, starts every open tournament whose time has
 come (one with fewer than two entrants then is cancelled) and plans the pass for the next.
@@ -40,13 +44,14 @@ from functools import cached_property
 
 from bot.core.club.card import Player as Seat
 from bot.core.club.errors import RoundUnderWayError
+from bot.core.club.pairer import InlinePairer, RoundPairer
 from bot.core.club.standings import (
     ROUND_ROBIN_TIEBREAKS,
     SWISS_TIEBREAKS,
     Standing,
     standings,
 )
-from bot.core.club.tournament import check_entry, next_round, seeded
+from bot.core.club.tournament import check_entry, seeded
 from bot.core.service import GameService
 from bot.core.service.errors import InvalidOptionError
 from bot.core.service.events import Event, GameEnded, Moved
@@ -90,6 +95,9 @@ class TournamentUseCases(GameUseCases):
 
     _board_channel: BoardChannel | None = None
     _round_report: RoundReport | None = None
+    # Where rounds are paired: on the event loop unless the front end sets another (the bot
+    # sets a ``WorkerPairer``, so a slow Swiss round never stalls it).
+    round_pairer: RoundPairer = InlinePairer()
 
     # Made on first use, so the mixin adds no constructor of its own.
     @cached_property
@@ -330,7 +338,7 @@ class TournamentUseCases(GameUseCases):
                         await self._open_board(tournament, pairing)
                 entrants = await self.repository.entrants(tournament_id)
                 try:
-                    plan = next_round(tournament, entrants, pairings)
+                    plan = await self.round_pairer.next_round(tournament, entrants, pairings)
                 except RoundUnderWayError:
                     return
                 if plan is None:
