@@ -35,7 +35,7 @@ from bot.core.club.card import Player
 from bot.core.club.matchmaking import PairingQueue
 from bot.core.club.pairer import InlinePairer, RoundPairer, WorkerPairer
 from bot.core.club.swiss import swiss_round
-from bot.core.club.tournament import RoundPlan, next_round
+from bot.core.club.tournament import RoundPlan
 from storage.club import (
     Entrant,
     EntrantStatus,
@@ -103,6 +103,7 @@ def bench_swiss(players: int, rounds: int, events: int, seed: int) -> SwissFigur
 class StallFigures:
     round_stall_s: list[float] = field(default_factory=list)  # each round's longest stall
     round_s: list[float] = field(default_factory=list)  # each round's wall time, as awaited
+    plans: list[RoundPlan] = field(default_factory=list)
 
     @property
     def max_stall_s(self) -> float:
@@ -154,6 +155,7 @@ async def bench_stall(
                 await asyncio.sleep(_BEAT_S * 3)  # the beat the round held up has come in
                 figures.round_stall_s.append(worst)
                 assert plan is not None
+                figures.plans.append(plan)
                 for board in plan.boards:
                     result = board.result
                     if result is None:
@@ -169,17 +171,18 @@ async def bench_stall(
 
 
 class _Idle:
-    """A "pairer" that only waits as long as each worker round took: the heartbeat's lateness
-    with nothing pairing anywhere (the machine's own noise)."""
+    """A "pairer" that waits as long as each worker round took and hands back the worker's
+    plan: the heartbeat's lateness with nothing pairing anywhere (the machine's own noise)."""
 
-    def __init__(self, waits: Sequence[float]) -> None:
-        self._waits = iter(waits)
+    def __init__(self, worker: StallFigures) -> None:
+        self._rounds = iter(zip(worker.round_s, worker.plans, strict=True))
 
     async def next_round(
         self, tournament: Tournament, entrants: list[Entrant], pairings: list[Pairing]
     ) -> RoundPlan | None:
-        await asyncio.sleep(next(self._waits))
-        return next_round(tournament, entrants, pairings)  # not timed: after the stall
+        wait, plan = next(self._rounds)
+        await asyncio.sleep(wait)
+        return plan
 
     async def close(self) -> None:
         pass
@@ -194,7 +197,7 @@ async def bench_stall_both(
     async with WorkerPairer() as worker:
         await bench_stall(worker, players, 1, 1, seed)  # the worker starts: not measured
         in_worker = await bench_stall(worker, players, rounds, events, seed)
-    idle = await bench_stall(_Idle(in_worker.round_s), players, rounds, events, seed)
+    idle = await bench_stall(_Idle(in_worker), players, rounds, events, seed)
     return inline, in_worker, idle
 
 

@@ -13,6 +13,9 @@ their window keeps widening from when they asked and their ten minutes keep runn
 next pass (``queue_pass``) times out whoever ran out while no process listened, for the
 front end to tell them, and pairs the rest.
 
+A pair is taken out of the store before its game opens: a process that stops between the
+two leaves both out of the queue without a game (they ask again).
+
 Leaving takes the member out wherever they wait. A member the queue paired counts as playing
 until their game ends (this process hears it from the games' events); one with an open game
 in the server cannot join.
