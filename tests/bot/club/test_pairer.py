@@ -72,7 +72,7 @@ _entrants = st.builds(
     status=st.sampled_from(EntrantStatus),
     joined_at=_times,
 )
-_results = st.none() | st.sampled_from(Result)
+_result_values = st.none() | st.sampled_from(Result)
 _pairings = st.builds(
     Pairing,
     tournament_id=_ids,
@@ -80,11 +80,15 @@ _pairings = st.builds(
     board=st.integers(1, 500),
     black=_ids,
     white=st.none() | _ids,
-    result=_results,
+    result=_result_values,
     game_id=st.none() | _ids,
 )
 _boards = st.builds(
-    PlannedBoard, board=st.integers(1, 500), black=_ids, white=st.none() | _ids, result=_results
+    PlannedBoard,
+    board=st.integers(1, 500),
+    black=_ids,
+    white=st.none() | _ids,
+    result=_result_values,
 )
 
 
