@@ -215,17 +215,21 @@ class QueueUseCases(ServiceCore):
 
     async def _take(self, guild_id: int, match: Match) -> QueueMatch | None:
         """The match, once both are taken out of the store; else None, and whoever the store
-        still holds waits on (the other one left, or was forgotten)."""
-        black = self._queued.pop(match.black.user_id)
-        white = self._queued.pop(match.white.user_id)
-        pair = [black.user_id, white.user_id]
-        if await self.repository.take_queue_entries(guild_id, pair):
+        still holds waits on (the other one left, or was forgotten, while the pass ran or
+        behind this process's back)."""
+        black = self._queued.pop(match.black.user_id, None)
+        white = self._queued.pop(match.white.user_id, None)
+        if (
+            black is not None
+            and white is not None
+            and await self.repository.take_queue_entries(guild_id, [black.user_id, white.user_id])
+        ):
             return QueueMatch(guild_id, Game(black.game), Rule(black.rule), black, white)
         queue = self.pairing_queue(guild_id)
-        for entry in (black, white):
-            queue.game_over(entry.user_id)
-            stored = await self.repository.queue_entry(entry.user_id)
-            if stored is not None and stored.guild_id == guild_id:
+        for user_id in (match.black.user_id, match.white.user_id):
+            queue.game_over(user_id)
+            stored = await self.repository.queue_entry(user_id)
+            if stored is not None and stored.guild_id == guild_id and user_id not in self._queued:
                 self._hold(stored)
         return None
 

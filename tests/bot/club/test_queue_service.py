@@ -7,8 +7,9 @@ service on the same file (a restart) reloads the queue with every member's own j
 
 from __future__ import annotations
 
+import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
 from pathlib import Path
 
@@ -183,3 +184,41 @@ async def test_a_restarted_service_reloads_the_queue_with_each_members_join_time
         # A member who joins after the restart meets the one who waited from before it.
         await join(second, CAT, game=Game.CONNECT4)
         assert pairs((await second.queue_pass()).matches) == [(BEN, CAT)]
+
+
+class _HeldTake(InMemoryGameRepository):
+    """Holds the first take of queue entries until the test lets it go."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(clock=clock)
+        self.holding = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def take_queue_entries(self, guild_id: int, user_ids: Sequence[int]) -> bool:
+        if not self.holding.is_set():
+            self.holding.set()
+            await self.go.wait()
+        return await super().take_queue_entries(guild_id, user_ids)
+
+
+async def test_a_member_who_leaves_while_a_pass_opens_pairs_is_not_paired(
+    clock: FakeClock,
+) -> None:
+    repo = _HeldTake(clock)
+    service = service_on(repo, clock)
+    await join(service, ANN)
+    await join(service, BEN)
+    await join(service, CAT, game=Game.CONNECT4)
+    await join(service, DAN, game=Game.CONNECT4)
+    passing = asyncio.create_task(service.queue_pass())
+    await repo.holding.wait()  # the pass has paired both pairs and takes the first out
+    await service.leave_queue(CAT)  # meanwhile Cat leaves
+    repo.go.set()
+    outcome = await passing
+    assert pairs(outcome.matches) == [(ANN, BEN)]
+    # Dan, whose partner left, waits on; Cat is out.
+    assert [e.user_id for e in await repo.queue_entries()] == [DAN]
+    assert service.pairing_queue(GUILD).ticket(DAN) is not None
+    assert service.pairing_queue(GUILD).ticket(CAT) is None
+    await join(service, CAT, game=Game.CONNECT4)
+    assert pairs((await service.queue_pass()).matches) == [(CAT, DAN)]
