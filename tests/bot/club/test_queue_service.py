@@ -206,13 +206,14 @@ async def test_a_member_who_leaves_while_a_pass_opens_pairs_is_not_paired(
 ) -> None:
     repo = _HeldTake(clock)
     service = service_on(repo, clock)
-    await join(service, ANN)
-    await join(service, BEN)
-    await join(service, CAT, game=Game.CONNECT4)
-    await join(service, DAN, game=Game.CONNECT4)
+    # Connect Four's queue passes first: Ann and Ben are taken out first, Cat and Dan after.
+    await join(service, ANN, game=Game.CONNECT4)
+    await join(service, BEN, game=Game.CONNECT4)
+    await join(service, CAT)
+    await join(service, DAN)
     passing = asyncio.create_task(service.queue_pass())
     await repo.holding.wait()  # the pass has paired both pairs and takes the first out
-    await service.leave_queue(CAT)  # meanwhile Cat leaves
+    await service.leave_queue(CAT)  # meanwhile Cat, of the second pair, leaves
     repo.go.set()
     outcome = await passing
     assert pairs(outcome.matches) == [(ANN, BEN)]
@@ -220,5 +221,5 @@ async def test_a_member_who_leaves_while_a_pass_opens_pairs_is_not_paired(
     assert [e.user_id for e in await repo.queue_entries()] == [DAN]
     assert service.pairing_queue(GUILD).ticket(DAN) is not None
     assert service.pairing_queue(GUILD).ticket(CAT) is None
-    await join(service, CAT, game=Game.CONNECT4)
+    await join(service, CAT)
     assert pairs((await service.queue_pass()).matches) == [(CAT, DAN)]
