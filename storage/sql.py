@@ -724,6 +724,8 @@ INDEXED_QUERIES: dict[str, tuple[str, tuple[Any, ...]]] = {
     "the board of a game": (SQL_PAIRING_BY_GAME, (1,)),  # asked at every game's end
     "a tournament's boards": (SQL_PAIRINGS, (1,)),
     "a tournament's entrants": (SQL_ENTRANTS, (1,)),
+    "a member's place in the queue": (SQL_QUEUE_ENTRY, (1,)),  # every leave and join refused
+    "a member in a server's queue": (SQL_QUEUED_IN, (1, 1)),  # every take of a pair
 }
 
 
