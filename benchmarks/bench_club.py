@@ -5,16 +5,24 @@ is timed, wall clock and CPU (reading the history included), and the rounds the 
 matching paired are counted. Queue: a server's pairing queue kept at 200 members across three
 kinds of game, a pass every second of a hand-driven clock (expire, then pair), each pass
 timed, then refilled; again with one kind and every rating within reach (the worst case).
+Event loop: the same Swiss events paired through the service's pairers while a heartbeat
+task sleeps 1 ms at a time on the loop; how late it wakes is how long the loop stalled. Once
+on the loop (``InlinePairer``), once in the worker process (``WorkerPairer``, the bot's), and
+once idle, the loop only waiting as long as each worker round took (the machine's own noise):
+the longest stall of each round, the worst of them all, and each round's wall time as
+awaited.
 It prints the figures with the CPU model; the targets are a Swiss round under 1 s and a queue
 pass p95 under 100 ms.
 
 Options: ``--players N --rounds N --events N`` (Swiss), ``--members N --passes N`` (queue),
-``--seed N``. ``tests/bot/club/test_bench_club.py`` runs a tiny version so it keeps working.
+``--seed N``, ``--no-stall`` (skip the event-loop figures). ``tests/bot/club/test_bench_club.py``
+runs a tiny version so it keeps working.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import random
 import statistics
 import time
@@ -25,10 +33,28 @@ from datetime import UTC, datetime, timedelta
 from benchmarks.common import cpu_model
 from bot.core.club.card import Player
 from bot.core.club.matchmaking import PairingQueue
+from bot.core.club.pairer import InlinePairer, RoundPairer, WorkerPairer
 from bot.core.club.swiss import swiss_round
-from storage.club import Pairing, Result
+from bot.core.club.tournament import RoundPlan
+from storage.club import (
+    Entrant,
+    EntrantStatus,
+    Format,
+    Pairing,
+    Result,
+    Tournament,
+    TournamentStatus,
+)
 
-__all__ = ["QueueFigures", "SwissFigures", "bench_queue", "bench_swiss", "main"]
+__all__ = [
+    "QueueFigures",
+    "StallFigures",
+    "SwissFigures",
+    "bench_queue",
+    "bench_stall",
+    "bench_swiss",
+    "main",
+]
 
 KINDS = ("gomoku:freestyle", "gomoku:renju", "connect4")
 
@@ -71,6 +97,108 @@ def bench_swiss(players: int, rounds: int, events: int, seed: int) -> SwissFigur
                     figures.boards += 1
                 pairings.append(Pairing(1, number, board, pair.black, pair.white, result, None))
     return figures
+
+
+@dataclass
+class StallFigures:
+    round_stall_s: list[float] = field(default_factory=list)  # each round's longest stall
+    round_s: list[float] = field(default_factory=list)  # each round's wall time, as awaited
+    plans: list[RoundPlan] = field(default_factory=list)
+
+    @property
+    def max_stall_s(self) -> float:
+        return max(self.round_stall_s)
+
+
+_BEAT_S = 0.001  # the heartbeat's sleep
+
+
+async def bench_stall(
+    pairer: RoundPairer, players: int, rounds: int, events: int, seed: int
+) -> StallFigures:
+    """Pair ``bench_swiss``'s events through ``pairer`` (as the tournament service does, from
+    the stored records) while a heartbeat measures how late the event loop runs it."""
+    loop = asyncio.get_running_loop()
+    figures = StallFigures()
+    worst = 0.0
+    beating = True
+
+    async def heartbeat() -> None:
+        nonlocal worst
+        while beating:
+            before = loop.time()
+            await asyncio.sleep(_BEAT_S)
+            worst = max(worst, loop.time() - before - _BEAT_S)
+
+    beat = asyncio.create_task(heartbeat())
+    try:
+        for event in range(events):
+            rng = random.Random(seed * 1000 + event)
+            ratings = sorted((rng.gauss(1500, 250) for _ in range(players)), reverse=True)
+            now = datetime(2026, 1, 1, tzinfo=UTC)
+            tournament = Tournament(
+                1, 1, 1, "bench", Format.SWISS, "gomoku", "freestyle", rounds, 60, None, None,
+                None, TournamentStatus.RUNNING, 1, now,
+            )  # fmt: skip
+            entrants = [
+                Entrant(1, 100 + i, rating, i + 1, EntrantStatus.ACTIVE, now)
+                for i, rating in enumerate(ratings)
+            ]
+            strength = {e.user_id: e.rating for e in entrants}
+            pairings: list[Pairing] = []
+            for _ in range(rounds):
+                await asyncio.sleep(_BEAT_S * 3)  # a beat or two before the round
+                worst = 0.0
+                start = time.perf_counter()
+                plan = await pairer.next_round(tournament, entrants, pairings)
+                figures.round_s.append(time.perf_counter() - start)
+                await asyncio.sleep(_BEAT_S * 3)  # the beat the round held up has come in
+                figures.round_stall_s.append(worst)
+                assert plan is not None
+                figures.plans.append(plan)
+                for board in plan.boards:
+                    result = board.result
+                    if result is None:
+                        assert board.white is not None
+                        result = _game(rng, strength[board.black], strength[board.white])
+                    pairings.append(
+                        Pairing(1, plan.round, board.board, board.black, board.white, result, None)
+                    )
+    finally:
+        beating = False
+        await beat
+    return figures
+
+
+class _Idle:
+    """A "pairer" that waits as long as each worker round took and hands back the worker's
+    plan: the heartbeat's lateness with nothing pairing anywhere (the machine's own noise)."""
+
+    def __init__(self, worker: StallFigures) -> None:
+        self._rounds = iter(zip(worker.round_s, worker.plans, strict=True))
+
+    async def next_round(
+        self, tournament: Tournament, entrants: list[Entrant], pairings: list[Pairing]
+    ) -> RoundPlan | None:
+        wait, plan = next(self._rounds)
+        await asyncio.sleep(wait)
+        return plan
+
+    async def close(self) -> None:
+        pass
+
+
+async def bench_stall_both(
+    players: int, rounds: int, events: int, seed: int
+) -> tuple[StallFigures, StallFigures, StallFigures]:
+    """``bench_stall`` on the loop, then in a worker process (started first, not measured),
+    then idle for as long as each worker round took."""
+    inline = await bench_stall(InlinePairer(), players, rounds, events, seed)
+    async with WorkerPairer() as worker:
+        await bench_stall(worker, players, 1, 1, seed)  # the worker starts: not measured
+        in_worker = await bench_stall(worker, players, rounds, events, seed)
+    idle = await bench_stall(_Idle(in_worker), players, rounds, events, seed)
+    return inline, in_worker, idle
 
 
 def _game(rng: random.Random, black: float, white: float) -> Result:
@@ -139,6 +267,18 @@ def report_queue(figures: QueueFigures, members: int, label: str = "") -> str:
     )
 
 
+def report_stall(figures: StallFigures, heading: str) -> str:
+    stall = [s * 1000 for s in figures.round_stall_s]
+    wall = [s * 1000 for s in figures.round_s]
+    return (
+        f"{heading}, {len(stall)} rounds: "
+        f"longest stall {max(stall):.1f} ms (per round: median {statistics.median(stall):.1f}, "
+        f"p95 {_percentile(stall, 0.95):.1f}); round as awaited: median "
+        f"{statistics.median(wall):.1f} ms, p95 {_percentile(wall, 0.95):.1f} ms, "
+        f"max {max(wall):.1f} ms"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_club")
     parser.add_argument("--players", type=int, default=64)
@@ -147,6 +287,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--members", type=int, default=200)
     parser.add_argument("--passes", type=int, default=600)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-stall", action="store_true", help="skip the event-loop figures")
     args = parser.parse_args(argv)
     print(f"CPU: {cpu_model()}")
     swiss = bench_swiss(args.players, args.rounds, args.events, args.seed)
@@ -156,6 +297,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     # The worst case for a pass: one kind, everyone within everyone's window.
     crowded = bench_queue(args.members, args.passes, args.seed, kinds=KINDS[:1], spread=20)
     print(report_queue(crowded, args.members, ", one kind, all within reach"))
+    if not args.no_stall:
+        inline, in_worker, idle = asyncio.run(
+            bench_stall_both(args.players, args.rounds, args.events, args.seed)
+        )
+        rounds = f"{args.players}-player Swiss rounds"
+        print(report_stall(inline, f"Event loop while {rounds} pair on it"))
+        print(report_stall(in_worker, f"Event loop while {rounds} pair in the worker"))
+        print(report_stall(idle, "Event loop idle as long as each worker round took"))
 
 
 if __name__ == "__main__":

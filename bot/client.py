@@ -40,6 +40,7 @@ from discord.http import Route
 from bot.club import Club
 from bot.cooldown import UserCooldown
 from bot.core.admission import StartAdmission
+from bot.core.club.pairer import WorkerPairer
 from bot.core.runner import GameRunner
 from bot.core.service.tournaments import TournamentService
 from bot.preferences import Preferences
@@ -273,6 +274,9 @@ class GomokuBot(commands.Bot):
             rng=self.rng,
             clocks_stopped_at=self.table.faults.stopped_at,
         )
+        # Tournament rounds are paired in a process of their own, off the event loop.
+        self.service.round_pairer = WorkerPairer()
+        self._stack.push_async_callback(self.service.round_pairer.close)
         self.runner = GameRunner(
             self.service, poll=self.deadline_poll, resume_every=self.resume_every
         )
@@ -400,8 +404,8 @@ class GomokuBot(commands.Bot):
 
     async def _run_games(self) -> None:
         """Once connected (what the clocks do is drawn in channels), start the runner; once
-        it has resumed the games, run the tournaments (``bot.club``) and fill in the replies a
-        stop interrupted."""
+        it has resumed the games, run the tournaments and the pairing queues (``bot.club``)
+        and fill in the replies a stop interrupted."""
         await self.wait_until_ready()
         self.runner.start()
         await self.runner.resumed.wait()
@@ -413,6 +417,10 @@ class GomokuBot(commands.Bot):
             )
         except Exception:
             log.exception("resuming the tournaments failed")
+        try:
+            await self.club.resume_queue()  # the members waiting when the last process stopped
+        except Exception:
+            log.exception("resuming the pairing queues failed")
         try:
             await self.table.faults.redraw_unshown()
         except Exception:

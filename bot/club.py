@@ -14,12 +14,15 @@ callbacks it is given and the buttons members press:
   started, or that it was cancelled for want of players.
 - ``OpenChallengeButton``: an open challenge (``/gomoku start open:True``) that any member
   may accept, within a rating window when it names one; the challenger may cancel it.
-- ``Club.join_queue``: the server's pairing queue (``bot.core.club.matchmaking``): a member
-  asks for a game of a kind, the two closest in rating are paired on each join and on a tick
-  every ``QUEUE_TICK_S`` while anyone waits (windows widen with waiting), and their rated
-  game opens in a thread where both are pinged. The queue lives in memory: a restart empties
-  it, and members ask again. Its time is the host's clock; ``wake_queue`` starts a tick at
-  once and ``queue_passed`` waits for one, so tests move a fake clock instead of waiting.
+- ``Club.join_queue``: the server's pairing queue (the core's, ``bot.core.service.matchmaking``,
+  which stores every place in it): a member asks for a game of a kind, the two closest in
+  rating are paired on each join and on a tick every ``QUEUE_TICK_S`` while anyone waits
+  (windows widen with waiting), and their rated game opens in a thread where both are pinged.
+  A member who times out has their private answer to joining edited to say so, through its
+  token (alive 15 minutes, longer than the queue keeps anyone), so after a restart too.
+  ``resume_queue`` puts the stored members back at start-up. Its time is the host's clock;
+  ``wake_queue`` starts a tick at once and ``queue_passed`` waits for one, so tests move a
+  fake clock instead of waiting.
 - ``TournamentButton``: Join, Leave (a withdrawal once it runs) and Standings under the
   tournament message; ``DynamicItem`` custom ids, so they work after a restart. Like the
   open challenge's buttons, they are ``bot.views.PressedItem``s: the member's cooldown and
@@ -45,20 +48,21 @@ from discord import app_commands
 
 from bot import permissions, threads
 from bot.core.club.errors import OutsideRatingError, OwnOpenChallengeError
-from bot.core.club.matchmaking import Match, PairingQueue
 from bot.core.service.errors import (
     ChallengeExpiredError,
     GameNotActiveError,
     NotChallengedError,
 )
-from bot.core.service.events import Event, GameEnded, GameStarted, Moved
+from bot.core.service.events import Event, GameStarted
+from bot.core.service.matchmaking import QueueMatch
 from bot.core.service.tournaments import DEFAULT_RATING
 from bot.host import host_of
 from bot.text import club_words, i18n, render, words
+from bot.turns import TOKEN_LIFE
 from bot.views import PressedItem
 from bot.weblink import standings_link
 from engine.types import Game, Rule
-from storage.club import EntrantStatus, Pairing, Tournament, TournamentStatus
+from storage.club import EntrantStatus, Pairing, QueueEntry, Tournament, TournamentStatus
 from storage.records import GameStatus
 
 if TYPE_CHECKING:
@@ -96,11 +100,10 @@ class Club:
     def __init__(self, host: GameHost) -> None:
         self.host = host
         self._boards: set[int] = set()  # threads made for a game whose board is not drawn yet
-        self._queues: dict[int, PairingQueue] = {}  # by guild
-        self._waiting: dict[tuple[int, int], _Waiter] = {}  # (guild, user): where they asked
         self._ticker: asyncio.Task[None] | None = None
         self._entrant_edits: dict[int, asyncio.Lock] = {}  # by tournament
         self.queue_passes = 0  # the queue tick's passes so far
+        self.queue_resumed = asyncio.Event()  # set once ``resume_queue`` has done its pass
         self._queue_wake = asyncio.Event()
         self._queue_passed = asyncio.Condition()
 
@@ -148,17 +151,11 @@ class Club:
         return thread_id
 
     def on_event(self, event: Event) -> None:
-        """A game made in a thread of ours started: draw its board there. A game ended: its
-        players may queue again."""
+        """A game made in a thread of ours started: draw its board there."""
         game = event.game
         if isinstance(event, GameStarted) and game.channel_id in self._boards:
             self._boards.discard(game.channel_id)
             self.host.spawn(self._draw(event))
-        elif isinstance(event, GameEnded | Moved) and game.status is GameStatus.FINISHED:
-            queue = self._queues.get(game.guild_id or 0)
-            if queue is not None:
-                for user_id in game.humans:
-                    queue.game_over(user_id)
 
     async def show_entrants(self, message: discord.Message, tournament: Tournament) -> None:
         """Edit the tournament message to list who is in now (one edit at a time per
@@ -183,34 +180,30 @@ class Club:
         guild_id, channel_id = interaction.guild_id, interaction.channel_id
         assert guild_id is not None
         assert channel_id is not None
-        host, user_id = self.host, interaction.user.id
-        stats = await host.service.repository.player_stats(
-            user_id, game, guild_id=guild_id, rule=rule
-        )
-        rating = DEFAULT_RATING if stats is None else float(stats.display_rating)
-        playing = any(
-            record.guild_id == guild_id and user_id in (record.black.user_id, record.white.user_id)
-            for record in await host.service.repository.open_games()
-        )
-        queue = self._queues.get(guild_id)
-        if queue is None:
-            queue = self._queues[guild_id] = PairingQueue(clock=host.clock)
-        queue.join(user_id, f"{game.value}:{rule.value}", rating, playing=playing)
+        service, user_id = self.host.service, interaction.user.id
         # A thread needs the bot's permission to open one; without it the game is played in
         # the channel the second member asked from.
         in_thread = isinstance(interaction.channel, discord.TextChannel) and permissions.has(
             interaction, permissions.THREADS
         )
-        self._waiting[(guild_id, user_id)] = _Waiter(
-            channel_id, in_thread, interaction, i18n.current()
+        await service.join_queue(
+            guild_id=guild_id,
+            user_id=user_id,
+            game=game,
+            rule=rule,
+            channel_id=channel_id,
+            in_thread=in_thread,
+            language=i18n.current(),
+            token=interaction.token,
         )
-        minutes = round(queue.timeout_s / 60)
-        await interaction.response.send_message(
+        minutes = round(service.pairing_queue(guild_id).timeout_s / 60)
+        answer = await interaction.response.send_message(
             club_words.queued(render.game_name(game), minutes), ephemeral=True
         )
-        await self._pair(guild_id)
-        if self._ticker is None or self._ticker.done():
-            self._ticker = host.spawn(self._tick())
+        if answer.message_id is not None:
+            await service.note_queue_answer(user_id, answer.message_id)
+        await self._queue_pass(guild_id)
+        self._start_ticker()
 
     async def leave_queue(self, interaction: Interaction) -> None:
         """Take the member out of the queue and say so privately.
@@ -218,11 +211,16 @@ class Club:
         Raises:
             NotQueuedError: they were not waiting.
         """
-        guild_id = interaction.guild_id or 0
-        queue = self._queues.get(guild_id) or PairingQueue(clock=self.host.clock)
-        queue.leave(interaction.user.id)
-        self._waiting.pop((guild_id, interaction.user.id), None)
+        await self.host.service.leave_queue(interaction.user.id)
         await interaction.response.send_message(club_words.left_queue(), ephemeral=True)
+
+    async def resume_queue(self) -> None:
+        """At start-up: put the stored members back in the queues, tell whoever ran out of
+        time while the bot was away, pair the rest, and tick while anyone waits."""
+        await self.host.service.resume_queues()
+        await self._queue_pass()
+        self._start_ticker()
+        self.queue_resumed.set()
 
     def wake_queue(self) -> None:
         """Run the queue's tick now rather than at the end of its ``QUEUE_TICK_S`` (a caller
@@ -235,51 +233,65 @@ class Club:
         async with self._queue_passed:
             await self._queue_passed.wait_for(lambda: self.queue_passes >= target)
 
+    def _start_ticker(self) -> None:
+        if self.host.service.anyone_queued() and (self._ticker is None or self._ticker.done()):
+            self._ticker = self.host.spawn(self._tick())
+
     async def _tick(self) -> None:
         """While anyone waits: time out who waited too long, and pair as windows widen."""
-        while any(len(queue) for queue in self._queues.values()):
+        while self.host.service.anyone_queued():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._queue_wake.wait(), timeout=QUEUE_TICK_S)
             # Cleared before the pass reads the queues: a wake-up during it starts another.
             self._queue_wake.clear()
-            for guild_id, queue in list(self._queues.items()):
-                for ticket in queue.expire():
-                    waiter = self._waiting.pop((guild_id, ticket.user_id), None)
-                    if waiter is not None:
-                        with i18n.using(waiter.language):  # their own answer's language
-                            text = club_words.queue_timed_out()
-                        await _tell(waiter, text)
-                await self._pair(guild_id)
+            await self._queue_pass()
             self.queue_passes += 1
             async with self._queue_passed:
                 self._queue_passed.notify_all()
 
-    async def _pair(self, guild_id: int) -> None:
-        for match in self._queues[guild_id].pair():
+    async def _queue_pass(self, guild_id: int | None = None) -> None:
+        """One pass of the core's queues (one server's, or all): tell who timed out, open the
+        games of who was paired."""
+        outcome = await self.host.service.queue_pass(guild_id)
+        for entry in outcome.timed_out:
+            await self._tell_timed_out(entry)
+        for match in outcome.matches:
             try:
-                await self._open_match(guild_id, match)
+                await self._open_match(match)
             except Exception:
+                self.host.service.queue_match_failed(match)
                 log.exception("opening a queue game failed")
 
-    async def _open_match(self, guild_id: int, match: Match) -> None:
+    async def _tell_timed_out(self, entry: QueueEntry) -> None:
+        """Edit the member's private answer to joining into the news that their time ran out
+        (through its token, while it lives: after a restart too)."""
+        host = self.host
+        if entry.token is None or entry.message_id is None or host.application_id is None:
+            return
+        if host.clock() - entry.joined_at >= TOKEN_LIFE:
+            return  # the bot was away longer than the token lives: nobody left to tell
+        assert isinstance(host, discord.Client)  # a webhook answers through the connection
+        webhook = discord.Webhook.partial(host.application_id, entry.token, client=host)
+        with i18n.using(entry.language):  # their own answer's language
+            text = club_words.queue_timed_out()
+        try:
+            await webhook.edit_message(entry.message_id, content=text)
+        except discord.HTTPException:
+            log.info("could not tell a member their queue time ran out")
+
+    async def _open_match(self, match: QueueMatch) -> None:
         """Open the paired members' game: in a thread off the channel the later of them asked
         from (or that channel itself, where no thread may be opened), both pinged."""
-        host = self.host
+        host, guild_id = self.host, match.guild_id
         black, white = match.black.user_id, match.white.user_id
-        first = self._waiting.pop((guild_id, black), None)
-        second = self._waiting.pop((guild_id, white), None)
-        later = match.black if match.black.joined_at > match.white.joined_at else match.white
-        waiter = (second if later is match.white else first) or first or second
-        if waiter is None:
-            return
-        game_value, rule_value = match.kind.split(":", 1)
-        game, rule = Game(game_value), Rule(rule_value)
-        channel_id = waiter.channel_id
+        where = match.later
+        game, rule = match.game, match.rule
+        channel_id = where.channel_id
         with i18n.using(await host.preferences.server_language(guild_id)):  # public
             line = club_words.queue_line(black, white, render.game_name(game))
             name = club_words.queue_thread_name(render.game_name(game))
             ping = club_words.queue_ping(black, white)
-        if waiter.in_thread:
+        if where.in_thread:
             channel_id = await self._open_thread(
                 guild_id, channel_id, (line, name, ping), (black, white)
             )
@@ -297,10 +309,10 @@ class Club:
             rule=rule,
             colour="black",
         )
-        if waiter.in_thread:
+        if where.in_thread:
             # Recorded as the thread's game, the game's end closes the thread.
             await host.service.move_to_thread(
-                view.game_id, channel_id, parent_channel_id=waiter.channel_id
+                view.game_id, channel_id, parent_channel_id=where.channel_id
             )
         await host.service.accept(view.game_id, white)
 
@@ -588,23 +600,6 @@ class OpenChallengeButton(
         low, high = centre - challenge.within, centre + challenge.within
         if not low <= await rating(interaction.user.id) <= high:
             raise OutsideRatingError(interaction.user.id, low, high)
-
-
-@dataclass(frozen=True, slots=True)
-class _Waiter:
-    """Where a member asked to be queued, and their command (to tell them of a timeout)."""
-
-    channel_id: int
-    in_thread: bool  # whether their game may open a thread off ``channel_id``
-    interaction: Interaction
-    language: str  # the language they were answered in
-
-
-async def _tell(waiter: _Waiter, text: str) -> None:
-    try:
-        await waiter.interaction.followup.send(text, ephemeral=True)
-    except discord.HTTPException:
-        log.info("could not tell a member their queue time ran out")
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,8 @@ games of their guilds.
 holds it, so commands already reach the right process; what a process does *by itself* (resume
 games after a restart, enforce clocks and challenge expiry, make due AI moves) must also stay
 with the owner, or two processes would each make the same AI move or end the same game. The
-service finds that work through ``open_games``, ``games_due`` and ``pending_replies``;
+service finds that work through ``open_games``, ``games_due``, ``pending_replies`` and
+``queue_entries`` (the pairing queues to reload);
 ``OwnedGames`` narrows those to the process's guilds and passes everything else through.
 """
 
@@ -21,6 +22,7 @@ from storage.errors import GameNotFoundError
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from storage.club import QueueEntry
     from storage.records import GameRecord, PendingReply
     from storage.repository import GameRepository
 
@@ -108,6 +110,12 @@ class OwnedGames:
         if game_ids is not None:
             mine &= set(game_ids)
         return await self._inner.shift_deadlines(by, mine)
+
+    async def queue_entries(self, guild_id: int | None = None) -> list[QueueEntry]:
+        """The members waiting in this process's servers' pairing queues (reloaded at
+        start-up: each server's queue is paired by the process that owns it)."""
+        entries = await self._inner.queue_entries(guild_id)
+        return [e for e in entries if self.shards.owns(e.guild_id)]
 
     async def pending_replies(self) -> list[PendingReply]:
         """The interrupted replies of this process's games (finished at start-up)."""

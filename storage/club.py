@@ -1,6 +1,7 @@
 """A tournament as frozen records: ids, enums stored by ``.value``, times as aware datetimes, no
 nested containers. The repository stores and returns them (``GameRepository``'s tournament
-methods); ``bot.core.club`` pairs and scores them.
+methods); ``bot.core.club`` pairs and scores them. ``QueueEntry`` is a member waiting in a
+server's pairing queue.
 
 Colours follow the engine: ``black`` moves first (chess's White in the pairing rules),
 ``white`` second.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from engine.types import Color
@@ -23,6 +24,7 @@ __all__ = [
     "Format",
     "NewTournament",
     "Pairing",
+    "QueueEntry",
     "Result",
     "Round",
     "RoundStatus",
@@ -234,6 +236,31 @@ class Pairing:
         if self.result is None:
             return 0.0
         return self.result.points(self.colour_of(user_id))
+
+
+@dataclass(frozen=True, slots=True)
+class QueueEntry:
+    """A member waiting in a server's pairing queue (one row per member: a member waits in
+    one queue at a time), kept so that a restart loses nobody's place or waiting time."""
+
+    guild_id: int
+    user_id: int
+    game: str  # a game spec's name: "gomoku", "connect4", ...
+    rule: str  # an ``engine.Rule`` value
+    rating: float  # their rating in that game and rule when they joined
+    joined_at: datetime  # their wait (the window's widening, the timeout) counts from here
+    channel_id: int  # where they asked: their game opens there, or in a thread off it
+    in_thread: bool  # whether their game may open a thread off ``channel_id``
+    language: str  # the language they were answered in (a timeout is told in it)
+    # The front end's way back to their private answer, which a timeout edits (Discord: the
+    # interaction token, alive 15 minutes, a secret never logged; and the answer's message);
+    # None where there is none.
+    token: str | None = field(repr=False)
+    message_id: int | None
+
+    def __post_init__(self) -> None:
+        if self.joined_at.utcoffset() is None:
+            raise ValueError(f"naive datetime {self.joined_at!r}")
 
 
 def checked_round(

@@ -20,6 +20,7 @@ from storage.club import (
     EntrantStatus,
     NewTournament,
     Pairing,
+    QueueEntry,
     Result,
     Round,
     RoundStatus,
@@ -101,6 +102,7 @@ class InMemoryGameRepository:
         self._entrants: dict[tuple[int, int], Entrant] = {}  # (tournament, user)
         self._rounds: dict[tuple[int, int], Round] = {}  # (tournament, number)
         self._pairings: dict[tuple[int, int, int], Pairing] = {}  # (tournament, round, board)
+        self._queue: dict[int, QueueEntry] = {}  # by user
 
     def _now(self) -> datetime:
         now = _utc(self._clock())
@@ -573,6 +575,7 @@ class InMemoryGameRepository:
                 del self._undo[game_id]
         self._views.pop(user_id, None)
         self._languages.pop(user_id, None)
+        self._queue.pop(user_id, None)
         for token in [t for t, r in self._replies.items() if r.user_id == user_id]:
             del self._replies[token]
         for seat in [seat for seat in self._puzzles if seat[1] == user_id]:
@@ -809,3 +812,33 @@ class InMemoryGameRepository:
 
     async def pairing_by_game(self, game_id: int) -> Pairing | None:
         return next((p for p in self._pairings.values() if p.game_id == game_id), None)
+
+    # --- the pairing queue ----------------------------------------------------------------
+
+    async def add_queue_entry(self, entry: QueueEntry) -> bool:
+        if entry.user_id in self._queue:
+            return False
+        joined_at = _utc(entry.joined_at)
+        assert joined_at is not None
+        self._queue[entry.user_id] = replace(entry, rating=float(entry.rating), joined_at=joined_at)
+        return True
+
+    async def set_queue_message(self, user_id: int, message_id: int) -> None:
+        entry = self._queue.get(user_id)
+        if entry is not None:
+            self._queue[user_id] = replace(entry, message_id=message_id)
+
+    async def queue_entry(self, user_id: int) -> QueueEntry | None:
+        return self._queue.get(user_id)
+
+    async def queue_entries(self, guild_id: int | None = None) -> list[QueueEntry]:
+        found = [e for e in self._queue.values() if guild_id in (None, e.guild_id)]
+        return sorted(found, key=lambda e: (e.joined_at, e.user_id))
+
+    async def take_queue_entries(self, guild_id: int, user_ids: Sequence[int]) -> bool:
+        wanted = set(user_ids)
+        if any((entry := self._queue.get(u)) is None or entry.guild_id != guild_id for u in wanted):
+            return False
+        for user_id in wanted:
+            del self._queue[user_id]
+        return True

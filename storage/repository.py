@@ -19,6 +19,7 @@ from storage.club import (
     Entrant,
     NewTournament,
     Pairing,
+    QueueEntry,
     Result,
     Round,
     Tournament,
@@ -331,7 +332,8 @@ class GameRepository(Protocol):
         finished, cancelled) the rows stay, as the others' results and tiebreaks rest on
         them, but the user's id becomes a pseudonym, a negative id unique in that tournament
         (Discord ids are positive), and in a running one the entry is withdrawn. An
-        organiser's id becomes 0 (the column is NOT NULL)."""
+        organiser's id becomes 0 (the column is NOT NULL). Their place in a pairing queue
+        is deleted."""
 
     # --- guilds -------------------------------------------------------------------------
 
@@ -476,3 +478,24 @@ class GameRepository(Protocol):
 
     async def pairing_by_game(self, game_id: int) -> Pairing | None:
         """The board the game was opened for (None: not a tournament game)."""
+
+    # --- the pairing queue --------------------------------------------------------------
+
+    async def add_queue_entry(self, entry: QueueEntry) -> bool:
+        """Put the member in their server's queue; False (nothing written) when they wait
+        in a queue already, this server's or another's."""
+
+    async def set_queue_message(self, user_id: int, message_id: int) -> None:
+        """Note the member's private answer (the message a timeout edits); a member in no
+        queue is ignored."""
+
+    async def queue_entry(self, user_id: int) -> QueueEntry | None:
+        """Where the member waits (None: in no queue)."""
+
+    async def queue_entries(self, guild_id: int | None = None) -> list[QueueEntry]:
+        """The members waiting, longest first (then by user id); ``guild_id`` restricts to
+        one server's queue."""
+
+    async def take_queue_entries(self, guild_id: int, user_ids: Sequence[int]) -> bool:
+        """Take the members out of the server's queue, all or none: False (nothing
+        written) unless every one of them waits there."""

@@ -50,6 +50,7 @@ from storage.club import (
     Format,
     NewTournament,
     Pairing,
+    QueueEntry,
     Result,
     Round,
     RoundStatus,
@@ -546,6 +547,7 @@ SQL_FORGET_USER = (
     "DELETE FROM pending_replies WHERE user_id = $1",
     "DELETE FROM puzzle_players WHERE user_id = $1",
     "DELETE FROM puzzle_seen WHERE user_id = $1",
+    "DELETE FROM queue_entries WHERE user_id = $1",
 )
 
 # Forgetting a member in tournaments (``delete_user_data``): entries in open ones go; in
@@ -691,6 +693,23 @@ UPDATE tournament_pairings SET result = $4
 WHERE tournament_id = $1 AND round = $2 AND board = $3
 """
 
+# The pairing queue (``storage.club.QueueEntry``: the columns are named as the fields).
+_QUEUE_COLUMNS = _columns(QueueEntry)
+SQL_ADD_QUEUE_ENTRY = f"""
+INSERT INTO queue_entries ({_QUEUE_COLUMNS})
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+ON CONFLICT (user_id) DO NOTHING
+"""
+SQL_SET_QUEUE_MESSAGE = "UPDATE queue_entries SET message_id = $2 WHERE user_id = $1"
+SQL_QUEUE_ENTRY = f"SELECT {_QUEUE_COLUMNS} FROM queue_entries WHERE user_id = $1"
+SQL_QUEUE_ENTRIES = f"""
+SELECT {_QUEUE_COLUMNS} FROM queue_entries
+WHERE CAST($1 AS bigint) IS NULL OR guild_id = $1
+ORDER BY joined_at, user_id
+"""
+SQL_QUEUED_IN = "SELECT 1 FROM queue_entries WHERE guild_id = $1 AND user_id = $2"
+SQL_TAKE_QUEUE_ENTRY = "DELETE FROM queue_entries WHERE guild_id = $1 AND user_id = $2"
+
 # The queries the bot runs on hot paths, with example parameters; tests check their plans.
 INDEXED_QUERIES: dict[str, tuple[str, tuple[Any, ...]]] = {
     "game by id": (SQL_GET_GAME, (1,)),
@@ -705,6 +724,8 @@ INDEXED_QUERIES: dict[str, tuple[str, tuple[Any, ...]]] = {
     "the board of a game": (SQL_PAIRING_BY_GAME, (1,)),  # asked at every game's end
     "a tournament's boards": (SQL_PAIRINGS, (1,)),
     "a tournament's entrants": (SQL_ENTRANTS, (1,)),
+    "a member's place in the queue": (SQL_QUEUE_ENTRY, (1,)),  # every leave and join refused
+    "a member in a server's queue": (SQL_QUEUED_IN, (1, 1)),  # every take of a pair
 }
 
 
@@ -1530,6 +1551,63 @@ class SqlGameRepository:
 
     async def pairing_by_game(self, game_id: int) -> Pairing | None:
         return await self._fetch_one(_pairing, SQL_PAIRING_BY_GAME, game_id, small=True)
+
+    # --- the pairing queue ----------------------------------------------------------------
+
+    async def add_queue_entry(self, entry: QueueEntry) -> bool:
+        params = (*_values(entry)[:4], float(entry.rating), *_values(entry)[5:])
+        added = await self._write(lambda db: db.execute(SQL_ADD_QUEUE_ENTRY, *params), atomic=True)
+        return bool(added)
+
+    async def set_queue_message(self, user_id: int, message_id: int) -> None:
+        await self._run_statement(SQL_SET_QUEUE_MESSAGE, user_id, message_id)
+
+    async def queue_entry(self, user_id: int) -> QueueEntry | None:
+        return await self._fetch_one(_queue_entry, SQL_QUEUE_ENTRY, user_id, small=True)
+
+    async def queue_entries(self, guild_id: int | None = None) -> list[QueueEntry]:
+        return await self._fetch_all(_queue_entry, SQL_QUEUE_ENTRIES, guild_id)
+
+    async def take_queue_entries(self, guild_id: int, user_ids: Sequence[int]) -> bool:
+        wanted = sorted(set(user_ids))
+
+        async def work(db: Executor) -> bool:
+            # Checked first (a write changes nothing before it knows it may: SQLite holds
+            # the database meanwhile); on PostgreSQL a delete that lost a race with another
+            # connection's is undone with the savepoint.
+            for user_id in wanted:
+                if await db.fetchrow(SQL_QUEUED_IN, guild_id, user_id) is None:
+                    return False
+            try:
+                async with db.savepoint():
+                    for user_id in wanted:
+                        if not await db.execute(SQL_TAKE_QUEUE_ENTRY, guild_id, user_id):
+                            raise _QueueEntryGoneError
+            except _QueueEntryGoneError:
+                return False
+            return True
+
+        return await self._write(work)
+
+
+class _QueueEntryGoneError(Exception):
+    """Rolls back a take of queue entries that found one of them gone."""
+
+
+def _queue_entry(row: Row) -> QueueEntry:
+    return QueueEntry(
+        guild_id=row[0],
+        user_id=row[1],
+        game=row[2],
+        rule=row[3],
+        rating=float(row[4]),
+        joined_at=_time(row[5]),
+        channel_id=row[6],
+        in_thread=bool(row[7]),
+        language=row[8],
+        token=row[9],
+        message_id=row[10],
+    )
 
 
 def _text(row: Row) -> str:

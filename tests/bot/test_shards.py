@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from bot.core.service import GameService
+from bot.core.service.tournaments import TournamentService
 from bot.shards import OwnedGames, ShardSpec, shard_of
+from storage.club import QueueEntry
 from storage.memory import InMemoryGameRepository
 from storage.postgres import PostgresGameRepository
 from storage.records import GameStatus, NewGame, Player, utc_now
@@ -71,6 +73,22 @@ async def test_a_process_gives_an_outage_back_to_its_own_games_only() -> None:
     assert await mine.shift_deadlines(timedelta(seconds=30)) == 1
     moved = {guild: (await shared.get_game(g.id)).deadline for guild, g in games.items()}
     assert moved == {GUILD_ON_0: deadline + timedelta(seconds=30), GUILD_ON_1: deadline}
+
+
+async def test_a_process_reloads_the_pairing_queues_of_its_own_guilds_only() -> None:
+    clock = FakeClock()
+    shared = InMemoryGameRepository(clock=clock)
+    for user_id, guild in ((ALICE, GUILD_ON_0), (BOB, GUILD_ON_1)):
+        entry = QueueEntry(
+            guild, user_id, "gomoku", "freestyle", 1000.0, clock.now, 10, True, "en", None, None
+        )
+        assert await shared.add_queue_entry(entry)
+    for shard, (guild, user_id) in enumerate(((GUILD_ON_0, ALICE), (GUILD_ON_1, BOB))):
+        mine = OwnedGames.wrap(shared, ShardSpec.parse(str(shard), 2))
+        service = TournamentService(mine, NearestRunner(), clock=clock)
+        assert await service.resume_queues() == 1
+        assert service.pairing_queue(guild).ticket(user_id) is not None
+        assert [e.user_id for e in await mine.queue_entries(guild)] == [user_id]
 
 
 async def test_each_process_resumes_and_times_only_its_own_guilds(postgres_url: str) -> None:

@@ -30,7 +30,7 @@ from typing import Any
 import asyncpg
 
 from engine.types import Color, Game, Point, Rule
-from storage.club import Format, NewTournament, Pairing, Result
+from storage.club import Format, NewTournament, Pairing, QueueEntry, Result
 from storage.memory import InMemoryGameRepository
 from storage.postgres import PostgresGameRepository
 from storage.records import (
@@ -245,6 +245,7 @@ async def play_on(
     ids.append(game.id)
     assert await observed(repo, ids) == await observed(model, ids)
     await hold_a_tournament(repo, model, game.id)
+    await queue_two_members(repo, model, clock)
     assert await repo.leaderboard(Game.GOMOKU, limit=100) == await model.leaderboard(
         Game.GOMOKU, limit=100
     )
@@ -269,6 +270,22 @@ async def hold_a_tournament(
     for read in ("entrants", "rounds", "pairings"):
         assert await getattr(repo, read)(tid) == await getattr(model, read)(tid), read
     assert await repo.live_tournaments() == await model.live_tournaments() == [tournament]
+
+
+async def queue_two_members(
+    repo: GameRepository, model: InMemoryGameRepository, clock: FakeClock
+) -> None:
+    """The table the upgrade adds (``0019_pairing_queue.sql``) keeps the queue as the model
+    does: two places, one taken out."""
+    for user, seconds in ((3, 0), (4, 5)):
+        entry = QueueEntry(
+            500, user, "gomoku", "freestyle", 1012.5, clock.now + timedelta(seconds=seconds),
+            40, True, "de", f"t{user}", 900 + user,
+        )  # fmt: skip
+        assert await repo.add_queue_entry(entry) == await model.add_queue_entry(entry) is True
+    assert await repo.take_queue_entries(500, [3]) == await model.take_queue_entries(500, [3])
+    assert await repo.queue_entries() == await model.queue_entries()
+    assert [e.user_id for e in await repo.queue_entries(500)] == [4]
 
 
 def _build(kind: str, out: Path) -> None:

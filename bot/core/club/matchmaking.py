@@ -39,8 +39,7 @@ class Match:
 
 
 class PairingQueue:
-    """The queue of one server (no I/O: the service stores nothing of it; a restart empties
-    it, and members join again)."""
+    """The queue of one server (no I/O; see the module doc)."""
 
     def __init__(
         self,
@@ -65,8 +64,17 @@ class PairingQueue:
     def __contains__(self, user_id: object) -> bool:
         return user_id in self._tickets
 
-    def join(self, user_id: int, kind: str, rating: float, *, playing: bool = False) -> Ticket:
-        """Put a member in the queue for ``kind``; ``playing``: they have a game elsewhere.
+    def join(
+        self,
+        user_id: int,
+        kind: str,
+        rating: float,
+        *,
+        playing: bool = False,
+        joined_at: datetime | None = None,
+    ) -> Ticket:
+        """Put a member in the queue for ``kind``; ``playing``: they have a game elsewhere;
+        ``joined_at``: when they joined, if not now (a member put back after a restart).
 
         Raises:
             AlreadyPlayingError: the member plays a game (here or elsewhere).
@@ -77,7 +85,7 @@ class PairingQueue:
         waiting = self._tickets.get(user_id)
         if waiting is not None:
             raise AlreadyQueuedError(user_id, waiting.kind)
-        ticket = Ticket(user_id, kind, rating, self._clock())
+        ticket = Ticket(user_id, kind, rating, self._clock() if joined_at is None else joined_at)
         self._tickets[user_id] = ticket
         return ticket
 
@@ -91,6 +99,14 @@ class PairingQueue:
         if ticket is None:
             raise NotQueuedError(user_id)
         return ticket
+
+    def ticket(self, user_id: int) -> Ticket | None:
+        """The member's place in the queue (None: not waiting)."""
+        return self._tickets.get(user_id)
+
+    def is_playing(self, user_id: int) -> bool:
+        """Whether the queue paired the member and their game has not ended yet."""
+        return user_id in self._playing
 
     def game_over(self, user_id: int) -> None:
         """A member the queue paired has finished their game: they may queue again."""

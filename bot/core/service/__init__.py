@@ -14,7 +14,8 @@ the position cache, ratings; it publishes every stored change as an event, ``eve
 hints), ``clock`` (deadlines, idle games, resuming), ``history`` (pages, who may see a game),
 ``members`` (stats, preferences, guild settings), ``puzzles``, ``reviews`` and ``notices``
 (the front-ends' turn pings and pending replies). ``GameService`` is all of them in one
-object (``tournaments.TournamentService`` adds the tournaments the bot runs);
+object (``tournaments.TournamentService`` adds the tournaments the bot runs and the servers'
+pairing queues, ``matchmaking``);
 ``bot.core.runner`` drives what follows a change (the AI's replies, the clocks).
 """
 

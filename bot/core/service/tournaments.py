@@ -25,6 +25,10 @@ clock pass) the arena is finished and its final standings reported; games still 
 are played out but do not count (lichess's rule), so a game counts only if it ended before
 the deadline.
 
+Each round is paired by ``round_pairer`` (``bot.core.club.pairer``): on the event loop by
+default, in a worker process of its own where the front end sets a ``WorkerPairer`` (the bot
+does).
+
 A tournament with a start time (``starts_at``) starts by itself: ``TournamentService``'s
 ``tick_and_plan``, the core runner's clock pass, starts every open tournament whose time has
 come (one with fewer than two entrants then is cancelled) and plans the pass for the next.
@@ -53,17 +57,19 @@ from functools import cached_property
 from bot.core.club.arena import arena_scores, arena_standings, pair_arena
 from bot.core.club.card import Player as Seat
 from bot.core.club.errors import RoundUnderWayError
+from bot.core.club.pairer import InlinePairer, RoundPairer
 from bot.core.club.standings import (
     ROUND_ROBIN_TIEBREAKS,
     SWISS_TIEBREAKS,
     Standing,
     standings,
 )
-from bot.core.club.tournament import check_entry, check_start_time, next_round, seeded
+from bot.core.club.tournament import check_entry, check_start_time, seeded
 from bot.core.service import GameService
 from bot.core.service.errors import InvalidOptionError
 from bot.core.service.events import Event, GameEnded, Moved
 from bot.core.service.games import GameUseCases
+from bot.core.service.matchmaking import QueueUseCases
 from bot.core.service.shared import MAX_TURN_SECONDS
 from bot.core.service.states import TimeoutEvent
 from engine.types import Color, Game, Rule, Termination
@@ -115,6 +121,9 @@ class TournamentUseCases(GameUseCases):
     _board_channel: BoardChannel | None = None
     _round_report: RoundReport | None = None
     _start_report: StartReport | None = None
+    # Where rounds are paired: on the event loop unless the front end sets another (the bot
+    # sets a ``WorkerPairer``, so a slow Swiss round never stalls it).
+    round_pairer: RoundPairer = InlinePairer()
 
     # Made on first use, so the mixin adds no constructor of its own.
     @cached_property
@@ -411,7 +420,7 @@ class TournamentUseCases(GameUseCases):
                         return
                     continue  # open the new boards
                 try:
-                    plan = next_round(tournament, entrants, pairings)
+                    plan = await self.round_pairer.next_round(tournament, entrants, pairings)
                 except RoundUnderWayError:
                     return
                 if plan is None:
@@ -541,8 +550,9 @@ class TournamentUseCases(GameUseCases):
         return self._tournament_locks.setdefault(tournament_id, asyncio.Lock())
 
 
-class TournamentService(TournamentUseCases, GameService):
-    """``GameService`` and the tournaments it runs (see the module doc)."""
+class TournamentService(TournamentUseCases, QueueUseCases, GameService):
+    """``GameService``, the tournaments it runs (see the module doc) and the servers' pairing
+    queues (``bot.core.service.matchmaking``)."""
 
     async def tick_and_plan(self) -> tuple[list[TimeoutEvent], datetime | None]:
         """The games' clock pass (``GameService.tick_and_plan``), then the tournaments whose
