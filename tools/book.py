@@ -56,8 +56,8 @@ from engine.gomocup.match import EngineSpec, parse_engine
 from engine.gomocup.openings import OPENINGS, offsets
 from engine.search.book import BOOK_PATH, FORMAT, canonical, transform
 from engine.types import Color, Point, Rule
-from tools.check_openings import canonical as canonical_offsets
 from tools.check_openings import candidates
+from tools.check_openings import canonical as canonical_offsets
 
 SIZE = 15
 RULE = Rule.FREESTYLE
