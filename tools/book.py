@@ -58,6 +58,7 @@ from engine.search.book import BOOK_PATH, FORMAT, canonical, transform
 from engine.types import Color, Point, Rule
 from tools.check_openings import candidates
 from tools.check_openings import canonical as canonical_offsets
+from tools.judge import Eval
 
 SIZE = 15
 RULE = Rule.FREESTYLE
@@ -179,13 +180,11 @@ def master_candidates(board: Board, nodes: int, alternatives: int) -> list[dict[
     return found
 
 
-def _judge_value(value: Any) -> int | None:
+def _judge_value(value: Eval) -> int:
     # a judge's Eval as one number: forced results beyond every score, nearer ones larger
-    if value is None:
-        return None
     if value.mate:
         return (MATE - abs(value.mate)) * (1 if value.mate > 0 else -1)
-    return int(value.score)
+    return value.score
 
 
 def study(board: Board, settings: Settings, judge: Any) -> dict[str, Any]:
@@ -348,9 +347,7 @@ def build(folder: Path, book_path: Path = BOOK_PATH) -> dict[str, Any]:
             }
         )
         for record in shard["records"]:
-            board = opening_board(
-                tuple(tuple(map(int, s.split(","))) for s in record["opening"].split())
-            )
+            board = opening_board(tuple(offsets(record["opening"])))
             key, symmetry = canonical(board.stones(Color.BLACK), board.stones(Color.WHITE), SIZE)
             x, y = (int(v) for v in record["move"].split(","))
             move = transform(Point(x, y), symmetry, SIZE)

@@ -29,6 +29,7 @@ from engine.types import Color, Point, Rule
 __all__ = [
     "BOOK_PATH",
     "Book",
+    "BookMove",
     "book_enabled",
     "book_move",
     "canonical",
@@ -95,14 +96,22 @@ def canonical(black: Iterable[Point], white: Iterable[Point], size: int) -> tupl
 
 
 @dataclass(frozen=True, slots=True)
+class BookMove:
+    """A book's answer: the move, and master's score for it (the side to move's view)."""
+
+    move: Point
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
 class Book:
     """Moves by canonical position, for one rule and board size."""
 
     size: int
     rule: Rule
-    moves: Mapping[str, Point]  # canonical key -> the move in the canonical frame
+    moves: Mapping[str, BookMove]  # canonical key -> the move in the canonical frame
 
-    def lookup(self, board: Board) -> Point | None:
+    def lookup(self, board: Board) -> BookMove | None:
         """The book's move for ``board`` turned onto it, or None (see the module's text)."""
         if (
             board.rule is not self.rule
@@ -119,8 +128,8 @@ class Book:
         stored = self.moves.get(key)
         if stored is None:
             return None
-        move = untransform(stored, symmetry, self.size)
-        return move if board.is_legal(move) else None
+        move = untransform(stored.move, symmetry, self.size)
+        return BookMove(move, stored.score) if board.is_legal(move) else None
 
 
 def parse_book(data: Mapping[str, object]) -> Book:
@@ -136,19 +145,23 @@ def parse_book(data: Mapping[str, object]) -> Book:
     entries = data.get("positions")
     if not isinstance(size, int) or not isinstance(rule, str) or not isinstance(entries, dict):
         raise ValueError("a book needs size, rule and positions")
-    moves: dict[str, Point] = {}
-    for key, entry in entries.items():
-        x, y = (int(v) for v in entry["move"].split(","))
-        moves[key] = Point(x, y)
-    return Book(size, Rule(rule), moves)
+    moves: dict[str, BookMove] = {}
+    try:
+        for key, entry in entries.items():
+            x, y = (int(v) for v in entry["move"].split(","))
+            moves[str(key)] = BookMove(Point(x, y), int(entry.get("master") or 0))
+        return Book(size, Rule(rule), moves)
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"a malformed book: {error}") from error
 
 
 @cache
 def load_book(path: Path = BOOK_PATH) -> Book | None:
-    """The book at ``path`` (read once a process), or None when there is none."""
+    """The book at ``path`` (read once a process), or None when there is none or it cannot be
+    read: without a book master searches every move, which is never wrong."""
     try:
         return parse_book(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
+    except (OSError, ValueError):
         return None
 
 
@@ -157,7 +170,7 @@ def book_enabled() -> bool:
     return os.environ.get(_ENV, "on").strip().lower() not in _OFF
 
 
-def book_move(board: Board) -> Point | None:
+def book_move(board: Board) -> BookMove | None:
     """Master's book move for ``board``, or None (see the module's text)."""
     if not book_enabled():
         return None
