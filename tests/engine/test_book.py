@@ -21,6 +21,7 @@ from engine.gomocup.openings import OPENINGS, openings
 from engine.gomocup.pbrain import strongest_searcher
 from engine.gomocup.protocol import MoveLimits
 from engine.search import book as book_module
+from engine.search.alphabeta import Limits, SearchOptions, SearchResult
 from engine.search.book import (
     BOOK_PATH,
     Book,
@@ -221,20 +222,33 @@ def test_a_malformed_book_is_refused() -> None:
 
 
 def test_master_plays_the_book_move_and_off_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.search.alphabeta
+
     board = _played(list(openings(SIZE)[0]))
     expected = _shipped().lookup(board)
     assert expected is not None
+    searched: list[int] = []
+    real = engine.search.alphabeta.search
+
+    def spy(board: Board, limits: Limits, options: SearchOptions | None = None) -> SearchResult:
+        searched.append(len(board.moves))
+        return real(board, Limits(depth=1), options)
+
+    monkeypatch.setattr(engine.search.alphabeta, "search", spy)
     monkeypatch.delenv("GOMOKU_BOOK", raising=False)
     chosen = choose_move(board, Level.MASTER, 1)
     assert (chosen.move, chosen.nodes) == (expected.move, 0)
     thought = strongest_searcher()(board, MoveLimits(nodes=2000))
     assert (thought.move, thought.nodes) == (expected.move, 0)
+    assert searched == []
     # the levels below master never read it
-    assert choose_move(board, Level.EXPERT, 1, time_ms=300).nodes > 0
+    choose_move(board, Level.EXPERT, 1)
+    assert searched == [3]
     monkeypatch.setenv("GOMOKU_BOOK", "off")
     assert book_move(board) is None
-    assert choose_move(board, Level.MASTER, 1, time_ms=300).nodes > 0
-    assert strongest_searcher()(board, MoveLimits(nodes=2000)).nodes > 0
+    choose_move(board, Level.MASTER, 1)
+    strongest_searcher()(board, MoveLimits(nodes=2000))
+    assert searched == [3, 3, 3]
 
 
 def test_without_a_book_file_master_searches(
