@@ -12,12 +12,14 @@ score groups. A round is always paired.
 The last round relaxes the colour rules for topscorers (C.04.3 A.7 and C.3: players with over
 half the points that could be scored before it): two who both must have the same colour may
 meet if one of them is a topscorer, and a topscorer may be given a colour difference over 2 or
-a third colour in a row. pairing-core's frozen kernel is never told which round is the last, so
-when a topscorer's colour rule is at stake it is not asked, and the matching pairs the round,
-weighing those colour rules as quality criteria (above colour preferences, below the score
-groups). pairing-core's ``dutch-2026`` kernel takes the last-round flag but refuses bbpPairings'
-reference last round (``issue_7``: a bracket where nobody can meet, which it still tries to
-pair), so it is not used.
+a third colour in a row, where that keeps the score groups better (those colour rules become
+quality criteria, C.10 and C.11, below the floaters'). pairing-core's frozen kernel is never
+told which round is the last, so when a topscorer's colour rule is at stake the matching also
+pairs the round, weighing those colour rules one tier above colour preferences, and its
+pairing is taken if it puts fewer points between the players (the bye counting its holder's
+points) than the kernel's, or the kernel finds none. pairing-core's ``dutch-2026`` kernel
+takes the last-round flag but refuses bbpPairings' reference last round (``issue_7``: it pairs
+a bracket where nobody may meet), so it is not used.
 
 Colours: pairing-core speaks chess, where White moves first; here Black moves first, so our
 Black is its "w".
@@ -91,20 +93,42 @@ def swiss_round(
     if len(players) == 1:
         return SwissRound((Pair(players[0].user_id, None),), by_matching=False)
     tops = topscorers(table, round_number) if round_number == total_rounds else frozenset()
+    dutch = _try_dutch(players, table, round_number)
     if any(colour_preference(table[user_id])[1] == ABSOLUTE for user_id in tops):
-        return SwissRound(pair_by_matching(players, table, tops), by_matching=True)
+        bent = pair_by_matching(players, table, tops)
+        if dutch is None or _apart(bent, table) < _apart(dutch, table):
+            return SwissRound(bent, by_matching=True)
+    if dutch is not None:
+        return SwissRound(dutch, by_matching=False)
+    return SwissRound(pair_by_matching(players, table), by_matching=True)
+
+
+def _try_dutch(
+    players: Sequence[Player], table: dict[int, Card], round_number: int
+) -> tuple[Pair, ...] | None:
+    """The Dutch kernel's pairing, or None where it finds none."""
     try:
-        return SwissRound(_pair_dutch(players, table, round_number), by_matching=False)
+        return _pair_dutch(players, table, round_number)
     except pairing_core.PairingError:
         pass
     try:
         # The kernel bars a third float outright, where the Dutch rules only prefer to avoid
         # one (C.04.3 C.14-C.21, quality criteria): without the float history it pairs rounds
         # that the bar alone made impossible.
-        pairs = _pair_dutch(players, table, round_number, floats=False)
-        return SwissRound(pairs, by_matching=False)
+        return _pair_dutch(players, table, round_number, floats=False)
     except pairing_core.PairingError:
-        return SwissRound(pair_by_matching(players, table), by_matching=True)
+        return None
+
+
+def _apart(pairs: tuple[Pair, ...], table: dict[int, Card]) -> float:
+    """Points between the paired players, summed over the boards, the bye counting its
+    holder's points: how far a pairing strays from the score groups."""
+    return sum(
+        table[p.black].score
+        if p.white is None
+        else abs(table[p.black].score - table[p.white].score)
+        for p in pairs
+    )
 
 
 def _pair_dutch(

@@ -364,3 +364,23 @@ def test_the_colour_of_two_who_must_have_it_goes_to_the_one_further_apart() -> N
     assert colour_preference(table[3]) == ("W", swiss.ABSOLUTE)
     assert swiss._allocate_colours(table[1], table[3]) == (1, 3)
     assert swiss._allocate_colours(table[3], table[1]) == (1, 3)
+
+
+def test_a_last_round_the_kernel_pairs_as_closely_keeps_the_kernels_pairing() -> None:
+    # Player 1 (2 points, a topscorer) must have White after BB; the exception buys nothing,
+    # as 1 can only meet 4, who must have Black: the Dutch kernel's pairing stands.
+    history = [
+        *trf_round(1, (1, 3, "1"), (2, 4, "1")),
+        *trf_round(2, (1, 2, "1"), (3, 4, "1")),
+    ]
+    players = players_of({u: RATINGS[u] for u in range(1, 5)})
+    table = cards([1, 2, 3, 4], history, before_round=3)
+    assert swiss.topscorers(table, 3) == frozenset({1})
+    assert colour_preference(table[1]) == ("W", swiss.ABSOLUTE)
+    last = swiss.swiss_round(players, history, 3, total_rounds=3)
+    assert not last.by_matching
+    assert last.pairs == pair_swiss(players, history, 3)
+    assert {frozenset((p.black, p.white)) for p in last.pairs} == {
+        frozenset((1, 4)),
+        frozenset((2, 3)),
+    }
