@@ -459,20 +459,36 @@ class TournamentButton(
         tournament = await service.repository.tournament(self.tournament_id)
         if tournament.guild_id != interaction.guild_id:
             raise app_commands.CheckFailure("another server's tournament")
+        table = host_of(interaction).table
         if self.action == "join":
-            await service.join_tournament(self.tournament_id, user_id)
+            # Entering and leaving wait for the tournament's lock, which a round being paired
+            # and opened holds: a long wait is acknowledged in time.
+            await table.defer_if_slow(
+                interaction,
+                service.join_tournament(self.tournament_id, user_id),
+                ephemeral=True,
+                thinking=True,
+            )
             text = club_words.joined(tournament.name)
         elif self.action == "leave":
-            await service.leave_tournament(self.tournament_id, user_id)
+            await table.defer_if_slow(
+                interaction,
+                service.leave_tournament(self.tournament_id, user_id),
+                ephemeral=True,
+                thinking=True,
+            )
             text = club_words.left(tournament.name)
         else:
-            table = await service.tournament_standings(self.tournament_id)
+            standing = await service.tournament_standings(self.tournament_id)
             text = (
-                f"{club_words.standings_now(tournament.name)}\n{standings_table(tournament, table)}"
+                f"{club_words.standings_now(tournament.name)}\n"
+                f"{standings_table(tournament, standing)}"
             )[:_MAX_MESSAGE]
-        await interaction.response.send_message(
-            text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
-        )
+        quiet = discord.AllowedMentions.none()
+        if interaction.response.is_done():
+            await interaction.edit_original_response(content=text, allowed_mentions=quiet)
+        else:
+            await interaction.response.send_message(text, ephemeral=True, allowed_mentions=quiet)
         if self.action != "standings" and interaction.message is not None:
             await host_of(interaction).club.show_entrants(interaction.message, tournament)
 

@@ -11,7 +11,7 @@ from datetime import UTC, timedelta
 
 from bot.client import GomokuBot
 from storage.club import Result, TournamentStatus
-from tests.bot.test_discord_tournaments import _board_threads, _play, _posted, _table, club
+from tests.bot.test_discord_tournaments import _board_threads, _play, _posted, _table, club, start
 from tests.clock import FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
@@ -121,7 +121,7 @@ async def test_a_correspondence_tournament_warns_12_hours_ahead_and_forfeits_by_
     assert "1 round · 3 days per move" in created.content.splitlines()
     for user in players.values():
         await fake.click(created.message, "gomoku:tournament:1:join", user=user)
-    await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+    await start(fake, organiser)
     await fake.wait_for(lambda: len(_board_threads(fake, 1)) == 2)
     played, idle = _board_threads(fake, 1)
     games = [await bot.service.board(thread.id) for thread in (played, idle)]
@@ -201,7 +201,7 @@ async def test_an_arena_pairs_players_as_they_finish_and_ends_with_its_time(
     assert lines[2].startswith("Press Join to play: from the start you are paired again")
     for user in players.values():
         await fake.click(created.message, "gomoku:tournament:1:join", user=user)
-    await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+    await start(fake, organiser)
     repository = bot.service.repository
 
     async def next_game(number: int) -> tuple[FakeChannel, FakeUser, FakeUser]:

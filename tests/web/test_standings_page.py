@@ -20,7 +20,7 @@ from bot.web.tokens import Role, Signer
 from engine.types import Game, Rule
 from storage.club import Format, TournamentStatus
 from tests.bot.conftest import bot, make_bot
-from tests.bot.test_discord_tournaments import _board_threads, _boards_open, _play, _posted
+from tests.bot.test_discord_tournaments import _board_threads, _boards_open, _play, _posted, start
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
 from tests.web.conftest import base_url
@@ -55,7 +55,7 @@ async def _round_one_played(fake: FakeDiscord, bot: GomokuBot) -> tuple[Message,
     assert created.message is not None
     for user in players.values():
         await fake.click(created.message, "gomoku:tournament:1:join", user=user)
-    await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+    await start(fake, organiser)
     await fake.wait_for(functools.partial(_boards_open, fake, 1))
     for thread in _board_threads(fake, 1):
         game = await bot.service.board(thread.id)
