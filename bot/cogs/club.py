@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import permissions
-from bot.club import may_organise, tournament_message, tournament_view
+from bot.club import may_organise, started_line, tournament_message, tournament_view
 from bot.cogs.play_choices import GAMES, RULES
 from bot.core.club.tournament import read_start_time
 from bot.core.service.errors import InvalidOptionError
@@ -140,8 +140,9 @@ class TournamentCommands(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         await host.service.start_tournament(tournament.id)
         players = len(await host.service.repository.entrants(tournament.id))
+        started = await host.service.repository.tournament(tournament.id)
         with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
-            text = club_words.tournament_started(tournament.name, players)
+            text = await started_line(host, started, players)
         assert interaction.channel_id is not None
         channel = host.get_partial_messageable(
             interaction.channel_id, guild_id=interaction.guild_id

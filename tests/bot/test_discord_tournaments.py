@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import re
+from datetime import timedelta
 
 from bot.client import GomokuBot
 from bot.club import tournament_message
@@ -507,3 +508,14 @@ async def test_start_result_and_join_are_acknowledged_while_a_round_is_paired(
     assert "round 1, board 2" in confirmed.content
     pairings = await bot.service.repository.pairings(1)
     assert {p.round for p in pairings} == {1, 2}  # paired before the answer
+
+
+def test_a_running_arenas_message_says_when_it_ends() -> None:
+    arena = Tournament(
+        1, 1, 1, "Blitz", Format.ARENA, "gomoku", "freestyle", 0, 3600, None, None, 30,
+        TournamentStatus.RUNNING, 1, START,
+    )  # fmt: skip
+    at = int((START + timedelta(minutes=30)).timestamp())
+    ending = tournament_message(arena, [], START + timedelta(minutes=30)).splitlines()
+    assert ending[1] == f"Ends <t:{at}:F> (<t:{at}:R>) · 3600 s per move"
+    assert tournament_message(arena, []).splitlines()[1] == "30 minutes · 3600 s per move"
