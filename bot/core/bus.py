@@ -24,9 +24,13 @@ Where there is no PostgreSQL there is one process (SQLite), and no bus (``open_b
   sends what is noted, a batch per message, then the undo messages noted with it.
 * A dropped connection is reconnected with a doubling backoff (0.1 s to 5 s): one WARNING
   when it drops, one INFO when it is back, no traceback. A quiet bus pings its server every
-  30 s, and a send or ping unanswered within 5 s counts as a drop. What was noted meanwhile
-  is sent then, and followers are told to re-read every game they watch (changes published
-  while this process was away are gone).
+  30 s, and a send or ping unanswered within 5 s counts as a drop. Redis's subscription has a
+  connection of its own, whose silent death no send would reveal: when it has heard nothing
+  for 30 s it PINGs the server on that connection, and no answer within 5 s counts as a drop
+  too (a server that stopped answering, a connection lost without a word). Connecting and
+  subscribing get the same 5 s. What was noted meanwhile is sent then, and followers are
+  told to re-read every game they watch (changes published while this process was away are
+  gone).
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ CHANNEL: Final = "gomoku_games"  # the Redis channel and the PostgreSQL notifica
 _BATCH: Final = 200  # changes per message: ~25 bytes each, under NOTIFY's 8,000-byte payload
 _FIRST_DELAY_S: Final = 0.1
 _IDLE_S: Final = 30.0  # a quiet bus pings its server this often
+_LISTEN_IDLE_S: Final = 30.0  # a quiet Redis subscription pings its server this often
 _ANSWER_S: Final = 5.0  # a send or a ping not answered by then: the connection is dead
 _MAX_DELAY_S: Final = 5.0
 _UNDO_NOTES: Final = 1000  # undo messages kept to send while the bus is away (oldest go first)
@@ -378,29 +383,47 @@ class RedisBus(GameBus):
 
         # Named, so that an operator can tell the bus's connections (CLIENT LIST).
         client: Redis = Redis.from_url(self.url, client_name=f"gomoku-bus-{self.origin}")
-        pubsub: Any = client.pubsub(ignore_subscribe_messages=True)  # redis-py leaves it untyped
+        pubsub: Any = client.pubsub()  # redis-py leaves it untyped
         try:
-            await pubsub.subscribe(CHANNEL)
+            # A server that accepts the connection but never answers (stopped, overloaded)
+            # would hold the subscription forever: it must be confirmed in time.
+            async with asyncio.timeout(_ANSWER_S):
+                await pubsub.subscribe(CHANNEL)
+                while (await pubsub.get_message(timeout=None) or {}).get("type") != "subscribe":
+                    pass
             self._connected()
-            await _first_of(self._send(client, pubsub), self._receive(pubsub))
+            await _first_of(self._send(client), self._receive(pubsub))
         finally:
+            # Bounded: closing must not wait on a server that stopped answering.
             with contextlib.suppress(Exception):
-                await pubsub.aclose()
+                await asyncio.wait_for(pubsub.aclose(), _ANSWER_S)
             with contextlib.suppress(Exception):
-                await client.aclose()
+                await asyncio.wait_for(client.aclose(), _ANSWER_S)
 
-    async def _send(self, client: Redis, pubsub: Any) -> None:
-        async def ping() -> None:
-            await client.ping()
-            await pubsub.ping()  # the listening connection too (its answer comes as a message)
-
-        await self._sending(lambda message: client.publish(CHANNEL, message), ping)
+    async def _send(self, client: Redis) -> None:
+        await self._sending(lambda message: client.publish(CHANNEL, message), client.ping)
 
     async def _receive(self, pubsub: Any) -> None:
-        async for message in pubsub.listen():
+        """Hand on what the subscription hears. After ``_LISTEN_IDLE_S`` of silence it PINGs the
+        server on the subscription's own connection and wants the answer (any message)
+        within ``_ANSWER_S``: a write into a connection that died in silence succeeds, so
+        only a missing answer shows it."""
+        loop = asyncio.get_running_loop()
+        answer_by: float | None = None  # a ping is out: something must be heard by then
+        while True:
+            wait = _LISTEN_IDLE_S if answer_by is None else answer_by - loop.time()
+            if wait <= 0:
+                raise TimeoutError("the subscription did not answer its ping")
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=wait)
+            if message is None:
+                if answer_by is None:
+                    async with asyncio.timeout(_ANSWER_S):
+                        await pubsub.ping()  # its answer comes as a message ("pong")
+                    answer_by = loop.time() + _ANSWER_S
+                continue
+            answer_by = None  # heard: the subscription lives
             if message.get("type") == "message":
                 self._received(message["data"])
-        raise ConnectionError("the subscription ended")
 
 
 class PostgresBus(GameBus):

@@ -64,9 +64,11 @@ WEB_SECRET = "a secret for the board passes of the bus tests"
 
 @pytest.fixture(autouse=True)
 def quiet_bus_pings(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A bus pings its server after 20 ms without a change (30 s in production): every test
-    here also runs with pings between its messages."""
+    """A bus pings its server after 20 ms without a change, and a Redis subscription after
+    20 ms without a message (30 s in production): every test here also runs with pings
+    between its messages."""
     monkeypatch.setattr("bot.core.bus._IDLE_S", 0.02)
+    monkeypatch.setattr("bot.core.bus._LISTEN_IDLE_S", 0.02)
 
 
 @pytest.fixture
@@ -194,6 +196,57 @@ async def test_a_dropped_postgres_connection_comes_back_and_the_page_catches_up(
         r"the game bus \(postgresql\) is away: \w+; reconnecting", warnings[0].getMessage()
     )
     assert sum("is back" in r.getMessage() for r in records) == 1
+
+
+async def test_a_redis_server_that_stops_answering_is_found_and_the_page_catches_up(
+    postgres_url: str,
+    redis_server: RedisServer,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The page's process sends nothing, not even a ping (no write can fail), while its
+    Redis stops answering: only the subscription's own ping, unanswered, finds it. Once the
+    server answers again the bus is back and the page reads what was stored meanwhile: the
+    move and the undo request."""
+    caplog.set_level(logging.INFO, logger="bot.core.bus")
+    monkeypatch.setattr("bot.core.bus._IDLE_S", 3600.0)  # before the buses start
+    monkeypatch.setattr("bot.core.bus._ANSWER_S", 0.5)
+    async with two_shards(postgres_url, lambda: RedisBus(redis_server.url)) as shards:
+        await _frozen_redis(shards, redis_server)
+    records = [r for r in caplog.records if r.name == "bot.core.bus"]
+    assert all(r.exc_info is None for r in records)  # no traceback
+    assert [r.getMessage() for r in records if r.levelno == logging.WARNING] == [
+        "the game bus (redis) is away: TimeoutError; reconnecting"
+    ]
+    assert sum("is back" in r.getMessage() for r in records) == 1
+
+
+async def _frozen_redis(shards: Shards, redis_server: RedisServer) -> None:
+    first, page_bus = shards.services[0], shards.buses[1]
+    # The first process's bus is certainly away: only re-reading can bring the page news.
+    await shards.buses[0].close()
+    async with aiohttp.ClientSession() as http, asyncio.timeout(60):
+        game = await shards.repository.create_game(
+            NewGame(GUILD, 8300, black=Player.human(BLACK), white=Player.human(WHITE))
+        )
+        page = await _play_page(shards, http, game.id, WHITE)
+        await page.state(0)
+        redis_server.pause()
+        try:
+            await first.act(GameRef(game.id), BLACK, Place(point_of(0)))
+            await first.act(GameRef(game.id), BLACK, AskUndo())
+
+            async def connected() -> bool:
+                return page_bus.connected.is_set()
+
+            await until(connected, lambda up: not up)  # found while the server is frozen
+        finally:
+            redis_server.resume()
+        await page_bus.wait_connected(2)
+        assert (await page.state(1))["moves"] == [[0, 0, 0]]
+        asked = await page.heard("undo_asked")
+        assert asked["text"] == "Black asks to take back their last move."
+        await page.ws.close()
 
 
 async def test_a_page_catches_up_with_what_was_stored_while_its_bus_was_away(
