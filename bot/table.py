@@ -16,8 +16,8 @@ The table subscribes to the service's events (``on_event``) and draws what no in
 this process answers: the AI's moves (resumed, retried, or answering a move made on the web
 board), games the clocks ended, turn warnings, moves and takebacks made on the web board,
 undo requests asked there (posted with the buttons that answer them), and the answers given
-there to a request this process posted (its buttons go, and its message says the answer). A
-handler that
+there to a request this process posted (its buttons go, and its message says the answer;
+with shards, an answer given in another process comes over the game bus). A handler that
 draws the AI's reply itself holds ``answering`` on its channel and game meanwhile.
 """
 
@@ -305,7 +305,7 @@ class Table:
         if not isinstance(note, UndoAnswer):
             return
         posted = self._undo_messages.pop(note.game_id, None)
-        if posted is not None:
+        if posted is not None and note.via != VIA:  # a button's press edited its message
             answer = _Answer(note.requester, note.responder, note.by, note.accepted)
             self.host.spawn(self._tell_undo_answer(note.game_id, posted, answer))
 

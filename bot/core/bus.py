@@ -4,13 +4,15 @@ With shards in several processes (``bot.shards``), each process stores its own g
 and a web board page served by one process must still see a move stored by another. Each
 process publishes, for every change it stores (the service's events), the game's id and its
 new version; every process that serves pages follows the bus and re-reads a watched game
-whose version went up (``bot.web.hub``). The bus carries no state: the database stays the one
-source, and a page's process reads it as it reads every game.
+whose version went up (``bot.web.hub``). The bus carries no game state: the database stays
+the one source, and a page's process reads it as it reads every game.
 
 An undo request changes no version (nothing moved), so it travels as a message of its own:
 who asked whom at which version (``UndoAsk``), and then who answered and how
-(``UndoAnswer``); a follower puts it to the pages it serves (``bot.web.server``). The request
-itself stays in the database, where a page opened later, or a process that was away, finds it.
+(``UndoAnswer``): the web board puts them to the pages it serves (``bot.web.server``), and
+the Discord table edits the request it posted once it is answered (``bot.table``). The
+request itself stays in the database, where a page opened later, or a process that was away,
+finds it.
 
 The bus is the deployment's own: Redis or Valkey pub/sub where the AI queue runs
 (``GOMOKU_AI_QUEUE_URL``), else PostgreSQL ``LISTEN``/``NOTIFY`` (``GOMOKU_DATABASE_URL``).
@@ -110,9 +112,9 @@ class UndoAsk(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="undo
 
 
 class UndoAnswer(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="undo_answered"):
-    """In the process ``origin``, ``by`` answered the undo request of ``game_id``: allowed
-    (``accepted``; ``version`` is the takeback's), refused by the responder, or withdrawn by
-    the requester."""
+    """In the process ``origin``, ``by`` answered the undo request of ``game_id`` through the
+    front end ``via``: allowed (``accepted``; ``version`` is the takeback's), refused by the
+    responder, or withdrawn by the requester."""
 
     origin: _Origin
     game_id: _Id
@@ -121,6 +123,7 @@ class UndoAnswer(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="u
     responder: _Id
     by: _Id
     accepted: bool
+    via: Annotated[str, msgspec.Meta(max_length=32)] | None = None
 
 
 UndoNote: TypeAlias = UndoAsk | UndoAnswer
@@ -213,6 +216,7 @@ class GameBus:
                     event.responder,
                     event.by,
                     event.accepted,
+                    event.via,
                 )
             )
 

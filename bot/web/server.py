@@ -355,7 +355,7 @@ class WebBoard:
         try:
             await page.show(state, {})
             if grant.can_play and state.status is GameStatus.ACTIVE:
-                await self._pending_again(state.game_id, [page], clear=False)
+                await self._put_pending(state, [page], clear=False)
         except ConnectionError:
             self.hub.leave(grant.game_id, page)
             raise
@@ -480,7 +480,11 @@ class WebBoard:
         """Put the undo request waiting in ``view``'s game (read from the database, where
         every process stores it) to those of ``pages`` that answer it; with ``clear``, the
         other players' pages drop any Allow and Refuse they still show."""
-        request = await self.service.repository.undo_request(view.game_id)
+        try:
+            request = await self.service.repository.undo_request(view.game_id)
+        except Exception as error:  # the database away: the page shows the game regardless
+            _not_read(view.game_id, error)
+            return
         current = (
             request is not None
             and request.version == view.version
@@ -532,19 +536,14 @@ class WebBoard:
             answer = UndoAnswered(view, note.requester, note.responder, note.by, note.accepted)
             await self._tell_pages(answer)
 
-    async def _pending_again(
-        self, game_id: int, pages: list[_Socket] | None = None, *, clear: bool = True
-    ) -> None:
-        """``_put_pending`` to ``pages`` (all the game's), from the game read again."""
+    async def _pending_again(self, game_id: int) -> None:
+        """``_put_pending`` to every page of ``game_id``, from the game read again."""
         try:
             view = await self.service.game(game_id)
-            await self._put_pending(
-                view, self._pages_of(game_id) if pages is None else pages, clear=clear
-            )
-        except ConnectionError:
-            raise
         except Exception as error:  # a game deleted, the database away: the pages wait
             _not_read(game_id, error)
+            return
+        await self._put_pending(view, self._pages_of(game_id), clear=True)
 
     async def _new_game(self, page: _Socket, kind: str) -> None:
         """The same game again, or one against the AI in the same channel, and the page moves

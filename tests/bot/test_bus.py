@@ -362,6 +362,29 @@ async def test_an_undo_request_and_its_answers_reach_pages_of_the_other_process_
     await _undo_across(over_postgres)
 
 
+async def test_an_undo_answered_while_the_bus_was_away_leaves_the_page_on_its_return(
+    over_postgres: Shards,
+) -> None:
+    """The answer's message is lost with the bus away; on its return the page reads that no
+    request waits any more, and drops its Allow and Refuse (an answer without words)."""
+    first, page_bus = over_postgres.services[0], over_postgres.buses[1]
+    async with aiohttp.ClientSession() as http, asyncio.timeout(60):
+        game = await over_postgres.repository.create_game(
+            NewGame(GUILD, 8400, black=Player.human(BLACK), white=Player.human(WHITE))
+        )
+        await first.act(GameRef(game.id), BLACK, Place(point_of(0)))
+        page = await _play_page(over_postgres, http, game.id, WHITE)
+        await page.state(1)
+        await first.act(GameRef(game.id), BLACK, AskUndo())
+        await page.heard("undo_asked")
+        await page_bus.close()  # certainly away: the answer's message reaches nobody
+        await first.act(GameRef(game.id), WHITE, AnswerUndo(False))
+        page_bus.start()
+        await page_bus.wait_connected(2)
+        assert await page.heard("undo_answered") == {"type": "undo_answered", "text": ""}
+        await page.ws.close()
+
+
 class _Page:
     """A page that notes the versions it is shown."""
 
@@ -546,7 +569,17 @@ def test_changes_round_trip_as_plain_json(changes: Changes) -> None:
 
 _undo_notes = st.one_of(
     st.builds(UndoAsk, st.text(max_size=64), _ids, _ids, _ids, _ids, st.integers(1, 10_000)),
-    st.builds(UndoAnswer, st.text(max_size=64), _ids, _ids, _ids, _ids, _ids, st.booleans()),
+    st.builds(
+        UndoAnswer,
+        st.text(max_size=64),
+        _ids,
+        _ids,
+        _ids,
+        _ids,
+        _ids,
+        st.booleans(),
+        st.none() | st.text(max_size=32),
+    ),
 )
 
 
