@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import aiohttp
+import orjson
 from aiohttp import web
 
 from bot.core.service import GameService
@@ -234,7 +234,9 @@ class WebBoard:
             return self._name(player, color)
 
         with i18n.using(grant.language):
-            return json.dumps(game_payload(state, viewer, names), ensure_ascii=False)
+            # orjson: a state is rendered once for each of its watchers' languages, and the
+            # standard library's encoder took a third of that time.
+            return orjson.dumps(game_payload(state, viewer, names)).decode()
 
     async def names_of(self, user_ids: list[int]) -> dict[int, str]:
         """The names of these users that the host knows (kept once found)."""
