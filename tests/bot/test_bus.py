@@ -210,7 +210,7 @@ async def test_a_redis_server_that_stops_answering_is_found_and_the_page_catches
     move and the undo request."""
     caplog.set_level(logging.INFO, logger="bot.core.bus")
     monkeypatch.setattr("bot.core.bus._IDLE_S", 3600.0)  # before the buses start
-    monkeypatch.setattr("bot.core.bus._ANSWER_S", 0.5)
+    monkeypatch.setattr("bot.core.bus._ANSWER_S", 1.0)
     async with two_shards(postgres_url, lambda: RedisBus(redis_server.url)) as shards:
         await _frozen_redis(shards, redis_server)
     records = [r for r in caplog.records if r.name == "bot.core.bus"]
