@@ -290,6 +290,7 @@ class GomokuBot(commands.Bot):
         bus = open_bus(self.settings.database_url, self.settings.ai_queue_url)
         if bus is not None:
             self.service.subscribe(bus.on_event)
+            self.table.follow(bus)  # answers given in another process to requests posted here
             bus.start()
             self._stack.push_async_callback(bus.close)
         # The service imports the engine's levels (and so numba) on the first game against the

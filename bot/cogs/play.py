@@ -316,13 +316,18 @@ class GomokuCog(
             view = undo_view(outcome.game.game_id)
         mentions = discord.AllowedMentions(users=[discord.Object(outcome.responder)])
         if not deferred:
-            await interaction.response.send_message(content, view=view, allowed_mentions=mentions)
+            sent = await interaction.response.send_message(
+                content, view=view, allowed_mentions=mentions
+            )
+            if sent.message_id is not None:  # an answer from the web board edits it
+                self.bot.table.undo_posted(outcome.game, interaction.channel_id, sent.message_id)
             return
         # The request is for the opponent to see: into the channel, not the private reply.
         channel = self.bot.get_partial_messageable(
             interaction.channel_id, guild_id=interaction.guild_id
         )
-        await channel.send(content, view=view, allowed_mentions=mentions)
+        message = await channel.send(content, view=view, allowed_mentions=mentions)
+        self.bot.table.undo_posted(outcome.game, interaction.channel_id, message.id)
         await interaction.delete_original_response()
 
     @app_commands.command(name="hint")

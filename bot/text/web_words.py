@@ -6,7 +6,7 @@ catalogues stay the one place words live; the page holds none of its own.
 
 from __future__ import annotations
 
-from bot.text import words
+from bot.text import i18n, words
 from bot.text.i18n import _, ngettext
 from engine.types import Color
 
@@ -45,8 +45,21 @@ def board_link(*, player: bool, hours: int) -> str:
     ).format(hours=hours)
 
 
+_page_words: dict[str, dict[str, str]] = {}  # by language
+
+
 def page_words() -> dict[str, str]:
-    """Everything the board page shows in words, by key."""
+    """Everything the board page shows in words, by key, in the current language. Built once
+    a language (every state a page is sent carries them, and the catalogues do not change
+    while the bot runs): read it, never change it."""
+    language = i18n.current()
+    found = _page_words.get(language)
+    if found is None:
+        found = _page_words[language] = _all_page_words()
+    return found
+
+
+def _all_page_words() -> dict[str, str]:
     return {
         "confirm": _("Tap again to place."),
         "watching": _("Watching: read-only."),
@@ -87,6 +100,11 @@ def page_words() -> dict[str, str]:
         "allow": words.undo_answer_label(accept=True),
         "refuse": words.undo_answer_label(accept=False),
         "undo_refused": words.undo_answered(allowed=False),
+        "undo_allowed": words.undo_answered(allowed=True),
+        "undo_withdrawn": _("Request withdrawn."),
+        "undo_refused_by": _("{name} refused the takeback."),
+        "undo_allowed_by": _("{name} allowed the takeback."),
+        "undo_withdrawn_by": _("{name} withdrew the takeback request."),
         "rematch": words.rematch_label(),
         "play_again": words.play_again_label(),
         "play_ai": _("Play the AI"),
