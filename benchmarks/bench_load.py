@@ -82,7 +82,7 @@ from bot.shards import ShardSpec
 from bot.worker import add_idle_option
 from engine.types import Rule
 from storage.repository import GameRepository
-from storage.sqlite import SqliteGameRepository
+from storage.sqlite import Activity, SqliteGameRepository
 
 # A run stops its games this long after they begin and prints what it has (--deadline): a
 # game's waits add up one after another (each up to the fake's 120 s answer timeout), so one
@@ -608,9 +608,11 @@ async def _run(args: argparse.Namespace) -> int:
         if profile is not None:
             profile.enable()
         parent.send("go")
+        before = _activity(repository)
         cpu, waited, kernel = time.process_time(), _cpu_wait_s(), _kernel_s()
         report = await loop.run_in_executor(None, parent.recv)
         cpu, waited = time.process_time() - cpu, _cpu_wait_s() - waited
+        storage_rows = _activity_rows(before, _activity(repository), report["interactions"])
         kernel = _kernel_s() - kernel
         if profile is not None:
             profile.disable()
@@ -671,6 +673,7 @@ async def _run(args: argparse.Namespace) -> int:
         for generation, pauses in enumerate(collections.pauses):
             if pauses:
                 print(_row(f"gc gen {generation} ({sum(pauses) * 1000:.0f} ms in all)", pauses))
+    print("\n".join(storage_rows))
     if samples.failures:
         print(f"failures: {samples.failures}")
     if report["errors"]:
@@ -680,6 +683,28 @@ async def _run(args: argparse.Namespace) -> int:
     if bare is not None:
         print("\n".join(_baseline_rows(bare, report, cpu)))
     return 0
+
+
+def _activity(repository: GameRepository) -> Activity | None:
+    return repository.activity() if isinstance(repository, SqliteGameRepository) else None
+
+
+def _activity_rows(before: Activity | None, after: Activity | None, interactions: int) -> list[str]:
+    """The SQLite repository's work during the load, in all and per interaction: counts that
+    do not depend on the machine's speed (the batching of commits does, a little)."""
+    if before is None or after is None:
+        return []
+    per = max(1, interactions)
+    counts = [
+        ("writes", after.writes - before.writes),
+        ("group commits", after.commits - before.commits),
+        ("trips to its threads", after.trips - before.trips),
+        ("reads on the event loop", after.inline_reads - before.inline_reads),
+    ]
+    return [
+        "SQLite during the load, in all and per interaction: "
+        + ", ".join(f"{name} {count} ({count / per:.2f})" for name, count in counts)
+    ]
 
 
 async def _ready_bot(

@@ -44,7 +44,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from os import PathLike
@@ -81,6 +81,7 @@ __all__ = [
     "LATEST_VERSION",
     "LOCK_WAIT_S",
     "MIGRATIONS",
+    "Activity",
     "ConnectOptions",
     "Migration",
     "SqliteGameRepository",
@@ -128,16 +129,31 @@ def _micros(value: datetime) -> int:
     return (value - _EPOCH) // _MICROSECOND
 
 
+@dataclass(slots=True)
+class Activity:
+    """What a ``SqliteGameRepository`` has done since it opened, for benchmarks to divide
+    by their interactions: each trip to a connection's thread costs the event loop a hand-over
+    and a wake-up, whatever the statement."""
+
+    writes: int = 0  # writes asked for
+    commits: int = 0  # group commits made (each one fsync)
+    trips: int = 0  # statements sent to a connection's thread (reader and writer)
+    inline_reads: int = 0  # small reads answered on the event loop
+
+
 class _Connection:
     """An aiosqlite connection as an ``Executor``: each statement is one trip to the
-    connection's thread. Rows are always fetched whole, so no statement stays open."""
+    connection's thread (counted in ``activity``). Rows are always fetched whole, so no
+    statement stays open."""
 
-    __slots__ = ("_conn",)
+    __slots__ = ("_activity", "_conn")
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: aiosqlite.Connection, activity: Activity) -> None:
         self._conn = conn
+        self._activity = activity
 
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
+        self._activity.trips += 1
         return list(await self._conn.execute_fetchall(sqlite_sql(sql), _bind(args)))
 
     async def fetchrow(self, sql: str, *args: Any) -> Any:
@@ -145,11 +161,21 @@ class _Connection:
         return rows[0] if rows else None
 
     async def execute(self, sql: str, *args: Any) -> int:
+        self._activity.trips += 1
         cursor = await self._conn.execute(sqlite_sql(sql), _bind(args))
         return cursor.rowcount
 
     async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None:
+        self._activity.trips += 1
         await self._conn.executemany(sqlite_sql(sql), [_bind(row) for row in args])
+
+    async def commit(self) -> None:
+        self._activity.trips += 1
+        await self._conn.execute("COMMIT")
+
+    async def rollback(self) -> None:
+        self._activity.trips += 1
+        await self._conn.execute("ROLLBACK")
 
     def savepoint(self) -> AbstractAsyncContextManager[None]:
         # A statement that fails a constraint is undone by itself; the transaction goes on.
@@ -470,6 +496,7 @@ class SqliteGameRepository(SqlGameRepository):
         self._queued = 0  # writes ever queued
         self._committing = 0  # writes in the batch being committed
         self._commits = 0  # group commits made
+        self._activity = Activity()  # its trips and inline reads (``activity``)
         self._watchers: list[asyncio.Future[None]] = []
         self._writer = asyncio.create_task(self._write_loop(), name=f"sqlite writer {path}")
         # Cancelled, as every task is, when the event loop shuts down.
@@ -574,6 +601,10 @@ class SqliteGameRepository(SqlGameRepository):
             self._closing = self._closed = True
             await self._close_connections()
 
+    def activity(self) -> Activity:
+        """What this repository has done since it opened (a copy)."""
+        return replace(self._activity, writes=self._queued, commits=self._commits)
+
     async def checkpoint(self) -> int:
         """Fold the WAL back into the main file and return the database's size in bytes."""
         # Between transactions (a checkpoint cannot run inside one): the reader runs one
@@ -645,6 +676,7 @@ class SqliteGameRepository(SqlGameRepository):
         if small:
             try:
                 found = _drive(work(_Inline(self._inline)))
+                self._activity.inline_reads += 1
             except sqlite3.OperationalError as error:
                 if not _is_locked(error):
                     raise
@@ -664,7 +696,7 @@ class SqliteGameRepository(SqlGameRepository):
 
     async def _on_reader(self, work: Work[_T]) -> _T:
         async with self._reading:
-            return await work(_Connection(self._reader))
+            return await work(_Connection(self._reader, self._activity))
 
     async def _write_loop(self) -> None:
         batch: list[_Write] = []
@@ -705,12 +737,13 @@ class SqliteGameRepository(SqlGameRepository):
         a database locked by another process is waited for there (``_BUSY_TIMEOUT_MS``)."""
         self._committing = len(batch)
         self._changed()
+        db = _Connection(self._writes, self._activity)
         try:
-            outcomes = await self._statements(_Connection(self._writes), batch)
-            await _rows(self._writes, "COMMIT")
+            outcomes = await self._statements(db, batch)
+            await db.commit()
         except Exception as error:
             if self._writes.in_transaction:
-                await _rows(self._writes, "ROLLBACK")
+                await db.rollback()
             self._report(batch, [], error)
             return error
         finally:
