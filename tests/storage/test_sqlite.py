@@ -20,10 +20,12 @@ import pytest
 import storage.sqlite as sqlite_module
 from engine.types import Color, Outcome, Point, Termination
 from storage.errors import (
+    ChannelBusyError,
     CorruptDatabaseError,
     DatabaseRefusedError,
     DatabaseTooNewError,
     ForeignDatabaseError,
+    VersionConflictError,
 )
 from storage.records import GameStatus, GuildSettings, Player, TurnPing
 from storage.sql import Executor
@@ -88,7 +90,7 @@ async def test_connection_settings(tmp_path: Path) -> None:
 
         values = await repo._read(settings)
         # The writer's: it waits for another process's lock on its own thread.
-        writes = await settings(sqlite_module._Connection(repo._writes))
+        writes = await settings(sqlite_module._Connection(repo._writes, sqlite_module.Activity()))
         # The inline reader's: it never waits for a lock (it runs on the event loop).
         inline = await settings(sqlite_module._Inline(repo._inline))
     assert values == {
@@ -403,6 +405,33 @@ async def test_writes_queued_while_a_commit_is_on_its_thread_land_in_the_next_ba
         assert sorted(g.channel_id for g in games) == list(range(1, 12))
         for game in games:
             assert await repo.get_game(game.id) == game
+        assert not repo._writes.in_transaction
+
+
+async def test_a_batch_begins_its_transaction_with_its_first_change(tmp_path: Path) -> None:
+    """Trips to the writer's thread, each a hand-over the event loop pays for: a move is its
+    two statements and the COMMIT (``sqlite3`` begins the transaction with the first); a
+    write that reads first begins it by a trip of its own."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        before = repo.activity()
+        game = await repo.create_game(new_game(white=Player.human(BOB)))
+        made = repo.activity()
+        assert made.trips - before.trips == 4  # BEGIN IMMEDIATE, the look, the INSERT, COMMIT
+        moved = await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
+        after = repo.activity()
+        assert after.trips - made.trips == 3  # the UPDATE (and BEGIN), the stone, COMMIT
+        assert (after.writes, after.commits) == (made.writes + 1, made.commits + 1)
+        assert not repo._writes.in_transaction
+        with pytest.raises(VersionConflictError):
+            await repo.append_move(game.id, game.version, Point(8, 8), Color.WHITE)
+        refused = repo.activity()
+        assert refused.trips - after.trips == 3  # the UPDATE (and BEGIN), the look why, COMMIT
+        assert not repo._writes.in_transaction
+        assert await repo.get_game(game.id) == moved
+        with pytest.raises(ChannelBusyError):
+            await repo.create_game(new_game(game.channel_id))
+        busy = repo.activity()
+        assert busy.trips - refused.trips == 3  # BEGIN IMMEDIATE, the look, COMMIT
         assert not repo._writes.in_transaction
 
 
