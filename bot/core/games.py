@@ -138,6 +138,9 @@ def table_spec(game: Game | str) -> TableSpec:
     Raises:
         UnsupportedBoardError: for a game nobody registered.
     """
+    spec = _SPECS.get(game)  # a Game or its name: they hash and compare alike
+    if spec is not None:  # every board drawn asks, several times: no conversion
+        return spec
     try:
         return _SPECS[game_spec(game).game]
     except KeyError:
