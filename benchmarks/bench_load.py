@@ -24,7 +24,10 @@ What is measured (at the fake, from sending an event to seeing the bot's effect)
   handling of the command excluding the AI's thinking;
 * ``AI reply shown``: event -> the board showing the AI's answer (queueing and search included);
 
-and in this process: the event-loop lag (how late a 10 ms sleep wakes up) while it all runs.
+and in this process: the event-loop lag (how late a 10 ms sleep wakes up) while it all runs,
+and, on SQLite, the repository's writes, group commits and trips to its connections' threads
+per interaction (``SqliteGameRepository.activity``): counts that hold from one machine to the
+next, where the timings do not.
 Games still running ``--deadline`` seconds (600) after they began are stopped and counted
 among the failures by what each was waiting for ("unfinished at the deadline (AI reply
 shown)"), so that a stuck game costs its figures, not the summary.
