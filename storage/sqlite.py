@@ -51,7 +51,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from os import PathLike
 from pathlib import Path
-from typing import Any, Literal, Self, TypedDict, TypeVar, Unpack
+from typing import Any, Final, Literal, Self, TypedDict, TypeVar, Unpack
 
 import aiosqlite
 
@@ -65,15 +65,23 @@ from storage.errors import (
     ReadOnlyDatabaseError,
     StorageError,
 )
-from storage.records import utc_now
+from storage.records import TurnPing, utc_now
 from storage.sql import (
     _EPOCH,
     _MICROSECOND,
     APPLICATION_ID,
     INDEXED_QUERIES,
+    SQL_APPEND_MOVE,
+    SQL_INSERT_MOVE,
+    SQL_MARK_SHOWN,
+    SQL_SAVE_TURN_PING,
+    SQL_SET_MESSAGE,
+    Executor,
     Migration,
+    Row,
     SqlGameRepository,
     Work,
+    _values,
     load_migrations,
 )
 
@@ -192,29 +200,56 @@ def _opens_transaction(sql: str) -> bool:
     return sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "REPLACE"))
 
 
+# Statements that touch neither the moves nor the turn pings, so rows held back for those
+# tables (``_Writer.hold``) may wait past them: a group commit of many moves then writes their
+# stones with one statement, not one each.
+_PASS_HELD: Final = frozenset({SQL_APPEND_MOVE, SQL_MARK_SHOWN, SQL_SET_MESSAGE})
+
+
 class _Writer(_Connection):
     """The writer connection (opened with ``isolation_level="IMMEDIATE"``) as an
     ``Executor`` whose statements all run inside one ``BEGIN IMMEDIATE`` transaction. When the
     first of them is a change, ``sqlite3`` begins that transaction in the same trip to the
-    thread; before any other first statement (a read) it is begun by a trip of its own."""
+    thread; before any other first statement (a read) it is begun by a trip of its own.
 
-    __slots__ = ()
+    Inserts whose result nobody reads (a move's stone, a turn ping) are held back (``hold``)
+    and run together, one ``executemany`` per statement, before any statement that might see
+    their tables and before the COMMIT (``flush``): a batch of moves costs one trip for its
+    stones. A held insert that fails fails the batch, whose writes are then run one by one."""
 
-    async def _begin(self, sql: str) -> None:
+    __slots__ = ("_held",)
+
+    def __init__(self, conn: aiosqlite.Connection, activity: Activity) -> None:
+        super().__init__(conn, activity)
+        self._held: dict[str, list[Sequence[Any]]] = {}
+
+    def hold(self, sql: str, *args: Any) -> None:
+        """Run ``sql`` (an INSERT) with ``args`` later in this transaction (see the class)."""
+        self._held.setdefault(sql, []).append(args)
+
+    async def flush(self) -> None:
+        """Run the held inserts, in the order held (statement by statement)."""
+        held, self._held = self._held, {}
+        for sql, rows in held.items():
+            await self.executemany(sql, rows)
+
+    async def _before(self, sql: str) -> None:
+        if self._held and sql not in _PASS_HELD:
+            await self.flush()
         if not self._conn.in_transaction and not _opens_transaction(sql):
             self._activity.trips += 1
             await self._conn.execute("BEGIN IMMEDIATE")
 
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
-        await self._begin(sql)
+        await self._before(sql)
         return await super().fetch(sql, *args)
 
     async def execute(self, sql: str, *args: Any) -> int:
-        await self._begin(sql)
+        await self._before(sql)
         return await super().execute(sql, *args)
 
     async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None:
-        await self._begin(sql)
+        await self._before(sql)
         await super().executemany(sql, args)
 
 
@@ -640,6 +675,20 @@ class SqliteGameRepository(SqlGameRepository):
             self._closing = self._closed = True
             await self._close_connections()
 
+    @staticmethod
+    async def _insert_stone(db: Executor, game: Row, stone: Sequence[Any], now: datetime) -> None:
+        if isinstance(db, _Writer):  # held back: one statement for a batch's stones
+            db.hold(SQL_INSERT_MOVE, game[0], game[24] - 1, *stone, now, game[25])
+        else:
+            await SqlGameRepository._insert_stone(db, game, stone, now)
+
+    async def save_turn_ping(self, ping: TurnPing) -> None:
+        async def work(db: Executor) -> None:
+            assert isinstance(db, _Writer)  # every write runs on the writer
+            db.hold(SQL_SAVE_TURN_PING, *_values(ping))
+
+        await self._write(work, unhurried=True)
+
     def activity(self) -> Activity:
         """What this repository has done since it opened (a copy)."""
         return replace(self._activity, writes=self._queued, commits=self._commits)
@@ -779,6 +828,7 @@ class SqliteGameRepository(SqlGameRepository):
         db = _Writer(self._writes, self._activity)
         try:
             outcomes = await self._statements(db, batch)
+            await db.flush()
             if self._writes.in_transaction:  # else every write was refused before changing
                 await db.commit()
         except Exception as error:

@@ -435,6 +435,43 @@ async def test_a_batch_begins_its_transaction_with_its_first_change(tmp_path: Pa
         assert not repo._writes.in_transaction
 
 
+async def test_a_batch_of_moves_writes_their_stones_with_one_statement(tmp_path: Path) -> None:
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(5)]
+        before = repo.activity()
+        first = asyncio.create_task(repo.create_game(new_game(99)))
+        await repo._until(lambda: repo._committing == 1)  # the writer is busy with it
+        moves = [
+            asyncio.create_task(repo.append_move(g.id, g.version, Point(7, 7), Color.BLACK))
+            for g in games
+        ]
+        await first
+        await asyncio.gather(*moves)
+        after = repo.activity()
+        assert after.commits == before.commits + 2  # the first game's, then the five moves'
+        # The first game's 4 trips (BEGIN, the look, INSERT, COMMIT), then the five UPDATEs,
+        # one statement for the five stones and the COMMIT.
+        assert after.trips - before.trips == 4 + 5 + 1 + 1
+        for game in games:
+            assert [str(m.point) for m in await repo.move_history(game.id)] == ["h8"]
+
+
+async def test_what_is_held_back_is_written_before_a_statement_that_could_see_it(
+    tmp_path: Path,
+) -> None:
+    """A ping saved then dropped in one batch: the held save runs before the DELETE."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        game = await repo.create_game(new_game(white=Player.human(BOB)))
+        first = asyncio.create_task(repo.create_game(new_game(99)))
+        await repo._until(lambda: repo._committing == 1)
+        commits = repo._commits
+        saved = asyncio.create_task(repo.save_turn_ping(TurnPing(game.id, 1, 99, game.version)))
+        dropped = asyncio.create_task(repo.drop_turn_ping(game.id))
+        await asyncio.gather(first, saved, dropped)
+        assert repo._commits == commits + 2  # the save and the drop in one batch
+        assert await repo.turn_ping(game.id) is None
+
+
 async def test_a_ping_shares_the_commit_of_a_move_made_meanwhile(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
