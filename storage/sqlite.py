@@ -9,9 +9,10 @@ never waits for the disk or for a lock. Only aiosqlite's public API is used.
 
 Writes are serialized through one writer task that group-commits: every write queued at that
 moment runs in one ``BEGIN IMMEDIATE`` transaction on the writer connection and is committed
-with one COMMIT (one fsync), and each caller hears back only once the commit is durable. The
-transaction is begun by ``sqlite3`` itself with the batch's first change (``_Writer``), which
-saves a trip per batch.
+with one COMMIT (one fsync), and each caller hears back only once the commit is durable.
+Trips to the writer's thread are what a write costs the event loop, so a batch makes few:
+``sqlite3`` begins its transaction with its first change, and the inserts nobody reads back
+(stones, turn pings) go in one statement per batch (``_Writer``).
 Reads run on the reader connection one unit of work at a time, so no other unit's
 transaction is ever seen; a ``snapshot`` read runs in one transaction of its own.
 Operations are shielded from cancellation: a cancelled caller never leaves a transaction
