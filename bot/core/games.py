@@ -79,7 +79,7 @@ class TableSpec:
         return board.width in self.rated_sizes
 
 
-_SPECS: dict[Game, TableSpec] = {}
+_SPECS: dict[str, TableSpec] = {}  # by Game, which is a str: its name finds it too
 
 
 class GameModuleError(Exception):
