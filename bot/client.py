@@ -259,7 +259,7 @@ class GomokuBot(commands.Bot):
         if ai is None:
             from bot.core.ai import ProcessPoolRunner
 
-            ai = await ProcessPoolRunner.start()
+            ai = await ProcessPoolRunner.start(game_modules=self.settings.game_modules)
             self._stack.push_async_callback(ai.close)
         if self.settings.metrics_port is not None:
             from bot import metrics

@@ -64,6 +64,7 @@ __all__ = [
     "ACK_AFTER",
     "AI_REPLY_WAIT",
     "DEFERRAL",
+    "NOTE_EVERY",
     "REPOST_AGE",
     "Answering",
     "Table",
@@ -82,6 +83,10 @@ ACK_AFTER: Final = 1.5
 # the easy levels answer well within it even under load, in one message instead of a
 # deferral, its edit and the reply's note in storage (two writes) until then.
 AI_REPLY_WAIT: Final = 0.5
+# The boards drawn over this many seconds are noted in storage as one write (``_note_shown``):
+# a note per drawn board was a write per interaction; a stop in the window costs a start-up
+# no more than redrawing those boards once.
+NOTE_EVERY: Final = 1.0
 DEFERRAL: Final = "deferral"  # interaction.extras: the callback of defer_if_slow's deferral
 T = TypeVar("T")
 
@@ -115,9 +120,15 @@ class Table:
     """Board messages and moves of every game this process shows."""
 
     def __init__(
-        self, host: GameHost, *, ack_after: float = ACK_AFTER, ai_reply_wait: float = AI_REPLY_WAIT
+        self,
+        host: GameHost,
+        *,
+        ack_after: float = ACK_AFTER,
+        ai_reply_wait: float = AI_REPLY_WAIT,
+        note_every: float = NOTE_EVERY,
     ) -> None:
         self.host = host
+        self.note_every = note_every  # seconds of drawn boards noted in one write
         self.ack_after = ack_after  # a write slower than this is answered by a deferral first
         self.ai_reply_wait = ai_reply_wait  # an AI slower than this: the /place is deferred
         self.turn_pings = TurnPings()
@@ -484,20 +495,24 @@ class Table:
             self._board_ids.pop(game.game_id, None)
 
     def _note_shown(self, game: GameState) -> None:
-        """Note in storage, in the background and many games at once, that ``game``'s board
-        shows it: a start-up redraws the open games whose board is not noted as showing
-        their newest version (``bot.outage.Faults.redraw_unshown``)."""
+        """Note in storage, in the background and many games at once (every ``NOTE_EVERY``
+        seconds), that ``game``'s board shows it: a start-up redraws the open games whose
+        board is not noted as showing their newest version
+        (``bot.outage.Faults.redraw_unshown``)."""
         self._to_note[game.game_id] = max(game.version, self._to_note.get(game.game_id, -1))
         if self._noting is None or self._noting.done():
             self._noting = self.host.spawn(self._write_shown())
 
     async def _write_shown(self) -> None:
         while self._to_note:
-            noted, self._to_note = self._to_note, {}
             try:
-                await self.host.service.mark_shown(noted)
-            except Exception as error:  # the boards are drawn; a start-up only redraws more
-                log.warning("could not note %s boards as shown: %r", len(noted), error)
+                await asyncio.sleep(self.note_every)
+            finally:  # a shutdown cancels the wait: the boards drawn are noted all the same
+                noted, self._to_note = self._to_note, {}
+                try:
+                    await self.host.service.mark_shown(noted)
+                except Exception as error:  # the boards are drawn; a start-up redraws more
+                    log.warning("could not note %s boards as shown: %r", len(noted), error)
 
     async def answer_with_board(
         self,
