@@ -12,6 +12,7 @@ Scores are from the side to move's view; a forced win in ``n`` plies is ``WIN - 
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -53,6 +54,18 @@ _SELECT = k.SEL_LMP | k.SEL_FUTILITY
 # searches"). Only a tuning run by time (an SPRT by time, not by nodes) can turn them on.
 _SELECT_TRIED = k.SEL_LMR | k.SEL_MATE
 _LMP_BASE = 3  # quiet moves searched at remaining depth d: _LMP_BASE + d * d
+# the same with the learned policy's order (k.G_POL_LMP); ``GOMOKU_POLICY_LMP`` sets it for
+# measuring (docs/engine.md)
+_POL_LMP_BASE = int(os.environ.get("GOMOKU_POLICY_LMP", "3"))
+# quiet moves more than this many logits below the policy's best candidate are not searched
+# (0: none); ``GOMOKU_POLICY_CUT`` sets it for measuring
+_POL_CUT = int(os.environ.get("GOMOKU_POLICY_CUT", "0"))
+# a quiet move loses a ply for every this many logits below the policy's best candidate, at
+# most two (0: the reductions by move number); ``GOMOKU_POLICY_RED`` sets it for measuring
+_POL_RED = int(os.environ.get("GOMOKU_POLICY_RED", "0"))
+# the candidates searched a node with the policy's order (0: the options' width);
+# ``GOMOKU_POLICY_WIDTH`` sets it for measuring
+_POL_WIDTH = int(os.environ.get("GOMOKU_POLICY_WIDTH", "0"))
 # late-move reductions (k.SEL_LMR): ln(depth) * ln(move number) * _LMR_SCALE / 100 plies, a
 # ply less at PV nodes, for killers and for moves making or stopping a three; fours never.
 # Scales 100 and 150 scored alike against main at fixed nodes (58/0/38 over 96 games, 41/0/23
@@ -100,6 +113,9 @@ class SearchOptions:
     # evaluate with the weights' network where they have one (freestyle); off, the sums alone
     # (the levels below master were spaced without it)
     network: bool = True
+    # order the candidates by the learned move policy where the process has one (freestyle,
+    # ``engine.search.evaluate.policy``); off, by the hand-set scores (the levels below master)
+    policy: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,12 +209,20 @@ class _Searcher:
         g[k.G_DEEP_VCF] = 0 if options.exhaustive else options.deep_vcf
         if not options.network:
             g[k.G_NET] = 0
+        if not options.policy or options.exhaustive:
+            g[k.G_POL] = 0
         if options.selective and not options.exhaustive:
             g[k.G_SELECT] = _SELECT
             g[k.G_LMP] = _LMP_BASE
             g[k.G_FUTILITY] = _FUTILITY_MARGIN
             g[k.G_RAZOR] = _RAZOR_MARGIN
             g[k.G_LMR] = _LMR_SCALE
+            if g[k.G_POL] > 0:
+                g[k.G_POL_LMP] = _POL_LMP_BASE
+                g[k.G_POL_CUT] = _POL_CUT << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
+                g[k.G_POL_RED] = _POL_RED << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
+                if _POL_WIDTH and options.width:
+                    g[k.G_WIDTH] = _POL_WIDTH
         g[k.G_NODE_LIMIT] = limits.nodes or 0
         g[k.G_TIMED] = 0 if deadline is None else 1
         self.pos.tm[0] = deadline if deadline is not None else 0.0
