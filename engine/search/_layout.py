@@ -29,7 +29,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "4f4d3e31f2df0ee1"
+KERNELS_STAMP = "16dece3d9cc49664"
 
 PAD = 5
 MAX_PLY = 128
@@ -107,7 +107,12 @@ G_POL_TOP = G_POL_CUT + 1
 # it lies below the best candidate's, at most two and never down to the leaf (0: the fixed
 # reductions by move number)
 G_POL_RED = G_POL_TOP + 1
-NG = G_POL_RED + 1
+# a point's score depends only on its two pattern codes (R_CODE): the scores met are kept in
+# POL_CACHE direct-mapped pairs of (1 + both codes, score), zeros when empty
+G_POL_CACHE = G_POL_RED + 1
+POL_CACHE = 4096
+NCODE4 = NPAT**4  # a side's pattern code: its four directions' patterns in base NPAT
+NG = G_POL_CACHE + 2 * POL_CACHE
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring at depth 1-2 in calm positions

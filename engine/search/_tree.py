@@ -27,6 +27,7 @@ from engine.search._layout import (
     G_P4,
     G_POL,
     G_POL_B,
+    G_POL_CACHE,
     G_POL_CUT,
     G_POL_E,
     G_POL_LMP,
@@ -55,6 +56,7 @@ from engine.search._layout import (
     NET_OUT_SHIFT,
     NET_ROW,
     NET_SHIFT,
+    NCODE4,
     NP4,
     NPAT,
     P4_B4,
@@ -64,6 +66,7 @@ from engine.search._layout import (
     P4_FIVE,
     P4_FLEX4,
     PAD,
+    POL_CACHE,
     POL_KEY_SHIFT,
     POL_MAX,
     R_CODE,
@@ -98,7 +101,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "4f4d3e31f2df0ee1"
+KERNELS_STAMP = "16dece3d9cc49664"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -257,7 +260,14 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
         if side == 1 and g[G_RULE] == RULE_RENJU and is_forbidden(b, g, cell, maybe, p):
             continue
         if nf > 0:
-            key = _policy(g, cell, me, op, p, nf) >> POL_KEY_SHIFT
+            ck = 1 + cell[p, R_CODE + me] * NCODE4 + cell[p, R_CODE + op]
+            slot = G_POL_CACHE + 2 * (((ck * 0x9E3779B1) >> 16) & (POL_CACHE - 1))
+            if g[slot] == ck:
+                key = g[slot + 1]
+            else:
+                key = _policy(g, cell, me, op, p, nf) >> POL_KEY_SHIFT
+                g[slot] = ck
+                g[slot + 1] = key
             top = max(top, key)
         else:
             key = sc[me, cell[p, R_CODE + me]] + (sc[op, cell[p, R_CODE + op]] * 3) // 4
