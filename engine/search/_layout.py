@@ -29,7 +29,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "16dece3d9cc49664"
+KERNELS_STAMP = "96da22e276f27b21"
 
 PAD = 5
 MAX_PLY = 128

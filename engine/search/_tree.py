@@ -50,13 +50,13 @@ from engine.search._layout import (
     G_WIDTH,
     INF,
     MAX_PLY,
+    NCODE4,
     NET_CLIP,
     NET_HIDDEN_MAX,
     NET_IN,
     NET_OUT_SHIFT,
     NET_ROW,
     NET_SHIFT,
-    NCODE4,
     NP4,
     NPAT,
     P4_B4,
@@ -101,7 +101,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "16dece3d9cc49664"
+KERNELS_STAMP = "96da22e276f27b21"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)

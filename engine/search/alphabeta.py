@@ -54,18 +54,6 @@ _SELECT = k.SEL_LMP | k.SEL_FUTILITY
 # searches"). Only a tuning run by time (an SPRT by time, not by nodes) can turn them on.
 _SELECT_TRIED = k.SEL_LMR | k.SEL_MATE
 _LMP_BASE = 3  # quiet moves searched at remaining depth d: _LMP_BASE + d * d
-# the same with the learned policy's order (k.G_POL_LMP); ``GOMOKU_POLICY_LMP`` sets it for
-# measuring (docs/engine.md)
-_POL_LMP_BASE = int(os.environ.get("GOMOKU_POLICY_LMP", "3"))
-# quiet moves more than this many logits below the policy's best candidate are not searched
-# (0: none); ``GOMOKU_POLICY_CUT`` sets it for measuring
-_POL_CUT = int(os.environ.get("GOMOKU_POLICY_CUT", "0"))
-# a quiet move loses a ply for every this many logits below the policy's best candidate, at
-# most two (0: the reductions by move number); ``GOMOKU_POLICY_RED`` sets it for measuring
-_POL_RED = int(os.environ.get("GOMOKU_POLICY_RED", "0"))
-# the candidates searched a node with the policy's order (0: the options' width);
-# ``GOMOKU_POLICY_WIDTH`` sets it for measuring
-_POL_WIDTH = int(os.environ.get("GOMOKU_POLICY_WIDTH", "0"))
 # late-move reductions (k.SEL_LMR): ln(depth) * ln(move number) * _LMR_SCALE / 100 plies, a
 # ply less at PV nodes, for killers and for moves making or stopping a three; fours never.
 # Scales 100 and 150 scored alike against main at fixed nodes (58/0/38 over 96 games, 41/0/23
@@ -79,6 +67,24 @@ _SMALL_DEFAULT_DEPTH = 12  # Connect Four plies when no limit is given
 # kernels, pattern tables): 182 MB resident after a first search, 17 MB of it its tables
 _BASE_MEMORY = 160 * 2**20
 _TT_ENTRY_BYTES = 16
+
+
+def _setting(name: str, default: int) -> int:
+    # a knob for measuring (docs/engine.md, "The learned move policy"): a whole number from
+    # 0 to 400 in the environment, else the default
+    text = os.environ.get(name, "")
+    return int(text) if text.isdigit() and int(text) <= 400 else default
+
+
+# with the learned policy's order (k.G_POL_*, master in freestyle): quiet moves searched at
+# remaining depth d (the late-move base, as _LMP_BASE); a quiet move more than _POL_CUT
+# logits below the best candidate's score is not searched (chosen by fixed-node matches,
+# docs/engine.md); _POL_RED logits below it cost a ply of depth (0: the reductions by move
+# number); _POL_WIDTH candidates a node (0: the options' width)
+_POL_LMP_BASE = _setting("GOMOKU_POLICY_LMP", _LMP_BASE)
+_POL_CUT = _setting("GOMOKU_POLICY_CUT", 3)
+_POL_RED = _setting("GOMOKU_POLICY_RED", 0)
+_POL_WIDTH = _setting("GOMOKU_POLICY_WIDTH", 0)
 
 
 @dataclass(frozen=True, slots=True)
