@@ -2,8 +2,8 @@
 over a point's four directions, pooled over the board into a value head, with a policy head
 that scores every empty point. Numpy only; fitted on the CPU to ``tools/datagen.py``'s shards.
 
-    python tools/mixnet.py train data/selfplay [--epochs 8] [--features 16] [--holdout 0.1] \\
-        [--out mixnet.npz]
+    python tools/mixnet.py train data/selfplay [data/matches/shard-00000.json ...] [--epochs 8] \\
+        [--features 16] [--holdout 0.1] [--out mixnet.npz]
 
 The model reads what the kernels already keep for every empty point: its line pattern in each
 of the four directions for the side to move and for the other side (12 patterns each,
@@ -381,7 +381,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/mixnet.py", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     fit = sub.add_parser("train", help="fit the model to shards")
-    fit.add_argument("folders", type=Path, nargs="+", help="folders of datagen shards")
+    fit.add_argument(
+        "folders", type=Path, nargs="+", help="folders of datagen shards, or shards' manifests"
+    )
     fit.add_argument("--epochs", type=int, default=8)
     fit.add_argument("--features", type=int, default=16)
     fit.add_argument("--hidden", type=int, default=16)
@@ -397,9 +399,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return export_policy(options.fit, options.out)
     parts: list[Samples] = []
     offset = 0
-    for folder in options.folders:
-        for manifest in sorted(folder.glob("shard-*.json")):
-            arrays, _ = load_shard(folder, int(manifest.stem.removeprefix("shard-")))
+    for path in options.folders:
+        manifests = [path] if path.suffix == ".json" else sorted(path.glob("shard-*.json"))
+        for manifest in manifests:
+            shard = manifest.stem.removeprefix("shard-")
+            if not shard.isdigit():
+                print(f"error: {manifest} is not a shard's manifest", file=sys.stderr)
+                return 1
+            arrays, _ = load_shard(manifest.parent, int(shard))
             parts.append(samples(arrays, offset))
             offset += len(arrays["lengths"])
     if not parts:

@@ -5,6 +5,7 @@ order it gives the candidates, and what its cut may never prune."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,10 +20,25 @@ from engine.search import _position as position_module
 from engine.search import alphabeta
 from engine.search._position import Position
 from engine.search.alphabeta import Limits, SearchOptions, is_win_score, search
-from engine.search.evaluate import Policy, load_policy, policy_slots, tables, with_policy
+from engine.search.evaluate import (
+    Policy,
+    load_policy,
+    policy,
+    policy_slots,
+    tables,
+    with_policy,
+)
 from engine.search.levels import PRESETS, Level
 from engine.types import Point, Rule
-from tools.mixnet import NCODE, POINTS, SIZE, init_params, point_codes, policy_logits
+from tools.mixnet import (
+    NCODE,
+    POINTS,
+    SIZE,
+    export_policy,
+    init_params,
+    point_codes,
+    policy_logits,
+)
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -143,6 +159,25 @@ def test_a_bad_policy_file_is_refused(arrays: dict[str, np.ndarray], message: st
         load_policy(_npz(**arrays), "test.npz")
     with pytest.raises(ValueError, match="not a policy file"):
         load_policy(b"not an npz", "junk")
+
+
+def test_export_keeps_a_fits_policy_as_the_search_reads_it(tmp_path: Path) -> None:
+    fit = init_params(5, 3, seed=4)
+    np.savez(tmp_path / "fit.npz", **dict[str, Any](fit))
+    assert export_policy(tmp_path / "fit.npz", tmp_path / "policy.npz") == 0
+    kept = load_policy((tmp_path / "policy.npz").read_bytes())
+    for name, array in (("E", kept.e), ("b", kept.b), ("u", kept.u)):
+        assert np.array_equal(array, fit[name])
+    with np.load(tmp_path / "policy.npz") as arrays:
+        assert sorted(arrays.files) == ["E", "b", "u"]  # the value head stays behind
+
+
+def test_the_packaged_policy_is_the_default() -> None:
+    # the shipped file loads, has the trainer's shape and orders master's freestyle search
+    shipped = policy()
+    assert shipped is not None
+    assert shipped.e.shape == (NCODE, len(shipped.b))
+    assert tables(Rule.FREESTYLE).policy_features == len(shipped.b)
 
 
 def _threat_last() -> Policy:
