@@ -85,7 +85,7 @@ def bench_swiss(players: int, rounds: int, events: int, seed: int) -> SwissFigur
         pairings: list[Pairing] = []
         for number in range(1, rounds + 1):
             start, start_cpu = time.perf_counter(), time.process_time()
-            paired = swiss_round(field_, pairings, number)
+            paired = swiss_round(field_, pairings, number, total_rounds=rounds)
             figures.round_s.append(time.perf_counter() - start)
             figures.round_cpu_s.append(time.process_time() - start_cpu)
             figures.by_matching += paired.by_matching

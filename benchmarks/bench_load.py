@@ -24,7 +24,10 @@ What is measured (at the fake, from sending an event to seeing the bot's effect)
   handling of the command excluding the AI's thinking;
 * ``AI reply shown``: event -> the board showing the AI's answer (queueing and search included);
 
-and in this process: the event-loop lag (how late a 10 ms sleep wakes up) while it all runs.
+and in this process: the event-loop lag (how late a 10 ms sleep wakes up) while it all runs,
+and, on SQLite, the repository's writes, group commits and trips to its connections' threads
+per interaction (``SqliteGameRepository.activity``): counts that hold from one machine to the
+next, where the timings do not.
 Games still running ``--deadline`` seconds (600) after they began are stopped and counted
 among the failures by what each was waiting for ("unfinished at the deadline (AI reply
 shown)"), so that a stuck game costs its figures, not the summary.
@@ -82,7 +85,7 @@ from bot.shards import ShardSpec
 from bot.worker import add_idle_option
 from engine.types import Rule
 from storage.repository import GameRepository
-from storage.sqlite import SqliteGameRepository
+from storage.sqlite import Activity, SqliteGameRepository
 
 # A run stops its games this long after they begin and prints what it has (--deadline): a
 # game's waits add up one after another (each up to the fake's 120 s answer timeout), so one
@@ -608,9 +611,11 @@ async def _run(args: argparse.Namespace) -> int:
         if profile is not None:
             profile.enable()
         parent.send("go")
+        before = _activity(repository)
         cpu, waited, kernel = time.process_time(), _cpu_wait_s(), _kernel_s()
         report = await loop.run_in_executor(None, parent.recv)
         cpu, waited = time.process_time() - cpu, _cpu_wait_s() - waited
+        storage_rows = _activity_rows(before, _activity(repository), report["interactions"])
         kernel = _kernel_s() - kernel
         if profile is not None:
             profile.disable()
@@ -671,6 +676,7 @@ async def _run(args: argparse.Namespace) -> int:
         for generation, pauses in enumerate(collections.pauses):
             if pauses:
                 print(_row(f"gc gen {generation} ({sum(pauses) * 1000:.0f} ms in all)", pauses))
+    print("\n".join(storage_rows))
     if samples.failures:
         print(f"failures: {samples.failures}")
     if report["errors"]:
@@ -680,6 +686,28 @@ async def _run(args: argparse.Namespace) -> int:
     if bare is not None:
         print("\n".join(_baseline_rows(bare, report, cpu)))
     return 0
+
+
+def _activity(repository: GameRepository) -> Activity | None:
+    return repository.activity() if isinstance(repository, SqliteGameRepository) else None
+
+
+def _activity_rows(before: Activity | None, after: Activity | None, interactions: int) -> list[str]:
+    """The SQLite repository's work during the load, in all and per interaction: counts that
+    do not depend on the machine's speed (the batching of commits does, a little)."""
+    if before is None or after is None:
+        return []
+    per = max(1, interactions)
+    counts = [
+        ("writes", after.writes - before.writes),
+        ("group commits", after.commits - before.commits),
+        ("trips to its threads", after.trips - before.trips),
+        ("reads on the event loop", after.inline_reads - before.inline_reads),
+    ]
+    return [
+        "SQLite during the load, in all and per interaction: "
+        + ", ".join(f"{name} {count} ({count / per:.2f})" for name, count in counts)
+    ]
 
 
 async def _ready_bot(

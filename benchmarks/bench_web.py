@@ -1,19 +1,25 @@
 """Web board load: what open board pages cost the bot's ``/place``.
 
 Run it as ``python -m benchmarks.bench_web [--games 100] [--watchers 200] [--moves 10]
-[--think 0.5]``. It prints figures and asserts nothing (timings on shared machines are noise,
-not verdicts).
+[--think 0.5] [--rounds 1]``. It prints figures and asserts nothing (timings on shared
+machines are noise, not verdicts).
 
 It runs the same load twice, each time on a fresh bot (``create_bot``, a SQLite file, the web
 board on): ``--games`` games between two people, each in its own channel, playing ``--moves``
-``/place`` commands with ``--think`` seconds (on average) between them. The first run has no
-pages open; the second opens ``--watchers`` WebSockets on the first game and one on every
-game (aiohttp clients speaking the page's protocol, not browsers). The fake Discord, the
-players and the sockets live in a child process, so the CPU measured is the bot's own.
+``/place`` commands (at most 120) with ``--think`` seconds (on average) between them. One
+run has no pages open; the other opens ``--watchers`` WebSockets on the first game and one on
+every game (aiohttp clients speaking the page's protocol, not browsers). The fake Discord,
+the players and the sockets live in a child process, so the CPU measured is the bot's own.
 
 Printed per run: ``/place`` latency (event to answer, at the fake) p50 and p95, the bot
 process's CPU over the move phase, and with pages, how long a move took from its ``/place``
 to reach the pages (p50, p95, and the slowest).
+
+A single pair of short runs varies by more than the pages cost. For a verdict, make the runs
+longer (``--moves 60``: half a minute of moves at the default pace) and repeat them:
+``--rounds N`` runs N pairs, alternating which of the two goes first (without, with; with,
+without; ...) so that a host getting busier or quieter weighs on both alike, and ends with
+the medians of each side and of the pairs' ratios.
 """
 
 from __future__ import annotations
@@ -26,7 +32,6 @@ import random
 import statistics
 import tempfile
 import time
-from collections import defaultdict
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -34,12 +39,13 @@ from typing import Any
 import discord
 import yarl
 
-from benchmarks.common import NoAI
+from benchmarks.common import NoAI, cpu_model
 from bot.app import create_bot
 from bot.cooldown import UserCooldown
 from bot.settings import Settings
 
 SECRET = "bench secret for board passes"
+MOST_MOVES = 120  # eight rows of 15 stones (``_cell``)
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -47,6 +53,13 @@ def _percentile(values: list[float], fraction: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def _cell(ply: int) -> str:
+    """The ``ply``-th stone of a game that never makes five: rows 1, 3, ..., 15 filled left to
+    right, so a row alternates colours and no two filled rows touch."""
+    x, y = ply % 15, 2 * (ply // 15)
+    return f"{'abcdefghijklmno'[x]}{y + 1}"
 
 
 # ---------------------------------------------------------------------- child: Discord and players
@@ -121,14 +134,13 @@ async def _drive(conn: Connection, args: argparse.Namespace, pages: bool) -> Non
         for turn in range(args.moves):
             await asyncio.sleep(rng.uniform(0.5 * args.think, 1.5 * args.think))
             user = black if turn % 2 == 0 else white
-            x, y = turn // 2 * 2, 0 if turn % 2 == 0 else 2  # gaps: nobody makes five
             started = time.monotonic()
             sent[(game_ids[index], turn + 1)] = started
             record = await fake.send_slash(
                 "place",
                 user=user,
                 channel=channels[index],
-                options={"cell": f"{'abcdefghijklmno'[x]}{y + 1}"},
+                options={"cell": _cell(turn)},
             )
             reply = await fake.answer(record)
             if "played **" in reply.content:
@@ -223,18 +235,56 @@ def _report(name: str, figures: dict[str, Any]) -> None:
         )
 
 
+def _summary(rounds: list[dict[bool, dict[str, Any]]]) -> None:
+    """The medians over the rounds, and of each round's ratio (with pages / without)."""
+
+    def p95(figures: dict[str, Any]) -> float:
+        return 1000 * _percentile(figures["latencies"], 0.95)
+
+    for label, measure, unit in (("/place p95", p95, "ms"), ("bot CPU", _cpu, "s")):
+        without = [measure(pair[False]) for pair in rounds]
+        with_pages = [measure(pair[True]) for pair in rounds]
+        ratios = [100 * (w / o - 1) for w, o in zip(with_pages, without, strict=True)]
+        print(
+            f"{label:>16}: median {statistics.median(without):.2f} {unit} without pages,"
+            f" {statistics.median(with_pages):.2f} {unit} with;"
+            f" with/without per round {', '.join(f'{r:+.0f}%' for r in ratios)};"
+            f" median {statistics.median(ratios):+.1f}%"
+        )
+
+
+def _cpu(figures: dict[str, Any]) -> float:
+    return float(figures["cpu"])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--watchers", type=int, default=200, help="sockets on the first game")
-    parser.add_argument("--moves", type=int, default=10, help="/place per game")
+    parser.add_argument(
+        "--moves", type=int, default=10, help=f"/place per game (at most {MOST_MOVES})"
+    )
     parser.add_argument("--think", type=float, default=0.5, help="mean seconds between moves")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="pairs of runs, the first of each pair alternating"
+    )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    results: dict[str, dict[str, Any]] = defaultdict(dict)
-    for name, pages in (("without pages", False), ("with pages", True)):
-        results[name] = asyncio.run(_run(args, pages))
-        _report(name, results[name])
+    if not 1 <= args.moves <= MOST_MOVES:
+        parser.error(f"--moves is 1 to {MOST_MOVES}")
+    if args.games < 1 or args.rounds < 1:
+        parser.error("--games and --rounds are at least 1")
+    print(f"CPU: {cpu_model()}")
+    rounds: list[dict[bool, dict[str, Any]]] = []
+    for number in range(args.rounds):
+        pair: dict[bool, dict[str, Any]] = {}
+        order = (False, True) if number % 2 == 0 else (True, False)
+        for pages in order:
+            pair[pages] = asyncio.run(_run(args, pages))
+            _report("with pages" if pages else "without pages", pair[pages])
+        rounds.append(pair)
+    if args.rounds > 1:
+        _summary(rounds)
     return 0
 
 

@@ -37,6 +37,7 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
+from bot.core.games import GameModuleError, load_game_modules
 from bot.settings import InvalidSettingError, Settings, token_user_id
 from bot.shards import ShardSpec
 from storage import errors as store
@@ -121,6 +122,12 @@ def _serve(shard_list: str | None, shard_count: int | None) -> int:
         return EXIT_CONFIG
     if settings.discord_token and token_user_id(settings.discord_token) is None:
         sys.stderr.write(MALFORMED_TOKEN + "\n")
+        return EXIT_CONFIG
+    try:
+        # Before the commands are built: /gomoku start offers the games hosted then.
+        load_game_modules(settings.game_modules)
+    except GameModuleError as error:
+        sys.stderr.write(f"Configuration error: {error}\n")
         return EXIT_CONFIG
     try:
         if settings.discord_token:

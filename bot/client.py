@@ -259,7 +259,7 @@ class GomokuBot(commands.Bot):
         if ai is None:
             from bot.core.ai import ProcessPoolRunner
 
-            ai = await ProcessPoolRunner.start()
+            ai = await ProcessPoolRunner.start(game_modules=self.settings.game_modules)
             self._stack.push_async_callback(ai.close)
         if self.settings.metrics_port is not None:
             from bot import metrics
@@ -290,6 +290,7 @@ class GomokuBot(commands.Bot):
         bus = open_bus(self.settings.database_url, self.settings.ai_queue_url)
         if bus is not None:
             self.service.subscribe(bus.on_event)
+            self.table.follow(bus)  # answers given in another process to requests posted here
             bus.start()
             self._stack.push_async_callback(bus.close)
         # The service imports the engine's levels (and so numba) on the first game against the

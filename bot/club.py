@@ -41,12 +41,14 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, Self
 
 import discord
 from discord import app_commands
 
 from bot import permissions, threads
+from bot.core.club.arena import game_numbers
 from bot.core.club.errors import OutsideRatingError, OwnOpenChallengeError
 from bot.core.service.errors import (
     ChallengeExpiredError,
@@ -62,7 +64,14 @@ from bot.turns import TOKEN_LIFE
 from bot.views import PressedItem
 from bot.weblink import standings_link
 from engine.types import Game, Rule
-from storage.club import EntrantStatus, Pairing, QueueEntry, Tournament, TournamentStatus
+from storage.club import (
+    EntrantStatus,
+    Format,
+    Pairing,
+    QueueEntry,
+    Tournament,
+    TournamentStatus,
+)
 from storage.records import GameStatus
 
 if TYPE_CHECKING:
@@ -77,6 +86,7 @@ __all__ = [
     "TournamentButton",
     "may_organise",
     "post_open_challenge",
+    "started_line",
     "tournament_message",
     "tournament_view",
 ]
@@ -112,11 +122,22 @@ class Club:
         in it, and return the thread's id (the core makes the game there)."""
         assert pairing.white is not None  # a bye has no board
         host = self.host
+        number = 0
+        if tournament.format is Format.ARENA:
+            # An arena's passes are no rounds to its players: its games go by number.
+            numbers = game_numbers(await host.service.repository.pairings(tournament.id))
+            number = numbers[pairing.round, pairing.board]
         with i18n.using(await host.preferences.server_language(tournament.guild_id)):  # public
-            line = club_words.board_line(
-                tournament.name, pairing.round, pairing.board, pairing.black, pairing.white
-            )
-            name = club_words.board_thread_name(tournament.name, pairing.round, pairing.board)
+            if number:
+                line = club_words.arena_board_line(
+                    tournament.name, number, pairing.black, pairing.white
+                )
+                name = club_words.arena_thread_name(tournament.name, number)
+            else:
+                line = club_words.board_line(
+                    tournament.name, pairing.round, pairing.board, pairing.black, pairing.white
+                )
+                name = club_words.board_thread_name(tournament.name, pairing.round, pairing.board)
             ping = club_words.board_ping(
                 pairing.black, pairing.white, club_words.time_control(tournament.seconds_per_move)
             )
@@ -162,11 +183,13 @@ class Club:
         tournament, each reading the entrants afresh, so the last edit shows the last join)."""
         lock = self._entrant_edits.setdefault(tournament.id, asyncio.Lock())
         async with lock:
-            entrants = await self.host.service.repository.entrants(tournament.id)
+            service = self.host.service
+            entrants = await service.repository.entrants(tournament.id)
             active = [e.user_id for e in entrants if e.status is EntrantStatus.ACTIVE]
+            ends = await service.arena_end(await service.repository.tournament(tournament.id))
             language = await self.host.preferences.server_language(tournament.guild_id)
             with i18n.using(language):  # public
-                text = tournament_message(tournament, active)
+                text = tournament_message(tournament, active, ends)
             await message.edit(content=text, allowed_mentions=discord.AllowedMentions.none())
 
     # ---- the pairing queue
@@ -330,7 +353,7 @@ class Club:
             if tournament.status is TournamentStatus.CANCELLED:
                 text = club_words.tournament_cancelled(tournament.name, players)
             else:
-                text = club_words.tournament_started(tournament.name, players)
+                text = await started_line(host, tournament, players)
         await self._post(tournament, text)
 
     async def round_finished(self, tournament: Tournament, round_: int, final: bool) -> None:
@@ -358,9 +381,23 @@ class Club:
             await channel.send(text, allowed_mentions=quiet, view=view)
 
 
-def tournament_message(tournament: Tournament, entrants: Sequence[int]) -> str:
-    """The tournament message: what it is, and who is in (as many mentions as fit)."""
-    head = club_words.tournament_announcement(tournament, render.game_name(Game(tournament.game)))
+async def started_line(host: GameHost, tournament: Tournament, players: int) -> str:
+    """The channel's line for a tournament that has started (in the language in use): an
+    arena's says when it ends."""
+    ends = await host.service.arena_end(tournament)
+    if ends is None:
+        return club_words.tournament_started(tournament.name, players)
+    return club_words.arena_started(tournament.name, players, int(ends.timestamp()))
+
+
+def tournament_message(
+    tournament: Tournament, entrants: Sequence[int], ends: datetime | None = None
+) -> str:
+    """The tournament message: what it is (a running arena: when it ends), and who is in (as
+    many mentions as fit)."""
+    head = club_words.tournament_announcement(
+        tournament, render.game_name(Game(tournament.game)), ends
+    )
     mentions = [f"<@{user_id}>" for user_id in entrants]
     shown = len(mentions)
     while True:
@@ -459,20 +496,42 @@ class TournamentButton(
         tournament = await service.repository.tournament(self.tournament_id)
         if tournament.guild_id != interaction.guild_id:
             raise app_commands.CheckFailure("another server's tournament")
+        table = host_of(interaction).table
         if self.action == "join":
-            await service.join_tournament(self.tournament_id, user_id)
-            text = club_words.joined(tournament.name)
+            # Entering and leaving wait for the tournament's lock, which a round being paired
+            # and opened holds: a long wait is acknowledged in time.
+            await table.defer_if_slow(
+                interaction,
+                service.join_tournament(self.tournament_id, user_id),
+                ephemeral=True,
+                thinking=True,
+            )
+            if tournament.format is Format.ARENA:
+                text = club_words.arena_joined(tournament.name)
+            else:
+                text = club_words.joined(tournament.name)
         elif self.action == "leave":
-            await service.leave_tournament(self.tournament_id, user_id)
+            await table.defer_if_slow(
+                interaction,
+                service.leave_tournament(self.tournament_id, user_id),
+                ephemeral=True,
+                thinking=True,
+            )
             text = club_words.left(tournament.name)
         else:
-            table = await service.tournament_standings(self.tournament_id)
-            text = (
-                f"{club_words.standings_now(tournament.name)}\n{standings_table(tournament, table)}"
-            )[:_MAX_MESSAGE]
-        await interaction.response.send_message(
-            text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
-        )
+            standing = await service.tournament_standings(self.tournament_id)
+            ends = await service.arena_end(tournament)
+            heading = (
+                club_words.standings_now(tournament.name)
+                if ends is None
+                else club_words.arena_standings_now(tournament.name, int(ends.timestamp()))
+            )
+            text = f"{heading}\n{standings_table(tournament, standing)}"[:_MAX_MESSAGE]
+        quiet = discord.AllowedMentions.none()
+        if interaction.response.is_done():
+            await interaction.edit_original_response(content=text, allowed_mentions=quiet)
+        else:
+            await interaction.response.send_message(text, ephemeral=True, allowed_mentions=quiet)
         if self.action != "standings" and interaction.message is not None:
             await host_of(interaction).club.show_entrants(interaction.message, tournament)
 

@@ -21,6 +21,7 @@ __all__ = ["InvalidSettingError", "Settings", "token_user_id"]
 _LOG_LEVELS = frozenset(logging.getLevelNamesMapping()) - {"NOTSET"}  # WARN and FATAL too
 # A bot token as the Developer Portal shows it: three base64url parts joined by dots.
 _TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+_MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", re.ASCII)  # an importable dotted name
 
 
 def token_user_id(token: str) -> int | None:
@@ -78,6 +79,9 @@ class Settings:
     # (doubling from the first to the second, jittered; see bot.client.Backoff)
     connect_retry_min_s: float = 1.0
     connect_retry_max_s: float = 30.0
+    # GOMOKU_GAME_MODULES: modules (comma-separated, importable names) that register more
+    # games; every process imports them (bot.core.games.load_game_modules)
+    game_modules: tuple[str, ...] = ()
 
     @classmethod
     def from_env(
@@ -94,7 +98,8 @@ class Settings:
                 not a redis://, rediss:// or unix:// one, or GOMOKU_METRICS_PORT or
                 GOMOKU_WEB_PORT no port, or GOMOKU_WEB_URL not an http(s):// address, or
                 GOMOKU_CONNECT_RETRY_MIN_S or _MAX_S not a number of seconds (up to a day,
-                the first no larger than the second).
+                the first no larger than the second), or GOMOKU_GAME_MODULES names
+                something that is no module name.
         """
         values: dict[str, str] = {}
         if dotenv is not None and dotenv.is_file():
@@ -129,6 +134,11 @@ class Settings:
             raise InvalidSettingError(
                 "GOMOKU_CONNECT_RETRY_MIN_S", f"{retry_min:g} > {retry_max:g}"
             )
+        game_modules = tuple(m.strip() for m in (get("GOMOKU_GAME_MODULES") or "").split(","))
+        game_modules = tuple(m for m in game_modules if m)
+        for module in game_modules:
+            if not _MODULE.fullmatch(module):
+                raise InvalidSettingError("GOMOKU_GAME_MODULES", module)
         level = (get("LOG_LEVEL") or "INFO").upper()
         if level not in _LOG_LEVELS:
             raise InvalidSettingError("LOG_LEVEL", level)
@@ -147,6 +157,7 @@ class Settings:
             client_secret=get("GOMOKU_CLIENT_SECRET"),
             connect_retry_min_s=retry_min,
             connect_retry_max_s=retry_max,
+            game_modules=game_modules,
         )
 
     @property

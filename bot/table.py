@@ -14,8 +14,10 @@ move is stored; ``play_ai`` waits for that reply and draws it with the interacti
 
 The table subscribes to the service's events (``on_event``) and draws what no interaction of
 this process answers: the AI's moves (resumed, retried, or answering a move made on the web
-board), games the clocks ended, turn warnings, moves and takebacks made on the web board, and
-undo requests asked there (posted with the buttons that answer them). A handler that
+board), games the clocks ended, turn warnings, moves and takebacks made on the web board,
+undo requests asked there (posted with the buttons that answer them), and the answers given
+there to a request this process posted (its buttons go, and its message says the answer;
+with shards, an answer given in another process comes over the game bus). A handler that
 draws the AI's reply itself holds ``answering`` on its channel and game meanwhile.
 """
 
@@ -27,13 +29,21 @@ import io
 import logging
 from collections.abc import Awaitable, Iterator, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
 import discord
 
 from bot import outage, threads
 from bot.core.service.errors import OutOfTimeError
-from bot.core.service.events import Event, GameEnded, Moved, TakenBack, TurnWarning, UndoAsked
+from bot.core.service.events import (
+    Event,
+    GameEnded,
+    Moved,
+    TakenBack,
+    TurnWarning,
+    UndoAnswered,
+    UndoAsked,
+)
 from bot.core.service.inputs import Drop, GameRef, Place
 from bot.core.service.states import GameState, MoveResult, RatingChange
 from bot.host import VIA, GameHost, MovePlay, MoveSource
@@ -47,12 +57,14 @@ from bot.weblink import with_board_link
 from storage.records import GameStatus
 
 if TYPE_CHECKING:
+    from bot.core.bus import GameBus, UndoNote
     from storage.records import PendingReply
 
 __all__ = [
     "ACK_AFTER",
     "AI_REPLY_WAIT",
     "DEFERRAL",
+    "NOTE_EVERY",
     "REPOST_AGE",
     "Answering",
     "Table",
@@ -71,8 +83,27 @@ ACK_AFTER: Final = 1.5
 # the easy levels answer well within it even under load, in one message instead of a
 # deferral, its edit and the reply's note in storage (two writes) until then.
 AI_REPLY_WAIT: Final = 0.5
+# The boards drawn over this many seconds are noted in storage as one write (``_note_shown``):
+# a note per drawn board was a write per interaction; a stop in the window costs a start-up
+# no more than redrawing those boards once.
+NOTE_EVERY: Final = 1.0
 DEFERRAL: Final = "deferral"  # interaction.extras: the callback of defer_if_slow's deferral
 T = TypeVar("T")
+
+
+class _Posted(NamedTuple):
+    """Where an undo request's message is (no ``message_id``: not known here)."""
+
+    guild_id: int | None
+    channel_id: int
+    message_id: int | None
+
+
+class _Answer(NamedTuple):
+    requester: int
+    responder: int
+    by: int
+    accepted: bool
 
 
 def card_embed(card: render.Card) -> discord.Embed:
@@ -89,9 +120,15 @@ class Table:
     """Board messages and moves of every game this process shows."""
 
     def __init__(
-        self, host: GameHost, *, ack_after: float = ACK_AFTER, ai_reply_wait: float = AI_REPLY_WAIT
+        self,
+        host: GameHost,
+        *,
+        ack_after: float = ACK_AFTER,
+        ai_reply_wait: float = AI_REPLY_WAIT,
+        note_every: float = NOTE_EVERY,
     ) -> None:
         self.host = host
+        self.note_every = note_every  # seconds of drawn boards noted in one write
         self.ack_after = ack_after  # a write slower than this is answered by a deferral first
         self.ai_reply_wait = ai_reply_wait  # an AI slower than this: the /place is deferred
         self.turn_pings = TurnPings()
@@ -108,6 +145,10 @@ class Table:
         self._answering_channels: dict[int, int] = {}
         self._answering_games: dict[int, int] = {}
         self._undrawn: dict[int, tuple[GameState, tuple[RatingChange, ...]]] = {}
+        # game id -> its undo request's message, with the buttons that answer it (kept in
+        # memory: after a restart, a press on them answers that no request waits)
+        self._undo_messages: dict[int, _Posted] = {}
+        self._bus = False  # other processes may have posted requests (``follow``)
 
     # ------------------------------------------------------------------ the events
 
@@ -133,6 +174,16 @@ class Table:
         elif isinstance(event, UndoAsked):
             if event.via not in (None, VIA):  # /gomoku undo asks the opponent itself
                 self.host.spawn(self._ask_undo(event))
+            return
+        elif isinstance(event, UndoAnswered):
+            posted = self._undo_messages.pop(game.game_id, None)
+            if event.via in (None, VIA):
+                return  # a button's press edits its message itself
+            if posted is None and not self._bus:  # asked before a restart: said anew
+                posted = _Posted(game.guild_id, game.channel_id, None)
+            if posted is not None:  # else the process that posted the request edits it
+                answer = _Answer(event.requester, event.responder, event.by, event.accepted)
+                self.host.spawn(self._tell_undo_answer(game.game_id, posted, answer))
             return
         elif isinstance(event, TakenBack):
             if event.via not in (None, VIA):  # a Discord handler redraws the board itself
@@ -208,9 +259,66 @@ class Table:
             mentions = discord.AllowedMentions(
                 users=[discord.Object(event.responder)], everyone=False, roles=False
             )
-            await channel.send(content, view=view, allowed_mentions=mentions)
+            message = await channel.send(content, view=view, allowed_mentions=mentions)
+            self.undo_posted(game, game.channel_id, message.id)
         except discord.HTTPException:
             log.exception("could not ask for the undo in game %s", game.game_id)
+
+    def undo_posted(self, game: GameState, channel_id: int, message_id: int) -> None:
+        """The undo request of ``game`` was posted as this message (with its buttons): an
+        answer given elsewhere edits it."""
+        self._undo_messages[game.game_id] = _Posted(game.guild_id, channel_id, message_id)
+
+    async def _tell_undo_answer(self, game_id: int, posted: _Posted, answer: _Answer) -> None:
+        """An answer given elsewhere (the web board): the request's message says it and
+        loses its buttons; a request this process asked before a restart has its answer said
+        in the channel."""
+        try:
+            with i18n.using(await self.host.preferences.server_language(posted.guild_id)):
+                content = words.undo_answer_note(
+                    answer.requester,
+                    answer.responder,
+                    accepted=answer.accepted,
+                    withdrawn=answer.by == answer.requester != answer.responder,
+                )
+            quiet = discord.AllowedMentions.none()
+            channel = self.host.get_partial_messageable(posted.channel_id, guild_id=posted.guild_id)
+            if posted.message_id is None:
+                await channel.send(content, allowed_mentions=quiet)
+            else:
+                await channel.get_partial_message(posted.message_id).edit(
+                    content=content, view=None, allowed_mentions=quiet
+                )
+        except (discord.HTTPException, *outage.NO_ANSWER) as error:
+            log.warning("could not tell the undo answer of game %s: %r", game_id, error)
+
+    # ---- the game bus (``bot.core.bus.Follower``): answers given in other processes
+
+    def follow(self, bus: GameBus) -> None:
+        """Hear from ``bus`` the answers given in other processes to the requests this one
+        posted (a web board page in another process answers what ``/gomoku undo`` asked
+        here)."""
+        self._bus = True
+        bus.follow(self)
+
+    def changed(self, game_id: int, version: int) -> None:
+        """A game changed in another process: that process draws its board."""
+
+    def resync(self) -> None:
+        """The bus was away: an answer missed meanwhile leaves its buttons, which then
+        answer that no request waits."""
+
+    def undo(self, note: UndoNote) -> None:
+        """An undo request was asked or answered in another process: an answer to one this
+        process posted edits its message."""
+        from bot.core.bus import UndoAnswer  # msgspec: only where there is a bus
+
+        if not isinstance(note, UndoAnswer):
+            return
+        posted = self._undo_messages.pop(note.game_id, None)
+        if posted is not None and note.via != VIA:  # a button's press edited its message
+            answer = _Answer(note.requester, note.responder, note.by, note.accepted)
+            self.host.spawn(self._tell_undo_answer(note.game_id, posted, answer))
 
     # ------------------------------------------------------------------ drawing
 
@@ -387,20 +495,24 @@ class Table:
             self._board_ids.pop(game.game_id, None)
 
     def _note_shown(self, game: GameState) -> None:
-        """Note in storage, in the background and many games at once, that ``game``'s board
-        shows it: a start-up redraws the open games whose board is not noted as showing
-        their newest version (``bot.outage.Faults.redraw_unshown``)."""
+        """Note in storage, in the background and many games at once (every ``NOTE_EVERY``
+        seconds), that ``game``'s board shows it: a start-up redraws the open games whose
+        board is not noted as showing their newest version
+        (``bot.outage.Faults.redraw_unshown``)."""
         self._to_note[game.game_id] = max(game.version, self._to_note.get(game.game_id, -1))
         if self._noting is None or self._noting.done():
             self._noting = self.host.spawn(self._write_shown())
 
     async def _write_shown(self) -> None:
         while self._to_note:
-            noted, self._to_note = self._to_note, {}
             try:
-                await self.host.service.mark_shown(noted)
-            except Exception as error:  # the boards are drawn; a start-up only redraws more
-                log.warning("could not note %s boards as shown: %r", len(noted), error)
+                await asyncio.sleep(self.note_every)
+            finally:  # a shutdown cancels the wait: the boards drawn are noted all the same
+                noted, self._to_note = self._to_note, {}
+                try:
+                    await self.host.service.mark_shown(noted)
+                except Exception as error:  # the boards are drawn; a start-up redraws more
+                    log.warning("could not note %s boards as shown: %r", len(noted), error)
 
     async def answer_with_board(
         self,

@@ -669,7 +669,7 @@ async def main(
         # SIGTERM ends the session as the end of input does: the move under way is finished,
         # then everything is closed in order (no cancellation cutting a close in half).
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    runner = ProcessPoolRunner(workers)
+    runner = ProcessPoolRunner(workers, game_modules=settings.game_modules)
     # Warm the worker in the background: the board is on screen while numba loads.
     warming = asyncio.create_task(runner.warm_up())
     try:

@@ -25,6 +25,7 @@ from bot.core.ai import (
     run_analysis,
     run_search,
 )
+from bot.core.games import GameModuleError, load_game_modules
 from bot.core.queue_ai import (
     ANALYSE_FUNCTION,
     QUEUE_NAME,
@@ -115,6 +116,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = Settings.from_env()
     except InvalidSettingError as error:
+        sys.stderr.write(f"Configuration error: {error}\n")
+        return 2
+    try:
+        load_game_modules(settings.game_modules)  # the bot's games defined outside it, too
+    except GameModuleError as error:
         sys.stderr.write(f"Configuration error: {error}\n")
         return 2
     url = args.redis or settings.ai_queue_url

@@ -10,6 +10,9 @@ never waits for the disk or for a lock. Only aiosqlite's public API is used.
 Writes are serialized through one writer task that group-commits: every write queued at that
 moment runs in one ``BEGIN IMMEDIATE`` transaction on the writer connection and is committed
 with one COMMIT (one fsync), and each caller hears back only once the commit is durable.
+Trips to the writer's thread are what a write costs the event loop, so a batch makes few:
+``sqlite3`` begins its transaction with its first change, and the inserts nobody reads back
+(stones, turn pings) go in one statement per batch (``_Writer``).
 Reads run on the reader connection one unit of work at a time, so no other unit's
 transaction is ever seen; a ``snapshot`` read runs in one transaction of its own.
 Operations are shielded from cancellation: a cancelled caller never leaves a transaction
@@ -44,12 +47,12 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from os import PathLike
 from pathlib import Path
-from typing import Any, Literal, Self, TypedDict, TypeVar, Unpack
+from typing import Any, Final, Literal, Self, TypedDict, TypeVar, Unpack
 
 import aiosqlite
 
@@ -63,15 +66,23 @@ from storage.errors import (
     ReadOnlyDatabaseError,
     StorageError,
 )
-from storage.records import utc_now
+from storage.records import TurnPing, utc_now
 from storage.sql import (
     _EPOCH,
     _MICROSECOND,
     APPLICATION_ID,
     INDEXED_QUERIES,
+    SQL_APPEND_MOVE,
+    SQL_INSERT_MOVE,
+    SQL_MARK_SHOWN,
+    SQL_SAVE_TURN_PING,
+    SQL_SET_MESSAGE,
+    Executor,
     Migration,
+    Row,
     SqlGameRepository,
     Work,
+    _values,
     load_migrations,
 )
 
@@ -81,6 +92,7 @@ __all__ = [
     "LATEST_VERSION",
     "LOCK_WAIT_S",
     "MIGRATIONS",
+    "Activity",
     "ConnectOptions",
     "Migration",
     "SqliteGameRepository",
@@ -128,16 +140,31 @@ def _micros(value: datetime) -> int:
     return (value - _EPOCH) // _MICROSECOND
 
 
+@dataclass(slots=True)
+class Activity:
+    """What a ``SqliteGameRepository`` has done since it opened, for benchmarks to divide
+    by their interactions: each trip to a connection's thread costs the event loop a hand-over
+    and a wake-up, whatever the statement."""
+
+    writes: int = 0  # writes asked for
+    commits: int = 0  # group commits made (each one fsync)
+    trips: int = 0  # statements sent to a connection's thread (reader and writer)
+    inline_reads: int = 0  # small reads answered on the event loop
+
+
 class _Connection:
     """An aiosqlite connection as an ``Executor``: each statement is one trip to the
-    connection's thread. Rows are always fetched whole, so no statement stays open."""
+    connection's thread (counted in ``activity``). Rows are always fetched whole, so no
+    statement stays open."""
 
-    __slots__ = ("_conn",)
+    __slots__ = ("_activity", "_conn")
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: aiosqlite.Connection, activity: Activity) -> None:
         self._conn = conn
+        self._activity = activity
 
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
+        self._activity.trips += 1
         return list(await self._conn.execute_fetchall(sqlite_sql(sql), _bind(args)))
 
     async def fetchrow(self, sql: str, *args: Any) -> Any:
@@ -145,15 +172,86 @@ class _Connection:
         return rows[0] if rows else None
 
     async def execute(self, sql: str, *args: Any) -> int:
+        self._activity.trips += 1
         cursor = await self._conn.execute(sqlite_sql(sql), _bind(args))
         return cursor.rowcount
 
     async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None:
+        self._activity.trips += 1
         await self._conn.executemany(sqlite_sql(sql), [_bind(row) for row in args])
+
+    async def commit(self) -> None:
+        self._activity.trips += 1
+        await self._conn.execute("COMMIT")
+
+    async def rollback(self) -> None:
+        self._activity.trips += 1
+        await self._conn.execute("ROLLBACK")
 
     def savepoint(self) -> AbstractAsyncContextManager[None]:
         # A statement that fails a constraint is undone by itself; the transaction goes on.
         return nullcontext()
+
+
+@lru_cache(maxsize=1024)
+def _opens_transaction(sql: str) -> bool:
+    """Whether Python's ``sqlite3``, its ``isolation_level`` set, begins the transaction
+    itself just before running ``sql``: it does before INSERT, UPDATE, DELETE and REPLACE.
+    (It also looks past leading comments; this test does not, so it never says yes wrongly.)"""
+    return sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "REPLACE"))
+
+
+# Statements that touch neither the moves nor the turn pings, so rows held back for those
+# tables (``_Writer.hold``) may wait past them: a group commit of many moves then writes their
+# stones with one statement, not one each.
+_PASS_HELD: Final = frozenset({SQL_APPEND_MOVE, SQL_MARK_SHOWN, SQL_SET_MESSAGE})
+
+
+class _Writer(_Connection):
+    """The writer connection (opened with ``isolation_level="IMMEDIATE"``) as an
+    ``Executor`` whose statements all run inside one ``BEGIN IMMEDIATE`` transaction. When the
+    first of them is a change, ``sqlite3`` begins that transaction in the same trip to the
+    thread; before any other first statement (a read) it is begun by a trip of its own.
+
+    Inserts whose result nobody reads (a move's stone, a turn ping) are held back (``hold``)
+    and run together, one ``executemany`` per statement, before any statement that might see
+    their tables and before the COMMIT (``flush``): a batch of moves costs one trip for its
+    stones. A held insert that fails fails the batch, whose writes are then run one by one."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self, conn: aiosqlite.Connection, activity: Activity) -> None:
+        super().__init__(conn, activity)
+        self._held: dict[str, list[Sequence[Any]]] = {}
+
+    def hold(self, sql: str, *args: Any) -> None:
+        """Run ``sql`` (an INSERT) with ``args`` later in this transaction (see the class)."""
+        self._held.setdefault(sql, []).append(args)
+
+    async def flush(self) -> None:
+        """Run the held inserts, in the order held (statement by statement)."""
+        held, self._held = self._held, {}
+        for sql, rows in held.items():
+            await self.executemany(sql, rows)
+
+    async def _before(self, sql: str) -> None:
+        if self._held and sql not in _PASS_HELD:
+            await self.flush()
+        if not self._conn.in_transaction and not _opens_transaction(sql):
+            self._activity.trips += 1
+            await self._conn.execute("BEGIN IMMEDIATE")
+
+    async def fetch(self, sql: str, *args: Any) -> list[Any]:
+        await self._before(sql)
+        return await super().fetch(sql, *args)
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        await self._before(sql)
+        return await super().execute(sql, *args)
+
+    async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None:
+        await self._before(sql)
+        await super().executemany(sql, args)
 
 
 class _Inline:
@@ -215,9 +313,12 @@ async def _scalar(db: aiosqlite.Connection, sql: str) -> Any:
     return (await _rows(db, sql))[0][0]
 
 
-async def _connect(path: Path, *pragmas: str) -> aiosqlite.Connection:
-    """A connection in autocommit mode (transactions are explicit) with ``pragmas`` run."""
-    conn = await aiosqlite.connect(path, isolation_level=None)
+async def _connect(
+    path: Path, *pragmas: str, isolation_level: str | None = None
+) -> aiosqlite.Connection:
+    """A connection with ``pragmas`` run: in autocommit mode (transactions are explicit), or
+    with ``isolation_level`` for the writer (see ``_Writer``)."""
+    conn = await aiosqlite.connect(path, isolation_level=isolation_level)
     try:
         for pragma in pragmas:
             await _rows(conn, f"PRAGMA {pragma}")
@@ -345,7 +446,7 @@ async def _open_connections(path: Path, synchronous: str, lock_wait_s: float) ->
             "foreign_keys = ON",
             f"synchronous = {synchronous}",
         )
-        opened.append(await _connect(path, *pragmas))
+        opened.append(await _connect(path, *pragmas, isolation_level="IMMEDIATE"))
         # The inline reader never waits for a lock (that would stall the event loop): a busy
         # read goes to the reader connection instead.
         inline = sqlite3.connect(path, isolation_level=None)
@@ -470,6 +571,7 @@ class SqliteGameRepository(SqlGameRepository):
         self._queued = 0  # writes ever queued
         self._committing = 0  # writes in the batch being committed
         self._commits = 0  # group commits made
+        self._activity = Activity()  # its trips and inline reads (``activity``)
         self._watchers: list[asyncio.Future[None]] = []
         self._writer = asyncio.create_task(self._write_loop(), name=f"sqlite writer {path}")
         # Cancelled, as every task is, when the event loop shuts down.
@@ -574,6 +676,24 @@ class SqliteGameRepository(SqlGameRepository):
             self._closing = self._closed = True
             await self._close_connections()
 
+    @staticmethod
+    async def _insert_stone(db: Executor, game: Row, stone: Sequence[Any], now: datetime) -> None:
+        if isinstance(db, _Writer):  # held back: one statement for a batch's stones
+            db.hold(SQL_INSERT_MOVE, game[0], game[24] - 1, *stone, now, game[25])
+        else:
+            await SqlGameRepository._insert_stone(db, game, stone, now)
+
+    async def save_turn_ping(self, ping: TurnPing) -> None:
+        async def work(db: Executor) -> None:
+            assert isinstance(db, _Writer)  # every write runs on the writer
+            db.hold(SQL_SAVE_TURN_PING, *_values(ping))
+
+        await self._write(work, unhurried=True)
+
+    def activity(self) -> Activity:
+        """What this repository has done since it opened (a copy)."""
+        return replace(self._activity, writes=self._queued, commits=self._commits)
+
     async def checkpoint(self) -> int:
         """Fold the WAL back into the main file and return the database's size in bytes."""
         # Between transactions (a checkpoint cannot run inside one): the reader runs one
@@ -645,6 +765,7 @@ class SqliteGameRepository(SqlGameRepository):
         if small:
             try:
                 found = _drive(work(_Inline(self._inline)))
+                self._activity.inline_reads += 1
             except sqlite3.OperationalError as error:
                 if not _is_locked(error):
                     raise
@@ -664,7 +785,7 @@ class SqliteGameRepository(SqlGameRepository):
 
     async def _on_reader(self, work: Work[_T]) -> _T:
         async with self._reading:
-            return await work(_Connection(self._reader))
+            return await work(_Connection(self._reader, self._activity))
 
     async def _write_loop(self) -> None:
         batch: list[_Write] = []
@@ -705,12 +826,15 @@ class SqliteGameRepository(SqlGameRepository):
         a database locked by another process is waited for there (``_BUSY_TIMEOUT_MS``)."""
         self._committing = len(batch)
         self._changed()
+        db = _Writer(self._writes, self._activity)
         try:
-            outcomes = await self._statements(_Connection(self._writes), batch)
-            await _rows(self._writes, "COMMIT")
+            outcomes = await self._statements(db, batch)
+            await db.flush()
+            if self._writes.in_transaction:  # else every write was refused before changing
+                await db.commit()
         except Exception as error:
             if self._writes.in_transaction:
-                await _rows(self._writes, "ROLLBACK")
+                await db.rollback()
             self._report(batch, [], error)
             return error
         finally:
@@ -738,10 +862,9 @@ class SqliteGameRepository(SqlGameRepository):
                 write.future.set_exception(value)
 
     @staticmethod
-    async def _statements(db: _Connection, batch: list[_Write]) -> list[tuple[bool, Any]]:
-        """``BEGIN IMMEDIATE`` and each write of ``batch``: its result or its refusal. The
-        transaction is left open for the commit."""
-        await db.execute("BEGIN IMMEDIATE")
+    async def _statements(db: _Writer, batch: list[_Write]) -> list[tuple[bool, Any]]:
+        """Each write of ``batch`` in one ``BEGIN IMMEDIATE`` transaction (begun with its first
+        statement): its result or its refusal. The transaction is left open for the commit."""
         outcomes: list[tuple[bool, Any]] = []
         for write in batch:
             try:

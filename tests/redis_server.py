@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -71,9 +72,21 @@ class RedisServer:
                 raise RuntimeError("redis-server did not start")
             time.sleep(0.02)
 
+    def pause(self) -> None:
+        """Freeze the server (SIGSTOP): its connections stay open and answer nothing, as a
+        server that hangs or a connection lost without a word does."""
+        assert self._process is not None
+        self._process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a paused server run again (SIGCONT)."""
+        assert self._process is not None
+        self._process.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         """Stop the server and remove its files."""
         if self._process is not None:
+            self.resume()  # a paused server would not act on the TERM
             self._process.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._process.wait(timeout=10)

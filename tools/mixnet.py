@@ -2,8 +2,8 @@
 over a point's four directions, pooled over the board into a value head, with a policy head
 that scores every empty point. Numpy only; fitted on the CPU to ``tools/datagen.py``'s shards.
 
-    python tools/mixnet.py train data/selfplay [--epochs 8] [--features 16] [--holdout 0.1] \\
-        [--out mixnet.npz]
+    python tools/mixnet.py train data/selfplay [data/matches/shard-00000.json ...] [--epochs 8] \\
+        [--features 16] [--holdout 0.1] [--out mixnet.npz]
 
 The model reads what the kernels already keep for every empty point: its line pattern in each
 of the four directions for the side to move and for the other side (12 patterns each,
@@ -23,8 +23,11 @@ of the four directions for the side to move and for the other side (12 patterns 
 and the share of the judge's moves the policy ranks first and within 5 among the empty points;
 then the baselines on the same held-out positions: the value loss of the labels' mean and of
 the search's own evaluation, and the hand-set ordering's ranks against the policy's among the
-search's candidates. The search does not use this model yet (docs/engine.md, "The learned
-evaluation with a policy").
+search's candidates. ``export`` keeps a fit's policy as the search reads it (the search
+orders its candidates by it; its value head is not used yet; docs/engine.md, "The learned
+evaluation with a policy"):
+
+    python tools/mixnet.py export mixnet.npz [--out engine/search/data/policy.npz]
 """
 
 from __future__ import annotations
@@ -229,11 +232,21 @@ def loss_and_grads(
     return float(v_loss), p_loss, grads
 
 
+def policy_logits(
+    params: Mapping[str, npt.NDArray[np.floating[Any]]], codes: I16
+) -> npt.NDArray[np.float64]:
+    """The policy's score of every point (``... x POINTS``) from the codes (``... x POINTS x
+    4``): the forward pass the search's kernels (``engine.search._kernels._policy``) repeat in
+    fixed point."""
+    e = np.asarray(params["E"], dtype=np.float64)
+    h = e[codes].sum(axis=-2) + np.asarray(params["b"], dtype=np.float64)
+    out: npt.NDArray[np.float64] = np.maximum(h, 0.0) @ np.asarray(params["u"], dtype=np.float64)
+    return out
+
+
 def ranks(params: dict[str, F32], data: Samples) -> npt.NDArray[np.int64]:
     """The rank (0 = first) the policy gives the judge's move, for the positions with one."""
-    h = params["E"][data.codes].sum(axis=2) + params["b"]
-    a = np.maximum(h, 0.0)
-    scores = np.where(data.empty, a @ params["u"], -np.inf)
+    scores = np.where(data.empty, policy_logits(params, data.codes), -np.inf)
     rows = np.nonzero(data.move >= 0)[0]
     chosen = scores[rows, data.move[rows]]
     better: npt.NDArray[np.int64] = (scores[rows] > chosen[:, None]).sum(axis=1).astype(np.int64)
@@ -261,8 +274,7 @@ def against_hand(params: Mapping[str, F32], data: Samples) -> tuple[int, list[fl
     from tools.tune_order import candidates
     from tools.tune_order import ranks as hand_ranks
 
-    h = params["E"][data.codes].sum(axis=2) + params["b"]
-    policy = np.maximum(h, 0.0) @ params["u"]
+    policy = policy_logits(params, data.codes)
     hand: list[int] = []
     ours: list[int] = []
     for i in np.nonzero(data.move >= 0)[0]:
@@ -349,6 +361,19 @@ def train(
     return params
 
 
+def export_policy(fit: Path, out: Path) -> int:
+    """Keep the policy's arrays (``E``, ``b``, ``u``) of a fit, checked by the search's own
+    loader (``engine.search.evaluate.load_policy``), as float32."""
+    from engine.search.evaluate import load_policy
+
+    with np.load(fit) as arrays:
+        kept = {name: np.asarray(arrays[name], dtype=np.float32) for name in ("E", "b", "u")}
+    np.savez_compressed(out, **dict[str, Any](kept))
+    load_policy(out.read_bytes(), str(out))
+    print(f"wrote {out} ({out.stat().st_size} bytes, {kept['b'].shape[0]} features)")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (see the module docstring)."""
     from tools.datagen import load_shard
@@ -356,7 +381,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/mixnet.py", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     fit = sub.add_parser("train", help="fit the model to shards")
-    fit.add_argument("folders", type=Path, nargs="+", help="folders of datagen shards")
+    fit.add_argument(
+        "folders", type=Path, nargs="+", help="folders of datagen shards, or shards' manifests"
+    )
     fit.add_argument("--epochs", type=int, default=8)
     fit.add_argument("--features", type=int, default=16)
     fit.add_argument("--hidden", type=int, default=16)
@@ -364,12 +391,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--seed", type=int, default=1)
     fit.add_argument("--rate", type=float, default=0.01, help="Adam's step size")
     fit.add_argument("--out", type=Path, default=Path("mixnet.npz"))
+    export = sub.add_parser("export", help="write a fit's policy as the search reads it")
+    export.add_argument("fit", type=Path, help="an npz that train wrote")
+    export.add_argument("--out", type=Path, default=Path("engine/search/data/policy.npz"))
     options = parser.parse_args(argv)
+    if options.command == "export":
+        return export_policy(options.fit, options.out)
     parts: list[Samples] = []
     offset = 0
-    for folder in options.folders:
-        for manifest in sorted(folder.glob("shard-*.json")):
-            arrays, _ = load_shard(folder, int(manifest.stem.removeprefix("shard-")))
+    for path in options.folders:
+        manifests = [path] if path.suffix == ".json" else sorted(path.glob("shard-*.json"))
+        for manifest in manifests:
+            shard = manifest.stem.removeprefix("shard-")
+            if not shard.isdigit():
+                print(f"error: {manifest} is not a shard's manifest", file=sys.stderr)
+                return 1
+            arrays, _ = load_shard(manifest.parent, int(shard))
             parts.append(samples(arrays, offset))
             offset += len(arrays["lengths"])
     if not parts:

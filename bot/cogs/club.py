@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import permissions
-from bot.club import may_organise, tournament_message, tournament_view
+from bot.club import may_organise, started_line, tournament_message, tournament_view
 from bot.cogs.play_choices import GAMES, RULES
 from bot.core.club.tournament import read_start_time
 from bot.core.service.errors import InvalidOptionError
@@ -135,18 +135,20 @@ class TournamentCommands(commands.Cog):
         await _check_organiser(interaction)
         host = host_of(interaction)
         tournament = await _own_tournament(interaction, id)
-        await host.table.defer_if_slow(
-            interaction, host.service.start_tournament(tournament.id), thinking=True
-        )
+        # Pairing round 1 may wait for the pairing worker to start and opens every board:
+        # acknowledged first, privately, so that a refusal stays the organiser's.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        await host.service.start_tournament(tournament.id)
         players = len(await host.service.repository.entrants(tournament.id))
+        started = await host.service.repository.tournament(tournament.id)
         with i18n.using(await host.preferences.server_language(interaction.guild_id)):  # public
-            text = club_words.tournament_started(tournament.name, players)
-        if interaction.response.is_done():
-            await interaction.edit_original_response(content=text)
-        else:
-            await interaction.response.send_message(
-                text, allowed_mentions=discord.AllowedMentions.none()
-            )
+            text = await started_line(host, started, players)
+        assert interaction.channel_id is not None
+        channel = host.get_partial_messageable(
+            interaction.channel_id, guild_id=interaction.guild_id
+        )
+        await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
+        await interaction.delete_original_response()
 
     @tournament.command(name="result")
     @app_commands.describe(
@@ -169,11 +171,13 @@ class TournamentCommands(commands.Cog):
         tournament = await _own_tournament(interaction, id)
         if result not in tuple(Result) or result == Result.BYE:
             raise TournamentNotFoundError(tournament.id, round=round, board=board)
+        # A result that ends its round pairs the next one before the service returns.
+        await interaction.response.defer(ephemeral=True, thinking=True)
         await host_of(interaction).service.adjust_result(
             tournament.id, round, board, Result(result)
         )
-        await interaction.response.send_message(
-            club_words.result_set(tournament.name, round, board, Result(result)), ephemeral=True
+        await interaction.edit_original_response(
+            content=club_words.result_set(tournament.name, round, board, Result(result))
         )
 
 

@@ -22,12 +22,13 @@ from bot.cogs.club import QueueCommands
 from bot.cogs.history import HistoryCommands
 from bot.cogs.moderation import offer_replacement, tell_bystander
 from bot.cogs.onboarding import HelpCommands
-from bot.cogs.play_choices import COLOURS, GAMES, LOOKS, RULES
+from bot.cogs.play_choices import COLOURS, LOOKS, RULES, game_choices
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
 from bot.cogs.preferences import PreferenceCommands
 from bot.cogs.puzzles import PuzzleCommands, play_puzzle_move
 from bot.cogs.review import ReviewCommands
 from bot.cogs.stats import StatsCommands
+from bot.core.games import table_specs
 from bot.core.service.errors import (
     GameExistsError,
     InvalidOptionError,
@@ -51,7 +52,6 @@ __all__ = ["LEVELS", "GomokuCog", "PlaceCog", "setup"]
 
 E = TypeVar("E", bound=StrEnum)
 
-_GAMES: Final = GAMES
 _RULES: Final = RULES
 LEVELS: Final = tuple(level.value for level in Level)
 _LEVELS: Final = LEVEL_CHOICES
@@ -65,6 +65,81 @@ def _choice(kind: type[E], option: str, value: str) -> E:
         return kind(value)
     except ValueError:
         raise InvalidOptionError(option, value) from None
+
+
+def _hosted(value: str) -> Game:
+    """The hosted game named ``value`` (a request can carry a game withdrawn since the
+    command's choices were made, or anything)."""
+    hosted = [spec.game for spec in table_specs()]
+    for game in hosted:
+        if game.value == value:
+            return game
+    raise InvalidOptionError("game", value, ", ".join(game.value for game in hosted))
+
+
+def _start_command(cog: GomokuCog) -> app_commands.Command[Any, ..., None]:
+    """``/gomoku start``, the games hosted now the choices of its ``game`` option."""
+
+    @app_commands.command(name="start")
+    @app_commands.describe(
+        opponent="Challenge this member (leave empty to play the AI)",
+        game="Which game (default Gomoku)",
+        rule="Gomoku rule (default: this server's setting)",
+        level="AI strength when playing the AI (default medium)",
+        size="Gomoku board size, 5 to 20 (default 15)",
+        colour="Your colour; black moves first (default: a coin toss)",
+        opening="Opening rule (Gomoku): with one, colour black means you start the opening",
+        rated="Whether a game against a member is rated (default yes; friendly games are not)",
+        open="Offer the game to any member of the channel, with a button (no opponent)",
+        rating_within="An open challenge: only members rated within this many points of you",
+    )
+    @app_commands.choices(
+        game=game_choices(), rule=_RULES, level=_LEVELS, colour=_COLOURS, opening=_OPENINGS
+    )
+    @needs_channel_permissions()
+    async def start(
+        interaction: Interaction,
+        opponent: discord.Member | None = None,
+        game: str = Game.GOMOKU.value,
+        rule: str | None = None,
+        level: str = DEFAULT_LEVEL,
+        size: app_commands.Range[int, 5, 20] | None = None,
+        colour: str = ColourChoice.RANDOM,
+        opening: str | None = None,
+        rated: bool = True,
+        open: bool = False,
+        rating_within: app_commands.Range[int, 25, 1000] | None = None,
+    ) -> None:
+        """Start a game against the AI, or challenge someone (or anyone)."""
+        await cog.start(
+            interaction,
+            opponent,
+            game,
+            rule,
+            level,
+            size,
+            colour,
+            opening,
+            rated,
+            open,
+            rating_within,
+        )
+
+    return start
+
+
+def _add_before(
+    group: app_commands.Group, command: app_commands.Command[Any, ..., Any], name: str
+) -> None:
+    """Add ``command`` to ``group`` just before its subcommand ``name``: the client lists a
+    group's subcommands in their order."""
+    children = group.commands
+    later = children[[child.name for child in children].index(name) :]
+    for child in later:
+        group.remove_command(child.name)
+    group.add_command(command)
+    for child in later:
+        group.add_command(child)
 
 
 @app_commands.guild_only()
@@ -86,50 +161,38 @@ class GomokuCog(
 
     def __init__(self, bot: GameHost) -> None:
         self.bot = bot
+        # /gomoku start offers the games hosted when the command tree is built (one registered
+        # after this module was imported included), so its command is made here.
+        group = self.app_command
+        assert group is not None  # a GroupCog's own group
+        _add_before(group, _start_command(self), "board")
 
-    @app_commands.command(name="start")
-    @app_commands.describe(
-        opponent="Challenge this member (leave empty to play the AI)",
-        game="Which game (default Gomoku)",
-        rule="Gomoku rule (default: this server's setting)",
-        level="AI strength when playing the AI (default medium)",
-        size="Gomoku board size, 5 to 20 (default 15)",
-        colour="Your colour; black moves first (default: a coin toss)",
-        opening="Opening rule (Gomoku): with one, colour black means you start the opening",
-        rated="Whether a game against a member is rated (default yes; friendly games are not)",
-        open="Offer the game to any member of the channel, with a button (no opponent)",
-        rating_within="An open challenge: only members rated within this many points of you",
-    )
-    @app_commands.choices(
-        game=_GAMES, rule=_RULES, level=_LEVELS, colour=_COLOURS, opening=_OPENINGS
-    )
-    @needs_channel_permissions()
     async def start(
         self,
         interaction: Interaction,
-        opponent: discord.Member | None = None,
-        game: str = Game.GOMOKU.value,
-        rule: str | None = None,
-        level: str = DEFAULT_LEVEL,
-        size: app_commands.Range[int, 5, 20] | None = None,
-        colour: str = ColourChoice.RANDOM,
-        opening: str | None = None,
-        rated: bool = True,
-        open: bool = False,
-        rating_within: app_commands.Range[int, 25, 1000] | None = None,
+        opponent: discord.Member | None,
+        game: str,
+        rule: str | None,
+        level: str,
+        size: int | None,
+        colour: str,
+        opening: str | None,
+        rated: bool,
+        open: bool,
+        rating_within: int | None,
     ) -> None:
-        """Start a game against the AI, or challenge someone (or anyone)."""
+        """``/gomoku start`` (``_start_command``): a game against the AI, or a challenge."""
         assert interaction.channel_id is not None  # guild_only
         if open:
             await self._open_challenge(
-                interaction, _choice(Game, "game", game), rule, colour, rated, rating_within or 0
+                interaction, _hosted(game), rule, colour, rated, rating_within or 0
             )
             return
         # Any bot as opponent means "play me": other bots cannot press buttons.
         opponent_id = None if opponent is None or opponent.bot else opponent.id
         options = {
             "opponent": opponent_id,
-            "game": _choice(Game, "game", game),
+            "game": _hosted(game),
             "rule": None if rule is None else _choice(Rule, "rule", rule),
             "level": level,
             "size": size,
@@ -316,13 +379,18 @@ class GomokuCog(
             view = undo_view(outcome.game.game_id)
         mentions = discord.AllowedMentions(users=[discord.Object(outcome.responder)])
         if not deferred:
-            await interaction.response.send_message(content, view=view, allowed_mentions=mentions)
+            sent = await interaction.response.send_message(
+                content, view=view, allowed_mentions=mentions
+            )
+            if sent.message_id is not None:  # an answer from the web board edits it
+                self.bot.table.undo_posted(outcome.game, interaction.channel_id, sent.message_id)
             return
         # The request is for the opponent to see: into the channel, not the private reply.
         channel = self.bot.get_partial_messageable(
             interaction.channel_id, guild_id=interaction.guild_id
         )
-        await channel.send(content, view=view, allowed_mentions=mentions)
+        message = await channel.send(content, view=view, allowed_mentions=mentions)
+        self.bot.table.undo_posted(outcome.game, interaction.channel_id, message.id)
         await interaction.delete_original_response()
 
     @app_commands.command(name="hint")

@@ -7,14 +7,34 @@ from typing import Final
 
 from discord import app_commands
 
+from bot.core.games import table_specs
 from bot.text import words
-from engine.types import Game, Level, Rule
+from engine.types import Level, Rule
 
-__all__ = ["COLOURS", "GAMES", "LEADERBOARDS", "LEVELS", "LOOKS", "PUZZLES", "RULES"]
-
-GAMES: Final = [
-    app_commands.Choice(name=words.GAME_CHOICES[game], value=game.value) for game in Game
+__all__ = [
+    "COLOURS",
+    "GAMES",
+    "LEADERBOARDS",
+    "LEVELS",
+    "LOOKS",
+    "PUZZLES",
+    "RULES",
+    "game_choices",
 ]
+
+
+def game_choices() -> list[app_commands.Choice[str]]:
+    """The games hosted now (``bot.core.games``), in the order registered: a game the
+    catalogues name by their words, another by its spec's name."""
+    return [
+        app_commands.Choice(
+            name=words.GAME_CHOICES.get(spec.game, spec.name), value=spec.game.value
+        )
+        for spec in table_specs()
+    ]
+
+
+GAMES: Final = game_choices()  # the games shipped (the club's and leaderboard's commands)
 PUZZLES: Final = "puzzles"  # the leaderboard of the puzzle solvers, beside the games'
 LEADERBOARDS: Final = [*GAMES, app_commands.Choice(name=words.PUZZLE_CHOICE, value=PUZZLES)]
 LOOKS: Final = [

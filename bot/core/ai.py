@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol, Self
 
+from bot.core.games import load_game_modules
 from bot.core.workers import PoolClosedError, TaskError, WorkerLostError, WorkerPool
 from engine.board import Board
 from engine.games import game_spec
@@ -212,8 +213,12 @@ def lower_priority(niceness: int, *, idle: bool = True) -> bool:
     return True
 
 
-def _init_worker(warm: bool, niceness: int, parent: int, idle: bool = True) -> None:
-    """Pool initializer. The worker dies with ``parent`` (``_die_with_parent``). Ctrl-C in a
+def _init_worker(
+    warm: bool, niceness: int, parent: int, idle: bool = True, game_modules: tuple[str, ...] = ()
+) -> None:
+    """Pool initializer. The worker imports ``game_modules``, which register the games defined
+    outside the bot (``bot.core.games.load_game_modules``: a spawned process starts with only
+    the games shipped), and dies with ``parent`` (``_die_with_parent``). Ctrl-C in a
     terminal reaches the whole process group: the workers ignore it and let the parent shut
     them down, as they do SIGTERM sent to the group. Searches run below the event loop
     (``lower_priority``), so commands keep their latency while every core searches. With
@@ -223,6 +228,7 @@ def _init_worker(warm: bool, niceness: int, parent: int, idle: bool = True) -> N
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     lower_priority(niceness, idle=idle)
+    load_game_modules(game_modules)
     if warm:
         from engine.search.levels import warm_up
 
@@ -308,21 +314,30 @@ class ProcessPoolRunner:
         hang_after_s: float | None = None,
         niceness: int = WORKER_NICENESS,
         idle: bool = True,
+        game_modules: tuple[str, ...] = (),
     ) -> None:
         self.workers = workers or len(os.sched_getaffinity(0)) or 1
         self._warm = warm
         self._idle = idle  # the workers in the idle class (``lower_priority``)
+        self._game_modules = game_modules  # imported by each worker (``_init_worker``)
         self._hang_after_s = hang_after_s  # None: the level's budget x4 + 10 s
-        self._pool = WorkerPool(self.workers, _init_worker, (warm, niceness, os.getpid(), idle))
+        initargs = (warm, niceness, os.getpid(), idle, game_modules)
+        self._pool = WorkerPool(self.workers, _init_worker, initargs)
         self._review_pool: WorkerPool | None = None  # started by the first review
         self._closed = False
 
     @classmethod
     async def start(
-        cls, workers: int | None = None, *, warm: bool = True, idle: bool = True
+        cls,
+        workers: int | None = None,
+        *,
+        warm: bool = True,
+        idle: bool = True,
+        game_modules: tuple[str, ...] = (),
     ) -> Self:
-        """A runner whose workers are already up (and warm, unless ``warm=False``)."""
-        runner = cls(workers, warm=warm, idle=idle)
+        """A runner whose workers are already up (and warm, unless ``warm=False``), each
+        having imported ``game_modules``."""
+        runner = cls(workers, warm=warm, idle=idle, game_modules=game_modules)
         await runner.warm_up()
         return runner
 
@@ -391,7 +406,7 @@ class ProcessPoolRunner:
         if self._closed:
             raise AIError("closed")
         if self._review_pool is None:
-            initargs = (self._warm, REVIEW_NICENESS, os.getpid(), self._idle)
+            initargs = (self._warm, REVIEW_NICENESS, os.getpid(), self._idle, self._game_modules)
             self._review_pool = WorkerPool(1, _init_worker, initargs)
         try:
             return await self._review_pool.call(run_analysis, request, REVIEW_HANG_S)

@@ -4,23 +4,35 @@ With shards in several processes (``bot.shards``), each process stores its own g
 and a web board page served by one process must still see a move stored by another. Each
 process publishes, for every change it stores (the service's events), the game's id and its
 new version; every process that serves pages follows the bus and re-reads a watched game
-whose version went up (``bot.web.hub``). The bus carries no state: the database stays the one
-source, and a page's process reads it as it reads every game.
+whose version went up (``bot.web.hub``). The bus carries no game state: the database stays
+the one source, and a page's process reads it as it reads every game.
+
+An undo request changes no version (nothing moved), so it travels as a message of its own:
+who asked whom at which version (``UndoAsk``), and then who answered and how
+(``UndoAnswer``): the web board puts them to the pages it serves (``bot.web.server``), and
+the Discord table edits the request it posted once it is answered (``bot.table``). The
+request itself stays in the database, where a page opened later, or a process that was away,
+finds it.
 
 The bus is the deployment's own: Redis or Valkey pub/sub where the AI queue runs
 (``GOMOKU_AI_QUEUE_URL``), else PostgreSQL ``LISTEN``/``NOTIFY`` (``GOMOKU_DATABASE_URL``).
 Where there is no PostgreSQL there is one process (SQLite), and no bus (``open_bus``).
 
-* Messages are JSON, encoded from their type by msgspec (as ``bot.core.queue_ai``'s are):
-  anything else on the channel is refused and logged once, never raised.
+* Messages are JSON objects, encoded from their types by msgspec (as ``bot.core.queue_ai``'s
+  are) and told apart by their ``type`` field: anything else on the channel is refused and
+  logged once, never raised.
 * Publishing never blocks the event loop: ``publish`` notes the newest version of the game
   (versions only go up, so a burst of changes is sent once, as the newest), and one task
-  sends what is noted, a batch per message.
+  sends what is noted, a batch per message, then the undo messages noted with it.
 * A dropped connection is reconnected with a doubling backoff (0.1 s to 5 s): one WARNING
   when it drops, one INFO when it is back, no traceback. A quiet bus pings its server every
-  30 s, and a send or ping unanswered within 5 s counts as a drop. What was noted meanwhile is sent
-  then, and followers are told to re-read every game they watch (changes published while
-  this process was away are gone).
+  30 s, and a send or ping unanswered within 5 s counts as a drop. Redis's subscription has a
+  connection of its own, whose silent death no send would reveal: when it has heard nothing
+  for 30 s it PINGs the server on that connection, and no answer within 5 s counts as a drop
+  too (a server that stopped answering, a connection lost without a word). Connecting and
+  subscribing get the same 5 s. What was noted meanwhile is sent then, and followers are
+  told to re-read every game they watch (changes published while this process was away are
+  gone).
 """
 
 from __future__ import annotations
@@ -29,12 +41,13 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any, Final, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Final, Protocol, TypeAlias
 
 import msgspec
 
-from bot.core.service.events import Event, Refreshed, TurnWarning
+from bot.core.service.events import Event, Refreshed, TurnWarning, UndoAnswered, UndoAsked
 
 if TYPE_CHECKING:
     import asyncpg
@@ -46,8 +59,12 @@ __all__ = [
     "Changes",
     "Follower",
     "GameBus",
+    "Message",
     "PostgresBus",
     "RedisBus",
+    "UndoAnswer",
+    "UndoAsk",
+    "UndoNote",
     "decode",
     "encode",
     "open_bus",
@@ -59,10 +76,13 @@ CHANNEL: Final = "gomoku_games"  # the Redis channel and the PostgreSQL notifica
 _BATCH: Final = 200  # changes per message: ~25 bytes each, under NOTIFY's 8,000-byte payload
 _FIRST_DELAY_S: Final = 0.1
 _IDLE_S: Final = 30.0  # a quiet bus pings its server this often
+_LISTEN_IDLE_S: Final = 30.0  # a quiet Redis subscription pings its server this often
 _ANSWER_S: Final = 5.0  # a send or a ping not answered by then: the connection is dead
 _MAX_DELAY_S: Final = 5.0
+_UNDO_NOTES: Final = 1000  # undo messages kept to send while the bus is away (oldest go first)
 
 _Id = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
+_Origin = Annotated[str, msgspec.Meta(max_length=64)]
 
 
 class Change(msgspec.Struct, frozen=True, array_like=True, forbid_unknown_fields=True):
@@ -72,38 +92,72 @@ class Change(msgspec.Struct, frozen=True, array_like=True, forbid_unknown_fields
     version: _Id
 
 
-class Changes(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Changes(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="changes"):
     """One message on the bus: changes stored by the process ``origin``."""
 
-    origin: Annotated[str, msgspec.Meta(max_length=64)]
+    origin: _Origin
     games: Annotated[list[Change], msgspec.Meta(max_length=_BATCH)]
 
 
+class UndoAsk(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="undo_asked"):
+    """In the process ``origin``, ``requester`` asked ``responder`` to let ``moves`` moves of
+    ``game_id`` be taken back, at the game's ``version``."""
+
+    origin: _Origin
+    game_id: _Id
+    version: _Id
+    requester: _Id
+    responder: _Id
+    moves: Annotated[int, msgspec.Meta(ge=1, le=10_000)]
+
+
+class UndoAnswer(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="undo_answered"):
+    """In the process ``origin``, ``by`` answered the undo request of ``game_id`` through the
+    front end ``via``: allowed (``accepted``; ``version`` is the takeback's), refused by the
+    responder, or withdrawn by the requester."""
+
+    origin: _Origin
+    game_id: _Id
+    version: _Id
+    requester: _Id
+    responder: _Id
+    by: _Id
+    accepted: bool
+    via: Annotated[str, msgspec.Meta(max_length=32)] | None = None
+
+
+UndoNote: TypeAlias = UndoAsk | UndoAnswer
+Message: TypeAlias = Changes | UndoAsk | UndoAnswer  # told apart by their "type" field
+
 _encoder: Final = msgspec.json.Encoder()
-_decoder: Final = msgspec.json.Decoder(Changes)
+_decoder: Final[msgspec.json.Decoder[Message]] = msgspec.json.Decoder(Message)
 
 
-def encode(changes: Changes) -> bytes:
-    """``changes`` as the bus carries it."""
-    return _encoder.encode(changes)
+def encode(message: Message) -> bytes:
+    """``message`` as the bus carries it."""
+    return _encoder.encode(message)
 
 
-def decode(data: bytes | str) -> Changes:
+def decode(data: bytes | str) -> Message:
     """A message from the bus.
 
     Raises:
-        ValueError: not a ``Changes`` (msgspec's ``DecodeError`` and ``ValidationError`` are
-            ``ValueError``\\s).
+        ValueError: not a message of the bus (msgspec's ``DecodeError`` and
+            ``ValidationError`` are ``ValueError``\\s).
     """
     return _decoder.decode(data)
 
 
 class Follower(Protocol):
-    """What the bus tells: a game changed elsewhere, or changes may have been missed."""
+    """What the bus tells: a game changed elsewhere, an undo request was asked or answered
+    elsewhere, or changes may have been missed."""
 
     def changed(self, game_id: int, version: int) -> None:
         """``game_id`` was stored at ``version`` by another process (called on the loop;
         only notes things and starts tasks)."""
+
+    def undo(self, note: UndoNote) -> None:
+        """An undo request was asked or answered in another process (called as ``changed``)."""
 
     def resync(self) -> None:
         """The bus was away: re-read every game shown."""
@@ -122,6 +176,7 @@ class GameBus:
         self.connected = asyncio.Event()  # set while a connection is up
         self._followers: list[Follower] = []
         self._noted: dict[int, int] = {}
+        self._undos: deque[UndoNote] = deque(maxlen=_UNDO_NOTES)
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._sessions = 0
@@ -134,10 +189,40 @@ class GameBus:
     def on_event(self, event: Event) -> None:
         """A subscriber of the service: every change this process stores is published.
         ``Refreshed`` is a state read, not a change made here (maybe one learnt from the bus),
-        and a warning changes nothing stored."""
+        and a warning changes nothing stored. An undo request and its answer go as messages
+        of their own (an answer that allowed it after its takeback's change)."""
         if isinstance(event, Refreshed | TurnWarning):
             return
-        self.publish(event.game.game_id, event.game.version)
+        game = event.game
+        self.publish(game.game_id, game.version)
+        if isinstance(event, UndoAsked):
+            self._note_undo(
+                UndoAsk(
+                    self.origin,
+                    game.game_id,
+                    game.version,
+                    event.requester,
+                    event.responder,
+                    event.moves,
+                )
+            )
+        elif isinstance(event, UndoAnswered):
+            self._note_undo(
+                UndoAnswer(
+                    self.origin,
+                    game.game_id,
+                    game.version,
+                    event.requester,
+                    event.responder,
+                    event.by,
+                    event.accepted,
+                    event.via,
+                )
+            )
+
+    def _note_undo(self, note: UndoNote) -> None:
+        self._undos.append(note)
+        self._wake.set()
 
     def publish(self, game_id: int, version: int) -> None:
         """Note that ``game_id`` is stored at ``version``; it is sent soon, in a task."""
@@ -218,15 +303,16 @@ class GameBus:
         if self._sessions > 1:
             for follower in tuple(self._followers):
                 follower.resync()
-        if self._noted:
+        if self._noted or self._undos:
             self._wake.set()
 
     async def _sending(
         self, send: Callable[[bytes], Awaitable[object]], ping: Callable[[], Awaitable[object]]
     ) -> None:
-        """Send the noted changes as they come, a batch per message (what fails to go is
-        noted again for the next connection); ``ping`` the server when the bus was quiet for
-        a while, so that a connection that died in silence is found."""
+        """Send the noted changes as they come, a batch per message, then the noted undo
+        messages (what fails to go is noted again for the next connection); ``ping`` the
+        server when the bus was quiet for a while, so that a connection that died in silence
+        is found."""
         while True:
             try:
                 async with asyncio.timeout(_IDLE_S):
@@ -242,6 +328,8 @@ class GameBus:
                 encode(Changes(self.origin, changes[start : start + _BATCH]))
                 for start in range(0, len(changes), _BATCH)
             ]
+            messages.extend(encode(note) for note in self._undos)
+            self._undos.clear()
             for index, message in enumerate(messages):
                 try:
                     async with asyncio.timeout(_ANSWER_S):
@@ -251,27 +339,38 @@ class GameBus:
                     raise
 
     def _unsent(self, messages: list[bytes]) -> None:
-        for message in messages:
-            for change in decode(message).games:
-                self.publish(change.game_id, change.version)
+        undos = [*self._undos]  # noted since these were taken: they go after them
+        self._undos.clear()
+        for data in messages:
+            message = decode(data)
+            if isinstance(message, Changes):
+                for change in message.games:
+                    self.publish(change.game_id, change.version)
+            else:
+                self._note_undo(message)
+        for note in undos:
+            self._note_undo(note)
 
     def _received(self, data: bytes | str) -> None:
         """A message from the bus (its own included: skipped)."""
         try:
-            changes = decode(data)
+            message = decode(data)
         except ValueError as error:
             if not self._refused:
                 self._refused = True
                 log.warning("a message on the game bus was not understood: %s", error)
             return
-        if changes.origin == self.origin:
+        if message.origin == self.origin:
             return
-        for change in changes.games:
-            for follower in tuple(self._followers):
-                try:
-                    follower.changed(change.game_id, change.version)
-                except Exception:
-                    log.exception("a follower of the game bus failed")
+        for follower in tuple(self._followers):
+            try:
+                if isinstance(message, Changes):
+                    for change in message.games:
+                        follower.changed(change.game_id, change.version)
+                else:
+                    follower.undo(message)
+            except Exception:
+                log.exception("a follower of the game bus failed")
 
 
 class RedisBus(GameBus):
@@ -288,29 +387,47 @@ class RedisBus(GameBus):
 
         # Named, so that an operator can tell the bus's connections (CLIENT LIST).
         client: Redis = Redis.from_url(self.url, client_name=f"gomoku-bus-{self.origin}")
-        pubsub: Any = client.pubsub(ignore_subscribe_messages=True)  # redis-py leaves it untyped
+        pubsub: Any = client.pubsub()  # redis-py leaves it untyped
         try:
-            await pubsub.subscribe(CHANNEL)
+            # A server that accepts the connection but never answers (stopped, overloaded)
+            # would hold the subscription forever: it must be confirmed in time.
+            async with asyncio.timeout(_ANSWER_S):
+                await pubsub.subscribe(CHANNEL)
+                while (await pubsub.get_message(timeout=None) or {}).get("type") != "subscribe":
+                    pass
             self._connected()
-            await _first_of(self._send(client, pubsub), self._receive(pubsub))
+            await _first_of(self._send(client), self._receive(pubsub))
         finally:
+            # Bounded: closing must not wait on a server that stopped answering.
             with contextlib.suppress(Exception):
-                await pubsub.aclose()
+                await asyncio.wait_for(pubsub.aclose(), _ANSWER_S)
             with contextlib.suppress(Exception):
-                await client.aclose()
+                await asyncio.wait_for(client.aclose(), _ANSWER_S)
 
-    async def _send(self, client: Redis, pubsub: Any) -> None:
-        async def ping() -> None:
-            await client.ping()
-            await pubsub.ping()  # the listening connection too (its answer comes as a message)
-
-        await self._sending(lambda message: client.publish(CHANNEL, message), ping)
+    async def _send(self, client: Redis) -> None:
+        await self._sending(lambda message: client.publish(CHANNEL, message), client.ping)
 
     async def _receive(self, pubsub: Any) -> None:
-        async for message in pubsub.listen():
+        """Hand on what the subscription hears. After ``_LISTEN_IDLE_S`` of silence it PINGs the
+        server on the subscription's own connection and wants the answer (any message)
+        within ``_ANSWER_S``: a write into a connection that died in silence succeeds, so
+        only a missing answer shows it."""
+        loop = asyncio.get_running_loop()
+        answer_by: float | None = None  # a ping is out: something must be heard by then
+        while True:
+            wait = _LISTEN_IDLE_S if answer_by is None else answer_by - loop.time()
+            if wait <= 0:
+                raise TimeoutError("the subscription did not answer its ping")
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=wait)
+            if message is None:
+                if answer_by is None:
+                    async with asyncio.timeout(_ANSWER_S):
+                        await pubsub.ping()  # its answer comes as a message ("pong")
+                    answer_by = loop.time() + _ANSWER_S
+                continue
+            answer_by = None  # heard: the subscription lives
             if message.get("type") == "message":
                 self._received(message["data"])
-        raise ConnectionError("the subscription ended")
 
 
 class PostgresBus(GameBus):

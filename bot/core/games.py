@@ -5,11 +5,18 @@ button per cell), what the pieces look like (stones, X and O, coloured discs), w
 between people may be rated, and whether opening rules apply. The service, the renderers,
 the Discord views, the web board and the terminal read it instead of asking which game is
 on the table, so a new game is an ``engine.games.register`` call and a ``register`` here.
+
+A game defined outside the bot is a module that makes both calls when imported; every
+process that meets the game imports it (``load_game_modules``): the bot and the terminal at
+start-up, each AI pool worker in its initializer, each queue worker
+(``GOMOKU_GAME_MODULES``, see docs/development.md).
 """
 
 from __future__ import annotations
 
 import enum
+import importlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.board import Board
@@ -19,9 +26,11 @@ from engine.types import Game
 
 __all__ = [
     "Buttons",
+    "GameModuleError",
     "Pieces",
     "TableSpec",
     "game_named",
+    "load_game_modules",
     "register",
     "table_spec",
     "table_specs",
@@ -70,7 +79,31 @@ class TableSpec:
         return board.width in self.rated_sizes
 
 
-_SPECS: dict[Game, TableSpec] = {}
+_SPECS: dict[str, TableSpec] = {}  # by Game, which is a str: its name finds it too
+
+
+class GameModuleError(Exception):
+    """A module named to register games could not be imported."""
+
+    def __init__(self, module: str, error: BaseException) -> None:
+        super().__init__(
+            f"GOMOKU_GAME_MODULES: cannot import {module!r} ({type(error).__name__}: {error})"
+        )
+        self.module = module
+
+
+def load_game_modules(modules: Iterable[str]) -> None:
+    """Import each of ``modules``, which register their games when imported (once per
+    process: Python imports a module once).
+
+    Raises:
+        GameModuleError: one could not be imported (its own error is the cause).
+    """
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception as error:
+            raise GameModuleError(module, error) from error
 
 
 def register(spec: TableSpec) -> TableSpec:
@@ -105,6 +138,9 @@ def table_spec(game: Game | str) -> TableSpec:
     Raises:
         UnsupportedBoardError: for a game nobody registered.
     """
+    spec = _SPECS.get(game)  # a Game or its name: they hash and compare alike
+    if spec is not None:  # every board drawn asks, several times: no conversion
+        return spec
     try:
         return _SPECS[game_spec(game).game]
     except KeyError:

@@ -32,6 +32,7 @@ from bot.core.service.events import (
     Refreshed,
     TakenBack,
     TurnWarning,
+    UndoAnswered,
     UndoAsked,
 )
 from bot.core.service.states import GameState, MoveResult
@@ -117,9 +118,10 @@ class GameRunner:
         if game.is_over:
             self._answers.pop(game.game_id, None)
             return
-        if isinstance(event, TurnWarning | Refreshed | UndoAsked):
-            # A warning or an undo request changes no clock the pass did not plan; another
-            # process's change is that process's to answer (its runner starts its AI).
+        if isinstance(event, TurnWarning | Refreshed | UndoAsked | UndoAnswered):
+            # A warning, an undo request or its answer changes no clock the pass did not plan
+            # (an allowed one's takeback comes as ``TakenBack``); another process's change is
+            # that process's to answer (its runner starts its AI).
             return
         by_player = isinstance(event, GameStarted | TakenBack) or (
             isinstance(event, Moved) and not event.by_ai

@@ -49,15 +49,17 @@ def _serve(
 ) -> None:
     """A worker's life: ``initializer(*initargs)``, say it is ready, then answer each
     ``(function, argument)`` the pool sends with ``(True, result)`` or ``(False, error)``,
-    until the pool closes its end of the pipe."""
+    until the pool closes its end of the pipe. A task this process cannot read (a game it
+    has not registered, say) is answered with its error too, not by dying."""
     initializer(*initargs)
     conn.send(_READY)
     while True:
         try:
-            function, argument = conn.recv()
+            task = conn.recv_bytes()
         except EOFError:
             return
         try:
+            function, argument = pickle.loads(task)
             reply: tuple[bool, object] = (True, function(argument))
         except Exception as error:  # the caller gets it as TaskError's cause
             reply = (False, error)

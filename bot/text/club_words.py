@@ -6,11 +6,18 @@ reads are shown under the server's language by their callers.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from bot.core.club.standings import Tiebreak
 from bot.text.i18n import _, ngettext
 from storage.club import DAY_SECONDS, Format, Result, Tournament
 
 __all__ = [
+    "arena_board_line",
+    "arena_joined",
+    "arena_standings_now",
+    "arena_started",
+    "arena_thread_name",
     "board_line",
     "board_ping",
     "board_thread_name",
@@ -66,9 +73,9 @@ def kind_line(format: Format, seconds_per_move: int) -> str:
     return f"{format_name(format)} · {time_control(seconds_per_move)}"
 
 
-def tournament_announcement(tournament: Tournament, game: str) -> str:
+def tournament_announcement(tournament: Tournament, game: str, ends: datetime | None = None) -> str:
     """The tournament message in the channel, above its Join, Leave and Standings buttons
-    (``game``: the game's name)."""
+    (``game``: the game's name; ``ends``: a running arena's end)."""
     format, rounds, player_cap = tournament.format, tournament.rounds, tournament.player_cap
     if format is Format.ARENA:
         title = _("**{name}** (tournament {id}): an arena of {game}.")
@@ -78,7 +85,10 @@ def tournament_announcement(tournament: Tournament, game: str) -> str:
         title.format(name=tournament.name, id=tournament.id, format=format_name(format), game=game)
     ]
     clock = time_control(tournament.seconds_per_move)
-    if tournament.arena_minutes is not None:
+    if ends is not None:
+        at = int(ends.timestamp())
+        lines.append(_("Ends {when}").format(when=f"<t:{at}:F> (<t:{at}:R>)") + " · " + clock)
+    elif tournament.arena_minutes is not None:
         minutes = tournament.arena_minutes
         lines.append(
             ngettext("{count} minute", "{count} minutes", minutes).format(count=minutes)
@@ -139,6 +149,15 @@ def tournament_started(name: str, players: int) -> str:
     ).format(name=name, count=players)
 
 
+def arena_started(name: str, players: int, ends: int) -> str:
+    """The channel's line when an arena starts (``ends``: its end, a Unix time)."""
+    return ngettext(
+        "**{name}** has started with {count} player: the first games are paired. It ends {when}.",
+        "**{name}** has started with {count} players: the first games are paired. It ends {when}.",
+        players,
+    ).format(name=name, count=players, when=f"<t:{ends}:R>")
+
+
 def tournament_cancelled(name: str, players: int) -> str:
     """The channel's line when a tournament's start time comes with too few players."""
     return ngettext(
@@ -164,6 +183,14 @@ def joined(name: str) -> str:
     )
 
 
+def arena_joined(name: str) -> str:
+    """The private answer to an arena's Join."""
+    return _(
+        "You are in **{name}**. Until it ends you are paired again whenever your game ends, "
+        "each game in its own thread."
+    ).format(name=name)
+
+
 def left(name: str) -> str:
     """The private answer to Leave (before the start, or a withdrawal once it runs)."""
     return _("You left **{name}**; results of games you played stand.").format(name=name)
@@ -179,6 +206,19 @@ def board_line(name: str, round_: int, board: int, black: int, white: int) -> st
 def board_thread_name(name: str, round_: int, board: int) -> str:
     """A board's thread's name."""
     return _("{name} · round {round} · board {board}").format(name=name, round=round_, board=board)
+
+
+def arena_board_line(name: str, number: int, black: int, white: int) -> str:
+    """The channel's line for an arena's game (``number``: its number in the arena); its
+    thread opens from it."""
+    return _("{name}, game {number}: <@{black}> (black) vs <@{white}>.").format(
+        name=name, number=number, black=black, white=white
+    )
+
+
+def arena_thread_name(name: str, number: int) -> str:
+    """An arena game's thread's name."""
+    return _("{name} · game {number}").format(name=name, number=number)
 
 
 def board_ping(black: int, white: int, clock: str) -> str:
@@ -203,6 +243,12 @@ def final_standings(name: str) -> str:
 def standings_now(name: str) -> str:
     """The heading of the standings shown privately by the Standings button."""
     return _("**{name}**: standings so far").format(name=name)
+
+
+def arena_standings_now(name: str, ends: int) -> str:
+    """The heading of a running arena's standings shown privately by the Standings button
+    (``ends``: its end, a Unix time)."""
+    return _("**{name}**: standings so far; it ends {when}").format(name=name, when=f"<t:{ends}:R>")
 
 
 def points_heading() -> str:

@@ -6,7 +6,7 @@ catalogues stay the one place words live; the page holds none of its own.
 
 from __future__ import annotations
 
-from bot.text import words
+from bot.text import i18n, words
 from bot.text.i18n import _, ngettext
 from engine.types import Color
 
@@ -45,8 +45,21 @@ def board_link(*, player: bool, hours: int) -> str:
     ).format(hours=hours)
 
 
+_page_words: dict[str, dict[str, str]] = {}  # by language
+
+
 def page_words() -> dict[str, str]:
-    """Everything the board page shows in words, by key."""
+    """Everything the board page shows in words, by key, in the current language. Built once
+    a language (every state a page is sent carries them, and the catalogues do not change
+    while the bot runs): read it, never change it."""
+    language = i18n.current()
+    found = _page_words.get(language)
+    if found is None:
+        found = _page_words[language] = _all_page_words()
+    return found
+
+
+def _all_page_words() -> dict[str, str]:
     return {
         "confirm": _("Tap again to place."),
         "watching": _("Watching: read-only."),
@@ -87,6 +100,11 @@ def page_words() -> dict[str, str]:
         "allow": words.undo_answer_label(accept=True),
         "refuse": words.undo_answer_label(accept=False),
         "undo_refused": words.undo_answered(allowed=False),
+        "undo_allowed": words.undo_answered(allowed=True),
+        "undo_withdrawn": _("Request withdrawn."),
+        "undo_refused_by": _("{name} refused the takeback."),
+        "undo_allowed_by": _("{name} allowed the takeback."),
+        "undo_withdrawn_by": _("{name} withdrew the takeback request."),
         "rematch": words.rematch_label(),
         "play_again": words.play_again_label(),
         "play_ai": _("Play the AI"),
@@ -108,6 +126,7 @@ def standings_words() -> dict[str, str]:
         "format": _("Format: {format}"),
         "round": _("Round {round} of {rounds}"),
         "round_open": _("Round {round}"),
+        "ends": _("Ends {time}"),
         "not_started": _("Not started yet."),
         "finished": _("Finished."),
         "cancelled": _("Cancelled."),
@@ -117,6 +136,9 @@ def standings_words() -> dict[str, str]:
         "points": _("Points"),
         "played": _("Played"),
         "pairings": _("Pairings of round {round}"),
+        "games": _("Games in play"),
+        "game": _("Game"),
+        "watch_arena_game": _("Watch game {number}"),
         "board": _("Board"),
         "black": words.colour_name(Color.BLACK),
         "white": words.colour_name(Color.WHITE),

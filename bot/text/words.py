@@ -72,6 +72,7 @@ __all__ = [
     "rule_name",
     "turn_ping",
     "undo_answer_label",
+    "undo_answer_note",
     "undo_answered",
     "use_command_ids",
     "welcome_text",
@@ -950,6 +951,18 @@ def undo_answer_label(*, accept: bool) -> str:
 def undo_answered(*, allowed: bool) -> str:
     """What the opponent sees after answering an undo request."""
     return _("Undo allowed.") if allowed else _("Undo refused.")
+
+
+def undo_answer_note(requester: int, responder: int, *, accepted: bool, withdrawn: bool) -> str:
+    """The undo request's message once it was answered elsewhere (the web board): who
+    answered, and how. Mentions in an edit ping nobody."""
+    if withdrawn:
+        text = _("{requester} withdrew the request to take back their last move.")
+    elif accepted:
+        text = _("{responder} allowed {requester} to take back their last move.")
+    else:
+        text = _("{responder} refused to let {requester} take back their last move.")
+    return text.format(requester=f"<@{requester}>", responder=f"<@{responder}>")
 
 
 def move_summary(move: str, *, reply: str | None = None, choice: str | None = None) -> str:

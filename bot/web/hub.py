@@ -53,6 +53,10 @@ class Hub:
         """How many pages show ``game_id``."""
         return len(self._pages.get(game_id, ()))
 
+    def games(self) -> list[int]:
+        """The games some page shows."""
+        return list(self._pages)
+
     def pages(self, game_id: int) -> list[Page]:
         """The pages that show ``game_id``."""
         return list(self._pages.get(game_id, ()))

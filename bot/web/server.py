@@ -31,18 +31,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import aiohttp
+import orjson
 from aiohttp import web
 
 from bot.core.service import GameService
 from bot.core.service.errors import GameNotActiveError, NoActiveGameError, NotAPlayerError
-from bot.core.service.events import Event, UndoAsked
+from bot.core.service.events import Event, UndoAnswered, UndoAsked
 from bot.core.service.inputs import (
     Action,
     AnswerUndo,
@@ -71,7 +71,7 @@ from storage.records import GameStatus, Player
 __all__ = ["STATIC", "BoardHooks", "OAuthApp", "WebBoard"]
 
 if TYPE_CHECKING:
-    from bot.core.bus import GameBus  # msgspec: installed with the postgres and queue extras
+    from bot.core.bus import GameBus, UndoNote  # msgspec: with the postgres and queue extras
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +176,7 @@ class WebBoard:
         service.subscribe(self.hub.on_event)
         service.subscribe(self._on_event)
         if bus is not None:
-            bus.follow(self.hub)
+            bus.follow(self)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -198,7 +198,7 @@ class WebBoard:
         self.service.unsubscribe(self.hub.on_event)
         self.service.unsubscribe(self._on_event)
         if self.bus is not None:
-            self.bus.unfollow(self.hub)
+            self.bus.unfollow(self)
         await self.hub.close()
         for task in list(self._tasks):
             task.cancel()
@@ -234,7 +234,9 @@ class WebBoard:
             return self._name(player, color)
 
         with i18n.using(grant.language):
-            return json.dumps(game_payload(state, viewer, names), ensure_ascii=False)
+            # orjson: a state is rendered once for each of its watchers' languages, and the
+            # standard library's encoder took a third of that time.
+            return orjson.dumps(game_payload(state, viewer, names)).decode()
 
     async def names_of(self, user_ids: list[int]) -> dict[int, str]:
         """The names of these users that the host knows (kept once found)."""
@@ -354,6 +356,8 @@ class WebBoard:
         await self._learn_names(state)
         try:
             await page.show(state, {})
+            if grant.can_play and state.status is GameStatus.ACTIVE:
+                await self._put_pending(state, [page], clear=False)
         except ConnectionError:
             self.hub.leave(grant.game_id, page)
             raise
@@ -433,30 +437,115 @@ class WebBoard:
         await page.ws.send_json({"type": "note", "text": text})
 
     async def _answer_undo(self, page: _Socket, accept: bool) -> None:
-        grant = page.grant
-        result = await self._play(grant, AnswerUndo(accept))
-        if result is not None:
-            return  # taken back: the state reaches the pages as an event
-        for other in self._pages_of(grant.game_id):
-            if other.grant.can_play:
-                with i18n.using(other.grant.language):
-                    text = page_words()["undo_refused"]
-                await _send(other, {"type": "undo_answered", "text": text})
+        """Answer the request; the takeback (a state) and the answer (``UndoAnswered``)
+        reach every page and Discord as events."""
+        await self._play(page.grant, AnswerUndo(accept))
 
     def _on_event(self, event: Event) -> None:
         """A subscriber of the service: an undo request, wherever it was asked, is put to
-        the opponent's pages (states go to the pages through the hub)."""
-        if isinstance(event, UndoAsked) and self.hub.watchers(event.game.game_id):
-            self._spawn(self._ask_pages(event))
+        the opponent's pages, and its answer to both players' pages (states go to the pages
+        through the hub)."""
+        if isinstance(event, UndoAsked | UndoAnswered) and self.hub.watchers(event.game.game_id):
+            self._spawn(self._tell_pages(event))
 
-    async def _ask_pages(self, event: UndoAsked) -> None:
+    async def _tell_pages(self, event: UndoAsked | UndoAnswered) -> None:
         await self._learn_names(event.game)
         for other in self._pages_of(event.game.game_id):
-            if other.grant.user_id == event.responder and other.grant.can_play:
-                with i18n.using(other.grant.language):
-                    name = self._who(event.game, event.requester)
-                    text = page_words()["undo_asked"].format(name=name)
-                await _send(other, {"type": "undo_asked", "text": text})
+            if not other.grant.can_play:
+                continue
+            if isinstance(event, UndoAsked):
+                if other.grant.user_id == event.responder:
+                    await _send(other, self._asked(other, event.game, event.requester))
+            elif other.grant.user_id in (event.requester, event.responder):
+                await _send(other, self._answered(other, event))
+
+    def _asked(self, page: _Socket, view: GameState, requester: int) -> dict[str, Any]:
+        """The message that puts a request to the responder's page: Allow and Refuse until a
+        state newer than ``view`` or the answer arrives."""
+        with i18n.using(page.grant.language):
+            text = page_words()["undo_asked"].format(name=self._who(view, requester))
+        return {"type": "undo_asked", "text": text, "version": view.version}
+
+    def _answered(self, page: _Socket, event: UndoAnswered) -> dict[str, Any]:
+        """The answer, as the page of one of the two players says it."""
+        own = page.grant.user_id == event.by
+        kind = "allowed" if event.accepted else "withdrawn" if event.withdrawn else "refused"
+        with i18n.using(page.grant.language):
+            if own:
+                text = page_words()[f"undo_{kind}"]
+            else:
+                name = self._who(event.game, event.by)
+                text = page_words()[f"undo_{kind}_by"].format(name=name)
+        return {"type": "undo_answered", "text": text}
+
+    async def _put_pending(self, view: GameState, pages: list[_Socket], *, clear: bool) -> None:
+        """Put the undo request waiting in ``view``'s game (read from the database, where
+        every process stores it) to those of ``pages`` that answer it; with ``clear``, the
+        other players' pages drop any Allow and Refuse they still show."""
+        try:
+            request = await self.service.repository.undo_request(view.game_id)
+        except Exception as error:  # the database away: the page shows the game regardless
+            _not_read(view.game_id, error)
+            return
+        current = (
+            request is not None
+            and request.version == view.version
+            and view.status is GameStatus.ACTIVE
+        )
+        if current:
+            await self._learn_names(view)
+        for page in pages:
+            if not page.grant.can_play:
+                continue
+            if current and request is not None and page.grant.user_id == request.responder:
+                await _send(page, self._asked(page, view, request.requester))
+            elif clear:
+                await _send(page, {"type": "undo_answered", "text": ""})
+
+    # ---- the game bus (``bot.core.bus.Follower``)
+
+    def changed(self, game_id: int, version: int) -> None:
+        """Another process stored ``game_id`` at ``version``: its pages read it."""
+        self.hub.changed(game_id, version)
+
+    def undo(self, note: UndoNote) -> None:
+        """An undo request was asked or answered in another process: told to the pages as
+        this process's own events are."""
+        if self.hub.watchers(note.game_id):
+            self._spawn(self._undo_elsewhere(note))
+
+    def resync(self) -> None:
+        """The bus was away: every watched game is read again, and the requests that wait
+        in them are put to the pages again (asked or answered meanwhile)."""
+        self.hub.resync()
+        for game_id in self.hub.games():
+            self._spawn(self._pending_again(game_id))
+
+    async def _undo_elsewhere(self, note: UndoNote) -> None:
+        from bot.core.bus import UndoAsk
+
+        try:
+            view = await self.service.game(note.game_id)
+        except Exception as error:  # a game deleted, the database away: the pages wait
+            _not_read(note.game_id, error)
+            return
+        if isinstance(note, UndoAsk):
+            if view.version != note.version or view.status is not GameStatus.ACTIVE:
+                return  # the game moved on meanwhile: the request is stale
+            asked = UndoAsked(view, note.requester, note.responder, note.moves)
+            await self._tell_pages(asked)
+        else:
+            answer = UndoAnswered(view, note.requester, note.responder, note.by, note.accepted)
+            await self._tell_pages(answer)
+
+    async def _pending_again(self, game_id: int) -> None:
+        """``_put_pending`` to every page of ``game_id``, from the game read again."""
+        try:
+            view = await self.service.game(game_id)
+        except Exception as error:  # a game deleted, the database away: the pages wait
+            _not_read(game_id, error)
+            return
+        await self._put_pending(view, self._pages_of(game_id), clear=True)
 
     async def _new_game(self, page: _Socket, kind: str) -> None:
         """The same game again, or one against the AI in the same channel, and the page moves
@@ -596,6 +685,11 @@ def _move_of(data: dict[str, Any]) -> tuple[int | None, Point | None]:
     if numbers and isinstance(x, int) and isinstance(y, int) and 0 <= x < 64 and 0 <= y < 64:
         return None, Point(x, y)
     raise ValueError("not a move")
+
+
+def _not_read(game_id: int, error: BaseException) -> None:
+    # The error's name alone: a database's error may quote an address.
+    log.warning("the undo request of game %d was not read: %s", game_id, type(error).__name__)
 
 
 async def _send(page: _Socket, message: dict[str, Any]) -> None:

@@ -2,7 +2,9 @@
 
 The page is drawn on the server, a plain HTML document with no script: the tournament's name,
 format and round, the standings table with the format's tiebreaks (``tournament_standings``),
-and the boards of the round under way with a link to watch each game still being played. The
+and the boards of the round under way with a link to watch each game still being played. An
+arena has no rounds to its players: its page says when it ends and lists its games in play by
+their numbers (``bot.core.club.arena.game_numbers``), as its threads name them. The
 pass (``bot.web.tokens``: ``t1.<tournament>...``) is signed, so a tournament id alone shows
 nothing, and it names the language the page speaks. A pass that is malformed, forged or
 expired gets a short page and status 404, the same as a tournament that is gone.
@@ -13,10 +15,12 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
 from typing import Final
 
 from aiohttp import web
 
+from bot.core.club.arena import game_numbers
 from bot.core.club.standings import Standing
 from bot.core.service.tournaments import TournamentUseCases
 from bot.text import club_words, i18n
@@ -67,20 +71,22 @@ class StandingsPage:
         )
         names = await self.names(sorted(users))
         watch = self._watch_links(pairings, grant)
-        page = render_standings(tournament, table, pairings, names, watch, grant.language)
+        ends = await service.arena_end(tournament)
+        page = render_standings(tournament, table, pairings, names, watch, grant.language, ends)
         return web.Response(text=page, content_type="text/html", charset="utf-8")
 
-    def _watch_links(self, pairings: Sequence[Pairing], grant: StandingsPass) -> dict[int, str]:
-        """A read-only board link for every game under way, by board (the current round's)."""
-        current = max((p.round for p in pairings), default=0)
+    def _watch_links(
+        self, pairings: Sequence[Pairing], grant: StandingsPass
+    ) -> dict[tuple[int, int], str]:
+        """A read-only board link for every game under way, by (round, board)."""
         ttl = max(1, min(_WATCH_TTL, grant.expires - int(time.time())))
-        links: dict[int, str] = {}
+        links: dict[tuple[int, int], str] = {}
         for pairing in pairings:
-            if pairing.round == current and pairing.result is None and pairing.game_id:
+            if pairing.result is None and pairing.game_id:
                 token = self.signer.mint(
                     pairing.game_id, 0, Role.WATCH, language=grant.language, ttl=ttl
                 )
-                links[pairing.board] = f"/#{token}"
+                links[pairing.round, pairing.board] = f"/#{token}"
         return links
 
 
@@ -89,10 +95,12 @@ def render_standings(
     table: Sequence[Standing],
     pairings: Sequence[Pairing],
     names: dict[int, str],
-    watch: dict[int, str],
+    watch: dict[tuple[int, int], str],
     language: str,
+    ends: datetime | None = None,
 ) -> str:
-    """The page (HTML) in ``language``."""
+    """The page (HTML) in ``language``; ``watch``: links to watch the games under way, by
+    (round, board); ``ends``: a running arena's end."""
     with i18n.using(language):
         text = standings_words()
         numbers = {line.user_id: n for n, line in enumerate(table, start=1)}
@@ -108,7 +116,7 @@ def render_standings(
             [
                 text["format"].format(format=club_words.format_name(tournament.format)),
                 club_words.time_control(tournament.seconds_per_move),
-                _round_line(tournament, current, len(table), text),
+                _round_line(tournament, current, len(table), text, ends),
             ]
         )
         parts = [f"<h1>{title}</h1>", f'<p class="meta">{esc(meta)}</p>']
@@ -135,24 +143,40 @@ def render_standings(
             ]
         else:
             parts.append(f"<p>{esc(text['no_players'])}</p>")
-        boards = sorted((p for p in pairings if p.round == current), key=lambda p: p.board)
-        if boards:
+        if tournament.format is Format.ARENA:
+            # Its games in play, by number: its passes mean nothing to its players.
+            game_number = game_numbers(pairings)
+            boards = sorted(
+                (p for p in pairings if p.result is None and p.white is not None),
+                key=lambda p: game_number[p.round, p.board],
+            )
+            heading = esc(text["games"])
+            first = text["game"]
+        else:
+            boards = sorted((p for p in pairings if p.round == current), key=lambda p: p.board)
             heading = esc(text["pairings"].format(round=current))
-            head = [text["board"], text["black"], text["white"], text["result"]]
+            first = text["board"]
+        if boards:
+            head = [first, text["black"], text["white"], text["result"]]
             cells = "".join(f'<th scope="col">{esc(cell)}</th>' for cell in head)
             rows = []
             for pairing in boards:
                 white = esc(text["bye"]) if pairing.white is None else who(pairing.white)
-                link = watch.get(pairing.board)
+                link = watch.get((pairing.round, pairing.board))
+                if tournament.format is Format.ARENA:
+                    number = game_number[pairing.round, pairing.board]
+                    watch_label = text["watch_arena_game"].format(number=number)
+                else:
+                    number = pairing.board
+                    watch_label = text["watch_game"].format(board=number)
                 if pairing.result is not None:
                     result = esc(pairing.result.value)
                 elif link is not None:
-                    label = esc(text["watch_game"].format(board=pairing.board))
-                    result = f'<a href="{esc(link)}">{label}</a>'
+                    result = f'<a href="{esc(link)}">{esc(watch_label)}</a>'
                 else:
                     result = esc(text["in_play"])
                 rows.append(
-                    f"<tr><td>{pairing.board}</td><td>{who(pairing.black)}</td>"
+                    f"<tr><td>{number}</td><td>{who(pairing.black)}</td>"
                     f"<td>{white}</td><td>{result}</td></tr>"
                 )
             parts += [
@@ -165,14 +189,23 @@ def render_standings(
         return _document(language, title, "\n".join(parts))
 
 
-def _round_line(tournament: Tournament, current: int, players: int, text: dict[str, str]) -> str:
-    """Where the tournament is: not started, round n of m, or finished."""
+def _round_line(
+    tournament: Tournament,
+    current: int,
+    players: int,
+    text: dict[str, str],
+    ends: datetime | None = None,
+) -> str:
+    """Where the tournament is: not started, round n of m (a running arena: when it ends), or
+    finished."""
     if tournament.status is TournamentStatus.OPEN:
         return text["not_started"]
     if tournament.status is TournamentStatus.CANCELLED:
         return text["cancelled"]
     if tournament.status is TournamentStatus.FINISHED:
         return text["finished"]
+    if ends is not None:
+        return text["ends"].format(time=ends.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"))
     rounds = tournament.rounds
     if tournament.format is Format.ROUND_ROBIN:
         rounds = players - 1 + players % 2  # the Berger tables: one bye a round when odd

@@ -29,7 +29,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8a8e3abf73807321"
+KERNELS_STAMP = "96da22e276f27b21"
 
 PAD = 5
 MAX_PLY = 128
@@ -58,6 +58,8 @@ G_SEED = 42
 # the argument types of their own recursive calls, or numba's disk cache crashes on load (a
 # literal 1 or an int32 from an int32 array each make another specialization)
 G_ONE = 44
+G_POL = 43  # the policy's features a point (0: candidates ordered by the hand-set scores)
+G_POL_LMP = 47  # with the policy: quiet moves searched at depth d, G_POL_LMP + d * d (0: G_LMP)
 G_PURE = 45  # plain alpha-beta: no threat pruning, extensions or tactical shortcuts (tests)
 G_DEEP_VCF = 46  # attacking fours of the local VCF (vcf_local) at the leaves (0 = off)
 # selectivity of the full-strength search (0 = off: the levels below master search as before)
@@ -85,7 +87,32 @@ NET_OUT_SHIFT = 8  # output weights in units of 2 ** -NET_OUT_SHIFT evaluation u
 # sum overflows while the sides' sums of values stay below 2 ** 27 (the learned values' stay
 # below 2 ** 16)
 NET_HIDDEN_MAX = 1 << 32
-NG = G_NET_W + NET_MAX * NET_ROW
+# the move policy (``_tree._policy``): a point's code in a direction is the side to move's
+# pattern * NPAT + the other side's; each code has a row of POL_MAX feature weights (G_POL_E),
+# a point's four rows are summed with a bias (G_POL_B), and the ReLU of each feature times its
+# weight (G_POL_U) is the point's score, all in units of 2 ** -POL_SHIFT (the score's unit is
+# 2 ** -(2 * POL_SHIFT) logits); the candidates' key is the score >> POL_KEY_SHIFT
+NPAT = 12
+POL_MAX = 16
+POL_SHIFT = 8
+POL_KEY_SHIFT = 4  # keys in units of 2 ** -12 logits: 4096 a logit
+G_POL_E = G_NET_W + NET_MAX * NET_ROW
+G_POL_B = G_POL_E + NPAT * NPAT * POL_MAX
+G_POL_U = G_POL_B + POL_MAX
+# with the policy: a quiet move whose key is more than this many keys below the best
+# candidate's is not searched (0: none is cut); _generate leaves the best key in G_POL_TOP
+G_POL_CUT = G_POL_U + POL_MAX
+G_POL_TOP = G_POL_CUT + 1
+# with the policy: a quiet move searched after the first loses a ply for every this many keys
+# it lies below the best candidate's, at most two and never down to the leaf (0: the fixed
+# reductions by move number)
+G_POL_RED = G_POL_TOP + 1
+# a point's score depends only on its two pattern codes (R_CODE): the scores met are kept in
+# POL_CACHE direct-mapped pairs of (1 + both codes, score), zeros when empty
+G_POL_CACHE = G_POL_RED + 1
+POL_CACHE = 4096
+NCODE4 = NPAT**4  # a side's pattern code: its four directions' patterns in base NPAT
+NG = G_POL_CACHE + 2 * POL_CACHE
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring at depth 1-2 in calm positions

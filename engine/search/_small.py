@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8a8e3abf73807321"
+KERNELS_STAMP = "96da22e276f27b21"
 
 if TYPE_CHECKING:
     from engine.board import Board

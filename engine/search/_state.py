@@ -32,7 +32,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8a8e3abf73807321"
+KERNELS_STAMP = "96da22e276f27b21"
 
 
 @njit

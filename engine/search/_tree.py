@@ -25,6 +25,15 @@ from engine.search._layout import (
     G_NOISE,
     G_ONE,
     G_P4,
+    G_POL,
+    G_POL_B,
+    G_POL_CACHE,
+    G_POL_CUT,
+    G_POL_E,
+    G_POL_LMP,
+    G_POL_RED,
+    G_POL_TOP,
+    G_POL_U,
     G_PURE,
     G_RAZOR,
     G_RULE,
@@ -41,6 +50,7 @@ from engine.search._layout import (
     G_WIDTH,
     INF,
     MAX_PLY,
+    NCODE4,
     NET_CLIP,
     NET_HIDDEN_MAX,
     NET_IN,
@@ -48,6 +58,7 @@ from engine.search._layout import (
     NET_ROW,
     NET_SHIFT,
     NP4,
+    NPAT,
     P4_B4,
     P4_B4_F3,
     P4_F3,
@@ -55,7 +66,11 @@ from engine.search._layout import (
     P4_FIVE,
     P4_FLEX4,
     PAD,
+    POL_CACHE,
+    POL_KEY_SHIFT,
+    POL_MAX,
     R_CODE,
+    R_PAT,
     RULE_RENJU,
     SEL_FUTILITY,
     SEL_LMP,
@@ -86,7 +101,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8a8e3abf73807321"
+KERNELS_STAMP = "96da22e276f27b21"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -124,6 +139,34 @@ def evaluate(g: IntArray, hsh: U64Array) -> int:
         x = (hsh[0] ^ np.uint64(g[G_SEED])) * np.uint64(0x9E3779B97F4A7C15)
         v += int((x >> np.uint64(40)) % np.uint64(2 * amp + 1)) - amp
     return v
+
+
+@njit_inline
+def _policy(g: IntArray, cell: I32Array, me: int, op: int, p: int, nf: int) -> int:
+    # the learned policy's score of an empty point p for the side to move (tools/mixnet.py's
+    # u . relu(E[code0] + ... + E[code3] + b)), in units of 2 ** -(2 * POL_SHIFT) logits
+    r0 = G_POL_E + (cell[p, R_PAT + me * 4] * NPAT + cell[p, R_PAT + op * 4]) * POL_MAX
+    r1 = G_POL_E + (cell[p, R_PAT + me * 4 + 1] * NPAT + cell[p, R_PAT + op * 4 + 1]) * POL_MAX
+    r2 = G_POL_E + (cell[p, R_PAT + me * 4 + 2] * NPAT + cell[p, R_PAT + op * 4 + 2]) * POL_MAX
+    r3 = G_POL_E + (cell[p, R_PAT + me * 4 + 3] * NPAT + cell[p, R_PAT + op * 4 + 3]) * POL_MAX
+    acc = 0
+    for f in range(nf):
+        h = g[G_POL_B + f] + g[r0 + f] + g[r1 + f] + g[r2 + f] + g[r3 + f]
+        if h > 0:
+            acc += h * g[G_POL_U + f]
+    return acc
+
+
+@njit
+def policy_scores(st: State, out: IntArray) -> None:
+    """The policy's score (``_policy``) of every empty point for the side to move into
+    ``out`` (indexed like the board; 0 elsewhere): for tests and tools."""
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    me = g[G_SIDE] - 1
+    for p in range(b.shape[0]):
+        out[p] = _policy(g, cell, me, 1 - me, p, g[G_POL]) if b[p] == 0 else 0
 
 
 @njit
@@ -209,12 +252,25 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
     k0 = killers[ply, 0]
     k1 = killers[ply, 1]
     hrow = hist[me]
+    nf = g[G_POL]
+    top = -INF << 20
     m = 0
     for i in range(n):
         p = buf[i]
         if side == 1 and g[G_RULE] == RULE_RENJU and is_forbidden(b, g, cell, maybe, p):
             continue
-        key = sc[me, cell[p, R_CODE + me]] + (sc[op, cell[p, R_CODE + op]] * 3) // 4
+        if nf > 0:
+            ck = 1 + cell[p, R_CODE + me] * NCODE4 + cell[p, R_CODE + op]
+            slot = G_POL_CACHE + 2 * (((ck * 0x9E3779B1) >> 16) & (POL_CACHE - 1))
+            if g[slot] == ck:
+                key = g[slot + 1]
+            else:
+                key = _policy(g, cell, me, op, p, nf) >> POL_KEY_SHIFT
+                g[slot] = ck
+                g[slot + 1] = key
+            top = max(top, key)
+        else:
+            key = sc[me, cell[p, R_CODE + me]] + (sc[op, cell[p, R_CODE + op]] * 3) // 4
         if p == ttmove:
             key += 1 << 28
         elif p == k0:
@@ -225,6 +281,7 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
         buf[m] = p
         keys[m] = key
         m += 1
+    g[G_POL_TOP] = top
     return m, restricted
 
 
@@ -402,12 +459,17 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             return -(WIN - ply - 1)  # every answer is forbidden (renju) or none exists
         return 0  # the board is full
     n_all = n
+    cut = -INF << 24  # keys below this are quiet moves the policy rules out
+    ptop = g[G_POL_TOP]  # the children's _generate overwrites it
+    pred = g[G_POL_RED]
+    if g[G_POL_CUT] > 0 and not restricted and opfive == 0:
+        cut = ptop - g[G_POL_CUT]
     width = g[G_WIDTH]
     if width > 0 and not restricted and n > width:
         n = width
     late = n
     if (select & SEL_LMP) != 0 and not restricted and opfive == 0:
-        late = g[G_LMP] + depth * depth
+        late = (g[G_POL_LMP] if g[G_POL_LMP] > 0 else g[G_LMP]) + depth * depth
     buf = mbuf[ply]
     keys = sr[5][ply]
     best = -INF
@@ -431,8 +493,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         keys[top] = keys[i]
         keys[i] = kt
         tactical = p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_F3
-        if i >= late and not _tactical(cell, p4t, me, op, p):
-            continue  # SEL_LMP: a late quiet move near the horizon
+        if (i >= late or (i > 0 and kt < cut)) and not _tactical(cell, p4t, me, op, p):
+            continue  # SEL_LMP: a late quiet move near the horizon, or one the policy rules out
         _mk(st, p)
         leaf = NOT_LEAF
         if newdepth <= 0:
@@ -452,6 +514,9 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                     x -= 1.0
                 if x >= 1.0:
                     r = min(int(x), newdepth - 1)  # never below depth 1: moves, not a leaf
+            elif pred > 0:
+                if depth >= 2 and not tactical and not restricted and kt < 1 << 19:
+                    r = max(min((ptop - kt) // pred, 2, newdepth - 1), 0)
             elif depth >= 3 and i >= 4 and not tactical and not restricted:
                 r = 1 if i < 12 else 2
             v = -alphabeta(st, sr, newdepth - r, -alpha - 1, -alpha, ply + 1)

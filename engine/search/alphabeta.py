@@ -12,6 +12,7 @@ Scores are from the side to move's view; a forced win in ``n`` plies is ``WIN - 
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -68,6 +69,24 @@ _BASE_MEMORY = 160 * 2**20
 _TT_ENTRY_BYTES = 16
 
 
+def _setting(name: str, default: int) -> int:
+    # a knob for measuring (docs/engine.md, "The learned move policy"): a whole number from
+    # 0 to 400 in the environment, else the default
+    text = os.environ.get(name, "")
+    return int(text) if text.isdigit() and int(text) <= 400 else default
+
+
+# with the learned policy's order (k.G_POL_*, master in freestyle): quiet moves searched at
+# remaining depth d (the late-move base, as _LMP_BASE); a quiet move more than _POL_CUT
+# logits below the best candidate's score is not searched (chosen by fixed-node matches,
+# docs/engine.md); _POL_RED logits below it cost a ply of depth (0: the reductions by move
+# number); _POL_WIDTH candidates a node (0: the options' width)
+_POL_LMP_BASE = _setting("GOMOKU_POLICY_LMP", _LMP_BASE)
+_POL_CUT = _setting("GOMOKU_POLICY_CUT", 3)
+_POL_RED = _setting("GOMOKU_POLICY_RED", 0)
+_POL_WIDTH = _setting("GOMOKU_POLICY_WIDTH", 0)
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """When to stop: any of depth (plies), nodes, or wall-clock milliseconds."""
@@ -100,6 +119,9 @@ class SearchOptions:
     # evaluate with the weights' network where they have one (freestyle); off, the sums alone
     # (the levels below master were spaced without it)
     network: bool = True
+    # order the candidates by the learned move policy where the process has one (freestyle,
+    # ``engine.search.evaluate.policy``); off, by the hand-set scores (the levels below master)
+    policy: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,12 +215,20 @@ class _Searcher:
         g[k.G_DEEP_VCF] = 0 if options.exhaustive else options.deep_vcf
         if not options.network:
             g[k.G_NET] = 0
+        if not options.policy or options.exhaustive:
+            g[k.G_POL] = 0
         if options.selective and not options.exhaustive:
             g[k.G_SELECT] = _SELECT
             g[k.G_LMP] = _LMP_BASE
             g[k.G_FUTILITY] = _FUTILITY_MARGIN
             g[k.G_RAZOR] = _RAZOR_MARGIN
             g[k.G_LMR] = _LMR_SCALE
+            if g[k.G_POL] > 0:
+                g[k.G_POL_LMP] = _POL_LMP_BASE
+                g[k.G_POL_CUT] = _POL_CUT << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
+                g[k.G_POL_RED] = _POL_RED << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
+                if _POL_WIDTH and options.width:
+                    g[k.G_WIDTH] = _POL_WIDTH
         g[k.G_NODE_LIMIT] = limits.nodes or 0
         g[k.G_TIMED] = 0 if deadline is None else 1
         self.pos.tm[0] = deadline if deadline is not None else 0.0

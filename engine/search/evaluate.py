@@ -22,7 +22,9 @@ between them).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import io
 import json
 import os
 from dataclasses import dataclass, field
@@ -42,16 +44,22 @@ if TYPE_CHECKING:
 __all__ = [
     "Network",
     "PatternTables",
+    "Policy",
     "Weights",
     "build_tables",
     "evaluate",
+    "load_policy",
     "load_weights",
+    "policy",
     "tables",
     "weights",
 ]
 
 WEIGHTS_ENV = "GOMOKU_EVAL_WEIGHTS"
 _PACKAGED = "engine/search/data/eval_weights.json"
+POLICY_ENV = "GOMOKU_POLICY"
+_PACKAGED_POLICY = "engine/search/data/policy.npz"
+_MAX_POLICY_WEIGHT = 64.0  # a point's feature stays below 2 ** 17 in the kernels' fixed point
 _MAX_WEIGHT = 1 << 20  # a point's value is packed as value << 4 into an int32
 _MAX_MINE = 8  # the side to move's sum counts at most twice
 
@@ -76,7 +84,13 @@ class PatternTables:
     score: npt.NDArray[np.int32]  # [side, pattern code] -> move-ordering score
     maybe_forbidden: npt.NDArray[np.int8]  # [Black's pattern code] -> worth a renju check
     mine: int  # the evaluation is (mine * side to move's sum - 4 * the other's) // 4
-    net: npt.NDArray[np.int64]  # the g slots from G_NET on: the network (zeros: none)
+    net: npt.NDArray[np.int64]  # the g slots from G_NET to G_POL_E: the network (zeros: none)
+    # the g slots from G_POL_E on: the move policy in the kernels' fixed point, and its
+    # features a point (0: none, the candidates are ordered by ``score``)
+    policy: npt.NDArray[np.int64] = field(
+        default_factory=lambda: np.zeros(k.NG - k.G_POL_E, dtype=np.int64)
+    )
+    policy_features: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +120,75 @@ class Network:
     w2: npt.NDArray[np.float64]  # [unit]: the logit a unit's value adds
     b2: float
     scale: float  # evaluation units a logit
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """The move policy (``engine.search._kernels._policy``, fitted by ``tools/mixnet.py``): a
+    point's score for the side to move is ``u . relu(E[c0] + E[c1] + E[c2] + E[c3] + b)``
+    over its codes in the four directions (the side to move's pattern * 12 + the other's)."""
+
+    e: npt.NDArray[np.float64]  # [code, feature]
+    b: npt.NDArray[np.float64]  # [feature]
+    u: npt.NDArray[np.float64]  # [feature]
+    source: str
+
+
+def load_policy(data: bytes, source: str = "") -> Policy:
+    """A policy from the bytes of an ``npz`` file with arrays ``E``, ``b`` and ``u`` (what
+    ``tools/mixnet.py`` writes; other arrays in it are ignored).
+
+    Raises:
+        ValueError: the bytes are not such a file (shapes, bounds).
+    """
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+            e = np.asarray(arrays["E"], dtype=np.float64)
+            b = np.asarray(arrays["b"], dtype=np.float64)
+            u = np.asarray(arrays["u"], dtype=np.float64)
+    except (ValueError, KeyError, OSError, EOFError) as exc:
+        raise ValueError(f"{source}: not a policy file ({exc!r})") from None
+    features = b.shape[0] if b.ndim == 1 else 0
+    if not 0 < features <= k.POL_MAX or e.shape != (k.NPAT * k.NPAT, features):
+        raise ValueError(f"{source}: E needs {k.NPAT * k.NPAT} rows of 1 to {k.POL_MAX} features")
+    if u.shape != (features,):
+        raise ValueError(f"{source}: u needs {features} numbers")
+    for name, values in (("E", e), ("b", b), ("u", u)):
+        if not np.all(np.abs(values) < _MAX_POLICY_WEIGHT):
+            raise ValueError(f"{source}: {name} must be finite and below {_MAX_POLICY_WEIGHT:g}")
+    return Policy(e, b, u, source or "npz")
+
+
+def policy_slots(p: Policy | None) -> npt.NDArray[np.int64]:
+    """The g slots from ``G_POL_E`` on for ``p`` (zeros for none): its weights in units of
+    ``2 ** -POL_SHIFT``, the feature rows ``POL_MAX`` apart."""
+    slots = np.zeros(k.NG - k.G_POL_E, dtype=np.int64)
+    if p is None:
+        return slots
+    unit = float(1 << k.POL_SHIFT)
+    features = len(p.b)
+    rows = np.zeros((k.NPAT * k.NPAT, k.POL_MAX), dtype=np.int64)
+    rows[:, :features] = np.round(p.e * unit)
+    slots[: rows.size] = rows.reshape(-1)
+    slots[k.G_POL_B - k.G_POL_E : k.G_POL_B - k.G_POL_E + features] = np.round(p.b * unit)
+    slots[k.G_POL_U - k.G_POL_E : k.G_POL_U - k.G_POL_E + features] = np.round(p.u * unit)
+    return slots
+
+
+@functools.cache
+def policy() -> Policy | None:
+    """The move policy this process orders candidates with: ``$GOMOKU_POLICY`` (``off``, or
+    a file), else the packaged one (None where there is none)."""
+    chosen = os.environ.get(POLICY_ENV, "")
+    if chosen == "off":
+        return None
+    if chosen:
+        with open(chosen, "rb") as file:
+            return load_policy(file.read(), chosen)
+    packaged = resources.files("engine.search").joinpath("data", "policy.npz")
+    if not packaged.is_file():
+        return None
+    return load_policy(packaged.read_bytes(), _PACKAGED_POLICY)
 
 
 def hand_weights() -> Weights:
@@ -191,7 +274,7 @@ def _check_net(net: dict[str, Any]) -> Network:
 def _net_slots(net: Network | None) -> npt.NDArray[np.int64]:
     """The g slots from ``G_NET`` on for ``net`` (all zeros for none): the weights in the
     kernels' fixed point."""
-    slots = np.zeros(k.NG - k.G_NET, dtype=np.int64)
+    slots = np.zeros(k.G_POL_E - k.G_NET, dtype=np.int64)
     if net is None:
         return slots
     hidden = len(net.b1)
@@ -223,8 +306,8 @@ def weights() -> Weights:
 
 @functools.cache
 def tables(rule: Rule) -> PatternTables:
-    """The tables of ``rule`` with this process's weights, built on first use."""
-    return build_tables(rule, weights())
+    """The tables of ``rule`` with this process's weights and policy, built on first use."""
+    return with_policy(build_tables(rule, weights()), policy())
 
 
 def build_tables(rule: Rule, w: Weights) -> PatternTables:
@@ -248,6 +331,16 @@ def build_tables(rule: Rule, w: Weights) -> PatternTables:
         mine=w.mine,
         # fitted to freestyle positions alone: the other rules evaluate by the sums
         net=_net_slots(w.net if code == _patterns.RULE_FREESTYLE else None),
+    )
+
+
+def with_policy(t: PatternTables, p: Policy | None) -> PatternTables:
+    """``t`` ordering its candidates by ``p`` (fitted to freestyle: the other rules keep the
+    hand-set order)."""
+    if p is None or t.rule != _patterns.RULE_FREESTYLE:
+        p = None
+    return dataclasses.replace(
+        t, policy=policy_slots(p), policy_features=0 if p is None else len(p.b)
     )
 
 

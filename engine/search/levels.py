@@ -47,6 +47,7 @@ class Preset:
     selective: bool = False  # late-move pruning and futility cuts (master's and hard's)
     deep_vcf: int = 0  # local VCF depth in place of the leaves' probe (0: the leaf_vcf probe)
     network: bool = False  # the evaluation network (master's; the others were spaced without it)
+    policy: bool = False  # the learned move order (master's; the others were spaced without it)
 
 
 # Spaced, with the learned evaluation, so that each level scores at least 75% against the one
@@ -77,6 +78,7 @@ PRESETS: dict[Level, Preset] = {
         selective=True,
         deep_vcf=8,
         network=True,
+        policy=True,
     ),
 }
 
@@ -133,6 +135,7 @@ def choose_move(
         selective=preset.selective,
         deep_vcf=preset.deep_vcf,
         network=preset.network,
+        policy=preset.policy,
     )
     return search(board, limits, options)
 

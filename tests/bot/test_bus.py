@@ -39,11 +39,14 @@ from bot.core.bus import (
     GameBus,
     PostgresBus,
     RedisBus,
+    UndoAnswer,
+    UndoAsk,
+    UndoNote,
     decode,
     encode,
     open_bus,
 )
-from bot.core.service.inputs import GameRef, Place
+from bot.core.service.inputs import AnswerUndo, AskUndo, GameRef, Place
 from bot.core.service.states import GameState
 from bot.web.hub import Hub
 from bot.web.tokens import Role, Signer
@@ -61,9 +64,11 @@ WEB_SECRET = "a secret for the board passes of the bus tests"
 
 @pytest.fixture(autouse=True)
 def quiet_bus_pings(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A bus pings its server after 20 ms without a change (30 s in production): every test
-    here also runs with pings between its messages."""
+    """A bus pings its server after 20 ms without a change, and a Redis subscription after
+    20 ms without a message (30 s in production): every test here also runs with pings
+    between its messages."""
     monkeypatch.setattr("bot.core.bus._IDLE_S", 0.02)
+    monkeypatch.setattr("bot.core.bus._LISTEN_IDLE_S", 0.02)
 
 
 @pytest.fixture
@@ -193,6 +198,57 @@ async def test_a_dropped_postgres_connection_comes_back_and_the_page_catches_up(
     assert sum("is back" in r.getMessage() for r in records) == 1
 
 
+async def test_a_redis_server_that_stops_answering_is_found_and_the_page_catches_up(
+    postgres_url: str,
+    redis_server: RedisServer,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The page's process sends nothing, not even a ping (no write can fail), while its
+    Redis stops answering: only the subscription's own ping, unanswered, finds it. Once the
+    server answers again the bus is back and the page reads what was stored meanwhile: the
+    move and the undo request."""
+    caplog.set_level(logging.INFO, logger="bot.core.bus")
+    monkeypatch.setattr("bot.core.bus._IDLE_S", 3600.0)  # before the buses start
+    monkeypatch.setattr("bot.core.bus._ANSWER_S", 1.0)
+    async with two_shards(postgres_url, lambda: RedisBus(redis_server.url)) as shards:
+        await _frozen_redis(shards, redis_server)
+    records = [r for r in caplog.records if r.name == "bot.core.bus"]
+    assert all(r.exc_info is None for r in records)  # no traceback
+    assert [r.getMessage() for r in records if r.levelno == logging.WARNING] == [
+        "the game bus (redis) is away: TimeoutError; reconnecting"
+    ]
+    assert sum("is back" in r.getMessage() for r in records) == 1
+
+
+async def _frozen_redis(shards: Shards, redis_server: RedisServer) -> None:
+    first, page_bus = shards.services[0], shards.buses[1]
+    # The first process's bus is certainly away: only re-reading can bring the page news.
+    await shards.buses[0].close()
+    async with aiohttp.ClientSession() as http, asyncio.timeout(60):
+        game = await shards.repository.create_game(
+            NewGame(GUILD, 8300, black=Player.human(BLACK), white=Player.human(WHITE))
+        )
+        page = await _play_page(shards, http, game.id, WHITE)
+        await page.state(0)
+        redis_server.pause()
+        try:
+            await first.act(GameRef(game.id), BLACK, Place(point_of(0)))
+            await first.act(GameRef(game.id), BLACK, AskUndo())
+
+            async def connected() -> bool:
+                return page_bus.connected.is_set()
+
+            await until(connected, lambda up: not up)  # found while the server is frozen
+        finally:
+            redis_server.resume()
+        await page_bus.wait_connected(2)
+        assert (await page.state(1))["moves"] == [[0, 0, 0]]
+        asked = await page.heard("undo_asked")
+        assert asked["text"] == "Black asks to take back their last move."
+        await page.ws.close()
+
+
 async def test_a_page_catches_up_with_what_was_stored_while_its_bus_was_away(
     over_postgres: Shards,
 ) -> None:
@@ -208,6 +264,125 @@ async def test_a_page_catches_up_with_what_was_stored_while_its_bus_was_away(
         state = await _until_stones(ws, 2)
         assert state["moves"] == [[0, 0, 0], [1, 0, 1]]
         await ws.close()
+
+
+class _Said:
+    """What a page's socket was sent, in order."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.log: list[dict[str, Any]] = []
+        self._next = 0  # ``heard`` looks from here
+
+    async def _more(self) -> dict[str, Any]:
+        message: dict[str, Any] = await self.ws.receive_json(timeout=30)
+        self.log.append(message)
+        return message
+
+    async def heard(self, kind: str) -> dict[str, Any]:
+        """The next message of ``kind`` after the last one ``heard`` returned."""
+        while True:
+            while self._next < len(self.log):
+                message = self.log[self._next]
+                self._next += 1
+                if message["type"] == kind:
+                    return message
+            await self._more()
+
+    async def state(self, stones: int) -> dict[str, Any]:
+        """A state with ``stones`` stones, sent before now or later."""
+        for message in self.log:
+            if message["type"] == "state" and len(message["moves"]) == stones:
+                return message
+        while True:
+            message = await self._more()
+            if message["type"] == "state" and len(message["moves"]) == stones:
+                return message
+
+
+async def _play_page(shards: Shards, http: aiohttp.ClientSession, game_id: int, user: int) -> _Said:
+    """A player's page of ``game_id`` on the second shard's board."""
+    ws = await http.ws_connect(f"{shards.url}/ws")
+    await ws.send_json({"type": "hello", "token": shards.signer.mint(game_id, user, Role.PLAY)})
+    return _Said(ws)
+
+
+async def _undo_across(shards: Shards) -> None:
+    """A request asked in the first process is put to the responder's page served by the
+    second, and its answers given in the first reach both players' pages there; a page
+    opened while a request waits is asked at once (the request is read from the database)."""
+    first = shards.services[0]
+    async with aiohttp.ClientSession() as http, asyncio.timeout(60):
+        game = await shards.repository.create_game(
+            NewGame(GUILD, 8200, black=Player.human(BLACK), white=Player.human(WHITE))
+        )
+        await first.act(GameRef(game.id), BLACK, Place(point_of(0)))
+        version = (await first.game(game.id)).version
+        white = await _play_page(shards, http, game.id, WHITE)
+        black = await _play_page(shards, http, game.id, BLACK)
+        for page in (white, black):
+            await page.state(1)  # open: the request below is told, not read
+        await first.act(GameRef(game.id), BLACK, AskUndo(), via="discord")
+        asked = await white.heard("undo_asked")
+        assert asked == {
+            "type": "undo_asked",
+            "text": "Black asks to take back their last move.",
+            "version": version,
+        }
+        await first.act(GameRef(game.id), WHITE, AnswerUndo(False), via="discord")
+        assert (await white.heard("undo_answered"))["text"] == "Undo refused."
+        refused = await black.heard("undo_answered")
+        assert refused["text"] == "White refused the takeback."
+        # The request is the responder's to answer.
+        assert [m for m in black.log if m["type"] == "undo_asked"] == []
+
+        await first.act(GameRef(game.id), BLACK, AskUndo(), via="discord")
+        assert (await white.heard("undo_asked"))["version"] == version
+        late = await _play_page(shards, http, game.id, WHITE)  # opened while it waits
+        assert (await late.heard("undo_asked"))["version"] == version
+        await first.act(GameRef(game.id), WHITE, AnswerUndo(True), via="discord")
+        for page in (white, late):
+            assert (await page.heard("undo_answered"))["text"] == "Undo allowed."
+            await page.state(0)
+        assert (await black.heard("undo_answered"))["text"] == "White allowed the takeback."
+        await black.state(0)
+        for page in (white, black, late):
+            await page.ws.close()
+
+
+async def test_an_undo_request_and_its_answers_reach_pages_of_the_other_process_over_redis(
+    over_redis: Shards,
+) -> None:
+    await _undo_across(over_redis)
+
+
+async def test_an_undo_request_and_its_answers_reach_pages_of_the_other_process_over_postgres(
+    over_postgres: Shards,
+) -> None:
+    await _undo_across(over_postgres)
+
+
+async def test_an_undo_answered_while_the_bus_was_away_leaves_the_page_on_its_return(
+    over_postgres: Shards,
+) -> None:
+    """The answer's message is lost with the bus away; on its return the page reads that no
+    request waits any more, and drops its Allow and Refuse (an answer without words)."""
+    first, page_bus = over_postgres.services[0], over_postgres.buses[1]
+    async with aiohttp.ClientSession() as http, asyncio.timeout(60):
+        game = await over_postgres.repository.create_game(
+            NewGame(GUILD, 8400, black=Player.human(BLACK), white=Player.human(WHITE))
+        )
+        await first.act(GameRef(game.id), BLACK, Place(point_of(0)))
+        page = await _play_page(over_postgres, http, game.id, WHITE)
+        await page.state(1)
+        await first.act(GameRef(game.id), BLACK, AskUndo())
+        await page.heard("undo_asked")
+        await page_bus.close()  # certainly away: the answer's message reaches nobody
+        await first.act(GameRef(game.id), WHITE, AnswerUndo(False))
+        page_bus.start()
+        await page_bus.wait_connected(2)
+        assert await page.heard("undo_answered") == {"type": "undo_answered", "text": ""}
+        await page.ws.close()
 
 
 class _Page:
@@ -304,11 +479,16 @@ class _Heard:
 
     def __init__(self) -> None:
         self.changes: list[tuple[int, int]] = []
+        self.undos: list[UndoNote] = []
         self.resyncs = 0
         self.told = asyncio.Event()
 
     def changed(self, game_id: int, version: int) -> None:
         self.changes.append((game_id, version))
+        self.told.set()
+
+    def undo(self, note: UndoNote) -> None:
+        self.undos.append(note)
         self.told.set()
 
     def resync(self) -> None:
@@ -336,7 +516,7 @@ async def test_a_burst_is_sent_once_as_each_games_newest_version_to_the_others(
                 raw = None
                 while raw is None:
                     raw = await listener.get_message(ignore_subscribe_messages=True, timeout=5)
-            assert decode(raw["data"]).games == [Change(1, 4), Change(2, 5)]
+            assert decode(raw["data"]) == Changes(sender.origin, [Change(1, 4), Change(2, 5)])
             assert heard.changes == [(1, 4), (2, 5)]
             assert heard_by_sender.changes == []  # its own message is skipped
             assert heard.resyncs == heard_by_sender.resyncs == 0  # first connections
@@ -379,6 +559,7 @@ def test_changes_round_trip_as_plain_json(changes: Changes) -> None:
     # The oracle: the standard library's reading of the same bytes.
     plain = json.loads(data)
     assert plain == {
+        "type": "changes",
         "origin": changes.origin,
         "games": [[c.game_id, c.version] for c in changes.games],
     }
@@ -386,12 +567,44 @@ def test_changes_round_trip_as_plain_json(changes: Changes) -> None:
     assert decode(json.dumps(plain)) == changes
 
 
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda inner: (
-        st.lists(inner, max_size=4)
-        | st.dictionaries(st.sampled_from(["origin", "games", "x"]) | st.text(max_size=8), inner)
+_undo_notes = st.one_of(
+    st.builds(UndoAsk, st.text(max_size=64), _ids, _ids, _ids, _ids, st.integers(1, 10_000)),
+    st.builds(
+        UndoAnswer,
+        st.text(max_size=64),
+        _ids,
+        _ids,
+        _ids,
+        _ids,
+        _ids,
+        st.booleans(),
+        st.none() | st.text(max_size=32),
     ),
+)
+
+
+@given(_undo_notes)
+def test_undo_messages_round_trip_as_plain_json(note: UndoNote) -> None:
+    data = encode(note)
+    plain = json.loads(data)  # the oracle, as above
+    fields = {name: getattr(note, name) for name in note.__struct_fields__}
+    kind = "undo_asked" if isinstance(note, UndoAsk) else "undo_answered"
+    assert plain == {"type": kind, **fields}
+    assert decode(data) == note
+    assert decode(json.dumps(plain)) == note
+
+
+_keys = st.sampled_from(
+    ["type", "origin", "games", "game_id", "version", "requester", "responder", "moves", "by"]
+) | st.text(max_size=8)
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text()
+    | st.sampled_from(["changes", "undo_asked", "undo_answered"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_keys, inner),
 )
 
 
@@ -402,10 +615,7 @@ def test_any_other_json_is_refused_as_a_value_error(value: Any) -> None:
     except ValueError:
         return
     # Whatever is accepted is exactly a message of the bus.
-    assert value == {
-        "origin": decoded.origin,
-        "games": [[c.game_id, c.version] for c in decoded.games],
-    }
+    assert value == json.loads(encode(decoded))
 
 
 def _free_port() -> int:
@@ -423,7 +633,9 @@ async def test_a_move_in_one_bot_process_reaches_a_page_served_by_another(
     """Two real ``python -m bot --shards N --shard-count 2`` processes on one PostgreSQL
     database (with the queue's Redis, or without), the web board served by the one that does
     not own the fake's guild: the guild's ``/place`` commands reach the owner alone (the fake
-    sends a guild's events to its shard), and their moves reach the page on the other."""
+    sends a guild's events to its shard), and their moves reach the page on the other. An
+    undo request asked there reaches the opponent's page too, and the refusal given on that
+    page edits the request's message, which the owner posted (its buttons go)."""
     owner = fake.shard_of_guild(2)
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     async with PostgresGameRepository.open(postgres_url) as db:
@@ -471,6 +683,26 @@ async def test_a_move_in_one_bot_process_reaches_a_page_served_by_another(
                 state = await _until_stones(ws, ply + 1)
             assert state["moves"] == [[0, 0, 0], [1, 0, 1], [2, 0, 0]]
             await ws.close()
+            # Asked in the owner's process, answered on Bob's page in the other.
+            token = Signer.from_secrets(WEB_SECRET, None).mint(game.id, bob.id, Role.PLAY)
+            page = _Said(await http.ws_connect(f"http://127.0.0.1:{port}/ws"))
+            await page.ws.send_json({"type": "hello", "token": token})
+            await page.state(3)
+            request = await fake.slash("gomoku undo", user=alice)
+            assert request.message is not None
+            assert f"gomoku:{game.id}:undo:no" in request.message.custom_ids()
+            asked = await page.heard("undo_asked")
+            assert asked["text"] == "alice asks to take back their last move."
+            await page.ws.send_json({"type": "undo_answer", "accept": False, "token": token})
+            assert (await page.heard("undo_answered"))["text"] == "Undo refused."
+            message = request.message
+            await fake.wait_for(lambda: message.buttons() == [])
+            assert message.content == (
+                f"<@{bob.id}> refused to let <@{alice.id}> take back their last move."
+            )
+            await page.ws.close()
+        async with PostgresGameRepository.open(postgres_url) as db:
+            assert len((await db.load_game(game.id)).moves) == 3  # refused: nothing taken back
         for bot in bots:
             assert bot.terminate() == 0, bot.errors()
             assert "Traceback" not in bot.errors()

@@ -15,7 +15,7 @@ from bot.core.service.events import Event, Moved
 from bot.core.service.inputs import AnswerUndo, AskUndo, GameRef
 from bot.table import Table
 from tests.bot.conftest import accepted_challenge, board_caught_up
-from tests.fakediscord import FakeDiscord, FakeUser
+from tests.fakediscord import FakeDiscord, FakeUser, Message
 
 
 def board_after_the_ai(bot: GomokuBot, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -75,11 +75,12 @@ async def test_a_rematch_against_an_ai_that_moves_first_is_drawn_once(
     assert [m for m in fake.channel_messages() if m.embeds and m.id != first.id] == [board]
 
 
-def undo_requests(fake: FakeDiscord) -> list[str]:
-    return [m.content for m in fake.channel_messages() if "asks to take back" in m.content]
+def undo_requests(fake: FakeDiscord) -> list[Message]:
+    """The undo requests' messages in the channel, oldest first (answered ones too)."""
+    return [m for m in fake.channel_messages() if "take back their last move" in m.content]
 
 
-async def test_an_undo_asked_on_the_web_is_asked_in_discord_and_its_takeback_drawn(
+async def test_an_undo_asked_or_answered_on_the_web_is_told_in_discord(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
     game_id, _board = await accepted_challenge(fake, bot, alice, bob)
@@ -88,19 +89,35 @@ async def test_an_undo_asked_on_the_web_is_asked_in_discord_and_its_takeback_dra
     await board_caught_up(fake, bot, game_id)
     # Asked in Discord: the command posts the request itself, once.
     await fake.slash("gomoku undo", user=bob)
-    assert len(undo_requests(fake)) == 1
+    [first] = undo_requests(fake)
+    assert f"gomoku:{game_id}:undo:no" in first.custom_ids()
+    # Refused on the web: the request's message says so and its buttons go.
     await bot.service.act(GameRef(game_id), alice.id, AnswerUndo(False), via="web")
+    await fake.wait_for(lambda: first.buttons() == [])
+    assert first.content == f"<@{alice.id}> refused to let <@{bob.id}> take back their last move."
+    assert not first.pings_everyone()
     # Asked on the web: the table posts it, with the buttons that answer it, pinging Alice.
     await bot.service.act(GameRef(game_id), bob.id, AskUndo(), via="web")
     await fake.wait_for(lambda: len(undo_requests(fake)) == 2)
-    asked = [m for m in fake.channel_messages() if "asks to take back" in m.content][-1]
+    asked = undo_requests(fake)[-1]
     assert asked.content.startswith(f"<@{alice.id}>")
+    assert "asks to take back" in asked.content
     assert f"gomoku:{game_id}:undo:yes" in asked.custom_ids()
     assert not asked.pings_everyone()
     assert not asked.pings_roles()
-    # Allowed on the web: Discord's board shows the move gone.
+    # Allowed on the web: Discord's board shows the move gone, the request says who allowed it.
     await bot.service.act(GameRef(game_id), alice.id, AnswerUndo(True), via="web")
     await board_caught_up(fake, bot, game_id)
     view = await bot.service.game(game_id)
     assert [str(move.point) for move in view.board.moves] == ["h8"]
-    assert len(undo_requests(fake)) == 2
+    await fake.wait_for(lambda: asked.buttons() == [])
+    assert asked.content == f"<@{alice.id}> allowed <@{bob.id}> to take back their last move."
+    # Asked on the web and withdrawn there.
+    await fake.slash("place", user=bob, options={"cell": "i9"})
+    await bot.service.act(GameRef(game_id), bob.id, AskUndo(), via="web")
+    await fake.wait_for(lambda: len(undo_requests(fake)) == 3)
+    third = undo_requests(fake)[-1]
+    await bot.service.act(GameRef(game_id), bob.id, AnswerUndo(False), via="web")
+    await fake.wait_for(lambda: third.buttons() == [])
+    assert third.content == f"<@{bob.id}> withdrew the request to take back their last move."
+    assert len(undo_requests(fake)) == 3  # each answer edits its request: no new message

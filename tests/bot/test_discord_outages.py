@@ -431,3 +431,34 @@ async def test_a_move_whose_answer_discord_refused_is_kept_and_shown_later(
     outage.end()
     await board_caught_up(fake, bot, game_id)  # the stored move shows, Bob is pinged
     assert "last h8" in board.text()
+
+
+async def test_boards_drawn_together_are_noted_in_one_write_by_a_stop_at_the_latest(
+    fake: FakeDiscord,
+    make_bot: BotFactory,
+    alice: FakeUser,
+    bob: FakeUser,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = make_bot()
+    notes: list[dict[int, int]] = []
+    async with fake.running(first):
+        first.table.note_every = 3600.0  # nothing is noted before the bot stops
+        mark_shown = first.service.mark_shown
+
+        async def noted(shown: dict[int, int]) -> None:
+            notes.append(dict(shown))
+            await mark_shown(shown)
+
+        monkeypatch.setattr(first.service, "mark_shown", noted)
+        game_id, _ = await accepted_challenge(fake, first, alice, bob)
+        await board_caught_up(fake, first, game_id)
+        await fake.slash("place", user=alice, options={"cell": "h8"})
+        await board_caught_up(fake, first, game_id)
+        assert notes == []
+        assert [g.game_id for g in await first.service.unshown_games()] == [game_id]
+        version = (await first.service.game(game_id)).version
+    assert notes == [{game_id: version}]  # the challenge, its acceptance, a move: one write
+    second = make_bot()
+    async with fake.running(second):
+        assert await second.service.unshown_games() == []  # nothing to redraw

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.client import GomokuBot
+from bot.core.service.inputs import AnswerUndo, GameRef
 from bot.version import version
 from engine.types import Termination
 from storage.records import GameStatus
@@ -288,6 +289,30 @@ async def test_an_undo_request_survives_a_restart(
         await fake.click(request.message, f"gomoku:{game_id}:undo:yes", user=bob)
         assert "allowed" in request.message.content
         assert (await second.service.game(game_id)).board.moves == ()
+
+
+async def test_an_undo_answered_on_the_web_after_a_restart_is_said_in_the_channel(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, bob: FakeUser
+) -> None:
+    """The restarted bot does not know the request's message: the answer given on the web
+    board is said in a message of its own, pinging nobody."""
+    first = make_bot()
+    async with fake.running(first):
+        game_id = await _accepted(fake, first, alice, bob)
+        await fake.slash("place", user=alice, options={"cell": "h8"})
+        request = await fake.slash("gomoku undo", user=alice)
+        assert request.message is not None
+    second = make_bot()
+    async with fake.running(second):
+        await second.service.act(GameRef(game_id), bob.id, AnswerUndo(False), via="web")
+        said = f"<@{bob.id}> refused to let <@{alice.id}> take back their last move."
+        await fake.wait_for(lambda: any(m.content == said for m in fake.channel_messages()))
+        [message] = [m for m in fake.channel_messages() if m.content == said]
+        assert not message.pings_everyone()
+        assert message.allowed_mentions is not None
+        assert message.allowed_mentions.get("parse") == []
+        assert message.allowed_mentions.get("users", []) == []
+        assert [str(m.point) for m in (await second.service.game(game_id)).board.moves] == ["h8"]
 
 
 def _tables_holding(path: Path, value: int) -> list[str]:

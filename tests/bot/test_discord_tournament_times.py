@@ -11,7 +11,7 @@ from datetime import UTC, timedelta
 
 from bot.client import GomokuBot
 from storage.club import Result, TournamentStatus
-from tests.bot.test_discord_tournaments import _board_threads, _play, _posted, _table, club
+from tests.bot.test_discord_tournaments import _board_threads, _play, _posted, _table, club, start
 from tests.clock import FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
@@ -121,7 +121,7 @@ async def test_a_correspondence_tournament_warns_12_hours_ahead_and_forfeits_by_
     assert "1 round · 3 days per move" in created.content.splitlines()
     for user in players.values():
         await fake.click(created.message, "gomoku:tournament:1:join", user=user)
-    await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+    await start(fake, organiser)
     await fake.wait_for(lambda: len(_board_threads(fake, 1)) == 2)
     played, idle = _board_threads(fake, 1)
     games = [await bot.service.board(thread.id) for thread in (played, idle)]
@@ -200,16 +200,41 @@ async def test_an_arena_pairs_players_as_they_finish_and_ends_with_its_time(
     assert lines[1] == "30 minutes · 3600 s per move"
     assert lines[2].startswith("Press Join to play: from the start you are paired again")
     for user in players.values():
-        await fake.click(created.message, "gomoku:tournament:1:join", user=user)
-    await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+        joined = await fake.click(created.message, "gomoku:tournament:1:join", user=user)
+        assert joined.content.startswith(
+            "You are in **Blitz**. Until it ends you are paired again whenever your game ends"
+        )
+    started = await start(fake, organiser)
     repository = bot.service.repository
+    # An arena speaks of its end and its games' numbers, not of rounds.
+    (first_pass,) = (await repository.rounds(1))[:1]
+    assert first_pass.deadline is not None
+    ends = int(first_pass.deadline.timestamp())
+    assert ends == int((clock() + timedelta(minutes=30)).timestamp())
+    assert started.content == (
+        f"**Blitz** has started with 3 players: the first games are paired. It ends <t:{ends}:R>."
+    )
+    asked = await fake.click(created.message, "gomoku:tournament:1:standings", user=ben)
+    assert asked.content.startswith(f"**Blitz**: standings so far; it ends <t:{ends}:R>\n")
+
+    def games(number: int) -> list[FakeChannel]:
+        return [
+            c
+            for c in fake.channels.values()
+            if c.is_thread
+            and c.name == f"Blitz · game {number}"
+            and any(m.embeds for m in fake.channel_messages(c))  # its board is drawn
+        ]
 
     async def next_game(number: int) -> tuple[FakeChannel, FakeUser, FakeUser]:
-        """The arena's ``number``th pass (one board: the third player waits)."""
-        await fake.wait_for(lambda: len(_board_threads(fake, number)) == 1)
-        (thread,) = _board_threads(fake, number)
+        """The arena's ``number``th game (one at a time: the third player waits)."""
+        await fake.wait_for(lambda: len(games(number)) == 1)
+        (thread,) = games(number)
         game = await bot.service.board(thread.id)
-        return thread, by_id[game.black.user_id or 0], by_id[game.white.user_id or 0]
+        black, white = by_id[game.black.user_id or 0], by_id[game.white.user_id or 0]
+        line = f"Blitz, game {number}: <@{black.id}> (black) vs <@{white.id}>."
+        assert len(_said(fake, line)) == 1
+        return thread, black, white
 
     # Ben wins three games in a row; each time the two free players nearest in the arena's
     # ranking are paired at once, never the opponent of one's last game again.

@@ -4,16 +4,20 @@ pinged and play with their own ``/place``, and the standings are posted after ev
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import re
+from datetime import timedelta
 
 from bot.client import GomokuBot
 from bot.club import tournament_message
-from storage.club import Format, Result, Tournament, TournamentStatus
+from bot.core.club.pairer import RoundPairer
+from bot.core.club.tournament import RoundPlan
+from storage.club import Entrant, Format, Pairing, Result, Tournament, TournamentStatus
 from tests.bot.conftest import BotFactory
 from tests.clock import START, FakeClock
 from tests.fakediscord import FakeChannel, FakeDiscord, FakeUser
-from tests.fakediscord.model import Message
+from tests.fakediscord.model import InteractionRecord, Message
 
 # Black's stones that never line up, and White's five in a column.
 _SCATTERED = ("a1", "c1", "e1", "g1", "i1")
@@ -71,6 +75,25 @@ async def _play(
                 return
 
 
+async def start(fake: FakeDiscord, organiser: FakeUser, tournament_id: int = 1) -> Message:
+    """``/gomoku-admin tournament start``: acknowledged privately at once ("thinking..."),
+    then the announcement posted in the channel and the private placeholder removed. The
+    announcement."""
+    channel = fake.default_channel
+    before = len(fake.channel_messages(channel))
+    record = await fake.send_slash(
+        "gomoku-admin tournament start", user=organiser, options={"id": tournament_id}
+    )
+    await fake.wait_for(lambda: record.original is not None and record.original.deleted)
+    assert record.callback_type == 5  # deferred, "thinking..."
+    assert record.original is not None
+    assert record.original.ephemeral
+    (posted,) = [
+        m for m in fake.channel_messages(channel)[before:] if "has started with" in m.content
+    ]
+    return posted
+
+
 def _table(text: str) -> list[list[str]]:
     """The rows of a posted standings table, its heading left out."""
     block = text.split("```")[1].strip().splitlines()
@@ -111,7 +134,7 @@ async def test_a_round_robin_of_four_played_in_threads_with_standings_after_each
     again = await fake.click(created.message, "gomoku:tournament:1:join", user=players["ann"])
     assert "in this tournament already" in again.content
 
-    started = await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+    started = await start(fake, organiser)
     assert "**Autumn Cup** has started with 4 players" in started.content
     points = dict.fromkeys(players, 0)
     for round_ in (1, 2, 3):
@@ -216,7 +239,7 @@ async def test_a_swiss_of_seven_over_three_rounds_with_a_forfeit_a_restart_and_a
         assert "a Swiss tournament of Gomoku" in created.content
         for user in players.values():
             await fake.click(created.message, "gomoku:tournament:1:join", user=user)
-        await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+        await start(fake, organiser)
         for board in await round_of(first, 1):
             await black_wins(board)
         # Round 1: Ann beat Dan, Ben beat Eve, Cat beat Fay (Black each time); Gus had the
@@ -387,3 +410,112 @@ def test_a_full_list_of_entrants_fits_in_one_message() -> None:
     assert line.endswith(f" and {256 - len(shown)} more")
     # One more name would not have fitted.
     assert len(text) + len(f", <@{entrants[len(shown)]}>") > 2000
+
+
+class _HeldPairer:
+    """The bot's pairer with every round held until the test lets it go."""
+
+    def __init__(self, inner: RoundPairer) -> None:
+        self.inner = inner
+        self.asked = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def next_round(
+        self, tournament: Tournament, entrants: list[Entrant], pairings: list[Pairing]
+    ) -> RoundPlan | None:
+        self.asked.set()
+        await self.go.wait()
+        return await self.inner.next_round(tournament, entrants, pairings)
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+    async def held(self, fake: FakeDiscord) -> None:
+        """Wait until a round is asked for (and held)."""
+        async with asyncio.timeout(fake.answer_timeout):
+            await self.asked.wait()
+
+    def hold(self) -> None:
+        self.asked.clear()
+        self.go.clear()
+
+
+async def test_start_result_and_join_are_acknowledged_while_a_round_is_paired(
+    fake: FakeDiscord, bot: GomokuBot
+) -> None:
+    # A round may wait for the pairing worker to start, or be slow to pair: Discord wants an
+    # answer within 3 s. Here every round is held until the test lets it go.
+    organiser, players, _ = club(fake, "ann", "ben", "cat", "dan", "eve")
+    held = _HeldPairer(bot.service.round_pairer)
+    bot.service.round_pairer = held
+    created = await fake.slash(
+        "gomoku-admin tournament create",
+        user=organiser,
+        options={"name": "Held", "format": "swiss", "rounds": 2, "seconds": 60},
+    )
+    assert created.message is not None
+    for name in ("ann", "ben", "cat", "dan"):
+        await fake.click(created.message, "gomoku:tournament:1:join", user=players[name])
+
+    def acknowledged_privately(record: InteractionRecord) -> bool:
+        original = record.original
+        return record.callback_type == 5 and original is not None and original.ephemeral
+
+    # The start is acknowledged ("thinking...", privately) before round 1 is paired.
+    started = await fake.send_slash(
+        "gomoku-admin tournament start", user=organiser, options={"id": 1}
+    )
+    await held.held(fake)
+    await fake.wait_for(lambda: acknowledged_privately(started))
+    assert started.original is not None
+    assert started.original.loading
+    # Eve joins while the round is paired, which holds the tournament: her button is
+    # acknowledged in time too, and answered once she is in.
+    joining = await fake.send_click(
+        created.message, "gomoku:tournament:1:join", user=players["eve"]
+    )
+    await fake.wait_for(lambda: acknowledged_privately(joining))
+    assert not joining.answered.is_set()
+    held.go.set()
+    await fake.wait_for(lambda: started.original is not None and started.original.deleted)
+    assert _posted_once(fake, fake.default_channel, "**Held** has started with 4 players")
+    joined = await fake.answer(joining)
+    assert joined.ephemeral
+    assert "You are in **Held**" in joined.content
+    await fake.wait_for(functools.partial(_boards_open, fake, 1))
+
+    # A result that ends round 1 is acknowledged before round 2 is paired, then confirmed.
+    first = await fake.slash(
+        "gomoku-admin tournament result",
+        user=organiser,
+        options={"id": 1, "round": 1, "board": 1, "result": "1-0"},
+    )
+    assert first.deferred
+    assert first.ephemeral
+    assert "round 1, board 1" in first.content
+    held.hold()
+    last = await fake.send_slash(
+        "gomoku-admin tournament result",
+        user=organiser,
+        options={"id": 1, "round": 1, "board": 2, "result": "0-1"},
+    )
+    await held.held(fake)
+    await fake.wait_for(lambda: acknowledged_privately(last))
+    assert not last.answered.is_set()
+    held.go.set()
+    confirmed = await fake.answer(last)
+    assert confirmed.ephemeral
+    assert "round 1, board 2" in confirmed.content
+    pairings = await bot.service.repository.pairings(1)
+    assert {p.round for p in pairings} == {1, 2}  # paired before the answer
+
+
+def test_a_running_arenas_message_says_when_it_ends() -> None:
+    arena = Tournament(
+        1, 1, 1, "Blitz", Format.ARENA, "gomoku", "freestyle", 0, 3600, None, None, 30,
+        TournamentStatus.RUNNING, 1, START,
+    )  # fmt: skip
+    at = int((START + timedelta(minutes=30)).timestamp())
+    ending = tournament_message(arena, [], START + timedelta(minutes=30)).splitlines()
+    assert ending[1] == f"Ends <t:{at}:F> (<t:{at}:R>) · 3600 s per move"
+    assert tournament_message(arena, []).splitlines()[1] == "30 minutes · 3600 s per move"

@@ -1,6 +1,7 @@
 """A game is a spec: a game registered here, in the tests alone, plays through the service on
-a real SQLite file, the terminal, and the Discord board (the real discord.py over the fake
-Discord), with nothing in ``bot/`` naming it.
+a real SQLite file, the terminal, and Discord (the real discord.py over the fake Discord:
+started by ``/gomoku start``, played with its board's buttons), with nothing in ``bot/``
+naming it.
 
 The game is four in a row on a 6x6 board with gravity: columns 1-6, discs, friendly only.
 """
@@ -15,7 +16,8 @@ import pytest
 
 from bot.client import GomokuBot
 from bot.core import games as tables
-from bot.core.games import Buttons, Pieces, TableSpec, table_spec
+from bot.core.ai import AIError, AIRequest, ProcessPoolRunner
+from bot.core.games import table_spec
 from bot.core.service import GameService
 from bot.core.service.errors import InvalidOptionError, NotationError
 from bot.core.service.inputs import Drop, GameRef, Place
@@ -23,16 +25,17 @@ from bot.text import render
 from engine import games as rules
 from engine.board import Board
 from engine.errors import UnsupportedBoardError
-from engine.games import GameSpec, game_spec
-from engine.types import Game, Point, Rule, Termination
+from engine.games import game_spec
+from engine.types import Game, Level, Point, Rule, Termination
 from storage.records import GameStatus, Player
 from storage.sqlite import SqliteGameRepository
+from tests.bot.conftest import challenge
+from tests.bot.four6 import FOUR6, RULES, TABLE
 from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD
 from tests.bot.test_terminal import session
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.runners import NearestRunner
 
-FOUR6 = rules.new_game("four6")
 # Black drops in columns 1, 2, 3, 4 and White on top of each: Black's bottom row wins.
 WINNING_COLUMNS = (0, 0, 1, 1, 2, 2, 3)
 
@@ -40,8 +43,8 @@ WINNING_COLUMNS = (0, 0, 1, 1, 2, 2, 3)
 @pytest.fixture(autouse=True)
 def four6() -> Iterator[Game]:
     """The test game, registered with the engine and the bot for one test."""
-    rules.register(GameSpec(FOUR6, win_length=4, width=6, height=6, gravity=True))
-    tables.register(TableSpec(FOUR6, "Four on six", Buttons.COLUMNS, Pieces.DISCS))
+    rules.register(RULES)
+    tables.register(TABLE)
     try:
         yield FOUR6
     finally:
@@ -68,7 +71,7 @@ def test_a_withdrawn_game_is_refused() -> None:
         with pytest.raises(UnsupportedBoardError, match="four6"):
             Board.for_game(FOUR6)
     finally:
-        rules.register(GameSpec(FOUR6, win_length=4, width=6, height=6, gravity=True))
+        rules.register(RULES)
 
 
 async def test_the_service_plays_it_on_sqlite_to_a_win(tmp_path: Path) -> None:
@@ -124,23 +127,18 @@ async def test_the_terminal_plays_it_by_its_name() -> None:
     assert "Four on six: X Player 1 vs O Player 2. Game over: Player 1 wins." in out
 
 
-async def test_the_discord_board_plays_it_by_its_column_buttons(
+async def test_gomoku_start_offers_it_and_its_column_buttons_play_it(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
-    """The challenge comes from the service (``/gomoku start`` offers the games of the
-    catalogues); the board, its buttons and every move go through Discord."""
-    pending = await bot.service.start(
-        channel_id=fake.default_channel.id,
-        guild_id=fake.guild_id,
-        user_id=alice.id,
-        opponent=bob.id,
-        game=FOUR6,
-        colour="black",
-        rated=False,
-    )
-    game_id = pending.game_id
-    await bot.table.show_game(pending)
-    board = fake.channel_messages()[-1]
+    """``/gomoku start`` offers the games hosted when the command tree is built (the test's
+    game, registered after the bot's modules were imported, among them); the challenge, the
+    board, its buttons and every move go through Discord."""
+    start = next(o for o in fake.command("gomoku")["options"] if o["name"] == "start")
+    offered = next(o for o in start["options"] if o["name"] == "game")["choices"]
+    assert [c["value"] for c in offered] == ["gomoku", "tictactoe", "connect4", "gravity3", "four6"]
+    assert offered[-1]["name"] == "Four on six"  # no catalogue names it: its spec's name
+    board = await challenge(fake, alice, bob, game="four6")
+    game_id = (await bot.service.board(fake.default_channel.id)).game_id
     await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
     await fake.wait_for(lambda: len(board.buttons()) == 6)
     assert [b["label"] for b in board.buttons()] == ["1", "2", "3", "4", "5", "6"]
@@ -155,3 +153,23 @@ async def test_the_discord_board_plays_it_by_its_column_buttons(
     assert [str(m.point) for m in view.board.moves] == ["a1", "a2", "b1", "b2", "c1", "c2", "d1"]
     await fake.wait_for(lambda: render.GRAVITY_THEME.black_win in board.text())
     assert not any(":drop:" in b["custom_id"] for b in board.buttons())
+
+
+async def test_an_ai_pool_worker_answers_it_once_its_module_is_named() -> None:
+    """A pool's worker is a fresh process, with only the games shipped: the game's module
+    named (``GOMOKU_GAME_MODULES``'s way) is imported there, and the worker plays it."""
+    board = Board.for_game(FOUR6)
+    for column in (2, 2, 3):
+        board.drop(column)
+    request = AIRequest.from_board(board, Level.EASY, seed=1)
+    async with await ProcessPoolRunner.start(1, warm=False, idle=False) as bare:
+        with pytest.raises(AIError, match="ValueError"):  # "'four6' is not a valid Game"
+            await bare.choose_move(request)
+        assert bare.replacements == 0  # the worker said so; it did not die of it
+    modules = ("tests.bot.four6_game",)
+    async with await ProcessPoolRunner.start(
+        1, warm=False, idle=False, game_modules=modules
+    ) as pool:
+        move = await pool.choose_move(request)
+    assert move.point is not None
+    assert board.is_legal(move.point)  # a disc on top of its column

@@ -26,6 +26,7 @@ from bot.core.service.events import (
     Moved,
     TakenBack,
     TurnWarning,
+    UndoAnswered,
     UndoAsked,
 )
 from bot.core.service.inputs import AnswerUndo, AskUndo, Choose, Drop, GameRef, Place, Resign
@@ -89,10 +90,11 @@ async def test_a_game_between_people_publishes_each_change_once_in_order(
         "Moved",
         "UndoAsked",
         "TakenBack",
+        "UndoAnswered",
         "TurnWarning",
         "GameEnded",
     ]
-    issued, started, first, second, asked, taken, warned, ended = events
+    issued, started, first, second, asked, taken, answered, warned, ended = events
     assert isinstance(issued, ChallengeIssued)
     assert issued.game.status is GameStatus.PENDING
     assert isinstance(started, GameStarted)
@@ -107,6 +109,10 @@ async def test_a_game_between_people_publishes_each_change_once_in_order(
     assert isinstance(taken, TakenBack)
     assert [str(move.point) for move in taken.undone] == ["i9"]
     assert taken.via == "web"  # the front end of the answer
+    assert isinstance(answered, UndoAnswered)
+    assert (answered.requester, answered.responder, answered.by) == (BOB, ALICE, ALICE)
+    assert (answered.accepted, answered.withdrawn, answered.via) == (True, False, "web")
+    assert answered.game == taken.game  # the state after the takeback
     assert isinstance(warned, TurnWarning)
     assert warned.user_id == BOB
     assert isinstance(ended, GameEnded)
@@ -114,9 +120,35 @@ async def test_a_game_between_people_publishes_each_change_once_in_order(
     assert ended.game.outcome is not None
     assert ended.game.outcome.termination is Termination.RESIGN
     # Every state is newer than the one before: a subscriber never sees a change twice.
-    changes = [event for event in events if not isinstance(event, TurnWarning | UndoAsked)]
+    notes = TurnWarning | UndoAsked | UndoAnswered
+    changes = [event for event in events if not isinstance(event, notes)]
     versions = [event.game.version for event in changes]
     assert versions == sorted(set(versions))
+
+
+async def test_a_refused_or_withdrawn_undo_request_is_published_and_changes_nothing(
+    service: GameService,
+) -> None:
+    view = await start_pvp(service)
+    await service.place(CHANNEL, ALICE, Point.parse("h8"))
+    events = recorded(service)
+    await service.undo(CHANNEL, ALICE, via="web")
+    assert await service.answer_undo(view.game_id, BOB, accept=False) is None
+    await service.undo(CHANNEL, ALICE)
+    assert await service.answer_undo(view.game_id, ALICE, accept=False, via="web") is None
+    assert kinds(events) == ["UndoAsked", "UndoAnswered", "UndoAsked", "UndoAnswered"]
+    _, refused, _, withdrawn = events
+    assert isinstance(refused, UndoAnswered)
+    assert (refused.by, refused.accepted, refused.withdrawn, refused.via) == (
+        BOB, False, False, None
+    )  # fmt: skip
+    assert isinstance(withdrawn, UndoAnswered)
+    assert (withdrawn.by, withdrawn.accepted, withdrawn.withdrawn, withdrawn.via) == (
+        ALICE, False, True, "web"
+    )  # fmt: skip
+    stored = await service.game(view.game_id)
+    assert refused.game.version == withdrawn.game.version == stored.version  # nothing moved
+    assert [str(move.point) for move in stored.board.moves] == ["h8"]
 
 
 async def test_the_runner_answers_for_the_ai_after_a_players_move(

@@ -50,8 +50,20 @@ def test_empty_values_count_as_unset(tmp_path: Path) -> None:
         ("GOMOKU_CONNECT_RETRY_MAX_S", "nan"),
         ("GOMOKU_CONNECT_RETRY_MAX_S", "inf"),
         ("GOMOKU_CONNECT_RETRY_MIN_S", "45"),  # more than the ceiling's 30
+        ("GOMOKU_GAME_MODULES", "mygames.four6, ../evil.py"),
+        ("GOMOKU_GAME_MODULES", "mygames..four6"),
     ],
-    ids=["guild", "log-level", "retry-word", "retry-zero", "retry-nan", "retry-inf", "min>max"],
+    ids=[
+        "guild",
+        "log-level",
+        "retry-word",
+        "retry-zero",
+        "retry-nan",
+        "retry-inf",
+        "min>max",
+        "module-path",
+        "module-dots",
+    ],
 )
 def test_bad_values_are_refused(name: str, value: str) -> None:
     with pytest.raises(InvalidSettingError) as caught:
@@ -66,6 +78,25 @@ def test_the_connection_retry_waits() -> None:
         {"GOMOKU_CONNECT_RETRY_MIN_S": "0.5", "GOMOKU_CONNECT_RETRY_MAX_S": "120"}, dotenv=None
     )
     assert (chosen.connect_retry_min_s, chosen.connect_retry_max_s) == (0.5, 120.0)
+
+
+def test_the_game_modules() -> None:
+    assert Settings.from_env({}, dotenv=None).game_modules == ()
+    named = Settings.from_env({"GOMOKU_GAME_MODULES": " mygames.four6 ,, othello,"}, dotenv=None)
+    assert named.game_modules == ("mygames.four6", "othello")
+
+
+@pytest.mark.parametrize("program", ["bot", "bot.worker"])
+def test_a_game_module_that_cannot_be_imported_stops_the_start(
+    program: str, tmp_path: Path
+) -> None:
+    env = {"GOMOKU_GAME_MODULES": "no_such_games_module", "GOMOKU_DB_PATH": str(tmp_path / "g")}
+    done = python_m(program, env=env)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "Configuration error: GOMOKU_GAME_MODULES: cannot import 'no_such_games_module' "
+        "(ModuleNotFoundError: No module named 'no_such_games_module')"
+    )
 
 
 def _base64_oracle(text: str) -> str:

@@ -27,8 +27,10 @@ from engine.search.evaluate import (
     build_tables,
     hand_weights,
     load_weights,
+    policy,
     tables,
     weights,
+    with_policy,
 )
 from engine.types import Color, Point, Rule
 from tools import tune
@@ -479,7 +481,9 @@ def test_only_master_searches_with_the_network(monkeypatch: pytest.MonkeyPatch) 
 
     with_net = both()
     plain = dataclasses.replace(load_weights(PACKAGED.read_text(), "packaged"), net=None)
-    monkeypatch.setattr(_position, "tables", lambda rule: build_tables(rule, plain))
+    monkeypatch.setattr(
+        _position, "tables", lambda rule: with_policy(build_tables(rule, plain), policy())
+    )
     without = both()
     assert with_net[0] == without[0]  # off: the same search
     assert with_net[2] == without[2]  # hard: the same move, score and nodes

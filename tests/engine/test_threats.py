@@ -103,7 +103,7 @@ def test_leaf_proofs_land_in_the_table_as_lower_bounds_of_any_depth() -> None:
 
 def test_the_option_off_is_the_old_search_node_for_node() -> None:
     # the levels below master search with the local VCF off: exactly the search they had
-    old = SearchOptions(deep_vcf=0, selective=False, deep_root_vct=0, network=False)
+    old = SearchOptions(deep_vcf=0, selective=False, deep_root_vct=0, network=False, policy=False)
     total = sum(
         search(Board.from_moves(moves, rule=rule), Limits(depth=7), old).nodes
         for rule, moves in POSITIONS

@@ -20,10 +20,12 @@ import pytest
 import storage.sqlite as sqlite_module
 from engine.types import Color, Outcome, Point, Termination
 from storage.errors import (
+    ChannelBusyError,
     CorruptDatabaseError,
     DatabaseRefusedError,
     DatabaseTooNewError,
     ForeignDatabaseError,
+    VersionConflictError,
 )
 from storage.records import GameStatus, GuildSettings, Player, TurnPing
 from storage.sql import Executor
@@ -88,7 +90,7 @@ async def test_connection_settings(tmp_path: Path) -> None:
 
         values = await repo._read(settings)
         # The writer's: it waits for another process's lock on its own thread.
-        writes = await settings(sqlite_module._Connection(repo._writes))
+        writes = await settings(sqlite_module._Connection(repo._writes, sqlite_module.Activity()))
         # The inline reader's: it never waits for a lock (it runs on the event loop).
         inline = await settings(sqlite_module._Inline(repo._inline))
     assert values == {
@@ -404,6 +406,70 @@ async def test_writes_queued_while_a_commit_is_on_its_thread_land_in_the_next_ba
         for game in games:
             assert await repo.get_game(game.id) == game
         assert not repo._writes.in_transaction
+
+
+async def test_a_batch_begins_its_transaction_with_its_first_change(tmp_path: Path) -> None:
+    """Trips to the writer's thread, each a hand-over the event loop pays for: a move is its
+    two statements and the COMMIT (``sqlite3`` begins the transaction with the first); a
+    write that reads first begins it by a trip of its own."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        before = repo.activity()
+        game = await repo.create_game(new_game(white=Player.human(BOB)))
+        made = repo.activity()
+        assert made.trips - before.trips == 4  # BEGIN IMMEDIATE, the look, the INSERT, COMMIT
+        moved = await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
+        after = repo.activity()
+        assert after.trips - made.trips == 3  # the UPDATE (and BEGIN), the stone, COMMIT
+        assert (after.writes, after.commits) == (made.writes + 1, made.commits + 1)
+        assert not repo._writes.in_transaction
+        with pytest.raises(VersionConflictError):
+            await repo.append_move(game.id, game.version, Point(8, 8), Color.WHITE)
+        refused = repo.activity()
+        assert refused.trips - after.trips == 3  # the UPDATE (and BEGIN), the look why, COMMIT
+        assert not repo._writes.in_transaction
+        assert await repo.get_game(game.id) == moved
+        with pytest.raises(ChannelBusyError):
+            await repo.create_game(new_game(game.channel_id))
+        busy = repo.activity()
+        assert busy.trips - refused.trips == 3  # BEGIN IMMEDIATE, the look, COMMIT
+        assert not repo._writes.in_transaction
+
+
+async def test_a_batch_of_moves_writes_their_stones_with_one_statement(tmp_path: Path) -> None:
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(5)]
+        before = repo.activity()
+        first = asyncio.create_task(repo.create_game(new_game(99)))
+        await repo._until(lambda: repo._committing == 1)  # the writer is busy with it
+        moves = [
+            asyncio.create_task(repo.append_move(g.id, g.version, Point(7, 7), Color.BLACK))
+            for g in games
+        ]
+        await first
+        await asyncio.gather(*moves)
+        after = repo.activity()
+        assert after.commits == before.commits + 2  # the first game's, then the five moves'
+        # The first game's 4 trips (BEGIN, the look, INSERT, COMMIT), then the five UPDATEs,
+        # one statement for the five stones and the COMMIT.
+        assert after.trips - before.trips == 4 + 5 + 1 + 1
+        for game in games:
+            assert [str(m.point) for m in await repo.move_history(game.id)] == ["h8"]
+
+
+async def test_what_is_held_back_is_written_before_a_statement_that_could_see_it(
+    tmp_path: Path,
+) -> None:
+    """A ping saved then dropped in one batch: the held save runs before the DELETE."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        game = await repo.create_game(new_game(white=Player.human(BOB)))
+        first = asyncio.create_task(repo.create_game(new_game(99)))
+        await repo._until(lambda: repo._committing == 1)
+        commits = repo._commits
+        saved = asyncio.create_task(repo.save_turn_ping(TurnPing(game.id, 1, 99, game.version)))
+        dropped = asyncio.create_task(repo.drop_turn_ping(game.id))
+        await asyncio.gather(first, saved, dropped)
+        assert repo._commits == commits + 2  # the save and the drop in one batch
+        assert await repo.turn_ping(game.id) is None
 
 
 async def test_a_ping_shares_the_commit_of_a_move_made_meanwhile(

@@ -1,6 +1,6 @@
-"""``python -m benchmarks.bench_web`` keeps working: both runs finish, every move is played,
-and with pages every page gets every move (it prints figures; the load itself is measured by
-hand, not here)."""
+"""``python -m benchmarks.bench_web`` keeps working: every run finishes, every move is played,
+and with pages every page gets every move; repeated rounds end with their medians (it prints
+figures; the load itself is measured by hand, not here)."""
 
 from __future__ import annotations
 
@@ -13,17 +13,37 @@ import pytest
 
 @pytest.mark.slow
 def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
-    arguments = ["--games", "3", "--watchers", "4", "--moves", "2", "--think", "0.05"]
+    # 17 moves: past the first row of stones. Two rounds: four runs, then the summary.
+    arguments = ["--games", "3", "--watchers", "4", "--moves", "17", "--think", "0.05"]
     result = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_web", *arguments],
+        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--rounds", "2"],
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=300,
         check=False,
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert len(re.findall(r"/place n=6 .* failed 0;", result.stdout)) == 2, lines
+    assert lines[0].startswith("CPU: ")
+    assert len(re.findall(r"/place n=51 .* failed 0;", result.stdout)) == 4, lines
     # 4 watchers on the first game and one page on each of the 3: 7 pages; the first game's
-    # 2 moves reach 5 pages, the others' reach 1 each.
-    assert "7 sockets, 14 states delivered" in result.stdout, lines
+    # 17 moves reach 5 pages, the others' reach 1 each.
+    assert result.stdout.count("7 sockets, 119 states delivered") == 2, lines
+    # The rounds alternate which side goes first.
+    runs = [line.split(":")[0].strip() for line in lines if "/place n=" in line]
+    assert runs == ["without pages", "with pages", "with pages", "without pages"]
+    summary = [line.split(":")[0].strip() for line in lines[-2:]]
+    assert summary == ["/place p95", "bot CPU"]
+    assert all("with/without per round" in line for line in lines[-2:])
+
+
+def test_a_bench_longer_than_its_board_is_refused() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_web", "--moves", "121"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "--moves is 1 to 120" in result.stderr

@@ -527,30 +527,64 @@ async def test_a_take_back_is_asked_and_answered_on_the_pages(
     await wait_moves(asker, 0)
     await board_caught_up(fake, bot, game.game_id)
 
-    # Asked again and refused: she hears so; the moves stay.
+    # Asked again and refused: she hears so; the moves stay; Discord's request says so and
+    # loses its buttons.
     await tap(asker, 7, 7)
     await tap(asker, 7, 7)
     await wait_stored(bot, game.game_id, 1)
     await answerer.wait_for_function("window.gomoku.state().moves.length === 1")
     await asker.locator("#undo").click()
+    await fake.wait_for(lambda: len(undo_messages(fake)) == 2)
+    request = undo_messages(fake)[-1]
+    assert f"gomoku:{game.game_id}:undo:no" in request.custom_ids()
     await answerer.get_by_role("button", name="Refuse").click()
-    await asker.wait_for_function(
-        "document.getElementById('note').textContent === 'Undo refused.'", timeout=5000
-    )
+    await said(asker, "bob refused the takeback.")
+    await said(answerer, "Undo refused.")
+    assert await answerer.get_by_role("button", name="Allow").count() == 0
     assert await stored_moves(bot, game.game_id) == 1
+    await fake.wait_for(lambda: request.buttons() == [])
+    assert request.content == f"<@{bob.id}> refused to let <@{alice.id}> take back their last move."
 
-    # Asked in Discord: her page asks her too, and her Allow there redraws Discord's board.
+    # Asked in Discord: her page asks her too; refused in Discord, her page's Allow and
+    # Refuse go, and both pages say the answer.
     await fake.slash("place", user=bob, options={"cell": "i9"})
     await wait_moves(asker, 2)
-    await fake.slash("gomoku undo", user=bob)
-    await asker.wait_for_function(
-        "document.getElementById('note').textContent.includes('take back')", timeout=5000
-    )
-    assert await note(asker) == "bob asks to take back their last move."
+    asked = await fake.slash("gomoku undo", user=bob)
+    assert asked.message is not None
+    await said(asker, "bob asks to take back their last move.")
+    assert await asker.get_by_role("button", name="Refuse").count() == 1
+    await fake.click(asked.message, f"gomoku:{game.game_id}:undo:no", user=alice)
+    await said(asker, "Undo refused.")
+    await said(answerer, "alice refused the takeback.")
+    assert await asker.get_by_role("button", name="Allow").count() == 0
+    assert await asker.get_by_role("button", name="Refuse").count() == 0
+    assert await stored_moves(bot, game.game_id) == 2
+
+    # Asked in Discord again: her Allow on the page redraws Discord's board, and the
+    # request there says she allowed it.
+    asked = await fake.slash("gomoku undo", user=bob)
+    assert asked.message is not None
+    request = asked.message
+    await said(asker, "bob asks to take back their last move.")
     await asker.get_by_role("button", name="Allow").click()
     await wait_stored(bot, game.game_id, 1)
     await wait_moves(answerer, 1)
+    await said(answerer, "alice allowed the takeback.")
     await board_caught_up(fake, bot, game.game_id)
+    await fake.wait_for(lambda: request.buttons() == [])
+    assert request.content == f"<@{alice.id}> allowed <@{bob.id}> to take back their last move."
+
+
+def undo_messages(fake: FakeDiscord) -> list[Any]:
+    """Discord's undo requests, oldest first (answered ones too)."""
+    return [m for m in fake.channel_messages() if "take back their last move" in m.content]
+
+
+async def said(page: Any, text: str) -> None:
+    """Wait until the page's note (a live region) says ``text``."""
+    await page.wait_for_function(
+        "text => document.getElementById('note').textContent === text", arg=text, timeout=5000
+    )
 
 
 async def game_shown(page: Any) -> int:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -16,11 +18,15 @@ import aiohttp
 import pytest
 
 from bot.client import GomokuBot
+from bot.core.club.arena import arena_standings
+from bot.core.club.card import Player
+from bot.web.standings import render_standings
 from bot.web.tokens import Role, Signer
 from engine.types import Game, Rule
-from storage.club import Format, TournamentStatus
+from storage.club import Format, Pairing, Result, Tournament, TournamentStatus
 from tests.bot.conftest import bot, make_bot
-from tests.bot.test_discord_tournaments import _board_threads, _boards_open, _play, _posted
+from tests.bot.test_discord_tournaments import _board_threads, _boards_open, _play, _posted, start
+from tests.clock import START
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.fakediscord.model import Message
 from tests.web.conftest import base_url
@@ -55,7 +61,7 @@ async def _round_one_played(fake: FakeDiscord, bot: GomokuBot) -> tuple[Message,
     assert created.message is not None
     for user in players.values():
         await fake.click(created.message, "gomoku:tournament:1:join", user=user)
-    await fake.slash("gomoku-admin tournament start", user=organiser, options={"id": 1})
+    await start(fake, organiser)
     await fake.wait_for(functools.partial(_boards_open, fake, 1))
     for thread in _board_threads(fake, 1):
         game = await bot.service.board(thread.id)
@@ -224,3 +230,33 @@ async def test_without_the_web_board_the_standings_carry_no_link(
     posted, _ids = await _round_one_played(fake, bot)
     assert bot.web_board is None
     assert posted.buttons() == []
+
+
+def test_an_arena_page_says_when_it_ends_and_lists_its_games_in_play_by_number() -> None:
+    arena = Tournament(
+        3, 1, 2, "Blitz", Format.ARENA, "gomoku", "freestyle", 0, 300, None, None, 30,
+        TournamentStatus.RUNNING, 1, START,
+    )  # fmt: skip
+    # Passes as stored: pass 1 played (game 1); pass 2's two games (2, 3) and pass 3's (4)
+    # under way.
+    pairings = [
+        Pairing(3, 1, 1, 1, 2, Result.BLACK_WINS, 10),
+        Pairing(3, 2, 1, 3, 4, None, 11),
+        Pairing(3, 2, 2, 5, 6, None, 12),
+        Pairing(3, 3, 1, 2, 1, None, 13),
+    ]
+    table = arena_standings([Player(u, 1500, u) for u in range(1, 7)], pairings)
+    names = {u: name for u, name in enumerate(("ann", "ben", "cat", "dan", "eve", "fay"), 1)}
+    watch = {(2, 1): "/#w2", (2, 2): "/#w3", (3, 1): "/#w4"}
+    ends = datetime(2026, 5, 1, 19, 30, tzinfo=UTC)
+    page = render_standings(arena, table, pairings, names, watch, "en", ends)
+    assert "Format: arena · 300 s per move · Ends 2026-05-01 19:30 UTC" in page
+    assert '<h2 id="pairings">Games in play</h2>' in page
+    rows = re.findall(r"<tr><td>(\d+)</td><td>(\w+)</td><td>(\w+)</td><td>(.*?)</td></tr>", page)
+    assert rows == [
+        ("2", "cat", "dan", '<a href="/#w2">Watch game 2</a>'),
+        ("3", "eve", "fay", '<a href="/#w3">Watch game 3</a>'),
+        ("4", "ben", "ann", '<a href="/#w4">Watch game 4</a>'),
+    ]
+    assert "round" not in page.lower()
+    assert "board" not in page.lower()

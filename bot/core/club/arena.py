@@ -94,6 +94,13 @@ def pair_arena(
     return tuple(pairs)
 
 
+def game_numbers(pairings: Sequence[Pairing]) -> dict[tuple[int, int], int]:
+    """Each of an arena's games numbered 1, 2, ... in the order they were paired, by
+    (pass, board): what players see of it, where a round-based format shows its rounds."""
+    games = sorted((p.round, p.board) for p in pairings if p.white is not None)
+    return {key: number for number, key in enumerate(games, start=1)}
+
+
 def arena_standings(players: Sequence[Player], pairings: Sequence[Pairing]) -> tuple[Standing, ...]:
     """The arena's table after the finished ``pairings``: each line's ``points`` are arena
     points and its one tiebreak the games won."""

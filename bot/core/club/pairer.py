@@ -11,7 +11,9 @@ the AI may be on a Redis queue with no local pool at all.
 What crosses to the worker is typed and checked like the AI queue's messages
 (``bot.core.queue_ai``): ``RoundRequest`` (the tournament, its entrants and its boards, the
 stored records) goes as msgspec JSON, and ``RoundAnswer`` comes back the same way; neither
-side takes what does not fit the type. A worker that dies or holds a round past
+side takes what does not fit the type. The tournament carries its number of rounds, so the
+worker knows a Swiss's last round, where topscorers' colour rules bend
+(``bot.core.club.swiss``). A worker that dies or holds a round past
 ``PAIRING_LIMIT_S`` is replaced and the round sent again, once; after that the error goes to
 the caller (the tournament service logs it, and its next resume pairs the round).
 """

@@ -146,7 +146,8 @@ def next_round(
     if any(p.round == latest and p.result is None for p in pairings):
         raise RoundUnderWayError(tournament.id, latest)
     number = latest + 1
-    if number > total_rounds(tournament, entrants):
+    rounds = total_rounds(tournament, entrants)
+    if number > rounds:
         return None
     if tournament.format is Format.ROUND_ROBIN:
         seats = [Player(e.user_id, e.rating, e.seed) for e in entrants if e.seed > 0]
@@ -158,7 +159,7 @@ def next_round(
             for index, e in enumerate(entrants)
             if e.status is EntrantStatus.ACTIVE
         ]
-        paired = swiss_round(active, pairings, number)
+        paired = swiss_round(active, pairings, number, total_rounds=rounds)
         pairs, by_matching = paired.pairs, paired.by_matching
     withdrawn = {e.user_id for e in entrants if e.status is EntrantStatus.WITHDRAWN}
     boards = tuple(

@@ -13,6 +13,8 @@ The events:
   it came through, when the caller said) or the AI's (``by_ai``).
 - ``TakenBack``: moves were taken back (an undo).
 - ``UndoAsked``: a player asked the opponent to let moves be taken back; no move changed.
+- ``UndoAnswered``: the request was answered: allowed (after its ``TakenBack``), refused by
+  the opponent, or withdrawn by the player who asked.
 - ``GameEnded``: a game finished (five, resignation, time, idle, a moderator) or a
   challenge closed (declined, withdrawn, expired); ``by_clock`` when time ended it.
 - ``TurnWarning`` (``bot.core.service.states``): a player has used 80% of their turn time.
@@ -21,9 +23,11 @@ The events:
 
 Who subscribes: ``bot.core.runner.GameRunner`` (starts the AI when it is due after a
 player's move or a start, and re-plans the clocks), the web board's hub (sends every state to
-the pages that show it), the web board (asks the opponent's pages to answer an undo request),
+the pages that show it), the web board (asks the opponent's pages to answer an undo request,
+and tells both players' pages the answer),
 the Discord table (draws what no interaction of its own answers: the AI's moves, the clocks'
-ends and warnings, moves, takebacks and undo requests made on the web board) and the terminal
+ends and warnings, moves, takebacks and undo requests made on the web board, and the answers
+given there to a request it shows), the game bus (tells other processes) and the terminal
 (prints what the clocks did). Subscribers are called synchronously under the game's lock: they
 only note things and start tasks.
 """
@@ -49,6 +53,7 @@ __all__ = [
     "Subscriber",
     "TakenBack",
     "TurnWarning",
+    "UndoAnswered",
     "UndoAsked",
 ]
 
@@ -102,6 +107,24 @@ class UndoAsked:
 
 
 @dataclass(frozen=True, slots=True)
+class UndoAnswered:
+    """An undo request was answered: allowed (published after its ``TakenBack``), refused by
+    the opponent, or withdrawn by the player who asked (``by == requester``)."""
+
+    game: GameState  # after the answer: the takeback's state when it was allowed
+    requester: int
+    responder: int
+    by: int  # who answered: the responder, or the requester withdrawing the request
+    accepted: bool
+    via: str | None = None  # the front end the answer came through
+
+    @property
+    def withdrawn(self) -> bool:
+        """The player who asked took the request back."""
+        return self.by == self.requester and self.by != self.responder
+
+
+@dataclass(frozen=True, slots=True)
 class GameEnded:
     """A game finished or a challenge closed without a move."""
 
@@ -124,6 +147,7 @@ Event: TypeAlias = (
     | Moved
     | TakenBack
     | UndoAsked
+    | UndoAnswered
     | GameEnded
     | TurnWarning
     | Refreshed

@@ -26,7 +26,7 @@ from bot.core.service.errors import (
     StalePanelError,
     UndoPendingError,
 )
-from bot.core.service.events import Moved, TakenBack, UndoAsked
+from bot.core.service.events import Moved, TakenBack, UndoAnswered, UndoAsked
 from bot.core.service.shared import HINT_LEVEL, ServiceCore, _legal_points, _level, _played
 from bot.core.service.states import (
     GameEnd,
@@ -347,7 +347,8 @@ class MoveUseCases(ServiceCore):
         self, game_id: int, user_id: int, *, accept: bool, via: str | None = None
     ) -> UndoResult | None:
         """The opponent answers an undo request: the moves go (``UndoResult``) or the
-        request is dropped (None). The requester may withdraw with ``accept=False``.
+        request is dropped (None). The requester may withdraw with ``accept=False``. The
+        answer is published as ``UndoAnswered`` (after the takeback's ``TakenBack``).
 
         Raises:
             NoUndoRequestError: none pending, or the game moved on since it was asked.
@@ -367,9 +368,17 @@ class MoveUseCases(ServiceCore):
             if user_id != pending.responder and user_id != pending.requester:
                 raise NotAPlayerError(user_id, game_id)
             await self.repository.drop_undo_request(game_id)
+            requester, responder = pending.requester, pending.responder
             if not accept:
+                self.events.publish(
+                    UndoAnswered(view, requester, responder, user_id, False, via=via)
+                )
                 return None
-            return await self._take_back(view, pending.moves, via)
+            result = await self._take_back(view, pending.moves, via)
+            self.events.publish(
+                UndoAnswered(result.game, requester, responder, user_id, True, via=via)
+            )
+            return result
 
     async def hint(self, channel_id: int, user_id: int) -> Hint:
         """The AI's suggestion for the user, who must be to move (slow: defer first).

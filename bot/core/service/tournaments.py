@@ -441,6 +441,13 @@ class TournamentUseCases(GameUseCases):
                     log.warning("round %s of tournament %s was paired", plan.round, tournament_id)
                 # Loop: open the new round's games (or, if byes and forfeits decided it, pair on).
 
+    async def arena_end(self, tournament: Tournament) -> datetime | None:
+        """When a running arena stops pairing (None for the formats that play rounds, and
+        for an arena not running)."""
+        if tournament.status is not TournamentStatus.RUNNING:
+            return None
+        return await self._arena_end(tournament)
+
     async def _arena_end(self, tournament: Tournament) -> datetime | None:
         """When a running arena stops pairing: its first pass's deadline (or, before that
         pass, ``arena_minutes`` from now); None for the formats that play rounds."""

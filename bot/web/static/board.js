@@ -38,7 +38,9 @@ let retry = 500; // ms before reconnecting; doubles up to 8 s
 let stopped = false; // the pass was refused: no reconnecting
 let geometry = null;
 let armed = false; // Resign pressed once: the second press resigns
-let undoAsked = false; // the opponent asked to take back moves: Allow / Refuse
+// The opponent asked to take back moves, at this version of the game: Allow / Refuse until
+// the answer or a newer state (null: nothing asked).
+let undoAsked = null;
 let switching = false; // moving over to a new game's pass
 
 const STONES = [
@@ -579,10 +581,10 @@ function showActions() {
   for (const [word, label] of game.choices) {
     button(label, () => send({ type: "choose", word }));
   }
-  if (undoAsked) {
+  if (undoAsked !== null) {
     for (const accept of [true, false]) {
       button(accept ? game.words.allow : game.words.refuse, () => {
-        undoAsked = false;
+        undoAsked = null;
         send({ type: "undo_answer", accept });
         showActions();
       });
@@ -672,10 +674,9 @@ function receive(message) {
     document.documentElement.lang = game.language;
     showWords();
     showTurn();
-    if (moved) {
-      armed = false;
-      undoAsked = false;
-    }
+    if (moved) armed = false;
+    // A request made in another process may arrive before the state it was made at.
+    if (undoAsked !== null && game.version > undoAsked) undoAsked = null;
     showPanel();
     tick();
     showActions();
@@ -687,9 +688,14 @@ function receive(message) {
     draw();
   } else if (message.type === "refused" || message.type === "note") {
     say(message.text);
-  } else if (message.type === "undo_asked" || message.type === "undo_answered") {
-    undoAsked = message.type === "undo_asked";
+  } else if (message.type === "undo_asked") {
+    if (game && message.version < game.version) return; // the game moved on since
+    undoAsked = message.version;
     say(message.text);
+    if (game) showActions();
+  } else if (message.type === "undo_answered") {
+    undoAsked = null;
+    if (message.text) say(message.text); // said in the note, a live region
     if (game) showActions();
   } else if (message.type === "hint") {
     // The suggestion becomes the faint stone: one more tap (or Enter) plays it.
@@ -707,6 +713,7 @@ function receive(message) {
     token = message.token;
     switching = true;
     game = null;
+    undoAsked = null;
     ghost = null;
     cursor = null;
     ply = null;

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.core.club.arena import arena_scores, pair_arena
+from bot.core.club.arena import arena_scores, game_numbers, pair_arena
 from bot.core.club.card import Pair, Player
 from storage.club import Pairing, Result
 
@@ -49,3 +49,13 @@ def test_no_pairing_once_the_arena_ends() -> None:
     waiting = [Player(1, 1500, 1), Player(2, 1500, 2)]
     assert pair_arena(waiting, {}, now=60, ends_at=60) == ()
     assert pair_arena(waiting, {}, now=59, ends_at=60) == (Pair(2, 1),)
+
+
+def test_games_are_numbered_in_the_order_they_were_paired() -> None:
+    pairings = [
+        Pairing(1, 2, 2, 5, 6, None, None),
+        Pairing(1, 1, 1, 1, 2, Result.DRAW, None),
+        Pairing(1, 2, 1, 3, 4, None, None),
+        Pairing(1, 3, 1, 2, 1, None, None),
+    ]
+    assert game_numbers(pairings) == {(1, 1): 1, (2, 1): 2, (2, 2): 3, (3, 1): 4}

@@ -40,7 +40,9 @@ from storage.club import (
     Tournament,
     TournamentStatus,
 )
+from tests.bot.club.test_swiss import bbp_issue_7
 from tests.bot.club.test_tournament import entrants, tournament
+from tests.clock import START
 from tests.fakediscord import FakeDiscord
 
 _times = st.datetimes(timezones=st.just(UTC))
@@ -213,6 +215,26 @@ async def test_the_event_loop_runs_while_the_worker_pairs(worker: WorkerPairer) 
     await counter
     assert during_worker > 0  # the loop ran other tasks while the worker paired
     assert during_inline == 0  # inline, it did not
+
+
+async def test_the_worker_knows_the_last_round_from_the_tournament_it_is_sent(
+    worker: WorkerPairer,
+) -> None:
+    # bbpPairings' issue_7 after 14 rounds: as the last of 15 rounds the topscorers' colour
+    # rules bend and player 10 meets 8 (test_swiss has the pairing); a 16-round event keeps them.
+    players, history, _ = bbp_issue_7()
+    field = [Entrant(9, p.user_id, p.rating, p.seed, EntrantStatus.ACTIVE, START) for p in players]
+    running = replace(tournament(Format.SWISS, rounds=15), status=TournamentStatus.RUNNING)
+    for rounds, opponent in ((15, 8), (16, 22)):
+        t = replace(running, rounds=rounds)
+        here = next_round(t, field, history)
+        there = await worker.next_round(t, field, history)
+        assert there == here
+        assert there is not None
+        assert there.round == 15
+        assert there.by_matching
+        (board,) = (b for b in there.boards if 10 in (b.black, b.white))
+        assert {board.black, board.white} == {10, opponent}
 
 
 def test_the_worker_function_answers_encoded_requests() -> None:

@@ -242,10 +242,11 @@ def test_colour_preference(colours: str, expected: tuple[str, int]) -> None:
 
 # --- a full-size reference event -------------------------------------------------------------
 # bbpPairings' test/tests/issue_7: 60 players after 14 rounds (TRF, with forfeits), copied
-# into data/. Its expected round 15 is bbpPairings'; ours need not be the same pairing, but it
-# must keep the absolute rules. bbpPairings' answer keeps them too, bending the colour rule
-# only for topscorers (over half the points), as the Dutch rules allow in the last round;
-# ours does not need that exception.
+# into data/. Its expected round 15 is bbpPairings', paired as the last of 15 rounds: it bends
+# one colour rule, for topscorers only (over half the points), as the Dutch rules allow in the
+# last round. Both pairing-core kernels refuse the field, so the matching pairs it; ours need
+# not be the same pairing, but it must keep the absolute rules, and told the round is the last
+# it must use the exception as bbpPairings does.
 
 DATA = Path(__file__).parent / "data"
 TRF_RESULTS = {"1": 1.0, "0": 0.0, "=": 0.5, "+": 1.0, "-": 0.0}
@@ -310,3 +311,76 @@ def test_bbp_issue_7_sixty_players_round_15_keeps_the_absolute_rules() -> None:
     assert len(boards) == 30
     assert sorted(u for board in boards for u in board) == list(range(1, 61))
     assert keeps_absolute_rules(boards, history) == []
+
+
+def bbp_issue_7() -> tuple[list[Player], list[Pairing], list[tuple[int, int]]]:
+    players, history = read_trf((DATA / "bbp_issue_7.trf").read_text())
+    lines = (DATA / "bbp_issue_7.expected").read_text().split()
+    expected = [(int(a), int(b)) for a, b in zip(lines[1::2], lines[2::2], strict=True)]
+    return players, history, expected
+
+
+def test_bbp_issue_7_as_the_last_round_bends_a_topscorers_colours_as_bbp_does() -> None:
+    players, history, expected = bbp_issue_7()
+    table = cards([p.user_id for p in players], history, before_round=15)
+    tops = swiss.topscorers(table, 15)
+    assert tops == frozenset(u for u, card in table.items() if card.score > 7)
+    assert {7, 10} <= tops  # 9.5 and 8.5 points: both must have White (our Black) next
+
+    def apart(boards: list[tuple[int, int]]) -> float:
+        """Points between the two players, summed over the boards (the score groups kept)."""
+        return sum(abs(table[a].score - table[b].score) for a, b in boards)
+
+    def boards_of(paired: swiss.SwissRound) -> list[tuple[int, int]]:
+        return [(p.black, p.white) for p in paired.pairs if p.white is not None]
+
+    # bbpPairings meets 7 and 10, 10 taking a third White in a row.
+    assert keeps_absolute_rules(expected, history) == ["10 would play BWBWBWBWBWBWWW"]
+    last = swiss.swiss_round(players, history, 15, total_rounds=15)
+    assert last.by_matching
+    boards = boards_of(last)
+    assert sorted(u for board in boards for u in board) == list(range(1, 61))
+    # The same rule bent for the same topscorer, and the score groups kept as closely.
+    assert keeps_absolute_rules(boards, history) == ["10 would play BWBWBWBWBWBWWW"]
+    assert keeps_absolute_rules(boards, history, tops) == []
+    assert apart(boards) == apart(expected) == 15.0
+    # Not the last round (or not told): every colour rule kept, a point further apart.
+    for total in (16, None):
+        kept = boards_of(swiss.swiss_round(players, history, 15, total_rounds=total))
+        assert keeps_absolute_rules(kept, history) == []
+        assert apart(kept) == 16.0
+
+
+def test_the_colour_of_two_who_must_have_it_goes_to_the_one_further_apart() -> None:
+    history = [
+        *trf_round(1, (1, 2, "1"), (3, 4, "1")),
+        *trf_round(2, (1, 4, "1"), (3, 2, "1")),
+        *trf_round(3, (3, 5, "0")),
+    ]
+    table = cards([1, 2, 3, 4, 5], history, before_round=4)
+    # 1: BB and an absence (difference 2), 3: BBB (difference 3), both on 2 points and both
+    # must have White: 3, further apart, gets it though ranked below 1.
+    assert colour_preference(table[1]) == ("W", swiss.ABSOLUTE)
+    assert colour_preference(table[3]) == ("W", swiss.ABSOLUTE)
+    assert swiss._allocate_colours(table[1], table[3]) == (1, 3)
+    assert swiss._allocate_colours(table[3], table[1]) == (1, 3)
+
+
+def test_a_last_round_the_kernel_pairs_as_closely_keeps_the_kernels_pairing() -> None:
+    # Player 1 (2 points, a topscorer) must have White after BB; the exception buys nothing,
+    # as 1 can only meet 4, who must have Black: the Dutch kernel's pairing stands.
+    history = [
+        *trf_round(1, (1, 3, "1"), (2, 4, "1")),
+        *trf_round(2, (1, 2, "1"), (3, 4, "1")),
+    ]
+    players = players_of({u: RATINGS[u] for u in range(1, 5)})
+    table = cards([1, 2, 3, 4], history, before_round=3)
+    assert swiss.topscorers(table, 3) == frozenset({1})
+    assert colour_preference(table[1]) == ("W", swiss.ABSOLUTE)
+    last = swiss.swiss_round(players, history, 3, total_rounds=3)
+    assert not last.by_matching
+    assert last.pairs == pair_swiss(players, history, 3)
+    assert {frozenset((p.black, p.white)) for p in last.pairs} == {
+        frozenset((1, 4)),
+        frozenset((2, 3)),
+    }
