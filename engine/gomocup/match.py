@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.board import MAX_SIZE, MIN_SIZE
-from engine.gomocup.openings import openings
+from engine.gomocup.openings import offsets, openings
 from engine.gomocup.process import Answer, EngineProcess, EngineSpec, parse_engine
 from engine.gomocup.referee import (
     EngineStats,
@@ -298,6 +298,13 @@ def _parser() -> argparse.ArgumentParser:
         help="start from opening K (the same openings in another order: short runs see others)",
     )
     parser.add_argument(
+        "--openings",
+        type=Path,
+        metavar="FILE",
+        help="play these openings instead: one a line, offsets from the centre as in"
+        ' engine/gomocup/openings.py ("0,0 -2,-1 -3,2"); # starts a comment',
+    )
+    parser.add_argument(
         "--sprt",
         metavar="ELO0,ELO1",
         help="stop once an SPRT (alpha = beta = 0.05, over pairs of games) decides whether"
@@ -338,6 +345,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     config = MatchConfig.from_options(options)
+    book = None
+    if options.openings is not None:
+        try:
+            book = read_openings(options.openings, config.size)
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            print(f"error: --openings {options.openings}: {error}", file=sys.stderr)
+            return 2
     specs = (
         parse_engine(options.engine1, seed=options.seed, label=options.name1),
         parse_engine(options.engine2, seed=options.seed, label=options.name2),
@@ -359,6 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             jobs=options.jobs,
             sprt=sprt,
             first_opening=options.first_opening,
+            book=book,
         )
     except (RuntimeError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -366,6 +381,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in report(result, config, sprt):
         print(line)
     return 0
+
+
+def read_openings(path: Path, size: int) -> list[tuple[Point, ...]]:
+    """The openings of a file for ``--openings``, as moves on a ``size`` board.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: a line is not an opening that fits the board, or there is none.
+    """
+    found = []
+    centre = size // 2
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        try:
+            points = tuple(Point(centre + dx, centre + dy) for dx, dy in offsets(text))
+        except ValueError:
+            raise ValueError(f"line {number} is not offsets like 0,0 -2,-1 -3,2") from None
+        if len(set(points)) != len(points) or not all(p.on_board(size, size) for p in points):
+            raise ValueError(f"line {number} does not fit a {size}x{size} board")
+        found.append(points)
+    if not found:
+        raise ValueError("no opening in it")
+    return found
 
 
 def _parse_sprt(text: str) -> Sprt | None:

@@ -34,14 +34,19 @@ WARM_UP_MOVES = "h8 i9 h9 i8"  # not an empty board: that one may be answered fr
 
 
 def strongest_searcher() -> Searcher:
-    """Full-strength search within the limits the manager allows."""
+    """Full-strength search within the limits the manager allows, after the opening book
+    (``engine.search.book``; ``GOMOKU_BOOK=off`` turns it off)."""
     from engine.search.alphabeta import Limits, SearchOptions, search
+    from engine.search.book import book_move
 
     # the transposition table carries over from move to move (and game to game: its keys
     # are whole positions)
     options = SearchOptions(keep_tt=True)
 
     def think(board: Board, limits: MoveLimits) -> Thought:
+        known = book_move(board)
+        if known is not None:
+            return Thought(known.move, known.score)
         result = search(
             board,
             Limits(

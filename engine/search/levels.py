@@ -3,7 +3,8 @@
 ``choose_move(board, level, seed)`` is all the bot's AI worker calls. The low levels are meant
 to be beaten by people: they search shallowly with noisy evaluation and, now and then, miss
 the opponent's threat and play a plausible shape-building move of their own instead (a human
-mistake, never a random move). Master is the full engine.
+mistake, never a random move). Master is the full engine, and answers the balanced
+three-stone openings from its book (``engine.search.book``; ``GOMOKU_BOOK=off`` turns it off).
 
 Every level below master stops on a node budget, so it is deterministic for a seed; time is
 only the outer cap (master <= 3 s, medium <= 1 s per move).
@@ -111,6 +112,13 @@ def choose_move(
     rng = random.Random(seed * 1_000_003 + len(board.moves))
     if board.gravity or board.win_length != 5:
         return _small_move(board, preset, rng, cap_ms)
+    if level == Level.MASTER:
+        from engine.search.alphabeta import SearchResult
+        from engine.search.book import book_move
+
+        known = book_move(board)
+        if known is not None:
+            return SearchResult(known.move, known.score, 0, 0, 0.0, (known.move,))
     if preset.miss > 0 and board.moves and rng.random() < preset.miss:
         mistake = _overlook(board, rng)
         if mistake is not None:

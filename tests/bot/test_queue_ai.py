@@ -172,7 +172,9 @@ async def test_a_search_goes_to_a_worker_and_back_and_a_killed_worker_is_replace
         patient = await QueueRunner.connect(workers.url, hang_after_s=1.0)
         try:
             held = len(await redis.keys("arq:in-progress:*"))  # the killed worker's stays
-            busy = asyncio.create_task(runner.choose_move(request_for("h8 i9 h10", Level.MASTER)))
+            busy = asyncio.create_task(
+                runner.choose_move(request_for("h8 i9 h10 i10", Level.MASTER))
+            )
 
             async def busy_taken() -> bool:
                 return len(await redis.keys("arq:in-progress:*")) > held

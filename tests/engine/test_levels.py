@@ -57,6 +57,7 @@ def test_turn_time_only_ever_lowers_a_levels_cap(
         return real(board, Limits(depth=1), options)
 
     monkeypatch.setattr(engine.search.alphabeta, "search", spy)
+    monkeypatch.setenv("GOMOKU_BOOK", "off")  # the book answers this opening unsearched
     choose_move(Board.from_moves("h8 i9 h9"), Level.MASTER, seed=1, time_ms=given)
     cap = PRESETS[Level.MASTER].time_ms if expected == "preset" else expected
     assert [limits.time_ms for limits in seen] == [cap]

@@ -1,0 +1,331 @@
+"""The opening book: its canonical keys agree with a brute-force oracle that turns whole
+boards, it answers every turned copy of a position with the correspondingly turned move, its
+moves are legal, ``GOMOKU_BOOK=off`` turns it off, the shipped file is the one its manifest
+and shards describe, and ``tools/book.py`` makes a shard that resumes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.board import Board
+from engine.gomocup.match import EngineSpec, main, read_openings
+from engine.gomocup.openings import OPENINGS, openings
+from engine.gomocup.pbrain import strongest_searcher
+from engine.gomocup.protocol import MoveLimits
+from engine.search import book as book_module
+from engine.search.alphabeta import Limits, SearchOptions, SearchResult
+from engine.search.book import (
+    BOOK_PATH,
+    Book,
+    BookMove,
+    book_move,
+    canonical,
+    load_book,
+    parse_book,
+    transform,
+    untransform,
+)
+from engine.search.levels import choose_move
+from engine.types import Color, Level, Point, Rule
+from tools import book as book_tool
+
+SIZE = 15
+FAKE = Path(__file__).with_name("fake_judge.py")
+
+
+# -- the oracle: whole boards turned by numpy ----------------------------------------------
+
+
+def _grid(black: list[Point], white: list[Point]) -> np.ndarray:
+    # grid[y, x]: 1 Black, 2 White
+    grid = np.zeros((SIZE, SIZE), dtype=np.int8)
+    for p in black:
+        grid[p.y, p.x] = 1
+    for p in white:
+        grid[p.y, p.x] = 2
+    return grid
+
+
+def _key_of_grid(grid: np.ndarray) -> str:
+    def stones(colour: int) -> str:
+        ys, xs = np.nonzero(grid == colour)
+        return ";".join(f"{x},{y}" for x, y in sorted(zip(xs.tolist(), ys.tolist(), strict=True)))
+
+    return f"b{stones(1)}w{stones(2)}"
+
+
+def _all_turns(grid: np.ndarray) -> list[np.ndarray]:
+    # the 8 symmetries of the square: four rotations, each also mirrored
+    turns = []
+    for k in range(4):
+        turned = np.rot90(grid, k)
+        turns += [turned, np.fliplr(turned)]
+    return turns
+
+
+def _oracle_key(black: list[Point], white: list[Point]) -> str:
+    return min(_key_of_grid(g) for g in _all_turns(_grid(black, white)))
+
+
+points = st.builds(Point, st.integers(0, SIZE - 1), st.integers(0, SIZE - 1))
+
+
+@st.composite
+def positions(draw: st.DrawFn, least: int = 0, most: int = 8) -> tuple[list[Point], list[Point]]:
+    stones = draw(st.lists(points, min_size=least, max_size=most, unique=True))
+    return stones[0::2], stones[1::2]
+
+
+@given(positions())
+def test_the_canonical_key_is_the_least_of_the_turned_boards(
+    position: tuple[list[Point], list[Point]],
+) -> None:
+    black, white = position
+    key, symmetry = canonical(black, white, SIZE)
+    assert key == _oracle_key(black, white)
+    turned_black = [transform(p, symmetry, SIZE) for p in black]
+    turned_white = [transform(p, symmetry, SIZE) for p in white]
+    assert _key_of_grid(_grid(turned_black, turned_white)) == key
+
+
+@given(points, st.integers(0, 7))
+def test_untransform_undoes_transform(point: Point, symmetry: int) -> None:
+    assert untransform(transform(point, symmetry, SIZE), symmetry, SIZE) == point
+    assert transform(untransform(point, symmetry, SIZE), symmetry, SIZE) == point
+
+
+def _played(moves: list[Point]) -> Board:
+    return Board.from_moves(moves, size=SIZE, rule=Rule.FREESTYLE)
+
+
+def _same_position(board: Board, one: Point, other: Point) -> bool:
+    # two answers are the same move when the positions after them are one up to symmetry
+    keys = []
+    for move in (one, other):
+        after = board.copy()
+        after.play(move)
+        keys.append(canonical(after.stones(Color.BLACK), after.stones(Color.WHITE), SIZE)[0])
+    return keys[0] == keys[1]
+
+
+def _turned_board(board: Board, symmetry: int) -> Board:
+    return _played([transform(m.point, symmetry, SIZE) for m in board.moves])
+
+
+@settings(max_examples=60)
+@given(st.lists(points, min_size=3, max_size=7, unique=True), st.integers(0, 7))
+def test_every_turned_copy_gets_the_turned_move(stones: list[Point], stored_at: int) -> None:
+    *opening, answer = stones
+    board = _played(opening)
+    # the book holds the answer as it was found on one of the turned copies
+    found_on = _turned_board(board, stored_at)
+    key, symmetry = canonical(found_on.stones(Color.BLACK), found_on.stones(Color.WHITE), SIZE)
+    stored = transform(transform(answer, stored_at, SIZE), symmetry, SIZE)
+    book = Book(SIZE, Rule.FREESTYLE, {key: BookMove(stored, 7)})
+    for turn in range(8):
+        turned = _turned_board(board, turn)
+        expected = transform(answer, turn, SIZE)
+        got = book.lookup(turned)
+        assert got is not None
+        assert got.score == 7
+        assert turned.is_legal(got.move)
+        assert _same_position(turned, got.move, expected)
+
+
+# -- the shipped book ----------------------------------------------------------------------
+
+
+def _shipped() -> Book:
+    book = load_book()
+    assert book is not None, f"{BOOK_PATH} is missing or unreadable"
+    return book
+
+
+def test_the_book_answers_every_match_opening_turned_any_way_with_a_legal_move() -> None:
+    book = _shipped()
+    assert book.rule is Rule.FREESTYLE
+    assert book.size == SIZE
+    for moves in openings(SIZE):
+        board = _played(list(moves))
+        answer = book.lookup(board)
+        assert answer is not None, moves
+        assert board.is_legal(answer.move)
+        for turn in range(8):
+            turned = _turned_board(board, turn)
+            got = book.lookup(turned)
+            assert got is not None
+            assert turned.is_legal(got.move)
+            assert _same_position(turned, got.move, transform(answer.move, turn, SIZE))
+
+
+def test_every_position_of_the_book_gets_a_legal_move_near_its_stones() -> None:
+    book = _shipped()
+    for key in book.moves:
+        black_text, white_text = key[1:].split("w")
+        stones = [
+            [Point(*map(int, pair.split(","))) for pair in text.split(";") if pair]
+            for text in (black_text, white_text)
+        ]
+        moves = [stones[0][0], stones[1][0], *stones[0][1:], *stones[1][1:]]
+        board = _played(moves)
+        answer = book.lookup(board)
+        assert answer is not None
+        assert board.is_legal(answer.move)
+        assert min(max(abs(answer.move.x - p.x), abs(answer.move.y - p.y)) for p in moves) <= 2
+
+
+def test_the_book_is_for_freestyle_only() -> None:
+    moves = list(openings(SIZE)[0])
+    for rule in (Rule.STANDARD, Rule.RENJU):
+        assert book_move(Board.from_moves(moves, size=SIZE, rule=rule)) is None
+    assert book_move(Board.from_moves([Point(p.x - 1, p.y - 1) for p in moves], size=13)) is None
+    assert book_move(_played(moves)) is not None
+
+
+def test_the_book_file_matches_its_manifest_and_its_shards(tmp_path: Path) -> None:
+    manifest = json.loads(book_tool.MANIFEST_PATH.read_text(encoding="utf-8"))
+    assert manifest["sha256"] == book_tool._sha256(BOOK_PATH)
+    assert manifest["positions"] == len(_shipped().moves)
+    assert manifest["match_openings"] == len(OPENINGS)
+    folder = book_tool.ROOT / "data" / "book"
+    for shard in manifest["shards"]:
+        assert book_tool._sha256(folder / shard["file"]) == shard["sha256"]
+    # the shards build the same file again
+    rebuilt = tmp_path / "book.json"
+    book_tool.build(folder, rebuilt)
+    assert rebuilt.read_bytes() == BOOK_PATH.read_bytes()
+
+
+def test_a_malformed_book_is_refused() -> None:
+    good = {"format": 1, "size": 15, "rule": "freestyle", "positions": {"b7,7w": {"move": "1,2"}}}
+    assert parse_book(good).moves["b7,7w"] == BookMove(Point(1, 2), 0)
+    for bad in (
+        {**good, "format": 9},
+        {**good, "positions": []},
+        {**good, "positions": {"k": {"move": "x"}}},
+        {**good, "positions": {"k": {}}},
+        {**good, "rule": "chess"},
+    ):
+        with pytest.raises(ValueError, match="book"):
+            parse_book(bad)
+
+
+# -- where master consults it --------------------------------------------------------------
+
+
+def test_master_plays_the_book_move_and_off_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.search.alphabeta
+
+    board = _played(list(openings(SIZE)[0]))
+    expected = _shipped().lookup(board)
+    assert expected is not None
+    searched: list[int] = []
+    real = engine.search.alphabeta.search
+
+    def spy(board: Board, limits: Limits, options: SearchOptions | None = None) -> SearchResult:
+        searched.append(len(board.moves))
+        return real(board, Limits(depth=1), options)
+
+    monkeypatch.setattr(engine.search.alphabeta, "search", spy)
+    monkeypatch.delenv("GOMOKU_BOOK", raising=False)
+    chosen = choose_move(board, Level.MASTER, 1)
+    assert (chosen.move, chosen.nodes) == (expected.move, 0)
+    thought = strongest_searcher()(board, MoveLimits(nodes=2000))
+    assert (thought.move, thought.nodes) == (expected.move, 0)
+    assert searched == []
+    # the levels below master never read it
+    choose_move(board, Level.EXPERT, 1)
+    assert searched == [3]
+    monkeypatch.setenv("GOMOKU_BOOK", "off")
+    assert book_move(board) is None
+    choose_move(board, Level.MASTER, 1)
+    strongest_searcher()(board, MoveLimits(nodes=2000))
+    assert searched == [3, 3, 3]
+
+
+def test_without_a_book_file_master_searches(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(book_module, "load_book", lambda: load_book(tmp_path / "none.json"))
+    assert book_move(_played(list(openings(SIZE)[0]))) is None
+
+
+# -- tools/book.py -------------------------------------------------------------------------
+
+
+def test_the_book_covers_every_candidate_once_the_match_openings_first() -> None:
+    every = book_tool.book_openings()
+    assert len(every) == 251
+    boards = [book_tool.opening_board(stones) for stones in every]
+    keys = {canonical(b.stones(Color.BLACK), b.stones(Color.WHITE), SIZE)[0] for b in boards}
+    assert len(keys) == 251
+    for stones, moves in zip(every, openings(SIZE), strict=False):
+        played = book_tool.opening_board(stones)
+        original = _played(list(moves))
+        assert (
+            canonical(played.stones(Color.BLACK), played.stones(Color.WHITE), SIZE)[0]
+            == canonical(original.stones(Color.BLACK), original.stones(Color.WHITE), SIZE)[0]
+        )
+
+
+def test_a_shard_keeps_the_judges_choice_and_resumes(tmp_path: Path) -> None:
+    # the fake judge rates every position after White's move alike: master's first choice
+    # stays; its own move is the first empty point
+    judge = EngineSpec("judge", (sys.executable, str(FAKE), "4=-120", "3=+40"))
+    settings_ = book_tool.Settings(
+        shard=1, per_shard=2, nodes=3000, alternatives=1, judge_nodes=100
+    )
+    whole = book_tool.make_shard(tmp_path / "a", settings_, judge, log=lambda _: None)
+    data = json.loads(whole.read_text(encoding="utf-8"))
+    assert [r["opening"] for r in data["records"]] == [
+        book_tool._text(s) for s in book_tool.book_openings()[2:4]
+    ]
+    for record in data["records"]:
+        assert len(record["candidates"]) == 2
+        assert [c["judge"] for c in record["candidates"]] == [120, 120]
+        assert record["move"] == record["candidates"][0]["move"]
+        assert record["judge_score"] == 40
+    # stopped after one opening, then resumed: the same records
+    partial_dir = tmp_path / "b"
+    partial_dir.mkdir()
+    first = {**data, "records": data["records"][:1]}
+    (partial_dir / "shard-00001.partial.json").write_text(
+        json.dumps({"settings": data["settings"], "records": first["records"], "seconds": 1.0})
+    )
+    with pytest.raises(book_tool.BookError, match="--resume"):
+        book_tool.make_shard(partial_dir, settings_, judge, log=lambda _: None)
+    resumed = book_tool.make_shard(partial_dir, settings_, judge, resume=True, log=lambda _: None)
+    again = json.loads(resumed.read_text(encoding="utf-8"))
+
+    def moves(shard: dict[str, Any]) -> list[tuple[str, str, list[Any]]]:
+        return [(r["opening"], r["move"], r["candidates"]) for r in shard["records"]]
+
+    assert moves(again) == moves(data)
+    with pytest.raises(book_tool.BookError, match="finished"):
+        book_tool.make_shard(partial_dir, settings_, judge, resume=True, log=lambda _: None)
+
+
+# -- the match's --openings ----------------------------------------------------------------
+
+
+def test_a_match_reads_its_openings_from_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "openings.txt"
+    path.write_text("# held out\n0,0 -2,-1 -3,2\n\n0,0 1,1  # a comment\n", encoding="utf-8")
+    assert read_openings(path, 15) == [
+        (Point(7, 7), Point(5, 6), Point(4, 9)),
+        (Point(7, 7), Point(8, 8)),
+    ]
+    for text in ("0,0 x,1\n", "0,0 9,0\n", "0,0 0,0\n", "# nothing\n"):
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match=r"line \d|no opening"):
+            read_openings(path, 15)
+        assert main(["a", "b", "--openings", str(path)]) == 2
+    assert main(["a", "b", "--openings", str(tmp_path / "missing.txt")]) == 2

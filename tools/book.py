@@ -1,0 +1,437 @@
+"""Make master's opening book: White's answer to every three-stone opening, in resumable shards.
+
+    python tools/book.py --shard K --judge CMD [--nodes 1000000] [--judge-nodes 500000] \\
+        [--alternatives 2] [--out data/book] [--resume]
+    python tools/book.py --build [--out data/book]
+    python tools/book.py --list [--first K --count N]
+
+The openings are the 251 of ``tools/check_openings.py``'s candidates (Black in the centre,
+White within 2 points of it, Black's second stone within 4, one of each 8 symmetric copies),
+the 64 match openings of ``engine.gomocup.openings`` first (in their order), then the rest
+in sorted order; shard ``K`` holds openings ``16 K`` to ``16 K + 15`` (``--per-shard``).
+
+For each opening (White to move, 15x15 freestyle):
+
+1. master's search (``engine.search.search``, master's options) with ``--nodes`` nodes gives
+   its move and score;
+2. its next ``--alternatives`` candidates: every legal point within two of a stone is scored
+   by a one-ply search, and the best ``2 * alternatives`` of them (other than the move above)
+   get a search of Black's answer with a quarter of ``--nodes`` each; the best by that score
+   are kept;
+3. the judge (an outside protocol engine; Rapfi honours ``INFO max_node``, so its answers are
+   the same on any host) is asked about the position after each candidate with
+   ``--judge-nodes`` nodes, and about the opening itself (its own move, kept for reference);
+4. the candidate the judge rates best for White becomes the book move (ties: master's order).
+
+Everything is a fixed node count, so the same command gives the same book on any host.
+
+A shard is ``shard-KKKKK.json``: the settings, the command, the engine's version and commit,
+the judge's command and ``ABOUT``, one record per opening (every candidate with master's and
+the judge's score) and its counts. While it is made, ``shard-KKKKK.partial.json`` is kept after
+each opening; ``--resume`` continues it (with the same settings). ``--build`` gathers every
+finished shard into ``engine/search/data/book.json`` (key and move per opening, see
+``engine.search.book``) and ``book.manifest.json`` (the settings, the shards with their
+SHA-256, the counts and the book's SHA-256).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import os
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.board import Board
+from engine.gomocup.match import EngineSpec, parse_engine
+from engine.gomocup.openings import OPENINGS, offsets
+from engine.search.book import BOOK_PATH, FORMAT, canonical, transform
+from engine.types import Color, Point, Rule
+from tools.check_openings import candidates
+from tools.check_openings import canonical as canonical_offsets
+from tools.judge import Eval
+
+SIZE = 15
+RULE = Rule.FREESTYLE
+PER_SHARD = 16
+JUDGE_CAP_MS = 120_000  # the judge's turn time: only a cap, the node count binds
+MATE = 30000  # a judge's forced result on the scale of its scores
+ROOT = Path(__file__).resolve().parents[1]
+MANIFEST_PATH = BOOK_PATH.with_name("book.manifest.json")
+
+Offsets = tuple[tuple[int, int], ...]
+
+
+class BookError(RuntimeError):
+    """A shard exists, or its partial file was made with other settings."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What a shard's records depend on."""
+
+    shard: int
+    per_shard: int
+    nodes: int
+    alternatives: int
+    judge_nodes: int
+
+
+def book_openings() -> list[Offsets]:
+    """Every opening the book covers: the match openings first, then the other candidates."""
+    match = [canonical_offsets(tuple(offsets(text))) for text in OPENINGS]
+    rest = [stones for stones in candidates(2, 4) if stones not in set(match)]
+    return match + rest
+
+
+def opening_board(stones: Offsets) -> Board:
+    """An opening's board, its stones played from the centre of 15x15."""
+    centre = SIZE // 2
+    return Board.from_moves(
+        [Point(centre + dx, centre + dy) for dx, dy in stones], size=SIZE, rule=RULE
+    )
+
+
+def _text(stones: Offsets) -> str:
+    return " ".join(f"{dx},{dy}" for dx, dy in stones)
+
+
+def _point(point: Point) -> str:
+    return f"{point.x},{point.y}"
+
+
+def _back(score: int) -> int:
+    # Black's score after a White move, seen from White (a win one ply further away)
+    from engine.search.alphabeta import is_win_score
+
+    if is_win_score(score):
+        return -(score - 1)
+    if is_win_score(-score):
+        return -score - 1
+    return -score
+
+
+def _near(board: Board) -> list[Point]:
+    # legal points within two of a stone: where every sensible move after an opening is
+    seen: set[Point] = set()
+    for move in board.moves:
+        for dx in range(-2, 3):
+            for dy in range(-2, 3):
+                p = Point(move.point.x + dx, move.point.y + dy)
+                if p not in seen and board.on_board(p) and board.is_legal(p):
+                    seen.add(p)
+    return sorted(seen, key=lambda p: (p.y, p.x))
+
+
+def master_candidates(board: Board, nodes: int, alternatives: int) -> list[dict[str, Any]]:
+    """Master's move with ``nodes`` nodes, then its best ``alternatives`` other moves, each
+    with master's score for White (see the module's text)."""
+    from engine.search.alphabeta import Limits, SearchOptions, search
+
+    options = SearchOptions()  # master's, as the protocol brain searches
+    main = search(board, Limits(nodes=nodes), options)
+    found = [
+        {
+            "move": _point(main.move),
+            "master": main.score,
+            "master_depth": main.depth,
+            "master_nodes": main.nodes,
+            "source": "search",
+        }
+    ]
+    if alternatives <= 0:
+        return found
+
+    def after(point: Point) -> Board:
+        child = board.copy()
+        child.play(point)
+        return child
+
+    shallow = SearchOptions(root_vct=False, deep_vcf=0)
+    ranked = sorted(
+        (p for p in _near(board) if p != main.move),
+        key=lambda p: (-_back(search(after(p), Limits(depth=1), shallow).score), p.y, p.x),
+    )
+    share = max(nodes // 4, 1)
+    scored = []
+    for point in ranked[: 2 * alternatives]:
+        reply = search(after(point), Limits(nodes=share), options)
+        scored.append((_back(reply.score), point, reply))
+    scored.sort(key=lambda item: (-item[0], item[1].y, item[1].x))
+    for score, point, reply in scored[:alternatives]:
+        found.append(
+            {
+                "move": _point(point),
+                "master": score,
+                "master_depth": reply.depth + 1,
+                "master_nodes": reply.nodes,
+                "source": "reply",
+            }
+        )
+    return found
+
+
+def _judge_value(value: Eval) -> int:
+    # a judge's Eval as one number: forced results beyond every score, nearer ones larger
+    if value.mate:
+        return (MATE - abs(value.mate)) * (1 if value.mate > 0 else -1)
+    return value.score
+
+
+def study(board: Board, settings: Settings, judge: Any) -> dict[str, Any]:
+    """One opening's record: master's candidates, each judged, and the book's choice."""
+    started = time.perf_counter()
+    found = master_candidates(board, settings.nodes, settings.alternatives)
+    moves = [m.point for m in board.moves]
+    for candidate in found:
+        x, y = (int(v) for v in candidate["move"].split(","))
+        opinion = judge.ask([*moves, Point(x, y)])  # Black to move: its view, turned
+        value = None if opinion.eval is None else _judge_value(opinion.eval.negated())
+        candidate["judge"] = value
+        candidate["judge_reply"] = None if opinion.move is None else _point(opinion.move)
+    own = judge.ask(moves)
+    rated = [c for c in found if c["judge"] is not None]
+    best = max(rated, key=lambda c: c["judge"]) if rated else found[0]
+    return {
+        "candidates": found,
+        "judge_move": None if own.move is None else _point(own.move),
+        "judge_score": None if own.eval is None else _judge_value(own.eval),
+        "move": best["move"],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+# --------------------------------------------------------------------------- shards
+
+
+def _name(shard: int) -> str:
+    return f"shard-{shard:05d}"
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _write(path: Path, data: Any) -> None:
+    # written beside, then renamed: an interrupted save never leaves a torn file
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def engine_commit() -> str:
+    """This checkout's commit (see ``tools/datagen.py``)."""
+    from tools.datagen import engine_commit as commit
+
+    return commit()
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gomoku-bot")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def make_shard(
+    folder: Path,
+    settings: Settings,
+    judge_spec: EngineSpec,
+    *,
+    resume: bool = False,
+    command: str = "",
+    log: Any = print,
+) -> Path:
+    """Make (or, with ``resume``, continue) one shard in ``folder``; returns its path.
+
+    Raises:
+        BookError: the shard is finished, its partial file exists without ``resume``, or the
+            partial file was made with other settings.
+    """
+    from tools.judge import Judge, JudgeError
+
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / f"{_name(settings.shard)}.json"
+    partial = folder / f"{_name(settings.shard)}.partial.json"
+    if final.exists():
+        raise BookError(f"{final} exists: shard {settings.shard} is finished")
+    records: list[dict[str, Any]] = []
+    spent = 0.0
+    if partial.exists():
+        if not resume:
+            raise BookError(f"{partial} exists: --resume continues it (or delete it)")
+        saved = json.loads(partial.read_text(encoding="utf-8"))
+        if saved["settings"] != dataclasses.asdict(settings):
+            raise BookError(f"{partial} was made with other settings: {saved['settings']}")
+        records, spent = saved["records"], float(saved["seconds"])
+    every = book_openings()
+    chosen = every[settings.shard * settings.per_shard : (settings.shard + 1) * settings.per_shard]
+    if not chosen:
+        raise BookError(f"shard {settings.shard} holds no opening ({len(every)} in all)")
+    commit = engine_commit()
+    clock = time.perf_counter()
+    with Judge(
+        judge_spec, turn_ms=JUDGE_CAP_MS, size=SIZE, rule=RULE, nodes=settings.judge_nodes
+    ) as judge:
+        about = judge.about()
+        for stones in chosen[len(records) :]:
+            try:
+                record = study(opening_board(stones), settings, judge)
+            except JudgeError as error:
+                raise BookError(f"the judge failed ({error}); --resume continues") from error
+            record["opening"] = _text(stones)
+            records.append(record)
+            seconds = spent + time.perf_counter() - clock
+            _write(
+                partial,
+                {"settings": dataclasses.asdict(settings), "records": records, "seconds": seconds},
+            )
+            log(
+                f"shard {settings.shard}: {len(records)}/{len(chosen)} {record['opening']:<16} "
+                f"-> {record['move']} ({record['seconds']} s)"
+            )
+    shard = {
+        "format": FORMAT,
+        "settings": dataclasses.asdict(settings),
+        "command": command,
+        "engine": {"version": _version(), "commit": commit},
+        "judge": {
+            "command": shlex.join(judge_spec.argv),
+            "cwd": judge_spec.cwd,
+            "about": about,
+            "nodes": settings.judge_nodes,
+        },
+        "counts": {
+            "openings": len(records),
+            "judge_overruled": sum(1 for r in records if r["move"] != r["candidates"][0]["move"]),
+        },
+        "seconds": round(spent + time.perf_counter() - clock, 1),
+        "records": records,
+    }
+    _write(final, shard)
+    partial.unlink(missing_ok=True)
+    return final
+
+
+def build(folder: Path, book_path: Path = BOOK_PATH) -> dict[str, Any]:
+    """Gather the finished shards in ``folder`` into the book and its manifest; returns the
+    manifest."""
+    positions: dict[str, dict[str, Any]] = {}
+    shards = []
+    settings: dict[str, Any] | None = None
+    for path in sorted(folder.glob("shard-?????.json")):
+        shard = json.loads(path.read_text(encoding="utf-8"))
+        mine = {k: v for k, v in shard["settings"].items() if k != "shard"}
+        if settings is not None and mine != settings:
+            raise BookError(f"{path} was made with other settings than the shards before it")
+        settings = mine
+        shards.append(
+            {
+                "file": path.name,
+                "sha256": _sha256(path),
+                "openings": shard["counts"]["openings"],
+                "command": shard["command"],
+                "engine": shard["engine"],
+                "judge": shard["judge"],
+            }
+        )
+        for record in shard["records"]:
+            board = opening_board(tuple(offsets(record["opening"])))
+            key, symmetry = canonical(board.stones(Color.BLACK), board.stones(Color.WHITE), SIZE)
+            x, y = (int(v) for v in record["move"].split(","))
+            move = transform(Point(x, y), symmetry, SIZE)
+            chosen = next(c for c in record["candidates"] if c["move"] == record["move"])
+            positions[key] = {
+                "move": _point(move),
+                "master": chosen["master"],
+                "judge": chosen["judge"],
+            }
+    book = {"format": FORMAT, "size": SIZE, "rule": RULE.value, "positions": positions}
+    book_path.write_text(json.dumps(book, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+    manifest = {
+        "format": FORMAT,
+        "book": book_path.name,
+        "sha256": _sha256(book_path),
+        "positions": len(positions),
+        "match_openings": sum(
+            1 for stones in book_openings()[: len(OPENINGS)] if _covered(stones, positions)
+        ),
+        "settings": settings,
+        "shards": shards,
+        "command": "python tools/book.py --build",
+    }
+    manifest_path = book_path.with_name("book.manifest.json")
+    manifest_path.write_text(
+        json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    return manifest
+
+
+def _covered(stones: Offsets, positions: dict[str, Any]) -> bool:
+    board = opening_board(stones)
+    key, _ = canonical(board.stones(Color.BLACK), board.stones(Color.WHITE), SIZE)
+    return key in positions
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (see the module docstring)."""
+    parser = argparse.ArgumentParser(prog="python tools/book.py", description=__doc__)
+    parser.add_argument("--shard", type=int, help="make this shard")
+    parser.add_argument("--build", action="store_true", help="gather the shards into the book")
+    parser.add_argument("--list", action="store_true", help="print openings as match lines")
+    parser.add_argument("--first", type=int, default=0, help="--list: the first opening")
+    parser.add_argument("--count", type=int, help="--list: how many openings")
+    parser.add_argument("--per-shard", type=int, default=PER_SHARD)
+    parser.add_argument("--nodes", type=int, default=1_000_000, help="master's nodes")
+    parser.add_argument("--alternatives", type=int, default=2, help="master's other candidates")
+    parser.add_argument("--judge", help="the judge's command line")
+    parser.add_argument("--judge-cwd", help="the judge's working directory")
+    parser.add_argument("--judge-nodes", type=int, default=500_000, help="judge nodes a position")
+    parser.add_argument("--out", type=Path, default=ROOT / "data" / "book")
+    parser.add_argument("--resume", action="store_true", help="continue a partial shard")
+    options = parser.parse_args(argv)
+    if options.list:
+        every = book_openings()
+        end = len(every) if options.count is None else options.first + options.count
+        for stones in every[options.first : end]:
+            print(_text(stones))
+        return 0
+    if options.build:
+        manifest = build(options.out)
+        print(f"wrote {BOOK_PATH} ({manifest['positions']} positions)")
+        return 0
+    if options.shard is None or options.judge is None:
+        parser.error("--shard and --judge are needed (or --build, or --list)")
+    if options.shard < 0 or options.nodes < 1 or options.judge_nodes < 1 or options.per_shard < 1:
+        parser.error("--shard must be 0 or more; --nodes, --judge-nodes, --per-shard 1 or more")
+    settings = Settings(
+        shard=options.shard,
+        per_shard=options.per_shard,
+        nodes=options.nodes,
+        alternatives=max(0, options.alternatives),
+        judge_nodes=options.judge_nodes,
+    )
+    judge = dataclasses.replace(parse_engine(options.judge), cwd=options.judge_cwd)
+    command = shlex.join(["python", "tools/book.py", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        path = make_shard(options.out, settings, judge, resume=options.resume, command=command)
+    except BookError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
