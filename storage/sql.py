@@ -784,10 +784,16 @@ class SqlGameRepository:
         return row
 
     @staticmethod
-    async def _insert_stone(db: Executor, game: Row, stone: Sequence[Any], now: datetime) -> None:
-        """The row of the stone whose move made ``game`` (the game's row as the move left it)
-        of ``stone`` (x, y, colour)."""
-        await db.execute(SQL_INSERT_MOVE, game[0], game[24] - 1, *stone, now, game[25])
+    def _stone_row(game: Row, stone: Sequence[Any], now: datetime) -> tuple[Any, ...]:
+        """``SQL_INSERT_MOVE``'s arguments for the stone whose move made ``game`` (the game's
+        row as the move left it) of ``stone`` (x, y, colour)."""
+        return (game[0], game[24] - 1, *stone, now, game[25])
+
+    @classmethod
+    async def _insert_stone(
+        cls, db: Executor, game: Row, stone: Sequence[Any], now: datetime
+    ) -> None:
+        await db.execute(SQL_INSERT_MOVE, *cls._stone_row(game, stone, now))
 
     async def _lock_players(self, db: Executor, user_ids: Sequence[int]) -> None:
         """Hold off other writers rating these players until this transaction ends."""

@@ -676,12 +676,14 @@ class SqliteGameRepository(SqlGameRepository):
             self._closing = self._closed = True
             await self._close_connections()
 
-    @staticmethod
-    async def _insert_stone(db: Executor, game: Row, stone: Sequence[Any], now: datetime) -> None:
+    @classmethod
+    async def _insert_stone(
+        cls, db: Executor, game: Row, stone: Sequence[Any], now: datetime
+    ) -> None:
         if isinstance(db, _Writer):  # held back: one statement for a batch's stones
-            db.hold(SQL_INSERT_MOVE, game[0], game[24] - 1, *stone, now, game[25])
+            db.hold(SQL_INSERT_MOVE, *cls._stone_row(game, stone, now))
         else:
-            await SqlGameRepository._insert_stone(db, game, stone, now)
+            await super()._insert_stone(db, game, stone, now)
 
     async def save_turn_ping(self, ping: TurnPing) -> None:
         async def work(db: Executor) -> None:
