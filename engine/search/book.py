@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from engine.board import Board
+from engine.board import Board, symmetric_point
 from engine.types import Color, Point, Rule
 
 __all__ = [
@@ -45,29 +45,23 @@ _ENV = "GOMOKU_BOOK"
 _OFF = {"off", "0", "no", "false"}
 
 
+def _mirrors_swapped(symmetry: int) -> int:
+    """``symmetry`` with its two mirror bits swapped: the same symmetry in
+    ``engine.board``'s numbering (mirrors commute, so only the bits' names differ)."""
+    return (symmetry & 4) | (symmetry & 2) >> 1 | (symmetry & 1) << 1
+
+
 def transform(point: Point, symmetry: int, size: int) -> Point:
     """``point`` turned by one of the 8 symmetries of a ``size`` board (0: as it is): bit 4
     swaps x and y, then bit 2 mirrors x and bit 1 mirrors y."""
-    x, y = point.x, point.y
-    if symmetry & 4:
-        x, y = y, x
-    if symmetry & 2:
-        x = size - 1 - x
-    if symmetry & 1:
-        y = size - 1 - y
-    return Point(x, y)
+    return symmetric_point(point, size, _mirrors_swapped(symmetry))
 
 
 def untransform(point: Point, symmetry: int, size: int) -> Point:
-    """The inverse of ``transform``: the mirrors undone first, then the swap."""
-    x, y = point.x, point.y
-    if symmetry & 2:
-        x = size - 1 - x
-    if symmetry & 1:
-        y = size - 1 - y
-    if symmetry & 4:
-        x, y = y, x
-    return Point(x, y)
+    """The inverse of ``transform``. A symmetry without the swap is its own inverse; with
+    it, the mirrors land on the other axis: the inverse of "swap, then mirror x" is "swap,
+    then mirror y"."""
+    return transform(point, _mirrors_swapped(symmetry) if symmetry & 4 else symmetry, size)
 
 
 def position_key(black: Iterable[Point], white: Iterable[Point]) -> str:
