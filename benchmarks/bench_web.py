@@ -110,8 +110,14 @@ async def _drive(conn: Connection, args: argparse.Namespace, pages: bool) -> Non
         async for message in ws:
             if message.type is not aiohttp.WSMsgType.TEXT:
                 break
-            state = message.json()
-            moved = sent.get((game, len(state.get("moves", ()))))
+            news = message.json()
+            if news["type"] == "state":
+                stones = len(news["moves"])
+            elif news["type"] == "delta":  # the moves kept, then those added
+                stones = news["keep"] + len(news["add"])
+            else:
+                continue
+            moved = sent.get((game, stones))
             if moved is not None:
                 arrivals.append(time.monotonic() - moved)
 

@@ -74,15 +74,18 @@ async def test_passes_are_checked_on_every_message(
         await watcher.send_json({"type": "move", "x": 7, "y": 7})
         assert (await watcher.receive_json(timeout=5))["reason"] == "invalid"
         assert await stored_moves(bot, gid) == 0
-        # Alice's pass plays, and her page gets the new state.
+        # Alice's pass plays, and her page gets what changed: her stone, and whose turn.
         ws, state = await hello(http, bot, alices)
         assert state["your_turn"]
         await ws.send_json({"type": "move", "token": alices, "x": 40, "y": 7})
         assert (await ws.receive_json(timeout=5))["type"] == "refused"  # off the board
         await ws.send_json({"type": "move", "token": alices, "x": 7, "y": 7})
         moved = await ws.receive_json(timeout=5)
-        assert moved["type"] == "state"
-        assert moved["moves"] == [[7, 7, 0]]
+        assert moved["type"] == "delta"
+        assert (moved["base"], moved["keep"], moved["add"]) == (state["version"], 0, [[7, 7, 0]])
+        assert moved["version"] > state["version"]
+        assert moved["set"]["your_turn"] is False
+        assert moved["set"]["to_move"] == 1
         assert await stored_moves(bot, gid) == 1
     logged = "\n".join(record.getMessage() for record in caplog.records)
     for token in (alices, bobs, carols):
