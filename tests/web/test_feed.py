@@ -141,10 +141,17 @@ def whole(board: WebBoard, state: GameState, grant: Pass) -> dict[str, Any]:
     return result
 
 
-async def replay(states: list[GameState], rng: random.Random | None) -> int:
+Transcript = list[list[tuple[dict[str, Any], dict[str, Any]]]]
+
+
+async def replay(
+    states: list[GameState], rng: random.Random | None, transcript: Transcript | None = None
+) -> int:
     """Send ``states`` to pages of every kind as the board does, with ``rng`` skipping some
     (a burst is sent as its newest) and opening some pages late (None: every state to every
-    page); check every page after every send. Returns how many deltas the pages were sent."""
+    page); check every page after every send. Returns how many deltas the pages were sent;
+    ``transcript`` gets, for each page, each message it was sent and the whole state it
+    must then hold."""
     service = GameService(InMemoryGameRepository(), CentreRunner())
     board = WebBoard(service, Signer.from_secrets("a secret", None))
     feed = Feed()
@@ -164,12 +171,17 @@ async def replay(states: list[GameState], rng: random.Random | None) -> int:
             grant = Pass(state.game_id, user, role, 0, language)
             frames = Frames()
             pages.append((Page(_Socket(board, frames, grant), frames), grant))  # type: ignore[arg-type]
-        for page, grant in pages:
+            if transcript is not None:
+                transcript.append([])
+        for number, (page, grant) in enumerate(pages):
             shown, kind = page.socket.shown, page.socket.kind
             await page.socket.show(state, feed)
             (message,) = page.read()
             assert page.view.gaps == 0
-            assert page.view.state == whole(board, state, grant)
+            expected = whole(board, state, grant)
+            assert page.view.state == expected
+            if transcript is not None:
+                transcript[number].append((message, expected))
             # A delta exactly when the page has the version sent before, as the same kind of
             # page (a swap of colours changes a player's kind).
             if shown == previous and kind == page.socket.kind:
