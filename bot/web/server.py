@@ -16,7 +16,9 @@ Routes and what each checks:
                            redraw) is the core runner's and the other front ends' (events).
                            A frame that is no message of the page (binary, not JSON, nested,
                            too big) closes the socket with a code and a short reason
-                           (``frames``); an unknown ``type`` is answered ``{"type": "error"}``
+                           (``frames``); an unknown ``type`` is answered ``{"type": "error"}``.
+                           The page is sent the whole game once, then deltas (``feed``);
+                           ``{"type": "resync"}`` asks for the whole game again
 ``POST /api/token``        the Activity's OAuth2 code exchange (``{"code"}`` -> access token),
                            with the application's client secret, which never leaves the server
 ``POST /api/activity``     an access token and the Activity instance -> a pass: the user comes
