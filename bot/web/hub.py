@@ -70,6 +70,13 @@ class Hub:
         """The newest state the pages of ``game_id`` were sent (None: none yet)."""
         return self._current.get(game_id)
 
+    def sent(self, state: GameState) -> None:
+        """A page of ``state``'s game was sent ``state`` (a new page its first one)."""
+        game_id = state.game_id
+        known = self._current.get(game_id)
+        if game_id in self._pages and (known is None or known.version < state.version):
+            self._current[game_id] = state
+
     def feed(self, game_id: int) -> Feed:
         """What the pages of ``game_id`` are sent (a new page's first state goes through it
         too, so that the deltas after it follow what it was sent)."""
@@ -118,7 +125,7 @@ class Hub:
                 if not pages:
                     continue
                 feed = self.feed(game_id)
-                self._current[game_id] = state
+                self.sent(state)
                 for start in range(0, len(pages), _BATCH):
                     if start:
                         # A game with hundreds of watchers: the commands of other games run

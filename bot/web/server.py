@@ -144,8 +144,8 @@ class _Socket:
         await self.ws.send_frame(data, _TEXT)
 
     async def again(self, state: GameState, feed: Feed) -> None:
-        """Send the whole of ``state`` (or of a newer one if the page has it), whatever it
-        had: the page found a gap in its versions."""
+        """Send the whole of ``state``, whatever the page had: it found a gap in its
+        versions."""
         self.shown, self.kind = -1, None
         await self.show(state, feed)
 
@@ -357,8 +357,8 @@ class WebBoard:
 
     async def _resync(self, page: _Socket) -> None:
         """The whole state again, for a page whose versions do not follow (it asks with
-        ``{"type": "resync"}``): the one its game's pages were last sent, encoded once
-        however many ask, or read when this page was sent a newer one or none was sent."""
+        ``{"type": "resync"}``): the newest its game's pages were sent, encoded once however
+        many ask (a flood of them reads nothing), or read if that is older than this page's."""
         game_id = page.grant.game_id
         state = self.hub.current(game_id)
         if state is None or state.version < page.shown:
@@ -391,6 +391,7 @@ class WebBoard:
         await self._learn_names(state)
         try:
             await page.show(state, self.hub.feed(grant.game_id))
+            self.hub.sent(state)
             if grant.can_play and state.status is GameStatus.ACTIVE:
                 await self._put_pending(state, [page], clear=False)
         except ConnectionError:

@@ -145,6 +145,21 @@ async def test_a_move_is_rendered_once_for_each_kind_of_page_and_a_resync_sends_
         assert sorted(renders, key=str) == sorted(
             [("en", Color.BLACK), ("en", Color.WHITE), ("en", None), ("ja", None)], key=str
         )
+        # Asking again before any move reads nothing: the state the pages opened with.
+        reads: list[int] = []
+        service = web_bot.service
+        read = service.game
+
+        async def counted_read(game_id: int) -> GameState:
+            reads.append(game_id)
+            return await read(game_id)
+
+        monkeypatch.setattr(service, "game", counted_read)
+        watcher, _ = pages[3]
+        for _ in range(5):
+            await watcher.send_json({"type": "resync", "token": grants[3]})
+            assert await watcher.receive_json(timeout=5) == views[3].state
+        assert reads == []
         renders.clear()
         await fake.slash("place", user=alice, options={"cell": "h8"})
         sent = [await ws.receive_str(timeout=5) for ws, _ in pages]
