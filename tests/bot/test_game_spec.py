@@ -32,7 +32,7 @@ from engine.types import Game, Level, Point, Rule, Termination
 from storage.records import GameStatus, Player
 from storage.sqlite import SqliteGameRepository
 from tests.bot.conftest import challenge
-from tests.bot.four6 import FOUR6, RULES, TABLE
+from tests.bot.four6 import FOUR6, RULES, TABLE, registered
 from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD
 from tests.bot.test_terminal import session
 from tests.fakediscord import FakeDiscord, FakeUser
@@ -49,13 +49,8 @@ WINNING_COLUMNS = (0, 0, 1, 1, 2, 2, 3)
 @pytest.fixture(autouse=True)
 def four6() -> Iterator[Game]:
     """The test game, registered with the engine and the bot for one test."""
-    rules.register(RULES)
-    tables.register(TABLE)
-    try:
-        yield FOUR6
-    finally:
-        tables.unregister(FOUR6)
-        rules.unregister(FOUR6)
+    with registered() as game:
+        yield game
 
 
 def test_the_game_is_a_game_by_its_name() -> None:
