@@ -1,7 +1,8 @@
 """A game is a spec: a game registered here, in the tests alone, plays through the service on
 a real SQLite file, the terminal, and Discord (the real discord.py over the fake Discord:
-started by ``/gomoku start``, played with its board's buttons), with nothing in ``bot/``
-naming it.
+started by ``/gomoku start``, played with its board's buttons; offered by the queue, the
+leaderboards and the tournaments), with nothing in ``bot/`` naming it. The web board plays it
+in ``tests/web/test_game_spec_web.py``, a queue worker in ``test_queue_ai``.
 
 The game is four in a row on a 6x6 board with gravity: columns 1-6, discs, friendly only.
 """
