@@ -257,16 +257,16 @@ async def test_a_worker_plays_a_game_defined_outside_the_bot_once_its_module_is_
             for column in (2, 3):
                 played = await service.act(ref, ALICE, Drop(column), via="test")
                 assert played.ai_due
-                answer = await service.ai_reply(view.game_id)
-                assert answer is not None
-            stones = answer.game.board.moves
+                assert await service.ai_reply(view.game_id) is not None
+            after = await service.game(view.game_id)
+            stones = after.board.moves
             assert len(stones) == 4
             assert [m.point.x for m in stones[::2]] == [2, 3]  # Alice's columns
             heights = [0] * 6
             for move in stones:  # each disc rests on its column's last
                 assert move.point.y == heights[move.point.x]
                 heights[move.point.x] += 1
-            assert answer.game.board.width == 6
+            assert after.board.width == 6
         assert runner.retries == 0
     finally:
         await runner.close()
