@@ -20,7 +20,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from bot.core import queue_ai
-from bot.core.ai import AIRequest, AIUnavailableError, AnalysisRequest
+from bot.core.ai import AIError, AIRequest, AIUnavailableError, AnalysisRequest
 from bot.core.queue_ai import (
     QUEUE_NAME,
     SEARCH_FUNCTION,
@@ -238,9 +238,10 @@ async def test_a_worker_plays_a_game_defined_outside_the_bot_once_its_module_is_
     workers: Workers,
 ) -> None:
     """The tests' four-in-a-row game on 6x6 (``tests.bot.four6``), played against the AI
-    through the queue: the worker is a fresh process that knows the game only from the
-    module ``GOMOKU_GAME_MODULES`` names. Each reply is a disc resting on its column."""
-    workers.start(env={**os.environ, "GOMOKU_GAME_MODULES": "tests.bot.four6_game"})
+    through the queue: a worker is a fresh process that knows the game only from the module
+    ``GOMOKU_GAME_MODULES`` names. One without it says it cannot read the request; one with
+    it answers, each reply a disc resting on its column."""
+    bare = workers.start()
     runner = await QueueRunner.connect(workers.url, hang_after_s=60)
     service = GameService(InMemoryGameRepository(), runner, rng=random.Random(1))
     try:
@@ -254,10 +255,18 @@ async def test_a_worker_plays_a_game_defined_outside_the_bot_once_its_module_is_
                 level="easy",
             )
             ref = GameRef(view.game_id)
-            for column in (2, 3):
-                played = await service.act(ref, ALICE, Drop(column), via="test")
-                assert played.ai_due
-                assert await service.ai_reply(view.game_id) is not None
+            assert (await service.act(ref, ALICE, Drop(2), via="test")).ai_due
+            with pytest.raises(AIFailedError) as caught:
+                await service.ai_reply(view.game_id)
+            assert isinstance(caught.value.__cause__, AIError)
+            assert caught.value.__cause__.detail == "MessageError"  # the worker's own words
+            bare.kill()
+            bare.wait()
+
+            workers.start(env={**os.environ, "GOMOKU_GAME_MODULES": "tests.bot.four6_game"})
+            assert await service.ai_reply(view.game_id) is not None
+            assert (await service.act(ref, ALICE, Drop(3), via="test")).ai_due
+            assert await service.ai_reply(view.game_id) is not None
             after = await service.game(view.game_id)
             stones = after.board.moves
             assert len(stones) == 4
@@ -267,7 +276,6 @@ async def test_a_worker_plays_a_game_defined_outside_the_bot_once_its_module_is_
                 assert move.point.y == heights[move.point.x]
                 heights[move.point.x] += 1
             assert after.board.width == 6
-        assert runner.retries == 0
     finally:
         await runner.close()
 
