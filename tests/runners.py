@@ -31,15 +31,18 @@ class CentreRunner:
 
 class NearestRunner:
     """The legal point nearest the centre by the ring it is on (ties: lowest row, then column);
-    ``calls`` keeps the requests, and a ``gate``, once set up, holds each search until set."""
+    ``calls`` keeps the requests, and a ``gate``, once set up, holds each search until set
+    (``held`` is set once a search waits at it)."""
 
     def __init__(self) -> None:
         self.calls: list[AIRequest] = []
         self.gate: asyncio.Event | None = None
+        self.held = asyncio.Event()
 
     async def choose_move(self, request: AIRequest) -> AIMove:
         self.calls.append(request)
         if self.gate is not None:
+            self.held.set()
             await self.gate.wait()
         board = request.board()
         cx, cy = board.width // 2, board.height // 2

@@ -14,9 +14,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.club import ACTIONS as CLUB_ACTIONS
-from bot.cogs.club import TournamentCommands
+from bot.cogs.club import TournamentCommands, tournament_create_command
 from bot.cogs.moderation import EndCommand
-from bot.cogs.play_choices import LOOKS, RULES
+from bot.cogs.play_choices import LOOKS, RULES, add_before
 from bot.cogs.puzzles import DailyPuzzleCommand
 from bot.core.service.errors import InvalidOptionError
 from bot.core.service.shared import idle_time
@@ -210,6 +210,8 @@ class AdminCog(
 
     def __init__(self, bot: GameHost) -> None:
         self.bot = bot
+        # tournament create offers the games hosted when the command tree is built.
+        add_before(self.tournament, tournament_create_command(), "start")
 
 
 async def setup(bot: GameHost) -> None:

@@ -10,7 +10,7 @@ threads and the standings follow by themselves (``bot.core.service.tournaments``
 from __future__ import annotations
 
 import unicodedata
-from typing import Final
+from typing import Any, Final
 
 import discord
 from discord import app_commands
@@ -18,7 +18,7 @@ from discord.ext import commands
 
 from bot import permissions
 from bot.club import may_organise, started_line, tournament_message, tournament_view
-from bot.cogs.play_choices import GAMES, RULES
+from bot.cogs.play_choices import RULES, game_choices, hosted_game
 from bot.core.club.tournament import read_start_time
 from bot.core.service.errors import InvalidOptionError
 from bot.host import Interaction, host_of
@@ -28,9 +28,8 @@ from engine.types import Game, Rule
 from storage.club import DAY_SECONDS, Format, Result, Tournament
 from storage.errors import TournamentNotFoundError
 
-__all__ = ["QueueCommands", "TournamentCommands"]
+__all__ = ["TournamentCommands", "queue_command", "tournament_create_command"]
 
-_GAMES: Final = GAMES
 _RULES: Final = RULES
 _FORMATS: Final = [
     app_commands.Choice(name="Swiss", value=Format.SWISS.value),
@@ -55,14 +54,11 @@ async def _check_organiser(interaction: Interaction) -> None:
         raise app_commands.MissingPermissions(["manage_guild"])
 
 
-class TournamentCommands(commands.Cog):
-    """The ``tournament`` subgroup of ``/gomoku-admin`` (mixed into ``AdminCog``)."""
+def tournament_create_command() -> app_commands.Command[Any, ..., None]:
+    """``/gomoku-admin tournament create``, the games hosted now the choices of its ``game``
+    option (``AdminCog`` adds it when the command tree is built)."""
 
-    tournament = app_commands.Group(
-        name="tournament", description="Run a tournament in this channel (organisers)"
-    )
-
-    @tournament.command(name="create")
+    @app_commands.command(name="create")
     @app_commands.describe(
         name="The tournament's name",
         format="Swiss (set rounds), round-robin (all meet all) or arena (paired on for a set time)",
@@ -75,9 +71,8 @@ class TournamentCommands(commands.Cog):
         cap="The most players who may join (default: no limit)",
         starts="Start by itself at this UTC time: 2026-05-01 18:00, or <t:1777658400>",
     )
-    @app_commands.choices(format=_FORMATS, game=_GAMES, rule=_RULES)
+    @app_commands.choices(format=_FORMATS, game=game_choices(), rule=_RULES)
     async def create(
-        self,
         interaction: Interaction,
         name: app_commands.Range[str, 1, 80],
         format: str,
@@ -113,7 +108,7 @@ class TournamentCommands(commands.Cog):
             user_id=interaction.user.id,
             name=_clean_name(name),
             format=chosen,
-            game=Game(game) if game in tuple(Game) else Game.GOMOKU,
+            game=hosted_game(game),
             rule=Rule(rule) if rule in tuple(Rule) else Rule.FREESTYLE,
             rounds=rounds,
             seconds_per_move=per_move,
@@ -127,6 +122,16 @@ class TournamentCommands(commands.Cog):
         await interaction.response.send_message(
             text, view=view, allowed_mentions=discord.AllowedMentions.none()
         )
+
+    return create
+
+
+class TournamentCommands(commands.Cog):
+    """The ``tournament`` subgroup of ``/gomoku-admin`` (mixed into ``AdminCog``)."""
+
+    tournament = app_commands.Group(
+        name="tournament", description="Run a tournament in this channel (organisers)"
+    )
 
     @tournament.command(name="start")
     @app_commands.describe(id="The tournament's number (in its message)")
@@ -199,8 +204,9 @@ async def _own_tournament(interaction: Interaction, tournament_id: int) -> Tourn
     return tournament
 
 
-class QueueCommands(commands.Cog):
-    """``/gomoku queue`` (mixed into the ``/gomoku`` group)."""
+def queue_command() -> app_commands.Command[Any, ..., None]:
+    """``/gomoku queue``, the games hosted now the choices of its ``game`` option
+    (``bot.cogs.play.GomokuCog`` adds it when the command tree is built)."""
 
     @app_commands.command(name="queue")
     @app_commands.describe(
@@ -208,9 +214,8 @@ class QueueCommands(commands.Cog):
         rule="Gomoku rule (default: this server's setting)",
         leave="Leave the queue instead",
     )
-    @app_commands.choices(game=_GAMES, rule=_RULES)
+    @app_commands.choices(game=game_choices(), rule=_RULES)
     async def queue(
-        self,
         interaction: Interaction,
         game: str = Game.GOMOKU.value,
         rule: str | None = None,
@@ -222,9 +227,7 @@ class QueueCommands(commands.Cog):
             await club.leave_queue(interaction)
             return
         assert interaction.guild_id is not None  # guild_only
-        chosen_game = Game(game) if game in tuple(Game) else None
-        if chosen_game is None:
-            raise InvalidOptionError("game", game, ", ".join(g.value for g in Game))
+        chosen_game = hosted_game(game)
         rules = game_spec(chosen_game).rules
         if rule is None:
             settings = await host_of(interaction).service.settings(interaction.guild_id)
@@ -234,3 +237,5 @@ class QueueCommands(commands.Cog):
         else:
             raise InvalidOptionError("rule", rule, ", ".join(r.value for r in rules))
         await club.join_queue(interaction, chosen_game, chosen_rule)
+
+    return queue

@@ -18,17 +18,16 @@ from discord.ext import commands
 
 from bot import threads
 from bot.club import OpenChallenge, post_open_challenge
-from bot.cogs.club import QueueCommands
+from bot.cogs.club import queue_command
 from bot.cogs.history import HistoryCommands
 from bot.cogs.moderation import offer_replacement, tell_bystander
 from bot.cogs.onboarding import HelpCommands
-from bot.cogs.play_choices import COLOURS, LOOKS, RULES, game_choices
+from bot.cogs.play_choices import COLOURS, LOOKS, RULES, add_before, game_choices, hosted_game
 from bot.cogs.play_choices import LEVELS as LEVEL_CHOICES
 from bot.cogs.preferences import PreferenceCommands
 from bot.cogs.puzzles import PuzzleCommands, play_puzzle_move
 from bot.cogs.review import ReviewCommands
-from bot.cogs.stats import StatsCommands
-from bot.core.games import table_specs
+from bot.cogs.stats import StatsCommands, leaderboard_command
 from bot.core.service.errors import (
     GameExistsError,
     InvalidOptionError,
@@ -65,16 +64,6 @@ def _choice(kind: type[E], option: str, value: str) -> E:
         return kind(value)
     except ValueError:
         raise InvalidOptionError(option, value) from None
-
-
-def _hosted(value: str) -> Game:
-    """The hosted game named ``value`` (a request can carry a game withdrawn since the
-    command's choices were made, or anything)."""
-    hosted = [spec.game for spec in table_specs()]
-    for game in hosted:
-        if game.value == value:
-            return game
-    raise InvalidOptionError("game", value, ", ".join(game.value for game in hosted))
 
 
 def _start_command(cog: GomokuCog) -> app_commands.Command[Any, ..., None]:
@@ -128,23 +117,8 @@ def _start_command(cog: GomokuCog) -> app_commands.Command[Any, ..., None]:
     return start
 
 
-def _add_before(
-    group: app_commands.Group, command: app_commands.Command[Any, ..., Any], name: str
-) -> None:
-    """Add ``command`` to ``group`` just before its subcommand ``name``: the client lists a
-    group's subcommands in their order."""
-    children = group.commands
-    later = children[[child.name for child in children].index(name) :]
-    for child in later:
-        group.remove_command(child.name)
-    group.add_command(command)
-    for child in later:
-        group.add_command(child)
-
-
 @app_commands.guild_only()
 class GomokuCog(
-    QueueCommands,
     PuzzleCommands,
     ReviewCommands,
     HistoryCommands,
@@ -161,11 +135,13 @@ class GomokuCog(
 
     def __init__(self, bot: GameHost) -> None:
         self.bot = bot
-        # /gomoku start offers the games hosted when the command tree is built (one registered
-        # after this module was imported included), so its command is made here.
+        # /gomoku start, queue and leaderboard offer the games hosted when the command tree is
+        # built (one registered after this module was imported included): they are made here.
         group = self.app_command
         assert group is not None  # a GroupCog's own group
-        _add_before(group, _start_command(self), "board")
+        add_before(group, leaderboard_command(), "history")
+        add_before(group, queue_command(), "board")
+        add_before(group, _start_command(self), "board")
 
     async def start(
         self,
@@ -185,14 +161,14 @@ class GomokuCog(
         assert interaction.channel_id is not None  # guild_only
         if open:
             await self._open_challenge(
-                interaction, _hosted(game), rule, colour, rated, rating_within or 0
+                interaction, hosted_game(game), rule, colour, rated, rating_within or 0
             )
             return
         # Any bot as opponent means "play me": other bots cannot press buttons.
         opponent_id = None if opponent is None or opponent.bot else opponent.id
         options = {
             "opponent": opponent_id,
-            "game": _hosted(game),
+            "game": hosted_game(game),
             "rule": None if rule is None else _choice(Rule, "rule", rule),
             "level": level,
             "size": size,

@@ -1,25 +1,32 @@
-"""The option choices of the commands, named for people (``bot.text.words`` holds the words)."""
+"""The option choices of the commands, named for people (``bot.text.words`` holds the words).
+
+The games are offered as hosted when the command tree is built (``game_choices``,
+``leaderboard_choices``), so a game a module registers after this one was imported is among
+them: the commands that offer them are made by their cogs' ``__init__`` (``add_before``).
+"""
 
 from __future__ import annotations
 
 import functools
-from typing import Final
+from typing import Any, Final
 
 from discord import app_commands
 
 from bot.core.games import table_specs
+from bot.core.service.errors import InvalidOptionError
 from bot.text import words
-from engine.types import Level, Rule
+from engine.types import Game, Level, Rule
 
 __all__ = [
     "COLOURS",
-    "GAMES",
-    "LEADERBOARDS",
     "LEVELS",
     "LOOKS",
     "PUZZLES",
     "RULES",
+    "add_before",
     "game_choices",
+    "hosted_game",
+    "leaderboard_choices",
 ]
 
 
@@ -34,9 +41,42 @@ def game_choices() -> list[app_commands.Choice[str]]:
     ]
 
 
-GAMES: Final = game_choices()  # the games shipped (the club's and leaderboard's commands)
 PUZZLES: Final = "puzzles"  # the leaderboard of the puzzle solvers, beside the games'
-LEADERBOARDS: Final = [*GAMES, app_commands.Choice(name=words.PUZZLE_CHOICE, value=PUZZLES)]
+
+
+def leaderboard_choices() -> list[app_commands.Choice[str]]:
+    """The hosted games' leaderboards and the puzzle solvers'."""
+    return [*game_choices(), app_commands.Choice(name=words.PUZZLE_CHOICE, value=PUZZLES)]
+
+
+def hosted_game(value: str) -> Game:
+    """The hosted game named ``value`` (a request can carry a game withdrawn since the
+    command's choices were made, or anything).
+
+    Raises:
+        InvalidOptionError: no hosted game has that name.
+    """
+    hosted = [spec.game for spec in table_specs()]
+    for game in hosted:
+        if game.value == value:
+            return game
+    raise InvalidOptionError("game", value, ", ".join(game.value for game in hosted))
+
+
+def add_before(
+    group: app_commands.Group, command: app_commands.Command[Any, ..., Any], name: str
+) -> None:
+    """Add ``command`` to ``group`` just before its subcommand ``name``: the client lists a
+    group's subcommands in their order."""
+    children = group.commands
+    later = children[[child.name for child in children].index(name) :]
+    for child in later:
+        group.remove_command(child.name)
+    group.add_command(command)
+    for child in later:
+        group.add_command(child)
+
+
 LOOKS: Final = [
     app_commands.Choice(name=name, value=value) for value, name in words.LOOK_CHOICES.items()
 ]

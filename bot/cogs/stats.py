@@ -8,13 +8,13 @@ ratings and leaderboards come from games between people only (AI games are never
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs.play_choices import LEADERBOARDS, PUZZLES, RULES
+from bot.cogs.play_choices import PUZZLES, RULES, hosted_game, leaderboard_choices
 from bot.cogs.puzzles import puzzle_leaderboard_embed
 from bot.core.service.errors import InvalidOptionError
 from bot.host import Interaction, host_of
@@ -23,7 +23,13 @@ from engine.games import game_spec, game_specs
 from engine.types import Game, Rule
 from storage.records import PlayerStats, ResultCount
 
-__all__ = ["MIN_LEADERBOARD_GAMES", "StatsCommands", "leaderboard_embed", "stats_embed"]
+__all__ = [
+    "MIN_LEADERBOARD_GAMES",
+    "StatsCommands",
+    "leaderboard_command",
+    "leaderboard_embed",
+    "stats_embed",
+]
 
 _COLOUR: Final = 0x5865F2
 MIN_LEADERBOARD_GAMES: Final = 3  # rated games a player needs to appear on a leaderboard
@@ -110,14 +116,19 @@ class StatsCommands(commands.Cog):
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
+
+def leaderboard_command() -> app_commands.Command[Any, ..., None]:
+    """``/gomoku leaderboard``, the games hosted now and the puzzle solvers the choices of its
+    ``game`` option (``bot.cogs.play.GomokuCog`` adds it when the command tree is built)."""
+
     @app_commands.command(name="leaderboard")
     @app_commands.describe(
         game="Which game, or the puzzle solvers (default Gomoku)",
         rule="Gomoku rule, each rated apart (default: this server's setting)",
     )
-    @app_commands.choices(game=LEADERBOARDS, rule=RULES)
+    @app_commands.choices(game=leaderboard_choices(), rule=RULES)
     async def leaderboard(
-        self, interaction: Interaction, game: str = Game.GOMOKU.value, rule: str | None = None
+        interaction: Interaction, game: str = Game.GOMOKU.value, rule: str | None = None
     ) -> None:
         """Show the best-rated players of this server, or its best puzzle solvers."""
         service = host_of(interaction).service
@@ -129,12 +140,12 @@ class StatsCommands(commands.Cog):
                 allowed_mentions=discord.AllowedMentions.none(),
             )
             return
+        kind = hosted_game(game)
+        rules = game_spec(kind).rules
         try:
-            kind = Game(game)
             chosen = Rule(rule) if rule is not None else None
         except ValueError:
-            raise InvalidOptionError("game", game) from None
-        rules = game_spec(kind).rules
+            raise InvalidOptionError("rule", rule, ", ".join(r.value for r in rules)) from None
         if len(rules) == 1:
             chosen = rules[0]
         elif chosen is None:
@@ -148,3 +159,5 @@ class StatsCommands(commands.Cog):
             embed=leaderboard_embed(kind, rows, chosen),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+
+    return leaderboard

@@ -97,8 +97,29 @@ class MessageError(AIError):
 
 
 def dumps(value: Any) -> bytes:
-    """arq's job serializer (the envelope arq wraps around ``encode``'s values)."""
-    return json.dumps(value, separators=(",", ":")).encode()
+    """arq's job serializer (the envelope arq wraps around ``encode``'s values, and the error
+    a job raised, which travels as its name and message: ``_worker_error`` reads it)."""
+    return json.dumps(value, separators=(",", ":"), default=_error_of).encode()
+
+
+def _error_of(value: object) -> dict[str, str]:
+    # arq stores what a job raised as its result: JSON takes its name and message.
+    if isinstance(value, BaseException):
+        return {"error": type(value).__name__, "message": str(value)}
+    raise TypeError(f"{type(value).__name__} cannot go on the queue")
+
+
+def _worker_error(error: BaseException) -> str | None:
+    """The name of the error a job raised on its worker, when ``error`` (raised by arq when
+    the bot reads the job's result) carries one."""
+    from arq.jobs import SerializationError
+
+    if isinstance(error, SerializationError) and error.args:
+        raised = error.args[0]
+        name = raised.get("error") if isinstance(raised, dict) else None
+        if isinstance(name, str):
+            return name
+    return None
 
 
 def loads(data: bytes) -> Any:
@@ -229,7 +250,7 @@ class QueueRunner:
                 if _is_redis_error(error):
                     raise AIUnavailableError(type(error).__name__) from error
                 log.error("AI %s failed on a worker: %r", function, error)
-                raise AIError(type(error).__name__) from error
+                raise AIError(_worker_error(error) or type(error).__name__) from error
             return result
         raise AssertionError("unreachable")
 

@@ -1,6 +1,7 @@
 """The tests' game as a game module, the way ``GOMOKU_GAME_MODULES`` names one: importing it
 registers the game. Only other processes import it (an AI pool's workers in
-``test_game_spec``): in the tests' own process a fixture registers the game per test."""
+``test_game_spec``, a queue worker in ``test_queue_ai``): in the tests' own process a test
+registers the game for itself (``tests.bot.four6.registered``)."""
 
 from __future__ import annotations
 

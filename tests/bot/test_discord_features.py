@@ -323,8 +323,12 @@ async def test_deadline_task_retries_a_failed_ai_move(
         assert runner.tries == 2
 
 
-def _on_each_pass(monkeypatch: pytest.MonkeyPatch, after: Callable[[int], None]) -> None:
-    """``after(n)`` runs once the clock task's pass n has read the games and planned."""
+def _on_each_pass(
+    monkeypatch: pytest.MonkeyPatch, after: Callable[[int], None] = lambda n: None
+) -> list[int]:
+    """``after(n)`` runs once the clock task's pass n has read the games and planned. Returns
+    a list whose one item counts the passes begun: a pass begins on the clock task's first turn
+    once woken, before it reads anything."""
     passes = [0]
     plan = GameService.tick_and_plan
 
@@ -335,6 +339,13 @@ def _on_each_pass(monkeypatch: pytest.MonkeyPatch, after: Callable[[int], None])
         return planned
 
     monkeypatch.setattr(GameService, "tick_and_plan", counted)
+    return passes
+
+
+async def _round_trip(fake: FakeDiscord) -> None:
+    """A command to the bot and its answer: many turns of the bot's loop, over real sockets.
+    A clock task woken before it would have begun its pass by the end."""
+    assert (await fake.slash("gomoku help", user=fake.owner)).message is not None
 
 
 async def _reach(bot: GomokuBot, n: int) -> None:
@@ -358,10 +369,11 @@ async def test_a_wake_up_during_a_deadline_pass_starts_another(
         if n == 1:
             bot.runner.wake()
 
-    _on_each_pass(monkeypatch, wake_during_the_first)
+    begun = _on_each_pass(monkeypatch, wake_during_the_first)
     async with fake.running(bot):
         await _reach(bot, 2)
-        await asyncio.sleep(0.1)
+        await _round_trip(fake)
+        assert begun == [2]  # the wake-up started one pass, not one after another
         assert bot.runner.passes == 2
 
 
@@ -370,27 +382,29 @@ async def test_a_clock_due_after_the_planned_pass_does_not_wake_the_deadline_tas
     make_bot: BotFactory,
     alice: FakeUser,
     bob: FakeUser,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Each pass reads every open game. The task plans its next pass within resume_every
     # (60 s): a challenge expiring in 10 minutes is read then; a turn warned after 48 s is due
     # before it, and wakes the task.
     bot = make_bot(deadline_poll=3600.0)
+    begun = _on_each_pass(monkeypatch)
 
-    async def passes_after_a_while() -> int:
-        await asyncio.sleep(0.3)
-        return bot.runner.passes
+    async def passes_begun_by_now() -> int:
+        await _round_trip(fake)
+        return begun[0]
 
     async with fake.running(bot):
         await _reach(bot, 1)
         await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
         board = await challenge(fake, alice, bob)
-        assert await passes_after_a_while() == 1
+        assert await passes_begun_by_now() == 1
         game_id = (await bot.service.board(fake.default_channel.id)).game_id
         await fake.click(board, f"gomoku:{game_id}:accept", user=bob)
         await _reach(bot, 2)
         # Black's first move: the next turn is due no earlier than the pass just planned.
         await fake.slash("place", user=alice, options={"cell": "h8"})
-        assert await passes_after_a_while() == 2
+        assert await passes_begun_by_now() == 2
 
 
 async def test_a_move_after_the_deadline_loses_on_time(

@@ -355,7 +355,8 @@ async def test_a_reply_left_thinking_by_a_restart_is_filled_in(
             )
         )
         assert record.original is not None
-        await asyncio.sleep(0.1)  # the reply is noted in storage right after the deferral
+        async with asyncio.timeout(5):  # the reply is noted in storage right after the deferral
+            await until(first.service.repository.pending_replies, bool)
     assert record.original.loading  # "thinking..." for ever, without a fix
     second = make_bot()
     async with fake.running(second):

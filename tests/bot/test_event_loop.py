@@ -55,21 +55,29 @@ async def _thawed() -> AsyncIterator[None]:
     gc.unfreeze()
 
 
-async def _settled() -> None:
-    # The freeze runs in a task of its own once the bot is ready: let the bot's tasks run.
-    for _ in range(500):
-        if gc.get_freeze_count():
-            return
-        await asyncio.sleep(0.01)
+@pytest.fixture
+def freezes(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """Set when the process's heap is frozen (``gc.freeze`` runs as it would, and says so)."""
+    frozen = asyncio.Event()
+    freeze = gc.freeze
+
+    def freeze_and_say() -> None:
+        freeze()
+        frozen.set()
+
+    monkeypatch.setattr(gc, "freeze", freeze_and_say)
+    return frozen
 
 
 @pytest.mark.usefixtures("_thawed")
 async def test_a_bot_told_to_freeze_its_heap_does_so_once_ready(
-    fake: FakeDiscord, make_bot: BotFactory
+    fake: FakeDiscord, make_bot: BotFactory, freezes: asyncio.Event
 ) -> None:
     instance = make_bot(freeze_heap=True)
     async with fake.running(instance):
-        await _settled()
+        async with asyncio.timeout(10):  # the freeze runs in a task of its own once ready
+            await freezes.wait()
+        assert instance.is_ready()
         assert gc.get_freeze_count() > 0
         # What start-up built (the service, say) is out of the collector's generations.
         assert not any(tracked is instance.service for tracked in gc.get_objects())
@@ -77,11 +85,14 @@ async def test_a_bot_told_to_freeze_its_heap_does_so_once_ready(
 
 @pytest.mark.usefixtures("_thawed")
 async def test_a_bot_in_a_shared_process_leaves_the_heap_alone(
-    fake: FakeDiscord, make_bot: BotFactory
+    fake: FakeDiscord, make_bot: BotFactory, freezes: asyncio.Event
 ) -> None:
     instance = make_bot()
     async with fake.running(instance):
-        await asyncio.sleep(0.1)  # the time a freeze would have had
+        # Ready, and a command answered since: a freeze due once ready would have run.
+        await instance.wait_until_ready()
+        assert (await fake.slash("gomoku help", user=fake.add_user("ann"))).message is not None
+        assert not freezes.is_set()
         assert gc.get_freeze_count() == 0
 
 

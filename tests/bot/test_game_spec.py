@@ -1,7 +1,8 @@
 """A game is a spec: a game registered here, in the tests alone, plays through the service on
 a real SQLite file, the terminal, and Discord (the real discord.py over the fake Discord:
-started by ``/gomoku start``, played with its board's buttons), with nothing in ``bot/``
-naming it.
+started by ``/gomoku start``, played with its board's buttons; offered by the queue, the
+leaderboards and the tournaments), with nothing in ``bot/`` naming it. The web board plays it
+in ``tests/web/test_game_spec_web.py``, a queue worker in ``test_queue_ai``.
 
 The game is four in a row on a 6x6 board with gravity: columns 1-6, discs, friendly only.
 """
@@ -11,10 +12,12 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.client import GomokuBot
+from bot.cogs import play_choices
 from bot.core import games as tables
 from bot.core.ai import AIError, AIRequest, ProcessPoolRunner
 from bot.core.games import table_spec
@@ -30,11 +33,15 @@ from engine.types import Game, Level, Point, Rule, Termination
 from storage.records import GameStatus, Player
 from storage.sqlite import SqliteGameRepository
 from tests.bot.conftest import challenge
-from tests.bot.four6 import FOUR6, RULES, TABLE
+from tests.bot.four6 import FOUR6, RULES, TABLE, registered
 from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD
 from tests.bot.test_terminal import session
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.runners import NearestRunner
+
+# What the commands' module offered when imported: the games shipped (the test's game is
+# registered per test, after).
+_HOSTED_AT_IMPORT = [choice.value for choice in play_choices.game_choices()]
 
 # Black drops in columns 1, 2, 3, 4 and White on top of each: Black's bottom row wins.
 WINNING_COLUMNS = (0, 0, 1, 1, 2, 2, 3)
@@ -43,13 +50,8 @@ WINNING_COLUMNS = (0, 0, 1, 1, 2, 2, 3)
 @pytest.fixture(autouse=True)
 def four6() -> Iterator[Game]:
     """The test game, registered with the engine and the bot for one test."""
-    rules.register(RULES)
-    tables.register(TABLE)
-    try:
-        yield FOUR6
-    finally:
-        tables.unregister(FOUR6)
-        rules.unregister(FOUR6)
+    with registered() as game:
+        yield game
 
 
 def test_the_game_is_a_game_by_its_name() -> None:
@@ -153,6 +155,61 @@ async def test_gomoku_start_offers_it_and_its_column_buttons_play_it(
     assert [str(m.point) for m in view.board.moves] == ["a1", "a2", "b1", "b2", "c1", "c2", "d1"]
     await fake.wait_for(lambda: render.GRAVITY_THEME.black_win in board.text())
     assert not any(":drop:" in b["custom_id"] for b in board.buttons())
+
+
+def _offered(command: dict[str, Any], *path: str) -> list[str]:
+    """The values offered for the option at ``path`` (subcommands, then the option)."""
+    node = command
+    for name in path:
+        node = next(o for o in node["options"] if o["name"] == name)
+    return [choice["value"] for choice in node["choices"]]
+
+
+async def test_the_club_and_the_leaderboards_offer_it_and_take_it(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser
+) -> None:
+    """The queue, the leaderboards and the tournaments offer the games hosted when the command
+    tree is built, the test's game among them (registered after the commands' modules were
+    imported), and each command takes it."""
+    assert "four6" not in _HOSTED_AT_IMPORT
+    shipped = ["gomoku", "tictactoe", "connect4", "gravity3"]
+    gomoku, admin = fake.command("gomoku"), fake.command("gomoku-admin")
+    assert _offered(gomoku, "queue", "game") == [*shipped, "four6"]
+    assert _offered(gomoku, "leaderboard", "game") == [*shipped, "four6", "puzzles"]
+    assert _offered(admin, "tournament", "create", "game") == [*shipped, "four6"]
+
+    queued = await fake.slash("gomoku queue", user=alice, options={"game": "four6"})
+    assert queued.ephemeral
+    assert "You are in the queue for Four on six" in queued.content
+    board = await fake.slash("gomoku leaderboard", user=alice, options={"game": "four6"})
+    assert [embed["title"] for embed in board.embeds] == ["Four on six leaderboard"]
+    fake.allow(fake.default_channel, "create_public_threads")
+    organiser = fake.add_user("olga", admin=True)
+    created = await fake.slash(
+        "gomoku-admin tournament create",
+        user=organiser,
+        options={"name": "Sixes", "format": "swiss", "game": "four6"},
+    )
+    assert not created.ephemeral, created.content
+    (tournament,) = await bot.service.repository.live_tournaments()
+    assert tournament.game == "four6"
+    # A game nobody hosts (withdrawn since the tree was built, or any text) is refused.
+    withdrawn = "That game is not available (choose gomoku, tictactoe, connect4, gravity3)."
+    tables.unregister(FOUR6)
+    try:
+        for command, options in (
+            ("gomoku queue", {}),
+            ("gomoku leaderboard", {}),
+            ("gomoku-admin tournament create", {"name": "Gone", "format": "swiss"}),
+        ):
+            refused = await fake.slash(
+                command, user=organiser, options={**options, "game": "four6"}
+            )
+            assert refused.ephemeral, command
+            assert refused.content == withdrawn, command
+    finally:
+        tables.register(TABLE)
+    assert len(await bot.service.repository.live_tournaments()) == 1
 
 
 async def test_an_ai_pool_worker_answers_it_once_its_module_is_named() -> None:

@@ -20,7 +20,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from bot.core import queue_ai
-from bot.core.ai import AIRequest, AIUnavailableError, AnalysisRequest
+from bot.core.ai import AIError, AIRequest, AIUnavailableError, AnalysisRequest
 from bot.core.queue_ai import (
     QUEUE_NAME,
     SEARCH_FUNCTION,
@@ -34,11 +34,13 @@ from bot.core.queue_ai import (
 from bot.core.review import Analyser
 from bot.core.service import GameService
 from bot.core.service.errors import AIFailedError
+from bot.core.service.inputs import Drop, GameRef
 from bot.core.service.states import GameState, MoveResult
 from bot.text.refusals import user_message
 from engine.board import Board
 from engine.types import Game, Level, Point, Rule
 from storage.memory import InMemoryGameRepository
+from tests.bot import four6
 from tests.processes import python_m, running
 from tests.redis_server import RedisServer
 
@@ -57,11 +59,12 @@ class Workers:
         self.url = url
         self.processes: list[subprocess.Popen[bytes]] = []
 
-    def start(self) -> subprocess.Popen[bytes]:
+    def start(self, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         process = subprocess.Popen(
             [sys.executable, "-m", "bot.worker", "--redis", self.url, "--nice", "0"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            env=env,
         )
         self.processes.append(process)
         return process
@@ -226,6 +229,53 @@ async def test_an_ai_seat_in_an_opening_rule_answers_the_step_through_the_queue(
             assert steps[:3] == stones
             assert steps[3] in {"black", "white", "two"}, (opening, steps)
         assert runner.retries == 0
+    finally:
+        await runner.close()
+
+
+@pytest.mark.slow
+async def test_a_worker_plays_a_game_defined_outside_the_bot_once_its_module_is_named(
+    workers: Workers,
+) -> None:
+    """The tests' four-in-a-row game on 6x6 (``tests.bot.four6``), played against the AI
+    through the queue: a worker is a fresh process that knows the game only from the module
+    ``GOMOKU_GAME_MODULES`` names. One without it says it cannot read the request; one with
+    it answers, each reply a disc resting on its column."""
+    bare = workers.start()
+    runner = await QueueRunner.connect(workers.url, hang_after_s=60)
+    service = GameService(InMemoryGameRepository(), runner, rng=random.Random(1))
+    try:
+        with four6.registered() as game:
+            view = await service.start(
+                channel_id=CHANNEL,
+                guild_id=GUILD,
+                user_id=ALICE,
+                game=game,
+                colour="black",
+                level="easy",
+            )
+            ref = GameRef(view.game_id)
+            assert (await service.act(ref, ALICE, Drop(2), via="test")).ai_due
+            with pytest.raises(AIFailedError) as caught:
+                await service.ai_reply(view.game_id)
+            assert isinstance(caught.value.__cause__, AIError)
+            assert caught.value.__cause__.detail == "MessageError"  # the worker's own words
+            bare.kill()
+            bare.wait()
+
+            workers.start(env={**os.environ, "GOMOKU_GAME_MODULES": "tests.bot.four6_game"})
+            assert await service.ai_reply(view.game_id) is not None
+            assert (await service.act(ref, ALICE, Drop(3), via="test")).ai_due
+            assert await service.ai_reply(view.game_id) is not None
+            after = await service.game(view.game_id)
+            stones = after.board.moves
+            assert len(stones) == 4
+            assert [m.point.x for m in stones[::2]] == [2, 3]  # Alice's columns
+            heights = [0] * 6
+            for move in stones:  # each disc rests on its column's last
+                assert move.point.y == heights[move.point.x]
+                heights[move.point.x] += 1
+            assert after.board.width == 6
     finally:
         await runner.close()
 

@@ -123,7 +123,7 @@ async def test_concurrent_ai_replies_share_one_search(service: GameService, runn
     runner.gate = asyncio.Event()
     first = asyncio.create_task(service.ai_reply(view.game_id))
     second = asyncio.create_task(service.ai_reply(view.game_id))
-    await asyncio.sleep(0)
+    await runner.held.wait()  # the search is under way, held at the gate
     runner.gate.set()
     results = await asyncio.gather(first, second)
     assert len(runner.calls) == 1
@@ -138,7 +138,7 @@ async def test_ai_move_is_dropped_when_the_game_changed_while_it_thought(
     result = await service.place(CHANNEL, ALICE, Point.parse("h8"))
     runner.gate = asyncio.Event()
     thinking = asyncio.create_task(service.ai_reply(result.game.game_id))
-    await asyncio.sleep(0)
+    await runner.held.wait()  # the search is under way, held at the gate
     undone = await service.undo(CHANNEL, ALICE)  # takes back h8 while the AI searches
     assert isinstance(undone, UndoResult)
     assert [str(m.point) for m in undone.undone] == ["h8"]
@@ -153,7 +153,7 @@ async def test_ai_move_is_dropped_after_resign(service: GameService, runner) -> 
     view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
     runner.gate = asyncio.Event()
     thinking = asyncio.create_task(service.ai_reply(view.game_id))
-    await asyncio.sleep(0)
+    await runner.held.wait()  # the search is under way, held at the gate
     end = await service.resign(CHANNEL, ALICE)
     runner.gate.set()
     assert await thinking is None
@@ -193,7 +193,7 @@ async def test_resume_leaves_a_search_in_flight_alone(service: GameService, runn
     view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="white")
     runner.gate = asyncio.Event()
     thinking = asyncio.create_task(service.ai_reply(view.game_id))
-    await asyncio.sleep(0)
+    await runner.held.wait()  # the search is under way, held at the gate
     assert await service.resume() == []  # its caller will show the move
     runner.gate.set()
     result = await thinking
@@ -774,18 +774,24 @@ async def test_message_id_is_remembered(service: GameService) -> None:
 
 
 class SlowWrites:
-    """Wraps a repository so every write first yields to the event loop: two services (two
-    bot processes on one database) then both read the same version before either writes."""
+    """Wraps a repository so that the first two moves written meet before either is: two
+    services (two bot processes on one database) then both read the same version before
+    either writes."""
 
     def __init__(self, inner: InMemoryGameRepository) -> None:
         self.inner = inner
         self.conflicts = 0
+        self.both_read = asyncio.Barrier(2)
+        self.writes = 0
 
     def __getattr__(self, name: str):
         return getattr(self.inner, name)
 
     async def append_move(self, *args, **kwargs):
-        await asyncio.sleep(0.01)
+        self.writes += 1
+        if self.writes <= 2:
+            async with asyncio.timeout(10):
+                await self.both_read.wait()
         try:
             return await self.inner.append_move(*args, **kwargs)
         except Exception:
@@ -829,6 +835,7 @@ class StaleReads:
         self.inner = inner
         self.armed = asyncio.Event()  # the next read waits for this after reading
         self.delay_next = False
+        self.held = asyncio.Event()  # set once that read has read and waits
 
     def __getattr__(self, name: str):
         return getattr(self.inner, name)
@@ -837,6 +844,7 @@ class StaleReads:
         record = await self.inner.open_game_in_channel(channel_id)
         if self.delay_next:
             self.delay_next = False
+            self.held.set()
             await self.armed.wait()
         return record
 
@@ -849,7 +857,7 @@ async def test_a_refusal_never_rests_on_a_stale_read(repo, clock) -> None:
     # Alice's next move is read while Bob is to move; Bob moves before she gets the lock.
     stale.delay_next = True
     alice = asyncio.create_task(service.place(CHANNEL, ALICE, Point.parse("h9")))
-    await asyncio.sleep(0)
+    await stale.held.wait()
     await service.place(CHANNEL, BOB, Point.parse("a1"))
     stale.armed.set()
     result = await alice

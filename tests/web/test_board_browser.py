@@ -147,6 +147,25 @@ async def note(page: Any) -> str:
     return str(await page.locator("#note").text_content())
 
 
+async def count_moves_sent(page: Any) -> None:
+    """From now on, count the moves ``page`` sends over its socket (``moves_sent``): a tap that
+    sends none can change nothing, however long one waits to see."""
+    await page.evaluate(
+        """() => {
+            window.movesSent = 0;
+            const send = WebSocket.prototype.send;
+            WebSocket.prototype.send = function (data) {
+                if (JSON.parse(data).type === "move") window.movesSent += 1;
+                return send.call(this, data);
+            };
+        }"""
+    )
+
+
+async def moves_sent(page: Any) -> int:
+    return int(await page.evaluate("window.movesSent"))
+
+
 async def test_a_player_taps_twice_and_everyone_sees_the_move(
     fake: FakeDiscord,
     web_bot: GomokuBot,
@@ -167,15 +186,16 @@ async def test_a_player_taps_twice_and_everyone_sees_the_move(
     pixels = await player.evaluate("document.getElementById('board').width")
     assert pixels == round(box["width"] * 2)
 
-    # The first click only shows a ghost stone (a mouse needs no zoom).
+    # The first click only shows a ghost stone (a mouse needs no zoom), and sends nothing.
+    await count_moves_sent(player)
     await tap(player, 7, 7)
     assert await note(player) == "h8 · Tap again to place."
     assert not await player.evaluate("window.gomoku.zoomed()")
-    await asyncio.sleep(0.2)
-    assert await stored_moves(bot, game.game_id) == 0
+    assert await moves_sent(player) == 0
     # The second tap on the same point plays it, as Alice, through the service.
     await tap(player, 7, 7)
     await wait_stored(bot, game.game_id, 1)
+    assert await moves_sent(player) == 1
     stored = await bot.service.game(game.game_id)
     assert str(stored.board.moves[0].point) == "h8"
     # The Discord board message is redrawn, and the watcher sees the stone live.
@@ -210,6 +230,8 @@ async def test_refused_taps_change_nothing(
     game, black, watcher = await watched_people_game(fake, bot, browser, alice, bob)
     white = await board_page(browser, bot, fake, game, bob, PHONE)
 
+    for page in (white, watcher):
+        await count_moves_sent(page)
     # Not Bob's turn: his first tap is refused at once, with whose turn it is, and no ghost.
     await tap(white, 3, 3)
     assert await note(white) == "Not your turn yet: alice to move."
@@ -218,7 +240,7 @@ async def test_refused_taps_change_nothing(
     await tap(watcher, 4, 4)
     await tap(watcher, 4, 4)
     assert await note(watcher) == "Watching: read-only."
-    await asyncio.sleep(0.3)
+    assert [await moves_sent(page) for page in (white, watcher)] == [0, 0]  # the pages refused
     assert await stored_moves(bot, game.game_id) == 0
     assert await shown_moves(black) == 0
 

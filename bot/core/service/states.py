@@ -214,7 +214,8 @@ class MoveResult:
 
     @property
     def ai_due(self) -> bool:
-        """The AI is to move now: defer the reply, then ``await service.ai_reply(game_id)``."""
+        """The AI is to move now: the core's runner starts its reply, and a front end waits
+        for it with ``GameRunner.answer``."""
         return self.game.is_ai_turn
 
     @property
