@@ -39,6 +39,7 @@ from bot.web.tokens import Role, Signer
 from engine.types import Point
 from storage.postgres import PostgresGameRepository
 from storage.records import NewGame, Player
+from tests.web.page import PageView
 
 __all__ = ["BLACK", "GUILD", "WHITE", "Run", "Shards", "cross_process", "main", "point_of"]
 
@@ -143,10 +144,17 @@ async def _one_game(
     )
     grant = shards.signer.mint(game.id, 999, Role.WATCH)
     ws = await http.ws_connect(f"{shards.url}/ws")
+    page = PageView()  # the whole state, then deltas, as the page applies them
+
+    async def received() -> dict[str, Any]:
+        while (state := page.take(await ws.receive_json(timeout=10))) is None:
+            pass
+        run.versions.append(state["version"])
+        return state
+
     try:
         await ws.send_json({"type": "hello", "token": grant})
-        state = await ws.receive_json(timeout=10)
-        run.versions.append(state["version"])
+        state = await received()
         for ply in range(count):
             stored.clear()
             user = BLACK if ply % 2 == 0 else WHITE
@@ -154,8 +162,7 @@ async def _one_game(
             run.moves += 1
             (version,) = stored
             while state["version"] < version:
-                state = await ws.receive_json(timeout=10)
-                run.versions.append(state["version"])
+                state = await received()
             run.latencies_ms.append((time.perf_counter() - stored[version]) * 1000)
         run.stones.append(len(state["moves"]))
     finally:

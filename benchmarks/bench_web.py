@@ -12,8 +12,9 @@ every game (aiohttp clients speaking the page's protocol, not browsers). The fak
 the players and the sockets live in a child process, so the CPU measured is the bot's own.
 
 Printed per run: ``/place`` latency (event to answer, at the fake) p50 and p95, the bot
-process's CPU over the move phase, and with pages, how long a move took from its ``/place``
-to reach the pages (p50, p95, and the slowest).
+process's CPU over the move phase (user and system time: the kernel's part is mostly its
+sockets), and with pages, how long a move took from its ``/place`` to reach the pages (p50,
+p95, and the slowest).
 
 A single pair of short runs varies by more than the pages cost. For a verdict, make the runs
 longer (``--moves 60``: half a minute of moves at the default pace) and repeat them:
@@ -28,6 +29,7 @@ import argparse
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import random
 import statistics
 import tempfile
@@ -110,8 +112,14 @@ async def _drive(conn: Connection, args: argparse.Namespace, pages: bool) -> Non
         async for message in ws:
             if message.type is not aiohttp.WSMsgType.TEXT:
                 break
-            state = message.json()
-            moved = sent.get((game, len(state.get("moves", ()))))
+            news = message.json()
+            if news["type"] == "state":
+                stones = len(news["moves"])
+            elif news["type"] == "delta":  # the moves kept, then those added
+                stones = news["keep"] + len(news["add"])
+            else:
+                continue
+            moved = sent.get((game, stones))
             if moved is not None:
                 arrivals.append(time.monotonic() - moved)
 
@@ -206,9 +214,12 @@ async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
         assert bot.web_board is not None
         parent.send(bot.web_board.port)
         assert await loop.run_in_executor(None, parent.recv) == "start"
-        cpu = time.process_time()
+        cpu = os.times()
         figures: dict[str, Any] = await loop.run_in_executor(None, parent.recv)
-        figures["cpu"] = time.process_time() - cpu
+        spent = os.times()
+        figures["user"] = spent.user - cpu.user
+        figures["system"] = spent.system - cpu.system  # the kernel's part: sockets, mostly
+        figures["cpu"] = figures["user"] + figures["system"]
         await bot.close()
         runner.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -224,7 +235,8 @@ def _report(name: str, figures: dict[str, Any]) -> None:
     print(
         f"{name:>16}: /place n={len(latencies)} p50 {statistics.median(latencies):.1f} ms"
         f" p95 {_percentile(latencies, 0.95):.1f} ms, failed {figures['failures']};"
-        f" bot CPU {figures['cpu']:.2f} s in {figures['elapsed']:.1f} s ({cpu_share:.0f}%)"
+        f" bot CPU {figures['cpu']:.2f} s (user {figures['user']:.2f} s, system"
+        f" {figures['system']:.2f} s) in {figures['elapsed']:.1f} s ({cpu_share:.0f}%)"
     )
     arrivals = [1000 * v for v in figures["arrivals"]]
     if arrivals:

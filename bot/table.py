@@ -146,7 +146,8 @@ class Table:
         self._answering_games: dict[int, int] = {}
         self._undrawn: dict[int, tuple[GameState, tuple[RatingChange, ...]]] = {}
         # game id -> its undo request's message, with the buttons that answer it (kept in
-        # memory: after a restart, a press on them answers that no request waits)
+        # memory: after a restart, the first press on them takes them away and answers that
+        # no request waits)
         self._undo_messages: dict[int, _Posted] = {}
         self._bus = False  # other processes may have posted requests (``follow``)
 
@@ -305,8 +306,8 @@ class Table:
         """A game changed in another process: that process draws its board."""
 
     def resync(self) -> None:
-        """The bus was away: an answer missed meanwhile leaves its buttons, which then
-        answer that no request waits."""
+        """The bus was away: an answer missed meanwhile leaves its buttons, which go at
+        the first press on them (answering that no request waits)."""
 
     def undo(self, note: UndoNote) -> None:
         """An undo request was asked or answered in another process: an answer to one this

@@ -41,7 +41,7 @@ from discord import app_commands
 
 from bot.core.games import Buttons, table_spec
 from bot.core.positions import forbidden_points
-from bot.core.service.errors import UnknownButtonError
+from bot.core.service.errors import NoUndoRequestError, UnknownButtonError
 from bot.core.service.inputs import AnswerUndo, Choose, GameRef, Resign
 from bot.core.service.states import GameState
 from bot.host import VIA, GameHost, MovePlay, host_of
@@ -249,10 +249,17 @@ class UndoButton(
         """Answer the request; on yes the moves go and the board is redrawn."""
         bot = host_of(interaction)
         answer = AnswerUndo(self.accept)
-        result = await bot.table.defer_if_slow(
-            interaction,
-            bot.service.act(GameRef(self.game_id), interaction.user.id, answer, via=VIA),
-        )
+        try:
+            result = await bot.table.defer_if_slow(
+                interaction,
+                bot.service.act(GameRef(self.game_id), interaction.user.id, answer, via=VIA),
+            )
+        except NoUndoRequestError:
+            # Answered or withdrawn elsewhere, or the game moved on; a bot started since the
+            # request was posted does not know its message: its buttons go now, and the
+            # presser hears why.
+            await edit_answered(interaction, view=None)
+            raise
         text = words.undo_answered(allowed=result is not None)
         await edit_answered(interaction, content=text, view=None)
         if result is not None:

@@ -1,6 +1,7 @@
 """The layers of what is not shipped run one way: the tests' support modules (the fake Discord,
-the bot process, the embedded servers, the AI stand-ins, the clock) import no test and no
-benchmark; benchmarks import those support modules and no test; tests may run benchmarks."""
+the bot process, the embedded servers, the AI stand-ins, the clock, the board page's client)
+import no test and no benchmark; benchmarks import those support modules and no test; tests
+may run benchmarks."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ SUPPORT = (
     "tests.redis_server",
     "tests.runners",
     "tests.scale",
+    "tests.web.page",
 )
 
 

@@ -5,7 +5,8 @@ one place every change of a game passes: ``ServiceCore._remember``) and ``publis
 event's state. A game nobody watches costs a dict
 look-up. For a watched game the newest state waits in ``_latest`` and one task per game sends
 it: a burst of changes while a send is under way is sent once, as its newest state, and a
-page never gets an older version after a newer one.
+page never gets an older version after a newer one. What the pages are sent is rendered once
+per kind of page (``bot.web.feed``: the game's ``Feed``, kept while it has pages).
 
 With shards in several processes, a game may change in another process: the hub follows the
 game bus (``bot.core.bus``) and re-reads a watched game whose version there is newer than the
@@ -22,6 +23,7 @@ from typing import Protocol
 
 from bot.core.service.events import Event
 from bot.core.service.states import GameState
+from bot.web.feed import Feed
 
 __all__ = ["Hub", "Page"]
 
@@ -33,8 +35,9 @@ _BATCH = 32  # pages sent a state in one turn of the event loop
 class Page(Protocol):
     """One open board page (a WebSocket)."""
 
-    async def show(self, state: GameState, cache: dict[object, str]) -> None:
-        """Send ``state`` (``cache``: payloads already built for this state, by viewer)."""
+    async def show(self, state: GameState, feed: Feed) -> None:
+        """Send ``state``, as ``feed`` renders it for this page. It must not wait for the
+        page's reader: the game's other pages are sent theirs after it."""
 
 
 class Hub:
@@ -42,7 +45,9 @@ class Hub:
 
     def __init__(self, read: Callable[[int], Awaitable[GameState]] | None = None) -> None:
         self._pages: dict[int, set[Page]] = {}
-        self._latest: dict[int, GameState] = {}
+        self._feeds: dict[int, Feed] = {}  # watched games: what their pages were sent
+        self._latest: dict[int, GameState] = {}  # watched games: the newest state to send
+        self._current: dict[int, GameState] = {}  # watched games: the newest state sent
         self._sending: dict[int, asyncio.Task[None]] = {}
         self._read = read
         self._versions: dict[int, int] = {}  # watched games: the newest version published
@@ -61,6 +66,25 @@ class Hub:
         """The pages that show ``game_id``."""
         return list(self._pages.get(game_id, ()))
 
+    def current(self, game_id: int) -> GameState | None:
+        """The newest state the pages of ``game_id`` were sent (None: none yet)."""
+        return self._current.get(game_id)
+
+    def sent(self, state: GameState) -> None:
+        """A page of ``state``'s game was sent ``state`` (a new page its first one)."""
+        game_id = state.game_id
+        known = self._current.get(game_id)
+        if game_id in self._pages and (known is None or known.version < state.version):
+            self._current[game_id] = state
+
+    def feed(self, game_id: int) -> Feed:
+        """What the pages of ``game_id`` are sent (a new page's first state goes through it
+        too, so that the deltas after it follow what it was sent)."""
+        feed = self._feeds.get(game_id)
+        if feed is None:
+            feed = self._feeds[game_id] = Feed()
+        return feed
+
     def join(self, game_id: int, page: Page) -> None:
         """``page`` shows ``game_id`` from now on."""
         self._pages.setdefault(game_id, set()).add(page)
@@ -74,6 +98,8 @@ class Hub:
         if not pages:
             del self._pages[game_id]
             self._versions.pop(game_id, None)
+            self._feeds.pop(game_id, None)
+            self._current.pop(game_id, None)
 
     def on_event(self, event: Event) -> None:
         """A subscriber of the service: every event's state goes to the game's pages."""
@@ -95,20 +121,23 @@ class Hub:
     async def _send(self, game_id: int) -> None:
         try:
             while (state := self._latest.pop(game_id, None)) is not None:
-                cache: dict[object, str] = {}
                 pages = list(self._pages.get(game_id, ()))
+                if not pages:
+                    continue
+                feed = self.feed(game_id)
+                self.sent(state)
                 for start in range(0, len(pages), _BATCH):
                     if start:
                         # A game with hundreds of watchers: the commands of other games run
                         # between its batches instead of waiting for every page's send.
                         await asyncio.sleep(0)
-                    results = await asyncio.gather(
-                        *(page.show(state, cache) for page in pages[start : start + _BATCH]),
-                        return_exceptions=True,
-                    )
-                    for result in results:
-                        if isinstance(result, Exception):
-                            log.debug("a board page of game %d dropped: %r", game_id, result)
+                    # One after the other, not gathered: a send waits for no reader, and a
+                    # task for each page cost more than the send.
+                    for page in pages[start : start + _BATCH]:
+                        try:
+                            await page.show(state, feed)
+                        except Exception as error:
+                            log.debug("a board page of game %d dropped: %r", game_id, error)
         finally:
             self._sending.pop(game_id, None)
 

@@ -16,7 +16,9 @@ Routes and what each checks:
                            redraw) is the core runner's and the other front ends' (events).
                            A frame that is no message of the page (binary, not JSON, nested,
                            too big) closes the socket with a code and a short reason
-                           (``frames``); an unknown ``type`` is answered ``{"type": "error"}``
+                           (``frames``); an unknown ``type`` is answered ``{"type": "error"}``.
+                           The page is sent the whole game once, then deltas (``feed``);
+                           ``{"type": "resync"}`` asks for the whole game again
 ``POST /api/token``        the Activity's OAuth2 code exchange (``{"code"}`` -> access token),
                            with the application's client secret, which never leaves the server
 ``POST /api/activity``     an access token and the Activity instance -> a pass: the user comes
@@ -37,7 +39,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import aiohttp
-import orjson
 from aiohttp import web
 
 from bot.core.service import GameService
@@ -58,6 +59,7 @@ from bot.core.service.states import GameState, UndoRequest
 from bot.text import i18n, words
 from bot.text.refusals import generic_message, user_message
 from bot.text.web_words import page_words
+from bot.web.feed import Feed, Kind
 from bot.web.frames import MalformedMessageError, MovePace, parse_message
 from bot.web.hub import Hub
 from bot.web.standings import STANDINGS_PATH, StandingsPage
@@ -78,6 +80,8 @@ log = logging.getLogger(__name__)
 STATIC: Final = Path(__file__).resolve().parent / "static"
 _MAX_MESSAGE: Final = 4096  # bytes: a move or a hello is a few dozen
 _HEARTBEAT: Final = 20.0  # seconds between pings: proxies drop quiet sockets
+_TEXT: Final = aiohttp.WSMsgType.TEXT
+_COLOURS: Final = {Color.BLACK: 0, Color.WHITE: 1}  # as the page numbers them
 _UNSUPPORTED: Final = aiohttp.WSCloseCode.UNSUPPORTED_DATA  # a binary frame
 _MALFORMED: Final = aiohttp.WSCloseCode.INVALID_TEXT  # text that is no message of the page
 # the page's choices besides moves (``_act``)
@@ -117,26 +121,33 @@ class OAuthApp:
 
 
 class _Socket:
-    """One open page: its WebSocket and the pass it was opened with."""
+    """One open page: its WebSocket, the pass it was opened with, and what it was sent."""
 
     def __init__(self, board: WebBoard, ws: web.WebSocketResponse, grant: Pass) -> None:
         self.board = board
         self.ws = ws
         self.grant = grant
         self.shown = -1  # the newest version sent
+        self.kind: Kind | None = None  # the kind of page it was sent as
 
-    async def show(self, state: GameState, cache: dict[object, str]) -> None:
-        """Send ``state`` unless this page has it or a newer one already."""
+    async def show(self, state: GameState, feed: Feed) -> None:
+        """Send ``state`` unless this page has it or a newer one already: the delta from
+        the version it has where it has the one before, else the whole state."""
         if state.version <= self.shown or self.ws.closed:
             return
-        viewer = self.grant.user_id if self.grant.can_play else None
-        key = (self.grant.language, viewer)
-        text = cache.get(key)
-        if text is None:
-            text = self.board.render(state, self.grant)
-            cache[key] = text
-        self.shown = state.version
-        await self.ws.send_str(text)
+        board = self.board
+        kind = board.kind(state, self.grant)
+        rendition = feed.rendition(kind, state.version, lambda: board.payload(state, kind))
+        data = rendition.for_page(self.shown, kind, self.kind)
+        self.shown, self.kind = state.version, kind
+        # Uncompressed frames are written at once: this never waits on the reader.
+        await self.ws.send_frame(data, _TEXT)
+
+    async def again(self, state: GameState, feed: Feed) -> None:
+        """Send the whole of ``state``, whatever the page had: it found a gap in its
+        versions."""
+        self.shown, self.kind = -1, None
+        await self.show(state, feed)
 
 
 class WebBoard:
@@ -225,18 +236,26 @@ class WebBoard:
             return self._names[player.user_id]
         return words.colour_name(color)
 
-    def render(self, state: GameState, grant: Pass) -> str:
-        """``state`` as the page of ``grant`` gets it (JSON text)."""
-        viewer = grant.user_id if grant.can_play else None
+    @staticmethod
+    def kind(state: GameState, grant: Pass) -> Kind:
+        """What the page of ``grant`` is in ``state``: its language, and the colour its
+        viewer plays (None to watch)."""
+        if not grant.can_play:
+            return (grant.language, None)
+        mine = state.color_of(grant.user_id)
+        return (grant.language, None if mine is None else _COLOURS[mine])
+
+    def payload(self, state: GameState, kind: Kind) -> dict[str, Any]:
+        """``state`` as a page of ``kind`` draws it (``bot.web.state``)."""
+        language, colour = kind
 
         def names(player: Player) -> str:
             color = Color.BLACK if player == state.black else Color.WHITE
             return self._name(player, color)
 
-        with i18n.using(grant.language):
-            # orjson: a state is rendered once for each of its watchers' languages, and the
-            # standard library's encoder took a third of that time.
-            return orjson.dumps(game_payload(state, viewer, names)).decode()
+        mine = None if colour is None else (Color.BLACK, Color.WHITE)[colour]
+        with i18n.using(language):
+            return game_payload(state, mine, names)
 
     async def names_of(self, user_ids: list[int]) -> dict[int, str]:
         """The names of these users that the host knows (kept once found)."""
@@ -330,9 +349,25 @@ class WebBoard:
                 await self._move(page, data)
             else:
                 await self._act(page, data)
+        elif kind == "resync":
+            await self._resync(page)
         elif kind != "hello":
             await ws.send_json({"type": "error", "reason": "unknown type"})
         return page
+
+    async def _resync(self, page: _Socket) -> None:
+        """The whole state again, for a page whose versions do not follow (it asks with
+        ``{"type": "resync"}``): the newest its game's pages were sent, encoded once however
+        many ask (a flood of them reads nothing), or read if that is older than this page's."""
+        game_id = page.grant.game_id
+        state = self.hub.current(game_id)
+        if state is None or state.version < page.shown:
+            try:
+                state = await self.service.game(game_id)
+            except GomokuError as error:
+                await self._refuse(page, error)
+                return
+        await page.again(state, self.hub.feed(game_id))
 
     async def _deny(self, ws: web.WebSocketResponse, reason: str, page: _Socket | None) -> None:
         language = i18n.DEFAULT if page is None else page.grant.language
@@ -355,7 +390,8 @@ class WebBoard:
             return None
         await self._learn_names(state)
         try:
-            await page.show(state, {})
+            await page.show(state, self.hub.feed(grant.game_id))
+            self.hub.sent(state)
             if grant.can_play and state.status is GameStatus.ACTIVE:
                 await self._put_pending(state, [page], clear=False)
         except ConnectionError:

@@ -3,12 +3,16 @@
 Points are ``[x, y]`` with the house's coordinates (x from the left, y from the bottom); a
 colour is 0 (Black, the first player) or 1 (White). Every move is listed in order, so a
 finished game replays on the page without asking again.
+
+A page gets the whole object once (``{"type": "state", ...}``), and after that what changed
+from the version it has (``delta``): the moves it keeps, the moves that follow them, and the
+fields whose value changed. Every object ``game_payload`` makes has the same fields.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from bot.core.games import Pieces, table_spec
 from bot.core.positions import forbidden_points
@@ -19,7 +23,7 @@ from engine.opening_rules import SOOSORV_MOST, Phase
 from engine.types import Color, Rule
 from storage.records import GameStatus, Player
 
-__all__ = ["choices", "game_payload"]
+__all__ = ["choices", "delta", "game_payload"]
 
 
 def _colour(color: Color) -> int:
@@ -47,9 +51,9 @@ def _has_own_move(view: GameState, mine: Color) -> bool:
 
 
 def game_payload(
-    view: GameState, viewer: int | None, names: Callable[[Player], str]
+    view: GameState, mine: Color | None, names: Callable[[Player], str]
 ) -> dict[str, Any]:
-    """``view`` for the page of ``viewer`` (the user id of a player's pass, None to watch).
+    """``view`` for the page of the player of ``mine`` (None: a watcher's page).
 
     Call it inside ``i18n.using(language)``: the status line and the words are translated.
     """
@@ -64,7 +68,6 @@ def game_payload(
     line = render.status_line(view, names)
     for glyph in (theme.black, theme.white):
         line = line.replace(f"{glyph} ", "")
-    mine = None if viewer is None else view.color_of(viewer)
     to_move = view.acting_color if active else None
     your_turn = mine is not None and to_move is mine and not view.is_ai_turn
     return {
@@ -104,4 +107,34 @@ def game_payload(
         # a finished game: the same again, and (between people) a game against the AI
         "can_rematch": view.status is GameStatus.FINISHED and mine is not None,
         "against_ai": view.black.is_ai or view.white.is_ai,
+    }
+
+
+# Fields a delta carries on its own terms rather than in ``set``.
+_FRAME: Final = frozenset({"type", "version", "moves"})
+
+
+def delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What turns the page's ``before`` into ``after`` (two ``game_payload`` objects of one
+    game and viewer kind): ``{"type": "delta", "base": V, "version": W, "keep": K, "add":
+    [...], "set": {...}}``, for the page whose version is ``V``. The first ``K`` moves stay
+    (fewer than the page has after a takeback), ``add`` follows them, and each field of
+    ``set`` replaces the page's.
+    """
+    old, new = before["moves"], after["moves"]
+    keep = min(len(old), len(new))
+    if old[:keep] != new[:keep]:
+        keep = next(i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b)
+    changed = {
+        key: value
+        for key, value in after.items()
+        if key not in _FRAME and (key not in before or before[key] != value)
+    }
+    return {
+        "type": "delta",
+        "base": before["version"],
+        "version": after["version"],
+        "keep": keep,
+        "add": new[keep:],
+        "set": changed,
     }

@@ -48,6 +48,7 @@ from bot.core.bus import (
 )
 from bot.core.service.inputs import AnswerUndo, AskUndo, GameRef, Place
 from bot.core.service.states import GameState
+from bot.web.feed import Feed
 from bot.web.hub import Hub
 from bot.web.tokens import Role, Signer
 from storage.postgres import PostgresGameRepository
@@ -57,6 +58,7 @@ from tests.fakediscord import FakeDiscord
 from tests.polling import until
 from tests.processes import running
 from tests.redis_server import RedisServer
+from tests.web.page import PageView
 
 MOVES = 40
 WEB_SECRET = "a secret for the board passes of the bus tests"
@@ -115,20 +117,24 @@ async def test_moves_in_one_process_reach_a_page_of_the_other_over_postgres(
     await _every_move_arrives(over_postgres, caplog)
 
 
-async def _watch(shards: Shards, http: aiohttp.ClientSession) -> tuple[int, Any, dict[str, Any]]:
-    """A new game on the first shard, and a page of it on the second's board."""
+async def _watch(shards: Shards, http: aiohttp.ClientSession) -> tuple[int, Any, PageView]:
+    """A new game on the first shard, and a page of it on the second's board (the game as
+    the page has it: its first state taken)."""
     game = await shards.repository.create_game(
         NewGame(GUILD, 8000, black=Player.human(BLACK), white=Player.human(WHITE))
     )
     ws = await http.ws_connect(f"{shards.url}/ws")
     await ws.send_json({"type": "hello", "token": shards.signer.mint(game.id, 999, Role.WATCH)})
-    return game.id, ws, await ws.receive_json(timeout=10)
+    page = PageView()
+    page.take(await ws.receive_json(timeout=10))
+    return game.id, ws, page
 
 
-async def _until_stones(ws: Any, stones: int) -> dict[str, Any]:
+async def _until_stones(ws: Any, page: PageView, stones: int) -> dict[str, Any]:
+    """The game as ``page`` has it once it has ``stones`` stones (deltas applied)."""
     while True:
-        state: dict[str, Any] = await ws.receive_json(timeout=30)
-        if len(state["moves"]) >= stones:
+        state = page.take(await ws.receive_json(timeout=30))
+        if state is not None and len(state["moves"]) >= stones:
             return state
 
 
@@ -137,18 +143,18 @@ async def _drop_and_play(
 ) -> list[logging.LogRecord]:
     caplog.set_level(logging.INFO, logger="bot.core.bus")
     async with aiohttp.ClientSession() as http, asyncio.timeout(60):
-        game_id, ws, _ = await _watch(shards, http)
+        game_id, ws, page = await _watch(shards, http)
         await shards.services[0].act(GameRef(game_id), BLACK, Place(point_of(0)))
-        await _until_stones(ws, 1)
+        await _until_stones(ws, page, 1)
         # The page's process loses its bus connection; a move is stored while it is away
         # or just back: either way the page gets it (told, or by re-reading).
         await kill(shards.buses[1])
         await shards.services[0].act(GameRef(game_id), WHITE, Place(point_of(1)))
         await shards.buses[1].wait_connected(2)
-        await _until_stones(ws, 2)
+        await _until_stones(ws, page, 2)
         # And the bus carries the next move as before.
         await shards.services[0].act(GameRef(game_id), BLACK, Place(point_of(2)))
-        state = await _until_stones(ws, 3)
+        state = await _until_stones(ws, page, 3)
         assert len(state["moves"]) == 3
         await ws.close()
     records = [r for r in caplog.records if r.name == "bot.core.bus"]
@@ -253,7 +259,7 @@ async def test_a_page_catches_up_with_what_was_stored_while_its_bus_was_away(
     over_postgres: Shards,
 ) -> None:
     async with aiohttp.ClientSession() as http, asyncio.timeout(60):
-        game_id, ws, _ = await _watch(over_postgres, http)
+        game_id, ws, page = await _watch(over_postgres, http)
         page_bus = over_postgres.buses[1]
         await page_bus.close()  # certainly away: the notification below reaches nobody
         await over_postgres.services[0].act(GameRef(game_id), BLACK, Place(point_of(0)))
@@ -261,7 +267,7 @@ async def test_a_page_catches_up_with_what_was_stored_while_its_bus_was_away(
         page_bus.start()
         await page_bus.wait_connected(2)
         # Only the re-reading of every watched game on reconnecting can bring these.
-        state = await _until_stones(ws, 2)
+        state = await _until_stones(ws, page, 2)
         assert state["moves"] == [[0, 0, 0], [1, 0, 1]]
         await ws.close()
 
@@ -273,10 +279,15 @@ class _Said:
         self.ws = ws
         self.log: list[dict[str, Any]] = []
         self._next = 0  # ``heard`` looks from here
+        self._page = PageView()
+        self.states: list[dict[str, Any]] = []  # the game as the page had it, in order
 
     async def _more(self) -> dict[str, Any]:
         message: dict[str, Any] = await self.ws.receive_json(timeout=30)
         self.log.append(message)
+        state = self._page.take(message)
+        if state is not None:
+            self.states.append(state)
         return message
 
     async def heard(self, kind: str) -> dict[str, Any]:
@@ -291,13 +302,13 @@ class _Said:
 
     async def state(self, stones: int) -> dict[str, Any]:
         """A state with ``stones`` stones, sent before now or later."""
-        for message in self.log:
-            if message["type"] == "state" and len(message["moves"]) == stones:
-                return message
+        seen = 0
         while True:
-            message = await self._more()
-            if message["type"] == "state" and len(message["moves"]) == stones:
-                return message
+            for state in self.states[seen:]:
+                if len(state["moves"]) == stones:
+                    return state
+            seen = len(self.states)
+            await self._more()
 
 
 async def _play_page(shards: Shards, http: aiohttp.ClientSession, game_id: int, user: int) -> _Said:
@@ -392,7 +403,7 @@ class _Page:
         self.shown: list[int] = []
         self.newest = asyncio.Condition()
 
-    async def show(self, state: GameState, cache: dict[object, str]) -> None:
+    async def show(self, state: GameState, feed: Feed) -> None:
         async with self.newest:
             self.shown.append(state.version)
             self.newest.notify_all()
@@ -459,14 +470,14 @@ async def test_what_else_is_on_the_channel_is_refused_once_and_the_bus_goes_on(
         aiohttp.ClientSession() as http,
         asyncio.timeout(60),
     ):
-        game_id, ws, _ = await _watch(over_redis, http)
+        game_id, ws, page = await _watch(over_redis, http)
         for message in junk:
             assert await redis.publish(CHANNEL, message) == 1
         await over_redis.services[0].act(GameRef(game_id), BLACK, Place(point_of(0)))
         version = (await over_redis.services[0].game(game_id)).version
         told = encode(Changes("the test", [Change(game_id, version)]))
         assert await redis.publish(CHANNEL, told) == 1
-        await _until_stones(ws, 1)
+        await _until_stones(ws, page, 1)
         await ws.close()
     records = [r for r in caplog.records if r.name == "bot.core.bus"]
     assert all(r.exc_info is None for r in records)
@@ -676,11 +687,14 @@ async def test_a_move_in_one_bot_process_reaches_a_page_served_by_another(
         async with aiohttp.ClientSession() as http, asyncio.timeout(120):
             ws = await http.ws_connect(f"http://127.0.0.1:{port}/ws")
             await ws.send_json({"type": "hello", "token": grant})
-            assert (await ws.receive_json(timeout=30))["moves"] == []
+            view = PageView()
+            first = view.take(await ws.receive_json(timeout=30))
+            assert first is not None
+            assert first["moves"] == []
             for ply, (player, cell) in enumerate([(alice, "a1"), (bob, "b1"), (alice, "c1")]):
                 reply = await fake.slash("place", user=player, options={"cell": cell})
                 assert "played **" in reply.content
-                state = await _until_stones(ws, ply + 1)
+                state = await _until_stones(ws, view, ply + 1)
             assert state["moves"] == [[0, 0, 0], [1, 0, 1], [2, 0, 0]]
             await ws.close()
             # Asked in the owner's process, answered on Bob's page in the other.

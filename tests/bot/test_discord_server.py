@@ -295,7 +295,8 @@ async def test_an_undo_answered_on_the_web_after_a_restart_is_said_in_the_channe
     fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, bob: FakeUser
 ) -> None:
     """The restarted bot does not know the request's message: the answer given on the web
-    board is said in a message of its own, pinging nobody."""
+    board is said in a message of its own, pinging nobody, and the request's buttons go at
+    the first press on them."""
     first = make_bot()
     async with fake.running(first):
         game_id = await _accepted(fake, first, alice, bob)
@@ -313,6 +314,17 @@ async def test_an_undo_answered_on_the_web_after_a_restart_is_said_in_the_channe
         assert message.allowed_mentions.get("parse") == []
         assert message.allowed_mentions.get("users", []) == []
         assert [str(m.point) for m in (await second.service.game(game_id)).board.moves] == ["h8"]
+        # The old request's buttons still show; the first press on them takes them away and
+        # tells the presser why, privately.
+        asked = request.message
+        assert asked.buttons() != []
+        pressed = await fake.click(asked, f"gomoku:{game_id}:undo:yes", user=bob)
+        followups = pressed.interaction.followups
+        await fake.wait_for(lambda: asked.buttons() == [] and followups != [])
+        assert asked.content.endswith("asks to take back their last move.")
+        [told] = followups
+        assert told.content == "There is no undo request to answer (the game has moved on)."
+        assert told.ephemeral
 
 
 def _tables_holding(path: Path, value: int) -> list[str]:

@@ -40,6 +40,7 @@ from storage.records import GameStatus, NewGame, Player
 from tests.bot.test_service import ALICE, BOB, CHANNEL, GUILD, start_pvp
 from tests.clock import FakeClock
 from tests.runners import NearestRunner
+from tests.web.page import PageView
 
 
 def recorded(service: GameService) -> list[Event]:
@@ -282,13 +283,18 @@ async def test_a_web_board_game_times_out_on_its_clock(clock: FakeClock) -> None
         async with aiohttp.ClientSession() as http:
             ws = await http.ws_connect(f"http://127.0.0.1:{port}/ws")
             await ws.send_json({"type": "hello", "token": token})
-            assert (await ws.receive_json(timeout=5))["your_turn"]
+            page = PageView()  # the whole state, then deltas, as the page applies them
+            first = page.take(await ws.receive_json(timeout=5))
+            assert first is not None
+            assert first["your_turn"]
             await ws.send_json({"type": "move", "token": token, "x": 7, "y": 7})
-            moved = await ws.receive_json(timeout=5)
+            moved = page.take(await ws.receive_json(timeout=5))
+            assert moved is not None
             assert moved["moves"] == [[7, 7, 0]]
             clock.advance(61)
             games.wake()
-            ended = await ws.receive_json(timeout=5)
+            ended = page.take(await ws.receive_json(timeout=5))
+            assert ended is not None
             assert ended["over"]
             assert "on time" in ended["line"]
             await ws.close()

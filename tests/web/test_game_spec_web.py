@@ -94,6 +94,6 @@ async def test_the_socket_takes_its_columns_and_refuses_what_it_cannot_take(
         assert (await ws.receive_json(timeout=5))["type"] == "refused"
         await ws.send_json({"type": "move", "token": alices, "column": 5})
         moved = await ws.receive_json(timeout=5)
-        assert moved["type"] == "state"
-        assert moved["moves"] == [[5, 0, 0]]
+        assert moved["type"] == "delta"
+        assert (moved["base"], moved["keep"], moved["add"]) == (state["version"], 0, [[5, 0, 0]])
     assert [str(m.point) for m in (await bot.service.game(gid)).board.moves] == ["f1"]

@@ -3,6 +3,7 @@ every refusal leaves the game as it was, in the words ``/place`` uses."""
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from typing import Any
@@ -11,9 +12,14 @@ import aiohttp
 import pytest
 
 from bot.client import GomokuBot
+from bot.core.service.states import GameState
+from bot.text import i18n
+from bot.web.state import game_payload
 from bot.web.tokens import Role, Signer
+from engine.types import Color
 from tests.fakediscord import FakeDiscord, FakeUser
 from tests.web.conftest import base_url
+from tests.web.page import PageView
 from tests.web.test_board_browser import start_people_game, stored_moves
 
 
@@ -74,15 +80,18 @@ async def test_passes_are_checked_on_every_message(
         await watcher.send_json({"type": "move", "x": 7, "y": 7})
         assert (await watcher.receive_json(timeout=5))["reason"] == "invalid"
         assert await stored_moves(bot, gid) == 0
-        # Alice's pass plays, and her page gets the new state.
+        # Alice's pass plays, and her page gets what changed: her stone, and whose turn.
         ws, state = await hello(http, bot, alices)
         assert state["your_turn"]
         await ws.send_json({"type": "move", "token": alices, "x": 40, "y": 7})
         assert (await ws.receive_json(timeout=5))["type"] == "refused"  # off the board
         await ws.send_json({"type": "move", "token": alices, "x": 7, "y": 7})
         moved = await ws.receive_json(timeout=5)
-        assert moved["type"] == "state"
-        assert moved["moves"] == [[7, 7, 0]]
+        assert moved["type"] == "delta"
+        assert (moved["base"], moved["keep"], moved["add"]) == (state["version"], 0, [[7, 7, 0]])
+        assert moved["version"] > state["version"]
+        assert moved["set"]["your_turn"] is False
+        assert moved["set"]["to_move"] == 1
         assert await stored_moves(bot, gid) == 1
     logged = "\n".join(record.getMessage() for record in caplog.records)
     for token in (alices, bobs, carols):
@@ -101,3 +110,84 @@ async def test_a_page_without_a_pass_is_told_so_in_the_browsers_language(
     assert english == "This link is not valid: press Open board again for a new one."
     assert japanese
     assert japanese != english
+
+
+async def test_a_move_is_rendered_once_for_each_kind_of_page_and_a_resync_sends_it_whole(
+    fake: FakeDiscord,
+    web_bot: GomokuBot,
+    signer: Signer,
+    alice: FakeUser,
+    bob: FakeUser,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = await start_people_game(fake, web_bot, alice, bob)
+    gid = game.game_id
+    renders: list[tuple[str, Color | None]] = []
+
+    def counted(view: GameState, mine: Color | None, names: Any) -> dict[str, Any]:
+        renders.append((i18n.current(), mine))
+        return game_payload(view, mine, names)
+
+    monkeypatch.setattr("bot.web.server.game_payload", counted)
+    grants = [
+        signer.mint(gid, alice.id, Role.PLAY),
+        signer.mint(gid, bob.id, Role.PLAY),
+        *(signer.mint(gid, 900 + n, Role.WATCH) for n in range(5)),
+        *(signer.mint(gid, 950 + n, Role.WATCH, language="ja") for n in range(3)),
+    ]
+    async with aiohttp.ClientSession() as http:
+        pages = [await hello(http, web_bot, grant) for grant in grants]
+        views = [PageView() for _ in pages]
+        for view, (_, first) in zip(views, pages, strict=True):
+            assert view.take(first) is not None
+        # Opened: one render for each of the four kinds of page (Black's, White's, watchers'
+        # in English and in Japanese), whoever opened first.
+        assert sorted(renders, key=str) == sorted(
+            [("en", Color.BLACK), ("en", Color.WHITE), ("en", None), ("ja", None)], key=str
+        )
+        # Asking again before any move reads nothing: the state the pages opened with.
+        reads: list[int] = []
+        service = web_bot.service
+        read = service.game
+
+        async def counted_read(game_id: int) -> GameState:
+            reads.append(game_id)
+            return await read(game_id)
+
+        monkeypatch.setattr(service, "game", counted_read)
+        watcher, _ = pages[3]
+        for _ in range(5):
+            await watcher.send_json({"type": "resync", "token": grants[3]})
+            assert await watcher.receive_json(timeout=5) == views[3].state
+        assert reads == []
+        renders.clear()
+        await fake.slash("place", user=alice, options={"cell": "h8"})
+        sent = [await ws.receive_str(timeout=5) for ws, _ in pages]
+        assert sorted(renders, key=str) == sorted(
+            [("en", Color.BLACK), ("en", Color.WHITE), ("en", None), ("ja", None)], key=str
+        )
+        # Each kind's pages get the same delta.
+        assert len(set(sent[2:7])) == 1
+        assert len(set(sent[7:])) == 1
+        assert len(set(sent)) == 4
+        for view, text in zip(views, sent, strict=True):
+            message = json.loads(text)
+            assert message["type"] == "delta"
+            state = view.take(message)
+            assert state is not None
+            assert state["moves"] == [[7, 7, 0]]
+        # A page that asks again gets the whole state, as encoded once for its kind.
+        renders.clear()
+        ws, _ = pages[2]
+        for _ in range(3):
+            await ws.send_json({"type": "resync", "token": grants[2]})
+            again = await ws.receive_json(timeout=5)
+            assert again == views[2].state
+        assert renders == []
+        await fake.slash("place", user=bob, options={"cell": "h9"})
+        follows = await ws.receive_json(timeout=5)
+        assert follows["type"] == "delta"
+        assert follows["base"] == again["version"]
+        state = views[2].take(follows)
+        assert state is not None
+        assert state["moves"] == [[7, 7, 0], [7, 8, 1]]

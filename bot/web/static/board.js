@@ -1,5 +1,6 @@
 // The web board: draws the game the server sends over a WebSocket and sends taps, clicks and
-// keys as moves. The pass comes from the URL fragment (#<pass>), or, inside Discord, from the
+// keys as moves. The server sends the whole state when the page opens (and when it asks again,
+// on finding a gap in the versions), and after that what changed from the version before. The pass comes from the URL fragment (#<pass>), or, inside Discord, from the
 // Activity's OAuth2 handshake (activity.js, bundled with the Embedded App SDK). The server
 // sends every word the page shows, in the pass holder's language; stones and icons are drawn
 // here (canvas and SVG), never taken from an emoji font.
@@ -42,6 +43,7 @@ let armed = false; // Resign pressed once: the second press resigns
 // the answer or a newer state (null: nothing asked).
 let undoAsked = null;
 let switching = false; // moving over to a new game's pass
+let resyncing = false; // the page asked for the whole state again and waits for it
 
 const STONES = [
   ["#4a4a4a", "#050505"], // black: highlight, body
@@ -651,7 +653,33 @@ function announce(before, next) {
   els.announce.textContent = said.join(" ");
 }
 
+// A delta: what changed since the version the page has. The server sends one only to a page
+// that has its base version, so anything else is a gap: null, and the page asks for the whole
+// state again.
+function applyDelta(page, change) {
+  if (!page || change.base !== page.version) return null;
+  const next = { ...page, ...change.set, version: change.version };
+  next.moves = page.moves.slice(0, change.keep).concat(change.add);
+  return next;
+}
+
+function resync() {
+  if (resyncing) return; // asked already: the whole state is on its way
+  resyncing = true;
+  send({ type: "resync" });
+}
+
 function receive(message) {
+  if (message.type === "state") resyncing = false;
+  if (message.type === "delta") {
+    if (game && message.version <= game.version) return; // old news
+    const next = applyDelta(game, message);
+    if (!next) {
+      resync();
+      return;
+    }
+    message = next; // drawn as a whole state from here on
+  }
   if (message.type === "state") {
     if (game && message.version < game.version) return;
     const before = game;
@@ -731,6 +759,7 @@ function connect() {
   socket = new WebSocket(`${scheme}://${location.host}/ws`);
   socket.addEventListener("open", () => {
     retry = 500;
+    resyncing = false; // the hello's answer is the whole state
     socket.send(JSON.stringify({ type: "hello", token }));
   });
   socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
@@ -765,6 +794,9 @@ async function main() {
     cell: () => geometry && geometry.cell,
     zoomed: () => zoom !== null,
     cursor: () => cursor,
+    // the page's own handling of what the server sends (deltas applied, gaps resynced)
+    apply: (page, change) => applyDelta(page, change),
+    receive: (message) => receive(message),
   };
   if (!token && query.has("frame_id")) {
     try {
