@@ -10,9 +10,12 @@ never waits for the disk or for a lock. Only aiosqlite's public API is used.
 Writes are serialized through one writer task that group-commits: every write queued at that
 moment runs in one ``BEGIN IMMEDIATE`` transaction on the writer connection and is committed
 with one COMMIT (one fsync), and each caller hears back only once the commit is durable.
-Trips to the writer's thread are what a write costs the event loop, so a batch makes few:
-``sqlite3`` begins its transaction with its first change, and the inserts nobody reads back
-(stones, turn pings) go in one statement per batch (``_Writer``).
+A batch waits for its thread's answers as few times as it can, for each wait costs turns of
+a busy event loop: ``sqlite3`` begins the transaction with the first change; a write that is
+one change (a move with its stone, a new game, a board's message: most writes) is sent
+without waiting for the answers to the writes before it, so that a batch of them waits about
+once, then for the COMMIT; turn pings go in one statement per batch (``_Writer``,
+``SqliteGameRepository._statements``).
 Reads run on the reader connection one unit of work at a time, so no other unit's
 transaction is ever seen; a ``snapshot`` read runs in one transaction of its own.
 Operations are shielded from cancellation: a cancelled caller never leaves a transaction
@@ -45,8 +48,8 @@ import re
 import sqlite3
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext, suppress
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -72,9 +75,13 @@ from storage.sql import (
     _MICROSECOND,
     APPLICATION_ID,
     INDEXED_QUERIES,
+    MOVE_COLUMNS,
     SQL_APPEND_MOVE,
+    SQL_DROP_PENDING_REPLY,
+    SQL_INSERT_GAME,
     SQL_INSERT_MOVE,
     SQL_MARK_SHOWN,
+    SQL_SAVE_PENDING_REPLY,
     SQL_SAVE_TURN_PING,
     SQL_SET_MESSAGE,
     Executor,
@@ -149,6 +156,7 @@ class Activity:
     writes: int = 0  # writes asked for
     commits: int = 0  # group commits made (each one fsync)
     trips: int = 0  # statements sent to a connection's thread (reader and writer)
+    ahead: int = 0  # of those, sent by a write while earlier ones still waited for answers
     inline_reads: int = 0  # small reads answered on the event loop
 
 
@@ -201,10 +209,36 @@ def _opens_transaction(sql: str) -> bool:
     return sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "REPLACE"))
 
 
-# Statements that touch neither the moves nor the turn pings, so rows held back for those
-# tables (``_Writer.hold``) may wait past them: a group commit of many moves then writes their
-# stones with one statement, not one each.
-_PASS_HELD: Final = frozenset({SQL_APPEND_MOVE, SQL_MARK_SHOWN, SQL_SET_MESSAGE})
+# A move's stone, sent right behind the move's UPDATE (``SQL_APPEND_MOVE``), nothing between
+# them on the connection's thread: written only if that UPDATE changed the game (``changes()``
+# is the rows changed by the statement just before; the game's version is then the expected
+# one plus one), so that it need not wait for the UPDATE's answer.
+SQL_PLAYED_STONE: Final = f"""
+INSERT INTO moves ({MOVE_COLUMNS})
+SELECT id, ply - 1, $3, $4, $5, $6, version FROM games
+WHERE id = $1 AND version = $2 AND changes() = 1
+"""
+
+# Statements that do not touch the turn pings, so pings held back (``_Writer.hold``) may wait
+# past them: a group commit's pings are then written with one statement, not one each.
+_PASS_HELD: Final = frozenset(
+    {
+        SQL_APPEND_MOVE,
+        SQL_PLAYED_STONE,
+        SQL_INSERT_MOVE,
+        SQL_INSERT_GAME,
+        SQL_MARK_SHOWN,
+        SQL_SET_MESSAGE,
+        SQL_SAVE_PENDING_REPLY,
+        SQL_DROP_PENDING_REPLY,
+    }
+)
+
+
+class _NotAhead(BaseException):
+    """A write started ahead (``_Writer.going_ahead``) asked for a statement that cannot go
+    ahead, before sending anything: it runs again once the writes before it are done. (Not an
+    ``Exception``: no write's own handling may take it for a failure of its SQL.)"""
 
 
 class _Writer(_Connection):
@@ -213,20 +247,33 @@ class _Writer(_Connection):
     first of them is a change, ``sqlite3`` begins that transaction in the same trip to the
     thread; before any other first statement (a read) it is begun by a trip of its own.
 
-    Inserts whose result nobody reads (a move's stone, a turn ping) are held back (``hold``)
-    and run together, one ``executemany`` per statement, before any statement that might see
-    their tables and before the COMMIT (``flush``): a batch of moves costs one trip for its
-    stones. A held insert that fails fails the batch, whose writes are then run one by one."""
+    Turn pings, whose rows nobody reads back soon, are held back (``hold``) and written
+    together, one ``executemany``, before any statement that might see them and before the
+    COMMIT (``flush``). A held insert that fails fails the batch, whose writes are then run
+    one by one.
 
-    __slots__ = ("_held",)
+    ``going_ahead``: the write being started sends its statement before the writes started
+    before it have their answers (``SqliteGameRepository._statements``). The thread runs
+    statements in the order sent, and such a write is one change, followed only by reads (why
+    it was refused): as if the writes had come in another order, each whole. It may go ahead
+    when that change begins the transaction by itself if need be and does not need the held
+    pings written first; any other statement raises ``_NotAhead`` before it is sent."""
+
+    __slots__ = ("_held", "going_ahead")
 
     def __init__(self, conn: aiosqlite.Connection, activity: Activity) -> None:
         super().__init__(conn, activity)
         self._held: dict[str, list[Sequence[Any]]] = {}
+        self.going_ahead = False
 
     def hold(self, sql: str, *args: Any) -> None:
         """Run ``sql`` (an INSERT) with ``args`` later in this transaction (see the class)."""
         self._held.setdefault(sql, []).append(args)
+
+    @property
+    def holding(self) -> bool:
+        """Whether rows are held, to be written by ``flush``."""
+        return bool(self._held)
 
     async def flush(self) -> None:
         """Run the held inserts, in the order held (statement by statement)."""
@@ -235,6 +282,11 @@ class _Writer(_Connection):
             await self.executemany(sql, rows)
 
     async def _before(self, sql: str) -> None:
+        if self.going_ahead:
+            if not _opens_transaction(sql) or (self._held and sql not in _PASS_HELD):
+                raise _NotAhead
+            self._activity.ahead += 1
+            return
         if self._held and sql not in _PASS_HELD:
             await self.flush()
         if not self._conn.in_transaction and not _opens_transaction(sql):
@@ -252,6 +304,53 @@ class _Writer(_Connection):
     async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None:
         await self._before(sql)
         await super().executemany(sql, args)
+
+    async def fetchrow_then(
+        self, first: tuple[str, Sequence[Any]], then: tuple[str, Sequence[Any]]
+    ) -> Any:
+        """The first row of ``first`` (a change), with ``then`` (a change that passes held
+        rows) run right behind it: both sent at once, nothing between them on the thread."""
+        sql, args = first
+        await self._before(sql)
+        self._activity.trips += 2
+        rows = _start(self._conn.execute_fetchall(sqlite_sql(sql), _bind(args)))
+        after = _start(self._conn.execute(sqlite_sql(then[0]), _bind(then[1])))
+        try:
+            found = list(await rows)
+        except BaseException:
+            with suppress(Exception):  # the first failure is the one to tell
+                await after
+            raise
+        await after
+        return found[0] if found else None
+
+
+def _start(coroutine: Coroutine[Any, Any, _T]) -> asyncio.Future[_T]:
+    """Run ``coroutine`` at once, up to where it first waits, and on from each wait as soon as
+    what it waits for is done (what Python 3.12's eager tasks do, without a task's extra turn
+    of the loop at each step): what it sends to a connection's thread before it waits is
+    queued now, in the order of the calls, where a task would only start at the next turn.
+    Returns the future of its result."""
+    loop = asyncio.get_running_loop()
+    result: asyncio.Future[_T] = loop.create_future()
+
+    def step(_: object = None) -> None:
+        try:
+            waiting = coroutine.send(None)
+        except StopIteration as finished:
+            result.set_result(finished.value)
+        except BaseException as error:  # handed to whoever awaits the result
+            result.set_exception(error)
+        else:
+            # A future, or None for a bare turn of the loop (``asyncio.sleep(0)``); once it is
+            # done the coroutine goes on and sees its outcome (as under a task).
+            if waiting is None:
+                loop.call_soon(step)
+            else:
+                waiting.add_done_callback(step)
+
+    step()
+    return result
 
 
 class _Inline:
@@ -535,6 +634,7 @@ def _free_bytes(folder: Path) -> int:
 class _Write:
     work: Work[Any]
     future: asyncio.Future[Any]
+    atomic: bool  # one statement, then only reads (see ``_statements``)
 
 
 class ConnectOptions(TypedDict, total=False):
@@ -551,6 +651,8 @@ class SqliteGameRepository(SqlGameRepository):
 
     _ID_LIST = "group_concat(channel_id)"
     _UNIQUE_VIOLATION = (sqlite3.IntegrityError,)
+    # A refused INSERT takes no rowid: a new game is its INSERT alone.
+    _REFUSED_INSERT_USES_ID = False
 
     def __init__(
         self, path: Path, clock: Callable[[], datetime], connections: _Connections
@@ -676,21 +778,25 @@ class SqliteGameRepository(SqlGameRepository):
             self._closing = self._closed = True
             await self._close_connections()
 
-    @classmethod
-    async def _insert_stone(
-        cls, db: Executor, game: Row, stone: Sequence[Any], now: datetime
-    ) -> None:
-        if isinstance(db, _Writer):  # held back: one statement for a batch's stones
-            db.hold(SQL_INSERT_MOVE, *cls._stone_row(game, stone, now))
-        else:
-            await super()._insert_stone(db, game, stone, now)
+    async def _play(
+        self, db: Executor, game_id: int, expected_version: int, params: Sequence[Any]
+    ) -> Row | None:
+        # The UPDATE and its stone sent together, neither waiting for the other's answer.
+        assert isinstance(db, _Writer)  # every write runs on the writer
+        deadline, now, parity, *stone = params
+        row: Row | None = await db.fetchrow_then(
+            (SQL_APPEND_MOVE, (game_id, expected_version, deadline, now, parity)),
+            (SQL_PLAYED_STONE, (game_id, expected_version + 1, *stone, now)),
+        )
+        return row
 
     async def save_turn_ping(self, ping: TurnPing) -> None:
         async def work(db: Executor) -> None:
             assert isinstance(db, _Writer)  # every write runs on the writer
             db.hold(SQL_SAVE_TURN_PING, *_values(ping))
 
-        await self._write(work, unhurried=True)
+        # Atomic: no statement at all; held in its turn, it can be among writes gone ahead.
+        await self._write(work, atomic=True, unhurried=True)
 
     def activity(self) -> Activity:
         """What this repository has done since it opened (a copy)."""
@@ -724,7 +830,7 @@ class SqliteGameRepository(SqlGameRepository):
         # A cancelled caller does not stop its write; retrieve the outcome so that asyncio
         # does not log an error nobody was waiting for.
         future.add_done_callback(lambda done: done.cancelled() or done.exception())
-        self._pending.append(_Write(work, future))
+        self._pending.append(_Write(work, future, atomic))
         if not unhurried:
             self._wake.set()
         elif self._nudge is None:
@@ -863,16 +969,67 @@ class SqliteGameRepository(SqlGameRepository):
             else:
                 write.future.set_exception(value)
 
-    @staticmethod
-    async def _statements(db: _Writer, batch: list[_Write]) -> list[tuple[bool, Any]]:
+    @classmethod
+    async def _statements(cls, db: _Writer, batch: list[_Write]) -> list[tuple[bool, Any]]:
         """Each write of ``batch`` in one ``BEGIN IMMEDIATE`` transaction (begun with its first
-        statement): its result or its refusal. The transaction is left open for the commit."""
-        outcomes: list[tuple[bool, Any]] = []
-        for write in batch:
-            try:
-                outcomes.append((True, await write.work(db)))
-            except StorageError as refused:
-                # Every write checks before it changes anything, so a refusal (a lost
-                # compare-and-set, a busy channel...) has written nothing to undo.
-                outcomes.append((False, refused))
+        statement): its result or its refusal. The transaction is left open for the commit.
+
+        A trip to the writer's thread costs a busy event loop two of its turns, so a batch of
+        writes one after another would take two turns a statement. Atomic writes (one
+        statement, as most are: a move, a board's message) go ahead instead: each is started
+        while the ones before it still wait for their answers (``_Writer.going_ahead``), so a
+        run of them costs about one trip's wait. Any other write waits until those before it
+        are done, and so does one whose statement cannot go ahead (``_NotAhead``)."""
+        outcomes: list[tuple[bool, Any]] = [(False, None)] * len(batch)
+        ahead: list[tuple[int | None, asyncio.Future[tuple[bool, Any]]]] = []
+        for index, write in enumerate(batch):
+            if write.atomic:
+                db.going_ahead = bool(ahead)
+                try:
+                    started = _start(cls._outcome(db, write))
+                finally:
+                    db.going_ahead = False
+                if not (started.done() and isinstance(started.exception(), _NotAhead)):
+                    ahead.append((index, started))
+                    continue
+            await cls._settle(ahead, outcomes)
+            outcomes[index] = await cls._outcome(db, write)
+        if ahead and db.holding:
+            # The held pings go right behind the writes gone ahead, not after their answers.
+            ahead.append((None, _start(cls._flushed(db))))
+        await cls._settle(ahead, outcomes)
         return outcomes
+
+    @staticmethod
+    async def _flushed(db: _Writer) -> tuple[bool, Any]:
+        await db.flush()
+        return (True, None)
+
+    @staticmethod
+    async def _outcome(db: _Writer, write: _Write) -> tuple[bool, Any]:
+        try:
+            return (True, await write.work(db))
+        except StorageError as refused:
+            # Every write checks before it changes anything, so a refusal (a lost
+            # compare-and-set, a busy channel...) has written nothing to undo.
+            return (False, refused)
+
+    @staticmethod
+    async def _settle(
+        ahead: list[tuple[int | None, asyncio.Future[tuple[bool, Any]]]],
+        outcomes: list[tuple[bool, Any]],
+    ) -> None:
+        """Wait for the writes gone ahead, all of them, and note their outcomes; then raise
+        the first failure among them (the batch is rolled back only once none is running)."""
+        failure: BaseException | None = None
+        for index, started in ahead:
+            try:
+                outcome = await started
+            except BaseException as error:  # raised once all are done
+                failure = failure or error
+            else:
+                if index is not None:
+                    outcomes[index] = outcome
+        ahead.clear()
+        if failure is not None:
+            raise failure
