@@ -157,6 +157,7 @@ class Activity:
     commits: int = 0  # group commits made (each one fsync)
     trips: int = 0  # statements sent to a connection's thread (reader and writer)
     ahead: int = 0  # of those, sent by a write while earlier ones still waited for answers
+    behind: int = 0  # batches whose statements went behind the unanswered COMMIT of the last
     inline_reads: int = 0  # small reads answered on the event loop
 
 
@@ -259,12 +260,16 @@ class _Writer(_Connection):
     when that change begins the transaction by itself if need be and does not need the held
     pings written first; any other statement raises ``_NotAhead`` before it is sent."""
 
-    __slots__ = ("_held", "going_ahead")
+    __slots__ = ("_begun", "_held", "going_ahead")
 
     def __init__(self, conn: aiosqlite.Connection, activity: Activity) -> None:
         super().__init__(conn, activity)
         self._held: dict[str, list[Sequence[Any]]] = {}
         self.going_ahead = False
+        # Whether this batch's transaction is begun or on its way: known here, not asked of
+        # the connection, whose state lags what is sent (the COMMIT of the batch before may
+        # still be ahead of this one's statements on the thread).
+        self._begun = False
 
     def hold(self, sql: str, *args: Any) -> None:
         """Run ``sql`` (an INSERT) with ``args`` later in this transaction (see the class)."""
@@ -286,12 +291,15 @@ class _Writer(_Connection):
             if not _opens_transaction(sql) or (self._held and sql not in _PASS_HELD):
                 raise _NotAhead
             self._activity.ahead += 1
+            self._begun = True
             return
         if self._held and sql not in _PASS_HELD:
             await self.flush()
-        if not self._conn.in_transaction and not _opens_transaction(sql):
-            self._activity.trips += 1
-            await self._conn.execute("BEGIN IMMEDIATE")
+        if not self._begun:
+            self._begun = True
+            if not _opens_transaction(sql):
+                self._activity.trips += 1
+                await self._conn.execute("BEGIN IMMEDIATE")
 
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
         await self._before(sql)
@@ -335,12 +343,18 @@ def _start(coroutine: Coroutine[Any, Any, _T]) -> asyncio.Future[_T]:
     result: asyncio.Future[_T] = loop.create_future()
 
     def step(_: object = None) -> None:
+        # A cancelled result (its awaiting task cancelled) lets the coroutine run on: what it
+        # sent is on its way, and it finishes as it would have.
         try:
             waiting = coroutine.send(None)
         except StopIteration as finished:
-            result.set_result(finished.value)
+            if not result.done():
+                result.set_result(finished.value)
         except BaseException as error:  # handed to whoever awaits the result
-            result.set_exception(error)
+            if not result.done():
+                result.set_exception(error)
+            if isinstance(error, KeyboardInterrupt | SystemExit):
+                raise
         else:
             # A future, or None for a bare turn of the loop (``asyncio.sleep(0)``); once it is
             # done the coroutine goes on and sees its outcome (as under a task).
@@ -637,6 +651,15 @@ class _Write:
     atomic: bool  # one statement, then only reads (see ``_statements``)
 
 
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """A batch whose COMMIT is on its way to the writer's thread."""
+
+    batch: list[_Write]
+    outcomes: list[tuple[bool, Any]]
+    commit: asyncio.Future[None]
+
+
 class ConnectOptions(TypedDict, total=False):
     """The keyword options of ``SqliteGameRepository.connect`` (and ``open``)."""
 
@@ -896,36 +919,115 @@ class SqliteGameRepository(SqlGameRepository):
             return await work(_Connection(self._reader, self._activity))
 
     async def _write_loop(self) -> None:
+        """Group-commit what is queued, a batch at a time. A batch's COMMIT is not waited
+        for before the next batch is taken: its statements go to the thread right behind
+        that COMMIT, and the COMMIT's answer has come by the time theirs have (``_next``), so
+        the writer waits once a batch, not twice."""
         batch: list[_Write] = []
+        sent: _Sent | None = None
         try:
             while True:
+                if self._pending:
+                    batch = []
+                    while self._pending and len(batch) < _MAX_BATCH:
+                        batch.append(self._pending.popleft())
+                    sent = await self._next(sent, batch)
+                    batch = []
+                    continue
+                if sent is not None:
+                    settled, sent = sent, None
+                    failure = await self._settle_commit(settled)
+                    if failure is not None:
+                        await self._roll_back()
+                        await self._failed(settled.batch, failure)
+                    continue
+                if self._committing:
+                    self._committing = 0
+                    self._changed()
+                if self._closing:
+                    return
                 await self._wake.wait()
                 self._wake.clear()
                 if self._nudge is not None:  # the unhurried writes go with this batch
                     self._nudge.cancel()
                     self._nudge = None
-                while self._pending:
-                    batch = []
-                    while self._pending and len(batch) < _MAX_BATCH:
-                        batch.append(self._pending.popleft())
-                    if await self._commit(batch) is not None and len(batch) > 1:
-                        # Something other than a refusal failed, perhaps after writing: the
-                        # whole batch was rolled back. Run each write alone so that only the
-                        # culprit fails.
-                        for write in batch:
-                            await self._commit([write])
-                    batch = []
-                if self._closing:
-                    return
         except BaseException:
             # The writer is gone (cancelled with its loop, or a bug): nobody may wait forever.
             self._closing = True
             stopped = RuntimeError("the repository's writer stopped")
-            for write in (*batch, *self._pending):
+            for write in (*(sent.batch if sent else ()), *batch, *self._pending):
                 if not write.future.done():
                     write.future.set_exception(stopped)
             self._pending.clear()
             raise
+
+    async def _next(self, sent: _Sent | None, batch: list[_Write]) -> _Sent | None:
+        """Run ``batch``'s statements (on the thread behind ``sent``'s COMMIT, if any), then
+        settle ``sent`` and send ``batch``'s COMMIT without waiting for it: returns the batch
+        to settle next, or None when it is settled already (nothing to commit, or a failure,
+        handled here).
+
+        A batch is committed only once the one before it is: when that one's COMMIT fails,
+        this batch's statements (run in what remains of that transaction, or in one of their
+        own) are rolled back with it, and it runs again by itself."""
+        self._committing = len(batch)
+        self._changed()
+        if sent is not None:
+            self._activity.behind += 1
+        db = _Writer(self._writes, self._activity)
+        failure: Exception | None = None
+        outcomes: list[tuple[bool, Any]] = []
+        try:
+            outcomes = await self._statements(db, batch)
+            await db.flush()
+        except Exception as error:
+            failure = error
+        if sent is not None:
+            before = await self._settle_commit(sent)
+            if before is not None:
+                await self._roll_back()
+                await self._failed(sent.batch, before)
+                await self._whole(batch)
+                return None
+        # The thread has answered everything sent so far: its transaction state is current.
+        if failure is not None:
+            await self._roll_back()
+            await self._failed(batch, failure)
+            return None
+        if not self._writes.in_transaction:  # every write was refused before changing
+            self._commits += 1
+            self._report(batch, outcomes, None)
+            return None
+        return _Sent(batch, outcomes, _start(db.commit()))
+
+    async def _settle_commit(self, sent: _Sent) -> Exception | None:
+        """Wait for ``sent``'s COMMIT; committed, its writers hear their outcomes. Returns
+        the COMMIT's failure, for the caller to roll back and handle (``_failed``)."""
+        try:
+            await sent.commit
+        except Exception as error:
+            return error
+        self._commits += 1
+        self._report(sent.batch, sent.outcomes, None)
+        return None
+
+    async def _roll_back(self) -> None:
+        if self._writes.in_transaction:
+            await _Connection(self._writes, self._activity).rollback()
+
+    async def _failed(self, batch: list[_Write], failure: Exception) -> None:
+        """``batch`` failed whole (rolled back): a write alone hears why; the writes of a
+        larger batch run again one by one, so that only the culprit fails."""
+        self._report(batch, [], failure)
+        if len(batch) > 1:
+            for write in batch:
+                await self._commit([write])
+
+    async def _whole(self, batch: list[_Write]) -> None:
+        """Run ``batch`` by itself, with nothing behind it (``_failed`` if it fails)."""
+        if await self._commit(batch) is not None and len(batch) > 1:
+            for write in batch:
+                await self._commit([write])
 
     async def _commit(self, batch: list[_Write]) -> BaseException | None:
         """Run ``batch`` in one transaction and commit it. Its writers hear their result or

@@ -408,6 +408,67 @@ async def test_writes_queued_while_a_commit_is_on_its_thread_land_in_the_next_ba
         assert not repo._writes.in_transaction
 
 
+async def test_a_batch_runs_behind_the_commit_of_the_one_before(tmp_path: Path) -> None:
+    """Writes queued while a batch commits are taken at once: their statements go to the
+    thread behind that COMMIT, not after its answer, and are committed after it."""
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        before = repo.activity()
+        first = asyncio.create_task(repo.create_game(new_game(1)))
+        await repo._until(lambda: repo._committing == 1)  # the writer has it
+        later = [asyncio.create_task(repo.create_game(new_game(c))) for c in range(2, 6)]
+        games = await asyncio.gather(first, *later)
+        after = repo.activity()
+        assert after.commits - before.commits == 2
+        assert after.behind - before.behind == 1
+        assert not repo._writes.in_transaction
+    async with SqliteGameRepository.open(path) as reopened:  # both durable
+        for game in games:
+            assert await reopened.get_game(game.id) == game
+
+
+async def test_a_failed_commit_rolls_back_the_batch_behind_it_too(tmp_path: Path) -> None:
+    """A COMMIT that fails (a foreign key checked only then) with the next batch's
+    statements behind it on the thread: both are rolled back; the failed batch's writes run
+    again one by one (only the culprit fails) and the batch behind it by itself."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(3)]
+
+        async def orphan_stone(db: Executor) -> None:
+            # Accepted now, refused by the COMMIT: a stone of a game that does not exist.
+            await db.execute("PRAGMA defer_foreign_keys = ON")
+            await db.execute(
+                "INSERT INTO moves (game_id, ply, x, y, color, made_at, seq) "
+                "VALUES (999, 0, 1, 1, 'black', 0, 1)"
+            )
+
+        occupy = asyncio.create_task(repo.create_game(new_game(99)))
+        await repo._until(lambda: repo._committing == 1)
+        failing = [
+            asyncio.create_task(repo._write(orphan_stone)),
+            asyncio.create_task(
+                repo.append_move(games[0].id, games[0].version, Point(7, 7), Color.BLACK)
+            ),
+        ]
+        await repo._until(lambda: repo._committing == 2)  # the batch that will fail
+        commits, behind = repo._commits, repo.activity().behind
+        following = [
+            asyncio.create_task(repo.append_move(g.id, g.version, Point(8, 8), Color.BLACK))
+            for g in games[1:]
+        ]
+        await occupy
+        results = await asyncio.gather(*failing, *following, return_exceptions=True)
+        assert repo.activity().behind == behind + 1
+        assert isinstance(results[0], sqlite3.IntegrityError)
+        assert [type(r).__name__ for r in results[1:]] == ["GameRecord"] * 3
+        histories = [[str(m.point) for m in await repo.move_history(g.id)] for g in games]
+        assert histories == [["h8"], ["i9"], ["i9"]]
+        # The first game's, then the move alone and the batch behind by itself (the orphan,
+        # alone, is rolled back).
+        assert repo._commits == commits + 3
+        assert not repo._writes.in_transaction
+
+
 async def test_a_batch_begins_its_transaction_with_its_first_change(tmp_path: Path) -> None:
     """Trips to the writer's thread, each a hand-over the event loop pays for: a move is its
     two statements and the COMMIT (``sqlite3`` begins the transaction with the first); a
