@@ -11,11 +11,13 @@ Writes are serialized through one writer task that group-commits: every write qu
 moment runs in one ``BEGIN IMMEDIATE`` transaction on the writer connection and is committed
 with one COMMIT (one fsync), and each caller hears back only once the commit is durable.
 A batch waits for its thread's answers as few times as it can, for each wait costs turns of
-a busy event loop: ``sqlite3`` begins the transaction with the first change; a write that is
-one change (a move with its stone, a new game, a board's message: most writes) is sent
-without waiting for the answers to the writes before it, so that a batch of them waits about
-once, then for the COMMIT; turn pings go in one statement per batch (``_Writer``,
-``SqliteGameRepository._statements``).
+a busy event loop and a GIL hand-over on the thread: ``sqlite3`` begins the transaction with
+the first change; a write that is one change (a move with its stone, a new game, a board's
+message: most writes) is sent without waiting for the answers to the writes before it, so
+that a batch of them waits about once; turn pings go in one statement per batch (``_Writer``,
+``SqliteGameRepository._statements``); and the next batch's statements go behind a batch's
+COMMIT rather than after its answer (``SqliteGameRepository._write_loop``). A batch is still
+committed only once the one before it is: writers hear back only from a durable commit.
 Reads run on the reader connection one unit of work at a time, so no other unit's
 transaction is ever seen; a ``snapshot`` read runs in one transaction of its own.
 Operations are shielded from cancellation: a cancelled caller never leaves a transaction
