@@ -212,14 +212,14 @@ def _opens_transaction(sql: str) -> bool:
     return sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "REPLACE"))
 
 
-# A move's stone, sent right behind the move's UPDATE (``SQL_APPEND_MOVE``), nothing between
-# them on the connection's thread: written only if that UPDATE changed the game (``changes()``
-# is the rows changed by the statement just before; the game's version is then the expected
-# one plus one), so that it need not wait for the UPDATE's answer.
-SQL_PLAYED_STONE: Final = f"""
+# A move's stone, sent right before the move's UPDATE (``SQL_APPEND_MOVE``), nothing between
+# them on the connection's thread: written when the game is where the move expects it, as the
+# UPDATE right behind it checks (the same conditions), so that neither waits for the other's
+# answer and the UPDATE's rows are the write's answer.
+SQL_PLAYABLE_STONE: Final = f"""
 INSERT INTO moves ({MOVE_COLUMNS})
-SELECT id, ply - 1, $3, $4, $5, $6, version FROM games
-WHERE id = $1 AND version = $2 AND changes() = 1
+SELECT id, ply, $3, $4, $5, $6, version + 1 FROM games
+WHERE id = $1 AND version = $2 AND status = 'active' AND ply % 2 = $7
 """
 
 # Statements that do not touch the turn pings, so pings held back (``_Writer.hold``) may wait
@@ -227,7 +227,7 @@ WHERE id = $1 AND version = $2 AND changes() = 1
 _PASS_HELD: Final = frozenset(
     {
         SQL_APPEND_MOVE,
-        SQL_PLAYED_STONE,
+        SQL_PLAYABLE_STONE,
         SQL_INSERT_MOVE,
         SQL_INSERT_GAME,
         SQL_MARK_SHOWN,
@@ -315,23 +315,23 @@ class _Writer(_Connection):
         await self._before(sql)
         await super().executemany(sql, args)
 
-    async def fetchrow_then(
+    async def fetchrow_after(
         self, first: tuple[str, Sequence[Any]], then: tuple[str, Sequence[Any]]
     ) -> Any:
-        """The first row of ``first`` (a change), with ``then`` (a change that passes held
-        rows) run right behind it: both sent at once, nothing between them on the thread."""
+        """The first row of ``then``, run right behind ``first`` (both changes that pass held
+        rows): sent at once, nothing between them on the thread, only ``then``'s answer
+        waited for (``first``'s has come by then; its failure is raised after all)."""
         sql, args = first
         await self._before(sql)
         self._activity.trips += 2
-        rows = _start(self._conn.execute_fetchall(sqlite_sql(sql), _bind(args)))
-        after = _start(self._conn.execute(sqlite_sql(then[0]), _bind(then[1])))
+        sent = _start(self._conn.execute(sqlite_sql(sql), _bind(args)))
         try:
-            found = list(await rows)
+            found = list(await self._conn.execute_fetchall(sqlite_sql(then[0]), _bind(then[1])))
         except BaseException:
             with suppress(Exception):  # the first failure is the one to tell
-                await after
+                await sent
             raise
-        await after
+        await sent
         return found[0] if found else None
 
 
@@ -806,12 +806,12 @@ class SqliteGameRepository(SqlGameRepository):
     async def _play(
         self, db: Executor, game_id: int, expected_version: int, params: Sequence[Any]
     ) -> Row | None:
-        # The UPDATE and its stone sent together, neither waiting for the other's answer.
+        # The stone and the UPDATE sent together (see ``SQL_PLAYABLE_STONE``).
         assert isinstance(db, _Writer)  # every write runs on the writer
         deadline, now, parity, *stone = params
-        row: Row | None = await db.fetchrow_then(
+        row: Row | None = await db.fetchrow_after(
+            (SQL_PLAYABLE_STONE, (game_id, expected_version, *stone, now, parity)),
             (SQL_APPEND_MOVE, (game_id, expected_version, deadline, now, parity)),
-            (SQL_PLAYED_STONE, (game_id, expected_version + 1, *stone, now)),
         )
         return row
 

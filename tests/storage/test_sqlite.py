@@ -537,12 +537,13 @@ async def _one_batch(repo: SqliteGameRepository, *writes: Any) -> list[Any]:
 
 
 async def test_writes_gone_ahead_keep_their_refusals_and_stones_apart(tmp_path: Path) -> None:
-    """Moves sent one after another without waiting: a refused one (a move at the version
-    the game had one move ago, so the game's version is the one its stone would follow) gets
+    """Moves sent one after another without waiting: a refused one (Black's move at the
+    version the game had two moves ago: Black is to move again, but not at that version) gets
     its own refusal and leaves no stone; the others each get their game and their stone."""
     async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
         games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(3)]
-        moved = await repo.append_move(games[1].id, games[1].version, Point(0, 0), Color.BLACK)
+        once = await repo.append_move(games[1].id, games[1].version, Point(0, 0), Color.BLACK)
+        moved = await repo.append_move(games[1].id, once.version, Point(0, 1), Color.WHITE)
         before = repo.activity()
         results = await _one_batch(
             repo,
@@ -557,7 +558,7 @@ async def test_writes_gone_ahead_keep_their_refusals_and_stones_apart(tmp_path: 
         ]
         assert repo.activity().ahead - before.ahead == 2
         histories = [[str(m.point) for m in await repo.move_history(g.id)] for g in games]
-        assert histories == [["h8"], ["a1"], ["i9"]]
+        assert histories == [["h8"], ["a1", "a2"], ["i9"]]
         assert await repo.get_game(games[1].id) == moved
         assert not repo._writes.in_transaction
 
