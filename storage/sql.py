@@ -12,8 +12,10 @@ once. The two databases differ in how SQL reaches them, and that is all a dialec
 * ``_write`` and ``_read``: where and how a unit of work runs (SQLite: group commits on one
   writer, small reads inline; PostgreSQL: a pooled connection, a transaction when needed);
 * the few places where the SQL really differs: ``_ID_LIST`` (an aggregate of ids as text),
-  ``_play`` (PostgreSQL writes a stone and its game in one statement) and ``_lock_players``
-  (PostgreSQL serializes two processes rating the same player; SQLite has one writer).
+  ``_play`` (PostgreSQL writes a stone and its game in one statement; SQLite sends the stone
+  and the game's UPDATE together, under the same conditions), ``_lock_players``
+  (PostgreSQL serializes two processes rating the same player; SQLite has one writer) and
+  ``_REFUSED_INSERT_USES_ID`` (PostgreSQL looks for a busy channel before a new game).
 
 A new column or query is one method here and one migration per dialect in
 ``storage/migrations/{sqlite,postgres}/``.
@@ -741,6 +743,9 @@ class SqlGameRepository:
     _ID_LIST: ClassVar[str]  # the aggregate of ``channel_id`` values as "1,2,3" text
     # What the driver raises when a unique index refuses a row.
     _UNIQUE_VIOLATION: ClassVar[tuple[type[Exception], ...]]
+    # Whether an INSERT the unique index refuses still uses up an id (PostgreSQL's sequences
+    # skip it): a new game then looks for a busy channel before inserting.
+    _REFUSED_INSERT_USES_ID: ClassVar[bool] = True
 
     def __init__(self, clock: Callable[[], datetime]) -> None:
         self._clock = clock
@@ -918,11 +923,12 @@ class SqlGameRepository:
         )
 
         async def work(db: Executor) -> GameRecord:
-            # Look first, so that a refused game uses up no id (PostgreSQL's sequences would
-            # skip it); the unique index still settles a race between two processes.
-            busy = await db.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, new.channel_id)
-            if busy is not None:
-                raise ChannelBusyError(new.channel_id, busy[0])
+            if self._REFUSED_INSERT_USES_ID:
+                # Look first, so that a refused game uses up no id; the unique index still
+                # settles a race between two processes.
+                busy = await db.fetchrow(SQL_OPEN_GAME_IN_CHANNEL, new.channel_id)
+                if busy is not None:
+                    raise ChannelBusyError(new.channel_id, busy[0])
             row = await self._in_free_channel(db, new.channel_id, SQL_INSERT_GAME, *params)
             assert row is not None
             game = _game(row)
@@ -930,7 +936,9 @@ class SqlGameRepository:
                 await db.execute(SQL_INSERT_OPENING, game.id, new.opening)
             return game
 
-        return await self._write(work)
+        # Without the look and an opening, the INSERT is the whole write.
+        one = new.opening is None and not self._REFUSED_INSERT_USES_ID
+        return await self._write(work, atomic=one)
 
     async def get_game(self, game_id: int) -> GameRecord:
         return await self._read(lambda db: self._game_or_raise(db, game_id), small=True)

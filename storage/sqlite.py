@@ -10,9 +10,14 @@ never waits for the disk or for a lock. Only aiosqlite's public API is used.
 Writes are serialized through one writer task that group-commits: every write queued at that
 moment runs in one ``BEGIN IMMEDIATE`` transaction on the writer connection and is committed
 with one COMMIT (one fsync), and each caller hears back only once the commit is durable.
-Trips to the writer's thread are what a write costs the event loop, so a batch makes few:
-``sqlite3`` begins its transaction with its first change, and the inserts nobody reads back
-(stones, turn pings) go in one statement per batch (``_Writer``).
+A batch waits for its thread's answers as few times as it can, for each wait costs turns of
+a busy event loop and a GIL hand-over on the thread: ``sqlite3`` begins the transaction with
+the first change; a write that is one change (a move with its stone, a new game, a board's
+message: most writes) is sent without waiting for the answers to the writes before it, so
+that a batch of them waits about once; turn pings go in one statement per batch (``_Writer``,
+``SqliteGameRepository._statements``); and the next batch's statements go behind a batch's
+COMMIT rather than after its answer (``SqliteGameRepository._write_loop``). A batch is still
+committed only once the one before it is: writers hear back only from a durable commit.
 Reads run on the reader connection one unit of work at a time, so no other unit's
 transaction is ever seen; a ``snapshot`` read runs in one transaction of its own.
 Operations are shielded from cancellation: a cancelled caller never leaves a transaction
@@ -45,8 +50,8 @@ import re
 import sqlite3
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext, suppress
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -72,9 +77,13 @@ from storage.sql import (
     _MICROSECOND,
     APPLICATION_ID,
     INDEXED_QUERIES,
+    MOVE_COLUMNS,
     SQL_APPEND_MOVE,
+    SQL_DROP_PENDING_REPLY,
+    SQL_INSERT_GAME,
     SQL_INSERT_MOVE,
     SQL_MARK_SHOWN,
+    SQL_SAVE_PENDING_REPLY,
     SQL_SAVE_TURN_PING,
     SQL_SET_MESSAGE,
     Executor,
@@ -149,6 +158,8 @@ class Activity:
     writes: int = 0  # writes asked for
     commits: int = 0  # group commits made (each one fsync)
     trips: int = 0  # statements sent to a connection's thread (reader and writer)
+    ahead: int = 0  # of those, sent by a write while earlier ones still waited for answers
+    behind: int = 0  # batches whose statements went behind the unanswered COMMIT of the last
     inline_reads: int = 0  # small reads answered on the event loop
 
 
@@ -201,10 +212,36 @@ def _opens_transaction(sql: str) -> bool:
     return sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "REPLACE"))
 
 
-# Statements that touch neither the moves nor the turn pings, so rows held back for those
-# tables (``_Writer.hold``) may wait past them: a group commit of many moves then writes their
-# stones with one statement, not one each.
-_PASS_HELD: Final = frozenset({SQL_APPEND_MOVE, SQL_MARK_SHOWN, SQL_SET_MESSAGE})
+# A move's stone, sent right before the move's UPDATE (``SQL_APPEND_MOVE``), nothing between
+# them on the connection's thread: written when the game is where the move expects it, as the
+# UPDATE right behind it checks (the same conditions), so that neither waits for the other's
+# answer and the UPDATE's rows are the write's answer.
+SQL_PLAYABLE_STONE: Final = f"""
+INSERT INTO moves ({MOVE_COLUMNS})
+SELECT id, ply, $3, $4, $5, $6, version + 1 FROM games
+WHERE id = $1 AND version = $2 AND status = 'active' AND ply % 2 = $7
+"""
+
+# Statements that do not touch the turn pings, so pings held back (``_Writer.hold``) may wait
+# past them: a group commit's pings are then written with one statement, not one each.
+_PASS_HELD: Final = frozenset(
+    {
+        SQL_APPEND_MOVE,
+        SQL_PLAYABLE_STONE,
+        SQL_INSERT_MOVE,
+        SQL_INSERT_GAME,
+        SQL_MARK_SHOWN,
+        SQL_SET_MESSAGE,
+        SQL_SAVE_PENDING_REPLY,
+        SQL_DROP_PENDING_REPLY,
+    }
+)
+
+
+class _NotAhead(BaseException):
+    """A write started ahead (``_Writer.going_ahead``) asked for a statement that cannot go
+    ahead, before sending anything: it runs again once the writes before it are done. (Not an
+    ``Exception``: no write's own handling may take it for a failure of its SQL.)"""
 
 
 class _Writer(_Connection):
@@ -213,20 +250,37 @@ class _Writer(_Connection):
     first of them is a change, ``sqlite3`` begins that transaction in the same trip to the
     thread; before any other first statement (a read) it is begun by a trip of its own.
 
-    Inserts whose result nobody reads (a move's stone, a turn ping) are held back (``hold``)
-    and run together, one ``executemany`` per statement, before any statement that might see
-    their tables and before the COMMIT (``flush``): a batch of moves costs one trip for its
-    stones. A held insert that fails fails the batch, whose writes are then run one by one."""
+    Turn pings, whose rows nobody reads back soon, are held back (``hold``) and written
+    together, one ``executemany``, before any statement that might see them and before the
+    COMMIT (``flush``). A held insert that fails fails the batch, whose writes are then run
+    one by one.
 
-    __slots__ = ("_held",)
+    ``going_ahead``: the write being started sends its statement before the writes started
+    before it have their answers (``SqliteGameRepository._statements``). The thread runs
+    statements in the order sent, and such a write is one change, followed only by reads (why
+    it was refused): as if the writes had come in another order, each whole. It may go ahead
+    when that change begins the transaction by itself if need be and does not need the held
+    pings written first; any other statement raises ``_NotAhead`` before it is sent."""
+
+    __slots__ = ("_begun", "_held", "going_ahead")
 
     def __init__(self, conn: aiosqlite.Connection, activity: Activity) -> None:
         super().__init__(conn, activity)
         self._held: dict[str, list[Sequence[Any]]] = {}
+        self.going_ahead = False
+        # Whether this batch's transaction is begun or on its way: known here, not asked of
+        # the connection, whose state lags what is sent (the COMMIT of the batch before may
+        # still be ahead of this one's statements on the thread).
+        self._begun = False
 
     def hold(self, sql: str, *args: Any) -> None:
         """Run ``sql`` (an INSERT) with ``args`` later in this transaction (see the class)."""
         self._held.setdefault(sql, []).append(args)
+
+    @property
+    def holding(self) -> bool:
+        """Whether rows are held, to be written by ``flush``."""
+        return bool(self._held)
 
     async def flush(self) -> None:
         """Run the held inserts, in the order held (statement by statement)."""
@@ -235,11 +289,19 @@ class _Writer(_Connection):
             await self.executemany(sql, rows)
 
     async def _before(self, sql: str) -> None:
+        if self.going_ahead:
+            if not _opens_transaction(sql) or (self._held and sql not in _PASS_HELD):
+                raise _NotAhead
+            self._activity.ahead += 1
+            self._begun = True
+            return
         if self._held and sql not in _PASS_HELD:
             await self.flush()
-        if not self._conn.in_transaction and not _opens_transaction(sql):
-            self._activity.trips += 1
-            await self._conn.execute("BEGIN IMMEDIATE")
+        if not self._begun:
+            self._begun = True
+            if not _opens_transaction(sql):
+                self._activity.trips += 1
+                await self._conn.execute("BEGIN IMMEDIATE")
 
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
         await self._before(sql)
@@ -252,6 +314,59 @@ class _Writer(_Connection):
     async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None:
         await self._before(sql)
         await super().executemany(sql, args)
+
+    async def fetchrow_after(
+        self, first: tuple[str, Sequence[Any]], then: tuple[str, Sequence[Any]]
+    ) -> Any:
+        """The first row of ``then``, run right behind ``first`` (both changes that pass held
+        rows): sent at once, nothing between them on the thread, only ``then``'s answer
+        waited for (``first``'s has come by then; its failure is raised after all)."""
+        sql, args = first
+        await self._before(sql)
+        self._activity.trips += 2
+        sent = _start(self._conn.execute(sqlite_sql(sql), _bind(args)))
+        try:
+            found = list(await self._conn.execute_fetchall(sqlite_sql(then[0]), _bind(then[1])))
+        except BaseException:
+            with suppress(Exception):  # the first failure is the one to tell
+                await sent
+            raise
+        await sent
+        return found[0] if found else None
+
+
+def _start(coroutine: Coroutine[Any, Any, _T]) -> asyncio.Future[_T]:
+    """Run ``coroutine`` at once, up to where it first waits, and on from each wait as soon as
+    what it waits for is done (what Python 3.12's eager tasks do, without a task's extra turn
+    of the loop at each step): what it sends to a connection's thread before it waits is
+    queued now, in the order of the calls, where a task would only start at the next turn.
+    Returns the future of its result."""
+    loop = asyncio.get_running_loop()
+    result: asyncio.Future[_T] = loop.create_future()
+
+    def step(_: object = None) -> None:
+        # A cancelled result (its awaiting task cancelled) lets the coroutine run on: what it
+        # sent is on its way, and it finishes as it would have.
+        try:
+            waiting = coroutine.send(None)
+        except StopIteration as finished:
+            if not result.done():
+                result.set_result(finished.value)
+        except BaseException as error:  # handed to whoever awaits the result
+            if not result.done():
+                result.set_exception(error)
+            if isinstance(error, KeyboardInterrupt | SystemExit):
+                raise
+        else:
+            # A future, or None for a bare turn of the loop (``asyncio.sleep(0)``); once it is
+            # done the coroutine goes on and sees its outcome (as under a task).
+            if waiting is None:
+                loop.call_soon(step)
+            else:
+                waiting.add_done_callback(step)
+
+    step()
+    return result
 
 
 class _Inline:
@@ -535,6 +650,16 @@ def _free_bytes(folder: Path) -> int:
 class _Write:
     work: Work[Any]
     future: asyncio.Future[Any]
+    atomic: bool  # one statement, then only reads (see ``_statements``)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """A batch whose COMMIT is on its way to the writer's thread."""
+
+    batch: list[_Write]
+    outcomes: list[tuple[bool, Any]]
+    commit: asyncio.Future[None]
 
 
 class ConnectOptions(TypedDict, total=False):
@@ -551,6 +676,8 @@ class SqliteGameRepository(SqlGameRepository):
 
     _ID_LIST = "group_concat(channel_id)"
     _UNIQUE_VIOLATION = (sqlite3.IntegrityError,)
+    # A refused INSERT takes no rowid: a new game is its INSERT alone.
+    _REFUSED_INSERT_USES_ID = False
 
     def __init__(
         self, path: Path, clock: Callable[[], datetime], connections: _Connections
@@ -676,21 +803,25 @@ class SqliteGameRepository(SqlGameRepository):
             self._closing = self._closed = True
             await self._close_connections()
 
-    @classmethod
-    async def _insert_stone(
-        cls, db: Executor, game: Row, stone: Sequence[Any], now: datetime
-    ) -> None:
-        if isinstance(db, _Writer):  # held back: one statement for a batch's stones
-            db.hold(SQL_INSERT_MOVE, *cls._stone_row(game, stone, now))
-        else:
-            await super()._insert_stone(db, game, stone, now)
+    async def _play(
+        self, db: Executor, game_id: int, expected_version: int, params: Sequence[Any]
+    ) -> Row | None:
+        # The stone and the UPDATE sent together (see ``SQL_PLAYABLE_STONE``).
+        assert isinstance(db, _Writer)  # every write runs on the writer
+        deadline, now, parity, *stone = params
+        row: Row | None = await db.fetchrow_after(
+            (SQL_PLAYABLE_STONE, (game_id, expected_version, *stone, now, parity)),
+            (SQL_APPEND_MOVE, (game_id, expected_version, deadline, now, parity)),
+        )
+        return row
 
     async def save_turn_ping(self, ping: TurnPing) -> None:
         async def work(db: Executor) -> None:
             assert isinstance(db, _Writer)  # every write runs on the writer
             db.hold(SQL_SAVE_TURN_PING, *_values(ping))
 
-        await self._write(work, unhurried=True)
+        # Atomic: no statement at all; held in its turn, it can be among writes gone ahead.
+        await self._write(work, atomic=True, unhurried=True)
 
     def activity(self) -> Activity:
         """What this repository has done since it opened (a copy)."""
@@ -724,7 +855,7 @@ class SqliteGameRepository(SqlGameRepository):
         # A cancelled caller does not stop its write; retrieve the outcome so that asyncio
         # does not log an error nobody was waiting for.
         future.add_done_callback(lambda done: done.cancelled() or done.exception())
-        self._pending.append(_Write(work, future))
+        self._pending.append(_Write(work, future, atomic))
         if not unhurried:
             self._wake.set()
         elif self._nudge is None:
@@ -790,36 +921,115 @@ class SqliteGameRepository(SqlGameRepository):
             return await work(_Connection(self._reader, self._activity))
 
     async def _write_loop(self) -> None:
+        """Group-commit what is queued, a batch at a time. A batch's COMMIT is not waited
+        for before the next batch is taken: its statements go to the thread right behind
+        that COMMIT, and the COMMIT's answer has come by the time theirs have (``_next``), so
+        the writer waits once a batch, not twice."""
         batch: list[_Write] = []
+        sent: _Sent | None = None
         try:
             while True:
+                if self._pending:
+                    batch = []
+                    while self._pending and len(batch) < _MAX_BATCH:
+                        batch.append(self._pending.popleft())
+                    sent = await self._next(sent, batch)
+                    batch = []
+                    continue
+                if sent is not None:
+                    settled, sent = sent, None
+                    failure = await self._settle_commit(settled)
+                    if failure is not None:
+                        await self._roll_back()
+                        await self._failed(settled.batch, failure)
+                    continue
+                if self._committing:
+                    self._committing = 0
+                    self._changed()
+                if self._closing:
+                    return
                 await self._wake.wait()
                 self._wake.clear()
                 if self._nudge is not None:  # the unhurried writes go with this batch
                     self._nudge.cancel()
                     self._nudge = None
-                while self._pending:
-                    batch = []
-                    while self._pending and len(batch) < _MAX_BATCH:
-                        batch.append(self._pending.popleft())
-                    if await self._commit(batch) is not None and len(batch) > 1:
-                        # Something other than a refusal failed, perhaps after writing: the
-                        # whole batch was rolled back. Run each write alone so that only the
-                        # culprit fails.
-                        for write in batch:
-                            await self._commit([write])
-                    batch = []
-                if self._closing:
-                    return
         except BaseException:
             # The writer is gone (cancelled with its loop, or a bug): nobody may wait forever.
             self._closing = True
             stopped = RuntimeError("the repository's writer stopped")
-            for write in (*batch, *self._pending):
+            for write in (*(sent.batch if sent else ()), *batch, *self._pending):
                 if not write.future.done():
                     write.future.set_exception(stopped)
             self._pending.clear()
             raise
+
+    async def _next(self, sent: _Sent | None, batch: list[_Write]) -> _Sent | None:
+        """Run ``batch``'s statements (on the thread behind ``sent``'s COMMIT, if any), then
+        settle ``sent`` and send ``batch``'s COMMIT without waiting for it: returns the batch
+        to settle next, or None when it is settled already (nothing to commit, or a failure,
+        handled here).
+
+        A batch is committed only once the one before it is: when that one's COMMIT fails,
+        this batch's statements (run in what remains of that transaction, or in one of their
+        own) are rolled back with it, and it runs again by itself."""
+        self._committing = len(batch)
+        self._changed()
+        if sent is not None:
+            self._activity.behind += 1
+        db = _Writer(self._writes, self._activity)
+        failure: Exception | None = None
+        outcomes: list[tuple[bool, Any]] = []
+        try:
+            outcomes = await self._statements(db, batch)
+            await db.flush()
+        except Exception as error:
+            failure = error
+        if sent is not None:
+            before = await self._settle_commit(sent)
+            if before is not None:
+                await self._roll_back()
+                await self._failed(sent.batch, before)
+                await self._whole(batch)
+                return None
+        # The thread has answered everything sent so far: its transaction state is current.
+        if failure is not None:
+            await self._roll_back()
+            await self._failed(batch, failure)
+            return None
+        if not self._writes.in_transaction:  # every write was refused before changing
+            self._commits += 1
+            self._report(batch, outcomes, None)
+            return None
+        return _Sent(batch, outcomes, _start(db.commit()))
+
+    async def _settle_commit(self, sent: _Sent) -> Exception | None:
+        """Wait for ``sent``'s COMMIT; committed, its writers hear their outcomes. Returns
+        the COMMIT's failure, for the caller to roll back and handle (``_failed``)."""
+        try:
+            await sent.commit
+        except Exception as error:
+            return error
+        self._commits += 1
+        self._report(sent.batch, sent.outcomes, None)
+        return None
+
+    async def _roll_back(self) -> None:
+        if self._writes.in_transaction:
+            await _Connection(self._writes, self._activity).rollback()
+
+    async def _failed(self, batch: list[_Write], failure: Exception) -> None:
+        """``batch`` failed whole (rolled back): a write alone hears why; the writes of a
+        larger batch run again one by one, so that only the culprit fails."""
+        self._report(batch, [], failure)
+        if len(batch) > 1:
+            for write in batch:
+                await self._commit([write])
+
+    async def _whole(self, batch: list[_Write]) -> None:
+        """Run ``batch`` by itself, with nothing behind it (``_failed`` if it fails)."""
+        if await self._commit(batch) is not None and len(batch) > 1:
+            for write in batch:
+                await self._commit([write])
 
     async def _commit(self, batch: list[_Write]) -> BaseException | None:
         """Run ``batch`` in one transaction and commit it. Its writers hear their result or
@@ -863,16 +1073,67 @@ class SqliteGameRepository(SqlGameRepository):
             else:
                 write.future.set_exception(value)
 
-    @staticmethod
-    async def _statements(db: _Writer, batch: list[_Write]) -> list[tuple[bool, Any]]:
+    @classmethod
+    async def _statements(cls, db: _Writer, batch: list[_Write]) -> list[tuple[bool, Any]]:
         """Each write of ``batch`` in one ``BEGIN IMMEDIATE`` transaction (begun with its first
-        statement): its result or its refusal. The transaction is left open for the commit."""
-        outcomes: list[tuple[bool, Any]] = []
-        for write in batch:
-            try:
-                outcomes.append((True, await write.work(db)))
-            except StorageError as refused:
-                # Every write checks before it changes anything, so a refusal (a lost
-                # compare-and-set, a busy channel...) has written nothing to undo.
-                outcomes.append((False, refused))
+        statement): its result or its refusal. The transaction is left open for the commit.
+
+        A trip to the writer's thread costs a busy event loop two of its turns, so a batch of
+        writes one after another would take two turns a statement. Atomic writes (one
+        statement, as most are: a move, a board's message) go ahead instead: each is started
+        while the ones before it still wait for their answers (``_Writer.going_ahead``), so a
+        run of them costs about one trip's wait. Any other write waits until those before it
+        are done, and so does one whose statement cannot go ahead (``_NotAhead``)."""
+        outcomes: list[tuple[bool, Any]] = [(False, None)] * len(batch)
+        ahead: list[tuple[int | None, asyncio.Future[tuple[bool, Any]]]] = []
+        for index, write in enumerate(batch):
+            if write.atomic:
+                db.going_ahead = bool(ahead)
+                try:
+                    started = _start(cls._outcome(db, write))
+                finally:
+                    db.going_ahead = False
+                if not (started.done() and isinstance(started.exception(), _NotAhead)):
+                    ahead.append((index, started))
+                    continue
+            await cls._settle(ahead, outcomes)
+            outcomes[index] = await cls._outcome(db, write)
+        if ahead and db.holding:
+            # The held pings go right behind the writes gone ahead, not after their answers.
+            ahead.append((None, _start(cls._flushed(db))))
+        await cls._settle(ahead, outcomes)
         return outcomes
+
+    @staticmethod
+    async def _flushed(db: _Writer) -> tuple[bool, Any]:
+        await db.flush()
+        return (True, None)
+
+    @staticmethod
+    async def _outcome(db: _Writer, write: _Write) -> tuple[bool, Any]:
+        try:
+            return (True, await write.work(db))
+        except StorageError as refused:
+            # Every write checks before it changes anything, so a refusal (a lost
+            # compare-and-set, a busy channel...) has written nothing to undo.
+            return (False, refused)
+
+    @staticmethod
+    async def _settle(
+        ahead: list[tuple[int | None, asyncio.Future[tuple[bool, Any]]]],
+        outcomes: list[tuple[bool, Any]],
+    ) -> None:
+        """Wait for the writes gone ahead, all of them, and note their outcomes; then raise
+        the first failure among them (the batch is rolled back only once none is running)."""
+        failure: BaseException | None = None
+        for index, started in ahead:
+            try:
+                outcome = await started
+            except BaseException as error:  # raised once all are done
+                failure = failure or error
+            else:
+                if index is not None:
+                    outcomes[index] = outcome
+        ahead.clear()
+        if failure is not None:
+            raise failure

@@ -28,7 +28,7 @@ from storage.errors import (
     VersionConflictError,
 )
 from storage.records import GameStatus, GuildSettings, Player, TurnPing
-from storage.sql import Executor
+from storage.sql import SQL_SET_MESSAGE, Executor
 from storage.sqlite import (
     APPLICATION_ID,
     INDEXED_QUERIES,
@@ -408,6 +408,67 @@ async def test_writes_queued_while_a_commit_is_on_its_thread_land_in_the_next_ba
         assert not repo._writes.in_transaction
 
 
+async def test_a_batch_runs_behind_the_commit_of_the_one_before(tmp_path: Path) -> None:
+    """Writes queued while a batch commits are taken at once: their statements go to the
+    thread behind that COMMIT, not after its answer, and are committed after it."""
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        before = repo.activity()
+        first = asyncio.create_task(repo.create_game(new_game(1)))
+        await repo._until(lambda: repo._committing == 1)  # the writer has it
+        later = [asyncio.create_task(repo.create_game(new_game(c))) for c in range(2, 6)]
+        games = await asyncio.gather(first, *later)
+        after = repo.activity()
+        assert after.commits - before.commits == 2
+        assert after.behind - before.behind == 1
+        assert not repo._writes.in_transaction
+    async with SqliteGameRepository.open(path) as reopened:  # both durable
+        for game in games:
+            assert await reopened.get_game(game.id) == game
+
+
+async def test_a_failed_commit_rolls_back_the_batch_behind_it_too(tmp_path: Path) -> None:
+    """A COMMIT that fails (a foreign key checked only then) with the next batch's
+    statements behind it on the thread: both are rolled back; the failed batch's writes run
+    again one by one (only the culprit fails) and the batch behind it by itself."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(3)]
+
+        async def orphan_stone(db: Executor) -> None:
+            # Accepted now, refused by the COMMIT: a stone of a game that does not exist.
+            await db.execute("PRAGMA defer_foreign_keys = ON")
+            await db.execute(
+                "INSERT INTO moves (game_id, ply, x, y, color, made_at, seq) "
+                "VALUES (999, 0, 1, 1, 'black', 0, 1)"
+            )
+
+        occupy = asyncio.create_task(repo.create_game(new_game(99)))
+        await repo._until(lambda: repo._committing == 1)
+        failing = [
+            asyncio.create_task(repo._write(orphan_stone)),
+            asyncio.create_task(
+                repo.append_move(games[0].id, games[0].version, Point(7, 7), Color.BLACK)
+            ),
+        ]
+        await repo._until(lambda: repo._committing == 2)  # the batch that will fail
+        commits, behind = repo._commits, repo.activity().behind
+        following = [
+            asyncio.create_task(repo.append_move(g.id, g.version, Point(8, 8), Color.BLACK))
+            for g in games[1:]
+        ]
+        await occupy
+        results = await asyncio.gather(*failing, *following, return_exceptions=True)
+        assert repo.activity().behind == behind + 1
+        assert isinstance(results[0], sqlite3.IntegrityError)
+        assert [type(r).__name__ for r in results[1:]] == ["GameRecord"] * 3
+        histories = [[str(m.point) for m in await repo.move_history(g.id)] for g in games]
+        assert histories == [["h8"], ["i9"], ["i9"]]
+        # The first game's, then the move alone and the batch behind by itself (the orphan,
+        # alone, is rolled back).
+        assert repo._commits == commits + 3
+        assert not repo._writes.in_transaction
+
+
 async def test_a_batch_begins_its_transaction_with_its_first_change(tmp_path: Path) -> None:
     """Trips to the writer's thread, each a hand-over the event loop pays for: a move is its
     two statements and the COMMIT (``sqlite3`` begins the transaction with the first); a
@@ -416,7 +477,7 @@ async def test_a_batch_begins_its_transaction_with_its_first_change(tmp_path: Pa
         before = repo.activity()
         game = await repo.create_game(new_game(white=Player.human(BOB)))
         made = repo.activity()
-        assert made.trips - before.trips == 4  # BEGIN IMMEDIATE, the look, the INSERT, COMMIT
+        assert made.trips - before.trips == 2  # the INSERT (and BEGIN), COMMIT
         moved = await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
         after = repo.activity()
         assert after.trips - made.trips == 3  # the UPDATE (and BEGIN), the stone, COMMIT
@@ -425,17 +486,22 @@ async def test_a_batch_begins_its_transaction_with_its_first_change(tmp_path: Pa
         with pytest.raises(VersionConflictError):
             await repo.append_move(game.id, game.version, Point(8, 8), Color.WHITE)
         refused = repo.activity()
-        assert refused.trips - after.trips == 3  # the UPDATE (and BEGIN), the look why, COMMIT
+        # The UPDATE (and BEGIN) and its stone (which writes nothing), the look why, COMMIT.
+        assert refused.trips - after.trips == 4
         assert not repo._writes.in_transaction
         assert await repo.get_game(game.id) == moved
         with pytest.raises(ChannelBusyError):
             await repo.create_game(new_game(game.channel_id))
         busy = repo.activity()
-        assert busy.trips - refused.trips == 3  # BEGIN IMMEDIATE, the look, COMMIT
+        # The INSERT the unique index refuses (and BEGIN), the look who is there, COMMIT.
+        assert busy.trips - refused.trips == 3
+        assert not repo._writes.in_transaction
+        # The refused INSERT took no id: the next game has the one after the first's.
+        assert (await repo.create_game(new_game(game.channel_id + 1))).id == game.id + 1
         assert not repo._writes.in_transaction
 
 
-async def test_a_batch_of_moves_writes_their_stones_with_one_statement(tmp_path: Path) -> None:
+async def test_a_batch_of_moves_is_sent_without_waiting_for_answers(tmp_path: Path) -> None:
     async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
         games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(5)]
         before = repo.activity()
@@ -449,11 +515,119 @@ async def test_a_batch_of_moves_writes_their_stones_with_one_statement(tmp_path:
         await asyncio.gather(*moves)
         after = repo.activity()
         assert after.commits == before.commits + 2  # the first game's, then the five moves'
-        # The first game's 4 trips (BEGIN, the look, INSERT, COMMIT), then the five UPDATEs,
-        # one statement for the five stones and the COMMIT.
-        assert after.trips - before.trips == 4 + 5 + 1 + 1
+        # The first game's 2 trips (INSERT, COMMIT), then each move's UPDATE with its stone,
+        # and the COMMIT.
+        assert after.trips - before.trips == 2 + 5 * 2 + 1
+        # The second to fifth moves were sent before the first had its answer.
+        assert after.ahead - before.ahead == 4
         for game in games:
             assert [str(m.point) for m in await repo.move_history(game.id)] == ["h8"]
+
+
+async def _one_batch(repo: SqliteGameRepository, *writes: Any) -> list[Any]:
+    """``writes`` (coroutines) queued together while the writer commits another write, so
+    that they make one batch of their own: their results or errors, in order."""
+    commits = repo._commits
+    first = asyncio.create_task(repo.create_game(new_game(999)))
+    await repo._until(lambda: repo._committing == 1)  # the writer is busy with it
+    results = await asyncio.gather(*writes, return_exceptions=True)
+    await first
+    assert repo._commits >= commits + 2
+    return results
+
+
+async def test_writes_gone_ahead_keep_their_refusals_and_stones_apart(tmp_path: Path) -> None:
+    """Moves sent one after another without waiting: a refused one (Black's move at the
+    version the game had two moves ago: Black is to move again, but not at that version) gets
+    its own refusal and leaves no stone; the others each get their game and their stone."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(3)]
+        once = await repo.append_move(games[1].id, games[1].version, Point(0, 0), Color.BLACK)
+        moved = await repo.append_move(games[1].id, once.version, Point(0, 1), Color.WHITE)
+        before = repo.activity()
+        results = await _one_batch(
+            repo,
+            repo.append_move(games[0].id, games[0].version, Point(7, 7), Color.BLACK),
+            repo.append_move(games[1].id, games[1].version, Point(7, 7), Color.BLACK),
+            repo.append_move(games[2].id, games[2].version, Point(8, 8), Color.BLACK),
+        )
+        assert [type(r).__name__ for r in results] == [
+            "GameRecord",
+            "VersionConflictError",
+            "GameRecord",
+        ]
+        assert repo.activity().ahead - before.ahead == 2
+        histories = [[str(m.point) for m in await repo.move_history(g.id)] for g in games]
+        assert histories == [["h8"], ["a1", "a2"], ["i9"]]
+        assert await repo.get_game(games[1].id) == moved
+        assert not repo._writes.in_transaction
+
+
+async def test_two_new_games_gone_ahead_in_one_channel_leave_one_game(tmp_path: Path) -> None:
+    """New games are their INSERT alone, sent one after another without waiting: the unique
+    index lets one game into a channel and the second is refused, naming the first."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        before = repo.activity()
+        results = await _one_batch(
+            repo,
+            repo.create_game(new_game(5)),
+            repo.create_game(new_game(5, white=Player.human(BOB))),
+            repo.create_game(new_game(6)),
+        )
+        assert repo.activity().ahead - before.ahead == 2
+        first, refused, other = results
+        assert isinstance(refused, ChannelBusyError)
+        assert refused.game_id == first.id
+        assert (await repo.open_game_in_channel(5)) == first
+        assert (await repo.open_game_in_channel(6)) == other
+        assert other.id == first.id + 1  # the refused one took no id
+        assert not repo._writes.in_transaction
+
+
+async def test_a_write_that_cannot_go_ahead_waits_for_those_before_it(tmp_path: Path) -> None:
+    """A ping held by one write and dropped by a later one, with a move between them: the
+    drop (it sees the pings) is not sent ahead but after the others, and after the held ping,
+    so that the ping is gone at the end, as if each had run alone in turn."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        game = await repo.create_game(new_game(1, white=Player.human(BOB)))
+        other = await repo.create_game(new_game(2, white=Player.human(BOB)))
+        before = repo.activity()
+        await _one_batch(
+            repo,
+            repo.save_turn_ping(TurnPing(game.id, 1, 99, game.version)),
+            repo.append_move(other.id, other.version, Point(7, 7), Color.BLACK),
+            repo.drop_turn_ping(game.id),
+            repo.save_turn_ping(TurnPing(other.id, 2, 98, other.version + 1)),
+        )
+        assert repo.activity().ahead - before.ahead == 1  # the move, behind the first ping
+        assert await repo.turn_ping(game.id) is None
+        assert await repo.turn_ping(other.id) == TurnPing(other.id, 2, 98, other.version + 1)
+        assert [str(m.point) for m in await repo.move_history(other.id)] == ["h8"]
+
+
+async def test_a_failure_among_writes_gone_ahead_fails_only_its_own(tmp_path: Path) -> None:
+    """One of three writes sent ahead fails on the thread (not a refusal): the batch is
+    rolled back once all three have their answers, and each runs again alone."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(2)]
+        before = repo.activity()
+
+        async def unbindable(db: Executor) -> None:
+            # A parameter SQLite cannot store: sqlite3 refuses it when the thread runs it.
+            await db.fetch(SQL_SET_MESSAGE, 1, object(), games[0].id)
+
+        results = await _one_batch(
+            repo,
+            repo.append_move(games[0].id, games[0].version, Point(7, 7), Color.BLACK),
+            repo._write(unbindable, atomic=True),
+            repo.append_move(games[1].id, games[1].version, Point(8, 8), Color.BLACK),
+        )
+        assert isinstance(results[1], sqlite3.ProgrammingError)
+        assert [type(r).__name__ for r in (results[0], results[2])] == ["GameRecord"] * 2
+        assert repo.activity().ahead - before.ahead == 2  # in the batch that failed
+        assert [len(await repo.move_history(g.id)) for g in games] == [1, 1]
+        assert (await repo.get_game(games[0].id)).message_id is None
+        assert not repo._writes.in_transaction
 
 
 async def test_what_is_held_back_is_written_before_a_statement_that_could_see_it(
