@@ -291,8 +291,10 @@ def _timed(record: Callable[..., _T]) -> Callable[[Row], _T]:
 
 def _undo(row: Row) -> StoredUndo:
     """A row of ``_columns(StoredUndo)``: the stored time, then where it was posted."""
-    *values, at, channel_id, message_id = row
-    return StoredUndo(*values, _time(at), channel_id, message_id)
+    game_id, requester, responder, version, moves, at, channel_id, message_id = row
+    return StoredUndo(
+        game_id, requester, responder, version, moves, _time(at), channel_id, message_id
+    )
 
 
 def _upsert(table: str, columns: str, *, key: int = 1) -> str:
