@@ -427,6 +427,10 @@ class GomokuBot(commands.Bot):
         except Exception:
             log.exception("redrawing boards behind their games failed")
         try:
+            await self.table.close_stale_undo_requests()
+        except Exception:
+            log.exception("closing the undo requests that ended meanwhile failed")
+        try:
             await finish_interrupted_replies(self)
         except Exception:
             log.exception("finishing interrupted replies failed")

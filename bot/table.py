@@ -16,8 +16,10 @@ The table subscribes to the service's events (``on_event``) and draws what no in
 this process answers: the AI's moves (resumed, retried, or answering a move made on the web
 board), games the clocks ended, turn warnings, moves and takebacks made on the web board,
 undo requests asked there (posted with the buttons that answer them), and the answers given
-there to a request this process posted (its buttons go, and its message says the answer;
-with shards, an answer given in another process comes over the game bus). A handler that
+there to a request posted in Discord (its buttons go, and its message says the answer; the
+message is stored with the request, so this holds after a restart; with shards, an answer
+given in another process comes over the game bus). At start-up, the requests that ended while
+the bot was away lose their buttons (``close_stale_undo_requests``). A handler that
 draws the AI's reply itself holds ``answering`` on its channel and game meanwhile.
 """
 
@@ -58,7 +60,7 @@ from storage.records import GameStatus
 
 if TYPE_CHECKING:
     from bot.core.bus import GameBus, UndoNote
-    from storage.records import PendingReply
+    from storage.records import PendingReply, StoredUndo
 
 __all__ = [
     "ACK_AFTER",
@@ -145,9 +147,8 @@ class Table:
         self._answering_channels: dict[int, int] = {}
         self._answering_games: dict[int, int] = {}
         self._undrawn: dict[int, tuple[GameState, tuple[RatingChange, ...]]] = {}
-        # game id -> its undo request's message, with the buttons that answer it (kept in
-        # memory: after a restart, the first press on them takes them away and answers that
-        # no request waits)
+        # game id -> its undo request's message, with the buttons that answer it (noted with
+        # the stored request too: an answer after a restart finds it on ``UndoAnswered``)
         self._undo_messages: dict[int, _Posted] = {}
         self._bus = False  # other processes may have posted requests (``follow``)
 
@@ -162,6 +163,9 @@ class Table:
         if isinstance(event, TurnWarning):
             self.host.spawn(self._warn(event))
             return
+        if isinstance(event, Moved | GameEnded) and game.game_id in self._undo_messages:
+            # a move or the end leaves the request posted here unanswerable: it closes
+            self.host.spawn(self._close_stale_undo(game.game_id))
         if isinstance(event, Moved):
             if not event.by_ai and event.via in (None, VIA):
                 return  # a Discord handler answers with the board
@@ -180,7 +184,10 @@ class Table:
             posted = self._undo_messages.pop(game.game_id, None)
             if event.via in (None, VIA):
                 return  # a button's press edits its message itself
-            if posted is None and not self._bus:  # asked before a restart: said anew
+            if posted is None and event.message_id is not None:  # noted in storage
+                assert event.channel_id is not None
+                posted = _Posted(game.guild_id, event.channel_id, event.message_id)
+            if posted is None and not self._bus:  # its message unknown: the answer said anew
                 posted = _Posted(game.guild_id, game.channel_id, None)
             if posted is not None:  # else the process that posted the request edits it
                 answer = _Answer(event.requester, event.responder, event.by, event.accepted)
@@ -267,8 +274,56 @@ class Table:
 
     def undo_posted(self, game: GameState, channel_id: int, message_id: int) -> None:
         """The undo request of ``game`` was posted as this message (with its buttons): an
-        answer given elsewhere edits it."""
+        answer given elsewhere edits it. It is noted with the stored request too, so that
+        a restarted bot, or another process, edits it as well."""
         self._undo_messages[game.game_id] = _Posted(game.guild_id, channel_id, message_id)
+        self.host.spawn(self._note_undo_message(game, channel_id, message_id))
+
+    async def _note_undo_message(self, game: GameState, channel_id: int, message_id: int) -> None:
+        try:
+            await self.host.service.undo_posted(game.game_id, game.version, channel_id, message_id)
+        except Exception:  # the message is still remembered here
+            log.exception("could not note the undo request's message of game %s", game.game_id)
+
+    async def close_stale_undo_requests(self) -> int:
+        """Start-up: the undo requests that ended while the bot was away (their game moved
+        on or ended) are dropped, and their messages lose their buttons and say so. Returns
+        how many messages were edited."""
+        edited = 0
+        for request, guild_id in await self.host.service.drop_stale_undo_requests():
+            posted = self._undo_messages.pop(request.game_id, None)
+            edited += await self._close_undo(request, guild_id, posted)
+        return edited
+
+    async def _close_stale_undo(self, game_id: int) -> None:
+        """The game of a request posted here moved on: if the request can no longer be
+        answered, its message loses its buttons."""
+        try:
+            for request, guild_id in await self.host.service.drop_stale_undo_requests(game_id):
+                await self._close_undo(request, guild_id, self._undo_messages.pop(game_id, None))
+        except Exception:
+            log.exception("could not close the undo request of game %s", game_id)
+
+    async def _close_undo(
+        self, request: StoredUndo, guild_id: int | None, posted: _Posted | None
+    ) -> int:
+        """Edit the message of a request that ended unanswered (1), if it is known (else 0:
+        a press on its buttons clears them)."""
+        if posted is None and request.channel_id is not None and request.message_id is not None:
+            posted = _Posted(guild_id, request.channel_id, request.message_id)
+        if posted is None or posted.message_id is None:
+            return 0
+        try:
+            with i18n.using(await self.host.preferences.server_language(guild_id)):
+                content = words.undo_request_closed(request.requester)
+            channel = self.host.get_partial_messageable(posted.channel_id, guild_id=guild_id)
+            await channel.get_partial_message(posted.message_id).edit(
+                content=content, view=None, allowed_mentions=discord.AllowedMentions.none()
+            )
+        except (discord.HTTPException, *outage.NO_ANSWER) as error:
+            log.warning("could not close the undo request of game %s: %r", request.game_id, error)
+            return 0
+        return 1
 
     async def _tell_undo_answer(self, game_id: int, posted: _Posted, answer: _Answer) -> None:
         """An answer given elsewhere (the web board): the request's message says it and

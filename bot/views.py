@@ -255,10 +255,13 @@ class UndoButton(
                 bot.service.act(GameRef(self.game_id), interaction.user.id, answer, via=VIA),
             )
         except NoUndoRequestError:
-            # Answered or withdrawn elsewhere, or the game moved on; a bot started since the
-            # request was posted does not know its message: its buttons go now, and the
-            # presser hears why.
-            await edit_answered(interaction, view=None)
+            # Answered or withdrawn elsewhere, or the game moved on, and the message was not
+            # edited then (its note in storage failed, or a bus was away): its buttons go
+            # now, and the presser hears why. Only a message that says something keeps
+            # standing without them (Discord refuses to leave a message empty).
+            pressed = interaction.message
+            if pressed is not None and (pressed.content or pressed.embeds):
+                await edit_answered(interaction, view=None)
             raise
         text = words.undo_answered(allowed=result is not None)
         await edit_answered(interaction, content=text, view=None)

@@ -392,6 +392,18 @@ class InMemoryGameRepository:
     async def drop_undo_request(self, game_id: int) -> None:
         self._undo.pop(game_id, None)
 
+    async def set_undo_message(
+        self, game_id: int, version: int, channel_id: int, message_id: int
+    ) -> bool:
+        request = self._undo.get(game_id)
+        if request is None or request.version != version:
+            return False
+        self._undo[game_id] = replace(request, channel_id=channel_id, message_id=message_id)
+        return True
+
+    async def undo_requests(self) -> list[StoredUndo]:
+        return [self._undo[game_id] for game_id in sorted(self._undo)]
+
     async def save_review(self, game_id: int, data: str) -> None:
         self._get(game_id)
         self._reviews.pop(game_id, None)

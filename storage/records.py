@@ -443,6 +443,10 @@ class StoredUndo:
     version: int  # the game's version when asked
     moves: int  # how many moves would go
     made_at: datetime
+    # The Discord message that asks the responder, with the buttons that answer it (None:
+    # not posted, or not yet noted): whoever sees the request end edits it.
+    channel_id: int | None = None
+    message_id: int | None = None
 
 
 def live_moves(history: Iterable[MoveRecord], ply: int) -> tuple[MoveRecord, ...]:

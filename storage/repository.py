@@ -227,6 +227,16 @@ class GameRepository(Protocol):
     async def drop_undo_request(self, game_id: int) -> None:
         """Forget the game's undo request (answered or withdrawn); no error if none."""
 
+    async def set_undo_message(
+        self, game_id: int, version: int, channel_id: int, message_id: int
+    ) -> bool:
+        """Note the message that posted the game's undo request made at ``version``. False
+        (nothing written) when no such request is stored: answered, dropped or replaced."""
+
+    async def undo_requests(self) -> list[StoredUndo]:
+        """Every stored undo request (stale ones too), by game id: start-up takes the buttons
+        off the messages of those that ended while the bot was away."""
+
     async def save_review(self, game_id: int, data: str) -> None:
         """Store the game's review (opaque text, JSON by the bot), replacing any older one.
 

@@ -291,6 +291,14 @@ def _timed(record: Callable[..., _T]) -> Callable[[Row], _T]:
     return decode
 
 
+def _undo(row: Row) -> StoredUndo:
+    """A row of ``_columns(StoredUndo)``: the stored time, then where it was posted."""
+    game_id, requester, responder, version, moves, at, channel_id, message_id = row
+    return StoredUndo(
+        game_id, requester, responder, version, moves, _time(at), channel_id, message_id
+    )
+
+
 def _upsert(table: str, columns: str, *, key: int = 1) -> str:
     """``INSERT`` a row of ``columns`` (parameters ``$1``… in order), replacing the row with
     the same first ``key`` columns (the table's primary key)."""
@@ -459,6 +467,10 @@ SQL_APPEND_OPENING_STEP = (
 )
 SQL_SAVE_UNDO = _upsert("undo_requests", _columns(StoredUndo))
 SQL_GET_UNDO = f"SELECT {_columns(StoredUndo)} FROM undo_requests WHERE game_id = $1"
+SQL_UNDO_REQUESTS = f"SELECT {_columns(StoredUndo)} FROM undo_requests ORDER BY game_id"
+SQL_SET_UNDO_MESSAGE = (
+    "UPDATE undo_requests SET channel_id = $3, message_id = $4 WHERE game_id = $1 AND version = $2"
+)
 SQL_DROP_UNDO = "DELETE FROM undo_requests WHERE game_id = $1"
 SQL_SAVE_REVIEW = _upsert("game_reviews", "game_id, data, made_at")
 SQL_GET_REVIEW = "SELECT data FROM game_reviews WHERE game_id = $1"
@@ -1178,10 +1190,20 @@ class SqlGameRepository:
         await self._save_for_game(request.game_id, SQL_SAVE_UNDO, *_values(request))
 
     async def undo_request(self, game_id: int) -> StoredUndo | None:
-        return await self._fetch_one(_timed(StoredUndo), SQL_GET_UNDO, game_id)
+        return await self._fetch_one(_undo, SQL_GET_UNDO, game_id)
 
     async def drop_undo_request(self, game_id: int) -> None:
         await self._run_statement(SQL_DROP_UNDO, game_id)
+
+    async def set_undo_message(
+        self, game_id: int, version: int, channel_id: int, message_id: int
+    ) -> bool:
+        args = (game_id, version, channel_id, message_id)
+        changed = await self._write(lambda db: db.execute(SQL_SET_UNDO_MESSAGE, *args), atomic=True)
+        return bool(changed)
+
+    async def undo_requests(self) -> list[StoredUndo]:
+        return await self._fetch_all(_undo, SQL_UNDO_REQUESTS)
 
     # --- reviews and puzzles --------------------------------------------------------------
 

@@ -991,6 +991,13 @@ def undo_request(responder: int, requester: int) -> str:
     )
 
 
+def undo_request_closed(requester: int) -> str:
+    """An undo request's message once the request ended unanswered (the game moved on or
+    ended). Mentions in an edit ping nobody."""
+    text = _("{requester}'s request to take back their last move is closed: the game moved on.")
+    return text.format(requester=f"<@{requester}>")
+
+
 def hint_reply(point: str) -> str:
     """The answer to ``/gomoku hint``."""
     return _("The AI suggests **{point}**.").format(point=point)

@@ -291,18 +291,21 @@ async def test_an_undo_request_survives_a_restart(
         assert (await second.service.game(game_id)).board.moves == ()
 
 
-async def test_an_undo_answered_on_the_web_after_a_restart_is_said_in_the_channel(
-    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, bob: FakeUser
+async def test_an_undo_whose_message_is_unknown_is_answered_in_the_channel(
+    fake: FakeDiscord, make_bot: BotFactory, db_path: Path, alice: FakeUser, bob: FakeUser
 ) -> None:
-    """The restarted bot does not know the request's message: the answer given on the web
-    board is said in a message of its own, pinging nobody, and the request's buttons go at
-    the first press on them."""
+    """A stored request without its message (stored before requests noted it): the answer
+    given on the web board after a restart is said in a message of its own, pinging nobody,
+    and the request's buttons go at the first press on them. (With its message noted, the
+    answer edits it: ``test_discord_undo_restart``.)"""
     first = make_bot()
     async with fake.running(first):
         game_id = await _accepted(fake, first, alice, bob)
         await fake.slash("place", user=alice, options={"cell": "h8"})
         request = await fake.slash("gomoku undo", user=alice)
         assert request.message is not None
+    with closing(sqlite3.connect(db_path)) as db, db:
+        db.execute("UPDATE undo_requests SET channel_id = NULL, message_id = NULL")
     second = make_bot()
     async with fake.running(second):
         await second.service.act(GameRef(game_id), bob.id, AnswerUndo(False), via="web")

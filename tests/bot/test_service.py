@@ -18,6 +18,7 @@ import pytest
 from bot.core import positions
 from bot.core.service import GameService
 from bot.core.service import errors as service_errors
+from bot.core.service.events import UndoAnswered
 from bot.core.service.states import ChallengeExpired, GameEnd, TurnWarning, UndoRequest, UndoResult
 from engine.board import Board
 from engine.errors import (
@@ -535,6 +536,33 @@ async def test_undo_request_goes_stale_when_a_move_is_made(service: GameService)
     await service.place(CHANNEL, BOB, Point.parse("i9"))
     with pytest.raises(service_errors.NoUndoRequestError):
         await service.answer_undo(request.game.game_id, BOB, accept=True)
+
+
+async def test_an_undo_requests_message_is_carried_to_its_answer(service: GameService) -> None:
+    request = await alice_asks_to_undo_h8(service)
+    game_id, version = request.game.game_id, request.game.version
+    answers: list[UndoAnswered] = []
+    service.subscribe(
+        lambda event: answers.append(event) if isinstance(event, UndoAnswered) else None
+    )
+    assert await service.undo_posted(game_id, version + 1, 70, 71) is False  # not this request
+    assert await service.undo_posted(game_id, version, 70, 71) is True
+    assert await service.drop_stale_undo_requests() == []  # still answerable: kept
+    await service.answer_undo(game_id, BOB, accept=False)
+    [answer] = answers
+    assert (answer.channel_id, answer.message_id, answer.accepted) == (70, 71, False)
+    assert await service.undo_posted(game_id, version, 70, 72) is False  # answered
+
+
+async def test_a_request_its_game_left_behind_is_dropped(service: GameService) -> None:
+    request = await alice_asks_to_undo_h8(service)
+    game_id = request.game.game_id
+    await service.undo_posted(game_id, request.game.version, 70, 71)
+    await service.place(CHANNEL, BOB, Point.parse("i9"))
+    [(dropped, guild_id)] = await service.drop_stale_undo_requests(game_id)
+    assert (dropped.requester, dropped.channel_id, dropped.message_id) == (ALICE, 70, 71)
+    assert guild_id == GUILD
+    assert await service.drop_stale_undo_requests() == []  # dropped once
 
 
 async def test_undo_request_declined(service: GameService) -> None:

@@ -63,6 +63,29 @@ async def test_undo_requests_are_stored(repo: GameRepository) -> None:
     assert await repo.undo_request(game.id) is None
 
 
+async def test_an_undo_requests_message_is_noted(repo: GameRepository) -> None:
+    game = await repo.create_game(new_game())
+    other = await repo.create_game(new_game(channel_id=11))
+    assert await repo.set_undo_message(game.id, game.version, 10, 500) is False  # none asked
+    request = StoredUndo(game.id, ALICE, BOB, game.version, 1, START)
+    await repo.save_undo_request(request)
+    assert await repo.undo_request(game.id) == request  # not posted yet: no message
+    assert (request.channel_id, request.message_id) == (None, None)
+    assert await repo.set_undo_message(game.id, game.version + 1, 10, 500) is False  # replaced
+    assert await repo.undo_request(game.id) == request
+    assert await repo.set_undo_message(game.id, game.version, 10, 2**62) is True
+    posted = replace(request, channel_id=10, message_id=2**62)
+    assert await repo.undo_request(game.id) == posted
+    second = StoredUndo(other.id, BOB, ALICE, other.version, 2, START, 11, 7)
+    await repo.save_undo_request(second)  # saved with its message at once
+    assert await repo.undo_requests() == [posted, second]
+    newer = replace(request, version=game.version + 2)
+    await repo.save_undo_request(newer)  # a new request: the old message is not its own
+    assert await repo.undo_request(game.id) == newer
+    await repo.drop_undo_request(game.id)
+    assert await repo.undo_requests() == [second]
+
+
 async def test_results_count_every_finished_game_by_opponent(repo: GameRepository) -> None:
     async def finish(black: Player, white: Player, outcome: Outcome, **options: object) -> None:
         game = await repo.create_game(new_game(black=black, white=white, **options))  # type: ignore[arg-type]

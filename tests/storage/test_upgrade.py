@@ -23,6 +23,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager, closing, contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ from storage.records import (
     Player,
     PlayerStats,
     PuzzlePlayer,
+    StoredUndo,
     TurnPing,
 )
 from storage.repository import GameRepository
@@ -221,6 +223,12 @@ async def reads_the_same(
     # threads on, which the upgrade gives every server (``0015_threads_by_default.sql``).
     async with open_repo(clock) as repo:
         assert await observed(repo, ids) == await observed(model, ids)
+        # The released requests, stored before requests noted their message
+        # (``0020_undo_messages.sql``), read back with none.
+        requests = await repo.undo_requests()
+        assert requests == await model.undo_requests()
+        assert requests
+        assert {(r.channel_id, r.message_id) for r in requests} == {(None, None)}
         await play_on(repo, model, clock, ids)
 
 
@@ -246,6 +254,7 @@ async def play_on(
     assert await observed(repo, ids) == await observed(model, ids)
     await hold_a_tournament(repo, model, game.id)
     await queue_two_members(repo, model, clock)
+    await note_an_undo_message(repo, model, game.id, game.version)
     assert await repo.leaderboard(Game.GOMOKU, limit=100) == await model.leaderboard(
         Game.GOMOKU, limit=100
     )
@@ -286,6 +295,22 @@ async def queue_two_members(
     assert await repo.take_queue_entries(500, [3]) == await model.take_queue_entries(500, [3])
     assert await repo.queue_entries() == await model.queue_entries()
     assert [e.user_id for e in await repo.queue_entries(500)] == [4]
+
+
+async def note_an_undo_message(
+    repo: GameRepository, model: InMemoryGameRepository, game_id: int, version: int
+) -> None:
+    """The columns the upgrade adds (``0020_undo_messages.sql``) note where a request was
+    posted, as the model does."""
+    request = StoredUndo(game_id, 3, 4, version, 1, START + timedelta(days=3))
+    for store in (repo, model):
+        await store.save_undo_request(request)
+        assert await store.set_undo_message(game_id, version, 41, 2**62 + 5)
+    assert await repo.undo_request(game_id) == await model.undo_request(game_id)
+    assert (await repo.undo_request(game_id)) == replace(
+        request, channel_id=41, message_id=2**62 + 5
+    )
+    assert await repo.undo_requests() == await model.undo_requests()
 
 
 def _build(kind: str, out: Path) -> None:

@@ -117,6 +117,10 @@ class UndoAnswered:
     by: int  # who answered: the responder, or the requester withdrawing the request
     accepted: bool
     via: str | None = None  # the front end the answer came through
+    # The Discord message that posted the request, as stored (None: not noted): a process
+    # that does not remember it, a restarted one, edits it all the same.
+    channel_id: int | None = None
+    message_id: int | None = None
 
     @property
     def withdrawn(self) -> bool:

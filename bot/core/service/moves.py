@@ -369,16 +369,50 @@ class MoveUseCases(ServiceCore):
                 raise NotAPlayerError(user_id, game_id)
             await self.repository.drop_undo_request(game_id)
             requester, responder = pending.requester, pending.responder
+            posted = {"channel_id": pending.channel_id, "message_id": pending.message_id}
             if not accept:
                 self.events.publish(
-                    UndoAnswered(view, requester, responder, user_id, False, via=via)
+                    UndoAnswered(view, requester, responder, user_id, False, via=via, **posted)
                 )
                 return None
             result = await self._take_back(view, pending.moves, via)
             self.events.publish(
-                UndoAnswered(result.game, requester, responder, user_id, True, via=via)
+                UndoAnswered(result.game, requester, responder, user_id, True, via=via, **posted)
             )
             return result
+
+    async def undo_posted(
+        self, game_id: int, version: int, channel_id: int, message_id: int
+    ) -> bool:
+        """The undo request asked at the game's ``version`` was posted as this Discord
+        message: it is stored with the request, so that its answer edits it after a restart
+        too (``UndoAnswered.message_id``). False when the request has already gone."""
+        async with self._lock(game_id):
+            return await self.repository.set_undo_message(game_id, version, channel_id, message_id)
+
+    async def drop_stale_undo_requests(
+        self, game_id: int | None = None
+    ) -> list[tuple[StoredUndo, int | None]]:
+        """Drop the stored undo requests (of every game, or of ``game_id``'s) that can no
+        longer be answered (their game moved on or ended, while the bot was away say): each
+        dropped one with its game's guild, for its posted message (``message_id``) to lose
+        its buttons."""
+        if game_id is None:
+            requests = await self.repository.undo_requests()
+        else:
+            one = await self.repository.undo_request(game_id)
+            requests = [] if one is None else [one]
+        dropped = []
+        for request in requests:
+            async with self._lock(request.game_id):
+                record = await self.repository.get_game(request.game_id)
+                if record.status is GameStatus.ACTIVE and record.version == request.version:
+                    continue
+                if await self.repository.undo_request(request.game_id) != request:
+                    continue  # answered or asked anew meanwhile
+                await self.repository.drop_undo_request(request.game_id)
+            dropped.append((request, record.guild_id))
+        return dropped
 
     async def hint(self, channel_id: int, user_id: int) -> Hint:
         """The AI's suggestion for the user, who must be to move (slow: defer first).
