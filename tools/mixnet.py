@@ -23,11 +23,21 @@ of the four directions for the side to move and for the other side (12 patterns 
 and the share of the judge's moves the policy ranks first and within 5 among the empty points;
 then the baselines on the same held-out positions: the value loss of the labels' mean and of
 the search's own evaluation, and the hand-set ordering's ranks against the policy's among the
-search's candidates. ``export`` keeps a fit's policy as the search reads it (the search
+search's candidates. ``--split-after K`` holds out the games of the first K shards named
+exactly as a fit to those K alone held them out, so that a refit on more shards can be
+compared with that fit on games neither saw. ``--policy-weight`` weighs the policy's loss
+beside the value's. ``export`` keeps a fit's policy as the search reads it (the search
 orders its candidates by it; its value head is not used yet; docs/engine.md, "The learned
-evaluation with a policy"):
+move policy"):
 
     python tools/mixnet.py export mixnet.npz [--out engine/search/data/policy.npz]
+
+``evaluate`` measures fits or exported policies on the held-out games of the same split
+(policy loss, the judge's move first and within 5 among the empty points and among the
+search's candidates):
+
+    python tools/mixnet.py evaluate SHARDS... --holdout 0.2 [--split-after K] \
+        --policy engine/search/data/policy.npz --policy mixnet.npz
 """
 
 from __future__ import annotations
@@ -258,12 +268,20 @@ def subset(data: Samples, rows: npt.NDArray[np.int64]) -> Samples:
     return Samples(*(getattr(data, name)[rows] for name in Samples.__slots__))
 
 
-def held_out_games(data: Samples, holdout: float, seed: int) -> npt.NDArray[np.bool_]:
-    """Which samples belong to the held-out share of whole games."""
-    rng = np.random.default_rng(seed)
+def held_out_games(
+    data: Samples, holdout: float, seed: int, split_at: int = 0
+) -> npt.NDArray[np.bool_]:
+    """Which samples belong to the held-out share of whole games. With ``split_at`` (a game
+    number), the games below it are held out exactly as a fit to those games alone holds
+    them out, and the others by the same rule among themselves: a refit on more shards keeps
+    an earlier fit's held-out games out of its training, so the two compare on games
+    neither saw."""
     games = np.unique(data.game)
-    held = rng.choice(games, size=int(len(games) * holdout), replace=False)
-    return np.isin(data.game, held)
+    held: list[npt.NDArray[np.int32]] = []
+    for part in (games[games < split_at], games[games >= split_at]):
+        rng = np.random.default_rng(seed)
+        held.append(rng.choice(part, size=int(len(part) * holdout), replace=False))
+    return np.isin(data.game, np.concatenate(held))
 
 
 def against_hand(params: Mapping[str, F32], data: Samples) -> tuple[int, list[float], list[float]]:
@@ -314,11 +332,14 @@ def train(
     seed: int,
     batch: int = 128,
     rate: float = 0.01,
+    split_at: int = 0,
+    policy_weight: float = 1.0,
     log: Any = print,
 ) -> dict[str, F32]:
-    """Adam on whole shuffled batches, whole games held out; prints each epoch's figures."""
+    """Adam on whole shuffled batches, whole games held out (``held_out_games``); prints each
+    epoch's figures."""
     rng = np.random.default_rng(seed)
-    test = held_out_games(data, holdout, seed)
+    test = held_out_games(data, holdout, seed, split_at)
     train_rows, test_rows = np.nonzero(~test)[0], np.nonzero(test)[0]
     if len(test_rows):
         mean = float(np.clip(data.value[train_rows].mean(), 1e-6, 1 - 1e-6))
@@ -333,7 +354,12 @@ def train(
         for start in range(0, len(train_rows), batch):
             rows = train_rows[start : start + batch]
             _, _, grads = loss_and_grads(
-                params, data.codes[rows], data.empty[rows], data.value[rows], data.move[rows]
+                params,
+                data.codes[rows],
+                data.empty[rows],
+                data.value[rows],
+                data.move[rows],
+                policy_weight,
             )
             step += 1
             for name, grad in grads.items():
@@ -374,46 +400,131 @@ def export_policy(fit: Path, out: Path) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """The command line (see the module docstring)."""
+def policy_figures(
+    params: Mapping[str, npt.NDArray[np.floating[Any]]], data: Samples, batch: int = 512
+) -> tuple[float, float, float]:
+    """The policy's loss (cross-entropy of its softmax over the empty points against the
+    judge's move) and the share of judge's moves it ranks first and within 5, over the
+    positions of ``data`` that have a judged move. Reads only ``E``, ``b`` and ``u``, so an
+    exported policy is measured as a whole fit is."""
+    total, first, five, count = 0.0, 0, 0, 0
+    for start in range(0, len(data.move), batch):
+        part = subset(data, np.arange(start, min(start + batch, len(data.move))))
+        rows = np.nonzero(part.move >= 0)[0]
+        if not len(rows):
+            continue
+        scores = np.where(part.empty[rows], policy_logits(params, part.codes[rows]), -np.inf)
+        top = scores.max(axis=1, keepdims=True)
+        log_sum = np.log(np.exp(scores - top).sum(axis=1)) + top[:, 0]
+        chosen = scores[np.arange(len(rows)), part.move[rows]]
+        total += float(np.sum(log_sum - chosen))
+        better = (scores > chosen[:, None]).sum(axis=1)
+        first += int((better == 0).sum())
+        five += int((better < 5).sum())
+        count += len(rows)
+    return total / max(count, 1), first / max(count, 1), five / max(count, 1)
+
+
+def load_samples(paths: Sequence[Path]) -> tuple[Samples, list[int]]:
+    """The positions of the shards named (folders of shards, or shards' manifests), in the
+    order named, each shard's games numbered after the previous shard's; and the number of
+    games before each shard.
+
+    Raises:
+        ValueError: a path names no shard, or a file that is not a shard's manifest.
+    """
     from tools.datagen import load_shard
 
+    parts: list[Samples] = []
+    offsets: list[int] = []
+    offset = 0
+    for path in paths:
+        manifests = [path] if path.suffix == ".json" else sorted(path.glob("shard-*.json"))
+        for manifest in manifests:
+            shard = manifest.stem.removeprefix("shard-")
+            if not shard.isdigit():
+                raise ValueError(f"{manifest} is not a shard's manifest")
+            arrays, _ = load_shard(manifest.parent, int(shard))
+            parts.append(samples(arrays, offset))
+            offsets.append(offset)
+            offset += len(arrays["lengths"])
+    if not parts:
+        raise ValueError("no shards found")
+    data = Samples(*(np.concatenate([getattr(s, f) for s in parts]) for f in Samples.__slots__))
+    offsets.append(offset)
+    return data, offsets
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python tools/mixnet.py", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     fit = sub.add_parser("train", help="fit the model to shards")
-    fit.add_argument(
-        "folders", type=Path, nargs="+", help="folders of datagen shards, or shards' manifests"
-    )
+    measure = sub.add_parser("evaluate", help="measure policies on the held-out games")
+    for command in (fit, measure):
+        command.add_argument(
+            "folders", type=Path, nargs="+", help="folders of datagen shards, or shards' manifests"
+        )
+        command.add_argument("--holdout", type=float, default=0.1)
+        command.add_argument("--seed", type=int, default=1)
+        command.add_argument(
+            "--split-after",
+            type=int,
+            default=0,
+            metavar="K",
+            help="hold out the games of the first K shards as a fit to them alone did",
+        )
     fit.add_argument("--epochs", type=int, default=8)
     fit.add_argument("--features", type=int, default=16)
     fit.add_argument("--hidden", type=int, default=16)
-    fit.add_argument("--holdout", type=float, default=0.1)
-    fit.add_argument("--seed", type=int, default=1)
     fit.add_argument("--rate", type=float, default=0.01, help="Adam's step size")
+    fit.add_argument(
+        "--policy-weight",
+        type=float,
+        default=1.0,
+        help="the policy loss's weight beside the value's",
+    )
     fit.add_argument("--out", type=Path, default=Path("mixnet.npz"))
+    measure.add_argument(
+        "--policy",
+        type=Path,
+        action="append",
+        required=True,
+        help="a fit or an exported policy (repeatable)",
+    )
     export = sub.add_parser("export", help="write a fit's policy as the search reads it")
     export.add_argument("fit", type=Path, help="an npz that train wrote")
     export.add_argument("--out", type=Path, default=Path("engine/search/data/policy.npz"))
     options = parser.parse_args(argv)
     if options.command == "export":
         return export_policy(options.fit, options.out)
-    parts: list[Samples] = []
-    offset = 0
-    for path in options.folders:
-        manifests = [path] if path.suffix == ".json" else sorted(path.glob("shard-*.json"))
-        for manifest in manifests:
-            shard = manifest.stem.removeprefix("shard-")
-            if not shard.isdigit():
-                print(f"error: {manifest} is not a shard's manifest", file=sys.stderr)
-                return 1
-            arrays, _ = load_shard(manifest.parent, int(shard))
-            parts.append(samples(arrays, offset))
-            offset += len(arrays["lengths"])
-    if not parts:
-        print("error: no shards found", file=sys.stderr)
+    try:
+        data, offsets = load_samples(options.folders)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 1
-    data = Samples(*(np.concatenate([getattr(s, f) for s in parts]) for f in Samples.__slots__))
-    print(f"{len(data.value)} positions from {offset} games")
+    if not 0 <= options.split_after < len(offsets):
+        print(f"error: --split-after needs 0 to {len(offsets) - 1} shards", file=sys.stderr)
+        return 1
+    split_at = offsets[options.split_after] if options.split_after else 0
+    test = held_out_games(data, options.holdout, options.seed, split_at)
+    held = subset(data, np.nonzero(test)[0])
+    print(
+        f"{len(data.value)} positions from {offsets[-1]} games;"
+        f" held out {len(held.value)} positions of {len(np.unique(held.game))} games"
+    )
+    if options.command == "evaluate":
+        for path in options.policy:
+            with np.load(path) as arrays:
+                params = {name: np.asarray(arrays[name]) for name in ("E", "b", "u")}
+            loss_, first, five = policy_figures(params, held)
+            count, _, ours = against_hand(params, held)
+            print(
+                f"{path}: policy loss {loss_:.4f}, judge's move first {first:.1%},"
+                f" within 5 {five:.1%}; among the search's candidates ({count} positions)"
+                f" first {ours[0]:.1%}, within 5 {ours[1]:.1%}"
+            )
+        return 0
     params = train(
         data,
         epochs=options.epochs,
@@ -422,9 +533,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         holdout=options.holdout,
         seed=options.seed,
         rate=options.rate,
+        split_at=split_at,
+        policy_weight=options.policy_weight,
     )
-    test = held_out_games(data, options.holdout, options.seed)
-    held = subset(data, np.nonzero(test)[0])
     own = engine_value_loss(subset(data, np.nonzero(~test)[0]), held)
     print(f"held-out value loss of the search's own evaluation: {own:.4f}")
     count, hand, ours = against_hand(params, held)

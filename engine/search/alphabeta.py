@@ -49,9 +49,11 @@ _DEEP_VCT_BUDGET = 2
 # of the tactics suite (razoring margins of 200 and 400 a ply each lost one of them).
 _SELECT = k.SEL_LMP | k.SEL_FUTILITY
 # Late-move reductions and mate-distance pruning (k.SEL_LMR, k.SEL_MATE) are built and tested
-# but off: they win at fixed nodes (below) and master reaches a ply deeper, yet at 500 ms a
-# move they lose ground against Wine 2.1, PentaZen and Rapfi (docs/engine.md, "How it
-# searches"). Only a tuning run by time (an SPRT by time, not by nodes) can turn them on.
+# but off with the hand-set order: they win at fixed nodes (below) and master reaches a ply
+# deeper, yet at 500 ms a move, together with the deeper root VCT, they lost ground against
+# Wine 2.1, PentaZen and Rapfi (docs/engine.md, "How it searches"). Where the learned policy
+# orders, the reductions are on (_POL_LMR); a run at 500 ms on a quiet host is what confirms
+# or undoes that.
 _SELECT_TRIED = k.SEL_LMR | k.SEL_MATE
 _LMP_BASE = 3  # quiet moves searched at remaining depth d: _LMP_BASE + d * d
 # late-move reductions (k.SEL_LMR): ln(depth) * ln(move number) * _LMR_SCALE / 100 plies, a
@@ -85,6 +87,15 @@ _POL_LMP_BASE = _setting("GOMOKU_POLICY_LMP", _LMP_BASE)
 _POL_CUT = _setting("GOMOKU_POLICY_CUT", 3)
 _POL_RED = _setting("GOMOKU_POLICY_RED", 0)
 _POL_WIDTH = _setting("GOMOKU_POLICY_WIDTH", 0)
+# late-move reductions (k.SEL_LMR) by the policy's rank at this scale, in place of the
+# reductions by move number and of _POL_RED (0: off). Against Rapfi 0.43.02 classical node for
+# node, 150 scored +0.037 +- 0.016 a game over 1,024 games paired with it off (docs/engine.md,
+# "Settings screened against Rapfi"); with the hand-set order they stay off (_SELECT_TRIED)
+_POL_LMR = _setting("GOMOKU_POLICY_LMR", 150)
+# the root's threat searches under a node limit: the win by fours and threes and the defence
+# may each spend this many thousandths of it (0: none)
+_VCT_SHARE = _setting("GOMOKU_VCT_SHARE", 200)
+_DEFENCE_SHARE = _setting("GOMOKU_DEFENCE_SHARE", 200)
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +240,9 @@ class _Searcher:
                 g[k.G_POL_RED] = _POL_RED << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
                 if _POL_WIDTH and options.width:
                     g[k.G_WIDTH] = _POL_WIDTH
+                if _POL_LMR:
+                    g[k.G_SELECT] = _SELECT | k.SEL_LMR
+                    g[k.G_LMR] = _POL_LMR
         g[k.G_NODE_LIMIT] = limits.nodes or 0
         g[k.G_TIMED] = 0 if deadline is None else 1
         self.pos.tm[0] = deadline if deadline is not None else 0.0
@@ -380,7 +394,8 @@ class _Searcher:
 
     def _defence_budget(self, n: int) -> tuple[int, int]:
         # (nodes for each root move's probe, nodes for the free-move probe)
-        total = self._probe_budget(300_000, per_ms=100)  # ~ a sixth of the time at 600k nodes/s
+        # ~ a sixth of the time at 600k nodes/s
+        total = self._probe_budget(300_000, per_ms=100, share=_DEFENCE_SHARE)
         return total // (2 * max(n, 1)), total // 4
 
     def _vcf_line(self, attacks: list[int]) -> list[int]:
@@ -407,15 +422,17 @@ class _Searcher:
         return self.deadline is not None and time.perf_counter() >= self.deadline
 
     def _vct_budget(self) -> int:
-        return self._probe_budget(200_000, per_ms=60)  # ~ a fifth of the time at 300k nodes/s
+        # ~ a fifth of the time at 300k nodes/s
+        return self._probe_budget(200_000, per_ms=60, share=_VCT_SHARE)
 
-    def _probe_budget(self, most: int, *, per_ms: int) -> int:
-        # nodes for a probe before the main search: at most ``most``, a fifth of a node limit,
-        # ``per_ms`` nodes for each millisecond of a time limit, 20k a ply under a depth alone
+    def _probe_budget(self, most: int, *, per_ms: int, share: int) -> int:
+        # nodes for a probe before the main search: at most ``most``, ``share`` thousandths of
+        # a node limit, ``per_ms`` nodes for each millisecond of a time limit, 20k a ply
+        # under a depth alone
         limits = self.limits
         budget = most
         if limits.nodes is not None:
-            budget = min(budget, limits.nodes // 5)
+            budget = min(budget, limits.nodes * share // 1000)
         if limits.time_ms is not None:
             budget = min(budget, limits.time_ms * per_ms)
         if limits.depth is not None and limits.nodes is None and limits.time_ms is None:

@@ -14,9 +14,11 @@ from tools.mixnet import (
     POINTS,
     SIZE,
     Samples,
+    held_out_games,
     init_params,
     loss_and_grads,
     point_codes,
+    policy_figures,
     ranks,
 )
 
@@ -101,3 +103,45 @@ def test_ranks_count_the_points_the_policy_prefers() -> None:
         codes, empty, np.zeros(1, np.float32), np.array([10]), np.zeros(1, np.int32), history
     )
     assert ranks(params, first).tolist() == [0]
+
+
+def _games(games: list[int]) -> Samples:
+    n = len(games)
+    return Samples(
+        np.zeros((n, POINTS, 4), dtype=np.int16),
+        np.ones((n, POINTS), dtype=bool),
+        np.zeros(n, np.float32),
+        np.full(n, -1, dtype=np.int32),
+        np.array(games, dtype=np.int32),
+        np.full((n, POINTS), -1, dtype=np.int16),
+    )
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 60), st.integers(0, 2**31 - 1))
+def test_a_refit_keeps_the_earlier_fits_held_out_games(old: int, new: int, seed: int) -> None:
+    # two positions a game; the first ``old`` games are an earlier fit's shards
+    earlier = _games([g for g in range(old) for _ in range(2)])
+    everything = _games([g for g in range(old + new) for _ in range(2)])
+    before = held_out_games(earlier, 0.2, seed)
+    after = held_out_games(everything, 0.2, seed, split_at=old)
+    assert (after[: 2 * old] == before).all()
+    assert after[2 * old :].sum() == 2 * int(new * 0.2)
+    # whole games only
+    assert (after[0::2] == after[1::2]).all()
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_policy_figures_agree_with_the_trainers_loss_and_ranks(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    codes, empty, value, move = _random_batch(rng, 7)
+    params = init_params(4, 3, seed)
+    _, policy_loss, _ = loss_and_grads(params, codes, empty, value, move)
+    history = np.full((7, POINTS), -1, dtype=np.int16)
+    data = Samples(codes, empty, value, move, np.arange(7, dtype=np.int32), history)
+    loss, first, five = policy_figures(params, data, batch=3)
+    assert abs(loss - policy_loss) < 1e-6
+    r = ranks(params, data)
+    assert first == np.mean(r == 0)
+    assert five == np.mean(r < 5)

@@ -346,6 +346,7 @@ def test_reductions_and_mate_pruning_search_fewer_nodes_to_the_same_depth(
     import engine.search.alphabeta
 
     board = Board.from_moves("h8 i9 h9 i10 h10 h11 g9 f10 g10")
+    monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 0)
     without = search(board, Limits(depth=8))
     monkeypatch.setattr(
         engine.search.alphabeta,
@@ -354,3 +355,19 @@ def test_reductions_and_mate_pruning_search_fewer_nodes_to_the_same_depth(
     )
     with_them = search(board, Limits(depth=8))
     assert with_them.nodes < without.nodes
+
+
+def test_master_reduces_late_moves_only_where_the_policy_orders(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # late-move reductions by the policy's rank are master's (freestyle, the policy on); with
+    # the hand-set order (the levels below master, the other rules) nothing is reduced so
+    import engine.search.alphabeta
+
+    board = Board.from_moves("h8 i9 h9 i10 h10 h11 g9 f10 g10")
+    hand = SearchOptions(policy=False)
+    reduced = search(board, Limits(depth=8))
+    by_hand = search(board, Limits(depth=8), hand)
+    monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 0)
+    assert search(board, Limits(depth=8)).nodes > reduced.nodes
+    assert search(board, Limits(depth=8), hand).nodes == by_hand.nodes

@@ -139,3 +139,19 @@ def test_the_deeper_root_vct_is_off_by_default() -> None:
     # measured neutral or worse in play at a fixed time (docs/engine.md): off until a match says
     # otherwise; the levels leave the option at its default
     assert SearchOptions().deep_root_vct == 0
+
+
+def test_the_root_vcts_share_of_a_node_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GOMOKU_VCT_SHARE (thousandths of a node limit) for measuring: the win by fours and
+    # threes is proved before the main search within its share, and not looked for with none
+    from engine.gomocup.tactics import THREE_WINS
+    from engine.search import alphabeta
+
+    board = THREE_WINS[0].board()
+    proved = search(board, Limits(nodes=20_000))
+    assert proved.depth == 0
+    assert proved.score == k.WIN - 4 * 5 - 1
+    monkeypatch.setattr(alphabeta, "_VCT_SHARE", 0)
+    searched = search(board, Limits(nodes=20_000))
+    assert searched.depth > 0
+    assert searched.move == proved.move
