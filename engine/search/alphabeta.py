@@ -52,8 +52,8 @@ _SELECT = k.SEL_LMP | k.SEL_FUTILITY
 # but off with the hand-set order: they win at fixed nodes (below) and master reaches a ply
 # deeper, yet at 500 ms a move, together with the deeper root VCT, they lost ground against
 # Wine 2.1, PentaZen and Rapfi (docs/engine.md, "How it searches"). Where the learned policy
-# orders, the reductions are on (_POL_LMR); a run at 500 ms on a quiet host is what confirms
-# or undoes that.
+# orders, reductions by its rank (_POL_LMR) win node for node too, and are off for the same
+# reason: at 500 ms they scored no better (docs/engine.md, "Settings screened against Rapfi").
 _SELECT_TRIED = k.SEL_LMR | k.SEL_MATE
 _LMP_BASE = 3  # quiet moves searched at remaining depth d: _LMP_BASE + d * d
 # late-move reductions (k.SEL_LMR): ln(depth) * ln(move number) * _LMR_SCALE / 100 plies, a
@@ -90,8 +90,10 @@ _POL_WIDTH = _setting("GOMOKU_POLICY_WIDTH", 0)
 # late-move reductions (k.SEL_LMR) by the policy's rank at this scale, in place of the
 # reductions by move number and of _POL_RED (0: off). Against Rapfi 0.43.02 classical node for
 # node, 150 scored +0.037 +- 0.016 a game over 1,024 games paired with it off (docs/engine.md,
-# "Settings screened against Rapfi"); with the hand-set order they stay off (_SELECT_TRIED)
-_POL_LMR = _setting("GOMOKU_POLICY_LMR", 150)
+# "Settings screened against Rapfi"), but -2.7 +- 3.2 points over 128 paired games at 500 ms
+# a move: off until a timed run says otherwise; with the hand-set order they stay off
+# (_SELECT_TRIED)
+_POL_LMR = _setting("GOMOKU_POLICY_LMR", 0)
 # the root's threat searches under a node limit: the win by fours and threes and the defence
 # may each spend this many thousandths of it (0: none)
 _VCT_SHARE = _setting("GOMOKU_VCT_SHARE", 200)

@@ -360,12 +360,14 @@ def test_reductions_and_mate_pruning_search_fewer_nodes_to_the_same_depth(
 def test_master_reduces_late_moves_only_where_the_policy_orders(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # late-move reductions by the policy's rank are master's (freestyle, the policy on); with
-    # the hand-set order (the levels below master, the other rules) nothing is reduced so
+    # late-move reductions by the policy's rank (GOMOKU_POLICY_LMR, off by default) are
+    # master's (freestyle, the policy on); with the hand-set order (the levels below master,
+    # the other rules) nothing is reduced so
     import engine.search.alphabeta
 
     board = Board.from_moves("h8 i9 h9 i10 h10 h11 g9 f10 g10")
     hand = SearchOptions(policy=False)
+    monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 150)
     reduced = search(board, Limits(depth=8))
     by_hand = search(board, Limits(depth=8), hand)
     monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 0)
