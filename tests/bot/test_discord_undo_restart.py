@@ -53,46 +53,33 @@ async def _request_posted(
     return game_id, request
 
 
+@pytest.mark.parametrize("allowed", [True, False])
 async def test_an_answer_on_the_web_after_a_restart_edits_the_request(
     fake: FakeDiscord,
     make_bot: BotFactory,
     alice: FakeUser,
     bob: FakeUser,
     monkeypatch: pytest.MonkeyPatch,
+    allowed: bool,
 ) -> None:
     first = make_bot()
     async with fake.running(first):
         game_id, request = await _request_posted(fake, first, alice, bob, monkeypatch)
     second = make_bot()
     async with fake.running(second):
-        await second.service.act(GameRef(game_id), alice.id, AnswerUndo(True), via="web")
+        await second.service.act(GameRef(game_id), alice.id, AnswerUndo(allowed), via="web")
         await fake.wait_for(lambda: request.buttons() == [])
-        assert request.content == f"<@{alice.id}> allowed <@{bob.id}> to take back their last move."
+        assert request.content == (
+            f"<@{alice.id}> allowed <@{bob.id}> to take back their last move."
+            if allowed
+            else f"<@{alice.id}> refused to let <@{bob.id}> take back their last move."
+        )
         assert request.allowed_mentions == {"parse": []}  # the edit pings nobody
         assert undo_requests(fake) == [request]  # edited, not said anew
         view = await second.service.game(game_id)
-        assert [str(move.point) for move in view.board.moves] == ["h8"]
+        moves = [str(move.point) for move in view.board.moves]
+        assert moves == (["h8"] if allowed else ["h8", "i9"])
         assert await second.service.repository.undo_request(game_id) is None
-
-
-async def test_a_refusal_on_the_web_after_a_restart_edits_the_request(
-    fake: FakeDiscord,
-    make_bot: BotFactory,
-    alice: FakeUser,
-    bob: FakeUser,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    first = make_bot()
-    async with fake.running(first):
-        game_id, request = await _request_posted(fake, first, alice, bob, monkeypatch)
-    second = make_bot()
-    async with fake.running(second):
-        await second.service.act(GameRef(game_id), alice.id, AnswerUndo(False), via="web")
-        await fake.wait_for(lambda: request.buttons() == [])
-        assert request.content == (
-            f"<@{alice.id}> refused to let <@{bob.id}> take back their last move."
-        )
-        assert undo_requests(fake) == [request]
 
 
 async def test_a_request_whose_game_ended_while_the_bot_was_away_loses_its_buttons(
