@@ -32,7 +32,6 @@ MAX_DEPTH = 60
 # the soft limit is the share of the budget after which no new iteration starts. An iteration
 # cut short still searches the previous best move first and keeps a move that beats it.
 _TIME_SAFETY = 0.97  # hard limit, as a share of the budget
-_SOFT_TIME = 0.6  # soft limit: start another iteration only before this share is gone
 _ROOT_VCF_DEPTH = 12  # attacking fours
 _ROOT_VCT_DEPTH = 5  # attacking fours and threes
 _DEFENCE_VCT_DEPTH = 4  # the opponent's threat sequences the root defence looks for
@@ -71,11 +70,15 @@ _BASE_MEMORY = 160 * 2**20
 _TT_ENTRY_BYTES = 16
 
 
-def _setting(name: str, default: int) -> int:
+def _setting(name: str, default: int, most: int = 400) -> int:
     # a knob for measuring (docs/engine.md, "The learned move policy"): a whole number from
-    # 0 to 400 in the environment, else the default
+    # 0 to ``most`` in the environment, else the default
     text = os.environ.get(name, "")
-    return int(text) if text.isdigit() and int(text) <= 400 else default
+    return int(text) if text.isdigit() and int(text) <= most else default
+
+
+# the soft time limit in thousandths of the budget: no new iteration starts after it
+_SOFT_TIME = _setting("GOMOKU_SOFT_TIME", 600, most=1000) / 1000
 
 
 # with the learned policy's order (k.G_POL_*, master in freestyle): quiet moves searched at

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from engine.board import Board
 from engine.errors import GameOverError
+from engine.search import alphabeta
 from engine.search._position import MIN_TT_SIZE, TT_SIZE, Position
 from engine.search.alphabeta import (
     WIN,
@@ -153,6 +154,24 @@ def test_time_limit_returns_a_move() -> None:
     board = Board.from_moves("h8 i9 h9 i10 g8 j11")
     result = search(board, Limits(time_ms=200))
     assert board.is_legal(result.move)  # how deep it got depends on the machine
+
+
+def test_no_iteration_starts_after_the_soft_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a soft limit of nothing: the first iteration completes, and no second one starts
+    monkeypatch.setattr(alphabeta, "_SOFT_TIME", 0.0)
+    board = Board.from_moves("h8 i9 h9 i10 g8 j11 k8")
+    result = search(board, Limits(time_ms=10_000))
+    assert result.depth == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("1000", 1000), ("0", 0), ("1001", 600), ("-5", 600), ("x", 600), ("", 600)]
+)
+def test_a_setting_is_a_whole_number_in_range(
+    text: str, value: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GOMOKU_SOFT_TIME", text)
+    assert alphabeta._setting("GOMOKU_SOFT_TIME", 600, most=1000) == value
 
 
 def test_depth_limit_is_the_completed_depth() -> None:
