@@ -38,9 +38,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import json
-import os
 import shlex
 import sys
 import time
@@ -56,6 +54,7 @@ from engine.gomocup.match import EngineSpec, parse_engine
 from engine.gomocup.openings import OPENINGS, offsets
 from engine.search.book import BOOK_PATH, FORMAT, canonical, transform
 from engine.types import Color, Point, Rule
+from tools import shards
 from tools.check_openings import candidates
 from tools.check_openings import canonical as canonical_offsets
 from tools.judge import Eval
@@ -65,7 +64,7 @@ RULE = Rule.FREESTYLE
 PER_SHARD = 16
 JUDGE_CAP_MS = 120_000  # the judge's turn time: only a cap, the node count binds
 MATE = 30000  # a judge's forced result on the scale of its scores
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = shards.ROOT
 MANIFEST_PATH = BOOK_PATH.with_name("book.manifest.json")
 
 Offsets = tuple[tuple[int, int], ...]
@@ -213,35 +212,13 @@ def study(board: Board, settings: Settings, judge: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- shards
 
 
-def _name(shard: int) -> str:
-    return f"shard-{shard:05d}"
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _write(path: Path, data: Any) -> None:
-    # written beside, then renamed: an interrupted save never leaves a torn file
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
 
+    def write(tmp: Path) -> None:
+        tmp.write_text(text, encoding="utf-8")
 
-def engine_commit() -> str:
-    """This checkout's commit (see ``tools/datagen.py``)."""
-    from tools.datagen import engine_commit as commit
-
-    return commit()
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("gomoku-bot")
-    except PackageNotFoundError:
-        return "unknown"
+    shards.replace(path, write)
 
 
 def make_shard(
@@ -262,15 +239,11 @@ def make_shard(
     from tools.judge import Judge, JudgeError
 
     folder.mkdir(parents=True, exist_ok=True)
-    final = folder / f"{_name(settings.shard)}.json"
-    partial = folder / f"{_name(settings.shard)}.partial.json"
-    if final.exists():
-        raise BookError(f"{final} exists: shard {settings.shard} is finished")
+    final = folder / f"{shards.name(settings.shard)}.json"
+    partial = folder / f"{shards.name(settings.shard)}.partial.json"
     records: list[dict[str, Any]] = []
     spent = 0.0
-    if partial.exists():
-        if not resume:
-            raise BookError(f"{partial} exists: --resume continues it (or delete it)")
+    if shards.claim(final, partial, settings.shard, resume=resume, error=BookError):
         saved = json.loads(partial.read_text(encoding="utf-8"))
         if saved["settings"] != dataclasses.asdict(settings):
             raise BookError(f"{partial} was made with other settings: {saved['settings']}")
@@ -279,7 +252,7 @@ def make_shard(
     chosen = every[settings.shard * settings.per_shard : (settings.shard + 1) * settings.per_shard]
     if not chosen:
         raise BookError(f"shard {settings.shard} holds no opening ({len(every)} in all)")
-    commit = engine_commit()
+    commit = shards.engine_commit()
     clock = time.perf_counter()
     with Judge(
         judge_spec, turn_ms=JUDGE_CAP_MS, size=SIZE, rule=RULE, nodes=settings.judge_nodes
@@ -305,13 +278,8 @@ def make_shard(
         "format": FORMAT,
         "settings": dataclasses.asdict(settings),
         "command": command,
-        "engine": {"version": _version(), "commit": commit},
-        "judge": {
-            "command": shlex.join(judge_spec.argv),
-            "cwd": judge_spec.cwd,
-            "about": about,
-            "nodes": settings.judge_nodes,
-        },
+        "engine": shards.engine(commit),
+        "judge": shards.judge(judge_spec.argv, judge_spec.cwd, about, settings.judge_nodes),
         "counts": {
             "openings": len(records),
             "judge_overruled": sum(1 for r in records if r["move"] != r["candidates"][0]["move"]),
@@ -328,7 +296,7 @@ def build(folder: Path, book_path: Path = BOOK_PATH) -> dict[str, Any]:
     """Gather the finished shards in ``folder`` into the book and its manifest; returns the
     manifest."""
     positions: dict[str, dict[str, Any]] = {}
-    shards = []
+    made: list[dict[str, Any]] = []
     settings: dict[str, Any] | None = None
     for path in sorted(folder.glob("shard-?????.json")):
         shard = json.loads(path.read_text(encoding="utf-8"))
@@ -336,10 +304,10 @@ def build(folder: Path, book_path: Path = BOOK_PATH) -> dict[str, Any]:
         if settings is not None and mine != settings:
             raise BookError(f"{path} was made with other settings than the shards before it")
         settings = mine
-        shards.append(
+        made.append(
             {
                 "file": path.name,
-                "sha256": _sha256(path),
+                "sha256": shards.sha256(path),
                 "openings": shard["counts"]["openings"],
                 "command": shard["command"],
                 "engine": shard["engine"],
@@ -362,13 +330,13 @@ def build(folder: Path, book_path: Path = BOOK_PATH) -> dict[str, Any]:
     manifest = {
         "format": FORMAT,
         "book": book_path.name,
-        "sha256": _sha256(book_path),
+        "sha256": shards.sha256(book_path),
         "positions": len(positions),
         "match_openings": sum(
             1 for stones in book_openings()[: len(OPENINGS)] if _covered(stones, positions)
         ),
         "settings": settings,
-        "shards": shards,
+        "shards": made,
         "command": "python tools/book.py --build",
     }
     manifest_path = book_path.with_name("book.manifest.json")

@@ -36,12 +36,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import json
-import os
 import random
 import shlex
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -59,6 +56,7 @@ from engine.gomocup.match import EngineSpec, parse_engine
 from engine.gomocup.openings import openings
 from engine.search import Limits, SearchOptions, search
 from engine.types import Color, Point, Rule
+from tools import shards
 
 SIZE = 15
 FORMAT = 1  # the shard layout above; bump it when the layout changes
@@ -67,7 +65,7 @@ MAX_PLIES = 160  # a self-play game is a draw after this many moves
 MATE = 30000  # a judge's forced result, beyond every score it prints
 SMALL_TT = 160 * 2**20 + 2 * 16 * 2**16  # the self-play searches' memory (a 64k-entry table)
 JUDGE_CAP_MS = 30_000  # the judge's turn time: only a cap, the node count binds
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = shards.ROOT
 
 Int = npt.NDArray[np.int64]
 
@@ -134,19 +132,15 @@ class Shard:
         return cls(**{f.name: data[f.name].tolist() for f in dataclasses.fields(cls)})
 
 
-def _name(shard: int) -> str:
-    return f"shard-{shard:05d}"
-
-
 def load_shard(folder: Path, shard: int) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
     """A finished shard's arrays and manifest.
 
     Raises:
         DataGenError: when the array file does not match its manifest's hash.
     """
-    path = folder / f"{_name(shard)}.npz"
-    manifest = json.loads((folder / f"{_name(shard)}.json").read_text(encoding="utf-8"))
-    if _sha256(path) != manifest["sha256"]:
+    path = folder / f"{shards.name(shard)}.npz"
+    manifest = json.loads((folder / f"{shards.name(shard)}.json").read_text(encoding="utf-8"))
+    if shards.sha256(path) != manifest["sha256"]:
         raise DataGenError(f"{path} does not match its manifest")
     with np.load(path) as data:
         return {name: data[name] for name in data.files}, manifest
@@ -231,52 +225,12 @@ def judge_game(judge: Any, moves: Sequence[int]) -> list[tuple[int, int, int, in
 # --------------------------------------------------------------------------- the shard
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _save(path: Path, arrays: dict[str, Any]) -> None:
-    # written beside, then renamed: an interrupted save never leaves a torn file
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, **arrays)
-    os.replace(tmp, path)
+    shards.replace(path, lambda tmp: np.savez_compressed(tmp, **arrays), ".tmp.npz")
 
 
 def _settings_array(settings: Settings) -> npt.NDArray[np.str_]:
     return np.array(json.dumps(dataclasses.asdict(settings), sort_keys=True))
-
-
-def engine_commit() -> str:
-    """This checkout's git commit (with ``-dirty`` when a file of ``engine/`` or ``tools/``
-    differs from it), or "unknown"."""
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=30,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            # the code that plays and labels: edits elsewhere (docs, tests) do not count
-            [
-                "git",
-                "-C",
-                str(ROOT),
-                "status",
-                "--porcelain",
-                "--untracked-files=no",
-                "engine",
-                "tools",
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=30,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return head + ("-dirty" if dirty else "")
 
 
 def make_shard(
@@ -301,14 +255,10 @@ def make_shard(
     from tools.judge import Judge, JudgeError
 
     folder.mkdir(parents=True, exist_ok=True)
-    final = folder / f"{_name(settings.shard)}.npz"
-    partial = folder / f"{_name(settings.shard)}.partial.npz"
-    if final.exists():
-        raise DataGenError(f"{final} exists: shard {settings.shard} is finished")
+    final = folder / f"{shards.name(settings.shard)}.npz"
+    partial = folder / f"{shards.name(settings.shard)}.partial.npz"
     shard = Shard()
-    if partial.exists():
-        if not resume:
-            raise DataGenError(f"{partial} exists: --resume continues it (or delete it)")
+    if shards.claim(final, partial, settings.shard, resume=resume, error=DataGenError):
         with np.load(partial) as data:
             if str(data["settings"]) != str(_settings_array(settings)):
                 raise DataGenError(f"{partial} was made with other settings: {data['settings']}")
@@ -321,7 +271,7 @@ def make_shard(
     done = len(shard.lengths)
     if done:
         log(f"shard {settings.shard}: resuming after {done} of {total} games")
-    commit = engine_commit()  # the code that plays and labels, as it was at the start
+    commit = shards.engine_commit()  # the code that plays and labels, as it was at the start
     clock = time.perf_counter()
     played = 0
 
@@ -369,13 +319,8 @@ def make_shard(
         "command": command,
         "seed": settings.seed,
         "self_play_nodes": settings.nodes,
-        "engine": {"version": _version(), "commit": commit},
-        "judge": {
-            "command": shlex.join(judge_spec.argv),
-            "cwd": judge_spec.cwd,
-            "about": about,
-            "nodes": settings.judge_nodes,
-        },
+        "engine": shards.engine(commit),
+        "judge": shards.judge(judge_spec.argv, judge_spec.cwd, about, settings.judge_nodes),
         "counts": {
             "games": len(shard.lengths),
             "moves": len(shard.moves),
@@ -386,21 +331,12 @@ def make_shard(
             "draws": int((results == 0).sum()),
         },
         "seconds": round(seconds(), 1),
-        "sha256": _sha256(final),
+        "sha256": shards.sha256(final),
     }
-    path = folder / f"{_name(settings.shard)}.json"
+    path = folder / f"{shards.name(settings.shard)}.json"
     path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     partial.unlink(missing_ok=True)
     return path
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("gomoku-bot")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -36,6 +36,7 @@ from engine.search.book import (
 from engine.search.levels import choose_move
 from engine.types import Color, Level, Point, Rule
 from tools import book as book_tool
+from tools import shards
 
 SIZE = 15
 FAKE = Path(__file__).with_name("fake_judge.py")
@@ -192,12 +193,12 @@ def test_the_book_is_for_freestyle_only() -> None:
 
 def test_the_book_file_matches_its_manifest_and_its_shards(tmp_path: Path) -> None:
     manifest = json.loads(book_tool.MANIFEST_PATH.read_text(encoding="utf-8"))
-    assert manifest["sha256"] == book_tool._sha256(BOOK_PATH)
+    assert manifest["sha256"] == shards.sha256(BOOK_PATH)
     assert manifest["positions"] == len(_shipped().moves)
     assert manifest["match_openings"] == len(OPENINGS)
     folder = book_tool.ROOT / "data" / "book"
     for shard in manifest["shards"]:
-        assert book_tool._sha256(folder / shard["file"]) == shard["sha256"]
+        assert shards.sha256(folder / shard["file"]) == shard["sha256"]
     # the shards build the same file again
     rebuilt = tmp_path / "book.json"
     book_tool.build(folder, rebuilt)

@@ -1,0 +1,90 @@
+"""What the shard makers share (``tools/datagen.py``, ``tools/book.py``): the file names, the
+rules for a finished or partial shard, and the provenance a manifest records."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def name(shard: int) -> str:
+    """The stem of shard ``shard``'s files."""
+    return f"shard-{shard:05d}"
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def replace(path: Path, write: Callable[[Path], None], suffix: str = ".tmp") -> None:
+    """Write ``path`` through ``write`` beside it, then rename: an interrupted save never
+    leaves a torn file."""
+    tmp = path.with_name(path.name + suffix)
+    write(tmp)
+    os.replace(tmp, path)
+
+
+def claim(final: Path, partial: Path, shard: int, *, resume: bool, error: type[Exception]) -> bool:
+    """Whether to continue ``partial``; raises ``error`` when the shard is finished, or when its
+    partial file exists and ``resume`` was not asked for."""
+    if final.exists():
+        raise error(f"{final} exists: shard {shard} is finished")
+    if partial.exists() and not resume:
+        raise error(f"{partial} exists: --resume continues it (or delete it)")
+    return partial.exists()
+
+
+def engine_commit() -> str:
+    """This checkout's git commit (with ``-dirty`` when a file of ``engine/`` or ``tools/``
+    differs from it), or "unknown"."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            # the code that plays and labels: edits elsewhere (docs, tests) do not count
+            [
+                "git",
+                "-C",
+                str(ROOT),
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "engine",
+                "tools",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head + ("-dirty" if dirty else "")
+
+
+def engine(commit: str) -> dict[str, str]:
+    """The manifest's ``engine``: the package's version and ``commit``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        number = version("gomoku-bot")
+    except PackageNotFoundError:
+        number = "unknown"
+    return {"version": number, "commit": commit}
+
+
+def judge(argv: Sequence[str], cwd: str | None, about: Any, nodes: int) -> dict[str, Any]:
+    """The manifest's ``judge``: its command line, folder, ABOUT answer and node count."""
+    return {"command": shlex.join(argv), "cwd": cwd, "about": about, "nodes": nodes}
