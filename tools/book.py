@@ -2,6 +2,7 @@
 
     python tools/book.py --shard K --judge CMD [--nodes 1000000] [--judge-nodes 500000] \\
         [--alternatives 2] [--out data/book] [--resume]
+    python tools/book.py --second --shard K --judge CMD [...]     # into data/book/second
     python tools/book.py --build [--out data/book]
     python tools/book.py --list [--first K --count N]
 
@@ -23,13 +24,17 @@ For each opening (White to move, 15x15 freestyle):
    ``--judge-nodes`` nodes, and about the opening itself (its own move, kept for reference);
 4. the candidate the judge rates best for White becomes the book move (ties: master's order).
 
+With ``--second`` the positions are White's second move instead: each opening of the finished
+first-move shards (in their order) with its book move and the judge's reply to that move
+(Black's best in the judge's view), five stones; their shards go to ``OUT/second``.
+
 Everything is a fixed node count, so the same command gives the same book on any host.
 
 A shard is ``shard-KKKKK.json``: the settings, the command, the engine's version and commit,
 the judge's command and ``ABOUT``, one record per opening (every candidate with master's and
 the judge's score) and its counts. While it is made, ``shard-KKKKK.partial.json`` is kept after
 each opening; ``--resume`` continues it (with the same settings). ``--build`` gathers every
-finished shard into ``engine/search/data/book.json`` (key and move per opening, see
+finished shard of both folders into ``engine/search/data/book.json`` (key and move per opening, see
 ``engine.search.book``) and ``book.manifest.json`` (the settings, the shards with their
 SHA-256, the counts and the book's SHA-256).
 """
@@ -62,6 +67,7 @@ from tools.judge import Eval
 SIZE = 15
 RULE = Rule.FREESTYLE
 PER_SHARD = 16
+SECOND = "second"  # the folder of White's second move's shards, inside the first move's
 JUDGE_CAP_MS = 120_000  # the judge's turn time: only a cap, the node count binds
 MATE = 30000  # a judge's forced result on the scale of its scores
 ROOT = shards.ROOT
@@ -83,6 +89,9 @@ class Settings:
     nodes: int
     alternatives: int
     judge_nodes: int
+    # White's second move: the positions after each first-move record's book move and the
+    # judge's reply to it (``second_openings``), in place of the three-stone openings
+    second: bool = False
 
 
 def book_openings() -> list[Offsets]:
@@ -90,6 +99,27 @@ def book_openings() -> list[Offsets]:
     match = [canonical_offsets(tuple(offsets(text))) for text in OPENINGS]
     rest = [stones for stones in candidates(2, 4) if stones not in set(match)]
     return match + rest
+
+
+def second_openings(first: Path) -> list[Offsets]:
+    """The five-stone positions of White's second move: each finished first-move shard's
+    openings in order, with the book's move and the judge's reply to it (Black's best by its
+    judgement, what a strong opponent most likely plays). An opening whose judge gave no reply
+    is left out."""
+    centre = SIZE // 2
+    found: list[Offsets] = []
+    for path in sorted(first.glob("shard-?????.json")):
+        for record in json.loads(path.read_text(encoding="utf-8"))["records"]:
+            chosen = next(c for c in record["candidates"] if c["move"] == record["move"])
+            if chosen["judge_reply"] is None:
+                continue
+            stones = list(offsets(record["opening"]))
+            for text in (record["move"], chosen["judge_reply"]):
+                x, y = (int(v) for v in text.split(","))
+                stones.append((x - centre, y - centre))
+            if opening_board(tuple(stones)).outcome is None:
+                found.append(tuple(stones))
+    return found
 
 
 def opening_board(stones: Offsets) -> Board:
@@ -248,7 +278,7 @@ def make_shard(
         if saved["settings"] != dataclasses.asdict(settings):
             raise BookError(f"{partial} was made with other settings: {saved['settings']}")
         records, spent = saved["records"], float(saved["seconds"])
-    every = book_openings()
+    every = second_openings(folder.parent) if settings.second else book_openings()
     chosen = every[settings.shard * settings.per_shard : (settings.shard + 1) * settings.per_shard]
     if not chosen:
         raise BookError(f"shard {settings.shard} holds no opening ({len(every)} in all)")
@@ -292,15 +322,13 @@ def make_shard(
     return final
 
 
-def build(folder: Path, book_path: Path = BOOK_PATH) -> dict[str, Any]:
-    """Gather the finished shards in ``folder`` into the book and its manifest; returns the
-    manifest."""
-    positions: dict[str, dict[str, Any]] = {}
+def _gather(folder: Path, positions: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    # one folder's finished shards into ``positions``; their settings and list for the manifest
     made: list[dict[str, Any]] = []
     settings: dict[str, Any] | None = None
     for path in sorted(folder.glob("shard-?????.json")):
         shard = json.loads(path.read_text(encoding="utf-8"))
-        mine = {k: v for k, v in shard["settings"].items() if k != "shard"}
+        mine = {"second": False} | {k: v for k, v in shard["settings"].items() if k != "shard"}
         if settings is not None and mine != settings:
             raise BookError(f"{path} was made with other settings than the shards before it")
         settings = mine
@@ -325,6 +353,16 @@ def build(folder: Path, book_path: Path = BOOK_PATH) -> dict[str, Any]:
                 "master": chosen["master"],
                 "judge": chosen["judge"],
             }
+    return {"settings": settings, "shards": made}
+
+
+def build(folder: Path, book_path: Path = BOOK_PATH) -> dict[str, Any]:
+    """Gather the finished shards in ``folder`` (White's first move) and in its ``second``
+    folder (White's second move, when there is one) into the book and its manifest; returns
+    the manifest."""
+    positions: dict[str, dict[str, Any]] = {}
+    first = _gather(folder, positions)
+    second = _gather(folder / SECOND, positions) if (folder / SECOND).is_dir() else None
     book = {"format": FORMAT, "size": SIZE, "rule": RULE.value, "positions": positions}
     book_path.write_text(json.dumps(book, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     manifest = {
@@ -335,10 +373,11 @@ def build(folder: Path, book_path: Path = BOOK_PATH) -> dict[str, Any]:
         "match_openings": sum(
             1 for stones in book_openings()[: len(OPENINGS)] if _covered(stones, positions)
         ),
-        "settings": settings,
-        "shards": made,
+        **first,
         "command": "python tools/book.py --build",
     }
+    if second is not None:
+        manifest["second"] = second
     manifest_path = book_path.with_name("book.manifest.json")
     manifest_path.write_text(
         json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8"
@@ -368,6 +407,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--judge-nodes", type=int, default=500_000, help="judge nodes a position")
     parser.add_argument("--out", type=Path, default=ROOT / "data" / "book")
     parser.add_argument("--resume", action="store_true", help="continue a partial shard")
+    parser.add_argument(
+        "--second", action="store_true", help="White's second move (shards in OUT/second)"
+    )
     options = parser.parse_args(argv)
     if options.list:
         every = book_openings()
@@ -389,11 +431,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         nodes=options.nodes,
         alternatives=max(0, options.alternatives),
         judge_nodes=options.judge_nodes,
+        second=options.second,
     )
+    out = options.out / SECOND if options.second else options.out
     judge = dataclasses.replace(parse_engine(options.judge), cwd=options.judge_cwd)
     command = shlex.join(["python", "tools/book.py", *(sys.argv[1:] if argv is None else argv)])
     try:
-        path = make_shard(options.out, settings, judge, resume=options.resume, command=command)
+        path = make_shard(out, settings, judge, resume=options.resume, command=command)
     except BookError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

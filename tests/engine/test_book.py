@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 
 from engine.board import Board
 from engine.gomocup.match import EngineSpec, main, read_openings
-from engine.gomocup.openings import OPENINGS, openings
+from engine.gomocup.openings import OPENINGS, offsets, openings
 from engine.gomocup.pbrain import strongest_searcher
 from engine.gomocup.protocol import MoveLimits
 from engine.search import book as book_module
@@ -312,6 +313,50 @@ def test_a_shard_keeps_the_judges_choice_and_resumes(tmp_path: Path) -> None:
     assert moves(again) == moves(data)
     with pytest.raises(book_tool.BookError, match="finished"):
         book_tool.make_shard(partial_dir, settings_, judge, resume=True, log=lambda _: None)
+
+
+def test_the_second_move_follows_the_book_move_and_the_judges_reply(tmp_path: Path) -> None:
+    # the fake judge replies on a chosen point (Black's fifth stone), then White's second move
+    # is studied there, and the build answers both positions
+    judge = EngineSpec("judge", (sys.executable, str(FAKE), "4=play9,5"))
+    folder = tmp_path / "book"
+    first = book_tool.Settings(shard=0, per_shard=2, nodes=2000, alternatives=0, judge_nodes=100)
+    data = json.loads(
+        book_tool.make_shard(folder, first, judge, log=lambda _: None).read_text(encoding="utf-8")
+    )
+    second = replace(first, second=True)
+    made = book_tool.make_shard(folder / book_tool.SECOND, second, judge, log=lambda _: None)
+    records = json.loads(made.read_text(encoding="utf-8"))["records"]
+    assert len(records) == 2
+    for before, after in zip(data["records"], records, strict=True):
+        assert before["candidates"][0]["judge_reply"] == "9,9"  # (9, 5) from the top row
+        board = book_tool.opening_board(tuple(offsets(after["opening"])))
+        assert [_text(m.point) for m in board.moves] == [
+            *(
+                _text(m.point)
+                for m in book_tool.opening_board(tuple(offsets(before["opening"]))).moves
+            ),
+            before["move"],
+            "9,9",
+        ]
+        assert board.to_move is Color.WHITE
+    built = book_tool.build(folder, tmp_path / "book.json")
+    assert built["positions"] == 4
+    assert len(built["second"]["shards"]) == 1
+    assert built["second"]["settings"]["second"]
+    book = load_book(tmp_path / "book.json")
+    assert book is not None
+    for record in records:
+        board = book_tool.opening_board(tuple(offsets(record["opening"])))
+        found = book.lookup(board)
+        assert found is not None
+        assert _text(found.move) == record["move"]
+    with pytest.raises(book_tool.BookError, match="finished"):
+        book_tool.make_shard(folder / book_tool.SECOND, second, judge, log=lambda _: None)
+
+
+def _text(point: Point) -> str:
+    return f"{point.x},{point.y}"
 
 
 # -- the match's --openings ----------------------------------------------------------------
