@@ -4,8 +4,8 @@
 square board (rotations and reflections about its centre), turned back onto the board as it
 lies, or None: not in the book, another rule or size than the book's, stones set up rather
 than played, or the book turned off (``GOMOKU_BOOK=off`` in the environment, for A/B
-matches). Master consults it in ``engine.search.levels.choose_move`` and in the protocol
-brain; no other level does.
+matches; ``GOMOKU_BOOK=FILE`` reads another book). Master consults it in
+``engine.search.levels.choose_move`` and in the protocol brain; no other level does.
 
 The book is ``engine/search/data/book.json``, made by ``tools/book.py`` (long fixed-node
 searches of this engine, each candidate checked by an outside judge; its provenance is in
@@ -165,8 +165,10 @@ def book_enabled() -> bool:
 
 
 def book_move(board: Board) -> BookMove | None:
-    """Master's book move for ``board``, or None (see the module's text)."""
+    """Master's book move for ``board``, or None (see the module's text). ``GOMOKU_BOOK`` may
+    also name another book file (for A/B matches)."""
     if not book_enabled():
         return None
-    book = load_book()
+    chosen = os.environ.get(_ENV, "").strip()
+    book = load_book(Path(chosen)) if chosen and chosen.lower() != "on" else load_book()
     return None if book is None else book.lookup(board)

@@ -253,6 +253,36 @@ def test_master_plays_the_book_move_and_off_turns_it_off(monkeypatch: pytest.Mon
     assert searched == [3, 3, 3]
 
 
+def test_another_book_file_is_read_where_the_setting_names_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    board = _played(list(openings(SIZE)[0]))
+    key, symmetry = canonical(board.stones(Color.BLACK), board.stones(Color.WHITE), SIZE)
+    shipped = _shipped().lookup(board)
+    assert shipped is not None
+    other = next(
+        Point(x, y) for x in range(SIZE) for y in range(SIZE) if board.is_legal(Point(x, y))
+    )
+    assert other != shipped.move
+    stored = transform(other, symmetry, SIZE)
+    path = tmp_path / "other.json"
+    path.write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "size": SIZE,
+                "rule": "freestyle",
+                "positions": {key: {"move": f"{stored.x},{stored.y}", "master": 5}},
+            }
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("GOMOKU_BOOK", str(path))
+    assert book_move(board) == BookMove(other, 5)
+    monkeypatch.setenv("GOMOKU_BOOK", "on")
+    assert book_move(board) == shipped
+
+
 def test_without_a_book_file_master_searches(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
