@@ -2,7 +2,8 @@
 
     python tools/ab.py run OUT --anchor CMD [--anchor-cwd DIR] --arm NAME=CMD [--arm ...]
         [--weights NAME=FILE] [--cwd NAME=DIR] [--rounds 4] [--start 1] [--games 32]
-        [--turn-ms 500] [--match-ms N] [--grace-ms 1000] [--jobs 2] [--rule freestyle]
+        [--turn-ms 500] [--nodes N] [--match-ms N] [--grace-ms 1000] [--jobs 2]
+        [--rule freestyle]
     python tools/ab.py report OUT [--base NAME]
 
 ``run`` plays, round after round, one ``--games`` match of every arm against the anchor (as
@@ -238,6 +239,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--start", type=int, default=1, help="the first round's number")
     play.add_argument("--games", type=int, default=32, help="games per arm and round (even)")
     play.add_argument("--turn-ms", type=int, default=500)
+    play.add_argument("--nodes", type=int, help="INFO max_node: a fixed node count a move")
     play.add_argument("--match-ms", type=int, help="each engine's clock for a whole game")
     play.add_argument("--grace-ms", type=int, default=1000)
     play.add_argument("--jobs", type=int, default=2)

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine.gomocup.referee import MatchConfig
 from tests.engine.test_match import _liar, _standin
 from tools import ab
 
@@ -125,9 +126,17 @@ def test_weights_and_folders_reach_the_arm_command(tmp_path: Path) -> None:
         ]
     )
     spec = ab._arm_specs(options)["cand"]
+    assert "INFO max_node" not in "\n".join(MatchConfig.from_options(options).info_lines())
     assert spec.argv[:2] == ("env", f"GOMOKU_EVAL_WEIGHTS={Path('w.json').resolve()}")
     assert spec.argv[2:] == (sys.executable, "-m", "engine.pbrain")
     assert spec.cwd == str(tmp_path)
+
+
+def test_a_node_count_reaches_every_engine(tmp_path: Path) -> None:
+    options = ab._parser().parse_args(
+        ["run", str(tmp_path), "--anchor", "anchor-engine", "--arm", "a=x", "--nodes", "20000"]
+    )
+    assert "INFO max_node 20000" in MatchConfig.from_options(options).info_lines()
 
 
 @pytest.mark.parametrize(
