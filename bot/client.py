@@ -434,6 +434,7 @@ class GomokuBot(commands.Bot):
             await finish_interrupted_replies(self)
         except Exception:
             log.exception("finishing interrupted replies failed")
+        log.info("resumed what the last stop left: games, tournaments, queues, boards, replies")
 
 
 def _shape(commands: Sequence[Any]) -> list[Any]:

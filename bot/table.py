@@ -18,8 +18,10 @@ board), games the clocks ended, turn warnings, moves and takebacks made on the w
 undo requests asked there (posted with the buttons that answer them), and the answers given
 there to a request posted in Discord (its buttons go, and its message says the answer; the
 message is stored with the request, so this holds after a restart; with shards, an answer
-given in another process comes over the game bus). At start-up, the requests that ended while
-the bot was away lose their buttons (``close_stale_undo_requests``). A handler that
+given in another process comes over the game bus). A request posted here loses its buttons
+when a move or the game's end leaves it unanswerable, made here or in another process (heard
+over the bus); at start-up, the requests that ended while the bot was away lose theirs
+(``close_stale_undo_requests``). A handler that
 draws the AI's reply itself holds ``answering`` on its channel and game meanwhile.
 """
 
@@ -358,11 +360,14 @@ class Table:
         bus.follow(self)
 
     def changed(self, game_id: int, version: int) -> None:
-        """A game changed in another process: that process draws its board."""
+        """A game changed in another process: that process draws its board; a request this
+        process posted that the change left behind (a move, the end) closes."""
+        if game_id in self._undo_messages:
+            self.host.spawn(self._close_stale_undo(game_id))
 
     def resync(self) -> None:
-        """The bus was away: an answer missed meanwhile leaves its buttons, which go at
-        the first press on them (answering that no request waits)."""
+        """The bus was away: an answer or a move missed meanwhile leaves the request's
+        buttons, which go at the first press on them (answering that no request waits)."""
 
     def undo(self, note: UndoNote) -> None:
         """An undo request was asked or answered in another process: an answer to one this

@@ -646,7 +646,8 @@ async def test_a_move_in_one_bot_process_reaches_a_page_served_by_another(
     not own the fake's guild: the guild's ``/place`` commands reach the owner alone (the fake
     sends a guild's events to its shard), and their moves reach the page on the other. An
     undo request asked there reaches the opponent's page too, and the refusal given on that
-    page edits the request's message, which the owner posted (its buttons go)."""
+    page edits the request's message, which the owner posted (its buttons go); a request the
+    page's move leaves behind closes its message the same way."""
     owner = fake.shard_of_guild(2)
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     async with PostgresGameRepository.open(postgres_url) as db:
@@ -658,7 +659,8 @@ async def test_a_move_in_one_bot_process_reaches_a_page_served_by_another(
                 white=Player.human(bob.id),
             )
         )
-    shared = {"GOMOKU_DATABASE_URL": postgres_url}
+    # INFO: the line that says a process has done its start-up
+    shared = {"GOMOKU_DATABASE_URL": postgres_url, "LOG_LEVEL": "INFO"}
     if kind == "redis":
         shared["GOMOKU_AI_QUEUE_URL"] = redis_server.url
     port = _free_port()
@@ -682,6 +684,12 @@ async def test_a_move_in_one_bot_process_reaches_a_page_served_by_another(
                 await until(shards, lambda connected: connected == [(0, 2), (1, 2)])
         except TimeoutError:
             raise AssertionError([b.errors() for b in bots]) from None
+
+        async def started() -> list[bool]:
+            return ["resumed what the last stop left" in b.errors() for b in bots]
+
+        async with asyncio.timeout(120):
+            await until(started, all)
         # The board listens before its process connects to Discord.
         grant = Signer.from_secrets(WEB_SECRET, None).mint(game.id, 999, Role.WATCH)
         async with aiohttp.ClientSession() as http, asyncio.timeout(120):
@@ -714,9 +722,24 @@ async def test_a_move_in_one_bot_process_reaches_a_page_served_by_another(
             assert message.content == (
                 f"<@{bob.id}> refused to let <@{alice.id}> take back their last move."
             )
+            # Asked again, and left behind by Bob's move on his page: the owner hears the
+            # change over the bus, and the request's message closes. (Both processes have
+            # done their start-up, which closes requests left behind, long before.)
+            again = await fake.slash("gomoku undo", user=alice)
+            assert again.message is not None
+            await page.heard("undo_asked")
+            await page.ws.send_json({"type": "move", "token": token, "x": 4, "y": 4})
+            await page.state(4)
+            closing = again.message
+            await fake.wait_for(lambda: closing.buttons() == [])
+            assert closing.content == (
+                f"<@{alice.id}>'s request to take back their last move is closed: "
+                "the game moved on."
+            )
             await page.ws.close()
         async with PostgresGameRepository.open(postgres_url) as db:
-            assert len((await db.load_game(game.id)).moves) == 3  # refused: nothing taken back
+            # refused, then left behind: nothing taken back
+            assert len((await db.load_game(game.id)).moves) == 4
         for bot in bots:
             assert bot.terminate() == 0, bot.errors()
             assert "Traceback" not in bot.errors()
