@@ -66,7 +66,7 @@ from bot.web.feed import Feed, Kind
 from bot.web.frames import MalformedMessageError, MovePace, parse_message
 from bot.web.hub import Hub
 from bot.web.standings import STANDINGS_PATH, StandingsPage
-from bot.web.state import game_payload
+from bot.web.state import Reuse, game_payload
 from bot.web.tokens import BadPassError, ExpiredPassError, Pass, Role, Signer
 from engine.errors import GomokuError
 from engine.games import game_spec
@@ -141,7 +141,9 @@ class _Socket:
             return
         board = self.board
         kind = board.kind(state, self.grant)
-        rendition = feed.rendition(kind, state.version, lambda: board.payload(state, kind))
+        rendition = feed.rendition(
+            kind, state.version, lambda reuse: board.payload(state, kind, reuse)
+        )
         data = rendition.for_page(self.shown, kind, self.kind)
         self.shown, self.kind = state.version, kind
         # Uncompressed frames are written at once: this never waits on the reader.
@@ -171,6 +173,9 @@ class WebBoard:
         self.hooks = hooks
         self.oauth = oauth
         self.moves = MovePace()  # moves a link may send, by (game, user)
+        # Whole states a link may ask for, by (game, user): a page asks only when a delta
+        # does not follow its version, one request at a time; each answer is ~100x its frame.
+        self.resyncs = MovePace(burst=2, rate=1.0)
         self.bus = bus  # moves stored by other processes (shards), when there are others
         self.hub = Hub(read=service.game)
         # Whole states a link may ask for, by (game, user): a page asks only when a delta
@@ -252,8 +257,9 @@ class WebBoard:
         mine = state.color_of(grant.user_id)
         return (grant.language, None if mine is None else _COLOURS[mine])
 
-    def payload(self, state: GameState, kind: Kind) -> dict[str, Any]:
-        """``state`` as a page of ``kind`` draws it (``bot.web.state``)."""
+    def payload(self, state: GameState, kind: Kind, reuse: Reuse | None = None) -> dict[str, Any]:
+        """``state`` as a page of ``kind`` draws it (``bot.web.state``; ``reuse``: what the
+        kind's render of another version of the game left)."""
         language, colour = kind
 
         def names(player: Player) -> str:
@@ -262,7 +268,7 @@ class WebBoard:
 
         mine = None if colour is None else (Color.BLACK, Color.WHITE)[colour]
         with i18n.using(language):
-            return game_payload(state, mine, names)
+            return game_payload(state, mine, names, reuse)
 
     async def names_of(self, user_ids: list[int]) -> dict[int, str]:
         """The names of these users that the host knows (kept once found)."""

@@ -125,9 +125,9 @@ async def test_a_move_is_rendered_once_for_each_kind_of_page_and_a_resync_sends_
     gid = game.game_id
     renders: list[tuple[str, Color | None]] = []
 
-    def counted(view: GameState, mine: Color | None, names: Any) -> dict[str, Any]:
+    def counted(view: GameState, mine: Color | None, names: Any, reuse: Any) -> dict[str, Any]:
         renders.append((i18n.current(), mine))
-        return game_payload(view, mine, names)
+        return game_payload(view, mine, names, reuse)
 
     monkeypatch.setattr("bot.web.server.game_payload", counted)
     grants = [
