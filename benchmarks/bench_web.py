@@ -10,8 +10,9 @@ board on): ``--games`` games between two people, each in its own channel, playin
 run has no pages open; the other opens ``--watchers`` WebSockets on the first game and one on
 every game (aiohttp clients speaking the page's protocol, not browsers). The fake Discord
 and the players live in a child process, so the CPU measured is the bot's own; the sockets
-live in another, so the clock that times a ``/place`` shares its event loop with Discord
-alone.
+live in another, at a lower priority (``PAGES_NICENESS``), so the clock that times a
+``/place`` shares its event loop with Discord alone, and the pages' readers yield the CPU to
+the bot and Discord as pages on their readers' own machines would.
 
 Printed per run: ``/place`` latency (event to answer, at the fake) p50 and p95, the bot
 process's CPU over the move phase (user and system time: the kernel's part is mostly its
@@ -50,6 +51,7 @@ from bot.settings import Settings
 
 SECRET = "bench secret for board passes"
 MOST_MOVES = 120  # eight rows of 15 stones (``_cell``)
+PAGES_NICENESS = 10  # the page clients' process, added to the bench's own niceness
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -139,6 +141,9 @@ async def _drive(conn: Connection, args: argparse.Namespace) -> None:
 
 
 def _pages(conn: Connection, args: argparse.Namespace, port: int, game_ids: list[int]) -> None:
+    # Below the bot and the fake Discord on a busy host: real pages run on their readers'
+    # machines, and here they would otherwise take the CPU the bot's /place waits for.
+    os.nice(PAGES_NICENESS)
     asyncio.run(_watch(conn, args, port, game_ids))
 
 
