@@ -8,8 +8,11 @@ It runs the same load twice, each time on a fresh bot (``create_bot``, a SQLite 
 board on): ``--games`` games between two people, each in its own channel, playing ``--moves``
 ``/place`` commands (at most 120) with ``--think`` seconds (on average) between them. One
 run has no pages open; the other opens ``--watchers`` WebSockets on the first game and one on
-every game (aiohttp clients speaking the page's protocol, not browsers). The fake Discord,
-the players and the sockets live in a child process, so the CPU measured is the bot's own.
+every game (aiohttp clients speaking the page's protocol, not browsers). The fake Discord
+and the players live in a child process, so the CPU measured is the bot's own; the sockets
+live in another, at a lower priority (``PAGES_NICENESS``), so the clock that times a
+``/place`` shares its event loop with Discord alone, and the pages' readers yield the CPU to
+the bot and Discord as pages on their readers' own machines would.
 
 Printed per run: ``/place`` latency (event to answer, at the fake) p50 and p95, the bot
 process's CPU over the move phase (user and system time: the kernel's part is mostly its
@@ -48,6 +51,7 @@ from bot.settings import Settings
 
 SECRET = "bench secret for board passes"
 MOST_MOVES = 120  # eight rows of 15 stones (``_cell``)
+PAGES_NICENESS = 10  # the page clients' process, added to the bench's own niceness
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -67,14 +71,11 @@ def _cell(ply: int) -> str:
 # ---------------------------------------------------------------------- child: Discord and players
 
 
-def _driver(conn: Connection, args: argparse.Namespace, pages: bool) -> None:
-    asyncio.run(_drive(conn, args, pages))
+def _driver(conn: Connection, args: argparse.Namespace) -> None:
+    asyncio.run(_drive(conn, args))
 
 
-async def _drive(conn: Connection, args: argparse.Namespace, pages: bool) -> None:
-    import aiohttp
-
-    from bot.web.tokens import Role, Signer
+async def _drive(conn: Connection, args: argparse.Namespace) -> None:
     from tests.fakediscord import FakeDiscord
 
     fake = FakeDiscord()
@@ -85,7 +86,7 @@ async def _drive(conn: Connection, args: argparse.Namespace, pages: bool) -> Non
     await fake.start()
     conn.send(fake.port)
     loop = asyncio.get_running_loop()
-    web_port = await loop.run_in_executor(None, conn.recv)  # the bot is ready
+    await loop.run_in_executor(None, conn.recv)  # the bot is ready
 
     game_ids: list[int] = []
     for index, (black, white) in enumerate(players):
@@ -99,40 +100,10 @@ async def _drive(conn: Connection, args: argparse.Namespace, pages: bool) -> Non
         accept = next(c for c in start.message.custom_ids() if c.endswith(":accept"))
         await fake.click(start.message, accept, user=white)
         game_ids.append(int(accept.split(":")[1]))
+    conn.send(game_ids)
 
-    # move count -> when the /place that made it was sent, per game; arrival times per socket
+    # (game, move count) -> when the /place that made it was sent
     sent: dict[tuple[int, int], float] = {}
-    arrivals: list[float] = []
-    sockets: list[aiohttp.ClientWebSocketResponse] = []
-    readers: list[asyncio.Task[None]] = []
-    http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))  # no cap on sockets
-    signer = Signer.from_secrets(SECRET, None)
-
-    async def read(ws: aiohttp.ClientWebSocketResponse, game: int) -> None:
-        async for message in ws:
-            if message.type is not aiohttp.WSMsgType.TEXT:
-                break
-            news = message.json()
-            if news["type"] == "state":
-                stones = len(news["moves"])
-            elif news["type"] == "delta":  # the moves kept, then those added
-                stones = news["keep"] + len(news["add"])
-            else:
-                continue
-            moved = sent.get((game, stones))
-            if moved is not None:
-                arrivals.append(time.monotonic() - moved)
-
-    if pages:
-        watched = [game_ids[0]] * args.watchers + game_ids
-        for number, game in enumerate(watched):
-            ws = await http.ws_connect(f"http://127.0.0.1:{web_port}/ws")
-            token = signer.mint(game, 10_000 + number, Role.WATCH)
-            await ws.send_json({"type": "hello", "token": token})
-            await ws.receive()  # the first state
-            sockets.append(ws)
-            readers.append(asyncio.create_task(read(ws, game)))
-
     latencies: list[float] = []
     failures = 0
 
@@ -156,27 +127,73 @@ async def _drive(conn: Connection, args: argparse.Namespace, pages: bool) -> Non
             else:
                 failures += 1
 
-    conn.send("start")
+    await loop.run_in_executor(None, conn.recv)  # the pages are open (or there are none)
     started = time.monotonic()
     await asyncio.gather(*(play(i) for i in range(args.games)))
     await asyncio.sleep(1.0)  # the last moves reach the pages
     elapsed = time.monotonic() - started
-    conn.send(
-        {
-            "latencies": latencies,
-            "failures": failures,
-            "arrivals": arrivals,
-            "sockets": len(sockets),
-            "elapsed": elapsed,
-        }
-    )
+    conn.send({"latencies": latencies, "failures": failures, "sent": sent, "elapsed": elapsed})
+    await loop.run_in_executor(None, conn.recv)  # the bot has stopped
+    await fake.close()
+
+
+# ---------------------------------------------------------------------- child: the pages
+
+
+def _pages(conn: Connection, args: argparse.Namespace, port: int, game_ids: list[int]) -> None:
+    # Below the bot and the fake Discord on a busy host: real pages run on their readers'
+    # machines, and here they would otherwise take the CPU the bot's /place waits for.
+    os.nice(PAGES_NICENESS)
+    asyncio.run(_watch(conn, args, port, game_ids))
+
+
+async def _watch(
+    conn: Connection, args: argparse.Namespace, port: int, game_ids: list[int]
+) -> None:
+    """The pages in a process of their own: reading hundreds of sockets would otherwise share
+    an event loop with the fake Discord that times each ``/place``. Each arrival is kept as
+    ``(game, move count, time.monotonic())``: the clock is the system's, the same in every
+    process, so the parent pairs it with the ``/place`` that made it."""
+    import aiohttp
+
+    from bot.web.tokens import Role, Signer
+
+    arrivals: list[tuple[int, int, float]] = []
+    sockets: list[aiohttp.ClientWebSocketResponse] = []
+    readers: list[asyncio.Task[None]] = []
+    http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))  # no cap on sockets
+    signer = Signer.from_secrets(SECRET, None)
+
+    async def read(ws: aiohttp.ClientWebSocketResponse, game: int) -> None:
+        async for message in ws:
+            if message.type is not aiohttp.WSMsgType.TEXT:
+                break
+            news = message.json()
+            if news["type"] == "state":
+                stones = len(news["moves"])
+            elif news["type"] == "delta":  # the moves kept, then those added
+                stones = news["keep"] + len(news["add"])
+            else:
+                continue
+            arrivals.append((game, stones, time.monotonic()))
+
+    watched = [game_ids[0]] * args.watchers + game_ids
+    for number, game in enumerate(watched):
+        ws = await http.ws_connect(f"http://127.0.0.1:{port}/ws")
+        token = signer.mint(game, 10_000 + number, Role.WATCH)
+        await ws.send_json({"type": "hello", "token": token})
+        await ws.receive()  # the first state
+        sockets.append(ws)
+        readers.append(asyncio.create_task(read(ws, game)))
+    conn.send(len(sockets))
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, conn.recv)  # the moves are over
+    conn.send(arrivals)
     for task in readers:
         task.cancel()
     for ws in sockets:
         await ws.close()
     await http.close()
-    await loop.run_in_executor(None, conn.recv)  # the bot has stopped
-    await fake.close()
 
 
 # ---------------------------------------------------------------------- parent: the bot
@@ -185,7 +202,7 @@ async def _drive(conn: Connection, args: argparse.Namespace, pages: bool) -> Non
 async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe()
-    process = context.Process(target=_driver, args=(child, args, pages), daemon=True)
+    process = context.Process(target=_driver, args=(child, args), daemon=True)
     process.start()
     loop = asyncio.get_running_loop()
     port = await loop.run_in_executor(None, parent.recv)
@@ -212,14 +229,34 @@ async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
         for guild in bot.guilds:
             await bot.service.update_settings(guild.id, look="emoji", turn_pings=False)
         assert bot.web_board is not None
-        parent.send(bot.web_board.port)
-        assert await loop.run_in_executor(None, parent.recv) == "start"
+        parent.send("ready")
+        game_ids: list[int] = await loop.run_in_executor(None, parent.recv)
+        watcher: Any = None
+        sockets = 0
+        if pages:
+            watcher, into = context.Pipe()
+            viewer = context.Process(
+                target=_pages, args=(into, args, bot.web_board.port, game_ids), daemon=True
+            )
+            viewer.start()
+            sockets = await loop.run_in_executor(None, watcher.recv)
         cpu = os.times()
+        parent.send("start")
         figures: dict[str, Any] = await loop.run_in_executor(None, parent.recv)
         spent = os.times()
         figures["user"] = spent.user - cpu.user
         figures["system"] = spent.system - cpu.system  # the kernel's part: sockets, mostly
         figures["cpu"] = figures["user"] + figures["system"]
+        figures["sockets"] = sockets
+        figures["arrivals"] = []
+        if pages:
+            watcher.send("stop")
+            sent: dict[tuple[int, int], float] = figures["sent"]
+            for game, stones, arrived in await loop.run_in_executor(None, watcher.recv):
+                moved = sent.get((game, stones))
+                if moved is not None:
+                    figures["arrivals"].append(arrived - moved)
+            viewer.join(30)
         await bot.close()
         runner.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from bot.web.state import delta
+from bot.web.state import Reuse, delta
 
 __all__ = ["Feed", "Kind", "Rendition"]
 
@@ -59,15 +59,17 @@ class Rendition:
 class Feed:
     """The newest rendition of one game for each kind of page it has."""
 
-    __slots__ = ("_newest",)
+    __slots__ = ("_newest", "_reuse")
 
     def __init__(self) -> None:
         self._newest: dict[Kind, Rendition] = {}
+        self._reuse: dict[Kind, Reuse] = {}  # what a kind's renders share
 
     def rendition(
-        self, kind: Kind, version: int, render: Callable[[], dict[str, Any]]
+        self, kind: Kind, version: int, render: Callable[[Reuse], dict[str, Any]]
     ) -> Rendition:
-        """``version`` for pages of ``kind``: ``render``\\ed once, kept while it is the newest.
+        """``version`` for pages of ``kind``: ``render``\\ed once (given what the kind's
+        renders before left to reuse), kept while it is the newest.
 
         A version older than the kind's newest (a page opened with a state read before a
         newer one was sent) is rendered for its page alone, whole.
@@ -75,7 +77,10 @@ class Feed:
         newest = self._newest.get(kind)
         if newest is not None and newest.version == version:
             return newest
-        payload = render()
+        reuse = self._reuse.get(kind)
+        if reuse is None:
+            reuse = self._reuse[kind] = Reuse()
+        payload = render(reuse)
         if newest is None or newest.version > version:
             rendition = Rendition(version, payload, None, None)
             if newest is None:

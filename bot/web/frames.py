@@ -1,4 +1,5 @@
-"""What a page may send over its socket: the one shape of a message, and the pace of moves.
+"""What a page may send over its socket: the one shape of a message, and the pace of moves
+(and of requests for the whole state).
 
 A message of the page is one flat JSON object with a string ``type`` (``hello``, ``move``, …)
 and the pass in ``token``. Anything else that reaches the server (binary frames, text that is
@@ -61,6 +62,11 @@ class MovePace:
 
     def spend(self, key: Hashable) -> bool:
         """Spend one move of ``key``'s; False when it has none left just now."""
+        return self.wait(key) == 0.0
+
+    def wait(self, key: Hashable) -> float:
+        """Spend one move of ``key``'s and return 0.0, or, when it has none left just now,
+        spend nothing and return the seconds until it has one."""
         now = self.clock()
         if len(self._buckets) > 10_000:
             # Links whose bucket is full again are indistinguishable from new ones.
@@ -70,9 +76,9 @@ class MovePace:
         tokens = self._tokens(self._buckets.get(key, (float(self.burst), now)), now)
         if tokens < 1.0:
             self._buckets[key] = (tokens, now)
-            return False
+            return (1.0 - tokens) / self.rate
         self._buckets[key] = (tokens - 1.0, now)
-        return True
+        return 0.0
 
     def _tokens(self, bucket: tuple[float, float], now: float) -> float:
         tokens, then = bucket

@@ -18,7 +18,10 @@ Routes and what each checks:
                            too big) closes the socket with a code and a short reason
                            (``frames``); an unknown ``type`` is answered ``{"type": "error"}``.
                            The page is sent the whole game once, then deltas (``feed``);
-                           ``{"type": "resync"}`` asks for the whole game again
+                           ``{"type": "resync"}`` asks for the whole game again, at most
+                           ``WebBoard.resyncs``' pace per link: one asked beyond it is
+                           answered when the pace allows, or sooner with the next change
+                           (whole), and the ones asked meanwhile with that same answer
 ``POST /api/token``        the Activity's OAuth2 code exchange (``{"code"}`` -> access token),
                            with the application's client secret, which never leaves the server
 ``POST /api/activity``     an access token and the Activity instance -> a pass: the user comes
@@ -63,7 +66,7 @@ from bot.web.feed import Feed, Kind
 from bot.web.frames import MalformedMessageError, MovePace, parse_message
 from bot.web.hub import Hub
 from bot.web.standings import STANDINGS_PATH, StandingsPage
-from bot.web.state import game_payload
+from bot.web.state import Reuse, game_payload
 from bot.web.tokens import BadPassError, ExpiredPassError, Pass, Role, Signer
 from engine.errors import GomokuError
 from engine.games import game_spec
@@ -129,6 +132,7 @@ class _Socket:
         self.grant = grant
         self.shown = -1  # the newest version sent
         self.kind: Kind | None = None  # the kind of page it was sent as
+        self.owed = False  # it asked for the whole state beyond the pace: it is due later
 
     async def show(self, state: GameState, feed: Feed) -> None:
         """Send ``state`` unless this page has it or a newer one already: the delta from
@@ -137,7 +141,9 @@ class _Socket:
             return
         board = self.board
         kind = board.kind(state, self.grant)
-        rendition = feed.rendition(kind, state.version, lambda: board.payload(state, kind))
+        rendition = feed.rendition(
+            kind, state.version, lambda reuse: board.payload(state, kind, reuse)
+        )
         data = rendition.for_page(self.shown, kind, self.kind)
         self.shown, self.kind = state.version, kind
         # Uncompressed frames are written at once: this never waits on the reader.
@@ -167,8 +173,14 @@ class WebBoard:
         self.hooks = hooks
         self.oauth = oauth
         self.moves = MovePace()  # moves a link may send, by (game, user)
+        # Whole states a link may ask for, by (game, user): a page asks only when a delta
+        # does not follow its version, one request at a time; each answer is ~100x its frame.
+        self.resyncs = MovePace(burst=2, rate=1.0)
         self.bus = bus  # moves stored by other processes (shards), when there are others
         self.hub = Hub(read=service.game)
+        # Whole states a link may ask for, by (game, user): a page asks only when a delta
+        # does not follow its version, one request at a time; each answer is ~100x its frame.
+        self.resyncs = MovePace(burst=2, rate=1.0)
         self._names: dict[int, str] = {}
         self._runner: web.AppRunner | None = None
         self._http: aiohttp.ClientSession | None = None
@@ -245,8 +257,9 @@ class WebBoard:
         mine = state.color_of(grant.user_id)
         return (grant.language, None if mine is None else _COLOURS[mine])
 
-    def payload(self, state: GameState, kind: Kind) -> dict[str, Any]:
-        """``state`` as a page of ``kind`` draws it (``bot.web.state``)."""
+    def payload(self, state: GameState, kind: Kind, reuse: Reuse | None = None) -> dict[str, Any]:
+        """``state`` as a page of ``kind`` draws it (``bot.web.state``; ``reuse``: what the
+        kind's render of another version of the game left)."""
         language, colour = kind
 
         def names(player: Player) -> str:
@@ -255,7 +268,7 @@ class WebBoard:
 
         mine = None if colour is None else (Color.BLACK, Color.WHITE)[colour]
         with i18n.using(language):
-            return game_payload(state, mine, names)
+            return game_payload(state, mine, names, reuse)
 
     async def names_of(self, user_ids: list[int]) -> dict[int, str]:
         """The names of these users that the host knows (kept once found)."""
@@ -357,8 +370,39 @@ class WebBoard:
 
     async def _resync(self, page: _Socket) -> None:
         """The whole state again, for a page whose versions do not follow (it asks with
-        ``{"type": "resync"}``): the newest its game's pages were sent, encoded once however
-        many ask (a flood of them reads nothing), or read if that is older than this page's."""
+        ``{"type": "resync"}``), at the pace of ``resyncs``.
+
+        Beyond the pace the page is owed one: the next state it is sent is whole (a change of
+        its game sends it at once), and if none is sent before the pace allows one, the answer
+        goes then. Requests while it is owed cost nothing more, so a flood of them costs a
+        whole state a second, and the page that waits for its answer gets it.
+        """
+        if page.owed:
+            return
+        grant = page.grant
+        wait = self.resyncs.wait((grant.game_id, grant.user_id))
+        if wait == 0.0:
+            await self._send_whole(page)
+            return
+        page.owed = True
+        page.shown, page.kind = -1, None  # whatever it is sent next goes whole
+        self._spawn(self._resync_later(page, wait))
+
+    async def _resync_later(self, page: _Socket, wait: float) -> None:
+        await asyncio.sleep(wait)
+        page.owed = False
+        if page.ws.closed or page.shown != -1:  # gone, or a change was sent whole meanwhile
+            return
+        grant = page.grant
+        self.resyncs.spend((grant.game_id, grant.user_id))  # this answer is the pace's
+        try:
+            await self._send_whole(page)
+        except (ConnectionError, RuntimeError) as error:  # the page closed meanwhile
+            log.debug("a board page left before its whole state: %r", error)
+
+    async def _send_whole(self, page: _Socket) -> None:
+        """The newest state its game's pages were sent, encoded once however many ask (a
+        flood of them reads nothing), or read if that is older than this page's."""
         game_id = page.grant.game_id
         state = self.hub.current(game_id)
         if state is None or state.version < page.shown:

@@ -20,10 +20,10 @@ from bot.core.service.states import GameState
 from bot.text import i18n, render, web_words, words
 from bot.text.opening_words import choice_label
 from engine.opening_rules import SOOSORV_MOST, Phase
-from engine.types import Color, Rule
+from engine.types import Color, Move, Rule
 from storage.records import GameStatus, Player
 
-__all__ = ["choices", "delta", "game_payload"]
+__all__ = ["Reuse", "choices", "delta", "game_payload"]
 
 
 def _colour(color: Color) -> int:
@@ -50,14 +50,68 @@ def _has_own_move(view: GameState, mine: Color) -> bool:
     return any(both or m.color is mine for m in view.board.moves[settled:])
 
 
+class Reuse:
+    """What the renders of one game for one kind of page (language and viewer) share from one
+    version to the next: the fields that never change (the game's shape and rules, the words),
+    and the moves as the page lists them, with the moves they were listed from. The next
+    version lists only the moves that follow those it keeps (all, where one of those
+    listed before differs)."""
+
+    __slots__ = ("fixed", "listed", "source")
+
+    def __init__(self) -> None:
+        self.fixed: dict[str, Any] | None = None
+        self.source: tuple[Move, ...] = ()
+        self.listed: list[list[int]] = []
+
+    def moves(self, moves: tuple[Move, ...]) -> list[list[int]]:
+        """``moves`` as the page lists them: ``[x, y, colour]`` each."""
+        kept = min(len(self.source), len(moves))  # fewer after a takeback
+        # Move objects are shared from version to version: the comparison is by identity,
+        # element by element in C, and falls back to equality for moves read anew.
+        if moves[:kept] == self.source[:kept]:
+            listed = self.listed[:kept] + _listed(moves[kept:])
+        else:
+            listed = _listed(moves)
+        self.source, self.listed = moves, listed
+        return listed
+
+
+def _listed(moves: tuple[Move, ...]) -> list[list[int]]:
+    return [[m.point.x, m.point.y, _colour(m.color)] for m in moves]
+
+
 def game_payload(
-    view: GameState, mine: Color | None, names: Callable[[Player], str]
+    view: GameState,
+    mine: Color | None,
+    names: Callable[[Player], str],
+    reuse: Reuse | None = None,
 ) -> dict[str, Any]:
-    """``view`` for the page of the player of ``mine`` (None: a watcher's page).
+    """``view`` for the page of the player of ``mine`` (None: a watcher's page), the same
+    object with ``reuse`` or without: with it, what the kind's render of another version of
+    the game left there is used again (the objects of fields that did not change are shared:
+    read them, never change them).
 
     Call it inside ``i18n.using(language)``: the status line and the words are translated.
     """
     board = view.board
+    fixed = None if reuse is None else reuse.fixed
+    if fixed is None:
+        fixed = {
+            "type": "state",
+            "game_id": view.game_id,
+            "game": view.game.value,
+            "title": render.game_title(view),  # the game, its size and rules
+            "width": board.width,
+            "height": board.height,
+            "gravity": board.gravity,
+            "marks": table_spec(view.game).pieces is Pieces.MARKS,  # X and O, not stones
+            "colours": [words.colour_name(Color.BLACK), words.colour_name(Color.WHITE)],
+            "words": web_words.page_words(),
+            "language": i18n.current().replace("_", "-"),  # the page's lang (fonts for CJK)
+        }
+        if reuse is not None:
+            reuse.fixed = fixed
     active = view.status is GameStatus.ACTIVE
     forbidden: list[list[int]] = []
     if active and board.rule is Rule.RENJU and board.to_move is Color.BLACK:
@@ -71,18 +125,11 @@ def game_payload(
     to_move = view.acting_color if active else None
     your_turn = mine is not None and to_move is mine and not view.is_ai_turn
     return {
-        "type": "state",
-        "game_id": view.game_id,
+        **fixed,
         "version": view.version,
-        "game": view.game.value,
-        "width": board.width,
-        "height": board.height,
-        "gravity": board.gravity,
-        "marks": table_spec(view.game).pieces is Pieces.MARKS,  # X and O instead of stones
         "status": view.status.value,
-        "title": render.game_title(view),
         "line": line,
-        "moves": [[m.point.x, m.point.y, _colour(m.color)] for m in board.moves],
+        "moves": _listed(board.moves) if reuse is None else reuse.moves(board.moves),
         "winning": [[p.x, p.y] for p in board.winning_line],
         "forbidden": forbidden,
         "to_move": None if to_move is None else _colour(to_move),
@@ -90,10 +137,7 @@ def game_payload(
         "your_turn": your_turn,
         "black": names(view.black),
         "white": names(view.white),
-        "colours": [words.colour_name(Color.BLACK), words.colour_name(Color.WHITE)],
         "ai_turn": active and view.is_ai_turn,
-        "words": web_words.page_words(),
-        "language": i18n.current().replace("_", "-"),  # the page's lang (fonts for CJK)
         "over": not active,
         # the choices the viewer may make now (resign while the game lasts; the opening's
         # choices on the viewer's turn), each sent back as ``{"type": ..., "word": ...}``
@@ -125,10 +169,13 @@ def delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     keep = min(len(old), len(new))
     if old[:keep] != new[:keep]:
         keep = next(i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b)
+    # Fields that did not change are often the very same object (``Reuse``): the words'
+    # dict is not compared key by key.
     changed = {
         key: value
         for key, value in after.items()
-        if key not in _FRAME and (key not in before or before[key] != value)
+        if key not in _FRAME
+        and (key not in before or (before[key] is not value and before[key] != value))
     }
     return {
         "type": "delta",

@@ -1,6 +1,6 @@
 """``python -m benchmarks.bench_web`` keeps working: every run finishes, every move is played,
-and with pages every page gets every move; repeated rounds end with their medians (it prints
-figures; the load itself is measured by hand, not here)."""
+and with pages every page gets every move; repeated rounds end with their medians. So does
+``benchmarks.bench_feed``. They print figures; the load itself is measured by hand, not here."""
 
 from __future__ import annotations
 
@@ -47,3 +47,22 @@ def test_a_bench_longer_than_its_board_is_refused() -> None:
     )
     assert result.returncode == 2
     assert "--moves is 1 to 120" in result.stderr
+
+
+def test_the_render_bench_measures_both_ways_on_the_same_game() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_feed", "--moves", "20", "--repeat", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("CPU: ")
+    # The start, the acceptance and 20 moves; the last delta adds one move.
+    assert lines[1].startswith("22 versions of a 20-move game, 4 kinds of page each;")
+    assert [line.split(":")[0].strip() for line in lines[2:]] == [
+        "each from nothing",
+        "reusing the last",
+    ]

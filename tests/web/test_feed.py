@@ -25,7 +25,7 @@ from bot.core.service.inputs import AnswerUndo, AskUndo, Choose, Drop, GameRef, 
 from bot.core.service.states import GameState
 from bot.web.feed import Feed
 from bot.web.server import WebBoard, _Socket
-from bot.web.state import choices
+from bot.web.state import Reuse, choices
 from bot.web.tokens import Pass, Role, Signer
 from engine.errors import GomokuError
 from engine.types import Game, Point, Rule
@@ -248,3 +248,25 @@ def test_a_delta_that_does_not_follow_is_a_gap() -> None:
     assert view.state == page
     assert view.take({**change, "base": 2, "version": 3, "set": {}}) is None  # old news
     assert view.gaps == 1
+
+
+def test_a_kinds_next_version_reuses_its_fixed_fields_and_listed_moves() -> None:
+    # Equal to a render from nothing at every version (the Hypothesis test above), and
+    # sharing what did not change: the next version lists only its new move.
+    picks = [20 * n for n in range(10)] + [16, 17 + 20 * 2, 20 * 50]  # a takeback, then a move
+    states = asyncio.run(random_game(SETUPS[0], picks))
+    board = WebBoard(
+        GameService(InMemoryGameRepository(), CentreRunner()), Signer.from_secrets("a secret", None)
+    )
+    grant = Pass(states[0].game_id, CAROL, Role.WATCH, 0, "ja")
+    reuse = Reuse()
+    before: dict[str, Any] | None = None
+    for state in states:
+        payload = board.payload(state, board.kind(state, grant), reuse)
+        assert payload == board.payload(state, board.kind(state, grant))
+        if before is not None:
+            assert payload["words"] is before["words"]
+            assert payload["title"] is before["title"]
+            # Moves and takebacks: the moves kept are the very objects listed before.
+            assert all(a is b for a, b in zip(before["moves"], payload["moves"], strict=False))
+        before = payload

@@ -14,6 +14,7 @@ import pytest
 from bot.client import GomokuBot
 from bot.core.service.states import GameState
 from bot.text import i18n
+from bot.web.frames import MovePace
 from bot.web.state import game_payload
 from bot.web.tokens import Role, Signer
 from engine.types import Color
@@ -124,9 +125,9 @@ async def test_a_move_is_rendered_once_for_each_kind_of_page_and_a_resync_sends_
     gid = game.game_id
     renders: list[tuple[str, Color | None]] = []
 
-    def counted(view: GameState, mine: Color | None, names: Any) -> dict[str, Any]:
+    def counted(view: GameState, mine: Color | None, names: Any, reuse: Any) -> dict[str, Any]:
         renders.append((i18n.current(), mine))
-        return game_payload(view, mine, names)
+        return game_payload(view, mine, names, reuse)
 
     monkeypatch.setattr("bot.web.server.game_payload", counted)
     grants = [
@@ -156,7 +157,7 @@ async def test_a_move_is_rendered_once_for_each_kind_of_page_and_a_resync_sends_
 
         monkeypatch.setattr(service, "game", counted_read)
         watcher, _ = pages[3]
-        for _ in range(5):
+        for _ in range(2):  # within the pace (``WebBoard.resyncs``): answered at once
             await watcher.send_json({"type": "resync", "token": grants[3]})
             assert await watcher.receive_json(timeout=5) == views[3].state
         assert reads == []
@@ -179,7 +180,7 @@ async def test_a_move_is_rendered_once_for_each_kind_of_page_and_a_resync_sends_
         # A page that asks again gets the whole state, as encoded once for its kind.
         renders.clear()
         ws, _ = pages[2]
-        for _ in range(3):
+        for _ in range(2):
             await ws.send_json({"type": "resync", "token": grants[2]})
             again = await ws.receive_json(timeout=5)
             assert again == views[2].state
@@ -191,3 +192,45 @@ async def test_a_move_is_rendered_once_for_each_kind_of_page_and_a_resync_sends_
         state = views[2].take(follows)
         assert state is not None
         assert state["moves"] == [[7, 7, 0], [7, 8, 1]]
+
+
+async def test_a_flood_of_resyncs_costs_three_whole_states_and_the_last_is_answered(
+    fake: FakeDiscord, web_bot: GomokuBot, signer: Signer, alice: FakeUser, bob: FakeUser
+) -> None:
+    game = await start_people_game(fake, web_bot, alice, bob)
+    watch = signer.mint(game.game_id, 999, Role.WATCH)
+    async with aiohttp.ClientSession() as http:
+        ws, first = await hello(http, web_bot, watch)
+        for _ in range(50):
+            await ws.send_json({"type": "resync", "token": watch})
+        # Two within the pace's burst, then one owed to the other 48, sent when the pace
+        # allows (a second later): each the whole state.
+        for _ in range(3):
+            assert await ws.receive_json(timeout=5) == first
+        # Nothing more is owed: the next thing the page hears answers its next message.
+        await ws.send_json({"type": "nonsense", "token": watch})
+        assert (await ws.receive_json(timeout=5))["type"] == "error"
+
+
+async def test_a_resync_owed_beyond_the_pace_goes_whole_with_the_next_move(
+    fake: FakeDiscord, web_bot: GomokuBot, signer: Signer, alice: FakeUser, bob: FakeUser
+) -> None:
+    game = await start_people_game(fake, web_bot, alice, bob)
+    board = web_bot.web_board
+    assert board is not None
+    board.resyncs = MovePace(burst=1, rate=0.001)  # the next answer the pace allows: 1000 s
+    watch = signer.mint(game.game_id, 999, Role.WATCH)
+    other = signer.mint(game.game_id, 998, Role.WATCH)
+    async with aiohttp.ClientSession() as http:
+        ws, first = await hello(http, web_bot, watch)
+        calm, _ = await hello(http, web_bot, other)
+        await ws.send_json({"type": "resync", "token": watch})
+        assert await ws.receive_json(timeout=5) == first
+        await ws.send_json({"type": "resync", "token": watch})  # owed
+        await ws.send_json({"type": "nonsense", "token": watch})
+        assert (await ws.receive_json(timeout=5))["type"] == "error"  # not answered yet
+        await fake.slash("place", user=alice, options={"cell": "h8"})
+        owed = await ws.receive_json(timeout=5)
+        assert owed["type"] == "state"
+        assert owed["moves"] == [[7, 7, 0]]
+        assert (await calm.receive_json(timeout=5))["type"] == "delta"  # the others, as ever

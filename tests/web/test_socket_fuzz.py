@@ -32,7 +32,7 @@ TEXT, BINARY, CLOSE, PING, PONG = 0x1, 0x2, 0x8, 0x9, 0xA
 Frame = tuple[int, bytes, bool]  # opcode, payload, the FIN bit
 # Every kind the page sends, and one it never does.
 KINDS = ["hello", "move", "resign", "choose", "undo", "undo_answer", "rematch", "play_ai"]
-KINDS += ["hint", "nonsense"]
+KINDS += ["hint", "resync", "nonsense"]
 
 # Codes a socket may close with: a refused pass (1000), a protocol error (1002), a binary
 # frame (1003), text that is no message (1007), a frame over the limit (1009).
@@ -277,6 +277,9 @@ def test_the_pace_refills_with_time() -> None:
     now = [0.0]
     pace = MovePace(burst=2, rate=2.0, clock=lambda: now[0])
     assert [pace.spend("a") for _ in range(3)] == [True, True, False]
+    assert pace.wait("a") == 0.5  # until the next move; asking spends nothing
+    now[0] = 0.25
+    assert pace.wait("a") == 0.25
     assert pace.spend("b")  # each link has its own
     now[0] = 0.5  # one move back
     assert [pace.spend("a") for _ in range(2)] == [True, False]
