@@ -7,6 +7,7 @@ import hashlib
 import os
 import shlex
 import subprocess
+import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -75,12 +76,12 @@ def engine_commit() -> str:
 
 
 def engine(commit: str) -> dict[str, str]:
-    """The manifest's ``engine``: the package's version and ``commit``."""
-    from importlib.metadata import PackageNotFoundError, version
-
+    """The manifest's ``engine``: the checkout's version (``pyproject.toml``'s, which an
+    installed copy's metadata may lag behind) and ``commit``."""
     try:
-        number = version("gomoku-bot")
-    except PackageNotFoundError:
+        with (ROOT / "pyproject.toml").open("rb") as file:
+            number = str(tomllib.load(file)["project"]["version"])
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
         number = "unknown"
     return {"version": number, "commit": commit}
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tomllib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -356,8 +357,11 @@ def test_the_second_move_follows_the_book_move_and_the_judges_reply(tmp_path: Pa
     )
     second = replace(first, second=True)
     made = book_tool.make_shard(folder / book_tool.SECOND, second, judge, log=lambda _: None)
-    records = json.loads(made.read_text(encoding="utf-8"))["records"]
+    shard = json.loads(made.read_text(encoding="utf-8"))
+    records = shard["records"]
     assert len(records) == 2
+    with (book_tool.ROOT / "pyproject.toml").open("rb") as project:
+        assert shard["engine"]["version"] == tomllib.load(project)["project"]["version"]
     for before, after in zip(data["records"], records, strict=True):
         assert before["candidates"][0]["judge_reply"] == "9,9"  # (9, 5) from the top row
         board = book_tool.opening_board(tuple(offsets(after["opening"])))
