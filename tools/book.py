@@ -3,7 +3,7 @@
     python tools/book.py --shard K --judge CMD [--nodes 1000000] [--judge-nodes 500000] \\
         [--alternatives 2] [--out data/book] [--resume]
     python tools/book.py --second --shard K --judge CMD [...]     # into data/book/second
-    python tools/book.py --build [--out data/book]
+    python tools/book.py --build [--second] [--out data/book]
     python tools/book.py --list [--first K --count N]
 
 The openings are the 251 of ``tools/check_openings.py``'s candidates (Black in the centre,
@@ -34,9 +34,10 @@ A shard is ``shard-KKKKK.json``: the settings, the command, the engine's version
 the judge's command and ``ABOUT``, one record per opening (every candidate with master's and
 the judge's score) and its counts. While it is made, ``shard-KKKKK.partial.json`` is kept after
 each opening; ``--resume`` continues it (with the same settings). ``--build`` gathers every
-finished shard of both folders into ``engine/search/data/book.json`` (key and move per opening, see
-``engine.search.book``) and ``book.manifest.json`` (the settings, the shards with their
-SHA-256, the counts and the book's SHA-256).
+finished first-move shard (and with ``--second`` the second move's) into
+``engine/search/data/book.json`` (key and move per position, see ``engine.search.book``) and
+``book.manifest.json`` (the settings, the shards with their SHA-256, the counts and the
+book's SHA-256).
 """
 
 from __future__ import annotations
@@ -356,13 +357,13 @@ def _gather(folder: Path, positions: dict[str, dict[str, Any]]) -> dict[str, Any
     return {"settings": settings, "shards": made}
 
 
-def build(folder: Path, book_path: Path = BOOK_PATH) -> dict[str, Any]:
-    """Gather the finished shards in ``folder`` (White's first move) and in its ``second``
-    folder (White's second move, when there is one) into the book and its manifest; returns
-    the manifest."""
+def build(folder: Path, book_path: Path = BOOK_PATH, *, second: bool = False) -> dict[str, Any]:
+    """Gather the finished shards in ``folder`` (White's first move), and with ``second``
+    those of its ``second`` folder (White's second move), into the book and its manifest;
+    returns the manifest."""
     positions: dict[str, dict[str, Any]] = {}
     first = _gather(folder, positions)
-    second = _gather(folder / SECOND, positions) if (folder / SECOND).is_dir() else None
+    more = _gather(folder / SECOND, positions) if second else None
     book = {"format": FORMAT, "size": SIZE, "rule": RULE.value, "positions": positions}
     book_path.write_text(json.dumps(book, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     manifest = {
@@ -376,8 +377,8 @@ def build(folder: Path, book_path: Path = BOOK_PATH) -> dict[str, Any]:
         **first,
         "command": "python tools/book.py --build",
     }
-    if second is not None:
-        manifest["second"] = second
+    if more is not None:
+        manifest["second"] = more
     manifest_path = book_path.with_name("book.manifest.json")
     manifest_path.write_text(
         json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8"
@@ -408,7 +409,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "data" / "book")
     parser.add_argument("--resume", action="store_true", help="continue a partial shard")
     parser.add_argument(
-        "--second", action="store_true", help="White's second move (shards in OUT/second)"
+        "--second",
+        action="store_true",
+        help="White's second move (shards in OUT/second); with --build, gather them too",
     )
     options = parser.parse_args(argv)
     if options.list:
@@ -418,7 +421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_text(stones))
         return 0
     if options.build:
-        manifest = build(options.out)
+        manifest = build(options.out, second=options.second)
         print(f"wrote {BOOK_PATH} ({manifest['positions']} positions)")
         return 0
     if options.shard is None or options.judge is None:

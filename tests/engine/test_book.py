@@ -374,7 +374,8 @@ def test_the_second_move_follows_the_book_move_and_the_judges_reply(tmp_path: Pa
             "9,9",
         ]
         assert board.to_move is Color.WHITE
-    built = book_tool.build(folder, tmp_path / "book.json")
+    assert book_tool.build(folder, tmp_path / "book.json")["positions"] == 2
+    built = book_tool.build(folder, tmp_path / "book.json", second=True)
     assert built["positions"] == 4
     assert len(built["second"]["shards"]) == 1
     assert built["second"]["settings"]["second"]
