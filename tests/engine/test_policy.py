@@ -100,7 +100,7 @@ def _exact_scores(policy: Policy, codes: np.ndarray) -> np.ndarray:
     e = slots[: NCODE * k.POL_MAX].reshape(NCODE, k.POL_MAX)[:, :f]
     b = slots[k.G_POL_B - k.G_POL_E :][:f]
     u = slots[k.G_POL_U - k.G_POL_E :][:f]
-    return np.maximum(e[codes].sum(axis=1) + b, 0) @ u
+    return np.asarray(np.maximum(e[codes].sum(axis=1) + b, 0) @ u)
 
 
 @given(games(), policies())
