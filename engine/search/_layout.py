@@ -29,7 +29,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "96da22e276f27b21"
+KERNELS_STAMP = "6e7c85c0f5660434"
 
 PAD = 5
 MAX_PLY = 128
@@ -93,7 +93,7 @@ NET_HIDDEN_MAX = 1 << 32
 # weight (G_POL_U) is the point's score, all in units of 2 ** -POL_SHIFT (the score's unit is
 # 2 ** -(2 * POL_SHIFT) logits); the candidates' key is the score >> POL_KEY_SHIFT
 NPAT = 12
-POL_MAX = 16
+POL_MAX = 32  # room for this many features a point: a policy file's width (g[G_POL]) is its own
 POL_SHIFT = 8
 POL_KEY_SHIFT = 4  # keys in units of 2 ** -12 logits: 4096 a logit
 G_POL_E = G_NET_W + NET_MAX * NET_ROW

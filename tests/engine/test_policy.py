@@ -93,6 +93,16 @@ def _kernel_scores(position: Position) -> np.ndarray:
     return np.array([out[position.index(Point(p % SIZE, p // SIZE))] for p in range(POINTS)])
 
 
+def _exact_scores(policy: Policy, codes: np.ndarray) -> np.ndarray:
+    # the trainer's forward pass over the weights as the kernels hold them (rounded)
+    slots = policy_slots(policy)
+    f = len(policy.b)
+    e = slots[: NCODE * k.POL_MAX].reshape(NCODE, k.POL_MAX)[:, :f]
+    b = slots[k.G_POL_B - k.G_POL_E :][:f]
+    u = slots[k.G_POL_U - k.G_POL_E :][:f]
+    return np.asarray(np.maximum(e[codes].sum(axis=1) + b, 0) @ u)
+
+
 @given(games(), policies())
 @SETTINGS
 def test_kernel_scores_are_the_trainers_forward_pass_in_fixed_point(
@@ -102,13 +112,7 @@ def test_kernel_scores_are_the_trainers_forward_pass_in_fixed_point(
     got = _kernel_scores(_position(moves, policy))
     assert (got[~empty] == 0).all()
     # exactly the integer sum of the rounded weights
-    slots = policy_slots(policy)
-    f = len(policy.b)
-    e = slots[: NCODE * k.POL_MAX].reshape(NCODE, k.POL_MAX)[:, :f]
-    b = slots[k.G_POL_B - k.G_POL_E :][:f]
-    u = slots[k.G_POL_U - k.G_POL_E :][:f]
-    exact = np.maximum(e[codes].sum(axis=1) + b, 0) @ u
-    assert (got[empty] == exact[empty]).all()
+    assert (got[empty] == _exact_scores(policy, codes)[empty]).all()
     # and within the rounding of the weights of the trainer's scores (2 ** -8 a weight)
     params = {"E": policy.e, "b": policy.b, "u": policy.u}
     want = policy_logits(params, codes)
@@ -143,12 +147,15 @@ def test_the_rules_but_freestyle_and_the_levels_below_master_order_by_hand() -> 
     assert {level for level in Level if PRESETS[level].policy} == {Level.MASTER}
 
 
+WIDE = k.POL_MAX + 1  # one feature more than the kernels have room for
+
+
 @pytest.mark.parametrize(
     ("arrays", "message"),
     [
         ({"E": np.zeros((NCODE, 4)), "b": np.zeros(4)}, "not a policy file"),
         ({"E": np.zeros((NCODE, 4)), "b": np.zeros(3), "u": np.zeros(4)}, "E needs"),
-        ({"E": np.zeros((NCODE, 40)), "b": np.zeros(40), "u": np.zeros(40)}, "E needs"),
+        ({"E": np.zeros((NCODE, WIDE)), "b": np.zeros(WIDE), "u": np.zeros(WIDE)}, "E needs"),
         ({"E": np.zeros((NCODE, 4)), "b": np.zeros(4), "u": np.zeros(5)}, "u needs"),
         ({"E": np.full((NCODE, 4), np.nan), "b": np.zeros(4), "u": np.zeros(4)}, "finite"),
         ({"E": np.zeros((NCODE, 4)), "b": np.zeros(4), "u": np.full(4, 100.0)}, "below"),
@@ -159,6 +166,18 @@ def test_a_bad_policy_file_is_refused(arrays: dict[str, np.ndarray], message: st
         load_policy(_npz(**arrays), "test.npz")
     with pytest.raises(ValueError, match="not a policy file"):
         load_policy(b"not an npz", "junk")
+
+
+def test_a_policy_as_wide_as_the_kernels_room_is_scored_whole() -> None:
+    fit = init_params(k.POL_MAX, 2, seed=3)
+    wide = load_policy(_npz(E=fit["E"], b=fit["b"], u=fit["u"]), "wide.npz")
+    assert with_policy(tables(Rule.FREESTYLE), wide).policy_features == k.POL_MAX
+    moves = [112, 113, 127, 98]
+    codes, empty = point_codes(moves)
+    got = _kernel_scores(_position(moves, wide))
+    assert (got[empty] == _exact_scores(wide, codes)[empty]).all()
+    last_off = Policy(wide.e, wide.b, np.append(wide.u[:-1], 0.0), "last off")
+    assert (got[empty] != _exact_scores(last_off, codes)[empty]).any()  # the last feature counts
 
 
 def test_export_keeps_a_fits_policy_as_the_search_reads_it(tmp_path: Path) -> None:
