@@ -202,6 +202,9 @@ async def test_upgrades_from_every_earlier_version(tmp_path: Path, version: int)
         # the upgraded file works for everything, including the newest tables
         await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=60))
         game = await repo.create_game(new_game(11, rated=True))
+        # A move's stone, written by the trigger the upgrade adds (0021_moves_by_trigger.sql).
+        game = await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
+        assert [str(m.point) for m in await repo.move_history(game.id)] == ["h8"]
         await repo.finish_game(game.id, game.version, Outcome(Termination.RESIGN, Color.BLACK))
         assert await repo.player_stats(ALICE) is not None
     assert pragma(old, "user_version") == LATEST_VERSION
