@@ -703,7 +703,7 @@ def _activity_rows(before: Activity | None, after: Activity | None, interactions
         ("group commits", after.commits - before.commits),
         ("trips to its threads", after.trips - before.trips),
         ("of them sent ahead of answers", after.ahead - before.ahead),
-        ("batches behind the last one's COMMIT", after.behind - before.behind),
+        ("batches behind the last one's end", after.behind - before.behind),
         ("reads on the event loop", after.inline_reads - before.inline_reads),
     ]
     return [

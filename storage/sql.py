@@ -12,8 +12,8 @@ once. The two databases differ in how SQL reaches them, and that is all a dialec
 * ``_write`` and ``_read``: where and how a unit of work runs (SQLite: group commits on one
   writer, small reads inline; PostgreSQL: a pooled connection, a transaction when needed);
 * the few places where the SQL really differs: ``_ID_LIST`` (an aggregate of ids as text),
-  ``_play`` (PostgreSQL writes a stone and its game in one statement; SQLite sends the stone
-  and the game's UPDATE together, under the same conditions), ``_lock_players``
+  ``_play`` (a move and its stone in one statement: PostgreSQL's UPDATE and INSERT in one
+  ``WITH``, SQLite's UPDATE with a trigger that writes the stone), ``_lock_players``
   (PostgreSQL serializes two processes rating the same player; SQLite has one writer) and
   ``_REFUSED_INSERT_USES_ID`` (PostgreSQL looks for a busy channel before a new game).
 

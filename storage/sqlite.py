@@ -8,16 +8,18 @@ the statements asked of it in order, one trip there and back per statement, so t
 never waits for the disk or for a lock. Only aiosqlite's public API is used.
 
 Writes are serialized through one writer task that group-commits: every write queued at that
-moment runs in one ``BEGIN IMMEDIATE`` transaction on the writer connection and is committed
-with one COMMIT (one fsync), and each caller hears back only once the commit is durable.
-A batch waits for its thread's answers as few times as it can, for each wait costs turns of
-a busy event loop and a GIL hand-over on the thread: ``sqlite3`` begins the transaction with
-the first change; a write that is one change (a move with its stone, a new game, a board's
-message: most writes) is sent without waiting for the answers to the writes before it, so
-that a batch of them waits about once; turn pings go in one statement per batch (``_Writer``,
-``SqliteGameRepository._statements``); and the next batch's statements go behind a batch's
-COMMIT rather than after its answer (``SqliteGameRepository._write_loop``). A batch is still
-committed only once the one before it is: writers hear back only from a durable commit.
+moment runs in one transaction on the writer connection and is committed at once (one
+fsync), and each caller hears back only once the commit is durable. A batch waits for its
+thread's answers once, for each wait costs turns of a busy event loop and a GIL hand-over on
+the thread: a write that is one statement (a move, whose stone the schema's trigger writes; a
+new game; a board's message: most writes) is sent without waiting for the answers to the
+writes before it; turn pings go in one statement per batch; and the batch's end goes right
+behind them: ``RELEASE`` of the savepoint that began the transaction, which fails rather than
+commit half a batch should SQLite roll the transaction back by itself (``_Writer``,
+``SqliteGameRepository._statements``). The next batch's statements go behind a batch's end
+rather than after its answer (``SqliteGameRepository._write_loop``); a batch is never
+committed with what a failed one before it left: writers hear back only from a durable
+commit of their own writes.
 Reads run on the reader connection one unit of work at a time, so no other unit's
 transaction is ever seen; a ``snapshot`` read runs in one transaction of its own.
 Operations are shielded from cancellation: a cancelled caller never leaves a transaction
@@ -76,9 +78,8 @@ from storage.sql import (
     _EPOCH,
     _MICROSECOND,
     APPLICATION_ID,
+    GAME_COLUMNS,
     INDEXED_QUERIES,
-    MOVE_COLUMNS,
-    SQL_APPEND_MOVE,
     SQL_DROP_PENDING_REPLY,
     SQL_INSERT_GAME,
     SQL_INSERT_MOVE,
@@ -159,7 +160,7 @@ class Activity:
     commits: int = 0  # group commits made (each one fsync)
     trips: int = 0  # statements sent to a connection's thread (reader and writer)
     ahead: int = 0  # of those, sent by a write while earlier ones still waited for answers
-    behind: int = 0  # batches whose statements went behind the unanswered COMMIT of the last
+    behind: int = 0  # batches whose statements went behind the last one's unanswered end
     inline_reads: int = 0  # small reads answered on the event loop
 
 
@@ -212,22 +213,23 @@ def _opens_transaction(sql: str) -> bool:
     return sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "REPLACE"))
 
 
-# A move's stone, sent right before the move's UPDATE (``SQL_APPEND_MOVE``), nothing between
-# them on the connection's thread: written when the game is where the move expects it, as the
-# UPDATE right behind it checks (the same conditions), so that neither waits for the other's
-# answer and the UPDATE's rows are the write's answer.
-SQL_PLAYABLE_STONE: Final = f"""
-INSERT INTO moves ({MOVE_COLUMNS})
-SELECT id, ply, $3, $4, $5, $6, version + 1 FROM games
-WHERE id = $1 AND version = $2 AND status = 'active' AND ply % 2 = $7
+# A move that does not end the game: the game's compare-and-set (``SQL_APPEND_MOVE``'s, $1 to
+# $5) naming its stone ($6 x, $7 y, $8 colour) and the version that stone makes, from which the
+# schema's trigger writes the stone (``0021_moves_by_trigger.sql``): one statement, atomic by
+# itself. (In a SET, ``version`` is the version before the UPDATE.)
+SQL_PLAY: Final = f"""
+UPDATE games SET
+    version = version + 1, ply = ply + 1, deadline = $3, warning_sent = false, updated_at = $4,
+    last_x = $6, last_y = $7, last_color = $8, last_seq = version + 1
+WHERE id = $1 AND version = $2 AND status = 'active' AND ply % 2 = $5
+RETURNING {GAME_COLUMNS}
 """
 
 # Statements that do not touch the turn pings, so pings held back (``_Writer.hold``) may wait
 # past them: a group commit's pings are then written with one statement, not one each.
 _PASS_HELD: Final = frozenset(
     {
-        SQL_APPEND_MOVE,
-        SQL_PLAYABLE_STONE,
+        SQL_PLAY,
         SQL_INSERT_MOVE,
         SQL_INSERT_GAME,
         SQL_MARK_SHOWN,
@@ -236,6 +238,9 @@ _PASS_HELD: Final = frozenset(
         SQL_DROP_PENDING_REPLY,
     }
 )
+# The savepoint a batch of several writes runs in (see ``_Writer``).
+_SAVEPOINT: Final = "SAVEPOINT batch"
+_RELEASE: Final = "RELEASE batch"
 
 
 class _NotAhead(BaseException):
@@ -246,41 +251,84 @@ class _NotAhead(BaseException):
 
 class _Writer(_Connection):
     """The writer connection (opened with ``isolation_level="IMMEDIATE"``) as an
-    ``Executor`` whose statements all run inside one ``BEGIN IMMEDIATE`` transaction. When the
-    first of them is a change, ``sqlite3`` begins that transaction in the same trip to the
-    thread; before any other first statement (a read) it is begun by a trip of its own.
+    ``Executor`` for one batch of writes, whose statements all run in one transaction.
+
+    How the transaction begins, before the batch's first statement:
+
+    * a change, in a batch of several writes or in one sent ``behind`` the unanswered end of
+      the batch before: ``SAVEPOINT batch``, sent without waiting. The batch ends with
+      ``RELEASE batch``, which commits when the savepoint began the transaction. Should
+      SQLite roll the transaction back by itself (a full disk, an I/O error), a statement
+      after that begins a new one (``sqlite3`` does, before a change) and the RELEASE fails,
+      for the savepoint is gone: half a batch is never committed, so the RELEASE can be sent
+      behind statements whose answers have not come. Behind a batch whose end fails, the
+      savepoint is nested in what that batch left open, and its RELEASE commits nothing;
+    * a change, in a batch of one write: ``sqlite3`` begins the transaction in the same trip
+      (``BEGIN IMMEDIATE``); the batch ends with COMMIT;
+    * a read: ``BEGIN IMMEDIATE``, a trip of its own, so that no other process writes between
+      the read and the changes after it; the batch ends with COMMIT.
+
+    ``end`` sends that last statement. A COMMIT is sent before the answers it follows only
+    when at most one is missing and none failed, and not behind another batch's end: a
+    statement that SQLite rolls back with its transaction then fails the COMMIT too.
 
     Turn pings, whose rows nobody reads back soon, are held back (``hold``) and written
     together, one ``executemany``, before any statement that might see them and before the
-    COMMIT (``flush``). A held insert that fails fails the batch, whose writes are then run
-    one by one.
+    end (``flush``).
 
     ``going_ahead``: the write being started sends its statement before the writes started
     before it have their answers (``SqliteGameRepository._statements``). The thread runs
     statements in the order sent, and such a write is one change, followed only by reads (why
     it was refused): as if the writes had come in another order, each whole. It may go ahead
-    when that change begins the transaction by itself if need be and does not need the held
-    pings written first; any other statement raises ``_NotAhead`` before it is sent."""
+    when that statement is a change that does not need the held pings written first; any
+    other statement raises ``_NotAhead`` before it is sent. After the end, a write may still
+    read (outside the transaction); a change then is a bug and raises ``RuntimeError``."""
 
-    __slots__ = ("_begun", "_held", "going_ahead")
+    __slots__ = (
+        "_begun",
+        "_behind",
+        "_held",
+        "_multi",
+        "_savepoint",
+        "_unanswered",
+        "ending",
+        "going_ahead",
+    )
 
-    def __init__(self, conn: aiosqlite.Connection, activity: Activity) -> None:
+    def __init__(
+        self, conn: aiosqlite.Connection, activity: Activity, *, writes: int, behind: bool
+    ) -> None:
         super().__init__(conn, activity)
         self._held: dict[str, list[Sequence[Any]]] = {}
+        self._multi = writes > 1
+        self._behind = behind
         self.going_ahead = False
         # Whether this batch's transaction is begun or on its way: known here, not asked of
-        # the connection, whose state lags what is sent (the COMMIT of the batch before may
+        # the connection, whose state lags what is sent (the end of the batch before may
         # still be ahead of this one's statements on the thread).
         self._begun = False
+        self._savepoint = False  # begun by ``SAVEPOINT batch``
+        self._unanswered = 0  # statements sent whose answers have not come
+        self.ending: asyncio.Future[Any] | None = None  # the end, once sent
+
+    @property
+    def begun(self) -> bool:
+        """Whether the batch's transaction is begun (or on its way)."""
+        return self._begun
+
+    @property
+    def in_savepoint(self) -> bool:
+        """Whether the batch runs in ``SAVEPOINT batch`` (see the class)."""
+        return self._savepoint
 
     def hold(self, sql: str, *args: Any) -> None:
         """Run ``sql`` (an INSERT) with ``args`` later in this transaction (see the class)."""
         self._held.setdefault(sql, []).append(args)
 
     @property
-    def holding(self) -> bool:
-        """Whether rows are held, to be written by ``flush``."""
-        return bool(self._held)
+    def holding(self) -> int:
+        """How many rows are held, to be written by ``flush``."""
+        return sum(len(rows) for rows in self._held.values())
 
     async def flush(self) -> None:
         """Run the held inserts, in the order held (statement by statement)."""
@@ -288,51 +336,67 @@ class _Writer(_Connection):
         for sql, rows in held.items():
             await self.executemany(sql, rows)
 
+    def may_end_unanswered(self) -> bool:
+        """Whether ``end`` may be sent before the answers still missing (see the class)."""
+        return self._savepoint or (not self._behind and self._unanswered <= 1)
+
+    def end(self) -> asyncio.Future[Any]:
+        """Send the statement that commits the batch (RELEASE or COMMIT), without waiting."""
+        assert self.ending is None, "a batch ends once"
+        assert not self._held, "the held rows go before the end"
+        self.ending = self._send(_RELEASE if self._savepoint else "COMMIT")
+        return self.ending
+
+    def _send(self, sql: str) -> asyncio.Future[Any]:
+        self._activity.trips += 1
+        return _start(self._conn.execute(sql))
+
     async def _before(self, sql: str) -> None:
+        change = _opens_transaction(sql)
+        if self.ending is not None:
+            if change:
+                raise RuntimeError("a write changed the database after its batch's end")
+            return
         if self.going_ahead:
-            if not _opens_transaction(sql) or (self._held and sql not in _PASS_HELD):
+            if not change or (self._held and sql not in _PASS_HELD):
                 raise _NotAhead
             self._activity.ahead += 1
-            self._begun = True
-            return
-        if self._held and sql not in _PASS_HELD:
+        elif self._held and sql not in _PASS_HELD:
             await self.flush()
         if not self._begun:
             self._begun = True
-            if not _opens_transaction(sql):
+            if not change:
                 self._activity.trips += 1
                 await self._conn.execute("BEGIN IMMEDIATE")
+            elif self._multi or self._behind:
+                self._savepoint = True
+                # Its failure (never seen) would fail the RELEASE: retrieved, not awaited.
+                began = self._send(_SAVEPOINT)
+                began.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
         await self._before(sql)
-        return await super().fetch(sql, *args)
+        self._unanswered += 1
+        try:
+            return await super().fetch(sql, *args)
+        finally:
+            self._unanswered -= 1
 
     async def execute(self, sql: str, *args: Any) -> int:
         await self._before(sql)
-        return await super().execute(sql, *args)
+        self._unanswered += 1
+        try:
+            return await super().execute(sql, *args)
+        finally:
+            self._unanswered -= 1
 
     async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None:
         await self._before(sql)
-        await super().executemany(sql, args)
-
-    async def fetchrow_after(
-        self, first: tuple[str, Sequence[Any]], then: tuple[str, Sequence[Any]]
-    ) -> Any:
-        """The first row of ``then``, run right behind ``first`` (both changes that pass held
-        rows): sent at once, nothing between them on the thread, only ``then``'s answer
-        waited for (``first``'s has come by then; its failure is raised after all)."""
-        sql, args = first
-        await self._before(sql)
-        self._activity.trips += 2
-        sent = _start(self._conn.execute(sqlite_sql(sql), _bind(args)))
+        self._unanswered += 1
         try:
-            found = list(await self._conn.execute_fetchall(sqlite_sql(then[0]), _bind(then[1])))
-        except BaseException:
-            with suppress(Exception):  # the first failure is the one to tell
-                await sent
-            raise
-        await sent
-        return found[0] if found else None
+            await super().executemany(sql, args)
+        finally:
+            self._unanswered -= 1
 
 
 def _start(coroutine: Coroutine[Any, Any, _T]) -> asyncio.Future[_T]:
@@ -655,11 +719,11 @@ class _Write:
 
 @dataclass(frozen=True, slots=True)
 class _Sent:
-    """A batch whose COMMIT is on its way to the writer's thread."""
+    """A batch whose end (RELEASE or COMMIT) is on its way to the writer's thread."""
 
     batch: list[_Write]
     outcomes: list[tuple[bool, Any]]
-    commit: asyncio.Future[None]
+    commit: asyncio.Future[Any] | None  # its end (None: nothing to commit)
 
 
 class ConnectOptions(TypedDict, total=False):
@@ -806,13 +870,8 @@ class SqliteGameRepository(SqlGameRepository):
     async def _play(
         self, db: Executor, game_id: int, expected_version: int, params: Sequence[Any]
     ) -> Row | None:
-        # The stone and the UPDATE sent together (see ``SQL_PLAYABLE_STONE``).
-        assert isinstance(db, _Writer)  # every write runs on the writer
-        deadline, now, parity, *stone = params
-        row: Row | None = await db.fetchrow_after(
-            (SQL_PLAYABLE_STONE, (game_id, expected_version, *stone, now, parity)),
-            (SQL_APPEND_MOVE, (game_id, expected_version, deadline, now, parity)),
-        )
+        # One statement: the schema's trigger writes the stone (see ``SQL_PLAY``).
+        row: Row | None = await db.fetchrow(SQL_PLAY, game_id, expected_version, *params)
         return row
 
     async def save_turn_ping(self, ping: TurnPing) -> None:
@@ -921,10 +980,11 @@ class SqliteGameRepository(SqlGameRepository):
             return await work(_Connection(self._reader, self._activity))
 
     async def _write_loop(self) -> None:
-        """Group-commit what is queued, a batch at a time. A batch's COMMIT is not waited
-        for before the next batch is taken: its statements go to the thread right behind
-        that COMMIT, and the COMMIT's answer has come by the time theirs have (``_next``), so
-        the writer waits once a batch, not twice."""
+        """Group-commit what is queued, a batch at a time. A batch's end (its RELEASE or
+        COMMIT) is sent with its statements and not waited for before the next batch is
+        taken: that batch's statements go to the thread right behind it, and the end's answer
+        has come by the time theirs have (``_next``). Either way the writer waits once a
+        batch."""
         batch: list[_Write] = []
         sent: _Sent | None = None
         try:
@@ -941,7 +1001,7 @@ class SqliteGameRepository(SqlGameRepository):
                     failure = await self._settle_commit(settled)
                     if failure is not None:
                         await self._roll_back()
-                        await self._failed(settled.batch, failure)
+                        await self._failed(settled, failure)
                     continue
                 if self._committing:
                     self._committing = 0
@@ -964,107 +1024,122 @@ class SqliteGameRepository(SqlGameRepository):
             raise
 
     async def _next(self, sent: _Sent | None, batch: list[_Write]) -> _Sent | None:
-        """Run ``batch``'s statements (on the thread behind ``sent``'s COMMIT, if any), then
-        settle ``sent`` and send ``batch``'s COMMIT without waiting for it: returns the batch
-        to settle next, or None when it is settled already (nothing to commit, or a failure,
-        handled here).
+        """Run ``batch``'s statements (on the thread behind ``sent``'s end, if any), settle
+        ``sent`` and send ``batch``'s end: returns the batch to settle next, or None when it is
+        settled already (a failure, handled here).
 
-        A batch is committed only once the one before it is: when that one's COMMIT fails,
-        this batch's statements (run in what remains of that transaction, or in one of their
-        own) are rolled back with it, and it runs again by itself."""
+        The batch's end goes right behind its statements, before their answers, when it may
+        (``_Writer``): the batch then waits once. A batch is never committed with what the
+        one before it left: when that one's end fails, this batch's statements ran in what
+        remains of its transaction (and are rolled back with it, to run again by themselves)
+        or, if it left none, in a transaction of their own, committed by their RELEASE."""
         self._committing = len(batch)
         self._changed()
         if sent is not None:
             self._activity.behind += 1
-        db = _Writer(self._writes, self._activity)
+        db = _Writer(self._writes, self._activity, writes=len(batch), behind=sent is not None)
         failure: Exception | None = None
         outcomes: list[tuple[bool, Any]] = []
         try:
             outcomes = await self._statements(db, batch)
-            await db.flush()
         except Exception as error:
             failure = error
         if sent is not None:
             before = await self._settle_commit(sent)
             if before is not None:
-                await self._roll_back()
-                await self._failed(sent.batch, before)
-                await self._whole(batch)
+                await self._behind_failure(sent, before, db, batch, outcomes, failure)
                 return None
-        # The thread has answered everything sent so far: its transaction state is current.
+        if failure is None and db.ending is None and db.begun:
+            if db.in_savepoint or not any(_broke(outcome) for outcome in outcomes):
+                db.end()
+            else:
+                # Without a savepoint, a failed statement may have taken the transaction
+                # with it: the batch runs again one write at a time.
+                failure = next(value for ok, value in outcomes if not ok)
         if failure is not None:
+            if db.ending is not None:
+                with suppress(Exception):
+                    await db.ending
             await self._roll_back()
-            await self._failed(batch, failure)
+            await self._failed(_Sent(batch, outcomes, None), failure)
             return None
-        if not self._writes.in_transaction:  # every write was refused before changing
+        return _Sent(batch, outcomes, db.ending)
+
+    async def _behind_failure(
+        self,
+        sent: _Sent,
+        before: Exception,
+        db: _Writer,
+        batch: list[_Write],
+        outcomes: list[tuple[bool, Any]],
+        failure: Exception | None,
+    ) -> None:
+        """``sent``'s end failed with ``before``, and ``batch`` ran behind it (see ``_next``).
+        Once every answer has come: if a transaction is still open, it holds this batch's
+        statements (and perhaps ``sent``'s): both are rolled back, ``sent``'s writes run
+        again one by one and ``batch`` by itself. If none is open, ``sent`` left nothing and
+        ``batch``'s own RELEASE, if it came through, committed it alone."""
+        ended = db.ending is not None and failure is None
+        if db.ending is not None:
+            try:
+                await db.ending
+            except Exception:
+                ended = False
+        if ended and not self._writes.in_transaction:
             self._commits += 1
             self._report(batch, outcomes, None)
-            return None
-        return _Sent(batch, outcomes, _start(db.commit()))
+            await self._failed(sent, before)
+            return
+        await self._roll_back()
+        await self._failed(sent, before)
+        await self._alone(batch)
 
     async def _settle_commit(self, sent: _Sent) -> Exception | None:
-        """Wait for ``sent``'s COMMIT; committed, its writers hear their outcomes. Returns
-        the COMMIT's failure, for the caller to roll back and handle (``_failed``)."""
-        try:
-            await sent.commit
-        except Exception as error:
-            return error
+        """Wait for ``sent``'s end; committed, its writers hear their outcomes. Returns the
+        end's failure, for the caller to roll back and handle (``_failed``)."""
+        if sent.commit is not None:
+            try:
+                await sent.commit
+            except Exception as error:
+                return error
         self._commits += 1
         self._report(sent.batch, sent.outcomes, None)
         return None
 
     async def _roll_back(self) -> None:
+        """Roll back what is open on the writer (every answer has come: its state is
+        current)."""
         if self._writes.in_transaction:
             await _Connection(self._writes, self._activity).rollback()
 
-    async def _failed(self, batch: list[_Write], failure: Exception) -> None:
-        """``batch`` failed whole (rolled back): a write alone hears why; the writes of a
-        larger batch run again one by one, so that only the culprit fails."""
-        self._report(batch, [], failure)
-        if len(batch) > 1:
-            for write in batch:
-                await self._commit([write])
+    async def _failed(self, sent: _Sent, failure: Exception) -> None:
+        """``sent`` failed whole (rolled back): a write alone hears its own failure if it had
+        one, else ``failure``; the writes of a larger batch run again one by one, so that
+        only the culprit fails."""
+        if len(sent.batch) == 1:
+            own = [value for ok, value in sent.outcomes if not ok and _broke((ok, value))]
+            self._report(sent.batch, [], own[0] if own else failure)
+            return
+        for write in sent.batch:
+            await self._alone([write])
 
-    async def _whole(self, batch: list[_Write]) -> None:
-        """Run ``batch`` by itself, with nothing behind it (``_failed`` if it fails)."""
-        if await self._commit(batch) is not None and len(batch) > 1:
-            for write in batch:
-                await self._commit([write])
-
-    async def _commit(self, batch: list[_Write]) -> BaseException | None:
-        """Run ``batch`` in one transaction and commit it. Its writers hear their result or
-        refusal, unless the whole batch rolled back (returns the error; a batch of one write
-        hears it). The statements and the COMMIT (the fsync) run on the writer's thread;
-        a database locked by another process is waited for there (``_BUSY_TIMEOUT_MS``)."""
-        self._committing = len(batch)
-        self._changed()
-        db = _Writer(self._writes, self._activity)
-        try:
-            outcomes = await self._statements(db, batch)
-            await db.flush()
-            if self._writes.in_transaction:  # else every write was refused before changing
-                await db.commit()
-        except Exception as error:
-            if self._writes.in_transaction:
-                await db.rollback()
-            self._report(batch, [], error)
-            return error
-        finally:
-            self._committing = 0
-            self._changed()
-        self._commits += 1
-        self._report(batch, outcomes, None)
-        return None
+    async def _alone(self, batch: list[_Write]) -> None:
+        """Run ``batch`` by itself, with nothing behind it, to its end (``_failed`` if it
+        fails)."""
+        sent = await self._next(None, batch)
+        if sent is None:
+            return
+        failure = await self._settle_commit(sent)
+        if failure is not None:
+            await self._roll_back()
+            await self._failed(sent, failure)
 
     @staticmethod
     def _report(
         batch: list[_Write], outcomes: list[tuple[bool, Any]], failure: BaseException | None
     ) -> None:
-        """Tell ``batch``'s writers how it ended, each its result or refusal, unless it failed
-        whole and its writes are to be tried one by one."""
-        if failure is not None and len(batch) > 1:
-            return
-        settled = outcomes or [(False, failure)] * len(batch)
+        """Tell ``batch``'s writers how it ended: each its result or refusal, or ``failure``."""
+        settled = outcomes if failure is None else [(False, failure)] * len(batch)
         for write, (ok, value) in zip(batch, settled, strict=True):
             if write.future.done():
                 continue
@@ -1075,65 +1150,91 @@ class SqliteGameRepository(SqlGameRepository):
 
     @classmethod
     async def _statements(cls, db: _Writer, batch: list[_Write]) -> list[tuple[bool, Any]]:
-        """Each write of ``batch`` in one ``BEGIN IMMEDIATE`` transaction (begun with its first
-        statement): its result or its refusal. The transaction is left open for the commit.
+        """Each write of ``batch`` in one transaction (begun with its first statement): its
+        result, its refusal, or the failure of its one statement. The batch's end is sent
+        behind the last statements when it may be (``_Writer``); else the transaction is
+        left open for the caller to end.
 
         A trip to the writer's thread costs a busy event loop two of its turns, so a batch of
         writes one after another would take two turns a statement. Atomic writes (one
         statement, as most are: a move, a board's message) go ahead instead: each is started
         while the ones before it still wait for their answers (``_Writer.going_ahead``), so a
         run of them costs about one trip's wait. Any other write waits until those before it
-        are done, and so does one whose statement cannot go ahead (``_NotAhead``)."""
+        are done, and so does one whose statement cannot go ahead (``_NotAhead``); its
+        failure fails the batch, which runs again one write at a time."""
         outcomes: list[tuple[bool, Any]] = [(False, None)] * len(batch)
         ahead: list[tuple[int | None, asyncio.Future[tuple[bool, Any]]]] = []
+        holders: list[int] = []  # the writes whose rows are held
+        broke = False  # whether a write answered so far failed other than by a refusal
         for index, write in enumerate(batch):
             if write.atomic:
                 db.going_ahead = bool(ahead)
+                held = db.holding
                 try:
-                    started = _start(cls._outcome(db, write))
+                    started = _start(cls._outcome(db, write, own=True))
                 finally:
                     db.going_ahead = False
                 if not (started.done() and isinstance(started.exception(), _NotAhead)):
+                    if db.holding > held:
+                        holders.append(index)
                     ahead.append((index, started))
                     continue
-            await cls._settle(ahead, outcomes)
-            outcomes[index] = await cls._outcome(db, write)
-        if ahead and db.holding:
-            # The held pings go right behind the writes gone ahead, not after their answers.
+            broke = await cls._settle(ahead, outcomes) or broke
+            outcomes[index] = await cls._outcome(db, write, own=False)
+            if not db.holding:  # written before this write's statements
+                holders.clear()
+        if db.holding:
+            # The held pings go right behind the writes gone ahead, not after their answers;
+            # their insert failing fails the writes that held them.
             ahead.append((None, _start(cls._flushed(db))))
-        await cls._settle(ahead, outcomes)
+        if db.begun and db.may_end_unanswered() and (db.in_savepoint or not broke):
+            db.end()
+        await cls._settle(ahead, outcomes, holders)
         return outcomes
 
     @staticmethod
     async def _flushed(db: _Writer) -> tuple[bool, Any]:
-        await db.flush()
+        try:
+            await db.flush()
+        except Exception as error:
+            return (False, error)
         return (True, None)
 
     @staticmethod
-    async def _outcome(db: _Writer, write: _Write) -> tuple[bool, Any]:
+    async def _outcome(db: _Writer, write: _Write, *, own: bool) -> tuple[bool, Any]:
+        """``write``'s result or refusal; ``own``: also any other failure (its one statement,
+        undone by SQLite, changed nothing), which otherwise fails the batch."""
         try:
             return (True, await write.work(db))
         except StorageError as refused:
             # Every write checks before it changes anything, so a refusal (a lost
             # compare-and-set, a busy channel...) has written nothing to undo.
             return (False, refused)
+        except Exception as error:
+            if not own or isinstance(error, _NotAhead):
+                raise
+            return (False, error)
 
     @staticmethod
     async def _settle(
         ahead: list[tuple[int | None, asyncio.Future[tuple[bool, Any]]]],
         outcomes: list[tuple[bool, Any]],
-    ) -> None:
-        """Wait for the writes gone ahead, all of them, and note their outcomes; then raise
-        the first failure among them (the batch is rolled back only once none is running)."""
-        failure: BaseException | None = None
+        holders: Sequence[int] = (),
+    ) -> bool:
+        """Wait for the writes gone ahead, all of them, and note their outcomes (``None``:
+        the held rows' insert, whose failure is that of the ``holders``' writes). Returns
+        whether any failed other than by a refusal."""
+        broke = False
         for index, started in ahead:
-            try:
-                outcome = await started
-            except BaseException as error:  # raised once all are done
-                failure = failure or error
-            else:
-                if index is not None:
-                    outcomes[index] = outcome
+            outcome = await started
+            broke = broke or _broke(outcome)
+            for held in (index,) if index is not None else holders if not outcome[0] else ():
+                outcomes[held] = outcome
         ahead.clear()
-        if failure is not None:
-            raise failure
+        return broke
+
+
+def _broke(outcome: tuple[bool, Any]) -> bool:
+    """Whether ``outcome`` is a failure other than a refusal."""
+    ok, value = outcome
+    return not ok and not isinstance(value, StorageError)

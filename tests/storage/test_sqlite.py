@@ -202,6 +202,9 @@ async def test_upgrades_from_every_earlier_version(tmp_path: Path, version: int)
         # the upgraded file works for everything, including the newest tables
         await repo.save_guild_settings(GuildSettings(GUILD, turn_seconds=60))
         game = await repo.create_game(new_game(11, rated=True))
+        # A move's stone, written by the trigger the upgrade adds (0021_moves_by_trigger.sql).
+        game = await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
+        assert [str(m.point) for m in await repo.move_history(game.id)] == ["h8"]
         await repo.finish_game(game.id, game.version, Outcome(Termination.RESIGN, Color.BLACK))
         assert await repo.player_stats(ALICE) is not None
     assert pragma(old, "user_version") == LATEST_VERSION
@@ -242,6 +245,51 @@ async def test_moves_are_append_only_in_the_schema(tmp_path: Path) -> None:
             db.execute("UPDATE moves SET x = 0")
         with pytest.raises(sqlite3.IntegrityError, match="append-only"):
             db.execute("DELETE FROM moves")
+
+
+async def test_a_moves_stone_is_written_exactly_when_its_update_applies(tmp_path: Path) -> None:
+    """The schema's trigger: the move's UPDATE (``SQL_PLAY``) writes the stone it names when
+    it matches its game, and nothing when it does not; an UPDATE of the game that names no
+    stone (a final move, a takeback, a message) leaves the stones alone; and a stone that
+    cannot be written undoes its UPDATE, which is one statement."""
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        game = await repo.create_game(new_game(white=Player.human(BOB)))
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute("PRAGMA foreign_keys = ON")
+
+        def play(version: int, x: int, parity: int) -> Any:
+            color = ("black", "white")[parity]
+            args = (game.id, version, None, 5, parity, x, 3, color)
+            return db.execute(sqlite_sql(sqlite_module.SQL_PLAY), args).fetchone()
+
+        def stones() -> list[tuple[Any, ...]]:
+            return db.execute(
+                "SELECT seq, ply, x, y, color, made_at FROM moves WHERE game_id = ?", (game.id,)
+            ).fetchall()
+
+        assert play(game.version, 0, 0) is not None
+        assert stones() == [(game.version + 1, 0, 0, 3, "black", 5)]
+        assert play(game.version, 1, 1) is None  # a stale version: no row, no stone
+        assert play(game.version + 1, 1, 0) is None  # the wrong colour
+        assert len(stones()) == 1
+        # UPDATEs that name no stone: the last one's columns are stale, and stay unused.
+        for change in ("message_id = 9", "ply = ply + 1", "ply = ply - 1"):
+            db.execute(f"UPDATE games SET {change}, version = version + 1 WHERE id = ?", (game.id,))
+        assert len(stones()) == 1
+        version = db.execute("SELECT version FROM games WHERE id = ?", (game.id,)).fetchone()[0]
+        # A stone already at the version the move would make: the UPDATE is undone with it.
+        db.execute(
+            "INSERT INTO moves (game_id, seq, ply, x, y, color, made_at)"
+            " VALUES (?, ?, 1, 9, 9, 'white', 1)",
+            (game.id, version + 1),
+        )
+        with pytest.raises(sqlite3.IntegrityError):
+            play(version, 2, 1)
+        assert db.execute("SELECT version FROM games WHERE id = ?", (game.id,)).fetchone() == (
+            version,
+        )
+        assert len(stones()) == 2
 
 
 async def test_takebacks_are_recorded(tmp_path: Path, clock: FakeClock) -> None:
@@ -469,10 +517,52 @@ async def test_a_failed_commit_rolls_back_the_batch_behind_it_too(tmp_path: Path
         assert not repo._writes.in_transaction
 
 
+async def test_a_batch_behind_one_that_sqlite_rolled_back_commits_by_itself(
+    tmp_path: Path,
+) -> None:
+    """A batch whose last statement rolls its transaction back (a trigger's
+    ``RAISE(ROLLBACK)``, as SQLite does on an I/O error), with the next batch's statements and
+    RELEASE behind its own failing RELEASE: nothing of the first is left open, so the second's
+    savepoint began a transaction of its own, which its RELEASE committed. The second's
+    writers hear their results once, and the first's writes run again one by one."""
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(4)]
+        with closing(sqlite3.connect(path)) as db:
+            db.execute(
+                "CREATE TRIGGER roll_back BEFORE UPDATE OF message_id ON games"
+                " WHEN NEW.message_id = 666 BEGIN SELECT RAISE (ROLLBACK, 'rolled back'); END"
+            )
+        occupy = asyncio.create_task(repo.create_game(new_game(99)))
+        await repo._until(lambda: repo._committing == 1)
+        failing = [
+            asyncio.create_task(
+                repo.append_move(games[0].id, games[0].version, Point(7, 7), Color.BLACK)
+            ),
+            asyncio.create_task(repo.set_message(games[1].id, channel_id=1, message_id=666)),
+        ]
+        await repo._until(lambda: repo._committing == 2)  # the batch that will fail
+        commits, behind = repo._commits, repo.activity().behind
+        following = [
+            asyncio.create_task(repo.append_move(g.id, g.version, Point(8, 8), Color.BLACK))
+            for g in games[2:]
+        ]
+        await occupy
+        results = await asyncio.gather(*failing, *following, return_exceptions=True)
+        assert repo.activity().behind == behind + 1
+        assert isinstance(results[1], sqlite3.IntegrityError)
+        assert [type(r).__name__ for r in (results[0], *results[2:])] == ["GameRecord"] * 3
+        histories = [[str(m.point) for m in await repo.move_history(g.id)] for g in games]
+        assert histories == [["h8"], [], ["i9"], ["i9"]]
+        # The first game's, the batch behind by its own RELEASE, then the move alone.
+        assert repo._commits == commits + 3
+        assert not repo._writes.in_transaction
+
+
 async def test_a_batch_begins_its_transaction_with_its_first_change(tmp_path: Path) -> None:
-    """Trips to the writer's thread, each a hand-over the event loop pays for: a move is its
-    two statements and the COMMIT (``sqlite3`` begins the transaction with the first); a
-    write that reads first begins it by a trip of its own."""
+    """Trips to the writer's thread, each a hand-over the event loop pays for: a write alone
+    is its statement and the COMMIT sent right behind it (``sqlite3`` begins the transaction
+    with the statement); a move is one statement (the schema's trigger writes its stone)."""
     async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
         before = repo.activity()
         game = await repo.create_game(new_game(white=Player.human(BOB)))
@@ -480,14 +570,14 @@ async def test_a_batch_begins_its_transaction_with_its_first_change(tmp_path: Pa
         assert made.trips - before.trips == 2  # the INSERT (and BEGIN), COMMIT
         moved = await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
         after = repo.activity()
-        assert after.trips - made.trips == 3  # the UPDATE (and BEGIN), the stone, COMMIT
+        assert after.trips - made.trips == 2  # the UPDATE (and BEGIN, and the stone), COMMIT
         assert (after.writes, after.commits) == (made.writes + 1, made.commits + 1)
         assert not repo._writes.in_transaction
         with pytest.raises(VersionConflictError):
             await repo.append_move(game.id, game.version, Point(8, 8), Color.WHITE)
         refused = repo.activity()
-        # The UPDATE (and BEGIN) and its stone (which writes nothing), the look why, COMMIT.
-        assert refused.trips - after.trips == 4
+        # The UPDATE (and BEGIN), the COMMIT, then the look why (after the COMMIT).
+        assert refused.trips - after.trips == 3
         assert not repo._writes.in_transaction
         assert await repo.get_game(game.id) == moved
         with pytest.raises(ChannelBusyError):
@@ -499,6 +589,7 @@ async def test_a_batch_begins_its_transaction_with_its_first_change(tmp_path: Pa
         # The refused INSERT took no id: the next game has the one after the first's.
         assert (await repo.create_game(new_game(game.channel_id + 1))).id == game.id + 1
         assert not repo._writes.in_transaction
+        assert [str(m.point) for m in await repo.move_history(game.id)] == ["h8"]
 
 
 async def test_a_batch_of_moves_is_sent_without_waiting_for_answers(tmp_path: Path) -> None:
@@ -515,9 +606,9 @@ async def test_a_batch_of_moves_is_sent_without_waiting_for_answers(tmp_path: Pa
         await asyncio.gather(*moves)
         after = repo.activity()
         assert after.commits == before.commits + 2  # the first game's, then the five moves'
-        # The first game's 2 trips (INSERT, COMMIT), then each move's UPDATE with its stone,
-        # and the COMMIT.
-        assert after.trips - before.trips == 2 + 5 * 2 + 1
+        # The first game's 2 trips (INSERT, COMMIT), then the five moves' batch: SAVEPOINT,
+        # each move's UPDATE (its stone written by the trigger), RELEASE.
+        assert after.trips - before.trips == 2 + 1 + 5 + 1
         # The second to fifth moves were sent before the first had its answer.
         assert after.ahead - before.ahead == 4
         for game in games:
@@ -628,6 +719,139 @@ async def test_a_failure_among_writes_gone_ahead_fails_only_its_own(tmp_path: Pa
         assert [len(await repo.move_history(g.id)) for g in games] == [1, 1]
         assert (await repo.get_game(games[0].id)).message_id is None
         assert not repo._writes.in_transaction
+
+
+async def test_a_transaction_sqlite_rolls_back_midway_fails_the_batchs_release(
+    tmp_path: Path,
+) -> None:
+    """Three writes sent ahead in one batch, the second rolling the whole transaction back
+    (as SQLite does by itself on a full disk or an I/O error; here a trigger's
+    ``RAISE(ROLLBACK)``). The third then begins a new transaction, and the batch's RELEASE,
+    sent behind them, fails, for the savepoint is gone: nothing of the batch is committed
+    by it, and each write runs again alone. The first move is not lost, though its statement
+    had succeeded; the culprit hears its own failure."""
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(2)]
+        with closing(sqlite3.connect(path)) as db:
+            db.execute(
+                "CREATE TRIGGER roll_back BEFORE UPDATE OF message_id ON games"
+                " WHEN NEW.message_id = 666 BEGIN SELECT RAISE (ROLLBACK, 'rolled back'); END"
+            )
+        before = repo.activity()
+        commits = repo._commits
+        results = await _one_batch(
+            repo,
+            repo.append_move(games[0].id, games[0].version, Point(7, 7), Color.BLACK),
+            repo.set_message(games[1].id, channel_id=1, message_id=666),
+            repo.append_move(games[1].id, games[1].version, Point(8, 8), Color.BLACK),
+        )
+        assert repo.activity().ahead - before.ahead == 2
+        assert isinstance(results[1], sqlite3.IntegrityError)
+        assert "rolled back" in str(results[1])
+        assert [type(r).__name__ for r in (results[0], results[2])] == ["GameRecord"] * 2
+        # The writer's own write, then the two moves alone: the failed batch and the culprit
+        # alone commit nothing.
+        assert repo._commits == commits + 3
+        assert [[str(m.point) for m in await repo.move_history(g.id)] for g in games] == [
+            ["h8"],
+            ["i9"],
+        ]
+        for game, result in zip(games, (results[0], results[2]), strict=True):
+            assert await repo.get_game(game.id) == result
+        assert (await repo.get_game(games[1].id)).message_id is None
+        assert not repo._writes.in_transaction
+
+
+class _Witness:
+    """The writer's aiosqlite connection, noting each statement as it is sent to the thread
+    and as its answer comes back (the repository's own calls, through the public API)."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+        self.events: list[tuple[str, str]] = []
+
+    @property
+    def in_transaction(self) -> bool:
+        return bool(self._conn.in_transaction)
+
+    def _noted(self, sql: str, call: Any) -> Any:
+        first = " ".join(sql.split()[:2])
+        self.events.append(("sent", first))
+
+        async def answered() -> Any:
+            try:
+                return await call
+            finally:
+                self.events.append(("answered", first))
+
+        return answered()
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        return self._noted(sql, self._conn.execute(sql, *args))
+
+    def execute_fetchall(self, sql: str, *args: Any) -> Any:
+        return self._noted(sql, self._conn.execute_fetchall(sql, *args))
+
+    def executemany(self, sql: str, *args: Any) -> Any:
+        return self._noted(sql, self._conn.executemany(sql, *args))
+
+    async def close(self) -> None:
+        await self._conn.close()
+
+
+def _waits(events: list[tuple[str, str]]) -> int:
+    """How many times the writer waited for answers before sending more: the runs of sends
+    that each begin after an answer."""
+    return sum(
+        1
+        for i, (kind, _) in enumerate(events)
+        if kind == "sent" and (i == 0 or events[i - 1][0] == "answered")
+    )
+
+
+async def test_a_batch_waits_once_for_its_statements_and_its_end(tmp_path: Path) -> None:
+    """A batch sends its statements and its end (RELEASE, or COMMIT for a write alone) before
+    any of their answers: one wait. Counted on the connection the repository talks to."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(5)]
+        witness = _Witness(repo._writes)
+        repo._writes = witness  # type: ignore[assignment]
+        moved = await repo.append_move(games[0].id, games[0].version, Point(7, 7), Color.BLACK)
+        assert witness.events == [
+            ("sent", "UPDATE games"),
+            ("sent", "COMMIT"),
+            ("answered", "UPDATE games"),
+            ("answered", "COMMIT"),
+        ]
+        witness.events.clear()
+        await repo.save_turn_ping(TurnPing(games[0].id, 1, 99, moved.version))
+        assert _waits(witness.events) == 1
+        witness.events.clear()
+        first = asyncio.create_task(repo.create_game(new_game(99)))
+        await repo._until(lambda: repo._committing == 1)  # the writer is busy with it
+        sent = len(witness.events)
+        moves = [
+            asyncio.create_task(repo.append_move(g.id, g.version, Point(8, 8), Color.BLACK))
+            for g in games[1:]
+        ]
+        pings = [
+            asyncio.create_task(repo.save_turn_ping(TurnPing(g.id, 1, 100 + g.id, g.version + 1)))
+            for g in games[1:]
+        ]
+        await asyncio.gather(first, *moves, *pings)
+        batch = witness.events[sent:]
+        kinds = [event for event in batch if event[0] == "sent"]
+        assert kinds == [
+            ("sent", "SAVEPOINT batch"),
+            *[("sent", "UPDATE games")] * 4,
+            ("sent", "INSERT INTO"),
+            ("sent", "RELEASE batch"),
+        ]
+        assert _waits(witness.events) == 2  # the first game's batch, then the others'
+        for game in games[1:]:
+            assert await repo.turn_ping(game.id) is not None
+            assert len(await repo.move_history(game.id)) == 1
 
 
 async def test_what_is_held_back_is_written_before_a_statement_that_could_see_it(
