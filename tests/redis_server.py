@@ -11,6 +11,7 @@ import contextlib
 import importlib.util
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -48,7 +49,8 @@ class RedisServer:
         return f"unix://{self.socket}"
 
     def start(self) -> None:
-        """Start the server and wait until its socket exists."""
+        """Start the server and wait until its socket takes connections (the file exists
+        from the server's bind, a moment before it listens)."""
         self._process = subprocess.Popen(
             [
                 str(find_redis_server()),
@@ -67,10 +69,18 @@ class RedisServer:
             stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 30
-        while not self.socket.exists():
+        while not self._listening():
             if self._process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("redis-server did not start")
             time.sleep(0.02)
+
+    def _listening(self) -> bool:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.connect(str(self.socket))
+            except OSError:  # not there yet, or bound but not yet listening
+                return False
+        return True
 
     def pause(self) -> None:
         """Freeze the server (SIGSTOP): its connections stay open and answer nothing, as a
