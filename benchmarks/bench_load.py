@@ -27,7 +27,8 @@ What is measured (at the fake, from sending an event to seeing the bot's effect)
 and in this process: the event-loop lag (how late a 10 ms sleep wakes up) while it all runs,
 and, on SQLite, the repository's writes, group commits and trips to its connections' threads
 per interaction (``SqliteGameRepository.activity``): counts that hold from one machine to the
-next, where the timings do not.
+next, where the timings do not. The bot's CPU is split into its event loop's thread and the
+others (SQLite's connection threads above all): ``--profile`` sees only the first.
 Games still running ``--deadline`` seconds (600) after they began are stopped and counted
 among the failures by what each was waiting for ("unfinished at the deadline (AI reply
 shown)"), so that a stuck game costs its figures, not the summary.
@@ -613,7 +614,9 @@ async def _run(args: argparse.Namespace) -> int:
         parent.send("go")
         before = _activity(repository)
         cpu, waited, kernel = time.process_time(), _cpu_wait_s(), _kernel_s()
+        on_loop = time.thread_time()  # this thread runs the event loop
         report = await loop.run_in_executor(None, parent.recv)
+        on_loop = time.thread_time() - on_loop
         cpu, waited = time.process_time() - cpu, _cpu_wait_s() - waited
         storage_rows = _activity_rows(before, _activity(repository), report["interactions"])
         kernel = _kernel_s() - kernel
@@ -662,6 +665,7 @@ async def _run(args: argparse.Namespace) -> int:
     # A saturated fake would measure itself: its CPU is shown beside the bot's.
     print(
         f"CPU: the bot {cpu:.1f} s ({kernel:.1f} s of it in the kernel; "
+        f"{on_loop:.2f} s on its event loop's thread, {cpu - on_loop:.2f} s on other threads; "
         f"{cpu / report['elapsed']:.0%} of a core; its event loop "
         f"waited {waited:.1f} s for a core), the fake Discord and players {report['cpu']:.1f} s "
         f"({report['cpu'] / report['elapsed']:.0%})"
