@@ -527,6 +527,17 @@ def _baseline_rows(bare: dict[str, Any], report: dict[str, Any], cpu: float) -> 
             f"{steady:.2f} (the bot {cpu / report['cpu']:.2f}, the bare bot "
             f"{bare['bot_cpu'] / bare['cpu']:.2f})"
         )
+        # A reply deferred because its write or its AI was slow costs another request (and a
+        # turn's ping of its own): a slow host raises the bot's requests per interaction, and
+        # its CPU with them. Per request, that part of the difference between runs goes.
+        ours_per = report["requests"] / max(1, report["interactions"])
+        bare_per = bare["requests"] / max(1, bare["interactions"])
+        rows.append(
+            f"HTTP requests per interaction: the bot {ours_per:.2f}, the bare bot "
+            f"{bare_per:.2f}; CPU per request in the same units: the bot "
+            f"{cpu / report['cpu'] / ours_per:.2f}, the bare bot "
+            f"{bare['bot_cpu'] / bare['cpu'] / bare_per:.2f}"
+        )
     ours, theirs = Counter(report["routes"]), Counter(bare["routes"])
     if ours == theirs:
         rows.append(f"requests: the same as the bot's, route by route ({sum(ours.values())})")
