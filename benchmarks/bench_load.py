@@ -27,7 +27,8 @@ What is measured (at the fake, from sending an event to seeing the bot's effect)
 and in this process: the event-loop lag (how late a 10 ms sleep wakes up) while it all runs,
 and, on SQLite, the repository's writes, group commits and trips to its connections' threads
 per interaction (``SqliteGameRepository.activity``): counts that hold from one machine to the
-next, where the timings do not.
+next, where the timings do not. The bot's CPU is split into its event loop's thread and the
+others (SQLite's connection threads above all): ``--profile`` sees only the first.
 Games still running ``--deadline`` seconds (600) after they began are stopped and counted
 among the failures by what each was waiting for ("unfinished at the deadline (AI reply
 shown)"), so that a stuck game costs its figures, not the summary.
@@ -526,6 +527,17 @@ def _baseline_rows(bare: dict[str, Any], report: dict[str, Any], cpu: float) -> 
             f"{steady:.2f} (the bot {cpu / report['cpu']:.2f}, the bare bot "
             f"{bare['bot_cpu'] / bare['cpu']:.2f})"
         )
+        # A reply deferred because its write or its AI was slow costs another request (and a
+        # turn's ping of its own): a slow host raises the bot's requests per interaction, and
+        # its CPU with them. Per request, that part of the difference between runs goes.
+        ours_per = report["requests"] / max(1, report["interactions"])
+        bare_per = bare["requests"] / max(1, bare["interactions"])
+        rows.append(
+            f"HTTP requests per interaction: the bot {ours_per:.2f}, the bare bot "
+            f"{bare_per:.2f}; CPU per request in the same units: the bot "
+            f"{cpu / report['cpu'] / ours_per:.2f}, the bare bot "
+            f"{bare['bot_cpu'] / bare['cpu'] / bare_per:.2f}"
+        )
     ours, theirs = Counter(report["routes"]), Counter(bare["routes"])
     if ours == theirs:
         rows.append(f"requests: the same as the bot's, route by route ({sum(ours.values())})")
@@ -613,7 +625,9 @@ async def _run(args: argparse.Namespace) -> int:
         parent.send("go")
         before = _activity(repository)
         cpu, waited, kernel = time.process_time(), _cpu_wait_s(), _kernel_s()
+        on_loop = time.thread_time()  # this thread runs the event loop
         report = await loop.run_in_executor(None, parent.recv)
+        on_loop = time.thread_time() - on_loop
         cpu, waited = time.process_time() - cpu, _cpu_wait_s() - waited
         storage_rows = _activity_rows(before, _activity(repository), report["interactions"])
         kernel = _kernel_s() - kernel
@@ -662,6 +676,7 @@ async def _run(args: argparse.Namespace) -> int:
     # A saturated fake would measure itself: its CPU is shown beside the bot's.
     print(
         f"CPU: the bot {cpu:.1f} s ({kernel:.1f} s of it in the kernel; "
+        f"{on_loop:.2f} s on its event loop's thread, {cpu - on_loop:.2f} s on other threads; "
         f"{cpu / report['elapsed']:.0%} of a core; its event loop "
         f"waited {waited:.1f} s for a core), the fake Discord and players {report['cpu']:.1f} s "
         f"({report['cpu'] / report['elapsed']:.0%})"

@@ -2,6 +2,10 @@
 spawn-context processes (a threaded process such as the bot's must not fork), one task per
 worker at a time, and waits for each answer on the worker's pipe from the event loop.
 
+A worker's answer is read in the event loop's reader callback, which hands the worker its next
+waiting task there and then: a worker never idles for the turns of a busy loop that its
+caller's and the next caller's tasks would take to resume (the bot's loop under load).
+
 It is what ``ProcessPoolRunner`` (``bot.core.ai``) needs and no more: a worker is set up by an
 initializer before its first task (that time never counts against a task); a task gets a
 limit from when its worker has it, past which the worker is killed and replaced; a worker that
@@ -21,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import collections
+import contextlib
 import functools
 import logging
 import multiprocessing
@@ -77,6 +82,17 @@ class WorkerLostError(Exception):
         self.detail = detail
 
 
+class _Job:
+    """A task on its way: what to send, and its answer (set by the pool's reader callback)."""
+
+    __slots__ = ("answer", "limit", "payload")
+
+    def __init__(self, payload: bytes, limit: float) -> None:
+        self.payload = payload
+        self.limit = limit  # seconds from when a worker has it
+        self.answer: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+
+
 class _Worker:
     """One worker process and the pool's end of the pipe to it."""
 
@@ -84,6 +100,8 @@ class _Worker:
         self.process = process
         self.conn = conn
         self.ready = False  # it sent ``_READY``: set up and warm
+        self.job: _Job | None = None  # the task it has now
+        self.overdue: asyncio.TimerHandle | None = None  # kills it at its task's limit
 
     async def receive(self) -> object:
         """The worker's next message, awaited on the event loop (never a blocking read).
@@ -130,8 +148,10 @@ class WorkerPool:
         self._initargs = initargs
         self._workers: set[_Worker] = set()
         self._idle: collections.deque[_Worker] = collections.deque()
-        self._waiters: collections.deque[asyncio.Future[_Worker]] = collections.deque()
-        self._finishing: set[asyncio.Task[None]] = set()  # abandoned tasks still running
+        # Callers waiting for a worker, with the task that ``release`` sends it at once (None:
+        # ``start_all``'s, which only wants the worker ready).
+        self._waiters: collections.deque[tuple[asyncio.Future[_Worker], _Job | None]]
+        self._waiters = collections.deque()
         self.replaced = 0  # workers that died or hung and were replaced
         self.closed = False
         _POOLS.add(self)
@@ -156,9 +176,10 @@ class WorkerPool:
         self._workers.add(worker)
         return worker
 
-    async def acquire(self) -> _Worker:
+    async def acquire(self, job: _Job | None = None) -> _Worker:
         """An idle, ready worker of its own for the caller (starting one if the pool is not
-        full, else waiting for one to be released).
+        full, else waiting for one to be released). A worker handed over by ``release`` may
+        have been sent ``job`` already (then ``worker.job is job``).
 
         Raises:
             WorkerLostError: the worker died before it was set up (it is replaced), or none
@@ -176,7 +197,7 @@ class WorkerPool:
                 except OSError as error:
                     raise WorkerLostError(f"could not start: {error!r}") from error
             else:
-                worker = await self._wait_for_release()
+                worker = await self._wait_for_release(job)
             if worker.ready:
                 return worker
             try:
@@ -193,16 +214,20 @@ class WorkerPool:
             worker.ready = True
             return worker
 
-    async def _wait_for_release(self) -> _Worker:
+    async def _wait_for_release(self, job: _Job | None) -> _Worker:
         waiter: asyncio.Future[_Worker] = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
+        entry = (waiter, job)
+        self._waiters.append(entry)
         try:
             return await waiter
         except BaseException:
             if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
-                self.release(waiter.result())  # handed over just as the caller gave up
-            elif waiter in self._waiters:
-                self._waiters.remove(waiter)
+                worker = waiter.result()  # handed over just as the caller gave up
+                if job is None or worker.job is not job:
+                    self.release(worker)
+                # else it has the task: it finishes it (within its limit), then is released
+            elif entry in self._waiters:
+                self._waiters.remove(entry)
             raise
 
     async def start_all(self) -> None:
@@ -223,16 +248,78 @@ class WorkerPool:
                 raise outcome
 
     def release(self, worker: _Worker) -> None:
-        """Give ``worker`` back: to the first caller waiting for one, or to the idle ones."""
+        """Give ``worker`` back: to the first caller waiting for one (sending it that caller's
+        task at once), or to the idle ones."""
         if self.closed:
             worker.kill()
             return
         while self._waiters:
-            waiter = self._waiters.popleft()
+            waiter, job = self._waiters.popleft()
             if not waiter.done():
+                if job is not None and worker.ready:
+                    # A pipe that is gone: the caller finds it so, sending the task itself.
+                    with contextlib.suppress(OSError, ValueError):
+                        self._send(worker, job)
                 waiter.set_result(worker)
                 return
         self._idle.append(worker)
+
+    def _send(self, worker: _Worker, job: _Job) -> None:
+        """Hand ``job`` to ``worker``: its limit runs from now, and its answer is read by
+        ``_readable`` as soon as the pipe has it.
+
+        Raises:
+            OSError, ValueError: the pipe is gone (the worker died).
+        """
+        worker.conn.send_bytes(job.payload)
+        loop = asyncio.get_running_loop()
+        worker.job = job
+        worker.overdue = loop.call_later(job.limit, self._overdue, worker, job)
+        loop.add_reader(worker.conn.fileno(), self._readable, worker)
+
+    def _unwatch(self, worker: _Worker) -> _Job | None:
+        """Stop waiting for ``worker``'s answer; the task it had, if any."""
+        job, worker.job = worker.job, None
+        if worker.overdue is not None:
+            worker.overdue.cancel()
+            worker.overdue = None
+        if job is not None:
+            with contextlib.suppress(OSError, ValueError):
+                asyncio.get_running_loop().remove_reader(worker.conn.fileno())
+        return job
+
+    def _readable(self, worker: _Worker) -> None:
+        """The reader callback: ``worker`` answered (or died). Its caller gets the answer and
+        the worker its next task, in this callback."""
+        job = self._unwatch(worker)
+        if job is None:
+            return
+        try:
+            answer = worker.conn.recv()
+        except (EOFError, OSError) as error:
+            self._lost(worker, job, WorkerLostError(type(error).__name__), error)
+            return
+        except Exception as error:  # an answer read whole that does not unpickle here
+            answer = (False, RuntimeError(f"unreadable answer: {error!r}"))
+        if not job.answer.done():
+            job.answer.set_result(answer)
+        self.release(worker)  # a caller that gave up: its task is done all the same
+
+    def _overdue(self, worker: _Worker, job: _Job) -> None:
+        """``worker`` held ``job`` past its limit: it is killed and replaced."""
+        worker.overdue = None
+        if worker.job is job:
+            self._unwatch(worker)
+            self._lost(worker, job, WorkerLostError("TimeoutError"), TimeoutError())
+
+    def _lost(
+        self, worker: _Worker, job: _Job, error: WorkerLostError, cause: BaseException
+    ) -> None:
+        error.__cause__ = cause
+        if not job.answer.done():
+            job.answer.set_exception(error)
+            job.answer.exception()  # a caller that gave up never reads it: seen here
+        self._discard(worker)
 
     def _discard(self, worker: _Worker) -> None:
         """Kill ``worker`` and start another in its place (at once, so that it warms up before
@@ -240,6 +327,7 @@ class WorkerPool:
         if self.closed:
             return  # ``close`` kills and reaps every worker: closing its pipe here too would
             # race the reaping thread for the same descriptor
+        self._unwatch(worker)
         self._workers.discard(worker)
         worker.kill()
         self.replaced += 1
@@ -260,57 +348,39 @@ class WorkerPool:
             PoolClosedError: the pool is closed.
             Exception: what ``function`` raised, chained from the worker's error.
         """
-        worker = await self.acquire()
-        deadline = asyncio.get_running_loop().time() + limit
-        try:
-            worker.conn.send((function, argument))
-            reply = await asyncio.wait_for(worker.receive(), timeout=limit)
-        except (EOFError, OSError) as error:
-            self._discard(worker)
-            raise WorkerLostError(type(error).__name__) from error
-        except TimeoutError as error:
-            self._discard(worker)
-            raise WorkerLostError("TimeoutError") from error
-        except asyncio.CancelledError:
-            self._finish(worker, deadline)
-            raise
-        self.release(worker)
+        job = _Job(pickle.dumps((function, argument)), limit)
+        worker = await self.acquire(job)
+        if worker.job is not job:
+            try:
+                self._send(worker, job)
+            except (OSError, ValueError) as error:
+                self._discard(worker)
+                raise WorkerLostError(type(error).__name__) from error
+        # Shielded: a caller that gives up leaves the task to its worker, and the reader
+        # callback releases the worker once it answers (or the limit kills it).
+        reply = await asyncio.shield(job.answer)
         assert isinstance(reply, tuple)
         ok, value = reply
         if not ok:
             raise TaskError(repr(value)) from typing.cast(BaseException, value)
         return typing.cast(_R, value)
 
-    def _finish(self, worker: _Worker, deadline: float) -> None:
-        """Let the abandoned task end in the background, then release the worker."""
-
-        async def finish() -> None:
-            remaining = deadline - asyncio.get_running_loop().time()
-            try:
-                await asyncio.wait_for(worker.receive(), timeout=max(remaining, 0.0))
-            except BaseException:
-                self._discard(worker)
-                raise
-            self.release(worker)
-
-        task = asyncio.ensure_future(finish())
-        self._finishing.add(task)
-        task.add_done_callback(self._finished)
-
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        self._finishing.discard(task)
-        if not task.cancelled():
-            task.exception()  # seen: a worker that died meanwhile was replaced
-
     async def close(self) -> None:
         """Kill every worker (a task under way ends with ``WorkerLostError``)."""
         self.closed = True
-        for waiter in self._waiters:
+        for waiter, _job in self._waiters:
             if not waiter.done():
                 waiter.set_exception(PoolClosedError())
         self._waiters.clear()
         self._idle.clear()
         workers, self._workers = list(self._workers), set()
+        for worker in workers:
+            job = self._unwatch(worker)
+            if job is not None and not job.answer.done():
+                lost = WorkerLostError("PoolClosedError")
+                lost.__cause__ = PoolClosedError()
+                job.answer.set_exception(lost)
+                job.answer.exception()
         for worker in workers:
             worker.process.kill()
         await asyncio.to_thread(_reap, workers)

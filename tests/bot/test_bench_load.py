@@ -46,3 +46,5 @@ def test_the_bare_bot_makes_the_bots_requests_for_every_interaction() -> None:
     assert same == ["requests: the same as the bot's, route by route (48)"], out
     assert "(22 interactions), the bare bot" in out, out
     assert "ms (22): ratio" in out, out
+    assert "HTTP requests per interaction: the bot 2.18, the bare bot 2.18;" in out, out  # 48/22
+    assert "s on its event loop's thread, " in out, out

@@ -1,8 +1,11 @@
 """``bot.core.workers.WorkerPool`` on its own, with real spawned processes and tasks from the
-standard library (no engine to load): answers, errors, a hung task, a closed pool."""
+standard library (no engine to load): answers, errors, a hung task, a closed pool, and the
+hand-over of a released worker to the next waiting task."""
 
 from __future__ import annotations
 
+import asyncio
+import multiprocessing.connection
 import os
 import threading
 import time
@@ -64,3 +67,59 @@ async def test_a_closed_pool_takes_no_task_and_leaves_no_process() -> None:
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+async def _queued(task: asyncio.Task[object]) -> None:
+    """Let ``task`` run until it waits for a worker (one turn of the loop: it has nothing else
+    to wait on before that)."""
+    await asyncio.sleep(0)
+    assert not task.done()
+
+
+async def test_a_released_worker_gets_the_next_waiting_task_without_its_callers_turn() -> None:
+    pool = WorkerPool(1, _nothing)
+    try:
+        await pool.start_all()
+        held = await pool.acquire()
+        waiting = asyncio.ensure_future(pool.call(abs, -5, 30.0))
+        await _queued(waiting)
+        pool.release(held)
+        # Blocking the loop: the waiting caller cannot run, yet its task was sent and answered.
+        assert multiprocessing.connection.wait([held.conn], timeout=30.0) == [held.conn]
+        assert await waiting == 5
+        assert pool.replaced == 0
+    finally:
+        await pool.close()
+
+
+async def test_a_caller_that_gives_up_leaves_the_task_to_finish_then_the_worker_is_free() -> None:
+    pool = WorkerPool(1, _nothing)
+    try:
+        await pool.start_all()
+        (pid,) = pool.pids()
+        given_up = asyncio.ensure_future(pool.call(time.sleep, 0.2, 30.0))
+        await _queued(given_up)
+        given_up.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await given_up
+        assert await pool.call(abs, -1, 30.0) == 1  # after the abandoned task, on its worker
+        assert (pool.pids(), pool.replaced) == ([pid], 0)
+    finally:
+        await pool.close()
+
+
+async def test_an_abandoned_task_past_its_limit_loses_its_worker() -> None:
+    pool = WorkerPool(1, _nothing)
+    try:
+        await pool.start_all()
+        (hung,) = pool.pids()
+        given_up = asyncio.ensure_future(pool.call(time.sleep, 60, 0.2))
+        await _queued(given_up)
+        given_up.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await given_up
+        assert await pool.call(abs, -1, 30.0) == 1  # waits for the replacement
+        assert pool.replaced == 1
+        assert pool.pids() != [hung]
+    finally:
+        await pool.close()
