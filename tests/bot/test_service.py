@@ -45,7 +45,7 @@ def clock() -> FakeClock:
 async def start_pvp(
     service: GameService,
     *,
-    rule: Rule = Rule.FREESTYLE,
+    rule: Rule | None = Rule.FREESTYLE,
     rated: bool = False,
     accept_on: GameService | None = None,
     **options: Any,

@@ -31,11 +31,10 @@ from engine.errors import GomokuError
 from engine.types import Game, Point, Rule
 from storage.memory import InMemoryGameRepository
 from storage.records import GameStatus
+from tests.bot.test_service import ALICE, BOB, CAROL, start_pvp
 from tests.runners import CentreRunner
 from tests.web.page import PageView, apply_delta
 
-ALICE, BOB, CAROL = 1, 2, 3
-CHANNEL, GUILD = 7, 70
 # (game, rule, opening): the shapes a page draws, and the steps that are not plain moves
 SETUPS: list[tuple[Game, Rule, str | None]] = [
     (Game.GOMOKU, Rule.FREESTYLE, None),
@@ -56,18 +55,9 @@ async def random_game(setup: tuple[Game, Rule, str | None], steps: list[int]) ->
     service = GameService(InMemoryGameRepository(), CentreRunner(), rng=random.Random(3))
     states: list[GameState] = []
     service.subscribe(lambda event: states.append(event.game))
-    view = await service.start(
-        channel_id=CHANNEL,
-        guild_id=GUILD,
-        user_id=ALICE,
-        opponent=BOB,
-        colour="black",
-        game=game,
-        rule=rule if game is Game.GOMOKU else None,
-        opening=opening,
-        rated=False,
+    view = await start_pvp(
+        service, rule=rule if game is Game.GOMOKU else None, game=game, opening=opening
     )
-    await service.accept(view.game_id, BOB)
     for step in steps:
         view = await service.game(view.game_id)
         if view.status is not GameStatus.ACTIVE:
