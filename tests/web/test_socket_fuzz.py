@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import json
 import logging
 import os
@@ -39,29 +38,75 @@ KINDS += ["hint", "resync", "nonsense"]
 REASONED_CLOSES = {1000, 1002, 1003, 1007, 1009}
 
 
+class _Stream(asyncio.Protocol):
+    """The bytes a connection received, kept even when it ends in a reset: asyncio's
+    StreamReader raises a reset before handing over what it had already read, which would
+    lose a close frame that came just before it."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.ended = False
+        self.reset = False
+        self.changed = asyncio.Event()
+
+    def data_received(self, data: bytes) -> None:
+        self.data += data
+        self.changed.set()
+
+    def eof_received(self) -> None:
+        self.ended = True
+        self.changed.set()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.ended = True
+        self.reset = isinstance(exc, ConnectionResetError)
+        self.changed.set()
+
+    async def take(self, size: int) -> bytes | None:
+        """The next ``size`` bytes, or None when the connection ends before them."""
+        while len(self.data) < size:
+            if self.ended:
+                return None
+            self.changed.clear()
+            await self.changed.wait()
+        taken = bytes(self.data[:size])
+        del self.data[:size]
+        return taken
+
+
 @dataclass
 class RawSocket:
     """A WebSocket client over a TCP stream: frames exactly as given, masked as clients must."""
 
-    reader: asyncio.StreamReader
-    writer: asyncio.StreamWriter
+    stream: _Stream
+    transport: asyncio.Transport
 
     @classmethod
     async def open(cls, port: int) -> RawSocket:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        transport, stream = await asyncio.get_running_loop().create_connection(
+            _Stream, "127.0.0.1", port
+        )
         key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(
+        transport.write(
             (
                 "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
                 f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
                 "Sec-WebSocket-Version: 13\r\n\r\n"
             ).encode()
         )
-        head = await reader.readuntil(b"\r\n\r\n")
+        while b"\r\n\r\n" not in stream.data:
+            assert not stream.ended, bytes(stream.data)
+            stream.changed.clear()
+            await stream.changed.wait()
+        end = stream.data.index(b"\r\n\r\n") + 4
+        head = await stream.take(end)
+        assert head is not None
         assert head.startswith(b"HTTP/1.1 101"), head
-        return cls(reader, writer)
+        return cls(stream, transport)
 
     def send(self, opcode: int, payload: bytes, *, fin: bool = True) -> None:
+        if self.transport.is_closing():  # the server hung up: later frames go nowhere
+            return
         first = (0x80 if fin else 0) | opcode
         size = len(payload)
         if size < 126:
@@ -72,31 +117,36 @@ class RawSocket:
             header = struct.pack("!BBQ", first, 0x80 | 127, size)
         mask = os.urandom(4)
         body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.writer.write(header + mask + body)
+        self.transport.write(header + mask + body)
 
     async def receive(self) -> tuple[int, bytes]:
         """The next frame the server sends: (opcode, payload); (CLOSE, b"") at the stream's end."""
-        try:
-            first, second = await self.reader.readexactly(2)
-            size = second & 0x7F
-            if size == 126:
-                (size,) = struct.unpack("!H", await self.reader.readexactly(2))
-            elif size == 127:
-                (size,) = struct.unpack("!Q", await self.reader.readexactly(8))
-            return first & 0x0F, await self.reader.readexactly(size)
-        except (asyncio.IncompleteReadError, ConnectionError):
+        head = await self.stream.take(2)
+        if head is None:
             return CLOSE, b""
+        first, second = head
+        size = second & 0x7F
+        if size >= 126:
+            extended = await self.stream.take(2 if size == 126 else 8)
+            if extended is None:
+                return CLOSE, b""
+            (size,) = struct.unpack("!H" if len(extended) == 2 else "!Q", extended)
+        payload = await self.stream.take(size)
+        return (CLOSE, b"") if payload is None else (first & 0x0F, payload)
 
     async def close(self) -> None:
-        self.writer.close()
-        with contextlib.suppress(ConnectionError):
-            await self.writer.wait_closed()
+        self.transport.close()
 
 
 @dataclass
 class Tally:
     frames: int = 0
     answered: int = 0  # sockets that answered the probe after their frames
+    # Sockets reset before their close frame was read. A server that closes a connection
+    # with frames still unread makes the kernel send a reset, and the client's kernel may drop
+    # what it had received (the close frame with it) unread: TCP's rule, not the server's
+    # silence. A plain end of stream without a close frame is still a failure.
+    resets: int = 0
     closes: dict[int, int] = field(default_factory=dict)
 
 
@@ -152,6 +202,9 @@ async def probe(socket: RawSocket, tally: Tally) -> None:
         if opcode == PONG and payload == b"probe":
             tally.answered += 1
             return
+        if opcode == CLOSE and not payload and socket.stream.reset:
+            tally.resets += 1
+            return
         if opcode == CLOSE:
             code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 0
             tally.closes[code] = tally.closes.get(code, 0) + 1
@@ -193,10 +246,6 @@ async def test_no_frame_makes_a_traceback_and_the_board_plays_on(
             tally.frames += len(sent)
             for opcode, payload, fin in sent:
                 socket.send(opcode, payload, fin=fin)
-            # The server may close before it has read everything: the close frame waits in
-            # the reader for the probe.
-            with contextlib.suppress(ConnectionError):
-                await socket.writer.drain()
             if not hang_up:  # else gone before the server answers
                 await probe(socket, tally)
         finally:
@@ -228,7 +277,10 @@ async def test_no_frame_makes_a_traceback_and_the_board_plays_on(
         await ws.send_json({"type": "hello", "token": watch})
         assert (await ws.receive_json(timeout=5))["type"] == "state"
         await ws.close()
-    print(f"fuzz: {tally.frames} frames, {tally.answered} answered, closes {tally.closes}")
+    print(
+        f"fuzz: {tally.frames} frames, {tally.answered} answered, closes {tally.closes},"
+        f" {tally.resets} reset"
+    )
 
 
 async def test_a_flood_of_nesting_is_refused_with_a_reason(
