@@ -35,9 +35,10 @@ _BATCH = 32  # pages sent a state in one turn of the event loop
 class Page(Protocol):
     """One open board page (a WebSocket)."""
 
-    async def show(self, state: GameState, feed: Feed) -> None:
-        """Send ``state``, as ``feed`` renders it for this page. It must not wait for the
-        page's reader: the game's other pages are sent theirs after it."""
+    def show(self, state: GameState, feed: Feed) -> None:
+        """Send ``state``, as ``feed`` renders it for this page, without waiting: the game's
+        other pages are sent theirs after it, and a page whose reader lags behind is left
+        to catch up on its own."""
 
 
 class Hub:
@@ -131,11 +132,11 @@ class Hub:
                         # A game with hundreds of watchers: the commands of other games run
                         # between its batches instead of waiting for every page's send.
                         await asyncio.sleep(0)
-                    # One after the other, not gathered: a send waits for no reader, and a
-                    # task for each page cost more than the send.
+                    # A loop, not a task or a coroutine per page: a send is a write to the
+                    # page's transport, which waits for no reader.
                     for page in pages[start : start + _BATCH]:
                         try:
-                            await page.show(state, feed)
+                            page.show(state, feed)
                         except Exception as error:
                             log.debug("a board page of game %d dropped: %r", game_id, error)
         finally:
