@@ -16,7 +16,7 @@ import orjson
 import pytest
 from aiohttp import web
 from aiohttp.http import WebSocketWriter
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from benchmarks.bench_web import _cell
@@ -51,8 +51,11 @@ class _Recorder:
 
 
 @given(st.one_of(st.binary(max_size=300), st.integers(120, 70_000).map(lambda n: b"x" * n)))
+@example(b"x" * 125)  # the edges of the length's three forms
+@example(b"x" * 126)
+@example(b"x" * 65535)
+@example(b"x" * 65536)
 def test_a_frame_is_the_frame_aiohttps_writer_makes(payload: bytes) -> None:
-    # The lengths' three forms and their edges (125, 126, 65535, 65536) are all drawn.
     recorder = _Recorder()
     writer = WebSocketWriter(None, recorder, use_mask=False)  # type: ignore[arg-type]
     asyncio.run(writer.send_frame(payload, aiohttp.WSMsgType.TEXT))
