@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -54,6 +55,9 @@ class Hub:
         self._versions: dict[int, int] = {}  # watched games: the newest version published
         self._wanted: dict[int, int] = {}  # games to read again: the newest version heard of
         self._reading: dict[int, asyncio.Task[None]] = {}
+        # The CPU the sending of states to pages has taken (the thread's, in seconds; the
+        # renders and the writes): what open pages cost, read by ``benchmarks.bench_web``.
+        self.cpu = 0.0
 
     def watchers(self, game_id: int) -> int:
         """How many pages show ``game_id``."""
@@ -132,6 +136,7 @@ class Hub:
                         # A game with hundreds of watchers: the commands of other games run
                         # between its batches instead of waiting for every page's send.
                         await asyncio.sleep(0)
+                    began = time.thread_time()
                     # A loop, not a task or a coroutine per page: a send is a write to the
                     # page's transport, which waits for no reader.
                     for page in pages[start : start + _BATCH]:
@@ -139,6 +144,7 @@ class Hub:
                             page.show(state, feed)
                         except Exception as error:
                             log.debug("a board page of game %d dropped: %r", game_id, error)
+                    self.cpu += time.thread_time() - began
         finally:
             self._sending.pop(game_id, None)
 
