@@ -127,8 +127,9 @@ class Hub:
         try:
             while (state := self._latest.pop(game_id, None)) is not None:
                 pages = list(self._pages.get(game_id, ()))
-                if not pages:
-                    continue
+                known = self._current.get(game_id)
+                if not pages or (known is not None and state.version < known.version):
+                    continue  # older than what a page was sent (a read that came in late)
                 feed = self.feed(game_id)
                 self.sent(state)
                 for start in range(0, len(pages), _BATCH):

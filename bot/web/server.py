@@ -17,7 +17,9 @@ Routes and what each checks:
                            A frame that is no message of the page (binary, not JSON, nested,
                            too big) closes the socket with a code and a short reason
                            (``frames``); an unknown ``type`` is answered ``{"type": "error"}``.
-                           The page is sent the whole game once, then deltas (``feed``);
+                           The page is sent the whole game once, then deltas (``feed``),
+                           written without waiting; a page whose reader stops falls behind,
+                           and is sent the newest whole game once it reads again (``_Socket``);
                            ``{"type": "resync"}`` asks for the whole game again, at most
                            ``WebBoard.resyncs``' pace per link: one asked beyond it is
                            answered when the pace allows, or sooner with the next change
@@ -480,6 +482,7 @@ class WebBoard:
             except GomokuError as error:
                 await self._refuse(page, error)
                 return None
+            self.hub.sent(state)  # the newest any page has: a page that falls behind gets it
         page.again(state, self.hub.feed(game_id))
         return state
 
