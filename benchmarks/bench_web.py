@@ -17,7 +17,9 @@ the bot and Discord as pages on their readers' own machines would.
 Printed per run: ``/place`` latency (event to answer, at the fake) p50 and p95, the bot
 process's CPU over the move phase (user and system time: the kernel's part is mostly its
 sockets), and with pages, how long a move took from its ``/place`` to reach the pages (p50,
-p95, and the slowest).
+p95, and the slowest), the CPU the bot spent sending the pages their states (the hub's
+renders and writes, ``Hub.cpu``): what the pages cost it directly, and the CPU the pages'
+readers took meanwhile, which the bot shares the host with here (and not in production).
 
 A single pair of short runs varies by more than the pages cost. For a verdict, make the runs
 longer (``--moves 60``: half a minute of moves at the default pace) and repeat them:
@@ -187,8 +189,11 @@ async def _watch(
         readers.append(asyncio.create_task(read(ws, game)))
     conn.send(len(sockets))
     loop = asyncio.get_running_loop()
+    began = os.times()
     await loop.run_in_executor(None, conn.recv)  # the moves are over
-    conn.send(arrivals)
+    ended = os.times()
+    cpu = ended.user - began.user + ended.system - began.system
+    conn.send((arrivals, cpu))
     for task in readers:
         task.cancel()
     for ws in sockets:
@@ -241,9 +246,11 @@ async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
             viewer.start()
             sockets = await loop.run_in_executor(None, watcher.recv)
         cpu = os.times()
+        fanned = bot.web_board.hub.cpu
         parent.send("start")
         figures: dict[str, Any] = await loop.run_in_executor(None, parent.recv)
         spent = os.times()
+        figures["fan_out"] = bot.web_board.hub.cpu - fanned
         figures["user"] = spent.user - cpu.user
         figures["system"] = spent.system - cpu.system  # the kernel's part: sockets, mostly
         figures["cpu"] = figures["user"] + figures["system"]
@@ -252,7 +259,8 @@ async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
         if pages:
             watcher.send("stop")
             sent: dict[tuple[int, int], float] = figures["sent"]
-            for game, stones, arrived in await loop.run_in_executor(None, watcher.recv):
+            arrivals, figures["readers"] = await loop.run_in_executor(None, watcher.recv)
+            for game, stones, arrived in arrivals:
                 moved = sent.get((game, stones))
                 if moved is not None:
                     figures["arrivals"].append(arrived - moved)
@@ -280,7 +288,11 @@ def _report(name: str, figures: dict[str, Any]) -> None:
         print(
             f"{'':>16}  {figures['sockets']} sockets, {len(arrivals)} states delivered:"
             f" p50 {statistics.median(arrivals):.0f} ms p95 {_percentile(arrivals, 0.95):.0f} ms"
-            f" max {max(arrivals):.0f} ms after the /place"
+            f" max {max(arrivals):.0f} ms after the /place; sending them took"
+            f" {figures['fan_out']:.2f} s of the bot's CPU"
+            f" ({100 * figures['fan_out'] / figures['cpu']:.1f}%,"
+            f" {1e6 * figures['fan_out'] / len(arrivals):.0f} us a state delivered);"
+            f" their readers' process took {figures['readers']:.2f} s of CPU on the same host"
         )
 
 

@@ -366,8 +366,12 @@ class Table:
             self.host.spawn(self._close_stale_undo(game_id))
 
     def resync(self) -> None:
-        """The bus was away: an answer or a move missed meanwhile leaves the request's
-        buttons, which go at the first press on them (answering that no request waits)."""
+        """The bus was away: each request this process posted is looked at again, and one
+        that a change missed meanwhile left behind (a move, the end) closes. An answer missed
+        meanwhile leaves the request's buttons, which go at the first press on them
+        (answering that no request waits)."""
+        for game_id in tuple(self._undo_messages):
+            self.host.spawn(self._close_stale_undo(game_id))
 
     def undo(self, note: UndoNote) -> None:
         """An undo request was asked or answered in another process: an answer to one this

@@ -3,8 +3,9 @@
 Two pages of one game differ only by their language and their viewer's part in it: Black's
 player, White's, or a watcher (``Kind``). A ``Feed`` keeps, for each kind among the game's
 pages, the newest version it rendered: the page's object (``bot.web.state.game_payload``),
-encoded once as a whole state and once as the delta from the kind's version before. Every
-page of a kind is sent the same bytes. A page that has the version before gets the delta; any
+encoded once as a whole state and once as the delta from the kind's version before, each
+framed once as a WebSocket frame (``bot.web.frames.text_frame``). Every page of a kind is
+written the same bytes. A page that has the version before gets the delta; any
 other (a new page, one that asked again, one of another kind before a swap of colours) the
 whole state.
 
@@ -19,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from bot.web.frames import text_frame
 from bot.web.state import Reuse, delta
 
 __all__ = ["Feed", "Kind", "Rendition"]
@@ -29,9 +31,9 @@ Kind = tuple[str, int | None]  # the page's language, and its viewer's colour (N
 class Rendition:
     """One version of a game for one kind of page: its object, its delta from ``base`` (the
     kind's version before; None for the first), and the whole state (encoded when first
-    wanted: while pages keep up, none is)."""
+    wanted: while pages keep up, none is), each also as the frame pages are written."""
 
-    __slots__ = ("_whole", "base", "delta", "payload", "version")
+    __slots__ = ("_whole", "_whole_frame", "base", "delta", "delta_frame", "payload", "version")
 
     def __init__(
         self, version: int, payload: dict[str, Any], base: int | None, change: bytes | None
@@ -40,7 +42,9 @@ class Rendition:
         self.payload = payload
         self.base = base
         self.delta = change
+        self.delta_frame = None if change is None else text_frame(change)
         self._whole: bytes | None = None
+        self._whole_frame: bytes | None = None
 
     @property
     def whole(self) -> bytes:
@@ -49,11 +53,19 @@ class Rendition:
             self._whole = orjson.dumps(self.payload)
         return self._whole
 
+    @property
+    def whole_frame(self) -> bytes:
+        """The whole state as a WebSocket frame."""
+        if self._whole_frame is None:
+            self._whole_frame = text_frame(self.whole)
+        return self._whole_frame
+
     def for_page(self, version: int, kind: Kind, own: Kind | None) -> bytes:
-        """What a page of ``own`` kind that has ``version`` is sent (``kind``: this one's)."""
-        if self.delta is not None and version == self.base and own == kind:
-            return self.delta
-        return self.whole
+        """The frame a page of ``own`` kind that has ``version`` is written (``kind``: this
+        one's): the delta where it has the version before, else the whole state."""
+        if self.delta_frame is not None and version == self.base and own == kind:
+            return self.delta_frame
+        return self.whole_frame
 
 
 class Feed:

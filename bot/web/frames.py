@@ -1,5 +1,5 @@
 """What a page may send over its socket: the one shape of a message, and the pace of moves
-(and of requests for the whole state).
+(and of requests for the whole state); and the frame the server sends a page.
 
 A message of the page is one flat JSON object with a string ``type`` (``hello``, ``move``, …)
 and the pass in ``token``. Anything else that reaches the server (binary frames, text that is
@@ -10,16 +10,35 @@ before it can cost more than a scan of its text.
 from __future__ import annotations
 
 import json
+import struct
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-__all__ = ["MAX_BRACKETS", "MalformedMessageError", "MovePace", "parse_message"]
+__all__ = ["MAX_BRACKETS", "MalformedMessageError", "MovePace", "parse_message", "text_frame"]
 
 # A page's message holds one object and no list; a few brackets inside its strings are
 # harmless, thousands are an attack on the parser's recursion.
 MAX_BRACKETS: Final = 64
+
+
+_SHORT: Final = struct.Struct("!BB")  # FIN and opcode; a length under 126
+_MEDIUM: Final = struct.Struct("!BBH")  # ...; 126, then the length in 16 bits
+_LONG: Final = struct.Struct("!BBQ")  # ...; 127, then the length in 64 bits
+_FINAL_TEXT: Final = 0x81  # FIN, no extension bits (the board never compresses), opcode 1
+
+
+def text_frame(payload: bytes) -> bytes:
+    """``payload`` (UTF-8 text) as one whole, unmasked WebSocket text frame (RFC 6455 section
+    5.2), the bytes a server writes: a state is framed once, then written to every page of
+    its kind as it is."""
+    size = len(payload)
+    if size < 126:
+        return _SHORT.pack(_FINAL_TEXT, size) + payload
+    if size < 1 << 16:
+        return _MEDIUM.pack(_FINAL_TEXT, 126, size) + payload
+    return _LONG.pack(_FINAL_TEXT, 127, size) + payload
 
 
 class MalformedMessageError(ValueError):

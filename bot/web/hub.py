@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -35,9 +36,10 @@ _BATCH = 32  # pages sent a state in one turn of the event loop
 class Page(Protocol):
     """One open board page (a WebSocket)."""
 
-    async def show(self, state: GameState, feed: Feed) -> None:
-        """Send ``state``, as ``feed`` renders it for this page. It must not wait for the
-        page's reader: the game's other pages are sent theirs after it."""
+    def show(self, state: GameState, feed: Feed) -> None:
+        """Send ``state``, as ``feed`` renders it for this page, without waiting: the game's
+        other pages are sent theirs after it, and a page whose reader lags behind is left
+        to catch up on its own."""
 
 
 class Hub:
@@ -53,6 +55,9 @@ class Hub:
         self._versions: dict[int, int] = {}  # watched games: the newest version published
         self._wanted: dict[int, int] = {}  # games to read again: the newest version heard of
         self._reading: dict[int, asyncio.Task[None]] = {}
+        # The CPU the sending of states to pages has taken (the thread's, in seconds; the
+        # renders and the writes): what open pages cost, read by ``benchmarks.bench_web``.
+        self.cpu = 0.0
 
     def watchers(self, game_id: int) -> int:
         """How many pages show ``game_id``."""
@@ -122,8 +127,9 @@ class Hub:
         try:
             while (state := self._latest.pop(game_id, None)) is not None:
                 pages = list(self._pages.get(game_id, ()))
-                if not pages:
-                    continue
+                known = self._current.get(game_id)
+                if not pages or (known is not None and state.version < known.version):
+                    continue  # older than what a page was sent (a read that came in late)
                 feed = self.feed(game_id)
                 self.sent(state)
                 for start in range(0, len(pages), _BATCH):
@@ -131,13 +137,15 @@ class Hub:
                         # A game with hundreds of watchers: the commands of other games run
                         # between its batches instead of waiting for every page's send.
                         await asyncio.sleep(0)
-                    # One after the other, not gathered: a send waits for no reader, and a
-                    # task for each page cost more than the send.
+                    began = time.thread_time()
+                    # A loop, not a task or a coroutine per page: a send is a write to the
+                    # page's transport, which waits for no reader.
                     for page in pages[start : start + _BATCH]:
                         try:
-                            await page.show(state, feed)
+                            page.show(state, feed)
                         except Exception as error:
                             log.debug("a board page of game %d dropped: %r", game_id, error)
+                    self.cpu += time.thread_time() - began
         finally:
             self._sending.pop(game_id, None)
 

@@ -17,7 +17,9 @@ Routes and what each checks:
                            A frame that is no message of the page (binary, not JSON, nested,
                            too big) closes the socket with a code and a short reason
                            (``frames``); an unknown ``type`` is answered ``{"type": "error"}``.
-                           The page is sent the whole game once, then deltas (``feed``);
+                           The page is sent the whole game once, then deltas (``feed``),
+                           written without waiting; a page whose reader stops falls behind,
+                           and is sent the newest whole game once it reads again (``_Socket``);
                            ``{"type": "resync"}`` asks for the whole game again, at most
                            ``WebBoard.resyncs``' pace per link: one asked beyond it is
                            answered when the pace allows, or sooner with the next change
@@ -35,13 +37,13 @@ server, so no request line (and no access log) carries it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import aiohttp
+import orjson
 from aiohttp import web
 
 from bot.core.service import GameService
@@ -63,7 +65,7 @@ from bot.text import i18n, words
 from bot.text.refusals import generic_message, user_message
 from bot.text.web_words import page_words
 from bot.web.feed import Feed, Kind
-from bot.web.frames import MalformedMessageError, MovePace, parse_message
+from bot.web.frames import MalformedMessageError, MovePace, parse_message, text_frame
 from bot.web.hub import Hub
 from bot.web.standings import STANDINGS_PATH, StandingsPage
 from bot.web.state import Reuse, game_payload
@@ -83,7 +85,6 @@ log = logging.getLogger(__name__)
 STATIC: Final = Path(__file__).resolve().parent / "static"
 _MAX_MESSAGE: Final = 4096  # bytes: a move or a hello is a few dozen
 _HEARTBEAT: Final = 20.0  # seconds between pings: proxies drop quiet sockets
-_TEXT: Final = aiohttp.WSMsgType.TEXT
 _COLOURS: Final = {Color.BLACK: 0, Color.WHITE: 1}  # as the page numbers them
 _UNSUPPORTED: Final = aiohttp.WSCloseCode.UNSUPPORTED_DATA  # a binary frame
 _MALFORMED: Final = aiohttp.WSCloseCode.INVALID_TEXT  # text that is no message of the page
@@ -124,17 +125,35 @@ class OAuthApp:
 
 
 class _Socket:
-    """One open page: its WebSocket, the pass it was opened with, and what it was sent."""
+    """One open page: its WebSocket, the pass it was opened with, and what it was sent.
 
-    def __init__(self, board: WebBoard, ws: web.WebSocketResponse, grant: Pass) -> None:
+    What the hub sends every page of a game (states) and what another page's action tells it
+    (notes) is written straight to the page's transport, framed once for every page of its
+    kind (``write``): no coroutine and no wait per page, so a game's hundreds of pages cost a
+    loop over them. A page whose transport already holds more than ``WebBoard.backlog`` bytes
+    that its reader has not taken (the socket's kernel buffers are full) is written nothing
+    more: it falls behind, owed the whole state, and is sent the newest one (and the undo
+    request waiting in it) once its reader has caught up (``_catch_up``). A page that never
+    reads costs the server its backlog, not the other pages their moves.
+    """
+
+    def __init__(
+        self,
+        board: WebBoard,
+        ws: web.WebSocketResponse,
+        grant: Pass,
+        transport: asyncio.WriteTransport | None,
+    ) -> None:
         self.board = board
         self.ws = ws
         self.grant = grant
+        self.transport = transport
         self.shown = -1  # the newest version sent
         self.kind: Kind | None = None  # the kind of page it was sent as
         self.owed = False  # it asked for the whole state beyond the pace: it is due later
+        self.behind = False  # its reader fell behind: it is owed the newest whole state
 
-    async def show(self, state: GameState, feed: Feed) -> None:
+    def show(self, state: GameState, feed: Feed) -> None:
         """Send ``state`` unless this page has it or a newer one already: the delta from
         the version it has where it has the one before, else the whole state."""
         if state.version <= self.shown or self.ws.closed:
@@ -144,16 +163,61 @@ class _Socket:
         rendition = feed.rendition(
             kind, state.version, lambda reuse: board.payload(state, kind, reuse)
         )
-        data = rendition.for_page(self.shown, kind, self.kind)
-        self.shown, self.kind = state.version, kind
-        # Uncompressed frames are written at once: this never waits on the reader.
-        await self.ws.send_frame(data, _TEXT)
+        if self.write(rendition.for_page(self.shown, kind, self.kind)):
+            self.shown, self.kind = state.version, kind
 
-    async def again(self, state: GameState, feed: Feed) -> None:
+    def again(self, state: GameState, feed: Feed) -> None:
         """Send the whole of ``state``, whatever the page had: it found a gap in its
         versions."""
         self.shown, self.kind = -1, None
-        await self.show(state, feed)
+        self.show(state, feed)
+
+    def send(self, message: dict[str, Any]) -> None:
+        """``message`` to the page, unless it has closed or fallen behind."""
+        self.write(text_frame(orjson.dumps(message)))
+
+    def write(self, frame: bytes) -> bool:
+        """Write ``frame`` (``frames.text_frame``) unless the page has closed or fallen
+        behind; whether it was written. It never waits: the transport takes it at once."""
+        transport = self.transport
+        if self.ws.closed or transport is None or transport.is_closing():
+            return False
+        if self.behind or transport.get_write_buffer_size() > self.board.backlog:
+            self._fall_behind()
+            return False
+        # Whole frames only, here and in aiohttp's own writes to this socket (the board never
+        # compresses): frames written one after the other never interleave.
+        transport.write(frame)
+        return True
+
+    def _fall_behind(self) -> None:
+        self.shown, self.kind = -1, None  # whatever it is sent next goes whole
+        if not self.behind:
+            self.behind = True
+            self._look_again()
+
+    def _look_again(self) -> None:
+        """While the reader has not taken all but ``backlog`` bytes, look again later; then
+        send the newest whole state, and the undo request waiting in it (a note written
+        meanwhile was dropped)."""
+        board, transport = self.board, self.transport
+        if self.ws.closed or transport is None or transport.is_closing():
+            self.behind = False
+            return
+        if transport.get_write_buffer_size() > board.backlog:
+            asyncio.get_running_loop().call_later(board.catch_up_every, self._look_again)
+            return
+        self.behind = False
+        board._spawn(self._catch_up())
+
+    async def _catch_up(self) -> None:
+        board = self.board
+        try:
+            state = await board._send_whole(self)
+            if state is not None and self.grant.can_play and state.status is GameStatus.ACTIVE:
+                await board._put_pending(state, [self], clear=True)
+        except (ConnectionError, RuntimeError) as error:  # the page closed meanwhile
+            log.debug("a board page left before it caught up: %r", error)
 
 
 class WebBoard:
@@ -178,9 +242,11 @@ class WebBoard:
         self.resyncs = MovePace(burst=2, rate=1.0)
         self.bus = bus  # moves stored by other processes (shards), when there are others
         self.hub = Hub(read=service.game)
-        # Whole states a link may ask for, by (game, user): a page asks only when a delta
-        # does not follow its version, one request at a time; each answer is ~100x its frame.
-        self.resyncs = MovePace(burst=2, rate=1.0)
+        # Bytes a page's transport may hold beyond its socket's kernel buffers before the page
+        # falls behind (about 20 whole states of a long game), and how often such a page is
+        # looked at again.
+        self.backlog = 64 * 1024
+        self.catch_up_every = 0.5
         self._names: dict[int, str] = {}
         self._runner: web.AppRunner | None = None
         self._http: aiohttp.ClientSession | None = None
@@ -324,7 +390,7 @@ class WebBoard:
                     await ws.close(code=_UNSUPPORTED, message=b"text frames only")
                     break
                 try:
-                    page = await self._frame(ws, page, message.data)
+                    page = await self._frame(ws, page, message.data, request.transport)
                 except ConnectionError:  # the client left while it was being answered
                     break
                 if ws.closed:
@@ -335,7 +401,11 @@ class WebBoard:
         return ws
 
     async def _frame(
-        self, ws: web.WebSocketResponse, page: _Socket | None, text: str
+        self,
+        ws: web.WebSocketResponse,
+        page: _Socket | None,
+        text: str,
+        transport: asyncio.WriteTransport | None,
     ) -> _Socket | None:
         """Answer one text frame; the page the socket shows afterwards (None: not yet)."""
         try:
@@ -352,7 +422,7 @@ class WebBoard:
             await self._deny(ws, "invalid", page)
             return page
         if page is None:
-            return await self._open(ws, grant)
+            return await self._open(ws, grant, transport)
         page.grant = grant
         kind = data.get("type")
         if kind == "move" or kind in _ACTIONS:
@@ -400,9 +470,10 @@ class WebBoard:
         except (ConnectionError, RuntimeError) as error:  # the page closed meanwhile
             log.debug("a board page left before its whole state: %r", error)
 
-    async def _send_whole(self, page: _Socket) -> None:
+    async def _send_whole(self, page: _Socket) -> GameState | None:
         """The newest state its game's pages were sent, encoded once however many ask (a
-        flood of them reads nothing), or read if that is older than this page's."""
+        flood of them reads nothing), or read if that is older than this page's; the state
+        sent (None: it could not be read)."""
         game_id = page.grant.game_id
         state = self.hub.current(game_id)
         if state is None or state.version < page.shown:
@@ -410,8 +481,10 @@ class WebBoard:
                 state = await self.service.game(game_id)
             except GomokuError as error:
                 await self._refuse(page, error)
-                return
-        await page.again(state, self.hub.feed(game_id))
+                return None
+            self.hub.sent(state)  # the newest any page has: a page that falls behind gets it
+        page.again(state, self.hub.feed(game_id))
+        return state
 
     async def _deny(self, ws: web.WebSocketResponse, reason: str, page: _Socket | None) -> None:
         language = i18n.DEFAULT if page is None else page.grant.language
@@ -420,8 +493,10 @@ class WebBoard:
         await ws.send_json({"type": "denied", "reason": reason, "text": text})
         await ws.close()
 
-    async def _open(self, ws: web.WebSocketResponse, grant: Pass) -> _Socket | None:
-        page = _Socket(self, ws, grant)
+    async def _open(
+        self, ws: web.WebSocketResponse, grant: Pass, transport: asyncio.WriteTransport | None
+    ) -> _Socket | None:
+        page = _Socket(self, ws, grant, transport)
         # Joined before the first read: a move stored meanwhile still reaches the page (and
         # ``show`` never sends an older state after a newer one).
         self.hub.join(grant.game_id, page)
@@ -433,14 +508,10 @@ class WebBoard:
             await ws.close()
             return None
         await self._learn_names(state)
-        try:
-            await page.show(state, self.hub.feed(grant.game_id))
-            self.hub.sent(state)
-            if grant.can_play and state.status is GameStatus.ACTIVE:
-                await self._put_pending(state, [page], clear=False)
-        except ConnectionError:
-            self.hub.leave(grant.game_id, page)
-            raise
+        page.show(state, self.hub.feed(grant.game_id))
+        self.hub.sent(state)
+        if grant.can_play and state.status is GameStatus.ACTIVE:
+            await self._put_pending(state, [page], clear=False)
         return page
 
     async def _refuse(self, page: _Socket, error: BaseException) -> None:
@@ -535,9 +606,9 @@ class WebBoard:
                 continue
             if isinstance(event, UndoAsked):
                 if other.grant.user_id == event.responder:
-                    await _send(other, self._asked(other, event.game, event.requester))
+                    other.send(self._asked(other, event.game, event.requester))
             elif other.grant.user_id in (event.requester, event.responder):
-                await _send(other, self._answered(other, event))
+                other.send(self._answered(other, event))
 
     def _asked(self, page: _Socket, view: GameState, requester: int) -> dict[str, Any]:
         """The message that puts a request to the responder's page: Allow and Refuse until a
@@ -578,9 +649,9 @@ class WebBoard:
             if not page.grant.can_play:
                 continue
             if current and request is not None and page.grant.user_id == request.responder:
-                await _send(page, self._asked(page, view, request.requester))
+                page.send(self._asked(page, view, request.requester))
             elif clear:
-                await _send(page, {"type": "undo_answered", "text": ""})
+                page.send({"type": "undo_answered", "text": ""})
 
     # ---- the game bus (``bot.core.bus.Follower``)
 
@@ -770,13 +841,6 @@ def _move_of(data: dict[str, Any]) -> tuple[int | None, Point | None]:
 def _not_read(game_id: int, error: BaseException) -> None:
     # The error's name alone: a database's error may quote an address.
     log.warning("the undo request of game %d was not read: %s", game_id, type(error).__name__)
-
-
-async def _send(page: _Socket, message: dict[str, Any]) -> None:
-    """``message`` to another page, which may have closed meanwhile."""
-    if not page.ws.closed:
-        with contextlib.suppress(ConnectionError):
-            await page.ws.send_json(message)
 
 
 def _is_id(value: str) -> bool:

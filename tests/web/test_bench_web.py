@@ -29,6 +29,8 @@ def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
     # 4 watchers on the first game and one page on each of the 3: 7 pages; the first game's
     # 17 moves reach 5 pages, the others' reach 1 each.
     assert result.stdout.count("7 sockets, 119 states delivered") == 2, lines
+    assert len(re.findall(r"sending them took \d+\.\d\d s of the bot's CPU", result.stdout)) == 2
+    assert len(re.findall(r"readers' process took \d+\.\d\d s of CPU", result.stdout)) == 2
     # The rounds alternate which side goes first.
     runs = [line.split(":")[0].strip() for line in lines if "/place n=" in line]
     assert runs == ["without pages", "with pages", "with pages", "without pages"]

@@ -98,15 +98,37 @@ async def random_game(setup: tuple[Game, Rule, str | None], steps: list[int]) ->
     return states
 
 
+def unframe(frame: bytes) -> bytes:
+    """The payload of one whole, unmasked text frame (RFC 6455 section 5.2), read by the
+    standard's own rules; AssertionError for anything else."""
+    assert frame[0] == 0x81  # FIN, no extension bits, text
+    size, start = frame[1], 2
+    assert size < 0x80  # unmasked: a server's frame
+    if size == 126:
+        size, start = int.from_bytes(frame[2:4], "big"), 4
+        assert size >= 126  # the shortest length's form
+    elif size == 127:
+        size, start = int.from_bytes(frame[2:10], "big"), 10
+        assert size >= 1 << 16
+    assert len(frame) == start + size
+    return frame[start:]
+
+
 @dataclass
 class Frames:
-    """A socket that keeps what the board sends it."""
+    """A socket (its WebSocket and its transport) that keeps what the board writes to it."""
 
     closed: bool = False
     sent: list[bytes] = field(default_factory=list)
 
-    async def send_frame(self, data: bytes, opcode: object) -> None:
-        self.sent.append(data)
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_write_buffer_size(self) -> int:
+        return 0  # a reader that keeps up
+
+    def write(self, data: bytes) -> None:
+        self.sent.append(unframe(data))
 
 
 @dataclass
@@ -160,12 +182,13 @@ async def replay(
             role = Role.WATCH if user == CAROL else Role.PLAY
             grant = Pass(state.game_id, user, role, 0, language)
             frames = Frames()
-            pages.append((Page(_Socket(board, frames, grant), frames), grant))  # type: ignore[arg-type]
+            socket = _Socket(board, frames, grant, frames)  # type: ignore[arg-type]
+            pages.append((Page(socket, frames), grant))
             if transcript is not None:
                 transcript.append([])
         for number, (page, grant) in enumerate(pages):
             shown, kind = page.socket.shown, page.socket.kind
-            await page.socket.show(state, feed)
+            page.socket.show(state, feed)
             (message,) = page.read()
             assert page.view.gaps == 0
             expected = whole(board, state, grant)

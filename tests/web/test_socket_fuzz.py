@@ -13,6 +13,7 @@ import base64
 import json
 import logging
 import os
+import socket
 import struct
 from dataclasses import dataclass, field
 
@@ -82,10 +83,16 @@ class RawSocket:
     transport: asyncio.Transport
 
     @classmethod
-    async def open(cls, port: int) -> RawSocket:
-        transport, stream = await asyncio.get_running_loop().create_connection(
-            _Stream, "127.0.0.1", port
-        )
+    async def open(cls, port: int, *, receive_buffer: int | None = None) -> RawSocket:
+        """A socket upgraded on ``port`` (``receive_buffer``: its kernel's receive buffer, in
+        bytes, set before it connects)."""
+        loop = asyncio.get_running_loop()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if receive_buffer is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        sock.setblocking(False)
+        await loop.sock_connect(sock, ("127.0.0.1", port))
+        transport, stream = await loop.create_connection(_Stream, sock=sock)
         key = base64.b64encode(os.urandom(16)).decode()
         transport.write(
             (
