@@ -1,0 +1,92 @@
+"""When a slow answer is deferred: as late as its deferral still lands within Discord's 3 s.
+
+Discord drops an interaction that is not acknowledged within 3 s of the event. An answer that
+is slow to come is acknowledged by a deferral first, which costs a request more: the deferral,
+then an edit of the original response. A deferral sent for an answer that would have made the
+3 s on its own is a request wasted, and on a saturated event loop each one loads the loop
+more, which makes the next answers later still. So a deferral is due as late as it still
+lands in time (``AckClock``):
+
+- The 3 s count from the event, and an interaction spends part of them before the event
+  loop reaches its handler (the gateway's delivery, the loop's queue). That part is read
+  from the interaction's id, a snowflake that carries the time Discord made it, by this
+  host's clock. It is believed up to ``MAX_BEFORE`` beyond the time the loop measured itself
+  (``ARRIVED``): a host clock that runs ahead defers early, not at once; one that runs behind
+  counts as no time before arrival.
+- A deferral lands some time after it is due: its timer fires late on a busy loop, then its
+  request goes out and is answered. The clock keeps the longest trip of the recent
+  deferrals (from due to Discord's answer) and defers ``SAFETY`` times that before the 3 s,
+  never later than ``latest`` after the event nor earlier than ``earliest``. A deferral that
+  Discord refused as too late counts as a trip of the whole 3 s: the next ones go at
+  ``earliest``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Final
+
+import discord
+
+__all__ = [
+    "ANSWER_WITHIN",
+    "EARLIEST",
+    "FIRST_TRIP",
+    "LATEST",
+    "MAX_BEFORE",
+    "SAFETY",
+    "TRIPS",
+    "AckClock",
+    "elapsed",
+]
+
+ANSWER_WITHIN: Final = 3.0  # Discord: the first answer within this many seconds of the event
+# The latest a slow answer is deferred, in seconds after the event, when the recent deferrals
+# landed quickly: 0.8 s left for this one's trip.
+LATEST: Final = 2.2
+# The earliest, however long the recent deferrals took: half of Discord's time is left for the
+# deferral then (a trip that long is a loop too loaded for the answers to come sooner anyway).
+EARLIEST: Final = 1.5
+SAFETY: Final = 1.5  # a deferral may take this many times the longest recent trip
+FIRST_TRIP: Final = 0.5  # the trip assumed until deferrals were timed: a loaded loop's
+TRIPS: Final = 32  # the recent deferrals whose longest trip counts
+MAX_BEFORE: Final = 1.0  # the most time before arrival believed of the host's clock
+
+
+def elapsed(waited: float, age: float) -> float:
+    """Seconds since Discord made an interaction: ``waited`` since the event loop reached it
+    (its own clock) and ``age`` by this host's wall clock against the interaction's id."""
+    return max(waited, min(age, waited + MAX_BEFORE))
+
+
+class AckClock:
+    """When each slow answer is deferred (see the module doc); ``note`` times each deferral."""
+
+    def __init__(
+        self, *, latest: float = LATEST, earliest: float = EARLIEST, first_trip: float = FIRST_TRIP
+    ) -> None:
+        self.latest = latest
+        self.earliest = min(earliest, latest)
+        self._trips: deque[float] = deque([first_trip], maxlen=TRIPS)
+
+    def after(self) -> float:
+        """Seconds after the event at which a slow answer is deferred now."""
+        due = ANSWER_WITHIN - SAFETY * max(self._trips)
+        return min(self.latest, max(self.earliest, due))
+
+    def delay(self, interaction_id: int, waited: float, *, now: float | None = None) -> float:
+        """Seconds from now until the deferral of interaction ``interaction_id`` is due,
+        ``waited`` seconds after the event loop reached it; ``now``: this host's wall clock
+        (``time.time()``)."""
+        made = discord.utils.snowflake_time(interaction_id).timestamp()
+        age = (time.time() if now is None else now) - made
+        return max(0.0, self.after() - elapsed(waited, age))
+
+    def note(self, trip: float) -> None:
+        """A deferral landed ``trip`` seconds after it was due."""
+        self._trips.append(trip)
+
+    def late(self) -> None:
+        """A deferral came too late for Discord."""
+        self._trips.append(ANSWER_WITHIN)

@@ -1,0 +1,88 @@
+"""When a slow answer is deferred (``bot.deferral``): as late as the deferral still lands
+within Discord's 3 s, counted from the event, on the measured trips of the recent deferrals.
+
+The clock is read with the times given (the interaction's id carries Discord's; the wall clock
+is passed in): no timer runs here. The Discord tests of the same (a write held past the point,
+one done before it) are in ``test_slow_storage.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.deferral import (
+    ANSWER_WITHIN,
+    EARLIEST,
+    FIRST_TRIP,
+    LATEST,
+    MAX_BEFORE,
+    SAFETY,
+    TRIPS,
+    AckClock,
+    elapsed,
+)
+
+DISCORD_EPOCH_MS = 1_420_070_400_000
+MADE = 1_800_000_000.0  # when Discord made the interaction, by the wall clock (seconds)
+
+
+def _id_made_at(seconds: float) -> int:
+    """A snowflake whose time is ``seconds`` (Unix time, ms precision)."""
+    return (round(seconds * 1000) - DISCORD_EPOCH_MS) << 22
+
+
+def test_a_fresh_clock_defers_at_its_latest_point() -> None:
+    assert FIRST_TRIP * SAFETY <= ANSWER_WITHIN - LATEST  # what the default assumes
+    assert AckClock().after() == LATEST
+    # More than the 1.5 s the answers were deferred at with a fixed point.
+    assert LATEST > 1.5
+
+
+def test_the_deferral_point_follows_the_longest_recent_trip() -> None:
+    clock = AckClock()
+    clock.note(0.8)  # a loaded loop: the deferral landed 0.8 s after it was due
+    assert clock.after() == pytest.approx(ANSWER_WITHIN - SAFETY * 0.8)
+    clock.note(0.1)  # a shorter trip does not hide the long one
+    assert clock.after() == pytest.approx(ANSWER_WITHIN - SAFETY * 0.8)
+    for _ in range(TRIPS):
+        clock.note(0.05)  # the long one is out of the window: back to the latest point
+    assert clock.after() == LATEST
+
+
+def test_a_deferral_too_late_brings_the_next_ones_to_the_earliest_point() -> None:
+    clock = AckClock()
+    clock.late()
+    assert clock.after() == EARLIEST
+    clock.note(5.0)  # never earlier than that, however long the trips
+    assert clock.after() == EARLIEST
+
+
+def test_the_time_before_arrival_comes_off_the_delay() -> None:
+    clock = AckClock()
+    made = _id_made_at(MADE)
+    # Reached at once and just now: the whole point is ahead.
+    assert clock.delay(made, 0.0, now=MADE) == pytest.approx(LATEST)
+    # The loop reached it 0.4 s after Discord made it, and 0.2 s have passed since.
+    assert clock.delay(made, 0.2, now=MADE + 0.6) == pytest.approx(LATEST - 0.6)
+    # Past the point already: at once.
+    assert clock.delay(made, 2.5, now=MADE + 2.5) == 0.0
+
+
+def test_a_host_clock_that_runs_ahead_defers_early_but_not_at_once() -> None:
+    # The host's clock is 10 s ahead: believed only up to MAX_BEFORE before arrival.
+    assert elapsed(0.2, 10.2) == pytest.approx(0.2 + MAX_BEFORE)
+    delay = AckClock().delay(_id_made_at(MADE), 0.2, now=MADE + 10.2)
+    assert delay == pytest.approx(LATEST - 0.2 - MAX_BEFORE)
+    assert delay > 0
+
+
+def test_a_host_clock_that_runs_behind_counts_the_loops_own_time() -> None:
+    # The host's clock is 10 s behind: the interaction looks younger than the loop knows it is.
+    assert elapsed(0.7, -9.3) == 0.7
+    assert AckClock().delay(_id_made_at(MADE), 0.7, now=MADE - 9.3) == pytest.approx(LATEST - 0.7)
+
+
+def test_the_earliest_point_is_never_after_the_latest() -> None:
+    clock = AckClock(latest=0.5)
+    clock.late()
+    assert clock.after() == 0.5
