@@ -282,8 +282,8 @@ class GomokuBot(commands.Bot):
             self.service, poll=self.deadline_poll, resume_every=self.resume_every
         )
         self.runner.subscribe()  # AI replies at once; the clocks once connected
-        self.service.subscribe(self.table.on_event)
-        self.service.subscribe(self.club.on_event)
+        self.service.subscribe(self.table.on_event, Table.EVENTS)
+        self.service.subscribe(self.club.on_event, Club.EVENTS)
         from bot.core.bus import open_bus
 
         # With PostgreSQL there may be other processes (shards): each tells the others' web

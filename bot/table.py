@@ -121,6 +121,10 @@ def card_embed(card: render.Card) -> discord.Embed:
 class Table:
     """Board messages and moves of every game this process shows."""
 
+    # The kinds of event ``on_event`` acts on (a game's start or a challenge is drawn by the
+    # interaction that made it, and a state read from storage changes nothing on screen).
+    EVENTS: Final = (Moved, GameEnded, TurnWarning, UndoAsked, UndoAnswered, TakenBack)
+
     def __init__(
         self,
         host: GameHost,
