@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import io
 import logging
-from collections.abc import Awaitable, Iterator, Sequence
+from collections.abc import Awaitable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
@@ -211,22 +211,12 @@ class Table:
             for channel in (game.channel_id, game.record.parent_channel_id)
         )
 
-    @contextlib.contextmanager
-    def answering(self, channel_id: int | None) -> Iterator[Answering]:
-        """Hold this while a handler in ``channel_id`` will draw the AI's reply itself (a
-        start, a rematch, an opening choice, a move): the table's subscriber leaves the AI's
-        moves there to it, and draws any it left undrawn when the last holder lets go."""
-        held = Answering(self)
-        if channel_id is not None:
-            _count(self._answering_channels, channel_id, 1)
-        try:
-            yield held
-        finally:
-            if channel_id is not None:
-                _count(self._answering_channels, channel_id, -1)
-            for game_id in held.games:
-                _count(self._answering_games, game_id, -1)
-            self._draw_undrawn()
+    def answering(self, channel_id: int | None) -> Answering:
+        """Hold this (``with``) while a handler in ``channel_id`` will draw the AI's reply
+        itself (a start, a rematch, an opening choice, a move): the table's subscriber leaves
+        the AI's moves there to it, and draws any it left undrawn when the last holder lets
+        go."""
+        return Answering(self, channel_id)
 
     def _draw_undrawn(self) -> None:
         for game_id, (game, ratings) in list(self._undrawn.items()):
@@ -917,24 +907,45 @@ class Table:
 
 
 class Answering:
-    """The games a handler holding ``Table.answering`` draws the AI's reply in."""
+    """``Table.answering`` held: the channel, and the games a handler draws the AI's reply
+    in. Each is counted in one of the table's dicts while held (a handler's every move holds
+    one: a dict operation a count, no generator)."""
 
-    def __init__(self, table: Table) -> None:
+    __slots__ = ("_channel_id", "_table", "games")
+
+    def __init__(self, table: Table, channel_id: int | None) -> None:
         self._table = table
+        self._channel_id = channel_id
         self.games: list[int] = []
+
+    def __enter__(self) -> Answering:
+        if self._channel_id is not None:
+            _hold(self._table._answering_channels, self._channel_id)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        table = self._table
+        if self._channel_id is not None:
+            _let_go(table._answering_channels, self._channel_id)
+        for game_id in self.games:
+            _let_go(table._answering_games, game_id)
+        if table._undrawn:
+            table._draw_undrawn()
 
     def game(self, game_id: int) -> None:
         """The handler draws the AI's reply in ``game_id`` too (wherever it is hosted)."""
         self.games.append(game_id)
-        _count(self._table._answering_games, game_id, 1)
+        _hold(self._table._answering_games, game_id)
 
 
-def _count(counts: dict[int, int], key: int, step: int) -> None:
-    value = counts.get(key, 0) + step
-    if value > 0:
-        counts[key] = value
-    else:
-        counts.pop(key, None)
+def _hold(counts: dict[int, int], key: int) -> None:
+    counts[key] = counts.get(key, 0) + 1
+
+
+def _let_go(counts: dict[int, int], key: int) -> None:
+    held = counts.pop(key, 1) - 1
+    if held:
+        counts[key] = held
 
 
 def _answers_on(interaction: discord.Interaction[Any], message_id: int) -> bool:
