@@ -27,8 +27,6 @@ import time
 from collections import deque
 from typing import Final
 
-import discord
-
 __all__ = [
     "ANSWER_WITHIN",
     "EARLIEST",
@@ -38,7 +36,6 @@ __all__ = [
     "SAFETY",
     "TRIPS",
     "AckClock",
-    "elapsed",
 ]
 
 ANSWER_WITHIN: Final = 3.0  # Discord: the first answer within this many seconds of the event
@@ -52,12 +49,7 @@ SAFETY: Final = 1.5  # a deferral may take this many times the longest recent tr
 FIRST_TRIP: Final = 0.5  # the trip assumed until deferrals were timed: a loaded loop's
 TRIPS: Final = 32  # the recent deferrals whose longest trip counts
 MAX_BEFORE: Final = 1.0  # the most time before arrival believed of the host's clock
-
-
-def elapsed(waited: float, age: float) -> float:
-    """Seconds since Discord made an interaction: ``waited`` since the event loop reached it
-    (its own clock) and ``age`` by this host's wall clock against the interaction's id."""
-    return max(waited, min(age, waited + MAX_BEFORE))
+DISCORD_EPOCH_MS: Final = 1_420_070_400_000  # a snowflake's time counts from 2015 (Discord's docs)
 
 
 class AckClock:
@@ -69,24 +61,31 @@ class AckClock:
         self.latest = latest
         self.earliest = min(earliest, latest)
         self._trips: deque[float] = deque([first_trip], maxlen=TRIPS)
+        self._after = self._due()
+
+    def _due(self) -> float:
+        due = ANSWER_WITHIN - SAFETY * max(self._trips)
+        return min(self.latest, max(self.earliest, due))
 
     def after(self) -> float:
         """Seconds after the event at which a slow answer is deferred now."""
-        due = ANSWER_WITHIN - SAFETY * max(self._trips)
-        return min(self.latest, max(self.earliest, due))
+        return self._after
 
     def delay(self, interaction_id: int, waited: float, *, now: float | None = None) -> float:
         """Seconds from now until the deferral of interaction ``interaction_id`` is due,
         ``waited`` seconds after the event loop reached it; ``now``: this host's wall clock
-        (``time.time()``)."""
-        made = discord.utils.snowflake_time(interaction_id).timestamp()
+        (``time.time()``). The time since Discord made it is the host clock's reading against
+        the id's, believed up to ``MAX_BEFORE`` beyond ``waited``, and never less than that."""
+        made = ((interaction_id >> 22) + DISCORD_EPOCH_MS) / 1000
         age = (time.time() if now is None else now) - made
-        return max(0.0, self.after() - elapsed(waited, age))
+        elapsed = max(waited, min(age, waited + MAX_BEFORE))
+        return max(0.0, self._after - elapsed)
 
     def note(self, trip: float) -> None:
         """A deferral landed ``trip`` seconds after it was due."""
         self._trips.append(trip)
+        self._after = self._due()
 
     def late(self) -> None:
         """A deferral came too late for Discord."""
-        self._trips.append(ANSWER_WITHIN)
+        self.note(ANSWER_WITHIN)

@@ -919,33 +919,31 @@ class Answering:
         self.games: list[int] = []
 
     def __enter__(self) -> Answering:
-        if self._channel_id is not None:
-            _hold(self._table._answering_channels, self._channel_id)
+        channel_id = self._channel_id
+        if channel_id is not None:
+            channels = self._table._answering_channels
+            channels[channel_id] = channels.get(channel_id, 0) + 1
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         table = self._table
-        if self._channel_id is not None:
-            _let_go(table._answering_channels, self._channel_id)
+        channel_id = self._channel_id
+        if channel_id is not None:
+            channels = table._answering_channels
+            if held := channels.pop(channel_id, 1) - 1:
+                channels[channel_id] = held
+        games = table._answering_games
         for game_id in self.games:
-            _let_go(table._answering_games, game_id)
+            if held := games.pop(game_id, 1) - 1:
+                games[game_id] = held
         if table._undrawn:
             table._draw_undrawn()
 
     def game(self, game_id: int) -> None:
         """The handler draws the AI's reply in ``game_id`` too (wherever it is hosted)."""
         self.games.append(game_id)
-        _hold(self._table._answering_games, game_id)
-
-
-def _hold(counts: dict[int, int], key: int) -> None:
-    counts[key] = counts.get(key, 0) + 1
-
-
-def _let_go(counts: dict[int, int], key: int) -> None:
-    held = counts.pop(key, 1) - 1
-    if held:
-        counts[key] = held
+        games = self._table._answering_games
+        games[game_id] = games.get(game_id, 0) + 1
 
 
 def _answers_on(interaction: discord.Interaction[Any], message_id: int) -> bool:
