@@ -18,7 +18,9 @@ lands in time (``AckClock``):
   deferrals (from due to Discord's answer) and defers ``SAFETY`` times that before the 3 s,
   never later than ``latest`` after the event nor earlier than ``earliest``. A deferral that
   Discord refused as too late counts as a trip of the whole 3 s: the next ones go at
-  ``earliest``.
+  ``earliest``. A burst meets a backlog before any deferral has been timed in it: an
+  interaction that reached the loop late is deferred earlier by twice the time it waited
+  (``BACKLOG_TURNS``: the deferral's timer and its request meet the same backlog).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Final
 
 __all__ = [
     "ANSWER_WITHIN",
+    "BACKLOG_TURNS",
     "EARLIEST",
     "FIRST_TRIP",
     "LATEST",
@@ -49,6 +52,7 @@ SAFETY: Final = 1.5  # a deferral may take this many times the longest recent tr
 FIRST_TRIP: Final = 0.5  # the trip assumed until deferrals were timed: a loaded loop's
 TRIPS: Final = 32  # the recent deferrals whose longest trip counts
 MAX_BEFORE: Final = 1.0  # the most time before arrival believed of the host's clock
+BACKLOG_TURNS: Final = 2.0  # the loop's waits in a deferral's trip (see ``AckClock.delay``)
 DISCORD_EPOCH_MS: Final = 1_420_070_400_000  # a snowflake's time counts from 2015 (Discord's docs)
 
 
@@ -78,8 +82,11 @@ class AckClock:
         the id's, believed up to ``MAX_BEFORE`` beyond ``waited``, and never less than that."""
         made = ((interaction_id >> 22) + DISCORD_EPOCH_MS) / 1000
         age = (time.time() if now is None else now) - made
-        elapsed = max(waited, min(age, waited + MAX_BEFORE))
-        return max(0.0, self._after - elapsed)
+        before = min(max(0.0, age - waited), MAX_BEFORE)
+        # An interaction that reached the loop late shows a backlog that its deferral meets
+        # again, twice (its timer, then its request's answer): before any deferral timed it.
+        point = min(self._after, ANSWER_WITHIN - BACKLOG_TURNS * before)
+        return max(0.0, max(self.earliest, point) - waited - before)
 
     def note(self, trip: float) -> None:
         """A deferral landed ``trip`` seconds after it was due."""

@@ -15,6 +15,7 @@ import pytest
 
 from bot.deferral import (
     ANSWER_WITHIN,
+    BACKLOG_TURNS,
     EARLIEST,
     FIRST_TRIP,
     LATEST,
@@ -71,10 +72,23 @@ def test_the_time_before_arrival_comes_off_the_delay() -> None:
 
 
 def test_a_host_clock_that_runs_ahead_defers_early_but_not_at_once() -> None:
-    # The host's clock is 10 s ahead: believed only up to MAX_BEFORE before arrival.
+    # The host's clock is 10 s ahead: believed only up to MAX_BEFORE before arrival, which
+    # brings the point to the earliest.
     delay = AckClock().delay(_id_made_at(MADE), 0.2, now=MADE + 10.2)
-    assert delay == pytest.approx(LATEST - 0.2 - MAX_BEFORE)
+    assert delay == pytest.approx(EARLIEST - 0.2 - MAX_BEFORE)
     assert delay > 0
+
+
+def test_an_interaction_that_reached_a_backlogged_loop_is_deferred_earlier() -> None:
+    # A burst: nothing deferred yet, but the interaction waited 0.5 s before the loop reached
+    # it. Its deferral meets that backlog twice (timer, request): due at 3 - 2 x 0.5 = 2 s.
+    clock = AckClock()
+    assert clock.delay(_id_made_at(MADE), 0.0, now=MADE + 0.5) == pytest.approx(
+        ANSWER_WITHIN - BACKLOG_TURNS * 0.5 - 0.5
+    )
+    assert ANSWER_WITHIN - BACKLOG_TURNS * 0.5 < LATEST
+    # Never before the earliest point.
+    assert clock.delay(_id_made_at(MADE), 0.0, now=MADE + 0.9) == pytest.approx(EARLIEST - 0.9)
 
 
 def test_a_host_clock_that_runs_behind_counts_the_loops_own_time() -> None:
