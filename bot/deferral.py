@@ -18,7 +18,9 @@ lands in time (``AckClock``):
   deferrals (from due to Discord's answer) and defers ``SAFETY`` times that before the 3 s,
   never later than ``latest`` after the event nor earlier than ``earliest``. A deferral that
   Discord refused as too late counts as a trip of the whole 3 s: the next ones go at
-  ``earliest``. A burst meets a backlog before any deferral has been timed in it: an
+  ``earliest``. The clock starts at ``earliest`` and earns the later point from
+  deferrals that landed quickly. A burst meets a backlog before any deferral has been
+  timed in it: an
   interaction that reached the loop late is deferred earlier by twice the time it waited
   (``BACKLOG_TURNS``: the deferral's timer and its request meet the same backlog).
 """
@@ -49,7 +51,9 @@ LATEST: Final = 2.2
 # deferral then (a trip that long is a loop too loaded for the answers to come sooner anyway).
 EARLIEST: Final = 1.5
 SAFETY: Final = 1.5  # a deferral may take this many times the longest recent trip
-FIRST_TRIP: Final = 0.5  # the trip assumed until deferrals were timed: a loaded loop's
+# The trip assumed until ``TRIPS`` deferrals were timed: long enough to defer at ``EARLIEST``
+# (a burst's first deferrals meet a backlog no deferral has measured yet).
+FIRST_TRIP: Final = 1.0
 TRIPS: Final = 32  # the recent deferrals whose longest trip counts
 MAX_BEFORE: Final = 1.0  # the most time before arrival believed of the host's clock
 BACKLOG_TURNS: Final = 2.0  # the loop's waits in a deferral's trip (see ``AckClock.delay``)
