@@ -19,7 +19,12 @@ worker searching all the time.
 What is measured (at the fake, from sending an event to seeing the bot's effect):
 
 * ``ack``: event -> the bot's first acknowledgement (defer or reply), every interaction;
-* ``place (people)``: event -> the complete answer of a ``/place`` between people;
+  ``ack by a deferral``: the same for those acknowledged by a deferral (its count is theirs), and
+  among the failures, ``unanswered in 3 s``: interactions with no acknowledgement in Discord's
+  time ("interaction failed" for their players);
+* ``place (people)``: event -> the complete answer of a ``/place`` between people, and
+  ``place (people), deferred`` the same for those the bot deferred (those answered within 3 s
+  would have made Discord's time without their deferral's request);
 * ``place (vs AI, own move shown)``: event -> the board showing the player's move, i.e. the
   handling of the command excluding the AI's thinking;
 * ``AI reply shown``: event -> the board showing the AI's answer (queueing and search included);
@@ -111,8 +116,10 @@ class Samples:
 
 _ROWS = (
     "ack",
+    "ack by a deferral",
     "start (board shown)",
     "place (people)",
+    "place (people), deferred",
     "place (vs AI, own move shown)",
     "AI reply shown",
 )
@@ -293,6 +300,8 @@ async def _drive(conn: Connection, plan: Load) -> None:
             acked(record)
             if "played **" in reply.content:
                 samples.add("place (people)", time.monotonic() - started)
+                if record.deferred:  # answered within 3 s: a deferral that cost a request
+                    samples.add("place (people), deferred", time.monotonic() - started)
             else:
                 samples.fail("place (people)")
 
@@ -358,6 +367,13 @@ async def _drive(conn: Connection, plan: Load) -> None:
     ]
     elapsed = time.monotonic() - started
     await settle()
+    # Discord's 3 s: an interaction without a first answer in time failed for its player (the
+    # fake refuses a later one); a deferral's own time shows the margin it left.
+    for record in fake.interactions.values():
+        if record.callback_at is None:
+            samples.fail("unanswered in 3 s")
+        elif record.deferred:
+            samples.add("ack by a deferral", record.callback_at - record.sent_at)
     load = fake.requests[first:]
     cpu = time.process_time() - cpu
     routes = Counter(_route(r.method, r.path, r.json) for r in load)

@@ -43,9 +43,10 @@ from bot.core.admission import StartAdmission
 from bot.core.club.pairer import WorkerPairer
 from bot.core.runner import GameRunner
 from bot.core.service.tournaments import TournamentService
+from bot.deferral import AckClock
 from bot.preferences import Preferences
 from bot.reporting import GomokuTree
-from bot.table import ACK_AFTER, AI_REPLY_WAIT, Table
+from bot.table import AI_REPLY_WAIT, Table
 from bot.text import i18n
 from bot.translator import CatalogueTranslator
 from bot.turns import finish_interrupted_replies
@@ -120,7 +121,7 @@ class GomokuBot(commands.Bot):
         cooldown: UserCooldown | None = None,
         deadline_poll: float = 30.0,
         resume_every: float = 60.0,
-        ack_after: float = ACK_AFTER,
+        acks: AckClock | None = None,
         ai_reply_wait: float = AI_REPLY_WAIT,
         freeze_heap: bool = False,
         extensions: Sequence[str] = (),
@@ -161,7 +162,7 @@ class GomokuBot(commands.Bot):
         self._known_items: list[type[discord.ui.DynamicItem[Any]]] = []
         self._unknown_item: type[discord.ui.DynamicItem[Any]] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.table = Table(self, ack_after=ack_after, ai_reply_wait=ai_reply_wait)
+        self.table = Table(self, acks=acks, ai_reply_wait=ai_reply_wait)
         self.preferences = Preferences(self)
         self.club = Club(self)
         self.start_admission = StartAdmission()
@@ -281,8 +282,8 @@ class GomokuBot(commands.Bot):
             self.service, poll=self.deadline_poll, resume_every=self.resume_every
         )
         self.runner.subscribe()  # AI replies at once; the clocks once connected
-        self.service.subscribe(self.table.on_event)
-        self.service.subscribe(self.club.on_event)
+        self.service.subscribe(self.table.on_event, Table.EVENTS)
+        self.service.subscribe(self.club.on_event, Club.EVENTS)
         from bot.core.bus import open_bus
 
         # With PostgreSQL there may be other processes (shards): each tells the others' web

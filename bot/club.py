@@ -107,6 +107,8 @@ class Club:
     """The Discord side of the club: the tournaments' threads and standings, and the
     servers' pairing queues (see the module doc)."""
 
+    EVENTS: Final = (GameStarted,)  # the kinds of event ``on_event`` acts on
+
     def __init__(self, host: GameHost) -> None:
         self.host = host
         self._boards: set[int] = set()  # threads made for a game whose board is not drawn yet

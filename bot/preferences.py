@@ -28,6 +28,7 @@ __all__ = ["ARRIVED", "LANGUAGE_TTL", "LANGUAGE_WAIT", "Preferences"]
 log = logging.getLogger(__name__)
 
 ARRIVED: Final = "arrived"  # interaction.extras: the event loop's time when it reached the bot
+_LOOKS: Final = {look.value: look for look in render.Look}  # a stored style -> its look
 _LANGUAGE_CACHE: Final = 50_000  # users whose chosen language is kept in memory
 # A member's choice is stored by the process that served /gomoku preferences; other shard
 # processes see it once their copy is this old.
@@ -92,10 +93,8 @@ class Preferences:
         if guild_id is None:
             return render.Look.EMOJI
         settings = await self.guild_settings(guild_id)
-        try:
-            return render.Look(settings.board_style)
-        except ValueError:
-            return render.Look.EMOJI
+        # Every board drawn asks: a dict, not the enum's call (an unknown stored style: emoji).
+        return _LOOKS.get(settings.board_style, render.Look.EMOJI)
 
     async def set_answer_language(self, interaction: discord.Interaction[Any]) -> None:
         """Set the language of everything said in answer to ``interaction``: the user's own

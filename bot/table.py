@@ -5,8 +5,9 @@ when it is missing, when it is more than an hour old (Discord limits edits of ol
 harder, error 30046) or when ``/gomoku board`` asks; the old one is deleted.
 
 Answering in time: Discord wants a first answer within 3 s of the event. ``defer_if_slow``
-awaits a service call and defers the interaction only when the call outlasts ``ack_after``; a
-fast call is answered in one request.
+awaits a service call and defers the interaction only when the call outlasts the point its
+``AckClock`` names (``bot.deferral``: as late as the deferral still lands in time); a call
+done before is answered in one request.
 
 A move (``play_move``) is played through the service, drawn and answered. What happens
 after it is the core's (``bot.core.runner``): the runner starts the AI's reply as soon as the
@@ -31,7 +32,7 @@ import asyncio
 import contextlib
 import io
 import logging
-from collections.abc import Awaitable, Iterator, Sequence
+from collections.abc import Awaitable, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
@@ -50,6 +51,7 @@ from bot.core.service.events import (
 )
 from bot.core.service.inputs import Drop, GameRef, Place
 from bot.core.service.states import GameState, MoveResult, RatingChange
+from bot.deferral import AckClock
 from bot.host import VIA, GameHost, MovePlay, MoveSource
 from bot.preferences import ARRIVED
 from bot.text import i18n, render, words
@@ -65,7 +67,6 @@ if TYPE_CHECKING:
     from storage.records import PendingReply, StoredUndo
 
 __all__ = [
-    "ACK_AFTER",
     "AI_REPLY_WAIT",
     "DEFERRAL",
     "NOTE_EVERY",
@@ -80,9 +81,6 @@ log = logging.getLogger(__name__)
 REPOST_AGE: Final = timedelta(hours=1)  # edits of older messages hit a stricter rate limit
 _OLD_MESSAGE_EDIT: Final = 30046  # Discord: too many edits to messages older than an hour
 _EXPIRED_TOKEN: Final = 401  # Discord: an interaction's webhook after its token's 15 minutes
-# Discord wants a first answer within 3 s of the event; this leaves room for the gateway's
-# delivery and for a loaded event loop.
-ACK_AFTER: Final = 1.5
 # A /place against the AI waits this long for the AI's answer before it defers ("thinking..."):
 # the easy levels answer well within it even under load, in one message instead of a
 # deferral, its edit and the reply's note in storage (two writes) until then.
@@ -123,17 +121,21 @@ def card_embed(card: render.Card) -> discord.Embed:
 class Table:
     """Board messages and moves of every game this process shows."""
 
+    # The kinds of event ``on_event`` acts on (a game's start or a challenge is drawn by the
+    # interaction that made it, and a state read from storage changes nothing on screen).
+    EVENTS: Final = (Moved, GameEnded, TurnWarning, UndoAsked, UndoAnswered, TakenBack)
+
     def __init__(
         self,
         host: GameHost,
         *,
-        ack_after: float = ACK_AFTER,
+        acks: AckClock | None = None,
         ai_reply_wait: float = AI_REPLY_WAIT,
         note_every: float = NOTE_EVERY,
     ) -> None:
         self.host = host
         self.note_every = note_every  # seconds of drawn boards noted in one write
-        self.ack_after = ack_after  # a write slower than this is answered by a deferral first
+        self.acks = acks or AckClock()  # when a slow write is answered by a deferral first
         self.ai_reply_wait = ai_reply_wait  # an AI slower than this: the /place is deferred
         self.turn_pings = TurnPings()
         self.faults = outage.Faults(host)
@@ -209,22 +211,12 @@ class Table:
             for channel in (game.channel_id, game.record.parent_channel_id)
         )
 
-    @contextlib.contextmanager
-    def answering(self, channel_id: int | None) -> Iterator[Answering]:
-        """Hold this while a handler in ``channel_id`` will draw the AI's reply itself (a
-        start, a rematch, an opening choice, a move): the table's subscriber leaves the AI's
-        moves there to it, and draws any it left undrawn when the last holder lets go."""
-        held = Answering(self)
-        if channel_id is not None:
-            _count(self._answering_channels, channel_id, 1)
-        try:
-            yield held
-        finally:
-            if channel_id is not None:
-                _count(self._answering_channels, channel_id, -1)
-            for game_id in held.games:
-                _count(self._answering_games, game_id, -1)
-            self._draw_undrawn()
+    def answering(self, channel_id: int | None) -> Answering:
+        """Hold this (``with``) while a handler in ``channel_id`` will draw the AI's reply
+        itself (a start, a rematch, an opening choice, a move): the table's subscriber leaves
+        the AI's moves there to it, and draws any it left undrawn when the last holder lets
+        go."""
+        return Answering(self, channel_id)
 
     def _draw_undrawn(self) -> None:
         for game_id, (game, ratings) in list(self._undrawn.items()):
@@ -396,7 +388,8 @@ class Table:
         thinking: bool = False,
     ) -> T:
         """Await ``work`` (a service call that writes), acknowledging ``interaction`` with a
-        deferral if it is not done ``ack_after`` seconds after the interaction arrived. A
+        deferral if it is not done when ``acks`` says (``bot.deferral``: as late as the deferral
+        still lands within Discord's 3 s). A
         database busy for seconds (another process holding a write lock) then delays the
         answer instead of losing it to Discord's 3 s deadline after the write has landed. A
         fast call costs nothing: the caller answers in one request as before, and checks
@@ -404,25 +397,28 @@ class Table:
         if interaction.response.is_done():
             return await work
 
-        async def defer() -> None:
+        loop = asyncio.get_running_loop()
+
+        async def defer(due: float) -> None:
             try:
                 deferral = await interaction.response.defer(ephemeral=ephemeral, thinking=thinking)
                 interaction.extras[DEFERRAL] = deferral
+                self.acks.note(loop.time() - due)
             except discord.HTTPException:
                 # Too late already (the event reached us late): the work goes on regardless.
+                self.acks.late()
                 log.warning("could not acknowledge interaction %s in time", interaction.id)
 
         # The work runs in this task and a timer starts the deferral beside it: a task for the
         # work and asyncio.wait cost two more turns of a loop that, under load, is slow to turn.
-        # Discord's 3 s run from the event, so the time the interaction already spent here (its
-        # member's language, read for a newcomer: up to ``Preferences.language_wait``) comes off
-        # the timer's.
-        loop = asyncio.get_running_loop()
-        waited = loop.time() - interaction.extras.get(ARRIVED, loop.time())
+        # Discord's 3 s run from the event, so the time the interaction already spent before
+        # and since it reached the bot (its member's language, read for a newcomer: up to
+        # ``Preferences.language_wait``) comes off the timer's (``bot.deferral``).
+        now = loop.time()
+        delay = self.acks.delay(interaction.id, now - interaction.extras.get(ARRIVED, now))
         deferring: list[asyncio.Task[None]] = []
         timer = loop.call_later(
-            max(0.0, self.ack_after - waited),
-            lambda: deferring.append(asyncio.ensure_future(defer())),
+            delay, lambda: deferring.append(asyncio.ensure_future(defer(now + delay)))
         )
         try:
             return await work
@@ -915,24 +911,43 @@ class Table:
 
 
 class Answering:
-    """The games a handler holding ``Table.answering`` draws the AI's reply in."""
+    """``Table.answering`` held: the channel, and the games a handler draws the AI's reply
+    in. Each is counted in one of the table's dicts while held (a handler's every move holds
+    one: a dict operation a count, no generator)."""
 
-    def __init__(self, table: Table) -> None:
+    __slots__ = ("_channel_id", "_table", "games")
+
+    def __init__(self, table: Table, channel_id: int | None) -> None:
         self._table = table
+        self._channel_id = channel_id
         self.games: list[int] = []
+
+    def __enter__(self) -> Answering:
+        channel_id = self._channel_id
+        if channel_id is not None:
+            channels = self._table._answering_channels
+            channels[channel_id] = channels.get(channel_id, 0) + 1
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        table = self._table
+        channel_id = self._channel_id
+        if channel_id is not None:
+            channels = table._answering_channels
+            if held := channels.pop(channel_id, 1) - 1:
+                channels[channel_id] = held
+        games = table._answering_games
+        for game_id in self.games:
+            if held := games.pop(game_id, 1) - 1:
+                games[game_id] = held
+        if table._undrawn:
+            table._draw_undrawn()
 
     def game(self, game_id: int) -> None:
         """The handler draws the AI's reply in ``game_id`` too (wherever it is hosted)."""
         self.games.append(game_id)
-        _count(self._table._answering_games, game_id, 1)
-
-
-def _count(counts: dict[int, int], key: int, step: int) -> None:
-    value = counts.get(key, 0) + step
-    if value > 0:
-        counts[key] = value
-    else:
-        counts.pop(key, None)
+        games = self._table._answering_games
+        games[game_id] = games.get(game_id, 0) + 1
 
 
 def _answers_on(interaction: discord.Interaction[Any], message_id: int) -> bool:

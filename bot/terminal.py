@@ -396,7 +396,7 @@ class Terminal:
 
     async def run(self, lines: AsyncIterator[str]) -> None:
         """Read commands until EOF or ``quit``."""
-        self.service.subscribe(self.on_event)
+        self.service.subscribe(self.on_event, (GameEnded,))
         if self._own_runner:
             self.runner.start()
         try:

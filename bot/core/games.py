@@ -71,8 +71,10 @@ class TableSpec:
 
     @property
     def rules(self) -> GameSpec:
-        """The engine's spec of the game."""
-        return game_spec(self.game)
+        """The engine's spec of the game (read where every board is drawn: the one noted
+        when the game was registered here, without converting the name to a ``Game``)."""
+        rules = _RULES.get(self.game)
+        return game_spec(self.game) if rules is None else rules
 
     def ratable(self, board: Board) -> bool:
         """Whether a game between people on ``board`` may be rated."""
@@ -80,6 +82,7 @@ class TableSpec:
 
 
 _SPECS: dict[str, TableSpec] = {}  # by Game, which is a str: its name finds it too
+_RULES: dict[str, GameSpec] = {}  # the engine's spec of each game hosted, as registered
 
 
 class GameModuleError(Exception):
@@ -108,7 +111,7 @@ def load_game_modules(modules: Iterable[str]) -> None:
 
 def register(spec: TableSpec) -> TableSpec:
     """Host ``spec``'s game (its rules must be registered with ``engine.games`` first)."""
-    game_spec(spec.game)
+    _RULES[spec.game] = game_spec(spec.game)
     _SPECS[spec.game] = spec
     return spec
 
@@ -116,6 +119,7 @@ def register(spec: TableSpec) -> TableSpec:
 def unregister(game: Game) -> None:
     """Stop hosting ``game`` (a test's own game, say)."""
     _SPECS.pop(game, None)
+    _RULES.pop(game, None)
 
 
 def table_specs() -> tuple[TableSpec, ...]:

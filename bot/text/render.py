@@ -25,7 +25,6 @@ from bot.core.positions import forbidden_points
 from bot.text import words
 from bot.text.i18n import _, ngettext, number
 from engine.board import Board
-from engine.games import game_spec
 from engine.types import Color, Game, Point, Rule, Termination, column_letter
 from storage.records import GameStatus
 
@@ -329,7 +328,7 @@ def game_name(game: Game) -> str:
 
 def game_title(view: GameState) -> str:
     """``Gomoku 15x15 · renju`` / ``Connect Four``."""
-    if game_spec(view.game).sizes is not None:  # the player chose the size and the rule
+    if table_spec(view.game).rules.sizes is not None:  # the player chose the size and rule
         title = _("Gomoku {width}x{height} · {rule}").format(
             width=view.board.width, height=view.board.height, rule=words.rule_name(view.rule)
         )

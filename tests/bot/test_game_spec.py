@@ -9,6 +9,7 @@ The game is four in a row on a 6x6 board with gravity: columns 1-6, discs, frien
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,6 +75,24 @@ def test_a_withdrawn_game_is_refused() -> None:
             Board.for_game(FOUR6)
     finally:
         rules.register(RULES)
+
+
+def test_a_hosted_games_rules_are_those_registered_with_it() -> None:
+    assert table_spec(FOUR6).rules is RULES
+    # Hosted again with other rules (five in a row): those are read, not the first ones.
+    wider = dataclasses.replace(RULES, win_length=5)
+    tables.unregister(FOUR6)
+    rules.unregister(FOUR6)
+    try:
+        rules.register(wider)
+        tables.register(TABLE)
+        assert table_spec(FOUR6).rules is wider
+    finally:
+        tables.unregister(FOUR6)
+        rules.unregister(FOUR6)
+        rules.register(RULES)
+        tables.register(TABLE)
+    assert table_spec(FOUR6).rules is RULES
 
 
 async def test_the_service_plays_it_on_sqlite_to_a_win(tmp_path: Path) -> None:

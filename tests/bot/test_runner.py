@@ -21,16 +21,18 @@ from bot.core.service.errors import GameNotActiveError, NotYourTurnError
 from bot.core.service.events import (
     ChallengeIssued,
     Event,
+    EventBus,
     GameEnded,
     GameStarted,
     Moved,
+    Refreshed,
     TakenBack,
     TurnWarning,
     UndoAnswered,
     UndoAsked,
 )
 from bot.core.service.inputs import AnswerUndo, AskUndo, Choose, Drop, GameRef, Place, Resign
-from bot.core.service.states import UndoRequest
+from bot.core.service.states import GameState, UndoRequest
 from bot.terminal import TERMINAL_CHANNEL, Terminal
 from bot.web.server import WebBoard
 from bot.web.tokens import Role, Signer
@@ -125,6 +127,58 @@ async def test_a_game_between_people_publishes_each_change_once_in_order(
     changes = [event for event in events if not isinstance(event, notes)]
     versions = [event.game.version for event in changes]
     assert versions == sorted(set(versions))
+
+
+async def test_a_subscriber_of_some_kinds_gets_only_those_in_order_with_the_others(
+    service: GameService,
+) -> None:
+    everything = recorded(service)
+    calls: list[str] = []
+    moves: list[Event] = []
+
+    def of_moves(event: Event) -> None:
+        calls.append("moves")
+        moves.append(event)
+
+    def of_all(event: Event) -> None:
+        calls.append("all")
+
+    def of_ends(event: Event) -> None:
+        raise AssertionError("subscribed to ends, called with a start")
+
+    service.subscribe(of_moves, (Moved, GameEnded))
+    service.subscribe(of_all)
+    service.subscribe(of_ends, (GameEnded,))
+    view = await start_pvp(service)
+    await service.place(CHANNEL, ALICE, Point.parse("h8"))
+    service.unsubscribe(of_ends)  # gone from its kinds too
+    await service.place(CHANNEL, BOB, Point.parse("i9"))
+    await service.resign(CHANNEL, ALICE)
+    assert kinds(everything) == ["ChallengeIssued", "GameStarted", "Moved", "Moved", "GameEnded"]
+    assert moves == everything[2:]  # the moves and the end, the same events
+    # Called in the order they subscribed, each only for its kinds.
+    assert calls == ["all", "all", "moves", "all", "moves", "all", "moves", "all"]
+    assert (await service.game(view.game_id)).is_over
+
+
+def test_a_subscriber_who_joins_during_an_event_gets_the_next_one() -> None:
+    bus = EventBus()
+    seen: list[str] = []
+
+    def late(event: Event) -> None:
+        seen.append("late")
+
+    def first(event: Event) -> None:
+        seen.append("first")
+        bus.subscribe(late, (Refreshed,))
+
+    bus.subscribe(first, (Refreshed,))
+    game = object.__new__(GameState)  # not read by these subscribers
+    bus.publish(Refreshed(game))
+    assert seen == ["first"]
+    bus.unsubscribe(first)
+    bus.publish(Refreshed(game))
+    assert seen == ["first", "late"]
 
 
 async def test_a_refused_or_withdrawn_undo_request_is_published_and_changes_nothing(

@@ -35,7 +35,7 @@ only note things and start tasks.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -160,25 +160,47 @@ Subscriber: TypeAlias = Callable[[Event], None]
 
 
 class EventBus:
-    """The subscribers of one service, called in the order they subscribed."""
+    """The subscribers of one service, called in the order they subscribed. A subscriber may
+    name the kinds of event it acts on: it is not called for the others (a move reaches only
+    the subscribers of moves). The subscribers of each kind are listed once, when someone
+    subscribes or leaves, not at each event."""
 
     def __init__(self) -> None:
-        self._subscribers: list[Subscriber] = []
+        self._subscribers: list[tuple[Subscriber, tuple[type[Event], ...] | None]] = []
+        self._by_kind: dict[type, tuple[Subscriber, ...]] = {}
 
-    def subscribe(self, subscriber: Subscriber) -> None:
-        """Call ``subscriber`` with every event from now on."""
-        self._subscribers.append(subscriber)
+    def subscribe(self, subscriber: Subscriber, kinds: Iterable[type[Event]] | None = None) -> None:
+        """Call ``subscriber`` with every event from now on, or only with those of ``kinds``."""
+        self._subscribers.append((subscriber, None if kinds is None else tuple(kinds)))
+        self._by_kind = {}
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         """Stop calling ``subscriber`` (no error if it was not subscribed)."""
-        if subscriber in self._subscribers:
-            self._subscribers.remove(subscriber)
+        for index, (subscribed, _) in enumerate(self._subscribers):
+            if subscribed == subscriber:
+                del self._subscribers[index]
+                self._by_kind = {}
+                return
+
+    def _of_kind(self, kind: type) -> tuple[Subscriber, ...]:
+        subscribers = tuple(
+            subscriber
+            for subscriber, kinds in self._subscribers
+            if kinds is None or issubclass(kind, kinds)
+        )
+        self._by_kind[kind] = subscribers
+        return subscribers
 
     def publish(self, event: Event) -> None:
-        """Hand ``event`` to every subscriber. One that fails is logged and the others still
-        get it: the change is stored whatever a subscriber does."""
-        for subscriber in tuple(self._subscribers):
+        """Hand ``event`` to every subscriber of its kind. One that fails is logged and the
+        others still get it: the change is stored whatever a subscriber does. One that
+        subscribes or leaves meanwhile takes effect from the next event."""
+        kind = type(event)
+        subscribers = self._by_kind.get(kind)
+        if subscribers is None:
+            subscribers = self._of_kind(kind)
+        for subscriber in subscribers:
             try:
                 subscriber(event)
             except Exception:
-                log.exception("a subscriber failed on %s", type(event).__name__)
+                log.exception("a subscriber failed on %s", kind.__name__)

@@ -79,7 +79,8 @@ class QueueUseCases(ServiceCore):
     # Made on first use, so the mixin adds no constructor of its own.
     @cached_property
     def _pairing_queues(self) -> dict[int, PairingQueue]:
-        self.subscribe(self._on_queue_event)  # a paired member's game over: they may queue
+        # a paired member's game over: they may queue
+        self.subscribe(self._on_queue_event, (GameEnded, Moved))
         return {}
 
     @cached_property

@@ -15,7 +15,7 @@ import logging
 import random
 import weakref
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Final, TypeVar
@@ -250,9 +250,10 @@ class ServiceCore:
     # opening step, takeback and ending passes through ``_remember``.
     events: EventBus = field(default_factory=EventBus, init=False, repr=False)
 
-    def subscribe(self, subscriber: Subscriber) -> None:
-        """Call ``subscriber`` with every event of every game from now on."""
-        self.events.subscribe(subscriber)
+    def subscribe(self, subscriber: Subscriber, kinds: Iterable[type[Event]] | None = None) -> None:
+        """Call ``subscriber`` with every event of every game from now on, or only with
+        those of ``kinds`` (the types of event it acts on)."""
+        self.events.subscribe(subscriber, kinds)
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         """Stop calling ``subscriber``."""

@@ -320,7 +320,7 @@ class TournamentUseCases(GameUseCases):
         self._round_report = round_report
         self._start_report = start_report
         self.unsubscribe(self._on_tournament_event)  # called again: still one task per event
-        self.subscribe(self._on_tournament_event)
+        self.subscribe(self._on_tournament_event, (Moved, GameEnded))
         for tournament in await self.repository.live_tournaments():
             if tournament.status is TournamentStatus.RUNNING:
                 await self._advance(tournament.id, resuming=True)
