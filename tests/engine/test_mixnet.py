@@ -1,5 +1,6 @@
 """tools/mixnet.py: the point codes are the kernels' patterns from the side to move's view,
-and the hand-written gradients agree with finite differences (the slow oracle)."""
+the other inputs are the distances to the last two moves and the kernels' threat classes, and
+the hand-written gradients agree with finite differences (the slow oracle)."""
 
 from __future__ import annotations
 
@@ -8,18 +9,29 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.search import _kernels as k
+from engine.search._position import Position
+from engine.search.evaluate import tables
+from engine.types import Color, Point, Rule
 from tools.mixnet import (
+    INPUTS,
     NCODE,
+    NEAR,
+    NP4,
     NPAT,
     POINTS,
     SIZE,
     Samples,
+    columns,
     held_out_games,
     init_params,
+    input_rows,
     loss_and_grads,
     point_codes,
+    point_inputs,
     policy_figures,
+    policy_logits,
     ranks,
+    saved_inputs,
 )
 
 
@@ -45,8 +57,89 @@ def test_point_codes_read_the_side_to_moves_patterns() -> None:
     assert mine == k.F4
 
 
-def _random_batch(rng: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
+def test_point_inputs_read_distances_and_threat_classes() -> None:
+    # Black h8 i8 j8 (an open three on row 8), White h9 i9; White to move
+    moves = [at(7, 7), at(7, 8), at(8, 7), at(8, 8), at(9, 7)]
+    codes, extra, empty = point_inputs(moves)
+    assert (codes == point_codes(moves)[0]).all()
+    assert (extra[~empty] == 0).all()
+    # the last move is Black's j8, the one before White's i9: Chebyshev distances 1, 2, 3, 4+
+    for x, y, last, before in [(10, 7, 1, 2), (11, 8, 2, 3), (12, 10, 3, 4), (0, 0, 4, 4)]:
+        assert extra[at(x, y), 0] == min(last, NEAR) - 1
+        assert extra[at(x, y), 1] == min(before, NEAR) - 1
+    # every empty point's pair is the kernels' threat class for White (to move), then Black's
+    pos = Position(SIZE, SIZE, tables(Rule.FREESTYLE), tt_size=16)
+    for m in moves:
+        pos.play_index(pos.index(Point(m % SIZE, m // SIZE)))
+    for p in np.nonzero(empty)[0]:
+        point = Point(int(p) % SIZE, int(p) // SIZE)
+        pair = pos.threat(Color.WHITE, point) * NP4 + pos.threat(Color.BLACK, point)
+        assert extra[p, 2] == pair
+    # g8 makes Black's straight four: the other side's for White to move, Black's own after
+    assert int(extra[at(6, 7), 2]) % NP4 == k.P4_FLEX4
+    _, black, _ = point_inputs([*moves, at(0, 14)])
+    assert int(black[at(6, 7), 2]) // NP4 == k.P4_FLEX4
+    # no moves: every point is far from both
+    _, first, _ = point_inputs([])
+    assert (first[:, :2] == NEAR - 1).all()
+
+
+def test_columns_give_each_input_its_own_rows() -> None:
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, NCODE, size=(2, POINTS, 4)).astype(np.int16)
+    extra = np.stack(
+        [
+            rng.integers(0, NEAR, size=(2, POINTS)),
+            rng.integers(0, NEAR, size=(2, POINTS)),
+            rng.integers(0, NP4 * NP4, size=(2, POINTS)),
+        ],
+        axis=-1,
+    ).astype(np.int16)
+    assert columns(codes, extra, ()) is codes
+    both = columns(codes, extra, ("threat", "distance"))
+    assert both.shape == (2, POINTS, 7)
+    assert (both[..., :4] == codes).all()
+    assert (both[..., 4] == NCODE + extra[..., 0]).all()
+    assert (both[..., 5] == NCODE + NEAR + extra[..., 1]).all()
+    assert (both[..., 6] == NCODE + 2 * NEAR + extra[..., 2]).all()
+    assert both.max() < input_rows(("distance", "threat")) == NCODE + 2 * NEAR + NP4 * NP4
+    threat = columns(codes, extra, ("threat",))
+    assert (threat[..., 4] == NCODE + extra[..., 2]).all()
+    assert threat.max() < input_rows(("threat",))
+    # a point's score sums the rows of its inputs, as the kernels would
+    params = init_params(3, 2, 0, input_rows(("distance", "threat")))
+    e, b, u = params["E"].astype(np.float64), params["b"], params["u"]
+    p = 17
+    h = e[both[1, p]].sum(axis=0) + b
+    assert abs(policy_logits(params, both)[1, p] - np.maximum(h, 0) @ u) < 1e-9
+
+
+def test_a_fit_names_the_inputs_it_reads() -> None:
+    params = init_params(2, 2, 0, input_rows(("threat",)))
+    assert saved_inputs({**params, "inputs": np.array(["threat"])}) == ("threat",)
+    assert saved_inputs(init_params(2, 2, 0)) == ()
+    for wrong in (np.array(["distance"]), np.array(["colour"])):
+        try:
+            saved_inputs({**params, "inputs": wrong})
+        except ValueError:
+            continue
+        raise AssertionError(f"{wrong} accepted")
+
+
+def _random_batch(
+    rng: np.random.Generator, n: int, inputs: tuple[str, ...] = ()
+) -> tuple[np.ndarray, ...]:
     codes = rng.integers(0, NCODE, size=(n, POINTS, 4)).astype(np.int16)
+    if inputs:
+        extra = np.stack(
+            [
+                rng.integers(0, NEAR, size=(n, POINTS)),
+                rng.integers(0, NEAR, size=(n, POINTS)),
+                rng.integers(0, NP4 * NP4, size=(n, POINTS)),
+            ],
+            axis=-1,
+        ).astype(np.int16)
+        codes = columns(codes, extra, inputs)
     empty = rng.random((n, POINTS)) < 0.8
     value = rng.random(n).astype(np.float32)
     move = np.array([int(rng.choice(np.nonzero(e)[0])) for e in empty], dtype=np.int32)
@@ -54,12 +147,15 @@ def _random_batch(rng: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
     return codes, empty, value, move
 
 
-@settings(max_examples=5, deadline=None)
-@given(st.integers(0, 2**31 - 1))
-def test_gradients_match_finite_differences(seed: int) -> None:
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from([(), ("distance",), tuple(INPUTS)]))
+def test_gradients_match_finite_differences(seed: int, inputs: tuple[str, ...]) -> None:
     rng = np.random.default_rng(seed)
-    codes, empty, value, move = _random_batch(rng, 3)
-    params = {name: w.astype(np.float64) for name, w in init_params(4, 3, seed).items()}
+    codes, empty, value, move = _random_batch(rng, 3, inputs)
+    params = {
+        name: w.astype(np.float64)
+        for name, w in init_params(4, 3, seed, input_rows(inputs)).items()
+    }
     _, _, grads = loss_and_grads(params, codes, empty, value, move, policy_weight=0.7)
 
     def total(ps: dict[str, np.ndarray]) -> float:
@@ -70,7 +166,12 @@ def test_gradients_match_finite_differences(seed: int) -> None:
 
     for name, w in params.items():
         flat = w.reshape(-1)
-        for i in rng.choice(flat.size, size=min(6, flat.size), replace=False):
+        picks = rng.choice(flat.size, size=min(6, flat.size), replace=False)
+        if name == "E" and inputs:
+            # and rows of the other inputs' terms that the points read
+            used = np.unique(codes[..., 4:])
+            picks = np.concatenate([picks, rng.choice(used, size=4) * w.shape[1]])
+        for i in picks:
             if name == "E" and not np.isin(i // w.shape[1], codes).any():
                 continue
             old = flat[i]
@@ -95,12 +196,13 @@ def test_ranks_count_the_points_the_policy_prefers() -> None:
     params["E"][6, 0] = 1.0
     empty = np.ones((1, POINTS), dtype=bool)
     history = np.full((1, POINTS), -1, dtype=np.int16)
+    extra = np.zeros((1, POINTS, 3), dtype=np.int16)
     data = Samples(
-        codes, empty, np.zeros(1, np.float32), np.array([20]), np.zeros(1, np.int32), history
+        codes, extra, empty, np.zeros(1, np.float32), np.array([20]), np.zeros(1, np.int32), history
     )
     assert ranks(params, data).tolist() == [1]
     first = Samples(
-        codes, empty, np.zeros(1, np.float32), np.array([10]), np.zeros(1, np.int32), history
+        codes, extra, empty, np.zeros(1, np.float32), np.array([10]), np.zeros(1, np.int32), history
     )
     assert ranks(params, first).tolist() == [0]
 
@@ -109,6 +211,7 @@ def _games(games: list[int]) -> Samples:
     n = len(games)
     return Samples(
         np.zeros((n, POINTS, 4), dtype=np.int16),
+        np.zeros((n, POINTS, 3), dtype=np.int16),
         np.ones((n, POINTS), dtype=bool),
         np.zeros(n, np.float32),
         np.full(n, -1, dtype=np.int32),
@@ -139,7 +242,8 @@ def test_policy_figures_agree_with_the_trainers_loss_and_ranks(seed: int) -> Non
     params = init_params(4, 3, seed)
     _, policy_loss, _ = loss_and_grads(params, codes, empty, value, move)
     history = np.full((7, POINTS), -1, dtype=np.int16)
-    data = Samples(codes, empty, value, move, np.arange(7, dtype=np.int32), history)
+    extra = np.zeros((7, POINTS, 3), dtype=np.int16)
+    data = Samples(codes, extra, empty, value, move, np.arange(7, dtype=np.int32), history)
     loss, first, five = policy_figures(params, data, batch=3)
     assert abs(loss - policy_loss) < 1e-6
     r = ranks(params, data)
