@@ -69,12 +69,14 @@ JUDGE_SCALE = 515.6  # Rapfi 0.43.02 classical's scale (tools/tune_eval.py's fit
 MATE = 30000
 NP4 = 11  # threat classes of a point a side (engine.search._layout: NONE ... FIVE)
 NEAR = 4  # distance buckets: Chebyshev distance 1, 2, 3, 4 or more (or no such move)
+SPAN = 2 * NEAR + 1  # offsets: the squares of side SPAN around a move, then one code for far
 # the input terms a fit may add to a point's four direction codes, in their order among the
 # rows of E after the NCODE direction codes, with their rows: the point's distance to the last
 # move and to the one before (the other side's last stone, then one's own), and its threat
 # class for each side as a pair (the side to move's * NP4 + the other's, the four directions
-# together)
-INPUTS = {"distance": 2 * NEAR, "threat": NP4 * NP4}
+# together), and its exact offset from the last move and from the one before (within NEAR
+# either way, or far)
+INPUTS = {"distance": 2 * NEAR, "threat": NP4 * NP4, "offset": 2 * (SPAN * SPAN + 1)}
 
 F32 = npt.NDArray[np.float32]
 I16 = npt.NDArray[np.int16]
@@ -101,19 +103,33 @@ def distance_buckets(move: int) -> npt.NDArray[np.int16]:
     return buckets
 
 
+def offsets(move: int) -> npt.NDArray[np.int16]:
+    """Each point's offset from ``move`` (-1: none), ``(dy + NEAR) * SPAN + dx + NEAR`` within
+    NEAR in both directions, else ``SPAN * SPAN`` (far)."""
+    if move < 0:
+        return np.full(POINTS, SPAN * SPAN, dtype=np.int16)
+    y, x = np.divmod(np.arange(POINTS), SIZE)
+    dy, dx = y - move // SIZE, x - move % SIZE
+    near = (np.abs(dy) <= NEAR) & (np.abs(dx) <= NEAR)
+    code: I16 = np.where(near, (dy + NEAR) * SPAN + dx + NEAR, SPAN * SPAN).astype(np.int16)
+    return code
+
+
 def point_inputs(moves: Sequence[int]) -> tuple[I16, I16, npt.NDArray[np.bool_]]:
-    """``point_codes``'s codes, the other inputs (``POINTS x 3``: the distance buckets to the
-    last move and to the one before, and the threat-class pair from the side to move's view;
-    0 on occupied points) and which points are empty."""
+    """``point_codes``'s codes, the other inputs (``POINTS x 5``: the distance buckets to the
+    last move and to the one before, the threat-class pair from the side to move's view, and
+    the offsets from the last move and the one before; 0 on occupied points) and which points
+    are empty."""
     pos = Position(SIZE, SIZE, tables(Rule.FREESTYLE), tt_size=16)
     for m in moves:
         pos.play_index(pos.index(Point(m % SIZE, m // SIZE)))
     me = 0 if pos.side is Color.BLACK else 1
     threat = [pos.tables.threat[ci, pos.cell[:, k.R_CODE + ci]] for ci in (me, 1 - me)]
     codes = np.zeros((POINTS, 4), dtype=np.int16)
-    extra = np.zeros((POINTS, 3), dtype=np.int16)
-    extra[:, 0] = distance_buckets(moves[-1] if moves else -1)
-    extra[:, 1] = distance_buckets(moves[-2] if len(moves) > 1 else -1)
+    extra = np.zeros((POINTS, 5), dtype=np.int16)
+    last, before = (moves[-1] if moves else -1), (moves[-2] if len(moves) > 1 else -1)
+    extra[:, 0], extra[:, 1] = distance_buckets(last), distance_buckets(before)
+    extra[:, 3], extra[:, 4] = offsets(last), offsets(before)
     empty = np.zeros(POINTS, dtype=bool)
     for y in range(SIZE):
         for x in range(SIZE):
@@ -141,6 +157,8 @@ def columns(codes: I16, extra: I16, inputs: Sequence[str]) -> I16:
             continue
         if name == "distance":
             parts += [extra[..., 0:1] + row, extra[..., 1:2] + row + NEAR]
+        elif name == "offset":
+            parts += [extra[..., 3:4] + row, extra[..., 4:5] + row + SPAN * SPAN + 1]
         else:
             parts.append(extra[..., 2:3] + row)
         row += INPUTS[name]
@@ -180,7 +198,7 @@ class Samples:
     """Positions as the model reads them."""
 
     codes: I16  # N x POINTS x 4
-    extra: I16  # N x POINTS x 3: point_inputs' other inputs
+    extra: I16  # N x POINTS x 5: point_inputs' other inputs
     empty: npt.NDArray[np.bool_]  # N x POINTS
     value: F32  # N: the side to move's winning chance
     move: npt.NDArray[np.int32]  # N: the judge's move (-1: none, or not an empty point)
@@ -193,7 +211,7 @@ def samples(arrays: dict[str, Any], game_offset: int = 0) -> Samples:
     starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
     n = len(arrays["game"])
     codes = np.zeros((n, POINTS, 4), dtype=np.int16)
-    extra = np.zeros((n, POINTS, 3), dtype=np.int16)
+    extra = np.zeros((n, POINTS, 5), dtype=np.int16)
     empty = np.zeros((n, POINTS), dtype=bool)
     move = np.full(n, -1, dtype=np.int32)
     history = np.full((n, POINTS), -1, dtype=np.int16)

@@ -20,6 +20,7 @@ from tools.mixnet import (
     NPAT,
     POINTS,
     SIZE,
+    SPAN,
     Samples,
     columns,
     held_out_games,
@@ -67,6 +68,14 @@ def test_point_inputs_read_distances_and_threat_classes() -> None:
     for x, y, last, before in [(10, 7, 1, 2), (11, 8, 2, 3), (12, 10, 3, 4), (0, 0, 4, 4)]:
         assert extra[at(x, y), 0] == min(last, NEAR) - 1
         assert extra[at(x, y), 1] == min(before, NEAR) - 1
+    # the offsets from j8 and from i9, within NEAR of them both ways, else far
+    far = SPAN * SPAN
+    assert extra[at(10, 7), 3] == NEAR * SPAN + NEAR + 1  # k8: one right of j8
+    assert extra[at(6, 7), 3] == NEAR * SPAN + NEAR - 3  # g8: three left of j8
+    assert extra[at(6, 7), 4] == (NEAR - 1) * SPAN + NEAR - 2  # a row above i9, two left
+    assert extra[at(13, 11), 3] == (2 * NEAR) * SPAN + 2 * NEAR  # n12: 4 down and right of j8
+    assert extra[at(14, 7), 3] == far  # o8: five right of j8
+    assert (extra[empty][:, 3:] <= far).all()
     # every empty point's pair is the kernels' threat class for White (to move), then Black's
     pos = Position(SIZE, SIZE, tables(Rule.FREESTYLE), tt_size=16)
     for m in moves:
@@ -82,19 +91,18 @@ def test_point_inputs_read_distances_and_threat_classes() -> None:
     # no moves: every point is far from both
     _, first, _ = point_inputs([])
     assert (first[:, :2] == NEAR - 1).all()
+    assert (first[:, 3:] == SPAN * SPAN).all()
+
+
+def _random_extra(rng: np.random.Generator, n: int) -> np.ndarray:
+    highs = [NEAR, NEAR, NP4 * NP4, SPAN * SPAN + 1, SPAN * SPAN + 1]
+    return np.stack([rng.integers(0, h, size=(n, POINTS)) for h in highs], axis=-1).astype(np.int16)
 
 
 def test_columns_give_each_input_its_own_rows() -> None:
     rng = np.random.default_rng(3)
     codes = rng.integers(0, NCODE, size=(2, POINTS, 4)).astype(np.int16)
-    extra = np.stack(
-        [
-            rng.integers(0, NEAR, size=(2, POINTS)),
-            rng.integers(0, NEAR, size=(2, POINTS)),
-            rng.integers(0, NP4 * NP4, size=(2, POINTS)),
-        ],
-        axis=-1,
-    ).astype(np.int16)
+    extra = _random_extra(rng, 2)
     assert columns(codes, extra, ()) is codes
     both = columns(codes, extra, ("threat", "distance"))
     assert both.shape == (2, POINTS, 7)
@@ -106,6 +114,12 @@ def test_columns_give_each_input_its_own_rows() -> None:
     threat = columns(codes, extra, ("threat",))
     assert (threat[..., 4] == NCODE + extra[..., 2]).all()
     assert threat.max() < input_rows(("threat",))
+    every = columns(codes, extra, tuple(INPUTS))
+    assert every.shape == (2, POINTS, 9)
+    after = NCODE + 2 * NEAR + NP4 * NP4
+    assert (every[..., 7] == after + extra[..., 3]).all()
+    assert (every[..., 8] == after + SPAN * SPAN + 1 + extra[..., 4]).all()
+    assert every.max() < input_rows(tuple(INPUTS)) == after + 2 * (SPAN * SPAN + 1)
     # a point's score sums the rows of its inputs, as the kernels would
     params = init_params(3, 2, 0, input_rows(("distance", "threat")))
     e, b, u = params["E"].astype(np.float64), params["b"], params["u"]
@@ -131,15 +145,7 @@ def _random_batch(
 ) -> tuple[np.ndarray, ...]:
     codes = rng.integers(0, NCODE, size=(n, POINTS, 4)).astype(np.int16)
     if inputs:
-        extra = np.stack(
-            [
-                rng.integers(0, NEAR, size=(n, POINTS)),
-                rng.integers(0, NEAR, size=(n, POINTS)),
-                rng.integers(0, NP4 * NP4, size=(n, POINTS)),
-            ],
-            axis=-1,
-        ).astype(np.int16)
-        codes = columns(codes, extra, inputs)
+        codes = columns(codes, _random_extra(rng, n), inputs)
     empty = rng.random((n, POINTS)) < 0.8
     value = rng.random(n).astype(np.float32)
     move = np.array([int(rng.choice(np.nonzero(e)[0])) for e in empty], dtype=np.int32)
@@ -148,7 +154,7 @@ def _random_batch(
 
 
 @settings(max_examples=8, deadline=None)
-@given(st.integers(0, 2**31 - 1), st.sampled_from([(), ("distance",), tuple(INPUTS)]))
+@given(st.integers(0, 2**31 - 1), st.sampled_from([(), ("distance",), ("offset",), tuple(INPUTS)]))
 def test_gradients_match_finite_differences(seed: int, inputs: tuple[str, ...]) -> None:
     rng = np.random.default_rng(seed)
     codes, empty, value, move = _random_batch(rng, 3, inputs)
@@ -196,7 +202,7 @@ def test_ranks_count_the_points_the_policy_prefers() -> None:
     params["E"][6, 0] = 1.0
     empty = np.ones((1, POINTS), dtype=bool)
     history = np.full((1, POINTS), -1, dtype=np.int16)
-    extra = np.zeros((1, POINTS, 3), dtype=np.int16)
+    extra = np.zeros((1, POINTS, 5), dtype=np.int16)
     data = Samples(
         codes, extra, empty, np.zeros(1, np.float32), np.array([20]), np.zeros(1, np.int32), history
     )
@@ -211,7 +217,7 @@ def _games(games: list[int]) -> Samples:
     n = len(games)
     return Samples(
         np.zeros((n, POINTS, 4), dtype=np.int16),
-        np.zeros((n, POINTS, 3), dtype=np.int16),
+        np.zeros((n, POINTS, 5), dtype=np.int16),
         np.ones((n, POINTS), dtype=bool),
         np.zeros(n, np.float32),
         np.full(n, -1, dtype=np.int32),
@@ -242,7 +248,7 @@ def test_policy_figures_agree_with_the_trainers_loss_and_ranks(seed: int) -> Non
     params = init_params(4, 3, seed)
     _, policy_loss, _ = loss_and_grads(params, codes, empty, value, move)
     history = np.full((7, POINTS), -1, dtype=np.int16)
-    extra = np.zeros((7, POINTS, 3), dtype=np.int16)
+    extra = np.zeros((7, POINTS, 5), dtype=np.int16)
     data = Samples(codes, extra, empty, value, move, np.arange(7, dtype=np.int32), history)
     loss, first, five = policy_figures(params, data, batch=3)
     assert abs(loss - policy_loss) < 1e-6
