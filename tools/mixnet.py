@@ -3,7 +3,7 @@ over a point's four directions, pooled over the board into a value head, with a 
 that scores every empty point. Numpy only; fitted on the CPU to ``tools/datagen.py``'s shards.
 
     python tools/mixnet.py train data/selfplay [data/matches/shard-00000.json ...] [--epochs 8] \\
-        [--features 16] [--holdout 0.1] [--out mixnet.npz]
+        [--features 16] [--holdout 0.1] [--inputs distance,threat,offset] [--out mixnet.npz]
 
 The model reads what the kernels already keep for every empty point: its line pattern in each
 of the four directions for the side to move and for the other side (12 patterns each,
@@ -13,6 +13,11 @@ of the four directions for the side to move and for the other side (12 patterns 
   point (``E`` is 144 x F). It can be kept incrementally: a move changes the patterns of
   the points within four of it on its lines, and each changed code moves ``h_p`` by the
   difference of two rows of ``E``, as the kernels' running sums of values move today.
+* **Other inputs** (``--inputs``, ``INPUTS``): more rows of ``E`` that a point adds to its
+  sum, one for each term: its distance to the last move and to the one before (bucketed),
+  its threat class for each side as a pair (the four directions together), its exact offset
+  from those two moves. A fit saves the names it reads (``inputs``) and ``evaluate`` reads
+  them back; the search's kernels read only the codes, so ``export`` refuses such a fit.
 * **Value**: the sum of ``a_p`` over the empty points (over ``POOL``), through one hidden
   ReLU layer, to a logit: the side to move's winning chance, fitted to the judge's
   (``sigmoid(judge / S)``, ``S = JUDGE_SCALE``), a forced result counting as certain.
@@ -371,6 +376,28 @@ def against_hand(
     positions where that ordering is defined (no five to make, the judge's move among the
     candidates: the empty points within two of a stone): how many, and for each ordering the
     share of judge's moves ranked first and within 5, ties counted against it."""
+    hand, ours = candidate_ranks(params, data, inputs)
+
+    def tops(r: npt.NDArray[np.int64]) -> list[float]:
+        return [float(np.mean(r < 1)), float(np.mean(r < 5))] if len(r) else [0.0, 0.0]
+
+    return len(hand), tops(hand), tops(ours)
+
+
+def paired(
+    before: npt.NDArray[np.int64], after: npt.NDArray[np.int64], within: int = 1
+) -> tuple[float, float]:
+    """How much more often ``after``'s ranks than ``before``'s (the same positions) are below
+    ``within``, as a share, and the standard error of that paired difference."""
+    diff = (after < within).astype(np.float64) - (before < within).astype(np.float64)
+    return float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(len(diff)))
+
+
+def candidate_ranks(
+    params: Mapping[str, F32], data: Samples, inputs: Sequence[str] = ()
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The ranks (0 = first, ties against it) of the judge's move by the hand-set ordering
+    and by the policy among the search's candidates, on the positions of ``against_hand``."""
     from tools.tune_order import candidates
     from tools.tune_order import ranks as hand_ranks
 
@@ -396,12 +423,7 @@ def against_hand(
         candidate = near.reshape(-1) & data.empty[i]
         scores = policy[i][candidate]
         ours.append(int((scores >= policy[i, judged]).sum()) - 1)
-
-    def tops(r: list[int]) -> list[float]:
-        a = np.array(r)
-        return [float(np.mean(a < 1)), float(np.mean(a < 5))] if r else [0.0, 0.0]
-
-    return len(hand), tops(hand), tops(ours)
+    return np.array(hand, dtype=np.int64), np.array(ours, dtype=np.int64)
 
 
 def train(
@@ -634,6 +656,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" held out {len(held.value)} positions of {len(np.unique(held.game))} games"
     )
     if options.command == "evaluate":
+        first_ranks: npt.NDArray[np.int64] | None = None
         for path in options.policy:
             with np.load(path) as arrays:
                 params = {name: np.asarray(arrays[name]) for name in ("E", "b", "u")}
@@ -643,11 +666,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"error: {path}: {exc}", file=sys.stderr)
                     return 1
             loss_, first, five = policy_figures(params, held, inputs=reads)
-            count, _, ours = against_hand(params, held, reads)
+            _, ours = candidate_ranks(params, held, reads)
             print(
                 f"{path}: policy loss {loss_:.4f}, judge's move first {first:.1%},"
-                f" within 5 {five:.1%}; among the search's candidates ({count} positions)"
-                f" first {ours[0]:.1%}, within 5 {ours[1]:.1%}"
+                f" within 5 {five:.1%}; among the search's candidates ({len(ours)} positions)"
+                f" first {np.mean(ours < 1):.1%}, within 5 {np.mean(ours < 5):.1%}"
+            )
+            if first_ranks is None:
+                first_ranks = ours
+                continue
+            gains = [paired(first_ranks, ours, within) for within in (1, 5)]
+            print(
+                "  against the first policy, paired: first "
+                + ", within 5 ".join(
+                    f"{d * 100:+.2f} (s.e. {e * 100:.2f}) points" for d, e in gains
+                )
             )
         return 0
     params = train(
@@ -664,11 +697,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     own = engine_value_loss(subset(data, np.nonzero(~test)[0]), held)
     print(f"held-out value loss of the search's own evaluation: {own:.4f}")
-    count, hand, ours = against_hand(params, held, inputs)
+    count, by_hand, by_policy = against_hand(params, held, inputs)
     print(
         f"{count} held-out positions with the judge's move among the search's candidates:"
-        f" first {hand[0]:.1%} / within 5 {hand[1]:.1%} by the hand-set ordering,"
-        f" {ours[0]:.1%} / {ours[1]:.1%} by the policy"
+        f" first {by_hand[0]:.1%} / within 5 {by_hand[1]:.1%} by the hand-set ordering,"
+        f" {by_policy[0]:.1%} / {by_policy[1]:.1%} by the policy"
     )
     np.savez_compressed(options.out, inputs=np.array(inputs, dtype=str), **dict[str, Any](params))
     print(f"wrote {options.out}")

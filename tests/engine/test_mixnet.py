@@ -27,6 +27,7 @@ from tools.mixnet import (
     init_params,
     input_rows,
     loss_and_grads,
+    paired,
     point_codes,
     point_inputs,
     policy_figures,
@@ -255,3 +256,14 @@ def test_policy_figures_agree_with_the_trainers_loss_and_ranks(seed: int) -> Non
     r = ranks(params, data)
     assert first == np.mean(r == 0)
     assert five == np.mean(r < 5)
+
+
+def test_paired_counts_the_positions_each_ranks_within() -> None:
+    before = np.array([0, 1, 0, 3, 7])
+    after = np.array([0, 0, 2, 0, 4])
+    # first: the same, gained, lost, gained, neither
+    diff, se = paired(before, after)
+    assert diff == 0.2
+    assert abs(se - np.std([0, 1, -1, 1, 0], ddof=1) / np.sqrt(5)) < 1e-12
+    # within 5: only the last position changes, in after's favour
+    assert paired(before, after, within=5)[0] == 0.2
