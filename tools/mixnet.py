@@ -3,7 +3,7 @@ over a point's four directions, pooled over the board into a value head, with a 
 that scores every empty point. Numpy only; fitted on the CPU to ``tools/datagen.py``'s shards.
 
     python tools/mixnet.py train data/selfplay [data/matches/shard-00000.json ...] [--epochs 8] \\
-        [--features 16] [--holdout 0.1] [--out mixnet.npz]
+        [--features 16] [--holdout 0.1] [--inputs distance,threat,offset] [--out mixnet.npz]
 
 The model reads what the kernels already keep for every empty point: its line pattern in each
 of the four directions for the side to move and for the other side (12 patterns each,
@@ -13,6 +13,11 @@ of the four directions for the side to move and for the other side (12 patterns 
   point (``E`` is 144 x F). It can be kept incrementally: a move changes the patterns of
   the points within four of it on its lines, and each changed code moves ``h_p`` by the
   difference of two rows of ``E``, as the kernels' running sums of values move today.
+* **Other inputs** (``--inputs``, ``INPUTS``): more rows of ``E`` that a point adds to its
+  sum, one for each term: its distance to the last move and to the one before (bucketed),
+  its threat class for each side as a pair (the four directions together), its exact offset
+  from those two moves. A fit saves the names it reads (``inputs``) and ``evaluate`` reads
+  them back; the search's kernels read only the codes, so ``export`` refuses such a fit.
 * **Value**: the sum of ``a_p`` over the empty points (over ``POOL``), through one hidden
   ReLU layer, to a logit: the side to move's winning chance, fitted to the judge's
   (``sigmoid(judge / S)``, ``S = JUDGE_SCALE``), a forced result counting as certain.
@@ -67,6 +72,16 @@ POOL = 16.0  # the value head reads the sum of the points' features / POOL: a me
 # 200 empty points would drown the few that decide a position
 JUDGE_SCALE = 515.6  # Rapfi 0.43.02 classical's scale (tools/tune_eval.py's fit)
 MATE = 30000
+NP4 = 11  # threat classes of a point a side (engine.search._layout: NONE ... FIVE)
+NEAR = 4  # distance buckets: Chebyshev distance 1, 2, 3, 4 or more (or no such move)
+SPAN = 2 * NEAR + 1  # offsets: the squares of side SPAN around a move, then one code for far
+# the input terms a fit may add to a point's four direction codes, in their order among the
+# rows of E after the NCODE direction codes, with their rows: the point's distance to the last
+# move and to the one before (the other side's last stone, then one's own), and its threat
+# class for each side as a pair (the side to move's * NP4 + the other's, the four directions
+# together), and its exact offset from the last move and from the one before (within NEAR
+# either way, or far)
+INPUTS = {"distance": 2 * NEAR, "threat": NP4 * NP4, "offset": 2 * (SPAN * SPAN + 1)}
 
 F32 = npt.NDArray[np.float32]
 I16 = npt.NDArray[np.int16]
@@ -78,11 +93,48 @@ I16 = npt.NDArray[np.int16]
 def point_codes(moves: Sequence[int]) -> tuple[I16, npt.NDArray[np.bool_]]:
     """After ``moves`` (``y * SIZE + x``), each point's code in each direction from the side
     to move's view (``POINTS x 4``, 0 on occupied points) and which points are empty."""
+    codes, _, empty = point_inputs(moves)
+    return codes, empty
+
+
+def distance_buckets(move: int) -> npt.NDArray[np.int16]:
+    """Each point's Chebyshev distance to ``move`` (-1: none) as a bucket, 0 to NEAR - 1 for a
+    distance of 1 to NEAR or more (none counts as far)."""
+    if move < 0:
+        return np.full(POINTS, NEAR - 1, dtype=np.int16)
+    y, x = np.divmod(np.arange(POINTS), SIZE)
+    far = np.maximum(np.abs(y - move // SIZE), np.abs(x - move % SIZE))
+    buckets: I16 = (np.clip(far, 1, NEAR) - 1).astype(np.int16)
+    return buckets
+
+
+def offsets(move: int) -> npt.NDArray[np.int16]:
+    """Each point's offset from ``move`` (-1: none), ``(dy + NEAR) * SPAN + dx + NEAR`` within
+    NEAR in both directions, else ``SPAN * SPAN`` (far)."""
+    if move < 0:
+        return np.full(POINTS, SPAN * SPAN, dtype=np.int16)
+    y, x = np.divmod(np.arange(POINTS), SIZE)
+    dy, dx = y - move // SIZE, x - move % SIZE
+    near = (np.abs(dy) <= NEAR) & (np.abs(dx) <= NEAR)
+    code: I16 = np.where(near, (dy + NEAR) * SPAN + dx + NEAR, SPAN * SPAN).astype(np.int16)
+    return code
+
+
+def point_inputs(moves: Sequence[int]) -> tuple[I16, I16, npt.NDArray[np.bool_]]:
+    """``point_codes``'s codes, the other inputs (``POINTS x 5``: the distance buckets to the
+    last move and to the one before, the threat-class pair from the side to move's view, and
+    the offsets from the last move and the one before; 0 on occupied points) and which points
+    are empty."""
     pos = Position(SIZE, SIZE, tables(Rule.FREESTYLE), tt_size=16)
     for m in moves:
         pos.play_index(pos.index(Point(m % SIZE, m // SIZE)))
     me = 0 if pos.side is Color.BLACK else 1
+    threat = [pos.tables.threat[ci, pos.cell[:, k.R_CODE + ci]] for ci in (me, 1 - me)]
     codes = np.zeros((POINTS, 4), dtype=np.int16)
+    extra = np.zeros((POINTS, 5), dtype=np.int16)
+    last, before = (moves[-1] if moves else -1), (moves[-2] if len(moves) > 1 else -1)
+    extra[:, 0], extra[:, 1] = distance_buckets(last), distance_buckets(before)
+    extra[:, 3], extra[:, 4] = offsets(last), offsets(before)
     empty = np.zeros(POINTS, dtype=bool)
     for y in range(SIZE):
         for x in range(SIZE):
@@ -94,7 +146,33 @@ def point_codes(moves: Sequence[int]) -> tuple[I16, npt.NDArray[np.bool_]]:
                 mine = int(pos.cell[p, k.R_PAT + me * 4 + d])
                 theirs = int(pos.cell[p, k.R_PAT + (1 - me) * 4 + d])
                 codes[y * SIZE + x, d] = mine * NPAT + theirs
-    return codes, empty
+            extra[y * SIZE + x, 2] = int(threat[0][p]) * NP4 + int(threat[1][p])
+    extra[~empty] = 0
+    return codes, extra, empty
+
+
+def columns(codes: I16, extra: I16, inputs: Sequence[str]) -> I16:
+    """The rows of ``E`` a point sums (``... x POINTS x C``): its four direction codes, then
+    one row for each of its other ``inputs`` (names of ``INPUTS``, in that order), each
+    term's rows after the last's."""
+    parts = [codes]
+    row = NCODE
+    for name in INPUTS:
+        if name not in inputs:
+            continue
+        if name == "distance":
+            parts += [extra[..., 0:1] + row, extra[..., 1:2] + row + NEAR]
+        elif name == "offset":
+            parts += [extra[..., 3:4] + row, extra[..., 4:5] + row + SPAN * SPAN + 1]
+        else:
+            parts.append(extra[..., 2:3] + row)
+        row += INPUTS[name]
+    return np.concatenate(parts, axis=-1).astype(np.int16) if len(parts) > 1 else codes
+
+
+def input_rows(inputs: Sequence[str]) -> int:
+    """The rows of ``E`` for ``inputs``: the direction codes' and each term's."""
+    return NCODE + sum(rows for name, rows in INPUTS.items() if name in inputs)
 
 
 def engine_eval(moves: Sequence[int]) -> int:
@@ -125,6 +203,7 @@ class Samples:
     """Positions as the model reads them."""
 
     codes: I16  # N x POINTS x 4
+    extra: I16  # N x POINTS x 5: point_inputs' other inputs
     empty: npt.NDArray[np.bool_]  # N x POINTS
     value: F32  # N: the side to move's winning chance
     move: npt.NDArray[np.int32]  # N: the judge's move (-1: none, or not an empty point)
@@ -137,6 +216,7 @@ def samples(arrays: dict[str, Any], game_offset: int = 0) -> Samples:
     starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
     n = len(arrays["game"])
     codes = np.zeros((n, POINTS, 4), dtype=np.int16)
+    extra = np.zeros((n, POINTS, 5), dtype=np.int16)
     empty = np.zeros((n, POINTS), dtype=bool)
     move = np.full(n, -1, dtype=np.int32)
     history = np.full((n, POINTS), -1, dtype=np.int16)
@@ -144,7 +224,7 @@ def samples(arrays: dict[str, Any], game_offset: int = 0) -> Samples:
         gi, ply = int(arrays["game"][i]), int(arrays["ply"][i])
         moves = [int(m) for m in arrays["moves"][starts[gi] : starts[gi] + ply]]
         history[i, :ply] = moves
-        codes[i], empty[i] = point_codes(moves)
+        codes[i], extra[i], empty[i] = point_inputs(moves)
         judged = int(arrays["judge_move"][i])
         if judged >= 0 and empty[i, judged]:
             move[i] = judged
@@ -152,6 +232,7 @@ def samples(arrays: dict[str, Any], game_offset: int = 0) -> Samples:
     value = 1 / (1 + np.exp(-score / JUDGE_SCALE))
     return Samples(
         codes,
+        extra,
         empty,
         value.astype(np.float32),
         move,
@@ -163,15 +244,15 @@ def samples(arrays: dict[str, Any], game_offset: int = 0) -> Samples:
 # --------------------------------------------------------------------------- the model
 
 
-def init_params(features: int, hidden: int, seed: int) -> dict[str, F32]:
-    """Small random weights."""
+def init_params(features: int, hidden: int, seed: int, rows: int = NCODE) -> dict[str, F32]:
+    """Small random weights, ``rows`` rows of ``E`` (``input_rows``)."""
     rng = np.random.default_rng(seed)
 
     def r(*shape: int, scale: float) -> F32:
         return (rng.standard_normal(shape) * scale).astype(np.float32)
 
     return {
-        "E": r(NCODE, features, scale=0.3),
+        "E": r(rows, features, scale=0.3),
         "b": np.zeros(features, dtype=np.float32),
         "W1": r(features, hidden, scale=1 / np.sqrt(features)),
         "b1": np.zeros(hidden, dtype=np.float32),
@@ -234,9 +315,9 @@ def loss_and_grads(
     d_h = d_a * (h > 0) * mask[:, :, None]  # N x P x F
     grads["b"] = d_h.sum(axis=(0, 1))
     d_e = np.zeros_like(p["E"])
-    flat_codes = codes.reshape(-1, 4)
+    flat_codes = codes.reshape(-1, codes.shape[-1])
     flat_dh = d_h.reshape(-1, d_h.shape[2])
-    for d in range(4):
+    for d in range(codes.shape[-1]):
         np.add.at(d_e, flat_codes[:, d], flat_dh)
     grads["E"] = d_e
     return float(v_loss), p_loss, grads
@@ -245,18 +326,22 @@ def loss_and_grads(
 def policy_logits(
     params: Mapping[str, npt.NDArray[np.floating[Any]]], codes: I16
 ) -> npt.NDArray[np.float64]:
-    """The policy's score of every point (``... x POINTS``) from the codes (``... x POINTS x
-    4``): the forward pass the search's kernels (``engine.search._kernels._policy``) repeat in
-    fixed point."""
+    """The policy's score of every point (``... x POINTS``) from the rows of ``E`` it sums
+    (``... x POINTS x C``, ``columns``): the forward pass the search's kernels
+    (``engine.search._kernels._policy``) repeat in fixed point."""
     e = np.asarray(params["E"], dtype=np.float64)
     h = e[codes].sum(axis=-2) + np.asarray(params["b"], dtype=np.float64)
     out: npt.NDArray[np.float64] = np.maximum(h, 0.0) @ np.asarray(params["u"], dtype=np.float64)
     return out
 
 
-def ranks(params: dict[str, F32], data: Samples) -> npt.NDArray[np.int64]:
+def ranks(
+    params: dict[str, F32], data: Samples, inputs: Sequence[str] = ()
+) -> npt.NDArray[np.int64]:
     """The rank (0 = first) the policy gives the judge's move, for the positions with one."""
-    scores = np.where(data.empty, policy_logits(params, data.codes), -np.inf)
+    scores = np.where(
+        data.empty, policy_logits(params, columns(data.codes, data.extra, inputs)), -np.inf
+    )
     rows = np.nonzero(data.move >= 0)[0]
     chosen = scores[rows, data.move[rows]]
     better: npt.NDArray[np.int64] = (scores[rows] > chosen[:, None]).sum(axis=1).astype(np.int64)
@@ -284,15 +369,39 @@ def held_out_games(
     return np.isin(data.game, np.concatenate(held))
 
 
-def against_hand(params: Mapping[str, F32], data: Samples) -> tuple[int, list[float], list[float]]:
+def against_hand(
+    params: Mapping[str, F32], data: Samples, inputs: Sequence[str] = ()
+) -> tuple[int, list[float], list[float]]:
     """The policy against the search's hand-set ordering (``tools.tune_order``) on the
     positions where that ordering is defined (no five to make, the judge's move among the
     candidates: the empty points within two of a stone): how many, and for each ordering the
     share of judge's moves ranked first and within 5, ties counted against it."""
+    hand, ours = candidate_ranks(params, data, inputs)
+
+    def tops(r: npt.NDArray[np.int64]) -> list[float]:
+        return [float(np.mean(r < 1)), float(np.mean(r < 5))] if len(r) else [0.0, 0.0]
+
+    return len(hand), tops(hand), tops(ours)
+
+
+def paired(
+    before: npt.NDArray[np.int64], after: npt.NDArray[np.int64], within: int = 1
+) -> tuple[float, float]:
+    """How much more often ``after``'s ranks than ``before``'s (the same positions) are below
+    ``within``, as a share, and the standard error of that paired difference."""
+    diff = (after < within).astype(np.float64) - (before < within).astype(np.float64)
+    return float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(len(diff)))
+
+
+def candidate_ranks(
+    params: Mapping[str, F32], data: Samples, inputs: Sequence[str] = ()
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The ranks (0 = first, ties against it) of the judge's move by the hand-set ordering
+    and by the policy among the search's candidates, on the positions of ``against_hand``."""
     from tools.tune_order import candidates
     from tools.tune_order import ranks as hand_ranks
 
-    policy = policy_logits(params, data.codes)
+    policy = policy_logits(params, columns(data.codes, data.extra, inputs))
     hand: list[int] = []
     ours: list[int] = []
     for i in np.nonzero(data.move >= 0)[0]:
@@ -314,12 +423,7 @@ def against_hand(params: Mapping[str, F32], data: Samples) -> tuple[int, list[fl
         candidate = near.reshape(-1) & data.empty[i]
         scores = policy[i][candidate]
         ours.append(int((scores >= policy[i, judged]).sum()) - 1)
-
-    def tops(r: list[int]) -> list[float]:
-        a = np.array(r)
-        return [float(np.mean(a < 1)), float(np.mean(a < 5))] if r else [0.0, 0.0]
-
-    return len(hand), tops(hand), tops(ours)
+    return np.array(hand, dtype=np.int64), np.array(ours, dtype=np.int64)
 
 
 def train(
@@ -334,10 +438,12 @@ def train(
     rate: float = 0.01,
     split_at: int = 0,
     policy_weight: float = 1.0,
+    inputs: Sequence[str] = (),
     log: Any = print,
 ) -> dict[str, F32]:
     """Adam on whole shuffled batches, whole games held out (``held_out_games``); prints each
-    epoch's figures."""
+    epoch's figures. ``inputs`` names the terms of ``INPUTS`` the points read beside their
+    four direction codes."""
     rng = np.random.default_rng(seed)
     test = held_out_games(data, holdout, seed, split_at)
     train_rows, test_rows = np.nonzero(~test)[0], np.nonzero(test)[0]
@@ -346,7 +452,7 @@ def train(
         y = data.value[test_rows]
         constant = -np.mean(y * np.log(mean) + (1 - y) * np.log(1 - mean))
         log(f"held-out value loss of the training labels' mean: {constant:.4f}")
-    params = init_params(features, hidden, seed)
+    params = init_params(features, hidden, seed, input_rows(inputs))
     moments = {name: (np.zeros_like(w), np.zeros_like(w)) for name, w in params.items()}
     step = 0
     for epoch in range(epochs):
@@ -355,7 +461,7 @@ def train(
             rows = train_rows[start : start + batch]
             _, _, grads = loss_and_grads(
                 params,
-                data.codes[rows],
+                columns(data.codes[rows], data.extra[rows], inputs),
                 data.empty[rows],
                 data.value[rows],
                 data.move[rows],
@@ -374,12 +480,12 @@ def train(
         if len(test_rows):
             v_loss, p_loss, _ = loss_and_grads(
                 params,
-                data.codes[test_rows],
+                columns(data.codes[test_rows], data.extra[test_rows], inputs),
                 data.empty[test_rows],
                 data.value[test_rows],
                 data.move[test_rows],
             )
-            r = ranks(params, subset(data, test_rows))
+            r = ranks(params, subset(data, test_rows), inputs)
             log(
                 f"epoch {epoch + 1}: held-out value loss {v_loss:.4f}, policy loss {p_loss:.3f},"
                 f" judge's move first {np.mean(r == 0):.1%}, within 5 {np.mean(r < 5):.1%}"
@@ -393,6 +499,11 @@ def export_policy(fit: Path, out: Path) -> int:
     from engine.search.evaluate import load_policy
 
     with np.load(fit) as arrays:
+        if saved_inputs(arrays):
+            print(
+                f"error: {fit} reads {', '.join(saved_inputs(arrays))}, which the search does not"
+            )
+            return 1
         kept = {name: np.asarray(arrays[name], dtype=np.float32) for name in ("E", "b", "u")}
     np.savez_compressed(out, **dict[str, Any](kept))
     load_policy(out.read_bytes(), str(out))
@@ -400,8 +511,26 @@ def export_policy(fit: Path, out: Path) -> int:
     return 0
 
 
+def saved_inputs(arrays: Mapping[str, npt.NDArray[Any]]) -> tuple[str, ...]:
+    """The input terms a saved fit reads (its ``inputs`` array; none in an exported policy).
+
+    Raises:
+        ValueError: a name that is not one of ``INPUTS``, or ``E``'s rows do not match.
+    """
+    names = tuple(str(name) for name in arrays["inputs"]) if "inputs" in arrays else ()
+    unknown = [name for name in names if name not in INPUTS]
+    if unknown:
+        raise ValueError(f"unknown inputs {', '.join(unknown)}")
+    if arrays["E"].shape[0] != input_rows(names):
+        raise ValueError(f"E needs {input_rows(names)} rows for inputs {names or 'none'}")
+    return names
+
+
 def policy_figures(
-    params: Mapping[str, npt.NDArray[np.floating[Any]]], data: Samples, batch: int = 512
+    params: Mapping[str, npt.NDArray[np.floating[Any]]],
+    data: Samples,
+    batch: int = 512,
+    inputs: Sequence[str] = (),
 ) -> tuple[float, float, float]:
     """The policy's loss (cross-entropy of its softmax over the empty points against the
     judge's move) and the share of judge's moves it ranks first and within 5, over the
@@ -413,7 +542,11 @@ def policy_figures(
         rows = np.nonzero(part.move >= 0)[0]
         if not len(rows):
             continue
-        scores = np.where(part.empty[rows], policy_logits(params, part.codes[rows]), -np.inf)
+        scores = np.where(
+            part.empty[rows],
+            policy_logits(params, columns(part.codes[rows], part.extra[rows], inputs)),
+            -np.inf,
+        )
         top = scores.max(axis=1, keepdims=True)
         log_sum = np.log(np.exp(scores - top).sum(axis=1)) + top[:, 0]
         chosen = scores[np.arange(len(rows)), part.move[rows]]
@@ -484,6 +617,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=1.0,
         help="the policy loss's weight beside the value's",
     )
+    fit.add_argument(
+        "--inputs",
+        default="",
+        help=f"input terms beside the direction codes, comma-separated: {', '.join(INPUTS)}",
+    )
     fit.add_argument("--out", type=Path, default=Path("mixnet.npz"))
     measure.add_argument(
         "--policy",
@@ -498,6 +636,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(argv)
     if options.command == "export":
         return export_policy(options.fit, options.out)
+    inputs = tuple(name for name in getattr(options, "inputs", "").split(",") if name)
+    if unknown := [name for name in inputs if name not in INPUTS]:
+        print(f"error: unknown inputs {', '.join(unknown)}", file=sys.stderr)
+        return 1
     try:
         data, offsets = load_samples(options.folders)
     except ValueError as exc:
@@ -514,15 +656,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" held out {len(held.value)} positions of {len(np.unique(held.game))} games"
     )
     if options.command == "evaluate":
+        first_ranks: npt.NDArray[np.int64] | None = None
         for path in options.policy:
             with np.load(path) as arrays:
                 params = {name: np.asarray(arrays[name]) for name in ("E", "b", "u")}
-            loss_, first, five = policy_figures(params, held)
-            count, _, ours = against_hand(params, held)
+                try:
+                    reads = saved_inputs(arrays)
+                except ValueError as exc:
+                    print(f"error: {path}: {exc}", file=sys.stderr)
+                    return 1
+            loss_, first, five = policy_figures(params, held, inputs=reads)
+            _, ours = candidate_ranks(params, held, reads)
             print(
                 f"{path}: policy loss {loss_:.4f}, judge's move first {first:.1%},"
-                f" within 5 {five:.1%}; among the search's candidates ({count} positions)"
-                f" first {ours[0]:.1%}, within 5 {ours[1]:.1%}"
+                f" within 5 {five:.1%}; among the search's candidates ({len(ours)} positions)"
+                f" first {np.mean(ours < 1):.1%}, within 5 {np.mean(ours < 5):.1%}"
+            )
+            if first_ranks is None:
+                first_ranks = ours
+                continue
+            gains = [paired(first_ranks, ours, within) for within in (1, 5)]
+            print(
+                "  against the first policy, paired: first "
+                + ", within 5 ".join(
+                    f"{d * 100:+.2f} (s.e. {e * 100:.2f}) points" for d, e in gains
+                )
             )
         return 0
     params = train(
@@ -535,16 +693,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         rate=options.rate,
         split_at=split_at,
         policy_weight=options.policy_weight,
+        inputs=inputs,
     )
     own = engine_value_loss(subset(data, np.nonzero(~test)[0]), held)
     print(f"held-out value loss of the search's own evaluation: {own:.4f}")
-    count, hand, ours = against_hand(params, held)
+    count, by_hand, by_policy = against_hand(params, held, inputs)
     print(
         f"{count} held-out positions with the judge's move among the search's candidates:"
-        f" first {hand[0]:.1%} / within 5 {hand[1]:.1%} by the hand-set ordering,"
-        f" {ours[0]:.1%} / {ours[1]:.1%} by the policy"
+        f" first {by_hand[0]:.1%} / within 5 {by_hand[1]:.1%} by the hand-set ordering,"
+        f" {by_policy[0]:.1%} / {by_policy[1]:.1%} by the policy"
     )
-    np.savez_compressed(options.out, **dict[str, Any](params))
+    np.savez_compressed(options.out, inputs=np.array(inputs, dtype=str), **dict[str, Any](params))
     print(f"wrote {options.out}")
     return 0
 

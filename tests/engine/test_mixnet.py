@@ -1,5 +1,6 @@
 """tools/mixnet.py: the point codes are the kernels' patterns from the side to move's view,
-and the hand-written gradients agree with finite differences (the slow oracle)."""
+the other inputs are the distances to the last two moves and the kernels' threat classes, and
+the hand-written gradients agree with finite differences (the slow oracle)."""
 
 from __future__ import annotations
 
@@ -8,18 +9,31 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.search import _kernels as k
+from engine.search._position import Position
+from engine.search.evaluate import tables
+from engine.types import Color, Point, Rule
 from tools.mixnet import (
+    INPUTS,
     NCODE,
+    NEAR,
+    NP4,
     NPAT,
     POINTS,
     SIZE,
+    SPAN,
     Samples,
+    columns,
     held_out_games,
     init_params,
+    input_rows,
     loss_and_grads,
+    paired,
     point_codes,
+    point_inputs,
     policy_figures,
+    policy_logits,
     ranks,
+    saved_inputs,
 )
 
 
@@ -45,8 +59,94 @@ def test_point_codes_read_the_side_to_moves_patterns() -> None:
     assert mine == k.F4
 
 
-def _random_batch(rng: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
+def test_point_inputs_read_distances_and_threat_classes() -> None:
+    # Black h8 i8 j8 (an open three on row 8), White h9 i9; White to move
+    moves = [at(7, 7), at(7, 8), at(8, 7), at(8, 8), at(9, 7)]
+    codes, extra, empty = point_inputs(moves)
+    assert (codes == point_codes(moves)[0]).all()
+    assert (extra[~empty] == 0).all()
+    # the last move is Black's j8, the one before White's i9: Chebyshev distances 1, 2, 3, 4+
+    for x, y, last, before in [(10, 7, 1, 2), (11, 8, 2, 3), (12, 10, 3, 4), (0, 0, 4, 4)]:
+        assert extra[at(x, y), 0] == min(last, NEAR) - 1
+        assert extra[at(x, y), 1] == min(before, NEAR) - 1
+    # the offsets from j8 and from i9, within NEAR of them both ways, else far
+    far = SPAN * SPAN
+    assert extra[at(10, 7), 3] == NEAR * SPAN + NEAR + 1  # k8: one right of j8
+    assert extra[at(6, 7), 3] == NEAR * SPAN + NEAR - 3  # g8: three left of j8
+    assert extra[at(6, 7), 4] == (NEAR - 1) * SPAN + NEAR - 2  # a row above i9, two left
+    assert extra[at(13, 11), 3] == (2 * NEAR) * SPAN + 2 * NEAR  # n12: 4 down and right of j8
+    assert extra[at(14, 7), 3] == far  # o8: five right of j8
+    assert (extra[empty][:, 3:] <= far).all()
+    # every empty point's pair is the kernels' threat class for White (to move), then Black's
+    pos = Position(SIZE, SIZE, tables(Rule.FREESTYLE), tt_size=16)
+    for m in moves:
+        pos.play_index(pos.index(Point(m % SIZE, m // SIZE)))
+    for p in np.nonzero(empty)[0]:
+        point = Point(int(p) % SIZE, int(p) // SIZE)
+        pair = pos.threat(Color.WHITE, point) * NP4 + pos.threat(Color.BLACK, point)
+        assert extra[p, 2] == pair
+    # g8 makes Black's straight four: the other side's for White to move, Black's own after
+    assert int(extra[at(6, 7), 2]) % NP4 == k.P4_FLEX4
+    _, black, _ = point_inputs([*moves, at(0, 14)])
+    assert int(black[at(6, 7), 2]) // NP4 == k.P4_FLEX4
+    # no moves: every point is far from both
+    _, first, _ = point_inputs([])
+    assert (first[:, :2] == NEAR - 1).all()
+    assert (first[:, 3:] == SPAN * SPAN).all()
+
+
+def _random_extra(rng: np.random.Generator, n: int) -> np.ndarray:
+    highs = [NEAR, NEAR, NP4 * NP4, SPAN * SPAN + 1, SPAN * SPAN + 1]
+    return np.stack([rng.integers(0, h, size=(n, POINTS)) for h in highs], axis=-1).astype(np.int16)
+
+
+def test_columns_give_each_input_its_own_rows() -> None:
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, NCODE, size=(2, POINTS, 4)).astype(np.int16)
+    extra = _random_extra(rng, 2)
+    assert columns(codes, extra, ()) is codes
+    both = columns(codes, extra, ("threat", "distance"))
+    assert both.shape == (2, POINTS, 7)
+    assert (both[..., :4] == codes).all()
+    assert (both[..., 4] == NCODE + extra[..., 0]).all()
+    assert (both[..., 5] == NCODE + NEAR + extra[..., 1]).all()
+    assert (both[..., 6] == NCODE + 2 * NEAR + extra[..., 2]).all()
+    assert both.max() < input_rows(("distance", "threat")) == NCODE + 2 * NEAR + NP4 * NP4
+    threat = columns(codes, extra, ("threat",))
+    assert (threat[..., 4] == NCODE + extra[..., 2]).all()
+    assert threat.max() < input_rows(("threat",))
+    every = columns(codes, extra, tuple(INPUTS))
+    assert every.shape == (2, POINTS, 9)
+    after = NCODE + 2 * NEAR + NP4 * NP4
+    assert (every[..., 7] == after + extra[..., 3]).all()
+    assert (every[..., 8] == after + SPAN * SPAN + 1 + extra[..., 4]).all()
+    assert every.max() < input_rows(tuple(INPUTS)) == after + 2 * (SPAN * SPAN + 1)
+    # a point's score sums the rows of its inputs, as the kernels would
+    params = init_params(3, 2, 0, input_rows(("distance", "threat")))
+    e, b, u = params["E"].astype(np.float64), params["b"], params["u"]
+    p = 17
+    h = e[both[1, p]].sum(axis=0) + b
+    assert abs(policy_logits(params, both)[1, p] - np.maximum(h, 0) @ u) < 1e-9
+
+
+def test_a_fit_names_the_inputs_it_reads() -> None:
+    params = init_params(2, 2, 0, input_rows(("threat",)))
+    assert saved_inputs({**params, "inputs": np.array(["threat"])}) == ("threat",)
+    assert saved_inputs(init_params(2, 2, 0)) == ()
+    for wrong in (np.array(["distance"]), np.array(["colour"])):
+        try:
+            saved_inputs({**params, "inputs": wrong})
+        except ValueError:
+            continue
+        raise AssertionError(f"{wrong} accepted")
+
+
+def _random_batch(
+    rng: np.random.Generator, n: int, inputs: tuple[str, ...] = ()
+) -> tuple[np.ndarray, ...]:
     codes = rng.integers(0, NCODE, size=(n, POINTS, 4)).astype(np.int16)
+    if inputs:
+        codes = columns(codes, _random_extra(rng, n), inputs)
     empty = rng.random((n, POINTS)) < 0.8
     value = rng.random(n).astype(np.float32)
     move = np.array([int(rng.choice(np.nonzero(e)[0])) for e in empty], dtype=np.int32)
@@ -54,12 +154,15 @@ def _random_batch(rng: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
     return codes, empty, value, move
 
 
-@settings(max_examples=5, deadline=None)
-@given(st.integers(0, 2**31 - 1))
-def test_gradients_match_finite_differences(seed: int) -> None:
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from([(), ("distance",), ("offset",), tuple(INPUTS)]))
+def test_gradients_match_finite_differences(seed: int, inputs: tuple[str, ...]) -> None:
     rng = np.random.default_rng(seed)
-    codes, empty, value, move = _random_batch(rng, 3)
-    params = {name: w.astype(np.float64) for name, w in init_params(4, 3, seed).items()}
+    codes, empty, value, move = _random_batch(rng, 3, inputs)
+    params = {
+        name: w.astype(np.float64)
+        for name, w in init_params(4, 3, seed, input_rows(inputs)).items()
+    }
     _, _, grads = loss_and_grads(params, codes, empty, value, move, policy_weight=0.7)
 
     def total(ps: dict[str, np.ndarray]) -> float:
@@ -70,7 +173,12 @@ def test_gradients_match_finite_differences(seed: int) -> None:
 
     for name, w in params.items():
         flat = w.reshape(-1)
-        for i in rng.choice(flat.size, size=min(6, flat.size), replace=False):
+        picks = rng.choice(flat.size, size=min(6, flat.size), replace=False)
+        if name == "E" and inputs:
+            # and rows of the other inputs' terms that the points read
+            used = np.unique(codes[..., 4:])
+            picks = np.concatenate([picks, rng.choice(used, size=4) * w.shape[1]])
+        for i in picks:
             if name == "E" and not np.isin(i // w.shape[1], codes).any():
                 continue
             old = flat[i]
@@ -95,12 +203,13 @@ def test_ranks_count_the_points_the_policy_prefers() -> None:
     params["E"][6, 0] = 1.0
     empty = np.ones((1, POINTS), dtype=bool)
     history = np.full((1, POINTS), -1, dtype=np.int16)
+    extra = np.zeros((1, POINTS, 5), dtype=np.int16)
     data = Samples(
-        codes, empty, np.zeros(1, np.float32), np.array([20]), np.zeros(1, np.int32), history
+        codes, extra, empty, np.zeros(1, np.float32), np.array([20]), np.zeros(1, np.int32), history
     )
     assert ranks(params, data).tolist() == [1]
     first = Samples(
-        codes, empty, np.zeros(1, np.float32), np.array([10]), np.zeros(1, np.int32), history
+        codes, extra, empty, np.zeros(1, np.float32), np.array([10]), np.zeros(1, np.int32), history
     )
     assert ranks(params, first).tolist() == [0]
 
@@ -109,6 +218,7 @@ def _games(games: list[int]) -> Samples:
     n = len(games)
     return Samples(
         np.zeros((n, POINTS, 4), dtype=np.int16),
+        np.zeros((n, POINTS, 5), dtype=np.int16),
         np.ones((n, POINTS), dtype=bool),
         np.zeros(n, np.float32),
         np.full(n, -1, dtype=np.int32),
@@ -139,9 +249,21 @@ def test_policy_figures_agree_with_the_trainers_loss_and_ranks(seed: int) -> Non
     params = init_params(4, 3, seed)
     _, policy_loss, _ = loss_and_grads(params, codes, empty, value, move)
     history = np.full((7, POINTS), -1, dtype=np.int16)
-    data = Samples(codes, empty, value, move, np.arange(7, dtype=np.int32), history)
+    extra = np.zeros((7, POINTS, 5), dtype=np.int16)
+    data = Samples(codes, extra, empty, value, move, np.arange(7, dtype=np.int32), history)
     loss, first, five = policy_figures(params, data, batch=3)
     assert abs(loss - policy_loss) < 1e-6
     r = ranks(params, data)
     assert first == np.mean(r == 0)
     assert five == np.mean(r < 5)
+
+
+def test_paired_counts_the_positions_each_ranks_within() -> None:
+    before = np.array([0, 1, 0, 3, 7])
+    after = np.array([0, 0, 2, 0, 4])
+    # first: the same, gained, lost, gained, neither
+    diff, se = paired(before, after)
+    assert diff == 0.2
+    assert abs(se - np.std([0, 1, -1, 1, 0], ddof=1) / np.sqrt(5)) < 1e-12
+    # within 5: only the last position changes, in after's favour
+    assert paired(before, after, within=5)[0] == 0.2
