@@ -20,9 +20,9 @@ lands in time (``AckClock``):
   Discord refused as too late counts as a trip of the whole 3 s: the next ones go at
   ``earliest``. The clock starts at ``earliest`` and earns the later point from
   deferrals that landed quickly. A burst meets a backlog before any deferral has been
-  timed in it: an
-  interaction that reached the loop late is deferred earlier by twice the time it waited
-  (``BACKLOG_TURNS``: the deferral's timer and its request meet the same backlog).
+  timed in it: an interaction that reached the loop late is deferred earlier by twice the
+  time it waited (``BACKLOG_TURNS``: the deferral's timer and its request meet the same
+  backlog).
 """
 
 from __future__ import annotations
