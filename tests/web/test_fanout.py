@@ -199,6 +199,31 @@ async def test_each_page_is_written_one_frame_a_change_framed_once_for_its_kind(
             await reader.ws.close()
 
 
+class _Writes(asyncio.WriteTransport):
+    """A page's transport that counts the writes it is given, and whose buffer holds at
+    least ``held`` bytes: a reader that takes nothing more (a stopped reader's kernel may
+    still take a few hundred bytes as its buffers settle)."""
+
+    def __init__(self, transport: asyncio.WriteTransport, held: int) -> None:
+        super().__init__()
+        self.transport = transport
+        self.held = held
+        self.writes = 0
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.writes += 1
+        self.transport.write(data)
+
+    def get_write_buffer_size(self) -> int:
+        return max(self.held, self.transport.get_write_buffer_size())
+
+    def is_closing(self) -> bool:
+        return self.transport.is_closing()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return self.transport.get_extra_info(name, default)
+
+
 async def test_a_page_that_never_reads_falls_behind_alone_and_catches_up_whole(
     table: Table,
 ) -> None:
@@ -209,62 +234,66 @@ async def test_a_page_that_never_reads_falls_behind_alone_and_catches_up_whole(
         reader = await open_reader(http, table, table.pass_for(1000, Role.WATCH))
         # A page with small socket buffers whose reader stops after its first state.
         slow = await RawSocket.open(board.port, receive_buffer=4096)
-        hello = {"type": "hello", "token": table.pass_for(ALICE, Role.PLAY)}
-        slow.send(0x1, orjson.dumps(hello))
-        _, first = await slow.receive()
-        assert orjson.loads(first)["version"] == table.game.version
-        slow.transport.pause_reading()
-        page = table.page_of(ALICE)
-        assert page.transport is not None
-        page.transport.get_extra_info("socket").setsockopt(
-            socket.SOL_SOCKET, socket.SO_SNDBUF, 4096
-        )
-        versions = []
-        while not page.behind:
-            assert table.plies < 100, "the buffers never filled"
+        try:
+            hello = {"type": "hello", "token": table.pass_for(ALICE, Role.PLAY)}
+            slow.send(0x1, orjson.dumps(hello))
+            _, first = await slow.receive()
+            assert orjson.loads(first)["version"] == table.game.version
+            slow.transport.pause_reading()
+            page = table.page_of(ALICE)
+            assert page.transport is not None
+            page.transport.get_extra_info("socket").setsockopt(
+                socket.SOL_SOCKET, socket.SO_SNDBUF, 4096
+            )
+            versions = []
+            while not page.behind:
+                assert table.plies < 100, "the buffers never filled"
+                state = await table.move()
+                versions.append(state.version)
+                # Every page is sent every change at once: the stopped one holds up nobody.
+                assert (await reader.version(state.version))["version"] == state.version
+            behind_at = table.plies
+            # While it is behind, its transport is written nothing more.
+            counted = _Writes(page.transport, held=board.backlog + 1)
+            page.transport = counted
+            for _ in range(3):
+                state = await table.move()
+                versions.append(state.version)
+                await reader.version(state.version)
+            assert counted.writes == 0
+            page.transport = counted.transport
+            assert reader.view.gaps == 0
+            assert reader.view.state == whole(
+                board, state, Pass(state.game_id, 1000, Role.WATCH, 0, "en")
+            )
+            # The reader goes on: it reads what was written, in order, then the newest whole
+            # state, with no move made meanwhile.
+            slow.transport.resume_reading()
+            view = PageView()
+            view.take(orjson.loads(first))
+            got = []
+            async with asyncio.timeout(30):
+                while view.state is None or view.state["version"] < state.version:
+                    opcode, payload = await slow.receive()
+                    assert opcode == 0x1
+                    message = orjson.loads(payload)
+                    got.append((message["type"], message.get("version")))
+                    view.take(message)
+            assert got[-1] == ("state", state.version)
+            assert [v for _, v in got[:-1]] == versions[: len(got) - 1]  # in order, none later
+            assert len(got) - 1 <= behind_at
+            assert view.gaps == 0
+            grant = Pass(state.game_id, ALICE, Role.PLAY, 0, "en")
+            assert view.state == whole(board, state, grant)
+            assert not page.behind
+            # A note written meanwhile was dropped: the undo request waiting (none) is put again.
+            opcode, payload = await slow.receive()
+            assert orjson.loads(payload) == {"type": "undo_answered", "text": ""}
+            # and it has deltas again from the next change
             state = await table.move()
-            versions.append(state.version)
-            # Every page is sent every change at once: the stopped one holds up nobody.
-            assert (await reader.version(state.version))["version"] == state.version
-        assert page.transport.get_write_buffer_size() > 0
-        behind_at = table.plies
-        for _ in range(3):  # while it is behind, its transport is written nothing more
-            held = page.transport.get_write_buffer_size()
-            state = await table.move()
-            versions.append(state.version)
-            await reader.version(state.version)
-            assert page.transport.get_write_buffer_size() == held
-        assert reader.view.gaps == 0
-        assert reader.view.state == whole(
-            board, state, Pass(state.game_id, 1000, Role.WATCH, 0, "en")
-        )
-        # The reader goes on: it reads what was written, in order, then the newest whole
-        # state, with no move made meanwhile.
-        slow.transport.resume_reading()
-        view = PageView()
-        view.take(orjson.loads(first))
-        got = []
-        async with asyncio.timeout(30):
-            while view.state is None or view.state["version"] < state.version:
-                opcode, payload = await slow.receive()
-                assert opcode == 0x1
-                message = orjson.loads(payload)
-                got.append((message["type"], message.get("version")))
-                view.take(message)
-        assert got[-1] == ("state", state.version)
-        assert [v for _, v in got[:-1]] == versions[: len(got) - 1]  # in order, none later
-        assert len(got) - 1 <= behind_at
-        assert view.gaps == 0
-        grant = Pass(state.game_id, ALICE, Role.PLAY, 0, "en")
-        assert view.state == whole(board, state, grant)
-        assert not page.behind
-        # A note written meanwhile was dropped: the undo request waiting (none) is put again.
-        opcode, payload = await slow.receive()
-        assert orjson.loads(payload) == {"type": "undo_answered", "text": ""}
-        # and it has deltas again from the next change
-        state = await table.move()
-        opcode, payload = await slow.receive()
-        assert orjson.loads(payload)["type"] == "delta"
-        assert view.take(orjson.loads(payload)) == whole(board, state, grant)
-        await slow.close()
+            opcode, payload = await slow.receive()
+            assert orjson.loads(payload)["type"] == "delta"
+            assert view.take(orjson.loads(payload)) == whole(board, state, grant)
+        finally:
+            await slow.close()
         await reader.ws.close()
