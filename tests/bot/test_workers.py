@@ -9,6 +9,7 @@ import multiprocessing.connection
 import os
 import threading
 import time
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -23,36 +24,40 @@ def _lock(_: object) -> threading.Lock:
     return threading.Lock()  # no pickle carries a lock back
 
 
-async def test_tasks_are_answered_and_errors_come_back_as_causes() -> None:
-    pool = WorkerPool(1, _nothing)
+@pytest.fixture
+async def pool() -> AsyncIterator[WorkerPool]:
+    """One started worker, closed after the test."""
+    started = WorkerPool(1, _nothing)
     try:
-        assert await pool.call(abs, -3, 30.0) == 3
-        (pid,) = pool.pids()
-        assert pid != os.getpid()
-        with pytest.raises(TaskError) as raised:
-            await pool.call(int, "seven", 30.0)
-        assert isinstance(raised.value.__cause__, ValueError)
-        with pytest.raises(TaskError) as unpicklable:
-            await pool.call(_lock, None, 30.0)
-        assert "unpicklable answer" in str(unpicklable.value)
-        assert (pool.pids(), pool.replaced) == ([pid], 0)  # one worker did it all
+        await started.start_all()
+        yield started
     finally:
-        await pool.close()
+        await started.close()
 
 
-async def test_a_task_past_its_limit_loses_its_worker_and_another_takes_its_place() -> None:
-    pool = WorkerPool(1, _nothing)
-    try:
-        await pool.start_all()
-        (hung,) = pool.pids()
-        with pytest.raises(WorkerLostError) as lost:
-            await pool.call(time.sleep, 60, 0.2)
-        assert lost.value.detail == "TimeoutError"
-        assert pool.replaced == 1
-        assert await pool.call(abs, -1, 30.0) == 1
-        assert pool.pids() != [hung]
-    finally:
-        await pool.close()
+async def test_tasks_are_answered_and_errors_come_back_as_causes(pool: WorkerPool) -> None:
+    assert await pool.call(abs, -3, 30.0) == 3
+    (pid,) = pool.pids()
+    assert pid != os.getpid()
+    with pytest.raises(TaskError) as raised:
+        await pool.call(int, "seven", 30.0)
+    assert isinstance(raised.value.__cause__, ValueError)
+    with pytest.raises(TaskError) as unpicklable:
+        await pool.call(_lock, None, 30.0)
+    assert "unpicklable answer" in str(unpicklable.value)
+    assert (pool.pids(), pool.replaced) == ([pid], 0)  # one worker did it all
+
+
+async def test_a_task_past_its_limit_loses_its_worker_and_another_takes_its_place(
+    pool: WorkerPool,
+) -> None:
+    (hung,) = pool.pids()
+    with pytest.raises(WorkerLostError) as lost:
+        await pool.call(time.sleep, 60, 0.2)
+    assert lost.value.detail == "TimeoutError"
+    assert pool.replaced == 1
+    assert await pool.call(abs, -1, 30.0) == 1
+    assert pool.pids() != [hung]
 
 
 async def test_a_closed_pool_takes_no_task_and_leaves_no_process() -> None:
@@ -76,50 +81,39 @@ async def _queued(task: asyncio.Task[object]) -> None:
     assert not task.done()
 
 
-async def test_a_released_worker_gets_the_next_waiting_task_without_its_callers_turn() -> None:
-    pool = WorkerPool(1, _nothing)
-    try:
-        await pool.start_all()
-        held = await pool.acquire()
-        waiting = asyncio.ensure_future(pool.call(abs, -5, 30.0))
-        await _queued(waiting)
-        pool.release(held)
-        # Blocking the loop: the waiting caller cannot run, yet its task was sent and answered.
-        assert multiprocessing.connection.wait([held.conn], timeout=30.0) == [held.conn]
-        assert await waiting == 5
-        assert pool.replaced == 0
-    finally:
-        await pool.close()
+async def test_a_released_worker_gets_the_next_waiting_task_without_its_callers_turn(
+    pool: WorkerPool,
+) -> None:
+    held = await pool.acquire()
+    waiting = asyncio.ensure_future(pool.call(abs, -5, 30.0))
+    await _queued(waiting)
+    pool.release(held)
+    # Blocking the loop: the waiting caller cannot run, yet its task was sent and answered.
+    assert multiprocessing.connection.wait([held.conn], timeout=30.0) == [held.conn]
+    assert await waiting == 5
+    assert pool.replaced == 0
 
 
-async def test_a_caller_that_gives_up_leaves_the_task_to_finish_then_the_worker_is_free() -> None:
-    pool = WorkerPool(1, _nothing)
-    try:
-        await pool.start_all()
-        (pid,) = pool.pids()
-        given_up = asyncio.ensure_future(pool.call(time.sleep, 0.2, 30.0))
-        await _queued(given_up)
-        given_up.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await given_up
-        assert await pool.call(abs, -1, 30.0) == 1  # after the abandoned task, on its worker
-        assert (pool.pids(), pool.replaced) == ([pid], 0)
-    finally:
-        await pool.close()
+async def test_a_caller_that_gives_up_leaves_the_task_to_finish_then_the_worker_is_free(
+    pool: WorkerPool,
+) -> None:
+    (pid,) = pool.pids()
+    given_up = asyncio.ensure_future(pool.call(time.sleep, 0.2, 30.0))
+    await _queued(given_up)
+    given_up.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await given_up
+    assert await pool.call(abs, -1, 30.0) == 1  # after the abandoned task, on its worker
+    assert (pool.pids(), pool.replaced) == ([pid], 0)
 
 
-async def test_an_abandoned_task_past_its_limit_loses_its_worker() -> None:
-    pool = WorkerPool(1, _nothing)
-    try:
-        await pool.start_all()
-        (hung,) = pool.pids()
-        given_up = asyncio.ensure_future(pool.call(time.sleep, 60, 0.2))
-        await _queued(given_up)
-        given_up.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await given_up
-        assert await pool.call(abs, -1, 30.0) == 1  # waits for the replacement
-        assert pool.replaced == 1
-        assert pool.pids() != [hung]
-    finally:
-        await pool.close()
+async def test_an_abandoned_task_past_its_limit_loses_its_worker(pool: WorkerPool) -> None:
+    (hung,) = pool.pids()
+    given_up = asyncio.ensure_future(pool.call(time.sleep, 60, 0.2))
+    await _queued(given_up)
+    given_up.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await given_up
+    assert await pool.call(abs, -1, 30.0) == 1  # waits for the replacement
+    assert pool.replaced == 1
+    assert pool.pids() != [hung]
