@@ -372,8 +372,15 @@ class Table:
 
         if not isinstance(note, UndoAnswer):
             return
-        posted = self._undo_messages.pop(note.game_id, None)
-        if posted is not None and note.via != VIA:  # a button's press edited its message
+        posted = self._undo_messages.get(note.game_id)
+        if posted is None:
+            return
+        if note.message_id is not None and note.message_id != posted.message_id:
+            return  # the answer to an earlier request, heard late: the one posted here waits
+        del self._undo_messages[note.game_id]
+        # A message noted in storage was edited by the process that heard the answer (see
+        # ``on_event``), as a button's press edits its own.
+        if note.message_id is None and note.via != VIA:
             answer = _Answer(note.requester, note.responder, note.by, note.accepted)
             self.host.spawn(self._tell_undo_answer(note.game_id, posted, answer))
 

@@ -114,7 +114,9 @@ class UndoAsk(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="undo
 class UndoAnswer(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="undo_answered"):
     """In the process ``origin``, ``by`` answered the undo request of ``game_id`` through the
     front end ``via``: allowed (``accepted``; ``version`` is the takeback's), refused by the
-    responder, or withdrawn by the requester."""
+    responder, or withdrawn by the requester. ``message_id``: the request's Discord message
+    as stored (None: not noted yet), which tells this answer from one to a later request
+    heard first."""
 
     origin: _Origin
     game_id: _Id
@@ -124,6 +126,7 @@ class UndoAnswer(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="u
     by: _Id
     accepted: bool
     via: Annotated[str, msgspec.Meta(max_length=32)] | None = None
+    message_id: _Id | None = None
 
 
 UndoNote: TypeAlias = UndoAsk | UndoAnswer
@@ -217,6 +220,7 @@ class GameBus:
                     event.by,
                     event.accepted,
                     event.via,
+                    event.message_id,
                 )
             )
 

@@ -597,6 +597,7 @@ _undo_notes = st.one_of(
         _ids,
         st.booleans(),
         st.none() | st.text(max_size=32),
+        st.none() | _ids,
     ),
 )
 

@@ -8,14 +8,17 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import msgspec
 import pytest
 
 from bot.client import GomokuBot
+from bot.core.bus import UndoAnswer
 from bot.core.service.events import Event, Moved
 from bot.core.service.inputs import AnswerUndo, AskUndo, GameRef
 from bot.table import Table
 from tests.bot.conftest import accepted_challenge, board_caught_up
 from tests.fakediscord import FakeDiscord, FakeUser, Message
+from tests.polling import until
 
 
 def board_after_the_ai(bot: GomokuBot, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -121,3 +124,35 @@ async def test_an_undo_asked_or_answered_on_the_web_is_told_in_discord(
     await fake.wait_for(lambda: third.buttons() == [])
     assert third.content == f"<@{bob.id}> withdrew the request to take back their last move."
     assert len(undo_requests(fake)) == 3  # each answer edits its request: no new message
+
+
+async def test_an_answer_heard_late_from_another_process_leaves_a_later_request_open(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    """The process that hears an answer edits the request's message noted in storage, and
+    tells the bus which message it was: that note, heard here only after a second request
+    was posted, leaves the second one open, and the next move closes it."""
+    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    await fake.slash("place", user=alice, options={"cell": "h8"})
+    await fake.slash("place", user=bob, options={"cell": "i9"})
+    await board_caught_up(fake, bot, game_id)
+    await fake.slash("gomoku undo", user=bob)
+    [first] = undo_requests(fake)
+    await bot.service.act(GameRef(game_id), alice.id, AnswerUndo(False), via="web")
+    await fake.wait_for(lambda: first.buttons() == [])
+    second = (await fake.slash("gomoku undo", user=bob)).message
+    assert second is not None
+    assert second.id != first.id
+    async with asyncio.timeout(10):  # posted: noted with the stored request
+        await until(
+            lambda: bot.service.repository.undo_request(game_id),
+            lambda request: request is not None and request.message_id == second.id,
+        )
+    version = (await bot.service.game(game_id)).version
+    late = UndoAnswer("elsewhere", game_id, version, bob.id, alice.id, alice.id, False, "web")
+    bot.table.undo(msgspec.structs.replace(late, message_id=first.id))
+    await fake.slash("place", user=alice, options={"cell": "j10"})
+    await fake.wait_for(lambda: second.buttons() == [])
+    assert second.content == (
+        f"<@{bob.id}>'s request to take back their last move is closed: the game moved on."
+    )
