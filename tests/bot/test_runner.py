@@ -10,6 +10,7 @@ import io
 import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -127,6 +128,30 @@ async def test_a_game_between_people_publishes_each_change_once_in_order(
     changes = [event for event in events if not isinstance(event, notes)]
     versions = [event.game.version for event in changes]
     assert versions == sorted(set(versions))
+
+
+async def test_a_read_between_a_moves_commit_and_its_event_loses_no_event(
+    service: GameService, repo: InMemoryGameRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another task reads the game after the move is stored and before the move's own event
+    (a page, a command): the read is told as ``Refreshed``, and ``Moved`` follows all the
+    same, which the front ends draw and the runner answers."""
+    view = await start_pvp(service)
+    events = recorded(service)
+    store = repo.append_move
+
+    async def store_then_read(*args: Any, **kwargs: Any) -> Any:
+        stored = await store(*args, **kwargs)
+        await service.game(view.game_id)  # learns the move's version first
+        return stored
+
+    monkeypatch.setattr(repo, "append_move", store_then_read)
+    await service.place(CHANNEL, ALICE, Point.parse("h8"), via="web")
+    assert kinds(events) == ["Refreshed", "Moved"]
+    read, moved = events
+    assert read.game.version == moved.game.version == view.version + 1
+    assert isinstance(moved, Moved)
+    assert (str(moved.move.point), moved.via) == ("h8", "web")
 
 
 async def test_a_subscriber_of_some_kinds_gets_only_those_in_order_with_the_others(

@@ -276,7 +276,12 @@ class ServiceCore:
         event: Callable[[GameState], Event] = Refreshed,
     ) -> GameState:
         """Keep the newest position of the game and publish ``event`` (made from the new
-        state) when the state is newer than the one this process knew."""
+        state): a change this process stored unless a newer state is known already; a read
+        (``Refreshed``) only when it is newer than the one this process knew.
+
+        A read may come between a write's commit and this call (a page, a command, the clock
+        task reading the game meanwhile) and learn the write's version first: it publishes
+        ``Refreshed``, and the write's own event still follows, at the same version."""
         known = self._boards.get(record.id)
         if known is None or known[0] <= record.version:
             self._boards[record.id] = (record.version, board, opening)
@@ -284,7 +289,8 @@ class ServiceCore:
         while len(self._boards) > _BOARD_CACHE:
             self._boards.popitem(last=False)
         state = GameState(record, board.copy(), opening)
-        if known is None or known[0] < record.version:
+        before = -1 if known is None else known[0]
+        if before < record.version or (event is not Refreshed and before == record.version):
             self.events.publish(event(state))
         return state
 
