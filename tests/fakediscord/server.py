@@ -180,7 +180,9 @@ class FakeDiscord:
     def __init__(self, *, interaction_deadline: float = 3.0, guild_id: int | None = None) -> None:
         """``guild_id``: the guild's (to put it on a chosen shard); a new snowflake if None."""
         self.interaction_deadline = interaction_deadline  # Discord's 3 s for the first response
-        self.answer_timeout = 10.0  # how long helpers wait for the bot before failing the test
+        # How long helpers wait for the bot before failing the test: a guard against a hang,
+        # not a speed check (CI runs four test workers, browsers and bot processes on two cores).
+        self.answer_timeout = 30.0
         self.application_id = snowflake()
         self.bot_user = FakeUser(snowflake(), "Gomoku", bot=True)
         self.guild_id = snowflake()

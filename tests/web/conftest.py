@@ -25,9 +25,12 @@ from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord
 from tests.runners import CentreRunner
 
-__all__ = ["CHROMIUM", "SECRET", "alice", "bob", "clock", "db_path", "fake"]
+__all__ = ["CHROMIUM", "SECRET", "WAIT_MS", "alice", "bob", "clock", "db_path", "fake"]
 
 SECRET = "a test secret for board passes"
+# How long a page is waited for before the test fails: a guard against a hang, not a speed
+# check (a browser, the bot and the other test workers share two cores on CI).
+WAIT_MS = 30_000
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 _HAS_CHROMIUM = Path(CHROMIUM).exists()
 _ARGS = [

@@ -18,7 +18,7 @@ from bot.client import GomokuBot
 from bot.core.service.states import GameState
 from bot.web.server import STATIC
 from tests.fakediscord import FakeDiscord, FakeUser
-from tests.web.conftest import base_url
+from tests.web.conftest import WAIT_MS, base_url
 from tests.web.test_board_browser import (
     start_ai_game,
     stored_moves,
@@ -101,7 +101,7 @@ async def test_the_activity_signs_in_through_discord_and_plays(
     page = await activity_page(browser, bot, fake, alice, instance)
     frame = page.frame_locator("#app")
     app = next(f for f in page.frames if f != page.main_frame)
-    await app.wait_for_function("window.gomoku && window.gomoku.state() !== null", timeout=10000)
+    await app.wait_for_function("window.gomoku && window.gomoku.state() !== null", timeout=WAIT_MS)
     rpc = await page.evaluate("window.rpc")
     assert rpc[:3] == ["HANDSHAKE", "AUTHORIZE", "AUTHENTICATE"]
     # The code went through the bot's /api/token to Discord, with the client secret.

@@ -12,7 +12,7 @@ import pytest
 from bot.client import GomokuBot
 from bot.web.tokens import Role, Signer
 from tests.fakediscord import FakeDiscord, FakeUser
-from tests.web.conftest import base_url
+from tests.web.conftest import WAIT_MS, base_url
 from tests.web.test_board_browser import (
     DESKTOP,
     PHONE,
@@ -46,7 +46,9 @@ async def key_move(page: Any, x: int, y: int) -> None:
 async def heard(page: Any, text: str) -> None:
     """Wait until the live region of moves says ``text``."""
     await page.wait_for_function(
-        "text => document.getElementById('announce').textContent === text", arg=text, timeout=5000
+        "text => document.getElementById('announce').textContent === text",
+        arg=text,
+        timeout=WAIT_MS,
     )
 
 
@@ -82,7 +84,7 @@ async def test_a_whole_game_is_played_from_the_keyboard_and_heard(
         await heard(white, said)
         heard_moves.append(said)
     assert heard_moves[-1] == "Black played l8."
-    await black.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    await black.wait_for_function("window.gomoku.state().over === true", timeout=WAIT_MS)
     stored = await bot.service.game(game.game_id)
     assert [str(m.point) for m in stored.board.moves] == [
         "h8", "h10", "i8", "i10", "j8", "j10", "k8", "k10", "l8"
@@ -130,7 +132,7 @@ async def test_every_page_has_no_wcag_21_aa_violation(
 
     resign = await fake.slash("gomoku resign", user=alice)
     await fake.click(resign.message or 0, f"gomoku:{game.game_id}:resign", user=alice)
-    await play.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    await play.wait_for_function("window.gomoku.state().over === true", timeout=WAIT_MS)
     replay = await board_page(browser, bot, fake, game, alice, PHONE)
     await replay.locator("#back").click()
     pages["replay"] = replay

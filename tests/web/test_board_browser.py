@@ -21,7 +21,7 @@ from bot.web.tokens import Role, Signer
 from engine.types import Point
 from tests.bot.conftest import board_caught_up
 from tests.fakediscord import FakeDiscord, FakeUser
-from tests.web.conftest import base_url
+from tests.web.conftest import WAIT_MS, base_url
 
 # The README's and docs/web.md's pictures: `GOMOKU_SCREENSHOTS=docs/img pytest tests/web`
 # writes them; otherwise the screenshots go to the test's temporary folder.
@@ -118,7 +118,7 @@ async def shown_moves(page: Any) -> int:
 
 
 async def wait_moves(page: Any, count: int) -> None:
-    await page.wait_for_function(f"window.gomoku.state().moves.length === {count}", timeout=5000)
+    await page.wait_for_function(f"window.gomoku.state().moves.length === {count}", timeout=WAIT_MS)
 
 
 async def stored_moves(bot: GomokuBot, game_id: int) -> int:
@@ -135,7 +135,7 @@ async def wait_stored(bot: GomokuBot, game_id: int, count: int) -> None:
 
     bot.service.subscribe(observe)
     try:
-        async with asyncio.timeout(5):
+        async with asyncio.timeout(WAIT_MS / 1000):
             while await stored_moves(bot, game_id) != count:
                 await changed.wait()
                 changed.clear()
@@ -271,7 +271,7 @@ async def test_a_finished_game_replays_move_by_move(
     await wait_stored(bot, game.game_id, 2)  # and the AI's reply
     resign = await fake.slash("gomoku resign", user=alice)
     await fake.click(resign.message or 0, f"gomoku:{game.game_id}:resign", user=alice)
-    await page.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    await page.wait_for_function("window.gomoku.state().over === true", timeout=WAIT_MS)
     assert await page.locator("#replay").is_visible()
     assert await page.locator("#ply").text_content() == "Move 2 of 2"
     await page.locator("#first").click()
@@ -358,7 +358,7 @@ async def test_renju_forbidden_points_and_the_winning_line_are_drawn(
     await bot.service.place(channel, alice.id, Point.parse("h1"))
     await bot.service.place(channel, bob.id, Point.parse("b4"))
     await bot.service.place(channel, alice.id, Point.parse("d1"))
-    await page.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    await page.wait_for_function("window.gomoku.state().over === true", timeout=WAIT_MS)
     assert is_red(await pixel(page, 5, 0))  # f1, inside d1-h1
     assert not is_red(await pixel(page, 8, 7))  # no forbidden points once it is over
 
@@ -493,9 +493,9 @@ async def test_swap2_choices_and_resigning_are_made_on_the_page(
     for x, y in [(6, 8), (10, 8)]:  # g9 k9
         await tap(second, x, y)
         await tap(second, x, y)
-    await first.wait_for_function("window.gomoku.state().choices.length === 2", timeout=5000)
+    await first.wait_for_function("window.gomoku.state().choices.length === 2", timeout=WAIT_MS)
     await first.get_by_role("button", name="Take White").click()
-    await first.wait_for_function("window.gomoku.state().you === 1", timeout=5000)
+    await first.wait_for_function("window.gomoku.state().you === 1", timeout=WAIT_MS)
     view = await bot.service.game(game.game_id)
     assert not view.in_opening
     assert (view.black.user_id, view.white.user_id) == (bob.id, alice.id)
@@ -506,7 +506,7 @@ async def test_swap2_choices_and_resigning_are_made_on_the_page(
     assert await note(first) == "Resign this game? Your opponent wins."
     assert (await bot.service.game(game.game_id)).outcome is None
     await first.locator("#resign").click()
-    await second.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    await second.wait_for_function("window.gomoku.state().over === true", timeout=WAIT_MS)
     view = await bot.service.game(game.game_id)
     assert view.outcome is not None
     assert view.outcome.winner is not None
@@ -537,7 +537,7 @@ async def test_a_take_back_is_asked_and_answered_on_the_pages(
     await asker.wait_for_function("document.getElementById('note').textContent !== ''")
     assert await note(asker) == "Waiting for bob to agree."
     await answerer.wait_for_function(
-        "document.getElementById('note').textContent.includes('take back')", timeout=5000
+        "document.getElementById('note').textContent.includes('take back')", timeout=WAIT_MS
     )
     assert await note(answerer) == "alice asks to take back their last move."
     # Discord asks too, with its buttons, mentioning Bob.
@@ -605,7 +605,7 @@ def undo_messages(fake: FakeDiscord) -> list[Any]:
 async def said(page: Any, text: str) -> None:
     """Wait until the page's note (a live region) says ``text``."""
     await page.wait_for_function(
-        "text => document.getElementById('note').textContent === text", arg=text, timeout=5000
+        "text => document.getElementById('note').textContent === text", arg=text, timeout=WAIT_MS
     )
 
 
@@ -622,7 +622,7 @@ async def test_a_finished_page_starts_a_rematch_and_a_game_against_the_ai(
     assert await page.locator("#rematch").count() == 0  # not while it lasts
     await page.locator("#resign").click()
     await page.locator("#resign").click()
-    await page.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    await page.wait_for_function("window.gomoku.state().over === true", timeout=WAIT_MS)
     # Between people: Rematch (a challenge) or Play the AI.
     assert await page.locator("#actions button").all_text_contents() == [
         "Rematch",
@@ -630,7 +630,8 @@ async def test_a_finished_page_starts_a_rematch_and_a_game_against_the_ai(
     ]
     await page.locator("#play-ai").click()
     await page.wait_for_function(
-        f"window.gomoku.state() && window.gomoku.state().game_id !== {game.game_id}", timeout=5000
+        f"window.gomoku.state() && window.gomoku.state().game_id !== {game.game_id}",
+        timeout=WAIT_MS,
     )
     ai_game = await bot.service.game(await game_shown(page))
     assert ai_game.status.value == "active"
@@ -641,7 +642,7 @@ async def test_a_finished_page_starts_a_rematch_and_a_game_against_the_ai(
     # The new pass plays: a move on the page, and the AI answers.
     if not await page.evaluate("window.gomoku.state().your_turn"):
         await wait_stored(bot, ai_game.game_id, 1)
-        await page.wait_for_function("window.gomoku.state().your_turn", timeout=5000)
+        await page.wait_for_function("window.gomoku.state().your_turn", timeout=WAIT_MS)
     before = await stored_moves(bot, ai_game.game_id)
     free = (0, 0) if before else (7, 7)
     await tap(page, *free)
@@ -650,12 +651,12 @@ async def test_a_finished_page_starts_a_rematch_and_a_game_against_the_ai(
     # Against the AI: Play again.
     await page.locator("#resign").click()
     await page.locator("#resign").click()
-    await page.wait_for_function("window.gomoku.state().over === true", timeout=5000)
+    await page.wait_for_function("window.gomoku.state().over === true", timeout=WAIT_MS)
     assert await page.locator("#actions button").all_text_contents() == ["Play again"]
     await page.locator("#rematch").click()
     await page.wait_for_function(
         f"window.gomoku.state() && window.gomoku.state().game_id > {ai_game.game_id}",
-        timeout=5000,
+        timeout=WAIT_MS,
     )
     again = await bot.service.game(await game_shown(page))
     assert again.status.value == "active"
