@@ -166,6 +166,9 @@ class Activity:
     trips: int = 0  # statements sent to a connection's thread (reader and writer)
     ahead: int = 0  # of those, sent by a write while earlier ones still waited for answers
     behind: int = 0  # batches whose statements went behind the last one's unanswered end
+    # Times the writer sent statements after waiting for an answer: one a batch at least, and
+    # one more for each write that needs its answers before the next statement is sent.
+    waits: int = 0
     inline_reads: int = 0  # small reads answered on the event loop
 
 
@@ -293,6 +296,7 @@ class _Writer(_Connection):
     read (outside the transaction); a change then is a bug and raises ``RuntimeError``."""
 
     __slots__ = (
+        "_answered",
         "_begun",
         "_behind",
         "_held",
@@ -317,6 +321,7 @@ class _Writer(_Connection):
         self._begun = False
         self._savepoint = False  # begun by ``SAVEPOINT batch``
         self._unanswered = 0  # statements sent whose answers have not come
+        self._answered = True  # an answer came since the last statement was sent
         self.ending: asyncio.Future[Any] | None = None  # the end, once sent
 
     @property
@@ -356,8 +361,15 @@ class _Writer(_Connection):
         return self.ending
 
     def _send(self, sql: str) -> asyncio.Future[Any]:
+        self._sending()
         self._activity.trips += 1
         return _start(self._conn.execute(sql))
+
+    def _sending(self) -> None:
+        """Count a wait (``Activity.waits``) when this send follows an answer."""
+        if self._answered:
+            self._answered = False
+            self._activity.waits += 1
 
     async def _before(self, sql: str) -> None:
         change = _opens_transaction(sql)
@@ -374,8 +386,10 @@ class _Writer(_Connection):
         if not self._begun:
             self._begun = True
             if not change:
+                self._sending()
                 self._activity.trips += 1
                 await self._conn.execute("BEGIN IMMEDIATE")
+                self._answered = True
             elif self._multi or self._behind:
                 self._savepoint = True
                 # Its failure (never seen) would fail the RELEASE: retrieved, not awaited.
@@ -384,27 +398,33 @@ class _Writer(_Connection):
 
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
         await self._before(sql)
+        self._sending()
         self._unanswered += 1
         try:
             return await super().fetch(sql, *args)
         finally:
             self._unanswered -= 1
+            self._answered = True
 
     async def execute(self, sql: str, *args: Any) -> int:
         await self._before(sql)
+        self._sending()
         self._unanswered += 1
         try:
             return await super().execute(sql, *args)
         finally:
             self._unanswered -= 1
+            self._answered = True
 
     async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None:
         await self._before(sql)
+        self._sending()
         self._unanswered += 1
         try:
             await super().executemany(sql, args)
         finally:
             self._unanswered -= 1
+            self._answered = True
 
 
 def _start(coroutine: Coroutine[Any, Any, _T]) -> asyncio.Future[_T]:

@@ -719,6 +719,8 @@ async def test_compare_and_set_writes_go_ahead_and_keep_their_refusals(tmp_path:
             "RELEASE batch",
         ]
         assert _waits(batch) == 2
+        # The first game's batch, then these: one wait for them all, one for the refusal's read.
+        assert repo.activity().waits - before.waits == 3
         assert (await repo.get_game(challenges[0].id)).status is GameStatus.ACTIVE
         assert (await repo.get_game(challenges[1].id)) == challenges[1]
         assert (await repo.get_game(challenges[2].id)).status is GameStatus.DECLINED
@@ -769,6 +771,10 @@ async def test_a_write_that_cannot_go_ahead_waits_for_those_before_it(tmp_path: 
             repo.save_turn_ping(TurnPing(other.id, 2, 98, other.version + 1)),
         )
         assert repo.activity().ahead - before.ahead == 1  # the move, behind the first ping
+        # The first game's batch; then this one's move, the first ping written after the
+        # move's answer, the drop after the ping's, the last ping (and the end) after the
+        # drop's: each write that sees what came before it costs its batch a wait.
+        assert repo.activity().waits - before.waits == 1 + 4
         assert await repo.turn_ping(game.id) is None
         assert await repo.turn_ping(other.id) == TurnPing(other.id, 2, 98, other.version + 1)
         assert [str(m.point) for m in await repo.move_history(other.id)] == ["h8"]
@@ -895,6 +901,7 @@ async def test_a_batch_waits_once_for_its_statements_and_its_end(tmp_path: Path)
         games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(5)]
         witness = _Witness(repo._writes)
         repo._writes = witness  # type: ignore[assignment]
+        start = repo.activity().waits
         moved = await repo.append_move(games[0].id, games[0].version, Point(7, 7), Color.BLACK)
         assert witness.events == [
             ("sent", "UPDATE games"),
@@ -903,8 +910,12 @@ async def test_a_batch_waits_once_for_its_statements_and_its_end(tmp_path: Path)
             ("answered", "COMMIT"),
         ]
         witness.events.clear()
+        assert repo.activity().waits - start == 1
+        start = repo.activity().waits
         await repo.save_turn_ping(TurnPing(games[0].id, 1, 99, moved.version))
         assert _waits(witness.events) == 1
+        assert repo.activity().waits - start == 1
+        start = repo.activity().waits
         witness.events.clear()
         first = asyncio.create_task(repo.create_game(new_game(99)))
         await repo._until(lambda: repo._committing == 1)  # the writer is busy with it
@@ -927,6 +938,7 @@ async def test_a_batch_waits_once_for_its_statements_and_its_end(tmp_path: Path)
             ("sent", "RELEASE batch"),
         ]
         assert _waits(witness.events) == 2  # the first game's batch, then the others'
+        assert repo.activity().waits - start == 2  # the counter the load bench prints
         for game in games[1:]:
             assert await repo.turn_ping(game.id) is not None
             assert len(await repo.move_history(game.id)) == 1
