@@ -735,6 +735,7 @@ def _activity_rows(before: Activity | None, after: Activity | None, interactions
         ("trips to its threads", after.trips - before.trips),
         ("of them sent ahead of answers", after.ahead - before.ahead),
         ("batches behind the last one's end", after.behind - before.behind),
+        ("the writer's waits for answers", after.waits - before.waits),
         ("reads on the event loop", after.inline_reads - before.inline_reads),
     ]
     return [

@@ -15,6 +15,11 @@ load instead of at saturation (where latency is just queue length / throughput),
 connection's thread), pausing like the players; their latencies are printed too.
 The command line runs it as the bot runs (``bot.app.process_runner``: its event loop and its
 GIL switch interval, which set what a trip to a connection's thread costs) and prints both.
+``--starts N``: N games begun at once, as a burst of players does: each a challenge, its
+board's message, its acceptance and a first move (four writes, one after another), while a
+task keeps the event loop busy ``--busy-ms`` ms a turn (the rest of a loaded bot: what a
+trip's answer waits for). It prints how long a start's writes took (p50/p95), how long the
+burst took to drain, and the writes a group commit and trips a write.
 ``tests/storage/test_bench_storage.py`` runs a tiny version so the benchmark keeps working.
 """
 
@@ -32,8 +37,8 @@ from pathlib import Path
 from typing import Literal
 
 from bot.app import process_runner
-from engine.types import Outcome, Point, Termination
-from storage.records import GameRecord, NewGame, Player
+from engine.types import Color, Outcome, Point, Termination
+from storage.records import GameRecord, GameStatus, NewGame, Player
 from storage.sqlite import SqliteGameRepository
 
 __all__ = ["bench", "main"]
@@ -137,6 +142,50 @@ async def _run(
     return latencies, elapsed, size
 
 
+async def _starts(
+    path: Path, starts: int, synchronous: Literal["FULL", "NORMAL"], busy_ms: float
+) -> None:
+    """``starts`` games begun at once on a busy event loop (see the module doc): prints."""
+    latencies: list[float] = []
+    async with SqliteGameRepository.open(path, synchronous=synchronous) as repo:
+        stop = asyncio.Event()
+
+        async def busy() -> None:
+            while not stop.is_set():
+                until = time.perf_counter() + busy_ms / 1000
+                while time.perf_counter() < until:
+                    pass
+                await asyncio.sleep(0)
+
+        async def start(i: int) -> None:
+            started = time.perf_counter()
+            players = Player.human(20_000 + 2 * i), Player.human(20_001 + 2 * i)
+            new = NewGame(1, 1 + i, *players, status=GameStatus.PENDING, created_by=20_000 + 2 * i)
+            game = await repo.create_game(new)
+            await repo.set_message(game.id, channel_id=1 + i, message_id=30_000 + i)
+            game = await repo.accept_challenge(game.id, game.version)
+            await repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK)
+            latencies.append(time.perf_counter() - started)
+
+        burner = asyncio.create_task(busy())
+        before = repo.activity()
+        began = time.perf_counter()
+        await asyncio.gather(*(start(i) for i in range(starts)))
+        elapsed = time.perf_counter() - began
+        after = repo.activity()
+        stop.set()
+        await burner
+    latencies.sort()
+    writes, commits = after.writes - before.writes, after.commits - before.commits
+    print(
+        f"  {starts} starts at once (a challenge, its message, its acceptance, a first move),"
+        f" the loop busy {busy_ms:g} ms a turn: a start's writes p50"
+        f" {_ms(_percentile(latencies, 0.5))}  p95 {_ms(_percentile(latencies, 0.95))};"
+        f" all done in {elapsed:.2f} s; {writes / max(1, commits):.1f} writes a group commit,"
+        f" {(after.trips - before.trips) / max(1, writes):.2f} trips a write"
+    )
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms"
 
@@ -148,6 +197,8 @@ async def bench(
     directory: str | None,
     think: float = 0,
     readers: int = 0,
+    starts: int = 0,
+    busy_ms: float = 2.0,
 ) -> None:
     """Run the benchmark and print its figures."""
     with tempfile.TemporaryDirectory(prefix="storage-bench-", dir=directory) as tmp:
@@ -161,6 +212,8 @@ async def bench(
             path, games, moves, synchronous, think, readers, reads
         )
         solo, solo_elapsed, _ = await _run(Path(tmp, "solo.sqlite3"), 1, 200, synchronous)
+        if starts:
+            await _starts(Path(tmp, "starts.sqlite3"), starts, synchronous, busy_ms)
 
     latencies.sort()
     solo.sort()
@@ -209,6 +262,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--readers", type=int, default=0, help="tasks reading while the games are played"
     )
+    parser.add_argument("--starts", type=int, default=0, help="games begun at once (0: none)")
+    parser.add_argument(
+        "--busy-ms", type=float, default=2.0, help="CPU a turn of the loop takes, with --starts"
+    )
     args = parser.parse_args(argv)
     with process_runner() as runner:
         runner.run(
@@ -219,6 +276,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 args.dir,
                 args.think_ms / 1000,
                 args.readers,
+                args.starts,
+                args.busy_ms,
             )
         )
 

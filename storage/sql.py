@@ -866,7 +866,8 @@ class SqlGameRepository:
                 await self._rate(db, game)
             return game
 
-        return await self._write(work)
+        # Without the rating, the UPDATE is the one change (what follows a refusal only reads).
+        return await self._write(work, atomic=not rate)
 
     async def _fetch_all(
         self, decode: Callable[[Row], _T], sql: str, *args: Any, small: bool = False

@@ -12,14 +12,14 @@ moment runs in one transaction on the writer connection and is committed at once
 fsync), and each caller hears back only once the commit is durable. A batch waits for its
 thread's answers once, for each wait costs turns of a busy event loop and a GIL hand-over on
 the thread: a write that is one statement (a move, whose stone the schema's trigger writes; a
-new game; a board's message: most writes) is sent without waiting for the answers to the
-writes before it; turn pings go in one statement per batch; and the batch's end goes right
-behind them: ``RELEASE`` of the savepoint that began the transaction, which fails rather than
-commit half a batch should SQLite roll the transaction back by itself (``_Writer``,
-``SqliteGameRepository._statements``). The next batch's statements go behind a batch's end
-rather than after its answer (``SqliteGameRepository._write_loop``); a batch is never
-committed with what a failed one before it left: writers hear back only from a durable
-commit of their own writes.
+new game; a board's message; a challenge's compare-and-set: most writes) is sent without
+waiting for the answers to the writes before it; turn pings go in one statement per batch;
+and the batch's end goes right behind them: ``RELEASE`` of the savepoint that began the
+transaction, which fails rather than commit half a batch should SQLite roll the transaction
+back by itself (``_Writer``, ``SqliteGameRepository._statements``). The next batch's
+statements go behind a batch's end rather than after its answer
+(``SqliteGameRepository._write_loop``); a batch is never committed with what a failed one
+before it left: writers hear back only from a durable commit of their own writes.
 Reads run on the reader connection one unit of work at a time, so no other unit's
 transaction is ever seen; a ``snapshot`` read runs in one transaction of its own.
 Operations are shielded from cancellation: a cancelled caller never leaves a transaction
@@ -80,12 +80,15 @@ from storage.sql import (
     APPLICATION_ID,
     GAME_COLUMNS,
     INDEXED_QUERIES,
+    SQL_ACCEPT,
+    SQL_CLOSE_CHALLENGE,
     SQL_DROP_PENDING_REPLY,
     SQL_INSERT_GAME,
     SQL_INSERT_MOVE,
     SQL_MARK_SHOWN,
     SQL_SAVE_PENDING_REPLY,
     SQL_SAVE_TURN_PING,
+    SQL_SET_DEADLINE,
     SQL_SET_MESSAGE,
     Executor,
     Migration,
@@ -114,7 +117,9 @@ LOCK_WAIT_S = 30.0  # how long opening waits out another process's lock before g
 _BUSY_TIMEOUT_MS = 5000  # how long a statement waits for a lock once running
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
-_MAX_BATCH = 64  # writes per group commit: bounds the wait of the first write in a batch
+# Writes per group commit. A batch's time is mostly its one wait for its answers (turns of a
+# busy event loop), not its size: under a burst, the cap sets how fast the queue drains.
+_MAX_BATCH = 512
 # How long an unhurried write may wait for another to share its commit: under load one
 # comes within milliseconds; alone, it is committed by itself after this.
 _UNHURRIED_S = 0.05
@@ -161,6 +166,9 @@ class Activity:
     trips: int = 0  # statements sent to a connection's thread (reader and writer)
     ahead: int = 0  # of those, sent by a write while earlier ones still waited for answers
     behind: int = 0  # batches whose statements went behind the last one's unanswered end
+    # Times the writer sent statements after waiting for an answer: one a batch at least, and
+    # one more for each write that needs its answers before the next statement is sent.
+    waits: int = 0
     inline_reads: int = 0  # small reads answered on the event loop
 
 
@@ -230,6 +238,9 @@ RETURNING {GAME_COLUMNS}
 _PASS_HELD: Final = frozenset(
     {
         SQL_PLAY,
+        SQL_ACCEPT,
+        SQL_CLOSE_CHALLENGE,
+        SQL_SET_DEADLINE,
         SQL_INSERT_MOVE,
         SQL_INSERT_GAME,
         SQL_MARK_SHOWN,
@@ -285,6 +296,7 @@ class _Writer(_Connection):
     read (outside the transaction); a change then is a bug and raises ``RuntimeError``."""
 
     __slots__ = (
+        "_answered",
         "_begun",
         "_behind",
         "_held",
@@ -309,6 +321,7 @@ class _Writer(_Connection):
         self._begun = False
         self._savepoint = False  # begun by ``SAVEPOINT batch``
         self._unanswered = 0  # statements sent whose answers have not come
+        self._answered = True  # an answer came since the last statement was sent
         self.ending: asyncio.Future[Any] | None = None  # the end, once sent
 
     @property
@@ -348,8 +361,15 @@ class _Writer(_Connection):
         return self.ending
 
     def _send(self, sql: str) -> asyncio.Future[Any]:
+        self._sending()
         self._activity.trips += 1
         return _start(self._conn.execute(sql))
+
+    def _sending(self) -> None:
+        """Count a wait (``Activity.waits``) when this send follows an answer."""
+        if self._answered:
+            self._answered = False
+            self._activity.waits += 1
 
     async def _before(self, sql: str) -> None:
         change = _opens_transaction(sql)
@@ -366,8 +386,10 @@ class _Writer(_Connection):
         if not self._begun:
             self._begun = True
             if not change:
+                self._sending()
                 self._activity.trips += 1
                 await self._conn.execute("BEGIN IMMEDIATE")
+                self._answered = True
             elif self._multi or self._behind:
                 self._savepoint = True
                 # Its failure (never seen) would fail the RELEASE: retrieved, not awaited.
@@ -376,27 +398,33 @@ class _Writer(_Connection):
 
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
         await self._before(sql)
+        self._sending()
         self._unanswered += 1
         try:
             return await super().fetch(sql, *args)
         finally:
             self._unanswered -= 1
+            self._answered = True
 
     async def execute(self, sql: str, *args: Any) -> int:
         await self._before(sql)
+        self._sending()
         self._unanswered += 1
         try:
             return await super().execute(sql, *args)
         finally:
             self._unanswered -= 1
+            self._answered = True
 
     async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None:
         await self._before(sql)
+        self._sending()
         self._unanswered += 1
         try:
             await super().executemany(sql, args)
         finally:
             self._unanswered -= 1
+            self._answered = True
 
 
 def _start(coroutine: Coroutine[Any, Any, _T]) -> asyncio.Future[_T]:

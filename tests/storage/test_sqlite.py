@@ -675,6 +675,86 @@ async def test_two_new_games_gone_ahead_in_one_channel_leave_one_game(tmp_path: 
         assert not repo._writes.in_transaction
 
 
+async def test_compare_and_set_writes_go_ahead_and_keep_their_refusals(tmp_path: Path) -> None:
+    """Accepting or closing a challenge is one compare-and-set UPDATE (what follows a refusal
+    only reads): sent without waiting for the writes before it, like a move, in a batch whose
+    statements all go before any answer; a stale one gets its own refusal and changes nothing,
+    a pending ping held meanwhile is written once, behind them all."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        pending = GameStatus.PENDING
+        challenges = [await repo.create_game(new_game(c, status=pending)) for c in range(3)]
+        game = await repo.create_game(new_game(9))
+        witness = _Witness(repo._writes)
+        repo._writes = witness  # type: ignore[assignment]
+        before = repo.activity()
+        first = asyncio.create_task(repo.create_game(new_game(99)))
+        await repo._until(lambda: repo._committing == 1)  # the writer is busy with it
+        sent = len(witness.events)
+        results = await asyncio.gather(
+            repo.accept_challenge(challenges[0].id, challenges[0].version),
+            repo.save_turn_ping(TurnPing(game.id, 1, 99, game.version + 1)),
+            repo.append_move(game.id, game.version, Point(7, 7), Color.BLACK),
+            repo.accept_challenge(challenges[1].id, challenges[1].version + 1),  # stale
+            repo.close_challenge(challenges[2].id, challenges[2].version, GameStatus.DECLINED),
+            return_exceptions=True,
+        )
+        await first
+        batch = witness.events[sent:]
+        assert [type(r).__name__ for r in results] == [
+            "GameRecord",
+            "NoneType",
+            "GameRecord",
+            "VersionConflictError",
+            "GameRecord",
+        ]
+        assert repo.activity().ahead - before.ahead == 3  # all but the batch's first UPDATE
+        assert repo.activity().commits - before.commits == 2  # the first game's, then these
+        sends = [first for kind, first in batch if kind == "sent"]
+        # The refusal's read (the game, to name why) comes after the answers; everything else
+        # is sent before any of them.
+        assert sends[:7] == [
+            "SAVEPOINT batch",
+            *["UPDATE games"] * 4,
+            "INSERT INTO",
+            "RELEASE batch",
+        ]
+        assert _waits(batch) == 2
+        # The first game's batch, then these: one wait for them all, one for the refusal's read.
+        assert repo.activity().waits - before.waits == 3
+        assert (await repo.get_game(challenges[0].id)).status is GameStatus.ACTIVE
+        assert (await repo.get_game(challenges[1].id)) == challenges[1]
+        assert (await repo.get_game(challenges[2].id)).status is GameStatus.DECLINED
+        assert [str(m.point) for m in await repo.move_history(game.id)] == ["h8"]
+        assert await repo.turn_ping(game.id) == TurnPing(game.id, 1, 99, game.version + 1)
+        assert not repo._writes.in_transaction
+
+
+async def test_hundreds_of_writes_queued_together_share_one_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch costs about one wait for its answers whatever its size, so the writes queued
+    while the writer is busy (a burst of new games, say) are committed together, hundreds at
+    a time; the cap still splits a longer queue into batches of at most its size."""
+    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
+        before = repo.activity()
+        games = await _one_batch(repo, *(repo.create_game(new_game(c)) for c in range(300)))
+        assert [type(g).__name__ for g in games] == ["GameRecord"] * 300
+        assert repo.activity().commits - before.commits == 2  # the first game, then the 300
+        monkeypatch.setattr(sqlite_module, "_MAX_BATCH", 128)
+        before = repo.activity()
+        first = asyncio.create_task(
+            repo.append_move(games[0].id, games[0].version, Point(7, 7), Color.BLACK)
+        )
+        await repo._until(lambda: repo._committing == 1)  # the writer is busy with it
+        moves = [repo.append_move(g.id, g.version, Point(7, 7), Color.BLACK) for g in games[1:]]
+        moved = [await first, *await asyncio.gather(*moves)]
+        assert [type(g).__name__ for g in moved] == ["GameRecord"] * 300
+        assert repo.activity().commits - before.commits == 1 + 3  # then 128, 128 and 43
+        assert repo.activity().ahead - before.ahead == 299 - 3  # all but each batch's first
+        for game in games[::50]:
+            assert len(await repo.move_history(game.id)) == 1
+
+
 async def test_a_write_that_cannot_go_ahead_waits_for_those_before_it(tmp_path: Path) -> None:
     """A ping held by one write and dropped by a later one, with a move between them: the
     drop (it sees the pings) is not sent ahead but after the others, and after the held ping,
@@ -691,6 +771,10 @@ async def test_a_write_that_cannot_go_ahead_waits_for_those_before_it(tmp_path: 
             repo.save_turn_ping(TurnPing(other.id, 2, 98, other.version + 1)),
         )
         assert repo.activity().ahead - before.ahead == 1  # the move, behind the first ping
+        # The first game's batch; then this one's move, the first ping written after the
+        # move's answer, the drop after the ping's, the last ping (and the end) after the
+        # drop's: each write that sees what came before it costs its batch a wait.
+        assert repo.activity().waits - before.waits == 1 + 4
         assert await repo.turn_ping(game.id) is None
         assert await repo.turn_ping(other.id) == TurnPing(other.id, 2, 98, other.version + 1)
         assert [str(m.point) for m in await repo.move_history(other.id)] == ["h8"]
@@ -817,6 +901,7 @@ async def test_a_batch_waits_once_for_its_statements_and_its_end(tmp_path: Path)
         games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(5)]
         witness = _Witness(repo._writes)
         repo._writes = witness  # type: ignore[assignment]
+        start = repo.activity().waits
         moved = await repo.append_move(games[0].id, games[0].version, Point(7, 7), Color.BLACK)
         assert witness.events == [
             ("sent", "UPDATE games"),
@@ -825,8 +910,12 @@ async def test_a_batch_waits_once_for_its_statements_and_its_end(tmp_path: Path)
             ("answered", "COMMIT"),
         ]
         witness.events.clear()
+        assert repo.activity().waits - start == 1
+        start = repo.activity().waits
         await repo.save_turn_ping(TurnPing(games[0].id, 1, 99, moved.version))
         assert _waits(witness.events) == 1
+        assert repo.activity().waits - start == 1
+        start = repo.activity().waits
         witness.events.clear()
         first = asyncio.create_task(repo.create_game(new_game(99)))
         await repo._until(lambda: repo._committing == 1)  # the writer is busy with it
@@ -849,6 +938,7 @@ async def test_a_batch_waits_once_for_its_statements_and_its_end(tmp_path: Path)
             ("sent", "RELEASE batch"),
         ]
         assert _waits(witness.events) == 2  # the first game's batch, then the others'
+        assert repo.activity().waits - start == 2  # the counter the load bench prints
         for game in games[1:]:
             assert await repo.turn_ping(game.id) is not None
             assert len(await repo.move_history(game.id)) == 1
