@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import multiprocessing
 import os
 import random
@@ -73,7 +74,9 @@ def _cell(ply: int) -> str:
 # ---------------------------------------------------------------------- child: Discord and players
 
 
-def _driver(conn: Connection, args: argparse.Namespace) -> None:
+def _driver(conn: Connection, args: argparse.Namespace, cores: set[int] | None) -> None:
+    if cores is not None:
+        os.sched_setaffinity(0, cores)
     asyncio.run(_drive(conn, args))
 
 
@@ -142,10 +145,18 @@ async def _drive(conn: Connection, args: argparse.Namespace) -> None:
 # ---------------------------------------------------------------------- child: the pages
 
 
-def _pages(conn: Connection, args: argparse.Namespace, port: int, game_ids: list[int]) -> None:
+def _pages(
+    conn: Connection,
+    args: argparse.Namespace,
+    port: int,
+    game_ids: list[int],
+    cores: set[int] | None,
+) -> None:
     # Below the bot and the fake Discord on a busy host: real pages run on their readers'
     # machines, and here they would otherwise take the CPU the bot's /place waits for.
     os.nice(PAGES_NICENESS)
+    if cores is not None:
+        os.sched_setaffinity(0, cores)
     asyncio.run(_watch(conn, args, port, game_ids))
 
 
@@ -189,10 +200,9 @@ async def _watch(
         readers.append(asyncio.create_task(read(ws, game)))
     conn.send(len(sockets))
     loop = asyncio.get_running_loop()
-    began = os.times()
+    began = time.process_time()
     await loop.run_in_executor(None, conn.recv)  # the moves are over
-    ended = os.times()
-    cpu = ended.user - began.user + ended.system - began.system
+    cpu = time.process_time() - began
     conn.send((arrivals, cpu))
     for task in readers:
         task.cancel()
@@ -204,11 +214,49 @@ async def _watch(
 # ---------------------------------------------------------------------- parent: the bot
 
 
-async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
+def _neighbour(conn: Connection, share: float, cores: set[int] | None) -> None:
+    """The control of a run without pages (``--neighbour``): a process at the pages'
+    priority, on their cores, that takes ``share`` of a core (the CPU the pages' readers took
+    in the run with pages before it) from the moves' start to their end, decoding a page's
+    message over and over in slices of a hundredth of a second, so that the bot shares the
+    host with as busy a neighbour as it does with pages."""
+    os.nice(PAGES_NICENESS)
+    if cores is not None:
+        os.sched_setaffinity(0, cores)
+    message = b'{"type":"delta","version":61,"keep":59,"add":[[7,9]],"turn":0,"status":"x"}'
+    conn.send("ready")
+    conn.recv()  # the moves begin
+    began = time.process_time()
+    period = 0.01
+    while not conn.poll():
+        start, cpu = time.monotonic(), time.thread_time()
+        while time.thread_time() - cpu < share * period:
+            json.loads(message)
+        rest = period - (time.monotonic() - start)
+        if rest > 0:
+            time.sleep(rest)
+    conn.recv()  # the moves are over
+    conn.send(time.process_time() - began)
+
+
+async def _run(
+    args: argparse.Namespace, pages: bool, neighbour: float | None = None
+) -> dict[str, Any]:
+    """One run: the bot in this process, Discord and the players in one child, and with
+    ``pages`` the page clients in another (without, and with a ``neighbour``, a process that
+    takes that share of a core instead). With ``--pin`` the bot runs on the first of this
+    process's cores and its children on the others."""
     context = multiprocessing.get_context("spawn")
+    bot_cores: set[int] | None = None
+    others: set[int] | None = None
+    if args.pin:
+        cores = sorted(os.sched_getaffinity(0))
+        bot_cores, others = {cores[0]}, set(cores[1:])
     parent, child = context.Pipe()
-    process = context.Process(target=_driver, args=(child, args), daemon=True)
+    process = context.Process(target=_driver, args=(child, args, others), daemon=True)
     process.start()
+    if bot_cores is not None:
+        os.sched_setaffinity(0, bot_cores)  # after the spawn: the child starts on every core
     loop = asyncio.get_running_loop()
     port = await loop.run_in_executor(None, parent.recv)
     discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
@@ -241,15 +289,24 @@ async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
         if pages:
             watcher, into = context.Pipe()
             viewer = context.Process(
-                target=_pages, args=(into, args, bot.web_board.port, game_ids), daemon=True
+                target=_pages,
+                args=(into, args, bot.web_board.port, game_ids, others),
+                daemon=True,
             )
             viewer.start()
             sockets = await loop.run_in_executor(None, watcher.recv)
-        cpu = os.times()
+        elif neighbour is not None:
+            watcher, into = context.Pipe()
+            viewer = context.Process(target=_neighbour, args=(into, neighbour, others), daemon=True)
+            viewer.start()
+            await loop.run_in_executor(None, watcher.recv)
+            watcher.send("start")
+        cpu, loop_cpu = os.times(), time.thread_time()
         fanned = bot.web_board.hub.cpu
         parent.send("start")
         figures: dict[str, Any] = await loop.run_in_executor(None, parent.recv)
-        spent = os.times()
+        spent, loop_spent = os.times(), time.thread_time()
+        figures["loop"] = loop_spent - loop_cpu  # the event loop's thread alone
         figures["fan_out"] = bot.web_board.hub.cpu - fanned
         figures["user"] = spent.user - cpu.user
         figures["system"] = spent.system - cpu.system  # the kernel's part: sockets, mostly
@@ -265,12 +322,18 @@ async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
                 if moved is not None:
                     figures["arrivals"].append(arrived - moved)
             viewer.join(30)
+        elif watcher is not None:
+            watcher.send("stop")
+            figures["neighbour"] = await loop.run_in_executor(None, watcher.recv)
+            viewer.join(30)
         await bot.close()
         runner.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await runner
     parent.send("stop")
     process.join(30)
+    if bot_cores is not None:
+        os.sched_setaffinity(0, bot_cores | (others or set()))
     return figures
 
 
@@ -281,8 +344,11 @@ def _report(name: str, figures: dict[str, Any]) -> None:
         f"{name:>16}: /place n={len(latencies)} p50 {statistics.median(latencies):.1f} ms"
         f" p95 {_percentile(latencies, 0.95):.1f} ms, failed {figures['failures']};"
         f" bot CPU {figures['cpu']:.2f} s (user {figures['user']:.2f} s, system"
-        f" {figures['system']:.2f} s) in {figures['elapsed']:.1f} s ({cpu_share:.0f}%)"
+        f" {figures['system']:.2f} s; its event loop's thread {figures['loop']:.2f} s)"
+        f" in {figures['elapsed']:.1f} s ({cpu_share:.0f}%)"
     )
+    if "neighbour" in figures:
+        print(f"{'':>16}  the control neighbour took {figures['neighbour']:.2f} s of CPU")
     arrivals = [1000 * v for v in figures["arrivals"]]
     if arrivals:
         print(
@@ -330,18 +396,40 @@ def main(argv: list[str] | None = None) -> int:
         "--rounds", type=int, default=1, help="pairs of runs, the first of each pair alternating"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the bot on one core; Discord, the players and the pages on the others",
+    )
+    parser.add_argument(
+        "--neighbour",
+        action="store_true",
+        help="without pages, a process as busy as the pages' readers were in the run before",
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.moves <= MOST_MOVES:
         parser.error(f"--moves is 1 to {MOST_MOVES}")
     if args.games < 1 or args.rounds < 1:
         parser.error("--games and --rounds are at least 1")
+    if args.pin and len(os.sched_getaffinity(0)) < 2:
+        parser.error("--pin needs two cores")
     print(f"CPU: {cpu_model()}")
+    if args.pin:
+        first, *rest = sorted(os.sched_getaffinity(0))
+        print(f"pinned: the bot on core {first}; Discord, players, pages on {rest}")
+    readers: dict[str, Any] = {}
     rounds: list[dict[bool, dict[str, Any]]] = []
     for number in range(args.rounds):
         pair: dict[bool, dict[str, Any]] = {}
-        order = (False, True) if number % 2 == 0 else (True, False)
+        # With a neighbour the first run has pages: the runs without take after the one before.
+        order = (False, True) if (number % 2 == 0) != args.neighbour else (True, False)
         for pages in order:
-            pair[pages] = asyncio.run(_run(args, pages))
+            share = None
+            if args.neighbour and not pages:
+                share = readers["readers"] / readers["elapsed"]
+            pair[pages] = asyncio.run(_run(args, pages, share))
+            if pages:
+                readers = pair[pages]
             _report("with pages" if pages else "without pages", pair[pages])
         rounds.append(pair)
     if args.rounds > 1:

@@ -4,6 +4,7 @@ and with pages every page gets every move; repeated rounds end with their median
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -37,6 +38,29 @@ def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
     summary = [line.split(":")[0].strip() for line in lines[-2:]]
     assert summary == ["/place p95", "bot CPU"]
     assert all("with/without per round" in line for line in lines[-2:])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning needs two cores")
+def test_a_pinned_bench_with_a_neighbour_runs_both_sides_and_the_control() -> None:
+    arguments = ["--games", "2", "--watchers", "2", "--moves", "6", "--think", "0.05"]
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--pin", "--neighbour"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    first, *rest = sorted(os.sched_getaffinity(0))
+    assert lines[1] == f"pinned: the bot on core {first}; Discord, players, pages on {rest}"
+    # With a neighbour the run with pages goes first: the one without takes after it.
+    runs = [line.split(":")[0].strip() for line in lines if "/place n=" in line]
+    assert runs == ["with pages", "without pages"]
+    assert result.stdout.count("/place n=12 ") == 2
+    assert "4 sockets, 24 states delivered" in result.stdout
+    assert re.search(r"the control neighbour took \d+\.\d\d s of CPU", result.stdout), lines
 
 
 def test_a_bench_longer_than_its_board_is_refused() -> None:
