@@ -1,8 +1,8 @@
 """Web board load: what open board pages cost the bot's ``/place``.
 
 Run it as ``python -m benchmarks.bench_web [--games 100] [--watchers 200] [--moves 10]
-[--think 0.5] [--rounds 1]``. It prints figures and asserts nothing (timings on shared
-machines are noise, not verdicts).
+[--think 0.5] [--rounds 1] [--pin] [--neighbour]``. It prints figures and asserts nothing
+(timings on shared machines are noise, not verdicts).
 
 It runs the same load twice, each time on a fresh bot (``create_bot``, a SQLite file, the web
 board on): ``--games`` games between two people, each in its own channel, playing ``--moves``
@@ -14,12 +14,23 @@ live in another, at a lower priority (``PAGES_NICENESS``), so the clock that tim
 ``/place`` shares its event loop with Discord alone, and the pages' readers yield the CPU to
 the bot and Discord as pages on their readers' own machines would.
 
+The readers still share the host with the bot, as real pages do not. Two options make the
+runs alike in that: ``--pin`` puts the bot on a core of its own and its children (Discord and
+the players; the readers) on the others, in both runs, so the readers take no CPU from the
+bot's core; ``--neighbour`` gives the run without pages a control, a process at the readers'
+priority that takes as much CPU as they took in the run with pages just before (the first run
+is then the one with pages), so both runs share the host with as busy a neighbour. Neither
+moves the kernel's work: on loopback the receiving end of a page's TCP runs in the context
+of the bot's send, and is counted in its system time.
+
 Printed per run: ``/place`` latency (event to answer, at the fake) p50 and p95, the bot
 process's CPU over the move phase (user and system time: the kernel's part is mostly its
-sockets), and with pages, how long a move took from its ``/place`` to reach the pages (p50,
-p95, and the slowest), the CPU the bot spent sending the pages their states (the hub's
-renders and writes, ``Hub.cpu``): what the pages cost it directly, and the CPU the pages'
-readers took meanwhile, which the bot shares the host with here (and not in production).
+sockets; its event loop's thread alone; the garbage collector's runs and their CPU), and with
+pages, how long a move took from its ``/place`` to reach the pages (p50, p95, and the
+slowest), the CPU the bot spent sending the pages their states (the hub's renders and
+writes, ``Hub.cpu``): what the pages cost it directly, and the CPU the pages' readers took
+meanwhile, which the bot shares the host with here (and not in production); with
+``--neighbour``, the CPU the control took.
 
 A single pair of short runs varies by more than the pages cost. For a verdict, make the runs
 longer (``--moves 60``: half a minute of moves at the default pace) and repeat them:
@@ -33,6 +44,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import multiprocessing
 import os
@@ -214,6 +226,22 @@ async def _watch(
 # ---------------------------------------------------------------------- parent: the bot
 
 
+class _Collections:
+    """The cyclic garbage collector's runs in the bot's process, and the CPU they took."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.cpu = 0.0
+        self._began = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.thread_time()
+        else:
+            self.runs += 1
+            self.cpu += time.thread_time() - self._began
+
+
 def _neighbour(conn: Connection, share: float, cores: set[int] | None) -> None:
     """The control of a run without pages (``--neighbour``): a process at the pages'
     priority, on their cores, that takes ``share`` of a core (the CPU the pages' readers took
@@ -301,11 +329,15 @@ async def _run(
             viewer.start()
             await loop.run_in_executor(None, watcher.recv)
             watcher.send("start")
+        collections = _Collections()
+        gc.callbacks.append(collections)
         cpu, loop_cpu = os.times(), time.thread_time()
         fanned = bot.web_board.hub.cpu
         parent.send("start")
         figures: dict[str, Any] = await loop.run_in_executor(None, parent.recv)
         spent, loop_spent = os.times(), time.thread_time()
+        gc.callbacks.remove(collections)
+        figures["collections"] = (collections.runs, collections.cpu)
         figures["loop"] = loop_spent - loop_cpu  # the event loop's thread alone
         figures["fan_out"] = bot.web_board.hub.cpu - fanned
         figures["user"] = spent.user - cpu.user
@@ -340,12 +372,14 @@ async def _run(
 def _report(name: str, figures: dict[str, Any]) -> None:
     latencies = [1000 * v for v in figures["latencies"]]
     cpu_share = 100 * figures["cpu"] / figures["elapsed"]
+    runs, collected = figures["collections"]
     print(
         f"{name:>16}: /place n={len(latencies)} p50 {statistics.median(latencies):.1f} ms"
         f" p95 {_percentile(latencies, 0.95):.1f} ms, failed {figures['failures']};"
         f" bot CPU {figures['cpu']:.2f} s (user {figures['user']:.2f} s, system"
         f" {figures['system']:.2f} s; its event loop's thread {figures['loop']:.2f} s)"
-        f" in {figures['elapsed']:.1f} s ({cpu_share:.0f}%)"
+        f" in {figures['elapsed']:.1f} s ({cpu_share:.0f}%);"
+        f" the collector ran {runs} times, {collected:.2f} s"
     )
     if "neighbour" in figures:
         print(f"{'':>16}  the control neighbour took {figures['neighbour']:.2f} s of CPU")
