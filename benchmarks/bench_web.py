@@ -1,7 +1,7 @@
 """Web board load: what open board pages cost the bot's ``/place``.
 
 Run it as ``python -m benchmarks.bench_web [--games 100] [--watchers 200] [--moves 10]
-[--think 0.5] [--rounds 1] [--pin] [--neighbour]``. It prints figures and asserts nothing
+[--think 0.5] [--rounds 1] [--no-pin] [--neighbour]``. It prints figures and asserts nothing
 (timings on shared machines are noise, not verdicts).
 
 It runs the same load twice, each time on a fresh bot (``create_bot``, a SQLite file, the web
@@ -11,17 +11,18 @@ run has no pages open; the other opens ``--watchers`` WebSockets on the first ga
 every game (aiohttp clients speaking the page's protocol, not browsers). The fake Discord
 and the players live in a child process, so the CPU measured is the bot's own; the sockets
 live in another, at a lower priority (``PAGES_NICENESS``), so the clock that times a
-``/place`` shares its event loop with Discord alone, and the pages' readers yield the CPU to
-the bot and Discord as pages on their readers' own machines would.
+``/place`` shares its event loop with Discord alone.
 
-The readers still share the host with the bot, as real pages do not. Two options make the
-runs alike in that: ``--pin`` puts the bot on a core of its own and its children (Discord and
-the players; the readers) on the others, in both runs, so the readers take no CPU from the
-bot's core; ``--neighbour`` gives the run without pages a control, a process at the readers'
-priority that takes as much CPU as they took in the run with pages just before (the first run
-is then the one with pages), so both runs share the host with as busy a neighbour. Neither
-moves the kernel's work: on loopback the receiving end of a page's TCP runs in the context
-of the bot's send, and is counted in its system time.
+Real pages run on their readers' machines; here they share the host with the bot. So that
+they take nothing from the bot, the bot runs on a core of its own, the first of the bench's,
+and its children (Discord and the players; the page clients) on the others, in both runs
+(``--no-pin``: every process on every core, where the page clients take CPU from the bot's
+cores and the bot's own CPU time grows with them). ``--neighbour`` gives the run without
+pages a control instead: a process at the page clients' priority that takes as much CPU as
+they took in the run with pages just before it (the first run is then the one with pages),
+so both runs share the host with as busy a neighbour. Neither moves the kernel's work: on
+loopback the receiving end of a page's TCP runs in the context of the bot's send, and is
+counted in its system time.
 
 Printed per run: ``/place`` latency (event to answer, at the fake) p50 and p95, the bot
 process's CPU over the move phase (user and system time: the kernel's part is mostly its
@@ -149,7 +150,16 @@ async def _drive(conn: Connection, args: argparse.Namespace) -> None:
     await asyncio.gather(*(play(i) for i in range(args.games)))
     await asyncio.sleep(1.0)  # the last moves reach the pages
     elapsed = time.monotonic() - started
-    conn.send({"latencies": latencies, "failures": failures, "sent": sent, "elapsed": elapsed})
+    cores = sorted(os.sched_getaffinity(0))
+    conn.send(
+        {
+            "latencies": latencies,
+            "failures": failures,
+            "sent": sent,
+            "elapsed": elapsed,
+            "cores": {"bot": [], "Discord": cores},
+        }
+    )
     await loop.run_in_executor(None, conn.recv)  # the bot has stopped
     await fake.close()
 
@@ -215,7 +225,7 @@ async def _watch(
     began = time.process_time()
     await loop.run_in_executor(None, conn.recv)  # the moves are over
     cpu = time.process_time() - began
-    conn.send((arrivals, cpu))
+    conn.send((arrivals, cpu, sorted(os.sched_getaffinity(0))))
     for task in readers:
         task.cancel()
     for ws in sockets:
@@ -264,7 +274,7 @@ def _neighbour(conn: Connection, share: float, cores: set[int] | None) -> None:
         if rest > 0:
             time.sleep(rest)
     conn.recv()  # the moves are over
-    conn.send(time.process_time() - began)
+    conn.send((time.process_time() - began, sorted(os.sched_getaffinity(0))))
 
 
 async def _run(
@@ -272,8 +282,8 @@ async def _run(
 ) -> dict[str, Any]:
     """One run: the bot in this process, Discord and the players in one child, and with
     ``pages`` the page clients in another (without, and with a ``neighbour``, a process that
-    takes that share of a core instead). With ``--pin`` the bot runs on the first of this
-    process's cores and its children on the others."""
+    takes that share of a core instead). Pinned (``args.pin``), the bot runs on the first of
+    this process's cores and its children on the others."""
     context = multiprocessing.get_context("spawn")
     bot_cores: set[int] | None = None
     others: set[int] | None = None
@@ -336,6 +346,7 @@ async def _run(
         parent.send("start")
         figures: dict[str, Any] = await loop.run_in_executor(None, parent.recv)
         spent, loop_spent = os.times(), time.thread_time()
+        figures["cores"]["bot"] = sorted(os.sched_getaffinity(0))
         gc.callbacks.remove(collections)
         figures["collections"] = (collections.runs, collections.cpu)
         figures["loop"] = loop_spent - loop_cpu  # the event loop's thread alone
@@ -348,7 +359,8 @@ async def _run(
         if pages:
             watcher.send("stop")
             sent: dict[tuple[int, int], float] = figures["sent"]
-            arrivals, figures["readers"] = await loop.run_in_executor(None, watcher.recv)
+            arrivals, figures["readers"], cores = await loop.run_in_executor(None, watcher.recv)
+            figures["cores"]["pages"] = cores
             for game, stones, arrived in arrivals:
                 moved = sent.get((game, stones))
                 if moved is not None:
@@ -356,7 +368,8 @@ async def _run(
             viewer.join(30)
         elif watcher is not None:
             watcher.send("stop")
-            figures["neighbour"] = await loop.run_in_executor(None, watcher.recv)
+            figures["neighbour"], cores = await loop.run_in_executor(None, watcher.recv)
+            figures["cores"]["neighbour"] = cores
             viewer.join(30)
         await bot.close()
         runner.cancel()
@@ -381,6 +394,8 @@ def _report(name: str, figures: dict[str, Any]) -> None:
         f" in {figures['elapsed']:.1f} s ({cpu_share:.0f}%);"
         f" the collector ran {runs} times, {collected:.2f} s"
     )
+    cores = ", ".join(f"{name} {cpus}" for name, cpus in figures["cores"].items())
+    print(f"{'':>16}  cores: {cores}")
     if "neighbour" in figures:
         print(f"{'':>16}  the control neighbour took {figures['neighbour']:.2f} s of CPU")
     arrivals = [1000 * v for v in figures["arrivals"]]
@@ -432,8 +447,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--pin",
-        action="store_true",
-        help="the bot on one core; Discord, the players and the pages on the others",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the bot on one core; Discord, the players and the pages on the others"
+        " (the default where there are two cores or more)",
     )
     parser.add_argument(
         "--neighbour",
@@ -445,12 +462,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--moves is 1 to {MOST_MOVES}")
     if args.games < 1 or args.rounds < 1:
         parser.error("--games and --rounds are at least 1")
+    if args.pin is None:
+        args.pin = len(os.sched_getaffinity(0)) >= 2
     if args.pin and len(os.sched_getaffinity(0)) < 2:
         parser.error("--pin needs two cores")
     print(f"CPU: {cpu_model()}")
     if args.pin:
         first, *rest = sorted(os.sched_getaffinity(0))
         print(f"pinned: the bot on core {first}; Discord, players, pages on {rest}")
+    else:
+        print("not pinned: every process on every core")
     readers: dict[str, Any] = {}
     rounds: list[dict[bool, dict[str, Any]]] = []
     for number in range(args.rounds):

@@ -17,7 +17,7 @@ def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
     # 17 moves: past the first row of stones. Two rounds: four runs, then the summary.
     arguments = ["--games", "3", "--watchers", "4", "--moves", "17", "--think", "0.05"]
     result = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--rounds", "2"],
+        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--rounds", "2", "--no-pin"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -26,6 +26,10 @@ def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("CPU: ")
+    assert lines[1] == "not pinned: every process on every core"
+    every = sorted(os.sched_getaffinity(0))
+    assert result.stdout.count(f"cores: bot {every}, Discord {every}, pages {every}\n") == 2
+    assert result.stdout.count(f"cores: bot {every}, Discord {every}\n") == 2
     assert len(re.findall(r"/place n=51 .* failed 0;", result.stdout)) == 4, lines
     # 4 watchers on the first game and one page on each of the 3: 7 pages; the first game's
     # 17 moves reach 5 pages, the others' reach 1 each.
@@ -42,10 +46,10 @@ def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning needs two cores")
-def test_a_pinned_bench_with_a_neighbour_runs_both_sides_and_the_control() -> None:
+def test_a_bench_is_pinned_by_default_and_a_neighbour_runs_after_the_pages() -> None:
     arguments = ["--games", "2", "--watchers", "2", "--moves", "6", "--think", "0.05"]
     result = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--pin", "--neighbour"],
+        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--neighbour"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -55,6 +59,9 @@ def test_a_pinned_bench_with_a_neighbour_runs_both_sides_and_the_control() -> No
     lines = result.stdout.splitlines()
     first, *rest = sorted(os.sched_getaffinity(0))
     assert lines[1] == f"pinned: the bot on core {first}; Discord, players, pages on {rest}"
+    # where each process ran, as each found its own cores
+    assert f"cores: bot [{first}], Discord {rest}, pages {rest}\n" in result.stdout
+    assert f"cores: bot [{first}], Discord {rest}, neighbour {rest}\n" in result.stdout
     # With a neighbour the run with pages goes first: the one without takes after it.
     runs = [line.split(":")[0].strip() for line in lines if "/place n=" in line]
     assert runs == ["with pages", "without pages"]
