@@ -2,14 +2,14 @@ r"""The hub: every stored change of a game, sent to every page that shows it.
 
 The hub subscribes to the game service's events (``bot.core.service.events``; synchronous, from the
 one place every change of a game passes: ``ServiceCore._remember``) and ``publish``\es each
-event's state. A game nobody watches costs a dict
-look-up. For a watched game the newest state waits in ``_latest`` and a callback of the event
-loop sends it, in the turn after the change (the command that made it is answered first), 32
-pages a turn: a burst of changes while a send is under way is sent once, as its newest
-state, and a page never gets an older version after a newer one. A callback, not a task: a
-change of a watched game costs no task, coroutine or future, however many games change at
-once. What the pages are sent is rendered once per kind of page (``bot.web.feed``: the game's
-``Feed``, kept while it has pages).
+event's state. A game nobody watches costs a dict look-up. For a watched game the newest
+state waits in ``_latest`` and a callback of the event loop sends it, in the turn after the
+change (the command that stored it goes on to its next wait first), 32 pages a turn: a burst
+of changes while a send is under way is sent once, as its newest state, and a page never gets
+an older version after a newer one. A callback, not a task: a change of a watched game costs
+no task, coroutine or future, however many games change at once. What the pages are sent is
+rendered once per kind of page (``bot.web.feed``: the game's ``Feed``, kept while it has
+pages).
 
 With shards in several processes, a game may change in another process: the hub follows the
 game bus (``bot.core.bus``) and re-reads a watched game whose version there is newer than the
