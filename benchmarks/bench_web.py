@@ -1,7 +1,7 @@
 """Web board load: what open board pages cost the bot's ``/place``.
 
 Run it as ``python -m benchmarks.bench_web [--games 100] [--watchers 200] [--moves 10]
-[--think 0.5] [--rounds 1] [--no-pin] [--neighbour]``. It prints figures and asserts nothing
+[--think 0.5] [--rounds 1] [--no-pin] [--idle-pages] [--neighbour]``. It prints figures and asserts nothing
 (timings on shared machines are noise, not verdicts).
 
 It runs the same load twice, each time on a fresh bot (``create_bot``, a SQLite file, the web
@@ -17,8 +17,10 @@ Real pages run on their readers' machines; here they share the host with the bot
 they take nothing from the bot, the bot runs on a core of its own, the first of the bench's,
 and its children (Discord and the players; the page clients) on the others, in both runs
 (``--no-pin``: every process on every core, where the page clients take CPU from the bot's
-cores and the bot's own CPU time grows with them). ``--neighbour`` gives the run without
-pages a control instead: a process at the page clients' priority that takes as much CPU as
+cores and the bot's own CPU time grows with them). ``--idle-pages`` puts the page clients in
+the kernel's idle class besides: niceness only weighs shares, and a page client at nice 10
+may still finish its slice before the fake Discord that woke beside it runs. ``--neighbour``
+gives the run without pages a control instead: a process at the page clients' priority that takes as much CPU as
 they took in the run with pages just before it (the first run is then the one with pages),
 so both runs share the host with as busy a neighbour. Neither moves the kernel's work: on
 loopback the receiving end of a page's TCP runs in the context of the bot's send, and is
@@ -63,6 +65,7 @@ import yarl
 from benchmarks.common import NoAI, cpu_model
 from bot.app import create_bot
 from bot.cooldown import UserCooldown
+from bot.core.ai import lower_priority
 from bot.settings import Settings
 
 SECRET = "bench secret for board passes"
@@ -176,10 +179,22 @@ def _pages(
 ) -> None:
     # Below the bot and the fake Discord on a busy host: real pages run on their readers'
     # machines, and here they would otherwise take the CPU the bot's /place waits for.
-    os.nice(PAGES_NICENESS)
+    _aside(args.idle_pages, cores)
+    asyncio.run(_watch(conn, args, port, game_ids))
+
+
+def _aside(idle: bool, cores: set[int] | None) -> None:
+    """This process (the page clients, or the neighbour in their place) below the bot and the
+    fake Discord: ``PAGES_NICENESS`` steps lower, with ``idle`` in the kernel's idle class
+    too (it gives up the core the moment either wakes), and on ``cores`` when pinned."""
+    lower_priority(PAGES_NICENESS, idle=idle)
     if cores is not None:
         os.sched_setaffinity(0, cores)
-    asyncio.run(_watch(conn, args, port, game_ids))
+
+
+def _policy() -> str:
+    idle = hasattr(os, "sched_getscheduler") and os.sched_getscheduler(0) == os.SCHED_IDLE
+    return " (idle class)" if idle else ""
 
 
 async def _watch(
@@ -225,7 +240,7 @@ async def _watch(
     began = time.process_time()
     await loop.run_in_executor(None, conn.recv)  # the moves are over
     cpu = time.process_time() - began
-    conn.send((arrivals, cpu, sorted(os.sched_getaffinity(0))))
+    conn.send((arrivals, cpu, f"{sorted(os.sched_getaffinity(0))}{_policy()}"))
     for task in readers:
         task.cancel()
     for ws in sockets:
@@ -252,15 +267,13 @@ class _Collections:
             self.cpu += time.thread_time() - self._began
 
 
-def _neighbour(conn: Connection, share: float, cores: set[int] | None) -> None:
+def _neighbour(conn: Connection, share: float, idle: bool, cores: set[int] | None) -> None:
     """The control of a run without pages (``--neighbour``): a process at the pages'
     priority, on their cores, that takes ``share`` of a core (the CPU the pages' readers took
     in the run with pages before it) from the moves' start to their end, decoding a page's
     message over and over in slices of a hundredth of a second, so that the bot shares the
     host with as busy a neighbour as it does with pages."""
-    os.nice(PAGES_NICENESS)
-    if cores is not None:
-        os.sched_setaffinity(0, cores)
+    _aside(idle, cores)
     message = b'{"type":"delta","version":61,"keep":59,"add":[[7,9]],"turn":0,"status":"x"}'
     conn.send("ready")
     conn.recv()  # the moves begin
@@ -274,7 +287,7 @@ def _neighbour(conn: Connection, share: float, cores: set[int] | None) -> None:
         if rest > 0:
             time.sleep(rest)
     conn.recv()  # the moves are over
-    conn.send((time.process_time() - began, sorted(os.sched_getaffinity(0))))
+    conn.send((time.process_time() - began, f"{sorted(os.sched_getaffinity(0))}{_policy()}"))
 
 
 async def _run(
@@ -335,7 +348,9 @@ async def _run(
             sockets = await loop.run_in_executor(None, watcher.recv)
         elif neighbour is not None:
             watcher, into = context.Pipe()
-            viewer = context.Process(target=_neighbour, args=(into, neighbour, others), daemon=True)
+            viewer = context.Process(
+                target=_neighbour, args=(into, neighbour, args.idle_pages, others), daemon=True
+            )
             viewer.start()
             await loop.run_in_executor(None, watcher.recv)
             watcher.send("start")
@@ -451,6 +466,11 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="the bot on one core; Discord, the players and the pages on the others"
         " (the default where there are two cores or more)",
+    )
+    parser.add_argument(
+        "--idle-pages",
+        action="store_true",
+        help="the page clients (and the neighbour) in the kernel's idle class (Linux)",
     )
     parser.add_argument(
         "--neighbour",

@@ -49,7 +49,7 @@ def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
 def test_a_bench_is_pinned_by_default_and_a_neighbour_runs_after_the_pages() -> None:
     arguments = ["--games", "2", "--watchers", "2", "--moves", "6", "--think", "0.05"]
     result = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--neighbour"],
+        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--neighbour", "--idle-pages"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -59,9 +59,10 @@ def test_a_bench_is_pinned_by_default_and_a_neighbour_runs_after_the_pages() -> 
     lines = result.stdout.splitlines()
     first, *rest = sorted(os.sched_getaffinity(0))
     assert lines[1] == f"pinned: the bot on core {first}; Discord, players, pages on {rest}"
-    # where each process ran, as each found its own cores
-    assert f"cores: bot [{first}], Discord {rest}, pages {rest}\n" in result.stdout
-    assert f"cores: bot [{first}], Discord {rest}, neighbour {rest}\n" in result.stdout
+    # where each process ran, as each found its own cores, and in which class
+    idle = " (idle class)" if hasattr(os, "SCHED_IDLE") else ""
+    assert f"cores: bot [{first}], Discord {rest}, pages {rest}{idle}\n" in result.stdout
+    assert f"cores: bot [{first}], Discord {rest}, neighbour {rest}{idle}\n" in result.stdout
     # With a neighbour the run with pages goes first: the one without takes after it.
     runs = [line.split(":")[0].strip() for line in lines if "/place n=" in line]
     assert runs == ["with pages", "without pages"]
