@@ -1,8 +1,8 @@
 """Web board load: what open board pages cost the bot's ``/place``.
 
 Run it as ``python -m benchmarks.bench_web [--games 100] [--watchers 200] [--moves 10]
-[--think 0.5] [--rounds 1] [--no-pin] [--idle-pages] [--neighbour]``. It prints figures and asserts nothing
-(timings on shared machines are noise, not verdicts).
+[--think 0.5] [--rounds 1] [--no-pin] [--idle-pages] [--neighbour]``. It prints figures and
+asserts nothing (timings on shared machines are noise, not verdicts).
 
 It runs the same load twice, each time on a fresh bot (``create_bot``, a SQLite file, the web
 board on): ``--games`` games between two people, each in its own channel, playing ``--moves``
@@ -17,14 +17,13 @@ Real pages run on their readers' machines; here they share the host with the bot
 they take nothing from the bot, the bot runs on a core of its own, the first of the bench's,
 and its children (Discord and the players; the page clients) on the others, in both runs
 (``--no-pin``: every process on every core, where the page clients take CPU from the bot's
-cores and the bot's own CPU time grows with them). ``--idle-pages`` puts the page clients in
-the kernel's idle class besides: niceness only weighs shares, and a page client at nice 10
+cores). ``--idle-pages`` puts the page clients in the kernel's idle class besides: niceness only weighs shares, and a page client at nice 10
 may still finish its slice before the fake Discord that woke beside it runs. ``--neighbour``
-gives the run without pages a control instead: a process at the page clients' priority that takes as much CPU as
-they took in the run with pages just before it (the first run is then the one with pages),
-so both runs share the host with as busy a neighbour. Neither moves the kernel's work: on
-loopback the receiving end of a page's TCP runs in the context of the bot's send, and is
-counted in its system time.
+gives the run without pages a control: a process where the page clients would be, at their
+priority, that takes as much CPU as they took in the run with pages just before it (the
+first run is then the one with pages), so both runs share the host with as busy a
+neighbour. None of these moves the kernel's work: on loopback the receiving end of a page's
+TCP runs in the context of the bot's send, and is counted in its system time.
 
 Printed per run: ``/place`` latency (event to answer, at the fake) p50 and p95, the bot
 process's CPU over the move phase (user and system time: the kernel's part is mostly its
@@ -160,7 +159,7 @@ async def _drive(conn: Connection, args: argparse.Namespace) -> None:
             "failures": failures,
             "sent": sent,
             "elapsed": elapsed,
-            "cores": {"bot": [], "Discord": cores},
+            "cores": cores,
         }
     )
     await loop.run_in_executor(None, conn.recv)  # the bot has stopped
@@ -361,7 +360,7 @@ async def _run(
         parent.send("start")
         figures: dict[str, Any] = await loop.run_in_executor(None, parent.recv)
         spent, loop_spent = os.times(), time.thread_time()
-        figures["cores"]["bot"] = sorted(os.sched_getaffinity(0))
+        figures["cores"] = {"bot": sorted(os.sched_getaffinity(0)), "Discord": figures["cores"]}
         gc.callbacks.remove(collections)
         figures["collections"] = (collections.runs, collections.cpu)
         figures["loop"] = loop_spent - loop_cpu  # the event loop's thread alone
