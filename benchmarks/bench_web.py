@@ -17,13 +17,14 @@ Real pages run on their readers' machines; here they share the host with the bot
 they take nothing from the bot, the bot runs on a core of its own, the first of the bench's,
 and its children (Discord and the players; the page clients) on the others, in both runs
 (``--no-pin``: every process on every core, where the page clients take CPU from the bot's
-cores). ``--idle-pages`` puts the page clients in the kernel's idle class besides: niceness only weighs shares, and a page client at nice 10
-may still finish its slice before the fake Discord that woke beside it runs. ``--neighbour``
-gives the run without pages a control: a process where the page clients would be, at their
-priority, that takes as much CPU as they took in the run with pages just before it (the
-first run is then the one with pages), so both runs share the host with as busy a
-neighbour. None of these moves the kernel's work: on loopback the receiving end of a page's
-TCP runs in the context of the bot's send, and is counted in its system time.
+cores). ``--idle-pages`` puts the page clients in the kernel's idle class besides: niceness
+only weighs shares, and a page client at nice 10 may still finish its slice before the fake
+Discord that woke beside it runs. ``--neighbour`` gives the run without pages a control: a
+process where the page clients would be, at their priority, that takes as much CPU as they
+took in the run with pages just before it (the first run is then the one with pages), so
+both runs share the host with as busy a neighbour. None of these moves the kernel's work: on
+loopback the receiving end of a page's TCP runs in the context of the bot's send, and is
+counted in its system time.
 
 Printed per run: ``/place`` latency (event to answer, at the fake) p50 and p95, the bot
 process's CPU over the move phase (user and system time: the kernel's part is mostly its
@@ -251,19 +252,20 @@ async def _watch(
 
 
 class _Collections:
-    """The cyclic garbage collector's runs in the bot's process, and the CPU they took."""
+    """The cyclic garbage collector's runs in the bot's process, and the CPU they took, by
+    generation (the youngest first)."""
 
     def __init__(self) -> None:
-        self.runs = 0
-        self.cpu = 0.0
+        self.runs = [0, 0, 0]
+        self.cpu = [0.0, 0.0, 0.0]
         self._began = 0.0
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             self._began = time.thread_time()
         else:
-            self.runs += 1
-            self.cpu += time.thread_time() - self._began
+            self.runs[info["generation"]] += 1
+            self.cpu[info["generation"]] += time.thread_time() - self._began
 
 
 def _neighbour(conn: Connection, share: float, idle: bool, cores: set[int] | None) -> None:
@@ -400,13 +402,17 @@ def _report(name: str, figures: dict[str, Any]) -> None:
     latencies = [1000 * v for v in figures["latencies"]]
     cpu_share = 100 * figures["cpu"] / figures["elapsed"]
     runs, collected = figures["collections"]
+    generations = ", ".join(
+        f"{n} in {1000 * t:.0f} ms" for n, t in zip(runs, collected, strict=True)
+    )
     print(
         f"{name:>16}: /place n={len(latencies)} p50 {statistics.median(latencies):.1f} ms"
         f" p95 {_percentile(latencies, 0.95):.1f} ms, failed {figures['failures']};"
         f" bot CPU {figures['cpu']:.2f} s (user {figures['user']:.2f} s, system"
         f" {figures['system']:.2f} s; its event loop's thread {figures['loop']:.2f} s)"
         f" in {figures['elapsed']:.1f} s ({cpu_share:.0f}%);"
-        f" the collector ran {runs} times, {collected:.2f} s"
+        f" the collector ran {sum(runs)} times, {sum(collected):.2f} s ({generations}:"
+        f" generations 0, 1, 2)"
     )
     cores = ", ".join(f"{name} {cpus}" for name, cpus in figures["cores"].items())
     print(f"{'':>16}  cores: {cores}")
