@@ -33,7 +33,12 @@ pages, how long a move took from its ``/place`` to reach the pages (p50, p95, an
 slowest), the CPU the bot spent sending the pages their states (the hub's renders and
 writes, ``Hub.cpu``): what the pages cost it directly, and the CPU the pages' readers took
 meanwhile, which the bot shares the host with here (and not in production); with
-``--neighbour``, the CPU the control took.
+``--neighbour``, the CPU the control took. And how long a fixed slice of interpreter work
+took (median CPU), run on the bot's event loop ten times a second in both runs (about 0.3%
+of a core): the same work, so a slower slice means the bot's core ran slower beside its
+neighbours. With ``--rounds``, the summary gives the medians of the rounds' ratios of
+``/place`` p95, of the bot's CPU, of the slice's CPU, and of the bot's CPU counted in
+slices (its CPU over the slice's): the work it did, whatever the speed its core ran at.
 
 A single pair of short runs varies by more than the pages cost. For a verdict, make the runs
 longer (``--moves 60``: half a minute of moves at the default pace) and repeat them:
@@ -268,6 +273,23 @@ class _Collections:
             self.cpu[info["generation"]] += time.thread_time() - self._began
 
 
+def _fixed_work() -> None:
+    """A fixed slice of interpreter work, of the bot's own sort (dicts, strings, JSON)."""
+    for n in range(10):
+        record = {f"k{i}": [i, n, str(i)] for i in range(20)}
+        json.loads(json.dumps(record))
+
+
+async def _canary(samples: list[float]) -> None:
+    """``_fixed_work`` ten times a second on the bot's event loop, each slice's CPU kept: the
+    same work, so what it costs tells how fast the bot's core runs beside its neighbours."""
+    while True:
+        await asyncio.sleep(0.1)
+        began = time.thread_time()
+        _fixed_work()
+        samples.append(time.thread_time() - began)
+
+
 def _neighbour(conn: Connection, share: float, idle: bool, cores: set[int] | None) -> None:
     """The control of a run without pages (``--neighbour``): a process at the pages'
     priority, on their cores, that takes ``share`` of a core (the CPU the pages' readers took
@@ -357,11 +379,15 @@ async def _run(
             watcher.send("start")
         collections = _Collections()
         gc.callbacks.append(collections)
+        slices: list[float] = []
+        canary = asyncio.create_task(_canary(slices))
         cpu, loop_cpu = os.times(), time.thread_time()
         fanned = bot.web_board.hub.cpu
         parent.send("start")
         figures: dict[str, Any] = await loop.run_in_executor(None, parent.recv)
         spent, loop_spent = os.times(), time.thread_time()
+        canary.cancel()
+        figures["canary"] = statistics.median(slices) if slices else float("nan")
         figures["cores"] = {"bot": sorted(os.sched_getaffinity(0)), "Discord": figures["cores"]}
         gc.callbacks.remove(collections)
         figures["collections"] = (collections.runs, collections.cpu)
@@ -412,7 +438,7 @@ def _report(name: str, figures: dict[str, Any]) -> None:
         f" {figures['system']:.2f} s; its event loop's thread {figures['loop']:.2f} s)"
         f" in {figures['elapsed']:.1f} s ({cpu_share:.0f}%);"
         f" the collector ran {sum(runs)} times, {sum(collected):.2f} s ({generations}:"
-        f" generations 0, 1, 2)"
+        f" generations 0, 1, 2); a fixed slice of work took {1e6 * figures['canary']:.0f} us"
     )
     cores = ", ".join(f"{name} {cpus}" for name, cpus in figures["cores"].items())
     print(f"{'':>16}  cores: {cores}")
@@ -432,12 +458,27 @@ def _report(name: str, figures: dict[str, Any]) -> None:
 
 
 def _summary(rounds: list[dict[bool, dict[str, Any]]]) -> None:
-    """The medians over the rounds, and of each round's ratio (with pages / without)."""
+    """The medians over the rounds, and of each round's ratio (with pages / without): of
+    ``/place`` p95, of the bot's CPU, of the fixed slice's CPU (how much slower the bot's
+    core ran), and of the bot's CPU in slices (its CPU over the slice's: the work it did,
+    counted at the speed its core ran in that run)."""
 
     def p95(figures: dict[str, Any]) -> float:
         return 1000 * _percentile(figures["latencies"], 0.95)
 
-    for label, measure, unit in (("/place p95", p95, "ms"), ("bot CPU", _cpu, "s")):
+    def slice_us(figures: dict[str, Any]) -> float:
+        return 1e6 * float(figures["canary"])
+
+    def in_slices(figures: dict[str, Any]) -> float:
+        return float(figures["cpu"]) / float(figures["canary"])
+
+    measures = (
+        ("/place p95", p95, "ms"),
+        ("bot CPU", _cpu, "s"),
+        ("fixed slice", slice_us, "us"),
+        ("bot CPU/slice", in_slices, "slices"),
+    )
+    for label, measure, unit in measures:
         without = [measure(pair[False]) for pair in rounds]
         with_pages = [measure(pair[True]) for pair in rounds]
         ratios = [100 * (w / o - 1) for w, o in zip(with_pages, without, strict=True)]

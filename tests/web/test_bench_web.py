@@ -39,9 +39,10 @@ def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
     # The rounds alternate which side goes first.
     runs = [line.split(":")[0].strip() for line in lines if "/place n=" in line]
     assert runs == ["without pages", "with pages", "with pages", "without pages"]
-    summary = [line.split(":")[0].strip() for line in lines[-2:]]
-    assert summary == ["/place p95", "bot CPU"]
-    assert all("with/without per round" in line for line in lines[-2:])
+    assert len(re.findall(r"a fixed slice of work took \d+ us", result.stdout)) == 4
+    summary = [line.split(":")[0].strip() for line in lines[-4:]]
+    assert summary == ["/place p95", "bot CPU", "fixed slice", "bot CPU/slice"]
+    assert all("with/without per round" in line for line in lines[-4:])
 
 
 @pytest.mark.slow
