@@ -1,8 +1,8 @@
 """Web board load: what open board pages cost the bot's ``/place``.
 
 Run it as ``python -m benchmarks.bench_web [--games 100] [--watchers 200] [--moves 10]
-[--think 0.5] [--rounds 1]``. It prints figures and asserts nothing (timings on shared
-machines are noise, not verdicts).
+[--think 0.5] [--rounds 1] [--no-pin] [--idle-pages] [--neighbour]``. It prints figures and
+asserts nothing (timings on shared machines are noise, not verdicts).
 
 It runs the same load twice, each time on a fresh bot (``create_bot``, a SQLite file, the web
 board on): ``--games`` games between two people, each in its own channel, playing ``--moves``
@@ -11,15 +11,34 @@ run has no pages open; the other opens ``--watchers`` WebSockets on the first ga
 every game (aiohttp clients speaking the page's protocol, not browsers). The fake Discord
 and the players live in a child process, so the CPU measured is the bot's own; the sockets
 live in another, at a lower priority (``PAGES_NICENESS``), so the clock that times a
-``/place`` shares its event loop with Discord alone, and the pages' readers yield the CPU to
-the bot and Discord as pages on their readers' own machines would.
+``/place`` shares its event loop with Discord alone.
+
+Real pages run on their readers' machines; here they share the host with the bot. So that
+they take nothing from the bot, the bot runs on a core of its own, the first of the bench's,
+and its children (Discord and the players; the page clients) on the others, in both runs
+(``--no-pin``: every process on every core, where the page clients take CPU from the bot's
+cores). ``--idle-pages`` puts the page clients in the kernel's idle class besides: niceness
+only weighs shares, and a page client at nice 10 may still finish its slice before the fake
+Discord that woke beside it runs. ``--neighbour`` gives the run without pages a control: a
+process where the page clients would be, at their priority, that takes as much CPU as they
+took in the run with pages just before it (the first run is then the one with pages), so
+both runs share the host with as busy a neighbour. None of these moves the kernel's work: on
+loopback the receiving end of a page's TCP runs in the context of the bot's send, and is
+counted in its system time.
 
 Printed per run: ``/place`` latency (event to answer, at the fake) p50 and p95, the bot
 process's CPU over the move phase (user and system time: the kernel's part is mostly its
-sockets), and with pages, how long a move took from its ``/place`` to reach the pages (p50,
-p95, and the slowest), the CPU the bot spent sending the pages their states (the hub's
-renders and writes, ``Hub.cpu``): what the pages cost it directly, and the CPU the pages'
-readers took meanwhile, which the bot shares the host with here (and not in production).
+sockets; its event loop's thread alone; the garbage collector's runs and their CPU), and with
+pages, how long a move took from its ``/place`` to reach the pages (p50, p95, and the
+slowest), the CPU the bot spent sending the pages their states (the hub's renders and
+writes, ``Hub.cpu``): what the pages cost it directly, and the CPU the pages' readers took
+meanwhile, which the bot shares the host with here (and not in production); with
+``--neighbour``, the CPU the control took. And how long a fixed slice of interpreter work
+took (median CPU), run on the bot's event loop ten times a second in both runs (about 0.3%
+of a core): the same work, so a slower slice means the bot's core ran slower beside its
+neighbours. With ``--rounds``, the summary gives the medians of the rounds' ratios of
+``/place`` p95, of the bot's CPU, of the slice's CPU, and of the bot's CPU counted in
+slices (its CPU over the slice's): the work it did, whatever the speed its core ran at.
 
 A single pair of short runs varies by more than the pages cost. For a verdict, make the runs
 longer (``--moves 60``: half a minute of moves at the default pace) and repeat them:
@@ -33,6 +52,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
+import json
 import multiprocessing
 import os
 import random
@@ -49,6 +70,7 @@ import yarl
 from benchmarks.common import NoAI, cpu_model
 from bot.app import create_bot
 from bot.cooldown import UserCooldown
+from bot.core.ai import lower_priority
 from bot.settings import Settings
 
 SECRET = "bench secret for board passes"
@@ -73,7 +95,9 @@ def _cell(ply: int) -> str:
 # ---------------------------------------------------------------------- child: Discord and players
 
 
-def _driver(conn: Connection, args: argparse.Namespace) -> None:
+def _driver(conn: Connection, args: argparse.Namespace, cores: set[int] | None) -> None:
+    if cores is not None:
+        os.sched_setaffinity(0, cores)
     asyncio.run(_drive(conn, args))
 
 
@@ -134,7 +158,16 @@ async def _drive(conn: Connection, args: argparse.Namespace) -> None:
     await asyncio.gather(*(play(i) for i in range(args.games)))
     await asyncio.sleep(1.0)  # the last moves reach the pages
     elapsed = time.monotonic() - started
-    conn.send({"latencies": latencies, "failures": failures, "sent": sent, "elapsed": elapsed})
+    cores = sorted(os.sched_getaffinity(0))
+    conn.send(
+        {
+            "latencies": latencies,
+            "failures": failures,
+            "sent": sent,
+            "elapsed": elapsed,
+            "cores": cores,
+        }
+    )
     await loop.run_in_executor(None, conn.recv)  # the bot has stopped
     await fake.close()
 
@@ -142,11 +175,31 @@ async def _drive(conn: Connection, args: argparse.Namespace) -> None:
 # ---------------------------------------------------------------------- child: the pages
 
 
-def _pages(conn: Connection, args: argparse.Namespace, port: int, game_ids: list[int]) -> None:
+def _pages(
+    conn: Connection,
+    args: argparse.Namespace,
+    port: int,
+    game_ids: list[int],
+    cores: set[int] | None,
+) -> None:
     # Below the bot and the fake Discord on a busy host: real pages run on their readers'
     # machines, and here they would otherwise take the CPU the bot's /place waits for.
-    os.nice(PAGES_NICENESS)
+    _aside(args.idle_pages, cores)
     asyncio.run(_watch(conn, args, port, game_ids))
+
+
+def _aside(idle: bool, cores: set[int] | None) -> None:
+    """This process (the page clients, or the neighbour in their place) below the bot and the
+    fake Discord: ``PAGES_NICENESS`` steps lower, with ``idle`` in the kernel's idle class
+    too (it gives up the core the moment either wakes), and on ``cores`` when pinned."""
+    lower_priority(PAGES_NICENESS, idle=idle)
+    if cores is not None:
+        os.sched_setaffinity(0, cores)
+
+
+def _policy() -> str:
+    idle = hasattr(os, "sched_getscheduler") and os.sched_getscheduler(0) == os.SCHED_IDLE
+    return " (idle class)" if idle else ""
 
 
 async def _watch(
@@ -189,11 +242,10 @@ async def _watch(
         readers.append(asyncio.create_task(read(ws, game)))
     conn.send(len(sockets))
     loop = asyncio.get_running_loop()
-    began = os.times()
+    began = time.process_time()
     await loop.run_in_executor(None, conn.recv)  # the moves are over
-    ended = os.times()
-    cpu = ended.user - began.user + ended.system - began.system
-    conn.send((arrivals, cpu))
+    cpu = time.process_time() - began
+    conn.send((arrivals, cpu, f"{sorted(os.sched_getaffinity(0))}{_policy()}"))
     for task in readers:
         task.cancel()
     for ws in sockets:
@@ -204,11 +256,81 @@ async def _watch(
 # ---------------------------------------------------------------------- parent: the bot
 
 
-async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
+class _Collections:
+    """The cyclic garbage collector's runs in the bot's process, and the CPU they took, by
+    generation (the youngest first)."""
+
+    def __init__(self) -> None:
+        self.runs = [0, 0, 0]
+        self.cpu = [0.0, 0.0, 0.0]
+        self._began = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.thread_time()
+        else:
+            self.runs[info["generation"]] += 1
+            self.cpu[info["generation"]] += time.thread_time() - self._began
+
+
+def _fixed_work() -> None:
+    """A fixed slice of interpreter work, of the bot's own sort (dicts, strings, JSON)."""
+    for n in range(10):
+        record = {f"k{i}": [i, n, str(i)] for i in range(20)}
+        json.loads(json.dumps(record))
+
+
+async def _canary(samples: list[float]) -> None:
+    """``_fixed_work`` ten times a second on the bot's event loop, each slice's CPU kept: the
+    same work, so what it costs tells how fast the bot's core runs beside its neighbours."""
+    while True:
+        await asyncio.sleep(0.1)
+        began = time.thread_time()
+        _fixed_work()
+        samples.append(time.thread_time() - began)
+
+
+def _neighbour(conn: Connection, share: float, idle: bool, cores: set[int] | None) -> None:
+    """The control of a run without pages (``--neighbour``): a process at the pages'
+    priority, on their cores, that takes ``share`` of a core (the CPU the pages' readers took
+    in the run with pages before it) from the moves' start to their end, decoding a page's
+    message over and over in slices of a hundredth of a second, so that the bot shares the
+    host with as busy a neighbour as it does with pages."""
+    _aside(idle, cores)
+    message = b'{"type":"delta","version":61,"keep":59,"add":[[7,9]],"turn":0,"status":"x"}'
+    conn.send("ready")
+    conn.recv()  # the moves begin
+    began = time.process_time()
+    period = 0.01
+    while not conn.poll():
+        start, cpu = time.monotonic(), time.thread_time()
+        while time.thread_time() - cpu < share * period:
+            json.loads(message)
+        rest = period - (time.monotonic() - start)
+        if rest > 0:
+            time.sleep(rest)
+    conn.recv()  # the moves are over
+    conn.send((time.process_time() - began, f"{sorted(os.sched_getaffinity(0))}{_policy()}"))
+
+
+async def _run(
+    args: argparse.Namespace, pages: bool, neighbour: float | None = None
+) -> dict[str, Any]:
+    """One run: the bot in this process, Discord and the players in one child, and with
+    ``pages`` the page clients in another (without, and with a ``neighbour``, a process that
+    takes that share of a core instead). Pinned (``args.pin``), the bot runs on the first of
+    this process's cores and its children on the others."""
     context = multiprocessing.get_context("spawn")
+    bot_cores: set[int] | None = None
+    others: set[int] | None = None
+    if args.pin:
+        cores = sorted(os.sched_getaffinity(0))
+        bot_cores, others = {cores[0]}, set(cores[1:])
     parent, child = context.Pipe()
-    process = context.Process(target=_driver, args=(child, args), daemon=True)
+    process = context.Process(target=_driver, args=(child, args, others), daemon=True)
     process.start()
+    if bot_cores is not None:
+        os.sched_setaffinity(0, bot_cores)  # after the spawn: the child starts on every core
     loop = asyncio.get_running_loop()
     port = await loop.run_in_executor(None, parent.recv)
     discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
@@ -241,15 +363,35 @@ async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
         if pages:
             watcher, into = context.Pipe()
             viewer = context.Process(
-                target=_pages, args=(into, args, bot.web_board.port, game_ids), daemon=True
+                target=_pages,
+                args=(into, args, bot.web_board.port, game_ids, others),
+                daemon=True,
             )
             viewer.start()
             sockets = await loop.run_in_executor(None, watcher.recv)
-        cpu = os.times()
+        elif neighbour is not None:
+            watcher, into = context.Pipe()
+            viewer = context.Process(
+                target=_neighbour, args=(into, neighbour, args.idle_pages, others), daemon=True
+            )
+            viewer.start()
+            await loop.run_in_executor(None, watcher.recv)
+            watcher.send("start")
+        collections = _Collections()
+        gc.callbacks.append(collections)
+        slices: list[float] = []
+        canary = asyncio.create_task(_canary(slices))
+        cpu, loop_cpu = os.times(), time.thread_time()
         fanned = bot.web_board.hub.cpu
         parent.send("start")
         figures: dict[str, Any] = await loop.run_in_executor(None, parent.recv)
-        spent = os.times()
+        spent, loop_spent = os.times(), time.thread_time()
+        canary.cancel()
+        figures["canary"] = statistics.median(slices) if slices else float("nan")
+        figures["cores"] = {"bot": sorted(os.sched_getaffinity(0)), "Discord": figures["cores"]}
+        gc.callbacks.remove(collections)
+        figures["collections"] = (collections.runs, collections.cpu)
+        figures["loop"] = loop_spent - loop_cpu  # the event loop's thread alone
         figures["fan_out"] = bot.web_board.hub.cpu - fanned
         figures["user"] = spent.user - cpu.user
         figures["system"] = spent.system - cpu.system  # the kernel's part: sockets, mostly
@@ -259,11 +401,17 @@ async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
         if pages:
             watcher.send("stop")
             sent: dict[tuple[int, int], float] = figures["sent"]
-            arrivals, figures["readers"] = await loop.run_in_executor(None, watcher.recv)
+            arrivals, figures["readers"], cores = await loop.run_in_executor(None, watcher.recv)
+            figures["cores"]["pages"] = cores
             for game, stones, arrived in arrivals:
                 moved = sent.get((game, stones))
                 if moved is not None:
                     figures["arrivals"].append(arrived - moved)
+            viewer.join(30)
+        elif watcher is not None:
+            watcher.send("stop")
+            figures["neighbour"], cores = await loop.run_in_executor(None, watcher.recv)
+            figures["cores"]["neighbour"] = cores
             viewer.join(30)
         await bot.close()
         runner.cancel()
@@ -271,18 +419,31 @@ async def _run(args: argparse.Namespace, pages: bool) -> dict[str, Any]:
             await runner
     parent.send("stop")
     process.join(30)
+    if bot_cores is not None:
+        os.sched_setaffinity(0, bot_cores | (others or set()))
     return figures
 
 
 def _report(name: str, figures: dict[str, Any]) -> None:
     latencies = [1000 * v for v in figures["latencies"]]
     cpu_share = 100 * figures["cpu"] / figures["elapsed"]
+    runs, collected = figures["collections"]
+    generations = ", ".join(
+        f"{n} in {1000 * t:.0f} ms" for n, t in zip(runs, collected, strict=True)
+    )
     print(
         f"{name:>16}: /place n={len(latencies)} p50 {statistics.median(latencies):.1f} ms"
         f" p95 {_percentile(latencies, 0.95):.1f} ms, failed {figures['failures']};"
         f" bot CPU {figures['cpu']:.2f} s (user {figures['user']:.2f} s, system"
-        f" {figures['system']:.2f} s) in {figures['elapsed']:.1f} s ({cpu_share:.0f}%)"
+        f" {figures['system']:.2f} s; its event loop's thread {figures['loop']:.2f} s)"
+        f" in {figures['elapsed']:.1f} s ({cpu_share:.0f}%);"
+        f" the collector ran {sum(runs)} times, {sum(collected):.2f} s ({generations}:"
+        f" generations 0, 1, 2); a fixed slice of work took {1e6 * figures['canary']:.0f} us"
     )
+    cores = ", ".join(f"{name} {cpus}" for name, cpus in figures["cores"].items())
+    print(f"{'':>16}  cores: {cores}")
+    if "neighbour" in figures:
+        print(f"{'':>16}  the control neighbour took {figures['neighbour']:.2f} s of CPU")
     arrivals = [1000 * v for v in figures["arrivals"]]
     if arrivals:
         print(
@@ -297,12 +458,27 @@ def _report(name: str, figures: dict[str, Any]) -> None:
 
 
 def _summary(rounds: list[dict[bool, dict[str, Any]]]) -> None:
-    """The medians over the rounds, and of each round's ratio (with pages / without)."""
+    """The medians over the rounds, and of each round's ratio (with pages / without): of
+    ``/place`` p95, of the bot's CPU, of the fixed slice's CPU (how much slower the bot's
+    core ran), and of the bot's CPU in slices (its CPU over the slice's: the work it did,
+    counted at the speed its core ran in that run)."""
 
     def p95(figures: dict[str, Any]) -> float:
         return 1000 * _percentile(figures["latencies"], 0.95)
 
-    for label, measure, unit in (("/place p95", p95, "ms"), ("bot CPU", _cpu, "s")):
+    def slice_us(figures: dict[str, Any]) -> float:
+        return 1e6 * float(figures["canary"])
+
+    def in_slices(figures: dict[str, Any]) -> float:
+        return float(figures["cpu"]) / float(figures["canary"])
+
+    measures = (
+        ("/place p95", p95, "ms"),
+        ("bot CPU", _cpu, "s"),
+        ("fixed slice", slice_us, "us"),
+        ("bot CPU/slice", in_slices, "slices"),
+    )
+    for label, measure, unit in measures:
         without = [measure(pair[False]) for pair in rounds]
         with_pages = [measure(pair[True]) for pair in rounds]
         ratios = [100 * (w / o - 1) for w, o in zip(with_pages, without, strict=True)]
@@ -330,18 +506,51 @@ def main(argv: list[str] | None = None) -> int:
         "--rounds", type=int, default=1, help="pairs of runs, the first of each pair alternating"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--pin",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the bot on one core; Discord, the players and the pages on the others"
+        " (the default where there are two cores or more)",
+    )
+    parser.add_argument(
+        "--idle-pages",
+        action="store_true",
+        help="the page clients (and the neighbour) in the kernel's idle class (Linux)",
+    )
+    parser.add_argument(
+        "--neighbour",
+        action="store_true",
+        help="without pages, a process as busy as the pages' readers were in the run before",
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.moves <= MOST_MOVES:
         parser.error(f"--moves is 1 to {MOST_MOVES}")
     if args.games < 1 or args.rounds < 1:
         parser.error("--games and --rounds are at least 1")
+    if args.pin is None:
+        args.pin = len(os.sched_getaffinity(0)) >= 2
+    if args.pin and len(os.sched_getaffinity(0)) < 2:
+        parser.error("--pin needs two cores")
     print(f"CPU: {cpu_model()}")
+    if args.pin:
+        first, *rest = sorted(os.sched_getaffinity(0))
+        print(f"pinned: the bot on core {first}; Discord, players, pages on {rest}")
+    else:
+        print("not pinned: every process on every core")
+    readers: dict[str, Any] = {}
     rounds: list[dict[bool, dict[str, Any]]] = []
     for number in range(args.rounds):
         pair: dict[bool, dict[str, Any]] = {}
-        order = (False, True) if number % 2 == 0 else (True, False)
+        # With a neighbour the first run has pages: the runs without take after the one before.
+        order = (False, True) if (number % 2 == 0) != args.neighbour else (True, False)
         for pages in order:
-            pair[pages] = asyncio.run(_run(args, pages))
+            share = None
+            if args.neighbour and not pages:
+                share = readers["readers"] / readers["elapsed"]
+            pair[pages] = asyncio.run(_run(args, pages, share))
+            if pages:
+                readers = pair[pages]
             _report("with pages" if pages else "without pages", pair[pages])
         rounds.append(pair)
     if args.rounds > 1:

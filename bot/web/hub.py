@@ -2,11 +2,14 @@ r"""The hub: every stored change of a game, sent to every page that shows it.
 
 The hub subscribes to the game service's events (``bot.core.service.events``; synchronous, from the
 one place every change of a game passes: ``ServiceCore._remember``) and ``publish``\es each
-event's state. A game nobody watches costs a dict
-look-up. For a watched game the newest state waits in ``_latest`` and one task per game sends
-it: a burst of changes while a send is under way is sent once, as its newest state, and a
-page never gets an older version after a newer one. What the pages are sent is rendered once
-per kind of page (``bot.web.feed``: the game's ``Feed``, kept while it has pages).
+event's state. A game nobody watches costs a dict look-up. For a watched game the newest
+state waits in ``_latest`` and a callback of the event loop sends it, in the turn after the
+change (the command that stored it goes on to its next wait first), 32 pages a turn: a burst
+of changes while a send is under way is sent once, as its newest state, and a page never gets
+an older version after a newer one. A callback, not a task: a change of a watched game costs
+no task, coroutine or future, however many games change at once. What the pages are sent is
+rendered once per kind of page (``bot.web.feed``: the game's ``Feed``, kept while it has
+pages).
 
 With shards in several processes, a game may change in another process: the hub follows the
 game bus (``bot.core.bus``) and re-reads a watched game whose version there is newer than the
@@ -50,7 +53,8 @@ class Hub:
         self._feeds: dict[int, Feed] = {}  # watched games: what their pages were sent
         self._latest: dict[int, GameState] = {}  # watched games: the newest state to send
         self._current: dict[int, GameState] = {}  # watched games: the newest state sent
-        self._sending: dict[int, asyncio.Task[None]] = {}
+        # watched games being sent: the callback that sends the next batch of pages
+        self._sending: dict[int, asyncio.Handle] = {}
         self._read = read
         self._versions: dict[int, int] = {}  # watched games: the newest version published
         self._wanted: dict[int, int] = {}  # games to read again: the newest version heard of
@@ -111,7 +115,8 @@ class Hub:
         self.publish(event.game)
 
     def publish(self, state: GameState) -> None:
-        """A change of a game was stored: send it to the game's pages (soon, in a task)."""
+        """A change of a game was stored: send it to the game's pages (in the next turn of the
+        loop)."""
         game_id = state.game_id
         if game_id not in self._pages:
             return
@@ -121,33 +126,41 @@ class Hub:
         if known is None or known.version <= state.version:
             self._latest[game_id] = state
         if game_id not in self._sending:
-            self._sending[game_id] = asyncio.create_task(self._send(game_id))
+            self._sending[game_id] = asyncio.get_running_loop().call_soon(self._next, game_id)
 
-    async def _send(self, game_id: int) -> None:
-        try:
-            while (state := self._latest.pop(game_id, None)) is not None:
-                pages = list(self._pages.get(game_id, ()))
-                known = self._current.get(game_id)
-                if not pages or (known is not None and state.version < known.version):
-                    continue  # older than what a page was sent (a read that came in late)
-                feed = self.feed(game_id)
-                self.sent(state)
-                for start in range(0, len(pages), _BATCH):
-                    if start:
-                        # A game with hundreds of watchers: the commands of other games run
-                        # between its batches instead of waiting for every page's send.
-                        await asyncio.sleep(0)
-                    began = time.thread_time()
-                    # A loop, not a task or a coroutine per page: a send is a write to the
-                    # page's transport, which waits for no reader.
-                    for page in pages[start : start + _BATCH]:
-                        try:
-                            page.show(state, feed)
-                        except Exception as error:
-                            log.debug("a board page of game %d dropped: %r", game_id, error)
-                    self.cpu += time.thread_time() - began
-        finally:
-            self._sending.pop(game_id, None)
+    def _next(self, game_id: int) -> None:
+        """Send the newest state of ``game_id`` waiting (if any) to its pages: the first
+        batch now, the others in the turns after."""
+        while (state := self._latest.pop(game_id, None)) is not None:
+            pages = list(self._pages.get(game_id, ()))
+            known = self._current.get(game_id)
+            if not pages or (known is not None and state.version < known.version):
+                continue  # older than what a page was sent (a read that came in late)
+            self.sent(state)
+            self._batch(game_id, state, self.feed(game_id), pages, 0)
+            return
+        self._sending.pop(game_id, None)
+
+    def _batch(
+        self, game_id: int, state: GameState, feed: Feed, pages: list[Page], start: int
+    ) -> None:
+        began = time.thread_time()
+        # A loop, not a task or a coroutine per page: a send is a write to the page's
+        # transport, which waits for no reader.
+        for page in pages[start : start + _BATCH]:
+            try:
+                page.show(state, feed)
+            except Exception as error:
+                log.debug("a board page of game %d dropped: %r", game_id, error)
+        self.cpu += time.thread_time() - began
+        start += _BATCH
+        if start < len(pages):
+            # A game with hundreds of watchers: the commands of other games run between its
+            # batches instead of waiting for every page's send.
+            loop = asyncio.get_running_loop()
+            self._sending[game_id] = loop.call_soon(self._batch, game_id, state, feed, pages, start)
+        else:
+            self._next(game_id)  # a newer state that came meanwhile, or none
 
     # ---- the game bus (``bot.core.bus.Follower``)
 
@@ -191,7 +204,10 @@ class Hub:
 
     async def close(self) -> None:
         """Stop sending and reading."""
-        tasks = [*self._sending.values(), *self._reading.values()]
+        for handle in self._sending.values():
+            handle.cancel()
+        self._sending.clear()
+        tasks = list(self._reading.values())
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -4,6 +4,7 @@ and with pages every page gets every move; repeated rounds end with their median
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -16,7 +17,7 @@ def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
     # 17 moves: past the first row of stones. Two rounds: four runs, then the summary.
     arguments = ["--games", "3", "--watchers", "4", "--moves", "17", "--think", "0.05"]
     result = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--rounds", "2"],
+        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--rounds", "2", "--no-pin"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -25,6 +26,10 @@ def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("CPU: ")
+    assert lines[1] == "not pinned: every process on every core"
+    every = sorted(os.sched_getaffinity(0))
+    assert result.stdout.count(f"cores: bot {every}, Discord {every}, pages {every}\n") == 2
+    assert result.stdout.count(f"cores: bot {every}, Discord {every}\n") == 2
     assert len(re.findall(r"/place n=51 .* failed 0;", result.stdout)) == 4, lines
     # 4 watchers on the first game and one page on each of the 3: 7 pages; the first game's
     # 17 moves reach 5 pages, the others' reach 1 each.
@@ -34,9 +39,37 @@ def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
     # The rounds alternate which side goes first.
     runs = [line.split(":")[0].strip() for line in lines if "/place n=" in line]
     assert runs == ["without pages", "with pages", "with pages", "without pages"]
-    summary = [line.split(":")[0].strip() for line in lines[-2:]]
-    assert summary == ["/place p95", "bot CPU"]
-    assert all("with/without per round" in line for line in lines[-2:])
+    assert len(re.findall(r"a fixed slice of work took \d+ us", result.stdout)) == 4
+    summary = [line.split(":")[0].strip() for line in lines[-4:]]
+    assert summary == ["/place p95", "bot CPU", "fixed slice", "bot CPU/slice"]
+    assert all("with/without per round" in line for line in lines[-4:])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning needs two cores")
+def test_a_bench_is_pinned_by_default_and_a_neighbour_runs_after_the_pages() -> None:
+    arguments = ["--games", "2", "--watchers", "2", "--moves", "6", "--think", "0.05"]
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--neighbour", "--idle-pages"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    first, *rest = sorted(os.sched_getaffinity(0))
+    assert lines[1] == f"pinned: the bot on core {first}; Discord, players, pages on {rest}"
+    # where each process ran, as each found its own cores, and in which class
+    idle = " (idle class)" if hasattr(os, "SCHED_IDLE") else ""
+    assert f"cores: bot [{first}], Discord {rest}, pages {rest}{idle}\n" in result.stdout
+    assert f"cores: bot [{first}], Discord {rest}, neighbour {rest}{idle}\n" in result.stdout
+    # With a neighbour the run with pages goes first: the one without takes after it.
+    runs = [line.split(":")[0].strip() for line in lines if "/place n=" in line]
+    assert runs == ["with pages", "without pages"]
+    assert result.stdout.count("/place n=12 ") == 2
+    assert "4 sockets, 24 states delivered" in result.stdout
+    assert re.search(r"the control neighbour took \d+\.\d\d s of CPU", result.stdout), lines
 
 
 def test_a_bench_longer_than_its_board_is_refused() -> None:

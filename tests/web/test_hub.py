@@ -1,8 +1,11 @@
-"""The hub's order: a game's pages are never sent a state older than one they were sent."""
+"""The hub's order and pace: a game's pages are never sent a state older than one they were
+sent; a change is sent in the loop's next turn with no task, a burst once as its newest state,
+and a game's pages 32 a turn."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 from bot.core.service.states import GameState
 from bot.web.feed import Feed
@@ -34,4 +37,49 @@ async def test_a_state_read_late_is_not_sent_after_a_newer_one() -> None:
     await asyncio.sleep(0)
     assert page.shown == [new.version, newest.version]
     assert hub.current(new.game_id) is newest
+    await hub.close()
+
+
+def _of_game(state: GameState, game_id: int) -> GameState:
+    record = dataclasses.replace(state.record, id=game_id)
+    return dataclasses.replace(state, record=record)
+
+
+async def test_changes_of_many_games_are_sent_in_the_next_turn_with_no_task() -> None:
+    states = await random_game((Game.GOMOKU, Rule.FREESTYLE, None), [0] * 4)
+    first, second = states[-2], states[-1]
+    hub = Hub()
+    pages = {game_id: _Page() for game_id in range(1, 51)}
+    for game_id, page in pages.items():
+        hub.join(game_id, page)
+    tasks = asyncio.all_tasks()
+    for game_id in pages:  # a burst: two changes of each game before the loop turns
+        hub.publish(_of_game(first, game_id))
+        hub.publish(_of_game(second, game_id))
+    assert asyncio.all_tasks() == tasks  # a callback for each game, no task
+    assert all(page.shown == [] for page in pages.values())  # the change's command goes first
+    await asyncio.sleep(0)
+    assert all(page.shown == [second.version] for page in pages.values())  # the newest, once
+    await hub.close()
+
+
+async def test_a_games_pages_are_sent_32_a_turn_and_a_change_meanwhile_after_them() -> None:
+    states = await random_game((Game.GOMOKU, Rule.FREESTYLE, None), [0] * 4)
+    old, new = states[-2], states[-1]
+    hub = Hub()
+    pages = [_Page() for _ in range(70)]
+    for page in pages:
+        hub.join(old.game_id, page)
+    hub.publish(old)
+    sent = []
+    for _ in range(3):
+        await asyncio.sleep(0)
+        sent.append(sum(old.version in page.shown for page in pages))
+        if len(sent) == 1:
+            hub.publish(new)  # while the first change is under way
+    assert sent == [32, 64, 70]
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert all(page.shown == [old.version, new.version] for page in pages)
+    assert hub.current(old.game_id) is new
     await hub.close()
