@@ -131,14 +131,19 @@ class Hub:
     def _next(self, game_id: int) -> None:
         """Send the newest state of ``game_id`` waiting (if any) to its pages: the first
         batch now, the others in the turns after."""
-        while (state := self._latest.pop(game_id, None)) is not None:
-            pages = list(self._pages.get(game_id, ()))
-            known = self._current.get(game_id)
-            if not pages or (known is not None and state.version < known.version):
-                continue  # older than what a page was sent (a read that came in late)
-            self.sent(state)
-            self._batch(game_id, state, self.feed(game_id), pages, 0)
-            return
+        try:
+            while (state := self._latest.pop(game_id, None)) is not None:
+                pages = list(self._pages.get(game_id, ()))
+                known = self._current.get(game_id)
+                if not pages or (known is not None and state.version < known.version):
+                    continue  # older than what a page was sent (a read that came in late)
+                self.sent(state)
+                self._batch(game_id, state, self.feed(game_id), pages, 0)
+                return
+        except Exception:
+            # A callback's error would reach only the loop's handler: the game's next change
+            # must still be sent, not wait behind a send that will never end.
+            log.exception("could not send game %d to its pages", game_id)
         self._sending.pop(game_id, None)
 
     def _batch(

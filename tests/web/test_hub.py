@@ -83,3 +83,24 @@ async def test_a_games_pages_are_sent_32_a_turn_and_a_change_meanwhile_after_the
     assert all(page.shown == [old.version, new.version] for page in pages)
     assert hub.current(old.game_id) is new
     await hub.close()
+
+
+async def test_a_send_that_fails_leaves_the_next_change_sent() -> None:
+    states = await random_game((Game.GOMOKU, Rule.FREESTYLE, None), [0] * 4)
+    first, second = states[-2], states[-1]
+    hub, page = Hub(), _Page()
+    hub.join(first.game_id, page)
+    feed = hub.feed
+
+    def broken(game_id: int) -> Feed:
+        raise RuntimeError("a render that failed")
+
+    hub.feed = broken  # type: ignore[method-assign]
+    hub.publish(first)
+    await asyncio.sleep(0)
+    assert page.shown == []
+    hub.feed = feed  # type: ignore[method-assign]
+    hub.publish(second)
+    await asyncio.sleep(0)
+    assert page.shown == [second.version]
+    await hub.close()
