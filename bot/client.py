@@ -65,6 +65,7 @@ log = logging.getLogger(__name__)
 
 MENTIONS: Final = discord.AllowedMentions(everyone=False, roles=False, users=True)
 _PING_DRAIN_S: Final = 5.0  # how long shutting down waits for the turn pings under way
+_ANSWER_DRAIN_S: Final = 5.0  # how long shutting down waits for moves' handlers to answer
 T = TypeVar("T")
 
 # What a start-up attempt that could not reach Discord raises: a name that does not resolve,
@@ -375,6 +376,9 @@ class GomokuBot(commands.Bot):
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        # A move's handler stopped mid-answer (its AI reply cancelled above) still answers the
+        # player, through the HTTP session that closing cuts.
+        await self.table.answers_done(within_s=_ANSWER_DRAIN_S)
         # A ping sent but not yet stored would be left in its channel after a restart.
         await self.table.turn_pings.drain(within_s=_PING_DRAIN_S)
         await super().close()

@@ -150,6 +150,8 @@ class Table:
         # the AI's moves left undrawn meanwhile, to draw if the handler did not.
         self._answering_channels: dict[int, int] = {}
         self._answering_games: dict[int, int] = {}
+        self._quiet = asyncio.Event()  # set while no handler holds ``answering``
+        self._quiet.set()
         self._undrawn: dict[int, tuple[GameState, tuple[RatingChange, ...]]] = {}
         # game id -> its undo request's message, with the buttons that answer it (noted with
         # the stored request too: an answer after a restart finds it on ``UndoAnswered``)
@@ -217,6 +219,14 @@ class Table:
         the AI's moves there to it, and draws any it left undrawn when the last holder lets
         go."""
         return Answering(self, channel_id)
+
+    async def answers_done(self, within_s: float) -> None:
+        """Wait (``within_s`` at most) until no handler holds ``answering``: shutting down, a
+        move's handler stopped mid-answer still tells the player what was played, through
+        the connection that closing would cut."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(within_s):
+                await self._quiet.wait()
 
     def _draw_undrawn(self) -> None:
         for game_id, (game, ratings) in list(self._undrawn.items()):
@@ -930,6 +940,7 @@ class Answering:
         self.games: list[int] = []
 
     def __enter__(self) -> Answering:
+        self._table._quiet.clear()
         channel_id = self._channel_id
         if channel_id is not None:
             channels = self._table._answering_channels
@@ -947,6 +958,8 @@ class Answering:
         for game_id in self.games:
             if held := games.pop(game_id, 1) - 1:
                 games[game_id] = held
+        if not games and not table._answering_channels:
+            table._quiet.set()
         if table._undrawn:
             table._draw_undrawn()
 
