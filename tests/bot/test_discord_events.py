@@ -83,16 +83,25 @@ def undo_requests(fake: FakeDiscord) -> list[Message]:
     return [m for m in fake.channel_messages() if "take back their last move" in m.content]
 
 
-async def test_an_undo_asked_or_answered_on_the_web_is_told_in_discord(
+async def bob_asks_to_undo(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
-) -> None:
+) -> tuple[int, Message]:
+    """Alice and Bob play a move each and Bob asks, with ``/gomoku undo``, to take his back:
+    the game's id and the request's message."""
     game_id, _board = await accepted_challenge(fake, bot, alice, bob)
     await fake.slash("place", user=alice, options={"cell": "h8"})
     await fake.slash("place", user=bob, options={"cell": "i9"})
     await board_caught_up(fake, bot, game_id)
-    # Asked in Discord: the command posts the request itself, once.
     await fake.slash("gomoku undo", user=bob)
     [first] = undo_requests(fake)
+    return game_id, first
+
+
+async def test_an_undo_asked_or_answered_on_the_web_is_told_in_discord(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    # Asked in Discord: the command posts the request itself, once.
+    game_id, first = await bob_asks_to_undo(fake, bot, alice, bob)
     assert f"gomoku:{game_id}:undo:no" in first.custom_ids()
     # Refused on the web: the request's message says so and its buttons go.
     await bot.service.act(GameRef(game_id), alice.id, AnswerUndo(False), via="web")
@@ -132,12 +141,7 @@ async def test_an_answer_heard_late_from_another_process_leaves_a_later_request_
     """The process that hears an answer edits the request's message noted in storage, and
     tells the bus which message it was: that note, heard here only after a second request
     was posted, leaves the second one open, and the next move closes it."""
-    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
-    await fake.slash("place", user=alice, options={"cell": "h8"})
-    await fake.slash("place", user=bob, options={"cell": "i9"})
-    await board_caught_up(fake, bot, game_id)
-    await fake.slash("gomoku undo", user=bob)
-    [first] = undo_requests(fake)
+    game_id, first = await bob_asks_to_undo(fake, bot, alice, bob)
     await bot.service.act(GameRef(game_id), alice.id, AnswerUndo(False), via="web")
     await fake.wait_for(lambda: first.buttons() == [])
     second = (await fake.slash("gomoku undo", user=bob)).message

@@ -12,18 +12,24 @@ import sys
 import pytest
 
 
-@pytest.mark.slow
-def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
-    # 17 moves: past the first row of stones. Two rounds: four runs, then the summary.
-    arguments = ["--games", "3", "--watchers", "4", "--moves", "17", "--think", "0.05"]
+def _bench(*arguments: str) -> subprocess.CompletedProcess[str]:
+    """``python -m benchmarks.bench_web`` with ``arguments``, which must succeed."""
     result = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--rounds", "2", "--no-pin"],
+        [sys.executable, "-m", "benchmarks.bench_web", *arguments],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
     assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.mark.slow
+def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
+    # 17 moves: past the first row of stones. Two rounds: four runs, then the summary.
+    arguments = ["--games", "3", "--watchers", "4", "--moves", "17", "--think", "0.05"]
+    result = _bench(*arguments, "--rounds", "2", "--no-pin")
     lines = result.stdout.splitlines()
     assert lines[0].startswith("CPU: ")
     assert lines[1] == "not pinned: every process on every core"
@@ -49,14 +55,7 @@ def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning needs two cores")
 def test_a_bench_is_pinned_by_default_and_a_neighbour_runs_after_the_pages() -> None:
     arguments = ["--games", "2", "--watchers", "2", "--moves", "6", "--think", "0.05"]
-    result = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_web", *arguments, "--neighbour", "--idle-pages"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    result = _bench(*arguments, "--neighbour", "--idle-pages")
     lines = result.stdout.splitlines()
     first, *rest = sorted(os.sched_getaffinity(0))
     assert lines[1] == f"pinned: the bot on core {first}; Discord, players, pages on {rest}"
