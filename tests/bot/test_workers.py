@@ -81,6 +81,16 @@ async def _queued(task: asyncio.Task[object]) -> None:
     assert not task.done()
 
 
+async def _give_up(pool: WorkerPool, *, seconds: float, limit: float) -> None:
+    """Send a task that sleeps ``seconds`` (``limit``: its time limit) and cancel its caller
+    once it waits for its worker."""
+    given_up = asyncio.ensure_future(pool.call(time.sleep, seconds, limit))
+    await _queued(given_up)
+    given_up.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await given_up
+
+
 async def test_a_released_worker_gets_the_next_waiting_task_without_its_callers_turn(
     pool: WorkerPool,
 ) -> None:
@@ -98,22 +108,14 @@ async def test_a_caller_that_gives_up_leaves_the_task_to_finish_then_the_worker_
     pool: WorkerPool,
 ) -> None:
     (pid,) = pool.pids()
-    given_up = asyncio.ensure_future(pool.call(time.sleep, 0.2, 30.0))
-    await _queued(given_up)
-    given_up.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await given_up
+    await _give_up(pool, seconds=0.2, limit=30.0)
     assert await pool.call(abs, -1, 30.0) == 1  # after the abandoned task, on its worker
     assert (pool.pids(), pool.replaced) == ([pid], 0)
 
 
 async def test_an_abandoned_task_past_its_limit_loses_its_worker(pool: WorkerPool) -> None:
     (hung,) = pool.pids()
-    given_up = asyncio.ensure_future(pool.call(time.sleep, 60, 0.2))
-    await _queued(given_up)
-    given_up.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await given_up
+    await _give_up(pool, seconds=60, limit=0.2)
     assert await pool.call(abs, -1, 30.0) == 1  # waits for the replacement
     assert pool.replaced == 1
     assert pool.pids() != [hung]
