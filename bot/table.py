@@ -802,9 +802,16 @@ class Table:
             # that takes longer is deferred then (the board shows the player's stone meanwhile).
             # Either way the deferral goes out beside the board's redraw, not before it, so the
             # player sees their stone a round trip sooner. The wait counts from the command's
-            # start: a write that took long leaves less of it.
+            # start: a write that took long leaves less of it. It never outlasts the point by
+            # which the deferral must go to land within Discord's 3 s (``acks``): an
+            # interaction that reached the handler late has less than the wait left.
             loop = asyncio.get_running_loop()
-            delay = max(0.0, self.ai_reply_wait - (loop.time() - started))
+            now = loop.time()
+            waited = now - interaction.extras.get(ARRIVED, now)
+            delay = min(
+                max(0.0, self.ai_reply_wait - (now - started)),
+                self.acks.delay(interaction.id, waited),
+            )
             waiting = loop.call_later(delay, defer)
         shutting_down = False
         try:

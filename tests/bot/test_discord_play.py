@@ -145,6 +145,25 @@ async def test_a_slow_ai_answer_fills_in_a_deferred_reply_noted_until_then(
         await _pending_replies_gone(bot)
 
 
+async def test_a_patient_ai_wait_still_defers_in_time_for_discord(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    # A wait for the AI far beyond Discord's 3 s: the deferral goes when the acknowledgement
+    # clock says it must, not when the wait ends.
+    async with _gated_game(fake, make_bot, alice, 600.0) as (bot, ai, _):
+        record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
+        await ai.started.wait()
+        await fake.wait_for(lambda: record.callback_type is not None)
+        assert record.callback_type == 5  # "thinking...", while the AI still thinks
+        assert record.latency is not None
+        assert record.latency < fake.interaction_deadline
+        ai.release.set()
+        reply = await fake.answer(record)
+        assert reply.deferred
+        assert "You played **H8**. The AI answered **" in reply.content
+        await _pending_replies_gone(bot)
+
+
 async def test_stopping_while_the_ai_thinks_still_answers_the_move(
     fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
 ) -> None:
