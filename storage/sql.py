@@ -311,6 +311,20 @@ def _upsert(table: str, columns: str, *, key: int = 1) -> str:
     )
 
 
+def _upsert_rows(table: str, columns: str, *, key: int = 1) -> str:
+    """SQLite: ``_upsert`` of every row of a JSON array (``$1``: each row an array of
+    ``columns``' values, in order), in one statement: one that fails writes none of them,
+    where ``executemany`` would keep the rows before it. (``WHERE true``: SQLite's grammar
+    reads an ``ON`` right after ``FROM``'s table as a join's.)"""
+    names = [name.strip() for name in columns.split(",")]
+    values = ", ".join(f"value ->> {n}" for n in range(len(names)))
+    updates = ", ".join(f"{name} = excluded.{name}" for name in names[key:])
+    return (
+        f"INSERT INTO {table} ({columns}) SELECT {values} FROM json_each($1) WHERE true"
+        f" ON CONFLICT ({', '.join(names[:key])}) DO UPDATE SET {updates}"
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # Statements. Named here so a test can check that the queries the bot depends on use indexes.
 
@@ -634,6 +648,7 @@ SQL_PENDING_REPLIES = f"SELECT {_columns(PendingReply)} FROM pending_replies"
 SQL_DROP_PENDING_REPLY = "DELETE FROM pending_replies WHERE token = $1"
 SQL_TURN_PING = "SELECT channel_id, message_id, version FROM turn_pings WHERE game_id = $1"
 SQL_SAVE_TURN_PING = _upsert("turn_pings", _columns(TurnPing))
+SQLITE_SAVE_TURN_PINGS = _upsert_rows("turn_pings", _columns(TurnPing))
 SQL_DROP_TURN_PING = "DELETE FROM turn_pings WHERE game_id = $1"
 
 # Tournaments (``storage.club``'s records: the columns are named as the fields, but for a

@@ -46,6 +46,7 @@ applied in one transaction). Anything else is refused before a byte is written.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import re
@@ -90,6 +91,7 @@ from storage.sql import (
     SQL_SAVE_TURN_PING,
     SQL_SET_DEADLINE,
     SQL_SET_MESSAGE,
+    SQLITE_SAVE_TURN_PINGS,
     Executor,
     Migration,
     Row,
@@ -249,9 +251,23 @@ _PASS_HELD: Final = frozenset(
         SQL_DROP_PENDING_REPLY,
     }
 )
+# Each statement whose rows may be held back (``_Writer.hold``), and the one statement that
+# writes every row held for it: atomic, so that one row's failure writes none of them.
+_HELD_ROWS: Final = {SQL_SAVE_TURN_PING: SQLITE_SAVE_TURN_PINGS}
 # The savepoint a batch of several writes runs in (see ``_Writer``).
 _SAVEPOINT: Final = "SAVEPOINT batch"
 _RELEASE: Final = "RELEASE batch"
+
+
+class _Again:
+    """The outcome of a write whose held rows failed together with other writes' (``error``):
+    it runs again alone, after its batch, so that only its own row's failure is its
+    (``SqliteGameRepository._next``)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Any) -> None:
+        self.error = error
 
 
 class _NotAhead(BaseException):
@@ -284,8 +300,8 @@ class _Writer(_Connection):
     statement that SQLite rolls back with its transaction then fails the COMMIT too.
 
     Turn pings, whose rows nobody reads back soon, are held back (``hold``) and written
-    together, one ``executemany``, before any statement that might see them and before the
-    end (``flush``).
+    together, one statement, before any statement that might see them and before the end
+    (``flush``).
 
     ``going_ahead``: the write being started sends its statement before the writes started
     before it have their answers (``SqliteGameRepository._statements``). The thread runs
@@ -335,7 +351,9 @@ class _Writer(_Connection):
         return self._savepoint
 
     def hold(self, sql: str, *args: Any) -> None:
-        """Run ``sql`` (an INSERT) with ``args`` later in this transaction (see the class)."""
+        """Run ``sql`` (an INSERT of ``_HELD_ROWS``) with ``args`` later in this transaction
+        (see the class). A write that holds rows does nothing else: it may run again, alone
+        (``_Again``)."""
         self._held.setdefault(sql, []).append(args)
 
     @property
@@ -344,10 +362,10 @@ class _Writer(_Connection):
         return sum(len(rows) for rows in self._held.values())
 
     async def flush(self) -> None:
-        """Run the held inserts, in the order held (statement by statement)."""
+        """Run the held inserts, in the order held: one statement for all the rows of each."""
         held, self._held = self._held, {}
         for sql, rows in held.items():
-            await self.executemany(sql, rows)
+            await self.execute(_HELD_ROWS[sql], json.dumps([list(_bind(row)) for row in rows]))
 
     def may_end_unanswered(self) -> bool:
         """Whether ``end`` may be sent before the answers still missing (see the class)."""
@@ -1091,6 +1109,17 @@ class SqliteGameRepository(SqlGameRepository):
             await self._roll_back()
             await self._failed(_Sent(batch, outcomes, None), failure)
             return None
+        if any(isinstance(value, _Again) for _, value in outcomes):
+            # Rare (a row held for a game deleted meanwhile): settled here, so that the
+            # writes to run again alone run before any write queued after them.
+            done = _Sent(batch, outcomes, db.ending)
+            failure = await self._settle_commit(done)
+            if failure is not None:
+                await self._roll_back()
+                await self._failed(done, failure)
+            else:
+                await self._again(batch, outcomes)
+            return None
         return _Sent(batch, outcomes, db.ending)
 
     async def _behind_failure(
@@ -1117,6 +1146,7 @@ class SqliteGameRepository(SqlGameRepository):
             self._commits += 1
             self._report(batch, outcomes, None)
             await self._failed(sent, before)
+            await self._again(batch, outcomes)
             return
         await self._roll_back()
         await self._failed(sent, before)
@@ -1151,6 +1181,13 @@ class SqliteGameRepository(SqlGameRepository):
         for write in sent.batch:
             await self._alone([write])
 
+    async def _again(self, batch: list[_Write], outcomes: list[tuple[bool, Any]]) -> None:
+        """Run alone, each in turn, the writes of committed ``batch`` whose held rows failed
+        together with others' (``_Again``)."""
+        for write, (_, value) in zip(batch, outcomes, strict=True):
+            if isinstance(value, _Again):
+                await self._alone([write])
+
     async def _alone(self, batch: list[_Write]) -> None:
         """Run ``batch`` by itself, with nothing behind it, to its end (``_failed`` if it
         fails)."""
@@ -1169,7 +1206,7 @@ class SqliteGameRepository(SqlGameRepository):
         """Tell ``batch``'s writers how it ended: each its result or refusal, or ``failure``."""
         settled = outcomes if failure is None else [(False, failure)] * len(batch)
         for write, (ok, value) in zip(batch, settled, strict=True):
-            if write.future.done():
+            if write.future.done() or isinstance(value, _Again):  # to run again: not yet
                 continue
             if ok:
                 write.future.set_result(value)
@@ -1256,8 +1293,14 @@ class SqliteGameRepository(SqlGameRepository):
         for index, started in ahead:
             outcome = await started
             broke = broke or _broke(outcome)
-            for held in (index,) if index is not None else holders if not outcome[0] else ():
-                outcomes[held] = outcome
+            if index is not None:
+                outcomes[index] = outcome
+            elif not outcome[0]:
+                # The held rows' one statement failed and wrote none of them: alone, it was its
+                # holder's own failure; of several, only one row may be at fault.
+                again = outcome if len(holders) < 2 else (False, _Again(outcome[1]))
+                for held in holders:
+                    outcomes[held] = again
         ahead.clear()
         return broke
 

@@ -944,6 +944,33 @@ async def test_a_batch_waits_once_for_its_statements_and_its_end(tmp_path: Path)
             assert len(await repo.move_history(game.id)) == 1
 
 
+async def test_a_held_ping_that_fails_fails_its_own_write_alone(tmp_path: Path) -> None:
+    """Pings held in one batch, one of them for a game deleted meanwhile: its write fails
+    and writes nothing; the others are written, and their writes succeed."""
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        games = [await repo.create_game(new_game(c, white=Player.human(BOB))) for c in range(3)]
+        with closing(sqlite3.connect(path)) as db, db:
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute("DELETE FROM games WHERE id = ?", (games[1].id,))
+        first = asyncio.create_task(repo.create_game(new_game(99)))
+        await repo._until(lambda: repo._committing == 1)  # the writer is busy with it
+        pings = [
+            asyncio.create_task(repo.save_turn_ping(TurnPing(g.id, 1, 100 + g.id, g.version)))
+            for g in games
+        ]
+        await repo._until(lambda: len(repo._pending) == 3)  # the three go in one batch
+        await first
+        done = await asyncio.gather(*pings, return_exceptions=True)
+        assert done[0] is None
+        assert isinstance(done[1], sqlite3.IntegrityError)
+        assert done[2] is None
+        for game in games[0], games[2]:
+            expected = TurnPing(game.id, 1, 100 + game.id, game.version)
+            assert await repo.turn_ping(game.id) == expected
+        assert await repo.turn_ping(games[1].id) is None
+
+
 async def test_what_is_held_back_is_written_before_a_statement_that_could_see_it(
     tmp_path: Path,
 ) -> None:
