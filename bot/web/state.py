@@ -25,6 +25,12 @@ from storage.records import GameStatus, Player
 
 __all__ = ["Reuse", "choices", "delta", "game_payload"]
 
+# A move as the page lists it: x, y and colour (0 Black, 1 White), sent as a JSON array. A
+# tuple of ints, not a list: the garbage collector stops tracking it once it has seen it, so
+# that the moves a watched game's kept renders hold (``bot.web.feed``) cost its collections
+# nothing.
+Listed = tuple[int, int, int]
+
 
 def _colour(color: Color) -> int:
     return 0 if color is Color.BLACK else 1
@@ -62,9 +68,9 @@ class Reuse:
     def __init__(self) -> None:
         self.fixed: dict[str, Any] | None = None
         self.source: tuple[Move, ...] = ()
-        self.listed: list[list[int]] = []
+        self.listed: list[Listed] = []
 
-    def moves(self, moves: tuple[Move, ...]) -> list[list[int]]:
+    def moves(self, moves: tuple[Move, ...]) -> list[Listed]:
         """``moves`` as the page lists them: ``[x, y, colour]`` each."""
         kept = min(len(self.source), len(moves))  # fewer after a takeback
         # Move objects are shared from version to version: the comparison is by identity,
@@ -77,8 +83,8 @@ class Reuse:
         return listed
 
 
-def _listed(moves: tuple[Move, ...]) -> list[list[int]]:
-    return [[m.point.x, m.point.y, _colour(m.color)] for m in moves]
+def _listed(moves: tuple[Move, ...]) -> list[Listed]:
+    return [(m.point.x, m.point.y, _colour(m.color)) for m in moves]
 
 
 def game_payload(

@@ -3,10 +3,12 @@ winning line, whose turn it is, and the words in the viewer's language."""
 
 from __future__ import annotations
 
+import gc
+
 from bot.core.service import GameService
 from bot.core.service.states import GameState
 from bot.text import i18n
-from bot.web.state import game_payload
+from bot.web.state import Reuse, game_payload
 from engine.types import Color, Game, Point, Rule
 from storage.memory import InMemoryGameRepository
 from storage.records import Player
@@ -41,7 +43,7 @@ async def test_renju_shows_the_points_forbidden_to_black_while_black_is_to_move(
     assert black["forbidden"] == [[8, 7]]  # i8: a double three
     assert black["your_turn"]
     assert black["you"] == 0
-    assert black["moves"][0] == [7, 7, 0]
+    assert black["moves"][0] == (7, 7, 0)
     white = game_payload(view, Color.WHITE, names)
     assert not white["your_turn"]
     watcher = game_payload(view, None, names)
@@ -74,7 +76,7 @@ async def test_gravity_and_tictactoe_say_how_to_draw_them() -> None:
     assert (connect4["width"], connect4["height"], connect4["gravity"]) == (7, 6, True)
     tictactoe = game_payload(await play("b2", game=Game.TICTACTOE), Color.BLACK, names)
     assert tictactoe["marks"]
-    assert tictactoe["moves"] == [[1, 1, 0]]
+    assert tictactoe["moves"] == [(1, 1, 0)]
 
 
 async def test_the_page_is_told_what_the_viewer_may_do_now() -> None:
@@ -104,3 +106,13 @@ async def test_the_status_line_carries_no_emoji_stones() -> None:
         assert "user 1 vs user 2" in payload["line"]
         assert not set(payload["line"]) & set("\u26ab\u26aa\U0001f534\U0001f7e1\u274c\u2b55")
     assert payload["colours"] == ["Black", "White"]
+
+
+async def test_the_moves_a_kept_render_holds_cost_the_collector_nothing() -> None:
+    # A watched game's newest render is kept between versions (bot.web.feed): its moves, one
+    # object each, must not be objects every collection of the young generations walks.
+    view = await play("h8 h9 i8 i9 j8")
+    payload = game_payload(view, None, names, Reuse())
+    gc.collect()
+    assert len(payload["moves"]) == 5
+    assert not any(gc.is_tracked(move) for move in payload["moves"])
