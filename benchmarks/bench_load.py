@@ -84,6 +84,7 @@ import yarl
 from bot.app import create_bot, process_runner
 from bot.client import GomokuBot
 from bot.cooldown import UserCooldown
+from bot.core.admission import StartAdmission
 from bot.core.ai import WORKER_NICENESS, AIRunner, ProcessPoolRunner
 from bot.core.queue_ai import QueueRunner
 from bot.settings import Settings
@@ -623,6 +624,8 @@ async def _run(args: argparse.Namespace) -> int:
             style=args.style,
             pings=not args.no_turn_pings,
         )
+        if args.running_starts is not None:
+            bot.start_admission = StartAdmission(running=args.running_starts)
         stop = asyncio.Event()
         lags: list[float] = []
         reviews: list[float] = []
@@ -686,8 +689,8 @@ async def _run(args: argparse.Namespace) -> int:
     if retries is not None:
         print(f"searches enqueued again: {retries}")
     print(
-        f"starts that waited for an admission slot: {admission.queued}, "
-        f"refused: {admission.refused}"
+        f"starts that waited for an admission slot ({admission.running} at once): "
+        f"{admission.queued}, refused: {admission.refused}"
     )
     # A saturated fake would measure itself: its CPU is shown beside the bot's.
     print(
@@ -1093,6 +1096,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the AI replaced by an in-process stand-in that answers at once (the nearest "
         "point to the centre): no search is ever slow enough to defer a /place",
+    )
+    parser.add_argument(
+        "--running-starts",
+        type=int,
+        help="starts admitted to work at once (bot.core.admission; default: the bot's "
+        "RUNNING_STARTS), to measure another admission than the shipped one",
     )
     parser.add_argument(
         "--baseline",

@@ -62,6 +62,7 @@ class StartAdmission:
     """How many starts run and wait; ``admit`` is the gate."""
 
     def __init__(self, running: int = RUNNING_STARTS, waiting: int = WAITING_STARTS) -> None:
+        self.running = running
         self.limit_waiting = waiting
         self._slots = asyncio.Semaphore(running)
         self.waiting = 0  # starts acknowledged and waiting for a slot
