@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import importlib
 import logging
 import random
@@ -44,6 +43,7 @@ from bot.core.club.pairer import WorkerPairer
 from bot.core.runner import GameRunner
 from bot.core.service.tournaments import TournamentService
 from bot.deferral import AckClock
+from bot.heap import HeapKeeper
 from bot.preferences import Preferences
 from bot.reporting import GomokuTree
 from bot.table import AI_REPLY_WAIT, Table
@@ -132,9 +132,9 @@ class GomokuBot(commands.Bot):
         itself (from ``settings``) it closes. ``owned_shards`` (a ``bot.shards.ShardSpec``) limits
         the games it resumes and times to its shards' guilds; ``create_bot`` passes the same
         to discord.py. ``freeze_heap``: once ready, move everything start-up built out of the
-        garbage collector's sight (``gc.freeze``; the bot's own process only, see
-        ``_freeze_heap``). ``extensions``: the modules whose ``setup`` adds the commands and
-        buttons (``bot.app.EXTENSIONS``). ``options`` go to ``commands.Bot``."""
+        garbage collector's sight, and then what each full collection leaves (``bot.heap``;
+        the bot's own process only). ``extensions``: the modules whose ``setup`` adds the
+        commands and buttons (``bot.app.EXTENSIONS``). ``options`` go to ``commands.Bot``."""
         self.owned_shards: ShardSpec | None = options.pop("owned_shards", None)
         intents = discord.Intents.none()
         intents.guilds = True  # channels and the bot's own member: all slash commands need
@@ -316,14 +316,13 @@ class GomokuBot(commands.Bot):
             self.spawn(self._freeze_heap())
 
     async def _freeze_heap(self) -> None:
-        # A full collection walks every object the process holds: with numba, the engine,
-        # the catalogues and discord.py's caches that takes 60-110 ms under bench_load at 500
-        # games, a stall of every command in flight, four to seven times a run. What exists
-        # once the bot is ready lives as long as the process: frozen, collections skip it
-        # (15-20 ms each then). Garbage is collected first so that none is frozen.
+        # Once ready, what start-up built is frozen, and after it what each full collection
+        # leaves (bot.heap): a full collection, a stall of every command in flight, walks only
+        # what came since the last one.
         await self.wait_until_ready()
-        gc.collect()
-        gc.freeze()
+        keeper = HeapKeeper()
+        keeper.start()
+        self._stack.callback(keeper.stop)
 
     async def sync_commands(self) -> bool:
         """Register the commands with Discord when what is registered differs from the code.

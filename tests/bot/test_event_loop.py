@@ -1,12 +1,14 @@
 """The bot process's event loop: uvloop where it is installed, asyncio's own where it is not
 (Windows, or an install without it), and the same bot either way; and its heap, frozen out of
-the garbage collector's sight once the bot is ready."""
+the garbage collector's sight once the bot is ready, and what each full collection leaves
+after that, thawed again now and then (``bot.heap``)."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
 import sys
+import weakref
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ import pytest
 
 import bot.app
 from bot.app import SWITCH_INTERVAL_S, loop_factory, process_runner, serve
+from bot.heap import HeapKeeper
 from bot.settings import Settings
 from tests.bot.conftest import BotFactory
 from tests.fakediscord import FakeDiscord
@@ -80,7 +83,81 @@ async def test_a_bot_told_to_freeze_its_heap_does_so_once_ready(
         assert instance.is_ready()
         assert gc.get_freeze_count() > 0
         # What start-up built (the service, say) is out of the collector's generations.
-        assert not any(tracked is instance.service for tracked in gc.get_objects())
+        assert not _tracked(instance.service)
+        assert HeapKeeper._collected in gc.callbacks
+    assert HeapKeeper._collected not in gc.callbacks  # stopped with the bot
+
+
+class _Node:
+    """An object the collector tracks; in a cycle with itself once ``me`` is set."""
+
+    def __init__(self) -> None:
+        self.me: _Node | None = None
+
+
+def _tracked(obj: object) -> bool:
+    """Whether ``obj`` is in one of the collector's generations (not frozen)."""
+    return any(tracked is obj for tracked in gc.get_objects())
+
+
+@pytest.fixture
+def _collections_by_hand() -> Iterator[None]:
+    # Only the test's own gc.collect() calls: an automatic one between two of its steps would
+    # freeze or free what a step is about to look at.
+    gc.disable()
+    yield
+    gc.enable()
+
+
+@pytest.mark.usefixtures("_thawed", "_collections_by_hand")
+async def test_what_a_full_collection_leaves_is_frozen_until_the_heap_is_thawed() -> None:
+    keeper = HeapKeeper(thaw_every=3600.0)
+    keeper.start()
+    try:
+        kept, gone = _Node(), _Node()
+        gone.me = gone
+        dead = weakref.ref(gone)
+        gc.collect()  # both live through it
+        assert not _tracked(kept)  # frozen: no collection walks it any more
+        del gone
+        gc.collect()
+        assert dead() is not None  # garbage that died frozen waits for the thaw
+        keeper.thaw()
+        assert _tracked(kept)
+        gc.collect()
+        assert dead() is None  # freed by the first full collection after the thaw
+        assert not _tracked(kept)  # and what lives on is frozen again
+    finally:
+        keeper.stop()
+    gc.unfreeze()
+    alone = _Node()
+    gc.collect()
+    assert _tracked(alone)  # stopped: a full collection freezes nothing
+
+
+@pytest.mark.usefixtures("_thawed", "_collections_by_hand")
+async def test_the_heap_is_thawed_every_so_often() -> None:
+    keeper = HeapKeeper(thaw_every=0.01)
+    thawed = asyncio.Event()
+    thaw = keeper.thaw
+
+    def thaw_and_say() -> None:
+        thaw()
+        thawed.set()
+
+    keeper.thaw = thaw_and_say  # type: ignore[method-assign]
+    keeper.start()
+    try:
+        assert gc.get_freeze_count() > 0
+        for _ in range(2):  # and again after that
+            thawed.clear()
+            async with asyncio.timeout(10):
+                await thawed.wait()
+            assert gc.get_freeze_count() == 0
+            gc.collect()
+            assert gc.get_freeze_count() > 0
+    finally:
+        keeper.stop()
 
 
 @pytest.mark.usefixtures("_thawed")
