@@ -955,8 +955,11 @@ async def test_a_held_ping_that_fails_fails_its_own_write_alone(tmp_path: Path) 
             db.execute("DELETE FROM games WHERE id = ?", (games[1].id,))
         first = asyncio.create_task(repo.create_game(new_game(99)))
         await repo._until(lambda: repo._committing == 1)  # the writer is busy with it
+        snowflake = 1_576_465_721_116_867_771  # ids as Discord's: 64 bits
         pings = [
-            asyncio.create_task(repo.save_turn_ping(TurnPing(g.id, 1, 100 + g.id, g.version)))
+            asyncio.create_task(
+                repo.save_turn_ping(TurnPing(g.id, snowflake, snowflake + g.id, g.version))
+            )
             for g in games
         ]
         await repo._until(lambda: len(repo._pending) == 3)  # the three go in one batch
@@ -966,7 +969,7 @@ async def test_a_held_ping_that_fails_fails_its_own_write_alone(tmp_path: Path) 
         assert isinstance(done[1], sqlite3.IntegrityError)
         assert done[2] is None
         for game in games[0], games[2]:
-            expected = TurnPing(game.id, 1, 100 + game.id, game.version)
+            expected = TurnPing(game.id, snowflake, snowflake + game.id, game.version)
             assert await repo.turn_ping(game.id) == expected
         assert await repo.turn_ping(games[1].id) is None
 
