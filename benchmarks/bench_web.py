@@ -486,8 +486,19 @@ def _summary(rounds: list[dict[bool, dict[str, Any]]]) -> None:
             f"{label:>16}: median {statistics.median(without):.2f} {unit} without pages,"
             f" {statistics.median(with_pages):.2f} {unit} with;"
             f" with/without per round {', '.join(f'{r:+.0f}%' for r in ratios)};"
-            f" median {statistics.median(ratios):+.1f}%"
+            f" median {statistics.median(ratios):+.1f}%;"
+            f" rounds over +10%: {sum(r > 10 for r in ratios)} of {len(ratios)}"
         )
+    # Every round's /place latencies together, a side each: a round whose host was busier on
+    # one side weighs a round's share, not a whole ratio.
+    pooled = {
+        side: 1000 * _percentile([v for pair in rounds for v in pair[side]["latencies"]], 0.95)
+        for side in (False, True)
+    }
+    print(
+        f"{'pooled':>16}: /place p95 {pooled[False]:.2f} ms without pages, {pooled[True]:.2f} ms"
+        f" with ({100 * (pooled[True] / pooled[False] - 1):+.1f}%), every round's moves together"
+    )
 
 
 def _cpu(figures: dict[str, Any]) -> float:

@@ -46,9 +46,11 @@ def test_a_short_bench_plays_every_move_and_delivers_it_to_every_page() -> None:
     runs = [line.split(":")[0].strip() for line in lines if "/place n=" in line]
     assert runs == ["without pages", "with pages", "with pages", "without pages"]
     assert len(re.findall(r"a fixed slice of work took \d+ us", result.stdout)) == 4
-    summary = [line.split(":")[0].strip() for line in lines[-4:]]
-    assert summary == ["/place p95", "bot CPU", "fixed slice", "bot CPU/slice"]
-    assert all("with/without per round" in line for line in lines[-4:])
+    summary = [line.split(":")[0].strip() for line in lines[-5:]]
+    assert summary == ["/place p95", "bot CPU", "fixed slice", "bot CPU/slice", "pooled"]
+    assert all("with/without per round" in line for line in lines[-5:-1])
+    assert all(re.search(r"rounds over \+10%: [012] of 2$", line) for line in lines[-5:-1])
+    assert re.search(r"/place p95 \d+\.\d\d ms without pages, \d+\.\d\d ms with", lines[-1])
 
 
 @pytest.mark.slow
