@@ -38,7 +38,9 @@ took (median CPU), run on the bot's event loop ten times a second in both runs (
 of a core): the same work, so a slower slice means the bot's core ran slower beside its
 neighbours. With ``--rounds``, the summary gives the medians of the rounds' ratios of
 ``/place`` p95, of the bot's CPU, of the slice's CPU, and of the bot's CPU counted in
-slices (its CPU over the slice's): the work it did, whatever the speed its core ran at.
+slices (its CPU over the slice's): the work it did, whatever the speed its core ran at;
+how many rounds' ratios are over +10%; and ``/place``'s p95 over every round's moves
+together, a side each.
 
 A single pair of short runs varies by more than the pages cost. For a verdict, make the runs
 longer (``--moves 60``: half a minute of moves at the default pace) and repeat them:
