@@ -5,7 +5,7 @@ the hand-written gradients agree with finite differences (the slow oracle)."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.search import _kernels as k
@@ -156,6 +156,7 @@ def _random_batch(
 
 @settings(max_examples=8, deadline=None)
 @given(st.integers(0, 2**31 - 1), st.sampled_from([(), ("distance",), ("offset",), tuple(INPUTS)]))
+@example(seed=996775194, inputs=())  # a point's "b" input 6e-7 from a ReLU's kink
 def test_gradients_match_finite_differences(seed: int, inputs: tuple[str, ...]) -> None:
     rng = np.random.default_rng(seed)
     codes, empty, value, move = _random_batch(rng, 3, inputs)
@@ -170,6 +171,11 @@ def test_gradients_match_finite_differences(seed: int, inputs: tuple[str, ...]) 
             ps, codes, empty, value, move, policy_weight=0.7
         )
         return value_loss + 0.7 * policy_loss
+
+    here = total(params)
+
+    def close(analytic: float, numeric: float) -> bool:
+        return abs(analytic - numeric) <= 1e-5 + 1e-4 * abs(numeric)
 
     for name, w in params.items():
         flat = w.reshape(-1)
@@ -188,7 +194,14 @@ def test_gradients_match_finite_differences(seed: int, inputs: tuple[str, ...]) 
             down = total(params)
             flat[i] = old
             numeric = (up - down) / 2e-6
-            assert abs(grads[name].reshape(-1)[i] - numeric) <= 1e-5 + 1e-4 * abs(numeric), name
+            analytic = float(grads[name].reshape(-1)[i])
+            right, left = (up - here) / 1e-6, (here - down) / 1e-6
+            if close(right, left):
+                assert close(analytic, numeric), name
+            else:
+                # A ReLU's kink lies within the step (a unit's input within 1e-6 of zero):
+                # the gradient is the slope on the side the parameter is on.
+                assert close(analytic, right) or close(analytic, left), name
 
 
 def test_ranks_count_the_points_the_policy_prefers() -> None:
