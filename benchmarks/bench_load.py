@@ -690,7 +690,8 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"searches enqueued again: {retries}")
     print(
         f"starts that waited for an admission slot ({admission.running} at once): "
-        f"{admission.queued}, refused: {admission.refused}"
+        f"{admission.queued} ({admission.waited_s:.1f} s in all, the longest"
+        f" {admission.longest_wait_s:.2f} s), refused: {admission.refused}"
     )
     # A saturated fake would measure itself: its CPU is shown beside the bot's.
     print(

@@ -68,6 +68,10 @@ class StartAdmission:
         self.waiting = 0  # starts acknowledged and waiting for a slot
         self.queued = 0  # starts that waited for a slot, since start-up (diagnostics)
         self.refused = 0  # since start-up (diagnostics)
+        # The seconds those starts waited, in all and the longest (diagnostics: the part of a
+        # start's answer that the queue, not the work, set; from its acknowledgement's start).
+        self.waited_s = 0.0
+        self.longest_wait_s = 0.0
 
     @contextlib.asynccontextmanager
     async def admit(self, acknowledge: Callable[[], Awaitable[None]]) -> AsyncIterator[Slot]:
@@ -80,11 +84,16 @@ class StartAdmission:
                 raise StartsBusyError
             self.waiting += 1
             self.queued += 1
+            loop = asyncio.get_running_loop()
+            began = loop.time()
             try:
                 await acknowledge()
                 await self._slots.acquire()
             finally:
                 self.waiting -= 1
+                waited = loop.time() - began
+                self.waited_s += waited
+                self.longest_wait_s = max(self.longest_wait_s, waited)
         else:
             await self._slots.acquire()
         slot = Slot(self._slots)

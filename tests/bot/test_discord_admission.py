@@ -116,6 +116,10 @@ async def test_a_start_in_a_thread_waits_for_its_turn_acknowledged_too(
         assert "a new game" in reply.content
     await fake.wait_for(lambda: len([c for c in fake.channels.values() if c.is_thread]) == 2)
     assert admission.refused == 0
+    # the one start that waited, and for how long (it waited while the first was held)
+    assert admission.queued == 1
+    assert admission.waited_s > 0
+    assert admission.longest_wait_s == admission.waited_s
 
 
 async def test_a_start_gives_its_turn_back_once_its_game_is_stored(
