@@ -1,5 +1,7 @@
 """tools/tune_eval.py on match records: PSQ games become training positions labelled from the
-side to move, and the fit is pulled towards a prior's values (an endless pull keeps them)."""
+side to move, and the fit is pulled towards a prior's values (an endless pull keeps them); on
+datagen shards: their quiet judged positions become the network's inputs as the kernels count
+them, labelled by the judge."""
 
 from __future__ import annotations
 
