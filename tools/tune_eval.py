@@ -23,10 +23,10 @@ over them to both labelled sets:
 The same network fitted to the judged positions of ``tools/datagen.py``'s shards in
 ``data/`` instead (docs/engine.md, "Training data"): ``shards`` writes their distinct quiet
 positions as ``label`` writes its own, the judge's score turned into a winning chance the same
-way (a forced result as a score of +-``CLIP``), and ``net`` prints the packaged network's
-held-out loss beside the fit's on the same positions:
+way (a forced result as a score of +-``CLIP``, or with ``--certain-mates`` as 1 or 0), and
+``net`` prints the packaged network's held-out loss beside the fit's on the same positions:
 
-    python tools/tune_eval.py shards data/selfplay data/matches --out shards.npz
+    python tools/tune_eval.py shards data/selfplay data/matches [--certain-mates] --out shards.npz
     python tools/tune_eval.py net shards.npz --prior learned --hidden 16 --epochs 40 \
         --holdout 0.2 --scale 1000 --out candidate.json
 
@@ -613,13 +613,14 @@ def _shard_manifests(path: Path) -> list[Path]:
 
 
 def shards_positions(
-    paths: list[Path], out: Path, judge_scale: float = JUDGE_SCALE
+    paths: list[Path], out: Path, judge_scale: float = JUDGE_SCALE, certain_mates: bool = False
 ) -> dict[str, npt.NDArray[Any]]:
     """The judged positions of ``tools/datagen.py`` shards (folders of them, or their
     manifests) as ``label`` writes them, for ``net`` and ``train``: each distinct quiet
     position's counts (the search evaluates no other), the side to move's winning chance by
     the judge, sigmoid(score / ``judge_scale``), its score clipped to +-``CLIP`` (a forced
-    result, +-``MATE``, counts as +-``CLIP``), and the game's outcome. ``game`` numbers every
+    result, +-``MATE``, counts as +-``CLIP``, or with ``certain_mates`` as a chance of 1 or
+    0), and the game's outcome. ``game`` numbers every
     game of every shard apart (``SHARD_GAMES``), so a held-out split by game keeps whole games
     apart; ``mate`` is the judge's mate distance (0 none). Writes ``out`` and returns its
     arrays."""
@@ -668,9 +669,13 @@ def shards_positions(
     data["mate"] = np.array(mates, dtype=np.int16)
     data["plies"] = np.array(plies, dtype=np.int16)
     data["outcome"] = outcome.astype(np.float32)
-    data["y"] = (1 / (1 + np.exp(-score / judge_scale))).astype(np.float32)
+    chance = 1 / (1 + np.exp(-score / judge_scale))
+    mated = np.abs(data["judge"]) >= MATE
+    if certain_mates:
+        chance[mated] = data["judge"][mated] > 0
+    data["y"] = chance.astype(np.float32)
     np.savez_compressed(out, **data, weights=weights().source, shards=np.array(names))
-    forced = int(np.sum(np.abs(data["judge"]) >= MATE))
+    forced = int(mated.sum())
     print(
         f"{len(judged)} distinct quiet positions ({forced} forced results) of {total} judged, "
         f"from {len(np.unique(data['game']))} games of {len(names)} shards; S {judge_scale:g} "
@@ -1044,6 +1049,11 @@ def main() -> int:
     p.add_argument("paths", type=Path, nargs="+", help="folders of shards, or shards' manifests")
     p.add_argument("--out", type=Path, default=Path("labelled.npz"))
     p.add_argument("--judge-scale", type=float, default=JUDGE_SCALE, help="S of sigmoid(score / S)")
+    p.add_argument(
+        "--certain-mates",
+        action="store_true",
+        help="a forced result is a winning chance of 1 or 0 (default: a score of +-CLIP)",
+    )
     p = sub.add_parser("duel", help="weights file against weights file, by match")
     p.add_argument("first")
     p.add_argument("second")
@@ -1092,7 +1102,7 @@ def main() -> int:
             args.seed,
         )
     elif args.command == "shards":
-        shards_positions(args.paths, args.out, args.judge_scale)
+        shards_positions(args.paths, args.out, args.judge_scale, args.certain_mates)
     else:
         duel(
             args.first,

@@ -295,6 +295,12 @@ def test_shard_positions_are_the_kernels_inputs_labelled_by_the_judge(
         assert y == pytest.approx(chance.get(plies, 0.5), abs=1e-6)
         assert m == mate.get(plies, 0)
     assert "forced results" in capsys.readouterr().out
+    # or, asked so, a mate as a certain result and the rest as before
+    certain = te.shards_positions([tmp_path], tmp_path / "certain.npz", certain_mates=True)
+    chance |= {7: 0.0, 8: 1.0}
+    for plies, y in zip(certain["plies"].tolist(), certain["y"], strict=True):
+        assert y == pytest.approx(chance.get(plies, 0.5), abs=1e-6)
+    assert certain["counts"].tolist() == data["counts"].tolist()
     te.net([tmp_path / "labelled.npz"], tmp_path / "net.json", "learned", 2, 1, 0.5, 1000.0, 0)
     assert load_weights((tmp_path / "net.json").read_text(), "net").net is not None
 
