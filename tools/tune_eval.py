@@ -20,6 +20,16 @@ over them to both labelled sets:
     python tools/tune_eval.py net labelled.npz opening.npz --prior learned --hidden 16 \
         --epochs 40 --holdout 0.2 --scale 1000 --out engine/search/data/eval_weights.json
 
+The same network fitted to the judged positions of ``tools/datagen.py``'s shards in
+``data/`` instead (docs/engine.md, "Training data"): ``shards`` writes their distinct quiet
+positions as ``label`` writes its own, the judge's score turned into a winning chance the same
+way (a forced result as a score of +-``CLIP``, or with ``--certain-mates`` as 1 or 0), and
+``net`` prints the packaged network's held-out loss beside the fit's on the same positions:
+
+    python tools/tune_eval.py shards data/selfplay data/matches [--certain-mates] --out shards.npz
+    python tools/tune_eval.py net shards.npz --prior learned --hidden 16 --epochs 40 \
+        --holdout 0.2 --scale 1000 --out candidate.json
+
 Values fitted to the games' outcomes instead (``eval_weights_outcomes.json`` holds such a fit
 of master's games against Wine 2.1 and PentaZen 0.4.17):
 
@@ -590,6 +600,92 @@ def opening(
     )
 
 
+SHARD_GAMES = 1000  # ``shards``: game id (folder * 1000 + shard) * SHARD_GAMES + game
+
+
+def _shard_manifests(path: Path) -> list[Path]:
+    # a shard's manifest, or every finished shard's manifest in a folder, in name order
+    manifests = [path] if path.suffix == ".json" else sorted(path.glob("shard-*.json"))
+    for manifest in manifests:
+        if not manifest.stem.removeprefix("shard-").isdigit():
+            raise ValueError(f"{manifest} is not a shard's manifest")
+    return manifests
+
+
+def shards_positions(
+    paths: list[Path], out: Path, judge_scale: float = JUDGE_SCALE, certain_mates: bool = False
+) -> dict[str, npt.NDArray[Any]]:
+    """The judged positions of ``tools/datagen.py`` shards (folders of them, or their
+    manifests) as ``label`` writes them, for ``net`` and ``train``: each distinct quiet
+    position's counts (the search evaluates no other), the side to move's winning chance by
+    the judge, sigmoid(score / ``judge_scale``), its score clipped to +-``CLIP`` (a forced
+    result, +-``MATE``, counts as +-``CLIP``, or with ``certain_mates`` as a chance of 1 or
+    0), and the game's outcome. ``game`` numbers every
+    game of every shard apart (``SHARD_GAMES``), so a held-out split by game keeps whole games
+    apart; ``mate`` is the judge's mate distance (0 none). Writes ``out`` and returns its
+    arrays."""
+    from tools.datagen import load_shard
+
+    t = tables(Rule.FREESTYLE)
+    rows = _Rows()
+    judged: list[int] = []
+    mates: list[int] = []
+    plies: list[int] = []
+    seen: set[int] = set()
+    total = 0
+    names: list[str] = []
+    for folder, path in enumerate(paths):
+        for manifest in _shard_manifests(path):
+            shard = int(manifest.stem.removeprefix("shard-"))
+            arrays, _ = load_shard(manifest.parent, shard)
+            names.append(str(manifest))
+            starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+            total += len(arrays["game"])
+            wanted: dict[int, dict[int, int]] = {}  # game -> ply -> row
+            for i, (gi, ply) in enumerate(zip(arrays["game"], arrays["ply"], strict=True)):
+                wanted.setdefault(int(gi), {})[int(ply)] = i
+            for gi, at in sorted(wanted.items()):
+                game = arrays["moves"][starts[gi] : starts[gi] + arrays["lengths"][gi]]
+                result = int(arrays["results"][gi])
+                ident = (folder * 1000 + shard) * SHARD_GAMES + gi
+                pos = Position(SIZE, SIZE, t, tt_size=16)
+                for ply, m in enumerate(game[: max(at)]):
+                    pos.play_index(pos.index(Point(int(m) % SIZE, int(m) // SIZE)))
+                    row = at.get(ply + 1)
+                    if row is None or not tune.quiet(pos) or int(pos.hsh[0]) in seen:
+                        continue
+                    seen.add(int(pos.hsh[0]))
+                    rows.add(pos, ident, result)
+                    judged.append(int(arrays["judge"][row]))
+                    mates.append(int(arrays["judge_mate"][row]))
+                    plies.append(ply + 1)
+    if not names:
+        raise ValueError("no shards found")
+    data: dict[str, Any] = rows.arrays()
+    del data["key"]
+    outcome = data["y"].astype(np.float64)
+    score = np.clip(np.array(judged, dtype=np.float64), -CLIP, CLIP)
+    data["judge"] = np.array(judged, dtype=np.int32)
+    data["mate"] = np.array(mates, dtype=np.int16)
+    data["plies"] = np.array(plies, dtype=np.int16)
+    data["outcome"] = outcome.astype(np.float32)
+    chance = 1 / (1 + np.exp(-score / judge_scale))
+    mated = np.abs(data["judge"]) >= MATE
+    if certain_mates:
+        chance[mated] = data["judge"][mated] > 0
+    data["y"] = chance.astype(np.float32)
+    np.savez_compressed(out, **data, weights=weights().source, shards=np.array(names))
+    forced = int(mated.sum())
+    print(
+        f"{len(judged)} distinct quiet positions ({forced} forced results) of {total} judged, "
+        f"from {len(np.unique(data['game']))} games of {len(names)} shards; S {judge_scale:g} "
+        f"(fitted to the outcomes: {tune.fit_scale(score, outcome):.1f}); the judge calls "
+        f"{tune.accuracy(score, outcome):.1%} of the winners, the engine's own evaluation "
+        f"{tune.accuracy(data['ev'].astype(np.float64), outcome):.1%}"
+    )
+    return data
+
+
 # --------------------------------------------------------------------------- training
 
 
@@ -779,6 +875,14 @@ def net(
         f"{prior} values, linear (K {k_linear:.0f}): held out "
         f"{tune.loss(linear[valid], y[valid], k_linear):.5f}"
     )
+    if base.net is not None:
+        # the prior's own network on the same held-out positions: the figure to beat
+        shipped = tune.net_logits(base.net, x)
+        print(
+            f"{prior} network, {len(base.net.b1)} units: train "
+            f"{tune.loss(shipped[~valid], y[~valid], 1.0):.5f}, held out "
+            f"{tune.loss(shipped[valid], y[valid], 1.0):.5f}"
+        )
     fitted, epoch, history = tune.fit_net(x, y, valid, hidden, epochs, seed, scale=scale)
     print(
         "network held-out loss by epoch: "
@@ -941,6 +1045,15 @@ def main() -> int:
     p.add_argument("--holdout", type=float, default=0.2)
     p.add_argument("--scale", type=float, default=1000.0, help="evaluation units a logit")
     p.add_argument("--seed", type=int, default=0)
+    p = sub.add_parser("shards", help="datagen shards' judged positions, for net and train")
+    p.add_argument("paths", type=Path, nargs="+", help="folders of shards, or shards' manifests")
+    p.add_argument("--out", type=Path, default=Path("labelled.npz"))
+    p.add_argument("--judge-scale", type=float, default=JUDGE_SCALE, help="S of sigmoid(score / S)")
+    p.add_argument(
+        "--certain-mates",
+        action="store_true",
+        help="a forced result is a winning chance of 1 or 0 (default: a score of +-CLIP)",
+    )
     p = sub.add_parser("duel", help="weights file against weights file, by match")
     p.add_argument("first")
     p.add_argument("second")
@@ -988,6 +1101,8 @@ def main() -> int:
             args.scale,
             args.seed,
         )
+    elif args.command == "shards":
+        shards_positions(args.paths, args.out, args.judge_scale, args.certain_mates)
     else:
         duel(
             args.first,

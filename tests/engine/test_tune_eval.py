@@ -1,5 +1,7 @@
 """tools/tune_eval.py on match records: PSQ games become training positions labelled from the
-side to move, and the fit is pulled towards a prior's values (an endless pull keeps them)."""
+side to move, and the fit is pulled towards a prior's values (an endless pull keeps them); on
+datagen shards: their quiet judged positions become the network's inputs as the kernels count
+them, labelled by the judge."""
 
 from __future__ import annotations
 
@@ -16,8 +18,10 @@ from engine.board import Board
 from engine.gomocup.match import EngineSpec
 from engine.notation import parse_moves
 from engine.records import to_psq
-from engine.search.evaluate import hand_weights, load_weights
-from engine.types import Point
+from engine.search import _kernels as k
+from engine.search._position import Position
+from engine.search.evaluate import hand_weights, load_weights, tables, weights
+from engine.types import Point, Rule
 from tools import tune
 from tools import tune_eval as te
 
@@ -230,3 +234,77 @@ def test_net_writes_the_values_with_a_network_the_engine_takes(
     printed = capsys.readouterr().out
     assert f"held out {fit['loss_net']:.5f}" in printed
     assert f"held out {fit['loss_linear']:.5f}" in printed
+    # the packaged network on the same held-out positions, the figure a refit must beat
+    data = np.load(positions)
+    x = tune.net_inputs(data["counts"], data["mover"], learned)
+    assert learned.net is not None
+    logits = tune.net_logits(learned.net, x)
+    held = (data["game"].astype(np.int64) * 2654435761 % 1000) < 500
+    shipped = tune.loss(logits[held], data["y"][held].astype(np.float64), 1.0)
+    assert f"learned network, {len(learned.net.b1)} units: train " in printed
+    assert f"held out {shipped:.5f}" in printed
+
+
+def test_shard_positions_are_the_kernels_inputs_labelled_by_the_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tools.datagen import Settings, load_shard, make_shard
+
+    fake = Path(__file__).with_name("fake_judge.py")
+    judge = EngineSpec("judge", (sys.executable, str(fake), "6=+400", "7=-M5", "8=+M3"))
+    for shard in (3, 4):
+        settings = Settings(shard, games=2, nodes=300, seed=5, judge_nodes=1000, source="selfplay")
+        make_shard(tmp_path, settings, judge, command="test", log=lambda _: None)
+    data = te.shards_positions([tmp_path], tmp_path / "labelled.npz")
+    assert dict(np.load(tmp_path / "labelled.npz"))["y"].tolist() == data["y"].tolist()
+    t = tables(Rule.FREESTYLE)
+    expected: dict[tuple[int, int], Position] = {}  # every distinct quiet judged position
+    for shard in (3, 4):
+        arrays, _ = load_shard(tmp_path, shard)
+        starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+        for gi, ply in zip(arrays["game"].tolist(), arrays["ply"].tolist(), strict=True):
+            pos = Position(15, 15, t, tt_size=16)
+            for m in arrays["moves"][starts[gi] : starts[gi] + ply]:
+                pos.play_index(pos.index(Point(int(m) % 15, int(m) // 15)))
+            keys = {int(p.hsh[0]) for p in expected.values()}
+            if tune.quiet(pos) and int(pos.hsh[0]) not in keys:
+                expected[(shard * te.SHARD_GAMES + gi, ply)] = pos
+    kept = list(zip(data["game"].tolist(), data["plies"].tolist(), strict=True))
+    assert sorted(kept) == sorted(expected)
+    assert {6, 7, 8} <= set(data["plies"].tolist())
+    x = tune.net_inputs(data["counts"], data["mover"], weights())
+    for i, key in enumerate(kept):
+        g = expected[key].g
+        me = int(g[k.G_SIDE]) - 1
+        assert int(data["mover"][i]) == me
+        # the network's inputs are the kernels' running threat-class counts and value sums
+        ours, theirs = k.G_P4 + me * k.NP4, k.G_P4 + (1 - me) * k.NP4
+        assert x[i, : k.NP4].tolist() == g[ours : ours + k.NP4].tolist()
+        assert x[i, k.NP4 : 2 * k.NP4].tolist() == g[theirs : theirs + k.NP4].tolist()
+        assert x[i, 22:24].tolist() == [g[k.G_VAL + me], g[k.G_VAL + 1 - me]]
+        assert x[i, 24] == (me == 0)
+        assert int(data["ev"][i]) == expected[key].evaluate()
+    # the judge's chance: sigmoid(score / S), a mate as a score of +-CLIP
+    chance = {
+        6: 1 / (1 + np.exp(-400 / te.JUDGE_SCALE)),
+        7: 1 / (1 + np.exp(te.CLIP / te.JUDGE_SCALE)),
+        8: 1 / (1 + np.exp(-te.CLIP / te.JUDGE_SCALE)),
+    }
+    mate = {7: -5, 8: 3}
+    for plies, y, m in zip(data["plies"].tolist(), data["y"], data["mate"], strict=True):
+        assert y == pytest.approx(chance.get(plies, 0.5), abs=1e-6)
+        assert m == mate.get(plies, 0)
+    assert "forced results" in capsys.readouterr().out
+    # or, asked so, a mate as a certain result and the rest as before
+    certain = te.shards_positions([tmp_path], tmp_path / "certain.npz", certain_mates=True)
+    chance |= {7: 0.0, 8: 1.0}
+    for plies, y in zip(certain["plies"].tolist(), certain["y"], strict=True):
+        assert y == pytest.approx(chance.get(plies, 0.5), abs=1e-6)
+    assert certain["counts"].tolist() == data["counts"].tolist()
+    te.net([tmp_path / "labelled.npz"], tmp_path / "net.json", "learned", 2, 1, 0.5, 1000.0, 0)
+    assert load_weights((tmp_path / "net.json").read_text(), "net").net is not None
+
+
+def test_shards_refuses_a_folder_without_shards(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no shards"):
+        te.shards_positions([tmp_path], tmp_path / "labelled.npz")
