@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 from bot.client import GomokuBot
 from bot.core.service.states import GameState
+from bot.deferral import AckClock
 from engine.types import Game, Termination
 from storage.records import GameStatus
 from tests.bot.conftest import (
@@ -93,12 +94,16 @@ async def _pending_replies_gone(bot: GomokuBot) -> None:
 
 @asynccontextmanager
 async def _gated_game(
-    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser, ai_reply_wait: float
+    fake: FakeDiscord,
+    make_bot: BotFactory,
+    alice: FakeUser,
+    ai_reply_wait: float,
+    acks: AckClock | None = None,
 ) -> AsyncIterator[tuple[GomokuBot, GatedRunner, Message]]:
     """A running bot whose AI thinks until ``release``, Alice (Black) in a game against it:
     the bot, its AI and the game's board message."""
     ai = GatedRunner()
-    bot = make_bot(ai=ai, ai_reply_wait=ai_reply_wait)
+    bot = make_bot(ai=ai, ai_reply_wait=ai_reply_wait, acks=acks)
     async with fake.running(bot):
         start = await fake.slash("gomoku start", user=alice, options={"colour": "black"})
         assert start.message is not None
@@ -149,8 +154,10 @@ async def test_a_patient_ai_wait_still_defers_in_time_for_discord(
     fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
 ) -> None:
     # A wait for the AI far beyond Discord's 3 s: the deferral goes when the acknowledgement
-    # clock says it must, not when the wait ends.
-    async with _gated_game(fake, make_bot, alice, 600.0) as (bot, ai, _):
+    # clock says it must (here soon after the event, so that a loaded host still lands it in
+    # time), not when the wait ends.
+    acks = AckClock(latest=0.2, earliest=0.2)
+    async with _gated_game(fake, make_bot, alice, 600.0, acks) as (bot, ai, _):
         record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
         await ai.started.wait()
         await fake.wait_for(lambda: record.callback_type is not None)
