@@ -4,7 +4,7 @@ The hub subscribes to the game service's events (``bot.core.service.events``; sy
 one place every change of a game passes: ``ServiceCore._remember``) and ``publish``\es each
 event's state. A game nobody watches costs a dict look-up. For a watched game the newest
 state waits in ``_latest`` and a callback of the event loop sends it, in the turn after the
-change (the command that stored it goes on to its next wait first), 8 pages a turn: a burst
+change (the command that stored it goes on to its next wait first), 2 pages a turn: a burst
 of changes while a send is under way is sent once, as its newest state, and a page never gets
 an older version after a newer one. A callback, not a task: a change of a watched game costs
 no task, coroutine or future, however many games change at once. What the pages are sent is
@@ -34,8 +34,9 @@ __all__ = ["Hub", "Page"]
 log = logging.getLogger(__name__)
 
 # Pages sent a state in one turn of the event loop: a turn's sends (tens of microseconds each,
-# a write to a socket) are what every other command waiting on the loop waits for.
-_BATCH = 8
+# a write to a socket) are what every other command waiting on the loop waits for, so a
+# game's hundreds of pages take many short turns rather than a few long ones.
+_BATCH = 2
 
 
 class Page(Protocol):
