@@ -43,11 +43,14 @@ class HeapKeeper:
         self._timer = asyncio.get_running_loop().call_later(self.thaw_every, self._thaw_later)
 
     def stop(self) -> None:
+        """Stop freezing, and thaw: a process that goes on without the bot (a test, a bench's
+        next run) collects what the bot left."""
         if self._collected in gc.callbacks:
             gc.callbacks.remove(self._collected)
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        self.thaw()
 
     def thaw(self) -> None:
         """Give the frozen objects back to the oldest generation: the next full collection

@@ -85,7 +85,8 @@ async def test_a_bot_told_to_freeze_its_heap_does_so_once_ready(
         # What start-up built (the service, say) is out of the collector's generations.
         assert not _tracked(instance.service)
         assert HeapKeeper._collected in gc.callbacks
-    assert HeapKeeper._collected not in gc.callbacks  # stopped with the bot
+    assert HeapKeeper._collected not in gc.callbacks  # stopped with the bot, and thawed
+    assert gc.get_freeze_count() == 0
 
 
 class _Node:
@@ -129,10 +130,10 @@ async def test_what_a_full_collection_leaves_is_frozen_until_the_heap_is_thawed(
         assert not _tracked(kept)  # and what lives on is frozen again
     finally:
         keeper.stop()
-    gc.unfreeze()
+    assert gc.get_freeze_count() == 0  # stopped: thawed
     alone = _Node()
     gc.collect()
-    assert _tracked(alone)  # stopped: a full collection freezes nothing
+    assert _tracked(alone)  # and a full collection freezes nothing
 
 
 @pytest.mark.usefixtures("_thawed", "_collections_by_hand")
