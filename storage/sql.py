@@ -304,11 +304,7 @@ def _upsert(table: str, columns: str, *, key: int = 1) -> str:
     the same first ``key`` columns (the table's primary key)."""
     names = [name.strip() for name in columns.split(",")]
     values = ", ".join(f"${n}" for n in range(1, len(names) + 1))
-    updates = ", ".join(f"{name} = excluded.{name}" for name in names[key:])
-    return (
-        f"INSERT INTO {table} ({columns}) VALUES ({values})"
-        f" ON CONFLICT ({', '.join(names[:key])}) DO UPDATE SET {updates}"
-    )
+    return f"INSERT INTO {table} ({columns}) VALUES ({values}){_replacing(names, key)}"
 
 
 def _upsert_rows(table: str, columns: str, *, key: int = 1) -> str:
@@ -318,11 +314,16 @@ def _upsert_rows(table: str, columns: str, *, key: int = 1) -> str:
     reads an ``ON`` right after ``FROM``'s table as a join's.)"""
     names = [name.strip() for name in columns.split(",")]
     values = ", ".join(f"value ->> {n}" for n in range(len(names)))
-    updates = ", ".join(f"{name} = excluded.{name}" for name in names[key:])
     return (
         f"INSERT INTO {table} ({columns}) SELECT {values} FROM json_each($1) WHERE true"
-        f" ON CONFLICT ({', '.join(names[:key])}) DO UPDATE SET {updates}"
+        f"{_replacing(names, key)}"
     )
+
+
+def _replacing(names: list[str], key: int) -> str:
+    """The clause of an upsert that replaces the row with the same first ``key`` columns."""
+    updates = ", ".join(f"{name} = excluded.{name}" for name in names[key:])
+    return f" ON CONFLICT ({', '.join(names[:key])}) DO UPDATE SET {updates}"
 
 
 # --------------------------------------------------------------------------------------------
