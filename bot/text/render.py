@@ -340,18 +340,15 @@ def game_title(view: GameState) -> str:
     return game_name(view.game)
 
 
-def _stone(board: Board, color: Color) -> str:
-    theme = theme_for(board.game)
-    return theme.black if color is Color.BLACK else theme.white
-
-
 def status_line(view: GameState, names: Callable[[Player], str] = player_label) -> str:
     """One line: who plays what, and whose turn it is or how it ended."""
     board = view.board
-    players = _("{black} vs {white}").format(
-        black=f"{_stone(board, Color.BLACK)} {names(view.black)}",
-        white=f"{_stone(board, Color.WHITE)} {names(view.white)}",
-    )
+    theme = theme_for(board.game)
+    # Each player named once: a line names the player to move or the winner a second time,
+    # and a web board page renders this line for every move of a game it shows.
+    black = f"{theme.black} {names(view.black)}"
+    white = f"{theme.white} {names(view.white)}"
+    players = _("{black} vs {white}").format(black=black, white=white)
     if view.status is GameStatus.PENDING:
         return _("{players} · waiting for the challenge to be accepted").format(players=players)
     if view.status is GameStatus.ACTIVE and view.in_opening:
@@ -367,7 +364,7 @@ def status_line(view: GameState, names: Callable[[Player], str] = player_label) 
             last = _(" · last {move}").format(
                 move=move_name(board, point) if board.gravity else point
             )
-        mover = f"{_stone(board, color)} {names(view.player(color))}"
+        mover = black if color is Color.BLACK else white
         if view.is_ai_turn:
             return _("{players} · move {number}{last} · {player} thinking…").format(
                 players=players, number=len(board.moves) + 1, last=last, player=mover
@@ -388,7 +385,7 @@ def status_line(view: GameState, names: Callable[[Player], str] = player_label) 
         return _("{players} · no result").format(players=players)
     if outcome.winner is None:
         return _("{players} · draw").format(players=players)
-    winner = f"{_stone(board, outcome.winner)} {names(view.player(outcome.winner))}"
+    winner = black if outcome.winner is Color.BLACK else white
     how = {
         Termination.RESIGN: _("{players} · {winner} wins by resignation"),
         Termination.TIMEOUT: _("{players} · {winner} wins on time"),

@@ -123,9 +123,16 @@ def game_payload(
     if active and board.rule is Rule.RENJU and board.to_move is Color.BLACK:
         forbidden = [[p.x, p.y] for p in sorted(forbidden_points(board))]
     theme = render.theme_for(view.game)
+    black, white = names(view.black), names(view.white)
+
+    def named(player: Player) -> str:  # the two seats named once for the line and the fields
+        if player is view.black:
+            return black
+        return white if player is view.white else names(player)
+
     # The page draws its own stones beside the names: emoji stones depend on the reader's
     # fonts (a light glyph for Black, or none at all), so they leave the status line.
-    line = render.status_line(view, names)
+    line = render.status_line(view, named)
     for glyph in (theme.black, theme.white):
         line = line.replace(f"{glyph} ", "")
     to_move = view.acting_color if active else None
@@ -141,8 +148,8 @@ def game_payload(
         "to_move": None if to_move is None else _colour(to_move),
         "you": None if mine is None else _colour(mine),
         "your_turn": your_turn,
-        "black": names(view.black),
-        "white": names(view.white),
+        "black": black,
+        "white": white,
         "ai_turn": active and view.is_ai_turn,
         "over": not active,
         # the choices the viewer may make now (resign while the game lasts; the opening's
