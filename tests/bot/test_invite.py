@@ -7,9 +7,13 @@ import ast
 import os
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import discord
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot import permissions
 from bot.__main__ import EXIT_CONFIG
@@ -172,3 +176,15 @@ def test_no_client_id_is_one_line(token: str | None) -> None:
         assert "DISCORD_TOKEN is not a Discord bot token" in line
         assert "set DISCORD_TOKEN" not in line
         assert token not in line
+
+
+@given(
+    have=st.integers(min_value=0, max_value=discord.Permissions.all().value),
+    name=st.sampled_from(sorted(CONSTANTS)),
+)
+def test_has_is_nothing_missing(have: int, name: str) -> None:
+    needed = CONSTANTS[name]
+    interaction: Any = SimpleNamespace(app_permissions=discord.Permissions(have))
+    assert permissions.has(interaction, needed) is (
+        not permissions.missing(discord.Permissions(have), needed)
+    )
