@@ -40,7 +40,8 @@ neighbours. With ``--rounds``, the summary gives the medians of the rounds' rati
 ``/place`` p95, of the bot's CPU, of the slice's CPU, and of the bot's CPU counted in
 slices (its CPU over the slice's): the work it did, whatever the speed its core ran at;
 how many rounds' ratios are over +10%; and ``/place``'s p95 over every round's moves
-together, a side each.
+together, a side each, with (from three rounds) a 95% interval for its change: the rounds
+drawn again with replacement, 2,000 times.
 
 A single pair of short runs varies by more than the pages cost. For a verdict, make the runs
 longer (``--moves 60``: half a minute of moves at the default pace) and repeat them:
@@ -67,6 +68,7 @@ from pathlib import Path
 from typing import Any
 
 import discord
+import numpy as np
 import yarl
 
 from benchmarks.common import NoAI, cpu_model
@@ -497,10 +499,44 @@ def _summary(rounds: list[dict[bool, dict[str, Any]]]) -> None:
         side: 1000 * _percentile([v for pair in rounds for v in pair[side]["latencies"]], 0.95)
         for side in (False, True)
     }
+    interval = ""
+    if len(rounds) >= 3:
+        low, high = pooled_p95_interval(
+            [pair[False]["latencies"] for pair in rounds],
+            [pair[True]["latencies"] for pair in rounds],
+        )
+        interval = f"; 95% interval over the rounds resampled {low:+.1f}% to {high:+.1f}%"
     print(
         f"{'pooled':>16}: /place p95 {pooled[False]:.2f} ms without pages, {pooled[True]:.2f} ms"
         f" with ({100 * (pooled[True] / pooled[False] - 1):+.1f}%), every round's moves together"
+        f"{interval}"
     )
+
+
+def pooled_p95_interval(
+    without: list[list[float]], with_pages: list[list[float]], draws: int = 2000, seed: int = 1
+) -> tuple[float, float]:
+    """A 95% interval, in percent, for the pooled ``/place`` p95's change with pages: the
+    rounds drawn again with replacement (each round's pair together, as it ran), the pooled
+    p95 of each side taken as ``_percentile`` does, the ratio's 2.5th and 97.5th percentiles
+    over ``draws`` such draws. Rounds vary by more than a round's moves do, so the round is
+    what is drawn."""
+    rng = np.random.default_rng(seed)
+    sides = [[np.asarray(r, dtype=float) for r in rounds] for rounds in (without, with_pages)]
+    count = len(without)
+    changes = np.empty(draws)
+    for draw in range(draws):
+        picked = rng.integers(0, count, count)
+        p95 = [_nearest_rank(np.concatenate([side[i] for i in picked]), 0.95) for side in sides]
+        changes[draw] = 100 * (p95[1] / p95[0] - 1)
+    low, high = np.percentile(changes, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _nearest_rank(values: np.ndarray, fraction: float) -> float:
+    """``_percentile`` over an array: the value at rank ``fraction`` of the ordered values."""
+    rank = min(len(values) - 1, int(fraction * len(values)))
+    return float(np.partition(values, rank)[rank])
 
 
 def _cpu(figures: dict[str, Any]) -> float:

@@ -10,6 +10,10 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from benchmarks.bench_web import _nearest_rank, _percentile, pooled_p95_interval
 
 
 def _bench(*arguments: str) -> subprocess.CompletedProcess[str]:
@@ -102,3 +106,44 @@ def test_the_render_bench_measures_both_ways_on_the_same_game() -> None:
         "each from nothing",
         "reusing the last",
     ]
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e3), min_size=1, max_size=200))
+def test_the_resampled_p95_is_taken_as_the_bench_takes_it(values: list[float]) -> None:
+    import numpy as np
+
+    assert _nearest_rank(np.asarray(values), 0.95) == _percentile(values, 0.95)
+
+
+def test_a_change_every_round_shares_has_a_tight_interval_and_one_round_s_a_wide_one() -> None:
+    rounds = [[float(v) for v in range(1 + r, 400 + 7 * r)] for r in range(5)]
+    slower = [[1.25 * v for v in latencies] for latencies in rounds]
+    low, high = pooled_p95_interval(rounds, slower, draws=300)
+    assert low == pytest.approx(25.0)
+    assert high == pytest.approx(25.0)
+    # One round in five twice as slow with pages, the others unchanged: the interval holds
+    # both no change and a large one.
+    one_slow = [
+        latencies if r else [2 * v for v in latencies] for r, latencies in enumerate(rounds)
+    ]
+    low, high = pooled_p95_interval(rounds, one_slow, draws=300)
+    assert low < 1.0
+    assert high > 20.0
+
+
+def test_the_summary_of_three_rounds_or_more_gives_the_interval(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from benchmarks.bench_web import _summary
+
+    def run(scale: float) -> dict[str, object]:
+        return {
+            "latencies": [scale * v / 1000 for v in range(1, 101)],
+            "cpu": scale,
+            "canary": 1e-4,
+        }
+
+    _summary([{False: run(1.0), True: run(1.1)} for _ in range(3)])
+    pooled = capsys.readouterr().out.splitlines()[-1]
+    assert "+10.0%), every round's moves together" in pooled
+    assert "95% interval over the rounds resampled +10.0% to +10.0%" in pooled
