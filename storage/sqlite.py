@@ -125,9 +125,6 @@ _MAX_BATCH = 512
 # How long an unhurried write may wait for another to share its commit: under load one
 # comes within milliseconds; alone, it is committed by itself after this.
 _UNHURRIED_S = 0.05
-# Inline reads between two that give the event loop a turn (``_read``): a few hundred
-# microseconds of reads at most before the loop's other tasks run.
-_INLINE_TURN: Final = 16
 _PARAMETER = re.compile(r"\$(\d+)")
 
 
@@ -812,7 +809,6 @@ class SqliteGameRepository(SqlGameRepository):
         self._committing = 0  # writes in the batch being committed
         self._commits = 0  # group commits made
         self._activity = Activity()  # its trips and inline reads (``activity``)
-        self._inline_run = 0  # inline reads since the last that gave the loop a turn
         self._watchers: list[asyncio.Future[None]] = []
         self._writer = asyncio.create_task(self._write_loop(), name=f"sqlite writer {path}")
         # Cancelled, as every task is, when the event loop shuts down.
@@ -1015,14 +1011,9 @@ class SqliteGameRepository(SqlGameRepository):
                     self._inline.rollback()
                 # Busy (WAL recovery, a checkpoint's moment): read on the reader instead.
             else:
-                # A turn of the loop every _INLINE_TURN reads, not after each: a turn puts
-                # the reader behind everything ready, which on a busy loop costs the command
-                # more than the read, and a command reads twice or so. A caller polling the
-                # store in a loop still lets the tasks it waits for run.
-                self._inline_run += 1
-                if self._inline_run >= _INLINE_TURN:
-                    self._inline_run = 0
-                    await asyncio.sleep(0)
+                # Still a turn of the loop, as a read always was: a caller polling the store
+                # in a loop must let the tasks it waits for run.
+                await asyncio.sleep(0)
                 return found
         # Its own task, shielded: a cancelled caller's read still runs whole (a snapshot's
         # transaction always ends).

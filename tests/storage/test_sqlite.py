@@ -232,27 +232,6 @@ async def test_reopening_keeps_everything(tmp_path: Path) -> None:
         assert await repo.open_games() == [before.game]
 
 
-async def test_inline_reads_give_the_loop_a_turn_now_and_then_not_after_each(
-    tmp_path: Path,
-) -> None:
-    # A read answered on the loop does not send its caller behind everything ready each time
-    # (a command reads twice or so), yet a caller that only polls the store still lets the
-    # task it waits for run.
-    async with SqliteGameRepository.open(tmp_path / "t.sqlite3") as repo:
-        game = await repo.create_game(new_game())
-        await repo.get_game(game.id)  # a first read: the inline connection is open
-        inline = repo.activity().inline_reads
-        repo._inline_run = 0
-        ran = asyncio.Event()
-        asyncio.get_running_loop().call_soon(ran.set)
-        reads = 0
-        while not ran.is_set() and reads < 100:  # bounded: reads that never yield fail here
-            assert (await repo.get_game(game.id)).id == game.id
-            reads += 1
-        assert reads == sqlite_module._INLINE_TURN
-        assert repo.activity().inline_reads - inline == reads
-
-
 # --- the schema guards itself -------------------------------------------------------------
 
 
