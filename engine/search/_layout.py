@@ -29,7 +29,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "fb4e8aef8be9b2a9"
+KERNELS_STAMP = "944fcc99d79ad8f6"
 
 PAD = 5
 MAX_PLY = 128

@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "fb4e8aef8be9b2a9"
+KERNELS_STAMP = "944fcc99d79ad8f6"
 
 
 @njit

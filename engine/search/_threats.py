@@ -39,7 +39,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "fb4e8aef8be9b2a9"
+KERNELS_STAMP = "944fcc99d79ad8f6"
 
 
 @njit

@@ -106,7 +106,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "fb4e8aef8be9b2a9"
+KERNELS_STAMP = "944fcc99d79ad8f6"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -316,7 +316,7 @@ def _null_safe(g: IntArray, op: int) -> bool:
     # no open three (a point that makes a straight four), no four-three and no double three.
     # Against any of them a pass loses at once, so the null search would only say so, late
     base = G_P4 + op * NP4
-    return (
+    return bool(
         g[base + P4_FIVE] == 0
         and g[base + P4_FLEX4] == 0
         and g[base + P4_B4_F3] == 0
