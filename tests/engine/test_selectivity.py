@@ -425,7 +425,7 @@ def test_a_calm_node_above_beta_passes_and_cuts() -> None:
     ("moves", "depth", "window", "passed_at"),
     [
         (OPEN_THREE, 3, 1, 0),  # facing an open three
-        ("h8 a1 i8 a15 j8 a14 k8", 3, 1, 0),  # facing a four
+        ("h8 g8 i8 a15 j8 a14 k8", 3, 1, 0),  # facing a four (l8 makes five)
         (CALM, 2, 1, 0),  # too shallow
         (CALM, 3, 2, 0),  # a PV node
         (CALM, 3, 1, 1),  # the parent passed: never twice in a row
