@@ -101,8 +101,9 @@ _POL_LMR = _setting("GOMOKU_POLICY_LMR", 0)
 # _NULL_DEPTH plies to go whose static value is above beta and whose side to move faces no
 # four, open three, four-three or double three, a pass searched _NULL_R plies shallower that
 # still fails high cuts the node (0: off). Off: node for node against Rapfi 0.43.02 classical
-# R = 2 scored -0.005 +- 0.012 a game over 512 games paired with it off, R = 3 and R = 2 from
-# depth 2 no better (docs/engine.md, "Settings screened against Rapfi")
+# R = 2 scored -0.005 +- 0.012 a game over 512 games paired with it off at 20,000 nodes and
+# -0.031 +- 0.020 over 256 at 40,000, R = 3 and R = 2 from depth 2 no better (docs/engine.md,
+# "Settings screened against Rapfi")
 _NULL_R = _setting("GOMOKU_NULL_MOVE", 0, most=8)
 _NULL_DEPTH = _setting("GOMOKU_NULL_DEPTH", 3, most=60)
 # the root's threat searches under a node limit: the win by fours and threes and the defence
