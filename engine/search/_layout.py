@@ -29,7 +29,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "6e7c85c0f5660434"
+KERNELS_STAMP = "944fcc99d79ad8f6"
 
 PAD = 5
 MAX_PLY = 128
@@ -112,7 +112,15 @@ G_POL_RED = G_POL_TOP + 1
 G_POL_CACHE = G_POL_RED + 1
 POL_CACHE = 4096
 NCODE4 = NPAT**4  # a side's pattern code: its four directions' patterns in base NPAT
-NG = G_POL_CACHE + 2 * POL_CACHE
+# null-move pruning (``_tree._null_move``): the reduction R of the null search (0: off), the
+# least remaining depth where a node tries it, the ply just below the null move being searched
+# (none twice in a row), how many null moves were searched and how many of them cut
+G_NULL = G_POL_CACHE + 2 * POL_CACHE
+G_NULL_DEPTH = G_NULL + 1
+G_NULL_PLY = G_NULL + 2
+G_NULLS = G_NULL + 3
+G_NULL_CUTS = G_NULL + 4
+NG = G_NULL_CUTS + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring at depth 1-2 in calm positions

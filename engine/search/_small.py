@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "6e7c85c0f5660434"
+KERNELS_STAMP = "944fcc99d79ad8f6"
 
 if TYPE_CHECKING:
     from engine.board import Board

@@ -32,7 +32,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "6e7c85c0f5660434"
+KERNELS_STAMP = "944fcc99d79ad8f6"
 
 
 @njit

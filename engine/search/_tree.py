@@ -23,6 +23,11 @@ from engine.search._layout import (
     G_NEXT_CHECK,
     G_NODES,
     G_NOISE,
+    G_NULL,
+    G_NULL_CUTS,
+    G_NULL_DEPTH,
+    G_NULL_PLY,
+    G_NULLS,
     G_ONE,
     G_P4,
     G_POL,
@@ -101,7 +106,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "6e7c85c0f5660434"
+KERNELS_STAMP = "944fcc99d79ad8f6"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -306,6 +311,20 @@ def _calm(g: IntArray) -> bool:
 
 
 @njit_inline
+def _null_safe(g: IntArray, op: int) -> bool:
+    # whether the side to move may pass (null-move pruning): the opponent has no five to make,
+    # no open three (a point that makes a straight four), no four-three and no double three.
+    # Against any of them a pass loses at once, so the null search would only say so, late
+    base = G_P4 + op * NP4
+    return bool(
+        g[base + P4_FIVE] == 0
+        and g[base + P4_FLEX4] == 0
+        and g[base + P4_B4_F3] == 0
+        and g[base + P4_F3_F3] == 0
+    )
+
+
+@njit_inline
 def _tactical(cell: I32Array, p4t: I8Array, me: int, op: int, p: int) -> bool:
     # what late-move pruning never skips: our five, four or open three, and the points where
     # the opponent would make a five or a four (the blocks of their fours and threes)
@@ -453,6 +472,46 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             v = _static(st, sr, 0, ply, beta)
             if v <= alpha:
                 return v
+    if (
+        g[G_NULL] > 0
+        and beta - alpha == 1
+        and depth >= g[G_NULL_DEPTH]
+        and g[G_NULL_PLY] != ply
+        and g[G_PURE] == 0
+        and abs(beta) < WIN_MIN
+        and _null_safe(g, op)
+        and evaluate(g, hsh) >= beta
+    ):
+        # null-move pruning: a quiet position whose static value is above beta, where even a
+        # pass keeps the opponent below it at a reduced depth, is taken to fail high. The pass
+        # toggles the side to move and the hash's side key; the ply parity of killers and
+        # history stays the real game's, and the null child's table entries are the true
+        # values of the position with the other side to move
+        zob = st[6]
+        saved = g[G_NULL_PLY]
+        g[G_NULL_PLY] = ply + 1  # the null child may not pass back
+        g[G_NULLS] += 1
+        g[G_NODES] += 1
+        g[G_SIDE] = 3 - side
+        hsh[0] ^= zob[2, 0]
+        v = -alphabeta(st, sr, depth - 1 - g[G_NULL], -beta, -beta + 1, ply + 1)
+        g[G_SIDE] = side
+        hsh[0] ^= zob[2, 0]
+        g[G_NULL_PLY] = saved
+        if g[G_STOP] != 0:
+            return 0
+        if v >= beta:
+            g[G_NULL_CUTS] += 1
+            if v > WIN_MIN:
+                v = beta  # a pass proves nothing: never a mate score from it
+            ttk[slot] = h
+            ttv[slot] = (
+                (np.int64(v) << 32)
+                | (np.int64(ttmove + 1) << 16)
+                | (np.int64(min(depth, 255)) << 8)
+                | TT_LOWER
+            )
+            return v
     n, restricted = _generate(st, sr, ply, ttmove)
     if n == 0:
         if g[G_P4 + op * NP4 + P4_FIVE] > 0 or restricted:

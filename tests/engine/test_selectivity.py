@@ -373,3 +373,88 @@ def test_master_reduces_late_moves_only_where_the_policy_orders(
     monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 0)
     assert search(board, Limits(depth=8)).nodes > reduced.nodes
     assert search(board, Limits(depth=8), hand).nodes == by_hand.nodes
+
+
+# -- null-move pruning (GOMOKU_NULL_MOVE, k.G_NULL) ------------------------------------------
+
+
+@given(crowded())
+@SETTINGS
+def test_no_pass_while_the_opponent_has_a_four_or_an_open_three(board: Board) -> None:
+    # the side to move may pass only where the opponent has no five to make and no point that
+    # makes a straight four: against either a pass loses at once
+    position = Position.from_board(board)
+    mover, me, stones = _mover(board)
+    opponent = mover.opponent
+    empty = list(_empty_points(stones))
+    four = any(wins({**stones, p: opponent}, p, SIZE, SIZE, 5, Rule.FREESTYLE) for p in empty)
+    open_three = any(len(_fives_through({**stones, p: opponent}, opponent, p)) >= 2 for p in empty)
+    if four or open_three:
+        assert not k._null_safe(position.g, 1 - me)
+
+
+CALM = "h8 a1"  # White to move, nothing on the board threatens anything
+OPEN_THREE = "h8 a1 i8 a15 j8"  # White to move against Black's open three h8-j8
+
+
+def _null_search(moves: str, *, depth: int = 3, window: int = 1, passed_at: int = 0) -> Position:
+    # one node searched with null-move pruning on (R = 2, from depth 3) and a beta far below
+    # any static value; the node's children are too shallow to pass, so the counters are
+    # the node's own
+    position = Position.from_board(Board.from_moves(moves))
+    g = position.g
+    g[k.G_WIDTH] = 20
+    g[k.G_VCF_DEPTH] = 3
+    g[k.G_NULL] = 2
+    g[k.G_NULL_DEPTH] = 3
+    g[k.G_NULL_PLY] = passed_at
+    side, key = int(g[k.G_SIDE]), int(position.hsh[0])
+    beta = -k.WIN_MIN + 10
+    k.alphabeta(position.st, position.sr, depth, beta - window, beta, 1)
+    assert (int(g[k.G_SIDE]), int(position.hsh[0])) == (side, key)  # the pass is taken back
+    assert g[k.G_NULL_PLY] == passed_at
+    return position
+
+
+def test_a_calm_node_above_beta_passes_and_cuts() -> None:
+    g = _null_search(CALM).g
+    assert (g[k.G_NULLS], g[k.G_NULL_CUTS]) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("moves", "depth", "window", "passed_at"),
+    [
+        (OPEN_THREE, 3, 1, 0),  # facing an open three
+        ("h8 g8 i8 a15 j8 a14 k8", 3, 1, 0),  # facing a four (l8 makes five)
+        (CALM, 2, 1, 0),  # too shallow
+        (CALM, 3, 2, 0),  # a PV node
+        (CALM, 3, 1, 1),  # the parent passed: never twice in a row
+    ],
+)
+def test_no_pass_against_a_threat_at_a_pv_node_near_the_horizon_or_after_a_pass(
+    moves: str, depth: int, window: int, passed_at: int
+) -> None:
+    g = _null_search(moves, depth=depth, window=window, passed_at=passed_at).g
+    assert g[k.G_NULLS] == 0
+
+
+def test_null_moves_are_off_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.search.alphabeta
+
+    board = Board.from_moves("h8 i9 h9 i10 h10 h11 g9 f10 g10")
+    shipped = search(board, Limits(depth=7))
+    monkeypatch.setattr(engine.search.alphabeta, "_NULL_R", 2)
+    passing = search(board, Limits(depth=7))
+    monkeypatch.setattr(engine.search.alphabeta, "_NULL_R", 0)
+    assert search(board, Limits(depth=7)).nodes == shipped.nodes != passing.nodes
+
+
+@given(crowded(), st.integers(1, 3))
+@SETTINGS
+def test_a_search_with_null_moves_plays_a_legal_move(board: Board, r: int) -> None:
+    import engine.search.alphabeta
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine.search.alphabeta, "_NULL_R", r)
+        result = search(board, Limits(nodes=4_000))
+    assert board.is_legal(result.move), result.move

@@ -217,3 +217,30 @@ def test_tactics_command_tells_a_miss(answer: str, wins: bool, solved: bool) -> 
     # the block is right, another move is not, and blocking is no win
     puzzle = Puzzle(Rule.FREESTYLE, FORCED_BLOCK.moves, answer=answer, wins=wins)
     assert solve(puzzle, time_ms=500)[0] is solved
+
+
+SUITE = VCF_WINS + THREE_WINS + DEFENCES + HARD_DEFENCES
+SUITE_IDS = (
+    [f"vcf{i}" for i in range(len(VCF_WINS))]
+    + [f"three{i}" for i in range(len(THREE_WINS))]
+    + [f"defence{i}" for i in range(len(DEFENCES))]
+    + HARD_IDS
+)
+
+
+@pytest.mark.parametrize("puzzle", SUITE, ids=SUITE_IDS)
+def test_the_suite_is_solved_with_null_moves(
+    puzzle: Puzzle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # null-move pruning (GOMOKU_NULL_MOVE, off in master) at the reduction screened against
+    # Rapfi: a pass is never tried against a threat, so no defence may be lost to it
+    import engine.search.alphabeta
+
+    monkeypatch.setattr(engine.search.alphabeta, "_NULL_R", 2)
+    board = puzzle.board()
+    result = search(board, Limits(nodes=NODES))
+    assert board.is_legal(result.move)
+    if puzzle.answer is not None:
+        assert str(result.move) == puzzle.answer
+    if puzzle.wins:
+        assert is_win_score(result.score)
