@@ -3,14 +3,16 @@
     python tools/ab.py run OUT --anchor CMD [--anchor-cwd DIR] --arm NAME=CMD [--arm ...]
         [--weights NAME=FILE] [--cwd NAME=DIR] [--rounds 4] [--start 1] [--games 32]
         [--turn-ms 500] [--nodes N] [--match-ms N] [--grace-ms 1000] [--jobs 2]
-        [--rule freestyle]
+        [--rule freestyle] [--openings FILE]
     python tools/ab.py report OUT [--base NAME]
 
 ``run`` plays, round after round, one ``--games`` match of every arm against the anchor (as
 ``python -m engine match`` does). On a shared machine the load drifts; runs that take turns
 spread the drift over every arm, where one long match per arm would give it to one of them.
 In a round every arm starts from the same opening, turned on by games / 2 each round, so that
-4 rounds of 32 games play each of the 64 openings with both colours. ``--weights`` runs an
+4 rounds of 32 games play each of the 64 openings with both colours (``--openings FILE``: the
+file's instead, one a line as ``python -m engine match --openings`` reads them, e.g. the
+output of ``tools/book.py --list``). ``--weights`` runs an
 arm with ``GOMOKU_EVAL_WEIGHTS`` set (values from a file); ``--cwd`` runs it in another
 folder, e.g. a git worktree holding a version of the code. Every game is appended to
 ``OUT/games.jsonl`` as it ends, so a stopped run goes on with ``--start``.
@@ -44,6 +46,7 @@ from engine.gomocup.match import (
     MatchResult,
     elo_difference,
     parse_engine,
+    read_openings,
     report,
     run_match,
 )
@@ -200,7 +203,15 @@ def run(options: argparse.Namespace) -> int:
     if options.anchor_cwd:
         anchor = dataclasses.replace(anchor, cwd=str(Path(options.anchor_cwd).resolve()))
     config = MatchConfig.from_options(options)
-    book = openings(options.size)
+    if options.openings is None:
+        book = openings(options.size)
+    else:
+        try:
+            book = read_openings(options.openings, options.size)
+        except UnicodeDecodeError as error:  # a ValueError, said as the file's fault
+            raise ValueError(f"--openings {options.openings}: not text") from error
+        except (OSError, ValueError) as error:
+            raise ValueError(f"--openings {options.openings}: {error}") from error
     options.out.mkdir(parents=True, exist_ok=True)
     path = options.out / GAMES_FILE
     for round_number in range(options.start, options.start + options.rounds):
@@ -211,6 +222,7 @@ def run(options: argparse.Namespace) -> int:
                 games=options.games,
                 config=config,
                 jobs=options.jobs,
+                book=book,
                 first_opening=first,
             )
             with path.open("a", encoding="utf-8") as out:
@@ -246,6 +258,9 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--size", type=int, default=15)
     play.add_argument("--rule", choices=[rule.value for rule in Rule], default="freestyle")
     play.add_argument("--base", help="the arm the others are compared with (default: first)")
+    play.add_argument(
+        "--openings", type=Path, help="play these openings, one a line (engine match's format)"
+    )
     show = commands.add_parser("report", help="summarise OUT/games.jsonl")
     show.add_argument("out", type=Path)
     show.add_argument("--base", help="the arm the others are compared with (default: first)")

@@ -155,3 +155,38 @@ def test_bad_options_are_refused(
 
 def test_a_report_of_nothing(tmp_path: Path) -> None:
     assert ab.summary(ab.load(tmp_path / ab.GAMES_FILE)) == ["no games yet"]
+
+
+def test_rounds_play_the_openings_of_a_file(tmp_path: Path) -> None:
+    openings = tmp_path / "openings.txt"
+    openings.write_text("# one opening: Black in the centre, White beside it\n0,0 1,0 0,1\n")
+    out = tmp_path / "out"
+    code = ab.main(
+        [
+            *("run", str(out), "--anchor", _standin(), "--arm", f"good={_standin()}"),
+            *("--rounds", "2", "--games", "4", "--size", "9", "--turn-ms", "2000"),
+            *("--openings", str(openings)),
+        ]
+    )
+    assert code == 0
+    # every pair of games and every round on the file's one opening (the built-in book's
+    # would turn to openings 1, 2 and 3)
+    assert [g.opening for g in ab.load(out / ab.GAMES_FILE)] == [0] * 8
+
+
+@pytest.mark.parametrize("text", ["0,0 99,99\n", "", None], ids=["off-board", "empty", "missing"])
+def test_an_openings_file_that_does_not_fit_is_refused(
+    text: str | None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    openings = tmp_path / "openings.txt"
+    if text is not None:
+        openings.write_text(text)
+    code = ab.main(
+        [
+            *("run", str(tmp_path), "--anchor", "x", "--arm", "a=y", "--size", "9"),
+            *("--openings", str(openings)),
+        ]
+    )
+    assert code == 1
+    assert f"error: --openings {openings}:" in capsys.readouterr().err
+    assert not (tmp_path / ab.GAMES_FILE).exists()
