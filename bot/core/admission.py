@@ -28,10 +28,10 @@ __all__ = ["RUNNING_STARTS", "WAITING_STARTS", "Slot", "StartAdmission", "Starts
 
 # Starts writing at once: a burst's worth. A start that waits for a slot is deferred at once
 # (a request more, at the burst's busiest moment) and answered by an edit (one more), so a
-# low bound makes a burst slower, not safer: in a burst of 2,000 (bench_load, 2-core AMD
-# EPYC) 512 at once answered the starts in 2.5-3.9 s at p95 and left 152-289 other
-# interactions unanswered in 3 s, where 2,048 (none waiting) answered them in 2.1-2.9 s and
-# left none (``docs/performance.md``). SQLite's group commit takes up to 512 writes a batch.
+# low bound makes a burst slower, not safer: in a burst of 2,000 (bench_load, quiet 2-core
+# AMD EPYC, alternating) 2,048 at once answered the starts in 1.4 and 2.3 s at p95, 512 at
+# once in 2.8 and 4.5 s (``docs/performance.md``). SQLite's group commit takes up to 512
+# writes a batch.
 RUNNING_STARTS: Final = 2048
 # Starts waiting beyond those: under a minute of queue at the starts a second one process
 # manages in such a burst, well inside an interaction token's 15 minutes.
