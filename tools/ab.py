@@ -12,9 +12,9 @@ spread the drift over every arm, where one long match per arm would give it to o
 In a round every arm starts from the same opening, turned on by games / 2 each round, so that
 4 rounds of 32 games play each of the 64 openings with both colours (``--openings FILE``: the
 file's instead, one a line as ``python -m engine match --openings`` reads them, e.g. the
-output of ``tools/book.py --list``). ``--weights`` runs an
-arm with ``GOMOKU_EVAL_WEIGHTS`` set (values from a file); ``--cwd`` runs it in another
-folder, e.g. a git worktree holding a version of the code. Every game is appended to
+output of ``tools/book.py --list``). ``--weights`` runs an arm with ``GOMOKU_EVAL_WEIGHTS``
+set (values from a file); ``--cwd`` runs it in another folder, e.g. a git worktree holding a
+version of the code. Every game is appended to
 ``OUT/games.jsonl`` as it ends, so a stopped run goes on with ``--start``.
 
 ``report`` prints each arm's W/D/L, its score as Black and as White, and beside the base arm
