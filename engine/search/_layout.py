@@ -29,7 +29,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "944fcc99d79ad8f6"
+KERNELS_STAMP = "d8bad43d4df84506"
 
 PAD = 5
 MAX_PLY = 128
@@ -112,7 +112,7 @@ G_POL_RED = G_POL_TOP + 1
 G_POL_CACHE = G_POL_RED + 1
 POL_CACHE = 4096
 NCODE4 = NPAT**4  # a side's pattern code: its four directions' patterns in base NPAT
-# null-move pruning (``_tree._null_move``): the reduction R of the null search (0: off), the
+# null-move pruning (in ``_tree.alphabeta``): the reduction R of the null search (0: off), the
 # least remaining depth where a node tries it, the ply just below the null move being searched
 # (none twice in a row), how many null moves were searched and how many of them cut
 G_NULL = G_POL_CACHE + 2 * POL_CACHE
