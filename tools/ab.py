@@ -208,9 +208,7 @@ def run(options: argparse.Namespace) -> int:
     else:
         try:
             book = read_openings(options.openings, options.size)
-        except UnicodeDecodeError as error:  # a ValueError, said as the file's fault
-            raise ValueError(f"--openings {options.openings}: not text") from error
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError) as error:  # a file that is not text is a ValueError too
             raise ValueError(f"--openings {options.openings}: {error}") from error
     options.out.mkdir(parents=True, exist_ok=True)
     path = options.out / GAMES_FILE
