@@ -58,6 +58,9 @@ __all__ = [
 WEIGHTS_ENV = "GOMOKU_EVAL_WEIGHTS"
 _PACKAGED = "engine/search/data/eval_weights.json"
 POLICY_ENV = "GOMOKU_POLICY"
+# the rules whose searches use the learned policy and network, for measuring them where they
+# were not fitted: a comma-separated list of rule names (freestyle alone by default)
+LEARNED_RULES_ENV = "GOMOKU_LEARNED_RULES"
 _PACKAGED_POLICY = "engine/search/data/policy.npz"
 _MAX_POLICY_WEIGHT = 64.0  # a point's feature stays below 2 ** 17 in the kernels' fixed point
 _MAX_WEIGHT = 1 << 20  # a point's value is packed as value << 4 into an int32
@@ -330,14 +333,21 @@ def build_tables(rule: Rule, w: Weights) -> PatternTables:
         maybe_forbidden=black[3],
         mine=w.mine,
         # fitted to freestyle positions alone: the other rules evaluate by the sums
-        net=_net_slots(w.net if code == _patterns.RULE_FREESTYLE else None),
+        net=_net_slots(w.net if code in _learned_rules() else None),
     )
+
+
+def _learned_rules() -> frozenset[int]:
+    # the rules' codes in the kernels where the learned parts apply ($GOMOKU_LEARNED_RULES)
+    names = os.environ.get(LEARNED_RULES_ENV, "").split(",")
+    chosen = {_RULE_CODES[Rule(n)] for n in names if n in {r.value for r in Rule}}
+    return frozenset(chosen or {_patterns.RULE_FREESTYLE})
 
 
 def with_policy(t: PatternTables, p: Policy | None) -> PatternTables:
     """``t`` ordering its candidates by ``p`` (fitted to freestyle: the other rules keep the
     hand-set order)."""
-    if p is None or t.rule != _patterns.RULE_FREESTYLE:
+    if p is None or t.rule not in _learned_rules():
         p = None
     return dataclasses.replace(
         t, policy=policy_slots(p), policy_features=0 if p is None else len(p.b)
