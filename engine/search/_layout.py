@@ -29,7 +29,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "d8bad43d4df84506"
+KERNELS_STAMP = "7864a348a171bbc8"
 
 PAD = 5
 MAX_PLY = 128
@@ -120,7 +120,10 @@ G_NULL_DEPTH = G_NULL + 1
 G_NULL_PLY = G_NULL + 2
 G_NULLS = G_NULL + 3
 G_NULL_CUTS = G_NULL + 4
-NG = G_NULL_CUTS + 1
+# late-move pruning's growth with depth (SEL_LMP): quiet moves searched at remaining depth d are
+# the base + d ** (G_LMP_POW / 100), or the base + d * d where it is 0
+G_LMP_POW = G_NULL + 5
+NG = G_LMP_POW + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring at depth 1-2 in calm positions

@@ -15,6 +15,7 @@ from engine.search._layout import (
     G_FUTILITY,
     G_H,
     G_LMP,
+    G_LMP_POW,
     G_LMR,
     G_MINE,
     G_NET,
@@ -106,7 +107,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "d8bad43d4df84506"
+KERNELS_STAMP = "7864a348a171bbc8"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -528,7 +529,10 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         n = width
     late = n
     if (select & SEL_LMP) != 0 and not restricted and opfive == 0:
-        late = (g[G_POL_LMP] if g[G_POL_LMP] > 0 else g[G_LMP]) + depth * depth
+        grow = depth * depth
+        if g[G_LMP_POW] > 0:
+            grow = int(depth ** (g[G_LMP_POW] / 100))
+        late = (g[G_POL_LMP] if g[G_POL_LMP] > 0 else g[G_LMP]) + grow
     buf = mbuf[ply]
     keys = sr[5][ply]
     best = -INF

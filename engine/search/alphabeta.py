@@ -34,7 +34,6 @@ MAX_DEPTH = 60
 _TIME_SAFETY = 0.97  # hard limit, as a share of the budget
 _ROOT_VCF_DEPTH = 12  # attacking fours
 _ROOT_VCT_DEPTH = 5  # attacking fours and threes
-_DEFENCE_VCT_DEPTH = 4  # the opponent's threat sequences the root defence looks for
 # master's deeper root VCT (``SearchOptions.deep_root_vct``): Rapfi judged several of master's
 # lost games against Wine 2.1 thrown away from a forced win, some of them a win by threes 7-9
 # attacking moves deep; its budget, in units of the shallow probe's
@@ -106,10 +105,17 @@ _POL_LMR = _setting("GOMOKU_POLICY_LMR", 0)
 # "Settings screened against Rapfi")
 _NULL_R = _setting("GOMOKU_NULL_MOVE", 0, most=8)
 _NULL_DEPTH = _setting("GOMOKU_NULL_DEPTH", 3, most=60)
+# the selective search's late-move pruning and reverse futility, for measuring: quiet moves
+# searched at remaining depth d grow as d ** (GOMOKU_LMP_POW / 100) (0, the default: d * d),
+# and a calm node at depth 1-2 whose static value is GOMOKU_FUTILITY a ply above beta is cut
+_LMP_POW = _setting("GOMOKU_LMP_POW", 0, most=300)
+_FUTILITY = _setting("GOMOKU_FUTILITY", _FUTILITY_MARGIN, most=10000)
 # the root's threat searches under a node limit: the win by fours and threes and the defence
 # may each spend this many thousandths of it (0: none)
 _VCT_SHARE = _setting("GOMOKU_VCT_SHARE", 200)
 _DEFENCE_SHARE = _setting("GOMOKU_DEFENCE_SHARE", 200)
+# the attacking moves of the opponent's threat sequences that the root defence looks for
+_DEFENCE_VCT_DEPTH = _setting("GOMOKU_DEFENCE_DEPTH", 4, most=12)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +251,8 @@ class _Searcher:
         if options.selective and not options.exhaustive:
             g[k.G_SELECT] = _SELECT
             g[k.G_LMP] = _LMP_BASE
-            g[k.G_FUTILITY] = _FUTILITY_MARGIN
+            g[k.G_FUTILITY] = _FUTILITY
+            g[k.G_LMP_POW] = _LMP_POW
             g[k.G_RAZOR] = _RAZOR_MARGIN
             g[k.G_LMR] = _LMR_SCALE
             if g[k.G_POL] > 0:

@@ -21,8 +21,13 @@ from engine.search import _kernels as k
 from engine.search import _patterns
 from engine.search._position import Position
 from engine.search.evaluate import (
+    NET_RULES,
+    NET_RULES_ENV,
+    POLICY_RULES,
+    POLICY_RULES_ENV,
     WEIGHTS_ENV,
     Network,
+    Policy,
     Weights,
     build_tables,
     hand_weights,
@@ -448,15 +453,39 @@ PACKAGED_ONLY = pytest.mark.skipif(
 )
 
 
-def test_the_default_network_is_for_freestyle_alone() -> None:
+def test_the_default_network_serves_the_rules_it_was_measured_in() -> None:
     packaged = load_weights(PACKAGED.read_text(), "packaged")
     assert packaged.net is not None
     assert packaged.net.w1.shape == (16, tune.NET_IN)
     fit = json.loads(PACKAGED.read_text())["fit"]
     assert fit["loss_net"] < fit["loss_linear"] - 0.05  # on the judge's held-out positions
-    assert build_tables(Rule.FREESTYLE, packaged).net[0] == 16
-    for rule in (Rule.STANDARD, Rule.RENJU, Rule.CARO):
-        assert not build_tables(rule, packaged).net.any()
+    for rule in Rule:
+        assert build_tables(rule, packaged).net[0] == (16 if rule in NET_RULES else 0), rule
+        assert not build_tables(rule, packaged).net.any() or rule in NET_RULES
+
+
+@pytest.mark.parametrize(
+    ("setting", "chosen"),
+    [
+        ("standard", {Rule.STANDARD}),
+        ("caro,renju", {Rule.CARO, Rule.RENJU}),
+        ("standard,nonsense,", {Rule.STANDARD}),  # names that are no rule are left out
+        ("nonsense", None),  # and with none left, the shipped sets
+        ("", None),
+    ],
+)
+def test_the_rules_with_the_learned_parts_can_be_chosen_for_measuring(
+    monkeypatch: pytest.MonkeyPatch, setting: str, chosen: set[Rule] | None
+) -> None:
+    packaged = load_weights(PACKAGED.read_text(), "packaged")
+    ones = Policy(np.ones((k.NPAT * k.NPAT, 2)), np.zeros(2), np.ones(2), "ones")
+    monkeypatch.setenv(NET_RULES_ENV, setting)
+    monkeypatch.setenv(POLICY_RULES_ENV, setting)
+    for rule in Rule:
+        with_net = build_tables(rule, packaged).net[0] == 16
+        ordered = with_policy(build_tables(rule, packaged), ones).policy_features == 2
+        assert with_net == (rule in (chosen or NET_RULES)), rule
+        assert ordered == (rule in (chosen or POLICY_RULES)), rule
 
 
 @PACKAGED_ONLY

@@ -458,3 +458,51 @@ def test_a_search_with_null_moves_plays_a_legal_move(board: Board, r: int) -> No
         patch.setattr(engine.search.alphabeta, "_NULL_R", r)
         result = search(board, Limits(nodes=4_000))
     assert board.is_legal(result.move), result.move
+
+
+# -- settings for measuring: late-move pruning's growth, the futility margin, the defence's depth
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "fewer"),
+    [
+        ("_LMP_POW", 132, True),  # GOMOKU_LMP_POW: fewer quiet moves at depth 3 and more
+        ("_FUTILITY", 300, True),  # GOMOKU_FUTILITY: calm nodes cut closer to beta
+        ("_DEFENCE_VCT_DEPTH", 6, False),  # GOMOKU_DEFENCE_DEPTH: longer threat probes at the root
+    ],
+)
+def test_each_setting_for_measuring_is_off_unless_set(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: int, fewer: bool
+) -> None:
+    import engine.search.alphabeta
+
+    board = Board.from_moves("h8 i9 h9 i10 h10 h11")  # the first bench position
+    shipped = search(board, Limits(depth=7))
+    monkeypatch.setattr(engine.search.alphabeta, name, value)
+    changed = search(board, Limits(depth=7))
+    monkeypatch.undo()
+    assert search(board, Limits(depth=7)).nodes == shipped.nodes
+    assert (changed.nodes < shipped.nodes) if fewer else (changed.nodes > shipped.nodes)
+    assert board.is_legal(changed.move)
+
+
+@given(crowded(), st.integers(100, 200))
+@SETTINGS
+def test_late_move_pruning_at_any_growth_plays_a_legal_move_and_takes_a_five(
+    board: Board, power: int
+) -> None:
+    import engine.search.alphabeta
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine.search.alphabeta, "_LMP_POW", power)
+        result = search(board, Limits(nodes=4_000))
+    assert board.is_legal(result.move), result.move
+    mover, _, stones = _mover(board)
+    fives = []
+    for p in _empty_points(stones):
+        stones[p] = mover
+        if wins(stones, p, SIZE, SIZE, 5, Rule.FREESTYLE):
+            fives.append(p)
+        del stones[p]
+    if fives:
+        assert result.move in fives
