@@ -80,9 +80,9 @@ def _setting(name: str, default: int, most: int = 400) -> int:
 _SOFT_TIME = _setting("GOMOKU_SOFT_TIME", 600, most=1000) / 1000
 
 
-# with the learned policy's order (k.G_POL_*, master in freestyle): quiet moves searched at
-# remaining depth d (the late-move base, as _LMP_BASE); a quiet move more than _POL_CUT
-# logits below the best candidate's score is not searched (chosen by fixed-node matches,
+# with the learned policy's order (k.G_POL_*, master's in evaluate.POLICY_RULES): quiet moves
+# searched at remaining depth d (the late-move base, as _LMP_BASE); a quiet move more than
+# _POL_CUT logits below the best candidate's score is not searched (chosen by fixed-node matches,
 # docs/engine.md); _POL_RED logits below it cost a ply of depth (0: the reductions by move
 # number); _POL_WIDTH candidates a node (0: the options' width)
 _POL_LMP_BASE = _setting("GOMOKU_POLICY_LMP", _LMP_BASE)
@@ -147,11 +147,12 @@ class SearchOptions:
     keep_tt: bool = False  # reuse this process's transposition table from the last search
     selective: bool = True  # prune late quiet moves and hopeless quiet nodes near the horizon
     exhaustive: bool = False  # plain alpha-beta over every candidate, no threat logic (tests)
-    # evaluate with the weights' network where they have one (freestyle); off, the sums alone
-    # (the levels below master were spaced without it)
+    # evaluate with the weights' network where they have one (evaluate.NET_RULES); off, the sums
+    # alone (the levels below master were spaced without it)
     network: bool = True
-    # order the candidates by the learned move policy where the process has one (freestyle,
-    # ``engine.search.evaluate.policy``); off, by the hand-set scores (the levels below master)
+    # order the candidates by the learned move policy where the process has one
+    # (``engine.search.evaluate.policy``, evaluate.POLICY_RULES); off, by the hand-set scores (the
+    # levels below master)
     policy: bool = True
 
 

@@ -64,9 +64,11 @@ POLICY_RULES_ENV = "GOMOKU_POLICY_RULES"
 NET_RULES_ENV = "GOMOKU_NET_RULES"
 # Both were fitted to freestyle positions. Node for node against Rapfi 0.43.02 classical in its
 # renju the network scored +0.148 +- 0.050 a game on the match openings and +0.070 +- 0.051 on
-# 64 others, the policy +0.047 +- 0.044 and -0.008 +- 0.049 (docs/engine.md, "Renju")
-POLICY_RULES: Final = frozenset({Rule.FREESTYLE})
-NET_RULES: Final = frozenset({Rule.FREESTYLE, Rule.RENJU})
+# 64 others, the policy +0.047 +- 0.044 and -0.008 +- 0.049; in its standard both together
+# scored +0.063 +- 0.025 over three sets of 64 openings (384 games), though neither alone gained
+# on the match openings (docs/engine.md, "Standard" and "Renju")
+POLICY_RULES: Final = frozenset({Rule.FREESTYLE, Rule.STANDARD})
+NET_RULES: Final = frozenset({Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU})
 _PACKAGED_POLICY = "engine/search/data/policy.npz"
 _MAX_POLICY_WEIGHT = 64.0  # a point's feature stays below 2 ** 17 in the kernels' fixed point
 _MAX_WEIGHT = 1 << 20  # a point's value is packed as value << 4 into an int32

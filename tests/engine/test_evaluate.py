@@ -459,6 +459,7 @@ def test_the_default_network_serves_the_rules_it_was_measured_in() -> None:
     assert packaged.net.w1.shape == (16, tune.NET_IN)
     fit = json.loads(PACKAGED.read_text())["fit"]
     assert fit["loss_net"] < fit["loss_linear"] - 0.05  # on the judge's held-out positions
+    assert {Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU} == NET_RULES
     for rule in Rule:
         assert build_tables(rule, packaged).net[0] == (16 if rule in NET_RULES else 0), rule
         assert not build_tables(rule, packaged).net.any() or rule in NET_RULES

@@ -21,6 +21,7 @@ from engine.search import alphabeta
 from engine.search._position import Position
 from engine.search.alphabeta import Limits, SearchOptions, is_win_score, search
 from engine.search.evaluate import (
+    POLICY_RULES,
     Policy,
     load_policy,
     policy,
@@ -139,11 +140,13 @@ def test_candidates_come_in_the_policys_order(moves: list[int], policy: Policy) 
     assert g[k.G_POL_TOP] == keyed[0]
 
 
-def test_the_rules_but_freestyle_and_the_levels_below_master_order_by_hand() -> None:
+def test_only_the_rules_it_gained_in_and_only_master_order_by_the_policy() -> None:
     policy = Policy(np.ones((NCODE, 2)), np.zeros(2), np.ones(2), "ones")
-    assert with_policy(tables(Rule.FREESTYLE), policy).policy_features == 2
-    for rule in (Rule.STANDARD, Rule.RENJU, Rule.CARO):
-        assert with_policy(tables(rule), policy).policy_features == 0
+    assert {Rule.FREESTYLE, Rule.STANDARD} == POLICY_RULES
+    for rule in Rule:
+        assert with_policy(tables(rule), policy).policy_features == (
+            2 if rule in POLICY_RULES else 0
+        )
     assert {level for level in Level if PRESETS[level].policy} == {Level.MASTER}
 
 
