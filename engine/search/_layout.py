@@ -29,7 +29,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "d8bad43d4df84506"
+KERNELS_STAMP = "63c2cd4d28b2457a"
 
 PAD = 5
 MAX_PLY = 128
@@ -120,10 +120,18 @@ G_NULL_DEPTH = G_NULL + 1
 G_NULL_PLY = G_NULL + 2
 G_NULLS = G_NULL + 3
 G_NULL_CUTS = G_NULL + 4
-NG = G_NULL_CUTS + 1
+# internal iterative reduction (in ``_tree.alphabeta``): a node of at least this remaining
+# depth with no move from the transposition table searches a ply shallower (0: off)
+G_IIR = G_NULL_CUTS + 1
+# reverse futility and razoring (SEL_FUTILITY) act at remaining depths up to this
+G_FUT_DEPTH = G_IIR + 1
+# with the policy: at remaining depth 1-2 the quiet-move cut is this many keys below the best
+# candidate's instead of G_POL_CUT (0: G_POL_CUT at every depth)
+G_POL_CUT_LOW = G_FUT_DEPTH + 1
+NG = G_POL_CUT_LOW + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
-SEL_FUTILITY = 2  # reverse futility and razoring at depth 1-2 in calm positions
+SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions
 SEL_LMR = 4  # late-move reductions growing with depth and move number (_reduction)
 SEL_MATE = 8  # mate-distance pruning, and proven results cut off at PV nodes too
 

@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "d8bad43d4df84506"
+KERNELS_STAMP = "63c2cd4d28b2457a"
 
 if TYPE_CHECKING:
     from engine.board import Board

@@ -32,7 +32,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "d8bad43d4df84506"
+KERNELS_STAMP = "63c2cd4d28b2457a"
 
 
 @njit
