@@ -113,7 +113,7 @@ _NULL_DEPTH = _setting("GOMOKU_NULL_DEPTH", 3, most=60)
 # Off: node for node against Rapfi 0.43.02 classical at 20,000 nodes, paired with master as
 # shipped, _IIR = 4 scored +0.007 +- 0.017 a game and 3 +0.003 +- 0.019 over 512 games,
 # _POL_CUT_LOW = 2 +0.011 +- 0.014 over 512, _FUT_DEPTH = 3 -0.012 +- 0.028 over 256; at
-# 40,000 nodes _IIR = 4 -0.029 +- 0.019 and _POL_CUT_LOW = 2 -0.026 +- 0.020 over 384
+# 40,000 nodes _IIR = 4 -0.021 +- 0.018 and _POL_CUT_LOW = 2 -0.012 +- 0.017 over 512
 # (docs/engine.md, "Settings screened against Rapfi")
 _IIR = _setting("GOMOKU_IIR", 0, most=60)
 _FUT_DEPTH = _setting("GOMOKU_FUTILITY_DEPTH", 2, most=60)
