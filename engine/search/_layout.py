@@ -29,7 +29,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "7864a348a171bbc8"
+KERNELS_STAMP = "e75dca4abadf9113"
 
 PAD = 5
 MAX_PLY = 128
@@ -123,10 +123,18 @@ G_NULL_CUTS = G_NULL + 4
 # late-move pruning's growth with depth (SEL_LMP): quiet moves searched at remaining depth d are
 # the base + d ** (G_LMP_POW / 100), or the base + d * d where it is 0
 G_LMP_POW = G_NULL + 5
-NG = G_LMP_POW + 1
+# internal iterative reduction (in ``_tree.alphabeta``): a node of at least this remaining
+# depth with no move from the transposition table searches a ply shallower (0: off)
+G_IIR = G_LMP_POW + 1
+# reverse futility and razoring (SEL_FUTILITY) act at remaining depths up to this
+G_FUT_DEPTH = G_IIR + 1
+# with the policy: at remaining depth 1-2 the quiet-move cut is this many keys below the best
+# candidate's instead of G_POL_CUT (0: G_POL_CUT at every depth)
+G_POL_CUT_LOW = G_FUT_DEPTH + 1
+NG = G_POL_CUT_LOW + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
-SEL_FUTILITY = 2  # reverse futility and razoring at depth 1-2 in calm positions
+SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions
 SEL_LMR = 4  # late-move reductions growing with depth and move number (_reduction)
 SEL_MATE = 8  # mate-distance pruning, and proven results cut off at PV nodes too
 

@@ -12,8 +12,10 @@ from engine.search._jit import njit, njit_inline
 from engine.search._layout import (
     G_BEST,
     G_DEEP_VCF,
+    G_FUT_DEPTH,
     G_FUTILITY,
     G_H,
+    G_IIR,
     G_LMP,
     G_LMP_POW,
     G_LMR,
@@ -35,6 +37,7 @@ from engine.search._layout import (
     G_POL_B,
     G_POL_CACHE,
     G_POL_CUT,
+    G_POL_CUT_LOW,
     G_POL_E,
     G_POL_LMP,
     G_POL_RED,
@@ -107,7 +110,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "7864a348a171bbc8"
+KERNELS_STAMP = "e75dca4abadf9113"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -463,7 +466,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     calm = False
     if select != 0 and opfive == 0 and beta - alpha == 1:
         calm = _calm(g)
-    if calm and (select & SEL_FUTILITY) != 0 and depth <= 2:
+    if calm and (select & SEL_FUTILITY) != 0 and depth <= g[G_FUT_DEPTH]:
         # far above beta, a quiet position stays there (reverse futility); far below alpha,
         # only a threat could save it, and the leaf's own VCF probe looks for one (razoring)
         e = evaluate(g, hsh)
@@ -513,6 +516,10 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                 | TT_LOWER
             )
             return v
+    if ttmove < 0 and g[G_IIR] > 0 and depth >= g[G_IIR] and opfive == 0 and g[G_PURE] == 0:
+        # internal iterative reduction: with no move from the table the order is a guess, so
+        # the node is searched a ply shallower (a later visit finds this search's best move)
+        depth -= 1
     n, restricted = _generate(st, sr, ply, ttmove)
     if n == 0:
         if g[G_P4 + op * NP4 + P4_FIVE] > 0 or restricted:
@@ -522,8 +529,11 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     cut = -INF << 24  # keys below this are quiet moves the policy rules out
     ptop = g[G_POL_TOP]  # the children's _generate overwrites it
     pred = g[G_POL_RED]
-    if g[G_POL_CUT] > 0 and not restricted and opfive == 0:
-        cut = ptop - g[G_POL_CUT]
+    cutwidth = g[G_POL_CUT]
+    if g[G_POL_CUT_LOW] > 0 and depth <= 2:
+        cutwidth = g[G_POL_CUT_LOW]  # near the horizon a tighter cut
+    if cutwidth > 0 and not restricted and opfive == 0:
+        cut = ptop - cutwidth
     width = g[G_WIDTH]
     if width > 0 and not restricted and n > width:
         n = width

@@ -506,3 +506,94 @@ def test_late_move_pruning_at_any_growth_plays_a_legal_move_and_takes_a_five(
         del stones[p]
     if fives:
         assert result.move in fives
+
+
+# -- internal iterative reduction, futility depth, the policy cut near the horizon ---------
+
+MIDDLE = "h8 i9 h9 i10 h10 h11 g9 f10 g10"
+# the three settings off in master, each at the value screened against Rapfi (docs/engine.md)
+CHEAP = {"iir4": ("_IIR", 4), "fut3": ("_FUT_DEPTH", 3), "cutlow2": ("_POL_CUT_LOW", 2)}
+
+
+@pytest.mark.parametrize("setting", list(CHEAP))
+def test_each_cheap_setting_is_off_unless_set(
+    setting: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import engine.search.alphabeta
+
+    name, on = CHEAP[setting]
+    board = Board.from_moves(MIDDLE)
+    shipped = search(board, Limits(depth=7))
+    default = getattr(engine.search.alphabeta, name)
+    monkeypatch.setattr(engine.search.alphabeta, name, on)
+    changed = search(board, Limits(depth=7))
+    monkeypatch.setattr(engine.search.alphabeta, name, default)
+    assert search(board, Limits(depth=7)).nodes == shipped.nodes != changed.nodes
+
+
+@given(crowded(), st.sampled_from(list(CHEAP)))
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_search_with_each_cheap_setting_plays_a_legal_move(board: Board, setting: str) -> None:
+    import engine.search.alphabeta
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine.search.alphabeta, *CHEAP[setting])
+        result = search(board, Limits(nodes=4_000))
+    assert board.is_legal(result.move), result.move
+
+
+def _node(moves: str, **slots: int) -> Position:
+    # a position for searching one node by hand: the candidate width and leaf VCF of master,
+    # no selectivity unless ``slots`` (k.G_* names without the prefix) sets it
+    position = Position.from_board(Board.from_moves(moves))
+    g = position.g
+    g[k.G_WIDTH] = 20
+    g[k.G_VCF_DEPTH] = 3
+    for name, value in slots.items():
+        g[getattr(k, "G_" + name)] = value
+    return position
+
+
+def _searched(position: Position, depth: int, window: tuple[int, int] = (-k.INF, k.INF)) -> int:
+    k.alphabeta(position.st, position.sr, depth, window[0], window[1], 1)
+    return int(position.g[k.G_NODES])
+
+
+def test_iir_searches_a_node_without_a_table_move_a_ply_shallower() -> None:
+    # from depth 4 on (GOMOKU_IIR=4) a node the table knows nothing of is searched as at depth
+    # 3: its children, at depth 3 or less, are not reduced again, so the count is exactly that
+    # of depth 3 without the reduction
+    reduced = _searched(_node(MIDDLE, IIR=4), 4)
+    assert reduced == _searched(_node(MIDDLE), 3) < _searched(_node(MIDDLE), 4)
+
+
+def test_iir_leaves_a_node_with_a_table_move_at_its_depth() -> None:
+    # after a depth-3 search the table holds the node's best move: the depth-4 search then
+    # goes as deep with the reduction on as with it off
+    counts = []
+    for iir in (4, 0):
+        position = _node(MIDDLE, IIR=iir)
+        first = _searched(position, 3)
+        counts.append(_searched(position, 4) - first)
+    assert counts[0] == counts[1]
+
+
+def test_futility_at_depth_3_cuts_a_calm_node_far_above_beta() -> None:
+    # a calm node (nothing threatens anything) whose static value is far above beta: with the
+    # cut at depths up to 3 it returns at once at depth 3, at the shipped 2 it is searched
+    beta = -k.WIN_MIN + 10
+    window = (beta - 1, beta)
+    slots = {"SELECT": k.SEL_FUTILITY, "FUTILITY": 800}
+    assert _searched(_node("h8 a1", FUT_DEPTH=3, **slots), 3, window) == 0
+    assert _searched(_node("h8 a1", FUT_DEPTH=2, **slots), 3, window) > 0
+    assert _searched(_node("h8 a1", FUT_DEPTH=2, **slots), 2, window) == 0
+
+
+def test_the_tighter_policy_cut_prunes_near_the_horizon() -> None:
+    # GOMOKU_POLICY_CUT_LOW=2: at depth 1-2 a quiet move 2 logits below the best candidate is
+    # not searched where the 3-logit cut searches it
+    logit = 1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
+    shipped = {"POL_CUT": 3 * logit}
+    low = {"POL_CUT": 3 * logit, "POL_CUT_LOW": 2 * logit}
+    for depth in (1, 2):
+        assert _searched(_node(MIDDLE, **low), depth) < _searched(_node(MIDDLE, **shipped), depth)

@@ -228,15 +228,23 @@ SUITE_IDS = (
 )
 
 
+# the selectivity settings that are off in master (engine.search.alphabeta), each at the value
+# screened against Rapfi: null-move pruning (GOMOKU_NULL_MOVE) never passes against a threat,
+# internal iterative reduction (GOMOKU_IIR) only makes a node shallower, futility to depth 3
+# (GOMOKU_FUTILITY_DEPTH) acts only in calm positions and the tighter policy cut near the
+# horizon (GOMOKU_POLICY_CUT_LOW) never cuts a tactical move, so no defence may be lost to any
+OFF_IN_MASTER = {"null2": ("_NULL_R", 2), "iir4": ("_IIR", 4), "fut3": ("_FUT_DEPTH", 3)}
+OFF_IN_MASTER["cutlow2"] = ("_POL_CUT_LOW", 2)
+
+
+@pytest.mark.parametrize("setting", list(OFF_IN_MASTER))
 @pytest.mark.parametrize("puzzle", SUITE, ids=SUITE_IDS)
-def test_the_suite_is_solved_with_null_moves(
-    puzzle: Puzzle, monkeypatch: pytest.MonkeyPatch
+def test_the_suite_is_solved_with_each_setting_off_in_master(
+    puzzle: Puzzle, setting: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # null-move pruning (GOMOKU_NULL_MOVE, off in master) at the reduction screened against
-    # Rapfi: a pass is never tried against a threat, so no defence may be lost to it
     import engine.search.alphabeta
 
-    monkeypatch.setattr(engine.search.alphabeta, "_NULL_R", 2)
+    monkeypatch.setattr(engine.search.alphabeta, *OFF_IN_MASTER[setting])
     board = puzzle.board()
     result = search(board, Limits(nodes=NODES))
     assert board.is_legal(result.move)
