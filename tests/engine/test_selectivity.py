@@ -463,29 +463,6 @@ def test_a_search_with_null_moves_plays_a_legal_move(board: Board, r: int) -> No
 # -- settings for measuring: late-move pruning's growth, the futility margin, the defence's depth
 
 
-@pytest.mark.parametrize(
-    ("name", "value", "fewer"),
-    [
-        ("_LMP_POW", 132, True),  # GOMOKU_LMP_POW: fewer quiet moves at depth 3 and more
-        ("_FUTILITY", 300, True),  # GOMOKU_FUTILITY: calm nodes cut closer to beta
-        ("_DEFENCE_VCT_DEPTH", 6, False),  # GOMOKU_DEFENCE_DEPTH: longer threat probes at the root
-    ],
-)
-def test_each_setting_for_measuring_is_off_unless_set(
-    monkeypatch: pytest.MonkeyPatch, name: str, value: int, fewer: bool
-) -> None:
-    import engine.search.alphabeta
-
-    board = Board.from_moves("h8 i9 h9 i10 h10 h11")  # the first bench position
-    shipped = search(board, Limits(depth=7))
-    monkeypatch.setattr(engine.search.alphabeta, name, value)
-    changed = search(board, Limits(depth=7))
-    monkeypatch.undo()
-    assert search(board, Limits(depth=7)).nodes == shipped.nodes
-    assert (changed.nodes < shipped.nodes) if fewer else (changed.nodes > shipped.nodes)
-    assert board.is_legal(changed.move)
-
-
 @given(crowded(), st.integers(100, 200))
 @SETTINGS
 def test_late_move_pruning_at_any_growth_plays_a_legal_move_and_takes_a_five(
@@ -515,20 +492,34 @@ MIDDLE = "h8 i9 h9 i10 h10 h11 g9 f10 g10"
 CHEAP = {"iir4": ("_IIR", 4), "fut3": ("_FUT_DEPTH", 3), "cutlow2": ("_POL_CUT_LOW", 2)}
 
 
-@pytest.mark.parametrize("setting", list(CHEAP))
-def test_each_cheap_setting_is_off_unless_set(
+# each other setting for measuring, with the position where it is seen and what it does there:
+# fewer nodes (True), more (False) or only other ones (None)
+MEASURING = {
+    **{setting: (*named, MIDDLE, None) for setting, named in CHEAP.items()},
+    # GOMOKU_LMP_POW: fewer quiet moves at depth 3 and more; GOMOKU_FUTILITY: calm nodes cut
+    # closer to beta; GOMOKU_DEFENCE_DEPTH: longer threat probes at the root
+    "lmp132": ("_LMP_POW", 132, "h8 i9 h9 i10 h10 h11", True),
+    "fut300": ("_FUTILITY", 300, "h8 i9 h9 i10 h10 h11", True),
+    "def6": ("_DEFENCE_VCT_DEPTH", 6, "h8 i9 h9 i10 h10 h11", False),
+}
+
+
+@pytest.mark.parametrize("setting", list(MEASURING))
+def test_each_setting_for_measuring_is_off_unless_set(
     setting: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import engine.search.alphabeta
 
-    name, on = CHEAP[setting]
-    board = Board.from_moves(MIDDLE)
+    name, on, moves, fewer = MEASURING[setting]
+    board = Board.from_moves(moves)
     shipped = search(board, Limits(depth=7))
-    default = getattr(engine.search.alphabeta, name)
     monkeypatch.setattr(engine.search.alphabeta, name, on)
     changed = search(board, Limits(depth=7))
-    monkeypatch.setattr(engine.search.alphabeta, name, default)
+    monkeypatch.undo()
     assert search(board, Limits(depth=7)).nodes == shipped.nodes != changed.nodes
+    if fewer is not None:
+        assert (changed.nodes < shipped.nodes) == fewer
+    assert board.is_legal(changed.move)
 
 
 @given(crowded(), st.sampled_from(list(CHEAP)))
