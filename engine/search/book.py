@@ -2,10 +2,11 @@
 
 ``book_move(board)`` is the move the book holds for ``board`` up to the 8 symmetries of the
 square board (rotations and reflections about its centre), turned back onto the board as it
-lies, or None: not in the book, another rule or size than the book's, stones set up rather
-than played, or the book turned off (``GOMOKU_BOOK=off`` in the environment, for A/B
-matches; ``GOMOKU_BOOK=FILE`` reads another book). Master consults it in
-``engine.search.levels.choose_move`` and in the protocol brain; no other level does.
+lies, or None: not in the book, a rule outside ``BOOK_RULES`` or another size than the
+book's, stones set up rather than played, or the book turned off (``GOMOKU_BOOK=off`` in the
+environment, for A/B matches; ``GOMOKU_BOOK=FILE`` reads another book;
+``GOMOKU_BOOK_RULES``, comma-separated rule names, reads it in other rules). Master consults
+it in ``engine.search.levels.choose_move`` and in the protocol brain; no other level does.
 
 The book is ``engine/search/data/book.json``, made by ``tools/book.py`` (long fixed-node
 searches of this engine, each candidate checked by an outside judge; its provenance is in
@@ -22,16 +23,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Final
 
 from engine.board import Board, symmetric_point
 from engine.types import Color, Point, Rule
 
 __all__ = [
     "BOOK_PATH",
+    "BOOK_RULES",
     "Book",
     "BookMove",
     "book_enabled",
     "book_move",
+    "book_rules",
     "canonical",
     "load_book",
     "position_key",
@@ -43,6 +47,12 @@ BOOK_PATH = Path(__file__).resolve().parent / "data" / "book.json"
 FORMAT = 1  # the layout of book.json; bump it when it changes
 _ENV = "GOMOKU_BOOK"
 _OFF = {"off", "0", "no", "false"}
+_RULES_ENV = "GOMOKU_BOOK_RULES"
+# The rules whose games read the book. It was made and judged in freestyle. Standard differs
+# from freestyle only by its overlines, and there the book's White moves gained node for node
+# against Rapfi in standard; in renju, where Black's forbidden points change what a position
+# is worth, they did not (docs/engine.md, "The opening book").
+BOOK_RULES: Final = frozenset({Rule.FREESTYLE, Rule.STANDARD})
 
 
 def _mirrors_swapped(symmetry: int) -> int:
@@ -105,10 +115,11 @@ class Book:
     rule: Rule
     moves: Mapping[str, BookMove]  # canonical key -> the move in the canonical frame
 
-    def lookup(self, board: Board) -> BookMove | None:
-        """The book's move for ``board`` turned onto it, or None (see the module's text)."""
+    def lookup(self, board: Board, rules: frozenset[Rule] | None = None) -> BookMove | None:
+        """The book's move for ``board`` turned onto it, or None (see the module's text).
+        ``rules``: the rules whose boards it answers (by default the book's own)."""
         if (
-            board.rule is not self.rule
+            board.rule not in (rules if rules is not None else {self.rule})
             or board.width != self.size
             or board.height != self.size
             or board.gravity
@@ -164,6 +175,13 @@ def book_enabled() -> bool:
     return os.environ.get(_ENV, "on").strip().lower() not in _OFF
 
 
+def book_rules() -> frozenset[Rule]:
+    """The rules whose games read the book: those ``GOMOKU_BOOK_RULES`` names (for A/B
+    matches; unknown names are ignored), else ``BOOK_RULES``."""
+    names = {name.strip() for name in os.environ.get(_RULES_ENV, "").split(",")}
+    return frozenset(rule for rule in Rule if rule.value in names) or BOOK_RULES
+
+
 def book_move(board: Board) -> BookMove | None:
     """Master's book move for ``board``, or None (see the module's text). ``GOMOKU_BOOK`` may
     also name another book file (for A/B matches)."""
@@ -171,4 +189,4 @@ def book_move(board: Board) -> BookMove | None:
         return None
     chosen = os.environ.get(_ENV, "").strip()
     book = load_book(Path(chosen)) if chosen and chosen.lower() != "on" else load_book()
-    return None if book is None else book.lookup(board)
+    return None if book is None else book.lookup(board, book_rules())

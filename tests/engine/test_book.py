@@ -26,9 +26,11 @@ from engine.search import book as book_module
 from engine.search.alphabeta import Limits, SearchOptions, SearchResult
 from engine.search.book import (
     BOOK_PATH,
+    BOOK_RULES,
     Book,
     BookMove,
     book_move,
+    book_rules,
     canonical,
     load_book,
     parse_book,
@@ -185,12 +187,29 @@ def test_every_position_of_the_book_gets_a_legal_move_near_its_stones() -> None:
         assert min(max(abs(answer.move.x - p.x), abs(answer.move.y - p.y)) for p in moves) <= 2
 
 
-def test_the_book_is_for_freestyle_only() -> None:
+def test_freestyle_and_standard_read_the_book_and_renju_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("GOMOKU_BOOK_RULES", raising=False)
+    assert {Rule.FREESTYLE, Rule.STANDARD} == BOOK_RULES
     moves = list(openings(SIZE)[0])
-    for rule in (Rule.STANDARD, Rule.RENJU):
-        assert book_move(Board.from_moves(moves, size=SIZE, rule=rule)) is None
+    freestyle = book_move(_played(moves))
+    assert freestyle is not None
+    standard = Board.from_moves(moves, size=SIZE, rule=Rule.STANDARD)
+    assert book_move(standard) == freestyle
+    assert book_move(Board.from_moves(moves, size=SIZE, rule=Rule.RENJU)) is None
     assert book_move(Board.from_moves([Point(p.x - 1, p.y - 1) for p in moves], size=13)) is None
-    assert book_move(_played(moves)) is not None
+    # a book answers its own rule unless told otherwise
+    assert _shipped().lookup(standard) is None
+    # the setting chooses the rules, for measuring; unknown names are ignored
+    monkeypatch.setenv("GOMOKU_BOOK_RULES", "freestyle, chess")
+    assert book_rules() == {Rule.FREESTYLE}
+    assert book_move(standard) is None
+    assert book_move(_played(moves)) == freestyle
+    monkeypatch.setenv("GOMOKU_BOOK_RULES", "renju")
+    assert book_move(Board.from_moves(moves, size=SIZE, rule=Rule.RENJU)) == freestyle
+    monkeypatch.setenv("GOMOKU_BOOK_RULES", "chess")
+    assert book_rules() == BOOK_RULES
 
 
 def test_the_book_file_matches_its_manifest_and_its_shards(tmp_path: Path) -> None:
