@@ -187,27 +187,28 @@ def test_every_position_of_the_book_gets_a_legal_move_near_its_stones() -> None:
         assert min(max(abs(answer.move.x - p.x), abs(answer.move.y - p.y)) for p in moves) <= 2
 
 
-def test_freestyle_and_standard_read_the_book_and_renju_does_not(
+def test_the_book_is_read_in_freestyle_and_in_the_rules_the_setting_names(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("GOMOKU_BOOK_RULES", raising=False)
-    assert {Rule.FREESTYLE, Rule.STANDARD} == BOOK_RULES
+    assert {Rule.FREESTYLE} == BOOK_RULES
     moves = list(openings(SIZE)[0])
     freestyle = book_move(_played(moves))
     assert freestyle is not None
     standard = Board.from_moves(moves, size=SIZE, rule=Rule.STANDARD)
-    assert book_move(standard) == freestyle
-    assert book_move(Board.from_moves(moves, size=SIZE, rule=Rule.RENJU)) is None
-    assert book_move(Board.from_moves([Point(p.x - 1, p.y - 1) for p in moves], size=13)) is None
-    # a book answers its own rule unless told otherwise
-    assert _shipped().lookup(standard) is None
-    # the setting chooses the rules, for measuring; unknown names are ignored
-    monkeypatch.setenv("GOMOKU_BOOK_RULES", "freestyle, chess")
-    assert book_rules() == {Rule.FREESTYLE}
+    renju = Board.from_moves(moves, size=SIZE, rule=Rule.RENJU)
     assert book_move(standard) is None
-    assert book_move(_played(moves)) == freestyle
+    assert book_move(renju) is None
+    assert book_move(Board.from_moves([Point(p.x - 1, p.y - 1) for p in moves], size=13)) is None
+    # the setting chooses the rules, for measuring; unknown names are ignored
+    monkeypatch.setenv("GOMOKU_BOOK_RULES", "freestyle, standard, chess")
+    assert book_rules() == {Rule.FREESTYLE, Rule.STANDARD}
+    assert book_move(standard) == freestyle
+    assert book_move(renju) is None
+    assert _shipped().lookup(standard) is None  # a book alone answers its own rule
     monkeypatch.setenv("GOMOKU_BOOK_RULES", "renju")
-    assert book_move(Board.from_moves(moves, size=SIZE, rule=Rule.RENJU)) == freestyle
+    assert book_move(renju) == freestyle
+    assert book_move(_played(moves)) is None
     monkeypatch.setenv("GOMOKU_BOOK_RULES", "chess")
     assert book_rules() == BOOK_RULES
 
