@@ -53,6 +53,7 @@ __all__ = [
     "quiet",
     "relative_ridge",
     "residual_of",
+    "rule_net_json",
     "theta_of",
     "weights_json",
 ]
@@ -496,3 +497,39 @@ def net_json(
     lines.append("  }")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _net_object(net: Network) -> dict[str, object]:
+    # a network as a weights file writes it, its numbers to six figures
+    def short(values: npt.NDArray[np.float64]) -> list[float]:
+        return [float(f"{v:.6g}") for v in values]
+
+    return {
+        "scale": net.scale,
+        "w1": [short(row) for row in net.w1],
+        "b1": short(net.b1),
+        "w2": short(net.w2),
+        "b2": float(f"{net.b2:.6g}"),
+    }
+
+
+def _dump(value: object, indent: int = 0) -> str:
+    # JSON with an object's keys one a line and a list of numbers on one line (a list of
+    # lists, a row a line), as the weights files are written
+    pad = " " * indent
+    if isinstance(value, dict):
+        items = [f"{pad}  {json.dumps(key)}: {_dump(v, indent + 2)}" for key, v in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+        rows = [f"{pad}  {json.dumps(row)}" for row in value]
+        return "[\n" + ",\n".join(rows) + f"\n{pad}]"
+    return json.dumps(value)
+
+
+def rule_net_json(text: str, rule: str, net: Network, fit_info: dict[str, float | int]) -> str:
+    """The weights file ``text`` with ``net`` as the network of ``rule`` (its ``"nets"``
+    entry, with ``fit_info`` as its ``"fit"``), everything else as it was."""
+    data = json.loads(text)
+    nets = data.setdefault("nets", {})
+    nets[rule] = _net_object(net) | {"fit": fit_info}
+    return _dump(data) + "\n"
