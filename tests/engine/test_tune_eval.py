@@ -242,7 +242,7 @@ def test_net_writes_the_values_with_a_network_the_engine_takes(
     logits = tune.net_logits(learned.net, x)
     held = (data["game"].astype(np.int64) * 2654435761 % 1000) < 500
     shipped = tune.loss(logits[held], data["y"][held].astype(np.float64), 1.0)
-    assert f"learned network, {len(learned.net.b1)} units: train " in printed
+    assert f"learned network for freestyle, {len(learned.net.b1)} units: train " in printed
     assert f"held out {shipped:.5f}" in printed
 
 
