@@ -105,8 +105,9 @@ theirs) / 4``, 5 unless given. ``duel`` plays the engine with one
 weights file against the engine with another (``hand`` for the hand-set values), through
 ``python -m engine match``'s machinery, many matches at once.
 
-The games are freestyle 15x15 only; the other rules use the same weights (a duel under renju
-at level medium: 44-0-20 for the learned ones).
+The games of ``gen``, ``psq``, ``label`` and ``opening`` are freestyle 15x15 only; the other rules
+use the same values (a duel under renju at level medium: 44-0-20 for the learned ones), and a
+rule's own network comes from ``tools/datagen.py --rule`` shards (``shards --rule``, above).
 
 One tool of about a thousand lines: its subcommands hand each other the same arrays and
 feature layout, and each step is read beside the one that made its input.
