@@ -901,12 +901,15 @@ def net(
     scale: float,
     seed: int,
     rule: Rule = Rule.FREESTYLE,
+    from_prior: bool = False,
 ) -> None:
     """Fit the evaluation network over ``prior``'s values to the judge's winning chances of
     ``positions``; print the held-out losses of the linear evaluation and the network; write
     ``prior``'s values with the network as a weights file. For freestyle the network is the
     file's ``"net"``; for another rule the file is the prior's, whole, with the network as
-    that rule's entry of ``"nets"``.
+    that rule's entry of ``"nets"``. With ``from_prior`` the fit starts from the network the
+    rule evaluates with in the prior (and keeps it if no epoch does better on the held-out
+    games).
 
     Raises:
         ValueError: the positions were counted in another rule than ``rule``.
@@ -940,7 +943,12 @@ def net(
             f"{tune.loss(shipped[~valid], y[~valid], 1.0):.5f}, held out "
             f"{tune.loss(shipped[valid], y[valid], 1.0):.5f}"
         )
-    fitted, epoch, history = tune.fit_net(x, y, valid, hidden, epochs, seed, scale=scale)
+    if from_prior and prior_net is None:
+        raise ValueError(f"{prior} has no network to start from")
+    start = prior_net if from_prior else None
+    fitted, epoch, history = tune.fit_net(
+        x, y, valid, hidden, epochs, seed, scale=scale, start=start
+    )
     print(
         "network held-out loss by epoch: "
         + " ".join(f"{h:.4f}" for h in history)
@@ -1111,6 +1119,11 @@ def main() -> int:
         default="freestyle",
         help="the rule the positions are of: beside freestyle, written as that rule's network",
     )
+    p.add_argument(
+        "--from-prior",
+        action="store_true",
+        help="start from the prior's network for the rule (its units) instead of random weights",
+    )
     p = sub.add_parser("shards", help="datagen shards' judged positions, for net and train")
     p.add_argument("paths", type=Path, nargs="+", help="folders of shards, or shards' manifests")
     p.add_argument("--out", type=Path, default=Path("labelled.npz"))
@@ -1174,6 +1187,7 @@ def main() -> int:
                 args.scale,
                 args.seed,
                 Rule(args.rule),
+                args.from_prior,
             )
         except ValueError as error:
             sys.exit(f"error: {error}")

@@ -652,3 +652,32 @@ def test_a_bad_rule_network_is_refused(nets: Any, said: str) -> None:
     )
     with pytest.raises(ValueError, match=f"bad: .*{said}"):
         load_weights(json.dumps(data), "bad")
+
+
+def test_a_fit_from_a_network_starts_from_it_and_never_ends_worse() -> None:
+    rng = np.random.default_rng(11)
+    n = 2000
+    x = np.zeros((n, tune.NET_IN))
+    x[:, :22] = rng.poisson(0.7, size=(n, 22))
+    x[:, 22:24] = rng.normal(0, 500, size=(n, 2))
+    x[:, 24] = rng.integers(0, 2, n)
+    y = np.where(x[:, k.P4_F3] > x[:, 11 + k.P4_F3], 0.9, 0.2)
+    valid = np.arange(n) % 4 == 0
+    start = Network(
+        rng.normal(size=(6, tune.NET_IN)) * 0.05, rng.normal(size=6), rng.normal(size=6), 0.1, 800
+    )
+    # no epoch: the start itself, read back from the standardised inputs
+    same, epoch, history = tune.fit_net(x, y, valid, 6, epochs=0, start=start, scale=800)
+    assert (epoch, history) == (-1, [])
+    for key in ("w1", "b1", "w2"):
+        assert np.allclose(getattr(same, key), getattr(start, key), rtol=1e-9, atol=1e-9)
+    assert same.b2 == pytest.approx(start.b2)
+    assert np.allclose(tune.net_logits(same, x), tune.net_logits(start, x))
+    # some epochs: never worse on the held-out rows than where it started
+    fitted, epoch, history = tune.fit_net(x, y, valid, 6, epochs=5, start=start)
+    before = tune.loss(tune.net_logits(start, x)[valid], y[valid], 1.0)
+    after = tune.loss(tune.net_logits(fitted, x)[valid], y[valid], 1.0)
+    assert after <= before + 1e-9
+    assert after == pytest.approx(min([before, *history]), abs=1e-9)
+    with pytest.raises(ValueError, match="6 units, not 4"):
+        tune.fit_net(x, y, valid, 4, epochs=1, start=start)

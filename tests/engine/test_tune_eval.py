@@ -411,6 +411,21 @@ def test_net_for_renju_writes_the_shipped_file_with_renju_s_network(
     )
     # the network renju evaluates with today, on the same held-out positions
     assert "learned network for renju, 16 units: train " in capsys.readouterr().out
+    # from renju's network in the shipped file: never worse on the held-out games than it
+    tuned = tmp_path / "tuned.json"
+    te.net([labelled], tuned, "learned", 16, 2, 0.5, 1000.0, 0, Rule.RENJU, from_prior=True)
+    fit = json.loads(tuned.read_text())["nets"]["renju"]["fit"]
+    data = np.load(labelled)
+    held = (data["game"].astype(np.int64) * 2654435761 % 1000) < 500
+    x = tune.net_inputs(data["counts"], data["mover"], learned)
+    shipped_loss = tune.loss(
+        tune.net_logits(learned.net, x)[held], data["y"][held].astype(np.float64), 1.0
+    )
+    assert fit["loss_net"] <= round(shipped_loss, 5)
+    with pytest.raises(ValueError, match="16 units, not 3"):
+        te.net([labelled], tuned, "learned", 3, 1, 0.5, 1000.0, 0, Rule.RENJU, from_prior=True)
+    with pytest.raises(ValueError, match="hand has no network"):
+        te.net([labelled], tuned, "hand", 16, 1, 0.5, 1000.0, 0, Rule.RENJU, from_prior=True)
     # positions of one rule fit no other rule's network
     with pytest.raises(ValueError, match="renju's, not freestyle's"):
         te.net([labelled], tmp_path / "x.json", "learned", 3, 1, 0.5, 1000.0, 0)
