@@ -2,16 +2,17 @@
 labelled by the outcome and by an outside engine's judgement, in resumable shards.
 
     python tools/datagen.py --shard K --games N --nodes M --judge CMD [--judge-cwd DIR] \\
-        [--judge-nodes J] [--seed S] [--out data/selfplay] [--resume]
+        [--judge-nodes J] [--rule freestyle|standard|renju] [--seed S] [--out DIR] [--resume]
     python tools/datagen.py --shard K --games N --psq DIR... --judge CMD ... \\
         [--out data/matches] [--resume]
 
 A shard is ``shard-KKKKK.npz`` (``np.savez_compressed``) beside ``shard-KKKKK.json``, its
-manifest: the command, the seed, the engine's version and git commit, the judge's command,
+manifest: the command, the rule, the seed, the engine's version and git commit, the judge's command,
 ``ABOUT`` answer and node count, the counts, and the array file's SHA-256. The arrays:
 
 * ``moves`` (int16, ``y * 15 + x``), ``lengths`` (int32) and ``results`` (int8: Black's
-  result, 1 a five by Black, -1 by White, 0 a draw) of the shard's games, 15x15 freestyle;
+  result, 1 a five by Black, -1 by White, 0 a draw) of the shard's games, 15x15, in the
+  shard's rule (``--rule``, freestyle unless said; the manifest's ``rule``);
 * one row per judged position: ``game`` (int32, the game in this shard), ``ply`` (int16, the
   stones on the board; the side to move is Black when even), ``judge`` (int32, the judge's
   score from the side to move's view, ``MATE`` or ``-MATE`` for a forced result),
@@ -22,8 +23,12 @@ Every position from ``FIRST_PLY`` stones to the one before the game's last move 
 Self-play game ``i`` of shard ``K`` depends only on ``(seed, K, i)`` and the node count: the
 engine searches ``--nodes`` nodes a move (the same game on any host), from a match opening
 turned by a random symmetry plus up to two random stones, with a little evaluation noise for
-variety. The judge searches ``--judge-nodes`` nodes a position (``INFO max_node``; Rapfi
-honours it, so its labels are the same on any host too). With ``--psq`` the games are recorded
+variety; in renju the random stones are never a forbidden point for Black. The games are
+played and judged in ``--rule`` (the judge is told it: Rapfi gets ``INFO rule``), and a rule's
+shards go to a folder of its own (``data/selfplay`` for freestyle, ``data/selfplay-renju``,
+``data/selfplay-standard``), so that ``tools/tune_eval.py shards`` never mixes rules. The
+judge searches ``--judge-nodes`` nodes a position (``INFO max_node``; Rapfi honours it, so its
+labels are the same on any host too). With ``--psq`` the games are recorded
 match games instead (those that end in a five or a full board), shard ``K`` taking the
 records ``K * N`` to ``K * N + N - 1`` in file-name order.
 
@@ -66,6 +71,7 @@ MATE = 30000  # a judge's forced result, beyond every score it prints
 SMALL_TT = 160 * 2**20 + 2 * 16 * 2**16  # the self-play searches' memory (a 64k-entry table)
 JUDGE_CAP_MS = 30_000  # the judge's turn time: only a cap, the node count binds
 ROOT = shards.ROOT
+RULES = (Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU)  # the 15x15 rules the judge knows
 
 Int = npt.NDArray[np.int64]
 
@@ -84,6 +90,7 @@ class Settings:
     seed: int
     judge_nodes: int
     source: str  # "selfplay", or "psq" for recorded games
+    rule: Rule = Rule.FREESTYLE  # the rule the games are played and judged in
 
 
 @dataclass(slots=True)
@@ -166,12 +173,13 @@ def selfplay_game(settings: Settings, index: int) -> tuple[list[int], int]:
     rng = random.Random(f"{settings.seed}:{settings.shard}:{index}")
     turn = rng.randrange(8)
     board = Board.from_moves(
-        [_symmetry(p, turn) for p in rng.choice(openings(SIZE))], size=SIZE, rule=Rule.FREESTYLE
+        [_symmetry(p, turn) for p in rng.choice(openings(SIZE))], size=SIZE, rule=settings.rule
     )
     for _ in range(rng.choice((0, 0, 1, 2))):
         while True:
             point = Point(rng.randrange(4, SIZE - 4), rng.randrange(4, SIZE - 4))
-            if board[point] is None:
+            # empty, and in renju never a forbidden point for Black
+            if board.is_legal(point):
                 board.play(point)
                 break
     noise = [rng.choice((0, 0, 10, 25)) for _ in range(2)]
@@ -230,7 +238,13 @@ def _save(path: Path, arrays: dict[str, Any]) -> None:
 
 
 def _settings_array(settings: Settings) -> npt.NDArray[np.str_]:
-    return np.array(json.dumps(dataclasses.asdict(settings), sort_keys=True))
+    fields = dataclasses.asdict(settings)
+    # freestyle's partial files name no rule, as they did before there was a choice
+    if settings.rule is Rule.FREESTYLE:
+        del fields["rule"]
+    else:
+        fields["rule"] = settings.rule.value
+    return np.array(json.dumps(fields, sort_keys=True))
 
 
 def make_shard(
@@ -283,7 +297,7 @@ def make_shard(
         _save(partial, shard.arrays() | extra)
 
     with Judge(
-        judge_spec, turn_ms=JUDGE_CAP_MS, size=SIZE, rule=Rule.FREESTYLE, nodes=settings.judge_nodes
+        judge_spec, turn_ms=JUDGE_CAP_MS, size=SIZE, rule=settings.rule, nodes=settings.judge_nodes
     ) as judge:
         about = judge.about()
         for index in range(done, total):
@@ -316,6 +330,7 @@ def make_shard(
         "format": FORMAT,
         "shard": settings.shard,
         "source": settings.source,
+        "rule": settings.rule.value,
         "command": command,
         "seed": settings.seed,
         "self_play_nodes": settings.nodes,
@@ -339,6 +354,11 @@ def make_shard(
     return path
 
 
+def default_folder(rule: Rule) -> str:
+    """The folder under ``data/`` that holds the self-play shards of ``rule``."""
+    return "selfplay" if rule is Rule.FREESTYLE else f"selfplay-{rule.value}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python tools/datagen.py", description=__doc__)
@@ -349,13 +369,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--judge", required=True, help="the judge's command line")
     parser.add_argument("--judge-cwd", help="the judge's working directory")
     parser.add_argument("--judge-nodes", type=int, default=20_000, help="judge nodes a position")
+    parser.add_argument(
+        "--rule",
+        choices=[rule.value for rule in RULES],
+        default=Rule.FREESTYLE.value,
+        help="the rule the games are played and judged in",
+    )
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", type=Path, help="default data/selfplay or data/matches")
+    parser.add_argument(
+        "--out", type=Path, help="default data/selfplay (-RULE beside freestyle) or data/matches"
+    )
     parser.add_argument("--save-every", type=int, default=5, help="games between saves")
     parser.add_argument("--resume", action="store_true", help="continue a partial shard")
     options = parser.parse_args(argv)
     if options.shard < 0 or options.games < 1 or options.nodes < 1 or options.judge_nodes < 1:
         parser.error("--shard must be 0 or more; --games, --nodes and --judge-nodes 1 or more")
+    rule = Rule(options.rule)
+    if options.psq and rule is not Rule.FREESTYLE:
+        parser.error("--psq reads freestyle records only")
     source = "psq" if options.psq else "selfplay"
     settings = Settings(
         shard=options.shard,
@@ -364,8 +395,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=options.seed,
         judge_nodes=options.judge_nodes,
         source=source,
+        rule=rule,
     )
-    folder = options.out or ROOT / "data" / ("matches" if options.psq else "selfplay")
+    folder = options.out or ROOT / "data" / ("matches" if options.psq else default_folder(rule))
     judge = dataclasses.replace(parse_engine(options.judge), cwd=options.judge_cwd)
     command = shlex.join(["python", "tools/datagen.py", *(sys.argv[1:] if argv is None else argv)])
     try:

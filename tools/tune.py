@@ -53,6 +53,7 @@ __all__ = [
     "quiet",
     "relative_ridge",
     "residual_of",
+    "rule_net_json",
     "theta_of",
     "weights_json",
 ]
@@ -366,12 +367,15 @@ def fit_net(
     rate: float = 3e-3,
     decay: float = 1e-4,
     scale: float = 1000.0,
+    start: Network | None = None,
 ) -> tuple[Network, int, list[float]]:
     """A network of ``hidden`` ReLU units fitted to winning chances ``y`` by the logistic loss
     (Adam, batches of 256, weight decay ``decay``) on the rows outside ``valid``, stopped at the
     epoch with the lowest loss on ``valid``; its weights read the raw inputs (the inputs'
     standardisation is folded into the first layer), ``scale`` evaluation units a logit. Also
-    returns that epoch and each epoch's held-out loss."""
+    returns that epoch and each epoch's held-out loss. With ``start`` (of ``hidden`` units) the
+    fit starts from that network instead of random weights, and keeps it (epoch -1) when no
+    epoch loses less on ``valid``."""
     rng = np.random.default_rng(seed)
     train = np.nonzero(~valid)[0]
     mean = x[train].mean(axis=0)
@@ -385,15 +389,28 @@ def fit_net(
         rng.normal(0.0, 1 / math.sqrt(hidden), hidden),
         np.zeros(1),
     ]
+    best: tuple[float, list[F64], int] = (math.inf, [p.copy() for p in params], -1)
+    if start is not None:
+        if len(start.b1) != hidden:
+            raise ValueError(f"the starting network has {len(start.b1)} units, not {hidden}")
+        # the same function of the standardised inputs: w1 . x = (w1 * spread) . z + w1 . mean
+        params = [
+            (start.w1 * spread).T.copy(),
+            start.b1 + start.w1 @ mean,
+            start.w2.copy(),
+            np.array([start.b2]),
+        ]
+        act = np.maximum(z[valid] @ params[0] + params[1], 0.0)
+        held = loss(act @ params[2] + params[3][0], y[valid], 1.0) if valid.any() else math.inf
+        best = (held, [p.copy() for p in params], -1)
     first = [np.zeros_like(p) for p in params]
     second = [np.zeros_like(p) for p in params]
-    best: tuple[float, list[F64], int] = (math.inf, [p.copy() for p in params], -1)
     history: list[float] = []
     step = 0
     for epoch in range(epochs):
         order = rng.permutation(train)
-        for start in range(0, len(order), 256):
-            batch = order[start : start + 256]
+        for at in range(0, len(order), 256):
+            batch = order[at : at + 256]
             pre = z[batch] @ params[0] + params[1]
             act = np.maximum(pre, 0.0)
             p = _sigmoid(act @ params[2] + params[3][0])
@@ -496,3 +513,39 @@ def net_json(
     lines.append("  }")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _net_object(net: Network) -> dict[str, object]:
+    # a network as a weights file writes it, its numbers to six figures
+    def short(values: npt.NDArray[np.float64]) -> list[float]:
+        return [float(f"{v:.6g}") for v in values]
+
+    return {
+        "scale": net.scale,
+        "w1": [short(row) for row in net.w1],
+        "b1": short(net.b1),
+        "w2": short(net.w2),
+        "b2": float(f"{net.b2:.6g}"),
+    }
+
+
+def _dump(value: object, indent: int = 0) -> str:
+    # JSON with an object's keys one a line and a list of numbers on one line (a list of
+    # lists, a row a line), as the weights files are written
+    pad = " " * indent
+    if isinstance(value, dict):
+        items = [f"{pad}  {json.dumps(key)}: {_dump(v, indent + 2)}" for key, v in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+        rows = [f"{pad}  {json.dumps(row)}" for row in value]
+        return "[\n" + ",\n".join(rows) + f"\n{pad}]"
+    return json.dumps(value)
+
+
+def rule_net_json(text: str, rule: str, net: Network, fit_info: dict[str, float | int]) -> str:
+    """The weights file ``text`` with ``net`` as the network of ``rule`` (its ``"nets"``
+    entry, with ``fit_info`` as its ``"fit"``), everything else as it was."""
+    data = json.loads(text)
+    nets = data.setdefault("nets", {})
+    nets[rule] = _net_object(net) | {"fit": fit_info}
+    return _dump(data) + "\n"

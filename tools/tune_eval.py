@@ -30,6 +30,19 @@ way (a forced result as a score of +-``CLIP``, or with ``--certain-mates`` as 1 
     python tools/tune_eval.py net shards.npz --prior learned --hidden 16 --epochs 40 \
         --holdout 0.2 --scale 1000 --out candidate.json
 
+A rule's own network, from the shards ``tools/datagen.py --rule`` made in that rule: ``shards
+--rule`` counts their positions with that rule's tables (Black's lines in renju see
+overlines and forbidden shapes) and refuses a shard whose manifest names another rule; ``net
+--rule`` fits the network over the prior's values to them and writes the prior's weights
+file whole with the fit as that rule's entry of ``"nets"`` (``engine.search.evaluate``), the
+other rules' networks untouched. It prints the held-out loss of the network that rule
+evaluates with in the prior beside the fit's:
+
+    python tools/tune_eval.py shards --rule renju data/selfplay-renju --certain-mates \
+        --out renju.npz
+    python tools/tune_eval.py net renju.npz --rule renju --prior learned --hidden 16 \
+        --epochs 40 --holdout 0.2 --scale 1000 --out renju_net.json
+
 Values fitted to the games' outcomes instead (``eval_weights_outcomes.json`` holds such a fit
 of master's games against Wine 2.1 and PentaZen 0.4.17):
 
@@ -92,8 +105,9 @@ theirs) / 4``, 5 unless given. ``duel`` plays the engine with one
 weights file against the engine with another (``hand`` for the hand-set values), through
 ``python -m engine match``'s machinery, many matches at once.
 
-The games are freestyle 15x15 only; the other rules use the same weights (a duel under renju
-at level medium: 44-0-20 for the learned ones).
+The games of ``gen``, ``psq``, ``label`` and ``opening`` are freestyle 15x15 only; the other rules
+use the same values (a duel under renju at level medium: 44-0-20 for the learned ones), and a
+rule's own network comes from ``tools/datagen.py --rule`` shards (``shards --rule``, above).
 
 One tool of about a thousand lines: its subcommands hand each other the same arrays and
 feature layout, and each step is read beside the one that made its input.
@@ -600,6 +614,7 @@ def opening(
     )
 
 
+NET_FIT_RULES = (Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU)  # the rules datagen plays
 SHARD_GAMES = 1000  # ``shards``: game id (folder * 1000 + shard) * SHARD_GAMES + game
 
 
@@ -613,7 +628,11 @@ def _shard_manifests(path: Path) -> list[Path]:
 
 
 def shards_positions(
-    paths: list[Path], out: Path, judge_scale: float = JUDGE_SCALE, certain_mates: bool = False
+    paths: list[Path],
+    out: Path,
+    judge_scale: float = JUDGE_SCALE,
+    certain_mates: bool = False,
+    rule: Rule = Rule.FREESTYLE,
 ) -> dict[str, npt.NDArray[Any]]:
     """The judged positions of ``tools/datagen.py`` shards (folders of them, or their
     manifests) as ``label`` writes them, for ``net`` and ``train``: each distinct quiet
@@ -622,11 +641,16 @@ def shards_positions(
     result, +-``MATE``, counts as +-``CLIP``, or with ``certain_mates`` as a chance of 1 or
     0), and the game's outcome. ``game`` numbers every
     game of every shard apart (``SHARD_GAMES``), so a held-out split by game keeps whole games
-    apart; ``mate`` is the judge's mate distance (0 none). Writes ``out`` and returns its
-    arrays."""
+    apart; ``mate`` is the judge's mate distance (0 none). The positions are counted with
+    ``rule``'s tables, and every shard must have been played in ``rule`` (a manifest without
+    a rule is freestyle's). Writes ``out`` (with ``rule``) and returns its arrays.
+
+    Raises:
+        ValueError: no shards, or a shard of another rule.
+    """
     from tools.datagen import load_shard
 
-    t = tables(Rule.FREESTYLE)
+    t = tables(rule)
     rows = _Rows()
     judged: list[int] = []
     mates: list[int] = []
@@ -637,7 +661,12 @@ def shards_positions(
     for folder, path in enumerate(paths):
         for manifest in _shard_manifests(path):
             shard = int(manifest.stem.removeprefix("shard-"))
-            arrays, _ = load_shard(manifest.parent, shard)
+            arrays, about = load_shard(manifest.parent, shard)
+            played = about.get("rule", Rule.FREESTYLE.value)
+            if played != rule.value:
+                raise ValueError(
+                    f"{manifest} holds {played} games, not {rule.value} (--rule {played})"
+                )
             names.append(str(manifest))
             starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
             total += len(arrays["game"])
@@ -674,7 +703,9 @@ def shards_positions(
     if certain_mates:
         chance[mated] = data["judge"][mated] > 0
     data["y"] = chance.astype(np.float32)
-    np.savez_compressed(out, **data, weights=weights().source, shards=np.array(names))
+    np.savez_compressed(
+        out, **data, weights=weights().source, shards=np.array(names), rule=np.array(rule.value)
+    )
     forced = int(mated.sum())
     print(
         f"{len(judged)} distinct quiet positions ({forced} forced results) of {total} judged, "
@@ -695,9 +726,14 @@ def _load_positions(files: list[Path]) -> dict[str, npt.NDArray[Any]]:
     parts = [dict(np.load(f)) for f in files]
     for i, part in enumerate(parts):
         part["game"] = part["game"].astype(np.int64) + i * 10_000_000
-    names = set.intersection(*(set(part) for part in parts)) - {"weights"}
+    names = set.intersection(*(set(part) for part in parts)) - {"weights", "rule", "shards"}
     data = {name: np.concatenate([part[name] for part in parts]) for name in names}
     data["weights"] = parts[0]["weights"] if len(parts) == 1 else np.array("mixed")
+    # the rule the positions were counted in: freestyle's unless a file says (shards --rule)
+    rules = {str(part.get("rule", Rule.FREESTYLE.value)) for part in parts}
+    if len(rules) > 1:
+        raise ValueError(f"positions of several rules: {', '.join(sorted(rules))}")
+    data["rule"] = np.array(rules.pop())
     return data
 
 
@@ -710,6 +746,16 @@ def named_weights(name: str) -> Weights:
         packaged = resources.files("engine.search").joinpath("data", "eval_weights.json")
         return load_weights(packaged.read_text(encoding="utf-8"), "learned")
     return load_weights(Path(name).read_text(encoding="utf-8"), name)
+
+
+def _weights_text(name: str) -> str:
+    # the weights file ``named_weights`` reads (the hand-set values written as one)
+    if name == "hand":
+        return tune.weights_json(tune.theta_of(hand_weights()), {})
+    if name == "learned":
+        packaged = resources.files("engine.search").joinpath("data", "eval_weights.json")
+        return packaged.read_text(encoding="utf-8")
+    return Path(name).read_text(encoding="utf-8")
 
 
 def train(
@@ -854,12 +900,24 @@ def net(
     holdout: float,
     scale: float,
     seed: int,
+    rule: Rule = Rule.FREESTYLE,
+    from_prior: bool = False,
 ) -> None:
     """Fit the evaluation network over ``prior``'s values to the judge's winning chances of
     ``positions``; print the held-out losses of the linear evaluation and the network; write
-    ``prior``'s values with the network as a weights file."""
+    ``prior``'s values with the network as a weights file. For freestyle the network is the
+    file's ``"net"``; for another rule the file is the prior's, whole, with the network as
+    that rule's entry of ``"nets"``. With ``from_prior`` the fit starts from the network the
+    rule evaluates with in the prior (and keeps it if no epoch does better on the held-out
+    games).
+
+    Raises:
+        ValueError: the positions were counted in another rule than ``rule``.
+    """
     t0 = time.perf_counter()
     data = _load_positions(positions)
+    if str(data["rule"]) != rule.value:
+        raise ValueError(f"the positions are {data['rule']}'s, not {rule.value}'s")
     counts, mover, y = data["counts"], data["mover"], data["y"].astype(np.float64)
     game = data["game"]
     valid = (game.astype(np.int64) * 2654435761 % 1000) < holdout * 1000  # by game
@@ -875,15 +933,22 @@ def net(
         f"{prior} values, linear (K {k_linear:.0f}): held out "
         f"{tune.loss(linear[valid], y[valid], k_linear):.5f}"
     )
-    if base.net is not None:
-        # the prior's own network on the same held-out positions: the figure to beat
-        shipped = tune.net_logits(base.net, x)
+    prior_net = base.net_for(rule)
+    if prior_net is not None:
+        # the network the rule evaluates with in the prior, on the same held-out positions:
+        # the figure to beat
+        shipped = tune.net_logits(prior_net, x)
         print(
-            f"{prior} network, {len(base.net.b1)} units: train "
+            f"{prior} network for {rule.value}, {len(prior_net.b1)} units: train "
             f"{tune.loss(shipped[~valid], y[~valid], 1.0):.5f}, held out "
             f"{tune.loss(shipped[valid], y[valid], 1.0):.5f}"
         )
-    fitted, epoch, history = tune.fit_net(x, y, valid, hidden, epochs, seed, scale=scale)
+    if from_prior and prior_net is None:
+        raise ValueError(f"{prior} has no network to start from")
+    start = prior_net if from_prior else None
+    fitted, epoch, history = tune.fit_net(
+        x, y, valid, hidden, epochs, seed, scale=scale, start=start
+    )
     print(
         "network held-out loss by epoch: "
         + " ".join(f"{h:.4f}" for h in history)
@@ -902,7 +967,10 @@ def net(
         "loss_net": round(held, 5),
         "epoch": epoch + 1,
     }
-    text = tune.net_json(tune.theta_of(base), base.mine, fitted, info, prior)
+    if rule is Rule.FREESTYLE:
+        text = tune.net_json(tune.theta_of(base), base.mine, fitted, info, prior)
+    else:
+        text = tune.rule_net_json(_weights_text(prior), rule.value, fitted, info)
     load_weights(text, str(out))  # what the engine will accept
     out.write_text(text)
     print(f"wrote {out} in {time.perf_counter() - t0:.1f} s")
@@ -1045,6 +1113,17 @@ def main() -> int:
     p.add_argument("--holdout", type=float, default=0.2)
     p.add_argument("--scale", type=float, default=1000.0, help="evaluation units a logit")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--rule",
+        choices=[r.value for r in NET_FIT_RULES],
+        default="freestyle",
+        help="the rule the positions are of: beside freestyle, written as that rule's network",
+    )
+    p.add_argument(
+        "--from-prior",
+        action="store_true",
+        help="start from the prior's network for the rule (its units) instead of random weights",
+    )
     p = sub.add_parser("shards", help="datagen shards' judged positions, for net and train")
     p.add_argument("paths", type=Path, nargs="+", help="folders of shards, or shards' manifests")
     p.add_argument("--out", type=Path, default=Path("labelled.npz"))
@@ -1053,6 +1132,12 @@ def main() -> int:
         "--certain-mates",
         action="store_true",
         help="a forced result is a winning chance of 1 or 0 (default: a score of +-CLIP)",
+    )
+    p.add_argument(
+        "--rule",
+        choices=[r.value for r in NET_FIT_RULES],
+        default="freestyle",
+        help="the rule the shards were played in (their positions are counted in it)",
     )
     p = sub.add_parser("duel", help="weights file against weights file, by match")
     p.add_argument("first")
@@ -1091,18 +1176,28 @@ def main() -> int:
             args.min_seen,
         )
     elif args.command == "net":
-        net(
-            args.positions,
-            args.out,
-            args.prior,
-            args.hidden,
-            args.epochs,
-            args.holdout,
-            args.scale,
-            args.seed,
-        )
+        try:
+            net(
+                args.positions,
+                args.out,
+                args.prior,
+                args.hidden,
+                args.epochs,
+                args.holdout,
+                args.scale,
+                args.seed,
+                Rule(args.rule),
+                args.from_prior,
+            )
+        except ValueError as error:
+            sys.exit(f"error: {error}")
     elif args.command == "shards":
-        shards_positions(args.paths, args.out, args.judge_scale, args.certain_mates)
+        try:
+            shards_positions(
+                args.paths, args.out, args.judge_scale, args.certain_mates, Rule(args.rule)
+            )
+        except ValueError as error:
+            sys.exit(f"error: {error}")
     else:
         duel(
             args.first,

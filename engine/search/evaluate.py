@@ -14,8 +14,10 @@ unless a file says otherwise). By default they are the learned ones of
 ``eval_weights_outcomes.json`` beside it holds the earlier values fitted to those games'
 outcomes. A file may also carry an evaluation network over the sums (``"net"``, ``Network``):
 the packaged one does, for freestyle, and master searches with it (the kernels' ``_network``;
-``tools/tune_eval.py net`` fits it). The level presets are spaced around the sums. The
-environment variable ``GOMOKU_EVAL_WEIGHTS`` picks ``hand`` (the hand-set values of
+``tools/tune_eval.py net`` fits it). Beside it, ``"nets"`` may give a rule a network of its own
+(``{"renju": {...}}``, fitted to that rule's positions by ``tools/tune_eval.py net --rule``): that
+rule evaluates with it, every other rule with ``"net"``. The level presets are spaced around
+the sums. The environment variable ``GOMOKU_EVAL_WEIGHTS`` picks ``hand`` (the hand-set values of
 ``engine.search._patterns``), ``learned``, or names another weights file (for matches
 between them).
 """
@@ -27,6 +29,7 @@ import functools
 import io
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Final
@@ -119,6 +122,12 @@ class Weights:
     # is (mine * ours - 4 * theirs) // 4, a tempo that grows with the position
     mine: int = 5
     net: Network | None = None  # the evaluation network over the sums (None: the sums alone)
+    # a rule's own network, used for that rule in place of ``net``
+    nets: Mapping[Rule, Network] = field(default_factory=dict)
+
+    def net_for(self, rule: Rule) -> Network | None:
+        """The network ``rule`` evaluates with: its own, else ``net``."""
+        return self.nets.get(Rule(rule), self.net)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +239,7 @@ def load_weights(text: str, source: str = "") -> Weights:
         net = data.get("net")
         if net is not None:
             net = _check_net(net)
+        nets = _check_nets(data.get("nets", {}))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{source}: not a weights file ({exc!r})") from None
     for (key, size), values in [
@@ -252,7 +262,24 @@ def load_weights(text: str, source: str = "") -> Weights:
         np.array(multiset, dtype=np.int32),
         mine,
         net,
+        nets,
     )
+
+
+def _check_nets(nets: Any) -> dict[Rule, Network]:
+    # "nets": {rule name: network}, each rule a known one
+    if not isinstance(nets, dict):
+        raise ValueError("nets needs an object of rule names and networks")
+    names = {rule.value: rule for rule in Rule}
+    checked: dict[Rule, Network] = {}
+    for name, net in nets.items():
+        if name not in names:
+            raise ValueError(f"nets: {name!r} is not a rule ({', '.join(names)})")
+        try:
+            checked[names[name]] = _check_net(net)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"nets.{name}: {exc}") from None
+    return checked
 
 
 def _check_net(net: dict[str, Any]) -> Network:
@@ -341,7 +368,7 @@ def build_tables(rule: Rule, w: Weights) -> PatternTables:
         maybe_forbidden=black[3],
         mine=w.mine,
         # where it was measured to gain (NET_RULES): the other rules evaluate by the sums
-        net=_net_slots(w.net if code in _rules(NET_RULES_ENV, NET_RULES) else None),
+        net=_net_slots(w.net_for(rule) if code in _rules(NET_RULES_ENV, NET_RULES) else None),
     )
 
 

@@ -3,6 +3,7 @@ part-way and resumed is the shard an uninterrupted run makes."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from tools.datagen import (
     SIZE,
     DataGenError,
     Settings,
+    default_folder,
     load_shard,
     main,
     make_shard,
@@ -133,3 +135,47 @@ def test_a_judge_that_dies_leaves_a_shard_that_resumes(tmp_path: Path) -> None:
     b, _ = load_shard(broken, 3)
     for name in a:
         assert np.array_equal(a[name], b[name]), name
+
+
+def test_a_renju_shard_is_played_and_judged_in_renju(tmp_path: Path) -> None:
+    renju = Settings(
+        shard=1, games=3, nodes=300, seed=5, judge_nodes=1000, source="selfplay", rule=Rule.RENJU
+    )
+    make_shard(tmp_path, renju, JUDGE, command="test", log=_quiet)
+    arrays, manifest = load_shard(tmp_path, 1)
+    assert manifest["rule"] == "renju"
+    starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+    for gi in range(3):
+        moves = [Point(int(m) % SIZE, int(m) // SIZE) for m in arrays["moves"][starts[gi] :]]
+        # every stone, the random opening ones too, is legal in renju (no forbidden point for
+        # Black: from_moves refuses one), and the result is renju's
+        board = Board.from_moves(moves[: arrays["lengths"][gi]], size=SIZE, rule=Rule.RENJU)
+        winner = board.outcome.winner if board.outcome is not None else None
+        assert int(arrays["results"][gi]) == {None: 0, Color.BLACK: 1, Color.WHITE: -1}[winner]
+    # the same seed in freestyle is other games, and its manifest says freestyle
+    make_shard(
+        tmp_path / "free", dataclasses.replace(renju, rule=Rule.FREESTYLE), JUDGE, log=_quiet
+    )
+    free, free_manifest = load_shard(tmp_path / "free", 1)
+    assert free_manifest["rule"] == "freestyle"
+    assert not np.array_equal(free["moves"], arrays["moves"])
+
+
+def test_a_partial_shard_resumes_only_in_its_rule(tmp_path: Path) -> None:
+    renju = dataclasses.replace(SETTINGS, rule=Rule.RENJU)
+    assert make_shard(tmp_path, renju, JUDGE, stop_after=1, save_every=1, log=_quiet) is None
+    with pytest.raises(DataGenError, match="other settings"):
+        make_shard(tmp_path, SETTINGS, JUDGE, resume=True, log=_quiet)
+    assert make_shard(tmp_path, renju, JUDGE, resume=True, log=_quiet) is not None
+
+
+def test_each_rule_has_its_own_default_folder() -> None:
+    assert default_folder(Rule.FREESTYLE) == "selfplay"
+    assert default_folder(Rule.RENJU) == "selfplay-renju"
+    assert default_folder(Rule.STANDARD) == "selfplay-standard"
+
+
+def test_recorded_games_are_freestyle_only(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--shard", "0", "--games", "1", "--psq", "x", "--rule", "renju", "--judge", "j"])
+    assert "freestyle records only" in capsys.readouterr().err

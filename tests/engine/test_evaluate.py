@@ -595,3 +595,89 @@ def test_the_network_file_round_trips() -> None:
     assert loaded.net.b2 == 0.125
     assert np.array_equal(tune.theta_of(loaded), tune.theta_of(base))
     assert json.loads(text)["fit"] == {"loss_net": 0.5}
+
+
+def test_a_rules_own_network_is_what_its_tables_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(7)
+    own = Network(
+        rng.normal(size=(5, tune.NET_IN)) * 0.01, rng.normal(size=5), rng.normal(size=5), 0.5, 700
+    )
+    text = tune.rule_net_json(PACKAGED.read_text(), "renju", own, {"loss_net": 0.4})
+    both = load_weights(text, "renju net")
+    packaged = load_weights(PACKAGED.read_text(), "packaged")
+    assert set(both.nets) == {Rule.RENJU}
+    assert json.loads(text)["nets"]["renju"]["fit"] == {"loss_net": 0.4}
+    mine = both.nets[Rule.RENJU]
+    for key in ("w1", "b1", "w2"):
+        assert np.allclose(getattr(mine, key), getattr(own, key), rtol=1e-5, atol=1e-9)
+    renju = build_tables(Rule.RENJU, both).net
+    assert renju[0] == 5  # its units
+    assert np.array_equal(renju, build_tables(Rule.RENJU, dataclasses.replace(both, net=mine)).net)
+    for rule in (Rule.FREESTYLE, Rule.STANDARD):  # the others keep "net"
+        assert np.array_equal(build_tables(rule, both).net, build_tables(rule, packaged).net)
+    assert not build_tables(Rule.CARO, both).net.any()  # caro evaluates by the sums
+    # a search in renju evaluates with it
+    board = Board.from_moves("h8 i9 h9 i10 j8 g8", rule=Rule.RENJU)
+    evals = []
+    for w in (packaged, both):
+        position = Position(15, 15, build_tables(Rule.RENJU, w), tt_size=16)
+        for move in board.moves:
+            position.play_index(position.index(move.point))
+        evals.append(position.evaluate())
+    assert evals[0] != evals[1]
+    # and it is off where the network is off for measuring
+    monkeypatch.setenv(NET_RULES_ENV, "freestyle")
+    assert not build_tables(Rule.RENJU, both).net.any()
+
+
+@pytest.mark.parametrize(
+    ("nets", "said"),
+    [
+        ({"renjoo": "NET"}, "'renjoo' is not a rule"),
+        ({"Renju": "NET"}, "'Renju' is not a rule"),
+        ([1], "nets needs an object"),
+        ("renju", "nets needs an object"),
+        ({"renju": {"w1": [[0.0]], "b1": [0.0], "w2": [0.0], "b2": 0}}, "nets.renju: w1 needs"),
+        ({"renju": 3}, "nets.renju: "),
+        ({"standard": {"w1": [[0.0] * tune.NET_IN]}}, "nets.standard: "),
+    ],
+)
+def test_a_bad_rule_network_is_refused(nets: Any, said: str) -> None:
+    data = json.loads(PACKAGED.read_text())
+    good = data["net"]
+    data["nets"] = (
+        {name: (good if v == "NET" else v) for name, v in nets.items()}
+        if isinstance(nets, dict)
+        else nets
+    )
+    with pytest.raises(ValueError, match=f"bad: .*{said}"):
+        load_weights(json.dumps(data), "bad")
+
+
+def test_a_fit_from_a_network_starts_from_it_and_never_ends_worse() -> None:
+    rng = np.random.default_rng(11)
+    n = 2000
+    x = np.zeros((n, tune.NET_IN))
+    x[:, :22] = rng.poisson(0.7, size=(n, 22))
+    x[:, 22:24] = rng.normal(0, 500, size=(n, 2))
+    x[:, 24] = rng.integers(0, 2, n)
+    y = np.where(x[:, k.P4_F3] > x[:, 11 + k.P4_F3], 0.9, 0.2)
+    valid = np.arange(n) % 4 == 0
+    start = Network(
+        rng.normal(size=(6, tune.NET_IN)) * 0.05, rng.normal(size=6), rng.normal(size=6), 0.1, 800
+    )
+    # no epoch: the start itself, read back from the standardised inputs
+    same, epoch, history = tune.fit_net(x, y, valid, 6, epochs=0, start=start, scale=800)
+    assert (epoch, history) == (-1, [])
+    for key in ("w1", "b1", "w2"):
+        assert np.allclose(getattr(same, key), getattr(start, key), rtol=1e-9, atol=1e-9)
+    assert same.b2 == pytest.approx(start.b2)
+    assert np.allclose(tune.net_logits(same, x), tune.net_logits(start, x))
+    # some epochs: never worse on the held-out rows than where it started
+    fitted, epoch, history = tune.fit_net(x, y, valid, 6, epochs=5, start=start)
+    before = tune.loss(tune.net_logits(start, x)[valid], y[valid], 1.0)
+    after = tune.loss(tune.net_logits(fitted, x)[valid], y[valid], 1.0)
+    assert after <= before + 1e-9
+    assert after == pytest.approx(min([before, *history]), abs=1e-9)
+    with pytest.raises(ValueError, match="6 units, not 4"):
+        tune.fit_net(x, y, valid, 4, epochs=1, start=start)

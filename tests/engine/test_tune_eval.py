@@ -5,6 +5,7 @@ them, labelled by the judge."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ from engine.notation import parse_moves
 from engine.records import to_psq
 from engine.search import _kernels as k
 from engine.search._position import Position
-from engine.search.evaluate import hand_weights, load_weights, tables, weights
+from engine.search.evaluate import build_tables, hand_weights, load_weights, tables, weights
 from engine.types import Point, Rule
 from tools import tune
 from tools import tune_eval as te
@@ -241,7 +242,7 @@ def test_net_writes_the_values_with_a_network_the_engine_takes(
     logits = tune.net_logits(learned.net, x)
     held = (data["game"].astype(np.int64) * 2654435761 % 1000) < 500
     shipped = tune.loss(logits[held], data["y"][held].astype(np.float64), 1.0)
-    assert f"learned network, {len(learned.net.b1)} units: train " in printed
+    assert f"learned network for freestyle, {len(learned.net.b1)} units: train " in printed
     assert f"held out {shipped:.5f}" in printed
 
 
@@ -308,3 +309,124 @@ def test_shard_positions_are_the_kernels_inputs_labelled_by_the_judge(
 def test_shards_refuses_a_folder_without_shards(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no shards"):
         te.shards_positions([tmp_path], tmp_path / "labelled.npz")
+
+
+@pytest.fixture(scope="module")
+def renju_shard(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tools.datagen import Settings, make_shard
+
+    folder = tmp_path_factory.mktemp("renju")
+    fake = Path(__file__).with_name("fake_judge.py")
+    judge = EngineSpec("judge", (sys.executable, str(fake), "6=+400", "7=-300", "8=+M3"))
+    settings = Settings(
+        2, games=3, nodes=300, seed=5, judge_nodes=1000, source="selfplay", rule=Rule.RENJU
+    )
+    make_shard(folder, settings, judge, command="test", log=lambda _: None)
+    return folder
+
+
+def test_renju_shard_positions_are_the_renju_kernels_inputs(
+    tmp_path: Path, renju_shard: Path
+) -> None:
+    from tools.datagen import load_shard
+
+    data = te.shards_positions([renju_shard], tmp_path / "renju.npz", rule=Rule.RENJU)
+    assert str(np.load(tmp_path / "renju.npz")["rule"]) == "renju"
+    arrays, _ = load_shard(renju_shard, 2)
+    starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+    x = tune.net_inputs(data["counts"], data["mover"], weights())
+    differ = 0
+    for i, (ident, plies) in enumerate(zip(data["game"], data["plies"], strict=True)):
+        gi = int(ident) % te.SHARD_GAMES
+        moves = arrays["moves"][starts[gi] : starts[gi] + int(plies)]
+        both = {r: Position(15, 15, tables(r), tt_size=16) for r in (Rule.RENJU, Rule.FREESTYLE)}
+        for pos in both.values():
+            for m in moves:
+                pos.play_index(pos.index(Point(int(m) % 15, int(m) // 15)))
+        g = both[Rule.RENJU].g
+        me = int(g[k.G_SIDE]) - 1
+        # the inputs are what renju's kernels keep: its threat-class counts and value sums
+        ours, theirs = k.G_P4 + me * k.NP4, k.G_P4 + (1 - me) * k.NP4
+        assert x[i, : k.NP4].tolist() == g[ours : ours + k.NP4].tolist()
+        assert x[i, k.NP4 : 2 * k.NP4].tolist() == g[theirs : theirs + k.NP4].tolist()
+        assert x[i, 22:24].tolist() == [g[k.G_VAL + me], g[k.G_VAL + 1 - me]]
+        assert int(data["ev"][i]) == both[Rule.RENJU].evaluate()
+        assert data["counts"][i].tolist() == tune.position_counts(both[Rule.RENJU]).tolist()
+        differ += data["counts"][i].tolist() != tune.position_counts(both[Rule.FREESTYLE]).tolist()
+    assert differ > len(data["plies"]) // 2  # renju's lines see further: other counts
+
+
+def test_shards_of_another_rule_are_refused(
+    tmp_path: Path, renju_shard: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tools.datagen import Settings, make_shard
+
+    free = tmp_path / "free"
+    settings = Settings(0, games=1, nodes=200, seed=5, judge_nodes=1000, source="selfplay")
+    fake = Path(__file__).with_name("fake_judge.py")
+    make_shard(free, settings, EngineSpec("judge", (sys.executable, str(fake))), log=print)
+    with pytest.raises(ValueError, match="holds freestyle games, not renju"):
+        te.shards_positions([free], tmp_path / "x.npz", rule=Rule.RENJU)
+    with pytest.raises(ValueError, match="holds renju games, not freestyle"):
+        te.shards_positions([renju_shard], tmp_path / "x.npz")
+    with pytest.raises(ValueError, match="holds freestyle games, not standard"):
+        te.shards_positions([free], tmp_path / "x.npz", rule=Rule.STANDARD)
+    assert not (tmp_path / "x.npz").exists()
+    # the command line says so in a line
+    argv = ["tune_eval.py", "shards", str(free), "--rule", "renju", "--out", str(tmp_path / "y")]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "argv", argv)
+        with pytest.raises(SystemExit, match=r"error: .*holds freestyle games, not renju"):
+            te.main()
+
+
+def test_net_for_renju_writes_the_shipped_file_with_renju_s_network(
+    tmp_path: Path, renju_shard: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labelled = tmp_path / "renju.npz"
+    te.shards_positions([renju_shard], labelled, rule=Rule.RENJU)
+    out = tmp_path / "renju_net.json"
+    te.net([labelled], out, "learned", 3, 2, 0.5, 1000.0, 0, Rule.RENJU)
+    fitted = load_weights(out.read_text(), "renju net")
+    learned = te.named_weights("learned")
+    assert set(fitted.nets) == {Rule.RENJU}
+    assert fitted.nets[Rule.RENJU].w1.shape == (3, tune.NET_IN)
+    # everything else is the shipped file's: its values and freestyle's network
+    assert np.array_equal(tune.theta_of(fitted), tune.theta_of(learned))
+    assert fitted.net is not None
+    assert learned.net is not None
+    assert np.array_equal(fitted.net.w1, learned.net.w1)
+    packaged = Path(__file__).parents[2] / "engine" / "search" / "data" / "eval_weights.json"
+    shipped = json.loads(packaged.read_text(encoding="utf-8"))
+    written = json.loads(out.read_text())
+    assert {key: v for key, v in written.items() if key != "nets"} == shipped
+    assert written["nets"]["renju"]["fit"]["epoch"] in (1, 2)
+    # renju's tables evaluate with the fit, freestyle's with the shipped network
+    assert np.array_equal(
+        build_tables(Rule.RENJU, fitted).net,
+        build_tables(Rule.RENJU, dataclasses.replace(learned, net=fitted.nets[Rule.RENJU])).net,
+    )
+    assert np.array_equal(
+        build_tables(Rule.FREESTYLE, fitted).net, build_tables(Rule.FREESTYLE, learned).net
+    )
+    # the network renju evaluates with today, on the same held-out positions
+    assert "learned network for renju, 16 units: train " in capsys.readouterr().out
+    # from renju's network in the shipped file: never worse on the held-out games than it
+    tuned = tmp_path / "tuned.json"
+    te.net([labelled], tuned, "learned", 16, 2, 0.5, 1000.0, 0, Rule.RENJU, from_prior=True)
+    fit = json.loads(tuned.read_text())["nets"]["renju"]["fit"]
+    data = np.load(labelled)
+    held = (data["game"].astype(np.int64) * 2654435761 % 1000) < 500
+    x = tune.net_inputs(data["counts"], data["mover"], learned)
+    shipped_loss = tune.loss(
+        tune.net_logits(learned.net, x)[held], data["y"][held].astype(np.float64), 1.0
+    )
+    assert fit["loss_net"] <= round(shipped_loss, 5)
+    with pytest.raises(ValueError, match="16 units, not 3"):
+        te.net([labelled], tuned, "learned", 3, 1, 0.5, 1000.0, 0, Rule.RENJU, from_prior=True)
+    with pytest.raises(ValueError, match="hand has no network"):
+        te.net([labelled], tuned, "hand", 16, 1, 0.5, 1000.0, 0, Rule.RENJU, from_prior=True)
+    # positions of one rule fit no other rule's network
+    with pytest.raises(ValueError, match="renju's, not freestyle's"):
+        te.net([labelled], tmp_path / "x.json", "learned", 3, 1, 0.5, 1000.0, 0)
+    assert not (tmp_path / "x.json").exists()
