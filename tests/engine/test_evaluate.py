@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -544,16 +545,22 @@ def test_a_bad_network_is_refused(change) -> None:
         load_weights(json.dumps(data), "bad")
 
 
+def _random_inputs(rng: np.random.Generator, n: int) -> npt.NDArray[np.float64]:
+    # n rows of the network's inputs: threat-class counts, the two sums, Black to move
+    x = np.zeros((n, tune.NET_IN))
+    x[:, :22] = rng.poisson(0.7, size=(n, 22))
+    x[:, 22:24] = rng.normal(0, 500, size=(n, 2))
+    x[:, 24] = rng.integers(0, 2, n)
+    return x
+
+
 def test_the_network_learns_what_no_sum_can() -> None:
     # the judge's verdict hangs on an interaction: an open three wins for the side to move
     # unless the other side has a four, and the four alone is worth nothing. A logistic
     # regression on the same inputs cannot express it; the network must
     rng = np.random.default_rng(3)
     n = 6000
-    x = np.zeros((n, tune.NET_IN))
-    x[:, :22] = rng.poisson(0.7, size=(n, 22))
-    x[:, 22:24] = rng.normal(0, 500, size=(n, 2))
-    x[:, 24] = rng.integers(0, 2, n)
+    x = _random_inputs(rng, n)
     three, four = x[:, k.P4_F3] > 0, x[:, 11 + k.P4_B4] > 0
     y = np.where(three & ~four, 0.95, 0.3)
     valid = np.arange(n) % 5 == 0
@@ -657,10 +664,7 @@ def test_a_bad_rule_network_is_refused(nets: Any, said: str) -> None:
 def test_a_fit_from_a_network_starts_from_it_and_never_ends_worse() -> None:
     rng = np.random.default_rng(11)
     n = 2000
-    x = np.zeros((n, tune.NET_IN))
-    x[:, :22] = rng.poisson(0.7, size=(n, 22))
-    x[:, 22:24] = rng.normal(0, 500, size=(n, 2))
-    x[:, 24] = rng.integers(0, 2, n)
+    x = _random_inputs(rng, n)
     y = np.where(x[:, k.P4_F3] > x[:, 11 + k.P4_F3], 0.9, 0.2)
     valid = np.arange(n) % 4 == 0
     start = Network(
