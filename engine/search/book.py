@@ -2,10 +2,10 @@
 
 ``book_move(board)`` is the move the book holds for ``board`` up to the 8 symmetries of the
 square board (rotations and reflections about its centre), turned back onto the board as it
-lies, or None: not in the book, a rule outside ``BOOK_RULES`` or another size than the
-book's, stones set up rather than played, or the book turned off (``GOMOKU_BOOK=off`` in the
-environment, for A/B matches; ``GOMOKU_BOOK=FILE`` reads another book;
-``GOMOKU_BOOK_RULES``, comma-separated rule names, reads it in other rules). Master consults
+lies, or None: not in the book, another rule or size than the book's, stones set up rather
+than played, or the book turned off (``GOMOKU_BOOK=off`` in the environment, for A/B
+matches; ``GOMOKU_BOOK=FILE`` reads another book; ``GOMOKU_BOOK_RULES``, comma-separated
+rule names, reads it in those rules instead of its own). Master consults
 it in ``engine.search.levels.choose_move`` and in the protocol brain; no other level does.
 
 The book is ``engine/search/data/book.json``, made by ``tools/book.py`` (long fixed-node
@@ -23,14 +23,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Final
 
 from engine.board import Board, symmetric_point
 from engine.types import Color, Point, Rule
 
 __all__ = [
     "BOOK_PATH",
-    "BOOK_RULES",
     "Book",
     "BookMove",
     "book_enabled",
@@ -47,12 +45,12 @@ BOOK_PATH = Path(__file__).resolve().parent / "data" / "book.json"
 FORMAT = 1  # the layout of book.json; bump it when it changes
 _ENV = "GOMOKU_BOOK"
 _OFF = {"off", "0", "no", "false"}
+# The rules whose games read the book, for measuring (by default the book's own rule: the
+# shipped one's, freestyle, the rule it was made and judged in). Read in standard, its White
+# moves gained node for node against Rapfi in standard (+0.068 +- 0.032 a White game over 192)
+# but not at 500 ms a move against PentaZen (-0.016 +- 0.043 over 64); in renju they gained
+# in neither (docs/engine.md, "Standard" and "Renju")
 _RULES_ENV = "GOMOKU_BOOK_RULES"
-# The rules whose games read the book: the one it was made and judged in. Read in standard,
-# its White moves gained node for node against Rapfi in standard (+0.068 +- 0.032 a White game
-# over 192) but not at 500 ms a move against PentaZen (-0.016 +- 0.043 over 64); in renju
-# they gained in neither (docs/engine.md, "Standard" and "Renju")
-BOOK_RULES: Final = frozenset({Rule.FREESTYLE})
 
 
 def _mirrors_swapped(symmetry: int) -> int:
@@ -175,11 +173,11 @@ def book_enabled() -> bool:
     return os.environ.get(_ENV, "on").strip().lower() not in _OFF
 
 
-def book_rules() -> frozenset[Rule]:
-    """The rules whose games read the book: those ``GOMOKU_BOOK_RULES`` names (for A/B
-    matches; unknown names are ignored), else ``BOOK_RULES``."""
+def book_rules() -> frozenset[Rule] | None:
+    """The rules ``GOMOKU_BOOK_RULES`` names (for A/B matches; unknown names are ignored), or
+    None when it names none: then a book answers its own rule alone."""
     names = {name.strip() for name in os.environ.get(_RULES_ENV, "").split(",")}
-    return frozenset(rule for rule in Rule if rule.value in names) or BOOK_RULES
+    return frozenset(rule for rule in Rule if rule.value in names) or None
 
 
 def book_move(board: Board) -> BookMove | None:
