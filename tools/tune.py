@@ -493,24 +493,10 @@ def net_json(
         "values and whether Black is to move; 'scale' evaluation units a logit. See "
         "tools/tune.py and engine/search/_kernels.py."
     )
-    rows = net.w1
     lines = text.rstrip().splitlines()[:-1]  # all but the closing brace
     lines[1] = f'  "about": {json.dumps(about)},'
     lines[-1] = "  },"
-    lines.append('  "net": {')
-    lines.append(f'    "scale": {net.scale},')
-    lines.append('    "w1": [')
-    lines += [
-        "      " + json.dumps([float(f"{v:.6g}") for v in row]) + ("," if i < len(rows) - 1 else "")
-        for i, row in enumerate(rows)
-    ]
-    lines.append("    ],")
-    for key, row in (("b1", net.b1), ("w2", net.w2)):
-        values = [float(f"{v:.6g}") for v in row]
-        lines.append(f'    "{key}": {json.dumps(values)},')
-    bias = float(f"{net.b2:.6g}")
-    lines.append(f'    "b2": {bias}')
-    lines.append("  }")
+    lines.append(f'  "net": {_dump(_net_object(net), 2)}')
     lines.append("}")
     return "\n".join(lines) + "\n"
 

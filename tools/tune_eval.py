@@ -147,7 +147,7 @@ from engine.search.evaluate import (
     weights,
 )
 from engine.types import Color, Point, Rule
-from tools import tune
+from tools import datagen, tune
 
 SIZE = 15
 MAX_PLIES = 160  # a draw after this many moves
@@ -614,7 +614,6 @@ def opening(
     )
 
 
-NET_FIT_RULES = (Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU)  # the rules datagen plays
 SHARD_GAMES = 1000  # ``shards``: game id (folder * 1000 + shard) * SHARD_GAMES + game
 
 
@@ -742,14 +741,11 @@ def named_weights(name: str) -> Weights:
     weights file."""
     if name == "hand":
         return hand_weights()
-    if name == "learned":
-        packaged = resources.files("engine.search").joinpath("data", "eval_weights.json")
-        return load_weights(packaged.read_text(encoding="utf-8"), "learned")
-    return load_weights(Path(name).read_text(encoding="utf-8"), name)
+    return load_weights(_weights_text(name), name)
 
 
 def _weights_text(name: str) -> str:
-    # the weights file ``named_weights`` reads (the hand-set values written as one)
+    # the text of the weights file ``name`` names (the hand-set values written as one)
     if name == "hand":
         return tune.weights_json(tune.theta_of(hand_weights()), {})
     if name == "learned":
@@ -1115,7 +1111,7 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--rule",
-        choices=[r.value for r in NET_FIT_RULES],
+        choices=[r.value for r in datagen.RULES],
         default="freestyle",
         help="the rule the positions are of: beside freestyle, written as that rule's network",
     )
@@ -1135,7 +1131,7 @@ def main() -> int:
     )
     p.add_argument(
         "--rule",
-        choices=[r.value for r in NET_FIT_RULES],
+        choices=[r.value for r in datagen.RULES],
         default="freestyle",
         help="the rule the shards were played in (their positions are counted in it)",
     )
