@@ -58,6 +58,13 @@ class Rule(enum.StrEnum):
         return {"freestyle": 0, "standard": 1, "renju": 4, "caro": 8}[self.value]
 
     @classmethod
+    def named_in(cls, text: str) -> frozenset[Rule]:
+        """The rules a comma-separated list of their names names (as the settings for
+        measuring give them); unknown names are ignored."""
+        names = {name.strip() for name in text.split(",")}
+        return frozenset(rule for rule in cls if rule.value in names)
+
+    @classmethod
     def from_gomocup(cls, code: int) -> Rule:
         """The rule for a Gomocup ``INFO rule`` value (continuous-game bit 2 is ignored).
 

@@ -176,8 +176,7 @@ def book_enabled() -> bool:
 def book_rules() -> frozenset[Rule] | None:
     """The rules ``GOMOKU_BOOK_RULES`` names (for A/B matches; unknown names are ignored), or
     None when it names none: then a book answers its own rule alone."""
-    names = {name.strip() for name in os.environ.get(_RULES_ENV, "").split(",")}
-    return frozenset(rule for rule in Rule if rule.value in names) or None
+    return Rule.named_in(os.environ.get(_RULES_ENV, "")) or None
 
 
 def book_move(board: Board) -> BookMove | None:

@@ -374,8 +374,8 @@ def build_tables(rule: Rule, w: Weights) -> PatternTables:
 
 def _rules(env: str, default: frozenset[Rule]) -> frozenset[int]:
     # the kernels' codes of the rules named in $env, else of the default ones
-    names = [n for n in os.environ.get(env, "").split(",") if n in {r.value for r in Rule}]
-    return frozenset(_RULE_CODES[rule] for rule in ({Rule(n) for n in names} or default))
+    named = Rule.named_in(os.environ.get(env, "")) or default
+    return frozenset(_RULE_CODES[rule] for rule in named)
 
 
 def with_policy(t: PatternTables, p: Policy | None) -> PatternTables:

@@ -70,3 +70,10 @@ def test_gomocup_rule_codes() -> None:
     ]
     with pytest.raises(ValueError, match="unsupported"):
         Rule.from_gomocup(16)
+
+
+def test_a_list_of_rule_names_names_those_rules_and_ignores_the_rest() -> None:
+    assert Rule.named_in("renju, standard,freestyle") == {Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU}
+    assert Rule.named_in("chess,,Renju") == frozenset()
+    assert Rule.named_in("") == frozenset()
+    assert Rule.named_in("caro") == {Rule.CARO}
