@@ -233,8 +233,12 @@ SUITE_IDS = (
 # internal iterative reduction (GOMOKU_IIR) only makes a node shallower, futility to depth 3
 # (GOMOKU_FUTILITY_DEPTH) acts only in calm positions and the tighter policy cut near the
 # horizon (GOMOKU_POLICY_CUT_LOW) never cuts a tactical move, so no defence may be lost to any
-OFF_IN_MASTER = {"null2": ("_NULL_R", 2), "iir4": ("_IIR", 4), "fut3": ("_FUT_DEPTH", 3)}
-OFF_IN_MASTER["cutlow2"] = ("_POL_CUT_LOW", 2)
+OFF_IN_MASTER = {
+    "null2": ("_NULL_R", 2),
+    "iir4": ("_IIR", 4),
+    "fut3": ("_FUT_DEPTH", 3),
+    "cutlow2": ("_POL_CUT_LOW", 2),
+}
 
 
 @pytest.mark.parametrize("setting", list(OFF_IN_MASTER))
