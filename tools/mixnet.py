@@ -50,7 +50,11 @@ search's candidates):
 counted with that rule's tables (in standard an overline is no five; in renju Black's lines
 see the forbidden shapes), the search's evaluation and candidates they are measured against
 are that rule's, and a shard whose manifest names another rule is refused (a manifest without
-a rule is freestyle's), so a fit never mixes rules.
+a rule is freestyle's), so a fit never mixes rules. A fit records its rule (an array
+``rule``) and ``export`` keeps it in the policy file; the search's loader passes over it (the
+search orders by the one policy it is given, in each rule of ``POLICY_RULES``,
+``engine.search.evaluate``). ``evaluate`` names the rule each policy was fitted in (freestyle
+where the file names none), so that one fitted in one rule can be measured on another's games.
 """
 
 from __future__ import annotations
@@ -520,7 +524,8 @@ def train(
 
 def export_policy(fit: Path, out: Path) -> int:
     """Keep the policy's arrays (``E``, ``b``, ``u``) of a fit, checked by the search's own
-    loader (``engine.search.evaluate.load_policy``), as float32."""
+    loader (``engine.search.evaluate.load_policy``), as float32, and the rule the fit names
+    (``rule``; the loader passes over it, so the file says what it was fitted to)."""
     from engine.search.evaluate import load_policy
 
     with np.load(fit) as arrays:
@@ -529,11 +534,39 @@ def export_policy(fit: Path, out: Path) -> int:
                 f"error: {fit} reads {', '.join(saved_inputs(arrays))}, which the search does not"
             )
             return 1
-        kept = {name: np.asarray(arrays[name], dtype=np.float32) for name in ("E", "b", "u")}
+        kept: dict[str, npt.NDArray[Any]] = {
+            name: np.asarray(arrays[name], dtype=np.float32) for name in ("E", "b", "u")
+        }
+        try:
+            rule = saved_rule(arrays)
+        except ValueError as exc:
+            print(f"error: {fit}: {exc}")
+            return 1
+        if "rule" in arrays:
+            kept["rule"] = np.array(rule.value)
     np.savez_compressed(out, **dict[str, Any](kept))
     load_policy(out.read_bytes(), str(out))
-    print(f"wrote {out} ({out.stat().st_size} bytes, {kept['b'].shape[0]} features)")
+    print(
+        f"wrote {out} ({out.stat().st_size} bytes, {kept['b'].shape[0]} features,"
+        f" fitted in {rule.value})"
+    )
     return 0
+
+
+def saved_rule(arrays: Mapping[str, npt.NDArray[Any]]) -> Rule:
+    """The rule a saved fit or exported policy was fitted in: its ``rule`` array, or
+    freestyle where it names none (as a shard's manifest without a rule is freestyle's).
+
+    Raises:
+        ValueError: the name is not a rule's.
+    """
+    if "rule" not in arrays:
+        return Rule.FREESTYLE
+    name = str(arrays["rule"])
+    try:
+        return Rule(name)
+    except ValueError:
+        raise ValueError(f"unknown rule {name!r}") from None
 
 
 def saved_inputs(arrays: Mapping[str, npt.NDArray[Any]]) -> tuple[str, ...]:
@@ -702,13 +735,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 params = {name: np.asarray(arrays[name]) for name in ("E", "b", "u")}
                 try:
                     reads = saved_inputs(arrays)
+                    fitted = saved_rule(arrays)
                 except ValueError as exc:
                     print(f"error: {path}: {exc}", file=sys.stderr)
                     return 1
             loss_, first, five = policy_figures(params, held, inputs=reads)
             _, ours = candidate_ranks(params, held, reads, rule)
             print(
-                f"{path}: policy loss {loss_:.4f}, judge's move first {first:.1%},"
+                f"{path} (fitted in {fitted.value}): policy loss {loss_:.4f},"
+                f" judge's move first {first:.1%},"
                 f" within 5 {five:.1%}; among the search's candidates ({len(ours)} positions)"
                 f" first {np.mean(ours < 1):.1%}, within 5 {np.mean(ours < 5):.1%}"
             )
@@ -743,7 +778,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" first {by_hand[0]:.1%} / within 5 {by_hand[1]:.1%} by the hand-set ordering,"
         f" {by_policy[0]:.1%} / {by_policy[1]:.1%} by the policy"
     )
-    np.savez_compressed(options.out, inputs=np.array(inputs, dtype=str), **dict[str, Any](params))
+    np.savez_compressed(
+        options.out,
+        inputs=np.array(inputs, dtype=str),
+        rule=np.array(rule.value),
+        **dict[str, Any](params),
+    )
     print(f"wrote {options.out}")
     return 0
 

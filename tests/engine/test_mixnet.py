@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from engine.search import _kernels as k
 from engine.search._position import Position
-from engine.search.evaluate import tables
+from engine.search.evaluate import load_policy, tables
 from engine.types import Color, Point, Rule
 from tools import shards
 from tools.mixnet import (
@@ -30,6 +30,7 @@ from tools.mixnet import (
     SPAN,
     Samples,
     columns,
+    export_policy,
     held_out_games,
     init_params,
     input_rows,
@@ -43,6 +44,7 @@ from tools.mixnet import (
     policy_logits,
     ranks,
     saved_inputs,
+    saved_rule,
 )
 
 
@@ -375,3 +377,27 @@ def test_a_standard_shard_is_read_in_standard_and_refused_in_another_rule(
     assert "holds freestyle games, not standard" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["train", str(standard), "--rule", "caro"])  # not one of datagen's rules
+
+
+def test_a_fit_and_its_export_name_the_rule_they_were_fitted_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    standard = tmp_path / "standard"
+    _shard(standard, "standard")
+    fit, policy = tmp_path / "fit.npz", tmp_path / "policy.npz"
+    argv = ["train", str(standard), "--rule", "standard", "--epochs", "1", "--holdout", "0.5"]
+    assert main([*argv, "--features", "3", "--hidden", "2", "--out", str(fit)]) == 0
+    with np.load(fit) as arrays:
+        assert saved_rule(arrays) is Rule.STANDARD
+    assert export_policy(fit, policy) == 0
+    with np.load(policy) as arrays:
+        assert sorted(arrays.files) == ["E", "b", "rule", "u"]
+        assert saved_rule(arrays) is Rule.STANDARD
+    load_policy(policy.read_bytes(), "policy.npz")  # the search's loader passes over it
+    assert saved_rule(init_params(2, 2, 0)) is Rule.FREESTYLE  # a file without one
+    with pytest.raises(ValueError, match="unknown rule"):
+        saved_rule({"rule": np.array("gomoku")})
+    capsys.readouterr()
+    argv = ["evaluate", str(standard), "--rule", "standard", "--holdout", "0.5"]
+    assert main([*argv, "--policy", str(policy)]) == 0
+    assert f"{policy} (fitted in standard)" in capsys.readouterr().out
