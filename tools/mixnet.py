@@ -3,7 +3,8 @@ over a point's four directions, pooled over the board into a value head, with a 
 that scores every empty point. Numpy only; fitted on the CPU to ``tools/datagen.py``'s shards.
 
     python tools/mixnet.py train data/selfplay [data/matches/shard-00000.json ...] [--epochs 8] \\
-        [--features 16] [--holdout 0.1] [--inputs distance,threat,offset] [--out mixnet.npz]
+        [--features 16] [--holdout 0.1] [--inputs distance,threat,offset] [--rule freestyle] \\
+        [--out mixnet.npz]
 
 The model reads what the kernels already keep for every empty point: its line pattern in each
 of the four directions for the side to move and for the other side (12 patterns each,
@@ -41,8 +42,19 @@ move policy"):
 (policy loss, the judge's move first and within 5 among the empty points and among the
 search's candidates):
 
-    python tools/mixnet.py evaluate SHARDS... --holdout 0.2 [--split-after K] \
+    python tools/mixnet.py evaluate SHARDS... --holdout 0.2 [--split-after K] [--rule standard] \
         --policy engine/search/data/policy.npz --policy mixnet.npz
+
+``--rule`` (``train`` and ``evaluate``; freestyle by default, or another of
+``tools.datagen.RULES``) names the rule the shards were played in: their positions are
+counted with that rule's tables (in standard an overline is no five; in renju Black's lines
+see the forbidden shapes), the search's evaluation and candidates they are measured against
+are that rule's, and a shard whose manifest names another rule is refused (a manifest without
+a rule is freestyle's), so a fit never mixes rules. A fit records its rule (an array
+``rule``) and ``export`` keeps it in the policy file; the search's loader passes over it (the
+search orders by the one policy it is given, in each rule of ``POLICY_RULES``,
+``engine.search.evaluate``). ``evaluate`` names the rule each policy was fitted in (freestyle
+where the file names none), so that one fitted in one rule can be measured on another's games.
 """
 
 from __future__ import annotations
@@ -63,6 +75,7 @@ from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.evaluate import tables
 from engine.types import Color, Point, Rule
+from tools.datagen import RULES
 
 SIZE = 15
 POINTS = SIZE * SIZE
@@ -90,10 +103,13 @@ I16 = npt.NDArray[np.int16]
 # --------------------------------------------------------------------------- features
 
 
-def point_codes(moves: Sequence[int]) -> tuple[I16, npt.NDArray[np.bool_]]:
-    """After ``moves`` (``y * SIZE + x``), each point's code in each direction from the side
-    to move's view (``POINTS x 4``, 0 on occupied points) and which points are empty."""
-    codes, _, empty = point_inputs(moves)
+def point_codes(
+    moves: Sequence[int], rule: Rule = Rule.FREESTYLE
+) -> tuple[I16, npt.NDArray[np.bool_]]:
+    """After ``moves`` (``y * SIZE + x``) in ``rule``, each point's code in each direction
+    from the side to move's view (``POINTS x 4``, 0 on occupied points) and which points are
+    empty."""
+    codes, _, empty = point_inputs(moves, rule)
     return codes, empty
 
 
@@ -120,12 +136,15 @@ def offsets(move: int) -> npt.NDArray[np.int16]:
     return code
 
 
-def point_inputs(moves: Sequence[int]) -> tuple[I16, I16, npt.NDArray[np.bool_]]:
+def point_inputs(
+    moves: Sequence[int], rule: Rule = Rule.FREESTYLE
+) -> tuple[I16, I16, npt.NDArray[np.bool_]]:
     """``point_codes``'s codes, the other inputs (``POINTS x 5``: the distance buckets to the
     last move and to the one before, the threat-class pair from the side to move's view, and
     the offsets from the last move and the one before; 0 on occupied points) and which points
-    are empty."""
-    pos = Position(SIZE, SIZE, tables(Rule.FREESTYLE), tt_size=16)
+    are empty. The patterns and threat classes are ``rule``'s kernels' (in standard an
+    overline is no five; in renju Black's lines also see the forbidden shapes)."""
+    pos = Position(SIZE, SIZE, tables(rule), tt_size=16)
     for m in moves:
         pos.play_index(pos.index(Point(m % SIZE, m // SIZE)))
     me = 0 if pos.side is Color.BLACK else 1
@@ -175,22 +194,23 @@ def input_rows(inputs: Sequence[str]) -> int:
     return NCODE + sum(rows for name, rows in INPUTS.items() if name in inputs)
 
 
-def engine_eval(moves: Sequence[int]) -> int:
-    """The search's own static evaluation after ``moves``, from the side to move's view."""
-    pos = Position(SIZE, SIZE, tables(Rule.FREESTYLE), tt_size=16)
+def engine_eval(moves: Sequence[int], rule: Rule = Rule.FREESTYLE) -> int:
+    """The search's own static evaluation after ``moves`` in ``rule``, from the side to
+    move's view."""
+    pos = Position(SIZE, SIZE, tables(rule), tt_size=16)
     for m in moves:
         pos.play_index(pos.index(Point(m % SIZE, m // SIZE)))
     return pos.evaluate()
 
 
-def engine_value_loss(train: Samples, test: Samples) -> float:
-    """The held-out value loss of the search's own evaluation, sigmoid(eval / K) with K
-    fitted on ``train``: the figure a learned value must beat."""
+def engine_value_loss(train: Samples, test: Samples, rule: Rule = Rule.FREESTYLE) -> float:
+    """The held-out value loss of the search's own evaluation in ``rule``, sigmoid(eval / K)
+    with K fitted on ``train``: the figure a learned value must beat."""
     from tools.tune import fit_scale, loss
 
     def evals(data: Samples) -> npt.NDArray[np.float64]:
         return np.array(
-            [engine_eval([int(m) for m in row if m >= 0]) for row in data.history],
+            [engine_eval([int(m) for m in row if m >= 0], rule) for row in data.history],
             dtype=np.float64,
         )
 
@@ -211,8 +231,9 @@ class Samples:
     history: I16  # N x POINTS: the moves that made the position, then -1
 
 
-def samples(arrays: dict[str, Any], game_offset: int = 0) -> Samples:
-    """The judged positions of one shard (``tools.datagen.load_shard``'s arrays)."""
+def samples(arrays: dict[str, Any], game_offset: int = 0, rule: Rule = Rule.FREESTYLE) -> Samples:
+    """The judged positions of one shard (``tools.datagen.load_shard``'s arrays), counted in
+    ``rule``, the rule its games were played in."""
     starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
     n = len(arrays["game"])
     codes = np.zeros((n, POINTS, 4), dtype=np.int16)
@@ -224,7 +245,7 @@ def samples(arrays: dict[str, Any], game_offset: int = 0) -> Samples:
         gi, ply = int(arrays["game"][i]), int(arrays["ply"][i])
         moves = [int(m) for m in arrays["moves"][starts[gi] : starts[gi] + ply]]
         history[i, :ply] = moves
-        codes[i], extra[i], empty[i] = point_inputs(moves)
+        codes[i], extra[i], empty[i] = point_inputs(moves, rule)
         judged = int(arrays["judge_move"][i])
         if judged >= 0 and empty[i, judged]:
             move[i] = judged
@@ -370,13 +391,17 @@ def held_out_games(
 
 
 def against_hand(
-    params: Mapping[str, F32], data: Samples, inputs: Sequence[str] = ()
+    params: Mapping[str, F32],
+    data: Samples,
+    inputs: Sequence[str] = (),
+    rule: Rule = Rule.FREESTYLE,
 ) -> tuple[int, list[float], list[float]]:
     """The policy against the search's hand-set ordering (``tools.tune_order``) on the
     positions where that ordering is defined (no five to make, the judge's move among the
     candidates: the empty points within two of a stone): how many, and for each ordering the
-    share of judge's moves ranked first and within 5, ties counted against it."""
-    hand, ours = candidate_ranks(params, data, inputs)
+    share of judge's moves ranked first and within 5, ties counted against it. The positions
+    are ``rule``'s."""
+    hand, ours = candidate_ranks(params, data, inputs, rule)
 
     def tops(r: npt.NDArray[np.int64]) -> list[float]:
         return [float(np.mean(r < 1)), float(np.mean(r < 5))] if len(r) else [0.0, 0.0]
@@ -394,10 +419,14 @@ def paired(
 
 
 def candidate_ranks(
-    params: Mapping[str, F32], data: Samples, inputs: Sequence[str] = ()
+    params: Mapping[str, F32],
+    data: Samples,
+    inputs: Sequence[str] = (),
+    rule: Rule = Rule.FREESTYLE,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The ranks (0 = first, ties against it) of the judge's move by the hand-set ordering
-    and by the policy among the search's candidates, on the positions of ``against_hand``."""
+    and by the policy among the search's candidates, on the positions of ``against_hand``
+    (``rule``'s: which positions are over, and where a five can be made, depend on it)."""
     from tools.tune_order import candidates
     from tools.tune_order import ranks as hand_ranks
 
@@ -409,7 +438,7 @@ def candidate_ranks(
         judged = int(data.move[i])
         row = {"m": [[m % SIZE, m // SIZE] for m in moves], "b": [judged % SIZE, judged // SIZE]}
         try:
-            c = candidates([row], SIZE, Rule.FREESTYLE)
+            c = candidates([row], SIZE, rule)
         except ValueError:
             continue
         hand.append(int(hand_ranks(c, c.hand)[0]))
@@ -495,7 +524,8 @@ def train(
 
 def export_policy(fit: Path, out: Path) -> int:
     """Keep the policy's arrays (``E``, ``b``, ``u``) of a fit, checked by the search's own
-    loader (``engine.search.evaluate.load_policy``), as float32."""
+    loader (``engine.search.evaluate.load_policy``), as float32, and the rule the fit names
+    (``rule``; the loader passes over it, so the file says what it was fitted to)."""
     from engine.search.evaluate import load_policy
 
     with np.load(fit) as arrays:
@@ -504,11 +534,39 @@ def export_policy(fit: Path, out: Path) -> int:
                 f"error: {fit} reads {', '.join(saved_inputs(arrays))}, which the search does not"
             )
             return 1
-        kept = {name: np.asarray(arrays[name], dtype=np.float32) for name in ("E", "b", "u")}
+        kept: dict[str, npt.NDArray[Any]] = {
+            name: np.asarray(arrays[name], dtype=np.float32) for name in ("E", "b", "u")
+        }
+        try:
+            rule = saved_rule(arrays)
+        except ValueError as exc:
+            print(f"error: {fit}: {exc}")
+            return 1
+        if "rule" in arrays:
+            kept["rule"] = np.array(rule.value)
     np.savez_compressed(out, **dict[str, Any](kept))
     load_policy(out.read_bytes(), str(out))
-    print(f"wrote {out} ({out.stat().st_size} bytes, {kept['b'].shape[0]} features)")
+    print(
+        f"wrote {out} ({out.stat().st_size} bytes, {kept['b'].shape[0]} features,"
+        f" fitted in {rule.value})"
+    )
     return 0
+
+
+def saved_rule(arrays: Mapping[str, npt.NDArray[Any]]) -> Rule:
+    """The rule a saved fit or exported policy was fitted in: its ``rule`` array, or
+    freestyle where it names none (as a shard's manifest without a rule is freestyle's).
+
+    Raises:
+        ValueError: the name is not a rule's.
+    """
+    if "rule" not in arrays:
+        return Rule.FREESTYLE
+    name = str(arrays["rule"])
+    try:
+        return Rule(name)
+    except ValueError:
+        raise ValueError(f"unknown rule {name!r}") from None
 
 
 def saved_inputs(arrays: Mapping[str, npt.NDArray[Any]]) -> tuple[str, ...]:
@@ -558,13 +616,15 @@ def policy_figures(
     return total / max(count, 1), first / max(count, 1), five / max(count, 1)
 
 
-def load_samples(paths: Sequence[Path]) -> tuple[Samples, list[int]]:
+def load_samples(paths: Sequence[Path], rule: Rule = Rule.FREESTYLE) -> tuple[Samples, list[int]]:
     """The positions of the shards named (folders of shards, or shards' manifests), in the
     order named, each shard's games numbered after the previous shard's; and the number of
-    games before each shard.
+    games before each shard. Every shard must have been played in ``rule`` (a manifest
+    without a rule is freestyle's), whose tables count its positions.
 
     Raises:
-        ValueError: a path names no shard, or a file that is not a shard's manifest.
+        ValueError: a path names no shard, a file that is not a shard's manifest, or a shard
+            of another rule.
     """
     from tools.datagen import load_shard
 
@@ -577,8 +637,13 @@ def load_samples(paths: Sequence[Path]) -> tuple[Samples, list[int]]:
             shard = manifest.stem.removeprefix("shard-")
             if not shard.isdigit():
                 raise ValueError(f"{manifest} is not a shard's manifest")
-            arrays, _ = load_shard(manifest.parent, int(shard))
-            parts.append(samples(arrays, offset))
+            arrays, about = load_shard(manifest.parent, int(shard))
+            played = about.get("rule", Rule.FREESTYLE.value)
+            if played != rule.value:
+                raise ValueError(
+                    f"{manifest} holds {played} games, not {rule.value} (--rule {played})"
+                )
+            parts.append(samples(arrays, offset, rule))
             offsets.append(offset)
             offset += len(arrays["lengths"])
     if not parts:
@@ -606,6 +671,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             default=0,
             metavar="K",
             help="hold out the games of the first K shards as a fit to them alone did",
+        )
+        command.add_argument(
+            "--rule",
+            choices=[rule.value for rule in RULES],
+            default=Rule.FREESTYLE.value,
+            help="the rule the shards were played in (their positions are counted in it)",
         )
     fit.add_argument("--epochs", type=int, default=8)
     fit.add_argument("--features", type=int, default=16)
@@ -640,8 +711,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown := [name for name in inputs if name not in INPUTS]:
         print(f"error: unknown inputs {', '.join(unknown)}", file=sys.stderr)
         return 1
+    rule = Rule(options.rule)
     try:
-        data, offsets = load_samples(options.folders)
+        data, offsets = load_samples(options.folders, rule)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -652,8 +724,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     test = held_out_games(data, options.holdout, options.seed, split_at)
     held = subset(data, np.nonzero(test)[0])
     print(
-        f"{len(data.value)} positions from {offsets[-1]} games;"
-        f" held out {len(held.value)} positions of {len(np.unique(held.game))} games"
+        f"{len(data.value)} {rule.value} positions from {offsets[-1]} games of"
+        f" {len(offsets) - 1} shards; held out {len(held.value)} positions of"
+        f" {len(np.unique(held.game))} games"
     )
     if options.command == "evaluate":
         first_ranks: npt.NDArray[np.int64] | None = None
@@ -662,13 +735,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 params = {name: np.asarray(arrays[name]) for name in ("E", "b", "u")}
                 try:
                     reads = saved_inputs(arrays)
+                    fitted = saved_rule(arrays)
                 except ValueError as exc:
                     print(f"error: {path}: {exc}", file=sys.stderr)
                     return 1
             loss_, first, five = policy_figures(params, held, inputs=reads)
-            _, ours = candidate_ranks(params, held, reads)
+            _, ours = candidate_ranks(params, held, reads, rule)
             print(
-                f"{path}: policy loss {loss_:.4f}, judge's move first {first:.1%},"
+                f"{path} (fitted in {fitted.value}): policy loss {loss_:.4f},"
+                f" judge's move first {first:.1%},"
                 f" within 5 {five:.1%}; among the search's candidates ({len(ours)} positions)"
                 f" first {np.mean(ours < 1):.1%}, within 5 {np.mean(ours < 5):.1%}"
             )
@@ -695,15 +770,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         policy_weight=options.policy_weight,
         inputs=inputs,
     )
-    own = engine_value_loss(subset(data, np.nonzero(~test)[0]), held)
+    own = engine_value_loss(subset(data, np.nonzero(~test)[0]), held, rule)
     print(f"held-out value loss of the search's own evaluation: {own:.4f}")
-    count, by_hand, by_policy = against_hand(params, held, inputs)
+    count, by_hand, by_policy = against_hand(params, held, inputs, rule)
     print(
         f"{count} held-out positions with the judge's move among the search's candidates:"
         f" first {by_hand[0]:.1%} / within 5 {by_hand[1]:.1%} by the hand-set ordering,"
         f" {by_policy[0]:.1%} / {by_policy[1]:.1%} by the policy"
     )
-    np.savez_compressed(options.out, inputs=np.array(inputs, dtype=str), **dict[str, Any](params))
+    np.savez_compressed(
+        options.out,
+        inputs=np.array(inputs, dtype=str),
+        rule=np.array(rule.value),
+        **dict[str, Any](params),
+    )
     print(f"wrote {options.out}")
     return 0
 

@@ -1,17 +1,24 @@
-"""tools/mixnet.py: the point codes are the kernels' patterns from the side to move's view,
-the other inputs are the distances to the last two moves and the kernels' threat classes, and
-the hand-written gradients agree with finite differences (the slow oracle)."""
+"""tools/mixnet.py: the point codes are the kernels' patterns from the side to move's view
+in the shards' rule, the other inputs are the distances to the last two moves and the
+kernels' threat classes, a shard of another rule is refused, and the hand-written gradients
+agree with finite differences (the slow oracle)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.search import _kernels as k
 from engine.search._position import Position
-from engine.search.evaluate import tables
+from engine.search.evaluate import load_policy, tables
 from engine.types import Color, Point, Rule
+from tools import shards
 from tools.mixnet import (
     INPUTS,
     NCODE,
@@ -23,10 +30,13 @@ from tools.mixnet import (
     SPAN,
     Samples,
     columns,
+    export_policy,
     held_out_games,
     init_params,
     input_rows,
+    load_samples,
     loss_and_grads,
+    main,
     paired,
     point_codes,
     point_inputs,
@@ -34,6 +44,7 @@ from tools.mixnet import (
     policy_logits,
     ranks,
     saved_inputs,
+    saved_rule,
 )
 
 
@@ -280,3 +291,113 @@ def test_paired_counts_the_positions_each_ranks_within() -> None:
     assert abs(se - np.std([0, 1, -1, 1, 0], ddof=1) / np.sqrt(5)) < 1e-12
     # within 5: only the last position changes, in after's favour
     assert paired(before, after, within=5)[0] == 0.2
+
+
+# Black d8 e8 f8 h8 i8 on row 8, White in the corners and on h1; Black to move. g8 would make
+# six: a five in freestyle, an overline that wins nothing in standard
+OVERLINE_BLACK = [at(3, 7), at(4, 7), at(5, 7), at(7, 7), at(8, 7)]
+OVERLINE_WHITE = [at(0, 0), at(14, 0), at(0, 14), at(14, 14), at(7, 0)]
+OVERLINE = [m for pair in zip(OVERLINE_BLACK, OVERLINE_WHITE, strict=True) for m in pair]
+
+
+def test_standard_codes_are_standards_kernels_where_an_overline_is_no_five() -> None:
+    free, free_extra, _ = point_inputs(OVERLINE)
+    codes, extra, empty = point_inputs(OVERLINE, Rule.STANDARD)
+    assert (point_codes(OVERLINE, Rule.STANDARD)[0] == codes).all()
+    g8 = at(6, 7)
+    assert divmod(int(free[g8, 0]), NPAT)[0] == k.FIVE
+    assert divmod(int(codes[g8, 0]), NPAT)[0] != k.FIVE
+    assert int(free_extra[g8, 2]) // NP4 == k.P4_FIVE
+    assert int(extra[g8, 2]) // NP4 != k.P4_FIVE
+    # every empty point's codes and threat classes are standard's kernels' own
+    pos = Position(SIZE, SIZE, tables(Rule.STANDARD), tt_size=16)
+    for m in OVERLINE:
+        pos.play_index(pos.index(Point(m % SIZE, m // SIZE)))
+    assert pos.side is Color.BLACK
+    for p in np.nonzero(empty)[0]:
+        point = Point(int(p) % SIZE, int(p) // SIZE)
+        cell = pos.cell[pos.index(point)]
+        for d in range(4):
+            assert codes[p, d] == cell[k.R_PAT + d] * NPAT + cell[k.R_PAT + 4 + d]
+        pair = pos.threat(Color.BLACK, point) * NP4 + pos.threat(Color.WHITE, point)
+        assert extra[p, 2] == pair
+
+
+def _shard(folder: Path, rule: str | None, number: int = 0) -> Path:
+    # a finished shard as tools/datagen.py writes one, by hand: two games (the overline
+    # position's and a shorter one), each judged at two plies; a manifest without a rule is
+    # freestyle's
+    folder.mkdir(parents=True, exist_ok=True)
+    other = [at(7, 7), at(8, 8), at(6, 6), at(9, 9), at(5, 5), at(10, 10)]
+    arrays: dict[str, Any] = {
+        "moves": np.array(OVERLINE + other, dtype=np.int16),
+        "lengths": np.array([len(OVERLINE), len(other)], dtype=np.int32),
+        "results": np.array([0, 0], dtype=np.int8),
+        "game": np.array([0, 0, 1, 1], dtype=np.int32),
+        "ply": np.array([4, 10, 3, 5], dtype=np.int16),
+        "judge": np.array([120, -40, 300, 30000], dtype=np.int32),
+        "judge_mate": np.array([0, 0, 0, 3], dtype=np.int16),
+        "judge_move": np.array([OVERLINE[4], at(6, 7), other[3], other[5]], dtype=np.int16),
+    }
+    npz = folder / f"{shards.name(number)}.npz"
+    np.savez_compressed(npz, **arrays)
+    about = {"format": 1, "shard": number, "source": "selfplay", "sha256": shards.sha256(npz)}
+    if rule is not None:
+        about["rule"] = rule
+    manifest = folder / f"{shards.name(number)}.json"
+    manifest.write_text(json.dumps(about), encoding="utf-8")
+    return manifest
+
+
+def test_a_standard_shard_is_read_in_standard_and_refused_in_another_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    standard, free = tmp_path / "standard", tmp_path / "free"
+    _shard(standard, "standard")
+    _shard(free, None)
+    data, offsets = load_samples([standard], Rule.STANDARD)
+    assert offsets == [0, 2]
+    # the overline position (ply 10) is counted with standard's tables
+    assert (data.codes[1] == point_inputs(OVERLINE, Rule.STANDARD)[0]).all()
+    assert (data.codes[1] != point_inputs(OVERLINE)[0]).any()
+    with pytest.raises(ValueError, match="holds standard games, not freestyle"):
+        load_samples([standard])
+    # nor are the rules mixed, either way round
+    with pytest.raises(ValueError, match="holds freestyle games, not standard"):
+        load_samples([standard, free], Rule.STANDARD)
+    with pytest.raises(ValueError, match="holds standard games, not freestyle"):
+        load_samples([free, standard], Rule.FREESTYLE)
+    # the command line says so in a line and writes nothing
+    out = tmp_path / "fit.npz"
+    assert main(["train", str(standard), "--epochs", "1", "--out", str(out)]) == 1
+    assert "error: " in capsys.readouterr().err
+    assert not out.exists()
+    argv = ["evaluate", str(free), str(standard), "--rule", "standard", "--policy", str(out)]
+    assert main(argv) == 1
+    assert "holds freestyle games, not standard" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", str(standard), "--rule", "caro"])  # not one of datagen's rules
+
+
+def test_a_fit_and_its_export_name_the_rule_they_were_fitted_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    standard = tmp_path / "standard"
+    _shard(standard, "standard")
+    fit, policy = tmp_path / "fit.npz", tmp_path / "policy.npz"
+    argv = ["train", str(standard), "--rule", "standard", "--epochs", "1", "--holdout", "0.5"]
+    assert main([*argv, "--features", "3", "--hidden", "2", "--out", str(fit)]) == 0
+    with np.load(fit) as arrays:
+        assert saved_rule(arrays) is Rule.STANDARD
+    assert export_policy(fit, policy) == 0
+    with np.load(policy) as arrays:
+        assert sorted(arrays.files) == ["E", "b", "rule", "u"]
+        assert saved_rule(arrays) is Rule.STANDARD
+    load_policy(policy.read_bytes(), "policy.npz")  # the search's loader passes over it
+    assert saved_rule(init_params(2, 2, 0)) is Rule.FREESTYLE  # a file without one
+    with pytest.raises(ValueError, match="unknown rule"):
+        saved_rule({"rule": np.array("gomoku")})
+    capsys.readouterr()
+    argv = ["evaluate", str(standard), "--rule", "standard", "--holdout", "0.5"]
+    assert main([*argv, "--policy", str(policy)]) == 0
+    assert f"{policy} (fitted in standard)" in capsys.readouterr().out
