@@ -139,14 +139,24 @@ class Shard:
         return cls(**{f.name: data[f.name].tolist() for f in dataclasses.fields(cls)})
 
 
-def load_shard(folder: Path, shard: int) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
-    """A finished shard's arrays and manifest.
+def load_shard(
+    folder: Path, shard: int, rule: Rule | None = None
+) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
+    """A finished shard's arrays and manifest; with ``rule``, only a shard played in that
+    rule (a manifest without a rule is freestyle's), so a fit never mixes rules.
 
     Raises:
         DataGenError: when the array file does not match its manifest's hash.
+        ValueError: the shard was played in another rule than ``rule``.
     """
     path = folder / f"{shards.name(shard)}.npz"
     manifest = json.loads((folder / f"{shards.name(shard)}.json").read_text(encoding="utf-8"))
+    played = manifest.get("rule", Rule.FREESTYLE.value)
+    if rule is not None and played != rule.value:
+        raise ValueError(
+            f"{folder / shards.name(shard)}.json holds {played} games, not {rule.value}"
+            f" (--rule {played})"
+        )
     if shards.sha256(path) != manifest["sha256"]:
         raise DataGenError(f"{path} does not match its manifest")
     with np.load(path) as data:

@@ -660,12 +660,7 @@ def shards_positions(
     for folder, path in enumerate(paths):
         for manifest in _shard_manifests(path):
             shard = int(manifest.stem.removeprefix("shard-"))
-            arrays, about = load_shard(manifest.parent, shard)
-            played = about.get("rule", Rule.FREESTYLE.value)
-            if played != rule.value:
-                raise ValueError(
-                    f"{manifest} holds {played} games, not {rule.value} (--rule {played})"
-                )
+            arrays, _ = load_shard(manifest.parent, shard, rule)
             names.append(str(manifest))
             starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
             total += len(arrays["game"])
