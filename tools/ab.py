@@ -4,7 +4,7 @@
         [--weights NAME=FILE] [--cwd NAME=DIR] [--rounds 4] [--start 1] [--games 32]
         [--turn-ms 500] [--nodes N] [--match-ms N] [--grace-ms 1000] [--jobs 2]
         [--rule freestyle] [--openings FILE]
-    python tools/ab.py report OUT [--base NAME]
+    python tools/ab.py report OUT [OUT ...] [--base NAME]
 
 ``run`` plays, round after round, one ``--games`` match of every arm against the anchor (as
 ``python -m engine match`` does). On a shared machine the load drifts; runs that take turns
@@ -22,7 +22,10 @@ version of the code. Every game is appended to
 colour) both played, the arm's mean score there minus the base's, averaged over those slots,
 with the standard error of that mean. The slot, not the game, is the unit: the same engines
 from the same opening replay much the same game, so two games on one slot are far from
-independent, and the openings differ more than the engines do.
+independent, and the openings differ more than the engines do. The difference is also given
+for the arm's games as Black and as White apart. Several folders (runs on other opening files,
+or at other times) are pooled: a slot is then a folder's opening and colour, since opening 0 of
+one file is not opening 0 of another.
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ class Game:
     score: float  # 1 won, 0.5 drawn, 0 lost
     ending: str  # how it ended (engine.gomocup.match.Verdict)
     plies: int
+    run: str = ""  # the folder it was read from (not written): each run's openings are its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,24 +100,33 @@ def games_of(result: MatchResult, arm: str, round_number: int) -> list[Game]:
 
 
 def load(path: Path) -> list[Game]:
-    """The games written to ``path`` (one JSON object a line)."""
+    """The games written to ``path`` (one JSON object a line), each marked with its folder."""
     if not path.exists():
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
-    return [Game(**json.loads(line)) for line in lines if line.strip()]
+    run = str(path.parent)
+    return [Game(**json.loads(line), run=run) for line in lines if line.strip()]
 
 
-def _slots(games: Iterable[Game]) -> dict[tuple[int, str], list[float]]:
-    slots: dict[tuple[int, str], list[float]] = defaultdict(list)
+def _record(game: Game) -> str:
+    fields = dataclasses.asdict(game)
+    del fields["run"]  # a file's games are its run's
+    return json.dumps(fields)
+
+
+def _slots(games: Iterable[Game]) -> dict[tuple[str, int, str], list[float]]:
+    slots: dict[tuple[str, int, str], list[float]] = defaultdict(list)
     for game in games:
-        slots[(game.opening, game.colour)].append(game.score)
+        slots[(game.run, game.opening, game.colour)].append(game.score)
     return slots
 
 
-def paired(games: Sequence[Game], arm: str, base: str) -> Paired:
-    """``arm`` against ``base`` over the slots both played."""
-    mine = _slots(g for g in games if g.arm == arm)
-    theirs = _slots(g for g in games if g.arm == base)
+def paired(games: Sequence[Game], arm: str, base: str, colour: str | None = None) -> Paired:
+    """``arm`` against ``base`` over the slots both played (``colour``: the arm's games with
+    that colour only)."""
+    chosen = [g for g in games if colour is None or g.colour == colour]
+    mine = _slots(g for g in chosen if g.arm == arm)
+    theirs = _slots(g for g in chosen if g.arm == base)
     differences = [
         statistics.fmean(scores) - statistics.fmean(theirs[slot])
         for slot, scores in mine.items()
@@ -160,11 +173,21 @@ def summary(games: Sequence[Game], base: str | None = None) -> list[str]:
         if result.slots == 0:
             lines.append(f"{arm} - {base}: no slot played by both")
             continue
+        sides = [
+            f"as {colour.capitalize()} {_points(paired(games, arm, base, colour))}"
+            for colour in ("black", "white")
+        ]
         lines.append(
             f"{arm} - {base}: {100 * result.difference:+.1f} points over {result.slots} shared"
-            f" slots, standard error {100 * result.standard_error:.1f}"
+            f" slots, standard error {100 * result.standard_error:.1f}; {', '.join(sides)}"
         )
     return lines
+
+
+def _points(result: Paired) -> str:
+    if result.slots == 0:
+        return "-"
+    return f"{100 * result.difference:+.1f} ({100 * result.standard_error:.1f})"
 
 
 def _named(pairs: Sequence[str], what: str) -> dict[str, str]:
@@ -225,7 +248,7 @@ def run(options: argparse.Namespace) -> int:
             )
             with path.open("a", encoding="utf-8") as out:
                 for game in games_of(result, name, round_number):
-                    out.write(json.dumps(dataclasses.asdict(game)) + "\n")
+                    out.write(_record(game) + "\n")
             print(f"round {round_number}, {name}, from opening {first}:", flush=True)
             for line in report(result, config):
                 print("  " + line, flush=True)
@@ -259,8 +282,8 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--openings", type=Path, help="play these openings, one a line (engine match's format)"
     )
-    show = commands.add_parser("report", help="summarise OUT/games.jsonl")
-    show.add_argument("out", type=Path)
+    show = commands.add_parser("report", help="summarise OUT/games.jsonl, pooling folders")
+    show.add_argument("out", type=Path, nargs="+")
     show.add_argument("--base", help="the arm the others are compared with (default: first)")
     return parser
 
@@ -269,7 +292,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run or report; returns the exit status."""
     options = _parser().parse_args(argv)
     if options.command == "report":
-        for line in summary(load(options.out / GAMES_FILE), options.base):
+        games = [game for folder in options.out for game in load(folder / GAMES_FILE)]
+        for line in summary(games, options.base):
             print(line)
         return 0
     if options.games < 2 or options.games % 2 or options.rounds < 1 or options.jobs < 1:

@@ -157,6 +157,39 @@ def test_a_report_of_nothing(tmp_path: Path) -> None:
     assert ab.summary(ab.load(tmp_path / ab.GAMES_FILE)) == ["no games yet"]
 
 
+def test_runs_pooled_keep_each_runs_openings_apart(tmp_path: Path) -> None:
+    # opening 0 of two runs (two opening files) is two slots: b gains +1 on one, -0.5 on the
+    # other; read as one run they would be one slot of +0.25
+    for folder, (a, b) in {"one": (0.0, 1.0), "two": (1.0, 0.5)}.items():
+        (tmp_path / folder).mkdir()
+        games = [_game("a", 0, "black", a), _game("b", 0, "black", b)]
+        lines = [ab._record(game) for game in games]
+        (tmp_path / folder / ab.GAMES_FILE).write_text("\n".join(lines) + "\n")
+    pooled = [g for f in ("one", "two") for g in ab.load(tmp_path / f / ab.GAMES_FILE)]
+    result = ab.paired(pooled, "b", "a")
+    assert (result.difference, result.slots) == (0.25, 2)
+    assert result.standard_error == pytest.approx(statistics.stdev([1.0, -0.5]) / math.sqrt(2))
+    assert "run" not in (tmp_path / "one" / ab.GAMES_FILE).read_text()  # the folder says it
+
+
+def test_the_difference_by_colour_takes_that_colours_slots_only() -> None:
+    games = [
+        _game("a", 0, "black", 1.0),
+        _game("b", 0, "black", 1.0),
+        _game("a", 0, "white", 0.0),
+        _game("b", 0, "white", 1.0),
+        _game("a", 1, "white", 0.0),
+        _game("b", 1, "white", 0.0),
+    ]
+    black = ab.paired(games, "b", "a", "black")
+    assert (black.difference, black.slots) == (0.0, 1)
+    white = ab.paired(games, "b", "a", "white")
+    assert (white.difference, white.slots) == (0.5, 2)
+    line = ab.summary(games, "a")[-1]
+    assert line.startswith("b - a: +33.3 points over 3 shared slots")
+    assert line.endswith("as Black +0.0 (nan), as White +50.0 (50.0)")
+
+
 def test_rounds_play_the_openings_of_a_file(tmp_path: Path) -> None:
     openings = tmp_path / "openings.txt"
     openings.write_text("# one opening: Black in the centre, White beside it\n0,0 1,0 0,1\n")
