@@ -15,13 +15,14 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from typing import Final
 
 from engine.board import Board
 from engine.errors import GameOverError
 from engine.search import _kernels as k
 from engine.search import _small
 from engine.search._position import MIN_TT_SIZE, TT_SIZE, Position
-from engine.types import Color, Point
+from engine.types import Color, Point, Rule
 
 __all__ = ["WIN", "Limits", "SearchOptions", "SearchResult", "is_win_score", "search", "tt_size"]
 
@@ -50,8 +51,7 @@ _SELECT = k.SEL_LMP | k.SEL_FUTILITY
 # but off with the hand-set order: they win at fixed nodes (below) and master reaches a ply
 # deeper, yet at 500 ms a move, together with the deeper root VCT, they lost ground against
 # Wine 2.1, PentaZen and Rapfi (docs/engine.md, "How it searches"). Where the learned policy
-# orders, reductions by its rank (_POL_LMR) win node for node too, and are off for the same
-# reason: at 500 ms they scored no better (docs/engine.md, "Settings screened against Rapfi").
+# orders, master reduces by its rank instead (_POL_LMR, below).
 _SELECT_TRIED = k.SEL_LMR | k.SEL_MATE
 _LMP_BASE = 3  # quiet moves searched at remaining depth d: _LMP_BASE + d * d
 # late-move reductions (k.SEL_LMR): ln(depth) * ln(move number) * _LMR_SCALE / 100 plies, a
@@ -90,12 +90,15 @@ _POL_CUT = _setting("GOMOKU_POLICY_CUT", 3)
 _POL_RED = _setting("GOMOKU_POLICY_RED", 0)
 _POL_WIDTH = _setting("GOMOKU_POLICY_WIDTH", 0)
 # late-move reductions (k.SEL_LMR) by the policy's rank at this scale, in place of the
-# reductions by move number and of _POL_RED (0: off). Against Rapfi 0.43.02 classical node for
-# node, 150 scored +0.037 +- 0.016 a game over 1,024 games paired with it off (docs/engine.md,
-# "Settings screened against Rapfi"), but -2.7 +- 3.2 points over 128 paired games at 500 ms
-# a move, and +0.012 +- 0.043 a game over 128 with four times the nodes (master at 80,000
-# against Rapfi at 20,000): off; with the hand-set order they stay off (_SELECT_TRIED)
-_POL_LMR = _setting("GOMOKU_POLICY_LMR", 0)
+# reductions by move number and of _POL_RED (0: off), in the rules of _POL_LMR_RULES. In
+# freestyle at 500 ms a move against PentaZen 0.4.17, 150 scored +7.6 +- 2.7 points over 256
+# games paired with it off, and node for node against Rapfi 0.43.02 classical +0.037 +- 0.016
+# a game over 1,024 at 20,000 nodes and +3.9 +- 2.6 points over 256 at 200,000; in standard,
+# where the policy orders too, -6.6 +- 3.8 points over 128 at 500 ms against PentaZen: off there
+# (docs/engine.md, "Settings screened against Rapfi"); with the hand-set order they stay off
+# everywhere (_SELECT_TRIED)
+_POL_LMR = _setting("GOMOKU_POLICY_LMR", 150)
+_POL_LMR_RULES: Final = frozenset({Rule.FREESTYLE})
 # null-move pruning (k.G_NULL) in the selective search: at non-PV nodes of at least
 # _NULL_DEPTH plies to go whose static value is above beta and whose side to move faces no
 # four, open three, four-three or double three, a pass searched _NULL_R plies shallower that
@@ -282,7 +285,7 @@ class _Searcher:
                 g[k.G_POL_RED] = _POL_RED << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
                 if _POL_WIDTH and options.width:
                     g[k.G_WIDTH] = _POL_WIDTH
-                if _POL_LMR:
+                if _POL_LMR and board.rule in _POL_LMR_RULES:
                     g[k.G_SELECT] = _SELECT | k.SEL_LMR
                     g[k.G_LMR] = _POL_LMR
             g[k.G_NULL] = _NULL_R

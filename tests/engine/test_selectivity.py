@@ -360,19 +360,26 @@ def test_reductions_and_mate_pruning_search_fewer_nodes_to_the_same_depth(
 def test_master_reduces_late_moves_only_where_the_policy_orders(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # late-move reductions by the policy's rank (GOMOKU_POLICY_LMR, off by default) are
-    # master's (freestyle, the policy on); with the hand-set order (the levels below master,
-    # the other rules) nothing is reduced so
+    # late-move reductions by the policy's rank (GOMOKU_POLICY_LMR, 150 by default) are
+    # master's in freestyle (the policy on); with the hand-set order (the levels below master,
+    # renju, caro) and in standard, where the policy orders but they lost at 500 ms, nothing is
+    # reduced so
     import engine.search.alphabeta
 
-    board = Board.from_moves("h8 i9 h9 i10 h10 h11 g9 f10 g10")
+    moves = "h8 i9 h9 i10 h10 h11 g9 f10 g10"
+    board = Board.from_moves(moves)
+    standard = Board.from_moves(moves, rule=Rule.STANDARD)
     hand = SearchOptions(policy=False)
+    shipped = search(board, Limits(depth=8))
     monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 150)
     reduced = search(board, Limits(depth=8))
     by_hand = search(board, Limits(depth=8), hand)
+    in_standard = search(standard, Limits(depth=8))
     monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 0)
+    assert shipped.nodes == reduced.nodes
     assert search(board, Limits(depth=8)).nodes > reduced.nodes
     assert search(board, Limits(depth=8), hand).nodes == by_hand.nodes
+    assert search(standard, Limits(depth=8)).nodes == in_standard.nodes
 
 
 # -- null-move pruning (GOMOKU_NULL_MOVE, k.G_NULL) ------------------------------------------
