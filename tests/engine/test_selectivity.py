@@ -357,7 +357,7 @@ def test_reductions_and_mate_pruning_search_fewer_nodes_to_the_same_depth(
     assert with_them.nodes < without.nodes
 
 
-def test_master_reduces_late_moves_only_where_the_policy_orders(
+def test_master_reduces_late_moves_by_the_policys_rank_in_freestyle_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # late-move reductions by the policy's rank (GOMOKU_POLICY_LMR, 150 by default) are
