@@ -44,8 +44,10 @@ def _vcf(name: str, moves: str, answer: str, *, defend: bool = False) -> Puzzle:
     )
 
 
-# Black's open three f8 g8 h8: e8 and i8 both make an open four
-THREE = _vcf("test:three", "f8 a1 g8 a3 h8 o15", "e8")
+# Black's open three f8 g8 h8: e8 and i8 both make an open four. White's open three c3 c4 c5
+# wins in turn for White if Black lets the moment go (with White's stones out of play instead,
+# Black to move would still win after a wasted move and White's block: mate in 13, by Rapfi)
+THREE = _vcf("test:three", "f8 c3 g8 c4 h8 c5", "e8")
 
 
 async def test_another_winning_line_than_the_stored_one_solves() -> None:
