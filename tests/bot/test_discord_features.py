@@ -408,14 +408,25 @@ async def test_a_clock_due_after_the_planned_pass_does_not_wake_the_deadline_tas
 
 
 async def test_a_move_after_the_deadline_loses_on_time(
-    fake: FakeDiscord, make_bot: BotFactory, clock: FakeClock, alice: FakeUser, bob: FakeUser
+    fake: FakeDiscord,
+    make_bot: BotFactory,
+    clock: FakeClock,
+    alice: FakeUser,
+    bob: FakeUser,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The deadline task sleeps through this test: the late move itself must end the game.
     bot = make_bot(deadline_poll=3600.0)
+    begun = _on_each_pass(monkeypatch)
     async with fake.running(bot):
+        await _reach(bot, 1)
         await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
         game_id, board = await accepted_challenge(fake, bot, alice, bob)
         await fake.slash("place", user=alice, options={"cell": "h8"})
+        # every pass the moves woke has read the games before the clock jumps: a pass that read
+        # them after it would end the game on time itself, before the late move comes
+        await _round_trip(fake)
+        await _reach(bot, begun[0])
         clock.advance(seconds=61)
         late = await fake.slash("place", user=bob, options={"cell": "i9"})
         assert late.ephemeral
