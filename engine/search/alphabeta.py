@@ -96,9 +96,17 @@ _POL_WIDTH = _setting("GOMOKU_POLICY_WIDTH", 0)
 # a game over 1,024 at 20,000 nodes and +3.9 +- 2.6 points over 256 at 200,000; in standard,
 # where the policy orders too, -6.6 +- 3.8 points over 128 at 500 ms against PentaZen: off there
 # (docs/engine.md, "Settings screened against Rapfi"); with the hand-set order they stay off
-# everywhere (_SELECT_TRIED)
+# everywhere (_SELECT_TRIED). GOMOKU_POLICY_LMR_RULES (comma-separated rule names) chooses the
+# rules for measuring, as GOMOKU_POLICY_RULES does the policy's
 _POL_LMR = _setting("GOMOKU_POLICY_LMR", 150)
 _POL_LMR_RULES: Final = frozenset({Rule.FREESTYLE})
+
+
+def _lmr_rules() -> frozenset[Rule]:
+    # the rules whose searches reduce so: those GOMOKU_POLICY_LMR_RULES names, else the default
+    return Rule.named_in(os.environ.get("GOMOKU_POLICY_LMR_RULES", "")) or _POL_LMR_RULES
+
+
 # null-move pruning (k.G_NULL) in the selective search: at non-PV nodes of at least
 # _NULL_DEPTH plies to go whose static value is above beta and whose side to move faces no
 # four, open three, four-three or double three, a pass searched _NULL_R plies shallower that
@@ -285,7 +293,7 @@ class _Searcher:
                 g[k.G_POL_RED] = _POL_RED << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
                 if _POL_WIDTH and options.width:
                     g[k.G_WIDTH] = _POL_WIDTH
-                if _POL_LMR and board.rule in _POL_LMR_RULES:
+                if _POL_LMR and board.rule in _lmr_rules():
                     g[k.G_SELECT] = _SELECT | k.SEL_LMR
                     g[k.G_LMR] = _POL_LMR
             g[k.G_NULL] = _NULL_R

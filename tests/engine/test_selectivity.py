@@ -382,6 +382,22 @@ def test_master_reduces_late_moves_by_the_policys_rank_in_freestyle_only(
     assert search(standard, Limits(depth=8)).nodes == in_standard.nodes
 
 
+def test_the_rules_that_reduce_by_the_policy_are_chosen_for_measuring(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # GOMOKU_POLICY_LMR_RULES names the rules (unknown names ignored); unset, freestyle alone
+    import engine.search.alphabeta
+
+    standard = Board.from_moves("h8 i9 h9 i10 h10 h11 g9 f10 g10", rule=Rule.STANDARD)
+    monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 150)
+    monkeypatch.delenv("GOMOKU_POLICY_LMR_RULES", raising=False)
+    shipped = search(standard, Limits(depth=8)).nodes
+    monkeypatch.setenv("GOMOKU_POLICY_LMR_RULES", "standard, chess")
+    reduced = search(standard, Limits(depth=8)).nodes
+    monkeypatch.setenv("GOMOKU_POLICY_LMR_RULES", "chess")
+    assert search(standard, Limits(depth=8)).nodes == shipped != reduced
+
+
 # -- null-move pruning (GOMOKU_NULL_MOVE, k.G_NULL) ------------------------------------------
 
 
