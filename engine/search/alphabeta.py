@@ -94,8 +94,9 @@ _POL_WIDTH = _setting("GOMOKU_POLICY_WIDTH", 0)
 # freestyle at 500 ms a move against PentaZen 0.4.17, 150 scored +7.6 +- 2.7 points over 256
 # games paired with it off, and node for node against Rapfi 0.43.02 classical +0.037 +- 0.016
 # a game over 1,024 at 20,000 nodes and +3.9 +- 2.6 points over 256 at 200,000; in standard,
-# where the policy orders too, -6.6 +- 3.8 points over 128 at 500 ms against PentaZen: off there
-# (docs/engine.md, "Settings screened against Rapfi"); with the hand-set order they stay off
+# where the policy orders too, -1.8 +- 2.8 points over 256 at 500 ms against PentaZen: off there
+# (docs/engine.md, "Settings screened against Rapfi"); scales 100 and 220 scored below 150 at
+# 20,000 nodes ("Around the reductions"); with the hand-set order they stay off
 # everywhere (_SELECT_TRIED). GOMOKU_POLICY_LMR_RULES (comma-separated rule names) chooses the
 # rules for measuring, as GOMOKU_POLICY_RULES does the policy's
 _POL_LMR = _setting("GOMOKU_POLICY_LMR", 150)
