@@ -179,3 +179,50 @@ def test_recorded_games_are_freestyle_only(capsys: pytest.CaptureFixture[str]) -
     with pytest.raises(SystemExit):
         main(["--shard", "0", "--games", "1", "--psq", "x", "--rule", "renju", "--judge", "j"])
     assert "freestyle records only" in capsys.readouterr().err
+
+
+# The data the repository keeps for fitting (data/README.md): each folder holds one rule's
+# shards, and every committed shard must still load and agree with what its manifest says.
+DATA = Path(__file__).resolve().parents[2] / "data"
+FOLDER_RULES = {
+    "selfplay": Rule.FREESTYLE,
+    "selfplay-standard": Rule.STANDARD,
+    "selfplay-renju": Rule.RENJU,
+    "matches": Rule.FREESTYLE,
+}
+COMMITTED = sorted(
+    (folder, int(path.stem.removeprefix("shard-")))
+    for folder in FOLDER_RULES
+    for path in (DATA / folder).glob("shard-[0-9][0-9][0-9][0-9][0-9].json")
+)
+
+
+def test_the_repository_keeps_shards_of_every_source() -> None:
+    assert {folder for folder, _ in COMMITTED} == set(FOLDER_RULES)
+
+
+@pytest.mark.parametrize(("folder", "shard"), COMMITTED, ids=[f"{f}/{s}" for f, s in COMMITTED])
+def test_a_committed_shard_agrees_with_its_manifest_and_its_games(folder: str, shard: int) -> None:
+    rule = FOLDER_RULES[folder]
+    arrays, manifest = load_shard(DATA / folder, shard, rule)  # its hash, and its rule
+    lengths, results, moves = arrays["lengths"], arrays["results"], arrays["moves"]
+    game, ply = arrays["game"], arrays["ply"]
+    counts = manifest["counts"]
+    assert counts["games"] == len(lengths) == len(results)
+    assert counts["moves"] == len(moves) == int(lengths.sum())
+    assert counts["positions"] == len(game) == len(ply) == len(arrays["judge"])
+    assert len(arrays["judge_mate"]) == len(arrays["judge_move"]) == len(game)
+    assert counts["forced"] == int((arrays["judge_mate"] != 0).sum())
+    assert counts["black_wins"] == int((results > 0).sum())
+    assert counts["white_wins"] == int((results < 0).sum())
+    assert counts["draws"] == int((results == 0).sum())
+    # every judged position is one of its game's, from FIRST_PLY stones to before the last move
+    assert ((game >= 0) & (game < len(lengths))).all()
+    assert ((ply >= FIRST_PLY) & (ply < lengths[game])).all()
+    # a forced result is scored as one, and only a forced result
+    assert (np.abs(arrays["judge"][arrays["judge_mate"] != 0]) == MATE).all()
+    # the shard's first game, replayed in its rule, ends as its result says
+    first = [Point(int(m) % SIZE, int(m) // SIZE) for m in moves[: lengths[0]]]
+    board = Board.from_moves(first, size=SIZE, rule=rule)
+    winner = board.outcome.winner if board.outcome is not None else None
+    assert int(results[0]) == (0 if winner is None else 1 if winner is Color.BLACK else -1)
