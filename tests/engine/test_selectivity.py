@@ -362,8 +362,8 @@ def test_master_reduces_late_moves_by_the_policys_rank_in_freestyle_only(
 ) -> None:
     # late-move reductions by the policy's rank (GOMOKU_POLICY_LMR, 150 by default) are
     # master's in freestyle (the policy on); with the hand-set order (the levels below master,
-    # renju, caro) and in standard, where the policy orders but they lost at 500 ms, nothing is
-    # reduced so
+    # renju, caro) and in standard, where the policy orders but they gained nothing at 500 ms,
+    # nothing is reduced so
     import engine.search.alphabeta
 
     moves = "h8 i9 h9 i10 h10 h11 g9 f10 g10"
