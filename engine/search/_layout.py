@@ -29,7 +29,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "e75dca4abadf9113"
+KERNELS_STAMP = "8227da59fa9297ae"
 
 PAD = 5
 MAX_PLY = 128
@@ -41,7 +41,12 @@ INF = 32000
 # cell rows
 R_PAT = 4
 R_CODE = 12
-NROWS = 16  # one 64-byte line per point
+# the learned value head's features of the point (``_state``, ``_tree._value``): VH_MAX for
+# Black to move, then VH_MAX for White to move, in units of 2 ** -VH_SHIFT; with the head off
+# they stay zero and the first 64-byte line of a point holds all that the search reads
+R_VH = 16
+VH_MAX = 32
+NROWS = R_VH + 2 * VH_MAX
 
 # g slots
 G_W, G_H, G_S, G_RULE, G_HALF, G_SIDE, G_NMOVES, G_NODES = range(8)
@@ -131,7 +136,30 @@ G_FUT_DEPTH = G_IIR + 1
 # with the policy: at remaining depth 1-2 the quiet-move cut is this many keys below the best
 # candidate's instead of G_POL_CUT (0: G_POL_CUT at every depth)
 G_POL_CUT_LOW = G_FUT_DEPTH + 1
-NG = G_POL_CUT_LOW + 1
+# the learned value head (tools/value.py's fit, evaluate.ValueHead), used in place of the
+# network when G_VH_F > 0: every empty point's features are the ReLU of the sum of a bias, a
+# row of G_VH_E for each direction's code (the side to move's pattern * NPAT + the other's) and
+# a row for its threat classes (NCODE + the side to move's class * NP4 + the other's), kept for
+# both sides to move in cell (R_VH) as stones come and go; their sums over the empty points
+# (G_VH_POOL, Black to move then White) feed one layer of ReLU units and a logit. Weights in
+# units of 2 ** -VH_SHIFT; a unit's bias in 2 ** -VH_Z, the output's bias in 2 ** -VH_Z
+G_VH_F = G_POL_CUT_LOW + 1  # features a point (0: off)
+G_VH_H = G_VH_F + 1  # hidden units
+G_VH_SCALE = G_VH_F + 2  # evaluation units a logit
+G_VH_B2 = G_VH_F + 3
+G_VH_ADD = G_VH_F + 4  # 1: the head's value is added to the network's (a correction), 0: alone
+VH_ROWS = NPAT * NPAT + 11 * 11  # the direction codes, then the threat-class pairs
+VH_HMAX = 32
+VH_SHIFT = 8
+VH_POOL_SHIFT = 4  # the head reads the sum of the features / 16 (tools/mixnet.py's POOL)
+VH_Z = 2 * VH_SHIFT + VH_POOL_SHIFT
+G_VH_E = G_VH_F + 5
+G_VH_B = G_VH_E + VH_ROWS * VH_MAX
+G_VH_W1 = G_VH_B + VH_MAX  # VH_MAX rows (features) of VH_HMAX (units)
+G_VH_B1 = G_VH_W1 + VH_MAX * VH_HMAX
+G_VH_W2 = G_VH_B1 + VH_HMAX
+G_VH_POOL = G_VH_W2 + VH_HMAX
+NG = G_VH_POOL + 2 * VH_MAX
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

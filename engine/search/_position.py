@@ -59,7 +59,8 @@ class Position:
         g[k.G_ONE] = 1
         g[k.G_MINE] = t.mine
         g[k.G_NET : k.G_POL_E] = t.net
-        g[k.G_POL_E :] = t.policy
+        g[k.G_POL_E : k.G_VH_F] = t.policy
+        g[k.G_VH_F :] = t.value_head
         g[k.G_POL] = t.policy_features
         cell = np.zeros((cells, k.NROWS), dtype=np.int32)
         k.init_state(b, cell, g, t.pattern, t.packed, t.threat)

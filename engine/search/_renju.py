@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "e75dca4abadf9113"
+KERNELS_STAMP = "8227da59fa9297ae"
 
 
 @njit

@@ -17,11 +17,18 @@ from engine.search._layout import (
     G_SIDE,
     G_VAL,
     G_VAL_W,
+    G_VH_B,
+    G_VH_E,
+    G_VH_F,
+    G_VH_POOL,
     G_W,
     NP4,
+    NPAT,
     PAD,
     R_CODE,
     R_PAT,
+    R_VH,
+    VH_MAX,
     I8Array,
     I32Array,
     IntArray,
@@ -32,7 +39,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "e75dca4abadf9113"
+KERNELS_STAMP = "8227da59fa9297ae"
 
 
 @njit
@@ -77,6 +84,52 @@ def init_state(
                 pk = ev[ci, cell[p, R_CODE + ci]]
                 g[G_VAL + ci] += pk >> 4
                 g[G_P4 + ci * NP4 + (pk & 15)] += 1
+    for i in range(2 * VH_MAX):
+        g[G_VH_POOL + i] = 0
+    nf = g[G_VH_F]
+    if nf > 0:
+        for y in range(h):
+            for x in range(w):
+                p = (y + PAD) * s + x + PAD
+                t0 = ev[0, cell[p, R_CODE]] & 15
+                t1 = ev[1, cell[p, R_CODE + 1]] & 15
+                for side in range(2):
+                    other = 1 - side
+                    pair = t0 * NP4 + t1 if side == 0 else t1 * NP4 + t0
+                    for f in range(nf):
+                        v = g[G_VH_B + f] + g[G_VH_E + (NPAT * NPAT + pair) * VH_MAX + f]
+                        for d in range(4):
+                            mine = cell[p, R_PAT + side * 4 + d]
+                            theirs = cell[p, R_PAT + other * 4 + d]
+                            v += g[G_VH_E + (mine * NPAT + theirs) * VH_MAX + f]
+                        cell[p, R_VH + side * VH_MAX + f] = v
+                        if b[p] == 0:
+                            g[G_VH_POOL + side * VH_MAX + f] += max(v, 0)
+
+
+@njit_inline
+def _vh_move(cell: I32Array, g: IntArray, q: int, side: int, old: int, new: int) -> None:
+    # the value head's features of empty point q for ``side`` to move: row ``old`` of its sum
+    # becomes row ``new``, and the pooled sum follows the ReLU's change
+    col = R_VH + side * VH_MAX
+    pool = G_VH_POOL + side * VH_MAX
+    eo = G_VH_E + old * VH_MAX
+    en = G_VH_E + new * VH_MAX
+    for f in range(g[G_VH_F]):
+        was = cell[q, col + f]
+        now = was + g[en + f] - g[eo + f]
+        cell[q, col + f] = now
+        g[pool + f] += max(now, 0) - max(was, 0)
+
+
+@njit_inline
+def _vh_point(cell: I32Array, g: IntArray, p: int, sign: int) -> None:
+    # point p's features enter (sign 1: it was emptied) or leave (-1: a stone) the pooled sums
+    for side in range(2):
+        col = R_VH + side * VH_MAX
+        pool = G_VH_POOL + side * VH_MAX
+        for f in range(g[G_VH_F]):
+            g[pool + f] += sign * max(cell[p, col + f], 0)
 
 
 @njit_inline
@@ -89,6 +142,13 @@ def _update(
         row = R_PAT + ci * 4 + d
         old = cell[q, row]
         if new != old:
+            vh = g[G_VH_F] > 0
+            if vh:
+                # the direction's code for each side to move: its own pattern * NPAT + the
+                # other side's, whose pattern is what it is now
+                them = cell[q, R_PAT + (1 - ci) * 4 + d]
+                _vh_move(cell, g, q, ci, old * NPAT + them, new * NPAT + them)
+                _vh_move(cell, g, q, 1 - ci, them * NPAT + old, them * NPAT + new)
             cell[q, row] = new
             oc = cell[q, R_CODE + ci]
             nc = oc + (np.int64(new) - old) * pw
@@ -102,6 +162,11 @@ def _update(
             if o4 != n4:
                 g[G_P4 + ci * NP4 + o4] -= 1
                 g[G_P4 + ci * NP4 + n4] += 1
+                if vh:
+                    t = ev[1 - ci, cell[q, R_CODE + 1 - ci]] & 15
+                    base = NPAT * NPAT
+                    _vh_move(cell, g, q, ci, base + o4 * NP4 + t, base + n4 * NP4 + t)
+                    _vh_move(cell, g, q, 1 - ci, base + t * NP4 + o4, base + t * NP4 + n4)
 
 
 @njit
@@ -123,6 +188,8 @@ def play(
     s = g[G_S]
     half = g[G_HALF]
     st = _steps(s)
+    if g[G_VH_F] > 0:
+        _vh_point(cell, g, p, -1)
     for ci in range(2):
         pk = ev[ci, cell[p, R_CODE + ci]]
         g[G_VAL + ci] -= pk >> 4
@@ -196,5 +263,7 @@ def undo(
         pk = ev[ci, cell[p, R_CODE + ci]]
         g[G_VAL + ci] += pk >> 4
         g[G_P4 + ci * NP4 + (pk & 15)] += 1
+    if g[G_VH_F] > 0:
+        _vh_point(cell, g, p, 1)
     hsh[0] ^= zob[c - 1, p]
     hsh[0] ^= zob[2, 0]

@@ -55,6 +55,15 @@ from engine.search._layout import (
     G_STOP,
     G_VAL,
     G_VCF_DEPTH,
+    G_VH_ADD,
+    G_VH_B1,
+    G_VH_B2,
+    G_VH_F,
+    G_VH_H,
+    G_VH_POOL,
+    G_VH_SCALE,
+    G_VH_W1,
+    G_VH_W2,
     G_W,
     G_WIDTH,
     INF,
@@ -88,6 +97,10 @@ from engine.search._layout import (
     TT_EXACT,
     TT_LOWER,
     TT_UPPER,
+    VH_HMAX,
+    VH_MAX,
+    VH_SHIFT,
+    VH_Z,
     WIN,
     WIN_MIN,
     I8Array,
@@ -110,7 +123,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "e75dca4abadf9113"
+KERNELS_STAMP = "8227da59fa9297ae"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -135,14 +148,37 @@ def _network(g: IntArray, me: int) -> int:
     return int(min(max(v, -NET_CLIP), NET_CLIP))
 
 
+@njit_inline
+def _value(g: IntArray, me: int) -> int:
+    # the learned value head over the pooled features of the side to move's view
+    # (tools/value.py's fit), in evaluation units: G_VH_SCALE a logit
+    nf = g[G_VH_F]
+    pool = G_VH_POOL + me * VH_MAX
+    acc = 0
+    for j in range(g[G_VH_H]):
+        z = g[G_VH_B1 + j]
+        for f in range(nf):
+            z += g[pool + f] * g[G_VH_W1 + f * VH_HMAX + j]
+        if z > 0:
+            acc += (z >> VH_SHIFT) * g[G_VH_W2 + j]
+    logit = acc + g[G_VH_B2]  # in units of 2 ** -VH_Z
+    v = ((logit >> 10) * g[G_VH_SCALE]) >> (VH_Z - 10)
+    return int(min(max(v, -NET_CLIP), NET_CLIP))
+
+
 @njit
 def evaluate(g: IntArray, hsh: U64Array) -> int:
     """Static evaluation from the side to move's view (plus the level's noise, if any)."""
     me = g[G_SIDE] - 1
-    if g[G_NET] > 0:
-        v = _network(g, me)
+    if g[G_VH_F] > 0 and g[G_VH_ADD] == 0:
+        v = _value(g, me)
     else:
-        v = int((g[G_MINE] * g[G_VAL + me] - 4 * g[G_VAL + 1 - me]) // 4)
+        if g[G_NET] > 0:
+            v = _network(g, me)
+        else:
+            v = int((g[G_MINE] * g[G_VAL + me] - 4 * g[G_VAL + 1 - me]) // 4)
+        if g[G_VH_F] > 0:
+            v = min(max(v + _value(g, me), -NET_CLIP), NET_CLIP)
     amp = g[G_NOISE]
     if amp > 0:
         x = (hsh[0] ^ np.uint64(g[G_SEED])) * np.uint64(0x9E3779B97F4A7C15)

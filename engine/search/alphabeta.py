@@ -276,6 +276,7 @@ class _Searcher:
         g[k.G_DEEP_VCF] = 0 if options.exhaustive else options.deep_vcf
         if not options.network:
             g[k.G_NET] = 0
+            g[k.G_VH_F] = 0
         if not options.policy or options.exhaustive:
             g[k.G_POL] = 0
         if options.selective and not options.exhaustive:

@@ -73,6 +73,13 @@ NET_RULES_ENV = "GOMOKU_NET_RULES"
 POLICY_RULES: Final = frozenset({Rule.FREESTYLE, Rule.STANDARD})
 NET_RULES: Final = frozenset({Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU})
 _PACKAGED_POLICY = "engine/search/data/policy.npz"
+# a learned value head (``ValueHead``, a tools/value.py fit) to evaluate with in place of the
+# network, in the rules of VALUE_RULES_ENV (freestyle by default): for measuring, none ships
+# (node for node against Rapfi every fit so far lost, docs/engine.md, "A learned value")
+VALUE_ENV = "GOMOKU_VALUE"
+VALUE_RULES_ENV = "GOMOKU_VALUE_RULES"
+VALUE_RULES: Final = frozenset({Rule.FREESTYLE})
+_MAX_VALUE_WEIGHT = 64.0  # keeps every fixed-point sum of the head inside 64 bits
 _MAX_POLICY_WEIGHT = 64.0  # a point's feature stays below 2 ** 17 in the kernels' fixed point
 _MAX_WEIGHT = 1 << 20  # a point's value is packed as value << 4 into an int32
 _MAX_MINE = 8  # the side to move's sum counts at most twice
@@ -102,9 +109,13 @@ class PatternTables:
     # the g slots from G_POL_E on: the move policy in the kernels' fixed point, and its
     # features a point (0: none, the candidates are ordered by ``score``)
     policy: npt.NDArray[np.int64] = field(
-        default_factory=lambda: np.zeros(k.NG - k.G_POL_E, dtype=np.int64)
+        default_factory=lambda: np.zeros(k.G_VH_F - k.G_POL_E, dtype=np.int64)
     )
     policy_features: int = 0
+    # the g slots from G_VH_F on: the learned value head (zeros: none, ``net`` evaluates)
+    value_head: npt.NDArray[np.int64] = field(
+        default_factory=lambda: np.zeros(k.NG - k.G_VH_F, dtype=np.int64)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +193,7 @@ def load_policy(data: bytes, source: str = "") -> Policy:
 def policy_slots(p: Policy | None) -> npt.NDArray[np.int64]:
     """The g slots from ``G_POL_E`` on for ``p`` (zeros for none): its weights in units of
     ``2 ** -POL_SHIFT``, the feature rows ``POL_MAX`` apart."""
-    slots = np.zeros(k.NG - k.G_POL_E, dtype=np.int64)
+    slots = np.zeros(k.G_VH_F - k.G_POL_E, dtype=np.int64)
     if p is None:
         return slots
     unit = float(1 << k.POL_SHIFT)
@@ -193,6 +204,117 @@ def policy_slots(p: Policy | None) -> npt.NDArray[np.int64]:
     slots[k.G_POL_B - k.G_POL_E : k.G_POL_B - k.G_POL_E + features] = np.round(p.b * unit)
     slots[k.G_POL_U - k.G_POL_E : k.G_POL_U - k.G_POL_E + features] = np.round(p.u * unit)
     return slots
+
+
+@dataclass(frozen=True, slots=True)
+class ValueHead:
+    """A learned value (``engine.search._kernels._value``, fitted by ``tools/value.py``): every
+    empty point's features ``relu(E[c0] + E[c1] + E[c2] + E[c3] + E[threats] + b)`` from the
+    side to move's view, summed over the empty points and divided by 16, through one layer of
+    ReLU units to a logit of the side to move's winning chance."""
+
+    e: npt.NDArray[np.float64]  # [row, feature]: the 144 direction codes, then 121 threat pairs
+    b: npt.NDArray[np.float64]  # [feature]
+    w1: npt.NDArray[np.float64]  # [feature, unit]
+    b1: npt.NDArray[np.float64]  # [unit]
+    w2: npt.NDArray[np.float64]  # [unit]
+    b2: float
+    scale: float  # evaluation units a logit
+    source: str
+    add: bool = False  # a correction added to the network's value, not a value of its own
+
+
+def load_value_head(data: bytes, source: str = "") -> ValueHead:
+    """A value head from the bytes of a ``tools/value.py`` fit (arrays ``E``, ``b``, ``W1``,
+    ``b1``, ``w2``, ``b2``, ``inputs`` naming at most ``threat``, ``scale``, the evaluation
+    units a logit, 1,000 where it is absent, and ``add``, true where the head corrects the
+    network's value rather than replacing it).
+
+    Raises:
+        ValueError: the bytes are not such a fit (shapes, inputs, bounds).
+    """
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+            e = np.asarray(arrays["E"], dtype=np.float64)
+            got = {name: np.asarray(arrays[name], dtype=np.float64) for name in _HEAD}
+            inputs = tuple(str(x) for x in arrays["inputs"]) if "inputs" in arrays else ()
+            scale = float(arrays["scale"]) if "scale" in arrays else 1000.0
+            add = bool(arrays["add"]) if "add" in arrays else False
+    except (ValueError, KeyError, OSError, EOFError) as exc:
+        raise ValueError(f"{source}: not a value head ({exc!r})") from None
+    features = got["b"].shape[0] if got["b"].ndim == 1 else 0
+    hidden = got["b1"].shape[0] if got["b1"].ndim == 1 else 0
+    codes = k.NPAT * k.NPAT
+    if inputs not in ((), ("threat",)):
+        raise ValueError(f"{source}: the search reads the codes and the threat pair only")
+    if not 0 < features <= k.VH_MAX or not 0 < hidden <= k.VH_HMAX:
+        raise ValueError(f"{source}: 1 to {k.VH_MAX} features and 1 to {k.VH_HMAX} units")
+    rows = codes if not inputs else k.VH_ROWS
+    shapes = {"b": (features,), "W1": (features, hidden), "b1": (hidden,), "w2": (hidden,)}
+    if e.shape != (rows, features) or any(got[n].shape != v for n, v in shapes.items()):
+        raise ValueError(f"{source}: E needs {rows} rows, W1 {features} x {hidden}")
+    for name, values in (("E", e), *got.items()):
+        if not np.all(np.abs(values) < _MAX_VALUE_WEIGHT):
+            raise ValueError(f"{source}: {name} must be finite and below {_MAX_VALUE_WEIGHT:g}")
+    if not 1 <= scale <= 1 << 14:
+        raise ValueError(f"{source}: the scale must be from 1 to 16384")
+    full = np.zeros((k.VH_ROWS, features))
+    full[:rows] = e
+    return ValueHead(
+        full,
+        got["b"],
+        got["W1"],
+        got["b1"],
+        got["w2"],
+        float(got["b2"].reshape(-1)[0]),
+        scale,
+        source or "npz",
+        add,
+    )
+
+
+_HEAD = ("b", "W1", "b1", "w2", "b2")
+
+
+def value_slots(v: ValueHead | None) -> npt.NDArray[np.int64]:
+    """The g slots from ``G_VH_F`` on for ``v`` (zeros for none) in the kernels' fixed point:
+    ``E``, ``b`` and ``W1`` in units of ``2 ** -VH_SHIFT``, the units' biases and the output's
+    in ``2 ** -VH_Z``, ``w2`` in ``2 ** -VH_SHIFT``."""
+    slots = np.zeros(k.NG - k.G_VH_F, dtype=np.int64)
+    if v is None:
+        return slots
+    unit = float(1 << k.VH_SHIFT)
+    z = float(1 << k.VH_Z)
+    features, hidden = v.w1.shape
+
+    def at(slot: int) -> int:
+        return slot - k.G_VH_F
+
+    slots[at(k.G_VH_F)] = features
+    slots[at(k.G_VH_H)] = hidden
+    slots[at(k.G_VH_SCALE)] = round(v.scale)
+    slots[at(k.G_VH_B2)] = round(v.b2 * z)
+    slots[at(k.G_VH_ADD)] = int(v.add)
+    e = np.zeros((k.VH_ROWS, k.VH_MAX), dtype=np.int64)
+    e[:, :features] = np.round(v.e * unit)
+    slots[at(k.G_VH_E) : at(k.G_VH_E) + e.size] = e.reshape(-1)
+    slots[at(k.G_VH_B) : at(k.G_VH_B) + features] = np.round(v.b * unit)
+    w1 = np.zeros((k.VH_MAX, k.VH_HMAX), dtype=np.int64)
+    w1[:features, :hidden] = np.round(v.w1 * unit)
+    slots[at(k.G_VH_W1) : at(k.G_VH_W1) + w1.size] = w1.reshape(-1)
+    slots[at(k.G_VH_B1) : at(k.G_VH_B1) + hidden] = np.round(v.b1 * z)
+    slots[at(k.G_VH_W2) : at(k.G_VH_W2) + hidden] = np.round(v.w2 * unit)
+    return slots
+
+
+@functools.cache
+def value_head() -> ValueHead | None:
+    """The value head this process evaluates with: ``$GOMOKU_VALUE`` (a fit), else none."""
+    chosen = os.environ.get(VALUE_ENV, "")
+    if not chosen or chosen == "off":
+        return None
+    with open(chosen, "rb") as file:
+        return load_value_head(file.read(), chosen)
 
 
 @functools.cache
@@ -345,7 +467,7 @@ def weights() -> Weights:
 @functools.cache
 def tables(rule: Rule) -> PatternTables:
     """The tables of ``rule`` with this process's weights and policy, built on first use."""
-    return with_policy(build_tables(rule, weights()), policy())
+    return with_value_head(with_policy(build_tables(rule, weights()), policy()), value_head())
 
 
 def build_tables(rule: Rule, w: Weights) -> PatternTables:
@@ -386,6 +508,13 @@ def with_policy(t: PatternTables, p: Policy | None) -> PatternTables:
     return dataclasses.replace(
         t, policy=policy_slots(p), policy_features=0 if p is None else len(p.b)
     )
+
+
+def with_value_head(t: PatternTables, v: ValueHead | None) -> PatternTables:
+    """``t`` evaluating with ``v`` in the rules of ``VALUE_RULES`` (the others keep theirs)."""
+    if v is None or t.rule not in _rules(VALUE_RULES_ENV, VALUE_RULES):
+        v = None
+    return dataclasses.replace(t, value_head=value_slots(v))
 
 
 def evaluate(board: Board) -> int:
