@@ -208,14 +208,16 @@ def engine_value_loss(train: Samples, test: Samples, rule: Rule = Rule.FREESTYLE
     with K fitted on ``train``: the figure a learned value must beat."""
     from tools.tune import fit_scale, loss
 
-    def evals(data: Samples) -> npt.NDArray[np.float64]:
-        return np.array(
-            [engine_eval([int(m) for m in row if m >= 0], rule) for row in data.history],
-            dtype=np.float64,
-        )
+    scale = fit_scale(engine_evals(train, rule), train.value.astype(np.float64))
+    return float(loss(engine_evals(test, rule), test.value.astype(np.float64), scale))
 
-    scale = fit_scale(evals(train), train.value.astype(np.float64))
-    return float(loss(evals(test), test.value.astype(np.float64), scale))
+
+def engine_evals(data: Samples, rule: Rule = Rule.FREESTYLE) -> npt.NDArray[np.float64]:
+    """The search's own static evaluation of each position of ``data`` in ``rule``."""
+    return np.array(
+        [engine_eval([int(m) for m in row if m >= 0], rule) for row in data.history],
+        dtype=np.float64,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,13 +337,21 @@ def loss_and_grads(
     d_a = d_pooled[:, None, :] / count[:, None, None] + d_scores[:, :, None] * p["u"]
     d_h = d_a * (h > 0) * mask[:, :, None]  # N x P x F
     grads["b"] = d_h.sum(axis=(0, 1))
-    d_e = np.zeros_like(p["E"])
-    flat_codes = codes.reshape(-1, codes.shape[-1])
-    flat_dh = d_h.reshape(-1, d_h.shape[2])
-    for d in range(codes.shape[-1]):
-        np.add.at(d_e, flat_codes[:, d], flat_dh)
-    grads["E"] = d_e
+    grads["E"] = row_grads(p["E"], codes, d_h)
     return float(v_loss), p_loss, grads
+
+
+def row_grads(
+    e: npt.NDArray[np.float64], rows: npt.NDArray[np.integer[Any]], d_h: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """The gradient of ``e`` (its rows a point sums) from each point's gradient ``d_h`` (``N x
+    POINTS x F``), through the rows each point reads (``rows``, ``N x POINTS x C``)."""
+    d_e = np.zeros_like(e)
+    flat_rows = rows.reshape(-1, rows.shape[-1])
+    flat_dh = d_h.reshape(-1, d_h.shape[2])
+    for column in range(rows.shape[-1]):
+        np.add.at(d_e, flat_rows[:, column], flat_dh)
+    return d_e
 
 
 def policy_logits(

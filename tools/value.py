@@ -96,12 +96,7 @@ def loss_and_grads(
     grads["b1"] = d_z1.sum(axis=0)
     d_h = (d_z1 @ params["W1"].T / mx.POOL)[:, None, :] * (h > 0) * mask[:, :, None]
     grads["b"] = d_h.sum(axis=(0, 1))
-    d_e = np.zeros_like(params["E"])
-    flat = cols.reshape(-1, cols.shape[-1])
-    flat_dh = d_h.reshape(-1, d_h.shape[2])
-    for column in range(cols.shape[-1]):
-        np.add.at(d_e, flat[:, column], flat_dh)
-    grads["E"] = d_e
+    grads["E"] = mx.row_grads(params["E"], cols, d_h)
     return loss, grads
 
 
@@ -206,14 +201,6 @@ def fit(
     return kept
 
 
-def search_evals(data: mx.Samples, rule: Rule) -> F64:
-    """The search's own static evaluation of each position of ``data``."""
-    return np.array(
-        [mx.engine_eval([int(m) for m in row if m >= 0], rule) for row in data.history],
-        dtype=np.float64,
-    )
-
-
 def search_chances(
     train: mx.Samples, held: mx.Samples, rule: Rule, sample: int = 20000, seed: int = 0
 ) -> F64:
@@ -221,15 +208,9 @@ def search_chances(
     to ``sample`` positions of ``train``."""
     from tools.tune import fit_scale
 
-    def evals(data: mx.Samples) -> F64:
-        return np.array(
-            [mx.engine_eval([int(m) for m in row if m >= 0], rule) for row in data.history],
-            dtype=np.float64,
-        )
-
-    rows = np.random.default_rng(seed).permutation(len(train.value))[:sample]
-    scale = fit_scale(evals(mx.subset(train, rows)), train.value[rows].astype(np.float64))
-    out: F64 = 1 / (1 + np.exp(-evals(held) / scale))
+    some = mx.subset(train, np.random.default_rng(seed).permutation(len(train.value))[:sample])
+    scale = fit_scale(mx.engine_evals(some, rule), some.value.astype(np.float64))
+    out: F64 = 1 / (1 + np.exp(-mx.engine_evals(held, rule) / scale))
     return out
 
 
@@ -290,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.residual:
         from tools.tune import fit_scale
 
-        evals = search_evals(data, rule)
+        evals = mx.engine_evals(data, rule)
         train_rows = np.random.default_rng(0).permutation(np.nonzero(~test)[0])[:20000]
         scale = float(fit_scale(evals[train_rows], data.value[train_rows].astype(np.float64)))
         base = evals / scale

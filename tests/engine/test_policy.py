@@ -51,13 +51,13 @@ def _npz(**arrays: np.ndarray) -> bytes:
 
 
 @st.composite
-def games(draw: st.DrawFn) -> list[int]:
-    """Random moves (``y * SIZE + x``) on an empty 15x15 freestyle board, stopping before one
-    would end the game."""
+def games(draw: st.DrawFn, low: int = 3, high: int = SIZE - 4, fewest: int = 1) -> list[int]:
+    """Random moves (``y * SIZE + x``, each coordinate from ``low`` to ``high``) on an empty
+    15x15 freestyle board, ``fewest`` to 60 tries, stopping before one would end the game."""
     board = Board(SIZE, Rule.FREESTYLE)
     moves: list[int] = []
-    for _ in range(draw(st.integers(1, 60))):
-        x, y = draw(st.integers(3, SIZE - 4)), draw(st.integers(3, SIZE - 4))
+    for _ in range(draw(st.integers(fewest, 60))):
+        x, y = draw(st.integers(low, high)), draw(st.integers(low, high))
         if board[Point(x, y)] is None:
             board.play(Point(x, y))
             if board.outcome is not None:

@@ -26,6 +26,7 @@ from engine.search.evaluate import (
     with_value_head,
 )
 from engine.types import Point, Rule
+from tests.engine.test_policy import games as policy_games
 from tools.mixnet import POINTS, SIZE, columns, point_inputs
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -37,21 +38,9 @@ def _npz(**arrays: Any) -> bytes:
     return out.getvalue()
 
 
-@st.composite
-def games(draw: st.DrawFn) -> list[int]:
-    """Random moves (``y * SIZE + x``) on an empty 15x15 freestyle board, up to the edges,
-    stopping before one would end the game."""
-    board = Board(SIZE, Rule.FREESTYLE)
-    moves: list[int] = []
-    for _ in range(draw(st.integers(0, 60))):
-        x, y = draw(st.integers(0, SIZE - 1)), draw(st.integers(0, SIZE - 1))
-        if board[Point(x, y)] is None:
-            board.play(Point(x, y))
-            if board.outcome is not None:
-                board.undo()
-                break
-            moves.append(y * SIZE + x)
-    return moves
+def games() -> st.SearchStrategy[list[int]]:
+    """Random games up to the board's edges, the empty board among them."""
+    return policy_games(0, SIZE - 1, 0)
 
 
 @st.composite
