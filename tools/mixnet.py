@@ -507,15 +507,7 @@ def train(
                 policy_weight,
             )
             step += 1
-            for name, grad in grads.items():
-                m, v = moments[name]
-                m *= 0.9
-                m += 0.1 * grad
-                v *= 0.999
-                v += 0.001 * grad * grad
-                m_hat = m / (1 - 0.9**step)
-                v_hat = v / (1 - 0.999**step)
-                params[name] -= (rate * m_hat / (np.sqrt(v_hat) + 1e-8)).astype(np.float32)
+            adam_step(params, grads, moments, step, rate)
         if len(test_rows):
             v_loss, p_loss, _ = loss_and_grads(
                 params,
@@ -530,6 +522,26 @@ def train(
                 f" judge's move first {np.mean(r == 0):.1%}, within 5 {np.mean(r < 5):.1%}"
             )
     return params
+
+
+def adam_step(
+    params: dict[str, Any],
+    grads: Mapping[str, npt.NDArray[np.float64]],
+    moments: Mapping[str, tuple[Any, Any]],
+    step: int,
+    rate: float,
+) -> None:
+    """One step of Adam (the usual 0.9, 0.999, 1e-8) on ``params`` in place, ``step`` counted
+    from 1, the moments kept in ``moments`` (zeros at first)."""
+    for name, grad in grads.items():
+        m, v = moments[name]
+        m *= 0.9
+        m += 0.1 * grad
+        v *= 0.999
+        v += 0.001 * grad * grad
+        m_hat = m / (1 - 0.9**step)
+        v_hat = v / (1 - 0.999**step)
+        params[name] -= (rate * m_hat / (np.sqrt(v_hat) + 1e-8)).astype(params[name].dtype)
 
 
 def export_policy(fit: Path, out: Path) -> int:

@@ -177,15 +177,7 @@ def fit(
             offset = None if base is None else base[rows]
             _, grads = loss_and_grads(params, cols, data.empty[rows], data.value[rows], offset)
             step += 1
-            for name, grad in grads.items():
-                m, v = moments[name]
-                m *= 0.9
-                m += 0.1 * grad
-                v *= 0.999
-                v += 0.001 * grad * grad
-                params[name] -= (
-                    step_size * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
-                )
+            mx.adam_step(params, grads, moments, step, step_size)
         if not len(held.value):
             kept = {name: w.copy() for name, w in params.items()}
             continue
