@@ -7,7 +7,9 @@ State lives in a few numpy arrays so numba can keep Python objects out of the ho
   a point ``(x, y)`` is index ``(y + PAD) * S + x + PAD`` with ``S = width + 2 * PAD``.
 * ``cell``: int32 ``[index, column]``: line keys (columns 0-3, one per direction), the pattern
   of each side in each direction (4-11) and each side's pattern code (12-13), kept up to date
-  on play/undo for the points within ``half`` of the stone; one 64-byte line per point.
+  on play/undo for the points within ``half`` of the stone, in the first 64-byte line of each
+  point; then the learned value's features of the point (``R_VH`` on), zeros unless a value is
+  named.
 * ``near``: stones in the 5x5 square around each point (candidates are points with one).
 * ``ev`` (in ``st``): per side and pattern code, ``value << 4 | threat class``.
 * ``g``: int64 scalars (``G_*``): geometry, rule, side to move, nodes, limits, the running
@@ -29,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8227da59fa9297ae"
+KERNELS_STAMP = "a287e44eb6187091"
 
 PAD = 5
 MAX_PLY = 128

@@ -39,7 +39,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8227da59fa9297ae"
+KERNELS_STAMP = "a287e44eb6187091"
 
 
 @njit
