@@ -18,6 +18,11 @@ own evaluation on the same held-out positions, sigmoid(eval / K) with K fitted t
 training positions, which a fit must beat on both. ``--scale`` is the evaluation units a logit
 in the search (the search's margins were set in units of its evaluation: on these positions
 K is about 2,000). Held-out games are ``tools/mixnet.py``'s (``held_out_games``).
+
+``--residual`` fits a correction instead: the fit's logit is added to the search's own
+evaluation's, sigmoid(eval / K + logit), with K fitted as above, and the fit starts as no
+correction; the file says so (``add``) and its scale is K, so that the search adds it to its
+network's value in the same units (``docs/engine.md``, "A learned value").
 """
 
 from __future__ import annotations
