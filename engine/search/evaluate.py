@@ -75,7 +75,7 @@ NET_RULES: Final = frozenset({Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU})
 _PACKAGED_POLICY = "engine/search/data/policy.npz"
 # a learned value head (``ValueHead``, a tools/value.py fit) to evaluate with in place of the
 # network, in the rules of VALUE_RULES_ENV (freestyle by default): for measuring, none ships
-# (node for node against Rapfi every fit so far lost, docs/engine.md, "A learned value")
+# (node for node against Rapfi none has gained so far, docs/engine.md, "A learned value")
 VALUE_ENV = "GOMOKU_VALUE"
 VALUE_RULES_ENV = "GOMOKU_VALUE_RULES"
 VALUE_RULES: Final = frozenset({Rule.FREESTYLE})
@@ -224,6 +224,9 @@ class ValueHead:
     add: bool = False  # a correction added to the network's value, not a value of its own
 
 
+_HEAD = ("b", "W1", "b1", "w2", "b2")  # a fit's arrays beside E
+
+
 def load_value_head(data: bytes, source: str = "") -> ValueHead:
     """A value head from the bytes of a ``tools/value.py`` fit (arrays ``E``, ``b``, ``W1``,
     ``b1``, ``w2``, ``b2``, ``inputs`` naming at most ``threat``, ``scale``, the evaluation
@@ -271,9 +274,6 @@ def load_value_head(data: bytes, source: str = "") -> ValueHead:
         source or "npz",
         add,
     )
-
-
-_HEAD = ("b", "W1", "b1", "w2", "b2")
 
 
 def value_slots(v: ValueHead | None) -> npt.NDArray[np.int64]:
