@@ -638,6 +638,24 @@ def policy_figures(
     return total / max(count, 1), first / max(count, 1), five / max(count, 1)
 
 
+def shard_manifests(paths: Sequence[Path]) -> list[tuple[Path, int]]:
+    """The shards named (folders of shards, or shards' manifests), in the order named: each
+    one's folder and number.
+
+    Raises:
+        ValueError: a file that is not a shard's manifest.
+    """
+    found: list[tuple[Path, int]] = []
+    for path in paths:
+        manifests = [path] if path.suffix == ".json" else sorted(path.glob("shard-*.json"))
+        for manifest in manifests:
+            shard = manifest.stem.removeprefix("shard-")
+            if not shard.isdigit():
+                raise ValueError(f"{manifest} is not a shard's manifest")
+            found.append((manifest.parent, int(shard)))
+    return found
+
+
 def load_samples(paths: Sequence[Path], rule: Rule = Rule.FREESTYLE) -> tuple[Samples, list[int]]:
     """The positions of the shards named (folders of shards, or shards' manifests), in the
     order named, each shard's games numbered after the previous shard's; and the number of
@@ -653,16 +671,11 @@ def load_samples(paths: Sequence[Path], rule: Rule = Rule.FREESTYLE) -> tuple[Sa
     parts: list[Samples] = []
     offsets: list[int] = []
     offset = 0
-    for path in paths:
-        manifests = [path] if path.suffix == ".json" else sorted(path.glob("shard-*.json"))
-        for manifest in manifests:
-            shard = manifest.stem.removeprefix("shard-")
-            if not shard.isdigit():
-                raise ValueError(f"{manifest} is not a shard's manifest")
-            arrays, _ = load_shard(manifest.parent, int(shard), rule)
-            parts.append(samples(arrays, offset, rule))
-            offsets.append(offset)
-            offset += len(arrays["lengths"])
+    for folder, shard in shard_manifests(paths):
+        arrays, _ = load_shard(folder, shard, rule)
+        parts.append(samples(arrays, offset, rule))
+        offsets.append(offset)
+        offset += len(arrays["lengths"])
     if not parts:
         raise ValueError("no shards found")
     data = Samples(*(np.concatenate([getattr(s, f) for s in parts]) for f in Samples.__slots__))

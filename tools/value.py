@@ -216,12 +216,10 @@ def forced_results(paths: Sequence[Path], rule: Rule) -> npt.NDArray[np.bool_]:
     the judge found its result forced."""
     from tools.datagen import load_shard
 
-    parts: list[npt.NDArray[np.bool_]] = []
-    for path in paths:
-        manifests = [path] if path.suffix == ".json" else sorted(path.glob("shard-*.json"))
-        for manifest in manifests:
-            arrays, _ = load_shard(manifest.parent, int(manifest.stem.removeprefix("shard-")), rule)
-            parts.append(np.asarray(arrays["judge_mate"]) != 0)
+    parts = [
+        np.asarray(load_shard(folder, shard, rule)[0]["judge_mate"]) != 0
+        for folder, shard in mx.shard_manifests(paths)
+    ]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
 
 
