@@ -303,13 +303,16 @@ class _Writer(_Connection):
     together, one statement, before any statement that might see them and before the end
     (``flush``).
 
-    ``going_ahead``: the write being started sends its statement before the writes started
-    before it have their answers (``SqliteGameRepository._statements``). The thread runs
-    statements in the order sent, and such a write is one change, followed only by reads (why
-    it was refused): as if the writes had come in another order, each whole. It may go ahead
-    when that statement is a change that does not need the held pings written first; any
-    other statement raises ``_NotAhead`` before it is sent. After the end, a write may still
-    read (outside the transaction); a change then is a bug and raises ``RuntimeError``."""
+    ``going_ahead``: the write being started is left to finish while the writes after it
+    start, and may send its statement before the writes started before it have their answers
+    (``SqliteGameRepository._statements``). The thread runs statements in the order sent, and
+    such a write is one change, followed only by reads (why it was refused): as if the writes
+    had come in another order, each whole. It must send that statement before it first waits
+    for anything, or the writes after it, and the batch's end, could overtake it: so it goes
+    ahead only when that statement is a change that does not need the held pings written
+    first (nor, in a batch not begun, a BEGIN answered); any other statement raises
+    ``_NotAhead`` before it is sent. After the end, a write may still read (outside the
+    transaction); a change then is a bug and raises ``RuntimeError``."""
 
     __slots__ = (
         "_answered",
@@ -321,6 +324,7 @@ class _Writer(_Connection):
         "_unanswered",
         "ending",
         "going_ahead",
+        "overtaking",
     )
 
     def __init__(
@@ -331,6 +335,7 @@ class _Writer(_Connection):
         self._multi = writes > 1
         self._behind = behind
         self.going_ahead = False
+        self.overtaking = False  # going ahead of writes still waiting for their answers
         # Whether this batch's transaction is begun or on its way: known here, not asked of
         # the connection, whose state lags what is sent (the end of the batch before may
         # still be ahead of this one's statements on the thread).
@@ -398,7 +403,8 @@ class _Writer(_Connection):
         if self.going_ahead:
             if not change or (self._held and sql not in _PASS_HELD):
                 raise _NotAhead
-            self._activity.ahead += 1
+            if self.overtaking:
+                self._activity.ahead += 1
         elif self._held and sql not in _PASS_HELD:
             await self.flush()
         if not self._begun:
@@ -1233,12 +1239,16 @@ class SqliteGameRepository(SqlGameRepository):
         broke = False  # whether a write answered so far failed other than by a refusal
         for index, write in enumerate(batch):
             if write.atomic:
-                db.going_ahead = bool(ahead)
+                # Going ahead even with nothing ahead of it (after the batch's first write, or
+                # one that settled those before it): left to finish while later writes start,
+                # it must not wait before its statement is sent (``_Writer.going_ahead``).
+                db.going_ahead = True
+                db.overtaking = bool(ahead)
                 held = db.holding
                 try:
                     started = _start(cls._outcome(db, write, own=True))
                 finally:
-                    db.going_ahead = False
+                    db.going_ahead = db.overtaking = False
                 if not (started.done() and isinstance(started.exception(), _NotAhead)):
                     if db.holding > held:
                         holders.append(index)

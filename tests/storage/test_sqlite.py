@@ -6,12 +6,14 @@ import asyncio
 import enum
 import hashlib
 import os
+import random
 import sqlite3
 import subprocess
 import sys
 import threading
+from collections.abc import Coroutine
 from contextlib import closing
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,7 @@ from storage.errors import (
     ForeignDatabaseError,
     VersionConflictError,
 )
-from storage.records import GameStatus, GuildSettings, Player, TurnPing
+from storage.records import GameRecord, GameStatus, GuildSettings, Player, TurnPing
 from storage.sql import SQL_SET_MESSAGE, Executor
 from storage.sqlite import (
     APPLICATION_ID,
@@ -778,6 +780,109 @@ async def test_a_write_that_cannot_go_ahead_waits_for_those_before_it(tmp_path: 
         assert await repo.turn_ping(game.id) is None
         assert await repo.turn_ping(other.id) == TurnPing(other.id, 2, 98, other.version + 1)
         assert [str(m.point) for m in await repo.move_history(other.id)] == ["h8"]
+
+
+async def test_a_change_that_flushes_held_rows_after_a_settled_write_stays_in_its_batch(
+    tmp_path: Path,
+) -> None:
+    """A ping held, then a write that waits for the answers before it (the boards' shown
+    versions), then changes that must see the held ping (its drop; every clock moved on): each
+    is sent after the held ping and before the batch's end, inside its transaction, however
+    long the ping's answer takes. Sent after the end instead, a change would open a
+    transaction that nothing commits: what its writer was told is done would be seen by no
+    other connection, and lost with the process."""
+    path = tmp_path / "t.sqlite3"
+    async with SqliteGameRepository.open(path) as repo:
+        deadline = datetime(2026, 1, 1, 12, 5, tzinfo=UTC)
+        games = [
+            await repo.create_game(new_game(c, deadline=deadline, turn_seconds=300))
+            for c in range(2)
+        ]
+        by = timedelta(minutes=6)
+        results = await _one_batch(
+            repo,
+            repo.save_turn_ping(TurnPing(games[0].id, 1, 99, games[0].version)),
+            repo.save_turn_ping(TurnPing(games[1].id, 2, 98, games[1].version)),
+            repo.mark_shown({games[0].id: games[0].version}),
+            repo.drop_turn_ping(games[0].id),
+            repo.shift_deadlines(by),
+        )
+        assert results == [None, None, None, None, 2]
+        assert not repo._writes.in_transaction
+        with closing(sqlite3.connect(path)) as other:
+            pings = other.execute("SELECT game_id FROM turn_pings ORDER BY game_id").fetchall()
+            rows = other.execute(
+                "SELECT deadline FROM games WHERE id <= ?", (games[1].id,)
+            ).fetchall()
+        assert pings == [(games[1].id,)]
+        micros = (deadline + by - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
+        assert rows == [(micros,)] * 2
+        for game in games:
+            assert (await repo.get_game(game.id)).deadline == deadline + by
+
+
+def _random_write(
+    rng: random.Random, repo: SqliteGameRepository, games: list[GameRecord]
+) -> Coroutine[Any, Any, Any]:
+    """One write of the kinds a busy bot queues together (some of them refused: a stale
+    version), against one of ``games``."""
+    game = rng.choice(games)
+    version = game.version - rng.choice([0, 0, 0, 1])
+    kind = rng.choice(["ping", "drop", "shown", "message", "move", "warn", "deadline", "shift"])
+    if kind == "ping":
+        return repo.save_turn_ping(TurnPing(game.id, 1, rng.randrange(1, 999), game.version))
+    if kind == "drop":
+        return repo.drop_turn_ping(game.id)
+    if kind == "shown":
+        return repo.mark_shown({g.id: g.version for g in rng.sample(games, 2)})
+    if kind == "message":
+        return repo.set_message(game.id, channel_id=1, message_id=rng.randrange(1, 999))
+    if kind == "move":
+        point = Point(rng.randrange(15), rng.randrange(15))
+        colour = Color.BLACK if game.ply % 2 == 0 else Color.WHITE
+        return repo.append_move(game.id, version, point, colour, deadline=game.deadline)
+    if kind == "warn":
+        return repo.mark_warning_sent(game.id, version)
+    if kind == "deadline":
+        return repo.set_deadline(game.id, version, datetime(2026, 2, 1, tzinfo=UTC))
+    return repo.shift_deadlines(timedelta(seconds=rng.randrange(1, 90)))
+
+
+@pytest.mark.parametrize("seed", range(8))
+async def test_every_write_answered_is_committed_whatever_shares_its_batch(
+    tmp_path: Path, seed: int
+) -> None:
+    """Random batches of the writes a busy bot queues together (pings held back, writes gone
+    ahead, writes that wait for those before them, refusals): once every writer has its
+    answer, no transaction is left open on the writer, and another connection sees exactly
+    what the writer's connection sees."""
+    rng = random.Random(seed)
+    path = tmp_path / "t.sqlite3"
+    deadline = datetime(2026, 1, 1, 12, 5, tzinfo=UTC)
+    query = "SELECT id, version, deadline, shown_version, message_id FROM games ORDER BY id"
+    pings = "SELECT game_id, message_id FROM turn_pings ORDER BY game_id"
+    # No fsync a commit (``NORMAL``): what is committed, not how durably, is the question.
+    async with SqliteGameRepository.open(path, synchronous="NORMAL") as repo:
+        for c in range(6):
+            await repo.create_game(new_game(c, deadline=deadline, turn_seconds=300))
+        with closing(sqlite3.connect(path)) as other:
+            for _ in range(60):
+                games = await repo.open_games()
+                writes = [_random_write(rng, repo, games) for _ in range(rng.randrange(2, 9))]
+                # Queued together while the writer commits another write: one batch.
+                first = asyncio.create_task(
+                    repo.set_message(games[0].id, channel_id=1, message_id=1)
+                )
+                await repo._until(lambda: repo._committing == 1)
+                await asyncio.gather(*writes, return_exceptions=True)
+                await first
+                assert not repo._writes.in_transaction
+                mine = (
+                    await repo._writes.execute_fetchall(query),
+                    await repo._writes.execute_fetchall(pings),
+                )
+                theirs = (other.execute(query).fetchall(), other.execute(pings).fetchall())
+                assert [list(rows) for rows in mine] == [list(rows) for rows in theirs]
 
 
 async def test_a_failure_among_writes_gone_ahead_fails_only_its_own(tmp_path: Path) -> None:
