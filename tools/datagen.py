@@ -5,6 +5,8 @@ labelled by the outcome and by an outside engine's judgement, in resumable shard
         [--judge-nodes J] [--rule freestyle|standard|renju] [--seed S] [--out DIR] [--resume]
     python tools/datagen.py --shard K --games N --psq DIR... --judge CMD ... \\
         [--out data/matches] [--resume]
+    python tools/datagen.py --shard K --games N --children C [--from DIR] --judge CMD ... \\
+        [--out data/children] [--resume]
 
 A shard is ``shard-KKKKK.npz`` (``np.savez_compressed``) beside ``shard-KKKKK.json``, its
 manifest: the command, the rule, the seed, the engine's version and git commit, the judge's command,
@@ -31,6 +33,17 @@ judge searches ``--judge-nodes`` nodes a position (``INFO max_node``; Rapfi hono
 labels are the same on any host too). With ``--psq`` the games are recorded
 match games instead (those that end in a five or a full board), shard ``K`` taking the
 records ``K * N`` to ``K * N + N - 1`` in file-name order.
+
+With ``--children C`` the positions are the ones a search meets beside a game's line rather
+than on it: for every position of source shard ``K``'s games (``--from``, a folder of finished
+shards, ``data/selfplay`` unless said; its first ``--games`` games), the first ``C`` of the
+search's own root candidates there other than the move the game played (the kernels'
+``root_moves`` order, the order master searches them in), each played and the position after
+it judged. Such a shard (``data/children`` unless said) keeps the source games whole, as
+``moves``, ``lengths`` and ``results``, and one more array, ``child`` (int16, ``y * 15 + x``):
+the judged position is the game's first ``ply`` moves then ``child``, so ``ply`` counts the
+stones before the child's, and the side to move is the one after it. Its manifest names the
+source shard and that shard's array file's SHA-256.
 
 A shard in progress is kept as ``shard-KKKKK.partial.npz`` every ``--save-every`` games;
 ``--resume`` continues it (the settings must match), and without ``--resume`` the tool
@@ -89,8 +102,9 @@ class Settings:
     nodes: int  # self-play nodes a move (0 with --psq)
     seed: int
     judge_nodes: int
-    source: str  # "selfplay", or "psq" for recorded games
+    source: str  # "selfplay", "psq" for recorded games, "children" for positions beside them
     rule: Rule = Rule.FREESTYLE  # the rule the games are played and judged in
+    children: int = 0  # with source "children": the candidates judged a position
 
 
 @dataclass(slots=True)
@@ -105,10 +119,11 @@ class Shard:
     judge: list[int] = dataclasses.field(default_factory=list)
     judge_mate: list[int] = dataclasses.field(default_factory=list)
     judge_move: list[int] = dataclasses.field(default_factory=list)
+    child: list[int] | None = None  # a children shard's: the move after ``ply`` moves
 
     def arrays(self) -> dict[str, npt.NDArray[Any]]:
         """The arrays of the shard file."""
-        return {
+        arrays = {
             "moves": np.array(self.moves, dtype=np.int16),
             "lengths": np.array(self.lengths, dtype=np.int32),
             "results": np.array(self.results, dtype=np.int8),
@@ -118,11 +133,20 @@ class Shard:
             "judge_mate": np.array(self.judge_mate, dtype=np.int16),
             "judge_move": np.array(self.judge_move, dtype=np.int16),
         }
+        if self.child is not None:
+            arrays["child"] = np.array(self.child, dtype=np.int16)
+        return arrays
 
     def add(
-        self, index: int, moves: Sequence[int], result: int, rows: list[tuple[int, int, int, int]]
+        self,
+        index: int,
+        moves: Sequence[int],
+        result: int,
+        rows: list[tuple[int, int, int, int]],
+        children: Sequence[int] | None = None,
     ) -> None:
-        """Game ``index`` with its judged positions (``judge_game``'s rows)."""
+        """Game ``index`` with its judged positions (``judge_game``'s rows; in a children
+        shard, ``children`` names each row's child)."""
         self.moves.extend(moves)
         self.lengths.append(len(moves))
         self.results.append(result)
@@ -132,11 +156,16 @@ class Shard:
             self.judge.append(score)
             self.judge_mate.append(mate)
             self.judge_move.append(move)
+        if children is not None:
+            assert self.child is not None, "children go in a children shard"
+            assert len(children) == len(rows)
+            self.child.extend(children)
 
     @classmethod
     def from_arrays(cls, data: Any) -> Shard:
         """A shard read back from ``arrays``' form."""
-        return cls(**{f.name: data[f.name].tolist() for f in dataclasses.fields(cls)})
+        found = {f.name: data[f.name].tolist() for f in dataclasses.fields(cls) if f.name in data}
+        return cls(**found)
 
 
 def load_shard(
@@ -240,6 +269,71 @@ def judge_game(judge: Any, moves: Sequence[int]) -> list[tuple[int, int, int, in
     return rows
 
 
+def candidates(moves: Sequence[int], rule: Rule, count: int, leave_out: int) -> list[int]:
+    """The first ``count`` root candidates of the search in the position after ``moves``, in
+    the order it searches them, other than ``leave_out``."""
+    from engine.search import _kernels as kernels
+    from engine.search._position import Position
+
+    board = Board.from_moves([Point(m % SIZE, m // SIZE) for m in moves], size=SIZE, rule=rule)
+    position = Position.from_board(board, tt_size=16)
+    found = int(kernels.root_moves(position.st, position.sr))
+    chosen: list[int] = []
+    for index in position.sr[11][:found]:
+        point = position.point(int(index))
+        if point.y * SIZE + point.x != leave_out:
+            chosen.append(point.y * SIZE + point.x)
+            if len(chosen) == count:
+                break
+    return chosen
+
+
+def judge_children(
+    judge: Any, moves: Sequence[int], rule: Rule, count: int
+) -> tuple[list[tuple[int, int, int, int]], list[int]]:
+    """Ask the judge about the positions beside a game's line: after each position from
+    ``FIRST_PLY`` stones to the one before its last move, each of the search's first
+    ``count`` candidates but the game's move (``candidates``); ``judge_game``'s rows (``ply``:
+    the stones before the child's) and each row's child."""
+    points = [Point(m % SIZE, m // SIZE) for m in moves]
+    rows: list[tuple[int, int, int, int]] = []
+    children: list[int] = []
+    for ply in range(FIRST_PLY, len(points)):
+        for child in candidates(moves[:ply], rule, count, moves[ply]):
+            opinion = judge.ask([*points[:ply], Point(child % SIZE, child // SIZE)])
+            value = opinion.eval
+            if value is None:
+                continue
+            mate = value.mate or 0
+            score = value.score if mate == 0 else (MATE if mate > 0 else -MATE)
+            move = opinion.move
+            rows.append((ply, score, mate, -1 if move is None else move.y * SIZE + move.x))
+            children.append(child)
+    return rows, children
+
+
+def source_games(folder: Path, settings: Settings) -> tuple[list[tuple[list[int], int]], str]:
+    """The first ``settings.games`` games of source shard ``settings.shard`` in ``folder``
+    (played in the settings' rule), in ``selfplay_game``'s form, and its array file's
+    SHA-256.
+
+    Raises:
+        DataGenError: the folder holds no such finished shard, or one of another rule.
+    """
+    if not (folder / f"{shards.name(settings.shard)}.json").is_file():
+        raise DataGenError(f"no finished shard {settings.shard} in {folder}")
+    try:
+        arrays, manifest = load_shard(folder, settings.shard, settings.rule)
+    except ValueError as error:
+        raise DataGenError(str(error)) from error
+    starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+    games = [
+        ([int(m) for m in arrays["moves"][starts[gi] : starts[gi + 1]]], int(arrays["results"][gi]))
+        for gi in range(min(settings.games, len(arrays["lengths"])))
+    ]
+    return games, str(manifest["sha256"])
+
+
 # --------------------------------------------------------------------------- the shard
 
 
@@ -254,6 +348,8 @@ def _settings_array(settings: Settings) -> npt.NDArray[np.str_]:
         del fields["rule"]
     else:
         fields["rule"] = settings.rule.value
+    if not settings.children:  # nor do the partial files of shards of whole games
+        del fields["children"]
     return np.array(json.dumps(fields, sort_keys=True))
 
 
@@ -264,6 +360,7 @@ def make_shard(
     *,
     resume: bool = False,
     psq: Sequence[Path] = (),
+    source_folder: Path | None = None,
     save_every: int = 5,
     stop_after: int | None = None,
     command: str = "",
@@ -271,6 +368,7 @@ def make_shard(
 ) -> Path | None:
     """Make (or, with ``resume``, continue) one shard in ``folder``; returns the manifest's
     path, or None when ``stop_after`` games were played this run and the shard is unfinished.
+    A children shard (``settings.children``) reads its games from ``source_folder``.
 
     Raises:
         DataGenError: the shard exists, its partial file exists without ``resume``, or the
@@ -281,7 +379,7 @@ def make_shard(
     folder.mkdir(parents=True, exist_ok=True)
     final = folder / f"{shards.name(settings.shard)}.npz"
     partial = folder / f"{shards.name(settings.shard)}.partial.npz"
-    shard = Shard()
+    shard = Shard(child=[] if settings.children else None)
     if shards.claim(final, partial, settings.shard, resume=resume, error=DataGenError):
         with np.load(partial) as data:
             if str(data["settings"]) != str(_settings_array(settings)):
@@ -291,6 +389,10 @@ def make_shard(
     else:
         started = 0.0
     recorded = recorded_games(psq, settings) if settings.source == "psq" else None
+    source_hash = None
+    if settings.children:
+        assert source_folder is not None, "a children shard reads its games from a folder"
+        recorded, source_hash = source_games(source_folder, settings)
     total = settings.games if recorded is None else len(recorded)
     done = len(shard.lengths)
     if done:
@@ -316,14 +418,18 @@ def make_shard(
             moves, result = (
                 recorded[index] if recorded is not None else selfplay_game(settings, index)
             )
+            children = None
             try:
-                rows = judge_game(judge, moves)
+                if settings.children:
+                    rows, children = judge_children(judge, moves, settings.rule, settings.children)
+                else:
+                    rows = judge_game(judge, moves)
             except JudgeError as error:
                 save_partial()
                 raise DataGenError(
                     f"the judge failed in game {index} ({error}); --resume continues"
                 ) from error
-            shard.add(index, moves, result, rows)
+            shard.add(index, moves, result, rows, children)
             played += 1
             if (index + 1) % save_every == 0 or index + 1 == total:
                 save_partial()
@@ -344,6 +450,18 @@ def make_shard(
         "command": command,
         "seed": settings.seed,
         "self_play_nodes": settings.nodes,
+        **(
+            {
+                "children": settings.children,
+                "from": {
+                    "folder": _relative(source_folder),
+                    "shard": settings.shard,
+                    "sha256": source_hash,
+                },
+            }
+            if settings.children and source_folder is not None
+            else {}
+        ),
         "engine": shards.engine(commit),
         "judge": shards.judge(judge_spec.argv, judge_spec.cwd, about, settings.judge_nodes),
         "counts": {
@@ -364,6 +482,12 @@ def make_shard(
     return path
 
 
+def _relative(folder: Path) -> str:
+    """``folder`` as the manifest names it: from the repository's root when under it."""
+    resolved = folder.resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else str(folder)
+
+
 def default_folder(rule: Rule) -> str:
     """The folder under ``data/`` that holds the self-play shards of ``rule``."""
     return "selfplay" if rule is Rule.FREESTYLE else f"selfplay-{rule.value}"
@@ -376,6 +500,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, required=True, help="games in the shard")
     parser.add_argument("--nodes", type=int, default=20_000, help="self-play nodes a move")
     parser.add_argument("--psq", type=Path, nargs="+", help="recorded games instead")
+    parser.add_argument(
+        "--children",
+        type=int,
+        default=0,
+        help="judge this many of the search's candidates beside each position of a shard's games",
+    )
+    parser.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        help="with --children: the folder of the source shard (default data/selfplay)",
+    )
     parser.add_argument("--judge", required=True, help="the judge's command line")
     parser.add_argument("--judge-cwd", help="the judge's working directory")
     parser.add_argument("--judge-nodes", type=int, default=20_000, help="judge nodes a position")
@@ -397,17 +533,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     rule = Rule(options.rule)
     if options.psq and rule is not Rule.FREESTYLE:
         parser.error("--psq reads freestyle records only")
-    source = "psq" if options.psq else "selfplay"
+    if options.children < 0 or (options.children and options.psq):
+        parser.error("--children must be 0 or more, and reads shards, not --psq records")
+    if options.source is not None and not options.children:
+        parser.error("--from goes with --children")
+    source = "psq" if options.psq else "children" if options.children else "selfplay"
     settings = Settings(
         shard=options.shard,
         games=options.games,
-        nodes=0 if options.psq else options.nodes,
+        nodes=0 if options.psq or options.children else options.nodes,
         seed=options.seed,
         judge_nodes=options.judge_nodes,
         source=source,
         rule=rule,
+        children=options.children,
     )
-    folder = options.out or ROOT / "data" / ("matches" if options.psq else default_folder(rule))
+    source_folder = options.source or ROOT / "data" / default_folder(rule)
+    named = {"psq": "matches", "children": "children"}.get(source, default_folder(rule))
+    folder = options.out or ROOT / "data" / named
     judge = dataclasses.replace(parse_engine(options.judge), cwd=options.judge_cwd)
     command = shlex.join(["python", "tools/datagen.py", *(sys.argv[1:] if argv is None else argv)])
     try:
@@ -417,6 +560,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             judge,
             resume=options.resume,
             psq=options.psq or (),
+            source_folder=source_folder if options.children else None,
             save_every=max(1, options.save_every),
             command=command,
         )

@@ -234,8 +234,8 @@ class Samples:
 
 
 def samples(arrays: dict[str, Any], game_offset: int = 0, rule: Rule = Rule.FREESTYLE) -> Samples:
-    """The judged positions of one shard (``tools.datagen.load_shard``'s arrays), counted in
-    ``rule``, the rule its games were played in."""
+    """The judged positions of one shard (``tools.datagen.load_shard``'s arrays, a children
+    shard's too), counted in ``rule``, the rule its games were played in."""
     starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
     n = len(arrays["game"])
     codes = np.zeros((n, POINTS, 4), dtype=np.int16)
@@ -243,10 +243,13 @@ def samples(arrays: dict[str, Any], game_offset: int = 0, rule: Rule = Rule.FREE
     empty = np.zeros((n, POINTS), dtype=bool)
     move = np.full(n, -1, dtype=np.int32)
     history = np.full((n, POINTS), -1, dtype=np.int16)
+    children = arrays.get("child")  # a children shard's: the move after the game's first ply
     for i in range(n):
         gi, ply = int(arrays["game"][i]), int(arrays["ply"][i])
         moves = [int(m) for m in arrays["moves"][starts[gi] : starts[gi] + ply]]
-        history[i, :ply] = moves
+        if children is not None:
+            moves.append(int(children[i]))
+        history[i, : len(moves)] = moves
         codes[i], extra[i], empty[i] = point_inputs(moves, rule)
         judged = int(arrays["judge_move"][i])
         if judged >= 0 and empty[i, judged]:

@@ -14,6 +14,7 @@ import pytest
 from engine.board import Board
 from engine.gomocup.match import EngineSpec
 from engine.gomocup.protocol import gomocup_to_point
+from engine.search._position import Position
 from engine.types import Color, Point, Rule
 from tools.datagen import (
     FIRST_PLY,
@@ -179,6 +180,125 @@ def test_recorded_games_are_freestyle_only(capsys: pytest.CaptureFixture[str]) -
     with pytest.raises(SystemExit):
         main(["--shard", "0", "--games", "1", "--psq", "x", "--rule", "renju", "--judge", "j"])
     assert "freestyle records only" in capsys.readouterr().err
+
+
+CHILDREN = Settings(
+    shard=3, games=2, nodes=0, seed=5, judge_nodes=1000, source="children", children=2
+)
+
+
+def _source(tmp_path: Path) -> Path:
+    """Self-play shard 3 (``SETTINGS``) in its own folder: the games a children shard reads."""
+    folder = tmp_path / "source"
+    make_shard(folder, SETTINGS, JUDGE, log=_quiet)
+    return folder
+
+
+def test_a_children_shard_judges_the_searchs_candidates_beside_each_position(
+    tmp_path: Path,
+) -> None:
+    source = _source(tmp_path)
+    path = make_shard(
+        tmp_path / "children", CHILDREN, JUDGE, source_folder=source, command="c", log=_quiet
+    )
+    assert path == tmp_path / "children" / "shard-00003.json"
+    arrays, manifest = load_shard(tmp_path / "children", 3)
+    games, source_manifest = load_shard(source, 3)
+    # the source's first two games, whole
+    two = int(games["lengths"][:2].sum())
+    assert arrays["lengths"].tolist() == games["lengths"][:2].tolist()
+    assert arrays["results"].tolist() == games["results"][:2].tolist()
+    assert arrays["moves"].tolist() == games["moves"][:two].tolist()
+    starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+    rows = list(zip(arrays["game"].tolist(), arrays["ply"].tolist(), strict=True))
+    full = 0  # positions with both children
+    for gi in range(2):
+        moves = arrays["moves"][starts[gi] : starts[gi + 1]].tolist()
+        for ply in range(FIRST_PLY, len(moves)):
+            picked = [
+                c
+                for (g, p), c in zip(rows, arrays["child"].tolist(), strict=True)
+                if (g, p) == (gi, ply)
+            ]
+            if ply + 1 == 9:  # the judge says nothing about nine stones: no rows
+                assert picked == []
+                continue
+            # distinct candidates, each an empty point that is not the game's move: two,
+            # unless a five to make or to stop leaves the search fewer
+            board = Board.from_moves([Point(m % SIZE, m // SIZE) for m in moves[:ply]], size=SIZE)
+            assert len(picked) == len(set(picked)) <= 2
+            if len(picked) < 2:
+                position = Position.from_board(board)
+                assert position.has_five_point(Color.BLACK) or position.has_five_point(Color.WHITE)
+            else:
+                full += 1
+            for child in picked:
+                assert child not in moves[: ply + 1]
+                assert board.is_legal(Point(child % SIZE, child // SIZE))
+    assert full >= 10
+    # the labels are the judge's on the position after the child: six stones +400, seven a
+    # forced loss (the child's stone counted)
+    judge = dict(zip(arrays["ply"].tolist(), arrays["judge"].tolist(), strict=False))
+    assert judge[5] == 400
+    assert judge[6] == -MATE
+    assert manifest["source"] == "children"
+    assert manifest["children"] == 2
+    assert manifest["from"]["shard"] == 3
+    assert manifest["from"]["sha256"] == source_manifest["sha256"]
+    assert manifest["counts"]["positions"] == len(arrays["child"]) == len(arrays["game"])
+
+
+def test_a_children_shard_resumes_and_reads_only_a_finished_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _source(tmp_path)
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    make_shard(whole, CHILDREN, JUDGE, source_folder=source, log=_quiet)
+    assert (
+        make_shard(
+            parts, CHILDREN, JUDGE, source_folder=source, stop_after=1, save_every=1, log=_quiet
+        )
+        is None
+    )
+    with pytest.raises(DataGenError, match="other settings"):
+        make_shard(
+            parts,
+            dataclasses.replace(CHILDREN, children=3),
+            JUDGE,
+            source_folder=source,
+            resume=True,
+            log=_quiet,
+        )
+    make_shard(parts, CHILDREN, JUDGE, source_folder=source, resume=True, log=_quiet)
+    a, _ = load_shard(whole, 3)
+    b, _ = load_shard(parts, 3)
+    assert a.keys() == b.keys()
+    for name in a:
+        assert np.array_equal(a[name], b[name]), name
+    judge = ["--judge", f"{sys.executable} {FAKE}"]
+    args = ["--shard", "4", "--games", "1", "--children", "2", "--out", str(tmp_path / "x")]
+    assert main([*args, "--from", str(source), *judge]) == 1
+    assert "no finished shard 4" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--shard", "3", "--games", "1", "--from", str(source), *judge])
+    assert "--from goes with --children" in capsys.readouterr().err
+
+
+def test_a_children_shards_positions_are_read_with_their_child(tmp_path: Path) -> None:
+    from tools.mixnet import samples
+
+    source = _source(tmp_path)
+    make_shard(tmp_path / "children", CHILDREN, JUDGE, source_folder=source, log=_quiet)
+    arrays, _ = load_shard(tmp_path / "children", 3)
+    data = samples(arrays)
+    starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+    for i in range(0, len(arrays["game"]), 7):
+        gi, ply = int(arrays["game"][i]), int(arrays["ply"][i])
+        line = [*arrays["moves"][starts[gi] : starts[gi] + ply].tolist(), int(arrays["child"][i])]
+        assert data.history[i, : ply + 1].tolist() == line
+        assert (data.history[i, ply + 1 :] == -1).all()
+        assert not data.empty[i, line].any()
+        assert data.empty[i].sum() == SIZE * SIZE - ply - 1
 
 
 # The data the repository keeps for fitting (data/README.md): each folder holds one rule's
