@@ -645,7 +645,7 @@ def shards_positions(
     a rule is freestyle's). Writes ``out`` (with ``rule``) and returns its arrays.
 
     Raises:
-        ValueError: no shards, or a shard of another rule.
+        ValueError: no shards, a shard of another rule, or a children shard.
     """
     from tools.datagen import load_shard
 
@@ -661,6 +661,11 @@ def shards_positions(
         for manifest in _shard_manifests(path):
             shard = int(manifest.stem.removeprefix("shard-"))
             arrays, _ = load_shard(manifest.parent, shard, rule)
+            if "child" in arrays:
+                raise ValueError(
+                    f"{manifest} is a children shard (positions beside its games' lines, not on"
+                    " them): tools/value.py and tools/mixnet.py read those"
+                )
             names.append(str(manifest))
             starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
             total += len(arrays["game"])

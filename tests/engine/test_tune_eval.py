@@ -311,6 +311,23 @@ def test_shards_refuses_a_folder_without_shards(tmp_path: Path) -> None:
         te.shards_positions([tmp_path], tmp_path / "labelled.npz")
 
 
+def test_shards_refuses_a_children_shard(tmp_path: Path) -> None:
+    from tools.datagen import Settings, make_shard
+
+    fake = EngineSpec("judge", (sys.executable, str(Path(__file__).with_name("fake_judge.py"))))
+    games = Settings(0, games=1, nodes=200, seed=5, judge_nodes=1000, source="selfplay")
+    make_shard(tmp_path / "games", games, fake, log=lambda _: None)
+    children = Settings(
+        0, games=1, nodes=0, seed=5, judge_nodes=1000, source="children", children=1
+    )
+    make_shard(
+        tmp_path / "children", children, fake, source_folder=tmp_path / "games", log=lambda _: None
+    )
+    with pytest.raises(ValueError, match="is a children shard"):
+        te.shards_positions([tmp_path / "children"], tmp_path / "x.npz")
+    assert not (tmp_path / "x.npz").exists()
+
+
 @pytest.fixture(scope="module")
 def renju_shard(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tools.datagen import Settings, make_shard
