@@ -123,7 +123,7 @@ class Shard:
 
     def arrays(self) -> dict[str, npt.NDArray[Any]]:
         """The arrays of the shard file."""
-        arrays = {
+        arrays: dict[str, npt.NDArray[Any]] = {
             "moves": np.array(self.moves, dtype=np.int16),
             "lengths": np.array(self.lengths, dtype=np.int32),
             "results": np.array(self.results, dtype=np.int8),
