@@ -309,6 +309,7 @@ FOLDER_RULES = {
     "selfplay-standard": Rule.STANDARD,
     "selfplay-renju": Rule.RENJU,
     "matches": Rule.FREESTYLE,
+    "children": Rule.FREESTYLE,
 }
 COMMITTED = sorted(
     (folder, int(path.stem.removeprefix("shard-")))
@@ -339,6 +340,20 @@ def test_a_committed_shard_agrees_with_its_manifest_and_its_games(folder: str, s
     # every judged position is one of its game's, from FIRST_PLY stones to before the last move
     assert ((game >= 0) & (game < len(lengths))).all()
     assert ((ply >= FIRST_PLY) & (ply < lengths[game])).all()
+    if "child" in arrays:
+        # a children shard's: its source's games, and each child a point not yet played there
+        # other than the game's own move
+        origin = manifest["from"]
+        source, source_manifest = load_shard(DATA.parent / origin["folder"], origin["shard"], rule)
+        assert origin["sha256"] == source_manifest["sha256"]
+        games = len(lengths)
+        assert source["lengths"][:games].tolist() == lengths.tolist()
+        assert source["moves"][: len(moves)].tolist() == moves.tolist()
+        flat, starts = moves.tolist(), [0, *np.cumsum(lengths).tolist()]
+        for gi, at, child in zip(
+            game.tolist(), ply.tolist(), arrays["child"].tolist(), strict=True
+        ):
+            assert child not in flat[starts[gi] : starts[gi] + at + 1]
     # a forced result is scored as one, and only a forced result
     assert (np.abs(arrays["judge"][arrays["judge_mate"] != 0]) == MATE).all()
     # the shard's first game, replayed in its rule, ends as its result says
