@@ -258,15 +258,23 @@ def judge_game(judge: Any, moves: Sequence[int]) -> list[tuple[int, int, int, in
     points = [Point(m % SIZE, m // SIZE) for m in moves]
     rows: list[tuple[int, int, int, int]] = []
     for ply in range(FIRST_PLY, len(points)):
-        opinion = judge.ask(points[:ply])
-        value = opinion.eval
-        if value is None:
-            continue  # no evaluation printed: no label
-        mate = value.mate or 0
-        score = value.score if mate == 0 else (MATE if mate > 0 else -MATE)
-        move = opinion.move
-        rows.append((ply, score, mate, -1 if move is None else move.y * SIZE + move.x))
+        row = _row(ply, judge.ask(points[:ply]))
+        if row is not None:
+            rows.append(row)
     return rows
+
+
+def _row(ply: int, opinion: Any) -> tuple[int, int, int, int] | None:
+    """A judged position's row: ``ply``, the judge's score (``MATE`` for a forced result),
+    the plies to that result (0 none) and the judge's move (-1 none); None when the judge
+    printed no evaluation (no label)."""
+    value = opinion.eval
+    if value is None:
+        return None
+    mate = value.mate or 0
+    score = value.score if mate == 0 else (MATE if mate > 0 else -MATE)
+    move = opinion.move
+    return ply, score, mate, -1 if move is None else move.y * SIZE + move.x
 
 
 def candidates(moves: Sequence[int], rule: Rule, count: int, leave_out: int) -> list[int]:
@@ -300,15 +308,10 @@ def judge_children(
     children: list[int] = []
     for ply in range(FIRST_PLY, len(points)):
         for child in candidates(moves[:ply], rule, count, moves[ply]):
-            opinion = judge.ask([*points[:ply], Point(child % SIZE, child // SIZE)])
-            value = opinion.eval
-            if value is None:
-                continue
-            mate = value.mate or 0
-            score = value.score if mate == 0 else (MATE if mate > 0 else -MATE)
-            move = opinion.move
-            rows.append((ply, score, mate, -1 if move is None else move.y * SIZE + move.x))
-            children.append(child)
+            row = _row(ply, judge.ask([*points[:ply], Point(child % SIZE, child // SIZE)]))
+            if row is not None:
+                rows.append(row)
+                children.append(child)
     return rows, children
 
 
