@@ -1239,9 +1239,10 @@ class SqliteGameRepository(SqlGameRepository):
         broke = False  # whether a write answered so far failed other than by a refusal
         for index, write in enumerate(batch):
             if write.atomic:
-                # Going ahead even with nothing ahead of it (after the batch's first write, or
-                # one that settled those before it): left to finish while later writes start,
-                # it must not wait before its statement is sent (``_Writer.going_ahead``).
+                # Going ahead even with nothing ahead of it (the batch's first write, or the
+                # first after one that settled those before it): left to finish while later
+                # writes start, it must not wait before its statement is sent
+                # (``_Writer.going_ahead``).
                 db.going_ahead = True
                 db.overtaking = bool(ahead)
                 held = db.holding
