@@ -7,6 +7,7 @@ labelled by the outcome and by an outside engine's judgement, in resumable shard
         [--out data/matches] [--resume]
     python tools/datagen.py --shard K --games N --children C [--from DIR] --judge CMD ... \\
         [--out data/children] [--resume]
+    python tools/datagen.py --shard K --check ROWS --out DIR --judge CMD ...
 
 A shard is ``shard-KKKKK.npz`` (``np.savez_compressed``) beside ``shard-KKKKK.json``, its
 manifest: the command, the rule, the seed, the engine's version and git commit, the judge's command,
@@ -44,6 +45,13 @@ it judged. Such a shard (``data/children`` unless said) keeps the source games w
 the judged position is the game's first ``ply`` moves then ``child``, so ``ply`` counts the
 stones before the child's, and the side to move is the one after it. Its manifest names the
 source shard and that shard's array file's SHA-256.
+
+``--check ROWS`` makes nothing: it asks a fresh judge again about ``ROWS`` of a finished
+shard's judged positions, drawn at random, and prints how many it scores the same and how many
+close (within ``CLOSE`` or a forced result the same way); it fails when fewer than
+``CHECK_SHARE`` of them are close. A judge that keeps its tables between positions does not
+repeat itself exactly, but a sound shard agrees closely; a judge that went wrong while making
+it does not.
 
 A shard in progress is kept as ``shard-KKKKK.partial.npz`` every ``--save-every`` games;
 ``--resume`` continues it (the settings must match), and without ``--resume`` the tool
@@ -85,6 +93,8 @@ SMALL_TT = 160 * 2**20 + 2 * 16 * 2**16  # the self-play searches' memory (a 64k
 JUDGE_CAP_MS = 30_000  # the judge's turn time: only a cap, the node count binds
 ROOT = shards.ROOT
 RULES = (Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU)  # the 15x15 rules the judge knows
+CLOSE = 400  # --check: scores this near count as the same judgement
+CHECK_SHARE = 0.8  # --check: the share of close judgements a sound shard reaches
 
 Int = npt.NDArray[np.int64]
 
@@ -485,6 +495,60 @@ def make_shard(
     return path
 
 
+@dataclass(frozen=True, slots=True)
+class Check:
+    """How a fresh judge's scores compare with a shard's (``check_shard``)."""
+
+    asked: int  # positions asked again (those it gave no evaluation are left out)
+    same: int  # scored exactly as the shard has them
+    close: int  # within ``CLOSE``, or a forced result for the same side
+
+    @property
+    def sound(self) -> bool:
+        """Whether enough of the judgements are close."""
+        return self.asked > 0 and self.close >= CHECK_SHARE * self.asked
+
+
+def check_shard(
+    folder: Path, shard: int, judge_spec: EngineSpec, rows: int, rule: Rule, *, seed: int = 0
+) -> Check:
+    """Ask a fresh judge again about ``rows`` of the shard's judged positions, drawn at random
+    (``seed``), at the node count its manifest names.
+
+    Raises:
+        DataGenError: the shard does not load, or the judge failed.
+    """
+    from tools.judge import Judge, JudgeError
+
+    try:
+        arrays, manifest = load_shard(folder, shard, rule)
+    except (OSError, ValueError) as error:
+        raise DataGenError(f"cannot read shard {shard} in {folder}: {error}") from error
+    starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+    chosen = np.random.default_rng(seed).permutation(len(arrays["game"]))[:rows]
+    children = arrays.get("child")
+    asked = same = close = 0
+    nodes = int(manifest["judge"]["nodes"])
+    try:
+        with Judge(judge_spec, turn_ms=JUDGE_CAP_MS, size=SIZE, rule=rule, nodes=nodes) as judge:
+            for i in sorted(chosen.tolist()):
+                gi, ply = int(arrays["game"][i]), int(arrays["ply"][i])
+                line = arrays["moves"][starts[gi] : starts[gi] + ply].tolist()
+                if children is not None:
+                    line.append(int(children[i]))
+                row = _row(ply, judge.ask([Point(m % SIZE, m // SIZE) for m in line]))
+                if row is None:
+                    continue
+                asked += 1
+                stored = int(arrays["judge"][i])
+                same += row[1] == stored
+                forced = abs(row[1]) == MATE or abs(stored) == MATE
+                close += row[1] == stored if forced else abs(row[1] - stored) <= CLOSE
+    except JudgeError as error:
+        raise DataGenError(f"the judge failed ({error})") from error
+    return Check(asked, same, close)
+
+
 def _relative(folder: Path) -> str:
     """``folder`` as the manifest names it: from the repository's root when under it."""
     resolved = folder.resolve()
@@ -500,7 +564,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python tools/datagen.py", description=__doc__)
     parser.add_argument("--shard", type=int, required=True, help="the shard's number")
-    parser.add_argument("--games", type=int, required=True, help="games in the shard")
+    parser.add_argument("--games", type=int, help="games in the shard")
     parser.add_argument("--nodes", type=int, default=20_000, help="self-play nodes a move")
     parser.add_argument("--psq", type=Path, nargs="+", help="recorded games instead")
     parser.add_argument(
@@ -530,10 +594,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--save-every", type=int, default=5, help="games between saves")
     parser.add_argument("--resume", action="store_true", help="continue a partial shard")
+    parser.add_argument(
+        "--check", type=int, metavar="ROWS", help="ask a fresh judge again about ROWS positions"
+    )
     options = parser.parse_args(argv)
+    rule = Rule(options.rule)
+    judge = dataclasses.replace(parse_engine(options.judge), cwd=options.judge_cwd)
+    if options.check is not None:
+        if options.out is None or options.check < 1:
+            parser.error("--check needs --out, the shard's folder, and 1 row or more")
+        try:
+            check = check_shard(options.out, options.shard, judge, options.check, rule)
+        except DataGenError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        print(
+            f"shard {options.shard}: {check.asked} positions asked again, {check.same} scored the"
+            f" same, {check.close} close ({'sound' if check.sound else 'NOT sound'})"
+        )
+        return 0 if check.sound else 1
+    if options.games is None:
+        parser.error("--games is needed to make a shard")
     if options.shard < 0 or options.games < 1 or options.nodes < 1 or options.judge_nodes < 1:
         parser.error("--shard must be 0 or more; --games, --nodes and --judge-nodes 1 or more")
-    rule = Rule(options.rule)
     if options.psq and rule is not Rule.FREESTYLE:
         parser.error("--psq reads freestyle records only")
     if options.children < 0 or (options.children and options.psq):
@@ -554,7 +637,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     source_folder = options.source or ROOT / "data" / default_folder(rule)
     named = {"psq": "matches", "children": "children"}.get(source, default_folder(rule))
     folder = options.out or ROOT / "data" / named
-    judge = dataclasses.replace(parse_engine(options.judge), cwd=options.judge_cwd)
     command = shlex.join(["python", "tools/datagen.py", *(sys.argv[1:] if argv is None else argv)])
     try:
         path = make_shard(

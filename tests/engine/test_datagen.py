@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -20,8 +21,10 @@ from tools.datagen import (
     FIRST_PLY,
     MATE,
     SIZE,
+    Check,
     DataGenError,
     Settings,
+    check_shard,
     default_folder,
     load_shard,
     main,
@@ -180,6 +183,45 @@ def test_recorded_games_are_freestyle_only(capsys: pytest.CaptureFixture[str]) -
     with pytest.raises(SystemExit):
         main(["--shard", "0", "--games", "1", "--psq", "x", "--rule", "renju", "--judge", "j"])
     assert "freestyle records only" in capsys.readouterr().err
+
+
+def test_a_check_asks_a_fresh_judge_and_tells_a_sound_shard_from_a_wrong_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_shard(tmp_path, SETTINGS, JUDGE, log=_quiet)
+    arrays, _ = load_shard(tmp_path, 3)
+    sound = check_shard(tmp_path, 3, JUDGE, 20, Rule.FREESTYLE)
+    assert sound == Check(asked=20, same=20, close=20)
+    assert sound.sound
+    # a judge that scores every position 1,000 higher (and no forced result) agrees on none
+    higher = EngineSpec("judge", (*JUDGE.argv[:2], *(f"{n}=+1000" for n in range(4, 100))))
+    wrong = check_shard(tmp_path, 3, higher, len(arrays["game"]), Rule.FREESTYLE)
+    assert wrong.asked == len(arrays["game"])
+    assert wrong.close == wrong.same == 0
+    assert not wrong.sound
+    judge = ["--judge", shlex.join(JUDGE.argv)]
+    assert main(["--shard", "3", "--check", "10", "--out", str(tmp_path), *judge]) == 0
+    assert (
+        "10 positions asked again, 10 scored the same, 10 close (sound)" in capsys.readouterr().out
+    )
+    assert (
+        main(
+            [
+                "--shard",
+                "3",
+                "--check",
+                "10",
+                "--out",
+                str(tmp_path),
+                "--judge",
+                shlex.join(higher.argv),
+            ]
+        )
+        == 1
+    )
+    assert "NOT sound" in capsys.readouterr().out
+    assert main(["--shard", "4", "--check", "10", "--out", str(tmp_path), *judge]) == 1
+    assert "cannot read shard 4" in capsys.readouterr().err
 
 
 CHILDREN = Settings(
