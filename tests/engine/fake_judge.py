@@ -8,6 +8,11 @@ scripted), then plays the first empty point in reading order; EVAL ``playX,Y`` p
 and says nothing; EVAL ``die`` ends the process there. It writes the stone count of every
 position it was asked about to the file named by ``FAKE_JUDGE_LOG``, if set. ``ABOUT`` names
 it "fake judge".
+
+``YXBOARD`` sets a position up without a move (the stones Black's and White's in turn, in the
+order sent, as Rapfi reads them; a stone marked for the wrong side ends the process), and
+``TRACESEARCH`` then prints ``MESSAGE Static Eval[Black]: V (...)`` as Rapfi does, where V is
+the sum of (x + 1) * (y + 1) over Black's stones less that over White's.
 """
 
 from __future__ import annotations
@@ -21,10 +26,24 @@ def main() -> None:
     size = 15
     stones: set[tuple[int, int]] = set()
     reading = False
+    setting = False  # inside YXBOARD
+    order: list[tuple[int, int, int]] = []
     log = os.environ.get("FAKE_JUDGE_LOG")
     for raw in sys.stdin:
         line = raw.strip()
         word = line.split(" ", 1)[0].upper()
+        if setting:
+            if word == "DONE":
+                setting = False
+                to_move = len(order) % 2  # 0: Black
+                if any(
+                    mark != (1 if i % 2 == to_move else 2) for i, (_, _, mark) in enumerate(order)
+                ):
+                    return  # a stone marked for the wrong side
+                continue
+            x, y, mark = (int(part) for part in line.split(","))
+            order.append((x, y, mark))
+            continue
         if reading:
             if word == "DONE":
                 reading = False
@@ -55,6 +74,16 @@ def main() -> None:
         elif word == "BOARD":
             stones = set()
             reading = True
+        elif word == "YXBOARD":
+            order = []
+            setting = True
+        elif word == "TRACESEARCH":
+            black = sum(
+                (1 if i % 2 == 0 else -1) * (x + 1) * (y + 1) for i, (x, y, _) in enumerate(order)
+            )
+            print(f"MESSAGE Legal Moves[{size * size - len(order)}]: ...", flush=True)
+            print(f"MESSAGE Static Eval[Black]: {black} (WDL 50.00, SF 250.00)", flush=True)
+            print("MESSAGE No TTEntry found.", flush=True)
         elif word == "END":
             return
 
