@@ -632,6 +632,7 @@ def shards_positions(
     judge_scale: float = JUDGE_SCALE,
     certain_mates: bool = False,
     rule: Rule = Rule.FREESTYLE,
+    static: tuple[Path, float] | None = None,
 ) -> dict[str, npt.NDArray[Any]]:
     """The judged positions of ``tools/datagen.py`` shards (folders of them, or their
     manifests) as ``label`` writes them, for ``net`` and ``train``: each distinct quiet
@@ -642,7 +643,10 @@ def shards_positions(
     game of every shard apart (``SHARD_GAMES``), so a held-out split by game keeps whole games
     apart; ``mate`` is the judge's mate distance (0 none). The positions are counted with
     ``rule``'s tables, and every shard must have been played in ``rule`` (a manifest without
-    a rule is freestyle's). Writes ``out`` (with ``rule``) and returns its arrays.
+    a rule is freestyle's). With ``static`` (a folder of ``tools/static_labels.py``'s labels and
+    their S, their units a logit) each position's score is its static label in the judge's units
+    (label * ``judge_scale`` / S) and no result is forced. Writes ``out`` (with ``rule``) and
+    returns its arrays.
 
     Raises:
         ValueError: no shards, a shard of another rule, or a children shard.
@@ -667,6 +671,12 @@ def shards_positions(
                     " them): tools/value.py and tools/mixnet.py read those"
                 )
             names.append(str(manifest))
+            if static is not None:
+                from tools.static_labels import load_static
+
+                labels = load_static(static[0], manifest.parent, shard).astype(np.float64)
+                arrays["judge"] = np.round(labels * judge_scale / static[1]).astype(np.int32)
+                arrays["judge_mate"] = np.zeros_like(arrays["judge_mate"])
             starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
             total += len(arrays["game"])
             wanted: dict[int, dict[int, int]] = {}  # game -> ply -> row
@@ -1125,6 +1135,15 @@ def main() -> int:
     p.add_argument("--out", type=Path, default=Path("labelled.npz"))
     p.add_argument("--judge-scale", type=float, default=JUDGE_SCALE, help="S of sigmoid(score / S)")
     p.add_argument(
+        "--static", type=Path, help="label with the static labels in this folder (static_labels.py)"
+    )
+    p.add_argument(
+        "--static-scale",
+        type=float,
+        default=443.3,
+        help="the static labels' units a logit of the judge's (tools/value.py --static prints it)",
+    )
+    p.add_argument(
         "--certain-mates",
         action="store_true",
         help="a forced result is a winning chance of 1 or 0 (default: a score of +-CLIP)",
@@ -1190,9 +1209,14 @@ def main() -> int:
     elif args.command == "shards":
         try:
             shards_positions(
-                args.paths, args.out, args.judge_scale, args.certain_mates, Rule(args.rule)
+                args.paths,
+                args.out,
+                args.judge_scale,
+                args.certain_mates,
+                Rule(args.rule),
+                None if args.static is None else (args.static, args.static_scale),
             )
-        except ValueError as error:
+        except (ValueError, RuntimeError) as error:
             sys.exit(f"error: {error}")
     else:
         duel(

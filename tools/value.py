@@ -23,6 +23,15 @@ K is about 2,000). Held-out games are ``tools/mixnet.py``'s (``held_out_games``)
 evaluation's, sigmoid(eval / K + logit), with K fitted as above, and the fit starts as no
 correction; the file says so (``add``) and its scale is K, so that the search adds it to its
 network's value in the same units (``docs/engine.md``, "A learned value").
+
+``--static DIR`` fits to an outside engine's static evaluation instead of the judge's winning
+chances (``tools/static_labels.py``'s labels in ``DIR``, e.g. ``data/static``): each position's
+label is sigmoid(static / S), S fitted to the judge's chances of the unforced training
+positions, and every position is trained on alike (a static evaluation sees no forced result).
+With ``--residual`` the correction is fitted to that target. Then, on the held-out games'
+unforced positions, the rank correlation (Spearman) with the judge's scores of the search's
+evaluation, of the static labels and of the fit, overall and by the stones on the board: the
+figure that says which evaluation orders quiet positions as the judge's search does.
 """
 
 from __future__ import annotations
@@ -223,6 +232,57 @@ def forced_results(paths: Sequence[Path], rule: Rule) -> npt.NDArray[np.bool_]:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
 
 
+def static_targets(
+    paths: Sequence[Path], folder: Path, judge: F64, train: npt.NDArray[np.bool_]
+) -> tuple[F64, F64, float]:
+    """The static labels of the shards named (``tools.static_labels.load_static``, from
+    ``folder``), the winning chances they give, sigmoid(static / S), and S, fitted to the
+    judge's chances ``judge`` of the ``train`` rows."""
+    from tools.static_labels import load_static
+    from tools.tune import fit_scale
+
+    static = np.concatenate(
+        [load_static(folder, source, shard) for source, shard in mx.shard_manifests(paths)]
+    ).astype(np.float64)
+    scale = float(fit_scale(static[train], judge[train]))
+    target: F64 = 1 / (1 + np.exp(-np.clip(static / scale, -40, 40)))
+    return static, target, scale
+
+
+def _ranks(values: F64) -> F64:
+    ranks: F64 = np.empty(len(values))
+    ranks[np.argsort(values, kind="stable")] = np.arange(len(values), dtype=np.float64)
+    return ranks
+
+
+def spearman(a: F64, b: F64) -> float:
+    """The rank correlation of ``a`` and ``b`` (ties in the order given)."""
+    if len(a) < 2:
+        return float("nan")
+    return float(np.corrcoef(_ranks(a), _ranks(b))[0, 1])
+
+
+STONE_BANDS = ((0, 10), (10, 20), (20, 40), (40, 10**6))
+
+
+def rank_report(
+    evaluations: Mapping[str, F64], judge: F64, stones: npt.NDArray[np.integer[Any]]
+) -> list[str]:
+    """One line per evaluation: its rank correlation with ``judge`` (chances) overall and in
+    each band of ``STONE_BANDS``."""
+    y = np.clip(judge, 1e-6, 1 - 1e-6)
+    score = np.log(y / (1 - y))
+    lines = []
+    for name, values in evaluations.items():
+        parts = [f"all {spearman(values, score):.3f}"]
+        for lo, hi in STONE_BANDS:
+            rows = (stones >= lo) & (stones < hi)
+            label = f"{lo}+" if hi > 1000 else f"{lo}-{hi - 1}"
+            parts.append(f"{label} {spearman(values[rows], score[rows]):.3f} ({int(rows.sum())})")
+        lines.append(f"{name}: " + ", ".join(parts))
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python tools/value.py", description=__doc__)
@@ -240,11 +300,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="fit a correction added to the search's evaluation (its scale: that evaluation's K)",
     )
+    parser.add_argument(
+        "--static",
+        type=Path,
+        help="fit to the static labels in this folder (tools/static_labels.py's)",
+    )
     parser.add_argument("--holdout", type=float, default=0.2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--scale", type=float, default=2000.0, help="evaluation units a logit")
     parser.add_argument("--out", type=Path, default=Path("value.npz"))
     options = parser.parse_args(argv)
+    if options.static is not None and options.unforced:
+        parser.error("--static trains on every position: leave out --unforced")
     rule = Rule.FREESTYLE  # the search reads a value in freestyle only
     try:
         data, offsets = mx.load_samples(options.folders, rule)
@@ -261,6 +328,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{len(data.value)} positions ({int(forced.sum())} forced) from {offsets[-1]} games;"
         f" held out {len(held.value)} of {len(np.unique(held.game))} games"
     )
+    judge = data.value.astype(np.float64)
+    train_forced = forced
+    if options.static is not None:
+        try:
+            static, target, static_scale = static_targets(
+                options.folders, options.static, judge, ~test & ~forced
+            )
+        except (OSError, RuntimeError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(
+            f"static labels, S = {static_scale:.1f} of their units a logit of the judge's;"
+            " the losses below are against them"
+        )
+        data = mx.Samples(
+            data.codes,
+            data.extra,
+            data.empty,
+            target.astype(np.float32),
+            data.move,
+            data.game,
+            data.history,
+        )
+        held = mx.subset(data, np.nonzero(test)[0])
+        train_forced = np.zeros_like(forced)  # a static label knows no forced result
     base = None
     scale = options.scale
     if options.residual:
@@ -273,7 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"a correction of the search's evaluation, K = {scale:.1f}")
     params = fit(
         data,
-        forced,
+        train_forced,
         test,
         base=base,
         features=options.features,
@@ -293,6 +385,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for name, (every, on_forced, others) in (("the search's evaluation", own), ("the fit", fitted)):
         print(f"{name}: held-out loss {every:.4f}, forced {on_forced:.4f}, others {others:.4f}")
+    if options.static is not None:
+        quiet = ~forced[test]
+        chance = np.clip(
+            chances(params, held, offset=None if base is None else base[test]), 1e-9, 1 - 1e-9
+        )
+        print("rank correlation with the judge, held-out unforced positions:")
+        evaluations = {
+            "the search's evaluation": mx.engine_evals(held)[quiet],
+            "the static labels": static[test][quiet],
+            "the fit": np.log(chance / (1 - chance))[quiet],
+        }
+        stones = (held.history[quiet] >= 0).sum(axis=1)
+        for line in rank_report(evaluations, judge[test][quiet], stones):
+            print(f"  {line}")
     np.savez_compressed(
         options.out,
         inputs=np.array(INPUTS, dtype=str),

@@ -306,6 +306,44 @@ def test_shard_positions_are_the_kernels_inputs_labelled_by_the_judge(
     assert load_weights((tmp_path / "net.json").read_text(), "net").net is not None
 
 
+def test_shard_positions_take_static_labels_in_the_judges_units(tmp_path: Path) -> None:
+    from tools.datagen import Settings, load_shard, make_shard
+    from tools.static_labels import main as label
+
+    fake = Path(__file__).with_name("fake_judge.py")
+    folder = tmp_path / "selfplay"
+    judge = EngineSpec("judge", (sys.executable, str(fake), "6=+400", "7=-M5"))
+    settings = Settings(3, games=2, nodes=300, seed=5, judge_nodes=1000, source="selfplay")
+    make_shard(folder, settings, judge, command="test", log=lambda _: None)
+    static = tmp_path / "static"
+    assert label([str(folder), "--judge", f"{sys.executable} {fake}", "--out", str(static)]) == 0
+    judged = te.shards_positions([folder], tmp_path / "judged.npz")
+    data = te.shards_positions([folder], tmp_path / "static.npz", static=(static, 250.0))
+    # the same positions; each score the fake's static value (Black's stones' (x + 1)(y + 1)
+    # in Gomocup's rows less White's, from the side to move's view), in the judge's units
+    assert data["plies"].tolist() == judged["plies"].tolist()
+    assert data["counts"].tolist() == judged["counts"].tolist()
+    arrays, _ = load_shard(folder, 3)
+    starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+    for gi, plies, score, mate in zip(
+        (data["game"] % te.SHARD_GAMES).tolist(),
+        data["plies"].tolist(),
+        data["judge"].tolist(),
+        data["mate"].tolist(),
+        strict=True,
+    ):
+        moves = arrays["moves"][starts[gi] : starts[gi] + plies]
+        black = sum(
+            (1 if i % 2 == 0 else -1) * (int(m) % 15 + 1) * (14 - int(m) // 15 + 1)
+            for i, m in enumerate(moves)
+        )
+        mine = black if plies % 2 == 0 else -black
+        assert score == round(mine * te.JUDGE_SCALE / 250.0)
+        assert mate == 0  # a static value knows no forced result
+    with pytest.raises(RuntimeError, match="is missing"):
+        te.shards_positions([folder], tmp_path / "x.npz", static=(tmp_path / "none", 250.0))
+
+
 def test_shards_refuses_a_folder_without_shards(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no shards"):
         te.shards_positions([tmp_path], tmp_path / "labelled.npz")

@@ -1,11 +1,12 @@
 """tools/value.py: the hand-written gradients agree with finite differences (the slow oracle),
 the forced positions are read from the judge's mates and trained on in the share asked, and
 a fit on a committed shard writes a file the search's loader reads and evaluates with as the
-trainer does."""
+trainer does; a fit to static labels reports how each evaluation ranks quiet positions."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from tools import mixnet as mx
 from tools import value
 
 SELFPLAY = Path(__file__).resolve().parents[2] / "data" / "selfplay"
+STATIC = SELFPLAY.parent / "static"
 
 
 def _batch(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -127,3 +129,43 @@ def test_a_correction_is_fitted_to_the_searchs_own_evaluation(
     # the fit starts as no correction: its first epoch moves it only a little
     with np.load(out) as arrays:
         assert abs(float(arrays["b2"][0])) < 0.5
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-(10**6), 10**6), min_size=3, max_size=40, unique=True), st.randoms())
+def test_the_rank_correlation_is_spearmans_formula_for_distinct_values(
+    values: list[int], shuffle: Any
+) -> None:
+    other = list(values)
+    shuffle.shuffle(other)
+    n = len(values)
+    rank_a = {v: r for r, v in enumerate(sorted(values))}
+    rank_b = {v: r for r, v in enumerate(sorted(other))}
+    d2 = sum((rank_a[a] - rank_b[b]) ** 2 for a, b in zip(values, other, strict=True))
+    expected = 1 - 6 * d2 / (n * (n * n - 1))
+    got = value.spearman(np.array(values, dtype=float), np.array(other, dtype=float))
+    assert got == pytest.approx(expected, abs=1e-9)
+
+
+def test_a_fit_to_static_labels_reports_each_evaluations_ranks_by_stones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "static.npz"
+    argv = [str(SELFPLAY / "shard-00000.json"), "--static", str(STATIC), "--residual"]
+    argv += ["--features", "2", "--hidden", "2", "--epochs", "1", "--out", str(out)]
+    assert value.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "static labels, S = " in printed
+    lines = printed.split("rank correlation with the judge")[1].splitlines()
+    names = [line.strip().split(":")[0] for line in lines[1:4]]
+    assert names == ["the search's evaluation", "the static labels", "the fit"]
+    for line in lines[1:4]:
+        assert line.count("(") == len(value.STONE_BANDS)
+    head = load_value_head(out.read_bytes(), str(out))
+    assert head.add
+
+
+def test_static_labels_refuse_unforced_only() -> None:
+    with pytest.raises(SystemExit) as stop:
+        value.main([str(SELFPLAY / "shard-00000.json"), "--static", str(STATIC), "--unforced"])
+    assert stop.value.code == 2
