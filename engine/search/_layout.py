@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "a287e44eb6187091"
+KERNELS_STAMP = "b7b9d77e8067c17a"
 
 PAD = 5
 MAX_PLY = 128
@@ -161,7 +161,12 @@ G_VH_W1 = G_VH_B + VH_MAX  # VH_MAX rows (features) of VH_HMAX (units)
 G_VH_B1 = G_VH_W1 + VH_MAX * VH_HMAX
 G_VH_W2 = G_VH_B1 + VH_HMAX
 G_VH_POOL = G_VH_W2 + VH_HMAX
-NG = G_VH_POOL + 2 * VH_MAX
+# late-move pruning where the static value has not improved (in ``_tree.alphabeta``): at a node
+# whose static value is no higher than two plies before, only this percentage of the quiet
+# moves late-move pruning would search is searched (0: off); G_SEVAL keeps each ply's value
+G_LMP_IMPROVE = G_VH_POOL + 2 * VH_MAX
+G_SEVAL = G_LMP_IMPROVE + 1
+NG = G_SEVAL + MAX_PLY + 2
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

@@ -17,6 +17,7 @@ from engine.search._layout import (
     G_H,
     G_IIR,
     G_LMP,
+    G_LMP_IMPROVE,
     G_LMP_POW,
     G_LMR,
     G_MINE,
@@ -51,6 +52,7 @@ from engine.search._layout import (
     G_SEED,
     G_SELDEPTH,
     G_SELECT,
+    G_SEVAL,
     G_SIDE,
     G_STOP,
     G_VAL,
@@ -123,7 +125,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "a287e44eb6187091"
+KERNELS_STAMP = "b7b9d77e8067c17a"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -556,6 +558,16 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         # internal iterative reduction: with no move from the table the order is a guess, so
         # the node is searched a ply shallower (a later visit finds this search's best move)
         depth -= 1
+    improving = True
+    if g[G_LMP_IMPROVE] > 0:
+        # the static value here against two plies before (after a five threat, the value before
+        # it, turned): where it has not risen, fewer quiet moves are worth a look
+        if opfive > 0 and ply - 1 >= g[G_ONE]:
+            g[G_SEVAL + ply] = -g[G_SEVAL + ply - 1]
+        else:
+            g[G_SEVAL + ply] = evaluate(g, hsh)
+        if ply - 2 >= g[G_ONE]:
+            improving = g[G_SEVAL + ply] > g[G_SEVAL + ply - 2]
     n, restricted = _generate(st, sr, ply, ttmove)
     if n == 0:
         if g[G_P4 + op * NP4 + P4_FIVE] > 0 or restricted:
@@ -579,6 +591,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         if g[G_LMP_POW] > 0:
             grow = int(depth ** (g[G_LMP_POW] / 100))
         late = (g[G_POL_LMP] if g[G_POL_LMP] > 0 else g[G_LMP]) + grow
+        if not improving:
+            late = max(late * g[G_LMP_IMPROVE] // 100, 1)
     buf = mbuf[ply]
     keys = sr[5][ply]
     best = -INF

@@ -524,6 +524,8 @@ MEASURING = {
     "lmp132": ("_LMP_POW", 132, "h8 i9 h9 i10 h10 h11", True),
     "fut300": ("_FUTILITY", 300, "h8 i9 h9 i10 h10 h11", True),
     "def6": ("_DEFENCE_VCT_DEPTH", 6, "h8 i9 h9 i10 h10 h11", False),
+    # GOMOKU_LMP_IMPROVE: half the quiet moves where the static value has not risen
+    "improve50": ("_LMP_IMPROVE", 50, "h8 i9 h9 i10 h10 h11", True),
 }
 
 
@@ -601,6 +603,26 @@ def test_futility_at_depth_3_cuts_a_calm_node_far_above_beta() -> None:
     assert _searched(_node("h8 a1", FUT_DEPTH=3, **slots), 3, window) == 0
     assert _searched(_node("h8 a1", FUT_DEPTH=2, **slots), 3, window) > 0
     assert _searched(_node("h8 a1", FUT_DEPTH=2, **slots), 2, window) == 0
+
+
+def _searched_at_ply_3(position: Position, depth: int, before: int) -> int:
+    # a node three plies from the root whose value two plies before was ``before``
+    position.g[k.G_SEVAL + 1] = before
+    k.alphabeta(position.st, position.sr, depth, -k.INF, k.INF, 3)
+    return int(position.g[k.G_NODES])
+
+
+def test_fewer_quiet_moves_where_the_static_value_has_not_risen() -> None:
+    # GOMOKU_LMP_IMPROVE=50: where the node's static value is no higher than two plies before,
+    # late-move pruning keeps half the quiet moves; where it rose, all of them; off, the value
+    # before changes nothing. At depth 1 the children are leaves, so the counts are the node's
+    slots = {"SELECT": k.SEL_LMP, "LMP": 3}
+    low, high = -k.WIN_MIN + 1, k.WIN_MIN - 1
+    moves = "h8 i9 j8 i8 i7 j6 h7"  # four quiet moves at depth 1 (LMP 3 + 1 * 1), no threat
+    rose = _searched_at_ply_3(_node(moves, LMP_IMPROVE=50, **slots), 1, low)
+    fell = _searched_at_ply_3(_node(moves, LMP_IMPROVE=50, **slots), 1, high)
+    assert (rose, fell) == (4, 2)
+    assert _searched_at_ply_3(_node(moves, **slots), 1, high) == 4
 
 
 def test_the_tighter_policy_cut_prunes_near_the_horizon() -> None:
