@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "b7b9d77e8067c17a"
+KERNELS_STAMP = "5185a14928d28c81"
 
 PAD = 5
 MAX_PLY = 128
@@ -166,7 +166,10 @@ G_VH_POOL = G_VH_W2 + VH_HMAX
 # moves late-move pruning would search is searched (0: off); G_SEVAL keeps each ply's value
 G_LMP_IMPROVE = G_VH_POOL + 2 * VH_MAX
 G_SEVAL = G_LMP_IMPROVE + 1
-NG = G_SEVAL + MAX_PLY + 2
+# reverse futility (SEL_FUTILITY) also at nodes where only the side to move threatens to win
+# (1; 0: only where neither side does)
+G_FUT_OWN = G_SEVAL + MAX_PLY + 2
+NG = G_FUT_OWN + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

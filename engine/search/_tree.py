@@ -13,6 +13,7 @@ from engine.search._layout import (
     G_BEST,
     G_DEEP_VCF,
     G_FUT_DEPTH,
+    G_FUT_OWN,
     G_FUTILITY,
     G_H,
     G_IIR,
@@ -125,7 +126,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "b7b9d77e8067c17a"
+KERNELS_STAMP = "5185a14928d28c81"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -336,6 +337,19 @@ NOT_LEAF = -INF - 1  # _static: the node must be searched
 
 
 @njit_inline
+def _no_win_pending(g: IntArray, ci: int) -> bool:
+    # side ci (0 Black, 1 White) has no five to make, no open three, no four-three and no
+    # double three: nothing it threatens to win with
+    base = G_P4 + ci * NP4
+    return bool(
+        g[base + P4_F3_F3] == 0
+        and g[base + P4_B4_F3] == 0
+        and g[base + P4_FLEX4] == 0
+        and g[base + P4_FIVE] == 0
+    )
+
+
+@njit_inline
 def _calm(g: IntArray) -> bool:
     # no win pending for either side: no five to block or make, no point that makes a straight
     # four (an open three on the board), a four-three or a double three; the static value of
@@ -504,6 +518,19 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     calm = False
     if select != 0 and opfive == 0 and beta - alpha == 1:
         calm = _calm(g)
+    if (
+        not calm
+        and g[G_FUT_OWN] > 0
+        and (select & SEL_FUTILITY) != 0
+        and opfive == 0
+        and beta - alpha == 1
+        and depth <= g[G_FUT_DEPTH]
+        and _no_win_pending(g, op)
+    ):
+        # only the side to move threatens: far above beta it stays there (reverse futility)
+        e = evaluate(g, hsh)
+        if e - g[G_FUTILITY] * depth >= beta:
+            return e
     if calm and (select & SEL_FUTILITY) != 0 and depth <= g[G_FUT_DEPTH]:
         # far above beta, a quiet position stays there (reverse futility); far below alpha,
         # only a threat could save it, and the leaf's own VCF probe looks for one (razoring)

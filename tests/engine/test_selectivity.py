@@ -526,6 +526,8 @@ MEASURING = {
     "def6": ("_DEFENCE_VCT_DEPTH", 6, "h8 i9 h9 i10 h10 h11", False),
     # GOMOKU_LMP_IMPROVE: half the quiet moves where the static value has not risen
     "improve50": ("_LMP_IMPROVE", 50, "h8 i9 h9 i10 h10 h11", True),
+    # GOMOKU_FUTILITY_OWN: calm-node cuts also where only the side to move threatens
+    "futown": ("_FUT_OWN", 1, "h8 i9 h9 i10 h10 h11", True),
 }
 
 
@@ -623,6 +625,20 @@ def test_fewer_quiet_moves_where_the_static_value_has_not_risen() -> None:
     fell = _searched_at_ply_3(_node(moves, LMP_IMPROVE=50, **slots), 1, high)
     assert (rose, fell) == (4, 2)
     assert _searched_at_ply_3(_node(moves, **slots), 1, high) == 4
+
+
+def test_futility_own_cuts_where_only_the_side_to_move_threatens() -> None:
+    # GOMOKU_FUTILITY_OWN=1: Black to move with an open three of its own (not calm) and a
+    # static value far above beta is cut at once; off, such a node is searched; and with the
+    # threat the opponent's (White to move), it is searched either way
+    beta = -k.WIN_MIN + 10
+    window = (beta - 1, beta)
+    slots = {"SELECT": k.SEL_FUTILITY, "FUTILITY": 800, "FUT_DEPTH": 2}
+    own = "h8 a1 i8 a2 j8 a3"  # Black's h8 i8 j8 open; White's three stops at the edge
+    assert _searched(_node(own, FUT_OWN=1, **slots), 2, window) == 0
+    assert _searched(_node(own, **slots), 2, window) > 0
+    theirs = "h8 a1 i8 a2 j8"  # White to move against Black's open three
+    assert _searched(_node(theirs, FUT_OWN=1, **slots), 2, window) > 0
 
 
 def test_the_tighter_policy_cut_prunes_near_the_horizon() -> None:
