@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "5185a14928d28c81"
+KERNELS_STAMP = "c0dbe57e7cf8abcc"
 
 PAD = 5
 MAX_PLY = 128

@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "5185a14928d28c81"
+KERNELS_STAMP = "c0dbe57e7cf8abcc"
 
 if TYPE_CHECKING:
     from engine.board import Board

@@ -39,7 +39,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "5185a14928d28c81"
+KERNELS_STAMP = "c0dbe57e7cf8abcc"
 
 
 @njit

@@ -126,7 +126,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "5185a14928d28c81"
+KERNELS_STAMP = "c0dbe57e7cf8abcc"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -354,30 +354,15 @@ def _calm(g: IntArray) -> bool:
     # no win pending for either side: no five to block or make, no point that makes a straight
     # four (an open three on the board), a four-three or a double three; the static value of
     # such a position says little, so the selective cuts leave it to the full search
-    for ci in range(2):
-        base = G_P4 + ci * NP4
-        if (
-            g[base + P4_F3_F3] > 0
-            or g[base + P4_B4_F3] > 0
-            or g[base + P4_FLEX4] > 0
-            or g[base + P4_FIVE] > 0
-        ):
-            return False
-    return True
+    return _no_win_pending(g, 0) and _no_win_pending(g, 1)
 
 
 @njit_inline
 def _null_safe(g: IntArray, op: int) -> bool:
-    # whether the side to move may pass (null-move pruning): the opponent has no five to make,
-    # no open three (a point that makes a straight four), no four-three and no double three.
-    # Against any of them a pass loses at once, so the null search would only say so, late
-    base = G_P4 + op * NP4
-    return bool(
-        g[base + P4_FIVE] == 0
-        and g[base + P4_FLEX4] == 0
-        and g[base + P4_B4_F3] == 0
-        and g[base + P4_F3_F3] == 0
-    )
+    # whether the side to move may pass (null-move pruning): the opponent threatens no win.
+    # Against a five to make, an open three, a four-three or a double three a pass loses at
+    # once, so the null search would only say so, late
+    return _no_win_pending(g, op)
 
 
 @njit_inline
