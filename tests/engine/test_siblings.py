@@ -18,21 +18,23 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 def _oracle(
     parent: list[int], chance: list[float], forced: list[bool], evaluation: list[int], margin: float
 ) -> Ordered:
-    agree = pairs = agree_q = pairs_q = 0
+    # every pair of rows, kept when they share a parent, the judge separates them by the margin
+    # and the evaluation does not score them equal; ordered alike when the two differences
+    # have the same sign
     n = len(parent)
-    for i in range(n):
-        for j in range(i + 1, n):
-            if parent[i] != parent[j]:
-                continue
-            if abs(chance[i] - chance[j]) < margin or evaluation[i] == evaluation[j]:
-                continue
-            same = (chance[i] > chance[j]) == (evaluation[i] > evaluation[j])
-            pairs += 1
-            agree += same
-            if not forced[i] and not forced[j]:
-                pairs_q += 1
-                agree_q += same
-    return Ordered(agree, pairs, agree_q, pairs_q)
+    kept = [
+        (i, j)
+        for i in range(n)
+        for j in range(i + 1, n)
+        if parent[i] == parent[j]
+        and abs(chance[i] - chance[j]) >= margin
+        and evaluation[i] != evaluation[j]
+    ]
+    alike = {
+        (i, j) for i, j in kept if (chance[i] - chance[j]) * (evaluation[i] - evaluation[j]) > 0
+    }
+    quiet = [(i, j) for i, j in kept if not forced[i] and not forced[j]]
+    return Ordered(len(alike), len(kept), len(alike.intersection(quiet)), len(quiet))
 
 
 @settings(max_examples=60, deadline=None)
