@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "c0dbe57e7cf8abcc"
+KERNELS_STAMP = "96abe4cd88788ac4"
 
 PAD = 5
 MAX_PLY = 128
@@ -169,7 +169,13 @@ G_SEVAL = G_LMP_IMPROVE + 1
 # reverse futility (SEL_FUTILITY) also at nodes where only the side to move threatens to win
 # (1; 0: only where neither side does)
 G_FUT_OWN = G_SEVAL + MAX_PLY + 2
-NG = G_FUT_OWN + 1
+# singular extensions (in ``_tree.alphabeta``): from this remaining depth (0: off), a node's
+# table move that fails high alone, every other move below its score less G_SE_MARGIN a ply,
+# is searched a ply deeper; G_SKIP holds, per ply, the move a probe leaves out, plus 1
+G_SE_DEPTH = G_FUT_OWN + 1
+G_SE_MARGIN = G_SE_DEPTH + 1
+G_SKIP = G_SE_MARGIN + 1
+NG = G_SKIP + MAX_PLY + 2
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

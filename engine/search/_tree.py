@@ -49,12 +49,15 @@ from engine.search._layout import (
     G_RAZOR,
     G_RULE,
     G_S,
+    G_SE_DEPTH,
+    G_SE_MARGIN,
     G_SEARCHED,
     G_SEED,
     G_SELDEPTH,
     G_SELECT,
     G_SEVAL,
     G_SIDE,
+    G_SKIP,
     G_STOP,
     G_VAL,
     G_VCF_DEPTH,
@@ -126,7 +129,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "c0dbe57e7cf8abcc"
+KERNELS_STAMP = "96abe4cd88788ac4"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -486,14 +489,22 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     h = hsh[0]
     slot = _tt_slot(ttk, h)
     ttmove = -1
+    # a move excluded here (a singular-extension probe of this very node, below): the table's
+    # entry is the node's own, so it may not cut the probe off, and the probe stores nothing
+    skip = g[G_SKIP + ply] - 1
+    tthit = False
+    tdepth = np.int64(0)
+    tflag = np.int64(0)
+    tscore = 0
     if ttk[slot] == h:
+        tthit = True
         data = ttv[slot]
         ttmove = int((data >> 16) & 0xFFFF) - 1
         tdepth = np.int64((data >> 8) & 0xFF)
         tflag = np.int64(data & 0x3)
         tscore = _from_tt(int(data >> 32), ply)
         # a proven result holds at any window (SEL_MATE): a PV node may take it as well
-        if tdepth >= depth and (beta - alpha == 1 or (mate and abs(tscore) > WIN_MIN)):
+        if skip < 0 and tdepth >= depth and (beta - alpha == 1 or (mate and abs(tscore) > WIN_MIN)):
             if tflag == TT_EXACT:
                 return tscore
             if tflag == TT_LOWER and tscore >= beta:
@@ -528,6 +539,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                 return v
     if (
         g[G_NULL] > 0
+        and skip < 0
         and beta - alpha == 1
         and depth >= g[G_NULL_DEPTH]
         and g[G_NULL_PLY] != ply
@@ -566,7 +578,14 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                 | TT_LOWER
             )
             return v
-    if ttmove < 0 and g[G_IIR] > 0 and depth >= g[G_IIR] and opfive == 0 and g[G_PURE] == 0:
+    if (
+        ttmove < 0
+        and skip < 0
+        and g[G_IIR] > 0
+        and depth >= g[G_IIR]
+        and opfive == 0
+        and g[G_PURE] == 0
+    ):
         # internal iterative reduction: with no move from the table the order is a guess, so
         # the node is searched a ply shallower (a later visit finds this search's best move)
         depth -= 1
@@ -580,6 +599,35 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             g[G_SEVAL + ply] = evaluate(g, hsh)
         if ply - 2 >= g[G_ONE]:
             improving = g[G_SEVAL + ply] > g[G_SEVAL + ply - 2]
+    singular = False
+    if (
+        g[G_SE_DEPTH] > 0
+        and skip < 0
+        and ttmove >= 0
+        and depth >= g[G_SE_DEPTH]
+        and opfive == 0
+        and g[G_PURE] == 0
+        and tthit
+        and TT_EXACT <= tflag <= TT_LOWER  # a lower bound or exact
+        and tdepth >= depth - 2
+        and abs(tscore) < WIN_MIN
+    ):
+        # singular extension: the table's move failed high here before; if every other move
+        # stays below its score less a margin at half the depth, it is the only move and is
+        # searched a ply deeper. If another move clears that bar above beta too, the node fails
+        # high without it (multi-cut). The probe runs before this node's own list is made: it
+        # uses the same ply's buffers
+        sbeta = tscore - g[G_SE_MARGIN] * depth
+        g[G_SKIP + ply] = ttmove + 1
+        sv = alphabeta(st, sr, (depth - 1) // 2, sbeta - 1, sbeta, ply)
+        g[G_SKIP + ply] = 0
+        pvlen[ply] = ply
+        if g[G_STOP] != 0:
+            return 0
+        if sv < sbeta:
+            singular = True
+        elif sbeta >= beta:
+            return sbeta
     n, restricted = _generate(st, sr, ply, ttmove)
     if n == 0:
         if g[G_P4 + op * NP4 + P4_FIVE] > 0 or restricted:
@@ -628,17 +676,20 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         keys[top] = keys[i]
         keys[i] = kt
         tactical = p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_F3
+        if p == skip:
+            continue  # the move a singular-extension probe leaves out
         if (i >= late or (i > 0 and kt < cut)) and not _tactical(cell, p4t, me, op, p):
             continue  # SEL_LMP: a late quiet move near the horizon, or one the policy rules out
+        nd = newdepth + 1 if singular and p == ttmove else newdepth
         _mk(st, p)
         leaf = NOT_LEAF
-        if newdepth <= 0:
+        if nd <= 0:
             pvlen[ply + 1] = ply + 1
-            leaf = _static(st, sr, newdepth, ply + 1, -alpha)
+            leaf = _static(st, sr, nd, ply + 1, -alpha)
         if leaf != NOT_LEAF:
             v = -leaf  # exact: no re-search
         elif i == 0:
-            v = -alphabeta(st, sr, newdepth, -beta, -alpha, ply + 1)
+            v = -alphabeta(st, sr, nd, -beta, -alpha, ply + 1)
         else:
             r = 0
             if lmr:
@@ -648,15 +699,15 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                 if p in (k0, k1):
                     x -= 1.0
                 if x >= 1.0:
-                    r = min(int(x), newdepth - 1)  # never below depth 1: moves, not a leaf
+                    r = min(int(x), nd - 1)  # never below depth 1: moves, not a leaf
             elif pred > 0:
                 if depth >= 2 and not tactical and not restricted and kt < 1 << 19:
-                    r = max(min((ptop - kt) // pred, 2, newdepth - 1), 0)
+                    r = max(min((ptop - kt) // pred, 2, nd - 1), 0)
             elif depth >= 3 and i >= 4 and not tactical and not restricted:
                 r = 1 if i < 12 else 2
-            v = -alphabeta(st, sr, newdepth - r, -alpha - 1, -alpha, ply + 1)
+            v = -alphabeta(st, sr, nd - r, -alpha - 1, -alpha, ply + 1)
             if v > alpha and (r > 0 or v < beta):
-                v = -alphabeta(st, sr, newdepth, -beta, -alpha, ply + 1)
+                v = -alphabeta(st, sr, nd, -beta, -alpha, ply + 1)
         _um(st)
         if g[G_STOP] != 0:
             return 0
@@ -675,6 +726,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                         killers[ply, 0] = p
                     hist[me, p] += depth * depth
                     break
+    if skip >= 0:
+        return best  # a probe's value is not the node's: the table keeps the node's own
     flag = TT_EXACT
     if best <= alpha0:
         flag = TT_UPPER
