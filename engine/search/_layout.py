@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "96abe4cd88788ac4"
+KERNELS_STAMP = "97bf8ec4d9d8bf82"
 
 PAD = 5
 MAX_PLY = 128

@@ -129,7 +129,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "96abe4cd88788ac4"
+KERNELS_STAMP = "97bf8ec4d9d8bf82"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -617,7 +617,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         # searched a ply deeper. If another move clears that bar above beta too, the node fails
         # high without it (multi-cut). The probe runs before this node's own list is made: it
         # uses the same ply's buffers
-        sbeta = tscore - g[G_SE_MARGIN] * depth
+        sbeta = int(tscore - g[G_SE_MARGIN] * depth)
         g[G_SKIP + ply] = ttmove + 1
         sv = alphabeta(st, sr, (depth - 1) // 2, sbeta - 1, sbeta, ply)
         g[G_SKIP + ply] = 0
