@@ -30,8 +30,9 @@ label is sigmoid(static / S), S fitted to the judge's chances of the unforced tr
 positions, and every position is trained on alike (a static evaluation sees no forced result).
 With ``--residual`` the correction is fitted to that target. Then, on the held-out games'
 unforced positions, the rank correlation (Spearman) with the judge's scores of the search's
-evaluation, of the static labels and of the fit, overall and by the stones on the board: the
-figure that says which evaluation orders quiet positions as the judge's search does.
+evaluation, of the static labels and of the fit, overall and by the stones on the board: how
+each orders the games' quiet positions as the judge's search does (a screen, not a forecast of
+play: ``docs/engine.md``, "A learned value").
 """
 
 from __future__ import annotations
