@@ -467,7 +467,7 @@ def make_shard(
             {
                 "children": settings.children,
                 "from": {
-                    "folder": _relative(source_folder),
+                    "folder": shards.relative(source_folder),
                     "shard": settings.shard,
                     "sha256": source_hash,
                 },
@@ -493,6 +493,24 @@ def make_shard(
     path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     partial.unlink(missing_ok=True)
     return path
+
+
+def judged_lines(arrays: dict[str, npt.NDArray[Any]]) -> list[list[int]]:
+    """The moves (point indices, Black first) that make each judged position of a shard's
+    ``arrays`` (``load_shard``'s), in row order: its game's first ``ply`` moves, then a
+    children shard's ``child``."""
+    starts = np.concatenate([[0], np.cumsum(arrays["lengths"])]).tolist()
+    moves = arrays["moves"].tolist()
+    children = arrays.get("child")
+    lines = []
+    for i, (gi, ply) in enumerate(
+        zip(arrays["game"].tolist(), arrays["ply"].tolist(), strict=True)
+    ):
+        line = moves[starts[gi] : starts[gi] + ply]
+        if children is not None:
+            line.append(int(children[i]))
+        lines.append(line)
+    return lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -524,19 +542,17 @@ def check_shard(
         arrays, manifest = load_shard(folder, shard, rule)
     except (OSError, ValueError) as error:
         raise DataGenError(f"cannot read shard {shard} in {folder}: {error}") from error
-    starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+    lines = judged_lines(arrays)
     chosen = np.random.default_rng(seed).permutation(len(arrays["game"]))[:rows]
-    children = arrays.get("child")
     asked = same = close = 0
     nodes = int(manifest["judge"]["nodes"])
     try:
         with Judge(judge_spec, turn_ms=JUDGE_CAP_MS, size=SIZE, rule=rule, nodes=nodes) as judge:
             for i in sorted(chosen.tolist()):
-                gi, ply = int(arrays["game"][i]), int(arrays["ply"][i])
-                line = arrays["moves"][starts[gi] : starts[gi] + ply].tolist()
-                if children is not None:
-                    line.append(int(children[i]))
-                row = _row(ply, judge.ask([Point(m % SIZE, m // SIZE) for m in line]))
+                line = lines[i]
+                row = _row(
+                    int(arrays["ply"][i]), judge.ask([Point(m % SIZE, m // SIZE) for m in line])
+                )
                 if row is None:
                     continue
                 asked += 1
@@ -547,12 +563,6 @@ def check_shard(
     except JudgeError as error:
         raise DataGenError(f"the judge failed ({error})") from error
     return Check(asked, same, close)
-
-
-def _relative(folder: Path) -> str:
-    """``folder`` as the manifest names it: from the repository's root when under it."""
-    resolved = folder.resolve()
-    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else str(folder)
 
 
 def default_folder(rule: Rule) -> str:

@@ -20,6 +20,12 @@ def name(shard: int) -> str:
     return f"shard-{shard:05d}"
 
 
+def relative(folder: Path) -> str:
+    """``folder`` as a manifest names it: from the repository's root when under it."""
+    resolved = folder.resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else str(folder)
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import json
 import shlex
 import sys
@@ -119,12 +120,10 @@ def label_shard(
     command: str,
 ) -> Path:
     """Label one source shard's judged positions into ``out``; returns the manifest's path."""
-    from tools import mixnet as mx
+    from tools.datagen import judged_lines, load_shard
 
-    data, _ = mx.load_samples([source / f"{shards.name(shard)}.json"])
-    values = np.array(
-        [judge.static([int(m) for m in row if m >= 0]) for row in data.history], dtype=np.int32
-    )
+    arrays, _ = load_shard(source, shard)
+    values = np.array([judge.static(line) for line in judged_lines(arrays)], dtype=np.int32)
     array, manifest = _paths(out, source, shard)
     array.parent.mkdir(parents=True, exist_ok=True)
     packed = _npz(values)
@@ -137,7 +136,7 @@ def label_shard(
         "format": FORMAT,
         "shard": shard,
         "source": {
-            "folder": _relative(source),
+            "folder": shards.relative(source),
             "shard": shard,
             "sha256": shards.sha256(source / f"{shards.name(shard)}.npz"),
         },
@@ -158,18 +157,9 @@ def label_shard(
 
 
 def _npz(values: npt.NDArray[np.int32]) -> bytes:
-    import io
-
     buffer = io.BytesIO()
     np.savez_compressed(buffer, static=values)
     return buffer.getvalue()
-
-
-def _relative(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(shards.ROOT))
-    except ValueError:
-        return str(path)
 
 
 def load_static(out: Path, source: Path, shard: int) -> npt.NDArray[np.int32]:
