@@ -23,7 +23,7 @@ FAKE = Path(__file__).with_name("fake_judge.py")
 COMMAND = f"{sys.executable} {FAKE}"
 
 
-def _oracle(moves: list[int]) -> int:
+def fake_static_value(moves: list[int]) -> int:
     # the fake judge's static value (Black's stones' (x + 1)(y + 1) less White's, in Gomocup's
     # coordinates), turned to the side to move's view
     black = 0
@@ -54,7 +54,7 @@ def test_every_judged_position_gets_the_static_value_of_the_side_to_move(
     assert main([str(source), "--judge", COMMAND, "--out", str(out)]) == 0
     values = load_static(out, source, SETTINGS.shard)
     data, _ = mx.load_samples([source / "shard-00003.json"])
-    expected = [_oracle([int(m) for m in row if m >= 0]) for row in data.history]
+    expected = [fake_static_value([int(m) for m in row if m >= 0]) for row in data.history]
     assert values.tolist() == expected
     assert len({v > 0 for v in expected}) == 2  # both signs: the turn to the mover's view counts
     # labelled already: a second run leaves the shard as it is

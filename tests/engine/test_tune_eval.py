@@ -307,6 +307,7 @@ def test_shard_positions_are_the_kernels_inputs_labelled_by_the_judge(
 
 
 def test_shard_positions_take_static_labels_in_the_judges_units(tmp_path: Path) -> None:
+    from tests.engine.test_static_labels import fake_static_value
     from tools.datagen import Settings, load_shard, make_shard
     from tools.static_labels import main as label
 
@@ -319,8 +320,8 @@ def test_shard_positions_take_static_labels_in_the_judges_units(tmp_path: Path) 
     assert label([str(folder), "--judge", f"{sys.executable} {fake}", "--out", str(static)]) == 0
     judged = te.shards_positions([folder], tmp_path / "judged.npz")
     data = te.shards_positions([folder], tmp_path / "static.npz", static=(static, 250.0))
-    # the same positions; each score the fake's static value (Black's stones' (x + 1)(y + 1)
-    # in Gomocup's rows less White's, from the side to move's view), in the judge's units
+    # the same positions; each score the fake's static value from the side to move's view, in
+    # the judge's units
     assert data["plies"].tolist() == judged["plies"].tolist()
     assert data["counts"].tolist() == judged["counts"].tolist()
     arrays, _ = load_shard(folder, 3)
@@ -332,13 +333,8 @@ def test_shard_positions_take_static_labels_in_the_judges_units(tmp_path: Path) 
         data["mate"].tolist(),
         strict=True,
     ):
-        moves = arrays["moves"][starts[gi] : starts[gi] + plies]
-        black = sum(
-            (1 if i % 2 == 0 else -1) * (int(m) % 15 + 1) * (14 - int(m) // 15 + 1)
-            for i, m in enumerate(moves)
-        )
-        mine = black if plies % 2 == 0 else -black
-        assert score == round(mine * te.JUDGE_SCALE / 250.0)
+        moves = arrays["moves"][starts[gi] : starts[gi] + plies].tolist()
+        assert score == round(fake_static_value(moves) * te.JUDGE_SCALE / 250.0)
         assert mate == 0  # a static value knows no forced result
     with pytest.raises(RuntimeError, match="is missing"):
         te.shards_positions([folder], tmp_path / "x.npz", static=(tmp_path / "none", 250.0))
