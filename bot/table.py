@@ -156,6 +156,9 @@ class Table:
         # game id -> its undo request's message, with the buttons that answer it (noted with
         # the stored request too: an answer after a restart finds it on ``UndoAnswered``)
         self._undo_messages: dict[int, _Posted] = {}
+        # game id -> the answer heard, or None, for a request asked here whose message is being
+        # posted: an answer that comes before the message is known edits it once it is
+        self._undo_posting: dict[int, _Answer | None] = {}
         self._bus = False  # other processes may have posted requests (``follow``)
 
     # ------------------------------------------------------------------ the events
@@ -169,9 +172,11 @@ class Table:
         if isinstance(event, TurnWarning):
             self.host.spawn(self._warn(event))
             return
-        if isinstance(event, Moved | GameEnded) and game.game_id in self._undo_messages:
-            # a move or the end leaves the request posted here unanswerable: it closes
-            self.host.spawn(self._close_stale_undo(game.game_id))
+        if isinstance(event, Moved | GameEnded):
+            self._undo_posting.pop(game.game_id, None)
+            if game.game_id in self._undo_messages:
+                # a move or the end leaves the request posted here unanswerable: it closes
+                self.host.spawn(self._close_stale_undo(game.game_id))
         if isinstance(event, Moved):
             if not event.by_ai and event.via in (None, VIA):
                 return  # a Discord handler answers with the board
@@ -183,13 +188,20 @@ class Table:
             if not (from_elsewhere or (event.by_clock and event.via is None)):
                 return
         elif isinstance(event, UndoAsked):
+            if event.via is not None:  # its message is posted here (``undo_posted``)
+                self._undo_posting[game.game_id] = None
             if event.via not in (None, VIA):  # /gomoku undo asks the opponent itself
                 self.host.spawn(self._ask_undo(event))
             return
         elif isinstance(event, UndoAnswered):
             posted = self._undo_messages.pop(game.game_id, None)
             if event.via in (None, VIA):
+                self._undo_posting.pop(game.game_id, None)
                 return  # a button's press edits its message itself
+            if posted is None and game.game_id in self._undo_posting:  # edited once posted
+                answer = _Answer(event.requester, event.responder, event.by, event.accepted)
+                self._undo_posting[game.game_id] = answer
+                return
             if posted is None and event.message_id is not None:  # noted in storage
                 assert event.channel_id is not None
                 posted = _Posted(game.guild_id, event.channel_id, event.message_id)
@@ -272,16 +284,29 @@ class Table:
                 users=[discord.Object(event.responder)], everyone=False, roles=False
             )
             message = await channel.send(content, view=view, allowed_mentions=mentions)
-            self.undo_posted(game, game.channel_id, message.id)
         except discord.HTTPException:
+            self.undo_not_posted(game.game_id)
             log.exception("could not ask for the undo in game %s", game.game_id)
+            return
+        self.undo_posted(game, game.channel_id, message.id)
 
     def undo_posted(self, game: GameState, channel_id: int, message_id: int) -> None:
         """The undo request of ``game`` was posted as this message (with its buttons): an
         answer given elsewhere edits it. It is noted with the stored request too, so that
-        a restarted bot, or another process, edits it as well."""
-        self._undo_messages[game.game_id] = _Posted(game.guild_id, channel_id, message_id)
+        a restarted bot, or another process, edits it as well. An answer heard while the
+        message was being posted edits it now."""
+        posted = _Posted(game.guild_id, channel_id, message_id)
+        answer = self._undo_posting.pop(game.game_id, None)
+        if answer is not None:
+            self.host.spawn(self._tell_undo_answer(game.game_id, posted, answer))
+            return
+        self._undo_messages[game.game_id] = posted
         self.host.spawn(self._note_undo_message(game, channel_id, message_id))
+
+    def undo_not_posted(self, game_id: int) -> None:
+        """The message of an undo request asked here could not be posted: an answer to it
+        has nothing to edit."""
+        self._undo_posting.pop(game_id, None)
 
     async def _note_undo_message(self, game: GameState, channel_id: int, message_id: int) -> None:
         try:
@@ -384,6 +409,12 @@ class Table:
             return
         posted = self._undo_messages.get(note.game_id)
         if posted is None:
+            if note.game_id in self._undo_posting and note.message_id is None:
+                if note.via == VIA:  # a button's press edits its message itself
+                    del self._undo_posting[note.game_id]
+                else:  # answered before its message was known here: edited once it is posted
+                    answer = _Answer(note.requester, note.responder, note.by, note.accepted)
+                    self._undo_posting[note.game_id] = answer
             return
         if note.message_id is not None and note.message_id != posted.message_id:
             return  # the answer to an earlier request, heard late: the one posted here waits

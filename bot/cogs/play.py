@@ -354,20 +354,26 @@ class GomokuCog(
             content = words.undo_request(outcome.responder, outcome.requester)
             view = undo_view(outcome.game.game_id)
         mentions = discord.AllowedMentions(users=[discord.Object(outcome.responder)])
-        if not deferred:
-            sent = await interaction.response.send_message(
-                content, view=view, allowed_mentions=mentions
-            )
-            if sent.message_id is not None:  # an answer from the web board edits it
-                self.bot.table.undo_posted(outcome.game, interaction.channel_id, sent.message_id)
-            return
-        # The request is for the opponent to see: into the channel, not the private reply.
-        channel = self.bot.get_partial_messageable(
-            interaction.channel_id, guild_id=interaction.guild_id
-        )
-        message = await channel.send(content, view=view, allowed_mentions=mentions)
-        self.bot.table.undo_posted(outcome.game, interaction.channel_id, message.id)
-        await interaction.delete_original_response()
+        message_id: int | None = None
+        try:
+            if not deferred:
+                sent = await interaction.response.send_message(
+                    content, view=view, allowed_mentions=mentions
+                )
+                message_id = sent.message_id
+            else:
+                # The request is for the opponent to see: into the channel, not the private reply.
+                channel = self.bot.get_partial_messageable(
+                    interaction.channel_id, guild_id=interaction.guild_id
+                )
+                message_id = (await channel.send(content, view=view, allowed_mentions=mentions)).id
+        finally:
+            if message_id is None:
+                self.bot.table.undo_not_posted(outcome.game.game_id)
+            else:  # an answer from the web board edits it
+                self.bot.table.undo_posted(outcome.game, interaction.channel_id, message_id)
+        if deferred:
+            await interaction.delete_original_response()
 
     @app_commands.command(name="hint")
     async def hint(self, interaction: Interaction) -> None:

@@ -17,7 +17,7 @@ from bot.core.service.events import Event, Moved
 from bot.core.service.inputs import AnswerUndo, AskUndo, GameRef
 from bot.table import Table
 from tests.bot.conftest import accepted_challenge, board_caught_up
-from tests.fakediscord import FakeDiscord, FakeUser, Message
+from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord, Message
 from tests.polling import until
 
 
@@ -160,3 +160,56 @@ async def test_an_answer_heard_late_from_another_process_leaves_a_later_request_
     assert second.content == (
         f"<@{bob.id}>'s request to take back their last move is closed: the game moved on."
     )
+
+
+async def undo_asked_while_discord_holds_the_post(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> tuple[int, asyncio.Event, InteractionRecord]:
+    """Alice and Bob play a move each and Bob asks, with ``/gomoku undo``, to take his back,
+    with Discord slow to answer the post of the request's message: the game's id, the event
+    that lets Discord answer, and the command's record."""
+    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    await fake.slash("place", user=alice, options={"cell": "h8"})
+    await fake.slash("place", user=bob, options={"cell": "i9"})
+    await board_caught_up(fake, bot, game_id)
+    release = fake.hold("POST", r"/interactions/\d+/[^/]+/callback")
+    record = await fake.send_slash("gomoku undo", user=bob)
+    # the request is stored before its message is posted
+    await fake.wait_for(
+        lambda: fake.requests_to("POST", rf"/interactions/\d+/{record.token}/callback") != []
+    )
+    return game_id, release, record
+
+
+async def test_a_web_answer_given_while_the_request_is_posted_edits_its_message(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    """Refused on the web before Discord answered the post of the request: once the message
+    is known here it says the refusal and loses its buttons, and nothing is said anew."""
+    game_id, release, record = await undo_asked_while_discord_holds_the_post(fake, bot, alice, bob)
+    await bot.service.act(GameRef(game_id), alice.id, AnswerUndo(False), via="web")
+    release.set()
+    asked = (await fake.answer(record)).message
+    assert asked is not None
+    await fake.wait_for(lambda: asked.buttons() == [])
+    assert asked.content == f"<@{alice.id}> refused to let <@{bob.id}> take back their last move."
+    assert undo_requests(fake) == [asked]  # the answer was not said anew
+    assert await bot.service.repository.undo_request(game_id) is None
+
+
+async def test_an_answer_heard_from_another_process_while_the_request_is_posted_edits_it(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    """Another process's answer heard on the bus before Discord answered the post of the
+    request (the message not yet noted with the request, so nobody else edits it): once the
+    message is known here it says the answer and loses its buttons."""
+    game_id, release, record = await undo_asked_while_discord_holds_the_post(fake, bot, alice, bob)
+    version = (await bot.service.game(game_id)).version
+    withdrawn = UndoAnswer("elsewhere", game_id, version, bob.id, alice.id, bob.id, False, "web")
+    bot.table.undo(withdrawn)
+    release.set()
+    asked = (await fake.answer(record)).message
+    assert asked is not None
+    await fake.wait_for(lambda: asked.buttons() == [])
+    assert asked.content == f"<@{bob.id}> withdrew the request to take back their last move."
+    assert undo_requests(fake) == [asked]
