@@ -69,11 +69,14 @@ _BASE_MEMORY = 160 * 2**20
 _TT_ENTRY_BYTES = 16
 
 
-def _setting(name: str, default: int, most: int = 400) -> int:
+def _setting(name: str, default: int, most: int = 400, least: int = 0) -> int:
     # a knob for measuring (docs/engine.md, "The learned move policy"): a whole number from
-    # 0 to ``most`` in the environment, else the default
-    text = os.environ.get(name, "")
-    return int(text) if text.isdigit() and int(text) <= most else default
+    # ``least`` to ``most`` in the environment, else the default
+    text = os.environ.get(name, "").strip()
+    digits = text[1:] if text.startswith("-") else text
+    if not digits.isdigit():
+        return default
+    return int(text) if least <= int(text) <= most else default
 
 
 # the soft time limit in thousandths of the budget: no new iteration starts after it
@@ -155,6 +158,11 @@ _FUT_OWN = _setting("GOMOKU_FUTILITY_OWN", 0, most=1)
 # "Singular extensions")
 _SE_DEPTH = _setting("GOMOKU_SE_DEPTH", 0, most=60)
 _SE_MARGIN = _setting("GOMOKU_SE_MARGIN", 10, most=2000)
+# the aspiration window's half-width from the third iteration, in evaluation units (0: the
+# full window), widened four times over at each failure; for measuring
+_ASPIRATION = _setting("GOMOKU_ASPIRATION", 60, most=5000)
+# the razoring margin a ply (k.G_RAZOR, below alpha; negative razors more), for measuring
+_RAZOR = _setting("GOMOKU_RAZOR", _RAZOR_MARGIN, most=2000, least=-2000)
 # the root's threat searches under a node limit: the win by fours and threes and the defence
 # may each spend this many thousandths of it (0: none)
 _VCT_SHARE = _setting("GOMOKU_VCT_SHARE", 200)
@@ -302,7 +310,7 @@ class _Searcher:
             g[k.G_LMP] = _LMP_BASE
             g[k.G_FUTILITY] = _FUTILITY
             g[k.G_LMP_POW] = _LMP_POW
-            g[k.G_RAZOR] = _RAZOR_MARGIN
+            g[k.G_RAZOR] = _RAZOR
             g[k.G_LMR] = _LMR_SCALE
             g[k.G_FUT_DEPTH] = _FUT_DEPTH
             g[k.G_IIR] = _IIR
@@ -531,8 +539,8 @@ class _Searcher:
         done_depth = 0
         score = 0
         for depth in range(1, max_depth + 1):
-            if depth >= 3 and not is_win_score(abs(score)):
-                window = 60
+            if depth >= 3 and _ASPIRATION > 0 and not is_win_score(abs(score)):
+                window = _ASPIRATION
                 alpha, beta = score - window, score + window
                 while True:
                     g[k.G_BEST] = -1

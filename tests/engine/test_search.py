@@ -174,6 +174,17 @@ def test_a_setting_is_a_whole_number_in_range(
     assert alphabeta._setting("GOMOKU_SOFT_TIME", 600, most=1000) == value
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("-300", -300), (" -2000 ", -2000), ("400", 400), ("-2001", 0), ("--3", 0), ("-", 0)],
+)
+def test_a_signed_setting_is_a_whole_number_in_its_range(
+    text: str, value: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GOMOKU_RAZOR", text)
+    assert alphabeta._setting("GOMOKU_RAZOR", 0, most=2000, least=-2000) == value
+
+
 def test_depth_limit_is_the_completed_depth() -> None:
     board = Board.from_moves("h8 i9 h9 i10 g8 j11 k8")
     result = search(board, Limits(depth=3))
