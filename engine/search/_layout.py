@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "97bf8ec4d9d8bf82"
+KERNELS_STAMP = "9735f7af6d54e1ab"
 
 PAD = 5
 MAX_PLY = 128
@@ -73,7 +73,7 @@ G_DEEP_VCF = 46  # attacking fours of the local VCF (vcf_local) at the leaves (0
 G_SELECT = 48  # SEL_* bits
 G_LMP = 49  # quiet moves searched at a node of depth d: G_LMP + d * d, then the rest are skipped
 G_FUTILITY = 50  # reverse futility margin per ply of depth (above beta)
-G_RAZOR = 51  # razoring margin per ply of depth (below alpha)
+G_RAZOR = 51  # razoring margin per ply of depth (below alpha) where the root's opponent moves
 G_LMR = 52  # SEL_LMR: reduction = ln(depth) * ln(move number) * G_LMR / 100 plies
 G_MINE = 53  # the evaluation is (G_MINE * mine - 4 * theirs) // 4 (the weights' "mine")
 # the evaluation network (0 hidden units: the linear evaluation above). Its inputs are the
@@ -175,7 +175,10 @@ G_FUT_OWN = G_SEVAL + MAX_PLY + 2
 G_SE_DEPTH = G_FUT_OWN + 1
 G_SE_MARGIN = G_SE_DEPTH + 1
 G_SKIP = G_SE_MARGIN + 1
-NG = G_SKIP + MAX_PLY + 2
+# razoring's margin a ply (SEL_FUTILITY) at the nodes where the root's side is to move (even
+# plies); G_RAZOR's at those of its opponent
+G_RAZOR_ROOT = G_SKIP + MAX_PLY + 2
+NG = G_RAZOR_ROOT + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

@@ -39,7 +39,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "97bf8ec4d9d8bf82"
+KERNELS_STAMP = "9735f7af6d54e1ab"
 
 
 @njit

@@ -47,6 +47,7 @@ from engine.search._layout import (
     G_POL_U,
     G_PURE,
     G_RAZOR,
+    G_RAZOR_ROOT,
     G_RULE,
     G_S,
     G_SE_DEPTH,
@@ -129,7 +130,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "97bf8ec4d9d8bf82"
+KERNELS_STAMP = "9735f7af6d54e1ab"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -533,7 +534,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         e = evaluate(g, hsh)
         if e - g[G_FUTILITY] * depth >= beta:
             return e
-        if e + g[G_RAZOR] * depth <= alpha:
+        razor = g[G_RAZOR_ROOT] if (ply & 1) == 0 else g[G_RAZOR]
+        if e + razor * depth <= alpha:
             v = _static(st, sr, 0, ply, beta)
             if v <= alpha:
                 return v

@@ -675,3 +675,21 @@ def test_the_tighter_policy_cut_prunes_near_the_horizon() -> None:
     low = {"POL_CUT": 3 * logit, "POL_CUT_LOW": 2 * logit}
     for depth in (1, 2):
         assert _searched(_node(MIDDLE, **low), depth) < _searched(_node(MIDDLE, **shipped), depth)
+
+
+def _razored(ply: int, **slots: int) -> int:
+    # a calm node two plies from the horizon (nothing threatens anything), its static value a
+    # little below alpha: the nodes searched under it (none where razoring drops it to its leaf)
+    position = _node("h8 a1", SELECT=k.SEL_FUTILITY, FUTILITY=800, FUT_DEPTH=2, **slots)
+    alpha = int(k.evaluate(position.g, position.st[7])) + 100
+    k.alphabeta(position.st, position.sr, 2, alpha, alpha + 1, ply)
+    return int(position.g[k.G_NODES])
+
+
+def test_razoring_margins_of_the_root_side_and_of_its_opponent_apart() -> None:
+    # G_RAZOR_ROOT acts where the root's side is to move (even plies), G_RAZOR where its
+    # opponent is (odd): at a margin of 0 a ply the node is razored, at 2,000 it is searched
+    assert _razored(1, RAZOR=0, RAZOR_ROOT=2000) == 0
+    assert _razored(2, RAZOR=0, RAZOR_ROOT=2000) > 0
+    assert _razored(2, RAZOR=2000, RAZOR_ROOT=0) == 0
+    assert _razored(1, RAZOR=2000, RAZOR_ROOT=0) > 0
