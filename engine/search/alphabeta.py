@@ -165,8 +165,9 @@ _ASPIRATION = _setting("GOMOKU_ASPIRATION", 60, most=5000)
 _RAZOR = _setting("GOMOKU_RAZOR", _RAZOR_MARGIN, most=2000, least=-2000)
 # the same margin at the nodes where the root's side is to move (k.G_RAZOR_ROOT), for measuring:
 # 2,000 there (razoring only the opponent's nodes) scored +3.8 +- 1.8 points a game over 756
-# games node for node against Rapfi 0.43.02 classical (20,000 and 40,000 nodes), and -3.9 +-
-# 3.7 over 128 at 500 ms a move (docs/engine.md, "Razoring's margin")
+# games node for node against Rapfi 0.43.02 classical (20,000 and 40,000 nodes), but -0.4 +-
+# 3.8 over 128 at 200,000 nodes and -3.9 +- 3.7 over 128 at 500 ms a move (docs/engine.md,
+# "Razoring's margin")
 _RAZOR_ROOT = _setting("GOMOKU_RAZOR_ROOT", _RAZOR, most=2000, least=-2000)
 # the root's threat searches under a node limit: the win by fours and threes and the defence
 # may each spend this many thousandths of it (0: none)
