@@ -43,7 +43,8 @@ shown)"), so that a stuck game costs its figures, not the summary.
 then the bot, and prints each one's CPU time per interaction and their ratio: what the bot's
 own work costs over Discord's plumbing (DESIGN.md: within 2x). It also compares the requests
 route by route; a /place the bot deferred (a slow write or AI) shows there as a difference.
-``--instant-ai`` puts an in-process stand-in in the AI's place that answers at once.
+``--instant-ai`` puts an in-process stand-in in the AI's place that answers at once, and
+``--memory`` the in-memory repository in SQLite's (nothing kept): what each of them costs.
 
 One module of about a thousand lines: the players' driver, the one-process run, the
 baseline and the cluster share the samples, the request routes and the printing of both.
@@ -605,7 +606,12 @@ async def _run(args: argparse.Namespace) -> int:
             ai_workers = f"{pool.workers} AI workers"
         path = Path(tmp) / "bench.sqlite3"
         repository: GameRepository
-        if args.postgres:
+        if args.memory:
+            from storage.memory import InMemoryGameRepository
+
+            repository = InMemoryGameRepository()
+            store = "in memory (nothing kept)"
+        elif args.postgres:
             from storage.postgres import PostgresGameRepository
             from tests.postgres_server import PostgresServer
 
@@ -1048,6 +1054,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--postgres", action="store_true", help="store on a PostgreSQL server started for the run"
+    )
+    parser.add_argument(
+        "--memory", action="store_true", help="store in memory (what SQLite's storage costs)"
     )
     parser.add_argument(
         "--queue-workers",

@@ -48,3 +48,17 @@ def test_the_bare_bot_makes_the_bots_requests_for_every_interaction() -> None:
     assert "ms (22): ratio" in out, out
     assert "HTTP requests per interaction: the bot 2.18, the bare bot 2.18;" in out, out  # 48/22
     assert "s on its event loop's thread, " in out, out
+
+
+@pytest.mark.slow
+def test_the_games_run_through_with_storage_in_memory() -> None:
+    # --memory: the in-memory repository in SQLite's place, every game played to its end
+    out = bench(
+        *("--games", "4", "--moves", "4", "--style", "emoji", "--think", "0.6"),
+        *("--instant-ai", "--memory"),
+    )
+    assert "in memory (nothing kept)" in out, out
+    assert "failures" not in out, out
+    assert "games raised" not in out, out
+    assert "SQLite during the load" not in out, out
+    assert "place (people)                     n=    8" in out, out
