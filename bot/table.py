@@ -274,6 +274,7 @@ class Table:
     async def _ask_undo(self, event: UndoAsked) -> None:
         """Ask the opponent in the channel, with the buttons ``/gomoku undo`` gives."""
         game = event.game
+        message_id: int | None = None
         try:
             # The request is for the opponent: in the server's language, like the board.
             with i18n.using(await self.host.preferences.server_language(game.guild_id)):
@@ -283,12 +284,14 @@ class Table:
             mentions = discord.AllowedMentions(
                 users=[discord.Object(event.responder)], everyone=False, roles=False
             )
-            message = await channel.send(content, view=view, allowed_mentions=mentions)
+            message_id = (await channel.send(content, view=view, allowed_mentions=mentions)).id
         except discord.HTTPException:
-            self.undo_not_posted(game.game_id)
             log.exception("could not ask for the undo in game %s", game.game_id)
-            return
-        self.undo_posted(game, game.channel_id, message.id)
+        finally:
+            if message_id is None:  # whatever stopped the post
+                self.undo_not_posted(game.game_id)
+        if message_id is not None:
+            self.undo_posted(game, game.channel_id, message_id)
 
     def undo_posted(self, game: GameState, channel_id: int, message_id: int) -> None:
         """The undo request of ``game`` was posted as this message (with its buttons): an
