@@ -74,7 +74,7 @@ def _setting(name: str, default: int, most: int = 400, least: int = 0) -> int:
     # ``least`` to ``most`` in the environment, else the default
     text = os.environ.get(name, "").strip()
     digits = text[1:] if text.startswith("-") else text
-    if not digits.isdigit():
+    if not (digits.isascii() and digits.isdigit()):  # "²" is a digit that int() refuses
         return default
     return int(text) if least <= int(text) <= most else default
 

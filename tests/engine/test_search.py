@@ -176,7 +176,10 @@ def test_a_setting_is_a_whole_number_in_range(
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("-300", -300), (" -2000 ", -2000), ("400", 400), ("-2001", 0), ("--3", 0), ("-", 0)],
+    [
+        *[("-300", -300), (" -2000 ", -2000), ("400", 400), ("-2001", 0), ("--3", 0), ("-", 0)],
+        *[("²", 0), ("-²", 0), ("1e3", 0)],
+    ],
 )
 def test_a_signed_setting_is_a_whole_number_in_its_range(
     text: str, value: int, monkeypatch: pytest.MonkeyPatch
