@@ -1052,10 +1052,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--nice", type=int, default=None, help="niceness of the AI workers (default: the runner's)"
     )
-    parser.add_argument(
+    backend = parser.add_mutually_exclusive_group()
+    backend.add_argument(
         "--postgres", action="store_true", help="store on a PostgreSQL server started for the run"
     )
-    parser.add_argument(
+    backend.add_argument(
         "--memory", action="store_true", help="store in memory (what SQLite's storage costs)"
     )
     parser.add_argument(

@@ -83,15 +83,21 @@ def undo_requests(fake: FakeDiscord) -> list[Message]:
     return [m for m in fake.channel_messages() if "take back their last move" in m.content]
 
 
+async def a_move_each(fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser) -> int:
+    """Alice and Bob play a move each (their board drawn): the game's id."""
+    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
+    await fake.slash("place", user=alice, options={"cell": "h8"})
+    await fake.slash("place", user=bob, options={"cell": "i9"})
+    await board_caught_up(fake, bot, game_id)
+    return game_id
+
+
 async def bob_asks_to_undo(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> tuple[int, Message]:
     """Alice and Bob play a move each and Bob asks, with ``/gomoku undo``, to take his back:
     the game's id and the request's message."""
-    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
-    await fake.slash("place", user=alice, options={"cell": "h8"})
-    await fake.slash("place", user=bob, options={"cell": "i9"})
-    await board_caught_up(fake, bot, game_id)
+    game_id = await a_move_each(fake, bot, alice, bob)
     await fake.slash("gomoku undo", user=bob)
     [first] = undo_requests(fake)
     return game_id, first
@@ -168,10 +174,7 @@ async def undo_asked_while_discord_holds_the_post(
     """Alice and Bob play a move each and Bob asks, with ``/gomoku undo``, to take his back,
     with Discord slow to answer the post of the request's message: the game's id, the event
     that lets Discord answer, and the command's record."""
-    game_id, _board = await accepted_challenge(fake, bot, alice, bob)
-    await fake.slash("place", user=alice, options={"cell": "h8"})
-    await fake.slash("place", user=bob, options={"cell": "i9"})
-    await board_caught_up(fake, bot, game_id)
+    game_id = await a_move_each(fake, bot, alice, bob)
     release = fake.hold("POST", r"/interactions/\d+/[^/]+/callback")
     record = await fake.send_slash("gomoku undo", user=bob)
     # the request is stored before its message is posted
