@@ -496,10 +496,18 @@ async def _run_bare(args: argparse.Namespace) -> dict[str, Any]:
     stop = asyncio.Event()
     lags: list[float] = []
     probe = asyncio.create_task(_lag_probe(stop, lags))  # as beside the bot: the same work
+    # with --profile, the bare bot's own profile beside the bot's (PROFILE.bare), for
+    # benchmarks.profile_diff: what the bot does over the library, function by function
+    profile = cProfile.Profile() if args.profile else None
+    if profile is not None:
+        profile.enable()
     parent.send("go")
     cpu, kernel = time.process_time(), _kernel_s()
     report: dict[str, Any] = await loop.run_in_executor(None, parent.recv)
     report["bot_cpu"] = time.process_time() - cpu
+    if profile is not None:
+        profile.disable()
+        profile.dump_stats(f"{args.profile}.bare")
     report["bot_kernel"] = _kernel_s() - kernel
     report["lags"] = lags
     stop.set()
@@ -1075,7 +1083,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--gc", action="store_true", help="time the bot process's garbage collections"
     )
-    parser.add_argument("--profile", help="write a cProfile of the bot process under load here")
+    parser.add_argument(
+        "--profile",
+        help="write a cProfile of the bot process under load here (with --baseline, the bare"
+        " bot's beside it, as PROFILE.bare)",
+    )
     parser.add_argument(
         "--routes",
         action="store_true",

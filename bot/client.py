@@ -275,6 +275,7 @@ class GomokuBot(commands.Bot):
             clock=self.clock,
             rng=self.rng,
             clocks_stopped_at=self.table.faults.stopped_at,
+            settings_of=self.preferences.guild_settings,
         )
         # Tournament rounds are paired in a process of their own, off the event loop.
         self.service.round_pairer = WorkerPairer()

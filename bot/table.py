@@ -41,8 +41,10 @@ import discord
 from bot import outage, threads
 from bot.core.service.errors import OutOfTimeError
 from bot.core.service.events import (
+    ChallengeIssued,
     Event,
     GameEnded,
+    GameStarted,
     Moved,
     TakenBack,
     TurnWarning,
@@ -123,7 +125,16 @@ class Table:
 
     # The kinds of event ``on_event`` acts on (a game's start or a challenge is drawn by the
     # interaction that made it, and a state read from storage changes nothing on screen).
-    EVENTS: Final = (Moved, GameEnded, TurnWarning, UndoAsked, UndoAnswered, TakenBack)
+    EVENTS: Final = (
+        ChallengeIssued,
+        GameStarted,
+        Moved,
+        GameEnded,
+        TurnWarning,
+        UndoAsked,
+        UndoAnswered,
+        TakenBack,
+    )
 
     def __init__(
         self,
@@ -169,6 +180,9 @@ class Table:
         game = event.game
         if game.guild_id is None:
             return  # a terminal's game
+        if isinstance(event, ChallengeIssued | GameStarted):
+            self.turn_pings.new_game(game.game_id)  # its handler draws it
+            return
         if isinstance(event, TurnWarning):
             self.host.spawn(self._warn(event))
             return

@@ -72,6 +72,11 @@ class TurnPings:
         self._senders: dict[int, asyncio.Task[None]] = {}  # game id -> its sending task
         self._targets: dict[int, int] = {}  # game id -> whom its ping mentions (this process's)
 
+    def new_game(self, game_id: int) -> None:
+        """``game_id`` became active or was offered here just now: it has no ping stored (a
+        challenge is never pinged), so its first ping need not read one."""
+        self._pings.setdefault(game_id, None)
+
     def forget_settings(self, guild_id: int) -> None:
         """The guild's settings changed."""
         self._enabled.pop(guild_id, None)

@@ -177,13 +177,17 @@ class AdminCommands(commands.Cog):
             changes["rated_opening"] = rated_opening
         if language is not None:
             changes["language"] = language
-        updated = await host_of(interaction).table.defer_if_slow(
-            interaction,
-            service.update_settings(guild_id, **changes),
-            ephemeral=True,
-            thinking=True,
-        )
-        host_of(interaction).forget_settings(guild_id)
+        try:
+            updated = await host_of(interaction).table.defer_if_slow(
+                interaction,
+                service.update_settings(guild_id, **changes),
+                ephemeral=True,
+                thinking=True,
+            )
+        finally:
+            # also after a failure part way (the settings stored, the open games' clocks
+            # not): the starts read the kept settings (``ServiceCore.settings_of``)
+            host_of(interaction).forget_settings(guild_id)
         if interaction.response.is_done():  # deferred: the write was slow
             await interaction.edit_original_response(embed=settings_embed(updated))
             return

@@ -13,6 +13,7 @@ from bot import threads
 from bot.client import GomokuBot
 from bot.core.admission import StartAdmission
 from bot.core.service.states import GameState
+from engine.types import Rule
 from storage.records import GuildSettings
 from tests.bot.conftest import HeldStarts
 from tests.fakediscord import FakeDiscord, FakeUser
@@ -86,6 +87,38 @@ async def test_a_burst_of_starts_in_a_guild_reads_its_settings_once(
     bot.forget_settings(fake.guild_id)
     await fake.slash("gomoku start", user=fake.add_user("late"), channel=fake.add_channel("late"))
     assert reads == [fake.guild_id, fake.guild_id]
+
+
+async def test_starts_use_the_kept_settings_and_a_settings_command_reaches_the_next_start(
+    fake: FakeDiscord, bot: GomokuBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The game a start makes takes the guild's settings from the copy the bot keeps: the
+    database is asked once for a guild, not once a start; a change made with the settings
+    command reaches the next start."""
+    reads: list[int] = []
+    stored = bot.service.repository.guild_settings
+
+    async def counted(guild_id: int) -> GuildSettings:
+        reads.append(guild_id)
+        return await stored(guild_id)
+
+    monkeypatch.setattr(bot.service.repository, "guild_settings", counted)
+    for n in range(3):
+        user, channel = fake.add_user(f"player{n}"), fake.add_channel(f"table{n}")
+        reply = await fake.slash("gomoku start", user=user, channel=channel)
+        assert reply.message is not None
+        game = await bot.service.repository.open_game_in_channel(channel.id)
+        assert game is not None
+        assert game.rule is Rule.FREESTYLE
+    assert reads == [fake.guild_id]
+    await fake.slash("gomoku-admin settings", user=fake.owner, options={"rule": "renju"})
+    reads.clear()
+    channel = fake.add_channel("after")
+    await fake.slash("gomoku start", user=fake.add_user("after"), channel=channel)
+    game = await bot.service.repository.open_game_in_channel(channel.id)
+    assert game is not None
+    assert game.rule is Rule.RENJU
+    assert reads == [fake.guild_id]
 
 
 async def test_a_start_in_a_thread_waits_for_its_turn_acknowledged_too(

@@ -93,7 +93,7 @@ class GameUseCases(ServiceCore):
             ChannelNotAllowedError: the guild restricts games to other channels.
         """
         game = Game(game)
-        settings = await self.repository.guild_settings(guild_id) if guild_id is not None else None
+        settings = await self._guild_settings(guild_id) if guild_id is not None else None
         if settings is not None and not settings.allows(channel_id):
             raise ChannelNotAllowedError(channel_id, settings.allowed_channel_ids)
         if rule is None:
@@ -372,7 +372,7 @@ class GameUseCases(ServiceCore):
             raise NotAPlayerError(user_id, game_id)
         settings = None
         if old.guild_id is not None:
-            settings = await self.repository.guild_settings(old.guild_id)
+            settings = await self._guild_settings(old.guild_id)
             if not settings.allows(old.channel_id):
                 raise ChannelNotAllowedError(old.channel_id, settings.allowed_channel_ids)
         black, white = old.white, old.black

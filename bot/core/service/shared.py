@@ -232,6 +232,12 @@ class ServiceCore:
     clocks_stopped_at: Callable[[], datetime | None] = _clocks_run
     rng: random.Random = field(default_factory=random.Random)  # coin tosses and AI seeds
     challenge_ttl: timedelta = DEFAULT_CHALLENGE_TTL
+    # Where a start or a rematch reads its guild's settings: a front end that keeps them
+    # gives its reader (the Discord bot's ``bot.preferences``, which one process serves per
+    # guild and which forgets a guild's settings when a command of it changes them); None,
+    # the repository each time. A start read them from the database every time: in a burst
+    # of starts that was a read a start on the event loop's thread.
+    settings_of: Callable[[int], Awaitable[GuildSettings]] | None = None
     _locks: weakref.WeakValueDictionary[int, asyncio.Lock] = field(
         default_factory=weakref.WeakValueDictionary, init=False, repr=False
     )
@@ -260,6 +266,11 @@ class ServiceCore:
         self.events.unsubscribe(subscriber)
 
     # ---- plumbing
+
+    async def _guild_settings(self, guild_id: int) -> GuildSettings:
+        if self.settings_of is not None:
+            return await self.settings_of(guild_id)
+        return await self.repository.guild_settings(guild_id)
 
     def _lock(self, game_id: int) -> asyncio.Lock:
         lock = self._locks.get(game_id)
