@@ -4,7 +4,8 @@ commands' ids (sentences name commands by their mentions, ``bot.text.words.comma
 Both are read from the service once and kept: a guild's settings until a command of that
 guild changes them (its shard's process serves it and forgets them), a member's chosen
 language for ``LANGUAGE_TTL`` (another shard process may have stored a new choice). Reads
-under way are shared, so a burst of interactions asks the database once.
+under way are shared, so a burst of interactions asks the database once; the languages of
+the members whose interactions came in one pass of the event loop are read together.
 """
 
 from __future__ import annotations
@@ -62,6 +63,9 @@ class Preferences:
         # user id -> the language they chose (None: Discord's), and when it was read
         self._user_languages: dict[int, tuple[str | None, datetime]] = {}
         self._language_reads: dict[int, asyncio.Future[str | None]] = {}  # under way
+        # the reads asked for in this pass of the event loop, made together at its end
+        self._language_batch: dict[int, asyncio.Future[str | None]] = {}
+        self._batch_reads: set[asyncio.Task[None]] = set()
         # top-level command name -> the id Discord gave it (bot.client fills it at sync)
         self.command_ids: dict[str, int] = {}
 
@@ -121,8 +125,12 @@ class Preferences:
         """Read ``user_id``'s chosen language into the cache, once however many interactions
         of theirs wait for it."""
         started = self._host.clock()
-        read = asyncio.ensure_future(self._host.service.language(user_id))
+        loop = asyncio.get_running_loop()
+        read: asyncio.Future[str | None] = loop.create_future()
         self._language_reads[user_id] = read
+        if not self._language_batch:
+            loop.call_soon(self._read_batch)
+        self._language_batch[user_id] = read
 
         def landed(done: asyncio.Future[str | None]) -> None:
             self._language_reads.pop(user_id, None)
@@ -134,6 +142,30 @@ class Preferences:
 
         read.add_done_callback(landed)
         return read
+
+    def _read_batch(self) -> None:
+        """Read the languages asked for in the pass of the event loop that just ended, in
+        one read: a burst of starts by members not seen yet asks the database once a pass,
+        not once a member."""
+        batch, self._language_batch = self._language_batch, {}
+        task = asyncio.create_task(self._answer_batch(batch))
+        self._batch_reads.add(task)
+        task.add_done_callback(self._batch_reads.discard)
+
+    async def _answer_batch(self, batch: dict[int, asyncio.Future[str | None]]) -> None:
+        try:
+            chosen = await self._host.service.languages(batch)
+        except Exception as error:  # told to every interaction waiting for one of them
+            for read in batch.values():
+                if not read.done():
+                    read.set_exception(error)
+        else:
+            for user_id, read in batch.items():
+                if not read.done():
+                    read.set_result(chosen.get(user_id))
+        finally:
+            for read in batch.values():  # cancelled (the bot stopping): nobody waits on
+                read.cancel()
 
     def forget_language(self, user_id: int) -> None:
         """The user chose another language: read it again next time."""

@@ -659,6 +659,9 @@ class InMemoryGameRepository:
     async def user_language(self, user_id: int) -> str | None:
         return self._languages.get(user_id)
 
+    async def user_languages(self, user_ids: Iterable[int]) -> dict[int, str]:
+        return {u: self._languages[u] for u in set(user_ids) if u in self._languages}
+
     async def save_user_language(self, user_id: int, language: str | None) -> None:
         if language is None:
             self._languages.pop(user_id, None)

@@ -371,6 +371,10 @@ class GameRepository(Protocol):
     async def user_language(self, user_id: int) -> str | None:
         """The language the user chose for replies (None: follow their Discord locale)."""
 
+    async def user_languages(self, user_ids: Iterable[int]) -> dict[int, str]:
+        """The languages those of ``user_ids`` who chose one chose (one read for many users:
+        a burst of interactions from members not seen yet)."""
+
     async def save_user_language(self, user_id: int, language: str | None) -> None:
         """Remember the user's language; None forgets it (``delete_user_data`` does too)."""
 

@@ -43,7 +43,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypeVar
 
 from engine.types import Color, Game, Outcome, Point, Rule, Termination
 from storage.club import (
@@ -642,6 +642,14 @@ WHERE guild_id = $1 AND status IN ('pending', 'active')
 SQL_USER_VIEW = "SELECT board_view FROM user_settings WHERE user_id = $1"
 SQL_SAVE_USER_VIEW = _upsert("user_settings", "user_id, board_view, updated_at")
 SQL_USER_LANGUAGE = "SELECT language FROM user_languages WHERE user_id = $1"
+# Users' languages a read: a fixed number of ids a statement (the last read's list padded
+# with its first id), so that every read is the same prepared statement
+USER_LANGUAGES_A_READ: Final = 32
+SQL_USER_LANGUAGES = (
+    "SELECT user_id, language FROM user_languages WHERE user_id IN ("
+    + ", ".join(f"${n}" for n in range(1, USER_LANGUAGES_A_READ + 1))
+    + ")"
+)
 SQL_SAVE_USER_LANGUAGE = _upsert("user_languages", "user_id, language, updated_at")
 SQL_CLEAR_USER_LANGUAGE = "DELETE FROM user_languages WHERE user_id = $1"
 SQL_SAVE_PENDING_REPLY = _upsert("pending_replies", _columns(PendingReply))
@@ -1422,6 +1430,16 @@ class SqlGameRepository:
 
     async def user_language(self, user_id: int) -> str | None:
         return await self._fetch_one(_text, SQL_USER_LANGUAGE, user_id, small=True)
+
+    async def user_languages(self, user_ids: Iterable[int]) -> dict[int, str]:
+        ids = sorted(set(user_ids))
+        chosen: dict[int, str] = {}
+        for start in range(0, len(ids), USER_LANGUAGES_A_READ):
+            part = ids[start : start + USER_LANGUAGES_A_READ]
+            part += part[:1] * (USER_LANGUAGES_A_READ - len(part))
+            rows = await self._fetch_all(_id_and_text, SQL_USER_LANGUAGES, *part, small=True)
+            chosen.update(rows)
+        return chosen
 
     async def save_user_language(self, user_id: int, language: str | None) -> None:
         if language is None:

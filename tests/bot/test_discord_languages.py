@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Iterable
+from types import SimpleNamespace
 from typing import Any
 
+import discord
 import pytest
 
 from bot.client import GomokuBot
@@ -183,16 +186,16 @@ async def test_a_language_slow_to_read_costs_no_answer_and_lands_for_the_next(
     bot.preferences.language_wait = 0.05
     async with fake.running(bot):
         await bot.service.set_language(alice.id, "ja")
-        stored = bot.service.repository.user_language
+        stored = bot.service.repository.user_languages
         release = asyncio.Event()
-        reads: list[int] = []
+        reads: list[list[int]] = []
 
-        async def slow(user_id: int) -> str | None:
-            reads.append(user_id)
+        async def slow(user_ids: Iterable[int]) -> dict[int, str]:
+            reads.append(list(user_ids))
             await release.wait()
-            return await stored(user_id)
+            return await stored(user_ids)
 
-        monkeypatch.setattr(bot.service.repository, "user_language", slow)
+        monkeypatch.setattr(bot.service.repository, "user_languages", slow)
         first = await fake.slash("place", user=alice, options={"cell": "h8"})
         assert first.message is not None
         assert _CJK.search(first.text()) is None  # English, her client's language
@@ -202,4 +205,36 @@ async def test_a_language_slow_to_read_costs_no_answer_and_lands_for_the_next(
         assert bot.preferences._user_languages[alice.id][0] == "ja"
         after = await fake.slash("place", user=alice, options={"cell": "h8"})
         _assert_in_language(after.message, "the language read late")
-        assert reads == [alice.id]
+        assert reads == [[alice.id]]
+
+
+async def test_members_arriving_together_have_their_languages_read_together(
+    fake: FakeDiscord, bot: GomokuBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interactions of members not seen yet that reach the bot in one pass of its event
+    loop (a burst) ask the database once for all their languages; each answers in its
+    member's own."""
+    members = [fake.add_user(f"member{n}") for n in range(4)]
+    await bot.service.set_language(members[1].id, "ja")
+    await bot.service.set_language(members[2].id, "ko")
+    stored = bot.service.repository.user_languages
+    reads: list[list[int]] = []
+
+    async def counted(user_ids: Iterable[int]) -> dict[int, str]:
+        reads.append(sorted(user_ids))
+        return await stored(user_ids)
+
+    monkeypatch.setattr(bot.service.repository, "user_languages", counted)
+
+    async def language_of(member: FakeUser) -> str:
+        interaction: Any = SimpleNamespace(
+            extras={}, user=member, locale=discord.Locale.american_english, guild_locale=None
+        )
+        await bot.preferences.set_answer_language(interaction)
+        return i18n.current()
+
+    chosen = await asyncio.gather(*(language_of(member) for member in members))
+    assert chosen == ["en", "ja", "ko", "en"]
+    assert reads == [sorted(member.id for member in members)]
+    await language_of(members[1])  # kept: not read again
+    assert len(reads) == 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 
 import pytest
@@ -285,19 +285,19 @@ async def test_the_wait_before_a_deferral_counts_from_the_event_not_from_the_wri
     bot.preferences.language_wait = 30.0  # the language read ends when this test says
     reading, read = asyncio.Event(), asyncio.Event()
     writing, written = asyncio.Event(), asyncio.Event()
-    language, accept = bot.service.language, bot.service.accept
+    languages, accept = bot.service.languages, bot.service.accept
 
-    async def slow_language(user_id: int) -> str | None:
+    async def slow_languages(user_ids: Iterable[int]) -> dict[int, str]:
         reading.set()
         await read.wait()
-        return await language(user_id)
+        return await languages(user_ids)
 
     async def slow_accept(game: int, user_id: int) -> GameState:
         writing.set()
         await written.wait()
         return await accept(game, user_id)
 
-    monkeypatch.setattr(bot.service, "language", slow_language)
+    monkeypatch.setattr(bot.service, "languages", slow_languages)
     monkeypatch.setattr(bot.service, "accept", slow_accept)
     record = await fake.send_click(start.message, f"gomoku:{game_id}:accept", user=bob)
     async with asyncio.timeout(10):

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from storage.records import GuildSettings
 from storage.repository import GameRepository
+from storage.sql import USER_LANGUAGES_A_READ
 from tests.storage.conftest import ALICE, BOB, GUILD
 
 
@@ -35,3 +36,22 @@ async def test_user_language_round_trip_clear_and_forget(repo: GameRepository) -
     await repo.delete_user_data(ALICE)
     assert await repo.user_language(ALICE) is None
     assert await repo.user_language(BOB) == "ja"
+
+
+async def test_many_users_languages_read_at_once_agree_with_one_at_a_time(
+    repo: GameRepository,
+) -> None:
+    """Read together, more users than one statement takes (ids repeated, users who never
+    chose, one who chose and went back to Discord's), the languages are each user's own."""
+    users = [ALICE + n for n in range(0, 150, 3)]
+    languages = ["ja", "ko", "zh_Hans", "fr"]
+    for n, user in enumerate(users):
+        if n % 4 != 3:
+            await repo.save_user_language(user, languages[n % len(languages)])
+    await repo.save_user_language(users[0], None)
+    asked = [*users, *users[:5], BOB, ALICE + 1]
+    one_by_one = {u: lang for u in set(asked) if (lang := await repo.user_language(u))}
+    assert len(one_by_one) == 37 > USER_LANGUAGES_A_READ  # more than one statement's worth
+    assert await repo.user_languages(asked) == one_by_one
+    assert await repo.user_languages([]) == {}
+    assert await repo.user_languages([users[1]]) == {users[1]: "ko"}

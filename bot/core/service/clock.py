@@ -53,7 +53,7 @@ class ClockUseCases(ServiceCore):
 
     async def _tick(self, now: datetime) -> tuple[list[TimeoutEvent], list[GameRecord]]:
         events: list[TimeoutEvent] = []
-        idle = _IdleTimes(self.repository)
+        idle = _IdleTimes(self._guild_settings)
         records = await self.repository.open_games()
         for record in records:
             try:
@@ -151,7 +151,7 @@ class ClockUseCases(ServiceCore):
 
     async def _next_deadline(self, records: Sequence[GameRecord]) -> datetime | None:
         moments = []
-        idle = _IdleTimes(self.repository)
+        idle = _IdleTimes(self._guild_settings)
         for record in records:
             due = self.clock_due(record)
             if due is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from bot.core.languages import LANGUAGES
@@ -84,6 +84,12 @@ class MemberUseCases(ServiceCore):
         """The language ``user_id`` chose for replies (None: their Discord locale)."""
         chosen = await self.repository.user_language(user_id)
         return chosen if chosen in LANGUAGES else None
+
+    async def languages(self, user_ids: Iterable[int]) -> dict[int, str]:
+        """The languages those of ``user_ids`` who chose one for replies chose, in one read
+        for many users (the others follow their Discord locale)."""
+        chosen = await self.repository.user_languages(user_ids)
+        return {user: language for user, language in chosen.items() if language in LANGUAGES}
 
     async def set_language(self, user_id: int, language: str | None) -> None:
         """Remember the language ``user_id`` wants replies in; None follows Discord again.

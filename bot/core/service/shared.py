@@ -185,8 +185,8 @@ class _IdleTimes:
     """When open games end by themselves for want of moves, reading each guild's settings
     once per pass over the open games."""
 
-    def __init__(self, repository: GameRepository) -> None:
-        self._repository = repository
+    def __init__(self, settings_of: Callable[[int], Awaitable[GuildSettings]]) -> None:
+        self._settings_of = settings_of  # ServiceCore._guild_settings
         self._settings: dict[int, GuildSettings] = {}
 
     async def ends_at(self, record: GameRecord) -> datetime | None:
@@ -197,7 +197,7 @@ class _IdleTimes:
             return None
         settings = self._settings.get(record.guild_id)
         if settings is None:
-            settings = await self._repository.guild_settings(record.guild_id)
+            settings = await self._settings_of(record.guild_id)
             self._settings[record.guild_id] = settings
         ends = record.updated_at + idle_time(
             settings, against_ai=record.black.is_ai or record.white.is_ai
@@ -232,11 +232,11 @@ class ServiceCore:
     clocks_stopped_at: Callable[[], datetime | None] = _clocks_run
     rng: random.Random = field(default_factory=random.Random)  # coin tosses and AI seeds
     challenge_ttl: timedelta = DEFAULT_CHALLENGE_TTL
-    # Where a start or a rematch reads its guild's settings: a front end that keeps them
-    # gives its reader (the Discord bot's ``bot.preferences``, which one process serves per
-    # guild and which forgets a guild's settings when a command of it changes them); None,
-    # the repository each time. A start read them from the database every time: in a burst
-    # of starts that was a read a start on the event loop's thread.
+    # Where a start, a rematch and the clock's idle ends read a guild's settings: a front end
+    # that keeps them gives its reader (the Discord bot's ``bot.preferences``, which one
+    # process serves per guild and which forgets a guild's settings when a command of it
+    # changes them), so that a burst of starts is not a read a start on the event loop's
+    # thread; None, the repository each time.
     settings_of: Callable[[int], Awaitable[GuildSettings]] | None = None
     _locks: weakref.WeakValueDictionary[int, asyncio.Lock] = field(
         default_factory=weakref.WeakValueDictionary, init=False, repr=False
