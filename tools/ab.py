@@ -15,7 +15,10 @@ file's instead, one a line as ``python -m engine match --openings`` reads them, 
 output of ``tools/book.py --list``). ``--weights`` runs an arm with ``GOMOKU_EVAL_WEIGHTS``
 set (values from a file); ``--cwd`` runs it in another folder, e.g. a git worktree holding a
 version of the code. Every game is appended to
-``OUT/games.jsonl`` as it ends, so a stopped run goes on with ``--start``.
+``OUT/games.jsonl`` as it ends, so a stopped run goes on with ``--start``; and each run first
+appends what it plays to ``OUT/runs.jsonl`` (its command line, every engine's command and
+folder, the openings, this checkout's commit, the host's CPU), so that a folder kept with its
+results says how to play them again.
 
 ``report`` prints each arm's W/D/L, its score as Black and as White, and beside the base arm
 (``--base``, default the first) the paired difference: for each slot (an opening and the arm's
@@ -34,15 +37,18 @@ import argparse
 import dataclasses
 import json
 import math
+import shlex
 import statistics
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import cpu_model
 from engine.gomocup.match import (
     EngineSpec,
     MatchConfig,
@@ -56,8 +62,10 @@ from engine.gomocup.match import (
 from engine.gomocup.openings import openings
 from engine.search.evaluate import WEIGHTS_ENV
 from engine.types import Rule
+from tools.shards import engine_commit
 
 GAMES_FILE = "games.jsonl"
+RUNS_FILE = "runs.jsonl"
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +227,31 @@ def _arm_specs(options: argparse.Namespace) -> dict[str, EngineSpec]:
     return specs
 
 
+def _engine_record(spec: EngineSpec) -> dict[str, object]:
+    return {"command": shlex.join(spec.argv), "folder": spec.cwd}
+
+
+def _run_record(
+    options: argparse.Namespace,
+    arms: dict[str, EngineSpec],
+    anchor: EngineSpec,
+    book: Sequence[object],
+) -> dict[str, object]:
+    """What one ``run`` plays, for ``OUT/runs.jsonl``."""
+    return {
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "argv": sys.argv[1:],
+        "arms": {name: _engine_record(spec) for name, spec in arms.items()},
+        "anchor": {"name": options.anchor_name, **_engine_record(anchor)},
+        "rounds": [options.start, options.start + options.rounds - 1],
+        "games": options.games,
+        "openings": options.openings and str(options.openings),
+        "opening_count": len(book),
+        "commit": engine_commit(),
+        "cpu": cpu_model(),
+    }
+
+
 def run(options: argparse.Namespace) -> int:
     """Play the rounds, appending every game to OUT/games.jsonl."""
     arms = _arm_specs(options)
@@ -234,6 +267,8 @@ def run(options: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:  # a file that is not text is a ValueError too
             raise ValueError(f"--openings {options.openings}: {error}") from error
     options.out.mkdir(parents=True, exist_ok=True)
+    with (options.out / RUNS_FILE).open("a", encoding="utf-8") as runs:
+        runs.write(json.dumps(_run_record(options, arms, anchor, book)) + "\n")
     path = options.out / GAMES_FILE
     for round_number in range(options.start, options.start + options.rounds):
         first = (round_number - 1) * (options.games // 2) % len(book)

@@ -115,6 +115,13 @@ def test_rounds_alternate_the_arms_and_turn_the_openings(
         set(json.loads(line)) >= {"arm", "opening", "colour", "score"}
         for line in (tmp_path / ab.GAMES_FILE).read_text().splitlines()
     )
+    # the run said what it played, to play it again
+    (record,) = [json.loads(line) for line in (tmp_path / ab.RUNS_FILE).read_text().splitlines()]
+    assert record["arms"]["good"] == {"command": _standin(), "folder": None}
+    assert record["arms"]["bad"]["command"] == _liar("print(1, flush=True)")
+    assert record["anchor"] == {"name": "centre", "command": _standin(), "folder": None}
+    assert (record["rounds"], record["games"], record["openings"]) == ([1, 2], 4, None)
+    assert record["commit"] and record["cpu"] and record["started"]
 
 
 def test_weights_and_folders_reach_the_arm_command(tmp_path: Path) -> None:
@@ -151,6 +158,7 @@ def test_bad_options_are_refused(
     assert code in (1, 2)
     assert "error:" in capsys.readouterr().err
     assert not (tmp_path / ab.GAMES_FILE).exists()
+    assert not (tmp_path / ab.RUNS_FILE).exists()
 
 
 def test_a_report_of_nothing(tmp_path: Path) -> None:
@@ -223,3 +231,4 @@ def test_an_openings_file_that_does_not_fit_is_refused(
     assert code == 1
     assert f"error: --openings {openings}:" in capsys.readouterr().err
     assert not (tmp_path / ab.GAMES_FILE).exists()
+    assert not (tmp_path / ab.RUNS_FILE).exists()
