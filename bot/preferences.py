@@ -164,7 +164,7 @@ class Preferences:
                 if not read.done():
                     read.set_result(chosen.get(user_id))
         finally:
-            for read in batch.values():  # cancelled (the bot stopping): nobody waits on
+            for read in batch.values():  # left unanswered (the bot stopping): cancelled
                 read.cancel()
 
     def forget_language(self, user_id: int) -> None:
