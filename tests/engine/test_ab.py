@@ -121,7 +121,7 @@ def test_rounds_alternate_the_arms_and_turn_the_openings(
     assert record["arms"]["bad"]["command"] == _liar("print(1, flush=True)")
     assert record["anchor"] == {"name": "centre", "command": _standin(), "folder": None}
     assert (record["rounds"], record["games"], record["openings"]) == ([1, 2], 4, None)
-    assert record["commit"] and record["cpu"] and record["started"]
+    assert all(record[key] for key in ("commit", "cpu", "started"))
 
 
 def test_weights_and_folders_reach_the_arm_command(tmp_path: Path) -> None:
