@@ -95,6 +95,7 @@ class BoardTable(Protocol):
     """Board messages, deferral, a move and the AI's reply (``bot.table.Table``)."""
 
     faults: Faults  # games behind while Discord does not answer, homes gone (bot.outage)
+    own_replies: set[str]  # tokens of the replies this process noted for the AI to fill in
 
     async def defer_if_slow(
         self,

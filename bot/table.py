@@ -149,6 +149,10 @@ class Table:
         self.acks = acks or AckClock()  # when a slow write is answered by a deferral first
         self.ai_reply_wait = ai_reply_wait  # an AI slower than this: the /place is deferred
         self.turn_pings = TurnPings()
+        # The replies this process noted in storage for the AI's move to fill in, until it
+        # did: the start-up's fill-in of the last process's (``finish_interrupted_replies``),
+        # which may run after the first interactions, leaves them alone.
+        self.own_replies: set[str] = set()
         self.faults = outage.Faults(host)
         self._show_locks: dict[int, asyncio.Lock] = {}
         self._shown: dict[int, int] = {}  # game id -> the newest version drawn
@@ -901,6 +905,7 @@ class Table:
             saved = None if not pending else await pending[0]
             if saved is not None and not shutting_down:
                 await self.host.service.drop_pending_reply(saved.token)
+                self.own_replies.discard(saved.token)
         return reply
 
     async def _fill_in(
@@ -943,6 +948,7 @@ class Table:
         if not remember:
             return None
         message_id = None if callback is None else callback.message_id
+        self.own_replies.add(interaction.token)
         return await remember_reply(self.host, interaction, game_id, message_id)
 
     async def _answer_move(

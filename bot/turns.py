@@ -254,11 +254,14 @@ async def remember_reply(
 async def finish_interrupted_replies(bot: GameHost) -> int:
     """On start-up: fill in every reply the last process left "thinking..." (while its token
     lives) with a short note that the board shows the game now; forget them all. Returns how
-    many were filled in."""
+    many were filled in. The replies this process noted itself (an interaction answered
+    before this ran) are its own to fill in: left alone."""
     assert isinstance(bot, discord.Client)  # a webhook answers through the bot's connection
     service = bot.service
     done = 0
     for reply in await service.pending_replies():
+        if reply.token in bot.table.own_replies:
+            continue
         if bot.clock() - reply.created_at < TOKEN_LIFE:
             webhook = discord.Webhook.partial(reply.application_id, reply.token, client=bot)
             language = await bot.service.language(reply.user_id)  # their choice, else

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from bot.client import GomokuBot
 from bot.core.service.states import GameState
 from bot.deferral import AckClock
+from bot.turns import finish_interrupted_replies
 from engine.types import Game, Termination
 from storage.records import GameStatus
 from tests.bot.conftest import (
@@ -147,6 +148,26 @@ async def test_a_slow_ai_answer_fills_in_a_deferred_reply_noted_until_then(
         reply = await fake.answer(record)
         assert reply.deferred
         assert "You played **H8**. The AI answered **" in reply.content
+        await _pending_replies_gone(bot)
+
+
+async def test_the_start_ups_fill_in_leaves_the_replies_of_this_process_alone(
+    fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
+) -> None:
+    """The start-up's fill-in of the replies the last process left "thinking..." may run
+    after the first interactions (a slow start on a busy host): a reply this process noted
+    is its own, filled in by the AI's move, not told that the bot restarted."""
+    async with _gated_game(fake, make_bot, alice, 0.05) as (bot, ai, _board):
+        record = await fake.send_slash("place", user=alice, options={"cell": "h8"})
+        await fake.wait_for(lambda: record.callback_type is not None)
+        async with asyncio.timeout(10):
+            await until(bot.service.repository.pending_replies, bool)
+        assert await finish_interrupted_replies(bot) == 0  # as if start-up came only now
+        assert len(await bot.service.repository.pending_replies()) == 1
+        ai.release.set()
+        reply = await fake.answer(record)
+        assert "You played **H8**. The AI answered **" in reply.content
+        assert "restarted" not in reply.content
         await _pending_replies_gone(bot)
 
 
