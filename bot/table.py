@@ -902,10 +902,12 @@ class Table:
         finally:
             if waiting is not None:
                 waiting.cancel()
-            saved = None if not pending else await pending[0]
-            if saved is not None and not shutting_down:
-                await self.host.service.drop_pending_reply(saved.token)
-                self.own_replies.discard(saved.token)
+            try:
+                saved = None if not pending else await pending[0]
+                if saved is not None and not shutting_down:
+                    await self.host.service.drop_pending_reply(saved.token)
+            finally:
+                self.own_replies.discard(interaction.token)  # noted or not, it is settled
         return reply
 
     async def _fill_in(

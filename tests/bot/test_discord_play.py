@@ -170,6 +170,12 @@ async def test_the_start_ups_fill_in_leaves_the_replies_of_this_process_alone(
         assert "restarted" not in reply.content
         await _pending_replies_gone(bot)
 
+        async def own() -> set[str]:
+            return bot.table.own_replies
+
+        async with asyncio.timeout(5):  # settled once its row is dropped: none kept for ever
+            await until(own, lambda tokens: not tokens)
+
 
 async def test_a_patient_ai_wait_still_defers_in_time_for_discord(
     fake: FakeDiscord, make_bot: BotFactory, alice: FakeUser
