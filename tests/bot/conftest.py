@@ -232,6 +232,21 @@ async def board_caught_up(fake: FakeDiscord, bot: GomokuBot, game_id: int) -> No
         await fake.wait_for(pinged)
 
 
+def record_calls(monkeypatch: pytest.MonkeyPatch, target: object, name: str) -> list[Any]:
+    """Note the argument of every call of ``target.name`` (a coroutine method of one
+    argument, such as a repository read), which still does what it did: how often the bot
+    asks the database, and for what."""
+    method = getattr(target, name)
+    calls: list[Any] = []
+
+    async def recorded(argument: Any) -> Any:
+        calls.append(argument)
+        return await method(argument)
+
+    monkeypatch.setattr(target, name, recorded)
+    return calls
+
+
 class HeldStarts:
     """``bot.service.start`` held at its door: ``entered`` is set once a start waits there,
     and every start goes on once ``go_on`` is set."""

@@ -15,7 +15,7 @@ from bot.core.admission import StartAdmission
 from bot.core.service.states import GameState
 from engine.types import Rule
 from storage.records import GuildSettings
-from tests.bot.conftest import HeldStarts
+from tests.bot.conftest import HeldStarts, record_calls
 from tests.fakediscord import FakeDiscord, FakeUser
 
 
@@ -95,14 +95,7 @@ async def test_starts_use_the_kept_settings_and_a_settings_command_reaches_the_n
     """The game a start makes takes the guild's settings from the copy the bot keeps: the
     database is asked once for a guild, not once a start; a change made with the settings
     command reaches the next start."""
-    reads: list[int] = []
-    stored = bot.service.repository.guild_settings
-
-    async def counted(guild_id: int) -> GuildSettings:
-        reads.append(guild_id)
-        return await stored(guild_id)
-
-    monkeypatch.setattr(bot.service.repository, "guild_settings", counted)
+    reads = record_calls(monkeypatch, bot.service.repository, "guild_settings")
     for n in range(3):
         user, channel = fake.add_user(f"player{n}"), fake.add_channel(f"table{n}")
         reply = await fake.slash("gomoku start", user=user, channel=channel)

@@ -16,7 +16,7 @@ import pytest
 from bot.client import GomokuBot
 from bot.preferences import LANGUAGE_TTL
 from bot.text import i18n, render
-from tests.bot.conftest import BotFactory, board_caught_up
+from tests.bot.conftest import BotFactory, board_caught_up, record_calls
 from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord, FakeUser, Message
 
@@ -217,14 +217,7 @@ async def test_members_arriving_together_have_their_languages_read_together(
     members = [fake.add_user(f"member{n}") for n in range(4)]
     await bot.service.set_language(members[1].id, "ja")
     await bot.service.set_language(members[2].id, "ko")
-    stored = bot.service.repository.user_languages
-    reads: list[list[int]] = []
-
-    async def counted(user_ids: Iterable[int]) -> dict[int, str]:
-        reads.append(sorted(user_ids))
-        return await stored(user_ids)
-
-    monkeypatch.setattr(bot.service.repository, "user_languages", counted)
+    reads = record_calls(monkeypatch, bot.service.repository, "user_languages")
 
     async def language_of(member: FakeUser) -> str:
         interaction: Any = SimpleNamespace(
@@ -235,6 +228,6 @@ async def test_members_arriving_together_have_their_languages_read_together(
 
     chosen = await asyncio.gather(*(language_of(member) for member in members))
     assert chosen == ["en", "ja", "ko", "en"]
-    assert reads == [sorted(member.id for member in members)]
+    assert [sorted(read) for read in reads] == [sorted(member.id for member in members)]
     await language_of(members[1])  # kept: not read again
     assert len(reads) == 1

@@ -13,8 +13,14 @@ from bot.client import GomokuBot
 from bot.core.ai import AIMove, AIRequest
 from engine.board import Board
 from engine.types import Color, Point, Rule, Termination
-from storage.records import GameStatus, TurnPing
-from tests.bot.conftest import BotFactory, accepted_challenge, board_caught_up, no_changes
+from storage.records import GameStatus
+from tests.bot.conftest import (
+    BotFactory,
+    accepted_challenge,
+    board_caught_up,
+    no_changes,
+    record_calls,
+)
 from tests.fakediscord import FakeDiscord, FakeUser, Message, Reply
 from tests.polling import until
 
@@ -413,14 +419,7 @@ async def test_a_game_made_here_is_pinged_without_reading_a_stored_ping(
     """A game this process offered or started has no ping stored yet: its turns are pinged
     without asking the database for the last process's (the test above: a game from before
     a restart asks once)."""
-    reads: list[int] = []
-    stored = bot.service.repository.turn_ping
-
-    async def counted(game_id: int) -> TurnPing | None:
-        reads.append(game_id)
-        return await stored(game_id)
-
-    monkeypatch.setattr(bot.service.repository, "turn_ping", counted)
+    reads = record_calls(monkeypatch, bot.service.repository, "turn_ping")
     game_id, _board = await _challenge(fake, bot, alice, bob, size=9)
     await fake.slash("place", user=alice, options={"cell": "a1"})
     await board_caught_up(fake, bot, game_id)
