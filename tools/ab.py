@@ -240,7 +240,7 @@ def _run_record(
     """What one ``run`` plays, for ``OUT/runs.jsonl``."""
     return {
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
-        "argv": sys.argv[1:],
+        "argv": options.argv,
         "arms": {name: _engine_record(spec) for name, spec in arms.items()},
         "anchor": {"name": options.anchor_name, **_engine_record(anchor)},
         "rounds": [options.start, options.start + options.rounds - 1],
@@ -326,6 +326,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run or report; returns the exit status."""
     options = _parser().parse_args(argv)
+    options.argv = list(sys.argv[1:] if argv is None else argv)  # for OUT/runs.jsonl
     if options.command == "report":
         games = [game for folder in options.out for game in load(folder / GAMES_FILE)]
         for line in summary(games, options.base):

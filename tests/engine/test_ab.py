@@ -122,6 +122,7 @@ def test_rounds_alternate_the_arms_and_turn_the_openings(
     assert record["anchor"] == {"name": "centre", "command": _standin(), "folder": None}
     assert (record["rounds"], record["games"], record["openings"]) == ([1, 2], 4, None)
     assert all(record[key] for key in ("commit", "cpu", "started"))
+    assert record["argv"][:2] == ["run", str(tmp_path)]  # this run's command line
 
 
 def test_weights_and_folders_reach_the_arm_command(tmp_path: Path) -> None:
