@@ -16,11 +16,15 @@ settings, languages, cooldowns or locks. Per interaction:
 * autocomplete of ``/place``'s cell: the 25 empty points nearest the centre.
 
 The difference between its CPU per interaction and the bot's is what the bot's own work costs.
+``BareBot(extra_s=...)`` also spends that much CPU on its event loop in each interaction
+before it answers: the load a bot costing that much over the library puts on its loop, with
+nothing else of the bot's (``bench_load --bare-extra``).
 """
 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,6 +127,7 @@ class Action(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         bot: BareBot = interaction.client
+        bot.spend()
         game = bot.games.get(interaction.channel_id or 0)
         if self.action != "accept" or game is None:
             await interaction.response.defer()
@@ -153,15 +158,23 @@ def _buttons(game: int, *actions: str) -> discord.ui.View:
 class BareBot(discord.Client):
     """``discord.Client`` with a ``CommandTree`` of ``/gomoku start`` and ``/place``."""
 
-    def __init__(self) -> None:
+    def __init__(self, extra_s: float = 0.0) -> None:
         intents = discord.Intents.none()
         intents.guilds = True  # as the bot's: channels and its own member
         super().__init__(intents=intents, allowed_mentions=_MENTIONS)
         self.tree = app_commands.CommandTree(self)
         self.games: dict[int, Game] = {}
+        self.extra_s = extra_s
         self.tree.add_command(_gomoku)
         self.tree.add_command(_place)
         self.add_dynamic_items(Action)
+
+    def spend(self) -> None:
+        """Hold the event loop's thread for ``extra_s`` seconds of its own CPU time."""
+        if self.extra_s > 0:
+            end = time.thread_time() + self.extra_s
+            while time.thread_time() < end:
+                pass
 
 
 _gomoku = app_commands.Group(name="gomoku", description="Play Gomoku")
@@ -176,6 +189,7 @@ async def _start(
     rated: bool = True,
 ) -> None:
     bot = interaction.client
+    bot.spend()
     channel = interaction.channel_id or 0
     white = None if opponent is None else opponent.id
     game = Game(len(bot.games) + 1, interaction.user.id, white)
@@ -196,6 +210,7 @@ async def _start(
 @app_commands.command(name="place", description="Place a stone")
 async def _place(interaction: discord.Interaction[BareBot], cell: str) -> None:
     bot = interaction.client
+    bot.spend()
     game = bot.games.get(interaction.channel_id or 0)
     found = _CELL.fullmatch(cell.strip().lower())
     if game is None or found is None:
@@ -236,6 +251,7 @@ async def _place(interaction: discord.Interaction[BareBot], cell: str) -> None:
 async def _cells(
     interaction: discord.Interaction[BareBot], current: str
 ) -> list[app_commands.Choice[str]]:
+    interaction.client.spend()
     game = interaction.client.games.get(interaction.channel_id or 0)
     points = game.nearest_empty(25) if game is not None else []
     return [

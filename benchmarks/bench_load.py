@@ -43,6 +43,9 @@ shown)"), so that a stuck game costs its figures, not the summary.
 then the bot, and prints each one's CPU time per interaction and their ratio: what the bot's
 own work costs over Discord's plumbing (DESIGN.md: within 2x). It also compares the requests
 route by route; a /place the bot deferred (a slow write or AI) shows there as a difference.
+``--bare-only`` runs the bare bot alone, and ``--bare-extra MS`` has it spend MS ms more CPU
+on its event loop in each interaction before it answers: how far a bot's cost over the
+library may go before the load queues its answers, found without the bot.
 ``--instant-ai`` puts an in-process stand-in in the AI's place that answers at once, and
 ``--memory`` the in-memory repository in SQLite's (nothing kept): what each of them costs.
 
@@ -488,7 +491,7 @@ async def _run_bare(args: argparse.Namespace) -> dict[str, Any]:
 
     process, parent = await _start_driver(args)
     loop = asyncio.get_running_loop()
-    bare = BareBot()
+    bare = BareBot(extra_s=args.bare_extra / 1000)
     await bare.login("bench-token")
     runner = asyncio.create_task(bare.connect())
     await bare.wait_until_ready()
@@ -510,6 +513,7 @@ async def _run_bare(args: argparse.Namespace) -> dict[str, Any]:
         profile.dump_stats(f"{args.profile}.bare")
     report["bot_kernel"] = _kernel_s() - kernel
     report["lags"] = lags
+    report["extra_ms"] = args.bare_extra
     stop.set()
     await probe
     await bare.close()
@@ -520,21 +524,28 @@ async def _run_bare(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
-def _baseline_rows(bare: dict[str, Any], report: dict[str, Any], cpu: float) -> list[str]:
-    """The bare bot's figures beside the bot's: CPU per interaction, their ratio, and whether
-    both made the same requests."""
+def _bare_rows(bare: dict[str, Any]) -> list[str]:
+    """The bare bot's own figures: its wall time, requests, CPU and samples."""
     samples: Samples = bare["samples"]
+    extra = f", {bare['extra_ms']:g} ms of CPU more an interaction" if bare["extra_ms"] else ""
     rows = [
-        f"baseline, a bare discord.py bot under the same load: wall time "
+        f"baseline, a bare discord.py bot{extra} under the same load: wall time "
         f"{bare['elapsed']:.1f} s, {bare['requests']} HTTP requests, CPU {bare['bot_cpu']:.1f} s "
-        f"({bare['bot_kernel']:.1f} s in the kernel) "
-        f"(the fake Discord and players {bare['cpu']:.1f} s)"
+        f"({bare['bot_kernel']:.1f} s in the kernel; {bare['bot_cpu'] / bare['elapsed']:.0%} "
+        f"of a core) (the fake Discord and players {bare['cpu']:.1f} s)"
     ]
     rows += [f"  {_row(n, samples.values[n])}" for n in _ROWS if samples.values.get(n)]
     if samples.failures:
         rows.append(f"  failures: {samples.failures}")
     if bare["errors"]:
         rows.append(f"  {len(bare['errors'])} games raised, first: {bare['errors'][0]}")
+    return rows
+
+
+def _baseline_rows(bare: dict[str, Any], report: dict[str, Any], cpu: float) -> list[str]:
+    """The bare bot's figures beside the bot's: CPU per interaction, their ratio, and whether
+    both made the same requests."""
+    rows = _bare_rows(bare)
     per_bot = cpu / max(1, report["interactions"])
     per_bare = bare["bot_cpu"] / max(1, bare["interactions"])
     rows.append(
@@ -576,7 +587,15 @@ def _baseline_rows(bare: dict[str, Any], report: dict[str, Any], cpu: float) -> 
 
 async def _run(args: argparse.Namespace) -> int:
     # The bare bot first, so that the bot runs as it does without --baseline.
-    bare = await _run_bare(args) if args.baseline else None
+    bare = await _run_bare(args) if args.baseline or args.bare_only else None
+    if args.bare_only and bare is not None:
+        per_bare = bare["bot_cpu"] / max(1, bare["interactions"])
+        print("\n".join(_bare_rows(bare)))
+        print(_row("  event-loop lag (10 ms probe)", bare["lags"]))
+        print(
+            f"CPU per interaction: the bare bot {per_bare * 1000:.2f} ms ({bare['interactions']})"
+        )
+        return 0
     process, parent = await _start_driver(args)
     loop = asyncio.get_running_loop()
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as servers:
@@ -1132,8 +1151,23 @@ def main(argv: list[str] | None = None) -> int:
         help="first run the same load on a bare discord.py bot (benchmarks.bare_bot) and print "
         "the bot's CPU per interaction beside the bare bot's, with their ratio",
     )
+    parser.add_argument(
+        "--bare-only",
+        action="store_true",
+        help="run the load on the bare discord.py bot alone (what --baseline runs first)",
+    )
+    parser.add_argument(
+        "--bare-extra",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="the bare bot spends this many ms of CPU on its event loop in each interaction "
+        "before it answers: where a bot's cost over the library starts to queue its answers",
+    )
     args = parser.parse_args(argv)
-    if args.baseline and args.shard_processes:
+    if args.bare_extra < 0:
+        raise SystemExit("--bare-extra is a number of milliseconds, 0 or more")
+    if (args.baseline or args.bare_only) and args.shard_processes:
         raise SystemExit("--baseline runs one bot process (not --shard-processes)")
     if args.shard_processes:
         # This process only starts the others and gathers their figures: the bots' processes

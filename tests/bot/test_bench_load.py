@@ -62,3 +62,19 @@ def test_the_games_run_through_with_storage_in_memory() -> None:
     assert "games raised" not in out, out
     assert "SQLite during the load" not in out, out
     assert "place (people)                     n=    8" in out, out
+
+
+@pytest.mark.slow
+def test_the_bare_bot_alone_spends_the_extra_cpu_it_is_given_in_every_interaction() -> None:
+    # --bare-only --bare-extra 20: the bare bot alone, each of its 22 interactions holding its
+    # event loop for 20 ms of CPU before it answers, so its CPU an interaction is at least that
+    out = bench(
+        *("--games", "4", "--moves", "4", "--style", "emoji", "--think", "0.6"),
+        *("--bare-only", "--bare-extra", "20"),
+    )
+    assert "a bare discord.py bot, 20 ms of CPU more an interaction" in out, out
+    assert "failures" not in out, out
+    assert "SQLite during the load" not in out, out  # the bot itself did not run
+    line = next(row for row in out.splitlines() if row.startswith("CPU per interaction"))
+    assert line.endswith("ms (22)"), out
+    assert float(line.split("the bare bot ")[1].split(" ms")[0]) >= 20.0, out
