@@ -320,6 +320,12 @@ def _parser() -> argparse.ArgumentParser:
     show = commands.add_parser("report", help="summarise OUT/games.jsonl, pooling folders")
     show.add_argument("out", type=Path, nargs="+")
     show.add_argument("--base", help="the arm the others are compared with (default: first)")
+    show.add_argument(
+        "--across-runs",
+        action="store_true",
+        help="pair the arms' games across the folders, slot by opening and colour: for runs"
+        " that played the same openings at a fixed node count (one arm in each, say)",
+    )
     return parser
 
 
@@ -329,6 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     options.argv = list(sys.argv[1:] if argv is None else argv)  # for OUT/runs.jsonl
     if options.command == "report":
         games = [game for folder in options.out for game in load(folder / GAMES_FILE)]
+        if options.across_runs:
+            games = [dataclasses.replace(game, run="") for game in games]
         for line in summary(games, options.base):
             print(line)
         return 0

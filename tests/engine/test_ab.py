@@ -181,6 +181,23 @@ def test_runs_pooled_keep_each_runs_openings_apart(tmp_path: Path) -> None:
     assert "run" not in (tmp_path / "one" / ab.GAMES_FILE).read_text()  # the folder says it
 
 
+def test_runs_of_one_arm_each_pair_across_runs_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the base in one folder, the other arm in another, on the same openings: apart they share
+    # no slot; with --across-runs opening 0 and 1 pair, b +1.0 and -0.5
+    for folder, arm, scores in (("one", "a", (0.0, 1.0)), ("two", "b", (1.0, 0.5))):
+        (tmp_path / folder).mkdir()
+        games = [_game(arm, opening, "black", score) for opening, score in enumerate(scores)]
+        lines = [ab._record(game) for game in games]
+        (tmp_path / folder / ab.GAMES_FILE).write_text("\n".join(lines) + "\n")
+    folders = [str(tmp_path / "one"), str(tmp_path / "two")]
+    assert ab.main(["report", *folders, "--base", "a"]) == 0
+    assert "b - a: no slot played by both" in capsys.readouterr().out
+    assert ab.main(["report", *folders, "--base", "a", "--across-runs"]) == 0
+    assert "b - a: +25.0 points over 2 shared slots" in capsys.readouterr().out
+
+
 def test_the_difference_by_colour_takes_that_colours_slots_only() -> None:
     games = [
         _game("a", 0, "black", 1.0),
