@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "9735f7af6d54e1ab"
+KERNELS_STAMP = "9c9149927288a459"
 
 PAD = 5
 MAX_PLY = 128
@@ -178,7 +178,12 @@ G_SKIP = G_SE_MARGIN + 1
 # razoring's margin a ply (SEL_FUTILITY) at the nodes where the root's side is to move (even
 # plies); G_RAZOR's at those of its opponent
 G_RAZOR_ROOT = G_SKIP + MAX_PLY + 2
-NG = G_RAZOR_ROOT + 1
+# late-move reductions (SEL_LMR) in quarter plies (1; 0: in whole plies): a child's depth is
+# rounded up to whole plies and the quarters that added are owed down the line, paid by the
+# next reductions; G_DEBT holds, per ply, the quarters a node owes
+G_LMR_QUARTERS = G_RAZOR_ROOT + 1
+G_DEBT = G_LMR_QUARTERS + 1
+NG = G_DEBT + MAX_PLY + 2
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

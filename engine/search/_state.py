@@ -39,7 +39,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "9735f7af6d54e1ab"
+KERNELS_STAMP = "9c9149927288a459"
 
 
 @njit

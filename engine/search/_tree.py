@@ -11,6 +11,7 @@ import numpy as np
 from engine.search._jit import njit, njit_inline
 from engine.search._layout import (
     G_BEST,
+    G_DEBT,
     G_DEEP_VCF,
     G_FUT_DEPTH,
     G_FUT_OWN,
@@ -21,6 +22,7 @@ from engine.search._layout import (
     G_LMP_IMPROVE,
     G_LMP_POW,
     G_LMR,
+    G_LMR_QUARTERS,
     G_MINE,
     G_NET,
     G_NET_OUT,
@@ -130,7 +132,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "9735f7af6d54e1ab"
+KERNELS_STAMP = "9c9149927288a459"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -445,6 +447,16 @@ def _reduction(
     return r
 
 
+@njit_inline
+def _reduced(depth: int, debt: int, quarters: int) -> tuple[int, int]:
+    # A child searched ``quarters`` quarter plies short of ``depth`` whole plies less the
+    # ``debt`` quarters its parent owes: its whole plies rounded up, never below one, and
+    # the quarters the rounding added, which it owes in turn
+    left = max(depth * 4 - debt - quarters, 4)
+    plies = (left + 3) >> 2
+    return plies, plies * 4 - left
+
+
 @njit
 def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int) -> int:
     """Principal-variation alpha-beta from the side to move's view."""
@@ -472,6 +484,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     me = side - 1
     op = 1 - me
     opfive = 0 if g[G_PURE] != 0 else g[G_P4 + op * NP4 + P4_FIVE]
+    debt = g[G_DEBT + ply] if g[G_LMR_QUARTERS] != 0 else 0  # quarter plies this node owes
     if depth < 0:
         depth = 0
     select = g[G_SELECT]
@@ -562,6 +575,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         g[G_NODES] += 1
         g[G_SIDE] = 3 - side
         hsh[0] ^= zob[2, 0]
+        g[G_DEBT + ply + 1] = debt
         v = -alphabeta(st, sr, depth - 1 - g[G_NULL], -beta, -beta + 1, ply + 1)
         g[G_SIDE] = side
         hsh[0] ^= zob[2, 0]
@@ -691,24 +705,33 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         if leaf != NOT_LEAF:
             v = -leaf  # exact: no re-search
         elif i == 0:
+            g[G_DEBT + ply + 1] = debt
             v = -alphabeta(st, sr, nd, -beta, -alpha, ply + 1)
         else:
             r = 0
+            owed = debt
             if lmr:
                 x = _reduction(g, cell, p4t, me, op, p, depth, i)
                 if pvnode:
                     x -= 1.0
                 if p in (k0, k1):
                     x -= 1.0
-                if x >= 1.0:
+                if g[G_LMR_QUARTERS] != 0:
+                    q = int(x * 4.0 + 0.5)
+                    if q > 0:
+                        plies, owed = _reduced(nd, debt, q)
+                        r = nd - plies
+                elif x >= 1.0:
                     r = min(int(x), nd - 1)  # never below depth 1: moves, not a leaf
             elif pred > 0:
                 if depth >= 2 and not tactical and not restricted and kt < 1 << 19:
                     r = max(min((ptop - kt) // pred, 2, nd - 1), 0)
             elif depth >= 3 and i >= 4 and not tactical and not restricted:
                 r = 1 if i < 12 else 2
+            g[G_DEBT + ply + 1] = owed
             v = -alphabeta(st, sr, nd - r, -alpha - 1, -alpha, ply + 1)
             if v > alpha and (r > 0 or v < beta):
+                g[G_DEBT + ply + 1] = debt
                 v = -alphabeta(st, sr, nd, -beta, -alpha, ply + 1)
         _um(st)
         if g[G_STOP] != 0:
@@ -776,6 +799,7 @@ def root_search(st: State, sr: State, n: int, depth: int, alpha: int, beta: int)
     op = 2 - side
     opfive = g[G_P4 + op * NP4 + P4_FIVE] > 0 and g[G_PURE] == 0
     newdepth = depth if opfive else depth - 1
+    g[G_DEBT + g[G_ONE]] = 0
     for i in range(n):
         p = rootm[i]
         _mk(st, p)

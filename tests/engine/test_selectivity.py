@@ -5,7 +5,9 @@ exactly as before."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterator
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -274,6 +276,29 @@ def test_reductions_grow_with_depth_and_move_number() -> None:
     assert r(3, 4) < r(3, 12) < r(8, 12)
 
 
+@given(st.integers(1, 60), st.integers(0, 3), st.integers(1, 40))
+def test_a_reduction_in_quarter_plies_rounds_the_childs_depth_up_and_owes_the_rest(
+    depth: int, debt: int, quarters: int
+) -> None:
+    # oracle: the child's true depth in plies, never below one; the kernel's whole plies are
+    # its ceiling and the quarters owed the difference, so plies - owed / 4 is the true depth
+    true = max(Fraction(depth) - Fraction(debt, 4) - Fraction(quarters, 4), Fraction(1))
+    plies, owed = k._reduced(depth, debt, quarters)
+    assert plies == math.ceil(true)
+    assert 0 <= owed < 4
+    assert Fraction(plies) - Fraction(owed, 4) == true
+    assert 1 <= plies <= depth
+
+
+def test_two_half_ply_reductions_down_a_line_cost_one_ply() -> None:
+    # A half ply reduced at a node of depth 6 leaves the child at depth 6 owing two quarters;
+    # a second half ply at the grandchild pays them and drops one whole ply. In whole plies,
+    # rounded down, neither would reduce at all; rounded down with the rest kept as credit,
+    # the first would already drop one
+    assert k._reduced(6, 0, 2) == (6, 2)
+    assert k._reduced(6, 2, 2) == (5, 0)
+
+
 WINDOWS = [
     (-k.INF, k.INF),
     (-k.WIN + 1, -k.WIN + 3),
@@ -534,6 +559,8 @@ MEASURING = {
     "improve50": ("_LMP_IMPROVE", 50, "h8 i9 h9 i10 h10 h11", True),
     # GOMOKU_FUTILITY_OWN: calm-node cuts also where only the side to move threatens
     "futown": ("_FUT_OWN", 1, "h8 i9 h9 i10 h10 h11", True),
+    # GOMOKU_LMR_QUARTERS: reductions in quarter plies (freestyle, where master reduces)
+    "quarters": ("_LMR_QUARTERS", 1, MIDDLE, None),
 }
 
 
