@@ -1167,6 +1167,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.bare_extra < 0:
         raise SystemExit("--bare-extra is a number of milliseconds, 0 or more")
+    if args.bare_extra and not (args.baseline or args.bare_only):
+        raise SystemExit("--bare-extra is the bare bot's: it needs --baseline or --bare-only")
     if (args.baseline or args.bare_only) and args.shard_processes:
         raise SystemExit("--baseline runs one bot process (not --shard-processes)")
     if args.shard_processes:

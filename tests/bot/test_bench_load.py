@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks import bench_load
 from tests.processes import python_m
 
 
@@ -78,3 +79,15 @@ def test_the_bare_bot_alone_spends_the_extra_cpu_it_is_given_in_every_interactio
     line = next(row for row in out.splitlines() if row.startswith("CPU per interaction"))
     assert line.endswith("ms (22)"), out
     assert float(line.split("the bare bot ")[1].split(" ms")[0]) >= 20.0, out
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--bare-extra", "1"], "it needs --baseline or --bare-only"),
+        (["--bare-only", "--bare-extra", "-1"], "0 or more"),
+    ],
+)
+def test_extra_cpu_for_no_bare_bot_or_below_zero_is_refused(args: list[str], said: str) -> None:
+    with pytest.raises(SystemExit, match=said):
+        bench_load.main(args)
