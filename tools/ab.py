@@ -129,6 +129,17 @@ def _slots(games: Iterable[Game]) -> dict[tuple[str, int, str], list[float]]:
     return slots
 
 
+def openings_played(folder: Path) -> str:
+    """The openings file a run folder's runs played, as its ``runs.jsonl`` names it: "" for
+    the built-in match openings, or where the folder has no record of its runs."""
+    try:
+        lines = (folder / RUNS_FILE).read_text(encoding="utf-8").splitlines()
+        named = {json.loads(line).get("openings") or "" for line in lines if line.strip()}
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return named.pop() if len(named) == 1 else "|".join(sorted(named))
+
+
 def paired(games: Sequence[Game], arm: str, base: str, colour: str | None = None) -> Paired:
     """``arm`` against ``base`` over the slots both played (``colour``: the arm's games with
     that colour only)."""
@@ -336,7 +347,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.command == "report":
         games = [game for folder in options.out for game in load(folder / GAMES_FILE)]
         if options.across_runs:
-            games = [dataclasses.replace(game, run="") for game in games]
+            # a slot is then an opening of an openings file: runs on other files stay apart
+            played = {str(folder): openings_played(folder) for folder in options.out}
+            games = [dataclasses.replace(game, run=played[game.run]) for game in games]
         for line in summary(games, options.base):
             print(line)
         return 0

@@ -198,6 +198,31 @@ def test_runs_of_one_arm_each_pair_across_runs_when_asked(
     assert "b - a: +25.0 points over 2 shared slots" in capsys.readouterr().out
 
 
+def test_across_runs_an_opening_of_one_file_never_pairs_with_the_same_number_of_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a on both files, b on both, each run in its own folder: opening 0 of "x.txt" and opening
+    # 0 of the match openings are other positions, so four slots pair, not two
+    runs = (
+        ("a-m", "a", None, 0.0),
+        ("b-m", "b", None, 1.0),
+        ("a-x", "a", "x.txt", 1.0),
+        ("b-x", "b", "x.txt", 1.0),
+    )
+    for folder, arm, openings, score in runs:
+        (tmp_path / folder).mkdir()
+        games = [_game(arm, opening, "black", score) for opening in (0, 1)]
+        (tmp_path / folder / ab.GAMES_FILE).write_text(
+            "\n".join(ab._record(game) for game in games) + "\n"
+        )
+        (tmp_path / folder / ab.RUNS_FILE).write_text(json.dumps({"openings": openings}) + "\n")
+    folders = [str(tmp_path / folder) for folder, *_ in runs]
+    assert ab.main(["report", *folders, "--base", "a", "--across-runs"]) == 0
+    assert "b - a: +50.0 points over 4 shared slots" in capsys.readouterr().out
+    assert ab.openings_played(tmp_path / "a-x") == "x.txt"
+    assert ab.openings_played(tmp_path) == ""  # no record of its runs: the match openings
+
+
 def test_the_difference_by_colour_takes_that_colours_slots_only() -> None:
     games = [
         _game("a", 0, "black", 1.0),
