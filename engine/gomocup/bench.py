@@ -45,19 +45,29 @@ class BenchLine:
     nodes: int  # nodes searched
     time_ms: float  # wall-clock time
     cpu_ms: float  # CPU time of this process (steadier than wall time on a shared machine)
+    depth: int = 0  # the deepest iteration completed (0: answered before the main search)
 
 
-def bench(depth: int = DEFAULT_DEPTH) -> list[BenchLine]:
-    """Search every bench position to ``depth`` plies."""
+def bench(depth: int = DEFAULT_DEPTH, nodes: int | None = None) -> list[BenchLine]:
+    """Search every bench position to ``depth`` plies, or to about ``nodes`` nodes where given
+    (then the depth each reaches is the figure: how deep a setting searches for the same work)."""
+    limits = Limits(depth=depth) if nodes is None else Limits(nodes=nodes)
     lines = []
     for rule, moves in POSITIONS:
         board = Board.from_moves(moves, rule=rule)
         cpu = time.process_time()
-        result = search(board, Limits(depth=depth))
+        result = search(board, limits)
         cpu_ms = (time.process_time() - cpu) * 1000
         lines.append(
             BenchLine(
-                rule, moves, str(result.move), result.score, result.nodes, result.time_ms, cpu_ms
+                rule,
+                moves,
+                str(result.move),
+                result.score,
+                result.nodes,
+                result.time_ms,
+                cpu_ms,
+                result.depth,
             )
         )
     return lines
@@ -67,24 +77,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the bench and print one line per position, then the totals."""
     parser = argparse.ArgumentParser(prog="python -m engine bench", description=__doc__)
     parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="plies per position")
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        help="search each position to about this many nodes instead, and total the depths",
+    )
     args = parser.parse_args(argv)
+    if args.nodes is not None and args.nodes < 1:
+        parser.error("--nodes must be at least 1")
     start = time.perf_counter()
     warm = Board.from_moves("h8 i9", rule=Rule.FREESTYLE)
     search(warm, Limits(depth=1))  # load the compiled kernels before timing anything
     for rule in Rule:
         search(Board.from_moves("h8 i9", rule=rule), Limits(depth=1))
     warmup_ms = (time.perf_counter() - start) * 1000
-    lines = bench(args.depth)
+    lines = bench(args.depth, args.nodes)
     total_nodes = sum(line.nodes for line in lines)
     total_ms = sum(line.time_ms for line in lines)
     cpu_ms = sum(line.cpu_ms for line in lines)
     for line in lines:
         print(
             f"{line.rule.value:9} {line.moves:48} -> {line.move:4} score {line.score:6} "
-            f"nodes {line.nodes:9} time {line.time_ms:8.1f} ms"
+            f"nodes {line.nodes:9} depth {line.depth:2} time {line.time_ms:8.1f} ms"
         )
     print(f"warm-up (load kernels, build tables): {warmup_ms:.0f} ms")
     print(f"Total nodes: {total_nodes}")
+    if args.nodes is not None:
+        print(f"Total depth: {sum(line.depth for line in lines)}")
     print(f"Total time: {total_ms:.0f} ms")
     print(f"Nodes/second: {total_nodes * 1000 / max(total_ms, 1e-9):.0f}")
     print(f"Nodes/second (CPU time): {total_nodes * 1000 / max(cpu_ms, 1e-9):.0f}")

@@ -6,6 +6,8 @@ commit (rapfi does the same); when it moves by accident, something changed that 
 
 from __future__ import annotations
 
+import pytest
+
 from engine.gomocup.bench import DEFAULT_DEPTH, bench, main
 
 # full strength with the shipped weights: the evaluation network over the judge-fitted values
@@ -27,6 +29,26 @@ def test_bench_prints_the_totals(capsys) -> None:
     out = capsys.readouterr().out
     assert "Total nodes:" in out
     assert "Nodes/second:" in out
+
+
+def test_bench_to_a_node_count_totals_the_depths_each_position_reached(capsys) -> None:
+    lines = bench(nodes=20_000)
+    # every position stops near the count (checked every 512 nodes) unless the threat searches
+    # answer it sooner, and the depth is the last iteration it completed: 6 to 9 plies here
+    # (with fewer nodes the root's threat searches may take them all, and no iteration ends)
+    assert all(line.nodes < 20_000 + 1_024 for line in lines)
+    assert all(6 <= line.depth <= 9 for line in lines if line.nodes >= 20_000)
+    assert sum(line.nodes < 20_000 for line in lines) == 1  # a forced answer
+    assert main(["--nodes", "20000"]) == 0
+    out = capsys.readouterr().out
+    assert f"Total depth: {sum(line.depth for line in lines)}" in out
+    assert " depth " in out.splitlines()[0]
+
+
+def test_bench_refuses_a_node_count_below_one(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--nodes", "0"])
+    assert "--nodes must be at least 1" in capsys.readouterr().err
 
 
 def test_warm_says_what_it_does(capsys) -> None:
