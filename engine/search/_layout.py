@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "9c9149927288a459"
+KERNELS_STAMP = "4e84a3dc2bd52612"
 
 PAD = 5
 MAX_PLY = 128
@@ -183,7 +183,18 @@ G_RAZOR_ROOT = G_SKIP + MAX_PLY + 2
 # next reductions; G_DEBT holds, per ply, the quarters a node owes
 G_LMR_QUARTERS = G_RAZOR_ROOT + 1
 G_DEBT = G_LMR_QUARTERS + 1
-NG = G_DEBT + MAX_PLY + 2
+# late-move reductions at the root (with SEL_LMR), their scale in hundredths of
+# ln(depth) * ln(move number) plies, less a ply (the root is a PV node); 0: none
+G_ROOT_LMR = G_DEBT + MAX_PLY + 2
+# at PV nodes a reduced move that beats alpha is searched again at full depth with the null
+# window first, and with the full window only if that lands inside it (1; 0: at once with the
+# full window)
+G_LMR_VERIFY = G_ROOT_LMR + 1
+# late-move reductions (SEL_LMR) this many hundredths of a ply smaller at a node that is or was
+# on the PV (a PV node, or one whose table entry a PV node wrote: the entry's bit TT_PV, kept
+# only while this is set); 0: off
+G_LMR_TTPV = G_LMR_VERIFY + 1
+NG = G_LMR_TTPV + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions
@@ -197,6 +208,7 @@ P4_NONE, P4_TWO, P4_TWO_PLUS, P4_F3, P4_F3_PLUS, P4_F3_F3 = range(6)
 P4_B4, P4_B4_PLUS, P4_B4_F3, P4_FLEX4, P4_FIVE = range(6, 11)
 
 TT_EXACT, TT_LOWER, TT_UPPER = 1, 2, 3
+TT_PV = 4  # a table entry's bit: a PV node wrote it (G_LMR_TTPV)
 
 IntArray = npt.NDArray[np.int64]
 I32Array = npt.NDArray[np.int32]

@@ -23,6 +23,8 @@ from engine.search._layout import (
     G_LMP_POW,
     G_LMR,
     G_LMR_QUARTERS,
+    G_LMR_TTPV,
+    G_LMR_VERIFY,
     G_MINE,
     G_NET,
     G_NET_OUT,
@@ -50,6 +52,7 @@ from engine.search._layout import (
     G_PURE,
     G_RAZOR,
     G_RAZOR_ROOT,
+    G_ROOT_LMR,
     G_RULE,
     G_S,
     G_SE_DEPTH,
@@ -105,6 +108,7 @@ from engine.search._layout import (
     SEL_MATE,
     TT_EXACT,
     TT_LOWER,
+    TT_PV,
     TT_UPPER,
     VH_HMAX,
     VH_MAX,
@@ -132,7 +136,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "9c9149927288a459"
+KERNELS_STAMP = "4e84a3dc2bd52612"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -433,7 +437,7 @@ def _static(st: State, sr: State, depth: int, ply: int, beta: int) -> int:
 
 @njit_inline
 def _reduction(
-    g: IntArray, cell: I32Array, p4t: I8Array, me: int, op: int, p: int, depth: int, i: int
+    cell: I32Array, p4t: I8Array, me: int, op: int, p: int, depth: int, i: int, scale: int
 ) -> float:
     # SEL_LMR: the plies a late move loses, before the node's own adjustments. A move that
     # makes a four is never reduced (the reply is forced, so its line is cheap and decisive);
@@ -441,7 +445,7 @@ def _reduction(
     own = p4t[me, cell[p, R_CODE + me]]
     if own >= P4_B4:
         return 0.0
-    r: float = math.log(depth) * math.log(i + 1) * g[G_LMR] / 100
+    r: float = math.log(depth) * math.log(i + 1) * scale / 100
     if own >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_F3:
         r -= 1.0
     return r
@@ -510,9 +514,12 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     tdepth = np.int64(0)
     tflag = np.int64(0)
     tscore = 0
+    ttpv = beta - alpha > 1 and g[G_LMR_TTPV] > 0  # on the PV now or before (G_LMR_TTPV)
     if ttk[slot] == h:
         tthit = True
         data = ttv[slot]
+        if (data & TT_PV) != 0:
+            ttpv = True
         ttmove = int((data >> 16) & 0xFFFF) - 1
         tdepth = np.int64((data >> 8) & 0xFF)
         tflag = np.int64(data & 0x3)
@@ -711,11 +718,13 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             r = 0
             owed = debt
             if lmr:
-                x = _reduction(g, cell, p4t, me, op, p, depth, i)
+                x = _reduction(cell, p4t, me, op, p, depth, i, g[G_LMR])
                 if pvnode:
                     x -= 1.0
                 if p in (k0, k1):
                     x -= 1.0
+                if ttpv:
+                    x -= g[G_LMR_TTPV] / 100
                 if g[G_LMR_QUARTERS] != 0:
                     q = int(x * 4.0 + 0.5)
                     if q > 0:
@@ -730,6 +739,10 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                 r = 1 if i < 12 else 2
             g[G_DEBT + ply + 1] = owed
             v = -alphabeta(st, sr, nd - r, -alpha - 1, -alpha, ply + 1)
+            if r > 0 and pvnode and v > alpha and g[G_LMR_VERIFY] != 0 and g[G_STOP] == 0:
+                g[G_DEBT + ply + 1] = debt
+                v = -alphabeta(st, sr, nd, -alpha - 1, -alpha, ply + 1)
+                r = 0
             if v > alpha and (r > 0 or v < beta):
                 g[G_DEBT + ply + 1] = debt
                 v = -alphabeta(st, sr, nd, -beta, -alpha, ply + 1)
@@ -758,6 +771,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         flag = TT_UPPER
     elif best >= beta:
         flag = TT_LOWER
+    if ttpv:
+        flag |= TT_PV
     ttk[slot] = h
     ttv[slot] = (
         (np.int64(_to_tt(best, ply)) << 32)
@@ -800,13 +815,26 @@ def root_search(st: State, sr: State, n: int, depth: int, alpha: int, beta: int)
     opfive = g[G_P4 + op * NP4 + P4_FIVE] > 0 and g[G_PURE] == 0
     newdepth = depth if opfive else depth - 1
     g[G_DEBT + g[G_ONE]] = 0
+    cell = st[1]
+    p4t = st[5]
+    me = side - 1
+    # G_ROOT_LMR: late root moves are searched shallower first, as inside the tree, a ply
+    # less than there for the root's PV window, never one that makes a four
+    rootlmr = g[G_ROOT_LMR] if (g[G_SELECT] & SEL_LMR) != 0 and not opfive else 0
     for i in range(n):
         p = rootm[i]
+        r = 0
+        if rootlmr > 0 and i >= 2 and newdepth >= 2:
+            x = _reduction(cell, p4t, me, 1 - me, p, depth, i, rootlmr) - 1.0
+            if x >= 1.0:
+                r = min(int(x), newdepth - 1)
         _mk(st, p)
         if i == 0:
             v = -alphabeta(st, sr, newdepth, -beta, -alpha, g[G_ONE])
         else:
-            v = -alphabeta(st, sr, newdepth, -alpha - 1, -alpha, g[G_ONE])
+            v = -alphabeta(st, sr, newdepth - r, -alpha - 1, -alpha, g[G_ONE])
+            if r > 0 and v > alpha and g[G_STOP] == 0:
+                v = -alphabeta(st, sr, newdepth, -alpha - 1, -alpha, g[G_ONE])
             if v > alpha and v < beta and g[G_STOP] == 0:
                 v = -alphabeta(st, sr, newdepth, -beta, -alpha, g[G_ONE])
         _um(st)

@@ -253,24 +253,23 @@ def test_selectivity_searches_fewer_nodes_to_the_same_depth() -> None:
 def test_no_move_that_makes_a_four_is_ever_reduced(board: Board) -> None:
     # a four forces its reply, so its line is searched to full depth however late it comes
     position = Position.from_board(board)
-    g, cell, p4t = position.g, position.st[1], position.st[5]
-    g[k.G_LMR] = 400  # far more than master's scale: only the exemption can give 0
+    cell, p4t = position.st[1], position.st[5]
+    scale = 400  # far more than master's scale: only the exemption can give 0
     mover, me, stones = _mover(board)
     for p in _empty_points(stones):
         if _makes_four_or_more(stones, mover, p):
             index = position.index(p)
             for depth, i in ((3, 1), (8, 19), (40, 399)):
-                assert k._reduction(g, cell, p4t, me, 1 - me, index, depth, i) == 0.0, p
+                assert k._reduction(cell, p4t, me, 1 - me, index, depth, i, scale) == 0.0, p
 
 
 def test_reductions_grow_with_depth_and_move_number() -> None:
     position = Position.from_board(Board.from_moves("h8"))
-    g, cell, p4t = position.g, position.st[1], position.st[5]
-    g[k.G_LMR] = 100
+    cell, p4t = position.st[1], position.st[5]
     quiet = position.index(Point(0, 0))  # nothing near it: no pattern of either side
 
     def r(depth: int, i: int) -> float:
-        return float(k._reduction(g, cell, p4t, 1, 0, quiet, depth, i))
+        return float(k._reduction(cell, p4t, 1, 0, quiet, depth, i, 100))
 
     assert r(3, 1) < 1.0  # the second move at depth 3 keeps its depth
     assert r(3, 4) < r(3, 12) < r(8, 12)
@@ -543,6 +542,7 @@ CHEAP = {
     "fut3": ("_FUT_DEPTH", 3),
     "cutlow2": ("_POL_CUT_LOW", 2),
     "singular4": ("_SE_DEPTH", 4),
+    "rootlmr150": ("_ROOT_LMR", 150),
 }
 
 
@@ -561,6 +561,10 @@ MEASURING = {
     "futown": ("_FUT_OWN", 1, "h8 i9 h9 i10 h10 h11", True),
     # GOMOKU_LMR_QUARTERS: reductions in quarter plies (freestyle, where master reduces)
     "quarters": ("_LMR_QUARTERS", 1, MIDDLE, None),
+    # GOMOKU_ROOT_LMR: late root moves searched shallower first (freestyle)
+    "rootlmr": ("_ROOT_LMR", 150, "h8 i9 h9 i10 h10 h11", True),
+    # GOMOKU_LMR_TTPV: smaller reductions where a PV node wrote the table's entry
+    "lmrttpv": ("_LMR_TTPV", 100, "h8 i9 h9 i10 h10 h11", False),
 }
 
 
@@ -580,6 +584,22 @@ def test_each_setting_for_measuring_is_off_unless_set(
     if fewer is not None:
         assert (changed.nodes < shipped.nodes) == fewer
     assert board.is_legal(changed.move)
+
+
+def test_verifying_a_reduced_move_at_null_window_first_saves_nodes_not_the_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # GOMOKU_LMR_VERIFY: at a PV node a reduced move that beats alpha is searched again at full
+    # depth with the null window before the full one. In renju (reduced from the fifth
+    # candidate) the bench position keeps its move and score and costs fewer nodes
+    import engine.search.alphabeta
+
+    board = Board.from_moves("h8 h9 i9 g7 j10 k11 i10 i8 j8", rule=Rule.RENJU)
+    shipped = search(board, Limits(depth=7))
+    monkeypatch.setattr(engine.search.alphabeta, "_LMR_VERIFY", 1)
+    verified = search(board, Limits(depth=7))
+    assert (verified.move, verified.score) == (shipped.move, shipped.score)
+    assert verified.nodes < shipped.nodes
 
 
 @given(crowded(), st.sampled_from(list(CHEAP)))
@@ -638,6 +658,33 @@ def test_futility_at_depth_3_cuts_a_calm_node_far_above_beta() -> None:
     assert _searched(_node("h8 a1", FUT_DEPTH=3, **slots), 3, window) == 0
     assert _searched(_node("h8 a1", FUT_DEPTH=2, **slots), 3, window) > 0
     assert _searched(_node("h8 a1", FUT_DEPTH=2, **slots), 2, window) == 0
+
+
+def _entry(position: Position) -> int:
+    # the transposition table's entry of the position as it stands
+    ttk, ttv = position.sr[0], position.sr[1]
+    h = position.hsh[0]
+    slot = int(h & np.uint64(ttk.shape[0] - 1))
+    assert ttk[slot] == h
+    return int(ttv[slot])
+
+
+def test_a_pv_node_marks_its_table_entry_only_with_the_ttpv_setting() -> None:
+    # GOMOKU_LMR_TTPV: a PV node (a full window) writes TT_PV into its entry, which later null-
+    # window visits read as "was on the PV"; a null-window node does not write it, and with
+    # the setting off no entry ever has it (the shipped table is unchanged)
+    on = _node(MIDDLE, LMR_TTPV=100)
+    _searched(on, 2)
+    assert _entry(on) & k.TT_PV
+    on_null = _node(MIDDLE, LMR_TTPV=100)
+    _searched(on_null, 2, (0, 1))
+    assert not _entry(on_null) & k.TT_PV
+    off = _node(MIDDLE)
+    _searched(off, 2)
+    assert not _entry(off) & k.TT_PV
+    # the mark stays with the entry when a null window visits it again
+    _searched(on, 2, (0, 1))
+    assert _entry(on) & k.TT_PV
 
 
 def _searched_at_ply_3(position: Position, depth: int, before: int) -> int:
