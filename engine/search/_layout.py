@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "4e84a3dc2bd52612"
+KERNELS_STAMP = "31fc6c4f7a75d7fe"
 
 PAD = 5
 MAX_PLY = 128
@@ -194,7 +194,11 @@ G_LMR_VERIFY = G_ROOT_LMR + 1
 # on the PV (a PV node, or one whose table entry a PV node wrote: the entry's bit TT_PV, kept
 # only while this is set); 0: off
 G_LMR_TTPV = G_LMR_VERIFY + 1
-NG = G_LMR_TTPV + 1
+# fail-high reduction (in ``_tree.alphabeta``): at a null-window node of two plies or more to go
+# whose static value is at least this many units a ply above beta, and where the opponent has
+# no four, every move but one that makes a four is searched a ply shallower (0: off)
+G_FH_RED = G_LMR_TTPV + 1
+NG = G_FH_RED + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "4e84a3dc2bd52612"
+KERNELS_STAMP = "31fc6c4f7a75d7fe"
 
 if TYPE_CHECKING:
     from engine.board import Board

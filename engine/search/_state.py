@@ -39,7 +39,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "4e84a3dc2bd52612"
+KERNELS_STAMP = "31fc6c4f7a75d7fe"
 
 
 @njit

@@ -13,6 +13,7 @@ from engine.search._layout import (
     G_BEST,
     G_DEBT,
     G_DEEP_VCF,
+    G_FH_RED,
     G_FUT_DEPTH,
     G_FUT_OWN,
     G_FUTILITY,
@@ -136,7 +137,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "4e84a3dc2bd52612"
+KERNELS_STAMP = "31fc6c4f7a75d7fe"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -682,6 +683,17 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     bestmove = buf[0]
     alpha0 = alpha
     newdepth = depth if opfive > 0 else depth - 1
+    # G_FH_RED: far above beta this node will most likely fail high, so its moves are searched
+    # a ply shallower, but for the fours that keep the initiative
+    fhred = (
+        g[G_FH_RED] > 0
+        and beta - alpha == 1
+        and opfive == 0
+        and depth >= 2
+        and skip < 0
+        and abs(beta) < WIN_MIN
+        and evaluate(g, hsh) >= beta + g[G_FH_RED] * depth
+    )
     lmr = (select & SEL_LMR) != 0 and not restricted and newdepth >= 2
     pvnode = beta - alpha > 1
     k0 = killers[ply, 0]
@@ -704,6 +716,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         if (i >= late or (i > 0 and kt < cut)) and not _tactical(cell, p4t, me, op, p):
             continue  # SEL_LMP: a late quiet move near the horizon, or one the policy rules out
         nd = newdepth + 1 if singular and p == ttmove else newdepth
+        if fhred and p4t[me, cell[p, R_CODE + me]] < P4_B4:
+            nd -= 1
         _mk(st, p)
         leaf = NOT_LEAF
         if nd <= 0:

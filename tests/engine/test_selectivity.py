@@ -565,6 +565,8 @@ MEASURING = {
     "rootlmr": ("_ROOT_LMR", 150, "h8 i9 h9 i10 h10 h11", True),
     # GOMOKU_LMR_TTPV: smaller reductions where a PV node wrote the table's entry
     "lmrttpv": ("_LMR_TTPV", 100, "h8 i9 h9 i10 h10 h11", False),
+    # GOMOKU_FH_RED: a ply less for the moves of a node far above beta
+    "fhred": ("_FH_RED", 150, "h8 i9 h9 i10 h10 h11", True),
 }
 
 
@@ -685,6 +687,21 @@ def test_a_pv_node_marks_its_table_entry_only_with_the_ttpv_setting() -> None:
     # the mark stays with the entry when a null window visits it again
     _searched(on, 2, (0, 1))
     assert _entry(on) & k.TT_PV
+
+
+def test_a_node_far_above_beta_searches_its_moves_a_ply_shallower() -> None:
+    # GOMOKU_FH_RED: with a null window far below the static value, a depth-3 search with the
+    # reduction visits exactly the nodes of a depth-2 search without it (its children, at depth
+    # 1, are below the reduction's reach); with the window at the value, or at a PV window,
+    # nothing is reduced at depth 2
+    position = _node(MIDDLE)
+    e = int(k.evaluate(position.g, position.hsh))
+    low = (e - 10_000, e - 9_999)
+    assert _searched(_node(MIDDLE, FH_RED=100), 3, low) == _searched(_node(MIDDLE), 2, low)
+    assert _searched(_node(MIDDLE, FH_RED=100), 2, low) == _searched(_node(MIDDLE), 1, low)
+    for window in ((e - 1, e), (e - 10_000, e)):
+        reduced = _searched(_node(MIDDLE, FH_RED=100), 2, window)
+        assert reduced == _searched(_node(MIDDLE), 2, window)
 
 
 def _searched_at_ply_3(position: Position, depth: int, before: int) -> int:
