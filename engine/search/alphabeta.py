@@ -177,7 +177,7 @@ _ROOT_LMR = _setting("GOMOKU_ROOT_LMR", 0, most=1000)
 _LMR_VERIFY = _setting("GOMOKU_LMR_VERIFY", 0, most=1)
 # late-move reductions this many hundredths of a ply smaller at nodes that are or were on the PV
 # (k.G_LMR_TTPV; 0, the default: off). Off: node for node against Rapfi 0.43.02 classical at
-# 200,000 nodes, 128 games on the match openings, +0.0 +- 4.0 points a game at 100
+# 200,000 nodes, 128 games on each of three sets of openings, +2.2 +- 2.2 points a game at 100
 # (docs/engine.md, "Reductions at the root")
 _LMR_TTPV = _setting("GOMOKU_LMR_TTPV", 0, most=400)
 # fail-high reduction's margin a ply above beta (k.G_FH_RED; 0, the default: off). Off for now:
