@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "31fc6c4f7a75d7fe"
+KERNELS_STAMP = "d7c89a9360804b25"
 
 PAD = 5
 MAX_PLY = 128
@@ -198,7 +198,13 @@ G_LMR_TTPV = G_LMR_VERIFY + 1
 # whose static value is at least this many units a ply above beta, and where the opponent has
 # no four, every move but one that makes a four is searched a ply shallower (0: off)
 G_FH_RED = G_LMR_TTPV + 1
-NG = G_FH_RED + 1
+# late-move reductions (SEL_LMR) this many hundredths of a ply larger for each logit a move's
+# policy score lies below the node's best candidate's (0: off)
+G_LMR_GAP = G_FH_RED + 1
+# a reduced move whose null-window search beats alpha by at least this many evaluation units is
+# searched again a ply deeper than its full depth (0: off)
+G_LMR_DEEPER = G_LMR_GAP + 1
+NG = G_LMR_DEEPER + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

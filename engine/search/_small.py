@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "31fc6c4f7a75d7fe"
+KERNELS_STAMP = "d7c89a9360804b25"
 
 if TYPE_CHECKING:
     from engine.board import Board

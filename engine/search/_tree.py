@@ -23,6 +23,8 @@ from engine.search._layout import (
     G_LMP_IMPROVE,
     G_LMP_POW,
     G_LMR,
+    G_LMR_DEEPER,
+    G_LMR_GAP,
     G_LMR_QUARTERS,
     G_LMR_TTPV,
     G_LMR_VERIFY,
@@ -137,7 +139,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "31fc6c4f7a75d7fe"
+KERNELS_STAMP = "d7c89a9360804b25"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -739,6 +741,9 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                     x -= 1.0
                 if ttpv:
                     x -= g[G_LMR_TTPV] / 100
+                if g[G_LMR_GAP] > 0 and ptop > kt and kt < 1 << 19 and x > 0.0:
+                    # the policy's distance below the best candidate, in logits (4,096 keys)
+                    x += g[G_LMR_GAP] * (ptop - kt) / (100 * 4096)
                 if g[G_LMR_QUARTERS] != 0:
                     q = int(x * 4.0 + 0.5)
                     if q > 0:
@@ -757,6 +762,13 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                 g[G_DEBT + ply + 1] = debt
                 v = -alphabeta(st, sr, nd, -alpha - 1, -alpha, ply + 1)
                 r = 0
+            if (
+                r > 0
+                and g[G_LMR_DEEPER] > 0
+                and alpha + g[G_LMR_DEEPER] <= v < WIN_MIN
+                and ply < MAX_PLY // 2
+            ):
+                nd += 1  # far above alpha at the reduced depth: worth a ply more than in full
             if v > alpha and (r > 0 or v < beta):
                 g[G_DEBT + ply + 1] = debt
                 v = -alphabeta(st, sr, nd, -beta, -alpha, ply + 1)

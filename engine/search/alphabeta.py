@@ -184,6 +184,12 @@ _LMR_TTPV = _setting("GOMOKU_LMR_TTPV", 0, most=400)
 # node for node against Rapfi 0.43.02 classical at 200,000 nodes, 128 games on each of three
 # sets of openings, +2.9 +- 2.0 points a game at 70 (docs/engine.md, "Fail-high reduction")
 _FH_RED = _setting("GOMOKU_FH_RED", 0, most=5000)
+# late-move reductions larger by this many hundredths of a ply for each logit a move's policy
+# score lies below the node's best (k.G_LMR_GAP; 0, the default: off), with the policy only
+_LMR_GAP = _setting("GOMOKU_LMR_GAP", 0, most=1000)
+# a reduced move that beats alpha by this many evaluation units at its reduced depth is searched
+# again a ply deeper than in full (k.G_LMR_DEEPER; 0, the default: off)
+_LMR_DEEPER = _setting("GOMOKU_LMR_DEEPER", 0, most=5000)
 # the aspiration window's half-width from the third iteration, in evaluation units (0: the
 # full window), widened four times over at each failure; for measuring
 _ASPIRATION = _setting("GOMOKU_ASPIRATION", 60, most=5000)
@@ -356,11 +362,13 @@ class _Searcher:
             g[k.G_LMR_VERIFY] = _LMR_VERIFY
             g[k.G_LMR_TTPV] = _LMR_TTPV
             g[k.G_FH_RED] = _FH_RED
+            g[k.G_LMR_DEEPER] = _LMR_DEEPER
             if g[k.G_POL] > 0:
                 g[k.G_POL_LMP] = _POL_LMP_BASE
                 g[k.G_POL_CUT] = _POL_CUT << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
                 g[k.G_POL_CUT_LOW] = _POL_CUT_LOW << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
                 g[k.G_POL_RED] = _POL_RED << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
+                g[k.G_LMR_GAP] = _LMR_GAP
                 if _POL_WIDTH and options.width:
                     g[k.G_WIDTH] = _POL_WIDTH
                 if _POL_LMR and board.rule in _lmr_rules():

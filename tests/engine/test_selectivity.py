@@ -567,6 +567,10 @@ MEASURING = {
     "lmrttpv": ("_LMR_TTPV", 100, "h8 i9 h9 i10 h10 h11", False),
     # GOMOKU_FH_RED: a ply less for the moves of a node far above beta
     "fhred": ("_FH_RED", 150, "h8 i9 h9 i10 h10 h11", True),
+    # GOMOKU_LMR_GAP: larger reductions for moves the policy scores far below the best
+    "lmrgap": ("_LMR_GAP", 50, "h8 i9 h9 i10 h10 h11", True),
+    # GOMOKU_LMR_DEEPER: a reduced move far above alpha searched again a ply deeper
+    "lmrdeeper": ("_LMR_DEEPER", 150, "h8 i9 h9 i10 h10 h11", None),
 }
 
 
@@ -702,6 +706,27 @@ def test_a_node_far_above_beta_searches_its_moves_a_ply_shallower() -> None:
     for window in ((e - 1, e), (e - 10_000, e)):
         reduced = _searched(_node(MIDDLE, FH_RED=100), 2, window)
         assert reduced == _searched(_node(MIDDLE), 2, window)
+
+
+REDUCING = {"SELECT": k.SEL_LMR, "LMR": 150}  # the reductions by the policy's rank, as master's
+
+
+def test_the_policy_gap_acts_through_the_reductions_alone() -> None:
+    # GOMOKU_LMR_GAP adds to a late move's reduction: without reductions it changes nothing,
+    # with them a node searches fewer nodes (the moves below the best candidate go shallower)
+    assert _searched(_node(MIDDLE, LMR_GAP=100), 3) == _searched(_node(MIDDLE), 3)
+    gapped = _searched(_node(MIDDLE, LMR_GAP=100, **REDUCING), 3)
+    assert gapped < _searched(_node(MIDDLE, **REDUCING), 3)
+
+
+def test_a_deeper_research_needs_a_reduced_move_to_clear_its_margin() -> None:
+    # GOMOKU_LMR_DEEPER: a margin no value reaches leaves the search as it is; a margin of one
+    # unit sends the reduced moves that beat alpha a ply deeper, which the counts show at depth
+    # 5; without reductions there is nothing to search deeper
+    shipped = _searched(_node(MIDDLE, **REDUCING), 5)
+    assert _searched(_node(MIDDLE, LMR_DEEPER=3 * k.WIN_MIN, **REDUCING), 5) == shipped
+    assert _searched(_node(MIDDLE, LMR_DEEPER=1, **REDUCING), 5) != shipped
+    assert _searched(_node(MIDDLE, LMR_DEEPER=1), 5) == _searched(_node(MIDDLE), 5)
 
 
 def _searched_at_ply_3(position: Position, depth: int, before: int) -> int:
