@@ -180,10 +180,12 @@ _LMR_VERIFY = _setting("GOMOKU_LMR_VERIFY", 0, most=1)
 # 200,000 nodes, 128 games on each of three sets of openings, +2.2 +- 2.2 points a game at 100
 # (docs/engine.md, "Reductions at the root")
 _LMR_TTPV = _setting("GOMOKU_LMR_TTPV", 0, most=400)
-# fail-high reduction's margin a ply above beta (k.G_FH_RED; 0, the default: off). Off for now:
-# node for node against Rapfi 0.43.02 classical at 200,000 nodes, 128 games on each of three
-# sets of openings, +2.9 +- 2.0 points a game at 70 (docs/engine.md, "Fail-high reduction")
-_FH_RED = _setting("GOMOKU_FH_RED", 0, most=5000)
+# fail-high reduction's margin a ply above beta (k.G_FH_RED; 0: off), where the policy's rank
+# reduces (master in freestyle). At 70: node for node against Rapfi 0.43.02 classical at 200,000
+# nodes, +2.9 +- 2.0 points a game over three sets of 64 openings; at 500 ms a move, +3.5 +- 2.8
+# against PentaZen 0.4.17 over 256 paired games and +1.2 +- 3.6 against Rapfi over 128
+# (docs/engine.md, "Fail-high reduction")
+_FH_RED = _setting("GOMOKU_FH_RED", 70, most=5000)
 # late-move reductions larger by this many hundredths of a ply for each logit a move's policy
 # score lies below the node's best (k.G_LMR_GAP; 0, the default: off), with the policy only.
 # Off: node for node against Rapfi 0.43.02 classical at 200,000 nodes, 128 games on each of
@@ -365,7 +367,6 @@ class _Searcher:
             g[k.G_ROOT_LMR] = _ROOT_LMR
             g[k.G_LMR_VERIFY] = _LMR_VERIFY
             g[k.G_LMR_TTPV] = _LMR_TTPV
-            g[k.G_FH_RED] = _FH_RED
             g[k.G_LMR_DEEPER] = _LMR_DEEPER
             if g[k.G_POL] > 0:
                 g[k.G_POL_LMP] = _POL_LMP_BASE
@@ -378,6 +379,7 @@ class _Searcher:
                 if _POL_LMR and board.rule in _lmr_rules():
                     g[k.G_SELECT] = _SELECT | k.SEL_LMR
                     g[k.G_LMR] = _POL_LMR
+                    g[k.G_FH_RED] = _FH_RED
             g[k.G_NULL] = _NULL_R
             g[k.G_NULL_DEPTH] = max(_NULL_DEPTH, 1)
         g[k.G_NODE_LIMIT] = limits.nodes or 0

@@ -565,8 +565,6 @@ MEASURING = {
     "rootlmr": ("_ROOT_LMR", 150, "h8 i9 h9 i10 h10 h11", True),
     # GOMOKU_LMR_TTPV: smaller reductions where a PV node wrote the table's entry
     "lmrttpv": ("_LMR_TTPV", 100, "h8 i9 h9 i10 h10 h11", False),
-    # GOMOKU_FH_RED: a ply less for the moves of a node far above beta
-    "fhred": ("_FH_RED", 150, "h8 i9 h9 i10 h10 h11", True),
     # GOMOKU_LMR_GAP: larger reductions for moves the policy scores far below the best
     "lmrgap": ("_LMR_GAP", 50, "h8 i9 h9 i10 h10 h11", True),
     # GOMOKU_LMR_DEEPER: a reduced move far above alpha searched again a ply deeper
@@ -581,11 +579,15 @@ def test_each_setting_for_measuring_is_off_unless_set(
     import engine.search.alphabeta
 
     name, on, moves, fewer = MEASURING[setting]
+    # each setting beside the search without the fail-high reduction, where its direction
+    # was measured (the reduction's plies change which of these nodes are searched at all)
+    monkeypatch.setattr(engine.search.alphabeta, "_FH_RED", 0)
     board = Board.from_moves(moves)
     shipped = search(board, Limits(depth=7))
     monkeypatch.setattr(engine.search.alphabeta, name, on)
     changed = search(board, Limits(depth=7))
     monkeypatch.undo()
+    monkeypatch.setattr(engine.search.alphabeta, "_FH_RED", 0)
     assert search(board, Limits(depth=7)).nodes == shipped.nodes != changed.nodes
     if fewer is not None:
         assert (changed.nodes < shipped.nodes) == fewer
@@ -706,6 +708,25 @@ def test_a_node_far_above_beta_searches_its_moves_a_ply_shallower() -> None:
     for window in ((e - 1, e), (e - 10_000, e)):
         reduced = _searched(_node(MIDDLE, FH_RED=100), 2, window)
         assert reduced == _searched(_node(MIDDLE), 2, window)
+
+
+def test_fail_high_reduction_is_masters_in_freestyle_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GOMOKU_FH_RED (70 shipped) acts where the policy's rank reduces: master's freestyle. Off,
+    # the same search goes over more nodes; in standard, and without the policy (the levels
+    # below master), it changes nothing
+    import engine.search.alphabeta
+
+    moves = "h8 i9 h9 i10 h10 h11"
+
+    def nodes(rule: Rule, fh: int, **options: bool) -> int:
+        monkeypatch.setattr(engine.search.alphabeta, "_FH_RED", fh)
+        board = Board.from_moves(moves, rule=rule)
+        return search(board, Limits(depth=7), SearchOptions(**options)).nodes
+
+    assert engine.search.alphabeta._FH_RED == 70
+    assert nodes(Rule.FREESTYLE, 70) < nodes(Rule.FREESTYLE, 0)
+    assert nodes(Rule.STANDARD, 70) == nodes(Rule.STANDARD, 0)
+    assert nodes(Rule.FREESTYLE, 70, policy=False) == nodes(Rule.FREESTYLE, 0, policy=False)
 
 
 REDUCING = {"SELECT": k.SEL_LMR, "LMR": 150}  # the reductions by the policy's rank, as master's
