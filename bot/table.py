@@ -174,6 +174,9 @@ class Table:
         # game id -> the answer heard, or None, for a request asked here whose message is being
         # posted: an answer that comes before the message is known edits it once it is
         self._undo_posting: dict[int, _Answer | None] = {}
+        # games whose request, asked here, a change (a move, the end) overtook while its
+        # message was being posted: the message closes once it is known, if the request did
+        self._undo_overtaken: set[int] = set()
         self._bus = False  # other processes may have posted requests (``follow``)
 
     # ------------------------------------------------------------------ the events
@@ -191,7 +194,8 @@ class Table:
             self.host.spawn(self._warn(event))
             return
         if isinstance(event, Moved | GameEnded):
-            self._undo_posting.pop(game.game_id, None)
+            if self._undo_posting.pop(game.game_id, False) is not False:
+                self._undo_overtaken.add(game.game_id)
             if game.game_id in self._undo_messages:
                 # a move or the end leaves the request posted here unanswerable: it closes
                 self.host.spawn(self._close_stale_undo(game.game_id))
@@ -318,22 +322,29 @@ class Table:
         message was being posted edits it now."""
         posted = _Posted(game.guild_id, channel_id, message_id)
         answer = self._undo_posting.pop(game.game_id, None)
+        overtaken = game.game_id in self._undo_overtaken
+        self._undo_overtaken.discard(game.game_id)
         if answer is not None:
             self.host.spawn(self._tell_undo_answer(game.game_id, posted, answer))
             return
         self._undo_messages[game.game_id] = posted
-        self.host.spawn(self._note_undo_message(game, channel_id, message_id))
+        self.host.spawn(self._note_undo_message(game, channel_id, message_id, overtaken=overtaken))
 
     def undo_not_posted(self, game_id: int) -> None:
         """The message of an undo request asked here could not be posted: an answer to it
         has nothing to edit."""
         self._undo_posting.pop(game_id, None)
+        self._undo_overtaken.discard(game_id)
 
-    async def _note_undo_message(self, game: GameState, channel_id: int, message_id: int) -> None:
+    async def _note_undo_message(
+        self, game: GameState, channel_id: int, message_id: int, *, overtaken: bool
+    ) -> None:
         try:
             await self.host.service.undo_posted(game.game_id, game.version, channel_id, message_id)
         except Exception:  # the message is still remembered here
             log.exception("could not note the undo request's message of game %s", game.game_id)
+        if overtaken:  # a change came while it was posted: a request it left behind closes
+            await self._close_stale_undo(game.game_id)
 
     async def close_stale_undo_requests(self) -> int:
         """Start-up: the undo requests that ended while the bot was away (their game moved
@@ -412,6 +423,8 @@ class Table:
         process posted that the change left behind (a move, the end) closes."""
         if game_id in self._undo_messages:
             self.host.spawn(self._close_stale_undo(game_id))
+        elif game_id in self._undo_posting:
+            self._undo_overtaken.add(game_id)
 
     def resync(self) -> None:
         """The bus was away: each request this process posted is looked at again, and one
@@ -420,6 +433,7 @@ class Table:
         (answering that no request waits)."""
         for game_id in tuple(self._undo_messages):
             self.host.spawn(self._close_stale_undo(game_id))
+        self._undo_overtaken.update(self._undo_posting)
 
     def undo(self, note: UndoNote) -> None:
         """An undo request was asked or answered in another process: an answer to one this

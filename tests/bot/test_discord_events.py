@@ -6,6 +6,7 @@ takebacks made on another front end (the web board) are asked and drawn in Disco
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -13,12 +14,16 @@ import pytest
 
 from bot.client import GomokuBot
 from bot.core.bus import UndoAnswer
+from bot.core.service import GameService
 from bot.core.service.events import Event, Moved
-from bot.core.service.inputs import AnswerUndo, AskUndo, GameRef
+from bot.core.service.inputs import AnswerUndo, AskUndo, GameRef, Place
 from bot.table import Table
+from engine.types import Point
+from storage.sqlite import SqliteGameRepository
 from tests.bot.conftest import accepted_challenge, board_caught_up
 from tests.fakediscord import FakeDiscord, FakeUser, InteractionRecord, Message
 from tests.polling import until
+from tests.runners import CentreRunner
 
 
 def board_after_the_ai(bot: GomokuBot, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -216,3 +221,42 @@ async def test_an_answer_heard_from_another_process_while_the_request_is_posted_
     await fake.wait_for(lambda: asked.buttons() == [])
     assert asked.content == f"<@{bob.id}> withdrew the request to take back their last move."
     assert undo_requests(fake) == [asked]
+
+
+async def test_a_web_move_made_while_the_request_is_posted_closes_its_message(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    """Alice moves on the web instead of answering, before Discord answered the post of
+    Bob's request: once the message is known here it loses its buttons and says why."""
+    game_id, release, record = await undo_asked_while_discord_holds_the_post(fake, bot, alice, bob)
+    await bot.service.act(GameRef(game_id), alice.id, Place(Point(9, 9)), via="web")
+    release.set()
+    asked = (await fake.answer(record)).message
+    assert asked is not None
+    await fake.wait_for(lambda: asked.buttons() == [])
+    assert asked.content == (
+        f"<@{bob.id}>'s request to take back their last move is closed: the game moved on."
+    )
+    assert undo_requests(fake) == [asked]
+    assert await bot.service.repository.undo_request(game_id) is None
+
+
+async def test_a_move_heard_from_another_process_while_the_request_is_posted_closes_it(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, db_path: Path
+) -> None:
+    """The same move stored by another process (a web board served elsewhere), its change
+    heard on the bus before Discord answered the post: the message closes once known."""
+    game_id, release, record = await undo_asked_while_discord_holds_the_post(fake, bot, alice, bob)
+    async with SqliteGameRepository.open(db_path) as db:
+        moved = await GameService(db, CentreRunner()).act(
+            GameRef(game_id), alice.id, Place(Point(9, 9)), via="web"
+        )
+    bot.table.changed(game_id, moved.game.version)
+    release.set()
+    asked = (await fake.answer(record)).message
+    assert asked is not None
+    await fake.wait_for(lambda: asked.buttons() == [])
+    assert asked.content == (
+        f"<@{bob.id}>'s request to take back their last move is closed: the game moved on."
+    )
+    assert await bot.service.repository.undo_request(game_id) is None
