@@ -18,7 +18,9 @@ of the four directions for the side to move and for the other side (12 patterns 
   sum, one for each term: its distance to the last move and to the one before (bucketed),
   its threat class for each side as a pair (the four directions together), its exact offset
   from those two moves. A fit saves the names it reads (``inputs``) and ``evaluate`` reads
-  them back; the search's kernels read only the codes, so ``export`` refuses such a fit.
+  them back. The search's kernels read the distances and the threat pair too
+  (``engine.search.evaluate.POLICY_INPUTS``) but not the offsets: ``export`` keeps the names
+  in the policy file, and refuses a fit that reads the offsets.
 * **Value**: the sum of ``a_p`` over the empty points (over ``POOL``), through one hidden
   ReLU layer, to a logit: the side to move's winning chance, fitted to the judge's
   (``sigmoid(judge / S)``, ``S = JUDGE_SCALE``), a forced result counting as certain.
@@ -73,7 +75,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.search import _kernels as k
 from engine.search._position import Position
-from engine.search.evaluate import tables
+from engine.search.evaluate import POLICY_INPUTS, tables
 from engine.types import Color, Point, Rule
 from tools.datagen import RULES
 
@@ -86,7 +88,7 @@ POOL = 16.0  # the value head reads the sum of the points' features / POOL: a me
 JUDGE_SCALE = 515.6  # Rapfi 0.43.02 classical's scale (tools/tune_eval.py's fit)
 MATE = 30000
 NP4 = 11  # threat classes of a point a side (engine.search._layout: NONE ... FIVE)
-NEAR = 4  # distance buckets: Chebyshev distance 1, 2, 3, 4 or more (or no such move)
+NEAR = k.POL_NEAR  # distance buckets: Chebyshev distance 1, 2, 3, 4 or more (or no such move)
 SPAN = 2 * NEAR + 1  # offsets: the squares of side SPAN around a move, then one code for far
 # the input terms a fit may add to a point's four direction codes, in their order among the
 # rows of E after the NCODE direction codes, with their rows: the point's distance to the last
@@ -549,19 +551,22 @@ def adam_step(
 
 def export_policy(fit: Path, out: Path) -> int:
     """Keep the policy's arrays (``E``, ``b``, ``u``) of a fit, checked by the search's own
-    loader (``engine.search.evaluate.load_policy``), as float32, and the rule the fit names
-    (``rule``; the loader passes over it, so the file says what it was fitted to)."""
+    loader (``engine.search.evaluate.load_policy``), as float32, the other inputs it reads
+    (``inputs``: those the kernels keep, ``POLICY_INPUTS``; a fit reading another is refused)
+    and the rule the fit names (``rule``; the loader passes over it, so the file says what it
+    was fitted to)."""
     from engine.search.evaluate import load_policy
 
     with np.load(fit) as arrays:
-        if saved_inputs(arrays):
-            print(
-                f"error: {fit} reads {', '.join(saved_inputs(arrays))}, which the search does not"
-            )
+        reads = saved_inputs(arrays)
+        if unread := [name for name in reads if name not in POLICY_INPUTS]:
+            print(f"error: {fit} reads {', '.join(unread)}, which the search does not")
             return 1
         kept: dict[str, npt.NDArray[Any]] = {
             name: np.asarray(arrays[name], dtype=np.float32) for name in ("E", "b", "u")
         }
+        if reads:
+            kept["inputs"] = np.array(reads, dtype=str)
         try:
             rule = saved_rule(arrays)
         except ValueError as exc:

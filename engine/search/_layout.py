@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "d7c89a9360804b25"
+KERNELS_STAMP = "e7e07c4764fb3360"
 
 PAD = 5
 MAX_PLY = 128
@@ -106,9 +106,20 @@ POL_KEY_SHIFT = 4  # keys in units of 2 ** -12 logits: 4096 a logit
 G_POL_E = G_NET_W + NET_MAX * NET_ROW
 G_POL_B = G_POL_E + NPAT * NPAT * POL_MAX
 G_POL_U = G_POL_B + POL_MAX
+# a policy's other inputs (G_POL_IN, bits: POL_DISTANCE, POL_THREAT; tools/mixnet.py's INPUTS),
+# each more rows a point adds to its sum: its Chebyshev distance to the last move (1, 2, 3, or
+# POL_NEAR or more, or no such move), then to the one before (G_POL_D, 2 * POL_NEAR rows), and
+# its threat classes, the side to move's * 11 + the other's (G_POL_T, 121 rows); G_POL_Z is a
+# row of zeros, read in place of an input the policy lacks
+POL_NEAR = 4
+POL_DISTANCE, POL_THREAT = 1, 2
+G_POL_D = G_POL_U + POL_MAX
+G_POL_T = G_POL_D + 2 * POL_NEAR * POL_MAX
+G_POL_Z = G_POL_T + 11 * 11 * POL_MAX
+G_POL_IN = G_POL_Z + POL_MAX
 # with the policy: a quiet move whose key is more than this many keys below the best
 # candidate's is not searched (0: none is cut); _generate leaves the best key in G_POL_TOP
-G_POL_CUT = G_POL_U + POL_MAX
+G_POL_CUT = G_POL_IN + 1
 G_POL_TOP = G_POL_CUT + 1
 # with the policy: a quiet move searched after the first loses a ply for every this many keys
 # it lies below the best candidate's, at most two and never down to the leaf (0: the fixed
@@ -204,7 +215,11 @@ G_LMR_GAP = G_FH_RED + 1
 # a reduced move whose null-window search beats alpha by at least this many evaluation units is
 # searched again a ply deeper than its full depth (0: off)
 G_LMR_DEEPER = G_LMR_GAP + 1
-NG = G_LMR_DEEPER + 1
+# the last move of a position's setup and the one before, plus 1 (0: none), for a policy that
+# reads the distance to the last two moves (POL_DISTANCE) at nodes the search's own moves do not
+# reach
+G_PREV = G_LMR_DEEPER + 1
+NG = G_PREV + 2
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

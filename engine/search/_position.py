@@ -101,6 +101,9 @@ class Position:
             position.play_index(position.index(Point(int(x), int(y))))
         position.g[k.G_SIDE] = 1 if board.to_move is Color.BLACK else 2
         position.g[k.G_NMOVES] = 0  # setup stones are never taken back
+        # the last two moves, for a policy that reads the distance to them
+        for slot, move in enumerate(reversed(board.moves[-2:])):
+            position.g[k.G_PREV + slot] = position.index(move.point) + 1
         position.g[k.G_NODES] = 0
         return position
 

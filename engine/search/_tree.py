@@ -33,6 +33,7 @@ from engine.search._layout import (
     G_NET_OUT,
     G_NET_W,
     G_NEXT_CHECK,
+    G_NMOVES,
     G_NODES,
     G_NOISE,
     G_NULL,
@@ -47,11 +48,16 @@ from engine.search._layout import (
     G_POL_CACHE,
     G_POL_CUT,
     G_POL_CUT_LOW,
+    G_POL_D,
     G_POL_E,
+    G_POL_IN,
     G_POL_LMP,
     G_POL_RED,
+    G_POL_T,
     G_POL_TOP,
     G_POL_U,
+    G_POL_Z,
+    G_PREV,
     G_PURE,
     G_RAZOR,
     G_RAZOR_ROOT,
@@ -100,8 +106,11 @@ from engine.search._layout import (
     P4_FLEX4,
     PAD,
     POL_CACHE,
+    POL_DISTANCE,
     POL_KEY_SHIFT,
     POL_MAX,
+    POL_NEAR,
+    POL_THREAT,
     R_CODE,
     R_PAT,
     RULE_RENJU,
@@ -139,7 +148,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "d7c89a9360804b25"
+KERNELS_STAMP = "e7e07c4764fb3360"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -203,9 +212,12 @@ def evaluate(g: IntArray, hsh: U64Array) -> int:
 
 
 @njit_inline
-def _policy(g: IntArray, cell: I32Array, me: int, op: int, p: int, nf: int) -> int:
+def _policy(
+    g: IntArray, cell: I32Array, me: int, op: int, p: int, nf: int, x0: int, x1: int, x2: int
+) -> int:
     # the learned policy's score of an empty point p for the side to move (tools/mixnet.py's
-    # u . relu(E[code0] + ... + E[code3] + b)), in units of 2 ** -(2 * POL_SHIFT) logits
+    # u . relu(E[code0] + ... + E[code3] + E[x0] + E[x1] + E[x2] + b), the x rows its other
+    # inputs', ``_inputs``), in units of 2 ** -(2 * POL_SHIFT) logits
     r0 = G_POL_E + (cell[p, R_PAT + me * 4] * NPAT + cell[p, R_PAT + op * 4]) * POL_MAX
     r1 = G_POL_E + (cell[p, R_PAT + me * 4 + 1] * NPAT + cell[p, R_PAT + op * 4 + 1]) * POL_MAX
     r2 = G_POL_E + (cell[p, R_PAT + me * 4 + 2] * NPAT + cell[p, R_PAT + op * 4 + 2]) * POL_MAX
@@ -213,9 +225,56 @@ def _policy(g: IntArray, cell: I32Array, me: int, op: int, p: int, nf: int) -> i
     acc = 0
     for f in range(nf):
         h = g[G_POL_B + f] + g[r0 + f] + g[r1 + f] + g[r2 + f] + g[r3 + f]
+        h += g[x0 + f] + g[x1 + f] + g[x2 + f]
         if h > 0:
             acc += h * g[G_POL_U + f]
     return acc
+
+
+@njit_inline
+def _last_two(g: IntArray, ms: IntArray) -> tuple[int, int]:
+    # the last move and the one before (-1: none): the search's own, then the setup's
+    n = g[G_NMOVES]
+    if n >= 2:
+        return ms[n - 1], ms[n - 2]
+    if n == 1:
+        return ms[0], g[G_PREV] - 1
+    return g[G_PREV] - 1, g[G_PREV + 1] - 1
+
+
+@njit_inline
+def _near(p: int, q: int, s: int) -> int:
+    # p's distance bucket to q (POL_DISTANCE): Chebyshev 1 .. POL_NEAR or more as 0 .. POL_NEAR - 1
+    if q < 0:
+        return POL_NEAR - 1
+    d = max(abs(p // s - q // s), abs(p % s - q % s))
+    return min(max(d, 1), POL_NEAR) - 1
+
+
+@njit_inline
+def _inputs(
+    g: IntArray, cell: I32Array, p4t: I8Array, me: int, op: int, p: int, last: int, before: int
+) -> tuple[int, int, int, int]:
+    # the rows of p's other policy inputs (G_POL_Z where the policy has none), and what of them
+    # the scores met must be keyed by beside p's two codes (its distance buckets)
+    pin = g[G_POL_IN]
+    x0 = G_POL_Z
+    x1 = G_POL_Z
+    x2 = G_POL_Z
+    key = 0
+    if (pin & POL_DISTANCE) != 0:
+        s = g[G_S]
+        d0 = _near(p, last, s)
+        d1 = _near(p, before, s)
+        x0 = G_POL_D + d0 * POL_MAX
+        x1 = G_POL_D + (POL_NEAR + d1) * POL_MAX
+        key = d0 * POL_NEAR + d1
+    if (pin & POL_THREAT) != 0:
+        x2 = (
+            G_POL_T
+            + (p4t[me, cell[p, R_CODE + me]] * NP4 + p4t[op, cell[p, R_CODE + op]]) * POL_MAX
+        )
+    return x0, x1, x2, key
 
 
 @njit
@@ -225,9 +284,15 @@ def policy_scores(st: State, out: IntArray) -> None:
     b = st[0]
     cell = st[1]
     g = st[2]
+    p4t = st[5]
     me = g[G_SIDE] - 1
+    last, before = _last_two(g, st[8])
     for p in range(b.shape[0]):
-        out[p] = _policy(g, cell, me, 1 - me, p, g[G_POL]) if b[p] == 0 else 0
+        if b[p] == 0:
+            x0, x1, x2, _ = _inputs(g, cell, p4t, me, 1 - me, p, last, before)
+            out[p] = _policy(g, cell, me, 1 - me, p, g[G_POL], x0, x1, x2)
+        else:
+            out[p] = 0
 
 
 @njit
@@ -314,6 +379,7 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
     k1 = killers[ply, 1]
     hrow = hist[me]
     nf = g[G_POL]
+    last, before = _last_two(g, st[8])
     top = -INF << 20
     m = 0
     for i in range(n):
@@ -321,12 +387,13 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
         if side == 1 and g[G_RULE] == RULE_RENJU and is_forbidden(b, g, cell, maybe, p):
             continue
         if nf > 0:
-            ck = 1 + cell[p, R_CODE + me] * NCODE4 + cell[p, R_CODE + op]
+            x0, x1, x2, near = _inputs(g, cell, p4t, me, op, p, last, before)
+            ck = 1 + (cell[p, R_CODE + me] * NCODE4 + cell[p, R_CODE + op]) * 16 + near
             slot = G_POL_CACHE + 2 * (((ck * 0x9E3779B1) >> 16) & (POL_CACHE - 1))
             if g[slot] == ck:
                 key = g[slot + 1]
             else:
-                key = _policy(g, cell, me, op, p, nf) >> POL_KEY_SHIFT
+                key = _policy(g, cell, me, op, p, nf, x0, x1, x2) >> POL_KEY_SHIFT
                 g[slot] = ck
                 g[slot + 1] = key
             top = max(top, key)

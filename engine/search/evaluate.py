@@ -29,7 +29,7 @@ import functools
 import io
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Final
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from engine.board import Board
 
 __all__ = [
+    "POLICY_INPUTS",
     "Network",
     "PatternTables",
     "Policy",
@@ -54,6 +55,7 @@ __all__ = [
     "load_policy",
     "load_weights",
     "policy",
+    "policy_rows",
     "tables",
     "weights",
 ]
@@ -159,10 +161,28 @@ class Policy:
     point's score for the side to move is ``u . relu(E[c0] + E[c1] + E[c2] + E[c3] + b)``
     over its codes in the four directions (the side to move's pattern * 12 + the other's)."""
 
-    e: npt.NDArray[np.float64]  # [code, feature]
+    e: npt.NDArray[np.float64]  # [code, feature], then the rows of its other inputs
     b: npt.NDArray[np.float64]  # [feature]
     u: npt.NDArray[np.float64]  # [feature]
     source: str
+    # other inputs (``POLICY_INPUTS``), each more rows of ``e`` a point adds to its sum
+    inputs: tuple[str, ...] = ()
+
+
+# the other inputs a policy may read (tools/mixnet.py's ``INPUTS`` that the kernels keep), in
+# the order of their rows in E after the direction codes': each one's bit in G_POL_IN and rows
+POLICY_INPUTS = {
+    "distance": (k.POL_DISTANCE, 2 * k.POL_NEAR),
+    "threat": (k.POL_THREAT, k.NP4 * k.NP4),
+}
+
+
+_INPUT_ROWS = {"distance": k.G_POL_D, "threat": k.G_POL_T}  # where each input's rows sit in g
+
+
+def policy_rows(inputs: Sequence[str]) -> int:
+    """The rows of a policy's E for ``inputs``: the direction codes' and each input's."""
+    return k.NPAT * k.NPAT + sum(POLICY_INPUTS[name][1] for name in inputs)
 
 
 def load_policy(data: bytes, source: str = "") -> Policy:
@@ -177,17 +197,23 @@ def load_policy(data: bytes, source: str = "") -> Policy:
             e = np.asarray(arrays["E"], dtype=np.float64)
             b = np.asarray(arrays["b"], dtype=np.float64)
             u = np.asarray(arrays["u"], dtype=np.float64)
+            named = arrays["inputs"] if "inputs" in arrays.files else np.array([], dtype=str)
+            inputs = tuple(str(name) for name in np.atleast_1d(named))
     except (ValueError, KeyError, OSError, EOFError) as exc:
         raise ValueError(f"{source}: not a policy file ({exc!r})") from None
+    if unread := [name for name in inputs if name not in POLICY_INPUTS]:
+        raise ValueError(f"{source}: the search reads no input {', '.join(unread)}")
+    inputs = tuple(name for name in POLICY_INPUTS if name in inputs)  # E's own order
     features = b.shape[0] if b.ndim == 1 else 0
-    if not 0 < features <= k.POL_MAX or e.shape != (k.NPAT * k.NPAT, features):
-        raise ValueError(f"{source}: E needs {k.NPAT * k.NPAT} rows of 1 to {k.POL_MAX} features")
+    rows = policy_rows(inputs)
+    if not 0 < features <= k.POL_MAX or e.shape != (rows, features):
+        raise ValueError(f"{source}: E needs {rows} rows of 1 to {k.POL_MAX} features")
     if u.shape != (features,):
         raise ValueError(f"{source}: u needs {features} numbers")
     for name, values in (("E", e), ("b", b), ("u", u)):
         if not np.all(np.abs(values) < _MAX_POLICY_WEIGHT):
             raise ValueError(f"{source}: {name} must be finite and below {_MAX_POLICY_WEIGHT:g}")
-    return Policy(e, b, u, source or "npz")
+    return Policy(e, b, u, source or "npz", inputs)
 
 
 def policy_slots(p: Policy | None) -> npt.NDArray[np.int64]:
@@ -198,9 +224,19 @@ def policy_slots(p: Policy | None) -> npt.NDArray[np.int64]:
         return slots
     unit = float(1 << k.POL_SHIFT)
     features = len(p.b)
-    rows = np.zeros((k.NPAT * k.NPAT, k.POL_MAX), dtype=np.int64)
-    rows[:, :features] = np.round(p.e * unit)
-    slots[: rows.size] = rows.reshape(-1)
+
+    def put(at: int, e: npt.NDArray[np.float64]) -> None:
+        rows = np.zeros((e.shape[0], k.POL_MAX), dtype=np.int64)
+        rows[:, :features] = np.round(e * unit)
+        slots[at - k.G_POL_E : at - k.G_POL_E + rows.size] = rows.reshape(-1)
+
+    put(k.G_POL_E, p.e[: k.NPAT * k.NPAT])
+    row = k.NPAT * k.NPAT
+    for name, (bit, count) in POLICY_INPUTS.items():
+        if name in p.inputs:
+            put(_INPUT_ROWS[name], p.e[row : row + count])
+            slots[k.G_POL_IN - k.G_POL_E] |= bit
+            row += count
     slots[k.G_POL_B - k.G_POL_E : k.G_POL_B - k.G_POL_E + features] = np.round(p.b * unit)
     slots[k.G_POL_U - k.G_POL_E : k.G_POL_U - k.G_POL_E + features] = np.round(p.u * unit)
     return slots

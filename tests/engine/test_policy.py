@@ -21,6 +21,7 @@ from engine.search import alphabeta
 from engine.search._position import Position
 from engine.search.alphabeta import Limits, SearchOptions, is_win_score, search
 from engine.search.evaluate import (
+    POLICY_INPUTS,
     POLICY_RULES,
     Policy,
     load_policy,
@@ -32,12 +33,16 @@ from engine.search.evaluate import (
 from engine.search.levels import PRESETS, Level
 from engine.types import Point, Rule
 from tools.mixnet import (
+    INPUTS,
     NCODE,
     POINTS,
     SIZE,
+    columns,
     export_policy,
     init_params,
+    input_rows,
     point_codes,
+    point_inputs,
     policy_logits,
 )
 
@@ -68,16 +73,20 @@ def games(draw: st.DrawFn, low: int = 3, high: int = SIZE - 4, fewest: int = 1) 
 
 
 @st.composite
-def policies(draw: st.DrawFn) -> Policy:
-    """Random policies of 1 to ``POL_MAX`` features, weights of a trained one's size."""
+def policies(draw: st.DrawFn, inputs: tuple[str, ...] | None = None) -> Policy:
+    """Random policies of 1 to ``POL_MAX`` features, weights of a trained one's size, reading
+    ``inputs`` (by default any of the other inputs the kernels keep, or none)."""
+    if inputs is None:
+        inputs = tuple(name for name in POLICY_INPUTS if draw(st.booleans()))
     features = draw(st.integers(1, k.POL_MAX))
-    params = init_params(features, 2, draw(st.integers(0, 2**31 - 1)))
+    params = init_params(features, 2, draw(st.integers(0, 2**31 - 1)), input_rows(inputs))
     scale = draw(st.sampled_from([1.0, 5.0, 20.0]))
     return Policy(
         params["E"].astype(np.float64) * scale / 4,
         params["b"].astype(np.float64) + 0.1,
         params["u"].astype(np.float64) * scale,
         "random",
+        inputs,
     )
 
 
@@ -94,14 +103,41 @@ def _kernel_scores(position: Position) -> np.ndarray:
     return np.array([out[position.index(Point(p % SIZE, p // SIZE))] for p in range(POINTS)])
 
 
-def _exact_scores(policy: Policy, codes: np.ndarray) -> np.ndarray:
-    # the trainer's forward pass over the weights as the kernels hold them (rounded)
+def _exact_scores(policy: Policy, rows: np.ndarray) -> np.ndarray:
+    # the trainer's forward pass over the weights as the kernels hold them (rounded), each
+    # point summing the rows of E it reads (``columns``)
     slots = policy_slots(policy)
     f = len(policy.b)
-    e = slots[: NCODE * k.POL_MAX].reshape(NCODE, k.POL_MAX)[:, :f]
+
+    def block(at: int, count: int) -> np.ndarray:
+        start = at - k.G_POL_E
+        return slots[start : start + count * k.POL_MAX].reshape(count, k.POL_MAX)[:, :f]
+
+    where = {"distance": k.G_POL_D, "threat": k.G_POL_T}
+    e = np.concatenate(
+        [block(k.G_POL_E, NCODE)]
+        + [block(where[name], INPUTS[name]) for name in POLICY_INPUTS if name in policy.inputs]
+    )
     b = slots[k.G_POL_B - k.G_POL_E :][:f]
     u = slots[k.G_POL_U - k.G_POL_E :][:f]
-    return np.asarray(np.maximum(e[codes].sum(axis=1) + b, 0) @ u)
+    return np.asarray(np.maximum(e[rows].sum(axis=1) + b, 0) @ u)
+
+
+def _agrees_with_the_trainer(position: Position, moves: list[int], policy: Policy) -> None:
+    codes, extra, empty = point_inputs(moves)
+    rows = columns(codes, extra, policy.inputs)
+    got = _kernel_scores(position)
+    assert (got[~empty] == 0).all()
+    # exactly the integer sum of the rounded weights
+    assert (got[empty] == _exact_scores(policy, rows)[empty]).all()
+    # and within the rounding of the weights of the trainer's scores (2 ** -8 a weight)
+    params = {"E": policy.e, "b": policy.b, "u": policy.u}
+    want = policy_logits(params, rows)
+    h = np.abs(policy.e[rows].sum(axis=1) + policy.b)
+    step = 0.5 / (1 << k.POL_SHIFT)
+    bound = (((rows.shape[1] + 1) * step) * (np.abs(policy.u) + step) + h * step).sum(axis=1) + 1e-9
+    unit = float(1 << (2 * k.POL_SHIFT))
+    assert (np.abs(got / unit - want)[empty] <= bound[empty]).all()
 
 
 @given(games(), policies())
@@ -109,19 +145,41 @@ def _exact_scores(policy: Policy, codes: np.ndarray) -> np.ndarray:
 def test_kernel_scores_are_the_trainers_forward_pass_in_fixed_point(
     moves: list[int], policy: Policy
 ) -> None:
-    codes, empty = point_codes(moves)
-    got = _kernel_scores(_position(moves, policy))
-    assert (got[~empty] == 0).all()
-    # exactly the integer sum of the rounded weights
-    assert (got[empty] == _exact_scores(policy, codes)[empty]).all()
-    # and within the rounding of the weights of the trainer's scores (2 ** -8 a weight)
-    params = {"E": policy.e, "b": policy.b, "u": policy.u}
-    want = policy_logits(params, codes)
-    h = np.abs(policy.e[codes].sum(axis=1) + policy.b)
-    step = 0.5 / (1 << k.POL_SHIFT)
-    bound = ((5 * step) * (np.abs(policy.u) + step) + h * step).sum(axis=1) + 1e-9
-    unit = float(1 << (2 * k.POL_SHIFT))
-    assert (np.abs(got / unit - want)[empty] <= bound[empty]).all()
+    _agrees_with_the_trainer(_position(moves, policy), moves, policy)
+
+
+@given(games(fewest=2), policies(inputs=("distance",)), st.integers(0, 2))
+@SETTINGS
+def test_a_position_set_up_from_a_board_knows_its_last_two_moves(
+    moves: list[int], policy: Policy, played: int
+) -> None:
+    """Set up from a board (its stones not on the search's move stack) and then ``played``
+    moves made by the search: the distances are to the game's last two moves all the same."""
+    played = min(played, len(moves))
+    board = Board(SIZE, Rule.FREESTYLE)
+    for m in moves[: len(moves) - played]:
+        board.play(Point(m % SIZE, m // SIZE))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(position_module, "tables", lambda rule: with_policy(tables(rule), policy))
+        position = Position.from_board(board)
+    for m in moves[len(moves) - played :]:
+        position.play_index(position.index(Point(m % SIZE, m // SIZE)))
+    _agrees_with_the_trainer(position, moves, policy)
+
+
+def test_the_distances_move_the_scores() -> None:
+    # a policy that reads only how near a point is to the last move: the nearest score most
+    moves = [112, 113, 127, 98]
+    e = np.zeros((input_rows(("distance",)), 1))
+    e[NCODE : NCODE + k.POL_NEAR, 0] = [4.0, 3.0, 2.0, 1.0]
+    near = Policy(e, np.zeros(1), np.ones(1), "near", ("distance",))
+    got = _kernel_scores(_position(moves, near))
+    last = Point(moves[-1] % SIZE, moves[-1] // SIZE)
+    for p in range(POINTS):
+        q = Point(p % SIZE, p // SIZE)
+        d = max(abs(q.x - last.x), abs(q.y - last.y))
+        if p not in moves:
+            assert got[p] == (5 - min(d, 4)) << (2 * k.POL_SHIFT)
 
 
 @given(games(), policies())
@@ -162,6 +220,24 @@ WIDE = k.POL_MAX + 1  # one feature more than the kernels have room for
         ({"E": np.zeros((NCODE, 4)), "b": np.zeros(4), "u": np.zeros(5)}, "u needs"),
         ({"E": np.full((NCODE, 4), np.nan), "b": np.zeros(4), "u": np.zeros(4)}, "finite"),
         ({"E": np.zeros((NCODE, 4)), "b": np.zeros(4), "u": np.full(4, 100.0)}, "below"),
+        (
+            {
+                "E": np.zeros((NCODE, 4)),
+                "b": np.zeros(4),
+                "u": np.zeros(4),
+                "inputs": np.array(["distance"]),
+            },
+            "E needs 152 rows",
+        ),
+        (
+            {
+                "E": np.zeros((NCODE + 8, 4)),
+                "b": np.zeros(4),
+                "u": np.zeros(4),
+                "inputs": np.array(["offset"]),
+            },
+            "reads no input offset",
+        ),
     ],
 )
 def test_a_bad_policy_file_is_refused(arrays: dict[str, np.ndarray], message: str) -> None:
@@ -190,8 +266,26 @@ def test_export_keeps_a_fits_policy_as_the_search_reads_it(tmp_path: Path) -> No
     kept = load_policy((tmp_path / "policy.npz").read_bytes())
     for name, array in (("E", kept.e), ("b", kept.b), ("u", kept.u)):
         assert np.array_equal(array, fit[name])
+    assert kept.inputs == ()
     with np.load(tmp_path / "policy.npz") as arrays:
         assert sorted(arrays.files) == ["E", "b", "u"]  # the value head stays behind
+
+
+def test_export_keeps_the_inputs_the_search_reads_and_refuses_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reads = ("distance", "threat")
+    fit = init_params(5, 3, seed=4, rows=input_rows(reads))
+    np.savez(tmp_path / "fit.npz", **dict[str, Any](fit), inputs=np.array(reads))
+    assert export_policy(tmp_path / "fit.npz", tmp_path / "policy.npz") == 0
+    kept = load_policy((tmp_path / "policy.npz").read_bytes())
+    assert kept.inputs == reads
+    assert np.array_equal(kept.e, fit["E"])
+    offsets = init_params(5, 3, seed=4, rows=input_rows(("offset",)))
+    np.savez(tmp_path / "offsets.npz", **dict[str, Any](offsets), inputs=np.array(["offset"]))
+    assert export_policy(tmp_path / "offsets.npz", tmp_path / "no.npz") == 1
+    assert "reads offset, which the search does not" in capsys.readouterr().out
+    assert not (tmp_path / "no.npz").exists()
 
 
 def test_the_packaged_policy_is_the_default() -> None:
