@@ -182,8 +182,8 @@ _LMR_VERIFY = _setting("GOMOKU_LMR_VERIFY", 0, most=1)
 _LMR_TTPV = _setting("GOMOKU_LMR_TTPV", 0, most=400)
 # fail-high reduction's margin a ply above beta (k.G_FH_RED; 0: off), where the policy's rank
 # reduces (master in freestyle). At 70: node for node against Rapfi 0.43.02 classical at 200,000
-# nodes, +2.9 +- 2.0 points a game over three sets of 64 openings; at 500 ms a move, +3.5 +- 2.8
-# against PentaZen 0.4.17 over 256 paired games and +1.2 +- 3.6 against Rapfi over 128
+# nodes, +2.9 +- 2.0 points a game over three sets of 64 openings; at 500 ms a move, +2.3 +- 2.4
+# against PentaZen 0.4.17 over 384 paired games and +1.2 +- 3.6 against Rapfi over 128
 # (docs/engine.md, "Fail-high reduction")
 _FH_RED = _setting("GOMOKU_FH_RED", 70, most=5000)
 # late-move reductions larger by this many hundredths of a ply for each logit a move's policy
