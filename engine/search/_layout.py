@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "e7e07c4764fb3360"
+KERNELS_STAMP = "eff47e336fb3ec03"
 
 PAD = 5
 MAX_PLY = 128
@@ -219,7 +219,10 @@ G_LMR_DEEPER = G_LMR_GAP + 1
 # reads the distance to the last two moves (POL_DISTANCE) at nodes the search's own moves do not
 # reach
 G_PREV = G_LMR_DEEPER + 1
-NG = G_PREV + 2
+# with the policy: the killers' lift in the candidates' keys (keys, 4,096 a logit), the first
+# killer's whole and the second's half, in place of their place ahead of every other move (0)
+G_KILLER_KEY = G_PREV + 2
+NG = G_KILLER_KEY + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "e7e07c4764fb3360"
+KERNELS_STAMP = "eff47e336fb3ec03"
 
 if TYPE_CHECKING:
     from engine.board import Board

@@ -39,7 +39,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "e7e07c4764fb3360"
+KERNELS_STAMP = "eff47e336fb3ec03"
 
 
 @njit

@@ -19,6 +19,7 @@ from engine.search._layout import (
     G_FUTILITY,
     G_H,
     G_IIR,
+    G_KILLER_KEY,
     G_LMP,
     G_LMP_IMPROVE,
     G_LMP_POW,
@@ -148,7 +149,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "e7e07c4764fb3360"
+KERNELS_STAMP = "eff47e336fb3ec03"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -380,6 +381,7 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
     hrow = hist[me]
     nf = g[G_POL]
     last, before = _last_two(g, st[8])
+    lift = g[G_KILLER_KEY] if nf > 0 else 0
     top = -INF << 20
     m = 0
     for i in range(n):
@@ -402,9 +404,9 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
         if p == ttmove:
             key += 1 << 28
         elif p == k0:
-            key += 1 << 20
+            key += lift if lift > 0 else 1 << 20
         elif p == k1:
-            key += 1 << 19
+            key += lift >> 1 if lift > 0 else 1 << 19
         key += min(hrow[p], 1 << 16) >> 6
         buf[m] = p
         keys[m] = key

@@ -196,6 +196,10 @@ _LMR_GAP = _setting("GOMOKU_LMR_GAP", 0, most=1000)
 # again a ply deeper than in full (k.G_LMR_DEEPER; 0, the default: off). Off: node for node as
 # above, +1.2 +- 2.2 points a game at 150 (docs/engine.md, "Two more of Rapfi's reductions")
 _LMR_DEEPER = _setting("GOMOKU_LMR_DEEPER", 0, most=5000)
+# the killers' lift in the candidates' order, in hundredths of a logit above the policy's score
+# (k.G_KILLER_KEY; 0, the default: the killers come first, after the table's move), the second
+# killer's half the first's; with the policy only
+_KILLER_KEY = _setting("GOMOKU_KILLER_KEY", 0, most=5000)
 # the aspiration window's half-width from the third iteration, in evaluation units (0: the
 # full window), widened four times over at each failure; for measuring
 _ASPIRATION = _setting("GOMOKU_ASPIRATION", 60, most=5000)
@@ -374,6 +378,7 @@ class _Searcher:
                 g[k.G_POL_CUT_LOW] = _POL_CUT_LOW << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
                 g[k.G_POL_RED] = _POL_RED << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
                 g[k.G_LMR_GAP] = _LMR_GAP
+                g[k.G_KILLER_KEY] = _KILLER_KEY * (1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)) // 100
                 if _POL_WIDTH and options.width:
                     g[k.G_WIDTH] = _POL_WIDTH
                 if _POL_LMR and board.rule in _lmr_rules():

@@ -569,6 +569,8 @@ MEASURING = {
     "lmrgap": ("_LMR_GAP", 50, "h8 i9 h9 i10 h10 h11", True),
     # GOMOKU_LMR_DEEPER: a reduced move far above alpha searched again a ply deeper
     "lmrdeeper": ("_LMR_DEEPER", 150, "h8 i9 h9 i10 h10 h11", None),
+    # GOMOKU_KILLER_KEY: the killers lifted by two logits, not ahead of every other move
+    "killer200": ("_KILLER_KEY", 200, "h8 i9 h9 i10 h10 h11", None),
 }
 
 
