@@ -223,14 +223,11 @@ async def test_an_answer_heard_from_another_process_while_the_request_is_posted_
     assert undo_requests(fake) == [asked]
 
 
-async def test_a_web_move_made_while_the_request_is_posted_closes_its_message(
-    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+async def closes_once_posted(
+    fake: FakeDiscord, bot: GomokuBot, record: InteractionRecord, game_id: int, bob: FakeUser
 ) -> None:
-    """Alice moves on the web instead of answering, before Discord answered the post of
-    Bob's request: once the message is known here it loses its buttons and says why."""
-    game_id, release, record = await undo_asked_while_discord_holds_the_post(fake, bot, alice, bob)
-    await bot.service.act(GameRef(game_id), alice.id, Place(Point(9, 9)), via="web")
-    release.set()
+    """Discord answers the post of Bob's request, which a move has left behind: its message
+    loses its buttons and says why, and the stored request is gone."""
     asked = (await fake.answer(record)).message
     assert asked is not None
     await fake.wait_for(lambda: asked.buttons() == [])
@@ -239,6 +236,17 @@ async def test_a_web_move_made_while_the_request_is_posted_closes_its_message(
     )
     assert undo_requests(fake) == [asked]
     assert await bot.service.repository.undo_request(game_id) is None
+
+
+async def test_a_web_move_made_while_the_request_is_posted_closes_its_message(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    """Alice moves on the web instead of answering, before Discord answered the post of
+    Bob's request: once the message is known here it loses its buttons and says why."""
+    game_id, release, record = await undo_asked_while_discord_holds_the_post(fake, bot, alice, bob)
+    await bot.service.act(GameRef(game_id), alice.id, Place(Point(9, 9)), via="web")
+    release.set()
+    await closes_once_posted(fake, bot, record, game_id, bob)
 
 
 async def test_a_move_heard_from_another_process_while_the_request_is_posted_closes_it(
@@ -253,10 +261,4 @@ async def test_a_move_heard_from_another_process_while_the_request_is_posted_clo
         )
     bot.table.changed(game_id, moved.game.version)
     release.set()
-    asked = (await fake.answer(record)).message
-    assert asked is not None
-    await fake.wait_for(lambda: asked.buttons() == [])
-    assert asked.content == (
-        f"<@{bob.id}>'s request to take back their last move is closed: the game moved on."
-    )
-    assert await bot.service.repository.undo_request(game_id) is None
+    await closes_once_posted(fake, bot, record, game_id, bob)
