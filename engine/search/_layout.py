@@ -31,7 +31,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "eff47e336fb3ec03"
+KERNELS_STAMP = "436c5aee1bf18643"
 
 PAD = 5
 MAX_PLY = 128

@@ -39,7 +39,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "eff47e336fb3ec03"
+KERNELS_STAMP = "436c5aee1bf18643"
 
 
 @njit

@@ -149,7 +149,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "eff47e336fb3ec03"
+KERNELS_STAMP = "436c5aee1bf18643"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -390,7 +390,7 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
             continue
         if nf > 0:
             x0, x1, x2, near = _inputs(g, cell, p4t, me, op, p, last, before)
-            ck = 1 + (cell[p, R_CODE + me] * NCODE4 + cell[p, R_CODE + op]) * 16 + near
+            ck = 1 + (cell[p, R_CODE + me] * NCODE4 + cell[p, R_CODE + op]) * POL_NEAR**2 + near
             slot = G_POL_CACHE + 2 * (((ck * 0x9E3779B1) >> 16) & (POL_CACHE - 1))
             if g[slot] == ck:
                 key = g[slot + 1]
