@@ -170,14 +170,12 @@ class Policy:
 
 
 # the other inputs a policy may read (tools/mixnet.py's ``INPUTS`` that the kernels keep), in
-# the order of their rows in E after the direction codes': each one's bit in G_POL_IN and rows
+# the order of their rows in E after the direction codes': each one's bit in G_POL_IN, its rows
+# and the g slot where they start
 POLICY_INPUTS = {
-    "distance": (k.POL_DISTANCE, 2 * k.POL_NEAR),
-    "threat": (k.POL_THREAT, k.NP4 * k.NP4),
+    "distance": (k.POL_DISTANCE, 2 * k.POL_NEAR, k.G_POL_D),
+    "threat": (k.POL_THREAT, k.NP4 * k.NP4, k.G_POL_T),
 }
-
-
-_INPUT_ROWS = {"distance": k.G_POL_D, "threat": k.G_POL_T}  # where each input's rows sit in g
 
 
 def policy_rows(inputs: Sequence[str]) -> int:
@@ -232,9 +230,9 @@ def policy_slots(p: Policy | None) -> npt.NDArray[np.int64]:
 
     put(k.G_POL_E, p.e[: k.NPAT * k.NPAT])
     row = k.NPAT * k.NPAT
-    for name, (bit, count) in POLICY_INPUTS.items():
+    for name, (bit, count, at) in POLICY_INPUTS.items():
         if name in p.inputs:
-            put(_INPUT_ROWS[name], p.e[row : row + count])
+            put(at, p.e[row : row + count])
             slots[k.G_POL_IN - k.G_POL_E] |= bit
             row += count
     slots[k.G_POL_B - k.G_POL_E : k.G_POL_B - k.G_POL_E + features] = np.round(p.b * unit)

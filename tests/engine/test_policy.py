@@ -113,10 +113,13 @@ def _exact_scores(policy: Policy, rows: np.ndarray) -> np.ndarray:
         start = at - k.G_POL_E
         return slots[start : start + count * k.POL_MAX].reshape(count, k.POL_MAX)[:, :f]
 
-    where = {"distance": k.G_POL_D, "threat": k.G_POL_T}
     e = np.concatenate(
         [block(k.G_POL_E, NCODE)]
-        + [block(where[name], INPUTS[name]) for name in POLICY_INPUTS if name in policy.inputs]
+        + [
+            block(at, INPUTS[name])
+            for name, (_, _, at) in POLICY_INPUTS.items()
+            if name in policy.inputs
+        ]
     )
     b = slots[k.G_POL_B - k.G_POL_E :][:f]
     u = slots[k.G_POL_U - k.G_POL_E :][:f]
