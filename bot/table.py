@@ -361,7 +361,12 @@ class Table:
         answered, its message loses its buttons."""
         try:
             for request, guild_id in await self.host.service.drop_stale_undo_requests(game_id):
-                await self._close_undo(request, guild_id, self._undo_messages.pop(game_id, None))
+                posted = self._undo_messages.get(game_id)
+                if posted is not None and request.message_id not in (None, posted.message_id):
+                    posted = None  # another request's message: the dropped one's is edited
+                else:
+                    self._undo_messages.pop(game_id, None)
+                await self._close_undo(request, guild_id, posted)
         except Exception:
             log.exception("could not close the undo request of game %s", game_id)
 
@@ -423,7 +428,7 @@ class Table:
         process posted that the change left behind (a move, the end) closes."""
         if game_id in self._undo_messages:
             self.host.spawn(self._close_stale_undo(game_id))
-        elif game_id in self._undo_posting:
+        if game_id in self._undo_posting:  # a newer request than the one known, maybe
             self._undo_overtaken.add(game_id)
 
     def resync(self) -> None:

@@ -775,7 +775,10 @@ async def test_a_move_in_one_bot_process_reaches_a_page_served_by_another(
             await page.ws.send_json({"type": "move", "token": token, "x": 4, "y": 4})
             await page.state(4)
             closing = again.message
-            await fake.wait_for(lambda: closing.buttons() == [])
+            try:
+                await fake.wait_for(lambda: closing.buttons() == [])
+            except TimeoutError:
+                raise AssertionError([b.errors() for b in bots]) from None
             assert closing.content == (
                 f"<@{alice.id}>'s request to take back their last move is closed: "
                 "the game moved on."

@@ -964,3 +964,36 @@ async def test_suggestions_are_ordered_by_distance_to_the_last_moves_then_row_th
         assert await service.suggest_points(CHANNEL, "") == expected(board)[:25]
         nearby = [p for p in board.legal_moves() if abs(p.x - 7) < 4 and abs(p.y - 7) < 4]
         await service.place(CHANNEL, (ALICE, BOB)[turn % 2], rng.choice(nearby))
+
+
+class NotedWhileRead:
+    """Returns the game's undo request, then notes its posted message before the caller sees
+    it, as ``undo_posted`` may between two reads."""
+
+    def __init__(self, inner: InMemoryGameRepository) -> None:
+        self.inner = inner
+        self.note: tuple[int, int, int, int] | None = None  # noted after the next read
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+    async def undo_request(self, game_id: int):
+        request = await self.inner.undo_request(game_id)
+        if self.note is not None:
+            note, self.note = self.note, None
+            assert await self.inner.set_undo_message(*note)
+        return request
+
+
+async def test_a_request_left_behind_is_dropped_though_its_message_is_noted_meanwhile(
+    repo, clock
+) -> None:
+    noted = NotedWhileRead(repo)
+    service = GameService(noted, NearestRunner(), clock=clock)
+    request = await alice_asks_to_undo_h8(service)
+    game_id = request.game.game_id
+    await service.place(CHANNEL, BOB, Point.parse("i9"))
+    noted.note = (game_id, request.game.version, 70, 71)
+    [(dropped, _)] = await service.drop_stale_undo_requests(game_id)
+    assert (dropped.requester, dropped.channel_id, dropped.message_id) == (ALICE, 70, 71)
+    assert await repo.undo_request(game_id) is None

@@ -403,12 +403,15 @@ class MoveUseCases(ServiceCore):
             one = await self.repository.undo_request(game_id)
             requests = [] if one is None else [one]
         dropped = []
-        for request in requests:
-            async with self._lock(request.game_id):
-                record = await self.repository.get_game(request.game_id)
-                if record.status is GameStatus.ACTIVE and record.version == request.version:
+        for read in requests:
+            async with self._lock(read.game_id):
+                record = await self.repository.get_game(read.game_id)
+                if record.status is GameStatus.ACTIVE and record.version == read.version:
                     continue
-                if await self.repository.undo_request(request.game_id) != request:
+                # Read again under the lock: its message may have been noted meanwhile
+                # (``undo_posted``), which leaves it the same request.
+                request = await self.repository.undo_request(read.game_id)
+                if request is None or _asked(request) != _asked(read):
                     continue  # answered or asked anew meanwhile
                 await self.repository.drop_undo_request(request.game_id)
             dropped.append((request, record.guild_id))
@@ -513,6 +516,11 @@ class MoveUseCases(ServiceCore):
             elif result is not None:
                 made.append(result)
         return made
+
+
+def _asked(request: StoredUndo) -> StoredUndo:
+    """The request as asked: without the message its asking was posted as, noted later."""
+    return replace(request, channel_id=None, message_id=None)
 
 
 def _nearest(board: Board, legal: Iterable[Point], typed: str, limit: int) -> list[Point]:
