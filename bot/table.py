@@ -313,13 +313,15 @@ class Table:
             if message_id is None:  # whatever stopped the post
                 self.undo_not_posted(game.game_id)
         if message_id is not None:
-            self.undo_posted(game, game.channel_id, message_id)
+            self.undo_posted(game, event.requester, game.channel_id, message_id)
 
-    def undo_posted(self, game: GameState, channel_id: int, message_id: int) -> None:
-        """The undo request of ``game`` was posted as this message (with its buttons): an
-        answer given elsewhere edits it. It is noted with the stored request too, so that
-        a restarted bot, or another process, edits it as well. An answer heard while the
-        message was being posted edits it now."""
+    def undo_posted(
+        self, game: GameState, requester: int, channel_id: int, message_id: int
+    ) -> None:
+        """The undo request of ``game`` by ``requester`` was posted as this message (with its
+        buttons): an answer given elsewhere edits it. It is noted with the stored request
+        too, so that a restarted bot, or another process, edits it as well. An answer heard
+        while the message was being posted edits it now."""
         posted = _Posted(game.guild_id, channel_id, message_id)
         answer = self._undo_posting.pop(game.game_id, None)
         overtaken = game.game_id in self._undo_overtaken
@@ -328,7 +330,7 @@ class Table:
             self.host.spawn(self._tell_undo_answer(game.game_id, posted, answer))
             return
         self._undo_messages[game.game_id] = posted
-        self.host.spawn(self._note_undo_message(game, channel_id, message_id, overtaken=overtaken))
+        self.host.spawn(self._note_undo_message(game, requester, posted, overtaken=overtaken))
 
     def undo_not_posted(self, game_id: int) -> None:
         """The message of an undo request asked here could not be posted: an answer to it
@@ -337,14 +339,26 @@ class Table:
         self._undo_overtaken.discard(game_id)
 
     async def _note_undo_message(
-        self, game: GameState, channel_id: int, message_id: int, *, overtaken: bool
+        self, game: GameState, requester: int, posted: _Posted, *, overtaken: bool
     ) -> None:
+        assert posted.message_id is not None
+        game_id, noted = game.game_id, True
         try:
-            await self.host.service.undo_posted(game.game_id, game.version, channel_id, message_id)
+            noted = await self.host.service.undo_posted(
+                game_id, game.version, posted.channel_id, posted.message_id
+            )
         except Exception:  # the message is still remembered here
-            log.exception("could not note the undo request's message of game %s", game.game_id)
-        if overtaken:  # a change came while it was posted: a request it left behind closes
-            await self._close_stale_undo(game.game_id)
+            log.exception("could not note the undo request's message of game %s", game_id)
+        if not overtaken:
+            return
+        # A change came while it was posted: a request it left behind closes.
+        if noted:
+            await self._close_stale_undo(game_id)
+        elif self._undo_messages.get(game_id) == posted:
+            # Gone before its message could be noted (dropped as left behind, here or in
+            # another process): nobody else knows the message, whose buttons answer nothing.
+            del self._undo_messages[game_id]
+            await self._close_message(game_id, requester, posted)
 
     async def close_stale_undo_requests(self) -> int:
         """Start-up: the undo requests that ended while the bot was away (their game moved
@@ -379,15 +393,21 @@ class Table:
             posted = _Posted(guild_id, request.channel_id, request.message_id)
         if posted is None or posted.message_id is None:
             return 0
+        return await self._close_message(request.game_id, request.requester, posted)
+
+    async def _close_message(self, game_id: int, requester: int, posted: _Posted) -> int:
+        """Say on a request's message that it is closed, and take its buttons (1; 0 if
+        Discord refused)."""
+        assert posted.message_id is not None
         try:
-            with i18n.using(await self.host.preferences.server_language(guild_id)):
-                content = words.undo_request_closed(request.requester)
-            channel = self.host.get_partial_messageable(posted.channel_id, guild_id=guild_id)
+            with i18n.using(await self.host.preferences.server_language(posted.guild_id)):
+                content = words.undo_request_closed(requester)
+            channel = self.host.get_partial_messageable(posted.channel_id, guild_id=posted.guild_id)
             await channel.get_partial_message(posted.message_id).edit(
                 content=content, view=None, allowed_mentions=discord.AllowedMentions.none()
             )
         except (discord.HTTPException, *outage.NO_ANSWER) as error:
-            log.warning("could not close the undo request of game %s: %r", request.game_id, error)
+            log.warning("could not close the undo request of game %s: %r", game_id, error)
             return 0
         return 1
 

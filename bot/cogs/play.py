@@ -371,7 +371,9 @@ class GomokuCog(
             if message_id is None:
                 self.bot.table.undo_not_posted(outcome.game.game_id)
             else:  # an answer from the web board edits it
-                self.bot.table.undo_posted(outcome.game, interaction.channel_id, message_id)
+                self.bot.table.undo_posted(
+                    outcome.game, outcome.requester, interaction.channel_id, message_id
+                )
         if deferred:
             await interaction.delete_original_response()
 

@@ -262,3 +262,35 @@ async def test_a_move_heard_from_another_process_while_the_request_is_posted_clo
     bot.table.changed(game_id, moved.game.version)
     release.set()
     await closes_once_posted(fake, bot, record, game_id, bob)
+
+
+async def test_a_request_dropped_elsewhere_while_posted_closes_though_an_older_one_is_known(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser, db_path: Path
+) -> None:
+    """Bob's first request was refused in another process whose answer was not heard here,
+    so its message is still the one known; his second, asked while Discord holds its post,
+    is left behind by a move stored there too. The second's message closes once known."""
+    game_id, first = await bob_asks_to_undo(fake, bot, alice, bob)
+    async with SqliteGameRepository.open(db_path) as db:
+        await GameService(db, CentreRunner()).act(
+            GameRef(game_id), alice.id, AnswerUndo(False), via="web"
+        )
+    release = fake.hold("POST", r"/interactions/\d+/[^/]+/callback")
+    record = await fake.send_slash("gomoku undo", user=bob)
+    await fake.wait_for(
+        lambda: fake.requests_to("POST", rf"/interactions/\d+/{record.token}/callback") != []
+    )
+    async with SqliteGameRepository.open(db_path) as db:
+        moved = await GameService(db, CentreRunner()).act(
+            GameRef(game_id), alice.id, Place(Point(9, 9)), via="web"
+        )
+    bot.table.changed(game_id, moved.game.version)
+    async with asyncio.timeout(10):  # the other process's change dropped the second request
+        await until(lambda: bot.service.repository.undo_request(game_id), lambda r: r is None)
+    release.set()
+    second = (await fake.answer(record)).message
+    assert second is not None
+    await fake.wait_for(lambda: second.buttons() == [] and first.buttons() == [])
+    assert second.content == (
+        f"<@{bob.id}>'s request to take back their last move is closed: the game moved on."
+    )
