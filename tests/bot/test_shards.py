@@ -24,6 +24,7 @@ from tests.bot.test_service import ALICE, BOB
 from tests.botprocess import TOKEN, shard_processes
 from tests.clock import FakeClock
 from tests.fakediscord import FakeDiscord
+from tests.polling import until
 from tests.processes import python_m
 from tests.runners import CentreRunner, NearestRunner
 
@@ -233,15 +234,21 @@ async def test_two_bot_processes_each_run_their_shard_on_one_database(
         fake.answer_timeout = 60.0  # two processes start cold on a shared machine
         try:
 
+            async def shards() -> list[tuple[int, int]]:
+                return fake.connected_shards()
+
             def posted() -> bool:
                 # Each board is posted after the write that changed its game (the AI's move,
                 # the loss on time): once all are posted, the store holds every change.
-                return fake.connected_shards() == [(0, 2), (1, 2)] and all(
+                return all(
                     fake.requests_to("POST", rf"/channels/{g.channel_id}/messages$")
                     for g in (*ai_games.values(), *timed_games.values())
                 )
 
             try:
+                # Polled: connecting makes no HTTP request for the fake's ``wait_for`` to see.
+                async with asyncio.timeout(180):
+                    await until(shards, lambda connected: connected == [(0, 2), (1, 2)])
                 await fake.wait_for(posted)
             except TimeoutError:
                 raise AssertionError([b.errors() for b in bots]) from None
