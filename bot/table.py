@@ -194,7 +194,7 @@ class Table:
             self.host.spawn(self._warn(event))
             return
         if isinstance(event, Moved | GameEnded):
-            if self._undo_posting.pop(game.game_id, False) is not False:
+            if game.game_id in self._undo_posting:  # an answer heard meanwhile is still said
                 self._undo_overtaken.add(game.game_id)
             if game.game_id in self._undo_messages:
                 # a move or the end leaves the request posted here unanswerable: it closes

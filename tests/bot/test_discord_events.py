@@ -294,3 +294,19 @@ async def test_a_request_dropped_elsewhere_while_posted_closes_though_an_older_o
     assert second.content == (
         f"<@{bob.id}>'s request to take back their last move is closed: the game moved on."
     )
+
+
+async def test_a_web_answer_then_a_move_while_the_request_is_posted_says_the_answer(
+    fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
+) -> None:
+    """Refused on the web and then moved on there, all before Discord answered the post of
+    Bob's request: once known, its message says the refusal and loses its buttons."""
+    game_id, release, record = await undo_asked_while_discord_holds_the_post(fake, bot, alice, bob)
+    await bot.service.act(GameRef(game_id), alice.id, AnswerUndo(False), via="web")
+    await bot.service.act(GameRef(game_id), alice.id, Place(Point(9, 9)), via="web")
+    release.set()
+    asked = (await fake.answer(record)).message
+    assert asked is not None
+    await fake.wait_for(lambda: asked.buttons() == [])
+    assert asked.content == f"<@{alice.id}> refused to let <@{bob.id}> take back their last move."
+    assert undo_requests(fake) == [asked]
