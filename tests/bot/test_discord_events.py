@@ -189,6 +189,16 @@ async def undo_asked_while_discord_holds_the_post(
     return game_id, release, record
 
 
+async def says_once_posted(fake: FakeDiscord, record: InteractionRecord, content: str) -> None:
+    """Discord answers the post of the request: once its message is known here it says
+    ``content`` and loses its buttons, and nothing is said anew."""
+    asked = (await fake.answer(record)).message
+    assert asked is not None
+    await fake.wait_for(lambda: asked.buttons() == [])
+    assert asked.content == content
+    assert undo_requests(fake) == [asked]
+
+
 async def test_a_web_answer_given_while_the_request_is_posted_edits_its_message(
     fake: FakeDiscord, bot: GomokuBot, alice: FakeUser, bob: FakeUser
 ) -> None:
@@ -197,11 +207,8 @@ async def test_a_web_answer_given_while_the_request_is_posted_edits_its_message(
     game_id, release, record = await undo_asked_while_discord_holds_the_post(fake, bot, alice, bob)
     await bot.service.act(GameRef(game_id), alice.id, AnswerUndo(False), via="web")
     release.set()
-    asked = (await fake.answer(record)).message
-    assert asked is not None
-    await fake.wait_for(lambda: asked.buttons() == [])
-    assert asked.content == f"<@{alice.id}> refused to let <@{bob.id}> take back their last move."
-    assert undo_requests(fake) == [asked]  # the answer was not said anew
+    refused = f"<@{alice.id}> refused to let <@{bob.id}> take back their last move."
+    await says_once_posted(fake, record, refused)
     assert await bot.service.repository.undo_request(game_id) is None
 
 
@@ -216,11 +223,8 @@ async def test_an_answer_heard_from_another_process_while_the_request_is_posted_
     withdrawn = UndoAnswer("elsewhere", game_id, version, bob.id, alice.id, bob.id, False, "web")
     bot.table.undo(withdrawn)
     release.set()
-    asked = (await fake.answer(record)).message
-    assert asked is not None
-    await fake.wait_for(lambda: asked.buttons() == [])
-    assert asked.content == f"<@{bob.id}> withdrew the request to take back their last move."
-    assert undo_requests(fake) == [asked]
+    withdrew = f"<@{bob.id}> withdrew the request to take back their last move."
+    await says_once_posted(fake, record, withdrew)
 
 
 async def closes_once_posted(
@@ -228,13 +232,8 @@ async def closes_once_posted(
 ) -> None:
     """Discord answers the post of Bob's request, which a move has left behind: its message
     loses its buttons and says why, and the stored request is gone."""
-    asked = (await fake.answer(record)).message
-    assert asked is not None
-    await fake.wait_for(lambda: asked.buttons() == [])
-    assert asked.content == (
-        f"<@{bob.id}>'s request to take back their last move is closed: the game moved on."
-    )
-    assert undo_requests(fake) == [asked]
+    closed = f"<@{bob.id}>'s request to take back their last move is closed: the game moved on."
+    await says_once_posted(fake, record, closed)
     assert await bot.service.repository.undo_request(game_id) is None
 
 
@@ -305,8 +304,5 @@ async def test_a_web_answer_then_a_move_while_the_request_is_posted_says_the_ans
     await bot.service.act(GameRef(game_id), alice.id, AnswerUndo(False), via="web")
     await bot.service.act(GameRef(game_id), alice.id, Place(Point(9, 9)), via="web")
     release.set()
-    asked = (await fake.answer(record)).message
-    assert asked is not None
-    await fake.wait_for(lambda: asked.buttons() == [])
-    assert asked.content == f"<@{alice.id}> refused to let <@{bob.id}> take back their last move."
-    assert undo_requests(fake) == [asked]
+    refused = f"<@{alice.id}> refused to let <@{bob.id}> take back their last move."
+    await says_once_posted(fake, record, refused)
