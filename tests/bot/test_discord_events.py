@@ -189,14 +189,24 @@ async def undo_asked_while_discord_holds_the_post(
     return game_id, release, record
 
 
-async def says_once_posted(fake: FakeDiscord, record: InteractionRecord, content: str) -> None:
+async def says_once_posted(
+    fake: FakeDiscord,
+    bot: GomokuBot,
+    record: InteractionRecord,
+    content: str,
+    *,
+    gone: int | None = None,
+) -> None:
     """Discord answers the post of the request: once its message is known here it says
-    ``content`` and loses its buttons, and nothing is said anew."""
+    ``content`` and loses its buttons, and nothing is said anew; the stored request of the
+    game ``gone`` is gone."""
     asked = (await fake.answer(record)).message
     assert asked is not None
     await fake.wait_for(lambda: asked.buttons() == [])
     assert asked.content == content
     assert undo_requests(fake) == [asked]
+    if gone is not None:
+        assert await bot.service.repository.undo_request(gone) is None
 
 
 async def test_a_web_answer_given_while_the_request_is_posted_edits_its_message(
@@ -208,8 +218,7 @@ async def test_a_web_answer_given_while_the_request_is_posted_edits_its_message(
     await bot.service.act(GameRef(game_id), alice.id, AnswerUndo(False), via="web")
     release.set()
     refused = f"<@{alice.id}> refused to let <@{bob.id}> take back their last move."
-    await says_once_posted(fake, record, refused)
-    assert await bot.service.repository.undo_request(game_id) is None
+    await says_once_posted(fake, bot, record, refused, gone=game_id)
 
 
 async def test_an_answer_heard_from_another_process_while_the_request_is_posted_edits_it(
@@ -224,7 +233,7 @@ async def test_an_answer_heard_from_another_process_while_the_request_is_posted_
     bot.table.undo(withdrawn)
     release.set()
     withdrew = f"<@{bob.id}> withdrew the request to take back their last move."
-    await says_once_posted(fake, record, withdrew)
+    await says_once_posted(fake, bot, record, withdrew)
 
 
 async def closes_once_posted(
@@ -233,8 +242,7 @@ async def closes_once_posted(
     """Discord answers the post of Bob's request, which a move has left behind: its message
     loses its buttons and says why, and the stored request is gone."""
     closed = f"<@{bob.id}>'s request to take back their last move is closed: the game moved on."
-    await says_once_posted(fake, record, closed)
-    assert await bot.service.repository.undo_request(game_id) is None
+    await says_once_posted(fake, bot, record, closed, gone=game_id)
 
 
 async def test_a_web_move_made_while_the_request_is_posted_closes_its_message(
@@ -305,4 +313,4 @@ async def test_a_web_answer_then_a_move_while_the_request_is_posted_says_the_ans
     await bot.service.act(GameRef(game_id), alice.id, Place(Point(9, 9)), via="web")
     release.set()
     refused = f"<@{alice.id}> refused to let <@{bob.id}> take back their last move."
-    await says_once_posted(fake, record, refused)
+    await says_once_posted(fake, bot, record, refused, gone=game_id)
