@@ -292,7 +292,7 @@ async def test_a_request_dropped_elsewhere_while_posted_closes_though_an_older_o
             GameRef(game_id), alice.id, Place(Point(9, 9)), via="web"
         )
     bot.table.changed(game_id, moved.game.version)
-    async with asyncio.timeout(10):  # the other process's change dropped the second request
+    async with asyncio.timeout(10):  # the change heard here drops the second request
         await until(lambda: bot.service.repository.undo_request(game_id), lambda r: r is None)
     release.set()
     second = (await fake.answer(record)).message
