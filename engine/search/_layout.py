@@ -11,6 +11,9 @@ State lives in a few numpy arrays so numba can keep Python objects out of the ho
   point; then the learned value's features of the point (``R_VH`` on), zeros unless a value is
   named.
 * ``near``: stones in the 5x5 square around each point (candidates are points with one).
+* ``us`` (in ``st``): int64 ``[move number, column]``, what a move changed, for its undo to
+  put back (``U_*``): the running sums of ``g``, then each point whose patterns it touched with
+  that point's patterns and codes as they were.
 * ``ev`` (in ``st``): per side and pattern code, ``value << 4 | threat class``.
 * ``g``: int64 scalars (``G_*``): geometry, rule, side to move, nodes, limits, the running
   evaluation of each side and each side's count of points per threat class.
@@ -31,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "436c5aee1bf18643"
+KERNELS_STAMP = "81ea4ae67ecad7ca"
 
 PAD = 5
 MAX_PLY = 128
@@ -222,7 +225,10 @@ G_PREV = G_LMR_DEEPER + 1
 # with the policy: the killers' lift in the candidates' keys (keys, 4,096 a logit), the first
 # killer's whole and the second's half, in place of their place ahead of every other move (0)
 G_KILLER_KEY = G_PREV + 2
-NG = G_KILLER_KEY + 1
+# stones in each padded row and column (``_box``: the part of the board a scan need look at)
+G_ROWS = G_KILLER_KEY + 1
+G_COLS = G_ROWS + 32
+NG = G_COLS + 32
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions
@@ -232,6 +238,14 @@ SEL_MATE = 8  # mate-distance pruning, and proven results cut off at PV nodes to
 RULE_FREESTYLE, RULE_STANDARD, RULE_RENJU, RULE_CARO = range(4)
 NONE, B1, F1, B2, F2, B3, F3, B4, F4, FIVE, OVERLINE, FOUR_FOUR = range(12)
 NP4 = 11
+
+# the undo stack ``us``: a row per move number, the running sums (G_VAL's two, then G_P4's) as
+# they were, the end of the touched points, then a column a point (its index * 4 + direction,
+# its patterns and its codes, packed by ``_state``)
+U_SUMS = 2 + 2 * NP4
+U_COUNT = U_SUMS
+U_POINTS = U_COUNT + 1
+U_ROW = U_POINTS + 4 * 10  # four lines of up to 2 * 5 points (half = 5)
 P4_NONE, P4_TWO, P4_TWO_PLUS, P4_F3, P4_F3_PLUS, P4_F3_F3 = range(6)
 P4_B4, P4_B4_PLUS, P4_B4_F3, P4_FLEX4, P4_FIVE = range(6, 11)
 
@@ -264,3 +278,36 @@ def _steps(s: int) -> tuple[int, int, int, int]:
 def _shift(k: int, half: int) -> int:
     # bit offset of the point k steps away (k != 0) inside a line key
     return 2 * (k + half if k < 0 else k + half - 1)
+
+
+@njit_inline
+def _box(g: IntArray) -> tuple[int, int, int, int]:
+    # the rows and columns (first and last, unpadded) within two points of a stone: every
+    # candidate (a point with a stone in its 5x5 square) and every point where a stone would make
+    # a three or more (its line's other stones lie within two points of it) is inside; with no
+    # stone, an empty range
+    h = g[G_H]
+    w = g[G_W]
+    y0 = -1
+    for y in range(h):
+        if g[G_ROWS + PAD + y] > 0:
+            y0 = y
+            break
+    if y0 < 0:
+        return 0, -1, 0, -1
+    y1 = y0
+    for y in range(h - 1, y0, -1):
+        if g[G_ROWS + PAD + y] > 0:
+            y1 = y
+            break
+    x0 = 0
+    for x in range(w):
+        if g[G_COLS + PAD + x] > 0:
+            x0 = x
+            break
+    x1 = x0
+    for x in range(w - 1, x0, -1):
+        if g[G_COLS + PAD + x] > 0:
+            x1 = x
+            break
+    return max(y0 - 2, 0), min(y1 + 2, h - 1), max(x0 - 2, 0), min(x1 + 2, w - 1)

@@ -71,6 +71,9 @@ class Position:
         self.ms = np.zeros(cells + 8, dtype=np.int64)
         self.tm = np.zeros(1, dtype=np.float64)
         self.near = np.zeros(cells, dtype=np.int32)
+        # the undo stack packs a point and its direction in 14 bits (``_state.play``)
+        assert cells * 4 <= 1 << 14, "board too large for the kernels"
+        self.us = np.zeros((cells + 8, k.U_ROW), dtype=np.int64)
         zob = _ZOBRIST[:, :cells].copy()
         self.st = (
             b,
@@ -86,6 +89,7 @@ class Position:
             t.score,
             self.tm,
             self.near,
+            self.us,
         )
         self.tt_size = tt_size
         self.keep = keep
@@ -155,11 +159,11 @@ class Position:
 
     def play_index(self, index: int) -> None:
         """Play the side to move on an empty index (no rule checks)."""
-        k.play(*self.st[:9], self.near, index)
+        k.play(*self.st[:9], self.near, self.us, index)
 
     def undo(self) -> None:
         """Take back the last stone played here."""
-        k.undo(*self.st[:9], self.near)
+        k.undo(*self.st[:9], self.near, self.us)
 
     def evaluate(self) -> int:
         """The static evaluation from the side to move's view."""

@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "436c5aee1bf18643"
+KERNELS_STAMP = "81ea4ae67ecad7ca"
 
 
 @njit

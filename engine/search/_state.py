@@ -8,11 +8,13 @@ import numpy as np
 
 from engine.search._jit import njit, njit_inline
 from engine.search._layout import (
+    G_COLS,
     G_H,
     G_HALF,
     G_NMOVES,
     G_NODES,
     G_P4,
+    G_ROWS,
     G_S,
     G_SIDE,
     G_VAL,
@@ -28,6 +30,9 @@ from engine.search._layout import (
     R_CODE,
     R_PAT,
     R_VH,
+    U_COUNT,
+    U_POINTS,
+    U_SUMS,
     VH_MAX,
     I8Array,
     I32Array,
@@ -39,7 +44,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "436c5aee1bf18643"
+KERNELS_STAMP = "81ea4ae67ecad7ca"
 
 
 @njit
@@ -73,7 +78,7 @@ def init_state(
                         key |= int(b[p + k * st[d]]) << _shift(k, half)
                 cell[p, d] = key
                 for ci in range(2):
-                    pat = pt[ci, key]
+                    pat = pt[key, ci]
                     cell[p, R_PAT + ci * 4 + d] = pat
                     cell[p, R_CODE + ci] += pat * pw
         pw *= 12
@@ -138,7 +143,7 @@ def _update(
 ) -> None:
     key = cell[q, d]
     for ci in range(2):
-        new = pt[ci, key]
+        new = pt[key, ci]
         row = R_PAT + ci * 4 + d
         old = cell[q, row]
         if new != old:
@@ -181,6 +186,7 @@ def play(
     hsh: U64Array,
     ms: IntArray,
     near: I32Array,
+    us: IntArray,
     p: int,
 ) -> None:
     """Put a stone of the side to move on ``p`` and pass the turn."""
@@ -188,7 +194,14 @@ def play(
     s = g[G_S]
     half = g[G_HALF]
     st = _steps(s)
-    if g[G_VH_F] > 0:
+    vh = g[G_VH_F] > 0
+    # what the move changes goes on the undo stack, so that taking it back costs no lookups
+    # (with the value head on, undo works its changes out again)
+    row = us[g[G_NMOVES]]
+    if not vh:
+        for i in range(U_SUMS):
+            row[i] = g[G_VAL + i]
+    else:
         _vh_point(cell, g, p, -1)
     for ci in range(2):
         pk = ev[ci, cell[p, R_CODE + ci]]
@@ -196,6 +209,7 @@ def play(
         g[G_P4 + ci * NP4 + (pk & 15)] -= 1
     b[p] = c
     pw = 1
+    m = U_POINTS
     for d in range(4):
         sd = st[d]
         for k in range(-half, half + 1):
@@ -207,11 +221,25 @@ def play(
                 continue  # off the board: its key is never read
             cell[q, d] += c << _shift(k, half)
             if bq == 0:
+                if not vh:
+                    # 14 bits of the point and direction, 4 of each pattern, 20 of each code
+                    row[m] = (
+                        (q * 4 + d)
+                        | np.int64(cell[q, R_PAT + d]) << 14
+                        | np.int64(cell[q, R_PAT + 4 + d]) << 18
+                        | np.int64(cell[q, R_CODE]) << 22
+                        | np.int64(cell[q, R_CODE + 1]) << 42
+                    )
+                    m += 1
                 _update(cell, g, pt, ev, p4t, q, d, pw)
         pw *= 12
+    row[U_COUNT] = m
     for dy in range(-2, 3):
         for dx in range(-2, 3):
             near[p + dy * s + dx] += 1
+    y = p // s
+    g[G_ROWS + y] += 1
+    g[G_COLS + p - y * s] += 1
     hsh[0] ^= zob[c - 1, p]
     hsh[0] ^= zob[2, 0]
     ms[g[G_NMOVES]] = p
@@ -232,6 +260,7 @@ def undo(
     hsh: U64Array,
     ms: IntArray,
     near: I32Array,
+    us: IntArray,
 ) -> None:
     """Take back the last stone."""
     g[G_NMOVES] -= 1
@@ -241,6 +270,7 @@ def undo(
     s = g[G_S]
     half = g[G_HALF]
     st = _steps(s)
+    vh = g[G_VH_F] > 0
     b[p] = 0
     pw = 1
     for d in range(4):
@@ -253,17 +283,33 @@ def undo(
             if bq == 3:
                 continue  # off the board: its key is never read
             cell[q, d] -= c << _shift(k, half)
-            if bq == 0:
+            if bq == 0 and vh:
                 _update(cell, g, pt, ev, p4t, q, d, pw)
         pw *= 12
     for dy in range(-2, 3):
         for dx in range(-2, 3):
             near[p + dy * s + dx] -= 1
-    for ci in range(2):
-        pk = ev[ci, cell[p, R_CODE + ci]]
-        g[G_VAL + ci] += pk >> 4
-        g[G_P4 + ci * NP4 + (pk & 15)] += 1
-    if g[G_VH_F] > 0:
+    y = p // s
+    g[G_ROWS + y] -= 1
+    g[G_COLS + p - y * s] -= 1
+    if vh:
+        for ci in range(2):
+            pk = ev[ci, cell[p, R_CODE + ci]]
+            g[G_VAL + ci] += pk >> 4
+            g[G_P4 + ci * NP4 + (pk & 15)] += 1
         _vh_point(cell, g, p, 1)
+    else:
+        # the stack's row: every touched point's patterns and codes, and the sums, as they were
+        row = us[g[G_NMOVES]]
+        for i in range(U_POINTS, row[U_COUNT]):
+            v = row[i]
+            q = (v & 0x3FFF) >> 2
+            d = v & 3
+            cell[q, R_PAT + d] = (v >> 14) & 15
+            cell[q, R_PAT + 4 + d] = (v >> 18) & 15
+            cell[q, R_CODE] = (v >> 22) & 0xFFFFF
+            cell[q, R_CODE + 1] = v >> 42
+        for i in range(U_SUMS):
+            g[G_VAL + i] = row[i]
     hsh[0] ^= zob[c - 1, p]
     hsh[0] ^= zob[2, 0]

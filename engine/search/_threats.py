@@ -7,7 +7,6 @@ import numpy as np
 
 from engine.search._jit import njit, njit_inline
 from engine.search._layout import (
-    G_H,
     G_NEXT_CHECK,
     G_NODE_LIMIT,
     G_NODES,
@@ -17,7 +16,6 @@ from engine.search._layout import (
     G_SIDE,
     G_STOP,
     G_TIMED,
-    G_W,
     MAX_PLY,
     NP4,
     P4_B4,
@@ -32,6 +30,7 @@ from engine.search._layout import (
     I32Array,
     IntArray,
     State,
+    _box,
     _steps,
     now,
 )
@@ -39,26 +38,34 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "436c5aee1bf18643"
+KERNELS_STAMP = "81ea4ae67ecad7ca"
 
 
 @njit
 def _scan(
     b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int, level: int, out: IntArray
 ) -> int:
-    # the empty points where side ci has a threat class >= level
-    w = g[G_W]
-    h = g[G_H]
+    # the empty points where side ci has a threat class >= level (a three or more: inside
+    # _box), in board order; the running counts say how many there are, so the scan stops at
+    # the last
     s = g[G_S]
+    want = 0
+    for c4 in range(level, NP4):
+        want += g[G_P4 + ci * NP4 + c4]
     n = 0
+    if want == 0:
+        return 0
     row = R_CODE + ci
-    for y in range(h):
+    y0, y1, x0, x1 = _box(g)
+    for y in range(y0, y1 + 1):
         base = (y + PAD) * s + PAD
-        for x in range(w):
+        for x in range(x0, x1 + 1):
             p = base + x
             if b[p] == 0 and p4t[ci, cell[p, row]] >= level:
                 out[n] = p
                 n += 1
+                if n == want:
+                    return n
     return n
 
 
@@ -98,14 +105,13 @@ def _defences(st: State, me: int, buf: IntArray) -> int:
     cell = st[1]
     g = st[2]
     p4t = st[5]
-    w = g[G_W]
-    h = g[G_H]
     s = g[G_S]
     op = 1 - me
     n = 0
-    for y in range(h):
+    y0, y1, x0, x1 = _box(g)
+    for y in range(y0, y1 + 1):
         base = (y + PAD) * s + PAD
-        for x in range(w):
+        for x in range(x0, x1 + 1):
             p = base + x
             if b[p] == 0 and (
                 p4t[me, cell[p, R_CODE + me]] >= P4_B4 or p4t[op, cell[p, R_CODE + op]] >= P4_B4
@@ -126,7 +132,7 @@ def _mk(st: State, p: int) -> None:
     zob = st[6]
     hsh = st[7]
     ms = st[8]
-    play(b, cell, g, pt, ev, p4t, zob, hsh, ms, st[12], p)
+    play(b, cell, g, pt, ev, p4t, zob, hsh, ms, st[12], st[13], p)
 
 
 @njit_inline
@@ -140,7 +146,7 @@ def _um(st: State) -> None:
     zob = st[6]
     hsh = st[7]
     ms = st[8]
-    undo(b, cell, g, pt, ev, p4t, zob, hsh, ms, st[12])
+    undo(b, cell, g, pt, ev, p4t, zob, hsh, ms, st[12], st[13])
 
 
 @njit

@@ -17,7 +17,6 @@ from engine.search._layout import (
     G_FUT_DEPTH,
     G_FUT_OWN,
     G_FUTILITY,
-    G_H,
     G_IIR,
     G_KILLER_KEY,
     G_LMP,
@@ -86,7 +85,6 @@ from engine.search._layout import (
     G_VH_SCALE,
     G_VH_W1,
     G_VH_W2,
-    G_W,
     G_WIDTH,
     INF,
     MAX_PLY,
@@ -134,6 +132,7 @@ from engine.search._layout import (
     IntArray,
     State,
     U64Array,
+    _box,
 )
 from engine.search._renju import is_forbidden
 from engine.search._threats import (
@@ -149,7 +148,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "436c5aee1bf18643"
+KERNELS_STAMP = "81ea4ae67ecad7ca"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -365,13 +364,12 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
         n = _defences(st, me, buf)
         restricted = True
     if not restricted:
-        w = g[G_W]
-        h = g[G_H]
         s = g[G_S]
         n = 0
-        for y in range(h):
+        y0, y1, x0, x1 = _box(g)
+        for y in range(y0, y1 + 1):
             base = (y + PAD) * s + PAD
-            for x in range(w):
+            for x in range(x0, x1 + 1):
                 p = base + x
                 if b[p] == 0 and near[p] > 0:
                     buf[n] = p

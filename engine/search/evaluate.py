@@ -100,7 +100,9 @@ class PatternTables:
 
     rule: int  # the rule's code in the kernels
     half: int  # points seen on each side of a point along a line
-    pattern: npt.NDArray[np.uint8]  # [side, line key] -> pattern (NONE..FOUR_FOUR)
+    # [line key, side] -> pattern (NONE..FOUR_FOUR): both sides' patterns of a key share a cache
+    # line, as play and undo read them together
+    pattern: npt.NDArray[np.uint8]
     threat: npt.NDArray[np.int8]  # [side, pattern code] -> threat class (P4_*)
     value: npt.NDArray[np.int32]  # [side, pattern code] -> evaluation of the point
     packed: npt.NDArray[np.int32]  # [side, pattern code] -> value << 4 | threat class
@@ -508,7 +510,9 @@ def build_tables(rule: Rule, w: Weights) -> PatternTables:
     """The tables of ``rule`` evaluating with ``w``."""
     code = _RULE_CODES[Rule(rule)]
     half = 4 if code == _patterns.RULE_FREESTYLE else 5
-    pattern = np.stack([_patterns.build_pattern_table(code, c, half) for c in (1, 2)])
+    pattern = np.ascontiguousarray(
+        np.stack([_patterns.build_pattern_table(code, c, half) for c in (1, 2)], axis=1)
+    )
     black = _patterns.build_code_tables(code == _patterns.RULE_RENJU, w.pattern[0], w.threat[0])
     white = _patterns.build_code_tables(False, w.pattern[1], w.threat[1])
     threat = np.stack([black[0], white[0]])

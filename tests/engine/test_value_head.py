@@ -142,7 +142,7 @@ def test_without_a_head_nothing_is_kept_and_the_network_evaluates() -> None:
     plain = _position(moves, None)
     assert plain.g[k.G_VH_F] == 0
     assert (plain.cell[:, k.R_VH :] == 0).all()
-    assert (plain.g[k.G_VH_F :] == 0).all()
+    assert (plain.g[k.G_VH_F : k.G_ROWS] == 0).all()  # up to the stones' row counts
     assert value_head() is None  # none ships: $GOMOKU_VALUE names one for measuring
     assert plain.evaluate() == Position.from_board(_board(moves)).evaluate()
 

@@ -1,0 +1,124 @@
+"""Taking stones back: after any walk of plays and undos, the kernels' state is exactly the
+state of the same stones played forward from an empty board."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.search import _kernels as k
+from engine.search._position import Position
+from engine.search.evaluate import tables
+from engine.types import Rule
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+RULES = (Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU, Rule.CARO)
+
+
+@st.composite
+def walks(draw: st.DrawFn) -> tuple[Rule, int, list[int | None]]:
+    """A rule, a board size and a walk: a point to play (an index into the empty points, so
+    stones may crowd an edge or a corner) or ``None`` to take the last stone back."""
+    rule = draw(st.sampled_from(RULES))
+    size = draw(st.sampled_from((15, 9)))
+    steps = draw(st.lists(st.one_of(st.integers(0, size * size - 1), st.none()), max_size=60))
+    return rule, size, steps
+
+
+def _forward(rule: Rule, size: int, stones: list[int]) -> Position:
+    position = Position(size, size, tables(rule))
+    for index in stones:
+        position.play_index(index)
+    return position
+
+
+def _empty_points(position: Position, size: int) -> list[int]:
+    return [
+        (y + k.PAD) * position.stride + x + k.PAD
+        for y in range(size)
+        for x in range(size)
+        if position.b[(y + k.PAD) * position.stride + x + k.PAD] == 0
+    ]
+
+
+@given(walks())
+@SETTINGS
+def test_any_walk_of_plays_and_undos_leaves_the_state_of_its_stones_played_forward(
+    walk: tuple[Rule, int, list[int | None]],
+) -> None:
+    rule, size, steps = walk
+    position = Position(size, size, tables(rule))
+    stones: list[int] = []
+    for step in steps:
+        if step is None:
+            if stones:
+                position.undo()
+                stones.pop()
+            continue
+        empty = _empty_points(position, size)
+        if not empty:
+            continue
+        index = empty[step % len(empty)]
+        position.play_index(index)
+        stones.append(index)
+    want = _forward(rule, size, stones)
+    assert np.array_equal(position.b, want.b)
+    assert np.array_equal(position.cell, want.cell)
+    assert np.array_equal(position.near, want.near)
+    assert position.hsh[0] == want.hsh[0]
+    assert position.side is want.side
+    moved = int(position.g[k.G_NMOVES])
+    assert moved == len(stones)
+    assert np.array_equal(position.ms[:moved], want.ms[:moved])
+    counted = np.ones(k.NG, dtype=bool)
+    counted[k.G_NODES] = False  # an undo takes no node back
+    assert np.array_equal(position.g[counted], want.g[counted])
+    assert position.evaluate() == want.evaluate()
+
+
+def _walked(rule: Rule, size: int, steps: list[int | None]) -> Position:
+    # the position after a walk's plays and undos
+    position = Position(size, size, tables(rule))
+    for step in steps:
+        if step is None:
+            if position.g[k.G_NMOVES] > 0:
+                position.undo()
+            continue
+        empty = _empty_points(position, size)
+        if empty:
+            position.play_index(empty[step % len(empty)])
+    return position
+
+
+@given(walks())
+@SETTINGS
+def test_the_scans_find_every_threat_point_and_every_candidate_in_board_order(
+    walk: tuple[Rule, int, list[int | None]],
+) -> None:
+    rule, size, steps = walk
+    position = _walked(rule, size, steps)
+    threat = position.tables.threat
+    board = [(y + k.PAD) * position.stride + x + k.PAD for y in range(size) for x in range(size)]
+    empty = [p for p in board if position.b[p] == 0]
+    out = np.zeros(k.MAX_MOVES, dtype=np.int64)
+    for ci in range(2):
+        for level in (k.P4_F3, k.P4_B4, k.P4_FLEX4, k.P4_FIVE):
+            n = k._scan(position.b, position.cell, position.g, threat, ci, level, out)
+            want = [p for p in empty if threat[ci, position.cell[p, k.R_CODE + ci]] >= level]
+            assert out[:n].tolist() == want
+    for me in range(2):
+        n = k._defences(position.st, me, out)
+        want = [
+            p
+            for p in empty
+            if max(threat[c, position.cell[p, k.R_CODE + c]] for c in range(2)) >= k.P4_B4
+        ]
+        assert out[:n].tolist() == want
+    y0, y1, x0, x1 = k._box(position.g)
+    inside = {
+        (y + k.PAD) * position.stride + x + k.PAD
+        for y in range(y0, y1 + 1)
+        for x in range(x0, x1 + 1)
+    }
+    assert {p for p in empty if position.near[p] > 0} <= inside
