@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "81ea4ae67ecad7ca"
+KERNELS_STAMP = "09c6910a004a75e5"
 
 PAD = 5
 MAX_PLY = 128

@@ -44,7 +44,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "81ea4ae67ecad7ca"
+KERNELS_STAMP = "09c6910a004a75e5"
 
 
 @njit
@@ -174,6 +174,50 @@ def _update(
                     _vh_move(cell, g, q, 1 - ci, base + t * NP4 + o4, base + t * NP4 + n4)
 
 
+@njit_inline
+def _update_kept(
+    cell: I32Array,
+    g: IntArray,
+    pt: U8Array,
+    ev: I32Array,
+    q: int,
+    d: int,
+    pw: int,
+    row: IntArray,
+    m: int,
+) -> None:
+    # _update without the value head, writing what it changes to the undo stack's row at m:
+    # 14 bits of the point and direction, 4 of each pattern, 20 of each code
+    key = cell[q, d]
+    o0 = np.int64(cell[q, R_PAT + d])
+    o1 = np.int64(cell[q, R_PAT + 4 + d])
+    c0 = np.int64(cell[q, R_CODE])
+    c1 = np.int64(cell[q, R_CODE + 1])
+    row[m] = (q * 4 + d) | o0 << 14 | o1 << 18 | c0 << 22 | c1 << 42
+    n0 = np.int64(pt[key, 0])
+    n1 = np.int64(pt[key, 1])
+    if n0 != o0:
+        nc = c0 + (n0 - o0) * pw
+        cell[q, R_PAT + d] = n0
+        cell[q, R_CODE] = nc
+        opk = ev[0, c0]
+        npk = ev[0, nc]
+        g[G_VAL] += (npk >> 4) - (opk >> 4)
+        if (opk & 15) != (npk & 15):
+            g[G_P4 + (opk & 15)] -= 1
+            g[G_P4 + (npk & 15)] += 1
+    if n1 != o1:
+        nc = c1 + (n1 - o1) * pw
+        cell[q, R_PAT + 4 + d] = n1
+        cell[q, R_CODE + 1] = nc
+        opk = ev[1, c1]
+        npk = ev[1, nc]
+        g[G_VAL + 1] += (npk >> 4) - (opk >> 4)
+        if (opk & 15) != (npk & 15):
+            g[G_P4 + NP4 + (opk & 15)] -= 1
+            g[G_P4 + NP4 + (npk & 15)] += 1
+
+
 @njit
 def play(
     b: I8Array,
@@ -221,17 +265,11 @@ def play(
                 continue  # off the board: its key is never read
             cell[q, d] += c << _shift(k, half)
             if bq == 0:
-                if not vh:
-                    # 14 bits of the point and direction, 4 of each pattern, 20 of each code
-                    row[m] = (
-                        (q * 4 + d)
-                        | np.int64(cell[q, R_PAT + d]) << 14
-                        | np.int64(cell[q, R_PAT + 4 + d]) << 18
-                        | np.int64(cell[q, R_CODE]) << 22
-                        | np.int64(cell[q, R_CODE + 1]) << 42
-                    )
+                if vh:
+                    _update(cell, g, pt, ev, p4t, q, d, pw)
+                else:
+                    _update_kept(cell, g, pt, ev, q, d, pw, row, m)
                     m += 1
-                _update(cell, g, pt, ev, p4t, q, d, pw)
         pw *= 12
     row[U_COUNT] = m
     for dy in range(-2, 3):

@@ -148,7 +148,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "81ea4ae67ecad7ca"
+KERNELS_STAMP = "09c6910a004a75e5"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -499,6 +499,7 @@ def _static(st: State, sr: State, depth: int, ply: int, beta: int) -> int:
                     if plies > 0:
                         _store_proof(st, sr, ply, WIN - ply - plies, sr[8][ply])
                         return WIN - ply - plies
+                    return v  # the probe put every stone back: the same position's value
                 elif threat_search(st, sr, side, vd, vd < 0, ply):
                     return int(WIN - ply - 2 * vd - 1)
         return evaluate(g, hsh)
@@ -605,6 +606,9 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     calm = False
     if select != 0 and opfive == 0 and beta - alpha == 1:
         calm = _calm(g)
+    # the node's static value, once asked for (NOT_LEAF: not yet); every search below that
+    # returns here puts the position back as it was
+    e = NOT_LEAF
     if (
         not calm
         and g[G_FUT_OWN] > 0
@@ -615,13 +619,13 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         and _no_win_pending(g, op)
     ):
         # only the side to move threatens: far above beta it stays there (reverse futility)
-        e = evaluate(g, hsh)
+        e = evaluate(g, hsh) if e == NOT_LEAF else e
         if e - g[G_FUTILITY] * depth >= beta:
             return e
     if calm and (select & SEL_FUTILITY) != 0 and depth <= g[G_FUT_DEPTH]:
         # far above beta, a quiet position stays there (reverse futility); far below alpha,
         # only a threat could save it, and the leaf's own VCF probe looks for one (razoring)
-        e = evaluate(g, hsh)
+        e = evaluate(g, hsh) if e == NOT_LEAF else e
         if e - g[G_FUTILITY] * depth >= beta:
             return e
         razor = g[G_RAZOR_ROOT] if (ply & 1) == 0 else g[G_RAZOR]
@@ -761,12 +765,16 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         and depth >= 2
         and skip < 0
         and abs(beta) < WIN_MIN
-        and evaluate(g, hsh) >= beta + g[G_FH_RED] * depth
+        and (evaluate(g, hsh) if e == NOT_LEAF else e) >= beta + g[G_FH_RED] * depth
     )
     lmr = (select & SEL_LMR) != 0 and not restricted and newdepth >= 2
     pvnode = beta - alpha > 1
     k0 = killers[ply, 0]
     k1 = killers[ply, 1]
+    # the moves late-move pruning would still search (_tactical) among those not yet picked,
+    # counted at the first move it skips (-1: not yet): once none is left, every later pick
+    # would be skipped as well, so the loop ends there
+    tleft = -1
     for i in range(n):
         # pick the best remaining candidate: cut-offs come early, a full sort is wasted work
         top = i
@@ -780,10 +788,22 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         keys[top] = keys[i]
         keys[i] = kt
         tactical = p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_F3
+        kept = _tactical(cell, p4t, me, op, p)
+        if kept and tleft > 0:
+            tleft -= 1
         if p == skip:
             continue  # the move a singular-extension probe leaves out
-        if (i >= late or (i > 0 and kt < cut)) and not _tactical(cell, p4t, me, op, p):
-            continue  # SEL_LMP: a late quiet move near the horizon, or one the policy rules out
+        if (i >= late or (i > 0 and kt < cut)) and not kept:
+            # SEL_LMP: a late quiet move near the horizon, or one the policy rules out. Every
+            # later pick is as late and keyed no higher, so only the kept moves remain to search
+            if tleft < 0:
+                tleft = 0
+                for j in range(i + 1, n_all):
+                    if _tactical(cell, p4t, me, op, buf[j]):
+                        tleft += 1
+            if tleft == 0:
+                break
+            continue
         nd = newdepth + 1 if singular and p == ttmove else newdepth
         if fhred and p4t[me, cell[p, R_CODE + me]] < P4_B4:
             nd -= 1
