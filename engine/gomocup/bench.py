@@ -2,6 +2,11 @@
 
 The total node count is deterministic, a regression signal pinned by a test (rapfi's bench
 signature); nodes per second is the speed figure. Change the count on purpose only.
+
+``--games FILE --nodes N`` measures speed where games are played instead: every position from
+the fifth stone of recorded freestyle games (a ``tools/datagen.py`` shard's ``.npz``: ``moves``
+as ``y * 15 + x`` and ``lengths``), in order, each searched to ``N`` nodes with the
+transposition table kept from one search to the next, as the protocol brain keeps it.
 """
 
 from __future__ import annotations
@@ -10,12 +15,15 @@ import argparse
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
 
 from engine.board import Board
-from engine.search.alphabeta import Limits, search
-from engine.types import Rule
+from engine.search.alphabeta import Limits, SearchOptions, forget_tables, search
+from engine.types import Point, Rule
 
-__all__ = ["POSITIONS", "BenchLine", "bench", "main"]
+__all__ = ["POSITIONS", "BenchLine", "GamesBench", "bench", "bench_games", "main"]
 
 DEFAULT_DEPTH = 7
 
@@ -73,6 +81,48 @@ def bench(depth: int = DEFAULT_DEPTH, nodes: int | None = None) -> list[BenchLin
     return lines
 
 
+@dataclass(frozen=True, slots=True)
+class GamesBench:
+    """The totals of ``bench_games``."""
+
+    searches: int
+    nodes: int
+    depth: int  # the completed iterations' depths, summed
+    cpu_ms: float  # CPU time of this process in the searches
+
+
+GAMES_SIZE = 15  # the recorded games' board
+FIRST_STONES = 4  # positions from the fifth stone on: the three-stone openings are booked
+
+
+def bench_games(path: Path, games: int, nodes: int, every: int = 8) -> GamesBench:
+    """Search the positions of every ``every``-th recorded game of ``path``, ``games`` games in
+    all, each position to ``nodes`` nodes with the table kept from the first search on (see
+    the module's text): the same totals on every run."""
+    with np.load(path) as data:
+        moves = data["moves"].astype(np.int64)
+        lengths = data["lengths"].astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    options = SearchOptions(keep_tt=True)
+    forget_tables()  # the first search starts with empty tables, as in a fresh process
+    searches = total = depth = 0
+    cpu_ms = 0.0
+    for index in range(0, min(games * every, len(lengths)), every):
+        line = [int(m) for m in moves[starts[index] : starts[index + 1]]]
+        points = [Point(m % GAMES_SIZE, m // GAMES_SIZE) for m in line]
+        for ply in range(FIRST_STONES, len(points) - 1):
+            board = Board.from_moves(points[:ply], size=GAMES_SIZE, rule=Rule.FREESTYLE)
+            if board.outcome is not None:
+                break
+            cpu = time.process_time()
+            result = search(board, Limits(nodes=nodes), options)
+            cpu_ms += (time.process_time() - cpu) * 1000
+            searches += 1
+            total += result.nodes
+            depth += result.depth
+    return GamesBench(searches, total, depth, cpu_ms)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the bench and print one line per position, then the totals."""
     parser = argparse.ArgumentParser(prog="python -m engine bench", description=__doc__)
@@ -82,9 +132,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         help="search each position to about this many nodes instead, and total the depths",
     )
+    parser.add_argument(
+        "--games",
+        type=Path,
+        help="a shard's .npz of recorded games: search their positions instead (with --nodes)",
+    )
+    parser.add_argument("--count", type=int, default=8, help="--games: how many games")
     args = parser.parse_args(argv)
     if args.nodes is not None and args.nodes < 1:
         parser.error("--nodes must be at least 1")
+    if args.games is not None:
+        if args.nodes is None:
+            parser.error("--games needs --nodes")
+        if not args.games.is_file():
+            parser.error(f"no such file: {args.games}")
+        search(Board.from_moves("h8 i9", rule=Rule.FREESTYLE), Limits(depth=1))  # warm
+        games = bench_games(args.games, args.count, args.nodes)
+        print(f"Searches: {games.searches}")
+        print(f"Total nodes: {games.nodes}")
+        print(f"Total depth: {games.depth}")
+        print(f"Nodes/second (CPU time): {games.nodes * 1000 / max(games.cpu_ms, 1e-9):.0f}")
+        return 0
     start = time.perf_counter()
     warm = Board.from_moves("h8 i9", rule=Rule.FREESTYLE)
     search(warm, Limits(depth=1))  # load the compiled kernels before timing anything

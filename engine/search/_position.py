@@ -25,6 +25,11 @@ VTT_SIZE = 1 << 16
 _KEPT: dict[tuple[int, int, int], tuple[Any, ...]] = {}
 
 
+def forget_kept() -> None:
+    """Drop this process's kept search tables: the next search that keeps them starts afresh."""
+    _KEPT.clear()
+
+
 class Position:
     """Board arrays plus search buffers; ``st`` and ``sr`` are what the kernels take."""
 

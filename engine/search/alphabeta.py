@@ -21,10 +21,19 @@ from engine.board import Board
 from engine.errors import GameOverError
 from engine.search import _kernels as k
 from engine.search import _small
-from engine.search._position import MIN_TT_SIZE, TT_SIZE, Position
+from engine.search._position import MIN_TT_SIZE, TT_SIZE, Position, forget_kept
 from engine.types import Color, Point, Rule
 
-__all__ = ["WIN", "Limits", "SearchOptions", "SearchResult", "is_win_score", "search", "tt_size"]
+__all__ = [
+    "WIN",
+    "Limits",
+    "SearchOptions",
+    "SearchResult",
+    "forget_tables",
+    "is_win_score",
+    "search",
+    "tt_size",
+]
 
 WIN = k.WIN  # the score of a five on the board; forced wins are WIN - plies
 MAX_DEPTH = 60
@@ -284,6 +293,12 @@ def tt_size(memory_bytes: int | None) -> int:
     while size > MIN_TT_SIZE and size * _TT_ENTRY_BYTES > spare:
         size //= 2
     return size
+
+
+def forget_tables() -> None:
+    """Forget the tables ``SearchOptions.keep_tt`` keeps: the next such search starts with
+    empty ones, as a fresh process does."""
+    forget_kept()
 
 
 def is_win_score(score: int) -> bool:

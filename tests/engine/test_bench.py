@@ -6,9 +6,13 @@ commit (rapfi does the same); when it moves by accident, something changed that 
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 
-from engine.gomocup.bench import DEFAULT_DEPTH, bench, main
+from engine.board import Board
+from engine.gomocup.bench import DEFAULT_DEPTH, bench, bench_games, main
 
 # full strength with the shipped weights: the evaluation network over the judge-fitted values
 # in freestyle, standard and renju, the learned move policy and its cut in freestyle and
@@ -59,3 +63,39 @@ def test_warm_says_what_it_does(capsys) -> None:
     first, second = capsys.readouterr().out.splitlines()
     assert first.startswith("Compiling the engine's search kernels")
     assert second.startswith("Engine ready (")
+
+
+def _shard(tmp_path: Path) -> Path:
+    # one recorded game, as tools/datagen.py keeps them (y * 15 + x), ending in Black's five
+    text = "h8 h9 i8 i9 g8 j8 g9 g7 f10 e11 i10 k7 j11 e8 k12"
+    moves = [m.point.y * 15 + m.point.x for m in Board.from_moves(text).moves]
+    path = tmp_path / "shard.npz"
+    np.savez(path, moves=np.array(moves, dtype=np.int16), lengths=np.array([len(moves)]))
+    return path
+
+
+def test_the_games_bench_searches_every_position_of_a_game_from_the_fifth_stone(
+    tmp_path: Path,
+) -> None:
+    path = _shard(tmp_path)
+    first = bench_games(path, games=1, nodes=2_000)
+    # positions after 4 .. 13 stones: the last move, the five, is never asked for
+    assert first.searches == 10
+    assert 0 < first.nodes <= 10 * (2_000 + 1_024)
+    # fixed node counts: the same searches, the same nodes, whatever the host
+    again = bench_games(path, games=1, nodes=2_000)
+    assert (again.nodes, again.depth) == (first.nodes, first.depth)
+
+
+def test_the_games_bench_prints_its_totals_and_refuses_without_a_node_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _shard(tmp_path)
+    assert main(["--games", str(path), "--nodes", "1000", "--count", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Searches: 10" in out
+    assert "Nodes/second (CPU time):" in out
+    with pytest.raises(SystemExit):
+        main(["--games", str(path)])
+    with pytest.raises(SystemExit):
+        main(["--games", str(tmp_path / "missing.npz"), "--nodes", "1000"])
