@@ -268,13 +268,13 @@ def judge_game(judge: Any, moves: Sequence[int]) -> list[tuple[int, int, int, in
     points = [Point(m % SIZE, m // SIZE) for m in moves]
     rows: list[tuple[int, int, int, int]] = []
     for ply in range(FIRST_PLY, len(points)):
-        row = _row(ply, judge.ask(points[:ply]))
+        row = label_row(ply, judge.ask(points[:ply]))
         if row is not None:
             rows.append(row)
     return rows
 
 
-def _row(ply: int, opinion: Any) -> tuple[int, int, int, int] | None:
+def label_row(ply: int, opinion: Any) -> tuple[int, int, int, int] | None:
     """A judged position's row: ``ply``, the judge's score (``MATE`` for a forced result),
     the plies to that result (0 none) and the judge's move (-1 none); None when the judge
     printed no evaluation (no label)."""
@@ -318,7 +318,7 @@ def judge_children(
     children: list[int] = []
     for ply in range(FIRST_PLY, len(points)):
         for child in candidates(moves[:ply], rule, count, moves[ply]):
-            row = _row(ply, judge.ask([*points[:ply], Point(child % SIZE, child // SIZE)]))
+            row = label_row(ply, judge.ask([*points[:ply], Point(child % SIZE, child // SIZE)]))
             if row is not None:
                 rows.append(row)
                 children.append(child)
@@ -550,7 +550,7 @@ def check_shard(
         with Judge(judge_spec, turn_ms=JUDGE_CAP_MS, size=SIZE, rule=rule, nodes=nodes) as judge:
             for i in sorted(chosen.tolist()):
                 line = lines[i]
-                row = _row(
+                row = label_row(
                     int(arrays["ply"][i]), judge.ask([Point(m % SIZE, m // SIZE) for m in line])
                 )
                 if row is None:

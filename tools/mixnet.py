@@ -57,6 +57,10 @@ a rule is freestyle's), so a fit never mixes rules. A fit records its rule (an a
 search orders by the one policy it is given, in each rule of ``POLICY_RULES``,
 ``engine.search.evaluate``). ``evaluate`` names the rule each policy was fitted in (freestyle
 where the file names none), so that one fitted in one rule can be measured on another's games.
+
+``--labels DIR --label-nodes N`` (``train`` and ``evaluate``) reads every shard's judgements
+from ``tools/relabel.py``'s labels at N nodes in DIR (``DIR/<shard folder's name>-N``) in place
+of the shard's own; a shard without them is refused.
 """
 
 from __future__ import annotations
@@ -664,23 +668,37 @@ def shard_manifests(paths: Sequence[Path]) -> list[tuple[Path, int]]:
     return found
 
 
-def load_samples(paths: Sequence[Path], rule: Rule = Rule.FREESTYLE) -> tuple[Samples, list[int]]:
+def load_samples(
+    paths: Sequence[Path],
+    rule: Rule = Rule.FREESTYLE,
+    labels: tuple[Path, int] | None = None,
+) -> tuple[Samples, list[int]]:
     """The positions of the shards named (folders of shards, or shards' manifests), in the
     order named, each shard's games numbered after the previous shard's; and the number of
     games before each shard. Every shard must have been played in ``rule`` (a manifest
-    without a rule is freestyle's), whose tables count its positions.
+    without a rule is freestyle's), whose tables count its positions. With ``labels`` (a
+    folder and a node count), every shard's judgements are those ``tools/relabel.py`` made
+    there at that count, in place of its own.
 
     Raises:
-        ValueError: a path names no shard, a file that is not a shard's manifest, or a shard
-            of another rule.
+        ValueError: a path names no shard, a file that is not a shard's manifest, a shard
+            of another rule, or, with ``labels``, a shard not labelled again or whose labels
+            refuse to load.
     """
     from tools.datagen import load_shard
+    from tools.relabel import RelabelError, folder_for, load_relabels
 
     parts: list[Samples] = []
     offsets: list[int] = []
     offset = 0
     for folder, shard in shard_manifests(paths):
         arrays, _ = load_shard(folder, shard, rule)
+        if labels is not None:
+            out, nodes = labels
+            try:
+                arrays |= load_relabels(folder_for(out, folder, nodes), folder, shard)
+            except RelabelError as exc:
+                raise ValueError(str(exc)) from exc
         parts.append(samples(arrays, offset, rule))
         offsets.append(offset)
         offset += len(arrays["lengths"])
@@ -709,6 +727,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             default=0,
             metavar="K",
             help="hold out the games of the first K shards as a fit to them alone did",
+        )
+        command.add_argument(
+            "--labels",
+            type=Path,
+            help="a folder of tools/relabel.py's labels: fit to them in place of the shards' own",
+        )
+        command.add_argument(
+            "--label-nodes", type=int, help="--labels: the node count they were judged at"
         )
         command.add_argument(
             "--rule",
@@ -750,8 +776,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: unknown inputs {', '.join(unknown)}", file=sys.stderr)
         return 1
     rule = Rule(options.rule)
+    labels = None
+    if options.labels is not None:
+        if options.label_nodes is None:
+            print("error: --labels needs --label-nodes", file=sys.stderr)
+            return 1
+        labels = (options.labels, options.label_nodes)
     try:
-        data, offsets = load_samples(options.folders, rule)
+        data, offsets = load_samples(options.folders, rule, labels)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
