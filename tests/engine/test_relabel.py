@@ -146,3 +146,32 @@ def test_labels_refuse_to_load_once_their_array_or_source_changed(
     np.savez_compressed(shard, **changed)
     with pytest.raises(RelabelError, match="another version of its source"):
         load_relabels(folder, moved, SETTINGS.shard)
+
+
+# the labels the repository keeps (data/README.md): each must still load against its hash and its
+# source shard's, row for row, and agree with its manifest's counts
+DATA = Path(__file__).resolve().parents[2] / "data"
+KEPT = sorted(
+    (folder.name, int(path.stem.removeprefix("shard-")))
+    for folder in (DATA / "relabel").glob("*-*")
+    for path in folder.glob("shard-[0-9][0-9][0-9][0-9][0-9].json")
+)
+
+
+@pytest.mark.parametrize(("folder", "shard"), KEPT, ids=[f"{f}/{s}" for f, s in KEPT])
+def test_committed_labels_load_and_agree_with_their_manifest_and_source(
+    folder: str, shard: int
+) -> None:
+    record = json.loads((DATA / "relabel" / folder / f"shard-{shard:05d}.json").read_text())
+    source = DATA.parent / record["source"]["folder"]
+    assert folder == f"{source.name}-{record['nodes']}"
+    labels = load_relabels(DATA / "relabel" / folder, source, shard)
+    arrays, _ = load_shard(source, shard)
+    assert record["counts"]["positions"] == len(arrays["judge"])
+    assert all(len(labels[name]) == len(arrays["judge"]) for name in labels)
+    changed = int((labels["judge_move"] != arrays["judge_move"]).sum())
+    assert record["counts"]["moves_changed"] == changed
+    forced = labels["judge_mate"] != 0
+    assert (np.abs(labels["judge"][forced]) == MATE).all()
+    assert (np.abs(labels["judge"][~forced]) < MATE).all()
+    assert ((labels["judge_move"] >= -1) & (labels["judge_move"] < 225)).all()
