@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import io
-import json
 import shlex
 import sys
 from collections.abc import Sequence
@@ -130,11 +129,7 @@ def relabel_shard(
     record = {
         "format": FORMAT,
         "shard": shard,
-        "source": {
-            "folder": shards.relative(source),
-            "shard": shard,
-            "sha256": shards.sha256(source / f"{shards.name(shard)}.npz"),
-        },
+        "source": shards.source(source, shard),
         "nodes": nodes,
         "command": command,
         "engine": shards.engine(shards.engine_commit()),
@@ -146,12 +141,7 @@ def relabel_shard(
         },
         "sha256": shards.sha256(array),
     }
-    text = json.dumps(record, indent=2) + "\n"
-
-    def write_manifest(tmp: Path) -> None:
-        tmp.write_text(text, encoding="utf-8")
-
-    shards.replace(manifest, write_manifest)
+    shards.write_manifest(manifest, record)
     partial.unlink(missing_ok=True)
     return manifest
 
@@ -165,13 +155,9 @@ def load_relabels(folder: Path, source: Path, shard: int) -> dict[str, npt.NDArr
             source shard changed since they were made.
     """
     array, manifest, _ = _paths(folder, shard)
-    if not manifest.exists():
-        raise RelabelError(f"{manifest} is missing: tools/relabel.py makes it")
-    record: dict[str, Any] = json.loads(manifest.read_text(encoding="utf-8"))
-    if shards.sha256(array) != record["sha256"]:
-        raise RelabelError(f"{array} does not match its manifest")
-    if shards.sha256(source / f"{shards.name(shard)}.npz") != record["source"]["sha256"]:
-        raise RelabelError(f"{manifest} was made from another version of its source shard")
+    shards.checked_labels(
+        array, manifest, source, shard, maker="tools/relabel.py", error=RelabelError
+    )
     with np.load(array) as data:
         return {name: data[name] for name in LABELS}
 

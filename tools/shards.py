@@ -1,9 +1,11 @@
-"""What the shard makers share (``tools/datagen.py``, ``tools/book.py``): the file names, the
-rules for a finished or partial shard, and the provenance a manifest records."""
+"""What the shard makers share (``tools/datagen.py``, ``tools/book.py``, and the labellers
+``tools/static_labels.py`` and ``tools/relabel.py``): the file names, the rules for a finished
+or partial shard, the provenance a manifest records, and the checks a labels file passes."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shlex
 import subprocess
@@ -95,3 +97,38 @@ def engine(commit: str) -> dict[str, str]:
 def judge(argv: Sequence[str], cwd: str | None, about: Any, nodes: int) -> dict[str, Any]:
     """The manifest's ``judge``: its command line, folder, ABOUT answer and node count."""
     return {"command": shlex.join(argv), "cwd": cwd, "about": about, "nodes": nodes}
+
+
+def source(folder: Path, shard: int) -> dict[str, Any]:
+    """A labels manifest's ``source``: the shard it labels, by folder, number and SHA-256."""
+    return {
+        "folder": relative(folder),
+        "shard": shard,
+        "sha256": sha256(folder / f"{name(shard)}.npz"),
+    }
+
+
+def write_manifest(path: Path, record: dict[str, Any]) -> None:
+    """Write a manifest as indented JSON, whole or not at all (``replace``)."""
+    text = json.dumps(record, indent=2) + "\n"
+
+    def write(tmp: Path) -> None:
+        tmp.write_text(text, encoding="utf-8")
+
+    replace(path, write)
+
+
+def checked_labels(
+    array: Path, manifest: Path, folder: Path, shard: int, *, maker: str, error: type[Exception]
+) -> dict[str, Any]:
+    """The manifest of a labels file made from shard ``shard`` of ``folder``, once it is there,
+    its ``array`` still matches it and the source shard is the one it was made from; else
+    ``error`` saying which (``maker`` names the command that makes it)."""
+    if not manifest.exists():
+        raise error(f"{manifest} is missing: {maker} makes it")
+    record: dict[str, Any] = json.loads(manifest.read_text(encoding="utf-8"))
+    if sha256(array) != record["sha256"]:
+        raise error(f"{array} does not match its manifest")
+    if sha256(folder / f"{name(shard)}.npz") != record["source"]["sha256"]:
+        raise error(f"{manifest} was made from another version of its source shard")
+    return record

@@ -24,12 +24,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import io
-import json
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -135,11 +133,7 @@ def label_shard(
     record = {
         "format": FORMAT,
         "shard": shard,
-        "source": {
-            "folder": shards.relative(source),
-            "shard": shard,
-            "sha256": shards.sha256(source / f"{shards.name(shard)}.npz"),
-        },
+        "source": shards.source(source, shard),
         "label": "static evaluation, the side to move's view (TRACESEARCH, Static Eval[Black])",
         "command": command,
         "engine": shards.engine(shards.engine_commit()),
@@ -147,12 +141,7 @@ def label_shard(
         "count": len(values),
         "sha256": shards.sha256(array),
     }
-    text = json.dumps(record, indent=2) + "\n"
-
-    def write_manifest(tmp: Path) -> None:
-        tmp.write_text(text, encoding="utf-8")
-
-    shards.replace(manifest, write_manifest)
+    shards.write_manifest(manifest, record)
     return manifest
 
 
@@ -170,13 +159,9 @@ def load_static(out: Path, source: Path, shard: int) -> npt.NDArray[np.int32]:
             source shard changed since they were made.
     """
     array, manifest = _paths(out, source, shard)
-    if not manifest.exists():
-        raise StaticError(f"{manifest} is missing: tools/static_labels.py makes it")
-    record: dict[str, Any] = json.loads(manifest.read_text(encoding="utf-8"))
-    if shards.sha256(array) != record["sha256"]:
-        raise StaticError(f"{array} does not match its manifest")
-    if shards.sha256(source / f"{shards.name(shard)}.npz") != record["source"]["sha256"]:
-        raise StaticError(f"{manifest} was made from another version of its source shard")
+    shards.checked_labels(
+        array, manifest, source, shard, maker="tools/static_labels.py", error=StaticError
+    )
     with np.load(array) as data:
         values: npt.NDArray[np.int32] = data["static"]
     return values
