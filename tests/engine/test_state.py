@@ -42,12 +42,8 @@ def _empty_points(position: Position, size: int) -> list[int]:
     ]
 
 
-@given(walks())
-@SETTINGS
-def test_any_walk_of_plays_and_undos_leaves_the_state_of_its_stones_played_forward(
-    walk: tuple[Rule, int, list[int | None]],
-) -> None:
-    rule, size, steps = walk
+def _walked(rule: Rule, size: int, steps: list[int | None]) -> tuple[Position, list[int]]:
+    # the position after a walk's plays and undos, and the stones on it in the order played
     position = Position(size, size, tables(rule))
     stones: list[int] = []
     for step in steps:
@@ -57,11 +53,20 @@ def test_any_walk_of_plays_and_undos_leaves_the_state_of_its_stones_played_forwa
                 stones.pop()
             continue
         empty = _empty_points(position, size)
-        if not empty:
-            continue
-        index = empty[step % len(empty)]
-        position.play_index(index)
-        stones.append(index)
+        if empty:
+            index = empty[step % len(empty)]
+            position.play_index(index)
+            stones.append(index)
+    return position, stones
+
+
+@given(walks())
+@SETTINGS
+def test_any_walk_of_plays_and_undos_leaves_the_state_of_its_stones_played_forward(
+    walk: tuple[Rule, int, list[int | None]],
+) -> None:
+    rule, size, steps = walk
+    position, stones = _walked(rule, size, steps)
     want = _forward(rule, size, stones)
     assert np.array_equal(position.b, want.b)
     assert np.array_equal(position.cell, want.cell)
@@ -77,27 +82,13 @@ def test_any_walk_of_plays_and_undos_leaves_the_state_of_its_stones_played_forwa
     assert position.evaluate() == want.evaluate()
 
 
-def _walked(rule: Rule, size: int, steps: list[int | None]) -> Position:
-    # the position after a walk's plays and undos
-    position = Position(size, size, tables(rule))
-    for step in steps:
-        if step is None:
-            if position.g[k.G_NMOVES] > 0:
-                position.undo()
-            continue
-        empty = _empty_points(position, size)
-        if empty:
-            position.play_index(empty[step % len(empty)])
-    return position
-
-
 @given(walks())
 @SETTINGS
 def test_the_scans_find_every_threat_point_and_every_candidate_in_board_order(
     walk: tuple[Rule, int, list[int | None]],
 ) -> None:
     rule, size, steps = walk
-    position = _walked(rule, size, steps)
+    position, _ = _walked(rule, size, steps)
     threat = position.tables.threat
     board = [(y + k.PAD) * position.stride + x + k.PAD for y in range(size) for x in range(size)]
     empty = [p for p in board if position.b[p] == 0]
