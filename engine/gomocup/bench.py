@@ -147,7 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.games.is_file():
             parser.error(f"no such file: {args.games}")
         search(Board.from_moves("h8 i9", rule=Rule.FREESTYLE), Limits(depth=1))  # warm
-        games = bench_games(args.games, args.count, args.nodes)
+        try:
+            games = bench_games(args.games, args.count, args.nodes)
+        except (OSError, KeyError, ValueError) as error:
+            parser.error(f"{args.games} holds no recorded games ({type(error).__name__})")
         print(f"Searches: {games.searches}")
         print(f"Total nodes: {games.nodes}")
         print(f"Total depth: {games.depth}")

@@ -99,3 +99,8 @@ def test_the_games_bench_prints_its_totals_and_refuses_without_a_node_count(
         main(["--games", str(path)])
     with pytest.raises(SystemExit):
         main(["--games", str(tmp_path / "missing.npz"), "--nodes", "1000"])
+    other = tmp_path / "other.npz"
+    np.savez(other, results=np.zeros(1))  # an array file, but not a shard's games
+    with pytest.raises(SystemExit):
+        main(["--games", str(other), "--nodes", "1000"])
+    assert "holds no recorded games" in capsys.readouterr().err
