@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "09c6910a004a75e5"
+KERNELS_STAMP = "fe542608b43ab380"
 
 PAD = 5
 MAX_PLY = 128
@@ -228,7 +228,13 @@ G_KILLER_KEY = G_PREV + 2
 # stones in each padded row and column (``_box``: the part of the board a scan need look at)
 G_ROWS = G_KILLER_KEY + 1
 G_COLS = G_ROWS + 32
-NG = G_COLS + 32
+# the transposition table's ways: 1, one entry a hash (the newest stays); 2, pairs of entries, a
+# new entry replacing the less worth keeping, by its depth less 8 plies for each search since it
+# was written (G_TT_GEN: the search's number among those that keep the table, modulo 32, kept in
+# bits 3-7 of an entry)
+G_TT_WAYS = G_COLS + 32
+G_TT_GEN = G_TT_WAYS + 1
+NG = G_TT_GEN + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

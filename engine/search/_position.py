@@ -25,6 +25,11 @@ VTT_SIZE = 1 << 16
 _KEPT: dict[tuple[int, int, int], tuple[Any, ...]] = {}
 
 
+# how many searches have taken up the kept tables (the kernels' G_TT_GEN, modulo 32): an entry
+# written by an earlier search gives way sooner to a new one
+_SEARCHES = [0]
+
+
 def forget_kept() -> None:
     """Drop this process's kept search tables: the next search that keeps them starts afresh."""
     _KEPT.clear()
@@ -67,6 +72,9 @@ class Position:
         g[k.G_POL_E : k.G_VH_F] = t.policy
         g[k.G_VH_F :] = t.value_head
         g[k.G_POL] = t.policy_features
+        if keep:
+            _SEARCHES[0] += 1
+            g[k.G_TT_GEN] = _SEARCHES[0] & 31
         cell = np.zeros((cells, k.NROWS), dtype=np.int32)
         k.init_state(b, cell, g, t.pattern, t.packed, t.threat)
         self.b = b

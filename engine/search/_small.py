@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "09c6910a004a75e5"
+KERNELS_STAMP = "fe542608b43ab380"
 
 if TYPE_CHECKING:
     from engine.board import Board

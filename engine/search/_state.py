@@ -44,7 +44,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "09c6910a004a75e5"
+KERNELS_STAMP = "fe542608b43ab380"
 
 
 @njit

@@ -38,7 +38,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "09c6910a004a75e5"
+KERNELS_STAMP = "fe542608b43ab380"
 
 
 @njit

@@ -74,6 +74,8 @@ from engine.search._layout import (
     G_SIDE,
     G_SKIP,
     G_STOP,
+    G_TT_GEN,
+    G_TT_WAYS,
     G_VAL,
     G_VCF_DEPTH,
     G_VH_ADD,
@@ -148,7 +150,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "09c6910a004a75e5"
+KERNELS_STAMP = "fe542608b43ab380"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -302,19 +304,37 @@ def _store_proof(st: State, sr: State, ply: int, score: int, move: int) -> None:
     ttk = sr[0]
     ttv = sr[1]
     h = st[7][0]
-    slot = _tt_slot(ttk, h)
+    g = st[2]
+    slot = _tt_slot(ttk, ttv, h, g)
     ttk[slot] = h
     ttv[slot] = (
         (np.int64(_to_tt(score, ply)) << 32)
         | (np.int64(move + 1) << 16)
         | (np.int64(255) << 8)
+        | (g[G_TT_GEN] << 3)
         | TT_LOWER
     )
 
 
 @njit
-def _tt_slot(ttk: U64Array, h: np.uint64) -> int:
-    return int(h & np.uint64(ttk.shape[0] - 1))
+def _tt_slot(ttk: U64Array, ttv: IntArray, h: np.uint64, g: IntArray) -> np.int64:
+    # the entry that holds h, else the one a new entry for h replaces (G_TT_WAYS): with two
+    # ways, the one less worth keeping, an entry losing 8 plies of its depth for each search
+    # since it was written, so that a finished search's deep entries give way in time
+    mask = np.uint64(ttk.shape[0] - 1)
+    if g[G_TT_WAYS] < 2:
+        return np.int64(h & mask)
+    first = np.int64(h & (mask ^ np.uint64(1)))
+    if ttk[first] == h:
+        return first
+    if ttk[first + 1] == h:
+        return first + 1
+    gen = g[G_TT_GEN]
+    a = ttv[first]
+    b = ttv[first + 1]
+    worth_a = ((a >> 8) & 0xFF) - 8 * ((gen - ((a >> 3) & 31)) & 31)
+    worth_b = ((b >> 8) & 0xFF) - 8 * ((gen - ((b >> 3) & 31)) & 31)
+    return first if worth_a <= worth_b else first + 1
 
 
 @njit
@@ -576,7 +596,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                 return alpha
     # transposition table
     h = hsh[0]
-    slot = _tt_slot(ttk, h)
+    slot = _tt_slot(ttk, ttv, h, g)
     ttmove = -1
     # a move excluded here (a singular-extension probe of this very node, below): the table's
     # entry is the node's own, so it may not cut the probe off, and the probe stores nothing
@@ -667,11 +687,13 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             g[G_NULL_CUTS] += 1
             if v > WIN_MIN:
                 v = beta  # a pass proves nothing: never a mate score from it
+            slot = _tt_slot(ttk, ttv, h, g)  # the search below may have filled the pair
             ttk[slot] = h
             ttv[slot] = (
                 (np.int64(v) << 32)
                 | (np.int64(ttmove + 1) << 16)
                 | (np.int64(min(depth, 255)) << 8)
+                | (g[G_TT_GEN] << 3)
                 | TT_LOWER
             )
             return v
@@ -886,11 +908,13 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         flag = TT_LOWER
     if ttpv:
         flag |= TT_PV
+    slot = _tt_slot(ttk, ttv, h, g)  # the search below may have filled the pair
     ttk[slot] = h
     ttv[slot] = (
         (np.int64(_to_tt(best, ply)) << 32)
         | (np.int64(bestmove + 1) << 16)
         | (np.int64(min(depth, 255)) << 8)
+        | (g[G_TT_GEN] << 3)
         | flag
     )
     return best

@@ -195,6 +195,12 @@ _LMR_TTPV = _setting("GOMOKU_LMR_TTPV", 0, most=400)
 # against PentaZen 0.4.17 over 384 paired games and +1.2 +- 3.6 against Rapfi over 128
 # (docs/engine.md, "Fail-high reduction")
 _FH_RED = _setting("GOMOKU_FH_RED", 70, most=5000)
+# the fours a leaf's local VCF probe may play where a search probes one (k.G_DEEP_VCF; -1, the
+# default: as its options say, 8 for master; 0: no probe at the leaves at all)
+_DEEP_VCF = _setting("GOMOKU_DEEP_VCF", -1, most=20, least=-1)
+# the transposition table's ways (k.G_TT_WAYS): 1, one entry a hash, the newest kept; 2, pairs
+# of entries, a new one replacing the less worth keeping by depth and age
+_TT_WAYS = _setting("GOMOKU_TT_WAYS", 1, most=2)
 # late-move reductions larger by this many hundredths of a ply for each logit a move's policy
 # score lies below the node's best (k.G_LMR_GAP; 0, the default: off), with the policy only.
 # Off: node for node against Rapfi 0.43.02 classical at 200,000 nodes, 128 games on each of
@@ -365,6 +371,10 @@ class _Searcher:
         g[k.G_VCF_DEPTH] = 0 if options.exhaustive else options.leaf_vcf
         g[k.G_PURE] = int(options.exhaustive)
         g[k.G_DEEP_VCF] = 0 if options.exhaustive else options.deep_vcf
+        if g[k.G_DEEP_VCF] > 0 and _DEEP_VCF >= 0:
+            g[k.G_DEEP_VCF] = _DEEP_VCF
+            if _DEEP_VCF == 0:
+                g[k.G_VCF_DEPTH] = 0
         if not options.network:
             g[k.G_NET] = 0
             g[k.G_VH_F] = 0
@@ -404,6 +414,7 @@ class _Searcher:
                     g[k.G_FH_RED] = _FH_RED
             g[k.G_NULL] = _NULL_R
             g[k.G_NULL_DEPTH] = max(_NULL_DEPTH, 1)
+        g[k.G_TT_WAYS] = _TT_WAYS
         g[k.G_NODE_LIMIT] = limits.nodes or 0
         g[k.G_TIMED] = 0 if deadline is None else 1
         self.pos.tm[0] = deadline if deadline is not None else 0.0
