@@ -89,6 +89,11 @@ class GamesBench:
     nodes: int
     depth: int  # the completed iterations' depths, summed
     cpu_ms: float  # CPU time of this process in the searches
+    # of ``nodes``: those before the main searches (the threat searches at the root), those the
+    # leaves' VCF probes played, and the moves into the leaves (SearchResult's counts)
+    before: int = 0
+    probes: int = 0
+    leaves: int = 0
 
 
 GAMES_SIZE = 15  # the recorded games' board
@@ -105,7 +110,7 @@ def bench_games(path: Path, games: int, nodes: int, every: int = 8) -> GamesBenc
     starts = np.concatenate([[0], np.cumsum(lengths)])
     options = SearchOptions(keep_tt=True)
     forget_tables()  # the first search starts with empty tables, as in a fresh process
-    searches = total = depth = 0
+    searches = total = depth = before = probes = leaves = 0
     cpu_ms = 0.0
     for index in range(0, min(games * every, len(lengths)), every):
         line = [int(m) for m in moves[starts[index] : starts[index + 1]]]
@@ -120,7 +125,10 @@ def bench_games(path: Path, games: int, nodes: int, every: int = 8) -> GamesBenc
             searches += 1
             total += result.nodes
             depth += result.depth
-    return GamesBench(searches, total, depth, cpu_ms)
+            before += result.before_nodes
+            probes += result.probe_nodes
+            leaves += result.leaf_nodes
+    return GamesBench(searches, total, depth, cpu_ms, before, probes, leaves)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -155,6 +163,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Total nodes: {games.nodes}")
         print(f"Total depth: {games.depth}")
         print(f"Nodes/second (CPU time): {games.nodes * 1000 / max(games.cpu_ms, 1e-9):.0f}")
+        share = 100 / max(games.nodes, 1)
+        print(f"Before the main search: {games.before * share:.1f}% of the nodes")
+        print(f"In the leaves' VCF probes: {games.probes * share:.1f}%")
+        print(f"Moves into the leaves: {games.leaves * share:.1f}%")
         return 0
     start = time.perf_counter()
     warm = Board.from_moves("h8 i9", rule=Rule.FREESTYLE)

@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "fe542608b43ab380"
+KERNELS_STAMP = "123c22824e450074"
 
 PAD = 5
 MAX_PLY = 128
@@ -234,7 +234,16 @@ G_COLS = G_ROWS + 32
 # bits 3-7 of an entry)
 G_TT_WAYS = G_COLS + 32
 G_TT_GEN = G_TT_WAYS + 1
-NG = G_TT_GEN + 1
+# at the nodes of the root's opponent (odd plies), with the policy: the quiet-move cut this many
+# keys below the best candidate's instead of G_POL_CUT (0: G_POL_CUT), and the late-move
+# reductions' scale instead of G_LMR (0: G_LMR)
+G_POL_CUT_OPP = G_TT_GEN + 1
+G_LMR_OPP = G_POL_CUT_OPP + 1
+# where a search's nodes go (counted, never read by the search): the stones the leaves' VCF
+# probes played, and the moves into the main search's leaves
+G_PROBE_NODES = G_LMR_OPP + 1
+G_LEAF_NODES = G_PROBE_NODES + 1
+NG = G_LEAF_NODES + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

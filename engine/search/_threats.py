@@ -38,7 +38,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "fe542608b43ab380"
+KERNELS_STAMP = "123c22824e450074"
 
 
 @njit

@@ -19,12 +19,14 @@ from engine.search._layout import (
     G_FUTILITY,
     G_IIR,
     G_KILLER_KEY,
+    G_LEAF_NODES,
     G_LMP,
     G_LMP_IMPROVE,
     G_LMP_POW,
     G_LMR,
     G_LMR_DEEPER,
     G_LMR_GAP,
+    G_LMR_OPP,
     G_LMR_QUARTERS,
     G_LMR_TTPV,
     G_LMR_VERIFY,
@@ -48,6 +50,7 @@ from engine.search._layout import (
     G_POL_CACHE,
     G_POL_CUT,
     G_POL_CUT_LOW,
+    G_POL_CUT_OPP,
     G_POL_D,
     G_POL_E,
     G_POL_IN,
@@ -58,6 +61,7 @@ from engine.search._layout import (
     G_POL_U,
     G_POL_Z,
     G_PREV,
+    G_PROBE_NODES,
     G_PURE,
     G_RAZOR,
     G_RAZOR_ROOT,
@@ -150,7 +154,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "fe542608b43ab380"
+KERNELS_STAMP = "123c22824e450074"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -515,13 +519,19 @@ def _static(st: State, sr: State, depth: int, ply: int, beta: int) -> int:
                     v = evaluate(g, hsh)
                     if v >= beta:
                         return v
+                    before = g[G_NODES]
                     plies = vcf_local(st, sr, dv, ply, -g[G_ONE])
+                    g[G_PROBE_NODES] += g[G_NODES] - before
                     if plies > 0:
                         _store_proof(st, sr, ply, WIN - ply - plies, sr[8][ply])
                         return WIN - ply - plies
                     return v  # the probe put every stone back: the same position's value
-                elif threat_search(st, sr, side, vd, vd < 0, ply):
-                    return int(WIN - ply - 2 * vd - 1)
+                else:
+                    before = g[G_NODES]
+                    won = threat_search(st, sr, side, vd, vd < 0, ply)
+                    g[G_PROBE_NODES] += g[G_NODES] - before
+                    if won:
+                        return int(WIN - ply - 2 * vd - 1)
         return evaluate(g, hsh)
     return NOT_LEAF
 
@@ -759,6 +769,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     cutwidth = g[G_POL_CUT]
     if g[G_POL_CUT_LOW] > 0 and depth <= 2:
         cutwidth = g[G_POL_CUT_LOW]  # near the horizon a tighter cut
+    if g[G_POL_CUT_OPP] > 0 and (ply & 1) == 1:
+        cutwidth = g[G_POL_CUT_OPP]  # the root's opponent's moves
     if cutwidth > 0 and not restricted and opfive == 0:
         cut = ptop - cutwidth
     width = g[G_WIDTH]
@@ -790,6 +802,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         and (evaluate(g, hsh) if e == NOT_LEAF else e) >= beta + g[G_FH_RED] * depth
     )
     lmr = (select & SEL_LMR) != 0 and not restricted and newdepth >= 2
+    lmrscale = g[G_LMR_OPP] if g[G_LMR_OPP] > 0 and (ply & 1) == 1 else g[G_LMR]
     pvnode = beta - alpha > 1
     k0 = killers[ply, 0]
     k1 = killers[ply, 1]
@@ -832,6 +845,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         _mk(st, p)
         leaf = NOT_LEAF
         if nd <= 0:
+            g[G_LEAF_NODES] += 1
             pvlen[ply + 1] = ply + 1
             leaf = _static(st, sr, nd, ply + 1, -alpha)
         if leaf != NOT_LEAF:
@@ -843,7 +857,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             r = 0
             owed = debt
             if lmr:
-                x = _reduction(cell, p4t, me, op, p, depth, i, g[G_LMR])
+                x = _reduction(cell, p4t, me, op, p, depth, i, lmrscale)
                 if pvnode:
                     x -= 1.0
                 if p in (k0, k1):

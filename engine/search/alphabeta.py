@@ -198,6 +198,10 @@ _FH_RED = _setting("GOMOKU_FH_RED", 70, most=5000)
 # the fours a leaf's local VCF probe may play where a search probes one (k.G_DEEP_VCF; -1, the
 # default: as its options say, 8 for master; 0: no probe at the leaves at all)
 _DEEP_VCF = _setting("GOMOKU_DEEP_VCF", -1, most=20, least=-1)
+# at the nodes of the root's opponent, with the policy: the cut in logits and the reductions'
+# scale (k.G_POL_CUT_OPP, k.G_LMR_OPP; 0, the default: as at every node)
+_POL_CUT_OPP = _setting("GOMOKU_POLICY_CUT_OPP", 0, most=20)
+_LMR_OPP = _setting("GOMOKU_LMR_OPP", 0, most=400)
 # the transposition table's ways (k.G_TT_WAYS): 1, one entry a hash, the newest kept; 2, pairs
 # of entries, a new one replacing the less worth keeping by depth and age
 _TT_WAYS = _setting("GOMOKU_TT_WAYS", 1, most=2)
@@ -286,6 +290,12 @@ class SearchResult:
     nodes: int  # positions visited
     time_ms: float  # wall-clock time spent
     pv: tuple[Point, ...]  # the expected line, starting with ``move``
+    # where the nodes went: those before the main search (the threat searches at the root, all
+    # of them where it answered without one), those the leaves' VCF probes played, and the
+    # moves into the main search's leaves (all three 0 from the small boards' exact solver)
+    before_nodes: int = 0
+    probe_nodes: int = 0
+    leaf_nodes: int = 0
 
 
 def tt_size(memory_bytes: int | None) -> int:
@@ -360,6 +370,7 @@ class _Searcher:
         self.options = options
         self.start = start
         self.deadline = deadline
+        self.main_from: int | None = None  # the nodes counted when the main search began
         self.soft_deadline = (
             None if limits.time_ms is None else start + limits.time_ms / 1000 * _SOFT_TIME
         )
@@ -403,6 +414,7 @@ class _Searcher:
                 g[k.G_POL_LMP] = _POL_LMP_BASE
                 g[k.G_POL_CUT] = _POL_CUT << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
                 g[k.G_POL_CUT_LOW] = _POL_CUT_LOW << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
+                g[k.G_POL_CUT_OPP] = _POL_CUT_OPP << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
                 g[k.G_POL_RED] = _POL_RED << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
                 g[k.G_LMR_GAP] = _LMR_GAP
                 g[k.G_KILLER_KEY] = _KILLER_KEY * (1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)) // 100
@@ -412,6 +424,7 @@ class _Searcher:
                     g[k.G_SELECT] = _SELECT | k.SEL_LMR
                     g[k.G_LMR] = _POL_LMR
                     g[k.G_FH_RED] = _FH_RED
+                    g[k.G_LMR_OPP] = _LMR_OPP
             g[k.G_NULL] = _NULL_R
             g[k.G_NULL_DEPTH] = max(_NULL_DEPTH, 1)
         g[k.G_TT_WAYS] = _TT_WAYS
@@ -422,16 +435,21 @@ class _Searcher:
 
     def _result(self, move: int, score: int, depth: int, pv: list[int]) -> SearchResult:
         pos = self.pos
+        g = pos.g
         points = tuple(pos.point(i) for i in pv) if pv else (pos.point(move),)
         if points[0] != pos.point(move):
             points = (pos.point(move),)
+        nodes = int(g[k.G_NODES])
         return SearchResult(
             pos.point(move),
             int(score),
             depth,
-            int(pos.g[k.G_NODES]),
+            nodes,
             _elapsed(self.start),
             points,
+            nodes if self.main_from is None else self.main_from,
+            int(g[k.G_PROBE_NODES]),
+            int(g[k.G_LEAF_NODES]),
         )
 
     def _fallback(self) -> SearchResult:
@@ -618,6 +636,7 @@ class _Searcher:
         rootm = sr[11]
         pv_arr, pvlen = sr[6], sr[7]
         max_depth = min(self.limits.depth or MAX_DEPTH, MAX_DEPTH)
+        self.main_from = int(g[k.G_NODES])
         best_move = int(rootm[0])
         best_score = 0
         best_pv: list[int] = [best_move]

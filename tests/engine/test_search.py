@@ -6,12 +6,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from engine.board import Board
 from engine.errors import GameOverError
+from engine.search import _kernels as k
 from engine.search import alphabeta
 from engine.search._position import MIN_TT_SIZE, TT_SIZE, Position
 from engine.search.alphabeta import (
@@ -268,3 +270,96 @@ def test_a_kept_table_carries_what_the_last_search_learned() -> None:
         SearchOptions(keep_tt=True),
     )
     assert renju.nodes > warm.nodes  # another rule's tables are not these
+
+
+# -- the transposition table's ways (GOMOKU_TT_WAYS, a setting for measuring) ----------------
+
+
+def _entry(depth: int, generation: int) -> int:
+    # a table entry as the kernels pack it: score 0, no move, ``depth``, the search's number
+    # among those that keep the table in bits 3-7, an exact bound
+    return (depth << 8) | (generation << 3) | k.TT_EXACT
+
+
+def _ways(ways: int, generation: int) -> np.ndarray:
+    g = np.zeros(k.NG, dtype=np.int64)
+    g[k.G_TT_WAYS] = ways
+    g[k.G_TT_GEN] = generation
+    return g
+
+
+def test_one_way_keeps_one_entry_a_hash() -> None:
+    ttk = np.zeros(16, dtype=np.uint64)
+    ttv = np.zeros(16, dtype=np.int64)
+    for h in (5, 6, 21, 15):
+        assert k._tt_slot(ttk, ttv, np.uint64(h), _ways(1, 0)) == h % 16
+
+
+def test_two_ways_find_the_entry_that_holds_the_hash_in_either_way() -> None:
+    ttk = np.zeros(16, dtype=np.uint64)
+    ttv = np.zeros(16, dtype=np.int64)
+    ttk[4], ttk[5] = 20, 36  # two hashes of the pair 4-5
+    ttv[4], ttv[5] = _entry(1, 0), _entry(9, 0)
+    assert k._tt_slot(ttk, ttv, np.uint64(20), _ways(2, 0)) == 4
+    assert k._tt_slot(ttk, ttv, np.uint64(36), _ways(2, 0)) == 5
+    assert k._tt_slot(ttk, ttv, np.uint64(37), _ways(2, 0)) == 4  # a miss: the shallower goes
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "generation", "replaced"),
+    [
+        ((12, 0), (3, 0), 0, 5),  # the same search: the deeper entry stays
+        ((12, 0), (3, 2), 2, 4),  # two searches on, 12 - 16 is worth less than 3
+        ((12, 30), (3, 0), 0, 4),  # the number wraps: 30 was two searches before 0
+        ((255, 30), (5, 0), 0, 5),  # a proof outlasts many searches
+    ],
+)
+def test_two_ways_replace_the_entry_less_worth_keeping(
+    older: tuple[int, int], newer: tuple[int, int], generation: int, replaced: int
+) -> None:
+    ttk = np.zeros(16, dtype=np.uint64)
+    ttv = np.zeros(16, dtype=np.int64)
+    ttk[4], ttk[5] = 20, 36
+    ttv[4], ttv[5] = _entry(*older), _entry(*newer)
+    assert k._tt_slot(ttk, ttv, np.uint64(52), _ways(2, generation)) == replaced
+
+
+def test_two_ways_search_as_well_in_a_small_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the smallest table, filled many times over: the open three is still stopped, and the
+    # search differs from the one-way table's only in what it remembers
+    board = Board.from_moves("h8 i9 h9 i10 h10")
+    one = search(board, Limits(depth=7, memory_bytes=10**6))
+    monkeypatch.setattr(alphabeta, "_TT_WAYS", 2)
+    two = search(board, Limits(depth=7, memory_bytes=10**6))
+    assert str(two.move) in {"h6", "h7", "h11", "h12"}
+    assert two.nodes != one.nodes
+
+
+def test_kept_tables_number_their_searches() -> None:
+    first = Position.from_board(Board.from_moves("h8"), keep=True)
+    second = Position.from_board(Board.from_moves("h8"), keep=True)
+    assert (int(second.g[k.G_TT_GEN]) - int(first.g[k.G_TT_GEN])) % 32 == 1
+    assert Position.from_board(Board.from_moves("h8")).g[k.G_TT_GEN] == 0
+
+
+# -- where the nodes go --------------------------------------------------------------------
+
+
+def test_a_search_counts_where_its_nodes_went(monkeypatch: pytest.MonkeyPatch) -> None:
+    board = Board.from_moves("h8 i9 h9 i10 h10 h11")
+    result = search(board, Limits(depth=7))
+    parts = (result.before_nodes, result.probe_nodes, result.leaf_nodes)
+    assert all(part > 0 for part in parts)
+    assert sum(parts) < result.nodes  # the rest: the main search's inner nodes
+    monkeypatch.setattr(alphabeta, "_DEEP_VCF", 0)  # no probes at the leaves
+    unprobed = search(board, Limits(depth=7))
+    assert unprobed.probe_nodes == 0 < unprobed.leaf_nodes
+    assert unprobed.before_nodes == result.before_nodes  # the root's threat searches as before
+
+
+def test_an_answer_without_the_main_search_counts_every_node_before_it() -> None:
+    # Black's open three becomes an open four: the win is found before any iteration
+    won = search(Board.from_moves("h8 a1 h9 a3 h10 a5 i8 c1 j8 e1"), Limits(depth=5))
+    assert is_win_score(won.score)
+    assert won.before_nodes == won.nodes
+    assert won.probe_nodes == won.leaf_nodes == 0

@@ -571,6 +571,13 @@ MEASURING = {
     "lmrdeeper": ("_LMR_DEEPER", 150, "h8 i9 h9 i10 h10 h11", None),
     # GOMOKU_KILLER_KEY: the killers lifted by two logits, not ahead of every other move
     "killer200": ("_KILLER_KEY", 200, "h8 i9 h9 i10 h10 h11", None),
+    # GOMOKU_DEEP_VCF: no VCF probe at the leaves (0), a shorter one (2)
+    "noprobe": ("_DEEP_VCF", 0, MIDDLE, None),
+    "probe2": ("_DEEP_VCF", 2, MIDDLE, None),
+    # GOMOKU_LMR_OPP, GOMOKU_POLICY_CUT_OPP: at the root's opponent's nodes, smaller reductions
+    # and no policy cut
+    "lmropp": ("_LMR_OPP", 100, "h8 i9 h9 i10 h10 h11", False),
+    "nocutopp": ("_POL_CUT_OPP", 20, "h8 i9 h9 i10 h10 h11", False),
 }
 
 
