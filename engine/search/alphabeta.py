@@ -202,6 +202,9 @@ _DEEP_VCF = _setting("GOMOKU_DEEP_VCF", -1, most=20, least=-1)
 # scale (k.G_POL_CUT_OPP, k.G_LMR_OPP; 0, the default: as at every node)
 _POL_CUT_OPP = _setting("GOMOKU_POLICY_CUT_OPP", 0, most=20)
 _LMR_OPP = _setting("GOMOKU_LMR_OPP", 0, most=400)
+# 0: a search that asks to keep the tables from the last search (SearchOptions.keep_tt, the
+# protocol brain's) starts with empty ones all the same (1, the default: it keeps them)
+_KEEP_TT = _setting("GOMOKU_KEEP_TT", 1, most=1)
 # the transposition table's ways (k.G_TT_WAYS): 1, one entry a hash, the newest kept; 2, pairs
 # of entries, a new one replacing the less worth keeping by depth and age
 _TT_WAYS = _setting("GOMOKU_TT_WAYS", 1, most=2)
@@ -374,7 +377,9 @@ class _Searcher:
         self.soft_deadline = (
             None if limits.time_ms is None else start + limits.time_ms / 1000 * _SOFT_TIME
         )
-        self.pos = Position.from_board(board, tt_size(limits.memory_bytes), keep=options.keep_tt)
+        self.pos = Position.from_board(
+            board, tt_size(limits.memory_bytes), keep=options.keep_tt and _KEEP_TT == 1
+        )
         g = self.pos.g
         g[k.G_WIDTH] = 0 if options.exhaustive else options.width
         g[k.G_NOISE] = options.noise
