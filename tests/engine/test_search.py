@@ -363,3 +363,13 @@ def test_an_answer_without_the_main_search_counts_every_node_before_it() -> None
     assert is_win_score(won.score)
     assert won.before_nodes == won.nodes
     assert won.probe_nodes == won.leaf_nodes == 0
+
+
+def test_a_search_told_not_to_keep_tables_starts_empty(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GOMOKU_KEEP_TT=0, for measuring: the protocol brain's searches start afresh
+    board = Board.from_moves("h8 i9 h9 h10 g8 i8")
+    fresh = search(board, Limits(depth=6))
+    search(board, Limits(depth=6), SearchOptions(keep_tt=True))
+    monkeypatch.setattr(alphabeta, "_KEEP_TT", 0)
+    again = search(board, Limits(depth=6), SearchOptions(keep_tt=True))
+    assert (again.move, again.nodes) == (fresh.move, fresh.nodes)
