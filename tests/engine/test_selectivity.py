@@ -681,7 +681,7 @@ def _entry(position: Position) -> int:
     # the transposition table's entry of the position as it stands
     ttk, ttv = position.sr[0], position.sr[1]
     h = position.hsh[0]
-    slot = int(k._tt_slot(ttk, h))
+    slot = int(k._tt_slot(ttk, ttv, h, position.g))
     assert ttk[slot] == h
     return int(ttv[slot])
 
