@@ -79,7 +79,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.search import _kernels as k
 from engine.search._position import Position
-from engine.search.evaluate import POLICY_INPUTS, tables
+from engine.search.evaluate import POLICY_INPUTS, WINDOW_INPUT, tables, window_rows
 from engine.types import Color, Point, Rule
 from tools.datagen import RULES
 
@@ -98,12 +98,22 @@ SPAN = 2 * NEAR + 1  # offsets: the squares of side SPAN around a move, then one
 # rows of E after the NCODE direction codes, with their rows: the point's distance to the last
 # move and to the one before (the other side's last stone, then one's own), and its threat
 # class for each side as a pair (the side to move's * NP4 + the other's, the four directions
-# together), and its exact offset from the last move and from the one before (within NEAR
-# either way, or far)
-INPUTS = {"distance": 2 * NEAR, "threat": NP4 * NP4, "offset": 2 * (SPAN * SPAN + 1)}
-
+# together), its exact offset from the last move and from the one before (within NEAR
+# either way, or far), and its line window in each direction (the four points on each side
+# from the side to move's view, a window and its mirror image one row: the search's
+# ``engine.search.evaluate.window_rows``)
+WINDOW_INDEX, NWINDOW = window_rows()
+INPUTS = {
+    "distance": 2 * NEAR,
+    "threat": NP4 * NP4,
+    "offset": 2 * (SPAN * SPAN + 1),
+    WINDOW_INPUT: NWINDOW,
+}
+EXTRA = 9  # point_inputs' other inputs a point: distances, threat pair, offsets, windows
 F32 = npt.NDArray[np.float32]
 I16 = npt.NDArray[np.int16]
+I32 = npt.NDArray[np.int32]
+Rows = npt.NDArray[np.integer[Any]]  # the rows of E each point sums (``columns``)
 
 
 # --------------------------------------------------------------------------- features
@@ -144,19 +154,21 @@ def offsets(move: int) -> npt.NDArray[np.int16]:
 
 def point_inputs(
     moves: Sequence[int], rule: Rule = Rule.FREESTYLE
-) -> tuple[I16, I16, npt.NDArray[np.bool_]]:
-    """``point_codes``'s codes, the other inputs (``POINTS x 5``: the distance buckets to the
-    last move and to the one before, the threat-class pair from the side to move's view, and
-    the offsets from the last move and the one before; 0 on occupied points) and which points
-    are empty. The patterns and threat classes are ``rule``'s kernels' (in standard an
-    overline is no five; in renju Black's lines also see the forbidden shapes)."""
+) -> tuple[I16, I32, npt.NDArray[np.bool_]]:
+    """``point_codes``'s codes, the other inputs (``POINTS x EXTRA``: the distance buckets to
+    the last move and to the one before, the threat-class pair from the side to move's view,
+    the offsets from the last move and the one before, and the window row of each direction;
+    0 on occupied points) and which points are empty. The patterns and threat classes are
+    ``rule``'s kernels' (in standard an overline is no five; in renju Black's lines also see
+    the forbidden shapes); the windows are read from the kernels' line keys."""
     pos = Position(SIZE, SIZE, tables(rule), tt_size=16)
     for m in moves:
         pos.play_index(pos.index(Point(m % SIZE, m // SIZE)))
     me = 0 if pos.side is Color.BLACK else 1
     threat = [pos.tables.threat[ci, pos.cell[:, k.R_CODE + ci]] for ci in (me, 1 - me)]
     codes = np.zeros((POINTS, 4), dtype=np.int16)
-    extra = np.zeros((POINTS, 5), dtype=np.int16)
+    extra = np.zeros((POINTS, EXTRA), dtype=np.int32)
+    shift = 2 * (pos.tables.half - k.WIN_HALF)
     last, before = (moves[-1] if moves else -1), (moves[-2] if len(moves) > 1 else -1)
     extra[:, 0], extra[:, 1] = distance_buckets(last), distance_buckets(before)
     extra[:, 3], extra[:, 4] = offsets(last), offsets(before)
@@ -172,15 +184,20 @@ def point_inputs(
                 theirs = int(pos.cell[p, k.R_PAT + (1 - me) * 4 + d])
                 codes[y * SIZE + x, d] = mine * NPAT + theirs
             extra[y * SIZE + x, 2] = int(threat[0][p]) * NP4 + int(threat[1][p])
+            for d in range(4):
+                raw = (int(pos.cell[p, d]) >> shift) & 0xFFFF
+                if me == 1:  # the line keys hold 1 for Black, 2 for White
+                    raw = ((raw & 0x5555) << 1) | ((raw >> 1) & 0x5555)
+                extra[y * SIZE + x, 5 + d] = WINDOW_INDEX[raw]
     extra[~empty] = 0
     return codes, extra, empty
 
 
-def columns(codes: I16, extra: I16, inputs: Sequence[str]) -> I16:
+def columns(codes: I16, extra: I32, inputs: Sequence[str]) -> Rows:
     """The rows of ``E`` a point sums (``... x POINTS x C``): its four direction codes, then
     one row for each of its other ``inputs`` (names of ``INPUTS``, in that order), each
     term's rows after the last's."""
-    parts = [codes]
+    parts: list[Rows] = [codes]
     row = NCODE
     for name in INPUTS:
         if name not in inputs:
@@ -189,10 +206,12 @@ def columns(codes: I16, extra: I16, inputs: Sequence[str]) -> I16:
             parts += [extra[..., 0:1] + row, extra[..., 1:2] + row + NEAR]
         elif name == "offset":
             parts += [extra[..., 3:4] + row, extra[..., 4:5] + row + SPAN * SPAN + 1]
+        elif name == WINDOW_INPUT:
+            parts.append(extra[..., 5:9] + row)
         else:
             parts.append(extra[..., 2:3] + row)
         row += INPUTS[name]
-    return np.concatenate(parts, axis=-1).astype(np.int16) if len(parts) > 1 else codes
+    return np.concatenate(parts, axis=-1).astype(np.int32) if len(parts) > 1 else codes
 
 
 def input_rows(inputs: Sequence[str]) -> int:
@@ -231,7 +250,7 @@ class Samples:
     """Positions as the model reads them."""
 
     codes: I16  # N x POINTS x 4
-    extra: I16  # N x POINTS x 5: point_inputs' other inputs
+    extra: I32  # N x POINTS x EXTRA: point_inputs' other inputs
     empty: npt.NDArray[np.bool_]  # N x POINTS
     value: F32  # N: the side to move's winning chance
     move: npt.NDArray[np.int32]  # N: the judge's move (-1: none, or not an empty point)
@@ -245,7 +264,7 @@ def samples(arrays: dict[str, Any], game_offset: int = 0, rule: Rule = Rule.FREE
     starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
     n = len(arrays["game"])
     codes = np.zeros((n, POINTS, 4), dtype=np.int16)
-    extra = np.zeros((n, POINTS, 5), dtype=np.int16)
+    extra = np.zeros((n, POINTS, EXTRA), dtype=np.int32)
     empty = np.zeros((n, POINTS), dtype=bool)
     move = np.full(n, -1, dtype=np.int32)
     history = np.full((n, POINTS), -1, dtype=np.int16)
@@ -296,7 +315,7 @@ def init_params(features: int, hidden: int, seed: int, rows: int = NCODE) -> dic
 
 def loss_and_grads(
     params: Mapping[str, npt.NDArray[np.floating[Any]]],
-    codes: I16,
+    codes: Rows,
     empty: npt.NDArray[np.bool_],
     value: F32,
     move: npt.NDArray[np.int32],
@@ -364,7 +383,7 @@ def row_grads(
 
 
 def policy_logits(
-    params: Mapping[str, npt.NDArray[np.floating[Any]]], codes: I16
+    params: Mapping[str, npt.NDArray[np.floating[Any]]], codes: Rows
 ) -> npt.NDArray[np.float64]:
     """The policy's score of every point (``... x POINTS``) from the rows of ``E`` it sums
     (``... x POINTS x C``, ``columns``): the forward pass the search's kernels
@@ -563,7 +582,7 @@ def export_policy(fit: Path, out: Path) -> int:
 
     with np.load(fit) as arrays:
         reads = saved_inputs(arrays)
-        if unread := [name for name in reads if name not in POLICY_INPUTS]:
+        if unread := [name for name in reads if name not in (*POLICY_INPUTS, WINDOW_INPUT)]:
             print(f"error: {fit} reads {', '.join(unread)}, which the search does not")
             return 1
         kept: dict[str, npt.NDArray[Any]] = {

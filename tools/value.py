@@ -69,14 +69,14 @@ def init_params(features: int, hidden: int, seed: int) -> dict[str, F64]:
 
 
 def logits(
-    params: Mapping[str, F64], cols: npt.NDArray[np.int16], empty: npt.NDArray[np.bool_]
+    params: Mapping[str, F64], cols: npt.NDArray[np.integer[Any]], empty: npt.NDArray[np.bool_]
 ) -> F64:
     """The value's logit for each position (``cols``: ``mx.columns``'s rows of ``E``)."""
     return _forward(params, cols, empty)[-1]
 
 
 def _forward(
-    p: Mapping[str, F64], cols: npt.NDArray[np.int16], empty: npt.NDArray[np.bool_]
+    p: Mapping[str, F64], cols: npt.NDArray[np.integer[Any]], empty: npt.NDArray[np.bool_]
 ) -> tuple[F64, F64, F64, F64, F64, F64]:
     mask = empty.astype(np.float64)
     h = p["E"][cols].sum(axis=2) + p["b"]  # N x P x F
@@ -90,7 +90,7 @@ def _forward(
 
 def loss_and_grads(
     params: Mapping[str, F64],
-    cols: npt.NDArray[np.int16],
+    cols: npt.NDArray[np.integer[Any]],
     empty: npt.NDArray[np.bool_],
     value: npt.NDArray[np.floating[Any]],
     offset: F64 | None = None,

@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "123c22824e450074"
+KERNELS_STAMP = "6658c64337e6b193"
 
 PAD = 5
 MAX_PLY = 128
@@ -116,6 +116,14 @@ G_POL_U = G_POL_B + POL_MAX
 # row of zeros, read in place of an input the policy lacks
 POL_NEAR = 4
 POL_DISTANCE, POL_THREAT = 1, 2
+# a policy may also read each direction's line window (POL_WINDOW in G_POL_IN): the WIN_HALF
+# points on each side of the point, two bits each (empty, the side to move's, the other's, off
+# the board), from the line key; its rows are not in g but in the state's window table
+# (``st[14]``, ``[window, feature]``, every raw window's row, a window and its mirror image
+# sharing one), summed beside the four codes' rows
+POL_WINDOW = 4
+WIN_HALF = 4
+NWINDOW = 1 << (4 * WIN_HALF)  # raw windows
 G_POL_D = G_POL_U + POL_MAX
 G_POL_T = G_POL_D + 2 * POL_NEAR * POL_MAX
 G_POL_Z = G_POL_T + 11 * 11 * POL_MAX
@@ -128,15 +136,16 @@ G_POL_TOP = G_POL_CUT + 1
 # it lies below the best candidate's, at most two and never down to the leaf (0: the fixed
 # reductions by move number)
 G_POL_RED = G_POL_TOP + 1
-# a point's score depends only on its two pattern codes (R_CODE): the scores met are kept in
-# POL_CACHE direct-mapped pairs of (1 + both codes, score), zeros when empty
+# a point's score depends only on its two pattern codes (R_CODE), its distance buckets and,
+# where the policy reads them, its four windows: the scores met are kept in POL_CACHE
+# direct-mapped triples of (1 + the codes and buckets, the windows, score), zeros when empty
 G_POL_CACHE = G_POL_RED + 1
 POL_CACHE = 4096
 NCODE4 = NPAT**4  # a side's pattern code: its four directions' patterns in base NPAT
 # null-move pruning (in ``_tree.alphabeta``): the reduction R of the null search (0: off), the
 # least remaining depth where a node tries it, the ply just below the null move being searched
 # (none twice in a row), how many null moves were searched and how many of them cut
-G_NULL = G_POL_CACHE + 2 * POL_CACHE
+G_NULL = G_POL_CACHE + 3 * POL_CACHE
 G_NULL_DEPTH = G_NULL + 1
 G_NULL_PLY = G_NULL + 2
 G_NULLS = G_NULL + 3

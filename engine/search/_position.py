@@ -103,6 +103,7 @@ class Position:
             self.tm,
             self.near,
             self.us,
+            t.window,
         )
         self.tt_size = tt_size
         self.keep = keep

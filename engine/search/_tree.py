@@ -17,6 +17,7 @@ from engine.search._layout import (
     G_FUT_DEPTH,
     G_FUT_OWN,
     G_FUTILITY,
+    G_HALF,
     G_IIR,
     G_KILLER_KEY,
     G_LEAF_NODES,
@@ -116,6 +117,7 @@ from engine.search._layout import (
     POL_MAX,
     POL_NEAR,
     POL_THREAT,
+    POL_WINDOW,
     R_CODE,
     R_PAT,
     RULE_RENJU,
@@ -132,6 +134,7 @@ from engine.search._layout import (
     VH_SHIFT,
     VH_Z,
     WIN,
+    WIN_HALF,
     WIN_MIN,
     I8Array,
     I32Array,
@@ -154,7 +157,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "123c22824e450074"
+KERNELS_STAMP = "6658c64337e6b193"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -219,22 +222,63 @@ def evaluate(g: IntArray, hsh: U64Array) -> int:
 
 @njit_inline
 def _policy(
-    g: IntArray, cell: I32Array, me: int, op: int, p: int, nf: int, x0: int, x1: int, x2: int
+    g: IntArray,
+    cell: I32Array,
+    wt: I32Array,
+    me: int,
+    op: int,
+    p: int,
+    nf: int,
+    x0: int,
+    x1: int,
+    x2: int,
+    wins: int,
 ) -> int:
     # the learned policy's score of an empty point p for the side to move (tools/mixnet.py's
-    # u . relu(E[code0] + ... + E[code3] + E[x0] + E[x1] + E[x2] + b), the x rows its other
-    # inputs', ``_inputs``), in units of 2 ** -(2 * POL_SHIFT) logits
+    # u . relu(E[code0] + ... + E[code3] + E[x0] + E[x1] + E[x2] + W[w0] + ... + W[w3] + b),
+    # the x rows its other inputs', ``_inputs``, the w its four windows packed in ``wins``,
+    # ``_windows``, where the policy reads them), in units of 2 ** -(2 * POL_SHIFT) logits
     r0 = G_POL_E + (cell[p, R_PAT + me * 4] * NPAT + cell[p, R_PAT + op * 4]) * POL_MAX
     r1 = G_POL_E + (cell[p, R_PAT + me * 4 + 1] * NPAT + cell[p, R_PAT + op * 4 + 1]) * POL_MAX
     r2 = G_POL_E + (cell[p, R_PAT + me * 4 + 2] * NPAT + cell[p, R_PAT + op * 4 + 2]) * POL_MAX
     r3 = G_POL_E + (cell[p, R_PAT + me * 4 + 3] * NPAT + cell[p, R_PAT + op * 4 + 3]) * POL_MAX
     acc = 0
+    if (g[G_POL_IN] & POL_WINDOW) != 0:
+        w0 = wins & 0xFFFF
+        w1 = (wins >> 16) & 0xFFFF
+        w2 = (wins >> 32) & 0xFFFF
+        w3 = (wins >> 48) & 0xFFFF
+        for f in range(nf):
+            h = g[G_POL_B + f] + g[r0 + f] + g[r1 + f] + g[r2 + f] + g[r3 + f]
+            h += g[x0 + f] + g[x1 + f] + g[x2 + f]
+            h += wt[w0, f] + wt[w1, f] + wt[w2, f] + wt[w3, f]
+            if h > 0:
+                acc += h * g[G_POL_U + f]
+        return acc
     for f in range(nf):
         h = g[G_POL_B + f] + g[r0 + f] + g[r1 + f] + g[r2 + f] + g[r3 + f]
         h += g[x0 + f] + g[x1 + f] + g[x2 + f]
         if h > 0:
             acc += h * g[G_POL_U + f]
     return acc
+
+
+@njit_inline
+def _windows(g: IntArray, cell: I32Array, me: int, p: int) -> int:
+    # p's four line windows (WIN_HALF points each side, two bits a point, from its line keys)
+    # from the side to move's view, 16 bits each, packed into one number (0 where the policy
+    # reads no windows): a line key holds 1 for Black, 2 for White and 3 off the board, so for
+    # White to move the two sides' bits trade places
+    if (g[G_POL_IN] & POL_WINDOW) == 0:
+        return 0
+    shift = 2 * (g[G_HALF] - WIN_HALF)
+    wins = 0
+    for d in range(4):
+        w = (np.int64(cell[p, d]) >> shift) & 0xFFFF
+        if me == 1:
+            w = ((w & 0x5555) << 1) | ((w >> 1) & 0x5555)
+        wins |= w << (16 * d)
+    return wins
 
 
 @njit_inline
@@ -291,12 +335,14 @@ def policy_scores(st: State, out: IntArray) -> None:
     cell = st[1]
     g = st[2]
     p4t = st[5]
+    wt = st[14]
     me = g[G_SIDE] - 1
     last, before = _last_two(g, st[8])
     for p in range(b.shape[0]):
         if b[p] == 0:
             x0, x1, x2, _ = _inputs(g, cell, p4t, me, 1 - me, p, last, before)
-            out[p] = _policy(g, cell, me, 1 - me, p, g[G_POL], x0, x1, x2)
+            wins = _windows(g, cell, me, p)
+            out[p] = _policy(g, cell, wt, me, 1 - me, p, g[G_POL], x0, x1, x2, wins)
         else:
             out[p] = 0
 
@@ -373,6 +419,7 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
     mbuf = sr[4]
     sbuf = sr[5]
     near = st[12]
+    wt = st[14]
     side = g[G_SIDE]
     me = side - 1
     op = 1 - me
@@ -412,14 +459,17 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
             continue
         if nf > 0:
             x0, x1, x2, near = _inputs(g, cell, p4t, me, op, p, last, before)
+            wins = _windows(g, cell, me, p)
             ck = 1 + (cell[p, R_CODE + me] * NCODE4 + cell[p, R_CODE + op]) * POL_NEAR**2 + near
-            slot = G_POL_CACHE + 2 * (((ck * 0x9E3779B1) >> 16) & (POL_CACHE - 1))
-            if g[slot] == ck:
-                key = g[slot + 1]
+            hk = (ck ^ (wins * 0x2545F4914F6CDD1D)) * 0x9E3779B1
+            slot = G_POL_CACHE + 3 * ((hk >> 16) & (POL_CACHE - 1))
+            if g[slot] == ck and g[slot + 1] == wins:
+                key = g[slot + 2]
             else:
-                key = _policy(g, cell, me, op, p, nf, x0, x1, x2) >> POL_KEY_SHIFT
+                key = _policy(g, cell, wt, me, op, p, nf, x0, x1, x2, wins) >> POL_KEY_SHIFT
                 g[slot] = ck
-                g[slot + 1] = key
+                g[slot + 1] = wins
+                g[slot + 2] = key
             top = max(top, key)
         else:
             key = sc[me, cell[p, R_CODE + me]] + (sc[op, cell[p, R_CODE + op]] * 3) // 4

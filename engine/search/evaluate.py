@@ -120,6 +120,11 @@ class PatternTables:
     value_head: npt.NDArray[np.int64] = field(
         default_factory=lambda: np.zeros(k.NG - k.G_VH_F, dtype=np.int64)
     )
+    # [raw window, feature] -> the policy's row for a line window (``window_rows``), in the
+    # kernels' fixed point; one row of zeros where the policy reads no windows
+    window: npt.NDArray[np.int32] = field(
+        default_factory=lambda: np.zeros((1, k.POL_MAX), dtype=np.int32)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,9 +185,30 @@ POLICY_INPUTS = {
 }
 
 
+# a policy may also read each direction's line window (``_tree._windows``): its rows come last
+# in E, one for each window up to its mirror image (``window_rows``)
+WINDOW_INPUT = "window"
+
+
+@functools.cache
+def window_rows() -> tuple[npt.NDArray[np.int64], int]:
+    """For each raw line window (``k.NWINDOW``: the ``k.WIN_HALF`` points before the point
+    along the line, nearest last, then those after it, nearest first, two bits each, the
+    first point lowest: 0 empty, 1 the side to move's, 2 the other side's, 3 off the board),
+    its row among a policy's window rows, a window and its mirror image sharing one; and how
+    many rows there are."""
+    cells = 2 * k.WIN_HALF
+    raw = np.arange(k.NWINDOW, dtype=np.int64)
+    digits = (raw[:, None] >> (2 * np.arange(cells))) & 3
+    mirror = (digits[:, ::-1] << (2 * np.arange(cells))).sum(axis=1)
+    unique, index = np.unique(np.minimum(raw, mirror), return_inverse=True)
+    return index.astype(np.int64), len(unique)
+
+
 def policy_rows(inputs: Sequence[str]) -> int:
     """The rows of a policy's E for ``inputs``: the direction codes' and each input's."""
-    return k.NPAT * k.NPAT + sum(POLICY_INPUTS[name][1] for name in inputs)
+    rows = k.NPAT * k.NPAT + sum(POLICY_INPUTS[name][1] for name in inputs if name in POLICY_INPUTS)
+    return rows + (window_rows()[1] if WINDOW_INPUT in inputs else 0)
 
 
 def load_policy(data: bytes, source: str = "") -> Policy:
@@ -201,9 +227,10 @@ def load_policy(data: bytes, source: str = "") -> Policy:
             inputs = tuple(str(name) for name in np.atleast_1d(named))
     except (ValueError, KeyError, OSError, EOFError) as exc:
         raise ValueError(f"{source}: not a policy file ({exc!r})") from None
-    if unread := [name for name in inputs if name not in POLICY_INPUTS]:
+    known = (*POLICY_INPUTS, WINDOW_INPUT)
+    if unread := [name for name in inputs if name not in known]:
         raise ValueError(f"{source}: the search reads no input {', '.join(unread)}")
-    inputs = tuple(name for name in POLICY_INPUTS if name in inputs)  # E's own order
+    inputs = tuple(name for name in known if name in inputs)  # E's own order
     features = b.shape[0] if b.ndim == 1 else 0
     rows = policy_rows(inputs)
     if not 0 < features <= k.POL_MAX or e.shape != (rows, features):
@@ -237,6 +264,8 @@ def policy_slots(p: Policy | None) -> npt.NDArray[np.int64]:
             put(at, p.e[row : row + count])
             slots[k.G_POL_IN - k.G_POL_E] |= bit
             row += count
+    if WINDOW_INPUT in p.inputs:
+        slots[k.G_POL_IN - k.G_POL_E] |= k.POL_WINDOW
     slots[k.G_POL_B - k.G_POL_E : k.G_POL_B - k.G_POL_E + features] = np.round(p.b * unit)
     slots[k.G_POL_U - k.G_POL_E : k.G_POL_U - k.G_POL_E + features] = np.round(p.u * unit)
     return slots
@@ -544,8 +573,21 @@ def with_policy(t: PatternTables, p: Policy | None) -> PatternTables:
     if p is None or t.rule not in _rules(POLICY_RULES_ENV, POLICY_RULES):
         p = None
     return dataclasses.replace(
-        t, policy=policy_slots(p), policy_features=0 if p is None else len(p.b)
+        t,
+        policy=policy_slots(p),
+        policy_features=0 if p is None else len(p.b),
+        window=window_table(p),
     )
+
+
+def window_table(p: Policy | None) -> npt.NDArray[np.int32]:
+    """The kernels' window table for ``p`` (``PatternTables.window``): each raw window's row
+    of E in units of ``2 ** -POL_SHIFT``; one row of zeros where ``p`` reads no windows."""
+    if p is None or WINDOW_INPUT not in p.inputs:
+        return np.zeros((1, k.POL_MAX), dtype=np.int32)
+    index, count = window_rows()
+    rows = np.round(p.e[-count:] * float(1 << k.POL_SHIFT)).astype(np.int32)
+    return np.ascontiguousarray(rows[index])
 
 
 def with_value_head(t: PatternTables, v: ValueHead | None) -> PatternTables:

@@ -20,11 +20,13 @@ from engine.search.evaluate import load_policy, tables
 from engine.types import Color, Point, Rule
 from tools import shards
 from tools.mixnet import (
+    EXTRA,
     INPUTS,
     NCODE,
     NEAR,
     NP4,
     NPAT,
+    NWINDOW,
     POINTS,
     SIZE,
     SPAN,
@@ -87,7 +89,7 @@ def test_point_inputs_read_distances_and_threat_classes() -> None:
     assert extra[at(6, 7), 4] == (NEAR - 1) * SPAN + NEAR - 2  # a row above i9, two left
     assert extra[at(13, 11), 3] == (2 * NEAR) * SPAN + 2 * NEAR  # n12: 4 down and right of j8
     assert extra[at(14, 7), 3] == far  # o8: five right of j8
-    assert (extra[empty][:, 3:] <= far).all()
+    assert (extra[empty][:, 3:5] <= far).all()
     # every empty point's pair is the kernels' threat class for White (to move), then Black's
     pos = Position(SIZE, SIZE, tables(Rule.FREESTYLE), tt_size=16)
     for m in moves:
@@ -103,12 +105,43 @@ def test_point_inputs_read_distances_and_threat_classes() -> None:
     # no moves: every point is far from both
     _, first, _ = point_inputs([])
     assert (first[:, :2] == NEAR - 1).all()
-    assert (first[:, 3:] == SPAN * SPAN).all()
+    assert (first[:, 3:5] == SPAN * SPAN).all()
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, SIZE - 1), st.integers(0, SIZE - 1)), max_size=40),
+    st.sampled_from(list(Rule)),
+)
+@settings(max_examples=30, deadline=None)
+def test_the_windows_are_the_four_points_each_side(
+    points: list[tuple[int, int]], rule: Rule
+) -> None:
+    """Each empty point's window row in each direction is its line's four points on each side
+    (empty, the side to move's, the other's, off the board) read straight off the board (the
+    slow oracle), a window and its mirror image alike."""
+    moves = list(dict.fromkeys(at(x, y) for x, y in points))
+    _, extra, empty = point_inputs(moves, rule)
+    board = np.zeros((SIZE, SIZE), dtype=np.int64)
+    for i, m in enumerate(moves):
+        board[m // SIZE, m % SIZE] = 1 if i % 2 == len(moves) % 2 else 2  # 1: side to move's
+    rows: dict[tuple[int, ...], int] = {}
+    for p in np.nonzero(empty)[0]:
+        y, x = divmod(int(p), SIZE)
+        for d, (dy, dx) in enumerate(((0, 1), (1, 0), (1, 1), (1, -1))):
+            cells = []
+            for step in (-4, -3, -2, -1, 1, 2, 3, 4):
+                yy, xx = y + step * dy, x + step * dx
+                cells.append(int(board[yy, xx]) if 0 <= yy < SIZE and 0 <= xx < SIZE else 3)
+            window = min(tuple(cells), tuple(reversed(cells)))
+            # one row for each window (and its mirror image), another for every other window
+            assert rows.setdefault(window, int(extra[p, 5 + d])) == extra[p, 5 + d]
+    assert len(set(rows.values())) == len(rows)
+    assert all(0 <= row < NWINDOW for row in rows.values())
 
 
 def _random_extra(rng: np.random.Generator, n: int) -> np.ndarray:
-    highs = [NEAR, NEAR, NP4 * NP4, SPAN * SPAN + 1, SPAN * SPAN + 1]
-    return np.stack([rng.integers(0, h, size=(n, POINTS)) for h in highs], axis=-1).astype(np.int16)
+    highs = [NEAR, NEAR, NP4 * NP4, SPAN * SPAN + 1, SPAN * SPAN + 1] + [NWINDOW] * 4
+    return np.stack([rng.integers(0, h, size=(n, POINTS)) for h in highs], axis=-1).astype(np.int32)
 
 
 def test_columns_give_each_input_its_own_rows() -> None:
@@ -127,11 +160,13 @@ def test_columns_give_each_input_its_own_rows() -> None:
     assert (threat[..., 4] == NCODE + extra[..., 2]).all()
     assert threat.max() < input_rows(("threat",))
     every = columns(codes, extra, tuple(INPUTS))
-    assert every.shape == (2, POINTS, 9)
+    assert every.shape == (2, POINTS, 13)
     after = NCODE + 2 * NEAR + NP4 * NP4
     assert (every[..., 7] == after + extra[..., 3]).all()
     assert (every[..., 8] == after + SPAN * SPAN + 1 + extra[..., 4]).all()
-    assert every.max() < input_rows(tuple(INPUTS)) == after + 2 * (SPAN * SPAN + 1)
+    windows = after + 2 * (SPAN * SPAN + 1)
+    assert (every[..., 9:] == windows + extra[..., 5:]).all()
+    assert every.max() < input_rows(tuple(INPUTS)) == windows + NWINDOW
     # a point's score sums the rows of its inputs, as the kernels would
     params = init_params(3, 2, 0, input_rows(("distance", "threat")))
     e, b, u = params["E"].astype(np.float64), params["b"], params["u"]
@@ -155,7 +190,7 @@ def test_a_fit_names_the_inputs_it_reads() -> None:
 def _random_batch(
     rng: np.random.Generator, n: int, inputs: tuple[str, ...] = ()
 ) -> tuple[np.ndarray, ...]:
-    codes = rng.integers(0, NCODE, size=(n, POINTS, 4)).astype(np.int16)
+    codes: np.ndarray = rng.integers(0, NCODE, size=(n, POINTS, 4)).astype(np.int16)
     if inputs:
         codes = columns(codes, _random_extra(rng, n), inputs)
     empty = rng.random((n, POINTS)) < 0.8
@@ -227,7 +262,7 @@ def test_ranks_count_the_points_the_policy_prefers() -> None:
     params["E"][6, 0] = 1.0
     empty = np.ones((1, POINTS), dtype=bool)
     history = np.full((1, POINTS), -1, dtype=np.int16)
-    extra = np.zeros((1, POINTS, 5), dtype=np.int16)
+    extra = np.zeros((1, POINTS, EXTRA), dtype=np.int32)
     data = Samples(
         codes, extra, empty, np.zeros(1, np.float32), np.array([20]), np.zeros(1, np.int32), history
     )
@@ -242,7 +277,7 @@ def _games(games: list[int]) -> Samples:
     n = len(games)
     return Samples(
         np.zeros((n, POINTS, 4), dtype=np.int16),
-        np.zeros((n, POINTS, 5), dtype=np.int16),
+        np.zeros((n, POINTS, EXTRA), dtype=np.int32),
         np.ones((n, POINTS), dtype=bool),
         np.zeros(n, np.float32),
         np.full(n, -1, dtype=np.int32),
@@ -273,7 +308,7 @@ def test_policy_figures_agree_with_the_trainers_loss_and_ranks(seed: int) -> Non
     params = init_params(4, 3, seed)
     _, policy_loss, _ = loss_and_grads(params, codes, empty, value, move)
     history = np.full((7, POINTS), -1, dtype=np.int16)
-    extra = np.zeros((7, POINTS, 5), dtype=np.int16)
+    extra = np.zeros((7, POINTS, EXTRA), dtype=np.int32)
     data = Samples(codes, extra, empty, value, move, np.arange(7, dtype=np.int32), history)
     loss, first, five = policy_figures(params, data, batch=3)
     assert abs(loss - policy_loss) < 1e-6

@@ -23,11 +23,13 @@ from engine.search.alphabeta import Limits, SearchOptions, is_win_score, search
 from engine.search.evaluate import (
     POLICY_INPUTS,
     POLICY_RULES,
+    WINDOW_INPUT,
     Policy,
     load_policy,
     policy,
     policy_slots,
     tables,
+    window_rows,
     with_policy,
 )
 from engine.search.levels import PRESETS, Level
@@ -77,7 +79,7 @@ def policies(draw: st.DrawFn, inputs: tuple[str, ...] | None = None) -> Policy:
     """Random policies of 1 to ``POL_MAX`` features, weights of a trained one's size, reading
     ``inputs`` (by default any of the other inputs the kernels keep, or none)."""
     if inputs is None:
-        inputs = tuple(name for name in POLICY_INPUTS if draw(st.booleans()))
+        inputs = tuple(name for name in (*POLICY_INPUTS, WINDOW_INPUT) if draw(st.booleans()))
     features = draw(st.integers(1, k.POL_MAX))
     params = init_params(features, 2, draw(st.integers(0, 2**31 - 1)), input_rows(inputs))
     scale = draw(st.sampled_from([1.0, 5.0, 20.0]))
@@ -119,6 +121,11 @@ def _exact_scores(policy: Policy, rows: np.ndarray) -> np.ndarray:
             block(at, INPUTS[name])
             for name, (_, _, at) in POLICY_INPUTS.items()
             if name in policy.inputs
+        ]
+        + [
+            np.round(policy.e[-window_rows()[1] :, :f] * (1 << k.POL_SHIFT)).astype(np.int64)
+            for _ in (WINDOW_INPUT,)
+            if WINDOW_INPUT in policy.inputs
         ]
     )
     b = slots[k.G_POL_B - k.G_POL_E :][:f]
@@ -168,6 +175,55 @@ def test_a_position_set_up_from_a_board_knows_its_last_two_moves(
     for m in moves[len(moves) - played :]:
         position.play_index(position.index(Point(m % SIZE, m // SIZE)))
     _agrees_with_the_trainer(position, moves, policy)
+
+
+@given(games(fewest=2), policies(inputs=(WINDOW_INPUT,)), st.integers(1, 3))
+@SETTINGS
+def test_the_windows_follow_play_and_undo(moves: list[int], policy: Policy, back: int) -> None:
+    """Stones taken back leave every point's windows, and so its score, as they were."""
+    back = min(back, len(moves) - 1)
+    position = _position(moves[: len(moves) - back], policy)
+    before = _kernel_scores(position)
+    for m in moves[len(moves) - back :]:
+        position.play_index(position.index(Point(m % SIZE, m // SIZE)))
+    _agrees_with_the_trainer(position, moves, policy)
+    for _ in range(back):
+        position.undo()
+    assert (_kernel_scores(position) == before).all()
+
+
+def test_a_window_and_its_mirror_image_share_a_row() -> None:
+    index, count = window_rows()
+    cells = 2 * k.WIN_HALF
+    assert count == (4**cells + 4 ** (cells // 2)) // 2  # the palindromes are their own
+    rng = np.random.default_rng(3)
+    for raw in rng.integers(0, k.NWINDOW, 500):
+        digits = [(int(raw) >> (2 * i)) & 3 for i in range(cells)]
+        mirror = sum(d << (2 * i) for i, d in enumerate(reversed(digits)))
+        assert index[raw] == index[mirror]
+    assert sorted(set(index.tolist())) == list(range(count))
+
+
+def test_a_policy_of_windows_alone_sees_the_line() -> None:
+    # a policy whose one feature reads only the windows: a point scores by how many of the
+    # side to move's stones lie in its row's window, and nothing else moves it
+    index, _ = window_rows()
+    e = np.zeros((input_rows((WINDOW_INPUT,)), 1))
+    raw = np.arange(k.NWINDOW)
+    own = sum(((raw >> (2 * i)) & 3) == 1 for i in range(2 * k.WIN_HALF))
+    e[NCODE + index, 0] = own
+    lines = Policy(e, np.zeros(1), np.ones(1), "lines", (WINDOW_INPUT,))
+    # Black h8 i8, White far away at a1 and o15; Black to move
+    moves = [7 * SIZE + 7, 0, 7 * SIZE + 8, SIZE * SIZE - 1]
+    got = _kernel_scores(_position(moves, lines)) >> (2 * k.POL_SHIFT)
+    assert got[7 * SIZE + 6] == 2  # g8: both stones in its row's window
+    assert got[7 * SIZE + 11] == 2  # l8: i8 three points away, h8 four
+    assert got[7 * SIZE + 12] == 1  # m8: i8 only (h8 is five points away)
+    assert got[6 * SIZE + 7] == 2  # h7: h8 in its column, i8 on a diagonal
+    assert got[2 * SIZE + 2] == 0  # c3: White's a1 is no stone of Black's
+    # White to move: the same stones are the other side's
+    white = _kernel_scores(_position(moves[:3], lines)) >> (2 * k.POL_SHIFT)
+    assert white[7 * SIZE + 6] == 0
 
 
 def test_the_distances_move_the_scores() -> None:
