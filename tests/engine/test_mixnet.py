@@ -47,6 +47,7 @@ from tools.mixnet import (
     ranks,
     saved_inputs,
     saved_rule,
+    train,
 )
 
 
@@ -284,6 +285,40 @@ def _games(games: list[int]) -> Samples:
         np.array(games, dtype=np.int32),
         np.full((n, POINTS), -1, dtype=np.int16),
     )
+
+
+def test_window_rows_start_at_zero_only_those_read_learn_and_the_decay_holds_them_back() -> None:
+    # ten games of one position each, the judge's move reading window row 7 in every direction
+    # and every other point row 8
+    data = _games(list(range(10)))
+    data.extra[..., 5:] = 8
+    data.extra[:, 3, 5:] = 7
+    data.move[:] = 3
+    data.value[:] = 0.25
+    windows = input_rows(("window",)) - NWINDOW
+
+    def fit(epochs: int, decay: float) -> dict[str, np.ndarray]:
+        return train(
+            data,
+            epochs=epochs,
+            features=4,
+            hidden=2,
+            holdout=0.2,
+            seed=1,
+            inputs=("window",),
+            decay=decay,
+            log=lambda line: None,
+        )
+
+    start = fit(0, 0.0)
+    assert not start["E"][windows:].any()
+    assert start["E"][:windows].any()  # the pattern codes' rows are random as ever
+    free, held = fit(30, 0.0), fit(30, 1.0)
+    assert free["E"][windows + 7].any()  # the two windows the points read have learned
+    assert free["E"][windows + 8].any()
+    assert not np.delete(free["E"][windows:], [7, 8], axis=0).any()  # the others never moved
+    for row in (7, 8):
+        assert np.abs(held["E"][windows + row]).sum() < np.abs(free["E"][windows + row]).sum()
 
 
 @settings(max_examples=20, deadline=None)
