@@ -45,7 +45,8 @@ move policy"):
 
 ``evaluate`` measures fits or exported policies on the held-out games of the same split
 (policy loss, the judge's move first and within 5 among the empty points and among the
-search's candidates):
+search's candidates, and how many candidates a cut of 3 and of 3.5 logits below the best keeps
+on average and how often it leaves out the judge's move):
 
     python tools/mixnet.py evaluate SHARDS... --holdout 0.2 [--split-after K] [--rule standard] \
         --policy engine/search/data/policy.npz --policy mixnet.npz
@@ -113,6 +114,9 @@ INPUTS = {
     WINDOW_INPUT: NWINDOW,
 }
 EXTRA = 9  # point_inputs' other inputs a point: distances, threat pair, offsets, windows
+# the cuts ``evaluate`` reports on: the search's 3 logits (``GOMOKU_POLICY_CUT``), and 3.5, as
+# the same cut orders a policy whose logits are scaled by 6/7
+CUTS = (3.0, 3.5)
 F32 = npt.NDArray[np.float32]
 I16 = npt.NDArray[np.int16]
 I32 = npt.NDArray[np.int32]
@@ -448,7 +452,7 @@ def against_hand(
     candidates: the empty points within two of a stone): how many, and for each ordering the
     share of judge's moves ranked first and within 5, ties counted against it. The positions
     are ``rule``'s."""
-    hand, ours = candidate_ranks(params, data, inputs, rule)
+    hand, ours, _ = candidate_ranks(params, data, inputs, rule)
 
     def tops(r: npt.NDArray[np.int64]) -> list[float]:
         return [float(np.mean(r < 1)), float(np.mean(r < 5))] if len(r) else [0.0, 0.0]
@@ -470,16 +474,21 @@ def candidate_ranks(
     data: Samples,
     inputs: Sequence[str] = (),
     rule: Rule = Rule.FREESTYLE,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """The ranks (0 = first, ties against it) of the judge's move by the hand-set ordering
     and by the policy among the search's candidates, on the positions of ``against_hand``
-    (``rule``'s: which positions are over, and where a five can be made, depend on it)."""
+    (``rule``'s: which positions are over, and where a five can be made, depend on it); and
+    for each of those positions the policy's score of its best candidate less its score of
+    the judge's move, in logits, then the candidates' scores below the best (``gaps``'s
+    ``N x POINTS``, NaN past a position's candidates), from which ``cut_figures`` reads what
+    a cut of the search's would keep."""
     from tools.tune_order import candidates
     from tools.tune_order import ranks as hand_ranks
 
     policy = policy_logits(params, columns(data.codes, data.extra, inputs))
     hand: list[int] = []
     ours: list[int] = []
+    gaps: list[npt.NDArray[np.float64]] = []
     for i in np.nonzero(data.move >= 0)[0]:
         moves = [int(m) for m in data.history[i] if m >= 0]
         judged = int(data.move[i])
@@ -499,7 +508,25 @@ def candidate_ranks(
         candidate = near.reshape(-1) & data.empty[i]
         scores = policy[i][candidate]
         ours.append(int((scores >= policy[i, judged]).sum()) - 1)
-    return np.array(hand, dtype=np.int64), np.array(ours, dtype=np.int64)
+        gap = np.full(POINTS + 1, np.nan)
+        gap[0] = scores.max() - policy[i, judged]
+        gap[1 : 1 + len(scores)] = scores.max() - scores
+        gaps.append(gap)
+    return (
+        np.array(hand, dtype=np.int64),
+        np.array(ours, dtype=np.int64),
+        np.array(gaps).reshape(-1, POINTS + 1),
+    )
+
+
+def cut_figures(gaps: npt.NDArray[np.float64], cut: float) -> tuple[float, float]:
+    """From ``candidate_ranks``'s gaps: how many candidates a cut of ``cut`` logits below the
+    best keeps on average (the search never cuts some of them: fours, threes, answers), and
+    the share of positions where it leaves out the judge's move."""
+    if not len(gaps):
+        return 0.0, 0.0
+    kept = (gaps[:, 1:] <= cut).sum(axis=1)  # NaN compares false
+    return float(kept.mean()), float(np.mean(gaps[:, 0] > cut))
 
 
 def train(
@@ -847,13 +874,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"error: {path}: {exc}", file=sys.stderr)
                     return 1
             loss_, first, five = policy_figures(params, held, inputs=reads)
-            _, ours = candidate_ranks(params, held, reads, rule)
+            _, ours, gaps = candidate_ranks(params, held, reads, rule)
             print(
                 f"{path} (fitted in {fitted.value}): policy loss {loss_:.4f},"
                 f" judge's move first {first:.1%},"
                 f" within 5 {five:.1%}; among the search's candidates ({len(ours)} positions)"
                 f" first {np.mean(ours < 1):.1%}, within 5 {np.mean(ours < 5):.1%}"
             )
+            for cut in CUTS:
+                kept, missed = cut_figures(gaps, cut)
+                print(
+                    f"  a cut {cut:g} logits below the best candidate keeps {kept:.2f} on"
+                    f" average and leaves out the judge's move in {missed:.1%}"
+                )
             if first_ranks is None:
                 first_ranks = ours
                 continue

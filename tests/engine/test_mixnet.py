@@ -32,6 +32,7 @@ from tools.mixnet import (
     SPAN,
     Samples,
     columns,
+    cut_figures,
     export_policy,
     held_out_games,
     init_params,
@@ -350,6 +351,15 @@ def test_policy_figures_agree_with_the_trainers_loss_and_ranks(seed: int) -> Non
     r = ranks(params, data)
     assert first == np.mean(r == 0)
     assert five == np.mean(r < 5)
+
+
+def test_cut_figures_count_what_a_cut_keeps_and_whether_it_leaves_the_judges_move_out() -> None:
+    gaps = np.full((2, POINTS + 1), np.nan)
+    gaps[0, :4] = [0.5, 0.0, 0.5, 3.5]  # the judge's move 0.5 below the best of three
+    gaps[1, :3] = [4.0, 0.0, 4.0]  # 4 below the best of two
+    assert cut_figures(gaps, 3.0) == (1.5, 0.5)
+    assert cut_figures(gaps, 4.0) == (2.5, 0.0)
+    assert cut_figures(gaps[:0], 3.0) == (0.0, 0.0)
 
 
 def test_paired_counts_the_positions_each_ranks_within() -> None:
