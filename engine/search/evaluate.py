@@ -82,7 +82,7 @@ VALUE_ENV = "GOMOKU_VALUE"
 VALUE_RULES_ENV = "GOMOKU_VALUE_RULES"
 VALUE_RULES: Final = frozenset({Rule.FREESTYLE})
 _MAX_VALUE_WEIGHT = 64.0  # keeps every fixed-point sum of the head inside 64 bits
-_MAX_POLICY_WEIGHT = 64.0  # a point's feature stays below 2 ** 17 in the kernels' fixed point
+_MAX_POLICY_WEIGHT = 64.0  # a point's feature (12 terms at most) stays below 2 ** 18 in fixed point
 _MAX_WEIGHT = 1 << 20  # a point's value is packed as value << 4 into an int32
 _MAX_MINE = 8  # the side to move's sum counts at most twice
 
