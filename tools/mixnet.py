@@ -478,10 +478,9 @@ def candidate_ranks(
     """The ranks (0 = first, ties against it) of the judge's move by the hand-set ordering
     and by the policy among the search's candidates, on the positions of ``against_hand``
     (``rule``'s: which positions are over, and where a five can be made, depend on it); and
-    for each of those positions the policy's score of its best candidate less its score of
-    the judge's move, in logits, then the candidates' scores below the best (``gaps``'s
-    ``N x POINTS``, NaN past a position's candidates), from which ``cut_figures`` reads what
-    a cut of the search's would keep."""
+    the gaps ``cut_figures`` reads (``N x (POINTS + 1)``, in logits): for each of those
+    positions the policy's score of its best candidate less its score of the judge's move,
+    then less its score of each candidate, NaN past the position's candidates."""
     from tools.tune_order import candidates
     from tools.tune_order import ranks as hand_ranks
 

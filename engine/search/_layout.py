@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "6658c64337e6b193"
+KERNELS_STAMP = "1f4885d84b383859"
 
 PAD = 5
 MAX_PLY = 128

@@ -44,7 +44,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "6658c64337e6b193"
+KERNELS_STAMP = "1f4885d84b383859"
 
 
 @njit

@@ -157,9 +157,9 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "6658c64337e6b193"
+KERNELS_STAMP = "1f4885d84b383859"
 
-# st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near)
+# st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
 
 
@@ -244,6 +244,7 @@ def _policy(
     r3 = G_POL_E + (cell[p, R_PAT + me * 4 + 3] * NPAT + cell[p, R_PAT + op * 4 + 3]) * POL_MAX
     acc = 0
     if (g[G_POL_IN] & POL_WINDOW) != 0:
+        # a loop of its own, so that a policy without windows reads no window rows
         w0 = wins & 0xFFFF
         w1 = (wins >> 16) & 0xFFFF
         w2 = (wins >> 32) & 0xFFFF
