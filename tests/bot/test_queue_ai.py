@@ -60,8 +60,11 @@ class Workers:
         self.processes: list[subprocess.Popen[bytes]] = []
 
     def start(self, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        # --no-idle: in the idle class a worker gets no core while anything else runs (the
+        # rest of the suite, in parallel), and its searches would outlast the hang limits
+        # these tests set; the queue's behaviour is what they test, not the scheduling.
         process = subprocess.Popen(
-            [sys.executable, "-m", "bot.worker", "--redis", self.url, "--nice", "0"],
+            [sys.executable, "-m", "bot.worker", "--redis", self.url, "--nice", "0", "--no-idle"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env=env,
