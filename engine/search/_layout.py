@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "1f4885d84b383859"
+KERNELS_STAMP = "ab08dd1097e4186d"
 
 PAD = 5
 MAX_PLY = 128
@@ -252,7 +252,14 @@ G_LMR_OPP = G_POL_CUT_OPP + 1
 # probes played, and the moves into the main search's leaves
 G_PROBE_NODES = G_LMR_OPP + 1
 G_LEAF_NODES = G_PROBE_NODES + 1
-NG = G_LEAF_NODES + 1
+# trivial-move pruning (in ``_tree.alphabeta``): at this many plies to go or fewer (0: off), past
+# the first move and once a move has not lost, a move that makes nothing for either side (its
+# point's threat class P4_NONE for both) is not searched
+G_TRIVIAL = G_LEAF_NODES + 1
+# the moves late-move pruning and the policy's cut never skip: 0, one's own fives, fours and
+# open threes and the opponent's four points (``_tree._tactical``); 1, one's own fives and fours
+G_KEPT = G_TRIVIAL + 1
+NG = G_KEPT + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "1f4885d84b383859"
+KERNELS_STAMP = "ab08dd1097e4186d"
 
 
 @njit

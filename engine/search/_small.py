@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "1f4885d84b383859"
+KERNELS_STAMP = "ab08dd1097e4186d"
 
 if TYPE_CHECKING:
     from engine.board import Board

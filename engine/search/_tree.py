@@ -19,6 +19,7 @@ from engine.search._layout import (
     G_FUTILITY,
     G_HALF,
     G_IIR,
+    G_KEPT,
     G_KILLER_KEY,
     G_LEAF_NODES,
     G_LMP,
@@ -79,6 +80,7 @@ from engine.search._layout import (
     G_SIDE,
     G_SKIP,
     G_STOP,
+    G_TRIVIAL,
     G_TT_GEN,
     G_TT_WAYS,
     G_VAL,
@@ -110,6 +112,7 @@ from engine.search._layout import (
     P4_F3_F3,
     P4_FIVE,
     P4_FLEX4,
+    P4_NONE,
     PAD,
     POL_CACHE,
     POL_DISTANCE,
@@ -157,7 +160,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "1f4885d84b383859"
+KERNELS_STAMP = "ab08dd1097e4186d"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -521,9 +524,12 @@ def _null_safe(g: IntArray, op: int) -> bool:
 
 
 @njit_inline
-def _tactical(cell: I32Array, p4t: I8Array, me: int, op: int, p: int) -> bool:
+def _tactical(cell: I32Array, p4t: I8Array, me: int, op: int, p: int, kept: int) -> bool:
     # what late-move pruning never skips: our five, four or open three, and the points where
-    # the opponent would make a five or a four (the blocks of their fours and threes)
+    # the opponent would make a five or a four (the blocks of their fours and threes); with
+    # G_KEPT 1 only our five or four
+    if kept == 1:
+        return bool(p4t[me, cell[p, R_CODE + me]] >= P4_B4)
     return bool(p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_B4)
 
 
@@ -857,6 +863,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     pvnode = beta - alpha > 1
     k0 = killers[ply, 0]
     k1 = killers[ply, 1]
+    keptmode = g[G_KEPT]
+    trivial = g[G_TRIVIAL] > 0 and depth <= g[G_TRIVIAL] and not restricted and opfive == 0
     # the moves late-move pruning would still search (_tactical) among those not yet picked,
     # counted at the first move it skips (-1: not yet): once none is left, every later pick
     # would be skipped as well, so the loop ends there
@@ -874,7 +882,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         keys[top] = keys[i]
         keys[i] = kt
         tactical = p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_F3
-        kept = _tactical(cell, p4t, me, op, p)
+        kept = _tactical(cell, p4t, me, op, p, keptmode)
         if kept and tleft > 0:
             tleft -= 1
         if p == skip:
@@ -885,11 +893,19 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             if tleft < 0:
                 tleft = 0
                 for j in range(i + 1, n_all):
-                    if _tactical(cell, p4t, me, op, buf[j]):
+                    if _tactical(cell, p4t, me, op, buf[j], keptmode):
                         tleft += 1
             if tleft == 0:
                 break
             continue
+        if (
+            trivial
+            and i > 0
+            and best > -WIN_MIN
+            and p4t[me, cell[p, R_CODE + me]] == P4_NONE
+            and p4t[op, cell[p, R_CODE + op]] == P4_NONE
+        ):
+            continue  # G_TRIVIAL: near the horizon a move that makes nothing for either side
         nd = newdepth + 1 if singular and p == ttmove else newdepth
         if fhred and p4t[me, cell[p, R_CODE + me]] < P4_B4:
             nd -= 1

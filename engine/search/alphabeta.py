@@ -195,6 +195,12 @@ _LMR_TTPV = _setting("GOMOKU_LMR_TTPV", 0, most=400)
 # against PentaZen 0.4.17 over 384 paired games and +1.2 +- 3.6 against Rapfi over 128
 # (docs/engine.md, "Fail-high reduction")
 _FH_RED = _setting("GOMOKU_FH_RED", 70, most=5000)
+# two of Rapfi's prunings, for measuring: at _TRIVIAL plies to go or fewer a move that makes
+# nothing for either side is not searched (k.G_TRIVIAL; 0, the default: off), and with _KEPT 1
+# late-move pruning and the policy's cut may skip one's own open threes and the blocks of the
+# opponent's four points as well, only one's own fours being kept (k.G_KEPT; 0, the default)
+_TRIVIAL = _setting("GOMOKU_TRIVIAL_DEPTH", 0, most=60)
+_KEPT = _setting("GOMOKU_KEPT", 0, most=1)
 # the fours a leaf's local VCF probe may play where a search probes one (k.G_DEEP_VCF; -1, the
 # default: as its options say, 8 for master; 0: no probe at the leaves at all)
 _DEEP_VCF = _setting("GOMOKU_DEEP_VCF", -1, most=20, least=-1)
@@ -415,6 +421,8 @@ class _Searcher:
             g[k.G_LMR_VERIFY] = _LMR_VERIFY
             g[k.G_LMR_TTPV] = _LMR_TTPV
             g[k.G_LMR_DEEPER] = _LMR_DEEPER
+            g[k.G_TRIVIAL] = _TRIVIAL
+            g[k.G_KEPT] = _KEPT
             if g[k.G_POL] > 0:
                 g[k.G_POL_LMP] = _POL_LMP_BASE
                 g[k.G_POL_CUT] = _POL_CUT << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)

@@ -138,13 +138,17 @@ def _empty_points(stones: Stones) -> Iterator[Point]:
 def test_no_move_that_makes_a_three_or_stops_a_four_is_ever_cut(board: Board) -> None:
     # late-move pruning skips only moves the kernels call quiet: a move that makes a five, a
     # four or an open three, or takes the point where the opponent would make a five or a
-    # four (the blocks of their fours and threes), is always searched
+    # four (the blocks of their fours and threes), is always searched; with GOMOKU_KEPT=1
+    # (G_KEPT 1) a move that makes a five or a four still is
     position = Position.from_board(board)
     cell, p4t = position.st[1], position.st[5]
     mover, me, stones = _mover(board)
     for p in _empty_points(stones):
+        q = position.index(p)
         if _makes_three_or_more(stones, mover, p) or _makes_four_or_more(stones, mover.opponent, p):
-            assert k._tactical(cell, p4t, me, 1 - me, position.index(p)), p
+            assert k._tactical(cell, p4t, me, 1 - me, q, 0), p
+        if _makes_four_or_more(stones, mover, p):
+            assert k._tactical(cell, p4t, me, 1 - me, q, 1), p
 
 
 @given(crowded())
@@ -578,6 +582,10 @@ MEASURING = {
     # and no policy cut
     "lmropp": ("_LMR_OPP", 100, "h8 i9 h9 i10 h10 h11", False),
     "nocutopp": ("_POL_CUT_OPP", 20, "h8 i9 h9 i10 h10 h11", False),
+    # GOMOKU_TRIVIAL_DEPTH: near the horizon no move that makes nothing for either side;
+    # GOMOKU_KEPT: late-move pruning and the policy's cut may skip open threes and blocks too
+    "trivial4": ("_TRIVIAL", 4, "h8 i9 h9 i10 h10 h11", True),
+    "kept1": ("_KEPT", 1, "h8 i9 h9 i10 h10 h11", True),
 }
 
 
@@ -777,6 +785,30 @@ def test_fewer_quiet_moves_where_the_static_value_has_not_risen() -> None:
     fell = _searched_at_ply_3(_node(moves, LMP_IMPROVE=50, **slots), 1, high)
     assert (rose, fell) == (4, 2)
     assert _searched_at_ply_3(_node(moves, **slots), 1, high) == 4
+
+
+def _makes_nothing(position: Position, p: int) -> bool:
+    # point p's threat class is P4_NONE for both sides (st[5]: the classes by code)
+    p4t = position.st[5]
+    return all(p4t[ci, position.cell[p, k.R_CODE + ci]] == k.P4_NONE for ci in range(2))
+
+
+def test_trivial_moves_are_skipped_near_the_horizon_after_the_first() -> None:
+    # GOMOKU_TRIVIAL_DEPTH=1: at depth 1 the children are leaves, so the node's count is the
+    # moves it searched: every candidate (no width here) but those that make nothing for
+    # either side, the first searched aside; at depth 2, beyond the setting's reach, the
+    # same search as without it
+    moves = "h8 i9 j8 i8 i7 j6 h7"
+    full = _node(moves, WIDTH=0)
+    n, restricted = k._generate(full.st, full.sr, 1, -1)
+    assert not restricted
+    candidates = [int(p) for p in full.sr[4][1][:n]]
+    first = int(np.argmax(full.sr[5][1][:n]))  # the loop's first pick: the highest key
+    trivial = [p for i, p in enumerate(candidates) if i != first and _makes_nothing(full, p)]
+    assert 0 < len(trivial) < n - 1
+    assert _searched(_node(moves, WIDTH=0), 1) == n
+    assert _searched(_node(moves, WIDTH=0, TRIVIAL=1), 1) == n - len(trivial)
+    assert _searched(_node(moves, TRIVIAL=1), 2) == _searched(_node(moves), 2)
 
 
 def test_futility_own_cuts_where_only_the_side_to_move_threatens() -> None:
