@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "ab08dd1097e4186d"
+KERNELS_STAMP = "4a0847fa30681e67"
 
 PAD = 5
 MAX_PLY = 128
@@ -259,7 +259,12 @@ G_TRIVIAL = G_LEAF_NODES + 1
 # the moves late-move pruning and the policy's cut never skip: 0, one's own fives, fours and
 # open threes and the opponent's four points (``_tree._tactical``); 1, one's own fives and fours
 G_KEPT = G_TRIVIAL + 1
-NG = G_KEPT + 1
+# the quiescence over fours at the leaves (``_tree.qvcf``): at most this many of the side to
+# move's fours, each answered by its forced block, may raise a leaf's static value (0: off), and
+# a null-window leaf this many evaluation units or more below alpha plays none (0: no such cut)
+G_QVCF = G_KEPT + 1
+G_QVCF_DELTA = G_QVCF + 1
+NG = G_QVCF_DELTA + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

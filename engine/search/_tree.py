@@ -65,6 +65,8 @@ from engine.search._layout import (
     G_PREV,
     G_PROBE_NODES,
     G_PURE,
+    G_QVCF,
+    G_QVCF_DELTA,
     G_RAZOR,
     G_RAZOR_ROOT,
     G_ROOT_LMR,
@@ -107,6 +109,7 @@ from engine.search._layout import (
     NP4,
     NPAT,
     P4_B4,
+    P4_B4_PLUS,
     P4_B4_F3,
     P4_F3,
     P4_F3_F3,
@@ -145,6 +148,7 @@ from engine.search._layout import (
     State,
     U64Array,
     _box,
+    _steps,
 )
 from engine.search._renju import is_forbidden
 from engine.search._threats import (
@@ -160,7 +164,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "ab08dd1097e4186d"
+KERNELS_STAMP = "4a0847fa30681e67"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -533,8 +537,132 @@ def _tactical(cell: I32Array, p4t: I8Array, me: int, op: int, p: int, kept: int)
     return bool(p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_B4)
 
 
+@njit
+def qvcf(st: State, sr: State, alpha: int, beta: int, ply: int, last: int, fours: int) -> int:
+    """A leaf's value for the side to move, fail-soft within (``alpha``, ``beta``): its static
+    value, or more through a line of its own fours, each answered by the forced block (Rapfi's
+    quiescence over fours). At most ``fours`` of them; each within two points of the side's
+    previous stone ``last`` or four points along its lines (-1: anywhere), the first two any
+    four, the later ones a four that makes more. Where the block makes a four in turn, the side
+    blocks it, on only if its block is a four as well."""
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    p4t = st[5]
+    hsh = st[7]
+    maybe = st[9]
+    sc = st[10]
+    tm = st[11]
+    mbuf = sr[4]
+    sbuf = sr[5]
+    if g[G_NODES] >= g[G_NEXT_CHECK]:
+        _check_limits(g, tm)
+    if g[G_STOP] != 0:
+        return 0
+    side = g[G_SIDE]
+    me = side - 1
+    op = 1 - me
+    if g[G_P4 + me * NP4 + P4_FIVE] > 0:
+        return WIN - ply
+    if ply > g[G_SELDEPTH]:
+        g[G_SELDEPTH] = ply
+    opfive = g[G_P4 + op * NP4 + P4_FIVE]
+    if opfive >= 2:
+        return -(WIN - ply - 1)
+    if ply >= MAX_PLY - 4:
+        return evaluate(g, hsh)
+    renju = g[G_RULE] == RULE_RENJU
+    buf = mbuf[ply]
+    keys = sbuf[ply]
+    if opfive == 1:
+        # the block is forced; a quiet one ends the line with the opponent to move
+        _scan(b, cell, g, p4t, op, P4_FIVE, buf)
+        q = buf[0]
+        if side == 1 and renju and is_forbidden(b, g, cell, maybe, q):
+            return -(WIN - ply - 1)
+        if fours <= 0 or p4t[me, cell[q, R_CODE + me]] < P4_B4:
+            _mk(st, q)
+            v = -evaluate(g, hsh)
+            _um(st)
+            return v
+        best = -INF
+        n = 1
+    else:
+        if g[G_P4 + me * NP4 + P4_FLEX4] > 0 and g[G_P4 + op * NP4 + P4_B4] == 0:
+            nb4 = 0
+            for c4 in range(P4_B4, NP4):
+                nb4 += g[G_P4 + op * NP4 + c4]
+            if nb4 == 0 and _real_flex4(st, me, buf) > 0:
+                return WIN - ply - 3
+        best = evaluate(g, hsh)
+        if best >= beta or fours <= 0:
+            return best
+        if beta - alpha == 1 and g[G_QVCF_DELTA] > 0 and best + g[G_QVCF_DELTA] <= alpha:
+            return alpha  # no line of fours is likely to lift it that far
+        if best > alpha:
+            alpha = best
+        least = P4_B4 if g[G_QVCF] - fours < 2 else P4_B4_PLUS
+        n = 0
+        if last < 0:
+            m = _scan(b, cell, g, p4t, me, P4_B4, buf)
+            for i in range(m):
+                if p4t[me, cell[buf[i], R_CODE + me]] >= least:
+                    buf[n] = buf[i]
+                    n += 1
+        else:
+            s = g[G_S]
+            sts = _steps(s)
+            for d in range(4):
+                for k in range(-4, 5):
+                    q = last + k * sts[d]
+                    if k != 0 and b[q] == 0 and p4t[me, cell[q, R_CODE + me]] >= least:
+                        buf[n] = q
+                        n += 1
+            for dy in range(-2, 3):
+                for dx in range(-2, 3):
+                    if abs(dy) + abs(dx) == 3:  # the square's points off the four lines
+                        q = last + dy * s + dx
+                        if b[q] == 0 and p4t[me, cell[q, R_CODE + me]] >= least:
+                            buf[n] = q
+                            n += 1
+        for i in range(n):
+            keys[i] = sc[me, cell[buf[i], R_CODE + me]] + sc[op, cell[buf[i], R_CODE + op]] // 2
+        _sort(buf, keys, n)
+    for i in range(n):
+        p = buf[i]
+        if side == 1 and renju and is_forbidden(b, g, cell, maybe, p):
+            continue
+        _mk(st, p)
+        nf = g[G_P4 + me * NP4 + P4_FIVE]
+        if nf >= 2:
+            v = WIN - ply - 2
+        elif nf == 1:
+            # the opponent had no five (or just lost its only one), so it must block ours
+            dbuf = mbuf[ply + 1]
+            _scan(b, cell, g, p4t, me, P4_FIVE, dbuf)
+            q = dbuf[0]
+            if side == 2 and renju and is_forbidden(b, g, cell, maybe, q):
+                v = WIN - ply - 2
+            else:
+                _mk(st, q)
+                v = qvcf(st, sr, alpha, beta, ply + 2, p, fours - 1)
+                _um(st)
+        else:
+            v = -evaluate(g, hsh)
+        _um(st)
+        if g[G_STOP] != 0:
+            return 0
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                if v >= beta:
+                    break
+    return best
+
+
 @njit_inline
-def _static(st: State, sr: State, depth: int, ply: int, beta: int) -> int:
+def _static(st: State, sr: State, depth: int, ply: int, alpha: int, beta: int) -> int:
     # the value of a node that needs no move loop (a five, a lost position, the horizon), or
     # NOT_LEAF; inlined into the parent so that leaves cost no recursive call
     g = st[2]
@@ -582,6 +710,11 @@ def _static(st: State, sr: State, depth: int, ply: int, beta: int) -> int:
                     if plies > 0:
                         _store_proof(st, sr, ply, WIN - ply - plies, sr[8][ply])
                         return WIN - ply - plies
+                    if g[G_QVCF] > 0:
+                        _, mine = _last_two(g, st[8])
+                        before = g[G_NODES]
+                        v = qvcf(st, sr, alpha, beta, ply, mine, g[G_QVCF])
+                        g[G_PROBE_NODES] += g[G_NODES] - before
                     return v  # the probe put every stone back: the same position's value
                 else:
                     before = g[G_NODES]
@@ -639,7 +772,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         _check_limits(g, tm)
     if g[G_STOP] != 0:
         return 0
-    value = _static(st, sr, depth, ply, beta)
+    value = _static(st, sr, depth, ply, alpha, beta)
     if value != NOT_LEAF:
         return value
     side = g[G_SIDE]
@@ -717,7 +850,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             return e
         razor = g[G_RAZOR_ROOT] if (ply & 1) == 0 else g[G_RAZOR]
         if e + razor * depth <= alpha:
-            v = _static(st, sr, 0, ply, beta)
+            v = _static(st, sr, 0, ply, alpha, beta)
             if v <= alpha:
                 return v
     if (
@@ -914,7 +1047,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         if nd <= 0:
             g[G_LEAF_NODES] += 1
             pvlen[ply + 1] = ply + 1
-            leaf = _static(st, sr, nd, ply + 1, -alpha)
+            leaf = _static(st, sr, nd, ply + 1, -beta, -alpha)
         if leaf != NOT_LEAF:
             v = -leaf  # exact: no re-search
         elif i == 0:
