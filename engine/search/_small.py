@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "4a0847fa30681e67"
+KERNELS_STAMP = "c1069d800200be1e"
 
 if TYPE_CHECKING:
     from engine.board import Board

@@ -109,8 +109,8 @@ from engine.search._layout import (
     NP4,
     NPAT,
     P4_B4,
-    P4_B4_PLUS,
     P4_B4_F3,
+    P4_B4_PLUS,
     P4_F3,
     P4_F3_F3,
     P4_FIVE,
@@ -164,7 +164,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "4a0847fa30681e67"
+KERNELS_STAMP = "c1069d800200be1e"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -698,20 +698,24 @@ def _static(st: State, sr: State, depth: int, ply: int, alpha: int, beta: int) -
                 nb4 += g[G_P4 + me * NP4 + c4]
             if nb4 > 0:
                 dv = g[G_DEEP_VCF]
-                if dv > 0:
+                if dv > 0 or g[G_QVCF] > 0:
                     # a win only matters below beta: above it the evaluation cuts off as well
                     # (a fail-soft bound)
                     v = evaluate(g, hsh)
                     if v >= beta:
                         return v
-                    before = g[G_NODES]
-                    plies = vcf_local(st, sr, dv, ply, -g[G_ONE])
-                    g[G_PROBE_NODES] += g[G_NODES] - before
-                    if plies > 0:
-                        _store_proof(st, sr, ply, WIN - ply - plies, sr[8][ply])
-                        return WIN - ply - plies
+                    if dv > 0:
+                        before = g[G_NODES]
+                        plies = vcf_local(st, sr, dv, ply, -g[G_ONE])
+                        g[G_PROBE_NODES] += g[G_NODES] - before
+                        if plies > 0:
+                            _store_proof(st, sr, ply, WIN - ply - plies, sr[8][ply])
+                            return WIN - ply - plies
                     if g[G_QVCF] > 0:
-                        _, mine = _last_two(g, st[8])
+                        # after the probe, from the side's last stone; in its place, from any four
+                        mine = -g[G_ONE]
+                        if dv > 0:
+                            _, mine = _last_two(g, st[8])
                         before = g[G_NODES]
                         v = qvcf(st, sr, alpha, beta, ply, mine, g[G_QVCF])
                         g[G_PROBE_NODES] += g[G_NODES] - before

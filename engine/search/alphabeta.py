@@ -201,9 +201,10 @@ _FH_RED = _setting("GOMOKU_FH_RED", 70, most=5000)
 # opponent's four points as well, only one's own fours being kept (k.G_KEPT; 0, the default)
 _TRIVIAL = _setting("GOMOKU_TRIVIAL_DEPTH", 0, most=60)
 _KEPT = _setting("GOMOKU_KEPT", 0, most=1)
-# the quiescence over fours at the leaves where a local VCF probe found no win, for measuring:
-# at most _QVCF of the side to move's fours, each answered by its block (k.G_QVCF; 0, the
-# default: off), none at a null-window leaf _QVCF_DELTA evaluation units below alpha (0: none)
+# the quiescence over fours at the leaves, for measuring: at most _QVCF of the side to move's
+# fours, each answered by its block (k.G_QVCF; 0, the default: off), after the local VCF probe
+# found no win (with GOMOKU_DEEP_VCF=0, in the probe's place), none at a null-window leaf
+# _QVCF_DELTA evaluation units below alpha (0: no such cut)
 _QVCF = _setting("GOMOKU_QVCF", 0, most=20)
 _QVCF_DELTA = _setting("GOMOKU_QVCF_DELTA", 0, most=100000)
 # the fours a leaf's local VCF probe may play where a search probes one (k.G_DEEP_VCF; -1, the
@@ -398,11 +399,13 @@ class _Searcher:
         g[k.G_VCF_DEPTH] = 0 if options.exhaustive else options.leaf_vcf
         g[k.G_PURE] = int(options.exhaustive)
         g[k.G_DEEP_VCF] = 0 if options.exhaustive else options.deep_vcf
-        g[k.G_QVCF] = 0 if options.exhaustive else _QVCF
+        # the quiescence where the leaves probe for a local VCF (master), beside the probe or,
+        # with GOMOKU_DEEP_VCF=0, in its place
+        g[k.G_QVCF] = _QVCF if g[k.G_DEEP_VCF] > 0 else 0
         g[k.G_QVCF_DELTA] = _QVCF_DELTA
         if g[k.G_DEEP_VCF] > 0 and _DEEP_VCF >= 0:
             g[k.G_DEEP_VCF] = _DEEP_VCF
-            if _DEEP_VCF == 0:
+            if _DEEP_VCF == 0 and _QVCF == 0:
                 g[k.G_VCF_DEPTH] = 0
         if not options.network:
             g[k.G_NET] = 0

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from engine.board import Board
 from engine.search import _kernels as k
 from engine.search._position import Position
-from engine.search.alphabeta import Limits, search
+from engine.search.alphabeta import Limits, SearchOptions, search
 from engine.types import Color, Point, Rule
 from tests.engine.oracles import _fives_for, _window_points
 from tests.engine.test_threats import crowded
@@ -190,3 +190,41 @@ def test_off_unless_set_and_a_search_with_it_plays_legally(monkeypatch: pytest.M
     changed = search(board, Limits(depth=7))
     assert changed.nodes != shipped.nodes
     assert board.is_legal(changed.move)
+
+
+@pytest.mark.parametrize(
+    ("moves", "last", "shift"),
+    [
+        # a plain four as one of the first two lifts the value (shift +10: none at all)
+        ("i11 k12 g5 i4 j7 k8 j8 e12 g11 e4 d12 g7 d11 i7 d8 h5", "d8", 10),
+        # a plain four as the third would lift it, and is not played (-10: plain at every step)
+        (
+            "f7 h11 d11 i5 l9 d6 k9 e5 d12 k10 g12 g10 e12 j10 g7 k6 l8 d4 d8 j8 i4 d9 k5 l6 h7",
+            "l6",
+            -10,
+        ),
+    ],
+)
+def test_plain_fours_only_among_the_first_two(moves: str, last: str, shift: int) -> None:
+    board = Board.from_moves(moves)
+    point = Point.parse(last)
+    value = _kernel(board, -INF, INF, point, 4)
+    assert value == oracle(board, 0, point, 4, 4)
+    # the oracle's total shifted: the first two fours counted as later ones, or every four
+    # counted as one of the first two
+    assert value != oracle(board, 0, point, 4, 4 + shift)
+
+
+def test_only_a_search_that_probes_its_leaves_uses_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the levels below master (the leaves' old threat probe, no local VCF) search as before;
+    # with GOMOKU_DEEP_VCF=0 the quiescence takes the local probe's place
+    import engine.search.alphabeta
+
+    board = Board.from_moves("h8 i9 h9 i10 h10 h11")
+    old = SearchOptions(deep_vcf=0)
+    before = search(board, Limits(depth=6), old).nodes
+    monkeypatch.setattr(engine.search.alphabeta, "_DEEP_VCF", 0)
+    bare = search(board, Limits(depth=6)).nodes
+    monkeypatch.setattr(engine.search.alphabeta, "_QVCF", 2)
+    assert search(board, Limits(depth=6), old).nodes == before
+    assert search(board, Limits(depth=6)).nodes != bare
