@@ -13,7 +13,7 @@ from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.alphabeta import Limits, SearchOptions, search
 from engine.types import Color, Point, Rule
-from tests.engine.oracles import _fives_for, _window_points
+from tests.engine.oracles import _fives_for, _passed, _window_points
 from tests.engine.test_threats import crowded
 
 SETTINGS = settings(
@@ -23,8 +23,8 @@ SETTINGS = settings(
 )
 WIN = k.WIN
 INF = k.INF
-# the points a later four may take: four along the lines of the side's last stone, and the two
-# points' knight steps of the 5x5 square around it
+# where a four after the first may lie: up to four points along the lines through the side's
+# last stone, and the knight's steps around it (the 5x5 square's points off those lines)
 LINES = [(dx * i, dy * i) for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)) for i in range(-4, 5)]
 NEAR = [d for d in LINES if d != (0, 0)] + [
     (dx, dy) for dx in range(-2, 3) for dy in range(-2, 3) if abs(dx) + abs(dy) == 3
@@ -33,18 +33,8 @@ NEAR = [d for d in LINES if d != (0, 0)] + [
 
 def _fives(board: Board, color: Color) -> list[Point]:
     # where ``color`` would make five now (whoever is to move), by the rules
-    mover = board if board.to_move is color else _passed_copy(board)
+    mover = board if board.to_move is color else _passed(board)
     return _fives_for(mover, color, _window_points(board, color, 4))
-
-
-def _passed_copy(board: Board) -> Board:
-    return Board.from_stones(
-        board.stones(Color.BLACK),
-        board.stones(Color.WHITE),
-        size=board.width,
-        rule=board.rule,
-        to_move=board.to_move.opponent,
-    )
 
 
 def _after(board: Board, point: Point) -> Board:
