@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "c1069d800200be1e"
+KERNELS_STAMP = "42d87bd204975d42"
 
 PAD = 5
 MAX_PLY = 128

@@ -38,7 +38,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "c1069d800200be1e"
+KERNELS_STAMP = "42d87bd204975d42"
 
 
 @njit

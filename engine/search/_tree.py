@@ -164,7 +164,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "c1069d800200be1e"
+KERNELS_STAMP = "42d87bd204975d42"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -537,6 +537,19 @@ def _tactical(cell: I32Array, p4t: I8Array, me: int, op: int, p: int, kept: int)
     return bool(p4t[me, cell[p, R_CODE + me]] >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_B4)
 
 
+@njit_inline
+def _flex4_wins(st: State, me: int, op: int, buf: IntArray) -> bool:
+    # the side to move can make a straight four and the opponent has no four to make first:
+    # a five next move that cannot be stopped (``buf``: scratch for the points)
+    g = st[2]
+    if g[G_P4 + me * NP4 + P4_FLEX4] == 0:
+        return False
+    for c4 in range(P4_B4, NP4):
+        if g[G_P4 + op * NP4 + c4] > 0:
+            return False
+    return _real_flex4(st, me, buf) > 0
+
+
 @njit
 def qvcf(st: State, sr: State, alpha: int, beta: int, ply: int, last: int, fours: int) -> int:
     """A leaf's value for the side to move, fail-soft within (``alpha``, ``beta``): its static
@@ -588,12 +601,8 @@ def qvcf(st: State, sr: State, alpha: int, beta: int, ply: int, last: int, fours
         best = -INF
         n = 1
     else:
-        if g[G_P4 + me * NP4 + P4_FLEX4] > 0 and g[G_P4 + op * NP4 + P4_B4] == 0:
-            nb4 = 0
-            for c4 in range(P4_B4, NP4):
-                nb4 += g[G_P4 + op * NP4 + c4]
-            if nb4 == 0 and _real_flex4(st, me, buf) > 0:
-                return WIN - ply - 3
+        if _flex4_wins(st, me, op, buf):
+            return WIN - ply - 3
         best = evaluate(g, hsh)
         if best >= beta or fours <= 0:
             return best
@@ -685,12 +694,8 @@ def _static(st: State, sr: State, depth: int, ply: int, alpha: int, beta: int) -
     if opfive >= 2:
         return -(WIN - ply - 1)
     if opfive == 0 and depth <= 0:
-        if g[G_P4 + me * NP4 + P4_FLEX4] > 0 and g[G_P4 + op * NP4 + P4_B4] == 0:
-            nb4 = 0
-            for c4 in range(P4_B4, NP4):
-                nb4 += g[G_P4 + op * NP4 + c4]
-            if nb4 == 0 and _real_flex4(st, me, mbuf[ply]) > 0:
-                return WIN - ply - 3
+        if _flex4_wins(st, me, op, mbuf[ply]):
+            return WIN - ply - 3
         vd = g[G_VCF_DEPTH]
         if vd > 0:
             nb4 = 0
