@@ -7,6 +7,11 @@ import numpy as np
 
 from engine.search._jit import njit, njit_inline
 from engine.search._layout import (
+    B3,
+    B4,
+    F3,
+    FIVE,
+    G_HALF,
     G_NEXT_CHECK,
     G_NODE_LIMIT,
     G_NODES,
@@ -19,11 +24,13 @@ from engine.search._layout import (
     MAX_PLY,
     NP4,
     P4_B4,
+    P4_B4_F3,
     P4_F3,
     P4_FIVE,
     P4_FLEX4,
     PAD,
     R_CODE,
+    R_PAT,
     RULE_RENJU,
     F64Array,
     I8Array,
@@ -31,6 +38,7 @@ from engine.search._layout import (
     IntArray,
     State,
     _box,
+    _shift,
     _steps,
     now,
 )
@@ -38,7 +46,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "42d87bd204975d42"
+KERNELS_STAMP = "27ac6aba7a896245"
 
 
 @njit
@@ -118,6 +126,94 @@ def _defences(st: State, me: int, buf: IntArray) -> int:
             ):
                 buf[n] = p
                 n += 1
+    return n
+
+
+@njit_inline
+def _add(buf: IntArray, n: int, p: int) -> int:
+    # p appended to the first n points of buf unless already there; the new count
+    for i in range(n):
+        if buf[i] == p:
+            return n
+    buf[n] = p
+    return n + 1
+
+
+@njit
+def _defences43(st: State, me: int, buf: IntArray) -> int:
+    """Against the opponent's four-three point (freestyle): the moves that may stop it, and
+    none other but one's own fours; 0 where no list is needed (Rapfi's exact defences).
+
+    Once the opponent plays its four-three point q, the side must block the four at its five
+    point f, and then the open three becomes a straight four. So the side may only take q, or
+    f, or a point of the three's line that leaves q no open three there, or a point that makes
+    f a four of its own (its block then gains the tempo back: the empty points along f's lines,
+    past its own stones, where it would make a closed three or more), or make a four now. If f
+    is already a four point of the side's, its block answers the four with a four and the list
+    is not needed. One four-three point is answered; any other needs no fewer moves."""
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    pt = st[3]
+    p4t = st[5]
+    s = g[G_S]
+    half = g[G_HALF]
+    op = 1 - me
+    steps = _steps(s)
+    n = _scan(b, cell, g, p4t, op, P4_B4_F3, buf)
+    q = -1
+    for i in range(n):
+        if p4t[op, cell[buf[i], R_CODE + op]] == P4_B4_F3:
+            q = buf[i]
+            break
+    if q < 0:
+        return 0
+    n = 0
+    buf[n] = q
+    n += 1
+    for d in range(4):
+        pat = cell[q, R_PAT + op * 4 + d]
+        step = steps[d]
+        if pat == F3:
+            # a stone of ours at r that leaves q no open three on this line
+            for k in range(-half, half + 1):
+                r = q + k * step
+                if k == 0 or b[r] != 0:
+                    continue
+                key = cell[q, d] | ((me + 1) << _shift(k, half))
+                if pt[key, op] != F3:
+                    n = _add(buf, n, r)
+        elif pat == B4:  # a four-three's one four (no F4 or FOUR_FOUR: that is a FLEX4)
+            f = -1
+            for k in range(-half, half + 1):
+                r = q + k * step
+                if k == 0 or b[r] != 0:
+                    continue
+                # r is the five point if the opponent's stone at q makes it one
+                key = cell[r, d] | ((op + 1) << _shift(-k, half))
+                if pt[key, op] == FIVE:
+                    f = r
+                    break
+            if f < 0:
+                continue
+            if p4t[me, cell[f, R_CODE + me]] >= P4_B4:
+                return 0  # the forced block is a four of ours: no list needed
+            n = _add(buf, n, f)
+            for d2 in range(4):
+                for sign in range(-1, 2, 2):
+                    r = f
+                    for _ in range(half):
+                        r += sign * steps[d2]
+                        if b[r] == me + 1:
+                            continue
+                        if b[r] == 0 and cell[r, R_PAT + me * 4 + d2] >= B3:
+                            n = _add(buf, n, r)
+                            continue
+                        break
+    # and one's own fours
+    end = n + _scan(b, cell, g, p4t, me, P4_B4, buf[n:])
+    for i in range(n, end):
+        n = _add(buf, n, buf[i])  # n <= i: each point is read before anything overwrites it
     return n
 
 

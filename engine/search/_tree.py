@@ -13,6 +13,7 @@ from engine.search._layout import (
     G_BEST,
     G_DEBT,
     G_DEEP_VCF,
+    G_DEFEND43,
     G_FH_RED,
     G_FUT_DEPTH,
     G_FUT_OWN,
@@ -126,6 +127,7 @@ from engine.search._layout import (
     POL_WINDOW,
     R_CODE,
     R_PAT,
+    RULE_FREESTYLE,
     RULE_RENJU,
     SEL_FUTILITY,
     SEL_LMP,
@@ -154,6 +156,7 @@ from engine.search._renju import is_forbidden
 from engine.search._threats import (
     _check_limits,
     _defences,
+    _defences43,
     _mk,
     _real_flex4,
     _scan,
@@ -164,7 +167,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "42d87bd204975d42"
+KERNELS_STAMP = "27ac6aba7a896245"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -434,6 +437,7 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
     buf = mbuf[ply]
     keys = sbuf[ply]
     restricted = False
+    listed = False  # the candidates are a list of answers already
     if g[G_PURE] != 0:
         pass
     elif g[G_P4 + op * NP4 + P4_FIVE] > 0:
@@ -442,7 +446,11 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
     elif g[G_P4 + op * NP4 + P4_FLEX4] > 0 and _real_flex4(st, op, buf) > 0:
         n = _defences(st, me, buf)
         restricted = True
-    if not restricted:
+    elif g[G_DEFEND43] != 0 and g[G_P4 + op * NP4 + P4_B4_F3] > 0 and g[G_RULE] == RULE_FREESTYLE:
+        n = _defences43(st, me, buf)
+        listed = n > 0
+        restricted = listed and g[G_DEFEND43] == 1
+    if not restricted and not listed:
         s = g[G_S]
         n = 0
         y0, y1, x0, x1 = _box(g)

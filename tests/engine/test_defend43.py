@@ -1,0 +1,197 @@
+"""The answers to the opponent's four-three point (``_threats._defences43``, GOMOKU_DEFEND43):
+every move left off the list loses to a short VCF, by the slow oracle that tries every four."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
+
+from engine.board import Board
+from engine.search import _kernels as k
+from engine.search._position import Position
+from engine.search.alphabeta import Limits, SearchOptions, search
+from engine.types import Color, Point, Rule
+from tests.engine.oracles import _fives_for, _passed, _window_points, has_vcf
+
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+
+
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+@st.composite
+def four_three(draw: st.DrawFn) -> Board:
+    """A small freestyle board where the side not to move has a four-three point: a broken
+    four and a three through one point, then other stones of both sides around it at random
+    (which may spoil the shape or make others); no five on it."""
+    size = draw(st.integers(9, 11))
+    q = (draw(st.integers(3, size - 4)), draw(st.integers(3, size - 4)))
+    d4, d3 = draw(st.permutations(DIRECTIONS))[:2]
+    # the four: a five-window through q with one gap inside it, the rest the attacker's
+    start = draw(st.integers(-4, 0))
+    gap = draw(st.sampled_from([i for i in range(start + 1, start + 4) if i != 0]))
+    four = [i for i in range(start, start + 5) if i not in (0, gap)]
+    three = draw(st.sampled_from(((-2, -1), (-1, 1), (1, 2), (-3, -1), (1, 3), (-1, 2))))
+    mine = {(q[0] + d4[0] * i, q[1] + d4[1] * i) for i in four}
+    mine |= {(q[0] + d3[0] * i, q[1] + d3[1] * i) for i in three}
+    points = [(x, y) for x in range(size) for y in range(size)]
+    extra = draw(st.lists(st.sampled_from(points), max_size=18, unique=True))
+    taken = mine | {q}
+    theirs: set[tuple[int, int]] = set()
+    for i, point in enumerate(extra):
+        if point not in taken:
+            (mine if i % 3 == 0 else theirs).add(point)
+            taken.add(point)
+    attacker = draw(st.sampled_from((Color.BLACK, Color.WHITE)))
+    on = [pt for pt in mine if 0 <= pt[0] < size and 0 <= pt[1] < size]
+    black, white = (on, theirs) if attacker is Color.BLACK else (theirs, on)
+    board = Board.from_stones(
+        [Point(*p) for p in black],
+        [Point(*p) for p in white],
+        size=size,
+        rule=Rule.FREESTYLE,
+        to_move=attacker.opponent,
+    )
+    assume(board.outcome is None)
+    return board
+
+
+def _count(pos: Position, ci: int, cls: int) -> int:
+    return int(pos.g[k.G_P4 + ci * k.NP4 + cls])
+
+
+def _answers(board: Board) -> tuple[Position, list[Point]] | None:
+    """The list for the side to move where the opponent has a four-three point and nothing
+    stronger, and the side no five to make (the search answers those first); None elsewhere."""
+    pos = Position.from_board(board)
+    me = int(pos.g[k.G_SIDE]) - 1
+    op = 1 - me
+    if _count(pos, op, k.P4_B4_F3) == 0:
+        return None
+    if _count(pos, op, k.P4_FIVE) or _count(pos, op, k.P4_FLEX4) or _count(pos, me, k.P4_FIVE):
+        return None
+    buf = np.zeros(k.MAX_MOVES, dtype=np.int64)
+    n = int(k._defences43(pos.st, me, buf))
+    return pos, [pos.point(int(i)) for i in buf[:n]]
+
+
+@SETTINGS
+@given(four_three())
+def test_every_move_off_the_list_loses_to_a_vcf(board: Board) -> None:
+    found = _answers(board)
+    assume(found is not None)  # a four-three point alone, the shape the list answers
+    assert found is not None
+    pos, answers = found
+    assert len(set(answers)) == len(answers)
+    if not answers:
+        # no list: the opponent's four is blocked on one of the side's own four points
+        event("no list needed")
+        return
+    assert all(board[p] is None for p in answers)
+    q = answers[0]  # the four-three point answered comes first
+    assert pos.threat(board.to_move.opponent, q) == k.P4_B4_F3
+    # the candidates the list replaces: the empty points with a stone in their 5x5 square
+    near = [
+        Point(x, y)
+        for y in range(board.height)
+        for x in range(board.width)
+        if board[Point(x, y)] is None
+        and any(
+            board.on_board(Point(x + dx, y + dy)) and board[Point(x + dx, y + dy)] is not None
+            for dx in range(-2, 3)
+            for dy in range(-2, 3)
+        )
+    ]
+    event(f"{len(answers)} answers")
+    for point in near:
+        if point in answers:
+            continue
+        after = board.copy()
+        after.play(point)
+        assert after.outcome is None
+        # the opponent's four-three, the block, the straight four: a VCF of two fours
+        assert _four_three_wins(after, q) or has_vcf(after, 2), (
+            f"{point} answers the four-three at {q} on {board.stones(Color.BLACK)}, "
+            f"{board.stones(Color.WHITE)}"
+        )
+
+
+def _four_three_wins(board: Board, q: Point) -> bool:
+    """Whether the side to move wins by playing ``q`` (a four), the one block, then a move that
+    leaves two fives to make, the other side never having a five of its own: the line the
+    list stands on, tried by the rules alone. False says nothing (the full oracle decides)."""
+    attacker = board.to_move
+    defender = attacker.opponent
+    after = board.copy()
+    after.play(q)
+    if after.outcome is not None or _fives(after, defender):
+        return False
+    blocks = _fives(after, attacker)
+    if len(blocks) != 1:
+        return len(blocks) >= 2
+    after.play(blocks[0])
+    if after.outcome is not None:
+        return False
+    for point in sorted(_window_points(after, attacker, 3), key=lambda p: (p.y, p.x)):
+        trial = after.copy()
+        trial.play(point)
+        if trial.outcome is not None or _fives(trial, defender):
+            continue
+        if len(_fives(trial, attacker)) >= 2:
+            return True
+    return False
+
+
+def _fives(board: Board, color: Color) -> list[Point]:
+    # where ``color`` would make five now, whoever is to move
+    mover = board if board.to_move is color else _passed(board)
+    return _fives_for(mover, color, _window_points(board, color, 4))
+
+
+def test_the_list_in_a_fixed_position() -> None:
+    # Black's four-three point at h11: the four h8-h11 against White's h7, five at h12, and
+    # the open three f11-h11, stopped only at e11 or i11; White to move, with no four of its own
+    board = Board.from_moves("h8 h7 h9 a1 h10 o1 f11 o15 g11", rule=Rule.FREESTYLE)
+    found = _answers(board)
+    assert found is not None
+    assert sorted(found[1]) == sorted(Point.parse(s) for s in ("h11", "h12", "e11", "i11"))
+    # with White's j12 and k12, a White stone at g12, i12 or l12 makes the block at h12 a four
+    # of White's, which wins back the tempo (m12 would not)
+    board = Board.from_moves("h8 h7 h9 j12 h10 k12 f11 o15 g11", rule=Rule.FREESTYLE)
+    found = _answers(board)
+    assert found is not None
+    expected = ("h11", "h12", "e11", "i11", "g12", "i12", "l12")
+    assert sorted(found[1]) == sorted(Point.parse(s) for s in expected)
+    for point, loses in (("g12", False), ("i12", False), ("l12", False), ("m12", True)):
+        after = board.copy()
+        after.play(Point.parse(point))
+        assert has_vcf(after, 4) is loses
+
+
+def test_no_list_where_the_block_is_a_four_of_ones_own() -> None:
+    # the block at h12 of Black's four makes White's e12-h12 a four: it answers the four with
+    # a four, so no list is needed
+    board = Board.from_moves("h8 h7 h9 e12 h10 f12 f11 g12 g11", rule=Rule.FREESTYLE)
+    found = _answers(board)
+    assert found is not None
+    assert found[1] == []
+
+
+def test_off_unless_set_and_only_for_master(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.search.alphabeta
+
+    board = Board.from_moves("h8 h9 i8 i9 g8 j8 g9 g7 f10 e11 i10", rule=Rule.FREESTYLE)
+    shipped = search(board, Limits(depth=6)).nodes
+    old = search(board, Limits(depth=6), SearchOptions(selective=False)).nodes
+    for mode in (1, 2):
+        monkeypatch.setattr(engine.search.alphabeta, "_DEFEND43", mode)
+        result = search(board, Limits(depth=6))
+        assert result.nodes != shipped
+        assert board.is_legal(result.move)
+        assert search(board, Limits(depth=6), SearchOptions(selective=False)).nodes == old
