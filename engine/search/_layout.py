@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "27ac6aba7a896245"
+KERNELS_STAMP = "cfa0833a385fe3f3"
 
 PAD = 5
 MAX_PLY = 128
@@ -269,7 +269,11 @@ G_QVCF_DELTA = G_QVCF + 1
 # open three; 2, only those, with the node's usual reductions and pruning (0: off, every
 # candidate)
 G_DEFEND43 = G_QVCF_DELTA + 1
-NG = G_DEFEND43 + 1
+# 1: the answers to the opponent's open three are only those that leave it no straight four,
+# and one's own fours (``_threats._stopping``, in freestyle); 0: every point where it would
+# make a four, and one's own fours
+G_DEFEND3 = G_DEFEND43 + 1
+NG = G_DEFEND3 + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

@@ -44,7 +44,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "27ac6aba7a896245"
+KERNELS_STAMP = "cfa0833a385fe3f3"
 
 
 @njit

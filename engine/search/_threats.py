@@ -46,7 +46,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "27ac6aba7a896245"
+KERNELS_STAMP = "cfa0833a385fe3f3"
 
 
 @njit
@@ -137,6 +137,44 @@ def _add(buf: IntArray, n: int, p: int) -> int:
             return n
     buf[n] = p
     return n + 1
+
+
+@njit
+def _stopping(st: State, me: int, buf: IntArray, n: int, scratch: IntArray) -> int:
+    """Of ``n`` answers to an open three in ``buf`` (``_defences``: one's own fours and the
+    opponent's four points), one's own fours and the points that may take away every straight
+    four the opponent can make, kept in order; the new count. A point's patterns are read from
+    its lines ``half`` points each way, so a stone off those lines of one of the opponent's
+    straight-four points leaves it one, and that move loses to it. ``scratch``: room for them."""
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    p4t = st[5]
+    s = g[G_S]
+    half = g[G_HALF]
+    op = 1 - me
+    k = _scan(b, cell, g, p4t, op, P4_FLEX4, scratch)
+    m = 0
+    for i in range(n):
+        p = buf[i]
+        keep = p4t[me, cell[p, R_CODE + me]] >= P4_B4
+        if not keep:
+            keep = True
+            py = p // s
+            px = p - py * s
+            for j in range(k):
+                f = scratch[j]
+                dy = py - f // s
+                dx = px - (f - (f // s) * s)
+                if p != f and not (
+                    max(abs(dx), abs(dy)) <= half and (dx == 0 or dy == 0 or abs(dx) == abs(dy))
+                ):
+                    keep = False
+                    break
+        if keep:
+            buf[m] = p
+            m += 1
+    return m
 
 
 @njit

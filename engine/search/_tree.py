@@ -13,6 +13,7 @@ from engine.search._layout import (
     G_BEST,
     G_DEBT,
     G_DEEP_VCF,
+    G_DEFEND3,
     G_DEFEND43,
     G_FH_RED,
     G_FUT_DEPTH,
@@ -161,13 +162,14 @@ from engine.search._threats import (
     _real_flex4,
     _scan,
     _sort,
+    _stopping,
     _um,
     threat_search,
     vcf_local,
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "27ac6aba7a896245"
+KERNELS_STAMP = "cfa0833a385fe3f3"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -445,6 +447,8 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
         restricted = True
     elif g[G_P4 + op * NP4 + P4_FLEX4] > 0 and _real_flex4(st, op, buf) > 0:
         n = _defences(st, me, buf)
+        if g[G_DEFEND3] != 0 and g[G_RULE] == RULE_FREESTYLE:
+            n = _stopping(st, me, buf, n, sbuf[ply])  # the keys are written after this
         restricted = True
     elif g[G_DEFEND43] != 0 and g[G_P4 + op * NP4 + P4_B4_F3] > 0 and g[G_RULE] == RULE_FREESTYLE:
         n = _defences43(st, me, buf)

@@ -211,6 +211,10 @@ _QVCF_DELTA = _setting("GOMOKU_QVCF_DELTA", 0, most=100000)
 # fours (k.G_DEFEND43; 1, each searched in full, like the answers to an open three; 2, with the
 # node's usual reductions and pruning; 0, the default: off, every candidate)
 _DEFEND43 = _setting("GOMOKU_DEFEND43", 0, most=2)
+# against the opponent's open three, for measuring: only the moves that leave it no straight
+# four, and one's own fours (k.G_DEFEND3, 1; 0, the default: every point where it would make a
+# four, and one's own fours)
+_DEFEND3 = _setting("GOMOKU_DEFEND3", 0, most=1)
 # the fours a leaf's local VCF probe may play where a search probes one (k.G_DEEP_VCF; -1, the
 # default: as its options say, 8 for master; 0: no probe at the leaves at all)
 _DEEP_VCF = _setting("GOMOKU_DEEP_VCF", -1, most=20, least=-1)
@@ -438,6 +442,7 @@ class _Searcher:
             g[k.G_TRIVIAL] = _TRIVIAL
             g[k.G_KEPT] = _KEPT
             g[k.G_DEFEND43] = _DEFEND43
+            g[k.G_DEFEND3] = _DEFEND3
             if g[k.G_POL] > 0:
                 g[k.G_POL_LMP] = _POL_LMP_BASE
                 g[k.G_POL_CUT] = _POL_CUT << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)

@@ -1,5 +1,6 @@
-"""The answers to the opponent's four-three point (``_threats._defences43``, GOMOKU_DEFEND43):
-every move left off the list loses to a short VCF, by the slow oracle that tries every four."""
+"""The exact answers to the opponent's four-three point (``_threats._defences43``,
+GOMOKU_DEFEND43) and to its open three (``_threats._stopping``, GOMOKU_DEFEND3): every move
+left off either list loses to a short VCF, by oracles that try every move by the rules."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from engine.types import Color, Point, Rule
 from tests.engine.oracles import _fives_for, _passed, _window_points, has_vcf
 
 SETTINGS = settings(
-    max_examples=40,
+    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
@@ -62,6 +63,93 @@ def four_three(draw: st.DrawFn) -> Board:
     return board
 
 
+@st.composite
+def open_three(draw: st.DrawFn) -> Board:
+    """A small freestyle board where the side not to move has an open three (three stones in a
+    row, or with one gap, both ends free), then other stones of both sides around it at random;
+    no five on it."""
+    size = draw(st.integers(9, 11))
+    q = (draw(st.integers(2, size - 3)), draw(st.integers(2, size - 3)))
+    d = draw(st.sampled_from(DIRECTIONS))
+    shape = draw(st.sampled_from(((0, 1, 2), (0, 1, 3), (0, 2, 3))))
+    mine = {(q[0] + d[0] * i, q[1] + d[1] * i) for i in shape}
+    points = [(x, y) for x in range(size) for y in range(size)]
+    extra = draw(st.lists(st.sampled_from(points), max_size=20, unique=True))
+    taken = set(mine)
+    theirs: set[tuple[int, int]] = set()
+    for i, point in enumerate(extra):
+        if point not in taken:
+            (mine if i % 2 == 0 else theirs).add(point)
+            taken.add(point)
+    attacker = draw(st.sampled_from((Color.BLACK, Color.WHITE)))
+    on = [pt for pt in mine if 0 <= pt[0] < size and 0 <= pt[1] < size]
+    black, white = (on, theirs) if attacker is Color.BLACK else (theirs, on)
+    board = Board.from_stones(
+        [Point(*p) for p in black],
+        [Point(*p) for p in white],
+        size=size,
+        rule=Rule.FREESTYLE,
+        to_move=attacker.opponent,
+    )
+    assume(board.outcome is None)
+    return board
+
+
+def _near(board: Board) -> list[Point]:
+    # the candidates a list replaces: the empty points with a stone in their 5x5 square
+    return [
+        Point(x, y)
+        for y in range(board.height)
+        for x in range(board.width)
+        if board[Point(x, y)] is None
+        and any(
+            board.on_board(Point(x + dx, y + dy)) and board[Point(x + dx, y + dy)] is not None
+            for dx in range(-2, 3)
+            for dy in range(-2, 3)
+        )
+    ]
+
+
+def _straight_four_wins(board: Board) -> bool:
+    """Whether the side to move makes a straight four (a move leaving two fives to make, or a
+    five at once) while the other side has no five of its own: by the rules alone."""
+    attacker = board.to_move
+    if _fives(board, attacker):
+        return True
+    if _fives(board, attacker.opponent):
+        return False
+    for point in _window_points(board, attacker, 3):
+        trial = board.copy()
+        trial.play(point)
+        if trial.outcome is None and len(_fives(trial, attacker)) >= 2:
+            return True
+    return False
+
+
+@SETTINGS
+@given(open_three())
+def test_every_move_off_the_open_three_answers_loses(board: Board) -> None:
+    pos = Position.from_board(board)
+    me = int(pos.g[k.G_SIDE]) - 1
+    op = 1 - me
+    assume(_count(pos, op, k.P4_FLEX4) > 0)
+    assume(_count(pos, op, k.P4_FIVE) == 0 and _count(pos, me, k.P4_FIVE) == 0)
+    buf = np.zeros(k.MAX_MOVES, dtype=np.int64)
+    scratch = np.zeros(k.MAX_MOVES, dtype=np.int64)
+    n = int(k._defences(pos.st, me, buf))
+    wide = {pos.point(int(i)) for i in buf[:n]}
+    n = int(k._stopping(pos.st, me, buf, n, scratch))
+    answers = [pos.point(int(i)) for i in buf[:n]]
+    assert set(answers) <= wide
+    event(f"{len(wide) - len(answers)} points fewer")
+    for point in _near(board):
+        if point in answers:
+            continue
+        after = board.copy()
+        after.play(point)
+        assert _straight_four_wins(after), f"{point} stops the open three"
+
+
 def _count(pos: Position, ci: int, cls: int) -> int:
     return int(pos.g[k.G_P4 + ci * k.NP4 + cls])
 
@@ -96,20 +184,8 @@ def test_every_move_off_the_list_loses_to_a_vcf(board: Board) -> None:
     assert all(board[p] is None for p in answers)
     q = answers[0]  # the four-three point answered comes first
     assert pos.threat(board.to_move.opponent, q) == k.P4_B4_F3
-    # the candidates the list replaces: the empty points with a stone in their 5x5 square
-    near = [
-        Point(x, y)
-        for y in range(board.height)
-        for x in range(board.width)
-        if board[Point(x, y)] is None
-        and any(
-            board.on_board(Point(x + dx, y + dy)) and board[Point(x + dx, y + dy)] is not None
-            for dx in range(-2, 3)
-            for dy in range(-2, 3)
-        )
-    ]
     event(f"{len(answers)} answers")
-    for point in near:
+    for point in _near(board):
         if point in answers:
             continue
         after = board.copy()
@@ -183,14 +259,17 @@ def test_no_list_where_the_block_is_a_four_of_ones_own() -> None:
     assert found[1] == []
 
 
-def test_off_unless_set_and_only_for_master(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("name", "modes"), [("_DEFEND43", (1, 2)), ("_DEFEND3", (1,))])
+def test_off_unless_set_and_only_for_master(
+    monkeypatch: pytest.MonkeyPatch, name: str, modes: tuple[int, ...]
+) -> None:
     import engine.search.alphabeta
 
     board = Board.from_moves("h8 h9 i8 i9 g8 j8 g9 g7 f10 e11 i10", rule=Rule.FREESTYLE)
     shipped = search(board, Limits(depth=6)).nodes
     old = search(board, Limits(depth=6), SearchOptions(selective=False)).nodes
-    for mode in (1, 2):
-        monkeypatch.setattr(engine.search.alphabeta, "_DEFEND43", mode)
+    for mode in modes:
+        monkeypatch.setattr(engine.search.alphabeta, name, mode)
         result = search(board, Limits(depth=6))
         assert result.nodes != shipped
         assert board.is_legal(result.move)
