@@ -41,26 +41,7 @@ def four_three(draw: st.DrawFn) -> Board:
     three = draw(st.sampled_from(((-2, -1), (-1, 1), (1, 2), (-3, -1), (1, 3), (-1, 2))))
     mine = {(q[0] + d4[0] * i, q[1] + d4[1] * i) for i in four}
     mine |= {(q[0] + d3[0] * i, q[1] + d3[1] * i) for i in three}
-    points = [(x, y) for x in range(size) for y in range(size)]
-    extra = draw(st.lists(st.sampled_from(points), max_size=18, unique=True))
-    taken = mine | {q}
-    theirs: set[tuple[int, int]] = set()
-    for i, point in enumerate(extra):
-        if point not in taken:
-            (mine if i % 3 == 0 else theirs).add(point)
-            taken.add(point)
-    attacker = draw(st.sampled_from((Color.BLACK, Color.WHITE)))
-    on = [pt for pt in mine if 0 <= pt[0] < size and 0 <= pt[1] < size]
-    black, white = (on, theirs) if attacker is Color.BLACK else (theirs, on)
-    board = Board.from_stones(
-        [Point(*p) for p in black],
-        [Point(*p) for p in white],
-        size=size,
-        rule=Rule.FREESTYLE,
-        to_move=attacker.opponent,
-    )
-    assume(board.outcome is None)
-    return board
+    return _with_others(draw, size, mine, {q}, 18, 3)
 
 
 @st.composite
@@ -73,13 +54,27 @@ def open_three(draw: st.DrawFn) -> Board:
     d = draw(st.sampled_from(DIRECTIONS))
     shape = draw(st.sampled_from(((0, 1, 2), (0, 1, 3), (0, 2, 3))))
     mine = {(q[0] + d[0] * i, q[1] + d[1] * i) for i in shape}
+    return _with_others(draw, size, mine, set(), 20, 2)
+
+
+def _with_others(
+    draw: st.DrawFn,
+    size: int,
+    mine: set[tuple[int, int]],
+    empty: set[tuple[int, int]],
+    most: int,
+    every: int,
+) -> Board:
+    # the attacker's shape ``mine`` (its points off the board dropped) with up to ``most`` other
+    # stones at random, one in ``every`` the attacker's, ``empty`` kept free; the attacker's
+    # opponent to move, no five on the board
     points = [(x, y) for x in range(size) for y in range(size)]
-    extra = draw(st.lists(st.sampled_from(points), max_size=20, unique=True))
-    taken = set(mine)
+    extra = draw(st.lists(st.sampled_from(points), max_size=most, unique=True))
+    taken = mine | empty
     theirs: set[tuple[int, int]] = set()
     for i, point in enumerate(extra):
         if point not in taken:
-            (mine if i % 2 == 0 else theirs).add(point)
+            (mine if i % every == 0 else theirs).add(point)
             taken.add(point)
     attacker = draw(st.sampled_from((Color.BLACK, Color.WHITE)))
     on = [pt for pt in mine if 0 <= pt[0] < size and 0 <= pt[1] < size]
