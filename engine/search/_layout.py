@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "cfa0833a385fe3f3"
+KERNELS_STAMP = "2698b01bf0d45dc5"
 
 PAD = 5
 MAX_PLY = 128

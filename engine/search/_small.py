@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "cfa0833a385fe3f3"
+KERNELS_STAMP = "2698b01bf0d45dc5"
 
 if TYPE_CHECKING:
     from engine.board import Board

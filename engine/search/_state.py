@@ -44,7 +44,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "cfa0833a385fe3f3"
+KERNELS_STAMP = "2698b01bf0d45dc5"
 
 
 @njit

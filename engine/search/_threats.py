@@ -46,7 +46,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "cfa0833a385fe3f3"
+KERNELS_STAMP = "2698b01bf0d45dc5"
 
 
 @njit
@@ -157,19 +157,15 @@ def _stopping(st: State, me: int, buf: IntArray, n: int, scratch: IntArray) -> i
     m = 0
     for i in range(n):
         p = buf[i]
-        keep = p4t[me, cell[p, R_CODE + me]] >= P4_B4
-        if not keep:
-            keep = True
-            py = p // s
-            px = p - py * s
+        keep = True
+        if p4t[me, cell[p, R_CODE + me]] < P4_B4:
+            py, px = divmod(p, s)
             for j in range(k):
-                f = scratch[j]
-                dy = py - f // s
-                dx = px - (f - (f // s) * s)
-                if p != f and not (
-                    max(abs(dx), abs(dy)) <= half and (dx == 0 or dy == 0 or abs(dx) == abs(dy))
-                ):
-                    keep = False
+                fy, fx = divmod(scratch[j], s)
+                dy = abs(py - fy)
+                dx = abs(px - fx)
+                if max(dx, dy) > half or (dx != 0 and dy != 0 and dx != dy):
+                    keep = False  # off every line of this straight-four point (p is not it)
                     break
         if keep:
             buf[m] = p
