@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "2698b01bf0d45dc5"
+KERNELS_STAMP = "e0d0e9fb7a9dd075"
 
 PAD = 5
 MAX_PLY = 128
@@ -264,7 +264,7 @@ G_KEPT = G_TRIVIAL + 1
 # a null-window leaf this many evaluation units or more below alpha plays none (0: no such cut)
 G_QVCF = G_KEPT + 1
 G_QVCF_DELTA = G_QVCF + 1
-# the answers to the opponent's four-three point (``_threats._defences43``, in freestyle): 1,
+# the answers to the opponent's four-three point (``_threats._defences43``; in renju, White's): 1,
 # only its exact defences and one's own fours are searched, each in full like the answers to an
 # open three; 2, only those, with the node's usual reductions and pruning (0: off, every
 # candidate)

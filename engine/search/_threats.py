@@ -46,7 +46,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "2698b01bf0d45dc5"
+KERNELS_STAMP = "e0d0e9fb7a9dd075"
 
 
 @njit
@@ -175,7 +175,7 @@ def _stopping(st: State, me: int, buf: IntArray, n: int, scratch: IntArray) -> i
 
 @njit
 def _defences43(st: State, me: int, buf: IntArray) -> int:
-    """Against the opponent's four-three point (freestyle): the moves that may stop it, and
+    """Against the opponent's four-three point: the moves that may stop it, and
     none other but one's own fours; 0 where no list is needed (Rapfi's exact defences).
 
     Once the opponent plays its four-three point q, the side must block the four at its five

@@ -169,7 +169,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "2698b01bf0d45dc5"
+KERNELS_STAMP = "e0d0e9fb7a9dd075"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -450,7 +450,11 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
         if g[G_DEFEND3] != 0 and g[G_RULE] == RULE_FREESTYLE:
             n = _stopping(st, me, buf, n, sbuf[ply])  # the keys are written after this
         restricted = True
-    elif g[G_DEFEND43] != 0 and g[G_P4 + op * NP4 + P4_B4_F3] > 0 and g[G_RULE] == RULE_FREESTYLE:
+    elif (
+        g[G_DEFEND43] != 0
+        and g[G_P4 + op * NP4 + P4_B4_F3] > 0
+        and (g[G_RULE] != RULE_RENJU or op == 1)
+    ):
         n = _defences43(st, me, buf)
         listed = n > 0
         restricted = listed and g[G_DEFEND43] == 1

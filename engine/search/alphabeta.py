@@ -214,6 +214,17 @@ _QVCF_DELTA = _setting("GOMOKU_QVCF_DELTA", 0, most=100000)
 # points a game over three sets of 64 openings; at 500 ms a move against PentaZen 0.4.17, +2.4
 # +- 2.7 over two sets (docs/engine.md, "The exact answers to a four-three and to an open three")
 _DEFEND43 = _setting("GOMOKU_DEFEND43", 1, most=2)
+# GOMOKU_DEFEND43_RULES (comma-separated rule names) chooses the rules for measuring; in renju
+# the list answers White's four-three points alone (Black's may be forbidden ones)
+_DEFEND43_RULES: Final = frozenset({Rule.FREESTYLE})
+
+
+def _defend43_rules() -> frozenset[Rule]:
+    # the rules whose master searches answer a four-three point so; caro never does
+    named = Rule.named_in(os.environ.get("GOMOKU_DEFEND43_RULES", "")) or _DEFEND43_RULES
+    return named - {Rule.CARO}
+
+
 # against the opponent's open three, for measuring: only the moves that leave it no straight
 # four, and one's own fours (k.G_DEFEND3, 1; 0, the default: every point where it would make a
 # four, and one's own fours)
@@ -452,7 +463,6 @@ class _Searcher:
                 g[k.G_POL_RED] = _POL_RED << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
                 g[k.G_LMR_GAP] = _LMR_GAP
                 g[k.G_KILLER_KEY] = _KILLER_KEY * (1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)) // 100
-                g[k.G_DEFEND43] = _DEFEND43
                 g[k.G_DEFEND3] = _DEFEND3
                 if _POL_WIDTH and options.width:
                     g[k.G_WIDTH] = _POL_WIDTH
@@ -461,6 +471,7 @@ class _Searcher:
                     g[k.G_LMR] = _POL_LMR
                     g[k.G_FH_RED] = _FH_RED
                     g[k.G_LMR_OPP] = _LMR_OPP
+            g[k.G_DEFEND43] = _DEFEND43 if options.policy and board.rule in _defend43_rules() else 0
             g[k.G_NULL] = _NULL_R
             g[k.G_NULL_DEPTH] = max(_NULL_DEPTH, 1)
         g[k.G_TT_WAYS] = _TT_WAYS

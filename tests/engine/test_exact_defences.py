@@ -1,6 +1,7 @@
 """The exact answers to the opponent's four-three point (``_threats._defences43``,
 GOMOKU_DEFEND43) and to its open three (``_threats._stopping``, GOMOKU_DEFEND3): every move
-left off either list loses to a short VCF, by oracles that try every move by the rules."""
+left off either list loses to a short VCF, by oracles that try every move by the rules (the
+four-three's in freestyle, standard and, against White's, renju)."""
 
 from __future__ import annotations
 
@@ -28,9 +29,11 @@ DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 @st.composite
 def four_three(draw: st.DrawFn) -> Board:
-    """A small freestyle board where the side not to move has a four-three point: a broken
-    four and a three through one point, then other stones of both sides around it at random
-    (which may spoil the shape or make others); no five on it."""
+    """A small board, in freestyle, standard or renju (there with White the attacker), where
+    the side not to move has a four-three point: a broken four and a three through one point,
+    then other stones of both sides around it at random (which may spoil the shape or make
+    others); no five on it."""
+    rule = draw(st.sampled_from((Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU)))
     size = draw(st.integers(9, 11))
     q = (draw(st.integers(3, size - 4)), draw(st.integers(3, size - 4)))
     d4, d3 = draw(st.permutations(DIRECTIONS))[:2]
@@ -41,7 +44,7 @@ def four_three(draw: st.DrawFn) -> Board:
     three = draw(st.sampled_from(((-2, -1), (-1, 1), (1, 2), (-3, -1), (1, 3), (-1, 2))))
     mine = {(q[0] + d4[0] * i, q[1] + d4[1] * i) for i in four}
     mine |= {(q[0] + d3[0] * i, q[1] + d3[1] * i) for i in three}
-    return _with_others(draw, size, mine, {q}, 18, 3)
+    return _with_others(draw, size, mine, {q}, 18, 3, rule)
 
 
 @st.composite
@@ -64,10 +67,11 @@ def _with_others(
     empty: set[tuple[int, int]],
     most: int,
     every: int,
+    rule: Rule = Rule.FREESTYLE,
 ) -> Board:
     # the attacker's shape ``mine`` (its points off the board dropped) with up to ``most`` other
     # stones at random, one in ``every`` the attacker's, ``empty`` kept free; the attacker's
-    # opponent to move, no five on the board
+    # opponent to move, no five on the board; in renju White attacks
     points = [(x, y) for x in range(size) for y in range(size)]
     extra = draw(st.lists(st.sampled_from(points), max_size=most, unique=True))
     taken = mine | empty
@@ -76,14 +80,14 @@ def _with_others(
         if point not in taken:
             (mine if i % every == 0 else theirs).add(point)
             taken.add(point)
-    attacker = draw(st.sampled_from((Color.BLACK, Color.WHITE)))
+    attacker = Color.WHITE if rule is Rule.RENJU else draw(st.sampled_from(tuple(Color)))
     on = [pt for pt in mine if 0 <= pt[0] < size and 0 <= pt[1] < size]
     black, white = (on, theirs) if attacker is Color.BLACK else (theirs, on)
     board = Board.from_stones(
         [Point(*p) for p in black],
         [Point(*p) for p in white],
         size=size,
-        rule=Rule.FREESTYLE,
+        rule=rule,
         to_move=attacker.opponent,
     )
     assume(board.outcome is None)
@@ -91,12 +95,13 @@ def _with_others(
 
 
 def _near(board: Board) -> list[Point]:
-    # the candidates a list replaces: the empty points with a stone in their 5x5 square
+    # the candidates a list replaces: the points the side to move may play with a stone in their
+    # 5x5 square
     return [
         Point(x, y)
         for y in range(board.height)
         for x in range(board.width)
-        if board[Point(x, y)] is None
+        if board.is_legal(Point(x, y))
         and any(
             board.on_board(Point(x + dx, y + dy)) and board[Point(x + dx, y + dy)] is not None
             for dx in range(-2, 3)
@@ -180,6 +185,7 @@ def test_every_move_off_the_list_loses_to_a_vcf(board: Board) -> None:
     q = answers[0]  # the four-three point answered comes first
     assert pos.threat(board.to_move.opponent, q) == k.P4_B4_F3
     event(f"{len(answers)} answers")
+    event(board.rule.value)
     for point in _near(board):
         if point in answers:
             continue
