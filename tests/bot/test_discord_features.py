@@ -315,6 +315,10 @@ async def test_deadline_task_retries_a_failed_ai_move(
         view = await bot.service.board(fake.default_channel.id)
         assert view.is_ai_turn
         assert runner.tries == 1
+        # The clock task starts once the bot is ready, beside the test's commands: a pass of
+        # it has begun its ten minutes before the clock moves on (else they would count from
+        # after the move).
+        await bot.runner.passed()
         # Ten minutes on, the deadline task resumes the game: the AI moves without a restart.
         clock.advance(minutes=11)
         await fake.wait_for(lambda: "2 moves" in board.text())
