@@ -279,3 +279,28 @@ def test_settings_change_master_alone(
         assert result.nodes != shipped
         assert board.is_legal(result.move)
         assert search(board, Limits(depth=6), hard).nodes == before
+
+
+@pytest.mark.parametrize(
+    ("rule", "moves", "answered"),
+    [
+        # Black's four-three point at h11, White to move
+        (Rule.STANDARD, "h8 h7 h9 a1 h10 o1 f11 o15 g11", True),
+        (Rule.RENJU, "h8 h7 h9 a1 h10 o1 f11 o15 g11", False),  # Black's may be forbidden
+        (Rule.CARO, "h8 h7 h9 a1 h10 o1 f11 o15 g11", False),
+        # the same shape in White's stones, Black to move
+        (Rule.RENJU, "h7 h8 a1 h9 o1 h10 o15 f11 b15 g11", True),
+    ],
+)
+def test_the_rules_the_setting_names(
+    monkeypatch: pytest.MonkeyPatch, rule: Rule, moves: str, answered: bool
+) -> None:
+    # GOMOKU_DEFEND43_RULES names the rules whose master answers a four-three point with the
+    # list: in renju White's alone, in caro never
+    board = Board.from_moves(moves, rule=rule)
+    monkeypatch.setenv("GOMOKU_DEFEND43_RULES", "freestyle")
+    before = search(board, Limits(depth=3))
+    monkeypatch.setenv("GOMOKU_DEFEND43_RULES", f"freestyle,{rule.value}")
+    after = search(board, Limits(depth=3))
+    assert (after.nodes != before.nodes) is answered
+    assert after.move == before.move == Point.parse("h11")
