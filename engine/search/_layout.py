@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "e0d0e9fb7a9dd075"
+KERNELS_STAMP = "35095ccf86d18435"
 
 PAD = 5
 MAX_PLY = 128
@@ -273,7 +273,13 @@ G_DEFEND43 = G_QVCF_DELTA + 1
 # and one's own fours (``_threats._stopping``, in freestyle); 0: every point where it would
 # make a four, and one's own fours
 G_DEFEND3 = G_DEFEND43 + 1
-NG = G_DEFEND3 + 1
+# against the opponent's open three, one's own fours that stop none of its fours and lie more
+# than four points from the last move (by the opponent) or the one before (one's own), Rapfi's
+# "distracting" defences: bit 1, those far from both are not searched within 4 plies of the
+# horizon; bit 2, the others are searched 2 plies shallower far from the last move and 1 far
+# from the one before (then again in full where they beat alpha); 0: off, all in full
+G_DISTRACT = G_DEFEND3 + 1
+NG = G_DISTRACT + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

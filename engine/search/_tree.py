@@ -15,6 +15,7 @@ from engine.search._layout import (
     G_DEEP_VCF,
     G_DEFEND3,
     G_DEFEND43,
+    G_DISTRACT,
     G_FH_RED,
     G_FUT_DEPTH,
     G_FUT_OWN,
@@ -169,7 +170,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "e0d0e9fb7a9dd075"
+KERNELS_STAMP = "35095ccf86d18435"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -303,6 +304,12 @@ def _last_two(g: IntArray, ms: IntArray) -> tuple[int, int]:
     if n == 1:
         return ms[0], g[G_PREV] - 1
     return g[G_PREV] - 1, g[G_PREV + 1] - 1
+
+
+@njit_inline
+def _far(p: int, q: int, s: int) -> bool:
+    # p more than four points from q (Chebyshev); never from no move
+    return q >= 0 and max(abs(p // s - q // s), abs(p % s - q % s)) > 4
 
 
 @njit_inline
@@ -1023,6 +1030,19 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     k1 = killers[ply, 1]
     keptmode = g[G_KEPT]
     trivial = g[G_TRIVIAL] > 0 and depth <= g[G_TRIVIAL] and not restricted and opfive == 0
+    # G_DISTRACT: the answers to an open three that only delay it, far from the last two moves
+    distract = 0
+    dlast = -1
+    dbefore = -1
+    if (
+        g[G_DISTRACT] != 0
+        and restricted
+        and opfive == 0
+        and g[G_P4 + op * NP4 + P4_FLEX4] > 0
+        and g[G_RULE] != RULE_RENJU
+    ):
+        distract = g[G_DISTRACT]
+        dlast, dbefore = _last_two(g, st[8])
     # the moves late-move pruning would still search (_tactical) among those not yet picked,
     # counted at the first move it skips (-1: not yet): once none is left, every later pick
     # would be skipped as well, so the loop ends there
@@ -1064,6 +1084,14 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             and p4t[op, cell[p, R_CODE + op]] == P4_NONE
         ):
             continue  # G_TRIVIAL: near the horizon a move that makes nothing for either side
+        far = 0
+        if distract != 0 and i > 0 and p4t[op, cell[p, R_CODE + op]] < P4_B4:
+            fl = _far(p, dlast, g[G_S])
+            fb = _far(p, dbefore, g[G_S])
+            if fl and fb and depth <= 4 and (distract & 1) != 0:
+                continue
+            if (distract & 2) != 0:
+                far = (2 if fl else 0) + (1 if fb else 0)
         nd = newdepth + 1 if singular and p == ttmove else newdepth
         if fhred and p4t[me, cell[p, R_CODE + me]] < P4_B4:
             nd -= 1
@@ -1104,6 +1132,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                     r = max(min((ptop - kt) // pred, 2, nd - 1), 0)
             elif depth >= 3 and i >= 4 and not tactical and not restricted:
                 r = 1 if i < 12 else 2
+            if far > 0:
+                r = max(r, min(far, nd - 1))
             g[G_DEBT + ply + 1] = owed
             v = -alphabeta(st, sr, nd - r, -alpha - 1, -alpha, ply + 1)
             if r > 0 and pvnode and v > alpha and g[G_LMR_VERIFY] != 0 and g[G_STOP] == 0:

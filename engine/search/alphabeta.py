@@ -229,6 +229,10 @@ def _defend43_rules() -> frozenset[Rule]:
 # four, and one's own fours (k.G_DEFEND3, 1; 0, the default: every point where it would make a
 # four, and one's own fours)
 _DEFEND3 = _setting("GOMOKU_DEFEND3", 0, most=1)
+# against the opponent's open three, with the policy, for measuring: one's own fours that stop
+# none of its fours, far from the last two moves, are left out near the horizon (1), searched
+# shallower (2), or both (3) (k.G_DISTRACT, Rapfi's distracting defences; 0, the default: off)
+_DISTRACT = _setting("GOMOKU_DISTRACT", 0, most=3)
 # the fours a leaf's local VCF probe may play where a search probes one (k.G_DEEP_VCF; -1, the
 # default: as its options say, 8 for master; 0: no probe at the leaves at all)
 _DEEP_VCF = _setting("GOMOKU_DEEP_VCF", -1, most=20, least=-1)
@@ -464,6 +468,7 @@ class _Searcher:
                 g[k.G_LMR_GAP] = _LMR_GAP
                 g[k.G_KILLER_KEY] = _KILLER_KEY * (1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)) // 100
                 g[k.G_DEFEND3] = _DEFEND3
+                g[k.G_DISTRACT] = _DISTRACT
                 if _POL_WIDTH and options.width:
                     g[k.G_WIDTH] = _POL_WIDTH
                 if _POL_LMR and board.rule in _lmr_rules():
