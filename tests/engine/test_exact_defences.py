@@ -260,21 +260,23 @@ def test_no_list_where_the_block_is_a_four_of_ones_own() -> None:
     assert found[1] == []
 
 
-@pytest.mark.parametrize(("name", "modes"), [("_DEFEND43", (0, 2)), ("_DEFEND3", (1,))])
+@pytest.mark.parametrize(
+    ("name", "modes"), [("_DEFEND43", (0, 2)), ("_DEFEND3", (1,)), ("_DISTRACT", (1, 2, 3))]
+)
 def test_settings_change_master_alone(
     monkeypatch: pytest.MonkeyPatch, name: str, modes: tuple[int, ...]
 ) -> None:
-    # the four-three's answers are on (1) by default and the open three's off: each other mode
-    # changes master's search and leaves hard's selective search as it was
-    import engine.search.alphabeta
+    # the four-three's answers are on (1) by default, the open three's and the distracting
+    # defences off: each other mode changes master's search and leaves hard's as it was
+    import engine.search.alphabeta as ab
 
-    assert (engine.search.alphabeta._DEFEND43, engine.search.alphabeta._DEFEND3) == (1, 0)
+    assert (ab._DEFEND43, ab._DEFEND3, ab._DISTRACT) == (1, 0, 0)
     board = Board.from_moves("h8 h9 i8 i9 g8 j8 g9 g7 f10 e11 i10", rule=Rule.FREESTYLE)
     shipped = search(board, Limits(depth=6)).nodes
     hard = SearchOptions(policy=False, network=False, deep_vcf=0)  # hard's selective search
     before = search(board, Limits(depth=6), hard).nodes
     for mode in modes:
-        monkeypatch.setattr(engine.search.alphabeta, name, mode)
+        monkeypatch.setattr(ab, name, mode)
         result = search(board, Limits(depth=6))
         assert result.nodes != shipped
         assert board.is_legal(result.move)
