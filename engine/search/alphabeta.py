@@ -207,7 +207,7 @@ _KEPT = _setting("GOMOKU_KEPT", 0, most=1)
 # _QVCF_DELTA evaluation units below alpha (0: no such cut)
 _QVCF = _setting("GOMOKU_QVCF", 0, most=20)
 _QVCF_DELTA = _setting("GOMOKU_QVCF_DELTA", 0, most=100000)
-# against the opponent's four-three point, with the policy (master in freestyle): only its exact
+# against the opponent's four-three point, in master's searches (in freestyle): only its exact
 # defences and one's own fours (k.G_DEFEND43; 1, the default, each searched in full, like the
 # answers to an open three; 2, with the node's usual reductions and pruning; 0: every
 # candidate). At 1: node for node against Rapfi 0.43.02 classical at 200,000 nodes, +3.0 +- 2.2
@@ -215,7 +215,9 @@ _QVCF_DELTA = _setting("GOMOKU_QVCF_DELTA", 0, most=100000)
 # +- 2.7 over two sets (docs/engine.md, "The exact answers to a four-three and to an open three")
 _DEFEND43 = _setting("GOMOKU_DEFEND43", 1, most=2)
 # GOMOKU_DEFEND43_RULES (comma-separated rule names) chooses the rules for measuring; in renju
-# the list answers White's four-three points alone (Black's may be forbidden ones)
+# the list answers White's four-three points alone (Black's may be forbidden ones). Standard
+# and renju gained nothing measurable (docs/engine.md, "The four-three's answers in standard
+# and renju")
 _DEFEND43_RULES: Final = frozenset({Rule.FREESTYLE})
 
 
