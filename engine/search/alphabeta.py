@@ -207,18 +207,19 @@ _KEPT = _setting("GOMOKU_KEPT", 0, most=1)
 # _QVCF_DELTA evaluation units below alpha (0: no such cut)
 _QVCF = _setting("GOMOKU_QVCF", 0, most=20)
 _QVCF_DELTA = _setting("GOMOKU_QVCF_DELTA", 0, most=100000)
-# against the opponent's four-three point, in master's searches (in freestyle): only its exact
+# against the opponent's four-three point, in master's searches (freestyle, renju): only its exact
 # defences and one's own fours (k.G_DEFEND43; 1, the default, each searched in full, like the
 # answers to an open three; 2, with the node's usual reductions and pruning; 0: every
 # candidate). At 1: node for node against Rapfi 0.43.02 classical at 200,000 nodes, +3.0 +- 2.2
 # points a game over three sets of 64 openings; at 500 ms a move against PentaZen 0.4.17, +2.4
 # +- 2.7 over two sets (docs/engine.md, "The exact answers to a four-three and to an open three")
 _DEFEND43 = _setting("GOMOKU_DEFEND43", 1, most=2)
-# GOMOKU_DEFEND43_RULES (comma-separated rule names) chooses the rules for measuring; in renju
-# the list answers White's four-three points alone (Black's may be forbidden ones). Standard
-# and renju gained nothing measurable (docs/engine.md, "The four-three's answers in standard
-# and renju")
-_DEFEND43_RULES: Final = frozenset({Rule.FREESTYLE})
+# in freestyle and renju, where in renju the list answers White's four-three points alone
+# (Black's may be forbidden ones): in renju +3.1 +- 3.7 points a game at 500 ms against Rapfi
+# (128 games) and +3.0 +- 2.0 node for node at 20,000 nodes; in standard -6.6 +- 3.8 at 500 ms
+# against PentaZen, so not there (docs/engine.md, "The four-three's answers in standard and
+# renju"). GOMOKU_DEFEND43_RULES (comma-separated rule names) chooses the rules for measuring
+_DEFEND43_RULES: Final = frozenset({Rule.FREESTYLE, Rule.RENJU})
 
 
 def _defend43_rules() -> frozenset[Rule]:

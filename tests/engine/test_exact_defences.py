@@ -266,11 +266,14 @@ def test_no_list_where_the_block_is_a_four_of_ones_own() -> None:
 def test_settings_change_master_alone(
     monkeypatch: pytest.MonkeyPatch, name: str, modes: tuple[int, ...]
 ) -> None:
-    # the four-three's answers are on (1) by default, the open three's and the distracting
-    # defences off: each other mode changes master's search and leaves hard's as it was
+    # the four-three's answers are on (1) by default, in freestyle and renju, the open three's
+    # and the distracting defences off: each other mode changes master's search and leaves
+    # hard's as it was
     import engine.search.alphabeta as ab
 
     assert (ab._DEFEND43, ab._DEFEND3, ab._DISTRACT) == (1, 0, 0)
+    monkeypatch.delenv("GOMOKU_DEFEND43_RULES", raising=False)
+    assert ab._defend43_rules() == {Rule.FREESTYLE, Rule.RENJU}
     board = Board.from_moves("h8 h9 i8 i9 g8 j8 g9 g7 f10 e11 i10", rule=Rule.FREESTYLE)
     shipped = search(board, Limits(depth=6)).nodes
     hard = SearchOptions(policy=False, network=False, deep_vcf=0)  # hard's selective search
