@@ -344,7 +344,10 @@ def loss_and_grads(
     chance = 1 / (1 + np.exp(-logit))
     eps = 1e-9
     v_loss = -np.mean(value * np.log(chance + eps) + (1 - value) * np.log(1 - chance + eps))
-    d_logit = (chance - value) / n
+    # the derivative of that loss itself (eps included), chance's own being chance * (1 - chance)
+    d_logit = (
+        -(value / (chance + eps) - (1 - value) / (1 - chance + eps)) * chance * (1 - chance) / n
+    )
     # policy
     scores = a @ p["u"]  # N x P
     scores = np.where(empty, scores, -np.inf)
@@ -358,6 +361,10 @@ def loss_and_grads(
     p_loss = float(-np.sum(np.log(soft[rows, move[rows]] + eps)) / m)
     d_scores = soft.copy()
     d_scores[rows, move[rows]] -= 1.0
+    # the loss reads log(p + eps): its gradient is p / (p + eps) times log p's, which matters
+    # where the move judged is one the policy all but rules out
+    picked = soft[rows, move[rows]]
+    d_scores[rows] = d_scores[rows] * (picked / (picked + eps))[:, None]
     d_scores[~has] = 0.0
     d_scores *= policy_weight / m
     # backward
