@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "35095ccf86d18435"
+KERNELS_STAMP = "97d700c3db778f71"
 
 PAD = 5
 MAX_PLY = 128

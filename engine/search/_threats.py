@@ -46,7 +46,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "35095ccf86d18435"
+KERNELS_STAMP = "97d700c3db778f71"
 
 
 @njit

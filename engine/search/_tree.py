@@ -170,7 +170,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "35095ccf86d18435"
+KERNELS_STAMP = "97d700c3db778f71"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -307,9 +307,15 @@ def _last_two(g: IntArray, ms: IntArray) -> tuple[int, int]:
 
 
 @njit_inline
+def _distance(p: int, q: int, s: int) -> int:
+    # the Chebyshev (king-move) distance between two points of a board of stride s
+    return max(abs(p // s - q // s), abs(p % s - q % s))
+
+
+@njit_inline
 def _far(p: int, q: int, s: int) -> bool:
-    # p more than four points from q (Chebyshev); never from no move
-    return q >= 0 and max(abs(p // s - q // s), abs(p % s - q % s)) > 4
+    # p more than four points from q; never from no move
+    return q >= 0 and _distance(p, q, s) > 4
 
 
 @njit_inline
@@ -317,8 +323,7 @@ def _near(p: int, q: int, s: int) -> int:
     # p's distance bucket to q (POL_DISTANCE): Chebyshev 1 .. POL_NEAR or more as 0 .. POL_NEAR - 1
     if q < 0:
         return POL_NEAR - 1
-    d = max(abs(p // s - q // s), abs(p % s - q % s))
-    return min(max(d, 1), POL_NEAR) - 1
+    return min(max(_distance(p, q, s), 1), POL_NEAR) - 1
 
 
 @njit_inline
