@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "97d700c3db778f71"
+KERNELS_STAMP = "77411e39e3ba73be"
 
 PAD = 5
 MAX_PLY = 128
@@ -279,7 +279,11 @@ G_DEFEND3 = G_DEFEND43 + 1
 # horizon; bit 2, the others are searched 2 plies shallower far from the last move and 1 far
 # from the one before (then again in full where they beat alpha); 0: off, all in full
 G_DISTRACT = G_DEFEND3 + 1
-NG = G_DISTRACT + 1
+# in renju, 1: Black's four-three points are answered with the list too (``G_DEFEND43`` on),
+# once ``_threats._real43`` finds the point one Black may play and its three a true one; 0:
+# White's alone
+G_DEFEND43_BLACK = G_DISTRACT + 1
+NG = G_DEFEND43_BLACK + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "97d700c3db778f71"
+KERNELS_STAMP = "77411e39e3ba73be"
 
 if TYPE_CHECKING:
     from engine.board import Board

@@ -46,7 +46,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "97d700c3db778f71"
+KERNELS_STAMP = "77411e39e3ba73be"
 
 
 @njit
@@ -184,7 +184,13 @@ def _defences43(st: State, me: int, buf: IntArray) -> int:
     f a four of its own (its block then gains the tempo back: the empty points along f's lines,
     past its own stones, where it would make a closed three or more), or make a four now. If f
     is already a four point of the side's, its block answers the four with a four and the list
-    is not needed. One four-three point is answered; any other needs no fewer moves."""
+    is not needed. One four-three point is answered; any other needs no fewer moves.
+
+    Against Black in renju, q must be one Black may play and after which it has a straight
+    four it may play (``_real43``); and where a point that stops the three on one side is
+    forbidden to Black once q is played, the three can only grow the other way, so the first
+    empty point past that side's stopping points stops it too (as Rapfi's ``findB4F3Defence``).
+    """
     b = st[0]
     cell = st[1]
     g = st[2]
@@ -194,11 +200,15 @@ def _defences43(st: State, me: int, buf: IntArray) -> int:
     half = g[G_HALF]
     op = 1 - me
     steps = _steps(s)
+    renju_black = g[G_RULE] == RULE_RENJU and op == 0
     n = _scan(b, cell, g, p4t, op, P4_B4_F3, buf)
     q = -1
     for i in range(n):
-        if p4t[op, cell[buf[i], R_CODE + op]] == P4_B4_F3:
-            q = buf[i]
+        p = buf[i]
+        if p4t[op, cell[p, R_CODE + op]] == P4_B4_F3 and (
+            not renju_black or _real43(st, p, buf[n:])
+        ):
+            q = p
             break
     if q < 0:
         return 0
@@ -217,6 +227,8 @@ def _defences43(st: State, me: int, buf: IntArray) -> int:
                 key = cell[q, d] | ((me + 1) << _shift(k, half))
                 if pt[key, op] != F3:
                     n = _add(buf, n, r)
+            if renju_black:
+                n = _one_sided(st, q, d, buf, n)
         elif pat == B4:  # a four-three's one four (no F4 or FOUR_FOUR: that is a FLEX4)
             f = -1
             for k in range(-half, half + 1):
@@ -248,6 +260,82 @@ def _defences43(st: State, me: int, buf: IntArray) -> int:
     end = n + _scan(b, cell, g, p4t, me, P4_B4, buf[n:])
     for i in range(n, end):
         n = _add(buf, n, buf[i])  # n <= i: each point is read before anything overwrites it
+    return n
+
+
+@njit
+def _real43(st: State, q: int, buf: IntArray) -> bool:
+    """Renju: whether Black's four-three point ``q`` is one, by playing it: Black may play
+    it, and then has a straight four it may play (its three is a true one). ``buf``: room
+    for the straight-four points."""
+    g = st[2]
+    if is_forbidden(st[0], g, st[1], st[9], q):
+        return False
+    side = g[G_SIDE]
+    g[G_SIDE] = 1
+    _mk(st, q)
+    real = _real_flex4(st, 0, buf) > 0
+    _um(st)
+    g[G_SIDE] = side
+    return real
+
+
+@njit
+def _one_sided(st: State, q: int, d: int, buf: IntArray, n: int) -> int:
+    """Renju, against Black's four-three point ``q``: where a point that stops its three on
+    line ``d`` (White's stone there leaves q no F3) on one side of q is forbidden to Black
+    once q is played, the three can grow only the other way, so the first empty point past
+    a run of stopping points on that other side stops it too (Rapfi's ``findB4F3Defence``).
+    Those points appended to the first ``n`` of ``buf``; the new count."""
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    pt = st[3]
+    half = g[G_HALF]
+    step = _steps(g[G_S])[d]
+    key0 = cell[q, d]  # read with q empty
+    past0 = -1
+    past1 = -1
+    for side in range(2):
+        sign = 2 * side - 1
+        run = False
+        for j in range(1, half + 1):
+            r = q + sign * j * step
+            if b[r] != 0:
+                continue
+            if pt[key0 | (2 << _shift(sign * j, half)), 0] != F3:
+                run = True
+            elif run:
+                if side == 0:
+                    past0 = r
+                else:
+                    past1 = r
+                run = False
+    if past0 < 0 and past1 < 0:
+        return n
+    forbidden0 = False
+    forbidden1 = False
+    turn = g[G_SIDE]
+    g[G_SIDE] = 1
+    _mk(st, q)
+    for side in range(2):
+        sign = 2 * side - 1
+        for j in range(1, half + 1):
+            r = q + sign * j * step
+            if b[r] != 0 or pt[key0 | (2 << _shift(sign * j, half)), 0] == F3:
+                continue
+            if is_forbidden(b, g, cell, st[9], r):
+                if side == 0:
+                    forbidden0 = True
+                else:
+                    forbidden1 = True
+                break
+    _um(st)
+    g[G_SIDE] = turn
+    if forbidden0 and past1 >= 0:
+        n = _add(buf, n, past1)
+    if forbidden1 and past0 >= 0:
+        n = _add(buf, n, past0)
     return n
 
 

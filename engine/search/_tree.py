@@ -15,6 +15,7 @@ from engine.search._layout import (
     G_DEEP_VCF,
     G_DEFEND3,
     G_DEFEND43,
+    G_DEFEND43_BLACK,
     G_DISTRACT,
     G_FH_RED,
     G_FUT_DEPTH,
@@ -170,7 +171,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "97d700c3db778f71"
+KERNELS_STAMP = "77411e39e3ba73be"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -465,7 +466,7 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
     elif (
         g[G_DEFEND43] != 0
         and g[G_P4 + op * NP4 + P4_B4_F3] > 0
-        and (g[G_RULE] != RULE_RENJU or op == 1)
+        and (g[G_RULE] != RULE_RENJU or op == 1 or g[G_DEFEND43_BLACK] != 0)
     ):
         n = _defences43(st, me, buf)
         listed = n > 0

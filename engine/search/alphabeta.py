@@ -228,6 +228,10 @@ def _defend43_rules() -> frozenset[Rule]:
     return named - {Rule.CARO}
 
 
+# in renju, for measuring: Black's four-three points answered with the list too, where Black
+# may play the point and its three is a true one (k.G_DEFEND43_BLACK; 0, the default: White's
+# alone)
+_DEFEND43_BLACK = _setting("GOMOKU_DEFEND43_BLACK", 0, most=1)
 # against the opponent's open three, for measuring: only the moves that leave it no straight
 # four, and one's own fours (k.G_DEFEND3, 1; 0, the default: every point where it would make a
 # four, and one's own fours)
@@ -480,6 +484,7 @@ class _Searcher:
                     g[k.G_FH_RED] = _FH_RED
                     g[k.G_LMR_OPP] = _LMR_OPP
             g[k.G_DEFEND43] = _DEFEND43 if options.policy and board.rule in _defend43_rules() else 0
+            g[k.G_DEFEND43_BLACK] = _DEFEND43_BLACK
             g[k.G_NULL] = _NULL_R
             g[k.G_NULL_DEPTH] = max(_NULL_DEPTH, 1)
         g[k.G_TT_WAYS] = _TT_WAYS

@@ -1,7 +1,7 @@
 """The exact answers to the opponent's four-three point (``_threats._defences43``,
 GOMOKU_DEFEND43) and to its open three (``_threats._stopping``, GOMOKU_DEFEND3): every move
 left off either list loses to a short VCF, by oracles that try every move by the rules (the
-four-three's in freestyle, standard and, against White's, renju)."""
+four-three's in freestyle, standard and renju, there against either side's)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 @st.composite
 def four_three(draw: st.DrawFn) -> Board:
-    """A small board, in freestyle, standard or renju (there with White the attacker), where
+    """A small board, in freestyle, standard or renju, where
     the side not to move has a four-three point: a broken four and a three through one point,
     then other stones of both sides around it at random (which may spoil the shape or make
     others); no five on it."""
@@ -71,7 +71,7 @@ def _with_others(
 ) -> Board:
     # the attacker's shape ``mine`` (its points off the board dropped) with up to ``most`` other
     # stones at random, one in ``every`` the attacker's, ``empty`` kept free; the attacker's
-    # opponent to move, no five on the board; in renju White attacks
+    # opponent to move, no five on the board
     points = [(x, y) for x in range(size) for y in range(size)]
     extra = draw(st.lists(st.sampled_from(points), max_size=most, unique=True))
     taken = mine | empty
@@ -80,7 +80,7 @@ def _with_others(
         if point not in taken:
             (mine if i % every == 0 else theirs).add(point)
             taken.add(point)
-    attacker = Color.WHITE if rule is Rule.RENJU else draw(st.sampled_from(tuple(Color)))
+    attacker = draw(st.sampled_from(tuple(Color)))
     on = [pt for pt in mine if 0 <= pt[0] < size and 0 <= pt[1] < size]
     black, white = (on, theirs) if attacker is Color.BLACK else (theirs, on)
     board = Board.from_stones(
@@ -186,6 +186,12 @@ def test_every_move_off_the_list_loses_to_a_vcf(board: Board) -> None:
     assert pos.threat(board.to_move.opponent, q) == k.P4_B4_F3
     event(f"{len(answers)} answers")
     event(board.rule.value)
+    _off_the_list_loses(board, answers)
+
+
+def _off_the_list_loses(board: Board, answers: list[Point]) -> None:
+    # every near move but the answers loses to the four-three at answers[0] or a short VCF
+    q = answers[0]
     for point in _near(board):
         if point in answers:
             continue
@@ -205,6 +211,8 @@ def _four_three_wins(board: Board, q: Point) -> bool:
     list stands on, tried by the rules alone. False says nothing (the full oracle decides)."""
     attacker = board.to_move
     defender = attacker.opponent
+    if not board.is_legal(q):
+        return False
     after = board.copy()
     after.play(q)
     if after.outcome is not None or _fives(after, defender):
@@ -216,6 +224,8 @@ def _four_three_wins(board: Board, q: Point) -> bool:
     if after.outcome is not None:
         return False
     for point in sorted(_window_points(after, attacker, 3), key=lambda p: (p.y, p.x)):
+        if not after.is_legal(point):
+            continue
         trial = after.copy()
         trial.play(point)
         if trial.outcome is not None or _fives(trial, defender):
@@ -260,6 +270,94 @@ def test_no_list_where_the_block_is_a_four_of_ones_own() -> None:
     assert found[1] == []
 
 
+def _renju(black: str, white: str) -> Board:
+    # a renju position on 15x15, White to move
+    return Board.from_stones(
+        [Point.parse(p) for p in black.split()],
+        [Point.parse(p) for p in white.split()],
+        size=15,
+        rule=Rule.RENJU,
+        to_move=Color.WHITE,
+    )
+
+
+def test_no_list_against_a_four_three_point_black_may_not_play() -> None:
+    # Black's h11 makes the four h8-h11 (White's h7 below) and two open threes, f11-h11 and
+    # h11-j13: a double three, forbidden; Black's only four-three point, so White needs no list
+    board = _renju("h8 h9 h10 f11 g11 i12 j13", "h7 a1 o1 a15 o15 b1 n1")
+    pos = Position.from_board(board)
+    assert pos.threat(Color.BLACK, Point.parse("h11")) == k.P4_B4_F3
+    assert board.forbidden_reason(Point.parse("h11")) == "double-three"
+    found = _answers(board)
+    assert found is not None
+    assert found[1] == []
+
+
+def test_a_black_three_whose_straight_fours_are_forbidden_is_no_threat() -> None:
+    # h11 gives Black the four h8-h11 and the three g11-i11, but once h11 is Black's, both of
+    # the three's straight-four points are forbidden (f11 by the threes through d9-e10 and
+    # d13-e12, j11 by those through k10-l9 and k12-l13): h11 threatens nothing there
+    board = _renju(
+        "h8 h9 h10 g11 i11 e10 d9 e12 d13 k12 l13 k10 l9",
+        "h7 a1 o1 a15 o15 b1 n1 a2 o2 a3 o3 a4",
+    )
+    pos = Position.from_board(board)
+    q = pos.index(Point.parse("h11"))
+    assert pos.threat(Color.BLACK, Point.parse("h11")) == k.P4_B4_F3
+    assert board.forbidden_reason(Point.parse("h11")) is None
+    stones, key = pos.b.copy(), int(pos.hsh[0])
+    assert not k._real43(pos.st, q, np.zeros(k.MAX_MOVES, dtype=np.int64))
+    assert (pos.b == stones).all()
+    assert int(pos.hsh[0]) == key
+    assert int(pos.g[k.G_SIDE]) == 2  # the probe's move taken back, White still to move
+    assert not _four_three_wins(_black_to_move(board), Point.parse("h11"))
+    # without the stones that forbid j11 the three is a true one
+    board = _renju("h8 h9 h10 g11 i11 e10 d9 e12 d13", "h7 a1 o1 a15 o15 b1 n1 a2 o2")
+    pos = Position.from_board(board)
+    assert k._real43(pos.st, pos.index(Point.parse("h11")), np.zeros(k.MAX_MOVES, dtype=np.int64))
+    assert _four_three_wins(_black_to_move(board), Point.parse("h11"))
+
+
+def test_a_black_three_that_can_grow_one_way_is_stopped_past_it() -> None:
+    # Black's four-three point h11 (the four h8-h11, the three g11-i11); once h11 is Black's,
+    # f11 is forbidden (threes through d9-e10 and d13-e12), so the three becomes a straight
+    # four only at j11, and White's k11 (past j11) stops it as well as f11 and j11 do
+    board = _renju("h8 h9 h10 g11 i11 e10 d9 e12 d13", "h7 a1 o1 a15 o15 b1 n1 a2 o2")
+    pos = Position.from_board(board)
+    q = pos.index(Point.parse("h11"))
+    buf = np.zeros(k.MAX_MOVES, dtype=np.int64)
+    (d,) = [d for d in range(4) if pos.cell[q, k.R_PAT + d] == k.F3]  # Black's three
+    n = int(k._one_sided(pos.st, q, d, buf, 0))
+    assert [pos.point(int(i)) for i in buf[:n]] == [Point.parse("k11")]
+    for white, stops in (("k11", True), ("j11", True), ("f11", True), ("e11", False)):
+        after = _black_to_move(board, Point.parse(white))
+        assert _four_three_wins(after, Point.parse("h11")) is not stops, white
+    # with White's c8 and f10, h11 is Black's first four-three point, and the list has k11
+    board = _renju("h8 h9 h10 g11 i11 e10 d9 e12 d13", "h7 a1 o1 a15 o15 b1 n1 c8 f10")
+    found = _answers(board)
+    assert found is not None
+    answers = found[1]
+    assert answers == [Point.parse(p) for p in ("h11", "f11", "j11", "k11", "h12")]
+    _off_the_list_loses(board, answers)
+    assert not _four_three_wins(_black_to_move(board, Point.parse("k11")), Point.parse("h11"))
+    # where both ways are open, nothing is added
+    board = _renju("h8 h9 h10 g11 i11", "h7 a1 o1 a15 o15")
+    pos = Position.from_board(board)
+    q = pos.index(Point.parse("h11"))
+    assert int(k._one_sided(pos.st, q, d, buf, 0)) == 0
+
+
+def _black_to_move(board: Board, *white: Point) -> Board:
+    # ``board`` with Black to move, White's ``white`` stones added
+    return Board.from_stones(
+        board.stones(Color.BLACK),
+        board.stones(Color.WHITE) + list(white),
+        size=board.width,
+        rule=board.rule,
+        to_move=Color.BLACK,
+    )
+
+
 @pytest.mark.parametrize(
     ("name", "modes"), [("_DEFEND43", (0, 2)), ("_DEFEND3", (1,)), ("_DISTRACT", (1, 2, 3))]
 )
@@ -271,7 +369,7 @@ def test_settings_change_master_alone(
     # hard's as it was
     import engine.search.alphabeta as ab
 
-    assert (ab._DEFEND43, ab._DEFEND3, ab._DISTRACT) == (1, 0, 0)
+    assert (ab._DEFEND43, ab._DEFEND3, ab._DISTRACT, ab._DEFEND43_BLACK) == (1, 0, 0, 0)
     monkeypatch.delenv("GOMOKU_DEFEND43_RULES", raising=False)
     assert ab._defend43_rules() == {Rule.FREESTYLE, Rule.RENJU}
     board = Board.from_moves("h8 h9 i8 i9 g8 j8 g9 g7 f10 e11 i10", rule=Rule.FREESTYLE)
@@ -309,3 +407,20 @@ def test_the_rules_the_setting_names(
     after = search(board, Limits(depth=3))
     assert (after.nodes != before.nodes) is answered
     assert after.move == before.move == Point.parse("h11")
+
+
+def test_black_s_four_three_points_in_renju_by_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GOMOKU_DEFEND43_BLACK answers Black's four-three points in renju too: master's search
+    # changes, hard's does not, and the move stays the one that stops it
+    import engine.search.alphabeta as ab
+
+    board = Board.from_moves("h8 h7 h9 a1 h10 o1 f11 o15 g11", rule=Rule.RENJU)
+    monkeypatch.delenv("GOMOKU_DEFEND43_RULES", raising=False)
+    before = search(board, Limits(depth=3))
+    hard = SearchOptions(policy=False, network=False, deep_vcf=0)
+    hard_before = search(board, Limits(depth=3), hard).nodes
+    monkeypatch.setattr(ab, "_DEFEND43_BLACK", 1)
+    after = search(board, Limits(depth=3))
+    assert after.nodes != before.nodes
+    assert after.move == before.move == Point.parse("h11")
+    assert search(board, Limits(depth=3), hard).nodes == hard_before
