@@ -229,9 +229,10 @@ def _defend43_rules() -> frozenset[Rule]:
 
 
 # in renju, for measuring: Black's four-three points answered with the list too, where Black
-# may play the point and its three is a true one (k.G_DEFEND43_BLACK; 0, the default: White's
-# alone)
-_DEFEND43_BLACK = _setting("GOMOKU_DEFEND43_BLACK", 0, most=1)
+# may play the point and its three is a true one (k.G_DEFEND43_BLACK): 1, in every search; 2,
+# only in White's (the list then narrows one's own defence, never the opponent's); 0, the
+# default: White's four-three points alone
+_DEFEND43_BLACK = _setting("GOMOKU_DEFEND43_BLACK", 0, most=2)
 # against the opponent's open three, for measuring: only the moves that leave it no straight
 # four, and one's own fours (k.G_DEFEND3, 1; 0, the default: every point where it would make a
 # four, and one's own fours)
@@ -484,7 +485,9 @@ class _Searcher:
                     g[k.G_FH_RED] = _FH_RED
                     g[k.G_LMR_OPP] = _LMR_OPP
             g[k.G_DEFEND43] = _DEFEND43 if options.policy and board.rule in _defend43_rules() else 0
-            g[k.G_DEFEND43_BLACK] = _DEFEND43_BLACK
+            g[k.G_DEFEND43_BLACK] = int(
+                _DEFEND43_BLACK == 1 or (_DEFEND43_BLACK == 2 and board.to_move is Color.WHITE)
+            )
             g[k.G_NULL] = _NULL_R
             g[k.G_NULL_DEPTH] = max(_NULL_DEPTH, 1)
         g[k.G_TT_WAYS] = _TT_WAYS

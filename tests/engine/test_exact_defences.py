@@ -409,18 +409,38 @@ def test_the_rules_the_setting_names(
     assert after.move == before.move == Point.parse("h11")
 
 
-def test_black_s_four_three_points_in_renju_by_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    # GOMOKU_DEFEND43_BLACK answers Black's four-three points in renju too: master's search
-    # changes, hard's does not, and the move stays the one that stops it
+@pytest.mark.parametrize("mode", [1, 2])
+def test_black_s_four_three_points_in_renju_by_the_setting(
+    monkeypatch: pytest.MonkeyPatch, mode: int
+) -> None:
+    # GOMOKU_DEFEND43_BLACK answers Black's four-three points in renju too (1 in every search,
+    # 2 in White's alone): master's search changes, hard's does not, and the move stays the one
+    # that stops it
     import engine.search.alphabeta as ab
 
-    board = Board.from_moves("h8 h7 h9 a1 h10 o1 f11 o15 g11", rule=Rule.RENJU)
+    assert ab._DEFEND43_BLACK == 0
+    board = Board.from_moves("h8 h7 h9 a1 h10 o1 f11 o15 g11", rule=Rule.RENJU)  # White to move
     monkeypatch.delenv("GOMOKU_DEFEND43_RULES", raising=False)
     before = search(board, Limits(depth=3))
     hard = SearchOptions(policy=False, network=False, deep_vcf=0)
     hard_before = search(board, Limits(depth=3), hard).nodes
-    monkeypatch.setattr(ab, "_DEFEND43_BLACK", 1)
+    monkeypatch.setattr(ab, "_DEFEND43_BLACK", mode)
     after = search(board, Limits(depth=3))
     assert after.nodes != before.nodes
     assert after.move == before.move == Point.parse("h11")
     assert search(board, Limits(depth=3), hard).nodes == hard_before
+
+
+@pytest.mark.parametrize(("mode", "changed"), [(1, True), (2, False)])
+def test_black_s_own_search_by_the_setting(
+    monkeypatch: pytest.MonkeyPatch, mode: int, changed: bool
+) -> None:
+    # Black to move (a position of the bench): its search meets Black's four-three points with
+    # White to move; 1 narrows White's answers there, 2 leaves Black's search as it was
+    import engine.search.alphabeta as ab
+
+    board = Board.from_moves("h8 i9 j10 h9 h10 i10 i11 g9", rule=Rule.RENJU)
+    monkeypatch.delenv("GOMOKU_DEFEND43_RULES", raising=False)
+    before = search(board, Limits(depth=7)).nodes
+    monkeypatch.setattr(ab, "_DEFEND43_BLACK", mode)
+    assert (search(board, Limits(depth=7)).nodes != before) is changed
