@@ -364,12 +364,12 @@ def _black_to_move(board: Board, *white: Point) -> Board:
 def test_settings_change_master_alone(
     monkeypatch: pytest.MonkeyPatch, name: str, modes: tuple[int, ...]
 ) -> None:
-    # the four-three's answers are on (1) by default, in freestyle and renju, the open three's
-    # and the distracting defences off: each other mode changes master's search and leaves
-    # hard's as it was
+    # the four-three's answers are on (1) by default, in freestyle and renju (there Black's in
+    # White's searches, 2), the open three's and the distracting defences off: each other mode
+    # changes master's search and leaves hard's as it was
     import engine.search.alphabeta as ab
 
-    assert (ab._DEFEND43, ab._DEFEND3, ab._DISTRACT, ab._DEFEND43_BLACK) == (1, 0, 0, 0)
+    assert (ab._DEFEND43, ab._DEFEND3, ab._DISTRACT, ab._DEFEND43_BLACK) == (1, 0, 0, 2)
     monkeypatch.delenv("GOMOKU_DEFEND43_RULES", raising=False)
     assert ab._defend43_rules() == {Rule.FREESTYLE, Rule.RENJU}
     board = Board.from_moves("h8 h9 i8 i9 g8 j8 g9 g7 f10 e11 i10", rule=Rule.FREESTYLE)
@@ -385,21 +385,25 @@ def test_settings_change_master_alone(
 
 
 @pytest.mark.parametrize(
-    ("rule", "moves", "answered"),
+    ("rule", "moves", "black", "answered"),
     [
         # Black's four-three point at h11, White to move
-        (Rule.STANDARD, "h8 h7 h9 a1 h10 o1 f11 o15 g11", True),
-        (Rule.RENJU, "h8 h7 h9 a1 h10 o1 f11 o15 g11", False),  # Black's may be forbidden
-        (Rule.CARO, "h8 h7 h9 a1 h10 o1 f11 o15 g11", False),
+        (Rule.STANDARD, "h8 h7 h9 a1 h10 o1 f11 o15 g11", 2, True),
+        (Rule.RENJU, "h8 h7 h9 a1 h10 o1 f11 o15 g11", 2, True),  # GOMOKU_DEFEND43_BLACK
+        (Rule.RENJU, "h8 h7 h9 a1 h10 o1 f11 o15 g11", 0, False),
+        (Rule.CARO, "h8 h7 h9 a1 h10 o1 f11 o15 g11", 2, False),
         # the same shape in White's stones, Black to move
-        (Rule.RENJU, "h7 h8 a1 h9 o1 h10 o15 f11 b15 g11", True),
+        (Rule.RENJU, "h7 h8 a1 h9 o1 h10 o15 f11 b15 g11", 0, True),
     ],
 )
 def test_the_rules_the_setting_names(
-    monkeypatch: pytest.MonkeyPatch, rule: Rule, moves: str, answered: bool
+    monkeypatch: pytest.MonkeyPatch, rule: Rule, moves: str, black: int, answered: bool
 ) -> None:
     # GOMOKU_DEFEND43_RULES names the rules whose master answers a four-three point with the
-    # list: in renju White's alone, in caro never
+    # list: in renju White's always, Black's as GOMOKU_DEFEND43_BLACK says; in caro never
+    import engine.search.alphabeta as ab
+
+    monkeypatch.setattr(ab, "_DEFEND43_BLACK", black)
     board = Board.from_moves(moves, rule=rule)
     monkeypatch.setenv("GOMOKU_DEFEND43_RULES", "freestyle")
     before = search(board, Limits(depth=3))
@@ -414,11 +418,11 @@ def test_black_s_four_three_points_in_renju_by_the_setting(
     monkeypatch: pytest.MonkeyPatch, mode: int
 ) -> None:
     # GOMOKU_DEFEND43_BLACK answers Black's four-three points in renju too (1 in every search,
-    # 2 in White's alone): master's search changes, hard's does not, and the move stays the one
-    # that stops it
+    # 2 in White's alone): against 0, master's search changes, hard's does not, and the move
+    # stays the one that stops it
     import engine.search.alphabeta as ab
 
-    assert ab._DEFEND43_BLACK == 0
+    monkeypatch.setattr(ab, "_DEFEND43_BLACK", 0)
     board = Board.from_moves("h8 h7 h9 a1 h10 o1 f11 o15 g11", rule=Rule.RENJU)  # White to move
     monkeypatch.delenv("GOMOKU_DEFEND43_RULES", raising=False)
     before = search(board, Limits(depth=3))
@@ -436,11 +440,13 @@ def test_black_s_own_search_by_the_setting(
     monkeypatch: pytest.MonkeyPatch, mode: int, changed: bool
 ) -> None:
     # Black to move (a position of the bench): its search meets Black's four-three points with
-    # White to move; 1 narrows White's answers there, 2 leaves Black's search as it was
+    # White to move; against 0, 1 narrows White's answers there, 2 leaves Black's search as it
+    # was
     import engine.search.alphabeta as ab
 
     board = Board.from_moves("h8 i9 j10 h9 h10 i10 i11 g9", rule=Rule.RENJU)
     monkeypatch.delenv("GOMOKU_DEFEND43_RULES", raising=False)
+    monkeypatch.setattr(ab, "_DEFEND43_BLACK", 0)
     before = search(board, Limits(depth=7)).nodes
     monkeypatch.setattr(ab, "_DEFEND43_BLACK", mode)
     assert (search(board, Limits(depth=7)).nodes != before) is changed
