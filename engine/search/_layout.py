@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "77411e39e3ba73be"
+KERNELS_STAMP = "343e046393c1c664"
 
 PAD = 5
 MAX_PLY = 128
@@ -264,10 +264,10 @@ G_KEPT = G_TRIVIAL + 1
 # a null-window leaf this many evaluation units or more below alpha plays none (0: no such cut)
 G_QVCF = G_KEPT + 1
 G_QVCF_DELTA = G_QVCF + 1
-# the answers to the opponent's four-three point (``_threats._defences43``; in renju, White's): 1,
-# only its exact defences and one's own fours are searched, each in full like the answers to an
-# open three; 2, only those, with the node's usual reductions and pruning (0: off, every
-# candidate)
+# the answers to the opponent's four-three point (``_threats._defences43``; in renju, White's,
+# and Black's as G_DEFEND43_BLACK says): 1, only its exact defences and one's own fours are
+# searched, each in full like the answers to an open three; 2, only those, with the node's
+# usual reductions and pruning (0: off, every candidate)
 G_DEFEND43 = G_QVCF_DELTA + 1
 # 1: the answers to the opponent's open three are only those that leave it no straight four,
 # and one's own fours (``_threats._stopping``, in freestyle); 0: every point where it would
@@ -281,7 +281,7 @@ G_DEFEND3 = G_DEFEND43 + 1
 G_DISTRACT = G_DEFEND3 + 1
 # in renju, 1: Black's four-three points are answered with the list too (``G_DEFEND43`` on),
 # once ``_threats._real43`` finds the point one Black may play and its three a true one; 0:
-# White's alone
+# White's alone (``alphabeta`` sets it in White's searches only, by default)
 G_DEFEND43_BLACK = G_DISTRACT + 1
 NG = G_DEFEND43_BLACK + 1
 

@@ -46,7 +46,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "77411e39e3ba73be"
+KERNELS_STAMP = "343e046393c1c664"
 
 
 @njit
