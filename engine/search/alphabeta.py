@@ -233,9 +233,9 @@ def _defend43_rules() -> frozenset[Rule]:
 # searches, where the list narrows one's own defence and never the opponent's; 1, in every
 # search; 0, White's four-three points alone. Against Rapfi 0.43.02 classical in renju, in
 # every search (1), White's games gained (+6.2 +- 4.4 points a game at 500 ms, +1.6 +- 2.8
-# node for node at 20,000 nodes) and Black's lost at 500 ms and 200,000 nodes, where
-# narrowing Rapfi's answers made master's attacks look surer than they were (docs/engine.md,
-# "Black's four-three points in renju")
+# node for node at 20,000 nodes) and Black's lost at 500 ms and 200,000 nodes, as where a
+# list that misses one of Rapfi's answers makes master's own attack look surer than it is
+# (docs/engine.md, "Black's four-three points in renju")
 _DEFEND43_BLACK = _setting("GOMOKU_DEFEND43_BLACK", 2, most=2)
 # against the opponent's open three, for measuring: only the moves that leave it no straight
 # four, and one's own fours (k.G_DEFEND3, 1; 0, the default: every point where it would make a

@@ -17,9 +17,10 @@ from engine.gomocup.bench import DEFAULT_DEPTH, bench, bench_games, main
 # full strength with the shipped weights: the evaluation network over the judge-fitted values
 # in freestyle, standard and renju, the learned move policy and its cut in freestyle and
 # standard, late-move reductions by its rank, fail-high reduction and the exact answers to a
-# four-three point in freestyle and renju (137,983 without those answers), master's selectivity and local
-# VCF on, mate-distance pruning and the deeper root VCT off. Any change to the search or the
-# weights changes it: update it on purpose, with the change's match figures (docs/engine.md)
+# four-three point in freestyle and renju (137,983 without those answers), master's
+# selectivity and local VCF on, mate-distance pruning and the deeper root VCT off. Any change
+# to the search or the weights changes it: update it on purpose, with the change's match
+# figures (docs/engine.md)
 BENCH_NODES = 135_437
 
 
