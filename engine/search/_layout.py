@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "343e046393c1c664"
+KERNELS_STAMP = "b29857124e287e59"
 
 PAD = 5
 MAX_PLY = 128

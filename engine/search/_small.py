@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "343e046393c1c664"
+KERNELS_STAMP = "b29857124e287e59"
 
 if TYPE_CHECKING:
     from engine.board import Board

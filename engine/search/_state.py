@@ -44,7 +44,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "343e046393c1c664"
+KERNELS_STAMP = "b29857124e287e59"
 
 
 @njit

@@ -46,7 +46,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "343e046393c1c664"
+KERNELS_STAMP = "b29857124e287e59"
 
 
 @njit
@@ -313,6 +313,7 @@ def _one_sided(st: State, q: int, d: int, buf: IntArray, n: int) -> int:
                 run = False
     if past0 < 0 and past1 < 0:
         return n
+    # only now is q played (a move counts as a node): the forbidden check needs Black's stone
     forbidden0 = False
     forbidden1 = False
     turn = g[G_SIDE]

@@ -214,8 +214,8 @@ _QVCF_DELTA = _setting("GOMOKU_QVCF_DELTA", 0, most=100000)
 # points a game over three sets of 64 openings; at 500 ms a move against PentaZen 0.4.17, +2.4
 # +- 2.7 over two sets (docs/engine.md, "The exact answers to a four-three and to an open three")
 _DEFEND43 = _setting("GOMOKU_DEFEND43", 1, most=2)
-# in freestyle and renju, where in renju the list answers White's four-three points alone
-# (Black's may be forbidden ones): in renju +3.1 +- 3.7 points a game at 500 ms against Rapfi
+# in freestyle and renju (there White's four-three points, and Black's as _DEFEND43_BLACK
+# says, below): White's in renju +3.1 +- 3.7 points a game at 500 ms against Rapfi
 # (128 games) and +3.0 +- 2.0 node for node at 20,000 nodes; in standard -6.6 +- 3.8 at 500 ms
 # against PentaZen, so not there (docs/engine.md, "The four-three's answers in standard and
 # renju"). GOMOKU_DEFEND43_RULES (comma-separated rule names) chooses the rules for measuring
