@@ -3,7 +3,7 @@
     python tools/ab.py run OUT --anchor CMD [--anchor-cwd DIR] --arm NAME=CMD [--arm ...]
         [--weights NAME=FILE] [--cwd NAME=DIR] [--rounds 4] [--start 1] [--games 32]
         [--turn-ms 500] [--nodes N] [--match-ms N] [--grace-ms 1000] [--jobs 2]
-        [--rule freestyle] [--openings FILE]
+        [--rule freestyle] [--openings FILE] [--fresh-games]
     python tools/ab.py report OUT [OUT ...] [--base NAME]
 
 ``run`` plays, round after round, one ``--games`` match of every arm against the anchor (as
@@ -12,9 +12,10 @@ spread the drift over every arm, where one long match per arm would give it to o
 In a round every arm starts from the same opening, turned on by games / 2 each round, so that
 4 rounds of 32 games play each of the 64 openings with both colours (``--openings FILE``: the
 file's instead, one a line as ``python -m engine match --openings`` reads them, e.g. the
-output of ``tools/book.py --list``). ``--weights`` runs an arm with ``GOMOKU_EVAL_WEIGHTS``
-set (values from a file); ``--cwd`` runs it in another folder, e.g. a git worktree holding a
-version of the code. Every game is appended to
+output of ``tools/book.py --list``). ``--fresh-games`` starts the engines anew for every game,
+so that at ``--nodes`` a game replays exactly whatever was played before it. ``--weights``
+runs an arm with ``GOMOKU_EVAL_WEIGHTS`` set (values from a file); ``--cwd`` runs it in
+another folder, e.g. a git worktree holding a version of the code. Every game is appended to
 ``OUT/games.jsonl`` as it ends, so a stopped run goes on with ``--start``; and each run first
 appends what it plays to ``OUT/runs.jsonl`` (its command line, every engine's command and
 folder, the openings, this checkout's commit, the host's CPU), so that a folder kept with its
@@ -322,6 +323,11 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--match-ms", type=int, help="each engine's clock for a whole game")
     play.add_argument("--grace-ms", type=int, default=1000)
     play.add_argument("--jobs", type=int, default=2)
+    play.add_argument(
+        "--fresh-games",
+        action="store_true",
+        help="new engine processes for every game: with --nodes each game replays exactly",
+    )
     play.add_argument("--size", type=int, default=15)
     play.add_argument("--rule", choices=[rule.value for rule in Rule], default="freestyle")
     play.add_argument("--base", help="the arm the others are compared with (default: first)")

@@ -127,7 +127,7 @@ def run_match(
                 except queue.Empty:
                     return
                 for index, engine in enumerate(engines):
-                    problem = _prepare(engine, config, fresh_start=fresh)
+                    problem = _prepare(engine, config, fresh_start=fresh or config.fresh_games)
                     if problem is not None:
                         raise RuntimeError(f"{specs[index].label} cannot start: {problem}")
                 fresh = False
@@ -290,6 +290,12 @@ def _parser() -> argparse.ArgumentParser:
         help="each engine's clock for a whole game (real timeout_match and time_left)",
     )
     parser.add_argument("--jobs", type=int, default=1, help="games played at the same time")
+    parser.add_argument(
+        "--fresh-games",
+        action="store_true",
+        help="start both engines anew for every game (no table carried over: with --nodes the"
+        " same game replays exactly)",
+    )
     parser.add_argument(
         "--first-opening",
         type=int,

@@ -47,6 +47,10 @@ class MatchConfig:
     max_plies: int | None = None  # adjudicate a draw after this many moves
     match_ms: int | None = None  # INFO timeout_match: each engine's time for a whole game
     settle_ms: int = SETTLE_MS  # between an engine's answer and the next command to it
+    # Each game in new engine processes: nothing an engine keeps (its transposition table)
+    # carries from one game into the next, so a fixed-node game replays move for move
+    # whichever games came before it.
+    fresh_games: bool = False
 
     @classmethod
     def from_options(cls, options: argparse.Namespace) -> MatchConfig:

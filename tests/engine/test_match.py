@@ -52,6 +52,24 @@ def think(board, limits):
 
 _BRAIN = _THINKER + "run(Brain(think), sys.stdin, sys.stdout)\n"
 
+# A stand-in that remembers: its move depends on how many it has made in this process, as a
+# real engine's depends on the transposition table it keeps from game to game.
+_REMEMBERING = (
+    _THINKER
+    + """
+searches = 0
+
+def remembering(board, limits):
+    global searches
+    searches += 1
+    centre = (board.size - 1) / 2
+    legal = sorted(board.legal_moves(), key=lambda p: (abs(p.x - centre) + abs(p.y - centre), p))
+    return Thought(legal[searches % 3], 1, 1, 10, 1.0)
+
+run(Brain(remembering), sys.stdin, sys.stdout)
+"""
+)
+
 _LIAR = """
 import sys, time
 for line in sys.stdin:
@@ -84,6 +102,10 @@ for line in sys.stdin:
 
 def _standin() -> str:
     return shlex.join([sys.executable, "-c", _BRAIN.format(root=str(ROOT))])
+
+
+def _remembering() -> str:
+    return shlex.join([sys.executable, "-c", _REMEMBERING.format(root=str(ROOT))])
 
 
 def _liar(action: str) -> str:
@@ -293,6 +315,18 @@ def test_a_match_can_start_from_a_later_opening() -> None:
     assert [game.board.moves[:3] for game in result.games][::2] == [
         Board.from_moves(moves, size=9).moves for moves in (openings(9)[-1], openings(9)[0])
     ]
+
+
+@pytest.mark.parametrize("fresh", [True, False], ids=["fresh", "kept"])
+def test_fresh_games_replay_whatever_was_played_before(fresh: bool) -> None:
+    specs = (_spec(_remembering(), "a"), _spec(_standin(), "b"))
+    config = MatchConfig(size=9, turn_ms=2000, fresh_games=fresh)
+    after_two = run_match(specs, games=3, config=config).games[2]
+    alone = run_match(specs, games=1, config=config, first_opening=1).games[0]
+    assert (after_two.opening, after_two.black) == (alone.opening, alone.black) == (1, 0)
+    # In new processes a game is the same game whatever came before it; an engine kept from
+    # game to game carries what it remembers into the next.
+    assert (after_two.board.moves == alone.board.moves) is fresh
 
 
 def test_parse_engine() -> None:
