@@ -27,7 +27,8 @@ colour) both played, the arm's mean score there minus the base's, averaged over 
 with the standard error of that mean. The slot, not the game, is the unit: the same engines
 from the same opening replay much the same game, so two games on one slot are far from
 independent, and the openings differ more than the engines do. The difference is also given
-for the arm's games as Black and as White apart. Several folders (runs on other opening files,
+for the arm's games as Black and as White apart, with the slots where the arm played the very
+games the base played (every game's moves are kept). Several folders (runs on other opening files,
 or at other times) are pooled: a slot is then a folder's opening and colour, since opening 0 of
 one file is not opening 0 of another.
 """
@@ -61,6 +62,7 @@ from engine.gomocup.match import (
     run_match,
 )
 from engine.gomocup.openings import openings
+from engine.notation import format_moves
 from engine.search.evaluate import WEIGHTS_ENV
 from engine.types import Rule
 from tools.shards import engine_commit
@@ -80,6 +82,7 @@ class Game:
     score: float  # 1 won, 0.5 drawn, 0 lost
     ending: str  # how it ended (engine.gomocup.match.Verdict)
     plies: int
+    moves: str = ""  # the whole game, opening included ("h8 i9 ..."); "" in older records
     run: str = ""  # the folder it was read from (not written): each run's openings are its own
 
 
@@ -103,6 +106,7 @@ def games_of(result: MatchResult, arm: str, round_number: int) -> list[Game]:
             score={None: 0.5, 0: 1.0}.get(game.winner, 0.0),
             ending=game.verdict.value,
             plies=len(game.board.moves),
+            moves=format_moves(move.point for move in game.board.moves),
         )
         for game in result.games
     ]
@@ -160,6 +164,19 @@ def paired(games: Sequence[Game], arm: str, base: str, colour: str | None = None
     return Paired(statistics.fmean(differences), error, len(differences))
 
 
+def same_games(games: Sequence[Game], arm: str, base: str) -> tuple[int, int]:
+    """(slots where ``arm`` played the very games ``base`` played, slots both played with
+    their moves recorded). With ``--fresh-games`` at a fixed node count a setting that never
+    changes a search leaves every slot the same."""
+    moves: dict[str, dict[tuple[str, int, str], list[str]]] = {arm: {}, base: {}}
+    for game in games:
+        if game.arm in moves and game.moves:
+            moves[game.arm].setdefault((game.run, game.opening, game.colour), []).append(game.moves)
+    shared = moves[arm].keys() & moves[base].keys()
+    same = sum(1 for slot in shared if sorted(moves[arm][slot]) == sorted(moves[base][slot]))
+    return same, len(shared)
+
+
 def _score(games: Sequence[Game]) -> str:
     if not games:
         return "-"
@@ -197,6 +214,9 @@ def summary(games: Sequence[Game], base: str | None = None) -> list[str]:
             f"as {colour.capitalize()} {_points(paired(games, arm, base, colour))}"
             for colour in ("black", "white")
         ]
+        same, recorded = same_games(games, arm, base)
+        if recorded:
+            sides.append(f"the same games in {same} of {recorded} slots")
         lines.append(
             f"{arm} - {base}: {100 * result.difference:+.1f} points over {result.slots} shared"
             f" slots, standard error {100 * result.standard_error:.1f}; {', '.join(sides)}"

@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.gomocup.referee import MatchConfig
+from engine.notation import parse_moves
 from tests.engine.test_match import _liar, _standin
 from tools import ab
 
@@ -76,6 +77,28 @@ def test_a_slot_replayed_counts_once() -> None:
     assert result.standard_error == pytest.approx(statistics.stdev([-0.5, 0.5]) / math.sqrt(2))
 
 
+def test_the_same_games_are_counted_slot_by_slot_where_both_arms_kept_their_moves() -> None:
+    def game(arm: str, opening: int, colour: str, moves: str, run: str = "") -> ab.Game:
+        return ab.Game(arm, 1, opening, colour, 0.0, "five", 9, moves, run)
+
+    games = [
+        game("a", 0, "black", "h8 i9 j10"),
+        game("b", 0, "black", "h8 i9 j10"),  # the same game
+        game("a", 0, "white", "h8 i9 j10 k11"),
+        game("b", 0, "white", "h8 i9 j10 k12"),  # another
+        game("a", 1, "black", "h8 h9 h10"),
+        game("b", 1, "black", ""),  # an older record: no moves, not compared
+        game("a", 2, "black", "h8 h9 h10", run="x"),
+        game("b", 2, "black", "h8 h9 h10", run="y"),  # other runs: other slots
+        game("a", 3, "black", "h8 g9 f10"),
+        game("a", 3, "black", "h8 g9 f11"),
+        game("b", 3, "black", "h8 g9 f11"),
+        game("b", 3, "black", "h8 g9 f10"),  # a slot played twice: the same pair of games
+    ]
+    assert ab.same_games(games, "b", "a") == (2, 3)
+    assert ab.same_games([g for g in games if g.opening == 1], "b", "a") == (0, 0)
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_rounds_alternate_the_arms_and_turn_the_openings(
@@ -108,6 +131,9 @@ def test_rounds_alternate_the_arms_and_turn_the_openings(
     assert "good: 8 games, W/D/L 4/0/4, 50.0%" in out
     assert "bad: 8 games, W/D/L 0/0/8, 0.0%" in out
     assert "bad - good: -50.0 points over 8 shared slots" in out
+    # every game is kept whole, so that two arms' games can be compared move by move
+    assert all(len(parse_moves(g.moves)) == g.plies > 3 for g in games if g.arm == "good")
+    assert "the same games in 0 of 8 slots" in out
     # the report reads the file again, here with the other arm as the base
     assert ab.main(["report", str(tmp_path), "--base", "bad"]) == 0
     assert "good - bad: +50.0 points over 8 shared slots" in capsys.readouterr().out
