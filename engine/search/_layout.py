@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "b29857124e287e59"
+KERNELS_STAMP = "56fe983fa8dc34e2"
 
 PAD = 5
 MAX_PLY = 128
@@ -283,7 +283,14 @@ G_DISTRACT = G_DEFEND3 + 1
 # once ``_threats._real43`` finds the point one Black may play and its three a true one; 0:
 # White's alone (``alphabeta`` sets it in White's searches only, by default)
 G_DEFEND43_BLACK = G_DISTRACT + 1
-NG = G_DEFEND43_BLACK + 1
+# 1: the evaluation reads each side's sum of point values as the mean of the position's and
+# the one before the last move (Rapfi's classical evaluation so halves the swing of the side
+# that just moved); the threat classes stay the position's own. 0: the position's alone.
+# G_PVAL holds the sums before the last move (``_state.play`` and ``undo`` keep them; with the
+# value head on, ``undo`` cannot, and the setting stays off)
+G_EVAL_AVG = G_DEFEND43_BLACK + 1
+G_PVAL = G_EVAL_AVG + 1
+NG = G_PVAL + 2
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

@@ -14,6 +14,7 @@ from engine.search._layout import (
     G_NMOVES,
     G_NODES,
     G_P4,
+    G_PVAL,
     G_ROWS,
     G_S,
     G_SIDE,
@@ -44,7 +45,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "b29857124e287e59"
+KERNELS_STAMP = "56fe983fa8dc34e2"
 
 
 @njit
@@ -89,6 +90,8 @@ def init_state(
                 pk = ev[ci, cell[p, R_CODE + ci]]
                 g[G_VAL + ci] += pk >> 4
                 g[G_P4 + ci * NP4 + (pk & 15)] += 1
+    g[G_PVAL] = g[G_VAL]
+    g[G_PVAL + 1] = g[G_VAL + 1]
     for i in range(2 * VH_MAX):
         g[G_VH_POOL + i] = 0
     nf = g[G_VH_F]
@@ -242,6 +245,8 @@ def play(
     # what the move changes goes on the undo stack, so that taking it back costs no lookups
     # (with the value head on, undo works its changes out again)
     row = us[g[G_NMOVES]]
+    g[G_PVAL] = g[G_VAL]
+    g[G_PVAL + 1] = g[G_VAL + 1]
     if not vh:
         for i in range(U_SUMS):
             row[i] = g[G_VAL + i]
@@ -349,5 +354,13 @@ def undo(
             cell[q, R_CODE + 1] = v >> 42
         for i in range(U_SUMS):
             g[G_VAL + i] = row[i]
+    # the sums before the move now last on the board (the ones before the first: its own)
+    n = g[G_NMOVES]
+    if n > 0 and not vh:
+        g[G_PVAL] = us[n - 1, 0]
+        g[G_PVAL + 1] = us[n - 1, 1]
+    else:
+        g[G_PVAL] = g[G_VAL]
+        g[G_PVAL + 1] = g[G_VAL + 1]
     hsh[0] ^= zob[c - 1, p]
     hsh[0] ^= zob[2, 0]

@@ -17,6 +17,7 @@ from engine.search._layout import (
     G_DEFEND43,
     G_DEFEND43_BLACK,
     G_DISTRACT,
+    G_EVAL_AVG,
     G_FH_RED,
     G_FUT_DEPTH,
     G_FUT_OWN,
@@ -69,6 +70,7 @@ from engine.search._layout import (
     G_PREV,
     G_PROBE_NODES,
     G_PURE,
+    G_PVAL,
     G_QVCF,
     G_QVCF_DELTA,
     G_RAZOR,
@@ -171,14 +173,14 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "b29857124e287e59"
+KERNELS_STAMP = "56fe983fa8dc34e2"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
 
 
 @njit_inline
-def _network(g: IntArray, me: int) -> int:
+def _network(g: IntArray, me: int, vme: int, vop: int) -> int:
     op = 1 - me
     mine = G_P4 + me * NP4
     theirs = G_P4 + op * NP4
@@ -189,7 +191,7 @@ def _network(g: IntArray, me: int) -> int:
         h = g[row + NET_IN] + g[row + 2 * NP4 + 2] * black
         for j in range(NP4):
             h += g[row + j] * g[mine + j] + g[row + NP4 + j] * g[theirs + j]
-        h += g[row + 2 * NP4] * g[G_VAL + me] + g[row + 2 * NP4 + 1] * g[G_VAL + op]
+        h += g[row + 2 * NP4] * vme + g[row + 2 * NP4 + 1] * vop
         if h > 0:
             acc += min(h, NET_HIDDEN_MAX) * g[row + NET_IN + 1]
     v = (acc >> (NET_SHIFT + NET_OUT_SHIFT)) + g[G_NET_OUT]
@@ -221,10 +223,12 @@ def evaluate(g: IntArray, hsh: U64Array) -> int:
     if g[G_VH_F] > 0 and g[G_VH_ADD] == 0:
         v = _value(g, me)
     else:
-        if g[G_NET] > 0:
-            v = _network(g, me)
-        else:
-            v = int((g[G_MINE] * g[G_VAL + me] - 4 * g[G_VAL + 1 - me]) // 4)
+        vme = g[G_VAL + me]
+        vop = g[G_VAL + 1 - me]
+        if g[G_EVAL_AVG] != 0:
+            vme = (vme + g[G_PVAL + me]) >> 1
+            vop = (vop + g[G_PVAL + 1 - me]) >> 1
+        v = _network(g, me, vme, vop) if g[G_NET] > 0 else int((g[G_MINE] * vme - 4 * vop) // 4)
         if g[G_VH_F] > 0:
             v = min(max(v + _value(g, me), -NET_CLIP), NET_CLIP)
     amp = g[G_NOISE]

@@ -113,3 +113,21 @@ def test_the_scans_find_every_threat_point_and_every_candidate_in_board_order(
         for x in range(x0, x1 + 1)
     }
     assert {p for p in empty if position.near[p] > 0} <= inside
+
+
+@given(walks())
+@SETTINGS
+def test_the_sums_before_the_last_move_are_its_stones_but_the_last_played_forward(
+    walk: tuple[Rule, int, list[int | None]],
+) -> None:
+    rule, size, steps = walk
+    position, stones = _walked(rule, size, steps)
+    before = _forward(rule, size, stones[:-1])
+    assert list(position.g[k.G_PVAL : k.G_PVAL + 2]) == list(before.g[k.G_VAL : k.G_VAL + 2])
+    # averaged, the evaluation reads the mean of the two positions' sums and nothing else
+    position.g[k.G_EVAL_AVG] = 1
+    averaged = position.evaluate()
+    for side in range(2):
+        position.g[k.G_VAL + side] = (position.g[k.G_VAL + side] + before.g[k.G_VAL + side]) >> 1
+    position.g[k.G_EVAL_AVG] = 0
+    assert position.evaluate() == averaged
