@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "56fe983fa8dc34e2"
+KERNELS_STAMP = "301b8e3283941a59"
 
 PAD = 5
 MAX_PLY = 128
@@ -290,7 +290,12 @@ G_DEFEND43_BLACK = G_DISTRACT + 1
 # value head on, ``undo`` cannot, and the setting stays off)
 G_EVAL_AVG = G_DEFEND43_BLACK + 1
 G_PVAL = G_EVAL_AVG + 1
-NG = G_PVAL + 2
+# 1: where the transposition table bounds a node's value more tightly than its static value
+# does (a lower bound above it, an upper bound below it, or an exact value), the pruning by
+# the static value (reverse futility, razoring, fail-high reduction) reads the table's value
+# instead, as Rapfi's search does; 0: the static value alone
+G_TT_EVAL = G_PVAL + 2
+NG = G_TT_EVAL + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

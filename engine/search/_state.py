@@ -45,7 +45,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "56fe983fa8dc34e2"
+KERNELS_STAMP = "301b8e3283941a59"
 
 
 @njit

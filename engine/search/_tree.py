@@ -89,6 +89,7 @@ from engine.search._layout import (
     G_SKIP,
     G_STOP,
     G_TRIVIAL,
+    G_TT_EVAL,
     G_TT_GEN,
     G_TT_WAYS,
     G_VAL,
@@ -173,7 +174,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "56fe983fa8dc34e2"
+KERNELS_STAMP = "301b8e3283941a59"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -214,6 +215,24 @@ def _value(g: IntArray, me: int) -> int:
     logit = acc + g[G_VH_B2]  # in units of 2 ** -VH_Z
     v = ((logit >> 10) * g[G_VH_SCALE]) >> (VH_Z - 10)
     return int(min(max(v, -NET_CLIP), NET_CLIP))
+
+
+@njit_inline
+def _tt_refined(g: IntArray, e: int, tthit: bool, tflag: np.int64, tscore: int) -> int:
+    # the node's value for pruning by it: the static value, or the table's where it bounds the
+    # node's value more tightly (G_TT_EVAL)
+    if (
+        g[G_TT_EVAL] != 0
+        and tthit
+        and abs(tscore) < WIN_MIN
+        and (
+            tflag == TT_EXACT
+            or (tflag == TT_LOWER and tscore > e)
+            or (tflag == TT_UPPER and tscore < e)
+        )
+    ):
+        return tscore
+    return e
 
 
 @njit
@@ -881,13 +900,13 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         and _no_win_pending(g, op)
     ):
         # only the side to move threatens: far above beta it stays there (reverse futility)
-        e = evaluate(g, hsh) if e == NOT_LEAF else e
+        e = _tt_refined(g, evaluate(g, hsh), tthit, tflag, tscore) if e == NOT_LEAF else e
         if e - g[G_FUTILITY] * depth >= beta:
             return e
     if calm and (select & SEL_FUTILITY) != 0 and depth <= g[G_FUT_DEPTH]:
         # far above beta, a quiet position stays there (reverse futility); far below alpha,
         # only a threat could save it, and the leaf's own VCF probe looks for one (razoring)
-        e = evaluate(g, hsh) if e == NOT_LEAF else e
+        e = _tt_refined(g, evaluate(g, hsh), tthit, tflag, tscore) if e == NOT_LEAF else e
         if e - g[G_FUTILITY] * depth >= beta:
             return e
         razor = g[G_RAZOR_ROOT] if (ply & 1) == 0 else g[G_RAZOR]
@@ -1031,7 +1050,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         and depth >= 2
         and skip < 0
         and abs(beta) < WIN_MIN
-        and (evaluate(g, hsh) if e == NOT_LEAF else e) >= beta + g[G_FH_RED] * depth
+        and (_tt_refined(g, evaluate(g, hsh), tthit, tflag, tscore) if e == NOT_LEAF else e)
+        >= beta + g[G_FH_RED] * depth
     )
     lmr = (select & SEL_LMR) != 0 and not restricted and newdepth >= 2
     lmrscale = g[G_LMR_OPP] if g[G_LMR_OPP] > 0 and (ply & 1) == 1 else g[G_LMR]

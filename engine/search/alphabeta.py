@@ -241,6 +241,9 @@ _DEFEND43_BLACK = _setting("GOMOKU_DEFEND43_BLACK", 2, most=2)
 # the one's before the last move, as Rapfi's classical evaluation does (k.G_EVAL_AVG, 1; 0,
 # the default, the position's alone)
 _EVAL_AVG = _setting("GOMOKU_EVAL_AVG", 0, most=1)
+# master's pruning by the static value reads the table's value where it bounds the node's more
+# tightly, as Rapfi's search does (k.G_TT_EVAL, 1; 0, the default, the static value alone)
+_TT_EVAL = _setting("GOMOKU_TT_EVAL", 0, most=1)
 # against the opponent's open three, for measuring: only the moves that leave it no straight
 # four, and one's own fours (k.G_DEFEND3, 1; 0, the default: every point where it would make a
 # four, and one's own fours)
@@ -497,6 +500,7 @@ class _Searcher:
                 _DEFEND43_BLACK == 1 or (_DEFEND43_BLACK == 2 and board.to_move is Color.WHITE)
             )
             g[k.G_EVAL_AVG] = int(_EVAL_AVG == 1 and options.policy and g[k.G_VH_F] == 0)
+            g[k.G_TT_EVAL] = int(_TT_EVAL == 1 and options.policy)
             g[k.G_NULL] = _NULL_R
             g[k.G_NULL_DEPTH] = max(_NULL_DEPTH, 1)
         g[k.G_TT_WAYS] = _TT_WAYS

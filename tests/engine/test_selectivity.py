@@ -869,3 +869,46 @@ def test_razoring_margins_of_the_root_side_and_of_its_opponent_apart() -> None:
     assert _razored(2, RAZOR=0, RAZOR_ROOT=2000) > 0
     assert _razored(2, RAZOR=2000, RAZOR_ROOT=0) == 0
     assert _razored(1, RAZOR=2000, RAZOR_ROOT=0) > 0
+
+
+@pytest.mark.parametrize("name", ["_EVAL_AVG", "_TT_EVAL"])
+def test_the_evaluation_settings_are_off_and_change_master_alone(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    import engine.search.alphabeta as ab
+
+    assert getattr(ab, name) == 0
+    board = Board.from_moves("h8 i9 j8 i8 i7 j6 h7", rule=Rule.FREESTYLE)
+    shipped = search(board, Limits(depth=7)).nodes
+    hard = SearchOptions(policy=False, network=False, deep_vcf=0)  # hard's selective search
+    before = search(board, Limits(depth=7), hard).nodes
+    monkeypatch.setattr(ab, name, 1)
+    result = search(board, Limits(depth=7))
+    assert result.nodes != shipped
+    assert board.is_legal(result.move)
+    assert search(board, Limits(depth=7), hard).nodes == before
+
+
+@given(
+    st.integers(-5_000, 5_000),
+    st.sampled_from([k.TT_EXACT, k.TT_LOWER, k.TT_UPPER]),
+    st.integers(-k.WIN, k.WIN),
+    st.booleans(),
+    st.booleans(),
+)
+def test_the_table_bounds_the_value_pruning_reads_only_where_it_says_more(
+    static: int, flag: int, score: int, hit: bool, on: bool
+) -> None:
+    from engine.search._tree import _tt_refined
+
+    g = np.zeros(k.NG, dtype=np.int64)
+    g[k.G_TT_EVAL] = int(on)
+    # the oracle: a proven result, or a bound on the wrong side of the static value, says
+    # nothing the static value does not; an exact value always does
+    tighter = (
+        flag == k.TT_EXACT
+        or (flag == k.TT_LOWER and score > static)
+        or (flag == k.TT_UPPER and score < static)
+    )
+    want = score if on and hit and abs(score) < k.WIN_MIN and tighter else static
+    assert _tt_refined(g, static, hit, np.int64(flag), score) == want
