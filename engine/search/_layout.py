@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "301b8e3283941a59"
+KERNELS_STAMP = "a61140f895ff1f46"
 
 PAD = 5
 MAX_PLY = 128
@@ -286,8 +286,8 @@ G_DEFEND43_BLACK = G_DISTRACT + 1
 # 1: the evaluation reads each side's sum of point values as the mean of the position's and
 # the one before the last move (Rapfi's classical evaluation so halves the swing of the side
 # that just moved); the threat classes stay the position's own. 0: the position's alone.
-# G_PVAL holds the sums before the last move (``_state.play`` and ``undo`` keep them; with the
-# value head on, ``undo`` cannot, and the setting stays off)
+# G_PVAL holds the sums before the last move (``_state.play`` and ``undo`` keep them, from the
+# undo stack's rows)
 G_EVAL_AVG = G_DEFEND43_BLACK + 1
 G_PVAL = G_EVAL_AVG + 1
 # 1: where the transposition table bounds a node's value more tightly than its static value

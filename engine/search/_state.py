@@ -45,7 +45,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "301b8e3283941a59"
+KERNELS_STAMP = "a61140f895ff1f46"
 
 
 @njit
@@ -251,6 +251,9 @@ def play(
         for i in range(U_SUMS):
             row[i] = g[G_VAL + i]
     else:
+        # the two sums alone, for G_PVAL once this move's successor is taken back
+        row[0] = g[G_VAL]
+        row[1] = g[G_VAL + 1]
         _vh_point(cell, g, p, -1)
     for ci in range(2):
         pk = ev[ci, cell[p, R_CODE + ci]]
@@ -356,7 +359,7 @@ def undo(
             g[G_VAL + i] = row[i]
     # the sums before the move now last on the board (the ones before the first: its own)
     n = g[G_NMOVES]
-    if n > 0 and not vh:
+    if n > 0:
         g[G_PVAL] = us[n - 1, 0]
         g[G_PVAL + 1] = us[n - 1, 1]
     else:

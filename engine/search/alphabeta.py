@@ -499,7 +499,7 @@ class _Searcher:
             g[k.G_DEFEND43_BLACK] = int(
                 _DEFEND43_BLACK == 1 or (_DEFEND43_BLACK == 2 and board.to_move is Color.WHITE)
             )
-            g[k.G_EVAL_AVG] = int(_EVAL_AVG == 1 and options.policy and g[k.G_VH_F] == 0)
+            g[k.G_EVAL_AVG] = int(_EVAL_AVG == 1 and options.policy)
             g[k.G_TT_EVAL] = int(_TT_EVAL == 1 and options.policy)
             g[k.G_NULL] = _NULL_R
             g[k.G_NULL_DEPTH] = max(_NULL_DEPTH, 1)
