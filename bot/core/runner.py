@@ -80,6 +80,7 @@ class GameRunner:
         self._answers: dict[int, asyncio.Task[MoveResult | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._running = False
+        self._closed = False  # closing cancelled the searches: none starts after it
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -100,6 +101,7 @@ class GameRunner:
         """Stop listening, stop the clocks and cancel the AI searches under way."""
         self.service.unsubscribe(self._on_event)
         self._running = False
+        self._closed = True
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -153,6 +155,12 @@ class GameRunner:
         shielded: a caller that gives up leaves it running."""
         task = self._answers.get(game_id)
         if task is None:
+            if self._closed:
+                # Shutting down: a caller that reaches here only now (its move's board still
+                # being drawn as the searches were cancelled) gets what a caller waiting then
+                # got, rather than a search nothing would cancel, which would hold it past
+                # the shutdown's wait for its answer.
+                raise asyncio.CancelledError
             # ai_reply checks the turn, and shares a search of this position under way.
             task = self._start_ai(game_id)
         return await asyncio.shield(task)

@@ -256,6 +256,29 @@ async def test_the_runner_answers_for_the_ai_after_a_players_move(
         await games.close()
 
 
+async def test_a_closed_runner_starts_no_search_for_a_late_caller(
+    service: GameService, runner: NearestRunner
+) -> None:
+    # A move's handler may ask for the AI's answer only after shutting down cancelled the
+    # searches (its board was still being drawn): it is told the answer was cancelled, as a
+    # caller waiting then was, and no search starts that nothing would stop.
+    games = GameRunner(service, poll=3600.0)
+    view = await service.start(channel_id=CHANNEL, guild_id=GUILD, user_id=ALICE, colour="black")
+    await service.place(CHANNEL, ALICE, Point.parse("a1"))
+    await games.close()
+    with pytest.raises(asyncio.CancelledError):
+        await games.answer(view.game_id)
+    assert runner.calls == []
+    # Open, the same call searches.
+    fresh = GameRunner(service, poll=3600.0)
+    try:
+        reply = await fresh.answer(view.game_id)
+        assert reply is not None
+        assert len(runner.calls) == 1
+    finally:
+        await fresh.close()
+
+
 async def test_the_ai_against_the_ai_plays_on_by_itself(service: GameService) -> None:
     games = GameRunner(service, poll=3600.0)
     games.subscribe()
