@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "a61140f895ff1f46"
+KERNELS_STAMP = "30fb7ee548294d6c"
 
 PAD = 5
 MAX_PLY = 128
@@ -287,14 +287,15 @@ G_DEFEND43_BLACK = G_DISTRACT + 1
 # the one before the last move (Rapfi's classical evaluation so halves the swing of the side
 # that just moved); the threat classes stay the position's own. 0: the position's alone.
 # G_PVAL holds the sums before the last move (``_state.play`` and ``undo`` keep them, from the
-# undo stack's rows)
+# undo stack's rows); G_PVAL0 the root's, since its setup stones are never taken back
 G_EVAL_AVG = G_DEFEND43_BLACK + 1
 G_PVAL = G_EVAL_AVG + 1
+G_PVAL0 = G_PVAL + 2
 # 1: where the transposition table bounds a node's value more tightly than its static value
 # does (a lower bound above it, an upper bound below it, or an exact value), the pruning by
 # the static value (reverse futility, razoring, fail-high reduction) reads the table's value
 # instead, as Rapfi's search does; 0: the static value alone
-G_TT_EVAL = G_PVAL + 2
+G_TT_EVAL = G_PVAL0 + 2
 NG = G_TT_EVAL + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all

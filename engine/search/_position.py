@@ -114,11 +114,20 @@ class Position:
         """The position of a Gomoku ``board`` with its side to move (``keep``: see above)."""
         position = cls(board.width, board.height, tables(board.rule), tt_size, keep=keep)
         array = board.to_array()
-        for y, x in zip(*np.nonzero(array), strict=True):
-            position.g[k.G_SIDE] = int(array[y, x])
-            position.play_index(position.index(Point(int(x), int(y))))
+        # the last move's stone goes on last, so that the sums before it are the root's
+        # G_PVAL (the evaluation's mean over two plies, GOMOKU_EVAL_AVG)
+        last = board.moves[-1].point if board.moves else None
+        stones = [Point(int(x), int(y)) for y, x in zip(*np.nonzero(array), strict=True)]
+        if last is not None and last in stones:
+            stones.remove(last)
+            stones.append(last)
+        for point in stones:
+            position.g[k.G_SIDE] = int(array[point.y, point.x])
+            position.play_index(position.index(point))
         position.g[k.G_SIDE] = 1 if board.to_move is Color.BLACK else 2
         position.g[k.G_NMOVES] = 0  # setup stones are never taken back
+        position.g[k.G_PVAL0] = position.g[k.G_PVAL]
+        position.g[k.G_PVAL0 + 1] = position.g[k.G_PVAL + 1]
         # the last two moves, for a policy that reads the distance to them
         for slot, move in enumerate(reversed(board.moves[-2:])):
             position.g[k.G_PREV + slot] = position.index(move.point) + 1

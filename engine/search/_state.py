@@ -15,6 +15,7 @@ from engine.search._layout import (
     G_NODES,
     G_P4,
     G_PVAL,
+    G_PVAL0,
     G_ROWS,
     G_S,
     G_SIDE,
@@ -45,7 +46,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "a61140f895ff1f46"
+KERNELS_STAMP = "30fb7ee548294d6c"
 
 
 @njit
@@ -92,6 +93,8 @@ def init_state(
                 g[G_P4 + ci * NP4 + (pk & 15)] += 1
     g[G_PVAL] = g[G_VAL]
     g[G_PVAL + 1] = g[G_VAL + 1]
+    g[G_PVAL0] = g[G_VAL]
+    g[G_PVAL0 + 1] = g[G_VAL + 1]
     for i in range(2 * VH_MAX):
         g[G_VH_POOL + i] = 0
     nf = g[G_VH_F]
@@ -357,13 +360,13 @@ def undo(
             cell[q, R_CODE + 1] = v >> 42
         for i in range(U_SUMS):
             g[G_VAL + i] = row[i]
-    # the sums before the move now last on the board (the ones before the first: its own)
+    # the sums before the move now last on the board (at the root, the setup's: G_PVAL0)
     n = g[G_NMOVES]
     if n > 0:
         g[G_PVAL] = us[n - 1, 0]
         g[G_PVAL + 1] = us[n - 1, 1]
     else:
-        g[G_PVAL] = g[G_VAL]
-        g[G_PVAL + 1] = g[G_VAL + 1]
+        g[G_PVAL] = g[G_PVAL0]
+        g[G_PVAL + 1] = g[G_PVAL0 + 1]
     hsh[0] ^= zob[c - 1, p]
     hsh[0] ^= zob[2, 0]

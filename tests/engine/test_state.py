@@ -7,6 +7,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.board import Board
 from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.evaluate import tables
@@ -131,3 +132,25 @@ def test_the_sums_before_the_last_move_are_its_stones_but_the_last_played_forwar
         position.g[k.G_VAL + side] = (position.g[k.G_VAL + side] + before.g[k.G_VAL + side]) >> 1
     position.g[k.G_EVAL_AVG] = 0
     assert position.evaluate() == averaged
+
+
+@given(st.sampled_from(RULES), st.lists(st.integers(0, 10_000), max_size=30))
+@SETTINGS
+def test_a_search_roots_sums_before_the_last_move_are_the_board_s_without_it(
+    rule: Rule, picks: list[int]
+) -> None:
+    board = Board(15, rule)
+    for pick in picks:
+        legal = board.legal_moves()
+        if board.outcome is not None or not legal:
+            break
+        board.play(legal[pick % len(legal)])
+    root = Position.from_board(board)
+    stones = [root.index(move.point) for move in board.moves]
+    want = list(_forward(rule, 15, stones[:-1]).g[k.G_VAL : k.G_VAL + 2])
+    assert list(root.g[k.G_PVAL : k.G_PVAL + 2]) == want
+    # a move searched and taken back leaves the root as it was
+    empty = _empty_points(root, 15)
+    root.play_index(empty[0])
+    root.undo()
+    assert list(root.g[k.G_PVAL : k.G_PVAL + 2]) == want
