@@ -325,16 +325,23 @@ def _blocks_dot(x: F32, r: F64, block: int) -> F64:
 
 
 def net_inputs(
-    counts: npt.NDArray[np.integer], mover: npt.NDArray[np.integer], weights: Weights
+    counts: npt.NDArray[np.integer],
+    mover: npt.NDArray[np.integer],
+    weights: Weights,
+    parent: npt.NDArray[np.integer] | None = None,
 ) -> F64:
     """``[n, NET_IN]``: the evaluation network's inputs for ``[n, side, NFEAT]`` counts with
     side to move ``mover``, as the kernels read them (``engine.search._kernels._network``):
     the side to move's threat-class counts, the other side's, each side's sum of its points'
-    values under ``weights`` and whether Black is to move."""
+    values under ``weights`` and whether Black is to move. With ``parent`` (the counts before
+    each position's last move) each sum is the mean of the two positions' sums, rounded
+    down, as the kernels take it under ``GOMOKU_EVAL_AVG``."""
     if weights.multiset.any():
         raise ValueError("the network's inputs need values without multiset corrections")
     table = np.concatenate([weights.pattern, weights.threat], axis=1).astype(np.float64)
     sums = np.einsum("nsf,sf->ns", counts.astype(np.float64), table)
+    if parent is not None:
+        sums = np.floor((sums + np.einsum("nsf,sf->ns", parent.astype(np.float64), table)) / 2)
     rows = np.arange(len(mover))
     ours = np.asarray(mover, dtype=np.int64)
     return np.concatenate(

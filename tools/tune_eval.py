@@ -658,6 +658,7 @@ def shards_positions(
     judged: list[int] = []
     mates: list[int] = []
     plies: list[int] = []
+    parents: list[npt.NDArray[np.int32]] = []
     seen: set[int] = set()
     total = 0
     names: list[str] = []
@@ -688,12 +689,15 @@ def shards_positions(
                 ident = (folder * 1000 + shard) * SHARD_GAMES + gi
                 pos = Position(SIZE, SIZE, t, tt_size=16)
                 for ply, m in enumerate(game[: max(at)]):
-                    pos.play_index(pos.index(Point(int(m) % SIZE, int(m) // SIZE)))
                     row = at.get(ply + 1)
-                    if row is None or not tune.quiet(pos) or int(pos.hsh[0]) in seen:
+                    # the counts before the position's last move: the averaged sums' other half
+                    before = tune.position_counts(pos) if row is not None else None
+                    pos.play_index(pos.index(Point(int(m) % SIZE, int(m) // SIZE)))
+                    if before is None or not tune.quiet(pos) or int(pos.hsh[0]) in seen:
                         continue
                     seen.add(int(pos.hsh[0]))
                     rows.add(pos, ident, result)
+                    parents.append(before)
                     judged.append(int(arrays["judge"][row]))
                     mates.append(int(arrays["judge_mate"][row]))
                     plies.append(ply + 1)
@@ -706,6 +710,7 @@ def shards_positions(
     data["judge"] = np.array(judged, dtype=np.int32)
     data["mate"] = np.array(mates, dtype=np.int16)
     data["plies"] = np.array(plies, dtype=np.int16)
+    data["pcounts"] = np.array(parents, dtype=np.int16).reshape(-1, 2, tune.NFEAT)
     data["outcome"] = outcome.astype(np.float32)
     chance = 1 / (1 + np.exp(-score / judge_scale))
     mated = np.abs(data["judge"]) >= MATE
@@ -908,6 +913,7 @@ def net(
     seed: int,
     rule: Rule = Rule.FREESTYLE,
     from_prior: bool = False,
+    average: bool = False,
 ) -> None:
     """Fit the evaluation network over ``prior``'s values to the judge's winning chances of
     ``positions``; print the held-out losses of the linear evaluation and the network; write
@@ -915,7 +921,9 @@ def net(
     file's ``"net"``; for another rule the file is the prior's, whole, with the network as
     that rule's entry of ``"nets"``. With ``from_prior`` the fit starts from the network the
     rule evaluates with in the prior (and keeps it if no epoch does better on the held-out
-    games).
+    games). With ``average`` the network reads each side's sum as the mean of the position's and
+    the one's before its last move (``GOMOKU_EVAL_AVG``; the positions need ``pcounts``,
+    which ``shards`` writes), and the prior's network is scored on the position's own sums.
 
     Raises:
         ValueError: the positions were counted in another rule than ``rule``.
@@ -929,6 +937,9 @@ def net(
     valid = (game.astype(np.int64) * 2654435761 % 1000) < holdout * 1000  # by game
     base = named_weights(prior)
     x = tune.net_inputs(counts, mover, base)
+    if average and "pcounts" not in data:
+        raise ValueError("averaged sums need the counts before each last move (shards writes them)")
+    fit_x = tune.net_inputs(counts, mover, base, data["pcounts"]) if average else x
     print(
         f"{len(y)} positions ({int((~valid).sum())} train, {int(valid.sum())} held out) from "
         f"{len(np.unique(game))} games"
@@ -953,14 +964,14 @@ def net(
         raise ValueError(f"{prior} has no network to start from")
     start = prior_net if from_prior else None
     fitted, epoch, history = tune.fit_net(
-        x, y, valid, hidden, epochs, seed, scale=scale, start=start
+        fit_x, y, valid, hidden, epochs, seed, scale=scale, start=start
     )
     print(
         "network held-out loss by epoch: "
         + " ".join(f"{h:.4f}" for h in history)
         + f"; kept epoch {epoch + 1}"
     )
-    logits = tune.net_logits(fitted, x)
+    logits = tune.net_logits(fitted, fit_x)
     held = tune.loss(logits[valid], y[valid], 1.0)
     print(
         f"network, {hidden} units: train {tune.loss(logits[~valid], y[~valid], 1.0):.5f}, "
@@ -973,6 +984,8 @@ def net(
         "loss_net": round(held, 5),
         "epoch": epoch + 1,
     }
+    if average:
+        info["average"] = True
     if rule is Rule.FREESTYLE:
         text = tune.net_json(tune.theta_of(base), base.mine, fitted, info, prior)
     else:
@@ -1130,6 +1143,11 @@ def main() -> int:
         action="store_true",
         help="start from the prior's network for the rule (its units) instead of random weights",
     )
+    p.add_argument(
+        "--average",
+        action="store_true",
+        help="the sums as the mean of the position's and the one's before (GOMOKU_EVAL_AVG)",
+    )
     p = sub.add_parser("shards", help="datagen shards' judged positions, for net and train")
     p.add_argument("paths", type=Path, nargs="+", help="folders of shards, or shards' manifests")
     p.add_argument("--out", type=Path, default=Path("labelled.npz"))
@@ -1203,6 +1221,7 @@ def main() -> int:
                 args.seed,
                 Rule(args.rule),
                 args.from_prior,
+                args.average,
             )
         except ValueError as error:
             sys.exit(f"error: {error}")

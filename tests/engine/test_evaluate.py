@@ -436,6 +436,34 @@ def test_the_network_is_the_kernels_evaluation(board: Board, net: dict[str, Any]
     assert abs(position.evaluate() - max(-k.NET_CLIP, min(k.NET_CLIP, expected))) <= bound
 
 
+@SETTINGS
+@given(games(), networks())
+def test_the_averaged_sums_are_the_trainers(board: Board, net: dict[str, Any]) -> None:
+    # GOMOKU_EVAL_AVG: the network reads the mean of the sums before and after the last move,
+    # which tools/tune_eval.py net --average fits from the counts of both positions
+    w = _with_net(net)
+    t = build_tables(Rule.FREESTYLE, w)
+    position = Position(15, 15, t, tt_size=16)
+    parent = Position(15, 15, t, tt_size=16)
+    for i, move in enumerate(board.moves):
+        position.play_index(position.index(move.point))
+        if i < len(board.moves) - 1:
+            parent.play_index(parent.index(move.point))
+    mover = np.array([0 if board.to_move is Color.BLACK else 1])
+    counts = tune.position_counts(position)[None]
+    x = tune.net_inputs(counts, mover, w, tune.position_counts(parent)[None])
+    g, me = position.g, int(mover[0])
+    sums = [(g[k.G_VAL + s] + parent.g[k.G_VAL + s]) // 2 for s in (me, 1 - me)]
+    assert x[0, 22:24].tolist() == sums
+    assert x[0, :22].tolist() == tune.net_inputs(counts, mover, w)[0, :22].tolist()
+    slots = t.net
+    plain = position.evaluate()
+    position.g[k.G_EVAL_AVG] = 1
+    assert position.evaluate() == _fixed_point(slots, [int(v) for v in x[0]])
+    position.g[k.G_EVAL_AVG] = 0
+    assert position.evaluate() == plain
+
+
 def test_a_network_changes_the_evaluation_and_none_leaves_it() -> None:
     board = Board.from_moves("h8 i9 h9 i10 j8")
     plain = Position.from_board(board, tt_size=16)

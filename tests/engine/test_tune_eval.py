@@ -244,6 +244,9 @@ def test_net_writes_the_values_with_a_network_the_engine_takes(
     shipped = tune.loss(logits[held], data["y"][held].astype(np.float64), 1.0)
     assert f"learned network for freestyle, {len(learned.net.b1)} units: train " in printed
     assert f"held out {shipped:.5f}" in printed
+    # averaged sums need the counts before each last move, which these positions lack
+    with pytest.raises(ValueError, match="before each last move"):
+        te.net([positions], out, "learned", 4, 3, 0.5, 800.0, 0, average=True)
 
 
 def test_shard_positions_are_the_kernels_inputs_labelled_by_the_judge(
@@ -274,6 +277,7 @@ def test_shard_positions_are_the_kernels_inputs_labelled_by_the_judge(
     assert sorted(kept) == sorted(expected)
     assert {6, 7, 8} <= set(data["plies"].tolist())
     x = tune.net_inputs(data["counts"], data["mover"], weights())
+    averaged = tune.net_inputs(data["counts"], data["mover"], weights(), data["pcounts"])
     for i, key in enumerate(kept):
         g = expected[key].g
         me = int(g[k.G_SIDE]) - 1
@@ -283,6 +287,10 @@ def test_shard_positions_are_the_kernels_inputs_labelled_by_the_judge(
         assert x[i, : k.NP4].tolist() == g[ours : ours + k.NP4].tolist()
         assert x[i, k.NP4 : 2 * k.NP4].tolist() == g[theirs : theirs + k.NP4].tolist()
         assert x[i, 22:24].tolist() == [g[k.G_VAL + me], g[k.G_VAL + 1 - me]]
+        # and averaged, the mean with the sums before the last move (the kernels' G_PVAL)
+        assert averaged[i, 22:24].tolist() == [
+            (g[k.G_VAL + s] + g[k.G_PVAL + s]) // 2 for s in (me, 1 - me)
+        ]
         assert x[i, 24] == (me == 0)
         assert int(data["ev"][i]) == expected[key].evaluate()
     # the judge's chance: sigmoid(score / S), a mate as a score of +-CLIP
@@ -304,6 +312,19 @@ def test_shard_positions_are_the_kernels_inputs_labelled_by_the_judge(
     assert certain["counts"].tolist() == data["counts"].tolist()
     te.net([tmp_path / "labelled.npz"], tmp_path / "net.json", "learned", 2, 1, 0.5, 1000.0, 0)
     assert load_weights((tmp_path / "net.json").read_text(), "net").net is not None
+    assert "average" not in json.loads((tmp_path / "net.json").read_text())["fit"]
+    te.net(
+        [tmp_path / "labelled.npz"],
+        tmp_path / "avg.json",
+        "learned",
+        2,
+        1,
+        0.5,
+        1000.0,
+        0,
+        average=True,
+    )
+    assert json.loads((tmp_path / "avg.json").read_text())["fit"]["average"] is True
 
 
 def test_shard_positions_take_static_labels_in_the_judges_units(tmp_path: Path) -> None:
