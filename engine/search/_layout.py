@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "30fb7ee548294d6c"
+KERNELS_STAMP = "7fc093d8cd35a024"
 
 PAD = 5
 MAX_PLY = 128
@@ -296,7 +296,11 @@ G_PVAL0 = G_PVAL + 2
 # the static value (reverse futility, razoring, fail-high reduction) reads the table's value
 # instead, as Rapfi's search does; 0: the static value alone
 G_TT_EVAL = G_PVAL0 + 2
-NG = G_TT_EVAL + 1
+# N > 0: a late move that makes a four (not a four-three) is reduced by N% of a quiet move's
+# log-log reduction, before the node's adjustments, as Rapfi's search reduces every move; 0:
+# never reduced (the reply is forced, so its line is cheap and decisive)
+G_LMR_FOUR = G_TT_EVAL + 1
+NG = G_LMR_FOUR + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

@@ -32,6 +32,7 @@ from engine.search._layout import (
     G_LMP_POW,
     G_LMR,
     G_LMR_DEEPER,
+    G_LMR_FOUR,
     G_LMR_GAP,
     G_LMR_OPP,
     G_LMR_QUARTERS,
@@ -174,7 +175,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "30fb7ee548294d6c"
+KERNELS_STAMP = "7fc093d8cd35a024"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -1141,6 +1142,9 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             owed = debt
             if lmr:
                 x = _reduction(cell, p4t, me, op, p, depth, i, lmrscale)
+                if g[G_LMR_FOUR] > 0 and P4_B4 <= p4t[me, cell[p, R_CODE + me]] <= P4_B4_PLUS:
+                    # G_LMR_FOUR: a plain four reduced by a share of a quiet move's plies
+                    x = math.log(depth) * math.log(i + 1) * lmrscale * g[G_LMR_FOUR] / 10000
                 if pvnode:
                     x -= 1.0
                 if p in (k0, k1):

@@ -244,6 +244,10 @@ _EVAL_AVG = _setting("GOMOKU_EVAL_AVG", 0, most=1)
 # master's pruning by the static value reads the table's value where it bounds the node's more
 # tightly, as Rapfi's search does (k.G_TT_EVAL, 1; 0, the default, the static value alone)
 _TT_EVAL = _setting("GOMOKU_TT_EVAL", 0, most=1)
+# a late move that makes a four (not a four-three) reduced by this share, in percent, of a
+# quiet move's plies, as Rapfi's search reduces every move (k.G_LMR_FOUR; 0, the default:
+# never reduced)
+_LMR_FOUR = _setting("GOMOKU_LMR_FOUR", 0, most=200)
 # against the opponent's open three, for measuring: only the moves that leave it no straight
 # four, and one's own fours (k.G_DEFEND3, 1; 0, the default: every point where it would make a
 # four, and one's own fours)
@@ -501,6 +505,7 @@ class _Searcher:
             )
             g[k.G_EVAL_AVG] = int(_EVAL_AVG == 1 and options.policy)
             g[k.G_TT_EVAL] = int(_TT_EVAL == 1 and options.policy)
+            g[k.G_LMR_FOUR] = _LMR_FOUR if options.policy else 0
             g[k.G_NULL] = _NULL_R
             g[k.G_NULL_DEPTH] = max(_NULL_DEPTH, 1)
         g[k.G_TT_WAYS] = _TT_WAYS

@@ -871,9 +871,9 @@ def test_razoring_margins_of_the_root_side_and_of_its_opponent_apart() -> None:
     assert _razored(1, RAZOR=2000, RAZOR_ROOT=0) > 0
 
 
-@pytest.mark.parametrize("name", ["_EVAL_AVG", "_TT_EVAL"])
-def test_the_evaluation_settings_are_off_and_change_master_alone(
-    monkeypatch: pytest.MonkeyPatch, name: str
+@pytest.mark.parametrize(("name", "value"), [("_EVAL_AVG", 1), ("_TT_EVAL", 1), ("_LMR_FOUR", 100)])
+def test_rapfi_s_habits_are_off_and_change_master_alone(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: int
 ) -> None:
     import engine.search.alphabeta as ab
 
@@ -882,7 +882,7 @@ def test_the_evaluation_settings_are_off_and_change_master_alone(
     shipped = search(board, Limits(depth=7)).nodes
     hard = SearchOptions(policy=False, network=False, deep_vcf=0)  # hard's selective search
     before = search(board, Limits(depth=7), hard).nodes
-    monkeypatch.setattr(ab, name, 1)
+    monkeypatch.setattr(ab, name, value)
     result = search(board, Limits(depth=7))
     assert result.nodes != shipped
     assert board.is_legal(result.move)
