@@ -28,7 +28,11 @@ way (a forced result as a score of +-``CLIP``, or with ``--certain-mates`` as 1 
 
     python tools/tune_eval.py shards data/selfplay data/matches [--certain-mates] --out shards.npz
     python tools/tune_eval.py net shards.npz --prior learned --hidden 16 --epochs 40 \
-        --holdout 0.2 --scale 1000 --out candidate.json
+        --holdout 0.2 --scale 1000 [--average] --out candidate.json
+
+``shards`` also keeps each position's counts before its last move (``pcounts``), and ``net
+--average`` fits the network to each side's sum as the mean of the two positions' sums, as
+the kernels read it under ``GOMOKU_EVAL_AVG=1`` (the fit is played with that setting on).
 
 A rule's own network, from the shards ``tools/datagen.py --rule`` made in that rule: ``shards
 --rule`` counts their positions with that rule's tables (Black's lines in renju see
