@@ -7,6 +7,8 @@ labelled by the outcome and by an outside engine's judgement, in resumable shard
         [--out data/matches] [--resume]
     python tools/datagen.py --shard K --games N --children C [--from DIR] --judge CMD ... \\
         [--out data/children] [--resume]
+    python tools/datagen.py --shard K --games N --leaves --nodes M [--from DIR] --judge CMD ... \
+        [--out data/leaves] [--resume]
     python tools/datagen.py --shard K --check ROWS --out DIR --judge CMD ...
 
 A shard is ``shard-KKKKK.npz`` (``np.savez_compressed``) beside ``shard-KKKKK.json``, its
@@ -45,6 +47,15 @@ it judged. Such a shard (``data/children`` unless said) keeps the source games w
 the judged position is the game's first ``ply`` moves then ``child``, so ``ply`` counts the
 stones before the child's, and the side to move is the one after it. Its manifest names the
 source shard and that shard's array file's SHA-256.
+
+With ``--leaves`` the positions are the leaves of the search's principal variations: for every
+position of source shard ``K``'s games (``--from``, as with ``--children``), master searches it
+afresh to ``--nodes`` nodes and its principal variation is played out, up to the move that
+would end the game; the position at its end, the leaf whose value the search's score came
+from, is judged. Such a shard (``data/leaves`` unless said) keeps the source games whole and
+two more arrays: ``line`` (int16, ``y * 15 + x``, every row's line one after another) and
+``line_len`` (int16, each row's line's length, 1 or more): the judged position is the game's
+first ``ply`` moves then the row's line. ``judged_lines`` reads every kind of shard so.
 
 ``--check ROWS`` makes nothing: it asks a fresh judge again about ``ROWS`` of a finished
 shard's judged positions, drawn at random, and prints how many it scores the same and how many
@@ -112,7 +123,9 @@ class Settings:
     nodes: int  # self-play nodes a move (0 with --psq)
     seed: int
     judge_nodes: int
-    source: str  # "selfplay", "psq" for recorded games, "children" for positions beside them
+    # "selfplay", "psq" for recorded games, "children" for positions beside them, "leaves" for
+    # the ends of the search's principal variations from them
+    source: str
     rule: Rule = Rule.FREESTYLE  # the rule the games are played and judged in
     children: int = 0  # with source "children": the candidates judged a position
 
@@ -130,6 +143,10 @@ class Shard:
     judge_mate: list[int] = dataclasses.field(default_factory=list)
     judge_move: list[int] = dataclasses.field(default_factory=list)
     child: list[int] | None = None  # a children shard's: the move after ``ply`` moves
+    # a leaves shard's: each row's principal variation, played after ``ply`` moves (flat), and
+    # its length
+    line: list[int] | None = None
+    line_len: list[int] | None = None
 
     def arrays(self) -> dict[str, npt.NDArray[Any]]:
         """The arrays of the shard file."""
@@ -145,6 +162,9 @@ class Shard:
         }
         if self.child is not None:
             arrays["child"] = np.array(self.child, dtype=np.int16)
+        if self.line is not None and self.line_len is not None:
+            arrays["line"] = np.array(self.line, dtype=np.int16)
+            arrays["line_len"] = np.array(self.line_len, dtype=np.int16)
         return arrays
 
     def add(
@@ -154,9 +174,10 @@ class Shard:
         result: int,
         rows: list[tuple[int, int, int, int]],
         children: Sequence[int] | None = None,
+        lines: Sequence[Sequence[int]] | None = None,
     ) -> None:
         """Game ``index`` with its judged positions (``judge_game``'s rows; in a children
-        shard, ``children`` names each row's child)."""
+        shard, ``children`` names each row's child, in a leaves shard ``lines`` its line)."""
         self.moves.extend(moves)
         self.lengths.append(len(moves))
         self.results.append(result)
@@ -170,6 +191,13 @@ class Shard:
             assert self.child is not None, "children go in a children shard"
             assert len(children) == len(rows)
             self.child.extend(children)
+        if lines is not None:
+            assert self.line is not None, "lines go in a leaves shard"
+            assert self.line_len is not None, "lines go in a leaves shard"
+            assert len(lines) == len(rows)
+            for line in lines:
+                self.line.extend(line)
+                self.line_len.append(len(line))
 
     @classmethod
     def from_arrays(cls, data: Any) -> Shard:
@@ -325,6 +353,46 @@ def judge_children(
     return rows, children
 
 
+def principal_line(moves: Sequence[int], rule: Rule, nodes: int) -> list[int]:
+    """The search's principal variation in the position after ``moves``, searched afresh to
+    ``nodes`` nodes (the same line on any host), up to the move that would end the game: the
+    line to the leaf whose value the search's score came from."""
+    board = Board.from_moves([Point(m % SIZE, m // SIZE) for m in moves], size=SIZE, rule=rule)
+    result = search(board, Limits(nodes=nodes, memory_bytes=SMALL_TT))
+    line: list[int] = []
+    for point in result.pv:
+        if not board.is_legal(point):
+            break
+        board.play(point)
+        if board.outcome is not None or board.is_full():
+            break
+        line.append(point.y * SIZE + point.x)
+    return line
+
+
+def judge_leaves(
+    judge: Any, moves: Sequence[int], rule: Rule, nodes: int
+) -> tuple[list[tuple[int, int, int, int]], list[list[int]]]:
+    """Ask the judge about the leaves of the search's principal variations: for each position
+    of a game from ``FIRST_PLY`` stones to the one before its last move, the position at the
+    end of ``principal_line`` (none where the line is empty); ``judge_game``'s rows (``ply``:
+    the game's stones before the line) and each row's line."""
+    points = [Point(m % SIZE, m // SIZE) for m in moves]
+    rows: list[tuple[int, int, int, int]] = []
+    lines: list[list[int]] = []
+    for ply in range(FIRST_PLY, len(points)):
+        line = principal_line(moves[:ply], rule, nodes)
+        if not line:
+            continue
+        row = label_row(
+            ply, judge.ask([*points[:ply], *(Point(m % SIZE, m // SIZE) for m in line)])
+        )
+        if row is not None:
+            rows.append(row)
+            lines.append(line)
+    return rows, lines
+
+
 def source_games(folder: Path, settings: Settings) -> tuple[list[tuple[list[int], int]], str]:
     """The first ``settings.games`` games of source shard ``settings.shard`` in ``folder``
     (played in the settings' rule), in ``selfplay_game``'s form, and its array file's
@@ -392,7 +460,12 @@ def make_shard(
     folder.mkdir(parents=True, exist_ok=True)
     final = folder / f"{shards.name(settings.shard)}.npz"
     partial = folder / f"{shards.name(settings.shard)}.partial.npz"
-    shard = Shard(child=[] if settings.children else None)
+    leaves = settings.source == "leaves"
+    shard = Shard(
+        child=[] if settings.children else None,
+        line=[] if leaves else None,
+        line_len=[] if leaves else None,
+    )
     if shards.claim(final, partial, settings.shard, resume=resume, error=DataGenError):
         with np.load(partial) as data:
             if str(data["settings"]) != str(_settings_array(settings)):
@@ -403,8 +476,8 @@ def make_shard(
         started = 0.0
     recorded = recorded_games(psq, settings) if settings.source == "psq" else None
     source_hash = None
-    if settings.children:
-        assert source_folder is not None, "a children shard reads its games from a folder"
+    if settings.children or leaves:
+        assert source_folder is not None, "a children or leaves shard reads its games from a folder"
         recorded, source_hash = source_games(source_folder, settings)
     total = settings.games if recorded is None else len(recorded)
     done = len(shard.lengths)
@@ -432,9 +505,12 @@ def make_shard(
                 recorded[index] if recorded is not None else selfplay_game(settings, index)
             )
             children = None
+            lines = None
             try:
                 if settings.children:
                     rows, children = judge_children(judge, moves, settings.rule, settings.children)
+                elif leaves:
+                    rows, lines = judge_leaves(judge, moves, settings.rule, settings.nodes)
                 else:
                     rows = judge_game(judge, moves)
             except JudgeError as error:
@@ -442,7 +518,7 @@ def make_shard(
                 raise DataGenError(
                     f"the judge failed in game {index} ({error}); --resume continues"
                 ) from error
-            shard.add(index, moves, result, rows, children)
+            shard.add(index, moves, result, rows, children, lines)
             played += 1
             if (index + 1) % save_every == 0 or index + 1 == total:
                 save_partial()
@@ -465,14 +541,14 @@ def make_shard(
         "self_play_nodes": settings.nodes,
         **(
             {
-                "children": settings.children,
+                **({"children": settings.children} if settings.children else {}),
                 "from": {
                     "folder": shards.relative(source_folder),
                     "shard": settings.shard,
                     "sha256": source_hash,
                 },
             }
-            if settings.children and source_folder is not None
+            if (settings.children or leaves) and source_folder is not None
             else {}
         ),
         "engine": shards.engine(commit),
@@ -498,10 +574,12 @@ def make_shard(
 def judged_lines(arrays: dict[str, npt.NDArray[Any]]) -> list[list[int]]:
     """The moves (point indices, Black first) that make each judged position of a shard's
     ``arrays`` (``load_shard``'s), in row order: its game's first ``ply`` moves, then a
-    children shard's ``child``."""
+    children shard's ``child`` or a leaves shard's ``line``."""
     starts = np.concatenate([[0], np.cumsum(arrays["lengths"])]).tolist()
     moves = arrays["moves"].tolist()
     children = arrays.get("child")
+    pv = arrays["line"].tolist() if "line" in arrays else None
+    pv_at = np.concatenate([[0], np.cumsum(arrays["line_len"])]).tolist() if pv is not None else []
     lines = []
     for i, (gi, ply) in enumerate(
         zip(arrays["game"].tolist(), arrays["ply"].tolist(), strict=True)
@@ -509,6 +587,8 @@ def judged_lines(arrays: dict[str, npt.NDArray[Any]]) -> list[list[int]]:
         line = moves[starts[gi] : starts[gi] + ply]
         if children is not None:
             line.append(int(children[i]))
+        if pv is not None:
+            line.extend(pv[pv_at[i] : pv_at[i + 1]])
         lines.append(line)
     return lines
 
@@ -584,10 +664,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="judge this many of the search's candidates beside each position of a shard's games",
     )
     parser.add_argument(
+        "--leaves",
+        action="store_true",
+        help="judge the end of the search's principal variation (--nodes) from each position of"
+        " a shard's games",
+    )
+    parser.add_argument(
         "--from",
         dest="source",
         type=Path,
-        help="with --children: the folder of the source shard (default data/selfplay)",
+        help="with --children or --leaves: the folder of the source shard (default data/selfplay)",
     )
     parser.add_argument("--judge", required=True, help="the judge's command line")
     parser.add_argument("--judge-cwd", help="the judge's working directory")
@@ -631,9 +717,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--psq reads freestyle records only")
     if options.children < 0 or (options.children and options.psq):
         parser.error("--children must be 0 or more, and reads shards, not --psq records")
-    if options.source is not None and not options.children:
-        parser.error("--from goes with --children")
-    source = "psq" if options.psq else "children" if options.children else "selfplay"
+    if options.leaves and (options.children or options.psq):
+        parser.error("--leaves reads shards, and goes with neither --children nor --psq")
+    if options.source is not None and not (options.children or options.leaves):
+        parser.error("--from goes with --children or --leaves")
+    source = (
+        "psq"
+        if options.psq
+        else "children"
+        if options.children
+        else "leaves"
+        if options.leaves
+        else "selfplay"
+    )
     settings = Settings(
         shard=options.shard,
         games=options.games,
@@ -645,7 +741,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         children=options.children,
     )
     source_folder = options.source or ROOT / "data" / default_folder(rule)
-    named = {"psq": "matches", "children": "children"}.get(source, default_folder(rule))
+    named = {"psq": "matches", "children": "children", "leaves": "leaves"}.get(
+        source, default_folder(rule)
+    )
     folder = options.out or ROOT / "data" / named
     command = shlex.join(["python", "tools/datagen.py", *(sys.argv[1:] if argv is None else argv)])
     try:
@@ -655,7 +753,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             judge,
             resume=options.resume,
             psq=options.psq or (),
-            source_folder=source_folder if options.children else None,
+            source_folder=source_folder if options.children or options.leaves else None,
             save_every=max(1, options.save_every),
             command=command,
         )

@@ -85,7 +85,7 @@ from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.evaluate import POLICY_INPUTS, WINDOW_INPUT, tables, window_rows
 from engine.types import Color, Point, Rule
-from tools.datagen import RULES
+from tools.datagen import RULES, judged_lines
 
 SIZE = 15
 POINTS = SIZE * SIZE
@@ -267,20 +267,15 @@ class Samples:
 
 def samples(arrays: dict[str, Any], game_offset: int = 0, rule: Rule = Rule.FREESTYLE) -> Samples:
     """The judged positions of one shard (``tools.datagen.load_shard``'s arrays, a children
-    shard's too), counted in ``rule``, the rule its games were played in."""
-    starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+    or leaves shard's too), counted in ``rule``, the rule its games were played in."""
+    lines = judged_lines(arrays)
     n = len(arrays["game"])
     codes = np.zeros((n, POINTS, 4), dtype=np.int16)
     extra = np.zeros((n, POINTS, EXTRA), dtype=np.int32)
     empty = np.zeros((n, POINTS), dtype=bool)
     move = np.full(n, -1, dtype=np.int32)
     history = np.full((n, POINTS), -1, dtype=np.int16)
-    children = arrays.get("child")  # a children shard's: the move after the game's first ply
-    for i in range(n):
-        gi, ply = int(arrays["game"][i]), int(arrays["ply"][i])
-        moves = [int(m) for m in arrays["moves"][starts[gi] : starts[gi] + ply]]
-        if children is not None:
-            moves.append(int(children[i]))
+    for i, moves in enumerate(lines):
         history[i, : len(moves)] = moves
         codes[i], extra[i], empty[i] = point_inputs(moves, rule)
         judged = int(arrays["judge_move"][i])

@@ -645,7 +645,9 @@ def shards_positions(
     result, +-``MATE``, counts as +-``CLIP``, or with ``certain_mates`` as a chance of 1 or
     0), and the game's outcome. ``game`` numbers every
     game of every shard apart (``SHARD_GAMES``), so a held-out split by game keeps whole games
-    apart; ``mate`` is the judge's mate distance (0 none). The positions are counted with
+    apart; ``mate`` is the judge's mate distance (0 none). A leaves shard's positions
+    (``tools/datagen.py --leaves``) are its lines' ends, their games numbered as that shard's
+    own, apart from their source's. The positions are counted with
     ``rule``'s tables, and every shard must have been played in ``rule`` (a manifest without
     a rule is freestyle's). With ``static`` (a folder of ``tools/static_labels.py``'s labels and
     their S, their units a logit) each position's score is its static label in the judge's units
@@ -655,7 +657,7 @@ def shards_positions(
     Raises:
         ValueError: no shards, a shard of another rule, or a children shard.
     """
-    from tools.datagen import load_shard
+    from tools.datagen import judged_lines, load_shard
 
     t = tables(rule)
     rows = _Rows()
@@ -682,8 +684,27 @@ def shards_positions(
                 labels = load_static(static[0], manifest.parent, shard).astype(np.float64)
                 arrays["judge"] = np.round(labels * judge_scale / static[1]).astype(np.int32)
                 arrays["judge_mate"] = np.zeros_like(arrays["judge_mate"])
-            starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
             total += len(arrays["game"])
+            if "line" in arrays:
+                # a leaves shard: each row's position is its own line's end
+                for k, line in enumerate(judged_lines(arrays)):
+                    gi = int(arrays["game"][k])
+                    ident = (folder * 1000 + shard) * SHARD_GAMES + gi
+                    pos = Position(SIZE, SIZE, t, tt_size=16)
+                    for m in line[:-1]:
+                        pos.play_index(pos.index(Point(m % SIZE, m // SIZE)))
+                    parent = tune.position_counts(pos)
+                    pos.play_index(pos.index(Point(line[-1] % SIZE, line[-1] // SIZE)))
+                    if not tune.quiet(pos) or int(pos.hsh[0]) in seen:
+                        continue
+                    seen.add(int(pos.hsh[0]))
+                    rows.add(pos, ident, int(arrays["results"][gi]))
+                    parents.append(parent)
+                    judged.append(int(arrays["judge"][k]))
+                    mates.append(int(arrays["judge_mate"][k]))
+                    plies.append(len(line))
+                continue
+            starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
             wanted: dict[int, dict[int, int]] = {}  # game -> ply -> row
             for i, (gi, ply) in enumerate(zip(arrays["game"], arrays["ply"], strict=True)):
                 wanted.setdefault(int(gi), {})[int(ply)] = i

@@ -343,6 +343,120 @@ def test_a_children_shards_positions_are_read_with_their_child(tmp_path: Path) -
         assert data.empty[i].sum() == SIZE * SIZE - ply - 1
 
 
+LEAVES = Settings(shard=3, games=2, nodes=300, seed=5, judge_nodes=1000, source="leaves")
+
+
+def test_a_leaves_shard_judges_the_end_of_the_searchs_line_from_each_position(
+    tmp_path: Path,
+) -> None:
+    from engine.search import Limits, search
+    from tools.datagen import SMALL_TT, judged_lines
+
+    source = _source(tmp_path)
+    path = make_shard(
+        tmp_path / "leaves", LEAVES, JUDGE, source_folder=source, command="l", log=_quiet
+    )
+    assert path == tmp_path / "leaves" / "shard-00003.json"
+    arrays, manifest = load_shard(tmp_path / "leaves", 3)
+    games, source_manifest = load_shard(source, 3)
+    two = int(games["lengths"][:2].sum())
+    assert arrays["moves"].tolist() == games["moves"][:two].tolist()
+    assert arrays["lengths"].tolist() == games["lengths"][:2].tolist()
+    starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
+    lengths = arrays["line_len"].tolist()
+    assert sum(lengths) == len(arrays["line"])
+    assert min(lengths) >= 1
+    lines = judged_lines(arrays)
+    seen = set()
+    for i, (gi, ply) in enumerate(
+        zip(arrays["game"].tolist(), arrays["ply"].tolist(), strict=True)
+    ):
+        game = arrays["moves"][starts[gi] : starts[gi + 1]].tolist()
+        prefix, line = lines[i][:ply], lines[i][ply:]
+        assert prefix == game[:ply]
+        assert len(line) == lengths[i]
+        # the line is the start of the principal variation of a fresh search of the position,
+        # every move legal and none ending the game
+        board = Board.from_moves([Point(m % SIZE, m // SIZE) for m in prefix], size=SIZE)
+        pv = search(board, Limits(nodes=300, memory_bytes=SMALL_TT)).pv
+        assert [p.y * SIZE + p.x for p in pv[: len(line)]] == line
+        for m in line:
+            board.play(Point(m % SIZE, m // SIZE))
+            assert board.outcome is None
+        # the judge's label is of the line's end: six stones +400, seven a forced loss, and
+        # none at nine
+        stones = ply + len(line)
+        assert stones != 9
+        if stones == 6:
+            assert int(arrays["judge"][i]) == 400
+        if stones == 7:
+            assert int(arrays["judge"][i]) == -MATE
+        seen.add((gi, ply))
+    # a row for every position of the two games but those whose line ends on nine stones
+    assert len(seen) == len(arrays["game"]) >= 20
+    assert manifest["source"] == "leaves"
+    assert manifest["self_play_nodes"] == 300
+    assert manifest["from"]["sha256"] == source_manifest["sha256"]
+    assert "children" not in manifest
+    # read back as their lines, by the policy's trainer and by the network's
+    from tools import tune
+    from tools.mixnet import samples
+    from tools.tune_eval import shards_positions
+
+    data = samples(arrays)
+    for i, line in enumerate(lines):
+        assert data.history[i, : len(line)].tolist() == line
+        assert (data.history[i, len(line) :] == -1).all()
+    counted = shards_positions([tmp_path / "leaves"], tmp_path / "leaves.npz")
+    assert 0 < len(counted["plies"]) <= len(lines)
+    for i in range(len(counted["plies"])):
+        # each kept position is the end of one of the lines, counted with the one before it
+        matches = [
+            line
+            for line in lines
+            if len(line) == counted["plies"][i]
+            and tune.position_counts(_played(line)).tolist() == counted["counts"][i].tolist()
+        ]
+        assert matches
+        assert any(
+            tune.position_counts(_played(line[:-1])).tolist() == counted["pcounts"][i].tolist()
+            for line in matches
+        )
+
+
+def _played(line: list[int]) -> Position:
+    from engine.search.evaluate import tables
+
+    position = Position(SIZE, SIZE, tables(Rule.FREESTYLE), tt_size=16)
+    for m in line:
+        position.play_index(position.index(Point(m % SIZE, m // SIZE)))
+    return position
+
+
+def test_a_leaves_shard_resumes_and_its_options_are_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _source(tmp_path)
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    make_shard(whole, LEAVES, JUDGE, source_folder=source, log=_quiet)
+    assert (
+        make_shard(
+            parts, LEAVES, JUDGE, source_folder=source, stop_after=1, save_every=1, log=_quiet
+        )
+        is None
+    )
+    make_shard(parts, LEAVES, JUDGE, source_folder=source, resume=True, log=_quiet)
+    a, _ = load_shard(whole, 3)
+    b, _ = load_shard(parts, 3)
+    assert a.keys() == b.keys()
+    for name in a:
+        assert np.array_equal(a[name], b[name]), name
+    judge = ["--judge", f"{sys.executable} {FAKE}"]
+    with pytest.raises(SystemExit):
+        main(["--shard", "3", "--games", "1", "--leaves", "--children", "2", *judge])
+    assert "--leaves reads shards" in capsys.readouterr().err
+
+
 # The data the repository keeps for fitting (data/README.md): each folder holds one rule's
 # shards, and every committed shard must still load and agree with what its manifest says.
 DATA = Path(__file__).resolve().parents[2] / "data"
