@@ -7,7 +7,7 @@ labelled by the outcome and by an outside engine's judgement, in resumable shard
         [--out data/matches] [--resume]
     python tools/datagen.py --shard K --games N --children C [--from DIR] --judge CMD ... \\
         [--out data/children] [--resume]
-    python tools/datagen.py --shard K --games N --leaves --nodes M [--from DIR] --judge CMD ... \
+    python tools/datagen.py --shard K --games N --leaves --nodes M [--from DIR] --judge CMD ... \\
         [--out data/leaves] [--resume]
     python tools/datagen.py --shard K --check ROWS --out DIR --judge CMD ...
 

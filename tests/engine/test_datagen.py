@@ -466,6 +466,7 @@ FOLDER_RULES = {
     "selfplay-renju": Rule.RENJU,
     "matches": Rule.FREESTYLE,
     "children": Rule.FREESTYLE,
+    "leaves": Rule.FREESTYLE,
 }
 COMMITTED = sorted(
     (folder, int(path.stem.removeprefix("shard-")))
@@ -496,6 +497,21 @@ def test_a_committed_shard_agrees_with_its_manifest_and_its_games(folder: str, s
     # every judged position is one of its game's, from FIRST_PLY stones to before the last move
     assert ((game >= 0) & (game < len(lengths))).all()
     assert ((ply >= FIRST_PLY) & (ply < lengths[game])).all()
+    if "line" in arrays:
+        # a leaves shard's: its source's games, and each line a game that goes on from the
+        # row's position to a position where the game has not ended
+        origin = manifest["from"]
+        source, _ = load_shard(DATA.parent / origin["folder"], origin["shard"], rule)
+        assert source["moves"][: len(moves)].tolist() == moves.tolist()
+        assert (arrays["line_len"] >= 1).all()
+        assert int(arrays["line_len"].sum()) == len(arrays["line"])
+        from tools.datagen import judged_lines
+
+        for line in judged_lines(arrays)[::50]:
+            board = Board(SIZE, rule)
+            for m in line:
+                board.play(Point(m % SIZE, m // SIZE))
+            assert board.outcome is None
     if "child" in arrays:
         # a children shard's: its source's games, and each child a point not yet played there
         # other than the game's own move
