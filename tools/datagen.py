@@ -55,7 +55,8 @@ would end the game; the position at its end, the leaf whose value the search's s
 from, is judged. Such a shard (``data/leaves`` unless said) keeps the source games whole and
 two more arrays: ``line`` (int16, ``y * 15 + x``, every row's line one after another) and
 ``line_len`` (int16, each row's line's length, 1 or more): the judged position is the game's
-first ``ply`` moves then the row's line. ``judged_lines`` reads every kind of shard so.
+first ``ply`` moves then the row's line; its manifest's ``self_play_nodes`` is the lines'
+searches' node count. ``judged_lines`` reads every kind of shard so.
 
 ``--check ROWS`` makes nothing: it asks a fresh judge again about ``ROWS`` of a finished
 shard's judged positions, drawn at random, and prints how many it scores the same and how many
