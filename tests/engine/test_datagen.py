@@ -8,6 +8,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -236,21 +237,49 @@ def _source(tmp_path: Path) -> Path:
     return folder
 
 
-def test_a_children_shard_judges_the_searchs_candidates_beside_each_position(
-    tmp_path: Path,
-) -> None:
+def _from_source(
+    tmp_path: Path, settings: Settings, name: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Shard 3 made with ``settings`` in ``tmp_path / name`` from ``_source``'s games: its
+    arrays and manifest; it holds the source's first two games and names the source."""
     source = _source(tmp_path)
     path = make_shard(
-        tmp_path / "children", CHILDREN, JUDGE, source_folder=source, command="c", log=_quiet
+        tmp_path / name, settings, JUDGE, source_folder=source, command="c", log=_quiet
     )
-    assert path == tmp_path / "children" / "shard-00003.json"
-    arrays, manifest = load_shard(tmp_path / "children", 3)
+    assert path == tmp_path / name / "shard-00003.json"
+    arrays, manifest = load_shard(tmp_path / name, 3)
     games, source_manifest = load_shard(source, 3)
-    # the source's first two games, whole
     two = int(games["lengths"][:2].sum())
     assert arrays["lengths"].tolist() == games["lengths"][:2].tolist()
     assert arrays["results"].tolist() == games["results"][:2].tolist()
     assert arrays["moves"].tolist() == games["moves"][:two].tolist()
+    assert manifest["from"]["shard"] == 3
+    assert manifest["from"]["sha256"] == source_manifest["sha256"]
+    return arrays, manifest
+
+
+def _resumes_as_made_at_once(tmp_path: Path, settings: Settings, source: Path) -> Path:
+    """Shard 3 made with ``settings`` at once and again stopped after a game and resumed:
+    the same arrays. Returns the stopped one's folder."""
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    make_shard(whole, settings, JUDGE, source_folder=source, log=_quiet)
+    stopped = make_shard(
+        parts, settings, JUDGE, source_folder=source, stop_after=1, save_every=1, log=_quiet
+    )
+    assert stopped is None
+    make_shard(parts, settings, JUDGE, source_folder=source, resume=True, log=_quiet)
+    a, _ = load_shard(whole, 3)
+    b, _ = load_shard(parts, 3)
+    assert a.keys() == b.keys()
+    for name in a:
+        assert np.array_equal(a[name], b[name]), name
+    return parts
+
+
+def test_a_children_shard_judges_the_searchs_candidates_beside_each_position(
+    tmp_path: Path,
+) -> None:
+    arrays, manifest = _from_source(tmp_path, CHILDREN, "children")
     starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
     rows = list(zip(arrays["game"].tolist(), arrays["ply"].tolist(), strict=True))
     full = 0  # positions with both children
@@ -285,8 +314,6 @@ def test_a_children_shard_judges_the_searchs_candidates_beside_each_position(
     assert judge[6] == -MATE
     assert manifest["source"] == "children"
     assert manifest["children"] == 2
-    assert manifest["from"]["shard"] == 3
-    assert manifest["from"]["sha256"] == source_manifest["sha256"]
     assert manifest["counts"]["positions"] == len(arrays["child"]) == len(arrays["game"])
 
 
@@ -294,29 +321,21 @@ def test_a_children_shard_resumes_and_reads_only_a_finished_source(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = _source(tmp_path)
-    whole, parts = tmp_path / "whole", tmp_path / "parts"
-    make_shard(whole, CHILDREN, JUDGE, source_folder=source, log=_quiet)
-    assert (
-        make_shard(
-            parts, CHILDREN, JUDGE, source_folder=source, stop_after=1, save_every=1, log=_quiet
-        )
-        is None
+    _resumes_as_made_at_once(tmp_path, CHILDREN, source)
+    other = tmp_path / "other"
+    stopped = make_shard(
+        other, CHILDREN, JUDGE, source_folder=source, stop_after=1, save_every=1, log=_quiet
     )
+    assert stopped is None
     with pytest.raises(DataGenError, match="other settings"):
         make_shard(
-            parts,
+            other,
             dataclasses.replace(CHILDREN, children=3),
             JUDGE,
             source_folder=source,
             resume=True,
             log=_quiet,
         )
-    make_shard(parts, CHILDREN, JUDGE, source_folder=source, resume=True, log=_quiet)
-    a, _ = load_shard(whole, 3)
-    b, _ = load_shard(parts, 3)
-    assert a.keys() == b.keys()
-    for name in a:
-        assert np.array_equal(a[name], b[name]), name
     judge = ["--judge", f"{sys.executable} {FAKE}"]
     args = ["--shard", "4", "--games", "1", "--children", "2", "--out", str(tmp_path / "x")]
     assert main([*args, "--from", str(source), *judge]) == 1
@@ -352,16 +371,7 @@ def test_a_leaves_shard_judges_the_end_of_the_searchs_line_from_each_position(
     from engine.search import Limits, search
     from tools.datagen import SMALL_TT, judged_lines
 
-    source = _source(tmp_path)
-    path = make_shard(
-        tmp_path / "leaves", LEAVES, JUDGE, source_folder=source, command="l", log=_quiet
-    )
-    assert path == tmp_path / "leaves" / "shard-00003.json"
-    arrays, manifest = load_shard(tmp_path / "leaves", 3)
-    games, source_manifest = load_shard(source, 3)
-    two = int(games["lengths"][:2].sum())
-    assert arrays["moves"].tolist() == games["moves"][:two].tolist()
-    assert arrays["lengths"].tolist() == games["lengths"][:2].tolist()
+    arrays, manifest = _from_source(tmp_path, LEAVES, "leaves")
     starts = np.concatenate([[0], np.cumsum(arrays["lengths"])])
     lengths = arrays["line_len"].tolist()
     assert sum(lengths) == len(arrays["line"])
@@ -396,7 +406,6 @@ def test_a_leaves_shard_judges_the_end_of_the_searchs_line_from_each_position(
     assert len(seen) == len(arrays["game"]) >= 20
     assert manifest["source"] == "leaves"
     assert manifest["self_play_nodes"] == 300
-    assert manifest["from"]["sha256"] == source_manifest["sha256"]
     assert "children" not in manifest
     # read back as their lines, by the policy's trainer and by the network's
     from tools import tune
@@ -436,21 +445,7 @@ def _played(line: list[int]) -> Position:
 def test_a_leaves_shard_resumes_and_its_options_are_checked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = _source(tmp_path)
-    whole, parts = tmp_path / "whole", tmp_path / "parts"
-    make_shard(whole, LEAVES, JUDGE, source_folder=source, log=_quiet)
-    assert (
-        make_shard(
-            parts, LEAVES, JUDGE, source_folder=source, stop_after=1, save_every=1, log=_quiet
-        )
-        is None
-    )
-    make_shard(parts, LEAVES, JUDGE, source_folder=source, resume=True, log=_quiet)
-    a, _ = load_shard(whole, 3)
-    b, _ = load_shard(parts, 3)
-    assert a.keys() == b.keys()
-    for name in a:
-        assert np.array_equal(a[name], b[name]), name
+    _resumes_as_made_at_once(tmp_path, LEAVES, _source(tmp_path))
     judge = ["--judge", f"{sys.executable} {FAKE}"]
     with pytest.raises(SystemExit):
         main(["--shard", "3", "--games", "1", "--leaves", "--children", "2", *judge])
