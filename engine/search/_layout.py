@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "7fc093d8cd35a024"
+KERNELS_STAMP = "2dfdd8b359cf4f24"
 
 PAD = 5
 MAX_PLY = 128

@@ -46,7 +46,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "7fc093d8cd35a024"
+KERNELS_STAMP = "2dfdd8b359cf4f24"
 
 
 @njit

@@ -175,7 +175,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "7fc093d8cd35a024"
+KERNELS_STAMP = "2dfdd8b359cf4f24"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -789,6 +789,12 @@ def _static(st: State, sr: State, depth: int, ply: int, alpha: int, beta: int) -
 
 
 @njit_inline
+def _late(depth: int, i: int, scale: int) -> float:
+    # the plies a quiet move at place i of a node at ``depth`` loses, ``scale`` in hundredths
+    return math.log(depth) * math.log(i + 1) * scale / 100
+
+
+@njit_inline
 def _reduction(
     cell: I32Array, p4t: I8Array, me: int, op: int, p: int, depth: int, i: int, scale: int
 ) -> float:
@@ -798,7 +804,7 @@ def _reduction(
     own = p4t[me, cell[p, R_CODE + me]]
     if own >= P4_B4:
         return 0.0
-    r: float = math.log(depth) * math.log(i + 1) * scale / 100
+    r = _late(depth, i, scale)
     if own >= P4_F3 or p4t[op, cell[p, R_CODE + op]] >= P4_F3:
         r -= 1.0
     return r
@@ -1144,7 +1150,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                 x = _reduction(cell, p4t, me, op, p, depth, i, lmrscale)
                 if g[G_LMR_FOUR] > 0 and P4_B4 <= p4t[me, cell[p, R_CODE + me]] <= P4_B4_PLUS:
                     # G_LMR_FOUR: a plain four reduced by a share of a quiet move's plies
-                    x = math.log(depth) * math.log(i + 1) * lmrscale * g[G_LMR_FOUR] / 10000
+                    x = _late(depth, i, lmrscale) * g[G_LMR_FOUR] / 100
                 if pvnode:
                     x -= 1.0
                 if p in (k0, k1):
