@@ -188,12 +188,13 @@ def _sigmoid(z: F64) -> F64:
     return result
 
 
-def loss(z: F64, y: F64, scale: float) -> float:
+def loss(z: F64, y: F64, scale: float, weight: F64 | None = None) -> float:
     """Mean logistic loss of evaluations ``z`` against outcomes ``y`` (1 win, 0.5 draw, 0 loss,
-    for the side to move) at scale ``K``."""
+    for the side to move) at scale ``K``; with ``weight``, each row's loss counts that much."""
     p = _sigmoid(z / scale)
     eps = 1e-9
-    return float(-np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps)))
+    each = y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps)
+    return float(-np.average(each, weights=weight))
 
 
 def accuracy(z: F64, y: F64) -> float:
@@ -375,6 +376,7 @@ def fit_net(
     decay: float = 1e-4,
     scale: float = 1000.0,
     start: Network | None = None,
+    weight: F64 | None = None,
 ) -> tuple[Network, int, list[float]]:
     """A network of ``hidden`` ReLU units fitted to winning chances ``y`` by the logistic loss
     (Adam, batches of 256, weight decay ``decay``) on the rows outside ``valid``, stopped at the
@@ -382,13 +384,16 @@ def fit_net(
     standardisation is folded into the first layer), ``scale`` evaluation units a logit. Also
     returns that epoch and each epoch's held-out loss. With ``start`` (of ``hidden`` units) the
     fit starts from that network instead of random weights, and keeps it (epoch -1) when no
-    epoch loses less on ``valid``."""
+    epoch loses less on ``valid``. With ``weight`` each row's loss counts that much, in the
+    fit and in the held-out loss that picks the epoch."""
     rng = np.random.default_rng(seed)
     train = np.nonzero(~valid)[0]
     mean = x[train].mean(axis=0)
     spread = x[train].std(axis=0)
     spread[spread < 1e-6] = 1.0  # an input that never varies reads 0 once centred
     z = (x - mean) / spread
+    w = np.ones(len(y)) if weight is None else np.asarray(weight, dtype=np.float64)
+    held_w = w[valid]
     n_in = x.shape[1]
     params = [
         rng.normal(0.0, 1 / math.sqrt(n_in), (n_in, hidden)),
@@ -408,7 +413,9 @@ def fit_net(
             np.array([start.b2]),
         ]
         act = np.maximum(z[valid] @ params[0] + params[1], 0.0)
-        held = loss(act @ params[2] + params[3][0], y[valid], 1.0) if valid.any() else math.inf
+        held = (
+            loss(act @ params[2] + params[3][0], y[valid], 1.0, held_w) if valid.any() else math.inf
+        )
         best = (held, [p.copy() for p in params], -1)
     first = [np.zeros_like(p) for p in params]
     second = [np.zeros_like(p) for p in params]
@@ -421,7 +428,7 @@ def fit_net(
             pre = z[batch] @ params[0] + params[1]
             act = np.maximum(pre, 0.0)
             p = _sigmoid(act @ params[2] + params[3][0])
-            dz = (p - y[batch]) / len(batch)
+            dz = w[batch] * (p - y[batch]) / len(batch)
             dpre = np.outer(dz, params[2]) * (pre > 0)
             grads = [
                 z[batch].T @ dpre + decay * params[0],
@@ -436,7 +443,7 @@ def fit_net(
                 corrected = first[i] / (1 - 0.9**step)
                 params[i] -= rate * corrected / (np.sqrt(second[i] / (1 - 0.999**step)) + 1e-8)
         act = np.maximum(z[valid] @ params[0] + params[1], 0.0)
-        held = loss(act @ params[2] + params[3][0], y[valid], 1.0) if valid.any() else 0.0
+        held = loss(act @ params[2] + params[3][0], y[valid], 1.0, held_w) if valid.any() else 0.0
         history.append(held)
         if held < best[0] or not valid.any():
             best = (held, [p.copy() for p in params], epoch)

@@ -33,6 +33,9 @@ way (a forced result as a score of +-``CLIP``, or with ``--certain-mates`` as 1 
 ``shards`` also keeps each position's counts before its last move (``pcounts``), and ``net
 --average`` fits the network to each side's sum as the mean of the two positions' sums, as
 the kernels read it under ``GOMOKU_EVAL_AVG=1`` (the fit is played with that setting on).
+Given several files, ``net`` prints the held-out losses file by file too, and ``--file-weights
+W1 W2 ...`` (one a file) makes each file's positions count that much in the fit (the
+search's leaves beside the games, say: ``net shards.npz leaves.npz --file-weights 1 4``).
 
 A rule's own network, from the shards ``tools/datagen.py --rule`` made in that rule: ``shards
 --rule`` counts their positions with that rule's tables (Black's lines in renju see
@@ -767,6 +770,7 @@ def _load_positions(files: list[Path]) -> dict[str, npt.NDArray[Any]]:
         part["game"] = part["game"].astype(np.int64) + i * 10_000_000
     names = set.intersection(*(set(part) for part in parts)) - {"weights", "rule", "shards"}
     data = {name: np.concatenate([part[name] for part in parts]) for name in names}
+    data["file"] = np.concatenate([np.full(len(part["y"]), i) for i, part in enumerate(parts)])
     data["weights"] = parts[0]["weights"] if len(parts) == 1 else np.array("mixed")
     # the rule the positions were counted in: freestyle's unless a file says (shards --rule)
     rules = {str(part.get("rule", Rule.FREESTYLE.value)) for part in parts}
@@ -939,6 +943,7 @@ def net(
     rule: Rule = Rule.FREESTYLE,
     from_prior: bool = False,
     average: bool = False,
+    file_weights: list[float] | None = None,
 ) -> None:
     """Fit the evaluation network over ``prior``'s values to the judge's winning chances of
     ``positions``; print the held-out losses of the linear evaluation and the network; write
@@ -949,17 +954,35 @@ def net(
     games). With ``average`` the network reads each side's sum as the mean of the position's and
     the one's before its last move (``GOMOKU_EVAL_AVG``; the positions need ``pcounts``,
     which ``shards`` writes), and the prior's network is scored on the position's own sums.
+    ``file_weights`` (one a file of ``positions``) makes each file's positions count that much
+    in the fit and in the held-out loss that picks its epoch. With several files the held-out
+    losses are also printed file by file.
 
     Raises:
-        ValueError: the positions were counted in another rule than ``rule``.
+        ValueError: the positions were counted in another rule than ``rule``, or the
+            file weights are not one a file, each above zero.
     """
     t0 = time.perf_counter()
+    if file_weights is not None and (len(file_weights) != len(positions) or min(file_weights) <= 0):
+        raise ValueError("give one weight above zero for each file of positions")
     data = _load_positions(positions)
     if str(data["rule"]) != rule.value:
         raise ValueError(f"the positions are {data['rule']}'s, not {rule.value}'s")
     counts, mover, y = data["counts"], data["mover"], data["y"].astype(np.float64)
-    game = data["game"]
+    game, source = data["game"], data["file"]
     valid = (game.astype(np.int64) * 2654435761 % 1000) < holdout * 1000  # by game
+    weight = None if file_weights is None else np.asarray(file_weights, np.float64)[source]
+
+    def by_file(logits: npt.NDArray[np.float64]) -> str:
+        if len(positions) == 1:
+            return ""
+        held = []
+        for i, path in enumerate(positions):
+            rows = valid & (source == i)
+            if rows.any():
+                held.append(f"{path.name} {tune.loss(logits[rows], y[rows], 1.0):.5f}")
+        return " (" + ", ".join(held) + ")"
+
     base = named_weights(prior)
     x = tune.net_inputs(counts, mover, base)
     if average and "pcounts" not in data:
@@ -983,13 +1006,13 @@ def net(
         print(
             f"{prior} network for {rule.value}, {len(prior_net.b1)} units: train "
             f"{tune.loss(shipped[~valid], y[~valid], 1.0):.5f}, held out "
-            f"{tune.loss(shipped[valid], y[valid], 1.0):.5f}"
+            f"{tune.loss(shipped[valid], y[valid], 1.0):.5f}{by_file(shipped)}"
         )
     if from_prior and prior_net is None:
         raise ValueError(f"{prior} has no network to start from")
     start = prior_net if from_prior else None
     fitted, epoch, history = tune.fit_net(
-        fit_x, y, valid, hidden, epochs, seed, scale=scale, start=start
+        fit_x, y, valid, hidden, epochs, seed, scale=scale, start=start, weight=weight
     )
     print(
         "network held-out loss by epoch: "
@@ -1000,7 +1023,7 @@ def net(
     held = tune.loss(logits[valid], y[valid], 1.0)
     print(
         f"network, {hidden} units: train {tune.loss(logits[~valid], y[~valid], 1.0):.5f}, "
-        f"held out {held:.5f}"
+        f"held out {held:.5f}{by_file(logits)}"
     )
     info = {
         "positions": int((~valid).sum()),
@@ -1011,6 +1034,9 @@ def net(
     }
     if average:
         info["average"] = True
+    if file_weights is not None:
+        for path, w in zip(positions, file_weights, strict=True):
+            info[f"weight of {path.name}"] = w
     if rule is Rule.FREESTYLE:
         text = tune.net_json(tune.theta_of(base), base.mine, fitted, info, prior)
     else:
@@ -1173,6 +1199,12 @@ def main() -> int:
         action="store_true",
         help="the sums as the mean of the position's and the one's before (GOMOKU_EVAL_AVG)",
     )
+    p.add_argument(
+        "--file-weights",
+        type=float,
+        nargs="+",
+        help="how much each file's positions count, one a file (1 each unless given)",
+    )
     p = sub.add_parser("shards", help="datagen shards' judged positions, for net and train")
     p.add_argument("paths", type=Path, nargs="+", help="folders of shards, or shards' manifests")
     p.add_argument("--out", type=Path, default=Path("labelled.npz"))
@@ -1247,6 +1279,7 @@ def main() -> int:
                 Rule(args.rule),
                 args.from_prior,
                 args.average,
+                args.file_weights,
             )
         except ValueError as error:
             sys.exit(f"error: {error}")

@@ -602,6 +602,29 @@ def test_the_network_learns_what_no_sum_can() -> None:
     assert linear > floor + 0.05
 
 
+def test_a_rows_weight_is_how_much_its_verdict_counts() -> None:
+    # the same inputs judged both ways: rows of one kind won, of the other lost. Counted
+    # equally the fit calls them even; the won rows counted three times, three to one
+    rng = np.random.default_rng(4)
+    n = 4000
+    x = _random_inputs(rng, n)
+    won = np.arange(n) % 2 == 0
+    y = np.where(won, 1.0, 0.0)
+    valid = np.arange(n) % 5 == 0
+    even, _, _ = tune.fit_net(x, y, valid, hidden=4, epochs=15, seed=2)
+    weighted, _, _ = tune.fit_net(
+        x, y, valid, hidden=4, epochs=15, seed=2, weight=np.where(won, 3.0, 1.0)
+    )
+    chance = 1 / (1 + np.exp(-tune.net_logits(even, x)))
+    assert abs(float(np.mean(chance)) - 0.5) < 0.05
+    chance = 1 / (1 + np.exp(-tune.net_logits(weighted, x)))
+    assert abs(float(np.mean(chance)) - 0.75) < 0.05
+    # the weighted loss is the mean over rows counted that often
+    z = tune.net_logits(weighted, x)
+    repeated = np.concatenate([z, z[won], z[won]]), np.concatenate([y, y[won], y[won]])
+    assert tune.loss(z, y, 1.0, np.where(won, 3.0, 1.0)) == pytest.approx(tune.loss(*repeated, 1.0))
+
+
 def _best_linear_loss(x: np.ndarray, y: np.ndarray, xv: np.ndarray, yv: np.ndarray) -> float:
     # logistic regression by Newton's method: the best any weighted sum of the inputs does
     mean, spread = x.mean(axis=0), x.std(axis=0) + 1e-9

@@ -249,6 +249,44 @@ def test_net_writes_the_values_with_a_network_the_engine_takes(
         te.net([positions], out, "learned", 4, 3, 0.5, 800.0, 0, average=True)
 
 
+def test_net_reads_each_files_held_out_loss_and_weighs_files(
+    tmp_path: Path, positions: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # two files of positions: the same positions, the second's verdicts turned round
+    data = dict(np.load(positions))
+    turned = tmp_path / "turned.npz"
+    np.savez(turned, **(data | {"y": 1.0 - data["y"]}))
+    out = tmp_path / "net.json"
+    te.net([positions, turned], out, "learned", 4, 3, 0.5, 800.0, 0)
+    printed = capsys.readouterr().out
+    learned = te.named_weights("learned")
+    assert learned.net is not None
+    logits = tune.net_logits(learned.net, tune.net_inputs(data["counts"], data["mover"], learned))
+    held = (data["game"].astype(np.int64) * 2654435761 % 1000) < 500
+    y = data["y"][held].astype(np.float64)
+    # file by file, beside the held-out loss of both (the second file's game ids moved)
+    mine = tune.loss(logits[held], y, 1.0)
+    assert f"({positions.name} {mine:.5f}, turned.npz " in printed
+    assert json.loads(out.read_text())["fit"].get(f"weight of {positions.name}") is None
+    # a file counted nine times: the fit leans to its verdicts, whichever it is
+    x = tune.net_inputs(data["counts"], data["mover"], learned)
+    for heavy in (0, 1):
+        weighs = [9.0 if i == heavy else 1.0 for i in (0, 1)]
+        te.net([positions, turned], out, "learned", 4, 30, 0.5, 800.0, 0, file_weights=weighs)
+        fit = json.loads(out.read_text())["fit"]
+        assert [fit[f"weight of {positions.name}"], fit["weight of turned.npz"]] == weighs
+        net = load_weights(out.read_text(), "net").net
+        assert net is not None
+        losses = [
+            tune.loss(tune.net_logits(net, x), verdicts.astype(np.float64), 1.0)
+            for verdicts in (data["y"], 1.0 - data["y"])
+        ]
+        assert losses[heavy] < losses[1 - heavy]
+    for wrong in ([1.0], [1.0, 0.0]):
+        with pytest.raises(ValueError, match="one weight above zero for each file"):
+            te.net([positions, turned], out, "learned", 4, 3, 0.5, 800.0, 0, file_weights=wrong)
+
+
 def test_shard_positions_are_the_kernels_inputs_labelled_by_the_judge(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
