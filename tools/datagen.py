@@ -651,6 +651,15 @@ def default_folder(rule: Rule) -> str:
     return "selfplay" if rule is Rule.FREESTYLE else f"selfplay-{rule.value}"
 
 
+def output_folder(source: str, rule: Rule) -> str:
+    """The folder under ``data/`` a shard made from ``source`` in ``rule`` goes to: each
+    folder holds one rule's shards (``data/leaves-standard/`` beside ``data/leaves/``)."""
+    named = {"psq": "matches", "children": "children", "leaves": "leaves"}.get(source)
+    if named is None:
+        return default_folder(rule)
+    return named if rule is Rule.FREESTYLE else f"{named}-{rule.value}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python tools/datagen.py", description=__doc__)
@@ -742,10 +751,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         children=options.children,
     )
     source_folder = options.source or ROOT / "data" / default_folder(rule)
-    named = {"psq": "matches", "children": "children", "leaves": "leaves"}.get(
-        source, default_folder(rule)
-    )
-    folder = options.out or ROOT / "data" / named
+    folder = options.out or ROOT / "data" / output_folder(source, rule)
     command = shlex.join(["python", "tools/datagen.py", *(sys.argv[1:] if argv is None else argv)])
     try:
         path = make_shard(

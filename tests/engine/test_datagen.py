@@ -30,6 +30,7 @@ from tools.datagen import (
     load_shard,
     main,
     make_shard,
+    output_folder,
 )
 
 FAKE = Path(__file__).with_name("fake_judge.py")
@@ -178,6 +179,13 @@ def test_each_rule_has_its_own_default_folder() -> None:
     assert default_folder(Rule.FREESTYLE) == "selfplay"
     assert default_folder(Rule.RENJU) == "selfplay-renju"
     assert default_folder(Rule.STANDARD) == "selfplay-standard"
+    # and so does every kind of shard made from them
+    for rule in (Rule.FREESTYLE, Rule.RENJU, Rule.STANDARD):
+        assert output_folder("selfplay", rule) == default_folder(rule)
+    assert output_folder("leaves", Rule.FREESTYLE) == "leaves"
+    assert output_folder("leaves", Rule.STANDARD) == "leaves-standard"
+    assert output_folder("children", Rule.RENJU) == "children-renju"
+    assert output_folder("psq", Rule.FREESTYLE) == "matches"
 
 
 def test_recorded_games_are_freestyle_only(capsys: pytest.CaptureFixture[str]) -> None:
