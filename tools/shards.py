@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+WEIGHTS_ENV = "GOMOKU_EVAL_WEIGHTS"  # engine.search.evaluate's; imported here it loads numba
 
 
 def name(shard: int) -> str:
@@ -85,13 +86,22 @@ def engine_commit() -> str:
 
 def engine(commit: str) -> dict[str, str]:
     """The manifest's ``engine``: the checkout's version (``pyproject.toml``'s, which an
-    installed copy's metadata may lag behind) and ``commit``."""
+    installed copy's metadata may lag behind) and ``commit``; and where the evaluation's
+    values come from a file (``$GOMOKU_EVAL_WEIGHTS``), that file and its SHA-256, since
+    they change every search the shard's engine makes."""
     try:
         with (ROOT / "pyproject.toml").open("rb") as file:
             number = str(tomllib.load(file)["project"]["version"])
     except (OSError, KeyError, tomllib.TOMLDecodeError):
         number = "unknown"
-    return {"version": number, "commit": commit}
+    record = {"version": number, "commit": commit}
+    chosen = os.environ.get(WEIGHTS_ENV, "")
+    if chosen and Path(chosen).is_file():
+        record["weights"] = relative(Path(chosen))
+        record["weights_sha256"] = sha256(Path(chosen))
+    elif chosen:
+        record["weights"] = chosen  # a name (hand, learned)
+    return record
 
 
 def judge(argv: Sequence[str], cwd: str | None, about: Any, nodes: int) -> dict[str, Any]:

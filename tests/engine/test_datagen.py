@@ -4,6 +4,7 @@ part-way and resumed is the shard an uninterrupted run makes."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import shlex
 import sys
@@ -536,3 +537,23 @@ def test_a_committed_shard_agrees_with_its_manifest_and_its_games(folder: str, s
     board = Board.from_moves(first, size=SIZE, rule=rule)
     winner = board.outcome.winner if board.outcome is not None else None
     assert int(results[0]) == (0 if winner is None else 1 if winner is Color.BLACK else -1)
+
+
+def test_a_manifest_names_the_weights_its_engine_evaluated_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.search import evaluate
+    from tools import shards
+
+    assert shards.WEIGHTS_ENV == evaluate.WEIGHTS_ENV
+    monkeypatch.delenv(evaluate.WEIGHTS_ENV, raising=False)
+    assert set(shards.engine("c")) == {"version", "commit"}
+    values = tmp_path / "values.json"
+    values.write_text('{"about": "x"}\n')
+    monkeypatch.setenv(evaluate.WEIGHTS_ENV, str(values))
+    record = shards.engine("c")
+    assert record["weights"] == str(values)
+    assert record["weights_sha256"] == hashlib.sha256(values.read_bytes()).hexdigest()
+    monkeypatch.setenv(evaluate.WEIGHTS_ENV, "hand")
+    assert shards.engine("c")["weights"] == "hand"
+    assert "weights_sha256" not in shards.engine("c")
