@@ -471,6 +471,7 @@ FOLDER_RULES = {
     "matches": Rule.FREESTYLE,
     "children": Rule.FREESTYLE,
     "leaves": Rule.FREESTYLE,
+    "leaves-refit1": Rule.FREESTYLE,
 }
 COMMITTED = sorted(
     (folder, int(path.stem.removeprefix("shard-")))
@@ -501,6 +502,11 @@ def test_a_committed_shard_agrees_with_its_manifest_and_its_games(folder: str, s
     # every judged position is one of its game's, from FIRST_PLY stones to before the last move
     assert ((game >= 0) & (game < len(lengths))).all()
     assert ((ply >= FIRST_PLY) & (ply < lengths[game])).all()
+    made_by = manifest["engine"]
+    if "weights_sha256" in made_by:
+        # the values its engine evaluated with are kept, as they were
+        kept = (DATA.parent / made_by["weights"]).read_bytes()
+        assert hashlib.sha256(kept).hexdigest() == made_by["weights_sha256"]
     if "line" in arrays:
         # a leaves shard's: its source's games, and each line a game that goes on from the
         # row's position to a position where the game has not ended
