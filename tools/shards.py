@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-WEIGHTS_ENV = "GOMOKU_EVAL_WEIGHTS"  # engine.search.evaluate's; imported here it loads numba
+# engine.search.evaluate's name for it: importing that module here would load numba and the
+# kernels into every tool that only writes a manifest
+WEIGHTS_ENV = "GOMOKU_EVAL_WEIGHTS"
 
 
 def name(shard: int) -> str:
