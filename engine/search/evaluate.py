@@ -13,13 +13,14 @@ unless a file says otherwise). By default they are the learned ones of
 ``tools/tune.py``) to a judge engine's opinion of quiet positions of master's games;
 ``eval_weights_outcomes.json`` beside it holds the earlier values fitted to those games'
 outcomes. A file may also carry an evaluation network over the sums (``"net"``, ``Network``):
-the packaged one does, for freestyle, and master searches with it (the kernels' ``_network``;
+the packaged one does, and master searches with it (the kernels' ``_network``;
 ``tools/tune_eval.py net`` fits it). Beside it, ``"nets"`` may give a rule a network of its own
 (``{"renju": {...}}``, fitted to that rule's positions by ``tools/tune_eval.py net --rule``): that
-rule evaluates with it, every other rule with ``"net"``. The level presets are spaced around
-the sums. The environment variable ``GOMOKU_EVAL_WEIGHTS`` picks ``hand`` (the hand-set values of
-``engine.search._patterns``), ``learned``, or names another weights file (for matches
-between them).
+rule evaluates with it, every other rule with ``"net"``. The packaged ``"nets"`` keep standard
+and renju on the network fitted to fewer freestyle positions, the one measured in their rules.
+The level presets are spaced around the sums. The environment variable
+``GOMOKU_EVAL_WEIGHTS`` picks ``hand`` (the hand-set values of ``engine.search._patterns``),
+``learned``, or names another weights file (for matches between them).
 """
 
 from __future__ import annotations

@@ -492,6 +492,11 @@ def test_the_default_network_serves_the_rules_it_was_measured_in() -> None:
     for rule in Rule:
         assert build_tables(rule, packaged).net[0] == (16 if rule in NET_RULES else 0), rule
         assert not build_tables(rule, packaged).net.any() or rule in NET_RULES
+    # standard and renju keep the network that was measured in their rules, not freestyle's
+    assert set(packaged.nets) == {Rule.STANDARD, Rule.RENJU}
+    kept = packaged.nets[Rule.STANDARD]
+    assert np.array_equal(kept.w1, packaged.nets[Rule.RENJU].w1)
+    assert not np.array_equal(kept.w1, packaged.net.w1)
 
 
 @pytest.mark.parametrize(
@@ -663,7 +668,7 @@ def test_a_rules_own_network_is_what_its_tables_hold(monkeypatch: pytest.MonkeyP
     text = tune.rule_net_json(PACKAGED.read_text(), "renju", own, {"loss_net": 0.4})
     both = load_weights(text, "renju net")
     packaged = load_weights(PACKAGED.read_text(), "packaged")
-    assert set(both.nets) == {Rule.RENJU}
+    assert set(both.nets) == set(packaged.nets) | {Rule.RENJU}
     assert json.loads(text)["nets"]["renju"]["fit"] == {"loss_net": 0.4}
     mine = both.nets[Rule.RENJU]
     for key in ("w1", "b1", "w2"):
@@ -671,7 +676,7 @@ def test_a_rules_own_network_is_what_its_tables_hold(monkeypatch: pytest.MonkeyP
     renju = build_tables(Rule.RENJU, both).net
     assert renju[0] == 5  # its units
     assert np.array_equal(renju, build_tables(Rule.RENJU, dataclasses.replace(both, net=mine)).net)
-    for rule in (Rule.FREESTYLE, Rule.STANDARD):  # the others keep "net"
+    for rule in (Rule.FREESTYLE, Rule.STANDARD):  # the others keep theirs
         assert np.array_equal(build_tables(rule, both).net, build_tables(rule, packaged).net)
     assert not build_tables(Rule.CARO, both).net.any()  # caro evaluates by the sums
     # a search in renju evaluates with it

@@ -189,8 +189,8 @@ def test_off_unless_set_and_a_search_with_it_plays_legally(monkeypatch: pytest.M
         ("i11 k12 g5 i4 j7 k8 j8 e12 g11 e4 d12 g7 d11 i7 d8 h5", "d8", 10),
         # a plain four as the third would lift it, and is not played (-10: plain at every step)
         (
-            "f7 h11 d11 i5 l9 d6 k9 e5 d12 k10 g12 g10 e12 j10 g7 k6 l8 d4 d8 j8 i4 d9 k5 l6 h7",
-            "l6",
+            "h8 g8 i6 i9 g9 i7 j7 h9 f7 g6 e7 d6 f6 f5 e5 d4 e9 f10 d7 g7 c9 g5 g4 h5",
+            "g4",
             -10,
         ),
     ],

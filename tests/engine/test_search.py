@@ -328,9 +328,9 @@ def test_two_ways_search_as_well_in_a_small_table(monkeypatch: pytest.MonkeyPatc
     # the smallest table, filled many times over: the open three is still stopped, and the
     # search differs from the one-way table's only in what it remembers
     board = Board.from_moves("h8 i9 h9 i10 h10")
-    one = search(board, Limits(depth=7, memory_bytes=10**6))
+    one = search(board, Limits(depth=9, memory_bytes=10**6))
     monkeypatch.setattr(alphabeta, "_TT_WAYS", 2)
-    two = search(board, Limits(depth=7, memory_bytes=10**6))
+    two = search(board, Limits(depth=9, memory_bytes=10**6))
     assert str(two.move) in {"h6", "h7", "h11", "h12"}
     assert two.nodes != one.nodes
 

@@ -560,7 +560,7 @@ MEASURING = {
     "fut300": ("_FUTILITY", 300, "h8 i9 h9 i10 h10 h11", True),
     "def6": ("_DEFENCE_VCT_DEPTH", 6, "h8 i9 h9 i10 h10 h11", False),
     # GOMOKU_LMP_IMPROVE: half the quiet moves where the static value has not risen
-    "improve50": ("_LMP_IMPROVE", 50, "h8 i9 h9 i10 h10 h11", True),
+    "improve50": ("_LMP_IMPROVE", 50, "h8 i9 h9 i10 j8 g8", True),
     # GOMOKU_FUTILITY_OWN: calm-node cuts also where only the side to move threatens
     "futown": ("_FUT_OWN", 1, "h8 i9 h9 i10 h10 h11", True),
     # GOMOKU_LMR_QUARTERS: reductions in quarter plies (freestyle, where master reduces)
@@ -577,7 +577,7 @@ MEASURING = {
     "killer200": ("_KILLER_KEY", 200, "h8 i9 h9 i10 h10 h11", None),
     # GOMOKU_DEEP_VCF: no VCF probe at the leaves (0), a shorter one (2)
     "noprobe": ("_DEEP_VCF", 0, MIDDLE, None),
-    "probe2": ("_DEEP_VCF", 2, MIDDLE, None),
+    "probe2": ("_DEEP_VCF", 2, "h8 i9 h9 i10 h10 h11 g9 f10", None),
     # GOMOKU_LMR_OPP, GOMOKU_POLICY_CUT_OPP: at the root's opponent's nodes, smaller reductions
     # and no policy cut
     "lmropp": ("_LMR_OPP", 100, "h8 i9 h9 i10 h10 h11", False),

@@ -499,9 +499,9 @@ def test_net_for_renju_writes_the_shipped_file_with_renju_s_network(
     te.net([labelled], out, "learned", 3, 2, 0.5, 1000.0, 0, Rule.RENJU)
     fitted = load_weights(out.read_text(), "renju net")
     learned = te.named_weights("learned")
-    assert set(fitted.nets) == {Rule.RENJU}
+    assert set(fitted.nets) == set(learned.nets) | {Rule.RENJU}
     assert fitted.nets[Rule.RENJU].w1.shape == (3, tune.NET_IN)
-    # everything else is the shipped file's: its values and freestyle's network
+    # everything else is the shipped file's: its values, its network and the other rules' own
     assert np.array_equal(tune.theta_of(fitted), tune.theta_of(learned))
     assert fitted.net is not None
     assert learned.net is not None
@@ -509,16 +509,19 @@ def test_net_for_renju_writes_the_shipped_file_with_renju_s_network(
     packaged = Path(__file__).parents[2] / "engine" / "search" / "data" / "eval_weights.json"
     shipped = json.loads(packaged.read_text(encoding="utf-8"))
     written = json.loads(out.read_text())
-    assert {key: v for key, v in written.items() if key != "nets"} == shipped
+    assert {key: v for key, v in written.items() if key != "nets"} == {
+        key: v for key, v in shipped.items() if key != "nets"
+    }
+    others = {rule: v for rule, v in written["nets"].items() if rule != "renju"}
+    assert others == {rule: v for rule, v in shipped.get("nets", {}).items() if rule != "renju"}
     assert written["nets"]["renju"]["fit"]["epoch"] in (1, 2)
     # renju's tables evaluate with the fit, freestyle's with the shipped network
     assert np.array_equal(
         build_tables(Rule.RENJU, fitted).net,
-        build_tables(Rule.RENJU, dataclasses.replace(learned, net=fitted.nets[Rule.RENJU])).net,
+        build_tables(Rule.RENJU, dataclasses.replace(learned, nets=fitted.nets)).net,
     )
-    assert np.array_equal(
-        build_tables(Rule.FREESTYLE, fitted).net, build_tables(Rule.FREESTYLE, learned).net
-    )
+    for rule in (Rule.FREESTYLE, Rule.STANDARD):
+        assert np.array_equal(build_tables(rule, fitted).net, build_tables(rule, learned).net)
     # the network renju evaluates with today, on the same held-out positions
     assert "learned network for renju, 16 units: train " in capsys.readouterr().out
     # from renju's network in the shipped file: never worse on the held-out games than it
