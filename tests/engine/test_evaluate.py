@@ -532,6 +532,10 @@ def test_only_master_searches_with_the_network(monkeypatch: pytest.MonkeyPatch) 
     from engine.search.levels import PRESETS, Level, choose_move
 
     assert [level for level, preset in PRESETS.items() if preset.network] == [Level.MASTER]
+    # hard stops at its node count, never at its wall-clock cap, on however loaded a host
+    monkeypatch.setitem(
+        PRESETS, Level.HARD, dataclasses.replace(PRESETS[Level.HARD], time_ms=600_000)
+    )
     board = Board.from_moves("h8 i9 h9 i10 j8 g8")
     limits = Limits(nodes=3000)
 
