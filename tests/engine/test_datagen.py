@@ -472,6 +472,7 @@ FOLDER_RULES = {
     "children": Rule.FREESTYLE,
     "leaves": Rule.FREESTYLE,
     "leaves-refit1": Rule.FREESTYLE,
+    "leaves-refit2": Rule.FREESTYLE,
 }
 COMMITTED = sorted(
     (folder, int(path.stem.removeprefix("shard-")))
