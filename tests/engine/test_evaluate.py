@@ -679,7 +679,8 @@ def test_a_rules_own_network_is_what_its_tables_hold(monkeypatch: pytest.MonkeyP
         assert np.allclose(getattr(mine, key), getattr(own, key), rtol=1e-5, atol=1e-9)
     renju = build_tables(Rule.RENJU, both).net
     assert renju[0] == 5  # its units
-    assert np.array_equal(renju, build_tables(Rule.RENJU, dataclasses.replace(both, net=mine)).net)
+    alone = dataclasses.replace(both, net=mine, nets={})  # the fit as the only network
+    assert np.array_equal(renju, build_tables(Rule.RENJU, alone).net)
     for rule in (Rule.FREESTYLE, Rule.STANDARD):  # the others keep theirs
         assert np.array_equal(build_tables(rule, both).net, build_tables(rule, packaged).net)
     assert not build_tables(Rule.CARO, both).net.any()  # caro evaluates by the sums
