@@ -492,11 +492,12 @@ def test_the_default_network_serves_the_rules_it_was_measured_in() -> None:
     for rule in Rule:
         assert build_tables(rule, packaged).net[0] == (16 if rule in NET_RULES else 0), rule
         assert not build_tables(rule, packaged).net.any() or rule in NET_RULES
-    # standard and renju keep the network that was measured in their rules, not freestyle's
-    assert set(packaged.nets) == {Rule.STANDARD, Rule.RENJU}
-    kept = packaged.nets[Rule.STANDARD]
-    assert np.array_equal(kept.w1, packaged.nets[Rule.RENJU].w1)
-    assert not np.array_equal(kept.w1, packaged.net.w1)
+    # renju keeps the network that was measured in its rule; standard plays freestyle's
+    assert set(packaged.nets) == {Rule.RENJU}
+    assert not np.array_equal(packaged.nets[Rule.RENJU].w1, packaged.net.w1)
+    renju, standard = build_tables(Rule.RENJU, packaged).net, build_tables(Rule.STANDARD, packaged)
+    assert np.array_equal(standard.net, build_tables(Rule.FREESTYLE, packaged).net)
+    assert not np.array_equal(renju, standard.net)
 
 
 @pytest.mark.parametrize(
