@@ -495,9 +495,9 @@ def test_the_default_network_serves_the_rules_it_was_measured_in() -> None:
     # renju keeps the network that was measured in its rule; standard plays freestyle's
     assert set(packaged.nets) == {Rule.RENJU}
     assert not np.array_equal(packaged.nets[Rule.RENJU].w1, packaged.net.w1)
-    renju, standard = build_tables(Rule.RENJU, packaged).net, build_tables(Rule.STANDARD, packaged)
-    assert np.array_equal(standard.net, build_tables(Rule.FREESTYLE, packaged).net)
-    assert not np.array_equal(renju, standard.net)
+    standard = build_tables(Rule.STANDARD, packaged).net
+    assert np.array_equal(standard, build_tables(Rule.FREESTYLE, packaged).net)
+    assert not np.array_equal(build_tables(Rule.RENJU, packaged).net, standard)
 
 
 @pytest.mark.parametrize(
