@@ -473,6 +473,7 @@ FOLDER_RULES = {
     "leaves": Rule.FREESTYLE,
     "leaves-refit1": Rule.FREESTYLE,
     "leaves-refit2": Rule.FREESTYLE,
+    "leaves-standard": Rule.STANDARD,
 }
 COMMITTED = sorted(
     (folder, int(path.stem.removeprefix("shard-")))
