@@ -155,6 +155,24 @@ HARD_DEFENCES: tuple[Puzzle, ...] = (
         "f4",
     ),
     _saves(R, "h8 g7 f11 i8 h7 h6 f8 i6 i7 j6 k6 g6 f6 g4", "g3"),
+    # from the lost games kept in data/ab/refit33-pentazen-openings64-500ms (the first three),
+    # ship33-rapfi-500ms (the next three) and ship34-pentazen-openings128-500ms (the last)
+    _saves(F, "h8 f6 g8 i8 g9 h7 g11 g7 i7", "f10"),
+    _saves(F, "h8 f7 d4 e8 d7 c8 d9 d8", "f8"),
+    _saves(
+        F,
+        "h8 f7 e9 g9 h10 g7 h7 h9 g8 i8 e10 f9 e8 e7 f10 c7 d7 d10 g12 h12 f11 h13 h11 j9 i9",
+        "g11",
+    ),
+    _saves(
+        F,
+        "h8 f8 k7 g9 h10 h9 i9 j8 i10 j10 i11 i8 j7 f9 l7 i7 k8 j9 i6 e9 d9 l9 h5 g4 h6 g10 i12 "
+        "i13 h7 h4 n7 m7",
+        "f10",
+    ),
+    _saves(F, "h8 g7 f6 h6 f8 f7 e7 g9 g6 d8 e6 e8 e4", "f5"),
+    _saves(F, "h8 f6 f10 g9 h10 h11 g8 g10 f9 f8 g11 e10 i9", "j8"),
+    _saves(F, "h8 f8 f7 h7 e9 g8 g9 e8 f9 h9 d8", "f10"),
 )
 """One move saves the side to move from a forced win, by fours or by threes, in positions from
 master's lost games against PentaZen 0.4.17 and Rapfi 0.43 classical (the two renju ones
