@@ -142,7 +142,8 @@ def test_finds_the_only_saving_move(puzzle: Puzzle) -> None:
 
 # Each answer is the one move that stops the game's attack (the oracle below checks that every
 # other near move loses to fours), not a saving move: Rapfi 0.43.02 classical (1 s) finds a
-# slower win for the attacker after every one of them, mate in 11-19 plies. So only the move is
+# slower win for the attacker after 18 of them, mate in 11-23 plies, and rates the attacker
+# ahead after the other two (hard14 and hard15). So only the move is
 # checked; a search deep enough to see the slower win scores it as lost, rightly (master with
 # its selectivity and local VCF sees it for hard0, 1, 6, 8 and 12 within these nodes).
 @pytest.mark.parametrize(
