@@ -1,24 +1,28 @@
 """Find "one saving move" positions for the tactical suite in match records.
 
-    python tools/harvest_defences.py RECORDS... [--name master] [--rule freestyle] [--nodes N]
+    python tools/harvest_defences.py RECORDS... [--name master] [--arm A] [--rule R] [--nodes N]
 
 RECORDS are PSQ files written by ``python -m engine match ... --psq DIR`` (folders are read
-whole). In each game the engine called ``--name`` lost, the tool walks back from the end to
-the engine's last move that did not yet lose, and looks at the position after it: the
-engine's next move there lost; the search may prove the loss only late, so the engine's
-turns before it are examined too (up to ``LOOK_BACK``). A position is kept when the
-opponent, given a free move, would force a win, and exactly one of the legal moves near the
-stones leaves the opponent without a forced win (each checked by a search of ``--nodes``
-nodes for the opponent; the survivor again with four times as many). Prints one ``Puzzle``
-line per position found, ready for ``engine/gomocup/tactics.py``;
+whole; the engine studied is the player called ``--name``) and ``games.jsonl`` files written
+by ``python tools/ab.py run`` (the games the arm ``--arm`` lost by a five, every arm's without
+it; ``--rule`` says the rule the run was played in). In each game the engine lost, the tool
+walks back from the end to the engine's last move that did not yet lose, and looks at the
+position after it: the engine's next move there lost; the search may prove the loss only
+late, so the engine's turns before it are examined too (up to ``LOOK_BACK``). A position is
+kept when the opponent, given a free move, would force a win, and exactly one of the legal
+moves near the stones leaves the opponent without a forced win (each checked by a search of
+``--nodes`` nodes for the opponent; the survivor again with four times as many). Prints one
+``Puzzle`` line per position found, ready for ``engine/gomocup/tactics.py``;
 ``tests/engine/test_tactics.py`` re-checks every one.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -31,18 +35,61 @@ from engine.types import Color, Point, Rule
 LOOK_BACK = 4  # the engine's turns before its losing move that are examined
 
 
-def _records(paths: list[Path]) -> Iterator[Path]:
-    for path in paths:
-        if path.is_dir():
-            yield from sorted(path.glob("*.psq"))
-        else:
-            yield path
+@dataclass(frozen=True, slots=True)
+class Lost:
+    """A game the engine studied lost: where it came from, its moves, and the engine's colour."""
+
+    label: str
+    moves: list[Point]
+    color: Color
 
 
 def _names(text: str) -> list[str]:
     # to_psq writes the players' names after the moves, Black's first
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return [line for line in lines[1:] if "," not in line][:2]
+
+
+def from_psq_text(label: str, text: str, name: str, rule: Rule) -> Lost | None:
+    """The game of one PSQ record, when the player called ``name`` lost it by a five."""
+    names = _names(text)
+    final = from_psq(text, rule=rule)
+    if name not in names or final.outcome is None or final.outcome.winner is None:
+        return None
+    color = Color.BLACK if names.index(name) == 0 else Color.WHITE
+    if final.outcome.winner is color:
+        return None
+    return Lost(label, [move.point for move in final.moves], color)
+
+
+def from_jsonl_text(label: str, text: str, arm: str | None) -> Iterator[Lost]:
+    """The games of an ``ab.py`` record (one game a line) that ``arm`` lost by a five."""
+    for number, line in enumerate(text.splitlines()):
+        if not line.strip():
+            continue
+        game = json.loads(line)
+        if arm is not None and game.get("arm") != arm:
+            continue
+        if game.get("score") != 0.0 or game.get("ending") != "five" or not game.get("moves"):
+            continue
+        color = Color.BLACK if game["colour"] == "black" else Color.WHITE
+        moves = [Point.parse(word) for word in game["moves"].split()]
+        yield Lost(f"{label}:{number + 1}", moves, color)
+
+
+def _lost_games(paths: list[Path], name: str, arm: str | None, rule: Rule) -> Iterator[Lost]:
+    for path in paths:
+        if path.is_dir():
+            files = sorted(path.glob("*.psq")) + sorted(path.glob("*.jsonl"))
+        else:
+            files = [path]
+        for file in files:
+            if file.suffix == ".jsonl":
+                yield from from_jsonl_text(str(file), file.read_text(), arm)
+            else:
+                game = from_psq_text(str(file), file.read_text(), name, rule)
+                if game is not None:
+                    yield game
 
 
 def _opponent_wins(board: Board, nodes: int) -> bool:
@@ -83,16 +130,12 @@ def _survivors(board: Board, nodes: int, enough: int = 2) -> list[Point]:
     return alive
 
 
-def harvest(text: str, name: str, rule: Rule, nodes: int) -> str | None:
-    """The puzzle line of one game, or None."""
-    names = _names(text)
-    final = from_psq(text, rule=rule)
-    if name not in names or final.outcome is None or final.outcome.winner is None:
-        return None
-    color = Color.BLACK if names.index(name) == 0 else Color.WHITE
-    if final.outcome.winner is color:
-        return None
-    moves = [move.point for move in final.moves]
+def harvest(game: Lost, rule: Rule, nodes: int) -> str | None:
+    """The puzzle line of one lost game, or None."""
+    moves, color = game.moves, game.color
+    final = Board.from_moves(moves, rule=rule)
+    if final.outcome is None or final.outcome.winner is None or final.outcome.winner is color:
+        return None  # a record that does not end in the engine's loss on the board
     # the engine's moves, last first: find the first (from the end) that did not lose
     plies = [i for i, move in enumerate(final.moves) if move.color is color]
     losing: int | None = None
@@ -130,13 +173,15 @@ def main() -> int:
     """Print the puzzles found."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("records", nargs="+", type=Path)
-    parser.add_argument("--name", default="master", help="the engine whose losses to study")
+    parser.add_argument("--name", default="master", help="the engine whose losses to study (PSQ)")
+    parser.add_argument("--arm", help="the arm whose losses to study (games.jsonl; every arm's)")
     parser.add_argument("--rule", choices=[rule.value for rule in Rule], default="freestyle")
     parser.add_argument("--nodes", type=int, default=100_000)
     options = parser.parse_args()
-    for path in _records(options.records):
-        line = harvest(path.read_text(), options.name, Rule(options.rule), options.nodes)
-        print(f"# {path}: {'found' if line else '-'}", file=sys.stderr, flush=True)
+    rule = Rule(options.rule)
+    for game in _lost_games(options.records, options.name, options.arm, rule):
+        line = harvest(game, rule, options.nodes)
+        print(f"# {game.label}: {'found' if line else '-'}", file=sys.stderr, flush=True)
         if line:
             print(line, flush=True)
     return 0

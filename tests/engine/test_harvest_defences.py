@@ -1,0 +1,102 @@
+"""tools/harvest_defences.py: the lost games it reads from PSQ and ``ab.py`` records, and the
+one saving move it finds in a real lost game (the last hard defence of the tactical suite,
+played on with a move that loses)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.board import Board
+from engine.gomocup.tactics import HARD_DEFENCES
+from engine.records import to_psq
+from engine.types import Color, Point, Rule
+from tools import harvest_defences as hd
+
+PUZZLE = HARD_DEFENCES[-1]
+# PUZZLE's position, White's losing move and the rest of the game as the search played it
+LOST = f"{PUZZLE.moves} d5 f10 c7 i7 e11 j6"
+NODES = 100_000  # at 50,000 the search cannot yet prove that c7 loses
+
+
+def _points(text: str) -> list[Point]:
+    return [Point.parse(word) for word in text.split()]
+
+
+def _record(arm: str, colour: str, score: float, ending: str, moves: str) -> str:
+    game = {"arm": arm, "round": 1, "opening": 0, "colour": colour, "score": score}
+    return json.dumps(game | {"ending": ending, "plies": len(moves.split()), "moves": moves})
+
+
+def test_the_lost_game_is_a_loss_for_white() -> None:
+    board = Board.from_moves(LOST)
+    assert board.outcome is not None
+    assert board.outcome.winner is Color.BLACK
+    assert str(board.moves[len(_points(PUZZLE.moves))].point) != PUZZLE.answer
+
+
+def test_psq_records_name_the_loser() -> None:
+    board = Board.from_moves(LOST)
+    text = to_psq(board, names=["anchor", "master"])
+    game = hd.from_psq_text("g.psq", text, "master", Rule.FREESTYLE)
+    assert game is not None
+    assert game.color is Color.WHITE
+    assert game.moves == _points(LOST)
+    assert hd.from_psq_text("g.psq", text, "anchor", Rule.FREESTYLE) is None  # it won
+    assert hd.from_psq_text("g.psq", text, "other", Rule.FREESTYLE) is None  # not playing
+    unfinished = to_psq(Board.from_moves(PUZZLE.moves), names=["anchor", "master"])
+    assert hd.from_psq_text("g.psq", unfinished, "master", Rule.FREESTYLE) is None
+
+
+def test_jsonl_records_keep_the_arms_losses_by_five() -> None:
+    text = "\n".join(
+        [
+            _record("ship", "white", 0.0, "five", LOST),
+            _record("ship", "black", 1.0, "five", LOST),  # won
+            _record("ship", "white", 0.0, "time", PUZZLE.moves),  # lost on time
+            _record("ship", "white", 0.5, "full", PUZZLE.moves),  # drawn
+            "",
+            _record("cand", "black", 0.0, "five", "h8 i9 h9 i10 h10 i11 g7 i12 f6 i13"),
+        ]
+    )
+    ship = list(hd.from_jsonl_text("games.jsonl", text, "ship"))
+    assert [(game.label, game.color) for game in ship] == [("games.jsonl:1", Color.WHITE)]
+    assert ship[0].moves == _points(LOST)
+    both = list(hd.from_jsonl_text("games.jsonl", text, None))
+    assert [(game.label, game.color) for game in both] == [
+        ("games.jsonl:1", Color.WHITE),
+        ("games.jsonl:6", Color.BLACK),
+    ]
+
+
+def test_a_record_that_is_no_loss_on_the_board_gives_nothing() -> None:
+    won = hd.Lost("x", _points(LOST), Color.BLACK)  # Black made the five
+    assert hd.harvest(won, Rule.FREESTYLE, NODES) is None
+    unfinished = hd.Lost("x", _points(PUZZLE.moves), Color.WHITE)
+    assert hd.harvest(unfinished, Rule.FREESTYLE, NODES) is None
+
+
+@pytest.mark.parametrize("form", ["psq", "jsonl"])
+def test_the_saving_move_is_found_in_the_lost_game(
+    form: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    board = Board.from_moves(LOST)
+    if form == "psq":
+        (tmp_path / "game.psq").write_text(to_psq(board, names=["anchor", "master"]))
+        argv = [str(tmp_path)]
+    else:
+        lines = [
+            _record("ship", "white", 0.0, "five", LOST),
+            _record("x", "white", 0.0, "five", LOST),
+        ]
+        (tmp_path / "games.jsonl").write_text("\n".join(lines) + "\n")
+        argv = [str(tmp_path / "games.jsonl"), "--arm", "ship"]
+    monkeypatch.setattr("sys.argv", ["harvest_defences.py", *argv, "--nodes", str(NODES)])
+    assert hd.main() == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        f'Puzzle(F, "{PUZZLE.moves}", answer="{PUZZLE.answer}", wins=False),'
+    ]
+    assert [line.rsplit(": ", 1)[1] for line in err.splitlines()] == ["found"]
