@@ -105,14 +105,15 @@ _POL_WIDTH = _setting("GOMOKU_POLICY_WIDTH", 0)
 # reductions by move number and of _POL_RED (0: off), in the rules of _POL_LMR_RULES. In
 # freestyle at 500 ms a move against PentaZen 0.4.17, 150 scored +7.6 +- 2.7 points over 256
 # games paired with it off, and node for node against Rapfi 0.43.02 classical +0.037 +- 0.016
-# a game over 1,024 at 20,000 nodes and +3.9 +- 2.6 points over 256 at 200,000; in standard,
-# where the policy orders too, -1.8 +- 2.8 points over 256 at 500 ms against PentaZen: off there
-# (docs/engine.md, "Settings screened against Rapfi"); scales 100 and 220 scored below 150 at
-# 20,000 nodes ("Around the reductions"); with the hand-set order they stay off
+# a game over 1,024 at 20,000 nodes and +3.9 +- 2.6 points over 256 at 200,000; in standard
+# (freestyle's network and policy) +5.3 +- 2.5 points over 384 at 500 ms against PentaZen and
+# +1.8 +- 2.5 over 384 at 20,000 nodes against Rapfi (docs/engine.md, "Freestyle's reductions
+# in standard"); scales 100 and 220 scored below 150 at 20,000 nodes ("Around the
+# reductions"); with the hand-set order (renju, caro, the levels below master) they stay off
 # everywhere (_SELECT_TRIED). GOMOKU_POLICY_LMR_RULES (comma-separated rule names) chooses the
 # rules for measuring, as GOMOKU_POLICY_RULES does the policy's
 _POL_LMR = _setting("GOMOKU_POLICY_LMR", 150)
-_POL_LMR_RULES: Final = frozenset({Rule.FREESTYLE})
+_POL_LMR_RULES: Final = frozenset({Rule.FREESTYLE, Rule.STANDARD})
 
 
 def _lmr_rules() -> frozenset[Rule]:
@@ -190,10 +191,10 @@ _LMR_VERIFY = _setting("GOMOKU_LMR_VERIFY", 0, most=1)
 # (docs/engine.md, "Reductions at the root")
 _LMR_TTPV = _setting("GOMOKU_LMR_TTPV", 0, most=400)
 # fail-high reduction's margin a ply above beta (k.G_FH_RED; 0: off), where the policy's rank
-# reduces (master in freestyle). At 70: node for node against Rapfi 0.43.02 classical at 200,000
-# nodes, +2.9 +- 2.0 points a game over three sets of 64 openings; at 500 ms a move, +2.3 +- 2.4
-# against PentaZen 0.4.17 over 384 paired games and +1.2 +- 3.6 against Rapfi over 128
-# (docs/engine.md, "Fail-high reduction")
+# reduces (master in freestyle and standard). At 70, in freestyle: node for node against Rapfi
+# 0.43.02 classical at 200,000 nodes, +2.9 +- 2.0 points a game over three sets of 64
+# openings; at 500 ms a move, +2.3 +- 2.4 against PentaZen 0.4.17 over 384 paired games and
+# +1.2 +- 3.6 against Rapfi over 128 (docs/engine.md, "Fail-high reduction")
 _FH_RED = _setting("GOMOKU_FH_RED", 70, most=5000)
 # two of Rapfi's prunings, for measuring: at _TRIVIAL plies to go or fewer a move that makes
 # nothing for either side is not searched (k.G_TRIVIAL; 0, the default: off), and with _KEPT 1

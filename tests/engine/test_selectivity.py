@@ -386,45 +386,49 @@ def test_reductions_and_mate_pruning_search_fewer_nodes_to_the_same_depth(
     assert with_them.nodes < without.nodes
 
 
-def test_master_reduces_late_moves_by_the_policys_rank_in_freestyle_only(
+def test_master_reduces_late_moves_by_the_policys_rank_in_freestyle_and_standard(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # late-move reductions by the policy's rank (GOMOKU_POLICY_LMR, 150 by default) are
-    # master's in freestyle (the policy on); with the hand-set order (the levels below master,
-    # renju, caro) and in standard, where the policy orders but they gained nothing at 500 ms,
-    # nothing is reduced so
+    # master's where the policy orders (freestyle and standard); with the hand-set order (the
+    # levels below master, renju, caro) nothing is reduced so
     import engine.search.alphabeta
 
     moves = "h8 i9 h9 i10 h10 h11 g9 f10 g10"
-    board = Board.from_moves(moves)
-    standard = Board.from_moves(moves, rule=Rule.STANDARD)
     hand = SearchOptions(policy=False)
-    shipped = search(board, Limits(depth=8))
+    for rule in (Rule.FREESTYLE, Rule.STANDARD):
+        board = Board.from_moves(moves, rule=rule)
+        monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 150)
+        reduced = search(board, Limits(depth=8))
+        by_hand = search(board, Limits(depth=8), hand)
+        monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 0)
+        assert search(board, Limits(depth=8)).nodes > reduced.nodes, rule
+        assert search(board, Limits(depth=8), hand).nodes == by_hand.nodes, rule
+    renju = Board.from_moves(moves, rule=Rule.RENJU)
     monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 150)
-    reduced = search(board, Limits(depth=8))
-    by_hand = search(board, Limits(depth=8), hand)
-    in_standard = search(standard, Limits(depth=8))
+    in_renju = search(renju, Limits(depth=8))
     monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 0)
-    assert shipped.nodes == reduced.nodes
-    assert search(board, Limits(depth=8)).nodes > reduced.nodes
-    assert search(board, Limits(depth=8), hand).nodes == by_hand.nodes
-    assert search(standard, Limits(depth=8)).nodes == in_standard.nodes
+    assert search(renju, Limits(depth=8)).nodes == in_renju.nodes
 
 
 def test_the_rules_that_reduce_by_the_policy_are_chosen_for_measuring(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # GOMOKU_POLICY_LMR_RULES names the rules (unknown names ignored); unset, freestyle alone
+    # GOMOKU_POLICY_LMR_RULES names the rules (unknown names ignored); unset, freestyle and
+    # standard
     import engine.search.alphabeta
 
     standard = Board.from_moves("h8 i9 h9 i10 h10 h11 g9 f10 g10", rule=Rule.STANDARD)
     monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 150)
     monkeypatch.delenv("GOMOKU_POLICY_LMR_RULES", raising=False)
     shipped = search(standard, Limits(depth=8)).nodes
-    monkeypatch.setenv("GOMOKU_POLICY_LMR_RULES", "standard, chess")
-    reduced = search(standard, Limits(depth=8)).nodes
+    monkeypatch.setenv("GOMOKU_POLICY_LMR_RULES", "freestyle, chess")
+    unreduced = search(standard, Limits(depth=8)).nodes
     monkeypatch.setenv("GOMOKU_POLICY_LMR_RULES", "chess")
-    assert search(standard, Limits(depth=8)).nodes == shipped != reduced
+    assert search(standard, Limits(depth=8)).nodes == shipped != unreduced
+    monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 0)
+    monkeypatch.delenv("GOMOKU_POLICY_LMR_RULES")
+    assert search(standard, Limits(depth=8)).nodes == unreduced
 
 
 # -- null-move pruning (GOMOKU_NULL_MOVE, k.G_NULL) ------------------------------------------
@@ -727,10 +731,12 @@ def test_a_node_far_above_beta_searches_its_moves_a_ply_shallower() -> None:
         assert reduced == _searched(_node(MIDDLE), 2, window)
 
 
-def test_fail_high_reduction_is_masters_in_freestyle_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    # GOMOKU_FH_RED (70 shipped) acts where the policy's rank reduces: master's freestyle. Off,
-    # the same search goes over more nodes; in standard, and without the policy (the levels
-    # below master), it changes nothing
+def test_fail_high_reduction_is_masters_where_the_policy_reduces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # GOMOKU_FH_RED (70 shipped) acts where the policy's rank reduces: master's freestyle and
+    # standard. Off, the same search goes over more nodes; in renju, and without the policy
+    # (the levels below master), it changes nothing
     import engine.search.alphabeta
 
     moves = "h8 i9 h9 i10 h10 h11"
@@ -742,7 +748,8 @@ def test_fail_high_reduction_is_masters_in_freestyle_alone(monkeypatch: pytest.M
 
     assert engine.search.alphabeta._FH_RED == 70
     assert nodes(Rule.FREESTYLE, 70) < nodes(Rule.FREESTYLE, 0)
-    assert nodes(Rule.STANDARD, 70) == nodes(Rule.STANDARD, 0)
+    assert nodes(Rule.STANDARD, 70) < nodes(Rule.STANDARD, 0)
+    assert nodes(Rule.RENJU, 70) == nodes(Rule.RENJU, 0)
     assert nodes(Rule.FREESTYLE, 70, policy=False) == nodes(Rule.FREESTYLE, 0, policy=False)
 
 
