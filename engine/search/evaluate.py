@@ -16,8 +16,8 @@ outcomes. A file may also carry an evaluation network over the sums (``"net"``, 
 the packaged one does, and master searches with it (the kernels' ``_network``;
 ``tools/tune_eval.py net`` fits it). Beside it, ``"nets"`` may give a rule a network of its own
 (``{"renju": {...}}``, fitted to that rule's positions by ``tools/tune_eval.py net --rule``): that
-rule evaluates with it, every other rule with ``"net"``. The packaged ``"nets"`` keep standard
-and renju on the network fitted to fewer freestyle positions, the one measured in their rules.
+rule evaluates with it, every other rule with ``"net"``. The packaged ``"nets"`` keep renju on
+the network fitted to fewer freestyle positions, which freestyle's did not beat there.
 The level presets are spaced around the sums. The environment variable
 ``GOMOKU_EVAL_WEIGHTS`` picks ``hand`` (the hand-set values of ``engine.search._patterns``),
 ``learned``, or names another weights file (for matches between them).
