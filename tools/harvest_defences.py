@@ -165,7 +165,9 @@ def harvest(game: Lost, rule: Rule, nodes: int) -> str | None:
 
 def _line(rule: Rule, moves: list[Point], answer: Point) -> str:
     played = " ".join(str(point) for point in moves)
-    letter = {Rule.FREESTYLE: "F", Rule.RENJU: "R"}.get(rule, f"Rule.{rule.name}")
+    letter = {Rule.FREESTYLE: "F", Rule.STANDARD: "S", Rule.RENJU: "R"}.get(
+        rule, f"Rule.{rule.name}"
+    )
     return f'Puzzle({letter}, "{played}", answer="{answer}", wins=False),'
 
 

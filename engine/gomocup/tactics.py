@@ -2,7 +2,7 @@
 or the one move that stops the opponent's attack (a VCF, or, harder, a win by fours and threes
 from master's lost games against anchor engines), and ``python -m engine tactics``, which
 times the search on each. Stopping the attack is not always saving the game: Rapfi 0.43.02
-finds a slower win for the attacker after 18 of the 20 hard defences (mate in 11-23 plies) and
+finds a slower win for the attacker after 23 of the 25 hard defences (mate in 11-23 plies) and
 rates the attacker ahead after the other two.
 
 The VCF and defence positions come from games between the levels (medium against hard,
@@ -40,7 +40,7 @@ class Puzzle:
         return Board.from_moves(self.moves, rule=self.rule)
 
 
-F, R = Rule.FREESTYLE, Rule.RENJU
+F, S, R = Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU
 
 
 def _saves(rule: Rule, moves: str, answer: str) -> Puzzle:
@@ -174,13 +174,21 @@ HARD_DEFENCES: tuple[Puzzle, ...] = (
     _saves(F, "h8 g7 f6 h6 f8 f7 e7 g9 g6 d8 e6 e8 e4", "f5"),
     _saves(F, "h8 f6 f10 g9 h10 h11 g8 g10 f9 f8 g11 e10 i9", "j8"),
     _saves(F, "h8 f8 f7 h7 e9 g8 g9 e8 f9 h9 d8", "f10"),
+    # in standard, from the lost games kept in data/ab/std-lmr34-pentazen-500ms (the first
+    # three), -openings64-500ms and -openings128-500ms (the `stdlmr` arm, master as it ships)
+    _saves(S, "h8 f8 i7 g9 h10 i9 h9 h7 k9 j10 k8 i8 j9", "i10"),
+    _saves(S, "h8 g8 f8 g9 g7 h6 f6 e5 g10 g5 h10 f10 h9", "h11"),
+    _saves(S, "h8 g7 e7 f9 h6 h9 g9 i7 h7 g6 g5 h4 d8 e8 d6 f8 d7 d5 d10 d9 c9 f6 f7", "f10"),
+    _saves(S, "h8 f6 j10 i9 j8 i8 i10 j9 k10 l10 h10 g10 h9", "h11"),
+    _saves(S, "h8 f7 i12 f6 f8 e7 g7 g5 h4 e9 e6 e8 d9 d7 c7 c6 f9 d5 f3 d4", "d6"),
 )
 """One move saves the side to move from a forced win, by fours or by threes, in positions from
 master's lost games against PentaZen 0.4.17 and Rapfi 0.43 classical (the two renju ones
-against Rapfi), found by ``tools/harvest_defences.py``: the opponent, given a free move, wins;
-after every legal move near the stones but ``answer`` the search proves the opponent's win;
-after ``answer`` it finds none, and a search of the position does not call it lost. Positions
-whose answer is the only move the search may consider (a block of a four) are left out."""
+against Rapfi, the five standard ones against PentaZen), found by
+``tools/harvest_defences.py``: the opponent, given a free move, wins; after every legal move
+near the stones but ``answer`` the search proves the opponent's win; after ``answer`` it finds
+none, and a search of the position does not call it lost. Positions whose answer is the only
+move the search may consider (a block of a four) are left out."""
 
 
 def solve(puzzle: Puzzle, time_ms: int) -> tuple[bool, Point, float, int]:

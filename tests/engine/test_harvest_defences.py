@@ -1,6 +1,6 @@
 """tools/harvest_defences.py: the lost games it reads from PSQ and ``ab.py`` records, and the
-one saving move it finds in a real lost game (the last hard defence of the tactical suite,
-played on with a move that loses)."""
+one saving move it finds in a real lost game (a hard defence of the tactical suite, played on
+with a move that loses)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from engine.records import to_psq
 from engine.types import Color, Point, Rule
 from tools import harvest_defences as hd
 
-PUZZLE = HARD_DEFENCES[-1]
+# one of the suite's hard defences (freestyle: only f10 stops Black)
+PUZZLE = next(p for p in HARD_DEFENCES if p.moves == "h8 f8 f7 h7 e9 g8 g9 e8 f9 h9 d8")
 # PUZZLE's position, White's losing move and the rest of the game as the search played it
 LOST = f"{PUZZLE.moves} d5 f10 c7 i7 e11 j6"
 NODES = 100_000  # at 50,000 the search cannot yet prove that c7 loses
@@ -100,3 +101,10 @@ def test_the_saving_move_is_found_in_the_lost_game(
         f'Puzzle(F, "{PUZZLE.moves}", answer="{PUZZLE.answer}", wins=False),'
     ]
     assert [line.rsplit(": ", 1)[1] for line in err.splitlines()] == ["found"]
+
+
+@pytest.mark.parametrize(("rule", "letter"), [(Rule.FREESTYLE, "F"), (Rule.STANDARD, "S")])
+def test_a_puzzle_line_names_the_rule_as_the_suite_does(rule: Rule, letter: str) -> None:
+    # engine/gomocup/tactics.py names its rules F, S and R: the line pastes in as it is
+    line = hd._line(rule, _points("h8 i9 h9"), Point.parse("h10"))
+    assert line == f'Puzzle({letter}, "h8 i9 h9", answer="h10", wins=False),'

@@ -142,7 +142,7 @@ def test_finds_the_only_saving_move(puzzle: Puzzle) -> None:
 
 # Each answer is the one move that stops the game's attack (the oracle below checks that every
 # other near move loses to fours), not a saving move: Rapfi 0.43.02 classical (1 s) finds a
-# slower win for the attacker after 18 of them, mate in 11-23 plies, and rates the attacker
+# slower win for the attacker after 23 of them, mate in 11-23 plies, and rates the attacker
 # ahead after the other two (hard14 and hard15). So only the move is
 # checked; a search deep enough to see the slower win scores it as lost, rightly (master with
 # its selectivity and local VCF sees it for hard0, 1, 6, 8 and 12 within these nodes).
@@ -234,12 +234,15 @@ SUITE_IDS = (
 # internal iterative reduction (GOMOKU_IIR) only makes a node shallower, futility to depth 3
 # (GOMOKU_FUTILITY_DEPTH) acts only in calm positions and the tighter policy cut near the
 # horizon (GOMOKU_POLICY_CUT_LOW) never cuts a tactical move, so no defence may be lost to any
+# but the one of MISSED_OFF_IN_MASTER: in standard, IIR from depth 4 and futility to depth 3
+# each play another move than hard22's within these nodes (one more reason they stay off)
 OFF_IN_MASTER = {
     "null2": ("_NULL_R", 2),
     "iir4": ("_IIR", 4),
     "fut3": ("_FUT_DEPTH", 3),
     "cutlow2": ("_POL_CUT_LOW", 2),
 }
+MISSED_OFF_IN_MASTER = {("hard22", "iir4"), ("hard22", "fut3")}
 
 
 @pytest.mark.parametrize("setting", list(OFF_IN_MASTER))
@@ -253,7 +256,8 @@ def test_the_suite_is_solved_with_each_setting_off_in_master(
     board = puzzle.board()
     result = search(board, Limits(nodes=NODES))
     assert board.is_legal(result.move)
+    missed = (SUITE_IDS[SUITE.index(puzzle)], setting) in MISSED_OFF_IN_MASTER
     if puzzle.answer is not None:
-        assert str(result.move) == puzzle.answer
+        assert (str(result.move) == puzzle.answer) is not missed
     if puzzle.wins:
         assert is_win_score(result.score)
