@@ -396,12 +396,15 @@ def test_master_reduces_late_moves_by_the_policys_rank_in_freestyle_and_standard
 
     moves = "h8 i9 h9 i10 h10 h11 g9 f10 g10"
     hand = SearchOptions(policy=False)
-    for rule in (Rule.FREESTYLE, Rule.STANDARD):
+    rules = (Rule.FREESTYLE, Rule.STANDARD)
+    shipped = {rule: search(Board.from_moves(moves, rule=rule), Limits(depth=8)) for rule in rules}
+    for rule in rules:
         board = Board.from_moves(moves, rule=rule)
         monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 150)
         reduced = search(board, Limits(depth=8))
         by_hand = search(board, Limits(depth=8), hand)
         monkeypatch.setattr(engine.search.alphabeta, "_POL_LMR", 0)
+        assert shipped[rule].nodes == reduced.nodes, rule
         assert search(board, Limits(depth=8)).nodes > reduced.nodes, rule
         assert search(board, Limits(depth=8), hand).nodes == by_hand.nodes, rule
     renju = Board.from_moves(moves, rule=Rule.RENJU)
