@@ -19,9 +19,8 @@ moves near the stones leaves the opponent without a forced win (each checked by 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from engine.board import Board
 from engine.records import from_psq
 from engine.search.alphabeta import Limits, is_win_score, search
 from engine.types import Color, Point, Rule
+from tools.ab import Game, load
 
 LOOK_BACK = 4  # the engine's turns before its losing move that are examined
 
@@ -62,19 +62,17 @@ def from_psq_text(label: str, text: str, name: str, rule: Rule) -> Lost | None:
     return Lost(label, [move.point for move in final.moves], color)
 
 
-def from_jsonl_text(label: str, text: str, arm: str | None) -> Iterator[Lost]:
-    """The games of an ``ab.py`` record (one game a line) that ``arm`` lost by a five."""
-    for number, line in enumerate(text.splitlines()):
-        if not line.strip():
+def from_ab_games(label: str, games: Iterable[Game], arm: str | None) -> Iterator[Lost]:
+    """The games of a ``tools/ab.py`` record (``tools.ab.load``) that ``arm`` lost by a five
+    (every arm's with None), each labelled with its number in the record."""
+    for number, game in enumerate(games, 1):
+        if arm is not None and game.arm != arm:
             continue
-        game = json.loads(line)
-        if arm is not None and game.get("arm") != arm:
+        if game.score != 0.0 or game.ending != "five" or not game.moves:
             continue
-        if game.get("score") != 0.0 or game.get("ending") != "five" or not game.get("moves"):
-            continue
-        color = Color.BLACK if game["colour"] == "black" else Color.WHITE
-        moves = [Point.parse(word) for word in game["moves"].split()]
-        yield Lost(f"{label}:{number + 1}", moves, color)
+        color = Color.BLACK if game.colour == "black" else Color.WHITE
+        moves = [Point.parse(word) for word in game.moves.split()]
+        yield Lost(f"{label}:{number}", moves, color)
 
 
 def _lost_games(paths: list[Path], name: str, arm: str | None, rule: Rule) -> Iterator[Lost]:
@@ -85,7 +83,7 @@ def _lost_games(paths: list[Path], name: str, arm: str | None, rule: Rule) -> It
             files = [path]
         for file in files:
             if file.suffix == ".jsonl":
-                yield from from_jsonl_text(str(file), file.read_text(), arm)
+                yield from from_ab_games(str(file), load(file), arm)
             else:
                 game = from_psq_text(str(file), file.read_text(), name, rule)
                 if game is not None:

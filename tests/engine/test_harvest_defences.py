@@ -14,6 +14,7 @@ from engine.gomocup.tactics import HARD_DEFENCES
 from engine.records import to_psq
 from engine.types import Color, Point, Rule
 from tools import harvest_defences as hd
+from tools.ab import load
 
 # one of the suite's hard defences (freestyle: only f10 stops Black)
 PUZZLE = next(p for p in HARD_DEFENCES if p.moves == "h8 f8 f7 h7 e9 g8 g9 e8 f9 h9 d8")
@@ -51,7 +52,8 @@ def test_psq_records_name_the_loser() -> None:
     assert hd.from_psq_text("g.psq", unfinished, "master", Rule.FREESTYLE) is None
 
 
-def test_jsonl_records_keep_the_arms_losses_by_five() -> None:
+def test_jsonl_records_keep_the_arms_losses_by_five(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
     text = "\n".join(
         [
             _record("ship", "white", 0.0, "five", LOST),
@@ -62,13 +64,14 @@ def test_jsonl_records_keep_the_arms_losses_by_five() -> None:
             _record("cand", "black", 0.0, "five", "h8 i9 h9 i10 h10 i11 g7 i12 f6 i13"),
         ]
     )
-    ship = list(hd.from_jsonl_text("games.jsonl", text, "ship"))
+    path.write_text(text + "\n")
+    ship = list(hd.from_ab_games("games.jsonl", load(path), "ship"))
     assert [(game.label, game.color) for game in ship] == [("games.jsonl:1", Color.WHITE)]
     assert ship[0].moves == _points(LOST)
-    both = list(hd.from_jsonl_text("games.jsonl", text, None))
+    both = list(hd.from_ab_games("games.jsonl", load(path), None))
     assert [(game.label, game.color) for game in both] == [
         ("games.jsonl:1", Color.WHITE),
-        ("games.jsonl:6", Color.BLACK),
+        ("games.jsonl:5", Color.BLACK),
     ]
 
 
