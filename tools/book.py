@@ -3,7 +3,8 @@
     python tools/book.py --shard K --judge CMD [--nodes 1000000] [--judge-nodes 500000] \\
         [--alternatives 2] [--out data/book] [--resume]
     python tools/book.py --second --shard K --judge CMD [...]     # into data/book/second
-    python tools/book.py --build [--second] [--out data/book]
+    python tools/book.py --black --shard K --judge CMD [...]      # into data/book/black
+    python tools/book.py --build [--second] [--black] [--out data/book]
     python tools/book.py --list [--first K --count N]
 
 The openings are the 251 of ``tools/check_openings.py``'s candidates (Black in the centre,
@@ -28,6 +29,12 @@ With ``--second`` the positions are White's second move instead: each opening of
 first-move shards (in their order) with its book move and the judge's reply to that move
 (Black's best in the judge's view), five stones; their shards go to ``OUT/second``.
 
+With ``--black`` the positions are Black's first free move instead: each opening of the
+finished first-move shards (in their order) after each White move its record names, master's
+candidates in master's order and then the judge's own move (the answers strong play gives),
+four stones; a position met before (the same stones by another opening) is left out. Their
+shards go to ``OUT/black``.
+
 Everything is a fixed node count, so the same command gives the same book on any host.
 
 A shard is ``shard-KKKKK.json``: the settings, the command, the engine's version and commit,
@@ -37,7 +44,7 @@ each opening; ``--resume`` continues it (with the same settings). ``--build`` ga
 finished first-move shard (and with ``--second`` the second move's) into
 ``engine/search/data/book.json`` (key and move per position, see ``engine.search.book``) and
 ``book.manifest.json`` (the settings, the shards with their SHA-256, the counts and the
-book's SHA-256).
+book's SHA-256); ``--build --black`` gathers Black's first free move's shards as well.
 """
 
 from __future__ import annotations
@@ -69,6 +76,7 @@ SIZE = 15
 RULE = Rule.FREESTYLE
 PER_SHARD = 16
 SECOND = "second"  # the folder of White's second move's shards, inside the first move's
+BLACK = "black"  # the folder of Black's first free move's shards, inside the first move's
 JUDGE_CAP_MS = 120_000  # the judge's turn time: only a cap, the node count binds
 MATE = 30000  # a judge's forced result on the scale of its scores
 ROOT = shards.ROOT
@@ -93,6 +101,9 @@ class Settings:
     # White's second move: the positions after each first-move record's book move and the
     # judge's reply to it (``second_openings``), in place of the three-stone openings
     second: bool = False
+    # Black's first free move: the positions after each first-move record's White moves
+    # (``black_openings``)
+    black: bool = False
 
 
 def book_openings() -> list[Offsets]:
@@ -120,6 +131,29 @@ def second_openings(first: Path) -> list[Offsets]:
                 stones.append((x - centre, y - centre))
             if opening_board(tuple(stones)).outcome is None:
                 found.append(tuple(stones))
+    return found
+
+
+def black_openings(first: Path) -> list[Offsets]:
+    """The four-stone positions of Black's first free move: each finished first-move shard's
+    openings in order, after each White move the record names (master's candidates in its
+    order, then the judge's own move), each position once under the board's symmetries."""
+    centre = SIZE // 2
+    found: list[Offsets] = []
+    seen: set[str] = set()
+    for path in sorted(first.glob("shard-?????.json")):
+        for record in json.loads(path.read_text(encoding="utf-8"))["records"]:
+            moves = [c["move"] for c in record["candidates"]]
+            if record["judge_move"] is not None:
+                moves.append(record["judge_move"])
+            for text in moves:
+                x, y = (int(v) for v in text.split(","))
+                stones = (*offsets(record["opening"]), (x - centre, y - centre))
+                board = opening_board(stones)
+                key, _ = canonical(board.stones(Color.BLACK), board.stones(Color.WHITE), SIZE)
+                if key not in seen and board.outcome is None:
+                    seen.add(key)
+                    found.append(stones)
     return found
 
 
@@ -279,7 +313,12 @@ def make_shard(
         if saved["settings"] != dataclasses.asdict(settings):
             raise BookError(f"{partial} was made with other settings: {saved['settings']}")
         records, spent = saved["records"], float(saved["seconds"])
-    every = second_openings(folder.parent) if settings.second else book_openings()
+    if settings.second:
+        every = second_openings(folder.parent)
+    elif settings.black:
+        every = black_openings(folder.parent)
+    else:
+        every = book_openings()
     chosen = every[settings.shard * settings.per_shard : (settings.shard + 1) * settings.per_shard]
     if not chosen:
         raise BookError(f"shard {settings.shard} holds no opening ({len(every)} in all)")
@@ -329,7 +368,9 @@ def _gather(folder: Path, positions: dict[str, dict[str, Any]]) -> dict[str, Any
     settings: dict[str, Any] | None = None
     for path in sorted(folder.glob("shard-?????.json")):
         shard = json.loads(path.read_text(encoding="utf-8"))
-        mine = {"second": False} | {k: v for k, v in shard["settings"].items() if k != "shard"}
+        mine = {"second": False, "black": False} | {
+            k: v for k, v in shard["settings"].items() if k != "shard"
+        }
         if settings is not None and mine != settings:
             raise BookError(f"{path} was made with other settings than the shards before it")
         settings = mine
@@ -357,13 +398,16 @@ def _gather(folder: Path, positions: dict[str, dict[str, Any]]) -> dict[str, Any
     return {"settings": settings, "shards": made}
 
 
-def build(folder: Path, book_path: Path = BOOK_PATH, *, second: bool = False) -> dict[str, Any]:
-    """Gather the finished shards in ``folder`` (White's first move), and with ``second``
-    those of its ``second`` folder (White's second move), into the book and its manifest;
-    returns the manifest."""
+def build(
+    folder: Path, book_path: Path = BOOK_PATH, *, second: bool = False, black: bool = False
+) -> dict[str, Any]:
+    """Gather the finished shards in ``folder`` (White's first move), with ``second`` those of
+    its ``second`` folder (White's second move) and with ``black`` those of its ``black``
+    folder (Black's first free move), into the book and its manifest; returns the manifest."""
     positions: dict[str, dict[str, Any]] = {}
     first = _gather(folder, positions)
     more = _gather(folder / SECOND, positions) if second else None
+    blacks = _gather(folder / BLACK, positions) if black else None
     book = {"format": FORMAT, "size": SIZE, "rule": RULE.value, "positions": positions}
     book_path.write_text(json.dumps(book, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     manifest = {
@@ -379,6 +423,8 @@ def build(folder: Path, book_path: Path = BOOK_PATH, *, second: bool = False) ->
     }
     if more is not None:
         manifest["second"] = more
+    if blacks is not None:
+        manifest["black"] = blacks
     manifest_path = book_path.with_name("book.manifest.json")
     manifest_path.write_text(
         json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8"
@@ -413,6 +459,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="White's second move (shards in OUT/second); with --build, gather them too",
     )
+    parser.add_argument(
+        "--black",
+        action="store_true",
+        help="Black's first free move (shards in OUT/black); with --build, gather them too",
+    )
     options = parser.parse_args(argv)
     if options.list:
         every = book_openings()
@@ -421,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_text(stones))
         return 0
     if options.build:
-        manifest = build(options.out, second=options.second)
+        manifest = build(options.out, second=options.second, black=options.black)
         print(f"wrote {BOOK_PATH} ({manifest['positions']} positions)")
         return 0
     if options.shard is None or options.judge is None:
@@ -435,8 +486,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         alternatives=max(0, options.alternatives),
         judge_nodes=options.judge_nodes,
         second=options.second,
+        black=options.black,
     )
-    out = options.out / SECOND if options.second else options.out
+    if options.second and options.black:
+        parser.error("--second and --black make different shards: give one")
+    out = (
+        options.out / SECOND
+        if options.second
+        else options.out / BLACK
+        if options.black
+        else options.out
+    )
     judge = dataclasses.replace(parse_engine(options.judge), cwd=options.judge_cwd)
     command = shlex.join(["python", "tools/book.py", *(sys.argv[1:] if argv is None else argv)])
     try:

@@ -410,6 +410,74 @@ def test_the_second_move_follows_the_book_move_and_the_judges_reply(tmp_path: Pa
         book_tool.make_shard(folder / book_tool.SECOND, second, judge, log=lambda _: None)
 
 
+def test_black_s_first_free_move_follows_each_white_move_of_the_first_shards(
+    tmp_path: Path,
+) -> None:
+    # the first-move shard names master's two candidates and the judge's own move (9, 9) for
+    # each opening; Black's first free move is studied after each of them, once a position
+    judge = EngineSpec("judge", (sys.executable, str(FAKE), "3=play9,5", "4=+30", "5=-200"))
+    folder = tmp_path / "book"
+    first = book_tool.Settings(shard=0, per_shard=2, nodes=2000, alternatives=1, judge_nodes=100)
+    data = json.loads(
+        book_tool.make_shard(folder, first, judge, log=lambda _: None).read_text(encoding="utf-8")
+    )
+    expected: list[str] = []
+    keys: set[str] = set()
+    for record in data["records"]:
+        assert record["judge_move"] == "9,9"  # (9, 5) from the top row
+        for move in [*(c["move"] for c in record["candidates"]), record["judge_move"]]:
+            board = book_tool.opening_board(tuple(offsets(record["opening"])))
+            board.play(Point(*(int(v) for v in move.split(","))))
+            key = _oracle_key(list(board.stones(Color.BLACK)), list(board.stones(Color.WHITE)))
+            if key not in keys:
+                keys.add(key)
+                expected.append(" ".join(_text(m.point) for m in board.moves))
+    assert len(expected) >= 4
+    found = book_tool.black_openings(folder)
+    assert [" ".join(_text(m.point) for m in book_tool.opening_board(s).moves) for s in found] == (
+        expected
+    )
+    black = replace(first, per_shard=len(found), black=True)
+    made = book_tool.make_shard(folder / book_tool.BLACK, black, judge, log=lambda _: None)
+    records = json.loads(made.read_text(encoding="utf-8"))["records"]
+    assert [r["opening"] for r in records] == [book_tool._text(s) for s in found]
+    for record in records:
+        board = book_tool.opening_board(tuple(offsets(record["opening"])))
+        assert len(board.moves) == 4
+        assert board.to_move is Color.BLACK
+        assert [c["judge"] for c in record["candidates"]] == [200, 200]  # Black's view
+        assert record["judge_score"] == 30
+    built = book_tool.build(folder, tmp_path / "book.json", black=True)
+    assert built["positions"] == 2 + len(found)
+    assert built["black"]["settings"]["black"]
+    assert not built["settings"]["black"]
+    book = load_book(tmp_path / "book.json")
+    assert book is not None
+    for record in records:
+        board = book_tool.opening_board(tuple(offsets(record["opening"])))
+        answer = book.lookup(board)
+        assert answer is not None
+        assert _text(answer.move) == record["move"]
+        assert board.is_legal(answer.move)
+    with pytest.raises(book_tool.BookError, match="finished"):
+        book_tool.make_shard(folder / book_tool.BLACK, black, judge, log=lambda _: None)
+
+
+def test_a_position_two_openings_reach_is_studied_once(tmp_path: Path) -> None:
+    # Black (7,7) (7,9) with White (8,7) then (10,10), or White (10,10) then (8,7): one position
+    shard = {
+        "records": [
+            {"opening": "0,0 1,0 0,2", "candidates": [{"move": "10,10"}], "judge_move": "6,6"},
+            {"opening": "0,0 3,3 0,2", "candidates": [{"move": "8,7"}], "judge_move": None},
+        ]
+    }
+    (tmp_path / "shard-00000.json").write_text(json.dumps(shard), encoding="utf-8")
+    assert book_tool.black_openings(tmp_path) == [
+        ((0, 0), (1, 0), (0, 2), (3, 3)),
+        ((0, 0), (1, 0), (0, 2), (-1, -1)),
+    ]
+
+
 def _text(point: Point) -> str:
     return f"{point.x},{point.y}"
 
