@@ -23,7 +23,8 @@ For each opening (White to move, 15x15 freestyle):
 3. the judge (an outside protocol engine; Rapfi honours ``INFO max_node``, so its answers are
    the same on any host) is asked about the position after each candidate with
    ``--judge-nodes`` nodes, and about the opening itself (its own move, kept for reference);
-4. the candidate the judge rates best for White becomes the book move (ties: master's order).
+4. the candidate the judge rates best for the side to move becomes the book move (ties:
+   master's order).
 
 With ``--second`` the positions are White's second move instead: each opening of the finished
 first-move shards (in their order) with its book move and the judge's reply to that move
