@@ -399,13 +399,7 @@ def test_the_second_move_follows_the_book_move_and_the_judges_reply(tmp_path: Pa
     assert built["positions"] == 4
     assert len(built["second"]["shards"]) == 1
     assert built["second"]["settings"]["second"]
-    book = load_book(tmp_path / "book.json")
-    assert book is not None
-    for record in records:
-        board = book_tool.opening_board(tuple(offsets(record["opening"])))
-        found = book.lookup(board)
-        assert found is not None
-        assert _text(found.move) == record["move"]
+    _answers_every_record(tmp_path / "book.json", records)
     with pytest.raises(book_tool.BookError, match="finished"):
         book_tool.make_shard(folder / book_tool.SECOND, second, judge, log=lambda _: None)
 
@@ -451,14 +445,7 @@ def test_black_s_first_free_move_follows_each_white_move_of_the_first_shards(
     assert built["positions"] == 2 + len(found)
     assert built["black"]["settings"]["black"]
     assert not built["settings"]["black"]
-    book = load_book(tmp_path / "book.json")
-    assert book is not None
-    for record in records:
-        board = book_tool.opening_board(tuple(offsets(record["opening"])))
-        answer = book.lookup(board)
-        assert answer is not None
-        assert _text(answer.move) == record["move"]
-        assert board.is_legal(answer.move)
+    _answers_every_record(tmp_path / "book.json", records)
     with pytest.raises(book_tool.BookError, match="finished"):
         book_tool.make_shard(folder / book_tool.BLACK, black, judge, log=lambda _: None)
 
@@ -480,6 +467,18 @@ def test_a_position_two_openings_reach_is_studied_once(tmp_path: Path) -> None:
 
 def _text(point: Point) -> str:
     return f"{point.x},{point.y}"
+
+
+def _answers_every_record(path: Path, records: list[dict[str, Any]]) -> None:
+    # the built book answers each shard record's position with the record's move, a legal one
+    book = load_book(path)
+    assert book is not None
+    for record in records:
+        board = book_tool.opening_board(tuple(offsets(record["opening"])))
+        answer = book.lookup(board)
+        assert answer is not None
+        assert _text(answer.move) == record["move"]
+        assert board.is_legal(answer.move)
 
 
 # -- the match's --openings ----------------------------------------------------------------
