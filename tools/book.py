@@ -420,7 +420,9 @@ def build(
             1 for stones in book_openings()[: len(OPENINGS)] if _covered(stones, positions)
         ),
         **first,
-        "command": "python tools/book.py --build",
+        "command": "python tools/book.py --build"
+        + (" --second" if second else "")
+        + (" --black" if black else ""),
     }
     if more is not None:
         manifest["second"] = more
