@@ -1,4 +1,5 @@
-"""The opening book: White's answer to the balanced three-stone openings, read before a search.
+"""The opening book: White's answer to the balanced three-stone openings and Black's first free
+move after White's answers to them, read before a search.
 
 ``book_move(board)`` is the move the book holds for ``board`` up to the 8 symmetries of the
 square board (rotations and reflections about its centre), turned back onto the board as it
