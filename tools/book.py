@@ -4,6 +4,7 @@
         [--alternatives 2] [--out data/book] [--resume]
     python tools/book.py --second --shard K --judge CMD [...]     # into data/book/second
     python tools/book.py --black --shard K --judge CMD [...]      # into data/book/black
+    python tools/book.py --black --second --shard K --judge CMD [...]  # data/book/black/second
     python tools/book.py --build [--second] [--black] [--out data/book]
     python tools/book.py --list [--first K --count N]
 
@@ -36,6 +37,10 @@ candidates in master's order and then the judge's own move (the answers strong p
 four stones; a position met before (the same stones by another opening) is left out. Their
 shards go to ``OUT/black``.
 
+With ``--black --second`` the positions are Black's second free move: each position of the
+finished Black shards (in their order) with its book move and the judge's reply to it, six
+stones, each position once; their shards go to ``OUT/black/second``.
+
 Everything is a fixed node count, so the same command gives the same book on any host.
 
 A shard is ``shard-KKKKK.json``: the settings, the command, the engine's version and commit,
@@ -45,7 +50,8 @@ each opening; ``--resume`` continues it (with the same settings). ``--build`` ga
 finished first-move shard (and with ``--second`` the second move's) into
 ``engine/search/data/book.json`` (key and move per position, see ``engine.search.book``) and
 ``book.manifest.json`` (the settings, the shards with their SHA-256, the counts and the
-book's SHA-256); ``--build --black`` gathers Black's first free move's shards as well.
+book's SHA-256); ``--build --black`` gathers Black's first free move's shards as well, and
+``--build --black --second`` Black's second free move's too (then White's second stays out).
 """
 
 from __future__ import annotations
@@ -114,13 +120,16 @@ def book_openings() -> list[Offsets]:
     return match + rest
 
 
-def second_openings(first: Path) -> list[Offsets]:
-    """The five-stone positions of White's second move: each finished first-move shard's
-    openings in order, with the book's move and the judge's reply to it (Black's best by its
-    judgement, what a strong opponent most likely plays). An opening whose judge gave no reply
-    is left out."""
+def second_openings(first: Path, *, once: bool = False) -> list[Offsets]:
+    """The positions of the side's second move: each finished shard's openings in ``first``
+    in order, with the book's move and the judge's reply to it (the opponent's best by its
+    judgement, what a strong opponent most likely plays): five stones after the first-move
+    shards (White's second move), six after the Black shards (Black's second free move). An
+    opening whose judge gave no reply is left out; with ``once``, so is a position met before
+    (White's second move's shards were made without it, and keep their order)."""
     centre = SIZE // 2
     found: list[Offsets] = []
+    seen: set[str] = set()
     for path in sorted(first.glob("shard-?????.json")):
         for record in json.loads(path.read_text(encoding="utf-8"))["records"]:
             chosen = next(c for c in record["candidates"] if c["move"] == record["move"])
@@ -130,8 +139,15 @@ def second_openings(first: Path) -> list[Offsets]:
             for text in (record["move"], chosen["judge_reply"]):
                 x, y = (int(v) for v in text.split(","))
                 stones.append((x - centre, y - centre))
-            if opening_board(tuple(stones)).outcome is None:
-                found.append(tuple(stones))
+            board = opening_board(tuple(stones))
+            if board.outcome is not None:
+                continue
+            if once:
+                key, _ = canonical(board.stones(Color.BLACK), board.stones(Color.WHITE), SIZE)
+                if key in seen:
+                    continue
+                seen.add(key)
+            found.append(tuple(stones))
     return found
 
 
@@ -315,7 +331,8 @@ def make_shard(
             raise BookError(f"{partial} was made with other settings: {saved['settings']}")
         records, spent = saved["records"], float(saved["seconds"])
     if settings.second:
-        every = second_openings(folder.parent)
+        # White's second move after the first-move shards, Black's after the Black shards
+        every = second_openings(folder.parent, once=settings.black)
     elif settings.black:
         every = black_openings(folder.parent)
     else:
@@ -400,15 +417,24 @@ def _gather(folder: Path, positions: dict[str, dict[str, Any]]) -> dict[str, Any
 
 
 def build(
-    folder: Path, book_path: Path = BOOK_PATH, *, second: bool = False, black: bool = False
+    folder: Path,
+    book_path: Path = BOOK_PATH,
+    *,
+    second: bool = False,
+    black: bool = False,
+    black_second: bool = False,
 ) -> dict[str, Any]:
     """Gather the finished shards in ``folder`` (White's first move), with ``second`` those of
-    its ``second`` folder (White's second move) and with ``black`` those of its ``black``
-    folder (Black's first free move), into the book and its manifest; returns the manifest."""
+    its ``second`` folder (White's second move), with ``black`` those of its ``black`` folder
+    (Black's first free move) and with ``black_second`` those of ``black/second`` (Black's
+    second free move), into the book and its manifest; returns the manifest."""
+    if second and black_second:
+        raise BookError("White's and Black's second moves are gathered apart: give one")
     positions: dict[str, dict[str, Any]] = {}
     first = _gather(folder, positions)
     more = _gather(folder / SECOND, positions) if second else None
     blacks = _gather(folder / BLACK, positions) if black else None
+    black_more = _gather(folder / BLACK / SECOND, positions) if black_second else None
     book = {"format": FORMAT, "size": SIZE, "rule": RULE.value, "positions": positions}
     book_path.write_text(json.dumps(book, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     manifest = {
@@ -422,12 +448,15 @@ def build(
         **first,
         "command": "python tools/book.py --build"
         + (" --second" if second else "")
-        + (" --black" if black else ""),
+        + (" --black" if black or black_second else "")
+        + (" --second" if black_second else ""),
     }
     if more is not None:
         manifest["second"] = more
     if blacks is not None:
         manifest["black"] = blacks
+    if black_more is not None:
+        manifest["black_second"] = black_more
     manifest_path = book_path.with_name("book.manifest.json")
     manifest_path.write_text(
         json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8"
@@ -460,7 +489,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--second",
         action="store_true",
-        help="White's second move (shards in OUT/second); with --build, gather them too",
+        help="White's second move (shards in OUT/second), with --black Black's second free "
+        "move (OUT/black/second); with --build, gather them too",
     )
     parser.add_argument(
         "--black",
@@ -475,7 +505,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_text(stones))
         return 0
     if options.build:
-        manifest = build(options.out, second=options.second, black=options.black)
+        manifest = build(
+            options.out,
+            second=options.second and not options.black,
+            black=options.black,
+            black_second=options.second and options.black,
+        )
         print(f"wrote {BOOK_PATH} ({manifest['positions']} positions)")
         return 0
     if options.shard is None or options.judge is None:
@@ -491,15 +526,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         second=options.second,
         black=options.black,
     )
-    if options.second and options.black:
-        parser.error("--second and --black make different shards: give one")
-    out = (
-        options.out / SECOND
-        if options.second
-        else options.out / BLACK
-        if options.black
-        else options.out
-    )
+    out = options.out / BLACK if options.black else options.out
+    if options.second:
+        out = out / SECOND
     judge = dataclasses.replace(parse_engine(options.judge), cwd=options.judge_cwd)
     command = shlex.join(["python", "tools/book.py", *(sys.argv[1:] if argv is None else argv)])
     try:

@@ -6,6 +6,7 @@ and shards describe, and ``tools/book.py`` makes a shard that resumes."""
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import tomllib
 from dataclasses import replace
@@ -223,7 +224,13 @@ def test_the_book_file_matches_its_manifest_and_its_shards(tmp_path: Path) -> No
         assert shards.sha256(folder / shard["file"]) == shard["sha256"]
     # the shards build the same file again
     rebuilt = tmp_path / "book.json"
-    book_tool.build(folder, rebuilt, second="second" in manifest, black="black" in manifest)
+    book_tool.build(
+        folder,
+        rebuilt,
+        second="second" in manifest,
+        black="black" in manifest,
+        black_second="black_second" in manifest,
+    )
     assert rebuilt.read_bytes() == BOOK_PATH.read_bytes()
 
 
@@ -448,6 +455,78 @@ def test_black_s_first_free_move_follows_each_white_move_of_the_first_shards(
     _answers_every_record(tmp_path / "book.json", records)
     with pytest.raises(book_tool.BookError, match="finished"):
         book_tool.make_shard(folder / book_tool.BLACK, black, judge, log=lambda _: None)
+
+
+def test_black_s_second_free_move_follows_the_black_book_move_and_the_judges_reply(
+    tmp_path: Path,
+) -> None:
+    # the fake judge replies on a chosen point (White's sixth stone) after each of Black's
+    # book moves; the command line studies Black's second free move there, in black/second
+    judge = EngineSpec("judge", (sys.executable, str(FAKE), "5=play2,12"))
+    folder = tmp_path / "book"
+    first = book_tool.Settings(shard=0, per_shard=1, nodes=2000, alternatives=0, judge_nodes=100)
+    book_tool.make_shard(folder, first, judge, log=lambda _: None)
+    black = replace(first, per_shard=2, black=True)
+    made = book_tool.make_shard(folder / book_tool.BLACK, black, judge, log=lambda _: None)
+    blacks = json.loads(made.read_text(encoding="utf-8"))["records"]
+    expected = []
+    for record in blacks:
+        chosen = next(c for c in record["candidates"] if c["move"] == record["move"])
+        assert chosen["judge_reply"] == "2,2"  # (2, 12) from the top row
+        board = book_tool.opening_board(tuple(offsets(record["opening"])))
+        expected.append([*(_text(m.point) for m in board.moves), record["move"], "2,2"])
+    argv = [
+        *("--black", "--second", "--shard", "0", "--per-shard", "2", "--nodes", "2000"),
+        *("--alternatives", "0", "--judge-nodes", "100", "--out", str(folder)),
+        *("--judge", shlex.join(judge.argv)),
+    ]
+    assert book_tool.main(argv) == 0
+    path = folder / book_tool.BLACK / book_tool.SECOND / "shard-00000.json"
+    shard = json.loads(path.read_text(encoding="utf-8"))
+    assert shard["settings"]["black"]
+    assert shard["settings"]["second"]
+    records = shard["records"]
+    for record, stones in zip(records, expected, strict=True):
+        board = book_tool.opening_board(tuple(offsets(record["opening"])))
+        assert [_text(m.point) for m in board.moves] == stones
+        assert board.to_move is Color.BLACK
+    built = book_tool.build(folder, tmp_path / "book.json", black=True, black_second=True)
+    assert built["positions"] == 1 + len(blacks) + len(records)
+    assert built["black_second"]["settings"]["second"]
+    assert built["command"] == "python tools/book.py --build --black --second"
+    _answers_every_record(tmp_path / "book.json", records)
+    with pytest.raises(book_tool.BookError, match="apart"):
+        book_tool.build(folder, tmp_path / "book.json", second=True, black_second=True)
+
+
+def test_a_second_move_two_positions_reach_is_studied_once_where_asked(tmp_path: Path) -> None:
+    # Black (7,7) (7,9) (8,9) with White (8,7) (10,10), reached by two openings: the second is
+    # left out with ``once``; without it (White's second move's shards) the order stays as
+    # made. A record whose judge gave no reply is left out either way
+    shard = {
+        "records": [
+            {
+                "opening": "0,0 1,0 0,2",
+                "move": "10,10",
+                "candidates": [{"move": "10,10", "judge_reply": "8,9"}],
+            },
+            {
+                "opening": "0,0 3,3 0,2",
+                "move": "8,7",
+                "candidates": [{"move": "8,7", "judge_reply": "8,9"}],
+            },
+            {
+                "opening": "0,0 3,3 0,2",
+                "move": "6,6",
+                "candidates": [{"move": "6,6", "judge_reply": None}],
+            },
+        ]
+    }
+    (tmp_path / "shard-00000.json").write_text(json.dumps(shard), encoding="utf-8")
+    one = ((0, 0), (1, 0), (0, 2), (3, 3), (1, 2))
+    other = ((0, 0), (3, 3), (0, 2), (1, 0), (1, 2))
+    assert book_tool.second_openings(tmp_path) == [one, other]
+    assert book_tool.second_openings(tmp_path, once=True) == [one]
 
 
 def test_a_position_two_openings_reach_is_studied_once(tmp_path: Path) -> None:
