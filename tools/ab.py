@@ -3,7 +3,7 @@
     python tools/ab.py run OUT --anchor CMD [--anchor-cwd DIR] --arm NAME=CMD [--arm ...]
         [--weights NAME=FILE] [--cwd NAME=DIR] [--rounds 4] [--start 1] [--games 32]
         [--turn-ms 500] [--nodes N] [--match-ms N] [--grace-ms 1000] [--jobs 2]
-        [--rule freestyle] [--openings FILE] [--fresh-games]
+        [--rule freestyle] [--openings FILE] [--fresh-games] [--colour black|white]
     python tools/ab.py report OUT [OUT ...] [--base NAME]
 
 ``run`` plays, round after round, one ``--games`` match of every arm against the anchor (as
@@ -13,7 +13,10 @@ In a round every arm starts from the same opening, turned on by games / 2 each r
 4 rounds of 32 games play each of the 64 openings with both colours (``--openings FILE``: the
 file's instead, one a line as ``python -m engine match --openings`` reads them, e.g. the
 output of ``tools/book.py --list``). ``--fresh-games`` starts the engines anew for every game,
-so that at ``--nodes`` a game replays exactly whatever was played before it. ``--weights``
+so that at ``--nodes`` a game replays exactly whatever was played before it. ``--colour``
+plays only the games where the arms have that colour, half of each round: a change that only
+one colour's games can meet (a book of Black's moves, say) is screened in half the time.
+``--weights``
 runs an arm with ``GOMOKU_EVAL_WEIGHTS`` set (values from a file); ``--cwd`` runs it in
 another folder, e.g. a git worktree holding a version of the code. Every game is appended to
 ``OUT/games.jsonl`` as it ends, so a stopped run goes on with ``--start``; and each run first
@@ -68,6 +71,7 @@ from engine.types import Rule
 from tools.shards import engine_commit
 
 GAMES_FILE = "games.jsonl"
+COLOURS = ("black", "white")  # the arm's colour, as run_match's side counts it
 RUNS_FILE = "runs.jsonl"
 
 
@@ -102,7 +106,7 @@ def games_of(result: MatchResult, arm: str, round_number: int) -> list[Game]:
             arm=arm,
             round=round_number,
             opening=game.opening,
-            colour="black" if game.black == 0 else "white",
+            colour=COLOURS[game.black],
             score={None: 0.5, 0: 1.0}.get(game.winner, 0.0),
             ending=game.verdict.value,
             plies=len(game.board.moves),
@@ -277,6 +281,7 @@ def _run_record(
         "anchor": {"name": options.anchor_name, **_engine_record(anchor)},
         "rounds": [options.start, options.start + options.rounds - 1],
         "games": options.games,
+        "colour": options.colour,
         "openings": options.openings and str(options.openings),
         "opening_count": len(book),
         "commit": engine_commit(),
@@ -312,6 +317,7 @@ def run(options: argparse.Namespace) -> int:
                 jobs=options.jobs,
                 book=book,
                 first_opening=first,
+                side=None if options.colour is None else COLOURS.index(options.colour),
             )
             with path.open("a", encoding="utf-8") as out:
                 for game in games_of(result, name, round_number):
@@ -347,6 +353,9 @@ def _parser() -> argparse.ArgumentParser:
         "--fresh-games",
         action="store_true",
         help="new engine processes for every game: with --nodes each game replays exactly",
+    )
+    play.add_argument(
+        "--colour", choices=COLOURS, help="play only the games where the arms have this colour"
     )
     play.add_argument("--size", type=int, default=15)
     play.add_argument("--rule", choices=[rule.value for rule in Rule], default="freestyle")

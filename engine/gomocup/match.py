@@ -91,6 +91,7 @@ def run_match(
     jobs: int = 1,
     sprt: Sprt | None = None,
     first_opening: int = 0,
+    side: int | None = None,
 ) -> MatchResult:
     """Play ``games`` games, each opening twice with colours swapped.
 
@@ -99,7 +100,10 @@ def run_match(
     ``jobs`` games run at the same time, each pair of engines in its own processes (a game
     keeps about one core busy: its two engines take turns); game ``n`` is the same game
     whatever ``jobs`` is, and the results come back in game order. With ``sprt``, no game
-    starts once the test has decided; the games already under way are played out.
+    starts once the test has decided; the games already under way are played out. With ``side``
+    (0: ENGINE1 has Black, 1: White) only the games of each pair where ENGINE1 has that colour
+    are played, numbered as in the whole match: a book for one colour is screened in half the
+    time.
 
     Raises:
         RuntimeError: when an engine cannot start a game at all (e.g. refuses the size).
@@ -107,7 +111,8 @@ def run_match(
     chosen = list(openings(config.size) if book is None else book)
     numbers: queue.Queue[int] = queue.Queue()
     for number in range(1, games + 1):
-        numbers.put(number)
+        if side is None or (number - 1) % 2 == side:
+            numbers.put(number)
     results: dict[int, GameResult] = {}
     stats = (EngineStats(), EngineStats())
     failures: list[RuntimeError] = []
@@ -164,7 +169,8 @@ def run_match(
     if jobs <= 1:
         worker()
     else:
-        threads = [threading.Thread(target=worker, daemon=True) for _ in range(min(jobs, games))]
+        count = min(jobs, numbers.qsize())
+        threads = [threading.Thread(target=worker, daemon=True) for _ in range(count)]
         for thread in threads:
             thread.start()
         for thread in threads:

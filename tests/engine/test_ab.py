@@ -284,6 +284,32 @@ def test_rounds_play_the_openings_of_a_file(tmp_path: Path) -> None:
     assert [g.opening for g in ab.load(out / ab.GAMES_FILE)] == [0] * 8
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_one_colour_plays_half_of_each_round(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = ab.main(
+        [
+            *("run", str(tmp_path), "--anchor", _standin(), "--arm", f"good={_standin()}"),
+            *("--rounds", "2", "--games", "4", "--size", "9", "--turn-ms", "2000"),
+            *("--colour", "white"),
+        ]
+    )
+    assert code == 0
+    games = ab.load(tmp_path / ab.GAMES_FILE)
+    # each round's two openings, the arm White in both; the rounds still turn by games / 2
+    assert [(g.round, g.opening, g.colour) for g in games] == [
+        (1, 0, "white"),
+        (1, 1, "white"),
+        (2, 2, "white"),
+        (2, 3, "white"),
+    ]
+    assert "good: 4 games" in capsys.readouterr().out
+    (record,) = [json.loads(line) for line in (tmp_path / ab.RUNS_FILE).read_text().splitlines()]
+    assert record["colour"] == "white"
+
+
 @pytest.mark.parametrize("text", ["0,0 99,99\n", "", None], ids=["off-board", "empty", "missing"])
 def test_an_openings_file_that_does_not_fit_is_refused(
     text: str | None, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -317,6 +317,22 @@ def test_a_match_can_start_from_a_later_opening() -> None:
     ]
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("side", [0, 1], ids=["black", "white"])
+def test_one_side_plays_only_the_games_where_engine1_has_that_colour(side: int) -> None:
+    specs = (_spec(_standin(), "a"), _spec(_standin(), "b"))
+    config = MatchConfig(size=9, turn_ms=2000)
+    whole = run_match(specs, games=4, config=config)
+    half = run_match(specs, games=4, config=config, jobs=2, side=side)
+    # Numbered as in the whole match, each game the whole match's game of that number.
+    assert [g.number for g in half.games] == [1 + side, 3 + side]
+    assert [g.black for g in half.games] == [side, side]
+    kept = [g for g in whole.games if g.black == side]
+    assert [g.board.moves for g in half.games] == [g.board.moves for g in kept]
+    assert [g.opening for g in half.games] == [0, 1]
+
+
 @pytest.mark.parametrize("fresh", [True, False], ids=["fresh", "kept"])
 def test_fresh_games_replay_whatever_was_played_before(fresh: bool) -> None:
     specs = (_spec(_remembering(), "a"), _spec(_standin(), "b"))
