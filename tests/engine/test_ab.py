@@ -267,18 +267,21 @@ def test_the_difference_by_colour_takes_that_colours_slots_only() -> None:
     assert line.endswith("as Black +0.0 (nan), as White +50.0 (50.0)")
 
 
+def _two_rounds_of_one_arm(out: Path, *extra: str) -> int:
+    """``ab.py run``: two rounds of four games on 9x9, the stand-in against itself."""
+    return ab.main(
+        [
+            *("run", str(out), "--anchor", _standin(), "--arm", f"good={_standin()}"),
+            *("--rounds", "2", "--games", "4", "--size", "9", "--turn-ms", "2000", *extra),
+        ]
+    )
+
+
 def test_rounds_play_the_openings_of_a_file(tmp_path: Path) -> None:
     openings = tmp_path / "openings.txt"
     openings.write_text("# one opening: Black in the centre, White beside it\n0,0 1,0 0,1\n")
     out = tmp_path / "out"
-    code = ab.main(
-        [
-            *("run", str(out), "--anchor", _standin(), "--arm", f"good={_standin()}"),
-            *("--rounds", "2", "--games", "4", "--size", "9", "--turn-ms", "2000"),
-            *("--openings", str(openings)),
-        ]
-    )
-    assert code == 0
+    assert _two_rounds_of_one_arm(out, "--openings", str(openings)) == 0
     # every pair of games and every round on the file's one opening (the built-in book's
     # would turn to openings 1, 2 and 3)
     assert [g.opening for g in ab.load(out / ab.GAMES_FILE)] == [0] * 8
@@ -289,14 +292,7 @@ def test_rounds_play_the_openings_of_a_file(tmp_path: Path) -> None:
 def test_one_colour_plays_half_of_each_round(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = ab.main(
-        [
-            *("run", str(tmp_path), "--anchor", _standin(), "--arm", f"good={_standin()}"),
-            *("--rounds", "2", "--games", "4", "--size", "9", "--turn-ms", "2000"),
-            *("--colour", "white"),
-        ]
-    )
-    assert code == 0
+    assert _two_rounds_of_one_arm(tmp_path, "--colour", "white") == 0
     games = ab.load(tmp_path / ab.GAMES_FILE)
     # each round's two openings, the arm White in both; the rounds still turn by games / 2
     assert [(g.round, g.opening, g.colour) for g in games] == [
