@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "2dfdd8b359cf4f24"
+KERNELS_STAMP = "226e1080d090fc75"
 
 PAD = 5
 MAX_PLY = 128
@@ -300,7 +300,28 @@ G_TT_EVAL = G_PVAL0 + 2
 # log-log reduction, before the node's adjustments, as Rapfi's search reduces every move; 0:
 # never reduced (the reply is forced, so its line is cheap and decisive)
 G_LMR_FOUR = G_TT_EVAL + 1
-NG = G_LMR_FOUR + 1
+# with the policy: the most the history lifts a candidate's key, in keys (4,096 a logit; 0: a
+# quarter of a logit, 1,024, as with the hand-set order); and 1: a quiet move searched before
+# the one that cut a node off loses the history that move gains, each kept within +-65,536 by
+# gravity (the further a value from zero, the less a bonus or malus moves it); 0: the cutting
+# move alone gains, without bound
+G_HIST_KEY = G_LMR_FOUR + 1
+G_HIST_MALUS = G_HIST_KEY + 1
+# with the policy: at this many plies to go or more, no quiet move is cut by its policy score
+# and the candidates are not capped at the width, so that a deep search can still find what the
+# policy misjudges (0: the cut and the width at every depth)
+G_POL_CUT_HIGH = G_HIST_MALUS + 1
+# with the policy: the counter-move's lift in the candidates' keys (keys, 4,096 a logit), the
+# quiet move that last cut a node off after the same move of the opponent's (the search
+# buffers' counter-move table, ``sr[12]``, the move + 1 by side and the opponent's point); 0: off
+G_COUNTER = G_POL_CUT_HIGH + 1
+# 1: late-move pruning, the policy's cut and the width skip a move only once the node has a
+# move that does not lose by force, so that a node whose first moves all lose searches the rest
+# before it is called lost (a pruned defence would make the loss, and the win one ply up, false);
+# 2: they skip as ever, but a node that skipped a move and lost with every other is valued
+# ``_tree.UNPROVEN``, not lost by force; 0: they skip, and such a node is called lost
+G_PRUNE_SAFE = G_COUNTER + 1
+NG = G_PRUNE_SAFE + 1
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

@@ -144,6 +144,7 @@ class Position:
             if kept is not None:
                 killers, history = kept[2], kept[3]
                 killers[:] = 0  # they belong to the last position's plies
+                kept[12][:] = 0  # the counter-moves too: answers to this search's moves
                 history //= 8  # a hint, fading
                 self._sr = kept
                 return kept
@@ -160,6 +161,7 @@ class Position:
                 np.zeros(VTT_SIZE, dtype=np.uint64),
                 np.zeros(VTT_SIZE, dtype=np.int64),
                 np.zeros(k.MAX_MOVES, dtype=np.int64),
+                np.zeros((2, cells), dtype=np.int64),
             )
             if self.keep:
                 _KEPT.clear()  # one set of tables per process

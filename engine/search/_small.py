@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "2dfdd8b359cf4f24"
+KERNELS_STAMP = "226e1080d090fc75"
 
 if TYPE_CHECKING:
     from engine.board import Board

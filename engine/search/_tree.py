@@ -11,6 +11,7 @@ import numpy as np
 from engine.search._jit import njit, njit_inline
 from engine.search._layout import (
     G_BEST,
+    G_COUNTER,
     G_DEBT,
     G_DEEP_VCF,
     G_DEFEND3,
@@ -23,6 +24,8 @@ from engine.search._layout import (
     G_FUT_OWN,
     G_FUTILITY,
     G_HALF,
+    G_HIST_KEY,
+    G_HIST_MALUS,
     G_IIR,
     G_KEPT,
     G_KILLER_KEY,
@@ -57,6 +60,7 @@ from engine.search._layout import (
     G_POL_B,
     G_POL_CACHE,
     G_POL_CUT,
+    G_POL_CUT_HIGH,
     G_POL_CUT_LOW,
     G_POL_CUT_OPP,
     G_POL_D,
@@ -70,6 +74,7 @@ from engine.search._layout import (
     G_POL_Z,
     G_PREV,
     G_PROBE_NODES,
+    G_PRUNE_SAFE,
     G_PURE,
     G_PVAL,
     G_QVCF,
@@ -175,7 +180,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "2dfdd8b359cf4f24"
+KERNELS_STAMP = "226e1080d090fc75"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm)
@@ -512,6 +517,10 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
     nf = g[G_POL]
     last, before = _last_two(g, st[8])
     lift = g[G_KILLER_KEY] if nf > 0 else 0
+    hkey = g[G_HIST_KEY] if nf > 0 else 0
+    counter = -1
+    if nf > 0 and g[G_COUNTER] > 0 and last >= 0:
+        counter = sr[12][me, last] - 1  # the quiet move that last cut off after ``last``
     top = -INF << 20
     m = 0
     for i in range(n):
@@ -540,7 +549,12 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
             key += lift if lift > 0 else 1 << 20
         elif p == k1:
             key += lift >> 1 if lift > 0 else 1 << 19
-        key += min(hrow[p], 1 << 16) >> 6
+        elif p == counter:
+            key += g[G_COUNTER]
+        if hkey > 0:
+            key += (max(min(hrow[p], 1 << 16), -(1 << 16)) * hkey) >> 16
+        else:
+            key += min(hrow[p], 1 << 16) >> 6
         buf[m] = p
         keys[m] = key
         m += 1
@@ -549,6 +563,10 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
 
 
 NOT_LEAF = -INF - 1  # _static: the node must be searched
+# G_PRUNE_SAFE 2: the value of a node whose searched moves all lose by force while it skipped
+# others: below every evaluation, above every proven loss, and no mate score (so the table
+# keeps it as it is and no search stops on it as on a proof)
+UNPROVEN = -(WIN_MIN - 1)
 
 
 @njit_inline
@@ -786,6 +804,15 @@ def _static(st: State, sr: State, depth: int, ply: int, alpha: int, beta: int) -
                         return int(WIN - ply - 2 * vd - 1)
         return evaluate(g, hsh)
     return NOT_LEAF
+
+
+@njit_inline
+def _history(hist: IntArray, me: int, p: int, bonus: int) -> None:
+    # G_HIST_MALUS: a bonus (or, negative, a malus) moves the value less the nearer it already
+    # is to +-65,536 in the bonus's direction, so that it stays within them and still follows
+    # the latest cut-offs
+    h = hist[me, p]
+    hist[me, p] = h + bonus - (h * abs(bonus) >> 16)
 
 
 @njit_inline
@@ -1029,11 +1056,19 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         cutwidth = g[G_POL_CUT_LOW]  # near the horizon a tighter cut
     if g[G_POL_CUT_OPP] > 0 and (ply & 1) == 1:
         cutwidth = g[G_POL_CUT_OPP]  # the root's opponent's moves
-    if cutwidth > 0 and not restricted and opfive == 0:
+    high = g[G_POL_CUT_HIGH] > 0 and depth >= g[G_POL_CUT_HIGH]
+    if cutwidth > 0 and not restricted and opfive == 0 and not high:
         cut = ptop - cutwidth
     width = g[G_WIDTH]
-    if width > 0 and not restricted and n > width:
+    if width > 0 and not restricted and n > width and not high:
         n = width
+    # G_PRUNE_SAFE 1: no move is skipped, past the width or by the pruning below, while every
+    # move searched so far loses by force; 2: moves are skipped as ever, but a node that skipped
+    # any is never called lost by force (``unproven``, below)
+    safe = g[G_PRUNE_SAFE] == 1
+    capped = g[G_PRUNE_SAFE] == 2
+    skipped = n < n_all
+    nloop = n_all if safe else n
     late = n
     if (select & SEL_LMP) != 0 and not restricted and opfive == 0:
         grow = depth * depth
@@ -1084,7 +1119,9 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     # counted at the first move it skips (-1: not yet): once none is left, every later pick
     # would be skipped as well, so the loop ends there
     tleft = -1
-    for i in range(n):
+    for i in range(nloop):
+        if i >= n and best > -WIN_MIN:
+            break  # past the width, once a move has not lost
         # pick the best remaining candidate: cut-offs come early, a full sort is wasted work
         top = i
         for j in range(i + 1, n_all):
@@ -1102,7 +1139,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             tleft -= 1
         if p == skip:
             continue  # the move a singular-extension probe leaves out
-        if (i >= late or (i > 0 and kt < cut)) and not kept:
+        if (i >= late or (i > 0 and kt < cut)) and not kept and (not safe or best > -WIN_MIN):
             # SEL_LMP: a late quiet move near the horizon, or one the policy rules out. Every
             # later pick is as late and keyed no higher, so only the kept moves remain to search
             if tleft < 0:
@@ -1110,6 +1147,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                 for j in range(i + 1, n_all):
                     if _tactical(cell, p4t, me, op, buf[j], keptmode):
                         tleft += 1
+            skipped = True
             if tleft == 0:
                 break
             continue
@@ -1120,12 +1158,14 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             and p4t[me, cell[p, R_CODE + me]] == P4_NONE
             and p4t[op, cell[p, R_CODE + op]] == P4_NONE
         ):
+            skipped = True
             continue  # G_TRIVIAL: near the horizon a move that makes nothing for either side
         far = 0
         if distract != 0 and i > 0 and p4t[op, cell[p, R_CODE + op]] < P4_B4:
             fl = _far(p, dlast, g[G_S])
             fb = _far(p, dbefore, g[G_S])
             if fl and fb and depth <= 4 and (distract & 1) != 0:
+                skipped = True
                 continue
             if (distract & 2) != 0:
                 far = (2 if fl else 0) + (1 if fb else 0)
@@ -1206,8 +1246,28 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                     if not tactical and killers[ply, 0] != p:
                         killers[ply, 1] = killers[ply, 0]
                         killers[ply, 0] = p
-                    hist[me, p] += depth * depth
+                    if not tactical and g[G_COUNTER] > 0:
+                        last, _ = _last_two(g, st[8])
+                        if last >= 0:
+                            sr[12][me, last] = p + 1
+                    if g[G_HIST_MALUS] != 0:
+                        _history(hist, me, p, depth * depth)
+                        for j in range(i):
+                            q = buf[j]
+                            if q == skip:
+                                continue
+                            if (j >= late or (j > 0 and keys[j] < cut)) and not _tactical(
+                                cell, p4t, me, op, q, keptmode
+                            ):
+                                continue  # skipped, not searched
+                            _history(hist, me, q, -depth * depth)
+                    else:
+                        hist[me, p] += depth * depth
                     break
+    if capped and skipped and best <= -WIN_MIN:
+        # G_PRUNE_SAFE 2: every move searched loses, but a skipped one might not: lost by the
+        # search's judgement, not by proof (the worst value short of a proven loss)
+        best = UNPROVEN
     if skip >= 0:
         return best  # a probe's value is not the node's: the table keeps the node's own
     flag = TT_EXACT

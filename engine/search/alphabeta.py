@@ -286,6 +286,27 @@ _LMR_DEEPER = _setting("GOMOKU_LMR_DEEPER", 0, most=5000)
 # Rapfi 0.43.02 classical at 200,000 nodes, +1.0 +- 2.4 points a game over three sets of 64
 # openings (docs/engine.md, "The killers' place")
 _KILLER_KEY = _setting("GOMOKU_KILLER_KEY", 0, most=5000)
+# with the policy, for measuring: the most the history lifts a candidate's key, in hundredths of
+# a logit (k.G_HIST_KEY; 0, the default: a quarter of a logit), and 1: the quiet moves searched
+# before a cut-off's move lose what it gains, each value kept within bounds (k.G_HIST_MALUS; 0,
+# the default: the cutting move alone gains)
+_HIST_KEY = _setting("GOMOKU_HIST_KEY", 0, most=5000)
+_HIST_MALUS = _setting("GOMOKU_HIST_MALUS", 0, most=1)
+# with the policy, for measuring: from this many plies to go, neither the policy's cut nor the
+# width leaves a candidate out (k.G_POL_CUT_HIGH; 0, the default: both at every depth)
+_POL_CUT_HIGH = _setting("GOMOKU_POLICY_CUT_HIGH", 0, most=60)
+# with the policy, for measuring: the counter-move (the quiet move that last cut a node off
+# after the same move of the opponent's) lifted this many hundredths of a logit in the
+# candidates' order (k.G_COUNTER; 0, the default: off)
+_COUNTER = _setting("GOMOKU_COUNTER", 0, most=5000)
+# when the selective search may skip a move (late-move pruning, the policy's cut, the width),
+# for measuring (k.G_PRUNE_SAFE): 0, the default, from the first move on, so that a node whose
+# first moves lose to a threat is called lost with its other defences unsearched, and the win
+# one ply up may be false (master claimed such wins at 300,000 and 2,000,000 nodes in its lost
+# games against Rapfi, docs/engine.md, "Wins that were not"); 1, only once a move has not lost,
+# as chess engines prune, every claimed result then a proof; 2, from the first move on, but a
+# node that skipped a move is never called lost by force
+_PRUNE_SAFE = _setting("GOMOKU_PRUNE_SAFE", 0, most=2)
 # the aspiration window's half-width from the third iteration, in evaluation units (0: the
 # full window), widened four times over at each failure; for measuring
 _ASPIRATION = _setting("GOMOKU_ASPIRATION", 60, most=5000)
@@ -482,6 +503,7 @@ class _Searcher:
             g[k.G_LMR_TTPV] = _LMR_TTPV
             g[k.G_LMR_DEEPER] = _LMR_DEEPER
             g[k.G_TRIVIAL] = _TRIVIAL
+            g[k.G_PRUNE_SAFE] = _PRUNE_SAFE
             g[k.G_KEPT] = _KEPT
             if g[k.G_POL] > 0:
                 g[k.G_POL_LMP] = _POL_LMP_BASE
@@ -491,6 +513,10 @@ class _Searcher:
                 g[k.G_POL_RED] = _POL_RED << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
                 g[k.G_LMR_GAP] = _LMR_GAP
                 g[k.G_KILLER_KEY] = _KILLER_KEY * (1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)) // 100
+                g[k.G_HIST_KEY] = _HIST_KEY * (1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)) // 100
+                g[k.G_HIST_MALUS] = _HIST_MALUS
+                g[k.G_POL_CUT_HIGH] = _POL_CUT_HIGH
+                g[k.G_COUNTER] = _COUNTER * (1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)) // 100
                 g[k.G_DEFEND3] = _DEFEND3
                 g[k.G_DISTRACT] = _DISTRACT
                 if _POL_WIDTH and options.width:

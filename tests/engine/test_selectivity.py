@@ -593,6 +593,12 @@ MEASURING = {
     # GOMOKU_KEPT: late-move pruning and the policy's cut may skip open threes and blocks too
     "trivial4": ("_TRIVIAL", 4, "h8 i9 h9 i10 h10 h11", True),
     "kept1": ("_KEPT", 1, "h8 i9 h9 i10 h10 h11", True),
+    # GOMOKU_HIST_KEY: the history lifts a candidate by up to a logit, not a quarter
+    "hist100": ("_HIST_KEY", 100, "h8 i9 h9 i10 h10 h11", None),
+    # GOMOKU_POLICY_CUT_HIGH: from 5 plies to go no policy cut and no width: more nodes
+    "cuthigh5": ("_POL_CUT_HIGH", 5, "h8 i9 h9 i10 h10 h11", False),
+    # GOMOKU_COUNTER: the quiet move that last cut off after the opponent's move, lifted a logit
+    "counter100": ("_COUNTER", 100, "h8 i9 h9 i10 h10 h11", None),
 }
 
 
@@ -616,6 +622,122 @@ def test_each_setting_for_measuring_is_off_unless_set(
     if fewer is not None:
         assert (changed.nodes < shipped.nodes) == fewer
     assert board.is_legal(changed.move)
+
+
+def test_the_history_malus_is_off_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GOMOKU_HIST_MALUS: the history's values move little in a short search, so its effect on
+    # the order shows with the history's lift raised to four logits
+    import engine.search.alphabeta
+
+    monkeypatch.setattr(engine.search.alphabeta, "_FH_RED", 0)
+    monkeypatch.setattr(engine.search.alphabeta, "_HIST_KEY", 400)
+    board = Board.from_moves("h8 i9 h9 i10 h10 h11")
+    shipped = search(board, Limits(depth=7))
+    monkeypatch.setattr(engine.search.alphabeta, "_HIST_MALUS", 1)
+    changed = search(board, Limits(depth=7))
+    monkeypatch.setattr(engine.search.alphabeta, "_HIST_MALUS", 0)
+    assert search(board, Limits(depth=7)).nodes == shipped.nodes != changed.nodes
+    assert board.is_legal(changed.move)
+
+
+def test_the_history_malus_lowers_the_moves_searched_before_a_cut_off_within_bounds() -> None:
+    # GOMOKU_HIST_MALUS: without it history only grows; with it the quiet moves searched
+    # before a cut-off's move lose as much as that move gains, so some values fall below zero,
+    # and gravity keeps every value within +-65,536
+    history = {}
+    for malus in (0, 1):
+        position = _node(MIDDLE, SELECT=k.SEL_LMP | k.SEL_LMR, LMR=150, HIST_MALUS=malus)
+        for depth in range(1, 8):
+            _searched(position, depth)
+        history[malus] = position.sr[3].copy()
+    assert history[0].min() == 0 < history[0].max()
+    assert history[1].min() < 0 < history[1].max()
+    assert np.abs(history[1]).max() <= 1 << 16
+
+
+def test_counter_moves_are_the_quiet_moves_that_cut_off_after_an_opponents_move() -> None:
+    # GOMOKU_COUNTER: the table is written only where the setting is on, and each entry (the
+    # move + 1, by side and the opponent's point) is an empty point. A quiet opening, where
+    # quiet moves cut off (in MIDDLE every cut-off is a threat's)
+    tables = {}
+    for lift in (0, 4096):
+        position = _node("h8 i9 j8 g8 h10", SELECT=k.SEL_LMP | k.SEL_LMR, LMR=150, COUNTER=lift)
+        for depth in range(1, 7):
+            _searched(position, depth)
+        tables[lift] = position.sr[12].copy()
+        board = position.b
+    assert not tables[0].any()
+    entries = tables[4096][tables[4096] > 0] - 1
+    assert entries.size > 0
+    assert all(board[p] == 0 for p in entries)
+
+
+@given(st.lists(st.integers(-3600, 3600), min_size=1, max_size=400), st.integers(-65536, 65536))
+@SETTINGS
+def test_history_gravity_keeps_every_value_within_bounds(bonuses: list[int], start: int) -> None:
+    # each bonus or malus (a depth squared, up to 60 plies) moves the value toward its sign and
+    # never past +-65,536; a value already at a bound stays there under a bonus toward it
+    hist = np.zeros((2, 4), dtype=np.int64)
+    hist[0, 1] = start
+    for bonus in bonuses:
+        before = int(hist[0, 1])
+        k._history(hist, 0, 1, bonus)
+        after = int(hist[0, 1])
+        assert -(1 << 16) <= after <= 1 << 16
+        if bonus > 0:
+            assert after >= before
+        elif bonus < 0:
+            assert after <= before
+    assert not hist[1].any()
+    assert hist[0, 0] == hist[0, 2] == hist[0, 3] == 0
+
+
+def _narrow(board: Board, depth: int, *, select: int, width: int, safe: int) -> int:
+    # a search of ``depth`` plies with the given late-move pruning and width (no leaf probes,
+    # no late-move base: d * d quiet moves), its value from the side to move's view
+    position = Position.from_board(board)
+    g = position.g
+    g[k.G_WIDTH] = width
+    g[k.G_VCF_DEPTH] = 0
+    g[k.G_DEEP_VCF] = 0
+    g[k.G_SELECT] = select
+    g[k.G_LMP] = 0
+    g[k.G_POL_LMP] = 0
+    g[k.G_PRUNE_SAFE] = safe
+    return int(k.alphabeta(position.st, position.sr, depth, -k.INF, k.INF, 1))
+
+
+def test_pruning_from_the_first_move_calls_a_node_lost_that_is_not() -> None:
+    # White to move: its two best-ordered moves lose within three plies, and with the width at
+    # two and late-move pruning the node is called lost (G_PRUNE_SAFE 0); searched in full it
+    # is not lost, and the safe pruning searches on until a move holds
+    board = Board.from_moves(
+        "g4 e4 h3 b2 f6 c3 d2 b3 b7 b5 g7 h2 f4 d8 b6 c5 c4 d6 d3 e2", size=SIZE
+    )
+    full = _narrow(board, 3, select=0, width=0, safe=0)
+    assert full > -k.WIN_MIN
+    assert _narrow(board, 3, select=k.SEL_LMP, width=2, safe=0) <= -k.WIN_MIN
+    assert _narrow(board, 3, select=k.SEL_LMP, width=2, safe=1) > -k.WIN_MIN
+    # with 2 the node skips as with 0 and is valued just above every proven loss
+    assert _narrow(board, 3, select=k.SEL_LMP, width=2, safe=2) == k.UNPROVEN > -k.WIN_MIN
+
+
+@given(crowded(), st.integers(2, 3), st.sampled_from([1, 2]))
+@SETTINGS
+def test_safe_pruning_calls_a_result_forced_only_where_the_full_search_does(
+    board: Board, depth: int, safe: int
+) -> None:
+    # G_PRUNE_SAFE: a node is called lost only once every move was searched and lost (1), or
+    # only where it skipped none (2), so the narrow search's forced results, both ways, are the
+    # full-width search's
+    if not board.moves:
+        return
+    full = _narrow(board, depth, select=0, width=0, safe=0)
+    narrow = _narrow(board, depth, select=k.SEL_LMP, width=2, safe=safe)
+    if narrow <= -k.WIN_MIN:
+        assert full <= -k.WIN_MIN, (narrow, full)
+    if narrow >= k.WIN_MIN:
+        assert full >= k.WIN_MIN, (narrow, full)
 
 
 def test_verifying_a_reduced_move_at_null_window_first_saves_nodes_not_the_answer(
