@@ -497,15 +497,25 @@ def test_no_pass_against_a_threat_at_a_pv_node_near_the_horizon_or_after_a_pass(
     assert g[k.G_NULLS] == 0
 
 
-def test_null_moves_are_off_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+def _changed_only_when_set(
+    monkeypatch: pytest.MonkeyPatch, moves: str, name: str, on: int, off: int
+) -> SearchResult:
+    # the depth-7 search with the setting ``name`` at ``on``: other nodes than with it at
+    # ``off``, and the same again once it is back
     import engine.search.alphabeta
 
-    board = Board.from_moves("h8 i9 h9 i10 h10 h11 g9 f10 g10")
+    board = Board.from_moves(moves)
     shipped = search(board, Limits(depth=7))
-    monkeypatch.setattr(engine.search.alphabeta, "_NULL_R", 2)
-    passing = search(board, Limits(depth=7))
-    monkeypatch.setattr(engine.search.alphabeta, "_NULL_R", 0)
-    assert search(board, Limits(depth=7)).nodes == shipped.nodes != passing.nodes
+    monkeypatch.setattr(engine.search.alphabeta, name, on)
+    changed = search(board, Limits(depth=7))
+    monkeypatch.setattr(engine.search.alphabeta, name, off)
+    assert search(board, Limits(depth=7)).nodes == shipped.nodes != changed.nodes
+    assert board.is_legal(changed.move)
+    return changed
+
+
+def test_null_moves_are_off_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    _changed_only_when_set(monkeypatch, "h8 i9 h9 i10 h10 h11 g9 f10 g10", "_NULL_R", 2, 0)
 
 
 @given(crowded(), st.integers(1, 3))
@@ -631,13 +641,7 @@ def test_the_history_malus_is_off_unless_set(monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setattr(engine.search.alphabeta, "_FH_RED", 0)
     monkeypatch.setattr(engine.search.alphabeta, "_HIST_KEY", 400)
-    board = Board.from_moves("h8 i9 h9 i10 h10 h11")
-    shipped = search(board, Limits(depth=7))
-    monkeypatch.setattr(engine.search.alphabeta, "_HIST_MALUS", 1)
-    changed = search(board, Limits(depth=7))
-    monkeypatch.setattr(engine.search.alphabeta, "_HIST_MALUS", 0)
-    assert search(board, Limits(depth=7)).nodes == shipped.nodes != changed.nodes
-    assert board.is_legal(changed.move)
+    _changed_only_when_set(monkeypatch, "h8 i9 h9 i10 h10 h11", "_HIST_MALUS", 1, 0)
 
 
 def test_the_history_malus_lowers_the_moves_searched_before_a_cut_off_within_bounds() -> None:
