@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "226e1080d090fc75"
+KERNELS_STAMP = "3c3e83aeaea502be"
 
 PAD = 5
 MAX_PLY = 128
