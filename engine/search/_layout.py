@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "3c3e83aeaea502be"
+KERNELS_STAMP = "93a2e6d365956788"
 
 PAD = 5
 MAX_PLY = 128

@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "3c3e83aeaea502be"
+KERNELS_STAMP = "93a2e6d365956788"
 
 
 @njit

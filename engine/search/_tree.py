@@ -180,7 +180,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "3c3e83aeaea502be"
+KERNELS_STAMP = "93a2e6d365956788"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm, counter)
@@ -807,6 +807,13 @@ def _static(st: State, sr: State, depth: int, ply: int, alpha: int, beta: int) -
 
 
 @njit_inline
+def _late_or_cut(i: int, late: int, key: int, cut: int) -> bool:
+    # the move at place i, keyed ``key``, is one late-move pruning or the policy's cut would
+    # skip, unless it is kept (``_tactical``)
+    return i >= late or (i > 0 and key < cut)
+
+
+@njit_inline
 def _history(hist: IntArray, me: int, p: int, bonus: int) -> None:
     # G_HIST_MALUS: a bonus (or, negative, a malus) moves the value less the nearer it already
     # is to +-65,536 in the bonus's direction, so that it stays within them and still follows
@@ -1139,7 +1146,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             tleft -= 1
         if p == skip:
             continue  # the move a singular-extension probe leaves out
-        if (i >= late or (i > 0 and kt < cut)) and not kept and (not safe or best > -WIN_MIN):
+        if _late_or_cut(i, late, kt, cut) and not kept and (not safe or best > -WIN_MIN):
             # SEL_LMP: a late quiet move near the horizon, or one the policy rules out. Every
             # later pick is as late and keyed no higher, so only the kept moves remain to search
             if tleft < 0:
@@ -1256,7 +1263,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                             q = buf[j]
                             if q == skip:
                                 continue
-                            if (j >= late or (j > 0 and keys[j] < cut)) and not _tactical(
+                            if _late_or_cut(j, late, keys[j], cut) and not _tactical(
                                 cell, p4t, me, op, q, keptmode
                             ):
                                 continue  # skipped, not searched

@@ -307,6 +307,8 @@ _COUNTER = _setting("GOMOKU_COUNTER", 0, most=5000)
 # as chess engines prune, every claimed result then a proof; 2, from the first move on, but a
 # node that skipped a move is never called lost by force
 _PRUNE_SAFE = _setting("GOMOKU_PRUNE_SAFE", 0, most=2)
+# the candidates' keys a logit of the policy's score (the settings above in logits or hundredths)
+_KEYS_A_LOGIT = 1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
 # the aspiration window's half-width from the third iteration, in evaluation units (0: the
 # full window), widened four times over at each failure; for measuring
 _ASPIRATION = _setting("GOMOKU_ASPIRATION", 60, most=5000)
@@ -507,16 +509,16 @@ class _Searcher:
             g[k.G_KEPT] = _KEPT
             if g[k.G_POL] > 0:
                 g[k.G_POL_LMP] = _POL_LMP_BASE
-                g[k.G_POL_CUT] = _POL_CUT << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
-                g[k.G_POL_CUT_LOW] = _POL_CUT_LOW << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
-                g[k.G_POL_CUT_OPP] = _POL_CUT_OPP << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
-                g[k.G_POL_RED] = _POL_RED << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
+                g[k.G_POL_CUT] = _POL_CUT * _KEYS_A_LOGIT
+                g[k.G_POL_CUT_LOW] = _POL_CUT_LOW * _KEYS_A_LOGIT
+                g[k.G_POL_CUT_OPP] = _POL_CUT_OPP * _KEYS_A_LOGIT
+                g[k.G_POL_RED] = _POL_RED * _KEYS_A_LOGIT
                 g[k.G_LMR_GAP] = _LMR_GAP
-                g[k.G_KILLER_KEY] = _KILLER_KEY * (1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)) // 100
-                g[k.G_HIST_KEY] = _HIST_KEY * (1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)) // 100
+                g[k.G_KILLER_KEY] = _KILLER_KEY * _KEYS_A_LOGIT // 100
+                g[k.G_HIST_KEY] = _HIST_KEY * _KEYS_A_LOGIT // 100
                 g[k.G_HIST_MALUS] = _HIST_MALUS
                 g[k.G_POL_CUT_HIGH] = _POL_CUT_HIGH
-                g[k.G_COUNTER] = _COUNTER * (1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)) // 100
+                g[k.G_COUNTER] = _COUNTER * _KEYS_A_LOGIT // 100
                 g[k.G_DEFEND3] = _DEFEND3
                 g[k.G_DISTRACT] = _DISTRACT
                 if _POL_WIDTH and options.width:
