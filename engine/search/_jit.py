@@ -29,7 +29,15 @@ import numba
 
 __all__ = ["KERNEL_FILES", "kernels_stamp", "njit", "njit_alloc", "njit_inline", "stamps_current"]
 
-KERNEL_FILES = ("_layout.py", "_state.py", "_renju.py", "_threats.py", "_tree.py", "_small.py")
+KERNEL_FILES = (
+    "_layout.py",
+    "_state.py",
+    "_renju.py",
+    "_threats.py",
+    "_pns.py",
+    "_tree.py",
+    "_small.py",
+)
 _HERE = Path(__file__).resolve().parent
 _STAMP = re.compile(r'^KERNELS_STAMP = "([0-9a-f]*)"(.*)\n', re.MULTILINE)
 

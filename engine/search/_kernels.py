@@ -202,6 +202,7 @@ from engine.search._layout import (
     _steps,
     now,
 )
+from engine.search._pns import PNS_MAX_DEPTH, PNS_MAX_PLY, dfpn
 from engine.search._renju import (
     _exact_five_dir,
     _fours_dir,
@@ -399,6 +400,8 @@ __all__ = [
     "P4_TWO",
     "P4_TWO_PLUS",
     "PAD",
+    "PNS_MAX_DEPTH",
+    "PNS_MAX_PLY",
     "POL_DISTANCE",
     "POL_KEY_SHIFT",
     "POL_MAX",
@@ -471,6 +474,7 @@ __all__ = [
     "_um",
     "_update",
     "alphabeta",
+    "dfpn",
     "evaluate",
     "init_state",
     "is_forbidden",

@@ -23,6 +23,9 @@ VTT_SIZE = 1 << 16
 # so what an earlier search proved about a position still holds when it comes up again.
 # The key holds the rule too: the hash does not, and a position's value depends on it.
 _KEPT: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+# the proof-number search's table (``_pns``), kept the same way: a proof or disproof is a fact
+# about the position, whichever search found it
+_PNS_KEPT: dict[tuple[int, int, int], tuple[Any, Any]] = {}
 
 
 # how many searches have taken up the kept tables (the kernels' G_TT_GEN, modulo 32): an entry
@@ -33,6 +36,7 @@ _SEARCHES = [0]
 def forget_kept() -> None:
     """Drop this process's kept search tables: the next search that keeps them starts afresh."""
     _KEPT.clear()
+    _PNS_KEPT.clear()
 
 
 class Position:
@@ -108,6 +112,7 @@ class Position:
         self.tt_size = tt_size
         self.keep = keep
         self._sr: tuple[Any, ...] | None = None
+        self._pns: tuple[Any, Any] | None = None
 
     @classmethod
     def from_board(cls, board: Board, tt_size: int = TT_SIZE, *, keep: bool = False) -> Position:
@@ -167,6 +172,22 @@ class Position:
                 _KEPT.clear()  # one set of tables per process
                 _KEPT[key] = self._sr
         return self._sr
+
+    @property
+    def pns(self) -> tuple[Any, Any]:
+        """The proof-number search's table: keys, and two words an entry (half as many
+        entries as the transposition table's, 24 bytes each)."""
+        if self._pns is None:
+            size = max(self.tt_size // 2, 1 << 10)
+            key = (self.b.shape[0], size, int(self.g[k.G_RULE]))
+            kept = _PNS_KEPT.get(key) if self.keep else None
+            if kept is None:
+                kept = (np.zeros(size, dtype=np.uint64), np.zeros(2 * size, dtype=np.int64))
+                if self.keep:
+                    _PNS_KEPT.clear()
+                    _PNS_KEPT[key] = kept
+            self._pns = kept
+        return self._pns
 
     def index(self, point: Point) -> int:
         """The kernels' index of ``point``."""

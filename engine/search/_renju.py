@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "93a2e6d365956788"
+KERNELS_STAMP = "3b52274a37531990"
 
 
 @njit

@@ -328,6 +328,16 @@ _DEFENCE_SHARE = _setting("GOMOKU_DEFENCE_SHARE", 200)
 # scored -0.043 +- 0.024 a game over 128 games as the settings above (its probes take the
 # main search's nodes)
 _DEFENCE_VCT_DEPTH = _setting("GOMOKU_DEFENCE_DEPTH", 4, most=12)
+# the proof-number search over threats (``_pns.dfpn``) at the root, master's (SearchOptions.pns):
+# bit 1, its own win by fours and threes, after the depth-limited search finds none, within
+# the same budget; bit 2, the defence's threats (the opponent's win after a free move, and
+# after each root move) proved by it in place of the depth-limited search
+PNS_ATTACK = 1
+PNS_DEFENCE = 2
+_PNS = _setting("GOMOKU_PNS", 0, most=3)
+# the score of a win proved by the proof-number search: its length is not counted, only that it
+# takes at most k.PNS_MAX_DEPTH attacking moves
+_PNS_WIN = k.WIN - 2 * k.PNS_MAX_DEPTH - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,6 +366,9 @@ class SearchOptions:
     # off for every level: neutral or worse by match at a fixed time, docs/engine.md)
     deep_root_vct: int = 0
     root_defence: bool = True  # keep only root moves that stop the opponent's forced win
+    # the root's threat searches by proof numbers (PNS_ATTACK | PNS_DEFENCE bits; 0: the
+    # depth-limited threat search alone, as the levels below master were spaced)
+    pns: int = _PNS
     keep_tt: bool = False  # reuse this process's transposition table from the last search
     selective: bool = True  # prune late quiet moves and hopeless quiet nodes near the horizon
     exhaustive: bool = False  # plain alpha-beta over every candidate, no threat logic (tests)
@@ -613,6 +626,14 @@ class _Searcher:
                 if found:
                     move = int(tline[0])
                     return self._result(move, k.WIN - 4 * _ROOT_VCT_DEPTH - 1, 0, [move])
+            if (
+                self.options.pns & PNS_ATTACK
+                and budget > 0
+                and g[k.G_STOP] == 0
+                and self._prove(side, True, budget) == 1
+            ):
+                move = int(tline[0])
+                return self._result(move, _PNS_WIN, 0, [move])
             deeper = self.options.deep_root_vct
             if (
                 deeper > _ROOT_VCT_DEPTH
@@ -647,6 +668,25 @@ class _Searcher:
             return False
         return found and g[k.G_STOP] == 0
 
+    def _prove(self, attacker: int, vct: bool, budget: int) -> int:
+        # the proof-number search for ``attacker`` within ``budget`` nodes: 1 a win (its first
+        # move in tline[0]), 0 none, -1 not known; running out of nodes (not time) lets the
+        # search go on
+        g = self.pos.g
+        saved = int(g[k.G_NODE_LIMIT])
+        g[k.G_NODE_LIMIT] = int(g[k.G_NODES]) + budget
+        if saved:
+            g[k.G_NODE_LIMIT] = min(int(g[k.G_NODE_LIMIT]), saved)
+        pnk, pnv = self.pos.pns
+        found = int(k.dfpn(self.pos.st, self.pos.sr, pnk, pnv, attacker, vct, k.PNS_MAX_DEPTH))
+        stopped_by_budget = (
+            g[k.G_STOP] != 0 and (saved == 0 or g[k.G_NODES] < saved) and not self._out_of_time()
+        )
+        g[k.G_NODE_LIMIT] = saved
+        if stopped_by_budget:
+            g[k.G_STOP] = 0
+        return found
+
     def _defend(self, n: int) -> int:
         """Threat-based root moves: if the opponent, given a free move, would win by fours
         (or by fours and threes, found within a small budget), keep only the root moves after
@@ -667,10 +707,14 @@ class _Searcher:
         g[k.G_SIDE] = opp  # a free move for the opponent
         hsh[0] ^= zob[2, 0]
         vct = False
+        by_pns = bool(self.options.pns & PNS_DEFENCE)
         threat = self._probe(opp, False, _ROOT_VCF_DEPTH, null_budget)
         if not threat and g[k.G_STOP] == 0:
             vct = True
-            threat = self._probe(opp, True, _DEFENCE_VCT_DEPTH, null_budget)
+            if by_pns:
+                threat = self._prove(opp, True, null_budget) == 1
+            else:
+                threat = self._probe(opp, True, _DEFENCE_VCT_DEPTH, null_budget)
         g[k.G_SIDE] = side
         hsh[0] ^= zob[2, 0]
         if not threat or g[k.G_STOP] != 0:
@@ -680,7 +724,10 @@ class _Searcher:
         for i in range(n):
             move = int(rootm[i])
             pos.play_index(move)
-            refuted = self._probe(opp, vct, depth, per_move)
+            if vct and by_pns:
+                refuted = self._prove(opp, True, per_move) == 1
+            else:
+                refuted = self._probe(opp, vct, depth, per_move)
             pos.undo()
             if g[k.G_STOP] != 0:
                 return n  # out of time: no verdict on the rest

@@ -48,6 +48,7 @@ class Preset:
     deep_vcf: int = 0  # local VCF depth in place of the leaves' probe (0: the leaf_vcf probe)
     network: bool = False  # the evaluation network (master's; the others were spaced without it)
     policy: bool = False  # the learned move order (master's; the others were spaced without it)
+    pns: bool = False  # the root's proof-number threat searches as master plays them
 
 
 # Spaced, with the learned evaluation, so that each level scores at least 75% against the one
@@ -79,6 +80,7 @@ PRESETS: dict[Level, Preset] = {
         deep_vcf=8,
         network=True,
         policy=True,
+        pns=True,
     ),
 }
 
@@ -136,6 +138,7 @@ def choose_move(
         deep_vcf=preset.deep_vcf,
         network=preset.network,
         policy=preset.policy,
+        pns=SearchOptions().pns if preset.pns else 0,
     )
     return search(board, limits, options)
 
