@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "3b52274a37531990"
+KERNELS_STAMP = "fae7980560e17b4d"
 
 PAD = 5
 MAX_PLY = 128

@@ -44,7 +44,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "3b52274a37531990"
+KERNELS_STAMP = "fae7980560e17b4d"
 
 INF = 1 << 28  # a proof or disproof number that means "never": the other side has it
 _BUCKET = 4
@@ -272,11 +272,12 @@ def dfpn(
     if g[G_SIDE] != attacker:
         return 0
     depth = min(depth, PNS_MAX_DEPTH)
-    # every argument typed as the recursive calls type theirs: a literal here would give the
-    # outer call another signature, and numba's disk cache loads such a recursive kernel
-    # broken (numba issue 6713)
-    inf = np.int64(INF)
-    both = _mid(st, sr, pnk, pnv, np.int64(attacker), vct, np.int64(depth), np.int64(0), inf, inf)
+    # every argument typed as the recursive calls type theirs (int64, from arithmetic): a
+    # literal here would give the outer call another signature, and numba's disk cache loads
+    # such a recursive kernel broken (numba issue 6713)
+    zero = depth - depth
+    inf = zero + INF
+    both = _mid(st, sr, pnk, pnv, attacker, vct, depth, zero, inf, inf)
     phi = both & 0xFFFFFFFF
     delta = both >> 32
     if phi != 0:

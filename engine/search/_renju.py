@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "3b52274a37531990"
+KERNELS_STAMP = "fae7980560e17b4d"
 
 
 @njit

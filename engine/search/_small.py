@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "3b52274a37531990"
+KERNELS_STAMP = "fae7980560e17b4d"
 
 if TYPE_CHECKING:
     from engine.board import Board

@@ -5,6 +5,9 @@ search cannot, and how the root uses it."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -63,7 +66,9 @@ def test_the_same_answer_as_the_depth_first_threat_search(
     found, _, move = _dfpn(board, vct, depth)
     assert found != -1
     assert (found == 1) == _depth_first(board, vct, depth)[0]
-    if found == 1 and not _fives_for(board, board.to_move, _window_points(board, board.to_move, 4)):
+    if move is not None and not _fives_for(
+        board, board.to_move, _window_points(board, board.to_move, 4)
+    ):
         # the first move is one the depth-first search wins with too
         after = board.copy()
         after.play(move)
@@ -215,3 +220,20 @@ def test_the_root_defence_keeps_only_moves_after_which_the_long_win_is_gone() ->
 def test_only_master_proves_by_numbers() -> None:
     for level in Level:
         assert PRESETS[level].pns is (level is Level.MASTER)
+
+
+def test_a_process_loading_the_compiled_search_from_the_disk_cache_runs_it() -> None:
+    # the tests above compiled the search and left it in numba's disk cache; a new process
+    # loads it from there (a recursive kernel whose outer call was typed unlike its own
+    # recursive calls crashed there, and only there)
+    code = (
+        "from engine.board import Board\n"
+        "from engine.search.alphabeta import PNS_ATTACK, Limits, SearchOptions, search\n"
+        f"board = Board.from_moves({THROWN_AWAY!r})\n"
+        "print(search(board, Limits(nodes=100_000), SearchOptions(pns=PNS_ATTACK)).move)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "e5"
