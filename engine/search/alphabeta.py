@@ -367,8 +367,9 @@ class SearchOptions:
     deep_root_vct: int = 0
     root_defence: bool = True  # keep only root moves that stop the opponent's forced win
     # the root's threat searches by proof numbers (PNS_ATTACK | PNS_DEFENCE bits; 0: the
-    # depth-limited threat search alone, as the levels below master were spaced)
-    pns: int = _PNS
+    # depth-limited threat search alone, as the levels below master were spaced; -1: the
+    # process's setting, GOMOKU_PNS, read when the search starts)
+    pns: int = -1
     keep_tt: bool = False  # reuse this process's transposition table from the last search
     selective: bool = True  # prune late quiet moves and hopeless quiet nodes near the horizon
     exhaustive: bool = False  # plain alpha-beta over every candidate, no threat logic (tests)
@@ -472,6 +473,7 @@ class _Searcher:
         self.start = start
         self.deadline = deadline
         self.main_from: int | None = None  # the nodes counted when the main search began
+        self.pns = _PNS if options.pns < 0 else options.pns
         self.soft_deadline = (
             None if limits.time_ms is None else start + limits.time_ms / 1000 * _SOFT_TIME
         )
@@ -627,7 +629,7 @@ class _Searcher:
                     move = int(tline[0])
                     return self._result(move, k.WIN - 4 * _ROOT_VCT_DEPTH - 1, 0, [move])
             if (
-                self.options.pns & PNS_ATTACK
+                self.pns & PNS_ATTACK
                 and budget > 0
                 and g[k.G_STOP] == 0
                 and self._prove(side, True, budget) == 1
@@ -707,7 +709,7 @@ class _Searcher:
         g[k.G_SIDE] = opp  # a free move for the opponent
         hsh[0] ^= zob[2, 0]
         vct = False
-        by_pns = bool(self.options.pns & PNS_DEFENCE)
+        by_pns = bool(self.pns & PNS_DEFENCE)
         threat = self._probe(opp, False, _ROOT_VCF_DEPTH, null_budget)
         if not threat and g[k.G_STOP] == 0:
             vct = True

@@ -138,7 +138,7 @@ def choose_move(
         deep_vcf=preset.deep_vcf,
         network=preset.network,
         policy=preset.policy,
-        pns=SearchOptions().pns if preset.pns else 0,
+        pns=-1 if preset.pns else 0,
     )
     return search(board, limits, options)
 

@@ -217,9 +217,18 @@ def test_the_root_defence_keeps_only_moves_after_which_the_long_win_is_gone() ->
     assert _dfpn(after, True, k.PNS_MAX_DEPTH)[0] == 0
 
 
-def test_only_master_proves_by_numbers() -> None:
+def test_only_master_proves_by_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # master follows the process's setting; the levels below never prove by numbers
+    from engine.search import alphabeta
+
     for level in Level:
         assert PRESETS[level].pns is (level is Level.MASTER)
+    board = Board.from_moves(THROWN_AWAY)
+    monkeypatch.setattr(alphabeta, "_PNS", PNS_ATTACK)
+    assert str(search(board, Limits(nodes=100_000)).move) == "e5"
+    assert search(board, Limits(nodes=100_000), SearchOptions(pns=0)).depth > 0
+    monkeypatch.setattr(alphabeta, "_PNS", 0)
+    assert search(board, Limits(nodes=100_000)).depth > 0
 
 
 def test_a_process_loading_the_compiled_search_from_the_disk_cache_runs_it() -> None:

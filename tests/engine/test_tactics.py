@@ -3,10 +3,13 @@ limits. Wins are checked against a slow threat-space oracle that plays on ``Boar
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from engine.board import Board
 from engine.gomocup.tactics import DEFENCES, HARD_DEFENCES, THREE_WINS, VCF_WINS, Puzzle, solve
+from engine.search import _kernels as k
+from engine.search._position import Position
 from engine.search.alphabeta import WIN, Limits, is_win_score, search
 from engine.types import Color, Point, Rule
 
@@ -157,16 +160,38 @@ def test_finds_the_only_move_against_a_threat_sequence(puzzle: Puzzle) -> None:
 HARD_IDS = [f"hard{i}" for i in range(len(HARD_DEFENCES))]
 
 
+# The moves after which the proof-number threat search proves no win for the opponent, though
+# one exists by quieter moves: Rapfi 0.43.02 classical at 3 s a position finds it (its move
+# and mate). For these alone the main search's claim stands in for a proof.
+NOT_BY_THREATS = {
+    ("hard10", "d7"): "h7, +M11",
+    ("hard19", "c7"): "f10, +M15",
+}
+
+
+def _wins_by_threats(board: Board, nodes: int = 1_000_000) -> bool:
+    # the side to move wins by fours and threes: the proof-number search's proof, every
+    # answer of the defender's searched but those the oracles of test_pns.py show never hold
+    pos = Position.from_board(board)
+    pnk = np.zeros(1 << 18, dtype=np.uint64)
+    pnv = np.zeros(2 << 18, dtype=np.int64)
+    pos.g[k.G_NODE_LIMIT] = nodes
+    return int(k.dfpn(pos.st, pos.sr, pnk, pnv, int(pos.g[k.G_SIDE]), True, k.PNS_MAX_DEPTH)) == 1
+
+
 @pytest.mark.parametrize(
-    "puzzle",
-    DEFENCES[1:] + HARD_DEFENCES,
+    ("name", "puzzle"),
+    [(f"defence{i}", p) for i, p in enumerate(DEFENCES) if i > 0]
+    + [(f"hard{i}", p) for i, p in enumerate(HARD_DEFENCES)],
     ids=[f"defence{i}" for i in range(1, len(DEFENCES))] + HARD_IDS,
 )
-def test_every_other_move_loses(puzzle: Puzzle) -> None:
+def test_every_other_move_loses(name: str, puzzle: Puzzle) -> None:
     # what makes the puzzle one: near the stones, every move but the answer lets the opponent
-    # win, by a line of fours the oracle checks whenever the win is one (a four of our own
-    # only delays that, and the opponent's forced block ends the search early: left out;
-    # no other four of ours can exist, as the puzzles start with none on the board)
+    # win, proved by fours and threes (a four of our own only delays that, and the opponent's
+    # forced block ends the search early: left out; no other four of ours can exist, as the
+    # puzzles start with none on the board). The main search's proofs may be false (its
+    # pruning skips moves from a node's first on: docs/engine.md, "Wins that were not"), so
+    # they count only where an outside judge has found the win too
     board = puzzle.board()
     stones = [move.point for move in board.moves]
     near = [
@@ -176,17 +201,18 @@ def test_every_other_move_loses(puzzle: Puzzle) -> None:
         and any(max(abs(point.x - s.x), abs(point.y - s.y)) <= 2 for s in stones)
     ]
     assert len(near) > 20
+    unproved = []
     for point in near:
         after = board.copy()
         after.play(point)
         if _completions(after, after.to_move.opponent, point):
             continue
-        reply = search(after, Limits(nodes=NODES))
-        assert is_win_score(reply.score), point
-        if reply.depth == 0 and len(reply.pv) > 1:  # the root's VCF: its line, checked
-            check_vcf_line(after, reply.pv)
-        # (a win by threes found at the root comes as its first move only: the threat-space
-        # search's own proof, which the VCF and three-win tests above check)
+        if not _wins_by_threats(after):
+            unproved.append(point)
+            assert is_win_score(search(after, Limits(nodes=NODES)).score), point
+    assert {(name, str(point)) for point in unproved} == {
+        key for key in NOT_BY_THREATS if key[0] == name
+    }
 
 
 @pytest.mark.parametrize(

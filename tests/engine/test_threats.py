@@ -103,7 +103,9 @@ def test_leaf_proofs_land_in_the_table_as_lower_bounds_of_any_depth() -> None:
 
 def test_the_option_off_is_the_old_search_node_for_node() -> None:
     # the levels below master search with the local VCF off: exactly the search they had
-    old = SearchOptions(deep_vcf=0, selective=False, deep_root_vct=0, network=False, policy=False)
+    old = SearchOptions(
+        deep_vcf=0, selective=False, deep_root_vct=0, network=False, policy=False, pns=0
+    )
     total = sum(
         search(Board.from_moves(moves, rule=rule), Limits(depth=7), old).nodes
         for rule, moves in POSITIONS
@@ -128,10 +130,10 @@ THROWN_AWAY = "h8 f6 e6 f7 f5 d7 g5 f9 h5 i5 h6 h7"
 
 def test_the_deeper_root_vct_finds_the_win_master_threw_away() -> None:
     board = Board.from_moves(THROWN_AWAY)
-    deep = search(board, Limits(depth=4), SearchOptions(deep_root_vct=7))
+    deep = search(board, Limits(depth=4), SearchOptions(deep_root_vct=7, pns=0))
     assert str(deep.move) == "e5"
     assert is_win_score(deep.score)
-    shallow = search(board, Limits(depth=4), SearchOptions(deep_root_vct=0))
+    shallow = search(board, Limits(depth=4), SearchOptions(deep_root_vct=0, pns=0))
     assert not is_win_score(shallow.score)  # the default search: i7, as in the game
 
 
