@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -652,42 +653,41 @@ class _Searcher:
                 return self._result(only, int(k.evaluate(g, pos.hsh)), 0, [only])
         return self._iterate(n)
 
+    def _budgeted(self, budget: int, run: Callable[[], int]) -> tuple[int, bool]:
+        # a threat search run within ``budget`` more nodes (and the search's own limit): its
+        # answer, and whether the budget stopped it (not the node limit or the clock), in
+        # which case the stop is lifted and the search goes on
+        g = self.pos.g
+        saved = int(g[k.G_NODE_LIMIT])
+        g[k.G_NODE_LIMIT] = int(g[k.G_NODES]) + budget
+        if saved:
+            g[k.G_NODE_LIMIT] = min(int(g[k.G_NODE_LIMIT]), saved)
+        found = int(run())
+        stopped_by_budget = (
+            g[k.G_STOP] != 0 and (saved == 0 or g[k.G_NODES] < saved) and not self._out_of_time()
+        )
+        g[k.G_NODE_LIMIT] = saved
+        if stopped_by_budget:
+            g[k.G_STOP] = 0
+        return found, stopped_by_budget
+
     def _probe(self, attacker: int, vct: bool, depth: int, budget: int) -> bool:
         # a threat-space search for ``attacker`` within ``budget`` nodes; running out of nodes
         # (not time) answers "no threat found" and lets the search go on
-        g = self.pos.g
-        saved = int(g[k.G_NODE_LIMIT])
-        g[k.G_NODE_LIMIT] = int(g[k.G_NODES]) + budget
-        if saved:
-            g[k.G_NODE_LIMIT] = min(int(g[k.G_NODE_LIMIT]), saved)
-        found = bool(k.threat_search(self.pos.st, self.pos.sr, attacker, depth, vct, 0))
-        stopped_by_budget = (
-            g[k.G_STOP] != 0 and (saved == 0 or g[k.G_NODES] < saved) and not self._out_of_time()
+        st, sr = self.pos.st, self.pos.sr
+        found, by_budget = self._budgeted(
+            budget, lambda: k.threat_search(st, sr, attacker, depth, vct, 0)
         )
-        g[k.G_NODE_LIMIT] = saved
-        if stopped_by_budget:
-            g[k.G_STOP] = 0
-            return False
-        return found and g[k.G_STOP] == 0
+        return bool(found) and not by_budget and self.pos.g[k.G_STOP] == 0
 
     def _prove(self, attacker: int, vct: bool, budget: int) -> int:
         # the proof-number search for ``attacker`` within ``budget`` nodes: 1 a win (its first
-        # move in tline[0]), 0 none, -1 not known; running out of nodes (not time) lets the
-        # search go on
-        g = self.pos.g
-        saved = int(g[k.G_NODE_LIMIT])
-        g[k.G_NODE_LIMIT] = int(g[k.G_NODES]) + budget
-        if saved:
-            g[k.G_NODE_LIMIT] = min(int(g[k.G_NODE_LIMIT]), saved)
+        # move in tline[0]), 0 none, -1 not known
+        st, sr = self.pos.st, self.pos.sr
         pnk, pnv = self.pos.pns
-        found = int(k.dfpn(self.pos.st, self.pos.sr, pnk, pnv, attacker, vct, k.PNS_MAX_DEPTH))
-        stopped_by_budget = (
-            g[k.G_STOP] != 0 and (saved == 0 or g[k.G_NODES] < saved) and not self._out_of_time()
-        )
-        g[k.G_NODE_LIMIT] = saved
-        if stopped_by_budget:
-            g[k.G_STOP] = 0
-        return found
+        return self._budgeted(
+            budget, lambda: k.dfpn(st, sr, pnk, pnv, attacker, vct, k.PNS_MAX_DEPTH)
+        )[0]
 
     def _defend(self, n: int) -> int:
         """Threat-based root moves: if the opponent, given a free move, would win by fours
