@@ -44,7 +44,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "fae7980560e17b4d"
+KERNELS_STAMP = "527f1f1f92d4ad89"
 
 INF = 1 << 28  # a proof or disproof number that means "never": the other side has it
 _BUCKET = 4
@@ -54,9 +54,9 @@ _EPS_NUM = 5
 _EPS_DEN = 4
 # a packed entry: proof-side number (phi) in bits 0-29, disproof-side (delta) in 30-59
 _MASK = (1 << 30) - 1
-# the deepest line followed, in plies (the recursion's stack stays small: at 124 plies it
-# overflowed a thread's 8 MB), and so the most attacking moves asked for: each takes a ply and
-# its answer another
+# the deepest line followed, in plies (the recursion's stack stays small: lines of up to 124
+# plies crashed the process, its main thread's stack of 8 MB overrun), and so the most
+# attacking moves asked for: each takes a ply and its answer another
 PNS_MAX_PLY = 64
 PNS_MAX_DEPTH = (PNS_MAX_PLY - 2) // 2
 

@@ -176,7 +176,8 @@ class Position:
     @property
     def pns(self) -> tuple[Any, Any]:
         """The proof-number search's table: keys, and two words an entry (half as many
-        entries as the transposition table's, 24 bytes each)."""
+        entries as the transposition table's, 24 bytes each), made on first use only; a
+        process memory budget (``tt_size``) does not count it yet."""
         if self._pns is None:
             size = max(self.tt_size // 2, 1 << 10)
             key = (self.b.shape[0], size, int(self.g[k.G_RULE]))
