@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "527f1f1f92d4ad89"
+KERNELS_STAMP = "d2ae4e0c64874a4d"
 
 PAD = 5
 MAX_PLY = 128

@@ -44,7 +44,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "527f1f1f92d4ad89"
+KERNELS_STAMP = "d2ae4e0c64874a4d"
 
 INF = 1 << 28  # a proof or disproof number that means "never": the other side has it
 _BUCKET = 4
@@ -274,7 +274,7 @@ def dfpn(
     depth = min(depth, PNS_MAX_DEPTH)
     # every argument typed as the recursive calls type theirs (int64, from arithmetic): a
     # literal here would give the outer call another signature, and numba's disk cache loads
-    # such a recursive kernel broken (numba issue 6713)
+    # such a recursive kernel broken (a numba bug, numba/numba#6713)
     zero = depth - depth
     inf = zero + INF
     both = _mid(st, sr, pnk, pnv, attacker, vct, depth, zero, inf, inf)

@@ -46,7 +46,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "527f1f1f92d4ad89"
+KERNELS_STAMP = "d2ae4e0c64874a4d"
 
 
 @njit
