@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "d2ae4e0c64874a4d"
+KERNELS_STAMP = "b274a814a0da9572"
 
 PAD = 5
 MAX_PLY = 128
@@ -321,7 +321,21 @@ G_COUNTER = G_POL_CUT_HIGH + 1
 # 2: they skip as ever, but a node that skipped a move and lost with every other is valued
 # ``_tree.UNPROVEN``, not lost by force; 0: they skip, and such a node is called lost
 G_PRUNE_SAFE = G_COUNTER + 1
-NG = G_PRUNE_SAFE + 1
+# correction history (``_tree._corrected``; 0: off): the static value a node prunes and a leaf
+# returns is corrected by what this search found at the nodes alike, each table keyed by one
+# trait of the node and the side to move. Bit 1: both sides' counts of threes and fours (the
+# threats' make-up); bit 2: the last move's point; bit 4: the last two moves' points. An entry
+# is the running mean, in 1/CORR_UNIT of an evaluation unit, of a searched value less the
+# corrected static value, moved G_CORR_RATE 256ths of the way a ply of depth (at most 8
+# plies) and kept within G_CORR_LIMIT evaluation units
+G_CORR = G_PRUNE_SAFE + 1
+G_CORR_RATE = G_CORR + 1
+G_CORR_LIMIT = G_CORR + 2
+G_CORR_T = G_CORR + 3  # CORR_TABLES tables, each 2 sides of CORR_N entries
+CORR_N = 4096
+CORR_TABLES = 3
+CORR_UNIT = 64
+NG = G_CORR_T + CORR_TABLES * 2 * CORR_N
 
 SEL_LMP = 1  # late quiet moves are not searched at all
 SEL_FUTILITY = 2  # reverse futility and razoring near the horizon (G_FUT_DEPTH) in calm positions

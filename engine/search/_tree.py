@@ -10,7 +10,13 @@ import numpy as np
 
 from engine.search._jit import njit, njit_inline
 from engine.search._layout import (
+    CORR_N,
+    CORR_UNIT,
     G_BEST,
+    G_CORR,
+    G_CORR_LIMIT,
+    G_CORR_RATE,
+    G_CORR_T,
     G_COUNTER,
     G_DEBT,
     G_DEEP_VCF,
@@ -180,7 +186,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "d2ae4e0c64874a4d"
+KERNELS_STAMP = "b274a814a0da9572"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm, counter)
@@ -742,6 +748,53 @@ def qvcf(st: State, sr: State, alpha: int, beta: int, ply: int, last: int, fours
 
 
 @njit_inline
+def _corr_slot(st: State, g: IntArray, table: int, me: int) -> int:
+    # the entry of correction table ``table`` (G_CORR) for the node, in g
+    if table == 0:
+        # both sides' counts of threes and fours, the side to move's first, each up to 7
+        h = np.uint64(0)
+        for side in (me, 1 - me):
+            for c in range(P4_F3, P4_FIVE):
+                h = h * np.uint64(8) + np.uint64(min(g[G_P4 + side * NP4 + c], 7))
+    else:
+        last, before = _last_two(g, st[8])
+        h = np.uint64(last + 1)
+        if table == 2:
+            h = h * np.uint64(4099) + np.uint64(before + 1)
+    i = int((h * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(52)) & (CORR_N - 1)
+    return G_CORR_T + (table * 2 + me) * CORR_N + i
+
+
+@njit_inline
+def _corrected(st: State, g: IntArray, hsh: U64Array) -> int:
+    # the static value, corrected by the correction history's tables (G_CORR)
+    v = evaluate(g, hsh)
+    bits = g[G_CORR]
+    if bits == 0:
+        return v
+    me = g[G_SIDE] - 1
+    c = 0
+    for t in range(3):
+        if (bits >> t) & 1:
+            c += g[_corr_slot(st, g, t, me)]
+    return v + c // CORR_UNIT
+
+
+@njit_inline
+def _corr_update(st: State, g: IntArray, depth: int, diff: int) -> None:
+    # each table's entry moves towards the searched value's excess over the corrected one
+    bits = g[G_CORR]
+    me = g[G_SIDE] - 1
+    top = g[G_CORR_LIMIT] * CORR_UNIT
+    d = min(max(diff, -g[G_CORR_LIMIT]), g[G_CORR_LIMIT])
+    step = d * CORR_UNIT * min(depth, 8) * g[G_CORR_RATE] // 256
+    for t in range(3):
+        if (bits >> t) & 1:
+            i = _corr_slot(st, g, t, me)
+            g[i] = min(max(g[i] + step, -top), top)
+
+
+@njit_inline
 def _static(st: State, sr: State, depth: int, ply: int, alpha: int, beta: int) -> int:
     # the value of a node that needs no move loop (a five, a lost position, the horizon), or
     # NOT_LEAF; inlined into the parent so that leaves cost no recursive call
@@ -777,7 +830,7 @@ def _static(st: State, sr: State, depth: int, ply: int, alpha: int, beta: int) -
                 if dv > 0 or g[G_QVCF] > 0:
                     # a win only matters below beta: above it the evaluation cuts off as well
                     # (a fail-soft bound)
-                    v = evaluate(g, hsh)
+                    v = _corrected(st, g, hsh)
                     if v >= beta:
                         return v
                     if dv > 0:
@@ -802,7 +855,7 @@ def _static(st: State, sr: State, depth: int, ply: int, alpha: int, beta: int) -
                     g[G_PROBE_NODES] += g[G_NODES] - before
                     if won:
                         return int(WIN - ply - 2 * vd - 1)
-        return evaluate(g, hsh)
+        return _corrected(st, g, hsh)
     return NOT_LEAF
 
 
@@ -941,13 +994,13 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         and _no_win_pending(g, op)
     ):
         # only the side to move threatens: far above beta it stays there (reverse futility)
-        e = _tt_refined(g, evaluate(g, hsh), tthit, tflag, tscore) if e == NOT_LEAF else e
+        e = _tt_refined(g, _corrected(st, g, hsh), tthit, tflag, tscore) if e == NOT_LEAF else e
         if e - g[G_FUTILITY] * depth >= beta:
             return e
     if calm and (select & SEL_FUTILITY) != 0 and depth <= g[G_FUT_DEPTH]:
         # far above beta, a quiet position stays there (reverse futility); far below alpha,
         # only a threat could save it, and the leaf's own VCF probe looks for one (razoring)
-        e = _tt_refined(g, evaluate(g, hsh), tthit, tflag, tscore) if e == NOT_LEAF else e
+        e = _tt_refined(g, _corrected(st, g, hsh), tthit, tflag, tscore) if e == NOT_LEAF else e
         if e - g[G_FUTILITY] * depth >= beta:
             return e
         razor = g[G_RAZOR_ROOT] if (ply & 1) == 0 else g[G_RAZOR]
@@ -1099,7 +1152,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         and depth >= 2
         and skip < 0
         and abs(beta) < WIN_MIN
-        and (_tt_refined(g, evaluate(g, hsh), tthit, tflag, tscore) if e == NOT_LEAF else e)
+        and (_tt_refined(g, _corrected(st, g, hsh), tthit, tflag, tscore) if e == NOT_LEAF else e)
         >= beta + g[G_FH_RED] * depth
     )
     lmr = (select & SEL_LMR) != 0 and not restricted and newdepth >= 2
@@ -1277,6 +1330,19 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         best = UNPROVEN
     if skip >= 0:
         return best  # a probe's value is not the node's: the table keeps the node's own
+    if (
+        g[G_CORR] != 0
+        and opfive == 0
+        and not restricted
+        and UNPROVEN < best < WIN_MIN
+        and p4t[me, cell[bestmove, R_CODE + me]] < P4_B4
+    ):
+        # correction history: where the searched value bounds the node's value on the side
+        # away from its corrected static value, the tables learn the difference (a four's
+        # line, a forced answer or a proof says nothing of the static value's error)
+        cs = _corrected(st, g, hsh) if e == NOT_LEAF or g[G_TT_EVAL] != 0 else e
+        if not (best <= alpha0 and best >= cs) and not (best >= beta and best <= cs):
+            _corr_update(st, g, depth, best - cs)
     flag = TT_EXACT
     if best <= alpha0:
         flag = TT_UPPER

@@ -308,6 +308,12 @@ _COUNTER = _setting("GOMOKU_COUNTER", 0, most=5000)
 # as chess engines prune, every claimed result then a proof; 2, from the first move on, but a
 # node that skipped a move is never called lost by force
 _PRUNE_SAFE = _setting("GOMOKU_PRUNE_SAFE", 0, most=2)
+# with the policy, for measuring: the correction history's tables (k.G_CORR bits: 1 keyed by the
+# threats' make-up, 2 by the last move, 4 by the last two; 0, the default: off), how far an
+# entry moves a ply of depth (256ths) and the most it corrects (evaluation units)
+_CORR = _setting("GOMOKU_CORR", 0, most=7)
+_CORR_RATE = _setting("GOMOKU_CORR_RATE", 16, most=256)
+_CORR_LIMIT = _setting("GOMOKU_CORR_LIMIT", 400, most=5000)
 # the candidates' keys a logit of the policy's score (the settings above in logits or hundredths)
 _KEYS_A_LOGIT = 1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
 # the aspiration window's half-width from the third iteration, in evaluation units (0: the
@@ -536,6 +542,9 @@ class _Searcher:
                 g[k.G_POL_CUT_HIGH] = _POL_CUT_HIGH
                 g[k.G_COUNTER] = _COUNTER * _KEYS_A_LOGIT // 100
                 g[k.G_DEFEND3] = _DEFEND3
+                g[k.G_CORR] = _CORR
+                g[k.G_CORR_RATE] = _CORR_RATE
+                g[k.G_CORR_LIMIT] = _CORR_LIMIT
                 g[k.G_DISTRACT] = _DISTRACT
                 if _POL_WIDTH and options.width:
                     g[k.G_WIDTH] = _POL_WIDTH
