@@ -10,17 +10,20 @@ walks back from the end to the engine's last move that did not yet lose, and loo
 position after it: the engine's next move there lost; the search may prove the loss only
 late, so the engine's turns before it are examined too (up to ``LOOK_BACK``). A position is
 kept when the opponent, given a free move, would force a win, and exactly one of the legal
-moves near the stones leaves the opponent without a forced win (each checked by a search of
-``--nodes`` nodes for the opponent; the survivor again with four times as many). Prints one
-``Puzzle`` line per position found, ready for ``engine/gomocup/tactics.py``;
-``tests/engine/test_tactics.py`` re-checks every one.
+moves near the stones leaves the opponent without a forced win. A move loses when the
+proof-number search over threats proves the opponent's win (``wins_by_threats``, sound), or
+else when a search of ``--nodes`` nodes claims it; the main search's pruning can make such a
+claim false, so the moves that lose by its claim alone are named in a comment after the
+puzzle, for an outside judge to confirm (the suite's ``NOT_BY_THREATS``). The survivor is
+checked again with four times as many nodes. Prints one ``Puzzle`` line per position found,
+ready for ``engine/gomocup/tactics.py``; ``tests/engine/test_tactics.py`` re-checks every one.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,11 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.board import Board
 from engine.records import from_psq
-from engine.search.alphabeta import Limits, is_win_score, search
+from engine.search.alphabeta import Limits, is_win_score, search, wins_by_threats
 from engine.types import Color, Point, Rule
 from tools.ab import Game, load
 
 LOOK_BACK = 4  # the engine's turns before its losing move that are examined
+PROOF_NODES = 1_000_000  # the proof-number search's nodes for each position
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +94,16 @@ def _lost_games(paths: list[Path], name: str, arm: str | None, rule: Rule) -> It
                     yield game
 
 
-def _opponent_wins(board: Board, nodes: int) -> bool:
-    """Whether the side to move forces a win (by the search's proof)."""
+def _proved(board: Board) -> bool:
+    """Whether the side to move has a proved win: a five on the board, or one by threats."""
     if board.outcome is not None:
         return board.outcome.winner is not None
-    return is_win_score(search(board, Limits(nodes=nodes)).score)
+    return wins_by_threats(board, PROOF_NODES) is True
+
+
+def _opponent_wins(board: Board, nodes: int) -> bool:
+    """Whether the side to move forces a win: proved by threats, or the search's claim."""
+    return _proved(board) or is_win_score(search(board, Limits(nodes=nodes)).score)
 
 
 def _free_move(board: Board) -> Board:
@@ -108,7 +117,9 @@ def _free_move(board: Board) -> Board:
     )
 
 
-def _survivors(board: Board, nodes: int, enough: int = 2) -> list[Point]:
+def _survivors(board: Board, nodes: int, enough: int = 2) -> tuple[list[Point], list[Point]]:
+    """The moves near the stones that leave the opponent no forced win (up to ``enough``),
+    and those that lose by the search's claim alone; none at all where a move wins at once."""
     stones = [move.point for move in board.moves]
     near = [
         point
@@ -116,16 +127,21 @@ def _survivors(board: Board, nodes: int, enough: int = 2) -> list[Point]:
         if any(max(abs(point.x - s.x), abs(point.y - s.y)) <= 2 for s in stones)
     ]
     alive: list[Point] = []
+    claimed: list[Point] = []
     for point in near:
         after = board.copy()
         after.play(point)
         if after.outcome is not None and after.outcome.winner is not None:
-            return []  # the side to move wins at once: no defence puzzle
-        if not _opponent_wins(after, nodes):
-            alive.append(point)
-            if len(alive) >= enough:
-                break
-    return alive
+            return [], []  # the side to move wins at once: no defence puzzle
+        if _proved(after):
+            continue
+        if is_win_score(search(after, Limits(nodes=nodes)).score):
+            claimed.append(point)
+            continue
+        alive.append(point)
+        if len(alive) >= enough:
+            break
+    return alive, claimed
 
 
 def harvest(game: Lost, rule: Rule, nodes: int) -> str | None:
@@ -151,22 +167,25 @@ def harvest(game: Lost, rule: Rule, nodes: int) -> str | None:
         board = Board.from_moves(moves[:ply], rule=rule)
         if _opponent_wins(board, nodes) or not _opponent_wins(_free_move(board), nodes):
             continue  # won for us, or nothing to defend against
-        alive = _survivors(board, nodes)
+        alive, claimed = _survivors(board, nodes)
         if len(alive) != 1:
             continue
         after = board.copy()
         after.play(alive[0])
         if not _opponent_wins(after, 4 * nodes):
-            return _line(rule, moves[:ply], alive[0])
+            return _line(rule, moves[:ply], alive[0], claimed)
     return None
 
 
-def _line(rule: Rule, moves: list[Point], answer: Point) -> str:
+def _line(rule: Rule, moves: list[Point], answer: Point, claimed: Sequence[Point] = ()) -> str:
     played = " ".join(str(point) for point in moves)
     letter = {Rule.FREESTYLE: "F", Rule.STANDARD: "S", Rule.RENJU: "R"}.get(
         rule, f"Rule.{rule.name}"
     )
-    return f'Puzzle({letter}, "{played}", answer="{answer}", wins=False),'
+    line = f'Puzzle({letter}, "{played}", answer="{answer}", wins=False),'
+    if claimed:
+        line += f"  # lost by the search's claim alone: {', '.join(map(str, claimed))}"
+    return line
 
 
 def main() -> int:

@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "b274a814a0da9572"
+KERNELS_STAMP = "045f5facff71cf2b"
 
 PAD = 5
 MAX_PLY = 128
@@ -325,9 +325,10 @@ G_PRUNE_SAFE = G_COUNTER + 1
 # returns is corrected by what this search found at the nodes alike, each table keyed by one
 # trait of the node and the side to move. Bit 1: both sides' counts of threes and fours (the
 # threats' make-up); bit 2: the last move's point; bit 4: the last two moves' points. An entry
-# is the running mean, in 1/CORR_UNIT of an evaluation unit, of a searched value less the
-# corrected static value, moved G_CORR_RATE 256ths of the way a ply of depth (at most 8
-# plies) and kept within G_CORR_LIMIT evaluation units
+# holds, in 1/CORR_UNIT of an evaluation unit, its share of the running mean of a searched value
+# less the static value: the named tables' sum moves G_CORR_RATE 256ths of the way to the
+# searched value a ply of depth (at most 8 plies, at most the whole way), each entry kept
+# within G_CORR_LIMIT evaluation units
 G_CORR = G_PRUNE_SAFE + 1
 G_CORR_RATE = G_CORR + 1
 G_CORR_LIMIT = G_CORR + 2

@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "b274a814a0da9572"
+KERNELS_STAMP = "045f5facff71cf2b"
 
 if TYPE_CHECKING:
     from engine.board import Board

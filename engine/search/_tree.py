@@ -186,7 +186,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "b274a814a0da9572"
+KERNELS_STAMP = "045f5facff71cf2b"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm, counter)
@@ -782,12 +782,14 @@ def _corrected(st: State, g: IntArray, hsh: U64Array) -> int:
 
 @njit_inline
 def _corr_update(st: State, g: IntArray, depth: int, diff: int) -> None:
-    # each table's entry moves towards the searched value's excess over the corrected one
+    # the named tables' entries move together a share of the way from the corrected value to
+    # the searched one: G_CORR_RATE 256ths a ply of depth, at most 8 plies and the whole way
     bits = g[G_CORR]
     me = g[G_SIDE] - 1
     top = g[G_CORR_LIMIT] * CORR_UNIT
     d = min(max(diff, -g[G_CORR_LIMIT]), g[G_CORR_LIMIT])
-    step = d * CORR_UNIT * min(depth, 8) * g[G_CORR_RATE] // 256
+    tables = (bits & 1) + (bits >> 1 & 1) + (bits >> 2 & 1)
+    step = d * CORR_UNIT * min(min(depth, 8) * g[G_CORR_RATE], 256) // (256 * tables)
     for t in range(3):
         if (bits >> t) & 1:
             i = _corr_slot(st, g, t, me)

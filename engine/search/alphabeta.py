@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
+
 from engine.board import Board
 from engine.errors import GameOverError
 from engine.search import _kernels as k
@@ -34,6 +36,7 @@ __all__ = [
     "is_win_score",
     "search",
     "tt_size",
+    "wins_by_threats",
 ]
 
 WIN = k.WIN  # the score of a five on the board; forced wins are WIN - plies
@@ -429,6 +432,24 @@ def forget_tables() -> None:
 def is_win_score(score: int) -> bool:
     """Whether a score says the side to move forces a win."""
     return score > k.WIN_MIN
+
+
+def wins_by_threats(board: Board, nodes: int = 1_000_000) -> bool | None:
+    """Whether the side to move of a five-in-a-row ``board`` wins by fours and threes, by the
+    proof-number search's proof: True, proved (every answer of the defender's that could hold
+    searched); False, no such win within ``k.PNS_MAX_DEPTH`` attacking moves (a win by quieter
+    moves may still exist); None, not known within ``nodes`` nodes."""
+    if board.outcome is not None:
+        raise GameOverError()
+    if board.gravity or board.win_length != 5:
+        raise ValueError("the threat search plays five in a row")
+    pos = Position.from_board(board)
+    size = 1 << 18
+    pnk = np.zeros(size, dtype=np.uint64)
+    pnv = np.zeros(2 * size, dtype=np.int64)
+    pos.g[k.G_NODE_LIMIT] = nodes
+    found = int(k.dfpn(pos.st, pos.sr, pnk, pnv, int(pos.g[k.G_SIDE]), True, k.PNS_MAX_DEPTH))
+    return None if found < 0 else found == 1
 
 
 def search(board: Board, limits: Limits, options: SearchOptions | None = None) -> SearchResult:

@@ -100,8 +100,11 @@ def test_the_saving_move_is_found_in_the_lost_game(
     monkeypatch.setattr("sys.argv", ["harvest_defences.py", *argv, "--nodes", str(NODES)])
     assert hd.main() == 0
     out, err = capsys.readouterr()
+    # c7 loses to a win by quieter moves than threats (Rapfi: f10, +M15; the suite's
+    # NOT_BY_THREATS), so its loss rests on the search's claim and the line says so
     assert out.splitlines() == [
         f'Puzzle(F, "{PUZZLE.moves}", answer="{PUZZLE.answer}", wins=False),'
+        "  # lost by the search's claim alone: c7"
     ]
     assert [line.rsplit(": ", 1)[1] for line in err.splitlines()] == ["found"]
 
@@ -111,3 +114,16 @@ def test_a_puzzle_line_names_the_rule_as_the_suite_does(rule: Rule, letter: str)
     # engine/gomocup/tactics.py names its rules F, S and R: the line pastes in as it is
     line = hd._line(rule, _points("h8 i9 h9"), Point.parse("h10"))
     assert line == f'Puzzle({letter}, "h8 i9 h9", answer="h10", wins=False),'
+
+
+def test_only_the_moves_no_proof_covers_rest_on_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    # with no proof-number search at all, every losing move rests on the search's claim
+    board = PUZZLE.board()
+    alive, claimed = hd._survivors(board, NODES)
+    assert [str(point) for point in alive] == [PUZZLE.answer]
+    assert [str(point) for point in claimed] == ["c7"]
+    monkeypatch.setattr(hd, "wins_by_threats", lambda board, nodes: None)
+    alive, unproved = hd._survivors(board, NODES)
+    assert [str(point) for point in alive] == [PUZZLE.answer]
+    assert len(unproved) > 20
+    assert set(claimed) < set(unproved)

@@ -14,10 +14,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.board import Board
+from engine.errors import GameOverError
 from engine.gomocup.tactics import HARD_DEFENCES, THREE_WINS, VCF_WINS
 from engine.search import _kernels as k
 from engine.search._position import Position
-from engine.search.alphabeta import PNS_ATTACK, PNS_DEFENCE, Limits, SearchOptions, search
+from engine.search.alphabeta import (
+    PNS_ATTACK,
+    PNS_DEFENCE,
+    Limits,
+    SearchOptions,
+    search,
+    wins_by_threats,
+)
 from engine.search.levels import PRESETS, Level
 from engine.types import Color, Point
 from tests.engine.oracles import _fives_for, _passed, _window_points, has_vcf
@@ -188,6 +196,15 @@ def test_proves_the_long_win_in_fewer_nodes_than_the_depth_first_search() -> Non
 def test_a_stopped_search_says_so() -> None:
     board = Board.from_moves(THROWN_AWAY)
     assert _dfpn(board, True, k.PNS_MAX_DEPTH, nodes=200)[0] == -1
+
+
+def test_the_public_answer_says_proved_none_or_not_known() -> None:
+    board = Board.from_moves(THROWN_AWAY)
+    assert wins_by_threats(board) is True
+    assert wins_by_threats(board, nodes=200) is None
+    assert wins_by_threats(Board.from_moves("h8 i9 h9")) is False  # two stones: no threats yet
+    with pytest.raises(GameOverError):
+        wins_by_threats(Board.from_moves("h8 a1 i8 a2 j8 a3 k8 a4 l8"))
 
 
 def test_the_table_is_kept_like_the_transposition_tables() -> None:

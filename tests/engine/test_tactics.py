@@ -3,14 +3,11 @@ limits. Wins are checked against a slow threat-space oracle that plays on ``Boar
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from engine.board import Board
 from engine.gomocup.tactics import DEFENCES, HARD_DEFENCES, THREE_WINS, VCF_WINS, Puzzle, solve
-from engine.search import _kernels as k
-from engine.search._position import Position
-from engine.search.alphabeta import WIN, Limits, is_win_score, search
+from engine.search.alphabeta import WIN, Limits, is_win_score, search, wins_by_threats
 from engine.types import Color, Point, Rule
 
 NODES = 200_000  # well under a second at full speed
@@ -169,16 +166,6 @@ NOT_BY_THREATS = {
 }
 
 
-def _wins_by_threats(board: Board, nodes: int = 1_000_000) -> bool:
-    # the side to move wins by fours and threes: the proof-number search's proof, every
-    # answer of the defender's searched but those the oracles of test_pns.py show never hold
-    pos = Position.from_board(board)
-    pnk = np.zeros(1 << 18, dtype=np.uint64)
-    pnv = np.zeros(2 << 18, dtype=np.int64)
-    pos.g[k.G_NODE_LIMIT] = nodes
-    return int(k.dfpn(pos.st, pos.sr, pnk, pnv, int(pos.g[k.G_SIDE]), True, k.PNS_MAX_DEPTH)) == 1
-
-
 @pytest.mark.parametrize(
     ("name", "puzzle"),
     [(f"defence{i}", p) for i, p in enumerate(DEFENCES) if i > 0]
@@ -207,7 +194,8 @@ def test_every_other_move_loses(name: str, puzzle: Puzzle) -> None:
         after.play(point)
         if _completions(after, after.to_move.opponent, point):
             continue
-        if not _wins_by_threats(after):
+        # proved by fours and threes, every defender's answer that could hold searched
+        if not wins_by_threats(after):
             unproved.append(point)
             assert is_win_score(search(after, Limits(nodes=NODES)).score), point
     assert {(name, str(point)) for point in unproved} == {
