@@ -26,6 +26,8 @@ _KEPT: dict[tuple[int, int, int], tuple[Any, ...]] = {}
 # the proof-number search's table (``_pns``), kept the same way: a proof or disproof is a fact
 # about the position, whichever search found it
 _PNS_KEPT: dict[tuple[int, int, int], tuple[Any, Any]] = {}
+# the correction history's tables (``_tree._corrected``), kept the same way where asked
+_CORR_KEPT: dict[tuple[int, int, int], Any] = {}
 
 
 # how many searches have taken up the kept tables (the kernels' G_TT_GEN, modulo 32): an entry
@@ -37,6 +39,7 @@ def forget_kept() -> None:
     """Drop this process's kept search tables: the next search that keeps them starts afresh."""
     _KEPT.clear()
     _PNS_KEPT.clear()
+    _CORR_KEPT.clear()
 
 
 class Position:
@@ -138,6 +141,19 @@ class Position:
             position.g[k.G_PREV + slot] = position.index(move.point) + 1
         position.g[k.G_NODES] = 0
         return position
+
+    def keep_corrections(self, *, save: bool = False) -> None:
+        """Take up (or, with ``save``, put back) the correction history's tables of this
+        process's last search that kept its tables; a search that does not keep them has its
+        own from nothing."""
+        if not self.keep:
+            return
+        key = (self.b.shape[0], self.tt_size, int(self.g[k.G_RULE]))
+        tables = self.g[k.G_CORR_T : k.NG]
+        if save:
+            _CORR_KEPT[key] = tables.copy()
+        elif key in _CORR_KEPT:
+            tables[:] = _CORR_KEPT[key]
 
     @property
     def sr(self) -> tuple[Any, ...]:

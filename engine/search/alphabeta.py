@@ -317,6 +317,9 @@ _PRUNE_SAFE = _setting("GOMOKU_PRUNE_SAFE", 0, most=2)
 _CORR = _setting("GOMOKU_CORR", 0, most=7)
 _CORR_RATE = _setting("GOMOKU_CORR_RATE", 16, most=256)
 _CORR_LIMIT = _setting("GOMOKU_CORR_LIMIT", 400, most=5000)
+# 1: a search that keeps its transposition table keeps the correction history's tables too
+# (0, the default: every search learns its own)
+_CORR_KEEP = _setting("GOMOKU_CORR_KEEP", 0, most=1)
 # the candidates' keys a logit of the policy's score (the settings above in logits or hundredths)
 _KEYS_A_LOGIT = 1 << (2 * k.POL_SHIFT - k.POL_KEY_SHIFT)
 # the aspiration window's half-width from the third iteration, in evaluation units (0: the
@@ -479,7 +482,11 @@ def search(board: Board, limits: Limits, options: SearchOptions | None = None) -
     if not board.moves and not board.setup[0] and not board.setup[1]:
         centre = Point(board.width // 2, board.height // 2)
         return SearchResult(centre, 0, 0, 0, _elapsed(start), (centre,))
-    return _Searcher(board, limits, options, start, deadline).run()
+    searcher = _Searcher(board, limits, options, start, deadline)
+    result = searcher.run()
+    if searcher.pos.g[k.G_CORR] and _CORR_KEEP:
+        searcher.pos.keep_corrections(save=True)
+    return result
 
 
 def _elapsed(start: float) -> float:
@@ -566,6 +573,8 @@ class _Searcher:
                 g[k.G_CORR] = _CORR
                 g[k.G_CORR_RATE] = _CORR_RATE
                 g[k.G_CORR_LIMIT] = _CORR_LIMIT
+                if _CORR and _CORR_KEEP:
+                    self.pos.keep_corrections()
                 g[k.G_DISTRACT] = _DISTRACT
                 if _POL_WIDTH and options.width:
                     g[k.G_WIDTH] = _POL_WIDTH

@@ -185,3 +185,31 @@ def test_the_levels_below_master_never_correct(monkeypatch: pytest.MonkeyPatch) 
         plain.nodes,
         plain.score,
     )
+
+
+def test_a_search_that_keeps_its_tables_takes_up_the_last_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[Position] = []
+    build = Position.from_board
+
+    def spy(board: Board, *args: Any, **kwargs: Any) -> Position:
+        pos = build(board, *args, **kwargs)
+        made.append(pos)
+        return pos
+
+    monkeypatch.setattr(Position, "from_board", staticmethod(spy))
+    monkeypatch.setattr(alphabeta, "_CORR", 1)
+    region = slice(G_CORR_T, k.NG)
+    board = _middle_game()
+    for keep in (False, True):
+        monkeypatch.setattr(alphabeta, "_CORR_KEEP", int(keep))
+        alphabeta.forget_tables()
+        search(board, Limits(nodes=30_000), SearchOptions(keep_tt=True))
+        first = made[-1].g[region].copy()
+        assert first.any()
+        # the next search, before it learns anything: the last one's tables, or none
+        taken = build(board, keep=True)
+        taken.keep_corrections()
+        assert np.array_equal(taken.g[region], first) == keep
+        assert taken.g[region].any() == keep
