@@ -15,7 +15,8 @@ proof-number search over threats proves the opponent's win (``wins_by_threats``,
 else when a search of ``--nodes`` nodes claims it; the main search's pruning can make such a
 claim false, so the moves that lose by its claim alone are named in a comment after the
 puzzle, for an outside judge to confirm (the suite's ``NOT_BY_THREATS``). The survivor is
-checked again with four times as many nodes. Prints one ``Puzzle`` line per position found,
+checked again with four times as many nodes. A position where the side to move must block a
+four is no puzzle and is passed over. Prints one ``Puzzle`` line per position found,
 ready for ``engine/gomocup/tactics.py``; ``tests/engine/test_tactics.py`` re-checks every one.
 """
 
@@ -117,6 +118,18 @@ def _free_move(board: Board) -> Board:
     )
 
 
+def _faces_four(board: Board) -> bool:
+    """Whether the opponent of the side to move has a four: a point where its stone makes five."""
+    free = _free_move(board)
+    for point in free.legal_moves():
+        free.play(point)
+        five = free.outcome is not None and free.outcome.winner is not None
+        free.undo()
+        if five:
+            return True
+    return False
+
+
 def _survivors(board: Board, nodes: int, enough: int = 2) -> tuple[list[Point], list[Point]]:
     """The moves near the stones that leave the opponent no forced win (up to ``enough``),
     and those that lose by the search's claim alone; none at all where a move wins at once."""
@@ -165,6 +178,8 @@ def harvest(game: Lost, rule: Rule, nodes: int) -> str | None:
         if ply < 8:
             break
         board = Board.from_moves(moves[:ply], rule=rule)
+        if _faces_four(board):
+            continue  # the block of a four: forced, no puzzle
         if _opponent_wins(board, nodes) or not _opponent_wins(_free_move(board), nodes):
             continue  # won for us, or nothing to defend against
         alive, claimed = _survivors(board, nodes)

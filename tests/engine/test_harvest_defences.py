@@ -127,3 +127,12 @@ def test_only_the_moves_no_proof_covers_rest_on_the_search(monkeypatch: pytest.M
     assert [str(point) for point in alive] == [PUZZLE.answer]
     assert len(unproved) > 20
     assert set(claimed) < set(unproved)
+
+
+def test_the_block_of_a_four_is_no_puzzle() -> None:
+    # Black h8 i8 j8 k8 (a four: g8 or l8 makes five) against White's scattered stones
+    four = Board.from_moves("h8 a1 i8 a3 j8 a5 k8")
+    assert hd._faces_four(four)
+    assert not hd._faces_four(PUZZLE.board())  # an attack by threes, no four yet
+    three = Board.from_moves("h8 a1 i8 a3 j8")  # White to move against an open three
+    assert not hd._faces_four(three)
