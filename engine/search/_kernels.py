@@ -228,6 +228,7 @@ from engine.search._threats import (
     _sort,
     _stopping,
     _um,
+    fives_one_stops,
     threat_search,
     vcf_local,
 )
@@ -484,6 +485,7 @@ __all__ = [
     "alphabeta",
     "dfpn",
     "evaluate",
+    "fives_one_stops",
     "init_state",
     "is_forbidden",
     "now",

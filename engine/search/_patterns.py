@@ -102,6 +102,31 @@ def _is_five(line: npt.NDArray[np.int8], pos: int, c: int, rule: int, contain: i
 
 
 @njit_alloc
+def _one_block_answers(line: npt.NDArray[np.int8], c: int, rule: int, half: int) -> bool:
+    """Whether the opponent's stone on one of the five points through ``half`` leaves ``c`` no
+    other: in caro a five blocked at both ends does not count, so taking one end of a straight
+    four whose far side is already blocked can kill the other five (``O.XXXX._`` answered at
+    the right end leaves ``O.XXXXO``)."""
+    for pos in range(half - 4, half + 5):
+        if line[pos] != 0:
+            continue
+        line[pos] = c
+        five = _is_five(line, pos, c, rule, half)
+        line[pos] = 3 - c
+        left = 0
+        if five:
+            for q in range(half - 4, half + 5):
+                if q != pos and line[q] == 0:
+                    line[q] = c
+                    left += _is_five(line, q, c, rule, half)
+                    line[q] = 0
+        line[pos] = 0
+        if five and left == 0:
+            return True
+    return False
+
+
+@njit_alloc
 def _classify(
     key: int, line: npt.NDArray[np.int8], out: npt.NDArray[np.uint8], c: int, rule: int, half: int
 ) -> int:
@@ -127,6 +152,8 @@ def _classify(
                 else:
                     second = pos
             line[pos] = 0
+    if count >= 2 and rule == RULE_CARO and _one_block_answers(line, c, rule, half):
+        return B4
     if count >= 2:
         if hi - lo + 1 == 4 and first == lo - 1 and second == hi + 1:
             return F4

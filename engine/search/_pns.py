@@ -41,10 +41,11 @@ from engine.search._threats import (
     _scan,
     _sort,
     _um,
+    fives_one_stops,
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "045f5facff71cf2b"
+KERNELS_STAMP = "8687883eacf3c7d5"
 
 INF = 1 << 28  # a proof or disproof number that means "never": the other side has it
 _BUCKET = 4
@@ -137,16 +138,19 @@ def _moves(st: State, sr: State, attacker: int, vct: bool, depth: int, ply: int)
         if g[G_P4 + me * NP4 + P4_FIVE] > 0:
             return -1
         nfive = g[G_P4 + op * NP4 + P4_FIVE]
-        if nfive >= 2:
+        if nfive >= 2 and not fives_one_stops(st, op):
             return -2
         if nfive == 1:
             _scan(b, cell, g, p4t, op, P4_FIVE, buf)
             if side == 1 and is_forbidden(b, g, cell, maybe, buf[0]):
                 return -2
             return 1
-        if not vct or _real_flex4(st, op, buf) == 0:
+        if nfive >= 2:
+            n = _scan(b, cell, g, p4t, op, P4_FIVE, buf)  # one of them stops them all
+        elif not vct or _real_flex4(st, op, buf) == 0:
             return -1  # no threat: the defender is free, the attack has failed
-        n = _defences(st, me, buf)
+        else:
+            n = _defences(st, me, buf)
     if side == 1:
         m = 0
         for i in range(n):

@@ -31,6 +31,7 @@ from engine.search._layout import (
     PAD,
     R_CODE,
     R_PAT,
+    RULE_CARO,
     RULE_RENJU,
     F64Array,
     I8Array,
@@ -46,7 +47,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "045f5facff71cf2b"
+KERNELS_STAMP = "8687883eacf3c7d5"
 
 
 @njit
@@ -75,6 +76,68 @@ def _scan(
                 if n == want:
                     return n
     return n
+
+
+@njit_inline
+def _caro_five(b: I8Array, s: int, q: int, c: int, blocker: int) -> bool:
+    # whether a stone of c on q makes a five in caro, a stone of the other side's on
+    # ``blocker`` as well: an exact five with the other side's stones at both ends does not
+    # count (the edge does not block); longer lines do
+    sts = _steps(s)
+    opp = 3 - c
+    for d in range(4):
+        sd = sts[d]
+        lo = q - sd
+        while b[lo] == c:
+            lo -= sd
+        hi = q + sd
+        while b[hi] == c:
+            hi += sd
+        length = (hi - lo) // sd - 1
+        if length > 5:
+            return True
+        if length == 5:
+            left = lo == blocker or b[lo] == opp
+            right = hi == blocker or b[hi] == opp
+            if not (left and right):
+                return True
+    return False
+
+
+@njit
+def fives_one_stops(st: State, ci: int) -> bool:
+    """Whether one stone of the other side's stops every five point side ``ci`` has, two or
+    more of them: in caro, where taking one end of a straight four whose far side is blocked
+    leaves the other five blocked at both ends. Under the other rules two five points win."""
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    p4t = st[5]
+    if g[G_RULE] != RULE_CARO:
+        return False
+    s = g[G_S]
+    c = ci + 1
+    row = R_CODE + ci
+    y0, y1, x0, x1 = _box(g)
+    for y in range(y0, y1 + 1):
+        for x in range(x0, x1 + 1):
+            p = (y + PAD) * s + PAD + x
+            if b[p] != 0 or p4t[ci, cell[p, row]] != P4_FIVE:
+                continue
+            stops = True
+            for y2 in range(y0, y1 + 1):
+                for x2 in range(x0, x1 + 1):
+                    q = (y2 + PAD) * s + PAD + x2
+                    if (
+                        q != p
+                        and b[q] == 0
+                        and p4t[ci, cell[q, row]] == P4_FIVE
+                        and _caro_five(b, s, q, c, p)
+                    ):
+                        stops = False
+            if stops:
+                return True
+    return False
 
 
 @njit
@@ -451,11 +514,11 @@ def threat_search(st: State, sr: State, attacker: int, depth: int, vct: bool, pl
     if g[G_P4 + me * NP4 + P4_FIVE] > 0:
         return False
     nfive = g[G_P4 + op * NP4 + P4_FIVE]
-    if nfive >= 2:
+    if nfive >= 2 and not fives_one_stops(st, op):
         return True
-    if nfive == 1:
+    if nfive >= 1:
         n = _scan(b, cell, g, p4t, op, P4_FIVE, buf)
-        if side == 1 and is_forbidden(b, g, cell, maybe, buf[0]):
+        if nfive == 1 and side == 1 and is_forbidden(b, g, cell, maybe, buf[0]):
             return True
     else:
         if not vct or _real_flex4(st, op, buf) == 0:

@@ -181,12 +181,13 @@ from engine.search._threats import (
     _sort,
     _stopping,
     _um,
+    fives_one_stops,
     threat_search,
     vcf_local,
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "045f5facff71cf2b"
+KERNELS_STAMP = "8687883eacf3c7d5"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm, counter)
@@ -658,7 +659,9 @@ def qvcf(st: State, sr: State, alpha: int, beta: int, ply: int, last: int, fours
         g[G_SELDEPTH] = ply
     opfive = g[G_P4 + op * NP4 + P4_FIVE]
     if opfive >= 2:
-        return -(WIN - ply - 1)
+        if not fives_one_stops(st, op):
+            return -(WIN - ply - 1)
+        return evaluate(g, hsh)  # caro: one block stops both; no line of fours is followed
     if ply >= MAX_PLY - 4:
         return evaluate(g, hsh)
     renju = g[G_RULE] == RULE_RENJU
@@ -817,7 +820,7 @@ def _static(st: State, sr: State, depth: int, ply: int, alpha: int, beta: int) -
         opfive = 0
         if depth <= 0:
             return evaluate(g, hsh)
-    if opfive >= 2:
+    if opfive >= 2 and not fives_one_stops(st, op):
         return -(WIN - ply - 1)
     if opfive == 0 and depth <= 0:
         if _flex4_wins(st, me, op, mbuf[ply]):

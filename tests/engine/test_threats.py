@@ -4,6 +4,7 @@ keeps the levels below master searching as their ladder was measured."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,15 +16,14 @@ from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.alphabeta import Limits, SearchOptions, is_win_score, search
 from engine.search.levels import PRESETS, Level
-from engine.types import Point, Rule
-from tests.engine.oracles import _passed, has_vcf
+from engine.types import Color, Point, Rule
+from tests.engine.oracles import _fives_for, _passed, _window_points, has_vcf
 from tests.engine.test_tactics import check_vcf_line
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # the bench at depth 7 with the levels' options (no local VCF, no selectivity), with the
-# evaluation fitted to a judge's opinion; 1,456,355 with the values fitted to anchor games,
-# 1,003,279 with the self-play values
-OLD_BENCH_NODES = 958_964
+# evaluation fitted to a judge's opinion
+OLD_BENCH_NODES = 1_033_332
 
 
 @st.composite
@@ -157,3 +157,71 @@ def test_the_root_vcts_share_of_a_node_limit(monkeypatch: pytest.MonkeyPatch) ->
     searched = search(board, Limits(nodes=20_000))
     assert searched.depth > 0
     assert searched.move == proved.move
+
+
+@SETTINGS
+@given(crowded())
+def test_a_straight_four_wins_against_every_answer(board: Board) -> None:
+    # every point the kernels class a straight four (or double four) for the side to move wins
+    # next move whatever the opponent answers, by the rules on Board: in caro too, where the
+    # block of one end can leave the other a five blocked at both ends (then it is a plain four)
+    mover = board.to_move
+    if board.outcome is not None or _fives_for(board, mover, _window_points(board, mover, 4)):
+        return
+    if _fives_for(_passed(board), mover.opponent, _window_points(board, mover.opponent, 4)):
+        return  # the opponent's four comes first
+    pos = Position.from_board(board)
+    ci = 0 if mover is Color.BLACK else 1
+    threat = pos.tables.threat[ci, pos.cell[:, k.R_CODE + ci]]
+    straight = [pos.point(int(i)) for i in np.nonzero((pos.b == 0) & (threat == k.P4_FLEX4))[0]]
+    for point in straight:
+        if not board.is_legal(point):
+            continue
+        after = board.copy()
+        after.play(point)
+        for answer in after.legal_moves():
+            reply = after.copy()
+            reply.play(answer)
+            if reply.outcome is not None:
+                assert reply.outcome.winner is not mover.opponent
+                continue
+            assert _fives_for(reply, mover, _window_points(reply, mover, 4)), (point, answer)
+
+
+def test_a_caro_four_whose_one_block_kills_the_other_five_is_a_plain_four() -> None:
+    # White e2 f2 g2 with Black's c2 beyond d2: h2 makes two five points, d2 and i2, but Black
+    # on i2 leaves d2-h2 blocked at both ends (c2, i2), no five in caro
+    board = Board.from_moves("b2 e2 b4 g2 c2 f2 b3", rule=Rule.CARO)
+    pos = Position.from_board(board)
+    h2 = pos.index(Point.parse("h2"))
+    assert pos.tables.threat[1, pos.cell[h2, k.R_CODE + 1]] == k.P4_B4
+    freestyle = Position.from_board(Board.from_moves("b2 e2 b4 g2 c2 f2 b3"))
+    assert freestyle.tables.threat[1, freestyle.cell[h2, k.R_CODE + 1]] == k.P4_FLEX4
+
+
+@SETTINGS
+@given(crowded())
+def test_one_block_stops_two_fives_exactly_where_the_rules_say(board: Board) -> None:
+    # for each side with two or more five points: the kernels say one stone stops them all
+    # exactly when, on Board, some block leaves that side no five point (caro alone can)
+    if board.outcome is not None:
+        return
+    pos = Position.from_board(board)
+    for color in (Color.BLACK, Color.WHITE):
+        ci = 0 if color is Color.BLACK else 1
+        fives = [pos.point(i) for i in pos.five_points(color)]
+        if len(fives) < 2:
+            continue
+        mover = board if board.to_move is color else _passed(board)
+        blocker = _passed(mover)  # the other side to move
+        stopped = False
+        for point in fives:
+            after = blocker.copy()
+            if not after.is_legal(point):
+                continue
+            after.play(point)
+            if after.outcome is None and not _fives_for(
+                after, color, _window_points(after, color, 4)
+            ):
+                stopped = True
+        assert bool(k.fives_one_stops(pos.st, ci)) == stopped
