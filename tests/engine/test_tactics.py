@@ -142,16 +142,24 @@ def test_finds_the_only_saving_move(puzzle: Puzzle) -> None:
 
 # Each answer is the one move that stops the game's attack (the oracle below checks that every
 # other near move loses to fours), not a saving move: Rapfi 0.43.02 classical (1 s) finds a
-# slower win for the attacker after 23 of them, mate in 11-23 plies, and rates the attacker
-# ahead after the other two (hard14 and hard15). So only the move is
+# slower win for the attacker after 47 of them, mate in 7-43 plies, and rates the attacker
+# ahead after the other three (hard14, hard15 and hard25). So only the move is
 # checked; a search deep enough to see the slower win scores it as lost, rightly (master with
 # its selectivity and local VCF sees it for hard0, 1, 6, 8 and 12 within these nodes).
+#
+# The positions master as it ships does not solve within these nodes: each plays another move
+# (the suite is grown from master's lost games whether or not it solves them; `python -m engine
+# tactics` counts them at a second). A change that solves one shows here, to be moved out.
+UNSOLVED = {"hard30", "hard40", "hard41", "hard42", "hard44", "hard47", "hard49"}
+
+
 @pytest.mark.parametrize(
     "puzzle", HARD_DEFENCES, ids=[f"hard{i}" for i in range(len(HARD_DEFENCES))]
 )
 def test_finds_the_only_move_against_a_threat_sequence(puzzle: Puzzle) -> None:
     result = search(puzzle.board(), Limits(nodes=NODES))
-    assert str(result.move) == puzzle.answer
+    name = f"hard{HARD_DEFENCES.index(puzzle)}"
+    assert (str(result.move) == puzzle.answer) is (name not in UNSOLVED)
 
 
 HARD_IDS = [f"hard{i}" for i in range(len(HARD_DEFENCES))]
@@ -163,6 +171,12 @@ HARD_IDS = [f"hard{i}" for i in range(len(HARD_DEFENCES))]
 NOT_BY_THREATS = {
     ("hard10", "d7"): "h7, +M11",
     ("hard19", "c7"): "f10, +M15",
+    ("hard28", "d9"): "f13, +M19",
+    ("hard30", "c9"): "e9, +M15",
+    ("hard32", "h5"): "e8, +M17",
+    ("hard39", "f7"): "f9, +M19",
+    ("hard39", "f11"): "f9, +M15",
+    ("hard49", "i5"): "j6, +M19",
 }
 
 
@@ -248,15 +262,27 @@ SUITE_IDS = (
 # internal iterative reduction (GOMOKU_IIR) only makes a node shallower, futility to depth 3
 # (GOMOKU_FUTILITY_DEPTH) acts only in calm positions and the tighter policy cut near the
 # horizon (GOMOKU_POLICY_CUT_LOW) never cuts a tactical move, so no defence may be lost to any
-# but the one of MISSED_OFF_IN_MASTER: in standard, IIR from depth 4 and futility to depth 3
-# each play another move than hard22's within these nodes (one more reason they stay off)
+# but those of MISSED_OFF_IN_MASTER, each a move other than the answer within these nodes (one
+# more reason they stay off): in standard, IIR from depth 4 and futility to depth 3 on hard22;
+# in freestyle, null moves, IIR from depth 4 and futility to depth 3 on five of the defences
+# from the games lost to Rapfi at 500 ms
 OFF_IN_MASTER = {
     "null2": ("_NULL_R", 2),
     "iir4": ("_IIR", 4),
     "fut3": ("_FUT_DEPTH", 3),
     "cutlow2": ("_POL_CUT_LOW", 2),
 }
-MISSED_OFF_IN_MASTER = {("hard22", "iir4"), ("hard22", "fut3")}
+MISSED_OFF_IN_MASTER = {
+    ("hard22", "iir4"),
+    ("hard22", "fut3"),
+    ("hard28", "iir4"),
+    ("hard31", "fut3"),
+    ("hard35", "null2"),
+    ("hard35", "iir4"),
+    ("hard35", "fut3"),
+    ("hard38", "fut3"),
+    ("hard45", "null2"),
+}
 
 
 @pytest.mark.parametrize("setting", list(OFF_IN_MASTER))
@@ -270,8 +296,9 @@ def test_the_suite_is_solved_with_each_setting_off_in_master(
     board = puzzle.board()
     result = search(board, Limits(nodes=NODES))
     assert board.is_legal(result.move)
-    missed = (SUITE_IDS[SUITE.index(puzzle)], setting) in MISSED_OFF_IN_MASTER
-    if puzzle.answer is not None:
+    name = SUITE_IDS[SUITE.index(puzzle)]
+    missed = (name, setting) in MISSED_OFF_IN_MASTER
+    if puzzle.answer is not None and name not in UNSOLVED:
         assert (str(result.move) == puzzle.answer) is not missed
     if puzzle.wins:
         assert is_win_score(result.score)
