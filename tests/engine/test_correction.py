@@ -148,19 +148,27 @@ def _middle_game() -> Board:
     return board
 
 
-@pytest.mark.parametrize("bits", [0, 1, 2, 4, 7])
-def test_a_search_fills_exactly_the_tables_it_names(
-    bits: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    made: list[Position] = []
-    build = Position.from_board
+_BUILD = Position.from_board
+
+
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> list[Position]:
+    """The positions the searches build, newest last."""
+    positions: list[Position] = []
 
     def spy(board: Board, *args: Any, **kwargs: Any) -> Position:
-        pos = build(board, *args, **kwargs)
-        made.append(pos)
+        pos = _BUILD(board, *args, **kwargs)
+        positions.append(pos)
         return pos
 
     monkeypatch.setattr(Position, "from_board", staticmethod(spy))
+    return positions
+
+
+@pytest.mark.parametrize("bits", [0, 1, 2, 4, 7])
+def test_a_search_fills_exactly_the_tables_it_names(
+    bits: int, made: list[Position], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(alphabeta, "_CORR", bits)
     result = search(_middle_game(), Limits(nodes=60_000), SearchOptions())
     assert result.move is not None
@@ -188,17 +196,8 @@ def test_the_levels_below_master_never_correct(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_a_search_that_keeps_its_tables_takes_up_the_last_ones(
-    monkeypatch: pytest.MonkeyPatch,
+    made: list[Position], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    made: list[Position] = []
-    build = Position.from_board
-
-    def spy(board: Board, *args: Any, **kwargs: Any) -> Position:
-        pos = build(board, *args, **kwargs)
-        made.append(pos)
-        return pos
-
-    monkeypatch.setattr(Position, "from_board", staticmethod(spy))
     monkeypatch.setattr(alphabeta, "_CORR", 1)
     region = slice(G_CORR_T, k.NG)
     board = _middle_game()
@@ -209,7 +208,7 @@ def test_a_search_that_keeps_its_tables_takes_up_the_last_ones(
         first = made[-1].g[region].copy()
         assert first.any()
         # the next search, before it learns anything: the last one's tables, or none
-        taken = build(board, keep=True)
+        taken = _BUILD(board, keep=True)
         taken.keep_corrections()
         assert np.array_equal(taken.g[region], first) == keep
         assert taken.g[region].any() == keep
