@@ -341,6 +341,10 @@ _DEFENCE_SHARE = _setting("GOMOKU_DEFENCE_SHARE", 200)
 # scored -0.043 +- 0.024 a game over 128 games as the settings above (its probes take the
 # main search's nodes)
 _DEFENCE_VCT_DEPTH = _setting("GOMOKU_DEFENCE_DEPTH", 4, most=12)
+# 1: where the opponent's threat after a free move is a win by fours, the root moves that stop
+# it are then held to the opponent's win by fours and threes as well (a move that stops the
+# fours may leave the threes: the tactical suite's hard41); 0, the default: by fours alone
+_DEFENCE_THEN_VCT = _setting("GOMOKU_DEFENCE_THEN_VCT", 0, most=1)
 # the proof-number search over threats (``_pns.dfpn``) at the root, master's (SearchOptions.pns):
 # bit 1, its own win by fours and threes, after the depth-limited search finds none, within
 # the same budget; bit 2, the defence's threats (the opponent's win after a free move, and
@@ -776,6 +780,21 @@ class _Searcher:
                 keep.append(move)
         if not keep:
             return n
+        if not vct and _DEFENCE_THEN_VCT and len(keep) > 1:
+            # the fours are stopped; of the moves that stop them, keep those that leave the
+            # opponent no win by threes either, where any does
+            held: list[int] = []
+            for move in keep:
+                pos.play_index(move)
+                refuted = self._probe(opp, True, _DEFENCE_VCT_DEPTH, per_move)
+                pos.undo()
+                if g[k.G_STOP] != 0:
+                    held = []
+                    break
+                if not refuted:
+                    held.append(move)
+            if held:
+                keep = held
         for i, move in enumerate(keep):
             rootm[i] = move
         return len(keep)
