@@ -3,10 +3,13 @@ limits. Wins are checked against a slow threat-space oracle that plays on ``Boar
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from engine.board import Board
 from engine.gomocup.tactics import DEFENCES, HARD_DEFENCES, THREE_WINS, VCF_WINS, Puzzle, solve
+from engine.search import _kernels as k
 from engine.search.alphabeta import WIN, Limits, is_win_score, search, wins_by_threats
 from engine.types import Color, Point, Rule
 
@@ -302,3 +305,28 @@ def test_the_suite_is_solved_with_each_setting_off_in_master(
         assert (str(result.move) == puzzle.answer) is not missed
     if puzzle.wins:
         assert is_win_score(result.score)
+
+
+@pytest.mark.parametrize("then_vct", [0, 1])
+def test_the_defence_can_hold_the_moves_that_stop_fours_to_the_threes(
+    then_vct: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # hard41: the opponent, given a free move, wins by fours, and every root candidate stops
+    # that; all but the answer leave it a win by threes. With GOMOKU_DEFENCE_THEN_VCT the
+    # root keeps the answer alone (and plays it); without, every candidate
+    import engine.search.alphabeta as ab
+
+    monkeypatch.setattr(ab, "_DEFENCE_THEN_VCT", then_vct)
+    puzzle = HARD_DEFENCES[41]
+    searcher = ab._Searcher(
+        puzzle.board(), Limits(nodes=500_000), ab.SearchOptions(), time.perf_counter(), None
+    )
+    n = int(k.root_moves(searcher.pos.st, searcher.pos.sr))
+    kept = searcher._defend(n)
+    moves = [str(searcher.pos.point(int(i))) for i in searcher.pos.sr[11][:kept]]
+    if then_vct:
+        assert moves == [puzzle.answer]
+        assert str(search(puzzle.board(), Limits(nodes=500_000)).move) == puzzle.answer
+    else:
+        assert kept == n > 1
+        assert puzzle.answer in moves
