@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.board import Board
 from engine.records import from_psq
+from engine.search._position import Position
 from engine.search.alphabeta import Limits, is_win_score, search, wins_by_threats
 from engine.types import Color, Point, Rule
 from tools.ab import Game, load
@@ -120,14 +121,7 @@ def _free_move(board: Board) -> Board:
 
 def _faces_four(board: Board) -> bool:
     """Whether the opponent of the side to move has a four: a point where its stone makes five."""
-    free = _free_move(board)
-    for point in free.legal_moves():
-        free.play(point)
-        five = free.outcome is not None and free.outcome.winner is not None
-        free.undo()
-        if five:
-            return True
-    return False
+    return Position.from_board(board).has_five_point(board.to_move.opponent)
 
 
 def _survivors(board: Board, nodes: int, enough: int = 2) -> tuple[list[Point], list[Point]]:

@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8687883eacf3c7d5"
+KERNELS_STAMP = "0f69cce2d67b2f8a"
 
 
 @njit

@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8687883eacf3c7d5"
+KERNELS_STAMP = "0f69cce2d67b2f8a"
 
 if TYPE_CHECKING:
     from engine.board import Board

@@ -47,7 +47,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8687883eacf3c7d5"
+KERNELS_STAMP = "0f69cce2d67b2f8a"
 
 
 @njit
@@ -104,6 +104,22 @@ def _caro_five(b: I8Array, s: int, q: int, c: int, blocker: int) -> bool:
     return False
 
 
+@njit_inline
+def _leaves_none(b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int, p: int) -> bool:
+    # whether the other side's stone on side ci's five point p leaves ci no other five point
+    s = g[G_S]
+    row = R_CODE + ci
+    y0, y1, x0, x1 = _box(g)
+    for y in range(y0, y1 + 1):
+        for x in range(x0, x1 + 1):
+            q = (y + PAD) * s + PAD + x
+            if q == p or b[q] != 0 or p4t[ci, cell[q, row]] != P4_FIVE:
+                continue
+            if _caro_five(b, s, q, ci + 1, p):
+                return False
+    return True
+
+
 @njit
 def fives_one_stops(st: State, ci: int) -> bool:
     """Whether one stone of the other side's stops every five point side ``ci`` has, two or
@@ -116,26 +132,15 @@ def fives_one_stops(st: State, ci: int) -> bool:
     if g[G_RULE] != RULE_CARO:
         return False
     s = g[G_S]
-    c = ci + 1
-    row = R_CODE + ci
     y0, y1, x0, x1 = _box(g)
     for y in range(y0, y1 + 1):
         for x in range(x0, x1 + 1):
             p = (y + PAD) * s + PAD + x
-            if b[p] != 0 or p4t[ci, cell[p, row]] != P4_FIVE:
-                continue
-            stops = True
-            for y2 in range(y0, y1 + 1):
-                for x2 in range(x0, x1 + 1):
-                    q = (y2 + PAD) * s + PAD + x2
-                    if (
-                        q != p
-                        and b[q] == 0
-                        and p4t[ci, cell[q, row]] == P4_FIVE
-                        and _caro_five(b, s, q, c, p)
-                    ):
-                        stops = False
-            if stops:
+            if (
+                b[p] == 0
+                and p4t[ci, cell[p, R_CODE + ci]] == P4_FIVE
+                and _leaves_none(b, cell, g, p4t, ci, p)
+            ):
                 return True
     return False
 

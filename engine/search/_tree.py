@@ -187,7 +187,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8687883eacf3c7d5"
+KERNELS_STAMP = "0f69cce2d67b2f8a"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm, counter)
