@@ -81,6 +81,7 @@ class EngineProcess:
         self._process: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._answered = 0.0  # time.monotonic() of the last answer
+        self.sent_at = 0.0  # time.monotonic() when the last command began to be written
 
     @property
     def alive(self) -> bool:
@@ -124,6 +125,7 @@ class EngineProcess:
         pause = self._answered + self.settle_ms / 1000 - time.monotonic()
         if pause > 0:
             time.sleep(pause)
+        self.sent_at = time.monotonic()
         try:
             for line in lines:
                 process.stdin.write(line + "\n")
@@ -132,9 +134,14 @@ class EngineProcess:
             return False
         return True
 
-    def answer(self, timeout_s: float) -> Answer:
-        """The next line that is not MESSAGE/DEBUG/SUGGEST, within ``timeout_s``."""
-        started = time.monotonic()
+    def answer(self, timeout_s: float, *, since: float | None = None) -> Answer:
+        """The next line that is not MESSAGE/DEBUG/SUGGEST, within ``timeout_s``.
+
+        ``since`` (a ``time.monotonic()`` reading, such as ``sent_at``) starts the clock
+        there rather than now: the engine thinks from the moment its command is written, and
+        a referee that falls behind before it starts listening must not lend it that time.
+        """
+        started = time.monotonic() if since is None else since
         deadline = started + timeout_s
         messages: list[str] = []
         while True:

@@ -221,7 +221,7 @@ def play_game(
         informed[index] = True
         if not sent:
             return finish(Verdict.CRASH, 1 - index, "broken pipe")
-        answer = engine.answer((wait_ms + config.grace_ms) / 1000)
+        answer = engine.answer((wait_ms + config.grace_ms) / 1000, since=engine.sent_at)
         used_ms[index] += answer.elapsed_ms
         figures = stats[index]
         _record_message(figures, answer.messages)

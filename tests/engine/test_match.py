@@ -30,6 +30,7 @@ from engine.gomocup.match import (
     run_match,
 )
 from engine.gomocup.openings import OPENINGS, openings
+from engine.gomocup.process import EngineProcess
 from engine.gomocup.stats import _max_log_likelihood
 from engine.records import from_sgf
 from engine.types import Point, Rule
@@ -256,8 +257,25 @@ def test_the_match_clock_runs_out_before_the_turn_time() -> None:
     assert result.stats[0].moves == 2  # one move each game, the second one ran out
 
 
+@pytest.mark.timeout(60)
+def test_an_engines_clock_starts_when_its_command_is_written() -> None:
+    # a referee that falls behind between writing a command and listening for the answer
+    # (a loaded machine) must not lend the engine that time: the answer is timed from sent_at
+    engine = EngineProcess(_spec(_liar('print("1,1", flush=True)'), "quick"), settle_ms=0)
+    engine.start()
+    try:
+        assert engine.send("BEGIN")
+        lent = engine.sent_at - 5.0  # as if the referee had stalled five seconds
+        answer = engine.answer(30.0, since=lent)
+        assert (answer.kind, answer.text) == ("line", "1,1")
+        assert answer.elapsed_ms >= 5000.0
+        assert engine.send("TURN 2,2")
+        assert engine.answer(30.0).elapsed_ms < 5000.0  # without since, timed from the call
+    finally:
+        engine.close()
+
+
 @pytest.mark.slow
-@pytest.mark.timeout(120)
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(("settle_ms", "verdict"), [(300, Verdict.FIVE), (0, Verdict.ERROR)])
 def test_an_engine_gets_time_to_settle_after_its_move(settle_ms: int, verdict: Verdict) -> None:
