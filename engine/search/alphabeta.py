@@ -341,10 +341,13 @@ _DEFENCE_SHARE = _setting("GOMOKU_DEFENCE_SHARE", 200)
 # scored -0.043 +- 0.024 a game over 128 games as the settings above (its probes take the
 # main search's nodes)
 _DEFENCE_VCT_DEPTH = _setting("GOMOKU_DEFENCE_DEPTH", 4, most=12)
-# 1: where the opponent's threat after a free move is a win by fours, the root moves that stop
-# it are then held to the opponent's win by fours and threes as well (a move that stops the
-# fours may leave the threes: the tactical suite's hard41); 0, the default: by fours alone
-_DEFENCE_THEN_VCT = _setting("GOMOKU_DEFENCE_THEN_VCT", 0, most=1)
+# 1, the default: where the opponent's threat after a free move is a win by fours, the root
+# moves that stop it are then held to the opponent's win by fours and threes as well (a move
+# that stops the fours may leave the threes: the tactical suite's hard41); 0: by fours alone.
+# Master's (SearchOptions.then_vct); neutral in play: -0.4 +- 0.8 points a game over 384
+# node for node against Rapfi 0.43.02 classical at 20,000 nodes, +1.8 +- 3.3 over 192 at
+# 500 ms against PentaZen 0.4.17 (docs/engine.md, "The defence held to the threes after the fours")
+_DEFENCE_THEN_VCT = _setting("GOMOKU_DEFENCE_THEN_VCT", 1, most=1)
 # the proof-number search over threats (``_pns.dfpn``) at the root, master's (SearchOptions.pns):
 # bit 1, its own win by fours and threes, after the depth-limited search finds none, within
 # the same budget; bit 2, the defence's threats (the opponent's win after a free move, and
@@ -387,6 +390,10 @@ class SearchOptions:
     # depth-limited threat search alone, as the levels below master were spaced; -1: the
     # process's setting, GOMOKU_PNS, read when the search starts)
     pns: int = -1
+    # the root defence's moves that stop the opponent's fours held to its threes as well (1),
+    # or to the fours alone (0, as the levels below master were spaced); -1: the process's
+    # setting, GOMOKU_DEFENCE_THEN_VCT
+    then_vct: int = -1
     keep_tt: bool = False  # reuse this process's transposition table from the last search
     selective: bool = True  # prune late quiet moves and hopeless quiet nodes near the horizon
     exhaustive: bool = False  # plain alpha-beta over every candidate, no threat logic (tests)
@@ -513,6 +520,7 @@ class _Searcher:
         self.deadline = deadline
         self.main_from: int | None = None  # the nodes counted when the main search began
         self.pns = _PNS if options.pns < 0 else options.pns
+        self.then_vct = _DEFENCE_THEN_VCT if options.then_vct < 0 else options.then_vct
         self.soft_deadline = (
             None if limits.time_ms is None else start + limits.time_ms / 1000 * _SOFT_TIME
         )
@@ -780,7 +788,7 @@ class _Searcher:
                 keep.append(move)
         if not keep:
             return n
-        if not vct and _DEFENCE_THEN_VCT and len(keep) > 1:
+        if not vct and self.then_vct and len(keep) > 1:
             # the fours are stopped; of the moves that stop them, keep those that leave the
             # opponent no win by threes either, where any does
             held: list[int] = []

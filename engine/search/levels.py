@@ -49,6 +49,7 @@ class Preset:
     network: bool = False  # the evaluation network (master's; the others were spaced without it)
     policy: bool = False  # the learned move order (master's; the others were spaced without it)
     pns: bool = False  # the root's proof-number threat searches as master plays them
+    then_vct: bool = False  # the root defence held to the threes after the fours, as master
 
 
 # Spaced, with the learned evaluation, so that each level scores at least 75% against the one
@@ -81,6 +82,7 @@ PRESETS: dict[Level, Preset] = {
         network=True,
         policy=True,
         pns=True,
+        then_vct=True,
     ),
 }
 
@@ -139,6 +141,7 @@ def choose_move(
         network=preset.network,
         policy=preset.policy,
         pns=-1 if preset.pns else 0,
+        then_vct=-1 if preset.then_vct else 0,
     )
     return search(board, limits, options)
 

@@ -404,6 +404,9 @@ def test_the_rules_the_setting_names(
     import engine.search.alphabeta as ab
 
     monkeypatch.setattr(ab, "_DEFEND43_BLACK", black)
+    # the side to move is lost by threes whatever it plays; held to the threes, the root
+    # defence would keep only the move whose loss lies beyond its probe's depth
+    monkeypatch.setattr(ab, "_DEFENCE_THEN_VCT", 0)
     board = Board.from_moves(moves, rule=rule)
     monkeypatch.setenv("GOMOKU_DEFEND43_RULES", "freestyle")
     before = search(board, Limits(depth=3))
@@ -423,6 +426,7 @@ def test_black_s_four_three_points_in_renju_by_the_setting(
     import engine.search.alphabeta as ab
 
     monkeypatch.setattr(ab, "_DEFEND43_BLACK", 0)
+    monkeypatch.setattr(ab, "_DEFENCE_THEN_VCT", 0)  # lost by threes: as the test above says
     board = Board.from_moves("h8 h7 h9 a1 h10 o1 f11 o15 g11", rule=Rule.RENJU)  # White to move
     monkeypatch.delenv("GOMOKU_DEFEND43_RULES", raising=False)
     before = search(board, Limits(depth=3))

@@ -104,7 +104,13 @@ def test_leaf_proofs_land_in_the_table_as_lower_bounds_of_any_depth() -> None:
 def test_the_option_off_is_the_old_search_node_for_node() -> None:
     # the levels below master search with the local VCF off: exactly the search they had
     old = SearchOptions(
-        deep_vcf=0, selective=False, deep_root_vct=0, network=False, policy=False, pns=0
+        deep_vcf=0,
+        selective=False,
+        deep_root_vct=0,
+        network=False,
+        policy=False,
+        pns=0,
+        then_vct=0,
     )
     total = sum(
         search(Board.from_moves(moves, rule=rule), Limits(depth=7), old).nodes
