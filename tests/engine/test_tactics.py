@@ -307,19 +307,33 @@ def test_the_suite_is_solved_with_each_setting_off_in_master(
         assert is_win_score(result.score)
 
 
-@pytest.mark.parametrize("then_vct", [0, 1])
+def test_only_master_holds_the_defence_to_the_threes() -> None:
+    # the levels below master keep the root defence they were spaced with
+    from engine.search.levels import PRESETS, Level
+
+    for level in Level:
+        assert PRESETS[level].then_vct is (level is Level.MASTER)
+
+
+@pytest.mark.parametrize(("setting", "option", "then_vct"), [(0, -1, 0), (1, -1, 1), (1, 0, 0)])
 def test_the_defence_can_hold_the_moves_that_stop_fours_to_the_threes(
-    then_vct: int, monkeypatch: pytest.MonkeyPatch
+    setting: int, option: int, then_vct: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # hard41: the opponent, given a free move, wins by fours, and every root candidate stops
-    # that; all but the answer leave it a win by threes. With GOMOKU_DEFENCE_THEN_VCT the
-    # root keeps the answer alone (and plays it); without, every candidate
+    # that; all but the answer leave it a win by threes. Held to the threes (master's
+    # default, GOMOKU_DEFENCE_THEN_VCT) the root keeps the answer alone (and plays it);
+    # without (the setting 0, or SearchOptions.then_vct=0 as the levels below master ask),
+    # every candidate
     import engine.search.alphabeta as ab
 
-    monkeypatch.setattr(ab, "_DEFENCE_THEN_VCT", then_vct)
+    monkeypatch.setattr(ab, "_DEFENCE_THEN_VCT", setting)
     puzzle = HARD_DEFENCES[41]
     searcher = ab._Searcher(
-        puzzle.board(), Limits(nodes=500_000), ab.SearchOptions(), time.perf_counter(), None
+        puzzle.board(),
+        Limits(nodes=500_000),
+        ab.SearchOptions(then_vct=option),
+        time.perf_counter(),
+        None,
     )
     n = int(k.root_moves(searcher.pos.st, searcher.pos.sr))
     kept = searcher._defend(n)
