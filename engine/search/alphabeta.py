@@ -345,8 +345,9 @@ _DEFENCE_VCT_DEPTH = _setting("GOMOKU_DEFENCE_DEPTH", 4, most=12)
 # moves that stop it are then held to the opponent's win by fours and threes as well (a move
 # that stops the fours may leave the threes: the tactical suite's hard41); 0: by fours alone.
 # Master's (SearchOptions.then_vct); neutral in play: -0.4 +- 0.8 points a game over 384
-# node for node against Rapfi 0.43.02 classical at 20,000 nodes, +1.8 +- 3.3 over 192 at
-# 500 ms against PentaZen 0.4.17 (docs/engine.md, "The defence held to the threes after the fours")
+# node for node against Rapfi 0.43.02 classical at 20,000 nodes; at 500 ms +1.8 +- 3.3 over
+# 192 against PentaZen 0.4.17 and -4.3 +- 3.9 over 128 against Rapfi (docs/engine.md, "The
+# defence held to the threes after the fours")
 _DEFENCE_THEN_VCT = _setting("GOMOKU_DEFENCE_THEN_VCT", 1, most=1)
 # the proof-number search over threats (``_pns.dfpn``) at the root, master's (SearchOptions.pns):
 # bit 1, its own win by fours and threes, after the depth-limited search finds none, within
