@@ -50,6 +50,7 @@ class Preset:
     policy: bool = False  # the learned move order (master's; the others were spaced without it)
     pns: bool = False  # the root's proof-number threat searches as master plays them
     then_vct: bool = False  # the root defence held to the threes after the fours, as master
+    lost_check: bool = False  # where proven lost, a move that leaves no win by threats, as master
 
 
 # Spaced, with the learned evaluation, so that each level scores at least 75% against the one
@@ -83,6 +84,7 @@ PRESETS: dict[Level, Preset] = {
         policy=True,
         pns=True,
         then_vct=True,
+        lost_check=True,
     ),
 }
 
@@ -142,6 +144,7 @@ def choose_move(
         policy=preset.policy,
         pns=-1 if preset.pns else 0,
         then_vct=-1 if preset.then_vct else 0,
+        lost_check=-1 if preset.lost_check else 0,
     )
     return search(board, limits, options)
 
