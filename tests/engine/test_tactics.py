@@ -306,12 +306,15 @@ def test_the_suite_is_solved_with_each_setting_off_in_master(
         assert is_win_score(result.score)
 
 
-def test_only_master_holds_the_defence_to_the_threes() -> None:
-    # the levels below master keep the root defence they were spaced with
+@pytest.mark.parametrize("field", ["then_vct", "lost_check"])
+def test_only_master_holds_the_defence_to_the_threes_and_checks_its_lost_searches(
+    field: str,
+) -> None:
+    # the levels below master keep the search they were spaced with
     from engine.search.levels import PRESETS, Level
 
     for level in Level:
-        assert PRESETS[level].then_vct is (level is Level.MASTER)
+        assert getattr(PRESETS[level], field) is (level is Level.MASTER)
 
 
 @pytest.mark.parametrize(("setting", "option", "then_vct"), [(0, -1, 0), (1, -1, 1), (1, 0, 0)])
@@ -343,14 +346,6 @@ def test_the_defence_can_hold_the_moves_that_stop_fours_to_the_threes(
     else:
         assert kept == n > 1
         assert puzzle.answer in moves
-
-
-def test_only_master_checks_its_lost_positions() -> None:
-    # the levels below master keep the search they were spaced with
-    from engine.search.levels import PRESETS, Level
-
-    for level in Level:
-        assert PRESETS[level].lost_check is (level is Level.MASTER)
 
 
 @pytest.mark.parametrize(("setting", "option", "checked"), [(0, -1, 0), (1, -1, 1), (1, 0, 0)])
