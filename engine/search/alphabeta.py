@@ -360,8 +360,9 @@ _PNS = _setting("GOMOKU_PNS", 0, most=3)
 # root moves, in the search's order, for one after which the opponent has no win by fours and
 # threes (disproved), and the search plays it: a win by quieter moves, or one its pruning
 # claimed falsely, is harder for the opponent to find than a forced one. Master's
-# (SearchOptions.lost_check); 0: off. +1.8 +- 2.7 points a game over 256 against PentaZen
-# 0.4.17 at 500 ms (docs/engine.md, "A move that leaves no win by threats, where lost")
+# (SearchOptions.lost_check); 0: off. At 500 ms, paired across runs, +1.8 +- 2.7 points a
+# game over 256 against PentaZen 0.4.17 and +4.3 +- 2.9 over 128 against Rapfi 0.43.02
+# classical (docs/engine.md, "A move that leaves no win by threats, where lost")
 _LOST_CHECK = _setting("GOMOKU_LOST_CHECK", 1, most=1)
 # its nodes: at most 200,000 a search, a fifth of a node limit, 200 a millisecond of a time
 # limit, and at most 50,000 for one root move
