@@ -2,8 +2,8 @@
 or the one move that stops the opponent's attack (a VCF, or, harder, a win by fours and threes
 from master's lost games against anchor engines), and ``python -m engine tactics``, which
 times the search on each. Stopping the attack is not always saving the game: Rapfi 0.43.02
-finds a slower win for the attacker after 47 of the 50 hard defences (mate in 7-43 plies) and
-rates the attacker ahead after the other three.
+finds a slower win for the attacker after 47 of the first 50 hard defences (mate in 7-43
+plies) and rates the attacker ahead after the other three.
 
 The VCF and defence positions come from games between the levels (medium against hard,
 16 balanced openings per rule): the first position of a game where the side to move has a VCF
@@ -271,6 +271,239 @@ HARD_DEFENCES: tuple[Puzzle, ...] = (
     ),
     # from the 61 games master lost in data/ab/lmr200-pentazen-500ms (the `ship` arm)
     _saves(F, "h8 f6 f7 e7 g5 g6 h6 i7 i8 g8 j7 h9 j5", "h5"),
+    # from the 239 games master as it ships lost by a five to Rapfi 0.43.02 classical at 500 ms a
+    # move, kept in data/ab/ship40-rapfi-500ms, lost-rapfi-openings64-500ms and
+    # ship40-rapfi-openings128-500ms (in that order): 66 positions found, one of them hard32
+    _saves(
+        F,
+        "h8 f7 h5 g8 e6 g7 e7 i7 e8 e5 f9 g10 g9 e9 h6 h7 j7 f6 g4 i6 f5 h3 j5 i5 i8 j4 j8 k7 f8 "
+        "h10 d4 d6 k6 h9 j11 j10",
+        "f10",
+    ),
+    _saves(
+        F,
+        "h8 f7 h5 g8 h9 h7 f9 i7 j7 i6 i8 g10 g7 j5 k4 i9 k6 l5 k5 k3 f6 e5 e9 d9 f8 h6 f10 g11 "
+        "f12 f11 e11",
+        "g9",
+    ),
+    _saves(
+        F,
+        "h8 f8 k8 g8 h7 h6 g7 f6 g6 f7 f5 i8 g5 e5 e6 g4 j7 l9 i9 i7 h10 j10 h11 h9 g11",
+        "f12",
+    ),
+    _saves(F, "h8 g8 f5 f6 e6 g4 i7 i4 j6 k5 h7 h4 j4 g7 g9 f10 g5", "e4"),
+    _saves(F, "h8 f6 e9 g9 g10 h9 i10 j10 j9 h11 f8 e10 i8 g8 k8 i6 h7 g6 h6", "g7"),
+    _saves(F, "h8 g8 e5 g9 g7 f6 f7 h7 f9 e7 d8 i6 j5 i9 i8 j8 f10 h6 j6 i7 k9 h5", "f8"),
+    _saves(
+        F,
+        "h8 g8 e5 g7 g6 h7 f9 i6 i7 j5 k4 j6 j4 k6 l6 h5 l5 l7 i4 h4 i2 m6 i3 m8 n9 m7 i5 i1 m5 "
+        "k3 k8 e6 f7 f5 g4 j8 f10 f8 g10 l8 m9 l9 g9 e11 h9 j9 j7 e9 d10 l11 l10 e10 e8 e12 e13",
+        "i8",
+    ),
+    _saves(F, "h8 f7 j8 g8 i9 g7 h10 g11 i7 g9 g10 i10 h9 h7 j9 d7 e7", "g5"),
+    _saves(F, "h8 f6 e6 f7 f8 e7 g5 g8 h7 h6 h9 g6 g9 f9 h5 i5 j6 i7 h10 h11 g10 j10 i8", "j7"),
+    _saves(F, "h8 f6 e8 e7 g9 f7 h9 f9 f10 i7 h10 h7 g7 d8 g5 b10 c9", "f8"),
+    _saves(F, "h8 g8 j8 g9 g7 i9 j9 h7 i6 j7 k6 l7 k7", "j6"),
+    _saves(
+        F,
+        "h8 g7 g11 i8 e9 h7 f10 h12 i7 g9 g6 e8 h6 f6 j6 j7 f12 f9 j8 k9 e5 f4 e13 h10 e11 k6 k5 "
+        "l4",
+        "c15",
+    ),
+    _saves(
+        F,
+        "h8 g7 g11 h7 i7 g9 i8 g8 g6 i6 f9 h5 j5 h4 h3 e7 f7 g4 f3 f8 d6 e9 h6 d10 c11 f6 g5 f4 "
+        "e4 c9 e8 e10 c10 d9 d7 h10 i11 g10 f10 d8 b10 i4 j4 a9 b9",
+        "d11",
+    ),
+    _saves(
+        F,
+        "h8 g7 d6 f7 f8 e7 h7 e8 h9 h10 e9 g6 h5 h6 i6 g8 g9 d7 c7 f9 c6 d11 d10 c10 d9 c11 c9 b9 "
+        "e12 g4 g5 g10 h11 e11 f11 e10 c12 e6 f5 i5 d5 e5 e4 b7 i10 j9 i9 i8 j6 i7 j4 d12 b11 b6 "
+        "b8 j5 d4 b4 k5 d13 c8 c5 i3 h2 l6 m7 k6 m6 k4 k7 k3 k2 j2",
+        "l7",
+    ),
+    _saves(F, "h8 g7 d8 i7 f7 f8 h6 h7 j7 g6 i8 k8 e9 k6 f10", "g11"),
+    _saves(
+        F,
+        "h8 g7 e7 i7 e8 i6 i8 h7 g8 f8 j7 k6 e6 e9 h6 d7 g5 d10 c11 d8 d9 f7 f11 g10 e11 d11 f10 "
+        "d12 h4 f5 f6 i3 g3 g6 d5 e5 e4 f3 e10 c8 f13 f12 g12 h13 h11 i10 d13 e13 e14 d15 e12 c14 "
+        "b11 c12 h10 j6 i4 l6 m6 k5 g11 i11 j8 k8 k7 i9 m7 k4 j5 j11 i12 k12 l13 l4 m3 l7 l5 k11 "
+        "h2 g4 k9 j13 l10 l12 m11 n12 h5 h3 j12 n11 c10 a12 h12 h9 i13 j14",
+        "m4",
+    ),
+    _saves(
+        F,
+        "h8 g7 e7 i8 f8 g9 f9 e8 g6 h7 j7 f7 j6 i6 j5 j4 i5 k5 h4 g3 l7 k7 k6 i4 m6 j9 l6 n6 l5",
+        "l4",
+    ),
+    _saves(
+        F,
+        "h8 g7 f6 h6 f8 g8 g9 e7 h7 h9 f7 f9 i8 j9 i7 j6 j7 i6 k6 l7 i11 h10 k8 k7 i9 i10 l8 j8 "
+        "j10 k9 e10 e11 j11 k11 f13 f11 i12 f5 g13 g11 d11",
+        "g14",
+    ),
+    _saves(
+        F,
+        "h8 g8 h5 f7 e6 h6 g7 f6 f5 g4 i7 j6 i6 i5 k7 j7 i9 i10 j8 h10 j10 k11 k9 f10 e10 i11 g9 "
+        "j9 j11 k6 e9 f9 f8 e8 l8 l5 m4 m5 d10 c11 l10 m11 l7 i8 h9 l6 m6 k3 l11 l9 m7 n6",
+        "o7",
+    ),
+    _saves(
+        F,
+        "h8 g8 h5 f7 h9 h7 g7 f6 f9 f5 f4 g6 e4 e6 d6 g4 h3 d8 e7 c10 e8 i7 h6 i8 j9 i9 i10 d5 c4 "
+        "d7 c8",
+        "i5",
+    ),
+    _saves(F, "h8 g7 g10 i8 i7 g9 h6 f9 g5 j8 h5", "h9"),
+    _saves(
+        F,
+        "h8 f8 h7 h9 g6 i8 f7 i6 g7 i7 i9 f6 g5 g4 h5 e8 d5 f5 i5 k5 h4 h6 j6 k7 f3 g3 e4 c6 d4 "
+        "d7 g8 g9",
+        "e6",
+    ),
+    _saves(F, "h8 g7 g9 i7 h7 h9 f8 e7 f10 f9 g11", "g10"),
+    _saves(
+        F,
+        "h8 f6 d7 e7 d8 d6 f8 g8 e6 c8 e9 f10 h9 h7 f9 d9 g10 h11 i9 g9 f11 e12 g7 h6 j10 k11 j9",
+        "i8",
+    ),
+    _saves(
+        F,
+        "h8 g7 e8 f8 e9 e10 f9 g9 g10 d7 e7 e6 f5 h7 d8 f6 g6 h11 c8 c7 j7 f7 k8 d5 b8 a8 c4 e4 "
+        "b9 b7 c6 i8 j9 i6 j8",
+        "j10",
+    ),
+    _saves(
+        F,
+        "h8 f6 d4 g5 e7 f4 f7 d6 h7 g7 h6 h9 g6 h5 f5 i8 j7 e4 e8 e9 f9 c7 e5 c6 d8 f8 d10 c10 j6 "
+        "b6 e6 c8 c9 i6 i7 k5 g10 c4 c5 d7 f10 g9 j8",
+        "j5",
+    ),
+    _saves(
+        F,
+        "h8 f6 d5 f8 e7 g6 h6 h7 f5 e5 d4 f9 f10 d6 g8 i7 g10 e9 g9 g11 f4 d10 c11 d9 c4 e4 c9 j7 "
+        "g7 f7 e8 d12 d8 i8 c8 j9 k10 e6 c6 c7 i10 j10 c12 c10 e10 h10",
+        "b10",
+    ),
+    _saves(F, "h8 f6 d10 g5 i7 h4 e7 i5", "j6"),
+    _saves(F, "h8 f6 d12 e5 g9 g5 f5 e7 d8 e6 e8 f4 g8 f8 f10 e11", "i7"),
+    _saves(
+        F,
+        "h8 f6 e5 g6 h6 h7 g7 f5 e4 e6 d6 f4 f3 i5 d5 c6 d7 d8 e2 d3 e7 i8 j9 i6 f7 c7",
+        "e3",
+    ),
+    _saves(F, "h8 f6 f8 g9 g10 g8 h11 f9 h9", "h10"),
+    _saves(F, "h8 f6 f9 e7 g9 d8 g5 c9 b10", "f10"),
+    _saves(F, "h8 f6 h12 g5 g9 i7 h6 e7 h4 f5 h5 h7 g7 f8 f9 f4 f7 e5", "h2"),
+    _saves(F, "h8 f6 i12 e7 h9 h7 g9 f9 i7 f10 g8 g10 j8 i8 g5 f7 f8 g7 d7", "k9"),
+    _saves(F, "h8 f7 d5 g7 e7 g9 f9 i8 g10 e8 g6 i10 f6 i9 i11 h6 h9 i7 i6 f8", "e9"),
+    _saves(F, "h8 f7 d11 g6 h5 h7 g7 f5 e4 f6 f8 h6 i6 e6 d6 i8 j9 g4", "h3"),
+    _saves(
+        F,
+        "h8 f7 d12 g9 f8 e8 d9 g8 g7 e6 d5 e9 e7 g10 h9 g11 g12 f10 d8 e10 h10 h11 d7 d6",
+        "h7",
+    ),
+    _saves(
+        F,
+        "h8 f7 e4 h6 e7 e5 g5 f6 g6 f5 f4 g4 e6 i6 f8 d4 c3 g9 c5 j7 k8 i8 c6 f3 h5 c7 e8 i9",
+        "e9",
+    ),
+    _saves(F, "h8 f7 e7 g9 f6 g5 i8 g8 g7", "e5"),
+    _saves(F, "h8 f7 e12 g6 g8 f6 f8 e8", "h5"),
+    _saves(F, "h8 f7 f11 g6 i8 e7 h9 g10 h7 h10 i9 h5 e8 g9 f8 g8 g7 j10 i10 i11 h6 j12 k13", "i4"),
+    _saves(
+        F,
+        "h8 f7 g7 f6 f5 g5 h4 f8 f10 g6 g9 e11 h6 h5 e8 j5 h9 g4 j6 i7 i5 g3 g2 k6 i4 i6 j7 i3 f3 "
+        "k3 h10 h7 k4 j9 i9 f9 g8 j3 h3 l3 m3",
+        "i8",
+    ),
+    _saves(
+        F,
+        "h8 f7 g8 i8 g9 h7 j9 g7 i7 f10 j8 j7 k9 l10 k6 k5 i9 h9 h10 g11 j12 f11 g10 f8 f9",
+        "d7",
+    ),
+    _saves(F, "h8 f7 i12 g6 g9 i7 f8 e8 h5 e7 h6 h7 g7 e9", "e10"),
+    _saves(F, "h8 f7 j4 g9 f8 h9 g7 i9 f9 h6 j9 g6 g8 e8 h5 i6 j6 i8", "i7"),
+    _saves(
+        F,
+        "h8 f7 j6 g9 i8 g8 h9 h10 g10 j7 i11 g6 i9 g7 g5 i10 i7 h5 l4 k5 e8 e7 e12 f11 h7 d6 f8 d5",
+        "i6",
+    ),
+    _saves(F, "h8 f7 j12 g9 j9 g7 h7 f8 j10 j11 g6 i8", "f9"),
+    _saves(
+        F,
+        "h8 f7 k5 g9 f9 e7 h7 f8 h10 h9 g8 i6 d6 f6 g6 g5 h4 f5 f4 h6 g4 i4 e5 c7 g7 d8 c9 e9 f10 "
+        "e10 e8 i5 i7 j6 j5 d7 b7 l6 k6 k7 f11 j10 f12 f13 g11 i9 j9 d10 h11 d11 d9 b6 a5 j8 m5 "
+        "c11 b12 m9 l8",
+        "i2",
+    ),
+    _saves(F, "h8 f7 k9 g6 h9 e8 h5 d9 c10 g7 i7 h6 g9 j6 i6 i8 e9 j9 h7 g8 h10 h11 g11", "g4"),
+    _saves(F, "h8 f7 k10 g6 k8 g8 k11 k9 g7 e6 j10 i9 h9 e8 h5 f6", "h6"),
+    _saves(
+        F,
+        "h8 f7 k11 g7 g6 e7 d7 f8 e9 e6 d5 d6 c5 e5 e4 f6 f5 h7 i7 d8 c9 g9 h10 f9 f10 g8 e10 h4 "
+        "g5 g10 g11 j4 i9 h6 i5 h5 h3 c6 b6 e8 c8 i10 h9 h11 i12 f12 i6 i8 f3",
+        "d4",
+    ),
+    _saves(F, "h8 f7 l6 g9 i8 g7 h7 f8", "h6"),
+    _saves(F, "h8 f7 l9 g6 i7 g9 g5 h5", "e8"),
+    _saves(
+        F,
+        "h8 f8 e5 g7 h6 h7 e7 e6 g8 i8 j7 f5 g6 j6 f4 g5 g4 h4 i5 k5 l4 l6 i3 i4 k6 d6 m4 j4 m5 "
+        "m6 c6 f9 d5 e9 e4 f3 b5 f7 f6 c4 b7 a8 f10 f11 k3 j2 n5 n3 j3 l3 e11 g9 h9 i10 n8 n6 i11 "
+        "g12 c9 h11 f13 h13 c5 a5 e10 d10 c11 h12",
+        "c8",
+    ),
+    _saves(
+        F,
+        "h8 f8 f6 g7 e9 g5 g6 e6 i7 g9 e7 g8 g10 f5 h5 e8 d7 d8 c8 i6 h9 f11 h7 h6 j7 k6 k7 l7 j6 "
+        "f10 f9 j5 i4 f7 j8 d5 c4 c5 e5 m8 n9",
+        "i5",
+    ),
+    _saves(
+        F,
+        "h8 f8 f7 h7 g9 f10 g6 g7 i7 i6 e9 h9 e8 d9 e10 e7 j5 j6 g10 g11 j8 k9 k8 l8 k7 l6 k6 i4 "
+        "f9 h11 m4 l5 l4 k4 d11 c12 m7 l7 l9 i11 j11 e11 f11 m6 j3 i12 j10 j12 m10 n11 k10 i10 n7 "
+        "m8 i13 k13 l14 f12 g12 e13 h10 g13 d10 d12 n10 l10 i8 g8 i14 h13 c6 d7 j9 j7 l11 m12",
+        "k12",
+    ),
+    _saves(F, "h8 f8 f7 h7 g7 g6 e6 e5 i8 i9 d7 d5 f5 g4 g10", "h9"),
+    _saves(
+        F,
+        "h8 f8 g7 f6 g9 h9 i7 j6 g8 g6 h7 i6 h6 j7 g10 g11 f9 h11 j8 k9 h5 h4 g5 f4 f5 e5 e10 d11 "
+        "e8 e11 f11 e6 d9 c8 i9 f10 j11 j10 h13 g12 i12 g14 i5 j5 j4 k3 i11 c6 d6 i10 k8 i8 f13 "
+        "e4 e7 f7 g4 c4",
+        "k10",
+    ),
+    _saves(
+        F,
+        "h8 f8 i4 f9 g7 h7 f7 g6 f5 e7 d6 f6 e6 g8 e10 d8 c9 g10 c8 d7 c6 h11 e8 c7 b7 d9 b6 a6 "
+        "b8 b9 d5 e4 e2 c5 g5 j5 i6 g9 c4 b3 h5 e5 g4 f3 i2 h3 i3 i5 j7 k8 b5 b4",
+        "d3",
+    ),
+    _saves(
+        F,
+        "h8 f8 i4 g9 e7 d8 h7 h9 f9 g8 g10 d7 g6 d10 d6 e9 g7 f7 e6 f6 e4 f5 f4 e5 g4 h4 g5 g3 i7 "
+        "h6 j7 k7 i6 i5 j6 h5 i10 i8 j4 j5 k5 l4 j10 f2 e1 e8 c8",
+        "d11",
+    ),
+    _saves(F, "h8 f8 i5 f9 h7 h9 g7 i7 i9 f6 f5 g6 e6 e8 d9 d7 g10 e7 k3 h5", "j4"),
+    _saves(F, "h8 f8 i8 g8 h7 h9 g6 f5 f7 i7 h5 i4 j8", "i6"),
+    _saves(F, "h8 f8 j4 g9 h10 h7 f7 i9 i8 f9 e9 g8 e10 g10 g11 e8 d7 h11 i12 j9 h9 k8", "l7"),
+    _saves(
+        F,
+        "h8 f8 j6 g9 h10 g10 j8 g7 g8 h6 e9 i9 j7 j9 h9 h7 i8 k8 k5 j5 l6 j4 i5 k6 e6 f7 e7 e8 k7 "
+        "l8 l4 i7 k3 j2 m3 n2 h4 g3 l3 j3 j1 l5 k2 m5 k4 k1 h11 h12 i4 g5 f4 f9 f6 f11 f10 d9 m4 "
+        "n5",
+        "e4",
+    ),
+    _saves(
+        F,
+        "h8 f8 k4 f9 f7 e8 e9 g10 h11 f10 e10 h10 g9 d6 d7 e5 f11 c8 d8 c7 f4 g11 i9 c5 c6 d5 f5 "
+        "f6 d4 b7 b8 g12 j10 k11 e4 c4 h7 b5 a5 d3 e2 g13 g14",
+        "e7",
+    ),
 )
 """One move saves the side to move from a forced win, by fours or by threes, in positions from
 master's lost games against PentaZen 0.4.17 and Rapfi 0.43 classical (the two renju ones
