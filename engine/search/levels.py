@@ -91,12 +91,15 @@ PRESETS: dict[Level, Preset] = {
 
 def warm_up() -> None:
     """Load the compiled kernels and build the pattern tables (for a worker's initializer)."""
-    from engine.search.alphabeta import Limits, search
+    from engine.search.alphabeta import Limits, search, wins_by_threats
     from engine.types import Rule
 
     for rule in Rule:
         search(Board.from_moves("h8 i9", rule=rule), Limits(depth=1))
     search(Board.for_game("tictactoe"), Limits(depth=1))
+    # the proof-number search, which master's search runs only once it proves itself lost:
+    # compiled in the middle of a game, it cost whole games on time
+    wins_by_threats(Board.from_moves("h8 i9"), nodes=100)
 
 
 def choose_move(

@@ -133,3 +133,22 @@ def test_warm_up_loads_everything() -> None:
     from engine.search.levels import warm_up
 
     warm_up()  # a worker's initializer: compiled kernels and every rule's tables
+
+
+def test_warm_up_compiles_the_proof_number_search_a_lost_search_needs() -> None:
+    # a fresh process, as a Gomocup manager starts one: the kernel master's lost check calls
+    # must be ready before the first move, not compiled in the middle of a game
+    import subprocess
+    import sys
+
+    code = (
+        "from engine.search import _kernels as k\n"
+        "from engine.search.levels import warm_up\n"
+        "before = len(k.dfpn.signatures)\n"
+        "warm_up()\n"
+        "print(before, len(k.dfpn.signatures))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600
+    )
+    assert out.stdout.split() == ["0", "1"]
