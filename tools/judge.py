@@ -481,10 +481,10 @@ def report_game(
     return lines
 
 
-def _tactics(judge_spec: EngineSpec, turn_ms: int) -> list[str]:
+def _tactics(judge_spec: EngineSpec, turn_ms: int) -> Iterator[str]:
     from engine.gomocup.tactics import HARD_DEFENCES
 
-    lines = []
+    found = 0
     for i, puzzle in enumerate(HARD_DEFENCES):
         board = puzzle.board()
         assert puzzle.answer is not None  # every hard defence has its one answer
@@ -494,12 +494,19 @@ def _tactics(judge_spec: EngineSpec, turn_ms: int) -> list[str]:
             before = judge.ask(moves)
             after = judge.ask([*moves, answer])
         verdict = "saves" if after.eval is not None and after.eval.mate is None else "lost"
-        lines.append(
+        # the judge's own move in the puzzle, so that the suite's rate has a yardstick
+        finds = before.move == answer
+        found += finds
+        yield (
             f"hard {i:2d} {puzzle.rule.value:9s} answer {puzzle.answer:4s}"
-            f" before {_show_eval(before.eval):>7s} (judge {_show(before.move)})"
+            f" before {_show_eval(before.eval):>7s} (judge {_show(before.move)}"
+            f"{', the answer' if finds else ''})"
             f"  after, attacker to move {_show_eval(after.eval):>7s}  {verdict}"
         )
-    return lines
+    yield (
+        f"the judge plays the answer in {found} of {len(HARD_DEFENCES)} hard defences"
+        f" at {turn_ms} ms"
+    )
 
 
 def add_judge_options(

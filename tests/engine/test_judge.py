@@ -10,7 +10,8 @@ import pytest
 
 from engine.board import Board
 from engine.gomocup.match import EngineSpec
-from engine.notation import parse_moves
+from engine.gomocup.protocol import point_to_gomocup
+from engine.notation import parse_moves, parse_point
 from engine.records import to_psq
 from engine.types import Color, Point, Rule
 from tools import judge as j
@@ -144,10 +145,27 @@ def test_a_position_and_the_hard_defences_can_be_asked_about(
     assert capsys.readouterr().out == "white to move: judge a15 eval -M4\n"
     from engine.gomocup.tactics import HARD_DEFENCES
 
+    # the fake plays the first puzzle's answer wherever it has that puzzle's stone count, and
+    # the first empty point (never an answer) elsewhere
+    first = HARD_DEFENCES[0]
+    stones = len(first.board().moves)
+    assert first.answer is not None
+    x, y = point_to_gomocup(parse_point(first.answer), 15)
+    fake = f"{sys.executable} {FAKE} {stones}=play{x},{y}"
     assert j.main(["--judge", fake, "--tactics", "--turn-ms", "10"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(HARD_DEFENCES)
-    assert all(line.endswith("saves") for line in lines)  # the fake says +0 everywhere
+    assert len(lines) == len(HARD_DEFENCES) + 1
+    # the fake says +0 after each answer, and nothing where it plays the first puzzle's answer
+    for puzzle, line in zip(HARD_DEFENCES, lines, strict=False):
+        silent = len(puzzle.board().moves) + 1 == stones
+        assert line.endswith("lost" if silent else "saves")
+    assert lines[0].startswith(f"hard  0 freestyle answer {first.answer}")
+    assert f"(judge {first.answer}, the answer)" in lines[0]
+    found = sum(len(p.board().moves) == stones and p.answer == first.answer for p in HARD_DEFENCES)
+    assert sum("the answer)" in line for line in lines) == found
+    assert lines[-1] == (
+        f"the judge plays the answer in {found} of {len(HARD_DEFENCES)} hard defences at 10 ms"
+    )
 
 
 def test_a_dead_judge_is_an_error_not_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
