@@ -419,18 +419,30 @@ async def test_a_move_after_the_deadline_loses_on_time(
     bob: FakeUser,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The deadline task sleeps through this test: the late move itself must end the game.
+    # The deadline task stands still from the clock's jump on: the late move itself must end
+    # the game. A pass that read the games after the jump would end it on time first, so
+    # every pass that begins after it waits at the gate, before it reads anything.
     bot = make_bot(deadline_poll=3600.0)
-    begun = _on_each_pass(monkeypatch)
+    frozen = asyncio.Event()
+    never = asyncio.Event()
+    reading = [0]  # the passes past the gate
+    plan = GameService.tick_and_plan
+
+    async def gated(service: GameService) -> tuple[list[TimeoutEvent], datetime | None]:
+        if frozen.is_set():
+            await never.wait()
+        reading[0] += 1
+        return await plan(service)
+
+    monkeypatch.setattr(GameService, "tick_and_plan", gated)
     async with fake.running(bot):
         await _reach(bot, 1)
         await fake.slash("gomoku-admin settings", user=fake.owner, options={"turn_minutes": 1})
         game_id, board = await accepted_challenge(fake, bot, alice, bob)
         await fake.slash("place", user=alice, options={"cell": "h8"})
-        # every pass the moves woke has read the games before the clock jumps: a pass that read
-        # them after it would end the game on time itself, before the late move comes
-        await _round_trip(fake)
-        await _reach(bot, begun[0])
+        frozen.set()
+        # every pass past the gate has finished reading before the clock jumps
+        await _reach(bot, reading[0])
         clock.advance(seconds=61)
         late = await fake.slash("place", user=bob, options={"cell": "i9"})
         assert late.ephemeral
