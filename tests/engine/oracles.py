@@ -144,18 +144,20 @@ def _fives_for(board: Board, color: Color, points: Iterable[Point]) -> list[Poin
 
 def _window_points(board: Board, color: Color, need: int) -> set[Point]:
     """Empty points in some five-window holding ``need`` stones of ``color`` and none of the
-    other side: where a move makes a four (``need`` 3) or a five (``need`` 4)."""
+    other side: where a move makes a four (``need`` 3) or a five (``need`` 4). Only windows
+    through one of ``color``'s stones can hold any, so those are the ones looked at."""
+    assert need >= 1
+    own = set(board.stones(color))
+    other = set(board.stones(color.opponent))
     points: set[Point] = set()
-    size = board.width
-    for y in range(size):
-        for x in range(size):
-            for dx, dy in DIRECTIONS:
-                cells = [Point(x + dx * i, y + dy * i) for i in range(5)]
-                if not all(_on(c, size, board.height) for c in cells):
-                    continue
-                colors = [board[c] for c in cells]
-                if colors.count(color) == need and colors.count(color.opponent) == 0:
-                    points.update(c for c in cells if board[c] is None)
+    seen: set[tuple[Point, ...]] = set()
+    for stone in own:
+        for _, cells in windows(stone, 5, board.width, board.height):
+            if cells in seen:
+                continue
+            seen.add(cells)
+            if sum(c in own for c in cells) == need and not any(c in other for c in cells):
+                points.update(c for c in cells if c not in own)
     return points
 
 
