@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "0f69cce2d67b2f8a"
+KERNELS_STAMP = "88a693c630892a84"
 
 
 @njit

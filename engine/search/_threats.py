@@ -47,7 +47,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "0f69cce2d67b2f8a"
+KERNELS_STAMP = "88a693c630892a84"
 
 
 @njit
@@ -118,6 +118,24 @@ def _leaves_none(b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int,
             if _caro_five(b, s, q, ci + 1, p):
                 return False
     return True
+
+
+@njit_inline
+def _only_stopping_block(st: State, ci: int, buf: IntArray) -> int:
+    # the one five point of side ci's where the other side's stone leaves ci no other
+    # five; -1 where there are several
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    p4t = st[5]
+    n = _scan(b, cell, g, p4t, ci, P4_FIVE, buf)
+    found = -1
+    for i in range(n):
+        if _leaves_none(b, cell, g, p4t, ci, buf[i]):
+            if found >= 0:
+                return -1
+            found = buf[i]
+    return found
 
 
 @njit
@@ -620,12 +638,19 @@ def vcf_local(st: State, sr: State, depth: int, ply: int, last: int) -> int:
         # the defender to move: it has no five (we had none to leave it), so it must block ours
         won = 0
         nf = g[G_P4 + me * NP4 + P4_FIVE]
+        q = -1
         if nf >= 2:
-            won = 3
+            if fives_one_stops(st, me):
+                # caro: a stone on one of the five points leaves no other; the line goes on
+                # only where that point is the one such block
+                q = _only_stopping_block(st, me, mbuf[ply + 1])
+            else:
+                won = 3
         elif nf == 1:
             dbuf = mbuf[ply + 1]
             _scan(b, cell, g, p4t, me, P4_FIVE, dbuf)
             q = dbuf[0]
+        if q >= 0:
             if side == 2 and is_forbidden(b, g, cell, maybe, q):
                 won = 3  # renju: Black may not block there
             else:

@@ -187,7 +187,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "0f69cce2d67b2f8a"
+KERNELS_STAMP = "88a693c630892a84"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm, counter)
@@ -723,7 +723,7 @@ def qvcf(st: State, sr: State, alpha: int, beta: int, ply: int, last: int, fours
             continue
         _mk(st, p)
         nf = g[G_P4 + me * NP4 + P4_FIVE]
-        if nf >= 2:
+        if nf >= 2 and not fives_one_stops(st, me):
             v = WIN - ply - 2
         elif nf == 1:
             # the opponent had no five (or just lost its only one), so it must block ours

@@ -7,7 +7,7 @@ formulation from the run counting in ``engine.rules``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from engine import Board, Color, Point, Rule
 
@@ -163,7 +163,7 @@ def _window_points(board: Board, color: Color, need: int) -> set[Point]:
 
 def has_vcf(board: Board, fours: int) -> bool:
     """Whether the side to move wins with at most ``fours`` continuous fours (a five on the
-    board counts as none), by trying every four and the one block: exhaustive and slow."""
+    board counts as none), by trying every four and every block of it: exhaustive and slow."""
     attacker = board.to_move
     if _fives_for(board, attacker, _window_points(board, attacker, 4)):
         return True
@@ -182,12 +182,28 @@ def has_vcf(board: Board, fours: int) -> bool:
         blocks = _fives_for(_passed(after), attacker, _window_points(after, attacker, 4))
         if not blocks:
             continue  # not a four
-        if len(blocks) >= 2 or not after.is_legal(blocks[0]):
-            return True  # two fives to stop, or (renju) the block is forbidden
-        after.play(blocks[0])
-        if after.outcome is None and has_vcf(after, fours - 1):
+        # every block the defender may play (none where the one block is forbidden in renju)
+        # leaves a five or a shorter VCF: two fives are two blocks that each leave the other,
+        # but in caro a stone on one end of a straight four can leave the other five blocked
+        # at both ends (``O.XXXX.`` answered on the right)
+        if all(
+            reply.outcome is None and has_vcf(reply, fours - 1) for reply in _blocks(after, blocks)
+        ):
             return True
     return False
+
+
+def _blocks(board: Board, fives: list[Point]) -> Iterator[Board]:
+    """``board`` after each legal stone of the side to move on one of the other side's
+    ``fives``. The defence is a stone on a five's point, as the engine's threat searches read a
+    four; in caro a stone just past a five whose other end is blocked stops it too
+    (``OXXXX.`` answered at ``OXXXX.O``), which neither they nor this oracle try
+    (docs/engine.md, "How it searches")."""
+    for point in fives:
+        if board.is_legal(point):
+            reply = board.copy()
+            reply.play(point)
+            yield reply
 
 
 def _passed(board: Board) -> Board:

@@ -43,6 +43,17 @@ def _after(board: Board, point: Point) -> Board:
     return out
 
 
+def _one_stops(board: Board, color: Color, fives: list[Point]) -> bool:
+    """Whether a stone of the side to move on one of ``color``'s ``fives`` leaves ``color`` no
+    five, by the rules: in caro, one end of a straight four whose far side is blocked."""
+    for q in fives:
+        if board.is_legal(q):
+            trial = _after(board, q)
+            if trial.outcome is None and not _fives(trial, color):
+                return True
+    return False
+
+
 def oracle(board: Board, ply: int, last: Point | None, fours: int, total: int) -> int:
     """The value the quiescence defines, with no window and no pruning: the static value or the
     best line of fours, every position evaluated from scratch (``Position.from_board``)."""
@@ -51,9 +62,11 @@ def oracle(board: Board, ply: int, last: Point | None, fours: int, total: int) -
     if _fives(board, me):
         return WIN - ply
     theirs = _fives(board, op)
-    if len(theirs) >= 2:
-        return -(WIN - ply - 1)
     pos = Position.from_board(board)
+    if len(theirs) >= 2:
+        if _one_stops(board, op, theirs):
+            return pos.evaluate()  # caro: no line of fours is followed
+        return -(WIN - ply - 1)
     if len(theirs) == 1:
         q = theirs[0]
         if not board.is_legal(q):
@@ -83,14 +96,14 @@ def oracle(board: Board, ply: int, last: Point | None, fours: int, total: int) -
             continue
         after = _after(board, p)
         ours = _fives(after, me)
-        if len(ours) >= 2:
+        if len(ours) >= 2 and not _one_stops(after, me, ours):
             v = WIN - ply - 2
         elif len(ours) == 1:
             if not after.is_legal(ours[0]):
                 v = WIN - ply - 2  # renju: Black may not block there
             else:
                 v = oracle(_after(after, ours[0]), ply + 2, p, fours - 1, total)
-        else:
+        else:  # a quiet stone, or (caro) fives one stone stops
             v = -Position.from_board(after).evaluate()
         best = max(best, v)
     return best
