@@ -229,6 +229,7 @@ from engine.search._threats import (
     _stopping,
     _um,
     fives_one_stops,
+    four_answers,
     threat_search,
     vcf_local,
 )
@@ -486,6 +487,7 @@ __all__ = [
     "dfpn",
     "evaluate",
     "fives_one_stops",
+    "four_answers",
     "init_state",
     "is_forbidden",
     "now",

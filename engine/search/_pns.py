@@ -42,10 +42,11 @@ from engine.search._threats import (
     _sort,
     _um,
     fives_one_stops,
+    four_answers,
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "88a693c630892a84"
+KERNELS_STAMP = "fbb23af8576eb3b4"
 
 INF = 1 << 28  # a proof or disproof number that means "never": the other side has it
 _BUCKET = 4
@@ -140,13 +141,12 @@ def _moves(st: State, sr: State, attacker: int, vct: bool, depth: int, ply: int)
         nfive = g[G_P4 + op * NP4 + P4_FIVE]
         if nfive >= 2 and not fives_one_stops(st, op):
             return -2
-        if nfive == 1:
-            _scan(b, cell, g, p4t, op, P4_FIVE, buf)
-            if side == 1 and is_forbidden(b, g, cell, maybe, buf[0]):
-                return -2
-            return 1
-        if nfive >= 2:
-            n = _scan(b, cell, g, p4t, op, P4_FIVE, buf)  # one of them stops them all
+        if nfive >= 1:
+            n = four_answers(st, op, buf)  # caro: only the stones that stop every five
+            if nfive == 1 and n == 1:
+                if side == 1 and is_forbidden(b, g, cell, maybe, buf[0]):
+                    return -2
+                return 1
         elif not vct or _real_flex4(st, op, buf) == 0:
             return -1  # no threat: the defender is free, the attack has failed
         else:

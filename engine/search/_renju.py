@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "88a693c630892a84"
+KERNELS_STAMP = "fbb23af8576eb3b4"
 
 
 @njit

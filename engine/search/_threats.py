@@ -47,7 +47,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "88a693c630892a84"
+KERNELS_STAMP = "fbb23af8576eb3b4"
 
 
 @njit
@@ -106,7 +106,8 @@ def _caro_five(b: I8Array, s: int, q: int, c: int, blocker: int) -> bool:
 
 @njit_inline
 def _leaves_none(b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int, p: int) -> bool:
-    # whether the other side's stone on side ci's five point p leaves ci no other five point
+    # whether the other side's stone on p (one of side ci's five points, or an end of the five
+    # one of them makes) leaves ci no five point
     s = g[G_S]
     row = R_CODE + ci
     y0, y1, x0, x1 = _box(g)
@@ -121,21 +122,73 @@ def _leaves_none(b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int,
 
 
 @njit_inline
-def _only_stopping_block(st: State, ci: int, buf: IntArray) -> int:
-    # the one five point of side ci's where the other side's stone leaves ci no other
-    # five; -1 where there are several
+def _add_answer(
+    b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int, x: int, buf: IntArray, n: int
+) -> int:
+    # n + 1 where the other side's stone on x stops every five of side ci's and x is not in
+    # ``buf`` yet (then kept there, where ``buf`` has room: an empty one only counts)
+    for i in range(min(n, buf.shape[0])):
+        if buf[i] == x:
+            return n
+    if not _leaves_none(b, cell, g, p4t, ci, x):
+        return n
+    if n < buf.shape[0]:
+        buf[n] = x
+    return n + 1
+
+
+@njit_inline
+def _caro_answers(
+    b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int, buf: IntArray, want: int
+) -> int:
+    # the points where the other side's stone leaves side ci no five, in ``buf``, until
+    # ``want`` are found:
+    # a five point, or a point just past the exact five one makes whose other end the other
+    # side holds already (``OXXXX.`` answered at ``OXXXX.O``: the five would be blocked at both
+    # ends). No other stone touches a five.
+    s = g[G_S]
+    sts = _steps(s)
+    c = ci + 1
+    opp = 3 - c
+    n = 0
+    y0, y1, x0, x1 = _box(g)
+    for y in range(y0, y1 + 1):
+        for x in range(x0, x1 + 1):
+            p = (y + PAD) * s + PAD + x
+            if b[p] != 0 or p4t[ci, cell[p, R_CODE + ci]] != P4_FIVE:
+                continue
+            n = _add_answer(b, cell, g, p4t, ci, p, buf, n)
+            for d in range(4):
+                sd = sts[d]
+                lo = p - sd
+                while b[lo] == c:
+                    lo -= sd
+                hi = p + sd
+                while b[hi] == c:
+                    hi += sd
+                if (hi - lo) // sd - 1 == 5:
+                    if b[lo] == 0 and b[hi] == opp:
+                        n = _add_answer(b, cell, g, p4t, ci, lo, buf, n)
+                    if b[hi] == 0 and b[lo] == opp:
+                        n = _add_answer(b, cell, g, p4t, ci, hi, buf, n)
+            if n >= want:
+                return n
+    return n
+
+
+@njit
+def four_answers(st: State, ci: int, buf: IntArray) -> int:
+    """The other side's answers to side ``ci``'s fives, in ``buf``: their number. Under most
+    rules a stone on a five point, each of them (where there are two, each leaves the other).
+    In caro only the stones that leave ``ci`` no five: on a five point, or just past the five
+    it makes where the other end is blocked already (none: nothing stops them)."""
     b = st[0]
     cell = st[1]
     g = st[2]
     p4t = st[5]
-    n = _scan(b, cell, g, p4t, ci, P4_FIVE, buf)
-    found = -1
-    for i in range(n):
-        if _leaves_none(b, cell, g, p4t, ci, buf[i]):
-            if found >= 0:
-                return -1
-            found = buf[i]
-    return found
+    if g[G_RULE] != RULE_CARO:
+        return _scan(b, cell, g, p4t, ci, P4_FIVE, buf)
+    return _caro_answers(b, cell, g, p4t, ci, buf, buf.shape[0])
 
 
 @njit
@@ -143,24 +196,10 @@ def fives_one_stops(st: State, ci: int) -> bool:
     """Whether one stone of the other side's stops every five point side ``ci`` has, two or
     more of them: in caro, where taking one end of a straight four whose far side is blocked
     leaves the other five blocked at both ends. Under the other rules two five points win."""
-    b = st[0]
-    cell = st[1]
-    g = st[2]
-    p4t = st[5]
-    if g[G_RULE] != RULE_CARO:
+    if st[2][G_RULE] != RULE_CARO:
         return False
-    s = g[G_S]
-    y0, y1, x0, x1 = _box(g)
-    for y in range(y0, y1 + 1):
-        for x in range(x0, x1 + 1):
-            p = (y + PAD) * s + PAD + x
-            if (
-                b[p] == 0
-                and p4t[ci, cell[p, R_CODE + ci]] == P4_FIVE
-                and _leaves_none(b, cell, g, p4t, ci, p)
-            ):
-                return True
-    return False
+    g = st[2]
+    return _caro_answers(st[0], st[1], g, st[5], ci, g[:0], 1) > 0  # counted, not kept
 
 
 @njit
@@ -540,8 +579,8 @@ def threat_search(st: State, sr: State, attacker: int, depth: int, vct: bool, pl
     if nfive >= 2 and not fives_one_stops(st, op):
         return True
     if nfive >= 1:
-        n = _scan(b, cell, g, p4t, op, P4_FIVE, buf)
-        if nfive == 1 and side == 1 and is_forbidden(b, g, cell, maybe, buf[0]):
+        n = four_answers(st, op, buf)
+        if n == 0 or (nfive == 1 and side == 1 and is_forbidden(b, g, cell, maybe, buf[0])):
             return True
     else:
         if not vct or _real_flex4(st, op, buf) == 0:
@@ -639,17 +678,16 @@ def vcf_local(st: State, sr: State, depth: int, ply: int, last: int) -> int:
         won = 0
         nf = g[G_P4 + me * NP4 + P4_FIVE]
         q = -1
-        if nf >= 2:
-            if fives_one_stops(st, me):
-                # caro: a stone on one of the five points leaves no other; the line goes on
-                # only where that point is the one such block
-                q = _only_stopping_block(st, me, mbuf[ply + 1])
-            else:
-                won = 3
-        elif nf == 1:
+        if nf >= 2 and not fives_one_stops(st, me):
+            won = 3
+        elif nf >= 1:
             dbuf = mbuf[ply + 1]
-            _scan(b, cell, g, p4t, me, P4_FIVE, dbuf)
-            q = dbuf[0]
+            m = four_answers(st, me, dbuf)
+            if m == 0:
+                won = 3
+            elif m == 1:
+                q = dbuf[0]
+            # several answers (caro: a five point, or the point past it): the line stops
         if q >= 0:
             if side == 2 and is_forbidden(b, g, cell, maybe, q):
                 won = 3  # renju: Black may not block there

@@ -182,12 +182,13 @@ from engine.search._threats import (
     _stopping,
     _um,
     fives_one_stops,
+    four_answers,
     threat_search,
     vcf_local,
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "88a693c630892a84"
+KERNELS_STAMP = "fbb23af8576eb3b4"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm, counter)
@@ -492,7 +493,7 @@ def _generate(st: State, sr: State, ply: int, ttmove: int) -> tuple[int, bool]:
     if g[G_PURE] != 0:
         pass
     elif g[G_P4 + op * NP4 + P4_FIVE] > 0:
-        n = _scan(b, cell, g, p4t, op, P4_FIVE, buf)
+        n = four_answers(st, op, buf)
         restricted = True
     elif g[G_P4 + op * NP4 + P4_FLEX4] > 0 and _real_flex4(st, op, buf) > 0:
         n = _defences(st, me, buf)
@@ -669,7 +670,11 @@ def qvcf(st: State, sr: State, alpha: int, beta: int, ply: int, last: int, fours
     keys = sbuf[ply]
     if opfive == 1:
         # the block is forced; a quiet one ends the line with the opponent to move
-        _scan(b, cell, g, p4t, op, P4_FIVE, buf)
+        n = four_answers(st, op, buf)
+        if n == 0:
+            return -(WIN - ply - 1)
+        if n > 1:
+            return evaluate(g, hsh)  # caro: the point past the five stops it too
         q = buf[0]
         if side == 1 and renju and is_forbidden(b, g, cell, maybe, q):
             return -(WIN - ply - 1)
@@ -725,10 +730,11 @@ def qvcf(st: State, sr: State, alpha: int, beta: int, ply: int, last: int, fours
         nf = g[G_P4 + me * NP4 + P4_FIVE]
         if nf >= 2 and not fives_one_stops(st, me):
             v = WIN - ply - 2
+        elif nf == 1 and four_answers(st, me, mbuf[ply + 1]) > 1:
+            v = -evaluate(g, hsh)  # caro: the point past the five stops it too
         elif nf == 1:
             # the opponent had no five (or just lost its only one), so it must block ours
             dbuf = mbuf[ply + 1]
-            _scan(b, cell, g, p4t, me, P4_FIVE, dbuf)
             q = dbuf[0]
             if side == 2 and renju and is_forbidden(b, g, cell, maybe, q):
                 v = WIN - ply - 2

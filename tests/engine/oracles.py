@@ -194,16 +194,41 @@ def has_vcf(board: Board, fours: int) -> bool:
 
 
 def _blocks(board: Board, fives: list[Point]) -> Iterator[Board]:
-    """``board`` after each legal stone of the side to move on one of the other side's
-    ``fives``. The defence is a stone on a five's point, as the engine's threat searches read a
-    four; in caro a stone just past a five whose other end is blocked stops it too
-    (``OXXXX.`` answered at ``OXXXX.O``), which neither they nor this oracle try
-    (docs/engine.md, "How it searches")."""
-    for point in fives:
+    """``board`` after each legal stone of the side to move that might stop the other side's
+    ``fives``: a stone on one of them, and in caro also one just past a five whose other end
+    it holds (``OXXXX.`` answered at ``OXXXX.O``), which leaves it blocked at both ends. There
+    every point within five of a five's point along its lines is tried: no farther stone
+    touches that five."""
+    for point in _answer_points(board, fives):
         if board.is_legal(point):
             reply = board.copy()
             reply.play(point)
             yield reply
+
+
+def _answer_points(board: Board, fives: list[Point]) -> list[Point]:
+    if board.rule is not Rule.CARO:
+        return list(fives)
+    near = {
+        Point(p.x + dx * i, p.y + dy * i)
+        for p in fives
+        for dx, dy in DIRECTIONS
+        for i in range(-5, 6)
+    }
+    return sorted(q for q in near if _on(q, board.width, board.height) and board[q] is None)
+
+
+def stopping_answers(board: Board) -> set[Point]:
+    """The points where the side to move's stone leaves the other side no five, by the rules
+    on ``Board``: the answers to its fours that hold."""
+    attacker = board.to_move.opponent
+    fives = _fives_for(_passed(board), attacker, _window_points(board, attacker, 4))
+    return {
+        reply.moves[-1].point
+        for reply in _blocks(board, fives)
+        if reply.outcome is None
+        and not _fives_for(reply, attacker, _window_points(reply, attacker, 4))
+    }
 
 
 def _passed(board: Board) -> Board:

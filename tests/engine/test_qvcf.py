@@ -13,7 +13,7 @@ from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.alphabeta import Limits, SearchOptions, search
 from engine.types import Color, Point, Rule
-from tests.engine.oracles import _fives_for, _passed, _window_points
+from tests.engine.oracles import _fives_for, _passed, _window_points, stopping_answers
 from tests.engine.test_threats import crowded
 
 SETTINGS = settings(
@@ -43,17 +43,6 @@ def _after(board: Board, point: Point) -> Board:
     return out
 
 
-def _one_stops(board: Board, color: Color, fives: list[Point]) -> bool:
-    """Whether a stone of the side to move on one of ``color``'s ``fives`` leaves ``color`` no
-    five, by the rules: in caro, one end of a straight four whose far side is blocked."""
-    for q in fives:
-        if board.is_legal(q):
-            trial = _after(board, q)
-            if trial.outcome is None and not _fives(trial, color):
-                return True
-    return False
-
-
 def oracle(board: Board, ply: int, last: Point | None, fours: int, total: int) -> int:
     """The value the quiescence defines, with no window and no pruning: the static value or the
     best line of fours, every position evaluated from scratch (``Position.from_board``)."""
@@ -64,10 +53,12 @@ def oracle(board: Board, ply: int, last: Point | None, fours: int, total: int) -
     theirs = _fives(board, op)
     pos = Position.from_board(board)
     if len(theirs) >= 2:
-        if _one_stops(board, op, theirs):
-            return pos.evaluate()  # caro: no line of fours is followed
+        if stopping_answers(board):
+            return pos.evaluate()  # caro: one stone stops them all; no line of fours follows
         return -(WIN - ply - 1)
     if len(theirs) == 1:
+        if len(stopping_answers(board)) > 1:
+            return pos.evaluate()  # caro: the point past the five stops it too
         q = theirs[0]
         if not board.is_legal(q):
             return -(WIN - ply - 1)  # renju: Black may not block there
@@ -96,8 +87,10 @@ def oracle(board: Board, ply: int, last: Point | None, fours: int, total: int) -
             continue
         after = _after(board, p)
         ours = _fives(after, me)
-        if len(ours) >= 2 and not _one_stops(after, me, ours):
+        if len(ours) >= 2 and not stopping_answers(after):
             v = WIN - ply - 2
+        elif len(ours) == 1 and len(stopping_answers(after)) > 1:
+            v = -Position.from_board(after).evaluate()  # caro: the point past it stops it too
         elif len(ours) == 1:
             if not after.is_legal(ours[0]):
                 v = WIN - ply - 2  # renju: Black may not block there

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from engine.board import Board
@@ -17,21 +17,21 @@ from engine.search._position import Position
 from engine.search.alphabeta import Limits, SearchOptions, is_win_score, search
 from engine.search.levels import PRESETS, Level
 from engine.types import Color, Point, Rule
-from tests.engine.oracles import _fives_for, _passed, _window_points, has_vcf
+from tests.engine.oracles import _fives_for, _passed, _window_points, has_vcf, stopping_answers
 from tests.engine.test_tactics import check_vcf_line
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # the bench at depth 7 with the levels' options (no local VCF, no selectivity), with the
 # evaluation fitted to a judge's opinion
-OLD_BENCH_NODES = 1_033_332
+OLD_BENCH_NODES = 1_056_626
 
 
 @st.composite
-def crowded(draw: st.DrawFn) -> Board:
+def crowded(draw: st.DrawFn, rules: tuple[Rule, ...] = tuple(Rule)) -> Board:
     """A small board with many stones near the centre, so that fours (and VCFs) are common;
-    no five on it."""
+    no five on it. ``rules``: the rules it may be played under."""
     size = draw(st.integers(7, 11))
-    rule = draw(st.sampled_from(tuple(Rule)))
+    rule = draw(st.sampled_from(rules))
     board = Board(size, rule)
     count = draw(st.integers(6, 26))
     for _ in range(count):
@@ -64,6 +64,33 @@ def test_a_local_vcf_is_a_real_forced_win(board: Board, fours: int) -> None:
     assert has_vcf(board, used)
     if not has_vcf(_passed(board), 0):  # the line checker wants no four of the defender's
         check_vcf_line(board, line)
+
+
+@settings(
+    SETTINGS,
+    max_examples=100,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(crowded(rules=(Rule.CARO,)) | crowded())
+def test_the_answers_to_a_four_are_the_stones_that_stop_it(board: Board) -> None:
+    # the side to move against the other side's fives: in caro exactly the stones that leave
+    # it none, by the rules on Board (the point past a five whose other end is held counts;
+    # none where one stone cannot stop two); elsewhere every five point, each a block
+    attacker = board.to_move.opponent
+    fives = _fives_for(_passed(board), attacker, _window_points(board, attacker, 4))
+    assume(fives)
+    pos = Position.from_board(board)
+    ci = 0 if attacker is Color.BLACK else 1
+    buf = np.zeros(k.MAX_MOVES, dtype=np.int64)
+    n = int(k.four_answers(pos.st, ci, buf))
+    answers = [pos.point(int(i)) for i in buf[:n]]
+    assert len(set(answers)) == n
+    if board.rule is Rule.CARO:
+        assert set(answers) == stopping_answers(board)
+        event("caro: " + ("several" if n > 1 else str(n)))
+    else:
+        assert sorted(answers) == sorted(fives)
+    assert bool(k.fives_one_stops(pos.st, ci)) is (board.rule is Rule.CARO and n > 0)
 
 
 @SETTINGS
