@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "fbb23af8576eb3b4"
+KERNELS_STAMP = "ba865fdafb28de2f"
 
 PAD = 5
 MAX_PLY = 128

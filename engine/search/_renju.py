@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "fbb23af8576eb3b4"
+KERNELS_STAMP = "ba865fdafb28de2f"
 
 
 @njit

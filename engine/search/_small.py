@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "fbb23af8576eb3b4"
+KERNELS_STAMP = "ba865fdafb28de2f"
 
 if TYPE_CHECKING:
     from engine.board import Board

@@ -47,7 +47,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "fbb23af8576eb3b4"
+KERNELS_STAMP = "ba865fdafb28de2f"
 
 
 @njit
@@ -79,6 +79,19 @@ def _scan(
 
 
 @njit_inline
+def _run_ends(b: I8Array, q: int, sd: int, c: int) -> tuple[int, int]:
+    # the points just past the unbroken run of c's stones through q (q counted as c's) along
+    # the step sd
+    lo = q - sd
+    while b[lo] == c:
+        lo -= sd
+    hi = q + sd
+    while b[hi] == c:
+        hi += sd
+    return lo, hi
+
+
+@njit_inline
 def _caro_five(b: I8Array, s: int, q: int, c: int, blocker: int) -> bool:
     # whether a stone of c on q makes a five in caro, a stone of the other side's on
     # ``blocker`` as well: an exact five with the other side's stones at both ends does not
@@ -87,12 +100,7 @@ def _caro_five(b: I8Array, s: int, q: int, c: int, blocker: int) -> bool:
     opp = 3 - c
     for d in range(4):
         sd = sts[d]
-        lo = q - sd
-        while b[lo] == c:
-            lo -= sd
-        hi = q + sd
-        while b[hi] == c:
-            hi += sd
+        lo, hi = _run_ends(b, q, sd, c)
         length = (hi - lo) // sd - 1
         if length > 5:
             return True
@@ -123,14 +131,27 @@ def _leaves_none(b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int,
 
 @njit_inline
 def _add_answer(
-    b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int, x: int, buf: IntArray, n: int
+    b: I8Array,
+    cell: I32Array,
+    g: IntArray,
+    p4t: I8Array,
+    ci: int,
+    x: int,
+    p: int,
+    alone: bool,
+    buf: IntArray,
+    n: int,
 ) -> int:
     # n + 1 where the other side's stone on x stops every five of side ci's and x is not in
-    # ``buf`` yet (then kept there, where ``buf`` has room: an empty one only counts)
+    # ``buf`` yet (then kept there, where ``buf`` has room: an empty one only counts). Where
+    # p is ci's only five point, x stops it on p or by leaving p's five blocked at both ends
     for i in range(min(n, buf.shape[0])):
         if buf[i] == x:
             return n
-    if not _leaves_none(b, cell, g, p4t, ci, x):
+    if alone:
+        if x != p and _caro_five(b, g[G_S], p, ci + 1, x):
+            return n
+    elif not _leaves_none(b, cell, g, p4t, ci, x):
         return n
     if n < buf.shape[0]:
         buf[n] = x
@@ -142,14 +163,14 @@ def _caro_answers(
     b: I8Array, cell: I32Array, g: IntArray, p4t: I8Array, ci: int, buf: IntArray, want: int
 ) -> int:
     # the points where the other side's stone leaves side ci no five, in ``buf``, until
-    # ``want`` are found:
-    # a five point, or a point just past the exact five one makes whose other end the other
-    # side holds already (``OXXXX.`` answered at ``OXXXX.O``: the five would be blocked at both
-    # ends). No other stone touches a five.
+    # ``want`` are found: a five point, or a point just past the exact five one makes whose
+    # other end the other side holds already (``OXXXX.`` answered at ``OXXXX.O``: the five
+    # would be blocked at both ends). No other stone touches a five.
     s = g[G_S]
     sts = _steps(s)
     c = ci + 1
     opp = 3 - c
+    alone = g[G_P4 + ci * NP4 + P4_FIVE] == 1
     n = 0
     y0, y1, x0, x1 = _box(g)
     for y in range(y0, y1 + 1):
@@ -157,21 +178,15 @@ def _caro_answers(
             p = (y + PAD) * s + PAD + x
             if b[p] != 0 or p4t[ci, cell[p, R_CODE + ci]] != P4_FIVE:
                 continue
-            n = _add_answer(b, cell, g, p4t, ci, p, buf, n)
+            n = _add_answer(b, cell, g, p4t, ci, p, p, alone, buf, n)
             for d in range(4):
-                sd = sts[d]
-                lo = p - sd
-                while b[lo] == c:
-                    lo -= sd
-                hi = p + sd
-                while b[hi] == c:
-                    hi += sd
-                if (hi - lo) // sd - 1 == 5:
+                lo, hi = _run_ends(b, p, sts[d], c)
+                if (hi - lo) // sts[d] - 1 == 5:
                     if b[lo] == 0 and b[hi] == opp:
-                        n = _add_answer(b, cell, g, p4t, ci, lo, buf, n)
+                        n = _add_answer(b, cell, g, p4t, ci, lo, p, alone, buf, n)
                     if b[hi] == 0 and b[lo] == opp:
-                        n = _add_answer(b, cell, g, p4t, ci, hi, buf, n)
-            if n >= want:
+                        n = _add_answer(b, cell, g, p4t, ci, hi, p, alone, buf, n)
+            if alone or n >= want:
                 return n
     return n
 

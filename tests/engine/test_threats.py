@@ -66,6 +66,27 @@ def test_a_local_vcf_is_a_real_forced_win(board: Board, fours: int) -> None:
         check_vcf_line(board, line)
 
 
+@pytest.mark.parametrize(
+    ("rule", "moves", "answers"),
+    [
+        # O X X X X . : the five point h12, or h13 past it (O X X X X X O does not count)
+        (Rule.CARO, "h8 h7 h9 a1 h10 a3 h11", {"h12", "h13"}),
+        (Rule.FREESTYLE, "h8 h7 h9 a1 h10 a3 h11", {"h12"}),
+        # O . X X X X . : h12 leaves the five at h7 blocked at both ends; h7 leaves h12's open
+        (Rule.CARO, "h8 h6 h9 a1 h10 a3 h11", {"h12"}),
+        (Rule.FREESTYLE, "h8 h6 h9 a1 h10 a3 h11", {"h7", "h12"}),
+    ],
+)
+def test_a_fours_answers_in_caro_and_elsewhere(rule: Rule, moves: str, answers: set[str]) -> None:
+    board = Board.from_moves(moves, rule=rule)
+    pos = Position.from_board(board)
+    buf = np.zeros(k.MAX_MOVES, dtype=np.int64)
+    n = int(k.four_answers(pos.st, 0, buf))  # White to move against Black's four
+    assert {str(pos.point(int(i))) for i in buf[:n]} == answers
+    if rule is Rule.CARO:
+        assert stopping_answers(board) == {Point.parse(a) for a in answers}
+
+
 @settings(
     SETTINGS,
     max_examples=100,
@@ -75,10 +96,12 @@ def test_a_local_vcf_is_a_real_forced_win(board: Board, fours: int) -> None:
 def test_the_answers_to_a_four_are_the_stones_that_stop_it(board: Board) -> None:
     # the side to move against the other side's fives: in caro exactly the stones that leave
     # it none, by the rules on Board (the point past a five whose other end is held counts;
-    # none where one stone cannot stop two); elsewhere every five point, each a block
+    # none where one stone cannot stop two); elsewhere every five point, each a block. Asked
+    # only where the side to move has no five of its own, as the searches ask
     attacker = board.to_move.opponent
     fives = _fives_for(_passed(board), attacker, _window_points(board, attacker, 4))
     assume(fives)
+    assume(not _fives_for(board, board.to_move, _window_points(board, board.to_move, 4)))
     pos = Position.from_board(board)
     ci = 0 if attacker is Color.BLACK else 1
     buf = np.zeros(k.MAX_MOVES, dtype=np.int64)
