@@ -47,7 +47,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "ba865fdafb28de2f"
+KERNELS_STAMP = "3f6c9612c1e9a514"
 
 
 @njit
@@ -208,9 +208,10 @@ def four_answers(st: State, ci: int, buf: IntArray) -> int:
 
 @njit
 def fives_one_stops(st: State, ci: int) -> bool:
-    """Whether one stone of the other side's stops every five point side ``ci`` has, two or
-    more of them: in caro, where taking one end of a straight four whose far side is blocked
-    leaves the other five blocked at both ends. Under the other rules two five points win."""
+    """Whether one stone of the other side's stops every five point side ``ci`` has (asked
+    where there are two or more): in caro, where taking one end of a straight four whose far
+    side is blocked leaves the other five blocked at both ends, or a stone past a five blocks
+    it there (``four_answers``). Under the other rules two five points win."""
     if st[2][G_RULE] != RULE_CARO:
         return False
     g = st[2]
