@@ -854,23 +854,27 @@ class _Searcher:
         return total // (2 * max(n, 1)), total // 4
 
     def _vcf_line(self, attacks: list[int]) -> list[int]:
-        # the attacker's fours are at even plies of tline; each reply is the one block
+        # the attacker's fours are at even plies of tline; each reply is the one answer
         pos = Position.from_board(self.board)
         attacker = pos.side
+        ci = 0 if attacker is Color.BLACK else 1
+        answers = np.zeros(k.MAX_MOVES, dtype=np.int64)
         line: list[int] = []
         for ply in range(0, len(attacks), 2):
             move = attacks[ply]
+            if pos.b[move] != 0:
+                break  # the search followed another answer than the one shown (caro)
             line.append(move)
             if pos.has_five_point(attacker) and move in pos.five_points(attacker):
                 break  # the five
             pos.play_index(move)
-            blocks = pos.five_points(attacker)
-            if len(blocks) != 1:
-                break  # two fives to block: the win is on the board
-            if pos.side is Color.BLACK and pos.forbidden_index(blocks[0]):
+            if int(k.four_answers(pos.st, ci, answers)) != 1:
+                break  # two fives to block, or (caro) two answers: the proof holds for each
+            block = int(answers[0])
+            if pos.side is Color.BLACK and pos.forbidden_index(block):
                 break  # renju: Black may not block there
-            line.append(blocks[0])
-            pos.play_index(blocks[0])
+            line.append(block)
+            pos.play_index(block)
         return line
 
     def _out_of_time(self) -> bool:

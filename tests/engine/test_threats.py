@@ -117,6 +117,23 @@ def test_the_answers_to_a_four_are_the_stones_that_stop_it(board: Board) -> None
 
 
 @SETTINGS
+@given(crowded(rules=(Rule.CARO,)) | crowded())
+def test_a_proved_wins_line_plays_out_on_the_board(board: Board) -> None:
+    # the line a search shows with its win (the root VCF's fours and their answers, where a
+    # four has one) is legal move by move and no game ends before its last move
+    result = search(board, Limits(nodes=3000))
+    if result.score <= 0 or not is_win_score(result.score):
+        return
+    event(board.rule.value)
+    after = board.copy()
+    for point in result.pv:
+        assert after.outcome is None, result.pv
+        assert after[point] is None, (result.pv, point)
+        assert after.is_legal(point), (result.pv, point)
+        after.play(point)
+
+
+@SETTINGS
 @given(crowded())
 def test_a_win_by_one_four_is_never_missed(board: Board) -> None:
     # the first four is chosen from the whole board, so a one-four win is always seen
