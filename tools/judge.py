@@ -21,8 +21,9 @@ away a win it had. With ``--recheck 70000,250000`` this project's search is give
 before the losing move with those node budgets, and the judge says what its move is worth.
 
 ``--moves`` asks the judge about one position; ``--tactics`` asks it about the tactics suite's
-hard defences, after each answer (the attacker to move): a forced win there means the answer
-stops the attack on the board but does not save the game.
+defences (against a VCF, and the hard ones), before and after each answer (the attacker to
+move): a forced win there means the answer stops the attack on the board but does not save
+the game.
 """
 
 from __future__ import annotations
@@ -482,30 +483,39 @@ def report_game(
 
 
 def _tactics(judge_spec: EngineSpec, turn_ms: int) -> Iterator[str]:
-    from engine.gomocup.tactics import HARD_DEFENCES
+    from engine.gomocup.tactics import DEFENCES, HARD_DEFENCES
 
-    found = 0
-    for i, puzzle in enumerate(HARD_DEFENCES):
-        board = puzzle.board()
-        assert puzzle.answer is not None  # every hard defence has its one answer
-        moves = [move.point for move in board.moves]
-        answer = parse_point(puzzle.answer)
-        with Judge(judge_spec, turn_ms=turn_ms, size=board.width, rule=board.rule) as judge:
-            before = judge.ask(moves)
-            after = judge.ask([*moves, answer])
-        verdict = "saves" if after.eval is not None and after.eval.mate is None else "lost"
-        # the judge's own move in the puzzle, so that the suite's rate has a yardstick
-        finds = before.move == answer
-        found += finds
-        yield (
-            f"hard {i:2d} {puzzle.rule.value:9s} answer {puzzle.answer:4s}"
-            f" before {_show_eval(before.eval):>7s} (judge {_show(before.move)}"
-            f"{', the answer' if finds else ''})"
-            f"  after, attacker to move {_show_eval(after.eval):>7s}  {verdict}"
-        )
+    found: dict[str, int] = {}
+    saved: dict[str, int] = {}
+    for group, puzzles in (("defence", DEFENCES), ("hard", HARD_DEFENCES)):
+        found[group] = saved[group] = 0
+        for i, puzzle in enumerate(puzzles):
+            board = puzzle.board()
+            assert puzzle.answer is not None  # every defence has its one answer
+            moves = [move.point for move in board.moves]
+            answer = parse_point(puzzle.answer)
+            with Judge(judge_spec, turn_ms=turn_ms, size=board.width, rule=board.rule) as judge:
+                before = judge.ask(moves)
+                after = judge.ask([*moves, answer])
+            saves = after.eval is not None and after.eval.mate is None
+            saved[group] += saves
+            # the judge's own move in the puzzle, so that the suite's rate has a yardstick
+            finds = before.move == answer
+            found[group] += finds
+            yield (
+                f"{group} {i:2d} {puzzle.rule.value:9s} answer {puzzle.answer:4s}"
+                f" before {_show_eval(before.eval):>7s} (judge {_show(before.move)}"
+                f"{', the answer' if finds else ''})"
+                f"  after, attacker to move {_show_eval(after.eval):>7s}"
+                f"  {'saves' if saves else 'lost'}"
+            )
     yield (
-        f"the judge plays the answer in {found} of {len(HARD_DEFENCES)} hard defences"
-        f" at {turn_ms} ms"
+        f"the judge plays the answer in {found['defence']} of {len(DEFENCES)} defences and"
+        f" {found['hard']} of {len(HARD_DEFENCES)} hard defences at {turn_ms} ms"
+    )
+    yield (
+        f"after the answer it finds no forced win in {saved['defence']} of the defences and"
+        f" {saved['hard']} of the hard defences"
     )
 
 
@@ -522,7 +532,7 @@ def add_judge_options(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Judge games, a position or the hard defences; returns the exit status."""
+    """Judge games, a position or the defences; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python tools/judge.py", description=__doc__)
     parser.add_argument("games", nargs="*", type=Path, help="PSQ/SGF files or folders")
     add_judge_options(parser, time_ms=500)
@@ -538,7 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="node counts (70000,250000) this project's search is given at the losing move",
     )
     parser.add_argument("--moves", help="judge the position after these moves (h8 i9 ...)")
-    parser.add_argument("--tactics", action="store_true", help="judge the hard defences")
+    parser.add_argument("--tactics", action="store_true", help="judge the defences")
     options = parser.parse_args(argv)
     spec = parse_engine(options.judge)
     spec = EngineSpec(spec.label, spec.argv, options.cwd)

@@ -11,6 +11,7 @@ import pytest
 from engine.board import Board
 from engine.gomocup.match import EngineSpec
 from engine.gomocup.protocol import point_to_gomocup
+from engine.gomocup.tactics import Puzzle
 from engine.notation import parse_moves, parse_point
 from engine.records import to_psq
 from engine.types import Color, Point, Rule
@@ -143,10 +144,10 @@ def test_a_position_and_the_hard_defences_can_be_asked_about(
     fake = f"{sys.executable} {FAKE} 3=-M4"
     assert j.main(["--judge", fake, "--moves", "h8 h9 h10"]) == 0
     assert capsys.readouterr().out == "white to move: judge a15 eval -M4\n"
-    from engine.gomocup.tactics import HARD_DEFENCES
+    from engine.gomocup.tactics import DEFENCES, HARD_DEFENCES
 
-    # the fake plays the first puzzle's answer wherever it has that puzzle's stone count, and
-    # the first empty point (never an answer) elsewhere
+    # the fake plays the first hard puzzle's answer wherever it has that puzzle's stone count,
+    # and the first empty point (never an answer) elsewhere
     first = HARD_DEFENCES[0]
     stones = len(first.board().moves)
     assert first.answer is not None
@@ -154,17 +155,31 @@ def test_a_position_and_the_hard_defences_can_be_asked_about(
     fake = f"{sys.executable} {FAKE} {stones}=play{x},{y}"
     assert j.main(["--judge", fake, "--tactics", "--turn-ms", "10"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(HARD_DEFENCES) + 1
+    puzzles = [*DEFENCES, *HARD_DEFENCES]
+    assert len(lines) == len(puzzles) + 2
+    assert [line.split()[0] for line in lines[: len(puzzles)]] == ["defence"] * len(DEFENCES) + [
+        "hard"
+    ] * len(HARD_DEFENCES)
     # the fake says +0 after each answer, and nothing where it plays the first puzzle's answer
-    for puzzle, line in zip(HARD_DEFENCES, lines, strict=False):
-        silent = len(puzzle.board().moves) + 1 == stones
-        assert line.endswith("lost" if silent else "saves")
-    assert lines[0].startswith(f"hard  0 freestyle answer {first.answer}")
-    assert f"(judge {first.answer}, the answer)" in lines[0]
-    found = sum(len(p.board().moves) == stones and p.answer == first.answer for p in HARD_DEFENCES)
-    assert sum("the answer)" in line for line in lines) == found
+    silent = [len(p.board().moves) + 1 == stones for p in puzzles]
+    for quiet, line in zip(silent, lines, strict=False):
+        assert line.endswith("lost" if quiet else "saves")
+    hard = lines[len(DEFENCES)]
+    assert hard.startswith(f"hard  0 freestyle answer {first.answer}")
+    assert f"(judge {first.answer}, the answer)" in hard
+
+    def finds(group: tuple[Puzzle, ...]) -> int:
+        return sum(len(p.board().moves) == stones and p.answer == first.answer for p in group)
+
+    assert sum("the answer)" in line for line in lines) == finds(DEFENCES) + finds(HARD_DEFENCES)
+    assert lines[-2] == (
+        f"the judge plays the answer in {finds(DEFENCES)} of {len(DEFENCES)} defences and"
+        f" {finds(HARD_DEFENCES)} of {len(HARD_DEFENCES)} hard defences at 10 ms"
+    )
+    saved = [not quiet for quiet in silent]
     assert lines[-1] == (
-        f"the judge plays the answer in {found} of {len(HARD_DEFENCES)} hard defences at 10 ms"
+        f"after the answer it finds no forced win in {sum(saved[: len(DEFENCES)])} of the"
+        f" defences and {sum(saved[len(DEFENCES) :])} of the hard defences"
     )
 
 
