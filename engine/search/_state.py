@@ -46,7 +46,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "3f6c9612c1e9a514"
+KERNELS_STAMP = "4dcd813db1e360f3"
 
 
 @njit

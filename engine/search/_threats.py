@@ -23,6 +23,7 @@ from engine.search._layout import (
     G_TIMED,
     MAX_PLY,
     NP4,
+    NPAT,
     P4_B4,
     P4_B4_F3,
     P4_F3,
@@ -47,7 +48,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "3f6c9612c1e9a514"
+KERNELS_STAMP = "4dcd813db1e360f3"
 
 
 @njit
@@ -265,6 +266,86 @@ def _defences(st: State, me: int, buf: IntArray) -> int:
             if b[p] == 0 and (
                 p4t[me, cell[p, R_CODE + me]] >= P4_B4 or p4t[op, cell[p, R_CODE + op]] >= P4_B4
             ):
+                buf[n] = p
+                n += 1
+    if g[G_RULE] == RULE_CARO:
+        n = _caro_three_answers(st, me, buf, n)
+    return n
+
+
+@njit
+def _caro_three_answers(st: State, me: int, buf: IntArray, n: int) -> int:
+    """Caro, against an open three: the other points after which the opponent has no straight
+    four, appended to the first ``n`` of ``buf``; the new count. A four there can be answered
+    past its five where that five's other end is held (``four_answers``), so a stone of ours
+    just past a five point it would make stops the three from beyond its four points: White's
+    c3 d4 f6 is stopped at a1, since after e5 Black's g7 leaves b2's five blocked at both ends.
+
+    Our stone can only lower the opponent's patterns, and only on the one line it shares with
+    a point, so a point stops every straight four where it lies within ``half`` on a line of
+    each straight-four point and that line's pattern with our stone on it (read from the
+    table, nothing played) leaves the point less than a straight four. The straight-four
+    points are kept at the end of ``buf``."""
+    b = st[0]
+    cell = st[1]
+    g = st[2]
+    pt = st[3]
+    p4t = st[5]
+    s = g[G_S]
+    half = g[G_HALF]
+    op = 1 - me
+    want = g[G_P4 + op * NP4 + P4_FLEX4] + g[G_P4 + op * NP4 + P4_FIVE]  # as _scan counts
+    room = buf.shape[0]
+    if want == 0 or n + want >= room:
+        return n
+    k = _scan(b, cell, g, p4t, op, P4_FLEX4, buf[room - want :])
+    flex = buf[room - k :]
+    y0, y1, x0, x1 = _box(g)
+    for y in range(y0, y1 + 1):
+        for x in range(x0, x1 + 1):
+            p = (y + PAD) * s + PAD + x
+            if b[p] != 0 or n >= room - k:
+                continue
+            stops = True
+            for j in range(k):
+                f = flex[j]
+                if f == p:
+                    continue
+                fy, fx = divmod(f, s)
+                dy = y + PAD - fy
+                dx = x + PAD - fx
+                if dy == 0:
+                    d = 0
+                    off = dx
+                elif dx == 0:
+                    d = 1
+                    off = dy
+                elif dy == dx:
+                    d = 2
+                    off = dy
+                elif dy == -dx:
+                    d = 3
+                    off = dy
+                else:
+                    stops = False  # off every line of this straight-four point: it keeps it
+                    break
+                if abs(off) > half:
+                    stops = False
+                    break
+                row = R_PAT + op * 4 + d
+                new = pt[cell[f, d] | ((me + 1) << _shift(off, half)), op]
+                code = cell[f, R_CODE + op] + (np.int64(new) - cell[f, row]) * NPAT**d
+                if p4t[op, code] >= P4_FLEX4:
+                    stops = False
+                    break
+            if not stops:
+                continue
+            listed = False
+            for i in range(n):
+                if buf[i] == p:
+                    listed = True
+                    break
+            if not listed:
                 buf[n] = p
                 n += 1
     return n

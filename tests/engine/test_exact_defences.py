@@ -15,7 +15,13 @@ from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.alphabeta import Limits, SearchOptions, search
 from engine.types import Color, Point, Rule
-from tests.engine.oracles import _fives_for, _passed, _window_points, has_vcf
+from tests.engine.oracles import (
+    _fives_for,
+    _passed,
+    _window_points,
+    has_vcf,
+    stopping_answers,
+)
 
 SETTINGS = settings(
     max_examples=30,
@@ -48,16 +54,16 @@ def four_three(draw: st.DrawFn) -> Board:
 
 
 @st.composite
-def open_three(draw: st.DrawFn) -> Board:
-    """A small freestyle board where the side not to move has an open three (three stones in a
-    row, or with one gap, both ends free), then other stones of both sides around it at random;
-    no five on it."""
+def open_three(draw: st.DrawFn, rule: Rule = Rule.FREESTYLE) -> Board:
+    """A small board where the side not to move has an open three (three stones in a row, or
+    with one gap, both ends free), then other stones of both sides around it at random; no
+    five on it."""
     size = draw(st.integers(9, 11))
     q = (draw(st.integers(2, size - 3)), draw(st.integers(2, size - 3)))
     d = draw(st.sampled_from(DIRECTIONS))
     shape = draw(st.sampled_from(((0, 1, 2), (0, 1, 3), (0, 2, 3))))
     mine = {(q[0] + d[0] * i, q[1] + d[1] * i) for i in shape}
-    return _with_others(draw, size, mine, set(), 20, 2)
+    return _with_others(draw, size, mine, set(), 20, 2, rule)
 
 
 def _with_others(
@@ -111,8 +117,10 @@ def _near(board: Board) -> list[Point]:
 
 
 def _straight_four_wins(board: Board) -> bool:
-    """Whether the side to move makes a straight four (a move leaving two fives to make, or a
-    five at once) while the other side has no five of its own: by the rules alone."""
+    """Whether the side to move makes a straight four (a move leaving fives to make that no
+    one stone of the other side's stops, or a five at once) while the other side has no five
+    of its own: by the rules alone. Under most rules that is two five points; in caro one
+    stone may stop two, and a stone just past a five may stop it (``stopping_answers``)."""
     attacker = board.to_move
     if _fives(board, attacker):
         return True
@@ -121,7 +129,10 @@ def _straight_four_wins(board: Board) -> bool:
     for point in _window_points(board, attacker, 3):
         trial = board.copy()
         trial.play(point)
-        if trial.outcome is None and len(_fives(trial, attacker)) >= 2:
+        if trial.outcome is not None:
+            continue
+        fives = _fives(trial, attacker)
+        if len(fives) >= 2 and (board.rule is not Rule.CARO or not stopping_answers(trial)):
             return True
     return False
 
@@ -148,6 +159,54 @@ def test_every_move_off_the_open_three_answers_loses(board: Board) -> None:
         after = board.copy()
         after.play(point)
         assert _straight_four_wins(after), f"{point} stops the open three"
+
+
+@SETTINGS
+@given(open_three(Rule.CARO))
+def test_in_caro_every_move_off_the_answers_to_an_open_three_loses(board: Board) -> None:
+    # caro's list is exact: every near move off it leaves the opponent a straight four by the
+    # rules, and each point it adds beyond the four points of either side leaves none
+    pos = Position.from_board(board)
+    me = int(pos.g[k.G_SIDE]) - 1
+    op = 1 - me
+    assume(_count(pos, op, k.P4_FLEX4) > 0)
+    assume(_count(pos, op, k.P4_FIVE) == 0 and _count(pos, me, k.P4_FIVE) == 0)
+    buf = np.zeros(k.MAX_MOVES, dtype=np.int64)
+    n = int(k._defences(pos.st, me, buf))
+    answers = [pos.point(int(i)) for i in buf[:n]]
+    assert len(set(answers)) == len(answers)
+    fours = _window_points(board, Color.BLACK, 3) | _window_points(board, Color.WHITE, 3)
+    beyond = [p for p in answers if p not in fours]
+    event(f"{len(beyond)} answers beyond the four points")
+    for point in _near(board):
+        after = board.copy()
+        after.play(point)
+        if point in beyond:
+            assert not _straight_four_wins(after), f"{point} leaves a straight four"
+        elif point not in answers:
+            assert _straight_four_wins(after), f"{point} stops the open three"
+
+
+def test_caro_s_open_three_stopped_from_beyond() -> None:
+    # White's c3 d4 f6 on 10x10: Black's a1 stops it, since after e5 Black's g7 leaves the
+    # five b2-f6 blocked at both ends; in freestyle a1 is no answer
+    for rule, listed in ((Rule.CARO, True), (Rule.FREESTYLE, False)):
+        board = Board.from_stones(
+            [Point.parse("j10")],
+            [Point.parse(p) for p in ("c3", "d4", "f6")],
+            size=10,
+            rule=rule,
+            to_move=Color.BLACK,
+        )
+        pos = Position.from_board(board)
+        buf = np.zeros(k.MAX_MOVES, dtype=np.int64)
+        n = int(k._defences(pos.st, 0, buf))
+        answers = {pos.point(int(i)) for i in buf[:n]}
+        a1 = Point.parse("a1")
+        assert (a1 in answers) is listed
+        after = board.copy()
+        after.play(a1)
+        assert _straight_four_wins(after) is not listed
 
 
 def _count(pos: Position, ci: int, cls: int) -> int:
