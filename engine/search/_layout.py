@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "4dcd813db1e360f3"
+KERNELS_STAMP = "8847421e645e3804"
 
 PAD = 5
 MAX_PLY = 128

@@ -48,7 +48,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "4dcd813db1e360f3"
+KERNELS_STAMP = "8847421e645e3804"
 
 
 @njit
@@ -250,7 +250,8 @@ def _real_flex4(st: State, ci: int, buf: IntArray) -> int:
 
 @njit
 def _defences(st: State, me: int, buf: IntArray) -> int:
-    # against an open three: our fours and the points where the opponent would make a four
+    # against an open three: our fours and the points where the opponent would make a four,
+    # and in caro the other points that stop it (_caro_three_answers)
     b = st[0]
     cell = st[1]
     g = st[2]
@@ -276,16 +277,18 @@ def _defences(st: State, me: int, buf: IntArray) -> int:
 @njit
 def _caro_three_answers(st: State, me: int, buf: IntArray, n: int) -> int:
     """Caro, against an open three: the other points after which the opponent has no straight
-    four, appended to the first ``n`` of ``buf``; the new count. A four there can be answered
-    past its five where that five's other end is held (``four_answers``), so a stone of ours
-    just past a five point it would make stops the three from beyond its four points: White's
-    c3 d4 f6 is stopped at a1, since after e5 Black's g7 leaves b2's five blocked at both ends.
+    four, appended to the first ``n`` of ``buf`` in board order; the new count. A four there
+    can be answered past its five where that five's other end is held (``four_answers``), so
+    a stone of ours just past a five point it would make stops the three from beyond its four
+    points, as far as three points from its stones: White's c3 d4 f6 is stopped at a1, since
+    after e5 Black's g7 leaves b2's five blocked at both ends.
 
     Our stone can only lower the opponent's patterns, and only on the one line it shares with
     a point, so a point stops every straight four where it lies within ``half`` on a line of
     each straight-four point and that line's pattern with our stone on it (read from the
-    table, nothing played) leaves the point less than a straight four. The straight-four
-    points are kept at the end of ``buf``."""
+    table, nothing played) leaves the point less than a straight four. The candidates are the
+    points on the first straight-four point's lines; the straight-four points are kept at the
+    end of ``buf``."""
     b = st[0]
     cell = st[1]
     g = st[2]
@@ -293,27 +296,29 @@ def _caro_three_answers(st: State, me: int, buf: IntArray, n: int) -> int:
     p4t = st[5]
     s = g[G_S]
     half = g[G_HALF]
+    steps = _steps(s)
     op = 1 - me
     want = g[G_P4 + op * NP4 + P4_FLEX4] + g[G_P4 + op * NP4 + P4_FIVE]  # as _scan counts
     room = buf.shape[0]
-    if want == 0 or n + want >= room:
+    if want == 0 or n + want + 8 * half >= room:
         return n
     k = _scan(b, cell, g, p4t, op, P4_FLEX4, buf[room - want :])
     flex = buf[room - k :]
-    y0, y1, x0, x1 = _box(g)
-    for y in range(y0, y1 + 1):
-        for x in range(x0, x1 + 1):
-            p = (y + PAD) * s + PAD + x
-            if b[p] != 0 or n >= room - k:
-                continue
+    first = n
+    for d0 in range(4):
+        for k0 in range(-half, half + 1):
+            p = flex[0] + k0 * steps[d0]
+            if k0 == 0 or b[p] != 0:
+                continue  # flex[0] itself is a four point of the opponent's, listed already
+            py, px = divmod(p, s)
             stops = True
             for j in range(k):
                 f = flex[j]
                 if f == p:
                     continue
                 fy, fx = divmod(f, s)
-                dy = y + PAD - fy
-                dx = x + PAD - fx
+                dy = py - fy
+                dx = px - fx
                 if dy == 0:
                     d = 0
                     off = dx
@@ -345,9 +350,15 @@ def _caro_three_answers(st: State, me: int, buf: IntArray, n: int) -> int:
                 if buf[i] == p:
                     listed = True
                     break
-            if not listed:
-                buf[n] = p
-                n += 1
+            if listed:
+                continue
+            # kept in board order among those added: the order the candidates are tried in
+            i = n
+            while i > first and buf[i - 1] > p:
+                buf[i] = buf[i - 1]
+                i -= 1
+            buf[i] = p
+            n += 1
     return n
 
 

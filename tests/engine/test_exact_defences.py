@@ -164,8 +164,9 @@ def test_every_move_off_the_open_three_answers_loses(board: Board) -> None:
 @SETTINGS
 @given(open_three(Rule.CARO))
 def test_in_caro_every_move_off_the_answers_to_an_open_three_loses(board: Board) -> None:
-    # caro's list is exact: every near move off it leaves the opponent a straight four by the
-    # rules, and each point it adds beyond the four points of either side leaves none
+    # caro's list is exact: every move off it, near the stones or not, leaves the opponent a
+    # straight four by the rules, and each point it adds beyond the four points of either side
+    # leaves none
     pos = Position.from_board(board)
     me = int(pos.g[k.G_SIDE]) - 1
     op = 1 - me
@@ -178,7 +179,13 @@ def test_in_caro_every_move_off_the_answers_to_an_open_three_loses(board: Board)
     fours = _window_points(board, Color.BLACK, 3) | _window_points(board, Color.WHITE, 3)
     beyond = [p for p in answers if p not in fours]
     event(f"{len(beyond)} answers beyond the four points")
-    for point in _near(board):
+    everywhere = [
+        Point(x, y)
+        for y in range(board.height)
+        for x in range(board.width)
+        if board.is_legal(Point(x, y))
+    ]
+    for point in everywhere:
         after = board.copy()
         after.play(point)
         if point in beyond:
@@ -187,13 +194,24 @@ def test_in_caro_every_move_off_the_answers_to_an_open_three_loses(board: Board)
             assert _straight_four_wins(after), f"{point} stops the open three"
 
 
-def test_caro_s_open_three_stopped_from_beyond() -> None:
-    # White's c3 d4 f6 on 10x10: Black's a1 stops it, since after e5 Black's g7 leaves the
-    # five b2-f6 blocked at both ends; in freestyle a1 is no answer
+@pytest.mark.parametrize(
+    ("black", "white", "answer"),
+    [
+        # after e5 Black's g7 leaves the five b2-f6 blocked at a1 and g7
+        (("j10",), ("c3", "d4", "f6"), "a1"),
+        # d1 e1 f1, where b1 is already blocked at a1: after g1, Black's c1 leaves the five
+        # d1-h1 blocked at c1 and i1, three points from White's nearest stone
+        (("a1", "a2"), ("d1", "e1", "f1"), "i1"),
+    ],
+)
+def test_caro_s_open_three_stopped_from_beyond(
+    black: tuple[str, ...], white: tuple[str, ...], answer: str
+) -> None:
+    # each a stone that stops the three in caro and no other rule
     for rule, listed in ((Rule.CARO, True), (Rule.FREESTYLE, False)):
         board = Board.from_stones(
-            [Point.parse("j10")],
-            [Point.parse(p) for p in ("c3", "d4", "f6")],
+            [Point.parse(p) for p in black],
+            [Point.parse(p) for p in white],
             size=10,
             rule=rule,
             to_move=Color.BLACK,
@@ -202,10 +220,10 @@ def test_caro_s_open_three_stopped_from_beyond() -> None:
         buf = np.zeros(k.MAX_MOVES, dtype=np.int64)
         n = int(k._defences(pos.st, 0, buf))
         answers = {pos.point(int(i)) for i in buf[:n]}
-        a1 = Point.parse("a1")
-        assert (a1 in answers) is listed
+        point = Point.parse(answer)
+        assert (point in answers) is listed
         after = board.copy()
-        after.play(a1)
+        after.play(point)
         assert _straight_four_wins(after) is not listed
 
 
