@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8847421e645e3804"
+KERNELS_STAMP = "deaa572aefb0b8f8"
 
 PAD = 5
 MAX_PLY = 128

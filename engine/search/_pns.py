@@ -46,7 +46,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8847421e645e3804"
+KERNELS_STAMP = "deaa572aefb0b8f8"
 
 INF = 1 << 28  # a proof or disproof number that means "never": the other side has it
 _BUCKET = 4

@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8847421e645e3804"
+KERNELS_STAMP = "deaa572aefb0b8f8"
 
 if TYPE_CHECKING:
     from engine.board import Board

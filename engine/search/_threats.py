@@ -48,7 +48,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "8847421e645e3804"
+KERNELS_STAMP = "deaa572aefb0b8f8"
 
 
 @njit
@@ -419,6 +419,10 @@ def _defences43(st: State, me: int, buf: IntArray) -> int:
     is already a four point of the side's, its block answers the four with a four and the list
     is not needed. One four-three point is answered; any other needs no fewer moves.
 
+    In caro the four is answered just past its five as well, where the five's other end is
+    held (``four_answers``): every point of the four's line whose stone leaves q no four there
+    is a block, each with the points that would make it a four of ours.
+
     Against Black in renju, q must be one Black may play and after which it has a straight
     four it may play (``_real43``); and where a point that stops the three on one side is
     forbidden to Black once q is played, the three can only grow the other way, so the first
@@ -477,22 +481,52 @@ def _defences43(st: State, me: int, buf: IntArray) -> int:
                 continue
             if p4t[me, cell[f, R_CODE + me]] >= P4_B4:
                 return 0  # the forced block is a four of ours: no list needed
-            n = _add(buf, n, f)
-            for d2 in range(4):
-                for sign in range(-1, 2, 2):
-                    r = f
-                    for _ in range(half):
-                        r += sign * steps[d2]
-                        if b[r] == me + 1:
-                            continue
-                        if b[r] == 0 and cell[r, R_PAT + me * 4 + d2] >= B3:
-                            n = _add(buf, n, r)
-                            continue
-                        break
+            n = _add_block(b, cell, steps, half, me, f, buf, n)
+            if g[G_RULE] == RULE_CARO:
+                # caro: the four is also answered just past its five where the five's other
+                # end is held (four_answers); a stone of ours there now leaves q no four
+                key0 = cell[q, d]
+                for k in range(-half, half + 1):
+                    r = q + k * step
+                    if k == 0 or b[r] != 0 or r == f:
+                        continue
+                    if pt[key0 | ((me + 1) << _shift(k, half)), op] < B4:
+                        if p4t[me, cell[r, R_CODE + me]] >= P4_B4:
+                            return 0  # that block is a four of ours: no list needed
+                        n = _add_block(b, cell, steps, half, me, r, buf, n)
     # and one's own fours
     end = n + _scan(b, cell, g, p4t, me, P4_B4, buf[n:])
     for i in range(n, end):
         n = _add(buf, n, buf[i])  # n <= i: each point is read before anything overwrites it
+    return n
+
+
+@njit_inline
+def _add_block(
+    b: I8Array,
+    cell: I32Array,
+    steps: tuple[int, int, int, int],
+    half: int,
+    me: int,
+    f: int,
+    buf: IntArray,
+    n: int,
+) -> int:
+    # a block ``f`` of the opponent's four appended to the first n of buf, and the points that
+    # would make it a four of ours (its block then gains the tempo back: the empty points along
+    # f's lines, past our own stones, where we would make a closed three or more); the new count
+    n = _add(buf, n, f)
+    for d2 in range(4):
+        for sign in range(-1, 2, 2):
+            r = f
+            for _ in range(half):
+                r += sign * steps[d2]
+                if b[r] == me + 1:
+                    continue
+                if b[r] == 0 and cell[r, R_PAT + me * 4 + d2] >= B3:
+                    n = _add(buf, n, r)
+                    continue
+                break
     return n
 
 

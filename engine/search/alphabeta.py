@@ -228,9 +228,8 @@ _DEFEND43_RULES: Final = frozenset({Rule.FREESTYLE, Rule.RENJU})
 
 
 def _defend43_rules() -> frozenset[Rule]:
-    # the rules whose master searches answer a four-three point so; caro never does
-    named = Rule.named_in(os.environ.get("GOMOKU_DEFEND43_RULES", "")) or _DEFEND43_RULES
-    return named - {Rule.CARO}
+    # the rules whose master searches answer a four-three point so
+    return Rule.named_in(os.environ.get("GOMOKU_DEFEND43_RULES", "")) or _DEFEND43_RULES
 
 
 # in renju, Black's four-three points answered with the list too, where Black may play the

@@ -1,7 +1,7 @@
 """The exact answers to the opponent's four-three point (``_threats._defences43``,
 GOMOKU_DEFEND43) and to its open three (``_threats._stopping``, GOMOKU_DEFEND3): every move
 left off either list loses to a short VCF, by oracles that try every move by the rules (the
-four-three's in freestyle, standard and renju, there against either side's)."""
+four-three's in freestyle, standard, renju and caro, in renju against either side's)."""
 
 from __future__ import annotations
 
@@ -35,11 +35,11 @@ DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 @st.composite
 def four_three(draw: st.DrawFn) -> Board:
-    """A small board, in freestyle, standard or renju, where
+    """A small board, in freestyle, standard, renju or caro, where
     the side not to move has a four-three point: a broken four and a three through one point,
     then other stones of both sides around it at random (which may spoil the shape or make
     others); no five on it."""
-    rule = draw(st.sampled_from((Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU)))
+    rule = draw(st.sampled_from((Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU, Rule.CARO)))
     size = draw(st.integers(9, 11))
     q = (draw(st.integers(3, size - 4)), draw(st.integers(3, size - 4)))
     d4, d3 = draw(st.permutations(DIRECTIONS))[:2]
@@ -127,6 +127,8 @@ def _straight_four_wins(board: Board) -> bool:
     if _fives(board, attacker.opponent):
         return False
     for point in _window_points(board, attacker, 3):
+        if not board.is_legal(point):
+            continue  # renju: a point forbidden to Black
         trial = board.copy()
         trial.play(point)
         if trial.outcome is not None:
@@ -295,21 +297,21 @@ def _four_three_wins(board: Board, q: Point) -> bool:
     if after.outcome is not None or _fives(after, defender):
         return False
     blocks = _fives(after, attacker)
-    if len(blocks) != 1:
-        return len(blocks) >= 2
-    after.play(blocks[0])
-    if after.outcome is not None:
-        return False
-    for point in sorted(_window_points(after, attacker, 3), key=lambda p: (p.y, p.x)):
-        if not after.is_legal(point):
-            continue
-        trial = after.copy()
-        trial.play(point)
-        if trial.outcome is not None or _fives(trial, defender):
-            continue
-        if len(_fives(trial, attacker)) >= 2:
-            return True
-    return False
+    if board.rule is not Rule.CARO:
+        if len(blocks) != 1:
+            return len(blocks) >= 2
+        answers = blocks
+    else:
+        # caro: every stone that leaves no five answers the four, one may stop two fives
+        if not blocks:
+            return False
+        answers = sorted(stopping_answers(after), key=lambda p: (p.y, p.x))
+    for answer in answers:
+        blocked = after.copy()
+        blocked.play(answer)
+        if blocked.outcome is not None or not _straight_four_wins(blocked):
+            return False
+    return True
 
 
 def _fives(board: Board, color: Color) -> list[Point]:
@@ -336,6 +338,21 @@ def test_the_list_in_a_fixed_position() -> None:
         after = board.copy()
         after.play(Point.parse(point))
         assert has_vcf(after, 4) is loses
+
+
+def test_the_list_in_caro_answers_the_four_past_its_five() -> None:
+    # the same shape in caro: the five h8-h12 would be blocked at h7 already, so White's h13
+    # answers the four as well as h12 does, and a stone there now leaves h11 no four
+    board = Board.from_moves("h8 h7 h9 a1 h10 o1 f11 o15 g11", rule=Rule.CARO)
+    found = _answers(board)
+    assert found is not None
+    answers = found[1]
+    assert Point.parse("h13") in answers
+    assert set(Point.parse(s) for s in ("h11", "h12", "e11", "i11")) <= set(answers)
+    _off_the_list_loses(board, answers)
+    after = board.copy()
+    after.play(Point.parse("h13"))
+    assert not _four_three_wins(after, Point.parse("h11"))
 
 
 def test_no_list_where_the_block_is_a_four_of_ones_own() -> None:
@@ -468,7 +485,7 @@ def test_settings_change_master_alone(
         (Rule.STANDARD, "h8 h7 h9 a1 h10 o1 f11 o15 g11", 2, True),
         (Rule.RENJU, "h8 h7 h9 a1 h10 o1 f11 o15 g11", 2, True),  # GOMOKU_DEFEND43_BLACK
         (Rule.RENJU, "h8 h7 h9 a1 h10 o1 f11 o15 g11", 0, False),
-        (Rule.CARO, "h8 h7 h9 a1 h10 o1 f11 o15 g11", 2, False),
+        (Rule.CARO, "h8 h7 h9 a1 h10 o1 f11 o15 g11", 2, True),
         # the same shape in White's stones, Black to move
         (Rule.RENJU, "h7 h8 a1 h9 o1 h10 o15 f11 b15 g11", 0, True),
     ],
@@ -477,7 +494,7 @@ def test_the_rules_the_setting_names(
     monkeypatch: pytest.MonkeyPatch, rule: Rule, moves: str, black: int, answered: bool
 ) -> None:
     # GOMOKU_DEFEND43_RULES names the rules whose master answers a four-three point with the
-    # list: in renju White's always, Black's as GOMOKU_DEFEND43_BLACK says; in caro never
+    # list: in renju White's always, Black's as GOMOKU_DEFEND43_BLACK says
     import engine.search.alphabeta as ab
 
     monkeypatch.setattr(ab, "_DEFEND43_BLACK", black)
