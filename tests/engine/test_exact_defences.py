@@ -139,14 +139,21 @@ def _straight_four_wins(board: Board) -> bool:
     return False
 
 
-@SETTINGS
-@given(open_three())
-def test_every_move_off_the_open_three_answers_loses(board: Board) -> None:
+def _facing_an_open_three(board: Board) -> tuple[Position, int]:
+    # the position and the side to move's index, where the opponent has a straight four to
+    # make and neither side a five (the search answers those first); other boards are skipped
     pos = Position.from_board(board)
     me = int(pos.g[k.G_SIDE]) - 1
     op = 1 - me
     assume(_count(pos, op, k.P4_FLEX4) > 0)
     assume(_count(pos, op, k.P4_FIVE) == 0 and _count(pos, me, k.P4_FIVE) == 0)
+    return pos, me
+
+
+@SETTINGS
+@given(open_three())
+def test_every_move_off_the_open_three_answers_loses(board: Board) -> None:
+    pos, me = _facing_an_open_three(board)
     buf = np.zeros(k.MAX_MOVES, dtype=np.int64)
     scratch = np.zeros(k.MAX_MOVES, dtype=np.int64)
     n = int(k._defences(pos.st, me, buf))
@@ -169,11 +176,7 @@ def test_in_caro_every_move_off_the_answers_to_an_open_three_loses(board: Board)
     # caro's list is exact: every move off it, near the stones or not, leaves the opponent a
     # straight four by the rules, and each point it adds beyond the four points of either side
     # leaves none
-    pos = Position.from_board(board)
-    me = int(pos.g[k.G_SIDE]) - 1
-    op = 1 - me
-    assume(_count(pos, op, k.P4_FLEX4) > 0)
-    assume(_count(pos, op, k.P4_FIVE) == 0 and _count(pos, me, k.P4_FIVE) == 0)
+    pos, me = _facing_an_open_three(board)
     buf = np.zeros(k.MAX_MOVES, dtype=np.int64)
     n = int(k._defences(pos.st, me, buf))
     answers = [pos.point(int(i)) for i in buf[:n]]
