@@ -46,7 +46,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "deaa572aefb0b8f8"
+KERNELS_STAMP = "9e6797c6ece28420"
 
 INF = 1 << 28  # a proof or disproof number that means "never": the other side has it
 _BUCKET = 4

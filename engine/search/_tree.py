@@ -188,7 +188,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "deaa572aefb0b8f8"
+KERNELS_STAMP = "9e6797c6ece28420"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm, counter)
@@ -735,7 +735,7 @@ def qvcf(st: State, sr: State, alpha: int, beta: int, ply: int, last: int, fours
         elif nf == 1:
             # the opponent had no five (or just lost its only one), so it must block ours
             dbuf = mbuf[ply + 1]
-            q = dbuf[0]
+            q = dbuf[0]  # the one answer, which four_answers wrote there in the test above
             if side == 2 and renju and is_forbidden(b, g, cell, maybe, q):
                 v = WIN - ply - 2
             else:
