@@ -1,7 +1,7 @@
 """Play each level against the level below and print the ladder table of docs/engine.md.
 
     nice -n 10 python tools/ladder.py --games 8 [--levels beginner,easy,...] [--turn-ms 4000]
-        [--seeds 11,12,13,14]
+        [--seeds 11,12,13,14] [--rule caro] [--jobs 2]
 
 Every pair is a ``python -m engine match level:UPPER level:LOWER`` with the same settings, once
 per level seed (``--seeds``; the games of one seed repeat exactly below master, so more games
@@ -9,7 +9,8 @@ need more seeds), the results summed; the bar is a score of at least 75 % for th
 level. Each seed's games start where the previous seed's openings stopped (as
 ``--first-opening`` does), so ``--games 32 --seeds 11,12,13,14`` plays all 64 match openings
 with both colours, where every seed from opening 0 would replay the first 16 four times over
-(expert and hard add no noise: their games repeat whatever the seed).
+(expert and hard add no noise: their games repeat whatever the seed). ``--rule`` climbs the
+ladder of another rule on the same openings; ``--jobs`` plays that many games at once.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.gomocup.match import MatchConfig, elo_difference, parse_engine, report, run_match
+from engine.types import Rule
 
 LEVELS = ("beginner", "easy", "medium", "hard", "expert", "master")
 BAR = 0.75  # the score each level must reach against the level below
@@ -39,10 +41,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", help="comma-separated level seeds (instead of --seed)")
+    parser.add_argument(
+        "--rule", choices=[rule.value for rule in Rule], default=Rule.FREESTYLE.value
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="games played at once")
     options = parser.parse_args(argv)
     levels = options.levels.split(",")
     seeds = [int(s) for s in options.seeds.split(",")] if options.seeds else [options.seed]
-    config = MatchConfig(size=options.size, turn_ms=options.turn_ms, grace_ms=options.grace_ms)
+    config = MatchConfig(
+        size=options.size,
+        rule=Rule(options.rule),
+        turn_ms=options.turn_ms,
+        grace_ms=options.grace_ms,
+    )
     rows = []
     for lower, upper in itertools.pairwise(levels):
         wins = draws = losses = 0
@@ -56,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 games=options.games,
                 config=config,
                 log=print,
+                jobs=options.jobs,
                 first_opening=index * (options.games // 2),
             )
             for line in report(result, config):

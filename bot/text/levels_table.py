@@ -5,7 +5,7 @@ Each level played the level below it on 15x15 freestyle, all 64 balanced match o
 ``engine/gomocup/openings.py`` each with both colours (``python tools/ladder.py``, or
 ``python -m engine match level:A level:B``), and the three strongest played the Gomocup engine
 Wine 2.1 at 500 ms a move (``python -m engine match level:NAME WINE``; master as
-``python -m engine.pbrain``, on openings 0-31). ``docs/engine.md`` has the commands in full.
+``python -m engine.pbrain``, as it ships). ``docs/engine.md`` has the commands in full.
 A draw counts half. Master's time cap is its preset's (``engine.search.levels``).
 """
 
@@ -101,7 +101,7 @@ STRENGTH: Final[dict[Level, Strength]] = {
         N_("full strength, up to {seconds} s a move"),
         N_("Master: up to {seconds} s a move; {below} against expert, {engine} against {opponent}"),
         Score(106, 0, 22),
-        Score(46, 0, 18),
+        Score(109, 1, 18),
     ),
 }
 
