@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -62,8 +63,21 @@ ABOUT = 'name="gomoku-bot", version="0.1.0", author="gomoku-bot developers", cou
 DEFAULT_TURN_MS = 1000  # used when the manager never sends timeout_turn
 FASTEST_TURN_MS = 50  # timeout_turn 0 means "play as fast as possible"
 MIN_BUDGET_MS = 10  # below this a search cannot finish even its first iteration
-MARGIN_MS = 50  # pipe, process wake-up and board set-up before the search starts
-MARGIN_FRACTION = 0.05  # the search may overrun its budget by up to 5 %
+
+
+def _knob(name: str, default: int, most: int) -> int:
+    # a setting for measuring (docs/engine.md, "The time margin"): a whole number from 0 to ``most``
+    # in the environment, else the default
+    text = os.environ.get(name, "").strip()
+    if text.isascii() and text.isdigit() and int(text) <= most:
+        return int(text)
+    return default
+
+
+# pipe, process wake-up and board set-up before the search starts
+MARGIN_MS = _knob("GOMOKU_MARGIN_MS", 20, most=1000)
+# the search may overrun its budget by up to this share (it stops itself at 97% of it)
+MARGIN_FRACTION = _knob("GOMOKU_MARGIN_PERMILLE", 20, most=500) / 1000
 MOVES_TO_GO = 20  # share of the remaining match time spent on one move: left / this
 
 

@@ -276,13 +276,13 @@ def test_fallback_wins_then_blocks() -> None:
 @pytest.mark.parametrize(
     ("control", "budget"),
     [
-        (TimeControl(turn_ms=500), 425),
-        (TimeControl(turn_ms=5000), 4700),
-        (TimeControl(turn_ms=0), 10),
-        (TimeControl(turn_ms=30000, match_ms=180000, left_ms=20000), 900),
-        (TimeControl(turn_ms=1000, left_ms=2147483647), 900),
+        (TimeControl(turn_ms=500), 470),
+        (TimeControl(turn_ms=5000), 4880),
+        (TimeControl(turn_ms=0), 29),
+        (TimeControl(turn_ms=30000, match_ms=180000, left_ms=20000), 960),
+        (TimeControl(turn_ms=1000, left_ms=2147483647), 960),
         (TimeControl(turn_ms=1000, left_ms=-5), 10),
-        (TimeControl(), 900),
+        (TimeControl(), 960),
     ],
     ids=["turn 500", "turn 5000", "as fast", "match left", "unlimited", "overdrawn", "untold"],
 )
@@ -304,7 +304,25 @@ def test_search_gets_the_budget_less_the_time_already_spent() -> None:
 
     brain = Brain(record, clock=clock)
     play(brain, "INFO timeout_turn 1000", "INFO max_depth 6", "START 15", "BEGIN")
-    assert seen == [MoveLimits(time_ms=800, depth=6, nodes=None)]
+    assert seen == [MoveLimits(time_ms=860, depth=6, nodes=None)]
+
+
+@pytest.mark.parametrize(
+    ("ms", "permille", "budget"),
+    [("50", "50", 425), ("0", "0", 500), ("-5", "²", 470), ("1001", "501", 470), ("", " 7 ", 476)],
+    ids=["the margin before", "none", "malformed", "out of range", "spaced"],
+)
+def test_the_margin_is_read_from_the_environment(ms: str, permille: str, budget: int) -> None:
+    # read once at import, so a fresh interpreter reads it
+    env = {**os.environ, "GOMOKU_MARGIN_MS": ms, "GOMOKU_MARGIN_PERMILLE": permille}
+    code = (
+        "from engine.gomocup.protocol import TimeControl;"
+        " print(TimeControl(turn_ms=500).budget_ms())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == str(budget)
 
 
 @pytest.mark.parametrize(("given", "expected"), [("0", None), ("170000000", 170_000_000)])
