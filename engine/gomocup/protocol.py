@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from dataclasses import dataclass, field
 from engine.board import MAX_SIZE, MIN_SIZE, Board
 from engine.errors import GomokuError, IllegalMoveError
 from engine.opening_rules import Choice, Opening, OpeningRule, Phase
+from engine.settings import setting
 from engine.types import Color, Point, Rule
 
 __all__ = [
@@ -63,21 +63,11 @@ ABOUT = 'name="gomoku-bot", version="0.1.0", author="gomoku-bot developers", cou
 DEFAULT_TURN_MS = 1000  # used when the manager never sends timeout_turn
 FASTEST_TURN_MS = 50  # timeout_turn 0 means "play as fast as possible"
 MIN_BUDGET_MS = 10  # below this a search cannot finish even its first iteration
-
-
-def _knob(name: str, default: int, most: int) -> int:
-    # a setting for measuring (docs/engine.md, "The time margin"): a whole number from 0 to ``most``
-    # in the environment, else the default
-    text = os.environ.get(name, "").strip()
-    if text.isascii() and text.isdigit() and int(text) <= most:
-        return int(text)
-    return default
-
-
-# pipe, process wake-up and board set-up before the search starts
-MARGIN_MS = _knob("GOMOKU_MARGIN_MS", 20, most=1000)
+# pipe, process wake-up and board set-up before the search starts (docs/engine.md, "The time
+# margin")
+MARGIN_MS = setting("GOMOKU_MARGIN_MS", 20, most=1000)
 # the search may overrun its budget by up to this share (it stops itself at 97% of it)
-MARGIN_FRACTION = _knob("GOMOKU_MARGIN_PERMILLE", 20, most=500) / 1000
+MARGIN_FRACTION = setting("GOMOKU_MARGIN_PERMILLE", 20, most=500) / 1000
 MOVES_TO_GO = 20  # share of the remaining match time spent on one move: left / this
 
 

@@ -25,6 +25,7 @@ from engine.errors import GameOverError
 from engine.search import _kernels as k
 from engine.search import _small
 from engine.search._position import MIN_TT_SIZE, TT_SIZE, Position, forget_kept
+from engine.settings import setting as _setting
 from engine.types import Color, Point, Rule
 
 __all__ = [
@@ -80,16 +81,6 @@ _SMALL_DEFAULT_DEPTH = 12  # Connect Four plies when no limit is given
 # kernels, pattern tables): 182 MB resident after a first search, 17 MB of it its tables
 _BASE_MEMORY = 160 * 2**20
 _TT_ENTRY_BYTES = 16
-
-
-def _setting(name: str, default: int, most: int = 400, least: int = 0) -> int:
-    # a knob for measuring (docs/engine.md, "The learned move policy"): a whole number from
-    # ``least`` to ``most`` in the environment, else the default
-    text = os.environ.get(name, "").strip()
-    digits = text[1:] if text.startswith("-") else text
-    if not (digits.isascii() and digits.isdigit()):  # "²" is a digit that int() refuses
-        return default
-    return int(text) if least <= int(text) <= most else default
 
 
 # the soft time limit in thousandths of the budget: no new iteration starts after it

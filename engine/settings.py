@@ -1,0 +1,20 @@
+"""Whole-number settings read from the environment, for measuring the engine (docs/engine.md
+names each one beside what it changes). Each is read once, where the module that uses it is
+imported, so a match's arm sets it in the environment of its own process.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["setting"]
+
+
+def setting(name: str, default: int, most: int = 400, least: int = 0) -> int:
+    """The whole number from ``least`` to ``most`` in the environment variable ``name``, else
+    ``default`` (unset, malformed or out of range)."""
+    text = os.environ.get(name, "").strip()
+    digits = text[1:] if text.startswith("-") else text
+    if not (digits.isascii() and digits.isdigit()):  # "²" is a digit that int() refuses
+        return default
+    return int(text) if least <= int(text) <= most else default
