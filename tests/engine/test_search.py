@@ -25,6 +25,7 @@ from engine.search.alphabeta import (
     search,
     tt_size,
 )
+from engine.settings import setting
 from engine.types import Color, Point, Rule
 
 from .search_oracles import minimax
@@ -173,7 +174,7 @@ def test_a_setting_is_a_whole_number_in_range(
     text: str, value: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GOMOKU_SOFT_TIME", text)
-    assert alphabeta._setting("GOMOKU_SOFT_TIME", 600, most=1000) == value
+    assert setting("GOMOKU_SOFT_TIME", 600, most=1000) == value
 
 
 @pytest.mark.parametrize(
@@ -187,7 +188,7 @@ def test_a_signed_setting_is_a_whole_number_in_its_range(
     text: str, value: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GOMOKU_RAZOR", text)
-    assert alphabeta._setting("GOMOKU_RAZOR", 0, most=2000, least=-2000) == value
+    assert setting("GOMOKU_RAZOR", 0, most=2000, least=-2000) == value
 
 
 def test_depth_limit_is_the_completed_depth() -> None:
