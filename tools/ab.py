@@ -4,7 +4,7 @@
         [--weights NAME=FILE] [--cwd NAME=DIR] [--rounds 4] [--start 1] [--games 32]
         [--turn-ms 500] [--nodes N] [--match-ms N] [--grace-ms 1000] [--jobs 2]
         [--rule freestyle] [--openings FILE] [--fresh-games] [--colour black|white]
-    python tools/ab.py report OUT [OUT ...] [--base NAME]
+    python tools/ab.py report OUT [OUT ...] [--base NAME] [--across-runs]
 
 ``run`` plays, round after round, one ``--games`` match of every arm against the anchor (as
 ``python -m engine match`` does). On a shared machine the load drifts; runs that take turns
@@ -31,9 +31,12 @@ with the standard error of that mean. The slot, not the game, is the unit: the s
 from the same opening replay much the same game, so two games on one slot are far from
 independent, and the openings differ more than the engines do. The difference is also given
 for the arm's games as Black and as White apart, with the slots where the arm played the very
-games the base played (every game's moves are kept). Several folders (runs on other opening files,
-or at other times) are pooled: a slot is then a folder's opening and colour, since opening 0 of
-one file is not opening 0 of another.
+games the base played (every game's moves are kept), and split by where the two arms' games
+on a slot first differ: at the arms' own move (their choices parted) or at the anchor's, in a
+position both arms had reached alike (an anchor that plays by the clock parts the games
+itself; from there on the slot's two games are two games, and pairing buys little). Several
+folders (runs on other opening files, or at other times) are pooled: a slot is then a folder's
+opening and colour, since opening 0 of one file is not opening 0 of another.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ import shlex
 import statistics
 import sys
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -125,6 +128,17 @@ def load(path: Path) -> list[Game]:
     return [Game(**json.loads(line), run=run) for line in lines if line.strip()]
 
 
+def read_runs(folders: Sequence[Path], *, across_runs: bool = False) -> list[Game]:
+    """The games of run folders pooled, each slot a folder's (``across_runs``: an openings
+    file's, so that runs of one arm each on the same openings pair)."""
+    games = [game for folder in folders for game in load(folder / GAMES_FILE)]
+    if across_runs:
+        # a slot is then an opening of an openings file: runs on other files stay apart
+        played = {str(folder): openings_played(folder) for folder in folders}
+        games = [dataclasses.replace(game, run=played[game.run]) for game in games]
+    return games
+
+
 def _record(game: Game) -> str:
     fields = dataclasses.asdict(game)
     del fields["run"]  # a file's games are its run's
@@ -181,6 +195,64 @@ def same_games(games: Sequence[Game], arm: str, base: str) -> tuple[int, int]:
     return same, len(shared)
 
 
+def first_apart(moves: str, other: str) -> int | None:
+    """The index of the first move where two recorded games differ (0 = Black's first stone;
+    where one game is the start of the other, the shorter one's length); None when they are
+    the same game."""
+    mine, theirs = moves.split(), other.split()
+    for ply, (a, b) in enumerate(zip(mine, theirs, strict=False)):
+        if a != b:
+            return ply
+    return None if len(mine) == len(theirs) else min(len(mine), len(theirs))
+
+
+@dataclass(frozen=True, slots=True)
+class Parting:
+    """The slots where an arm's game and the base's first differ at one side's move."""
+
+    paired: Paired  # the arm's difference over those slots alone
+    median_ply: float  # where they part (nan with no slot)
+
+
+def parted_slots(
+    games: Sequence[Game], arm: str, base: str
+) -> Iterator[tuple[Game, Game, int, str]]:
+    """Each shared slot with recorded moves where the two arms' games differ, in slot order:
+    the arm's game, the base's (each slot's first of either), the ply where they first differ,
+    and whose move that is, ``"arms"`` (the engines compared chose differently) or ``"anchor"``
+    (it did, in the very position both arms had reached, so their choices had not yet
+    differed)."""
+    first: dict[str, dict[tuple[str, int, str], Game]] = {arm: {}, base: {}}
+    for game in games:
+        if game.arm in first and game.moves:
+            first[game.arm].setdefault((game.run, game.opening, game.colour), game)
+    for slot in sorted(first[arm].keys() & first[base].keys()):
+        mine, theirs = first[arm][slot], first[base][slot]
+        ply = first_apart(mine.moves, theirs.moves)
+        if ply is not None:
+            # Black plays the even plies (0, 2, ...): the arms' own when they hold Black
+            whose = "arms" if (ply % 2 == 0) == (slot[2] == "black") else "anchor"
+            yield mine, theirs, ply, whose
+
+
+def partings(games: Sequence[Game], arm: str, base: str) -> dict[str, Parting]:
+    """The shared slots split by whose move the two arms' games first differ at
+    (``parted_slots``), each part with the arm's paired difference over its slots. At a time
+    control an anchor that reads the clock parts the games itself, and a slot is then paired
+    only up to there."""
+    split: dict[str, list[tuple[float, int]]] = {"arms": [], "anchor": []}
+    for mine, theirs, ply, whose in parted_slots(games, arm, base):
+        split[whose].append((mine.score - theirs.score, ply))
+    result = {}
+    for whose, rows in split.items():
+        differences = [difference for difference, _ in rows]
+        error = statistics.stdev(differences) / math.sqrt(len(rows)) if len(rows) > 1 else math.nan
+        mean = statistics.fmean(differences) if rows else math.nan
+        median = statistics.median(ply for _, ply in rows) if rows else math.nan
+        result[whose] = Parting(Paired(mean, error, len(rows)), median)
+    return result
+
+
 def _score(games: Sequence[Game]) -> str:
     if not games:
         return "-"
@@ -225,7 +297,21 @@ def summary(games: Sequence[Game], base: str | None = None) -> list[str]:
             f"{arm} - {base}: {100 * result.difference:+.1f} points over {result.slots} shared"
             f" slots, standard error {100 * result.standard_error:.1f}; {', '.join(sides)}"
         )
+        if recorded:
+            parts = partings(games, arm, base)
+            lines.append(
+                f"  where the games first differ: at the arms' move in"
+                f" {_parting(parts['arms'])}; at the anchor's move in {_parting(parts['anchor'])}"
+            )
     return lines
+
+
+def _parting(part: Parting) -> str:
+    if part.paired.slots == 0:
+        return "no slot"
+    return (
+        f"{part.paired.slots} slots (median ply {part.median_ply:g}), {_points(part.paired)} points"
+    )
 
 
 def _points(result: Paired) -> str:
@@ -380,11 +466,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = _parser().parse_args(argv)
     options.argv = list(sys.argv[1:] if argv is None else argv)  # for OUT/runs.jsonl
     if options.command == "report":
-        games = [game for folder in options.out for game in load(folder / GAMES_FILE)]
-        if options.across_runs:
-            # a slot is then an opening of an openings file: runs on other files stay apart
-            played = {str(folder): openings_played(folder) for folder in options.out}
-            games = [dataclasses.replace(game, run=played[game.run]) for game in games]
+        games = read_runs(options.out, across_runs=options.across_runs)
         for line in summary(games, options.base):
             print(line)
         return 0

@@ -3,6 +3,7 @@
     python tools/judge.py --judge CMD [--cwd DIR] [--turn-ms 500] GAMES...
     python tools/judge.py --judge CMD --moves "h8 i9 ..." [--rule freestyle]
     python tools/judge.py --judge CMD --tactics
+    python tools/judge.py --judge CMD --nodes N --partings FOLDER... --base A --arm B
 
 GAMES are the PSQ or SGF records ``python -m engine match ... --psq DIR`` (or ``--sgf``)
 writes; a folder is read whole. The judge is any Gomocup protocol engine that reports its
@@ -24,12 +25,21 @@ before the losing move with those node budgets, and the judge says what its move
 defences (against a VCF, and the hard ones), before and after each answer (the attacker to
 move): a forced win there means the answer stops the attack on the board but does not save
 the game.
+
+``--partings`` reads ``tools/ab.py`` run folders: on each slot where two arms' games first
+differ at the arms' own move (``tools/ab.py report`` counts those slots), the judge scores the
+position after each arm's move there, from the arms' side, as a winning chance (its evaluation
+over ``--scale``, Rapfi 0.43.02 classical's 515.6 by default, through the logistic; a forced
+result 0 or 1), and says which arm chose better by its lights. ``--nodes`` gives the judge a
+node count a position (``INFO max_node``), the same answer on any host.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import re
+import statistics
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -44,6 +54,7 @@ from engine.gomocup.protocol import point_to_gomocup
 from engine.notation import parse_point
 from engine.records import from_psq, parse_sgf
 from engine.types import Color, Point, Rule
+from tools.ab import parted_slots, read_runs
 
 START_TIMEOUT_S = 120.0  # the judge's first START (loading its weights)
 GRACE_S = 10.0  # beyond its turn time before the judge counts as gone
@@ -414,6 +425,10 @@ def _show(point: Point | None) -> str:
     return "-" if point is None else str(point)
 
 
+def _show_chance(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
 def _show_eval(value: Eval | None) -> str:
     return "?" if value is None else str(value)
 
@@ -519,6 +534,61 @@ def _tactics(judge_spec: EngineSpec, turn_ms: int) -> Iterator[str]:
     )
 
 
+def chance(value: Eval, scale: float) -> float:
+    """A judge's evaluation as its side's winning chance: a forced result 0 or 1, a score
+    through the logistic, ``scale`` evaluation units a logit."""
+    if value.mate is not None:
+        return 1.0 if value.mate > 0 else 0.0
+    return 1 / (1 + math.exp(-value.score / scale))
+
+
+@dataclass(frozen=True, slots=True)
+class Parted:
+    """A slot where two arms first chose differently, and the judge's view of either move."""
+
+    slot: str  # the opening and the arms' colour
+    ply: int  # the move's index in the game
+    base_move: str
+    arm_move: str
+    base: float | None  # the arms' winning chance after the base arm's move (None: no eval)
+    arm: float | None
+
+
+def partings(
+    judge: Judge, folders: Sequence[Path], base: str, arm: str, *, across_runs: bool, scale: float
+) -> Iterator[Parted]:
+    """The judge's view of both arms' moves on every slot where their games first differ at
+    the arms' own move (``tools.ab.parted_slots``)."""
+    games = read_runs(folders, across_runs=across_runs)
+    for game, other, ply, whose in parted_slots(games, arm, base):
+        mine, theirs = game.moves.split(), other.moves.split()
+        if whose != "arms" or ply >= min(len(mine), len(theirs)):
+            continue  # the anchor parted them, or one game ended where the other went on
+        before = [parse_point(text) for text in mine[:ply]]
+        views = []
+        for move in (theirs[ply], mine[ply]):
+            value = judge.ask([*before, parse_point(move)]).eval  # the anchor to move
+            views.append(None if value is None else chance(value.negated(), scale))
+        label = f"{Path(game.run).name or 'match'} opening {game.opening} as {game.colour}"
+        yield Parted(label, ply, theirs[ply], mine[ply], views[0], views[1])
+
+
+def _partings_report(parted: Sequence[Parted], base: str, arm: str) -> str:
+    read = [p for p in parted if p.base is not None and p.arm is not None]
+    gains = [p.arm - p.base for p in read if p.arm is not None and p.base is not None]
+    if not gains:
+        return f"the arms first chose differently in {len(parted)} slots; the judge scored none"
+    error = statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else math.nan
+    better = sum(gain > 0 for gain in gains)
+    worse = sum(gain < 0 for gain in gains)
+    return (
+        f"the arms first chose differently in {len(parted)} slots: by the judge {arm}'s move"
+        f" was the better in {better}, {base}'s in {worse}, alike in {len(gains) - better - worse};"
+        f" {arm} - {base}: {100 * statistics.fmean(gains):+.1f} points of winning chance"
+        f" (standard error {100 * error:.1f})"
+    )
+
+
 def add_judge_options(
     parser: argparse.ArgumentParser, *, time_ms: int, flag: str = "--turn-ms"
 ) -> None:
@@ -549,11 +619,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--moves", help="judge the position after these moves (h8 i9 ...)")
     parser.add_argument("--tactics", action="store_true", help="judge the defences")
+    parser.add_argument(
+        "--partings", type=Path, nargs="+", help="tools/ab.py run folders: judge the arms' partings"
+    )
+    parser.add_argument("--base", default="ship", help="--partings: the arm compared with")
+    parser.add_argument("--size", type=int, default=15, help="--partings: the runs' board size")
+    parser.add_argument("--arm", help="--partings: the arm judged against --base")
+    parser.add_argument(
+        "--across-runs", action="store_true", help="--partings: as tools/ab.py report's"
+    )
+    parser.add_argument("--nodes", type=int, help="the judge's nodes a position (INFO max_node)")
+    parser.add_argument(
+        "--scale", type=float, help="the judge's evaluation units a logit (Rapfi's: 515.6)"
+    )
     options = parser.parse_args(argv)
+    if options.scale is None:
+        from tools.tune_eval import JUDGE_SCALE  # Rapfi 0.43.02 classical's, fitted there
+
+        options.scale = JUDGE_SCALE
     spec = parse_engine(options.judge)
     spec = EngineSpec(spec.label, spec.argv, options.cwd)
     rule = Rule(options.rule)
     try:
+        if options.partings:
+            if not options.arm:
+                print("error: --partings needs --arm", file=sys.stderr)
+                return 2
+            parted = []
+            with Judge(
+                spec, turn_ms=options.turn_ms, size=options.size, rule=rule, nodes=options.nodes
+            ) as judge:
+                for item in partings(
+                    judge,
+                    options.partings,
+                    options.base,
+                    options.arm,
+                    across_runs=options.across_runs,
+                    scale=options.scale,
+                ):
+                    parted.append(item)
+                    print(
+                        f"{item.slot}, ply {item.ply}: {options.base} {item.base_move}"
+                        f" {_show_chance(item.base)}, {options.arm} {item.arm_move}"
+                        f" {_show_chance(item.arm)}",
+                        flush=True,
+                    )
+            print(_partings_report(parted, options.base, options.arm))
+            return 0
         if options.tactics:
             for line in _tactics(spec, options.turn_ms):
                 print(line, flush=True)

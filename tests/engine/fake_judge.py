@@ -4,10 +4,11 @@
 
 After ``BOARD`` with STONES stones it prints ``MESSAGE Depth 3-3 | Eval EVAL | ...`` the way
 Rapfi does (EVAL like ``-250`` or ``+M7``, from the side to move's view; ``+0`` when not
-scripted), then plays the first empty point in reading order; EVAL ``playX,Y`` plays X,Y
-and says nothing; EVAL ``die`` ends the process there. It writes the stone count of every
-position it was asked about to the file named by ``FAKE_JUDGE_LOG``, if set. ``ABOUT`` names
-it "fake judge".
+scripted; STONES@X,Y scripts the position with that many stones whose last one sent was
+X,Y, before STONES alone), then plays the first empty point in reading order; EVAL
+``playX,Y`` plays X,Y and says nothing; EVAL ``die`` ends the process there. It writes the
+stone count of every position it was asked about to the file named by ``FAKE_JUDGE_LOG``, if
+set. ``ABOUT`` names it "fake judge".
 
 ``YXBOARD`` sets a position up without a move (the stones Black's and White's in turn, in the
 order sent, as Rapfi reads them; a stone marked for the wrong side ends the process), and
@@ -28,6 +29,7 @@ def main() -> None:
     reading = False
     setting = False  # inside YXBOARD
     order: list[tuple[int, int, int]] = []
+    last: tuple[int, int] | None = None  # the last stone BOARD sent
     log = os.environ.get("FAKE_JUDGE_LOG")
     for raw in sys.stdin:
         line = raw.strip()
@@ -50,7 +52,8 @@ def main() -> None:
                 if log:
                     with open(log, "a", encoding="utf-8") as out:
                         out.write(f"{len(stones)}\n")
-                value = evals.get(str(len(stones)), "+0")
+                value = evals.get(f"{len(stones)}@{last[0]},{last[1]}") if last else None
+                value = value or evals.get(str(len(stones)), "+0")
                 move = next(
                     (x, y) for y in range(size) for x in range(size) if (x, y) not in stones
                 )
@@ -66,6 +69,7 @@ def main() -> None:
             else:
                 x, y, _ = (int(part) for part in line.split(","))
                 stones.add((x, y))
+                last = (x, y)
         elif word == "START":
             size = int(line.split()[1])
             print("OK", flush=True)
@@ -73,6 +77,7 @@ def main() -> None:
             print('name="fake judge", version="1.0"', flush=True)
         elif word == "BOARD":
             stones = set()
+            last = None
             reading = True
         elif word == "YXBOARD":
             order = []

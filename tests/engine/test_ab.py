@@ -267,6 +267,55 @@ def test_the_difference_by_colour_takes_that_colours_slots_only() -> None:
     assert line.endswith("as Black +0.0 (nan), as White +50.0 (50.0)")
 
 
+@given(
+    st.lists(st.sampled_from(["h8", "i9", "j10"]), max_size=6),
+    st.lists(st.sampled_from(["h8", "i9", "j10"]), max_size=6),
+)
+def test_two_games_part_at_their_first_different_move(one: list[str], two: list[str]) -> None:
+    # the slow reading: the shortest prefix length at which the two lists stop being equal
+    if one == two:
+        expected = None
+    else:
+        expected = next(n for n in range(len(one) + len(two) + 1) if one[: n + 1] != two[: n + 1])
+    assert ab.first_apart(" ".join(one), " ".join(two)) == expected
+
+
+def _moves(arm: str, opening: int, colour: str, score: float, moves: str) -> ab.Game:
+    return ab.Game(arm, 1, opening, colour, score, "five", len(moves.split()), moves)
+
+
+def test_the_slots_are_split_by_whose_move_the_arms_games_first_differ_at() -> None:
+    games = [
+        # as Black the arms part at ply 4 (Black's fifth stone): their own choice
+        _moves("a", 0, "black", 0.0, "h8 i9 j10 g7 k11 f6"),
+        _moves("b", 0, "black", 1.0, "h8 i9 j10 g7 f6 k11"),
+        # as White they part at ply 4 too, the anchor's move: the arms had not yet differed
+        _moves("a", 1, "white", 1.0, "h8 i9 j10 g7 k11 f6"),
+        _moves("b", 1, "white", 0.5, "h8 i9 j10 g7 g9 f6"),
+        _moves("a", 2, "white", 0.0, "h8 i9 j10 g7 k11 f6 e5"),
+        _moves("b", 2, "white", 0.0, "h8 i9 j10 g7 k11 e5 f6"),
+        # the very same game parts nowhere; a game without moves is not read; a second game on
+        # a slot is not either
+        _moves("a", 3, "black", 1.0, "h8 i9 j10"),
+        _moves("b", 3, "black", 1.0, "h8 i9 j10"),
+        _moves("b", 0, "black", 0.0, "h8 i9 j10 g7 k11 f6"),
+        _game("a", 4, "black", 0.0),
+        _game("b", 4, "black", 1.0),
+    ]
+    parts = ab.partings(games, "b", "a")
+    assert parts["arms"].paired.slots == 2  # opening 0 at ply 4, opening 2 (White) at ply 5
+    assert parts["arms"].paired.difference == 0.5
+    assert parts["arms"].median_ply == 4.5
+    anchor = parts["anchor"]
+    assert (anchor.paired.difference, anchor.paired.slots, anchor.median_ply) == (-0.5, 1, 4)
+    assert math.isnan(anchor.paired.standard_error)  # one slot: no spread to read
+    line = ab.summary(games, "a")[-1]
+    assert line == (
+        "  where the games first differ: at the arms' move in 2 slots (median ply 4.5),"
+        " +50.0 (50.0) points; at the anchor's move in 1 slots (median ply 4), -50.0 (nan) points"
+    )
+
+
 def _two_rounds_of_one_arm(out: Path, *extra: str) -> int:
     """``ab.py run``: two rounds of four games on 9x9, the stand-in against itself."""
     return ab.main(

@@ -202,3 +202,46 @@ def test_a_five_played_without_a_word_counts_as_mate_in_one() -> None:
         judged = j.judge_game(judge, _game(), Color.WHITE, threshold=2000)
     assert judged[3].after == j.Eval(0, -1)
     assert j.losing_move(judged, 2000) == 1
+
+
+def test_where_two_arms_first_chose_differently_the_judge_scores_both_moves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tools import ab
+
+    def game(arm: str, opening: int, colour: str, moves: str) -> ab.Game:
+        return ab.Game(arm, 1, opening, colour, 0.5, "five", len(moves.split()), moves)
+
+    games = [
+        # as Black the arms part at ply 4, their own move: judged
+        game("ship", 0, "black", "h8 i9 j10 g7 k11 a1"),
+        game("new", 0, "black", "h8 i9 j10 g7 f6 a1"),
+        # as White they part at ply 4, the anchor's move; the third slot is one game: neither
+        game("ship", 1, "white", "h8 i9 j10 g7 k11 a1"),
+        game("new", 1, "white", "h8 i9 j10 g7 f6 a1"),
+        game("ship", 2, "black", "h8 i9 j10"),
+        game("new", 2, "black", "h8 i9 j10"),
+    ]
+    (tmp_path / ab.GAMES_FILE).write_text("".join(ab._record(g) + "\n" for g in games))
+    log = tmp_path / "asked"
+    monkeypatch.setenv("FAKE_JUDGE_LOG", str(log))
+    kx, ky = point_to_gomocup(parse_point("k11"), 15)
+    fx, fy = point_to_gomocup(parse_point("f6"), 15)
+    # the judge speaks for White, the anchor, to move: ship's k11 leaves it -516 (Black's
+    # chance 1 / (1 + e^(-516 / 515.6)), 73.1%), new's f6 a forced win for White
+    fake = f"{sys.executable} {FAKE} 5@{kx},{ky}=-516 5@{fx},{fy}=+M9"
+    args = ["--judge", fake, "--partings", str(tmp_path), "--arm", "new", "--nodes", "100"]
+    assert j.main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        f"{tmp_path.name} opening 0 as black, ply 4: ship k11 73.1%, new f6 0.0%",
+        "the arms first chose differently in 1 slots: by the judge new's move was the better"
+        " in 0, ship's in 1, alike in 0; new - ship: -73.1 points of winning chance"
+        " (standard error nan)",
+    ]
+    assert log.read_text().split() == ["5", "5"]  # the two positions, nothing else
+
+
+def test_partings_need_the_arm_to_judge(capsys: pytest.CaptureFixture[str]) -> None:
+    assert j.main(["--judge", "x", "--partings", "."]) == 2
+    assert "--partings needs --arm" in capsys.readouterr().err
