@@ -21,8 +21,8 @@ runs an arm with ``GOMOKU_EVAL_WEIGHTS`` set (values from a file); ``--cwd`` run
 another folder, e.g. a git worktree holding a version of the code. Every game is appended to
 ``OUT/games.jsonl`` as it ends, so a stopped run goes on with ``--start``; and each run first
 appends what it plays to ``OUT/runs.jsonl`` (its command line, every engine's command and
-folder, the openings, this checkout's commit, the host's CPU), so that a folder kept with its
-results says how to play them again.
+folder, the openings and their file's SHA-256, this checkout's commit, the host's CPU), so that
+a folder kept with its results says how to play them again.
 
 ``report`` prints each arm's W/D/L, its score as Black and as White, and beside the base arm
 (``--base``, default the first) the paired difference: for each slot (an opening and the arm's
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import math
 import shlex
@@ -153,11 +154,13 @@ def _slots(games: Iterable[Game]) -> dict[tuple[str, int, str], list[float]]:
 
 
 def openings_played(folder: Path) -> str:
-    """The openings file a run folder's runs played, as its ``runs.jsonl`` names it: "" for
-    the built-in match openings, or where the folder has no record of its runs."""
+    """The openings file a run folder's runs played, as its ``runs.jsonl`` records it: the
+    file's SHA-256 where the run noted it (the same openings under any path), else its path;
+    "" for the built-in match openings, or where the folder has no record of its runs."""
     try:
         lines = (folder / RUNS_FILE).read_text(encoding="utf-8").splitlines()
-        named = {json.loads(line).get("openings") or "" for line in lines if line.strip()}
+        records = [json.loads(line) for line in lines if line.strip()]
+        named = {r.get("openings_sha256") or r.get("openings") or "" for r in records}
     except (OSError, ValueError, AttributeError):
         return ""
     return named.pop() if len(named) == 1 else "|".join(sorted(named))
@@ -369,6 +372,9 @@ def _run_record(
         "games": options.games,
         "colour": options.colour,
         "openings": options.openings and str(options.openings),
+        # what the file held, so that a report pairs runs of one file wherever it was kept
+        "openings_sha256": options.openings
+        and hashlib.sha256(options.openings.read_bytes()).hexdigest(),
         "opening_count": len(book),
         "commit": engine_commit(),
         "cpu": cpu_model(),

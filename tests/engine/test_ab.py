@@ -6,6 +6,7 @@ nearest the centre, and one that answers every move with garbage (it loses each 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import statistics
@@ -334,6 +335,26 @@ def test_rounds_play_the_openings_of_a_file(tmp_path: Path) -> None:
     # every pair of games and every round on the file's one opening (the built-in book's
     # would turn to openings 1, 2 and 3)
     assert [g.opening for g in ab.load(out / ab.GAMES_FILE)] == [0] * 8
+    digest = hashlib.sha256(openings.read_bytes()).hexdigest()
+    assert ab.openings_played(out) == digest  # the file's content, not where it was kept
+
+
+def test_across_runs_one_openings_file_kept_under_two_paths_pairs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a's run and b's named other paths of the same file; c's a file of other openings
+    runs = (("a", "one/o.txt", "f00d"), ("b", "two/o.txt", "f00d"), ("c", "one/o.txt", "beef"))
+    for arm, path, digest in runs:
+        (tmp_path / arm).mkdir()
+        games = [_game(arm, 0, "black", 1.0 if arm == "a" else 0.0)]
+        (tmp_path / arm / ab.GAMES_FILE).write_text(ab._record(games[0]) + "\n")
+        record = {"openings": path, "openings_sha256": digest}
+        (tmp_path / arm / ab.RUNS_FILE).write_text(json.dumps(record) + "\n")
+    folders = [str(tmp_path / arm) for arm, *_ in runs]
+    assert ab.main(["report", *folders, "--base", "a", "--across-runs"]) == 0
+    out = capsys.readouterr().out
+    assert "b - a: -100.0 points over 1 shared slots" in out
+    assert "c - a: no slot played by both" in out
 
 
 @pytest.mark.slow
