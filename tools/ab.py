@@ -153,14 +153,26 @@ def _slots(games: Iterable[Game]) -> dict[tuple[str, int, str], list[float]]:
     return slots
 
 
+def _openings_key(record: dict[str, str | None]) -> str:
+    # the file's SHA-256 as the run noted it, or as the file named holds it now (a run
+    # recorded before the digest was), else the path: "" for the built-in match openings
+    path = record.get("openings") or ""
+    if record.get("openings_sha256"):
+        return str(record["openings_sha256"])
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else ""
+    except OSError:
+        return path
+
+
 def openings_played(folder: Path) -> str:
     """The openings file a run folder's runs played, as its ``runs.jsonl`` records it: the
-    file's SHA-256 where the run noted it (the same openings under any path), else its path;
-    "" for the built-in match openings, or where the folder has no record of its runs."""
+    file's SHA-256 (the same openings under any path; for a run recorded without it, the
+    file's as it is now where it still is), else its path; "" for the built-in match openings,
+    or where the folder has no record of its runs."""
     try:
         lines = (folder / RUNS_FILE).read_text(encoding="utf-8").splitlines()
-        records = [json.loads(line) for line in lines if line.strip()]
-        named = {r.get("openings_sha256") or r.get("openings") or "" for r in records}
+        named = {_openings_key(json.loads(line)) for line in lines if line.strip()}
     except (OSError, ValueError, AttributeError):
         return ""
     return named.pop() if len(named) == 1 else "|".join(sorted(named))

@@ -342,19 +342,25 @@ def test_rounds_play_the_openings_of_a_file(tmp_path: Path) -> None:
 def test_across_runs_one_openings_file_kept_under_two_paths_pairs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # a's run and b's named other paths of the same file; c's a file of other openings
-    runs = (("a", "one/o.txt", "f00d"), ("b", "two/o.txt", "f00d"), ("c", "one/o.txt", "beef"))
-    for arm, path, digest in runs:
+    kept = tmp_path / "o.txt"
+    kept.write_text("0,0 1,0 0,1\n")
+    digest = hashlib.sha256(kept.read_bytes()).hexdigest()
+    runs = (
+        ("a", {"openings": "gone/o.txt", "openings_sha256": digest}),  # noted its file's digest
+        ("b", {"openings": str(kept)}),  # recorded without one: the file as it is now
+        ("c", {"openings": "gone/o.txt"}),  # without one, its file gone: the path alone
+    )
+    for arm, record in runs:
         (tmp_path / arm).mkdir()
-        games = [_game(arm, 0, "black", 1.0 if arm == "a" else 0.0)]
-        (tmp_path / arm / ab.GAMES_FILE).write_text(ab._record(games[0]) + "\n")
-        record = {"openings": path, "openings_sha256": digest}
+        game = _game(arm, 0, "black", 1.0 if arm == "a" else 0.0)
+        (tmp_path / arm / ab.GAMES_FILE).write_text(ab._record(game) + "\n")
         (tmp_path / arm / ab.RUNS_FILE).write_text(json.dumps(record) + "\n")
-    folders = [str(tmp_path / arm) for arm, *_ in runs]
+    folders = [str(tmp_path / arm) for arm, _ in runs]
     assert ab.main(["report", *folders, "--base", "a", "--across-runs"]) == 0
     out = capsys.readouterr().out
     assert "b - a: -100.0 points over 1 shared slots" in out
     assert "c - a: no slot played by both" in out
+    assert ab.openings_played(tmp_path / "c") == "gone/o.txt"
 
 
 @pytest.mark.slow
