@@ -189,6 +189,11 @@ def paired(games: Sequence[Game], arm: str, base: str, colour: str | None = None
         for slot, scores in mine.items()
         if slot in theirs
     ]
+    return mean_with_error(differences)
+
+
+def mean_with_error(differences: Sequence[float]) -> Paired:
+    """The mean of paired differences with its standard error (nan with fewer than two)."""
     if not differences:
         return Paired(math.nan, math.nan, 0)
     error = math.nan
@@ -260,11 +265,8 @@ def partings(games: Sequence[Game], arm: str, base: str) -> dict[str, Parting]:
         split[whose].append((mine.score - theirs.score, ply))
     result = {}
     for whose, rows in split.items():
-        differences = [difference for difference, _ in rows]
-        error = statistics.stdev(differences) / math.sqrt(len(rows)) if len(rows) > 1 else math.nan
-        mean = statistics.fmean(differences) if rows else math.nan
         median = statistics.median(ply for _, ply in rows) if rows else math.nan
-        result[whose] = Parting(Paired(mean, error, len(rows)), median)
+        result[whose] = Parting(mean_with_error([difference for difference, _ in rows]), median)
     return result
 
 

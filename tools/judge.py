@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import math
 import re
-import statistics
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -54,7 +53,7 @@ from engine.gomocup.protocol import point_to_gomocup
 from engine.notation import parse_point
 from engine.records import from_psq, parse_sgf
 from engine.types import Color, Point, Rule
-from tools.ab import parted_slots, read_runs
+from tools.ab import mean_with_error, parted_slots, read_runs
 
 START_TIMEOUT_S = 120.0  # the judge's first START (loading its weights)
 GRACE_S = 10.0  # beyond its turn time before the judge counts as gone
@@ -78,6 +77,12 @@ class Eval:
     def negated(self) -> Eval:
         """The same evaluation from the other side's view."""
         return Eval(-self.score, None if self.mate is None else -self.mate)
+
+    def clipped(self, clip: int) -> int:
+        """A score within +-``clip``, a forced result at the bound."""
+        if self.mate is not None:
+            return clip if self.mate > 0 else -clip
+        return max(-clip, min(clip, self.score))
 
     def lost(self, threshold: int) -> bool:
         """A forced loss, or a score at or below ``-threshold``."""
@@ -534,14 +539,6 @@ def _tactics(judge_spec: EngineSpec, turn_ms: int) -> Iterator[str]:
     )
 
 
-def chance(value: Eval, scale: float) -> float:
-    """A judge's evaluation as its side's winning chance: a forced result 0 or 1, a score
-    through the logistic, ``scale`` evaluation units a logit."""
-    if value.mate is not None:
-        return 1.0 if value.mate > 0 else 0.0
-    return 1 / (1 + math.exp(-value.score / scale))
-
-
 @dataclass(frozen=True, slots=True)
 class Parted:
     """A slot where two arms first chose differently, and the judge's view of either move."""
@@ -552,6 +549,14 @@ class Parted:
     arm_move: str
     base: float | None  # the arms' winning chance after the base arm's move (None: no eval)
     arm: float | None
+
+
+def chance(value: Eval, scale: float) -> float:
+    """A judge's evaluation as its side's winning chance: a forced result 0 or 1, a score
+    through the logistic, ``scale`` evaluation units a logit."""
+    if value.mate is not None:
+        return 1.0 if value.mate > 0 else 0.0
+    return 1 / (1 + math.exp(-value.score / scale))
 
 
 def partings(
@@ -574,18 +579,17 @@ def partings(
 
 
 def _partings_report(parted: Sequence[Parted], base: str, arm: str) -> str:
-    read = [p for p in parted if p.base is not None and p.arm is not None]
-    gains = [p.arm - p.base for p in read if p.arm is not None and p.base is not None]
+    gains = [p.arm - p.base for p in parted if p.arm is not None and p.base is not None]
     if not gains:
         return f"the arms first chose differently in {len(parted)} slots; the judge scored none"
-    error = statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else math.nan
+    mean = mean_with_error(gains)
     better = sum(gain > 0 for gain in gains)
     worse = sum(gain < 0 for gain in gains)
     return (
         f"the arms first chose differently in {len(parted)} slots: by the judge {arm}'s move"
         f" was the better in {better}, {base}'s in {worse}, alike in {len(gains) - better - worse};"
-        f" {arm} - {base}: {100 * statistics.fmean(gains):+.1f} points of winning chance"
-        f" (standard error {100 * error:.1f})"
+        f" {arm} - {base}: {100 * mean.difference:+.1f} points of winning chance"
+        f" (standard error {100 * mean.standard_error:.1f})"
     )
 
 

@@ -134,9 +134,7 @@ def judge_after(
                     continue
                 score = None
                 if value is not None:  # the judge speaks for the side to move: negate
-                    score = (
-                        -value.score if value.mate is None else (-CLIP if value.mate > 0 else CLIP)
-                    )
+                    score = value.negated().clipped(CLIP)
                 with lock:
                     known[_key(moves)] = score
                     if saved is not None:
