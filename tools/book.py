@@ -5,6 +5,8 @@
     python tools/book.py --second --shard K --judge CMD [...]     # into data/book/second
     python tools/book.py --black --shard K --judge CMD [...]      # into data/book/black
     python tools/book.py --black --second --shard K --judge CMD [...]  # data/book/black/second
+    python tools/book.py --collect-replies FOLDER... [--min-count 2]  # data/book/replies
+    python tools/book.py --replies --shard K --judge CMD [...]    # into data/book/replies
     python tools/book.py --build [--second] [--black] [--out data/book]
     python tools/book.py --list [--first K --count N]
 
@@ -37,6 +39,15 @@ candidates in master's order and then the judge's own move (the answers strong p
 four stones; a position met before (the same stones by another opening) is left out. Their
 shards go to ``OUT/black``.
 
+With ``--collect-replies`` the positions of White's second move are taken from recorded games
+instead (``tools/ab.py``'s ``games.jsonl`` in each FOLDER, 15x15 freestyle): every game in
+which master played White and its first move was the shipped book's, after the opponent's
+reply, five stones; each position once under the board's symmetries, kept where at least
+``--min-count`` games reached it, the most often reached first. They are written to
+``OUT/replies/positions.json`` with the games they came from; ``--replies --shard K`` then
+studies them as above, into ``OUT/replies``. Where the judge's reply covers the replies strong
+play gives, these cover the ones the opponents measured against actually gave.
+
 With ``--black --second`` the positions are Black's second free move: each position of the
 finished Black shards (in their order) with its book move and the judge's reply to it, six
 stones, each position once; their shards go to ``OUT/black/second``.
@@ -51,7 +62,9 @@ finished first-move shard (and with ``--second`` the second move's) into
 ``engine/search/data/book.json`` (key and move per position, see ``engine.search.book``) and
 ``book.manifest.json`` (the settings, the shards with their SHA-256, the counts and the
 book's SHA-256); ``--build --black`` gathers Black's first free move's shards as well, and
-``--build --black --second`` Black's second free move's too (then White's second stays out).
+``--build --black --second`` Black's second free move's too (then White's second stays out),
+and ``--replies`` the recorded replies' (with Black's first free move's where ``--black`` is
+given too; not with another second move).
 """
 
 from __future__ import annotations
@@ -84,6 +97,9 @@ RULE = Rule.FREESTYLE
 PER_SHARD = 16
 SECOND = "second"  # the folder of White's second move's shards, inside the first move's
 BLACK = "black"  # the folder of Black's first free move's shards, inside the first move's
+# the folder of White's second move after recorded replies, inside the first move's
+REPLIES = "replies"
+REPLIES_FILE = "positions.json"
 JUDGE_CAP_MS = 120_000  # the judge's turn time: only a cap, the node count binds
 MATE = 30000  # a judge's forced result on the scale of its scores
 ROOT = shards.ROOT
@@ -111,6 +127,9 @@ class Settings:
     # Black's first free move: the positions after each first-move record's White moves
     # (``black_openings``)
     black: bool = False
+    # White's second move after recorded replies: the SHA-256 of the positions file
+    # (``collect_replies``) the shard studies, empty for the other kinds
+    replies: str = ""
 
 
 def book_openings() -> list[Offsets]:
@@ -172,6 +191,80 @@ def black_openings(first: Path) -> list[Offsets]:
                     seen.add(key)
                     found.append(stones)
     return found
+
+
+def collect_replies(folders: Sequence[Path], min_count: int = 1) -> dict[str, Any]:
+    """The five-stone positions of White's second move in the recorded games of ``folders``
+    (each a ``tools/ab.py`` run: ``games.jsonl``, with ``runs.jsonl`` naming its rule and
+    size): every game master played as White whose fourth stone is the shipped book's move,
+    after the opponent's reply; each position once under the board's symmetries (its stones
+    turned into the frame of its canonical key), kept where ``min_count`` games or more reached
+    it, the most often reached first (ties by key). Returns the positions file's content.
+
+    Raises:
+        BookError: a folder without games, or one whose runs name another rule or size.
+    """
+    from engine.notation import parse_moves
+    from engine.search.book import load_book
+
+    book = load_book()
+    if book is None:
+        raise BookError(f"no book at {BOOK_PATH}")
+    centre = SIZE // 2
+    counts: dict[str, int] = {}
+    stones_of: dict[str, Offsets] = {}
+    sources = []
+    for folder in folders:
+        games_path = folder / "games.jsonl"
+        if not games_path.is_file():
+            raise BookError(f"{folder} holds no games.jsonl")
+        runs_path = folder / "runs.jsonl"
+        for line in (
+            runs_path.read_text(encoding="utf-8").splitlines() if runs_path.is_file() else []
+        ):
+            argv = json.loads(line).get("argv", [])
+            for flag, wanted in (("--rule", RULE.value), ("--size", str(SIZE))):
+                if flag in argv and argv[argv.index(flag) + 1] != wanted:
+                    raise BookError(f"{folder} was played with {flag} {argv[argv.index(flag) + 1]}")
+        used = 0
+        for line in games_path.read_text(encoding="utf-8").splitlines():
+            game = json.loads(line)
+            moves = parse_moves(game.get("moves") or "")
+            if game.get("colour") != "white" or len(moves) < 5:
+                continue
+            board = Board.from_moves(moves[:3], size=SIZE, rule=RULE)
+            answer = book.lookup(board)
+            if answer is None or answer.move != moves[3]:
+                continue
+            board = Board.from_moves(moves[:5], size=SIZE, rule=RULE)
+            if board.outcome is not None:
+                continue
+            key, symmetry = canonical(board.stones(Color.BLACK), board.stones(Color.WHITE), SIZE)
+            if key not in stones_of:
+                turned = (transform(p, symmetry, SIZE) for p in moves[:5])
+                stones_of[key] = tuple((p.x - centre, p.y - centre) for p in turned)
+            counts[key] = counts.get(key, 0) + 1
+            used += 1
+        sources.append(
+            {"folder": shards.relative(folder), "sha256": shards.sha256(games_path), "games": used}
+        )
+    kept = sorted(
+        (key for key, n in counts.items() if n >= min_count), key=lambda k: (-counts[k], k)
+    )
+    return {
+        "format": FORMAT,
+        "min_count": min_count,
+        "sources": sources,
+        "games": sum(counts.values()),
+        "covered": sum(counts[key] for key in kept),
+        "positions": [{"stones": _text(stones_of[key]), "games": counts[key]} for key in kept],
+    }
+
+
+def replies_openings(folder: Path) -> list[Offsets]:
+    """The positions of ``folder``'s positions file (``collect_replies``), in its order."""
+    data = json.loads((folder / REPLIES_FILE).read_text(encoding="utf-8"))
+    return [tuple(offsets(entry["stones"])) for entry in data["positions"]]
 
 
 def opening_board(stones: Offsets) -> Board:
@@ -330,7 +423,12 @@ def make_shard(
         if saved["settings"] != dataclasses.asdict(settings):
             raise BookError(f"{partial} was made with other settings: {saved['settings']}")
         records, spent = saved["records"], float(saved["seconds"])
-    if settings.second:
+    if settings.replies:
+        positions_file = folder / REPLIES_FILE
+        if not positions_file.is_file() or shards.sha256(positions_file) != settings.replies:
+            raise BookError(f"{positions_file} is missing or not the file the settings name")
+        every = replies_openings(folder)
+    elif settings.second:
         # White's second move after the first-move shards, Black's after the Black shards
         every = second_openings(folder.parent, once=settings.black)
     elif settings.black:
@@ -386,7 +484,7 @@ def _gather(folder: Path, positions: dict[str, dict[str, Any]]) -> dict[str, Any
     settings: dict[str, Any] | None = None
     for path in sorted(folder.glob("shard-?????.json")):
         shard = json.loads(path.read_text(encoding="utf-8"))
-        mine = {"second": False, "black": False} | {
+        mine = {"second": False, "black": False, "replies": ""} | {
             k: v for k, v in shard["settings"].items() if k != "shard"
         }
         if settings is not None and mine != settings:
@@ -423,18 +521,21 @@ def build(
     second: bool = False,
     black: bool = False,
     black_second: bool = False,
+    replies: bool = False,
 ) -> dict[str, Any]:
     """Gather the finished shards in ``folder`` (White's first move), with ``second`` those of
     its ``second`` folder (White's second move), with ``black`` those of its ``black`` folder
-    (Black's first free move) and with ``black_second`` those of ``black/second`` (Black's
-    second free move), into the book and its manifest; returns the manifest."""
-    if second and black_second:
-        raise BookError("White's and Black's second moves are gathered apart: give one")
+    (Black's first free move), with ``black_second`` those of ``black/second`` (Black's
+    second free move) and with ``replies`` those of ``replies`` (White's second move after
+    recorded replies), into the book and its manifest; returns the manifest."""
+    if second + black_second + replies > 1:
+        raise BookError("the second moves are gathered apart: give one")
     positions: dict[str, dict[str, Any]] = {}
     first = _gather(folder, positions)
     more = _gather(folder / SECOND, positions) if second else None
     blacks = _gather(folder / BLACK, positions) if black else None
     black_more = _gather(folder / BLACK / SECOND, positions) if black_second else None
+    recorded = _gather(folder / REPLIES, positions) if replies else None
     book = {"format": FORMAT, "size": SIZE, "rule": RULE.value, "positions": positions}
     book_path.write_text(json.dumps(book, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     manifest = {
@@ -449,7 +550,8 @@ def build(
         "command": "python tools/book.py --build"
         + (" --second" if second else "")
         + (" --black" if black or black_second else "")
-        + (" --second" if black_second else ""),
+        + (" --second" if black_second else "")
+        + (" --replies" if replies else ""),
     }
     if more is not None:
         manifest["second"] = more
@@ -457,6 +559,8 @@ def build(
         manifest["black"] = blacks
     if black_more is not None:
         manifest["black_second"] = black_more
+    if recorded is not None:
+        manifest["replies"] = recorded
     manifest_path = book_path.with_name("book.manifest.json")
     manifest_path.write_text(
         json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8"
@@ -497,7 +601,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="Black's first free move (shards in OUT/black); with --build, gather them too",
     )
+    parser.add_argument(
+        "--replies",
+        action="store_true",
+        help="White's second move after the recorded replies of --collect-replies (shards in "
+        "OUT/replies); with --build, gather them too",
+    )
+    parser.add_argument(
+        "--collect-replies",
+        nargs="+",
+        type=Path,
+        metavar="FOLDER",
+        help="write OUT/replies/positions.json from these tools/ab.py runs' games",
+    )
+    parser.add_argument(
+        "--min-count", type=int, default=1, help="--collect-replies: games a position"
+    )
     options = parser.parse_args(argv)
+    if options.collect_replies:
+        try:
+            found = collect_replies(options.collect_replies, max(1, options.min_count))
+        except BookError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        words = ["python", "tools/book.py", *(sys.argv[1:] if argv is None else argv)]
+        found = {"command": shlex.join(words), **found}
+        target = options.out / REPLIES / REPLIES_FILE
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _write(target, found)
+        print(
+            f"wrote {target}: {len(found['positions'])} positions, {found['covered']} of "
+            f"{found['games']} games"
+        )
+        return 0
     if options.list:
         every = book_openings()
         end = len(every) if options.count is None else options.first + options.count
@@ -505,14 +641,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_text(stones))
         return 0
     if options.build:
-        manifest = build(
-            options.out,
-            second=options.second and not options.black,
-            black=options.black,
-            black_second=options.second and options.black,
-        )
+        try:
+            manifest = build(
+                options.out,
+                second=options.second and not options.black,
+                black=options.black,
+                black_second=options.second and options.black,
+                replies=options.replies,
+            )
+        except BookError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
         print(f"wrote {BOOK_PATH} ({manifest['positions']} positions)")
         return 0
+    if options.replies and (options.second or options.black):
+        parser.error("--replies is White's second move: not with --second or --black")
     if options.shard is None or options.judge is None:
         parser.error("--shard and --judge are needed (or --build, or --list)")
     if options.shard < 0 or options.nodes < 1 or options.judge_nodes < 1 or options.per_shard < 1:
@@ -529,6 +672,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = options.out / BLACK if options.black else options.out
     if options.second:
         out = out / SECOND
+    if options.replies:
+        out = options.out / REPLIES
+        positions_file = out / REPLIES_FILE
+        if not positions_file.is_file():
+            print(f"error: {positions_file} is missing: --collect-replies first", file=sys.stderr)
+            return 1
+        settings = dataclasses.replace(settings, replies=shards.sha256(positions_file))
     judge = dataclasses.replace(parse_engine(options.judge), cwd=options.judge_cwd)
     command = shlex.join(["python", "tools/book.py", *(sys.argv[1:] if argv is None else argv)])
     try:

@@ -23,6 +23,7 @@ from engine.gomocup.match import EngineSpec, main, read_openings
 from engine.gomocup.openings import OPENINGS, offsets, openings
 from engine.gomocup.pbrain import strongest_searcher
 from engine.gomocup.protocol import MoveLimits
+from engine.notation import format_moves
 from engine.search import book as book_module
 from engine.search.alphabeta import Limits, SearchOptions, SearchResult
 from engine.search.book import (
@@ -230,6 +231,7 @@ def test_the_book_file_matches_its_manifest_and_its_shards(tmp_path: Path) -> No
         second="second" in manifest,
         black="black" in manifest,
         black_second="black_second" in manifest,
+        replies="replies" in manifest,
     )
     assert rebuilt.read_bytes() == BOOK_PATH.read_bytes()
 
@@ -542,6 +544,86 @@ def test_a_position_two_openings_reach_is_studied_once(tmp_path: Path) -> None:
         ((0, 0), (1, 0), (0, 2), (3, 3)),
         ((0, 0), (1, 0), (0, 2), (-1, -1)),
     ]
+
+
+def _recorded_games(folder: Path, games: list[dict[str, Any]], argv: list[str]) -> Path:
+    # a tools/ab.py run folder: its games and the command it was run with
+    folder.mkdir(parents=True)
+    lines = [json.dumps({"arm": "a", "score": 0.5, **game}) for game in games]
+    (folder / "games.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (folder / "runs.jsonl").write_text(json.dumps({"argv": argv}) + "\n", encoding="utf-8")
+    return folder
+
+
+def _turned(moves: list[Point], symmetry: int) -> str:
+    return format_moves(transform(p, symmetry, 15) for p in moves)
+
+
+def test_white_s_second_move_after_recorded_replies(tmp_path: Path) -> None:
+    # master's White games through the shipped book's move: one reply reached twice (once
+    # turned), one once; a game as Black, one off the book and the short ones are not counted
+    shipped = _shipped()
+    opening = book_tool.opening_board(book_tool.book_openings()[0])
+    start = [m.point for m in opening.moves]
+    book_answer = shipped.lookup(opening)
+    assert book_answer is not None
+    white = [*start, book_answer.move]
+    replies = [p for p in book_tool._near(opening) if p != book_answer.move]
+    twice, once, off_book = replies[0], replies[1], replies[2]
+    line = [*white, twice, Point(0, 0)]
+    games = [
+        {"colour": "white", "moves": _turned(line, 0)},
+        {"colour": "white", "moves": _turned(line, 5)},
+        {"colour": "white", "moves": _turned([*white, once], 3)},
+        {"colour": "black", "moves": _turned([*white, once], 0)},
+        {"colour": "white", "moves": _turned([*start, off_book, once], 0)},
+        {"colour": "white", "moves": format_moves(start)},
+        {"colour": "white", "moves": ""},
+    ]
+    folder = _recorded_games(tmp_path / "run", games, ["run", "OUT", "--jobs", "2"])
+    found = book_tool.collect_replies([folder], min_count=1)
+    assert found["games"] == 3
+    assert [entry["games"] for entry in found["positions"]] == [2, 1]
+    for entry, reply in zip(found["positions"], (twice, once), strict=True):
+        board = book_tool.opening_board(tuple(offsets(entry["stones"])))
+        expected = Board.from_moves([*white, reply])
+        assert _oracle_key(board.stones(Color.BLACK), board.stones(Color.WHITE)) == (
+            _oracle_key(expected.stones(Color.BLACK), expected.stones(Color.WHITE))
+        )
+        assert board.to_move is Color.WHITE
+    assert book_tool.collect_replies([folder], min_count=2)["covered"] == 2
+    other = _recorded_games(tmp_path / "renju", games, ["run", "OUT", "--rule", "renju"])
+    with pytest.raises(book_tool.BookError, match="--rule renju"):
+        book_tool.collect_replies([other])
+    # the command line writes the positions file, then studies them into OUT/replies
+    out = tmp_path / "book"
+    argv = ["--collect-replies", str(folder), "--min-count", "2", "--out", str(out)]
+    assert book_tool.main(argv) == 0
+    judge = EngineSpec("judge", (sys.executable, str(FAKE), "6=-50"))
+    first = book_tool.Settings(shard=0, per_shard=1, nodes=2000, alternatives=0, judge_nodes=100)
+    book_tool.make_shard(out, first, judge, log=lambda _: None)
+    study = [
+        *("--replies", "--shard", "0", "--per-shard", "4", "--nodes", "2000"),
+        *("--alternatives", "1", "--judge-nodes", "100", "--out", str(out)),
+        *("--judge", shlex.join(judge.argv)),
+    ]
+    assert book_tool.main(study) == 0
+    shard = json.loads((out / "replies" / "shard-00000.json").read_text(encoding="utf-8"))
+    assert shard["settings"]["replies"] == shards.sha256(out / "replies" / "positions.json")
+    records = shard["records"]
+    assert [r["opening"] for r in records] == [found["positions"][0]["stones"]]
+    assert [c["judge"] for c in records[0]["candidates"]] == [50, 50]  # Black's -50, turned
+    built = book_tool.build(out, tmp_path / "book.json", replies=True)
+    assert built["positions"] == 2
+    assert built["command"] == "python tools/book.py --build --replies"
+    _answers_every_record(tmp_path / "book.json", records)
+    # a positions file changed under the shards is refused
+    (out / "replies" / "positions.json").write_text("{}", encoding="utf-8")
+    resumed = replace(first, shard=1, replies=shard["settings"]["replies"])
+    with pytest.raises(book_tool.BookError, match="not the file"):
+        book_tool.make_shard(out / "replies", resumed, judge, log=lambda _: None)
+    with pytest.raises(book_tool.BookError, match="apart"):
+        book_tool.build(out, tmp_path / "book.json", second=True, replies=True)
 
 
 def _text(point: Point) -> str:
