@@ -83,6 +83,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.board import Board
+from engine.errors import GomokuError
 from engine.gomocup.match import EngineSpec, parse_engine
 from engine.gomocup.openings import OPENINGS, offsets
 from engine.search.book import BOOK_PATH, FORMAT, canonical, transform
@@ -222,21 +223,28 @@ def collect_replies(folders: Sequence[Path], min_count: int = 1) -> dict[str, An
         for line in (
             runs_path.read_text(encoding="utf-8").splitlines() if runs_path.is_file() else []
         ):
-            argv = json.loads(line).get("argv", [])
+            try:
+                argv = [str(word) for word in json.loads(line).get("argv", [])]
+            except (AttributeError, TypeError, ValueError) as error:
+                raise BookError(f"{runs_path} holds a line that is not a run: {error}") from error
             for flag, wanted in (("--rule", RULE.value), ("--size", str(SIZE))):
-                if flag in argv and argv[argv.index(flag) + 1] != wanted:
-                    raise BookError(f"{folder} was played with {flag} {argv[argv.index(flag) + 1]}")
+                given = argv[argv.index(flag) + 1 :][:1] if flag in argv else [wanted]
+                if given != [wanted]:
+                    raise BookError(f"{folder} was played with {flag} {' '.join(given)}")
         used = 0
-        for line in games_path.read_text(encoding="utf-8").splitlines():
-            game = json.loads(line)
-            moves = parse_moves(game.get("moves") or "")
-            if game.get("colour") != "white" or len(moves) < 5:
-                continue
-            board = Board.from_moves(moves[:3], size=SIZE, rule=RULE)
-            answer = book.lookup(board)
-            if answer is None or answer.move != moves[3]:
-                continue
-            board = Board.from_moves(moves[:5], size=SIZE, rule=RULE)
+        for number, line in enumerate(games_path.read_text(encoding="utf-8").splitlines(), 1):
+            try:
+                game = json.loads(line)
+                moves = parse_moves(game.get("moves") or "")
+                if game.get("colour") != "white" or len(moves) < 5:
+                    continue
+                board = Board.from_moves(moves[:3], size=SIZE, rule=RULE)
+                answer = book.lookup(board)
+                if answer is None or answer.move != moves[3]:
+                    continue
+                board = Board.from_moves(moves[:5], size=SIZE, rule=RULE)
+            except (AttributeError, TypeError, GomokuError, ValueError) as error:
+                raise BookError(f"{games_path} line {number} is not a game: {error}") from error
             if board.outcome is not None:
                 continue
             key, symmetry = canonical(board.stones(Color.BLACK), board.stones(Color.WHITE), SIZE)

@@ -595,6 +595,13 @@ def test_white_s_second_move_after_recorded_replies(tmp_path: Path) -> None:
     other = _recorded_games(tmp_path / "renju", games, ["run", "OUT", "--rule", "renju"])
     with pytest.raises(book_tool.BookError, match="--rule renju"):
         book_tool.collect_replies([other])
+    for bad in ('{"colour": "white", "moves": "h8 h8 i9 j9 k9"}', "[1]", "{"):
+        broken = tmp_path / f"broken{len(bad)}"
+        broken.mkdir()
+        (broken / "games.jsonl").write_text(bad + "\n", encoding="utf-8")
+        with pytest.raises(book_tool.BookError, match="line 1 is not a game"):
+            book_tool.collect_replies([broken])
+    assert book_tool.main(["--collect-replies", str(tmp_path / "broken1")]) == 1
     # the command line writes the positions file, then studies them into OUT/replies
     out = tmp_path / "book"
     argv = ["--collect-replies", str(folder), "--min-count", "2", "--out", str(out)]
