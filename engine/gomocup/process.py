@@ -44,7 +44,8 @@ class EngineSpec:
 def parse_engine(text: str, *, seed: int = 0, label: str | None = None) -> EngineSpec:
     """``level:NAME`` or a protocol engine's command line; ``label`` names it in reports.
 
-    A command starting with ``python`` runs under this interpreter.
+    A command starting with ``python``, or with ``env`` and its settings and then ``python``
+    (``env GOMOKU_BOOK=off python -m engine.pbrain``), runs under this interpreter.
 
     Raises:
         ValueError: for an empty command line.
@@ -56,9 +57,14 @@ def parse_engine(text: str, *, seed: int = 0, label: str | None = None) -> Engin
     argv = tuple(shlex.split(text))
     if not argv:
         raise ValueError("empty engine command")
-    if argv[0] in ("python", "python3"):
+    at = 0  # where the program's name is: after env and the settings it passes
+    if argv[0] == "env":
+        at = 1
+        while at < len(argv) and "=" in argv[at]:
+            at += 1
+    if at < len(argv) and argv[at] in ("python", "python3"):
         # The interpreter running the match (the project's venv), not whatever PATH finds.
-        argv = (sys.executable, *argv[1:])
+        argv = (*argv[:at], sys.executable, *argv[at + 1 :])
     return EngineSpec(label or text, argv)
 
 

@@ -368,6 +368,14 @@ def test_parse_engine() -> None:
     assert spec.argv[1:] == ("-m", "engine.pbrain", "--level", "hard", "--seed", "4")
     assert parse_engine("./pbrain-x --fast 'a b'").argv == ("./pbrain-x", "--fast", "a b")
     assert parse_engine("python -m engine.pbrain").argv == (sys.executable, "-m", "engine.pbrain")
+    # after env and its settings too; a setting's own words and other programs stay as given
+    assert parse_engine("env A=1 B='x y' python3 -m engine.pbrain").argv == (
+        *("env", "A=1", "B=x y"),
+        *(sys.executable, "-m", "engine.pbrain"),
+    )
+    assert parse_engine("env A=python ./pbrain-x").argv == ("env", "A=python", "./pbrain-x")
+    assert parse_engine("env").argv == ("env",)
+    assert parse_engine("./python -m x").argv == ("./python", "-m", "x")
     with pytest.raises(ValueError, match="empty"):
         parse_engine("  ")
 
