@@ -242,7 +242,8 @@ def collect_replies(folders: Sequence[Path], min_count: int = 1) -> dict[str, An
                 answer = book.lookup(board)
                 if answer is None or answer.move != moves[3]:
                     continue
-                board = Board.from_moves(moves[:5], size=SIZE, rule=RULE)
+                board.play(moves[3])
+                board.play(moves[4])
             except (AttributeError, TypeError, GomokuError, ValueError) as error:
                 raise BookError(f"{games_path} line {number} is not a game: {error}") from error
             if board.outcome is not None:
@@ -626,14 +627,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--min-count", type=int, default=1, help="--collect-replies: games a position"
     )
     options = parser.parse_args(argv)
+    command = shlex.join(["python", "tools/book.py", *(sys.argv[1:] if argv is None else argv)])
     if options.collect_replies:
         try:
             found = collect_replies(options.collect_replies, max(1, options.min_count))
         except BookError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
-        words = ["python", "tools/book.py", *(sys.argv[1:] if argv is None else argv)]
-        found = {"command": shlex.join(words), **found}
+        found = {"command": command, **found}
         target = options.out / REPLIES / REPLIES_FILE
         target.parent.mkdir(parents=True, exist_ok=True)
         _write(target, found)
@@ -688,7 +689,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         settings = dataclasses.replace(settings, replies=shards.sha256(positions_file))
     judge = dataclasses.replace(parse_engine(options.judge), cwd=options.judge_cwd)
-    command = shlex.join(["python", "tools/book.py", *(sys.argv[1:] if argv is None else argv)])
     try:
         path = make_shard(out, settings, judge, resume=options.resume, command=command)
     except BookError as error:
