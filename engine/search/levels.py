@@ -51,6 +51,7 @@ class Preset:
     pns: bool = False  # the root's proof-number threat searches as master plays them
     then_vct: bool = False  # the root defence held to the threes after the fours, as master
     lost_check: bool = False  # where proven lost, a move that leaves no win by threats, as master
+    verify: bool = False  # the search's move checked against the opponent's threats, as master
 
 
 # Spaced, with the learned evaluation, so that each level scores at least 75% against the one
@@ -85,6 +86,7 @@ PRESETS: dict[Level, Preset] = {
         pns=True,
         then_vct=True,
         lost_check=True,
+        verify=True,
     ),
 }
 
@@ -148,6 +150,7 @@ def choose_move(
         pns=-1 if preset.pns else 0,
         then_vct=-1 if preset.then_vct else 0,
         lost_check=-1 if preset.lost_check else 0,
+        verify=-1 if preset.verify else 0,
     )
     return search(board, limits, options)
 

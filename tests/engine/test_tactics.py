@@ -322,10 +322,8 @@ def test_the_suite_is_solved_with_each_setting_off_in_master(
         assert is_win_score(result.score)
 
 
-@pytest.mark.parametrize("field", ["then_vct", "lost_check"])
-def test_only_master_holds_the_defence_to_the_threes_and_checks_its_lost_searches(
-    field: str,
-) -> None:
+@pytest.mark.parametrize("field", ["then_vct", "lost_check", "verify"])
+def test_only_master_holds_the_defence_to_the_threes_and_checks_its_moves(field: str) -> None:
     # the levels below master keep the search they were spaced with
     from engine.search.levels import PRESETS, Level
 
@@ -383,3 +381,71 @@ def test_a_search_that_proves_itself_lost_plays_a_move_that_leaves_no_win_by_thr
     after.play(result.move)
     assert wins_by_threats(after) is (not checked)
     assert (str(result.move) == puzzle.answer) is bool(checked)
+
+
+def _verify(monkeypatch: pytest.MonkeyPatch, thousands: int) -> None:
+    import engine.search.alphabeta as ab
+
+    monkeypatch.setattr(ab, "_VERIFY", thousands)
+
+
+def test_the_check_of_the_chosen_move_gives_way_to_one_not_proved_lost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # hard44 at 300,000 nodes: unchecked, the search plays j8, after which the opponent wins
+    # by fours and threes; checked, j8 is proved lost, then the first attack of that proof
+    # (h10), then the first attack against h10, the answer j10, which is not
+    puzzle = HARD_DEFENCES[44]
+    limits = Limits(nodes=300_000)
+    _verify(monkeypatch, 0)
+    unchecked = search(puzzle.board(), limits).move
+    assert str(unchecked) == "j8"
+    board = puzzle.board()
+    board.play(unchecked)
+    assert wins_by_threats(board) is True
+    _verify(monkeypatch, 200)
+    assert str(search(puzzle.board(), limits).move) == puzzle.answer == "j10"
+
+
+def test_the_check_changes_the_search_s_move_only_where_it_is_proved_lost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # every move the check sets aside loses to the opponent's fours and threes by a proof of
+    # its own, made afresh; where the opponent has no such threat the search is untouched
+    import engine.search.alphabeta as ab
+
+    searched: list[Point] = []
+    iterate = ab._Searcher._iterate
+
+    def main_search(self: ab._Searcher, n: int) -> ab.SearchResult:
+        result = iterate(self, n)
+        searched.append(result.move)
+        return result
+
+    monkeypatch.setattr(ab._Searcher, "_iterate", main_search)
+    _verify(monkeypatch, 200)
+    changed = 0
+    for puzzle in HARD_DEFENCES[::4]:
+        searched.clear()
+        move = search(puzzle.board(), Limits(nodes=NODES)).move
+        if searched and searched[0] != move:
+            changed += 1
+            board = puzzle.board()
+            board.play(searched[0])
+            assert wins_by_threats(board) is True
+    assert changed >= 1  # hard44
+
+    def seen(result: ab.SearchResult) -> tuple[object, ...]:
+        return result.move, result.score, result.depth, result.nodes, result.pv
+
+    for moves, threatened in (
+        ("h8 i9", False),
+        ("h8 i9 g7 h7 i8", False),
+        ("h8 h9 i8 g8 j8 k8 i9 i7", False),
+        (HARD_DEFENCES[44].moves, True),
+    ):
+        board = Board.from_moves(moves)
+        _verify(monkeypatch, 200)
+        checked = seen(search(board, Limits(nodes=50_000)))
+        _verify(monkeypatch, 0)
+        assert (seen(search(board, Limits(nodes=50_000))) != checked) is threatened
