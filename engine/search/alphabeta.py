@@ -358,18 +358,17 @@ _LOST_CHECK = _setting("GOMOKU_LOST_CHECK", 1, most=1)
 # limit, and at most 50,000 for one root move
 _LOST_CHECK_NODES = 200_000
 _LOST_CHECK_MOVE = 50_000
-# the check of the chosen move, for measuring, master's where on (SearchOptions.verify): where
-# the opponent, given a free move, wins by threats (the root defence's probe found it; with
-# GOMOKU_VERIFY_WHEN=1, in every search), the main search keeps GOMOKU_VERIFY_SHARE
-# thousandths of what is left of the limits back; the proof-number search then checks its
-# move, then the first attack of the proof that refutes a move checked, then the root's other
-# moves in the search's order, and the search plays the first move after which the
-# opponent's win by fours and threes is not proved within GOMOKU_VERIFY thousand nodes (its
-# own move where every one is). 0, the default: off. At 200, +3.9 +- 2.3 points a game over
-# 384 paired games against PentaZen 0.4.17 at 500 ms and +1.4 +- 2.6 over 256 against Rapfi
-# 0.43.02 classical, half of them paired across days (docs/engine.md, "The search's move
+# the check of the chosen move, master's (SearchOptions.verify): where the opponent, given a
+# free move, wins by threats (the root defence's probe found it; with GOMOKU_VERIFY_WHEN=1, in
+# every search), the main search keeps GOMOKU_VERIFY_SHARE thousandths of what is left of the
+# limits back; the proof-number search then checks its move, then the first attack of the
+# proof that refutes a move checked, then the root's other moves in the search's order, and
+# the search plays the first move after which the opponent's win by fours and threes is not
+# proved within GOMOKU_VERIFY thousand nodes (its own move where every one is; 0: off). At
+# 200, +3.9 +- 2.3 points a game over 384 paired games against PentaZen 0.4.17 at 500 ms and
+# +2.0 +- 2.1 over 384 against Rapfi 0.43.02 classical (docs/engine.md, "The search's move
 # checked, in time kept for it")
-_VERIFY = _setting("GOMOKU_VERIFY", 0, most=5000)
+_VERIFY = _setting("GOMOKU_VERIFY", 200, most=5000)
 _VERIFY_SHARE = _setting("GOMOKU_VERIFY_SHARE", 250, most=900)
 _VERIFY_WHEN = _setting("GOMOKU_VERIFY_WHEN", 0, most=1)
 # the rules whose searches check their move so, where the check is on: freestyle, where it was
@@ -428,7 +427,7 @@ class SearchOptions:
     # where the opponent wins by threats after a free move, the search's move is checked by
     # the proof-number search and, proved lost, gives way to a move not proved lost
     # (thousands of nodes a move checked; 0: off, as the levels below master were spaced);
-    # -1: the process's setting, GOMOKU_VERIFY (off by default)
+    # -1: the process's setting, GOMOKU_VERIFY (200 by default)
     verify: int = -1
     keep_tt: bool = False  # reuse this process's transposition table from the last search
     selective: bool = True  # prune late quiet moves and hopeless quiet nodes near the horizon

@@ -310,6 +310,9 @@ def _four_three_wins(board: Board, q: Point) -> bool:
             return False
         answers = sorted(stopping_answers(after), key=lambda p: (p.y, p.x))
     for answer in answers:
+        if not after.is_legal(answer):
+            # renju: Black may not block on a forbidden point, and the five follows
+            continue
         blocked = after.copy()
         blocked.play(answer)
         if blocked.outcome is not None or not _straight_four_wins(blocked):

@@ -153,10 +153,12 @@ def test_finds_the_only_saving_move(puzzle: Puzzle) -> None:
 # The positions master as it ships does not solve within these nodes: each plays another move
 # (the suite is grown from master's lost games whether or not it solves them; `python -m engine
 # tactics` counts them at a second). A change that solves one shows here, to be moved out.
+# hard10's answer, j9, is itself lost to fours and threes (proved within 50,000 nodes), so the
+# check of the search's move sets it aside wherever the search finds it.
 UNSOLVED = {
-    *("hard30", "hard40", "hard42", "hard44", "hard47", "hard49"),
-    *("hard50", "hard51", "hard52", "hard56", "hard76", "hard79", "hard87", "hard88", "hard97"),
-    *("hard103", "hard109", "hard113", "hard114"),
+    *("hard10", "hard30", "hard40", "hard42", "hard44", "hard49"),
+    *("hard50", "hard51", "hard52", "hard56", "hard76", "hard79", "hard87", "hard88"),
+    *("hard103", "hard109", "hard113"),
 }
 
 
@@ -280,7 +282,7 @@ SUITE_IDS = (
 # horizon (GOMOKU_POLICY_CUT_LOW) never cuts a tactical move, so no defence may be lost to any
 # but those of MISSED_OFF_IN_MASTER, each a move other than the answer within these nodes (one
 # more reason they stay off): in standard, IIR from depth 4 and futility to depth 3 on hard22;
-# in freestyle, null moves, IIR from depth 4 and futility to depth 3 on five of the defences
+# in freestyle, null moves, IIR from depth 4 and futility to depth 3 on four of the defences
 # from the games lost to Rapfi at 500 ms. The guard searches the suite up to hard49: the 65
 # newest defences would add four searches each and take the whole suite past ten minutes (with
 # them, hard74, 90 and 96 are lost with one of the settings or another)
@@ -294,10 +296,9 @@ MISSED_OFF_IN_MASTER = {
     ("hard22", "iir4"),
     ("hard22", "fut3"),
     ("hard28", "iir4"),
-    ("hard31", "fut3"),
     ("hard35", "null2"),
     ("hard35", "fut3"),
-    ("hard38", "fut3"),
+    ("hard37", "null2"),
     ("hard45", "null2"),
 }
 GUARDED = len(SUITE) - len(HARD_DEFENCES) + 50
@@ -370,12 +371,14 @@ def test_a_search_that_proves_itself_lost_plays_a_move_that_leaves_no_win_by_thr
     # wins by fours and threes; after the answer, c10, the proof-number search proves it has
     # no such win (Rapfi 0.43.02 classical finds a slower one). With the check (master's
     # default, GOMOKU_LOST_CHECK) the search plays c10; without (the setting 0, or
-    # SearchOptions.lost_check=0 as the levels below master ask), i8
+    # SearchOptions.lost_check=0 as the levels below master ask), i8. The check of the
+    # search's move (SearchOptions.verify) is off here: it too sets i8 aside
     import engine.search.alphabeta as ab
 
     monkeypatch.setattr(ab, "_LOST_CHECK", setting)
     puzzle = HARD_DEFENCES[47]
-    result = search(puzzle.board(), Limits(nodes=1_000_000), ab.SearchOptions(lost_check=option))
+    options = ab.SearchOptions(lost_check=option, verify=0)
+    result = search(puzzle.board(), Limits(nodes=1_000_000), options)
     assert is_win_score(-result.score)  # the search's own verdict either way
     after = puzzle.board()
     after.play(result.move)

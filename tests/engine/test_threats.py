@@ -179,6 +179,7 @@ def test_the_option_off_is_the_old_search_node_for_node() -> None:
         pns=0,
         then_vct=0,
         lost_check=0,
+        verify=0,
     )
     total = sum(
         search(Board.from_moves(moves, rule=rule), Limits(depth=7), old).nodes
