@@ -12,7 +12,6 @@ Scores are from the side to move's view; a forced win in ``n`` plies is ``WIN - 
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from engine.errors import GameOverError
 from engine.search import _kernels as k
 from engine.search import _small
 from engine.search._position import MIN_TT_SIZE, TT_SIZE, Position, forget_kept
+from engine.settings import rules_setting
 from engine.settings import setting as _setting
 from engine.types import Color, Point, Rule
 
@@ -109,11 +109,6 @@ _POL_WIDTH = _setting("GOMOKU_POLICY_WIDTH", 0)
 # rules for measuring, as GOMOKU_POLICY_RULES does the policy's
 _POL_LMR = _setting("GOMOKU_POLICY_LMR", 150)
 _POL_LMR_RULES: Final = frozenset({Rule.FREESTYLE, Rule.STANDARD})
-
-
-def _lmr_rules() -> frozenset[Rule]:
-    # the rules whose searches reduce so: those GOMOKU_POLICY_LMR_RULES names, else the default
-    return Rule.named_in(os.environ.get("GOMOKU_POLICY_LMR_RULES", "")) or _POL_LMR_RULES
 
 
 # null-move pruning (k.G_NULL) in the selective search: at non-PV nodes of at least
@@ -216,11 +211,6 @@ _DEFEND43 = _setting("GOMOKU_DEFEND43", 1, most=2)
 # against PentaZen, so not there (docs/engine.md, "The four-three's answers in standard and
 # renju"). GOMOKU_DEFEND43_RULES (comma-separated rule names) chooses the rules for measuring
 _DEFEND43_RULES: Final = frozenset({Rule.FREESTYLE, Rule.RENJU})
-
-
-def _defend43_rules() -> frozenset[Rule]:
-    # the rules whose master searches answer a four-three point so
-    return Rule.named_in(os.environ.get("GOMOKU_DEFEND43_RULES", "")) or _DEFEND43_RULES
 
 
 # in renju, Black's four-three points answered with the list too, where Black may play the
@@ -375,10 +365,6 @@ _VERIFY_WHEN = _setting("GOMOKU_VERIFY_WHEN", 0, most=1)
 # measured (standard and renju were not); GOMOKU_VERIFY_RULES (comma-separated rule names)
 # chooses them for measuring
 _VERIFY_RULES: Final = frozenset({Rule.FREESTYLE})
-
-
-def _verify_rules() -> frozenset[Rule]:
-    return Rule.named_in(os.environ.get("GOMOKU_VERIFY_RULES", "")) or _VERIFY_RULES
 
 
 # the score of a win proved by the proof-number search: its length is not counted, only that it
@@ -558,7 +544,7 @@ class _Searcher:
         self.then_vct = _DEFENCE_THEN_VCT if options.then_vct < 0 else options.then_vct
         self.lost_check = _LOST_CHECK if options.lost_check < 0 else options.lost_check
         self.verify = _VERIFY if options.verify < 0 else options.verify
-        if board.rule not in _verify_rules():
+        if board.rule not in rules_setting("GOMOKU_VERIFY_RULES", _VERIFY_RULES):
             self.verify = 0
         # the opponent wins by threats after a free move (the root defence's probe found it)
         self.threatened = False
@@ -631,12 +617,14 @@ class _Searcher:
                 g[k.G_DISTRACT] = _DISTRACT
                 if _POL_WIDTH and options.width:
                     g[k.G_WIDTH] = _POL_WIDTH
-                if _POL_LMR and board.rule in _lmr_rules():
+                lmr_rules = rules_setting("GOMOKU_POLICY_LMR_RULES", _POL_LMR_RULES)
+                if _POL_LMR and board.rule in lmr_rules:
                     g[k.G_SELECT] = _SELECT | k.SEL_LMR
                     g[k.G_LMR] = _POL_LMR
                     g[k.G_FH_RED] = _FH_RED
                     g[k.G_LMR_OPP] = _LMR_OPP
-            g[k.G_DEFEND43] = _DEFEND43 if options.policy and board.rule in _defend43_rules() else 0
+            defend43_rules = rules_setting("GOMOKU_DEFEND43_RULES", _DEFEND43_RULES)
+            g[k.G_DEFEND43] = _DEFEND43 if options.policy and board.rule in defend43_rules else 0
             g[k.G_DEFEND43_BLACK] = int(
                 _DEFEND43_BLACK == 1 or (_DEFEND43_BLACK == 2 and board.to_move is Color.WHITE)
             )

@@ -26,6 +26,7 @@ from functools import cache
 from pathlib import Path
 
 from engine.board import Board, symmetric_point
+from engine.settings import rules_setting
 from engine.types import Color, Point, Rule
 
 __all__ = [
@@ -177,7 +178,7 @@ def book_enabled() -> bool:
 def book_rules() -> frozenset[Rule] | None:
     """The rules ``GOMOKU_BOOK_RULES`` names (for A/B matches; unknown names are ignored), or
     None when it names none: then a book answers its own rule alone."""
-    return Rule.named_in(os.environ.get(_RULES_ENV, "")) or None
+    return rules_setting(_RULES_ENV, frozenset()) or None
 
 
 def book_move(board: Board) -> BookMove | None:

@@ -40,6 +40,7 @@ import numpy.typing as npt
 
 from engine.search import _kernels as k
 from engine.search import _patterns
+from engine.settings import rules_setting
 from engine.types import Color, Rule
 
 if TYPE_CHECKING:
@@ -564,8 +565,7 @@ def build_tables(rule: Rule, w: Weights) -> PatternTables:
 
 def _rules(env: str, default: frozenset[Rule]) -> frozenset[int]:
     # the kernels' codes of the rules named in $env, else of the default ones
-    named = Rule.named_in(os.environ.get(env, "")) or default
-    return frozenset(_RULE_CODES[rule] for rule in named)
+    return frozenset(_RULE_CODES[rule] for rule in rules_setting(env, default))
 
 
 def with_policy(t: PatternTables, p: Policy | None) -> PatternTables:

@@ -14,6 +14,7 @@ from engine.board import Board
 from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.alphabeta import Limits, SearchOptions, search
+from engine.settings import rules_setting
 from engine.types import Color, Point, Rule
 from tests.engine.oracles import (
     _fives_for,
@@ -471,7 +472,10 @@ def test_settings_change_master_alone(
 
     assert (ab._DEFEND43, ab._DEFEND3, ab._DISTRACT, ab._DEFEND43_BLACK) == (1, 0, 0, 2)
     monkeypatch.delenv("GOMOKU_DEFEND43_RULES", raising=False)
-    assert ab._defend43_rules() == {Rule.FREESTYLE, Rule.RENJU}
+    assert rules_setting("GOMOKU_DEFEND43_RULES", ab._DEFEND43_RULES) == {
+        Rule.FREESTYLE,
+        Rule.RENJU,
+    }
     board = Board.from_moves("h8 h9 i8 i9 g8 j8 g9 g7 f10 e11 i10", rule=Rule.FREESTYLE)
     shipped = search(board, Limits(depth=6)).nodes
     hard = SearchOptions(policy=False, network=False, deep_vcf=0)  # hard's selective search

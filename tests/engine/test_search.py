@@ -25,7 +25,7 @@ from engine.search.alphabeta import (
     search,
     tt_size,
 )
-from engine.settings import setting
+from engine.settings import rules_setting, setting
 from engine.types import Color, Point, Rule
 
 from .search_oracles import minimax
@@ -189,6 +189,25 @@ def test_a_signed_setting_is_a_whole_number_in_its_range(
 ) -> None:
     monkeypatch.setenv("GOMOKU_RAZOR", text)
     assert setting("GOMOKU_RAZOR", 0, most=2000, least=-2000) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "rules"),
+    [
+        ("renju", {Rule.RENJU}),
+        (" standard , freestyle,chess", {Rule.STANDARD, Rule.FREESTYLE}),
+        ("chess", {Rule.CARO}),
+        ("", {Rule.CARO}),
+        (",", {Rule.CARO}),
+    ],
+)
+def test_a_rules_setting_names_rules_else_keeps_its_default(
+    text: str, rules: set[Rule], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GOMOKU_VERIFY_RULES", text)
+    assert rules_setting("GOMOKU_VERIFY_RULES", frozenset({Rule.CARO})) == rules
+    monkeypatch.delenv("GOMOKU_VERIFY_RULES")
+    assert rules_setting("GOMOKU_VERIFY_RULES", frozenset({Rule.CARO})) == {Rule.CARO}
 
 
 def test_depth_limit_is_the_completed_depth() -> None:
