@@ -25,7 +25,16 @@ from dataclasses import dataclass
 from engine.board import Board
 from engine.types import Point, Rule
 
-__all__ = ["DEFENCES", "HARD_DEFENCES", "THREE_WINS", "VCF_WINS", "Puzzle", "main", "solve"]
+__all__ = [
+    "DEFENCES",
+    "HARD_DEFENCES",
+    "THREE_WINS",
+    "VCF_WINS",
+    "Puzzle",
+    "answer_lost",
+    "main",
+    "solve",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -514,7 +523,9 @@ near the stones but ``answer`` the opponent wins (proved by the threat search, o
 few moves where the win is by quieter moves, found by Rapfi); after ``answer`` the search finds
 none, and a search of the position does not call it lost. Positions whose answer is the only
 move the search may consider (a block of a four) are left out; positions master misses are
-kept (``tests/engine/test_tactics.py``'s ``UNSOLVED``)."""
+kept (``tests/engine/test_tactics.py``'s ``UNSOLVED``). Given more nodes, the proof-number
+search proves some answers lost as well (``answer_lost``): there no move stops the attack, and
+the answer is the move whose loss the harvest's budget did not see."""
 
 
 def solve(puzzle: Puzzle, time_ms: int) -> tuple[bool, Point, float, int]:
@@ -531,13 +542,37 @@ def solve(puzzle: Puzzle, time_ms: int) -> tuple[bool, Point, float, int]:
     return solved, result.move, elapsed, result.nodes
 
 
+def answer_lost(puzzle: Puzzle, nodes: int) -> bool | None:
+    """Whether a defence's answer is itself lost by threats: the opponent's win by fours and
+    threes after it proved (True) or disproved (False) by the proof-number search, or not
+    known within ``nodes`` nodes (None). Where it is proved, no move holds the attack, and the
+    puzzle asks only for the move whose loss the harvest's budget did not see."""
+    from engine.search.alphabeta import wins_by_threats
+
+    if puzzle.wins or puzzle.answer is None:
+        raise ValueError("only a defence has an answer that may be lost")
+    board = puzzle.board()
+    board.play(Point.parse(puzzle.answer))
+    return wins_by_threats(board, nodes)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Solve every puzzle within the time limit and print what each took."""
     parser = argparse.ArgumentParser(
         prog="python -m engine tactics", description="Time the search on the tactical suite."
     )
     parser.add_argument("--time-ms", type=int, default=1000, help="limit per position")
+    parser.add_argument(
+        "--answer-nodes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also prove, within N nodes, whether each defence's answer is itself lost by "
+        "threats, and count the positions where it is apart (0, the default: not asked)",
+    )
     options = parser.parse_args(argv)
+    if options.answer_nodes < 0:
+        parser.error("--answer-nodes must be 0 or more")
     from engine.search.levels import warm_up
 
     warm_up()  # compile or load the kernels before the first clock starts
@@ -548,16 +583,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("hard", HARD_DEFENCES),
     )
     failures = 0
+    total = 0
+    lost = lost_missed = 0  # positions whose answer is proved lost, and master's misses there
     for name, puzzles in groups:
         times = []
         for i, puzzle in enumerate(puzzles):
             solved, move, elapsed, nodes = solve(puzzle, options.time_ms)
             times.append(elapsed)
             failures += not solved
+            total += 1
+            note = ""
+            if options.answer_nodes and not puzzle.wins:
+                proved = answer_lost(puzzle, options.answer_nodes)
+                note = {True: "  answer lost", False: "", None: "  answer not known"}[proved]
+                if proved:
+                    lost += 1
+                    lost_missed += not solved
             print(
                 f"{name:7s} {i:2d} {puzzle.rule.value:9s} {'ok ' if solved else 'MISSED'} "
-                f"{move!s:4s} {elapsed:7.1f} ms {nodes:9d} nodes"
+                f"{move!s:4s} {elapsed:7.1f} ms {nodes:9d} nodes{note}"
             )
         print(f"{name}: {len(puzzles)} positions, slowest {max(times):.1f} ms")
-    print(f"missed: {failures}")
+    print(f"missed: {failures} of {total}")
+    if options.answer_nodes:
+        print(
+            f"answers proved lost by threats within {options.answer_nodes} nodes: {lost}, "
+            f"{lost_missed} of them missed; the other {total - lost} positions: "
+            f"{failures - lost_missed} missed"
+        )
     return 1 if failures else 0

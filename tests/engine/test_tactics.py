@@ -8,7 +8,16 @@ import time
 import pytest
 
 from engine.board import Board
-from engine.gomocup.tactics import DEFENCES, HARD_DEFENCES, THREE_WINS, VCF_WINS, Puzzle, solve
+from engine.gomocup import tactics
+from engine.gomocup.tactics import (
+    DEFENCES,
+    HARD_DEFENCES,
+    THREE_WINS,
+    VCF_WINS,
+    Puzzle,
+    answer_lost,
+    solve,
+)
 from engine.search import _kernels as k
 from engine.search.alphabeta import WIN, Limits, is_win_score, search, wins_by_threats
 from engine.types import Color, Point, Rule
@@ -264,6 +273,56 @@ def test_tactics_command_tells_a_miss(answer: str, wins: bool, solved: bool) -> 
     # the block is right, another move is not, and blocking is no win
     puzzle = Puzzle(Rule.FREESTYLE, FORCED_BLOCK.moves, answer=answer, wins=wins)
     assert solve(puzzle, time_ms=500)[0] is solved
+
+
+def test_a_defence_s_answer_is_told_lost_where_the_opponent_still_wins_by_threats() -> None:
+    # hard10's j9 loses to fours and threes (proved within 50,000 nodes); after hard13's f10
+    # the opponent has none
+    assert answer_lost(HARD_DEFENCES[10], 200_000) is True
+    assert answer_lost(HARD_DEFENCES[13], 200_000) is False
+    with pytest.raises(ValueError, match="only a defence"):
+        answer_lost(VCF_WINS[0], 200_000)
+
+
+def test_tactics_command_counts_apart_the_positions_whose_answer_is_lost(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # three hard defences: one solved with its answer lost, one missed with its answer lost,
+    # one missed with its answer holding; a defence against fours, solved; and two wins, whose
+    # answers are never asked about
+    defences = (HARD_DEFENCES[10], HARD_DEFENCES[30], HARD_DEFENCES[13])
+    solved = {HARD_DEFENCES[10].moves, VCF_WINS[0].moves, THREE_WINS[0].moves}
+    solved.add(DEFENCES[0].moves)
+    lost = {HARD_DEFENCES[10].moves, HARD_DEFENCES[30].moves}
+    asked: list[Puzzle] = []
+
+    def fake_solve(puzzle: Puzzle, time_ms: int) -> tuple[bool, Point, float, int]:
+        return puzzle.moves in solved, Point.parse("h8"), 1.0, 10
+
+    def fake_lost(puzzle: Puzzle, nodes: int) -> bool | None:
+        assert nodes == 5000
+        asked.append(puzzle)
+        return puzzle.moves in lost
+
+    monkeypatch.setattr(tactics, "VCF_WINS", VCF_WINS[:1])
+    monkeypatch.setattr(tactics, "THREE_WINS", THREE_WINS[:1])
+    monkeypatch.setattr(tactics, "DEFENCES", DEFENCES[:1])
+    monkeypatch.setattr(tactics, "HARD_DEFENCES", defences)
+    monkeypatch.setattr(tactics, "solve", fake_solve)
+    monkeypatch.setattr(tactics, "answer_lost", fake_lost)
+    assert tactics.main(["--answer-nodes", "5000"]) == 1
+    out = capsys.readouterr().out
+    assert asked == [DEFENCES[0], *defences]
+    assert "missed: 2 of 6" in out
+    assert (
+        "answers proved lost by threats within 5000 nodes: 2, 1 of them missed; "
+        "the other 4 positions: 1 missed"
+    ) in out
+    assert out.count("answer lost") == 2
+    asked.clear()
+    assert tactics.main([]) == 1
+    assert asked == []
+    assert "answers proved lost" not in capsys.readouterr().out
 
 
 SUITE = VCF_WINS + THREE_WINS + DEFENCES + HARD_DEFENCES
