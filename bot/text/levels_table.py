@@ -100,7 +100,7 @@ STRENGTH: Final[dict[Level, Strength]] = {
     Level.MASTER: Strength(
         N_("full strength, up to {seconds} s a move"),
         N_("Master: up to {seconds} s a move; {below} against expert, {engine} against {opponent}"),
-        Score(106, 0, 22),
+        Score(117, 0, 11),
         Score(110, 1, 17),
     ),
 }
