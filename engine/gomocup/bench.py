@@ -7,6 +7,11 @@ signature); nodes per second is the speed figure. Change the count on purpose on
 the fifth stone of recorded freestyle games (a ``tools/datagen.py`` shard's ``.npz``: ``moves``
 as ``y * 15 + x`` and ``lengths``), in order, each searched to ``N`` nodes with the
 transposition table kept from one search to the next, as the protocol brain keeps it.
+
+``--pns N`` measures the proof-number search alone: in every defence of the tactical suite
+(``python -m engine tactics``), with the suite's answer played, the attacker's win by fours
+and threes searched within ``N`` nodes from a fresh table, the question the check of master's
+move asks. Its node total and results are deterministic as well.
 """
 
 from __future__ import annotations
@@ -20,10 +25,20 @@ from pathlib import Path
 import numpy as np
 
 from engine.board import Board
-from engine.search.alphabeta import Limits, SearchOptions, forget_tables, search
+from engine.gomocup.tactics import DEFENCES, HARD_DEFENCES
+from engine.search.alphabeta import Limits, SearchOptions, forget_tables, search, threat_proof
 from engine.types import Point, Rule
 
-__all__ = ["POSITIONS", "BenchLine", "GamesBench", "bench", "bench_games", "main"]
+__all__ = [
+    "POSITIONS",
+    "BenchLine",
+    "GamesBench",
+    "PnsLine",
+    "bench",
+    "bench_games",
+    "bench_pns",
+    "main",
+]
 
 DEFAULT_DEPTH = 7
 
@@ -131,6 +146,43 @@ def bench_games(path: Path, games: int, nodes: int, every: int = 8) -> GamesBenc
     return GamesBench(searches, total, depth, cpu_ms, before, probes, leaves)
 
 
+@dataclass(frozen=True, slots=True)
+class PnsLine:
+    """One defence's proof."""
+
+    name: str  # the suite's name for it: defence2, hard40
+    found: int  # 1 the answer proved lost, 0 proved to hold against threats, -1 not known
+    nodes: int
+    cpu_ms: float
+
+
+def bench_pns(nodes: int) -> list[PnsLine]:
+    """The proof-number search in every defence of the suite (see the module's text)."""
+    lines = []
+    for group, puzzles in (("defence", DEFENCES), ("hard", HARD_DEFENCES)):
+        for i, puzzle in enumerate(puzzles):
+            board = puzzle.board()
+            board.play(Point.parse(str(puzzle.answer)))
+            cpu = time.process_time()
+            found, used = threat_proof(board, nodes)
+            cpu_ms = (time.process_time() - cpu) * 1000
+            lines.append(PnsLine(f"{group}{i}", found, used, cpu_ms))
+    return lines
+
+
+def _print_pns(nodes: int) -> None:
+    lines = bench_pns(nodes)
+    for line in lines:
+        result = {1: "lost", 0: "holds", -1: "not known"}[line.found]
+        print(f"{line.name:10} {result:9} nodes {line.nodes:9} cpu {line.cpu_ms:8.1f} ms")
+    total = sum(line.nodes for line in lines)
+    cpu_ms = sum(line.cpu_ms for line in lines)
+    counts = [sum(line.found == found for line in lines) for found in (1, 0, -1)]
+    print(f"Positions: {len(lines)} (lost {counts[0]}, holds {counts[1]}, not known {counts[2]})")
+    print(f"Total nodes: {total}")
+    print(f"Nodes/second (CPU time): {total * 1000 / max(cpu_ms, 1e-9):.0f}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the bench and print one line per position, then the totals."""
     parser = argparse.ArgumentParser(prog="python -m engine bench", description=__doc__)
@@ -146,7 +198,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a shard's .npz of recorded games: search their positions instead (with --nodes)",
     )
     parser.add_argument("--count", type=int, default=8, help="--games: how many games")
+    parser.add_argument(
+        "--pns",
+        type=int,
+        metavar="N",
+        help="time the proof-number search instead: every defence of the tactical suite, "
+        "N nodes each",
+    )
     args = parser.parse_args(argv)
+    if args.pns is not None:
+        if args.pns < 1:
+            parser.error("--pns must be at least 1")
+        search(Board.from_moves("h8 i9", rule=Rule.FREESTYLE), Limits(depth=1))  # warm
+        _print_pns(args.pns)
+        return 0
     if args.nodes is not None and args.nodes < 1:
         parser.error("--nodes must be at least 1")
     if args.games is not None:

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from engine.board import Board
-from engine.gomocup.bench import DEFAULT_DEPTH, bench, bench_games, main
+from engine.gomocup.bench import DEFAULT_DEPTH, bench, bench_games, bench_pns, main
+from engine.gomocup.tactics import DEFENCES, HARD_DEFENCES, answer_lost
 
 # full strength with the shipped weights: the evaluation networks over the judge-fitted values
 # (freestyle's, and the one standard and renju keep), the learned move policy and its cut in
@@ -22,6 +23,11 @@ from engine.gomocup.bench import DEFAULT_DEPTH, bench, bench_games, main
 # VCT off. Any change to the search or the weights changes it: update it on purpose, with the
 # change's match figures (docs/engine.md)
 BENCH_NODES = 123_579
+
+
+# the proof-number search's signature: every defence of the suite, 5,000 nodes each
+# (bench_pns). Any change to that search's tree changes it; a change of its speed alone does not
+PNS_NODES = 368_470
 
 
 def test_bench_signature() -> None:
@@ -106,3 +112,23 @@ def test_the_games_bench_prints_its_totals_and_refuses_without_a_node_count(
     with pytest.raises(SystemExit):
         main(["--games", str(other), "--nodes", "1000"])
     assert "holds no recorded games" in capsys.readouterr().err
+
+
+def test_the_pns_bench_proves_each_answer_as_the_tactics_command_does(capsys) -> None:
+    lines = bench_pns(5_000)
+    assert [line.name for line in lines[:2]] == ["defence0", "defence1"]
+    assert len(lines) == len(DEFENCES) + len(HARD_DEFENCES)
+    assert sum(line.nodes for line in lines) == PNS_NODES
+    # every search stops near the count (checked every 512 nodes) or with its answer
+    assert all(line.nodes < 5_000 + 1_024 for line in lines)
+    assert all(line.found == -1 for line in lines if line.nodes >= 5_000)
+    # the same search as `python -m engine tactics --answer-nodes`
+    for line, puzzle in zip(lines[len(DEFENCES) :][:4], HARD_DEFENCES[:4], strict=True):
+        assert {1: True, 0: False, -1: None}[line.found] == answer_lost(puzzle, 5_000)
+    assert main(["--pns", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert f"Positions: {len(lines)} (lost " in out
+    assert "Nodes/second (CPU time):" in out
+    with pytest.raises(SystemExit):
+        main(["--pns", "0"])
+    assert "--pns must be at least 1" in capsys.readouterr().err
