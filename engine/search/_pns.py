@@ -46,7 +46,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "f47ea55b006d3d21"
+KERNELS_STAMP = "9e6797c6ece28420"
 
 INF = 1 << 28  # a proof or disproof number that means "never": the other side has it
 _BUCKET = 4
@@ -151,13 +151,6 @@ def _moves(st: State, sr: State, attacker: int, vct: bool, depth: int, ply: int)
             return -1  # no threat: the defender is free, the attack has failed
         else:
             n = _defences(st, me, buf)
-            # the answers most valuable to either side first: where several answers are
-            # equally unexplored the search follows the first, and the defender's strongest
-            # points hold, or fall, soonest (at 100,000 nodes a position, `bench --pns`
-            # settles 79 of the suite's 123 defences in board order 72)
-            for i in range(n):
-                keys[i] = sc[me, cell[buf[i], R_CODE + me]] + sc[op, cell[buf[i], R_CODE + op]]
-            _sort(buf, keys, n)
     if side == 1:
         m = 0
         for i in range(n):

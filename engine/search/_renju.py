@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "f47ea55b006d3d21"
+KERNELS_STAMP = "9e6797c6ece28420"
 
 
 @njit
