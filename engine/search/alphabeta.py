@@ -475,17 +475,22 @@ def wins_by_threats(board: Board, nodes: int = 1_000_000) -> bool | None:
     proof-number search's proof: True, proved (every answer of the defender's that could hold
     searched); False, no such win within ``k.PNS_MAX_DEPTH`` attacking moves (a win by quieter
     moves may still exist); None, not known within ``nodes`` nodes."""
-    if board.outcome is not None:
-        raise GameOverError()
-    if board.gravity or board.win_length != 5:
-        raise ValueError("the threat search plays five in a row")
     found, _ = threat_proof(board, nodes)
     return None if found < 0 else found == 1
 
 
 def threat_proof(board: Board, nodes: int) -> tuple[int, int]:
-    """``wins_by_threats``'s search, unchecked: (1 proved, 0 disproved, -1 not known; the
-    nodes it took), from a fresh table of 2^18 entries."""
+    """``wins_by_threats``'s search with its count: 1 proved, 0 disproved, -1 not known within
+    ``nodes``; and the nodes it took, from a fresh table of 2^18 entries.
+
+    Raises:
+        GameOverError: the game has ended.
+        ValueError: the board is not five in a row.
+    """
+    if board.outcome is not None:
+        raise GameOverError()
+    if board.gravity or board.win_length != 5:
+        raise ValueError("the threat search plays five in a row")
     pos = Position.from_board(board)
     size = 1 << 18
     pnk = np.zeros(size, dtype=np.uint64)
