@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.board import Board
-from engine.gomocup.tactics import DEFENCES, HARD_DEFENCES
+from engine.gomocup.tactics import DEFENCES, HARD_DEFENCES, after_answer
 from engine.search.alphabeta import Limits, SearchOptions, forget_tables, search, threat_proof
 from engine.types import Point, Rule
 
@@ -161,8 +161,7 @@ def bench_pns(nodes: int) -> list[PnsLine]:
     lines = []
     for group, puzzles in (("defence", DEFENCES), ("hard", HARD_DEFENCES)):
         for i, puzzle in enumerate(puzzles):
-            board = puzzle.board()
-            board.play(Point.parse(str(puzzle.answer)))
+            board = after_answer(puzzle)
             cpu = time.process_time()
             found, used = threat_proof(board, nodes)
             cpu_ms = (time.process_time() - cpu) * 1000

@@ -31,6 +31,7 @@ __all__ = [
     "THREE_WINS",
     "VCF_WINS",
     "Puzzle",
+    "after_answer",
     "answer_lost",
     "main",
     "solve",
@@ -549,11 +550,16 @@ def answer_lost(puzzle: Puzzle, nodes: int) -> bool | None:
     puzzle asks only for the move whose loss the harvest's budget did not see."""
     from engine.search.alphabeta import wins_by_threats
 
+    return wins_by_threats(after_answer(puzzle), nodes)
+
+
+def after_answer(puzzle: Puzzle) -> Board:
+    """A defence's position with its answer played: the opponent to move."""
     if puzzle.wins or puzzle.answer is None:
         raise ValueError("only a defence has an answer that may be lost")
     board = puzzle.board()
     board.play(Point.parse(puzzle.answer))
-    return wins_by_threats(board, nodes)
+    return board
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -162,7 +162,7 @@ def test_finds_the_only_saving_move(puzzle: Puzzle) -> None:
 # The positions master as it ships does not solve within these nodes: each plays another move
 # (the suite is grown from master's lost games whether or not it solves them; `python -m engine
 # tactics` counts them at a second). A change that solves one shows here, to be moved out.
-# hard10's answer, j9, is itself lost to fours and threes (proved within 50,000 nodes), so the
+# hard10's answer, j9, is itself lost to fours and threes (the proof takes 70,658 nodes), so the
 # check of the search's move sets it aside wherever the search finds it.
 UNSOLVED = {
     *("hard10", "hard30", "hard40", "hard42", "hard44", "hard49"),
@@ -276,7 +276,7 @@ def test_tactics_command_tells_a_miss(answer: str, wins: bool, solved: bool) -> 
 
 
 def test_a_defence_s_answer_is_told_lost_where_the_opponent_still_wins_by_threats() -> None:
-    # hard10's j9 loses to fours and threes (proved within 50,000 nodes); after hard13's f10
+    # hard10's j9 loses to fours and threes (the proof takes 70,658 nodes); after hard13's f10
     # the opponent has none
     assert answer_lost(HARD_DEFENCES[10], 200_000) is True
     assert answer_lost(HARD_DEFENCES[13], 200_000) is False
