@@ -111,8 +111,9 @@ class Chaos:
     @contextlib.contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
         # Read-write, never creating the file: what a killed writer left for the next opener
-        # (a hot rollback journal) is undone before the first read, as the bot's next start
-        # would do. A read-only connection cannot, and fails with "attempt to write a readonly
+        # (a hot rollback journal: a new file turns to WAL through one, so a kill in the bot's
+        # first start can leave it) is undone before the first read, as the bot's next start
+        # does. A read-only connection cannot, and fails with "attempt to write a readonly
         # database". Only reads are sent.
         with closing(sqlite3.connect(f"file:{self.path}?mode=rw", uri=True, timeout=30)) as db:
             yield db

@@ -6,8 +6,10 @@ held by another process is waited out (``LOCK_WAIT_S``)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import sqlite3
+import sys
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
@@ -93,3 +95,38 @@ async def test_a_full_filesystem_and_a_read_only_one(tmp_path: Path) -> None:
 async def test_a_missing_folder_is_named(tmp_path: Path) -> None:
     with pytest.raises(ReadOnlyDatabaseError, match="does not exist"):
         await SqliteGameRepository.connect(tmp_path / "nowhere" / "g.sqlite3")
+
+
+_KILLED_IN_FIRST_WRITE = """
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA cache_size = 10")  # the transaction spills into the file: the journal is hot
+db.execute("BEGIN")
+db.execute("CREATE TABLE half (x)")
+for _ in range(2000):
+    db.execute("INSERT INTO half VALUES (randomblob(100))")
+os._exit(0)
+"""
+
+
+async def test_a_first_start_killed_while_writing_starts_afresh(tmp_path: Path) -> None:
+    # A new file turns to WAL through a rollback journal (its first page is written the old
+    # way), so a process killed in its first write leaves a half-written file and a hot journal
+    # beside it. The next start undoes that before it reads the file, finds it empty, and sets
+    # it up; without the undo it would find a table that is not ours and refuse the file.
+    path = tmp_path / "g.sqlite3"
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _KILLED_IN_FIRST_WRITE, str(path)
+    )
+    assert await child.wait() == 0
+    assert path.stat().st_size > 0
+    assert path.with_name(path.name + "-journal").stat().st_size > 0
+    repo = await SqliteGameRepository.connect(path)
+    await repo.close()
+    with closing(sqlite3.connect(path)) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_schema")}
+        assert "half" not in tables
+        assert "games" in tables
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        assert version == sqlite_module.LATEST_VERSION
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
