@@ -15,7 +15,9 @@ proof-number search over threats proves the opponent's win (``wins_by_threats``,
 else when a search of ``--nodes`` nodes claims it; the main search's pruning can make such a
 claim false, so the moves that lose by its claim alone are named in a comment after the
 puzzle, for an outside judge to confirm (the suite's ``NOT_BY_THREATS``). The survivor is
-checked again with four times as many nodes. A position where the side to move must block a
+checked again with four times as many nodes, and with the proof-number search's budget that
+decided the suite's ``LOST_ANSWERS`` (``tactics.PROOF_NODES``): where every move is lost, the
+last one standing is no answer. A position where the side to move must block a
 four is no puzzle and is passed over. Prints one ``Puzzle`` line per position found,
 ready for ``engine/gomocup/tactics.py``; ``tests/engine/test_tactics.py`` re-checks every one.
 """
@@ -31,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.board import Board
+from engine.gomocup import tactics
 from engine.records import from_psq
 from engine.search._position import Position
 from engine.search.alphabeta import Limits, is_win_score, search, wins_by_threats
@@ -39,6 +42,7 @@ from tools.ab import Game, load
 
 LOOK_BACK = 4  # the engine's turns before its losing move that are examined
 PROOF_NODES = 1_000_000  # the proof-number search's nodes for each position
+ANSWER_NODES = tactics.PROOF_NODES  # and for the answer, as the suite's list was proved
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,9 +185,18 @@ def harvest(game: Lost, rule: Rule, nodes: int) -> str | None:
             continue
         after = board.copy()
         after.play(alive[0])
-        if not _opponent_wins(after, 4 * nodes):
+        if _holds(after, nodes):
             return _line(rule, moves[:ply], alive[0], claimed)
     return None
+
+
+def _holds(after: Board, nodes: int) -> bool:
+    """Whether the survivor ``after`` was played on stands as the puzzle's answer: neither the
+    search with four times ``nodes`` claims the opponent's win after it, nor the proof-number
+    search proves it within ``ANSWER_NODES``."""
+    if _opponent_wins(after, 4 * nodes):
+        return False
+    return wins_by_threats(after, ANSWER_NODES) is not True
 
 
 def _line(rule: Rule, moves: list[Point], answer: Point, claimed: Sequence[Point] = ()) -> str:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from engine.board import Board
-from engine.gomocup.tactics import HARD_DEFENCES
+from engine.gomocup.tactics import HARD_DEFENCES, LOST_ANSWERS, after_answer
 from engine.records import to_psq
+from engine.search.alphabeta import wins_by_threats
 from engine.types import Color, Point, Rule
 from tools import harvest_defences as hd
 from tools.ab import load
@@ -136,3 +137,15 @@ def test_the_block_of_a_four_is_no_puzzle() -> None:
     assert not hd._faces_four(PUZZLE.board())  # an attack by threes, no four yet
     three = Board.from_moves("h8 a1 i8 a3 j8")  # White to move against an open three
     assert not hd._faces_four(three)
+
+
+def test_an_answer_the_proof_number_search_proves_lost_is_no_answer() -> None:
+    # hard40's h1 looks like the one move that holds at the harvest's own budgets (the search
+    # at four times its nodes, the proof at 1,000,000 nodes), and the suite's budget proves it
+    # lost; PUZZLE's f10 holds
+    after = after_answer(HARD_DEFENCES[40])
+    assert hd.PROOF_NODES < LOST_ANSWERS[40] <= hd.ANSWER_NODES
+    assert not hd._opponent_wins(after, NODES)
+    assert wins_by_threats(after, hd.PROOF_NODES) is None
+    assert not hd._holds(after, NODES)
+    assert hd._holds(after_answer(PUZZLE), NODES)
