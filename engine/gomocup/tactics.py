@@ -2,8 +2,8 @@
 or the one move that stops the opponent's attack (a VCF, or, harder, a win by fours and threes
 from master's lost games against anchor engines), and ``python -m engine tactics``, which
 times the search on each. Stopping the attack is not always saving the game: Rapfi 0.43.02
-classical at 3 s finds a slower win for the attacker after 109 of the 115 hard defences (mate
-in 7-37 plies) and rates the attacker ahead after the other six (``tools/judge.py
+classical at 3 s finds a slower win for the attacker after 109 of the first 115 hard defences
+(mate in 7-37 plies) and rates the attacker ahead after the other six (``tools/judge.py
 --tactics``).
 
 The VCF and defence positions come from games between the levels (medium against hard,
@@ -520,6 +520,160 @@ HARD_DEFENCES: tuple[Puzzle, ...] = (
         "f6 d4 b7 b8 g12 j10 k11 e4 c4 h7 b5 a5 d3 e2 g13 g14",
         "e7",
     ),
+    _saves(F, "h8 f7 e10 g9 g7 g8 h9 h10 f8 e9 g11 f6 f11 h11 d11 d9 c10 c9 f9", "b9"),
+    _saves(
+        F,
+        "h8 f8 d8 f6 f7 e9 g7 h7 e6 g8 f9 d7 j9 i10 k10 k11 l9 j11 l11 m12 m10 l8 k12 n9 l10",
+        "n10",
+    ),
+    _saves(
+        F,
+        "h8 f7 f10 g9 h10 g10 g11 i9 f11 h11 f9 f12 g8 i8 h7 i6 h6 h9 i7 k7 j9 h5 j7 j8 l6 l8 i5 "
+        "j4 m6 k6 k5 i12 h12 e9 j13 i4 g6 j5 l4 j6 l7 k8 m8 g4 h4 e10 e11 e6 f5 f3 e2 e4 g2 e7 "
+        "e8 c7 l3 l5 d7 c6 j14 i13 d8 f8 d11 c11",
+        "d10",
+    ),
+    _saves(F, "h8 f7 f10 g9 h10 g10 g11 i9 f9 f11 i8 h7 h12", "i13"),
+    _saves(
+        F,
+        "h8 g7 e9 f9 g10 e10 g8 f10 i8 f8 f7 h9 j9 j8 k10 l11 f12 i10 j11 l9 j12 g12 l12 j13 k12",
+        "i12",
+    ),
+    _saves(F, "h8 f6 f7 e7 g5 h5 g8 e6 g6", "g9"),
+    _saves(
+        F,
+        "h8 f7 i5 h9 g8 i8 j6 i7 i9 g7 h7 k7 g10 j5 k6 f9 g11 g12 h10 f12 f10 e10 j10 i10 h11 "
+        "f11 d9 h12 k11 l12 i12 j11 l6 m6 d12 j13 e11 g9 k12 k13 h6 i6 i13 h5 j7 g4 d11 d10 e8 "
+        "f5 f6 g5 g3 f3 e2 d5 e5 e6 d7 e4 g2 c4 b3 f4 d4 i4 h4 f2 f1 j3 g6 k4 c3 b2 c13 b14 l5 "
+        "l3 m2 k2 l1 m4 d8 f8 e9 c7",
+        "j8",
+    ),
+    _saves(
+        F,
+        "h8 g8 f8 g7 g6 g9 g10 i8 f7 f9 e10 e8 f11 h9 i9 d9 e9 e11 i6 h5 k7 j8 k6 j6 j5 k4 f10 "
+        "h10 l7 m8 f6 f5 g5 h4 d8 c7 k9 k8 l8 j10 j7 m7 l5 l6 m4 n3 m9 j4 i4 h3 l9 j9 n9 o9 n10 "
+        "o11 h6 e6 i7 h7 i3 i5 d10 c10 c11 b12 f4 e3 h12 g11",
+        "c9",
+    ),
+    _saves(F, "h8 g7 e6 g6 g9 f7 e8 f8 h7 g5 g8 f9 f6 i5", "e9"),
+    _saves(
+        F,
+        "h8 f6 e8 e7 h9 d7 d8 f7 f8 g8 c7 h7 g7 i6 j5 e9 j6 j7 h5 k5 i4 j4 h3 g2 g3 g6 h4 h6 e6 "
+        "i5 f5 f4 i7 k6 k4 l5 m4 l6 i3 j3 d5 c8 l2 g5 n5 e3 d2 l3 l7 k8 k9 f10 n6 k10 n4 j9 i8 "
+        "l9 m10 n7 m8 m7 n8 e10 f9 g10 i2 g4 h10 g12 i11 f11 d9 h12 j12 g9 g11 f12 e12 f13 f14 "
+        "g13 k13 l14 i10 i9 l4 o4 n2 n3 h2 h1 j2 k2",
+        "k3",
+    ),
+    _saves(
+        F,
+        "h8 f6 e8 e7 g5 g8 i7 f7 h6 f4 f5 d7 g7 e5 d6 e4 e6 d4 c4 d5 c6 c3 b2 c7 b7 h4 g4 f8 j7",
+        "f10",
+    ),
+    _saves(F, "h8 f8 k7 g7 j8 g8 g9 f10 j6 f9 f7 h7 e10 i5 h6 f12 f11 g5 i6", "g6"),
+    _saves(F, "h8 f7 f5 f9 g7 h9 i9 f6 i8 j8 i10", "i11"),
+    _saves(
+        F,
+        "h8 f6 d7 e7 g5 f8 e6 g9 h10 c8 f9 c7 c9 e8 d8 d9 h9 h7 f7 g8 g10 e11 f11 e12 i10 e10 e9 "
+        "j10 i9 c5 d6 e13 e14 c4 c6",
+        "a6",
+    ),
+    _saves(F, "h8 f6 g8 i8 g9 h7 g10 g7 i7", "f10"),
+    _saves(F, "h8 f7 d4 g6 h6 h5 i4 g7", "h7"),
+    _saves(
+        F,
+        "h8 f7 e5 g7 g6 f5 f8 g8 h9 h10 g10 d7 e7 e6 g4 i6 d6 c5 f4 g3 i7 c4 d5 c3 c6 c2 c1 e3 f3",
+        "e4",
+    ),
+    _saves(F, "h8 f7 e7 g9 f6 g5 h6 h5 g7", "e5"),
+    _saves(F, "h8 f7 e9 g9 h10 g7 h7 h9 g8 i8 e10 f9 e8 e7 f10", "c7"),
+    _saves(
+        F,
+        "h8 f7 e11 g9 f11 f8 h9 h10 e7 g10 g11 h11 f9 d11 e10 e9 d10 f12 j10 g6 g12 h13 c10 b10 "
+        "h5 h7 g7 i9 i11 h12 h14 f5",
+        "i8",
+    ),
+    _saves(F, "h8 f7 f4 g9 h6 h9 e6 i9 f9 g8", "g6"),
+    _saves(
+        F,
+        "h8 f7 f4 e6 g8 e7 g7 e8 e5 f6 g6 g5 d8 f9 f8 e9 e10 d7 c6 g10 h11 d9 c9 c10 b11 j8 h9 "
+        "h10 i10 j9 j7 g3 i7 g4 h3 i5 j6 h4 i3 k5 j11 k12 i9 f2 e1 g1 g2",
+        "b7",
+    ),
+    _saves(
+        F,
+        "h8 f7 f9 g9 h10 g8 g10 h11 i9 i10 h9 j8 f11 e12 g12 e10 f12 f10 k9 h7 e11 g11 k8 k10 "
+        "d10 c9 g7 j10 j11 f6 d8 f5 f8 e9 g6 j7 f13 e6 i13 g13 d5 d7 j9 l9 c8 l7 f15 f14",
+        "e8",
+    ),
+    _saves(
+        F,
+        "h8 f7 f11 h7 g9 f10 e7 g8 f9 e9 g11 i10 j11 i9 g12 i8 i7 i11 i12 g10 e10 h13 d11 e11 "
+        "d12 d10 f12 e12 e13 d14 c11 e6 h9 b10 d6 f8 h6 g5 g6 j6 d5 c8 d7 d4 b5 e5 d8 d9 b6 i5 "
+        "f5 k7 l8 j5 h12 j12 h10 h11 f14 g15 c6 e8 b13 c12 f13 f15",
+        "d13",
+    ),
+    _saves(F, "h8 f7 h12 g6 e9 e8 d9 g9 f10 g11 d10 g7", "g10"),
+    _saves(F, "h8 f7 i12 g6 g9 i7 f8 e8", "h5"),
+    _saves(F, "h8 f7 j12 g9 j9 g7 h7 f8 j10 j11 g6 i8 f9 e7 h10 d7 c7 h6 e9 d8 h9 h11 d9 f6", "c9"),
+    _saves(
+        F,
+        "h8 f7 k5 g9 g7 f6 f8 h6 g6 g8 h9 f4 g5 e4 g4 g3 f3 e5 d6 e6 e3 g10 c5 h11 d4 f2 d3 d7 "
+        "e8 b3 e9 e10 c8 g12 g11 d8 c7 c6 c10 c11 d9 d5 c4 i10 f13 h10 f10 j12 a12 b11 b4 e7 a7 "
+        "b6",
+        "h12",
+    ),
+    _saves(F, "h8 f7 k7 g8 h9 h7 f9 g7 e7 e9 g6 e11 j6 e12 e10 i5 i7", "h6"),
+    _saves(
+        F,
+        "h8 f8 d4 e7 d6 e8 d7 d8 c8 e6 e9 d5 f6 e5 e4 i7 c4 f4 c5 e3 g5 h9 i8 j8 k9 j9 j10 i9 "
+        "h10 k7 j7 l6 m5 l8 g6 h7 c6 c7 g8 g7 f7 l7 b4 a4",
+        "c2",
+    ),
+    _saves(
+        F,
+        "h8 f8 d5 e7 d6 f6 f7 d8 g5 c8 g8 e6 e8 g6 f5 e5 c9 e9 g7 e10 f10 d9 f11 b7 a6 d7 b9 b4 "
+        "b6 e11 i7 d11 d10 j7 h6 f4 i8 e4 e3 d4 c4",
+        "b2",
+    ),
+    _saves(
+        F,
+        "h8 f8 d6 g9 g6 i9 e7 e6 f7 d7 g7 h7 g5 g4 f5 f9 h9 i6 g8 h5 f3 f4 e4 c6 g10 i10 i8 j7 "
+        "k8 j8 d3 c2 e5 d4 h4 f6 e3 c3 c5 d5 k7 j6 j5 k6 l6 f11 e2 e1 b5 c4 b4 a3 b3 b6 h10 h12 "
+        "i11 d9 c9 e10 g12 d11 g3 h3 b1 b2 g11 e12",
+        "g14",
+    ),
+    _saves(
+        F,
+        "h8 f8 f4 g9 h10 g10 f9 g11 g8 e10 g12 h9 f11 d8 e9 d9 d7 c10 d10 c8 e8 b7 a6 e5 c9 b8 "
+        "c5 d4 i8 b5 b6 e4 h7 d5 c6 e6 e3 c3 f6 d2 d3 b2 a1 b4 i6 j5 c4 a5 e1 e2 c2 b3 b1 f2 h5 "
+        "g2 h2",
+        "h1",
+    ),
+    _saves(F, "h8 f8 f7 h7 g7 g6 e6 e5 i8 i9 d7 g8 f9 e8 d9", "b9"),
+    _saves(
+        F,
+        "h8 f8 h4 e7 g9 f10 g7 g10 i9 f6 f9 h9 k7 i7 j10 k11 j8 h10 e10 i8 f11 d8 g5 c9 b10",
+        "j7",
+    ),
+    _saves(
+        F,
+        "h8 f8 j5 g9 e7 h9 f9 i9 g5 h5 f6 h4 g7 e6 f7 d7 h3 i8 f5 i7 e5 d4 i6 i11 i10 j8 f4 f3 "
+        "d5 c5 d8 c9 g8 h7 g6 g4 h6 j6",
+        "e3",
+    ),
+    _saves(
+        F,
+        "h8 f8 k5 g9 h10 g7 e9 g8 g10 h7 e10 f10 e11 e12 f7 g6 g5 e7 f5 e5 e6 i6 j5 i5 h6 i7 i4 "
+        "h4 g3 j9 i9 j7 k7 j8 j10 k8 l9 k10 i8 g4 h5 k11 h11 h12 h3 g2 i3 j3 l6 k9 k12 l10 m11 "
+        "j4 f9 i12 b9",
+        "d6",
+    ),
+    _saves(
+        F,
+        "h8 f8 l7 g7 h6 g9 e7 h7 f6 d8 i7 g8 g10 g5 g6 i6 e6 d6 f9 d7 d5 e8 c8 i11 d10 j11 f11 "
+        "h9 i10 k11 h11 j9",
+        "j13",
+    ),
 )
 """One move saves the side to move from a forced win, by fours or by threes, in positions from
 master's lost games against PentaZen 0.4.17 and Rapfi 0.43 classical (the two renju ones
@@ -582,8 +736,8 @@ after the answer, the proof-number search proves the opponent's win by fours and
 here none does: the answer is only the move whose loss the harvest's budget did not see, and
 the search's check of its move rightly sets a move proved lost aside. They stay in the suite,
 searched and reported apart; the suite's score counts every other position. The other hard
-answers the same search disproves (the opponent has no win by threats after them) or, for
-eleven of them, leaves open within ``PROOF_NODES``; those count."""
+answers the same search disproves (the opponent has no win by threats after them) or leaves
+open within ``PROOF_NODES``; those count."""
 
 
 def scored(group: str, index: int) -> bool:

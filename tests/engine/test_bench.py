@@ -117,7 +117,7 @@ def test_the_games_bench_prints_its_totals_and_refuses_without_a_node_count(
 def test_the_pns_bench_proves_each_answer_as_the_tactics_command_does(capsys) -> None:
     lines = bench_pns(5_000)
     assert [line.name for line in lines[:2]] == ["defence0", "defence1"]
-    assert len(lines) == len(DEFENCES) + len(HARD_DEFENCES)
+    assert len(lines) == len(DEFENCES) + 115 < len(DEFENCES) + len(HARD_DEFENCES)
     assert sum(line.nodes for line in lines) == PNS_NODES
     # every search stops near the count (checked every 512 nodes) or with its answer, and
     # only the count leaves one not known
