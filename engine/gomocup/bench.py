@@ -212,7 +212,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.pns is not None:
         if args.pns < 1:
             parser.error("--pns must be at least 1")
-        search(Board.from_moves("h8 i9", rule=Rule.FREESTYLE), Limits(depth=1))  # warm
+        from engine.search.levels import warm_up
+
+        warm_up()  # the proof-number search's kernel too, before the first clock starts
         _print_pns(args.pns)
         return 0
     if args.nodes is not None and args.nodes < 1:
