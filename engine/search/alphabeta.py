@@ -350,18 +350,25 @@ _LOST_CHECK = _setting("GOMOKU_LOST_CHECK", 1, most=1)
 _LOST_CHECK_NODES = 200_000
 _LOST_CHECK_MOVE = 50_000
 # the check of the chosen move, master's (SearchOptions.verify): where the opponent, given a
-# free move, wins by threats (the root defence's probe found it; with GOMOKU_VERIFY_WHEN=1, in
-# every search), the main search keeps GOMOKU_VERIFY_SHARE thousandths of what is left of the
-# limits back; the proof-number search then checks its move, then the first attack of the
-# proof that refutes a move checked, then the root's other moves in the search's order, and
-# the search plays the first move after which the opponent's win by fours and threes is not
-# proved within GOMOKU_VERIFY thousand nodes (its own move where every one is; 0: off). At
-# 200, +3.9 +- 2.3 points a game over 384 paired games against PentaZen 0.4.17 at 500 ms and
-# +2.0 +- 2.1 over 384 against Rapfi 0.43.02 classical (docs/engine.md, "The search's move
-# checked, in time kept for it")
+# free move, wins by threats (the root defence's probe found it), the main search keeps
+# GOMOKU_VERIFY_SHARE thousandths of what is left of the limits back; the proof-number search
+# then checks its move, then the first attack of the proof that refutes a move checked, then
+# the root's other moves in the search's order, and the search plays the first move after
+# which the opponent's win by fours and threes is not proved within GOMOKU_VERIFY thousand
+# nodes (its own move where every one is; 0: off). At 200, +3.9 +- 2.3 points a game over 384
+# paired games against PentaZen 0.4.17 at 500 ms and +2.0 +- 2.1 over 384 against Rapfi
+# 0.43.02 classical (docs/engine.md, "The search's move checked, in time kept for it")
 _VERIFY = _setting("GOMOKU_VERIFY", 200, most=5000)
 _VERIFY_SHARE = _setting("GOMOKU_VERIFY_SHARE", 250, most=900)
-_VERIFY_WHEN = _setting("GOMOKU_VERIFY_WHEN", 0, most=1)
+# which searches check so: 0, those the probe finds threatened; 2, the default, those and every
+# other from its first iteration that scores -GOMOKU_VERIFY_BELOW or lower, the share then kept
+# back from what is left (the probe looks four attacking moves deep, and a longer attack shows
+# first as a falling score: the tactical suite's hard42); 1, every search. At 2 (the bar
+# 1,000), paired at 500 ms against 0: +3.3 +- 2.5 points a game over 256 against Rapfi 0.43.02
+# classical, +0.4 +- 2.5 over 256 against PentaZen 0.4.17 (docs/engine.md, "The check where
+# the score falls")
+_VERIFY_WHEN = _setting("GOMOKU_VERIFY_WHEN", 2, most=2)
+_VERIFY_BELOW = _setting("GOMOKU_VERIFY_BELOW", 1000, most=k.WIN)
 # the rules whose searches check their move so, where the check is on: freestyle, where it was
 # measured (standard and renju were not); GOMOKU_VERIFY_RULES (comma-separated rule names)
 # chooses them for measuring
@@ -561,6 +568,9 @@ class _Searcher:
             self.verify = 0
         # the opponent wins by threats after a free move (the root defence's probe found it)
         self.threatened = False
+        # the limits as they were before the check's share was kept back from them (node
+        # limit, soft and hard deadlines), once it is
+        self.kept: tuple[int, float | None, float | None] | None = None
         self.soft_deadline = (
             None if limits.time_ms is None else start + limits.time_ms / 1000 * _SOFT_TIME
         )
@@ -746,17 +756,28 @@ class _Searcher:
                 return self._result(only, int(k.evaluate(g, pos.hsh)), 0, [only])
         if self.verify and g[k.G_STOP] == 0 and (self.threatened or _VERIFY_WHEN == 1):
             return self._verified(n)
-        return self._iterate(n)
+        result = self._iterate(n)
+        if self.kept is None:
+            return result
+        # an iteration's score fell to the check's bar (GOMOKU_VERIFY_WHEN=2): the time kept
+        # back from then on goes to the check
+        return self._checked(result, n)
 
     def _verified(self, n: int) -> SearchResult:
         """The main search within what is left of the limits less a share, then the first
         root move, in its order from its best, after which the opponent's win by fours and
         threes is not proved within the check's budget (its own move where every one is)."""
+        self._keep_back()
+        return self._checked(self._iterate(n), n)
+
+    def _keep_back(self) -> None:
+        # the limits cut to what is left of them less the check's share, the old ones kept
         pos = self.pos
         g = pos.g
         keep = 1000 - _VERIFY_SHARE
         node_limit = int(g[k.G_NODE_LIMIT])
         soft, deadline = self.soft_deadline, self.deadline
+        self.kept = (node_limit, soft, deadline)
         if node_limit:
             used = int(g[k.G_NODES])
             g[k.G_NODE_LIMIT] = used + (node_limit - used) * keep // 1000
@@ -765,7 +786,16 @@ class _Searcher:
             pos.tm[0] = now + (deadline - now) * keep / 1000
             if soft is not None:
                 self.soft_deadline = now + max(soft - now, 0.0) * keep / 1000
-        result = self._iterate(n)
+
+    def _checked(self, result: SearchResult, n: int) -> SearchResult:
+        """``result``'s move, or, where the opponent's win by threats after it is proved
+        within the time kept back, the first root move in the search's order after which it
+        is not (``result``'s own where every one is)."""
+        pos = self.pos
+        g = pos.g
+        if self.kept is None:
+            return result
+        node_limit, soft, deadline = self.kept
         g[k.G_NODE_LIMIT] = node_limit
         if deadline is not None:
             pos.tm[0] = deadline
@@ -1035,6 +1065,14 @@ class _Searcher:
                     break
             if is_win_score(abs(v)) and k.WIN - abs(v) <= depth:
                 break  # a proven result cannot change
+            if (
+                _VERIFY_WHEN == 2
+                and self.verify
+                and self.kept is None
+                and v <= -_VERIFY_BELOW
+                and not self.options.exhaustive
+            ):
+                self._keep_back()
             if self.soft_deadline is not None and time.perf_counter() > self.soft_deadline:
                 break  # the next iteration would mostly run into the hard limit
         return self._result(best_move, best_score, done_depth, best_pv)
