@@ -502,22 +502,33 @@ def _verify(monkeypatch: pytest.MonkeyPatch, thousands: int) -> None:
     monkeypatch.setattr(ab, "_VERIFY", thousands)
 
 
+@pytest.mark.parametrize(
+    ("index", "setting", "on", "unchecked"),
+    [(44, "_VERIFY", 200, "j8"), (42, "_VERIFY_WHEN", 2, "i9")],
+    ids=["threatened", "at-the-bar"],
+)
 def test_the_check_of_the_chosen_move_gives_way_to_one_not_proved_lost(
-    monkeypatch: pytest.MonkeyPatch,
+    index: int, setting: str, on: int, unchecked: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # hard44 at 300,000 nodes: unchecked, the search plays j8, after which the opponent wins
-    # by fours and threes; checked, j8 is proved lost, then the first attack of that proof
-    # (h10), then the first attack against h10, the answer j10, which is not
-    puzzle = HARD_DEFENCES[44]
+    # hard44 at 300,000 nodes: the root defence finds the opponent's threat; unchecked, the
+    # search plays j8, after which the opponent wins by fours and threes; checked, j8 is
+    # proved lost, then the first attack of that proof (h10), then the first attack against
+    # h10, the answer j10, which is not. hard42: the probe (four attacking moves) misses the
+    # opponent's win after a free move, which takes six, and only the check once an
+    # iteration's score falls to the bar (GOMOKU_VERIFY_WHEN=2) runs: i9 is proved lost, and
+    # the first attack of that proof, the answer e10, is not
+    import engine.search.alphabeta as ab
+
+    puzzle = HARD_DEFENCES[index]
     limits = Limits(nodes=300_000)
-    _verify(monkeypatch, 0)
-    unchecked = search(puzzle.board(), limits).move
-    assert str(unchecked) == "j8"
+    monkeypatch.setattr(ab, setting, 0)
+    move = search(puzzle.board(), limits).move
+    assert str(move) == unchecked
     board = puzzle.board()
-    board.play(unchecked)
+    board.play(move)
     assert wins_by_threats(board) is True
-    _verify(monkeypatch, 200)
-    assert str(search(puzzle.board(), limits).move) == puzzle.answer == "j10"
+    monkeypatch.setattr(ab, setting, on)
+    assert str(search(puzzle.board(), limits).move) == puzzle.answer
 
 
 def test_the_check_changes_the_search_s_move_only_where_it_is_proved_lost(
@@ -564,37 +575,21 @@ def test_the_check_changes_the_search_s_move_only_where_it_is_proved_lost(
         assert (seen(search(board, Limits(nodes=50_000))) != checked) is threatened
 
 
-def _verify_when(monkeypatch: pytest.MonkeyPatch, when: int, below: int | None = None) -> None:
-    import engine.search.alphabeta as ab
-
-    monkeypatch.setattr(ab, "_VERIFY_WHEN", when)
-    if below is not None:
-        monkeypatch.setattr(ab, "_VERIFY_BELOW", below)
-
-
-def test_a_search_whose_score_falls_to_the_bar_checks_its_move(
+def test_the_check_at_the_bar_waits_for_a_score_at_the_bar(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # hard42: the root defence's probe (four attacking moves) misses the opponent's win after
-    # a free move, which takes six, so the check of a threatened search never runs, and the
-    # search plays i9, scored below the bar (GOMOKU_VERIFY_BELOW), after which the opponent
-    # wins by threats. Checked once an iteration's score falls to the bar (GOMOKU_VERIFY_WHEN
-    # =2), i9 is proved lost, and the first attack of that proof, the answer e10, is not
+    # hard42's search scores i9 below the bar (GOMOKU_VERIFY_BELOW); with a bar no score
+    # reaches, nothing is checked and i9 stands
     import engine.search.alphabeta as ab
 
-    puzzle = HARD_DEFENCES[42]
+    board = HARD_DEFENCES[42].board()
     limits = Limits(nodes=300_000)
-    _verify_when(monkeypatch, 0)
-    unchecked = search(puzzle.board(), limits)
-    assert str(unchecked.move) == "i9"
+    monkeypatch.setattr(ab, "_VERIFY_WHEN", 0)
+    unchecked = search(board, limits)
     assert unchecked.score <= -ab._VERIFY_BELOW
-    board = puzzle.board()
-    board.play(unchecked.move)
-    assert wins_by_threats(board) is True
-    _verify_when(monkeypatch, 2)
-    assert str(search(puzzle.board(), limits).move) == puzzle.answer == "e10"
-    _verify_when(monkeypatch, 2, below=WIN)  # a bar no score reaches: no check
-    assert search(puzzle.board(), limits).move == unchecked.move
+    monkeypatch.setattr(ab, "_VERIFY_WHEN", 2)
+    monkeypatch.setattr(ab, "_VERIFY_BELOW", WIN)
+    assert search(board, limits).move == unchecked.move
 
 
 def test_the_check_at_the_bar_leaves_every_other_search_as_it_was(
@@ -609,7 +604,7 @@ def test_the_check_at_the_bar_leaves_every_other_search_as_it_was(
 
     for moves in ("h8 i9", "h8 i9 g7 h7 i8", "h8 h9 i8 g8 j8 k8 i9 i7", HARD_DEFENCES[44].moves):
         board = Board.from_moves(moves)
-        _verify_when(monkeypatch, 2)
+        monkeypatch.setattr(ab, "_VERIFY_WHEN", 2)
         checked = seen(search(board, Limits(nodes=100_000)))
-        _verify_when(monkeypatch, 0)
+        monkeypatch.setattr(ab, "_VERIFY_WHEN", 0)
         assert seen(search(board, Limits(nodes=100_000))) == checked
