@@ -756,12 +756,9 @@ class _Searcher:
                 return self._result(only, int(k.evaluate(g, pos.hsh)), 0, [only])
         if self.verify and g[k.G_STOP] == 0 and (self.threatened or _VERIFY_WHEN == 1):
             return self._verified(n)
-        result = self._iterate(n)
-        if self.kept is None:
-            return result
-        # an iteration's score fell to the check's bar (GOMOKU_VERIFY_WHEN=2): the time kept
-        # back from then on goes to the check
-        return self._checked(result, n)
+        # where an iteration's score falls to the check's bar (GOMOKU_VERIFY_WHEN=2), the time
+        # kept back from then on goes to the check
+        return self._checked(self._iterate(n), n)
 
     def _verified(self, n: int) -> SearchResult:
         """The main search within what is left of the limits less a share, then the first
@@ -788,9 +785,9 @@ class _Searcher:
                 self.soft_deadline = now + max(soft - now, 0.0) * keep / 1000
 
     def _checked(self, result: SearchResult, n: int) -> SearchResult:
-        """``result``'s move, or, where the opponent's win by threats after it is proved
-        within the time kept back, the first root move in the search's order after which it
-        is not (``result``'s own where every one is)."""
+        """``result``'s move, or, where the check's share was kept back and the opponent's
+        win by threats after that move is proved within it, the first root move in the
+        search's order after which it is not (``result``'s own where every one is)."""
         pos = self.pos
         g = pos.g
         if self.kept is None:
