@@ -364,7 +364,7 @@ _VERIFY_SHARE = _setting("GOMOKU_VERIFY_SHARE", 250, most=900)
 # other from its first iteration that scores -GOMOKU_VERIFY_BELOW or lower, the share then kept
 # back from what is left (the probe looks four attacking moves deep, and a longer attack shows
 # first as a falling score: the tactical suite's hard42); 1, every search. At 2 (the bar
-# 1,000), paired at 500 ms against 0: +3.3 +- 2.5 points a game over 256 against Rapfi 0.43.02
+# 1,000), paired at 500 ms against 0: +1.8 +- 2.1 points a game over 384 against Rapfi 0.43.02
 # classical, +0.4 +- 2.5 over 256 against PentaZen 0.4.17 (docs/engine.md, "The check where
 # the score falls")
 _VERIFY_WHEN = _setting("GOMOKU_VERIFY_WHEN", 2, most=2)
