@@ -366,7 +366,8 @@ _VERIFY_SHARE = _setting("GOMOKU_VERIFY_SHARE", 250, most=900)
 # first as a falling score: the tactical suite's hard42); 1, every search. At 2 (the bar
 # 1,000), paired at 500 ms against 0: +1.8 +- 2.1 points a game over 384 against Rapfi 0.43.02
 # classical, +0.4 +- 2.5 over 256 against PentaZen 0.4.17 (docs/engine.md, "The check where
-# the score falls")
+# the score falls"); the bar at 2,000 against 1,000: +0.1 +- 2.1 over 384 against Rapfi
+# ("The bar at 2,000", there)
 _VERIFY_WHEN = _setting("GOMOKU_VERIFY_WHEN", 2, most=2)
 _VERIFY_BELOW = _setting("GOMOKU_VERIFY_BELOW", 1000, most=k.WIN)
 # the rules whose searches check their move so, where the check is on: freestyle, where it was
