@@ -725,10 +725,14 @@ LOST_ANSWERS: dict[int, int] = {
     87: 9_896_594,
     90: 13_821_436,
     93: 1_913_044,
+    97: 545_956,
     103: 1_374_350,
     109: 1_552_987,
     110: 1_005_778,
     111: 8_957_071,
+    121: 29_141,
+    122: 77_285,
+    136: 63_900,
 }
 """The hard defences (by index) whose answer is itself lost, with the nodes the proof takes:
 after the answer, the proof-number search proves the opponent's win by fours and threes

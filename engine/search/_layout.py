@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "9e6797c6ece28420"
+KERNELS_STAMP = "da6f4b7feb446a86"
 
 PAD = 5
 MAX_PLY = 128

@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "9e6797c6ece28420"
+KERNELS_STAMP = "da6f4b7feb446a86"
 
 if TYPE_CHECKING:
     from engine.board import Board

@@ -46,7 +46,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "9e6797c6ece28420"
+KERNELS_STAMP = "da6f4b7feb446a86"
 
 
 @njit

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from engine.board import Board
 from engine.errors import GameOverError
-from engine.gomocup.tactics import HARD_DEFENCES, THREE_WINS, VCF_WINS
+from engine.gomocup.tactics import HARD_DEFENCES, THREE_WINS, VCF_WINS, after_answer
 from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.alphabeta import (
@@ -24,6 +24,7 @@ from engine.search.alphabeta import (
     Limits,
     SearchOptions,
     search,
+    threat_proof,
     wins_by_threats,
 )
 from engine.search.levels import PRESETS, Level
@@ -196,6 +197,14 @@ def test_proves_the_long_win_in_fewer_nodes_than_the_depth_first_search() -> Non
 def test_a_stopped_search_says_so() -> None:
     board = Board.from_moves(THROWN_AWAY)
     assert _dfpn(board, True, k.PNS_MAX_DEPTH, nodes=200)[0] == -1
+
+
+def test_not_known_only_where_the_limit_stops_it() -> None:
+    # after hard97's answer the root's children's proof numbers sum past the number that
+    # means "never" within 224,314 nodes, though none is proved; the search must go on to its
+    # limit (it proves the attacker's win in 545,956), not stop there as though answered
+    board = after_answer(HARD_DEFENCES[97])
+    assert threat_proof(board, 400_000) == (-1, 400_384)
 
 
 def test_the_public_answer_says_proved_none_or_not_known() -> None:
