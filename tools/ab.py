@@ -19,12 +19,14 @@ one colour's games can meet (a book of Black's moves, say) is screened in half t
 ``--weights``
 runs an arm with ``GOMOKU_EVAL_WEIGHTS`` set (values from a file); ``--cwd`` runs it in
 another folder, e.g. a git worktree holding a version of the code. Every game is appended to
-``OUT/games.jsonl`` as it ends, so a stopped run goes on with ``--start``; and each run first
+``OUT/games.jsonl`` as it ends (its moves, and each ply's time as the referee measured it), so
+a stopped run goes on with ``--start``; and each run first
 appends what it plays to ``OUT/runs.jsonl`` (its command line, every engine's command and
 folder, the openings and their file's SHA-256, this checkout's commit, the host's CPU), so that
 a folder kept with its results says how to play them again.
 
-``report`` prints each arm's W/D/L, its score as Black and as White, and beside the base arm
+``report`` prints each arm's W/D/L, its score as Black and as White, its slowest move (where
+the games kept their times) with the game and ply it was in, and beside the base arm
 (``--base``, default the first) the paired difference: for each slot (an opening and the arm's
 colour) both played, the arm's mean score there minus the base's, averaged over those slots,
 with the standard error of that mean. The slot, not the game, is the unit: the same engines
@@ -91,6 +93,9 @@ class Game:
     ending: str  # how it ended (engine.gomocup.match.Verdict)
     plies: int
     moves: str = ""  # the whole game, opening included ("h8 i9 ..."); "" in older records
+    # each ply's answer in milliseconds as the referee timed it (0 for the opening's stones);
+    # empty in older records
+    times_ms: tuple[int, ...] = ()
     run: str = ""  # the folder it was read from (not written): each run's openings are its own
 
 
@@ -115,6 +120,7 @@ def games_of(result: MatchResult, arm: str, round_number: int) -> list[Game]:
             ending=game.verdict.value,
             plies=len(game.board.moves),
             moves=format_moves(move.point for move in game.board.moves),
+            times_ms=tuple(game.times_ms),
         )
         for game in result.games
     ]
@@ -126,7 +132,13 @@ def load(path: Path) -> list[Game]:
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
     run = str(path.parent)
-    return [Game(**json.loads(line), run=run) for line in lines if line.strip()]
+    games = []
+    for line in lines:
+        if line.strip():
+            record = json.loads(line)
+            record["times_ms"] = tuple(record.get("times_ms", ()))
+            games.append(Game(**record, run=run))
+    return games
 
 
 def read_runs(folders: Sequence[Path], *, across_runs: bool = False) -> list[Game]:
@@ -296,6 +308,13 @@ def summary(games: Sequence[Game], base: str | None = None) -> list[str]:
             f" as Black {_score([g for g in own if g.colour == 'black'])},"
             f" as White {_score([g for g in own if g.colour == 'white'])}"
         )
+        slowest = slowest_move(own)
+        if slowest is not None:
+            ms, game, ply = slowest
+            lines.append(
+                f"  {arm}'s slowest move: {ms} ms, ply {ply} of round {game.round},"
+                f" opening {game.opening}, as {game.colour.capitalize()}"
+            )
     for arm in arms:
         if arm == base:
             continue
@@ -321,6 +340,19 @@ def summary(games: Sequence[Game], base: str | None = None) -> list[str]:
                 f" {_parting(parts['arms'])}; at the anchor's move in {_parting(parts['anchor'])}"
             )
     return lines
+
+
+def slowest_move(games: Iterable[Game]) -> tuple[int, Game, int] | None:
+    """The arm's slowest answer over ``games`` (its own plies, by the referee's clock): the
+    milliseconds, its game and its ply (1-based), the first where two tie; None where no game
+    kept its times."""
+    found: tuple[int, Game, int] | None = None
+    for game in games:
+        own = 0 if game.colour == "black" else 1  # Black plays the odd plies, 1-based
+        for index in range(own, len(game.times_ms), 2):
+            if found is None or game.times_ms[index] > found[0]:
+                found = (game.times_ms[index], game, index + 1)
+    return found
 
 
 def _parting(part: Parting) -> str:

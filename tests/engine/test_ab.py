@@ -80,7 +80,7 @@ def test_a_slot_replayed_counts_once() -> None:
 
 def test_the_same_games_are_counted_slot_by_slot_where_both_arms_kept_their_moves() -> None:
     def game(arm: str, opening: int, colour: str, moves: str, run: str = "") -> ab.Game:
-        return ab.Game(arm, 1, opening, colour, 0.0, "five", 9, moves, run)
+        return ab.Game(arm, 1, opening, colour, 0.0, "five", 9, moves, run=run)
 
     games = [
         game("a", 0, "black", "h8 i9 j10"),
@@ -135,6 +135,10 @@ def test_rounds_alternate_the_arms_and_turn_the_openings(
     # every game is kept whole, so that two arms' games can be compared move by move
     assert all(len(parse_moves(g.moves)) == g.plies > 3 for g in games if g.arm == "good")
     assert "the same games in 0 of 8 slots" in out
+    # and each ply's time, the opening's stones at 0, so that a slow answer names its game
+    assert all(len(g.times_ms) == g.plies for g in games if g.arm == "good")
+    assert all(g.times_ms[:3] == (0, 0, 0) for g in games)
+    assert "  good's slowest move: " in out
     # the report reads the file again, here with the other arm as the base
     assert ab.main(["report", str(tmp_path), "--base", "bad"]) == 0
     assert "good - bad: +50.0 points over 8 shared slots" in capsys.readouterr().out
@@ -187,6 +191,25 @@ def test_bad_options_are_refused(
     assert "error:" in capsys.readouterr().err
     assert not (tmp_path / ab.GAMES_FILE).exists()
     assert not (tmp_path / ab.RUNS_FILE).exists()
+
+
+def test_the_slowest_move_is_the_arms_own() -> None:
+    # Black plays plies 1, 3, 5 ...: the anchor's slower answers do not count
+    black = ab.Game("a", 1, 4, "black", 1.0, "five", 6, times_ms=(0, 0, 0, 900, 120, 800))
+    white = ab.Game("a", 2, 7, "white", 0.0, "five", 5, times_ms=(0, 0, 0, 300, 950))
+    assert ab.slowest_move([black, white]) == (300, white, 4)
+    assert ab.slowest_move([black]) == (120, black, 5)
+    assert ab.slowest_move([_game("a", 0, "black", 1.0)]) is None  # an older record
+    lines = ab.summary([black, white])
+    assert "  a's slowest move: 300 ms, ply 4 of round 2, opening 7, as White" in lines
+
+
+def test_older_records_without_times_still_load(tmp_path: Path) -> None:
+    record = {"arm": "a", "round": 1, "opening": 0, "colour": "black", "score": 1.0}
+    (tmp_path / ab.GAMES_FILE).write_text(json.dumps({**record, "ending": "five", "plies": 9}))
+    (game,) = ab.load(tmp_path / ab.GAMES_FILE)
+    assert game.times_ms == ()
+    assert not any("slowest" in line for line in ab.summary([game]))
 
 
 def test_a_report_of_nothing(tmp_path: Path) -> None:
