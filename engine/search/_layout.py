@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "da6f4b7feb446a86"
+KERNELS_STAMP = "2bc942c6024676bb"
 
 PAD = 5
 MAX_PLY = 128

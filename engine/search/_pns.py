@@ -46,7 +46,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "da6f4b7feb446a86"
+KERNELS_STAMP = "2bc942c6024676bb"
 
 INF = 1 << 28  # a proof or disproof number that means "never": the other side has it
 _BUCKET = 4
@@ -239,11 +239,11 @@ def _mid(
             elif d < second:
                 second = d
         if delta >= INF:
-            # "never" only where a child is proved (phi 0, a child's proof number INF); a sum
-            # of unproved children merely grown that large stays one below it, or the root
-            # (whose thresholds are INF) would stop as though answered, with nothing proved.
-            # The best child then gets a threshold one above its own number, so every pass
-            # of this loop searches below it or raises that number: the loop always ends
+            # "never" only where a child is proved (then phi is 0); a sum of unproved
+            # children merely grown that large stays one below it, or the root (whose
+            # thresholds are INF) would stop as though answered with nothing proved. Under a
+            # threshold of INF the best child is then given one above its own number, so each
+            # pass of this loop searches below it or raises that number: the loop still ends
             delta = INF if phi == 0 else INF - 1
         if phi >= thphi or delta >= thdelta:
             break
