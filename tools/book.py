@@ -7,6 +7,8 @@
     python tools/book.py --black --second --shard K --judge CMD [...]  # data/book/black/second
     python tools/book.py --collect-replies FOLDER... [--min-count 2]  # data/book/replies
     python tools/book.py --replies --shard K --judge CMD [...]    # into data/book/replies
+    python tools/book.py --collect-replies FOLDER... --black  # data/book/black/replies
+    python tools/book.py --black --replies --shard K --judge CMD [...]  # data/book/black/replies
     python tools/book.py --build [--second] [--black] [--out data/book]
     python tools/book.py --list [--first K --count N]
 
@@ -46,7 +48,11 @@ reply, five stones; each position once under the board's symmetries, kept where 
 ``--min-count`` games reached it, the most often reached first. They are written to
 ``OUT/replies/positions.json`` with the games they came from; ``--replies --shard K`` then
 studies them as above, into ``OUT/replies``. Where the judge's reply covers the replies strong
-play gives, these cover the ones the opponents measured against actually gave.
+play gives, these cover the ones the opponents measured against actually gave. With
+``--black`` as well, the positions are Black's first free move instead: every game in which
+master played Black, after the opponent's first stone, four stones, where the shipped book has
+no move; ``OUT/black/replies/positions.json``, and ``--black --replies --shard K`` studies them
+into ``OUT/black/replies``.
 
 With ``--black --second`` the positions are Black's second free move: each position of the
 finished Black shards (in their order) with its book move and the judge's reply to it, six
@@ -64,7 +70,8 @@ finished first-move shard (and with ``--second`` the second move's) into
 book's SHA-256); ``--build --black`` gathers Black's first free move's shards as well, and
 ``--build --black --second`` Black's second free move's too (then White's second stays out),
 and ``--replies`` the recorded replies' (with Black's first free move's where ``--black`` is
-given too; not with another second move).
+given too; not with another second move); ``--black-replies`` gathers Black's first free move
+after recorded first stones as well.
 """
 
 from __future__ import annotations
@@ -194,13 +201,17 @@ def black_openings(first: Path) -> list[Offsets]:
     return found
 
 
-def collect_replies(folders: Sequence[Path], min_count: int = 1) -> dict[str, Any]:
+def collect_replies(
+    folders: Sequence[Path], min_count: int = 1, *, black: bool = False
+) -> dict[str, Any]:
     """The five-stone positions of White's second move in the recorded games of ``folders``
     (each a ``tools/ab.py`` run: ``games.jsonl``, with ``runs.jsonl`` naming its rule and
     size): every game master played as White whose fourth stone is the shipped book's move,
     after the opponent's reply; each position once under the board's symmetries (its stones
     turned into the frame of its canonical key), kept where ``min_count`` games or more reached
-    it, the most often reached first (ties by key). Returns the positions file's content.
+    it, the most often reached first (ties by key). With ``black``, the four-stone positions of
+    Black's first free move instead: every game master played as Black, after the opponent's
+    first stone, where the shipped book has no move. Returns the positions file's content.
 
     Raises:
         BookError: a folder without games, or one whose runs name another rule or size.
@@ -211,6 +222,7 @@ def collect_replies(folders: Sequence[Path], min_count: int = 1) -> dict[str, An
     book = load_book()
     if book is None:
         raise BookError(f"no book at {BOOK_PATH}")
+    side, stones = ("black", 4) if black else ("white", 5)
     centre = SIZE // 2
     counts: dict[str, int] = {}
     stones_of: dict[str, Offsets] = {}
@@ -236,21 +248,24 @@ def collect_replies(folders: Sequence[Path], min_count: int = 1) -> dict[str, An
             try:
                 game = json.loads(line)
                 moves = parse_moves(game.get("moves") or "")
-                if game.get("colour") != "white" or len(moves) < 5:
+                if game.get("colour") != side or len(moves) < 5:
                     continue
                 board = Board.from_moves(moves[:3], size=SIZE, rule=RULE)
                 answer = book.lookup(board)
-                if answer is None or answer.move != moves[3]:
+                if not black and (answer is None or answer.move != moves[3]):
                     continue
                 board.play(moves[3])
-                board.play(moves[4])
+                if black and book.lookup(board) is not None:
+                    continue
+                if not black:
+                    board.play(moves[4])
             except (AttributeError, TypeError, GomokuError, ValueError) as error:
                 raise BookError(f"{games_path} line {number} is not a game: {error}") from error
             if board.outcome is not None:
                 continue
             key, symmetry = canonical(board.stones(Color.BLACK), board.stones(Color.WHITE), SIZE)
             if key not in stones_of:
-                turned = (transform(p, symmetry, SIZE) for p in moves[:5])
+                turned = (transform(p, symmetry, SIZE) for p in moves[:stones])
                 stones_of[key] = tuple((p.x - centre, p.y - centre) for p in turned)
             counts[key] = counts.get(key, 0) + 1
             used += 1
@@ -531,12 +546,15 @@ def build(
     black: bool = False,
     black_second: bool = False,
     replies: bool = False,
+    black_replies: bool = False,
 ) -> dict[str, Any]:
     """Gather the finished shards in ``folder`` (White's first move), with ``second`` those of
     its ``second`` folder (White's second move), with ``black`` those of its ``black`` folder
     (Black's first free move), with ``black_second`` those of ``black/second`` (Black's
-    second free move) and with ``replies`` those of ``replies`` (White's second move after
-    recorded replies), into the book and its manifest; returns the manifest."""
+    second free move), with ``replies`` those of ``replies`` (White's second move after
+    recorded replies) and with ``black_replies`` those of ``black/replies`` (Black's first free
+    move after recorded first stones of the opponent's), into the book and its manifest;
+    returns the manifest."""
     if second + black_second + replies > 1:
         raise BookError("the second moves are gathered apart: give one")
     positions: dict[str, dict[str, Any]] = {}
@@ -545,6 +563,7 @@ def build(
     blacks = _gather(folder / BLACK, positions) if black else None
     black_more = _gather(folder / BLACK / SECOND, positions) if black_second else None
     recorded = _gather(folder / REPLIES, positions) if replies else None
+    black_recorded = _gather(folder / BLACK / REPLIES, positions) if black_replies else None
     book = {"format": FORMAT, "size": SIZE, "rule": RULE.value, "positions": positions}
     book_path.write_text(json.dumps(book, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     manifest = {
@@ -560,7 +579,8 @@ def build(
         + (" --second" if second else "")
         + (" --black" if black or black_second else "")
         + (" --second" if black_second else "")
-        + (" --replies" if replies else ""),
+        + (" --replies" if replies else "")
+        + (" --black-replies" if black_replies else ""),
     }
     if more is not None:
         manifest["second"] = more
@@ -570,6 +590,8 @@ def build(
         manifest["black_second"] = black_more
     if recorded is not None:
         manifest["replies"] = recorded
+    if black_recorded is not None:
+        manifest["black_replies"] = black_recorded
     manifest_path = book_path.with_name("book.manifest.json")
     manifest_path.write_text(
         json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8"
@@ -614,14 +636,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--replies",
         action="store_true",
         help="White's second move after the recorded replies of --collect-replies (shards in "
-        "OUT/replies); with --build, gather them too",
+        "OUT/replies), with --black Black's first free move after them (OUT/black/replies); "
+        "with --build, gather White's",
+    )
+    parser.add_argument(
+        "--black-replies",
+        action="store_true",
+        help="--build: gather Black's first free move after recorded replies (OUT/black/replies)",
     )
     parser.add_argument(
         "--collect-replies",
         nargs="+",
         type=Path,
         metavar="FOLDER",
-        help="write OUT/replies/positions.json from these tools/ab.py runs' games",
+        help="write OUT/replies/positions.json from these tools/ab.py runs' games (with "
+        "--black, OUT/black/replies/positions.json)",
     )
     parser.add_argument(
         "--min-count", type=int, default=1, help="--collect-replies: games a position"
@@ -630,12 +659,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = shlex.join(["python", "tools/book.py", *(sys.argv[1:] if argv is None else argv)])
     if options.collect_replies:
         try:
-            found = collect_replies(options.collect_replies, max(1, options.min_count))
+            found = collect_replies(
+                options.collect_replies, max(1, options.min_count), black=options.black
+            )
         except BookError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
         found = {"command": command, **found}
-        target = options.out / REPLIES / REPLIES_FILE
+        target = (options.out / BLACK if options.black else options.out) / REPLIES / REPLIES_FILE
         target.parent.mkdir(parents=True, exist_ok=True)
         _write(target, found)
         print(
@@ -657,14 +688,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 black=options.black,
                 black_second=options.second and options.black,
                 replies=options.replies,
+                black_replies=options.black_replies,
             )
         except BookError as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
         print(f"wrote {BOOK_PATH} ({manifest['positions']} positions)")
         return 0
-    if options.replies and (options.second or options.black):
-        parser.error("--replies is White's second move: not with --second or --black")
+    if options.replies and options.second:
+        parser.error("--replies is a side's move after recorded replies: not with --second")
     if options.shard is None or options.judge is None:
         parser.error("--shard and --judge are needed (or --build, or --list)")
     if options.shard < 0 or options.nodes < 1 or options.judge_nodes < 1 or options.per_shard < 1:
@@ -682,7 +714,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.second:
         out = out / SECOND
     if options.replies:
-        out = options.out / REPLIES
+        out = (options.out / BLACK if options.black else options.out) / REPLIES
         positions_file = out / REPLIES_FILE
         if not positions_file.is_file():
             print(f"error: {positions_file} is missing: --collect-replies first", file=sys.stderr)

@@ -232,6 +232,7 @@ def test_the_book_file_matches_its_manifest_and_its_shards(tmp_path: Path) -> No
         black="black" in manifest,
         black_second="black_second" in manifest,
         replies="replies" in manifest,
+        black_replies="black_replies" in manifest,
     )
     assert rebuilt.read_bytes() == BOOK_PATH.read_bytes()
 
@@ -631,6 +632,69 @@ def test_white_s_second_move_after_recorded_replies(tmp_path: Path) -> None:
         book_tool.make_shard(out / "replies", resumed, judge, log=lambda _: None)
     with pytest.raises(book_tool.BookError, match="apart"):
         book_tool.build(out, tmp_path / "book.json", second=True, replies=True)
+
+
+def test_black_s_first_free_move_after_recorded_first_stones(tmp_path: Path) -> None:
+    # master's Black games: one first stone of the opponent's off the book reached twice (once
+    # turned), one once; a stone the book answers, a game as White and the short ones are not
+    # counted
+    shipped = _shipped()
+    opening = book_tool.opening_board(book_tool.book_openings()[0])
+    start = [m.point for m in opening.moves]
+
+    def answered(point: Point) -> bool:
+        after = opening.copy()
+        after.play(point)
+        return shipped.lookup(after) is not None
+
+    near = book_tool._near(opening)
+    in_book = next(p for p in near if answered(p))
+    twice, once = [p for p in near if not answered(p)][:2]
+    line = [*start, twice, Point(0, 0)]
+    games = [
+        {"colour": "black", "moves": _turned(line, 0)},
+        {"colour": "black", "moves": _turned(line, 6)},
+        {"colour": "black", "moves": _turned([*start, once, Point(0, 0)], 2)},
+        {"colour": "black", "moves": _turned([*start, in_book, Point(0, 0)], 0)},
+        {"colour": "white", "moves": _turned([*start, once, Point(0, 0)], 0)},
+        {"colour": "black", "moves": format_moves([*start, once])},
+        {"colour": "black", "moves": ""},
+    ]
+    folder = _recorded_games(tmp_path / "run", games, ["run", "OUT", "--jobs", "2"])
+    found = book_tool.collect_replies([folder], min_count=1, black=True)
+    assert found["games"] == 3
+    assert [entry["games"] for entry in found["positions"]] == [2, 1]
+    for entry, reply in zip(found["positions"], (twice, once), strict=True):
+        board = book_tool.opening_board(tuple(offsets(entry["stones"])))
+        expected = Board.from_moves([*start, reply])
+        assert _oracle_key(board.stones(Color.BLACK), board.stones(Color.WHITE)) == (
+            _oracle_key(expected.stones(Color.BLACK), expected.stones(Color.WHITE))
+        )
+        assert board.to_move is Color.BLACK
+        assert shipped.lookup(board) is None
+    # the command line writes the positions file, then studies them into OUT/black/replies
+    out = tmp_path / "book"
+    argv = ["--collect-replies", str(folder), "--black", "--min-count", "2", "--out", str(out)]
+    assert book_tool.main(argv) == 0
+    positions = out / "black" / "replies" / "positions.json"
+    assert json.loads(positions.read_text(encoding="utf-8"))["covered"] == 2
+    judge = EngineSpec("judge", (sys.executable, str(FAKE), "5=-50"))
+    study = [
+        *("--black", "--replies", "--shard", "0", "--per-shard", "4", "--nodes", "2000"),
+        *("--alternatives", "1", "--judge-nodes", "100", "--out", str(out)),
+        *("--judge", shlex.join(judge.argv)),
+    ]
+    assert book_tool.main(study) == 0
+    shard = json.loads((out / "black" / "replies" / "shard-00000.json").read_text("utf-8"))
+    assert shard["settings"]["replies"] == shards.sha256(positions)
+    assert shard["settings"]["black"] is True
+    records = shard["records"]
+    assert [r["opening"] for r in records] == [found["positions"][0]["stones"]]
+    assert [c["judge"] for c in records[0]["candidates"]] == [50, 50]  # White's -50, turned
+    built = book_tool.build(out, tmp_path / "book.json", black_replies=True)
+    assert built["positions"] == 1
+    assert built["command"] == "python tools/book.py --build --black-replies"
+    _answers_every_record(tmp_path / "book.json", records)
 
 
 def _text(point: Point) -> str:
