@@ -102,6 +102,28 @@ def warm_up() -> None:
     # the proof-number search, which master's search runs only once it proves itself lost:
     # compiled in the middle of a game, it cost whole games on time
     wins_by_threats(Board.from_moves("h8 i9"), nodes=100)
+    # the kernels the search calls from Python only on some positions (a forced answer's
+    # value, the line of a win by fours, the stones the check of master's move plays and takes
+    # back, renju's verdicts on Black's points): numba loads each from its disk cache when it
+    # is first called, in the middle of a game unless here
+    _load_position_kernels()
+
+
+def _load_position_kernels() -> None:
+    import numpy as np
+
+    from engine.search import _kernels as k
+    from engine.search._position import MIN_TT_SIZE, Position
+    from engine.types import Point, Rule
+
+    board = Board.from_moves("h8 i9 i8 j9 j8 k9 k8", rule=Rule.RENJU)  # Black's four
+    pos = Position.from_board(board, MIN_TT_SIZE)
+    pos.play_index(pos.index(Point.parse("l8")))
+    pos.undo()
+    pos.evaluate()
+    k.four_answers(pos.st, 0, np.zeros(k.MAX_MOVES, dtype=np.int64))
+    pos.forbidden(Point.parse("g8"))
+    pos.forbidden_index(pos.index(Point.parse("g8")))
 
 
 def choose_move(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -133,6 +134,50 @@ def test_warm_up_loads_everything() -> None:
     from engine.search.levels import warm_up
 
     warm_up()  # a worker's initializer: compiled kernels and every rule's tables
+
+
+def test_after_warm_up_master_s_searches_load_no_kernel() -> None:
+    # a fresh process warmed up as a Gomocup brain is: master's searches through a recorded
+    # game (a forced answer, the check of its move, a win by fours among them) call no kernel
+    # numba has not loaded yet, so none is read from the disk cache while a clock runs
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import numpy as np\n"
+        "from numba.core.registry import CPUDispatcher\n"
+        "from engine.board import Board\n"
+        "from engine.gomocup.pbrain import strongest_searcher, warm_up_for\n"
+        "from engine.gomocup.protocol import MoveLimits\n"
+        "from engine.notation import format_moves\n"
+        "from engine.types import Point\n"
+        "def loaded():\n"
+        "    return {(m, n): len(f.signatures) for m, mod in list(sys.modules.items())\n"
+        "            if m.startswith('engine.search') for n, f in vars(mod).items()\n"
+        "            if isinstance(f, CPUDispatcher)}\n"
+        "think = strongest_searcher()\n"
+        "warm_up_for(think)()\n"
+        "before = loaded()\n"
+        "games = np.load(sys.argv[1])\n"
+        "first = games['moves'][: games['lengths'][0]]\n"
+        "moves = [Point(int(m) % 15, int(m) // 15) for m in first]\n"
+        "for ply in range(5, len(moves)):\n"
+        "    board = Board.from_moves(format_moves(moves[:ply]))\n"
+        "    if board.outcome is None:\n"
+        "        think(board, MoveLimits(nodes=20000))\n"
+        "after = loaded()\n"
+        "print(sorted(n for (m, n), count in after.items() if count != before.get((m, n), 0)))\n"
+    )
+    games = Path(__file__).resolve().parents[2] / "data" / "matches" / "shard-00000.npz"
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(games)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    assert out.stdout.strip() == "[]"
 
 
 def test_warm_up_compiles_the_proof_number_search_a_lost_search_needs() -> None:
