@@ -556,6 +556,34 @@ def _recorded_games(folder: Path, games: list[dict[str, Any]], argv: list[str]) 
     return folder
 
 
+def _assert_collected(
+    found: dict[str, Any], lines: list[list[Point]], to_move: Color
+) -> list[Board]:
+    # the positions file holds the lines' last positions in order, each turned any way, with
+    # ``to_move`` to move; returns their boards
+    boards = []
+    for entry, line in zip(found["positions"], lines, strict=True):
+        board = book_tool.opening_board(tuple(offsets(entry["stones"])))
+        expected = Board.from_moves(line)
+        assert _oracle_key(board.stones(Color.BLACK), board.stones(Color.WHITE)) == (
+            _oracle_key(expected.stones(Color.BLACK), expected.stones(Color.WHITE))
+        )
+        assert board.to_move is to_move
+        boards.append(board)
+    return boards
+
+
+def _studied_shard(folder: Path, found: dict[str, Any]) -> dict[str, Any]:
+    # the first shard of recorded positions: it names its positions file and studied the
+    # position most games reached, each candidate judged 50 (the fake judge's -50, turned)
+    shard: dict[str, Any] = json.loads((folder / "shard-00000.json").read_text("utf-8"))
+    assert shard["settings"]["replies"] == shards.sha256(folder / "positions.json")
+    records = shard["records"]
+    assert [r["opening"] for r in records] == [found["positions"][0]["stones"]]
+    assert [c["judge"] for c in records[0]["candidates"]] == [50, 50]
+    return shard
+
+
 def _turned(moves: list[Point], symmetry: int) -> str:
     return format_moves(transform(p, symmetry, 15) for p in moves)
 
@@ -585,13 +613,7 @@ def test_white_s_second_move_after_recorded_replies(tmp_path: Path) -> None:
     found = book_tool.collect_replies([folder], min_count=1)
     assert found["games"] == 3
     assert [entry["games"] for entry in found["positions"]] == [2, 1]
-    for entry, reply in zip(found["positions"], (twice, once), strict=True):
-        board = book_tool.opening_board(tuple(offsets(entry["stones"])))
-        expected = Board.from_moves([*white, reply])
-        assert _oracle_key(board.stones(Color.BLACK), board.stones(Color.WHITE)) == (
-            _oracle_key(expected.stones(Color.BLACK), expected.stones(Color.WHITE))
-        )
-        assert board.to_move is Color.WHITE
+    _assert_collected(found, [[*white, twice], [*white, once]], Color.WHITE)
     assert book_tool.collect_replies([folder], min_count=2)["covered"] == 2
     other = _recorded_games(tmp_path / "renju", games, ["run", "OUT", "--rule", "renju"])
     with pytest.raises(book_tool.BookError, match="--rule renju"):
@@ -616,11 +638,8 @@ def test_white_s_second_move_after_recorded_replies(tmp_path: Path) -> None:
         *("--judge", shlex.join(judge.argv)),
     ]
     assert book_tool.main(study) == 0
-    shard = json.loads((out / "replies" / "shard-00000.json").read_text(encoding="utf-8"))
-    assert shard["settings"]["replies"] == shards.sha256(out / "replies" / "positions.json")
+    shard = _studied_shard(out / "replies", found)  # Black's -50, turned
     records = shard["records"]
-    assert [r["opening"] for r in records] == [found["positions"][0]["stones"]]
-    assert [c["judge"] for c in records[0]["candidates"]] == [50, 50]  # Black's -50, turned
     built = book_tool.build(out, tmp_path / "book.json", replies=True)
     assert built["positions"] == 2
     assert built["command"] == "python tools/book.py --build --replies"
@@ -664,13 +683,7 @@ def test_black_s_first_free_move_after_recorded_first_stones(tmp_path: Path) -> 
     found = book_tool.collect_replies([folder], min_count=1, black=True)
     assert found["games"] == 3
     assert [entry["games"] for entry in found["positions"]] == [2, 1]
-    for entry, reply in zip(found["positions"], (twice, once), strict=True):
-        board = book_tool.opening_board(tuple(offsets(entry["stones"])))
-        expected = Board.from_moves([*start, reply])
-        assert _oracle_key(board.stones(Color.BLACK), board.stones(Color.WHITE)) == (
-            _oracle_key(expected.stones(Color.BLACK), expected.stones(Color.WHITE))
-        )
-        assert board.to_move is Color.BLACK
+    for board in _assert_collected(found, [[*start, twice], [*start, once]], Color.BLACK):
         assert shipped.lookup(board) is None
     # the command line writes the positions file, then studies them into OUT/black/replies
     out = tmp_path / "book"
@@ -685,12 +698,9 @@ def test_black_s_first_free_move_after_recorded_first_stones(tmp_path: Path) -> 
         *("--judge", shlex.join(judge.argv)),
     ]
     assert book_tool.main(study) == 0
-    shard = json.loads((out / "black" / "replies" / "shard-00000.json").read_text("utf-8"))
-    assert shard["settings"]["replies"] == shards.sha256(positions)
+    shard = _studied_shard(out / "black" / "replies", found)  # White's -50, turned
     assert shard["settings"]["black"] is True
     records = shard["records"]
-    assert [r["opening"] for r in records] == [found["positions"][0]["stones"]]
-    assert [c["judge"] for c in records[0]["candidates"]] == [50, 50]  # White's -50, turned
     built = book_tool.build(out, tmp_path / "book.json", black_replies=True)
     assert built["positions"] == 1
     assert built["command"] == "python tools/book.py --build --black-replies"
