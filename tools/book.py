@@ -70,8 +70,9 @@ finished first-move shard (and with ``--second`` the second move's) into
 book's SHA-256); ``--build --black`` gathers Black's first free move's shards as well, and
 ``--build --black --second`` Black's second free move's too (then White's second stays out),
 and ``--replies`` the recorded replies' (with Black's first free move's where ``--black`` is
-given too; not with another second move); ``--black-replies`` gathers Black's first free move
-after recorded first stones as well.
+given too; not with White's second move of ``--second``, which may hold the same positions);
+``--black-replies`` gathers Black's first free move after recorded first stones as well. Any
+of them may be gathered together but White's two second moves.
 """
 
 from __future__ import annotations
@@ -555,8 +556,9 @@ def build(
     recorded replies) and with ``black_replies`` those of ``black/replies`` (Black's first free
     move after recorded first stones of the opponent's), into the book and its manifest;
     returns the manifest."""
-    if second + black_second + replies > 1:
-        raise BookError("the second moves are gathered apart: give one")
+    if second and replies:
+        # both are White's second move, and may hold the same position
+        raise BookError("White's second moves are gathered apart: give one")
     positions: dict[str, dict[str, Any]] = {}
     first = _gather(folder, positions)
     more = _gather(folder / SECOND, positions) if second else None
