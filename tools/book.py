@@ -72,7 +72,7 @@ book's SHA-256); ``--build --black`` gathers Black's first free move's shards as
 and ``--replies`` the recorded replies' (with Black's first free move's where ``--black`` is
 given too; not with White's second move of ``--second``, which may hold the same positions);
 ``--black-replies`` gathers Black's first free move after recorded first stones as well. Any
-of them may be gathered together but White's two second moves.
+of them may be gathered together but White's second move of ``--second``, gathered alone.
 """
 
 from __future__ import annotations
@@ -556,9 +556,11 @@ def build(
     recorded replies) and with ``black_replies`` those of ``black/replies`` (Black's first free
     move after recorded first stones of the opponent's), into the book and its manifest;
     returns the manifest."""
-    if second and replies:
-        # both are White's second move, and may hold the same position
-        raise BookError("White's second moves are gathered apart: give one")
+    if second and (replies or black_second):
+        # White's second move after the judge's reply may hold a position the recorded replies
+        # hold too; and the command line names it --second without --black, Black's second
+        # free move --second with it
+        raise BookError("White's second move after the judge's reply is gathered apart")
     positions: dict[str, dict[str, Any]] = {}
     first = _gather(folder, positions)
     more = _gather(folder / SECOND, positions) if second else None
