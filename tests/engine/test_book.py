@@ -649,9 +649,9 @@ def test_white_s_second_move_after_recorded_replies(tmp_path: Path) -> None:
     resumed = replace(first, shard=1, replies=shard["settings"]["replies"])
     with pytest.raises(book_tool.BookError, match="not the file"):
         book_tool.make_shard(out / "replies", resumed, judge, log=lambda _: None)
-    for other in ({"replies": True}, {"black_second": True}):
+    for extra in ({"replies": True}, {"black_second": True}):
         with pytest.raises(book_tool.BookError, match="apart"):
-            book_tool.build(out, tmp_path / "book.json", second=True, **other)
+            book_tool.build(out, tmp_path / "book.json", second=True, **extra)
     # the recorded replies gather with Black's moves, which never hold a five-stone position
     both = book_tool.build(out, tmp_path / "both.json", black_second=True, replies=True)
     assert both["command"] == "python tools/book.py --build --black --second --replies"
