@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "2bc942c6024676bb"
+KERNELS_STAMP = "2e1317a31459c1af"
 
 PAD = 5
 MAX_PLY = 128
@@ -321,6 +321,16 @@ G_COUNTER = G_POL_CUT_HIGH + 1
 # 2: they skip as ever, but a node that skipped a move and lost with every other is valued
 # ``_tree.UNPROVEN``, not lost by force; 0: they skip, and such a node is called lost
 G_PRUNE_SAFE = G_COUNTER + 1
+# K > 0: the answer to a four gains a ply beyond the one it already keeps once every K such
+# answers along the line from the root (G_FOURS holds, per ply, the answers made on the way
+# there), as Rapfi's search extends each answer by 1.3 plies; 0: the ply it keeps alone
+G_FOUR_EXT = G_PRUNE_SAFE + 1
+G_FOURS = G_FOUR_EXT + 1
+# S > 0: a PV node whose table entry has a move but is shallower than the node is searched
+# (depth less the entry's depth) x S / 100 plies shallower (rounded down, at most 3, never
+# below a ply), as Rapfi's search reduces a PV node whose table move has not been chosen for
+# a few iterations; 0: at its full depth
+G_PV_TT_RED = G_FOURS + MAX_PLY + 2
 # correction history (``_tree._corrected``; 0: off): the static value a node prunes and a leaf
 # returns is corrected by what this search found at the nodes alike, each table keyed by one
 # trait of the node and the side to move. Bit 1: both sides' counts of threes and fours (the
@@ -329,7 +339,7 @@ G_PRUNE_SAFE = G_COUNTER + 1
 # less the static value: the named tables' sum moves G_CORR_RATE 256ths of the way to the
 # searched value a ply of depth (at most 8 plies, at most the whole way), each entry kept
 # within G_CORR_LIMIT evaluation units
-G_CORR = G_PRUNE_SAFE + 1
+G_CORR = G_PV_TT_RED + 1
 G_CORR_RATE = G_CORR + 1
 G_CORR_LIMIT = G_CORR + 2
 G_CORR_T = G_CORR + 3  # CORR_TABLES tables, each 2 sides of CORR_N entries

@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "2bc942c6024676bb"
+KERNELS_STAMP = "2e1317a31459c1af"
 
 if TYPE_CHECKING:
     from engine.board import Board

@@ -26,6 +26,8 @@ from engine.search._layout import (
     G_DISTRACT,
     G_EVAL_AVG,
     G_FH_RED,
+    G_FOUR_EXT,
+    G_FOURS,
     G_FUT_DEPTH,
     G_FUT_OWN,
     G_FUTILITY,
@@ -82,6 +84,7 @@ from engine.search._layout import (
     G_PROBE_NODES,
     G_PRUNE_SAFE,
     G_PURE,
+    G_PV_TT_RED,
     G_PVAL,
     G_QVCF,
     G_QVCF_DELTA,
@@ -188,7 +191,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "2bc942c6024676bb"
+KERNELS_STAMP = "2e1317a31459c1af"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm, counter)
@@ -946,6 +949,15 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     op = 1 - me
     opfive = 0 if g[G_PURE] != 0 else g[G_P4 + op * NP4 + P4_FIVE]
     debt = g[G_DEBT + ply] if g[G_LMR_QUARTERS] != 0 else 0  # quarter plies this node owes
+    # G_FOUR_EXT: the answers to fours made on the way here, this node's own counted, and
+    # whether this answer is the one of every K that gains a ply
+    fourext = False
+    if g[G_FOUR_EXT] > 0:
+        fours = g[G_FOURS + ply]
+        if opfive > 0:
+            fours += 1
+            fourext = fours % g[G_FOUR_EXT] == 0
+        g[G_FOURS + ply + 1] = fours
     if depth < 0:
         depth = 0
     select = g[G_SELECT]
@@ -1113,6 +1125,18 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             singular = True
         elif sbeta >= beta:
             return sbeta
+    if (
+        g[G_PV_TT_RED] > 0
+        and beta - alpha > 1
+        and skip < 0
+        and ttmove >= 0
+        and depth > 1
+        and tdepth < depth
+        and opfive == 0
+    ):
+        # a PV node whose table move comes from a shallower search: a line new to the PV, not
+        # yet worth its full depth (G_PV_TT_RED)
+        depth -= min((depth - tdepth) * g[G_PV_TT_RED] // 100, 3, depth - 1)
     n, restricted = _generate(st, sr, ply, ttmove)
     if n == 0:
         if g[G_P4 + op * NP4 + P4_FIVE] > 0 or restricted:
@@ -1154,6 +1178,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
     bestmove = buf[0]
     alpha0 = alpha
     newdepth = depth if opfive > 0 else depth - 1
+    if fourext:
+        newdepth += 1
     # G_FH_RED: far above beta this node will most likely fail high, so its moves are searched
     # a ply shallower, but for the fours that keep the initiative
     fhred = (
@@ -1405,6 +1431,7 @@ def root_search(st: State, sr: State, n: int, depth: int, alpha: int, beta: int)
     opfive = g[G_P4 + op * NP4 + P4_FIVE] > 0 and g[G_PURE] == 0
     newdepth = depth if opfive else depth - 1
     g[G_DEBT + g[G_ONE]] = 0
+    g[G_FOURS + g[G_ONE]] = 0
     cell = st[1]
     p4t = st[5]
     me = side - 1

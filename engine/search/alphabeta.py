@@ -234,6 +234,14 @@ _TT_EVAL = _setting("GOMOKU_TT_EVAL", 0, most=1)
 # quiet move's plies, as Rapfi's search reduces every move (k.G_LMR_FOUR; 0, the default:
 # never reduced)
 _LMR_FOUR = _setting("GOMOKU_LMR_FOUR", 0, most=200)
+# the answer to a four gains a further ply once every K answers along a line, as Rapfi's search
+# extends each by 1.3 plies where master keeps one (k.G_FOUR_EXT; 0, the default: off)
+_FOUR_EXT = _setting("GOMOKU_FOUR_EXT", 0, most=8)
+# a PV node whose table move comes from a shallower search is searched this many hundredths of
+# a ply shallower for each ply between the two depths, at most 3, as Rapfi's search reduces a
+# PV node whose table move has not been chosen for a few iterations (k.G_PV_TT_RED; 0, the
+# default: off)
+_PV_TT_RED = _setting("GOMOKU_PV_TT_RED", 0, most=100)
 # against the opponent's open three, for measuring: only the moves that leave it no straight
 # four, and one's own fours (k.G_DEFEND3, 1; 0, the default: every point where it would make a
 # four, and one's own fours)
@@ -655,6 +663,8 @@ class _Searcher:
             g[k.G_EVAL_AVG] = int(_EVAL_AVG == 1 and options.policy)
             g[k.G_TT_EVAL] = int(_TT_EVAL == 1 and options.policy)
             g[k.G_LMR_FOUR] = _LMR_FOUR if options.policy else 0
+            g[k.G_FOUR_EXT] = _FOUR_EXT if options.policy else 0
+            g[k.G_PV_TT_RED] = _PV_TT_RED if options.policy else 0
             g[k.G_NULL] = _NULL_R
             g[k.G_NULL_DEPTH] = max(_NULL_DEPTH, 1)
         g[k.G_TT_WAYS] = _TT_WAYS
