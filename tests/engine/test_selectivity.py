@@ -903,6 +903,38 @@ def test_a_deeper_research_needs_a_reduced_move_to_clear_its_margin() -> None:
     assert _searched(_node(MIDDLE, LMR_DEEPER=1), 5) == _searched(_node(MIDDLE), 5)
 
 
+def test_every_kth_answer_to_a_four_gains_a_ply() -> None:
+    # GOMOKU_FOUR_EXT=K: White to move must block Black's four (l8). With K = 1 that answer
+    # is searched a ply deeper, so the node at depth d visits exactly what it visits at d + 1
+    # without the setting (no other four is answered that close to the horizon); with K = 2 it
+    # is the first answer on the line, which gains nothing
+    four = "h8 g8 i8 a1 j8 a2 k8"
+    assert _searched(_node(four, FOUR_EXT=1), 3) == _searched(_node(four), 4)
+    assert _searched(_node(four, FOUR_EXT=2), 3) == _searched(_node(four), 3)
+    assert _searched(_node(four), 3) < _searched(_node(four), 4)
+    # the second answer on a line is the one K = 2 extends: one answer counted on the way here
+    extended = _node(four, FOUR_EXT=2)
+    extended.g[k.G_FOURS + 1] = 1
+    assert _searched(extended, 3) == _searched(_node(four), 4)
+
+
+def test_a_pv_node_is_searched_shallower_where_its_table_move_is_from_a_shallower_search() -> None:
+    # GOMOKU_PV_TT_RED: after a depth-2 search the table holds the node's move at depth 2; a
+    # depth-6 search with the full window then reduces the node, and fewer nodes are visited.
+    # A null window (not a PV node), or a node the table knows nothing of, is searched as it is
+    def again(window: tuple[int, int] | None, red: int) -> int:
+        position = _node(MIDDLE, PV_TT_RED=red)
+        first = _searched(position, 2)
+        if window is None:
+            return _searched(position, 6) - first
+        e = int(k.evaluate(position.g, position.hsh))
+        return _searched(position, 6, (e + window[0], e + window[1])) - first
+
+    assert again(None, 50) < again(None, 0)
+    assert again((-1, 0), 50) == again((-1, 0), 0)
+    assert _searched(_node(MIDDLE, PV_TT_RED=50), 6) == _searched(_node(MIDDLE), 6)
+
+
 def _searched_at_ply_3(position: Position, depth: int, before: int) -> int:
     # a node three plies from the root whose value two plies before was ``before``
     position.g[k.G_SEVAL + 1] = before
@@ -1007,7 +1039,10 @@ def test_razoring_margins_of_the_root_side_and_of_its_opponent_apart() -> None:
     assert _razored(1, RAZOR=2000, RAZOR_ROOT=0) > 0
 
 
-@pytest.mark.parametrize(("name", "value"), [("_EVAL_AVG", 1), ("_TT_EVAL", 1), ("_LMR_FOUR", 100)])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("_EVAL_AVG", 1), ("_TT_EVAL", 1), ("_LMR_FOUR", 100), ("_FOUR_EXT", 1), ("_PV_TT_RED", 50)],
+)
 def test_rapfi_s_habits_are_off_and_change_master_alone(
     monkeypatch: pytest.MonkeyPatch, name: str, value: int
 ) -> None:
