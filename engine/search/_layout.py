@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "2e1317a31459c1af"
+KERNELS_STAMP = "df2d1fd83f15d603"
 
 PAD = 5
 MAX_PLY = 128
@@ -331,6 +331,10 @@ G_FOURS = G_FOUR_EXT + 1
 # below a ply), as Rapfi's search reduces a PV node whose table move has not been chosen for
 # a few iterations; 0: at its full depth
 G_PV_TT_RED = G_FOURS + MAX_PLY + 2
+# S > 0: at a node off the PV whose static value has not risen over the last two plies, a late
+# move reduced by more than a ply loses S hundredths of a ply more, as Rapfi's search reduces
+# (the values kept in G_SEVAL, as for G_LMP_IMPROVE); 0: off
+G_LMR_IMPROVE = G_PV_TT_RED + 1
 # correction history (``_tree._corrected``; 0: off): the static value a node prunes and a leaf
 # returns is corrected by what this search found at the nodes alike, each table keyed by one
 # trait of the node and the side to move. Bit 1: both sides' counts of threes and fours (the
@@ -339,7 +343,7 @@ G_PV_TT_RED = G_FOURS + MAX_PLY + 2
 # less the static value: the named tables' sum moves G_CORR_RATE 256ths of the way to the
 # searched value a ply of depth (at most 8 plies, at most the whole way), each entry kept
 # within G_CORR_LIMIT evaluation units
-G_CORR = G_PV_TT_RED + 1
+G_CORR = G_LMR_IMPROVE + 1
 G_CORR_RATE = G_CORR + 1
 G_CORR_LIMIT = G_CORR + 2
 G_CORR_T = G_CORR + 3  # CORR_TABLES tables, each 2 sides of CORR_N entries

@@ -45,6 +45,7 @@ from engine.search._layout import (
     G_LMR_DEEPER,
     G_LMR_FOUR,
     G_LMR_GAP,
+    G_LMR_IMPROVE,
     G_LMR_OPP,
     G_LMR_QUARTERS,
     G_LMR_TTPV,
@@ -191,7 +192,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "2e1317a31459c1af"
+KERNELS_STAMP = "df2d1fd83f15d603"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm, counter)
@@ -1087,7 +1088,7 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
         # the node is searched a ply shallower (a later visit finds this search's best move)
         depth -= 1
     improving = True
-    if g[G_LMP_IMPROVE] > 0:
+    if g[G_LMP_IMPROVE] > 0 or g[G_LMR_IMPROVE] > 0:
         # the static value here against two plies before (after a five threat, the value before
         # it, turned): where it has not risen, fewer quiet moves are worth a look
         if opfive > 0 and ply - 1 >= g[G_ONE]:
@@ -1290,6 +1291,8 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
                     x = _late(depth, i, lmrscale) * g[G_LMR_FOUR] / 100
                 if pvnode:
                     x -= 1.0
+                elif not improving and x > 1.0 and g[G_LMR_IMPROVE] > 0:
+                    x += g[G_LMR_IMPROVE] / 100  # G_LMR_IMPROVE: the value has not risen
                 if p in (k0, k1):
                     x -= 1.0
                 if ttpv:

@@ -242,6 +242,10 @@ _FOUR_EXT = _setting("GOMOKU_FOUR_EXT", 0, most=8)
 # PV node whose table move has not been chosen for a few iterations (k.G_PV_TT_RED; 0, the
 # default: off)
 _PV_TT_RED = _setting("GOMOKU_PV_TT_RED", 0, most=100)
+# off the PV, where the static value has not risen over two plies, a late move reduced by more
+# than a ply loses this many hundredths of a ply more, as Rapfi's search reduces (k.G_LMR_IMPROVE;
+# 0, the default: off)
+_LMR_IMPROVE = _setting("GOMOKU_LMR_IMPROVE", 0, most=300)
 # against the opponent's open three, for measuring: only the moves that leave it no straight
 # four, and one's own fours (k.G_DEFEND3, 1; 0, the default: every point where it would make a
 # four, and one's own fours)
@@ -665,6 +669,7 @@ class _Searcher:
             g[k.G_LMR_FOUR] = _LMR_FOUR if options.policy else 0
             g[k.G_FOUR_EXT] = _FOUR_EXT if options.policy else 0
             g[k.G_PV_TT_RED] = _PV_TT_RED if options.policy else 0
+            g[k.G_LMR_IMPROVE] = _LMR_IMPROVE if options.policy else 0
             g[k.G_NULL] = _NULL_R
             g[k.G_NULL_DEPTH] = max(_NULL_DEPTH, 1)
         g[k.G_TT_WAYS] = _TT_WAYS

@@ -918,6 +918,27 @@ def test_every_kth_answer_to_a_four_gains_a_ply() -> None:
     assert _searched(extended, 3) == _searched(_node(four), 4)
 
 
+def test_late_moves_lose_more_where_the_static_value_has_not_risen() -> None:
+    # GOMOKU_LMR_IMPROVE=100: at a null-window node three plies from the root, with the
+    # reductions on, a value two plies before above the node's own (not risen) reduces the late
+    # moves a ply more, and fewer nodes are visited; one below it (risen) changes nothing, nor
+    # does a PV window, where the node keeps its reductions
+    def searched(window: tuple[int, int] | None, before: int, **slots: int) -> int:
+        position = _node(MIDDLE, **REDUCING, **slots)
+        e = int(k.evaluate(position.g, position.hsh))
+        position.g[k.G_SEVAL + 1] = before
+        low, high = (e - 1, e) if window is None else window
+        k.alphabeta(position.st, position.sr, 4, low, high, 3)
+        return int(position.g[k.G_NODES])
+
+    rose, fell = -k.WIN_MIN + 1, k.WIN_MIN - 1
+    shipped = searched(None, fell)
+    assert searched(None, rose, LMR_IMPROVE=100) == shipped
+    assert searched(None, fell, LMR_IMPROVE=100) < shipped
+    full = (-k.INF, k.INF)
+    assert searched(full, fell, LMR_IMPROVE=100) == searched(full, fell)
+
+
 def test_a_pv_node_is_searched_shallower_where_its_table_move_is_from_a_shallower_search() -> None:
     # GOMOKU_PV_TT_RED: after a depth-2 search the table holds the node's move at depth 2; a
     # depth-6 search with the full window then reduces the node, and fewer nodes are visited.
@@ -1041,7 +1062,14 @@ def test_razoring_margins_of_the_root_side_and_of_its_opponent_apart() -> None:
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("_EVAL_AVG", 1), ("_TT_EVAL", 1), ("_LMR_FOUR", 100), ("_FOUR_EXT", 1), ("_PV_TT_RED", 50)],
+    [
+        ("_EVAL_AVG", 1),
+        ("_TT_EVAL", 1),
+        ("_LMR_FOUR", 100),
+        ("_FOUR_EXT", 1),
+        ("_PV_TT_RED", 50),
+        ("_LMR_IMPROVE", 100),
+    ],
 )
 def test_rapfi_s_habits_are_off_and_change_master_alone(
     monkeypatch: pytest.MonkeyPatch, name: str, value: int
