@@ -34,7 +34,7 @@ import numpy.typing as npt
 from engine.search._jit import njit, njit_inline
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "df2d1fd83f15d603"
+KERNELS_STAMP = "c36f9652438b6287"
 
 PAD = 5
 MAX_PLY = 128
@@ -335,6 +335,11 @@ G_PV_TT_RED = G_FOURS + MAX_PLY + 2
 # move reduced by more than a ply loses S hundredths of a ply more, as Rapfi's search reduces
 # (the values kept in G_SEVAL, as for G_LMP_IMPROVE); 0: off
 G_LMR_IMPROVE = G_PV_TT_RED + 1
+# bit 1: at a node inside the tree whose move has raised alpha short of beta (a PV node), the
+# moves after it are searched a ply shallower, from 3 plies to go up to 11, as Rapfi's search
+# reduces once a score has improved; bit 2: the root's moves after the first that raised alpha
+# as well; 0: off
+G_ALPHA_RED = G_LMR_IMPROVE + 1
 # correction history (``_tree._corrected``; 0: off): the static value a node prunes and a leaf
 # returns is corrected by what this search found at the nodes alike, each table keyed by one
 # trait of the node and the side to move. Bit 1: both sides' counts of threes and fours (the
@@ -343,7 +348,7 @@ G_LMR_IMPROVE = G_PV_TT_RED + 1
 # less the static value: the named tables' sum moves G_CORR_RATE 256ths of the way to the
 # searched value a ply of depth (at most 8 plies, at most the whole way), each entry kept
 # within G_CORR_LIMIT evaluation units
-G_CORR = G_LMR_IMPROVE + 1
+G_CORR = G_ALPHA_RED + 1
 G_CORR_RATE = G_CORR + 1
 G_CORR_LIMIT = G_CORR + 2
 G_CORR_T = G_CORR + 3  # CORR_TABLES tables, each 2 sides of CORR_N entries

@@ -16,7 +16,7 @@ from engine.search._layout import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "df2d1fd83f15d603"
+KERNELS_STAMP = "c36f9652438b6287"
 
 
 @njit

@@ -17,7 +17,7 @@ from engine.search._jit import njit_alloc
 from engine.search._kernels import now
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "df2d1fd83f15d603"
+KERNELS_STAMP = "c36f9652438b6287"
 
 if TYPE_CHECKING:
     from engine.board import Board

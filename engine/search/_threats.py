@@ -48,7 +48,7 @@ from engine.search._renju import is_forbidden
 from engine.search._state import play, undo
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "df2d1fd83f15d603"
+KERNELS_STAMP = "c36f9652438b6287"
 
 
 @njit

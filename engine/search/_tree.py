@@ -12,6 +12,7 @@ from engine.search._jit import njit, njit_inline
 from engine.search._layout import (
     CORR_N,
     CORR_UNIT,
+    G_ALPHA_RED,
     G_BEST,
     G_CORR,
     G_CORR_LIMIT,
@@ -192,7 +193,7 @@ from engine.search._threats import (
 )
 
 # one hash of every kernel file (engine.search._jit), so numba recompiles all after a change
-KERNELS_STAMP = "df2d1fd83f15d603"
+KERNELS_STAMP = "c36f9652438b6287"
 
 # st = (b, cell, g, pt, ev, p4t, zob, hsh, ms, maybe, sc, tm, near, us, window table)
 # sr = (ttk, ttv, killers, hist, mbuf, sbuf, pv, pvlen, tline, vttk, vttd, rootm, counter)
@@ -1339,6 +1340,16 @@ def alphabeta(st: State, sr: State, depth: int, alpha: int, beta: int, ply: int)
             if v > alpha:
                 alpha = v
                 pv[ply, ply] = p
+                if (
+                    (g[G_ALPHA_RED] & 1) != 0
+                    and v < beta
+                    and 2 < depth < 12
+                    and -WIN_MIN < v < WIN_MIN
+                ):
+                    # G_ALPHA_RED: a move has raised alpha, so the rest need only be refuted,
+                    # and a ply less shows that as well
+                    depth -= 1
+                    newdepth -= 1
                 for j in range(ply + 1, pvlen[ply + 1]):
                     pv[ply, j] = pv[ply + 1, j]
                 pvlen[ply] = max(pvlen[ply + 1], ply + 1)
@@ -1468,6 +1479,14 @@ def root_search(st: State, sr: State, n: int, depth: int, alpha: int, beta: int)
             if v > alpha:
                 alpha = v
                 pv[0, 0] = p
+                if (
+                    (g[G_ALPHA_RED] & 2) != 0
+                    and v < beta
+                    and 2 < depth < 12
+                    and -WIN_MIN < v < WIN_MIN
+                ):
+                    depth -= 1  # G_ALPHA_RED at the root: the later moves a ply shallower
+                    newdepth -= 1
                 for j in range(1, pvlen[1]):
                     pv[0, j] = pv[1, j]
                 pvlen[0] = max(pvlen[1], 1)

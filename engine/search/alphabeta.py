@@ -246,6 +246,10 @@ _PV_TT_RED = _setting("GOMOKU_PV_TT_RED", 0, most=100)
 # than a ply loses this many hundredths of a ply more, as Rapfi's search reduces (k.G_LMR_IMPROVE;
 # 0, the default: off)
 _LMR_IMPROVE = _setting("GOMOKU_LMR_IMPROVE", 0, most=300)
+# once a move has raised alpha at a PV node, the later moves are searched a ply shallower, from 3
+# plies to go up to 11, as Rapfi's search does once a score has improved (k.G_ALPHA_RED; 1: inside
+# the tree, 3: at the root as well; 0, the default: off)
+_ALPHA_RED = _setting("GOMOKU_ALPHA_RED", 0, most=3)
 # against the opponent's open three, for measuring: only the moves that leave it no straight
 # four, and one's own fours (k.G_DEFEND3, 1; 0, the default: every point where it would make a
 # four, and one's own fours)
@@ -670,6 +674,7 @@ class _Searcher:
             g[k.G_FOUR_EXT] = _FOUR_EXT if options.policy else 0
             g[k.G_PV_TT_RED] = _PV_TT_RED if options.policy else 0
             g[k.G_LMR_IMPROVE] = _LMR_IMPROVE if options.policy else 0
+            g[k.G_ALPHA_RED] = _ALPHA_RED if options.policy else 0
             g[k.G_NULL] = _NULL_R
             g[k.G_NULL_DEPTH] = max(_NULL_DEPTH, 1)
         g[k.G_TT_WAYS] = _TT_WAYS

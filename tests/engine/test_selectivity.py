@@ -609,6 +609,10 @@ MEASURING = {
     "cuthigh5": ("_POL_CUT_HIGH", 5, "h8 i9 h9 i10 h10 h11", False),
     # GOMOKU_COUNTER: the quiet move that last cut off after the opponent's move, lifted a logit
     "counter100": ("_COUNTER", 100, "h8 i9 h9 i10 h10 h11", None),
+    # GOMOKU_ALPHA_RED: the moves after one that raised alpha a ply shallower, inside the tree
+    # (1) and at the root too (3)
+    "alphared1": ("_ALPHA_RED", 1, "h8 i9 h9 i10 h10 h11", True),
+    "alphared3": ("_ALPHA_RED", 3, "h8 i9 h9 i10 h10 h11", True),
 }
 
 
@@ -956,6 +960,39 @@ def test_a_pv_node_is_searched_shallower_where_its_table_move_is_from_a_shallowe
     assert _searched(_node(MIDDLE, PV_TT_RED=50), 6) == _searched(_node(MIDDLE), 6)
 
 
+def test_the_moves_after_one_that_raised_alpha_are_searched_a_ply_shallower() -> None:
+    # GOMOKU_ALPHA_RED=1: with the full window a node's first move raises alpha and the rest go
+    # a ply shallower, so fewer nodes are visited; with a null window no move lands inside it,
+    # and two plies from the horizon the node keeps its depth: the counts are the same
+    def searched(red: int, depth: int, null: bool = False) -> int:
+        position = _node(MIDDLE, ALPHA_RED=red)
+        if not null:
+            return _searched(position, depth)
+        e = int(k.evaluate(position.g, position.hsh))
+        return _searched(position, depth, (e - 1, e))
+
+    assert searched(1, 4) < searched(0, 4)
+    assert searched(1, 2) == searched(0, 2)
+    assert searched(1, 4, null=True) == searched(0, 4, null=True)
+
+
+def test_the_root_reduces_after_alpha_rose_only_when_asked() -> None:
+    # bit 2 of GOMOKU_ALPHA_RED: the root's moves after the first are searched a ply shallower
+    # (bit 1 alone leaves the root's depth as it is); the iteration's move stays a candidate
+    def root(red: int, depth: int) -> tuple[int, int]:
+        position = _node(MIDDLE, ALPHA_RED=red)
+        n = int(k.root_moves(position.st, position.sr))
+        candidates = {int(p) for p in position.sr[11][:n]}
+        k.root_search(position.st, position.sr, n, depth, -k.INF, k.INF)
+        assert int(position.g[k.G_BEST]) in candidates
+        return int(position.g[k.G_NODES]), n
+
+    inner = root(1, 4)[0]
+    assert root(3, 4)[0] < inner
+    assert root(2, 4)[0] < root(0, 4)[0]
+    assert root(2, 2) == root(0, 2)
+
+
 def _searched_at_ply_3(position: Position, depth: int, before: int) -> int:
     # a node three plies from the root whose value two plies before was ``before``
     position.g[k.G_SEVAL + 1] = before
@@ -1069,6 +1106,7 @@ def test_razoring_margins_of_the_root_side_and_of_its_opponent_apart() -> None:
         ("_FOUR_EXT", 1),
         ("_PV_TT_RED", 50),
         ("_LMR_IMPROVE", 100),
+        ("_ALPHA_RED", 3),
     ],
 )
 def test_rapfi_s_habits_are_off_and_change_master_alone(
