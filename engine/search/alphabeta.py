@@ -86,6 +86,11 @@ _TT_ENTRY_BYTES = 16
 
 # the soft time limit in thousandths of the budget: no new iteration starts after it
 _SOFT_TIME = _setting("GOMOKU_SOFT_TIME", 600, most=1000) / 1000
+# 1: a node limit has a soft limit as the time has, the same share of it, so that a search at
+# a fixed node count ends where a timed one would, after the iteration that passes the share,
+# not part-way through the last one; for measuring at fixed nodes what the clock would judge
+# (0, the default: every iteration until the node limit)
+_SOFT_NODES = _setting("GOMOKU_SOFT_NODES", 0, most=1)
 
 
 # with the learned policy's order (k.G_POL_*, master's in evaluate.POLICY_RULES): quiet moves
@@ -587,10 +592,12 @@ class _Searcher:
         self.threatened = False
         # the limits as they were before the check's share was kept back from them (node
         # limit, soft and hard deadlines), once it is
-        self.kept: tuple[int, float | None, float | None] | None = None
+        self.kept: tuple[int, float | None, float | None, int | None] | None = None
         self.soft_deadline = (
             None if limits.time_ms is None else start + limits.time_ms / 1000 * _SOFT_TIME
         )
+        # GOMOKU_SOFT_NODES: the node count after which no new iteration starts
+        self.soft_nodes = int(limits.nodes * _SOFT_TIME) if _SOFT_NODES and limits.nodes else None
         self.pos = Position.from_board(
             board, tt_size(limits.memory_bytes), keep=options.keep_tt and _KEEP_TT == 1
         )
@@ -795,10 +802,12 @@ class _Searcher:
         keep = 1000 - _VERIFY_SHARE
         node_limit = int(g[k.G_NODE_LIMIT])
         soft, deadline = self.soft_deadline, self.deadline
-        self.kept = (node_limit, soft, deadline)
+        self.kept = (node_limit, soft, deadline, self.soft_nodes)
         if node_limit:
             used = int(g[k.G_NODES])
             g[k.G_NODE_LIMIT] = used + (node_limit - used) * keep // 1000
+            if self.soft_nodes is not None:
+                self.soft_nodes = used + max(self.soft_nodes - used, 0) * keep // 1000
         if deadline is not None:
             now = time.perf_counter()
             pos.tm[0] = now + (deadline - now) * keep / 1000
@@ -813,11 +822,12 @@ class _Searcher:
         g = pos.g
         if self.kept is None:
             return result
-        node_limit, soft, deadline = self.kept
+        node_limit, soft, deadline, soft_nodes = self.kept
         g[k.G_NODE_LIMIT] = node_limit
         if deadline is not None:
             pos.tm[0] = deadline
         self.soft_deadline = soft
+        self.soft_nodes = soft_nodes
         if self._out_of_time() or (node_limit and g[k.G_NODES] >= node_limit):
             return result
         g[k.G_STOP] = 0
@@ -1093,4 +1103,6 @@ class _Searcher:
                 self._keep_back()
             if self.soft_deadline is not None and time.perf_counter() > self.soft_deadline:
                 break  # the next iteration would mostly run into the hard limit
+            if self.soft_nodes is not None and g[k.G_NODES] > self.soft_nodes:
+                break
         return self._result(best_move, best_score, done_depth, best_pv)

@@ -167,6 +167,30 @@ def test_no_iteration_starts_after_the_soft_time_limit(monkeypatch: pytest.Monke
     assert search(board, Limits(time_ms=10_000)).depth == 1
 
 
+def test_a_soft_node_limit_ends_the_search_with_an_iteration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # GOMOKU_SOFT_NODES: past the soft share of the node limit no new iteration starts, so the
+    # search is, node for node, the one held to the depth it completed; without it the next
+    # iteration runs on into the node limit
+    board = Board.from_moves("h8 i9 h9 i10 g8 j11")
+    nodes = 20_000
+    plain = search(board, Limits(nodes=nodes))
+    monkeypatch.setattr(alphabeta, "_SOFT_NODES", 1)
+    soft = search(board, Limits(nodes=nodes))
+    clocked = search(board, Limits(nodes=nodes, time_ms=60_000))  # as the protocol brain asks
+    monkeypatch.setattr(alphabeta, "_SOFT_NODES", 0)
+    held = search(board, Limits(nodes=nodes, depth=soft.depth))
+    assert (soft.move, soft.score, soft.depth, soft.nodes) == (
+        held.move,
+        held.score,
+        held.depth,
+        held.nodes,
+    )
+    assert (clocked.move, clocked.score, clocked.nodes) == (soft.move, soft.score, soft.nodes)
+    assert nodes * alphabeta._SOFT_TIME < soft.nodes < nodes <= plain.nodes
+
+
 @pytest.mark.parametrize(
     ("text", "value"), [("1000", 1000), ("0", 0), ("1001", 600), ("-5", 600), ("x", 600), ("", 600)]
 )
