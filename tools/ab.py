@@ -4,7 +4,7 @@
         [--weights NAME=FILE] [--cwd NAME=DIR] [--rounds 4] [--start 1] [--games 32]
         [--turn-ms 500] [--nodes N] [--match-ms N] [--grace-ms 1000] [--jobs 2]
         [--rule freestyle] [--openings FILE] [--fresh-games] [--colour black|white]
-    python tools/ab.py report OUT [OUT ...] [--base NAME] [--across-runs]
+    python tools/ab.py report OUT [OUT ...] [--base NAME] [--across-runs | --by-place]
 
 ``run`` plays, round after round, one ``--games`` match of every arm against the anchor (as
 ``python -m engine match`` does). On a shared machine the load drifts; runs that take turns
@@ -38,7 +38,12 @@ on a slot first differ: at the arms' own move (their choices parted) or at the a
 position both arms had reached alike (an anchor that plays by the clock parts the games
 itself; from there on the slot's two games are two games, and pairing buys little). Several
 folders (runs on other opening files, or at other times) are pooled: a slot is then a folder's
-opening and colour, since opening 0 of one file is not opening 0 of another.
+opening and colour, since opening 0 of one file is not opening 0 of another. ``--across-runs``
+pairs runs of one openings file across folders; ``--by-place`` pairs every folder's opening
+by its place in its file alone, for files that are images of one another under the board's
+symmetries (a null screen: the same engine on the openings turned, other games from openings
+of the same worth); the very games and where they first differ mean nothing there, as such
+games part at the opening's stones.
 """
 
 from __future__ import annotations
@@ -141,11 +146,16 @@ def load(path: Path) -> list[Game]:
     return games
 
 
-def read_runs(folders: Sequence[Path], *, across_runs: bool = False) -> list[Game]:
+def read_runs(
+    folders: Sequence[Path], *, across_runs: bool = False, by_place: bool = False
+) -> list[Game]:
     """The games of run folders pooled, each slot a folder's (``across_runs``: an openings
-    file's, so that runs of one arm each on the same openings pair)."""
+    file's, so that runs of one arm each on the same openings pair; ``by_place``: the
+    opening's place in its file, whatever the file)."""
     games = [game for folder in folders for game in load(folder / GAMES_FILE)]
-    if across_runs:
+    if by_place:
+        games = [dataclasses.replace(game, run="") for game in games]
+    elif across_runs:
         # a slot is then an opening of an openings file: runs on other files stay apart
         played = {str(folder): openings_played(folder) for folder in folders}
         games = [dataclasses.replace(game, run=played[game.run]) for game in games]
@@ -510,6 +520,12 @@ def _parser() -> argparse.ArgumentParser:
         help="pair the arms' games across the folders, slot by opening and colour: for runs"
         " that played the same openings at a fixed node count (one arm in each, say)",
     )
+    show.add_argument(
+        "--by-place",
+        action="store_true",
+        help="pair the arms' games across the folders by the opening's place in its file,"
+        " whatever the file: for openings files that are turned images of one another",
+    )
     return parser
 
 
@@ -518,7 +534,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = _parser().parse_args(argv)
     options.argv = list(sys.argv[1:] if argv is None else argv)  # for OUT/runs.jsonl
     if options.command == "report":
-        games = read_runs(options.out, across_runs=options.across_runs)
+        games = read_runs(options.out, across_runs=options.across_runs, by_place=options.by_place)
         for line in summary(games, options.base):
             print(line)
         return 0

@@ -362,6 +362,26 @@ def test_rounds_play_the_openings_of_a_file(tmp_path: Path) -> None:
     assert ab.openings_played(out) == digest  # the file's content, not where it was kept
 
 
+def test_by_place_pairs_openings_files_by_each_opening_s_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a on "x.txt", b on its turned image "y.txt": across runs they share no slot, by place
+    # opening 0 pairs with opening 0 and 1 with 1 (b +1.0 and +0.0)
+    runs = (("a-x", "a", "x.txt", (0.0, 1.0)), ("b-y", "b", "y.txt", (1.0, 1.0)))
+    for folder, arm, openings, scores in runs:
+        (tmp_path / folder).mkdir()
+        games = [_game(arm, opening, "black", score) for opening, score in enumerate(scores)]
+        (tmp_path / folder / ab.GAMES_FILE).write_text(
+            "\n".join(ab._record(game) for game in games) + "\n"
+        )
+        (tmp_path / folder / ab.RUNS_FILE).write_text(json.dumps({"openings": openings}) + "\n")
+    folders = [str(tmp_path / folder) for folder, *_ in runs]
+    assert ab.main(["report", *folders, "--base", "a", "--across-runs"]) == 0
+    assert "b - a: no slot played by both" in capsys.readouterr().out
+    assert ab.main(["report", *folders, "--base", "a", "--by-place"]) == 0
+    assert "b - a: +50.0 points over 2 shared slots" in capsys.readouterr().out
+
+
 def test_across_runs_one_openings_file_kept_under_two_paths_pairs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
