@@ -231,7 +231,9 @@ async def test_two_bot_processes_each_run_their_shard_on_one_database(
                 )
             )
         bots = shard_processes(fake.port, tmp_path, lambda _: {"GOMOKU_DATABASE_URL": postgres_url})
-        fake.answer_timeout = 60.0  # two processes start cold on a shared machine
+        # two processes start cold (each its AI worker) on a shared machine: under a loaded
+        # host the first board took over a minute
+        fake.answer_timeout = 180.0
         try:
 
             async def shards() -> list[tuple[int, int]]:
