@@ -11,6 +11,7 @@ import json
 import math
 import statistics
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,15 @@ from tools import ab
 
 def _game(arm: str, opening: int, colour: str, score: float) -> ab.Game:
     return ab.Game(arm, 1, opening, colour, score, "five", 20)
+
+
+def _write_run(folder: Path, arm: str, openings: str | None, scores: Sequence[float]) -> None:
+    """A run folder: ``arm``'s games as Black from openings 0, 1, ... with these scores, and
+    its record naming the openings file it played."""
+    folder.mkdir()
+    games = [_game(arm, opening, "black", score) for opening, score in enumerate(scores)]
+    (folder / ab.GAMES_FILE).write_text("\n".join(ab._record(game) for game in games) + "\n")
+    (folder / ab.RUNS_FILE).write_text(json.dumps({"openings": openings}) + "\n")
 
 
 @given(
@@ -260,12 +270,7 @@ def test_across_runs_an_opening_of_one_file_never_pairs_with_the_same_number_of_
         ("b-x", "b", "x.txt", 1.0),
     )
     for folder, arm, openings, score in runs:
-        (tmp_path / folder).mkdir()
-        games = [_game(arm, opening, "black", score) for opening in (0, 1)]
-        (tmp_path / folder / ab.GAMES_FILE).write_text(
-            "\n".join(ab._record(game) for game in games) + "\n"
-        )
-        (tmp_path / folder / ab.RUNS_FILE).write_text(json.dumps({"openings": openings}) + "\n")
+        _write_run(tmp_path / folder, arm, openings, (score, score))
     folders = [str(tmp_path / folder) for folder, *_ in runs]
     assert ab.main(["report", *folders, "--base", "a", "--across-runs"]) == 0
     assert "b - a: +50.0 points over 4 shared slots" in capsys.readouterr().out
@@ -369,12 +374,7 @@ def test_by_place_pairs_openings_files_by_each_opening_s_place(
     # opening 0 pairs with opening 0 and 1 with 1 (b +1.0 and +0.0)
     runs = (("a-x", "a", "x.txt", (0.0, 1.0)), ("b-y", "b", "y.txt", (1.0, 1.0)))
     for folder, arm, openings, scores in runs:
-        (tmp_path / folder).mkdir()
-        games = [_game(arm, opening, "black", score) for opening, score in enumerate(scores)]
-        (tmp_path / folder / ab.GAMES_FILE).write_text(
-            "\n".join(ab._record(game) for game in games) + "\n"
-        )
-        (tmp_path / folder / ab.RUNS_FILE).write_text(json.dumps({"openings": openings}) + "\n")
+        _write_run(tmp_path / folder, arm, openings, scores)
     folders = [str(tmp_path / folder) for folder, *_ in runs]
     assert ab.main(["report", *folders, "--base", "a", "--across-runs"]) == 0
     assert "b - a: no slot played by both" in capsys.readouterr().out
