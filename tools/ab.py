@@ -514,13 +514,14 @@ def _parser() -> argparse.ArgumentParser:
     show = commands.add_parser("report", help="summarise OUT/games.jsonl, pooling folders")
     show.add_argument("out", type=Path, nargs="+")
     show.add_argument("--base", help="the arm the others are compared with (default: first)")
-    show.add_argument(
+    pairing = show.add_mutually_exclusive_group()
+    pairing.add_argument(
         "--across-runs",
         action="store_true",
         help="pair the arms' games across the folders, slot by opening and colour: for runs"
         " that played the same openings at a fixed node count (one arm in each, say)",
     )
-    show.add_argument(
+    pairing.add_argument(
         "--by-place",
         action="store_true",
         help="pair the arms' games across the folders by the opening's place in its file,"
