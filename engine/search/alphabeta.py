@@ -591,7 +591,7 @@ class _Searcher:
         # the opponent wins by threats after a free move (the root defence's probe found it)
         self.threatened = False
         # the limits as they were before the check's share was kept back from them (node
-        # limit, soft and hard deadlines), once it is
+        # limit, soft and hard deadlines, soft node count), once it is
         self.kept: tuple[int, float | None, float | None, int | None] | None = None
         self.soft_deadline = (
             None if limits.time_ms is None else start + limits.time_ms / 1000 * _SOFT_TIME
