@@ -89,6 +89,9 @@ class MoveLimits:
     depth: int | None = None  # Yixin's INFO max_depth
     nodes: int | None = None  # Yixin's INFO max_node
     memory_bytes: int | None = None  # INFO max_memory (the whole process)
+    # the turn's limit sets time_ms, not what is left of the match: time a move leaves unused
+    # is lost, not kept for later moves
+    turn_bound: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,17 +122,31 @@ class TimeControl:
 
     def budget_ms(self) -> int:
         """The search budget for the next move, with a safety margin below every limit."""
-        if self.turn_ms is None:
-            limit = DEFAULT_TURN_MS
-        elif self.turn_ms <= 0:
-            limit = FASTEST_TURN_MS
-        else:
-            limit = self.turn_ms
-        left = self.left_ms if self.left_ms is not None else (self.match_ms or None)
-        if left is not None and left < UNLIMITED_MS:
-            limit = min(limit, max(left, 0) // MOVES_TO_GO)
+        limit = self._turn_limit()
+        share = self._match_share()
+        if share is not None:
+            limit = min(limit, share)
         budget = int(limit * (1 - MARGIN_FRACTION)) - MARGIN_MS
         return max(budget, MIN_BUDGET_MS)
+
+    def turn_binds(self) -> bool:
+        """Whether the turn's limit sets the budget rather than the match's time left."""
+        share = self._match_share()
+        return share is None or self._turn_limit() <= share
+
+    def _turn_limit(self) -> int:
+        if self.turn_ms is None:
+            return DEFAULT_TURN_MS
+        if self.turn_ms <= 0:
+            return FASTEST_TURN_MS
+        return self.turn_ms
+
+    def _match_share(self) -> int | None:
+        # a move's share of what is left of the match, None where the match has no limit
+        left = self.left_ms if self.left_ms is not None else (self.match_ms or None)
+        if left is None or left >= UNLIMITED_MS:
+            return None
+        return max(left, 0) // MOVES_TO_GO
 
 
 class _Mode(enum.Enum):
@@ -221,7 +238,11 @@ class Brain:
     def limits(self) -> MoveLimits:
         """The limits for the next search."""
         return MoveLimits(
-            self._time.budget_ms(), self._max_depth, self._max_nodes, self._max_memory or None
+            self._time.budget_ms(),
+            self._max_depth,
+            self._max_nodes,
+            self._max_memory or None,
+            self._time.turn_binds(),
         )
 
     # -- the one entry point ----------------------------------------------------------------

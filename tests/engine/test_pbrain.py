@@ -274,20 +274,34 @@ def test_fallback_wins_then_blocks() -> None:
 
 
 @pytest.mark.parametrize(
-    ("control", "budget"),
+    ("control", "budget", "turn_binds"),
     [
-        (TimeControl(turn_ms=500), 470),
-        (TimeControl(turn_ms=5000), 4880),
-        (TimeControl(turn_ms=0), 29),
-        (TimeControl(turn_ms=30000, match_ms=180000, left_ms=20000), 960),
-        (TimeControl(turn_ms=1000, left_ms=2147483647), 960),
-        (TimeControl(turn_ms=1000, left_ms=-5), 10),
-        (TimeControl(), 960),
+        (TimeControl(turn_ms=500), 470, True),
+        (TimeControl(turn_ms=5000), 4880, True),
+        (TimeControl(turn_ms=0), 29, True),
+        (TimeControl(turn_ms=30000, match_ms=180000, left_ms=20000), 960, False),
+        (TimeControl(turn_ms=1000, match_ms=180000, left_ms=20000), 960, True),
+        (TimeControl(turn_ms=1000, left_ms=2147483647), 960, True),
+        (TimeControl(turn_ms=1000, left_ms=-5), 10, False),
+        (TimeControl(), 960, True),
     ],
-    ids=["turn 500", "turn 5000", "as fast", "match left", "unlimited", "overdrawn", "untold"],
+    ids=[
+        "turn 500",
+        "turn 5000",
+        "as fast",
+        "match left",
+        "turn equals the match's share",
+        "unlimited",
+        "overdrawn",
+        "untold",
+    ],
 )
-def test_budget_keeps_a_margin_under_every_limit(control: TimeControl, budget: int) -> None:
+def test_budget_keeps_a_margin_under_every_limit(
+    control: TimeControl, budget: int, turn_binds: bool
+) -> None:
     assert control.budget_ms() == budget
+    # time a move leaves unused is lost only where the turn, not the match, sets the budget
+    assert control.turn_binds() is turn_binds
 
 
 def test_search_gets_the_budget_less_the_time_already_spent() -> None:
@@ -304,7 +318,7 @@ def test_search_gets_the_budget_less_the_time_already_spent() -> None:
 
     brain = Brain(record, clock=clock)
     play(brain, "INFO timeout_turn 1000", "INFO max_depth 6", "START 15", "BEGIN")
-    assert seen == [MoveLimits(time_ms=860, depth=6, nodes=None)]
+    assert seen == [MoveLimits(time_ms=860, depth=6, nodes=None, turn_bound=True)]
 
 
 @pytest.mark.parametrize(
@@ -631,3 +645,52 @@ def test_real_pbrain_answers_swap2board() -> None:
         for pair in answer.split():
             point = tuple(int(n) for n in pair.split(","))
             assert point not in taken
+
+
+# -- the rest of a turn ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("moves", "turn_bound", "searched_first", "rest_searched"),
+    [
+        ("h8 h7 h9 a1 h10 a2 h11", True, True, True),  # White's one answer, h12
+        ("h8 i9 j10", True, False, True),  # an opening the book answers
+        ("h8 h7 h9 h6 h10 h5 h11 h4", True, True, False),  # Black's five ends the game
+        ("h8 h7 h9 a1 h10 a2 h11", False, True, False),  # the match's clock binds: keep the time
+    ],
+    ids=["forced answer", "book move", "a win", "match time binds"],
+)
+def test_a_quick_move_leaves_the_rest_of_the_turn_to_the_position_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+    moves: str,
+    turn_bound: bool,
+    searched_first: bool,
+    rest_searched: bool,
+) -> None:
+    import engine.gomocup.pbrain as pbrain
+    import engine.search.alphabeta as alphabeta
+
+    real = alphabeta.search
+    searched: list[tuple[str, int | None]] = []
+
+    def spy(
+        board: Board, limits: alphabeta.Limits, options: alphabeta.SearchOptions | None = None
+    ) -> alphabeta.SearchResult:
+        searched.append((board.move_text(), limits.nodes))
+        return real(board, limits, options)
+
+    monkeypatch.setattr(alphabeta, "search", spy)
+    monkeypatch.setattr(pbrain, "_REST", 1)
+    monkeypatch.delenv("GOMOKU_BOOK", raising=False)
+    thought = pbrain.strongest_searcher()(
+        Board.from_moves(moves), MoveLimits(nodes=3000, turn_bound=turn_bound)
+    )
+    after = Board.from_moves(moves)
+    after.play(thought.move)
+    expected = [(moves, 3000)] if searched_first else []
+    if rest_searched:
+        # the position the move leaves, the opponent to move, within the nodes left
+        expected.append((after.move_text(), 3000 - thought.nodes))
+    assert searched == expected
+    if moves.endswith("h11"):
+        assert thought.move == Point.parse("h12")
