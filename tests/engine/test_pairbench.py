@@ -1,0 +1,59 @@
+"""tools/pairbench.py: the summary against the statistics module, the bench's totals read back,
+and whole runs over real benches (this checkout against itself) and over a checkout whose bench
+searches other nodes."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tools.pairbench import BenchRun, main, parse_bench, summarize
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@given(st.lists(st.floats(min_value=0.5, max_value=2.0), min_size=2, max_size=20))
+def test_the_summary_is_the_mean_and_the_sample_spread(ratios: list[float]) -> None:
+    s = summarize(ratios)
+    assert s.mean == pytest.approx(statistics.fmean(ratios))
+    assert s.sd == pytest.approx(statistics.stdev(ratios), abs=1e-12)
+    assert s.se == pytest.approx(statistics.stdev(ratios) / len(ratios) ** 0.5, abs=1e-12)
+    assert s.rounds == len(ratios)
+
+
+def test_no_rounds_is_refused() -> None:
+    with pytest.raises(ValueError, match="no rounds"):
+        summarize([])
+
+
+def test_the_totals_are_read_from_the_bench_output() -> None:
+    text = "freestyle h8 -> i8 ...\nTotal nodes: 8461730\nTotal depth: 121\n"
+    text += "Nodes/second: 809285\nNodes/second (CPU time): 809944\n"
+    assert parse_bench(text) == BenchRun(8461730, 809944)
+    with pytest.raises(ValueError, match="no bench totals"):
+        parse_bench("Traceback (most recent call last):\n")
+
+
+def test_a_checkout_against_itself_is_the_same_search(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(ROOT), str(ROOT), "--rounds", "2", "--nodes", "3000"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("ratio") == 2
+    assert "new / base, nodes a CPU second:" in out
+
+
+def test_other_node_counts_are_called_another_search(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a checkout whose bench prints totals of its own: the counts differ from the real one's
+    fake = tmp_path / "engine"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("")
+    (fake / "__main__.py").write_text(
+        'print("Total nodes: 5")\nprint("Nodes/second (CPU time): 100")\n'
+    )
+    assert main([str(ROOT), str(tmp_path), "--rounds", "1", "--nodes", "3000"]) == 1
+    assert "not the same search" in capsys.readouterr().err
