@@ -87,11 +87,14 @@ def _start(checkout: Path, core: int, nodes: int) -> subprocess.Popen[str]:
     )
 
 
-def _finish(proc: subprocess.Popen[str], checkout: Path) -> BenchRun:
-    out, _ = proc.communicate()
+def _read(proc: subprocess.Popen[str], out: str, checkout: Path) -> BenchRun:
+    # the totals of a bench that has ended, its output ``out``
     if proc.returncode != 0:
-        raise RuntimeError(f"the bench in {checkout} exited with {proc.returncode}:\n{out}")
-    return parse_bench(out)
+        raise ValueError(f"the bench in {checkout} exited with {proc.returncode}:\n{out}")
+    try:
+        return parse_bench(out)
+    except ValueError:
+        raise ValueError(f"no bench totals from {checkout}:\n{out}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -112,8 +115,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         base_core, new_core = (cores[0], cores[1]) if i % 2 == 0 else (cores[1], cores[0])
         base_proc = _start(args.base, base_core, args.nodes)
         new_proc = _start(args.new, new_core, args.nodes)
-        base = _finish(base_proc, args.base)
-        new = _finish(new_proc, args.new)
+        # both read to their end before either is judged, so that neither is left running
+        base_out = base_proc.communicate()[0]
+        new_out = new_proc.communicate()[0]
+        try:
+            base = _read(base_proc, base_out, args.base)
+            new = _read(new_proc, new_out, args.new)
+        except ValueError as error:
+            print(error, file=sys.stderr)
+            return 2
         ratio = new.rate / base.rate
         ratios.append(ratio)
         same = same and base.nodes == new.nodes

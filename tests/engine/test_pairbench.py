@@ -57,3 +57,16 @@ def test_other_node_counts_are_called_another_search(
     )
     assert main([str(ROOT), str(tmp_path), "--rounds", "1", "--nodes", "3000"]) == 1
     assert "not the same search" in capsys.readouterr().err
+
+
+def test_a_bench_that_fails_is_said_plainly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "engine"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("")
+    (broken / "__main__.py").write_text('raise SystemExit("no bench here")\n')
+    assert main([str(tmp_path), str(tmp_path), "--rounds", "1", "--nodes", "10"]) == 2
+    err = capsys.readouterr().err
+    assert f"the bench in {tmp_path} exited with 1" in err
+    assert "no bench here" in err
