@@ -105,6 +105,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--nodes", type=int, default=1_000_000)
     args = parser.parse_args(argv)
+    if args.rounds < 1 or args.nodes < 1:
+        parser.error("--rounds and --nodes must be at least 1")
+    for checkout in (args.base, args.new):
+        if not checkout.is_dir():
+            parser.error(f"no checkout at {checkout}")
     cores = sorted(os.sched_getaffinity(0))
     if len(cores) < 2:
         print("pairbench needs two cores", file=sys.stderr)

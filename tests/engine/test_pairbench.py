@@ -70,3 +70,27 @@ def test_a_bench_that_fails_is_said_plainly(
     err = capsys.readouterr().err
     assert f"the bench in {tmp_path} exited with 1" in err
     assert "no bench here" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--rounds", "0"], "--rounds and --nodes must be at least 1"),
+        (["--nodes", "0"], "--rounds and --nodes must be at least 1"),
+        (["--rounds", "x"], "invalid int value"),
+    ],
+)
+def test_bad_arguments_are_refused_in_a_line(
+    args: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main([str(ROOT), str(ROOT), *args])
+    assert stop.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_a_missing_checkout_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main([str(ROOT), str(tmp_path / "nowhere")])
+    assert stop.value.code == 2
+    assert "no checkout at" in capsys.readouterr().err
