@@ -16,6 +16,14 @@ from tools.pairbench import BenchRun, main, parse_bench, summarize
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _fake_checkout(root: Path, bench: str) -> None:
+    # a folder where ``python -m engine`` runs ``bench`` (the source of its __main__) instead
+    package = root / "engine"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(bench)
+
+
 @given(st.lists(st.floats(min_value=0.5, max_value=2.0), min_size=2, max_size=20))
 def test_the_summary_is_the_mean_and_the_sample_spread(ratios: list[float]) -> None:
     s = summarize(ratios)
@@ -49,12 +57,7 @@ def test_other_node_counts_are_called_another_search(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # a checkout whose bench prints totals of its own: the counts differ from the real one's
-    fake = tmp_path / "engine"
-    fake.mkdir()
-    (fake / "__init__.py").write_text("")
-    (fake / "__main__.py").write_text(
-        'print("Total nodes: 5")\nprint("Nodes/second (CPU time): 100")\n'
-    )
+    _fake_checkout(tmp_path, 'print("Total nodes: 5")\nprint("Nodes/second (CPU time): 100")\n')
     assert main([str(ROOT), str(tmp_path), "--rounds", "1", "--nodes", "3000"]) == 1
     assert "not the same search" in capsys.readouterr().err
 
@@ -62,10 +65,7 @@ def test_other_node_counts_are_called_another_search(
 def test_a_bench_that_fails_is_said_plainly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    broken = tmp_path / "engine"
-    broken.mkdir()
-    (broken / "__init__.py").write_text("")
-    (broken / "__main__.py").write_text('raise SystemExit("no bench here")\n')
+    _fake_checkout(tmp_path, 'raise SystemExit("no bench here")\n')
     assert main([str(tmp_path), str(tmp_path), "--rounds", "1", "--nodes", "10"]) == 2
     err = capsys.readouterr().err
     assert f"the bench in {tmp_path} exited with 1" in err
