@@ -33,7 +33,7 @@ def test_the_summary_is_the_mean_and_the_sample_spread(ratios: list[float]) -> N
     assert s.rounds == len(ratios)
 
 
-def test_no_rounds_is_refused() -> None:
+def test_a_summary_of_nothing_is_refused() -> None:
     with pytest.raises(ValueError, match="no rounds"):
         summarize([])
 
