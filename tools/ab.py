@@ -5,6 +5,7 @@
         [--turn-ms 500] [--nodes N] [--match-ms N] [--grace-ms 1000] [--jobs 2]
         [--rule freestyle] [--openings FILE] [--fresh-games] [--colour black|white]
     python tools/ab.py report OUT [OUT ...] [--base NAME] [--across-runs | --by-place]
+    python tools/ab.py pack OUT [OUT ...]
 
 ``run`` plays, round after round, one ``--games`` match of every arm against the anchor (as
 ``python -m engine match`` does). On a shared machine the load drifts; runs that take turns
@@ -24,6 +25,12 @@ a stopped run goes on with ``--start``; and each run first
 appends what it plays to ``OUT/runs.jsonl`` (its command line, every engine's command and
 folder, the openings and their file's SHA-256, this checkout's commit, the host's CPU), so that
 a folder kept with its results says how to play them again.
+
+``pack`` gzips a finished folder's records into ``games.jsonl.gz`` and ``runs.jsonl.gz`` (the
+same lines; byte for byte the same file from the same lines, so a repository keeps them
+without churn), about a fifth of their size. Every reader here reads a folder packed, plain,
+or both: a run that goes on in a packed folder appends to a plain file beside the packed one,
+read after it, until the folder is packed again.
 
 ``report`` prints each arm's W/D/L, its score as Black and as White, its slowest move (where
 the games kept their times) with the game and ply it was in, and beside the base arm
@@ -50,9 +57,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gzip
 import hashlib
 import json
 import math
+import os
 import shlex
 import statistics
 import sys
@@ -131,11 +140,57 @@ def games_of(result: MatchResult, arm: str, round_number: int) -> list[Game]:
     ]
 
 
+PACKED = ".gz"  # the suffix ``pack`` gives a record file
+
+
+def _file_lines(path: Path) -> list[str]:
+    if path.name.endswith(PACKED):
+        with gzip.open(path, "rt", encoding="utf-8") as packed:
+            return packed.read().splitlines()
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def record_lines(path: Path) -> list[str]:
+    """The lines of a record file: for ``games.jsonl``, those of ``games.jsonl.gz`` where the
+    folder was packed, then the plain file's, where a run appended after; for a path that
+    ends in ``.gz``, that file's alone. No file at all is no lines."""
+    if path.name.endswith(PACKED):
+        return _file_lines(path)
+    return [
+        line
+        for file in (path.with_name(path.name + PACKED), path)
+        if file.is_file()
+        for line in _file_lines(file)
+    ]
+
+
+def pack(folder: Path) -> list[Path]:
+    """Gzip the folder's ``games.jsonl`` and ``runs.jsonl`` into their ``.gz`` files (lines
+    already packed first), leaving no plain file; the packed files it wrote."""
+    written = []
+    for name in (GAMES_FILE, RUNS_FILE):
+        plain = folder / name
+        if not plain.is_file():
+            continue
+        packed = plain.with_name(name + PACKED)
+        text = "".join(line + "\n" for line in record_lines(plain))
+        partial = packed.with_name(packed.name + ".partial")
+        # no name and no time in the header: the same lines give the same bytes
+        with (
+            partial.open("wb") as raw,
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out,
+        ):
+            out.write(text.encode("utf-8"))
+        os.replace(partial, packed)
+        plain.unlink()
+        written.append(packed)
+    return written
+
+
 def load(path: Path) -> list[Game]:
-    """The games written to ``path`` (one JSON object a line), each marked with its folder."""
-    if not path.exists():
-        return []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    """The games written to ``path`` (one JSON object a line; packed, plain or both, as
+    ``record_lines`` reads them), each marked with its folder."""
+    lines = record_lines(path)
     run = str(path.parent)
     games = []
     for line in lines:
@@ -193,9 +248,9 @@ def openings_played(folder: Path) -> str:
     file's as it is now where it still is), else its path; "" for the built-in match openings,
     or where the folder has no record of its runs."""
     try:
-        lines = (folder / RUNS_FILE).read_text(encoding="utf-8").splitlines()
+        lines = record_lines(folder / RUNS_FILE)
         named = {_openings_key(json.loads(line)) for line in lines if line.strip()}
-    except (OSError, ValueError, AttributeError):
+    except (OSError, EOFError, ValueError, AttributeError):
         return ""
     return named.pop() if len(named) == 1 else "|".join(sorted(named))
 
@@ -527,6 +582,8 @@ def _parser() -> argparse.ArgumentParser:
         help="pair the arms' games across the folders by the opening's place in its file,"
         " whatever the file: for openings files that are turned images of one another",
     )
+    packing = commands.add_parser("pack", help="gzip finished folders' records")
+    packing.add_argument("out", type=Path, nargs="+")
     return parser
 
 
@@ -534,8 +591,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run or report; returns the exit status."""
     options = _parser().parse_args(argv)
     options.argv = list(sys.argv[1:] if argv is None else argv)  # for OUT/runs.jsonl
+    if options.command == "pack":
+        for folder in options.out:
+            if not folder.is_dir():
+                print(f"error: {folder} is not a folder", file=sys.stderr)
+                return 1
+        try:
+            for folder in options.out:
+                for path in pack(folder):
+                    print(path)
+        except (OSError, EOFError, ValueError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        return 0
     if options.command == "report":
-        games = read_runs(options.out, across_runs=options.across_runs, by_place=options.by_place)
+        try:
+            games = read_runs(
+                options.out, across_runs=options.across_runs, by_place=options.by_place
+            )
+        except (OSError, EOFError, ValueError, TypeError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
         for line in summary(games, options.base):
             print(line)
         return 0

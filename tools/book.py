@@ -42,10 +42,10 @@ four stones; a position met before (the same stones by another opening) is left 
 shards go to ``OUT/black``.
 
 With ``--collect-replies`` the positions of White's second move are taken from recorded games
-instead (``tools/ab.py``'s ``games.jsonl`` in each FOLDER, 15x15 freestyle): every game in
-which master played White and its first move was the shipped book's, after the opponent's
-reply, five stones; each position once under the board's symmetries, kept where at least
-``--min-count`` games reached it, the most often reached first. They are written to
+instead (``tools/ab.py``'s ``games.jsonl`` in each FOLDER, plain or packed, 15x15 freestyle):
+every game in which master played White and its first move was the shipped book's, after the
+opponent's reply, five stones; each position once under the board's symmetries, kept where at
+least ``--min-count`` games reached it, the most often reached first. They are written to
 ``OUT/replies/positions.json`` with the games they came from; ``--replies --shard K`` then
 studies them as above, into ``OUT/replies``. Where the judge's reply covers the replies strong
 play gives, these cover the ones the opponents measured against actually gave. With
@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import shlex
 import sys
@@ -97,6 +98,7 @@ from engine.gomocup.openings import OPENINGS, offsets
 from engine.search.book import BOOK_PATH, FORMAT, canonical, transform
 from engine.types import Color, Point, Rule
 from tools import shards
+from tools.ab import GAMES_FILE, PACKED, RUNS_FILE, record_lines
 from tools.check_openings import candidates
 from tools.check_openings import canonical as canonical_offsets
 from tools.judge import Eval
@@ -229,13 +231,11 @@ def collect_replies(
     stones_of: dict[str, Offsets] = {}
     sources = []
     for folder in folders:
-        games_path = folder / "games.jsonl"
-        if not games_path.is_file():
-            raise BookError(f"{folder} holds no games.jsonl")
-        runs_path = folder / "runs.jsonl"
-        for line in (
-            runs_path.read_text(encoding="utf-8").splitlines() if runs_path.is_file() else []
-        ):
+        games_path = folder / GAMES_FILE
+        if not games_path.is_file() and not games_path.with_name(GAMES_FILE + PACKED).is_file():
+            raise BookError(f"{folder} holds no {GAMES_FILE}")
+        runs_path = folder / RUNS_FILE
+        for line in record_lines(runs_path):
             try:
                 argv = [str(word) for word in json.loads(line).get("argv", [])]
             except (AttributeError, TypeError, ValueError) as error:
@@ -245,7 +245,8 @@ def collect_replies(
                 if given != [wanted]:
                     raise BookError(f"{folder} was played with {flag} {' '.join(given)}")
         used = 0
-        for number, line in enumerate(games_path.read_text(encoding="utf-8").splitlines(), 1):
+        lines = record_lines(games_path)
+        for number, line in enumerate(lines, 1):
             try:
                 game = json.loads(line)
                 moves = parse_moves(game.get("moves") or "")
@@ -271,7 +272,14 @@ def collect_replies(
             counts[key] = counts.get(key, 0) + 1
             used += 1
         sources.append(
-            {"folder": shards.relative(folder), "sha256": shards.sha256(games_path), "games": used}
+            {
+                "folder": shards.relative(folder),
+                # the plain file's digest, which its lines give back however the folder keeps them
+                "sha256": hashlib.sha256(
+                    "".join(f"{line}\n" for line in lines).encode()
+                ).hexdigest(),
+                "games": used,
+            }
         )
     kept = sorted(
         (key for key, n in counts.items() if n >= min_count), key=lambda k: (-counts[k], k)

@@ -3,23 +3,24 @@
     python tools/harvest_defences.py RECORDS... [--name master] [--arm A] [--rule R] [--nodes N]
 
 RECORDS are PSQ files written by ``python -m engine match ... --psq DIR`` (folders are read
-whole; the engine studied is the player called ``--name``) and ``games.jsonl`` files written
-by ``python tools/ab.py run`` (the games the arm ``--arm`` lost by a five, every arm's without
-it; ``--rule`` says the rule the run was played in). In each game the engine lost, the tool
-walks back from the end to the engine's last move that did not yet lose, and looks at the
-position after it: the engine's next move there lost; the search may prove the loss only
-late, so the engine's turns before it are examined too (up to ``LOOK_BACK``). A position is
-kept when the opponent, given a free move, would force a win, and exactly one of the legal
-moves near the stones leaves the opponent without a forced win. A move loses when the
-proof-number search over threats proves the opponent's win (``wins_by_threats``, sound), or
-else when a search of ``--nodes`` nodes claims it; the main search's pruning can make such a
-claim false, so the moves that lose by its claim alone are named in a comment after the
-puzzle, for an outside judge to confirm (the suite's ``NOT_BY_THREATS``). The survivor is
-checked again with four times as many nodes, and with the proof-number search's budget that
-decided the suite's ``LOST_ANSWERS`` (``tactics.PROOF_NODES``): where every move is lost, the
-last one standing is no answer. A position where the side to move must block a
-four is no puzzle and is passed over. Prints one ``Puzzle`` line per position found,
-ready for ``engine/gomocup/tactics.py``; ``tests/engine/test_tactics.py`` re-checks every one.
+whole; the engine studied is the player called ``--name``) and ``games.jsonl`` files written by
+``python tools/ab.py run``, plain or packed by ``tools/ab.py pack`` (the games the arm
+``--arm`` lost by a five, every arm's without it; ``--rule`` says the rule the run was played
+in). In each game the engine lost, the tool walks back from the end to the engine's last move
+that did not yet lose, and looks at the position after it: the engine's next move there lost;
+the search may prove the loss only late, so the engine's turns before it are examined too (up
+to ``LOOK_BACK``). A position is kept when the opponent, given a free move, would force a win,
+and exactly one of the legal moves near the stones leaves the opponent without a forced win. A
+move loses when the proof-number search over threats proves the opponent's win
+(``wins_by_threats``, sound), or else when a search of ``--nodes`` nodes claims it; the main
+search's pruning can make such a claim false, so the moves that lose by its claim alone are
+named in a comment after the puzzle, for an outside judge to confirm (the suite's
+``NOT_BY_THREATS``). The survivor is checked again with four times as many nodes, and with the
+proof-number search's budget that decided the suite's ``LOST_ANSWERS``
+(``tactics.PROOF_NODES``): where every move is lost, the last one standing is no answer. A
+position where the side to move must block a four is no puzzle and is passed over. Prints one
+``Puzzle`` line per position found, ready for ``engine/gomocup/tactics.py``;
+``tests/engine/test_tactics.py`` re-checks every one.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from engine.records import from_psq
 from engine.search._position import Position
 from engine.search.alphabeta import Limits, is_win_score, search, wins_by_threats
 from engine.types import Color, Point, Rule
-from tools.ab import Game, load
+from tools.ab import PACKED, Game, load
 
 LOOK_BACK = 4  # the engine's turns before its losing move that are examined
 PROOF_NODES = 1_000_000  # the proof-number search's nodes for each position
@@ -85,14 +86,20 @@ def from_ab_games(label: str, games: Iterable[Game], arm: str | None) -> Iterato
         yield Lost(f"{label}:{number}", moves, color)
 
 
+def _plain(file: Path) -> Path:
+    return file.with_name(file.name.removesuffix(PACKED))
+
+
 def _lost_games(paths: list[Path], name: str, arm: str | None, rule: Rule) -> Iterator[Lost]:
     for path in paths:
         if path.is_dir():
-            files = sorted(path.glob("*.psq")) + sorted(path.glob("*.jsonl"))
+            # a packed record stands for its plain name, which reads both (tools.ab.load)
+            records = {_plain(file) for file in [*path.glob("*.jsonl"), *path.glob("*.jsonl.gz")]}
+            files = sorted(path.glob("*.psq")) + sorted(records)
         else:
             files = [path]
         for file in files:
-            if file.suffix == ".jsonl":
+            if file.name.endswith((".jsonl", ".jsonl.gz")):
                 yield from from_ab_games(str(file), load(file), arm)
             else:
                 game = from_psq_text(str(file), file.read_text(), name, rule)

@@ -6,11 +6,14 @@ nearest the centre, and one that answers every move with garbage (it loses each 
 
 from __future__ import annotations
 
+import dataclasses
+import gzip
 import hashlib
 import json
 import math
 import statistics
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -220,6 +223,92 @@ def test_older_records_without_times_still_load(tmp_path: Path) -> None:
     (game,) = ab.load(tmp_path / ab.GAMES_FILE)
     assert game.times_ms == ()
     assert not any("slowest" in line for line in ab.summary([game]))
+
+
+_ROWS = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b"]),
+        st.integers(0, 3),
+        st.sampled_from(["black", "white"]),
+        st.sampled_from([0.0, 0.5, 1.0]),
+    ),
+    max_size=10,
+)
+
+
+def _append(folder: Path, games: Sequence[ab.Game]) -> None:
+    with (folder / ab.GAMES_FILE).open("a", encoding="utf-8") as out:
+        out.write("".join(ab._record(game) + "\n" for game in games))
+
+
+@given(_ROWS, _ROWS)
+def test_a_packed_folder_reads_as_written_and_packs_to_the_same_bytes(
+    first: list[tuple[str, int, str, float]], later: list[tuple[str, int, str, float]]
+) -> None:
+    games = [_game(*row) for row in first]
+    more = [dataclasses.replace(_game(*row), round=2) for row in later]
+    with tempfile.TemporaryDirectory() as name:
+        once, twice = Path(name, "once"), Path(name, "twice")
+        once.mkdir()
+        twice.mkdir()
+        _append(once, [*games, *more])
+        assert ab.pack(once) == [once / "games.jsonl.gz"]
+        # packed, then a run goes on: its games land in a plain file, read after the packed
+        _append(twice, games)
+        ab.pack(twice)
+        _append(twice, more)
+        read = ab.load(twice / ab.GAMES_FILE)
+        assert read == [dataclasses.replace(g, run=str(twice)) for g in [*games, *more]]
+        ab.pack(twice)
+        assert sorted(path.name for path in twice.iterdir()) == ["games.jsonl.gz"]
+        packed = (twice / "games.jsonl.gz").read_bytes()
+        assert packed == (once / "games.jsonl.gz").read_bytes()
+        # the oracle: gzip's own reading gives back every line as written
+        written = "".join(ab._record(game) + "\n" for game in [*games, *more])
+        assert gzip.decompress(packed).decode("utf-8") == written
+        assert ab.load(twice / "games.jsonl.gz") == read  # the packed file named itself
+
+
+def test_a_report_on_packed_folders_is_the_report_on_plain_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # two runs on one openings file, one arm each: pairing them needs each folder's
+    # runs.jsonl, so packing must keep that record readable too
+    (tmp_path / "book.txt").write_text("h8 h9 h10\n")
+    openings = str(tmp_path / "book.txt")
+    _write_run(tmp_path / "one", "a", openings, (0.0, 1.0, 0.5))
+    _write_run(tmp_path / "two", "b", openings, (1.0, 0.5, 0.5))
+    folders = [str(tmp_path / "one"), str(tmp_path / "two")]
+    argv = ["report", *folders, "--base", "a", "--across-runs"]
+    assert ab.main(argv) == 0
+    plain = capsys.readouterr().out
+    assert "b - a: +16.7 points over 3 shared slots" in plain
+    assert ab.main(["pack", *folders]) == 0
+    assert capsys.readouterr().out.split() == [
+        str(tmp_path / folder / name)
+        for folder in ("one", "two")
+        for name in ("games.jsonl.gz", "runs.jsonl.gz")
+    ]
+    assert ab.main(argv) == 0
+    assert capsys.readouterr().out == plain
+    assert ab.main(["pack", *folders]) == 0  # nothing plain is left to pack
+    assert capsys.readouterr().out == ""
+
+
+def test_packing_or_reading_what_is_not_a_record_is_an_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write_run(tmp_path / "run", "a", None, (1.0,))
+    missing = tmp_path / "missing"
+    assert ab.main(["pack", str(tmp_path / "run"), str(missing)]) == 1
+    assert capsys.readouterr().err == f"error: {missing} is not a folder\n"
+    assert (tmp_path / "run" / ab.GAMES_FILE).is_file()  # nothing packed before the check
+    (tmp_path / "run" / "games.jsonl.gz").write_bytes(b"not gzip")
+    assert ab.main(["report", str(tmp_path / "run")]) == 1
+    assert capsys.readouterr().err.startswith("error: ")
+    (tmp_path / "run" / "games.jsonl.gz").write_bytes(gzip.compress(b"{}\n")[:-4])
+    assert ab.main(["report", str(tmp_path / "run")]) == 1
+    assert capsys.readouterr().err.startswith("error: ")
 
 
 def test_a_report_of_nothing(tmp_path: Path) -> None:

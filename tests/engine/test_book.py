@@ -40,8 +40,8 @@ from engine.search.book import (
 )
 from engine.search.levels import choose_move
 from engine.types import Color, Level, Point, Rule
+from tools import ab, shards
 from tools import book as book_tool
-from tools import shards
 
 SIZE = 15
 FAKE = Path(__file__).with_name("fake_judge.py")
@@ -611,6 +611,14 @@ def test_white_s_second_move_after_recorded_replies(tmp_path: Path) -> None:
     ]
     folder = _recorded_games(tmp_path / "run", games, ["run", "OUT", "--jobs", "2"])
     found = book_tool.collect_replies([folder], min_count=1)
+    # the same folder packed (tools/ab.py pack) gives the same positions and the same digest
+    packed = _recorded_games(tmp_path / "packed", games, ["run", "OUT", "--jobs", "2"])
+    ab.pack(packed)
+    assert not (packed / "games.jsonl").exists()
+    assert {**book_tool.collect_replies([packed]), "sources": found["sources"]} == found
+    assert [source["sha256"] for source in book_tool.collect_replies([packed])["sources"]] == [
+        shards.sha256(folder / "games.jsonl")
+    ]
     assert found["games"] == 3
     assert [entry["games"] for entry in found["positions"]] == [2, 1]
     _assert_collected(found, [[*white, twice], [*white, once]], Color.WHITE)

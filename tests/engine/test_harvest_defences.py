@@ -15,7 +15,7 @@ from engine.records import to_psq
 from engine.search.alphabeta import wins_by_threats
 from engine.types import Color, Point, Rule
 from tools import harvest_defences as hd
-from tools.ab import load
+from tools.ab import load, pack
 
 # one of the suite's hard defences (freestyle: only f10 stops Black)
 PUZZLE = next(p for p in HARD_DEFENCES if p.moves == "h8 f8 f7 h7 e9 g8 g9 e8 f9 h9 d8")
@@ -83,7 +83,7 @@ def test_a_record_that_is_no_loss_on_the_board_gives_nothing() -> None:
     assert hd.harvest(unfinished, Rule.FREESTYLE, NODES) is None
 
 
-@pytest.mark.parametrize("form", ["psq", "jsonl"])
+@pytest.mark.parametrize("form", ["psq", "jsonl", "packed"])
 def test_the_saving_move_is_found_in_the_lost_game(
     form: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -98,6 +98,9 @@ def test_the_saving_move_is_found_in_the_lost_game(
         ]
         (tmp_path / "games.jsonl").write_text("\n".join(lines) + "\n")
         argv = [str(tmp_path / "games.jsonl"), "--arm", "ship"]
+        if form == "packed":  # the folder named, holding only games.jsonl.gz
+            assert pack(tmp_path) == [tmp_path / "games.jsonl.gz"]
+            argv = [str(tmp_path), "--arm", "ship"]
     monkeypatch.setattr("sys.argv", ["harvest_defences.py", *argv, "--nodes", str(NODES)])
     assert hd.main() == 0
     out, err = capsys.readouterr()
