@@ -40,17 +40,16 @@ def _write_run(folder: Path, arm: str, openings: str | None, scores: Sequence[fl
     (folder / ab.RUNS_FILE).write_text(json.dumps({"openings": openings}) + "\n")
 
 
-@given(
-    st.lists(
-        st.tuples(
-            st.sampled_from(["a", "b"]),
-            st.integers(0, 3),
-            st.sampled_from(["black", "white"]),
-            st.sampled_from([0.0, 0.5, 1.0]),
-        ),
-        max_size=40,
-    )
+# a game as (arm, opening, the arm's colour, score)
+_ROW = st.tuples(
+    st.sampled_from(["a", "b"]),
+    st.integers(0, 3),
+    st.sampled_from(["black", "white"]),
+    st.sampled_from([0.0, 0.5, 1.0]),
 )
+
+
+@given(st.lists(_ROW, max_size=40))
 def test_the_paired_difference_is_the_mean_over_shared_slots(
     rows: list[tuple[str, int, str, float]],
 ) -> None:
@@ -225,23 +224,12 @@ def test_older_records_without_times_still_load(tmp_path: Path) -> None:
     assert not any("slowest" in line for line in ab.summary([game]))
 
 
-_ROWS = st.lists(
-    st.tuples(
-        st.sampled_from(["a", "b"]),
-        st.integers(0, 3),
-        st.sampled_from(["black", "white"]),
-        st.sampled_from([0.0, 0.5, 1.0]),
-    ),
-    max_size=10,
-)
-
-
 def _append(folder: Path, games: Sequence[ab.Game]) -> None:
     with (folder / ab.GAMES_FILE).open("a", encoding="utf-8") as out:
         out.write("".join(ab._record(game) + "\n" for game in games))
 
 
-@given(_ROWS, _ROWS)
+@given(st.lists(_ROW, max_size=10), st.lists(_ROW, max_size=10))
 def test_a_packed_folder_reads_as_written_and_packs_to_the_same_bytes(
     first: list[tuple[str, int, str, float]], later: list[tuple[str, int, str, float]]
 ) -> None:
