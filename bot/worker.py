@@ -136,8 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from engine.search.levels import warm_up
 
-    lower_priority(args.nice, idle=not args.no_idle)
     warm_up()  # numba's kernels load before the first job, not during it
+    # then below everything else: in the idle class first, the warm-up could wait for ever
+    # on cores something else keeps busy (bot.core.ai._init_worker)
+    lower_priority(args.nice, idle=not args.no_idle)
     worker = Worker(
         functions=[
             func(search, name=SEARCH_FUNCTION, max_tries=1),

@@ -220,19 +220,21 @@ def _init_worker(
     outside the bot (``bot.core.games.load_game_modules``: a spawned process starts with only
     the games shipped), and dies with ``parent`` (``_die_with_parent``). Ctrl-C in a
     terminal reaches the whole process group: the workers ignore it and let the parent shut
-    them down, as they do SIGTERM sent to the group. Searches run below the event loop
-    (``lower_priority``), so commands keep their latency while every core searches. With
-    ``warm``, load the engine's compiled kernels and tables now, so numba's compile (or cache
-    load) misses the first real move."""
+    them down, as they do SIGTERM sent to the group. With ``warm``, load the engine's
+    compiled kernels and tables now, so numba's compile (or cache load) misses the first real
+    move. Searches run below the event loop (``lower_priority``), so commands keep their
+    latency while every core searches; the set-up before them runs at the parent's priority,
+    since the bot waits for it before it connects, and in the idle class, on cores something
+    else keeps busy, it would not finish (a few seconds of CPU at about 0.3% of a core)."""
     _die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    lower_priority(niceness, idle=idle)
     load_game_modules(game_modules)
     if warm:
         from engine.search.levels import warm_up
 
         warm_up()
+    lower_priority(niceness, idle=idle)
 
 
 def run_search(request: AIRequest) -> AIMove:

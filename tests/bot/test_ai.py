@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -78,6 +79,28 @@ async def test_workers_search_in_the_idle_class_unless_told_not_to(
         assert [os.sched_getscheduler(pid) for pid in normal.worker_pids()] == [os.SCHED_OTHER]
     finally:
         await normal.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="the idle class is Linux's")
+async def test_a_worker_warms_up_while_other_processes_keep_every_core_busy() -> None:
+    # A warm-up in the idle class gets about 0.3% of a core beside normal processes: seconds
+    # of CPU would take many minutes, and the bot waits for it before it connects. Set up at
+    # the parent's priority it is ready within seconds; only then does it go idle.
+    cores = len(os.sched_getaffinity(0))
+    spinners = [
+        await asyncio.create_subprocess_exec(sys.executable, "-c", "while True: pass")
+        for _ in range(cores)
+    ]
+    try:
+        pool = await asyncio.wait_for(ProcessPoolRunner.start(1), timeout=90)
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            await spinner.wait()
+    try:
+        assert [os.sched_getscheduler(pid) for pid in pool.worker_pids()] == [os.SCHED_IDLE]
+    finally:
+        await pool.close()
 
 
 async def test_the_event_loop_runs_while_the_ai_searches(runner: ProcessPoolRunner) -> None:
