@@ -588,7 +588,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run or report; returns the exit status."""
+    """Run, report or pack; returns the exit status."""
     options = _parser().parse_args(argv)
     options.argv = list(sys.argv[1:] if argv is None else argv)  # for OUT/runs.jsonl
     if options.command == "pack":
