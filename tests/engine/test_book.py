@@ -615,8 +615,9 @@ def test_white_s_second_move_after_recorded_replies(tmp_path: Path) -> None:
     packed = _recorded_games(tmp_path / "packed", games, ["run", "OUT", "--jobs", "2"])
     ab.pack(packed)
     assert not (packed / "games.jsonl").exists()
-    assert {**book_tool.collect_replies([packed]), "sources": found["sources"]} == found
-    assert [source["sha256"] for source in book_tool.collect_replies([packed])["sources"]] == [
+    from_packed = book_tool.collect_replies([packed])
+    assert {**from_packed, "sources": found["sources"]} == found
+    assert [source["sha256"] for source in from_packed["sources"]] == [
         shards.sha256(folder / "games.jsonl")
     ]
     assert found["games"] == 3
