@@ -8,7 +8,9 @@ mid-play, sometimes during start-up (on the first round, while the database is b
 created). After each kill it checks:
 
 * every move the bot acknowledged ("You played X") is in the file; ``PRAGMA integrity_check``;
-* nothing the bot started outlives it (AI workers, multiprocessing's resource tracker);
+* nothing the bot started outlives it (AI workers, multiprocessing's resource tracker): each
+  has ended or has SIGKILL pending, and the rest end within 5 s of the last such end
+  (``tests.botprocess.left_running``);
 * every AI move that was due at the kill is made after the restart, without waiting for the
   idle resume;
 * races (the same player sending two moves at once) were taken exactly once.

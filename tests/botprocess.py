@@ -31,7 +31,17 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[1]
 
-__all__ = ["TOKEN", "BotProcess", "DiscordStandIn", "alive", "descendants", "shard_processes"]
+__all__ = [
+    "TOKEN",
+    "BotProcess",
+    "DiscordStandIn",
+    "alive",
+    "descendants",
+    "dying",
+    "left_running",
+    "pending_signals",
+    "shard_processes",
+]
 
 # The shape of a bot token (the bot refuses any other before connecting); the fake takes any.
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.fake-token-for-the-fake-discord"
@@ -73,6 +83,47 @@ def alive(processes: dict[int, int]) -> list[int]:
         stat = _stat(pid)
         if stat is not None and stat[0] != "Z" and stat[2] == start:
             left.append(pid)
+    return left
+
+
+def pending_signals(pid: int) -> set[int]:
+    """The signals pending for ``pid`` (for it or for its main thread); empty when it is gone."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return set()
+    mask = 0
+    for line in lines:
+        if line.startswith(("SigPnd:", "ShdPnd:")):
+            mask |= int(line.split(":")[1], 16)
+    return {bit + 1 for bit in range(mask.bit_length()) if mask >> bit & 1}
+
+
+def dying(pid: int) -> bool:
+    """Whether ``pid`` has SIGKILL pending: it will never run its own code again, but it
+    ends only once the scheduler gives it a core to exit on."""
+    return signal.SIGKILL in pending_signals(pid)
+
+
+def left_running(
+    processes: dict[int, int], grace: float = 5.0, dying_within: float = 120.0
+) -> list[int]:
+    """Which of ``processes`` still run ``grace`` seconds after the last of them with SIGKILL
+    pending ended (none is right); waits at most ``dying_within`` on those.
+
+    The grace counts from there because what a killed process held is let go only as it
+    exits (the resource tracker waits for every worker's end of its pipe), and the AI
+    workers run in the idle class: beside processes that keep every core busy, one killed
+    with 400 MB took 13 s to end."""
+    started = time.monotonic()
+    deadline = started + grace
+    while left := alive(processes):
+        now = time.monotonic()
+        if now - started < dying_within and any(dying(pid) for pid in left):
+            deadline = max(deadline, now + grace)
+        elif now >= deadline:
+            break
+        time.sleep(0.05)  # polling /proc: there is nothing to wait on
     return left
 
 
@@ -155,12 +206,9 @@ class BotProcess:
         self.process.send_signal(signal.SIGTERM)
         return self.process.wait(timeout)
 
-    async def leftovers(self, grace: float = 5.0) -> list[int]:
-        """Descendants still running ``grace`` seconds after the bot ended (none is right)."""
-        deadline = time.monotonic() + grace
-        while (left := alive(self.family)) and time.monotonic() < deadline:  # noqa: ASYNC110
-            await asyncio.sleep(0.05)  # polling /proc: there is nothing to wait on
-        return left
+    async def leftovers(self) -> list[int]:
+        """Descendants still running after the bot ended (``left_running``; none is right)."""
+        return await asyncio.to_thread(left_running, dict(self.family))
 
     def close(self) -> None:
         """Make sure nothing of it runs any more (also after a failed test)."""

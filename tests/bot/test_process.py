@@ -11,13 +11,13 @@ import os
 import signal
 import sqlite3
 import subprocess
-import time
+import sys
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from tests.botprocess import ROOT, BotProcess, alive, descendants
+from tests.botprocess import ROOT, BotProcess, descendants, dying, left_running, pending_signals
 from tests.fakediscord import FakeDiscord
 from tests.processes import python_m_started
 
@@ -77,7 +77,51 @@ def test_the_terminal_game_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     assert process.returncode == 0, err
     assert "Bye. Your game is saved." in out
     assert "Traceback" not in err
-    deadline = time.monotonic() + 5
-    while alive(family) and time.monotonic() < deadline:
-        time.sleep(0.05)  # polling /proc
-    assert alive(family) == []
+    assert left_running(family) == []
+
+
+_BLOCKS_SIGUSR1 = """
+import signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+print("blocked", flush=True)
+sys.stdin.read()
+"""
+
+
+def _family_of(child: subprocess.Popen[str] | subprocess.Popen[bytes]) -> dict[int, int]:
+    """``child`` as ``descendants`` lists it (with its start time)."""
+    family = {pid: start for pid, start in descendants(os.getpid()).items() if pid == child.pid}
+    assert list(family) == [child.pid]
+    return family
+
+
+def test_a_blocked_signal_reads_as_pending_and_a_live_process_as_left_running() -> None:
+    with subprocess.Popen(
+        [sys.executable, "-c", _BLOCKS_SIGUSR1],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as child:
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline() == "blocked\n"
+            assert pending_signals(child.pid) == set()
+            child.send_signal(signal.SIGUSR1)
+            assert pending_signals(child.pid) == {signal.SIGUSR1}
+            assert not dying(child.pid)
+            assert left_running(_family_of(child), grace=0.1) == [child.pid]
+        finally:
+            child.kill()
+    assert pending_signals(child.pid) == set()  # reaped: gone
+
+
+def test_a_killed_process_is_not_left_running_even_unreaped() -> None:
+    with subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    ) as child:
+        try:
+            family = _family_of(child)
+            os.kill(child.pid, signal.SIGKILL)
+            assert left_running(family) == []  # a zombie until reaped, which counts as ended
+        finally:
+            child.kill()
