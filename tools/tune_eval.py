@@ -30,6 +30,8 @@ way (a forced result as a score of +-``CLIP``, or with ``--certain-mates`` as 1 
     python tools/tune_eval.py net shards.npz --prior learned --hidden 16 --epochs 40 \
         --holdout 0.2 --scale 1000 [--average] --out candidate.json
 
+``shards --labels data/relabel --label-nodes N`` labels the positions with the shards'
+judgements made again at N nodes by ``tools/relabel.py`` (every shard named must have them).
 ``shards`` also keeps each position's counts before its last move (``pcounts``), and ``net
 --average`` fits the network to each side's sum as the mean of the two positions' sums, as
 the kernels read it under ``GOMOKU_EVAL_AVG=1`` (the fit is played with that setting on).
@@ -640,6 +642,7 @@ def shards_positions(
     certain_mates: bool = False,
     rule: Rule = Rule.FREESTYLE,
     static: tuple[Path, float] | None = None,
+    labels: tuple[Path, int] | None = None,
 ) -> dict[str, npt.NDArray[Any]]:
     """The judged positions of ``tools/datagen.py`` shards (folders of them, or their
     manifests) as ``label`` writes them, for ``net`` and ``train``: each distinct quiet
@@ -654,13 +657,16 @@ def shards_positions(
     ``rule``'s tables, and every shard must have been played in ``rule`` (a manifest without
     a rule is freestyle's). With ``static`` (a folder of ``tools/static_labels.py``'s labels and
     their S, their units a logit) each position's score is its static label in the judge's units
-    (label * ``judge_scale`` / S) and no result is forced. Writes ``out`` (with ``rule``) and
-    returns its arrays.
+    (label * ``judge_scale`` / S) and no result is forced. With ``labels`` (a folder and a
+    node count) every shard's judgements are those ``tools/relabel.py`` made there at that
+    count, in place of its own. Writes ``out`` (with ``rule``) and returns its arrays.
 
     Raises:
-        ValueError: no shards, a shard of another rule, or a children shard.
+        ValueError: no shards, a shard of another rule, a children shard, or, with
+            ``labels``, a shard not labelled again or whose labels refuse to load.
     """
     from tools.datagen import judged_lines, load_shard
+    from tools.relabel import RelabelError, folder_for, load_relabels
 
     t = tables(rule)
     rows = _Rows()
@@ -681,11 +687,18 @@ def shards_positions(
                     " them): tools/value.py and tools/mixnet.py read those"
                 )
             names.append(str(manifest))
+            if labels is not None:
+                try:
+                    arrays |= load_relabels(
+                        folder_for(labels[0], manifest.parent, labels[1]), manifest.parent, shard
+                    )
+                except RelabelError as exc:
+                    raise ValueError(str(exc)) from exc
             if static is not None:
                 from tools.static_labels import load_static
 
-                labels = load_static(static[0], manifest.parent, shard).astype(np.float64)
-                arrays["judge"] = np.round(labels * judge_scale / static[1]).astype(np.int32)
+                values = load_static(static[0], manifest.parent, shard).astype(np.float64)
+                arrays["judge"] = np.round(values * judge_scale / static[1]).astype(np.int32)
                 arrays["judge_mate"] = np.zeros_like(arrays["judge_mate"])
             total += len(arrays["game"])
             if "line" in arrays:
@@ -1224,6 +1237,12 @@ def main() -> int:
         help="a forced result is a winning chance of 1 or 0 (default: a score of +-CLIP)",
     )
     p.add_argument(
+        "--labels",
+        type=Path,
+        help="the shards' judgements made again by tools/relabel.py in this folder (data/relabel)",
+    )
+    p.add_argument("--label-nodes", type=int, help="the node count of --labels' judgements")
+    p.add_argument(
         "--rule",
         choices=[r.value for r in datagen.RULES],
         default="freestyle",
@@ -1284,6 +1303,10 @@ def main() -> int:
         except ValueError as error:
             sys.exit(f"error: {error}")
     elif args.command == "shards":
+        if (args.labels is None) != (args.label_nodes is None):
+            sys.exit("error: --labels and --label-nodes go together")
+        if args.labels is not None and args.static is not None:
+            sys.exit("error: --labels and --static each replace the judgements: name one")
         try:
             shards_positions(
                 args.paths,
@@ -1292,6 +1315,7 @@ def main() -> int:
                 args.certain_mates,
                 Rule(args.rule),
                 None if args.static is None else (args.static, args.static_scale),
+                None if args.labels is None else (args.labels, args.label_nodes),
             )
         except (ValueError, RuntimeError) as error:
             sys.exit(f"error: {error}")

@@ -9,12 +9,14 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
 
 from tests.engine.test_datagen import JUDGE, SETTINGS, _quiet
 from tools import mixnet as mx
+from tools import tune_eval as te
 from tools.datagen import MATE, judged_lines, load_shard, make_shard
 from tools.relabel import RelabelError, folder_for, load_relabels, main
 
@@ -123,6 +125,43 @@ def test_the_fit_reads_the_new_labels_in_place_of_the_shards_own(
     fit = ["train", str(source), "--labels", str(out), "--out", str(tmp_path / "fit.npz")]
     assert mx.main(fit) == 1
     assert "--label-nodes" in capsys.readouterr().err
+
+
+def test_the_evaluations_fit_reads_the_new_labels_in_place_of_the_shards_own(
+    source: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "relabel"
+    assert _run(source, out) == 0
+    own = te.shards_positions([source], tmp_path / "own.npz")
+    again = te.shards_positions([source], tmp_path / "again.npz", labels=(out, 5000))
+    # the same positions, each with the judgement made again of its row (a six-stone position
+    # -300, an eight-stone one a forced win; a ten-stone one keeps its own)
+    assert again["counts"].tolist() == own["counts"].tolist()
+    assert again["plies"].tolist() == own["plies"].tolist()
+    assert {6, 8, 10} <= set(own["plies"].tolist())
+    for plies, judge, mate, y, own_judge in zip(
+        again["plies"].tolist(),
+        again["judge"].tolist(),
+        again["mate"].tolist(),
+        again["y"].tolist(),
+        own["judge"].tolist(),
+        strict=True,
+    ):
+        if plies == 6:
+            assert (judge, mate) == (-300, 0)
+            assert y < 0.5
+        elif plies == 8:
+            assert (judge, mate) == (MATE, 3)
+        elif plies == 10:
+            assert judge == own_judge
+    with pytest.raises(ValueError, match="is missing"):
+        te.shards_positions([source], tmp_path / "x.npz", labels=(out, 7000))
+    argv = ["tune_eval.py", "shards", str(source), "--labels", str(out)]
+    with mock.patch.object(sys, "argv", argv), pytest.raises(SystemExit, match="go together"):
+        te.main()
+    argv += ["--label-nodes", "5000", "--static", str(tmp_path)]
+    with mock.patch.object(sys, "argv", argv), pytest.raises(SystemExit, match="name one"):
+        te.main()
 
 
 def test_labels_refuse_to_load_once_their_array_or_source_changed(
