@@ -50,7 +50,8 @@ pairs runs of one openings file across folders; ``--by-place`` pairs every folde
 by its place in its file alone, for files that are images of one another under the board's
 symmetries (a null screen: the same engine on the openings turned, other games from openings
 of the same worth); the very games and where they first differ mean nothing there, as such
-games part at the opening's stones.
+games part at the opening's stones. Pooled either way, folders played against other anchors
+share slots: the report's last line then names the anchors their ``runs.jsonl`` record.
 """
 
 from __future__ import annotations
@@ -253,6 +254,30 @@ def openings_played(folder: Path) -> str:
     except (OSError, EOFError, ValueError, AttributeError):
         return ""
     return named.pop() if len(named) == 1 else "|".join(sorted(named))
+
+
+def anchors_played(folder: Path) -> set[str]:
+    """The opponents' command lines a run folder's runs played, as its ``runs.jsonl`` records
+    them (none where it has no record of its runs)."""
+    try:
+        lines = record_lines(folder / RUNS_FILE)
+        return {str(json.loads(line)["anchor"]["command"]) for line in lines if line.strip()}
+    except (OSError, EOFError, ValueError, KeyError, TypeError):
+        return set()
+
+
+def pooled_anchors(folders: Sequence[Path]) -> list[str]:
+    """The report's warning where folders pooled slot by slot (``--across-runs``,
+    ``--by-place``) played more than one opponent: their games then share slots, and where
+    two arms' games first differ is read from each slot's first game of either arm."""
+    anchors = sorted(set().union(*(anchors_played(folder) for folder in folders)))
+    if len(anchors) < 2:
+        return []
+    return [
+        f"note: these folders played {len(anchors)} anchors ({'; '.join(anchors)}): a slot"
+        " pools their games, and where the games first differ pairs each slot's first game"
+        " of either arm; report each anchor's folders apart to pair within one"
+    ]
 
 
 def paired(games: Sequence[Game], arm: str, base: str, colour: str | None = None) -> Paired:
@@ -612,7 +637,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, EOFError, ValueError, TypeError) as error:
             print(f"error: {error}", file=sys.stderr)
             return 1
-        for line in summary(games, options.base):
+        lines = summary(games, options.base)
+        if options.across_runs or options.by_place:
+            lines += pooled_anchors(options.out)
+        for line in lines:
             print(line)
         return 0
     if options.games < 2 or options.games % 2 or options.rounds < 1 or options.jobs < 1:

@@ -355,6 +355,29 @@ def test_across_runs_an_opening_of_one_file_never_pairs_with_the_same_number_of_
     assert ab.openings_played(tmp_path) == ""  # no record of its runs: the match openings
 
 
+def test_folders_pooled_over_two_anchors_are_said_to_be_and_one_anchors_are_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = (("a-p", "a", "./pbrain-p"), ("b-r", "b", "./pbrain-r"), ("b-p", "b", "./pbrain-p"))
+    for folder, arm, anchor in runs:
+        _write_run(tmp_path / folder, arm, None, (1.0, 0.0))
+        record = {"openings": None, "anchor": {"name": "anchor", "command": anchor}}
+        (tmp_path / folder / ab.RUNS_FILE).write_text(json.dumps(record) + "\n")
+    one = [str(tmp_path / "a-p"), str(tmp_path / "b-p")]
+    two = [*one, str(tmp_path / "b-r")]
+    assert ab.main(["report", *one, "--base", "a", "--across-runs"]) == 0
+    assert "note:" not in capsys.readouterr().out
+    for pairing in ("--across-runs", "--by-place"):
+        assert ab.main(["report", *two, "--base", "a", pairing]) == 0
+        out = capsys.readouterr().out
+        assert "note: these folders played 2 anchors (./pbrain-p; ./pbrain-r)" in out
+    # each folder its own slots: nothing of two anchors shares one
+    assert ab.main(["report", *two, "--base", "a"]) == 0
+    assert "note:" not in capsys.readouterr().out
+    # a folder without a record of its runs names no anchor
+    assert ab.anchors_played(tmp_path) == set()
+
+
 def test_the_difference_by_colour_takes_that_colours_slots_only() -> None:
     games = [
         _game("a", 0, "black", 1.0),
