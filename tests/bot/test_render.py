@@ -31,6 +31,7 @@ from bot.text.render import (
 from engine.board import Board
 from engine.types import Color, Game, Point, Rule
 from storage.records import GameRecord, GameStatus, Player
+from tests.scale import examples
 
 REGIONAL = re.compile("[\U0001f1e6-\U0001f1ff]")
 ADJACENT_REGIONAL = re.compile("[\U0001f1e6-\U0001f1ff]{2}")
@@ -128,7 +129,7 @@ def _parse_rows(lines: list[str], board: Board, pattern: re.Pattern[str]) -> dic
     return cells
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(boards(), st.sampled_from([None, VIEWPORT, 5]))
 def test_emoji_board_is_faithful_and_fits(board: Board, viewport: int | None) -> None:
     text = emoji_board(board, viewport=viewport)
@@ -160,7 +161,7 @@ def test_emoji_board_is_faithful_and_fits(board: Board, viewport: int | None) ->
             assert glyph == (theme.black if stone is Color.BLACK else theme.white)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(boards(), st.sampled_from(list(Look)), st.sampled_from([None, VIEWPORT]))
 def test_whole_messages_fit_discord(board: Board, style: Look, viewport: int | None) -> None:
     view = view_of(board)
@@ -172,7 +173,7 @@ def test_whole_messages_fit_discord(board: Board, style: Look, viewport: int | N
     assert len(card.title) <= 256
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(boards(max_moves=80))
 def test_viewport_keeps_the_action_in_view(board: Board) -> None:
     view = window(board, VIEWPORT)

@@ -25,6 +25,7 @@ from engine.types import Color, Point, Rule, Termination
 from storage.memory import InMemoryGameRepository
 from storage.records import GameStatus
 from tests.runners import FailingRunner
+from tests.scale import examples
 
 ALICE, BOB, CAROL = 1, 2, 3
 CHANNEL, SIZE = 5, 7
@@ -126,7 +127,7 @@ async def run(stream: list[Place | Resign], rule: Rule) -> None:
             assert stored.outcome == model.outcome
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(actions, st.sampled_from([Rule.FREESTYLE, Rule.RENJU, Rule.STANDARD]))
 def test_service_agrees_with_the_model(stream: list[Place | Resign], rule: Rule) -> None:
     asyncio.run(run(stream, rule))
@@ -226,7 +227,7 @@ async def run_clock(steps: list[Wait | str]) -> None:
         assert await service.next_deadline() == expected_next
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clock_steps)
 def test_clocks_agree_with_the_model(steps: list[Wait | str]) -> None:
     asyncio.run(run_clock(steps))

@@ -10,6 +10,7 @@ from bot.core.service.shared import _legal_points
 from engine.board import Board
 from engine.errors import GameOverError
 from engine.types import Game, Point
+from tests.scale import examples
 
 
 def _oracle(board: Board, legal: list[Point], prefix: str, limit: int) -> list[Point]:
@@ -49,7 +50,7 @@ def positions(draw: st.DrawFn) -> Board:
     return board
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     board=positions(),
     typed=st.sampled_from(["", "h", "H 08", "a1", "1", "4", "10", "o", "zz", "e5"]),

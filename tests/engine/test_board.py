@@ -24,6 +24,7 @@ from engine import (
     Termination,
     UnsupportedBoardError,
 )
+from tests.scale import examples
 
 
 class BoardAgainstModel(RuleBasedStateMachine):
@@ -85,7 +86,7 @@ class BoardAgainstModel(RuleBasedStateMachine):
 
 
 TestBoardAgainstModel = BoardAgainstModel.TestCase
-TestBoardAgainstModel.settings = settings(max_examples=60, stateful_step_count=40)
+TestBoardAgainstModel.settings = settings(max_examples=examples(60), stateful_step_count=40)
 
 
 @given(st.integers(0, 2**32 - 1))
@@ -117,7 +118,7 @@ def test_side_to_move_is_part_of_the_key() -> None:
 
 
 @given(st.integers(0, 2**32 - 1), st.integers(0, 7), st.sampled_from(list(Rule)))
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 def test_outcomes_and_forbidden_points_are_invariant_under_symmetry(
     seed: int, symmetry: int, rule_: Rule
 ) -> None:
@@ -277,7 +278,7 @@ def test_diagram() -> None:
 
 
 @given(st.integers(0, 2**32 - 1), st.integers(5, 15), st.sampled_from(list(Rule)))
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 def test_legal_moves_are_the_empty_points_in_board_order(seed: int, size: int, rule_: Rule) -> None:
     # The slow definition: every point, row by row from the bottom, that is empty and (for
     # Black under renju) not forbidden.

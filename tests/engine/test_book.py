@@ -40,6 +40,7 @@ from engine.search.book import (
 )
 from engine.search.levels import choose_move
 from engine.types import Color, Level, Point, Rule
+from tests.scale import examples
 from tools import ab, shards
 from tools import book as book_tool
 
@@ -126,7 +127,7 @@ def _turned_board(board: Board, symmetry: int) -> Board:
     return _played([transform(m.point, symmetry, SIZE) for m in board.moves])
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.lists(points, min_size=3, max_size=7, unique=True), st.integers(0, 7))
 def test_every_turned_copy_gets_the_turned_move(stones: list[Point], stored_at: int) -> None:
     *opening, answer = stones

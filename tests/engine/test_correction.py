@@ -21,8 +21,11 @@ from engine.search._position import Position
 from engine.search.alphabeta import Limits, SearchOptions, search
 from engine.types import Point, Rule
 from tests.engine.test_threats import crowded
+from tests.scale import examples
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _traits(board: Board, table: int) -> tuple[int, ...]:

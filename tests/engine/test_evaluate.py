@@ -39,9 +39,12 @@ from engine.search.evaluate import (
     with_policy,
 )
 from engine.types import Color, Point, Rule
+from tests.scale import examples
 from tools import tune
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 PACKAGED = Path(__file__).parents[2] / "engine" / "search" / "data" / "eval_weights.json"
 CANDIDATE = PACKAGED.with_name("eval_weights_multiset.json")
 OUTCOMES = PACKAGED.with_name("eval_weights_outcomes.json")

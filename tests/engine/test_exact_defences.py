@@ -23,9 +23,10 @@ from tests.engine.oracles import (
     has_vcf,
     stopping_answers,
 )
+from tests.scale import examples
 
 SETTINGS = settings(
-    max_examples=30,
+    max_examples=examples(30),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

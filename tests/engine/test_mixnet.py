@@ -18,6 +18,7 @@ from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.evaluate import load_policy, tables
 from engine.types import Color, Point, Rule
+from tests.scale import examples
 from tools import shards
 from tools.mixnet import (
     EXTRA,
@@ -114,7 +115,7 @@ def test_point_inputs_read_distances_and_threat_classes() -> None:
     st.lists(st.tuples(st.integers(0, SIZE - 1), st.integers(0, SIZE - 1)), max_size=40),
     st.sampled_from(list(Rule)),
 )
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 def test_the_windows_are_the_four_points_each_side(
     points: list[tuple[int, int]], rule: Rule
 ) -> None:
@@ -202,7 +203,7 @@ def _random_batch(
     return codes, empty, value, move
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(st.integers(0, 2**31 - 1), st.sampled_from([(), ("distance",), ("offset",), tuple(INPUTS)]))
 @example(seed=996775194, inputs=())  # a point's "b" input 6e-7 from a ReLU's kink
 def test_gradients_match_finite_differences(seed: int, inputs: tuple[str, ...]) -> None:
@@ -322,7 +323,7 @@ def test_window_rows_start_at_zero_only_those_read_learn_and_the_decay_holds_the
         assert np.abs(held["E"][windows + row]).sum() < np.abs(free["E"][windows + row]).sum()
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.integers(1, 60), st.integers(0, 60), st.integers(0, 2**31 - 1))
 def test_a_refit_keeps_the_earlier_fits_held_out_games(old: int, new: int, seed: int) -> None:
     # two positions a game; the first ``old`` games are an earlier fit's shards
@@ -336,7 +337,7 @@ def test_a_refit_keeps_the_earlier_fits_held_out_games(old: int, new: int, seed:
     assert (after[0::2] == after[1::2]).all()
 
 
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=examples(5), deadline=None)
 @given(st.integers(0, 2**31 - 1))
 def test_policy_figures_agree_with_the_trainers_loss_and_ranks(seed: int) -> None:
     rng = np.random.default_rng(seed)

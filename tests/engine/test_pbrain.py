@@ -27,6 +27,7 @@ from engine.gomocup.protocol import (
 )
 from engine.opening_rules import Opening
 from engine.types import Color, Point, Rule
+from tests.scale import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -390,7 +391,7 @@ _COMMAND = st.one_of(
 
 @pytest.mark.slow
 @settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

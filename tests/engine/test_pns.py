@@ -31,8 +31,11 @@ from engine.search.levels import PRESETS, Level
 from engine.types import Color, Point
 from tests.engine.oracles import _fives_for, _passed, _window_points, has_vcf
 from tests.engine.test_threats import THROWN_AWAY, crowded
+from tests.scale import examples
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 _TABLE = 1 << 16
 
 
@@ -138,7 +141,7 @@ def _holds_everywhere(after: Board, depth: int) -> bool:
 
 
 # about one example in six claims a win, so 60 check some ten claims
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(crowded(), st.integers(1, 2))
 def test_every_claimed_win_holds_against_every_answer(board: Board, depth: int) -> None:
     # the defender's answers are narrowed (its fours and the points that stop the three); a

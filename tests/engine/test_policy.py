@@ -34,6 +34,7 @@ from engine.search.evaluate import (
 )
 from engine.search.levels import PRESETS, Level
 from engine.types import Point, Rule
+from tests.scale import examples
 from tools.mixnet import (
     INPUTS,
     NCODE,
@@ -48,7 +49,9 @@ from tools.mixnet import (
     policy_logits,
 )
 
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _npz(**arrays: np.ndarray) -> bytes:

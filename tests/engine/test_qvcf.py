@@ -15,9 +15,10 @@ from engine.search.alphabeta import Limits, SearchOptions, search
 from engine.types import Color, Point, Rule
 from tests.engine.oracles import _fives_for, _passed, _window_points, stopping_answers
 from tests.engine.test_threats import crowded
+from tests.scale import examples
 
 SETTINGS = settings(
-    max_examples=100,
+    max_examples=examples(100),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

@@ -21,6 +21,7 @@ from engine import (
     Termination,
     records,
 )
+from tests.scale import examples
 
 
 def random_game(seed: int, game: Game = Game.GOMOKU, rule: Rule = Rule.FREESTYLE) -> Board:
@@ -34,7 +35,7 @@ def random_game(seed: int, game: Game = Game.GOMOKU, rule: Rule = Rule.FREESTYLE
 
 
 @given(st.integers(0, 2**32 - 1), st.sampled_from(list(Game)), st.sampled_from(list(Rule)))
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 def test_sgf_round_trip_keeps_every_move(seed: int, game: Game, rule: Rule) -> None:
     board = random_game(seed, game, rule)
     text = board.to_sgf(black="Ann [1]", white="Bob\\", date=dt.date(2026, 11, 21))
@@ -47,7 +48,7 @@ def test_sgf_round_trip_keeps_every_move(seed: int, game: Game, rule: Rule) -> N
 
 
 @given(st.integers(0, 2**32 - 1))
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 def test_psq_round_trip(seed: int) -> None:
     board = random_game(seed)
     assert Board.from_psq(board.to_psq()).moves == board.moves

@@ -27,10 +27,13 @@ from engine.search.alphabeta import (
 )
 from engine.settings import rules_setting, setting
 from engine.types import Color, Point, Rule
+from tests.scale import examples
 
 from .search_oracles import minimax
 
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @st.composite
@@ -131,7 +134,7 @@ def test_renju_black_never_gets_a_forbidden_point(board: Board) -> None:
 
 
 @given(positions(sizes=(9, 15)))
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 def test_fixed_depth_and_nodes_are_deterministic(board: Board) -> None:
     first = search(board, Limits(depth=3))
     second = search(board, Limits(depth=3))
@@ -244,7 +247,7 @@ def test_depth_limit_is_the_completed_depth() -> None:
 
 
 @given(positions(sizes=(7, 7)), st.integers(1, 2))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_alpha_beta_equals_minimax_on_7x7(board: Board, depth: int) -> None:
     position = Position.from_board(board)
     assume(board.moves and not position.has_five_point(position.side))

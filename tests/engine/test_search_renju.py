@@ -10,6 +10,7 @@ from engine.board import Board
 from engine.errors import GomokuError
 from engine.search._position import Position
 from engine.types import Color, Point, Rule
+from tests.scale import examples
 
 REASONS = {0: None, 1: "overline", 2: "double-four", 3: "double-three"}
 
@@ -38,7 +39,9 @@ def crowded_positions(draw: st.DrawFn) -> Board:
 
 @pytest.mark.slow
 @given(crowded_positions())
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.filter_too_much]
+)
 def test_kernel_forbidden_check_agrees_with_the_board(board: Board) -> None:
     position = Position.from_board(board)
     for point in board:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from engine.board import Board
 from engine.search.alphabeta import Limits, search
 from engine.types import Color, Point
+from tests.scale import examples
 
 
 def _sign(score: int) -> int:
@@ -92,13 +93,13 @@ def test_tictactoe_from_the_start_is_a_draw() -> None:
 
 
 @given(games("tictactoe", 0))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_tictactoe_is_played_perfectly(board: Board) -> None:
     _check_perfect(board)
 
 
 @given(games("gravity3", 4))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_gravity_three_is_played_perfectly(board: Board) -> None:
     _check_perfect(board)
 

@@ -20,11 +20,14 @@ from engine.search._position import Position
 from engine.search.alphabeta import Limits, SearchOptions, SearchResult, search
 from engine.search.levels import PRESETS, Level, choose_move, warm_up
 from engine.types import Color, Point, Rule
+from tests.scale import examples
 
 from .oracles import DIRECTIONS, Stones, wins
 from .search_oracles import minimax
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 SIZE = 9
 
 
@@ -765,7 +768,7 @@ def test_verifying_a_reduced_move_at_null_window_first_saves_nodes_not_the_answe
 
 
 @given(crowded(), st.sampled_from(list(CHEAP)))
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_a_search_with_each_cheap_setting_plays_a_legal_move(board: Board, setting: str) -> None:
     import engine.search.alphabeta
 

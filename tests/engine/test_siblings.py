@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.scale import examples
 from tools.siblings import Ordered, main, ordered_pairs
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -37,7 +38,7 @@ def _oracle(
     return Ordered(len(alike), len(kept), len(alike.intersection(quiet)), len(quiet))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.tuples(

@@ -12,8 +12,11 @@ from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.evaluate import tables
 from engine.types import Rule
+from tests.scale import examples
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 RULES = (Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU, Rule.CARO)
 
 

@@ -19,8 +19,11 @@ from engine.search.levels import PRESETS, Level
 from engine.types import Color, Point, Rule
 from tests.engine.oracles import _fives_for, _passed, _window_points, has_vcf, stopping_answers
 from tests.engine.test_tactics import check_vcf_line
+from tests.scale import examples
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 # the bench at depth 7 with the levels' options (no local VCF, no selectivity), with the
 # evaluation fitted to a judge's opinion
 OLD_BENCH_NODES = 997_976
@@ -89,7 +92,7 @@ def test_a_fours_answers_in_caro_and_elsewhere(rule: Rule, moves: str, answers: 
 
 @settings(
     SETTINGS,
-    max_examples=100,
+    max_examples=examples(100),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 @given(crowded(rules=(Rule.CARO,)) | crowded())

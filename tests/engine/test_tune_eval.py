@@ -23,6 +23,7 @@ from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.evaluate import build_tables, hand_weights, load_weights, tables, weights
 from engine.types import Point, Rule
+from tests.scale import examples
 from tools import tune
 from tools import tune_eval as te
 
@@ -77,7 +78,7 @@ def _planted(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, flo
     return x, y, truth, scale
 
 
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=examples(5), deadline=None)
 @given(st.integers(0, 2**16))
 def test_an_endless_pull_keeps_the_prior_and_a_stronger_pull_stays_closer(seed: int) -> None:
     x, y, _, scale = _planted(2_000, seed)

@@ -17,6 +17,7 @@ from engine.search import _kernels as k
 from engine.search._position import Position
 from engine.search.evaluate import load_value_head, tables, with_value_head
 from engine.types import Point, Rule
+from tests.scale import examples
 from tools import mixnet as mx
 from tools import value
 
@@ -32,7 +33,7 @@ def _batch(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np
     return cols, empty, rng.random(n)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(st.integers(0, 2**31 - 1))
 def test_gradients_match_finite_differences(seed: int) -> None:
     rng = np.random.default_rng(seed)
@@ -131,7 +132,7 @@ def test_a_correction_is_fitted_to_the_searchs_own_evaluation(
         assert abs(float(arrays["b2"][0])) < 0.5
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.lists(st.integers(-(10**6), 10**6), min_size=3, max_size=40, unique=True), st.randoms())
 def test_the_rank_correlation_is_spearmans_formula_for_distinct_values(
     values: list[int], shuffle: Any

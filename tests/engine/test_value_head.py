@@ -27,9 +27,12 @@ from engine.search.evaluate import (
 )
 from engine.types import Point, Rule
 from tests.engine.test_policy import games as policy_games
+from tests.scale import examples
 from tools.mixnet import POINTS, SIZE, columns, point_inputs
 
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _npz(**arrays: Any) -> bytes:

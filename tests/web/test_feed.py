@@ -33,6 +33,7 @@ from storage.memory import InMemoryGameRepository
 from storage.records import GameStatus
 from tests.bot.test_service import ALICE, BOB, CAROL, start_pvp
 from tests.runners import CentreRunner
+from tests.scale import examples
 from tests.web.page import PageView, apply_delta
 
 # (game, rule, opening): the shapes a page draws, and the steps that are not plain moves
@@ -209,7 +210,7 @@ async def replay(
 steps = st.lists(st.integers(0, 20 * 10_000), min_size=1, max_size=60)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.sampled_from(SETUPS), steps, st.randoms(use_true_random=False))
 def test_deltas_applied_in_order_give_every_versions_whole_state(
     setup: tuple[Game, Rule, str | None], picks: list[int], rng: random.Random
