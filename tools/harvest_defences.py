@@ -4,7 +4,8 @@
 
 RECORDS are PSQ files written by ``python -m engine match ... --psq DIR`` (folders are read
 whole; the engine studied is the player called ``--name``) and ``games.jsonl`` files written by
-``python tools/ab.py run``, plain or packed by ``tools/ab.py pack`` (the games the arm
+``python tools/ab.py run``, plain or packed by ``tools/ab.py pack`` (a folder named is read
+as its ``games.jsonl``; the games the arm
 ``--arm`` lost by a five, every arm's without it; ``--rule`` says the rule the run was played
 in). In each game the engine lost, the tool walks back from the end to the engine's last move
 that did not yet lose, and looks at the position after it: the engine's next move there lost;
@@ -39,7 +40,7 @@ from engine.records import from_psq
 from engine.search._position import Position
 from engine.search.alphabeta import Limits, is_win_score, search, wins_by_threats
 from engine.types import Color, Point, Rule
-from tools.ab import PACKED, Game, load
+from tools.ab import GAMES_FILE, PACKED, Game, load
 
 LOOK_BACK = 4  # the engine's turns before its losing move that are examined
 PROOF_NODES = 1_000_000  # the proof-number search's nodes for each position
@@ -86,16 +87,14 @@ def from_ab_games(label: str, games: Iterable[Game], arm: str | None) -> Iterato
         yield Lost(f"{label}:{number}", moves, color)
 
 
-def _plain(file: Path) -> Path:
-    return file.with_name(file.name.removesuffix(PACKED))
-
-
 def _lost_games(paths: list[Path], name: str, arm: str | None, rule: Rule) -> Iterator[Lost]:
     for path in paths:
         if path.is_dir():
-            # a packed record stands for its plain name, which reads both (tools.ab.load)
-            records = {_plain(file) for file in [*path.glob("*.jsonl"), *path.glob("*.jsonl.gz")]}
-            files = sorted(path.glob("*.psq")) + sorted(records)
+            files = sorted(path.glob("*.psq"))
+            # a run folder's games (its runs.jsonl is no game), plain or packed: tools.ab.load
+            # reads both under the plain name
+            if any((path / name).is_file() for name in (GAMES_FILE, GAMES_FILE + PACKED)):
+                files.append(path / GAMES_FILE)
         else:
             files = [path]
         for file in files:

@@ -98,8 +98,9 @@ def test_the_saving_move_is_found_in_the_lost_game(
         ]
         (tmp_path / "games.jsonl").write_text("\n".join(lines) + "\n")
         argv = [str(tmp_path / "games.jsonl"), "--arm", "ship"]
-        if form == "packed":  # the folder named, holding only games.jsonl.gz
-            assert pack(tmp_path) == [tmp_path / "games.jsonl.gz"]
+        if form == "packed":  # the folder named, as tools/ab.py leaves it: games and runs
+            (tmp_path / "runs.jsonl").write_text('{"argv": ["run"], "openings": null}\n')
+            assert pack(tmp_path) == [tmp_path / "games.jsonl.gz", tmp_path / "runs.jsonl.gz"]
             argv = [str(tmp_path), "--arm", "ship"]
     monkeypatch.setattr("sys.argv", ["harvest_defences.py", *argv, "--nodes", str(NODES)])
     assert hd.main() == 0
